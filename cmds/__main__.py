@@ -1,0 +1,5 @@
+"""``python -m cmds`` runs ``mem``."""
+
+from .main import entry
+
+entry()

@@ -1,0 +1,75 @@
+"""mem demo."""
+
+import shlex
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import click
+
+SECRET = "staging password is tr0ub4dor-and-3"
+
+
+def _run(home: Path, *args: str) -> int:
+    from .main import cli
+    click.echo(click.style("\n$ mem " + " ".join(shlex.quote(a) for a in args), fg="cyan", bold=True))
+    rv = cli.main(args=["--home", str(home), *args], prog_name="mem", standalone_mode=False)
+    code = rv if isinstance(rv, int) else 0
+    if code:
+        raise click.ClickException(f"demo step 'mem {' '.join(args)}' failed with exit {code}")
+    return code
+
+
+@click.command("demo")
+@click.option("--keep", is_flag=True, help="Keep the temporary store and print its path.")
+def command(keep):
+    """Run the tour on bundled sample transcripts in a temporary store.
+
+    Imports two sample Claude Code sessions (one with a subagent), searches
+    them, remembers a fact twice and shows its log, then forgets a secret,
+    runs gc, proves the secret is in no file of the store, and runs fsck.
+    Your own store is not touched.
+
+    \b
+    Examples:
+      mem demo
+      mem demo --keep
+
+    Exit status: 0 the tour ran; 1 a step failed.
+    """
+    from objstore.forget import scan_store
+    home = Path(tempfile.mkdtemp(prefix="mem-demo-"))
+    sample = resources.files("cmds") / "data" / "sample-projects"
+    try:
+        with resources.as_file(sample) as sample_dir:
+            click.echo(f"A temporary store at {home}; sample transcripts from {sample_dir}")
+            _run(home, "import", "claude-code", str(sample_dir))
+            _run(home, "import", "claude-code", str(sample_dir))
+        _run(home, "sessions")
+        _run(home, "search", "flaky", "database", "fixture", "--limit", "3")
+        _run(home, "remember", "project/acme-api/db", "Postgres 15 on port 5432")
+        _run(home, "remember", "project/acme-api/db", "Postgres 16 on port 5433")
+        _run(home, "remember", "project/acme-api/db", "Postgres 16 on port 5433")
+        _run(home, "get", "project/acme-api/db")
+        _run(home, "log", "project/acme-api/db")
+        _run(home, "search", "postgres", "port", "--what", "facts")
+        _run(home, "remember", "project/acme-api/staging-secret", SECRET)
+        _run(home, "remember", "project/acme-api/staging-secret", SECRET + " (rotated)")
+        _run(home, "forget", "project/acme-api/staging-secret", "--yes")
+        _run(home, "gc", "--prune=now")
+        click.echo(click.style("\n# is the forgotten text anywhere under the store (raw or decompressed)?", fg="cyan"))
+        hits = scan_store(home, [b"tr0ub4dor"])
+        click.echo(f"files containing it: {len(hits)}" + (f" {hits}" if hits else ""))
+        _run(home, "search", "tr0ub4dor")
+        click.echo("(no hits)")
+        _run(home, "fsck")
+        if hits:
+            raise click.ClickException("the forgotten text was found on disk")
+        click.echo(click.style("\nThe tour ran. Try it on your own transcripts: mem import claude-code ~/.claude/projects",
+                               fg="green"))
+    finally:
+        if keep:
+            click.echo(f"store kept at {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,32 @@
+"""mem get."""
+
+import click
+
+from ._common import json_option, with_store
+from .log import version_json
+
+
+@click.command("get")
+@click.argument("key")
+@json_option
+@with_store()
+def command(key, as_json, store):
+    """Print the current value of KEY.
+
+    The current value is decided by the refs and the supersession rule
+    (the newest valid_from wins), never by a score.
+
+    \b
+    Examples:
+      mem get project/api/db
+      mem get project/api/db --json
+
+    Exit status: 0 found; 4 no such key; 10 no store.
+    """
+    from objstore.facts import current
+    v = current(store, key)
+    if as_json:
+        from ._common import emit_json
+        emit_json(version_json(v, current=True))
+    else:
+        click.echo(v.fact.body)

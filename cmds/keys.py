@@ -1,0 +1,33 @@
+"""mem keys."""
+
+import click
+
+from ._common import emit_json, json_option, short, with_store
+
+
+@click.command("keys")
+@click.argument("prefix", required=False, default="")
+@json_option
+@with_store()
+def command(prefix, as_json, store):
+    """List keys with their current version.
+
+    \b
+    Examples:
+      mem keys
+      mem keys project/api/
+
+    Exit status: 0 ok; 10 no store.
+    """
+    from objstore.facts import current_of, list_keys, walk
+    rows = []
+    for key, head in list_keys(store, prefix):
+        chain = list(walk(store, head))
+        cur = current_of(chain)
+        rows.append((key, cur, len(chain)))
+    if as_json:
+        emit_json([{"key": k, "id": c.id, "version": c.fact.version, "versions": n, "body": c.fact.body}
+                   for k, c, n in rows])
+        return
+    for k, c, n in rows:
+        click.echo(f"{k}  v{c.fact.version}/{n}  {short(c.fact.body, 60)}")

@@ -1,0 +1,128 @@
+"""The ``mem`` root command: global options, lazy subcommands and the one
+place where errors become messages and exit codes (``docs/exit-codes.md``).
+
+Subcommands are imported only when run, so ``mem --help`` imports neither
+tantivy, cryptography nor prompt_toolkit; their one-line summaries live in
+:data:`COMMANDS` (a test keeps them equal to each command's own help).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+EXIT_INTERRUPTED = 130
+
+#: name -> (module, one-line summary).  Order = order in ``mem --help``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("cmds.init", "Create a store (a write creates it on first use too)."),
+    "remember": ("cmds.remember", "Write a new version of KEY; the old value stays in the log."),
+    "get": ("cmds.get", "Print the current value of KEY."),
+    "log": ("cmds.log", "Show every version of KEY, newest first."),
+    "keys": ("cmds.keys", "List keys with their current version."),
+    "show": ("cmds.show", "Show an object, a version (KEY@vN) or a session."),
+    "search": ("cmds.search", "BM25 search over current facts and captured turns."),
+    "import": ("cmds.import_", "Import agent transcripts as sessions of turns."),
+    "sessions": ("cmds.sessions", "List captured sessions."),
+    "forget": ("cmds.forget", "Forget KEY: every version, from refs, reflog, index and objects."),
+    "gc": ("cmds.gc", "Delete unreachable objects and leftover temp files."),
+    "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
+    "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
+    "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),
+    "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),
+    "completion": ("cmds.completion", "Print the shell completion script for bash, zsh or fish."),
+}
+
+
+def _report(message: str, hint: str | None, code: int, as_json: bool) -> None:
+    click.echo(f"Error: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    if as_json:
+        import json
+        click.echo(json.dumps({"message_type": "exit_error", "code": code, "message": message}), err=True)
+
+
+class MemGroup(click.Group):
+    """A click group with lazy subcommands and the error boundary."""
+
+    def list_commands(self, ctx):
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS:
+            return None
+        import importlib
+        mod = importlib.import_module(COMMANDS[name][0])
+        return mod.command
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, summary) for name, (_m, summary) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx):
+        from objstore.errors import MemError
+        try:
+            return super().invoke(ctx)
+        except MemError as e:
+            _report(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
+            ctx.exit(e.exit_code)
+        except FileNotFoundError as e:
+            _report(f"no such file or directory: {e.filename or e}", None, 4, False)
+            ctx.exit(4)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:
+            ctx.exit(1)
+        except Exception as e:  # noqa: BLE001 - the last line of defence
+            _report(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            if os.environ.get("MEM_DEBUG"):
+                traceback.print_exc()
+            ctx.exit(1)
+
+
+@click.group(cls=MemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", type=click.Path(file_okay=False), envvar="MEM_HOME",
+              help="Store directory (default: $MEM_HOME, else ~/.mem).")
+@click.option("--lock-timeout", type=float, default=None, metavar="SECONDS",
+              help="How long a writer waits for the store lock (default 10, $MEM_LOCK_TIMEOUT).")
+@click.version_option(package_name="memvcs", prog_name="mem")
+def cli(home, lock_timeout):
+    """mem: a Git-style, versioned memory store for coding agents.
+
+    Facts are versioned per key (a new value supersedes, the old one stays in
+    'mem log'); sessions are captured as turns; 'mem forget' + 'mem gc' remove
+    a value from every file of the store.
+
+    \b
+    Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,
+    4 not found, 5 ref conflict (--expect), 6 refused, 10 no store,
+    11 store locked, 13 corruption, 14 unsupported version, 130 interrupted.
+    See docs/exit-codes.md.
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: run :data:`cli`, mapping Ctrl-C and aborts to 130."""
+    try:
+        rv = cli.main(args=argv, prog_name="mem", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("Interrupted.", err=True)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 1
+
+
+def entry() -> None:
+    """``mem`` script: ``sys.exit(main())``."""
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""mem show."""
+
+import click
+
+from ._common import emit_json, fmt_time, json_option, with_store
+
+
+def object_json(oid: str, obj) -> dict:
+    """The stable JSON shape of any object (ids as hex, bytes as hex)."""
+    d = {"type": obj.TYPE_NAME, "id": oid}
+    for k, v in obj.to_payload().items():
+        if isinstance(v, bytes):
+            v = v.hex()
+        d[k] = v
+    return d
+
+
+def _print_object(oid: str, obj) -> None:
+    from objstore.objects import Fact, Tombstone, Turn
+    click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
+    if isinstance(obj, Fact):
+        click.echo(f"key:         {obj.key}  (v{obj.version})")
+        click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
+        click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
+        click.echo(f"parent:      {obj.parent or '-'}")
+        if obj.pinned:
+            click.echo("pinned:      yes")
+        if obj.sources:
+            click.echo(f"sources:     {', '.join(obj.sources)}")
+        click.echo("")
+        click.echo(obj.body)
+    elif isinstance(obj, Turn):
+        click.echo(f"session:     {obj.session}  (turn {obj.seq})")
+        click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
+        click.echo(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}")
+        click.echo(f"parent:      {obj.parent or '-'}")
+        click.echo("")
+        click.echo(obj.text)
+    elif isinstance(obj, Tombstone):
+        click.echo(f"key:         {obj.key}")
+        click.echo(f"value sha256: {obj.value_sha256.hex()}")
+        click.echo(f"time:        {fmt_time(obj.time)}    reason: {obj.reason}")
+
+
+@click.command("show")
+@click.argument("what")
+@json_option
+@with_store()
+def command(what, as_json, store):
+    """Show an object, a version (KEY@vN) or a session.
+
+    WHAT is an object id (or a prefix of at least 4 hex digits), KEY@vN, a
+    key (its current version) or a session id (its turns in order).
+
+    \b
+    Examples:
+      mem show project/api/db@v1
+      mem show 8c1f2a3b
+      mem show 03eb5929-52b3-4b13-ada3-b93ae35806b8
+
+    Exit status: 0 ok; 4 not found or ambiguous; 13 corrupt object.
+    """
+    from objstore import facts, sessions
+    from objstore.codec import decode
+    from objstore.errors import InvalidInput, NotFound
+    from objstore.ids import check_prefix
+
+    if "@" in what:
+        v = facts.resolve_version(store, what)
+        return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
+    try:
+        check_prefix(what)
+        is_hex = True
+    except InvalidInput:
+        is_hex = False
+    if is_hex:
+        try:
+            oid = store.objects.resolve(what)
+        except NotFound:
+            oid = None
+        if oid is not None:
+            obj = decode(store.objects.get(oid))
+            return emit_json(object_json(oid, obj)) if as_json else _print_object(oid, obj)
+    sid = sessions.resolve_session(store, what)
+    if sid is not None:
+        turns = sessions.session_turns(store, sid)
+        if as_json:
+            return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
+        click.echo(click.style(f"session {sid}  ({len(turns)} turns)", fg="yellow"))
+        for tv in turns:
+            t = tv.turn
+            click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
+            click.echo(t.text)
+        return
+    if "/" in what:
+        v = facts.current(store, what)
+        return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
+    raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")

@@ -1,0 +1,391 @@
+"""Parse Claude Code transcript JSONL files into conversation turns.
+
+Pure parsing: no store, no CLI, never prints, stdlib only.  Format reference:
+``docs/agent-formats.md`` section 2 (2.1 files on disk, 2.2 record types, 2.3 the
+three subagent layouts, 2.4 compaction).
+
+Files are read in binary, one line at a time (memory is bounded by the longest
+accepted line, ``MAX_LINE_BYTES``).  Bad lines are counted in :class:`ParseStats`
+and skipped; bad content never raises.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+__all__ = ["CapturedTurn", "ParseStats", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
+           "discover", "parse_file"]
+
+TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
+MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) without being held
+_CHUNK = 1 << 20
+
+# Our own hook injection tag: must never be re-imported.  Tolerant: attributes,
+# any case, spans lines, an unclosed block runs to the end of the text.
+_MEM_CONTEXT_RE = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
+# JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
+_SUSPECT_ESCAPE_RE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedTurn:
+    """One conversation turn.  ``role`` is "user" | "assistant" | "tool"; ``text`` is never
+    empty; ``timestamp`` is integer ms since the Unix epoch (UTC), 0 if unknown; ``source``
+    ("cc:..."), stable across re-parses, identifies the source record(s)."""
+    session: str
+    source: str
+    role: str
+    text: str
+    timestamp: int
+    cwd: str
+    project: str
+
+
+@dataclass
+class ParseStats:
+    """Counters accumulated over ``parse_file`` calls.  Every line read is either skipped
+    (bad), ignored (valid record carrying no turn), or contributes to a turn."""
+    files: int = 0             # parse_file calls
+    lines: int = 0             # lines read, blank ones included
+    lines_skipped: int = 0     # bad lines (see parse_file)
+    records_ignored: int = 0   # valid JSON objects that gave no turn
+
+
+# --------------------------------------------------------------------------- discovery
+
+def _is_transcript_name(name: str) -> bool:
+    return name.endswith(".jsonl") and name != "journal.jsonl"
+
+
+def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
+    """Yield every Claude Code transcript ``.jsonl`` under ``paths`` (agent-formats §2.1, §2.3).
+
+    Each path may be a ``~/.claude/projects`` tree, one project dir, or a single file
+    (an explicitly named file is yielded as given).  Directory walks yield main
+    transcripts and subagent files of every layout (``agent-*.jsonl`` next to sessions,
+    ``<session>/subagents/**/agent-*.jsonl``), skipping ``journal.jsonl`` and anything not
+    ending in ``.jsonl`` (so ``*.meta.json``).  Order: per input path, by POSIX path string
+    (a main file sorts before its ``<session>/`` subagent dir); duplicates are dropped.
+    Symlinked directories are not followed.
+
+    Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
+    """
+    roots = [Path(p) for p in paths]
+    for root in roots:
+        if not root.exists():
+            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
+    return _discover(roots)
+
+
+def _discover(roots: list[Path]) -> Iterator[Path]:
+    seen: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files
+                     if _is_transcript_name(f)]
+            found.sort(key=lambda p: p.as_posix())
+        else:
+            found = [root]
+        for p in found:
+            key = os.path.realpath(p)
+            if key not in seen:
+                seen.add(key)
+                yield p
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _s(v: Any) -> str:
+    """The value if it is a str, else "" (wrong types count as absent)."""
+    return v if isinstance(v, str) else ""
+
+
+def _cut(text: str) -> str:
+    over = len(text) - TOOL_RESULT_MAX_CHARS
+    return text if over <= 0 else f"{text[:TOOL_RESULT_MAX_CHARS]}…[cut {over} chars]"
+
+
+def _strip_mem(text: str) -> str:
+    """Remove <mem-context ...>...</mem-context> blocks (then trim) if any are present."""
+    return _MEM_CONTEXT_RE.sub("", text).strip() if "<mem-context" in text.lower() else text
+
+
+def _timestamp_ms(v: Any) -> int:
+    if not isinstance(v, str) or not v:
+        return 0
+    try:
+        dt = datetime.fromisoformat(v.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return 0
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    try:
+        ms = (dt - _EPOCH) // _MS
+        return ms if ms > 0 else 0
+    except OverflowError:
+        return 0
+
+
+
+def _project(cwd: str) -> str:
+    parts = [p for p in re.split(r"[\\/]", cwd) if p]
+    return parts[-1] if parts else ""
+
+
+def _clean_value(obj: Any) -> bool:
+    """False if any string (key or value) in obj holds a lone surrogate or NUL."""
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if "\x00" in v:
+                return False
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return True
+
+
+def _decode(raw: bytes) -> dict | None:
+    """One raw line -> record dict, or None if the line is bad."""
+    if b"\x00" in raw:
+        return None
+    try:
+        rec = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):   # UnicodeDecodeError / JSONDecodeError are ValueErrors
+        return None
+    if not isinstance(rec, dict):
+        return None
+    if _SUSPECT_ESCAPE_RE.search(raw) and not _clean_value(rec):
+        return None
+    return rec
+
+
+def _read_lines(f) -> Iterator[bytes | None]:
+    """Yield raw lines; None for a line longer than MAX_LINE_BYTES (drained, not held)."""
+    limit = MAX_LINE_BYTES
+    while True:
+        line = f.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:
+                rest = f.readline(_CHUNK)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+        else:
+            yield line
+
+
+def _flatten_result(content: Any) -> str:
+    """tool_result content -> text: strings, text blocks, images as "[image]"."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    out = []
+    for b in content:
+        if isinstance(b, str):
+            out.append(b)
+        elif isinstance(b, dict):
+            kind = b.get("type")
+            if kind == "text":
+                out.append(_s(b.get("text")))
+            elif kind == "image":
+                out.append("[image]")
+            elif kind == "tool_reference":
+                out.append(f"[tool_reference {_s(b.get('tool_name'))}]")
+    return "\n".join(t for t in out if t)
+
+
+def _assistant_blocks(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    out = []
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        kind = b.get("type")
+        if kind == "text":
+            out.append(_s(b.get("text")))
+        elif kind == "thinking":
+            t = _s(b.get("thinking"))
+            if t.strip():
+                out.append("[thinking] " + t)
+        elif kind in ("tool_use", "server_tool_use"):
+            try:
+                inp = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
+            except (TypeError, ValueError, RecursionError):
+                inp = ""
+            out.append(f"[tool_use {_s(b.get('name'))}] {_cut(inp)}")
+    return [t for t in out if t.strip()]
+
+
+# --------------------------------------------------------------------------- parsing
+
+@dataclass
+class _Group:
+    """Pending assistant turn: consecutive records sharing (session, message.id)."""
+    session: str
+    msg_id: str
+    source: str
+    blocks: list
+    timestamp: int
+    cwd: str
+
+
+def _file_context(path: Path) -> tuple[bool, str]:
+    """(is_subagent_file, parent session from directory name or "").
+
+    Layout >=2.1.2: nearest ancestor dir named "subagents"; its parent dir is the session."""
+    if not path.name.startswith("agent-"):
+        return False, ""
+    parts = path.parts[:-1]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] == "subagents":
+            return True, parts[i - 1]
+    return True, ""   # layout 2.0.x: agent-<id>.jsonl next to sessions
+
+
+def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
+    """Stream :class:`CapturedTurn` s from one Claude Code transcript (agent-formats §2.2-2.4).
+
+    Sessions: main file -> record ``sessionId`` (fallback: file stem); subagent files of
+    layouts 2.0.x and >=2.1.2 -> ``"<parent>.agent-<agentId>"`` (parent from ``sessionId``,
+    else the ``<session>/subagents`` directory); inline sidechains (<=1.0.x) ->
+    ``"<sessionId>.sidechain"`` or ``"<sessionId>.agent-<agentId>"``.
+    Sources: user ``cc:<uuid>``; tool results ``cc:<uuid>:tool:<i>`` (i = index among the
+    record's tool_result blocks); assistant ``cc:msg:<message.id>`` per run of consecutive
+    records (a non-ignored ``user`` record or another message id/session breaks a run;
+    attachment/progress/system lines in between do not), a repeated
+    non-consecutive id gets ``cc:msg:<id>:<first uuid>``.  Records without uuid use
+    ``h:<sha256 of the raw line>`` in place of the uuid.
+
+    Skipped and counted in ``stats``: bad lines (invalid UTF-8, NUL, not a JSON object,
+    lone surrogates, > MAX_LINE_BYTES) and records carrying no turn (attachments, isMeta,
+    compact summaries, API errors, system/summary/progress/... and unknown types).
+    ``<mem-context>`` blocks are removed from every text.  Never raises on bad content;
+    OSError from opening/reading the file propagates.
+    """
+    path = Path(path)
+    stats.files += 1
+    is_sub, dir_parent = _file_context(path)
+    file_agent = path.stem[len("agent-"):] if is_sub else ""
+    seen_msg_ids: set[str] = set()
+    group: _Group | None = None
+
+    def flush() -> Iterator[CapturedTurn]:
+        nonlocal group
+        g, group = group, None
+        if g is not None:
+            text = _strip_mem("\n".join(g.blocks))
+            if text.strip():
+                yield CapturedTurn(g.session, g.source, "assistant", text,
+                                   g.timestamp, g.cwd, _project(g.cwd))
+
+    with open(path, "rb") as f:
+        first = True
+        for raw in _read_lines(f):
+            stats.lines += 1
+            if raw is None:
+                stats.lines_skipped += 1
+                continue
+            if first and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            first = False
+            rec = _decode(raw) if raw.strip() else None
+            if rec is None:
+                stats.lines_skipped += 1
+                continue
+            kind = rec.get("type")
+            if kind not in ("user", "assistant") or rec.get("isMeta") is True \
+                    or rec.get("isCompactSummary") is True or rec.get("isApiErrorMessage") is True:
+                stats.records_ignored += 1
+                continue
+
+            sid = _s(rec.get("sessionId"))
+            agent = _s(rec.get("agentId"))
+            if is_sub:
+                parent = sid or dir_parent
+                agent = agent or file_agent
+                session = f"{parent}.agent-{agent}" if parent else f"agent-{agent}"
+            else:
+                session = sid or path.stem
+                if rec.get("isSidechain") is True:
+                    session += f".agent-{agent}" if agent else ".sidechain"
+            uid = _s(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
+            cwd = _s(rec.get("cwd"))
+            ts = _timestamp_ms(rec.get("timestamp"))
+            msg = rec.get("message")
+            content = msg.get("content") if isinstance(msg, dict) else None
+
+            if kind == "assistant":
+                msg_id = _s(msg.get("id")) if isinstance(msg, dict) else ""
+                blocks = _assistant_blocks(content)
+                if group is not None and not (msg_id and group.msg_id == msg_id
+                                              and group.session == session):
+                    yield from flush()
+                if not blocks:
+                    stats.records_ignored += 1
+                    continue
+                if group is not None:
+                    group.blocks.extend(blocks)
+                    continue
+                if not msg_id:
+                    source = f"cc:{uid}"
+                elif msg_id in seen_msg_ids:
+                    source = f"cc:msg:{msg_id}:{uid}"
+                else:
+                    source = f"cc:msg:{msg_id}"
+                if msg_id:
+                    seen_msg_ids.add(msg_id)
+                group = _Group(session, msg_id, source, blocks, ts, cwd)
+                continue
+
+            # user record: always ends a pending assistant run
+            yield from flush()
+            turns: list[CapturedTurn] = []
+            texts: list[str] = []
+            results: list[str] = []
+            if isinstance(content, str):
+                texts.append(content)
+            elif isinstance(content, list):
+                for b in content:
+                    if isinstance(b, str):
+                        texts.append(b)
+                    elif isinstance(b, dict) and b.get("type") == "text":
+                        texts.append(_s(b.get("text")))
+                    elif isinstance(b, dict) and b.get("type") == "tool_result":
+                        body = _flatten_result(b.get("content"))
+                        if b.get("is_error") is True:
+                            body = f"[error] {body}" if body else "[error]"
+                        results.append(_cut(_strip_mem(body)))
+            text = _strip_mem("\n".join(t for t in texts if t))
+            project = _project(cwd)
+            if text.strip():
+                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project))
+            for i, body in enumerate(results):
+                if body.strip():
+                    turns.append(CapturedTurn(session, f"cc:{uid}:tool:{i}", "tool", body,
+                                              ts, cwd, project))
+            if not turns:
+                stats.records_ignored += 1
+            yield from turns
+        yield from flush()

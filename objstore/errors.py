@@ -1,0 +1,107 @@
+"""The one exception hierarchy of ``objstore``.
+
+Every error the library raises on purpose is a :class:`MemError` subclass with
+a message, an exit code and an optional hint.  The command-line layer maps them
+to messages and exit codes in exactly one place (``cmds/main.py``); the table is
+``docs/exit-codes.md``.  Modelled on borg's ``helpers/errors.py``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class MemError(Exception):
+    """Base of every deliberate ``objstore`` error.
+
+    Attributes:
+        exit_code: process exit status the CLI uses for this error.
+        hint: optional one-line suggestion printed after the message.
+    """
+
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NotFound(MemError):
+    """A key, object id, version or session does not exist (exit 4)."""
+
+    exit_code = 4
+
+
+class AmbiguousId(NotFound):
+    """An abbreviated object id matches more than one object (exit 4)."""
+
+
+class InvalidInput(MemError):
+    """Input that is well-formed for the CLI but invalid for the store: a bad
+    key, a bad ref name, an unknown kind, an empty body (exit 2, like a usage
+    error)."""
+
+    exit_code = 2
+
+
+class RefConflict(MemError):
+    """Compare-and-swap failed: the ref was not at the expected id (exit 5).
+
+    Attributes:
+        ref: the ref name; expected, actual: hex ids or None.
+    """
+
+    exit_code = 5
+
+    def __init__(self, ref: str, expected: str | None, actual: str | None) -> None:
+        super().__init__(
+            f"ref {ref} is at {actual or '(none)'}, expected {expected or '(none)'}",
+            hint="someone else changed it; read it again (mem log) and retry",
+        )
+        self.ref, self.expected, self.actual = ref, expected, actual
+
+
+class Refused(MemError):
+    """A write refused by policy, e.g. a value that matches a tombstone (exit 6)."""
+
+    exit_code = 6
+
+
+class PartialFailure(MemError):
+    """Some items of a batch failed while others succeeded (exit 3)."""
+
+    exit_code = 3
+
+
+class StoreNotFound(MemError):
+    """No store at the given location (exit 10)."""
+
+    exit_code = 10
+
+
+class StoreLocked(MemError):
+    """The store-wide lock could not be taken in time (exit 11)."""
+
+    exit_code = 11
+
+
+class IntegrityError(MemError):
+    """Corruption: an object whose bytes do not hash to its id, a non-canonical
+    or undecodable object, a dangling ref or parent (exit 13)."""
+
+    exit_code = 13
+
+
+class CorruptObject(IntegrityError):
+    """An object's bytes cannot be decoded, are not canonical, or have the wrong
+    type (exit 13)."""
+
+
+class UnsupportedVersion(MemError):
+    """An object or store written by a newer, unknown format version (exit 14)."""
+
+    exit_code = 14

@@ -1,0 +1,53 @@
+"""What is live: the root set and the graph walk (the single source of truth
+that gc and fsck use).
+
+Roots: every ref (``facts/*``, ``sessions/*``, ``tombstones/*``) and every id
+named by a reflog entry.  Edges: a fact's or a turn's ``parent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .codec import decode
+from .errors import CorruptObject, NotFound
+from .objects import Fact, Turn
+from .store import Store
+
+NAMESPACES = ("facts", "sessions", "tombstones")
+
+
+def roots(store: Store, *, include_reflogs: bool = True) -> Iterator[tuple[str, str]]:
+    """``(where, id)`` pairs: ``where`` is a ref name or ``reflog``."""
+    for ns in NAMESPACES:
+        yield from store.refs.iter(ns)
+    if include_reflogs:
+        for oid in store.reflog.iter_all_ids():
+            yield "reflog", oid
+
+
+def reachable(store: Store, *, include_reflogs: bool = True, missing: list | None = None) -> set[str]:
+    """Every id reachable from :func:`roots`.
+
+    Args:
+        missing: if given, ``(referrer, id)`` of links to absent or corrupt
+            objects are appended to it instead of raising.
+    Raises:
+        NotFound / CorruptObject for a broken link when ``missing`` is None.
+    """
+    seen: set[str] = set()
+    for where, oid in roots(store, include_reflogs=include_reflogs):
+        referrer = where
+        while oid is not None and oid not in seen:
+            try:
+                obj = decode(store.objects.get(oid))
+            except (NotFound, CorruptObject) as e:
+                if missing is None:
+                    raise
+                if where != "reflog":
+                    missing.append((referrer, oid, str(e)))
+                break
+            seen.add(oid)
+            referrer = oid
+            oid = obj.parent if isinstance(obj, (Fact, Turn)) else None
+    return seen

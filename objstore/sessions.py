@@ -1,0 +1,193 @@
+"""Sessions: capture transcripts as chains of turn objects, list and read them.
+
+A session is a chain of :class:`Turn` objects linked by ``parent``;
+``refs/sessions/<id>`` points at the last one.  Capture is idempotent: each
+turn carries the id of its source record, and a record whose source is
+already in the session's chain is skipped, so importing the same transcript
+again adds nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .capture import claude_code
+from .objects import Turn
+from .refs import session_ref, validate_session_id
+from .store import Store, now_ms
+
+INDEX_BATCH = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class TurnVersion:
+    """A turn with its id."""
+
+    id: str
+    turn: Turn
+
+
+@dataclass
+class ImportResult:
+    """Summary of an import (the JSON of ``mem import --json``)."""
+
+    files: int = 0
+    sessions: int = 0
+    sessions_new: int = 0
+    turns_added: int = 0
+    turns_seen: int = 0
+    lines: int = 0
+    lines_skipped: int = 0
+    records_ignored: int = 0
+    session_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _SessionState:
+    ref: str
+    start_head: str | None
+    head: str | None
+    next_seq: int
+    sources: set[str]
+    initial: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One line of ``mem sessions``: id, project, first and last turn time (ms), turn count, head id."""
+
+    id: str
+    project: str
+    started: int
+    last: int
+    turns: int
+    head: str
+
+
+def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
+    """Turns from ``oid`` back along parent links (newest first)."""
+    seen = set()
+    while oid is not None and oid not in seen:
+        seen.add(oid)
+        t = store.get(oid, Turn)
+        yield TurnVersion(oid, t)
+        oid = t.parent
+
+
+def turn_doc(oid: str, t: Turn):
+    """The search-index document of a turn."""
+    from .searchindex import IndexDoc
+    return IndexDoc(id=oid, kind="turn", ref=t.session, time=t.timestamp,
+                    project=t.project, role=t.role, text=t.text)
+
+
+def _load_state(store: Store, sid: str) -> _SessionState:
+    ref = session_ref(sid)
+    head = store.refs.read(ref)
+    sources: set[str] = set()
+    n = 0
+    for tv in walk_turns(store, head):
+        sources.add(tv.turn.source)
+        n = max(n, tv.turn.seq + 1)
+    return _SessionState(ref, head, head, n, sources, head)
+
+
+def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], *,
+                       progress: Callable[[int, int], None] | None = None,
+                       command: str = "import claude-code") -> ImportResult:
+    """Import Claude Code transcripts (files or ``~/.claude/projects`` trees).
+
+    Streams each file (bounded memory: one line at a time plus the set of
+    source ids of the sessions it touches), writes new turns as objects,
+    then publishes each session ref by compare-and-swap, then indexes them.
+
+    Args:
+        paths: files or directories; see ``capture.claude_code.discover``.
+        progress: called as ``progress(files_done, files_total)``.
+    Returns:
+        :class:`ImportResult`.
+    Raises:
+        FileNotFoundError (as NotFound at the CLI) for a missing path;
+        StoreLocked.
+    """
+    files = list(claude_code.discover(paths))
+    res = ImportResult()
+    stats = claude_code.ParseStats()
+    states: dict[str, _SessionState] = {}
+    pending_docs: list = []
+    with store.lock(command):
+        for i, path in enumerate(files):
+            touched: set[str] = set()
+            with store.batch():
+                for ct in claude_code.parse_file(path, stats):
+                    res.turns_seen += 1
+                    sid = validate_session_id(ct.session)
+                    st = states.get(sid)
+                    if st is None:
+                        st = states[sid] = _load_state(store, sid)
+                    if ct.source in st.sources:
+                        continue
+                    turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=ct.text,
+                                timestamp=ct.timestamp, harness="claude-code", cwd=ct.cwd,
+                                project=ct.project, source=ct.source, parent=st.head)
+                    oid = store.put(turn)
+                    st.head, st.next_seq = oid, st.next_seq + 1
+                    st.sources.add(ct.source)
+                    touched.add(sid)
+                    pending_docs.append(turn_doc(oid, turn))
+                    res.turns_added += 1
+            # objects are durable (batch synced); now publish refs, then the reflog
+            t = now_ms()
+            for sid in sorted(touched):
+                st = states[sid]
+                store.refs.set_if_equals(st.ref, st.start_head, st.head)
+                store.reflog.append(st.ref, st.start_head, st.head, t, command)
+                st.start_head = st.head
+            if len(pending_docs) >= INDEX_BATCH or i == len(files) - 1:
+                if pending_docs:
+                    store.index.add(pending_docs)
+                pending_docs = []
+            if progress:
+                progress(i + 1, len(files))
+        if pending_docs:
+            store.index.add(pending_docs)
+    res.files = stats.files
+    res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
+    res.session_ids = sorted(states)
+    res.sessions = len(states)
+    res.sessions_new = sum(1 for s in states.values() if s.initial is None and s.head is not None)
+    return res
+
+
+def list_sessions(store: Store) -> list[SessionInfo]:
+    """Every session, oldest start first."""
+    out = []
+    for name, oid in store.refs.iter("sessions"):
+        chain = list(walk_turns(store, oid))
+        times = [tv.turn.timestamp for tv in chain if tv.turn.timestamp]
+        out.append(SessionInfo(id=name[len("sessions/"):], project=chain[0].turn.project if chain else "",
+                               started=min(times) if times else 0, last=max(times) if times else 0,
+                               turns=len(chain), head=oid))
+    out.sort(key=lambda s: (s.started, s.id))
+    return out
+
+
+def session_turns(store: Store, sid: str) -> list[TurnVersion]:
+    """A session's turns in order (oldest first).  Raises NotFound."""
+    from .errors import NotFound
+    sid = validate_session_id(sid)
+    head = store.refs.read(session_ref(sid))
+    if head is None:
+        raise NotFound(f"no session {sid}", hint="list sessions with: mem sessions")
+    return list(reversed(list(walk_turns(store, head))))
+
+
+def resolve_session(store: Store, prefix: str) -> str | None:
+    """A session id from an unambiguous prefix (>= 4 chars), else None."""
+    if len(prefix) < 4 or "/" in prefix:
+        return None
+    hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
+    exact = [h for h in hits if h == prefix]
+    return exact[0] if exact else (hits[0] if len(hits) == 1 else None)

@@ -1,0 +1,177 @@
+"""The ``Store`` facade: one store directory with its objects, refs, reflogs,
+lock and derived search index.
+
+Layout (``docs/format.md``)::
+
+    <store>/config            CBOR map: {"format": 1, "hash": "blake3", "created": ms}
+    <store>/objects/ab/cd…    loose objects (zlib of the framed object)
+    <store>/refs/…            refs (see refs.py)
+    <store>/logs/refs/…       reflogs (see reflog.py)
+    <store>/index/            Tantivy search index (derived, rebuildable)
+    <store>/locks/store.lock  store-wide writer lock (see lock.py)
+    <store>/tmp/              scratch space, cleaned by gc
+
+Ordering (restic "Read and Write Ordering"): write objects, then refs (CAS),
+then the reflog, then the index; read refs, then objects; delete refs and
+reflogs, then the index entries, then objects.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import cbor2
+
+from .atomic import atomic_write
+from .codec import decode, encode
+from .errors import CorruptObject, StoreNotFound, UnsupportedVersion
+from .lock import StoreLock
+from .loose import LooseObjects
+from .objects import MemObject
+from .reflog import Reflog
+from .refs import Refs
+
+STORE_FORMAT = 1
+T = TypeVar("T")
+
+
+def now_ms() -> int:
+    """Current time as integer milliseconds since the Unix epoch."""
+    return time.time_ns() // 1_000_000
+
+
+def _syncfs(path: Path) -> None:
+    """Flush the filesystem holding ``path`` (syncfs(2) where available)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            if libc.syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
+
+
+class Store:
+    """An open store.
+
+    Use :meth:`open` (existing store) or :meth:`init` (create if missing).
+
+    Attributes:
+        root: the store directory.
+        objects: :class:`LooseObjects`.
+        refs: :class:`Refs`.
+        reflog: :class:`Reflog`.
+        lock_timeout: seconds a writer waits for the store lock.
+    """
+
+    def __init__(self, root: Path, *, lock_timeout: float = 10.0) -> None:
+        self.root = root
+        self.objects = LooseObjects(root / "objects")
+        self.refs = Refs(root / "refs")
+        self.reflog = Reflog(root / "logs", self.refs)
+        self.lock_timeout = lock_timeout
+        self._lock: StoreLock | None = None
+        self._index = None
+
+    # -- opening ---------------------------------------------------------
+    @classmethod
+    def init(cls, root: str | os.PathLike, **kw) -> Store:
+        """Create the store at ``root`` if missing (idempotent) and open it."""
+        root = Path(root).expanduser()
+        cfg = root / "config"
+        if not cfg.exists():
+            for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
+                (root / d).mkdir(parents=True, exist_ok=True)
+            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms()},
+                                          canonical=True))
+        return cls.open(root, **kw)
+
+    @classmethod
+    def open(cls, root: str | os.PathLike, **kw) -> Store:
+        """Open an existing store.
+
+        Raises:
+            StoreNotFound: no ``config`` at ``root``.
+            UnsupportedVersion: the store's format is newer than this code.
+            CorruptObject: the config cannot be read.
+        """
+        root = Path(root).expanduser()
+        try:
+            raw = (root / "config").read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            raise StoreNotFound(f"no mem store at {root}",
+                                hint="run 'mem init', or point --home / MEM_HOME at a store") from None
+        try:
+            cfg = cbor2.loads(raw)
+            fmt = cfg["format"]
+        except Exception:
+            raise CorruptObject(f"{root}/config is not a mem store config") from None
+        if fmt != STORE_FORMAT:
+            raise UnsupportedVersion(f"store format {fmt} is not supported (this mem knows {STORE_FORMAT})",
+                                     hint="upgrade mem")
+        return cls(root, **kw)
+
+    # -- objects ---------------------------------------------------------
+    def put(self, obj: MemObject) -> str:
+        """Write an object (loose); return its id."""
+        return self.objects.put(encode(obj))
+
+    def get(self, oid: str, expected: type[T] | None = None) -> T:
+        """Read and decode object ``oid`` (full id).  Raises NotFound,
+        CorruptObject (including a type other than ``expected``)."""
+        return decode(self.objects.get(oid), expected)  # type: ignore[return-value]
+
+    @contextmanager
+    def batch(self):
+        """Write objects without per-object fsync; sync the filesystem once at
+        the end (before the caller publishes refs).  Used by import."""
+        old = self.objects.durable
+        self.objects.durable = False
+        try:
+            yield
+        finally:
+            self.objects.durable = old
+            _syncfs(self.root)
+
+    # -- locking ---------------------------------------------------------
+    def lock(self, command: str = "", timeout: float | None = None) -> StoreLock:
+        """The store-wide writer lock as a (re-entrant) context manager."""
+        if self._lock is None:
+            self._lock = StoreLock(self.root / "locks" / "store.lock",
+                                   timeout=self.lock_timeout if timeout is None else timeout,
+                                   command=command)
+        return self._lock
+
+    # -- search index ----------------------------------------------------
+    @property
+    def index(self):
+        """The derived :class:`objstore.searchindex.SearchIndex` (imports
+        tantivy on first use)."""
+        if self._index is None:
+            from .searchindex import SearchIndex
+            self._index = SearchIndex(self.root / "index")
+        return self._index
+
+    def close(self) -> None:
+        """Release the index and the lock."""
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+        if self._lock is not None:
+            while self._lock.depth > 0:
+                self._lock.release()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

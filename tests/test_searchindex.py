@@ -1,0 +1,654 @@
+"""Tests of objstore.searchindex: real tantivy, real files, no mocks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+import tantivy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from objstore.searchindex import (
+    Hit,
+    IndexBusyError,
+    IndexCorruptError,
+    IndexDoc,
+    SearchIndex,
+    make_snippet,
+    tokenize,
+)
+
+SENTINEL = "zebraquokka-7731"
+
+
+def oid(seed: str) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def fact(seed: str, text: str, ref: str | None = None, time: int = 1) -> IndexDoc:
+    return IndexDoc(oid(seed), "fact", ref or f"project/x/{seed}", time, "x", "note", text)
+
+
+def turn(seed: str, text: str, time: int = 1, role: str = "user") -> IndexDoc:
+    return IndexDoc(oid(seed), "turn", "session-1", time, "x", role, text)
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.id for h in hits]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path / "store" / "index"
+
+
+@pytest.fixture
+def ix(root: Path):
+    index = SearchIndex(root)
+    yield index
+    index.close()
+
+
+# --------------------------------------------------------------------------
+# helpers reading the index files independently of the module
+
+
+def live_gen(root: Path, sub: str) -> Path:
+    return root / sub / (root / sub / "CURRENT").read_text().strip()
+
+
+def open_live(root: Path, sub: str) -> tantivy.Searcher:
+    index = tantivy.Index.open(str(live_gen(root, sub)))
+    return index.searcher()
+
+
+def lz4_block_decompress(src: bytes, pos: int, size: int) -> tuple[bytes, int]:
+    """Decode one raw LZ4 block starting at src[pos] that expands to `size`
+    bytes; returns (data, position after the block).  Pure Python, so the
+    project needs no lz4 package."""
+    out = bytearray()
+    while True:
+        token = src[pos]
+        pos += 1
+        lit = token >> 4
+        if lit == 15:
+            while True:
+                b = src[pos]
+                pos += 1
+                lit += b
+                if b != 255:
+                    break
+        out += src[pos:pos + lit]
+        pos += lit
+        if len(out) >= size:  # the last sequence holds literals only
+            break
+        offset = src[pos] | (src[pos + 1] << 8)
+        pos += 2
+        mlen = token & 15
+        if mlen == 15:
+            while True:
+                b = src[pos]
+                pos += 1
+                mlen += b
+                if b != 255:
+                    break
+        mlen += 4
+        start = len(out) - offset
+        if offset == 0 or start < 0:
+            raise ValueError("corrupt lz4 block")
+        for k in range(mlen):  # byte by byte: matches may overlap
+            out.append(out[start + k])
+    if len(out) != size:
+        raise ValueError(f"lz4 block decoded to {len(out)} bytes, expected {size}")
+    return bytes(out), pos
+
+
+def decode_store(path: Path) -> bytes:
+    """Decompressed content of every block of a tantivy 0.27 `.store` file.
+
+    Layout (tantivy src/store): blocks [u32 LE uncompressed size][lz4 block]
+    from offset 0 up to `offset`, then the skip index, then the 28-byte
+    DocStoreFooter (u32 version, u64 offset, u8 compressor id, 15 reserved),
+    then tantivy's file footer (json, u32 json length, u32 magic 1337).
+    """
+    data = path.read_bytes()
+    (magic,) = struct.unpack("<I", data[-4:])
+    (json_len,) = struct.unpack("<I", data[-8:-4])
+    assert magic == 1337, f"{path}: unexpected footer magic {magic}"
+    footer = data[-8 - json_len - 28:-8 - json_len]
+    _version, offset, compressor = struct.unpack("<IQB", footer[:13])
+    blocks = data[:offset]
+    if compressor == 0:  # no compression
+        return blocks
+    assert compressor == 1, f"{path}: doc store compressor {compressor} is not lz4"
+    out = bytearray()
+    pos = 0
+    while pos < offset:
+        (size,) = struct.unpack("<I", blocks[pos:pos + 4])
+        chunk, pos = lz4_block_decompress(blocks, pos + 4, size)
+        out += chunk
+    assert pos == offset, "store blocks did not end at the skip index"
+    return bytes(out)
+
+
+def scan_files(root: Path) -> dict[str, bytes]:
+    """Every file under root: raw bytes, plus `<name>#decoded` for stores."""
+    out: dict[str, bytes] = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            p = Path(dirpath) / name
+            out[str(p)] = p.read_bytes()
+            if name.endswith(".store"):
+                out[f"{p}#decoded"] = decode_store(p)
+    return out
+
+
+def where(needle: str, files: dict[str, bytes]) -> list[str]:
+    return [name for name, data in files.items() if needle.encode() in data]
+
+
+def segments_with_deletes(root: Path, sub: str) -> list[dict]:
+    meta = json.loads((live_gen(root, sub) / "meta.json").read_text())
+    return [s for s in meta["segments"] if s.get("deletes")]
+
+
+# --------------------------------------------------------------------------
+# tokenizer
+
+
+def test_tokenize_examples() -> None:
+    assert tokenize("Café re-index auth.py 日本語") == [
+        "cafe", "re", "index", "auth", "py", "日", "本", "語"]
+    assert tokenize("cafe\u0301") == ["cafe"]  # decomposed accent, NFC first
+    assert tokenize("Straße ÆON") == ["strasse", "aeon"]
+    assert tokenize("हिन्दी") == ["हिन्दी"]  # combining marks stay in the word
+    assert tokenize("* ( ) : \" ' -") == []
+    assert tokenize("") == []
+    assert tokenize("x" * 63) == ["x" * 63]
+    assert tokenize("x" * 64) == []  # 64 bytes or more: dropped
+    assert tokenize("ж" * 32) == []  # counted in UTF-8 bytes, not characters
+    with pytest.raises(TypeError):
+        tokenize(None)  # type: ignore[arg-type]
+
+
+def test_index_doc_validation() -> None:
+    with pytest.raises(ValueError):
+        IndexDoc("ABC", "fact", "k", 1, "", "", "t")
+    with pytest.raises(ValueError):
+        IndexDoc(oid("a"), "blob", "k", 1, "", "", "t")
+    with pytest.raises(ValueError):
+        IndexDoc(oid("a"), "fact", "k", 1.5, "", "", "t")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------
+# add / search
+
+
+def test_missing_index_is_empty_and_creates_nothing(root: Path, ix: SearchIndex) -> None:
+    assert ix.search("anything") == []
+    assert ix.doc_count() == {"fact": 0, "turn": 0}
+    assert ix.verify_purged([oid("a")]) == []
+    assert ix.add([]) == 0
+    assert ix.add([], delete_ids=[oid("a")]) == 0
+    assert not root.exists()
+
+
+def test_add_search_round_trip(root: Path, ix: SearchIndex) -> None:
+    d = IndexDoc(oid("f1"), "fact", "project/x/db", 1_700_000_000_000, "x", "decision",
+                 "project x db: the database is postgres 16")
+    assert ix.add([d, turn("t1", "unrelated words here", time=5)]) == 2
+    hits = ix.search("postgres")
+    assert len(hits) == 1
+    h = hits[0]
+    assert (h.id, h.kind, h.ref, h.time, h.project, h.role) == (
+        d.id, "fact", "project/x/db", 1_700_000_000_000, "x", "decision")
+    assert h.score > 0
+    assert ix.doc_count() == {"fact": 1, "turn": 1}
+    assert (root / "facts" / "CURRENT").read_text() == "gen-1\n"
+
+
+def test_text_not_stored(root: Path, ix: SearchIndex) -> None:
+    ix.add([turn("t1", "plaintextbody marker")])
+    searcher = open_live(root, "turns")
+    hit = searcher.search(tantivy.Query.all_query(), 1).hits[0]
+    assert "text" not in searcher.doc(hit[1]).to_dict()
+
+
+def test_bm25_more_words_rank_higher_limit_and_kinds(ix: SearchIndex) -> None:
+    both = turn("both", "the cache layer uses redis for sessions")
+    one = turn("one", "the cache layer uses memcached for sessions")
+    fillers = [turn(f"fill{i}", f"filler document number {i} about nothing") for i in range(8)]
+    ix.add([both, one, *fillers])
+    hits = ix.search("cache redis")
+    assert ids(hits)[:2] == [both.id, one.id]
+    assert hits[0].score > hits[1].score
+
+    # the same holds across the two sub-indexes (collection-wide idf)
+    f_both = fact("fboth", "deploy uses kubernetes with helm charts")
+    t_one = turn("tone", "deploy uses nomad instead")
+    ix.add([f_both, t_one])
+    assert ids(ix.search("deploy kubernetes"))[:2] == [f_both.id, t_one.id]
+
+    # limit
+    many = [turn(f"m{i}", f"common word {i}") for i in range(20)]
+    ix.add(many)
+    assert len(ix.search("common", limit=5)) == 5
+    assert len(ix.search("common", limit=100)) == 20
+    with pytest.raises(ValueError):
+        ix.search("common", limit=0)
+
+    # kinds
+    f = fact("kf", "sharedword in a fact")
+    t = turn("kt", "sharedword in a turn")
+    ix.add([f, t])
+    assert set(ids(ix.search("sharedword"))) == {f.id, t.id}
+    assert ids(ix.search("sharedword", kinds=("fact",))) == [f.id]
+    assert ids(ix.search("sharedword", kinds=("turn",))) == [t.id]
+    assert ix.search("sharedword", kinds=()) == []
+    with pytest.raises(ValueError):
+        ix.search("sharedword", kinds=("blob",))
+
+
+def test_scores_comparable_across_sub_indexes(ix: SearchIndex) -> None:
+    # Same text, same length statistics: a fact and a turn must score the
+    # same although the facts index is much smaller than the turns index.
+    f = fact("same-f", "alpha beta gamma delta")
+    t = turn("same-t", "alpha beta gamma delta")
+    ix.add([f, fact("of", "one two three four")])
+    ix.add([t, *[turn(f"o{i}", f"one two three w{i}") for i in range(30)]])
+    hits = ix.search("alpha gamma")
+    assert set(ids(hits)) == {f.id, t.id}
+    assert hits[0].score == pytest.approx(hits[1].score, rel=1e-3)
+
+
+TRICKY_DOCS = {
+    "authpy": "the bug is in auth.py near the login handler",
+    "cjk": "これは日本語のテキスト",
+    "cafe": "Meeting at the Café tomorrow",
+    "reindex": "we must re-index the store after the migration",
+    "reindex2": "run reindex nightly",
+    "vector": "use std::vector instead of a raw array",
+    "url": "see http://a.b/c?d=e for the spec",
+    "fn": "call fn(x) twice",
+    "hindi": "हिन्दी भाषा का पाठ",
+    "korean": "한국어 문서입니다",
+}
+
+
+@pytest.fixture
+def tricky(ix: SearchIndex) -> SearchIndex:
+    ix.add([turn(k, v) for k, v in TRICKY_DOCS.items()])
+    return ix
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("auth.py", ["authpy"]),
+        ("AUTH.PY", ["authpy"]),
+        ("日本語", ["cjk"]),
+        ("café", ["cafe"]),
+        ("cafe", ["cafe"]),
+        ("CAFE\u0301", ["cafe"]),
+        ("re-index", ["reindex", "reindex2"]),
+        ("std::vector", ["vector"]),
+        ("http://a.b/c?d=e", ["url"]),
+        ("fn(x)", ["fn"]),
+        ("हिन्दी", ["hindi"]),
+        ("한국어", ["korean"]),
+    ],
+)
+def test_tricky_queries_find(tricky: SearchIndex, query: str, expected: list[str]) -> None:
+    got = set(ids(tricky.search(query)))
+    assert {oid(e) for e in expected} <= got
+
+
+def test_multi_token_word_is_a_phrase(tricky: SearchIndex) -> None:
+    # "py auth" in the wrong order is not the phrase auth.py
+    assert tricky.search("py.auth") == []
+    # 本日 is not 日本
+    assert tricky.search("本日") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unbalanced', "fn(x)", "http://a.b/c?d=e", "std::vector", "NOT", "AND OR",
+     "*", "* * *", "(", ")", ":", "title:foo", "a AND NOT b", "foo~2", "[1 TO 5]",
+     "+must -not", "\\", "'", "''", '""', "^", "field:\"quoted phrase\"", "",
+     "   ", "\x00", "😀", "a" * 500, "ñ" * 100, " ".join(["w"] * 1000)],
+)
+def test_tricky_queries_never_raise(tricky: SearchIndex, query: str) -> None:
+    hits = tricky.search(query)
+    assert isinstance(hits, list)
+
+
+def test_syntax_words_are_plain_words(ix: SearchIndex) -> None:
+    d = turn("ops", "NOT this AND that OR other")
+    ix.add([d, turn("x", "nothing relevant")])
+    assert ids(ix.search("NOT")) == [d.id]
+    assert ids(ix.search("AND OR")) == [d.id]
+    assert ix.search("*") == []
+    assert ix.search("* ( ) :") == []
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(q=st.text(max_size=60))
+def test_arbitrary_queries_never_raise(tricky: SearchIndex, q: str) -> None:
+    hits = tricky.search(q)
+    assert len(hits) <= 10
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+
+
+# --------------------------------------------------------------------------
+# delete / replace
+
+
+def test_add_with_delete_ids_replaces(ix: SearchIndex) -> None:
+    old = fact("v1", "the port is 5432", ref="project/x/port")
+    ix.add([old])
+    new = fact("v2", "the port is 6543", ref="project/x/port", time=2)
+    assert ix.add([new], delete_ids=[old.id]) == 1
+    assert ix.search("5432") == []
+    assert ids(ix.search("6543")) == [new.id]
+    assert ids(ix.search("port")) == [new.id]
+    assert ix.doc_count() == {"fact": 1, "turn": 0}
+
+
+def test_add_is_idempotent(ix: SearchIndex) -> None:
+    d = turn("dup", "repeated content")
+    ix.add([d, d])
+    ix.add([d])
+    assert ids(ix.search("repeated")) == [d.id]
+    assert ix.doc_count()["turn"] == 1
+
+
+def test_add_rejects_bad_delete_id(ix: SearchIndex) -> None:
+    with pytest.raises(ValueError):
+        ix.add([], delete_ids=["not-an-id"])
+
+
+# --------------------------------------------------------------------------
+# THE PURGE TEST
+
+
+def _sentinel_scenario(ix: SearchIndex) -> tuple[IndexDoc, list[IndexDoc]]:
+    """Index a secret fact among others, then supersede it (rename +
+    delete), so it is only deleted, not purged.  Returns (old, live facts)."""
+    others = [fact(f"other{i}", f"ordinary fact number {i} about builds") for i in range(5)]
+    secret = fact("secret-v1", f"api token {SENTINEL} secret do not keep",
+                  ref=f"project/x/{SENTINEL}")
+    turns = [turn(f"t{i}", f"turn {i} talking about builds") for i in range(5)]
+    ix.add([*others, secret, *turns])
+    assert ids(ix.search(SENTINEL)) == [secret.id]
+    replacement = fact("secret-v2", "api token rotated, see the vault",
+                       ref="project/x/api-token", time=2)
+    ix.add([replacement], delete_ids=[secret.id])
+    return secret, [*others, replacement]
+
+
+def test_plain_delete_leaves_sentinel_in_files(root: Path, ix: SearchIndex) -> None:
+    """A delete alone hides the doc from search but the checks still see it:
+    proves each check used by the purge test can fail."""
+    secret, live = _sentinel_scenario(ix)
+    assert ix.search(SENTINEL) == []  # hidden from search...
+    searcher = open_live(root, "facts")
+    assert searcher.doc_freq("id", secret.id) == 1  # ...but still counted
+    assert searcher.doc_freq("text", "zebraquokka") == 1
+    assert [t for t, _ in searcher.terms_with_prefix("text", "zebra")] == ["zebraquokka"]
+    files = scan_files(root)
+    found = where(SENTINEL, files)
+    assert any(name.endswith("#decoded") for name in found), found
+    assert any(name.endswith("#decoded") for name in where(secret.id, files))
+    assert segments_with_deletes(root, "facts")
+    problems = ix.verify_purged([secret.id])
+    assert any("doc_freq" in p for p in problems)
+    assert any("has deletes" in p for p in problems)
+
+
+def test_purge_physically_removes_sentinel(root: Path, ix: SearchIndex) -> None:
+    secret, live = _sentinel_scenario(ix)
+    gen_before = live_gen(root, "facts")
+    turns_gen_before = live_gen(root, "turns")
+
+    ix.purge("fact", live)
+
+    # search
+    assert ix.search(SENTINEL) == []
+    assert ix.search("zebraquokka") == []
+    assert ids(ix.search("rotated")) == [live[-1].id]
+    assert ix.doc_count() == {"fact": len(live), "turn": 5}
+    # module's own check
+    assert ix.verify_purged([secret.id]) == []
+    # independent checks with tantivy
+    searcher = open_live(root, "facts")
+    assert searcher.doc_freq("id", secret.id) == 0
+    assert searcher.doc_freq("text", "zebraquokka") == 0
+    assert searcher.terms_with_prefix("text", "zebra") == []
+    assert searcher.terms_with_prefix("ref", f"project/x/{SENTINEL}") == []
+    assert segments_with_deletes(root, "facts") == []
+    # generations: facts switched and the old dir is gone; turns untouched
+    assert live_gen(root, "facts") != gen_before
+    assert not gen_before.exists()
+    assert live_gen(root, "turns") == turns_gen_before
+    # every byte of every file, raw and with .store blocks decompressed
+    files = scan_files(root)
+    decoded = [n for n in files if n.endswith("#decoded")]
+    assert decoded, "no .store file was decoded"
+    # the decoder works: surviving stored ids are visible in decoded stores
+    assert all(any(n.endswith("#decoded") for n in where(d.id, files)) for d in live)
+    assert where(SENTINEL, files) == []
+    assert where("zebraquokka", files) == []
+    assert where(secret.id, files) == []
+
+
+def test_purge_turns_and_validation(root: Path, ix: SearchIndex) -> None:
+    t_keep = turn("keep", "keep this turn")
+    t_drop = turn("drop", "forgetme-9913 this turn")
+    f = fact("f", "a fact stays")
+    ix.add([t_keep, t_drop, f])
+    with pytest.raises(ValueError):
+        ix.purge("blob", [])
+    with pytest.raises(ValueError):
+        ix.purge("turn", [t_keep, f])  # wrong kind: nothing switched
+    assert ids(ix.search("forgetme-9913")) == [t_drop.id]
+    assert [p.name for p in (root / "turns").iterdir() if p.name.startswith("gen-")] == ["gen-1"]
+
+    ix.purge("turn", [t_keep])
+    assert ix.search("forgetme-9913") == []
+    assert ids(ix.search("stays")) == [f.id]
+    assert ix.verify_purged([t_drop.id]) == []
+    assert where("forgetme", scan_files(root)) == []
+
+
+def test_purge_to_empty(ix: SearchIndex) -> None:
+    ix.add([fact("only", "lonely fact")])
+    ix.purge("fact", [])
+    assert ix.search("lonely") == []
+    assert ix.doc_count() == {"fact": 0, "turn": 0}
+    assert ix.verify_purged([oid("only")]) == []
+
+
+def test_verify_purged_reports_orphans_and_stray_files(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("a", "alpha"), turn("b", "beta")])
+    assert ix.verify_purged([]) == []
+    (live_gen(root, "facts") / "0123456789abcdef0123456789abcdef.store").write_bytes(b"x")
+    shutil.copytree(live_gen(root, "turns"), root / "turns" / "gen-9")
+    problems = ix.verify_purged([])
+    assert any("belongs to no live segment" in p for p in problems)
+    assert any("orphan generation" in p and "gen-9" in p for p in problems)
+    with pytest.raises(ValueError):
+        ix.verify_purged(["nope"])
+
+
+# --------------------------------------------------------------------------
+# rebuild / generations
+
+
+def test_rebuild_switches_generation_and_removes_old(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("old", "oldcontent fact"), turn("oldt", "oldcontent turn")])
+    old_facts, old_turns = live_gen(root, "facts"), live_gen(root, "turns")
+    other = SearchIndex(root)  # e.g. another process' reader
+    assert len(other.search("oldcontent")) == 2
+
+    new_docs = [fact("nf", "newcontent fact"), *[turn(f"n{i}", f"newcontent turn {i}")
+                                                 for i in range(2500)]]
+    seen_during: list[tuple[int, int, int]] = []
+
+    def progress(n: int) -> None:
+        # searching during the rebuild still sees the old generation
+        seen_during.append((n, len(ix.search("oldcontent")), len(ix.search("newcontent"))))
+
+    assert ix.rebuild(new_docs, progress=progress) == len(new_docs)
+    assert [n for n, _, _ in seen_during] == [1000, 2000, 2501]
+    assert all(o == 2 and n == 0 for _, o, n in seen_during)
+
+    assert not old_facts.exists() and not old_turns.exists()
+    assert live_gen(root, "facts").name == "gen-2"
+    assert ix.search("oldcontent") == []
+    assert len(ix.search("newcontent", limit=5000)) == len(new_docs)
+    assert other.search("oldcontent") == []  # the other reader follows CURRENT
+    assert len(other.search("newcontent", limit=3)) == 3
+    assert ix.doc_count() == {"fact": 1, "turn": 2500}
+    assert ix.verify_purged([oid("old"), oid("oldt")]) == []
+    other.close()
+
+
+def test_rebuild_removes_orphan_generation(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("a", "alpha"), turn("b", "beta")])
+    # "crash": a half-written generation left behind, and a stray tmp file
+    orphan = root / "facts" / "gen-5"
+    shutil.copytree(live_gen(root, "facts"), orphan)
+    (root / "facts" / "CURRENT.tmp-999-1").write_text("gen-5\n")
+    assert ids(ix.search("alpha")) == [oid("a")]  # orphan is ignored
+    ix.rebuild([fact("a", "alpha"), turn("b", "beta")])
+    assert not orphan.exists()
+    assert not (root / "facts" / "CURRENT.tmp-999-1").exists()
+    gens = sorted(p.name for p in (root / "facts").iterdir() if p.name.startswith("gen-"))
+    assert gens == ["gen-6"]
+    assert ids(ix.search("alpha")) == [oid("a")]
+
+
+def test_add_removes_orphan_generation(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("a", "alpha")])
+    orphan = root / "facts" / "gen-3"
+    orphan.mkdir()
+    (orphan / "junk").write_bytes(b"junk")
+    ix.add([fact("b", "beta")])
+    assert not orphan.exists()
+    assert ix.verify_purged([]) == []
+
+
+def test_failed_rebuild_keeps_old_index(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("a", "alpha"), turn("b", "beta")])
+
+    def docs():
+        yield fact("c", "gamma")
+        raise RuntimeError("object store read failed")
+
+    with pytest.raises(RuntimeError):
+        ix.rebuild(docs())
+    assert ids(ix.search("alpha")) == [oid("a")]
+    assert ix.search("gamma") == []
+    for sub in ("facts", "turns"):
+        assert sorted(p.name for p in (root / sub).iterdir()) == ["CURRENT", "LOCK", "gen-1"]
+
+
+def test_rebuild_repairs_corrupt_current(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("a", "alpha")])
+    (root / "facts" / "CURRENT").write_text("garbage\n")
+    with pytest.raises(IndexCorruptError):
+        ix.search("alpha")
+    ix.rebuild([fact("a", "alpha")])
+    assert ids(ix.search("alpha")) == [oid("a")]
+    assert ix.verify_purged([]) == []
+
+
+def test_second_writer_is_busy(root: Path, ix: SearchIndex) -> None:
+    ix.add([fact("a", "alpha")])
+    other = SearchIndex(root, lock_timeout=0.2)
+    errors: list[Exception] = []
+
+    def progress(_n: int) -> None:
+        try:
+            other.add([fact("b", "beta")])
+        except IndexBusyError as e:
+            errors.append(e)
+        # readers are never blocked by the writer lock
+        assert ids(other.search("alpha")) == [oid("a")]
+
+    ix.rebuild([fact("a", "alpha")], progress=progress)
+    assert len(errors) == 1
+    other.add([fact("b", "beta")])  # lock released after the rebuild
+    assert ids(ix.search("beta")) == [oid("b")]
+    other.close()
+
+
+_WRITER_SCRIPT = """
+import sys
+from pathlib import Path
+from objstore.searchindex import IndexDoc, SearchIndex
+import hashlib
+root, tag = Path(sys.argv[1]), sys.argv[2]
+ix = SearchIndex(root, lock_timeout=60)
+for i in range(15):
+    oid = hashlib.sha256(f"{tag}-{i}".encode()).hexdigest()
+    ix.add([IndexDoc(oid, "turn", tag, i, "", "user", f"concurrent {tag} number {i}")])
+"""
+
+
+def test_concurrent_writer_processes(root: Path, ix: SearchIndex) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER_SCRIPT, str(root), f"p{n}"],
+                              env=env, stderr=subprocess.PIPE) for n in range(3)]
+    for p in procs:
+        _out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()
+    assert ix.doc_count() == {"fact": 0, "turn": 45}
+    assert len(ix.search("concurrent", limit=100)) == 45
+    assert ix.verify_purged([]) == []
+
+
+# --------------------------------------------------------------------------
+# snippets
+
+
+def test_make_snippet() -> None:
+    text = ("intro " * 60) + "the  Café\n\tserves   coffee " + ("outro " * 60)
+    snip = make_snippet(text, "cafe", width=60)
+    assert "Café serves coffee" in snip
+    assert snip.startswith("…") and snip.endswith("…")
+    assert len(snip) <= 62
+    assert "  " not in snip and "\n" not in snip
+
+    # no match / empty query: start of the text
+    assert make_snippet(text, "zzz", width=30) == ("intro " * 5).strip() + "…"
+    assert make_snippet(text, "", width=30).startswith("intro")
+    # short text returned whole, whitespace collapsed
+    assert make_snippet("a  b\nc", "b") == "a b c"
+    # CJK match inside a long unspaced run
+    cjk = "あ" * 300 + "日本語" + "い" * 300
+    s = make_snippet(cjk, "日本語", width=40)
+    assert "日本語" in s and s.startswith("…") and s.endswith("…")
+    # multi-token query word, case folded
+    s = make_snippet("x " * 200 + "fix AUTH.PY now " + "y " * 200, "auth.py", width=40)
+    assert "AUTH.PY" in s
+    with pytest.raises(ValueError):
+        make_snippet("text", "q", width=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=400), query=st.text(max_size=30),
+       width=st.integers(min_value=1, max_value=200))
+def test_make_snippet_never_raises(text: str, query: str, width: int) -> None:
+    s = make_snippet(text, query, width)
+    assert len(s) <= width + 2
