@@ -144,3 +144,16 @@ def progress_bar(label: str):
             elif state.get("counter"):
                 click.echo("", err=True)
     return cm()
+
+
+def complete_key(ctx: click.Context, _param, incomplete: str):
+    """Shell completion for KEY arguments: keys of the store that start with
+    what was typed (nothing when there is no store)."""
+    from click.shell_completion import CompletionItem
+    try:
+        from objstore.facts import list_keys
+        from objstore.store import Store
+        with Store.open(home_path(ctx)) as store:
+            return [CompletionItem(k) for k, _ in list_keys(store, incomplete)][:200]
+    except Exception:  # noqa: BLE001 - completion must never fail loudly
+        return []

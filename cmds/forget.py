@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, short, with_store
+from ._common import complete_key, emit_json, fmt_time, json_option, short, with_store
 
 
 @click.command("forget")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")
 @json_option
@@ -27,7 +27,7 @@ def command(key, yes, dry_run, as_json, store):
       mem forget project/api/password --yes && mem gc --prune=now
 
     Exit status: 0 forgotten (or dry run); 4 no such key; 11 store locked;
-    130 not confirmed.
+    1 not confirmed; 130 interrupted.
     """
     from objstore.forget import forget_key, preview
     chain = preview(store, key)
@@ -43,7 +43,9 @@ def command(key, yes, dry_run, as_json, store):
                        "versions": [{"id": v.id, "version": v.fact.version} for v in chain]})
         return
     if not yes:
-        click.confirm("forget these versions for good?", abort=True, err=True)
+        if not click.confirm("forget these versions for good?", err=True):
+            click.echo("nothing forgotten", err=True)
+            raise click.exceptions.Exit(1)
     r = forget_key(store, key)
     if as_json:
         emit_json({"key": r.key, "dry_run": False, "versions": [{"id": i, "version": n} for i, n in r.versions],

@@ -2,12 +2,12 @@
 
 import click
 
-from ._common import json_option, with_store
+from ._common import complete_key, json_option, with_store
 from .log import version_json
 
 
 @click.command("get")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @json_option
 @with_store()
 def command(key, as_json, store):

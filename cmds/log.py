@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import TimeType, emit_json, fmt_time, json_option, with_store
+from ._common import complete_key, TimeType, emit_json, fmt_time, json_option, with_store
 
 
 def version_json(v, *, current: bool) -> dict:
@@ -15,7 +15,7 @@ def version_json(v, *, current: bool) -> dict:
 
 
 @click.command("log")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.option("--as-of", type=TimeType(), help="Show only what was recorded by TIME and mark what was current then.")
 @json_option
 @with_store()

@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import TimeType, emit_json, json_option, with_store
+from ._common import complete_key, TimeType, emit_json, json_option, with_store
 
 
 @click.command("remember")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.argument("text")
 @click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference"]),
               help="Kind of fact (default: from the scope, or the current version's kind).")

@@ -540,6 +540,16 @@ class _Sub:
                 raise IndexBusyError(f"{self.dir}: tantivy writer lock busy: {e}") from e
             raise SearchIndexError(f"{self.dir}: cannot create writer: {e}") from e
 
+    def collect_garbage(self, name: str) -> None:
+        """Delete files of segments that merges made dead (tantivy leaves
+        them until a writer's garbage collection).  Uses a fresh Index on
+        generation ``name``, so no searcher of ours keeps the files alive.
+        Caller holds the lock.  Errors are ignored: this only tidies."""
+        with contextlib.suppress(Exception):
+            writer = self._new_writer(self._open_gen(name))
+            writer.garbage_collect_files()
+            writer.wait_merging_threads()
+
     def start_generation(self) -> "_NewGen":
         """Create an empty new generation dir with an open writer (caller
         holds the lock).  Orphans are removed first."""
@@ -633,6 +643,7 @@ class _NewGen:
         except ValueError as e:
             raise SearchIndexError(f"{self.sub.dir / self.name}: commit failed: {e}") from e
         self._done = True
+        self.sub.collect_garbage(self.name)
 
     def switch(self) -> None:
         """Point CURRENT at this generation and delete the previous one."""
@@ -908,6 +919,8 @@ class SearchIndex:
                 continue
             name, index = opened
             gen_dir = sub.dir / name
+            with sub.locked():
+                sub.collect_garbage(name)
             index.reload()
             searcher = index.searcher()
             for i in ids:
@@ -933,6 +946,26 @@ class SearchIndex:
                 if fname.split(".", 1)[0] not in live:
                     problems.append(f"{k}: file {gen_dir / fname} belongs to no live segment")
         return problems
+
+    def term_doc_freq(self, text: str) -> dict[str, int]:
+        """Document frequency of every token of ``text`` in the ``text`` field,
+        summed over the sub-indexes, deleted-but-unpurged documents included.
+
+        ``{"zebraquokka": 0, ...}``: a forgotten word that no surviving
+        document contains must count 0 (it is then absent from the term
+        dictionaries, which a raw byte scan cannot show).
+        """
+        out = {tok: 0 for tok in tokenize(text)}
+        for sub in self._subs.values():
+            opened = sub.open_current()
+            if opened is None:
+                continue
+            index = opened[1]
+            index.reload()
+            searcher = index.searcher()
+            for tok in out:
+                out[tok] += searcher.doc_freq("text", tok)
+        return out
 
     def close(self) -> None:
         """Drop open index handles (the instance stays usable and reopens

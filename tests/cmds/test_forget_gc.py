@@ -22,6 +22,9 @@ def test_forget_then_gc_leaves_no_trace(invoke, store_path):
     invoke("remember", "project/p/secret", f"the code is {SENTINEL} beta")
     ids = [v["id"] for v in invoke("log", "project/p/secret", "--json").json]
     assert invoke("search", SENTINEL, "--json").json
+    idx = SearchIndex(store_path / "index")
+    assert idx.term_doc_freq(SENTINEL)["zebraquokka"] >= 1  # the term check can see it before forget
+    idx.close()
     assert scan_store(store_path, [SENTINEL.encode()])  # the scan can find it before forget
 
     preview = invoke("forget", "project/p/secret", "--dry-run")
@@ -37,6 +40,8 @@ def test_forget_then_gc_leaves_no_trace(invoke, store_path):
     assert invoke("search", "zebraquokka", "--json").json == []
     idx = SearchIndex(store_path / "index")
     assert idx.verify_purged(ids) == []
+    assert idx.term_doc_freq(SENTINEL) == {"zebraquokka": 0, "7731": 0}
+    assert idx.term_doc_freq("postgres")["postgres"] >= 1  # the check can see a live word
     idx.close()
     invoke("get", "project/p/secret", exit_code=4)
     assert invoke("get", "project/p/keep").stdout == "postgres on 5433, keep me\n"
