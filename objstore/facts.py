@@ -182,14 +182,18 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned))
         oid = store.put(fact)
-        store.refs.set_if_equals(ref, old, oid)
-        store.reflog.append(ref, old, oid, now, command)
         new_chain = [Version(oid, fact), *chain]
         old_cur = current_of(chain)
         new_cur = current_of(new_chain)
-        if old_cur is None or new_cur.id != old_cur.id:
+        reindex = old_cur is None or new_cur.id != old_cur.id
+        if reindex:
+            store.journal.fact(key)  # before the ref moves: recovery can redo the index
+        store.refs.set_if_equals(ref, old, oid)
+        store.reflog.append(ref, old, oid, now, command)
+        if reindex:
             store.index.add([fact_doc(new_cur.id, new_cur.fact)],
                             delete_ids=[old_cur.id] if old_cur else [])
+            store.journal.clear()
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id)
 
 

@@ -68,6 +68,8 @@ def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "
             tid = store.put(Tombstone(key=key, value_sha256=d, time=now, reason=reason))
             store.refs.set_if_equals(f"tombstones/{tid}", None, tid)
             res.tombstones.append(tid)
+        # the journal lets a crash from here on be finished by the next writer
+        store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in chain])
         # 2. the ref and its reflog (ids only, but ids are fingerprints too)
         store.refs.set_if_equals(ref, chain[0].id, None)
         store.reflog.drop(ref)
@@ -81,7 +83,8 @@ def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "
         res.index_problems = store.index.verify_purged([v.id for v in chain])
         # 4. the objects themselves
         for v in chain:
-            res.objects_deleted += store.objects.delete(v.id)
+            res.objects_deleted += store.delete_object(v.id)
+        store.journal.clear()
         return res
 
 

@@ -35,10 +35,14 @@ class StoreLock:
         StoreLocked: on ``acquire`` when not obtained within ``timeout``.
     """
 
-    def __init__(self, path: Path, *, timeout: float = 10.0, command: str = "") -> None:
+    def __init__(self, path: Path, *, timeout: float = 10.0, command: str = "",
+                 on_acquire=None) -> None:
+        """``on_acquire``: called once the flock is taken (depth 1), e.g. to
+        replay a crash journal; if it raises, the lock is released."""
         self.path = path
         self.timeout = timeout
         self.command = command
+        self.on_acquire = on_acquire
         self._fd: int | None = None
         self.depth = 0
 
@@ -72,6 +76,13 @@ class StoreLock:
         os.pwrite(fd, info, 0)
         self._fd = fd
         self.depth = 1
+        if self.on_acquire is not None:
+            try:
+                self.on_acquire()
+            except BaseException:
+                self.depth = 1
+                self.release()
+                raise
 
     @staticmethod
     def _holder(fd: int) -> str:

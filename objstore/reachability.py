@@ -42,10 +42,11 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
             try:
                 obj = decode(store.objects.get(oid))
             except (NotFound, CorruptObject) as e:
+                if where == "reflog" and referrer == "reflog":
+                    break  # reflog entries are weak roots: an expired/forgotten id is no error
                 if missing is None:
                     raise
-                if where != "reflog":
-                    missing.append((referrer, oid, str(e)))
+                missing.append((referrer, oid, str(e)))
                 break
             seen.add(oid)
             referrer = oid

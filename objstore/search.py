@@ -45,6 +45,7 @@ class SearchResult:
 def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn")) -> list[SearchResult]:
     """BM25 search.  The query is never parsed as query syntax."""
     from .searchindex import make_snippet
+    store.try_recover()  # a crashed writer left the index behind: catch up if we can
     out: list[SearchResult] = []
     seen: set[str] = set()
     for h in store.index.search(query, limit=limit * 2 + 5, kinds=kinds):
@@ -88,4 +89,6 @@ def iter_docs(store: Store) -> Iterator:
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:
     """Rebuild the search index from scratch; return the number of documents."""
     with store.lock("reindex"):
-        return store.index.rebuild(iter_docs(store), progress=progress)
+        n = store.index.rebuild(iter_docs(store), progress=progress)
+        store.journal.clear()
+        return n

@@ -485,6 +485,7 @@ class _Sub:
                             f"{self.dir}: another writer holds the index lock"
                         ) from None
                     _time.sleep(_LOCK_POLL_S)
+            self._remove_temp_files()
             yield
         finally:
             os.close(fd)  # releases the flock
@@ -534,11 +535,28 @@ class _Sub:
     # -- writing ---------------------------------------------------------
     def _new_writer(self, index: "tantivy.Index") -> "tantivy.IndexWriter":
         try:
-            return index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+            writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
         except ValueError as e:
             if _is_lock_busy(e):
                 raise IndexBusyError(f"{self.dir}: tantivy writer lock busy: {e}") from e
             raise SearchIndexError(f"{self.dir}: cannot create writer: {e}") from e
+        # A writer killed mid-commit leaves files meta.json does not name
+        # (e.g. "<segment>.<opstamp>.del"); the next commit would try to create
+        # the same name and fail with FileAlreadyExists.  Collect them first.
+        with contextlib.suppress(Exception):
+            writer.garbage_collect_files()
+        return writer
+
+    def _remove_temp_files(self) -> None:
+        """Delete tantivy's atomic-write temp files (``.tmp*``) that a killed
+        writer left in generation dirs.  Only called with the lock held, so
+        no live writer owns them."""
+        for gen in self.gen_dirs():
+            with contextlib.suppress(OSError):
+                for ent in os.scandir(self.dir / gen):
+                    if ent.name.startswith(".tmp"):
+                        with contextlib.suppress(OSError):
+                            os.unlink(ent.path)
 
     def collect_garbage(self, name: str) -> None:
         """Delete files of segments that merges made dead (tantivy leaves

@@ -140,6 +140,7 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], *,
                     res.turns_added += 1
             # objects are durable (batch synced); now publish refs, then the reflog
             t = now_ms()
+            store.journal.sessions([(sid, states[sid].start_head) for sid in sorted(touched)])
             for sid in sorted(touched):
                 st = states[sid]
                 store.refs.set_if_equals(st.ref, st.start_head, st.head)
@@ -148,11 +149,13 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], *,
             if len(pending_docs) >= INDEX_BATCH or i == len(files) - 1:
                 if pending_docs:
                     store.index.add(pending_docs)
+                store.journal.clear()
                 pending_docs = []
             if progress:
                 progress(i + 1, len(files))
         if pending_docs:
             store.index.add(pending_docs)
+        store.journal.clear()
     res.files = stats.files
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(states)

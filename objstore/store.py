@@ -28,6 +28,7 @@ from typing import TypeVar
 import cbor2
 
 from .atomic import atomic_write
+from .journal import IndexJournal
 from .codec import decode, encode
 from .errors import CorruptObject, StoreNotFound, UnsupportedVersion
 from .lock import StoreLock
@@ -78,6 +79,7 @@ class Store:
         self.objects = LooseObjects(root / "objects")
         self.refs = Refs(root / "refs")
         self.reflog = Reflog(root / "logs", self.refs)
+        self.journal = IndexJournal(root / "index-journal")
         self.lock_timeout = lock_timeout
         self._lock: StoreLock | None = None
         self._index = None
@@ -144,12 +146,39 @@ class Store:
 
     # -- locking ---------------------------------------------------------
     def lock(self, command: str = "", timeout: float | None = None) -> StoreLock:
-        """The store-wide writer lock as a (re-entrant) context manager."""
-        if self._lock is None:
-            self._lock = StoreLock(self.root / "locks" / "store.lock",
-                                   timeout=self.lock_timeout if timeout is None else timeout,
-                                   command=command)
+        """The store-wide writer lock as a (re-entrant) context manager.
+
+        When taken (not re-entered) and the index journal is not empty, a
+        previous writer crashed: :func:`objstore.recovery.recover` replays it
+        before the caller proceeds."""
+        if self._lock is not None and self._lock.depth > 0:
+            return self._lock
+        self._lock = StoreLock(self.root / "locks" / "store.lock",
+                               timeout=self.lock_timeout if timeout is None else timeout,
+                               command=command, on_acquire=self._recover_if_needed)
         return self._lock
+
+    def _recover_if_needed(self) -> None:
+        if not self.journal.is_empty():
+            from .recovery import recover
+            recover(self)
+
+    def try_recover(self) -> bool:
+        """Replay a crash journal now if the lock is free at once (used by
+        readers before searching); True if the journal is now empty."""
+        if self.journal.is_empty():
+            return True
+        from .errors import StoreLocked
+        try:
+            with self.lock("recover", timeout=0):
+                pass
+        except StoreLocked:
+            return False
+        return self.journal.is_empty()
+
+    def delete_object(self, oid: str) -> bool:
+        """Delete an object's loose file; True if it existed."""
+        return self.objects.delete(oid)
 
     # -- search index ----------------------------------------------------
     @property

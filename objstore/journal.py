@@ -1,0 +1,107 @@
+"""The index journal: a write-ahead note of which refs moved, so that the
+derived search index can be brought back in step after a crash.
+
+Every writer appends, under the store lock and *before* it moves refs, one
+line per ref whose index documents will change; once the index commit that
+reflects the move is done, it clears the journal.  A non-empty journal
+therefore means "the index may be behind these refs".  ``recover`` (run when
+the store lock is next taken, and by search when it can take the lock at
+once) replays it; replay is idempotent, so a crash during recovery is
+harmless too.
+
+File ``<store>/index-journal``, UTF-8 lines, tab-separated::
+
+    F <TAB> <key>                      the key's current version changed
+    S <TAB> <session id> <TAB> <old head id | ->   turns after old head are new
+    P <TAB> <key>                      a forget of the key is in progress
+    D <TAB> <object id>                an object the forget will delete
+
+Only keys, session ids and object ids appear, never values; the file is
+emptied when the operation completes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class JournalEntries:
+    """Parsed journal: keys to refresh, sessions with their oldest old head,
+    keys being forgotten and objects to delete."""
+
+    facts: set[str] = field(default_factory=set)
+    sessions: dict[str, str | None] = field(default_factory=dict)
+    forgets: set[str] = field(default_factory=set)
+    deletes: set[str] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.sessions or self.forgets or self.deletes)
+
+
+class IndexJournal:
+    """Append-only journal at ``path``; see the module doc."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, lines: list[str], *, durable: bool = True) -> None:
+        """Append lines (without newlines; fields tab-separated) and fsync."""
+        if not lines:
+            return
+        data = "".join(line.replace("\n", " ") + "\n" for line in lines).encode("utf-8", "surrogatepass")
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, data)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def fact(self, key: str) -> None:
+        """Note that ``key``'s indexed version will change."""
+        self.append([f"F\t{key}"])
+
+    def sessions(self, moves: list[tuple[str, str | None]]) -> None:
+        """Note that sessions will move from the given old heads."""
+        self.append([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
+
+    def is_empty(self) -> bool:
+        """True when there is nothing to replay (cheap: one stat)."""
+        try:
+            return self.path.stat().st_size == 0
+        except FileNotFoundError:
+            return True
+
+    def read(self) -> JournalEntries:
+        """Parse the journal; malformed lines (a torn last line) are ignored."""
+        out = JournalEntries()
+        try:
+            text = self.path.read_bytes().decode("utf-8", "surrogatepass")
+        except FileNotFoundError:
+            return out
+        for line in text.split("\n"):
+            parts = line.split("\t")
+            if parts[0] == "F" and len(parts) == 2:
+                out.facts.add(parts[1])
+            elif parts[0] == "S" and len(parts) == 3:
+                old = None if parts[2] == "-" else parts[2]
+                out.sessions.setdefault(parts[1], old)
+            elif parts[0] == "P" and len(parts) == 2:
+                out.forgets.add(parts[1])
+            elif parts[0] == "D" and len(parts) == 2:
+                out.deletes.add(parts[1])
+        return out
+
+    def clear(self) -> None:
+        """Empty the journal (the operation it described is complete)."""
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_TRUNC)
+        except FileNotFoundError:
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,77 @@
+"""Bring the derived search index (and an interrupted forget) back in step
+after a crash, from the index journal (``journal.py``).
+
+Run with the store lock held: ``Store.lock`` calls :func:`recover` when it
+acquires the lock and finds the journal non-empty.  Every step is
+idempotent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .refs import fact_ref, session_ref
+
+
+@dataclass
+class RecoveryReport:
+    """What :func:`recover` replayed."""
+
+    facts: int = 0
+    turns: int = 0
+    forgets: int = 0
+    deleted: int = 0
+
+
+def recover(store) -> RecoveryReport:
+    """Replay the journal of ``store`` (caller holds the store lock)."""
+    from .facts import current_of, fact_doc, list_keys, walk
+    from .sessions import turn_doc, walk_turns
+    rep = RecoveryReport()
+    j = store.journal.read()
+    if not j:
+        store.journal.clear()
+        return rep
+    keep: set[str] = set()
+    if j.forgets:
+        # a forget was interrupted: whatever it did not finish, finish now.
+        # Keys whose ref still exists were not yet unlinked: keep their objects
+        # (the tombstones are written; running the forget again completes it).
+        for key in j.forgets:
+            head = store.refs.read(fact_ref(key))
+            if head is not None:
+                keep.update(v.id for v in walk(store, head))
+            else:
+                store.reflog.drop(fact_ref(key))
+        survivors = []
+        for _k, head in list_keys(store):
+            cur = current_of(list(walk(store, head)))
+            if cur is not None:
+                survivors.append(fact_doc(cur.id, cur.fact))
+        store.index.purge("fact", survivors)
+        rep.forgets = len(j.forgets)
+    elif j.facts:
+        adds, deletes = [], []
+        for key in sorted(j.facts):
+            head = store.refs.read(fact_ref(key))
+            chain = list(walk(store, head)) if head else []
+            cur = current_of(chain)
+            deletes.extend(v.id for v in chain if cur is None or v.id != cur.id)
+            if cur is not None:
+                adds.append(fact_doc(cur.id, cur.fact))
+        store.index.add(adds, delete_ids=deletes)
+        rep.facts = len(j.facts)
+    if j.sessions:
+        docs = []
+        for sid, old in sorted(j.sessions.items()):
+            for tv in walk_turns(store, store.refs.read(session_ref(sid))):
+                if tv.id == old:
+                    break
+                docs.append(turn_doc(tv.id, tv.turn))
+        for i in range(0, len(docs), 5000):
+            store.index.add(docs[i:i + 5000])
+        rep.turns = len(docs)
+    for oid in sorted(j.deletes - keep):
+        rep.deleted += store.delete_object(oid)
+    store.journal.clear()
+    return rep
