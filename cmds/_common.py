@@ -73,25 +73,39 @@ def fmt_time(ms: int) -> str:
     """ms since epoch -> ``2026-11-29T14:00:00Z`` (UTC); ``-`` for 0."""
     if not ms:
         return "-"
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (ValueError, OverflowError, OSError):
+        return f"{ms}ms"
 
 
 def parse_time(text: str) -> int:
     """``now``, ISO 8601 date or date-time (UTC unless an offset is given), or
-    integer ms since epoch -> ms since epoch.  Raises click.BadParameter."""
+    ``@MS`` (milliseconds since the epoch) -> ms since epoch, within 1970..9999.
+    Raises click.BadParameter."""
+    import re
     t = text.strip()
+    bad = click.BadParameter(f"{text!r} is not a time between 1970 and 9999 (use ISO 8601 like "
+                             "2026-03-01 or 2026-03-01T12:00Z, '@<ms since epoch>', or 'now')")
     if t.lower() == "now":
         from objstore.store import now_ms
         return now_ms()
-    if t.isdigit():
-        return int(t)
-    try:
-        d = _dt.datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a time (use ISO 8601 like 2026-03-01 or 2026-03-01T12:00Z, or 'now')") from None
-    if d.tzinfo is None:
-        d = d.replace(tzinfo=_dt.timezone.utc)
-    return int(d.timestamp() * 1000)
+    if re.fullmatch(r"@[0-9]{1,15}", t):
+        ms = int(t[1:])
+    elif not t.isascii() or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.,]+)?(Z|[+-][0-9:]+)?", t):
+        raise bad
+    else:
+        try:
+            d = _dt.datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
+        except ValueError:
+            raise bad from None
+        if d.tzinfo is None:
+            d = d.replace(tzinfo=_dt.timezone.utc)
+        ms = int(d.timestamp() * 1000)
+    from objstore.objects import MAX_TIME_MS
+    if not 0 <= ms <= MAX_TIME_MS:
+        raise bad
+    return ms
 
 
 class TimeType(click.ParamType):
@@ -154,6 +168,21 @@ def complete_key(ctx: click.Context, _param, incomplete: str):
         from objstore.facts import list_keys
         from objstore.store import Store
         with Store.open(home_path(ctx)) as store:
-            return [CompletionItem(k) for k, _ in list_keys(store, incomplete)][:200]
+            return [CompletionItem(k) for k, _ in list_keys(store) if k.startswith(incomplete)][:200]
     except Exception:  # noqa: BLE001 - completion must never fail loudly
         return []
+
+
+def plural(n: int, word: str) -> str:
+    """``plural(1, "turn") == "1 turn"``, ``plural(2, "turn") == "2 turns"``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7F] + list(range(0x80, 0xA0)) if c not in (9, 10)}
+
+
+def safe(text: str) -> str:
+    """Text for a terminal: control characters (escape sequences, carriage
+    returns, C1 controls) shown as ``\\xNN`` so stored content cannot drive
+    the user's terminal.  Tabs and newlines are kept."""
+    return text.translate(_CONTROL)

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import complete_key, emit_json, fmt_time, json_option, short, with_store
+from ._common import complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
 
 
 @click.command("forget")
@@ -36,14 +36,18 @@ def command(key, yes, dry_run, as_json, store):
             click.echo(f"{'would forget' if dry_run else 'will forget'} {chain[0].fact.key}: "
                        f"{len(chain)} version{'s' if len(chain) != 1 else ''}")
             for v in chain:
-                click.echo(f"  v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}")
+                click.echo(safe(f"  v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}"))
     if dry_run:
         if as_json:
             emit_json({"key": chain[0].fact.key, "dry_run": True,
                        "versions": [{"id": v.id, "version": v.fact.version} for v in chain]})
         return
     if not yes:
-        if not click.confirm("forget these versions for good?", err=True):
+        try:
+            ok = click.confirm("forget these versions for good?", err=True)
+        except click.Abort:  # end of input: nothing was confirmed
+            ok = False
+        if not ok:
             click.echo("nothing forgotten", err=True)
             raise click.exceptions.Exit(1)
     r = forget_key(store, key)
@@ -52,7 +56,7 @@ def command(key, yes, dry_run, as_json, store):
                    "tombstones": r.tombstones, "objects_deleted": r.objects_deleted,
                    "index_clean": not r.index_problems})
         return
-    click.echo(f"forgot {r.key}: {len(r.versions)} versions, {len(r.tombstones)} tombstones written, "
-               f"{r.objects_deleted} objects deleted, search index purged")
+    click.echo(f"forgot {r.key}: {plural(len(r.versions), 'version')}, {plural(len(r.tombstones), 'tombstone')} "
+               f"written, {plural(r.objects_deleted, 'object')} deleted, search index purged")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)

@@ -1,8 +1,10 @@
 """mem get."""
 
+import sys
+
 import click
 
-from ._common import complete_key, json_option, with_store
+from ._common import complete_key, json_option, safe, with_store
 from .log import version_json
 
 
@@ -28,5 +30,8 @@ def command(key, as_json, store):
     if as_json:
         from ._common import emit_json
         emit_json(version_json(v, current=True))
-    else:
-        click.echo(v.fact.body)
+    elif sys.stdout.isatty():
+        click.echo(safe(v.fact.body))
+    else:  # exactly the stored value (click.echo would strip escape sequences)
+        sys.stdout.write(v.fact.body + "\n")
+        sys.stdout.flush()

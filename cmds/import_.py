@@ -1,40 +1,69 @@
 """mem import."""
 
+import os
+from pathlib import Path
+
 import click
 
-from ._common import emit_json, json_option, progress_bar, with_store
+from ._common import emit_json, json_option, plural, progress_bar, with_store
+
+
+def default_paths(harness: str) -> list[str]:
+    """Where the harness keeps its transcripts on this machine."""
+    if harness == "codex":
+        return [str(Path(os.environ.get("CODEX_HOME", "~/.codex")).expanduser() / "sessions")]
+    return [str(Path(os.environ.get("CLAUDE_CONFIG_DIR", "~/.claude")).expanduser() / "projects")]
 
 
 @click.command("import")
-@click.argument("harness", type=click.Choice(["claude-code"]))
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("harness", type=click.Choice(["claude-code", "codex"]))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @json_option
 @with_store(create=True)
 def command(harness, paths, as_json, store):
     """Import agent transcripts as sessions of turns.
 
-    PATHS are transcript files or folders (a whole ~/.claude/projects tree,
-    one project folder, or single .jsonl files); subagent transcripts are
-    found in all three layouts.  Importing the same files again adds
-    nothing.  A bad line is skipped and counted, never fatal.  Tool results
-    are cut to 4,000 characters.
+    PATHS are transcript files or folders: for claude-code a whole
+    ~/.claude/projects tree (the default), one project folder or single
+    .jsonl files, subagent transcripts included in all three layouts; for
+    codex the rollout files under ~/.codex/sessions (the default).
+    Importing the same files again adds nothing.  A bad line or an
+    unreadable file is skipped and counted, never fatal.  Tool results are
+    cut to 4,000 characters.
 
     \b
     Examples:
-      mem import claude-code ~/.claude/projects
-      mem import claude-code session.jsonl --json
+      mem import claude-code
+      mem import claude-code ~/.claude/projects/-home-me-api --json
+      mem import codex ~/.codex/sessions/2026/03
 
-    Exit status: 0 ok (even with skipped lines); 2 bad path; 11 store locked.
+    Exit status: 0 ok (even with skipped lines or files); 2 a path does not
+    exist; 11 store locked.
     """
-    from objstore.sessions import import_claude_code
+    from objstore.sessions import import_transcripts
+    if not paths:
+        paths = tuple(p for p in default_paths(harness) if Path(p).exists())
+        if not paths:
+            raise click.UsageError(f"no {harness} transcripts at {default_paths(harness)[0]}; give PATHS")
     with progress_bar("importing") as update:
-        r = import_claude_code(store, paths, progress=update)
+        r = import_transcripts(store, harness, paths, progress=update)
     if as_json:
-        emit_json({"harness": harness, "files": r.files, "sessions": r.sessions, "sessions_new": r.sessions_new,
-                   "turns_added": r.turns_added, "turns_seen": r.turns_seen, "lines": r.lines,
-                   "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored})
-        return
-    click.echo(f"imported {r.turns_added} new turns from {r.files} files "
-               f"({r.sessions} sessions, {r.sessions_new} new; {r.turns_seen - r.turns_added} turns already stored)")
-    if r.lines_skipped:
-        click.echo(f"skipped {r.lines_skipped} bad lines (not JSON, truncated or invalid text)", err=True)
+        emit_json({"harness": harness, "files": r.files, "files_skipped": r.files_skipped,
+                   "sessions": r.sessions, "sessions_new": r.sessions_new,
+                   "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
+                   "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
+                   "errors": r.errors, "index_error": r.index_error})
+    else:
+        click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
+                   f"({plural(r.sessions, 'session')}, {r.sessions_new} new; "
+                   f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored)")
+        if r.files == 0 and r.files_skipped == 0:
+            click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
+        if r.lines_skipped:
+            click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
+                       err=True)
+    for e in r.errors[:20]:
+        click.echo(f"warning: {e}", err=True)
+    if r.index_error:
+        click.echo(f"warning: turns are stored but the search index was not updated: {r.index_error}\n"
+                   "hint: run 'mem reindex'", err=True)

@@ -88,7 +88,7 @@ class MemGroup(click.Group):
 @click.group(cls=MemGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", type=click.Path(file_okay=False), envvar="MEM_HOME",
               help="Store directory (default: $MEM_HOME, else ~/.mem).")
-@click.option("--lock-timeout", type=float, default=None, metavar="SECONDS",
+@click.option("--lock-timeout", type=click.FloatRange(0, 3600), default=None, metavar="SECONDS",
               help="How long a writer waits for the store lock (default 10, $MEM_LOCK_TIMEOUT).")
 @click.version_option(package_name="memvcs", prog_name="mem")
 def cli(home, lock_timeout):
@@ -104,6 +104,7 @@ def cli(home, lock_timeout):
     11 store locked, 13 corruption, 14 unsupported version, 130 interrupted.
     See docs/exit-codes.md.
     """
+    os.umask(0o077)  # the store holds private text: files and folders are the owner's only
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,7 @@
 """mem remember."""
 
+import sys
+
 import click
 
 from ._common import complete_key, TimeType, emit_json, json_option, with_store
@@ -23,7 +25,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     """Write a new version of KEY; the old value stays in the log.
 
     KEY is <scope>/<name> with scope user, global or project/<name>.
-    A value and kind identical to the head's writes nothing and says so.
+    TEXT '-' reads the value from standard input.  A value and kind
+    identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
 
     \b
@@ -37,9 +40,15 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     11 store locked.
     """
     from objstore.facts import remember
+    if text == "-":
+        text = sys.stdin.read()
+        text = text[:-1] if text.endswith("\n") else text
     r = remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                  sensitivity=sensitivity, pinned=pin)
     f = r.version.fact
+    if r.index_error:
+        click.echo(f"warning: written, but the search index was not updated: {r.index_error}\n"
+                   "hint: run 'mem reindex'", err=True)
     if as_json:
         emit_json({"key": r.key, "written": r.written, "id": r.version.id, "version": f.version,
                    "previous": r.previous, "current": r.current})

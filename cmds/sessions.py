@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, with_store
+from ._common import emit_json, fmt_time, json_option, plural, safe, with_store
 
 
 @click.command("sessions")
@@ -29,4 +29,4 @@ def command(project, as_json, store):
                     "turns": s.turns, "head": s.head} for s in rows])
         return
     for s in rows:
-        click.echo(f"{s.id}  {s.project or '-':<24}  {fmt_time(s.started)}  {s.turns:>5} turns")
+        click.echo(safe(f"{s.id:<36}  {s.project or '-':<20}  {fmt_time(s.started)}  {plural(s.turns, 'turn'):>10}"))

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, with_store
+from ._common import emit_json, fmt_time, json_option, safe, with_store
 
 
 def object_json(oid: str, obj) -> dict:
@@ -19,7 +19,7 @@ def _print_object(oid: str, obj) -> None:
     from objstore.objects import Fact, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Fact):
-        click.echo(f"key:         {obj.key}  (v{obj.version})")
+        click.echo(safe(f"key:         {obj.key}  (v{obj.version})"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
         click.echo(f"parent:      {obj.parent or '-'}")
@@ -28,16 +28,16 @@ def _print_object(oid: str, obj) -> None:
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
         click.echo("")
-        click.echo(obj.body)
+        click.echo(safe(obj.body))
     elif isinstance(obj, Turn):
-        click.echo(f"session:     {obj.session}  (turn {obj.seq})")
+        click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
-        click.echo(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}")
+        click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
         click.echo("")
-        click.echo(obj.text)
+        click.echo(safe(obj.text))
     elif isinstance(obj, Tombstone):
-        click.echo(f"key:         {obj.key}")
+        click.echo(safe(f"key:         {obj.key}"))
         click.echo(f"value sha256: {obj.value_sha256.hex()}")
         click.echo(f"time:        {fmt_time(obj.time)}    reason: {obj.reason}")
 
@@ -62,7 +62,7 @@ def command(what, as_json, store):
     """
     from objstore import facts, sessions
     from objstore.codec import decode
-    from objstore.errors import InvalidInput, NotFound
+    from objstore.errors import AmbiguousId, InvalidInput, NotFound
     from objstore.ids import check_prefix
 
     if "@" in what:
@@ -76,6 +76,8 @@ def command(what, as_json, store):
     if is_hex:
         try:
             oid = store.objects.resolve(what)
+        except AmbiguousId:
+            raise
         except NotFound:
             oid = None
         if oid is not None:
@@ -90,7 +92,7 @@ def command(what, as_json, store):
         for tv in turns:
             t = tv.turn
             click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
-            click.echo(t.text)
+            click.echo(safe(t.text))
         return
     if "/" in what:
         v = facts.current(store, what)

@@ -30,9 +30,14 @@ HEADER_LEN = 6
 _ALLOWED = (int, str, bytes, bool, type(None))
 
 
+_INT_MIN, _INT_MAX = -(2**64), 2**64 - 1  # CBOR major types 0/1, no bignum tags
+
+
 def _check_value(v: Any, depth: int = 0) -> None:
     if depth > 8:
         raise CorruptObject("payload nested too deeply")
+    if isinstance(v, int) and not isinstance(v, bool) and not _INT_MIN <= v <= _INT_MAX:
+        raise CorruptObject("integer outside CBOR's 64-bit range (bignums are not allowed)")
     if isinstance(v, _ALLOWED):
         return
     if isinstance(v, list):

@@ -21,10 +21,13 @@ class MemError(Exception):
 
     exit_code: ClassVar[int] = 1
 
+    #: default hint of the class (an instance's ``hint`` overrides it)
+    default_hint: ClassVar[str | None] = None
+
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.hint = hint if hint is not None else self.default_hint
 
     def __str__(self) -> str:
         return self.message

@@ -48,6 +48,7 @@ class RememberResult:
     version: Version
     previous: str | None
     current: str
+    index_error: str | None = None
 
 
 def check_text(text: str, what: str = "body") -> str:
@@ -81,11 +82,19 @@ def versions(store: Store, key: str) -> list[Version]:
 
 
 def walk(store: Store, oid: str | None) -> Iterator[Version]:
-    """Versions from ``oid`` back along ``parent`` links."""
+    """Versions from ``oid`` back along ``parent`` links.
+
+    Raises IntegrityError when a linked object is missing (the history is
+    broken: ``mem fsck`` tells more)."""
+    from .errors import IntegrityError
     seen = set()
     while oid is not None and oid not in seen:
         seen.add(oid)
-        f = store.get(oid, Fact)
+        try:
+            f = store.get(oid, Fact)
+        except NotFound:
+            raise IntegrityError(f"fact version {oid} is missing from the store",
+                                 hint="run 'mem fsck' to see what is damaged") from None
         yield Version(oid, f)
         oid = f.parent
 
@@ -190,19 +199,27 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             store.journal.fact(key)  # before the ref moves: recovery can redo the index
         store.refs.set_if_equals(ref, old, oid)
         store.reflog.append(ref, old, oid, now, command)
+        index_error = None
         if reindex:
-            store.index.add([fact_doc(new_cur.id, new_cur.fact)],
-                            delete_ids=[old_cur.id] if old_cur else [])
-            store.journal.clear()
-        return RememberResult(key, True, Version(oid, fact), old, new_cur.id)
+            from .searchindex import SearchIndexError
+            try:
+                store.index.add([fact_doc(new_cur.id, new_cur.fact)],
+                                delete_ids=[old_cur.id] if old_cur else [])
+                store.journal.clear()
+            except SearchIndexError as e:  # the write stands; the journal lets the index catch up
+                index_error = str(e)
+        return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error)
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
-    """``(key, head id)`` of every key, sorted; optionally under ``prefix``."""
+    """``(key, head id)`` of every key, sorted; optionally under ``prefix``
+    (a key, or a key prefix ending in '/'; ``project/api`` matches
+    ``project/api/port``, not ``project/apiv2/port``)."""
     out = []
+    want = prefix if (not prefix or prefix.endswith("/")) else prefix + "/"
     for name, oid in store.refs.iter("facts"):
         key = name[len("facts/"):]
-        if key.startswith(prefix):
+        if not prefix or key == prefix or key.startswith(want):
             out.append((key, oid))
     return out
 

@@ -88,7 +88,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
     for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "tmp"):
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
-                if (f.startswith(".") and ".tmp" in f) or f.endswith(".lock") or base.name == "tmp":
+                if (f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs"):
                     p = Path(dirpath) / f
                     temps.append(p)
                     try:

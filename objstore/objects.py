@@ -29,6 +29,16 @@ ROLES = ("user", "assistant", "tool", "system")
 
 _WS = re.compile(r"\s+")
 
+#: Times are ms since the epoch in [0, MAX_TIME_MS] (year 9999 ends there).
+MAX_TIME_MS = 253_402_300_799_999
+
+
+def check_time(value: int, what: str) -> int:
+    """Refuse a time outside 1970..9999 (ms since epoch); raises InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIME_MS:
+        raise InvalidInput(f"{what} must be a time between 1970 and 9999 (ms since epoch), not {value!r}")
+    return value
+
 
 def normalize_value(text: str) -> str:
     """The normalized form of a value, used for tombstones and matching.
@@ -123,6 +133,8 @@ class Fact:
         _choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         if self.version < 1:
             raise InvalidInput("version must be >= 1")
+        check_time(self.valid_from, "valid_from")
+        check_time(self.recorded_at, "recorded_at")
         if self.parent is not None and not is_full_id(self.parent):
             raise InvalidInput("parent must be a full id")
 
@@ -197,6 +209,7 @@ class Turn:
         _choice(self.role, ROLES, "role")
         if self.seq < 0:
             raise InvalidInput("seq must be >= 0")
+        check_time(self.timestamp, "timestamp")
 
     def to_payload(self) -> dict[str, Any]:
         """The CBOR payload (see module doc)."""
@@ -249,6 +262,7 @@ class Tombstone:
     def __post_init__(self) -> None:
         if len(self.value_sha256) != 32:
             raise InvalidInput("value_sha256 must be 32 bytes")
+        check_time(self.time, "time")
 
     def to_payload(self) -> dict[str, Any]:
         """The CBOR payload (see module doc)."""

@@ -21,10 +21,42 @@ class RecoveryReport:
     turns: int = 0
     forgets: int = 0
     deleted: int = 0
+    rebuilt: bool = False
 
 
 def recover(store) -> RecoveryReport:
-    """Replay the journal of ``store`` (caller holds the store lock)."""
+    """Replay the journal of ``store`` (caller holds the store lock).
+
+    If the index itself is damaged, it is rebuilt from the objects; if even
+    that fails, the journal is kept (so nothing is lost) and no error is
+    raised, so writers keep working; searches then report the damage."""
+    from .searchindex import SearchIndexError
+    try:
+        return _replay(store)
+    except SearchIndexError:
+        from .search import iter_docs
+        try:
+            store.index.rebuild(iter_docs(store))
+        except SearchIndexError:
+            return RecoveryReport()
+        j = store.journal.read()
+        for oid in sorted(j.deletes - _kept(store, j.forgets)):
+            store.delete_object(oid)
+        store.journal.clear()
+        return RecoveryReport(rebuilt=True)
+
+
+def _kept(store, forgets) -> set[str]:
+    from .facts import walk
+    keep: set[str] = set()
+    for key in forgets:
+        head = store.refs.read(fact_ref(key))
+        if head is not None:
+            keep.update(v.id for v in walk(store, head))
+    return keep
+
+
+def _replay(store) -> RecoveryReport:
     from .facts import current_of, fact_doc, list_keys, walk
     from .sessions import turn_doc, walk_turns
     rep = RecoveryReport()
@@ -37,11 +69,9 @@ def recover(store) -> RecoveryReport:
         # a forget was interrupted: whatever it did not finish, finish now.
         # Keys whose ref still exists were not yet unlinked: keep their objects
         # (the tombstones are written; running the forget again completes it).
+        keep = _kept(store, j.forgets)
         for key in j.forgets:
-            head = store.refs.read(fact_ref(key))
-            if head is not None:
-                keep.update(v.id for v in walk(store, head))
-            else:
+            if store.refs.read(fact_ref(key)) is None:
                 store.reflog.drop(fact_ref(key))
         survivors = []
         for _k, head in list_keys(store):

@@ -48,8 +48,8 @@ def _check_segment(seg: str, what: str) -> None:
 def _check_chars(text: str, what: str) -> None:
     for ch in text:
         cat = unicodedata.category(ch)
-        if cat == "Cc" or ch == "\\":
-            raise InvalidInput(f"{what}: control characters and '\\' are not allowed")
+        if cat in ("Cc", "Cf") or ch == "\\":
+            raise InvalidInput(f"{what}: control and invisible formatting characters and '\\' are not allowed")
         if cat == "Cs":
             raise InvalidInput(f"{what}: not valid Unicode (lone surrogate)")
 
@@ -83,6 +83,9 @@ def validate_key(key: str) -> str:
     if len(parts) <= n:
         raise InvalidInput(f"{what}: missing the name after the scope",
                            hint="e.g. project/api/port")
+    if len(_escape("/".join(parts[n:])).encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise InvalidInput(f"{what}: the name after the scope is longer than {MAX_SEGMENT_BYTES} bytes "
+                           "(each '/' and '%' counts 3)")
     return key
 
 

@@ -129,6 +129,8 @@ from typing import Callable, Iterable, Iterator
 
 import tantivy
 
+from .errors import MemError
+
 __all__ = [
     "IndexDoc",
     "Hit",
@@ -147,21 +149,28 @@ __all__ = [
 # errors
 
 
-class SearchIndexError(Exception):
-    """Base class of every error this module raises on purpose.
+class SearchIndexError(MemError):
+    """Base class of every error this module raises on purpose (a
+    :class:`objstore.errors.MemError`, so the CLI maps it: hint ``mem reindex``).
 
     Besides these, public functions raise ``ValueError`` for invalid
     arguments and may let ``OSError`` through for filesystem failures
     (permissions, disk full).
     """
 
+    default_hint = "the search index is derived data: rebuild it with 'mem reindex'"
+
 
 class IndexBusyError(SearchIndexError):
-    """Another writer holds the sub-index lock and did not release it in time."""
+    """Another writer holds the sub-index lock and did not release it in time (exit 11)."""
+
+    exit_code = 11
 
 
 class IndexCorruptError(SearchIndexError):
-    """The on-disk index cannot be read; ``SearchIndex.rebuild`` repairs it."""
+    """The on-disk index cannot be read; ``SearchIndex.rebuild`` repairs it (exit 13)."""
+
+    exit_code = 13
 
 
 # --------------------------------------------------------------------------

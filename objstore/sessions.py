@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .capture import claude_code
+from .errors import MemError
 from .objects import Turn
 from .refs import session_ref, validate_session_id
 from .store import Store, now_ms
@@ -42,6 +42,10 @@ class ImportResult:
     lines_skipped: int = 0
     records_ignored: int = 0
     session_ids: list[str] = field(default_factory=list)
+    files_skipped: int = 0
+    turns_skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+    index_error: str | None = None
 
 
 @dataclass
@@ -67,11 +71,18 @@ class SessionInfo:
 
 
 def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
-    """Turns from ``oid`` back along parent links (newest first)."""
+    """Turns from ``oid`` back along parent links (newest first).
+
+    Raises IntegrityError when a linked turn is missing."""
+    from .errors import IntegrityError, NotFound
     seen = set()
     while oid is not None and oid not in seen:
         seen.add(oid)
-        t = store.get(oid, Turn)
+        try:
+            t = store.get(oid, Turn)
+        except NotFound:
+            raise IntegrityError(f"turn {oid} is missing from the store",
+                                 hint="run 'mem fsck' to see what is damaged") from None
         yield TurnVersion(oid, t)
         oid = t.parent
 
@@ -94,50 +105,86 @@ def _load_state(store: Store, sid: str) -> _SessionState:
     return _SessionState(ref, head, head, n, sources, head)
 
 
-def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], *,
+#: harness name -> reader module (``discover(paths)``, ``parse_file(path, stats)``)
+HARNESSES = ("claude-code", "codex")
+
+
+def _reader(harness: str):
+    if harness == "claude-code":
+        from .capture import claude_code
+        return claude_code
+    if harness == "codex":
+        from .capture import codex
+        return codex
+    from .errors import InvalidInput
+    raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
+
+
+def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.PathLike], *,
                        progress: Callable[[int, int], None] | None = None,
-                       command: str = "import claude-code") -> ImportResult:
-    """Import Claude Code transcripts (files or ``~/.claude/projects`` trees).
+                       command: str | None = None) -> ImportResult:
+    """Import agent transcripts (files or trees such as ``~/.claude/projects``
+    or ``~/.codex/sessions``) as sessions of turns.
 
     Streams each file (bounded memory: one line at a time plus the set of
     source ids of the sessions it touches), writes new turns as objects,
-    then publishes each session ref by compare-and-swap, then indexes them.
+    syncs once per file, then publishes each session ref by compare-and-swap,
+    then indexes them.  A file that cannot be read (a dangling link, not a
+    regular file, an I/O error) is skipped and counted, never fatal; so is a
+    turn whose session id is not a valid ref name.
 
     Args:
-        paths: files or directories; see ``capture.claude_code.discover``.
+        harness: ``claude-code`` or ``codex``.
+        paths: files or directories; see the reader's ``discover``.
         progress: called as ``progress(files_done, files_total)``.
     Returns:
         :class:`ImportResult`.
     Raises:
-        FileNotFoundError (as NotFound at the CLI) for a missing path;
-        StoreLocked.
+        FileNotFoundError for a path that does not exist; StoreLocked.
     """
-    files = list(claude_code.discover(paths))
+    from .errors import InvalidInput
+    reader = _reader(harness)
+    command = command or f"import {harness}"
+    files = list(reader.discover(paths))
     res = ImportResult()
-    stats = claude_code.ParseStats()
+    stats = reader.ParseStats()
     states: dict[str, _SessionState] = {}
     pending_docs: list = []
+    bad_sessions: set[str] = set()
     with store.lock(command):
         for i, path in enumerate(files):
             touched: set[str] = set()
-            with store.batch():
-                for ct in claude_code.parse_file(path, stats):
-                    res.turns_seen += 1
-                    sid = validate_session_id(ct.session)
-                    st = states.get(sid)
-                    if st is None:
-                        st = states[sid] = _load_state(store, sid)
-                    if ct.source in st.sources:
-                        continue
-                    turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=ct.text,
-                                timestamp=ct.timestamp, harness="claude-code", cwd=ct.cwd,
-                                project=ct.project, source=ct.source, parent=st.head)
-                    oid = store.put(turn)
-                    st.head, st.next_seq = oid, st.next_seq + 1
-                    st.sources.add(ct.source)
-                    touched.add(sid)
-                    pending_docs.append(turn_doc(oid, turn))
-                    res.turns_added += 1
+            try:
+                if not path.is_file():
+                    raise OSError(f"not a regular file (or a dangling link): {path}")
+                with store.batch():
+                    for ct in reader.parse_file(path, stats):
+                        res.turns_seen += 1
+                        try:
+                            sid = validate_session_id(ct.session)
+                        except InvalidInput:
+                            if ct.session not in bad_sessions:
+                                bad_sessions.add(ct.session)
+                                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; turns skipped")
+                            res.turns_skipped += 1
+                            continue
+                        st = states.get(sid)
+                        if st is None:
+                            st = states[sid] = _load_state(store, sid)
+                        if ct.source in st.sources:
+                            continue
+                        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=ct.text,
+                                    timestamp=ct.timestamp, harness=harness, cwd=ct.cwd,
+                                    project=ct.project, source=ct.source, parent=st.head)
+                        oid = store.put(turn)
+                        st.head, st.next_seq = oid, st.next_seq + 1
+                        st.sources.add(ct.source)
+                        touched.add(sid)
+                        pending_docs.append(turn_doc(oid, turn))
+                        res.turns_added += 1
+            except OSError as e:
+                res.files_skipped += 1
+                res.errors.append(f"{path}: {e.strerror or e}")
             # objects are durable (batch synced); now publish refs, then the reflog
             t = now_ms()
             store.journal.sessions([(sid, states[sid].start_head) for sid in sorted(touched)])
@@ -147,21 +194,36 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], *,
                 store.reflog.append(st.ref, st.start_head, st.head, t, command)
                 st.start_head = st.head
             if len(pending_docs) >= INDEX_BATCH or i == len(files) - 1:
-                if pending_docs:
-                    store.index.add(pending_docs)
-                store.journal.clear()
+                _flush_index(store, pending_docs, res)
                 pending_docs = []
             if progress:
                 progress(i + 1, len(files))
-        if pending_docs:
-            store.index.add(pending_docs)
-        store.journal.clear()
-    res.files = stats.files
+        _flush_index(store, pending_docs, res)
+    res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(states)
     res.sessions = len(states)
     res.sessions_new = sum(1 for s in states.values() if s.initial is None and s.head is not None)
     return res
+
+
+def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:
+    """:func:`import_transcripts` for Claude Code."""
+    return import_transcripts(store, "claude-code", paths, **kw)
+
+
+def _flush_index(store: Store, docs: list, res: ImportResult) -> None:
+    """Index what was published; on an index failure keep the journal (the
+    next writer replays it) and report, since the turns are stored."""
+    from .searchindex import SearchIndexError
+    if res.index_error:
+        return
+    try:
+        if docs:
+            store.index.add(docs)
+        store.journal.clear()
+    except SearchIndexError as e:
+        res.index_error = str(e)
 
 
 def list_sessions(store: Store) -> list[SessionInfo]:
@@ -188,9 +250,20 @@ def session_turns(store: Store, sid: str) -> list[TurnVersion]:
 
 
 def resolve_session(store: Store, prefix: str) -> str | None:
-    """A session id from an unambiguous prefix (>= 4 chars), else None."""
-    if len(prefix) < 4 or "/" in prefix:
+    """A session id: an exact id, or an unambiguous prefix of >= 4 chars.
+
+    Returns None when nothing matches; raises AmbiguousId when several do."""
+    from .errors import AmbiguousId
+    if not prefix or "/" in prefix:
+        return None
+    try:
+        if store.refs.read(session_ref(validate_session_id(prefix))) is not None:
+            return validate_session_id(prefix)
+    except MemError:
+        return None
+    if len(prefix) < 4:
         return None
     hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
-    exact = [h for h in hits if h == prefix]
-    return exact[0] if exact else (hits[0] if len(hits) == 1 else None)
+    if len(hits) > 1:
+        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions", hint="give more characters")
+    return hits[0] if hits else None

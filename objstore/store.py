@@ -89,8 +89,20 @@ class Store:
     def init(cls, root: str | os.PathLike, **kw) -> Store:
         """Create the store at ``root`` if missing (idempotent) and open it."""
         root = Path(root).expanduser()
+        if not str(root):
+            raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         cfg = root / "config"
         if not cfg.exists():
+            from .errors import InvalidInput
+            try:
+                entries = [e for e in os.listdir(root) if not e.startswith(".")] if root.is_dir() else []
+            except OSError as e:
+                raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
+            if root.exists() and not root.is_dir():
+                raise InvalidInput(f"cannot create a store at {root}: it is not a directory")
+            if entries:
+                raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
+                                   hint="point --home / MEM_HOME at a new or empty directory")
             for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
                 (root / d).mkdir(parents=True, exist_ok=True)
             atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms()},
@@ -107,19 +119,23 @@ class Store:
             CorruptObject: the config cannot be read.
         """
         root = Path(root).expanduser()
+        if not str(root):
+            raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         try:
             raw = (root / "config").read_bytes()
         except (FileNotFoundError, NotADirectoryError):
             raise StoreNotFound(f"no mem store at {root}",
                                 hint="run 'mem init', or point --home / MEM_HOME at a store") from None
+        except OSError as e:
+            raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
         try:
             cfg = cbor2.loads(raw)
-            fmt = cfg["format"]
+            fmt, hash_name = cfg["format"], cfg.get("hash", "blake3")
         except Exception:
             raise CorruptObject(f"{root}/config is not a mem store config") from None
-        if fmt != STORE_FORMAT:
-            raise UnsupportedVersion(f"store format {fmt} is not supported (this mem knows {STORE_FORMAT})",
-                                     hint="upgrade mem")
+        if type(fmt) is not int or fmt != STORE_FORMAT or hash_name != "blake3":
+            raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
+                                     f"(this mem knows format {STORE_FORMAT}, blake3)", hint="upgrade mem")
         return cls(root, **kw)
 
     # -- objects ---------------------------------------------------------

@@ -14,7 +14,7 @@ from objstore.objects import KINDS, ROLES, SENSITIVITIES, TRUST_LEVELS, Fact, To
 
 ids = st.binary(min_size=32, max_size=32).map(bytes.hex)
 text = st.text()  # hypothesis never generates lone surrogates unless asked
-ms = st.integers(min_value=0, max_value=2**62)
+ms = st.integers(min_value=0, max_value=253_402_300_799_999)
 
 facts = st.builds(
     Fact, key=text, kind=st.sampled_from(KINDS), body=text, version=st.integers(1, 2**31),
