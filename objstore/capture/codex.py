@@ -1,0 +1,573 @@
+"""Parse Codex CLI rollout JSONL files into conversation turns.
+
+Pure parsing: no store, no CLI, never prints, stdlib only.  Format reference:
+``docs/agent-formats.md`` section 3.1.  Mirrors :mod:`objstore.capture.claude_code`:
+same :class:`CapturedTurn` / :class:`ParseStats`, same bad-line handling (binary, one line
+at a time, memory bounded by ``MAX_LINE_BYTES``), same tool-output cut and
+``<mem-context>`` stripping.
+
+Files: ``~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<thread uuid>.jsonl`` (and
+``archived_sessions/``).  Two shapes are read, also mixed in one file:
+
+* envelope (Codex >= ~0.3x): ``{"timestamp", "type", "payload"}`` with ``type`` one of
+  ``session_meta``, ``turn_context``, ``response_item``, ``event_msg``, ``compacted``,
+  ``world_state``, ... (unknown types are ignored);
+* legacy (mid 2025): a bare header ``{"id", "timestamp", "instructions", "cwd"?, ...}``,
+  then bare ResponseItems (``{"type": "message", ...}``) and ``{"record_type": "state"}``
+  markers, usually without per-record timestamps.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from .claude_code import MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, CapturedTurn, ParseStats
+# Private helpers of the Claude Code reader, imported on purpose so both readers skip,
+# count, cut and strip identically (to be promoted to a shared module).
+from .claude_code import _cut, _decode, _project, _read_lines, _s, _strip_mem, _timestamp_ms
+
+__all__ = ["CapturedTurn", "ParseStats", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
+           "discover", "parse_file"]
+
+_UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
+_MAX_ID_BYTES = 96          # session ids must fit one ref path segment (200 bytes) twice over
+_MAX_KEY_CHARS = 200        # longer payload ids are hashed into the source
+_PENDING_MAX = 64           # unmatched event_msg messages held back at most
+_RECENT_MAX = 8             # unpaired emitted messages remembered per role and channel
+
+# Assistant-side ResponseItems rendered as "[tool_use NAME] args".
+_TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
+               "tool_search_call")
+_TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output", "mcp_tool_call_output")
+_TEXT_PARTS = ("input_text", "output_text", "text")
+_IMAGE_PARTS = ("input_image", "output_image", "image")
+
+# Model-visible context Codex injects as *user* messages (AGENTS.md, the cwd/shell context
+# block, skills, "!cmd" shell echoes, turn-aborted notes, subagent notifications, hook
+# prompts, ...).  Codex itself treats a fragment as context when it starts with the open
+# marker and ends with the close marker; every such tag but a few has an underscore, so
+# a fragment wholly wrapped in one <snake_case ...>...</snake_case> tag is context too.
+_CONTEXT_MARKERS = (
+    ("# agents.md instructions for ", "</instructions>"),
+    ("<skill>", "</skill>"),
+    ("<subagents>", "</subagents>"),
+    ("<permissions instructions>", "</permissions instructions>"),
+    ("<turn_aborted>", ""),           # Codex accepts an unclosed one
+)
+_OPEN_TAG_RE = re.compile(r"<([A-Za-z][\w\-]*)[^>]*>")
+_IMAGE_TAG_RE = re.compile(r"\A</?(?:local_)?image\b[^>]*>\Z", re.I)
+_CWD_RE = re.compile(r"<cwd>\s*([^<]*?)\s*</cwd>")
+
+
+# --------------------------------------------------------------------------- discovery
+
+def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
+    """Yield every Codex rollout file (``rollout-*.jsonl``) under ``paths``.
+
+    Each path may be a ``~/.codex/sessions`` tree (or any dir below it) or a single file
+    (an explicitly named file is yielded as given, whatever its name).  Order: per input
+    path, by POSIX path string; duplicates (same real path) are dropped.  Symlinked
+    directories are not followed.
+
+    Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
+    """
+    roots = [Path(p) for p in paths]
+    for root in roots:
+        if not root.exists():
+            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
+    return _discover(roots)
+
+
+def _discover(roots: list[Path]) -> Iterator[Path]:
+    seen: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files
+                     if f.startswith("rollout-") and f.endswith(".jsonl")]
+            found.sort(key=lambda p: p.as_posix())
+        else:
+            found = [root]
+        for p in found:
+            key = os.path.realpath(p)
+            if key not in seen:
+                seen.add(key)
+                yield p
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def _dumps(v: Any) -> str:
+    try:
+        return json.dumps(v, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _safe_id(v: Any) -> str:
+    """v if it can serve as (part of) a session id, else ""."""
+    if not isinstance(v, str) or not v or v != v.strip() or v.startswith(".") \
+            or v.endswith(".lock") or "/" in v or "\\" in v \
+            or len(v.encode("utf-8", "surrogatepass")) > _MAX_ID_BYTES:
+        return ""
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in v):
+        return ""
+    return v
+
+
+def _key_id(v: Any) -> str:
+    """A payload id (call_id, id) usable inside a source, or ""."""
+    if not isinstance(v, str) or not v.strip():
+        return ""
+    return v if len(v) <= _MAX_KEY_CHARS else "h:" + _sha(v)
+
+
+def _norm(text: str) -> str:
+    """Match key for the response_item / event_msg duplicates: whitespace-insensitive."""
+    return "".join(text.split())
+
+
+def _is_context(text: str) -> bool:
+    t = text.strip()
+    low = t.lower()
+    for start, end in _CONTEXT_MARKERS:
+        if low.startswith(start) and low.endswith(end):
+            return True
+    m = _OPEN_TAG_RE.match(t)
+    return bool(m and "_" in m.group(1) and low.endswith(f"</{m.group(1).lower()}>"))
+
+
+def _parts_text(content: Any, kinds: tuple[str, ...] = _TEXT_PARTS) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [_s(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") in kinds]
+
+
+def _output_text(v: Any, top: bool = True) -> str:
+    """function_call_output / custom_tool_call_output ``output`` -> text."""
+    if isinstance(v, str):
+        return _unwrap_exec(v) if top else v
+    if isinstance(v, list):
+        out = []
+        for b in v:
+            if isinstance(b, str):
+                out.append(b)
+            elif isinstance(b, dict):
+                if b.get("type") in _IMAGE_PARTS:
+                    out.append("[image]")
+                else:
+                    out.append(_s(b.get("text")))
+        return "\n".join(t for t in out if t)
+    if isinstance(v, dict):
+        if "content" in v and top:
+            body = _output_text(v.get("content"), top=False)
+            return (f"[error] {body}" if body else "[error]") if v.get("success") is False else body
+        if v.get("type") in _IMAGE_PARTS:
+            return "[image]"
+        return _s(v.get("text"))
+    return ""
+
+
+def _unwrap_exec(s: str) -> str:
+    """Older shell outputs are a JSON string {"output": ..., "metadata": {"exit_code": ...}}."""
+    if not (s.startswith("{") and '"output"' in s):
+        return s
+    try:
+        v = json.loads(s)
+    except (ValueError, RecursionError):
+        return s
+    if not isinstance(v, dict) or not isinstance(v.get("output"), str):
+        return s
+    md = v.get("metadata")
+    code = md.get("exit_code") if isinstance(md, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+        return f"[exit {code}] {v['output']}"
+    return v["output"]
+
+
+def _tool_use(p: dict) -> str:
+    kind = p.get("type")
+    if kind == "function_call":
+        name, ns, args = _s(p.get("name")), _s(p.get("namespace")), p.get("arguments")
+        if ns and not name.startswith(ns):
+            name = ns + name if ns.endswith(("_", ".", "/", ":")) else f"{ns}.{name}"
+    elif kind == "custom_tool_call":
+        name, args = _s(p.get("name")), p.get("input")
+    elif kind == "local_shell_call":
+        name, args = "local_shell", p.get("action")
+    elif kind == "web_search_call":
+        name, args = "web_search", p.get("action")
+    else:   # tool_search_call
+        name, args = "tool_search", p.get("arguments")
+    text = args if isinstance(args, str) else ("" if args is None else _dumps(args))
+    return f"[tool_use {name}] {_cut(text)}"
+
+
+def _reasoning(p: dict) -> str:
+    """Clear-text reasoning summary (else raw reasoning text); encrypted_content is dropped."""
+    parts = [_s(b.get("text")) for b in p.get("summary") or [] if isinstance(b, dict)] \
+        if isinstance(p.get("summary"), list) else []
+    if not any(t.strip() for t in parts):
+        parts = _parts_text(p.get("content"), ("reasoning_text", "text"))
+    text = "\n".join(t for t in parts if t.strip())
+    return "[thinking] " + text if text.strip() else ""
+
+
+# --------------------------------------------------------------------------- parsing
+
+@dataclass
+class _Group:
+    """Pending assistant turn: consecutive assistant-side items."""
+    source: str
+    blocks: list
+    timestamp: int
+    cwd: str
+
+
+@dataclass
+class _Held:
+    """An event_msg message waiting for its response_item twin."""
+    text: str
+    norm: str
+    timestamp: int
+    cwd: str
+
+
+@dataclass
+class _Reader:
+    path: Path
+    stats: ParseStats
+    session: str = ""
+    cwd: str = ""
+    last_ts: int = 0
+    meta_seen: bool = False
+    group: _Group | None = None
+    counts: dict = field(default_factory=dict)
+    used: set = field(default_factory=set)
+    held: dict = field(default_factory=lambda: {"user": [], "assistant": []})
+    recent_item: dict = field(default_factory=lambda: {"user": deque(maxlen=_RECENT_MAX),
+                                                        "assistant": deque(maxlen=_RECENT_MAX)})
+    recent_event: dict = field(default_factory=lambda: {"user": deque(maxlen=_RECENT_MAX),
+                                                         "assistant": deque(maxlen=_RECENT_MAX)})
+
+    # ---- identity
+
+    def _session(self) -> str:
+        if not self.session:   # no session_meta before the first turn: the file name says
+            m = _UUID_TAIL_RE.search(self.path.stem)
+            self.session = m.group(1) if m else (_safe_id(self.path.stem) or "codex-unknown")
+        return self.session
+
+    def _meta(self, p: dict) -> None:
+        """The first session_meta (or legacy header) names the file's thread; later ones
+        (copied into forks, or several threads in one file) change nothing."""
+        if self.meta_seen:
+            return
+        self.meta_seen = True
+        if not self.cwd:
+            self.cwd = _s(p.get("cwd"))
+        if not self.last_ts:
+            self.last_ts = _timestamp_ms(p.get("timestamp"))
+        if self.session:
+            return
+        tid = _safe_id(p.get("id"))
+        if not tid:
+            return
+        parent = ""
+        src = p.get("source")
+        sub = src.get("subagent") if isinstance(src, dict) else None
+        spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+        if isinstance(spawn, dict):
+            parent = _safe_id(spawn.get("parent_thread_id"))
+        parent = parent or _safe_id(p.get("parent_thread_id"))
+        self.session = f"{parent}.agent-{tid}" if parent and parent != tid else tid
+
+    def _key(self, base: str) -> str:
+        """Source for an item: base, then base:1, base:2 ... for repeats within the file."""
+        n = self.counts.get(base, 0)
+        key = base if n == 0 else f"{base}:{n}"
+        while key in self.used:     # an id that itself ends in ":<n>" must not collide
+            n += 1
+            key = f"{base}:{n}"
+        self.counts[base] = n + 1
+        self.used.add(key)
+        return "cx:" + key
+
+    def _item_key(self, p: dict, prefix: str) -> str:
+        ident = _key_id(p.get("id"))
+        if ident:
+            return self._key(f"{prefix}:{ident}")
+        try:
+            blob = json.dumps(p, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            blob = repr(sorted(p))
+        return self._key(f"{prefix}:h:{_sha(blob)}")
+
+    # ---- emission
+
+    def _turn(self, source: str, role: str, text: str, ts: int, cwd: str) -> CapturedTurn:
+        return CapturedTurn(self._session(), source, role, text, ts, cwd, _project(cwd))
+
+    def _close(self) -> list[CapturedTurn]:
+        g, self.group = self.group, None
+        if g is not None:
+            text = _strip_mem("\n".join(g.blocks))
+            if text.strip():
+                return [self._turn(g.source, "assistant", text, g.timestamp, g.cwd)]
+        return []
+
+    def _add_block(self, source: str, block: str, ts: int, cwd: str) -> None:
+        if self.group is None:
+            self.group = _Group(source, [block], ts, cwd)
+        else:
+            self.group.blocks.append(block)
+
+    def _emit_user(self, text: str, norm: str, ts: int, cwd: str) -> list[CapturedTurn]:
+        out = self._close()
+        out.append(self._turn(self._key("u:" + _sha(norm)), "user", text, ts, cwd))
+        return out
+
+    def _emit(self, role: str, text: str, norm: str, ts: int, cwd: str) -> list[CapturedTurn]:
+        if role == "user":
+            return self._emit_user(text, norm, ts, cwd)
+        self._add_block(self._key("a:" + _sha(norm)), text, ts, cwd)
+        return []
+
+    def _release(self, role: str) -> list[CapturedTurn]:
+        """Emit every held event message of ``role``: its twin is not coming."""
+        out: list[CapturedTurn] = []
+        held, self.held[role] = self.held[role], []
+        for h in held:
+            out += self._emit(role, h.text, h.norm, h.timestamp, h.cwd)
+            self.recent_event[role].append(h.norm)
+        return out
+
+    def _message(self, role: str, text: str, ts: int, from_event: bool) -> list[CapturedTurn]:
+        """One user/assistant message from either channel, deduplicated against its twin.
+
+        Codex logs each message twice: a ``response_item`` and an ``event_msg``, in either
+        order.  The response_item wins; an event is held back until its twin shows up
+        (then dropped) or until something shows the twin is not coming (then emitted).
+        Both channels give the same source for the same message (text hash + occurrence)."""
+        text = _strip_mem(text)
+        norm = _norm(text)
+        if not norm:
+            self.stats.records_ignored += 1
+            return []
+        other = "assistant" if role == "user" else "user"
+        out = self._release(other)
+        if from_event:
+            if norm in self.recent_item[role]:
+                self.recent_item[role].remove(norm)
+                self.stats.records_ignored += 1
+                return out
+            if len(self.held[role]) >= _PENDING_MAX:
+                h = self.held[role].pop(0)
+                out += self._emit(role, h.text, h.norm, h.timestamp, h.cwd)
+                self.recent_event[role].append(h.norm)
+            self.held[role].append(_Held(text, norm, ts, self.cwd))
+            return out
+        held = self.held[role]
+        for i, h in enumerate(held):
+            if h.norm == norm:
+                self.held[role], later = held[:i], held[i + 1:]
+                out += self._release(role)
+                self.held[role] = later
+                self.stats.records_ignored += 1     # the event twin
+                return out + self._emit(role, text, norm, ts, self.cwd)
+        if norm in self.recent_event[role]:         # twin event came first and was emitted
+            self.recent_event[role].remove(norm)
+            self.stats.records_ignored += 1
+            return out
+        self.recent_item[role].append(norm)
+        return out + self._emit(role, text, norm, ts, self.cwd)
+
+    def _release_all(self) -> list[CapturedTurn]:
+        return self._release("user") + self._release("assistant")
+
+    # ---- records
+
+    def feed(self, rec: dict, ts: int) -> list[CapturedTurn]:
+        payload = rec.get("payload")
+        kind = rec.get("type")
+        if "payload" in rec:
+            if not isinstance(payload, dict):
+                self.stats.records_ignored += 1
+                return []
+            if kind == "response_item":
+                return self._response_item(payload, ts)
+            if kind == "event_msg":
+                return self._event(payload, ts)
+            if kind == "session_meta":
+                self._meta(payload)
+            elif kind == "turn_context":
+                cwd = _s(payload.get("cwd"))
+                if cwd:
+                    self.cwd = cwd
+                self.stats.records_ignored += 1
+                return self._release("assistant") + self._close()
+            elif kind == "compacted":
+                self.stats.records_ignored += 1
+                return self._release_all() + self._close()
+            self.stats.records_ignored += 1
+            return []
+        if "record_type" in rec:                       # legacy {"record_type": "state"}
+            self.stats.records_ignored += 1
+            return []
+        if kind is None and isinstance(rec.get("id"), str):   # legacy header
+            self._meta(rec)
+            self.stats.records_ignored += 1
+            return []
+        if isinstance(kind, str):                      # legacy bare ResponseItem
+            return self._response_item(rec, ts)
+        self.stats.records_ignored += 1
+        return []
+
+    def _event(self, p: dict, ts: int) -> list[CapturedTurn]:
+        kind = p.get("type")
+        if kind == "user_message":
+            k = p.get("kind")
+            text = _s(p.get("message"))
+            if (isinstance(k, str) and k != "plain") or _is_context(text):
+                self.stats.records_ignored += 1
+                return []
+            return self._message("user", text, ts, from_event=True)
+        if kind == "agent_message":
+            return self._message("assistant", _s(p.get("message")), ts, from_event=True)
+        self.stats.records_ignored += 1
+        if kind in ("task_complete", "turn_aborted"):
+            return self._release_all() + self._close()
+        if kind == "task_started":
+            return self._release("assistant") + self._close()
+        return []
+
+    def _response_item(self, p: dict, ts: int) -> list[CapturedTurn]:
+        kind = p.get("type")
+        if kind == "message":
+            role = p.get("role")
+            if role == "user":
+                texts = []
+                for t in _parts_text(p.get("content")):
+                    if _is_context(t):
+                        m = _CWD_RE.search(t)
+                        if m and m.group(1):
+                            self.cwd = m.group(1)
+                    elif not _IMAGE_TAG_RE.match(t.strip()):
+                        texts.append(t)
+                text = "\n".join(t for t in texts if t)
+                if not text.strip():
+                    self.stats.records_ignored += 1   # context only: no turn, no release
+                    return []
+                return self._message("user", text, ts, from_event=False)
+            if role == "assistant":
+                text = "\n".join(t for t in _parts_text(p.get("content")) if t)
+                return self._message("assistant", text, ts, from_event=False)
+            self.stats.records_ignored += 1            # developer / system instructions
+            return []
+        if kind == "agent_message":                    # inter-agent message addressed to us
+            body = _strip_mem("\n".join(t for t in _parts_text(p.get("content")) if t))
+            out = self._release_all()
+            if not body.strip():
+                self.stats.records_ignored += 1
+                return out
+            author = _s(p.get("author"))
+            text = f"[agent_message from {author}] {body}" if author else body
+            out += self._close()
+            out.append(self._turn(self._item_key(p, "agent"), "user", text, ts, self.cwd))
+            return out
+        if kind in _TOOL_OUTPUTS:
+            out = self._release_all() + self._close()
+            body = _cut(_strip_mem(_output_text(p.get("output"))))
+            call = _key_id(p.get("call_id"))
+            source = self._key(f"out:{call}") if call else self._item_key(p, "out")
+            if body.strip():
+                out.append(self._turn(source, "tool", body, ts, self.cwd))
+            else:
+                self.stats.records_ignored += 1
+            return out
+        if kind == "reasoning" or kind in _TOOL_CALLS:
+            out = self._release("user")                # the model has answered
+            if kind == "reasoning":
+                block = _reasoning(p)
+                source = self._item_key(p, "rs") if block else ""
+            else:
+                block = _tool_use(p)
+                call = _key_id(p.get("call_id"))
+                source = self._key(f"call:{call}") if call else self._item_key(p, "call")
+            if block:
+                self._add_block(source, block, ts, self.cwd)
+            else:
+                self.stats.records_ignored += 1
+            return out
+        self.stats.records_ignored += 1                # ghost_snapshot, tool_search_output, ...
+        return []
+
+    def finish(self) -> list[CapturedTurn]:
+        return self._release_all() + self._close()
+
+
+def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
+    """Stream :class:`CapturedTurn` s from one Codex rollout file (agent-formats §3.1).
+
+    Session: the thread id of the file's first ``session_meta`` (``payload.id``; legacy:
+    the header's ``id``); a subagent thread (``source.subagent.thread_spawn.parent_thread_id``
+    or ``parent_thread_id``) is ``"<parent>.agent-<thread id>"``.  Fallback: the uuid at the
+    end of the file name, else the file stem.  cwd: ``session_meta.cwd``, then each
+    ``turn_context.cwd`` (or the ``<cwd>`` of an injected context block); project = its
+    last component.  Timestamp: the record's, else the latest earlier one in the file
+    (legacy items carry none: they get the header's), else 0.
+
+    Turns: user prompts once (response_item ``message`` role user, or the ``event_msg``
+    ``user_message`` twin when the response_item is missing; injected context fragments
+    such as AGENTS.md, skills, shell echoes are dropped, developer/system messages
+    skipped); inter-agent ``agent_message`` items as user turns
+    ``"[agent_message from AUTHOR] ..."``; assistant turns made of consecutive assistant
+    messages (output_text), ``"[thinking] ..."`` reasoning summaries (encrypted content
+    dropped) and ``"[tool_use NAME] <args>"`` for function/custom/local-shell/web-search
+    calls, broken by user/tool turns and turn boundaries; tool outputs as role "tool",
+    cut to TOOL_RESULT_MAX_CHARS.  ``compacted`` records, ``event_msg`` other than the
+    message twins, ``turn_context``, ``world_state`` ... give no turn.
+
+    Sources ("cx:..."), identical across re-parses and for records a fork/resume copies:
+    ``cx:u:<sha(text)>`` user and ``cx:a:<sha(text)>`` (first item) assistant messages, the
+    same whichever of the two logged copies is used; ``cx:call:<call_id>`` (a group starting
+    with a tool call) and ``cx:out:<call_id>``; other items ``cx:<kind>:<payload id>`` or
+    ``cx:<kind>:h:<sha of the payload>``.  A key seen again in the same file gets ``:1``,
+    ``:2`` ... appended (occurrence order).  Never line numbers or envelope timestamps.
+
+    Bad lines are skipped and counted exactly as the Claude Code reader does.  Never raises
+    on bad content; OSError from opening/reading the file propagates.
+    """
+    path = Path(path)
+    stats.files += 1
+    reader = _Reader(path, stats)
+    with open(path, "rb") as f:
+        first = True
+        for raw in _read_lines(f):
+            stats.lines += 1
+            if raw is None:
+                stats.lines_skipped += 1
+                continue
+            if first and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            first = False
+            rec = _decode(raw) if raw.strip() else None
+            if rec is None:
+                stats.lines_skipped += 1
+                continue
+            ts = _timestamp_ms(rec.get("timestamp"))
+            if ts:
+                reader.last_ts = ts
+            yield from reader.feed(rec, ts or reader.last_ts)
+        yield from reader.finish()
