@@ -28,8 +28,8 @@ def command(oid, show_type, raw, store):
     """
     from objstore.codec import decode
     from .show import object_json
-    full = store.objects.resolve(oid)
-    frame = store.objects.get(full)
+    full = store.resolve(oid)
+    frame = store.read_frame(full)
     if raw:
         sys.stdout.buffer.write(frame)
         sys.stdout.buffer.flush()

@@ -26,7 +26,8 @@ def _run(home: Path, *args: str) -> int:
 def command(keep):
     """Run the tour on bundled sample transcripts in a temporary store.
 
-    Imports two sample Claude Code sessions (one with a subagent), searches
+    Imports two sample Claude Code sessions (the second started a subagent,
+    so three sessions are listed; one line is broken on purpose), searches
     them, remembers a fact twice and shows its log, then forgets a secret,
     runs gc, proves the secret is in no file of the store, and runs fsck.
     Your own store is not touched.
@@ -44,7 +45,10 @@ def command(keep):
     try:
         with resources.as_file(sample) as sample_dir:
             click.echo(f"A temporary store at {home}; sample transcripts from {sample_dir}")
+            click.echo(click.style("\n# one line of the first sample is truncated on purpose: it is skipped",
+                                   fg="cyan"))
             _run(home, "import", "claude-code", str(sample_dir))
+            click.echo(click.style("\n# importing again adds nothing", fg="cyan"))
             _run(home, "import", "claude-code", str(sample_dir))
         _run(home, "sessions")
         _run(home, "search", "flaky", "database", "fixture", "--limit", "3")
@@ -57,6 +61,8 @@ def command(keep):
         _run(home, "remember", "project/acme-api/staging-secret", SECRET)
         _run(home, "remember", "project/acme-api/staging-secret", SECRET + " (rotated)")
         _run(home, "forget", "project/acme-api/staging-secret", "--yes")
+        click.echo(click.style("\n# forget already deleted the versions; gc sweeps anything else unreachable",
+                               fg="cyan"))
         _run(home, "gc", "--prune=now")
         click.echo(click.style("\n# is the forgotten text anywhere under the store (raw or decompressed)?", fg="cyan"))
         hits = scan_store(home, [b"tr0ub4dor"])

@@ -2,43 +2,58 @@
 
 import click
 
-from ._common import emit_json, json_option, progress_bar, with_store
+from ._common import emit_json, json_option, plural, progress_bar, with_store
 
 
 @click.command("gc")
 @click.option("--prune", "prune", metavar="now|AGE", default=None,
-              help="Delete unreachable objects older than AGE (30m, 12h, 14d, 2w); 'now' deletes all. Default 2w.")
+              help="Delete unreachable objects older than AGE (30s, 30m = minutes, 12h, 14d, 2w); "
+                   "'now' deletes all. Default 2w.")
 @click.option("--dry-run", is_flag=True, help="Print the plan and change nothing.")
 @json_option
 @with_store()
 def command(prune, dry_run, as_json, store):
-    """Delete unreachable objects and leftover temp files.
+    """Pack loose objects; delete unreachable objects and temp files.
 
     Reachable means: named by a ref or a reflog entry, or an ancestor of
-    one.  Unreachable objects younger than the grace period survive, so a
-    writer that has stored an object but not yet moved its ref is never
-    robbed.  The plan is computed first and executed once.
+    one.  Reachable loose objects are packed; packs holding unreachable
+    objects are rewritten without them.  Unreachable objects younger than
+    the grace period survive, so a writer that has stored an object but not
+    yet moved its ref is never robbed.  The plan is computed first and
+    executed once; --dry-run prints it and stops.
 
     \b
     Examples:
       mem gc --dry-run
       mem gc --prune=now
 
-    Exit status: 0 ok; 2 bad --prune; 11 store locked.
+    Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 corruption found.
     """
     from objstore.gc import gc, parse_prune
     grace = parse_prune(prune)
-    with progress_bar("deleting") as update:
+    with progress_bar("packing") as update:
         plan = gc(store, grace_s=grace, dry_run=dry_run, progress=update)
     if as_json:
-        emit_json({"dry_run": dry_run, "live": plan.live, "unreachable": len(plan.unreachable),
-                   "to_delete": len(plan.to_delete), "kept_young": plan.kept_young,
-                   "temp_files": len(plan.temp_files), "bytes_freed": plan.bytes_freed,
-                   "deleted": plan.deleted})
+        emit_json({"dry_run": dry_run, "live": plan.live, "loose_to_pack": len(plan.loose_to_pack),
+                   "unreachable": len(plan.unreachable), "to_delete": len(plan.to_delete),
+                   "unreachable_ids": plan.unreachable if dry_run else [],
+                   "packs": [{"name": p.name, "action": p.action, "objects": p.objects,
+                              "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
+                   "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
+                   "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed})
         return
-    verb = "would delete" if dry_run else "deleted"
-    click.echo(f"{plan.live} reachable objects; {len(plan.unreachable)} unreachable")
-    click.echo(f"{verb} {len(plan.to_delete)} objects and {len(plan.temp_files)} temp files "
-               f"({plan.bytes_freed} bytes)")
+    would = "would " if dry_run else ""
+    click.echo(f"{plural(plan.live, 'reachable object')}; {len(plan.unreachable)} unreachable")
+    if dry_run:
+        for oid in plan.unreachable[:50]:
+            click.echo(f"  unreachable {oid}")
+        if len(plan.unreachable) > 50:
+            click.echo(f"  … and {len(plan.unreachable) - 50} more")
+    click.echo(f"{would}pack {plural(len(plan.loose_to_pack), 'loose object')}")
+    for p in plan.packs:
+        click.echo(f"{would}{p.action} pack {p.name[:16]} ({p.objects} objects, {p.unreachable} unreachable)")
+    click.echo(f"{would}delete {plural(len(plan.to_delete), 'loose object')} and "
+               f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
     if plan.kept_young:
-        click.echo(f"kept {plan.kept_young} unreachable objects younger than the grace period (--prune=now removes them)")
+        click.echo(f"kept {plural(plan.kept_young, 'unreachable object')} younger than the grace period "
+                   "(--prune=now removes them)")

@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("cmds.import_", "Import agent transcripts as sessions of turns."),
     "sessions": ("cmds.sessions", "List captured sessions."),
     "forget": ("cmds.forget", "Forget KEY: every version, from refs, reflog, index and objects."),
-    "gc": ("cmds.gc", "Delete unreachable objects and leftover temp files."),
+    "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
     "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),

@@ -75,13 +75,13 @@ def command(what, as_json, store):
         is_hex = False
     if is_hex:
         try:
-            oid = store.objects.resolve(what)
+            oid = store.resolve(what)
         except AmbiguousId:
             raise
         except NotFound:
             oid = None
         if oid is not None:
-            obj = decode(store.objects.get(oid))
+            obj = decode(store.read_frame(oid))
             return emit_json(object_json(oid, obj)) if as_json else _print_object(oid, obj)
     sid = sessions.resolve_session(store, what)
     if sid is not None:

@@ -65,8 +65,15 @@ def encode_payload(type_code: int, payload: dict[str, Any]) -> bytes:
 
 
 def encode(obj: MemObject) -> bytes:
-    """Object -> framed bytes.  ``object_id(obj) == hash_bytes(encode(obj))``."""
-    return encode_payload(obj.TYPE, obj.to_payload())
+    """Object -> framed bytes.  ``object_id(obj) == hash_bytes(encode(obj))``.
+
+    The object classes validate their fields on construction (types, time
+    ranges), so the payload walk of :func:`encode_payload` is skipped here."""
+    try:
+        body = cbor2.dumps(obj.to_payload(), canonical=True)
+    except (UnicodeEncodeError, ValueError, TypeError) as e:
+        raise CorruptObject(f"cannot encode payload: {e}") from None
+    return MAGIC + bytes((FORMAT_VERSION, obj.TYPE)) + body
 
 
 def object_id(obj: MemObject) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import MemError
 from .facts import Version, fact_doc, list_keys, tombstones_for, versions, current_of, walk
 from .objects import Tombstone, value_digest
 from .refs import fact_ref, validate_key
@@ -90,7 +91,8 @@ def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "
 
 def scan_store(root, needles: list[bytes]) -> list[str]:
     """Sentinel scan: every file under ``root`` whose bytes, or whose
-    zlib-decompressed bytes (loose objects), contain any of ``needles``.
+    zlib-decompressed bytes (loose objects), or any decompressed entry of a
+    pack, contain any of ``needles``.
 
     Returns the matching paths relative to ``root`` (empty = clean).  Used
     after a forget to show that the value is found nowhere on disk.
@@ -112,6 +114,13 @@ def scan_store(root, needles: list[bytes]) -> list[str]:
                 views.append(zlib.decompress(data))
             except zlib.error:
                 pass
+            if p.suffix == ".pack" and p.with_suffix(".idx").exists():
+                from .pack import Pack
+                try:
+                    with Pack(p.with_suffix(".idx")) as pack:
+                        views.extend(pack.get(oid) for oid in pack)
+                except MemError:
+                    views.append(b"".join(needles))  # unreadable pack: report it, never pass it
             if any(n in v for n in needles for v in views):
                 hits.append(str(p.relative_to(base)))
     return sorted(hits)

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .codec import decode
-from .errors import CorruptObject, MemError, NotFound, UnsupportedVersion
+from .errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
+from .refs import validate_key
 from .objects import Fact, Tombstone, Turn
 from .reachability import reachable
 from .store import Store
@@ -39,17 +40,25 @@ _EXPECT = {"facts": Fact, "sessions": Turn, "tombstones": Tombstone}
 
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> FsckReport:
     """Check the whole store.  See the module doc."""
+    from .pack import PackSet
     rep = FsckReport()
     objs: dict[str, object] = {}
-    ids = list(store.objects)
+    packs = PackSet(store.root / "objects" / "pack", skip_broken=True)
+    for idx, err in packs.broken:
+        rep.problems.append(f"pack {idx.name}: {err}")
+    for pack in packs.packs:
+        rep.problems.extend(f"pack {pack.name[:16]}: {p}" for p in pack.verify())
+    ids = list(dict.fromkeys([*store.objects, *packs]))
     for i, oid in enumerate(ids):
         rep.objects += 1
         try:
-            objs[oid] = decode(store.objects.get(oid))
+            frame = store.objects.get(oid) if store.objects.contains(oid) else packs.get(oid)
+            objs[oid] = decode(frame)
         except (CorruptObject, UnsupportedVersion, NotFound) as e:
             rep.problems.append(f"object {oid}: {e}")
         if progress and (i % 1000 == 0 or i == len(ids) - 1):
             progress(i + 1, len(ids))
+    packs.close()
     for ns, cls in _EXPECT.items():
         try:
             refs = list(store.refs.iter(ns))
@@ -83,6 +92,12 @@ def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:
     seen = set()
     while True:
         seen.add(oid)
+        if isinstance(obj, Fact):
+            try:
+                if validate_key(obj.key) != obj.key:
+                    raise InvalidInput("not NFC")
+            except InvalidInput as e:
+                rep.problems.append(f"{name}: version {oid} has an invalid key: {e}")
         if isinstance(obj, Fact) and obj.key != label:
             rep.problems.append(f"{name}: version {oid} belongs to key {obj.key!r}")
         if isinstance(obj, Turn) and obj.session != label:

@@ -40,7 +40,7 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
         referrer = where
         while oid is not None and oid not in seen:
             try:
-                obj = decode(store.objects.get(oid))
+                obj = decode(store.read_frame(oid))
             except (NotFound, CorruptObject) as e:
                 if where == "reflog" and referrer == "reflog":
                     break  # reflog entries are weak roots: an expired/forgotten id is no error

@@ -181,6 +181,9 @@ _SUBDIR = {"fact": "facts", "turn": "turns"}
 
 #: Heap of one index writer, in bytes (tantivy's per-thread minimum is 15 MB).
 WRITER_HEAP_BYTES = 15_000_000
+#: Heap of a writer for a large batch or a rebuild: fewer, larger segments.
+BULK_HEAP_BYTES = 64_000_000
+BULK_DOCS = 1000
 #: Distinct query words used; the rest of a longer query is ignored.
 MAX_QUERY_WORDS = 64
 #: Tokens of this many UTF-8 bytes or more are dropped by the analyzer.
@@ -542,9 +545,9 @@ class _Sub:
             self._cache = None
 
     # -- writing ---------------------------------------------------------
-    def _new_writer(self, index: "tantivy.Index") -> "tantivy.IndexWriter":
+    def _new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
         try:
-            writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+            writer = index.writer(heap_size=heap, num_threads=1)
         except ValueError as e:
             if _is_lock_busy(e):
                 raise IndexBusyError(f"{self.dir}: tantivy writer lock busy: {e}") from e
@@ -590,7 +593,7 @@ class _Sub:
             except ValueError as e:
                 raise SearchIndexError(f"{path}: cannot create index: {e}") from e
             index.register_tokenizer(_ANALYZER_NAME, _build_analyzer())
-            writer = self._new_writer(index)
+            writer = self._new_writer(index, BULK_HEAP_BYTES)
         except BaseException:
             shutil.rmtree(path, ignore_errors=True)
             raise
@@ -624,7 +627,7 @@ class _Sub:
         ]
         if not to_delete and not docs:
             return 0
-        writer = self._new_writer(index)
+        writer = self._new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
         try:
             for i in to_delete:
                 writer.delete_documents_by_term("id", i)

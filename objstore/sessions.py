@@ -14,11 +14,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .errors import MemError
+from .codec import encode
 from .objects import Turn
 from .refs import session_ref, validate_session_id
 from .store import Store, now_ms
 
-INDEX_BATCH = 5000
+INDEX_BATCH = 20_000
+PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,21 +153,25 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     states: dict[str, _SessionState] = {}
     pending_docs: list = []
     bad_sessions: set[str] = set()
+    valid_sids: dict[str, str] = {}
     with store.lock(command):
-        for i, path in enumerate(files):
-            touched: set[str] = set()
-            try:
-                if not path.is_file():
-                    raise OSError(f"not a regular file (or a dangling link): {path}")
-                with store.batch():
+        writer = store.pack_writer()
+        unpublished: set[str] = set()
+        try:
+            for i, path in enumerate(files):
+                try:
+                    if not path.is_file():
+                        raise OSError(f"not a regular file (or a dangling link): {path}")
                     for ct in reader.parse_file(path, stats):
                         res.turns_seen += 1
                         try:
-                            sid = validate_session_id(ct.session)
+                            sid = valid_sids.get(ct.session) or valid_sids.setdefault(
+                                ct.session, validate_session_id(ct.session))
                         except InvalidInput:
                             if ct.session not in bad_sessions:
                                 bad_sessions.add(ct.session)
-                                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; turns skipped")
+                                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; "
+                                                  "turns skipped")
                             res.turns_skipped += 1
                             continue
                         st = states.get(sid)
@@ -176,29 +182,28 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=ct.text,
                                     timestamp=ct.timestamp, harness=harness, cwd=ct.cwd,
                                     project=ct.project, source=ct.source, parent=st.head)
-                        oid = store.put(turn)
+                        oid = writer.add(encode(turn))
                         st.head, st.next_seq = oid, st.next_seq + 1
                         st.sources.add(ct.source)
-                        touched.add(sid)
+                        unpublished.add(sid)
                         pending_docs.append(turn_doc(oid, turn))
                         res.turns_added += 1
-            except OSError as e:
-                res.files_skipped += 1
-                res.errors.append(f"{path}: {e.strerror or e}")
-            # objects are durable (batch synced); now publish refs, then the reflog
-            t = now_ms()
-            store.journal.sessions([(sid, states[sid].start_head) for sid in sorted(touched)])
-            for sid in sorted(touched):
-                st = states[sid]
-                store.refs.set_if_equals(st.ref, st.start_head, st.head)
-                store.reflog.append(st.ref, st.start_head, st.head, t, command)
-                st.start_head = st.head
-            if len(pending_docs) >= INDEX_BATCH or i == len(files) - 1:
-                _flush_index(store, pending_docs, res)
-                pending_docs = []
-            if progress:
-                progress(i + 1, len(files))
-        _flush_index(store, pending_docs, res)
+                except OSError as e:
+                    res.files_skipped += 1
+                    res.errors.append(f"{path}: {e.strerror or e}")
+                last = i == len(files) - 1
+                if last or writer.count >= PACK_ROLL or len(pending_docs) >= INDEX_BATCH:
+                    writer.finish()  # the pack and its index are durable before any ref names them
+                    _publish(store, states, unpublished, command)
+                    _flush_index(store, pending_docs, res)
+                    unpublished, pending_docs = set(), []
+                    if not last:
+                        writer = store.pack_writer()
+                if progress:
+                    progress(i + 1, len(files))
+        except BaseException:
+            writer.abort()
+            raise
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(states)
@@ -210,6 +215,20 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
 def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:
     """:func:`import_transcripts` for Claude Code."""
     return import_transcripts(store, "claude-code", paths, **kw)
+
+
+def _publish(store: Store, states: dict, sids: set[str], command: str) -> None:
+    """Move the refs of ``sids`` to their new heads (journal first)."""
+    if not sids:
+        return
+    store.packs.reload()
+    t = now_ms()
+    store.journal.sessions([(sid, states[sid].start_head) for sid in sorted(sids)])
+    for sid in sorted(sids):
+        st = states[sid]
+        store.refs.set_if_equals(st.ref, st.start_head, st.head)
+        store.reflog.append(st.ref, st.start_head, st.head, t, command)
+        st.start_head = st.head
 
 
 def _flush_index(store: Store, docs: list, res: ImportResult) -> None:

@@ -30,7 +30,7 @@ import cbor2
 from .atomic import atomic_write
 from .journal import IndexJournal
 from .codec import decode, encode
-from .errors import CorruptObject, StoreNotFound, UnsupportedVersion
+from .errors import CorruptObject, NotFound, StoreNotFound, UnsupportedVersion
 from .lock import StoreLock
 from .loose import LooseObjects
 from .objects import MemObject
@@ -83,6 +83,7 @@ class Store:
         self.lock_timeout = lock_timeout
         self._lock: StoreLock | None = None
         self._index = None
+        self._packs = None
 
     # -- opening ---------------------------------------------------------
     @classmethod
@@ -143,10 +144,69 @@ class Store:
         """Write an object (loose); return its id."""
         return self.objects.put(encode(obj))
 
+    @property
+    def packs(self):
+        """The store's :class:`objstore.pack.PackSet` (opened on first use)."""
+        if self._packs is None:
+            from .pack import PackSet
+            self._packs = PackSet(self.root / "objects" / "pack")
+        return self._packs
+
+    def read_frame(self, oid: str) -> bytes:
+        """The verified frame of ``oid``, loose or packed.  Raises NotFound,
+        CorruptObject."""
+        try:
+            return self.objects.get(oid)
+        except NotFound:
+            pass
+        try:
+            return self.packs.get(oid)
+        except NotFound:
+            self.packs.reload()  # a gc may have just packed it
+            try:
+                return self.objects.get(oid)
+            except NotFound:
+                return self.packs.get(oid)
+
     def get(self, oid: str, expected: type[T] | None = None) -> T:
         """Read and decode object ``oid`` (full id).  Raises NotFound,
         CorruptObject (including a type other than ``expected``)."""
-        return decode(self.objects.get(oid), expected)  # type: ignore[return-value]
+        return decode(self.read_frame(oid), expected)  # type: ignore[return-value]
+
+    def has(self, oid: str) -> bool:
+        """True when the object exists, loose or packed."""
+        return self.objects.contains(oid) or self.packs.contains(oid)
+
+    def iter_ids(self):
+        """Every object id, loose then packed (an id in both appears twice)."""
+        yield from self.objects
+        yield from self.packs
+
+    def resolve(self, prefix: str) -> str:
+        """Expand an abbreviated id (>= 4 hex) over loose and packed objects.
+
+        Raises InvalidInput, NotFound, AmbiguousId."""
+        from .errors import AmbiguousId
+        from .ids import check_prefix
+        p = check_prefix(prefix)
+        hits = set(self.packs.resolve_prefix(p))
+        try:
+            hits.add(self.objects.resolve(p))
+        except AmbiguousId:
+            raise
+        except NotFound:
+            pass
+        if not hits:
+            raise NotFound(f"no object matches {p}")
+        if len(hits) > 1:
+            raise AmbiguousId(f"{p} is ambiguous: {len(hits)} objects match", hint="give more characters")
+        return hits.pop()
+
+    def pack_writer(self):
+        """A :class:`objstore.pack.PackWriter` into this store's pack dir."""
+        from .pack import PackWriter
+        (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
+        return PackWriter(self.root / "objects" / "pack")
 
     @contextmanager
     def batch(self):
@@ -193,8 +253,30 @@ class Store:
         return self.journal.is_empty()
 
     def delete_object(self, oid: str) -> bool:
-        """Delete an object's loose file; True if it existed."""
-        return self.objects.delete(oid)
+        """Delete an object at once, loose and packed (a pack that holds it
+        is rewritten without it); True if it existed.  Caller holds the lock."""
+        return bool(self.delete_objects([oid]))
+
+    def delete_objects(self, oids) -> int:
+        """Delete objects at once wherever they are: loose files unlinked,
+        every pack holding one rewritten without them (new pack durable
+        first, then the old one removed).  Returns how many were found.
+        Caller holds the store lock."""
+        gone = set(oids)
+        n = sum(self.objects.delete(o) for o in gone)
+        self.packs.reload()
+        for pack in self.packs.packs:
+            hit = [o for o in gone if pack.contains(o)]
+            if not hit:
+                continue
+            n += len(hit)
+            with self.pack_writer() as w:
+                for oid in pack:
+                    if oid not in gone:
+                        w.add(pack.get(oid))
+            self.packs.reload()
+            self.packs.remove_pack(pack)
+        return n
 
     # -- search index ----------------------------------------------------
     @property
@@ -211,6 +293,9 @@ class Store:
         if self._index is not None:
             self._index.close()
             self._index = None
+        if self._packs is not None:
+            self._packs.close()
+            self._packs = None
         if self._lock is not None:
             while self._lock.depth > 0:
                 self._lock.release()
