@@ -4,59 +4,136 @@ import click
 
 from ._common import complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
 
+PREVIEW_LINES = 50
+
+
+def _preview(plan, dry_run: bool) -> None:
+    c = plan.counts()
+    verb = "would forget" if dry_run else "will forget"
+    click.echo(f"{verb} {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
+               + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else ""))
+    lines = []
+    for key, vs in plan.keys.items():
+        lines.append(f"  key {key} (all {plural(len(vs), 'version')})")
+        lines += [f"    v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}"
+                  for v in vs if not v.fact.forgotten]
+    for key, vs in plan.versions.items():
+        lines += [f"  {key}@v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}"
+                  for v in vs]
+    for sid, tvs in plan.sessions.items():
+        lines.append(f"  session {sid} (all {plural(len(tvs), 'turn')})")
+    for sid, tvs in plan.turns.items():
+        lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  {short(tv.turn.text, 50)}"
+                  for tv in tvs]
+    for line in lines[:PREVIEW_LINES]:
+        click.echo(safe(line))
+    if len(lines) > PREVIEW_LINES:
+        click.echo(f"  … and {len(lines) - PREVIEW_LINES} more")
+
+
+def _plan_json(plan) -> dict:
+    return {"keys": {k: [v.id for v in vs] for k, vs in plan.keys.items()},
+            "versions": [{"key": k, "id": v.id, "version": v.fact.version}
+                         for k, vs in plan.versions.items() for v in vs],
+            "sessions": {s: len(t) for s, t in plan.sessions.items()},
+            "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
+            **plan.counts()}
+
 
 @click.command("forget")
-@click.argument("key", shell_complete=complete_key)
+@click.argument("what", required=False, shell_complete=complete_key)
+@click.option("--match", "match", metavar="TEXT",
+              help="Forget every fact version and turn containing TEXT (case and spacing ignored; >= 3 chars).")
+@click.option("--session", "session", metavar="ID", help="Forget a whole session.")
+@click.option("--scrub-sources", is_flag=True,
+              help="With --match: also redact TEXT in the transcript files the store imported from (asks per file).")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")
 @json_option
 @with_store()
-def command(key, yes, dry_run, as_json, store):
-    """Forget KEY: every version, from refs, reflog, index and objects.
+def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
+    """Forget a key, a version, an object, matching text or a session.
 
-    First shows every version that will go and asks to confirm.  Then it
-    writes tombstones (the key and a SHA-256 of each value, never the value),
-    deletes the ref and its reflog, purges the search index physically and
-    deletes the version objects.  Run 'mem gc --prune=now' afterwards to
-    sweep anything else unreachable.  A forgotten value is refused if an
-    agent writes it again.
+    WHAT is KEY (every version), KEY@vN (one version) or an object id (a fact
+    version or a turn).  First shows everything that will go and asks to
+    confirm.  Then, in this order: tombstones (hashes, never the text), the
+    history rewrite (a forgotten version or turn keeps its place, emptied;
+    later ones get new ids), a physical purge of the search index, deletion
+    of the objects (loose and packed), and a scrub of caches and logs.  A
+    forgotten value is not captured again: re-importing a transcript that
+    still holds it stores the turn emptied.  See docs/forget.md.
 
     \b
     Examples:
       mem forget project/api/password --dry-run
-      mem forget project/api/password --yes && mem gc --prune=now
+      mem forget project/api/db@v2
+      mem forget --match "hunter2" --yes && mem gc --prune=now
+      mem forget --session 03eb5929 --yes
+      mem forget --match "AKIA..." --scrub-sources
 
-    Exit status: 0 forgotten (or dry run); 4 no such key; 11 store locked;
-    1 not confirmed; 130 interrupted.
+    Exit status: 0 forgotten (or dry run, or nothing matched); 2 bad
+    selector; 4 no such key, object or session; 1 not confirmed;
+    11 store locked; 130 interrupted.
     """
-    from objstore.forget import forget_key, preview
-    chain = preview(store, key)
-    if not as_json or dry_run:
-        if not as_json:
-            click.echo(f"{'would forget' if dry_run else 'will forget'} {chain[0].fact.key}: "
-                       f"{len(chain)} version{'s' if len(chain) != 1 else ''}")
-            for v in chain:
-                click.echo(safe(f"  v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}"))
+    from objstore.forget import forget, plan_forget
+    if scrub_sources and match is None:
+        raise click.UsageError("--scrub-sources goes with --match")
+    plan = plan_forget(store, what=what, match=match, session=session)
+    if plan.is_empty():
+        if as_json:
+            emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
+        else:
+            click.echo("nothing matches; nothing forgotten")
+        return
+    if not as_json:
+        _preview(plan, dry_run)
     if dry_run:
         if as_json:
-            emit_json({"key": chain[0].fact.key, "dry_run": True,
-                       "versions": [{"id": v.id, "version": v.fact.version} for v in chain]})
+            emit_json({"dry_run": True, **_plan_json(plan)})
         return
     if not yes:
         try:
-            ok = click.confirm("forget these versions for good?", err=True)
+            ok = click.confirm("forget these for good?", err=True)
         except click.Abort:  # end of input: nothing was confirmed
             ok = False
         if not ok:
             click.echo("nothing forgotten", err=True)
             raise click.exceptions.Exit(1)
-    r = forget_key(store, key)
+    r = forget(store, what=what, match=match, session=session)
+    scrubbed_files = []
+    if scrub_sources:
+        scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
     if as_json:
-        emit_json({"key": r.key, "dry_run": False, "versions": [{"id": i, "version": n} for i, n in r.versions],
-                   "tombstones": r.tombstones, "objects_deleted": r.objects_deleted,
-                   "index_clean": not r.index_problems})
+        emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "tombstones": r.tombstones,
+                   "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
+                   "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
+                   "sources_scrubbed": scrubbed_files})
         return
-    click.echo(f"forgot {r.key}: {plural(len(r.versions), 'version')}, {plural(len(r.tombstones), 'tombstone')} "
-               f"written, {plural(r.objects_deleted, 'object')} deleted, search index purged")
+    c = r.plan.counts()
+    click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}: "
+               f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
+               f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, {plural(r.objects_deleted, 'object')} deleted, search index purged")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
+    if not scrub_sources and (r.plan.turns or r.plan.sessions):
+        click.echo("note: the agent's own transcript files still hold the text "
+                   "(see --scrub-sources, and docs/forget.md)", err=True)
+
+
+def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
+    from objstore import scrub
+    from objstore.sessions import imported_sources
+    done = []
+    for hit in scrub.find(imported_sources(store), match):
+        click.echo(f"{hit.path}: the text is on {plural(hit.lines, 'line')}", err=quiet_stdout)
+        if not yes:
+            try:
+                ok = click.confirm(f"redact it in {hit.path} (no backup is kept)?", err=True)
+            except click.Abort:
+                ok = False
+            if not ok:
+                continue
+        n = scrub.scrub(hit.path, match)
+        click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
+        done.append(str(hit.path))
+    return done

@@ -52,6 +52,7 @@ def command(harness, paths, as_json, store):
                    "sessions": r.sessions, "sessions_new": r.sessions_new,
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
+                   "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted,
                    "errors": r.errors, "index_error": r.index_error})
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
@@ -59,6 +60,8 @@ def command(harness, paths, as_json, store):
                    f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored)")
         if r.files == 0 and r.files_skipped == 0:
             click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
+        if r.secrets_redacted:
+            click.echo(f"redacted {plural(r.secrets_redacted, 'credential')} before storing", err=True)
         if r.lines_skipped:
             click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
                        err=True)

@@ -13,7 +13,8 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
 
     F <TAB> <key>                      the key's current version changed
     S <TAB> <session id> <TAB> <old head id | ->   turns after old head are new
-    P <TAB> <key>                      a forget of the key is in progress
+    P <TAB> <key>                      a forget touching the key is in progress
+    T <TAB> <session id>               a forget touching the session is in progress
     D <TAB> <object id>                an object the forget will delete
 
 Only keys, session ids and object ids appear, never values; the file is
@@ -35,10 +36,11 @@ class JournalEntries:
     facts: set[str] = field(default_factory=set)
     sessions: dict[str, str | None] = field(default_factory=dict)
     forgets: set[str] = field(default_factory=set)
+    turn_forgets: set[str] = field(default_factory=set)
     deletes: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.facts or self.sessions or self.forgets or self.deletes)
+        return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes)
 
 
 class IndexJournal:
@@ -91,6 +93,8 @@ class IndexJournal:
                 out.sessions.setdefault(parts[1], old)
             elif parts[0] == "P" and len(parts) == 2:
                 out.forgets.add(parts[1])
+            elif parts[0] == "T" and len(parts) == 2:
+                out.turn_forgets.add(parts[1])
             elif parts[0] == "D" and len(parts) == 2:
                 out.deletes.add(parts[1])
         return out

@@ -76,10 +76,22 @@ def _need(payload: dict, name: str, typ: type | tuple[type, ...]) -> Any:
     return v
 
 
-def _check_fields(payload: dict, names: tuple[str, ...]) -> None:
-    extra = set(payload) - set(names)
+def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """Every name in ``names`` is required (checked by _need); names in
+    ``optional`` may be absent; anything else is corrupt."""
+    extra = set(payload) - set(names) - set(optional)
     if extra:
         raise CorruptObject(f"unknown fields: {', '.join(sorted(map(str, extra)))}")
+
+
+def _only_true(payload: dict, name: str) -> bool:
+    """An optional boolean flag: absent means False; present it must be
+    true (a written ``false`` would give one object two encodings)."""
+    if name not in payload:
+        return False
+    if payload[name] is not True:
+        raise CorruptObject(f"field {name!r} is written only when true")
+    return True
 
 
 def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
@@ -105,6 +117,9 @@ class Fact:
         owner: who wrote it (``user``, an agent name, ...).
         sources: ids or URIs of the evidence (turn ids, files).
         pinned: pinned facts are always injected and never decay.
+        dormant: set by decay (``objstore.decay``): searchable, never
+            injected.  Optional in the payload: written only when true, so
+            objects without it keep their ids.
     """
 
     TYPE: ClassVar[int] = 1
@@ -126,6 +141,11 @@ class Fact:
     owner: str = "user"
     sources: tuple[str, ...] = field(default_factory=tuple)
     pinned: bool = False
+    forgotten: int = 0
+    dormant: bool = False
+
+    #: fields written only when set (so objects without them keep their ids)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant")
 
     def __post_init__(self) -> None:
         _choice(self.kind, KINDS, "kind")
@@ -146,12 +166,14 @@ class Fact:
             "valid_from": self.valid_from, "recorded_at": self.recorded_at,
             "trust": self.trust, "sensitivity": self.sensitivity,
             "owner": self.owner, "sources": list(self.sources), "pinned": self.pinned,
+            **({"forgotten": self.forgotten} if self.forgotten else {}),
+            **({"dormant": True} if self.dormant else {}),
         }
 
     @classmethod
     def from_payload(cls, p: dict[str, Any]) -> Fact:
         """Build from a decoded payload; raises :class:`CorruptObject`."""
-        _check_fields(p, cls.FIELDS)
+        _check_fields(p, cls.FIELDS, cls.OPTIONAL)
         sources = _need(p, "sources", list)
         if not all(isinstance(s, str) for s in sources):
             raise CorruptObject("sources must be strings")
@@ -165,6 +187,8 @@ class Fact:
                 trust=_need(p, "trust", str), sensitivity=_need(p, "sensitivity", str),
                 owner=_need(p, "owner", str), sources=tuple(sources),
                 pinned=_need(p, "pinned", bool),
+                forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
+                dormant=_only_true(p, "dormant"),
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid fact: {e}") from None
@@ -204,6 +228,10 @@ class Turn:
     project: str
     source: str
     parent: str | None
+    forgotten: int = 0
+
+    #: fields written only when set (so objects without them keep their ids)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten",)
 
     def __post_init__(self) -> None:
         _choice(self.role, ROLES, "role")
@@ -218,12 +246,13 @@ class Turn:
             "text": self.text, "timestamp": self.timestamp, "harness": self.harness,
             "cwd": self.cwd, "project": self.project, "source": self.source,
             "parent": _raw_parent(self.parent),
+            **({"forgotten": self.forgotten} if self.forgotten else {}),
         }
 
     @classmethod
     def from_payload(cls, p: dict[str, Any]) -> Turn:
         """Build from a decoded payload; raises :class:`CorruptObject`."""
-        _check_fields(p, cls.FIELDS)
+        _check_fields(p, cls.FIELDS, cls.OPTIONAL)
         try:
             return cls(
                 session=_need(p, "session", str), seq=_need(p, "seq", int),
@@ -231,6 +260,7 @@ class Turn:
                 timestamp=_need(p, "timestamp", int), harness=_need(p, "harness", str),
                 cwd=_need(p, "cwd", str), project=_need(p, "project", str),
                 source=_need(p, "source", str), parent=_opt_parent(p.get("parent", b"")),
+                forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid turn: {e}") from None
@@ -280,8 +310,182 @@ class Tombstone:
             raise CorruptObject(f"invalid tombstone: {e}") from None
 
 
-MemObject = Fact | Turn | Tombstone
+#: every age v1 file (binary form) starts with this line (https://c2sp.org/age)
+AGE_INTRO = b"age-encryption.org/v1\n"
 
-#: type code -> class; codes 4..15 are reserved (docs/format.md).
-TYPES: dict[int, type] = {Fact.TYPE: Fact, Turn.TYPE: Turn, Tombstone.TYPE: Tombstone}
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """One sealed version of a key: the metadata of a fact in the clear and
+    its value only as an age v1 file (encrypted to the vault's recipient).
+
+    The plaintext is never part of the object; reading it needs the vault
+    identity (``objstore.vault``).  Sealed versions of a key chain by
+    ``parent`` like facts, under their own ref ``sealed/<key>``.
+
+    Attributes:
+        key: validated key.  kind, trust, owner: as in :class:`Fact`.
+        version: 1 for the first version, parent's version + 1 after.
+        parent: id of the previous sealed version, or None.
+        valid_from, recorded_at: ms since epoch, as in :class:`Fact`.
+        age: the whole age v1 file (binary form, starts with
+            ``age-encryption.org/v1\\n``) whose plaintext is the UTF-8 value.
+    """
+
+    TYPE: ClassVar[int] = 5
+    TYPE_NAME: ClassVar[str] = "sealed"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "key", "kind", "version", "parent", "valid_from", "recorded_at", "trust", "owner", "age",
+    )
+
+    key: str
+    kind: str
+    version: int
+    parent: str | None
+    valid_from: int
+    recorded_at: int
+    trust: str
+    owner: str
+    age: bytes
+
+    def __post_init__(self) -> None:
+        _choice(self.kind, KINDS, "kind")
+        _choice(self.trust, TRUST_LEVELS, "trust")
+        if self.version < 1:
+            raise InvalidInput("version must be >= 1")
+        check_time(self.valid_from, "valid_from")
+        check_time(self.recorded_at, "recorded_at")
+        if self.parent is not None and not is_full_id(self.parent):
+            raise InvalidInput("parent must be a full id")
+        if not isinstance(self.age, bytes) or not self.age.startswith(AGE_INTRO):
+            raise InvalidInput("age must be a binary age v1 file")
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {
+            "key": self.key, "kind": self.kind, "version": self.version,
+            "parent": _raw_parent(self.parent), "valid_from": self.valid_from,
+            "recorded_at": self.recorded_at, "trust": self.trust, "owner": self.owner,
+            "age": self.age,
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Sealed:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS)
+        try:
+            return cls(
+                key=_need(p, "key", str), kind=_need(p, "kind", str),
+                version=_need(p, "version", int), parent=_opt_parent(p.get("parent", b"")),
+                valid_from=_need(p, "valid_from", int), recorded_at=_need(p, "recorded_at", int),
+                trust=_need(p, "trust", str), owner=_need(p, "owner", str),
+                age=_need(p, "age", bytes),
+            )
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid sealed version: {e}") from None
+
+
+QUEUE_KINDS = ("challenge", "injection", "conflict")
+
+
+def queue_item_id(kind: str, key: str, body: str) -> str:
+    """The id of a review-queue item: blake3 (64 hex) of the canonical CBOR
+    array ``["mem queue item", kind, key, normalize_value(body)]``.
+
+    It depends only on why the item was queued, the key and the normalized
+    value, so a repeated proposal maps to the same item (queued once).  It is
+    not the id of the :class:`QueueItem` object, which also holds the time
+    and provenance of the first proposal.
+    """
+    import cbor2
+
+    from .ids import hash_bytes
+    return hash_bytes(cbor2.dumps(["mem queue item", kind, key, normalize_value(body)], canonical=True))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueItem:
+    """A proposal waiting for a person's review (``objstore.queue``): "set
+    ``key`` to ``body``", parked instead of written.
+
+    Attributes:
+        kind: why it is queued, one of :data:`QUEUE_KINDS`: ``challenge``
+            (a lower-trust write against a ``user_stated`` value),
+            ``injection`` (the value reads like an instruction to a model),
+            ``conflict`` (``other`` holds a value that contradicts ``key``'s).
+        key: the key the proposal is for.
+        body: the proposed value.
+        fact_kind: the fact kind the write would have had (:data:`KINDS`).
+        trust: the trust of the proposing write (:data:`TRUST_LEVELS`).
+        sensitivity: as in :class:`Fact`.
+        owner: who proposed it.
+        sources: evidence of the proposing write.
+        other: for ``conflict`` the other key, else "".
+        note: a human-readable reason (e.g. the instruction pattern matched).
+        time: ms since epoch when it was queued.
+    """
+
+    TYPE: ClassVar[int] = 4
+    TYPE_NAME: ClassVar[str] = "queue item"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "kind", "key", "body", "fact_kind", "trust", "sensitivity", "owner", "sources",
+        "other", "note", "time",
+    )
+
+    kind: str
+    key: str
+    body: str
+    fact_kind: str
+    trust: str
+    sensitivity: str = "private"
+    owner: str = ""
+    sources: tuple[str, ...] = field(default_factory=tuple)
+    other: str = ""
+    note: str = ""
+    time: int = 0
+
+    def __post_init__(self) -> None:
+        _choice(self.kind, QUEUE_KINDS, "queue item kind")
+        _choice(self.fact_kind, KINDS, "kind")
+        _choice(self.trust, TRUST_LEVELS, "trust")
+        _choice(self.sensitivity, SENSITIVITIES, "sensitivity")
+        check_time(self.time, "time")
+
+    @property
+    def item_id(self) -> str:
+        """:func:`queue_item_id` of this item (the name of its ref)."""
+        return queue_item_id(self.kind, self.key, self.body)
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {
+            "kind": self.kind, "key": self.key, "body": self.body, "fact_kind": self.fact_kind,
+            "trust": self.trust, "sensitivity": self.sensitivity, "owner": self.owner,
+            "sources": list(self.sources), "other": self.other, "note": self.note, "time": self.time,
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> QueueItem:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS)
+        sources = _need(p, "sources", list)
+        if not all(isinstance(s, str) for s in sources):
+            raise CorruptObject("sources must be strings")
+        try:
+            return cls(
+                kind=_need(p, "kind", str), key=_need(p, "key", str), body=_need(p, "body", str),
+                fact_kind=_need(p, "fact_kind", str), trust=_need(p, "trust", str),
+                sensitivity=_need(p, "sensitivity", str), owner=_need(p, "owner", str),
+                sources=tuple(sources), other=_need(p, "other", str), note=_need(p, "note", str),
+                time=_need(p, "time", int),
+            )
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid queue item: {e}") from None
+
+
+MemObject = Fact | Turn | Tombstone | QueueItem | Sealed
+
+#: type code -> class; codes 6..15 are reserved (docs/format.md).
+TYPES: dict[int, type] = {Fact.TYPE: Fact, Turn.TYPE: Turn, Tombstone.TYPE: Tombstone,
+                          QueueItem.TYPE: QueueItem, Sealed.TYPE: Sealed}
 TYPE_NAMES: dict[str, type] = {c.TYPE_NAME: c for c in TYPES.values()}

@@ -39,21 +39,20 @@ def recover(store) -> RecoveryReport:
             store.index.rebuild(iter_docs(store))
         except SearchIndexError:
             return RecoveryReport()
-        j = store.journal.read()
-        for oid in sorted(j.deletes - _kept(store, j.forgets)):
-            store.delete_object(oid)
+        rep = RecoveryReport(rebuilt=True)
+        rep.deleted = _delete_unreachable(store, store.journal.read().deletes)
         store.journal.clear()
-        return RecoveryReport(rebuilt=True)
+        return rep
 
 
-def _kept(store, forgets) -> set[str]:
-    from .facts import walk
-    keep: set[str] = set()
-    for key in forgets:
-        head = store.refs.read(fact_ref(key))
-        if head is not None:
-            keep.update(v.id for v in walk(store, head))
-    return keep
+def _delete_unreachable(store, ids: set[str]) -> int:
+    """Delete the journalled objects that nothing reaches any more (a forget
+    interrupted before it unlinked them keeps them: rerunning it finishes)."""
+    if not ids:
+        return 0
+    from .reachability import reachable
+    live = reachable(store)
+    return store.delete_objects(ids - live)
 
 
 def _replay(store) -> RecoveryReport:
@@ -64,15 +63,13 @@ def _replay(store) -> RecoveryReport:
     if not j:
         store.journal.clear()
         return rep
-    keep: set[str] = set()
+    for key in j.forgets:  # a forget unlinked the key but died before dropping its reflog
+        if store.refs.read(fact_ref(key)) is None:
+            store.reflog.drop(fact_ref(key))
+    for sid in j.turn_forgets:
+        if store.refs.read(session_ref(sid)) is None:
+            store.reflog.drop(session_ref(sid))
     if j.forgets:
-        # a forget was interrupted: whatever it did not finish, finish now.
-        # Keys whose ref still exists were not yet unlinked: keep their objects
-        # (the tombstones are written; running the forget again completes it).
-        keep = _kept(store, j.forgets)
-        for key in j.forgets:
-            if store.refs.read(fact_ref(key)) is None:
-                store.reflog.drop(fact_ref(key))
         survivors = []
         for _k, head in list_keys(store):
             cur = current_of(list(walk(store, head)))
@@ -91,7 +88,11 @@ def _replay(store) -> RecoveryReport:
                 adds.append(fact_doc(cur.id, cur.fact))
         store.index.add(adds, delete_ids=deletes)
         rep.facts = len(j.facts)
-    if j.sessions:
+    if j.turn_forgets:
+        from .forget import _all_turn_docs
+        store.index.purge("turn", _all_turn_docs(store))
+        rep.forgets += len(j.turn_forgets)
+    elif j.sessions:
         docs = []
         for sid, old in sorted(j.sessions.items()):
             for tv in walk_turns(store, store.refs.read(session_ref(sid))):
@@ -101,7 +102,6 @@ def _replay(store) -> RecoveryReport:
         for i in range(0, len(docs), 5000):
             store.index.add(docs[i:i + 5000])
         rep.turns = len(docs)
-    for oid in sorted(j.deletes - keep):
-        rep.deleted += store.delete_object(oid)
+    rep.deleted = _delete_unreachable(store, j.deletes)
     store.journal.clear()
     return rep

@@ -83,7 +83,8 @@ def iter_docs(store: Store) -> Iterator:
             yield fact_doc(cur.id, cur.fact)
     for _name, head in store.refs.iter("sessions"):
         for tv in walk_turns(store, head):
-            yield turn_doc(tv.id, tv.turn)
+            if not tv.turn.forgotten:
+                yield turn_doc(tv.id, tv.turn)
 
 
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:

@@ -46,6 +46,8 @@ class ImportResult:
     session_ids: list[str] = field(default_factory=list)
     files_skipped: int = 0
     turns_skipped: int = 0
+    turns_forgotten: int = 0
+    secrets_redacted: int = 0
     errors: list[str] = field(default_factory=list)
     index_error: str | None = None
 
@@ -93,7 +95,7 @@ def turn_doc(oid: str, t: Turn):
     """The search-index document of a turn."""
     from .searchindex import IndexDoc
     return IndexDoc(id=oid, kind="turn", ref=t.session, time=t.timestamp,
-                    project=t.project, role=t.role, text=t.text)
+                    project=t.project, role=t.role, text=t.text, seq=t.seq)
 
 
 def _load_state(store: Store, sid: str) -> _SessionState:
@@ -155,6 +157,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     bad_sessions: set[str] = set()
     valid_sids: dict[str, str] = {}
     with store.lock(command):
+        from .forget import capture_filter, redact_matches
+        from .redact import redact as redact_secrets
+        flt = capture_filter(store)  # forgotten sessions, records and --match rules: never brought back
+        ledger: set[str] = set()
         writer = store.pack_writer()
         unpublished: set[str] = set()
         try:
@@ -174,23 +180,41 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                                                   "turns skipped")
                             res.turns_skipped += 1
                             continue
+                        if sid in flt.sessions:
+                            res.turns_forgotten += 1
+                            continue
                         st = states.get(sid)
                         if st is None:
                             st = states[sid] = _load_state(store, sid)
                         if ct.source in st.sources:
                             continue
-                        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=ct.text,
+                        text, forgotten = ct.text, 0
+                        if ct.source in flt.sources:
+                            text, forgotten = "", now_ms()
+                            res.turns_forgotten += 1
+                        elif sid in flt.rules:
+                            text, n = redact_matches(text, flt.rules[sid])
+                            res.turns_forgotten += bool(n)
+                        if text:
+                            red = redact_secrets(text)  # credentials never reach disk
+                            if red.hits:
+                                text = red.text
+                                res.secrets_redacted += len(red.hits)
+                        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text,
                                     timestamp=ct.timestamp, harness=harness, cwd=ct.cwd,
-                                    project=ct.project, source=ct.source, parent=st.head)
+                                    project=ct.project, source=ct.source, parent=st.head,
+                                    forgotten=forgotten)
                         oid = writer.add(encode(turn))
                         st.head, st.next_seq = oid, st.next_seq + 1
                         st.sources.add(ct.source)
                         unpublished.add(sid)
-                        pending_docs.append(turn_doc(oid, turn))
+                        if not forgotten:
+                            pending_docs.append(turn_doc(oid, turn))
                         res.turns_added += 1
                 except OSError as e:
                     res.files_skipped += 1
                     res.errors.append(f"{path}: {e.strerror or e}")
+                ledger.add(str(path.resolve()))
                 last = i == len(files) - 1
                 if last or writer.count >= PACK_ROLL or len(pending_docs) >= INDEX_BATCH:
                     writer.finish()  # the pack and its index are durable before any ref names them
@@ -204,6 +228,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         except BaseException:
             writer.abort()
             raise
+        finally:
+            record_sources(store, ledger)
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(states)
@@ -215,6 +241,26 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
 def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:
     """:func:`import_transcripts` for Claude Code."""
     return import_transcripts(store, "claude-code", paths, **kw)
+
+
+def imported_sources(store: Store) -> list[str]:
+    """Transcript files this store has imported from (absolute paths), for
+    ``mem forget --scrub-sources``.  Kept in ``<store>/cache/imported-files``."""
+    try:
+        return sorted(set((store.root / "cache" / "imported-files").read_text("utf-8").splitlines()) - {""})
+    except FileNotFoundError:
+        return []
+
+
+def record_sources(store: Store, paths: set[str]) -> None:
+    """Add transcript paths to the ledger of imported files."""
+    new = paths - set(imported_sources(store))
+    if not new:
+        return
+    p = store.root / "cache" / "imported-files"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
 
 
 def _publish(store: Store, states: dict, sids: set[str], command: str) -> None:

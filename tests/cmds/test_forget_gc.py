@@ -28,7 +28,8 @@ def test_forget_then_gc_leaves_no_trace(invoke, store_path):
     assert scan_store(store_path, [SENTINEL.encode()])  # the scan can find it before forget
 
     preview = invoke("forget", "project/p/secret", "--dry-run")
-    assert "would forget project/p/secret: 2 versions" in preview.stdout
+    assert "would forget 2 fact versions and 0 turns" in preview.stdout
+    assert "key project/p/secret (all 2 versions)" in preview.stdout
     assert invoke("log", "project/p/secret", "--json").json  # dry run changed nothing
     r = invoke("forget", "project/p/secret", "--yes", "--json").json
     assert r["index_clean"] and len(r["tombstones"]) == 2 and r["objects_deleted"] == 2
@@ -52,7 +53,7 @@ def test_forget_then_gc_leaves_no_trace(invoke, store_path):
 def test_forget_asks_and_aborts_without_yes(invoke):
     invoke("remember", "user/x", "value one")
     r = invoke("forget", "user/x", input="n\n", exit_code=1)
-    assert "forget these versions for good?" in r.stderr
+    assert "forget these for good?" in r.stderr
     assert invoke("get", "user/x").stdout == "value one\n"
     invoke("forget", "user/x", input="y\n")
     invoke("get", "user/x", exit_code=4)

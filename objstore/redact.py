@@ -1,0 +1,642 @@
+"""Credential redaction: replace secrets with ``[REDACTED:<rule>]`` before anything reaches disk.
+
+Every capture path (hooks, transcript imports, shell capture, ``mem remember``)
+passes its text through :func:`redact`.  It runs inside an agent hook, so it is
+built to be cheap on ordinary text and bounded on hostile text:
+
+* the **prefilter** is ``re``'s own literal-prefix scan: every pattern starts
+  with a literal (``ghp_``, ``AKIA``, ``-----BEGIN ``, ``://``,
+  ``authorization``, ``bearer``, ``secret`` ...) and its word-boundary
+  look-behind is written *after* that literal (``ghp_(?<!Xghp_)``), so a rule
+  whose prefix is absent costs one scan in C and nothing else.  The
+  case-insensitive rules run over one lowercased copy of the window; the
+  generic keyword rule tries a match only where ``str.find`` sees one of five
+  anchor words (``pass pwd secret token key``);
+* every pattern is **linear**: its quantifiers are bounded (and possessive
+  where a token ends), no quantified group can match the same text two ways,
+  and the look-behind means a token can only start where a run of token
+  characters starts, so ``re`` never re-reads a run from every offset.
+
+Rules (``RULES``; the ``source`` field of each names the documented format):
+
+========================  ==========================================================  ==========================================
+rule                      what it matches                                             documented format
+========================  ==========================================================  ==========================================
+private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, EC,    RFC 7468; RFC 5915 (EC); OpenSSH
+                          DSA, ENCRYPTED, OPENSSH, PGP ``PRIVATE KEY BLOCK``), also   PROTOCOL.key; RFC 4880 s6.2 (PGP armor)
+                          blocks with no END line and tails with no BEGIN line,
+                          raw or JSON-escaped (``\\n``)
+gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
+aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9]           AWS IAM "unique identifiers" (ID prefixes)
+aws-secret-access-key     40-char base64 value after ``aws_secret_access_key``,       AWS CLI config files / access keys docs
+                          ``SecretAccessKey``, ``secret_key`` (= : => or blank)
+gcp-api-key               ``AIza`` + 35 [A-Za-z0-9_-]                                 Google Cloud "Manage API keys"
+github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9]          GitHub "authentication token formats"
+github-fine-grained-pat   ``github_pat_`` + 22..255 [A-Za-z0-9_]                      GitHub fine-grained PAT (22 + _ + 59)
+gitlab-token              ``glpat- gldt- glrt- glptt- glft- gloas- glcbt- glagent-    GitLab "Token overview: token prefixes"
+                          glimt- glsoat- glffct-`` + 20.. [A-Za-z0-9_-] (routable
+                          ``.<ver>.<crc>`` suffix included)
+slack-token               ``xox[abcdeoprs]-...``, ``xapp-...``                        Slack "Token types"
+slack-webhook             path after ``hooks.slack.com/services|workflows|triggers/`` Slack "Sending messages using incoming
+                                                                                      webhooks"
+stripe-key                ``sk_live_ rk_live_ sk_test_ rk_test_`` + 10..247 alnum;    Stripe "API keys"; "Webhook signatures"
+                          ``whsec_`` + base64
+npm-token                 ``npm_`` + 36 [A-Za-z0-9]                                    npm/GitHub "npm's new access token format"
+openai-key                ``sk-proj- sk-svcacct- sk-admin-`` + 20..; legacy ``sk-`` + OpenAI API reference "Authentication"
+                          48 [A-Za-z0-9]                                              (project/service-account/admin keys)
+anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
+jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
+bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
+                          a random-looking (>= 20 chars) value after a bare
+                          ``Bearer``
+basic-auth                the credential after ``Authorization: Basic``               RFC 7617 s2
+url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
+                          (user and host are kept)
+generic-secret            the value of ``password|passwd|pwd|passphrase|secret|       (no vendor format: keyword heuristics,
+                          token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
+                          client_secret`` ``= / : / =>`` assignments when the value
+                          looks random (see ``_looks_secret``); code such as
+                          ``password = getpass()`` or ``token = tokens[i]`` is left
+========================  ==========================================================  ==========================================
+
+When matches overlap they are merged into one ``[REDACTED:<rule>]`` named after
+the most specific rule (vendor formats before ``jwt``, ``url-password``,
+``bearer-token``/``basic-auth`` and ``generic-secret``).
+
+The bound.  ``max_scan_chars`` (default 256 Ki, at least 4 Ki) caps what one
+regex pass reads: longer text is scanned in windows of ``max_scan_chars``
+characters that overlap by ``min(16 Ki, max_scan_chars / 4)``, so every
+character is scanned, no secret shorter than the overlap is cut in two, and
+nothing is dropped (redacting the unscanned rest would destroy data; leaving
+it unscanned would leak).  A window costs a bounded amount even on
+pathological input, and the total cost is linear in ``len(text)``; callers
+that want a hard cap on the time per entry cap the entry's size, this module
+never truncates.  Measured on the 2-core dev box (CPython 3.11,
+tests/objstore/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
+mixed text ~0.6-0.9 s in one call; the worst of ~30 pathological 256 KB lines
+(``a``, ``=``, ``eyJAAA...``, ``x:x:...``, base64, ``password=password=...``,
+``private_key":"...``) ~30-75 ms, most under 10 ms.
+
+Guarantees: :func:`redact` never raises on a ``str`` (lone surrogates
+included), and is idempotent: ``redact(redact(t).text).text ==
+redact(t).text``.  Replacing a secret changes its neighbours (``[`` and
+``]``), so after a pass that redacted something the output is scanned again
+(at most ``_MAX_PASSES`` passes in all; ordinary text takes one).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+__all__ = ["DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value"]
+
+DEFAULT_MAX_SCAN_CHARS = 262_144
+_OVERLAP = 16_384          # windows overlap by this much: no shorter secret is cut in two
+_MIN_WINDOW = 4_096
+_MAX_PASSES = 4
+_PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
+
+_FLAGS = re.ASCII
+_IFLAGS = re.ASCII | re.IGNORECASE
+
+# A token starts where the previous character cannot belong to it, and ends
+# where the next cannot.  ``]`` / ``[`` are in the classes so that a token
+# touching a ``[REDACTED:...]`` marker is treated exactly like one touching
+# another token character (this is what makes a second pass find nothing new).
+# The look-behind is written *after* the literal prefix, (``ghp_(?<!Xghp_)``),
+# so that ``re`` can still search for the prefix with its fast literal scan.
+_LBC = r"[A-Za-z0-9_+\-\]]"
+_LA = r"(?![A-Za-z0-9_+\-\[])"
+
+
+def _tok(prefixes: tuple[str, ...], body: str, lbc: str = _LBC, la: str = _LA) -> str:
+    """``(?:p1(?<!Xp1)|p2(?<!Xp2)...)body`` + look-ahead: a prefixed token on a boundary."""
+    alts = "|".join(f"{re.escape(p)}(?<!{lbc}{re.escape(p)})" for p in prefixes)
+    return f"(?:{alts}){body}{la}"
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One credential format.
+
+    Attributes:
+        name: the ``<rule>`` in ``[REDACTED:<rule>]``.
+        source: the documented token format the pattern follows (vendor doc or RFC).
+        pattern: the compiled regex; its ``secret`` group (or the whole match) is
+            replaced.  Case-insensitive rules (``ci``, compiled with
+            ``re.IGNORECASE``) are run as their case-sensitive twin ``lowered``
+            over a lowercased copy of the text (same offsets), which is several
+            times faster than ``re.IGNORECASE``.
+        ci: the rule is case-insensitive.
+        priority: lower wins the name when matches overlap.
+        check: optional test of the matched value (False: not a secret).
+        scan: optional replacement for the plain ``finditer`` pass.
+    """
+
+    name: str
+    source: str
+    pattern: re.Pattern[str]
+    ci: bool = False
+    priority: int = 10
+    check: Callable[[str], bool] | None = field(default=None, repr=False)
+    scan: Callable[..., None] | None = field(default=None, repr=False)
+    lowered: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+
+
+# ---- PEM private keys --------------------------------------------------------------
+# A line break, raw or JSON-escaped once or more (``\n``, ``\\n``, ``\r\n``).
+_NL = r"(?:\r?\n|\r|\\{1,8}(?:r\\{1,8})?n)"
+_SEP = r"[ \t]{0,16}(?:" + _NL + r"[ \t]{0,16}){1,4}"
+_B64 = r"[A-Za-z0-9+/=]"
+_HDRLINE = r"[A-Za-z][A-Za-z0-9-]{0,40}:[^\r\n\\]{0,256}"   # Proc-Type:, DEK-Info:, Version:, Comment:
+_PEM_LABEL = r"(?:[A-Z0-9]{1,16}[ ]){0,3}PRIVATE[ ]KEY(?:[ ]BLOCK)?"
+_PEM_BODY = (
+    r"-----BEGIN[ ]" + _PEM_LABEL + r"-----"
+    r"(?:" + _SEP + _HDRLINE + r"){0,8}"                                  # RFC 1421 / 4880 armor headers
+    r"(?:(?:" + _SEP + r"|[ ]{0,16})" + _B64 + r"{16,16384}+){1,2048}"     # base64 lines (or one long line)
+    r"(?:" + _SEP + _B64 + r"{1,15}+)?"                                   # a short last line / PGP checksum
+    r"(?:(?:" + _SEP + r"|[ ]{0,16})-----END[ ]" + _PEM_LABEL + r"-----)?"
+)
+_PEM_END_RE = re.compile(r"-----END[ ]" + _PEM_LABEL + r"-----", _FLAGS)
+# The body read backwards from an END line (the text before it, reversed):
+# an escaped ``\n`` reads ``n\``, ``\r\n`` reads ``n\r\``.
+_RNL = r"(?:\n\r?|\r|n\\{1,8}(?:r\\{1,8})?)"
+_RSEP = r"[ \t]{0,16}(?:" + _RNL + r"[ \t]{0,16}){1,4}"
+_RB64 = r"(?:[A-Za-mo-z0-9+/=]|n(?!\\))"   # reversed, ``n\`` is a line break, not a base64 ``n``
+_PEM_REV_RE = re.compile(
+    r"(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{1,16384}+"
+    r"(?:(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{16,16384}+){0,2048}",
+    _FLAGS,
+)
+
+
+def _scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    """BEGIN-anchored blocks (complete or truncated), then END lines whose BEGIN
+    is missing (a tool output cut at the front): the base64 lines just before
+    the END line, read backwards, are redacted with it."""
+    _scan_plain(rule, text, ws, we, out, low, off)
+    pos = floor = ws
+    while True:
+        p = text.find("-----END ", pos, we)
+        if p < 0:
+            return
+        pos = p + 9
+        m = _PEM_END_RE.match(text, p, we)
+        if m is None:
+            continue
+        lo = max(floor, p - _PEM_MAX)
+        floor = m.end()
+        r = _PEM_REV_RE.match(text[lo:p][::-1])
+        if r is not None and r.end() >= 16:
+            out.append((p - r.end(), m.end(), rule.priority, rule.name))
+
+
+# ---- value checks --------------------------------------------------------------------
+
+_PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
+                 "redacted", "dummy", "sample", "replace", "insert", "todo", "fixme", "<", ">")
+_PLACEHOLDER_RE = re.compile("|".join(map(re.escape, _PLACEHOLDERS)), _IFLAGS)
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", _FLAGS)
+_HEX_RE = re.compile(r"[0-9a-f]+|[0-9A-F]+", _FLAGS)
+_WORDY_RE = re.compile(r"[A-Za-z_.-]+", _FLAGS)
+_DIGITS = frozenset("0123456789")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LETTERS = _LOWER | _UPPER
+
+
+def _entropy(s: str) -> float:
+    """Shannon entropy of ``s`` in bits per character."""
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _looks_secret(v: str) -> bool:
+    """True when an assigned value looks like a credential rather than code or prose.
+
+    Conservative: identifiers and dotted names (``tokens``, ``self.secret``,
+    ``nextToken2``), paths, URLs, numbers, ``$VAR``/``%s``/``{x}`` references and
+    placeholders (``your_token``, ``xxxx``, ``changeme``) are not secrets.  A
+    value needs letters mixed with digits or symbols and a character entropy
+    typical of random strings (>= 3 bits/char); an identifier-shaped value
+    needs more (mixed case, >= 2 digits, >= 12 chars, >= 3.3 bits/char).
+    """
+    n = len(v)
+    if n < 8 or n > 4096 or v[0] in "$%/~.#{" or _WORDY_RE.fullmatch(v):
+        return False                       # identifiers, dotted names, words joined by - or .
+    chars = set(v)
+    if len(chars) < 8 or chars.isdisjoint(_LETTERS):
+        return False                       # < 3 bits/char; numbers, dates, punctuation
+    if "://" in v or _PLACEHOLDER_RE.search(v):
+        return False
+    if _IDENT_RE.fullmatch(v):
+        # identifier-shaped (so with digits): code (``token2``, ``api_key_v2``) unless
+        # it reads as random (hex digests, mixed-case keys with several digits)
+        digits = sum(c in _DIGITS for c in v)
+        if n >= 16 and digits >= 2 and _HEX_RE.fullmatch(v):
+            return _entropy(v) >= 3.0
+        return (n >= 12 and digits >= 2 and not chars.isdisjoint(_UPPER) and not chars.isdisjoint(_LOWER)
+                and _entropy(v) >= 3.3)
+    return _entropy(v) >= 3.0
+
+
+def _not_placeholder(v: str) -> bool:
+    """``Authorization: Bearer your-token-here`` is documentation, not a credential."""
+    return _PLACEHOLDER_RE.search(v) is None
+
+
+def _bearer_ok(v: str) -> bool:
+    """A bare ``Bearer <x>`` (no Authorization header) counts only when x looks random."""
+    v = v.rstrip("=")
+    return (len(v) >= 20 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and _entropy(v) >= 3.0 and not _PLACEHOLDER_RE.search(v))
+
+
+_URL_PW_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret", "token", "changeme"})
+
+
+def _url_password_ok(v: str) -> bool:
+    """Skip ``$VAR``/``%(x)s``/``<password>``/``{pw}`` placeholders and the words
+    docs use in their place (``user:pass@``, ``joe:password@``); keep the rest."""
+    return not (v.startswith(("$", "%", "<", "{", "*")) or v.lower() in _URL_PW_WORDS
+                or _PLACEHOLDER_RE.search(v))
+
+
+# ---- generic keyword assignments -------------------------------------------------------
+# ``key`` alone is too common (cache_key, primary_key); it counts only as the
+# end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
+_KEY_OWNERS = ("api", "access", "auth", "private")
+_KW = (r"(?:passw(?:or)?d|passphrase|pwd|secret|token|key(?:"
+       + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
+       r"(?:[_-]?(?:key|token|value))?")
+_ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
+_VALUE = r"[^\s\"'`\\,;&<>(){}\[\]|]"
+_VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
+# over the lowercased text: the head alone, and head and value in one match
+# (group 1 the value run, group 2 set when a delimiter or the end follows it)
+_GEN_HEAD = re.compile(_KW + _ASSIGN, _FLAGS)
+_GEN_HV = re.compile(_KW + _ASSIGN + r"(" + _VALUE + r"{0,4096}+)(" + _VALUE_END + r")?", _FLAGS)
+_GEN_RUN = re.compile(_VALUE + r"*+", _FLAGS)
+
+
+_GEN_ANCHORS = ("pass", "pwd", "secret", "token", "key")   # every _KW alternative starts with one
+
+
+def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
+    out = []
+    i = s.find(sub, start, end)
+    while i >= 0:
+        out.append(i)
+        i = s.find(sub, i + 1, end)
+    return out
+
+
+_URL_BREAK = re.compile(r"[\s\"'`<>]", _FLAGS)
+
+
+def _in_url(text: str, hs: int, ws: int) -> bool:
+    """True when the keyword at ``hs`` sits in the userinfo of a URL (a ``://``
+    before it with no blank or quote in between)."""
+    i = text.rfind("://", max(ws, hs - 256), hs)
+    return i >= 0 and _URL_BREAK.search(text, i, hs) is None
+
+
+def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    """Keyword heads, then the value after each.  A head is tried only where
+    ``str.find`` saw an anchor word in the lowercased window (faster than
+    letting ``re`` try every p/s/t/k), with one match for head and value.  A
+    head whose value would start inside the value of an earlier head
+    (accepted, rejected or unterminated) is skipped, so each value run is read
+    once and ``password=password=...`` stays linear; a head that starts inside
+    an earlier value but whose own value starts after it
+    (``password=PASSWORD: s3cr3t...``) is still looked at."""
+    cands: list[int] = []
+    for a in _GEN_ANCHORS:
+        cands += _find_all(low, a, ws - off, we - off)
+    cands.sort()
+    match, head, end = _GEN_HV.match, _GEN_HEAD.match, we - off
+    last = -1          # end of the last head (heads do not overlap)
+    vend = ws - off    # end of the last value looked at
+    for p in cands:
+        if p < last:
+            continue
+        if p < vend:   # inside an earlier value: only its head is read, to see where it ends
+            h = head(low, p, end)
+            if h is None:
+                continue
+            last = h.end()
+            if last < vend:
+                continue
+        if (m := match(low, p, end)) is None:
+            continue
+        s, e = m.span(1)
+        last = s
+        s += off
+        e += off
+        if m.group(2) is None:                     # not followed by a delimiter: not a value
+            vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
+            continue
+        vend = e - off
+        if e - s < 8:
+            continue
+        at = text.find("@", s, e)
+        if at >= 0 and _in_url(text, p + off, ws):
+            e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
+        if _looks_secret(text[s:e]):
+            out.append((s, e, rule.priority, rule.name))
+
+
+def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None) -> Rule:
+    lowered = re.compile(pattern, _FLAGS) if ci else None
+    return Rule(name, source, re.compile(pattern, _IFLAGS if ci else _FLAGS), ci, priority, check, scan,
+                lowered)
+
+
+_AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
+
+RULES: list[Rule] = [
+    _r("gcp-service-account",
+       "Google Cloud IAM, service account key file: JSON whose 'private_key' is a PKCS#8 PEM "
+       "https://cloud.google.com/iam/docs/keys-create-delete",
+       r"private_key\\{0,3}\"[ \t]{0,8}:[ \t]{0,8}\\{0,3}\"(?P<secret>" + _PEM_BODY + ")",
+       priority=1),
+    _r("private-key",
+       "RFC 7468 (PKCS#8 'PRIVATE KEY', 'ENCRYPTED PRIVATE KEY'), PKCS#1 'RSA PRIVATE KEY', "
+       "RFC 5915 'EC PRIVATE KEY', OpenSSH PROTOCOL.key 'OPENSSH PRIVATE KEY', "
+       "RFC 4880 s6.2 'PGP PRIVATE KEY BLOCK'",
+       _PEM_BODY, priority=2, scan=_scan_pem),
+    _r("aws-access-key-id",
+       "AWS IAM User Guide, 'Unique identifiers' (AKIA access key, ASIA temporary STS key, ABIA, ACCA) "
+       "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html",
+       _tok(("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}")),
+    _r("aws-secret-access-key",
+       "AWS CLI 'Configuration and credential file settings' (aws_secret_access_key, 40 chars) and "
+       "STS Credentials.SecretAccessKey https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-files.html "
+       "(any 40-char base64 value after secret_access_key / secret_key)",
+       r"secret[_-]?(?:access[_-]?)?key"
+       r"(?:" + _ASSIGN + r"|[ \t]{1,8})(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+       ci=True, priority=3),
+    _r("gcp-api-key",
+       "Google Cloud 'Manage API keys' (AIza + 35 chars) https://cloud.google.com/docs/authentication/api-keys",
+       _tok(("AIza",), r"[A-Za-z0-9_-]{35}")),
+    _r("github-token",
+       "GitHub 'About authentication: GitHub's token formats' (ghp_ PAT, gho_ OAuth, ghu_ user-to-server, "
+       "ghs_ server-to-server, ghr_ refresh; 36 chars now, up to 255 announced) "
+       "https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/",
+       _tok(("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{36,251}+")),
+    _r("github-fine-grained-pat",
+       "GitHub fine-grained personal access tokens: github_pat_ + 22 + '_' + 59 chars "
+       "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/"
+       "managing-your-personal-access-tokens",
+       _tok(("github_pat_",), r"[A-Za-z0-9_]{22,255}+")),
+    _r("gitlab-token",
+       "GitLab 'Token overview: token prefixes' (glpat- personal/project/group, gldt- deploy, glrt- runner, "
+       "glptt- trigger, glft- feed, gloas- OAuth secret, glcbt- CI job, glagent-, glimt-, glsoat-, glffct-; "
+       "routable tokens end .<version>.<crc>) https://docs.gitlab.com/ee/security/tokens/",
+       _tok(("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "gloas-", "glcbt-", "glagent-", "glimt-",
+             "glsoat-", "glffct-"), r"[A-Za-z0-9_-]{20,255}+(?:\.[A-Za-z0-9_-]{1,64}+){0,2}")),
+    _r("slack-token",
+       "Slack 'Token types' (xoxb- bot, xoxp- user, xoxa-/xoxr- access/refresh, xoxe- config, "
+       "xoxc-/xoxd-/xoxs- session, xapp- app-level) https://api.slack.com/authentication/token-types",
+       _tok(("xoxa-", "xoxb-", "xoxc-", "xoxd-", "xoxe-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xoxe.xoxp-",
+             "xapp-"), r"[A-Za-z0-9-]{10,250}+")),
+    _r("slack-webhook",
+       "Slack 'Sending messages using incoming webhooks' (https://hooks.slack.com/services/T../B../secret) "
+       "https://api.slack.com/messaging/webhooks",
+       r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,256}+)"),
+    *(_r("stripe-key",
+         "Stripe 'API keys' (sk_live_/sk_test_ secret, rk_live_/rk_test_ restricted; up to 255 chars) "
+         "https://docs.stripe.com/keys",
+         _tok((prefix,), r"[A-Za-z0-9]{10,247}+"))
+      # one rule per prefix: each then starts with a literal that re scans for fast
+      for prefix in ("sk_live_", "sk_test_", "rk_live_", "rk_test_")),
+    _r("stripe-key",
+       "Stripe 'Check webhook signatures': endpoint signing secret whsec_ + base64 "
+       "https://docs.stripe.com/webhooks",
+       _tok(("whsec_",), r"[A-Za-z0-9+/=]{24,128}+")),
+    _r("npm-token",
+       "npm 'About access tokens' / GitHub blog 'npm's new access token format' (npm_ + 36 chars) "
+       "https://github.blog/2021-09-23-announcing-npms-new-access-token-format/",
+       _tok(("npm_",), r"[A-Za-z0-9]{36}")),
+    _r("anthropic-key",
+       "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
+       "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",
+       _tok(("sk-ant-",), r"[A-Za-z0-9_-]{20,400}+"), priority=9),
+    _r("openai-key",
+       "OpenAI API reference 'Authentication' (project keys sk-proj-, service accounts sk-svcacct-, admin "
+       "sk-admin-, legacy user keys sk- + 48 chars) https://platform.openai.com/docs/api-reference/authentication",
+       _tok(("sk-",), r"(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{48})")),
+    _r("jwt",
+       "RFC 7519 s3 / RFC 7515 s7.1 JWS compact serialization: base64url(header).base64url(payload).sig; "
+       "header and claims are JSON objects, so both segments begin 'eyJ'",
+       _tok(("eyJ",), r"[A-Za-z0-9_-]{5,8192}+\.eyJ[A-Za-z0-9_-]{5,16384}+\.[A-Za-z0-9_-]{0,8192}+",
+            lbc=r"[A-Za-z0-9_+.\-\]]"),
+       priority=20),
+    _r("url-password",
+       "RFC 3986 s3.2.1 userinfo 'user:password@host' (deprecated, still used in git remotes and DSNs)",
+       r"://[^\s:/?#@\[\]\"'<>{}\\|`]{0,128}+:(?P<secret>[^\s/?#@\[\]\"'<>{}\\|`]{1,256}+)@",
+       priority=30, check=_url_password_ok),
+    _r("basic-auth",
+       "RFC 7617 s2 'Authorization: Basic base64(user-id:password)'",
+       _AUTH_HDR + r"basic[ \t]{1,8}(?P<secret>[A-Za-z0-9+/]{4,4096}+={0,2})",
+       ci=True, priority=40, check=_not_placeholder),
+    _r("bearer-token",
+       "RFC 6750 s2.1 'Authorization: Bearer b64token' (also GitHub's 'Authorization: token ...')",
+       _AUTH_HDR + r"(?:bearer|token)[ \t]{1,8}(?P<secret>[A-Za-z0-9._~+/-]{8,8192}+=*)",
+       ci=True, priority=40, check=_not_placeholder),
+    _r("bearer-token",
+       "RFC 6750 s2.1 b64token after a bare 'Bearer ' (no header name): only random-looking values",
+       r"bearer(?<![A-Za-z0-9_\-\]]bearer)[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{20,8192}+=*)",
+       ci=True, priority=41, check=_bearer_ok),
+    _r("generic-secret",
+       "keyword heuristics (no vendor format): password/passwd/pwd/passphrase/secret/token/api_key/"
+       "access_key/auth_key/private_key = or : value, where the value looks random (_looks_secret)",
+       _KW + _ASSIGN + r"(?P<secret>" + _VALUE + r"{8,4096}+)" + _VALUE_END,
+       ci=True, priority=50, check=_looks_secret, scan=_scan_generic),
+]
+
+
+# --------------------------------------------------------------------------- result
+
+
+class Hit(NamedTuple):
+    """One redacted span: the rule that named it and its [start, end) in the input."""
+
+    rule: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class RedactResult:
+    """Outcome of :func:`redact`.
+
+    Attributes:
+        text: the redacted text (the input object itself when nothing matched).
+        hits: one :class:`Hit` per ``[REDACTED:...]`` marker, offsets in the input.
+    """
+
+    text: str
+    hits: tuple[Hit, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """True when anything was redacted."""
+        return bool(self.hits)
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Number of redactions per rule name."""
+        return Counter(h.rule for h in self.hits)
+
+
+# --------------------------------------------------------------------------- engine
+
+
+def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    if rule.lowered is not None:
+        matches = rule.lowered.finditer(low, ws - off, we - off)
+    else:
+        matches, off = rule.pattern.finditer(text, ws, we), 0
+    check = rule.check
+    grouped = "secret" in rule.pattern.groupindex
+    for m in matches:
+        s, e = m.span("secret") if grouped else m.span()
+        if s < 0 or s == e:
+            continue
+        s += off
+        e += off
+        if check is not None and not check(text[s:e]):
+            continue
+        out.append((s, e, rule.priority, rule.name))
+
+
+def _lower(seg: str) -> str:
+    """``seg.lower()`` with the same length: U+0130 (the one character whose
+    lowercase is two characters) is lowered as ``I``."""
+    low = seg.lower()
+    if len(low) != len(seg):
+        low = seg.replace("\u0130", "I").lower()
+    return low
+
+
+def _scan_window(text: str, ws: int, we: int, out: list) -> None:
+    # One lowercased copy of the window (and 16 characters before it, for
+    # look-behinds), offsets unchanged, serves every case-insensitive rule.
+    off = max(0, ws - 16)
+    low = _lower(text if (off == 0 and we == len(text)) else text[off:we])
+    for rule in RULES:
+        (rule.scan or _scan_plain)(rule, text, ws, we, out, low, off)
+
+
+def _find(text: str, window: int) -> list[list]:
+    """Merged, sorted, non-overlapping [start, end, priority, name] spans."""
+    n = len(text)
+    overlap = min(_OVERLAP, window // 4)
+    step = window - overlap
+    cands: list = []
+    ws = 0
+    while True:
+        we = min(n, ws + window)
+        _scan_window(text, ws, we, cands)
+        if we >= n:
+            break
+        ws += step
+    if not cands:
+        return []
+    cands.sort(key=lambda c: (c[0], -c[1]))
+    merged: list[list] = []
+    for s, e, pri, name in cands:
+        if merged and s < merged[-1][1]:
+            last = merged[-1]
+            if e > last[1]:
+                last[1] = e
+            if pri < last[2]:
+                last[2], last[3] = pri, name
+        else:
+            merged.append([s, e, pri, name])
+    return merged
+
+
+def _render(text: str, spans: list[list]) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """The text with each span replaced by its marker, and for each span
+    (input start, input end, output start, output end)."""
+    parts: list[str] = []
+    moves: list[tuple[int, int, int, int]] = []
+    pos = out = 0
+    for s, e, _pri, name in spans:
+        parts.append(text[pos:s])
+        out += s - pos
+        marker = f"[REDACTED:{name}]"
+        parts.append(marker)
+        moves.append((s, e, out, out + len(marker)))
+        out += len(marker)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts), moves
+
+
+def _back(pos: int, moves: list[tuple[int, int, int, int]], end: bool) -> int:
+    """Map an offset in a rendered text back to the text it was rendered from."""
+    i = bisect.bisect_right(moves, pos, key=lambda mv: mv[2]) - 1
+    if i < 0:
+        return pos
+    s, e, _os, oe = moves[i]
+    if pos < oe or (end and pos == oe):
+        return e if end else s   # inside a marker: the whole original span
+    return e + (pos - oe)
+
+
+def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> RedactResult:
+    """Replace every credential in ``text`` with ``[REDACTED:<rule>]``.
+
+    Args:
+        text: any ``str`` (lone surrogates and NULs are fine).
+        max_scan_chars: the most characters one regex pass reads (at least
+            4096); longer text is scanned in windows of this size overlapping
+            by 16 Ki characters, so all of it is scanned and none is dropped.
+
+    Returns:
+        A :class:`RedactResult`; ``.text`` is ``text`` itself when nothing matched.
+
+    Raises:
+        TypeError: ``text`` is not a ``str``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"redact() takes a str, not {type(text).__name__}")
+    if not text:
+        return RedactResult(text)
+    window = max(int(max_scan_chars), _MIN_WINDOW)
+    spans = _find(text, window)
+    if not spans:
+        return RedactResult(text)
+    cur, moves = _render(text, spans)
+    hits = [Hit(name, s, e) for s, e, _p, name in spans]
+    chain = [moves]
+    for _ in range(_MAX_PASSES - 1):
+        more = _find(cur, window)
+        if not more:
+            break
+        nxt, nmoves = _render(cur, more)
+        for s, e, _p, name in more:
+            for mv in reversed(chain):
+                s, e = _back(s, mv, False), _back(e, mv, True)
+            hits.append(Hit(name, s, e))
+        chain.append(nmoves)
+        cur = nxt
+    hits.sort(key=lambda h: (h.start, h.end))
+    return RedactResult(cur, tuple(hits))
+
+
+def redact_value(text: str) -> str:
+    """``redact(text).text``: the redacted string, for callers that need no hit list."""
+    return redact(text).text

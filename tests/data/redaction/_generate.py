@@ -1,0 +1,237 @@
+"""Regenerate the redaction corpus: ``python tests/data/redaction/_generate.py``.
+
+Every credential here is FAKE: random characters from a fixed seed, shaped to
+the documented formats (prefix, length, alphabet) and, where the alphabet
+allows, carrying the word FAKE.  None was ever issued by a vendor.  The
+output is the context files beside this one (.env, curl, JSON config, stack
+trace, git remotes, Python, PEM tool output, service-account JSON, a JSONL
+transcript line) and ``expected.json``: for every file, the exact substrings
+that must disappear and the rule expected to name them.  ``clean/`` is written
+by hand: prose, code and tool output that must produce no hit at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+rnd = random.Random(20240611)
+ALNUM = string.ascii_letters + string.digits
+UPPER_NUM = string.ascii_uppercase + string.digits
+
+
+def r(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(rnd.choice(alphabet) for _ in range(n))
+
+
+def fake(n: int, alphabet: str = ALNUM) -> str:
+    """n random characters with FAKE in them (the alphabet must hold F, A, K, E)."""
+    return r(3, alphabet) + "FAKE" + r(n - 7, alphabet)
+
+
+def b64url(obj: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def pem(label: str, nbytes: int, lead: bytes = b"", width: int = 64, headers: str = "",
+        checksum: str = "") -> str:
+    body = base64.b64encode(lead + bytes(rnd.randrange(256) for _ in range(nbytes - len(lead)))).decode()
+    lines = [body[i:i + width] for i in range(0, len(body), width)]
+    return (f"-----BEGIN {label}-----\n" + headers + "\n".join(lines) + "\n" + checksum
+            + f"-----END {label}-----")
+
+
+AKID = "AKIA" + fake(16, UPPER_NUM)
+ASIA = "ASIA" + fake(16, UPPER_NUM)
+AWS_SECRET = fake(40, ALNUM + "/+")
+AWS_SECRET2 = fake(40, ALNUM + "/+")
+GCP_API = "AIza" + fake(35, ALNUM + "_-")
+GHP = "ghp_" + fake(36)
+GHS = "ghs_" + fake(36)
+GHO = "gho_" + fake(36)
+GH_FINE = "github_pat_" + fake(22) + "_" + r(59)
+GLPAT = "glpat-" + fake(20, ALNUM + "_-")
+SLACK_BOT = f"xoxb-{r(12, string.digits)}-{r(13, string.digits)}-{fake(24)}"
+SLACK_USER = f"xoxp-{r(12, string.digits)}-{r(12, string.digits)}-{r(13, string.digits)}-{fake(32, 'abcdef0123456789FAKE')}"
+SLACK_HOOK_PATH = f"T{fake(10, UPPER_NUM)}/B{fake(10, UPPER_NUM)}/{fake(24)}"
+STRIPE_LIVE = "sk_live_" + fake(99)
+STRIPE_TEST = "sk_test_" + fake(24)
+STRIPE_RK = "rk_live_" + fake(24)
+NPM = "npm_" + fake(36)
+OPENAI_PROJ = "sk-proj-" + fake(74, ALNUM + "_-") + "T3BlbkFJ" + r(74, ALNUM + "_-")
+OPENAI_LEGACY = "sk-" + fake(20) + "T3BlbkFJ" + r(20)
+ANTHROPIC = "sk-ant-api03-" + fake(93, ALNUM + "_-") + "AA"
+JWT = (b64url({"alg": "HS256", "typ": "JWT"}) + "." +
+       b64url({"sub": "fake-user-42", "name": "Fake User", "iat": 1718000000, "exp": 1718003600}) + "." +
+       r(43, ALNUM + "_-"))
+BEARER_OPAQUE = fake(40, ALNUM + "-._~")
+BASIC = base64.b64encode(b"deploy:Fake-Passw0rd-7Qz!").decode()
+DB_PASS = "Fk7" + r(5) + "!q9" + r(5)
+URL_PASS = "FAKE" + r(12) + "9"
+DJANGO_SECRET = "django-insecure-" + fake(34, ALNUM + "!@#%^*-_=+")
+API_KEY_HEX = r(32, "0123456789abcdef")
+RSA = pem("RSA PRIVATE KEY", 1190, lead=bytes.fromhex("308204a20201000282010100"))
+EC = pem("EC PRIVATE KEY", 121, lead=bytes.fromhex("30770201010420"))
+PKCS8 = pem("PRIVATE KEY", 1218, lead=bytes.fromhex("308204be020100300d06092a864886f70d0101010500048204a8"))
+OPENSSH = pem("OPENSSH PRIVATE KEY", 400, lead=b"openssh-key-v1\x00\x00\x00\x00\x04none", width=70)
+PGP = pem("PGP PRIVATE KEY BLOCK", 900, width=64, headers="Version: GnuPG v2\nComment: fake key for tests\n\n",
+          checksum="=" + r(4, ALNUM + "+/") + "\n")
+RSA_TRUNC = pem("RSA PRIVATE KEY", 1190, lead=bytes.fromhex("308204a40201000282010100"))
+RSA_TRUNC_HEAD = RSA_TRUNC[: RSA_TRUNC.index("\n", 600)]          # BEGIN and 9 lines, no END
+RSA_HEADLESS = pem("RSA PRIVATE KEY", 1190, lead=bytes.fromhex("308204a30201000282010100"))
+RSA_HEADLESS_TAIL = RSA_HEADLESS[RSA_HEADLESS.index("\n", 900) + 1:]   # last lines and END, no BEGIN
+SA_PEM = pem("PRIVATE KEY", 1218, lead=bytes.fromhex("308204bd020100300d06092a864886f70d0101010500048204a7"))
+
+files: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+
+files["dotenv.env"] = (f"""# local development settings -- never commit
+APP_ENV=development
+DEBUG=true
+PORT=8000
+DATABASE_URL=postgres://app:{URL_PASS}@localhost:5432/app_dev
+DB_PASSWORD={DB_PASS}
+AWS_ACCESS_KEY_ID={AKID}
+AWS_SECRET_ACCESS_KEY={AWS_SECRET}
+AWS_REGION=eu-west-1
+OPENAI_API_KEY={OPENAI_PROJ}
+ANTHROPIC_API_KEY={ANTHROPIC}
+STRIPE_SECRET_KEY={STRIPE_LIVE}
+STRIPE_RESTRICTED_KEY={STRIPE_RK}
+SLACK_BOT_TOKEN={SLACK_BOT}
+SECRET_KEY={DJANGO_SECRET}
+LOG_LEVEL=info
+""", [(URL_PASS, "url-password"), (DB_PASS, "generic-secret"), (AKID, "aws-access-key-id"),
+      (AWS_SECRET, "aws-secret-access-key"), (OPENAI_PROJ, "openai-key"), (ANTHROPIC, "anthropic-key"),
+      (STRIPE_LIVE, "stripe-key"), (STRIPE_RK, "stripe-key"), (SLACK_BOT, "slack-token"),
+      (DJANGO_SECRET, "generic-secret")])
+
+files["curl.sh"] = (f"""#!/bin/sh
+# reproduce the 401 from the staging API
+curl -sS -X POST https://api.staging.example.com/v1/jobs \\
+  -H 'Authorization: Bearer {BEARER_OPAQUE}' \\
+  -H 'Content-Type: application/json' \\
+  -d '{{"name": "nightly"}}'
+
+curl https://api.anthropic.com/v1/messages \\
+  -H "x-api-key: {ANTHROPIC}" -H "anthropic-version: 2023-06-01"
+
+curl -H "Authorization: Basic {BASIC}" https://ci.internal/api/json
+curl -H "Authorization: token {GHO}" https://api.github.com/user
+curl -H "Authorization: Bearer {JWT}" https://auth.internal/introspect
+curl -X POST -d '{{"text":"deployed"}}' https://hooks.slack.com/services/{SLACK_HOOK_PATH}
+curl "https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key={GCP_API}"
+""", [(BEARER_OPAQUE, "bearer-token"), (ANTHROPIC, "anthropic-key"), (BASIC, "basic-auth"),
+      (GHO, "github-token"), (JWT, "jwt"), (SLACK_HOOK_PATH, "slack-webhook"), (GCP_API, "gcp-api-key")])
+
+files["config.json"] = (json.dumps({
+    "name": "release-bot",
+    "version": "2.3.1",
+    "github": {"token": GHS, "owner": "acme", "repo": "widgets"},
+    "npm": {"registry": "https://registry.npmjs.org/", "authToken": NPM},
+    "slack": {"token": SLACK_USER, "channel": "#releases"},
+    "openai": {"api_key": OPENAI_LEGACY, "model": "gpt-4o-mini"},
+    "stripe": {"secret_key": STRIPE_TEST, "webhook_tolerance": 300},
+    "aws": {"accessKeyId": ASIA, "secretAccessKey": AWS_SECRET2, "region": "us-east-1"},
+    "retries": 3,
+}, indent=2) + "\n", [(GHS, "github-token"), (NPM, "npm-token"), (SLACK_USER, "slack-token"),
+                      (OPENAI_LEGACY, "openai-key"), (STRIPE_TEST, "stripe-key"), (ASIA, "aws-access-key-id"),
+                      (AWS_SECRET2, "aws-secret-access-key")])
+
+files["traceback.txt"] = (f"""Traceback (most recent call last):
+  File "/srv/app/worker.py", line 88, in run
+    conn = psycopg.connect("postgresql://reporting:{URL_PASS}@db-7.internal:5432/reports")
+  File "/srv/app/.venv/lib/python3.11/site-packages/psycopg/connection.py", line 119, in connect
+    raise last_ex.with_traceback(None)
+psycopg.OperationalError: connection failed: FATAL:  password authentication failed for user "reporting"
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/app/auth.py", line 41, in verify
+    claims = jwt.decode(token, key, algorithms=["HS256"])
+jwt.exceptions.ExpiredSignatureError: Signature has expired: {JWT}
+requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.github.com/repos/acme/widgets?access_token={GHP}
+""", [(URL_PASS, "url-password"), (JWT, "jwt"), (GHP, "github-token")])
+
+files["git-remote.txt"] = (f"""$ git remote -v
+origin\thttps://x-access-token:{GHS}@github.com/acme/widgets.git (fetch)
+origin\thttps://x-access-token:{GHS}@github.com/acme/widgets.git (push)
+gitlab\thttps://oauth2:{GLPAT}@gitlab.com/acme/widgets.git (fetch)
+gitlab\thttps://oauth2:{GLPAT}@gitlab.com/acme/widgets.git (push)
+fork\thttps://{GH_FINE}@github.com/someone/widgets.git (fetch)
+upstream\tgit@github.com:acme/widgets.git (fetch)
+$ git push origin main
+Everything up-to-date
+""", [(GHS, "github-token"), (GLPAT, "gitlab-token"), (GH_FINE, "github-fine-grained-pat")])
+
+files["snippet.py"] = (f'''import os
+import stripe
+from getpass import getpass
+
+stripe.api_key = "{STRIPE_TEST}"
+GITHUB_TOKEN = "{GH_FINE}"
+API_KEY = "{API_KEY_HEX}"
+
+
+def connect(user, password=None):
+    password = password or getpass()
+    token = os.environ.get("API_TOKEN")
+    return Client(user=user, password=password, token=token)
+
+
+client = OpenAI(api_key="{OPENAI_PROJ}")
+''', [(STRIPE_TEST, "stripe-key"), (GH_FINE, "github-fine-grained-pat"), (API_KEY_HEX, "generic-secret"),
+      (OPENAI_PROJ, "openai-key")])
+
+files["tool-output-pem.txt"] = (f"""$ cat ~/.ssh/id_rsa
+{RSA}
+$ cat deploy/ec.pem
+{EC}
+$ cat ~/.ssh/id_ed25519
+{OPENSSH}
+$ gpg --export-secret-keys --armor fake@example.com
+{PGP}
+$ head -c 700 backup/server.key
+{RSA_TRUNC_HEAD}
+$ tail -n 8 backup/old.key
+{RSA_HEADLESS_TAIL}
+$ openssl pkey -in tls.key
+{PKCS8}
+""", [(RSA, "private-key"), (EC, "private-key"), (OPENSSH, "private-key"), (PGP, "private-key"),
+      (RSA_TRUNC_HEAD, "private-key"), (RSA_HEADLESS_TAIL, "private-key"), (PKCS8, "private-key")])
+
+SA = {
+    "type": "service_account",
+    "project_id": "fake-project-123456",
+    "private_key_id": r(40, "0123456789abcdef"),
+    "private_key": SA_PEM + "\n",
+    "client_email": "ci-runner@fake-project-123456.iam.gserviceaccount.com",
+    "client_id": r(21, string.digits),
+    "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+    "token_uri": "https://oauth2.googleapis.com/token",
+}
+sa_text = json.dumps(SA, indent=2) + "\n"
+sa_value = json.dumps(SA_PEM)[1:-1]          # as it appears inside the JSON string
+files["service-account.json"] = (sa_text, [(sa_value, "gcp-service-account")])
+
+# A transcript line (JSONL): the service-account file and a PEM as a tool
+# result, escaped once more.
+tool_out = "$ cat sa.json\n" + sa_text + "$ cat id_rsa\n" + RSA + "\n"
+record = {"type": "user", "message": {"role": "user", "content": [
+    {"type": "tool_result", "tool_use_id": "toolu_fake01", "content": tool_out}]},
+    "sessionId": "00000000-0000-4000-8000-000000000000"}
+line = json.dumps(record) + "\n"
+files["transcript.jsonl"] = (line, [(json.dumps(sa_value)[1:-1], "gcp-service-account"),
+                                    (json.dumps(RSA)[1:-1], "private-key")])
+
+manifest = {}
+for name, (text, secrets) in files.items():
+    (HERE / name).write_text(text, encoding="utf-8")
+    for secret, _rule in secrets:
+        assert secret in text, (name, secret[:40])
+    manifest[name] = [{"secret": s, "rule": rule} for s, rule in secrets]
+(HERE / "expected.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,217 @@
+"""The proof that forget means gone, for every selector: plant a unique
+canary through every path that can hold it, forget, gc, and find it nowhere
+(raw bytes, zlib-decompressed objects, pack entries, the index's term
+dictionaries, logs, caches); fsck clean; everything else intact; and
+re-import, reindex or a shrunk transcript do not bring it back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from objstore import facts
+from objstore.forget import forget, scan_store
+from objstore.fsck import fsck
+from objstore.gc import gc
+from objstore.search import reindex, search
+from objstore.sessions import import_claude_code, session_turns, walk_turns
+from objstore.store import Store
+from tests.conftest import SHARED
+
+SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
+CANARY = "Quokkacanary-4471 Zebrine"
+NEEDLES = [b"Quokkacanary-4471", b"quokkacanary-4471", b"QUOKKACANARY-4471", b"Quokkacanary"]
+
+
+def _transcript_sources() -> list[Path]:
+    out = [next(SAMPLE.glob("*/5f0c9a52-*.jsonl"))]
+    real = SHARED / "data" / "transcripts" / "claude-code-log" / "projects" / "-experiments-ideas"
+    if real.exists():
+        out.append(next(real.glob("*.jsonl")))
+    return out
+
+
+def _plant_in_transcript(src: Path, dest_dir: Path) -> Path:
+    """Copy a real transcript and put the canary inside one user prompt (mid-text)."""
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / src.name
+    lines = src.read_bytes().splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        msg = rec.get("message") if isinstance(rec, dict) else None
+        if rec.get("type") == "user" and isinstance(msg, dict) and isinstance(msg.get("content"), str) \
+                and not rec.get("isMeta"):
+            msg["content"] = msg["content"] + f" and the staging token is {CANARY} ok"
+            lines[i] = (json.dumps(rec) + "\n").encode()
+            break
+    else:
+        raise AssertionError("no user prompt to plant in")
+    dest.write_bytes(b"".join(lines))
+    return dest
+
+
+def _snapshot(store: Store) -> dict:
+    """Every fact version and turn reachable now, by ref: bodies/texts and fields (not ids)."""
+    snap = {}
+    for key, head in facts.list_keys(store):
+        snap["facts/" + key] = [(v.fact.version, v.fact.body, v.fact.forgotten > 0) for v in facts.walk(store, head)]
+    for name, head in store.refs.iter("sessions"):
+        snap[name] = [(t.turn.seq, t.turn.role, t.turn.text, t.turn.source) for t in walk_turns(store, head)]
+    return snap
+
+
+def _build(tmp_path: Path, src: Path):
+    store = Store.init(tmp_path / "store")
+    tdir = tmp_path / "transcripts"
+    planted = _plant_in_transcript(src, tdir)
+    import_claude_code(store, [planted])
+    facts.remember(store, "project/p/other", "a value that must survive")
+    facts.remember(store, "project/p/token", f"old token {CANARY}")
+    facts.remember(store, "project/p/token", f"new token {CANARY} rotated")
+    facts.remember(store, "project/p/token", "token moved to the vault")
+    gc(store, grace_s=0)  # everything packed
+    facts.remember(store, "project/p/token2", f"loose copy {CANARY}")  # a loose object with a reflog entry
+    hist = store.root / "cache" / "shell-history"
+    hist.parent.mkdir(parents=True, exist_ok=True)
+    hist.write_text(f"search {CANARY}\nlog project/p/other\n")
+    (store.root / "logs" / "hooks.log").write_text(f"2026-01-01 UserPromptSubmit error mentioning {CANARY}\n"
+                                                     "2026-01-01 Stop ok\n")
+    assert scan_store(store.root, NEEDLES)
+    assert search(store, "Quokkacanary")
+    return store, planted
+
+
+def _sid(store: Store, text: str) -> str:
+    for name, head in store.refs.iter("sessions"):
+        if any(text in t.turn.text for t in walk_turns(store, head)):
+            return name[len("sessions/"):]
+    raise AssertionError("no session holds it")
+
+
+def _assert_gone(store: Store, planted: Path) -> None:
+    gc(store, grace_s=0)
+    assert scan_store(store.root, NEEDLES) == []
+    assert store.index.term_doc_freq(CANARY) == {"quokkacanary": 0, "4471": 0, "zebrine": 0}
+    assert search(store, "Quokkacanary") == []
+    rep = fsck(store)
+    assert rep.ok, rep.problems
+    # no resurrection: the same transcript again, a shrunk copy, a reindex
+    import_claude_code(store, [planted])
+    shrunk = planted.parent / "shrunk" / planted.name
+    shrunk.parent.mkdir()
+    lines = planted.read_bytes().splitlines(keepends=True)
+    shrunk.write_bytes(b"".join(lines[: max(3, len(lines) // 2)] + [l for l in lines if b"Quokkacanary" in l]))
+    import_claude_code(store, [shrunk])
+    reindex(store)
+    gc(store, grace_s=0)
+    assert scan_store(store.root, NEEDLES) == []
+    assert search(store, "Quokkacanary") == []
+    assert fsck(store).ok
+
+
+@pytest.mark.parametrize("src", _transcript_sources(), ids=lambda p: p.parent.name)
+def test_match_removes_every_copy(tmp_path, src):
+    store, planted = _build(tmp_path, src)
+    before = _snapshot(store)
+    r = forget(store, match="quokkacanary-4471   zebrine")
+    assert r.plan.counts()["turns"] == 1 and r.plan.counts()["versions"] == 3
+    assert not r.index_problems
+    after = _snapshot(store)
+    # every other fact and turn is still there, unchanged
+    assert after["facts/project/p/other"] == before["facts/project/p/other"]
+    assert "facts/project/p/token2" not in after  # its only value held the canary
+    tok = after["facts/project/p/token"]
+    assert [(v, body, gone) for v, body, gone in tok] == [
+        (3, "token moved to the vault", False), (2, "", True), (1, "", True)]
+    sid = _sid_of(before)
+    old_turns, new_turns = before[sid], after[sid]
+    assert len(old_turns) == len(new_turns)
+    changed = [(o, n) for o, n in zip(old_turns, new_turns) if o != n]
+    assert len(changed) == 1 and CANARY in changed[0][0][2] and changed[0][1][2] == ""
+    assert facts.current(store, "project/p/token").fact.body == "token moved to the vault"
+    _assert_gone(store, planted)
+    # the forgotten turn keeps its place, marked
+    turns = session_turns(store, sid[len("sessions/"):])
+    assert sum(1 for t in turns if t.turn.forgotten) == 1
+
+
+def _sid_of(snap: dict) -> str:
+    return next(k for k, v in snap.items() if k.startswith("sessions/") and any(CANARY in t[2] for t in v))
+
+
+def test_key_selector(tmp_path):
+    store, planted = _build(tmp_path, _transcript_sources()[0])
+    forget(store, what="project/p/token")
+    forget(store, what="project/p/token2")
+    sid = _sid(store, CANARY)
+    forget(store, what=next(t.id for t in session_turns(store, sid) if CANARY in t.turn.text))  # ID of a turn
+    assert facts.current(store, "project/p/other").fact.body == "a value that must survive"
+    _assert_gone(store, planted)
+
+
+def test_version_selector_rewrites_later_versions(tmp_path):
+    store, planted = _build(tmp_path, _transcript_sources()[0])
+    chain = facts.versions(store, "project/p/token")
+    r = forget(store, what="project/p/token@v2")
+    assert r.rewritten == ["facts/project/p/token"]
+    new = facts.versions(store, "project/p/token")
+    assert [v.fact.version for v in new] == [3, 2, 1]
+    assert new[1].fact.body == "" and new[1].fact.forgotten
+    assert new[0].id != chain[0].id and new[2].id == chain[2].id  # v3 rewritten, v1 untouched
+    assert new[0].fact.parent == new[1].id
+    assert CANARY in new[2].fact.body  # v1 was not selected
+    assert [e.new for e in store.reflog.read("facts/project/p/token")] == [new[0].id]
+
+
+def test_session_selector(tmp_path):
+    store, planted = _build(tmp_path, _transcript_sources()[0])
+    sid = _sid(store, CANARY)
+    forget(store, session=sid)
+    assert store.refs.read("sessions/" + sid) is None
+    forget(store, match="Quokkacanary-4471")  # the facts too
+    _assert_gone(store, planted)
+    import_claude_code(store, [planted])
+    assert store.refs.read("sessions/" + sid) is None  # a forgotten session is not re-created
+
+
+def test_match_needs_three_chars_and_dry_run_changes_nothing(tmp_path):
+    from objstore.errors import InvalidInput
+    store, _planted = _build(tmp_path, _transcript_sources()[0])
+    with pytest.raises(InvalidInput):
+        forget(store, match=" a  ")
+    snap = _snapshot(store)
+    r = forget(store, match="quokkacanary", dry_run=True)
+    assert r.plan.counts()["versions"] == 3 and _snapshot(store) == snap
+
+
+def test_cli_selectors_and_scrub_sources(tmp_path, invoke):
+    tdir = tmp_path / "t"
+    planted = _plant_in_transcript(_transcript_sources()[0], tdir)
+    invoke("import", "claude-code", str(planted))
+    invoke("remember", "project/p/token", f"old {CANARY}")
+    r = invoke("forget", "--match", "quokkacanary-4471", "--dry-run")
+    assert "would forget 1 fact version and 1 turn" in r.stdout
+    invoke("forget", "--match", "ab", exit_code=2)
+    invoke("forget", "project/p/token", "--match", "x", exit_code=2)
+    invoke("forget", "--session", "no-such-session", exit_code=4)
+    invoke("forget", "--scrub-sources", "project/p/token", exit_code=2)
+    assert b"Quokkacanary" in planted.read_bytes()
+    mode = planted.stat().st_mode
+    before = planted.read_text().splitlines()
+    r = invoke("forget", "--match", "quokkacanary-4471", "--scrub-sources", "--yes", "--json")
+    out = r.json
+    assert out["forgotten"] and out["sources_scrubbed"] == [str(planted.resolve())]
+    assert b"Quokkacanary" not in planted.read_bytes() and b"[REDACTED]" in planted.read_bytes()
+    assert planted.stat().st_mode == mode
+    after = planted.read_text().splitlines()
+    assert len(after) == len(before)
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert len(changed) == 1 and "[REDACTED]" in json.loads(changed[0][1])["message"]["content"]
+    assert invoke("forget", "--match", "quokkacanary-4471").stdout.startswith("nothing matches")
