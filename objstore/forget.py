@@ -172,9 +172,11 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     if len(norm) < MIN_MATCH_CHARS:
         raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
     plan.match = norm
+    probe = max(norm.split(" "), key=len)  # a cheap test before the full normalization
     for key, head in list_keys(store):
         chain = list(walk(store, head))
-        hit = [v for v in chain if not v.fact.forgotten and norm in normalize_value(v.fact.body)]
+        hit = [v for v in chain if not v.fact.forgotten and probe in v.fact.body.casefold()
+               and norm in normalize_value(v.fact.body)]
         if not hit:
             continue
         live = [v for v in chain if not v.fact.forgotten]
@@ -185,7 +187,8 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
         hit = [tv for tv in walk_turns(store, head)
-               if not tv.turn.forgotten and norm in normalize_value(tv.turn.text)]
+               if not tv.turn.forgotten and probe in tv.turn.text.casefold()
+               and norm in normalize_value(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
     return plan
@@ -390,15 +393,23 @@ class CaptureFilter:
     Attributes:
         sessions: forgotten whole sessions (their records are skipped).
         sources: source record ids of forgotten turns (captured with the text removed).
+        digests: SHA-256 of the normalized text of forgotten turns: a record
+            whose text hashes to one is captured emptied too, whatever its
+            source id (a copy of the record in another file or position).
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
     """
 
     sessions: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
+    digests: set[bytes] = field(default_factory=set)
     rules: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.sessions or self.sources or self.rules)
+
+    def forgets(self, source: str, text: str) -> bool:
+        """True when a captured record must be stored emptied."""
+        return source in self.sources or (bool(self.digests) and value_digest(text) in self.digests)
 
 
 def capture_filter(store: Store) -> CaptureFilter:
@@ -415,6 +426,7 @@ def capture_filter(store: Store) -> CaptureFilter:
             flt.rules.setdefault(t.key[len("match:"):], []).append((t.value_sha256, n))
         elif ":" in t.key and not t.key.startswith(("user/", "global/", "project/")):
             flt.sources.add(t.key)
+            flt.digests.add(t.value_sha256)
     return flt
 
 

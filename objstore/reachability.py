@@ -1,8 +1,9 @@
 """What is live: the root set and the graph walk (the single source of truth
 that gc and fsck use).
 
-Roots: every ref (``facts/*``, ``sessions/*``, ``tombstones/*``) and every id
-named by a reflog entry.  Edges: a fact's or a turn's ``parent``.
+Roots: every ref (``facts/*``, ``sealed/*``, ``sessions/*``, ``tombstones/*``,
+``queue/*``) and every id named by a reflog entry.  Edges: a fact's, a sealed version's or
+a turn's ``parent``.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from collections.abc import Iterator
 
 from .codec import decode
 from .errors import CorruptObject, NotFound
-from .objects import Fact, Turn
+from .objects import Fact, Sealed, Turn
 from .store import Store
 
-NAMESPACES = ("facts", "sessions", "tombstones")
+NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
 
 
 def roots(store: Store, *, include_reflogs: bool = True) -> Iterator[tuple[str, str]]:
@@ -40,7 +41,7 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
         referrer = where
         while oid is not None and oid not in seen:
             try:
-                obj = decode(store.read_frame(oid))
+                obj = decode(store.read_frame(oid), strict=False)
             except (NotFound, CorruptObject) as e:
                 if where == "reflog" and referrer == "reflog":
                     break  # reflog entries are weak roots: an expired/forgotten id is no error
@@ -50,5 +51,5 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
                 break
             seen.add(oid)
             referrer = oid
-            oid = obj.parent if isinstance(obj, (Fact, Turn)) else None
+            oid = obj.parent if isinstance(obj, (Fact, Sealed, Turn)) else None
     return seen
