@@ -31,7 +31,12 @@ def cli_markdown() -> str:
     block("mem", cli, root)
     for name, (module, _summary) in COMMANDS.items():
         cmd = importlib.import_module(module).command
-        block(f"mem {name}", cmd, click.Context(cmd, info_name=name, parent=root))
+        ctx = click.Context(cmd, info_name=name, parent=root)
+        block(f"mem {name}", cmd, ctx)
+        if isinstance(cmd, click.Group):  # e.g. mem vault init: each subcommand's own help
+            for sub in cmd.list_commands(ctx):
+                sc = cmd.get_command(ctx, sub)
+                block(f"mem {name} {sub}", sc, click.Context(sc, info_name=sub, parent=ctx))
     return "\n".join(parts)
 
 

@@ -78,6 +78,12 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     from objstore.forget import forget, plan_forget
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
+    if what and "/" in what and "@" not in what:
+        from objstore.refs import fact_ref, validate_key
+        from objstore.vault import forget_sealed, is_sealed
+        if is_sealed(store, what) and store.refs.read(fact_ref(validate_key(what))) is None:
+            _forget_sealed_key(store, validate_key(what), yes, dry_run, as_json, forget_sealed)
+            return
     plan = plan_forget(store, what=what, match=match, session=session)
     if plan.is_empty():
         if as_json:
@@ -118,6 +124,29 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
+
+
+def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None:
+    """A sealed key: its encrypted versions go, nothing is decrypted."""
+    if not as_json:
+        click.echo(f"{'would forget' if dry_run else 'will forget'} the sealed key {key} (every sealed version)")
+    if dry_run:
+        if as_json:
+            emit_json({"dry_run": True, "sealed_key": key})
+        return
+    if not yes:
+        try:
+            ok = click.confirm("forget these for good?", err=True)
+        except click.Abort:
+            ok = False
+        if not ok:
+            click.echo("nothing forgotten", err=True)
+            raise click.exceptions.Exit(1)
+    n = forget_sealed(store, key)
+    if as_json:
+        emit_json({"dry_run": False, "sealed_key": key, "objects_deleted": n})
+    else:
+        click.echo(f"forgot the sealed key {key}: {plural(n, 'object')} deleted")
 
 
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:

@@ -23,9 +23,12 @@ def command(key, as_json, store):
       mem get project/api/db
       mem get project/api/db --json
 
-    Exit status: 0 found; 4 no such key; 10 no store.
+    Exit status: 0 found; 4 no such key; 6 the key is sealed (its value is
+    shown only by mem sealed show); 10 no store.
     """
     from objstore.facts import current
+    from objstore.vault import refuse_if_sealed
+    refuse_if_sealed(store, key)
     v = current(store, key)
     if as_json:
         from ._common import emit_json

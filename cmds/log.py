@@ -11,7 +11,7 @@ def version_json(v, *, current: bool) -> dict:
     return {"id": v.id, "key": f.key, "version": f.version, "body": f.body, "kind": f.kind,
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
-            "pinned": f.pinned, "parent": f.parent, "current": current}
+            "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}
 
 
 @click.command("log")
@@ -32,10 +32,15 @@ def command(key, as_of, as_json, store):
       mem log project/api/db --as-of 2026-03-01
       mem log project/api/db --json
 
+    A sealed key shows its versions with the values masked.
+
     Exit status: 0 ok; 4 no such key (or nothing recorded by --as-of); 10 no store.
     """
     from objstore.errors import NotFound
     from objstore.facts import current_of, versions
+    from objstore.vault import is_sealed
+    if is_sealed(store, key):
+        return _sealed_log(store, key, as_of, as_json)
     chain = versions(store, key)
     if as_of is not None:
         chain = [v for v in chain if v.fact.recorded_at <= as_of]
@@ -48,8 +53,41 @@ def command(key, as_of, as_json, store):
     for v in chain:
         f = v.fact
         mark = "  (current)" if cur is not None and v.id == cur.id else ""
-        pin = "  pinned" if f.pinned else ""
+        pin = ("  pinned" if f.pinned else "") + ("  dormant" if f.dormant else "")
         click.echo(click.style(f"v{f.version}  {v.id[:12]}", fg="yellow")
                    + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}")
         for line in safe(f.body).splitlines() or [""]:
             click.echo(f"    {line}")
+
+
+SEALED_MASK = "•••••• (sealed: mem sealed show {key})"
+
+
+def sealed_json(sv, *, current: bool) -> dict:
+    """The JSON shape of a sealed version in log/show: the fact shape with
+    ``body`` null and ``sealed`` true (never the ciphertext)."""
+    s = sv.sealed
+    return {"id": sv.id, "key": s.key, "version": s.version, "body": None, "sealed": True, "kind": s.kind,
+            "valid_from": s.valid_from, "recorded_at": s.recorded_at, "trust": s.trust,
+            "owner": s.owner, "parent": s.parent, "current": current}
+
+
+def _sealed_log(store, key, as_of, as_json):
+    from objstore.errors import NotFound
+    from objstore.vault import sealed_versions
+    chain = sealed_versions(store, key)
+    if as_of is not None:
+        chain = [v for v in chain if v.sealed.recorded_at <= as_of]
+        if not chain:
+            raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
+    cands = [v for v in chain if as_of is None or v.sealed.valid_from <= as_of]
+    cur = max(cands, key=lambda v: (v.sealed.valid_from, v.sealed.version)).id if cands else None
+    if as_json:
+        emit_json([sealed_json(v, current=v.id == cur) for v in chain])
+        return
+    for v in chain:
+        s = v.sealed
+        mark = "  (current)" if v.id == cur else ""
+        click.echo(click.style(f"v{s.version}  {v.id[:12]}", fg="yellow")
+                   + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}  sealed{mark}")
+        click.echo(safe(f"    {SEALED_MASK.format(key=s.key)}"))

@@ -14,8 +14,8 @@ from ._common import complete_key, TimeType, emit_json, json_option, with_store
               help="Kind of fact (default: from the scope, or the current version's kind).")
 @click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
               default="user_stated", show_default=True, help="Who vouches for the value.")
-@click.option("--sensitivity", type=click.Choice(["public", "private"]), default="private",
-              show_default=True, help="How widely the value may be shown.")
+@click.option("--sensitivity", type=click.Choice(["public", "private", "secret"]), default="private",
+              show_default=True, help="How widely the value may be shown; 'secret' seals it (mem vault init).")
 @click.option("--valid-from", type=TimeType(), help="When the value starts to hold (ISO 8601 or 'now'; default now).")
 @click.option("--expect", metavar="ID", help="Only write if the current head is ID ('none': key must be new).")
 @click.option("--pin/--no-pin", default=None, help="Pin the fact (default: keep the current pin).")
@@ -28,23 +28,38 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     TEXT '-' reads the value from standard input.  A value and kind
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
+    A lower-trust value that would replace a user_stated one, or that reads
+    like an instruction to a model, is queued for review (mem queue).
+    --sensitivity secret seals the value: it is encrypted in memory to the
+    vault and never written in the clear (read it with mem sealed show).
 
     \b
     Examples:
       mem remember project/api/db "postgres 16 on port 5433"
       mem remember user/editor "neovim" --kind user
       mem remember project/api/db "postgres 17" --expect 8c1f2a3b
+      mem remember user/bank/pin - --sensitivity secret < pin.txt
 
-    Exit status: 0 written or unchanged; 2 invalid key or text;
-    5 --expect did not match (nothing written); 6 refused (forgotten value);
-    11 store locked.
+    Exit status: 0 written, unchanged or queued; 2 invalid key or text;
+    4 secret without a vault; 5 --expect did not match (nothing written);
+    6 refused (forgotten value; a plain write to a sealed key or a secret
+    one to a plain key); 11 store locked.
     """
     from objstore.facts import remember
     if text == "-":
         text = sys.stdin.read()
         text = text[:-1] if text.endswith("\n") else text
+    if sensitivity == "secret":
+        return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
     r = remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                  sensitivity=sensitivity, pinned=pin)
+    if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
+        if as_json:
+            emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
+                       "previous": r.previous, "current": r.current})
+        else:
+            click.echo(f"queued for review: {r.queued[:12]} (the value of {r.key} is unchanged; see mem queue)")
+        return
     f = r.version.fact
     if r.index_error:
         click.echo(f"warning: written, but the search index was not updated: {r.index_error}\n"
@@ -60,3 +75,16 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
                    f"is still {r.current[:12]}, valid from later)")
     else:
         click.echo(f"wrote {r.key} v{f.version} {r.version.id[:12]}")
+
+
+def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json):
+    from objstore.vault import remember_sealed
+    if pin:
+        raise click.UsageError("a sealed value is never injected, so it cannot be pinned")
+    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect)
+    s = w.version.sealed
+    if as_json:
+        emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
+                   "previous": w.previous, "current": w.current, "sealed": True})
+        return
+    click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]}")

@@ -15,9 +15,27 @@ def object_json(oid: str, obj) -> dict:
     return d
 
 
+def _json(oid: str, obj) -> dict:
+    """:func:`object_json`, but a sealed version's age file is replaced by its
+    size (``mem sealed export`` writes it; ``cat-object`` shows it raw)."""
+    d = object_json(oid, obj)
+    if obj.TYPE_NAME == "sealed":
+        d["age_bytes"] = len(d.pop("age")) // 2
+        d["body"] = None
+    return d
+
+
 def _print_object(oid: str, obj) -> None:
-    from objstore.objects import Fact, Tombstone, Turn
+    from objstore.objects import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
+    if isinstance(obj, Sealed):
+        click.echo(safe(f"key:         {obj.key}  (v{obj.version}, sealed)"))
+        click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    owner: {safe(obj.owner)}")
+        click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
+        click.echo(f"parent:      {obj.parent or '-'}")
+        click.echo("")
+        click.echo(safe(f"•••••• sealed: {len(obj.age)} bytes of age ciphertext; "
+                        f"read it with: mem sealed show {obj.key} --version {obj.version}"))
     if isinstance(obj, Fact):
         click.echo(safe(f"key:         {obj.key}  (v{obj.version})"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
@@ -50,7 +68,8 @@ def command(what, as_json, store):
     """Show an object, a version (KEY@vN) or a session.
 
     WHAT is an object id (or a prefix of at least 4 hex digits), KEY@vN, a
-    key (its current version) or a session id (its turns in order).
+    key (its current version) or a session id (its turns in order).  A
+    sealed version shows its metadata, its value masked.
 
     \b
     Examples:
@@ -65,6 +84,10 @@ def command(what, as_json, store):
     from objstore.errors import AmbiguousId, InvalidInput, NotFound
     from objstore.ids import check_prefix
 
+    if "@" in what or "/" in what:
+        sv = _sealed_version(store, what)
+        if sv is not None:
+            return emit_json(_json(sv.id, sv.sealed)) if as_json else _print_object(sv.id, sv.sealed)
     if "@" in what:
         v = facts.resolve_version(store, what)
         return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
@@ -82,7 +105,7 @@ def command(what, as_json, store):
             oid = None
         if oid is not None:
             obj = decode(store.read_frame(oid))
-            return emit_json(object_json(oid, obj)) if as_json else _print_object(oid, obj)
+            return emit_json(_json(oid, obj)) if as_json else _print_object(oid, obj)
     sid = sessions.resolve_session(store, what)
     if sid is not None:
         turns = sessions.session_turns(store, sid)
@@ -98,3 +121,21 @@ def command(what, as_json, store):
         v = facts.current(store, what)
         return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
     raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
+
+
+def _sealed_version(store, what: str):
+    """The sealed version named by ``KEY`` or ``KEY@vN``, or None when the
+    key is not sealed (or not a key at all)."""
+    from objstore.errors import InvalidInput
+    from objstore.vault import is_sealed, pick_version, sealed_versions
+    key, at, v = what.rpartition("@") if "@" in what else (what, "", "")
+    try:
+        if not is_sealed(store, key):
+            return None
+    except InvalidInput:
+        return None
+    if at:
+        v = v[1:] if v[:1] in ("v", "V") else v
+        if not v.isdigit():
+            raise InvalidInput(f"bad version in {what!r}: want KEY@vN")
+    return pick_version(sealed_versions(store, key), int(v) if at else None)

@@ -92,6 +92,13 @@ class StoreLocked(MemError):
     exit_code = 11
 
 
+class WrongPassphrase(MemError):
+    """The vault passphrase is wrong, or a sealed value is not encrypted to
+    the vault's key (exit 12)."""
+
+    exit_code = 12
+
+
 class IntegrityError(MemError):
     """Corruption: an object whose bytes do not hash to its id, a non-canonical
     or undecodable object, a dangling ref or parent (exit 13)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .errors import InvalidInput, NotFound, RefConflict, Refused
 from .ids import check_prefix
 from .objects import KINDS, Fact, Tombstone, value_digest
-from .refs import fact_ref, key_scope, validate_key
+from .refs import fact_ref, key_scope, sealed_ref, validate_key
 from .store import Store, now_ms
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -41,6 +41,10 @@ class RememberResult:
         previous: id of the head before the write, or None.
         current: id of the key's current version after the write (differs
             from ``version.id`` for a backfill).
+        queued: the review-queue item id when the write was parked instead
+            of written (``objstore.queue.park``); then ``written`` is False
+            and ``version``/``current`` are the head's and the current's
+            (None for a key that does not exist yet).
     """
 
     key: str
@@ -49,6 +53,7 @@ class RememberResult:
     previous: str | None
     current: str
     index_error: str | None = None
+    queued: str | None = None
 
 
 def check_text(text: str, what: str = "body") -> str:
@@ -103,10 +108,11 @@ def current_of(chain: list[Version], as_of: int | None = None) -> Version | None
     """The current version of a chain (the rule in the module doc).
 
     With ``as_of`` (ms): only versions recorded and valid at that time count.
+    A forgotten version (body removed by ``mem forget``) is never current.
     Returns None when no version qualifies.
     """
-    cands = chain if as_of is None else [v for v in chain
-                                         if v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of]
+    cands = [v for v in chain if not v.fact.forgotten and (
+        as_of is None or (v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of))]
     if not cands:
         return None
     return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
@@ -137,6 +143,14 @@ def fact_doc(oid: str, f: Fact):
                     role=f.kind, text=f"{words}\n{f.body}")
 
 
+def history_doc(oid: str, f: Fact):
+    """The search-index document of a version that is not (or no longer)
+    current: kind ``history``; recall resolves its hits to the key's current
+    version (``objstore.recall``)."""
+    from dataclasses import replace
+    return replace(fact_doc(oid, f), kind="history")
+
+
 def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              trust: str = "user_stated", valid_from: int | None = None,
              expect: str | None = None, sensitivity: str = "private",
@@ -159,16 +173,26 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     Raises:
         InvalidInput: bad key, kind, trust or body.
         RefConflict: ``expect`` does not match the head (nothing written).
-        Refused: the value matches a tombstone of the key and trust is not
+        Refused: the key is sealed (``objstore.vault``: a plain write would
+            put it in the clear), or the value matches a tombstone of the key and trust is not
             ``user_stated``.
         StoreLocked: the store lock was not obtained in time.
     """
     key = validate_key(key)
     check_text(body)
+    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/redact.py)
+        from .redact import redact as _redact
+        body = _redact(body).text
+    if sensitivity == "secret":  # never stored in the clear: objstore.vault seals it
+        raise InvalidInput("a secret value is sealed, not written as a plain fact",
+                           hint="use objstore.vault.remember_sealed (mem remember --sensitivity secret)")
     if kind is not None and kind not in KINDS:
         raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     ref = fact_ref(key)
     with store.lock(command):
+        if store.refs.read(sealed_ref(key)) is not None:
+            raise Refused(f"{key} is sealed: a plain write would store a value of it in the clear",
+                          hint=f"write it sealed with --sensitivity secret, or first run: mem unseal {key}")
         old = store.refs.read(ref)
         if expect is not None:
             want = None if expect.lower() in ("none", "0") else check_prefix(expect)
@@ -183,8 +207,16 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         if trust != "user_stated":
             digest = value_digest(body)
             if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
-                raise Refused(f"{key}: this value was forgotten; only a user_stated write may bring it back",
+                raise Refused(f"{key}: this value was forgotten or rejected; "
+                              "only a user_stated write may bring it back",
                               hint="use --trust user_stated if you mean it")
+            from .queue import park  # a lower-trust write never overrules the person: review queue
+            parked = park(store, key, body, chain=chain, kind=kind, trust=trust, sensitivity=sensitivity,
+                          owner=owner, sources=tuple(sources))
+            if parked is not None:
+                cur = current_of(chain)
+                return RememberResult(key, False, chain[0] if chain else None, old,  # type: ignore[arg-type]
+                                      cur.id if cur else None, queued=parked.item)  # type: ignore[arg-type]
         now = now_ms()
         fact = Fact(key=key, kind=kind, body=body, version=(prev.version + 1) if prev else 1,
                     parent=old, valid_from=now if valid_from is None else valid_from,
@@ -200,12 +232,16 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         store.refs.set_if_equals(ref, old, oid)
         store.reflog.append(ref, old, oid, now, command)
         index_error = None
-        if reindex:
+        # the version that stops being current (or a backfill, never current) goes to the history index
+        past = ([old_cur] if old_cur else []) if reindex else [Version(oid, fact)]
+        if reindex or past:
             from .searchindex import SearchIndexError
             try:
-                store.index.add([fact_doc(new_cur.id, new_cur.fact)],
-                                delete_ids=[old_cur.id] if old_cur else [])
-                store.journal.clear()
+                store.index.add(([fact_doc(new_cur.id, new_cur.fact)] if reindex else [])
+                                + [history_doc(v.id, v.fact) for v in past],
+                                delete_ids=[old_cur.id] if (reindex and old_cur) else [])
+                if reindex:
+                    store.journal.clear()
             except SearchIndexError as e:  # the write stands; the journal lets the index catch up
                 index_error = str(e)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error)

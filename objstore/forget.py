@@ -197,8 +197,12 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
 # -- execution ---------------------------------------------------------------
 
 def forget(store: Store, *, what: str | None = None, match: str | None = None, session: str | None = None,
-           dry_run: bool = False, reason: str = "forget") -> ForgetResult:
+           dry_run: bool = False, reason: str = "forget", tombstones: bool = True) -> ForgetResult:
     """Plan (under the store lock) and, unless ``dry_run``, carry out a forget.
+
+    ``tombstones=False`` is for a value that moves rather than goes
+    (``mem seal``: the sealed copy stays, and a hash of a short secret would
+    be as good as the secret).
 
     Raises as :func:`plan_forget`, and StoreLocked.
     """
@@ -209,13 +213,14 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
                         for v in vs]
         if dry_run or plan.is_empty():
             return res
-        _execute(store, plan, res, reason)
+        _execute(store, plan, res, reason, tombstones)
         return res
 
 
-def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "forget") -> ForgetResult:
+def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "forget",
+               tombstones: bool = True) -> ForgetResult:
     """Forget every version of ``key`` (see :func:`forget`)."""
-    return forget(store, what=validate_key(key), dry_run=dry_run, reason=reason)
+    return forget(store, what=validate_key(key), dry_run=dry_run, reason=reason, tombstones=tombstones)
 
 
 def preview(store: Store, key: str) -> list[Version]:
@@ -224,7 +229,7 @@ def preview(store: Store, key: str) -> list[Version]:
 
 
 def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: bytes, now: int, reason: str) -> None:
-    if (key, digest) in have:
+    if (key, digest) in have or have is _NO_TOMBSTONES:
         return
     have.add((key, digest))
     tid = store.put(Tombstone(key=key, value_sha256=digest, time=now, reason=reason))
@@ -233,9 +238,12 @@ def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: byt
     res.tombstones.append(tid)
 
 
-def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str) -> None:
+_NO_TOMBSTONES: set = set()
+
+
+def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True) -> None:
     now = now_ms()
-    have = {(t.key, t.value_sha256) for t in all_tombstones(store)}
+    have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
     # 1. tombstones, then the journal note of everything that will go
     for key, vs in plan.keys.items():
         for v in vs:
@@ -313,6 +321,16 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str) -> 
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
                 _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten")
                 res.rewritten.append(fact_ref(key))
+
+    # review-queue items that propose a forgotten value (or concern a forgotten key)
+    from . import queue
+    for key in plan.keys:
+        queue.drop(store, key=key)
+    qneedles = [v.fact.body for vs in plan.versions.values() for v in vs if v.fact.body]
+    if plan.match:
+        qneedles.append(plan.match)
+    if qneedles:
+        queue.drop(store, needles=qneedles)
 
     # 3. the search index, physically
     if plan.keys or plan.versions or res.rewritten:

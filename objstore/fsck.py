@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .codec import decode
 from .errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from .refs import validate_key
-from .objects import Fact, Tombstone, Turn
+from .objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from .reachability import reachable
 from .store import Store
 
@@ -35,7 +35,7 @@ class FsckReport:
         return not self.problems
 
 
-_EXPECT = {"facts": Fact, "sessions": Turn, "tombstones": Tombstone}
+_EXPECT = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
 
 
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> FsckReport:
@@ -86,19 +86,21 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
 
 
 def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:
-    if isinstance(obj, Tombstone):
+    if isinstance(obj, QueueItem) and name != f"queue/{obj.item_id}":
+        rep.problems.append(f"{name}: queue item {oid} belongs under queue/{obj.item_id}")
+    if isinstance(obj, (Tombstone, QueueItem)):
         return
     label = name.split("/", 1)[1]
     seen = set()
     while True:
         seen.add(oid)
-        if isinstance(obj, Fact):
+        if isinstance(obj, (Fact, Sealed)):
             try:
                 if validate_key(obj.key) != obj.key:
                     raise InvalidInput("not NFC")
             except InvalidInput as e:
                 rep.problems.append(f"{name}: version {oid} has an invalid key: {e}")
-        if isinstance(obj, Fact) and obj.key != label:
+        if isinstance(obj, (Fact, Sealed)) and obj.key != label:
             rep.problems.append(f"{name}: version {oid} belongs to key {obj.key!r}")
         if isinstance(obj, Turn) and obj.session != label:
             rep.problems.append(f"{name}: turn {oid} belongs to session {obj.session!r}")
@@ -119,6 +121,8 @@ def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:
             return
         if isinstance(obj, Fact) and pobj.version != obj.version - 1:
             rep.problems.append(f"{name}: version {obj.version} follows version {pobj.version}")
+        if isinstance(obj, Sealed) and pobj.version >= obj.version:  # gaps: forgotten versions are not sealed
+            rep.problems.append(f"{name}: sealed version {obj.version} follows version {pobj.version}")
         if isinstance(obj, Turn) and pobj.seq != obj.seq - 1:
             rep.problems.append(f"{name}: turn seq {obj.seq} follows seq {pobj.seq}")
         oid, obj = parent, pobj

@@ -9,6 +9,10 @@ Ref names and where they live (``<store>/refs/…``):
   files in one directory and can never clash as file and directory.
 * ``sessions/<id>`` -> last turn of a session.
 * ``tombstones/<id>`` -> a tombstone object (keeps it alive through gc).
+* ``queue/<item id>`` -> a review-queue item (``objstore.queue``); the
+  item id is ``objects.queue_item_id`` (64 hex), not the object's id.
+* ``sealed/<key>`` -> last sealed version of a key (``objstore.vault``); the
+  file layout is the one of ``facts/<key>`` under ``refs/sealed``.
 
 A ref file holds the 64-hex id and a newline.  Updates take ``<file>.lock``
 (``atomic.LockFile``), re-read the ref under it and fail with
@@ -120,6 +124,11 @@ def fact_ref(key: str) -> str:
     return "facts/" + key
 
 
+def sealed_ref(key: str) -> str:
+    """Ref name of a (validated) sealed key: ``sealed/<key>``."""
+    return "sealed/" + key
+
+
 def session_ref(sid: str) -> str:
     """Ref name of a (validated) session id: ``sessions/<id>``."""
     return "sessions/" + sid
@@ -136,13 +145,14 @@ class Refs:
         self.root = root
 
     def path(self, ref: str) -> Path:
-        """File of a ref name (``facts/<key>``, ``sessions/<id>``, ``tombstones/<id>``)."""
+        """File of a ref name (``facts/<key>``, ``sealed/<key>``,
+        ``sessions/<id>``, ``tombstones/<id>``, ``queue/<item id>``)."""
         ns, _, rest = ref.partition("/")
-        if ns == "facts":
+        if ns in ("facts", "sealed"):
             scope = key_scope(rest)
             name = rest[len(scope) + 1:]
-            return self.root / "facts" / scope / _escape(name)
-        if ns in ("sessions", "tombstones") and rest and "/" not in rest:
+            return self.root / ns / scope / _escape(name)
+        if ns in ("sessions", "tombstones", "queue") and rest and "/" not in rest:
             return self.root / ns / rest
         raise InvalidInput(f"bad ref name {ref!r}")
 
@@ -186,13 +196,13 @@ class Refs:
             d = d.parent
 
     def iter(self, namespace: str) -> Iterator[tuple[str, str]]:
-        """``(ref name, id)`` for every ref under ``facts``, ``sessions`` or
-        ``tombstones``, sorted by name."""
+        """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
+        ``sessions``, ``tombstones`` or ``queue``, sorted by name."""
         base = self.root / namespace
         if not base.is_dir():
             return
         names: list[str] = []
-        if namespace == "facts":
+        if namespace in ("facts", "sealed"):
             for scope_dir in sorted(os.listdir(base)):
                 d = base / scope_dir
                 if scope_dir == "project":
@@ -203,7 +213,7 @@ class Refs:
                     for f in sorted(os.listdir(sd)):
                         if f.startswith(".") or f.endswith(".lock"):
                             continue
-                        names.append(unicodedata.normalize("NFC", f"facts/{scope}/{_unescape(f)}"))
+                        names.append(unicodedata.normalize("NFC", f"{namespace}/{scope}/{_unescape(f)}"))
         else:
             names = [f"{namespace}/{unicodedata.normalize('NFC', f)}" for f in sorted(os.listdir(base))
                      if not f.startswith(".") and not f.endswith(".lock")]

@@ -107,7 +107,7 @@ def test_round_trip(frames, absent):
                 assert p.contains(oid)
                 assert p.get(oid) == frame
                 size = p.entry_size(oid)
-                assert 0 < size <= len(zlib.compress(frame, 0))
+                assert 0 < size <= len(zlib.compress(frame, 0)) + 16  # 4-byte prefix + small-window overhead
             for f in absent:
                 oid = hash_bytes(f)
                 if oid not in want:

@@ -1,0 +1,54 @@
+"""Shared helpers of the vault commands (``vault``, ``seal``, ``unseal``,
+``sealed``): the ``--passphrase-file`` option and asking on the terminal.
+
+The passphrase is never a command-line argument (it would be in the shell
+history and in ``ps``): it is typed at a hidden prompt on a terminal, or read
+from a file (``-`` = standard input) by scripts and tests.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+passphrase_file_option = click.option(
+    "--passphrase-file", "passphrase_file", metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Read the vault passphrase from the first line of FILE ('-': standard input) "
+         "instead of asking on the terminal.")
+
+
+def read_passphrase(passphrase_file: str | None, *, confirm: bool = False, check=None) -> str:
+    """The vault passphrase: the first line of ``passphrase_file`` (its line
+    end removed, nothing else), or typed at a hidden prompt on the terminal
+    (twice with ``confirm``).  ``check(passphrase)`` (raising on a bad one)
+    runs before the second prompt.  Raises InvalidInput when there is neither a
+    file nor a terminal, or the file is not UTF-8 text."""
+    from objstore.errors import InvalidInput
+    if passphrase_file is not None:
+        if passphrase_file == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(passphrase_file, "rb") as f:
+                data = f.read()
+        line = data.split(b"\n", 1)[0]
+        line = line[:-1] if line.endswith(b"\r") else line
+        try:
+            pw = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{passphrase_file}: the passphrase is not UTF-8 text") from None
+        if check is not None:
+            check(pw)
+        return pw
+    if not sys.stdin.isatty():
+        raise InvalidInput("no terminal to ask for the vault passphrase",
+                           hint="give it with --passphrase-file FILE (or '-' for standard input)")
+    pw = click.prompt("Vault passphrase", hide_input=True, err=True)
+    if check is not None:
+        check(pw)
+    if confirm:
+        again = click.prompt("Repeat the passphrase", hide_input=True, err=True)
+        if again != pw:
+            raise InvalidInput("the two passphrases differ; nothing was created")
+    return pw

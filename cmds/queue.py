@@ -1,0 +1,172 @@
+"""mem queue."""
+
+import click
+
+from ._common import complete_key, emit_json, fmt_time, json_option, safe, short, with_store
+
+
+def item_json(store, it) -> dict:
+    """The stable JSON shape of a queued item (with the key's current value)."""
+    from objstore.queue import current_version
+    q = it.item
+    cur = current_version(store, q.key)
+    d = {"id": it.id, "object": it.oid, "kind": q.kind, "key": q.key, "body": q.body,
+         "fact_kind": q.fact_kind, "trust": q.trust, "sensitivity": q.sensitivity, "owner": q.owner,
+         "sources": list(q.sources), "other": q.other, "note": q.note, "time": q.time,
+         "current": None if cur is None else {"id": cur.id, "version": cur.fact.version, "body": cur.fact.body,
+                                              "trust": cur.fact.trust}}
+    return d
+
+
+def decision_json(d) -> dict:
+    """The stable JSON shape of an accept/reject decision."""
+    return {"id": d.item.id, "action": d.action, "key": d.item.item.key, "body": d.body,
+            "version": d.version, "version_number": d.version_number, "written": d.written,
+            "tombstone": d.tombstone}
+
+
+def complete_item(ctx: click.Context, _param, incomplete: str):
+    """Shell completion for item ids (nothing when there is no store)."""
+    from click.shell_completion import CompletionItem
+
+    from ._common import home_path
+    try:
+        from objstore.queue import items
+        from objstore.store import Store
+        with Store.open(home_path(ctx)) as store:
+            return [CompletionItem(i.id[:12], help=f"{i.item.kind} {i.item.key}") for i in items(store)
+                    if i.id.startswith(incomplete.lower())][:200]
+    except Exception:  # noqa: BLE001 - completion must never fail loudly
+        return []
+
+
+@click.group("queue", invoke_without_command=True)
+@click.pass_context
+def command(ctx):
+    """Review queue: proposals parked instead of overruling you.
+
+    A lower-trust write (--trust agent_observed or derived) that would
+    replace a user_stated value, a value that reads like an instruction to a
+    model, and two keys flagged as conflicting are queued here instead of
+    written.  A repeated proposal is queued once.  Without a subcommand,
+    lists the queue.
+
+    \b
+    Subcommands:
+      list                 the queued items, oldest first
+      show ID              one item beside the key's current value
+      accept ID [--value]  write the value (or an edited one) as user_stated
+      reject ID            keep the current value; tombstone the proposal
+      flag KEY OTHER       queue OTHER's value as a proposal for KEY
+
+    \b
+    Examples:
+      mem queue
+      mem queue show 5f56b6b2
+      mem queue accept 5f56b6b2
+      mem queue accept 5f56b6b2 --value "postgres 17 on port 5433"
+      mem queue reject e88912b8
+      mem queue flag project/api/port project/api/db-port
+      mem queue list --json
+
+    Exit status: 0 ok; 2 invalid input; 4 no such item (or key);
+    6 refused (flag: that value was rejected before); 11 store locked.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_command)
+
+
+@command.command("list")
+@json_option
+@with_store()
+def list_command(as_json, store):
+    """List the queued items, oldest first."""
+    from objstore.queue import items
+    its = items(store)
+    if as_json:
+        emit_json([item_json(store, i) for i in its])
+        return
+    if not its:
+        click.echo("the review queue is empty")
+        return
+    for i in its:
+        q = i.item
+        click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind:<9}  {q.key}  {fmt_time(q.time)}"))
+        click.echo(safe(f"    proposed: {short(q.body, 66)}"))
+
+
+@command.command("show")
+@click.argument("item_id", metavar="ID", shell_complete=complete_item)
+@json_option
+@with_store()
+def show_command(item_id, as_json, store):
+    """Show one queued item beside the key's current value."""
+    from objstore.queue import current_version, resolve
+    it = resolve(store, item_id)
+    if as_json:
+        emit_json(item_json(store, it))
+        return
+    q = it.item
+    cur = current_version(store, q.key)
+    click.echo(click.style(f"queue item {it.id}", fg="yellow"))
+    click.echo(safe(f"kind:      {q.kind}  ({q.note})" if q.note else f"kind:      {q.kind}"))
+    click.echo(safe(f"key:       {q.key}" + (f"   other: {q.other}" if q.other else "")))
+    click.echo(safe(f"proposed:  {q.trust} by {q.owner or '-'} at {fmt_time(q.time)}"))
+    if q.sources:
+        click.echo(safe(f"sources:   {', '.join(q.sources)}"))
+    click.echo("")
+    if cur is not None:
+        click.echo(click.style(f"current (v{cur.fact.version}, {cur.fact.trust}):", bold=True))
+        click.echo(safe(cur.fact.body))
+    else:
+        click.echo(click.style("current: (no value)", bold=True))
+    click.echo(click.style("proposed:", bold=True))
+    click.echo(safe(q.body))
+
+
+@command.command("accept")
+@click.argument("item_id", metavar="ID", shell_complete=complete_item)
+@click.option("--value", help="Write this (edited) value instead of the proposed one.")
+@json_option
+@with_store()
+def accept_command(item_id, value, as_json, store):
+    """Write the item's value (or --value) as user_stated; drop the item."""
+    from objstore.queue import accept
+    d = accept(store, item_id, body=value)
+    if as_json:
+        emit_json(decision_json(d))
+        return
+    what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
+        f"{d.item.item.key} already held this value (v{d.version_number})"
+    click.echo(safe(f"accepted {d.item.id[:12]}: {what}"))
+
+
+@command.command("reject")
+@click.argument("item_id", metavar="ID", shell_complete=complete_item)
+@json_option
+@with_store()
+def reject_command(item_id, as_json, store):
+    """Keep the current value; tombstone the proposal so it never returns."""
+    from objstore.queue import reject
+    d = reject(store, item_id)
+    if as_json:
+        emit_json(decision_json(d))
+        return
+    click.echo(safe(f"rejected {d.item.id[:12]}: {d.item.item.key} keeps its value; "
+                    "the proposal will not be queued again"))
+
+
+@command.command("flag")
+@click.argument("key", shell_complete=complete_key)
+@click.argument("other", shell_complete=complete_key)
+@click.option("--note", default="", help="Why the two conflict (shown in review).")
+@json_option
+@with_store()
+def flag_command(key, other, note, as_json, store):
+    """Flag KEY and OTHER as conflicting: queue OTHER's value for KEY."""
+    from objstore.queue import flag_conflict
+    p = flag_conflict(store, key, other, note=note)
+    if as_json:
+        emit_json({"id": p.item, "new": p.new})
+        return
+    click.echo(f"{'queued' if p.new else 'already queued'}: {p.item[:12]}")

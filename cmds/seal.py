@@ -1,0 +1,45 @@
+"""mem seal."""
+
+import click
+
+from ._common import complete_key, emit_json, json_option, plural, with_store
+
+
+@click.command("seal")
+@click.argument("key", shell_complete=complete_key)
+@json_option
+@with_store()
+def command(key, as_json, store):
+    """Seal KEY: encrypt every version to the vault, then remove the plaintext.
+
+    Every version, oldest first, becomes a sealed version (an age file
+    encrypted to the vault's recipient) with the same version number,
+    valid_from, recorded_at, kind, trust and owner; no passphrase is needed.
+    Then the plain versions are removed as by 'mem forget' (ref, reflog,
+    search index, objects, derived files), so that after 'mem gc' no file of
+    the store holds the plaintext.  Read it back with 'mem sealed show KEY';
+    'mem unseal KEY' makes it plain again.
+
+    \b
+    Examples:
+      mem seal user/bank/pin
+      mem seal project/api/db-password --json
+
+    Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
+    6 the key is both plain and sealed with different versions; 11 store locked.
+    """
+    from objstore.vault import seal_key
+    r = seal_key(store, key)
+    if as_json:
+        emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
+                   "removed": [{"id": i, "version": n} for i, n in r.removed],
+                   "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems})
+        return
+    if r.already:
+        click.echo(f"{r.key} is sealed already")
+        return
+    click.echo(f"sealed {r.key}: {plural(len(r.sealed), 'version')} encrypted to the vault, "
+               f"{plural(len(r.removed), 'plain version')} removed")
+    for p in r.index_problems:
+        click.echo(f"warning: index: {p}", err=True)
+    click.echo("run 'mem gc --prune=now' to drop any other copy at once", err=True)

@@ -1,0 +1,239 @@
+"""mem sealed (list, show, import, export, forget)."""
+
+import sys
+
+import click
+
+from ._common import TimeType, emit_json, fmt_time, json_option, plural, safe, with_store
+from ._vault import passphrase_file_option, read_passphrase
+
+
+def _meta_json(sv, *, current: bool) -> dict:
+    s = sv.sealed
+    return {"id": sv.id, "key": s.key, "version": s.version, "kind": s.kind, "valid_from": s.valid_from,
+            "recorded_at": s.recorded_at, "trust": s.trust, "owner": s.owner, "parent": s.parent,
+            "current": current}
+
+
+@click.group("sealed")
+def command():
+    """List, read, import and export sealed values.
+
+    A sealed key keeps its versions only as age files encrypted to the
+    vault (mem vault init).  Listing needs nothing; reading asks for the
+    vault passphrase.  Sealed values never reach the search index, recall,
+    the session-start block, hook output or exports.
+
+    \b
+    Examples:
+      mem sealed list
+      mem sealed show user/bank/pin
+      mem sealed import user/bank/pin pin.age
+      mem sealed export user/bank/pin -o pin.age
+
+    Exit status: 0 ok; 4 no such sealed key or no vault; 12 wrong
+    passphrase; 10 no store.
+    """
+
+
+@command.command("list")
+@click.argument("prefix", required=False, default="")
+@json_option
+@with_store()
+def list_(prefix, as_json, store):
+    """List sealed keys with their version counts (never their values).
+
+    \b
+    Examples:
+      mem sealed list
+      mem sealed list user/ --json
+
+    Exit status: 0 ok (also when nothing is sealed); 10 no store.
+    """
+    from objstore.vault import list_sealed
+    rows = list_sealed(store, prefix)
+    if as_json:
+        emit_json([{"key": r.key, "versions": r.versions, "current_version": r.current.sealed.version,
+                    "id": r.current.id, "valid_from": r.current.sealed.valid_from} for r in rows])
+        return
+    for r in rows:
+        click.echo(safe(f"{r.key}  v{r.current.sealed.version}/{r.versions}  sealed  "
+                        f"valid {fmt_time(r.current.sealed.valid_from)}"))
+
+
+@command.command("show")
+@click.argument("key")
+@click.option("--version", "version", type=click.IntRange(1), metavar="N", help="Show version N (default: current).")
+@click.option("--all", "show_all", is_flag=True, help="Show every version, newest first.")
+@click.option("--raw", is_flag=True, help="Write the exact decrypted bytes, with no newline added.")
+@passphrase_file_option
+@json_option
+@with_store()
+def show(key, version, show_all, raw, passphrase_file, as_json, store):
+    """Decrypt and print a sealed value (asks for the vault passphrase).
+
+    Prints the current value (the supersession rule of facts), or version
+    N, or with --all every version with its metadata.  The passphrase is
+    asked on the terminal or read from --passphrase-file.
+
+    \b
+    Examples:
+      mem sealed show user/bank/pin
+      mem sealed show user/bank/pin --version 1
+      mem sealed show user/bank/pin --all
+      mem sealed show user/bank/pin --passphrase-file ~/.config/mem/pass --json
+
+    Exit status: 0 ok; 2 --all with --version or --raw; 4 no such sealed key,
+    version or vault; 12 wrong passphrase, or a version not encrypted to
+    the vault; 13 a damaged age file.
+    """
+    from objstore.vault import current_sealed, open_identity, open_value, pick_version, sealed_versions
+    if show_all and (version is not None or raw):
+        raise click.UsageError("--all shows every version; it does not go with --version or --raw")
+    chain = sealed_versions(store, key)
+    picked = chain if show_all else [pick_version(chain, version)]
+    identities = open_identity(store, read_passphrase(passphrase_file))
+    values = [(sv, open_value(identities, sv)) for sv in picked]
+    cur = current_sealed(chain)
+    if as_json:
+        docs = [{**_meta_json(sv, current=sv.id == cur.id), "value": data.decode("utf-8", "replace")}
+                for sv, data in values]
+        emit_json(docs if show_all else docs[0])
+        return
+    if show_all:
+        for sv, data in values:
+            s = sv.sealed
+            mark = "  (current)" if sv.id == cur.id else ""
+            click.echo(click.style(f"v{s.version}  {sv.id[:12]}", fg="yellow")
+                       + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}{mark}")
+            for line in safe(data.decode("utf-8", "replace")).splitlines() or [""]:
+                click.echo(f"    {line}")
+        return
+    data = values[0][1]
+    if raw:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    elif sys.stdout.isatty():
+        click.echo(safe(data.decode("utf-8", "replace")))
+    else:  # exactly the stored value, as mem get prints a plain one
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.buffer.flush()
+
+
+@command.command("import")
+@click.argument("key")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference"]),
+              help="Kind of fact (default: from the scope, or the current version's kind).")
+@click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
+              default="user_stated", show_default=True, help="Who vouches for the value.")
+@click.option("--valid-from", type=TimeType(), help="When the value starts to hold (default now).")
+@json_option
+@with_store()
+def import_(key, file, kind, trust, valid_from, as_json, store):
+    """Store an age file encrypted to the vault as a new sealed version of KEY.
+
+    FILE ('-': standard input) is a binary or ASCII-armored age v1 file
+    made for the vault's recipient, e.g. by the stock tool:
+    age -r "$(mem vault recipient)".  It is stored as is (armor removed),
+    without decrypting it, so no passphrase is needed.
+
+    \b
+    Examples:
+      age -r "$(mem vault recipient)" -o pin.age pin.txt
+      mem sealed import user/bank/pin pin.age
+      printf 1234 | age -a -r "$(mem vault recipient)" | mem sealed import user/bank/pin -
+
+    Exit status: 0 stored; 2 not an age file, or not encrypted to the
+    vault's kind of key; 4 no such file or no vault; 6 KEY holds plain
+    values (seal it first); 11 store locked.
+    """
+    from objstore.vault import import_sealed
+    if file == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(file, "rb") as f:
+            data = f.read()
+    w = import_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from)
+    s = w.version.sealed
+    if as_json:
+        emit_json({"key": w.key, "id": w.version.id, "version": s.version, "previous": w.previous,
+                   "current": w.current, "sealed": True})
+        return
+    click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]} (imported)")
+
+
+@command.command("export")
+@click.argument("key")
+@click.option("--version", "version", type=click.IntRange(1), metavar="N", help="Version N (default: current).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Write to FILE (default: standard output).")
+@click.option("-a", "--armor", is_flag=True, help="Write the ASCII-armored (PEM) form.")
+@with_store()
+def export(key, version, output, armor, store):
+    """Write a sealed version's age file, still encrypted, for the age tool.
+
+    No passphrase is needed: the output is the ciphertext.  The stock tool
+    decrypts it with the vault's identity file (it asks for the vault
+    passphrase): age -d -i <store>/vault/identity.age FILE.
+
+    \b
+    Examples:
+      mem sealed export user/bank/pin -o pin.age
+      mem sealed export user/bank/pin | age -d -i ~/.mem/vault/identity.age
+
+    Exit status: 0 written; 2 binary output to a terminal (use -o or
+    --armor); 4 no such sealed key or version.
+    """
+    from objstore.errors import InvalidInput
+    from objstore import vault
+    sv = vault.pick_version(vault.sealed_versions(store, key), version)
+    data = vault.armor(sv.sealed.age) if armor else sv.sealed.age
+    if output == "-":
+        if not armor and sys.stdout.isatty():
+            raise InvalidInput("refusing to write a binary age file to the terminal",
+                               hint="use -o FILE, --armor, or a pipe")
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        import os
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+
+
+@command.command("forget")
+@click.argument("key")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (for scripts).")
+@json_option
+@with_store()
+def forget(key, yes, as_json, store):
+    """Delete every sealed version of KEY, without decrypting anything.
+
+    The sealed versions, their ref and reflog are removed at once; no
+    tombstone is written (mem never knew the values without the passphrase).
+
+    \b
+    Examples:
+      mem sealed forget user/old/pin
+      mem sealed forget user/old/pin --yes
+
+    Exit status: 0 forgotten; 1 not confirmed; 4 no such sealed key;
+    11 store locked.
+    """
+    from objstore.vault import forget_sealed, sealed_versions
+    chain = sealed_versions(store, key)
+    if not yes:
+        click.echo(safe(f"will delete {plural(len(chain), 'sealed version')} of {chain[0].sealed.key}"), err=True)
+        try:
+            ok = click.confirm("forget them for good?", err=True)
+        except click.Abort:
+            ok = False
+        if not ok:
+            click.echo("nothing forgotten", err=True)
+            raise click.exceptions.Exit(1)
+    n = forget_sealed(store, key)
+    if as_json:
+        emit_json({"key": chain[0].sealed.key, "objects_deleted": n})
+        return
+    click.echo(f"forgot {chain[0].sealed.key}: {plural(n, 'sealed version')} deleted")

@@ -1,0 +1,26 @@
+"""mem unpin."""
+
+import click
+
+from ._common import complete_key, json_option, with_store
+from .pin import report
+
+
+@click.command("unpin")
+@click.argument("key", shell_complete=complete_key)
+@json_option
+@with_store()
+def command(key, as_json, store):
+    """Unpin KEY: it may go dormant again when unused.
+
+    Writes a new version with the same value and pinned cleared.
+
+    \b
+    Examples:
+      mem unpin user/editor
+
+    Exit status: 0 unpinned (or was not pinned); 2 invalid key; 4 no such key;
+    11 store locked.
+    """
+    from objstore.decay import unpin
+    report(unpin(store, key), "unpinned", as_json)

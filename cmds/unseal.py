@@ -1,0 +1,42 @@
+"""mem unseal."""
+
+import click
+
+from ._common import emit_json, json_option, plural, with_store
+from ._vault import passphrase_file_option, read_passphrase
+
+
+@click.command("unseal")
+@click.argument("key")
+@passphrase_file_option
+@json_option
+@with_store()
+def command(key, passphrase_file, as_json, store):
+    """Make sealed KEY plain again: restore its versions as private facts.
+
+    Asks for the vault passphrase (or reads --passphrase-file), decrypts
+    every version, writes them back as plain 'private' facts with their
+    version numbers, valid_from and recorded_at, indexes the current one,
+    and deletes the sealed versions.  A wrong passphrase changes nothing.
+
+    \b
+    Examples:
+      mem unseal user/bank/pin
+      mem unseal user/bank/pin --passphrase-file ~/.config/mem/pass
+
+    Exit status: 0 unsealed; 4 not a sealed key or no vault; 6 the key is
+    both plain and sealed with different versions; 12 wrong passphrase or
+    a version not encrypted to the vault; 11 store locked.
+    """
+    from objstore.vault import open_identity, sealed_versions, unseal_key
+    sealed_versions(store, key)  # NotFound before asking for a passphrase
+    identities = open_identity(store, read_passphrase(passphrase_file))
+    r = unseal_key(store, key, identities)
+    if r.index_error:
+        click.echo(f"warning: unsealed, but the search index was not updated: {r.index_error}\n"
+                   "hint: run 'mem reindex'", err=True)
+    if as_json:
+        emit_json({"key": r.key, "restored": [{"id": i, "version": n} for i, n in r.restored],
+                   "sealed_deleted": r.dropped})
+        return
+    click.echo(f"unsealed {r.key}: {plural(len(r.restored), 'version')} restored as plain private facts")
