@@ -1,5 +1,5 @@
 """``python -m cmds`` runs ``mem``."""
 
-from .main import entry
+from .entry import entry
 
 entry()

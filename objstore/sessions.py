@@ -160,6 +160,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         from .forget import capture_filter, redact_matches
         from .redact import redact as redact_secrets
         flt = capture_filter(store)  # forgotten sessions, records and --match rules: never brought back
+        from .capture.sync import import_filter
+        # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
+        wrap = import_filter(store, sources_of=lambda sid: states[sid].sources if sid in states else None)
         ledger: set[str] = set()
         writer = store.pack_writer()
         unpublished: set[str] = set()
@@ -168,7 +171,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 try:
                     if not path.is_file():
                         raise OSError(f"not a regular file (or a dangling link): {path}")
-                    for ct in reader.parse_file(path, stats):
+                    for ct in wrap(reader.parse_file(path, stats)):
                         res.turns_seen += 1
                         try:
                             sid = valid_sids.get(ct.session) or valid_sids.setdefault(
@@ -186,10 +189,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         st = states.get(sid)
                         if st is None:
                             st = states[sid] = _load_state(store, sid)
-                        if ct.source in st.sources:
-                            continue
+                        if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
+                            continue  # alias: the same prompt captured by the prompt hook
                         text, forgotten = ct.text, 0
-                        if ct.source in flt.sources:
+                        if flt.forgets(ct.source, text) or (ct.alias and ct.alias in flt.sources):
                             text, forgotten = "", now_ms()
                             res.turns_forgotten += 1
                         elif sid in flt.rules:
@@ -202,11 +205,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                                 res.secrets_redacted += len(red.hits)
                         turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text,
                                     timestamp=ct.timestamp, harness=harness, cwd=ct.cwd,
-                                    project=ct.project, source=ct.source, parent=st.head,
+                                    project=ct.project, source=ct.alias or ct.source, parent=st.head,
                                     forgotten=forgotten)
                         oid = writer.add(encode(turn))
                         st.head, st.next_seq = oid, st.next_seq + 1
-                        st.sources.add(ct.source)
+                        st.sources.add(turn.source)
                         unpublished.add(sid)
                         if not forgotten:
                             pending_docs.append(turn_doc(oid, turn))

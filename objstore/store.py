@@ -18,7 +18,6 @@ reflogs, then the index entries, then objects.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import time
 from contextlib import contextmanager
@@ -49,6 +48,7 @@ def now_ms() -> int:
 def _syncfs(path: Path) -> None:
     """Flush the filesystem holding ``path`` (syncfs(2) where available)."""
     try:
+        import ctypes  # here, not at the top: ~4 ms that every hook would pay
         libc = ctypes.CDLL(None, use_errno=True)
         fd = os.open(path, os.O_RDONLY)
         try:

@@ -14,13 +14,13 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-__all__ = ["CapturedTurn", "ParseStats", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
-           "discover", "parse_file"]
+__all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
+           "discover", "parse_file", "prompt_alias", "prompt_hash"]
 
 TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
 MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) without being held
@@ -39,7 +39,9 @@ _MS = timedelta(milliseconds=1)
 class CapturedTurn:
     """One conversation turn.  ``role`` is "user" | "assistant" | "tool"; ``text`` is never
     empty; ``timestamp`` is integer ms since the Unix epoch (UTC), 0 if unknown; ``source``
-    ("cc:..."), stable across re-parses, identifies the source record(s)."""
+    ("cc:..."), stable across re-parses, identifies the source record(s).  ``alias``, for a
+    user prompt only, is the key under which a hook may have captured the same prompt
+    before the transcript held it (:func:`prompt_alias`); "" otherwise."""
     session: str
     source: str
     role: str
@@ -47,6 +49,7 @@ class CapturedTurn:
     timestamp: int
     cwd: str
     project: str
+    alias: str = ""
 
 
 @dataclass
@@ -57,6 +60,64 @@ class ParseStats:
     lines: int = 0             # lines read, blank ones included
     lines_skipped: int = 0     # bad lines (see parse_file)
     records_ignored: int = 0   # valid JSON objects that gave no turn
+
+
+@dataclass
+class ReaderState:
+    """What :func:`parse_file` carries from one read of a file to the next, for incremental
+    reads from a byte offset (``objstore.capture.sync`` saves it beside its cursor).
+
+    Attributes:
+        msg_first: message id -> uuid of the first record of its first run (names later
+            runs: a verbatim replay of the first run gets the same source again).
+        prompts: prompt hash (:func:`prompt_alias`) -> prompts with that text seen so far.
+        prompt_ids: record uuid -> the alias it got (a replayed record gets the same one).
+        last_prompt: the hash of the last user prompt read if no assistant record came
+            after it (an unanswered prompt), else "".
+        hold_tail: in; when True, a run of assistant records at the end of the range is
+            kept back (its message may still be growing) and read again next time.  A
+            last line without its newline is never read when a state is given.
+        resume_at: out; byte offset where the next read should start.
+    """
+    msg_first: dict = field(default_factory=dict)
+    prompts: dict = field(default_factory=dict)
+    prompt_ids: dict = field(default_factory=dict)
+    last_prompt: str = ""
+    hold_tail: bool = False
+    resume_at: int = 0
+
+
+_CMD_RE = re.compile(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
+                     r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
+
+
+def _prompt_norm(text: str) -> str:
+    """The form a prompt is compared in: ``<mem-context>`` removed, a slash command's
+    ``<command-name>/x</command-name>…<command-args>a</command-args>`` as ``/x a``,
+    NFC, whitespace runs as one space, trimmed."""
+    import unicodedata
+    text = _strip_mem(text)
+    m = _CMD_RE.match(text) if "<command-name>" in text else None
+    if m:
+        text = f"/{m.group(1)} {m.group(2) or ''}"
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def prompt_hash(text: str) -> str:
+    """24 hex of the SHA-256 of a prompt's normalized form (see :func:`prompt_alias`)."""
+    return hashlib.sha256(_prompt_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def prompt_alias(text: str, counts: dict) -> str:
+    """The key of a user prompt that a hook and a transcript reader compute alike:
+    ``cc:p:<hash>:<n>``, ``hash`` = :func:`prompt_hash`, ``n`` = 1 + how many prompts of
+    this text ``counts`` has seen in the session (so "yes" typed twice gives two keys).
+    Increments ``counts[hash]``.  The text alone is hashed, so a session that copies
+    another's history (resume, fork) yields the same keys for the copied prompts."""
+    h = prompt_hash(text)
+    n = counts.get(h, 0) + 1
+    counts[h] = n
+    return f"cc:p:{h}:{n}"
 
 
 # --------------------------------------------------------------------------- discovery
@@ -175,16 +236,24 @@ def _decode(raw: bytes) -> dict | None:
     return rec
 
 
-def _read_lines(f) -> Iterator[bytes | None]:
-    """Yield raw lines; None for a line longer than MAX_LINE_BYTES (drained, not held)."""
+def _read_lines(f, budget: int | None = None) -> Iterator[bytes | None]:
+    """Yield raw lines; None for a line longer than MAX_LINE_BYTES (drained, not held).
+    ``budget``: read at most this many bytes (the last line may then lack its newline)."""
     limit = MAX_LINE_BYTES
     while True:
-        line = f.readline(limit + 1)
+        if budget is not None and budget <= 0:
+            return
+        want = limit + 1 if budget is None else min(limit + 1, budget)
+        line = f.readline(want)
         if not line:
             return
+        if budget is not None:
+            budget -= len(line)
         if len(line) > limit and not line.endswith(b"\n"):
-            while True:
-                rest = f.readline(_CHUNK)
+            while budget is None or budget > 0:
+                rest = f.readline(_CHUNK if budget is None else min(_CHUNK, budget))
+                if budget is not None:
+                    budget -= len(rest)
                 if not rest or rest.endswith(b"\n"):
                     break
             yield None
@@ -249,6 +318,7 @@ class _Group:
     blocks: list
     timestamp: int
     cwd: str
+    start: int = 0      # byte offset of its first line
 
 
 def _file_context(path: Path) -> tuple[bool, str]:
@@ -264,7 +334,8 @@ def _file_context(path: Path) -> tuple[bool, str]:
     return True, ""   # layout 2.0.x: agent-<id>.jsonl next to sessions
 
 
-def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
+def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None = None,
+               state: ReaderState | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Claude Code transcript (agent-formats §2.2-2.4).
 
     Sessions: main file -> record ``sessionId`` (fallback: file stem); subagent files of
@@ -275,8 +346,15 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     record's tool_result blocks); assistant ``cc:msg:<message.id>`` per run of consecutive
     records (a non-ignored ``user`` record or another message id/session breaks a run;
     attachment/progress/system lines in between do not), a repeated
-    non-consecutive id gets ``cc:msg:<id>:<first uuid>``.  Records without uuid use
-    ``h:<sha256 of the raw line>`` in place of the uuid.
+    non-consecutive id gets ``cc:msg:<id>:<first uuid>`` (unless the run starts with the
+    same record as the id's first run: a replayed history keeps ``cc:msg:<id>``).  Records
+    without uuid use ``h:<sha256 of the raw line>`` in place of the uuid.  A user prompt
+    also carries ``alias`` (:func:`prompt_alias`).
+
+    Incremental reads: ``start``/``end`` bound the bytes read (``start`` must be a line
+    start); ``state`` carries message and prompt bookkeeping between reads, keeps back an
+    incomplete last line and, with ``state.hold_tail``, a trailing assistant run (see
+    :class:`ReaderState`); ``state.resume_at`` tells where to start next.
 
     Skipped and counted in ``stats``: bad lines (invalid UTF-8, NUL, not a JSON object,
     lone surrogates, > MAX_LINE_BYTES) and records carrying no turn (attachments, isMeta,
@@ -288,7 +366,9 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     stats.files += 1
     is_sub, dir_parent = _file_context(path)
     file_agent = path.stem[len("agent-"):] if is_sub else ""
-    seen_msg_ids: set[str] = set()
+    rs = state if state is not None else ReaderState()
+    msg_first: dict = rs.msg_first
+    hold = rs.hold_tail
     group: _Group | None = None
 
     def flush() -> Iterator[CapturedTurn]:
@@ -301,8 +381,16 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
                                    g.timestamp, g.cwd, _project(g.cwd))
 
     with open(path, "rb") as f:
-        first = True
-        for raw in _read_lines(f):
+        if start:
+            f.seek(start)
+        pos = start
+        first = start == 0
+        for raw in _read_lines(f, None if end is None else max(0, end - start)):
+            line_at = pos
+            pos = f.tell()
+            if state is not None and raw is not None and not raw.endswith(b"\n"):
+                pos = line_at          # incomplete last line: read it again next time
+                break
             stats.lines += 1
             if raw is None:
                 stats.lines_skipped += 1
@@ -345,18 +433,18 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
                 if not blocks:
                     stats.records_ignored += 1
                     continue
+                rs.last_prompt = ""
                 if group is not None:
                     group.blocks.extend(blocks)
                     continue
                 if not msg_id:
                     source = f"cc:{uid}"
-                elif msg_id in seen_msg_ids:
+                elif msg_id in msg_first and msg_first[msg_id] != uid:
                     source = f"cc:msg:{msg_id}:{uid}"
                 else:
                     source = f"cc:msg:{msg_id}"
-                if msg_id:
-                    seen_msg_ids.add(msg_id)
-                group = _Group(session, msg_id, source, blocks, ts, cwd)
+                    msg_first[msg_id] = uid
+                group = _Group(session, msg_id, source, blocks, ts, cwd, line_at)
                 continue
 
             # user record: always ends a pending assistant run
@@ -380,7 +468,11 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
             text = _strip_mem("\n".join(t for t in texts if t))
             project = _project(cwd)
             if text.strip():
-                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project))
+                alias = rs.prompt_ids.get(uid)
+                if alias is None:
+                    alias = rs.prompt_ids[uid] = prompt_alias(text, rs.prompts)
+                rs.last_prompt = alias.split(":")[2]
+                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project, alias))
             for i, body in enumerate(results):
                 if body.strip():
                     turns.append(CapturedTurn(session, f"cc:{uid}:tool:{i}", "tool", body,
@@ -388,4 +480,8 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
             if not turns:
                 stats.records_ignored += 1
             yield from turns
+        if hold and group is not None:
+            pos = group.start           # its message may still be growing: read it again
+            group = None
+        rs.resume_at = pos
         yield from flush()

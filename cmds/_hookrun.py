@@ -1,0 +1,489 @@
+"""The hook runtime behind ``mem hook``: no click, so it starts fast.
+
+One entry per agent (:func:`run_claude_code`, :func:`run_codex`) and one for
+the shell (:func:`run_shell`).  Each is a catch-all fail-open boundary: any
+error gives exit 0, nothing on stdout and one line in ``<store>/logs/hooks.log``
+(time, hook, event, session id, error type: never a prompt or a value).
+Exit 2 (a blocking error in the hook contract) is only ever the result of an
+explicit :class:`Block`, which nothing raises today.
+
+Budgets (``docs/hooks.md``): stdin is read for at most ``STDIN_TIMEOUT_S``
+and ``MAX_STDIN_BYTES`` (SessionEnd's pipe may never close: the read stops as
+soon as one complete JSON object has arrived); each event has a hard wall
+clock budget enforced by a timer (:data:`BUDGET_S`), far below the agent's
+own timeout; the store lock is waited for briefly (:data:`LOCK_TIMEOUT_S`)
+and, when gc or an import holds it, capture is skipped: the transcript sync
+catches up next time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+#: hard wall-clock budget per event, seconds (Claude Code: 600 s default,
+#: 30 s for UserPromptSubmit, 1.5 s shared by all SessionEnd hooks)
+BUDGET_S = {"SessionStart": 3.0, "UserPromptSubmit": 2.0, "Stop": 5.0, "SubagentStop": 5.0,
+            "PreCompact": 5.0, "SessionEnd": 1.2}
+DEFAULT_BUDGET_S = 3.0
+#: seconds to wait for the store lock before giving up quietly
+LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SessionEnd": 0.3}
+DEFAULT_LOCK_TIMEOUT_S = 1.0
+STDIN_TIMEOUT_S = 1.0
+MAX_STDIN_BYTES = 32 << 20
+MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
+#: transcript bytes one event may read (per file; catch-up: in all): what parses well within the
+#: budget on a slow machine (~6 MB/s with the writes); the rest is read by the next events
+SYNC_BYTES = {"SessionStart": 4 << 20, "Stop": 8 << 20, "SubagentStop": 8 << 20, "PreCompact": 8 << 20,
+              "SessionEnd": 2 << 20}
+CATCH_UP_BYTES = 4 << 20
+LOG_MAX_BYTES = 1 << 20
+CAPTURE_EVENTS = ("Stop", "SubagentStop", "PreCompact", "SessionEnd")
+
+
+class HookTimeout(Exception):
+    """The event's wall-clock budget ran out."""
+
+
+class HookInputError(Exception):
+    """stdin did not hold one JSON object within the bounds."""
+
+
+class Block(Exception):
+    """A deliberate block (exit 2, ``reason`` on stderr).  Unused today."""
+
+
+# --------------------------------------------------------------------------- plumbing
+
+def store_root(env) -> Path:
+    """``$MEM_HOME`` or ``~/.mem``."""
+    return Path(env.get("MEM_HOME") or "~/.mem").expanduser()
+
+
+def _flag(env, name: str) -> bool:
+    return (env.get(name) or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def no_capture(env) -> bool:
+    """``MEM_NO_CAPTURE=1`` (also ``true``/``yes``) turns capture off."""
+    return _flag(env, "MEM_NO_CAPTURE")
+
+
+def no_inject(env) -> bool:
+    """``MEM_NO_INJECT=1`` turns memory injection off (capture goes on)."""
+    return _flag(env, "MEM_NO_INJECT")
+
+
+def _clean(text, n: int = 80) -> str:
+    return re.sub(r"[^A-Za-z0-9._:-]", "?", str(text))[:n] or "-"
+
+
+def log_line(root: Path, hook: str, event: str, session: str, what: str) -> None:
+    """Append one line to ``<root>/logs/hooks.log`` (only when ``root`` is a
+    store); rotate to ``hooks.log.1`` past 1 MiB.  Never raises."""
+    try:
+        if not (root / "config").is_file():
+            return
+        d = root / "logs"
+        d.mkdir(exist_ok=True)
+        p = d / "hooks.log"
+        try:
+            if p.stat().st_size > LOG_MAX_BYTES:
+                os.replace(p, d / "hooks.log.1")
+        except FileNotFoundError:
+            pass
+        t = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = f"{t} {_clean(hook)} {_clean(event, 40)} {_clean(session)} {_clean(what, 120)}\n"
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode("ascii", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:  # noqa: BLE001 - logging must never break the hook
+        pass
+
+
+def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> dict:
+    """One JSON object from ``fd``: returns as soon as the bytes read parse as
+    an object (the pipe need not be closed), at EOF, or raises
+    :class:`HookInputError` after ``timeout`` seconds / past ``max_bytes``."""
+    buf = bytearray()
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+        except (OSError, ValueError):
+            ready = [fd]
+        if not ready:
+            break
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > max_bytes:
+            raise HookInputError("stdin-too-large")
+        if chunk.rstrip().endswith(b"}") or (not chunk.strip() and buf[-256:].rstrip().endswith(b"}")):
+            try:
+                obj = json.loads(buf.decode("utf-8", "surrogatepass"))
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                return obj
+    if not buf.strip():
+        raise HookInputError("stdin-empty")
+    try:
+        obj = json.loads(bytes(buf).decode("utf-8", "surrogatepass"))
+    except ValueError:
+        raise HookInputError("stdin-not-json") from None
+    if not isinstance(obj, dict):
+        raise HookInputError("stdin-not-object")
+    return obj
+
+
+class _Watchdog:
+    """SIGALRM timer: raises :class:`HookTimeout` in the main thread when the
+    budget is spent; if the process is still alive one second later it exits
+    0 at once (``os._exit``).  A no-op where SIGALRM does not exist."""
+
+    def __init__(self) -> None:
+        self.ok = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+        self._old = None
+
+    def arm(self, seconds: float) -> None:
+        if not self.ok:
+            return
+        if self._old is None:
+            self._old = signal.signal(signal.SIGALRM, self._fire)
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, seconds))
+
+    def _fire(self, *_a) -> None:
+        signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        raise HookTimeout("budget")
+
+    def disarm(self) -> None:
+        if not self.ok:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if self._old is not None:
+            signal.signal(signal.SIGALRM, self._old)
+            self._old = None
+
+
+def _s(v) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def tag(text: str) -> str:
+    """Wrap injected memory in ``<mem-context>`` (the readers strip it on
+    capture), capped below Claude Code's 10,000-character limit."""
+    text = text.strip()
+    if not text:
+        return ""
+    if "<mem-context" not in text.lower():
+        body = text[:MAX_CONTEXT_CHARS - 40]
+        return f"<mem-context>\n{body}\n</mem-context>"
+    return text[:MAX_CONTEXT_CHARS]
+
+
+def context_output(event: str, text: str) -> dict | None:
+    """The documented JSON shape for added context, or None for no text."""
+    text = tag(text)
+    if not text:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def resolve_transcript(data: dict, env) -> Path | None:
+    """The session's transcript.  ``transcript_path`` can be stale after
+    ``/clear`` or a resume (it names the previous session's file) or missing:
+    prefer ``<its folder>/<session_id>.jsonl``, then search
+    ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``."""
+    sid = _s(data.get("session_id"))
+    p = _s(data.get("transcript_path"))
+    safe_sid = bool(sid) and "/" not in sid and "\\" not in sid and sid not in (".", "..")
+    if p:
+        path = Path(p).expanduser()
+        if safe_sid and path.stem != sid:
+            sib = path.parent / f"{sid}.jsonl"
+            if sib.is_file():
+                return sib
+        if path.is_file():
+            return path
+    if not safe_sid:
+        return None
+    root = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+    try:
+        for d in sorted(os.listdir(root)):
+            cand = root / d / f"{sid}.jsonl"
+            if cand.is_file():
+                return cand
+    except OSError:
+        pass
+    return None
+
+
+def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
+    """Run ``fn`` in a detached child (new session, stdio on /dev/null, its
+    own budget) and return True at once in the parent, so the agent does not
+    wait for it; False when forking is not possible or ``MEM_HOOK_FORK=0``
+    (the caller then runs ``fn`` itself).  The child logs its errors like the
+    parent and always exits 0."""
+    if not hasattr(os, "fork") or run.env.get("MEM_HOOK_FORK") == "0":
+        return False
+    sys.stdout.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        return False
+    if pid:
+        return True
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        dog = _Watchdog()
+        dog.arm(run.budget)
+        try:
+            run.guarded(what, fn, *a, **kw)
+        except BaseException as e:  # noqa: BLE001 - HookTimeout in the child
+            run.log(f"{type(e).__name__}:{what}")
+    finally:
+        os._exit(0)
+
+
+def _open_store(root: Path, lock_timeout: float):
+    from objstore.store import Store
+    return Store.init(root, lock_timeout=lock_timeout)
+
+
+# --------------------------------------------------------------------------- context (recall)
+
+def _session_start_block(store, sid: str, source: str, cwd: str) -> str:
+    try:
+        from objstore.context import session_start_block
+    except ImportError:
+        return ""
+    return session_start_block(store, sid, source, cwd) or ""
+
+
+def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None) -> str:
+    try:
+        from objstore.context import inject_for_prompt
+    except ImportError:
+        return ""
+    kw = {"trace_path": trace} if trace else {}
+    inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
+    return (getattr(inj, "text", "") or "") if inj is not None else ""
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+class _Run:
+    """One hook invocation: what it knows and how it logs."""
+
+    def __init__(self, hook: str, env) -> None:
+        self.hook = hook
+        self.env = env
+        self.root = store_root(env)
+        self.event = "-"
+        self.session = "-"
+        self.t0 = time.monotonic()
+        self.budget = DEFAULT_BUDGET_S
+
+    def log(self, what: str) -> None:
+        log_line(self.root, self.hook, self.event, self.session, what)
+
+    def left(self) -> float:
+        return self.budget - (time.monotonic() - self.t0)
+
+    def guarded(self, what, fn, *a, **kw):
+        """Run one part; an error is logged and gives None (fail open)."""
+        try:
+            return fn(*a, **kw)
+        except HookTimeout:
+            raise
+        except Exception as e:  # noqa: BLE001 - fail open, one line in the log
+            self.log(type(e).__name__ + ("" if what is None else f":{what}"))
+            if self.env.get("MEM_DEBUG"):
+                import traceback
+                traceback.print_exc()
+            return None
+
+
+def _claude_dispatch(run: _Run, data: dict) -> dict | None:
+    from objstore.capture import sync
+    ev = run.event
+    sid = _s(data.get("session_id"))
+    cwd = _s(data.get("cwd"))
+    if not sid:
+        raise HookInputError("no-session-id")
+    if ev not in ("SessionStart", "UserPromptSubmit") + CAPTURE_EVENTS:
+        return None                       # not an event mem acts on
+    store = _open_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
+    try:
+        capture = not no_capture(run.env)
+        if not capture:
+            run.guarded("no-capture", sync.mark_no_capture, store, sid)
+        cfg = None
+        if capture:
+            cfg = run.guarded("config", sync.load_config, store.root)
+            capture = cfg is not None      # an unreadable config stops capture
+        transcript = resolve_transcript(data, run.env) if capture else None
+
+        if ev == "SessionStart":
+            if capture:
+                def start_sync() -> None:
+                    sync.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg,
+                                  deadline=run.t0 + run.budget * 0.5, budget_bytes=CATCH_UP_BYTES)
+                    if transcript is not None:
+                        sync.sync_files(store, [transcript, *sync.subagent_files(transcript)], cfg=cfg,
+                                        deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev])
+                run.guarded(None, start_sync)
+            if no_inject(run.env):
+                return None
+            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd)
+            return context_output(ev, block or "")
+
+        if ev == "UserPromptSubmit":
+            prompt = _s(data.get("prompt"))
+            marker_cfg = cfg if cfg is not None else run.guarded("config", sync.load_config, store.root)
+            if marker_cfg is None or sync.has_marker(marker_cfg, prompt):
+                return None               # #nomem: neither captured nor answered with memory
+            if capture and prompt.strip() and not data.get("agent_id"):
+                # (inside a subagent the prompt is in the subagent's transcript: a sync captures it)
+                # the key is fixed now (snapshot), the write happens in a child so the
+                # agent only waits for the injection
+                snap = sync.prompt_snapshot(store.root, transcript, prompt)
+                kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
+                          index=False, snapshot=snap, time_ms=int(time.time() * 1000))
+                if not fork_off(run, "capture", sync.capture_prompt, store, **kw):
+                    run.guarded(None, sync.capture_prompt, store, **kw)
+            if not prompt or no_inject(run.env):
+                return None
+            clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
+            text = run.guarded("context", _inject_for_prompt, store, sid, clean, cwd, run.env.get("MEM_TRACE"))
+            return context_output(ev, text or "")
+
+        if capture and ev in CAPTURE_EVENTS:
+            final = ev == "SessionEnd"
+            deadline = run.t0 + run.budget * 0.8
+            paths: list[Path] = []
+            if transcript is not None:
+                paths = [transcript, *sync.subagent_files(transcript)]
+            agent = _s(data.get("agent_transcript_path"))
+            if ev == "SubagentStop" and agent and Path(agent).is_file():
+                run.guarded(None, sync.sync_files, store, [Path(agent)], cfg=cfg, final=True, deadline=deadline,
+                            max_bytes=SYNC_BYTES[ev])
+                paths = [p for p in paths if os.path.realpath(p) != os.path.realpath(agent)]
+            if paths:
+                run.guarded(None, sync.sync_files, store, paths, cfg=cfg, final=final, ended=final,
+                            deadline=deadline, max_bytes=SYNC_BYTES[ev])
+        return None
+    finally:
+        store.close()
+
+
+def run_claude_code(env=None, stdin_fd: int | None = None, out=None) -> int:
+    """``mem hook claude-code``: read the event on stdin, act, print context.
+    Returns the exit status: 0 (also on any error), 2 only for a :class:`Block`."""
+    env = os.environ if env is None else env
+    fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
+    out = sys.stdout if out is None else out
+    run = _Run("claude-code", env)
+    dog = _Watchdog()
+    try:
+        dog.arm(DEFAULT_BUDGET_S)
+        data = read_stdin(fd)
+        run.event = _clean(_s(data.get("hook_event_name")) or "-", 40)
+        run.session = _s(data.get("session_id")) or "-"
+        run.budget = BUDGET_S.get(run.event, DEFAULT_BUDGET_S)
+        dog.arm(max(0.05, run.left()))
+        result = _claude_dispatch(run, data)
+        dog.disarm()
+        if result is not None:
+            out.write(json.dumps(result))       # ASCII escapes: safe whatever stdout's encoding
+            out.flush()
+        return 0
+    except Block as b:
+        dog.disarm()
+        sys.stderr.write(f"{b}\n")
+        return 2
+    except BaseException as e:  # noqa: BLE001 - the fail-open boundary
+        dog.disarm()
+        if isinstance(e, SystemExit) and e.code in (0, None):
+            return 0
+        run.log(type(e).__name__ if not isinstance(e, (HookInputError, HookTimeout)) else
+                f"{type(e).__name__}:{e}")
+        if env.get("MEM_DEBUG"):
+            import traceback
+            traceback.print_exc()
+        return 0
+
+
+# --------------------------------------------------------------------------- shell
+
+def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_ms: int,
+              command_line: str, env=None) -> int:
+    """``mem hook shell``: capture one command of the person's shell (opt-in:
+    the shell integration calls it only with ``MEM_SHELL_CAPTURE=1``).
+    Always exits 0; errors go to the hook log."""
+    env = os.environ if env is None else env
+    run = _Run("shell", env)
+    run.event, run.session, run.budget = "command", session or "-", 2.0
+    dog = _Watchdog()
+    try:
+        dog.arm(run.budget)
+        if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1":
+            return 0
+        from objstore.capture import sync
+        store = _open_store(run.root, 0.5)
+        try:
+            sync.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
+                               duration_ms=max(0, duration_ms), started_ms=max(0, started_ms))
+        finally:
+            store.close()
+        return 0
+    except BaseException as e:  # noqa: BLE001 - the fail-open boundary
+        run.log(type(e).__name__)
+        return 0
+    finally:
+        dog.disarm()
+
+
+# --------------------------------------------------------------------------- catch-up
+
+def run_catch_up(*, idle_s: float = 2.0, budget_s: float = 60.0, env=None) -> int:
+    """``mem hook catch-up``: sync every known transcript that grew since its
+    last sync (what the shell wrapper runs after the agent exits).  Files
+    idle for ``idle_s`` seconds are read to their end.  Always exits 0."""
+    env = os.environ if env is None else env
+    run = _Run("catch-up", env)
+    run.event, run.budget = "catch-up", budget_s
+    dog = _Watchdog()
+    try:
+        dog.arm(budget_s + 1)
+        if no_capture(env):
+            return 0
+        from objstore.capture import sync
+        store = _open_store(run.root, 5.0)
+        try:
+            sync.catch_up(store, idle_s=idle_s, deadline=run.t0 + budget_s, budget_bytes=1 << 40)
+        finally:
+            store.close()
+        return 0
+    except BaseException as e:  # noqa: BLE001 - the fail-open boundary
+        run.log(type(e).__name__)
+        return 0
+    finally:
+        dog.disarm()

@@ -1,0 +1,171 @@
+"""mem hooks: install or remove mem's hooks in an agent's settings."""
+
+import difflib
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import click
+
+from ._common import emit_json, home_path, json_option, open_store
+
+AGENTS = ("claude-code",)
+
+
+def settings_path(scope: str) -> Path:
+    """Claude Code's settings file for a scope: user =
+    ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude``), project =
+    ``./.claude/settings.json``."""
+    if scope == "project":
+        return Path.cwd() / ".claude" / "settings.json"
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "settings.json"
+
+
+def mem_command() -> str:
+    """The ``mem`` executable to write into hooks: ``$MEM_HOOK_COMMAND``, else
+    the ``mem`` on PATH, else the running script, else ``mem``; forward slashes."""
+    cmd = os.environ.get("MEM_HOOK_COMMAND") or shutil.which("mem")
+    if not cmd:
+        argv0 = Path(sys.argv[0])
+        cmd = str(argv0.resolve()) if argv0.name in ("mem", "mem.exe") and argv0.exists() else "mem"
+    return cmd.replace("\\", "/")
+
+
+def _record_path(ctx: click.Context, settings: Path) -> Path:
+    import hashlib
+    h = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return home_path(ctx) / "installed" / f"claude-code-{h}.json"
+
+
+def _show(plan, dry_run: bool, as_json: bool, action: str) -> None:
+    if as_json:
+        emit_json({"agent": "claude-code", "action": action, "path": str(plan.path), "changed": plan.changed,
+                   "events": list(plan.events), "dry_run": dry_run})
+        return
+    if dry_run:
+        if not plan.changed:
+            click.echo(f"nothing to change in {plan.path}")
+            return
+        diff = difflib.unified_diff((plan.before or "").splitlines(True), (plan.after or "").splitlines(True),
+                                    fromfile=f"{plan.path} (now)", tofile=f"{plan.path} (after {action})")
+        click.echo("".join(diff).rstrip("\n"))
+        if plan.after is None:
+            click.echo(f"(would delete {plan.path}: {action} created it)")
+        return
+    if not plan.changed:
+        click.echo(f"{'already installed' if action == 'install' else 'not installed'} in {plan.path}; "
+                   "nothing changed")
+    elif action == "install":
+        click.echo(f"installed mem hooks in {plan.path} ({', '.join(plan.events)})")
+    else:
+        click.echo(f"removed mem hooks from {plan.path}" + (" (file deleted: the install created it)"
+                                                              if plan.after is None else ""))
+
+
+def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
+    """Install into the scope's settings; returns the plan."""
+    from objstore.install import install_record, plan_install, write_settings
+    path = settings_path(scope)
+    plan = plan_install(path, mem_command())
+    if plan.changed and not dry_run:
+        open_store(ctx, create=True)      # the undo record lives in the store
+        rec = _record_path(ctx, path)
+        rec.parent.mkdir(parents=True, exist_ok=True)
+        write_settings(plan)
+        rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
+    if not quiet:
+        _show(plan, dry_run, as_json, "install")
+    return plan
+
+
+def uninstall(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
+    """Remove from the scope's settings; returns the plan."""
+    from objstore.install import plan_uninstall, write_settings
+    path = settings_path(scope)
+    rec_path = _record_path(ctx, path)
+    try:
+        record = json.loads(rec_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    plan = plan_uninstall(path, record=record)
+    if not dry_run:
+        if plan.changed:
+            write_settings(plan)
+        try:
+            rec_path.unlink()
+        except FileNotFoundError:
+            pass
+    if not quiet:
+        _show(plan, dry_run, as_json, "uninstall")
+    return plan
+
+
+_scope = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
+                      help="user: ~/.claude/settings.json; project: ./.claude/settings.json.")
+_dry = click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing.")
+_agent = click.argument("agent", type=click.Choice(AGENTS))
+
+
+@click.group("hooks")
+def command():
+    """Install or remove mem's hooks in an agent's settings.
+
+    'mem hooks install claude-code' adds one handler per event mem uses
+    (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact,
+    SessionEnd), each running 'mem hook claude-code' in exec form with a
+    timeout in seconds.  The file is edited as text: every other key and
+    hook keeps its bytes, and a second install changes nothing.  'mem hooks
+    uninstall claude-code' gives back the file exactly as it was before the
+    install when nothing else changed it since, else removes only mem's
+    handlers.  The Claude Code plugin in hooks/claude-code is the other way
+    to install; use one of the two (both work, each event then runs twice
+    and is captured once).
+
+    \b
+    Examples:
+      mem hooks install claude-code
+      mem hooks install claude-code --scope project --dry-run
+      mem hooks uninstall claude-code
+
+    Exit status: 0 ok (also when nothing changed); 2 the settings file is
+    not a JSON object (it is left untouched).
+    """
+
+
+@command.command("install")
+@_agent
+@_scope
+@_dry
+@click.option("--uninstall", "undo", is_flag=True, help="Remove instead (same as 'mem hooks uninstall').")
+@json_option
+@click.pass_context
+def install_cmd(ctx, agent, scope, dry_run, undo, as_json):
+    """Add mem's hooks to the agent's settings (idempotent).
+
+    \b
+    Examples:
+      mem hooks install claude-code --scope user
+
+    Exit status: 0 ok; 2 the settings file is not a JSON object.
+    """
+    (uninstall if undo else install)(ctx, scope, dry_run, as_json)
+
+
+@command.command("uninstall")
+@_agent
+@_scope
+@_dry
+@json_option
+@click.pass_context
+def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
+    """Remove mem's hooks from the agent's settings.
+
+    \b
+    Examples:
+      mem hooks uninstall claude-code --dry-run
+
+    Exit status: 0 ok; 2 the settings file is not a JSON object.
+    """
+    uninstall(ctx, scope, dry_run, as_json)

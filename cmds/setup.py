@@ -1,0 +1,130 @@
+"""mem setup: first-time set-up (store, Claude Code hooks, shell line)."""
+
+import os
+from pathlib import Path
+
+import click
+
+from ._common import emit_json, home_path, json_option
+from .shell_init import RC_LINES
+
+MARK = "# mem: shell integration (remove with: mem setup --undo)"
+
+
+def rc_file(shell: str) -> Path:
+    """The rc file ``mem setup`` edits for a shell."""
+    home = Path.home()
+    if shell == "zsh":
+        return Path(os.environ.get("ZDOTDIR") or home) / ".zshrc"
+    if shell == "fish":
+        return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "fish" / "config.fish"
+    return home / ".bashrc"
+
+
+def detect_shell() -> str:
+    """bash, zsh or fish from ``$SHELL``; ``none`` for anything else."""
+    name = Path(os.environ.get("SHELL", "")).name
+    return name if name in RC_LINES else "none"
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def add_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
+    """Append the shell line to the rc file unless present; (file, changed)."""
+    p = rc_file(shell)
+    text = _read(p)
+    if RC_LINES[shell] in text:
+        return p, False
+    if not dry_run:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        sep = "" if not text or text.endswith("\n") else "\n"
+        with open(p, "a", encoding="utf-8") as f:
+            f.write(f"{sep}{MARK}\n{RC_LINES[shell]}\n")
+    return p, True
+
+
+def remove_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
+    """Remove the lines :func:`add_rc_line` wrote; (file, changed)."""
+    p = rc_file(shell)
+    text = _read(p)
+    block = f"{MARK}\n{RC_LINES[shell]}\n"
+    new = text.replace(block, "") if block in text else text.replace(RC_LINES[shell] + "\n", "")
+    if new == text:
+        return p, False
+    if not dry_run:
+        p.write_text(new, encoding="utf-8")
+    return p, True
+
+
+@click.command("setup")
+@click.option("--shell", type=click.Choice(["bash", "zsh", "fish", "none"]), default=None,
+              help="Shell whose rc file gets the integration line (default: from $SHELL; none = skip).")
+@click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
+              help="Where the Claude Code hooks go.")
+@click.option("--no-hooks", is_flag=True, help="Do not install the Claude Code hooks.")
+@click.option("--undo", is_flag=True, help="Remove what setup installed (hooks and shell line; the store stays).")
+@click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
+@json_option
+@click.pass_context
+def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
+    """Set mem up: the store, the Claude Code hooks and the shell line.
+
+    Creates the store (MEM_HOME, default ~/.mem), installs the Claude Code
+    hooks in your settings ('mem hooks install claude-code') and adds one
+    line to your shell's rc file that loads 'mem shell-init'.  Running it
+    again changes nothing.  '--undo' removes the hooks and the rc line and
+    keeps the store (delete the folder yourself to drop your memory).
+
+    \b
+    Examples:
+      mem setup
+      mem setup --shell zsh --dry-run
+      mem setup --undo
+
+    Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
+    (it is left untouched).
+    """
+    from . import hooks_install
+    shell = shell or detect_shell()
+    report: dict = {"store": str(home_path(ctx)), "dry_run": dry_run, "undo": undo}
+    lines: list[str] = []
+    if undo:
+        if not no_hooks:
+            plan = hooks_install.uninstall(ctx, scope, dry_run, False, quiet=True)
+            report["hooks"] = {"path": str(plan.path), "changed": plan.changed}
+            lines.append(f"hooks: {'removed from' if plan.changed else 'not in'} {plan.path}")
+        if shell != "none":
+            p, changed = remove_rc_line(shell, dry_run)
+            report["shell"] = {"file": str(p), "changed": changed}
+            lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
+        lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
+    else:
+        from objstore.store import Store
+        root = home_path(ctx)
+        existed = (root / "config").is_file()
+        if not dry_run:
+            Store.init(root).close()
+        report["store_created"] = not existed
+        lines.append(f"store: {'exists at' if existed else 'created at' if not dry_run else 'would create'} {root}")
+        if not no_hooks:
+            plan = hooks_install.install(ctx, scope, dry_run, False, quiet=True)
+            report["hooks"] = {"path": str(plan.path), "changed": plan.changed, "events": list(plan.events)}
+            lines.append(f"hooks: {'installed in' if plan.changed else 'already in'} {plan.path}")
+        if shell != "none":
+            p, changed = add_rc_line(shell, dry_run)
+            report["shell"] = {"file": str(p), "changed": changed}
+            lines.append(f"shell: {'added a line to' if changed else 'already in'} {p}"
+                         + (" (open a new shell to load it)" if changed else ""))
+        else:
+            lines.append("shell: skipped (unknown shell; see 'mem shell-init --help')")
+    if as_json:
+        emit_json(report)
+        return
+    if dry_run:
+        lines.insert(0, "dry run: nothing is changed")
+    click.echo("\n".join(lines))

@@ -1,0 +1,991 @@
+"""Capture in the agent's path: incremental transcript sync, prompt and shell
+capture, exclusions, and the small caches that keep a hook cheap.
+
+Used by ``mem hook`` (``cmds/hook.py``); ``mem import`` shares the filters
+(:func:`import_filter`).  Formats: ``docs/agent-formats.md`` §1 (hook
+contract), §2 (transcripts); behaviour and budgets: ``docs/hooks.md``.
+
+Incremental sync.  Each transcript file has a **cursor**: the byte offset up
+to which it has been read, the file's identity (device, inode) and a
+fingerprint of its first bytes, plus the reader's bookkeeping
+(:class:`objstore.capture.claude_code.ReaderState`).  A sync reads from the
+cursor to the end of the file, never past a line that has no newline yet
+(the agent is still writing it), and, unless the read is *final*, keeps back
+a trailing run of assistant records (one API message is written as several
+records, and the Stop hook can fire before the last ones are written).  A
+file that shrank, was replaced or whose first bytes changed is read again
+from the start: capture is idempotent (each turn carries its source record's
+id, see ``objstore.sessions``), so a re-read adds nothing.  Nothing depends
+on modification times.
+
+Idempotence from every side.  A prompt captured by the UserPromptSubmit hook
+is stored under ``cc:p:<hash of text>:<n>`` (:func:`claude_code.prompt_alias`);
+the transcript reader computes the same key for the record that holds the
+prompt, and a turn is skipped when its source *or* that key is already in the
+session.  A session that copies an earlier session's records (``--resume``
+into a new id, a fork) is recognised by its first assistant message id (API
+ids are unique): the **lineage** cache maps that id to the sessions that
+start with it, and records of the copied prefix that any of them already holds
+are dropped (:class:`_Lineage`).
+
+Caches (all under ``<store>/cache``; derived, safe to delete; they hold ids,
+offsets and hashes, never text):
+
+* ``cursors/<h>.json`` + ``<h>.state``: one cursor per transcript file,
+  ``h`` = SHA-256 of its real path (32 hex);
+* ``session-state/<h>.json``: a session's head, next seq and source ids, valid
+  while the session ref still points at that head (else rebuilt by walking
+  the new turns back to the cached head);
+* ``lineage/<h>``: session ids whose transcript starts with one message.
+
+``<store>/no-capture`` (not a cache: deleting it would let excluded sessions
+in) lists session ids captured with ``MEM_NO_CAPTURE=1``; every path skips
+them.  Exclusions live in ``<store>/config.toml`` (:class:`CaptureConfig`).
+
+Every write goes through :class:`TurnWriter`, which takes the store lock,
+applies the forget filter (a forgotten session or record never comes back),
+redacts credentials (``objstore.redact``) and publishes in the store's order:
+objects (synced), then refs by compare-and-swap, then reflog, then the search
+index (or, for the prompt hook, leaves the index to the next writer through
+the index journal, which is what the journal is for).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..atomic import atomic_write
+from ..codec import encode
+from ..errors import InvalidInput
+from ..objects import Turn
+from ..refs import session_ref, validate_session_id
+from ..store import Store, now_ms
+from .claude_code import CapturedTurn, ParseStats, ReaderState, _project, _strip_mem, parse_file, prompt_hash
+
+__all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SessionState", "SyncResult", "TurnWriter",
+           "capture_prompt", "capture_shell", "catch_up", "drop_session_cache", "import_filter",
+           "load_config", "load_session", "mark_no_capture", "no_capture_sessions", "prompt_snapshot",
+           "path_excluded", "subagent_files", "sync_files", "DEFAULT_MARKER", "MAX_SYNC_BYTES"]
+
+CONFIG_FILE = "config.toml"
+NO_CAPTURE_FILE = "no-capture"
+DEFAULT_MARKER = "#nomem"
+MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
+PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
+FP_BYTES = 4096                # fingerprint of a file's first bytes (detects a rewrite in place)
+MSG_FIRST_MAX = 20_000         # message ids remembered per file (oldest dropped)
+LINEAGE_LOOKAHEAD = 64         # turns held back while looking for a file's first message id
+NEW_FILE_LOOKBACK_MS = 86_400_000  # catch-up takes new files of a known folder written since a day before
+                                   # mem first saw that folder (older ones are history: 'mem import')
+_CURSOR_V = 1
+
+
+def _h(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+# --------------------------------------------------------------------------- config
+
+@dataclass(frozen=True)
+class CaptureConfig:
+    """The ``[capture]`` table of ``<store>/config.toml``::
+
+        [capture]
+        exclude = ["~/clients/secret/**", "/tmp/*"]   # project paths never captured
+        ignore_marker = "#nomem"                       # a prompt starting with it is not captured
+
+    ``exclude``: globs matched (``fnmatch``, ``*`` also crosses ``/``) against
+    the session's working directory; a pattern also covers everything below
+    it (``/a/b`` excludes ``/a/b/c``); ``~`` is expanded.
+    ``ignore_marker``: a prompt whose first non-blank characters are the
+    marker is not captured, and neither is the agent's answer to it (until
+    the next prompt); no memory is injected for it either.
+    """
+
+    exclude: tuple[str, ...] = ()
+    ignore_marker: str = DEFAULT_MARKER
+
+
+def load_config(root: Path) -> CaptureConfig:
+    """Read ``<root>/config.toml`` (missing file = defaults).
+
+    Raises InvalidInput when the file is not valid TOML or the ``[capture]``
+    values have the wrong types (capture then stops: an exclusion that cannot
+    be read must not be ignored)."""
+    p = Path(root) / CONFIG_FILE
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        return CaptureConfig()
+    except OSError as e:
+        raise InvalidInput(f"{p} cannot be read: {e.strerror}") from None
+    import tomllib
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidInput(f"{p} is not valid TOML: {e}", hint="fix or remove the file") from None
+    cap = doc.get("capture", {})
+    if not isinstance(cap, dict):
+        raise InvalidInput(f"{p}: [capture] must be a table")
+    excl = cap.get("exclude", [])
+    marker = cap.get("ignore_marker", DEFAULT_MARKER)
+    if not isinstance(excl, list) or not all(isinstance(x, str) and x.strip() for x in excl):
+        raise InvalidInput(f"{p}: capture.exclude must be a list of non-empty strings")
+    if not isinstance(marker, str):
+        raise InvalidInput(f"{p}: capture.ignore_marker must be a string")
+    pats = tuple(os.path.normpath(os.path.expanduser(x.strip())) for x in excl)
+    return CaptureConfig(exclude=pats, ignore_marker=marker.strip())
+
+
+def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:
+    """True when ``cwd`` matches an exclude glob or lies below one."""
+    if not cfg.exclude or not cwd:
+        return False
+    c = os.path.normpath(cwd)
+    for pat in cfg.exclude:
+        if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):
+            return True
+    return False
+
+
+def has_marker(cfg: CaptureConfig, text: str) -> bool:
+    """True when ``text`` starts (after blanks) with the ignore marker."""
+    return bool(cfg.ignore_marker) and text.lstrip().startswith(cfg.ignore_marker)
+
+
+def mark_no_capture(store: Store, sid: str) -> None:
+    """Record that session ``sid`` must never be captured (``MEM_NO_CAPTURE=1``)."""
+    sid = validate_session_id(sid)
+    if sid in no_capture_sessions(store):
+        return
+    with open(store.root / NO_CAPTURE_FILE, "a", encoding="utf-8") as f:
+        f.write(sid + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def no_capture_sessions(store: Store) -> set[str]:
+    """Session ids recorded by :func:`mark_no_capture`."""
+    try:
+        return set((store.root / NO_CAPTURE_FILE).read_text("utf-8").split("\n")) - {""}
+    except FileNotFoundError:
+        return set()
+
+
+def _no_capture(sid: str, ids: set[str]) -> bool:
+    return bool(ids) and (sid in ids or sid.split(".", 1)[0] in ids)
+
+
+# --------------------------------------------------------------------------- session state
+
+@dataclass
+class SessionState:
+    """What a writer needs to append to a session: its ref, the head when
+    loaded (for compare-and-swap), the new head, the next seq, the set of
+    source ids already in the chain, and the head turn's role and source."""
+
+    sid: str
+    ref: str
+    start_head: str | None
+    head: str | None
+    next_seq: int
+    sources: set[str]
+    head_role: str = ""
+    head_source: str = ""
+
+
+def _state_path(store: Store, sid: str) -> Path:
+    return store.root / "cache" / "session-state" / f"{_h(sid)}.json"
+
+
+def load_session(store: Store, sid: str) -> SessionState:
+    """A session's :class:`SessionState`, from the cache when the ref still
+    points at the cached head; otherwise the turns added since the cached
+    head are walked (or the whole chain when the cache is missing or the
+    chain was rewritten).  Raises IntegrityError for a broken chain."""
+    from ..sessions import walk_turns
+    ref = session_ref(sid)
+    head = store.refs.read(ref)
+    cached: dict | None = None
+    try:
+        cached = json.loads(_state_path(store, sid).read_bytes())
+        if cached.get("sid") != sid:
+            cached = None
+    except (OSError, ValueError):
+        cached = None
+    if head is None:
+        if cached:
+            drop_session_cache(store, sid)      # the session was forgotten: nothing of it stays
+        return SessionState(sid, ref, None, None, 0, set())
+    if cached and cached.get("head") == head:
+        return SessionState(sid, ref, head, head, int(cached["seq"]), set(cached["sources"]),
+                            str(cached.get("head_role", "")), str(cached.get("head_source", "")))
+    stop = cached.get("head") if cached else None
+    sources: set[str] = set()
+    seq = 0
+    reached = False
+    top = None
+    for tv in walk_turns(store, head):
+        if tv.id == stop:
+            reached = True
+            break
+        top = top or tv.turn
+        sources.add(tv.turn.source)
+        seq = max(seq, tv.turn.seq + 1)
+    if reached and cached:
+        sources |= set(cached["sources"])
+        seq = max(seq, int(cached["seq"]))
+    st = SessionState(sid, ref, head, head, seq, sources, top.role if top else "", top.source if top else "")
+    _save_state(store, st)
+    return st
+
+
+def _save_state(store: Store, st: SessionState) -> None:
+    if st.head is None:
+        return
+    data = json.dumps({"sid": st.sid, "head": st.head, "seq": st.next_seq, "head_role": st.head_role,
+                       "head_source": st.head_source, "sources": sorted(st.sources)},
+                      ensure_ascii=False).encode("utf-8", "surrogatepass")
+    try:
+        atomic_write(_state_path(store, st.sid), data, durable=False)
+    except OSError:
+        pass  # a cache: the next load walks the chain
+
+
+def drop_session_cache(store: Store, sid: str) -> None:
+    """Delete the cached state of ``sid`` (``mem forget`` of a session calls it)."""
+    try:
+        _state_path(store, sid).unlink()
+    except FileNotFoundError:
+        pass
+
+
+# --------------------------------------------------------------------------- writing
+
+def _valid_text(text: str) -> str:
+    """``text`` with lone surrogates (a broken \\ud83d escape, undecodable
+    bytes from argv) and NULs replaced, so it can be stored as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text.replace("\x00", "\ufffd")
+
+
+def _redactor():
+    """``objstore.redact.redact`` (imported on first use: its rules compile at import)."""
+    from ..redact import redact
+    return redact
+
+
+class TurnWriter:
+    """Appends captured turns to sessions; the caller holds the store lock.
+
+    ``add`` writes the turn object (no per-object fsync; :meth:`publish`
+    syncs once) and updates the in-memory state; ``publish`` makes the
+    objects durable, moves each touched session ref by compare-and-swap,
+    appends the reflog and indexes (``index=False`` leaves indexing to the
+    next writer through the index journal), then refreshes the caches.
+    """
+
+    def __init__(self, store: Store, *, command: str, harness: str = "claude-code") -> None:
+        self.store = store
+        self.command = command
+        self.harness = harness
+        self.states: dict[str, SessionState] = {}
+        self.dirty: set[str] = set()
+        self.docs: list = []
+        self.added = 0
+        self.forgotten = 0
+        self._flt = None
+        self._flt_loaded = False
+        self._redact = _redactor()
+        self._valid: dict[str, str | None] = {}
+        self._bulk = False
+
+    def _put(self, frame: bytes) -> str:
+        # the first turns are fsynced one by one (cheap); past 64, the rest
+        # are written without fsync and the filesystem is synced once in publish
+        objs = self.store.objects
+        if self.added >= 64 and objs.durable and not self._bulk:
+            objs.durable, self._bulk = False, True
+        return objs.put(frame)
+
+    def close(self) -> None:
+        """Restore the store's per-object fsync (after an error, too)."""
+        if self._bulk:
+            self.store.objects.durable, self._bulk = True, False
+
+    def _filter(self):
+        if not self._flt_loaded:
+            self._flt_loaded = True
+            try:
+                from ..forget import capture_filter
+            except ImportError:
+                self._flt = None
+            else:
+                self._flt = capture_filter(self.store)
+        return self._flt
+
+    def state(self, sid: str) -> SessionState:
+        """The (cached) state of a validated session id."""
+        st = self.states.get(sid)
+        if st is None:
+            st = self.states[sid] = load_session(self.store, sid)
+        return st
+
+    def valid_sid(self, sid: str) -> str | None:
+        """``sid`` validated and normalised, or None when it cannot be a ref name."""
+        if sid not in self._valid:
+            try:
+                self._valid[sid] = validate_session_id(sid)
+            except InvalidInput:
+                self._valid[sid] = None
+        return self._valid[sid]
+
+    def known(self, ct: CapturedTurn) -> bool:
+        """True when the turn (by source or alias) is already in its session."""
+        sid = self.valid_sid(ct.session)
+        if sid is None:
+            return True
+        srcs = self.state(sid).sources
+        return ct.source in srcs or bool(ct.alias and ct.alias in srcs)
+
+    def add(self, ct: CapturedTurn, *, harness: str | None = None) -> str | None:
+        """Write one turn unless its session or record is known or forgotten;
+        returns the new object id or None."""
+        sid = self.valid_sid(ct.session)
+        if sid is None:
+            return None
+        st = self.state(sid)
+        if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
+            return None
+        text, forgotten = ct.text, 0
+        flt = self._filter()
+        if flt is not None:        # the same rules as 'mem import' (objstore.forget.CaptureFilter)
+            if sid in flt.sessions:
+                self.forgotten += 1
+                return None
+            gone = flt.forgets(ct.source, text) if hasattr(flt, "forgets") else ct.source in flt.sources
+            if gone or (ct.alias and ct.alias in flt.sources):
+                text, forgotten = "", now_ms()      # kept as an emptied turn: it never comes back
+                self.forgotten += 1
+            else:
+                rules = getattr(flt, "rules", {}).get(sid)
+                if rules:
+                    from ..forget import redact_matches
+                    text, _n = redact_matches(text, rules)
+        if text:
+            text = self._redact(text).text
+        source = ct.alias or ct.source
+        extra = {"forgotten": forgotten} if forgotten else {}
+        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
+                    harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
+                    parent=st.head, **extra)
+        oid = self._put(encode(turn))
+        st.head, st.next_seq = oid, st.next_seq + 1
+        st.head_role, st.head_source = ct.role, source
+        st.sources.add(source)      # what the chain holds, so the cache equals a walk
+        self.dirty.add(sid)
+        if forgotten:
+            return oid
+        from ..sessions import turn_doc
+        self.docs.append(turn_doc(oid, turn))
+        self.added += 1
+        return oid
+
+    def publish(self, *, index: bool = True) -> str | None:
+        """Make written turns durable and visible; returns an index error
+        message (turns stored, index behind; the journal replays it) or None."""
+        if not self.dirty:
+            return None
+        store = self.store
+        if self._bulk:
+            from ..store import _syncfs
+            _syncfs(store.root)   # objects durable before any ref names them
+            self.close()
+        t = now_ms()
+        moved = sorted(self.dirty)
+        store.journal.sessions([(sid, self.states[sid].start_head) for sid in moved])
+        for sid in moved:
+            st = self.states[sid]
+            store.refs.set_if_equals(st.ref, st.start_head, st.head)
+            store.reflog.append(st.ref, st.start_head, st.head, t, self.command)
+            st.start_head = st.head
+            _save_state(store, st)
+        self.dirty.clear()
+        docs, self.docs = self.docs, []
+        if not index:
+            return None
+        from ..searchindex import SearchIndexError
+        try:
+            store.index.add(docs)
+            store.journal.clear()
+        except SearchIndexError as e:
+            return str(e)
+        return None
+
+
+# --------------------------------------------------------------------------- cursors
+
+@dataclass
+class Cursor:
+    """Where a transcript file has been read to (see the module doc)."""
+
+    path: str
+    dev: int = 0
+    ino: int = 0
+    offset: int = 0
+    fp: str = ""
+    fp_len: int = 0
+    session: str = ""
+    ended: bool = False
+    created: int = 0
+    synced: int = 0
+    skipping: bool = False
+    lineage: dict = field(default_factory=dict)
+    reader: ReaderState = field(default_factory=ReaderState)
+
+    def head(self) -> dict:
+        return {"v": _CURSOR_V, "path": self.path, "dev": self.dev, "ino": self.ino,
+                "offset": self.offset, "fp": self.fp, "fp_len": self.fp_len, "session": self.session,
+                "ended": self.ended, "created": self.created, "synced": self.synced,
+                "skipping": self.skipping, "lineage": self.lineage}
+
+
+def _cursor_dir(store: Store) -> Path:
+    return store.root / "cache" / "cursors"
+
+
+def _cursor_key(path: Path) -> str:
+    return _h(os.path.realpath(path))
+
+
+def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor | None:
+    """The saved cursor of a transcript file, or None."""
+    base = _cursor_dir(store) / _cursor_key(path)
+    try:
+        h = json.loads(base.with_suffix(".json").read_bytes())
+        if h.get("v") != _CURSOR_V:
+            return None
+        cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]), offset=int(h["offset"]),
+                     fp=str(h["fp"]), fp_len=int(h["fp_len"]), session=str(h.get("session", "")),
+                     ended=bool(h.get("ended")), created=int(h.get("created", 0)),
+                     synced=int(h.get("synced", 0)), skipping=bool(h.get("skipping")),
+                     lineage=dict(h.get("lineage") or {}))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if with_state:
+        try:
+            r = json.loads(base.with_suffix(".state").read_bytes())
+            cur.reader = ReaderState(msg_first=dict(r.get("msg_first", {})), prompts=dict(r.get("prompts", {})),
+                                     prompt_ids=dict(r.get("prompt_ids", {})),
+                                     last_prompt=str(r.get("last_prompt", "")))
+        except (OSError, ValueError, TypeError, AttributeError):
+            cur.offset = 0          # bookkeeping lost: read the file again (idempotent)
+            cur.fp = ""
+            cur.fp_len = 0
+    return cur
+
+
+def save_cursor(store: Store, cur: Cursor) -> None:
+    """Write a cursor (not fsynced: a lost cursor only means reading again)."""
+    base = _cursor_dir(store) / _cursor_key(Path(cur.path))
+    mf = cur.reader.msg_first
+    if len(mf) > MSG_FIRST_MAX:
+        mf = dict(list(mf.items())[-MSG_FIRST_MAX:])
+    state = {"msg_first": mf, "prompts": cur.reader.prompts, "prompt_ids": cur.reader.prompt_ids,
+             "last_prompt": cur.reader.last_prompt}
+    atomic_write(base.with_suffix(".state"), json.dumps(state).encode(), durable=False)
+    atomic_write(base.with_suffix(".json"), json.dumps(cur.head()).encode(), durable=False)
+
+
+def iter_cursors(store: Store) -> Iterator[Cursor]:
+    """Every saved cursor (headers only)."""
+    d = _cursor_dir(store)
+    try:
+        names = sorted(os.listdir(d))
+    except FileNotFoundError:
+        return
+    for n in names:
+        if n.endswith(".json"):
+            try:
+                h = json.loads((d / n).read_bytes())
+                cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]),
+                             offset=int(h["offset"]), session=str(h.get("session", "")),
+                             ended=bool(h.get("ended")), created=int(h.get("created", 0)))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            yield cur
+
+
+def _fingerprint(path: Path, n: int) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read(n)).hexdigest()[:32]
+
+
+# --------------------------------------------------------------------------- filters
+
+class _Lineage:
+    """Drops the records a session copied from earlier sessions.
+
+    A transcript whose first assistant message id is also the first message
+    of other sessions (``cache/lineage/<hash of id>``) was copied from them:
+    records of the copied prefix whose source or alias those sessions hold
+    are dropped; so are the user and tool records before such a record (a
+    fork may give copies new uuids), up to the first assistant message the
+    parents do not hold (the copy ends there).
+    """
+
+    def __init__(self, writer: TurnWriter, saved: dict, sources_of=None) -> None:
+        self.w = writer
+        self.saved = saved          # persisted: {"checked", "parents", "in_copy"}
+        self.seed: set[str] | None = None
+        self.sources_of = sources_of
+
+    def _seed(self) -> set[str]:
+        if self.seed is None:
+            self.seed = set()
+            for p in self.saved.get("parents", []):
+                sid = self.w.valid_sid(p)
+                if sid is None:
+                    continue
+                pending = self.sources_of(sid) if self.sources_of is not None else None
+                self.seed |= pending if pending is not None else self.w.state(sid).sources
+        return self.seed
+
+    def _check(self, first_msg: str, sid: str) -> None:
+        path = self.w.store.root / "cache" / "lineage" / _h(first_msg)
+        try:
+            ids = [x for x in path.read_text("utf-8").split("\n") if x]
+        except FileNotFoundError:
+            ids = []
+        parents = [x for x in ids if x != sid]
+        if sid not in ids:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(sid + "\n")
+        self.saved.update(checked=True, parents=parents, in_copy=bool(parents))
+
+    def run(self, turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
+        it = iter(turns)
+        if not self.saved.get("checked"):
+            held: list[CapturedTurn] = []
+            for ct in it:
+                held.append(ct)
+                if ct.role == "assistant" and ct.source.startswith("cc:msg:"):
+                    self._check(ct.source.split(":")[2], ct.session)
+                    break
+                if len(held) >= LINEAGE_LOOKAHEAD:
+                    self.saved.update(checked=True, parents=[], in_copy=False)
+                    break
+            it = _chain(held, it)
+        if not self.saved.get("in_copy"):
+            yield from it
+            return
+        seed = self._seed()
+        pending: list[CapturedTurn] = []
+        for ct in it:
+            if not self.saved.get("in_copy"):
+                yield ct
+                continue
+            mid = ct.source.split(":")[2] if ct.source.startswith("cc:msg:") else ""
+            if ct.source in seed or (ct.alias and ct.alias in seed) or (mid and f"cc:msg:{mid}" in seed):
+                pending.clear()       # a copied record: what came before it was copied too
+                continue
+            if ct.role == "assistant":
+                self.saved["in_copy"] = False
+                yield from pending
+                pending.clear()
+                yield ct
+                continue
+            pending.append(ct)
+        yield from pending
+
+
+def _chain(first: list, rest: Iterator) -> Iterator:
+    yield from first
+    yield from rest
+
+
+def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: set[str],
+              saved: dict, lineage: _Lineage | None) -> Iterator[CapturedTurn]:
+    """Apply the exclusions: no-capture sessions, excluded paths, the ignore
+    marker (the marked prompt and every turn up to the next prompt), then
+    the lineage filter.  ``saved`` persists the marker state (``skipping``)."""
+
+    def base() -> Iterator[CapturedTurn]:
+        for ct in turns:
+            if _no_capture(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
+                continue
+            if ct.role == "user":
+                saved["skipping"] = has_marker(cfg, ct.text)
+            if saved.get("skipping"):
+                continue
+            yield ct
+    return lineage.run(base()) if lineage is not None else base()
+
+
+def import_filter(store: Store, *, sources_of=None):
+    """For ``mem import``: a function ``wrap(turns) -> turns`` applying the
+    same exclusions and lineage rule as the hooks (fresh state per file).
+    ``sources_of(sid)``: the caller's not yet published sources of a session
+    (None when it has none), so a copy imported in the same run is seen.
+    Raises InvalidInput for an unreadable config."""
+    cfg = load_config(store.root)
+    ids = no_capture_sessions(store)
+    w = TurnWriter(store, command="import")
+
+    def wrap(turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
+        saved: dict = {}
+        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved, sources_of))
+    return wrap
+
+
+# --------------------------------------------------------------------------- sync
+
+@dataclass
+class SyncResult:
+    """One file's sync: where it was read from and to, what was added."""
+
+    path: str
+    session: str = ""
+    start: int = 0
+    offset: int = 0
+    size: int = 0
+    turns_seen: int = 0
+    turns_added: int = 0
+    lines_skipped: int = 0
+    reset: bool = False
+    missing: bool = False
+    more: bool = False      # the byte budget stopped it before the end
+
+
+def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, bool]:
+    """The file's cursor, reset (offset 0, fresh bookkeeping) when the file
+    is new, replaced, shorter than the cursor, or its first bytes changed."""
+    cur = load_cursor(store, path)
+    fresh = Cursor(path=os.path.realpath(path), dev=st.st_dev, ino=st.st_ino, created=now_ms())
+    if cur is None:
+        return fresh, False
+    if (cur.dev, cur.ino) != (st.st_dev, st.st_ino) or st.st_size < cur.offset:
+        fresh.created = cur.created or fresh.created
+        return fresh, True
+    if cur.fp_len and _fingerprint(path, cur.fp_len) != cur.fp:
+        fresh.created = cur.created or fresh.created
+        return fresh, True
+    return cur, False
+
+
+def _sync_one(store: Store, writer: TurnWriter, path: Path, *, final: bool, cfg: CaptureConfig,
+              no_capture: set[str], max_bytes: int, observe=None) -> tuple[SyncResult, Cursor | None]:
+    res = SyncResult(path=str(path))
+    try:
+        st = os.stat(path)
+    except OSError:
+        res.missing = True
+        return res, None
+    cur, res.reset = _open_cursor(store, path, st)
+    res.start = res.offset = cur.offset
+    res.size = st.st_size
+    if st.st_size == cur.offset:
+        return res, cur
+    end = min(st.st_size, cur.offset + max_bytes)
+    stats = ParseStats()
+    rs = cur.reader
+    rs.hold_tail = not final
+    lineage = _Lineage(writer, cur.lineage) if not _is_subagent(path) else None
+    saved = {"skipping": cur.skipping}
+    for attempt in (0, 1):
+        turns = parse_file(path, stats, start=cur.offset, end=end, state=rs)
+        for ct in _filtered(turns, cfg=cfg, no_capture=no_capture, saved=saved, lineage=lineage):
+            res.turns_seen += 1
+            if not res.session:
+                res.session = ct.session
+            if observe is not None:
+                observe(ct)
+            if writer.add(ct):
+                res.turns_added += 1
+        if rs.resume_at > cur.offset or end >= st.st_size:
+            break
+        end = st.st_size           # one line longer than the budget: read it whole
+    res.lines_skipped = stats.lines_skipped
+    cur.offset = max(cur.offset, rs.resume_at)
+    cur.skipping = bool(saved.get("skipping"))
+    cur.session = cur.session or res.session
+    cur.synced = now_ms()
+    if cur.fp_len < FP_BYTES and cur.offset > cur.fp_len:
+        cur.fp_len = min(FP_BYTES, cur.offset)
+        cur.fp = _fingerprint(path, cur.fp_len)
+    res.offset = cur.offset
+    res.more = cur.offset < st.st_size and end < st.st_size
+    return res, cur
+
+
+def _is_subagent(path: Path) -> bool:
+    return Path(path).name.startswith("agent-")
+
+
+def subagent_files(transcript: Path) -> list[Path]:
+    """Subagent transcripts of a main transcript ``<dir>/<session>.jsonl``:
+    ``<dir>/<session>/subagents/**/agent-*.jsonl`` (agent-formats §2.3)."""
+    d = Path(transcript).with_suffix("") / "subagents"
+    out = []
+    for dirpath, _dirs, files in os.walk(d):
+        out.extend(Path(dirpath) / f for f in files if f.startswith("agent-") and f.endswith(".jsonl"))
+    return sorted(out)
+
+
+def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg: CaptureConfig | None = None,
+               command: str = "hook", index: bool = True, max_bytes: int = MAX_SYNC_BYTES,
+               deadline: float | None = None, ended: bool = False,
+               writer: TurnWriter | None = None) -> list[SyncResult]:
+    """Read each transcript from its cursor and capture the new turns.
+
+    Takes the store lock (its timeout is the store's ``lock_timeout``;
+    StoreLocked propagates and nothing is read).  Turns are published and
+    indexed once for all files, then the cursors are saved, so a crash
+    re-reads rather than skips.  ``final``: the writer is done with the file
+    (SessionEnd, SubagentStop, an idle file): a trailing assistant run is
+    read too.  ``deadline`` (``time.monotonic()``): files left when it
+    passes wait for the next sync.  ``ended`` marks the cursors as ended.
+    """
+    cfg = cfg if cfg is not None else load_config(store.root)
+    out: list[SyncResult] = []
+    with store.lock(command):
+        w = writer or TurnWriter(store, command=command)
+        try:
+            no_cap = no_capture_sessions(store)
+            cursors: list[Cursor] = []
+            for p in paths:
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                res, cur = _sync_one(store, w, Path(p), final=final, cfg=cfg, no_capture=no_cap,
+                                     max_bytes=max_bytes)
+                out.append(res)
+                if cur is not None:
+                    cur.ended = cur.ended or ended
+                    cursors.append(cur)
+            w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
+        finally:
+            w.close()
+        for cur in cursors:
+            save_cursor(store, cur)
+    return out
+
+
+def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | None = None,
+             deadline: float | None = None, budget_bytes: int = MAX_SYNC_BYTES, idle_s: float = 120.0,
+             command: str = "hook catch-up") -> list[SyncResult]:
+    """Capture what earlier sessions wrote after their last sync (their end
+    was never seen: no SessionEnd on ``/exit`` or a kill), and transcripts
+    that appeared in the folders of known ones (``/clear``, a resume into a
+    new file, 2.0-layout subagent files, a hook that never fired): files
+    written since a day before mem first saw the folder.
+
+    A file idle for ``idle_s`` seconds is read to its end (``final``); a
+    file still being written keeps its trailing message for later.  Stops
+    at ``deadline`` or after ``budget_bytes``.  Returns the syncs done.
+    """
+    skip_keys = {os.path.realpath(p) for p in skip}
+    now = time.time()
+    todo: list[tuple[Path, bool]] = []
+    dirs: dict[str, int] = {}
+    known: set[str] = set()
+    for cur in iter_cursors(store):
+        known.add(cur.path)
+        if not _is_subagent(Path(cur.path)):
+            d = os.path.dirname(cur.path)
+            dirs[d] = min(dirs.get(d, cur.created), cur.created)
+        if cur.path in skip_keys:
+            continue
+        try:
+            st = os.stat(cur.path)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size == cur.offset:
+            continue
+        todo.append((Path(cur.path), now - st.st_mtime >= idle_s))
+    for d, since in dirs.items():
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for n in sorted(names):
+            p = os.path.join(d, n)
+            if not n.endswith(".jsonl") or p in known or p in skip_keys:
+                continue
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            if st.st_mtime * 1000 >= since - NEW_FILE_LOOKBACK_MS:
+                todo.append((Path(p), now - st.st_mtime >= idle_s))
+                for sub in subagent_files(Path(p)):
+                    if str(sub) not in known:
+                        todo.append((sub, now - st.st_mtime >= idle_s))
+    out: list[SyncResult] = []
+    spent = 0
+    for final in (True, False):
+        batch = [p for p, idle in todo if idle == final]
+        for i in range(0, len(batch), 32):
+            if spent >= budget_bytes or (deadline is not None and time.monotonic() > deadline):
+                return out
+            rs = sync_files(store, batch[i:i + 32], final=final, cfg=cfg, command=command,
+                            max_bytes=max(1 << 20, budget_bytes - spent), deadline=deadline)
+            out.extend(rs)
+            spent += sum(r.offset - r.start for r in rs)
+    return out
+
+
+# --------------------------------------------------------------------------- prompt capture
+
+@dataclass
+class PromptResult:
+    """Outcome of :func:`capture_prompt`: ``status`` is ``captured``,
+    ``known`` (already stored, e.g. read from the transcript first),
+    ``excluded`` (path glob), ``no-capture``, ``marked`` (ignore marker) or
+    ``empty`` (nothing left once ``<mem-context>`` is removed)."""
+
+    status: str
+    id: str | None = None
+    source: str = ""
+    synced: int = 0
+
+
+@dataclass(frozen=True)
+class PromptSnapshot:
+    """What the transcript's cursor said when the prompt arrived: how many
+    prompts of this text the reader had seen (``count``), whether the last
+    prompt it read, still unanswered, had this text (``pending``), and
+    whether there was a cursor at all.  Taken before anything else runs, so
+    the prompt's key does not depend on what a concurrent sync does next."""
+
+    count: int = 0
+    pending: bool = False
+    has_cursor: bool = False
+
+
+def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptSnapshot:
+    """:class:`PromptSnapshot` from the cursor files under ``root`` (the store
+    directory; no lock, no store object: cheap enough for the hook's hot path)."""
+    if transcript is None or _is_subagent(transcript):
+        return PromptSnapshot()
+    base = Path(root) / "cache" / "cursors" / _cursor_key(transcript)
+    try:
+        head = json.loads(base.with_suffix(".json").read_bytes())
+        st = os.stat(transcript)
+        if (head.get("v"), head.get("dev"), head.get("ino")) != (_CURSOR_V, st.st_dev, st.st_ino):
+            return PromptSnapshot()
+        r = json.loads(base.with_suffix(".state").read_bytes())
+        h = prompt_hash(_strip_mem(prompt))
+        return PromptSnapshot(int(r.get("prompts", {}).get(h, 0)), r.get("last_prompt") == h, True)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return PromptSnapshot()
+
+
+def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
+                   transcript: Path | None = None, cfg: CaptureConfig | None = None,
+                   command: str = "hook UserPromptSubmit", index: bool = False,
+                   time_ms: int | None = None, snapshot: PromptSnapshot | None = None) -> PromptResult:
+    """Store a prompt as a user turn of ``session_id`` at once.
+
+    The key is ``cc:p:<hash>:<n>``, the one the transcript reader gives the
+    record that holds this prompt: ``n`` = prompts of this text the cursor
+    had read when the prompt arrived (``snapshot``, taken now when not
+    given) + 1.  Not stored when the transcript already holds it unanswered
+    (``pending``), when the session's newest turn is this very prompt (the
+    hook registered twice), or when the key is already there.  Before
+    writing, the session's transcript is read from its cursor when little is
+    new, so the previous answer lands before this prompt.  The text is
+    redacted; ``index=False`` leaves indexing to the next writer (the Stop
+    hook) through the index journal.  Takes the store lock (StoreLocked
+    propagates).  Raises InvalidInput for a bad session id.
+    """
+    cfg = cfg if cfg is not None else load_config(store.root)
+    sid = validate_session_id(session_id)
+    if has_marker(cfg, prompt):
+        return PromptResult("marked")
+    prompt = _strip_mem(_valid_text(prompt))   # mem's own injections never come back as evidence
+    if not prompt.strip():
+        return PromptResult("empty")
+    if path_excluded(cfg, cwd):
+        return PromptResult("excluded")
+    snap = snapshot if snapshot is not None else prompt_snapshot(store.root, transcript, prompt)
+    h = prompt_hash(prompt)
+    with store.lock(command):
+        if _no_capture(sid, no_capture_sessions(store)):
+            return PromptResult("no-capture")
+        if snap.pending:
+            return PromptResult("known", None, f"cc:p:{h}:{snap.count}")
+        w = TurnWriter(store, command=command)
+        synced = 0
+        cur = None
+        if transcript is not None and not _is_subagent(transcript):
+            try:
+                fst = os.stat(transcript)
+                cur0 = load_cursor(store, transcript, with_state=False)
+                done = cur0.offset if cur0 and (cur0.dev, cur0.ino) == (fst.st_dev, fst.st_ino) else 0
+                if fst.st_size - done <= PRE_SYNC_MAX_BYTES:
+                    res, cur = _sync_one(store, w, transcript, final=True, cfg=cfg,
+                                         no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES)
+                    synced = res.turns_added
+            except OSError:
+                pass
+        st = w.state(sid)
+        if st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
+            # the newest turn is this very prompt, unanswered: a second delivery (the
+            # hook registered twice).  A real repeat comes after an answer.
+            status, oid, key = "known", None, st.head_source
+        else:
+            if snap.has_cursor:
+                n = snap.count + 1
+            else:
+                n = 1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
+                             if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()), default=0)
+            key = f"cc:p:{h}:{n}"
+            ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
+                              cwd, _project(cwd))
+            oid = w.add(ct)
+            status = "captured" if oid else "known"
+        try:
+            w.publish(index=index)
+        finally:
+            w.close()
+        if cur is not None:
+            save_cursor(store, cur)
+    return PromptResult(status, oid, key, synced)
+
+
+# --------------------------------------------------------------------------- shell capture
+
+def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str, status: int,
+                  duration_ms: int, started_ms: int, cfg: CaptureConfig | None = None) -> str | None:
+    """Store one command the person ran in their shell as a user turn of a
+    ``shell`` session: the command line (redacted), then ``[exit N, T s,
+    cwd]``.  Source ``sh:<started ms>:<hash>`` makes a repeat call a no-op.
+    A command starting with a space, a marked one, an excluded path or a
+    no-capture session is not stored.  Returns the new id or None."""
+    cfg = cfg if cfg is not None else load_config(store.root)
+    sid = validate_session_id(session_id)
+    line = _valid_text(command_line).rstrip("\n")
+    cwd = _valid_text(cwd)
+    if not line.strip() or line[:1].isspace() or has_marker(cfg, line) or path_excluded(cfg, cwd):
+        return None
+    text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
+    src = f"sh:{started_ms}:{_h(line)[:16]}"
+    with store.lock("hook shell"):
+        if _no_capture(sid, no_capture_sessions(store)):
+            return None
+        w = TurnWriter(store, command="hook shell", harness="shell")
+        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, _project(cwd)))
+        w.publish(index=False)
+    return oid
+

@@ -1,0 +1,109 @@
+"""Helpers of the hook tests: transcript records in Claude Code's on-disk
+shape (agent-formats §2.2), hook payloads (§1.5), a real ``mem hook``
+subprocess, and a view of what a store holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CWD = "/home/u/proj"
+
+
+def line(obj) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def user(uuid: str, content, sid: str = "S1", ts: str = "2026-01-05T10:00:00Z", **kw) -> dict:
+    rec = {"parentUuid": None, "isSidechain": False, "type": "user", "uuid": uuid, "sessionId": sid,
+           "cwd": CWD, "timestamp": ts, "version": "2.1.114", "message": {"role": "user", "content": content}}
+    rec.update(kw)
+    return rec
+
+
+def asst(uuid: str, msg_id: str, blocks: list, sid: str = "S1", ts: str = "2026-01-05T10:00:01Z", **kw) -> dict:
+    rec = {"parentUuid": None, "isSidechain": False, "type": "assistant", "uuid": uuid, "sessionId": sid,
+           "cwd": CWD, "timestamp": ts, "requestId": "req_" + msg_id,
+           "message": {"id": msg_id, "role": "assistant", "model": "claude", "content": blocks}}
+    rec.update(kw)
+    return rec
+
+
+def text(t: str) -> dict:
+    return {"type": "text", "text": t}
+
+
+def tool_use(i: str, name: str = "Bash", **inp) -> dict:
+    return {"type": "tool_use", "id": i, "name": name, "input": inp or {"command": "ls"}}
+
+
+def tool_result(i: str, out: str) -> dict:
+    return {"type": "tool_result", "tool_use_id": i, "content": out}
+
+
+def attachment(uuid: str, sid: str = "S1", **att) -> dict:
+    return {"type": "attachment", "uuid": uuid, "sessionId": sid, "attachment": att}
+
+
+def payload(event: str, sid: str, transcript: Path | str | None, **kw) -> dict:
+    p = {"session_id": sid, "transcript_path": str(transcript) if transcript else None, "cwd": CWD,
+         "hook_event_name": event, "permission_mode": "default"}
+    p.update(kw)
+    return p
+
+
+def hook_env(store: Path, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env["MEM_HOME"] = str(store)
+    env.update(extra)
+    return env
+
+
+def run_hook(store: Path, data: dict | bytes, *, env: dict | None = None, timeout: float = 60,
+             args=("hook", "claude-code")) -> tuple[int, str, str, float]:
+    """``mem hook claude-code`` as a real subprocess; (rc, stdout, stderr, seconds)."""
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "cmds", *args], input=raw, capture_output=True,
+                       env=env or hook_env(store), timeout=timeout, cwd=REPO)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), \
+        time.monotonic() - t0
+
+
+def turns(store_path: Path) -> list:
+    """Every turn of every session: [(session, seq, role, text, source)]."""
+    from objstore.sessions import walk_turns
+    from objstore.store import Store
+    out = []
+    with Store.open(store_path) as s:
+        for name, head in s.refs.iter("sessions"):
+            for tv in walk_turns(s, head):
+                t = tv.turn
+                out.append((t.session, t.seq, t.role, t.text, t.source))
+    return out
+
+
+def bag(store_path: Path) -> Counter:
+    """Multiset of (session, role, text): what 'stored once, none lost' compares."""
+    return Counter((s, r, x) for s, _q, r, x, _src in turns(store_path))
+
+
+def chains_ok(store_path: Path) -> bool:
+    """Every session's seqs are 0..n-1 with no gap or repeat."""
+    by: dict[str, list[int]] = {}
+    for s, q, *_ in turns(store_path):
+        by.setdefault(s, []).append(q)
+    return all(sorted(v) == list(range(len(v))) for v in by.values())
+
+
+def hook_log(store_path: Path) -> str:
+    try:
+        return (store_path / "logs" / "hooks.log").read_text()
+    except FileNotFoundError:
+        return ""

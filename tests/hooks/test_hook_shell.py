@@ -1,0 +1,152 @@
+"""Shell integration ('mem shell-init bash|zsh|fish'): the agent wrappers
+start the agent even when mem is absent or broken, and the opt-in command
+capture records real interactive shells (run on a pseudo-terminal) into the
+store, never a command that starts with a space."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cmds.shell_init import asset
+from tests.hooks._util import REPO, turns
+
+SHELLS = ["bash", "zsh", "fish"]
+MEM_BIN = Path(sys.executable).with_name("mem")
+
+
+def _need(shell: str) -> str:
+    exe = shutil.which(shell)
+    if not exe:
+        pytest.skip(f"{shell} is not installed")
+    return exe
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_shell_init_prints_the_asset_and_it_parses(invoke, shell):
+    out = invoke("shell-init", shell).stdout
+    assert out == asset(shell).read_text()
+    assert "MEM_SHELL_CAPTURE" in out and "claude" in out and "codex" in out
+    exe = _need(shell)
+    p = subprocess.run([exe, "-n", str(asset(shell))], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
+def _fake(bin_dir: Path, name: str, body: str) -> None:
+    p = bin_dir / name
+    p.write_text("#!/bin/sh\n" + body)
+    p.chmod(0o755)
+
+
+def _run_wrapper(shell: str, bin_dir: Path, tmp: Path) -> subprocess.CompletedProcess:
+    src = asset(shell)
+    script = {"bash": f'eval "$(cat {src})"; claude --flag "two words"; echo "rc=$?"',
+              "zsh": f'eval "$(cat {src})"; claude --flag "two words"; echo "rc=$?"',
+              "fish": f'cat {src} | source; claude --flag "two words"; echo "rc=$status"'}[shell]
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp)}
+    return subprocess.run([_need(shell), "-c", script], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("mem", ["absent", "broken", "working"])
+def test_agent_wrapper_always_starts_the_agent(tmp_path, shell, mem):
+    _need(shell)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "mem.log"
+    _fake(bin_dir, "claude", 'echo "agent ran with: $*"\nexit 3\n')
+    if mem == "broken":
+        _fake(bin_dir, "mem", 'echo "Traceback: boom" >&2\nexit 1\n')
+    elif mem == "working":
+        _fake(bin_dir, "mem", f'echo "$*" >> {log}\n')
+    p = _run_wrapper(shell, bin_dir, tmp_path)
+    assert "agent ran with: --flag two words" in p.stdout
+    assert "rc=3" in p.stdout                      # the agent's exit status comes through
+    if mem == "absent":
+        assert "mem: not found" in p.stderr
+    elif mem == "broken":
+        assert "mem: not working" in p.stderr
+    else:
+        assert p.stderr == ""
+        end = time.monotonic() + 15                # the catch-up runs in the background, 2 s later
+        while time.monotonic() < end and "hook catch-up" not in (log.read_text() if log.exists() else ""):
+            time.sleep(0.2)
+        assert "hook catch-up" in log.read_text()
+
+
+def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
+    pid, fd = pty.fork()
+    if pid == 0:                                   # pragma: no cover - the child
+        os.execve(argv[0], argv, env)
+    out = b""
+
+    def drain(t: float) -> None:
+        nonlocal out
+        end = time.monotonic() + t
+        while time.monotonic() < end:
+            r, _, _ = select.select([fd], [], [], 0.1)
+            if r:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:
+                    return
+    drain(3)
+    for c in commands:
+        os.write(fd, (c + "\r").encode())
+        drain(1.2)
+    os.write(fd, b"exit\r")
+    drain(1)
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return out.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_shell_command_capture(tmp_path, shell):
+    exe = _need(shell)
+    if not MEM_BIN.exists():
+        pytest.skip("the mem script is not installed next to this Python")
+    store = tmp_path / "store"
+    home = tmp_path / "shellhome"
+    home.mkdir()
+    env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "xterm",
+           "MEM_HOME": str(store), "MEM_SHELL_CAPTURE": "1", "PYTHONPATH": str(REPO)}
+    if shell == "bash":
+        (home / "rc").write_text('eval "$(mem shell-init bash)"\n')
+        argv = [exe, "--rcfile", str(home / "rc"), "-i"]
+    elif shell == "zsh":
+        (home / ".zshrc").write_text('eval "$(mem shell-init zsh)"\n')
+        env["ZDOTDIR"] = str(home)
+        argv = [exe, "-i"]
+    else:
+        (home / ".config" / "fish").mkdir(parents=True)
+        (home / ".config" / "fish" / "config.fish").write_text("mem shell-init fish | source\n")
+        env["XDG_CONFIG_HOME"] = str(home / ".config")
+        argv = [exe, "-i"]
+    work = tmp_path / "work dir"
+    work.mkdir()
+    _pty_session(argv, env, [f"cd '{work}'", "echo hello-capture", " echo secret-with-space", "false",
+                             "export PASSWORD_URL=postgres://u:hunter2secret@db/x", "sleep 0.3"])
+    end = time.monotonic() + 30
+    want = 5
+    while time.monotonic() < end:
+        got = turns(store) if (store / "config").exists() else []
+        if len(got) >= want:
+            break
+        time.sleep(0.3)
+    got = turns(store)
+    texts = [x[3] for x in got]
+    assert all(x[0].startswith("shell-") for x in got) and len({x[0] for x in got}) == 1
+    assert any(t.startswith("$ echo hello-capture\n[exit 0,") and str(work) in t for t in texts), texts
+    assert any(t.startswith("$ false\n[exit 1,") for t in texts), texts
+    assert not any("secret-with-space" in t for t in texts)
+    assert not any("hunter2secret" in t for t in texts)       # redacted before the write
+    assert all(x[2] == "user" for x in got)
