@@ -25,12 +25,30 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "keys": ("cmds.keys", "List keys with their current version."),
     "show": ("cmds.show", "Show an object, a version (KEY@vN) or a session."),
     "search": ("cmds.search", "BM25 search over current facts and captured turns."),
+    "recall": ("cmds.recall", "Recall current facts and past turns for one or more phrasings."),
+    "context": ("cmds.context", "Print the memory block for a session start, or what a prompt would get."),
     "import": ("cmds.import_", "Import agent transcripts as sessions of turns."),
     "sessions": ("cmds.sessions", "List captured sessions."),
-    "forget": ("cmds.forget", "Forget KEY: every version, from refs, reflog, index and objects."),
+    "setup": ("cmds.setup", "Set mem up: the store, the Claude Code hooks and the shell line."),
+    "hooks": ("cmds.hooks_install", "Install or remove mem's hooks in an agent's settings."),
+    "hook": ("cmds.hook", "Run a capture hook (agents and shells call it, not people)."),
+    "shell-init": ("cmds.shell_init", "Print the shell integration to eval in your shell's rc file."),
+    "forget": ("cmds.forget", "Forget a key, a version, an object, matching text or a session."),
+    "vault": ("cmds.vault", "Create and inspect the vault that seals secret values."),
+    "seal": ("cmds.seal", "Seal KEY: encrypt every version to the vault, then remove the plaintext."),
+    "sealed": ("cmds.sealed", "List, read, import and export sealed values."),
+    "unseal": ("cmds.unseal", "Make sealed KEY plain again: restore its versions as private facts."),
+    "queue": ("cmds.queue", "Review queue: proposals parked instead of overruling you."),
+    "review": ("cmds.review", "Curate memory in an interactive shell that opens on the review queue."),
+    "shell": ("cmds.shell_", "Alias of 'mem review': the interactive review shell."),
+    "pin": ("cmds.pin", "Pin KEY: always injected, never dormant."),
+    "unpin": ("cmds.unpin", "Unpin KEY: it may go dormant again when unused."),
+    "reinforce": ("cmds.reinforce", "Reinforce KEY: restart its decay clock; wake it if dormant."),
+    "decay": ("cmds.decay", "Make facts unused for decay_days dormant: searchable, never injected."),
     "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
     "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
+    "eval": ("cmds.eval_", "Measure recall and injection quality on scenario files."),
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),
     "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),
     "completion": ("cmds.completion", "Print the shell completion script for bash, zsh or fish."),
@@ -101,7 +119,8 @@ def cli(home, lock_timeout):
     \b
     Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,
     4 not found, 5 ref conflict (--expect), 6 refused, 10 no store,
-    11 store locked, 13 corruption, 14 unsupported version, 130 interrupted.
+    11 store locked, 12 wrong passphrase, 13 corruption, 14 unsupported
+    version, 130 interrupted.
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only

@@ -76,11 +76,17 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
 
 
 def iter_docs(store: Store) -> Iterator:
-    """Every document the index should hold: current fact versions, all turns."""
+    """Every document the index should hold: current fact versions, the
+    other fact versions (kind ``history``), all turns."""
+    from .facts import history_doc
     for _key, head in list_keys(store):
-        cur = current_of(list(walk(store, head)))
+        chain = list(walk(store, head))
+        cur = current_of(chain)
         if cur is not None:
             yield fact_doc(cur.id, cur.fact)
+        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
+            if (cur is None or v.id != cur.id) and not getattr(v.fact, "forgotten", 0) and v.fact.body:
+                yield history_doc(v.id, v.fact)
     for _name, head in store.refs.iter("sessions"):
         for tv in walk_turns(store, head):
             if not tv.turn.forgotten:

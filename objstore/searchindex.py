@@ -21,13 +21,20 @@ On-disk layout
             CURRENT
             LOCK
             gen-1/
+        history/                sub-index for kind "history", same shape
 
-Why two sub-indexes: facts are few and their superseded versions are deleted
+Why separate sub-indexes: facts are few and their superseded versions are deleted
 from the index routinely.  A tantivy delete only writes a ``.del`` bitset; the
 deleted document's terms, positions and stored fields stay in the segment
 files (and in ``doc_freq``) until the segment is rewritten.  Keeping facts in
 their own small index makes "physically forget a fact" (``purge``) a cheap
-rebuild of that index alone.  Turns are many and append-only.
+rebuild of that index alone.  Turns are many and append-only.  ``history``
+holds the fact versions that are not current (superseded ones and
+backfills), so that recall can resolve a query that matches an old value to
+the key's current version; ``search`` leaves it out unless asked.  Any
+``purge("fact", …)`` empties it as well (a forgotten key's old versions
+must go, and the survivors' history is derived data: ``mem reindex``
+restores it).
 
 Generations: ``CURRENT`` names the live generation directory ``gen-<n>``
 (n a positive decimal integer, never reused: a new generation gets one more
@@ -60,14 +67,30 @@ Schema (tantivy, identical in both sub-indexes)
 field     type                       notes
 ========  =========================  ===========================================
 id        text, raw, stored          object id, 64 lowercase hex; delete key
-kind      text, raw, stored          "fact" | "turn"
+kind      text, raw, stored          "fact" | "turn" | "history"
 ref       text, raw, stored          fact key or session id
 time      i64, stored, indexed, fast ms since the Unix epoch
 project   text, raw, stored          "" if none
 role      text, raw, stored          turn role, or fact kind for facts
-text      text, ``mem_words``,       body; positions indexed (phrase queries);
+text      text, ``mem_stem``,        body; positions indexed (phrase queries);
           NOT stored                 NFC-normalised before analysis
+seq       i64, stored, indexed, fast turn position in its session (0 for facts);
+                                     finds a hit's neighbouring turns
 ========  =========================  ===========================================
+
+Index formats.  A generation records its own schema in ``meta.json``; the
+``text`` field's tokenizer name says which analyzer built it, and readers
+query each generation with that analyzer:
+
+* ``mem_stem`` (current, written by default): ``mem_words`` followed by the
+  Snowball English stemmer (tantivy ``Filter.stemmer("english")``, i.e.
+  Porter2: ``running`` -> ``run``, ``databases`` -> ``databas``), plus the
+  ``seq`` field.  Stemming bought +0.03 R@5 on LoCoMo (``docs/benchmarks.md``).
+* ``mem_words`` (format of the first release, no ``seq`` field): still read
+  and written to; ``mem reindex`` rewrites it in the current format.
+
+``SearchIndex(root, analyzer="words")`` writes new generations in the old
+format (used by the evaluation to measure what stemming buys).
 
 Analyzer ``mem_words`` (must be registered on every ``Index`` open; this
 module does it): regex tokenizer
@@ -77,14 +100,19 @@ combining marks and digits is one token; everything else, including ``_``,
 separates), then
 lowercase, ASCII folding (``Café`` -> ``cafe``, ``Straße`` -> ``strasse``),
 and dropping tokens of 64 or more UTF-8 bytes (tantivy's ``remove_long(64)``
-keeps only tokens shorter than 64 bytes).  ``tokenize`` exposes it.
+keeps only tokens shorter than 64 bytes).  ``tokenize`` exposes it;
+``index_terms`` gives the terms of the ``mem_stem`` analyzer.
 
 Queries
 -------
 
 User text is never parsed as tantivy query syntax.  The query is split on
 whitespace (at most ``MAX_QUERY_WORDS`` distinct words are used); each word
-is tokenized with the same analyzer:
+is tokenized with ``mem_words``.  A word that is a single token listed in
+``QUERY_STOPWORDS`` (``what``, ``did``, ``the`` ...) is dropped, unless every
+word of the query is one (then all are kept: ``NOT``, ``AND OR`` still
+search).  The tokens of each remaining word are then put in the form of the
+generation searched (stemmed for ``mem_stem``):
 
 * one token  -> term query on ``text``;
 * several tokens (``re-index``, ``auth.py``, ``日本語``) -> phrase query of
@@ -101,6 +129,9 @@ document frequencies summed over the searched sub-indexes), so both
 sub-indexes score with collection-wide IDF; only BM25's length normalisation
 (average field length) stays per sub-index.  As in tantivy itself, deleted
 but not yet purged documents still count in document frequencies.
+
+Filters (``projects``, ``exclude_refs``, ``roles``) are constant-score
+clauses: they select documents without changing any score.
 
 Writers use ``WRITER_HEAP_BYTES`` (15 MB) heap and one indexing thread.
 Measured on the 2-core dev machine (tantivy-py 0.27): ``rebuild`` of 10,000
@@ -132,6 +163,9 @@ import tantivy
 from .errors import MemError
 
 __all__ = [
+    "ANALYZERS",
+    "QUERY_STOPWORDS",
+    "index_terms",
     "IndexDoc",
     "Hit",
     "SearchIndex",
@@ -176,8 +210,8 @@ class IndexCorruptError(SearchIndexError):
 # --------------------------------------------------------------------------
 # constants
 
-KINDS: tuple[str, ...] = ("fact", "turn")
-_SUBDIR = {"fact": "facts", "turn": "turns"}
+KINDS: tuple[str, ...] = ("fact", "turn", "history")
+_SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 
 #: Heap of one index writer, in bytes (tantivy's per-thread minimum is 15 MB).
 WRITER_HEAP_BYTES = 15_000_000
@@ -190,6 +224,24 @@ MAX_QUERY_WORDS = 64
 MAX_TOKEN_BYTES = 64
 
 _ANALYZER_NAME = "mem_words"
+_STEM_ANALYZER_NAME = "mem_stem"
+#: analyzer option of :class:`SearchIndex` -> tokenizer name in the schema
+ANALYZERS: dict[str, str] = {"stem": _STEM_ANALYZER_NAME, "words": _ANALYZER_NAME}
+
+#: Query words dropped before searching (English function words and question
+#: words; the classic SMART/NLTK-style list, trimmed).  Only single-token
+#: words are dropped, and only when another word remains.
+QUERY_STOPWORDS: frozenset[str] = frozenset("""
+a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing don down
+during each few for from further had has have having he her here hers herself
+him himself his how i if in into is it its itself just ll me more most my
+myself no nor not now of off on once only or other our ours ourselves out over
+own re s same she should so some such t than that the their theirs them
+themselves then there these they this those through to too under until up ve
+very was we were what when where which while who whom why will with would you
+your yours yourself yourselves
+""".split())
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 _TOKEN_PATTERN = r"[" + _CJK + r"]|[\p{L}\p{M}\p{N}&&[^" + _CJK + r"]]+"
 
@@ -199,18 +251,33 @@ _PROGRESS_EVERY = 1000
 _LOCK_POLL_S = 0.05
 
 
-def _build_analyzer() -> "tantivy.TextAnalyzer":
-    return (
+def _build_analyzer(stem: bool = False) -> "tantivy.TextAnalyzer":
+    b = (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN_PATTERN))
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
         .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
-        .build()
     )
+    if stem:
+        b = b.filter(tantivy.Filter.stemmer("english"))
+    return b.build()
 
 
-_ANALYZER = _build_analyzer()
+def _register(index: "tantivy.Index") -> None:
+    index.register_tokenizer(_ANALYZER_NAME, _build_analyzer())
+    index.register_tokenizer(_STEM_ANALYZER_NAME, _build_analyzer(stem=True))
+
+
+_ANALYZERS: dict[bool, "tantivy.TextAnalyzer"] = {}  # built on first use (start-up time)
 _ANALYZER_LOCK = threading.Lock()
+
+
+def _analyzer(stem: bool) -> "tantivy.TextAnalyzer":
+    """The shared words (or stemming) analyzer; caller holds _ANALYZER_LOCK."""
+    a = _ANALYZERS.get(stem)
+    if a is None:
+        a = _ANALYZERS[stem] = _build_analyzer(stem)
+    return a
 
 
 def _nfc(text: str) -> str:
@@ -232,7 +299,40 @@ def tokenize(text: str) -> list[str]:
     if not text:
         return []
     with _ANALYZER_LOCK:
-        return list(_ANALYZER.analyze(_nfc(text)))
+        return list(_analyzer(False).analyze(_nfc(text)))
+
+
+def index_terms(text: str, analyzer: str = "stem") -> list[str]:
+    """Terms of ``text`` as a generation built with ``analyzer`` (``"stem"``
+    or ``"words"``, see :data:`ANALYZERS`) holds them in its ``text`` field.
+
+    ``"words"`` is :func:`tokenize`; ``"stem"`` stems each of those tokens
+    (Snowball English), one term per token, in order:
+    ``index_terms("Running databases")`` -> ``['run', 'databas']``.
+    Raises ``TypeError`` for a non-str, ``ValueError`` for an unknown analyzer.
+    """
+    if analyzer not in ANALYZERS:
+        raise ValueError(f"analyzer must be one of {tuple(ANALYZERS)}, got {analyzer!r}")
+    if analyzer == "words":
+        return tokenize(text)
+    if not isinstance(text, str):
+        raise TypeError(f"index_terms() needs str, got {type(text).__name__}")
+    if not text:
+        return []
+    with _ANALYZER_LOCK:
+        return list(_analyzer(True).analyze(_nfc(text)))
+
+
+def _stem_tokens(toks: tuple[str, ...]) -> tuple[str, ...]:
+    """Stem already-analyzed word tokens one by one (stemming a token never
+    splits or drops it, so positions stay aligned)."""
+    out = []
+    with _ANALYZER_LOCK:
+        stemmer = _analyzer(True)
+        for t in toks:
+            s = stemmer.analyze(t)
+            out.append(s[0] if s else t)
+    return tuple(out)
 
 
 def _is_cjk_token(tok: str) -> bool:
@@ -251,11 +351,14 @@ def _is_cjk_token(tok: str) -> bool:
 class IndexDoc:
     """One document to index.
 
-    Fields: ``id`` object id (64 lowercase hex); ``kind`` "fact" | "turn";
+    Fields: ``id`` object id (64 lowercase hex); ``kind`` "fact" | "turn" |
+    "history" (a fact version that is not current);
     ``ref`` fact key (e.g. "project/x/db") or session id; ``time`` ms since
     the Unix epoch (fact valid_from / turn timestamp); ``project`` ("" if
     none); ``role`` turn role ("user"/"assistant"/"tool") or the fact kind;
-    ``text`` the body to index (indexed, never stored).
+    ``text`` the body to index (indexed, never stored); ``seq`` the turn's
+    position in its session (0 for facts; ignored by a ``mem_words``
+    generation, which has no such field).
 
     Raises ``ValueError`` on construction if ``id`` is not 64 lowercase hex,
     ``kind`` is unknown, or ``time`` is not an int.
@@ -268,6 +371,7 @@ class IndexDoc:
     project: str
     role: str
     text: str
+    seq: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID_RE.match(self.id):
@@ -276,6 +380,8 @@ class IndexDoc:
             raise ValueError(f"IndexDoc.kind must be one of {KINDS}, got {self.kind!r}")
         if not isinstance(self.time, int) or isinstance(self.time, bool):
             raise ValueError(f"IndexDoc.time must be int ms, got {self.time!r}")
+        if not isinstance(self.seq, int) or isinstance(self.seq, bool):
+            raise ValueError(f"IndexDoc.seq must be int, got {self.seq!r}")
         for name in ("ref", "project", "role", "text"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"IndexDoc.{name} must be str")
@@ -284,7 +390,8 @@ class IndexDoc:
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One search result: the stored metadata of an ``IndexDoc`` plus its
-    BM25 ``score`` (float, higher is better; comparable within one query)."""
+    BM25 ``score`` (float, higher is better; comparable within one query).
+    ``seq`` is 0 for facts and for hits of a ``mem_words`` generation."""
 
     id: str
     kind: str
@@ -293,13 +400,36 @@ class Hit:
     project: str
     role: str
     score: float
+    seq: int = 0
 
 
 # --------------------------------------------------------------------------
 # schema / tantivy helpers
 
 
-def _build_schema() -> "tantivy.Schema":
+@dataclass(frozen=True)
+class _Fmt:
+    """What a generation was built with: the analyzer of ``text`` ("stem" or
+    "words") and whether it has the ``seq`` field."""
+
+    analyzer: str
+    has_seq: bool
+
+    def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
+        """Word tokens in this generation's term form."""
+        return _stem_tokens(toks) if self.analyzer == "stem" else toks
+
+    def joined(self, toks: tuple[str, ...]) -> str | None:
+        j = _joined(toks)
+        if j is None or self.analyzer != "stem":
+            return j
+        return _stem_tokens((j,))[0]
+
+
+_FORMATS = {"stem": _Fmt("stem", True), "words": _Fmt("words", False)}
+
+
+def _build_schema(fmt: _Fmt) -> "tantivy.Schema":
     sb = tantivy.SchemaBuilder()
     for name in ("id", "kind", "ref"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
@@ -307,15 +437,39 @@ def _build_schema() -> "tantivy.Schema":
     for name in ("project", "role"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field(
-        "text", stored=False, tokenizer_name=_ANALYZER_NAME, index_option="position"
+        "text", stored=False, tokenizer_name=ANALYZERS[fmt.analyzer], index_option="position"
     )
+    if fmt.has_seq:
+        sb.add_integer_field("seq", stored=True, indexed=True, fast=True)
     return sb.build()
 
 
-_SCHEMA = _build_schema()
+_SCHEMAS: dict[str, "tantivy.Schema"] = {}
 
 
-def _to_tantivy_doc(d: IndexDoc) -> "tantivy.Document":
+def _schema(analyzer: str) -> "tantivy.Schema":
+    """The schema of a new generation in format ``analyzer`` (built once)."""
+    sc = _SCHEMAS.get(analyzer)
+    if sc is None:
+        sc = _SCHEMAS[analyzer] = _build_schema(_FORMATS[analyzer])
+    return sc
+
+
+def _read_fmt(gen_dir: Path) -> _Fmt:
+    """The format of a generation, from the schema in its meta.json."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        fields = {f["name"]: f for f in meta["schema"]}
+        tok = fields["text"]["options"]["indexing"]["tokenizer"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
+    names = {v: k for k, v in ANALYZERS.items()}
+    if tok not in names:
+        raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
+    return _Fmt(names[tok], "seq" in fields)
+
+
+def _to_tantivy_doc(d: IndexDoc, fmt: _Fmt) -> "tantivy.Document":
     doc = tantivy.Document()
     doc.add_text("id", d.id)
     doc.add_text("kind", d.kind)
@@ -324,6 +478,8 @@ def _to_tantivy_doc(d: IndexDoc) -> "tantivy.Document":
     doc.add_text("project", d.project)
     doc.add_text("role", d.role)
     doc.add_text("text", _nfc(d.text))
+    if fmt.has_seq:
+        doc.add_integer("seq", d.seq)
     return doc
 
 
@@ -331,9 +487,10 @@ def _is_lock_busy(exc: BaseException) -> bool:
     return "LockBusy" in str(exc)
 
 
-def _query_words(query: str) -> list[tuple[str, ...]]:
+def _query_words(query: str, stopwords: bool = True) -> list[tuple[str, ...]]:
     """Distinct token tuples of the whitespace-separated query words (at
-    most MAX_QUERY_WORDS), in query order; words without tokens dropped."""
+    most MAX_QUERY_WORDS), in query order; words without tokens dropped, and
+    with ``stopwords`` single-token stop words too unless nothing else is left."""
     out: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
     for word in query.split():
@@ -342,9 +499,12 @@ def _query_words(query: str) -> list[tuple[str, ...]]:
             continue
         seen.add(toks)
         out.append(toks)
-        if len(out) >= MAX_QUERY_WORDS:
+        if len(out) >= 4 * MAX_QUERY_WORDS:
             break
-    return out
+    if stopwords:
+        content = [t for t in out if not (len(t) == 1 and t[0] in QUERY_STOPWORDS)]
+        out = content or out
+    return out[:MAX_QUERY_WORDS]
 
 
 def _joined(toks: tuple[str, ...]) -> str | None:
@@ -364,27 +524,29 @@ def _idf(doc_freq: int, num_docs: int) -> float:
 
 def _build_query(
     schema: "tantivy.Schema",
-    words: list[tuple[str, ...]],
-    boost: Callable[[tuple[str, ...]], float],
+    forms: list[tuple[str, ...]],
+    joins: list[str | None],
+    boost: Callable[[int, bool], float],
 ) -> "tantivy.Query | None":
     """SHOULD-combination of one sub-query per query word; None if no word.
 
-    ``boost(terms)`` gives the factor applied to a term/phrase query on
-    ``terms`` (used to put every sub-index on collection-wide IDF)."""
+    ``forms[i]`` are word i's terms in the generation's form, ``joins[i]``
+    its concatenation alternative (or None).  ``boost(i, joined)`` gives the
+    factor applied to word i's term/phrase query (or to its joined term),
+    used to put every sub-index on collection-wide IDF."""
 
-    def boosted(q: "tantivy.Query", terms: tuple[str, ...]) -> "tantivy.Query":
-        b = boost(terms)
+    def boosted(q: "tantivy.Query", i: int, joined: bool) -> "tantivy.Query":
+        b = boost(i, joined)
         return q if b == 1.0 else tantivy.Query.boost_query(q, b)
 
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-    for toks in words:
+    for i, toks in enumerate(forms):
         if len(toks) == 1:
-            sub = boosted(tantivy.Query.term_query(schema, "text", toks[0]), toks)
+            sub = boosted(tantivy.Query.term_query(schema, "text", toks[0]), i, False)
         else:
-            sub = boosted(tantivy.Query.phrase_query(schema, "text", list(toks)), toks)
-            joined = _joined(toks)
-            if joined is not None:
-                alt = boosted(tantivy.Query.term_query(schema, "text", joined), (joined,))
+            sub = boosted(tantivy.Query.phrase_query(schema, "text", list(toks)), i, False)
+            if joins[i] is not None:
+                alt = boosted(tantivy.Query.term_query(schema, "text", joins[i]), i, True)
                 sub = tantivy.Query.boolean_query(
                     [(tantivy.Occur.Should, sub), (tantivy.Occur.Should, alt)]
                 )
@@ -392,6 +554,44 @@ def _build_query(
     if not clauses:
         return None
     return tantivy.Query.boolean_query(clauses)
+
+
+def _filter_clauses(
+    schema: "tantivy.Schema",
+    projects: Iterable[str] | None,
+    exclude_refs: Iterable[str],
+    roles: Iterable[str] | None,
+) -> list:
+    """Constant-score (0) MUST / MUST_NOT clauses for the search filters."""
+
+    def any_of(field: str, values: Iterable[str]) -> "tantivy.Query":
+        qs = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v))
+              for v in dict.fromkeys(values)]
+        if not qs:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.const_score_query(tantivy.Query.boolean_query(qs), 0.0)
+
+    out = []
+    if projects is not None:
+        out.append((tantivy.Occur.Must, any_of("project", projects)))
+    if roles is not None:
+        out.append((tantivy.Occur.Must, any_of("role", roles)))
+    for r in dict.fromkeys(exclude_refs):
+        out.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "ref", r)))
+    return out
+
+
+def _hit(doc: "tantivy.Document", score: float) -> "Hit":
+    return Hit(
+        id=doc.get_first("id"),
+        kind=doc.get_first("kind"),
+        ref=doc.get_first("ref") or "",
+        time=int(doc.get_first("time") or 0),
+        project=doc.get_first("project") or "",
+        role=doc.get_first("role") or "",
+        score=float(score),
+        seq=int(doc.get_first("seq") or 0),
+    )
 
 
 def _fsync_dir(path: Path) -> None:
@@ -414,12 +614,21 @@ def _fsync_dir(path: Path) -> None:
 class _Sub:
     """One sub-index directory (facts/ or turns/) with generations."""
 
-    def __init__(self, root: Path, kind: str, lock_timeout: float) -> None:
+    def __init__(self, root: Path, kind: str, lock_timeout: float, analyzer: str = "stem") -> None:
         self.kind = kind
         self.dir = root / _SUBDIR[kind]
         self.lock_timeout = lock_timeout
+        self.new_fmt = _FORMATS[analyzer]
         self._cache: tuple[str, tantivy.Index] | None = None
+        self._fmts: dict[str, _Fmt] = {}
         self._mutex = threading.RLock()
+
+    def fmt(self, name: str) -> _Fmt:
+        """Format of generation ``name`` (read from its meta.json once)."""
+        f = self._fmts.get(name)
+        if f is None:
+            f = self._fmts[name] = _read_fmt(self.dir / name)
+        return f
 
     # -- CURRENT ---------------------------------------------------------
     def current_name(self) -> str | None:
@@ -511,7 +720,8 @@ class _Sub:
             index = tantivy.Index.open(str(path))
         except (ValueError, OSError) as e:
             raise IndexCorruptError(f"{path}: cannot open index: {e}") from e
-        index.register_tokenizer(_ANALYZER_NAME, _build_analyzer())
+        _register(index)
+        self.fmt(name)
         return index
 
     def open_current(self) -> "tuple[str, tantivy.Index] | None":
@@ -589,14 +799,15 @@ class _Sub:
         path.mkdir(parents=True)
         try:
             try:
-                index = tantivy.Index(_SCHEMA, path=str(path), reuse=False)
+                index = tantivy.Index(_schema(self.new_fmt.analyzer), path=str(path), reuse=False)
             except ValueError as e:
                 raise SearchIndexError(f"{path}: cannot create index: {e}") from e
-            index.register_tokenizer(_ANALYZER_NAME, _build_analyzer())
+            _register(index)
             writer = self._new_writer(index, BULK_HEAP_BYTES)
         except BaseException:
             shutil.rmtree(path, ignore_errors=True)
             raise
+        self._fmts[name] = self.new_fmt
         return _NewGen(self, name, index, writer)
 
     def apply(self, docs: list[IndexDoc], delete_ids: list[str]) -> int:
@@ -632,7 +843,7 @@ class _Sub:
             for i in to_delete:
                 writer.delete_documents_by_term("id", i)
             for d in docs:
-                writer.add_document(_to_tantivy_doc(d))
+                writer.add_document(_to_tantivy_doc(d, self.fmt(_name)))
             writer.commit()
         except BaseException as e:
             with contextlib.suppress(Exception):
@@ -661,7 +872,7 @@ class _NewGen:
 
     def add(self, d: IndexDoc) -> None:
         try:
-            self.writer.add_document(_to_tantivy_doc(d))
+            self.writer.add_document(_to_tantivy_doc(d, self.sub.fmt(self.name)))
         except ValueError as e:  # tantivy's error type
             raise SearchIndexError(f"{self.sub.dir / self.name}: add failed: {e}") from e
         self.count += 1
@@ -715,11 +926,17 @@ class SearchIndex:
     shared by threads.
     """
 
-    def __init__(self, root: Path, *, lock_timeout: float = 10.0) -> None:
+    def __init__(self, root: Path, *, lock_timeout: float = 10.0, analyzer: str = "stem") -> None:
         """``root``: the index directory (``<store>/index``), need not exist.
-        ``lock_timeout``: seconds a writer waits for the sub-index lock."""
+        ``lock_timeout``: seconds a writer waits for the sub-index lock.
+        ``analyzer``: format of the generations this instance creates
+        (``"stem"``, the default, or ``"words"``; see the module docstring);
+        existing generations are read and written in their own format.
+        Raises ``ValueError`` for an unknown analyzer."""
+        if analyzer not in ANALYZERS:
+            raise ValueError(f"analyzer must be one of {tuple(ANALYZERS)}, got {analyzer!r}")
         self.root = Path(root)
-        self._subs = {k: _Sub(self.root, k, lock_timeout) for k in KINDS}
+        self._subs = {k: _Sub(self.root, k, lock_timeout, analyzer) for k in KINDS}
 
     # -- writing ---------------------------------------------------------
     def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = ()) -> int:
@@ -792,7 +1009,10 @@ class SearchIndex:
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-        self._rebuild((kind,), survivors, None)
+        if kind == "fact":  # superseded versions of a forgotten key must go too: drop them all
+            self._rebuild(("fact", "history"), survivors, None)
+        else:
+            self._rebuild((kind,), survivors, None)
 
     def _rebuild(self, kinds: tuple[str, ...], docs: Iterable[IndexDoc],
                  progress: Callable[[int], None] | None) -> int:
@@ -834,16 +1054,25 @@ class SearchIndex:
 
     # -- reading ---------------------------------------------------------
     def search(self, query: str, *, limit: int = 10,
-               kinds: tuple[str, ...] = ("fact", "turn")) -> list[Hit]:
+               kinds: tuple[str, ...] = ("fact", "turn"),
+               projects: Iterable[str] | None = None,
+               exclude_refs: Iterable[str] = (),
+               roles: Iterable[str] | None = None,
+               stopwords: bool = True) -> list[Hit]:
         """BM25 search of ``query`` in the sub-indexes named by ``kinds``.
 
         ``query`` is plain text, never query syntax (see module docstring);
         quotes, colons, parentheses, AND/OR/NOT and ``*`` are ordinary
-        words or separators.  Returns at most ``limit`` hits, best first
-        (ties: newer ``time`` first, then id).  Returns ``[]`` for a query
-        without tokens or when no index exists.  Raises ``ValueError`` if
-        ``limit < 1`` or a kind is unknown, ``IndexCorruptError`` if the
-        index cannot be read.
+        words or separators.  Filters select without scoring: ``projects``
+        (documents whose project is one of these; ``""`` is "no project",
+        e.g. user and global facts), ``exclude_refs`` (drop these fact keys /
+        session ids), ``roles`` (turn roles or fact kinds).  ``stopwords``
+        False keeps the ``QUERY_STOPWORDS`` words.
+
+        Returns at most ``limit`` hits, best first (ties: newer ``time``
+        first, then id).  Returns ``[]`` for a query without tokens or when
+        no index exists.  Raises ``ValueError`` if ``limit < 1`` or a kind
+        is unknown, ``IndexCorruptError`` if the index cannot be read.
         """
         if not isinstance(query, str):
             raise ValueError("query must be str")
@@ -852,69 +1081,131 @@ class SearchIndex:
         for k in kinds:
             if k not in KINDS:
                 raise ValueError(f"unknown kind {k!r}; expected one of {KINDS}")
-        words = _query_words(query)
+        words = _query_words(query, stopwords)
         if not words:
             return []
+        projects = None if projects is None else list(projects)
+        roles = None if roles is None else list(roles)
+        exclude_refs = list(exclude_refs)
         # Open a consistent searcher per sub-index first: the term
         # statistics of all of them are needed to score on collection-wide
         # IDF (otherwise a rare word in the small facts index and a common
         # one in the turns index would not compare).
-        opened: list[tuple[_Sub, tantivy.Index, tantivy.Searcher]] = []
-        for k in dict.fromkeys(kinds):
-            sub = self._subs[k]
-            cur = sub.open_current()
-            if cur is None:
-                continue
-            index = cur[1]
-            try:
-                index.reload()
-                opened.append((sub, index, index.searcher()))
-            except ValueError as e:
-                raise IndexCorruptError(f"cannot read {sub.dir}: {e}") from e
+        opened = self._open_searchers(kinds)
         if not opened:
             return []
-        terms = {t for toks in words for t in toks}
-        terms |= {j for toks in words if (j := _joined(toks)) is not None}
-        num_docs = [int(s.num_docs) for _, _, s in opened]
-        df = [{t: int(s.doc_freq("text", t)) for t in terms} for _, _, s in opened]
+        # word i in each generation's own term form
+        forms = [[fmt.forms(toks) for toks in words] for _, _, _, fmt in opened]
+        joins = [[fmt.joined(toks) for toks in words] for _, _, _, fmt in opened]
+        num_docs = [int(s.num_docs) for _, _, s, _ in opened]
+        df: list[dict[str, int]] = []
+        for i, (_, _, searcher, _) in enumerate(opened):
+            terms = {t for f in forms[i] for t in f} | {j for j in joins[i] if j is not None}
+            df.append({t: int(searcher.doc_freq("text", t)) for t in terms})
         total_docs = sum(num_docs)
-        total_df = {t: sum(d[t] for d in df) for t in terms}
+
+        def total_df(w: int, pos: int | None) -> int:
+            return sum(df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
+                       if pos is not None or joins[j][w] is not None)
 
         hits: list[Hit] = []
-        for i, (sub, index, searcher) in enumerate(opened):
-            def boost(toks: tuple[str, ...], i: int = i) -> float:
+        for i, (sub, index, searcher, _fmt) in enumerate(opened):
+            def boost(w: int, joined: bool, i: int = i) -> float:
                 if len(opened) == 1:
                     return 1.0
-                local = sum(_idf(df[i][t], num_docs[i]) for t in toks)
-                glob = sum(_idf(total_df[t], total_docs) for t in toks)
+                if joined:
+                    local = _idf(df[i][joins[i][w]], num_docs[i])
+                    glob = _idf(total_df(w, None), total_docs)
+                else:
+                    local = sum(_idf(df[i][t], num_docs[i]) for t in forms[i][w])
+                    glob = sum(_idf(total_df(w, p), total_docs) for p in range(len(forms[i][w])))
                 return glob / local if local > 0 else 1.0
 
-            q = _build_query(index.schema, words, boost)
+            q = _build_query(index.schema, forms[i], joins[i], boost)
             if q is None:
                 continue
+            filters = _filter_clauses(index.schema, projects, exclude_refs, roles)
+            if filters:
+                q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             try:
                 res = searcher.search(q, limit, count=False)
                 for score, addr in res.hits:
-                    doc = searcher.doc(addr)
-                    hits.append(Hit(
-                        id=doc.get_first("id"),
-                        kind=doc.get_first("kind"),
-                        ref=doc.get_first("ref") or "",
-                        time=int(doc.get_first("time") or 0),
-                        project=doc.get_first("project") or "",
-                        role=doc.get_first("role") or "",
-                        score=float(score),
-                    ))
+                    hits.append(_hit(searcher.doc(addr), score))
             except ValueError as e:
                 raise IndexCorruptError(f"search in {sub.dir} failed: {e}") from e
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
 
-    def doc_count(self) -> dict[str, int]:
-        """Live (not deleted) documents per kind: ``{"fact": n, "turn": m}``;
-        0 for a missing sub-index.  Raises ``IndexCorruptError``."""
+    def _open_searchers(self, kinds: Iterable[str]) -> "list[tuple[_Sub, tantivy.Index, tantivy.Searcher, _Fmt]]":
+        opened = []
+        for k in dict.fromkeys(kinds):
+            sub = self._subs[k]
+            cur = sub.open_current()
+            if cur is None:
+                continue
+            name, index = cur
+            try:
+                index.reload()
+                opened.append((sub, index, index.searcher(), sub.fmt(name)))
+            except ValueError as e:
+                raise IndexCorruptError(f"cannot read {sub.dir}: {e}") from e
+        return opened
+
+    def has_seq(self, kind: str = "turn") -> bool:
+        """Whether the live generation of ``kind`` records turn positions
+        (the ``seq`` field; False for a ``mem_words`` generation or none)."""
+        opened = self._subs[kind].open_current()
+        return opened is not None and self._subs[kind].fmt(opened[0]).has_seq
+
+    def turns_at(self, session: str, seqs: Iterable[int]) -> dict[int, Hit]:
+        """The indexed turns of ``session`` at positions ``seqs``:
+        ``{seq: Hit}`` (score 0.0); positions not indexed are absent, and a
+        ``mem_words`` generation (no ``seq`` field) returns ``{}``.  Used to
+        find a hit's neighbouring turns.  Raises ``IndexCorruptError``."""
+        want = sorted({int(n) for n in seqs if int(n) >= 0})
+        opened = self._open_searchers(("turn",))
+        if not want or not opened:
+            return {}
+        sub, index, searcher, fmt = opened[0]
+        if not fmt.has_seq:
+            return {}
+        schema = index.schema
+        q = tantivy.Query.boolean_query([
+            (tantivy.Occur.Must, tantivy.Query.term_query(schema, "ref", session)),
+            (tantivy.Occur.Must, tantivy.Query.boolean_query(
+                [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "seq", n)) for n in want])),
+        ])
+        out: dict[int, Hit] = {}
+        try:
+            for _score, addr in searcher.search(q, len(want) * 2 + 2, count=False).hits:
+                h = _hit(searcher.doc(addr), 0.0)
+                out.setdefault(h.seq, h)
+        except ValueError as e:
+            raise IndexCorruptError(f"search in {sub.dir} failed: {e}") from e
+        return out
+
+    def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS) -> tuple[int, dict[str, int]]:
+        """Collection statistics for scoring outside tantivy: ``(number of
+        documents, {word: document frequency})`` over the sub-indexes
+        ``kinds``, each word (a :func:`tokenize` token) counted in the term
+        form of each generation.  Deleted-but-unpurged documents count, as
+        in BM25 itself.  Raises ``IndexCorruptError``."""
+        words = list(dict.fromkeys(words))
+        n = 0
+        out = {w: 0 for w in words}
+        for _sub, _index, searcher, fmt in self._open_searchers(kinds):
+            n += int(searcher.num_docs)
+            for w, t in zip(words, fmt.forms(tuple(words))):
+                out[w] += int(searcher.doc_freq("text", t))
+        return n, out
+
+    def doc_count(self, kinds: tuple[str, ...] = ("fact", "turn")) -> dict[str, int]:
+        """Live (not deleted) documents per kind: ``{"fact": n, "turn": m}``
+        (pass ``kinds=KINDS`` to count ``history`` too); 0 for a missing
+        sub-index.  Raises ``IndexCorruptError``."""
         out: dict[str, int] = {}
-        for k, sub in self._subs.items():
+        for k in kinds:
+            sub = self._subs[k]
             opened = sub.open_current()
             if opened is None:
                 out[k] = 0
@@ -983,9 +1274,13 @@ class SearchIndex:
 
         ``{"zebraquokka": 0, ...}``: a forgotten word that no surviving
         document contains must count 0 (it is then absent from the term
-        dictionaries, which a raw byte scan cannot show).
+        dictionaries, which a raw byte scan cannot show).  In a ``mem_stem``
+        generation a token is looked up by its stem, so the count is that of
+        the documents holding any word with the same stem: an upper bound of
+        the token's own count, and 0 still proves the word is gone.
         """
         out = {tok: 0 for tok in tokenize(text)}
+        toks = tuple(out)
         for sub in self._subs.values():
             opened = sub.open_current()
             if opened is None:
@@ -993,8 +1288,8 @@ class SearchIndex:
             index = opened[1]
             index.reload()
             searcher = index.searcher()
-            for tok in out:
-                out[tok] += searcher.doc_freq("text", tok)
+            for tok, term in zip(toks, sub.fmt(opened[0]).forms(toks)):
+                out[tok] += searcher.doc_freq("text", term)
         return out
 
     def close(self) -> None:
@@ -1026,10 +1321,26 @@ def _fold_char(c: str) -> str:
 def _find_token(text: str, tokens: set[str]) -> int | None:
     """Character offset in ``text`` of the first word holding a query
     token, refined to the token itself where it can be located."""
-    for m in re.finditer(r"\S+", text):
+    stems = set(_stem_tokens(tuple(tokens)))
+    probes = sorted({t for t in tokens | stems if t}, key=len, reverse=True)
+    if text.isascii() and probes:
+        # fast path: jump to words that contain a token or stem (case folds only)
+        pat = re.compile("|".join(re.escape(x) for x in probes), re.I)
+        word_re = re.compile(r"\S+")
+        starts = (text.rfind(" ", 0, h.start()) + 1 for h in pat.finditer(text))
+        matches = (word_re.match(text, st) for st in starts)
+    else:
+        matches = re.finditer(r"\S+", text)
+    last = -1
+    for m in matches:
+        if m is None or m.start() <= last:
+            continue
+        last = m.start()
         word = m.group()
         wtoks = tokenize(word)
         hit = next((t for t in wtoks if t in tokens), None)
+        if hit is None:
+            hit = next((t for t, st in zip(wtoks, _stem_tokens(tuple(wtoks))) if st in stems), None)
         if hit is None:
             continue
         # Locate the token inside the word through a folded copy.
@@ -1061,6 +1372,7 @@ def make_snippet(text: str, query: str, width: int = 160) -> str:
     if len(flat) <= width:
         return flat
     qtoks = set(tokenize(query)) if query else set()
+    qtoks = (qtoks - QUERY_STOPWORDS) or qtoks
     pos = _find_token(flat, qtoks) if qtoks else None
     if pos is None:
         start = 0

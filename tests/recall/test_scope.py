@@ -1,0 +1,83 @@
+"""Project scope from the working directory: git remote, top folder, override."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from objstore.scope import applies, clean_name, key_project, project_aliases, project_of, repo_name_from_url
+
+
+def git_repo(root: Path, url: str | None) -> Path:
+    (root / ".git").mkdir(parents=True)
+    cfg = "[core]\n\tbare = false\n"
+    if url:
+        cfg += '[remote "upstream"]\n\turl = git@example.com:other/upstream-name.git\n'
+        cfg += f'[remote "origin"]\n\turl = {url}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n'
+    (root / ".git" / "config").write_text(cfg)
+    return root
+
+
+@pytest.mark.parametrize("url, name", [
+    ("https://github.com/acme/billing-api.git", "billing-api"),
+    ("git@github.com:acme/billing-api.git", "billing-api"),
+    ("ssh://git@host:22/acme/billing-api", "billing-api"),
+    ("/srv/git/billing-api.git/", "billing-api"),
+    ("file:///srv/git/.hidden.git", "hidden"),
+    ("", ""),
+])
+def test_repo_name_from_url(url, name):
+    assert repo_name_from_url(url) == name
+
+
+def test_project_from_git_remote_in_a_subdirectory(tmp_path):
+    repo = git_repo(tmp_path / "checkout-folder", "https://github.com/acme/billing-api.git")
+    sub = repo / "src" / "pkg"
+    sub.mkdir(parents=True)
+    assert project_of(sub) == "billing-api"
+    assert project_aliases(sub) == ("billing-api", "checkout-folder", "pkg")
+
+
+def test_project_from_top_folder_without_remote(tmp_path):
+    repo = git_repo(tmp_path / "webapp", None)
+    (repo / "lib").mkdir()
+    assert project_of(repo / "lib") == "webapp"
+    assert project_of(repo) == "webapp"
+
+
+def test_project_of_a_plain_directory_and_the_override(tmp_path):
+    d = tmp_path / "scratch"
+    d.mkdir()
+    assert project_of(d) == "scratch"
+    assert project_of(d, override="Billing") == "Billing"
+    assert project_aliases(d, override="billing")[0] == "billing"
+    assert project_of(None) == "" and project_aliases(None) == ()
+    assert project_of("/") == ""
+
+
+def test_worktree_git_file_uses_the_common_config(tmp_path):
+    main = git_repo(tmp_path / "main-checkout", "git@github.com:acme/api.git")
+    wt_git = main / ".git" / "worktrees" / "feature"
+    wt_git.mkdir(parents=True)
+    (wt_git / "commondir").write_text("../..\n")
+    wt = tmp_path / "feature-tree"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {wt_git}\n")
+    assert project_of(wt) == "api"
+
+
+def test_names_are_usable_as_key_segments():
+    assert clean_name("  .hidden ") == "hidden"
+    assert clean_name("a/b") == "a-b"
+    assert clean_name("x.lock") == "x"
+    assert clean_name("bad\x01") == ""
+
+
+def test_which_facts_apply():
+    assert key_project("project/api/db/port") == "api"
+    assert key_project("user/editor") is None
+    assert applies("user/editor", ("api",)) and applies("global/tz", ())
+    assert applies("project/api/db", ("api", "api-folder"))
+    assert not applies("project/billing/db", ("api",))
+    assert applies("project/billing/db", None)
