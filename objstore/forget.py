@@ -102,6 +102,7 @@ class ForgetResult:
     dry_run: bool = False
     index_problems: list[str] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
+    queue_dropped: list[str] = field(default_factory=list)
 
 
 # -- planning ----------------------------------------------------------------
@@ -325,12 +326,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # review-queue items that propose a forgotten value (or concern a forgotten key)
     from . import queue
     for key in plan.keys:
-        queue.drop(store, key=key)
+        res.queue_dropped += queue.drop(store, key=key)
     qneedles = [v.fact.body for vs in plan.versions.values() for v in vs if v.fact.body]
     if plan.match:
         qneedles.append(plan.match)
     if qneedles:
-        queue.drop(store, needles=qneedles)
+        res.queue_dropped += queue.drop(store, needles=qneedles)
 
     # 3. the search index, physically
     if plan.keys or plan.versions or res.rewritten:

@@ -440,7 +440,7 @@ def do_forget(state: ShellState, key: str) -> Reply:
     chain = preview(state.store, key)
     needles = [v.fact.body for v in chain if v.fact.body] + [v.id for v in chain]
     r = forget_key(state.store, key)
-    dropped = queue.drop(state.store, key=key)
+    dropped = list(r.queue_dropped) + queue.drop(state.store, key=key)
     scrubbed = purge_history(state.store, needles)
     lines = [safe(f"forgot {key}: {plural(len(r.versions), 'version')}, {plural(len(r.tombstones), 'tombstone')} "
                   f"written, {plural(r.objects_deleted, 'object')} deleted")]
