@@ -350,6 +350,11 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                         sync.sync_files(store, [transcript, *sync.subagent_files(transcript)], cfg=cfg,
                                         deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev])
                 run.guarded(None, start_sync)
+
+            def start_decay() -> None:  # at most once a day (objstore.decay's stamp)
+                from objstore.decay import decay
+                decay(store, if_due=True)
+            run.guarded("decay", start_decay)
             if no_inject(run.env):
                 return None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd)

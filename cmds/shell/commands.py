@@ -274,6 +274,22 @@ def cmd_edit(state: ShellState, arg: str) -> Reply:
     return Reply([safe(f"editing {it.id[:12]} for {it.item.key}")], ask=Ask("new value: ", answer, it.item.body))
 
 
+def _sealed_reply(state: ShellState, key: str) -> Reply | None:
+    """A sealed key is shown masked: its versions' metadata, never a value
+    (reading one needs the passphrase: ``mem sealed show``)."""
+    from objstore.refs import fact_ref, validate_key
+    from objstore.vault import is_sealed, sealed_versions
+    try:
+        k = validate_key(key)
+        if not is_sealed(state.store, k) or state.store.refs.read(fact_ref(k)) is not None:
+            return None
+        vs = sealed_versions(state.store, k)
+    except Exception:  # noqa: BLE001 - fall back to the plain path and its messages
+        return None
+    return Reply([safe(f"{k}  sealed: {plural(len(vs), 'version')}, value •••••• "
+                       f"(read it with: mem sealed show {k})")])
+
+
 @meta_command("show", args=("key_or_id",), usage="show [KEY|ID]", aliases=("s",))
 def cmd_show(state: ShellState, arg: str) -> Reply:
     """Show a key's current version, a queued item, or the current item."""
@@ -282,6 +298,9 @@ def cmd_show(state: ShellState, arg: str) -> Reply:
     if not arg or "/" not in arg:
         it = _target(state, arg)
         return Reply(render_item(state, it, position=_position(state, it)))
+    masked = _sealed_reply(state, arg)
+    if masked is not None:
+        return masked
     v = current(state.store, arg)
     f = v.fact
     flags = ", ".join(x for x, on in (("pinned", f.pinned), ("dormant", f.dormant)) if on)
@@ -301,6 +320,9 @@ def cmd_log(state: ShellState, arg: str) -> Reply:
     key = arg.strip()
     if not key:
         return Reply(["usage: log KEY"])
+    masked = _sealed_reply(state, key)
+    if masked is not None:
+        return masked
     chain = versions(state.store, key)
     cur = current_of(chain)
     lines = []
