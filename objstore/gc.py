@@ -189,7 +189,7 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
                 for oid in pack:
                     keep = oid in live_cache or (oid not in plan.forced and not _may_drop(pack, plan))
                     if keep:
-                        w.add(pack.get(oid))
+                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
                     done += 1
                     if progress and done % 1000 == 0:
                         progress(done, total)

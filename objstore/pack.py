@@ -363,6 +363,39 @@ class PackWriter:
             self._grow()
         return digest.hex()
 
+    def add_entry(self, oid: str, zstream: bytes) -> str:
+        """Add an object given as an already-compressed zlib stream (as
+        :meth:`Pack.raw_entry` returns it), without decompressing: for
+        rewriting packs (gc, forget), where re-compression would dominate.
+        The stream is not re-verified here (``fsck``/``verify`` do that).
+        Raises as :meth:`add`."""
+        self._check_open()
+        digest = bytes.fromhex(oid)
+        idx, slot = self._lookup(digest)
+        if idx >= 0:
+            return oid
+        n = len(self._offsets)
+        if n >= MAX_OBJECTS:
+            raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
+        length = 4 + len(zstream)
+        if length > _MAX_ENTRY:
+            raise InvalidInput(f"object {oid} is too large for a pack entry")
+        if self._file is None:
+            self.pack_dir.mkdir(parents=True, exist_ok=True)
+            self._tmp, fd = _create_temp(self.pack_dir)
+            self._file = open(fd, "wb", buffering=_BUF)
+            self._file.write(_HEADER.pack(PACK_MAGIC, PACK_VERSION, 0))
+        self._file.write(_U32.pack(len(zstream)))
+        self._file.write(zstream)
+        self._ids += digest
+        self._offsets.append(self._pos)
+        self._lengths.append(length)
+        self._pos += length
+        self._table[slot] = n + 1
+        if 2 * (n + 1) > len(self._table):
+            self._grow()
+        return oid
+
     def add_many(self, frames: Iterable[bytes]) -> int:
         """Add every frame of ``frames`` (consumed lazily); return how many
         were new to this writer.  Raises as :meth:`add`."""
@@ -679,6 +712,22 @@ class Pack:
         if i < 0:
             raise NotFound(f"no object {oid}")
         return self._read(i, raw)
+
+    def raw_entry(self, oid: str) -> bytes:
+        """The entry's zlib stream (no decompression, no hash check), for
+        copying into another pack with :meth:`PackWriter.add_entry`.
+        Raises NotFound, CorruptObject (bounds, length prefix)."""
+        raw = _raw_id(oid)
+        i = self._find(raw)
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        off, length = self._entry(i)
+        if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+            raise CorruptObject(f"{self.idx_path}: object {oid}: entry outside the pack body")
+        data = os.pread(self._pf.fileno(), length, off)
+        if len(data) != length or _U32.unpack_from(data, 0)[0] != length - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: short read or bad length prefix")
+        return data[4:]
 
     def contains(self, oid: str) -> bool:
         """True when ``oid`` is in the index (False for a malformed id).

@@ -271,7 +271,7 @@ class Store:
             with self.pack_writer() as w:
                 for oid in pack:
                     if oid not in gone:
-                        w.add(pack.get(oid))
+                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
             self.packs.reload()
             self.packs.remove_pack(pack)
         return n

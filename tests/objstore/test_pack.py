@@ -618,3 +618,19 @@ def test_writer_memory_is_bounded(pack_dir):
           f"{before_finish / 1e6:.1f} MB before finish), pack {w.info.size / 1e6:.1f} MB")
     assert peak < 25e6  # a dict of 200k hex ids alone would be > 30 MB
     assert peak / n < 120
+
+
+def test_raw_entries_copy_into_a_new_pack(tmp_path):
+    from objstore.pack import Pack, PackWriter
+    frames = list(mixed(50))
+    src = write_pack(tmp_path / "a", frames)
+    with Pack(src.idx_path) as p:
+        w = PackWriter(tmp_path / "b")
+        for oid in p:
+            w.add_entry(oid, p.raw_entry(oid))
+        copied = w.finish()
+    assert copied.count == len(set(map(hash_bytes, frames)))
+    with Pack(src.idx_path) as a, Pack(copied.idx_path) as b:
+        assert list(a) == list(b)
+        assert all(a.get(o) == b.get(o) for o in a)
+        assert b.verify() == []
