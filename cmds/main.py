@@ -127,7 +127,19 @@ def cli(home, lock_timeout):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point: run :data:`cli`, mapping Ctrl-C and aborts to 130."""
+    """Console entry point: run :data:`cli`, mapping Ctrl-C and aborts to 130.
+
+    A command line that runs ``mem hook …`` never exits non-zero: an agent
+    reads exit 2 as "block", so a mistyped option in a hook's settings must
+    fail open (the error still goes to stderr)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "hook" in args:
+        code = _main(args)
+        return 0 if code not in (0, EXIT_INTERRUPTED) else code
+    return _main(args)
+
+
+def _main(argv: list[str]) -> int:
     try:
         rv = cli.main(args=argv, prog_name="mem", standalone_mode=False)
         return rv if isinstance(rv, int) else 0

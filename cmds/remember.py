@@ -25,7 +25,9 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     """Write a new version of KEY; the old value stays in the log.
 
     KEY is <scope>/<name> with scope user, global or project/<name>.
-    TEXT '-' reads the value from standard input.  A value and kind
+    TEXT '-' reads the value from standard input.  Credentials in a plain
+    value (API keys, tokens, private keys) are replaced by [REDACTED:<rule>]
+    before writing, with a warning; seal a secret with --sensitivity secret.  A value and kind
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
     A lower-trust value that would replace a user_stated one, or that reads
@@ -56,11 +58,15 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
         if as_json:
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
-                       "previous": r.previous, "current": r.current})
+                       "previous": r.previous, "current": r.current, "redacted": r.redacted})
         else:
             click.echo(f"queued for review: {r.queued[:12]} (the value of {r.key} is unchanged; see mem queue)")
         return
     f = r.version.fact
+    if r.redacted:
+        click.echo(f"warning: {r.redacted} credential(s) in the value were replaced by [REDACTED:<rule>] "
+                   "before writing", err=True)
+        click.echo("hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)", err=True)
     if r.index_error:
         click.echo(f"warning: written, but the search index was not updated: {r.index_error}\n"
                    "hint: run 'mem reindex'", err=True)

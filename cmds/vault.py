@@ -21,7 +21,8 @@ def command():
       mem vault recipient
       mem vault info --json
 
-    Exit status: 0 ok; 2 bad passphrase or usage; 4 no vault; 6 a vault
+    Exit status: 0 ok; 2 a passphrase too short or usage; 4 no vault; 12 wrong
+    passphrase; 6 a vault
     exists already; 10 no store.
     """
 

@@ -53,6 +53,7 @@ class RememberResult:
     previous: str | None
     current: str
     index_error: str | None = None
+    redacted: int = 0
     queued: str | None = None
 
 
@@ -111,8 +112,14 @@ def current_of(chain: list[Version], as_of: int | None = None) -> Version | None
     A forgotten version (body removed by ``mem forget``) is never current.
     Returns None when no version qualifies.
     """
-    cands = [v for v in chain if not v.fact.forgotten and (
-        as_of is None or (v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of))]
+    live = [v for v in chain if not v.fact.forgotten]
+    if as_of is None:
+        # a version valid only from a future time is not current yet; if every
+        # version is future-dated, the earliest rule applies (there is no other value)
+        now = now_ms()
+        cands = [v for v in live if v.fact.valid_from <= now] or live
+    else:
+        cands = [v for v in live if v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of]
     if not cands:
         return None
     return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
@@ -180,9 +187,11 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     """
     key = validate_key(key)
     check_text(body)
+    redacted = 0
     if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/redact.py)
         from .redact import redact as _redact
-        body = _redact(body).text
+        red = _redact(body)
+        body, redacted = red.text, len(red.hits)
     if sensitivity == "secret":  # never stored in the clear: objstore.vault seals it
         raise InvalidInput("a secret value is sealed, not written as a plain fact",
                            hint="use objstore.vault.remember_sealed (mem remember --sensitivity secret)")
@@ -244,7 +253,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     store.journal.clear()
             except SearchIndexError as e:  # the write stands; the journal lets the index catch up
                 index_error = str(e)
-        return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error)
+        return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:

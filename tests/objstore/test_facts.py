@@ -83,3 +83,11 @@ def test_resolve_version(store):
     assert facts.resolve_version(store, "user/x@2").fact.body == "b"
     with pytest.raises(NotFound):
         facts.resolve_version(store, "user/x@v3")
+
+
+def test_a_future_value_is_not_current_yet(store):
+    from objstore.store import now_ms
+    facts.remember(store, "project/x/cache", "redis 7", valid_from=now_ms() - 1000)
+    facts.remember(store, "project/x/cache", "future value", valid_from=now_ms() + 10**9)
+    assert facts.current(store, "project/x/cache").fact.body == "redis 7"
+    assert len(facts.versions(store, "project/x/cache")) == 2
