@@ -25,6 +25,7 @@ def _preview(plan, dry_run: bool) -> None:
     for sid, tvs in plan.turns.items():
         lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  {short(tv.turn.text, 50)}"
                   for tv in tvs]
+    lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
     for line in lines[:PREVIEW_LINES]:
         click.echo(safe(line))
     if len(lines) > PREVIEW_LINES:
@@ -116,6 +117,9 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                    "sources_scrubbed": scrubbed_files})
         return
     c = r.plan.counts()
+    if r.queue_dropped and not (c["versions"] or c["turns"]):
+        click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text")
+        return
     click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}: "
                f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, {plural(r.objects_deleted, 'object')} deleted, search index purged")

@@ -67,9 +67,11 @@ class ForgetPlan:
     turns: dict[str, list[TurnVersion]] = field(default_factory=dict)
     match: str | None = None
 
+    queue_items: list[str] = field(default_factory=list)
+
     def is_empty(self) -> bool:
         """True when nothing matched."""
-        return not (self.keys or self.versions or self.sessions or self.turns)
+        return not (self.keys or self.versions or self.sessions or self.turns or self.queue_items)
 
     def counts(self) -> dict[str, int]:
         """Numbers for the summary: versions, turns, keys, sessions."""
@@ -129,7 +131,11 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         sid = resolve_session(store, session)
         if sid is None:
             raise NotFound(f"no session {session}", hint="list sessions with: mem sessions")
-        plan.sessions[sid] = list(reversed(list(walk_turns(store, store.refs.read(session_ref(sid))))))
+        # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
+        for name, head in store.refs.iter("sessions"):
+            s = name[len("sessions/"):]
+            if s == sid or s.startswith(sid + ".agent-") or s == sid + ".sidechain":
+                plan.sessions[s] = list(reversed(list(walk_turns(store, head))))
         return plan
     if match is not None:
         return _plan_match(store, match, plan)
@@ -185,14 +191,40 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             plan.keys[key] = chain
         else:
             plan.versions[key] = hit
+    # [searchindex shards] the index's substring prefilter names the sessions that can match;
+    # every session is scanned when it cannot answer or lags behind the session refs
+    only = _match_sessions(store, match)
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
+        if only is not None and sid not in only:
+            continue
         hit = [tv for tv in walk_turns(store, head)
                if not tv.turn.forgotten and probe in tv.turn.text.casefold()
                and norm in normalize_value(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
+    from . import queue  # proposals waiting for review may hold the text too
+    for it in queue.items(store):
+        if norm in normalize_value(it.item.body):
+            plan.queue_items.append(it.id)
     return plan
+
+
+def _match_sessions(store: Store, match: str) -> set[str] | None:
+    """[searchindex shards] Sessions holding a turn that may contain ``match``
+    (``SearchIndex.substring_candidate_refs``), or None: scan them all."""
+    from .searchindex import SearchIndexError
+    try:
+        cands = store.index.substring_candidate_refs(match, "turn")
+        if cands is None:
+            return None
+        heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
+        for sid in store.index.missing_turns(heads):  # a head the index lacks: it is behind
+            if not store.get(heads[sid], Turn).forgotten:  # (forgotten turns are never indexed)
+                return None
+    except SearchIndexError:
+        return None
+    return set(cands.values())
 
 
 # -- execution ---------------------------------------------------------------
@@ -213,6 +245,10 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
                         for v in vs]
         if dry_run or plan.is_empty():
+            return res
+        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
+            from . import queue
+            res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             return res
         _execute(store, plan, res, reason, tombstones)
         return res
@@ -336,8 +372,9 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # 3. the search index, physically
     if plan.keys or plan.versions or res.rewritten:
         store.index.purge("fact", _current_fact_docs(store))
-    if plan.sessions or plan.turns:
-        store.index.purge("turn", _all_turn_docs(store))
+    if plan.sessions or plan.turns:  # [searchindex shards] only the shards of the touched sessions
+        shards = store.index.turn_shards([*plan.sessions, *plan.turns])
+        store.index.purge_turn_shards(shards, _turn_docs_in_shards(store, shards))
     res.index_problems = store.index.verify_purged(sorted(doomed))
 
     # 4. the objects, loose and packed, at once
@@ -389,6 +426,15 @@ def _current_fact_docs(store: Store) -> list:
         if cur is not None:
             docs.append(fact_doc(cur.id, cur.fact))
     return docs
+
+
+def _turn_docs_in_shards(store: Store, shards: set[int]):
+    """[searchindex shards] Index docs of the live turns of the sessions in ``shards``."""
+    for name, head in store.refs.iter("sessions"):
+        if store.index.shard_of(name[len("sessions/"):]) in shards:
+            for tv in walk_turns(store, head):
+                if not tv.turn.forgotten:
+                    yield turn_doc(tv.id, tv.turn)
 
 
 def _all_turn_docs(store: Store):

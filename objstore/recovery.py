@@ -88,9 +88,10 @@ def _replay(store) -> RecoveryReport:
                 adds.append(fact_doc(cur.id, cur.fact))
         store.index.add(adds, delete_ids=deletes)
         rep.facts = len(j.facts)
-    if j.turn_forgets:
-        from .forget import _all_turn_docs
-        store.index.purge("turn", _all_turn_docs(store))
+    if j.turn_forgets:  # only the shards of the sessions named
+        from .forget import _turn_docs_in_shards
+        shards = store.index.turn_shards(j.turn_forgets)
+        store.index.purge_turn_shards(shards, _turn_docs_in_shards(store, shards))
         rep.forgets += len(j.turn_forgets)
     elif j.sessions:
         docs = []

@@ -17,18 +17,34 @@ On-disk layout
             LOCK                empty file; flock()ed by every writer of this sub-index
             gen-3/              a complete tantivy index (meta.json, .managed.json,
                                 <segment>.{idx,term,pos,store,fast,fieldnorm}[, <segment>.<opstamp>.del])
-        turns/                  sub-index for kind "turn", same shape
-            CURRENT
-            LOCK
-            gen-1/
-        history/                sub-index for kind "history", same shape
+        turns/                  sub-index for kind "turn", sharded by session
+            CURRENT             "shards 16\n" then one line per shard: its generation or "-" (empty)
+            LOCK                one lock for all shards
+            gen-4/ gen-5/ ...   one complete tantivy index per non-empty shard
+        history/                sub-index for kind "history", same shape as facts/
+
+A ``CURRENT`` of ``shards <N>`` (1 <= N <= 4096) is followed by exactly N
+lines, line i (0-based) naming the live generation of shard i, or ``-`` if
+shard i holds no document; a generation belongs to at most one shard.  A
+``CURRENT`` of one line ``gen-<n>`` is a one-shard layout (always the case
+for facts and history; the turns of a store indexed before sharding).  The
+turns of session S live in shard ``int.from_bytes(BLAKE3(UTF-8 of
+S)[:4], "big") % N`` (``SearchIndex.shard_of``); every turn of a session is
+in the same shard.  Readers always use the N recorded in ``CURRENT``, so an
+index laid out with any N (or unsharded) is read and written correctly;
+only ``rebuild`` and ``purge("turn")`` lay the turns out anew, with the
+instance's N (default: 16, doubled while the index being replaced has more
+than SHARD_TARGET_DOCS = 2048 turn documents per shard, at most 256).
 
 Why separate sub-indexes: facts are few and their superseded versions are deleted
 from the index routinely.  A tantivy delete only writes a ``.del`` bitset; the
 deleted document's terms, positions and stored fields stay in the segment
 files (and in ``doc_freq``) until the segment is rewritten.  Keeping facts in
 their own small index makes "physically forget a fact" (``purge``) a cheap
-rebuild of that index alone.  Turns are many and append-only.  ``history``
+rebuild of that index alone.  Turns are many and append-only; forgetting
+one turn rebuilds only its session's shard (``purge_turn_shards``: the
+survivors of that shard are re-read from the object store), so the cost of
+a forget is O(turns in one shard) instead of O(all turns).  ``history``
 holds the fact versions that are not current (superseded ones and
 backfills), so that recall can resolve a query that matches an old value to
 the key's current version; ``search`` leaves it out unless asked.  Any
@@ -36,17 +52,20 @@ the key's current version; ``search`` leaves it out unless asked.  Any
 must go, and the survivors' history is derived data: ``mem reindex``
 restores it).
 
-Generations: ``CURRENT`` names the live generation directory ``gen-<n>``
-(n a positive decimal integer, never reused: a new generation gets one more
-than the highest existing number).  It is replaced atomically (write
-``CURRENT.tmp-<pid>-<thread>``, fsync, ``os.replace``, fsync the directory).
-``add`` commits into the live generation.  ``rebuild`` and ``purge`` write a
-complete new generation,
-commit it, switch ``CURRENT`` to it, and only then delete the old generation
-directory.  A crash at any point leaves either the old or the new generation
-live, plus possibly an orphan ``gen-*`` directory (or ``CURRENT.tmp-*``
-file); the next write (``add``/``rebuild``/``purge``) of that sub-index
-removes every ``gen-*`` directory that ``CURRENT`` does not name.
+Generations: ``CURRENT`` names the live generation directory ``gen-<n>`` of
+each shard (n a positive decimal integer, never reused within the sub-index:
+a new generation gets one more than the highest existing number).  It is
+replaced atomically (write ``CURRENT.tmp-<pid>-<thread>``, fsync,
+``os.replace``, fsync the directory).  ``add`` commits into the live
+generation of each touched shard (a shard without one gets a new generation
+and ``CURRENT`` is rewritten).  ``rebuild``, ``purge`` and
+``purge_turn_shards`` write complete new generations (of every shard, or of
+the shards named), commit them, switch ``CURRENT`` to them in one write, and
+only then delete the generation directories they replace.  A crash at any
+point leaves either the old or the new generations live, plus possibly
+orphan ``gen-*`` directories (or ``CURRENT.tmp-*`` files); the next write
+(``add``/``rebuild``/``purge``) of that sub-index removes every ``gen-*``
+directory that ``CURRENT`` does not name.
 ``verify_purged`` reports such orphans as problems, since they may still
 hold forgotten text.
 
@@ -57,8 +76,9 @@ is corruption (``IndexCorruptError``); ``rebuild`` repairs it.
 
 Concurrency: writers of one sub-index (any process) serialise on an
 ``flock`` of ``<sub>/LOCK``; readers take no lock, re-read ``CURRENT`` on
-every search and keep working on a generation that is being deleted (POSIX
-keeps unlinked, already-open files readable).
+every search (and reload a generation only when its ``meta.json`` changed)
+and keep working on a generation that is being deleted (POSIX keeps
+unlinked, already-open files readable).
 
 Schema (tantivy, identical in both sub-indexes)
 -----------------------------------------------
@@ -76,6 +96,13 @@ text      text, ``mem_stem``,        body; positions indexed (phrase queries);
           NOT stored                 NFC-normalised before analysis
 seq       i64, stored, indexed, fast turn position in its session (0 for facts);
                                      finds a hit's neighbouring turns
+plain     text, ``mem_plain``,       the body NFC-normalised and case-folded
+          doc ids only, NOT stored   (``str.casefold``), unstemmed; only for
+                                     ``substring_candidates``, never scored
+flags     text, raw, doc ids only,   ``long`` when the case-folded body is
+          NOT stored                 PLAIN_MAX_TOKEN_BYTES (32 KiB) or more
+                                     in UTF-8 (it may hold a token ``plain``
+                                     dropped)
 ========  =========================  ===========================================
 
 Index formats.  A generation records its own schema in ``meta.json``; the
@@ -85,7 +112,11 @@ query each generation with that analyzer:
 * ``mem_stem`` (current, written by default): ``mem_words`` followed by the
   Snowball English stemmer (tantivy ``Filter.stemmer("english")``, i.e.
   Porter2: ``running`` -> ``run``, ``databases`` -> ``databas``), plus the
-  ``seq`` field.  Stemming bought +0.03 R@5 on LoCoMo (``docs/benchmarks.md``).
+  ``seq``, ``plain`` and ``flags`` fields.  Stemming bought +0.03 R@5 on
+  LoCoMo (``docs/benchmarks.md``).  A ``mem_stem`` generation written before
+  ``plain`` existed (no ``plain``/``flags``) is read and written to as it
+  is; ``substring_candidates`` answers None for its kind until ``mem
+  reindex``.
 * ``mem_words`` (format of the first release, no ``seq`` field): still read
   and written to; ``mem reindex`` rewrites it in the current format.
 
@@ -102,6 +133,14 @@ lowercase, ASCII folding (``Café`` -> ``cafe``, ``Straße`` -> ``strasse``),
 and dropping tokens of 64 or more UTF-8 bytes (tantivy's ``remove_long(64)``
 keeps only tokens shorter than 64 bytes).  ``tokenize`` exposes it;
 ``index_terms`` gives the terms of the ``mem_stem`` analyzer.
+
+Analyzer ``mem_plain`` (field ``plain``): tantivy's ``simple`` tokenizer
+(maximal runs of characters for which Rust's ``char::is_alphanumeric``
+holds; everything else separates), then dropping tokens of
+PLAIN_MAX_TOKEN_BYTES (32,768) or more UTF-8 bytes.  No lowercasing or
+folding: the text is case-folded by Python before it reaches the analyzer,
+exactly as ``objects.normalize_value`` does (``casefold(NFC(text))``; its
+whitespace collapsing changes no token, whitespace being a separator).
 
 Queries
 -------
@@ -122,16 +161,53 @@ generation searched (stemmed for ``mem_stem``):
 * no token (``*``, ``(``, ``:``) -> ignored.
 
 The per-word queries are combined as SHOULD clauses, so a document matching
-more words scores higher (BM25).  Each sub-index is searched separately and
-the hits are merged by score.  To make the scores comparable, every term and
-phrase query is boosted by ``idf_all / idf_sub`` (tantivy's idf formula,
-document frequencies summed over the searched sub-indexes), so both
-sub-indexes score with collection-wide IDF; only BM25's length normalisation
-(average field length) stays per sub-index.  As in tantivy itself, deleted
-but not yet purged documents still count in document frequencies.
+more words scores higher (BM25).  Each live generation (a sub-index, or one
+shard of the turns) is searched separately and the hits are merged by
+score; stored fields are loaded for the best ``limit`` only.  To make the
+scores comparable, every term and phrase query is boosted by ``idf_all /
+idf_gen`` (tantivy's idf formula, document counts and frequencies summed
+over every searched generation), so every sub-index and shard scores with
+collection-wide IDF; only BM25's length normalisation (average field
+length) stays per generation.  As in tantivy itself, deleted but not yet
+purged documents still count in document frequencies.
 
 Filters (``projects``, ``exclude_refs``, ``roles``) are constant-score
 clauses: they select documents without changing any score.
+
+Substring prefilter
+-------------------
+
+``substring_candidates(text)`` names the documents that may contain
+``text`` as a substring in the sense of ``mem forget --match``: ``norm =
+normalize_value(text)`` (NFC, ``casefold``, whitespace runs as one space,
+stripped) occurs in ``normalize_value(body)``.  Let ``t1 .. tk`` be the
+``mem_plain`` tokens of ``norm`` (computed without the length limit).  A
+token is *left-open* if it is t1 and ``norm`` starts with a token
+character, *right-open* if it is tk and ``norm`` ends with one.  The
+candidates are the documents whose ``plain`` terms include every token
+that is neither (term query), and which are flagged ``long`` or have, for
+each open token t, a term ending with t (left-open only: regex ``.*t``),
+starting with t (right-open only: ``t.*``) or containing t (both:
+``.*t.*``).
+
+Why no document is missed: the field holds the tokens of ``B =
+casefold(NFC(body))``, and ``normalize_value(body)`` is B with each
+whitespace run replaced by one space (and stripped).  Whitespace is a
+separator, so both strings have the same tokens.  Tokens are maximal runs
+of token characters, and whether a character is one depends on the
+character alone, so an occurrence of ``norm`` in B cuts B's tokens only at
+its two ends: a token of ``norm`` with a separator (or another token) on
+both sides within ``norm`` is a whole token of B; one touching the start of
+``norm`` is the end of a token of B, one touching the end is the start of
+one, one touching both lies inside one.  Every token of ``norm`` is shorter
+than the limit (else the answer is None), so a whole token of B equal to it
+was indexed; a longer token of B (the ``.*`` cases) may have been dropped,
+but only if B has 32 KiB or more, and then the document is flagged
+``long`` and passes the open-token tests.  Stemming plays no part
+(``plain`` is unstemmed; the stemmed ``text`` field could not answer a
+prefix or suffix test).  The result is a superset: positions and order of
+the tokens are not checked, and the caller verifies each candidate against
+its text.
 
 Writers use ``WRITER_HEAP_BYTES`` (15 MB) heap and one indexing thread.
 Measured on the 2-core dev machine (tantivy-py 0.27): ``rebuild`` of 10,000
@@ -156,9 +232,10 @@ import time as _time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 import tantivy
+from blake3 import blake3 as _blake3
 
 from .errors import MemError
 
@@ -177,6 +254,8 @@ __all__ = [
     "KINDS",
     "MAX_QUERY_WORDS",
     "WRITER_HEAP_BYTES",
+    "DEFAULT_TURN_SHARDS",
+    "PLAIN_MAX_TOKEN_BYTES",
 ]
 
 # --------------------------------------------------------------------------
@@ -222,9 +301,30 @@ BULK_DOCS = 1000
 MAX_QUERY_WORDS = 64
 #: Tokens of this many UTF-8 bytes or more are dropped by the analyzer.
 MAX_TOKEN_BYTES = 64
+#: Tokens of this many UTF-8 bytes or more are dropped from the ``plain``
+#: field; a document whose case-folded text is this long is flagged ``long``.
+PLAIN_MAX_TOKEN_BYTES = 32_768
+#: Shards of the turns sub-index in a new layout (see :class:`SearchIndex`).
+DEFAULT_TURN_SHARDS = 16
+#: A full rebuild with automatic sharding doubles the shard count (from
+#: DEFAULT_TURN_SHARDS, up to MAX_AUTO_SHARDS) while the index it replaces
+#: holds more than this many turn documents per shard.
+SHARD_TARGET_DOCS = 2048
+MAX_AUTO_SHARDS = 256
+#: Largest shard count a CURRENT file may name.
+MAX_SHARDS = 4096
+#: Text (characters) a rebuild of many shards buffers before it writes them.
+BUILD_BUFFER_CHARS = 64_000_000
+#: Shards a rebuild of many shards writes at the same time.
+FLUSH_THREADS = 2
+#: A rebuild of at most this many shards streams into one open writer per
+#: shard instead (tantivy indexes while the caller reads the next documents).
+STREAM_SHARDS = 4
 
 _ANALYZER_NAME = "mem_words"
 _STEM_ANALYZER_NAME = "mem_stem"
+_PLAIN_ANALYZER_NAME = "mem_plain"
+_FLAG_LONG = "long"
 #: analyzer option of :class:`SearchIndex` -> tokenizer name in the schema
 ANALYZERS: dict[str, str] = {"stem": _STEM_ANALYZER_NAME, "words": _ANALYZER_NAME}
 
@@ -263,20 +363,44 @@ def _build_analyzer(stem: bool = False) -> "tantivy.TextAnalyzer":
     return b.build()
 
 
-def _register(index: "tantivy.Index") -> None:
-    index.register_tokenizer(_ANALYZER_NAME, _build_analyzer())
-    index.register_tokenizer(_STEM_ANALYZER_NAME, _build_analyzer(stem=True))
+def _build_plain_analyzer(limit: int | None = PLAIN_MAX_TOKEN_BYTES) -> "tantivy.TextAnalyzer":
+    """``mem_plain``: tantivy's ``simple`` tokenizer (maximal runs of
+    alphanumeric characters, Rust ``char::is_alphanumeric``; about twice as
+    fast as the ``mem_words`` regex) and no other filter (the text is
+    case-folded by Python before it reaches it), tokens of ``limit`` bytes or
+    more dropped; ``limit=None`` keeps every token (used on match texts)."""
+    b = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    if limit is not None:
+        b = b.filter(tantivy.Filter.remove_long(limit))
+    return b.build()
 
 
-_ANALYZERS: dict[bool, "tantivy.TextAnalyzer"] = {}  # built on first use (start-up time)
+_ANALYZERS: dict[str, "tantivy.TextAnalyzer"] = {}  # built on first use (start-up time)
 _ANALYZER_LOCK = threading.Lock()
+_REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on every Index
 
 
-def _analyzer(stem: bool) -> "tantivy.TextAnalyzer":
-    """The shared words (or stemming) analyzer; caller holds _ANALYZER_LOCK."""
-    a = _ANALYZERS.get(stem)
+def _register(index: "tantivy.Index") -> None:
+    """Register the analyzers on ``index``.  The analyzer objects are built
+    once per process and shared by every index (building one compiles the
+    token regex, ~0.7 ms; a process opening 16 shards would pay that 48 times)."""
+    with _ANALYZER_LOCK:
+        if not _REGISTERED:
+            _REGISTERED.update({_ANALYZER_NAME: _build_analyzer(),
+                                _STEM_ANALYZER_NAME: _build_analyzer(stem=True),
+                                _PLAIN_ANALYZER_NAME: _build_plain_analyzer()})
+        for name, a in _REGISTERED.items():
+            index.register_tokenizer(name, a)
+
+
+def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
+    """The shared words (False), stemming (True) or ``"plain"`` (no filter,
+    no length limit) analyzer; caller holds _ANALYZER_LOCK."""
+    key = stem if isinstance(stem, str) else ("stem" if stem else "words")
+    a = _ANALYZERS.get(key)
     if a is None:
-        a = _ANALYZERS[stem] = _build_analyzer(stem)
+        a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
+                               else _build_analyzer(key == "stem"))
     return a
 
 
@@ -410,10 +534,12 @@ class Hit:
 @dataclass(frozen=True)
 class _Fmt:
     """What a generation was built with: the analyzer of ``text`` ("stem" or
-    "words") and whether it has the ``seq`` field."""
+    "words"), whether it has the ``seq`` field and the ``plain`` + ``flags``
+    fields (substring prefilter)."""
 
     analyzer: str
     has_seq: bool
+    has_plain: bool = False
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """Word tokens in this generation's term form."""
@@ -426,7 +552,7 @@ class _Fmt:
         return _stem_tokens((j,))[0]
 
 
-_FORMATS = {"stem": _Fmt("stem", True), "words": _Fmt("words", False)}
+_FORMATS = {"stem": _Fmt("stem", True, True), "words": _Fmt("words", False, False)}
 
 
 def _build_schema(fmt: _Fmt) -> "tantivy.Schema":
@@ -441,6 +567,9 @@ def _build_schema(fmt: _Fmt) -> "tantivy.Schema":
     )
     if fmt.has_seq:
         sb.add_integer_field("seq", stored=True, indexed=True, fast=True)
+    if fmt.has_plain:
+        sb.add_text_field("plain", stored=False, tokenizer_name=_PLAIN_ANALYZER_NAME, index_option="basic")
+        sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
     return sb.build()
 
 
@@ -466,7 +595,7 @@ def _read_fmt(gen_dir: Path) -> _Fmt:
     names = {v: k for k, v in ANALYZERS.items()}
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
-    return _Fmt(names[tok], "seq" in fields)
+    return _Fmt(names[tok], "seq" in fields, "plain" in fields and "flags" in fields)
 
 
 def _to_tantivy_doc(d: IndexDoc, fmt: _Fmt) -> "tantivy.Document":
@@ -477,9 +606,16 @@ def _to_tantivy_doc(d: IndexDoc, fmt: _Fmt) -> "tantivy.Document":
     doc.add_integer("time", d.time)
     doc.add_text("project", d.project)
     doc.add_text("role", d.role)
-    doc.add_text("text", _nfc(d.text))
+    text = _nfc(d.text)
+    doc.add_text("text", text)
     if fmt.has_seq:
         doc.add_integer("seq", d.seq)
+    if fmt.has_plain:
+        folded = text.casefold()  # as objects.normalize_value, whose whitespace runs do not matter here
+        doc.add_text("plain", folded)
+        if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
+                and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
+            doc.add_text("flags", _FLAG_LONG)  # may hold a token the plain field dropped
     return doc
 
 
@@ -594,6 +730,24 @@ def _hit(doc: "tantivy.Document", score: float) -> "Hit":
     )
 
 
+_LIBC: list = []
+
+
+def _trim_heap() -> None:
+    """Give freed heap memory back to the OS (glibc ``malloc_trim``; a no-op
+    elsewhere).  Every tantivy writer indexes in new threads, and glibc keeps
+    what a thread freed in that thread's malloc arena: a rebuild writing 32
+    shards one after the other otherwise peaks ~200 MB higher."""
+    if not _LIBC:
+        try:
+            import ctypes
+            _LIBC.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):
+            _LIBC.append(None)
+    if _LIBC[0] is not None:
+        _LIBC[0](0)
+
+
 def _fsync_dir(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
@@ -608,18 +762,99 @@ def _fsync_dir(path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
+# shards and CURRENT
+
+
+def _shard_index(session_id: str, n: int) -> int:
+    """Shard of a session among ``n``: the first 4 bytes of BLAKE3(UTF-8 of
+    the session id), big-endian, modulo ``n`` (0 when ``n`` is 1)."""
+    if n == 1:
+        return 0
+    h = _blake3(session_id.encode("utf-8", "surrogatepass")).digest(length=4)
+    return int.from_bytes(h, "big") % n
+
+
+@dataclass(frozen=True)
+class _Manifest:
+    """The content of a sub-index's ``CURRENT``: the live generation of each
+    shard (None for an empty shard); one shard unless the layout is sharded."""
+
+    gens: tuple[str | None, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.gens)
+
+    def live(self) -> list[tuple[int, str]]:
+        """(shard, generation name) of every non-empty shard."""
+        return [(i, g) for i, g in enumerate(self.gens) if g is not None]
+
+    def render(self) -> str:
+        if self.n == 1 and self.gens[0] is not None:
+            return self.gens[0] + "\n"
+        return f"shards {self.n}\n" + "".join((g or "-") + "\n" for g in self.gens)
+
+
+def _parse_manifest(raw: str, path: Path) -> _Manifest:
+    """Parse a ``CURRENT`` file (see the module docstring); IndexCorruptError
+    for anything else."""
+    lines = raw.strip().split("\n")
+    bad = IndexCorruptError(f"{path}: bad content {raw[:40]!r}")
+    if len(lines) == 1 and _GEN_RE.match(lines[0].strip()):
+        return _Manifest((lines[0].strip(),))
+    head = lines[0].split()
+    if len(head) != 2 or head[0] != "shards" or not head[1].isdigit():
+        raise bad
+    n = int(head[1])
+    if not 1 <= n <= MAX_SHARDS or len(lines) != n + 1:
+        raise bad
+    gens: list[str | None] = []
+    for line in lines[1:]:
+        line = line.strip()
+        if line == "-":
+            gens.append(None)
+        elif _GEN_RE.match(line):
+            gens.append(line)
+        else:
+            raise bad
+    named = [g for g in gens if g is not None]
+    if len(set(named)) != len(named):
+        raise bad
+    return _Manifest(tuple(gens))
+
+
+# --------------------------------------------------------------------------
 # one sub-index
 
 
+class _Open(tuple):
+    """A live generation opened for reading: ``(sub, name, shard, index,
+    searcher, fmt)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, sub, name, shard, index, searcher, fmt):  # noqa: D102
+        return tuple.__new__(cls, (sub, name, shard, index, searcher, fmt))
+
+    sub = property(lambda self: self[0])
+    name = property(lambda self: self[1])
+    shard = property(lambda self: self[2])
+    index = property(lambda self: self[3])
+    searcher = property(lambda self: self[4])
+    fmt = property(lambda self: self[5])
+
+
 class _Sub:
-    """One sub-index directory (facts/ or turns/) with generations."""
+    """One sub-index directory (facts/, turns/ or history/): a ``CURRENT``
+    naming the live generation of each shard, a ``LOCK``, ``gen-*`` dirs."""
 
     def __init__(self, root: Path, kind: str, lock_timeout: float, analyzer: str = "stem") -> None:
         self.kind = kind
         self.dir = root / _SUBDIR[kind]
         self.lock_timeout = lock_timeout
         self.new_fmt = _FORMATS[analyzer]
-        self._cache: tuple[str, tantivy.Index] | None = None
+        self._cache: dict[str, tantivy.Index] = {}
+        self._seen: dict[str, tuple] = {}  # generation -> meta.json signature at its last reload
         self._fmts: dict[str, _Fmt] = {}
         self._mutex = threading.RLock()
 
@@ -631,31 +866,26 @@ class _Sub:
         return f
 
     # -- CURRENT ---------------------------------------------------------
-    def current_name(self) -> str | None:
-        """Name of the live generation dir, or None if there is no index."""
+    def manifest(self) -> _Manifest | None:
+        """The parsed ``CURRENT``, or None if there is no index."""
         try:
             raw = (self.dir / "CURRENT").read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
-        except NotADirectoryError:
-            return None
-        name = raw.strip()
-        if not _GEN_RE.match(name):
-            raise IndexCorruptError(f"{self.dir / 'CURRENT'}: bad content {raw[:40]!r}")
-        return name
+        return _parse_manifest(raw, self.dir / "CURRENT")
 
-    def current_name_lenient(self) -> str | None:
-        """Like current_name(), but a corrupt CURRENT counts as absent
-        (used by writers that are about to replace it)."""
+    def manifest_lenient(self) -> _Manifest | None:
+        """Like manifest(), but a corrupt CURRENT counts as absent (used by
+        writers that are about to replace it)."""
         try:
-            return self.current_name()
+            return self.manifest()
         except IndexCorruptError:
             return None
 
-    def _write_current(self, name: str) -> None:
+    def _write_manifest(self, m: _Manifest) -> None:
         tmp = self.dir / f"CURRENT.tmp-{os.getpid()}-{threading.get_ident()}"
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(name + "\n")
+            f.write(m.render())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.dir / "CURRENT")
@@ -668,22 +898,27 @@ class _Sub:
             return []
         return sorted((n for n in names if _GEN_RE.match(n)), key=lambda n: int(n[4:]))
 
-    def _next_gen_name(self) -> str:
+    def next_gen_number(self) -> int:
+        """One more than the highest generation number on disk or in CURRENT."""
         nums = [int(n[4:]) for n in self.gen_dirs()]
-        cur = self.current_name_lenient()
+        cur = self.manifest_lenient()
         if cur:
-            nums.append(int(cur[4:]))
-        return f"gen-{max(nums, default=0) + 1}"
+            nums += [int(g[4:]) for _s, g in cur.live()]
+        return max(nums, default=0) + 1
 
-    def _remove_orphans(self, keep: str | None) -> None:
+    def remove_orphans(self, keep: set[str]) -> None:
         for name in self.gen_dirs():
-            if name != keep:
+            if name not in keep:
                 shutil.rmtree(self.dir / name, ignore_errors=True)
         with contextlib.suppress(FileNotFoundError):
             for name in os.listdir(self.dir):
                 if name.startswith("CURRENT.tmp-"):
                     with contextlib.suppress(OSError):
                         os.unlink(self.dir / name)
+
+    def remove_orphans_of_current(self) -> None:
+        cur = self.manifest_lenient()
+        self.remove_orphans({g for _s, g in cur.live()} if cur else set())
 
     # -- lock ------------------------------------------------------------
     @contextlib.contextmanager
@@ -724,38 +959,56 @@ class _Sub:
         self.fmt(name)
         return index
 
-    def open_current(self) -> "tuple[str, tantivy.Index] | None":
-        """(generation name, open Index) of the live generation, or None.
+    def open_current(self) -> "tuple[_Manifest, dict[str, tantivy.Index]] | None":
+        """(manifest, {generation name: open Index}) of the live generations,
+        or None if there is no index.
 
         Retries a few times if CURRENT moves under us (a concurrent rebuild
-        removing the generation we were about to open)."""
+        removing a generation we were about to open)."""
         with self._mutex:
             last_err: Exception | None = None
             for _ in range(5):
-                name = self.current_name()
-                if name is None:
-                    self._cache = None
+                m = self.manifest()
+                if m is None:
+                    self._cache = {}
                     return None
-                if self._cache is not None and self._cache[0] == name:
-                    return self._cache
+                opened: dict[str, tantivy.Index] = {}
                 try:
-                    index = self._open_gen(name)
+                    for _s, name in m.live():
+                        index = self._cache.get(name)
+                        opened[name] = index if index is not None else self._open_gen(name)
                 except IndexCorruptError as e:
                     last_err = e
-                    if self.current_name() != name:
+                    if self.manifest_lenient() != m:
                         continue
                     raise
-                self._cache = (name, index)
-                return self._cache
+                self._cache = opened
+                return m, opened
             assert last_err is not None
             raise last_err
 
+    def reload_if_changed(self, name: str, index: "tantivy.Index") -> None:
+        """``index.reload()`` unless generation ``name``'s meta.json is the
+        one seen at the last reload (a commit replaces meta.json by a rename,
+        so a new commit changes its inode, size or mtime).  A stat costs
+        ~2 µs, a reload ~70 µs: this matters with 16+ shards per search."""
+        try:
+            st = os.stat(self.dir / name / "meta.json")
+            sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            sig = None
+        if sig is None or self._seen.get(name) != sig:
+            index.reload()
+            if sig is not None:
+                self._seen[name] = sig
+
     def close(self) -> None:
         with self._mutex:
-            self._cache = None
+            self._cache = {}
+            self._seen = {}
 
     # -- writing ---------------------------------------------------------
-    def _new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
+    def new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
         try:
             writer = index.writer(heap_size=heap, num_threads=1)
         except ValueError as e:
@@ -786,50 +1039,37 @@ class _Sub:
         generation ``name``, so no searcher of ours keeps the files alive.
         Caller holds the lock.  Errors are ignored: this only tidies."""
         with contextlib.suppress(Exception):
-            writer = self._new_writer(self._open_gen(name))
+            writer = self.new_writer(self._open_gen(name))
             writer.garbage_collect_files()
             writer.wait_merging_threads()
 
-    def start_generation(self) -> "_NewGen":
-        """Create an empty new generation dir with an open writer (caller
-        holds the lock).  Orphans are removed first."""
-        name = self._next_gen_name()  # before removing orphans: numbers never repeat
-        self._remove_orphans(keep=self.current_name_lenient())
-        path = self.dir / name
-        path.mkdir(parents=True)
-        try:
-            try:
-                index = tantivy.Index(_schema(self.new_fmt.analyzer), path=str(path), reuse=False)
-            except ValueError as e:
-                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
-            _register(index)
-            writer = self._new_writer(index, BULK_HEAP_BYTES)
-        except BaseException:
-            shutil.rmtree(path, ignore_errors=True)
-            raise
-        self._fmts[name] = self.new_fmt
-        return _NewGen(self, name, index, writer)
-
-    def apply(self, docs: list[IndexDoc], delete_ids: list[str]) -> int:
-        """Delete then add in one commit (caller holds the lock)."""
+    def apply(self, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
+        """Delete then add, one commit per touched live generation (caller
+        holds the lock).  Docs of a shard that has no generation yet go to a
+        new one (``CURRENT`` rewritten once); with no index at all, a new
+        layout of ``new_shards`` shards is created."""
         opened = self.open_current()
-        self._remove_orphans(keep=opened[0] if opened else None)
+        self.remove_orphans(set(opened[1]) if opened else set())
         if opened is None:
             if not docs:
                 return 0
-            gen = self.start_generation()
-            try:
-                for d in docs:
-                    gen.add(d)
-                gen.commit_and_switch()
-            except BaseException:
-                gen.abort()
-                raise
+            _Build(self, new_shards, None, None).run(docs)
             return len(docs)
-        _name, index = opened
+        m, indexes = opened
+        groups: dict[int, list[IndexDoc]] = {}
+        for d in docs:
+            groups.setdefault(_shard_index(d.ref, m.n), []).append(d)
+        for s, name in m.live():
+            self._apply_gen(name, indexes[name], groups.pop(s, []), delete_ids)
+        if groups:  # shards without a generation yet
+            _Build(self, m.n, set(groups), m).run(d for s in sorted(groups) for d in groups[s])
+        return len(docs)
+
+    def _apply_gen(self, name: str, index: "tantivy.Index", docs: list[IndexDoc],
+                   delete_ids: list[str]) -> None:
         index.reload()
         searcher = index.searcher()
-        # Only issue deletes for ids this sub-index has (doc_freq counts
+        # Only issue deletes for ids this generation has (doc_freq counts
         # deleted docs too; a redundant delete is harmless).  Re-added ids are
         # deleted first so that adding is idempotent.
         to_delete = [
@@ -837,13 +1077,14 @@ class _Sub:
             if searcher.doc_freq("id", i) > 0
         ]
         if not to_delete and not docs:
-            return 0
-        writer = self._new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
+            return
+        writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
         try:
             for i in to_delete:
                 writer.delete_documents_by_term("id", i)
+            fmt = self.fmt(name)
             for d in docs:
-                writer.add_document(_to_tantivy_doc(d, self.fmt(_name)))
+                writer.add_document(_to_tantivy_doc(d, fmt))
             writer.commit()
         except BaseException as e:
             with contextlib.suppress(Exception):
@@ -851,64 +1092,169 @@ class _Sub:
             with contextlib.suppress(Exception):
                 writer.wait_merging_threads()
             if isinstance(e, ValueError):  # tantivy's error type
-                raise SearchIndexError(f"{self.dir}: write failed: {e}") from e
+                raise SearchIndexError(f"{self.dir / name}: write failed: {e}") from e
             raise
         try:
             writer.wait_merging_threads()
             index.reload()
         except ValueError as e:
-            raise SearchIndexError(f"{self.dir}: after commit: {e}") from e
-        return len(docs)
+            raise SearchIndexError(f"{self.dir / name}: after commit: {e}") from e
 
 
-class _NewGen:
-    """A generation being written; commit_and_switch() publishes it."""
+class _Build:
+    """New generations for some (or all) shards of a sub-index, written from a
+    stream of documents; :meth:`switch` publishes them with one write of
+    ``CURRENT``.  Caller holds the sub-index lock throughout.
 
-    def __init__(self, sub: _Sub, name: str, index: "tantivy.Index",
-                 writer: "tantivy.IndexWriter") -> None:
-        self.sub, self.name, self.index, self.writer = sub, name, index, writer
-        self.count = 0
-        self._done = False
+    For at most STREAM_SHARDS shards every document goes straight to an open
+    writer of its shard (tantivy's indexing thread works while the caller
+    reads the next documents).  For more, documents are buffered per shard
+    (BUILD_BUFFER_CHARS characters of text in all), then each shard's buffer
+    is written with its own writer, one writer at a time, so memory stays
+    bounded whatever the shard count.  A shard that receives no document
+    gets no generation (``-``), except in a one-shard layout, which always
+    has one.
+    """
+
+    def __init__(self, sub: _Sub, n: int, shards: set[int] | None, base: _Manifest | None) -> None:
+        self.sub, self.n, self.base = sub, n, base
+        self.shards = set(range(n)) if shards is None else set(shards)
+        self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
+        sub.remove_orphans_of_current()
+        self._bufs: dict[int, list[IndexDoc]] = {}
+        self._chars = 0
+        self._gens: dict[int, tuple[str, tantivy.Index]] = {}
+        self._stream = len(self.shards) <= STREAM_SHARDS
+        self._writers: dict[int, tantivy.IndexWriter] = {}
 
     def add(self, d: IndexDoc) -> None:
+        s = _shard_index(d.ref, self.n)
+        if s not in self.shards:
+            raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
+                             f"not to the shards rebuilt ({sorted(self.shards)})")
+        if self._stream:
+            name, index = self._gen(s)
+            w = self._writers.get(s)
+            if w is None:
+                w = self._writers[s] = self.sub.new_writer(index, BULK_HEAP_BYTES)
+            try:
+                w.add_document(_to_tantivy_doc(d, self.sub.fmt(name)))
+            except ValueError as e:  # tantivy's error type
+                raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
+            return
+        self._bufs.setdefault(s, []).append(d)
+        self._chars += len(d.text)
+        if self._chars >= BUILD_BUFFER_CHARS:
+            self._flush_all()
+
+    def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
+        g = self._gens.get(s)
+        if g is None:
+            name = f"gen-{self._next}"
+            self._next += 1
+            path = self.sub.dir / name
+            path.mkdir(parents=True)
+            try:
+                index = tantivy.Index(_schema(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
+            except ValueError as e:
+                shutil.rmtree(path, ignore_errors=True)
+                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
+            _register(index)
+            self.sub._fmts[name] = self.sub.new_fmt
+            g = self._gens[s] = (name, index)
+        return g
+
+    def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
+        """Write ``docs`` into generation ``name`` with a writer of its own
+        (thread-safe: runs in the flush pool)."""
+        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
+        fmt = self.sub.fmt(name)
         try:
-            self.writer.add_document(_to_tantivy_doc(d, self.sub.fmt(self.name)))
-        except ValueError as e:  # tantivy's error type
-            raise SearchIndexError(f"{self.sub.dir / self.name}: add failed: {e}") from e
-        self.count += 1
+            for d in docs:
+                writer.add_document(_to_tantivy_doc(d, fmt))
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                writer.rollback()
+            with contextlib.suppress(Exception):
+                writer.wait_merging_threads()
+            if isinstance(e, ValueError):  # tantivy's error type
+                raise SearchIndexError(f"{self.sub.dir / name}: write failed: {e}") from e
+            raise
+        finally:
+            del writer
+            _trim_heap()
+
+    def _flush_all(self) -> None:
+        """Write every buffer, FLUSH_THREADS shards at a time (tantivy works
+        without the GIL; each shard has its own writer and directory)."""
+        jobs = [(*self._gen(s), docs) for s, docs in sorted(self._bufs.items()) if docs]
+        self._bufs, self._chars = {}, 0
+        if len(jobs) <= 1 or FLUSH_THREADS <= 1:
+            for job in jobs:
+                self._flush(*job)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=FLUSH_THREADS) as pool:
+                futures = [pool.submit(self._flush, *job) for job in jobs]
+            for f in futures:
+                f.result()  # the first error, once every flush has ended
 
     def commit(self) -> None:
-        try:
-            self.writer.commit()
-            self.writer.wait_merging_threads()
-        except ValueError as e:
-            raise SearchIndexError(f"{self.sub.dir / self.name}: commit failed: {e}") from e
-        self._done = True
-        self.sub.collect_garbage(self.name)
+        """Write everything (nothing is published yet)."""
+        for s in sorted(self._writers):
+            try:
+                self._writers[s].commit()
+                self._writers[s].wait_merging_threads()
+            except ValueError as e:
+                raise SearchIndexError(f"{self.sub.dir / self._gens[s][0]}: commit failed: {e}") from e
+            del self._writers[s]
+        self._flush_all()
+        if self.n == 1 and 0 in self.shards:
+            self._gen(0)  # a one-shard layout always names a generation
+        for name, _index in self._gens.values():
+            if _gen_files(self.sub.dir / name)[1]:  # merges left dead segment files
+                self.sub.collect_garbage(name)
 
     def switch(self) -> None:
-        """Point CURRENT at this generation and delete the previous one."""
-        old = self.sub.current_name_lenient()
-        self.sub._write_current(self.name)
-        self.index.reload()
+        """Point CURRENT at the new generations, delete the ones they replace."""
+        gens = list(self.base.gens) if self.base is not None else [None] * self.n
+        for s in self.shards:
+            g = self._gens.get(s)
+            gens[s] = g[0] if g else None
+        m = _Manifest(tuple(gens))
+        self.sub._write_manifest(m)
         with self.sub._mutex:
-            self.sub._cache = (self.name, self.index)
-        if old and old != self.name:
-            shutil.rmtree(self.sub.dir / old, ignore_errors=True)
-        self.sub._remove_orphans(keep=self.name)
-
-    def commit_and_switch(self) -> None:
-        self.commit()
-        self.switch()
+            for name, index in self._gens.values():
+                with contextlib.suppress(ValueError):
+                    index.reload()
+                self.sub._cache[name] = index
+            keep = {g for _s, g in m.live()}
+            self.sub._cache = {k: v for k, v in self.sub._cache.items() if k in keep}
+        self.sub.remove_orphans(keep)
 
     def abort(self) -> None:
-        if not self._done:
+        """Discard the new generations (the live ones stay)."""
+        for w in self._writers.values():
             with contextlib.suppress(Exception):
-                self.writer.rollback()
+                w.rollback()
             with contextlib.suppress(Exception):
-                self.writer.wait_merging_threads()
-        self.index = None  # type: ignore[assignment]
-        shutil.rmtree(self.sub.dir / self.name, ignore_errors=True)
+                w.wait_merging_threads()
+        gens, self._gens, self._bufs, self._writers = self._gens, {}, {}, {}
+        for name, _index in gens.values():
+            shutil.rmtree(self.sub.dir / name, ignore_errors=True)
+
+    def run(self, docs: Iterable[IndexDoc]) -> None:
+        """add() every doc, commit(), switch(); abort() on any error."""
+        try:
+            for d in docs:
+                self.add(d)
+            self.commit()
+        except BaseException:
+            self.abort()
+            raise
+        self.switch()
 
 
 # --------------------------------------------------------------------------
@@ -926,30 +1272,76 @@ class SearchIndex:
     shared by threads.
     """
 
-    def __init__(self, root: Path, *, lock_timeout: float = 10.0, analyzer: str = "stem") -> None:
+    def __init__(self, root: Path, *, lock_timeout: float = 10.0, analyzer: str = "stem",
+                 shards: int | None = None) -> None:
         """``root``: the index directory (``<store>/index``), need not exist.
         ``lock_timeout``: seconds a writer waits for the sub-index lock.
         ``analyzer``: format of the generations this instance creates
         (``"stem"``, the default, or ``"words"``; see the module docstring);
         existing generations are read and written in their own format.
-        Raises ``ValueError`` for an unknown analyzer."""
+        ``shards``: number of shards of the turns sub-index when this
+        instance lays it out anew (first write, ``rebuild``, ``purge("turn")``);
+        None (default) is automatic: DEFAULT_TURN_SHARDS (16), doubled by a
+        rebuild while the index it replaces has more than SHARD_TARGET_DOCS
+        turn documents per shard (at most MAX_AUTO_SHARDS).  An existing
+        layout is always read and written with the shard count it records.
+        Raises ``ValueError`` for an unknown analyzer or a shard count
+        outside 1..MAX_SHARDS."""
         if analyzer not in ANALYZERS:
             raise ValueError(f"analyzer must be one of {tuple(ANALYZERS)}, got {analyzer!r}")
+        if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool)
+                                   or not 1 <= shards <= MAX_SHARDS):
+            raise ValueError(f"shards must be an int in 1..{MAX_SHARDS} or None, got {shards!r}")
         self.root = Path(root)
+        self._shards = shards
         self._subs = {k: _Sub(self.root, k, lock_timeout, analyzer) for k in KINDS}
+
+    # -- shards ----------------------------------------------------------
+    def _layout_shards(self, kind: str, prev_docs: int = 0) -> int:
+        """Shard count of a new layout of ``kind`` replacing ``prev_docs`` docs."""
+        if kind != "turn":
+            return 1
+        if self._shards is not None:
+            return self._shards
+        n = DEFAULT_TURN_SHARDS
+        while n < MAX_AUTO_SHARDS and prev_docs > n * SHARD_TARGET_DOCS:
+            n *= 2
+        return n
+
+    def _turn_n(self) -> int:
+        m = self._subs["turn"].manifest()
+        return m.n if m is not None else self._layout_shards("turn")
+
+    def shard_of(self, session_id: str) -> int:
+        """The shard (0-based) of the turns sub-index that holds the turns of
+        ``session_id``: ``int.from_bytes(blake3(utf8(session_id))[:4], "big")
+        % N`` with N the shard count recorded in ``turns/CURRENT`` (0 for an
+        unsharded layout; this instance's count if there is no index yet).
+        Raises ``IndexCorruptError`` for an unreadable ``CURRENT``."""
+        return _shard_index(session_id, self._turn_n())
+
+    def turn_shards(self, session_ids: Iterable[str]) -> set[int]:
+        """The shards holding the turns of ``session_ids`` (see :meth:`shard_of`)."""
+        n = self._turn_n()
+        return {_shard_index(s, n) for s in session_ids}
+
+    def turn_shard_count(self) -> int:
+        """N, the number of shards of the turns sub-index (as :meth:`shard_of`)."""
+        return self._turn_n()
 
     # -- writing ---------------------------------------------------------
     def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = ()) -> int:
         """Index ``docs`` and delete the documents whose id is in
         ``delete_ids``; returns the number of docs added.
 
-        Per touched sub-index this is one writer and one commit, deletes
-        applied before adds (so an id both deleted and added ends up
-        present once).  Adding an id that is already indexed replaces it
-        (idempotent); a repeated id within ``docs`` is added once.  A batch
-        touching both kinds commits facts first, then turns (not atomic
-        across the two; the index is derived data).  A delete only hides a
-        document: its text stays in the segment files until ``purge``.
+        Per touched generation (a sub-index, or one shard of the turns) this
+        is one writer and one commit, deletes applied before adds (so an id
+        both deleted and added ends up present once).  Adding an id that is
+        already indexed replaces it (idempotent); a repeated id within
+        ``docs`` is added once.  A batch touching several kinds commits
+        facts, then turns, then history (not atomic across them; the index
+        is derived data).  A delete only hides a document: its text stays in
+        the segment files until ``purge``.
 
         Raises ``ValueError`` for a malformed id in ``delete_ids`` or a
         non-``IndexDoc`` item, ``IndexBusyError``, ``IndexCorruptError``,
@@ -968,40 +1360,42 @@ class SearchIndex:
         for kind in KINDS:
             sub = self._subs[kind]
             kdocs = list(by_kind[kind].values())
-            if not kdocs and (not dels or sub.current_name() is None):
+            if not kdocs and (not dels or sub.manifest() is None):
                 continue
             with sub.locked():
-                added += sub.apply(kdocs, dels)
+                added += sub.apply(kdocs, dels, self._layout_shards(kind))
         return added
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
-        """Replace the whole index (both sub-indexes) by ``docs``.
+        """Replace the whole index (every sub-index) by ``docs``.
 
-        Streams ``docs`` once into a NEW generation of each sub-index, commits
-        both, then switches each ``CURRENT`` atomically and deletes the old
-        generations (and any orphans).  Searches keep working on the old
-        generation until the switch.  ``progress(n)`` is called with the
-        number of docs indexed so far every 1000 docs and at the end (before
-        the commit), the final call always carrying the total.
+        Streams ``docs`` once into NEW generations (buffered per shard, see
+        BUILD_BUFFER_CHARS), commits them, then switches each ``CURRENT``
+        atomically and deletes the old generations (and any orphans).
+        The turns get a new layout (shard count: see ``shards`` in the
+        constructor).  Searches keep working on the old generations until the
+        switch.  ``progress(n)`` is called with the number of docs read so
+        far every 1000 docs and at the end (before the commit), the final
+        call always carrying the total.
         Returns the number of docs indexed (repeated ids count once).
 
         If ``docs`` or ``progress`` raises, the new generations are
         discarded and the old index stays live.  Raises ``ValueError`` for
         a non-``IndexDoc`` item, ``IndexBusyError``, ``SearchIndexError``.
         """
-        return self._rebuild(KINDS, docs, progress)
+        return self._rebuild({k: None for k in KINDS}, docs, progress)
 
     def purge(self, kind: str, survivors: Iterable[IndexDoc]) -> None:
         """Physically remove everything of sub-index ``kind`` that is not in
         ``survivors``: rebuild that sub-index alone from ``survivors`` into
-        a new generation, switch to it, delete the old generation.
+        new generations, switch to them, delete the old generations.
 
         Afterwards no file under the sub-index holds the forgotten text or
         ids; check with ``verify_purged(forgotten_ids)``.  For "fact" this
-        is cheap (facts are few).  For "turn" it is, for now, also a full
-        rebuild of the turns sub-index (a later change replaces it with a
-        rewrite of only the affected segments / shards).
+        is cheap (facts are few) and empties "history" too.  For "turn" it
+        rebuilds every shard (a new layout, as ``rebuild``); to forget turns
+        of a few sessions use :meth:`purge_turn_shards`.
 
         Raises ``ValueError`` if ``kind`` is unknown or a survivor has
         another kind (nothing is switched then), ``IndexBusyError``,
@@ -1010,46 +1404,132 @@ class SearchIndex:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         if kind == "fact":  # superseded versions of a forgotten key must go too: drop them all
-            self._rebuild(("fact", "history"), survivors, None)
+            self._rebuild({"fact": None, "history": None}, survivors, None)
         else:
-            self._rebuild((kind,), survivors, None)
+            self._rebuild({kind: None}, survivors, None)
 
-    def _rebuild(self, kinds: tuple[str, ...], docs: Iterable[IndexDoc],
+    def purge_turn_shards(self, shards: Iterable[int], survivors: Iterable[IndexDoc]) -> None:
+        """Physically remove the turns of ``shards`` that are not in
+        ``survivors``: each of these shards is rebuilt from its survivors
+        into a new generation (none if it has no survivor), ``CURRENT`` is
+        switched once for all of them, and their old generations are deleted.
+        Every other shard keeps its generation untouched, so the cost is
+        O(turns of the shards named).
+
+        ``survivors`` must be exactly the turns to keep in those shards (every
+        live turn of every session whose :meth:`shard_of` is in ``shards``);
+        each must be a "turn" whose session lies in one of ``shards``.  With
+        no turns index on disk nothing is written (nothing to purge, and an
+        index of some shards only would be incomplete); an empty ``shards``
+        writes nothing either.  When ``shards`` are all the shards of a
+        layout with fewer shards than this instance would lay out (e.g. a
+        one-shard index from before sharding), the turns are laid out anew
+        as by ``purge("turn", survivors)``.
+
+        Raises ``ValueError`` for a shard outside 0..N-1, a non-``IndexDoc``
+        survivor, one of another kind or of another shard (nothing is
+        switched then); ``IndexCorruptError`` if ``turns/CURRENT`` is
+        unreadable (``rebuild`` repairs it); ``IndexBusyError``,
+        ``SearchIndexError``.
+        """
+        shards = set(shards)
+        for s in shards:
+            if not isinstance(s, int) or isinstance(s, bool):
+                raise ValueError(f"shard must be an int, got {s!r}")
+        sub = self._subs["turn"]
+        cur = sub.manifest()
+        if cur is not None and shards == set(range(cur.n)) and cur.n < self._layout_shards("turn"):
+            # every shard of a layout with fewer shards than wanted (e.g. one
+            # shard, indexed before sharding): the survivors are all the turns,
+            # so lay them out anew, as purge("turn") does
+            self._rebuild({"turn": None}, survivors, None)
+            return
+        if cur is None or not shards:
+            n = self._turn_n()
+            self._check_shards(shards, n)
+            for d in survivors:  # validate, write nothing
+                self._check_doc(d, ("turn",))
+                if _shard_index(d.ref, n) not in shards:
+                    raise ValueError(f"doc {d.id} is not in the shards {sorted(shards)}")
+            return
+        with sub.locked():
+            m = sub.manifest()
+            if m is None:
+                return
+            self._check_shards(shards, m.n)
+            build = _Build(sub, m.n, shards, m)
+            seen: set[str] = set()
+
+            def docs() -> Iterator[IndexDoc]:
+                for d in survivors:
+                    self._check_doc(d, ("turn",))
+                    if d.id not in seen:
+                        seen.add(d.id)
+                        yield d
+
+            build.run(docs())
+
+    @staticmethod
+    def _check_shards(shards: set[int], n: int) -> None:
+        for s in shards:
+            if not 0 <= s < n:
+                raise ValueError(f"shard {s} out of range: the turns index has {n} shard(s)")
+
+    @staticmethod
+    def _check_doc(d: object, kinds) -> None:
+        if not isinstance(d, IndexDoc):
+            raise ValueError(f"needs IndexDoc items, got {type(d).__name__}")
+        if d.kind not in kinds:
+            raise ValueError(f"doc {d.id} has kind {d.kind!r}, expected one of {tuple(kinds)}")
+
+    def _doc_total(self, sub: _Sub) -> int:
+        """Documents (deleted ones included) in the live generations of ``sub``; 0 if unreadable."""
+        try:
+            opened = sub.open_current()
+            if opened is None:
+                return 0
+            total = 0
+            for index in opened[1].values():
+                index.reload()
+                s = index.searcher()
+                total += int(s.num_docs)
+            return total
+        except (SearchIndexError, ValueError):
+            return 0
+
+    def _rebuild(self, kinds: dict[str, None], docs: Iterable[IndexDoc],
                  progress: Callable[[int], None] | None) -> int:
         with contextlib.ExitStack() as stack:
             for k in KINDS:  # fixed order: no lock-order deadlock
                 if k in kinds:
                     stack.enter_context(self._subs[k].locked())
-            gens: dict[str, _NewGen] = {}
+            builds: dict[str, _Build] = {}
             try:
-                for k in kinds:
-                    gens[k] = self._subs[k].start_generation()
+                for k in KINDS:
+                    if k in kinds:
+                        sub = self._subs[k]
+                        builds[k] = _Build(sub, self._layout_shards(k, self._doc_total(sub)), None, None)
                 seen: set[str] = set()
                 n = 0
                 for d in docs:
-                    if not isinstance(d, IndexDoc):
-                        raise ValueError(f"needs IndexDoc items, got {type(d).__name__}")
-                    if d.kind not in gens:
-                        raise ValueError(
-                            f"doc {d.id} has kind {d.kind!r}, expected one of {kinds}"
-                        )
+                    self._check_doc(d, tuple(builds))
                     if d.id in seen:
                         continue
                     seen.add(d.id)
-                    gens[d.kind].add(d)
+                    builds[d.kind].add(d)
                     n += 1
                     if progress is not None and n % _PROGRESS_EVERY == 0:
                         progress(n)
                 if progress is not None and (n == 0 or n % _PROGRESS_EVERY != 0):
                     progress(n)
-                for g in gens.values():
-                    g.commit()
+                for b in builds.values():
+                    b.commit()
             except BaseException:
-                for g in gens.values():
-                    g.abort()
+                for b in builds.values():
+                    b.abort()
                 raise
-            for g in gens.values():
-                g.switch()
+            for b in builds.values():
+                b.switch()
             return n
 
     # -- reading ---------------------------------------------------------
@@ -1067,7 +1547,8 @@ class SearchIndex:
         (documents whose project is one of these; ``""`` is "no project",
         e.g. user and global facts), ``exclude_refs`` (drop these fact keys /
         session ids), ``roles`` (turn roles or fact kinds).  ``stopwords``
-        False keeps the ``QUERY_STOPWORDS`` words.
+        False keeps the ``QUERY_STOPWORDS`` words.  Every shard of the turns
+        is searched; scores use collection-wide IDF (module docstring).
 
         Returns at most ``limit`` hits, best first (ties: newer ``time``
         first, then id).  Returns ``[]`` for a query without tokens or when
@@ -1087,88 +1568,125 @@ class SearchIndex:
         projects = None if projects is None else list(projects)
         roles = None if roles is None else list(roles)
         exclude_refs = list(exclude_refs)
-        # Open a consistent searcher per sub-index first: the term
-        # statistics of all of them are needed to score on collection-wide
-        # IDF (otherwise a rare word in the small facts index and a common
-        # one in the turns index would not compare).
+        # Open a consistent searcher per live generation (sub-index or
+        # shard) first: the term statistics of all of them are needed to
+        # score on collection-wide IDF (otherwise a rare word in the small
+        # facts index and a common one in the turns index would not compare).
         opened = self._open_searchers(kinds)
         if not opened:
             return []
         # word i in each generation's own term form
-        forms = [[fmt.forms(toks) for toks in words] for _, _, _, fmt in opened]
-        joins = [[fmt.joined(toks) for toks in words] for _, _, _, fmt in opened]
-        num_docs = [int(s.num_docs) for _, _, s, _ in opened]
+        forms = [[o.fmt.forms(toks) for toks in words] for o in opened]
+        joins = [[o.fmt.joined(toks) for toks in words] for o in opened]
+        num_docs = [int(o.searcher.num_docs) for o in opened]
         df: list[dict[str, int]] = []
-        for i, (_, _, searcher, _) in enumerate(opened):
+        for i, o in enumerate(opened):
             terms = {t for f in forms[i] for t in f} | {j for j in joins[i] if j is not None}
-            df.append({t: int(searcher.doc_freq("text", t)) for t in terms})
+            df.append({t: int(o.searcher.doc_freq("text", t)) for t in terms})
         total_docs = sum(num_docs)
 
-        def total_df(w: int, pos: int | None) -> int:
-            return sum(df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
-                       if pos is not None or joins[j][w] is not None)
+        cache: dict[tuple[int, int | None], float] = {}
 
-        hits: list[Hit] = []
-        for i, (sub, index, searcher, _fmt) in enumerate(opened):
+        def glob_idf(w: int, pos: int | None) -> float:
+            """Collection-wide idf of word w's token at pos (None: its joined form)."""
+            v = cache.get((w, pos))
+            if v is None:
+                n = sum(df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
+                        if pos is not None or joins[j][w] is not None)
+                v = cache[(w, pos)] = _idf(n, total_docs)
+            return v
+
+        found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
+        for i, o in enumerate(opened):
+            if num_docs[i] == 0:
+                continue
+
             def boost(w: int, joined: bool, i: int = i) -> float:
                 if len(opened) == 1:
                     return 1.0
                 if joined:
                     local = _idf(df[i][joins[i][w]], num_docs[i])
-                    glob = _idf(total_df(w, None), total_docs)
+                    glob = glob_idf(w, None)
                 else:
                     local = sum(_idf(df[i][t], num_docs[i]) for t in forms[i][w])
-                    glob = sum(_idf(total_df(w, p), total_docs) for p in range(len(forms[i][w])))
+                    glob = sum(glob_idf(w, p) for p in range(len(forms[i][w])))
                 return glob / local if local > 0 else 1.0
 
-            q = _build_query(index.schema, forms[i], joins[i], boost)
+            schema = o.index.schema
+            q = _build_query(schema, forms[i], joins[i], boost)
             if q is None:
                 continue
-            filters = _filter_clauses(index.schema, projects, exclude_refs, roles)
+            filters = _filter_clauses(schema, projects, exclude_refs, roles)
             if filters:
                 q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             try:
-                res = searcher.search(q, limit, count=False)
-                for score, addr in res.hits:
-                    hits.append(_hit(searcher.doc(addr), score))
+                found += [(score, i, addr) for score, addr in o.searcher.search(q, limit, count=False).hits]
             except ValueError as e:
-                raise IndexCorruptError(f"search in {sub.dir} failed: {e}") from e
+                raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
+        # Load the stored fields of the best `limit` only (and of any tied
+        # with the last of them: ties are broken by time and id).
+        found.sort(key=lambda f: -f[0])
+        if len(found) > limit:
+            cut = found[limit - 1][0]
+            found = [f for f in found if f[0] >= cut]
+        hits: list[Hit] = []
+        for score, i, addr in found:
+            try:
+                hits.append(_hit(opened[i].searcher.doc(addr), score))
+            except ValueError as e:
+                raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
 
-    def _open_searchers(self, kinds: Iterable[str]) -> "list[tuple[_Sub, tantivy.Index, tantivy.Searcher, _Fmt]]":
-        opened = []
+    def _open_searchers(self, kinds: Iterable[str]) -> list[_Open]:
+        """A searcher on every live generation of ``kinds`` (every shard)."""
+        opened: list[_Open] = []
         for k in dict.fromkeys(kinds):
             sub = self._subs[k]
             cur = sub.open_current()
             if cur is None:
                 continue
-            name, index = cur
-            try:
-                index.reload()
-                opened.append((sub, index, index.searcher(), sub.fmt(name)))
-            except ValueError as e:
-                raise IndexCorruptError(f"cannot read {sub.dir}: {e}") from e
+            m, indexes = cur
+            for s, name in m.live():
+                index = indexes[name]
+                try:
+                    sub.reload_if_changed(name, index)
+                    opened.append(_Open(sub, name, s, index, index.searcher(), sub.fmt(name)))
+                except ValueError as e:
+                    raise IndexCorruptError(f"cannot read {sub.dir / name}: {e}") from e
         return opened
 
     def has_seq(self, kind: str = "turn") -> bool:
-        """Whether the live generation of ``kind`` records turn positions
-        (the ``seq`` field; False for a ``mem_words`` generation or none)."""
-        opened = self._subs[kind].open_current()
-        return opened is not None and self._subs[kind].fmt(opened[0]).has_seq
+        """Whether the live generations of ``kind`` record turn positions
+        (the ``seq`` field; False if one is a ``mem_words`` generation, or
+        there is none)."""
+        sub = self._subs[kind]
+        opened = sub.open_current()
+        if opened is None or not opened[0].live():
+            return False
+        return all(sub.fmt(name).has_seq for _s, name in opened[0].live())
 
     def turns_at(self, session: str, seqs: Iterable[int]) -> dict[int, Hit]:
         """The indexed turns of ``session`` at positions ``seqs``:
         ``{seq: Hit}`` (score 0.0); positions not indexed are absent, and a
         ``mem_words`` generation (no ``seq`` field) returns ``{}``.  Used to
-        find a hit's neighbouring turns.  Raises ``IndexCorruptError``."""
+        find a hit's neighbouring turns; reads the session's shard only.
+        Raises ``IndexCorruptError``."""
         want = sorted({int(n) for n in seqs if int(n) >= 0})
-        opened = self._open_searchers(("turn",))
-        if not want or not opened:
+        sub = self._subs["turn"]
+        cur = sub.open_current() if want else None
+        if cur is None:
             return {}
-        sub, index, searcher, fmt = opened[0]
-        if not fmt.has_seq:
+        m, indexes = cur
+        name = m.gens[_shard_index(session, m.n)]
+        if name is None or not sub.fmt(name).has_seq:
             return {}
+        index = indexes[name]
+        try:
+            sub.reload_if_changed(name, index)
+            searcher = index.searcher()
+        except ValueError as e:
+            raise IndexCorruptError(f"cannot read {sub.dir / name}: {e}") from e
         schema = index.schema
         q = tantivy.Query.boolean_query([
             (tantivy.Occur.Must, tantivy.Query.term_query(schema, "ref", session)),
@@ -1181,49 +1699,131 @@ class SearchIndex:
                 h = _hit(searcher.doc(addr), 0.0)
                 out.setdefault(h.seq, h)
         except ValueError as e:
-            raise IndexCorruptError(f"search in {sub.dir} failed: {e}") from e
+            raise IndexCorruptError(f"search in {sub.dir / name} failed: {e}") from e
         return out
 
     def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS) -> tuple[int, dict[str, int]]:
         """Collection statistics for scoring outside tantivy: ``(number of
         documents, {word: document frequency})`` over the sub-indexes
-        ``kinds``, each word (a :func:`tokenize` token) counted in the term
-        form of each generation.  Deleted-but-unpurged documents count, as
-        in BM25 itself.  Raises ``IndexCorruptError``."""
+        ``kinds`` (all shards), each word (a :func:`tokenize` token) counted
+        in the term form of each generation.  Deleted-but-unpurged documents
+        count, as in BM25 itself.  Raises ``IndexCorruptError``."""
         words = list(dict.fromkeys(words))
         n = 0
         out = {w: 0 for w in words}
-        for _sub, _index, searcher, fmt in self._open_searchers(kinds):
-            n += int(searcher.num_docs)
-            for w, t in zip(words, fmt.forms(tuple(words))):
-                out[w] += int(searcher.doc_freq("text", t))
+        for o in self._open_searchers(kinds):
+            n += int(o.searcher.num_docs)
+            for w, t in zip(words, o.fmt.forms(tuple(words))):
+                out[w] += int(o.searcher.doc_freq("text", t))
         return n, out
 
     def doc_count(self, kinds: tuple[str, ...] = ("fact", "turn")) -> dict[str, int]:
         """Live (not deleted) documents per kind: ``{"fact": n, "turn": m}``
-        (pass ``kinds=KINDS`` to count ``history`` too); 0 for a missing
-        sub-index.  Raises ``IndexCorruptError``."""
-        out: dict[str, int] = {}
-        for k in kinds:
-            sub = self._subs[k]
-            opened = sub.open_current()
-            if opened is None:
-                out[k] = 0
+        (pass ``kinds=KINDS`` to count ``history`` too; all shards summed);
+        0 for a missing sub-index.  Raises ``IndexCorruptError``."""
+        out = {k: 0 for k in kinds}
+        for o in self._open_searchers(kinds):
+            out[o.sub.kind] += int(o.searcher.num_docs)
+        return out
+
+    def missing_turns(self, heads: Mapping[str, str]) -> set[str]:
+        """The sessions of ``heads`` (session id -> turn id) whose turn is not
+        in the index (looked up in the session's shard; a deleted but not
+        purged document counts as present).  A cheap check that the index
+        keeps up with the sessions, e.g. before trusting
+        :meth:`substring_candidates`.  Raises ``IndexCorruptError``."""
+        cur = self._subs["turn"].open_current()
+        if cur is None:
+            return set(heads)
+        m, indexes = cur
+        searchers: dict[str, tantivy.Searcher] = {}
+        out: set[str] = set()
+        for sid, tid in heads.items():
+            name = m.gens[_shard_index(sid, m.n)]
+            if name is None:
+                out.add(sid)
                 continue
-            opened[1].reload()
-            out[k] = int(opened[1].searcher().num_docs)
+            searcher = searchers.get(name)
+            if searcher is None:
+                indexes[name].reload()  # exact: never trust a cached view here
+                searcher = searchers[name] = indexes[name].searcher()
+            if not searcher.doc_freq("id", tid):
+                out.add(sid)
+        return out
+
+    def substring_candidates(self, text: str, kind: str = "turn") -> set[str] | None:
+        """Ids of the documents of ``kind`` that may contain ``text`` as a
+        substring, ignoring case and whitespace runs (the rule of
+        ``objects.normalize_value``: NFC, case-folded, whitespace runs as
+        one space); None when the index cannot answer exactly.
+
+        Never misses a document of the index that contains the text; may
+        return others (the caller checks each against its text).  Uses the
+        ``plain`` field (the case-folded text, unstemmed, tokens up to
+        PLAIN_MAX_TOKEN_BYTES): the inner tokens of the normalized text must
+        be whole tokens of the document, its first token the end of one,
+        its last the start of one (a single token: inside one); a document
+        flagged ``long`` (may hold a token too long for the field) passes
+        the first/last-token tests.  The algorithm and its proof are in the
+        module docstring.
+
+        None: no index of ``kind``; a live generation without the ``plain``
+        field (built before it existed: ``mem reindex`` adds it); no token
+        in the text; a token of PLAIN_MAX_TOKEN_BYTES or more; an
+        unencodable text.  Raises ``ValueError`` for an unknown kind,
+        ``IndexCorruptError``.
+        """
+        hits = self.substring_candidate_refs(text, kind)
+        return None if hits is None else set(hits)
+
+    def substring_candidate_refs(self, text: str, kind: str = "turn") -> dict[str, str] | None:
+        """:meth:`substring_candidates` with each candidate's stored ``ref``
+        (session id or fact key): ``{id: ref}``, or None."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+        cond = _substring_conditions(text)
+        if cond is None:
+            return None
+        exact, edges = cond
+        sub = self._subs[kind]
+        if sub.manifest() is None:
+            return None
+        opened = self._open_searchers((kind,))
+        if not all(o.fmt.has_plain for o in opened):
+            return None
+        out: dict[str, str] = {}
+        queries: list[tuple[tantivy.Schema, tantivy.Query]] = []  # equal schemas share a query
+        for o in opened:
+            n = int(o.searcher.num_docs)
+            if n == 0:
+                continue
+            schema = o.index.schema
+            q = next((q for sc, q in queries if sc == schema), None)
+            if q is None:
+                try:
+                    q = _substring_query(schema, exact, edges)
+                except ValueError:  # e.g. an automaton too large for tantivy's regex
+                    return None
+                queries.append((schema, q))
+            try:
+                for _score, addr in o.searcher.search(q, n, count=False).hits:
+                    doc = o.searcher.doc(addr)
+                    out[doc.get_first("id")] = doc.get_first("ref") or ""
+            except ValueError as e:
+                raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
         return out
 
     def verify_purged(self, ids: Iterable[str]) -> list[str]:
         """Check that forgotten ``ids`` are physically gone; returns a list
         of human-readable problems, ``[]`` when clean.
 
-        Reported, for each existing sub-index: ``doc_freq(id) != 0`` (a
-        deleted doc still counts); a segment in ``meta.json`` that has
-        deletes (its files may hold deleted text); a file in the live
-        generation dir that belongs to no live segment (ignoring
-        ``meta.json``, ``.managed.json`` and lock files); a ``gen-*`` dir
-        that ``CURRENT`` does not name.  Raises ``ValueError`` for a
+        Reported, for each existing sub-index and each live generation (every
+        shard): ``doc_freq(id) != 0`` (a deleted doc still counts); a
+        segment in ``meta.json`` that has deletes (its files may hold
+        deleted text); a file in the generation dir that belongs to no live
+        segment (ignoring ``meta.json``, ``.managed.json`` and lock files)
+        and that tantivy's garbage collection does not remove; a ``gen-*``
+        dir that ``CURRENT`` does not name.  Raises ``ValueError`` for a
         malformed id, ``IndexCorruptError``.
         """
         ids = list(ids)
@@ -1232,45 +1832,38 @@ class SearchIndex:
                 raise ValueError(f"id must be 64 lowercase hex, got {i!r}")
         problems: list[str] = []
         for k, sub in self._subs.items():
-            opened = sub.open_current()
+            cur = sub.open_current()
+            live = set(cur[1]) if cur else set()
             for name in sub.gen_dirs():
-                if opened is None or name != opened[0]:
+                if name not in live:
                     problems.append(f"{k}: orphan generation dir {sub.dir / name}")
-            if opened is None:
+            if cur is None:
                 continue
-            name, index = opened
-            gen_dir = sub.dir / name
-            with sub.locked():
-                sub.collect_garbage(name)
-            index.reload()
-            searcher = index.searcher()
-            for i in ids:
-                df = searcher.doc_freq("id", i)
-                if df:
-                    problems.append(f"{k}: doc_freq(id={i}) = {df}")
-            try:
-                meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
-            live: set[str] = set()
-            for seg in meta.get("segments", []):
-                sid = str(seg.get("segment_id", "")).replace("-", "")
-                live.add(sid)
-                if seg.get("deletes"):
-                    problems.append(
-                        f"{k}: segment {sid} has deletes {seg['deletes']} "
-                        "(deleted text still in its files)"
-                    )
-            for fname in sorted(os.listdir(gen_dir)):
-                if fname in ("meta.json", ".managed.json") or fname.endswith(".lock"):
-                    continue
-                if fname.split(".", 1)[0] not in live:
-                    problems.append(f"{k}: file {gen_dir / fname} belongs to no live segment")
+            m, indexes = cur
+            for s, name in m.live():
+                label = k if m.n == 1 else f"{k} shard {s}"
+                gen_dir = sub.dir / name
+                deletes, stray = _gen_files(gen_dir)
+                if stray:  # dead segment files: let tantivy collect them, then look again
+                    with sub.locked():
+                        sub.collect_garbage(name)
+                    deletes, stray = _gen_files(gen_dir)
+                index = indexes[name]
+                index.reload()
+                searcher = index.searcher()
+                for i in ids:
+                    df = searcher.doc_freq("id", i)
+                    if df:
+                        problems.append(f"{label}: doc_freq(id={i}) = {df}")
+                problems += [f"{label}: segment {sid} has deletes {n} (deleted text still in its files)"
+                             for sid, n in deletes]
+                problems += [f"{label}: file {gen_dir / f} belongs to no live segment" for f in stray]
         return problems
 
     def term_doc_freq(self, text: str) -> dict[str, int]:
         """Document frequency of every token of ``text`` in the ``text`` field,
-        summed over the sub-indexes, deleted-but-unpurged documents included.
+        summed over the sub-indexes and shards, deleted-but-unpurged
+        documents included.
 
         ``{"zebraquokka": 0, ...}``: a forgotten word that no surviving
         document contains must count 0 (it is then absent from the term
@@ -1281,15 +1874,9 @@ class SearchIndex:
         """
         out = {tok: 0 for tok in tokenize(text)}
         toks = tuple(out)
-        for sub in self._subs.values():
-            opened = sub.open_current()
-            if opened is None:
-                continue
-            index = opened[1]
-            index.reload()
-            searcher = index.searcher()
-            for tok, term in zip(toks, sub.fmt(opened[0]).forms(toks)):
-                out[tok] += searcher.doc_freq("text", term)
+        for o in self._open_searchers(KINDS):
+            for tok, term in zip(toks, o.fmt.forms(toks)):
+                out[tok] += o.searcher.doc_freq("text", term)
         return out
 
     def close(self) -> None:
@@ -1303,6 +1890,90 @@ class SearchIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _gen_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:
+    """(segments of ``meta.json`` with deletes as (segment id, deletes),
+    files of the generation dir that belong to no live segment)."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
+    live: set[str] = set()
+    deletes = []
+    for seg in meta.get("segments", []):
+        sid = str(seg.get("segment_id", "")).replace("-", "")
+        live.add(sid)
+        if seg.get("deletes"):
+            deletes.append((sid, seg["deletes"]))
+    stray = [f for f in sorted(os.listdir(gen_dir))
+             if f not in ("meta.json", ".managed.json") and not f.endswith(".lock")
+             and f.split(".", 1)[0] not in live]
+    return deletes, stray
+
+
+# --------------------------------------------------------------------------
+# substring prefilter
+
+
+def _word_char(analyzer: "tantivy.TextAnalyzer", c: str) -> bool:
+    """Whether ``c`` is a token character of ``analyzer``: ``"a" + c`` is one token."""
+    return analyzer.analyze("a" + c) == ["a" + c]
+
+
+def _rx_escape(token: str) -> str:
+    """``token`` as a literal of tantivy's regex syntax (Rust regex)."""
+    return "".join(c if ("a" <= c <= "z" or "0" <= c <= "9") else "\\x{%X}" % ord(c) for c in token)
+
+
+def _substring_conditions(text: str) -> tuple[list[str], list[str]] | None:
+    """(plain terms every candidate must hold, regexes over plain terms of
+    which every candidate not flagged ``long`` must hold a match) for a
+    substring search of ``text``; None when the plain field cannot answer."""
+    from .objects import normalize_value
+    if not isinstance(text, str):
+        raise ValueError("text must be str")
+    norm = normalize_value(text)
+    if not norm:
+        return None
+    try:
+        with _ANALYZER_LOCK:
+            a = _analyzer("plain")
+            toks = list(a.analyze(norm))
+            if not toks:
+                return None
+            left_open = _word_char(a, norm[0])
+            right_open = _word_char(a, norm[-1])
+        if any(len(t.encode("utf-8")) >= PLAIN_MAX_TOKEN_BYTES for t in toks):
+            return None
+    except (UnicodeError, ValueError):  # e.g. a lone surrogate
+        return None
+    exact: list[str] = []
+    edges: list[str] = []
+    last = len(toks) - 1
+    for i, t in enumerate(toks):
+        lo = i == 0 and left_open
+        ro = i == last and right_open
+        if lo or ro:
+            edges.append((".*" if lo else "") + _rx_escape(t) + (".*" if ro else ""))
+        else:
+            exact.append(t)
+    return list(dict.fromkeys(exact)), list(dict.fromkeys(edges))
+
+
+def _substring_query(schema: "tantivy.Schema", exact: list[str], edges: list[str]) -> "tantivy.Query":
+    """AND(term plain:t for t in exact) AND (AND(regex plain:r for r in
+    edges) OR flags:long), constant score."""
+    must = [tantivy.Query.term_query(schema, "plain", t) for t in exact]
+    if edges:
+        rx = [tantivy.Query.regex_query(schema, "plain", r) for r in edges]
+        e = rx[0] if len(rx) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in rx])
+        must.append(tantivy.Query.boolean_query([
+            (tantivy.Occur.Should, e),
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "flags", _FLAG_LONG)),
+        ]))
+    q = must[0] if len(must) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Must, m) for m in must])
+    return tantivy.Query.const_score_query(q, 1.0)
 
 
 # --------------------------------------------------------------------------

@@ -59,8 +59,24 @@ def ix(root: Path):
 # helpers reading the index files independently of the module
 
 
+def live_gens(root: Path, sub: str) -> dict[int, Path]:
+    """{shard: live generation dir} from CURRENT, parsed independently:
+    one line ``gen-<n>``, or ``shards <N>`` and N lines ``gen-<n>`` | ``-``."""
+    lines = (root / sub / "CURRENT").read_text().split("\n")
+    assert lines[-1] == "", "CURRENT must end with a newline"
+    lines = lines[:-1]
+    if len(lines) == 1:
+        return {0: root / sub / lines[0]}
+    kw, n = lines[0].split(" ")
+    assert kw == "shards" and int(n) == len(lines) - 1
+    return {i: root / sub / g for i, g in enumerate(lines[1:]) if g != "-"}
+
+
 def live_gen(root: Path, sub: str) -> Path:
-    return root / sub / (root / sub / "CURRENT").read_text().strip()
+    """The live generation of a sub-index holding one non-empty shard."""
+    gens = live_gens(root, sub)
+    assert len(gens) == 1, gens
+    return next(iter(gens.values()))
 
 
 def open_live(root: Path, sub: str) -> tantivy.Searcher:
@@ -652,3 +668,337 @@ def test_make_snippet() -> None:
 def test_make_snippet_never_raises(text: str, query: str, width: int) -> None:
     s = make_snippet(text, query, width)
     assert len(s) <= width + 2
+
+
+# --------------------------------------------------------------------------
+# shards of the turns sub-index
+
+
+def sturn(seed: str, session: str, text: str, seq: int = 0) -> IndexDoc:
+    return IndexDoc(oid(seed), "turn", session, 1, "x", "user", text, seq)
+
+
+def sessions_by_shard(ix: SearchIndex, count: int) -> dict[int, str]:
+    """One session id for each of `count` distinct shards."""
+    out: dict[int, str] = {}
+    i = 0
+    while len(out) < count:
+        out.setdefault(ix.shard_of(f"session-{i}"), f"session-{i}")
+        i += 1
+    return out
+
+
+def gen_snapshot(path: Path) -> dict[str, tuple[int, int, int]]:
+    """file name -> (inode, size, mtime_ns) of every file of a generation dir."""
+    return {p.name: (p.stat().st_ino, p.stat().st_size, p.stat().st_mtime_ns) for p in path.iterdir()}
+
+
+def test_shard_of_is_blake3_of_the_session_id(root: Path, ix: SearchIndex) -> None:
+    from blake3 import blake3
+    for sid in ("abc", "83256f84-59d0-4878-9036-b137c23d993b", "é/日本", ""):
+        assert ix.shard_of(sid) == int.from_bytes(blake3(sid.encode()).digest()[:4], "big") % 16
+    assert ix.turn_shards(["abc", "abc", "x"]) == {ix.shard_of("abc"), ix.shard_of("x")}
+    assert ix.turn_shard_count() == 16 and not root.exists()  # reading creates nothing
+    four = SearchIndex(root, shards=4)
+    assert four.shard_of("abc") == int.from_bytes(blake3(b"abc").digest()[:4], "big") % 4
+    four.add([sturn("a", "abc", "hello")])
+    assert ix.turn_shard_count() == 4  # what is on disk wins over the instance's default
+    assert ix.shard_of("abc") == four.shard_of("abc")
+    with pytest.raises(ValueError):
+        SearchIndex(root, shards=0)
+
+
+def test_turns_are_sharded_by_session(root: Path, ix: SearchIndex) -> None:
+    docs = [sturn(f"t{s}-{k}", f"session-{s}", f"shardword turn {k} of session {s}", k)
+            for s in range(40) for k in range(3)]
+    assert ix.add(docs) == 120
+    lines = (root / "turns" / "CURRENT").read_text().splitlines()
+    assert lines[0] == "shards 16" and len(lines) == 17
+    gens = live_gens(root, "turns")
+    assert len(gens) > 8  # 40 sessions over 16 shards
+    # each generation holds exactly the turns of the sessions of its shard, all of them
+    for shard, path in gens.items():
+        searcher = tantivy.Index.open(str(path)).searcher()
+        refs = [searcher.doc(a).get_first("ref") for _s, a in searcher.search(tantivy.Query.all_query(), 500).hits]
+        want = [d.ref for d in docs if ix.shard_of(d.ref) == shard]
+        assert sorted(refs) == sorted(want)
+    assert len(ix.search("shardword", limit=500)) == 120
+    assert ix.doc_count() == {"fact": 0, "turn": 120}
+    assert ids(ix.search("turn 2 session 17", limit=1)) == [oid("t17-2")]
+    assert set(ix.turns_at("session-5", [0, 2])) == {0, 2}
+    assert ix.has_seq("turn")
+    assert ix.term_doc_freq("shardword") == {"shardword": 120}
+    assert ix.term_stats(["shardword"], ("turn",)) == (120, {"shardword": 120})
+    assert ix.verify_purged([]) == []
+
+
+def test_scores_comparable_across_shards(ix: SearchIndex) -> None:
+    a, b = list(sessions_by_shard(ix, 2).values())
+    same_a = sturn("same-a", a, "alpha beta gamma delta")
+    same_b = sturn("same-b", b, "alpha beta gamma delta")
+    fill = [sturn(f"f{i}", a, f"one two three w{i}") for i in range(30)]
+    ix.add([same_a, *fill, fact("fa", "one two three four")])
+    ix.add([same_b])
+    hits = ix.search("alpha gamma")
+    assert set(ids(hits)) == {same_a.id, same_b.id}
+    assert hits[0].score == pytest.approx(hits[1].score, rel=1e-3)
+    # and merged correctly: the best of every shard competes, `limit` applies overall
+    more = [sturn(f"m{i}", f"session-m{i}", "common " * (1 + i % 5)) for i in range(50)]
+    ix.add(more)
+    top = ix.search("common", limit=7)
+    assert len(top) == 7 and all(x.score >= y.score for x, y in zip(top, top[1:]))
+    allhits = ix.search("common", limit=100)
+    assert len(allhits) == 50 and ids(allhits)[:7] == ids(top)
+
+
+def test_purge_turn_shards_touches_only_the_affected_shard(root: Path, ix: SearchIndex) -> None:
+    by_shard = sessions_by_shard(ix, 4)
+    victim_shard, victim = next(iter(by_shard.items()))
+    neighbour = next(f"n-{i}" for i in range(1000) if ix.shard_of(f"n-{i}") == victim_shard
+                     and f"n-{i}" != victim)
+    docs = [sturn(f"{s}-{k}", s, f"ordinary words {k} of {s}", k)
+            for s in [*by_shard.values(), neighbour] for k in range(5)]
+    secret = sturn("secret", victim, f"the token is {SENTINEL} keep it", 5)
+    ix.add([*docs, secret])
+    assert ids(ix.search(SENTINEL)) == [secret.id]
+    before = live_gens(root, "turns")
+    snaps = {s: gen_snapshot(p) for s, p in before.items()}
+
+    survivors = [d for d in docs if ix.shard_of(d.ref) == victim_shard]
+    assert {d.ref for d in survivors} == {victim, neighbour}
+    ix.purge_turn_shards({victim_shard}, survivors)
+
+    after = live_gens(root, "turns")
+    assert set(after) == set(before)
+    for s, path in before.items():
+        if s == victim_shard:
+            assert after[s] != path and not path.exists()
+        else:  # untouched: same generation, same files, not rewritten
+            assert after[s] == path and gen_snapshot(path) == snaps[s]
+    assert ix.search(SENTINEL) == [] and ix.search("zebraquokka") == []
+    assert len(ix.search("ordinary", limit=100)) == len(docs)
+    assert ix.verify_purged([secret.id]) == []
+    files = scan_files(root)
+    assert where("zebraquokka", files) == [] and where(secret.id, files) == []
+    assert any(n.endswith("#decoded") for n in where(survivors[0].id, files))
+
+
+def test_purge_turn_shards_validation(root: Path, ix: SearchIndex) -> None:
+    (s1, a), (s2, b) = list(sessions_by_shard(ix, 2).items())
+    da, db = sturn("a", a, "apple text"), sturn("b", b, "banana text")
+    ix.add([da, db])
+    current = (root / "turns" / "CURRENT").read_text()
+    gens = sorted(p.name for p in (root / "turns").iterdir())
+    for shards, survivors in [({s1}, [da, db]),             # b is in another shard
+                              ({s1}, [fact("f", "a fact")]),  # not a turn
+                              ({16}, []), ({-1}, []),         # no such shard
+                              ({s1}, ["not a doc"])]:
+        with pytest.raises(ValueError):
+            ix.purge_turn_shards(shards, survivors)  # type: ignore[arg-type]
+        assert (root / "turns" / "CURRENT").read_text() == current
+        assert sorted(p.name for p in (root / "turns").iterdir()) == gens
+    ix.purge_turn_shards(set(), [])  # nothing to do
+    assert (root / "turns" / "CURRENT").read_text() == current
+    # a shard without survivors becomes empty: "-" in CURRENT, its generation deleted
+    ix.purge_turn_shards({s1}, [])
+    assert s1 not in live_gens(root, "turns") and ids(ix.search("text")) == [db.id]
+    assert ix.verify_purged([da.id]) == []
+    # with no turns index nothing is written (an index of some shards only would be incomplete)
+    other = SearchIndex(root.parent / "other-index")
+    other.purge_turn_shards({other.shard_of(a)}, [da])
+    assert not (root.parent / "other-index").exists()
+
+
+def test_index_with_another_shard_count_is_read_written_and_rebuilt(root: Path) -> None:
+    four = SearchIndex(root, shards=4)
+    docs = [sturn(f"d{i}", f"s{i}", f"fourshard text {i}") for i in range(12)]
+    four.add(docs[:6])
+    ix = SearchIndex(root)  # default layout would be 16 shards
+    assert ix.turn_shard_count() == 4
+    ix.add(docs[6:])
+    assert (root / "turns" / "CURRENT").read_text().startswith("shards 4\n")
+    assert len(ix.search("fourshard", limit=50)) == 12
+    s = ix.shard_of("s3")
+    ix.purge_turn_shards({s}, [d for d in docs if ix.shard_of(d.ref) == s and d.ref != "s3"])
+    assert oid("d3") not in ids(ix.search("fourshard", limit=50))
+    assert len(ix.search("fourshard", limit=50)) == 11
+    ix.rebuild(docs)  # a rebuild lays the turns out with the instance's count
+    assert (root / "turns" / "CURRENT").read_text().startswith("shards 16\n")
+    assert len(ix.search("fourshard", limit=50)) == 12 and ix.verify_purged([]) == []
+
+
+def test_unsharded_turns_index_is_read_and_purged(root: Path) -> None:
+    """A turns index of one generation (the layout before sharding)."""
+    SearchIndex(root, shards=1).add([sturn("u1", "s1", "legacy one"), sturn("u2", "s2", "legacy two")])
+    assert (root / "turns" / "CURRENT").read_text() == "gen-1\n"
+    ix = SearchIndex(root)
+    assert ix.turn_shard_count() == 1 and ix.turn_shards(["s1", "s2"]) == {0}
+    assert len(ix.search("legacy")) == 2
+    ix.add([sturn("u3", "s3", "legacy three")])  # written as it is
+    assert (root / "turns" / "CURRENT").read_text() == "gen-1\n"
+    one = SearchIndex(root, shards=1)  # an instance that wants one shard keeps it so
+    one.purge_turn_shards({0}, [sturn("u2", "s2", "legacy two"), sturn("u3", "s3", "legacy three")])
+    assert (root / "turns" / "CURRENT").read_text() == "gen-2\n"
+    assert set(ids(ix.search("legacy"))) == {oid("u2"), oid("u3")}
+    # purging every shard of a smaller layout lays the turns out anew (all survivors are at hand)
+    ix.purge_turn_shards({0}, [sturn("u2", "s2", "legacy two")])
+    assert (root / "turns" / "CURRENT").read_text().startswith("shards 16\n")
+    assert ids(ix.search("legacy")) == [oid("u2")] and ix.verify_purged([oid("u1"), oid("u3")]) == []
+
+
+def test_automatic_shard_count_follows_the_index_size(root: Path, monkeypatch) -> None:
+    import objstore.searchindex as si
+    monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 2)
+    ix = SearchIndex(root)
+    docs = [sturn(f"a{i}", f"s{i}", f"auto {i}") for i in range(40)]
+    ix.add(docs)
+    assert ix.turn_shard_count() == 16  # a first layout: the default
+    ix.rebuild(docs)  # 40 docs > 16 shards * 2 per shard
+    assert ix.turn_shard_count() == 32
+    monkeypatch.setattr(si, "MAX_AUTO_SHARDS", 32)
+    monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 1)
+    ix.rebuild(docs)
+    assert ix.turn_shard_count() == 32
+    assert len(ix.search("auto", limit=50)) == 40
+    pinned = SearchIndex(root, shards=8)
+    pinned.rebuild(docs)
+    assert pinned.turn_shard_count() == 8
+
+
+def test_buffered_rebuild_of_many_shards(root: Path, ix: SearchIndex, monkeypatch) -> None:
+    import objstore.searchindex as si
+    monkeypatch.setattr(si, "BUILD_BUFFER_CHARS", 300)  # many rounds of writes per shard
+    docs = [sturn(f"b{i}", f"s{i % 30}", f"buffered doc number {i} " + "pad " * 10, i) for i in range(300)]
+    assert ix.rebuild(docs) == 300
+    assert len(ix.search("buffered", limit=500)) == 300
+    assert ix.doc_count() == {"fact": 0, "turn": 300}
+    assert ix.verify_purged([]) == []  # merged segments' dead files were collected
+    assert max(len(json.loads((p / "meta.json").read_text())["segments"])
+               for p in live_gens(root, "turns").values()) >= 1
+
+
+@pytest.mark.parametrize("content", [
+    "shards 2\ngen-1\n", "shards 0\n", "shards 2\ngen-1\ngen-1\n", "shards x\ngen-1\n",
+    "shards 2\ngen-1\nfoo\n", "gen-1\ngen-2\n", "shards 5000\n" + "-\n" * 5000, "",
+])
+def test_bad_current_is_corruption(root: Path, ix: SearchIndex, content: str) -> None:
+    ix.add([sturn("c", "s", "corrupt me")])
+    (root / "turns" / "CURRENT").write_text(content)
+    with pytest.raises(IndexCorruptError):
+        ix.search("corrupt")
+    with pytest.raises(IndexCorruptError):
+        ix.shard_of("s")
+    ix.rebuild([sturn("c", "s", "corrupt me")])
+    assert ids(ix.search("corrupt")) == [oid("c")]
+
+
+def test_missing_turns(ix: SearchIndex) -> None:
+    s1, s2, s3 = sessions_by_shard(ix, 3).values()
+    assert ix.missing_turns({s1: oid("x")}) == {s1}  # no index
+    ix.add([sturn("h1", s1, "head one"), sturn("h2", s2, "head two")])
+    assert ix.missing_turns({s1: oid("h1"), s2: oid("h2")}) == set()
+    # looked up in the session's own shard; a shard without a generation lacks everything
+    assert ix.missing_turns({s1: oid("h2"), s2: oid("h2"), s3: oid("h1")}) == {s1, s3}
+
+
+# --------------------------------------------------------------------------
+# substring prefilter
+
+
+def brute(docs: list[IndexDoc], text: str) -> set[str]:
+    from objstore.objects import normalize_value
+    norm = normalize_value(text)
+    return {d.id for d in docs if norm in normalize_value(d.text)}
+
+
+SUB_DOCS = {
+    "flag": "FYI the staging flag `gipevix_enabled` must stay off until tedugix signs off.",
+    "enable": "enable gipevix now, it is enabled",
+    "strasse": "Die STRASSE ist lang; die Straße auch",
+    "lig": "the ﬅ ligature and the ﬁle",
+    "greek": "ΟΔΟΣ and οδός",
+    "cjk": "これは日本語のテキストです",
+    "spaces": "alpha\n\n\tbeta   gamma",
+    "combining": "cafe\u0301 and café",
+    "long": "prefix " + "x" * 40000 + "needleinside" + "y" * 100 + " suffix",
+    "other": "nothing to see here",
+}
+
+
+@pytest.fixture
+def subix(ix: SearchIndex) -> tuple[SearchIndex, list[IndexDoc]]:
+    docs = [sturn(k, f"session-{k}", v) for k, v in SUB_DOCS.items()]
+    ix.add(docs)
+    return ix, docs
+
+
+@pytest.mark.parametrize("text, must, must_not", [
+    ("gipevix_enabled", {"flag", "enable"}, {"other", "strasse"}),  # order is not checked
+    ("GIPEVIX_ENABLED", {"flag"}, {"other"}),
+    ("x_enabled must", {"flag"}, {"other", "enable"}),  # "must": a whole word
+    ("staging flag", {"flag"}, {"enable"}),
+    ("the staging flag `gipevix", {"flag"}, {"enable"}),
+    ("straße", {"strasse"}, {"other"}),
+    ("STRASSE IST", {"strasse"}, {"other"}),
+    ("st ligature", {"lig"}, {"other"}),
+    ("οδοσ", {"greek"}, {"other"}),
+    ("日本語", {"cjk"}, {"other"}),
+    ("alpha beta gamma", {"spaces"}, {"other"}),
+    ("lpha\tbeta gam", {"spaces"}, {"other"}),
+    ("café", {"combining"}, {"other"}),
+    ("needleinside", {"long"}, set()),
+    ("xxneedle", {"long"}, set()),
+])
+def test_substring_candidates_examples(subix, text: str, must: set[str], must_not: set[str]) -> None:
+    ix, docs = subix
+    cands = ix.substring_candidates(text)
+    assert cands is not None
+    assert brute(docs, text) <= cands
+    assert {oid(k) for k in must} <= cands
+    assert not {oid(k) for k in must_not} & cands
+    refs = ix.substring_candidate_refs(text)
+    assert refs is not None and set(refs) == cands and refs[oid(next(iter(must)))].startswith("session-")
+
+
+def test_substring_candidates_none_when_it_cannot_answer(root: Path, subix) -> None:
+    ix, _docs = subix
+    for text in ("", "   ", "!!! ---", "x" * 32768, "\ud800abc"):
+        assert ix.substring_candidates(text) is None, text
+    assert ix.substring_candidates("anything", kind="history") is None  # no such index
+    with pytest.raises(ValueError):
+        ix.substring_candidates("x", kind="blob")
+    # a generation without the plain field (first-release format): no answer for that kind
+    words = SearchIndex(root.parent / "words-index", analyzer="words")
+    words.add([sturn("w", "s", "plain words")])
+    assert words.substring_candidates("plain words") is None
+
+
+_SUB_ALPHABET = st.sampled_from(list("abcxyzAB0_-. \n\tßẞﬅﬁﬃİıΣσςéǅŉ日本")
+                                + ["\u0301", "\u212a", "\u00a0", "\u2028", "\u0345"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.text(_SUB_ALPHABET, max_size=40), min_size=1, max_size=8),
+       pick=st.integers(min_value=0), start=st.integers(min_value=0), length=st.integers(1, 12),
+       upper=st.booleans(), ws=st.sampled_from([" ", "\n", "\t ", "  "]),
+       free=st.text(_SUB_ALPHABET, min_size=1, max_size=6))
+def test_substring_candidates_never_miss(texts, pick, start, length, upper, ws, free) -> None:
+    """Brute force over random texts: every document containing the match
+    text (as forget --match sees it) is a candidate."""
+    import tempfile
+    import unicodedata
+    with tempfile.TemporaryDirectory() as d:
+        ix = SearchIndex(Path(d) / "index", shards=2)
+        docs = [sturn(f"h{i}", f"s{i % 3}", t) for i, t in enumerate(texts)]
+        ix.add(docs)
+        src = texts[pick % len(texts)]
+        s0 = start % (len(src) + 1)
+        sub = src[s0:s0 + length]
+        sub = sub.upper() if upper else sub
+        sub = unicodedata.normalize("NFD", " ".join(sub.split(" ")).replace(" ", ws))
+        for text in (sub, free, sub + free):
+            cands = ix.substring_candidates(text)
+            if cands is not None:
+                assert brute(docs, text) <= cands, (text, texts)
+                assert cands <= {doc.id for doc in docs}
+        ix.close()
