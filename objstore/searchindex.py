@@ -210,11 +210,20 @@ the tokens are not checked, and the caller verifies each candidate against
 its text.
 
 Writers use ``WRITER_HEAP_BYTES`` (15 MB) heap and one indexing thread.
+A rebuild of many shards buffers documents (BUILD_BUFFER_CHARS) and writes
+FLUSH_THREADS shards at a time; a rebuild of a few shards (a purge) streams
+into one writer per shard.  The analyzers are built once per process and
+registered on every index opened (building one compiles the token regex).
 Measured on the 2-core dev machine (tantivy-py 0.27): ``rebuild`` of 10,000
 docs of ~110 words each (1.1 M tokens) takes ~1.3 s, nearly all of it in
 tantivy's commit (the regex analyzer costs ~0.5 s of that versus tantivy's
 default tokenizer; a 50 MB heap saves ~0.2 s); a one-doc ``add`` ~20 ms; a
-two-word search ~0.6 ms; ``purge("fact")`` of 500 facts ~0.1 s.
+two-word search ~0.6 ms; ``purge("fact")`` of 500 facts ~0.1 s.  On the
+benchmark store (37,491 turn documents, 32 shards; ``docs/benchmarks.md``,
+"Forget"): indexing a shard of 1,420 turns ~0.25 s (the ``plain`` field adds
+~20 %), so ``purge_turn_shards`` of one shard 0.33-0.39 s with the reading
+of its turns; ``substring_candidates`` ~22 ms; each shard adds ~0.45 ms to
+the first search of a new process and ~0.05 ms to a warm search.
 """
 
 from __future__ import annotations
@@ -1099,6 +1108,9 @@ class _Sub:
             index.reload()
         except ValueError as e:
             raise SearchIndexError(f"{self.dir / name}: after commit: {e}") from e
+        if len(docs) > BULK_DOCS:  # a big batch (import): one of many writers in a row
+            del writer
+            _trim_heap()
 
 
 class _Build:
