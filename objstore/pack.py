@@ -340,10 +340,14 @@ class PackWriter:
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return digest.hex()
+        self._append(digest, slot, _compress(frame, self.level))
+        return digest.hex()
+
+    def _append(self, digest: bytes, slot: int, data: bytes) -> None:
+        """Write one entry (``data`` = the zlib stream) and record it."""
         n = len(self._offsets)
         if n >= MAX_OBJECTS:
             raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
-        data = _compress(frame, self.level)
         length = 4 + len(data)
         if length > _MAX_ENTRY:
             raise InvalidInput(f"object {digest.hex()} is too large for a pack entry ({len(data)} compressed bytes)")
@@ -361,7 +365,6 @@ class PackWriter:
         self._table[slot] = n + 1
         if 2 * (n + 1) > len(self._table):
             self._grow()
-        return digest.hex()
 
     def add_entry(self, oid: str, zstream: bytes) -> str:
         """Add an object given as an already-compressed zlib stream (as
@@ -374,26 +377,7 @@ class PackWriter:
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return oid
-        n = len(self._offsets)
-        if n >= MAX_OBJECTS:
-            raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
-        length = 4 + len(zstream)
-        if length > _MAX_ENTRY:
-            raise InvalidInput(f"object {oid} is too large for a pack entry")
-        if self._file is None:
-            self.pack_dir.mkdir(parents=True, exist_ok=True)
-            self._tmp, fd = _create_temp(self.pack_dir)
-            self._file = open(fd, "wb", buffering=_BUF)
-            self._file.write(_HEADER.pack(PACK_MAGIC, PACK_VERSION, 0))
-        self._file.write(_U32.pack(len(zstream)))
-        self._file.write(zstream)
-        self._ids += digest
-        self._offsets.append(self._pos)
-        self._lengths.append(length)
-        self._pos += length
-        self._table[slot] = n + 1
-        if 2 * (n + 1) > len(self._table):
-            self._grow()
+        self._append(digest, slot, zstream)
         return oid
 
     def add_many(self, frames: Iterable[bytes]) -> int:
