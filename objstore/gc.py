@@ -153,9 +153,11 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Itera
         packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size)
                      for p in store.packs.packs if p.name not in done)
     temps = list(store.packs.temp_files()) + list(store.packs.incomplete_packs())
-    for base in (store.root / "objects", store.root / "refs", store.root / "logs"):
+    for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index"):
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
+                # index writers also hold the store lock, so under it tantivy's
+                # ".tmp*" files are leftovers of a killed writer too
                 if (f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs"):
                     temps.append(Path(dirpath) / f)
     for p in temps:
