@@ -158,7 +158,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Itera
             for f in files:
                 # index writers also hold the store lock, so under it tantivy's
                 # ".tmp*" files are leftovers of a killed writer too
-                if (f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs"):
+                if ((f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs")
+                        or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
                     temps.append(Path(dirpath) / f)
     for p in temps:
         try:
