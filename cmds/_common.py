@@ -186,3 +186,15 @@ def safe(text: str) -> str:
     returns, C1 controls) shown as ``\\xNN`` so stored content cannot drive
     the user's terminal.  Tabs and newlines are kept."""
     return text.translate(_CONTROL)
+
+
+def confirm_or_exit(question: str) -> None:
+    """Ask ``question`` on stderr; anything but yes (including end of input)
+    prints "nothing forgotten" and exits 1, having changed nothing."""
+    try:
+        ok = click.confirm(question, err=True)
+    except click.Abort:  # end of input: nothing was confirmed
+        ok = False
+    if not ok:
+        click.echo("nothing forgotten", err=True)
+        raise click.exceptions.Exit(1)

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
+from ._common import confirm_or_exit, complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
 
 PREVIEW_LINES = 50
 
@@ -99,13 +99,7 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
             emit_json({"dry_run": True, **_plan_json(plan)})
         return
     if not yes:
-        try:
-            ok = click.confirm("forget these for good?", err=True)
-        except click.Abort:  # end of input: nothing was confirmed
-            ok = False
-        if not ok:
-            click.echo("nothing forgotten", err=True)
-            raise click.exceptions.Exit(1)
+        confirm_or_exit("forget these for good?")
     r = forget(store, what=what, match=match, session=session)
     scrubbed_files = []
     if scrub_sources:
@@ -139,13 +133,7 @@ def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None
             emit_json({"dry_run": True, "sealed_key": key})
         return
     if not yes:
-        try:
-            ok = click.confirm("forget these for good?", err=True)
-        except click.Abort:
-            ok = False
-        if not ok:
-            click.echo("nothing forgotten", err=True)
-            raise click.exceptions.Exit(1)
+        confirm_or_exit("forget these for good?")
     n = forget_sealed(store, key)
     if as_json:
         emit_json({"dry_run": False, "sealed_key": key, "objects_deleted": n})

@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from ._common import TimeType, emit_json, fmt_time, json_option, plural, safe, with_store
+from ._common import confirm_or_exit, TimeType, emit_json, fmt_time, json_option, plural, safe, with_store
 from ._vault import passphrase_file_option, read_passphrase
 
 
@@ -225,13 +225,7 @@ def forget(key, yes, as_json, store):
     chain = sealed_versions(store, key)
     if not yes:
         click.echo(safe(f"will delete {plural(len(chain), 'sealed version')} of {chain[0].sealed.key}"), err=True)
-        try:
-            ok = click.confirm("forget them for good?", err=True)
-        except click.Abort:
-            ok = False
-        if not ok:
-            click.echo("nothing forgotten", err=True)
-            raise click.exceptions.Exit(1)
+        confirm_or_exit("forget them for good?")
     n = forget_sealed(store, key)
     if as_json:
         emit_json({"key": chain[0].sealed.key, "objects_deleted": n})
