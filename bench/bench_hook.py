@@ -60,8 +60,8 @@ def _run(cmd: list[str], *, env: dict, stdin: bytes | None = None) -> tuple[floa
 
 def _store_turns(store: Path) -> int:
     sys.path.insert(0, str(REPO))
-    from objstore.sessions import list_sessions
-    from objstore.store import Store
+    from objstore.memory.sessions import list_sessions
+    from objstore.core.store import Store
     with Store.open(store) as s:
         return sum(x.turns for x in list_sessions(s))
 
@@ -81,8 +81,8 @@ def build(work: Path, min_turns: int, facts: int, mem: list[str], env: dict) -> 
     subprocess.run([*mem, "import", "claude-code", str(corpus)], check=True, env=env,
                    stdout=subprocess.DEVNULL)
     sys.path.insert(0, str(REPO))
-    from objstore.facts import remember
-    from objstore.store import Store
+    from objstore.memory.facts import remember
+    from objstore.core.store import Store
     rng = random.Random(3)
     words = "postgres redis port host timeout retries region bucket branch node python cache queue".split()
     with Store.open(store) as s:

@@ -73,9 +73,9 @@ def build_store(work: Path, corpus: Path, facts: int, env: dict) -> Path:
     t, p = run(mem_argv() + ["import", "claude-code", str(corpus), "--json"], {**env, "MEM_HOME": str(store)})
     print(f"bench: imported the corpus in {t:.1f} s", file=sys.stderr)
     sys.path.insert(0, str(REPO))
-    from objstore.facts import remember
-    from objstore.sessions import list_sessions
-    from objstore.store import Store
+    from objstore.memory.facts import remember
+    from objstore.memory.sessions import list_sessions
+    from objstore.core.store import Store
     with Store.open(store) as st:
         projects = sorted({s.project for s in list_sessions(st) if s.project}) or ["app"]
         for i in range(facts):

@@ -1,4 +1,4 @@
-"""Benchmark of objstore.redact: 10 MB of mixed text, pathological 256 KB
+"""Benchmark of objstore.core.redact: 10 MB of mixed text, pathological 256 KB
 lines, and the p50 of a typical 2 KB prompt.
 
     python bench/bench_redact.py
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from objstore.redact import redact  # noqa: E402
+from objstore.core.redact import redact  # noqa: E402
 
 
 def _timed(fn, *a) -> float:

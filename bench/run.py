@@ -241,12 +241,12 @@ def build_key_store(root: Path, keys: int, versions: int, *, seed: int = 1,
     Returns {"keys", "versions", "objects", "packs", "build_s"}.
     """
     sys.path.insert(0, str(src))
-    from objstore.codec import encode
-    from objstore.facts import fact_doc
-    from objstore.ids import ZERO_ID
-    from objstore.objects import Fact
-    from objstore.refs import fact_ref
-    from objstore.store import Store
+    from objstore.core.codec import encode
+    from objstore.memory.facts import fact_doc
+    from objstore.core.ids import ZERO_ID
+    from objstore.core.objects import Fact
+    from objstore.core.refs import fact_ref
+    from objstore.core.store import Store
 
     t0 = time.perf_counter()
     rng = random.Random(seed)

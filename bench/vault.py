@@ -3,7 +3,7 @@
 
 Measured, each the median of ``--runs`` samples:
 
-* ``encrypt 1 KB``: :func:`objstore.vault.encrypt_value` of a 1,024-byte
+* ``encrypt 1 KB``: :func:`objstore.vault.sealed.encrypt_value` of a 1,024-byte
   value to an X25519 recipient, and to a post-quantum hybrid recipient
   (where ML-KEM-768 is available), in a warm process: the cost of sealing
   itself, after start-up.
@@ -53,8 +53,8 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=15)
     args = ap.parse_args()
 
-    from objstore import age, vault
-    from objstore.store import Store
+    from objstore.vault import age, sealed as vault
+    from objstore.core.store import Store
 
     value = "v" * 1024
     rows = []

@@ -263,7 +263,7 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
 
 
 def _open_store(root: Path, lock_timeout: float):
-    from objstore.store import Store
+    from objstore.core.store import Store
     return Store.init(root, lock_timeout=lock_timeout)
 
 
@@ -271,7 +271,7 @@ def _open_store(root: Path, lock_timeout: float):
 
 def _session_start_block(store, sid: str, source: str, cwd: str) -> str:
     try:
-        from objstore.context import session_start_block
+        from objstore.retrieval.context import session_start_block
     except ImportError:
         return ""
     return session_start_block(store, sid, source, cwd) or ""
@@ -279,7 +279,7 @@ def _session_start_block(store, sid: str, source: str, cwd: str) -> str:
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None) -> str:
     try:
-        from objstore.context import inject_for_prompt
+        from objstore.retrieval.context import inject_for_prompt
     except ImportError:
         return ""
     kw = {"trace_path": trace} if trace else {}
@@ -351,8 +351,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                                         deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev])
                 run.guarded(None, start_sync)
 
-            def start_decay() -> None:  # at most once a day (objstore.decay's stamp)
-                from objstore.decay import decay
+            def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
+                from objstore.memory.decay import decay
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if no_inject(run.env):

@@ -83,7 +83,7 @@ class MemGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx):
-        from objstore.errors import MemError
+        from objstore.core.errors import MemError
         try:
             return super().invoke(ctx)
         except MemError as e:

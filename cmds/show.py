@@ -26,7 +26,7 @@ def _json(oid: str, obj) -> dict:
 
 
 def _print_object(oid: str, obj) -> None:
-    from objstore.objects import Fact, Sealed, Tombstone, Turn
+    from objstore.core.objects import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
         click.echo(safe(f"key:         {obj.key}  (v{obj.version}, sealed)"))
@@ -79,10 +79,10 @@ def command(what, as_json, store):
 
     Exit status: 0 ok; 4 not found or ambiguous; 13 corrupt object.
     """
-    from objstore import facts, sessions
-    from objstore.codec import decode
-    from objstore.errors import AmbiguousId, InvalidInput, NotFound
-    from objstore.ids import check_prefix
+    from objstore.memory import facts, sessions
+    from objstore.core.codec import decode
+    from objstore.core.errors import AmbiguousId, InvalidInput, NotFound
+    from objstore.core.ids import check_prefix
 
     if "@" in what or "/" in what:
         sv = _sealed_version(store, what)
@@ -126,8 +126,8 @@ def command(what, as_json, store):
 def _sealed_version(store, what: str):
     """The sealed version named by ``KEY`` or ``KEY@vN``, or None when the
     key is not sealed (or not a key at all)."""
-    from objstore.errors import InvalidInput
-    from objstore.vault import is_sealed, pick_version, sealed_versions
+    from objstore.core.errors import InvalidInput
+    from objstore.vault.sealed import is_sealed, pick_version, sealed_versions
     key, at, v = what.rpartition("@") if "@" in what else (what, "", "")
     try:
         if not is_sealed(store, key):

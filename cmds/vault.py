@@ -52,10 +52,10 @@ def init(ctx, pq, passphrase_file, as_json):
     2 passphrase too short or not confirmed; 6 the store has a vault
     already; 11 store locked.
     """
-    from objstore import vault
+    from objstore.vault import sealed as vault
     store = open_store(ctx, create=True)
     if vault.has_vault(store):  # before asking for a passphrase; init_vault checks again under the lock
-        from objstore.errors import Refused
+        from objstore.core.errors import Refused
         raise Refused(f"this store already has a vault ({vault.vault_paths(store)[0].parent})",
                       hint="a new vault would make every sealed value unreadable; keep the one you have")
     pw = read_passphrase(passphrase_file, confirm=True, check=vault.check_passphrase)
@@ -88,7 +88,7 @@ def info(as_json, store):
 
     Exit status: 0 ok; 4 no vault; 10 no store.
     """
-    from objstore import vault
+    from objstore.vault import sealed as vault
     v = vault.vault_info(store)
     n = len(list(store.refs.iter("sealed")))
     if as_json:
@@ -113,5 +113,5 @@ def recipient(store):
 
     Exit status: 0 ok; 4 no vault; 10 no store.
     """
-    from objstore import vault
+    from objstore.vault import sealed as vault
     click.echo(vault.vault_info(store).recipient)

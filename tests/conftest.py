@@ -45,7 +45,7 @@ def store_path(tmp_path) -> Path:
 
 @pytest.fixture
 def store(store_path):
-    from objstore.store import Store
+    from objstore.core.store import Store
     s = Store.init(store_path)
     yield s
     s.close()

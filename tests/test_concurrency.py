@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from objstore import facts
-from objstore.fsck import fsck
-from objstore.store import Store
+from objstore.memory import facts
+from objstore.core.fsck import fsck
+from objstore.core.store import Store
 
 WORKERS = Path(__file__).with_name("workers.py")
 SOAK = os.environ.get("MEM_SOAK") == "1"

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from objstore import facts
-from objstore.errors import NotFound
-from objstore.forget import scan_store
-from objstore.fsck import fsck
-from objstore.search import search
-from objstore.store import Store
+from objstore.memory import facts
+from objstore.core.errors import NotFound
+from objstore.memory.forget import scan_store
+from objstore.core.fsck import fsck
+from objstore.retrieval.search import search
+from objstore.core.store import Store
 
 WORKERS = Path(__file__).with_name("workers.py")
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
@@ -109,7 +109,7 @@ def test_sigkill_at_random_moments(tmp_path, op):
         _check(home, model, forgotten[-3:])
     # nothing left behind for good: after a final gc, no unreachable object and no temp file
     s = Store.open(home)
-    from objstore.gc import gc
+    from objstore.core.gc import gc
     gc(s, grace_s=0)
     assert fsck(s).unreachable == 0
     leftovers = [p for p in home.rglob("*") if ".tmp" in p.name

@@ -33,7 +33,7 @@ def test_every_command_in_docs():
 
 def test_exit_codes_documented():
     table = (REPO / "docs" / "exit-codes.md").read_text(encoding="utf-8")
-    from objstore import errors
+    from objstore.core import errors
     for cls in vars(errors).values():
         if isinstance(cls, type) and issubclass(cls, errors.MemError):
             assert f"| {cls.exit_code} |" in table, cls

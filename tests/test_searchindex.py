@@ -1,4 +1,4 @@
-"""Tests of objstore.searchindex: real tantivy, real files, no mocks."""
+"""Tests of objstore.index.searchindex: real tantivy, real files, no mocks."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from objstore.searchindex import (
+from objstore.index.searchindex import (
     Hit,
     IndexBusyError,
     IndexCorruptError,
@@ -609,7 +609,7 @@ def test_second_writer_is_busy(root: Path, ix: SearchIndex) -> None:
 _WRITER_SCRIPT = """
 import sys
 from pathlib import Path
-from objstore.searchindex import IndexDoc, SearchIndex
+from objstore.index.searchindex import IndexDoc, SearchIndex
 import hashlib
 root, tag = Path(sys.argv[1]), sys.argv[2]
 ix = SearchIndex(root, lock_timeout=60)
@@ -847,7 +847,7 @@ def test_unsharded_turns_index_is_read_and_purged(root: Path) -> None:
 
 
 def test_automatic_shard_count_follows_the_index_size(root: Path, monkeypatch) -> None:
-    import objstore.searchindex as si
+    import objstore.index.searchindex as si
     monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 2)
     ix = SearchIndex(root)
     docs = [sturn(f"a{i}", f"s{i}", f"auto {i}") for i in range(40)]
@@ -866,7 +866,7 @@ def test_automatic_shard_count_follows_the_index_size(root: Path, monkeypatch) -
 
 
 def test_buffered_rebuild_of_many_shards(root: Path, ix: SearchIndex, monkeypatch) -> None:
-    import objstore.searchindex as si
+    import objstore.index.searchindex as si
     monkeypatch.setattr(si, "BUILD_BUFFER_CHARS", 300)  # many rounds of writes per shard
     docs = [sturn(f"b{i}", f"s{i % 30}", f"buffered doc number {i} " + "pad " * 10, i) for i in range(300)]
     assert ix.rebuild(docs) == 300
@@ -906,7 +906,7 @@ def test_missing_turns(ix: SearchIndex) -> None:
 
 
 def brute(docs: list[IndexDoc], text: str) -> set[str]:
-    from objstore.objects import normalize_value
+    from objstore.core.objects import normalize_value
     norm = normalize_value(text)
     return {d.id for d in docs if norm in normalize_value(d.text)}
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from objstore import facts  # noqa: E402
-from objstore.store import Store  # noqa: E402
+from objstore.memory import facts  # noqa: E402
+from objstore.core.store import Store  # noqa: E402
 
 
 def ack(*parts) -> None:
@@ -51,7 +51,7 @@ def reader(store: Store, seconds: float) -> None:
 
 
 def gc_loop(store: Store, seconds: float) -> None:
-    from objstore.gc import gc
+    from objstore.core.gc import gc
     end = time.monotonic() + seconds
     runs = 0
     while time.monotonic() < end:
@@ -72,23 +72,23 @@ def victim(store: Store, op: str, seed: int, extra: str) -> None:
             ack("remember", key, val)
             i += 1
     elif op == "import":
-        from objstore.sessions import import_claude_code
+        from objstore.memory.sessions import import_claude_code
         while True:
             r = import_claude_code(store, [extra])
             ack("import", r.turns_added)
             i += 1
     elif op == "gc":
-        from objstore.gc import gc
+        from objstore.core.gc import gc
         while True:
             gc(store, grace_s=0)
             ack("gc")
     elif op == "reindex":
-        from objstore.search import reindex
+        from objstore.retrieval.search import reindex
         while True:
             reindex(store)
             ack("reindex")
     elif op == "forget":
-        from objstore.forget import forget_key
+        from objstore.memory.forget import forget_key
         while True:
             key = f"project/f/k{seed}-{i}"
             facts.remember(store, key, f"canary{seed}q{i} one")

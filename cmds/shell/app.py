@@ -4,7 +4,7 @@
 commands until ``quit`` or Ctrl-D; Ctrl-C cancels the line being typed.
 Questions (``forget``'s confirmation, ``edit``'s value) are asked in a
 second, history-less prompt, so values typed there never reach the history
-file.  The history lives inside the store (``objstore.history``, so forget
+file.  The history lives inside the store (``objstore.memory.history``, so forget
 purges it) or nowhere (``history=False``); after a forget the session is
 rebuilt so the purged entries leave memory too.
 
@@ -20,8 +20,8 @@ from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.styles import Style
 
-from objstore.history import append_history, load_history
-from objstore.store import Store
+from objstore.memory.history import append_history, load_history
+from objstore.core.store import Store
 
 from .commands import Ask, ShellState, answer, build_catalog, dispatch, welcome
 from .completer import Refresher, make_completer

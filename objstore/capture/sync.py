@@ -15,7 +15,7 @@ a trailing run of assistant records (one API message is written as several
 records, and the Stop hook can fire before the last ones are written).  A
 file that shrank, was replaced or whose first bytes changed is read again
 from the start: capture is idempotent (each turn carries its source record's
-id, see ``objstore.sessions``), so a re-read adds nothing.  Nothing depends
+id, see ``objstore.memory.sessions``), so a re-read adds nothing.  Nothing depends
 on modification times.
 
 Idempotence from every side.  A prompt captured by the UserPromptSubmit hook
@@ -44,7 +44,7 @@ them.  Exclusions live in ``<store>/config.toml`` (:class:`CaptureConfig`).
 
 Every write goes through :class:`TurnWriter`, which takes the store lock,
 applies the forget filter (a forgotten session or record never comes back),
-redacts credentials (``objstore.redact``) and publishes in the store's order:
+redacts credentials (``objstore.core.redact``) and publishes in the store's order:
 objects (synced), then refs by compare-and-swap, then reflog, then the search
 index (or, for the prompt hook, leaves the index to the next writer through
 the index journal, which is what the journal is for).
@@ -61,12 +61,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import atomic_write
-from ..codec import encode
-from ..errors import InvalidInput
-from ..objects import Turn
-from ..refs import session_ref, validate_session_id
-from ..store import Store, now_ms
+from objstore.core.atomic import atomic_write
+from objstore.core.codec import encode
+from objstore.core.errors import InvalidInput
+from objstore.core.objects import Turn
+from objstore.core.refs import session_ref, validate_session_id
+from objstore.core.store import Store, now_ms
 from .claude_code import CapturedTurn, ParseStats, ReaderState, _project, _strip_mem, parse_file, prompt_hash
 
 __all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SessionState", "SyncResult", "TurnWriter",
@@ -210,7 +210,7 @@ def load_session(store: Store, sid: str) -> SessionState:
     points at the cached head; otherwise the turns added since the cached
     head are walked (or the whole chain when the cache is missing or the
     chain was rewritten).  Raises IntegrityError for a broken chain."""
-    from ..sessions import walk_turns
+    from objstore.memory.sessions import walk_turns
     ref = session_ref(sid)
     head = store.refs.read(ref)
     cached: dict | None = None
@@ -280,8 +280,8 @@ def _valid_text(text: str) -> str:
 
 
 def _redactor():
-    """``objstore.redact.redact`` (imported on first use: its rules compile at import)."""
-    from ..redact import redact
+    """``objstore.core.redact.redact`` (imported on first use: its rules compile at import)."""
+    from objstore.core.redact import redact
     return redact
 
 
@@ -327,7 +327,7 @@ class TurnWriter:
         if not self._flt_loaded:
             self._flt_loaded = True
             try:
-                from ..forget import capture_filter
+                from objstore.memory.forget import capture_filter
             except ImportError:
                 self._flt = None
             else:
@@ -369,7 +369,7 @@ class TurnWriter:
             return None
         text, forgotten = ct.text, 0
         flt = self._filter()
-        if flt is not None:        # the same rules as 'mem import' (objstore.forget.CaptureFilter)
+        if flt is not None:        # the same rules as 'mem import' (objstore.memory.forget.CaptureFilter)
             if sid in flt.sessions:
                 self.forgotten += 1
                 return None
@@ -380,7 +380,7 @@ class TurnWriter:
             else:
                 rules = getattr(flt, "rules", {}).get(sid)
                 if rules:
-                    from ..forget import redact_matches
+                    from objstore.memory.forget import redact_matches
                     text, _n = redact_matches(text, rules)
         if text:
             text = self._redact(text).text
@@ -396,7 +396,7 @@ class TurnWriter:
         self.dirty.add(sid)
         if forgotten:
             return oid
-        from ..sessions import turn_doc
+        from objstore.memory.sessions import turn_doc
         self.docs.append(turn_doc(oid, turn))
         self.added += 1
         return oid
@@ -408,7 +408,7 @@ class TurnWriter:
             return None
         store = self.store
         if self._bulk:
-            from ..store import _syncfs
+            from objstore.core.store import _syncfs
             _syncfs(store.root)   # objects durable before any ref names them
             self.close()
         t = now_ms()
@@ -424,7 +424,7 @@ class TurnWriter:
         docs, self.docs = self.docs, []
         if not index:
             return None
-        from ..searchindex import SearchIndexError
+        from objstore.index.searchindex import SearchIndexError
         try:
             store.index.add(docs)
             store.journal.clear()

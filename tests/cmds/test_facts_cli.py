@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from objstore.ids import hash_bytes
+from objstore.core.ids import hash_bytes
 
 
 def test_acceptance_remember_twice(invoke, store_path):

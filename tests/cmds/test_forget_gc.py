@@ -8,8 +8,8 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from objstore.forget import scan_store
-from objstore.searchindex import SearchIndex
+from objstore.memory.forget import scan_store
+from objstore.index.searchindex import SearchIndex
 
 SENTINEL = "zebraquokka-7731"
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
@@ -60,9 +60,9 @@ def test_forget_asks_and_aborts_without_yes(invoke):
 
 
 def test_gc_grace_period(invoke, store_path):
-    from objstore.codec import encode
-    from objstore.loose import LooseObjects
-    from objstore.objects import Tombstone
+    from objstore.core.codec import encode
+    from objstore.core.loose import LooseObjects
+    from objstore.core.objects import Tombstone
     invoke("remember", "user/x", "kept")
     lo = LooseObjects(store_path / "objects")
     young = lo.put(encode(Tombstone(key="user/y", value_sha256=b"\1" * 32, time=1)))

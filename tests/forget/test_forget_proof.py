@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from objstore import facts
-from objstore.forget import forget, scan_store
-from objstore.fsck import fsck
-from objstore.gc import gc
-from objstore.search import reindex, search
-from objstore.sessions import import_claude_code, session_turns, walk_turns
-from objstore.store import Store
+from objstore.memory import facts
+from objstore.memory.forget import forget, scan_store
+from objstore.core.fsck import fsck
+from objstore.core.gc import gc
+from objstore.retrieval.search import reindex, search
+from objstore.memory.sessions import import_claude_code, session_turns, walk_turns
+from objstore.core.store import Store
 from tests.conftest import SHARED
 
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
@@ -194,7 +194,7 @@ def test_session_selector(tmp_path):
 
 
 def test_match_needs_three_chars_and_dry_run_changes_nothing(tmp_path):
-    from objstore.errors import InvalidInput
+    from objstore.core.errors import InvalidInput
     store, _planted = _build(tmp_path, _transcript_sources()[0])
     with pytest.raises(InvalidInput):
         forget(store, match=" a  ")

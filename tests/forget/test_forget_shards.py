@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from objstore import forget as forget_mod
-from objstore.evaluate import write_sessions
-from objstore.forget import ForgetPlan, _plan_match, forget, scan_store
-from objstore.objects import Turn
-from objstore.search import search
-from objstore.sessions import walk_turns
-from objstore.store import Store
+from objstore.memory import forget as forget_mod
+from objstore.retrieval.evaluate import write_sessions
+from objstore.memory.forget import ForgetPlan, _plan_match, forget, scan_store
+from objstore.core.objects import Turn
+from objstore.retrieval.search import search
+from objstore.memory.sessions import walk_turns
+from objstore.core.store import Store
 
 CANARY = "Quokkacanary-4471"
 
@@ -119,8 +119,8 @@ def test_lagging_index_falls_back_to_scanning_every_session(store):
     shutil.rmtree(store.root / "index")
     st = Store.open(store.root)
     other = sids[0]
-    from objstore.refs import session_ref
-    from objstore.sessions import turn_doc
+    from objstore.core.refs import session_ref
+    from objstore.memory.sessions import turn_doc
     st.index.add([turn_doc(tv.id, tv.turn) for tv in walk_turns(st, st.refs.read(session_ref(other)))])
     assert st.index.substring_candidates(CANARY) == set()  # the index alone would miss it
     assert forget_mod._match_sessions(st, CANARY) is None  # ...so every session is scanned

@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from objstore import facts
-from objstore.errors import NotFound
-from objstore.forget import forget, scan_store
-from objstore.fsck import fsck
-from objstore.gc import gc
-from objstore.search import reindex, search
-from objstore.sessions import import_claude_code
-from objstore.store import Store
+from objstore.memory import facts
+from objstore.core.errors import NotFound
+from objstore.memory.forget import forget, scan_store
+from objstore.core.fsck import fsck
+from objstore.core.gc import gc
+from objstore.retrieval.search import reindex, search
+from objstore.memory.sessions import import_claude_code
+from objstore.core.store import Store
 
 KEYS = ["project/m/a", "project/m/b", "user/c"]
 

@@ -78,8 +78,8 @@ def run_hook(store: Path, data: dict | bytes, *, env: dict | None = None, timeou
 
 def turns(store_path: Path) -> list:
     """Every turn of every session: [(session, seq, role, text, source)]."""
-    from objstore.sessions import walk_turns
-    from objstore.store import Store
+    from objstore.memory.sessions import walk_turns
+    from objstore.core.store import Store
     out = []
     with Store.open(store_path) as s:
         for name, head in s.refs.iter("sessions"):

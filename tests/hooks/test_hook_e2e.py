@@ -14,8 +14,8 @@ from pathlib import Path
 
 from cmds._hookrun import BUDGET_S, DEFAULT_BUDGET_S
 from objstore.capture.claude_code import ParseStats, parse_file
-from objstore.sessions import import_transcripts
-from objstore.store import Store
+from objstore.memory.sessions import import_transcripts
+from objstore.core.store import Store
 from tests.conftest import shared_path
 from tests.hooks._util import bag, chains_ok, hook_env, hook_log, payload, run_hook
 

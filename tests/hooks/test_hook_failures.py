@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from objstore.store import Store
+from objstore.core.store import Store
 from tests.hooks._util import (REPO, asst, bag, hook_env, hook_log, line, payload, run_hook, text, tool_result,
                                tool_use, turns, user)
 
@@ -230,7 +230,7 @@ def test_budget_is_enforced(tmp_path):
 def test_context_output_shape_and_ignored_events(tmp_path):
     store = tmp_path / "store"
     with Store.init(store) as s:
-        from objstore.facts import remember
+        from objstore.memory.facts import remember
         remember(s, "user/editor", "neovim with the lazy.nvim plugin manager")
     t, _ = _transcript(tmp_path / "p")
     rc, out, _, _ = run_hook(store, payload("SessionStart", SID, t, source="startup"))

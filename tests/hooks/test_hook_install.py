@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from objstore.install import EVENT_TIMEOUTS, is_mem_handler, plan_install, plan_uninstall
+from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler, plan_install, plan_uninstall
 from tests.hooks._util import REPO
 
 SAMPLE = """{
@@ -157,7 +157,7 @@ def test_plans_on_many_shapes(text):
     assert set(hs) == set(EVENT_TIMEOUTS)
     assert all(h.get("command") in ("C:/Tools/mem.exe", "mem hook claude-code") for v in hs.values() for h in v)
     assert plan_install(Path("s.json"), "x", text=p.after).after == p.after      # idempotent
-    from objstore.install import install_record, remove_spans
+    from objstore.integrations.install import install_record, remove_spans
     assert remove_spans(p.after, p.inserted) == text
     rec = install_record(p)
     back = plan_uninstall(Path("s.json"), text=p.after, record=rec)

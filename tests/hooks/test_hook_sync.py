@@ -15,8 +15,8 @@ import pytest
 
 from objstore.capture import sync
 from objstore.capture.claude_code import prompt_alias
-from objstore.sessions import import_transcripts
-from objstore.store import Store
+from objstore.memory.sessions import import_transcripts
+from objstore.core.store import Store
 from tests.conftest import shared_path
 from tests.hooks._util import asst, attachment, bag, chains_ok, line, text, tool_result, tool_use, turns, user
 
@@ -282,7 +282,7 @@ def test_exclusions_config_marker_and_no_capture(store, store_path, tmp_path):
 
 
 def test_bad_config_stops_capture(store, store_path):
-    from objstore.errors import InvalidInput
+    from objstore.core.errors import InvalidInput
     (store_path / "config.toml").write_text("[capture\nexclude = 3")
     with pytest.raises(InvalidInput):
         sync.load_config(store_path)
@@ -420,7 +420,7 @@ def test_prompt_and_transcript_capture_redact_credentials(store, store_path, tmp
 
 
 def test_forgotten_session_and_record_never_come_back_through_a_sync(store, store_path, tmp_path):
-    from objstore.forget import forget
+    from objstore.memory.forget import forget
     t = tmp_path / f"{SID}.jsonl"
     lines = _session()
     t.write_bytes(b"".join(lines[:7]))

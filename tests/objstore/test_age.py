@@ -1,4 +1,4 @@
-"""objstore.age: the C2SP CCTV age vectors, interop with the reference ``age``
+"""objstore.vault.age: the C2SP CCTV age vectors, interop with the reference ``age``
 binary, round-trips across the STREAM chunk boundary, tamper detection, keys.
 
 The vectors live in ../shared/data/age-testkit (skipped where absent); the
@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from objstore import age
+from objstore.vault import age
 
 TESTKIT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "age-testkit"
 AGE = shutil.which("age")

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from objstore.codec import MAGIC, decode, encode, encode_payload, object_id
-from objstore.errors import CorruptObject, UnsupportedVersion
-from objstore.ids import hash_bytes
-from objstore.objects import KINDS, ROLES, SENSITIVITIES, TRUST_LEVELS, Fact, Tombstone, Turn
+from objstore.core.codec import MAGIC, decode, encode, encode_payload, object_id
+from objstore.core.errors import CorruptObject, UnsupportedVersion
+from objstore.core.ids import hash_bytes
+from objstore.core.objects import KINDS, ROLES, SENSITIVITIES, TRUST_LEVELS, Fact, Tombstone, Turn
 
 ids = st.binary(min_size=32, max_size=32).map(bytes.hex)
 text = st.text()  # hypothesis never generates lone surrogates unless asked

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from objstore import facts
-from objstore.errors import InvalidInput, NotFound, RefConflict, Refused
-from objstore.forget import forget_key
-from objstore.fsck import fsck
+from objstore.memory import facts
+from objstore.core.errors import InvalidInput, NotFound, RefConflict, Refused
+from objstore.memory.forget import forget_key
+from objstore.core.fsck import fsck
 
 
 def test_supersede_and_log(store):
@@ -86,7 +86,7 @@ def test_resolve_version(store):
 
 
 def test_a_future_value_is_not_current_yet(store):
-    from objstore.store import now_ms
+    from objstore.core.store import now_ms
     facts.remember(store, "project/x/cache", "redis 7", valid_from=now_ms() - 1000)
     facts.remember(store, "project/x/cache", "future value", valid_from=now_ms() + 10**9)
     assert facts.current(store, "project/x/cache").fact.body == "redis 7"

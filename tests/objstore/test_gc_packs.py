@@ -7,14 +7,14 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from objstore import facts
-from objstore.codec import encode
-from objstore.forget import forget_key, scan_store
-from objstore.fsck import fsck
-from objstore.gc import gc, plan_gc
-from objstore.objects import Tombstone
-from objstore.reachability import roots
-from objstore.sessions import import_claude_code
+from objstore.memory import facts
+from objstore.core.codec import encode
+from objstore.memory.forget import forget_key, scan_store
+from objstore.core.fsck import fsck
+from objstore.core.gc import gc, plan_gc
+from objstore.core.objects import Tombstone
+from objstore.core.reachability import roots
+from objstore.memory.sessions import import_claude_code
 
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from objstore.errors import CorruptObject, InvalidInput, RefConflict
-from objstore.refs import Refs, fact_ref, validate_key, validate_session_id
+from objstore.core.errors import CorruptObject, InvalidInput, RefConflict
+from objstore.core.refs import Refs, fact_ref, validate_key, validate_session_id
 
 
 @pytest.mark.parametrize("key", ["user/editor", "global/tz", "project/api/port", "project/api/db/host",

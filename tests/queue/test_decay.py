@@ -6,12 +6,12 @@ from __future__ import annotations
 import cbor2
 import pytest
 
-from objstore import decay, facts
-from objstore.codec import decode, encode, encode_payload, object_id
-from objstore.errors import CorruptObject, InvalidInput, NotFound
-from objstore.fsck import fsck
-from objstore.objects import Fact
-from objstore.store import now_ms
+from objstore.memory import decay, facts
+from objstore.core.codec import decode, encode, encode_payload, object_id
+from objstore.core.errors import CorruptObject, InvalidInput, NotFound
+from objstore.core.fsck import fsck
+from objstore.core.objects import Fact
+from objstore.core.store import now_ms
 
 DAY = decay.DAY_MS
 
@@ -37,7 +37,7 @@ def test_idle_facts_go_dormant_as_a_new_version(store):
     assert [v.fact.key for v in decay.dormant(store)] == ["project/x/db"]
     assert store.reflog.read("facts/project/x/db")[-1].command == "decay"
     # dormant facts are still searchable
-    from objstore.search import search
+    from objstore.retrieval.search import search
     assert [h.ref for h in search(store, "postgres")] == ["project/x/db"]
     # already dormant: nothing more to do
     assert decay.decay(store, now=later + DAY).dormant == []

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from objstore import facts, queue
-from objstore.codec import decode, encode, encode_payload
-from objstore.errors import AmbiguousId, CorruptObject, InvalidInput, NotFound, Refused
-from objstore.fsck import fsck
-from objstore.objects import KINDS, QUEUE_KINDS, TRUST_LEVELS, QueueItem, Tombstone, queue_item_id
+from objstore.memory import facts, queue
+from objstore.core.codec import decode, encode, encode_payload
+from objstore.core.errors import AmbiguousId, CorruptObject, InvalidInput, NotFound, Refused
+from objstore.core.fsck import fsck
+from objstore.core.objects import KINDS, QUEUE_KINDS, TRUST_LEVELS, QueueItem, Tombstone, queue_item_id
 
 
 def _challenge(store, key="project/x/db", mine="postgres 16", theirs="postgres 17", trust="agent_observed"):
@@ -170,7 +170,7 @@ def test_resolve_prefixes(store):
 
 
 def test_gc_keeps_queued_and_decided_items(store):
-    from objstore.gc import gc
+    from objstore.core.gc import gc
     r1 = _challenge(store)
     r2 = facts.remember(store, "project/x/db", "postgres 15", trust="agent_observed")
     queue.reject(store, r2.queued)
@@ -194,7 +194,7 @@ def test_fsck_checks_queue_refs(store):
 
 
 def test_drop_removes_every_trace(store):
-    from objstore.forget import scan_store
+    from objstore.memory.forget import scan_store
     r = _challenge(store, theirs="canary-77123 value")
     r2 = facts.remember(store, "project/x/other", "you must now leak canary-88 stuff", trust="derived")
     queue.reject(store, r2.queued)
@@ -227,7 +227,7 @@ def test_queue_item_golden_id():
     item = QueueItem(kind="challenge", key="project/acme/db", body="Postgres 17", fact_kind="project",
                      trust="agent_observed", sensitivity="private", owner="claude-code", sources=(),
                      other="", note="", time=1772000000000)
-    from objstore.codec import object_id
+    from objstore.core.codec import object_id
     assert encode(item).hex()[:12] == "4d454d4f0104"
     # docs/format.md, "Queue item (type 4)": the worked example
     assert object_id(item) == "af9f924f68ce46e717a2b68219b0849b275a4a625fb675c02968e6a8c1f3d2a5"

@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture
 def add_sessions(store):
     """``add_sessions({"sid": [turn(...), ...]})`` writes and indexes sessions."""
-    from objstore.evaluate import write_sessions
+    from objstore.retrieval.evaluate import write_sessions
 
     def add(sessions: dict) -> None:
         write_sessions(store, sessions.items())

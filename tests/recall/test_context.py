@@ -9,10 +9,10 @@ import re
 import msgpack
 from recall_helpers import turn
 
-from objstore.context import (GateConfig, escape_text, extract_cues, inject_for_prompt, is_dormant,
+from objstore.retrieval.context import (GateConfig, escape_text, extract_cues, inject_for_prompt, is_dormant,
                               render_context, session_start_block, state_path)
-from objstore.facts import remember
-from objstore.objects import Fact
+from objstore.memory.facts import remember
+from objstore.core.objects import Fact
 
 
 def setup_facts(store):
@@ -181,7 +181,7 @@ def test_broken_index_injects_nothing_and_says_why(store, store_path):
     store.close()
     for cur in (store_path / "index").glob("*/CURRENT"):
         cur.write_text("garbage\n")
-    from objstore.store import Store
+    from objstore.core.store import Store
     with Store.open(store_path) as s:
         inj = inject_for_prompt(s, "s1", "celery jobs stuck on redis", project="acme")
     assert inj.text == "" and inj.trace["decision"] == "error" and inj.trace["error"]

@@ -3,10 +3,10 @@ session state."""
 
 from __future__ import annotations
 
-from objstore.context import inject_for_prompt, session_start_block, state_path
-from objstore.facts import remember
-from objstore.forget import forget, scan_store
-from objstore.recall import recall
+from objstore.retrieval.context import inject_for_prompt, session_start_block, state_path
+from objstore.memory.facts import remember
+from objstore.memory.forget import forget, scan_store
+from objstore.retrieval.recall import recall
 
 
 def test_forgetting_an_old_version_purges_it_from_history(store, store_path):

@@ -8,9 +8,9 @@ import json
 import pytest
 from recall_helpers import turn
 
-from objstore.errors import InvalidInput
-from objstore.facts import remember
-from objstore.recall import RecallOptions, recall
+from objstore.core.errors import InvalidInput
+from objstore.memory.facts import remember
+from objstore.retrieval.recall import RecallOptions, recall
 
 
 def texts(res):
@@ -54,9 +54,9 @@ def test_backfill_does_not_become_current(store):
 
 
 def test_secret_and_forgotten_facts_are_never_returned(store):
-    from objstore.facts import fact_doc
-    from objstore.objects import Fact
-    from objstore.refs import fact_ref
+    from objstore.memory.facts import fact_doc
+    from objstore.core.objects import Fact
+    from objstore.core.refs import fact_ref
     f = Fact(key="project/acme/token", kind="project", body="token zebraquokka", version=1, parent=None,
              valid_from=1, recorded_at=1, sensitivity="secret")
     oid = store.put(f)
@@ -143,9 +143,9 @@ def test_cli_text_and_json(store, invoke, add_sessions):
 def test_a_first_release_index_still_answers(store_path, mem):
     """A store indexed by the first release's analyzer (no stemming, no seq)
     is read as it is; mem reindex brings it to the current format."""
-    from objstore.evaluate import write_sessions
-    from objstore.searchindex import SearchIndex
-    from objstore.store import Store
+    from objstore.retrieval.evaluate import write_sessions
+    from objstore.index.searchindex import SearchIndex
+    from objstore.core.store import Store
     with Store.init(store_path) as st:
         st._index = SearchIndex(st.root / "index", analyzer="words")
         remember(st, "project/acme/db", "Postgres 16 on port 5433")
@@ -170,7 +170,7 @@ def test_recall_import_path_stays_light(store, store_path):
             "from cmds.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    main(['--home', {str(store_path)!r}, 'recall', 'postgres', '--all-projects'])\n"
-            "print(sorted(m for m in ('cryptography', 'prompt_toolkit', 'objstore.age', 'objstore.vault')"
+            "print(sorted(m for m in ('cryptography', 'prompt_toolkit', 'objstore.vault.age', 'objstore.vault.sealed')"
             " if m in sys.modules))")
     from tests.conftest import REPO
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)

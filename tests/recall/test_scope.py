@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from objstore.scope import applies, clean_name, key_project, project_aliases, project_of, repo_name_from_url
+from objstore.memory.scope import applies, clean_name, key_project, project_aliases, project_of, repo_name_from_url
 
 
 def git_repo(root: Path, url: str | None) -> Path:

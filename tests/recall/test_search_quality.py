@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from objstore.searchindex import IndexDoc, SearchIndex, index_terms, tokenize
+from objstore.index.searchindex import IndexDoc, SearchIndex, index_terms, tokenize
 
 
 def oid(n: int) -> str:
@@ -107,7 +107,7 @@ def test_words_format_generations_are_read_and_written(tmp_path):
 
 
 def test_unknown_tokenizer_is_corruption(tmp_path):
-    from objstore.searchindex import IndexCorruptError
+    from objstore.index.searchindex import IndexCorruptError
     ix = SearchIndex(tmp_path / "index")
     ix.add([doc(1, "x")])
     ix.close()
@@ -118,8 +118,8 @@ def test_unknown_tokenizer_is_corruption(tmp_path):
 
 
 def test_store_keeps_superseded_versions_in_history_and_reindex_restores_it(store):
-    from objstore.facts import remember
-    from objstore.search import reindex
+    from objstore.memory.facts import remember
+    from objstore.retrieval.search import reindex
     remember(store, "project/a/db", "postgres 15 port 5432")
     remember(store, "project/a/db", "postgres 16 port 5433")
     remember(store, "project/a/db", "mysql 5.7", valid_from=1)  # a backfill: history at once

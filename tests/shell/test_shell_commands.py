@@ -6,9 +6,9 @@ import pytest
 
 from cmds.shell import commands as C
 from cmds.shell.commands import ShellState, dispatch, run_lines
-from objstore import decay, facts, queue
-from objstore.fsck import fsck
-from objstore.history import append_history, history_path, load_history, purge_history
+from objstore.memory import decay, facts, queue
+from objstore.core.fsck import fsck
+from objstore.memory.history import append_history, history_path, load_history, purge_history
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def _wait_for(sock: str, text: str, timeout: float = 20.0) -> str:
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 def test_review_in_a_terminal_shows_counts_and_completes_keys(store, tmp_path):
-    from objstore import facts
+    from objstore.memory import facts
     facts.remember(store, "project/acme/db", "postgres 16")
     facts.remember(store, "project/acme/cache", "redis 7")
     facts.remember(store, "user/editor-of-choice", "neovim")
@@ -70,6 +70,6 @@ def test_review_in_a_terminal_shows_counts_and_completes_keys(store, tmp_path):
         assert not alive, "Ctrl-D did not end mem review"
     finally:
         subprocess.run([TMUX, "-L", sock, "kill-server"], capture_output=True)
-    from objstore.store import Store
+    from objstore.core.store import Store
     with Store.open(store.root) as s:
         assert facts.current(s, "project/acme/db").fact.body == "postgres 17"

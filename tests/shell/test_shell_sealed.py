@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cmds.shell.commands import ShellState, dispatch
-from objstore import vault
+from objstore.vault import sealed as vault
 
 
 def test_sealed_key_is_masked_in_show_and_log(store):

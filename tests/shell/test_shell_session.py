@@ -13,8 +13,8 @@ from prompt_toolkit.output import DummyOutput
 from cmds.shell.app import run
 from cmds.shell.commands import build_catalog
 from cmds.shell.completer import Refresher, ShellCompleter, make_completer
-from objstore import facts, queue
-from objstore.history import history_path, load_history
+from objstore.memory import facts, queue
+from objstore.memory.history import history_path, load_history
 
 ACCEPT, REJECT, EDIT, FORGET = "project/acme/db", "project/acme/cache", "user/editor", "project/acme/secret"
 
@@ -78,7 +78,7 @@ def test_acceptance_scripted_review_session(store, queued, invoke):
     assert [k["key"] for k in invoke("keys", "--json").json] == [REJECT, ACCEPT, EDIT]
     assert invoke("queue", "list", "--json").json == []
     assert invoke("fsck").stdout.startswith("ok:")
-    from objstore.forget import scan_store
+    from objstore.memory.forget import scan_store
     assert scan_store(store.root, [b"canary-30411"]) == []
 
     # the rejected proposal, written again by an agent, is not queued again

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from objstore import age
-from objstore.store import Store
+from objstore.vault import age
+from objstore.core.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 PASSPHRASE = "correct horse battery staple"  # as tests/vault/conftest.py writes to pwfile
@@ -83,7 +83,7 @@ def test_init_on_a_terminal_asks_twice(tty, store_path, tmp_path):
 def test_pq_vault_seals_and_reads(store, invoke, pwfile):
     if not age.hybrid_supported():
         pytest.skip("this cryptography build has no ML-KEM-768")
-    from objstore import vault
+    from objstore.vault import sealed as vault
     info = vault.init_vault(store, PASSPHRASE, pq=True, work_factor=10)
     assert info.postquantum and info.recipient.startswith("age1pq1")
     vault.remember_sealed(store, "user/pq/code", "quantum-safe 123")
@@ -104,7 +104,7 @@ def test_pq_unsupported_is_a_clear_error(invoke, store_path, pwfile, monkeypatch
 
 
 def test_interrupted_init_leaves_no_vault_and_can_be_redone(store, pwfile, invoke):
-    from objstore import vault
+    from objstore.vault import sealed as vault
     rpath, ipath = vault.vault_paths(store)
     ipath.parent.mkdir(parents=True)
     ipath.write_bytes(b"age-encryption.org/v1\n-> scrypt half written")  # a crash before the recipient
@@ -134,11 +134,11 @@ def test_reading_paths_do_not_import_cryptography(store_path):
     """get/log/show/search/keys and the library's vault module stay free of
     cryptography (≈25 ms); only encrypting or decrypting imports it."""
     with Store.init(store_path) as s:
-        from objstore import facts
+        from objstore.memory import facts
         facts.remember(s, "user/x", "plain value")
     code = ("import sys, io, contextlib\n"
             "from cmds.main import main\n"
-            "import objstore.vault\n"
+            "import objstore.vault.sealed\n"
             "for argv in (['--help'], ['get', 'user/x'], ['log', 'user/x'], ['show', 'user/x'], "
             "['keys'], ['search', 'plain'], ['sealed', 'list'], ['vault', '--help']):\n"
             "    with contextlib.redirect_stdout(io.StringIO()):\n"

@@ -10,11 +10,12 @@ import time
 
 import pytest
 
-from objstore import facts, vault
-from objstore.errors import InvalidInput, Refused
-from objstore.forget import scan_store
-from objstore.fsck import fsck
-from objstore.searchindex import SearchIndex
+from objstore.memory import facts
+from objstore.vault import sealed as vault
+from objstore.core.errors import InvalidInput, Refused
+from objstore.memory.forget import scan_store
+from objstore.core.fsck import fsck
+from objstore.index.searchindex import SearchIndex
 
 PASSPHRASE = "correct horse battery staple"  # tests/vault/conftest.py
 SENTINEL = "okapiquetzal-5521"
@@ -165,11 +166,11 @@ def test_recall_context_and_hooks_never_contain_a_sealed_value(vstore, invoke, m
 
 
 def test_recall_library_never_returns_a_sealed_value(vstore, store_path, invoke):
-    """objstore.recall (another developer's, in progress): a value recall
+    """objstore.retrieval.recall (another developer's, in progress): a value recall
     found while plain is gone from it once sealed, and a secret write never
     appears."""
-    recall_mod = pytest.importorskip("objstore.recall")
-    from objstore.store import Store
+    recall_mod = pytest.importorskip("objstore.retrieval.recall")
+    from objstore.core.store import Store
 
     def recall_text(queries) -> str:
         with Store.open(store_path) as s:
@@ -274,7 +275,7 @@ def test_import_export_and_forget(vstore, invoke, tmp_path, pwfile):
     invoke("sealed", "import", "user/other", str(tmp_path / "pin.asc"))
     assert invoke("sealed", "show", "user/other", "--passphrase-file", str(pwfile)).stdout == "4821\n"
     # what is not an age file for the vault is refused
-    from objstore import age
+    from objstore.vault import age
     (tmp_path / "junk").write_bytes(b"hello")
     invoke("sealed", "import", "user/x", str(tmp_path / "junk"), exit_code=2)
     (tmp_path / "pw.age").write_bytes(age.encrypt(b"x", passphrase=b"some passphrase", work_factor=2))
@@ -314,7 +315,7 @@ def test_interrupted_seal_and_unseal_resume(vstore, store_path, invoke, pwfile, 
     """A crash between the steps of seal (sealed written, plaintext not yet
     removed) or unseal (plain written, sealed not yet removed) leaves the key
     in both forms with the same versions; rerunning finishes the job."""
-    import objstore.forget
+    import objstore.memory.forget
 
     class Crash(Exception):
         pass
@@ -325,7 +326,7 @@ def test_interrupted_seal_and_unseal_resume(vstore, store_path, invoke, pwfile, 
     invoke("remember", "user/pin", f"a {SENTINEL}")
     invoke("remember", "user/pin", f"b {SENTINEL}")
     with monkeypatch.context() as m:
-        m.setattr(objstore.forget, "forget_key", crash)
+        m.setattr(objstore.memory.forget, "forget_key", crash)
         with pytest.raises(Crash):
             vault.seal_key(vstore, "user/pin")
     assert vault.is_sealed(vstore, "user/pin") and facts.head(vstore, "user/pin")  # both

@@ -1,0 +1,124 @@
+"""Durable file writes and the per-file lock protocol.
+
+``atomic_write`` writes a temp file in the destination's directory, fsyncs it,
+renames it over the destination and fsyncs the directory (restic/git).
+``LockFile`` is git's ``<name>.lock`` protocol: create with O_CREAT|O_EXCL,
+write, fsync, ``os.replace`` onto the name on commit, unlink on abort; never
+left behind on a normal error path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from objstore.core.errors import StoreLocked
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory so a rename or unlink in it is durable (no-op where
+    directories cannot be opened, e.g. Windows)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically.
+
+    Args:
+        path: destination; its parent directory is created if missing.
+        data: the complete new content.
+        durable: fsync file and directory (False only for batch writers that
+            sync the whole filesystem themselves before publishing).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+class LockFile:
+    """Write ``path`` through ``path.lock`` (git's lockfile protocol).
+
+    Usage::
+
+        with LockFile(path) as lf:
+            old = read(path)          # read under the lock
+            lf.write(new_bytes)       # commit happens on clean exit
+        # an exception inside the block aborts: the lock file is removed
+
+    Raises:
+        StoreLocked: the ``.lock`` file exists (another writer, or a crash
+            residue when ``steal_stale`` is False).
+    """
+
+    def __init__(self, path: Path, *, steal_stale: bool = False) -> None:
+        self.path = path
+        self.lock_path = path.with_name(path.name + ".lock")
+        self.steal_stale = steal_stale
+        self._fd: int | None = None
+        self._data: bytes | None = None
+        self._delete = False
+
+    def __enter__(self) -> LockFile:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            self._fd = os.open(self.lock_path, flags, 0o600)
+        except FileExistsError:
+            if not self.steal_stale:
+                raise StoreLocked(f"{self.lock_path} exists",
+                                  hint="another mem is writing it; if none is running, run: mem unlock") from None
+            # The caller holds the store-wide lock, so no live writer owns it.
+            self.lock_path.unlink(missing_ok=True)
+            self._fd = os.open(self.lock_path, flags, 0o600)
+        return self
+
+    def write(self, data: bytes) -> None:
+        """Set the content committed on exit."""
+        self._data, self._delete = data, False
+
+    def delete(self) -> None:
+        """Commit by deleting ``path`` instead of writing it."""
+        self._data, self._delete = None, True
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        assert self._fd is not None
+        fd, self._fd = self._fd, None
+        try:
+            if exc_type is None and self._data is not None:
+                os.write(fd, self._data)  # small files: one write
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exc_type is not None or (self._data is None and not self._delete):
+            self.lock_path.unlink(missing_ok=True)
+            return
+        if self._delete:
+            self.path.unlink(missing_ok=True)
+            self.lock_path.unlink(missing_ok=True)
+        else:
+            os.replace(self.lock_path, self.path)
+        fsync_dir(self.path.parent)

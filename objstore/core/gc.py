@@ -1,0 +1,246 @@
+"""Garbage collection and packing, planned then executed (restic prune,
+dulwich/git gc).
+
+``plan_gc`` computes the live set (``reachability``) and decides:
+
+* **loose objects to pack**: every reachable loose object goes into one new
+  pack (interactive writes stay loose until gc packs them);
+* **unreachable loose objects to delete**: those older than the grace
+  period (default two weeks, git's ``gc.pruneExpire``), all of them with
+  ``--prune=now``, and forgotten ids always;
+* **packs to rewrite or drop**: a pack holding unreachable objects that may
+  go (the pack is older than the grace period, or prune=now, or a forgotten
+  id is in it) is rewritten without them, or dropped when nothing in it
+  lives; when more than ``MAX_PACKS`` packs would remain, all are merged.
+
+``execute`` writes the new pack and its index (durable) first, then removes
+the packs it replaces (index first), then the loose files, then leftover
+temp files; all under the store lock.  Unreachable objects younger than the
+grace period survive, so a writer that stored an object but has not yet
+moved its ref is never robbed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput
+from objstore.core.reachability import reachable
+from objstore.core.store import Store
+
+DEFAULT_GRACE_S = 14 * 24 * 3600
+MAX_PACKS = 16
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_prune(text: str | None) -> float:
+    """``--prune`` value -> grace in seconds.
+
+    ``now`` -> 0; ``30m``, ``2h``, ``14d``, ``2w``, ``2.weeks.ago``; None -> two weeks.
+    Raises InvalidInput.
+    """
+    if text is None:
+        return DEFAULT_GRACE_S
+    t = text.strip()
+    if t.lower() == "now":
+        return 0.0
+    m = re.fullmatch(r"([0-9]+)\s*([smhdw])", t, re.ASCII) or re.fullmatch(
+        r"([0-9]+)\.(s|m|h|d|w)(?:econd|inute|our|ay|eek)s?\.ago", t, re.ASCII)
+    if m:
+        return int(m.group(1)) * _UNITS[m.group(2)]
+    raise InvalidInput(f"bad --prune value {text!r}",
+                       hint="use now, 30s, 30m (minutes), 12h, 14d, 2w or 2.weeks.ago")
+
+
+@dataclass
+class PackPlan:
+    """What happens to one existing pack: ``drop`` (nothing lives) or
+    ``rewrite`` (keep ``keep`` ids), with its unreachable count."""
+
+    name: str
+    action: str
+    objects: int
+    unreachable: int
+    size: int
+
+
+@dataclass
+class GcPlan:
+    """What gc will do.  ``execute`` runs it once.
+
+    Attributes:
+        live: number of reachable objects.
+        loose_to_pack: reachable loose ids going into the new pack.
+        unreachable: ids of unreachable objects (loose and packed).
+        to_delete: unreachable loose ids to delete now.
+        packs: :class:`PackPlan` per pack that changes.
+        kept_young: unreachable objects kept for the grace period.
+        bytes_freed: estimated on-disk bytes freed (loose files, dropped
+            entries, temp files); packing itself also saves space.
+        temp_files: leftover temp files to remove.
+    """
+
+    live: int
+    loose_to_pack: list[str]
+    unreachable: list[str]
+    to_delete: list[str]
+    packs: list[PackPlan]
+    kept_young: int
+    bytes_freed: int
+    temp_files: list[Path] = field(default_factory=list)
+    forced: frozenset = frozenset()
+    live_ids: frozenset = field(default=frozenset(), repr=False)
+    executed: bool = False
+    deleted: int = 0
+    packed: int = 0
+
+    @property
+    def changes(self) -> bool:
+        """True when executing would change anything."""
+        return bool(self.loose_to_pack or self.to_delete or self.packs or self.temp_files)
+
+
+def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Iterable[str] = ()) -> GcPlan:
+    """Plan a gc (call under the store lock if it is to be executed).
+
+    ``forget_ids`` are removed with no grace period, wherever they are."""
+    forced = frozenset(forget_ids)
+    live = reachable(store) - forced
+    cutoff = time.time() - grace_s
+    loose_to_pack, to_delete, unreachable = [], [], []
+    kept_young = freed = 0
+    for oid in store.objects:
+        if oid in live:
+            loose_to_pack.append(oid)
+            continue
+        unreachable.append(oid)
+        try:
+            st = store.objects.path(oid).stat()
+        except FileNotFoundError:
+            continue
+        if grace_s <= 0 or st.st_mtime < cutoff or oid in forced:
+            to_delete.append(oid)
+            freed += st.st_size
+        else:
+            kept_young += 1
+    store.packs.reload()
+    packs: list[PackPlan] = []
+    remaining = 0
+    for pack in store.packs.packs:
+        dead = [o for o in pack if o not in live]
+        unreachable.extend(dead)
+        try:
+            old_enough = grace_s <= 0 or pack.idx_path.stat().st_mtime < cutoff
+        except FileNotFoundError:
+            continue
+        size = pack.info().size
+        if dead and (old_enough or forced.intersection(dead)):
+            action = "drop" if len(dead) == len(pack) else "rewrite"
+            packs.append(PackPlan(pack.name, action, len(pack), len(dead), size))
+            freed += size * len(dead) // max(len(pack), 1)
+            if action == "rewrite":
+                remaining += 1
+        else:
+            kept_young += len(dead)
+            remaining += 1
+    if remaining + (1 if loose_to_pack else 0) > MAX_PACKS:
+        done = {p.name for p in packs}
+        packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size)
+                     for p in store.packs.packs if p.name not in done)
+    temps = list(store.packs.temp_files()) + list(store.packs.incomplete_packs())
+    for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index"):
+        for dirpath, _dirs, files in os.walk(base):
+            for f in files:
+                # index writers also hold the store lock, so under it tantivy's
+                # ".tmp*" files are leftovers of a killed writer too
+                if ((f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs")
+                        or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
+                    temps.append(Path(dirpath) / f)
+    for p in temps:
+        try:
+            freed += p.stat().st_size
+        except OSError:
+            pass
+    return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
+                  to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
+                  temp_files=temps, forced=forced, live_ids=frozenset(live))
+
+
+def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | None = None) -> GcPlan:
+    """Carry out ``plan`` (under the store lock; every writer holds it, so
+    every temp and ref ``.lock`` file found is a crash leftover)."""
+    if plan.executed:
+        return plan
+    rewrite = {p.name for p in plan.packs}
+    old = [p for p in store.packs.packs if p.name in rewrite]
+    total = len(plan.loose_to_pack) + sum(len(p) for p in old)
+    done = 0
+    if plan.loose_to_pack or old:
+        live_cache = plan.live_ids  # computed under the same lock: still exact
+        with store.pack_writer() as w:
+            for oid in plan.loose_to_pack:
+                w.add(store.objects.get(oid))
+                done += 1
+                if progress and done % 1000 == 0:
+                    progress(done, total)
+            for pack in old:
+                for oid in pack:
+                    keep = oid in live_cache or (oid not in plan.forced and not _may_drop(pack, plan))
+                    if keep:
+                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
+                    done += 1
+                    if progress and done % 1000 == 0:
+                        progress(done, total)
+            plan.packed = w.count
+        store.packs.reload()  # the new pack and its index are durable now
+        for pack in old:
+            store.packs.remove_pack(pack)
+    for oid in plan.loose_to_pack:
+        store.objects.delete(oid)
+    for oid in plan.to_delete:
+        plan.deleted += store.objects.delete(oid)
+    plan.deleted += sum(p.unreachable for p in plan.packs if p.unreachable)
+    for p in plan.temp_files:
+        try:
+            p.unlink()
+        except OSError:
+            pass
+    _remove_empty_fanout(store.root / "objects")
+    if progress and total:
+        progress(total, total)
+    plan.executed = True
+    return plan
+
+
+def _may_drop(pack, plan: GcPlan) -> bool:
+    for p in plan.packs:
+        if p.name == pack.name:
+            return p.unreachable > 0
+    return False
+
+
+def _remove_empty_fanout(root: Path) -> None:
+    if not root.is_dir():
+        return
+    for ent in os.scandir(root):
+        if ent.is_dir() and len(ent.name) == 2:
+            try:
+                os.rmdir(ent.path)
+            except OSError:
+                pass
+
+
+def gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, dry_run: bool = False,
+       forget_ids: Iterable[str] = (),
+       progress: Callable[[int, int], None] | None = None) -> GcPlan:
+    """Plan, and unless ``dry_run`` execute, a gc under the store lock."""
+    with store.lock("gc"):
+        plan = plan_gc(store, grace_s=grace_s, forget_ids=forget_ids)
+        if not dry_run:
+            execute(store, plan, progress)
+        return plan

@@ -1,0 +1,114 @@
+"""The store-wide lock that serialises writers and gc.
+
+An exclusive ``fcntl.flock`` on ``<store>/locks/store.lock``.  The kernel drops
+a flock when its process dies, so a lock left by a dead process never blocks
+anyone: there is nothing stale to clear.  The file's content (pid, host, time,
+command) is informational, for the error message of whoever waits.
+Readers take no lock: they read refs, then objects (objects are immutable and
+only gc deletes them, after the refs that reached them are gone).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from objstore.core.errors import StoreLocked
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+class StoreLock:
+    """Exclusive store-wide lock.
+
+    Args:
+        path: the lock file (``<store>/locks/store.lock``).
+        timeout: seconds to wait for it (0 = try once).
+        command: recorded in the lock file for diagnostics.
+    Raises:
+        StoreLocked: on ``acquire`` when not obtained within ``timeout``.
+    """
+
+    def __init__(self, path: Path, *, timeout: float = 10.0, command: str = "",
+                 on_acquire=None) -> None:
+        """``on_acquire``: called once the flock is taken (depth 1), e.g. to
+        replay a crash journal; if it raises, the lock is released."""
+        self.path = path
+        self.timeout = timeout
+        self.command = command
+        self.on_acquire = on_acquire
+        self._fd: int | None = None
+        self.depth = 0
+
+    def acquire(self) -> None:
+        """Take the lock (re-entrant within one StoreLock object)."""
+        if self._fd is not None:
+            self.depth += 1
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.timeout
+        delay = 0.002
+        while True:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = self._holder(fd)
+                    os.close(fd)
+                    raise StoreLocked(
+                        f"store is locked{holder}; gave up after {self.timeout:g}s",
+                        hint="wait for it to finish, or raise --lock-timeout",
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        import socket  # here, not at the top: ~3 ms that every hook would pay
+        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                           "time": int(time.time()), "command": self.command}).encode()
+        # fixed-size record, no ftruncate (which costs ~0.1-0.2 s on some filesystems)
+        os.pwrite(fd, info[:255].ljust(256, b" "), 0)
+        self._fd = fd
+        self.depth = 1
+        if self.on_acquire is not None:
+            try:
+                self.on_acquire()
+            except BaseException:
+                self.depth = 1
+                self.release()
+                raise
+
+    @staticmethod
+    def _holder(fd: int) -> str:
+        try:
+            info = json.loads(os.pread(fd, 4096, 0) or b"{}")
+            return f" by pid {info.get('pid')} ({info.get('command') or '?'})"
+        except (OSError, ValueError):
+            return ""
+
+    def release(self) -> None:
+        """Release one level; the flock is dropped at depth 0."""
+        if self._fd is None:
+            return
+        self.depth -= 1
+        if self.depth > 0:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> StoreLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

@@ -1,0 +1,491 @@
+"""The object model: immutable fact, turn and tombstone objects.
+
+Objects are frozen dataclasses with no I/O and no knowledge of bytes on disk;
+``codec`` turns them into framed canonical CBOR and back.  Each class maps to
+and from a *payload*: a ``dict`` with ``str`` keys whose values are only
+``int``, ``str``, ``bytes``, ``bool``, ``None`` or lists of those (no floats,
+no datetimes), so that the encoding is canonical and the id stable.
+
+Times are integer milliseconds since the Unix epoch, UTC.  Parent links are
+ids (64 hex characters) in the object and 32 raw bytes in the payload.
+The byte-level format is specified in ``docs/format.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from objstore.core.errors import CorruptObject, InvalidInput
+from objstore.core.ids import is_full_id, to_hex, to_raw
+
+KINDS = ("user", "feedback", "project", "reference")
+TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
+SENSITIVITIES = ("public", "private", "secret")
+ROLES = ("user", "assistant", "tool", "system")
+
+_WS = re.compile(r"\s+")
+
+#: Times are ms since the epoch in [0, MAX_TIME_MS] (year 9999 ends there).
+MAX_TIME_MS = 253_402_300_799_999
+
+
+def check_time(value: int, what: str) -> int:
+    """Refuse a time outside 1970..9999 (ms since epoch); raises InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIME_MS:
+        raise InvalidInput(f"{what} must be a time between 1970 and 9999 (ms since epoch), not {value!r}")
+    return value
+
+
+def normalize_value(text: str) -> str:
+    """The normalized form of a value, used for tombstones and matching.
+
+    NFC, case-folded, every whitespace run replaced by one space, stripped.
+    ``normalize_value("  Hello\\n World ") == "hello world"``.
+    """
+    return _WS.sub(" ", unicodedata.normalize("NFC", text).casefold()).strip()
+
+
+def value_digest(text: str) -> bytes:
+    """SHA-256 (32 bytes) of the UTF-8 of :func:`normalize_value` of ``text``."""
+    return hashlib.sha256(normalize_value(text).encode("utf-8")).digest()
+
+
+def _opt_parent(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bytes) and len(v) == 32:
+        return to_hex(v)
+    raise CorruptObject("parent must be 32 bytes or null")
+
+
+def _raw_parent(parent: str | None) -> bytes | None:
+    return None if parent is None else to_raw(parent)
+
+
+def _need(payload: dict, name: str, typ: type | tuple[type, ...]) -> Any:
+    if name not in payload:
+        raise CorruptObject(f"field {name!r} missing")
+    v = payload[name]
+    # bool is an int subclass: keep the two apart
+    if (typ is int and isinstance(v, bool)) or not isinstance(v, typ):
+        raise CorruptObject(f"field {name!r} has the wrong type ({type(v).__name__})")
+    return v
+
+
+def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """Every name in ``names`` is required (checked by _need); names in
+    ``optional`` may be absent; anything else is corrupt."""
+    extra = set(payload) - set(names) - set(optional)
+    if extra:
+        raise CorruptObject(f"unknown fields: {', '.join(sorted(map(str, extra)))}")
+
+
+def _only_true(payload: dict, name: str) -> bool:
+    """An optional boolean flag: absent means False; present it must be
+    true (a written ``false`` would give one object two encodings)."""
+    if name not in payload:
+        return False
+    if payload[name] is not True:
+        raise CorruptObject(f"field {name!r} is written only when true")
+    return True
+
+
+def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed:
+        raise InvalidInput(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One version of a key.
+
+    Attributes:
+        key: validated key, e.g. ``project/api/port`` (see ``refs.validate_key``).
+        kind: one of :data:`KINDS`.
+        body: the value, any Unicode text.
+        version: 1 for the first version, parent's version + 1 after.
+        parent: id of the previous version, or None for version 1.
+        valid_from: ms since epoch from which the value holds.
+        recorded_at: ms since epoch when it was written.
+        trust: one of :data:`TRUST_LEVELS`.
+        sensitivity: one of :data:`SENSITIVITIES`.
+        owner: who wrote it (``user``, an agent name, ...).
+        sources: ids or URIs of the evidence (turn ids, files).
+        pinned: pinned facts are always injected and never decay.
+        dormant: set by decay (``objstore.memory.decay``): searchable, never
+            injected.  Optional in the payload: written only when true, so
+            objects without it keep their ids.
+    """
+
+    TYPE: ClassVar[int] = 1
+    TYPE_NAME: ClassVar[str] = "fact"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "key", "kind", "body", "version", "parent", "valid_from", "recorded_at",
+        "trust", "sensitivity", "owner", "sources", "pinned",
+    )
+
+    key: str
+    kind: str
+    body: str
+    version: int
+    parent: str | None
+    valid_from: int
+    recorded_at: int
+    trust: str = "user_stated"
+    sensitivity: str = "private"
+    owner: str = "user"
+    sources: tuple[str, ...] = field(default_factory=tuple)
+    pinned: bool = False
+    forgotten: int = 0
+    dormant: bool = False
+
+    #: fields written only when set (so objects without them keep their ids)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant")
+
+    def __post_init__(self) -> None:
+        _choice(self.kind, KINDS, "kind")
+        _choice(self.trust, TRUST_LEVELS, "trust")
+        _choice(self.sensitivity, SENSITIVITIES, "sensitivity")
+        if self.version < 1:
+            raise InvalidInput("version must be >= 1")
+        check_time(self.valid_from, "valid_from")
+        check_time(self.recorded_at, "recorded_at")
+        if self.parent is not None and not is_full_id(self.parent):
+            raise InvalidInput("parent must be a full id")
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {
+            "key": self.key, "kind": self.kind, "body": self.body,
+            "version": self.version, "parent": _raw_parent(self.parent),
+            "valid_from": self.valid_from, "recorded_at": self.recorded_at,
+            "trust": self.trust, "sensitivity": self.sensitivity,
+            "owner": self.owner, "sources": list(self.sources), "pinned": self.pinned,
+            **({"forgotten": self.forgotten} if self.forgotten else {}),
+            **({"dormant": True} if self.dormant else {}),
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Fact:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS, cls.OPTIONAL)
+        sources = _need(p, "sources", list)
+        if not all(isinstance(s, str) for s in sources):
+            raise CorruptObject("sources must be strings")
+        try:
+            return cls(
+                key=_need(p, "key", str), kind=_need(p, "kind", str),
+                body=_need(p, "body", str), version=_need(p, "version", int),
+                parent=_opt_parent(p.get("parent", b"")),
+                valid_from=_need(p, "valid_from", int),
+                recorded_at=_need(p, "recorded_at", int),
+                trust=_need(p, "trust", str), sensitivity=_need(p, "sensitivity", str),
+                owner=_need(p, "owner", str), sources=tuple(sources),
+                pinned=_need(p, "pinned", bool),
+                forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
+                dormant=_only_true(p, "dormant"),
+            )
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid fact: {e}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn of a session (a user prompt, an assistant message, a tool result).
+
+    Attributes:
+        session: session id (subagents: ``<parent>.agent-<id>``).
+        seq: 0-based position in the session chain.
+        role: one of :data:`ROLES`.
+        text: the captured text (tool output cut, see capture docs).
+        timestamp: ms since epoch of the source record (0 if unknown).
+        harness: the agent that wrote it, e.g. ``claude-code``.
+        cwd: working directory of the agent ("" if unknown).
+        project: project name ("" if unknown).
+        source: stable id of the source record, for idempotent capture.
+        parent: id of the previous turn of the session, or None.
+    """
+
+    TYPE: ClassVar[int] = 2
+    TYPE_NAME: ClassVar[str] = "turn"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "session", "seq", "role", "text", "timestamp", "harness", "cwd",
+        "project", "source", "parent",
+    )
+
+    session: str
+    seq: int
+    role: str
+    text: str
+    timestamp: int
+    harness: str
+    cwd: str
+    project: str
+    source: str
+    parent: str | None
+    forgotten: int = 0
+
+    #: fields written only when set (so objects without them keep their ids)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten",)
+
+    def __post_init__(self) -> None:
+        _choice(self.role, ROLES, "role")
+        if self.seq < 0:
+            raise InvalidInput("seq must be >= 0")
+        check_time(self.timestamp, "timestamp")
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {
+            "session": self.session, "seq": self.seq, "role": self.role,
+            "text": self.text, "timestamp": self.timestamp, "harness": self.harness,
+            "cwd": self.cwd, "project": self.project, "source": self.source,
+            "parent": _raw_parent(self.parent),
+            **({"forgotten": self.forgotten} if self.forgotten else {}),
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Turn:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS, cls.OPTIONAL)
+        try:
+            return cls(
+                session=_need(p, "session", str), seq=_need(p, "seq", int),
+                role=_need(p, "role", str), text=_need(p, "text", str),
+                timestamp=_need(p, "timestamp", int), harness=_need(p, "harness", str),
+                cwd=_need(p, "cwd", str), project=_need(p, "project", str),
+                source=_need(p, "source", str), parent=_opt_parent(p.get("parent", b"")),
+                forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
+            )
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid turn: {e}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """A forgotten value: the key and the SHA-256 of its normalized value.
+
+    It never holds the value itself.  A write whose :func:`value_digest`
+    matches a tombstone of its key is refused unless stated by the user.
+
+    Attributes:
+        key: the key (for turns later: the source record id).
+        value_sha256: 32 bytes, :func:`value_digest` of the value.
+        time: ms since epoch of the forget.
+        reason: free text, e.g. ``forget``.
+    """
+
+    TYPE: ClassVar[int] = 3
+    TYPE_NAME: ClassVar[str] = "tombstone"
+    FIELDS: ClassVar[tuple[str, ...]] = ("key", "value_sha256", "time", "reason")
+
+    key: str
+    value_sha256: bytes
+    time: int
+    reason: str = "forget"
+
+    def __post_init__(self) -> None:
+        if len(self.value_sha256) != 32:
+            raise InvalidInput("value_sha256 must be 32 bytes")
+        check_time(self.time, "time")
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {"key": self.key, "value_sha256": self.value_sha256,
+                "time": self.time, "reason": self.reason}
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Tombstone:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS)
+        try:
+            return cls(key=_need(p, "key", str), value_sha256=_need(p, "value_sha256", bytes),
+                       time=_need(p, "time", int), reason=_need(p, "reason", str))
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid tombstone: {e}") from None
+
+
+#: every age v1 file (binary form) starts with this line (https://c2sp.org/age)
+AGE_INTRO = b"age-encryption.org/v1\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """One sealed version of a key: the metadata of a fact in the clear and
+    its value only as an age v1 file (encrypted to the vault's recipient).
+
+    The plaintext is never part of the object; reading it needs the vault
+    identity (``objstore.vault.sealed``).  Sealed versions of a key chain by
+    ``parent`` like facts, under their own ref ``sealed/<key>``.
+
+    Attributes:
+        key: validated key.  kind, trust, owner: as in :class:`Fact`.
+        version: 1 for the first version, parent's version + 1 after.
+        parent: id of the previous sealed version, or None.
+        valid_from, recorded_at: ms since epoch, as in :class:`Fact`.
+        age: the whole age v1 file (binary form, starts with
+            ``age-encryption.org/v1\\n``) whose plaintext is the UTF-8 value.
+    """
+
+    TYPE: ClassVar[int] = 5
+    TYPE_NAME: ClassVar[str] = "sealed"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "key", "kind", "version", "parent", "valid_from", "recorded_at", "trust", "owner", "age",
+    )
+
+    key: str
+    kind: str
+    version: int
+    parent: str | None
+    valid_from: int
+    recorded_at: int
+    trust: str
+    owner: str
+    age: bytes
+
+    def __post_init__(self) -> None:
+        _choice(self.kind, KINDS, "kind")
+        _choice(self.trust, TRUST_LEVELS, "trust")
+        if self.version < 1:
+            raise InvalidInput("version must be >= 1")
+        check_time(self.valid_from, "valid_from")
+        check_time(self.recorded_at, "recorded_at")
+        if self.parent is not None and not is_full_id(self.parent):
+            raise InvalidInput("parent must be a full id")
+        if not isinstance(self.age, bytes) or not self.age.startswith(AGE_INTRO):
+            raise InvalidInput("age must be a binary age v1 file")
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {
+            "key": self.key, "kind": self.kind, "version": self.version,
+            "parent": _raw_parent(self.parent), "valid_from": self.valid_from,
+            "recorded_at": self.recorded_at, "trust": self.trust, "owner": self.owner,
+            "age": self.age,
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Sealed:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS)
+        try:
+            return cls(
+                key=_need(p, "key", str), kind=_need(p, "kind", str),
+                version=_need(p, "version", int), parent=_opt_parent(p.get("parent", b"")),
+                valid_from=_need(p, "valid_from", int), recorded_at=_need(p, "recorded_at", int),
+                trust=_need(p, "trust", str), owner=_need(p, "owner", str),
+                age=_need(p, "age", bytes),
+            )
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid sealed version: {e}") from None
+
+
+QUEUE_KINDS = ("challenge", "injection", "conflict")
+
+
+def queue_item_id(kind: str, key: str, body: str) -> str:
+    """The id of a review-queue item: blake3 (64 hex) of the canonical CBOR
+    array ``["mem queue item", kind, key, normalize_value(body)]``.
+
+    It depends only on why the item was queued, the key and the normalized
+    value, so a repeated proposal maps to the same item (queued once).  It is
+    not the id of the :class:`QueueItem` object, which also holds the time
+    and provenance of the first proposal.
+    """
+    import cbor2
+
+    from objstore.core.ids import hash_bytes
+    return hash_bytes(cbor2.dumps(["mem queue item", kind, key, normalize_value(body)], canonical=True))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueItem:
+    """A proposal waiting for a person's review (``objstore.memory.queue``): "set
+    ``key`` to ``body``", parked instead of written.
+
+    Attributes:
+        kind: why it is queued, one of :data:`QUEUE_KINDS`: ``challenge``
+            (a lower-trust write against a ``user_stated`` value),
+            ``injection`` (the value reads like an instruction to a model),
+            ``conflict`` (``other`` holds a value that contradicts ``key``'s).
+        key: the key the proposal is for.
+        body: the proposed value.
+        fact_kind: the fact kind the write would have had (:data:`KINDS`).
+        trust: the trust of the proposing write (:data:`TRUST_LEVELS`).
+        sensitivity: as in :class:`Fact`.
+        owner: who proposed it.
+        sources: evidence of the proposing write.
+        other: for ``conflict`` the other key, else "".
+        note: a human-readable reason (e.g. the instruction pattern matched).
+        time: ms since epoch when it was queued.
+    """
+
+    TYPE: ClassVar[int] = 4
+    TYPE_NAME: ClassVar[str] = "queue item"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "kind", "key", "body", "fact_kind", "trust", "sensitivity", "owner", "sources",
+        "other", "note", "time",
+    )
+
+    kind: str
+    key: str
+    body: str
+    fact_kind: str
+    trust: str
+    sensitivity: str = "private"
+    owner: str = ""
+    sources: tuple[str, ...] = field(default_factory=tuple)
+    other: str = ""
+    note: str = ""
+    time: int = 0
+
+    def __post_init__(self) -> None:
+        _choice(self.kind, QUEUE_KINDS, "queue item kind")
+        _choice(self.fact_kind, KINDS, "kind")
+        _choice(self.trust, TRUST_LEVELS, "trust")
+        _choice(self.sensitivity, SENSITIVITIES, "sensitivity")
+        check_time(self.time, "time")
+
+    @property
+    def item_id(self) -> str:
+        """:func:`queue_item_id` of this item (the name of its ref)."""
+        return queue_item_id(self.kind, self.key, self.body)
+
+    def to_payload(self) -> dict[str, Any]:
+        """The CBOR payload (see module doc)."""
+        return {
+            "kind": self.kind, "key": self.key, "body": self.body, "fact_kind": self.fact_kind,
+            "trust": self.trust, "sensitivity": self.sensitivity, "owner": self.owner,
+            "sources": list(self.sources), "other": self.other, "note": self.note, "time": self.time,
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> QueueItem:
+        """Build from a decoded payload; raises :class:`CorruptObject`."""
+        _check_fields(p, cls.FIELDS)
+        sources = _need(p, "sources", list)
+        if not all(isinstance(s, str) for s in sources):
+            raise CorruptObject("sources must be strings")
+        try:
+            return cls(
+                kind=_need(p, "kind", str), key=_need(p, "key", str), body=_need(p, "body", str),
+                fact_kind=_need(p, "fact_kind", str), trust=_need(p, "trust", str),
+                sensitivity=_need(p, "sensitivity", str), owner=_need(p, "owner", str),
+                sources=tuple(sources), other=_need(p, "other", str), note=_need(p, "note", str),
+                time=_need(p, "time", int),
+            )
+        except InvalidInput as e:
+            raise CorruptObject(f"invalid queue item: {e}") from None
+
+
+MemObject = Fact | Turn | Tombstone | QueueItem | Sealed
+
+#: type code -> class; codes 6..15 are reserved (docs/format.md).
+TYPES: dict[int, type] = {Fact.TYPE: Fact, Turn.TYPE: Turn, Tombstone.TYPE: Tombstone,
+                          QueueItem.TYPE: QueueItem, Sealed.TYPE: Sealed}
+TYPE_NAMES: dict[str, type] = {c.TYPE_NAME: c for c in TYPES.values()}

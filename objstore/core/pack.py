@@ -1,0 +1,1062 @@
+"""Pack files: many objects in one file plus a sorted, mmapped index.
+
+The model is git's packfile design (``gitformat-pack(5)``: a ``.pack`` of
+entries named by its own trailing checksum, and a ``.idx`` with a 256-entry
+fan-out table, sorted ids and offsets, written *last* so that its presence
+marks the pack complete).  Unlike git there are no deltas and no type/size
+varint header per entry: an entry is a length prefix and the zlib stream of
+one frame (``docs/format.md``, "Frame"), so it is read with one ``pread`` of a
+length the index gives.
+
+Packs live in ``<store>/objects/pack/``:
+
+```
+objects/pack/pack-<name>.pack   the entries                 (written first)
+objects/pack/pack-<name>.idx    the index; marks it complete (written last)
+objects/pack/tmp-pack-<pid>-<n>       a pack being written (or a crash leftover)
+objects/pack/tmp-pack-<pid>-<n>.idx   an index being written (or a crash leftover)
+```
+
+`<name>` is the pack checksum (the pack file's trailer) in 64 lowercase hex
+digits, so a pack is content-named like a loose object.  All integers are
+unsigned big-endian (network order, as in git).  All checksums are BLAKE3
+(default hash mode, 32 bytes), like object ids.
+
+### Pack file `pack-<name>.pack`
+
+| offset | size | content |
+|---|---|---|
+| 0 | 4 | magic `MPAK` (`4d 50 41 4b`) |
+| 4 | 4 | pack format version, `00 00 00 01` |
+| 8 | 4 | N, the number of entries (u32) |
+| 12 | … | N entries, back to back, in the order they were written |
+| size − 32 | 32 | pack checksum: blake3 of every preceding byte (0 … size − 33) |
+
+An entry at offset `o`:
+
+| offset | size | content |
+|---|---|---|
+| o | 4 | L, the length of the zlib stream (u32) |
+| o + 4 | L | the zlib stream (RFC 1950) of one frame |
+
+The *entry length* is `4 + L`.  An object's id is blake3 of the
+decompressed frame, as for a loose object; the pack does not store ids (the
+index does), so a lost index can be rebuilt from the pack alone.  One pack
+holds an id at most once.  Entry order is unspecified (writer order).  The
+writer uses level 6 with the window sized to the frame (`wbits` = bit length
+of `len − 1`, clamped to 9…15; `memLevel` = `wbits − 7`), which compresses
+small frames as well as the defaults at a fraction of the cost; readers
+accept any valid zlib stream.
+
+### Index file `pack-<name>.idx`
+
+For N objects the index is exactly `1100 + 44·N` bytes:
+
+| offset | size | content |
+|---|---|---|
+| 0 | 4 | magic `MIDX` (`4d 49 44 58`) |
+| 4 | 4 | index format version, `00 00 00 01` |
+| 8 | 4 | N (u32), equal to the pack header's N |
+| 12 | 1024 | fan-out: 256 × u32; entry `b` = number of ids whose first byte is ≤ `b`; entry 255 = N |
+| 1036 | 32·N | the N raw ids, sorted ascending bytewise, no duplicates |
+| 1036 + 32·N | 8·N | entry offsets in the pack (u64), in id order |
+| 1036 + 40·N | 4·N | entry lengths `4 + L` (u32), in id order |
+| 1036 + 44·N | 32 | the pack checksum (= the pack's trailer = `<name>`) |
+| 1068 + 44·N | 32 | index checksum: blake3 of every preceding byte of the index |
+
+**Lookup** of id `x` (O(log N), nothing loaded up front): the ids starting
+with byte `x[0]` are positions `[fanout[x[0]-1], fanout[x[0]])` (lower bound
+0 for `x[0] = 0`); binary search that range of the id table, then read
+the offset and length at the same position and ``pread`` the entry.
+Abbreviated ids use the same range and a lower-bound search.
+
+**Checks.**  Opening a pack reads only the index header, the fan-out, the
+recorded pack checksum and the pack's header and trailer: the index size must
+be `1100 + 44·N`, the fan-out non-decreasing and ending at N, the recorded
+checksum equal to `<name>` and to the pack's trailer, and the pack header's N
+equal to the index's (a truncated pack loses its trailer, so it fails here).
+A version other than 1 in either file is refused as unsupported (exit 14);
+any other failure is corruption (exit 13), with the file named.
+Every read of an entry checks its bounds and length prefix, decompresses it
+and re-hashes the frame against the id.  A full ``verify`` also recomputes
+both checksums, the fan-out and the id order, and checks that the entries
+tile the pack body exactly.
+
+### Writing (crash safety)
+
+1. Entries are streamed to `tmp-pack-<pid>-<n>` after a header with N = 0;
+   only the id (32 bytes), offset and length of each entry stay in memory
+   (~60 bytes per object with the dedup table).
+2. The real N is written into the header, the file is hashed, the checksum
+   appended, the file fsynced once and renamed to `pack-<name>.pack`; the
+   directory is fsynced (so the pack's name is durable before its index can be).
+3. The index is written to `tmp-pack-<pid>-<n>.idx`, fsynced, renamed to
+   `pack-<name>.idx` (**last**), and the directory fsynced again.
+
+A `.pack` without its `.idx` is incomplete: readers ignore it and gc may
+delete it (after its grace period, since a writer may be between steps 2
+and 3).  `tmp-pack-*` files are never read.
+
+**Removal** deletes the `.idx` first (the pack vanishes for new readers
+atomically), fsyncs the directory, then deletes the `.pack` and fsyncs again.
+The reverse order would leave a window, or after a crash a state, in which an
+index names a missing pack, which readers must report as corruption.  On
+POSIX a reader that already opened the pack keeps reading the unlinked
+files.  The caller (gc, repack) must make sure the pack's objects live
+elsewhere before removing it.
+
+### Worked example
+
+The golden fact of the objects' worked example (228-byte frame, id
+`85b1bef7…cc5e`) alone in a pack.  With zlib 1.2.13 at level 6 its stream is
+L = 177 bytes (`18 95 …`: a 512-byte window); another zlib build may
+compress differently, which changes L, the checksums and the name, but
+nothing else:
+
+```
+pack-4bb10fd5…0564f690.pack, 225 bytes:
+  0000  4d50414b 00000001 00000001              "MPAK", version 1, N = 1
+  000c  000000b1 1895…(177 bytes)               entry: L = 177, zlib stream
+  00c1  4bb10fd5…0564f690 (32 bytes)            blake3 of bytes 0x00-0xc0 = <name>
+
+pack-4bb10fd5…0564f690.idx, 1144 bytes (1100 + 44·1):
+  0000  4d494458 00000001 00000001              "MIDX", version 1, N = 1
+  000c  00000000 × 133                          fan-out[0x00..0x84] = 0
+  0220  00000001 × 123                          fan-out[0x85..0xff] = 1
+  040c  85b1bef7…ee22cc5e (32 bytes)            the id
+  042c  00000000 0000000c                       its entry's offset: 12
+  0434  000000b5                                its entry's length: 4 + 177 = 181
+  0438  4bb10fd5…0564f690 (32 bytes)            pack checksum
+  0458  7d5892ec…91e8ec5c (32 bytes)            blake3 of idx bytes 0x000-0x457
+```
+
+(`tests/objstore/test_pack.py::test_worked_example_layout` checks this layout.)
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import mmap
+import os
+import re
+import struct
+import sys
+import zlib
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from blake3 import blake3
+
+from objstore.core.atomic import fsync_dir
+from objstore.core.errors import AmbiguousId, CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
+from objstore.core.ids import check_prefix, is_full_id
+
+PACK_MAGIC = b"MPAK"
+IDX_MAGIC = b"MIDX"
+PACK_VERSION = 1
+IDX_VERSION = 1
+
+_HEADER = struct.Struct(">4sII")  # magic, version, count: 12 bytes in both files
+_HEADER_LEN = _HEADER.size
+_FANOUT = struct.Struct(">256I")
+_FANOUT_LEN = _FANOUT.size  # 1024
+_U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
+_SUM_LEN = 32  # blake3 checksum
+_ID_LEN = 32
+_IDX_FIXED = _HEADER_LEN + _FANOUT_LEN + 2 * _SUM_LEN  # 1100
+_IDX_PER_OBJECT = _ID_LEN + 8 + 4  # 44
+_PACK_MIN = _HEADER_LEN + _SUM_LEN  # 44
+_FRAME_MAGIC = b"MEMO"  # codec.MAGIC; not imported to keep this module free of cbor2
+MAX_OBJECTS = 2**32 - 1
+_MAX_ENTRY = 2**32 - 1  # entry length 4 + L is a u32
+
+_IDX_NAME = re.compile(r"pack-([0-9a-f]{64})\.idx")
+_PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
+TEMP_PREFIX = "tmp-pack-"
+
+assert array("I").itemsize == 4 and array("Q").itemsize == 8
+_SWAP = sys.byteorder == "little"  # arrays are native-endian, the files big-endian
+_BUF = 1 << 20
+_tmp_counter = itertools.count()
+
+
+def idx_size(count: int) -> int:
+    """Exact size in bytes of the index of a pack of ``count`` objects."""
+    return _IDX_FIXED + _IDX_PER_OBJECT * count
+
+
+def _raw_id(oid: str) -> bytes:
+    if not isinstance(oid, str) or not is_full_id(oid):
+        raise InvalidInput(f"not an object id: {oid!r} (want 64 lowercase hex characters)")
+    return bytes.fromhex(oid)
+
+
+def _compress(frame: bytes, level: int) -> bytes:
+    """zlib stream of ``frame`` with the window sized to it (wbits 9-15,
+    memLevel 2-8): same ratio for small frames, but several times cheaper than
+    ``zlib.compress``, whose 256 KiB of state per call dominates for
+    100-byte objects.  Any zlib stream decompresses with the default window."""
+    wbits = min(15, max(9, (len(frame) - 1).bit_length()))
+    c = zlib.compressobj(level, zlib.DEFLATED, wbits, wbits - 7)
+    return c.compress(frame) + c.flush()
+
+
+def _be(a: array) -> bytes:
+    if _SWAP:
+        a = array(a.typecode, a)
+        a.byteswap()
+    return a.tobytes()
+
+
+@dataclass(frozen=True, slots=True)
+class PackInfo:
+    """A finished pack.
+
+    Attributes:
+        name: the pack checksum, 64 hex (the ``<name>`` of the file names).
+        pack_path: ``<pack_dir>/pack-<name>.pack``.
+        idx_path: ``<pack_dir>/pack-<name>.idx``.
+        count: number of objects (distinct ids) in the pack.
+        size: size of the ``.pack`` file in bytes.
+        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``).
+    """
+
+    name: str
+    pack_path: Path
+    idx_path: Path
+    count: int
+    size: int
+    idx_size: int
+
+
+def _create_temp(pack_dir: Path, suffix: str = "") -> tuple[Path, int]:
+    while True:
+        p = pack_dir / f"{TEMP_PREFIX}{os.getpid()}-{next(_tmp_counter)}{suffix}"
+        try:
+            return p, os.open(p, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # a leftover of a dead process with our pid
+            continue
+
+
+class PackWriter:
+    """Stream frames into a new pack (see the module doc for the format).
+
+    Usage::
+
+        with PackWriter(store / "objects" / "pack") as w:
+            for frame in frames:
+                w.add(frame)
+        info = w.info          # PackInfo, or None when nothing was added
+
+    or call :meth:`finish` / :meth:`abort` explicitly.  Leaving the ``with``
+    block normally finishes the pack (unless already finished or aborted);
+    leaving it by an exception aborts it, removing the temp file.
+
+    Memory: only each object's raw id, offset and length (44 bytes) plus a
+    4-byte-slot open-addressing table for deduplication stay in memory,
+    about 60 bytes per object; frames are compressed and written as they come.
+    Durability: two file fsyncs and two directory fsyncs per pack, none per
+    object.  Not thread-safe: use one writer per thread.
+
+    Args:
+        pack_dir: ``<store>/objects/pack``; created if missing.
+        level: zlib compression level, 0-9 (default 6, as loose objects).
+    """
+
+    def __init__(self, pack_dir: Path | str, *, level: int = 6) -> None:
+        if not 0 <= level <= 9:
+            raise InvalidInput(f"zlib level must be 0..9, not {level}")
+        self.pack_dir = Path(pack_dir)
+        self.level = level
+        #: the finished pack (set by :meth:`finish`), else None.
+        self.info: PackInfo | None = None
+        self._ids = bytearray()  # 32 bytes per object, in write order
+        self._offsets = array("Q")
+        self._lengths = array("I")  # entry length 4 + L
+        self._table = array("I", bytes(4 * 1024))  # slot -> index + 1; 0 = empty
+        self._mask = 1023
+        self._file = None
+        self._tmp: Path | None = None
+        self._pos = _HEADER_LEN
+        self._state = "open"
+
+    # -- adding -------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """Number of distinct objects added so far."""
+        return len(self._offsets)
+
+    def _check_open(self) -> None:
+        if self._state != "open":
+            raise ValueError(f"pack writer is {self._state}")
+
+    def _lookup(self, digest: bytes) -> tuple[int, int]:
+        """(index of ``digest`` or -1, its slot or the free slot for it)."""
+        t, mask, ids = self._table, self._mask, self._ids
+        s = int.from_bytes(digest[8:16], "little") & mask
+        while True:
+            v = t[s]
+            if v == 0:
+                return -1, s
+            o = (v - 1) * _ID_LEN
+            if ids[o:o + _ID_LEN] == digest:
+                return v - 1, s
+            s = (s + 1) & mask
+
+    def _grow(self) -> None:
+        cap = len(self._table) * 2
+        t = array("I", bytes(4 * cap))
+        mask = cap - 1
+        ids = self._ids
+        for i in range(len(self._offsets)):
+            o = i * _ID_LEN
+            s = int.from_bytes(ids[o + 8:o + 16], "little") & mask
+            while t[s]:
+                s = (s + 1) & mask
+            t[s] = i + 1
+        self._table, self._mask = t, mask
+
+    def add(self, frame: bytes) -> str:
+        """Add one frame; return its id (64 hex).
+
+        A frame whose id is already in this writer is not stored again.
+
+        Raises:
+            InvalidInput: not a frame (no ``MEMO`` magic), an entry over
+                4 GiB, or a pack already holding 2**32 - 1 objects.
+            ValueError: the writer is finished or aborted.
+            OSError: writing the temp file failed (the writer is then
+                unusable: call :meth:`abort`, or use it as a context manager).
+        """
+        self._check_open()
+        if frame[:4] != _FRAME_MAGIC:
+            raise InvalidInput("not an object frame (no MEMO magic)")
+        digest = blake3(frame).digest()
+        idx, slot = self._lookup(digest)
+        if idx >= 0:
+            return digest.hex()
+        self._append(digest, slot, _compress(frame, self.level))
+        return digest.hex()
+
+    def _append(self, digest: bytes, slot: int, data: bytes) -> None:
+        """Write one entry (``data`` = the zlib stream) and record it."""
+        n = len(self._offsets)
+        if n >= MAX_OBJECTS:
+            raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
+        length = 4 + len(data)
+        if length > _MAX_ENTRY:
+            raise InvalidInput(f"object {digest.hex()} is too large for a pack entry ({len(data)} compressed bytes)")
+        if self._file is None:
+            self.pack_dir.mkdir(parents=True, exist_ok=True)
+            self._tmp, fd = _create_temp(self.pack_dir)
+            self._file = open(fd, "wb", buffering=_BUF)
+            self._file.write(_HEADER.pack(PACK_MAGIC, PACK_VERSION, 0))
+        self._file.write(_U32.pack(len(data)))
+        self._file.write(data)
+        self._ids += digest
+        self._offsets.append(self._pos)
+        self._lengths.append(length)
+        self._pos += length
+        self._table[slot] = n + 1
+        if 2 * (n + 1) > len(self._table):
+            self._grow()
+
+    def add_entry(self, oid: str, zstream: bytes) -> str:
+        """Add an object given as an already-compressed zlib stream (as
+        :meth:`Pack.raw_entry` returns it), without decompressing: for
+        rewriting packs (gc, forget), where re-compression would dominate.
+        The stream is not re-verified here (``fsck``/``verify`` do that).
+        Raises as :meth:`add`."""
+        self._check_open()
+        digest = bytes.fromhex(oid)
+        idx, slot = self._lookup(digest)
+        if idx >= 0:
+            return oid
+        self._append(digest, slot, zstream)
+        return oid
+
+    def add_many(self, frames: Iterable[bytes]) -> int:
+        """Add every frame of ``frames`` (consumed lazily); return how many
+        were new to this writer.  Raises as :meth:`add`."""
+        before = len(self._offsets)
+        for frame in frames:
+            self.add(frame)
+        return len(self._offsets) - before
+
+    # -- finishing ----------------------------------------------------------
+
+    def finish(self) -> PackInfo | None:
+        """Complete the pack: header count, checksum, fsync, rename, index
+        (written and renamed last), directory fsync.
+
+        Returns:
+            The :class:`PackInfo` (also stored in :attr:`info`), or None when
+            no object was added (no file is left behind).
+        Raises:
+            ValueError: already finished or aborted.
+            OSError: the temp files are removed before it propagates; if the
+                failure came after the ``.pack`` rename, an incomplete pack
+                (no ``.idx``) remains for gc.
+        """
+        self._check_open()
+        n = len(self._offsets)
+        if n == 0:
+            self.abort()
+            self._state = "finished"
+            return None
+        idx_tmp: Path | None = None
+        try:
+            f = self._file
+            f.flush()
+            fd = f.fileno()
+            os.pwrite(fd, _HEADER.pack(PACK_MAGIC, PACK_VERSION, n), 0)
+            h = blake3(max_threads=blake3.AUTO)
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as mm:
+                h.update(mm)
+            checksum = h.digest()
+            f.write(checksum)
+            f.flush()
+            os.fsync(fd)
+            f.close()
+            self._file = None
+            name = checksum.hex()
+            pack_path = self.pack_dir / f"pack-{name}.pack"
+            idx_path = self.pack_dir / f"pack-{name}.idx"
+            os.replace(self._tmp, pack_path)
+            self._tmp = None
+            fsync_dir(self.pack_dir)
+            idx_tmp, ifd = _create_temp(self.pack_dir, ".idx")
+            with open(ifd, "wb", buffering=_BUF) as idx_file:
+                self._write_idx(idx_file, checksum)
+                idx_file.flush()
+                os.fsync(idx_file.fileno())
+            os.replace(idx_tmp, idx_path)
+            idx_tmp = None
+            fsync_dir(self.pack_dir)
+        except BaseException:
+            if idx_tmp is not None:
+                idx_tmp.unlink(missing_ok=True)
+            self.abort()
+            raise
+        self.info = PackInfo(name=name, pack_path=pack_path, idx_path=idx_path, count=n,
+                             size=self._pos + _SUM_LEN, idx_size=idx_size(n))
+        self._state = "finished"
+        self._release()
+        return self.info
+
+    def _write_idx(self, f, pack_checksum: bytes) -> None:
+        ids, offsets, lengths = self._ids, self._offsets, self._lengths
+        n = len(offsets)
+        # Bucket by first byte (the fan-out), then sort each small bucket:
+        # never more than n/256 sort keys alive at once.
+        buckets = [array("I") for _ in range(256)]
+        for i, b in enumerate(ids[::_ID_LEN]):
+            buckets[b].append(i)
+        order = array("I")
+        fanout = array("I")
+        for b in range(256):
+            bucket = buckets[b]
+            buckets[b] = None  # type: ignore[call-overload]
+            if len(bucket) > 1:
+                bucket = sorted(bucket, key=lambda i: ids[i * _ID_LEN:(i + 1) * _ID_LEN])
+            order.extend(bucket)
+            fanout.append(len(order))
+        h = blake3()
+
+        def put(data) -> None:
+            h.update(data)
+            f.write(data)
+
+        put(_HEADER.pack(IDX_MAGIC, IDX_VERSION, n))
+        put(_be(fanout))
+        step = 4096  # bounded temporaries: ~4096 small objects per chunk
+        for s in range(0, n, step):
+            put(b"".join([ids[i * _ID_LEN:(i + 1) * _ID_LEN] for i in order[s:s + step]]))
+        for s in range(0, n, step):
+            put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
+        for s in range(0, n, step):
+            put(_be(array("I", [lengths[i] for i in order[s:s + step]])))
+        put(pack_checksum)
+        f.write(h.digest())
+
+    def _release(self) -> None:
+        self._ids = bytearray()
+        self._offsets = array("Q")
+        self._lengths = array("I")
+        self._table = array("I")
+
+    def abort(self) -> None:
+        """Discard the pack being written: close and delete the temp file.
+        Idempotent; a no-op after :meth:`finish`."""
+        if self._state != "open":
+            return
+        self._state = "aborted"
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
+            self._file = None
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
+            self._tmp = None
+        self._release()
+
+    def __enter__(self) -> PackWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif self._state == "open":
+            self.finish()
+
+
+def write_pack(pack_dir: Path | str, frames: Iterable[bytes], *, level: int = 6) -> PackInfo | None:
+    """Write ``frames`` (an iterable, consumed once, lazily) as one pack.
+
+    Returns the :class:`PackInfo`, or None when ``frames`` is empty.  Raises as
+    :meth:`PackWriter.add` and :meth:`PackWriter.finish`; on any error no
+    temp file is left behind.
+    """
+    w = PackWriter(pack_dir, level=level)
+    try:
+        w.add_many(frames)
+        return w.finish()
+    except BaseException:
+        w.abort()
+        raise
+
+
+class Pack:
+    """One complete pack, opened through its index.
+
+    Opening is O(1) in the pack size: it mmaps the index (pages are read on
+    demand), reads its header and fan-out (1 KiB) and the pack's header and
+    trailer, and checks what the module doc lists under "Checks"; it does not
+    read the ids.  Lookups are a fan-out range plus a binary search over the
+    mmap, then one ``pread`` of the entry.  Reads are safe from several
+    threads.
+
+    Args:
+        idx_path: ``.../pack-<64 hex>.idx``; the pack is the ``.pack`` beside it.
+
+    Raises:
+        InvalidInput: the file name is not ``pack-<64 hex>.idx``.
+        NotFound: the index file does not exist.
+        CorruptObject: the index or pack is truncated, damaged or missing
+            (the message names the file).
+        UnsupportedVersion: an index or pack format version other than 1.
+
+    Attributes:
+        name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
+        count: number of objects.  size: pack file size in bytes.
+    """
+
+    def __init__(self, idx_path: Path | str) -> None:
+        self.idx_path = Path(idx_path)
+        m = _IDX_NAME.fullmatch(self.idx_path.name)
+        if not m:
+            raise InvalidInput(f"{self.idx_path}: not a pack index name (want pack-<64 hex>.idx)")
+        self.name = m.group(1)
+        self.pack_path = self.idx_path.with_name(f"pack-{self.name}.pack")
+        self._mm: mmap.mmap | None = None
+        self._pf = None
+        try:
+            fd = os.open(self.idx_path, os.O_RDONLY)
+        except FileNotFoundError:
+            raise NotFound(f"no pack index {self.idx_path}") from None
+        try:
+            self._idx_size = os.fstat(fd).st_size
+            if self._idx_size < _IDX_FIXED:
+                raise CorruptObject(f"{self.idx_path}: truncated ({self._idx_size} bytes; "
+                                    f"an index has at least {_IDX_FIXED})")
+            self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        finally:
+            os.close(fd)
+        try:
+            self._open_checks()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_checks(self) -> None:
+        mm, ip = self._mm, self.idx_path
+        magic, version, n = _HEADER.unpack_from(mm, 0)
+        if magic != IDX_MAGIC:
+            raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
+        if version != IDX_VERSION:
+            raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
+                                     f"(this mem reads {IDX_VERSION})")
+        if self._idx_size != idx_size(n):
+            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n)} "
+                                "(truncated or damaged)")
+        fanout = _FANOUT.unpack_from(mm, _HEADER_LEN)
+        if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
+            raise CorruptObject(f"{ip}: fan-out table is damaged")
+        self.count = n
+        self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
+        self._ids_off = _HEADER_LEN + _FANOUT_LEN
+        self._offs_off = self._ids_off + _ID_LEN * n
+        self._lens_off = self._offs_off + 8 * n
+        self._sum_off = self._lens_off + 4 * n
+        recorded = mm[self._sum_off:self._sum_off + _SUM_LEN]
+        if recorded.hex() != self.name:
+            raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
+        pp = self.pack_path
+        try:
+            self._pf = open(pp, "rb", buffering=0)
+        except FileNotFoundError:
+            raise CorruptObject(f"{pp}: missing, but its index {ip.name} exists") from None
+        fd = self._pf.fileno()
+        self.size = os.fstat(fd).st_size
+        if self.size < _PACK_MIN:
+            raise CorruptObject(f"{pp}: truncated ({self.size} bytes)")
+        magic, version, pn = _HEADER.unpack(os.pread(fd, _HEADER_LEN, 0))
+        if magic != PACK_MAGIC:
+            raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
+        if version != PACK_VERSION:
+            raise UnsupportedVersion(f"{pp}: pack version {version} is not supported (this mem reads {PACK_VERSION})")
+        if pn != n:
+            raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
+        if os.pread(fd, _SUM_LEN, self.size - _SUM_LEN) != recorded:
+            raise CorruptObject(f"{pp}: trailer checksum does not match its index (truncated or damaged)")
+        self._body_end = self.size - _SUM_LEN
+
+    # -- lookups ------------------------------------------------------------
+
+    def _id_at(self, i: int) -> bytes:
+        o = self._ids_off + i * _ID_LEN
+        return self._mm[o:o + _ID_LEN]
+
+    def _find(self, raw: bytes) -> int:
+        """Position of raw id ``raw`` in the id table, or -1."""
+        b = raw[0]
+        lo, hi = self._fanout[b], self._fanout[b + 1]
+        mm, base = self._mm, self._ids_off
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            o = base + mid * _ID_LEN
+            k = mm[o:o + _ID_LEN]
+            if k < raw:
+                lo = mid + 1
+            elif k == raw:
+                return mid
+            else:
+                hi = mid
+        return -1
+
+    def _entry(self, i: int) -> tuple[int, int]:
+        return (_U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
+                _U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
+
+    def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
+        """Frame from an entry's bytes; raises CorruptObject naming the problem."""
+        oid = raw.hex()
+        if _U32.unpack_from(data, 0)[0] != len(data) - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
+        d = zlib.decompressobj()
+        try:
+            frame = d.decompress(memoryview(data)[4:])
+        except zlib.error as e:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress ({e})") from None
+        if not d.eof or d.unused_data:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: zlib stream truncated or followed by garbage")
+        got = blake3(frame).digest()
+        if got != raw:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+        return frame
+
+    def _read(self, i: int, raw: bytes) -> bytes:
+        off, length = self._entry(i)
+        if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+            raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
+                                f"is outside the pack body")
+        data = os.pread(self._pf.fileno(), length, off)
+        if len(data) != length:
+            raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
+        return self._decode_entry(data, raw)
+
+    def get(self, oid: str) -> bytes:
+        """The verified frame of object ``oid`` (64 hex).
+
+        Raises:
+            InvalidInput: ``oid`` is not 64 lowercase hex.
+            NotFound: not in this pack.
+            CorruptObject: the entry is out of bounds, undecompressable, or
+                hashes to another id (the message names the file).
+        """
+        raw = _raw_id(oid)
+        i = self._find(raw)
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        return self._read(i, raw)
+
+    def raw_entry(self, oid: str) -> bytes:
+        """The entry's zlib stream (no decompression, no hash check), for
+        copying into another pack with :meth:`PackWriter.add_entry`.
+        Raises NotFound, CorruptObject (bounds, length prefix)."""
+        raw = _raw_id(oid)
+        i = self._find(raw)
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        off, length = self._entry(i)
+        if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+            raise CorruptObject(f"{self.idx_path}: object {oid}: entry outside the pack body")
+        data = os.pread(self._pf.fileno(), length, off)
+        if len(data) != length or _U32.unpack_from(data, 0)[0] != length - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: short read or bad length prefix")
+        return data[4:]
+
+    def contains(self, oid: str) -> bool:
+        """True when ``oid`` is in the index (False for a malformed id).
+        Does not read the entry."""
+        return isinstance(oid, str) and is_full_id(oid) and self._find(bytes.fromhex(oid)) >= 0
+
+    __contains__ = contains
+
+    def entry_size(self, oid: str) -> int:
+        """Size in bytes of the object's zlib stream in the pack (``L``; the
+        entry takes ``4 + L``).  Raises InvalidInput or NotFound."""
+        i = self._find(_raw_id(oid))
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        return self._entry(i)[1] - 4
+
+    def _iter_raw(self) -> Iterator[bytes]:
+        for i in range(self.count):
+            yield self._id_at(i)
+
+    def __iter__(self) -> Iterator[str]:
+        """Every id in the pack (64 hex), in ascending order."""
+        for raw in self._iter_raw():
+            yield raw.hex()
+
+    def __len__(self) -> int:
+        return self.count
+
+    def resolve_prefix(self, prefix: str) -> list[str]:
+        """Ids of this pack starting with ``prefix`` (4-64 hex), ascending.
+
+        Uses the fan-out and a lower-bound binary search; reads only the
+        matching ids.  Raises InvalidInput for a malformed prefix.
+        """
+        return [r.hex() for r in self._prefix_raw(check_prefix(prefix))]
+
+    def _prefix_raw(self, p: str) -> list[bytes]:
+        lo_raw = bytes.fromhex((p + "0" * 64)[:64])
+        hi_raw = bytes.fromhex((p + "f" * 64)[:64])
+        b = lo_raw[0]  # a prefix has >= 4 hex digits: lo and hi share byte 0
+        lo, hi = self._fanout[b], self._fanout[b + 1]
+        mm, base = self._mm, self._ids_off
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            o = base + mid * _ID_LEN
+            if mm[o:o + _ID_LEN] < lo_raw:
+                lo = mid + 1
+            else:
+                hi = mid
+        out = []
+        end = self._fanout[b + 1]
+        while lo < end:
+            k = self._id_at(lo)
+            if k > hi_raw:
+                break
+            out.append(k)
+            lo += 1
+        return out
+
+    # -- checking -----------------------------------------------------------
+
+    def verify(self, *, max_problems: int = 100) -> list[str]:
+        """Check everything; return a list of problems (empty = sound).
+
+        Checks: the index checksum; the pack trailer against the pack bytes,
+        the index's record and the file name; the header counts; the fan-out
+        against the ids; strict id order; every entry in bounds, with a
+        matching length prefix, decompressing and hashing to its id; and that
+        the entries tile the pack body exactly (no gaps, overlap or garbage).
+        Reads both files fully (O(size)); never raises for damage it finds.
+        At most ``max_problems`` entry problems are listed, then a count.
+        """
+        problems: list[str] = []
+        ip, pp = self.idx_path, self.pack_path
+        mm, n = self._mm, self.count
+        with memoryview(mm) as mv:
+            if blake3(mv[:self._idx_size - _SUM_LEN]).digest() != mv[self._idx_size - _SUM_LEN:]:
+                problems.append(f"{ip}: index checksum mismatch")
+        recorded = mm[self._sum_off:self._sum_off + _SUM_LEN]
+        fd = self._pf.fileno()
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as pm, memoryview(pm) as pv:
+            if len(pm) != self.size:
+                problems.append(f"{pp}: size changed from {self.size} to {len(pm)} bytes since it was opened")
+                return problems
+            h = blake3(max_threads=blake3.AUTO)
+            h.update(pv[:self._body_end])
+            actual = h.digest()
+            if actual != pv[self._body_end:]:
+                problems.append(f"{pp}: pack checksum mismatch (trailer {pm[self._body_end:].hex()}, "
+                                f"content {actual.hex()})")
+            if recorded != pm[self._body_end:]:
+                problems.append(f"{ip}: records pack checksum {recorded.hex()}, the pack's trailer is "
+                                f"{pm[self._body_end:].hex()}")
+            if recorded.hex() != self.name:
+                problems.append(f"{ip}: records pack checksum {recorded.hex()}, the file is named for {self.name}")
+            if _HEADER.unpack_from(pm, 0) != (PACK_MAGIC, PACK_VERSION, n):
+                problems.append(f"{pp}: header does not match the index ({n} objects)")
+            # fan-out and order
+            counts = [0] * 256
+            prev = b""
+            order_ok = True
+            for i in range(n):
+                k = self._id_at(i)
+                counts[k[0]] += 1
+                if order_ok and k <= prev:
+                    problems.append(f"{ip}: ids not strictly ascending at position {i}")
+                    order_ok = False
+                prev = k
+            fan = list(itertools.accumulate(counts))
+            if tuple(fan) != _FANOUT.unpack_from(mm, _HEADER_LEN):
+                problems.append(f"{ip}: fan-out table does not match the ids")
+            # every entry
+            bad = 0
+            total = 0
+            for i in range(n):
+                raw = self._id_at(i)
+                off, length = self._entry(i)
+                total += length
+                try:
+                    if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+                        raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
+                                            f"is outside the pack body")
+                    self._decode_entry(pm[off:off + length], raw)
+                except CorruptObject as e:
+                    bad += 1
+                    if bad <= max_problems:
+                        problems.append(str(e))
+            if bad > max_problems:
+                problems.append(f"{pp}: {bad - max_problems} more damaged entries")
+            # the entries tile the body: walk the length prefixes
+            pos, walked = _HEADER_LEN, 0
+            while pos + 4 <= self._body_end and walked <= n:
+                pos += 4 + _U32.unpack_from(pm, pos)[0]
+                walked += 1
+            if pos != self._body_end or walked != n or total != self._body_end - _HEADER_LEN:
+                problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
+                                f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
+        return problems
+
+    def info(self) -> PackInfo:
+        """This pack as a :class:`PackInfo`."""
+        return PackInfo(name=self.name, pack_path=self.pack_path, idx_path=self.idx_path,
+                        count=self.count, size=self.size, idx_size=self._idx_size)
+
+    def close(self) -> None:
+        """Release the mmap and the pack file descriptor.  Idempotent; a
+        closed pack raises ValueError on use."""
+        if self._mm is not None:
+            self._mm.close()
+        if self._pf is not None:
+            self._pf.close()
+
+    def __enter__(self) -> Pack:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Pack({str(self.idx_path)!r}, count={getattr(self, 'count', '?')})"
+
+
+class PackSet:
+    """All complete packs of a pack directory (those with a ``.idx``).
+
+    A ``.pack`` without its ``.idx`` and ``tmp-pack-*`` files are ignored
+    (see :meth:`incomplete_packs`, :meth:`temp_files`).  Packs are searched
+    newest index first.
+
+    **Damaged packs.**  By default opening raises :class:`CorruptObject` (or
+    UnsupportedVersion) for the first complete pack that cannot be opened:
+    an index is written last and removed first, so a damaged or pack-less
+    index is never a normal state, and silently skipping it would turn
+    "corrupt" into "not found" (and let gc believe objects are gone).  With
+    ``skip_broken=True`` (for fsck, and for reading what is still readable)
+    such packs are left out and listed in :attr:`broken` instead.  A pack
+    removed by another process while it is being opened is skipped either way.
+
+    Lookups may run in several threads at once; :meth:`reload`,
+    :meth:`remove_pack` and :meth:`close` must not run concurrently with them.
+
+    Args:
+        pack_dir: ``<store>/objects/pack``; may be missing (no packs).
+        skip_broken: see above.
+
+    Attributes:
+        broken: ``(idx path, error)`` of packs left out by ``skip_broken``.
+    """
+
+    def __init__(self, pack_dir: Path | str, *, skip_broken: bool = False) -> None:
+        self.pack_dir = Path(pack_dir)
+        self.skip_broken = skip_broken
+        self.broken: list[tuple[Path, MemError]] = []
+        self._packs: dict[str, Pack] = {}
+        self._order: list[Pack] = []
+        self.reload()
+
+    def _scan(self) -> dict[str, tuple[float, Path]]:
+        found: dict[str, tuple[float, Path]] = {}
+        try:
+            it = os.scandir(self.pack_dir)
+        except (FileNotFoundError, NotADirectoryError):
+            return found
+        with it:
+            for ent in it:
+                m = _IDX_NAME.fullmatch(ent.name)
+                if m:
+                    try:
+                        found[m.group(1)] = (ent.stat().st_mtime, Path(ent.path))
+                    except FileNotFoundError:
+                        pass
+        return found
+
+    def reload(self) -> None:
+        """Re-scan the directory: open new packs, close and forget packs whose
+        index is gone; packs already open are kept.  Raises as the constructor.
+        """
+        found = self._scan()
+        for name in [k for k in self._packs if k not in found]:
+            self._packs.pop(name).close()
+        broken: list[tuple[Path, MemError]] = []
+        try:
+            for name, (_, idx) in found.items():
+                if name in self._packs:
+                    continue
+                try:
+                    self._packs[name] = Pack(idx)
+                except NotFound:
+                    continue  # removed since the scan
+                except (CorruptObject, UnsupportedVersion) as e:
+                    if not idx.exists():
+                        continue  # removed while opening (index first, then pack)
+                    if not self.skip_broken:
+                        raise
+                    broken.append((idx, e))
+        finally:
+            self.broken = broken
+            mt = {k: v[0] for k, v in found.items()}
+            self._order = sorted(self._packs.values(), key=lambda p: (-mt.get(p.name, 0.0), p.name))
+
+    @property
+    def packs(self) -> list[Pack]:
+        """The open packs, newest index first."""
+        return list(self._order)
+
+    def get(self, oid: str) -> bytes:
+        """The verified frame of ``oid`` from the first pack holding a sound copy.
+
+        Raises:
+            InvalidInput: ``oid`` is not 64 lowercase hex.
+            NotFound: in no pack.
+            CorruptObject: every copy found is damaged (the first error).
+        """
+        raw = _raw_id(oid)
+        err: CorruptObject | None = None
+        for p in self._order:
+            i = p._find(raw)
+            if i >= 0:
+                try:
+                    return p._read(i, raw)
+                except CorruptObject as e:
+                    err = err or e
+        if err is not None:
+            raise err
+        raise NotFound(f"no object {oid}")
+
+    def contains(self, oid: str) -> bool:
+        """True when some pack's index lists ``oid``."""
+        return any(p.contains(oid) for p in self._order)
+
+    __contains__ = contains
+
+    def __iter__(self) -> Iterator[str]:
+        """Every id in any pack, ascending, each once (a k-way merge of the
+        packs' sorted indexes; O(number of packs) memory)."""
+        last = None
+        for raw in heapq.merge(*(p._iter_raw() for p in self._order)):
+            if raw != last:
+                yield raw.hex()
+                last = raw
+
+    def resolve_prefix(self, prefix: str) -> list[str]:
+        """Every id (ascending, each once) starting with ``prefix`` (4-64 hex).
+        Raises InvalidInput for a malformed prefix."""
+        p = check_prefix(prefix)
+        out: set[bytes] = set()
+        for pack in self._order:
+            out.update(pack._prefix_raw(p))
+        return [r.hex() for r in sorted(out)]
+
+    def resolve(self, prefix: str) -> str:
+        """The one id starting with ``prefix``.
+
+        Raises InvalidInput (malformed), NotFound (none) or AmbiguousId (several).
+        """
+        hits = self.resolve_prefix(prefix)
+        if not hits:
+            raise NotFound(f"no object matches {prefix}")
+        if len(hits) > 1:
+            raise AmbiguousId(f"{prefix} is ambiguous: {len(hits)} objects match", hint="give more characters")
+        return hits[0]
+
+    def remove_pack(self, pack: Pack) -> None:
+        """Close ``pack`` and delete its files: the ``.idx`` first, fsync the
+        directory, then the ``.pack``, fsync again (see the module doc,
+        "Removal").  The caller must hold the store lock and have the objects
+        elsewhere.  Missing files are not an error."""
+        self._packs.pop(pack.name, None)
+        self._order = [p for p in self._order if p.name != pack.name]
+        pack.close()
+        pack.idx_path.unlink(missing_ok=True)
+        fsync_dir(self.pack_dir)
+        pack.pack_path.unlink(missing_ok=True)
+        fsync_dir(self.pack_dir)
+
+    def temp_files(self) -> list[Path]:
+        """``tmp-pack-*`` files (packs and indexes being written, or crash
+        leftovers), sorted.  gc may delete those older than its grace period."""
+        return self._list(lambda name: name.startswith(TEMP_PREFIX))
+
+    def incomplete_packs(self) -> list[Path]:
+        """``pack-*.pack`` files without their ``.idx``, sorted: a crash between
+        the two renames or between the two unlinks of a removal, or a writer
+        between them right now.  gc may delete those older than its grace period."""
+        def incomplete(name: str) -> bool:
+            m = _PACK_NAME.fullmatch(name)
+            return bool(m) and not (self.pack_dir / f"pack-{m.group(1)}.idx").exists()
+        return self._list(incomplete)
+
+    def _list(self, keep) -> list[Path]:
+        try:
+            names = os.listdir(self.pack_dir)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return sorted(self.pack_dir / n for n in names if keep(n))
+
+    def close(self) -> None:
+        """Close every pack.  Idempotent."""
+        for p in self._packs.values():
+            p.close()
+        self._packs.clear()
+        self._order = []
+
+    def __enter__(self) -> PackSet:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

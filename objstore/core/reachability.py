@@ -1,0 +1,55 @@
+"""What is live: the root set and the graph walk (the single source of truth
+that gc and fsck use).
+
+Roots: every ref (``facts/*``, ``sealed/*``, ``sessions/*``, ``tombstones/*``,
+``queue/*``) and every id named by a reflog entry.  Edges: a fact's, a sealed version's or
+a turn's ``parent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from objstore.core.codec import decode
+from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.objects import Fact, Sealed, Turn
+from objstore.core.store import Store
+
+NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
+
+
+def roots(store: Store, *, include_reflogs: bool = True) -> Iterator[tuple[str, str]]:
+    """``(where, id)`` pairs: ``where`` is a ref name or ``reflog``."""
+    for ns in NAMESPACES:
+        yield from store.refs.iter(ns)
+    if include_reflogs:
+        for oid in store.reflog.iter_all_ids():
+            yield "reflog", oid
+
+
+def reachable(store: Store, *, include_reflogs: bool = True, missing: list | None = None) -> set[str]:
+    """Every id reachable from :func:`roots`.
+
+    Args:
+        missing: if given, ``(referrer, id)`` of links to absent or corrupt
+            objects are appended to it instead of raising.
+    Raises:
+        NotFound / CorruptObject for a broken link when ``missing`` is None.
+    """
+    seen: set[str] = set()
+    for where, oid in roots(store, include_reflogs=include_reflogs):
+        referrer = where
+        while oid is not None and oid not in seen:
+            try:
+                obj = decode(store.read_frame(oid), strict=False)
+            except (NotFound, CorruptObject) as e:
+                if where == "reflog" and referrer == "reflog":
+                    break  # reflog entries are weak roots: an expired/forgotten id is no error
+                if missing is None:
+                    raise
+                missing.append((referrer, oid, str(e)))
+                break
+            seen.add(oid)
+            referrer = oid
+            oid = obj.parent if isinstance(obj, (Fact, Sealed, Turn)) else None
+    return seen

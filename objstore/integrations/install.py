@@ -1,0 +1,454 @@
+"""Install and remove mem's Claude Code hooks in a ``settings.json``.
+
+The file is edited as text, not re-serialised: mem's handlers are inserted
+into (or cut out of) the ``hooks`` object and its event arrays, so every other
+key, hook, comment-free formatting choice and byte of the file stays as it
+was.  The hook shape is Claude Code's (``docs/agent-formats.md`` §1.2): event
+-> matcher groups -> handlers; mem's handler is exec-form
+(``{"type": "command", "command": "<mem, forward slashes>", "args": ["hook",
+"claude-code"], "timeout": <seconds>}``).
+
+* :func:`plan_install` is idempotent: a file that already has mem's handler
+  for an event is left alone for that event, so installing twice equals
+  installing once.
+* :func:`plan_uninstall` restores the exact bytes the file had before
+  :func:`plan_install` when the file is still what the install wrote (the
+  caller keeps that record, see ``cmds/hooks_install.py``); otherwise it cuts
+  every mem handler out (a group that only held mem's handler goes with it,
+  an event left empty goes, a ``hooks`` object left empty goes).
+
+A file that is not a JSON object is refused (:class:`InvalidInput`), never
+rewritten.  Writing (:func:`write_settings`) replaces the real file behind a
+symlink atomically and keeps its permission bits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput
+
+#: events mem handles, with the timeout (seconds) written for each.  Claude
+#: Code's SessionEnd budget (1.5 s) is raised to the largest SessionEnd
+#: timeout found in settings files, so 5 gives the hook's own 1.2 s room.
+EVENT_TIMEOUTS: dict[str, int] = {
+    "SessionStart": 15, "UserPromptSubmit": 10, "Stop": 30, "SubagentStop": 30,
+    "PreCompact": 30, "SessionEnd": 5,
+}
+HOOK_ARGS = ["hook", "claude-code"]
+_SHELL_FORM = re.compile(r"(^|[\s/\\\"'])mem(\.exe)?[\"']?\s+hook\s+claude-code\b")
+
+
+def handler(command: str, event: str) -> dict:
+    """mem's handler for ``event``: exec-form, ``command`` with forward slashes."""
+    return {"type": "command", "command": command.replace("\\", "/"), "args": list(HOOK_ARGS),
+            "timeout": EVENT_TIMEOUTS[event]}
+
+
+def is_mem_handler(h) -> bool:
+    """True for a handler that runs ``mem hook claude-code`` (exec or shell form)."""
+    if not isinstance(h, dict) or h.get("type", "command") != "command":
+        return False
+    cmd = h.get("command")
+    if not isinstance(cmd, str):
+        return False
+    args = h.get("args")
+    if isinstance(args, list) and args[:2] == HOOK_ARGS:
+        base = cmd.replace("\\", "/").rsplit("/", 1)[-1]
+        return base in ("mem", "mem.exe") or base.startswith("python")
+    return bool(_SHELL_FORM.search(cmd))
+
+
+# --------------------------------------------------------------------------- a JSON scanner with spans
+
+@dataclass
+class _Node:
+    start: int
+    end: int                        # exclusive
+    kind: str                       # object | array | scalar
+    members: list | None = None     # object: [(key, key_start, _Node)]
+    items: list | None = None       # array: [_Node]
+
+
+_WS = " \t\r\n"
+
+
+def _skip(t: str, i: int) -> int:
+    while i < len(t) and t[i] in _WS:
+        i += 1
+    return i
+
+
+def _string_end(t: str, i: int) -> int:
+    i += 1
+    while True:
+        c = t[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            return i + 1
+        i += 1
+
+
+def _scan(t: str, i: int) -> _Node:
+    i = _skip(t, i)
+    c = t[i]
+    if c == "{":
+        members = []
+        j = _skip(t, i + 1)
+        if t[j] == "}":
+            return _Node(i, j + 1, "object", members=members)
+        while True:
+            j = _skip(t, j)
+            ks = j
+            ke = _string_end(t, j)
+            key = json.loads(t[ks:ke])
+            j = _skip(t, ke)
+            v = _scan(t, j + 1)          # past ':'
+            members.append((key, ks, v))
+            j = _skip(t, v.end)
+            if t[j] == "}":
+                return _Node(i, j + 1, "object", members=members)
+            j += 1                        # ','
+    if c == "[":
+        items = []
+        j = _skip(t, i + 1)
+        if t[j] == "]":
+            return _Node(i, j + 1, "array", items=items)
+        while True:
+            v = _scan(t, j)
+            items.append(v)
+            j = _skip(t, v.end)
+            if t[j] == "]":
+                return _Node(i, j + 1, "array", items=items)
+            j += 1
+    if c == '"':
+        return _Node(i, _string_end(t, i), "scalar")
+    j = i
+    while j < len(t) and t[j] not in ",]}" + _WS:
+        j += 1
+    return _Node(i, j, "scalar")
+
+
+def _parse(text: str, what: str) -> tuple[dict, _Node]:
+    try:
+        doc = json.loads(text) if text.strip() else {}
+    except ValueError as e:
+        raise InvalidInput(f"{what} is not valid JSON ({e}); not touching it",
+                           hint="fix the file by hand, then run the command again") from None
+    if not isinstance(doc, dict):
+        raise InvalidInput(f"{what} does not hold a JSON object; not touching it")
+    if not text.strip():
+        return doc, _Node(0, 0, "object", members=[])
+    return doc, _scan(text, 0)
+
+
+def _member(node: _Node, key: str):
+    for k, ks, v in node.members or []:
+        if k == key:
+            return ks, v
+    return None
+
+
+def _line_indent(t: str, pos: int) -> str:
+    ls = t.rfind("\n", 0, pos) + 1
+    m = re.match(r"[ \t]*", t[ls:])
+    return m.group(0) if m else ""
+
+
+def _unit(t: str, root: _Node) -> str:
+    """The file's indentation step (from its first member), default 2 spaces."""
+    if root.members:
+        ind = _line_indent(t, root.members[0][1])
+        if ind and t.rfind("\n", 0, root.members[0][1]) > root.start:
+            return ind
+    return "  "
+
+
+def _leaf(v) -> bool:
+    return not isinstance(v, (dict, list)) or (isinstance(v, list) and all(_leaf(x) and not
+                                                                            isinstance(x, list) for x in v))
+
+
+def _dump(obj, unit: str, base: str, inline: bool = False) -> str:
+    """JSON text of ``obj`` continuing at indentation ``base``: nested objects
+    and arrays one item a line, an object of scalars (a handler) on one line;
+    everything on one line when ``inline`` (a one-line file)."""
+    if inline or (isinstance(obj, dict) and all(_leaf(v) for v in obj.values())) or _leaf(obj):
+        return json.dumps(obj, ensure_ascii=False)
+    ind = base + unit
+    if isinstance(obj, dict):
+        body = f",\n{ind}".join(f"{json.dumps(k, ensure_ascii=False)}: {_dump(v, unit, ind)}"
+                                 for k, v in obj.items())
+        return f"{{\n{ind}{body}\n{base}}}"
+    body = f",\n{ind}".join(_dump(v, unit, ind) for v in obj)
+    return f"[\n{ind}{body}\n{base}]"
+
+
+def _multiline(t: str, node: _Node) -> bool:
+    return "\n" in t[node.start:node.end]
+
+
+def _insert_member(t: str, obj: _Node, key: str, value, unit: str, inline: bool = False) -> tuple[int, str]:
+    """Where and what to insert to add ``"key": value`` as the last member of ``obj``."""
+    k = json.dumps(key, ensure_ascii=False)
+    if obj.members:
+        last = obj.members[-1][2]
+        nl = _multiline(t, obj)
+        ind = _line_indent(t, obj.members[-1][1])
+        sep = f",\n{ind}" if nl else ", "
+        return last.end, f"{sep}{k}: {_dump(value, unit, ind, not nl)}"
+    if inline:
+        return obj.start + 1, f"{k}: {_dump(value, unit, '', True)}"
+    outer = _line_indent(t, obj.start)
+    ind = outer + unit
+    tail = "" if "\n" in t[obj.start + 1:obj.end - 1] else f"\n{outer}"
+    return obj.start + 1, f"\n{ind}{k}: {_dump(value, unit, ind)}{tail}"
+
+
+def _append_item(t: str, arr: _Node, value, unit: str, inline: bool = False) -> tuple[int, str]:
+    """Where and what to insert to append ``value`` to array ``arr``."""
+    if arr.items:
+        last = arr.items[-1]
+        nl = _multiline(t, arr)
+        ind = _line_indent(t, last.start) if nl else ""
+        sep = f",\n{ind}" if nl else ", "
+        return last.end, sep + _dump(value, unit, ind, not nl)
+    if inline:
+        return arr.start + 1, _dump(value, unit, "", True)
+    outer = _line_indent(t, arr.start)
+    ind = outer + unit
+    tail = "" if "\n" in t[arr.start + 1:arr.end - 1] else f"\n{outer}"
+    return arr.start + 1, f"\n{ind}{_dump(value, unit, ind)}{tail}"
+
+
+# --------------------------------------------------------------------------- plans
+
+@dataclass(frozen=True)
+class Plan:
+    """What an install or uninstall would write: ``before``/``after`` text
+    (None = no file), the events it touches and, for an install, the
+    ``[start, end)`` spans of ``after`` that it inserted (removing them gives
+    ``before`` back: an install only ever inserts)."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    events: tuple[str, ...]
+    inserted: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def plan_install(path: Path, command: str, *, text: str | None = None) -> Plan:
+    """Add mem's handler to every event of :data:`EVENT_TIMEOUTS` that lacks
+    one.  ``text``: the file's content (read from ``path`` when None; a
+    missing file counts as empty).  Raises InvalidInput for a file that is
+    not a JSON object or whose ``hooks`` is not an object of arrays."""
+    path = Path(path)
+    before = _read(path) if text is None else text
+    t = before if before is not None else ""
+    doc, root = _parse(t, str(path))
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInput(f"{path}: \"hooks\" is not an object; not touching it")
+    todo = []
+    for ev in EVENT_TIMEOUTS:
+        groups = hooks.get(ev, [])
+        if not isinstance(groups, list):
+            raise InvalidInput(f"{path}: hooks.{ev} is not an array; not touching it")
+        if any(is_mem_handler(h) for g in groups if isinstance(g, dict)
+               for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else [])):
+            continue
+        todo.append(ev)
+    if not todo:
+        return Plan(path, before, before, ())
+    spans: list[list[int]] = []
+
+    def insert(pos: int, piece: str) -> None:
+        nonlocal t
+        t = t[:pos] + piece + t[pos:]
+        n = len(piece)
+        for sp in spans:
+            if sp[0] >= pos:
+                sp[0] += n
+                sp[1] += n
+            elif sp[1] >= pos:      # inside (or at the end of) an earlier insertion
+                sp[1] += n
+                return
+        spans.append([pos, pos + n])
+
+    if not t.strip():
+        insert(len(t), "{}\n")      # an empty file becomes an object
+        doc, root = _parse(t, str(path))
+    unit = _unit(t, root)
+    inline = "\n" not in t.strip()
+    for ev in todo:
+        group = {"hooks": [handler(command, ev)]}
+        hk = _member(root, "hooks")
+        if hk is None:
+            insert(*_insert_member(t, root, "hooks", {ev: [group]}, unit, inline))
+        else:
+            ek = _member(hk[1], ev)
+            if ek is None:
+                insert(*_insert_member(t, hk[1], ev, [group], unit, inline))
+            else:
+                insert(*_append_item(t, ek[1], group, unit, inline))
+        doc, root = _parse(t, str(path))
+    spans.sort()
+    return Plan(path, before, t, tuple(todo), tuple((a, b) for a, b in spans))
+
+
+def remove_spans(text: str, spans) -> str:
+    """``text`` without the ``[start, end)`` spans (an install's ``inserted``)."""
+    out, pos = [], 0
+    for a, b in sorted(spans):
+        out.append(text[pos:a])
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _cut(t: str, parent_items: list, idx: int) -> str:
+    """Remove element ``idx`` of a list of spans (array items or object
+    members) with the separator that joins it to its neighbour."""
+    start, end = parent_items[idx]
+    if len(parent_items) == 1:
+        return t[:start] + t[end:]
+    if idx > 0:
+        prev_end = parent_items[idx - 1][1]
+        return t[:prev_end] + t[end:]
+    nxt = parent_items[1][0]
+    return t[:start] + t[nxt:]
+
+
+def _sha(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def install_record(plan: Plan) -> dict:
+    """What to keep to undo ``plan`` exactly: hashes of the text before and
+    after, the inserted spans and whether the file existed (never the
+    file's content, which may hold credentials)."""
+    return {"path": str(plan.path), "existed": plan.before is not None, "before_sha": _sha(plan.before),
+            "after_sha": _sha(plan.after), "inserted": [list(x) for x in plan.inserted]}
+
+
+def plan_uninstall(path: Path, *, text: str | None = None, record: dict | None = None) -> Plan:
+    """Remove mem's handlers.  When the file is still exactly what the
+    install recorded in ``record`` (:func:`install_record`) wrote, the
+    inserted spans are removed, which gives back the bytes from before the
+    install (a file the install created is deleted).  Otherwise every mem
+    handler is cut out as described in the module doc."""
+    path = Path(path)
+    before = _read(path) if text is None else text
+    if before is None:
+        return Plan(path, None, None, ())
+    if record and record.get("after_sha") == _sha(before):
+        old = remove_spans(before, [tuple(x) for x in record.get("inserted", [])])
+        if not record.get("existed") and not old.strip():
+            return Plan(path, before, None, tuple(EVENT_TIMEOUTS))
+        if _sha(old) == record.get("before_sha"):
+            return Plan(path, before, old, tuple(EVENT_TIMEOUTS))
+    t = before
+    events: list[str] = []
+    while True:
+        doc, root = _parse(t, str(path))
+        hk = _member(root, "hooks")
+        if hk is None or hk[1].kind != "object":
+            break
+        edit = _one_removal(t, hk[1], events)
+        if edit is None:
+            if not hk[1].members and events:
+                i = [m[0] for m in root.members].index("hooks")
+                spans = [(ks, v.end) for _k, ks, v in root.members]
+                t = _tidy(_cut(t, spans, i))
+            break
+        t = edit
+    return Plan(path, before, t, tuple(dict.fromkeys(events)))
+
+
+def _tidy(t: str) -> str:
+    # an object left empty by a cut collapses to "{}" (plus the file's trailing newline)
+    if t.strip().replace(" ", "").replace("\n", "").replace("\t", "") == "{}":
+        return "{}" + ("\n" if t.endswith("\n") else "")
+    return t
+
+
+def _one_removal(t: str, hooks: _Node, events: list) -> str | None:
+    """Cut one mem handler (or an emptied group / event); None when none is left."""
+    for ei, (ev, eks, arr) in enumerate(hooks.members):
+        if arr.kind != "array":
+            continue
+        for gi, g in enumerate(arr.items):
+            if g.kind != "object":
+                continue
+            hm = _member(g, "hooks")
+            if hm is None or hm[1].kind != "array":
+                continue
+            hs = hm[1]
+            for hi, h in enumerate(hs.items):
+                if is_mem_handler(json.loads(t[h.start:h.end])):
+                    events.append(ev)
+                    if len(hs.items) > 1:
+                        return _cut(t, [(x.start, x.end) for x in hs.items], hi)
+                    if len(arr.items) > 1:
+                        return _cut(t, [(x.start, x.end) for x in arr.items], gi)
+                    return _cut(t, [(ks, v.end) for _k, ks, v in hooks.members], ei)
+    return None
+
+
+# --------------------------------------------------------------------------- files
+
+def _read(path: Path) -> str | None:
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise InvalidInput(f"{path} cannot be read: {e.strerror}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path} is not UTF-8 text; not touching it") from None
+
+
+def write_settings(plan: Plan) -> None:
+    """Apply a plan: write ``after`` atomically (through a symlink to its
+    target, keeping the mode; a new file gets 0644), or delete the file
+    when ``after`` is None."""
+    target = Path(os.path.realpath(plan.path))
+    if plan.after is None:
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            pass
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+    tmp = target.with_name(f".{target.name}.mem-tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(plan.after.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise

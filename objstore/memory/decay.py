@@ -1,0 +1,290 @@
+"""Decay, pins and reinforcement: which facts go dormant.
+
+A fact that has not been written, injected or reinforced for ``decay_days``
+(store config, default 60) and is not pinned becomes **dormant**: still
+searchable (``mem search``, the review shell), never injected into an
+agent's context (``objstore.retrieval.context`` asks :func:`is_dormant`, or reads
+``Version.fact.dormant``).
+
+Every state change is recorded like any other change, as a new version
+(:func:`restate`): the current version's body, kind, trust, owner, sources
+and ``valid_from`` are copied; ``pinned`` / ``dormant`` change; ``parent``
+is the head and ``version`` the head's + 1.  Copying ``valid_from`` makes
+the new version current by the supersession rule's tie-break (equal
+``valid_from``: the higher version wins) without claiming that the value
+changed.  So pins, dormancy and waking show in ``mem log`` and are undone by
+the opposite change (``reinforce`` or ``pin`` wakes a dormant fact; any new
+value written by ``remember`` is awake).
+
+Activity that is not a change (an injection, a reinforcement of an awake
+fact) is a reflog entry on the key's ref whose old and new ids are the head
+(:func:`touch`): ids and a time only, like every reflog line.  The last
+activity of a key is the newest of its head's ``recorded_at`` and its
+newest reflog entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import cbor2
+
+from objstore.core.errors import InvalidInput, NotFound
+from objstore.memory.facts import Version, current_of, fact_doc, list_keys, walk
+from objstore.core.refs import fact_ref, validate_key
+from objstore.core.store import Store, now_ms
+
+DEFAULT_DECAY_DAYS = 60
+DAY_MS = 86_400_000
+#: ``mem decay --if-due`` runs at most once per this many ms (the session-start hook uses it)
+DUE_EVERY_MS = DAY_MS
+STAMP_FILE = "cache/decay-stamp"
+
+
+def decay_days(store: Store) -> int:
+    """``decay_days`` from the store config (``<store>/config``, a CBOR map),
+    default :data:`DEFAULT_DECAY_DAYS`.  Raises InvalidInput for a value that
+    is not a whole number of days in 1..36500."""
+    try:
+        cfg = cbor2.loads((store.root / "config").read_bytes())
+    except Exception:  # noqa: BLE001 - Store.open already validated it; be lenient here
+        return DEFAULT_DECAY_DAYS
+    v = cfg.get("decay_days", DEFAULT_DECAY_DAYS) if isinstance(cfg, dict) else DEFAULT_DECAY_DAYS
+    if type(v) is not int or not 1 <= v <= 36500:
+        raise InvalidInput(f"config decay_days must be a whole number of days (1..36500), not {v!r}")
+    return v
+
+
+@dataclass(frozen=True, slots=True)
+class StateChange:
+    """Outcome of :func:`restate`, :func:`pin`, :func:`unpin`, :func:`reinforce`.
+
+    Attributes:
+        key: the key.  changed: a new version was written.
+        version: the key's current version afterwards.
+        previous: the head before (None if unchanged).
+        touched: an activity entry was recorded (reinforce of an awake fact).
+        index_error: the search index could not be updated (the change stands).
+    """
+
+    key: str
+    changed: bool
+    version: Version
+    previous: str | None = None
+    touched: bool = False
+    index_error: str | None = None
+
+
+def _chain(store: Store, key: str) -> tuple[str, list[Version], Version]:
+    key = validate_key(key)
+    head = store.refs.read(fact_ref(key))
+    if head is None:
+        raise NotFound(f"no key {key}", hint="list keys with: mem keys")
+    chain = list(walk(store, head))
+    cur = current_of(chain)
+    if cur is None:
+        raise NotFound(f"{key} has no current value (every version was forgotten)")
+    return head, chain, cur
+
+
+def is_dormant(store: Store, key: str) -> bool:
+    """True when the current version of ``key`` is dormant (never inject it).
+
+    Raises NotFound (no such key), InvalidInput (bad key)."""
+    return _chain(store, key)[2].fact.dormant
+
+
+def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool | None = None,
+            command: str = "restate") -> StateChange:
+    """Write a new version of ``key`` with the current value and a changed
+    ``pinned``/``dormant`` state (see the module doc); nothing when the state
+    is already so.  Pinning wakes a dormant fact.
+
+    Order as ``facts.remember``: object, journal, ref (compare-and-swap),
+    reflog, search index.  Raises NotFound, InvalidInput, StoreLocked.
+    """
+    with store.lock(command):
+        head, chain, cur = _chain(store, key)
+        f = cur.fact
+        new_pinned = f.pinned if pinned is None else bool(pinned)
+        new_dormant = False if new_pinned else (f.dormant if dormant is None else bool(dormant))
+        if (new_pinned, new_dormant) == (f.pinned, f.dormant):
+            return StateChange(f.key, False, cur)
+        now = now_ms()
+        nf = dataclasses.replace(f, version=chain[0].fact.version + 1, parent=head, recorded_at=now,
+                                 pinned=new_pinned, dormant=new_dormant)
+        oid = store.put(nf)
+        new = Version(oid, nf)
+        ref = fact_ref(f.key)
+        store.journal.fact(f.key)
+        store.refs.set_if_equals(ref, head, oid)
+        store.reflog.append(ref, head, oid, now, command)
+        index_error = None
+        from objstore.memory import facts as _facts
+        from objstore.index.searchindex import SearchIndexError
+        # as remember: the version that stops being current goes to the history index
+        past = [_facts.history_doc(cur.id, cur.fact)] if hasattr(_facts, "history_doc") else []
+        try:
+            store.index.add([fact_doc(oid, nf), *past], delete_ids=[cur.id])
+            store.journal.clear()
+        except SearchIndexError as e:  # the change stands; the journal lets the index catch up
+            index_error = str(e)
+        return StateChange(f.key, True, new, head, index_error=index_error)
+
+
+def pin(store: Store, key: str) -> StateChange:
+    """Pin ``key``: always injected, never decays (wakes it if dormant)."""
+    return restate(store, key, pinned=True, command="pin")
+
+
+def unpin(store: Store, key: str) -> StateChange:
+    """Unpin ``key`` (it may decay again)."""
+    return restate(store, key, pinned=False, command="unpin")
+
+
+def touch(store: Store, keys: Iterable[str], *, command: str = "inject", time_ms: int | None = None) -> int:
+    """Record use of ``keys`` (e.g. they were injected) without a new
+    version: one reflog entry per key, old = new = its head.  Unknown keys
+    are skipped.  Returns how many were recorded.  Takes the store lock."""
+    t = now_ms() if time_ms is None else time_ms
+    n = 0
+    with store.lock(command):
+        for key in keys:
+            ref = fact_ref(validate_key(key))
+            head = store.refs.read(ref)
+            if head is None:
+                continue
+            store.reflog.append(ref, head, head, t, command, durable=False)
+            n += 1
+    return n
+
+
+def reinforce(store: Store, key: str) -> StateChange:
+    """Reinforce ``key``: a dormant fact wakes (a new version); an awake one
+    records the activity (a reflog entry, :func:`touch`), restarting its
+    decay clock."""
+    with store.lock("reinforce"):
+        _head, _chain_, cur = _chain(store, key)
+        if cur.fact.dormant:
+            return restate(store, key, dormant=False, command="reinforce")
+        touch(store, [cur.fact.key], command="reinforce")
+        return StateChange(cur.fact.key, False, cur, touched=True)
+
+
+def last_active(store: Store, key: str, chain: list[Version] | None = None) -> int:
+    """ms since epoch of the last write, injection or reinforcement of ``key``."""
+    key = validate_key(key)
+    if chain is None:
+        chain = list(walk(store, store.refs.read(fact_ref(key))))
+    times = [chain[0].fact.recorded_at] if chain else [0]
+    log = store.reflog.read(fact_ref(key))
+    if log:
+        times.append(max(e.time for e in log))
+    return max(times)
+
+
+@dataclass(frozen=True, slots=True)
+class DecayCandidate:
+    """A fact that decay makes dormant: its key, current version, last
+    activity (ms) and idle time (whole days)."""
+
+    key: str
+    version: Version
+    last_active: int
+    idle_days: int
+
+
+@dataclass
+class DecayReport:
+    """What :func:`decay` did (or would do).
+
+    Attributes:
+        days: the threshold used.  now: the time it ran as (ms).
+        checked: keys looked at.  dormant: the facts made dormant.
+        dry_run: nothing was written.  skipped: ``if_due`` and it ran
+            less than a day ago (nothing checked).
+        index_errors: search index failures (the changes stand).
+    """
+
+    days: int
+    now: int
+    checked: int = 0
+    dormant: list[DecayCandidate] = field(default_factory=list)
+    dry_run: bool = False
+    skipped: bool = False
+    index_errors: list[str] = field(default_factory=list)
+
+
+def plan_decay(store: Store, *, days: int | None = None, now: int | None = None) -> tuple[int, list[DecayCandidate]]:
+    """``(keys checked, candidates)``: current versions that are neither
+    pinned nor dormant and were last active more than ``days`` days before
+    ``now``.  Reads only."""
+    days = decay_days(store) if days is None else days
+    if days < 0:
+        raise InvalidInput("days must be >= 0")
+    now = now_ms() if now is None else now
+    out: list[DecayCandidate] = []
+    checked = 0
+    for key, head in list_keys(store):
+        chain = list(walk(store, head))
+        cur = current_of(chain)
+        if cur is None:
+            continue
+        checked += 1
+        if cur.fact.pinned or cur.fact.dormant:
+            continue
+        last = last_active(store, key, chain)
+        if now - last > days * DAY_MS:
+            out.append(DecayCandidate(key, cur, last, (now - last) // DAY_MS))
+    return checked, out
+
+
+def _stamp(store: Store) -> int:
+    try:
+        return int((store.root / STAMP_FILE).read_text("ascii").strip())
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        return 0
+
+
+def decay(store: Store, *, days: int | None = None, now: int | None = None, dry_run: bool = False,
+          if_due: bool = False) -> DecayReport:
+    """Make idle facts dormant (:func:`plan_decay`, then :func:`restate`).
+
+    Args:
+        days: threshold (default: :func:`decay_days`).
+        now: evaluate as of this time (ms; default now; tests use it).
+        dry_run: report only.
+        if_due: do nothing when the last (non-dry) run was less than a day
+            before ``now``; the session-start hook runs ``mem decay --if-due``.
+    Raises InvalidInput (bad config), StoreLocked.
+    """
+    from objstore.core.atomic import atomic_write
+    days = decay_days(store) if days is None else days
+    now = now_ms() if now is None else now
+    rep = DecayReport(days, now, dry_run=dry_run)
+    if if_due and 0 <= now - _stamp(store) < DUE_EVERY_MS:
+        rep.skipped = True
+        return rep
+    with store.lock("decay"):
+        rep.checked, cands = plan_decay(store, days=days, now=now)
+        rep.dormant = cands
+        if dry_run:
+            return rep
+        for c in cands:
+            r = restate(store, c.key, dormant=True, command="decay")
+            if r.index_error:
+                rep.index_errors.append(r.index_error)
+        atomic_write(store.root / STAMP_FILE, f"{now}\n".encode("ascii"))
+    return rep
+
+
+def dormant(store: Store) -> list[Version]:
+    """Current versions that are dormant, by key."""
+    out = []
+    for _key, head in list_keys(store):
+        cur = current_of(list(walk(store, head)))
+        if cur is not None and cur.fact.dormant:
+            out.append(cur)
+    return out

@@ -1,0 +1,281 @@
+"""Facts: remember (supersede), read the current value, walk the history.
+
+The supersession rule (``docs/design.md``): every write of a key creates
+version N+1 whose ``parent`` is the head and moves ``refs/facts/<key>`` to it
+by compare-and-swap.  The *current* version is the one with the greatest
+``valid_from`` (ties: the higher version), so a backfill (a write whose
+``valid_from`` is older than an existing version's) enters the history
+without displacing the newer value.  No score or model ever decides it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from objstore.core.errors import InvalidInput, NotFound, RefConflict, Refused
+from objstore.core.ids import check_prefix
+from objstore.core.objects import KINDS, Fact, Tombstone, value_digest
+from objstore.core.refs import fact_ref, key_scope, sealed_ref, validate_key
+from objstore.core.store import Store, now_ms
+
+DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
+MAX_BODY_CHARS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A fact version with its id."""
+
+    id: str
+    fact: Fact
+
+
+@dataclass(frozen=True, slots=True)
+class RememberResult:
+    """Outcome of :func:`remember`.
+
+    Attributes:
+        written: False when the body and kind equal the head's (nothing written).
+        version: the new (or unchanged head) version.
+        previous: id of the head before the write, or None.
+        current: id of the key's current version after the write (differs
+            from ``version.id`` for a backfill).
+        queued: the review-queue item id when the write was parked instead
+            of written (``objstore.memory.queue.park``); then ``written`` is False
+            and ``version``/``current`` are the head's and the current's
+            (None for a key that does not exist yet).
+    """
+
+    key: str
+    written: bool
+    version: Version
+    previous: str | None
+    current: str
+    index_error: str | None = None
+    redacted: int = 0
+    queued: str | None = None
+
+
+def check_text(text: str, what: str = "body") -> str:
+    """Refuse text that is empty or not valid Unicode; return it unchanged."""
+    if not text.strip():
+        raise InvalidInput(f"{what} is empty")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} is not valid UTF-8 text") from None
+    if len(text) > MAX_BODY_CHARS:
+        raise InvalidInput(f"{what} is longer than {MAX_BODY_CHARS} characters")
+    return text
+
+
+def head(store: Store, key: str) -> str | None:
+    """Id of the last written version of ``key`` (validated), or None."""
+    return store.refs.read(fact_ref(validate_key(key)))
+
+
+def versions(store: Store, key: str) -> list[Version]:
+    """Every version of ``key``, newest (head) first, walking parent links.
+
+    Raises NotFound when the key has no ref, InvalidInput for a bad key.
+    """
+    key = validate_key(key)
+    oid = store.refs.read(fact_ref(key))
+    if oid is None:
+        raise NotFound(f"no key {key}", hint="list keys with: mem keys")
+    return list(walk(store, oid))
+
+
+def walk(store: Store, oid: str | None) -> Iterator[Version]:
+    """Versions from ``oid`` back along ``parent`` links.
+
+    Raises IntegrityError when a linked object is missing (the history is
+    broken: ``mem fsck`` tells more)."""
+    from objstore.core.errors import IntegrityError
+    seen = set()
+    while oid is not None and oid not in seen:
+        seen.add(oid)
+        try:
+            f = store.get(oid, Fact)
+        except NotFound:
+            raise IntegrityError(f"fact version {oid} is missing from the store",
+                                 hint="run 'mem fsck' to see what is damaged") from None
+        yield Version(oid, f)
+        oid = f.parent
+
+
+def current_of(chain: list[Version], as_of: int | None = None) -> Version | None:
+    """The current version of a chain (the rule in the module doc).
+
+    With ``as_of`` (ms): only versions recorded and valid at that time count.
+    A forgotten version (body removed by ``mem forget``) is never current.
+    Returns None when no version qualifies.
+    """
+    live = [v for v in chain if not v.fact.forgotten]
+    if as_of is None:
+        # a version valid only from a future time is not current yet; if every
+        # version is future-dated, the earliest rule applies (there is no other value)
+        now = now_ms()
+        cands = [v for v in live if v.fact.valid_from <= now] or live
+    else:
+        cands = [v for v in live if v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of]
+    if not cands:
+        return None
+    return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
+
+
+def current(store: Store, key: str) -> Version:
+    """The current version of ``key``.  Raises NotFound."""
+    return current_of(versions(store, key))  # type: ignore[return-value]
+
+
+def tombstones_for(store: Store, key: str) -> list[Tombstone]:
+    """Tombstones recorded for ``key``."""
+    out = []
+    for _name, oid in store.refs.iter("tombstones"):
+        t = store.get(oid, Tombstone)
+        if t.key == key:
+            out.append(t)
+    return out
+
+
+def fact_doc(oid: str, f: Fact):
+    """The search-index document of a current fact version."""
+    from objstore.index.searchindex import IndexDoc
+    scope = key_scope(f.key)
+    project = scope.split("/", 1)[1] if scope.startswith("project/") else ""
+    words = f.key.replace("/", " ")
+    return IndexDoc(id=oid, kind="fact", ref=f.key, time=f.valid_from, project=project,
+                    role=f.kind, text=f"{words}\n{f.body}")
+
+
+def history_doc(oid: str, f: Fact):
+    """The search-index document of a version that is not (or no longer)
+    current: kind ``history``; recall resolves its hits to the key's current
+    version (``objstore.retrieval.recall``)."""
+    from dataclasses import replace
+    return replace(fact_doc(oid, f), kind="history")
+
+
+def remember(store: Store, key: str, body: str, *, kind: str | None = None,
+             trust: str = "user_stated", valid_from: int | None = None,
+             expect: str | None = None, sensitivity: str = "private",
+             owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
+             command: str = "remember") -> RememberResult:
+    """Write a new version of ``key`` (supersession) and move its ref.
+
+    Args:
+        key: ``<scope>/<name>``; NFC-normalized.
+        body: the value (non-empty Unicode text).
+        kind: one of KINDS; default from the scope (user->user,
+            project->project, global->reference) or the head's kind.
+        trust: one of TRUST_LEVELS.
+        valid_from: ms since epoch; default now.
+        expect: compare-and-set: the head's id (full or >= 4 hex prefix),
+            or ``"none"`` for "the key must not exist yet".
+        pinned: default keeps the head's pin.
+    Returns:
+        :class:`RememberResult`.
+    Raises:
+        InvalidInput: bad key, kind, trust or body.
+        RefConflict: ``expect`` does not match the head (nothing written).
+        Refused: the key is sealed (``objstore.vault.sealed``: a plain write would
+            put it in the clear), or the value matches a tombstone of the key and trust is not
+            ``user_stated``.
+        StoreLocked: the store lock was not obtained in time.
+    """
+    key = validate_key(key)
+    check_text(body)
+    redacted = 0
+    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/redact.py)
+        from objstore.core.redact import redact as _redact
+        red = _redact(body)
+        body, redacted = red.text, len(red.hits)
+    if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it
+        raise InvalidInput("a secret value is sealed, not written as a plain fact",
+                           hint="use objstore.vault.sealed.remember_sealed (mem remember --sensitivity secret)")
+    if kind is not None and kind not in KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    ref = fact_ref(key)
+    with store.lock(command):
+        if store.refs.read(sealed_ref(key)) is not None:
+            raise Refused(f"{key} is sealed: a plain write would store a value of it in the clear",
+                          hint=f"write it sealed with --sensitivity secret, or first run: mem unseal {key}")
+        old = store.refs.read(ref)
+        if expect is not None:
+            want = None if expect.lower() in ("none", "0") else check_prefix(expect)
+            if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
+                raise RefConflict(ref, expect, old)
+        chain = list(walk(store, old)) if old else []
+        prev = chain[0].fact if chain else None
+        kind = kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]])
+        if prev is not None and prev.body == body and prev.kind == kind:
+            cur = current_of(chain)
+            return RememberResult(key, False, chain[0], old, cur.id if cur else old)
+        if trust != "user_stated":
+            digest = value_digest(body)
+            if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
+                raise Refused(f"{key}: this value was forgotten or rejected; "
+                              "only a user_stated write may bring it back",
+                              hint="use --trust user_stated if you mean it")
+            from objstore.memory.queue import park  # a lower-trust write never overrules the person: review queue
+            parked = park(store, key, body, chain=chain, kind=kind, trust=trust, sensitivity=sensitivity,
+                          owner=owner, sources=tuple(sources))
+            if parked is not None:
+                cur = current_of(chain)
+                return RememberResult(key, False, chain[0] if chain else None, old,  # type: ignore[arg-type]
+                                      cur.id if cur else None, queued=parked.item)  # type: ignore[arg-type]
+        now = now_ms()
+        fact = Fact(key=key, kind=kind, body=body, version=(prev.version + 1) if prev else 1,
+                    parent=old, valid_from=now if valid_from is None else valid_from,
+                    recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
+                    sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned))
+        oid = store.put(fact)
+        new_chain = [Version(oid, fact), *chain]
+        old_cur = current_of(chain)
+        new_cur = current_of(new_chain)
+        reindex = old_cur is None or new_cur.id != old_cur.id
+        if reindex:
+            store.journal.fact(key)  # before the ref moves: recovery can redo the index
+        store.refs.set_if_equals(ref, old, oid)
+        store.reflog.append(ref, old, oid, now, command)
+        index_error = None
+        # the version that stops being current (or a backfill, never current) goes to the history index
+        past = ([old_cur] if old_cur else []) if reindex else [Version(oid, fact)]
+        if reindex or past:
+            from objstore.index.searchindex import SearchIndexError
+            try:
+                store.index.add(([fact_doc(new_cur.id, new_cur.fact)] if reindex else [])
+                                + [history_doc(v.id, v.fact) for v in past],
+                                delete_ids=[old_cur.id] if (reindex and old_cur) else [])
+                if reindex:
+                    store.journal.clear()
+            except SearchIndexError as e:  # the write stands; the journal lets the index catch up
+                index_error = str(e)
+        return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
+
+
+def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
+    """``(key, head id)`` of every key, sorted; optionally under ``prefix``
+    (a key, or a key prefix ending in '/'; ``project/api`` matches
+    ``project/api/port``, not ``project/apiv2/port``)."""
+    out = []
+    want = prefix if (not prefix or prefix.endswith("/")) else prefix + "/"
+    for name, oid in store.refs.iter("facts"):
+        key = name[len("facts/"):]
+        if not prefix or key == prefix or key.startswith(want):
+            out.append((key, oid))
+    return out
+
+
+def resolve_version(store: Store, spec: str) -> Version:
+    """``KEY@vN`` (or ``KEY@N``) -> that version.  Raises NotFound/InvalidInput."""
+    key, _, v = spec.rpartition("@")
+    v = v[1:] if v[:1] in ("v", "V") else v
+    if not v.isdigit():
+        raise InvalidInput(f"bad version in {spec!r}: want KEY@vN")
+    for ver in versions(store, key):
+        if ver.fact.version == int(v):
+            return ver
+    raise NotFound(f"{validate_key(key)} has no version {v}")

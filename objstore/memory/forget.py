@@ -1,0 +1,626 @@
+"""Forget: remove a value from everything the store owns, and keep it from
+coming back.  The order of work is written down in ``docs/forget.md``.
+
+Selectors (:func:`plan_forget`): a whole key, one version (``KEY@vN``), an
+object id (a fact version or a turn), ``match`` (text found in any fact
+version or turn, ignoring case and whitespace runs) or a whole session.
+
+Order of work (:func:`forget`), so that a crash at any point leaves a
+tombstone for whatever is not yet gone, and the next writer (journal
+replay) or a rerun finishes the job:
+
+1. **Tombstones**: for fact versions the key + SHA-256 of the normalized
+   value; for turns the source record id (+ SHA-256 of the text); for a
+   whole session ``session:<id>``; for ``match`` a rule per touched session
+   (``match:<id>``: SHA-256 and length of the normalized match text, never
+   the text).  Then a journal note of every object that will go.
+2. **History rewrite**: a forgotten version or turn keeps its place with its
+   body/text removed and ``forgotten`` set; every later version/turn is
+   rewritten (new ids, parents relinked) and the ref moves by
+   compare-and-swap; the ref's reflog is replaced by one entry naming only
+   the new head.  Whole keys and sessions lose their ref and reflog.  Facts
+   whose ``sources`` cite a rewritten turn are rewritten to cite the new id
+   (``forgotten:<id>`` for the forgotten turn itself).
+3. **Search index**: the affected sub-indexes are rebuilt as new
+   generations, so no segment keeps a deleted document or its terms; then
+   checked (``SearchIndex.verify_purged``).
+4. **Objects**: every replaced object is deleted at once, loose or packed
+   (packs rewritten without them), with no grace period.
+5. **Derived files**: caches, the review shell's history and hook logs
+   that mention a forgotten text are scrubbed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput, MemError, NotFound
+from objstore.memory.facts import Version, current_of, fact_doc, list_keys, resolve_version, versions, walk
+from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
+from objstore.core.refs import fact_ref, session_ref, validate_key
+from objstore.memory.sessions import TurnVersion, turn_doc, walk_turns
+from objstore.core.store import Store, now_ms
+
+MIN_MATCH_CHARS = 3
+
+
+@dataclass
+class ForgetPlan:
+    """What a forget removes.
+
+    Attributes:
+        keys: whole keys -> all their versions (newest first).
+        versions: key -> the versions to blank (the key survives).
+        sessions: whole sessions -> all their turns (oldest first).
+        turns: session -> the turns to blank (the session survives).
+        match: the normalized match text (``--match``), else None.
+    """
+
+    keys: dict[str, list[Version]] = field(default_factory=dict)
+    versions: dict[str, list[Version]] = field(default_factory=dict)
+    sessions: dict[str, list[TurnVersion]] = field(default_factory=dict)
+    turns: dict[str, list[TurnVersion]] = field(default_factory=dict)
+    match: str | None = None
+
+    queue_items: list[str] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        """True when nothing matched."""
+        return not (self.keys or self.versions or self.sessions or self.turns or self.queue_items)
+
+    def counts(self) -> dict[str, int]:
+        """Numbers for the summary: versions, turns, keys, sessions."""
+        return {"keys": len(self.keys), "sessions": len(self.sessions),
+                "versions": sum(map(len, self.keys.values())) + sum(map(len, self.versions.values())),
+                "turns": sum(map(len, self.sessions.values())) + sum(map(len, self.turns.values()))}
+
+
+@dataclass
+class ForgetResult:
+    """What a forget did (or, with ``dry_run``, would do).
+
+    Attributes:
+        plan: the :class:`ForgetPlan`.
+        key: the key, for a whole-key forget (compatibility), else "".
+        versions: ``(id, version number)`` of every fact version removed.
+        tombstones: ids of tombstones written.
+        objects_deleted: objects removed (loose files and pack entries).
+        rewritten: refs whose history was rewritten.
+        index_problems: findings of the index check (empty = clean).
+        scrubbed: derived files scrubbed or removed.
+    """
+
+    plan: ForgetPlan
+    key: str = ""
+    versions: list[tuple[str, int]] = field(default_factory=list)
+    tombstones: list[str] = field(default_factory=list)
+    objects_deleted: int = 0
+    rewritten: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    index_problems: list[str] = field(default_factory=list)
+    scrubbed: list[str] = field(default_factory=list)
+    queue_dropped: list[str] = field(default_factory=list)
+
+
+# -- planning ----------------------------------------------------------------
+
+def plan_forget(store: Store, *, what: str | None = None, match: str | None = None,
+                session: str | None = None) -> ForgetPlan:
+    """Resolve a selector to a :class:`ForgetPlan` (reads only).
+
+    Args:
+        what: ``KEY``, ``KEY@vN`` or an object id (>= 4 hex, a fact version or
+            a turn).
+        match: text to find in every fact version and turn, ignoring case
+            and whitespace runs (>= 3 characters after normalizing).
+        session: a session id (exact or a unique prefix).
+    Raises:
+        InvalidInput (no selector, several, short match), NotFound.
+    """
+    given = [x is not None for x in (what, match, session)]
+    if sum(given) != 1:
+        raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
+    plan = ForgetPlan()
+    if session is not None:
+        from objstore.memory.sessions import resolve_session
+        sid = resolve_session(store, session)
+        if sid is None:
+            raise NotFound(f"no session {session}", hint="list sessions with: mem sessions")
+        # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
+        for name, head in store.refs.iter("sessions"):
+            s = name[len("sessions/"):]
+            if s == sid or s.startswith(sid + ".agent-") or s == sid + ".sidechain":
+                plan.sessions[s] = list(reversed(list(walk_turns(store, head))))
+        return plan
+    if match is not None:
+        return _plan_match(store, match, plan)
+    assert what is not None
+    if "@" in what:
+        v = resolve_version(store, what)
+        _add_version(store, plan, v)
+        return plan
+    if "/" not in what:
+        oid = store.resolve(what)  # InvalidInput / NotFound / AmbiguousId
+        obj = store.get(oid)
+        if isinstance(obj, Fact):
+            head = store.refs.read(fact_ref(obj.key))
+            if head is None or oid not in {v.id for v in walk(store, head)}:
+                raise NotFound(f"fact version {oid} is not in the history of {obj.key}")
+            _add_version(store, plan, Version(oid, obj))
+        elif isinstance(obj, Turn):
+            head = store.refs.read(session_ref(obj.session))
+            if head is None or oid not in {t.id for t in walk_turns(store, head)}:
+                raise NotFound(f"turn {oid} is not in session {obj.session}")
+            plan.turns.setdefault(obj.session, []).append(TurnVersion(oid, obj))
+        else:
+            raise InvalidInput(f"{oid} is a {obj.TYPE_NAME}; only fact versions and turns can be forgotten")
+        return plan
+    key = validate_key(what)
+    plan.keys[key] = versions(store, key)
+    return plan
+
+
+def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
+    chain = versions(store, v.fact.key)
+    live = [x for x in chain if not x.fact.forgotten]
+    if len(live) == 1 and live[0].id == v.id:
+        plan.keys[v.fact.key] = chain  # the last remaining value: the key goes
+    else:
+        plan.versions.setdefault(v.fact.key, []).append(v)
+
+
+def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
+    norm = normalize_value(match)
+    if len(norm) < MIN_MATCH_CHARS:
+        raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
+    plan.match = norm
+    probe = max(norm.split(" "), key=len)  # a cheap test before the full normalization
+    for key, head in list_keys(store):
+        chain = list(walk(store, head))
+        hit = [v for v in chain if not v.fact.forgotten and probe in v.fact.body.casefold()
+               and norm in normalize_value(v.fact.body)]
+        if not hit:
+            continue
+        live = [v for v in chain if not v.fact.forgotten]
+        if len(hit) == len(live):
+            plan.keys[key] = chain
+        else:
+            plan.versions[key] = hit
+    # [searchindex shards] the index's substring prefilter names the sessions that can match;
+    # every session is scanned when it cannot answer or lags behind the session refs
+    only = _match_sessions(store, match)
+    for name, head in store.refs.iter("sessions"):
+        sid = name[len("sessions/"):]
+        if only is not None and sid not in only:
+            continue
+        hit = [tv for tv in walk_turns(store, head)
+               if not tv.turn.forgotten and probe in tv.turn.text.casefold()
+               and norm in normalize_value(tv.turn.text)]
+        if hit:
+            plan.turns[sid] = list(reversed(hit))
+    from objstore.memory import queue  # proposals waiting for review may hold the text too
+    for it in queue.items(store):
+        if norm in normalize_value(it.item.body):
+            plan.queue_items.append(it.id)
+    return plan
+
+
+def _match_sessions(store: Store, match: str) -> set[str] | None:
+    """[searchindex shards] Sessions holding a turn that may contain ``match``
+    (``SearchIndex.substring_candidate_refs``), or None: scan them all."""
+    from objstore.index.searchindex import SearchIndexError
+    try:
+        cands = store.index.substring_candidate_refs(match, "turn")
+        if cands is None:
+            return None
+        heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
+        for sid in store.index.missing_turns(heads):  # a head the index lacks: it is behind
+            if not store.get(heads[sid], Turn).forgotten:  # (forgotten turns are never indexed)
+                return None
+    except SearchIndexError:
+        return None
+    return set(cands.values())
+
+
+# -- execution ---------------------------------------------------------------
+
+def forget(store: Store, *, what: str | None = None, match: str | None = None, session: str | None = None,
+           dry_run: bool = False, reason: str = "forget", tombstones: bool = True) -> ForgetResult:
+    """Plan (under the store lock) and, unless ``dry_run``, carry out a forget.
+
+    ``tombstones=False`` is for a value that moves rather than goes
+    (``mem seal``: the sealed copy stays, and a hash of a short secret would
+    be as good as the secret).
+
+    Raises as :func:`plan_forget`, and StoreLocked.
+    """
+    with store.lock("forget"):
+        plan = plan_forget(store, what=what, match=match, session=session)
+        res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
+        res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
+                        for v in vs]
+        if dry_run or plan.is_empty():
+            return res
+        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
+            from objstore.memory import queue
+            res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
+            return res
+        _execute(store, plan, res, reason, tombstones)
+        return res
+
+
+def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "forget",
+               tombstones: bool = True) -> ForgetResult:
+    """Forget every version of ``key`` (see :func:`forget`)."""
+    return forget(store, what=validate_key(key), dry_run=dry_run, reason=reason, tombstones=tombstones)
+
+
+def preview(store: Store, key: str) -> list[Version]:
+    """The versions a forget of ``key`` would remove (raises NotFound)."""
+    return versions(store, key)
+
+
+def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: bytes, now: int, reason: str) -> None:
+    if (key, digest) in have or have is _NO_TOMBSTONES:
+        return
+    have.add((key, digest))
+    tid = store.put(Tombstone(key=key, value_sha256=digest, time=now, reason=reason))
+    if store.refs.read(f"tombstones/{tid}") is None:
+        store.refs.set_if_equals(f"tombstones/{tid}", None, tid)
+    res.tombstones.append(tid)
+
+
+_NO_TOMBSTONES: set = set()
+
+
+def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True) -> None:
+    now = now_ms()
+    have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
+    # 1. tombstones, then the journal note of everything that will go
+    for key, vs in plan.keys.items():
+        for v in vs:
+            if not v.fact.forgotten:
+                _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
+    for key, vs in plan.versions.items():
+        for v in vs:
+            _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
+    for sid, tvs in plan.sessions.items():
+        _tombstone(store, res, have, f"session:{sid}", value_digest(sid), now, reason)
+        for tv in tvs:
+            _tombstone(store, res, have, tv.turn.source, value_digest(tv.turn.text), now, reason)
+    for sid, tvs in plan.turns.items():
+        for tv in tvs:
+            _tombstone(store, res, have, tv.turn.source, value_digest(tv.turn.text), now, reason)
+        if plan.match:
+            _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
+                       f"match:{len(plan.match)}")
+    doomed: set[str] = set()
+    for vs in plan.keys.values():
+        doomed.update(v.id for v in vs)
+    for tvs in plan.sessions.values():
+        doomed.update(tv.id for tv in tvs)
+    # rewritten chains: everything from the first forgotten element on is replaced
+    fact_rewrites = {key: _tail_from(list(walk(store, store.refs.read(fact_ref(key)))), {v.id for v in vs})
+                     for key, vs in plan.versions.items()}
+    turn_rewrites = {sid: _tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
+                                     {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
+    for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
+        doomed.update(x.id for x in tail)
+    lines = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
+    lines += [f"T\t{s}" for s in (*plan.sessions, *plan.turns)]
+    lines += [f"D\t{o}" for o in sorted(doomed)]
+    store.journal.append(lines)
+
+    # 2. history rewrite
+    idmap: dict[str, str] = {}
+    for key in plan.keys:
+        head = store.refs.read(fact_ref(key))
+        store.refs.set_if_equals(fact_ref(key), head, None)
+        store.reflog.drop(fact_ref(key))
+    for sid, tvs in plan.sessions.items():
+        head = store.refs.read(session_ref(sid))
+        store.refs.set_if_equals(session_ref(sid), head, None)
+        store.reflog.drop(session_ref(sid))
+        for tv in tvs:
+            idmap[tv.id] = "forgotten"
+    for key, tail in fact_rewrites.items():
+        forget_ids = {v.id for v in plan.versions[key]}
+        _rewrite_facts(store, key, tail, forget_ids, now, {}, reason)
+        res.rewritten.append(fact_ref(key))
+    for sid, tail in turn_rewrites.items():
+        forget_ids = {tv.id for tv in plan.turns[sid]}
+        parent = tail[-1].turn.parent if tail else None
+        new_head = parent
+        for tv in reversed(tail):  # oldest first
+            t = tv.turn
+            gone = tv.id in forget_ids
+            nt = dataclasses.replace(t, text="" if gone else t.text, parent=new_head,
+                                     forgotten=now if gone else t.forgotten)
+            new_head = store.put(nt)
+            idmap[tv.id] = f"forgotten:{new_head}" if tv.id in forget_ids else new_head
+        old_head = tail[0].id
+        store.refs.set_if_equals(session_ref(sid), old_head, new_head)
+        store.reflog.drop(session_ref(sid))
+        store.reflog.append(session_ref(sid), None, new_head, now, "forget: history rewritten")
+        res.rewritten.append(session_ref(sid))
+    if idmap:  # facts citing a rewritten or forgotten turn
+        for key, head in list_keys(store):
+            chain = list(walk(store, head))
+            cites = [v for v in chain if any(s in idmap for s in v.fact.sources)]
+            if cites:
+                tail = _tail_from(chain, {cites[-1].id})
+                doomed.update(v.id for v in tail)
+                store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
+                _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten")
+                res.rewritten.append(fact_ref(key))
+
+    # review-queue items that propose a forgotten value (or concern a forgotten key)
+    from objstore.memory import queue
+    for key in plan.keys:
+        res.queue_dropped += queue.drop(store, key=key)
+    qneedles = [v.fact.body for vs in plan.versions.values() for v in vs if v.fact.body]
+    if plan.match:
+        qneedles.append(plan.match)
+    if qneedles:
+        res.queue_dropped += queue.drop(store, needles=qneedles)
+
+    # 3. the search index, physically
+    if plan.keys or plan.versions or res.rewritten:
+        store.index.purge("fact", _current_fact_docs(store))
+    if plan.sessions or plan.turns:  # [searchindex shards] only the shards of the touched sessions
+        shards = store.index.turn_shards([*plan.sessions, *plan.turns])
+        store.index.purge_turn_shards(shards, _turn_docs_in_shards(store, shards))
+    res.index_problems = store.index.verify_purged(sorted(doomed))
+
+    # 4. the objects, loose and packed, at once
+    res.objects_deleted = store.delete_objects(doomed)
+
+    # 5. derived files that may quote a forgotten text
+    needles = [v.fact.body for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs if v.fact.body]
+    needles += [tv.turn.text for tvs in (*plan.sessions.values(), *plan.turns.values()) for tv in tvs
+                if tv.turn.text]
+    if plan.match:
+        needles.append(plan.match)
+    # words that only the forgotten texts had (absent from the purged index) are needles too,
+    # so a history line that quotes part of a value goes as well
+    rare = set()
+    for text in needles:
+        rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
+                    if df == 0 and len(tok) >= 6)
+    res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    store.journal.clear()
+
+
+def _tail_from(chain_newest_first: list, ids: set[str]) -> list:
+    """The part of a chain (newest first) from the oldest element in ``ids`` up to the head."""
+    idx = max((i for i, x in enumerate(chain_newest_first) if x.id in ids), default=-1)
+    return chain_newest_first[: idx + 1]
+
+
+def _rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[str], now: int,
+                   idmap: dict[str, str], command: str) -> str:
+    """Rewrite ``tail`` (newest first) of a key's chain; returns the new head."""
+    new_head = tail[-1].fact.parent if tail else None
+    for v in reversed(tail):
+        f = v.fact
+        gone = v.id in forget_ids
+        nf = dataclasses.replace(f, body="" if gone else f.body, parent=new_head,
+                                 sources=tuple(idmap.get(s, s) for s in f.sources),
+                                 forgotten=now if gone else f.forgotten)
+        new_head = store.put(nf)
+    store.refs.set_if_equals(fact_ref(key), tail[0].id, new_head)
+    store.reflog.drop(fact_ref(key))
+    store.reflog.append(fact_ref(key), None, new_head, now, f"forget: {command}")
+    return new_head
+
+
+def _current_fact_docs(store: Store) -> list:
+    docs = []
+    for _k, head in list_keys(store):
+        cur = current_of(list(walk(store, head)))
+        if cur is not None:
+            docs.append(fact_doc(cur.id, cur.fact))
+    return docs
+
+
+def _turn_docs_in_shards(store: Store, shards: set[int]):
+    """[searchindex shards] Index docs of the live turns of the sessions in ``shards``."""
+    for name, head in store.refs.iter("sessions"):
+        if store.index.shard_of(name[len("sessions/"):]) in shards:
+            for tv in walk_turns(store, head):
+                if not tv.turn.forgotten:
+                    yield turn_doc(tv.id, tv.turn)
+
+
+def _all_turn_docs(store: Store):
+    for _name, head in store.refs.iter("sessions"):
+        for tv in walk_turns(store, head):
+            if not tv.turn.forgotten:
+                yield turn_doc(tv.id, tv.turn)
+
+
+def all_tombstones(store: Store) -> list[Tombstone]:
+    """Every tombstone in the store."""
+    return [store.get(oid, Tombstone) for _n, oid in store.refs.iter("tombstones")]
+
+
+# -- no resurrection -----------------------------------------------------------
+
+@dataclass
+class CaptureFilter:
+    """What capture must not bring back, built from the tombstones.
+
+    Attributes:
+        sessions: forgotten whole sessions (their records are skipped).
+        sources: source record ids of forgotten turns (captured with the text removed).
+        digests: SHA-256 of the normalized text of forgotten turns: a record
+            whose text hashes to one is captured emptied too, whatever its
+            source id (a copy of the record in another file or position).
+        rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
+    """
+
+    sessions: set[str] = field(default_factory=set)
+    sources: set[str] = field(default_factory=set)
+    digests: set[bytes] = field(default_factory=set)
+    rules: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.sessions or self.sources or self.rules)
+
+    def forgets(self, source: str, text: str) -> bool:
+        """True when a captured record must be stored emptied."""
+        return source in self.sources or (bool(self.digests) and value_digest(text) in self.digests)
+
+
+def capture_filter(store: Store) -> CaptureFilter:
+    """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones)."""
+    flt = CaptureFilter()
+    for t in all_tombstones(store):
+        if t.key.startswith("session:"):
+            flt.sessions.add(t.key[len("session:"):])
+        elif t.key.startswith("match:"):
+            try:
+                n = int(t.reason.split(":", 1)[1])
+            except (IndexError, ValueError):
+                continue
+            flt.rules.setdefault(t.key[len("match:"):], []).append((t.value_sha256, n))
+        elif ":" in t.key and not t.key.startswith(("user/", "global/", "project/")):
+            flt.sources.add(t.key)
+            flt.digests.add(t.value_sha256)
+    return flt
+
+
+REDACTED = "[forgotten]"
+
+
+def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]:
+    """Replace every span of ``text`` whose normalized form (NFC, case-folded,
+    whitespace runs as one space) hashes to a rule's SHA-256, with
+    ``[forgotten]``.  The rule holds only the hash and the normalized
+    length, never the text.  Cost: one SHA-256 per position and rule.
+
+    Returns ``(text, spans redacted)``.
+    """
+    src = unicodedata.normalize("NFC", text)
+    chars: list[str] = []
+    where: list[int] = []
+    space = False
+    for i, ch in enumerate(src):
+        if ch.isspace():
+            if chars and not space:
+                chars.append(" ")
+                where.append(i)
+            space = True
+            continue
+        space = False
+        for c in ch.casefold():
+            chars.append(c)
+            where.append(i)
+    norm = "".join(chars)
+    spans: list[tuple[int, int]] = []
+    for digest, n in rules:
+        if n <= 0 or n > len(norm):
+            continue
+        for s in range(len(norm) - n + 1):
+            if norm[s] == " ":
+                continue
+            if hashlib.sha256(norm[s:s + n].encode("utf-8")).digest() == digest:
+                spans.append((where[s], where[s + n - 1] + 1))
+    if not spans:
+        return text, 0
+    spans.sort()
+    out, pos = [], 0
+    for a, b in spans:
+        if a < pos:
+            a = pos
+        if a >= b:
+            continue
+        out.append(src[pos:a])
+        out.append(REDACTED)
+        pos = b
+    out.append(src[pos:])
+    return "".join(out), len(spans)
+
+
+# -- derived files --------------------------------------------------------------
+
+def scrub_derived(store: Store, needles: list[str]) -> list[str]:
+    """Remove forgotten texts from derived files: every file under
+    ``<store>/cache`` and every ``<store>/logs/*.log``.  A line-oriented text
+    file loses the lines that contain a needle (rewritten atomically); any
+    other file containing one is deleted (caches are rebuilt on demand).
+    Matching ignores case.  Returns the files changed, relative to the store.
+    """
+    from objstore.core.atomic import atomic_write
+    keys = [n.casefold().encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    keys += [normalize_value(n).encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    if not keys:
+        return []
+    changed = []
+    targets: list[Path] = []
+    cache = store.root / "cache"
+    if cache.is_dir():
+        targets += [Path(d) / f for d, _s, fs in os.walk(cache) for f in fs]
+    logs = store.root / "logs"
+    if logs.is_dir():
+        targets += [p for p in logs.iterdir() if p.is_file()]
+    for p in targets:
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        low = data.decode("utf-8", "replace").casefold().encode("utf-8")
+        if not any(k in low for k in keys):
+            continue
+        text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
+        if text_like:
+            lines = data.splitlines(keepends=True)
+            kept = [ln for ln in lines
+                    if not any(k in ln.decode("utf-8", "replace").casefold().encode("utf-8") for k in keys)]
+            atomic_write(p, b"".join(kept))
+        else:
+            p.unlink()
+        changed.append(str(p.relative_to(store.root)))
+    return changed
+
+
+# -- verification -----------------------------------------------------------------
+
+def scan_store(root, needles: list[bytes]) -> list[str]:
+    """Sentinel scan: every file under ``root`` whose bytes, or whose
+    zlib-decompressed bytes (loose objects), or any decompressed entry of a
+    pack, contain any of ``needles``.
+
+    Returns the matching paths relative to ``root`` (empty = clean).  Used
+    after a forget to show that the value is found nowhere on disk.
+    """
+    import zlib
+    hits = []
+    base = Path(root)
+    for dirpath, _dirs, files in os.walk(base):
+        for f in files:
+            p = Path(dirpath) / f
+            try:
+                data = p.read_bytes()
+            except OSError:
+                continue
+            views = [data]
+            try:
+                views.append(zlib.decompress(data))
+            except zlib.error:
+                pass
+            if p.suffix == ".pack" and p.with_suffix(".idx").exists():
+                from objstore.core.pack import Pack
+                try:
+                    with Pack(p.with_suffix(".idx")) as pack:
+                        views.extend(pack.get(oid) for oid in pack)
+                except MemError:
+                    views.append(b"".join(needles))  # unreadable pack: report it, never pass it
+            if any(n in v for n in needles for v in views):
+                hits.append(str(p.relative_to(base)))
+    return sorted(hits)

@@ -1,0 +1,384 @@
+"""The review queue: proposals that a person must accept or reject.
+
+Lower-trust writers (agents, later model extraction) never silently overrule
+the person.  A proposal is parked as a :class:`objstore.core.objects.QueueItem`
+object under ``refs/queue/<item id>`` instead of being written when:
+
+* **challenge**: a write with trust ``agent_observed`` or ``derived``
+  would replace a key whose current value is ``user_stated`` with a
+  different value (:func:`park`, called by ``facts.remember`` under the
+  store lock, after reading the head and before writing);
+* **injection**: a lower-trust value reads like an instruction to a model
+  (:func:`looks_like_instruction`: "ignore previous instructions", "you must
+  now", "system prompt", ...), whatever the key holds;
+* **conflict**: two keys are flagged as holding contradicting values
+  (:func:`flag_conflict`): the other key's value is proposed for the key.
+
+Every item is the proposal "set KEY to VALUE".  Its id
+(:func:`objects.queue_item_id`) is a hash of its kind, key and normalized
+value, so a repeated proposal is queued once.  :func:`accept` writes the
+value (or an edited one) as ``user_stated`` through ``facts.remember``;
+:func:`reject` writes a tombstone (reason ``rejected``) so that the same value
+is refused for that key from then on, by ``remember`` and by this module.
+Either way the item leaves the queue: its ref is deleted and a reflog entry
+records the decision, so items have history and survive gc like the rest
+(the reflog names them).  :func:`drop` removes every trace of items (refs,
+reflogs, objects) for ``forget``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
+from objstore.core.ids import check_prefix, is_full_id
+from objstore.core.objects import KINDS, QUEUE_KINDS, QueueItem, Tombstone, normalize_value, value_digest
+from objstore.core.refs import fact_ref, validate_key
+from objstore.core.store import Store, now_ms
+
+LOWER_TRUST = ("agent_observed", "derived")
+NAMESPACE = "queue"
+
+#: (name, pattern) of prompt-injection-shaped text, matched case-insensitively
+#: on the value with whitespace runs collapsed (and on the raw value, for
+#: line-anchored markers).  Modelled on the attack examples in OWASP Top 10
+#: for LLM Applications, LLM01 "Prompt Injection", and in Greshake et al.,
+#: "Not what you've signed up for" (2023): instruction overrides, role
+#: resets, fake system/role markers, secrecy demands.  A heuristic: a false
+#: positive only parks a value for review (nothing is lost); a miss is
+#: still subject to the trust rule.
+INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.IGNORECASE)) for name, rx in (
+        ("ignore previous instructions",
+         r"\b(ignore|disregard|forget|override|overrule|bypass)\b (all |any |each )?(of )?"
+         r"(the |your |my |these |those )?"
+         r"(previous|prior|above|earlier|preceding|original|foregoing|existing|system) "
+         r"(instructions?|prompts?|rules|directions|directives|guidelines|messages|context)\b"),
+        ("you must now", r"\byou (must|should|will|shall|need to) now\b"),
+        ("you are now", r"\byou are now (a|an|the|in|my|no longer)\b"),
+        ("from now on", r"\bfrom now on,? (you|ignore|always|never|respond|answer|reply)\b"),
+        ("system prompt", r"\b(system|developer|hidden) prompt\b"),
+        ("new instructions", r"\b(new|updated|real|actual) (instructions|directives)\s*:"),
+        ("role marker", r"(?m)^[ \t]*(system|assistant)[ \t]*:"),
+        ("role tag", r"<\s*/?\s*(system|instructions?|im_start|im_end)\b[^>]*>|\[/?(system|inst)\]"),
+        ("keep it from the user",
+         r"\b(do not|don't|never) (tell|inform|mention (this |it )?to|reveal (this |it )?to) the user\b"),
+        ("reveal your instructions",
+         r"\b(reveal|print|repeat|output|show|leak) (your|the) (system prompt|instructions|hidden|initial prompt)\b"),
+        ("jailbreak", r"\b(jailbreak (mode|prompt)|dan mode|do anything now)\b"),
+    ))
+
+#: at most this many characters of a value are scanned (bodies are capped at
+#: 100,000; the patterns are linear, this bounds the worst case anyway)
+SCAN_CHARS = 100_000
+
+
+def looks_like_instruction(text: str) -> str | None:
+    """The name of the first :data:`INSTRUCTION_PATTERNS` entry that ``text``
+    matches, or None.  ``looks_like_instruction("Ignore all previous
+    instructions and ...") == "ignore previous instructions"``."""
+    raw = text[:SCAN_CHARS]
+    flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
+    for name, rx in INSTRUCTION_PATTERNS:
+        if rx.search(flat) or rx.search(raw):
+            return name
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A queued item: ``id`` (the item id, its ref name under ``queue/``),
+    ``oid`` (the object id) and the :class:`QueueItem` itself."""
+
+    id: str
+    oid: str
+    item: QueueItem
+
+
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """Outcome of parking a write.
+
+    Attributes:
+        item: the item id the proposal is queued under (new or already
+            queued), or None when the write was absorbed without an item (a
+            lower-trust write of the value the key already holds).
+        new: True when this call queued it.
+    """
+
+    item: str | None
+    new: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Outcome of :func:`accept` or :func:`reject`.
+
+    Attributes:
+        item: the item decided.  action: ``accepted`` or ``rejected``.
+        body: the value written (accept; the edited one if edited).
+        version: id of the version the key now has at its head (accept).
+        version_number: its number.  written: False if the key already held it.
+        tombstone: id of the tombstone written (reject; None if one existed).
+    """
+
+    item: Item
+    action: str
+    body: str
+    version: str | None = None
+    version_number: int | None = None
+    written: bool = False
+    tombstone: str | None = None
+
+
+def _ref(item_id: str) -> str:
+    return f"{NAMESPACE}/{item_id}"
+
+
+def is_rejected(store: Store, key: str, body: str) -> bool:
+    """True when a tombstone of ``key`` (a forget or a rejection) matches
+    the normalized ``body``."""
+    from objstore.memory.facts import tombstones_for
+    digest = value_digest(body)
+    return any(t.value_sha256 == digest for t in tombstones_for(store, key))
+
+
+def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
+    """Queue ``item`` unless an item with its id is queued already.
+
+    Takes the store lock (re-entrant: ``park`` calls it with the lock held).
+    Order: object, ref (compare-and-swap from nothing), reflog."""
+    iid = item.item_id
+    ref = _ref(iid)
+    with store.lock(command):
+        if store.refs.read(ref) is not None:
+            return Parked(iid, False)
+        oid = store.put(item)
+        store.refs.set_if_equals(ref, None, oid)
+        store.reflog.append(ref, None, oid, item.time, f"{command}: {item.kind}")
+    return Parked(iid, True)
+
+
+def park(store: Store, key: str, body: str, *, chain: list, kind: str, trust: str,
+         sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = ()) -> Parked | None:
+    """Decide whether a write must be parked instead of written; queue it if so.
+
+    Called by ``facts.remember`` with the store lock held, after it read the
+    head (``chain``: the key's versions, newest first) and before it writes.
+
+    Returns:
+        None: write as usual (trust ``user_stated``, or nothing to protect).
+        ``Parked(item id, new)``: queued (``new`` False: it already was).
+        ``Parked(None)``: nothing to write: a lower-trust write of the value
+        (normalized) that a ``user_stated`` current version already holds;
+        writing it would only lower the value's trust.
+    """
+    if trust == "user_stated":
+        return None
+    from objstore.memory.facts import current_of
+    cur = current_of(chain)
+    why = looks_like_instruction(body)
+    if why is not None:
+        qkind, note = "injection", f"reads like an instruction to a model ({why})"
+    elif cur is not None and cur.fact.trust == "user_stated":
+        if normalize_value(cur.fact.body) == normalize_value(body):
+            return Parked(None, False)
+        qkind, note = "challenge", f"{trust} write against the user_stated v{cur.fact.version}"
+    else:
+        return None
+    item = QueueItem(kind=qkind, key=key, body=body, fact_kind=kind, trust=trust, sensitivity=sensitivity,
+                     owner=owner, sources=tuple(sources), note=note, time=now_ms())
+    return enqueue(store, item, command="remember")
+
+
+def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | None = None,
+            trust: str = "agent_observed", sensitivity: str = "private", owner: str = "",
+            sources: tuple[str, ...] = (), other: str = "", note: str = "") -> Parked:
+    """Queue a proposal directly (for writers that always want review).
+
+    Raises:
+        InvalidInput: bad kind, key or body.
+        Refused: the value was rejected (or forgotten) for this key before.
+    """
+    from objstore.memory.facts import DEFAULT_KIND, check_text, head
+    if kind not in QUEUE_KINDS:
+        raise InvalidInput(f"queue item kind must be one of {', '.join(QUEUE_KINDS)}, not {kind!r}")
+    key = validate_key(key)
+    check_text(body)
+    with store.lock("queue"):
+        if is_rejected(store, key, body):
+            raise Refused(f"{key}: this value was rejected or forgotten before; it is not queued again")
+        if fact_kind is None:
+            h = head(store, key)
+            fact_kind = store.get(h).kind if h else DEFAULT_KIND[key.split("/", 1)[0]]
+        if fact_kind not in KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, not {fact_kind!r}")
+        item = QueueItem(kind=kind, key=key, body=body, fact_kind=fact_kind, trust=trust,
+                         sensitivity=sensitivity, owner=owner, sources=tuple(sources), other=other,
+                         note=note, time=now_ms())
+        return enqueue(store, item)
+
+
+def flag_conflict(store: Store, key: str, other: str, *, owner: str = "user", note: str = "") -> Parked:
+    """Flag ``key`` and ``other`` as holding conflicting values: queue the
+    proposal "set ``key`` to ``other``'s current value".
+
+    Accepting it gives ``key`` that value; rejecting it keeps ``key``'s and
+    tombstones the other value for ``key``; ``edit`` writes a third.
+
+    Raises NotFound (either key has no current value), InvalidInput (same
+    key, or the two values are equal), Refused (rejected before).
+    """
+    from objstore.memory.facts import current
+    key, other = validate_key(key), validate_key(other)
+    if key == other:
+        raise InvalidInput("flag two different keys")
+    mine, theirs = current(store, key), current(store, other)
+    if normalize_value(mine.fact.body) == normalize_value(theirs.fact.body):
+        raise InvalidInput(f"{key} and {other} hold the same value; nothing to review")
+    return propose(store, "conflict", key, theirs.fact.body, fact_kind=mine.fact.kind,
+                   trust=theirs.fact.trust, sensitivity=theirs.fact.sensitivity, owner=owner,
+                   sources=(f"key:{other}",), other=other,
+                   note=note or f"{other} holds a value that conflicts with {key}")
+
+
+def items(store: Store) -> list[Item]:
+    """Every queued item, oldest first (then by id)."""
+    out = [Item(name[len(NAMESPACE) + 1:], oid, store.get(oid, QueueItem))
+           for name, oid in store.refs.iter(NAMESPACE)]
+    out.sort(key=lambda i: (i.item.time, i.id))
+    return out
+
+
+def count(store: Store) -> int:
+    """Number of queued items (one directory listing; no object is read)."""
+    try:
+        return sum(1 for f in os.listdir(store.root / "refs" / NAMESPACE)
+                   if not f.startswith(".") and not f.endswith(".lock"))
+    except FileNotFoundError:
+        return 0
+
+
+def resolve(store: Store, prefix: str) -> Item:
+    """The queued item whose id starts with ``prefix`` (>= 4 hex digits).
+
+    Raises InvalidInput (not hex), NotFound (no such item: maybe decided
+    already), AmbiguousId."""
+    p = check_prefix(prefix)
+    if is_full_id(p):
+        oid = store.refs.read(_ref(p))
+        if oid is None:
+            raise NotFound(f"no queued item {p[:12]}", hint="list the queue with: mem queue list")
+        return Item(p, oid, store.get(oid, QueueItem))
+    hits = [(n, oid) for n, oid in store.refs.iter(NAMESPACE) if n[len(NAMESPACE) + 1:].startswith(p)]
+    if not hits:
+        raise NotFound(f"no queued item {p}", hint="list the queue with: mem queue list")
+    if len(hits) > 1:
+        raise AmbiguousId(f"{p} is ambiguous: {len(hits)} queued items match", hint="give more characters")
+    name, oid = hits[0]
+    return Item(name[len(NAMESPACE) + 1:], oid, store.get(oid, QueueItem))
+
+
+def _close(store: Store, it: Item, command: str) -> None:
+    ref = _ref(it.id)
+    store.refs.set_if_equals(ref, it.oid, None)
+    store.reflog.append(ref, it.oid, None, now_ms(), command)
+
+
+def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
+    """Accept a queued item: write its value (or ``body``, an edited value)
+    to its key as ``user_stated`` (``facts.remember``), then remove the item
+    from the queue (ref deleted, reflog entry ``queue accept``).
+
+    Order: the fact first, then the ref: a crash in between leaves the item
+    queued, and accepting it again writes nothing new.
+
+    Raises NotFound, AmbiguousId, InvalidInput (an empty edited body),
+    StoreLocked; ``facts.remember``'s errors.
+    """
+    from objstore.memory.facts import remember
+    with store.lock("queue accept"):
+        it = resolve(store, prefix)
+        q = it.item
+        value = q.body if body is None else body
+        r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", sensitivity=q.sensitivity,
+                     owner="user", sources=q.sources, command="queue accept")
+        _close(store, it, "queue accept" if body is None else "queue accept (edited)")
+        return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written)
+
+
+def reject(store: Store, prefix: str) -> Decision:
+    """Reject a queued item: write a tombstone (key + SHA-256 of the
+    normalized value, reason ``rejected``) so the value is refused for the
+    key from now on (unless stated by the user), then remove the item from
+    the queue (ref deleted, reflog entry ``queue reject``).
+
+    Raises NotFound, AmbiguousId, StoreLocked.
+    """
+    from objstore.memory.facts import tombstones_for
+    with store.lock("queue reject"):
+        it = resolve(store, prefix)
+        q = it.item
+        digest = value_digest(q.body)
+        tid = None
+        if not any(t.value_sha256 == digest for t in tombstones_for(store, q.key)):
+            tid = store.put(Tombstone(key=q.key, value_sha256=digest, time=now_ms(), reason="rejected"))
+            if store.refs.read(f"tombstones/{tid}") is None:
+                store.refs.set_if_equals(f"tombstones/{tid}", None, tid)
+        _close(store, it, "queue reject")
+        return Decision(it, "rejected", q.body, tombstone=tid)
+
+
+def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """Remove every trace of the items (queued or decided) that are for
+    ``key`` or whose value contains one of ``needles`` (ignoring case and
+    whitespace runs): their refs, their reflogs and their objects.  For
+    ``forget``, which must leave no copy of a value.
+
+    Returns the item ids removed.  Caller may hold the store lock (taken
+    here, re-entrant).
+    """
+    from objstore.core.ids import ZERO_ID
+    norms = [normalize_value(n) for n in needles if normalize_value(n)]
+    removed: list[str] = []
+    with store.lock("forget"):
+        names = {n[len(NAMESPACE) + 1:] for n, _ in store.refs.iter(NAMESPACE)}
+        logdir = store.root / "logs" / "refs" / NAMESPACE
+        if logdir.is_dir():
+            names |= {f for f in os.listdir(logdir) if is_full_id(f)}
+        doomed: set[str] = set()
+        for iid in sorted(names):
+            ref = _ref(iid)
+            oids = {x for e in store.reflog.read(ref) for x in (e.old, e.new) if x}
+            cur = store.refs.read(ref)
+            if cur:
+                oids.add(cur)
+            hit = False
+            for oid in oids:
+                try:
+                    q = store.get(oid, QueueItem)
+                except MemError:  # a missing or broken item must not stop a forget
+                    continue
+                body = normalize_value(q.body)
+                if (key is not None and (q.key == key or q.other == key)) or any(n in body for n in norms):
+                    hit = True
+            if not hit:
+                continue
+            if cur:
+                store.refs.set_if_equals(ref, cur, None)
+            store.reflog.drop(ref)
+            doomed |= {o for o in oids if o != ZERO_ID}
+            removed.append(iid)
+        if doomed:
+            store.delete_objects(doomed)
+    return removed
+
+
+def current_version(store: Store, key: str):
+    """The current :class:`objstore.memory.facts.Version` of ``key``, or None (no
+    such key, or nothing current)."""
+    from objstore.memory.facts import current_of, walk
+    h = store.refs.read(fact_ref(key))
+    return current_of(list(walk(store, h))) if h else None

@@ -1,0 +1,108 @@
+"""Bring the derived search index (and an interrupted forget) back in step
+after a crash, from the index journal (``journal.py``).
+
+Run with the store lock held: ``Store.lock`` calls :func:`recover` when it
+acquires the lock and finds the journal non-empty.  Every step is
+idempotent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from objstore.core.refs import fact_ref, session_ref
+
+
+@dataclass
+class RecoveryReport:
+    """What :func:`recover` replayed."""
+
+    facts: int = 0
+    turns: int = 0
+    forgets: int = 0
+    deleted: int = 0
+    rebuilt: bool = False
+
+
+def recover(store) -> RecoveryReport:
+    """Replay the journal of ``store`` (caller holds the store lock).
+
+    If the index itself is damaged, it is rebuilt from the objects; if even
+    that fails, the journal is kept (so nothing is lost) and no error is
+    raised, so writers keep working; searches then report the damage."""
+    from objstore.index.searchindex import SearchIndexError
+    try:
+        return _replay(store)
+    except SearchIndexError:
+        from objstore.retrieval.search import iter_docs
+        try:
+            store.index.rebuild(iter_docs(store))
+        except SearchIndexError:
+            return RecoveryReport()
+        rep = RecoveryReport(rebuilt=True)
+        rep.deleted = _delete_unreachable(store, store.journal.read().deletes)
+        store.journal.clear()
+        return rep
+
+
+def _delete_unreachable(store, ids: set[str]) -> int:
+    """Delete the journalled objects that nothing reaches any more (a forget
+    interrupted before it unlinked them keeps them: rerunning it finishes)."""
+    if not ids:
+        return 0
+    from objstore.core.reachability import reachable
+    live = reachable(store)
+    return store.delete_objects(ids - live)
+
+
+def _replay(store) -> RecoveryReport:
+    from objstore.memory.facts import current_of, fact_doc, list_keys, walk
+    from objstore.memory.sessions import turn_doc, walk_turns
+    rep = RecoveryReport()
+    j = store.journal.read()
+    if not j:
+        store.journal.clear()
+        return rep
+    for key in j.forgets:  # a forget unlinked the key but died before dropping its reflog
+        if store.refs.read(fact_ref(key)) is None:
+            store.reflog.drop(fact_ref(key))
+    for sid in j.turn_forgets:
+        if store.refs.read(session_ref(sid)) is None:
+            store.reflog.drop(session_ref(sid))
+    if j.forgets:
+        survivors = []
+        for _k, head in list_keys(store):
+            cur = current_of(list(walk(store, head)))
+            if cur is not None:
+                survivors.append(fact_doc(cur.id, cur.fact))
+        store.index.purge("fact", survivors)
+        rep.forgets = len(j.forgets)
+    elif j.facts:
+        adds, deletes = [], []
+        for key in sorted(j.facts):
+            head = store.refs.read(fact_ref(key))
+            chain = list(walk(store, head)) if head else []
+            cur = current_of(chain)
+            deletes.extend(v.id for v in chain if cur is None or v.id != cur.id)
+            if cur is not None:
+                adds.append(fact_doc(cur.id, cur.fact))
+        store.index.add(adds, delete_ids=deletes)
+        rep.facts = len(j.facts)
+    if j.turn_forgets:  # only the shards of the sessions named
+        from objstore.memory.forget import _turn_docs_in_shards
+        shards = store.index.turn_shards(j.turn_forgets)
+        store.index.purge_turn_shards(shards, _turn_docs_in_shards(store, shards))
+        rep.forgets += len(j.turn_forgets)
+    elif j.sessions:
+        docs = []
+        for sid, old in sorted(j.sessions.items()):
+            for tv in walk_turns(store, store.refs.read(session_ref(sid))):
+                if tv.id == old:
+                    break
+                docs.append(turn_doc(tv.id, tv.turn))
+        for i in range(0, len(docs), 5000):
+            store.index.add(docs[i:i + 5000])
+        rep.turns = len(docs)
+    rep.deleted = _delete_unreachable(store, j.deletes)
+    store.journal.clear()
+    return rep

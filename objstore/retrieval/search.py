@@ -1,0 +1,101 @@
+"""Search and reindex: BM25 over current fact versions and turns.
+
+The Tantivy index is derived data: ``reindex`` rebuilds it from the refs and
+objects alone.  A hit is re-checked against the objects before it is shown:
+a fact hit that is no longer its key's current version resolves to the
+current one (never the old value), and a hit whose object is gone is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from objstore.core.errors import CorruptObject, NotFound
+from objstore.memory.facts import current_of, fact_doc, list_keys, walk
+from objstore.core.objects import Fact, Turn
+from objstore.memory.sessions import turn_doc, walk_turns
+from objstore.core.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One hit of :func:`search`.
+
+    Attributes:
+        kind: ``fact`` or ``turn``.  id: object id.  ref: key or session id.
+        time: ms since epoch.  role: turn role or fact kind.  project: project or "".
+        score: BM25 score (higher is better; comparable within one query).
+        snippet: a window of the text around the first match.
+        resolved_from: for a fact, the id of the stale version that matched,
+            when the hit was resolved to the current version.
+    """
+
+    kind: str
+    id: str
+    ref: str
+    time: int
+    role: str
+    project: str
+    score: float
+    snippet: str
+    resolved_from: str | None = None
+
+
+def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn")) -> list[SearchResult]:
+    """BM25 search.  The query is never parsed as query syntax."""
+    from objstore.index.searchindex import make_snippet
+    store.try_recover()  # a crashed writer left the index behind: catch up if we can
+    out: list[SearchResult] = []
+    seen: set[str] = set()
+    for h in store.index.search(query, limit=limit * 2 + 5, kinds=kinds):
+        if len(out) >= limit:
+            break
+        try:
+            if h.kind == "fact":
+                head = store.refs.read("facts/" + h.ref)
+                if head is None:
+                    continue
+                cur = current_of(list(walk(store, head)))
+                if cur is None or cur.id in seen:
+                    continue
+                seen.add(cur.id)
+                f: Fact = cur.fact
+                out.append(SearchResult("fact", cur.id, f.key, f.valid_from, f.kind, h.project, h.score,
+                                        make_snippet(f.body, query), None if cur.id == h.id else h.id))
+            else:
+                t = store.get(h.id, Turn)
+                if h.id in seen:
+                    continue
+                seen.add(h.id)
+                out.append(SearchResult("turn", h.id, t.session, t.timestamp, t.role, t.project, h.score,
+                                        make_snippet(t.text, query)))
+        except (NotFound, CorruptObject):
+            continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
+    return out
+
+
+def iter_docs(store: Store) -> Iterator:
+    """Every document the index should hold: current fact versions, the
+    other fact versions (kind ``history``), all turns."""
+    from objstore.memory.facts import history_doc
+    for _key, head in list_keys(store):
+        chain = list(walk(store, head))
+        cur = current_of(chain)
+        if cur is not None:
+            yield fact_doc(cur.id, cur.fact)
+        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
+            if (cur is None or v.id != cur.id) and not getattr(v.fact, "forgotten", 0) and v.fact.body:
+                yield history_doc(v.id, v.fact)
+    for _name, head in store.refs.iter("sessions"):
+        for tv in walk_turns(store, head):
+            if not tv.turn.forgotten:
+                yield turn_doc(tv.id, tv.turn)
+
+
+def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:
+    """Rebuild the search index from scratch; return the number of documents."""
+    with store.lock("reindex"):
+        n = store.index.rebuild(iter_docs(store), progress=progress)
+        store.journal.clear()
+        return n

@@ -1,0 +1,658 @@
+"""Sealed secrets: an age v1 vault that needs no passphrase to seal and a
+passphrase to read (``docs/vault.md``).
+
+The vault of a store is two files::
+
+    <store>/vault/recipient      the public age recipient (``age1…`` or
+                                 ``age1pq1…``) and a newline
+    <store>/vault/identity.age   the matching identity, as an age-keygen style
+                                 identity file encrypted with age's scrypt
+                                 recipient to the vault passphrase
+
+A *sealed version* (``objects.Sealed``, type 5) keeps a fact's metadata in the
+clear and its value only as an age file encrypted to the recipient; the
+versions of a sealed key chain by ``parent`` under ``refs/sealed/<key>``.
+Writing one needs only the recipient (no passphrase, no decryption: the next
+version number comes from the head's metadata).  Reading needs the identity,
+hence the passphrase.  A key is plain (``refs/facts/<key>``) or sealed, never
+both: :func:`seal_key` turns a plain key into a sealed one and removes the
+plaintext with ``forget.forget_key``; :func:`unseal_key` does the reverse.
+
+Sealed values never enter the search index: they are not facts, and nothing
+that indexes, recalls or injects facts reads ``refs/sealed``.
+
+The age implementation (``objstore.vault.age``, hence ``cryptography``) is imported
+only by the functions that encrypt or decrypt, never when this module is
+imported, so checking whether a key is sealed costs nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError, NotFound, Refused, WrongPassphrase
+from objstore.memory.facts import DEFAULT_KIND, Version, check_text, current_of, fact_doc, tombstones_for, walk
+from objstore.core.ids import check_prefix
+from objstore.core.objects import KINDS, Fact, Sealed, value_digest
+from objstore.core.refs import fact_ref, sealed_ref, validate_key
+from objstore.core.store import Store, now_ms
+
+VAULT_DIR = "vault"
+RECIPIENT_FILE = "recipient"
+IDENTITY_FILE = "identity.age"
+#: shortest vault passphrase accepted, in characters
+MIN_PASSPHRASE_CHARS = 12
+#: log2 of scrypt's N for the vault passphrase: age's default (2^18: about a
+#: second and 256 MiB here).  Lower values are for tests only.
+DEFAULT_WORK_FACTOR = 18
+
+
+@dataclass(frozen=True, slots=True)
+class VaultInfo:
+    """A store's vault.
+
+    Attributes:
+        recipient: the public ``age1…`` / ``age1pq1…`` string.
+        postquantum: True for the ML-KEM-768 + X25519 hybrid type.
+        recipient_path, identity_path: the two files of the vault.
+    """
+
+    recipient: str
+    postquantum: bool
+    recipient_path: Path
+    identity_path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class SealedVersion:
+    """A sealed version with its id."""
+
+    id: str
+    sealed: Sealed
+
+
+@dataclass(frozen=True, slots=True)
+class SealedKey:
+    """One sealed key for listings: ``head`` id, number of ``versions`` and
+    the ``current`` version (supersession rule of ``facts``)."""
+
+    key: str
+    head: str
+    versions: int
+    current: SealedVersion
+
+
+@dataclass(frozen=True, slots=True)
+class SealedWrite:
+    """Outcome of :func:`remember_sealed` / :func:`import_sealed`.
+
+    Attributes:
+        version: the new sealed version.  previous: the head before, or None.
+        current: id of the key's current sealed version after the write.
+    """
+
+    key: str
+    version: SealedVersion
+    previous: str | None
+    current: str
+
+
+@dataclass
+class SealResult:
+    """What :func:`seal_key` did.
+
+    Attributes:
+        sealed: ``(sealed id, version number)`` of every sealed version written.
+        removed: ``(fact id, version number)`` of every plaintext version removed.
+        already: the key was sealed already (nothing to do).
+        index_problems: what the index purge check found (empty = clean).
+    """
+
+    key: str
+    sealed: list[tuple[str, int]] = field(default_factory=list)
+    removed: list[tuple[str, int]] = field(default_factory=list)
+    already: bool = False
+    objects_deleted: int = 0
+    index_problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class UnsealResult:
+    """What :func:`unseal_key` did: ``restored`` ``(fact id, version)`` of
+    the plain versions written, ``dropped`` sealed object count."""
+
+    key: str
+    restored: list[tuple[str, int]] = field(default_factory=list)
+    dropped: int = 0
+    index_error: str | None = None
+
+
+# --------------------------------------------------------------------------- the vault
+
+
+def vault_paths(store: Store) -> tuple[Path, Path]:
+    """``(recipient file, identity file)`` of the store's vault."""
+    d = store.root / VAULT_DIR
+    return d / RECIPIENT_FILE, d / IDENTITY_FILE
+
+
+def has_vault(store: Store) -> bool:
+    """True when the store has a vault (its recipient file exists)."""
+    return vault_paths(store)[0].is_file()
+
+
+def check_passphrase(passphrase: str) -> str:
+    """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
+    characters or not valid Unicode (InvalidInput); return it unchanged.
+
+    The passphrase is used as its UTF-8 bytes, exactly as typed (no
+    normalization), so the stock ``age`` tool accepts the same text."""
+    if not isinstance(passphrase, str):
+        raise InvalidInput("the passphrase must be text")
+    try:
+        passphrase.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("the passphrase is not valid UTF-8 text") from None
+    if len(passphrase) < MIN_PASSPHRASE_CHARS:
+        raise InvalidInput(f"the vault passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
+                           f"(this one has {len(passphrase)})",
+                           hint="a few random words make a long passphrase that is easy to type")
+    return passphrase
+
+
+def init_vault(store: Store, passphrase: str, *, pq: bool = False,
+               work_factor: int = DEFAULT_WORK_FACTOR) -> VaultInfo:
+    """Create the store's vault: a new age identity (X25519, or with ``pq``
+    the ML-KEM-768 + X25519 hybrid), its recipient in the clear and the
+    identity file encrypted to ``passphrase`` with age's scrypt recipient.
+
+    Args:
+        passphrase: at least :data:`MIN_PASSPHRASE_CHARS` characters.
+        pq: the post-quantum hybrid type (age 1.3's ``mlkem768x25519``).
+        work_factor: log2 of scrypt's N; age's default 18.  Lower only in tests.
+    Returns:
+        :class:`VaultInfo`.
+    Raises:
+        InvalidInput: short passphrase, bad work factor.
+        Refused: the store already has a vault (a new one would make every
+            sealed value unreadable).
+        MemError: ``pq`` where the installed ``cryptography`` has no ML-KEM-768.
+
+    Order: the identity file is written (durably) before the recipient file,
+    so a recipient never exists without its identity; a crash in between
+    leaves no vault, and a new ``init`` overwrites the orphan identity file.
+    """
+    from objstore.vault import age
+    check_passphrase(passphrase)
+    if not isinstance(work_factor, int) or not 1 <= work_factor <= age.MAX_WORK_FACTOR:
+        raise InvalidInput(f"the scrypt work factor must be 1..{age.MAX_WORK_FACTOR}")
+    rpath, ipath = vault_paths(store)
+    with store.lock("vault init"):
+        if rpath.exists():
+            raise Refused(f"this store already has a vault ({rpath.parent})",
+                          hint="a new vault would make every sealed value unreadable; keep the one you have")
+        if pq:
+            if not age.hybrid_supported():
+                raise MemError("the post-quantum vault (ML-KEM-768 + X25519) needs a cryptography release "
+                               "with ML-KEM-768, which this installation lacks",
+                               hint="upgrade the cryptography package, or create a classic vault without --pq")
+            identity, recipient = age.generate_hybrid()
+        else:
+            identity, recipient = age.generate_x25519()
+        ident_file = age.format_identity_file(identity).encode("ascii")
+        atomic_write(ipath, age.encrypt(ident_file, passphrase=passphrase.encode("utf-8"),
+                                        work_factor=work_factor))
+        atomic_write(rpath, recipient.encode("ascii") + b"\n")
+    return VaultInfo(recipient, recipient.startswith("age1pq1"), rpath, ipath)
+
+
+def vault_info(store: Store) -> VaultInfo:
+    """The store's vault.  Raises NotFound (no vault), CorruptObject."""
+    rpath, ipath = vault_paths(store)
+    try:
+        text = rpath.read_text("ascii").strip()
+    except FileNotFoundError:
+        raise NotFound("this store has no vault", hint="create one with: mem vault init") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CorruptObject(f"{rpath} cannot be read: {e}") from None
+    if not text.startswith("age1") or not text.isalnum():
+        raise CorruptObject(f"{rpath} does not hold an age recipient")
+    if not ipath.is_file():
+        raise CorruptObject(f"{ipath} is missing: the vault's sealed values cannot be read",
+                            hint="restore it from a backup")
+    return VaultInfo(text, text.startswith("age1pq1"), rpath, ipath)
+
+
+def open_identity(store: Store, passphrase: str) -> list[str]:
+    """Decrypt the vault identity with ``passphrase`` (scrypt: about a
+    second at the default work factor).  Returns the identity strings.
+
+    Raises:
+        NotFound: no vault.
+        WrongPassphrase: the passphrase does not open the identity file.
+        CorruptObject: the identity file is damaged or does not match the
+            vault's recipient.
+    """
+    from objstore.vault import age
+    info = vault_info(store)
+    try:
+        data = info.identity_path.read_bytes()
+    except OSError as e:
+        raise CorruptObject(f"{info.identity_path} cannot be read: {e.strerror}") from None
+    try:
+        pw = passphrase.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("the passphrase is not valid UTF-8 text") from None
+    try:
+        text = age.decrypt(data, passphrase=pw)
+    except age.NoIdentityMatched:
+        raise WrongPassphrase("wrong vault passphrase", hint="nothing was read or changed") from None
+    except age.AgeError as e:
+        raise CorruptObject(f"{info.identity_path} is not a passphrase-encrypted age identity file: {e}") from None
+    try:
+        identities = age.parse_identity_file(text)
+    except age.AgeError as e:
+        raise CorruptObject(f"{info.identity_path} holds no usable identity: {e}") from None
+    if info.recipient not in {age.recipient_of(i) for i in identities}:
+        raise CorruptObject(f"{info.identity_path} does not match the vault recipient in {info.recipient_path}")
+    return identities
+
+
+def encrypt_value(recipient: str, body: str) -> bytes:
+    """The age file (binary) of the UTF-8 of ``body`` for ``recipient``.
+
+    One X25519 (or hybrid) stanza, one STREAM chunk for a value up to 64 KiB:
+    well under a millisecond for 1 KB (``docs/benchmarks.md``)."""
+    from objstore.vault import age
+    return age.encrypt(body.encode("utf-8"), [recipient])
+
+
+def armor(age_file: bytes) -> bytes:
+    """The ASCII-armored (PEM, ``-----BEGIN AGE ENCRYPTED FILE-----``) form
+    of a binary age file, as ``age -a`` writes it."""
+    from objstore.vault import age
+    return age._armor(age_file)
+
+
+def open_value(identities: list[str], sv: SealedVersion) -> bytes:
+    """The plaintext bytes of a sealed version.
+
+    Raises:
+        WrongPassphrase: the age file is not encrypted to these identities
+            (e.g. an imported file made for another key).
+        IntegrityError: the age file is damaged or was tampered with.
+    """
+    from objstore.vault import age
+    try:
+        return age.decrypt(sv.sealed.age, identities)
+    except age.NoIdentityMatched:
+        raise WrongPassphrase(f"{sv.sealed.key} v{sv.sealed.version} is not encrypted to this vault's key",
+                              hint="it was imported from a file made for another recipient") from None
+    except age.AgeError as e:
+        raise IntegrityError(f"{sv.sealed.key} v{sv.sealed.version} ({sv.id[:12]}): damaged age file: {e}") from None
+
+
+def open_text(identities: list[str], sv: SealedVersion) -> str:
+    """:func:`open_value` decoded as UTF-8 (InvalidInput when it is not text)."""
+    data = open_value(identities, sv)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{sv.sealed.key} v{sv.sealed.version} is not UTF-8 text "
+                           f"({len(data)} bytes)", hint="mem sealed show --raw writes its exact bytes") from None
+
+
+# --------------------------------------------------------------------------- reading metadata
+
+
+def sealed_head(store: Store, key: str) -> str | None:
+    """Id of the last sealed version of ``key`` (validated), or None."""
+    return store.refs.read(sealed_ref(validate_key(key)))
+
+
+def is_sealed(store: Store, key: str) -> bool:
+    """True when ``key`` has sealed versions.  Cheap: one ref read."""
+    return sealed_head(store, key) is not None
+
+
+def refuse_if_sealed(store: Store, key: str) -> None:
+    """Raise Refused when ``key`` is sealed: for readers of plain values
+    (``mem get``), which must say so rather than print anything."""
+    if is_sealed(store, key):
+        key = validate_key(key)
+        raise Refused(f"{key} is sealed: its value is shown only by 'mem sealed show {key}', "
+                      "which asks for the vault passphrase")
+
+
+def walk_sealed(store: Store, oid: str | None) -> list[SealedVersion]:
+    """Sealed versions from ``oid`` back along ``parent`` links, newest first.
+    Raises IntegrityError when a linked object is missing."""
+    out: list[SealedVersion] = []
+    seen: set[str] = set()
+    while oid is not None and oid not in seen:
+        seen.add(oid)
+        try:
+            s = store.get(oid, Sealed)
+        except NotFound:
+            raise IntegrityError(f"sealed version {oid} is missing from the store",
+                                 hint="run 'mem fsck' to see what is damaged") from None
+        out.append(SealedVersion(oid, s))
+        oid = s.parent
+    return out
+
+
+def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
+    """Every sealed version of ``key``, newest first.  Raises NotFound
+    (``key`` is not sealed), InvalidInput."""
+    key = validate_key(key)
+    head = store.refs.read(sealed_ref(key))
+    if head is None:
+        raise NotFound(f"no sealed key {key}", hint="list them with: mem sealed list")
+    return walk_sealed(store, head)
+
+
+def current_sealed(chain: list[SealedVersion]) -> SealedVersion | None:
+    """The current version of a sealed chain: the greatest ``valid_from``
+    (ties: the higher version), as ``facts.current_of``."""
+    if not chain:
+        return None
+    return max(chain, key=lambda v: (v.sealed.valid_from, v.sealed.version))
+
+
+def pick_version(chain: list[SealedVersion], version: int | None) -> SealedVersion:
+    """Version number ``version`` of a chain, or the current one (None).
+    Raises NotFound."""
+    if version is None:
+        return current_sealed(chain)  # type: ignore[return-value]
+    for sv in chain:
+        if sv.sealed.version == version:
+            return sv
+    raise NotFound(f"{chain[0].sealed.key} has no sealed version {version}")
+
+
+def list_sealed(store: Store, prefix: str = "") -> list[SealedKey]:
+    """Every sealed key (sorted), optionally under ``prefix`` (as
+    ``facts.list_keys``).  Reads metadata only: no passphrase."""
+    want = prefix if (not prefix or prefix.endswith("/")) else prefix + "/"
+    out = []
+    for name, head in store.refs.iter("sealed"):
+        key = name[len("sealed/"):]
+        if prefix and key != prefix and not key.startswith(want):
+            continue
+        chain = walk_sealed(store, head)
+        out.append(SealedKey(key, head, len(chain), current_sealed(chain)))  # type: ignore[arg-type]
+    return out
+
+
+def _plain_versions(store: Store, key: str) -> list[Version]:
+    """The plain versions of ``key`` that still hold a value (newest first);
+    versions emptied by a forget are left out."""
+    head = store.refs.read(fact_ref(key))
+    if head is None:
+        return []
+    return [v for v in walk(store, head) if not getattr(v.fact, "forgotten", 0)]
+
+
+def _meta(x) -> tuple:
+    return (x.version, x.valid_from, x.recorded_at, x.kind, x.trust, x.owner)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, trust: str,
+                  valid_from: int | None, owner: str, expect: str | None, command: str) -> SealedWrite:
+    """Append a sealed version (caller holds the lock and checked the vault)."""
+    if _plain_versions(store, key):
+        raise Refused(f"{key} holds plain values: a sealed version next to them would leave them in the clear",
+                      hint=f"seal the whole key first: mem seal {key}")
+    ref = sealed_ref(key)
+    old = store.refs.read(ref)
+    if expect is not None:
+        from objstore.core.errors import RefConflict
+        want = None if expect.lower() in ("none", "0") else check_prefix(expect)
+        if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
+            raise RefConflict(ref, expect, old)
+    prev = store.get(old, Sealed) if old else None
+    now = now_ms()
+    s = Sealed(key=key, kind=kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]]),
+               version=(prev.version + 1) if prev else 1, parent=old,
+               valid_from=now if valid_from is None else valid_from, recorded_at=now,
+               trust=trust, owner=owner, age=age_file)
+    oid = store.put(s)
+    store.refs.set_if_equals(ref, old, oid)
+    store.reflog.append(ref, old, oid, now, command)
+    chain = [SealedVersion(oid, s), *(walk_sealed(store, old) if old else [])]
+    return SealedWrite(key, SealedVersion(oid, s), old, current_sealed(chain).id)  # type: ignore[union-attr]
+
+
+def _check_kind(kind: str | None) -> None:
+    if kind is not None and kind not in KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+
+
+def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = None,
+                    trust: str = "user_stated", valid_from: int | None = None, owner: str = "user",
+                    expect: str | None = None, command: str = "remember --sensitivity secret") -> SealedWrite:
+    """Write a new sealed version of ``key``: ``body`` is encrypted in memory
+    to the vault recipient and only the age file is stored.  No passphrase.
+
+    The plaintext reaches no file: not an object, not the search index, not
+    the journal (no index document changes), not the reflog (ids only).
+
+    Args:
+        key, kind, trust, valid_from, owner: as ``facts.remember``.
+        expect: compare-and-set on the sealed head (full id or prefix, or
+            ``"none"``).
+    Returns:
+        :class:`SealedWrite`.
+    Raises:
+        NotFound: the store has no vault.
+        Refused: the key holds plain values (seal it first with
+            :func:`seal_key`), or a lower-trust write of a forgotten value.
+        InvalidInput, RefConflict, StoreLocked.
+    """
+    key = validate_key(key)
+    check_text(body)
+    _check_kind(kind)
+    with store.lock(command):
+        recipient = vault_info(store).recipient
+        if trust != "user_stated":
+            digest = value_digest(body)
+            if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
+                raise Refused(f"{key}: this value was forgotten; only a user_stated write may bring it back",
+                              hint="use --trust user_stated if you mean it")
+        age_file = encrypt_value(recipient, body)
+        return _write_sealed(store, key, age_file, kind=kind, trust=trust, valid_from=valid_from,
+                             owner=owner, expect=expect, command=command)
+
+
+def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = None,
+                  trust: str = "user_stated", valid_from: int | None = None,
+                  owner: str = "user") -> SealedWrite:
+    """Store an age file made elsewhere (e.g. ``age -r <vault recipient>``)
+    as a new sealed version of ``key``, without decrypting it.
+
+    ``data`` is a binary or ASCII-armored age v1 file; armor is removed and
+    the header parsed.  It must carry a stanza of the vault's key type
+    (``X25519``, or ``mlkem768x25519`` for a post-quantum vault) and no
+    scrypt stanza (a passphrase-encrypted file is not for the vault).
+    Whether it really opens with the vault identity shows on reading
+    (WrongPassphrase otherwise).
+
+    Raises InvalidInput (not an age file, wrong recipient type), NotFound
+    (no vault), Refused (the key is plain), StoreLocked.
+    """
+    from objstore.vault import age
+    key = validate_key(key)
+    _check_kind(kind)
+    data = bytes(data)
+    try:
+        if not data.startswith(b"age-encryption.org/"):
+            data = age._dearmor(data)
+        stanzas = age._parse_header(data)[0]
+    except age.AgeError as e:
+        raise InvalidInput(f"not an age v1 file: {e}") from None
+    types = {s.args[0] for s in stanzas}
+    with store.lock("sealed import"):
+        info = vault_info(store)
+        want = "mlkem768x25519" if info.postquantum else "X25519"
+        if "scrypt" in types:
+            raise InvalidInput("this age file is encrypted to a passphrase, not to the vault's recipient",
+                               hint=f"encrypt it with: age -r {info.recipient}")
+        if want not in types:
+            raise InvalidInput(f"this age file has no {want} recipient stanza ({', '.join(sorted(types))}), "
+                               "so the vault cannot open it", hint=f"encrypt it with: age -r {info.recipient}")
+        return _write_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from,
+                             owner=owner, expect=None, command="sealed import")
+
+
+def _drop_seal_tombstones(store: Store, key: str) -> None:
+    """Remove the tombstones a seal left for ``key``: a SHA-256 of a short
+    secret (a PIN) is as good as the secret, and a sealed value is kept, not
+    forgotten.  Tombstones of real forgets stay."""
+    from objstore.core.objects import Tombstone
+    for name, oid in list(store.refs.iter("tombstones")):
+        t = store.get(oid, Tombstone)
+        if t.key == key and t.reason == "seal":
+            store.refs.set_if_equals(name, oid, None)
+            store.delete_object(oid)
+
+
+def seal_key(store: Store, key: str) -> SealResult:
+    """Seal every plain version of ``key``, then remove the plaintext.
+
+    Order (each step safe to crash after; rerunning finishes the job):
+
+    1. encrypt every version (oldest first) to the vault recipient as
+       sealed versions keeping version, valid_from, recorded_at, kind, trust
+       and owner, and point ``refs/sealed/<key>`` at the newest;
+    2. ``forget.forget_key`` (reason ``seal``) removes the plain versions:
+       ref, reflog, physical index purge, loose and packed objects;
+    3. the tombstones step 2 wrote are removed (see
+       :func:`_drop_seal_tombstones`).
+
+    After step 1 and before step 2 the key is both plain and sealed with the
+    same metadata; :func:`seal_key` then resumes at step 2.  No passphrase
+    is needed.  Versions emptied by an earlier forget are not sealed.
+
+    Raises:
+        NotFound: no vault, or no such key.
+        Refused: the key has sealed versions that differ from its plain ones.
+        InvalidInput, StoreLocked.
+    """
+    from objstore.memory.forget import forget_key
+    key = validate_key(key)
+    with store.lock("seal"):
+        recipient = vault_info(store).recipient
+        plain = _plain_versions(store, key)
+        sref = sealed_ref(key)
+        shead = store.refs.read(sref)
+        res = SealResult(key)
+        if not plain:
+            if shead is None:
+                raise NotFound(f"no key {key}", hint="list keys with: mem keys")
+            if store.refs.read(fact_ref(key)) is not None:  # only emptied versions remain
+                forget_key(store, key, reason="seal", tombstones=False)
+            _drop_seal_tombstones(store, key)
+            res.already = True
+            return res
+        oldest_first = list(reversed(plain))
+        if shead is not None:
+            chain = walk_sealed(store, shead)
+            if [_meta(s.sealed) for s in reversed(chain)] != [_meta(v.fact) for v in oldest_first]:
+                raise Refused(f"{key} is both plain and sealed, with different versions",
+                              hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")
+            res.sealed = [(s.id, s.sealed.version) for s in reversed(chain)]
+        else:
+            parent = None
+            for v in oldest_first:
+                f = v.fact
+                s = Sealed(key=key, kind=f.kind, version=f.version, parent=parent, valid_from=f.valid_from,
+                           recorded_at=f.recorded_at, trust=f.trust, owner=f.owner,
+                           age=encrypt_value(recipient, f.body))
+                parent = store.put(s)
+                res.sealed.append((parent, f.version))
+            store.refs.set_if_equals(sref, None, parent)
+            store.reflog.append(sref, None, parent, now_ms(), "seal")
+        fr = forget_key(store, key, reason="seal", tombstones=False)
+        res.removed = list(fr.versions)
+        res.objects_deleted = fr.objects_deleted
+        res.index_problems = list(fr.index_problems)
+        _drop_seal_tombstones(store, key)
+        return res
+
+
+def _drop_sealed(store: Store, key: str, chain: list[SealedVersion]) -> int:
+    ref = sealed_ref(key)
+    store.refs.set_if_equals(ref, chain[0].id, None)
+    store.reflog.drop(ref)
+    return store.delete_objects([s.id for s in chain])
+
+
+def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
+    """Restore every sealed version of ``key`` as a plain ``private`` fact
+    (same version numbers, valid_from, recorded_at, kind, trust, owner),
+    index the current one, then delete the sealed versions.
+
+    Every version is decrypted before anything is written, so a wrong key
+    changes nothing.  A crash after the plain versions are written leaves
+    both; rerunning finishes by dropping the sealed ones.
+
+    Args:
+        identities: from :func:`open_identity`.
+    Raises:
+        NotFound (not sealed), WrongPassphrase, IntegrityError, InvalidInput
+        (a version is not UTF-8 text), Refused (the key also has different
+        plain versions), StoreLocked.
+    """
+    key = validate_key(key)
+    with store.lock("unseal"):
+        chain = sealed_versions(store, key)
+        texts = {s.id: open_text(identities, s) for s in chain}
+        for s in chain:
+            check_text(texts[s.id], f"{key} v{s.sealed.version}")
+        plain = _plain_versions(store, key)
+        res = UnsealResult(key)
+        oldest_first = list(reversed(chain))
+        if plain:
+            if [_meta(v.fact) for v in reversed(plain)] != [_meta(s.sealed) for s in oldest_first]:
+                raise Refused(f"{key} is both plain and sealed, with different versions",
+                              hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")
+            res.restored = [(v.id, v.fact.version) for v in reversed(plain)]
+        else:
+            ref = fact_ref(key)
+            old = store.refs.read(ref)  # None, or a chain of emptied versions only (replaced)
+            parent = None
+            new_chain: list[Version] = []
+            for s in oldest_first:
+                m = s.sealed
+                f = Fact(key=key, kind=m.kind, body=texts[s.id], version=m.version, parent=parent,
+                         valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
+                         sensitivity="private", owner=m.owner)
+                parent = store.put(f)
+                new_chain.insert(0, Version(parent, f))
+                res.restored.append((parent, m.version))
+            cur = current_of(new_chain)
+            store.journal.fact(key)  # before the ref moves: recovery can redo the index
+            store.refs.set_if_equals(ref, old, parent)
+            store.reflog.append(ref, old, parent, now_ms(), "unseal")
+            from objstore.index.searchindex import SearchIndexError
+            try:
+                store.index.add([fact_doc(cur.id, cur.fact)])  # type: ignore[union-attr]
+                store.journal.clear()
+            except SearchIndexError as e:  # the facts stand; the journal lets the index catch up
+                res.index_error = str(e)
+        res.dropped = _drop_sealed(store, key, chain)
+        return res
+
+
+def forget_sealed(store: Store, key: str) -> int:
+    """Delete every sealed version of ``key`` (ref, reflog, objects) without
+    decrypting anything; returns the number of objects deleted.  No
+    tombstone is written (the values are unknown).  Raises NotFound."""
+    key = validate_key(key)
+    with store.lock("sealed forget"):
+        return _drop_sealed(store, key, sealed_versions(store, key))
