@@ -36,7 +36,7 @@ def lock_timeout(ctx: click.Context) -> float:
 
 def open_store(ctx: click.Context, *, create: bool = False):
     """Open (or with ``create`` create on first use) the store of this invocation."""
-    from objstore.core.store import Store
+    from objstore import Store
     opener = Store.init if create else Store.open
     store = opener(home_path(ctx), lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
@@ -88,7 +88,7 @@ def parse_time(text: str) -> int:
     bad = click.BadParameter(f"{text!r} is not a time between 1970 and 9999 (use ISO 8601 like "
                              "2026-03-01 or 2026-03-01T12:00Z, '@<ms since epoch>', or 'now')")
     if t.lower() == "now":
-        from objstore.core.store import now_ms
+        from objstore import now_ms
         return now_ms()
     if re.fullmatch(r"@[0-9]{1,15}", t):
         ms = int(t[1:])
@@ -102,7 +102,7 @@ def parse_time(text: str) -> int:
         if d.tzinfo is None:
             d = d.replace(tzinfo=_dt.timezone.utc)
         ms = int(d.timestamp() * 1000)
-    from objstore.core.objects import MAX_TIME_MS
+    from objstore import MAX_TIME_MS
     if not 0 <= ms <= MAX_TIME_MS:
         raise bad
     return ms
@@ -165,8 +165,8 @@ def complete_key(ctx: click.Context, _param, incomplete: str):
     what was typed (nothing when there is no store)."""
     from click.shell_completion import CompletionItem
     try:
-        from objstore.memory.facts import list_keys
-        from objstore.core.store import Store
+        from objstore import list_keys
+        from objstore import Store
         with Store.open(home_path(ctx)) as store:
             return [CompletionItem(k) for k, _ in list_keys(store) if k.startswith(incomplete)][:200]
     except Exception:  # noqa: BLE001 - completion must never fail loudly

@@ -263,7 +263,7 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
 
 
 def _open_store(root: Path, lock_timeout: float):
-    from objstore.core.store import Store
+    from objstore import Store
     return Store.init(root, lock_timeout=lock_timeout)
 
 
@@ -271,7 +271,7 @@ def _open_store(root: Path, lock_timeout: float):
 
 def _session_start_block(store, sid: str, source: str, cwd: str) -> str:
     try:
-        from objstore.retrieval.context import session_start_block
+        from objstore import session_start_block
     except ImportError:
         return ""
     return session_start_block(store, sid, source, cwd) or ""
@@ -279,7 +279,7 @@ def _session_start_block(store, sid: str, source: str, cwd: str) -> str:
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None) -> str:
     try:
-        from objstore.retrieval.context import inject_for_prompt
+        from objstore import inject_for_prompt
     except ImportError:
         return ""
     kw = {"trace_path": trace} if trace else {}
@@ -322,7 +322,7 @@ class _Run:
 
 
 def _claude_dispatch(run: _Run, data: dict) -> dict | None:
-    from objstore.capture import sync
+    import objstore
     ev = run.event
     sid = _s(data.get("session_id"))
     cwd = _s(data.get("cwd"))
@@ -334,25 +334,25 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
     try:
         capture = not no_capture(run.env)
         if not capture:
-            run.guarded("no-capture", sync.mark_no_capture, store, sid)
+            run.guarded("no-capture", objstore.mark_no_capture, store, sid)
         cfg = None
         if capture:
-            cfg = run.guarded("config", sync.load_config, store.root)
+            cfg = run.guarded("config", objstore.load_capture_config, store.root)
             capture = cfg is not None      # an unreadable config stops capture
         transcript = resolve_transcript(data, run.env) if capture else None
 
         if ev == "SessionStart":
             if capture:
                 def start_sync() -> None:
-                    sync.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg,
+                    objstore.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg,
                                   deadline=run.t0 + run.budget * 0.5, budget_bytes=CATCH_UP_BYTES)
                     if transcript is not None:
-                        sync.sync_files(store, [transcript, *sync.subagent_files(transcript)], cfg=cfg,
+                        objstore.sync_files(store, [transcript, *objstore.subagent_files(transcript)], cfg=cfg,
                                         deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev])
                 run.guarded(None, start_sync)
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
-                from objstore.memory.decay import decay
+                from objstore import decay
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if no_inject(run.env):
@@ -362,18 +362,18 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
 
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
-            marker_cfg = cfg if cfg is not None else run.guarded("config", sync.load_config, store.root)
-            if marker_cfg is None or sync.has_marker(marker_cfg, prompt):
+            marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
+            if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
             if capture and prompt.strip() and not data.get("agent_id"):
                 # (inside a subagent the prompt is in the subagent's transcript: a sync captures it)
                 # the key is fixed now (snapshot), the write happens in a child so the
                 # agent only waits for the injection
-                snap = sync.prompt_snapshot(store.root, transcript, prompt)
+                snap = objstore.prompt_snapshot(store.root, transcript, prompt)
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
                           index=False, snapshot=snap, time_ms=int(time.time() * 1000))
-                if not fork_off(run, "capture", sync.capture_prompt, store, **kw):
-                    run.guarded(None, sync.capture_prompt, store, **kw)
+                if not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                    run.guarded(None, objstore.capture_prompt, store, **kw)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
@@ -385,14 +385,14 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             deadline = run.t0 + run.budget * 0.8
             paths: list[Path] = []
             if transcript is not None:
-                paths = [transcript, *sync.subagent_files(transcript)]
+                paths = [transcript, *objstore.subagent_files(transcript)]
             agent = _s(data.get("agent_transcript_path"))
             if ev == "SubagentStop" and agent and Path(agent).is_file():
-                run.guarded(None, sync.sync_files, store, [Path(agent)], cfg=cfg, final=True, deadline=deadline,
+                run.guarded(None, objstore.sync_files, store, [Path(agent)], cfg=cfg, final=True, deadline=deadline,
                             max_bytes=SYNC_BYTES[ev])
                 paths = [p for p in paths if os.path.realpath(p) != os.path.realpath(agent)]
             if paths:
-                run.guarded(None, sync.sync_files, store, paths, cfg=cfg, final=final, ended=final,
+                run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
                             deadline=deadline, max_bytes=SYNC_BYTES[ev])
         return None
     finally:
@@ -451,10 +451,10 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
         dog.arm(run.budget)
         if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1":
             return 0
-        from objstore.capture import sync
+        import objstore
         store = _open_store(run.root, 0.5)
         try:
-            sync.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
+            objstore.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
                                duration_ms=max(0, duration_ms), started_ms=max(0, started_ms))
         finally:
             store.close()
@@ -480,10 +480,10 @@ def run_catch_up(*, idle_s: float = 2.0, budget_s: float = 60.0, env=None) -> in
         dog.arm(budget_s + 1)
         if no_capture(env):
             return 0
-        from objstore.capture import sync
+        import objstore
         store = _open_store(run.root, 5.0)
         try:
-            sync.catch_up(store, idle_s=idle_s, deadline=run.t0 + budget_s, budget_bytes=1 << 40)
+            objstore.catch_up(store, idle_s=idle_s, deadline=run.t0 + budget_s, budget_bytes=1 << 40)
         finally:
             store.close()
         return 0

@@ -25,7 +25,7 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool = False, check
     (twice with ``confirm``).  ``check(passphrase)`` (raising on a bad one)
     runs before the second prompt.  Raises InvalidInput when there is neither a
     file nor a terminal, or the file is not UTF-8 text."""
-    from objstore.core.errors import InvalidInput
+    from objstore import InvalidInput
     if passphrase_file is not None:
         if passphrase_file == "-":
             data = sys.stdin.buffer.read()

@@ -26,7 +26,7 @@ def command(oid, show_type, raw, store):
 
     Exit status: 0 ok; 2 not an id; 4 no such object or ambiguous; 13 corrupt.
     """
-    from objstore.core.codec import decode
+    from objstore import decode
     from .show import object_json
     full = store.resolve(oid)
     frame = store.read_frame(full)

@@ -45,8 +45,8 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
     """
     import os
 
-    from objstore.retrieval.context import inject_for_prompt, render_context, session_start_block
-    from objstore.memory.scope import project_aliases
+    from objstore import inject_for_prompt, render_context, session_start_block
+    from objstore import project_aliases
     override = project or os.environ.get("MEM_PROJECT") or None
     try:
         cwd = os.getcwd()

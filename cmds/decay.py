@@ -29,7 +29,7 @@ def command(dry_run, days, if_due, as_json, store):
     Exit status: 0 ok (also when nothing decayed); 2 bad decay_days in the
     config; 11 store locked.
     """
-    from objstore.memory.decay import decay
+    from objstore import decay
     rep = decay(store, days=days, dry_run=dry_run, if_due=if_due)
     if as_json:
         emit_json({"days": rep.days, "checked": rep.checked, "dry_run": rep.dry_run, "skipped": rep.skipped,

@@ -39,7 +39,7 @@ def command(keep):
 
     Exit status: 0 the tour ran; 1 a step failed.
     """
-    from objstore.memory.forget import scan_store
+    from objstore import scan_store
     home = Path(tempfile.mkdtemp(prefix="mem-demo-"))
     sample = resources.files("cmds") / "data" / "sample-projects"
     try:
@@ -67,7 +67,7 @@ def command(keep):
         click.echo(click.style("\n# is the forgotten text anywhere under the store (raw or decompressed)?", fg="cyan"))
         hits = scan_store(home, [b"tr0ub4dor"])
         click.echo(f"files containing it: {len(hits)}" + (f" {hits}" if hits else ""))
-        from objstore.core.store import Store
+        from objstore import Store
         with Store.open(home) as st:
             terms = st.index.term_doc_freq("tr0ub4dor")
         click.echo(f"documents in the search index's term dictionary with the word: {sum(terms.values())}")

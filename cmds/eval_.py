@@ -54,7 +54,7 @@ def supersession(file, as_json):
     Exit status: 0 ok; 1 the rule served a stale value (Stale@1 > 0);
     2 not a scenario file; 4 no such file.
     """
-    from objstore.retrieval.evaluate import eval_supersession
+    from objstore import eval_supersession
     with _tmp() as d:
         r = eval_supersession(file, d)
     if as_json:
@@ -94,7 +94,7 @@ def locomo(file, steps, conversations, as_json):
 
     Exit status: 0 ok; 2 not a LoCoMo file; 4 no such file.
     """
-    from objstore.retrieval.evaluate import LOCOMO_CATEGORIES, eval_locomo
+    from objstore import LOCOMO_CATEGORIES, eval_locomo
     with _tmp() as d, progress_bar("questions") as update:
         r = eval_locomo(file, d, steps=steps, limit_conversations=conversations, progress=update)
     if as_json:
@@ -132,7 +132,7 @@ def injection(file, show, as_json):
 
     Exit status: 0 ok; 2 not a scenario file; 4 no such file.
     """
-    from objstore.retrieval.evaluate import eval_injection
+    from objstore import eval_injection
     with _tmp() as d:
         r = eval_injection(file, d)
     if as_json:

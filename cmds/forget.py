@@ -76,12 +76,12 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     selector; 4 no such key, object or session; 1 not confirmed;
     11 store locked; 130 interrupted.
     """
-    from objstore.memory.forget import forget, plan_forget
+    from objstore import forget, plan_forget
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
     if what and "/" in what and "@" not in what:
-        from objstore.core.refs import fact_ref, validate_key
-        from objstore.vault.sealed import forget_sealed, is_sealed
+        from objstore import fact_ref, validate_key
+        from objstore import forget_sealed, is_sealed
         if is_sealed(store, what) and store.refs.read(fact_ref(validate_key(what))) is None:
             _forget_sealed_key(store, validate_key(what), yes, dry_run, as_json, forget_sealed)
             return
@@ -142,10 +142,10 @@ def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None
 
 
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
-    from objstore.capture import scrub
-    from objstore.memory.sessions import imported_sources
+    from objstore import find_in_sources, scrub_source
+    from objstore import imported_sources
     done = []
-    for hit in scrub.find(imported_sources(store), match):
+    for hit in find_in_sources(imported_sources(store), match):
         click.echo(f"{hit.path}: the text is on {plural(hit.lines, 'line')}", err=quiet_stdout)
         if not yes:
             try:
@@ -154,7 +154,7 @@ def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> 
                 ok = False
             if not ok:
                 continue
-        n = scrub.scrub(hit.path, match)
+        n = scrub_source(hit.path, match)
         click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
         done.append(str(hit.path))
     return done

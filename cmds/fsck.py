@@ -23,8 +23,8 @@ def command(as_json, store):
 
     Exit status: 0 clean; 13 corruption found; 10 no store.
     """
-    from objstore.core.errors import IntegrityError
-    from objstore.core.fsck import fsck
+    from objstore import IntegrityError
+    from objstore import fsck
     with progress_bar("checking") as update:
         rep = fsck(store, progress=update)
     if as_json:

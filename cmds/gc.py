@@ -29,7 +29,7 @@ def command(prune, dry_run, as_json, store):
 
     Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 corruption found.
     """
-    from objstore.core.gc import gc, parse_prune
+    from objstore import gc, parse_prune
     grace = parse_prune(prune)
     with progress_bar("packing") as update:
         plan = gc(store, grace_s=grace, dry_run=dry_run, progress=update)

@@ -26,8 +26,8 @@ def command(key, as_json, store):
     Exit status: 0 found; 4 no such key; 6 the key is sealed (its value is
     shown only by mem sealed show); 10 no store.
     """
-    from objstore.memory.facts import current
-    from objstore.vault.sealed import refuse_if_sealed
+    from objstore import current
+    from objstore import refuse_if_sealed
     refuse_if_sealed(store, key)
     v = current(store, key)
     if as_json:

@@ -66,7 +66,7 @@ def _show(plan, dry_run: bool, as_json: bool, action: str) -> None:
 
 def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
     """Install into the scope's settings; returns the plan."""
-    from objstore.integrations.install import install_record, plan_install, write_settings
+    from objstore import install_record, plan_install, write_settings
     path = settings_path(scope)
     plan = plan_install(path, mem_command())
     if plan.changed and not dry_run:
@@ -82,7 +82,7 @@ def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet:
 
 def uninstall(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
     """Remove from the scope's settings; returns the plan."""
-    from objstore.integrations.install import plan_uninstall, write_settings
+    from objstore import plan_uninstall, write_settings
     path = settings_path(scope)
     rec_path = _record_path(ctx, path)
     try:

@@ -40,7 +40,7 @@ def command(harness, paths, as_json, store):
     Exit status: 0 ok (even with skipped lines or files); 2 a path does not
     exist; 11 store locked.
     """
-    from objstore.memory.sessions import import_transcripts
+    from objstore import import_transcripts
     if not paths:
         paths = tuple(p for p in default_paths(harness) if Path(p).exists())
         if not paths:

@@ -20,7 +20,7 @@ def command(ctx):
 
     Exit status: 0 created or already there; 14 unsupported store version.
     """
-    from objstore.core.store import Store
+    from objstore import Store
     root = home_path(ctx)
     existed = (root / "config").exists()
     Store.init(root).close()

@@ -19,7 +19,7 @@ def command(prefix, as_json, store):
 
     Exit status: 0 ok; 10 no store.
     """
-    from objstore.memory.facts import current_of, list_keys, walk
+    from objstore import current_of, list_keys, walk
     rows = []
     for key, head in list_keys(store, prefix):
         chain = list(walk(store, head))

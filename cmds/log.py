@@ -36,9 +36,9 @@ def command(key, as_of, as_json, store):
 
     Exit status: 0 ok; 4 no such key (or nothing recorded by --as-of); 10 no store.
     """
-    from objstore.core.errors import NotFound
-    from objstore.memory.facts import current_of, versions
-    from objstore.vault.sealed import is_sealed
+    from objstore import NotFound
+    from objstore import current_of, versions
+    from objstore import is_sealed
     if is_sealed(store, key):
         return _sealed_log(store, key, as_of, as_json)
     chain = versions(store, key)
@@ -73,8 +73,8 @@ def sealed_json(sv, *, current: bool) -> dict:
 
 
 def _sealed_log(store, key, as_of, as_json):
-    from objstore.core.errors import NotFound
-    from objstore.vault.sealed import sealed_versions
+    from objstore import NotFound
+    from objstore import sealed_versions
     chain = sealed_versions(store, key)
     if as_of is not None:
         chain = [v for v in chain if v.sealed.recorded_at <= as_of]

@@ -83,7 +83,7 @@ class MemGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx):
-        from objstore.core.errors import MemError
+        from objstore import MemError
         try:
             return super().invoke(ctx)
         except MemError as e:

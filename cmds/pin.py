@@ -42,5 +42,5 @@ def command(key, as_json, store):
     Exit status: 0 pinned (or already pinned); 2 invalid key; 4 no such key;
     11 store locked.
     """
-    from objstore.memory.decay import pin
+    from objstore import pin
     report(pin(store, key), "pinned", as_json)

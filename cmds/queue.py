@@ -7,7 +7,7 @@ from ._common import complete_key, emit_json, fmt_time, json_option, safe, short
 
 def item_json(store, it) -> dict:
     """The stable JSON shape of a queued item (with the key's current value)."""
-    from objstore.memory.queue import current_version
+    from objstore import queue_current_version as current_version
     q = it.item
     cur = current_version(store, q.key)
     d = {"id": it.id, "object": it.oid, "kind": q.kind, "key": q.key, "body": q.body,
@@ -31,8 +31,8 @@ def complete_item(ctx: click.Context, _param, incomplete: str):
 
     from ._common import home_path
     try:
-        from objstore.memory.queue import items
-        from objstore.core.store import Store
+        from objstore import queue_items as items
+        from objstore import Store
         with Store.open(home_path(ctx)) as store:
             return [CompletionItem(i.id[:12], help=f"{i.item.kind} {i.item.key}") for i in items(store)
                     if i.id.startswith(incomplete.lower())][:200]
@@ -81,7 +81,7 @@ def command(ctx):
 @with_store()
 def list_command(as_json, store):
     """List the queued items, oldest first."""
-    from objstore.memory.queue import items
+    from objstore import queue_items as items
     its = items(store)
     if as_json:
         emit_json([item_json(store, i) for i in its])
@@ -101,7 +101,7 @@ def list_command(as_json, store):
 @with_store()
 def show_command(item_id, as_json, store):
     """Show one queued item beside the key's current value."""
-    from objstore.memory.queue import current_version, resolve
+    from objstore import queue_current_version as current_version, queue_resolve as resolve
     it = resolve(store, item_id)
     if as_json:
         emit_json(item_json(store, it))
@@ -131,7 +131,7 @@ def show_command(item_id, as_json, store):
 @with_store()
 def accept_command(item_id, value, as_json, store):
     """Write the item's value (or --value) as user_stated; drop the item."""
-    from objstore.memory.queue import accept
+    from objstore import queue_accept as accept
     d = accept(store, item_id, body=value)
     if as_json:
         emit_json(decision_json(d))
@@ -147,7 +147,7 @@ def accept_command(item_id, value, as_json, store):
 @with_store()
 def reject_command(item_id, as_json, store):
     """Keep the current value; tombstone the proposal so it never returns."""
-    from objstore.memory.queue import reject
+    from objstore import queue_reject as reject
     d = reject(store, item_id)
     if as_json:
         emit_json(decision_json(d))
@@ -164,7 +164,7 @@ def reject_command(item_id, as_json, store):
 @with_store()
 def flag_command(key, other, note, as_json, store):
     """Flag KEY and OTHER as conflicting: queue OTHER's value for KEY."""
-    from objstore.memory.queue import flag_conflict
+    from objstore import flag_conflict
     p = flag_conflict(store, key, other, note=note)
     if as_json:
         emit_json({"id": p.item, "new": p.new})

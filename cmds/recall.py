@@ -10,7 +10,7 @@ def project_scope(project: str | None, all_projects: bool):
     ``$MEM_PROJECT``, else the working directory), or None for every project."""
     import os
 
-    from objstore.memory.scope import project_aliases
+    from objstore import project_aliases
     if all_projects:
         return None
     override = project or os.environ.get("MEM_PROJECT") or None
@@ -50,7 +50,7 @@ def command(queries, what, limit, project, all_projects, as_json, store):
     Exit status: 0 ok (also with no hits); 2 no searchable word; 10 no store;
     13 unreadable search index (run mem reindex).
     """
-    from objstore.retrieval.recall import recall
+    from objstore import recall
     projects = project_scope(project, all_projects)
     res = recall(store, list(queries), what=what, projects=projects, limit=limit)
     if as_json:

@@ -19,7 +19,7 @@ def command(store):
 
     Exit status: 0 ok; 10 no store; 11 store locked.
     """
-    from objstore.retrieval.search import reindex
+    from objstore import reindex
     with progress_bar("indexing") as update:
         n = reindex(store, progress=lambda done: update(done))
     click.echo(f"indexed {n} documents")

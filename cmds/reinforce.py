@@ -23,7 +23,7 @@ def command(key, as_json, store):
 
     Exit status: 0 ok; 2 invalid key; 4 no such key; 11 store locked.
     """
-    from objstore.memory.decay import reinforce
+    from objstore import reinforce
     r = reinforce(store, key)
     if as_json:
         emit_json(state_json(r))

@@ -47,7 +47,7 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     6 refused (forgotten value; a plain write to a sealed key or a secret
     one to a plain key); 11 store locked.
     """
-    from objstore.memory.facts import remember
+    from objstore import remember
     if text == "-":
         text = sys.stdin.read()
         text = text[:-1] if text.endswith("\n") else text
@@ -84,7 +84,7 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
 
 
 def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json):
-    from objstore.vault.sealed import remember_sealed
+    from objstore import remember_sealed
     if pin:
         raise click.UsageError("a sealed value is never injected, so it cannot be pinned")
     w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect)

@@ -28,7 +28,7 @@ def command(key, as_json, store):
     Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
     6 the key is both plain and sealed with different versions; 11 store locked.
     """
-    from objstore.vault.sealed import seal_key
+    from objstore import seal_key
     r = seal_key(store, key)
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],

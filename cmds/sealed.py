@@ -50,7 +50,7 @@ def list_(prefix, as_json, store):
 
     Exit status: 0 ok (also when nothing is sealed); 10 no store.
     """
-    from objstore.vault.sealed import list_sealed
+    from objstore import list_sealed
     rows = list_sealed(store, prefix)
     if as_json:
         emit_json([{"key": r.key, "versions": r.versions, "current_version": r.current.sealed.version,
@@ -87,7 +87,7 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
     version or vault; 12 wrong passphrase, or a version not encrypted to
     the vault; 13 a damaged age file.
     """
-    from objstore.vault.sealed import current_sealed, open_identity, open_value, pick_version, sealed_versions
+    from objstore import current_sealed, open_identity, open_value, pick_version, sealed_versions
     if show_all and (version is not None or raw):
         raise click.UsageError("--all shows every version; it does not go with --version or --raw")
     chain = sealed_versions(store, key)
@@ -148,7 +148,7 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
     vault's kind of key; 4 no such file or no vault; 6 KEY holds plain
     values (seal it first); 11 store locked.
     """
-    from objstore.vault.sealed import import_sealed
+    from objstore import import_sealed
     if file == "-":
         data = sys.stdin.buffer.read()
     else:
@@ -185,10 +185,10 @@ def export(key, version, output, armor, store):
     Exit status: 0 written; 2 binary output to a terminal (use -o or
     --armor); 4 no such sealed key or version.
     """
-    from objstore.core.errors import InvalidInput
-    from objstore.vault import sealed as vault
-    sv = vault.pick_version(vault.sealed_versions(store, key), version)
-    data = vault.armor(sv.sealed.age) if armor else sv.sealed.age
+    from objstore import InvalidInput
+    from objstore import armor_sealed, pick_version, sealed_versions
+    sv = pick_version(sealed_versions(store, key), version)
+    data = armor_sealed(sv.sealed.age) if armor else sv.sealed.age
     if output == "-":
         if not armor and sys.stdout.isatty():
             raise InvalidInput("refusing to write a binary age file to the terminal",
@@ -221,7 +221,7 @@ def forget(key, yes, as_json, store):
     Exit status: 0 forgotten; 1 not confirmed; 4 no such sealed key;
     11 store locked.
     """
-    from objstore.vault.sealed import forget_sealed, sealed_versions
+    from objstore import forget_sealed, sealed_versions
     chain = sealed_versions(store, key)
     if not yes:
         click.echo(safe(f"will delete {plural(len(chain), 'sealed version')} of {chain[0].sealed.key}"), err=True)

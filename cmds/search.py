@@ -27,8 +27,8 @@ def command(query, limit, what, exit_code, as_json, store):
 
     Exit status: 0 ok (also with no hits, unless --exit-code); 10 no store.
     """
-    from objstore.core.errors import InvalidInput
-    from objstore.retrieval.search import search
+    from objstore import InvalidInput
+    from objstore import search
     text = " ".join(query)
     try:
         text.encode("utf-8")

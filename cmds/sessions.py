@@ -22,7 +22,7 @@ def command(project, as_json, store):
 
     Exit status: 0 ok; 10 no store.
     """
-    from objstore.memory.sessions import list_sessions
+    from objstore import list_sessions
     rows = [s for s in list_sessions(store) if project is None or s.project == project]
     if as_json:
         emit_json([{"id": s.id, "project": s.project, "started": s.started, "last": s.last,

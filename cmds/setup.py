@@ -104,7 +104,7 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
             lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
-        from objstore.core.store import Store
+        from objstore import Store
         root = home_path(ctx)
         existed = (root / "config").is_file()
         if not dry_run:

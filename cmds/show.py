@@ -26,7 +26,7 @@ def _json(oid: str, obj) -> dict:
 
 
 def _print_object(oid: str, obj) -> None:
-    from objstore.core.objects import Fact, Sealed, Tombstone, Turn
+    from objstore import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
         click.echo(safe(f"key:         {obj.key}  (v{obj.version}, sealed)"))
@@ -79,17 +79,17 @@ def command(what, as_json, store):
 
     Exit status: 0 ok; 4 not found or ambiguous; 13 corrupt object.
     """
-    from objstore.memory import facts, sessions
-    from objstore.core.codec import decode
-    from objstore.core.errors import AmbiguousId, InvalidInput, NotFound
-    from objstore.core.ids import check_prefix
+    from objstore import current, resolve_session, resolve_version, session_turns
+    from objstore import decode
+    from objstore import AmbiguousId, InvalidInput, NotFound
+    from objstore import check_prefix
 
     if "@" in what or "/" in what:
         sv = _sealed_version(store, what)
         if sv is not None:
             return emit_json(_json(sv.id, sv.sealed)) if as_json else _print_object(sv.id, sv.sealed)
     if "@" in what:
-        v = facts.resolve_version(store, what)
+        v = resolve_version(store, what)
         return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
     try:
         check_prefix(what)
@@ -106,9 +106,9 @@ def command(what, as_json, store):
         if oid is not None:
             obj = decode(store.read_frame(oid))
             return emit_json(_json(oid, obj)) if as_json else _print_object(oid, obj)
-    sid = sessions.resolve_session(store, what)
+    sid = resolve_session(store, what)
     if sid is not None:
-        turns = sessions.session_turns(store, sid)
+        turns = session_turns(store, sid)
         if as_json:
             return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
         click.echo(click.style(f"session {sid}  ({len(turns)} turns)", fg="yellow"))
@@ -118,7 +118,7 @@ def command(what, as_json, store):
             click.echo(safe(t.text))
         return
     if "/" in what:
-        v = facts.current(store, what)
+        v = current(store, what)
         return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
     raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
 
@@ -126,8 +126,8 @@ def command(what, as_json, store):
 def _sealed_version(store, what: str):
     """The sealed version named by ``KEY`` or ``KEY@vN``, or None when the
     key is not sealed (or not a key at all)."""
-    from objstore.core.errors import InvalidInput
-    from objstore.vault.sealed import is_sealed, pick_version, sealed_versions
+    from objstore import InvalidInput
+    from objstore import is_sealed, pick_version, sealed_versions
     key, at, v = what.rpartition("@") if "@" in what else (what, "", "")
     try:
         if not is_sealed(store, key):

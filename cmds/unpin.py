@@ -22,5 +22,5 @@ def command(key, as_json, store):
     Exit status: 0 unpinned (or was not pinned); 2 invalid key; 4 no such key;
     11 store locked.
     """
-    from objstore.memory.decay import unpin
+    from objstore import unpin
     report(unpin(store, key), "unpinned", as_json)

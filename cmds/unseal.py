@@ -28,7 +28,7 @@ def command(key, passphrase_file, as_json, store):
     both plain and sealed with different versions; 12 wrong passphrase or
     a version not encrypted to the vault; 11 store locked.
     """
-    from objstore.vault.sealed import open_identity, sealed_versions, unseal_key
+    from objstore import open_identity, sealed_versions, unseal_key
     sealed_versions(store, key)  # NotFound before asking for a passphrase
     identities = open_identity(store, read_passphrase(passphrase_file))
     r = unseal_key(store, key, identities)

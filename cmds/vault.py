@@ -52,18 +52,18 @@ def init(ctx, pq, passphrase_file, as_json):
     2 passphrase too short or not confirmed; 6 the store has a vault
     already; 11 store locked.
     """
-    from objstore.vault import sealed as vault
+    import objstore
     store = open_store(ctx, create=True)
-    if vault.has_vault(store):  # before asking for a passphrase; init_vault checks again under the lock
-        from objstore.core.errors import Refused
-        raise Refused(f"this store already has a vault ({vault.vault_paths(store)[0].parent})",
+    if objstore.has_vault(store):  # before asking for a passphrase; init_vault checks again under the lock
+        from objstore import Refused
+        raise Refused(f"this store already has a vault ({objstore.vault_paths(store)[0].parent})",
                       hint="a new vault would make every sealed value unreadable; keep the one you have")
-    pw = read_passphrase(passphrase_file, confirm=True, check=vault.check_passphrase)
-    info = vault.init_vault(store, pw, pq=pq)
+    pw = read_passphrase(passphrase_file, confirm=True, check=objstore.check_passphrase)
+    info = objstore.init_vault(store, pw, pq=pq)
     if as_json:
         emit_json({"recipient": info.recipient, "postquantum": info.postquantum,
                    "recipient_file": str(info.recipient_path), "identity_file": str(info.identity_path),
-                   "work_factor": vault.DEFAULT_WORK_FACTOR})
+                   "work_factor": objstore.VAULT_WORK_FACTOR})
         return
     kind = "ML-KEM-768 + X25519 (post-quantum hybrid)" if info.postquantum else "X25519"
     click.echo(f"created the vault ({kind})")
@@ -88,8 +88,8 @@ def info(as_json, store):
 
     Exit status: 0 ok; 4 no vault; 10 no store.
     """
-    from objstore.vault import sealed as vault
-    v = vault.vault_info(store)
+    import objstore
+    v = objstore.vault_info(store)
     n = len(list(store.refs.iter("sealed")))
     if as_json:
         emit_json({"recipient": v.recipient, "postquantum": v.postquantum, "recipient_file": str(v.recipient_path),
@@ -113,5 +113,5 @@ def recipient(store):
 
     Exit status: 0 ok; 4 no vault; 10 no store.
     """
-    from objstore.vault import sealed as vault
-    click.echo(vault.vault_info(store).recipient)
+    import objstore
+    click.echo(objstore.vault_info(store).recipient)

@@ -1,0 +1,143 @@
+"""objstore: the mem library. This module is its public API.
+
+Front ends (``cmds``, the hooks' entry point, servers) import only from here::
+
+    from objstore import Store, remember, current, recall
+
+Every name below is loaded on first use (PEP 562 module ``__getattr__``), so
+``import objstore`` costs almost nothing and pulls in neither tantivy,
+cryptography, click nor prompt_toolkit; a command pays only for the
+subpackages it calls. The layers, lowest first (``docs/design.md``):
+
+``core`` (objects, packs, refs, reflogs, the store) → ``index`` (the derived
+Tantivy index) → ``memory`` (facts, sessions, tombstones, queue, decay, forget)
+→ ``capture`` / ``retrieval`` / ``vault`` → ``integrations``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# public name -> (module, attribute)
+_API: dict[str, tuple[str, str]] = {
+    "Store": ("objstore.core.store", "Store"),
+    "now_ms": ("objstore.core.store", "now_ms"),
+    "MemError": ("objstore.core.errors", "MemError"),
+    "AmbiguousId": ("objstore.core.errors", "AmbiguousId"),
+    "IntegrityError": ("objstore.core.errors", "IntegrityError"),
+    "InvalidInput": ("objstore.core.errors", "InvalidInput"),
+    "NotFound": ("objstore.core.errors", "NotFound"),
+    "Refused": ("objstore.core.errors", "Refused"),
+    "Fact": ("objstore.core.objects", "Fact"),
+    "Sealed": ("objstore.core.objects", "Sealed"),
+    "Tombstone": ("objstore.core.objects", "Tombstone"),
+    "Turn": ("objstore.core.objects", "Turn"),
+    "MAX_TIME_MS": ("objstore.core.objects", "MAX_TIME_MS"),
+    "decode": ("objstore.core.codec", "decode"),
+    "check_prefix": ("objstore.core.ids", "check_prefix"),
+    "fact_ref": ("objstore.core.refs", "fact_ref"),
+    "validate_key": ("objstore.core.refs", "validate_key"),
+    "fsck": ("objstore.core.fsck", "fsck"),
+    "gc": ("objstore.core.gc", "gc"),
+    "parse_prune": ("objstore.core.gc", "parse_prune"),
+    "remember": ("objstore.memory.facts", "remember"),
+    "current": ("objstore.memory.facts", "current"),
+    "current_of": ("objstore.memory.facts", "current_of"),
+    "versions": ("objstore.memory.facts", "versions"),
+    "walk": ("objstore.memory.facts", "walk"),
+    "list_keys": ("objstore.memory.facts", "list_keys"),
+    "resolve_version": ("objstore.memory.facts", "resolve_version"),
+    "queue_accept": ("objstore.memory.queue", "accept"),
+    "queue_reject": ("objstore.memory.queue", "reject"),
+    "queue_resolve": ("objstore.memory.queue", "resolve"),
+    "queue_items": ("objstore.memory.queue", "items"),
+    "queue_drop": ("objstore.memory.queue", "drop"),
+    "queue_current_version": ("objstore.memory.queue", "current_version"),
+    "flag_conflict": ("objstore.memory.queue", "flag_conflict"),
+    "decay": ("objstore.memory.decay", "decay"),
+    "dormant": ("objstore.memory.decay", "dormant"),
+    "pin": ("objstore.memory.decay", "pin"),
+    "unpin": ("objstore.memory.decay", "unpin"),
+    "reinforce": ("objstore.memory.decay", "reinforce"),
+    "forget": ("objstore.memory.forget", "forget"),
+    "forget_key": ("objstore.memory.forget", "forget_key"),
+    "plan_forget": ("objstore.memory.forget", "plan_forget"),
+    "preview": ("objstore.memory.forget", "preview"),
+    "scan_store": ("objstore.memory.forget", "scan_store"),
+    "append_history": ("objstore.memory.history", "append_history"),
+    "load_history": ("objstore.memory.history", "load_history"),
+    "purge_history": ("objstore.memory.history", "purge_history"),
+    "project_aliases": ("objstore.memory.scope", "project_aliases"),
+    "import_transcripts": ("objstore.memory.sessions", "import_transcripts"),
+    "imported_sources": ("objstore.memory.sessions", "imported_sources"),
+    "list_sessions": ("objstore.memory.sessions", "list_sessions"),
+    "session_turns": ("objstore.memory.sessions", "session_turns"),
+    "resolve_session": ("objstore.memory.sessions", "resolve_session"),
+    "find_in_sources": ("objstore.capture.scrub", "find"),
+    "scrub_source": ("objstore.capture.scrub", "scrub"),
+    "catch_up": ("objstore.capture.sync", "catch_up"),
+    "sync_files": ("objstore.capture.sync", "sync_files"),
+    "subagent_files": ("objstore.capture.sync", "subagent_files"),
+    "has_marker": ("objstore.capture.sync", "has_marker"),
+    "prompt_snapshot": ("objstore.capture.sync", "prompt_snapshot"),
+    "capture_shell": ("objstore.capture.sync", "capture_shell"),
+    "capture_prompt": ("objstore.capture.sync", "capture_prompt"),
+    "mark_no_capture": ("objstore.capture.sync", "mark_no_capture"),
+    "load_capture_config": ("objstore.capture.sync", "load_config"),
+    "recall": ("objstore.retrieval.recall", "recall"),
+    "search": ("objstore.retrieval.search", "search"),
+    "reindex": ("objstore.retrieval.search", "reindex"),
+    "inject_for_prompt": ("objstore.retrieval.context", "inject_for_prompt"),
+    "render_context": ("objstore.retrieval.context", "render_context"),
+    "session_start_block": ("objstore.retrieval.context", "session_start_block"),
+    "LOCOMO_CATEGORIES": ("objstore.retrieval.evaluate", "LOCOMO_CATEGORIES"),
+    "eval_injection": ("objstore.retrieval.evaluate", "eval_injection"),
+    "eval_locomo": ("objstore.retrieval.evaluate", "eval_locomo"),
+    "eval_supersession": ("objstore.retrieval.evaluate", "eval_supersession"),
+    "has_vault": ("objstore.vault.sealed", "has_vault"),
+    "vault_paths": ("objstore.vault.sealed", "vault_paths"),
+    "vault_info": ("objstore.vault.sealed", "vault_info"),
+    "init_vault": ("objstore.vault.sealed", "init_vault"),
+    "check_passphrase": ("objstore.vault.sealed", "check_passphrase"),
+    "VAULT_WORK_FACTOR": ("objstore.vault.sealed", "DEFAULT_WORK_FACTOR"),
+    "armor_sealed": ("objstore.vault.sealed", "armor"),
+    "current_sealed": ("objstore.vault.sealed", "current_sealed"),
+    "forget_sealed": ("objstore.vault.sealed", "forget_sealed"),
+    "import_sealed": ("objstore.vault.sealed", "import_sealed"),
+    "is_sealed": ("objstore.vault.sealed", "is_sealed"),
+    "list_sealed": ("objstore.vault.sealed", "list_sealed"),
+    "open_identity": ("objstore.vault.sealed", "open_identity"),
+    "open_value": ("objstore.vault.sealed", "open_value"),
+    "pick_version": ("objstore.vault.sealed", "pick_version"),
+    "refuse_if_sealed": ("objstore.vault.sealed", "refuse_if_sealed"),
+    "remember_sealed": ("objstore.vault.sealed", "remember_sealed"),
+    "seal_key": ("objstore.vault.sealed", "seal_key"),
+    "sealed_versions": ("objstore.vault.sealed", "sealed_versions"),
+    "unseal_key": ("objstore.vault.sealed", "unseal_key"),
+    "install_record": ("objstore.integrations.install", "install_record"),
+    "plan_install": ("objstore.integrations.install", "plan_install"),
+    "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),
+    "write_settings": ("objstore.integrations.install", "write_settings"),
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use and cache it in this module.
+
+    Raises:
+        AttributeError: ``name`` is not part of the public API.
+    """
+    try:
+        module, attr = _API[name]
+    except KeyError:
+        raise AttributeError(f"module 'objstore' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))

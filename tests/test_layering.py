@@ -60,3 +60,26 @@ def test_command_summaries_match_their_help():
         assert cmd.name == name
         assert cmd.help.strip().splitlines()[0] == summary, name
         assert "Exit status" in cmd.help and "Examples" in cmd.help, name
+
+
+def test_cmds_import_only_the_public_api():
+    """cmds (commands, the hook runner, the shell) use `objstore`'s public API, never its modules."""
+    bad = []
+    for f in (REPO / "cmds").rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            mods = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                mods = [node.module]
+            elif isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            bad += [f"{f.relative_to(REPO)}:{node.lineno} {m}" for m in mods if m.startswith("objstore.")]
+    assert bad == []
+
+
+def test_public_api_names_all_resolve_without_heavy_imports():
+    code = ("import sys, objstore\n"
+            "heavy = sorted(m for m in ('tantivy','cryptography','prompt_toolkit','click') if m in sys.modules)\n"
+            "missing = [n for n in objstore.__all__ if getattr(objstore, n, None) is None]\n"
+            "print(heavy, missing)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
+    assert out.strip() == "[] []"

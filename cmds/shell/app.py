@@ -20,8 +20,8 @@ from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.styles import Style
 
-from objstore.memory.history import append_history, load_history
-from objstore.core.store import Store
+from objstore import append_history, load_history
+from objstore import Store
 
 from .commands import Ask, ShellState, answer, build_catalog, dispatch, welcome
 from .completer import Refresher, make_completer

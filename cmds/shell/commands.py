@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
-from objstore.core.errors import MemError, NotFound
-from objstore.core.store import Store
+from objstore import MemError, NotFound
+from objstore import Store
 
 from .._common import fmt_time, plural, safe, short
 from .meta import arg_specs, commands, lookup, meta_command
@@ -130,7 +130,7 @@ def side_by_side(left_title: str, left: str, right_title: str, right: str, width
 
 
 def _items(state: ShellState):
-    from objstore.memory.queue import items
+    from objstore import queue_items as items
     its = items(state.store)
     ids = [i.id for i in its]
     if state.current not in ids:
@@ -140,7 +140,7 @@ def _items(state: ShellState):
 
 def _target(state: ShellState, arg: str):
     """The item named by ``arg`` (an id prefix), else the current one."""
-    from objstore.memory.queue import resolve
+    from objstore import queue_resolve as resolve
     arg = arg.strip()
     if arg:
         it = resolve(state.store, arg.split()[0])
@@ -154,7 +154,7 @@ def _target(state: ShellState, arg: str):
 
 def render_item(state: ShellState, it, *, position: str = "") -> list[str]:
     """An item: header, note, and the key's current value beside the proposal."""
-    from objstore.memory.queue import current_version
+    from objstore import queue_current_version as current_version
     q = it.item
     head = f"{position}{q.kind}  {q.key}  ({it.id[:12]})"
     lines = [safe(head), safe(f"  {q.note}") if q.note else None,
@@ -193,7 +193,7 @@ def _after_decision(state: ShellState, decided_id: str, before: list[str]) -> li
 
 
 def _do_accept(state: ShellState, it, body: str | None) -> Reply:
-    from objstore.memory.queue import accept, items
+    from objstore import queue_accept as accept, queue_items as items
     before = [i.id for i in items(state.store)]
     d = accept(state.store, it.id, body=body)
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
@@ -240,7 +240,7 @@ def cmd_accept(state: ShellState, arg: str) -> Reply:
 @meta_command("reject", args=("id",), usage="reject [ID]", aliases=("r",), binding="Alt-r")
 def cmd_reject(state: ShellState, arg: str) -> Reply:
     """Keep the current value; the proposal is never queued again."""
-    from objstore.memory.queue import items, reject
+    from objstore import queue_items as items, queue_reject as reject
     it = _target(state, arg)
     before = [i.id for i in items(state.store)]
     reject(state.store, it.id)
@@ -251,8 +251,8 @@ def cmd_reject(state: ShellState, arg: str) -> Reply:
 @meta_command("edit", args=("id", "text"), usage="edit [ID] [VALUE]", aliases=("e",), binding="Alt-e")
 def cmd_edit(state: ShellState, arg: str) -> Reply:
     """Change the proposed value, then accept it (asks when no VALUE)."""
-    from objstore.core.errors import InvalidInput
-    from objstore.memory.queue import resolve
+    from objstore import InvalidInput
+    from objstore import queue_resolve as resolve
     words = arg.strip().split(maxsplit=1)
     it, value = None, arg.strip()
     if words:
@@ -277,8 +277,8 @@ def cmd_edit(state: ShellState, arg: str) -> Reply:
 def _sealed_reply(state: ShellState, key: str) -> Reply | None:
     """A sealed key is shown masked: its versions' metadata, never a value
     (reading one needs the passphrase: ``mem sealed show``)."""
-    from objstore.core.refs import fact_ref, validate_key
-    from objstore.vault.sealed import is_sealed, sealed_versions
+    from objstore import fact_ref, validate_key
+    from objstore import is_sealed, sealed_versions
     try:
         k = validate_key(key)
         if not is_sealed(state.store, k) or state.store.refs.read(fact_ref(k)) is not None:
@@ -293,7 +293,7 @@ def _sealed_reply(state: ShellState, key: str) -> Reply | None:
 @meta_command("show", args=("key_or_id",), usage="show [KEY|ID]", aliases=("s",))
 def cmd_show(state: ShellState, arg: str) -> Reply:
     """Show a key's current version, a queued item, or the current item."""
-    from objstore.memory.facts import current
+    from objstore import current
     arg = arg.strip()
     if not arg or "/" not in arg:
         it = _target(state, arg)
@@ -316,7 +316,7 @@ def cmd_show(state: ShellState, arg: str) -> Reply:
 @meta_command("log", args=("key",), usage="log KEY", aliases=("l",))
 def cmd_log(state: ShellState, arg: str) -> Reply:
     """Every version of KEY, newest first."""
-    from objstore.memory.facts import current_of, versions
+    from objstore import current_of, versions
     key = arg.strip()
     if not key:
         return Reply(["usage: log KEY"])
@@ -349,7 +349,7 @@ def _pick(chain, spec: str):
 @meta_command("diff", args=("key", "version", "version"), usage="diff KEY [vA vB]", aliases=("d",))
 def cmd_diff(state: ShellState, arg: str) -> Reply:
     """Two versions of KEY side by side (default: the two newest)."""
-    from objstore.memory.facts import versions
+    from objstore import versions
     words = arg.split()
     if len(words) not in (1, 3):
         return Reply(["usage: diff KEY [vA vB]"])
@@ -371,14 +371,14 @@ def cmd_diff(state: ShellState, arg: str) -> Reply:
 @meta_command("search", args=("text",), usage="search QUERY", aliases=("/",))
 def cmd_search(state: ShellState, arg: str) -> Reply:
     """BM25 search over facts (dormant ones too) and turns."""
-    from objstore.retrieval.search import search
+    from objstore import search
     q = arg.strip()
     if not q:
         return Reply(["usage: search QUERY"])
     hits = search(state.store, q, limit=10)
     if not hits:
         return Reply(["no match"])
-    from objstore.memory.queue import current_version
+    from objstore import queue_current_version as current_version
     lines = []
     for h in hits:
         if h.kind == "fact":
@@ -402,21 +402,21 @@ def _state_reply(r, verb: str) -> Reply:
 @meta_command("pin", args=("key",), usage="pin KEY")
 def cmd_pin(state: ShellState, arg: str) -> Reply:
     """Pin KEY: always injected, never dormant."""
-    from objstore.memory.decay import pin
+    from objstore import pin
     return _state_reply(pin(state.store, arg.strip()), "pinned")
 
 
 @meta_command("unpin", args=("key",), usage="unpin KEY")
 def cmd_unpin(state: ShellState, arg: str) -> Reply:
     """Unpin KEY: it may go dormant again."""
-    from objstore.memory.decay import unpin
+    from objstore import unpin
     return _state_reply(unpin(state.store, arg.strip()), "unpinned")
 
 
 @meta_command("reinforce", args=("key",), usage="reinforce KEY")
 def cmd_reinforce(state: ShellState, arg: str) -> Reply:
     """Restart KEY's decay clock; wake it if dormant."""
-    from objstore.memory.decay import reinforce
+    from objstore import reinforce
     r = reinforce(state.store, arg.strip())
     return _state_reply(r, "woke" if r.changed else "reinforced")
 
@@ -424,7 +424,7 @@ def cmd_reinforce(state: ShellState, arg: str) -> Reply:
 @meta_command("dormant", usage="dormant")
 def cmd_dormant(state: ShellState, arg: str) -> Reply:
     """List dormant facts (searchable, never injected)."""
-    from objstore.memory.decay import dormant
+    from objstore import dormant
     vs = dormant(state.store)
     if not vs:
         return Reply(["no dormant facts"])
@@ -435,8 +435,8 @@ def cmd_dormant(state: ShellState, arg: str) -> Reply:
 @meta_command("forget", args=("key",), usage="forget KEY")
 def cmd_forget(state: ShellState, arg: str) -> Reply:
     """Forget KEY for good: shows what goes, then asks you to type yes."""
-    from objstore.memory.forget import preview
-    from objstore.core.refs import validate_key
+    from objstore import preview
+    from objstore import validate_key
     key = arg.strip()
     if not key:
         return Reply(["usage: forget KEY"])
@@ -456,13 +456,13 @@ def cmd_forget(state: ShellState, arg: str) -> Reply:
 def do_forget(state: ShellState, key: str) -> Reply:
     """Forget ``key`` (objstore.memory.forget.forget_key), drop its queue items and
     purge the shell history of its values and ids."""
-    from objstore.memory import queue
-    from objstore.memory.forget import forget_key, preview
-    from objstore.memory.history import purge_history
+    from objstore import queue_drop, queue_items
+    from objstore import forget_key, preview
+    from objstore import purge_history
     chain = preview(state.store, key)
     needles = [v.fact.body for v in chain if v.fact.body] + [v.id for v in chain]
     r = forget_key(state.store, key)
-    dropped = list(r.queue_dropped) + queue.drop(state.store, key=key)
+    dropped = list(r.queue_dropped) + queue_drop(state.store, key=key)
     scrubbed = purge_history(state.store, needles)
     lines = [safe(f"forgot {key}: {plural(len(r.versions), 'version')}, {plural(len(r.tombstones), 'tombstone')} "
                   f"written, {plural(r.objects_deleted, 'object')} deleted")]
@@ -570,8 +570,8 @@ def counts(store: Store) -> Counts:
 
 def build_catalog(store: Store) -> Catalog:
     """A :class:`Catalog` snapshot of ``store`` (for completion and the toolbar)."""
-    from objstore.memory import queue
-    from objstore.memory.facts import current_of, list_keys, walk
+    from objstore import queue_drop, queue_items
+    from objstore import current_of, list_keys, walk
     keys, versions, dormant = [], {}, 0
     for key, head in list_keys(store):
         chain = list(walk(store, head))
@@ -579,7 +579,7 @@ def build_catalog(store: Store) -> Catalog:
         keys.append(key)
         versions[key] = chain[0].fact.version if chain else 0
         dormant += bool(cur is not None and cur.fact.dormant)
-    its = queue.items(store)
+    its = queue_items(store)
     try:
         sessions = sum(1 for f in os.listdir(store.root / "refs" / "sessions")
                        if not f.startswith(".") and not f.endswith(".lock"))
