@@ -13,7 +13,8 @@ from ._common import complete_key, TimeType, emit_json, json_option, with_store
 @click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference"]),
               help="Kind of fact (default: from the scope, or the current version's kind).")
 @click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
-              default="user_stated", show_default=True, help="Who vouches for the value.")
+              help="Who vouches for the value (default: agent_observed when run by an agent, "
+                   "e.g. CLAUDECODE=1 or MEM_AGENT=name; else user_stated).")
 @click.option("--sensitivity", type=click.Choice(["public", "private", "secret"]), default="private",
               show_default=True, help="How widely the value may be shown; 'secret' seals it (mem vault init).")
 @click.option("--valid-from", type=TimeType(), help="When the value starts to hold (ISO 8601 or 'now'; default now).")
@@ -30,8 +31,11 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     before writing, with a warning; seal a secret with --sensitivity secret.  A value and kind
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
-    A lower-trust value that would replace a user_stated one, or that reads
-    like an instruction to a model, is queued for review (mem queue).
+    Run by an agent (Claude Code, Codex, Gemini CLI, Cursor, or MEM_AGENT
+    set), the write is agent_observed unless --trust says otherwise.
+    A lower-trust value that would replace a user_stated one, or a value of
+    any trust that reads like an instruction to a model, is queued for
+    review (mem queue).
     --sensitivity secret seals the value: it is encrypted in memory to the
     vault and never written in the clear (read it with mem sealed show).
 
@@ -47,20 +51,27 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     6 refused (forgotten value; a plain write to a sealed key or a secret
     one to a plain key); 11 store locked.
     """
-    from objstore import remember
+    import os
+
+    from objstore import agent_of, default_trust, remember
+    agent = agent_of(os.environ)
+    trust = trust or default_trust(os.environ)  # by who is calling: an agent's write goes through review
     if text == "-":
         text = sys.stdin.read()
         text = text[:-1] if text.endswith("\n") else text
     if sensitivity == "secret":
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
     r = remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
-                 sensitivity=sensitivity, pinned=pin)
+                 sensitivity=sensitivity, pinned=pin, owner=agent or "user")
     if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
         if as_json:
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
                        "previous": r.previous, "current": r.current, "redacted": r.redacted})
         else:
             click.echo(f"queued for review: {r.queued[:12]} (the value of {r.key} is unchanged; see mem queue)")
+            if agent and trust != "user_stated":
+                click.echo(f"note: written from {agent} (an agent), so as {trust}; a person accepts it with "
+                           f"mem queue accept {r.queued[:12]}", err=True)
         return
     f = r.version.fact
     if r.redacted:

@@ -68,6 +68,8 @@ _API: dict[str, tuple[str, str]] = {
     "append_history": ("objstore.memory.history", "append_history"),
     "load_history": ("objstore.memory.history", "load_history"),
     "purge_history": ("objstore.memory.history", "purge_history"),
+    "agent_of": ("objstore.memory.caller", "agent_of"),
+    "default_trust": ("objstore.memory.caller", "default_trust"),
     "project_aliases": ("objstore.memory.scope", "project_aliases"),
     "import_transcripts": ("objstore.memory.sessions", "import_transcripts"),
     "imported_sources": ("objstore.memory.sessions", "imported_sources"),

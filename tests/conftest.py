@@ -25,9 +25,13 @@ def shared_path(*parts: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path, monkeypatch):
-    """HOME, XDG dirs and MEM_HOME point into tmp_path; other MEM_* cleared."""
+    """HOME, XDG dirs and MEM_HOME point into tmp_path; other MEM_* cleared,
+    and the markers of an agent's tool environment (a suite run by an agent
+    must see a person's defaults: objstore.memory.caller)."""
+    from objstore.memory.caller import AGENT_MARKERS
+    agent_vars = {var for var, _name, _values in AGENT_MARKERS}
     for k in list(os.environ):
-        if k.startswith("MEM_"):
+        if k.startswith("MEM_") or k in agent_vars:
             monkeypatch.delenv(k)
     home = tmp_path / "home"
     home.mkdir()

@@ -162,7 +162,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              trust: str = "user_stated", valid_from: int | None = None,
              expect: str | None = None, sensitivity: str = "private",
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
-             command: str = "remember") -> RememberResult:
+             command: str = "remember", reviewed: bool = False) -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
     Args:
@@ -175,6 +175,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         expect: compare-and-set: the head's id (full or >= 4 hex prefix),
             or ``"none"`` for "the key must not exist yet".
         pinned: default keeps the head's pin.
+        reviewed: a person reviewed this value (``queue.accept``): skip the
+            instruction-shape check that otherwise parks any write
+            (``queue.park``).
     Returns:
         :class:`RememberResult`.
     Raises:
@@ -219,13 +222,15 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 raise Refused(f"{key}: this value was forgotten or rejected; "
                               "only a user_stated write may bring it back",
                               hint="use --trust user_stated if you mean it")
-            from objstore.memory.queue import park  # a lower-trust write never overrules the person: review queue
-            parked = park(store, key, body, chain=chain, kind=kind, trust=trust, sensitivity=sensitivity,
-                          owner=owner, sources=tuple(sources))
-            if parked is not None:
-                cur = current_of(chain)
-                return RememberResult(key, False, chain[0] if chain else None, old,  # type: ignore[arg-type]
-                                      cur.id if cur else None, queued=parked.item)  # type: ignore[arg-type]
+        # a lower-trust write never overrules the person, and an instruction-shaped
+        # value of any trust is reviewed before it can be injected: review queue
+        from objstore.memory.queue import park
+        parked = park(store, key, body, chain=chain, kind=kind, trust=trust, sensitivity=sensitivity,
+                      owner=owner, sources=tuple(sources), reviewed=reviewed)
+        if parked is not None:
+            cur = current_of(chain)
+            return RememberResult(key, False, chain[0] if chain else None, old,  # type: ignore[arg-type]
+                                  cur.id if cur else None, queued=parked.item)  # type: ignore[arg-type]
         now = now_ms()
         fact = Fact(key=key, kind=kind, body=body, version=(prev.version + 1) if prev else 1,
                     parent=old, valid_from=now if valid_from is None else valid_from,

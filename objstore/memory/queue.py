@@ -8,7 +8,7 @@ object under ``refs/queue/<item id>`` instead of being written when:
   would replace a key whose current value is ``user_stated`` with a
   different value (:func:`park`, called by ``facts.remember`` under the
   store lock, after reading the head and before writing);
-* **injection**: a lower-trust value reads like an instruction to a model
+* **injection**: a value of any trust reads like an instruction to a model
   (:func:`looks_like_instruction`: "ignore previous instructions", "you must
   now", "system prompt", ...), whatever the key holds;
 * **conflict**: two keys are flagged as holding contradicting values
@@ -162,11 +162,17 @@ def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
 
 
 def park(store: Store, key: str, body: str, *, chain: list, kind: str, trust: str,
-         sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = ()) -> Parked | None:
+         sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = (),
+         reviewed: bool = False) -> Parked | None:
     """Decide whether a write must be parked instead of written; queue it if so.
 
     Called by ``facts.remember`` with the store lock held, after it read the
     head (``chain``: the key's versions, newest first) and before it writes.
+
+    The instruction-shape check runs whatever the trust (a value that reads
+    like an instruction to a model is injected into every later session, so
+    even a ``user_stated`` one is reviewed first), except for a value a
+    person already reviewed (``reviewed``: :func:`accept`).
 
     Returns:
         None: write as usual (trust ``user_stated``, or nothing to protect).
@@ -175,11 +181,11 @@ def park(store: Store, key: str, body: str, *, chain: list, kind: str, trust: st
         (normalized) that a ``user_stated`` current version already holds;
         writing it would only lower the value's trust.
     """
-    if trust == "user_stated":
+    why = None if reviewed else looks_like_instruction(body)
+    if why is None and trust == "user_stated":
         return None
     from objstore.memory.facts import current_of
     cur = current_of(chain)
-    why = looks_like_instruction(body)
     if why is not None:
         qkind, note = "injection", f"reads like an instruction to a model ({why})"
     elif cur is not None and cur.fact.trust == "user_stated":
@@ -303,7 +309,7 @@ def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
         it = resolve(store, prefix)
         q = it.item
         value = q.body if body is None else body
-        r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", sensitivity=q.sensitivity,
+        r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", reviewed=True, sensitivity=q.sensitivity,
                      owner="user", sources=q.sources, command="queue accept")
         _close(store, it, "queue accept" if body is None else "queue accept (edited)")
         return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written)
