@@ -47,7 +47,8 @@ def _plan_json(plan) -> dict:
               help="Forget every fact version and turn containing TEXT (case and spacing ignored; >= 3 chars).")
 @click.option("--session", "session", metavar="ID", help="Forget a whole session.")
 @click.option("--scrub-sources", is_flag=True,
-              help="With --match: also redact TEXT in the transcript files the store imported from (asks per file).")
+              help="With --match: also redact TEXT in the transcript files the store imported from (asks per file); "
+                   "also after TEXT was forgotten.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")
 @json_option
@@ -71,6 +72,7 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
       mem forget --match "hunter2" --yes && mem gc --prune=now
       mem forget --session 03eb5929 --yes
       mem forget --match "AKIA..." --scrub-sources
+      mem forget --match "hunter2" --scrub-sources   # after a plain forget
 
     Exit status: 0 forgotten (or dry run, or nothing matched); 2 bad
     selector; 4 no such key, object or session; 1 not confirmed;
@@ -86,6 +88,9 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
             _forget_sealed_key(store, validate_key(what), yes, dry_run, as_json, forget_sealed)
             return
     plan = plan_forget(store, what=what, match=match, session=session)
+    if plan.is_empty() and scrub_sources:  # already forgotten (or never stored): the sources may still hold it
+        _scrub_only(store, match, yes, dry_run, as_json)
+        return
     if plan.is_empty():
         if as_json:
             emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
@@ -122,6 +127,28 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
+
+
+def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> None:
+    """Nothing in the store holds MATCH: scrub only the transcript files."""
+    from objstore import find_in_sources, forgotten_at, imported_sources
+    when = forgotten_at(store, match)
+    what = (f"already forgotten ({fmt_time(when)})" if when else "nothing in the store matches")
+    if dry_run:
+        hits = find_in_sources(imported_sources(store), match)
+        if as_json:
+            emit_json({"dry_run": True, "forgotten_at": when, "sources": [str(h.path) for h in hits]})
+            return
+        click.echo(f"{what}; would scrub {plural(len(hits), 'transcript file')}")
+        for h in hits:
+            click.echo(safe(f"  {h.path}: {plural(h.lines, 'line')}"))
+        return
+    click.echo(f"{what}; scrubbing the transcript files", err=as_json)
+    done = _scrub_sources(store, match, yes, quiet_stdout=as_json)
+    if as_json:
+        emit_json({"dry_run": False, "forgotten": False, "forgotten_at": when, "sources_scrubbed": done})
+    elif not done:
+        click.echo("no transcript file holds it")
 
 
 def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None:

@@ -61,6 +61,7 @@ _API: dict[str, tuple[str, str]] = {
     "unpin": ("objstore.memory.decay", "unpin"),
     "reinforce": ("objstore.memory.decay", "reinforce"),
     "forget": ("objstore.memory.forget", "forget"),
+    "forgotten_at": ("objstore.memory.forget", "forgotten_at"),
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
     "preview": ("objstore.memory.forget", "preview"),

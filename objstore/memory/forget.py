@@ -449,6 +449,18 @@ def all_tombstones(store: Store) -> list[Tombstone]:
     return [store.get(oid, Tombstone) for _n, oid in store.refs.iter("tombstones")]
 
 
+def forgotten_at(store: Store, text: str) -> int | None:
+    """When ``text`` was forgotten, from the tombstones: the time (ms) of the
+    newest tombstone whose digest is that of ``text`` (normalized): a
+    ``--match`` rule, a forgotten fact value or a forgotten turn text; None
+    when no tombstone names it.  Lets ``mem forget --match TEXT
+    --scrub-sources`` scrub the agent's transcripts after a plain forget,
+    when nothing in the store holds the text any more."""
+    digest = value_digest(text)
+    times = [t.time for t in all_tombstones(store) if t.value_sha256 == digest]
+    return max(times) if times else None
+
+
 # -- no resurrection -----------------------------------------------------------
 
 @dataclass
