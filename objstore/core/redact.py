@@ -29,7 +29,9 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
 gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
 aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9]           AWS IAM "unique identifiers" (ID prefixes)
 aws-secret-access-key     40-char base64 value after ``aws_secret_access_key``,       AWS CLI config files / access keys docs
-                          ``SecretAccessKey``, ``secret_key`` (= : => or blank)
+                          ``SecretAccessKey``, ``secret_key`` (= : => or blank);
+                          unlabelled: a mixed-case 40-char base64 token within
+                          256 chars of an access key id
 gcp-api-key               ``AIza`` + 35 [A-Za-z0-9_-]                                 Google Cloud "Manage API keys"
 github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9]          GitHub "authentication token formats"
 github-fine-grained-pat   ``github_pat_`` + 22..255 [A-Za-z0-9_]                      GitHub fine-grained PAT (22 + _ + 59)
@@ -355,6 +357,31 @@ def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             out.append((s, e, rule.priority, rule.name))
 
 
+#: how far (characters) from an AWS access key id an unlabelled secret access key is looked for
+_AWS_PAIR_SPAN = 256
+_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])", _FLAGS)
+
+
+def _aws_secret_like(v: str) -> bool:
+    """A 40-character token that can be an AWS secret access key and not a
+    hex digest (a git commit id, a SHA-1): base64 with both letter cases and
+    a digit or ``/`` / ``+``."""
+    return (any(c.isupper() for c in v) and any(c.islower() for c in v)
+            and any(c.isdigit() or c in "/+" for c in v))
+
+
+def _scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    """An unlabelled secret access key beside its key id (``AKIA… wJalr…``,
+    a CSV row of the IAM console's ``accessKeys.csv``, two env values on one
+    line): every secret-shaped 40-character token within
+    :data:`_AWS_PAIR_SPAN` characters of an access key id."""
+    for m in rule.pattern.finditer(text, ws, we):
+        lo, hi = max(0, m.start() - _AWS_PAIR_SPAN), min(len(text), m.end() + _AWS_PAIR_SPAN)
+        for t in _AWS_SECRET_RE.finditer(text, lo, hi):
+            if _aws_secret_like(t.group()):
+                out.append((t.start(), t.end(), rule.priority, rule.name))
+
+
 def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None) -> Rule:
     lowered = re.compile(pattern, _FLAGS) if ci else None
     return Rule(name, source, re.compile(pattern, _IFLAGS if ci else _FLAGS), ci, priority, check, scan,
@@ -385,6 +412,12 @@ RULES: list[Rule] = [
        r"secret[_-]?(?:access[_-]?)?key"
        r"(?:" + _ASSIGN + r"|[ \t]{1,8})(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
        ci=True, priority=3),
+    _r("aws-secret-access-key",
+       "AWS IAM 'Managing access keys' (an access key is a pair: the key id AKIA/ASIA… and a 40-char "
+       "secret access key, e.g. the console's accessKeys.csv) "
+       "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html "
+       "(an unlabelled 40-char base64 value near a key id)",
+       _tok(("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}"), priority=4, scan=_scan_aws_pair),
     _r("gcp-api-key",
        "Google Cloud 'Manage API keys' (AIza + 35 chars) https://cloud.google.com/docs/authentication/api-keys",
        _tok(("AIza",), r"[A-Za-z0-9_-]{35}")),
