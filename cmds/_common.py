@@ -44,12 +44,26 @@ def open_store(ctx: click.Context, *, create: bool = False):
 
 
 def with_store(create: bool = False):
-    """Decorator: pass an open :class:`objstore.core.store.Store` as ``store``."""
+    """Decorator: pass an open :class:`objstore.core.store.Store` as ``store``.
+
+    With ``create``, a store this call created is removed again when the
+    command ends with nothing stored in it (a refused write, an import that
+    read nothing): a failed first command leaves no empty store."""
     def deco(f):
         @functools.wraps(f)
         @click.pass_context
         def wrapper(ctx, *a, **kw):
-            return f(*a, store=open_store(ctx, create=create), **kw)
+            if not create:
+                return f(*a, store=open_store(ctx), **kw)
+            home = home_path(ctx)
+            fresh = not (home / "config").exists()
+            root_existed = home.exists()
+            store = open_store(ctx, create=True)
+            try:
+                return f(*a, store=store, **kw)
+            finally:
+                if fresh:
+                    store.discard_if_unused(remove_root=not root_existed)
         return wrapper
     return deco
 

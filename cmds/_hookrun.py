@@ -109,6 +109,15 @@ def log_line(root: Path, hook: str, event: str, session: str, what: str) -> None
         pass
 
 
+def _first_json(buf: bytes | bytearray):
+    """The first JSON value in ``buf`` (leading whitespace skipped); what
+    follows it (a second object ``{…}{…}``, a newline, garbage) is ignored.
+    Raises ValueError when no JSON value starts the buffer."""
+    text = bytes(buf).decode("utf-8", "surrogatepass")
+    start = len(text) - len(text.lstrip())
+    return json.JSONDecoder().raw_decode(text, start)[0]
+
+
 def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> dict:
     """One JSON object from ``fd``: returns as soon as the bytes read parse as
     an object (the pipe need not be closed), at EOF, or raises
@@ -133,7 +142,7 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
             raise HookInputError("stdin-too-large")
         if chunk.rstrip().endswith(b"}") or (not chunk.strip() and buf[-256:].rstrip().endswith(b"}")):
             try:
-                obj = json.loads(buf.decode("utf-8", "surrogatepass"))
+                obj = _first_json(buf)
             except ValueError:
                 continue
             if isinstance(obj, dict):
@@ -141,7 +150,7 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
     if not buf.strip():
         raise HookInputError("stdin-empty")
     try:
-        obj = json.loads(bytes(buf).decode("utf-8", "surrogatepass"))
+        obj = _first_json(buf)
     except ValueError:
         raise HookInputError("stdin-not-json") from None
     if not isinstance(obj, dict):

@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from ._common import complete_key, TimeType, emit_json, json_option, with_store
+from ._common import complete_key, TimeType, emit_json, fmt_time, json_option, with_store
 
 
 @click.command("remember")
@@ -53,7 +53,7 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     """
     import os
 
-    from objstore import agent_of, default_trust, remember
+    from objstore import agent_of, default_trust, now_ms, remember
     agent = agent_of(os.environ)
     trust = trust or default_trust(os.environ)  # by who is calling: an agent's write goes through review
     if text == "-":
@@ -87,6 +87,9 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
         return
     if not r.written:
         click.echo(f"unchanged: {r.key} v{f.version} already holds this value ({r.version.id[:12]})")
+    elif r.current != r.version.id and f.valid_from > now_ms():
+        click.echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (valid from {fmt_time(f.valid_from)}, "
+                   f"in the future: until then the current value stays {r.current[:12]})")
     elif r.current != r.version.id:
         click.echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
                    f"is still {r.current[:12]}, valid from later)")

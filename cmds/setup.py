@@ -77,8 +77,9 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
     Creates the store (MEM_HOME, default ~/.mem), installs the Claude Code
     hooks in your settings ('mem hooks install claude-code') and adds one
     line to your shell's rc file that loads 'mem shell-init'.  Running it
-    again changes nothing.  '--undo' removes the hooks and the rc line and
-    keeps the store (delete the folder yourself to drop your memory).
+    again changes nothing.  '--undo' removes the hooks and the rc line (from
+    every shell's rc file, unless --shell names one) and keeps the store
+    (delete the folder yourself to drop your memory).
 
     \b
     Examples:
@@ -90,6 +91,7 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
     (it is left untouched).
     """
     from . import hooks_install
+    chosen = shell
     shell = shell or detect_shell()
     report: dict = {"store": str(home_path(ctx)), "dry_run": dry_run, "undo": undo}
     lines: list[str] = []
@@ -98,10 +100,16 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
             plan = hooks_install.uninstall(ctx, scope, dry_run, False, quiet=True)
             report["hooks"] = {"path": str(plan.path), "changed": plan.changed}
             lines.append(f"hooks: {'removed from' if plan.changed else 'not in'} {plan.path}")
-        if shell != "none":
-            p, changed = remove_rc_line(shell, dry_run)
-            report["shell"] = {"file": str(p), "changed": changed}
-            lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
+        # without --shell: every shell's rc file (setup may have run under another $SHELL before)
+        for sh in ([chosen] if chosen else sorted(RC_LINES)):
+            if sh == "none":
+                continue
+            p, changed = remove_rc_line(sh, dry_run)
+            if changed or sh == shell or chosen:
+                report.setdefault("shells", []).append({"shell": sh, "file": str(p), "changed": changed})
+                if sh == shell:
+                    report["shell"] = {"file": str(p), "changed": changed}
+                lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
         from objstore import Store

@@ -201,38 +201,45 @@ def _project(cwd: str) -> str:
     return parts[-1] if parts else ""
 
 
-def _clean_value(obj: Any) -> bool:
-    """False if any string (key or value) in obj holds a lone surrogate or NUL."""
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if "\x00" in v:
-                return False
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return True
+def _clean_str(v: str) -> str:
+    """``v`` with each lone surrogate and NUL replaced by U+FFFD."""
+    if "\x00" in v:
+        v = v.replace("\x00", "\ufffd")
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        v = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in v)
+    return v
+
+
+def _clean_value(obj: Any) -> Any:
+    """``obj`` with every string (key or value) passed through :func:`_clean_str`."""
+    if isinstance(obj, str):
+        return _clean_str(obj)
+    if isinstance(obj, dict):
+        return {(_clean_str(k) if isinstance(k, str) else k): _clean_value(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clean_value(v) for v in obj]
+    return obj
 
 
 def _decode(raw: bytes) -> dict | None:
-    """One raw line -> record dict, or None if the line is bad."""
-    if b"\x00" in raw:
-        return None
+    """One raw line -> record dict, or None if the line is not a JSON object.
+
+    An invalid UTF-8 byte, a raw NUL, a lone surrogate escape (``\\ud83d``)
+    or a ``\\u0000`` escape costs only that character (replaced by U+FFFD),
+    never the line: the hook path and the import read the same text."""
+    text = raw.decode("utf-8", "replace")
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
     try:
-        rec = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):   # UnicodeDecodeError / JSONDecodeError are ValueErrors
+        rec = json.loads(text)
+    except (ValueError, RecursionError):   # JSONDecodeError is a ValueError
         return None
     if not isinstance(rec, dict):
         return None
-    if _SUSPECT_ESCAPE_RE.search(raw) and not _clean_value(rec):
-        return None
+    if _SUSPECT_ESCAPE_RE.search(raw):
+        rec = _clean_value(rec)
     return rec
 
 

@@ -110,6 +110,35 @@ class Store:
                                           canonical=True))
         return cls.open(root, **kw)
 
+    def discard_if_unused(self, *, remove_root: bool = False) -> bool:
+        """Close this store and delete it if nothing was ever stored in it (no
+        ref, no object): a command that created the store and then failed
+        (a refused write, an import with nothing readable) leaves no empty
+        store behind.  Only what :meth:`init` and a failed command make is
+        removed (dot files in ``root`` are kept); ``remove_root`` removes the
+        directory itself when it is left empty.  Returns True if deleted."""
+        import shutil
+        self.close()
+        root = self.root
+        for sub in ("refs", "objects"):
+            for _dirpath, _dirs, files in os.walk(root / sub):
+                if any(not f.endswith(".lock") for f in files):
+                    return False
+        for e in os.listdir(root):
+            if e.startswith("."):
+                continue
+            p = root / e
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+        if remove_root:
+            try:
+                root.rmdir()
+            except OSError:
+                pass
+        return True
+
     @classmethod
     def open(cls, root: str | os.PathLike, **kw) -> Store:
         """Open an existing store.

@@ -7,7 +7,8 @@ is ``agent_observed`` and so goes through the review queue when it would
 replace what the person stated.
 
 This module reads no process settings: the front end passes the
-environment it runs in (``cmds`` passes ``os.environ``).
+variables of the process it runs in (a mapping; ``cmds`` passes the
+process's own).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: (variable, agent name, the values that mark an agent; empty = any non-empty value).
-#: Claude Code sets ``CLAUDECODE=1`` in the environment of every tool it runs;
+#: Claude Code sets ``CLAUDECODE=1`` in the variables of every tool it runs;
 #: Codex CLI sets ``CODEX_SANDBOX`` (``seatbelt``) / ``CODEX_SANDBOX_NETWORK_DISABLED``
 #: in its sandboxed shells, ``CODEX_THREAD_ID`` in its tool shells and ``CODEX_CI``
 #: in its web runtime; Gemini CLI sets ``GEMINI_CLI=1``; Cursor's agent
 #: ``CURSOR_AGENT=1``.  ``MEM_AGENT=<name>`` marks any other agent (set it in
-#: the agent's environment); ``MEM_AGENT=0`` says "a person" explicitly.
+#: the agent's settings); ``MEM_AGENT=0`` says "a person" explicitly.
 AGENT_MARKERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("CLAUDECODE", "claude-code", ()),
     ("CLAUDE_CODE_ENTRYPOINT", "claude-code", ()),
@@ -35,8 +36,8 @@ AGENT_MARKERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 _FALSE = ("", "0", "false", "no", "off", "none", "person", "user")
 
 
-def agent_of(environ: Mapping[str, str]) -> str | None:
-    """The name of the agent whose tool environment ``environ`` is, or None
+def agent_of(env: Mapping[str, str]) -> str | None:
+    """The name of the agent whose tool process has the variables ``env``, or None
     for a person.
 
     ``MEM_AGENT`` decides when set (a name -> that agent; ``0``/``false``/
@@ -44,19 +45,19 @@ def agent_of(environ: Mapping[str, str]) -> str | None:
     set to a non-empty value (other than ``0``) names the agent.
     ``agent_of({"CLAUDECODE": "1"}) == "claude-code"``; ``agent_of({}) is None``.
     """
-    explicit = environ.get("MEM_AGENT")
+    explicit = env.get("MEM_AGENT")
     if explicit is not None:
         e = explicit.strip()
         return None if e.lower() in _FALSE else (e or None)
     for var, name, values in AGENT_MARKERS:
-        v = (environ.get(var) or "").strip()
+        v = (env.get(var) or "").strip()
         if v and v != "0" and (not values or v in values):
             return name
     return None
 
 
-def default_trust(environ: Mapping[str, str]) -> str:
+def default_trust(env: Mapping[str, str]) -> str:
     """The trust a write gets when its caller did not choose one:
     ``agent_observed`` inside an agent (:func:`agent_of`), else
     ``user_stated``."""
-    return "agent_observed" if agent_of(environ) else "user_stated"
+    return "agent_observed" if agent_of(env) else "user_stated"

@@ -300,7 +300,9 @@ def list_sessions(store: Store) -> list[SessionInfo]:
     for name, oid in store.refs.iter("sessions"):
         chain = list(walk_turns(store, oid))
         times = [tv.turn.timestamp for tv in chain if tv.turn.timestamp]
-        out.append(SessionInfo(id=name[len("sessions/"):], project=chain[0].turn.project if chain else "",
+        # the newest turn that knows its project (a last record without cwd does not blank it)
+        project = next((tv.turn.project for tv in chain if tv.turn.project), "")
+        out.append(SessionInfo(id=name[len("sessions/"):], project=project,
                                started=min(times) if times else 0, last=max(times) if times else 0,
                                turns=len(chain), head=oid))
     out.sort(key=lambda s: (s.started, s.id))

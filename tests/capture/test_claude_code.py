@@ -70,6 +70,9 @@ def tool_result(tool_id, content, **kw):
 # --------------------------------------------------------------------------- bad lines
 
 def test_bad_lines_are_skipped_and_counted(tmp_path):
+    """A line that is not a JSON object is skipped and counted; one bad
+    character (invalid UTF-8, NUL, lone surrogate) costs only that character,
+    replaced by U+FFFD (issue 21 item 11: the hook path does the same)."""
     p = _write(
         tmp_path / "S1.jsonl",
         user("u1", "first valid"),
@@ -85,17 +88,18 @@ def test_bad_lines_are_skipped_and_counted(tmp_path):
         asst("a1", "m1", [{"type": "text", "text": "second valid"}]),
     )
     turns, stats = _parse(p)
-    assert [t.text for t in turns] == ["first valid", "second valid"]
+    assert [t.text for t in turns] == ["first valid", "a\ufffdb", "half \ufffd emoji", "bad \ufffd byte",
+                                       "second valid"]
     assert stats.files == 1
     assert stats.lines == 11
-    assert stats.lines_skipped == 9
+    assert stats.lines_skipped == 6
     assert stats.records_ignored == 0
 
 
-def test_surrogate_anywhere_in_value_is_skipped_but_pairs_are_fine(tmp_path):
+def test_surrogate_anywhere_in_value_is_replaced_and_pairs_are_fine(tmp_path):
     p = _write(
         tmp_path / "S1.jsonl",
-        # lone surrogate in a field we never read, and in a key: still a bad line
+        # lone surrogate in a field we never read, and in a key: replaced, the line is kept
         b'{"type": "user", "uuid": "x1", "junk": {"deep": ["\\udc00"]}, "message": {"content": "no"}}\n',
         b'{"type": "user", "uuid": "x2", "\\ud800key": 1, "message": {"content": "no"}}\n',
         b'{"type": "user", "uuid": "x3", "message": {"content": "nul \\u0000 escape"}}\n',
@@ -104,8 +108,8 @@ def test_surrogate_anywhere_in_value_is_skipped_but_pairs_are_fine(tmp_path):
         b'{"type": "user", "uuid": "ok2", "message": {"content": "literal \\\\ud83d"}}\n',
     )
     turns, stats = _parse(p)
-    assert [t.text for t in turns] == ["pair \U0001F600", "literal \\ud83d"]
-    assert stats.lines_skipped == 3
+    assert [t.text for t in turns] == ["no", "no", "nul \ufffd escape", "pair \U0001F600", "literal \\ud83d"]
+    assert stats.lines_skipped == 0
     for t in turns:
         t.text.encode("utf-8")  # never raises
 

@@ -377,8 +377,10 @@ def test_bad_lines_are_skipped_and_counted_like_claude_code(tmp_path):
                *BAD_LINES, amsg("second valid"),
                json.dumps(umsg("pair \ud83d\ude00 and no trailing newline")).encode())
     turns, stats = _parse(p)
-    assert [t.text for t in turns] == ["first valid", "second valid", "pair \U0001F600 and no trailing newline"]
-    assert (stats.files, stats.lines, stats.lines_skipped, stats.records_ignored) == (1, 16, 12, 1)
+    # one bad character costs that character (U+FFFD), not the line (issue 21 item 11)
+    assert [t.text for t in turns] == ["first valid", "a\ufffdb", "half \ufffd emoji", "nul \ufffd",
+                                       "bad \ufffd byte", "second valid", "pair \U0001F600 and no trailing newline"]
+    assert (stats.files, stats.lines, stats.lines_skipped, stats.records_ignored) == (1, 16, 7, 2)
     cc = claude_code.ParseStats()
     list(claude_code.parse_file(p, cc))                       # same file through the Claude Code reader
     assert (cc.lines, cc.lines_skipped) == (stats.lines, stats.lines_skipped)
