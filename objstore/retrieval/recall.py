@@ -257,7 +257,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             q.encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidInput("a query is not valid UTF-8 text") from None
-    from objstore.index.searchindex import tokenize
+    from objstore.index.analysis import tokenize
     if not any(tokenize(q) for q in qs):  # '"' or '...': nothing the index could match
         raise InvalidInput(f"no searchable word in {qs[0]!r}" if len(qs) == 1 else "no searchable word in any query",
                            hint="a query needs at least one letter or digit")
