@@ -350,9 +350,11 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     else the ``<session>/subagents`` directory); inline sidechains (<=1.0.x) ->
     ``"<sessionId>.sidechain"`` or ``"<sessionId>.agent-<agentId>"``.
     Sources: user ``cc:<uuid>``; tool results ``cc:<uuid>:tool:<i>`` (i = index among the
-    record's tool_result blocks); assistant ``cc:msg:<message.id>`` per run of consecutive
-    records (a non-ignored ``user`` record or another message id/session breaks a run;
-    attachment/progress/system lines in between do not), a repeated
+    record's tool_result blocks); assistant ``cc:msg:<message.id>`` per run of records of
+    one message (another message id or session, or a tool result, ends a run; a user
+    prompt in between -- typed while the answer streams -- does not: it is emitted after
+    the message's turn, so a transcript gives the same turns whatever the timing of the
+    reads; attachment/progress/system lines do not either), a repeated
     non-consecutive id gets ``cc:msg:<id>:<first uuid>`` (unless the run starts with the
     same record as the id's first run: a replayed history keeps ``cc:msg:<id>``).  Records
     without uuid use ``h:<sha256 of the raw line>`` in place of the uuid.  A user prompt
@@ -377,6 +379,9 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     msg_first: dict = rs.msg_first
     hold = rs.hold_tail
     group: _Group | None = None
+    # prompts read while an assistant message is open (typed while the answer streams):
+    # if the message goes on after them it stays one turn, and they follow it
+    after: list[CapturedTurn] = []
 
     def flush() -> Iterator[CapturedTurn]:
         nonlocal group
@@ -386,6 +391,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             if text.strip():
                 yield CapturedTurn(g.session, g.source, "assistant", text,
                                    g.timestamp, g.cwd, _project(g.cwd))
+        yield from after
+        after.clear()
 
     with open(path, "rb") as f:
         if start:
@@ -440,10 +447,10 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 if not blocks:
                     stats.records_ignored += 1
                     continue
-                rs.last_prompt = ""
-                if group is not None:
+                if group is not None:   # the open message goes on (after any user records read meanwhile)
                     group.blocks.extend(blocks)
                     continue
+                rs.last_prompt = ""
                 if not msg_id:
                     source = f"cc:{uid}"
                 elif msg_id in msg_first and msg_first[msg_id] != uid:
@@ -454,8 +461,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 group = _Group(session, msg_id, source, blocks, ts, cwd, line_at)
                 continue
 
-            # user record: always ends a pending assistant run
-            yield from flush()
+            # user record: held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
             texts: list[str] = []
             results: list[str] = []
@@ -486,9 +492,17 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                                               ts, cwd, project))
             if not turns:
                 stats.records_ignored += 1
-            yield from turns
+            if group is not None and not results:
+                after.extend(turns)     # a prompt typed while the answer streams: after the answer
+            else:
+                yield from flush()      # a tool result ends the assistant run, as before
+                yield from turns
         if hold and group is not None:
-            pos = group.start           # its message may still be growing: read it again
+            # its message may still be growing: read it (and what follows) again next time;
+            # the prompts after it are complete records: given now, skipped as known when re-read
+            pos = group.start
             group = None
+            yield from after
+            after.clear()
         rs.resume_at = pos
         yield from flush()

@@ -904,7 +904,9 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     (``pending``), when the session's newest turn is this very prompt (the
     hook registered twice), or when the key is already there.  Before
     writing, the session's transcript is read from its cursor when little is
-    new, so the previous answer lands before this prompt.  The text is
+    new, so the previous answer lands before this prompt; an assistant
+    message at its end is left for the next read (it may still be streaming,
+    and a message is one turn however the hooks are timed).  The text is
     redacted; ``index=False`` leaves indexing to the next writer (the Stop
     hook) through the index journal.  Takes the store lock (StoreLocked
     propagates).  Raises InvalidInput for a bad session id.
@@ -934,7 +936,9 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                 cur0 = load_cursor(store, transcript, with_state=False)
                 done = cur0.offset if cur0 and (cur0.dev, cur0.ino) == (fst.st_dev, fst.st_ino) else 0
                 if fst.st_size - done <= PRE_SYNC_MAX_BYTES:
-                    res, cur = _sync_one(store, w, transcript, final=True, cfg=cfg,
+                    # final=False: an assistant message at the end may still be streaming (the
+                    # prompt was typed mid-answer); cutting it now would split it in two turns
+                    res, cur = _sync_one(store, w, transcript, final=False, cfg=cfg,
                                          no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES)
                     synced = res.turns_added
             except OSError:
