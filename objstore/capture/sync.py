@@ -25,8 +25,9 @@ prompt, and a turn is skipped when its source *or* that key is already in the
 session.  A session that copies an earlier session's records (``--resume``
 into a new id, a fork) is recognised by its first assistant message id (API
 ids are unique): the **lineage** cache maps that id to the sessions that
-start with it, and records of the copied prefix that any of them already holds
-are dropped (:class:`_Lineage`).
+start with it; in such a file, records that any of them already holds (by
+source, prompt alias or message id; a tool result after such a record) are
+dropped, and every other record is kept (:class:`_Lineage`).
 
 Caches (all under ``<store>/cache``; derived, safe to delete; they hold ids,
 offsets and hashes, never text):
@@ -534,19 +535,23 @@ def _fingerprint(path: Path, n: int) -> str:
 # --------------------------------------------------------------------------- filters
 
 class _Lineage:
-    """Drops the records a session copied from earlier sessions.
+    """Drops the records a session copied from earlier sessions, and only those.
 
     A transcript whose first assistant message id is also the first message
-    of other sessions (``cache/lineage/<hash of id>``) was copied from them:
-    records of the copied prefix whose source or alias those sessions hold
-    are dropped; so are the user and tool records before such a record (a
-    fork may give copies new uuids), up to the first assistant message the
-    parents do not hold (the copy ends there).
+    of other sessions (``cache/lineage/<hash of id>``) may have been copied
+    from them (a resume or a fork).  In such a file, up to the first
+    assistant message the parents do not hold (the copy ends there), a
+    record is a copy when the parents hold it: its source, its prompt alias
+    (the prompt's text and repeat count: a fork that gives copies new uuids
+    keeps them), or its assistant message id; a tool result is a copy when
+    it follows a copied record (it answers a copied tool_use).  Every other
+    record is new and kept, wherever it stands: two sessions that share an
+    assistant message id but not their prompts keep all their own records.
     """
 
     def __init__(self, writer: TurnWriter, saved: dict, sources_of=None) -> None:
         self.w = writer
-        self.saved = saved          # persisted: {"checked", "parents", "in_copy"}
+        self.saved = saved          # persisted: {"checked", "parents", "in_copy", "after_copy"}
         self.seed: set[str] | None = None
         self.sources_of = sources_of
 
@@ -591,23 +596,19 @@ class _Lineage:
             yield from it
             return
         seed = self._seed()
-        pending: list[CapturedTurn] = []
         for ct in it:
             if not self.saved.get("in_copy"):
                 yield ct
                 continue
             mid = ct.source.split(":")[2] if ct.source.startswith("cc:msg:") else ""
-            if ct.source in seed or (ct.alias and ct.alias in seed) or (mid and f"cc:msg:{mid}" in seed):
-                pending.clear()       # a copied record: what came before it was copied too
+            if (ct.source in seed or (ct.alias and ct.alias in seed) or (mid and f"cc:msg:{mid}" in seed)
+                    or (ct.role == "tool" and self.saved.get("after_copy"))):
+                self.saved["after_copy"] = True   # a copied record; tool results after it are copies too
                 continue
+            self.saved["after_copy"] = False
             if ct.role == "assistant":
-                self.saved["in_copy"] = False
-                yield from pending
-                pending.clear()
-                yield ct
-                continue
-            pending.append(ct)
-        yield from pending
+                self.saved["in_copy"] = False     # the first new answer: the copy ended before it
+            yield ct
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:
