@@ -38,6 +38,10 @@ offsets and hashes, never text):
   while the session ref still points at that head (else rebuilt by walking
   the new turns back to the cached head);
 * ``lineage/<h>``: session ids whose transcript starts with one message.
+* ``last-prompt/<h>.json``: per session, the last prompt a hook stored (hash,
+  time, key, assistant turns then): a second delivery of it within
+  ``DUPLICATE_PROMPT_MS`` with no answer in between (the hook registered
+  twice) stores nothing.
 
 ``<store>/no-capture`` (not a cache: deleting it would let excluded sessions
 in) lists session ids captured with ``MEM_NO_CAPTURE=1``; every path skips
@@ -80,6 +84,10 @@ NO_CAPTURE_FILE = "no-capture"
 DEFAULT_MARKER = "#nomem"
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
+#: two deliveries of one prompt (the hook registered twice: plugin + settings) start
+#: within this many ms of each other with no answer stored in between; a person's
+#: real repeat comes after an answer
+DUPLICATE_PROMPT_MS = 3000
 FP_BYTES = 4096                # fingerprint of a file's first bytes (detects a rewrite in place)
 MSG_FIRST_MAX = 20_000         # message ids remembered per file (oldest dropped)
 LINEAGE_LOOKAHEAD = 64         # turns held back while looking for a file's first message id
@@ -200,6 +208,13 @@ class SessionState:
     sources: set[str]
     head_role: str = ""
     head_source: str = ""
+
+
+def _last_prompt_path(store: Store, sid: str) -> Path:
+    """``cache/last-prompt/<h>.json``: the last prompt a hook stored for a
+    session (its hash, the hook's time, its key), to recognise a second
+    delivery of the same prompt (:data:`DUPLICATE_PROMPT_MS`)."""
+    return store.root / "cache" / "last-prompt" / f"{_h(sid)}.json"
 
 
 def _state_path(store: Store, sid: str) -> Path:
@@ -945,7 +960,20 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
             except OSError:
                 pass
         st = w.state(sid)
-        if st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
+        last = _last_prompt_path(store, sid)
+        stamp = time_ms if time_ms is not None else now_ms()
+        answers = sum(1 for x in st.sources if x.startswith("cc:msg:"))  # assistant turns so far
+        try:
+            seen = json.loads(last.read_bytes())
+            dup = (seen.get("h") == h and abs(int(seen.get("t", 0)) - stamp) < DUPLICATE_PROMPT_MS
+                   and seen.get("answers") == answers)
+        except (OSError, ValueError, TypeError, AttributeError):
+            seen, dup = {}, False
+        if dup:
+            # the same prompt delivered again within the window: the hook registered twice
+            # (plugin + settings), whatever the two runs' snapshots said
+            status, oid, key = "known", None, str(seen.get("key", ""))
+        elif st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
             # the newest turn is this very prompt, unanswered: a second delivery (the
             # hook registered twice).  A real repeat comes after an answer.
             status, oid, key = "known", None, st.head_source
@@ -964,6 +992,9 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
             w.publish(index=index)
         finally:
             w.close()
+        if not dup:  # ids, a hash and a time; never the text
+            atomic_write(last, json.dumps({"h": h, "t": stamp, "key": key, "answers": answers}).encode(),
+                         durable=False)
         if cur is not None:
             save_cursor(store, cur)
     return PromptResult(status, oid, key, synced)

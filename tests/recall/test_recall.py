@@ -121,7 +121,9 @@ def test_bad_queries(store, invoke):
         recall(store, ["   "])
     with pytest.raises(InvalidInput):
         recall(store, ["x"], what="everything")
-    assert recall(store, ["* ( ) :"]).hits == []  # no searchable word: nothing, no error
+    with pytest.raises(InvalidInput):  # no searchable word: a usage error, as the help says (issue 21)
+        recall(store, ["* ( ) :"])
+    assert recall(store, ["* ( ) :", "zzzqqq"]).hits == []  # one phrasing with a word is enough
     r = invoke("recall", "", exit_code=2)
     assert "nothing to recall" in r.stderr
 
