@@ -54,6 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("cmds.stats", "Count what the store holds: objects, facts, sessions, growth."),
     "export": ("cmds.export", "Export the store: JSON lines that import back exactly, or Markdown."),
     "scan": ("cmds.scan", "Show every place TEXT still exists: store, index, transcripts, shell history."),
+    "doctor": ("cmds.doctor", "Check the store and its wiring; each finding names the command that fixes it."),
     "nuke": ("cmds.nuke", "Delete the whole store, after you type its path to confirm."),
     "eval": ("cmds.eval_", "Measure recall and injection quality on scenario files."),
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),

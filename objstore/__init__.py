@@ -123,6 +123,8 @@ _API: dict[str, tuple[str, str]] = {
     "export_markdown": ("objstore.porcelain.interchange", "export_markdown"),
     "import_jsonl": ("objstore.porcelain.interchange", "import_jsonl"),
     "scan_everywhere": ("objstore.porcelain.scan", "scan"),
+    "diagnose": ("objstore.porcelain.doctor", "diagnose"),
+    "doctor_fix": ("objstore.porcelain.doctor", "fix"),
     "install_record": ("objstore.integrations.install", "install_record"),
     "plan_install": ("objstore.integrations.install", "plan_install"),
     "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),

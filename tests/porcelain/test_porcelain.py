@@ -157,3 +157,36 @@ def test_nuke_needs_the_typed_path(tour, invoke, store_path):
     invoke("nuke", input=f"{store_path}\n")
     assert not store_path.exists()
     invoke("nuke", "--yes-really", str(store_path), exit_code=4)
+
+
+def test_doctor_reports_each_problem_with_its_fix(tour, invoke, store_path, tmp_path, monkeypatch):
+    import sys
+    exe = Path(sys.executable).parent / "mem"  # the installed console script (the venv's)
+    monkeypatch.setenv("MEM_HOOK_COMMAND", str(exe))
+    invoke("setup", "--shell", "none")
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    assert invoke("doctor", "--json").json["ok"] is True
+    # a hook removed from settings.json
+    doc = json.loads(settings.read_text())
+    del doc["hooks"]["UserPromptSubmit"]
+    settings.write_text(json.dumps(doc))
+    # a stale ref lock, a deleted index, a 0644 object file
+    lock = store_path / "refs" / "facts" / "project" / "api" / "db.lock"
+    lock.write_text("")
+    import os
+    import shutil
+    os.utime(lock, (1, 1))
+    shutil.rmtree(store_path / "index")
+    obj = next(p for p in (store_path / "objects").rglob("*") if p.is_file())
+    obj.chmod(0o644)
+    r = invoke("doctor", "--json", exit_code=1).json
+    checks = {f["check"]: f for f in r["findings"]}
+    assert set(checks) >= {"hooks", "locks", "index", "permissions"}
+    assert "UserPromptSubmit" in checks["hooks"]["message"] and checks["hooks"]["fix"] == "mem setup"
+    assert checks["index"]["fix"] == "mem reindex"
+    r = invoke("doctor", "--fix", "--json", exit_code=1).json
+    assert {f["check"] for f in r["findings"]} == {"hooks", "index"}
+    assert not lock.exists() and obj.stat().st_mode & 0o077 == 0
+    invoke("reindex")
+    invoke("setup", "--shell", "none")
+    assert invoke("doctor", "--json").json["ok"] is True
