@@ -156,7 +156,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
 
     Args:
         settings: agent settings files that should run mem's hooks (the
-            caller finds them: objstore reads no environment).
+            caller finds them; objstore never looks them up itself).
         hook_command: the mem command the hooks should run (for messages).
     """
     from objstore.memory.sessions import imported_sources
