@@ -125,6 +125,7 @@ _API: dict[str, tuple[str, str]] = {
     "scan_everywhere": ("objstore.porcelain.scan", "scan"),
     "diagnose": ("objstore.porcelain.doctor", "diagnose"),
     "doctor_fix": ("objstore.porcelain.doctor", "fix"),
+    "import_markdown": ("objstore.capture.markdown", "import_markdown"),
     "install_record": ("objstore.integrations.install", "install_record"),
     "plan_install": ("objstore.integrations.install", "plan_install"),
     "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),
