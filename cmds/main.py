@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
     "exclude": ("cmds.exclude", "Keep projects out of capture: preview, add, list and remove exclusion globs."),
     "reflog": ("cmds.reflog", "Show every move of a ref (old -> new id, time, command), newest first."),
+    "revert": ("cmds.revert", "Undo a change by writing a new version; history is never rewritten."),
     "diff": ("cmds.diff", "Show a word-level diff of two versions of KEY."),
     "blame": ("cmds.blame", "Show who and what produced the current value of KEY."),
     "stats": ("cmds.stats", "Count what the store holds: objects, facts, sessions, growth."),

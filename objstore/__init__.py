@@ -118,6 +118,7 @@ _API: dict[str, tuple[str, str]] = {
     "reflog": ("objstore.porcelain.history", "reflog"),
     "diff_versions": ("objstore.porcelain.history", "diff_versions"),
     "blame": ("objstore.porcelain.history", "blame"),
+    "revert": ("objstore.porcelain.history", "revert"),
     "store_stats": ("objstore.porcelain.stats", "store_stats"),
     "export_jsonl": ("objstore.porcelain.interchange", "export_jsonl"),
     "export_markdown": ("objstore.porcelain.interchange", "export_markdown"),
