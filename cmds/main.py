@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "seal": ("cmds.seal", "Seal KEY: encrypt every version to the vault, then remove the plaintext."),
     "sealed": ("cmds.sealed", "List, read, import and export sealed values."),
     "unseal": ("cmds.unseal", "Make sealed KEY plain again: restore its versions as private facts."),
+    "proxy": ("cmds.proxy", "Run the Anthropic Messages API proxy: memory in every request, every turn captured."),
     "queue": ("cmds.queue", "Review queue: proposals parked instead of overruling you."),
     "review": ("cmds.review", "Curate memory in an interactive shell that opens on the review queue."),
     "shell": ("cmds.shell_", "Alias of 'mem review': the interactive review shell."),

@@ -131,6 +131,8 @@ _API: dict[str, tuple[str, str]] = {
     "add_exclusion": ("objstore.capture.exclusions", "add_exclusion"),
     "remove_exclusion": ("objstore.capture.exclusions", "remove_exclusion"),
     "list_exclusions": ("objstore.capture.exclusions", "list_exclusions"),
+    "proxy_prepare": ("objstore.integrations.proxy", "prepare"),
+    "proxy_capture_response": ("objstore.integrations.proxy", "capture_response"),
     "install_record": ("objstore.integrations.install", "install_record"),
     "plan_install": ("objstore.integrations.install", "plan_install"),
     "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),
