@@ -361,7 +361,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 run.guarded(None, start_sync)
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
-                from objstore import decay
+                from objstore import decay, project_aliases, record_activity
+                # a session in this project: an active day for its facts' decay clock
+                record_activity(store, project_aliases(cwd or None))
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if no_inject(run.env):

@@ -8,7 +8,7 @@ from ._common import emit_json, fmt_time, json_option, plural, safe, short, with
 @click.command("decay")
 @click.option("--dry-run", is_flag=True, help="Show what would go dormant and stop.")
 @click.option("--days", type=click.IntRange(0, 36500), default=None,
-              help="Idle days before a fact goes dormant (default: decay_days of the store config, else 60).")
+              help="Idle active days before a fact goes dormant (default: decay_days of the store config, else 60).")
 @click.option("--if-due", is_flag=True, help="Do nothing if decay ran less than a day ago (for hooks).")
 @json_option
 @with_store()
@@ -16,7 +16,10 @@ def command(dry_run, days, if_due, as_json, store):
     """Make facts unused for decay_days dormant: searchable, never injected.
 
     A fact goes dormant when it was not written, injected or reinforced for
-    decay_days (store config, default 60) and is not pinned.  Each change
+    decay_days (store config, default 60) and is not pinned.  Days are
+    active days of the fact's scope: days with a session in its project
+    (any session, for user and global facts), so a project you leave does
+    not age while you are away.  Each change
     is a new version with the same value, so it shows in mem log; mem
     reinforce KEY or mem pin KEY wakes the fact again.
 

@@ -58,6 +58,7 @@ _API: dict[str, tuple[str, str]] = {
     "decay": ("objstore.memory.decay", "decay"),
     "dormant": ("objstore.memory.decay", "dormant"),
     "pin": ("objstore.memory.decay", "pin"),
+    "record_activity": ("objstore.memory.decay", "record_activity"),
     "unpin": ("objstore.memory.decay", "unpin"),
     "reinforce": ("objstore.memory.decay", "reinforce"),
     "forget": ("objstore.memory.forget", "forget"),

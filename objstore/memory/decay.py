@@ -21,6 +21,16 @@ fact) is a reflog entry on the key's ref whose old and new ids are the head
 (:func:`touch`): ids and a time only, like every reflog line.  The last
 activity of a key is the newest of its head's ``recorded_at`` and its
 newest reflog entry.
+
+Idle time is counted in **active days of the fact's scope**, not in wall
+time (``docs/design.md``, "Decay"): a day counts for ``project/<p>/…``
+facts when a session ran in project ``p`` that day, and for ``user/…`` and
+``global/…`` facts when any session ran.  So a project you leave for three
+months does not come back empty, and one project's sessions never age
+another's facts.  Active days are recorded by :func:`record_activity` (the
+session-start hook) in ``cache/activity.json``: per scope, the UTC day
+numbers (ms // 86,400,000) with a session, newest :data:`KEEP_DAYS` kept;
+ids of days only, never text.  Deleting the file only delays decay.
 """
 
 from __future__ import annotations
@@ -41,6 +51,61 @@ DAY_MS = 86_400_000
 #: ``mem decay --if-due`` runs at most once per this many ms (the session-start hook uses it)
 DUE_EVERY_MS = DAY_MS
 STAMP_FILE = "cache/decay-stamp"
+ACTIVITY_FILE = "cache/activity.json"
+#: active days kept per scope (more than any sensible decay_days)
+KEEP_DAYS = 1000
+#: the scope key of "any session" (user and global facts)
+ANY_SCOPE = "*"
+
+
+def _load_activity(store: Store) -> dict[str, list[int]]:
+    import json
+    try:
+        doc = json.loads((store.root / ACTIVITY_FILE).read_bytes())
+        days = doc.get("days") if isinstance(doc, dict) else None
+        if not isinstance(days, dict):
+            return {}
+        return {k: sorted({int(d) for d in v if isinstance(d, int)}) for k, v in days.items()
+                if isinstance(k, str) and isinstance(v, list)}
+    except (OSError, ValueError):
+        return {}
+
+
+def record_activity(store: Store, projects: Iterable[str] = (), *, time_ms: int | None = None) -> None:
+    """Record that a session ran at ``time_ms`` (default now) in the project
+    known by ``projects`` (its aliases; the first is its name; none: a
+    session outside any project): that UTC day becomes an active day of the
+    project and of :data:`ANY_SCOPE`.  Cheap (one small file, rewritten
+    atomically only when the day is new).  Takes the store lock."""
+    import json
+
+    from objstore.core.atomic import atomic_write
+    day = (now_ms() if time_ms is None else time_ms) // DAY_MS
+    scopes = [ANY_SCOPE, *(f"project/{p}" for p in list(projects)[:1] if p)]
+    with store.lock("activity"):
+        days = _load_activity(store)
+        if all(day in days.get(sc, ()) for sc in scopes):
+            return
+        for sc in scopes:
+            ds = days.setdefault(sc, [])
+            if day not in ds:
+                ds.append(day)
+                ds.sort()
+                del ds[:-KEEP_DAYS]
+        atomic_write(store.root / ACTIVITY_FILE, json.dumps({"v": 1, "days": days}, sort_keys=True).encode(),
+                     durable=False)
+
+
+def _scope_of(key: str) -> str:
+    parts = key.split("/", 2)
+    return f"project/{parts[1]}" if parts[0] == "project" and len(parts) > 1 else ANY_SCOPE
+
+
+def active_days_since(activity: dict[str, list[int]], key: str, since_ms: int, now: int) -> int:
+    """Active days of ``key``'s scope from the day of ``since_ms`` to the
+    day of ``now``, both included (UTC days)."""
+    lo, hi = since_ms // DAY_MS, now // DAY_MS
+    return sum(1 for d in activity.get(_scope_of(key), ()) if lo <= d <= hi)
 
 
 def decay_days(store: Store) -> int:
@@ -188,7 +253,7 @@ def last_active(store: Store, key: str, chain: list[Version] | None = None) -> i
 @dataclass(frozen=True, slots=True)
 class DecayCandidate:
     """A fact that decay makes dormant: its key, current version, last
-    activity (ms) and idle time (whole days)."""
+    activity (ms) and idle time (active days of its scope since then)."""
 
     key: str
     version: Version
@@ -219,14 +284,16 @@ class DecayReport:
 
 def plan_decay(store: Store, *, days: int | None = None, now: int | None = None) -> tuple[int, list[DecayCandidate]]:
     """``(keys checked, candidates)``: current versions that are neither
-    pinned nor dormant and were last active more than ``days`` days before
-    ``now``.  Reads only."""
+    pinned nor dormant and whose scope had more than ``days`` active days
+    (:func:`record_activity`) after their last activity, up to ``now``.
+    Reads only."""
     days = decay_days(store) if days is None else days
     if days < 0:
         raise InvalidInput("days must be >= 0")
     now = now_ms() if now is None else now
     out: list[DecayCandidate] = []
     checked = 0
+    activity = _load_activity(store)
     for key, head in list_keys(store):
         chain = list(walk(store, head))
         cur = current_of(chain)
@@ -236,8 +303,9 @@ def plan_decay(store: Store, *, days: int | None = None, now: int | None = None)
         if cur.fact.pinned or cur.fact.dormant:
             continue
         last = last_active(store, key, chain)
-        if now - last > days * DAY_MS:
-            out.append(DecayCandidate(key, cur, last, (now - last) // DAY_MS))
+        idle = active_days_since(activity, key, last, now)
+        if idle > days:
+            out.append(DecayCandidate(key, cur, last, idle))
     return checked, out
 
 

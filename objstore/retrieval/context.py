@@ -298,6 +298,35 @@ class ContextBlock:
     project: str
 
 
+#: dormant keys named in the session block's notice
+DORMANT_NOTE_KEYS = 5
+
+
+def dormant_note(store: Store, sleeping: Sequence[Fact]) -> str:
+    """The session block's notice about dormant facts that apply here (""
+    for none): how many, since when (the newest dormancy version's
+    ``recorded_at``, UTC date), after how many active days of disuse, a few
+    keys, and how to wake them.  Keys only, never values."""
+    if not sleeping:
+        return ""
+    import datetime as _dt
+
+    from objstore.memory.decay import decay_days
+    try:
+        days = decay_days(store)
+    except MemError:
+        days = None
+    when = max(f.recorded_at for f in sleeping)
+    date = _dt.datetime.fromtimestamp(when / 1000, _dt.timezone.utc).strftime("%Y-%m-%d")
+    keys = sorted(f.key for f in sleeping)
+    shown = ", ".join(keys[:DORMANT_NOTE_KEYS]) + (f", … (+{len(keys) - DORMANT_NOTE_KEYS})"
+                                                    if len(keys) > DORMANT_NOTE_KEYS else "")
+    idle = f" after {days} active days unused" if days else ""
+    n = len(keys)
+    return (f"Dormant (not shown): {n} fact{'s' if n != 1 else ''} went dormant{idle}, the last on {date}: "
+            f"{shown}. `mem reinforce KEY` wakes one; `mem search` still finds them.\n")
+
+
 def render_context(store: Store, projects: Sequence[str] | None, *, budget: int = DEFAULT_BUDGET,
                    dormant: Callable[[Fact], bool] = is_dormant) -> ContextBlock:
     """Render the session-start block (rules in the module docstring).
@@ -315,8 +344,10 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     projects = tuple(projects or ())
     primary = projects[0] if projects else ""
     tiers: list[list[tuple[str, Fact]]] = [[], [], [], []]
+    sleeping: list[Fact] = []
     for oid, f in _current_facts(store, projects):
         if dormant(f):
+            sleeping.append(f)
             continue
         t = _tier(f)
         if t is not None:
@@ -345,7 +376,10 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             used += cost
             chosen.append((f.key, oid))
         body.extend(section)
-    if not chosen:
+    note = dormant_note(store, sleeping)
+    if note:
+        body.append(note)
+    if not chosen and not note:
         return ContextBlock("", [], omitted, 0, primary)
     text = head + "".join(body) + tail
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary)

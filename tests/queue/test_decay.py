@@ -16,10 +16,19 @@ from objstore.core.store import now_ms
 DAY = decay.DAY_MS
 
 
+def _active(store, days: int, *, start: int | None = None, project: str = "x") -> None:
+    """Sessions in ``project`` on ``days`` consecutive days from ``start`` (default now):
+    decay counts a scope's active days, not wall time (issue 21 item 7)."""
+    t0 = now_ms() if start is None else start
+    for i in range(days):
+        decay.record_activity(store, [project], time_ms=t0 + i * DAY)
+
+
 def test_idle_facts_go_dormant_as_a_new_version(store):
     facts.remember(store, "project/x/db", "postgres 16")
     facts.remember(store, "project/x/old", "kept value")
     decay.pin(store, "project/x/old")
+    _active(store, 61, start=now_ms() + DAY)
     later = now_ms() + 61 * DAY
     checked, cands = decay.plan_decay(store, now=later)
     assert checked == 2 and [c.key for c in cands] == ["project/x/db"] and cands[0].idle_days == 61
@@ -46,6 +55,7 @@ def test_idle_facts_go_dormant_as_a_new_version(store):
 
 def test_reinforce_wakes_or_restarts_the_clock(store):
     facts.remember(store, "project/x/db", "postgres 16")
+    _active(store, 200)
     decay.decay(store, days=0, now=now_ms() + 1000)
     assert decay.is_dormant(store, "project/x/db")
     r = decay.reinforce(store, "project/x/db")
@@ -64,6 +74,7 @@ def test_reinforce_wakes_or_restarts_the_clock(store):
 
 def test_a_new_value_is_awake_and_pin_wakes(store):
     facts.remember(store, "project/x/db", "postgres 16")
+    _active(store, 1)
     decay.decay(store, days=0, now=now_ms() + 1000)
     facts.remember(store, "project/x/db", "postgres 17")
     assert not decay.is_dormant(store, "project/x/db")
@@ -91,6 +102,7 @@ def test_decay_days_from_config_and_if_due(store):
     (store.root / "config").write_bytes(cbor2.dumps({**cfg, "decay_days": 10}, canonical=True))
     assert decay.decay_days(store) == 10
     facts.remember(store, "project/x/db", "postgres 16")
+    _active(store, 11, start=now_ms() + DAY)
     t = now_ms() + 11 * DAY
     assert len(decay.decay(store, now=t).dormant) == 1
     assert decay.decay(store, now=t + 1000, if_due=True).skipped
@@ -113,9 +125,12 @@ def test_dormant_is_an_optional_field():
         decode(encode_payload(1, {**awake.to_payload(), "dormant": False}))
 
 
-def test_cli_pin_reinforce_decay(invoke):
+def test_cli_pin_reinforce_decay(invoke, store_path):
     invoke("remember", "project/x/db", "postgres 16")
     invoke("remember", "project/x/cache", "redis")
+    from objstore.core.store import Store
+    with Store.open(store_path) as s:
+        _active(s, 1)
     assert invoke("pin", "project/x/db", "--json").json["pinned"] is True
     assert "already pinned" in invoke("pin", "project/x/db").stdout
     r = invoke("decay", "--days", "0", "--dry-run", "--json").json

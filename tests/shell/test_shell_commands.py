@@ -78,6 +78,7 @@ def test_log_diff_search_pin_dormant(state):
     assert dispatch(state, "diff").lines == ["usage: diff KEY [vA vB]"]
     assert dispatch(state, "pin project/acme/db").lines == ["pinned project/acme/db: v3 (same value)"]
     assert dispatch(state, "pin project/acme/db").lines == ["project/acme/db is already pinned"]
+    decay.record_activity(state.store, ["acme"])   # decay counts the project's active days
     decay.decay(state.store, days=0, now=decay.now_ms() + 1000)
     r = dispatch(state, "dormant")
     assert r.lines[0] == "2 dormant facts:" and "project/acme/cache" in r.lines[1]
