@@ -361,9 +361,10 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 run.guarded(None, start_sync)
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
-                from objstore import decay, project_aliases, record_activity
+                from objstore import decay, project_aliases, record_activity, register_project
+                register_project(store, cwd or None)   # its identity gets its name in this store, once
                 # a session in this project: an active day for its facts' decay clock
-                record_activity(store, project_aliases(cwd or None))
+                record_activity(store, project_aliases(cwd or None, store_root=store.root))
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if no_inject(run.env):

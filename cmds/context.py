@@ -6,7 +6,7 @@ from ._common import emit_json, json_option, with_store
 
 
 @click.command("context")
-@click.option("--project", metavar="NAME", help="Project (default: $MEM_PROJECT, else from the working directory).")
+@click.option("--project", metavar="NAME", help="Project, replacing the working directory's (default: $MEM_PROJECT, else from the working directory).")
 @click.option("--budget", type=click.IntRange(1, 100_000), default=1500, show_default=True, metavar="TOKENS",
               help="Most estimated tokens of the session-start block.")
 @click.option("--session", "session_id", metavar="ID",
@@ -69,7 +69,7 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
         elif text:
             click.echo(text, nl=False)
         return
-    block = render_context(store, project_aliases(cwd, override=override), budget=budget)
+    block = render_context(store, project_aliases(cwd, override=override, store_root=store.root), budget=budget)
     if as_json:
         emit_json({"text": block.text, "project": block.project, "tokens": block.tokens,
                    "omitted": block.omitted, "facts": [{"key": k, "id": i} for k, i in block.facts]})

@@ -5,7 +5,7 @@ import click
 from ._common import emit_json, fmt_time, json_option, safe, with_store
 
 
-def project_scope(project: str | None, all_projects: bool):
+def project_scope(project: str | None, all_projects: bool, store=None):
     """The project aliases of this invocation (``--project``, else
     ``$MEM_PROJECT``, else the working directory), or None for every project."""
     import os
@@ -18,7 +18,7 @@ def project_scope(project: str | None, all_projects: bool):
         cwd = os.getcwd()
     except OSError:
         cwd = None
-    return project_aliases(cwd, override=override) or None
+    return project_aliases(cwd, override=override, store_root=store.root if store is not None else None) or None
 
 
 @click.command("recall")
@@ -26,7 +26,7 @@ def project_scope(project: str | None, all_projects: bool):
 @click.option("--what", type=click.Choice(["all", "facts", "turns"]), default="all", show_default=True,
               help="Recall facts, turn passages or both.")
 @click.option("-n", "--limit", type=click.IntRange(1, 200), default=10, show_default=True, help="Most hits to show.")
-@click.option("--project", metavar="NAME", help="Project scope (default: $MEM_PROJECT, else from the working directory).")
+@click.option("--project", metavar="NAME", help="Project scope, replacing the working directory's (default: $MEM_PROJECT, else from the working directory).")
 @click.option("--all-projects", is_flag=True, help="Search every project, not only the current one.")
 @json_option
 @with_store()
@@ -51,7 +51,7 @@ def command(queries, what, limit, project, all_projects, as_json, store):
     13 unreadable search index (run mem reindex).
     """
     from objstore import recall
-    projects = project_scope(project, all_projects)
+    projects = project_scope(project, all_projects, store)
     res = recall(store, list(queries), what=what, projects=projects, limit=limit)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,

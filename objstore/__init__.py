@@ -73,6 +73,8 @@ _API: dict[str, tuple[str, str]] = {
     "agent_of": ("objstore.memory.caller", "agent_of"),
     "default_trust": ("objstore.memory.caller", "default_trust"),
     "project_aliases": ("objstore.memory.scope", "project_aliases"),
+    "register_project": ("objstore.memory.scope", "register_project"),
+    "identity_of": ("objstore.memory.scope", "identity_of"),
     "import_transcripts": ("objstore.memory.sessions", "import_transcripts"),
     "imported_sources": ("objstore.memory.sessions", "imported_sources"),
     "list_sessions": ("objstore.memory.sessions", "list_sessions"),

@@ -197,7 +197,14 @@ def _timestamp_ms(v: Any) -> int:
 
 
 def _project(cwd: str) -> str:
+    """The project a cwd names when the file system cannot say more (the
+    capture path resolves it fully, ``objstore.memory.scope``): its last
+    component; a Claude Code worktree ``<repo>/.claude/worktrees/<name>``
+    belongs to ``<repo>``."""
     parts = [p for p in re.split(r"[\\/]", cwd) if p]
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] == "worktrees" and parts[i - 1] == ".claude":
+            return parts[i - 2] if i >= 2 else ""
     return parts[-1] if parts else ""
 
 

@@ -57,6 +57,7 @@ the index journal, which is what the journal is for).
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -631,11 +632,34 @@ def _chain(first: list, rest: Iterator) -> Iterator:
     yield from rest
 
 
+def project_namer(store: Store):
+    """A function ``name(cwd, fallback) -> project`` for captured turns: the
+    project of ``cwd`` by its identity (``objstore.memory.scope``: the
+    repository's remote or path; worktrees and subagents map to their
+    repository; registered in the store's project registry), or
+    ``fallback`` (the reader's name) when ``cwd`` is not a directory here.
+    Cached per cwd."""
+    from objstore.memory.scope import register_project
+    cache: dict[str, str] = {}
+
+    def name(cwd: str, fallback: str) -> str:
+        if not cwd:
+            return fallback
+        if cwd not in cache:
+            try:
+                cache[cwd] = register_project(store, cwd) if os.path.isdir(cwd) else ""
+            except (OSError, ValueError):
+                cache[cwd] = ""
+        return cache[cwd] or fallback
+    return name
+
+
 def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: set[str],
-              saved: dict, lineage: _Lineage | None) -> Iterator[CapturedTurn]:
+              saved: dict, lineage: _Lineage | None, namer=None) -> Iterator[CapturedTurn]:
     """Apply the exclusions: no-capture sessions, excluded paths, the ignore
     marker (the marked prompt and every turn up to the next prompt), then
-    the lineage filter.  ``saved`` persists the marker state (``skipping``)."""
+    the lineage filter.  ``saved`` persists the marker state (``skipping``).
+    ``namer`` (:func:`project_namer`) names each turn's project."""
 
     def base() -> Iterator[CapturedTurn]:
         for ct in turns:
@@ -645,6 +669,10 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
                 saved["skipping"] = has_marker(cfg, ct.text)
             if saved.get("skipping"):
                 continue
+            if namer is not None:
+                project = namer(ct.cwd, ct.project)
+                if project != ct.project:
+                    ct = dataclasses.replace(ct, project=project)
             yield ct
     return lineage.run(base()) if lineage is not None else base()
 
@@ -658,10 +686,12 @@ def import_filter(store: Store, *, sources_of=None):
     cfg = load_config(store.root)
     ids = no_capture_sessions(store)
     w = TurnWriter(store, command="import")
+    namer = project_namer(store)
 
     def wrap(turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
         saved: dict = {}
-        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved, sources_of))
+        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved, sources_of),
+                         namer=namer)
     return wrap
 
 
@@ -721,7 +751,8 @@ def _sync_one(store: Store, writer: TurnWriter, path: Path, *, final: bool, cfg:
     saved = {"skipping": cur.skipping}
     for attempt in (0, 1):
         turns = parse_file(path, stats, start=cur.offset, end=end, state=rs)
-        for ct in _filtered(turns, cfg=cfg, no_capture=no_capture, saved=saved, lineage=lineage):
+        for ct in _filtered(turns, cfg=cfg, no_capture=no_capture, saved=saved, lineage=lineage,
+                            namer=project_namer(store)):
             res.turns_seen += 1
             if not res.session:
                 res.session = ct.session
@@ -985,7 +1016,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()), default=0)
             key = f"cc:p:{h}:{n}"
             ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                              cwd, _project(cwd))
+                              cwd, project_namer(store)(cwd, _project(cwd)))
             oid = w.add(ct)
             status = "captured" if oid else "known"
         try:
@@ -1021,7 +1052,7 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
         if _no_capture(sid, no_capture_sessions(store)):
             return None
         w = TurnWriter(store, command="hook shell", harness="shell")
-        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, _project(cwd)))
+        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_namer(store)(cwd, _project(cwd))))
         w.publish(index=False)
     return oid
 

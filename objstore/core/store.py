@@ -114,12 +114,17 @@ class Store:
         """Close this store and delete it if nothing was ever stored in it (no
         ref, no object): a command that created the store and then failed
         (a refused write, an import with nothing readable) leaves no empty
-        store behind.  Only what :meth:`init` and a failed command make is
-        removed (dot files in ``root`` are kept); ``remove_root`` removes the
+        store behind.  Kept when anything but the skeleton :meth:`init` makes
+        and the derived caches is there (a ``config.toml`` written by
+        ``mem exclude``, ...).  Dot files in ``root`` are kept; ``remove_root`` removes the
         directory itself when it is left empty.  Returns True if deleted."""
         import shutil
         self.close()
         root = self.root
+        made = {"objects", "refs", "logs", "locks", "tmp", "config", "cache", "index", "index-journal",
+                "projects.json"}
+        if any(not e.startswith(".") and e not in made for e in os.listdir(root)):
+            return False      # something else was written (a config.toml, a registry...): keep it
         for sub in ("refs", "objects"):
             for _dirpath, _dirs, files in os.walk(root / sub):
                 if any(not f.endswith(".lock") for f in files):

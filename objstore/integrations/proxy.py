@@ -313,7 +313,7 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) ->
     from objstore.retrieval.context import inject_for_prompt, render_context
     edits = []
     if st.pinned is None:
-        projects = [conv.project] if conv.project else project_aliases(conv.cwd or None)
+        projects = [conv.project] if conv.project else project_aliases(conv.cwd or None, store_root=store.root)
         block = render_context(store, projects)
         st.pinned, st.pinned_ids = block.text, [oid for _k, oid in block.facts]
     trace["pinned_ids"] = st.pinned_ids

@@ -5,29 +5,40 @@ A fact's scope is the start of its key: ``user/…`` and ``global/…`` facts
 apply everywhere; ``project/<name>/…`` facts apply in project ``<name>``
 only.  Turns carry the project they were captured in (``Turn.project``).
 
-The project of a working directory (:func:`project_of`), first match wins:
+A project's **identity** (:func:`identity_of`) is the full remote of its git
+repository, ``host/owner/repo`` (``git@github.com:acme/api.git`` ->
+``github.com/acme/api``; credentials, scheme, port and ``.git`` dropped), or
+without a remote the absolute path of the repository's main work tree (of
+the directory itself outside git).  A linked worktree -- a subagent's
+``.claude/worktrees/agent-…`` included -- belongs to its repository's
+project.  Its **name** (the key segment, what people type and see) is the
+repository's short name (``api``), unless another identity already has that
+name in the store's project registry (``<store>/projects.json``, identity
+-> name, written when a session starts there): then ``<owner>-<repo>``
+(``globex-api``), or ``<parent folder>-<folder>`` for a path.  So two
+repositories called ``api`` never share facts or turns, and the names in a
+store never change once given (existing stores keep theirs).
+
+The project of a working directory (:func:`project_aliases`), first is its
+name:
 
 1. an explicit override (``mem … --project P``, ``$MEM_PROJECT``; the
-   commands read those; this module reads no process settings);
-2. the repository name in the URL of the git remote ``origin`` (else the
-   first remote) of the enclosing git work tree:
-   ``git@github.com:acme/billing-api.git`` -> ``billing-api``;
-3. the name of the work tree's top-level folder;
-4. the name of the directory itself (no git work tree).
+   commands read those; this module reads no process settings) *replaces*
+   the working directory's project;
+2. the name of the identity (above), then the older names that identity
+   went by (the repository's short name and its top folder's name) unless
+   another identity has them.
 
 The git files are read directly (``.git`` directory, or a ``.git`` file
 ``gitdir: …`` for worktrees and submodules, whose ``commondir`` names the
 shared config); git itself is never run, so this costs a few ``stat`` calls.
-
-Transcript capture records ``Turn.project`` as the last component of the
-agent's cwd (the capture readers see no file system); a project scope
-therefore matches turns by every name in :func:`project_aliases`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 _REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
@@ -81,7 +92,7 @@ def _git_dirs(start: Path) -> tuple[Path, Path] | None:
                 if common.is_file():
                     c = Path(common.read_text(encoding="utf-8", errors="replace").strip())
                     gd = c if c.is_absolute() else (gd / c)
-                return d, gd
+                return d, Path(os.path.normpath(gd))
         except OSError:
             return None
     return None
@@ -112,31 +123,163 @@ def _remote_url(git_dir: Path) -> str:
     return next(iter(urls.values()), "")
 
 
-def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = None) -> tuple[str, ...]:
-    """Every name the project of ``cwd`` may go by, the primary one
-    (:func:`project_of`) first, without repeats: the override or remote
-    name, the work tree's folder name, the cwd's own folder name.  ``()``
-    when ``cwd`` is empty and there is no override."""
-    names: list[str] = []
-    if override is not None and clean_name(override):
-        names.append(clean_name(override))
-    if cwd:
-        p = Path(os.path.abspath(os.fspath(cwd)))
-        found = _git_dirs(p)
-        if found is not None:
-            top, git_dir = found
-            remote = _remote_url(git_dir)
-            if remote:
-                names.append(repo_name_from_url(remote))
-            names.append(clean_name(top.name))
-        names.append(clean_name(p.name))
+@dataclass(frozen=True, slots=True)
+class ProjectIdentity:
+    """Who a project is (module doc).
+
+    Attributes:
+        id: ``host/owner/repo`` of its remote, else ``path:<absolute path>``.
+        name: its short name (repository or folder name).
+        qualified: the name it takes when ``name`` belongs to another
+            identity (``owner-repo``, ``parent-folder``).
+        folder: the main work tree's folder name (an older alias).
+    """
+
+    id: str
+    name: str
+    qualified: str
+    folder: str
+
+
+_SCHEME_RE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+
+
+def remote_identity(url: str) -> str:
+    """``host/owner/repo`` of a git remote URL, lower-cased, without
+    credentials, scheme, port or ``.git``: ``https://tok@github.com/Acme/api.git``
+    and ``git@github.com:acme/api`` -> ``github.com/acme/api``; a local path
+    remote -> ``path:<path>``; ``""`` for none."""
+    u = url.strip().rstrip("/")
+    if u.endswith(".git"):
+        u = u[:-4].rstrip("/")
+    if not u:
+        return ""
+    if u.lower().startswith("file://"):
+        return "path:" + u[len("file://"):]
+    if _SCHEME_RE.match(u):
+        rest = u.split("://", 1)[1]
+        host, _, path = rest.partition("/")
+    elif re.match(r"^[^/\\]+:", u) and not re.match(r"^[A-Za-z]:[\\/]", u):   # scp form user@host:path
+        host, _, path = u.partition(":")
+    else:
+        return "path:" + u
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    path = "/".join(x for x in path.split("/") if x)
+    return f"{host}/{path}".lower() if path else host
+
+
+def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
+    """The :class:`ProjectIdentity` of working directory ``cwd``, or None
+    (no cwd, or ``/``).  A linked worktree maps to its main work tree."""
+    if not cwd:
+        return None
+    p = Path(os.path.abspath(os.fspath(cwd)))
+    found = _git_dirs(p)
+    if found is None:
+        name = clean_name(p.name)
+        if not name:
+            return None
+        return ProjectIdentity(f"path:{p}", name, clean_name(f"{p.parent.name}-{p.name}") or name, name)
+    top, git_dir = found
+    if git_dir.name == ".git" and git_dir.parent != top:   # a linked worktree: the main work tree
+        top = git_dir.parent
+    remote = _remote_url(git_dir)
+    rid = remote_identity(remote) if remote else ""
+    folder = clean_name(top.name)
+    if rid and not rid.startswith("path:"):
+        name = repo_name_from_url(remote) or folder
+        parts = rid.split("/")
+        owner = parts[-2] if len(parts) >= 3 else parts[0]
+        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder)
+    if rid:
+        name = repo_name_from_url(remote) or folder
+        return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder)
+    if not folder:
+        return None
+    return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder)
+
+
+REGISTRY_FILE = "projects.json"
+
+
+def load_registry(store_root: str | os.PathLike | None) -> dict[str, str]:
+    """The store's project registry: identity -> name (``{}`` when none)."""
+    if store_root is None:
+        return {}
+    import json
+    try:
+        doc = json.loads((Path(store_root) / REGISTRY_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    reg = doc.get("projects") if isinstance(doc, dict) else None
+    return {k: v for k, v in reg.items() if isinstance(k, str) and isinstance(v, str)} \
+        if isinstance(reg, dict) else {}
+
+
+def name_in(ident: ProjectIdentity, registry: dict[str, str]) -> str:
+    """The name ``ident`` has (or would get) in ``registry``: its registered
+    name, else its short name when no other identity has it, else its
+    qualified name (with ``-2``, ``-3``, … when that is taken too)."""
+    if ident.id in registry:
+        return registry[ident.id]
+    taken = set(registry.values())
+    if ident.name not in taken:
+        return ident.name
+    name, n = ident.qualified, 2
+    while name in taken:
+        name, n = f"{ident.qualified}-{n}", n + 1
+    return name
+
+
+def register_project(store, cwd: str | os.PathLike | None) -> str:
+    """Give the project of ``cwd`` its name in the store's registry (once;
+    names never change) and return it; ``""`` for no project.  Takes the
+    store lock; the file holds identities and names, never credentials."""
+    ident = identity_of(cwd)
+    if ident is None:
+        return ""
+    import json
+
+    from objstore.core.atomic import atomic_write
+    reg = load_registry(store.root)
+    if ident.id in reg:
+        return reg[ident.id]
+    with store.lock("project"):
+        reg = load_registry(store.root)
+        name = name_in(ident, reg)
+        if reg.get(ident.id) != name:
+            reg[ident.id] = name
+            atomic_write(store.root / REGISTRY_FILE,
+                         json.dumps({"v": 1, "projects": reg}, indent=1, sort_keys=True).encode("utf-8"),
+                         durable=False)
+    return name
+
+
+def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = None,
+                    store_root: str | os.PathLike | None = None) -> tuple[str, ...]:
+    """Every name the project of ``cwd`` may go by, its name first, without
+    repeats (rules in the module doc).  ``override`` replaces the working
+    directory's project.  ``store_root``: the store whose project registry
+    names it (None: names as a store with an empty registry would give
+    them).  ``()`` when there is no project."""
+    if override is not None:
+        name = clean_name(override)
+        return (name,) if name else ()
+    ident = identity_of(cwd)
+    if ident is None:
+        return ()
+    reg = load_registry(store_root)
+    name = name_in(ident, reg)
+    others = {v for k, v in reg.items() if k != ident.id}
+    names = [name, *(n for n in (ident.name, ident.folder) if n not in others)]
     return tuple(n for n in dict.fromkeys(names) if n)
 
 
-def project_of(cwd: str | os.PathLike | None, *, override: str | None = None) -> str:
-    """The project of working directory ``cwd`` (rules in the module doc);
-    ``""`` when there is none (no cwd, or ``/``)."""
-    names = project_aliases(cwd, override=override)
+def project_of(cwd: str | os.PathLike | None, *, override: str | None = None,
+               store_root: str | os.PathLike | None = None) -> str:
+    """The project name of working directory ``cwd`` (rules in the module
+    doc); ``""`` when there is none (no cwd, or ``/``)."""
+    names = project_aliases(cwd, override=override, store_root=store_root)
     return names[0] if names else ""
 
 

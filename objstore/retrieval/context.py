@@ -407,7 +407,7 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     else counts as ``startup``); ``project`` overrides the cwd's project.
     Raises InvalidInput for a bad budget; StoreNotFound is the caller's."""
     from objstore.memory.scope import project_aliases
-    projects = project_aliases(cwd, override=project)
+    projects = project_aliases(cwd, override=project, store_root=store.root)
     primary = projects[0] if projects else ""
     state = load_state(store, session_id)
     if source == "clear":
@@ -606,7 +606,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     """
     from objstore.memory.scope import project_aliases
     t0 = time.perf_counter()
-    projects = project_aliases(cwd, override=project)
+    projects = project_aliases(cwd, override=project, store_root=store.root)
     primary = projects[0] if projects else ""
     sources = {"prompt": (extract_cues(prompt), 1.0),
                "previous_assistant": (extract_cues(previous_assistant), config.assistant_weight),

@@ -36,7 +36,7 @@ def test_project_from_git_remote_in_a_subdirectory(tmp_path):
     sub = repo / "src" / "pkg"
     sub.mkdir(parents=True)
     assert project_of(sub) == "billing-api"
-    assert project_aliases(sub) == ("billing-api", "checkout-folder", "pkg")
+    assert project_aliases(sub) == ("billing-api", "checkout-folder")  # a subfolder is not a project (issue 21)
 
 
 def test_project_from_top_folder_without_remote(tmp_path):

@@ -1,0 +1,81 @@
+"""Issue 21 item 6: a project's identity is its full remote (or path), shown
+by a readable name; same-named repositories never share facts or turns;
+worktrees and subagents belong to their repository; --project replaces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from objstore.capture.claude_code import _project
+from objstore.memory import facts
+from objstore.memory.scope import identity_of, project_aliases, register_project
+from objstore.retrieval.context import render_context
+from tests.hooks._util import asst, line, text, user
+
+
+def git_repo(root: Path, url: str | None) -> Path:
+    (root / ".git").mkdir(parents=True)
+    cfg = "[core]\n\tbare = false\n"
+    if url:
+        cfg += f'[remote "origin"]\n\turl = {url}\n'
+    (root / ".git" / "config").write_text(cfg)
+    return root
+
+
+def test_same_named_repositories_are_two_projects(store, tmp_path):
+    acme = git_repo(tmp_path / "acme" / "api", "git@github.com:acme/api.git")
+    globex = git_repo(tmp_path / "globex" / "api", "https://token123@github.com/Globex/api.git")
+    assert identity_of(acme).id == "github.com/acme/api" and identity_of(globex).id == "github.com/globex/api"
+    assert register_project(store, acme) == "api"
+    assert register_project(store, globex) == "globex-api"
+    assert register_project(store, acme) == "api"                 # names never change
+    assert project_aliases(acme, store_root=store.root)[0] == "api"
+    assert "api" not in project_aliases(globex, store_root=store.root)
+    facts.remember(store, "project/api/db", "acme runs postgres")
+    facts.remember(store, "project/globex-api/db", "globex runs mysql")
+    mine = render_context(store, project_aliases(globex, store_root=store.root)).text
+    assert "mysql" in mine and "postgres" not in mine
+    theirs = render_context(store, project_aliases(acme, store_root=store.root)).text
+    assert "postgres" in theirs and "mysql" not in theirs
+    assert "token123" not in (store.root / "projects.json").read_text()
+
+
+def test_turns_are_captured_under_the_identity_name(store, tmp_path, invoke):
+    acme = git_repo(tmp_path / "acme" / "api", "git@github.com:acme/api.git")
+    globex = git_repo(tmp_path / "globex" / "api", "git@github.com:globex/api.git")
+    register_project(store, acme)
+    t = tmp_path / "S-gx.jsonl"
+    t.write_bytes(line(user("u1", "the quokka migration plan", sid="S-gx", cwd=str(globex)))
+                  + line(asst("a1", "m1", [text("noted")], sid="S-gx", cwd=str(globex))))
+    store.close()
+    invoke("import", "claude-code", str(t))
+    rows = invoke("sessions", "--json").json
+    rows = rows if isinstance(rows, list) else rows["sessions"]
+    assert [r["project"] for r in rows] == ["globex-api"]
+
+
+def test_worktrees_and_subagents_belong_to_their_repository(tmp_path):
+    main = git_repo(tmp_path / "checkout", None)
+    wt_git = main / ".git" / "worktrees" / "agent-a1b2"
+    wt_git.mkdir(parents=True)
+    (wt_git / "commondir").write_text("../..\n")
+    wt = main / ".claude" / "worktrees" / "agent-a1b2"
+    wt.mkdir(parents=True)
+    (wt / ".git").write_text(f"gitdir: {wt_git}\n")
+    assert project_aliases(wt) == ("checkout",)
+    assert identity_of(wt).id == f"path:{main}"
+    # a transcript read where the worktree no longer exists
+    assert _project("/home/u/api/.claude/worktrees/agent-a1b2") == "api"
+    assert _project("/home/u/api/src") == "src"
+
+
+def test_project_option_replaces_the_working_directory(tmp_path, invoke, monkeypatch):
+    repo = git_repo(tmp_path / "here", "git@github.com:acme/here.git")
+    monkeypatch.chdir(repo)
+    invoke("remember", "project/here/x", "local value")
+    invoke("remember", "project/other/x", "other value")
+    r = invoke("recall", "value", "--project", "other", "--json").json
+    assert r["projects"] == ["other"]
+    assert [h["key"] for h in r["hits"]] == ["project/other/x"]
+    assert project_aliases(repo, override="other") == ("other",)
