@@ -32,7 +32,9 @@ def test_specs_match_the_click_commands(name):
     _body, positionals, opts, defaults, _create = lean.SPECS[name]
     args = [(p.name, p.nargs) for p in cmd.params if isinstance(p, click.Argument)]
     assert args == positionals
-    parsed = cmd.make_context(name, ["x"] * len(args), resilient_parsing=True).params
+    from cmds.main import cli
+    root = click.Context(cli, info_name="mem", help_option_names=["-h", "--help"])  # as the CLI has it: click
+    parsed = cmd.make_context(name, ["x"] * len(args), parent=root, resilient_parsing=True).params  # caches it
     seen = set()
     for p in cmd.params:
         if not isinstance(p, click.Option):
