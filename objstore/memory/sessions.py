@@ -161,6 +161,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res = ImportResult()
     stats = reader.ParseStats()
     states: dict[str, _SessionState] = {}
+    # sessions seen -> "new" (no turn stored before this import); the states
+    # themselves are dropped after each publish so memory stays bounded
+    seen: dict[str, bool] = {}
+    grown: set[str] = set()  # sessions this import added turns to
     pending_docs: list = []
     bad_sessions: set[str] = set()
     valid_sids: dict[str, str] = {}
@@ -202,6 +206,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         st = states.get(sid)
                         if st is None:
                             st = states[sid] = _load_state(store, sid)
+                            seen.setdefault(sid, st.initial is None)
                         if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
                             continue  # alias: the same prompt captured by the prompt hook
                         text, forgotten = ct.text, 0
@@ -224,6 +229,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         st.head, st.next_seq = oid, st.next_seq + 1
                         st.sources.add(turn.source)
                         unpublished.add(sid)
+                        grown.add(sid)
                         if not forgotten:
                             pending_docs.append(turn_doc(oid, turn))
                         res.turns_added += 1
@@ -239,6 +245,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     _publish(store, states, unpublished, command)
                     _flush_index(store, pending_docs, res)
                     unpublished, pending_docs = set(), []
+                    if not last:  # published: a later file of one of them reloads its state from the store
+                        states.clear()
                     for real, ident in read:  # their turns are stored and their refs published
                         read_ledger.mark(real, ident)
                     read_ledger.save()
@@ -254,9 +262,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             record_sources(store, ledger)
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
-    res.session_ids = sorted(states)
-    res.sessions = len(states)
-    res.sessions_new = sum(1 for s in states.values() if s.initial is None and s.head is not None)
+    res.session_ids = sorted(seen)
+    res.sessions = len(seen)
+    res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
 
 
