@@ -182,10 +182,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         read: list[tuple[str, list]] = []  # files read in full, marked once their turns are published
         try:
             for i, path in enumerate(files):
+                real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
                 try:
                     if not path.is_file():
                         raise OSError(f"not a regular file (or a dangling link): {path}")
-                    real, ident = os.path.realpath(path), identity(path)
+                    ident = identity(path)
                     unchanged = not reread and read_ledger.unchanged(real, ident)
                     res.files_unchanged += unchanged
                     for ct in () if unchanged else wrap(reader.parse_file(path, stats)):
@@ -238,7 +239,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 except OSError as e:
                     res.files_skipped += 1
                     res.errors.append(f"{path}: {e.strerror or e}")
-                ledger.add(str(path.resolve()))
+                ledger.add(real)
                 last = i == len(files) - 1
                 if last or writer.count >= PACK_ROLL or len(pending_docs) >= INDEX_BATCH:
                     writer.finish()  # the pack and its index are durable before any ref names them
