@@ -2,7 +2,7 @@
 
 * ``<store>/remotes.json``: ``{"<name>": {"url": str, "endpoint": str|null,
   "encrypt": bool}}``, UTF-8 JSON, sorted keys.  No credential is ever
-  written here: S3 settings come from the environment at each run.
+  written here: S3 settings come from the caller at each run (the CLI reads AWS_*).
 * ``<store>/sync-key``: the store's sync key, an ``age-keygen`` style
   identity file (mode 0600), created by the first push to an encrypted
   remote or given with ``--key``.  It is the one secret of sync: whoever

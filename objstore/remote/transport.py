@@ -14,7 +14,7 @@ needs (``objstore/remote/sync.py``, ``docs/format.md`` "Remotes"):
 The S3 transport uses ``obstore`` (the ``memvcs[s3]`` extra; ~30 ms to
 import, against ~166 ms for boto3), imported only when an S3 remote is
 opened.  Credentials come from the mapping the caller passes (the CLI passes
-the ``AWS_*`` variables of its environment); they are never written anywhere.
+the ``AWS_*`` variables it runs with); they are never written anywhere.
 
 Errors: :class:`RemoteUnavailable` (exit 15) for an endpoint that does not
 answer, refused credentials, a missing bucket or folder;
