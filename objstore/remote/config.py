@@ -121,10 +121,16 @@ def read_key(store: Store) -> str | None:
 
 
 def write_key(store: Store, identity: str) -> None:
-    """Store ``identity`` as the sync key (mode 0600).  Raises InvalidInput."""
+    """Store ``identity`` as the sync key (mode 0600).  A store has one sync
+    key: replacing a different one would lock it out of its remotes.
+    Raises InvalidInput (not a key, or another key is already set)."""
     from objstore.remote.layout import check_identity
     from objstore.vault import age
     ident = check_identity(identity)
+    old = read_key(store)
+    if old is not None and old != ident:
+        raise InvalidInput("this store already has another sync key; its remotes are encrypted to it",
+                           hint=f"move {key_path(store)} away first if you really mean to replace it")
     atomic_write(key_path(store), age.format_identity_file(ident).encode())
     os.chmod(key_path(store), 0o600)
 

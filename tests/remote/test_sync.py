@@ -356,3 +356,62 @@ def test_four_machines_concurrent_writes(machines):
     for m in ms:
         assert {k for k, _ in list_keys(m.store, "project/load")} == want
         assert fsck(m.store).ok
+
+
+def test_s3_wrong_credentials(tmp_path):
+    """A moto server that checks credentials (INITIAL_NO_AUTH_ACTION_COUNT=0)
+    refuses unknown keys with 403: exit 15, the store untouched."""
+    pytest.importorskip("obstore")
+    pytest.importorskip("moto.server")
+    import socket
+    import subprocess
+    import sys
+    import time
+    from objstore import RemoteUnavailable, Store, add_remote, push
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="0")
+    p = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        st = Store.init(tmp_path / "s")
+        remember(st, "user/k", "v")
+        spec = add_remote(st, "origin", "s3://some-bucket/p", endpoint=f"http://127.0.0.1:{port}")
+        with pytest.raises(RemoteUnavailable, match="refused the credentials"):
+            push(st, spec, env={"AWS_ACCESS_KEY_ID": "AKIAWRONGWRONGWRONG1", "AWS_SECRET_ACCESS_KEY": "nope",
+                                "AWS_REGION": "us-east-1"})
+        assert current(st, "user/k").fact.body == "v" and fsck(st).ok
+        st.close()
+    finally:
+        p.terminate()
+        p.wait(10)
+
+
+def test_forget_of_one_version_while_other_side_wrote_on_top(machines, target):
+    canary = "canary-ibis-3310"
+    a = machines("a")
+    for body in ("one", canary, "three"):
+        remember(a.store, "project/p/k", body)
+    a.push()
+    b = machines("b", clone_from=a)
+    remember(b.store, "project/p/k", "four on B")
+    from objstore import forget
+    forget(a.store, what="project/p/k@v2")
+    a.push()
+    b.push()
+    a.pull()
+    for m in (a, b):
+        assert [v.fact.body for v in versions(m.store, "project/p/k")] == ["four on B", "three", "", "one"]
+        assert scan_store(m.root, [canary.encode()]) == []
+        assert fsck(m.store).ok
+    assert [v.id for v in versions(a.store, "project/p/k")] == [v.id for v in versions(b.store, "project/p/k")]
+    assert not any(canary.encode() in x for x in _all_remote_plaintexts(target, a.key()))
