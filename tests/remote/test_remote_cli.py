@@ -104,3 +104,13 @@ def test_forget_reaches_backups(invoke, tmp_path):
     invoke(*r, "restore", remote, "--snapshot", invoke(*a, "backup", "--list", "--json").json[0]["name"])
     invoke(*r, "get", "user/pin", exit_code=4)
     assert invoke(*r, "get", "user/other").stdout.strip() == "keep me"
+
+
+def test_forget_names_the_remotes_that_still_hold_it(invoke, tmp_path):
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "user/x", "secret-ish")
+    invoke(*a, "remote", "add", "usb", str(tmp_path / "remote"))
+    r = invoke(*a, "forget", "user/x", "--yes")
+    assert "usb still hold the value" in r.stderr and "mem push" in r.stderr
+    invoke(*a, "remember", "user/y", "other")
+    assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == ["usb"]
