@@ -74,15 +74,18 @@ class ForgetIndex:
 
     def fact_time(self, f: Fact) -> int | None:
         """Forget time for a live version whose value a tombstone names."""
-        if f.forgotten or not f.body:
+        if not self.facts or f.forgotten or not f.body:
             return None
         return self.facts.get((f.key, value_digest(f.body)))
 
     def turn_time(self, t: Turn) -> int | None:
         """Forget time for a live turn a tombstone names."""
-        if t.forgotten or not t.text:
+        if not self.turns or t.forgotten or not t.text:
             return None
         return self.turns.get((t.source, value_digest(t.text)))
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.turns or self.sessions)
 
     def queue_item_forgotten(self, q: QueueItem) -> bool:
         """True when a proposal's value was forgotten for its key."""

@@ -181,8 +181,11 @@ def _install_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res:
         try:
             with Pack(tmp / f"pack-{checksum}.idx") as p:
                 for oid in p:
-                    obj = decode(p.get(oid), strict=False)     # re-hashed against its id
+                    frame = p.get(oid)          # re-hashed against its id
                     ids.append(oid)
+                    if not fidx:
+                        continue
+                    obj = decode(frame, strict=False)
                     if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
                             (isinstance(obj, Turn) and (fidx.turn_time(obj) is not None
                                                         or obj.session in fidx.sessions)):
