@@ -476,13 +476,13 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             if send:
                 with PackWriter(tmp) as w:
                     for i, oid in enumerate(send):
-                        frame = store.read_frame(oid)
-                        obj = decode(frame, strict=False)
+                        zstream, frame = _verified_entry(store, oid)
+                        obj = decode(frame, strict=False) if fidx else None
                         if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
                                 (isinstance(obj, Turn) and fidx.turn_time(obj) is not None):
                             raise IntegrityError(f"refusing to push {oid}: a tombstone forgets its value",
                                                  hint="run 'mem pull' and 'mem fsck', then push again")
-                        w.add(frame)
+                        w.add_entry(oid, zstream)     # copied, not recompressed
                         if progress and i % 500 == 0:
                             progress("pack", i, len(send))
                     info = w.finish()
@@ -541,6 +541,33 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     if progress:
         progress("done", 1, 1)
     return res
+
+
+def _verified_entry(store: Store, oid: str) -> tuple[bytes, bytes]:
+    """``(zlib stream, frame)`` of an object, loose or packed, re-hashed
+    against its id (a damaged local object must never reach the remote).
+    Raises NotFound, CorruptObject."""
+    import zlib
+
+    import blake3
+
+    from objstore.core.errors import CorruptObject
+    try:
+        z = store.objects.path(oid).read_bytes()   # a loose file is the zlib stream of its frame
+    except FileNotFoundError:
+        for pk in store.packs.packs:
+            if pk.contains(oid):
+                z = pk.raw_entry(oid)
+                break
+        else:
+            raise NotFound(f"no object {oid}") from None
+    try:
+        frame = zlib.decompress(z)
+    except zlib.error:
+        raise CorruptObject(f"object {oid} is damaged (run 'mem fsck')") from None
+    if blake3.blake3(frame).hexdigest() != oid:
+        raise CorruptObject(f"object {oid} does not hash to its id (run 'mem fsck')")
+    return z, frame
 
 
 def _delete_orphans(t: Transport, listed: set[str]) -> None:
