@@ -93,6 +93,7 @@ _API: dict[str, tuple[str, str]] = {
     "session_start_block": ("objstore.retrieval.context", "session_start_block"),
     "LOCOMO_CATEGORIES": ("objstore.retrieval.evaluate", "LOCOMO_CATEGORIES"),
     "eval_injection": ("objstore.retrieval.evaluate", "eval_injection"),
+    "eval_knowledge_update": ("objstore.retrieval.evaluate", "eval_knowledge_update"),
     "eval_locomo": ("objstore.retrieval.evaluate", "eval_locomo"),
     "eval_supersession": ("objstore.retrieval.evaluate", "eval_supersession"),
     "has_vault": ("objstore.vault.sealed", "has_vault"),
