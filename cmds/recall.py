@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import TimeType, emit_json, fmt_time, json_option, safe, with_store
 
 
 def project_scope(project: str | None, all_projects: bool):
@@ -28,9 +28,10 @@ def project_scope(project: str | None, all_projects: bool):
 @click.option("-n", "--limit", type=click.IntRange(1, 200), default=10, show_default=True, help="Most hits to show.")
 @click.option("--project", metavar="NAME", help="Project scope (default: $MEM_PROJECT, else from the working directory).")
 @click.option("--all-projects", is_flag=True, help="Search every project, not only the current one.")
+@click.option("--as-of", type=TimeType(), help="Recall as the store stood at TIME: facts current then, turns recorded by then.")
 @json_option
 @with_store()
-def command(queries, what, limit, project, all_projects, as_json, store):
+def command(queries, what, limit, project, all_projects, as_of, as_json, store):
     """Recall current facts and past turns for one or more phrasings.
 
     Each QUERY is one phrasing (quote it); several phrasings of the same
@@ -41,21 +42,31 @@ def command(queries, what, limit, project, all_projects, as_json, store):
     working directory's git remote or folder name) plus user and global
     facts; --all-projects widens that.  Secret facts are never shown.
 
+    Every hit shows its date.  For a question about the present, a passage
+    whose value a later statement changed ranks below that statement and
+    says "updated later" (a current fact outranks turns holding its older
+    values); questions about the past ("when did", "what was") keep the
+    search order.  --as-of TIME reads the store as it stood then: each
+    key's value current at TIME (as mem log --as-of) and only turns
+    recorded by TIME.
+
     \b
     Examples:
       mem recall "which port does the database use"
       mem recall "deploy steps" "how do we release" --what facts
       mem recall "flaky auth test" --all-projects --json
+      mem recall "which port does the api use" --as-of 2026-03-01
 
     Exit status: 0 ok (also with no hits); 2 no searchable word; 10 no store;
     13 unreadable search index (run mem reindex).
     """
     from objstore import recall
     projects = project_scope(project, all_projects)
-    res = recall(store, list(queries), what=what, projects=projects, limit=limit)
+    res = recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
+                   "superseded": res.superseded, "as_of": as_of,
                    "hits": [h.to_json() for h in res.hits]})
         return
     if not res.hits:
@@ -77,5 +88,10 @@ def command(queries, what, limit, project, all_projects, as_json, store):
             click.echo(click.style(safe(f"turn  {where}"), fg="cyan")
                        + safe(f"  {h.role}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}"))
             click.echo("    " + safe(h.text))
+        if h.updated_later:
+            u = h.updated_later
+            where = u.get("key") or f"{u.get('session')}#{u.get('seq')}"
+            click.echo(click.style(safe(f"    updated later ({fmt_time(u['time'])}, {where}): "
+                                        + " ".join(u["text"].split())[:160]), fg="magenta"))
         if h.duplicates:
             click.echo(click.style(f"    (+{h.duplicates} identical)", dim=True))

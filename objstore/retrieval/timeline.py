@@ -217,12 +217,12 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
                 continue
             if B.relevance < share * A.relevance:
                 continue
-            if A.terms and sum(tw[t] for t in A.terms & B.terms) < similar * a_terms \
+            old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
+                and not (set(B.values) & set(A.values) - B.old_values)
+            if not old_of_fact and A.terms and sum(tw[t] for t in A.terms & B.terms) < similar * a_terms \
                     and not (B.terms & UPDATE_CUES):
                 continue
             kinds = {t for v, t in B.values.items() if v not in A.values and t in new[a] and first[v] > new[a][t]}
-            old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
-                and not (set(B.values) & set(A.values) - B.old_values)
             if kinds or old_of_fact:
                 out[a].append(b)
                 for v, t in A.values.items():
