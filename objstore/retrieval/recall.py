@@ -104,7 +104,7 @@ class RecallOptions:
     supersede: bool = True
     share: float = 0.2
     similar: float = 0.3
-    pool: int = 40
+    pool: int = 30
 
 
 @dataclass(frozen=True)
@@ -342,6 +342,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     pool = max(limit, opts.pool) if opts.supersede and wants_current(qs) else limit
     got_hits: list[RecallHit] = []
     extra: list[_Extra] = []
+    _prefetch_neighbours(store, order[:pool + pool // 2])
     for c in order:
         if len(got_hits) >= pool:
             break
@@ -360,11 +361,37 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         got_hits.append(hit)
         extra.append(_Extra(full, old_bodies, c.rel))
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
-        got_hits, res.superseded = _order_by_time(got_hits, extra, qs, opts)
-    res.hits = got_hits[:limit]
+        got_hits = _order_by_time(got_hits, extra, qs, opts)
+    res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
     return res
+
+
+def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
+    """A turn hit (holding its whole text until now) with the passage shown."""
+    from objstore.index.searchindex import make_snippet
+    if h.kind != "turn" or not opts.snippet:
+        return h
+    later = h.updated_later
+    if later is not None and later.get("kind") == "turn":
+        t = make_snippet(later["text"], query, 200)
+        later = {**later, "text": t}
+    return replace(h, text=make_snippet(h.text, query, opts.snippet), updated_later=later)
+
+
+def _prefetch_neighbours(store: Store, cands: Sequence[_Cand]) -> None:
+    """Find the ids of neighbour candidates (no index hit of their own) with
+    one index lookup per session instead of one per turn."""
+    want: dict[str, list[_Cand]] = defaultdict(list)
+    for c in cands:
+        if c.kind == "turn" and c.hit_id is None:
+            want[c.session or c.ref].append(c)
+    for sid, cs in want.items():
+        found = store.index.turns_at(sid, [c.seq for c in cs])
+        for c in cs:
+            h = found.get(c.seq)
+            c.hit_id = h.id if h is not None else ""  # "": looked up, not indexed
 
 
 def without_scope_words(query: str, projects: Sequence[str] | None) -> str:
@@ -413,7 +440,7 @@ def _stop_stems() -> frozenset[str]:
 
 
 def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence[str],
-                   opts: RecallOptions) -> tuple[list[RecallHit], int]:
+                   opts: RecallOptions) -> list[RecallHit]:
     """Apply the supersession rule of ``timeline`` to the materialised hits."""
     from objstore.index.searchindex import index_terms
     from objstore.retrieval.timeline import Item, lower_words_of, order_by_time, values_of
@@ -428,27 +455,25 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
         for body in e.old_bodies:
             old |= set(values_of(body, subject, lower))
         old -= set(vals)
-        terms = set(index_terms(e.full[:4000])) - stop
+        terms = set(index_terms(e.full[:4000])) - stop if vals else set()  # only items with values compare
         matched = stems & terms
         items.append(Item(time=h.time or 0, project=h.project or "", values=vals, matched=matched,
                           relevance=e.rel, kind=h.kind, old_values=old, seq=h.seq or 0, terms=terms))
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []
-    n = 0
     for i in order:
         h = hits[i]
         if sup[i]:
             b = hits[sup[i][0]]
             later = {"kind": b.kind, "id": b.id, "time": b.time, "date": b.date,
-                     "text": b.text if len(b.text) <= 200 else b.text[:199] + "…"}
+                     "text": b.text if b.kind == "turn" or len(b.text) <= 200 else b.text[:199] + "…"}
             if b.kind == "fact":
                 later["key"] = b.key
             else:
                 later.update(session=b.session, seq=b.seq)
             h = replace(h, updated_later=later)
-            n += 1
         out.append(h)
-    return out, n
+    return out
 
 
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
@@ -456,7 +481,6 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
     from objstore.memory.scope import applies, key_project
-    from objstore.index.searchindex import make_snippet
     try:
         if c.kind == "fact":
             head = store.refs.read("facts/" + c.ref)
@@ -479,6 +503,8 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
                              queries=tuple(sorted(c.queries))), f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id
+        if oid == "":
+            return None
         if oid is None:
             found = store.index.turns_at(c.session or c.ref, [c.seq]).get(c.seq)
             if found is None:
@@ -491,8 +517,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             return None
         if projects is not None and t.project and t.project not in projects:
             return None
-        text = make_snippet(t.text, query, opts.snippet) if opts.snippet else t.text
-        return RecallHit(kind="turn", id=oid, score=c.score, text=text, time=t.timestamp,
+        return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
                          project=t.project, trust=TURN_TRUST.get(t.role, t.role), session=t.session,
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
                          queries=tuple(sorted(c.queries))), t.text, []

@@ -34,7 +34,7 @@ Rule.  Item B supersedes item A when all hold:
 3. B shares the question's subject with A: both hold one of the
    question's content words at least (stemmed), and B's content terms
    cover at least ``similar`` (default 0.3) of A's content terms' weight
-   (a term weighs ``ln(1 + n / df)`` over the n items compared, so the
+   (a term weighs ``ln(1 + n / df)`` over the n items that state a value, so the
    words every candidate shares, such as the project's name, count
    little), unless B holds a word that announces a change
    (:data:`UPDATE_CUES`: now, no longer, switched, moved, upgraded, …);
@@ -202,10 +202,11 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
 
     new = [newness(it) for it in items]
     tdf: dict[str, int] = {}
-    for it in items:
+    stating = [it for it in items if it.values]
+    for it in stating:
         for t in it.terms:
             tdf[t] = tdf.get(t, 0) + 1
-    tw = {t: math.log(1.0 + len(items) / n) for t, n in tdf.items()}
+    tw = {t: math.log(1.0 + len(stating) / n) for t, n in tdf.items()}
     out: list[list[int]] = [[] for _ in items]
     replaced: dict[str, set[int]] = {}  # value -> items that superseded an item holding it
     for a, A in enumerate(items):
