@@ -16,7 +16,9 @@ like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
 the first word of a sentence and is never written in lower case in the
 texts compared (``Vitest``, ``RabbitMQ``, ``Fly.io``; type ``name``).
 Tokens that are words of the question are the subject, not values
-(``Postgres`` in "which postgres version").  Values are compared NFC +
+(``Postgres`` in "which postgres version"), and a token held by more than
+a fifth of the items compared (and more than two) is too common to tell
+statements apart (a speaker's name in a chat).  Values are compared NFC +
 casefolded.
 
 First appearance.  A value's *first appearance* is the earliest time of an
@@ -64,7 +66,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
 _DIGIT_RE = re.compile(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
@@ -129,12 +131,15 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
     return out
 
 
+#: A value held by more than this share of the items compared (and by more
+#: than two) is no value: a name everyone uses, such as a speaker's.
+COMMON_VALUE_SHARE = 0.2
+
 #: Stems of the words that announce a change ("we moved it to 8443", "Jest
 #: is no longer used", "from now on"): a passage holding one needs no other
 #: word in common with the older one beyond the question's (rule 3).
 UPDATE_CUES = frozenset("""
-now anymor longer switch move migrat upgrad downgrad bump rais lower chang replac instead updat
-renam took swap
+now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
 """.split())
 
 
@@ -189,6 +194,13 @@ class Item:
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
     """For each item, the indexes of the items that supersede it (the rule
     in the module docstring), newest superseder first."""
+    vdf: dict[str, int] = {}
+    for it in items:
+        for v in it.values:
+            vdf[v] = vdf.get(v, 0) + 1
+    common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
+    if common:  # a value most candidates hold (a speaker's name) tells no statement from another
+        items = [replace(it, values={v: t for v, t in it.values.items() if v not in common}) for it in items]
     first: dict[str, int] = {}
     for it in items:
         for v in it.values:
