@@ -7,8 +7,12 @@ from ._common import emit_json, json_option, with_store
 
 @click.command("context")
 @click.option("--project", metavar="NAME", help="Project (default: $MEM_PROJECT, else from the working directory).")
-@click.option("--budget", type=click.IntRange(1, 100_000), default=1500, show_default=True, metavar="TOKENS",
-              help="Most estimated tokens of the session-start block.")
+@click.option("--budget", type=click.IntRange(1, 100_000), metavar="TOKENS",
+              help="Most estimated tokens of the session-start block (default: context.session_budget "
+                   "in the store's config.toml, else 1500).")
+@click.option("--prompt-budget", type=click.IntRange(1, 100_000), metavar="TOKENS",
+              help="With --prompt: most estimated tokens of the injection (default: context.prompt_budget, "
+                   "else 600).")
 @click.option("--session", "session_id", metavar="ID",
               help="Use and keep this session's state (stable bytes, nothing injected twice).")
 @click.option("--source", type=click.Choice(["startup", "resume", "clear", "compact", "fork"]), default="startup",
@@ -18,7 +22,8 @@ from ._common import emit_json, json_option, with_store
 @click.option("--tool-output", metavar="TEXT", help="With --prompt: the last tool output.")
 @json_option
 @with_store()
-def command(project, budget, session_id, source, prompt, previous_assistant, tool_output, as_json, store):
+def command(project, budget, prompt_budget, session_id, source, prompt, previous_assistant, tool_output, as_json,
+            store):
     """Print the memory block for a session start, or what a prompt would get.
 
     Without --prompt: the session-start block, which holds pinned facts, user
@@ -29,7 +34,20 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
 
     With --prompt: the cue-triggered injection for that prompt (the
     precision-first gate of UserPromptSubmit).  $MEM_TRACE=FILE appends a
-    JSON line per prompt explaining every injection and rejection.
+    JSON line per prompt (and per session start) explaining every
+    injection and rejection, with the tokens it cost.
+
+    Every fact carries the date it was recorded; a value that moves on its
+    own (a version, a count or measurement, a status) says so, and one
+    older than context.moving_max_age_days (default 30) stays out of the
+    session-start block.  Budgets and that age are set in the store's
+    config.toml:
+
+    \b
+      [context]
+      session_budget = 1500
+      prompt_budget = 600
+      moving_max_age_days = 30
 
     The text is a <mem-context> element labelled as data, not instructions;
     nothing is printed when nothing applies.
@@ -38,6 +56,7 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
     Examples:
       mem context
       mem context --project acme-api --budget 800
+      mem context --prompt "which postgres do we run?" --prompt-budget 300
       mem context --prompt "why does the db connection fail?" --json
       MEM_TRACE=/tmp/trace.jsonl mem context --session S1 --prompt "deploy it"
 
@@ -45,8 +64,7 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
     """
     import os
 
-    from objstore import inject_for_prompt, render_context, session_start_block
-    from objstore import project_aliases
+    from objstore import GateConfig, inject_for_prompt, project_aliases, render_context, session_start_block
     override = project or os.environ.get("MEM_PROJECT") or None
     try:
         cwd = os.getcwd()
@@ -55,15 +73,17 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
     if prompt is not None:
         inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
                                 tool_output=tool_output, cwd=cwd, project=override,
+                                config=GateConfig(budget_tokens=prompt_budget) if prompt_budget else None,
                                 trace_path=os.environ.get("MEM_TRACE") or None)
         if as_json:
             emit_json({"text": inj.text, **{k: inj.trace[k] for k in ("project", "cues", "injected", "rejected",
-                                                                       "decision")}})
+                                                                       "decision", "tokens", "budget")}})
         elif inj.text:
             click.echo(inj.text, nl=False)
         return
     if session_id:
-        text = session_start_block(store, session_id, source, cwd, project=override, budget=budget)
+        text = session_start_block(store, session_id, source, cwd, project=override, budget=budget,
+                                   trace_path=os.environ.get("MEM_TRACE") or None)
         if as_json:
             emit_json({"text": text, "session": session_id})
         elif text:
@@ -71,7 +91,8 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
         return
     block = render_context(store, project_aliases(cwd, override=override), budget=budget)
     if as_json:
-        emit_json({"text": block.text, "project": block.project, "tokens": block.tokens,
-                   "omitted": block.omitted, "facts": [{"key": k, "id": i} for k, i in block.facts]})
+        emit_json({"text": block.text, "project": block.project, "tokens": block.tokens, "budget": block.budget,
+                   "omitted": block.omitted, "stale_moving": block.stale_moving,
+                   "facts": [{"key": k, "id": i} for k, i in block.facts]})
     elif block.text:
         click.echo(block.text, nl=False)

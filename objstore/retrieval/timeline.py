@@ -16,7 +16,7 @@ like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
 the first word of a sentence and is never written in lower case in the
 texts compared (``Vitest``, ``RabbitMQ``, ``Fly.io``; type ``name``).
 Tokens that are words of the question are the subject, not values
-(``Postgres`` in "which postgres version"), and a token held by more than
+(``Postgres`` in "which postgres version"), and a name held by more than
 a fifth of the items compared (and more than two) is too common to tell
 statements apart (a speaker's name in a chat).  Values are compared NFC +
 casefolded.
@@ -131,7 +131,7 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
     return out
 
 
-#: A value held by more than this share of the items compared (and by more
+#: A name held by more than this share of the items compared (and by more
 #: than two) is no value: a name everyone uses, such as a speaker's.
 COMMON_VALUE_SHARE = 0.2
 
@@ -196,8 +196,9 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
     in the module docstring), newest superseder first."""
     vdf: dict[str, int] = {}
     for it in items:
-        for v in it.values:
-            vdf[v] = vdf.get(v, 0) + 1
+        for v, t in it.values.items():
+            if t == "name":
+                vdf[v] = vdf.get(v, 0) + 1
     common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
     if common:  # a value most candidates hold (a speaker's name) tells no statement from another
         items = [replace(it, values={v: t for v, t in it.values.items() if v not in common}) for it in items]
