@@ -167,7 +167,8 @@ class LocomoConfig:
 def locomo_steps() -> list[LocomoConfig]:
     """The pipeline built up one step at a time; the last is the default."""
     from objstore.retrieval.recall import RecallOptions
-    plain = RecallOptions(stopwords=False, neighbours=0.0, session_boost=0.0)
+    plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
+                          supersede=False)
     return [
         LocomoConfig("BM25, mem_words analyzer, turn text only", "words", False, False, plain),
         LocomoConfig("+ speaker name and image caption in the turn text", "words", True, True, plain),
@@ -176,7 +177,11 @@ def locomo_steps() -> list[LocomoConfig]:
                      replace(plain, stopwords=True)),
         LocomoConfig("+ neighbouring turns (0.3 of a hit's score to seq +-1)", "stem", True, True,
                      replace(plain, stopwords=True, neighbours=0.3)),
-        LocomoConfig("+ session evidence (0.1 x the session's summed scores) = default", "stem", True, True,
+        LocomoConfig("+ session evidence (0.1 x the session's summed scores)", "stem", True, True,
+                     replace(plain, stopwords=True, neighbours=0.3, session_boost=0.1)),
+        LocomoConfig("+ wider turn window (0.4 to seq +-1, 0.2 to seq +-2)", "stem", True, True,
+                     replace(plain, stopwords=True, neighbours=0.4, neighbours2=0.2, session_boost=0.1)),
+        LocomoConfig("+ time: recency factor, supersession of passages = default", "stem", True, True,
                      RecallOptions()),
     ]
 

@@ -72,6 +72,8 @@ class RecallOptions:
         depth: BM25 hits kept per phrasing before re-ranking.
         neighbours: share of a turn hit's normalised score given to the
             turns at seq - 1 and seq + 1 of its session (0 disables).
+        neighbours2: the same for the turns at seq - 2 and seq + 2 (an
+            answer often comes two turns after the question).
         session_boost: weight of the summed normalised scores of a
             session's hits, added to each of its turns (0 disables).
         stopwords: drop query stop words (``searchindex.QUERY_STOPWORDS``).
@@ -94,7 +96,8 @@ class RecallOptions:
     """
 
     depth: int = 30
-    neighbours: float = 0.3
+    neighbours: float = 0.4
+    neighbours2: float = 0.2
     session_boost: float = 0.1
     stopwords: bool = True
     rrf_k: int = 60
@@ -257,16 +260,17 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         c = cands.setdefault(k, _Cand("turn", k[1], h.seq))
         c.hit_id, c.score, c.session = h.id, c.score + s, h.ref
         session_sum[h.ref] += s
-    if opts.neighbours and positions:
+    if (opts.neighbours or opts.neighbours2) and positions:
         for h in hits:
             if h.kind != "turn":
                 continue
             s = h.score / top
-            for n in (h.seq - 1, h.seq + 1):
-                if n < 0:
+            for n, w in ((h.seq - 1, opts.neighbours), (h.seq + 1, opts.neighbours),
+                         (h.seq - 2, opts.neighbours2), (h.seq + 2, opts.neighbours2)):
+                if n < 0 or not w:
                     continue
                 c = cands.setdefault(("turn", h.ref, n), _Cand("turn", h.ref, n, session=h.ref))
-                c.score += opts.neighbours * s
+                c.score += w * s
     if opts.session_boost:
         for c in cands.values():
             if c.kind == "turn":
@@ -322,7 +326,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     proj = None if projects is None else tuple(projects)
     fused: dict[tuple, _Cand] = {}
     for qi, q in enumerate(qs):
-        ranked = rank_query(store, without_scope_words(q, proj), kinds=WHAT[what], projects=proj,
+        q = without_scope_words(q, proj)
+        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
         top = ranked[0].score if ranked else 1.0
         for rank, c in enumerate(ranked):

@@ -17,7 +17,7 @@ the first word of a sentence and is never written in lower case in the
 texts compared (``Vitest``, ``RabbitMQ``, ``Fly.io``; type ``name``).
 Tokens that are words of the question are the subject, not values
 (``Postgres`` in "which postgres version"), and a name held by more than
-a fifth of the items compared (and more than two) is too common to tell
+a tenth of the items compared (and more than two) is too common to tell
 statements apart (a speaker's name in a chat).  Values are compared NFC +
 casefolded.
 
@@ -133,7 +133,7 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
 
 #: A name held by more than this share of the items compared (and by more
 #: than two) is no value: a name everyone uses, such as a speaker's.
-COMMON_VALUE_SHARE = 0.2
+COMMON_VALUE_SHARE = 0.1
 
 #: Stems of the words that announce a change ("we moved it to 8443", "Jest
 #: is no longer used", "from now on"): a passage holding one needs no other
