@@ -148,6 +148,9 @@ def injection(file, show, as_json):
     click.echo(f"recall {j['recall']:.3f}  precision {j['precision']:.3f}  "
                f"prompts with a false injection {j['false_injection_share']:.3f}  "
                f"turn passages injected {j['turn_injections']}")
+    tk = j["tokens"]
+    click.echo(f"tokens: session start {tk['session_start']}, per prompt {tk['per_prompt_mean']:.1f} "
+               f"(with an injection {tk['per_injecting_prompt_mean']:.1f}, largest {tk['per_prompt_max']})")
     if show:
         for p in r.rows:
             mark = "ok " if not p["false"] and not p["missed"] else "BAD"

@@ -512,7 +512,10 @@ class InjectionReport:
     injected facts that were expected or allowed / injected facts.
     ``false_injection_share``: prompts where a fact outside ``expect`` and
     ``allow`` was injected, or a turn passage where none was expected /
-    all prompts.  ``rows``: one dict per prompt.
+    all prompts.  ``tokens``: estimated tokens of the session-start block
+    of the scenario's project and of each prompt's injection (mean over all
+    prompts, over the prompts that got one, and the largest).  ``rows``:
+    one dict per prompt.
     """
 
     prompts: int
@@ -526,6 +529,8 @@ class InjectionReport:
     false_prompts: int = 0
     turn_injections: int = 0
     turn_expected_hits: int = 0
+    prompt_tokens: list[int] = field(default_factory=list)
+    session_tokens: int = 0
     rows: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -535,6 +540,11 @@ class InjectionReport:
                 "false_injection_share": round(_fraction(self.false_prompts, self.prompts), 3),
                 "injected_facts": self.injected, "expected_facts": self.expected,
                 "turn_injections": self.turn_injections, "turn_expected_hits": self.turn_expected_hits,
+                "tokens": {"session_start": self.session_tokens,
+                           "per_prompt_mean": round(_fraction(sum(self.prompt_tokens), len(self.prompt_tokens)), 1),
+                           "per_injecting_prompt_mean": round(_fraction(
+                               sum(self.prompt_tokens), sum(1 for t in self.prompt_tokens if t)), 1),
+                           "per_prompt_max": max(self.prompt_tokens, default=0)},
                 "rows": self.rows}
 
 
@@ -578,6 +588,8 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
                      project=str(t.get("project", project)), source=f"eval:{i}", parent=None))
         if sessions:
             write_sessions(store, sessions.items())
+        from objstore.retrieval.context import render_context
+        rep.session_tokens = render_context(store, (project,) if project else ()).tokens
         for i, p in enumerate(data["prompts"]):
             if not isinstance(p, dict) or not isinstance(p.get("prompt"), str):
                 raise InvalidInput(f"prompts[{i}]: want {{\"prompt\": text, \"expect\": [keys]}}")
@@ -597,6 +609,7 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
             false = bool(set(keys) - expect - allow) or (bool(turns) and not p.get("expect_turn"))
             rep.false_prompts += false
             rep.turn_injections += len(turns)
+            rep.prompt_tokens.append(int(inj.trace.get("tokens") or 0))
             rep.turn_expected_hits += bool(turns) and bool(p.get("expect_turn"))
             rep.rows.append({"prompt": p["prompt"], "expect": sorted(expect), "injected": keys + turns,
                              "false": false, "missed": sorted(expect - set(keys)),

@@ -107,7 +107,7 @@ class RecallOptions:
     supersede: bool = True
     share: float = 0.2
     similar: float = 0.3
-    pool: int = 30
+    pool: int = 15
 
 
 @dataclass(frozen=True)
