@@ -12,9 +12,11 @@ refuse to inject a stale turn without the current fact
 
 Values.  The *values* of a text (:func:`values_of`) are its tokens that look
 like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
-``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word that is not
-the first word of a sentence and is never written in lower case in the
-texts compared (``Vitest``, ``RabbitMQ``, ``Fly.io``; type ``name``).
+``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word that is
+never written in lower case in the texts compared (``Vitest``,
+``RabbitMQ``, ``Fly.io``; type ``name``); a sentence's first word only if
+it is also no stop word and not shaped like a verb or adverb (``Priya
+owns …`` yes, ``Upgraded …`` no).
 Tokens that are words of the question are the subject, not values
 (``Postgres`` in "which postgres version"), and a name held by more than
 a tenth of the items compared (and more than two) is too common to tell
@@ -117,10 +119,20 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         if v in subj or v in out or (lower_words is not None and v in lower_words):
             continue
         odd = any(c.isupper() for c in tok[1:]) or "." in tok  # RabbitMQ, CircleCI, Fly.io
-        if not odd and _SENTENCE_START_RE.search(text[:m.start()]):
+        if not odd and _SENTENCE_START_RE.search(text[:m.start()]) and not _initial_name(v, lower_words):
             continue  # a sentence's first word: prose as often as a name
         out[v] = "name"
     return out
+
+
+def _initial_name(v: str, lower_words: set[str] | None) -> bool:
+    """Whether a capitalised first word of a sentence is taken for a name
+    ("Priya owns the rotation"): never written in lower case in the texts
+    compared, not a stop word, not shaped like a verb or adverb (-ed,
+    -ing, -ly)."""
+    from objstore.index.analysis import QUERY_STOPWORDS
+    return (lower_words is not None and v not in lower_words and v not in QUERY_STOPWORDS
+            and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha())
 
 
 def lower_words_of(texts: Iterable[str]) -> set[str]:
