@@ -1,11 +1,8 @@
 """mem get."""
 
-import sys
-
 import click
 
-from ._common import TimeType, complete_key, fmt_time, json_option, safe, with_store
-from .log import version_json
+from ._common import TimeType, complete_key, exit_with, json_option, with_store
 
 
 @click.command("get")
@@ -30,20 +27,5 @@ def command(key, as_of, as_json, store):
     Exit status: 0 found; 4 no such key (or no value current at --as-of);
     6 the key is sealed (its value is shown only by mem sealed show); 10 no store.
     """
-    from objstore import NotFound, current, current_of, refuse_if_sealed, versions
-    refuse_if_sealed(store, key)
-    if as_of is None:
-        v = current(store, key)
-    else:
-        v = current_of(versions(store, key), as_of)
-        if v is None:
-            raise NotFound(f"{key} had no current value at {fmt_time(as_of)}",
-                           hint=f"see its versions with: mem log {key}")
-    if as_json:
-        from ._common import emit_json
-        emit_json(version_json(v, current=True))
-    elif sys.stdout.isatty():
-        click.echo(safe(v.fact.body))
-    else:  # exactly the stored value (click.echo would strip escape sequences)
-        sys.stdout.write(v.fact.body + "\n")
-        sys.stdout.flush()
+    from . import lean
+    exit_with(lean.get(store, key, as_json, as_of))
