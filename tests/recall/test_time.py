@@ -125,3 +125,24 @@ def test_knowledge_update_generator_is_deterministic():
     data = mod.build()
     assert json.dumps(data, indent=1, ensure_ascii=False) + "\n" == \
         (REPO / "eval" / "knowledge_update.json").read_text(encoding="utf-8")
+
+
+def test_the_bundled_sample_serves_the_current_postgres(invoke):
+    """Issue 20's example: the bundled sample imported, project/acme-api/db
+    changed to Postgres 16 on 5433; recall and the prompt injection put the
+    current value above the turns that state the old one."""
+    sample = REPO / "cmds" / "data" / "sample-projects"
+    invoke("import", "claude-code", str(sample))
+    invoke("remember", "project/acme-api/db", "Postgres 15 on port 5432")
+    invoke("remember", "project/acme-api/db", "Postgres 16 on port 5433")
+    hits = invoke("recall", "which port does postgres use", "--project", "acme-api", "--json").json["hits"]
+    first_current = next(i for i, h in enumerate(hits) if "5433" in h["text"])
+    first_stale = next(i for i, h in enumerate(hits) if "5432" in h["text"] and "5433" not in h["text"])
+    assert first_current < first_stale
+    fact = next(i for i, h in enumerate(hits) if h["kind"] == "fact")
+    assert fact < first_stale and all(h["updated_later"] for h in hits[first_stale:first_stale + 1])
+    j = invoke("context", "--project", "acme-api", "--prompt",
+               "the flaky database fixture again: which postgres do we run locally and in CI?", "--json").json
+    if "5432" in j["text"]:
+        assert "Postgres 16 on port 5433" in j["text"] and j["text"].index("5433") < j["text"].index("5432")
+    assert j["tokens"] > 0 and j["budget"] == 600
