@@ -48,6 +48,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
     "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
+    "mcp": ("cmds.mcp", "Serve memory to an MCP client over stdio (one agent session)."),
+    "serve": ("cmds.serve", "Serve memory over MCP streamable HTTP, for many agents at once."),
     "eval": ("cmds.eval_", "Measure recall and injection quality on scenario files."),
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),
     "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),
