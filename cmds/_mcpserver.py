@@ -10,8 +10,9 @@ never on a hook path: the SDK costs ~1 s to import.
   front of the SDK's app checks the bearer key (401), the role against the
   endpoint and the tool called (403), the body size (413) and the per-key
   rate limits (429 + Retry-After), then hands the request on with the key's
-  :class:`Caller` in the request state.  ``/mcp`` serves read and agent keys;
-  ``/admin/mcp`` serves owner keys only.
+  :class:`Caller` in the request state, to the SDK app of the key's role (so
+  ``tools/list`` shows each role only its tools).  ``/mcp`` serves read and
+  agent keys; ``/admin/mcp`` serves owner keys only.
 """
 
 from __future__ import annotations
@@ -208,10 +209,10 @@ class Gate:
         self.keyring, self.limits, self.limiter = keyring, limits, RateLimiter(limits)
         runner = Runner(tools, limits, None, parse_time)
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if remote else None
-        self.apps = {}
-        for path, role in (("/mcp", "agent"), ("/admin/mcp", "owner")):
+        self.apps = {}  # one SDK app per role, so tools/list shows each role its own tools
+        for role in ("read", "agent", "owner"):
             srv = build_server(tools_for(role), runner)
-            self.apps[path] = srv.streamable_http_app(json_response=True, stateless_http=True, host=host,
+            self.apps[role] = srv.streamable_http_app(json_response=True, stateless_http=True, host=host,
                                                       transport_security=security,
                                                       max_request_body_size=limits.max_body_bytes)
 
@@ -222,8 +223,7 @@ class Gate:
         if scope["type"] != "http":
             return
         path = scope.get("path", "").rstrip("/") or "/"
-        app = self.apps.get(path)
-        if app is None:
+        if path not in ("/mcp", "/admin/mcp"):
             await _reply(send, 404, {"error": "not_found", "message": "MCP is served at /mcp (owner keys: /admin/mcp)"})
             return
         t0 = time.perf_counter()
@@ -240,6 +240,7 @@ class Gate:
         if path == "/admin/mcp" and rec.role != "owner":
             return await self._deny(send, path, rec.name, 403, f"a {rec.role} key cannot use /admin/mcp")
         caller = rec.caller()
+        app = self.apps[rec.role]
         body = b""
         if scope.get("method") == "POST":
             try:

@@ -107,8 +107,8 @@ def check_namespace(ns: str) -> str:
     ns = ns.strip().rstrip("/")
     if ns in ("user", "global"):
         return ns
-    try:
-        return validate_key(ns)
+    try:  # a prefix is valid when a key under it is (project/api alone is no key)
+        return validate_key(ns + "/x")[:-2]
     except InvalidInput:
         raise InvalidInput(f"bad namespace {ns!r}: want user, global, project/<name> or a key prefix "
                            "under one") from None
