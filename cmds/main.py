@@ -59,6 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nuke": ("cmds.nuke", "Delete the whole store, after you type its path to confirm."),
     "mcp": ("cmds.mcp", "Serve memory to an MCP client over stdio (one agent session)."),
     "serve": ("cmds.serve", "Serve memory over MCP streamable HTTP, for many agents at once."),
+    "curate": ("cmds.curate", "Curate memory with Claude Code and the admin MCP server attached."),
     "eval": ("cmds.eval_", "Measure recall and injection quality on scenario files."),
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),
     "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),

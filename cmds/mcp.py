@@ -158,3 +158,157 @@ def revoke(ctx, name):
     from objstore import mcp_keys_path, revoke_mcp_key
     rec = revoke_mcp_key(mcp_keys_path(home_path(ctx)), name)
     click.echo(f"revoked {rec.name} ({rec.id})")
+
+
+AGENTS = ("claude-code", "codex")
+
+
+def config_path(agent: str, scope: str):
+    """Where ``agent`` keeps its MCP servers: Claude Code user scope
+    ``$CLAUDE_CONFIG_DIR/.claude.json`` (default ``~/.claude.json``), project
+    scope ``./.mcp.json``; Codex ``$CODEX_HOME/config.toml`` (default
+    ``~/.codex/config.toml``)."""
+    import os
+    from pathlib import Path
+    if agent == "codex":
+        return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "config.toml"
+    if scope == "project":
+        return Path.cwd() / ".mcp.json"
+    d = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(d).expanduser() / ".claude.json") if d else Path("~/.claude.json").expanduser()
+
+
+def _record_path(ctx, agent: str, path):
+    import hashlib
+    import os
+    h = hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return home_path(ctx) / "installed" / f"mcp-{agent}-{h}.json"
+
+
+def _show(plan, agent: str, action: str, dry_run: bool, as_json: bool) -> None:
+    if as_json:
+        emit_json({"agent": agent, "action": action, "path": str(plan.path), "changed": plan.changed,
+                   "dry_run": dry_run})
+        return
+    if dry_run:
+        import difflib
+        diff = difflib.unified_diff((plan.before or "").splitlines(True), (plan.after or "").splitlines(True),
+                                    fromfile=f"{plan.path} (now)", tofile=f"{plan.path} (after {action})")
+        click.echo("".join(diff).rstrip("\n") or f"nothing to change in {plan.path}")
+        return
+    if not plan.changed:
+        click.echo(f"{'already installed' if action == 'install' else 'not installed'} in {plan.path}; "
+                   "nothing changed")
+    elif action == "install":
+        click.echo(f"added the mem MCP server to {plan.path}")
+    else:
+        click.echo(f"removed the mem MCP server from {plan.path}"
+                   + (" (file deleted: the install created it)" if plan.after is None else ""))
+
+
+def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_run: bool, as_json: bool,
+                quiet: bool = False):
+    """Install into ``agent``'s configuration; returns the plan."""
+    import json
+
+    from objstore import claude_code_mcp_entry, install_record, plan_claude_code_mcp, plan_codex_mcp, \
+        write_settings
+    from .hooks_install import mem_command
+    path = config_path(agent, scope)
+    if agent == "codex":
+        plan = plan_codex_mcp(path, mem_command(), url, key_env)
+    else:
+        plan = plan_claude_code_mcp(path, claude_code_mcp_entry(mem_command(), url, key_env))
+    if plan.changed and not dry_run:
+        open_store(ctx, create=True)  # the undo record lives in the store
+        rec = _record_path(ctx, agent, path)
+        rec.parent.mkdir(parents=True, exist_ok=True)
+        write_settings(plan)
+        rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
+    if not quiet:
+        _show(plan, agent, "install", dry_run, as_json)
+        if url and not as_json and not dry_run:
+            click.echo(f"hint: export {key_env}=<key> where {agent} starts (mint one: "
+                       "mem mcp keys mint --name NAME --role agent); the file holds only the variable's name",
+                       err=True)
+    return plan
+
+
+_install_opts = [
+    click.argument("agent", type=click.Choice(AGENTS)),
+    click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
+                 help="Claude Code: ~/.claude.json (user) or ./.mcp.json (project). Codex has one file."),
+    click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing."),
+    json_option,
+]
+
+
+def _opts(f):
+    for o in reversed(_install_opts):
+        f = o(f)
+    return f
+
+
+@command.command("install")
+@_opts
+@click.option("--http", "url", metavar="URL",
+              help="Use a running 'mem serve' at URL (e.g. http://127.0.0.1:8765/mcp) instead of stdio.")
+@click.option("--key-env", default="MEM_MCP_KEY", show_default=True, metavar="VAR",
+              help="With --http: the environment variable that holds the key (never the key itself).")
+@click.pass_context
+def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
+    """Register mem's MCP server with Claude Code or Codex.
+
+    claude-code writes what 'claude mcp add' would: mcpServers.mem in
+    ~/.claude.json (--scope user) or ./.mcp.json (--scope project).  codex
+    adds [mcp_servers.mem] to ~/.codex/config.toml ($CODEX_HOME).  stdio
+    runs 'mem mcp'; --http points at 'mem serve' with the key read from an
+    environment variable (Claude Code: "Bearer ${MEM_MCP_KEY}"; Codex:
+    bearer_token_env_var), never written in the file.  Idempotent;
+    'mem mcp uninstall' restores the file byte for byte.
+
+    \b
+    Examples:
+      mem mcp install claude-code
+      mem mcp install codex
+      mem mcp install codex --http http://127.0.0.1:8765/mcp
+      mem mcp install claude-code --scope project --dry-run
+
+    Exit status: 0 installed or already there; 2 the file is not valid
+    JSON/TOML, or holds a different 'mem' server.
+    """
+    install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json)
+
+
+@command.command("uninstall")
+@_opts
+@click.pass_context
+def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
+    """Remove mem's MCP server from Claude Code's or Codex's configuration.
+
+    A file still as the install left it gets back its exact bytes from
+    before (a file the install created is deleted); a file changed since
+    loses only mem's entry.
+
+    \b
+    Examples:
+      mem mcp uninstall codex
+      mem mcp uninstall claude-code --scope project
+
+    Exit status: 0 removed or not installed; 2 the file is not valid JSON/TOML.
+    """
+    import json
+
+    from objstore import plan_claude_code_mcp_removal, plan_codex_mcp_removal, write_settings
+    path = config_path(agent, scope)
+    rec_path = _record_path(ctx, agent, path)
+    try:
+        record = json.loads(rec_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    plan = (plan_codex_mcp_removal if agent == "codex" else plan_claude_code_mcp_removal)(path, record=record)
+    if not dry_run:
+        if plan.changed:
+            write_settings(plan)
+        rec_path.unlink(missing_ok=True)
+    _show(plan, agent, "uninstall", dry_run, as_json)

@@ -153,6 +153,11 @@ _API: dict[str, tuple[str, str]] = {
     "tools_for": ("objstore.integrations.access", "tools_for"),
     "MemoryTools": ("objstore.integrations.mcptools", "MemoryTools"),
     "MCP_NOTICE": ("objstore.integrations.mcptools", "NOTICE"),
+    "claude_code_mcp_entry": ("objstore.integrations.mcpinstall", "claude_code_entry"),
+    "plan_claude_code_mcp": ("objstore.integrations.mcpinstall", "plan_claude_code"),
+    "plan_claude_code_mcp_removal": ("objstore.integrations.mcpinstall", "plan_claude_code_removal"),
+    "plan_codex_mcp": ("objstore.integrations.mcpinstall", "plan_codex"),
+    "plan_codex_mcp_removal": ("objstore.integrations.mcpinstall", "plan_codex_removal"),
 }
 
 __all__ = sorted(_API)
