@@ -9,7 +9,7 @@ bytes from before; a file changed since loses only mem's entry.
   (``--scope project``).  stdio: ``{"type": "stdio", "command": MEM,
   "args": ["mcp"], "env": {}}``; HTTP: ``{"type": "http", "url": URL,
   "headers": {"Authorization": "Bearer ${VAR}"}}`` — Claude Code expands
-  ``${VAR}`` from its environment, so the key is never in the file.
+  ``${VAR}`` when it starts, so the key is never in the file.
 * Codex: a ``[mcp_servers.mem]`` table appended to ``~/.codex/config.toml``:
   ``command``/``args`` for stdio, or ``url`` + ``bearer_token_env_var`` for
   HTTP (Codex's own names).
@@ -36,7 +36,7 @@ __all__ = ["SERVER_NAME", "DEFAULT_KEY_ENV", "claude_code_entry", "codex_table",
 
 def _check_env(var: str) -> str:
     if not _ENV_NAME.fullmatch(var or ""):
-        raise InvalidInput(f"{var!r} is not an environment variable name")
+        raise InvalidInput(f"{var!r} is not a valid variable name (letters, digits, _)")
     return var
 
 
