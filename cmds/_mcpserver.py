@@ -76,8 +76,7 @@ class Runner:
                 v = args[q]
                 rec["query_sha256"] = query_digest(v if isinstance(v, str) else "\x1f".join(map(str, v)))
         try:
-            check_arguments(args, self.limits)
-            if "valid_from" in args:
+            if "valid_from" in args:  # (the arguments passed ArgumentGate before validation)
                 args["valid_from"] = self._time(args["valid_from"])
             out = self.tools.call(caller, name, args)
             rec["outcome"] = "ok"
@@ -100,10 +99,36 @@ class Runner:
                                "'@<ms since epoch>' or 'now'") from None
 
 
+class ArgumentGate:
+    """SDK middleware: bound every ``tools/call``'s arguments and refuse any
+    credential shape by rule name (:func:`check_arguments`) *before* the SDK
+    validates them, so a wrong-typed argument holding a credential is never
+    echoed back in a validation message."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+
+    async def __call__(self, ctx, call_next):
+        if ctx.method == "tools/call" and isinstance(ctx.params, dict):
+            args = ctx.params.get("arguments") or {}
+            try:
+                check_arguments(args, self.runner.limits)
+            except MemError as e:
+                code = _CODES.get(type(e).__name__, "error")
+                caller = self.runner.caller.name if self.runner.caller else "?"
+                req = getattr(ctx, "request", None)
+                c = getattr(getattr(req, "state", None), "mem_caller", None)
+                _log({"tool": ctx.params.get("name"), "caller": c.name if c else caller,
+                      "args": sorted(map(str, args)) if isinstance(args, dict) else [], "outcome": code})
+                return {"content": [{"type": "text", "text": f"{code}: {e.message}"}], "isError": True}
+        return await call_next(ctx)
+
+
 def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
     """An :class:`MCPServer` serving the tools ``names`` through ``runner``."""
     from importlib.metadata import version
-    server = MCPServer("mem", instructions=INSTRUCTIONS, version=version("memvcs"), log_level="WARNING")
+    server = MCPServer("mem", instructions=INSTRUCTIONS, version=version("memvcs"), log_level="WARNING",
+                       middleware=[ArgumentGate(runner)])
     r = runner
 
     def recall(queries: list[str] | str, project: str | None = None, all_projects: bool = False,

@@ -297,6 +297,11 @@ def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
 
     Exit status: 0 removed or not installed; 2 the file is not valid JSON/TOML.
     """
+    uninstall_mcp(ctx, agent, scope, dry_run, as_json)
+
+
+def uninstall_mcp(ctx, agent: str, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
+    """Remove from ``agent``'s configuration; returns the plan."""
     import json
 
     from objstore import plan_claude_code_mcp_removal, plan_codex_mcp_removal, write_settings
@@ -311,4 +316,6 @@ def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
         if plan.changed:
             write_settings(plan)
         rec_path.unlink(missing_ok=True)
-    _show(plan, agent, "uninstall", dry_run, as_json)
+    if not quiet:
+        _show(plan, agent, "uninstall", dry_run, as_json)
+    return plan

@@ -104,3 +104,15 @@ def test_curate_launches_claude_with_the_admin_server(home, invoke, tmp_path, mo
     invoke("curate", "--claude", str(fake))
     assert json.loads(out.read_text())["base"] == "https://gateway.example.com"
     assert os.environ["ANTHROPIC_BASE_URL"] == "https://gateway.example.com"
+
+
+def test_setup_offers_and_installs_the_mcp_server(home, invoke):
+    (home / ".codex").mkdir()
+    out = invoke("setup", "--shell", "none", "--no-hooks").stdout
+    assert "mem setup --mcp codex" in out
+    invoke("setup", "--shell", "none", "--no-hooks", "--mcp", "codex")
+    doc = tomllib.loads((home / ".codex" / "config.toml").read_text())
+    assert doc["mcp_servers"]["mem"]["args"] == ["mcp"]
+    assert "mem setup --mcp codex" not in invoke("setup", "--shell", "none", "--no-hooks").stdout
+    invoke("setup", "--shell", "none", "--no-hooks", "--mcp", "codex", "--undo")
+    assert not (home / ".codex" / "config.toml").exists()

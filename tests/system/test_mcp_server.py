@@ -84,6 +84,9 @@ def test_stdio_tools_labels_and_supersession(store_path):
             e = _err(await s.call_tool("remember", {"key": "user/gh", "value": f"token {GH_TOKEN}"}))
             assert "github-token" in e and GH_TOKEN not in e
             assert "not_found" in _err(await s.call_tool("get", {"key": "user/gh"}))
+            # a credential in a wrong-typed argument: refused before validation, never echoed
+            e = _err(await s.call_tool("get", {"key": [GH_TOKEN]}))
+            assert "github-token" in e and GH_TOKEN not in e
             # wrong types, unknown tool: errors, and the session keeps serving
             assert (await s.call_tool("get", {"key": 5})).is_error
             assert (await s.call_tool("nope", {})).is_error
