@@ -29,10 +29,13 @@ def command(as_json, store):
         rep = fsck(store, progress=update)
     if as_json:
         emit_json({"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
-                   "unreachable": rep.unreachable, "problems": rep.problems})
+                   "unreachable": rep.unreachable, "problems": rep.problems,
+                   "warnings": rep.warnings})
     else:
         for p in rep.problems:
             click.echo(f"error: {p}")
+        for w in rep.warnings:
+            click.echo(f"warning: {w}")
         click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {rep.objects} objects, {rep.refs} refs, "
                    f"{rep.unreachable} unreachable, {len(rep.problems)} problems")
     if not rep.ok:

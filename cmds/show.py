@@ -84,11 +84,12 @@ def command(what, as_json, store):
     from objstore import AmbiguousId, InvalidInput, NotFound
     from objstore import check_prefix
 
-    if "@" in what or "/" in what:
+    is_key = "/" in what.partition("@")[0]  # keys hold a '/', session ids and object ids never do
+    if is_key:
         sv = _sealed_version(store, what)
         if sv is not None:
             return emit_json(_json(sv.id, sv.sealed)) if as_json else _print_object(sv.id, sv.sealed)
-    if "@" in what:
+    if is_key and "@" in what:
         v = resolve_version(store, what)
         return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
     try:
@@ -127,15 +128,11 @@ def _sealed_version(store, what: str):
     """The sealed version named by ``KEY`` or ``KEY@vN``, or None when the
     key is not sealed (or not a key at all)."""
     from objstore import InvalidInput
-    from objstore import is_sealed, pick_version, sealed_versions
-    key, at, v = what.rpartition("@") if "@" in what else (what, "", "")
+    from objstore import is_sealed, parse_version_spec, pick_version, sealed_versions
+    key, v = parse_version_spec(what)
     try:
         if not is_sealed(store, key):
             return None
     except InvalidInput:
         return None
-    if at:
-        v = v[1:] if v[:1] in ("v", "V") else v
-        if not v.isdigit():
-            raise InvalidInput(f"bad version in {what!r}: want KEY@vN")
-    return pick_version(sealed_versions(store, key), int(v) if at else None)
+    return pick_version(sealed_versions(store, key), v)

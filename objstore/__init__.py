@@ -38,6 +38,7 @@ _API: dict[str, tuple[str, str]] = {
     "check_prefix": ("objstore.core.ids", "check_prefix"),
     "fact_ref": ("objstore.core.refs", "fact_ref"),
     "validate_key": ("objstore.core.refs", "validate_key"),
+    "parse_version_spec": ("objstore.core.refs", "parse_version_spec"),
     "fsck": ("objstore.core.fsck", "fsck"),
     "gc": ("objstore.core.gc", "gc"),
     "parse_prune": ("objstore.core.gc", "parse_prune"),

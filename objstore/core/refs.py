@@ -58,11 +58,13 @@ def _check_chars(text: str, what: str) -> None:
             raise InvalidInput(f"{what}: not valid Unicode (lone surrogate)")
 
 
-def validate_key(key: str) -> str:
+def validate_key(key: str, *, existing: bool = False) -> str:
     """Validate a fact key and return it NFC-normalized.
 
     ``user/editor``, ``global/tz``, ``project/api/db/port`` are keys;
-    ``project/api`` (no name), ``/abs``, ``user/../x``, ``other/x`` are not.
+    ``project/api`` (no name), ``/abs``, ``user/../x``, ``other/x``,
+    ``user/a@v2`` are not.  With ``existing`` (reading a key a store already
+    holds) a ``@`` is let through: older versions of mem accepted it.
     Raises :class:`InvalidInput` with the reason.
     """
     if not isinstance(key, str) or not key:
@@ -74,6 +76,9 @@ def validate_key(key: str) -> str:
     what = f"bad key {key!r}"
     if key.startswith("/"):
         raise InvalidInput(f"{what}: keys are not paths; drop the leading '/'")
+    if "@" in key and not existing:
+        raise InvalidInput(f"{what}: '@' is not allowed in keys (KEY@vN names version N of KEY)",
+                           hint="use another character, e.g. '-' or '.'")
     parts = key.split("/")
     for seg in parts:
         _check_segment(seg, what)
@@ -91,6 +96,32 @@ def validate_key(key: str) -> str:
         raise InvalidInput(f"{what}: the name after the scope is longer than {MAX_SEGMENT_BYTES} bytes "
                            "(each '/' and '%' counts 3)")
     return key
+
+
+def parse_version_spec(spec: str) -> tuple[str, int | None]:
+    """Split a version selector: ``KEY@vN`` or ``KEY@N`` -> ``(KEY, N)``;
+    a plain ``KEY`` -> ``(KEY, None)``.  The key part is not validated here.
+
+    Keys never contain ``@`` (:func:`validate_key` refuses it), so the split
+    is unambiguous: everything before the first ``@`` is the key.
+
+    Raises:
+        InvalidInput: an ``@`` not followed by ``vN`` / ``N`` (N >= 1).
+    """
+    key, at, v = spec.partition("@")
+    if not at:
+        return spec, None
+    num = v[1:] if v[:1] in ("v", "V") else v
+    if not (num.isascii() and num.isdigit()) or int(num) < 1:
+        raise InvalidInput(f"bad version in {spec!r}: want KEY@vN (N = 1, 2, ...)")
+    return key, int(num)
+
+
+def has_legacy_at(key: str) -> bool:
+    """True for a key name holding ``@``: stores written before keys refused
+    ``@`` may have one.  Such a key is listed and can be forgotten by a
+    version's object id, but ``KEY@vN`` never names it."""
+    return "@" in key
 
 
 def key_scope(key: str) -> str:

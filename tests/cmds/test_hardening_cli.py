@@ -1,0 +1,70 @@
+"""Issue 21 (hardening), the store side: every test here failed on the code
+before its fix.  Items: 1 keys with '@', 12 invalid UTF-8 arguments,
+13 read-only store, 14 confusing messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+# -- 1: '@' in keys ----------------------------------------------------------
+
+def test_at_in_key_is_refused(invoke):
+    r = invoke("remember", "project/a/b@v2", "v", exit_code=2)
+    assert "'@' is not allowed in keys" in r.stderr
+    invoke("remember", "project/a/b", "one")
+    invoke("remember", "project/a/b", "two")
+    # KEY@vN names a version, and nothing else
+    assert invoke("show", "project/a/b@v1", "--json").json["body"] == "one"
+    assert invoke("get", "project/a/b").stdout == "two\n"
+
+
+def test_legacy_at_key_makes_the_selector_ambiguous(invoke, store):
+    """A store written by the old code may hold key 'project/a/b@v2'; forget
+    'project/a/b@v2' must then refuse instead of forgetting v2 of project/a/b."""
+    from objstore.core.objects import Fact
+    from objstore.core.refs import fact_ref
+    from objstore.memory.facts import remember
+    remember(store, "project/a/b", "one")
+    remember(store, "project/a/b", "two")
+    old = Fact(key="project/a/b@v2", kind="project", body="v", version=1, parent=None,
+               valid_from=1, recorded_at=1)
+    oid = store.put(old)
+    with store.lock("test"):
+        store.refs.set_if_equals(fact_ref("project/a/b@v2"), None, oid)
+    r = invoke("forget", "project/a/b@v2", "--yes", exit_code=4)
+    assert "also a key with '@'" in r.stderr
+    assert invoke("get", "project/a/b").stdout == "two\n"
+    assert len(invoke("log", "project/a/b", "--json").json) == 2
+    fs = invoke("fsck", "--json").json
+    assert fs["ok"] and any("holds '@'" in w for w in fs["warnings"])
+    invoke("forget", oid[:12], "--yes")  # the way out: by id
+    assert "project/a/b@v2" not in invoke("keys").stdout
+    assert invoke("get", "project/a/b").stdout == "two\n"
+
+
+# -- 12: invalid UTF-8 in arguments -----------------------------------------
+
+def test_invalid_utf8_argument_is_a_usage_error(mem):
+    mem("remember", "user/x", "rust")
+    for args in (["context", "--prompt", "\udcff rust"], ["recall", "rust", "--project", "\udcff"]):
+        r = mem(*args, exit_code=2)
+        assert r.stderr.startswith("Error: argument ") and "is not valid UTF-8: '\\xff" in r.stderr, r.stderr
+        assert "internal error" not in r.stderr
+    r = mem("recall", "rust", "--json", "--project", "\udcff", exit_code=2)
+    assert json.loads(r.stderr)["code"] == 2
+
+
+# -- 14: --json errors are one JSON line, usage errors included --------------
+
+def test_json_errors_once_on_stderr(invoke, mem):
+    r = invoke("log", "user/nope", "--json", exit_code=10)
+    assert [json.loads(line)["code"] for line in r.stderr.splitlines()] == [10]
+    mem("init")
+    r = mem("log", "user/nope", "--json", exit_code=4)
+    assert json.loads(r.stderr) == {"message_type": "exit_error", "code": 4, "message": "no key user/nope",
+                                    "hint": "list keys with: mem keys"}
+    r = mem("log", "user/nope", "--json", "--bogus", exit_code=2)
+    assert json.loads(r.stderr)["message"] == "No such option '--bogus'."
