@@ -40,7 +40,17 @@ def open_store(ctx: click.Context, *, create: bool = False):
     opener = Store.init if create else Store.open
     store = opener(home_path(ctx), lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
+    ctx.call_on_close(lambda: warn_damage(store))  # runs first (LIFO)
     return store
+
+
+def warn_damage(store) -> None:
+    """One stderr warning when the command met damaged objects and went on
+    without them (``store.damaged``)."""
+    if store.damaged:
+        n = len(store.damaged)
+        click.echo(f"warning: {plural(n, 'damaged object')} skipped (first: {next(iter(store.damaged))[:12]}); "
+                   "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
 
 
 def with_store(create: bool = False):

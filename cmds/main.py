@@ -141,7 +141,7 @@ def cli(home, lock_timeout):
     Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,
     4 not found, 5 ref conflict (--expect), 6 refused, 10 no store,
     11 store locked, 12 wrong passphrase, 13 corruption, 14 unsupported
-    version, 130 interrupted.
+    version, 16 read-only store, 130 interrupted.
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only

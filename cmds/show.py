@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import emit_json, fmt_time, json_option, plural, safe, with_store
 
 
 def object_json(oid: str, obj) -> dict:
@@ -112,7 +112,7 @@ def command(what, as_json, store):
         turns = session_turns(store, sid)
         if as_json:
             return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
-        click.echo(click.style(f"session {sid}  ({len(turns)} turns)", fg="yellow"))
+        click.echo(click.style(f"session {sid}  ({plural(len(turns), 'turn')})", fg="yellow"))
         for tv in turns:
             t = tv.turn
             click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))

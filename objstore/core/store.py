@@ -84,6 +84,9 @@ class Store:
         self._lock: StoreLock | None = None
         self._index = None
         self._packs = None
+        #: id -> why it could not be read, for every damaged object this
+        #: process met (see :meth:`read_frame`); front ends report it
+        self.damaged: dict[str, str] = {}
 
     # -- opening ---------------------------------------------------------
     @classmethod
@@ -146,25 +149,54 @@ class Store:
 
     @property
     def packs(self):
-        """The store's :class:`objstore.core.pack.PackSet` (opened on first use)."""
+        """The store's :class:`objstore.core.pack.PackSet` (opened on first
+        use).  A pack that cannot be opened is left out and listed in its
+        ``broken``: the rest of the store stays readable and writable
+        (``docs/design.md``, "Damage")."""
         if self._packs is None:
             from objstore.core.pack import PackSet
-            self._packs = PackSet(self.root / "objects" / "pack")
+            self._packs = PackSet(self.root / "objects" / "pack", skip_broken=True)
         return self._packs
 
     def read_frame(self, oid: str) -> bytes:
-        """The verified frame of ``oid``, loose or packed.  Raises NotFound,
-        CorruptObject."""
+        """The verified frame of ``oid``, loose or packed.
+
+        A damaged copy is skipped when a sound one exists elsewhere (loose or
+        in another pack).  Every damaged object met is recorded in
+        :attr:`damaged`.
+
+        Raises:
+            NotFound: no copy anywhere (and no pack is damaged).
+            CorruptObject: every copy is damaged, or the object is absent
+                while a damaged pack could hold it.
+        """
         packs = self.packs
+        err: CorruptObject | None = None
         try:  # an in-memory index lookup: cheaper than a failed open() of a loose path
             return packs.get(oid)
         except NotFound:
             pass
+        except CorruptObject as e:
+            err = e
         try:
             return self.objects.get(oid)
         except NotFound:
+            pass
+        except CorruptObject as e:
+            err = err or e
+        if err is None:
             packs.reload()  # a gc may have just packed it
-            return packs.get(oid)
+            try:
+                return packs.get(oid)
+            except NotFound:
+                if not packs.broken:
+                    raise
+                err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
+                                    f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
+            except CorruptObject as e:
+                err = e
+        self.damaged.setdefault(oid, str(err))
+        raise err
 
     def get(self, oid: str, expected: type[T] | None = None) -> T:
         """Read and decode object ``oid`` (full id).  Raises NotFound,

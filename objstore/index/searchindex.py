@@ -247,6 +247,7 @@ import tantivy
 from blake3 import blake3 as _blake3
 
 from objstore.core.errors import MemError
+from objstore.index.readonly import shadow_dir, writable
 
 __all__ = [
     "ANALYZERS",
@@ -961,6 +962,8 @@ class _Sub:
         if not (path / "meta.json").is_file():
             raise IndexCorruptError(f"{path}: no meta.json")
         try:
+            if not writable(path):  # a read-only store: tantivy needs a place for its lock file
+                path = shadow_dir(path)
             index = tantivy.Index.open(str(path))
         except (ValueError, OSError) as e:
             raise IndexCorruptError(f"{path}: cannot open index: {e}") from e

@@ -91,17 +91,26 @@ def versions(store: Store, key: str) -> list[Version]:
 def walk(store: Store, oid: str | None) -> Iterator[Version]:
     """Versions from ``oid`` back along ``parent`` links.
 
-    Raises IntegrityError when a linked object is missing (the history is
-    broken: ``mem fsck`` tells more)."""
-    from objstore.core.errors import IntegrityError
+    A damaged or missing *older* version ends the walk there (the history
+    above it stays readable; the id is noted in ``store.damaged`` and ``mem
+    fsck --repair`` mends the chain).
+
+    Raises:
+        IntegrityError: the first version (``oid`` itself) is missing or
+            damaged."""
+    from objstore.core.errors import CorruptObject, IntegrityError
     seen = set()
+    first = True
     while oid is not None and oid not in seen:
         seen.add(oid)
         try:
             f = store.get(oid, Fact)
-        except NotFound:
-            raise IntegrityError(f"fact version {oid} is missing from the store",
-                                 hint="run 'mem fsck' to see what is damaged") from None
+        except (NotFound, CorruptObject) as e:
+            store.damaged.setdefault(oid, str(e))
+            if not first:
+                return
+            raise IntegrityError(f"fact version {oid} is missing or damaged: {e}") from None
+        first = False
         yield Version(oid, f)
         oid = f.parent
 

@@ -68,3 +68,64 @@ def test_json_errors_once_on_stderr(invoke, mem):
                                     "hint": "list keys with: mem keys"}
     r = mem("log", "user/nope", "--json", "--bogus", exit_code=2)
     assert json.loads(r.stderr)["message"] == "No such option '--bogus'."
+
+
+# -- 13: a read-only store ---------------------------------------------------
+
+def _readonly_runner(store_path, tmp_path):
+    """Run ``mem`` on ``store_path`` as if it were on a read-only mount: as
+    root, in a private mount namespace where it is bind-mounted read-only
+    (root ignores permission bits); otherwise with its write bits removed."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, Result
+    if os.geteuid() == 0:
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && '
+                                'mount -o remount,ro,bind "$0" && ! touch "$0/x" 2>/dev/null', str(store_path)],
+                               capture_output=True) if shutil.which("unshare") else None
+        if probe is None or probe.returncode != 0:
+            pytest.skip("cannot make a read-only mount here (root without unshare/mount)")
+        prefix = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && '
+                  'shift && exec "$@"', str(store_path), "-"]
+    else:
+        for d, _dirs, files in os.walk(store_path):
+            for f in files:
+                os.chmod(os.path.join(d, f), 0o400)
+            os.chmod(d, 0o500)
+        prefix = []
+
+    def run(*args, exit_code=0, input=None):
+        env = dict(os.environ, MEM_HOOK_FORK="0")
+        p = subprocess.run([*prefix, sys.executable, "-m", "cmds", *args], input=input, capture_output=True,
+                           text=True, env=env, cwd=REPO, timeout=120)
+        if exit_code is not None:
+            assert p.returncode == exit_code, f"exit {p.returncode}\nstdout: {p.stdout}\nstderr: {p.stderr}"
+        return Result(p.returncode, p.stdout, p.stderr)
+    return run
+
+
+def test_read_only_store_reads_refuses_writes_and_hooks_inject(mem, store_path, tmp_path):
+    mem("remember", "project/tmp/editor", "The editor for rust code is helix")
+    mem("remember", "user/shell", "fish")
+    before = sorted(str(p) for p in store_path.rglob("*"))
+    ro = _readonly_runner(store_path, tmp_path)
+    assert "helix" in ro("search", "rust").stdout
+    assert "fish" in ro("recall", "which shell").stdout
+    assert ro("get", "user/shell").stdout == "fish\n"
+    ro("fsck")
+    for args in (["remember", "user/x", "y"], ["forget", "user/shell", "--yes"], ["gc"]):
+        r = ro(*args, exit_code=16)
+        assert r.stderr.startswith("Error: the store at ") and "is read-only" in r.stderr, r.stderr
+        assert "internal error" not in r.stderr
+    start = ro("hook", "claude-code", input=json.dumps(
+        {"session_id": "s1", "cwd": "/tmp", "hook_event_name": "SessionStart", "source": "startup"}))
+    assert "fish" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    prompt = ro("hook", "claude-code", input=json.dumps(
+        {"session_id": "s1", "cwd": "/tmp", "hook_event_name": "UserPromptSubmit",
+         "prompt": "which editor should I use for the rust code?"}))
+    assert "helix" in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
+    if __import__("os").geteuid() == 0:
+        assert sorted(str(p) for p in store_path.rglob("*")) == before
