@@ -10,8 +10,13 @@ import sys
 
 def entry() -> None:
     """``mem``: the hook fast path, else the click CLI."""
-    if sys.argv[1:] == ["hook", "claude-code"]:
+    args = sys.argv[1:]
+    if args == ["hook", "claude-code"]:
         from cmds._hookrun import run_claude_code
         sys.exit(run_claude_code())
+    if len(args) == 4 and args[0] == "--home" and args[2:] == ["hook", "claude-code"]:  # a custom store
+        import os
+        from cmds._hookrun import run_claude_code
+        sys.exit(run_claude_code(env={**os.environ, "MEM_HOME": args[1]}))
     from cmds.main import entry as cli_entry
     cli_entry()
