@@ -37,6 +37,8 @@ from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
 STORE_FORMAT = 1
+#: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
+REF_NAMES = 2
 T = TypeVar("T")
 
 
@@ -82,6 +84,7 @@ class Store:
         self.journal = IndexJournal(root / "index-journal")
         self.lock_timeout = lock_timeout
         self._lock: StoreLock | None = None
+        self._config: dict | None = None
         self._index = None
         self._packs = None
         #: id -> why it could not be read, for every damaged object this
@@ -109,8 +112,8 @@ class Store:
                                    hint="point --home / MEM_HOME at a new or empty directory")
             for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
                 (root / d).mkdir(parents=True, exist_ok=True)
-            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms()},
-                                          canonical=True))
+            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
+                                           "ref_names": REF_NAMES}, canonical=True))
         return cls.open(root, **kw)
 
     @classmethod
@@ -140,7 +143,23 @@ class Store:
         if type(fmt) is not int or fmt != STORE_FORMAT or hash_name != "blake3":
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows format {STORE_FORMAT}, blake3)", hint="upgrade mem")
-        return cls(root, **kw)
+        st = cls(root, **kw)
+        st._config = cfg
+        st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
+        return st
+
+    def _migrate_if_needed(self) -> None:
+        """Under the lock: rename the ref files of a store written before
+        case escaping (``Refs.migrate_names``), then record ``ref_names`` 2
+        in the config.  Readers read both names meanwhile."""
+        cfg = getattr(self, "_config", None)
+        if not isinstance(cfg, dict) or cfg.get("ref_names", 1) >= REF_NAMES:
+            return
+        self.refs.migrate_names(self.root / "logs" / "refs")
+        cfg = {**cfg, "ref_names": REF_NAMES}
+        atomic_write(self.root / "config", cbor2.dumps(cfg, canonical=True))
+        self._config = cfg
+        self.refs.legacy = False
 
     # -- objects ---------------------------------------------------------
     def put(self, obj: MemObject) -> str:
@@ -265,6 +284,7 @@ class Store:
         return self._lock
 
     def _recover_if_needed(self) -> None:
+        self._migrate_if_needed()
         if not self.journal.is_empty():
             from objstore.memory.recovery import recover
             recover(self)
