@@ -59,8 +59,18 @@ def command(queries, what, limit, project, all_projects, as_json, store):
                    "hits": [h.to_json() for h in res.hits]})
         return
     if not res.hits:
-        scope = f" in project {projects[0]}" if projects else ""
-        click.echo(f"nothing recalled{scope}" + (" (try --all-projects)" if projects else ""), err=True)
+        scope = f" in project {projects[0]} (from {'--project' if project else 'the working directory'})" \
+            if projects else ""
+        hint = ""
+        if projects:  # say where the hits are, if anywhere: a project is a scope, not a filter people expect
+            wide = recall(store, list(queries), what=what, projects=None, limit=limit)
+            others = sorted({h.project for h in wide.hits if h.project} - {projects[0]})
+            if others:
+                hint = (f"; other projects have hits: {', '.join(others[:5])} "
+                        f"(--project {others[0]}, or --all-projects)")
+            else:
+                hint = " (try --all-projects)"
+        click.echo(f"nothing recalled{scope}{hint}", err=True)
         return
     for h in res.hits:
         if h.kind == "fact":

@@ -25,7 +25,22 @@ def _json(oid: str, obj) -> dict:
     return d
 
 
-def _print_object(oid: str, obj) -> None:
+def fact_status(store, oid: str, fact) -> str:
+    """``current``, ``forgotten``, or ``superseded by vN`` for a fact version
+    (``unknown`` when the key's history cannot be read)."""
+    from objstore import MemError, current_of, versions
+    if fact.forgotten:
+        return "forgotten"
+    try:
+        cur = current_of(versions(store, fact.key))
+    except MemError:
+        return "unknown"
+    if cur is None:
+        return "unknown"
+    return "current" if cur.id == oid else f"superseded by v{cur.fact.version}"
+
+
+def _print_object(oid: str, obj, status: str | None = None) -> None:
     from objstore import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
@@ -37,7 +52,9 @@ def _print_object(oid: str, obj) -> None:
         click.echo(safe(f"•••••• sealed: {len(obj.age)} bytes of age ciphertext; "
                         f"read it with: mem sealed show {obj.key} --version {obj.version}"))
     if isinstance(obj, Fact):
-        click.echo(safe(f"key:         {obj.key}  (v{obj.version})"))
+        click.echo(safe(f"key:         {obj.key}  (v{obj.version}{', ' + status if status else ''})"))
+        if status and status.startswith("superseded"):
+            click.echo(safe(f"note:        not the current value; see it with: mem get {obj.key}"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
         click.echo(f"parent:      {obj.parent or '-'}")
@@ -91,7 +108,7 @@ def command(what, as_json, store):
             return emit_json(_json(sv.id, sv.sealed)) if as_json else _print_object(sv.id, sv.sealed)
     if is_key and "@" in what:
         v = resolve_version(store, what)
-        return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
+        return _emit_fact(store, v.id, v.fact, as_json)
     try:
         check_prefix(what)
         is_hex = True
@@ -106,6 +123,8 @@ def command(what, as_json, store):
             oid = None
         if oid is not None:
             obj = decode(store.read_frame(oid))
+            if obj.TYPE_NAME == "fact":
+                return _emit_fact(store, oid, obj, as_json)
             return emit_json(_json(oid, obj)) if as_json else _print_object(oid, obj)
     sid = resolve_session(store, what)
     if sid is not None:
@@ -120,8 +139,15 @@ def command(what, as_json, store):
         return
     if "/" in what:
         v = current(store, what)
-        return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
+        return _emit_fact(store, v.id, v.fact, as_json)
     raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
+
+
+def _emit_fact(store, oid: str, fact, as_json: bool) -> None:
+    status = fact_status(store, oid, fact)
+    if as_json:
+        return emit_json({**object_json(oid, fact), "status": status})
+    _print_object(oid, fact, status)
 
 
 def _sealed_version(store, what: str):

@@ -348,5 +348,6 @@ def resolve_session(store: Store, prefix: str) -> str | None:
         return None
     hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
     if len(hits) > 1:
-        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions", hint="give more characters")
+        shown = ", ".join(sorted(hits)[:10]) + (", …" if len(hits) > 10 else "")
+        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions: {shown}", hint="give more characters")
     return hits[0] if hits else None

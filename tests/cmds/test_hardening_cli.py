@@ -129,3 +129,49 @@ def test_read_only_store_reads_refuses_writes_and_hooks_inject(mem, store_path, 
     assert "helix" in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
     if __import__("os").geteuid() == 0:
         assert sorted(str(p) for p in store_path.rglob("*")) == before
+
+
+# -- 14: confusing messages --------------------------------------------------
+
+def test_show_says_an_old_version_is_superseded(invoke):
+    invoke("remember", "project/api/db", "Postgres 15")
+    invoke("remember", "project/api/db", "Postgres 16")
+    r = invoke("show", "project/api/db@v1")
+    assert "(v1, superseded by v2)" in r.stdout and "not the current value" in r.stdout
+    assert invoke("show", "project/api/db@v1", "--json").json["status"] == "superseded by v2"
+    assert "(v2, current)" in invoke("show", "project/api/db").stdout
+
+
+def test_forget_preview_says_which_value_becomes_current(invoke):
+    invoke("remember", "project/api/db", "Postgres 15")
+    invoke("remember", "project/api/db", "Postgres 16")
+    r = invoke("forget", "project/api/db@v2", "--dry-run")
+    assert "v1 becomes current again: Postgres 15" in r.stdout
+    r = invoke("forget", "project/api/db@v1", "--dry-run")
+    assert "becomes current" not in r.stdout
+
+
+def test_show_prefix_of_several_sessions_lists_them_and_sessions_align(invoke, tmp_path):
+    import objstore
+    from objstore.core.store import Store
+    with Store.init(tmp_path / "store") as s:
+        for sid in ("abcd-1", "abcd-2-with-a-much-longer-id-than-the-other-one"):
+            objstore.capture_shell(s, session_id=sid, command_line="ls", cwd=str(tmp_path), status=0,
+                                   duration_ms=1, started_ms=1_700_000_000_000)
+    r = invoke("show", "abcd", exit_code=4)
+    assert "abcd-1" in r.stderr and "abcd-2-with-a-much-longer-id" in r.stderr
+    lines = invoke("sessions").stdout.splitlines()
+    assert len(lines) == 2 and len({line.index("2023-") for line in lines}) == 1  # columns line up
+    assert all(line.rstrip().endswith(" 1 turn") for line in lines)
+    assert "(1 turn)" in invoke("show", "abcd-1").stdout
+
+
+def test_recall_names_the_project_that_has_the_hits(invoke, tmp_path, monkeypatch):
+    invoke("remember", "project/api/db", "Postgres 16 on port 5433")
+    d = tmp_path / "elsewhere"
+    d.mkdir()
+    monkeypatch.chdir(d)
+    r = invoke("recall", "which port does postgres use")
+    assert r.stdout == ""
+    assert "other projects have hits: api (--project api" in r.stderr
+    assert "5433" in invoke("recall", "which port does postgres use", "--project", "api").stdout
