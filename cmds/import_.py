@@ -16,7 +16,7 @@ def default_paths(harness: str) -> list[str]:
 
 
 @click.command("import")
-@click.argument("harness", type=click.Choice(["claude-code", "codex"]))
+@click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl"]))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @json_option
 @with_store(create=True)
@@ -26,7 +26,9 @@ def command(harness, paths, as_json, store):
     PATHS are transcript files or folders: for claude-code a whole
     ~/.claude/projects tree (the default), one project folder or single
     .jsonl files, subagent transcripts included in all three layouts; for
-    codex the rollout files under ~/.codex/sessions (the default).
+    codex the rollout files under ~/.codex/sessions (the default); for
+    jsonl the files 'mem export' wrote (ids are checked, so the histories
+    come back exactly; a ref the store already has elsewhere is kept).
     Importing the same files again adds nothing.  A bad line or an
     unreadable file is skipped and counted, never fatal.  Tool results are
     cut to 4,000 characters.
@@ -36,10 +38,13 @@ def command(harness, paths, as_json, store):
       mem import claude-code
       mem import claude-code ~/.claude/projects/-home-me-api --json
       mem import codex ~/.codex/sessions/2026/03
+      mem import jsonl memory.jsonl
 
     Exit status: 0 ok (even with skipped lines or files); 2 a path does not
     exist; 11 store locked.
     """
+    if harness == "jsonl":
+        return _import_jsonl(store, paths, as_json)
     from objstore import import_transcripts
     if not paths:
         paths = tuple(p for p in default_paths(harness) if Path(p).exists())
@@ -70,3 +75,24 @@ def command(harness, paths, as_json, store):
     if r.index_error:
         click.echo(f"warning: turns are stored but the search index was not updated: {r.index_error}\n"
                    "hint: run 'mem reindex'", err=True)
+
+
+def _import_jsonl(store, paths, as_json):
+    from objstore import import_jsonl
+    if not paths:
+        raise click.UsageError("give the export file(s): mem import jsonl FILE")
+    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": []}
+    for p in paths:
+        with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
+            r = import_jsonl(store, f, progress=update)
+        for k in ("objects", "present", "refs", "refs_kept"):
+            total[k] += getattr(r, k)
+        total["conflicts"] += r.conflicts
+    if as_json:
+        emit_json(total)
+        return
+    click.echo(f"imported {plural(total['objects'], 'new object')} ({total['present']} already stored) "
+               f"and {plural(total['refs'], 'ref')}")
+    if total["refs_kept"]:
+        click.echo(f"kept {plural(total['refs_kept'], 'ref')} this store already had at another version: "
+                   + ", ".join(total["conflicts"][:5]) + (" …" if len(total["conflicts"]) > 5 else ""), err=True)
