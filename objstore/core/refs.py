@@ -260,17 +260,20 @@ class Refs:
         ns = parts[0]
         if ns in ("facts", "sealed"):
             if len(parts) == 4 and parts[1] == "project":
-                scope = f"project/{parts[2]}"
+                scope = f"project/{unescape_name(parts[2])}"
             elif len(parts) == 3 and parts[1] != "project":
                 scope = parts[1]
             else:
                 raise InvalidInput(f"{path} is not a ref")
-            name = unicodedata.normalize("NFC", f"{ns}/{scope}/{_unescape(parts[-1])}")
-        elif ns in ("sessions", "tombstones", "queue") and len(parts) == 2:
+            name = unicodedata.normalize("NFC", f"{ns}/{scope}/{unescape_name(parts[-1])}")
+        elif ns == "sessions" and len(parts) == 2:
+            name = unicodedata.normalize("NFC", f"{ns}/{unescape_name(parts[1])}")
+        elif ns in ("tombstones", "queue") and len(parts) == 2:
             name = unicodedata.normalize("NFC", f"{ns}/{parts[1]}")
         else:
             raise InvalidInput(f"{path} is not a ref")
-        if self.path(name) != self.root.joinpath(*parts):
+        actual = self.root.joinpath(*parts)
+        if self.path(name) != actual and not (self.legacy and self.legacy_path(name) == actual):
             raise InvalidInput(f"{path} is not a ref")
         return name
 
