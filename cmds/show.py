@@ -58,6 +58,10 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
         click.echo(f"parent:      {obj.parent or '-'}")
+        if obj.forgotten:
+            lost = any(x.startswith("lost") for x in obj.sources)
+            click.echo(f"{'lost' if lost else 'forgotten'}:   {fmt_time(obj.forgotten)} "
+                       f"({'mem fsck --repair could not recover it' if lost else 'its value was removed'})")
         if obj.pinned:
             click.echo("pinned:      yes")
         if obj.sources:
@@ -69,6 +73,9 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
+        if obj.forgotten:
+            click.echo(f"forgotten:   {fmt_time(obj.forgotten)}"
+                       + (" (lost: mem fsck --repair could not recover it)" if obj.source.startswith("lost") else ""))
         click.echo("")
         click.echo(safe(obj.text))
     elif isinstance(obj, Tombstone):
@@ -122,6 +129,13 @@ def command(what, as_json, store):
         except NotFound:
             oid = None
         if oid is not None:
+            try:  # an id prefix that is also a session id (or its prefix) names two things
+                sid = resolve_session(store, what)
+            except AmbiguousId:
+                sid = what
+            if sid is not None:
+                raise AmbiguousId(f"{what} names object {oid[:12]} and session {sid}",
+                                  hint=f"give more of the id ({oid[:16]}) or the whole session id")
             obj = decode(store.read_frame(oid))
             if obj.TYPE_NAME == "fact":
                 return _emit_fact(store, oid, obj, as_json)
@@ -135,6 +149,9 @@ def command(what, as_json, store):
         for tv in turns:
             t = tv.turn
             click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
+            if t.forgotten:
+                click.echo("(lost: mem fsck --repair could not recover this turn)" if t.source.startswith("lost")
+                           else "(forgotten)")
             click.echo(safe(t.text))
         return
     if "/" in what:

@@ -175,3 +175,18 @@ def test_recall_names_the_project_that_has_the_hits(invoke, tmp_path, monkeypatc
     assert r.stdout == ""
     assert "other projects have hits: api (--project api" in r.stderr
     assert "5433" in invoke("recall", "which port does postgres use", "--project", "api").stdout
+
+
+def test_show_refuses_a_prefix_that_names_an_object_and_a_session(invoke, tmp_path):
+    import objstore
+    from objstore.core.store import Store
+    oid = invoke("remember", "user/x", "one").stdout.split()[-1]
+    full = invoke("log", "user/x", "--json").json[0]["id"]
+    assert full.startswith(oid)
+    with Store.init(tmp_path / "store") as s:
+        objstore.capture_shell(s, session_id=full[:8] + "-shell", command_line="ls", cwd=str(tmp_path), status=0,
+                               duration_ms=1, started_ms=1_700_000_000_000)
+    r = invoke("show", full[:8], exit_code=4)
+    assert f"names object {full[:12]} and session {full[:8]}-shell" in r.stderr
+    assert invoke("show", full[:12]).stdout.startswith(f"fact {full}")
+    assert "1 turn" in invoke("show", full[:8] + "-shell").stdout

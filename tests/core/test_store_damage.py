@@ -56,6 +56,8 @@ def test_flipped_byte_in_a_pack_entry(invoke, store_path, imported):
     r = invoke("fsck", "--repair", "--json")
     assert r.json["ok"] and bad in r.json["repair"]["lost"] and r.json["repair"]["quarantine"]
     assert invoke("fsck").stdout.startswith("ok:")
+    for ref in r.json["repair"]["mended"]:  # the lost turn keeps its place, labelled
+        assert "(lost: mem fsck --repair could not recover this turn)" in invoke("show", ref.split("/", 1)[1]).stdout
     sessions = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
     assert set(sessions) == set(imported)
     assert not any(s["damaged"] for s in invoke("sessions", "--json").json)
