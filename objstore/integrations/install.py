@@ -47,7 +47,7 @@ _SHELL_FORM = re.compile(r"(^|[\s/\\\"'])mem(\.exe)?[\"']?\s+hook\s+claude-code\
 def hook_args(home: str | None = None) -> list[str]:
     """The handler's ``args``: ``["hook", "claude-code"]``, preceded by
     ``["--home", home]`` for a store that is not the default one (a hook
-    inherits Claude Code's environment, which need not have ``MEM_HOME``)."""
+    runs with the variables Claude Code started with, which need not hold ``MEM_HOME``)."""
     return (["--home", home] if home else []) + list(HOOK_ARGS)
 
 
