@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
     "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
+    "exclude": ("cmds.exclude", "Keep projects out of capture: preview, add, list and remove exclusion globs."),
     "reflog": ("cmds.reflog", "Show every move of a ref (old -> new id, time, command), newest first."),
     "diff": ("cmds.diff", "Show a word-level diff of two versions of KEY."),
     "blame": ("cmds.blame", "Show who and what produced the current value of KEY."),
