@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from ._common import DEFAULT_HOME, emit_json, home_path, json_option, open_store
+from ._common import emit_json, home_path, json_option, open_store
+from ._out import DEFAULT_HOME
 
 AGENTS = ("claude-code",)
 

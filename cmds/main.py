@@ -14,6 +14,8 @@ import traceback
 
 import click
 
+from ._out import refuse_bad_utf8, report_error, wants_json
+
 EXIT_INTERRUPTED = 130
 
 #: name -> (module, one-line summary).  Order = order in ``mem --help``.
@@ -66,35 +68,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _report(message: str, hint: str | None, code: int, as_json: bool) -> None:
-    """Print an error once on stderr: ``Error: …`` (+ ``hint: …``), or with
-    ``--json`` one JSON line ``{"message_type": "exit_error", "code", "message"[, "hint"]}``."""
-    if as_json:
-        import json
-        doc = {"message_type": "exit_error", "code": code, "message": message}
-        if hint:
-            doc["hint"] = hint
-        click.echo(json.dumps(doc, ensure_ascii=False), err=True)
-        return
-    click.echo(f"Error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
-
-
-def _wants_json(argv: list[str]) -> bool:
-    """True when ``--json`` is among the options (before a ``--``)."""
-    return "--json" in (argv[:argv.index("--")] if "--" in argv else argv)
-
-
-def _bad_utf8(argv: list[str]) -> int | None:
-    """Index of the first argument that was not valid UTF-8 (Python hands
-    such bytes over as lone surrogates), or None."""
-    for i, a in enumerate(argv):
-        if any("\udc80" <= c <= "\udcff" for c in a):
-            return i
-    return None
-
-
 class MemGroup(click.Group):
     """A click group with lazy subcommands and the error boundary."""
 
@@ -118,18 +91,18 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as e:
-            _report(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
+            report_error(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
-            _report(f"no such file or directory: {e.filename or e}", None, 4, bool(ctx.meta.get("mem_json")))
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, bool(ctx.meta.get("mem_json")))
             ctx.exit(4)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            _report(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
-                    bool(ctx.meta.get("mem_json")))
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
+                         bool(ctx.meta.get("mem_json")))
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)
@@ -172,20 +145,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    bad = _bad_utf8(argv)
+    bad = refuse_bad_utf8(argv)
     if bad is not None:  # refused before parsing: no command can store or match such text
-        shown = argv[bad].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        _report(f"argument {bad + 1} is not valid UTF-8: '{shown}'", "arguments are text: pass UTF-8",
-                2, _wants_json(argv))
-        return 2
+        return bad
     try:
         rv = cli.main(args=argv, prog_name="mem", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
-        if _wants_json(argv):
-            _report(e.format_message(), None, e.exit_code, True)
+        if wants_json(argv):
+            report_error(e.format_message(), None, e.exit_code, True)
         else:
             e.show()
         return e.exit_code

@@ -158,15 +158,16 @@ def validate_session_id(sid: str) -> str:
 
 def escape_name(name: str) -> str:
     """The file name of a ref name part: ``%``, ``/`` and every character
-    ``c`` with ``c.casefold() != c`` become ``%XX`` per UTF-8 byte (upper-case
-    hex); everything else stays.  Injective even after a filesystem folds
+    ``c`` that lower-casing or case folding changes (``c.lower() != c`` or
+    ``c.casefold() != c``) become ``%XX`` per UTF-8 byte (upper-case hex);
+    everything else stays.  Injective even after a filesystem folds
     case: a literal ``%`` never remains, and what remains is case-stable.
     ``Editor`` -> ``%45ditor``; ``db/host`` -> ``db%2Fhost``."""
     if name.isascii() and name.islower() and "%" not in name and "/" not in name:
         return name  # the common case, already fold-stable
     out = []
     for ch in name:
-        if ch in "%/" or ch.casefold() != ch:
+        if ch in "%/" or ch.casefold() != ch or ch.lower() != ch:
             out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
         else:
             out.append(ch)
