@@ -48,6 +48,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "unpin": ("cmds.unpin", "Unpin KEY: it may go dormant again when unused."),
     "reinforce": ("cmds.reinforce", "Reinforce KEY: restart its decay clock; wake it if dormant."),
     "decay": ("cmds.decay", "Make facts unused for decay_days dormant: searchable, never injected."),
+    "remote": ("cmds.remote", "Manage remotes: folders or S3 buckets that push, pull and clone use."),
+    "push": ("cmds.push", "Send new objects and refs to remote NAME (pulls first)."),
+    "pull": ("cmds.pull", "Fetch remote NAME's objects and merge its refs here."),
+    "clone": ("cmds.clone", "Create this machine's store (--home) from the remote at URL."),
+    "backup": ("cmds.backup", "Push to remote NAME and record a dated snapshot of every ref."),
+    "restore": ("cmds.restore", "Rebuild an empty store (--home) from a snapshot at SOURCE."),
     "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
     "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
@@ -125,7 +131,7 @@ def cli(home, lock_timeout):
     Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,
     4 not found, 5 ref conflict (--expect), 6 refused, 10 no store,
     11 store locked, 12 wrong passphrase, 13 corruption, 14 unsupported
-    version, 16 read-only store, 130 interrupted.
+    version, 15 remote unavailable, 16 read-only store, 130 interrupted.
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
