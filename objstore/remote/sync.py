@@ -579,8 +579,8 @@ def _delete_orphans(t: Transport, listed: set[str]) -> None:
             p = name.rsplit("/", 1)[-1]
             if p not in listed and time.time() - mtime > ORPHAN_GRACE_S:
                 t.delete(f"packs/{p}")
-    except RemoteUnavailable:
-        pass
+    except (RemoteUnavailable, OSError):
+        pass   # best effort: the push itself has succeeded; a later push retries
 
 
 # -- clone --------------------------------------------------------------------------------

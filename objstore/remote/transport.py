@@ -204,7 +204,10 @@ class FolderTransport(Transport):
                 full = Path(d) / f
                 name = str(full.relative_to(base))
                 if name.startswith(prefix):
-                    st = full.stat()
+                    try:
+                        st = full.stat()
+                    except FileNotFoundError:   # deleted by another writer since the walk
+                        continue
                     out.append((name, st.st_size, st.st_mtime))
         return sorted(out)
 
