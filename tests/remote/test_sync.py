@@ -433,3 +433,24 @@ def test_bucket_versioning_is_detected(tmp_path, moto_endpoint, invoke, monkeypa
     r = invoke(*a, "push")
     assert "versioning is on" in r.stderr
     assert invoke(*a, "remote", "show", "--json").json["versioning"] == "Enabled"
+
+
+def test_local_forget_keeps_the_other_sides_newer_versions(machines, target):
+    """B forgot v1's value; A wrote v2 on top meanwhile: B's pull keeps A's v2
+    and empties v1 (the remote chain is walked, not dropped)."""
+    canary = "canary-gecko-6060"
+    a = machines("a")
+    remember(a.store, "project/p/k", canary)
+    a.push()
+    b = machines("b", clone_from=a)
+    remember(a.store, "project/p/k", "newer on A")
+    a.push()
+    from objstore import forget
+    forget(b.store, what="project/p/k@v1")   # the only value: the key goes on B
+    b.push()
+    a.pull()
+    for m in (a, b):
+        assert [v.fact.body for v in versions(m.store, "project/p/k")] == ["newer on A", ""]
+        assert scan_store(m.root, [canary.encode()]) == []
+        assert fsck(m.store).ok
+    assert not any(canary.encode() in x for x in _all_remote_plaintexts(target, a.key()))
