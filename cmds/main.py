@@ -52,6 +52,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exclude": ("cmds.exclude", "Keep projects out of capture: preview, add, list and remove exclusion globs."),
     "reflog": ("cmds.reflog", "Show every move of a ref (old -> new id, time, command), newest first."),
     "revert": ("cmds.revert", "Undo a change by writing a new version; history is never rewritten."),
+    "audit": ("cmds.audit", "Show the audit log: every write, decision, injection, forget and sync (ids only)."),
     "diff": ("cmds.diff", "Show a word-level diff of two versions of KEY."),
     "blame": ("cmds.blame", "Show who and what produced the current value of KEY."),
     "stats": ("cmds.stats", "Count what the store holds: objects, facts, sessions, growth."),

@@ -116,6 +116,8 @@ _API: dict[str, tuple[str, str]] = {
     "sealed_versions": ("objstore.vault.sealed", "sealed_versions"),
     "unseal_key": ("objstore.vault.sealed", "unseal_key"),
     "reflog": ("objstore.porcelain.history", "reflog"),
+    "audit_log": ("objstore.core.audit", "read"),
+    "audit_record": ("objstore.core.audit", "append"),
     "diff_versions": ("objstore.porcelain.history", "diff_versions"),
     "blame": ("objstore.porcelain.history", "blame"),
     "revert": ("objstore.porcelain.history", "revert"),

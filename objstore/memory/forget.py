@@ -39,6 +39,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.core.audit import redact_ids
 from objstore.core.errors import InvalidInput, MemError, NotFound
 from objstore.memory.facts import Version, current_of, fact_doc, list_keys, resolve_version, versions, walk
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
@@ -393,6 +394,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     store.journal.clear()
 
 

@@ -234,3 +234,25 @@ def test_revert_refuses_what_it_cannot_undo(invoke):
     assert "changed after v2" in r.stderr
     invoke("revert", "project/api/none", exit_code=4)
     invoke("revert", "project/api/pw@vx", exit_code=2)
+
+
+def test_audit_records_every_move_and_forget_keeps_the_lines_without_the_ids(tour, invoke, store_path):
+    item = invoke("queue", "list", "--json").json[0]["id"]
+    invoke("queue", "accept", item[:12])
+    invoke("reinforce", "project/api/db")  # a use: old == new
+    a = invoke("audit", "--json").json
+    cmds = [e["command"] for e in a]
+    assert {"remember", "import claude-code", "queue accept", "reinforce"} <= set(cmds)
+    assert any(e["ref"].startswith("queue/") for e in a)  # the closed item's lines stay
+    assert "5432" not in json.dumps(a) and "helix" not in json.dumps(a)
+    v1 = invoke("log", "project/api/db", "--json").json[-1]["id"]
+    assert any(v1 in (e["old"], e["new"]) for e in a)
+    invoke("forget", "project/api/db@v1", "--yes")
+    invoke("gc", "--prune=now")
+    after = invoke("audit", "--json").json
+    assert len(after) > len(a)  # nothing dropped; the forget added its own lines
+    assert not any(v1 in (e["old"], e["new"]) for e in after)
+    assert any(e["new"] == "forgotten" or e["old"] == "forgotten" for e in after)
+    assert v1.encode() not in (store_path / "logs" / "audit").read_bytes()
+    assert invoke("audit", "--since", "2999-01-01", "--json").json == []
+    assert len(invoke("audit", "-n", "2", "--json").json) == 2
