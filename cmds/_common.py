@@ -55,17 +55,71 @@ def with_store(create: bool = False):
 
 
 def _note_json(ctx: click.Context, _param, value):
-    if value:
+    if value or ctx.meta.get("mem_plain"):
         ctx.meta["mem_json"] = True
+        return True
     return value
 
 
-json_option = click.option("--json", "as_json", is_flag=True, callback=_note_json,
-                           help="Print JSON (a stable, scriptable format); errors also as JSON on stderr.")
+def _note_plain(ctx: click.Context, _param, value):
+    if value:
+        ctx.meta["mem_plain"] = True
+    return value
+
+
+def json_option(f):
+    """``--json`` (one JSON document) and ``--plain`` (tab-separated, id
+    first, one record a line, for fzf/awk/cut) on a reading command; the
+    command receives ``as_json`` and prints through :func:`emit_json`."""
+    f = click.option("--json", "as_json", is_flag=True, callback=_note_json,
+                     help="Print JSON (a stable, scriptable format); errors also as JSON on stderr.")(f)
+    return click.option("--plain", is_flag=True, is_eager=True, expose_value=False, callback=_note_plain,
+                        help="Print tab-separated records, id first, one a line (for fzf, awk, cut).")(f)
+
+
+def _plain_field(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_plain_field(x) for x in v)
+    if isinstance(v, dict):
+        v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return str(v).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def plain_lines(obj) -> list[str]:
+    """The ``--plain`` form of a JSON document: a list of records (or the
+    first list of records inside an object, e.g. recall's ``hits``), one
+    line each, fields tab-separated in the JSON's order with ``id`` first;
+    tabs, newlines and backslashes in values escaped (``\\t``, ``\\n``,
+    ``\\\\``)."""
+    if isinstance(obj, dict):
+        inner = next((v for v in obj.values() if isinstance(v, list) and all(isinstance(x, dict) for x in v)),
+                     None)
+        rows = inner if inner is not None else [obj]
+    elif isinstance(obj, list):
+        rows = obj
+    else:
+        rows = [{"value": obj}]
+    out = []
+    for r in rows:
+        if not isinstance(r, dict):
+            out.append(_plain_field(r))
+            continue
+        keys = (["id"] if "id" in r else []) + [k for k in r if k != "id"]
+        out.append("\t".join(_plain_field(r[k]) for k in keys))
+    return out
 
 
 def emit_json(obj) -> None:
-    """Print one JSON document on stdout."""
+    """Print one JSON document on stdout (or its ``--plain`` lines)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get("mem_plain"):
+        for line in plain_lines(obj):
+            click.echo(line)
+        return
     click.echo(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False))
 
 
@@ -198,3 +252,37 @@ def confirm_or_exit(question: str) -> None:
     if not ok:
         click.echo("nothing forgotten", err=True)
         raise click.exceptions.Exit(1)
+
+
+#: our own glyphs and their ASCII forms (--ascii)
+GLYPHS = {"…": "...", "•": "*", "→": "->", "←": "<-", "—": "-", "–": "-", "✓": "ok", "✗": "x", "·": "-",
+          "“": '"', "”": '"', "‘": "'", "’": "'"}
+_GLYPH_TABLE = str.maketrans(GLYPHS)
+
+
+class _AsciiText:
+    """A text stream wrapper: our glyphs become ASCII, and any other
+    character the stream cannot encode is written as a backslash escape."""
+
+    encoding = "utf-8"   # what we accept: click must not re-wrap the binary buffer behind us
+    errors = "strict"
+
+    def __init__(self, stream) -> None:
+        self._s = stream
+
+    def write(self, text: str) -> int:
+        t = text.translate(_GLYPH_TABLE).encode("ascii", "backslashreplace").decode("ascii")
+        return self._s.write(t)
+
+    def __getattr__(self, name):
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._s, name)
+
+
+def ascii_streams() -> None:
+    """Route stdout and stderr through :class:`_AsciiText` (``--ascii``)."""
+    if not isinstance(sys.stdout, _AsciiText):
+        sys.stdout = _AsciiText(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, _AsciiText):
+        sys.stderr = _AsciiText(sys.stderr)  # type: ignore[assignment]

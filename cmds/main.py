@@ -120,8 +120,10 @@ class MemGroup(click.Group):
               help="Store directory (default: $MEM_HOME, else ~/.mem).")
 @click.option("--lock-timeout", type=click.FloatRange(0, 3600), default=None, metavar="SECONDS",
               help="How long a writer waits for the store lock (default 10, $MEM_LOCK_TIMEOUT).")
+@click.option("--ascii", "ascii_only", is_flag=True,
+              help="Print only ASCII glyphs (automatic when the locale's encoding is not UTF-8).")
 @click.version_option(package_name="memvcs", prog_name="mem")
-def cli(home, lock_timeout):
+def cli(home, lock_timeout, ascii_only):
     """mem: a Git-style, versioned memory store for coding agents.
 
     Facts are versioned per key (a new value supersedes, the old one stays in
@@ -136,6 +138,12 @@ def cli(home, lock_timeout):
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
+    if os.environ.get("NO_COLOR"):  # https://no-color.org: any non-empty value
+        click.get_current_context().color = False
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    if ascii_only or (enc and enc != "utf8"):
+        from ._common import ascii_streams
+        ascii_streams()
 
 
 def main(argv: list[str] | None = None) -> int:

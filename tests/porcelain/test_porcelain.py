@@ -256,3 +256,30 @@ def test_audit_records_every_move_and_forget_keeps_the_lines_without_the_ids(tou
     assert v1.encode() not in (store_path / "logs" / "audit").read_bytes()
     assert invoke("audit", "--since", "2999-01-01", "--json").json == []
     assert len(invoke("audit", "-n", "2", "--json").json) == 2
+
+
+def test_plain_ascii_and_no_color(tour, invoke, mem):
+    lines = invoke("log", "project/api/db", "--plain").stdout.splitlines()
+    log = invoke("log", "project/api/db", "--json").json
+    assert [ln.split("\t")[0] for ln in lines] == [v["id"] for v in log]  # id first, one record a line
+    assert all(ln.count("\t") == lines[0].count("\t") for ln in lines)
+    assert lines[0].split("\t")[3] == "Postgres 16 on port 5433"
+    invoke("remember", "user/note", "line one\nline\ttwo")
+    keys = invoke("keys", "--plain").stdout.splitlines()
+    assert any(ln.endswith("line one\\nline\\ttwo") for ln in keys)
+    sess = invoke("sessions", "--plain").stdout.splitlines()
+    assert len(sess) == len(invoke("sessions", "--json").json)
+    assert invoke("reflog", "--plain").stdout.count("\n") == len(invoke("reflog", "--json").json)
+    hits = invoke("recall", "postgres", "--all-projects", "--plain").stdout.splitlines()
+    assert hits and all(len(h.split("\t")[0]) == 64 for h in hits)
+    invoke("remember", "user/cafe", "naïve résumé … done →")
+    r = mem("--ascii", "get", "user/cafe")
+    assert r.stdout.isascii() and "..." in r.stdout and "->" in r.stdout
+    r = mem("keys", env={"PYTHONIOENCODING": "ascii"})  # a non-UTF-8 locale: ASCII automatically
+    assert r.stdout.isascii() and r.exit_code == 0
+    from click.testing import CliRunner
+    from cmds.main import cli
+    out = CliRunner().invoke(cli, ["diff", "project/api/db"], color=True, env={"NO_COLOR": "1"}).stdout
+    assert "\x1b[" not in out and "[-15-]" in out
+    colored = CliRunner().invoke(cli, ["diff", "project/api/db"], color=True).stdout
+    assert "\x1b[" in colored
