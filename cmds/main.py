@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sealed": ("cmds.sealed", "List, read, import and export sealed values."),
     "unseal": ("cmds.unseal", "Make sealed KEY plain again: restore its versions as private facts."),
     "proxy": ("cmds.proxy", "Run the Anthropic Messages API proxy: memory in every request, every turn captured."),
+    "memory": ("cmds.memory", "Edit the memory files every session starts with: soul.md, memory.md, user.md."),
     "queue": ("cmds.queue", "Review queue: proposals parked instead of overruling you."),
     "review": ("cmds.review", "Curate memory in an interactive shell that opens on the review queue."),
     "shell": ("cmds.shell_", "Alias of 'mem review': the interactive review shell."),

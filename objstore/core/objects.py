@@ -385,7 +385,7 @@ class Sealed:
             raise CorruptObject(f"invalid sealed version: {e}") from None
 
 
-QUEUE_KINDS = ("challenge", "injection", "conflict")
+QUEUE_KINDS = ("challenge", "injection", "conflict", "memory-edit")
 
 
 def queue_item_id(kind: str, key: str, body: str) -> str:
@@ -412,7 +412,9 @@ class QueueItem:
         kind: why it is queued, one of :data:`QUEUE_KINDS`: ``challenge``
             (a lower-trust write against a ``user_stated`` value),
             ``injection`` (the value reads like an instruction to a model),
-            ``conflict`` (``other`` holds a value that contradicts ``key``'s).
+            ``conflict`` (``other`` holds a value that contradicts ``key``'s),
+            ``memory-edit`` (an agent's edit of a memory file; ``body`` is the
+            edit plan as JSON, ``objstore.memory.memfiles``).
         key: the key the proposal is for.
         body: the proposed value.
         fact_kind: the fact kind the write would have had (:data:`KINDS`).
