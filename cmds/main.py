@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "queue": ("cmds.queue", "Review queue: proposals parked instead of overruling you."),
     "review": ("cmds.review", "Curate memory in an interactive shell that opens on the review queue."),
     "shell": ("cmds.shell_", "Alias of 'mem review': the interactive review shell."),
+    "promote": ("cmds.promote", "Promote KEY to the curated tier; --standing loads it into every session."),
     "pin": ("cmds.pin", "Pin KEY: always injected, never dormant."),
     "unpin": ("cmds.unpin", "Unpin KEY: it may go dormant again when unused."),
     "reinforce": ("cmds.reinforce", "Reinforce KEY: restart its decay clock; wake it if dormant."),

@@ -211,7 +211,7 @@ def propose_cmd(action, file, args, owner, project, as_json, store):
         plan = {"action": "remove", "file": file, "old": args[0]}
     else:
         plan = _read_plan(file, args[0])
-    iid = memory_propose(store, _scope(project), plan, owner=owner, session=_session())
+    iid = memory_propose(store, _scope(project), plan, owner=owner, session=_session()).item
     if as_json:
         emit_json({"queued": iid})
     else:

@@ -52,6 +52,8 @@ _API: dict[str, tuple[str, str]] = {
     "memory_read": ("objstore.memory.memfiles", "read_file"),
     "memory_apply": ("objstore.memory.memfiles", "apply_edit"),
     "memory_set": ("objstore.memory.memfiles", "set_file"),
+    "promote": ("objstore.memory.memfiles", "promote"),
+    "import_claude_memory": ("objstore.capture.claude_memory", "import_claude_memory"),
     "memory_propose": ("objstore.memory.memfiles", "propose_edit"),
     "memory_journal": ("objstore.memory.memfiles", "journal"),
     "memory_describe": ("objstore.memory.memfiles", "describe"),

@@ -34,7 +34,8 @@ import datetime as _dt
 import json
 from dataclasses import dataclass, field
 
-from objstore.core.errors import InvalidInput, NotFound, Refused
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory import queue
@@ -290,8 +291,9 @@ def _journal(store: Store, scope: str, session: str, approval: str, action: str,
              command="memory journal")
 
 
-def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-") -> str:
-    """Queue an agent's edit for the owner's approval; returns the item id.
+def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-"):
+    """Queue an agent's edit for the owner's approval; returns the queue's
+    ``Parked(item id, new)`` (``new`` False: the same edit was queued already).
     Raises InvalidInput (a bad plan) and Refused (``soul.md``, or an edit that
     would fail now: it is checked against the file as it is)."""
     plan = normalize_plan(plan)
@@ -305,7 +307,7 @@ def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", 
     body = json.dumps({**plan, "scope": scope, "session": session}, ensure_ascii=False, sort_keys=True)
     p = queue.propose(store, EDIT_KIND, f.key, body, fact_kind="user", trust="agent_observed", owner=owner,
                       note=describe(plan))
-    return p.item
+    return p
 
 
 def describe(plan: dict) -> str:
@@ -381,3 +383,65 @@ def render_files(store: Store, scopes: list[str]) -> str:
                 text = text[: f.limit]
             parts.append(label + "\n" + (text or "(empty)"))
     return "\n\n".join(parts)
+
+
+# -- the curated tier ------------------------------------------------------------
+
+def untrusted_origin(fact) -> str | None:
+    """Why a fact's origin is not trusted enough to curate (None when it is):
+    text derived by a model, or text someone else wrote that the store
+    imported or an agent observed (its owner is not the person)."""
+    if fact.trust == "derived":
+        return "it was derived by a model"
+    if fact.trust != "user_stated":
+        return f"it is {fact.owner if fact.owner != 'user' else 'an agent'}'s text ({fact.trust}), not yours"
+    return None
+
+
+def promote(store: Store, key: str, *, standing: bool = False, demote: bool = False):
+    """Mark ``key``'s current fact curated (``standing``: also loaded into
+    every session block ahead of other facts), or take that back
+    (``demote``).  A new version records it (``objstore.memory.decay.restate``).
+
+    Raises NotFound (no such key), Refused (an untrusted origin, or a memory
+    file, which is curated by its own rules)."""
+    from objstore.memory.decay import restate
+    if is_memory_file_key(key):
+        raise Refused(f"{key} is a memory file: it is always loaded, no promotion needed")
+    cur = current(store, key)
+    why = untrusted_origin(cur.fact)
+    if why and not demote:
+        raise Refused(f"{key} cannot be promoted: {why}",
+                      hint=f"state it yourself first: mem remember {key} \"...\"")
+    level = 0 if demote else (2 if standing else 1)
+    r = restate(store, key, curated=level, command="demote" if demote else "promote")
+    keys = set(_standing_keys(store))
+    keys = keys | {cur.fact.key} if level == 2 else keys - {cur.fact.key}
+    atomic_write(store.root / STANDING, "".join(k + "\n" for k in sorted(keys)).encode("utf-8"))
+    return r
+
+
+#: keys promoted --standing (a derived list; each is checked against its current version when read)
+STANDING = "cache/standing-keys"
+
+
+def _standing_keys(store: Store) -> list[str]:
+    try:
+        return [k for k in (store.root / STANDING).read_text("utf-8").splitlines() if k]
+    except FileNotFoundError:
+        return []
+
+
+def standing_facts(store: Store) -> list:
+    """``(id, Fact)`` of the current versions that are curated and standing,
+    whatever their project (read from the list ``promote`` keeps, each
+    checked: a key whose current version is no longer standing is skipped)."""
+    out = []
+    for key in _standing_keys(store):
+        try:
+            v = current(store, key)
+        except MemError:
+            continue
+        if v is not None and v.fact.curated == 2 and not v.fact.forgotten:
+            out.append((v.id, v.fact))
+    return out

@@ -98,7 +98,7 @@ from pathlib import Path
 from objstore.core.errors import MemError
 from objstore.core.objects import Fact
 from objstore.core.store import Store, now_ms
-from objstore.memory.memfiles import is_memory_file_key, render_files
+from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
 
 DEFAULT_BUDGET = 1500
 MAX_FACT_CHARS = 600
@@ -256,19 +256,21 @@ def _current_facts(store: Store, projects: Sequence[str] | None) -> list[tuple[s
 
 
 _TRUST_RANK = {"user_stated": 0, "agent_observed": 1, "derived": 2}
-_TIERS = ("Pinned", "User", "Feedback", "Project")
+_TIERS = ("Standing", "Pinned", "User", "Feedback", "Project")
 
 
 def _tier(f: Fact) -> int | None:
     from objstore.memory.scope import key_project
-    if f.pinned:
+    if getattr(f, "curated", 0) == 2:  # curated and standing (mem promote --standing)
         return 0
-    if f.kind == "user":
+    if f.pinned:
         return 1
-    if f.kind == "feedback":
+    if f.kind == "user":
         return 2
-    if key_project(f.key) is not None:
+    if f.kind == "feedback":
         return 3
+    if key_project(f.key) is not None:
+        return 4
     return None
 
 
@@ -315,8 +317,12 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         raise InvalidInput(f"the budget must be a positive number of tokens, not {budget!r}")
     projects = tuple(projects or ())
     primary = projects[0] if projects else ""
-    tiers: list[list[tuple[str, Fact]]] = [[], [], [], []]
-    for oid, f in _current_facts(store, projects):
+    tiers: list[list[tuple[str, Fact]]] = [[] for _ in _TIERS]
+    facts = _current_facts(store, projects)
+    seen = {oid for oid, _f in facts}
+    facts += [(oid, f) for oid, f in standing_facts(store)  # standing facts load whatever the project
+              if oid not in seen]
+    for oid, f in facts:
         if dormant(f) or is_memory_file_key(f.key):  # the memory files come first, as files
             continue
         t = _tier(f)
@@ -338,7 +344,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     omitted = 0
     for ti, items in enumerate(tiers):
         items.sort(key=lambda x: (_TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
-        title = f"{_TIERS[ti]}:" if ti < 3 else f"Project {primary}:" if primary else "Project:"
+        title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
         section: list[str] = []
         for oid, f in items:
             line = _fact_line(f) + "\n"

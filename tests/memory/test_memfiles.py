@@ -139,7 +139,7 @@ def test_review_shell_shows_a_proposal_by_text_and_accepts_it(store, invoke):
     from tests.shell.test_shell_session import session
     apply_edit(store, "user", {"action": "add", "file": "memory", "text": "The api runs on port 8080."})
     item = propose_edit(store, "user", {"action": "replace", "file": "memory", "old": "The api runs on port 8080.",
-                                        "new": "The api runs on port 8443."}, owner="codex")
+                                        "new": "The api runs on port 8443."}, owner="codex").item
     out = "\n".join(session(store, "show\r", f"accept {item[:8]}\r", "quit\r"))
     assert "in memory.md replace: The api runs on port 8080.  →  The api runs on port 8443." in out
     assert '"action"' not in out  # never the JSON plan
@@ -159,3 +159,57 @@ def test_full_files_stay_within_the_session_budget(invoke):
     assert "cut to fit the session budget" in small and small.index("# soul.md") < small.index("cut to fit")
     big = invoke("context", "--session", "b9000", "--budget", "9000").stdout
     assert "cut to fit" not in big and "user/editor: helix" in big
+
+
+def test_import_claude_memory_proposes_each_entry_once(invoke, tmp_path):
+    home = tmp_path / "claude"
+    (home / "projects" / "-home-dev-acme-api" / "memory").mkdir(parents=True)
+    (home / "CLAUDE.md").write_text("# Me\n\n- I use helix.\n- Answer tersely.\n")
+    (home / "projects" / "-home-dev-acme-api" / "s.jsonl").write_text(json.dumps({"cwd": "/home/dev/acme-api"}) + "\n")
+    (home / "projects" / "-home-dev-acme-api" / "memory" / "notes.md").write_text(
+        "The api runs on port 8443.\n\nCI needs Postgres 16.\n")
+    r = invoke("import", "claude-memory", str(home), "--json").json
+    assert (r["files"], r["proposed"]) == (2, 4)
+    assert invoke("memory", "show", "user", "--json").json[0]["entries"] == []  # nothing applied
+    again = invoke("import", "claude-memory", str(home), "--json").json
+    assert (again["proposed"], again["present"]) == (0, 4)  # idempotent
+    items = invoke("queue", "list", "--json").json
+    assert {i["key"] for i in items} == {"user/memory/user.md", "project/acme-api/memory/memory.md"}
+    for i in items:
+        invoke("queue", "accept", i["id"][:12])
+    assert invoke("memory", "show", "user", "--json").json[0]["entries"] == ["I use helix.", "Answer tersely."]
+    proj = invoke("memory", "show", "memory", "--project", "acme-api", "--json").json[0]
+    assert proj["entries"] == ["The api runs on port 8443.", "CI needs Postgres 16."]
+    assert invoke("import", "claude-memory", str(home), "--json").json["proposed"] == 0
+
+
+def test_promote_standing_loads_everywhere_and_untrusted_is_refused(invoke, store_path):
+    invoke("remember", "project/other/style", "Review PRs within a day")
+    invoke("promote", "project/other/style", "--standing")
+    block = invoke("context", "--session", "p1", "--project", "acme").stdout  # another project's session
+    assert "Standing:\n- project/other/style: Review PRs within a day" in block
+    assert invoke("log", "project/other/style", "--json").json[0]["id"]  # promotion is a version
+    invoke("remember", "project/other/style", "Review PRs within two days")  # the owner's new value stays curated
+    assert "Review PRs within two days" in invoke("context", "--session", "p2", "--project", "acme").stdout
+    invoke("promote", "project/other/style", "--demote")
+    assert "Standing:" not in invoke("context", "--session", "p3", "--project", "acme").stdout
+    invoke("remember", "project/x/seen", "an agent saw this", "--trust", "agent_observed")
+    r = invoke("promote", "project/x/seen", exit_code=6)
+    assert "not yours" in r.stderr
+    invoke("promote", "user/memory/memory.md", exit_code=6)
+    invoke("promote", "project/x/nothing", exit_code=4)
+
+
+def test_a_curated_fact_whose_source_is_forgotten_goes_to_review(invoke, store_path):
+    from pathlib import Path
+    sample = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
+    invoke("import", "claude-code", str(sample))
+    hit = next(h for h in invoke("search", "postgres", "--json").json if h["kind"] == "turn")
+    from objstore import Store, remember
+    with Store.open(store_path) as st:
+        remember(st, "project/acme-api/db", "Postgres 15 on port 5432", sources=(hit["id"],))
+    invoke("promote", "project/acme-api/db")
+    invoke("forget", hit["id"], "--yes")
+    items = invoke("queue", "list", "--json").json
+    assert any(i["key"] == "project/acme-api/db" and i["kind"] == "conflict" and "needs review" in i["note"]
+               for i in items)
