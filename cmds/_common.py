@@ -77,7 +77,12 @@ def json_option(f):
                         help="Print tab-separated records, id first, one a line (for fzf, awk, cut).")(f)
 
 
-def convert(self, value, param, ctx):
+class TimeType(click.ParamType):
+    """click parameter type for :func:`parse_time`."""
+
+    name = "TIME"
+
+    def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
         try:
@@ -141,37 +146,3 @@ def confirm_or_exit(question: str) -> None:
     if not ok:
         click.echo("nothing forgotten", err=True)
         raise click.exceptions.Exit(1)
-
-
-#: our own glyphs and their ASCII forms (--ascii)
-GLYPHS = {"…": "...", "•": "*", "→": "->", "←": "<-", "—": "-", "–": "-", "✓": "ok", "✗": "x", "·": "-",
-          "“": '"', "”": '"', "‘": "'", "’": "'"}
-_GLYPH_TABLE = str.maketrans(GLYPHS)
-
-
-class _AsciiText:
-    """A text stream wrapper: our glyphs become ASCII, and any other
-    character the stream cannot encode is written as a backslash escape."""
-
-    encoding = "utf-8"   # what we accept: click must not re-wrap the binary buffer behind us
-    errors = "strict"
-
-    def __init__(self, stream) -> None:
-        self._s = stream
-
-    def write(self, text: str) -> int:
-        t = text.translate(_GLYPH_TABLE).encode("ascii", "backslashreplace").decode("ascii")
-        return self._s.write(t)
-
-    def __getattr__(self, name):
-        if name == "buffer":
-            raise AttributeError(name)
-        return getattr(self._s, name)
-
-
-def ascii_streams() -> None:
-    """Route stdout and stderr through :class:`_AsciiText` (``--ascii``)."""
-    if not isinstance(sys.stdout, _AsciiText):
-        sys.stdout = _AsciiText(sys.stdout)  # type: ignore[assignment]
-    if not isinstance(sys.stderr, _AsciiText):
-        sys.stderr = _AsciiText(sys.stderr)  # type: ignore[assignment]

@@ -84,8 +84,10 @@ def plain_lines(obj) -> list[str]:
     tabs, newlines and backslashes in values escaped (``\\t``, ``\\n``,
     ``\\\\``)."""
     if isinstance(obj, dict):
-        inner = next((v for v in obj.values() if isinstance(v, list) and all(isinstance(x, dict) for x in v)),
+        inner = next((v for v in obj.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)),
                      None)
+        if inner is None and any(obj.get(k) == [] for k in ("hits", "turns", "findings", "items")):
+            inner = []  # a result list that came back empty: no records
         rows = inner if inner is not None else [obj]
     elif isinstance(obj, list):
         rows = obj
@@ -99,14 +101,6 @@ def plain_lines(obj) -> list[str]:
         keys = (["id"] if "id" in r else []) + [k for k in r if k != "id"]
         out.append("\t".join(_plain_field(r[k]) for k in keys))
     return out
-
-
-class TimeType(click.ParamType):
-    """click parameter type for :func:`parse_time`."""
-
-    name = "TIME"
-
-    
 
 
 def fmt_time(ms: int) -> str:
@@ -208,3 +202,43 @@ def version_json(v, *, current: bool) -> dict:
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
             "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}
+
+
+#: our own glyphs and their ASCII forms (--ascii)
+GLYPHS = {"…": "...", "•": "*", "→": "->", "←": "<-", "—": "-", "–": "-", "✓": "ok", "✗": "x", "·": "-",
+          "“": '"', "”": '"', "‘": "'", "’": "'"}
+_GLYPH_TABLE = str.maketrans(GLYPHS)
+
+
+class _AsciiText:
+    """A text stream wrapper: our glyphs become ASCII, and any other
+    character the stream cannot encode is written as a backslash escape."""
+
+    encoding = "utf-8"   # what we accept: click must not re-wrap the binary buffer behind us
+    errors = "strict"
+
+    def __init__(self, stream) -> None:
+        self._s = stream
+
+    def write(self, text: str) -> int:
+        t = text.translate(_GLYPH_TABLE).encode("ascii", "backslashreplace").decode("ascii")
+        return self._s.write(t)
+
+    def __getattr__(self, name):
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._s, name)
+
+
+def needs_ascii() -> bool:
+    """True when stdout's encoding is not UTF-8 (a C/POSIX or Latin-1 locale)."""
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return bool(enc) and enc != "utf8"
+
+
+def ascii_streams() -> None:
+    """Route stdout and stderr through :class:`_AsciiText` (``--ascii``)."""
+    if not isinstance(sys.stdout, _AsciiText):
+        sys.stdout = _AsciiText(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, _AsciiText):
+        sys.stderr = _AsciiText(sys.stderr)  # type: ignore[assignment]

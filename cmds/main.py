@@ -135,10 +135,8 @@ def cli(home, lock_timeout, ascii_only):
     _out.PLAIN = False  # set again by a reading command's --plain
     if os.environ.get("NO_COLOR"):  # https://no-color.org: any non-empty value
         click.get_current_context().color = False
-    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
-    if ascii_only or (enc and enc != "utf8"):
-        from ._common import ascii_streams
-        ascii_streams()
+    if ascii_only or _out.needs_ascii():
+        _out.ascii_streams()
 
 
 def main(argv: list[str] | None = None) -> int:
