@@ -14,6 +14,8 @@ import traceback
 
 import click
 
+from ._out import report_error
+
 EXIT_INTERRUPTED = 130
 
 #: name -> (module, one-line summary).  Order = order in ``mem --help``.
@@ -69,15 +71,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _report(message: str, hint: str | None, code: int, as_json: bool) -> None:
-    click.echo(f"Error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
-    if as_json:
-        import json
-        click.echo(json.dumps({"message_type": "exit_error", "code": code, "message": message}), err=True)
-
-
 class MemGroup(click.Group):
     """A click group with lazy subcommands and the error boundary."""
 
@@ -101,17 +94,17 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as e:
-            _report(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
+            report_error(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
-            _report(f"no such file or directory: {e.filename or e}", None, 4, False)
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, False)
             ctx.exit(4)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            _report(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)
@@ -140,12 +133,12 @@ def cli(home, lock_timeout, ascii_only):
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
+    from . import _out
+    _out.PLAIN = False  # set again by a reading command's --plain
     if os.environ.get("NO_COLOR"):  # https://no-color.org: any non-empty value
         click.get_current_context().color = False
-    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
-    if ascii_only or (enc and enc != "utf8"):
-        from ._common import ascii_streams
-        ascii_streams()
+    if ascii_only or _out.needs_ascii():
+        _out.ascii_streams()
 
 
 def main(argv: list[str] | None = None) -> int:
