@@ -64,6 +64,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scan": ("cmds.scan", "Show every place TEXT still exists: store, index, transcripts, shell history."),
     "doctor": ("cmds.doctor", "Check the store and its wiring; each finding names the command that fixes it."),
     "nuke": ("cmds.nuke", "Delete the whole store, after you type its path to confirm."),
+    "derive": ("cmds.derive", "Derive facts from sessions with a model; rules decide what is admitted."),
     "eval": ("cmds.eval_", "Measure recall and injection quality on scenario files."),
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),
     "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),

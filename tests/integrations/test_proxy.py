@@ -405,3 +405,11 @@ def test_hooks_stand_aside_in_a_proxied_session(rig):
                        capture_output=True, env={**rig["env"], "MEM_PROXY_ACTIVE": "1"}, cwd=REPO, timeout=60)
     assert (r.returncode, r.stdout) == (0, "")
     assert "hooked-1" not in mem(rig, "sessions", "--json").stdout
+
+
+def test_remember_that_through_the_proxy(rig):
+    client(rig, **{"x-mem-session": "rem-px"}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "remember that the deploy window is Friday"}])
+    assert "Remembered as you asked" in rig["up"].requests[-1][2].decode()
+    r = mem(rig, "get", "user/remembered/deploy-window-friday")
+    assert r.stdout.strip() == "the deploy window is Friday"
