@@ -171,6 +171,8 @@ _API: dict[str, tuple[str, str]] = {
     "remember_statement": ("objstore.capture.statements", "remember_statement"),
     "statement_of": ("objstore.capture.statements", "statement_of"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
+    "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),
+    "remote_reachable": ("objstore.remote.inspect", "remote_reachable"),
     "install_record": ("objstore.integrations.install", "install_record"),
     "plan_install": ("objstore.integrations.install", "plan_install"),
     "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),

@@ -199,3 +199,15 @@ def test_statement_recognition():
     assert statement_of("what do you remember about the db?") is None
     assert statement_of("remember") is None
     assert statement_key("the staging db is on port 6000", None) == "user/remembered/staging-db-port-6000"
+
+
+def test_revert_a_derive_run(rig, invoke):
+    invoke("remember", "project/acme-api/db/port", "Postgres 15 on 5432", "--trust", "agent_observed")
+    r = invoke("derive", "--apply", "--json").json
+    assert invoke("get", "project/acme-api/db/port").stdout.strip() == "Postgres 16 on port 5433"
+    out = invoke("revert", "--derive-run", r["report"][:8], "--json").json
+    assert [x["key"] for x in out["reverted"]] == ["project/acme-api/db/port"]
+    assert invoke("get", "project/acme-api/db/port").stdout.strip() == "Postgres 15 on 5432"
+    assert len(invoke("log", "project/acme-api/db/port", "--json").json) == 3  # nothing rewritten
+    invoke("revert", "--derive-run", "ffffffff", exit_code=4)
+    invoke("revert", exit_code=2)

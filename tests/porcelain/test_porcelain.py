@@ -283,3 +283,39 @@ def test_plain_ascii_and_no_color(tour, invoke, mem):
     assert "\x1b[" not in out and "[-15-]" in out
     colored = CliRunner().invoke(cli, ["diff", "project/api/db"], color=True).stdout
     assert "\x1b[" in colored
+
+
+def test_scan_reaches_remotes_and_follows_a_forget(invoke, tmp_path, monkeypatch):
+    import shutil
+    src = tmp_path / "transcripts"
+    shutil.copytree(SAMPLE, src)
+    f = next(src.rglob("5f0c9a52*.jsonl"))
+    text = f.read_text().replace("leaks connections", "leaks connections canary-owl-4411")
+    f.write_text(text.replace("Understood:", "Understood canary-elk-8822:"))  # another turn
+    invoke("import", "claude-code", str(src))
+    invoke("remember", "project/acme-api/x", "canary-owl-4411 lives here")
+    invoke("remote", "add", "usb", str(tmp_path / "remote"), "--no-encrypt")
+    invoke("push", "usb")
+    places = {h["place"] for h in invoke("scan", "canary-owl-4411", "--json", exit_code=1).json}
+    assert {"object", "transcript", "remote usb"} <= places
+    invoke("forget", "--match", "canary-owl-4411", "--yes")
+    invoke("gc", "--prune=now")
+    invoke("push", "usb")  # the forget follows the value to the remote
+    hits = invoke("scan", "canary-owl-4411", "--json", exit_code=1).json
+    assert {h["place"] for h in hits} == {"transcript"}  # only the agent's own transcript still has it
+    invoke("forget", "--match", "canary-elk-8822", "--scrub-sources", "--yes")
+    invoke("gc", "--prune=now")
+    invoke("push", "usb")
+    assert invoke("scan", "canary-elk-8822", "--json").json == []  # nowhere at all
+
+
+def test_doctor_reports_an_unreadable_remote(invoke, tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setenv("MEM_HOOK_COMMAND", str(Path(sys.executable).parent / "mem"))
+    invoke("setup", "--shell", "none")
+    invoke("remote", "add", "gone", str(tmp_path / "no-such-disk" / "mem"))
+    r = invoke("doctor", "--json", exit_code=1).json
+    f = [x for x in r["findings"] if x["check"] == "remotes"]
+    assert f and "gone" in f[0]["message"] and f[0]["fix"].startswith("mem remote list")
+    invoke("remote", "remove", "gone")
+    assert invoke("doctor", "--json").json["ok"] is True

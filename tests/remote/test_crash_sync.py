@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _remote_is_whole(store: Store, spec) -> None:
     """Every ref of the remote manifest reaches only objects its listed packs hold."""
     from objstore.core.objects import Fact, Turn
-    from objstore.remote.sync import _connect
+    from objstore.remote.sync import connect as _connect
     import cbor2  # noqa: F401
     r = _connect(store, spec, {}, create=False)
     m, _etag, _n = r.manifest()
