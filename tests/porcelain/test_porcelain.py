@@ -32,7 +32,7 @@ def test_reflog_lists_every_move_newest_first(tour, invoke):
     assert any(r.startswith("queue/") for r in refs)  # the parked proposal's ref
     times = [m["time"] for m in everything]
     assert times == sorted(times, reverse=True)
-    assert "5432" not in json.dumps(everything)  # ids and commands only, never values
+    assert "Postgres" not in json.dumps(everything)  # ids and commands only, never values
     assert invoke("reflog", "-n", "1", "--json").json == everything[:1]
 
 
@@ -84,7 +84,7 @@ def test_stats_counts_by_type_scope_and_project(tour, invoke):
     assert s["sessions_by_project"]["acme-api"] >= 2 and s["turns_by_harness"]["claude-code"] >= 10
     assert len(s["growth"]) == 30 and s["growth"][-1]["facts"] == 3  # today's writes
     assert s["index_bytes"] > 0 and s["store_bytes"] >= s["pack_bytes"] + s["index_bytes"]
-    assert "5432" not in invoke("stats").stdout
+    assert "Postgres" not in invoke("stats").stdout
 
 
 def test_export_import_round_trip_is_exact(tour, invoke, tmp_path, monkeypatch):
@@ -244,7 +244,7 @@ def test_audit_records_every_move_and_forget_keeps_the_lines_without_the_ids(tou
     cmds = [e["command"] for e in a]
     assert {"remember", "import claude-code", "queue accept", "reinforce"} <= set(cmds)
     assert any(e["ref"].startswith("queue/") for e in a)  # the closed item's lines stay
-    assert "5432" not in json.dumps(a) and "helix" not in json.dumps(a)
+    assert "Postgres" not in json.dumps(a) and "helix" not in json.dumps(a)
     v1 = invoke("log", "project/api/db", "--json").json[-1]["id"]
     assert any(v1 in (e["old"], e["new"]) for e in a)
     invoke("forget", "project/api/db@v1", "--yes")
