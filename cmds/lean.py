@@ -281,7 +281,7 @@ _WHAT = _choice("all", "facts", "turns")
 #: Keep in step with the click commands: tests/cmds/test_lean.py compares them.
 SPECS: dict[str, tuple] = {
     "get": (get, [("key", 1)], {"--as-of": ("as_of", parse_time), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
-            {"as_json": False, "as_of": None}, False),
+            {"as_json": False, "as_of": None, "plain": False}, False),
     "recall": (recall, [("queries", -1)], {
         "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
         "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--as-of": ("as_of", parse_time),

@@ -96,7 +96,7 @@ def test_session_block_renders_the_files_first_and_stays_frozen(invoke, store_pa
     block = invoke("context", "--session", "s1").stdout
     assert block.index("# soul.md\n(empty)") < block.index("# memory.md (24 of 2,200 characters)\nDeploys")
     assert "# user.md (0 of 1,375 characters)\n(empty)" in block
-    assert block.index("# user.md") < block.index("user/editor: helix")
+    assert block.index("# user.md") < block.index("user/editor") and "helix" in block
     assert "user/memory/memory.md" not in block  # the file is not listed again as a fact
     item = invoke("memory", "propose", "add", "memory", "Staging is on port 6000.", "--json").json["queued"]
     invoke("queue", "accept", item[:12])  # approved mid-session
@@ -158,7 +158,7 @@ def test_full_files_stay_within_the_session_budget(invoke):
     small = invoke("context", "--session", "b1500", "--budget", "1500").stdout
     assert "cut to fit the session budget" in small and small.index("# soul.md") < small.index("cut to fit")
     big = invoke("context", "--session", "b9000", "--budget", "9000").stdout
-    assert "cut to fit" not in big and "user/editor: helix" in big
+    assert "cut to fit" not in big and "user/editor" in big and "helix" in big
 
 
 def test_import_claude_memory_proposes_each_entry_once(invoke, tmp_path):
@@ -187,7 +187,7 @@ def test_promote_standing_loads_everywhere_and_untrusted_is_refused(invoke, stor
     invoke("remember", "project/other/style", "Review PRs within a day")
     invoke("promote", "project/other/style", "--standing")
     block = invoke("context", "--session", "p1", "--project", "acme").stdout  # another project's session
-    assert "Standing:\n- project/other/style: Review PRs within a day" in block
+    assert "Standing:\n- project/other/style" in block and "Review PRs within a day" in block
     assert invoke("log", "project/other/style", "--json").json[0]["id"]  # promotion is a version
     invoke("remember", "project/other/style", "Review PRs within two days")  # the owner's new value stays curated
     assert "Review PRs within two days" in invoke("context", "--session", "p2", "--project", "acme").stdout
