@@ -198,3 +198,24 @@ def confirm_or_exit(question: str) -> None:
     if not ok:
         click.echo("nothing forgotten", err=True)
         raise click.exceptions.Exit(1)
+
+
+def body_text(obj) -> str:
+    """What to print as the value of a fact version or the text of a turn:
+    the text made safe for the terminal, or ``(forgotten at <time>)`` for an
+    object ``mem forget`` emptied (its ``forgotten`` field, ms since epoch)."""
+    if getattr(obj, "forgotten", 0):
+        return f"(forgotten at {fmt_time(obj.forgotten)})"
+    return safe(obj.body if hasattr(obj, "body") else obj.text)
+
+
+def rebuild_missing_index(store) -> None:
+    """Rebuild the search index now if it is missing while the store holds
+    memory (``objstore.ensure_index``), so a search never answers "nothing"
+    from a deleted index: a progress counter on a terminal, and one line on
+    stderr saying what was done."""
+    from objstore import ensure_index
+    with progress_bar("rebuilding the missing search index") as update:
+        n = ensure_index(store, progress=lambda done: update(done))
+    if n is not None:
+        click.echo(f"the search index was missing: rebuilt it ({n} documents)", err=True)

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import emit_json, fmt_time, json_option, rebuild_missing_index, safe, with_store
 
 
 def project_scope(project: str | None, all_projects: bool):
@@ -52,6 +52,7 @@ def command(queries, what, limit, project, all_projects, as_json, store):
     """
     from objstore import recall
     projects = project_scope(project, all_projects)
+    rebuild_missing_index(store)
     res = recall(store, list(queries), what=what, projects=projects, limit=limit)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,

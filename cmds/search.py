@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import emit_json, fmt_time, json_option, rebuild_missing_index, safe, with_store
 
 
 @click.command("search")
@@ -35,6 +35,7 @@ def command(query, limit, what, exit_code, as_json, store):
     except UnicodeEncodeError:
         raise InvalidInput("the query is not valid UTF-8 text") from None
     kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
+    rebuild_missing_index(store)
     hits = search(store, text, limit=limit, kinds=kinds)
     if as_json:
         emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,

@@ -97,11 +97,13 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
         if not no_hooks:
             plan = hooks_install.uninstall(ctx, scope, dry_run, False, quiet=True)
             report["hooks"] = {"path": str(plan.path), "changed": plan.changed}
-            lines.append(f"hooks: {'removed from' if plan.changed else 'not in'} {plan.path}")
+            did = _did("removed from", "would remove from", dry_run)
+            lines.append(f"hooks: {did if plan.changed else 'not in'} {plan.path}")
         if shell != "none":
             p, changed = remove_rc_line(shell, dry_run)
             report["shell"] = {"file": str(p), "changed": changed}
-            lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
+            did = _did("removed the line from", "would remove the line from", dry_run)
+            lines.append(f"shell: {did if changed else 'no mem line in'} {p}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
         from objstore import Store
@@ -114,12 +116,14 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
         if not no_hooks:
             plan = hooks_install.install(ctx, scope, dry_run, False, quiet=True)
             report["hooks"] = {"path": str(plan.path), "changed": plan.changed, "events": list(plan.events)}
-            lines.append(f"hooks: {'installed in' if plan.changed else 'already in'} {plan.path}")
+            did = _did("installed in", "would install in", dry_run)
+            lines.append(f"hooks: {did if plan.changed else 'already in'} {plan.path}")
         if shell != "none":
             p, changed = add_rc_line(shell, dry_run)
             report["shell"] = {"file": str(p), "changed": changed}
-            lines.append(f"shell: {'added a line to' if changed else 'already in'} {p}"
-                         + (" (open a new shell to load it)" if changed else ""))
+            did = _did("added a line to", "would add a line to", dry_run)
+            lines.append(f"shell: {did if changed else 'already in'} {p}"
+                         + (" (open a new shell to load it)" if changed and not dry_run else ""))
         else:
             lines.append("shell: skipped (unknown shell; see 'mem shell-init --help')")
     if as_json:
@@ -128,3 +132,8 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
     if dry_run:
         lines.insert(0, "dry run: nothing is changed")
     click.echo("\n".join(lines))
+
+
+def _did(done: str, would: str, dry_run: bool) -> str:
+    """The words for a change: what was done, or with --dry-run what would be."""
+    return would if dry_run else done

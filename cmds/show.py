@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import body_text, emit_json, fmt_time, json_option, safe, with_store
 
 
 def object_json(oid: str, obj) -> dict:
@@ -46,14 +46,14 @@ def _print_object(oid: str, obj) -> None:
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
         click.echo("")
-        click.echo(safe(obj.body))
+        click.echo(body_text(obj))
     elif isinstance(obj, Turn):
         click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
         click.echo("")
-        click.echo(safe(obj.text))
+        click.echo(body_text(obj))
     elif isinstance(obj, Tombstone):
         click.echo(safe(f"key:         {obj.key}"))
         click.echo(f"value sha256: {obj.value_sha256.hex()}")
@@ -115,7 +115,7 @@ def command(what, as_json, store):
         for tv in turns:
             t = tv.turn
             click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
-            click.echo(safe(t.text))
+            click.echo(body_text(t))
         return
     if "/" in what:
         v = current(store, what)

@@ -88,6 +88,7 @@ _API: dict[str, tuple[str, str]] = {
     "recall": ("objstore.retrieval.recall", "recall"),
     "search": ("objstore.retrieval.search", "search"),
     "reindex": ("objstore.retrieval.search", "reindex"),
+    "ensure_index": ("objstore.retrieval.search", "ensure_index"),
     "inject_for_prompt": ("objstore.retrieval.context", "inject_for_prompt"),
     "render_context": ("objstore.retrieval.context", "render_context"),
     "session_start_block": ("objstore.retrieval.context", "session_start_block"),

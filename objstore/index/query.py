@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 import tantivy
 
-from objstore.core.objects import normalize_value
+from objstore.core.text import normalize_value
 from objstore.index.analysis import PLAIN_MAX_TOKEN_BYTES, QUERY_STOPWORDS, plain_tokens, tokenize
 from objstore.index.schema import FLAG_LONG
 

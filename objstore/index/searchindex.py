@@ -128,6 +128,13 @@ class SearchIndex:
         self._shards = shards
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
 
+    def exists(self) -> bool:
+        """Whether any sub-index has been written: a ``CURRENT`` file exists
+        under ``facts/``, ``turns/`` or ``history/`` (its content is not
+        checked; a bad one raises ``IndexCorruptError`` on use).  False for
+        a store never written to, and after ``rm -rf <store>/index``."""
+        return any((sub.dir / "CURRENT").is_file() for sub in self._subs.values())
+
     # -- shards ----------------------------------------------------------
     def _layout_shards(self, kind: str, prev_docs: int = 0) -> int:
         """Shard count of a new layout of ``kind`` replacing ``prev_docs`` docs."""

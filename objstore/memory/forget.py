@@ -35,13 +35,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput, MemError, NotFound
 from objstore.memory.facts import Version, current_of, fact_doc, list_keys, resolve_version, versions, walk
-from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
+from objstore.core.objects import Fact, Tombstone, Turn
+from objstore.core.text import matcher, normalize_value, normalized_map, replace_spans, value_digest
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.memory.sessions import TurnVersion, turn_doc, walk_turns
 from objstore.core.store import Store, now_ms
@@ -179,11 +179,10 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     if len(norm) < MIN_MATCH_CHARS:
         raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
     plan.match = norm
-    probe = max(norm.split(" "), key=len)  # a cheap test before the full normalization
+    hits = matcher(match)  # the one normalization (objstore.core.text)
     for key, head in list_keys(store):
         chain = list(walk(store, head))
-        hit = [v for v in chain if not v.fact.forgotten and probe in v.fact.body.casefold()
-               and norm in normalize_value(v.fact.body)]
+        hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
         if not hit:
             continue
         live = [v for v in chain if not v.fact.forgotten]
@@ -198,14 +197,12 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         sid = name[len("sessions/"):]
         if only is not None and sid not in only:
             continue
-        hit = [tv for tv in walk_turns(store, head)
-               if not tv.turn.forgotten and probe in tv.turn.text.casefold()
-               and norm in normalize_value(tv.turn.text)]
+        hit = [tv for tv in walk_turns(store, head) if not tv.turn.forgotten and hits(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
     from objstore.memory import queue  # proposals waiting for review may hold the text too
     for it in queue.items(store):
-        if norm in normalize_value(it.item.body):
+        if hits(it.item.body):
             plan.queue_items.append(it.id)
     return plan
 
@@ -499,29 +496,15 @@ REDACTED = "[forgotten]"
 
 
 def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]:
-    """Replace every span of ``text`` whose normalized form (NFC, case-folded,
-    whitespace runs as one space) hashes to a rule's SHA-256, with
-    ``[forgotten]``.  The rule holds only the hash and the normalized
+    """Replace every span of ``text`` whose normalized form
+    (``objstore.core.text.normalize_value``: NFC, case-folded, whitespace
+    runs as one space) hashes to a rule's SHA-256, with ``[forgotten]``; the
+    characters around the spans are kept as they are.  The rule holds only the hash and the normalized
     length, never the text.  Cost: one SHA-256 per position and rule.
 
     Returns ``(text, spans redacted)``.
     """
-    src = unicodedata.normalize("NFC", text)
-    chars: list[str] = []
-    where: list[int] = []
-    space = False
-    for i, ch in enumerate(src):
-        if ch.isspace():
-            if chars and not space:
-                chars.append(" ")
-                where.append(i)
-            space = True
-            continue
-        space = False
-        for c in ch.casefold():
-            chars.append(c)
-            where.append(i)
-    norm = "".join(chars)
+    norm, starts, ends = normalized_map(text)
     spans: list[tuple[int, int]] = []
     for digest, n in rules:
         if n <= 0 or n > len(norm):
@@ -530,21 +513,10 @@ def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]
             if norm[s] == " ":
                 continue
             if hashlib.sha256(norm[s:s + n].encode("utf-8")).digest() == digest:
-                spans.append((where[s], where[s + n - 1] + 1))
+                spans.append((starts[s], ends[s + n - 1]))
     if not spans:
         return text, 0
-    spans.sort()
-    out, pos = [], 0
-    for a, b in spans:
-        if a < pos:
-            a = pos
-        if a >= b:
-            continue
-        out.append(src[pos:a])
-        out.append(REDACTED)
-        pos = b
-    out.append(src[pos:])
-    return "".join(out), len(spans)
+    return replace_spans(text, spans, REDACTED), len(spans)
 
 
 # -- derived files --------------------------------------------------------------
@@ -554,13 +526,17 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     ``<store>/cache`` and every ``<store>/logs/*.log``.  A line-oriented text
     file loses the lines that contain a needle (rewritten atomically); any
     other file containing one is deleted (caches are rebuilt on demand).
-    Matching ignores case.  Returns the files changed, relative to the store.
+    Matching is ``objstore.core.text.matcher`` (NFC, case folding,
+    whitespace runs).  Returns the files changed, relative to the store.
     """
     from objstore.core.atomic import atomic_write
-    keys = [n.casefold().encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
-    keys += [normalize_value(n).encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
-    if not keys:
+    tests = [matcher(n) for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    if not tests:
         return []
+
+    def hit(s: str) -> bool:
+        return any(t(s) for t in tests)
+
     changed = []
     targets: list[Path] = []
     cache = store.root / "cache"
@@ -574,14 +550,12 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             data = p.read_bytes()
         except OSError:
             continue
-        low = data.decode("utf-8", "replace").casefold().encode("utf-8")
-        if not any(k in low for k in keys):
+        if not hit(data.decode("utf-8", "replace")):
             continue
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if text_like:
             lines = data.splitlines(keepends=True)
-            kept = [ln for ln in lines
-                    if not any(k in ln.decode("utf-8", "replace").casefold().encode("utf-8") for k in keys)]
+            kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
             atomic_write(p, b"".join(kept))
         else:
             p.unlink()
