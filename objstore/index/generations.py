@@ -200,6 +200,7 @@ class SubIndex:
     the caller to hold :meth:`locked`."""
 
     def __init__(self, root: Path, kind: str, lock_timeout: float, analyzer: str = "stem") -> None:
+        """Nothing is read or created on disk until first use."""
         self.kind = kind
         self.dir = root / _SUBDIR[kind]
         self.lock_timeout = lock_timeout
@@ -233,6 +234,25 @@ class SubIndex:
         except IndexCorruptError:
             return None
 
+    def adopt_new(self, name: str) -> None:
+        """Record that generation ``name``, just created by this instance, has
+        the format of new generations (it has no ``meta.json`` to read yet)."""
+        self._fmts[name] = self.new_fmt
+
+    def publish(self, m: Manifest, new: "dict[str, tantivy.Index]") -> set[str]:
+        """Write ``m`` as ``CURRENT`` (atomically) and keep the freshly built
+        generations ``new`` (name -> open Index) as the cached handles;
+        returns the generation names ``m`` keeps live.  Caller holds the lock."""
+        self._write_manifest(m)
+        with self._mutex:
+            for name, index in new.items():
+                with contextlib.suppress(ValueError):
+                    index.reload()
+                self._cache[name] = index
+            keep = {g for _s, g in m.live()}
+            self._cache = {k: v for k, v in self._cache.items() if k in keep}
+        return keep
+
     def _write_manifest(self, m: Manifest) -> None:
         tmp = self.dir / f"CURRENT.tmp-{os.getpid()}-{threading.get_ident()}"
         with open(tmp, "w", encoding="utf-8") as f:
@@ -243,6 +263,7 @@ class SubIndex:
         _fsync_dir(self.dir)
 
     def gen_dirs(self) -> list[str]:
+        """Names of the ``gen-<n>`` directories on disk, by ascending n (live or not)."""
         try:
             names = os.listdir(self.dir)
         except FileNotFoundError:
@@ -258,6 +279,8 @@ class SubIndex:
         return max(nums, default=0) + 1
 
     def remove_orphans(self, keep: set[str]) -> None:
+        """Delete every generation directory not in ``keep`` and every
+        ``CURRENT.tmp-*`` file (what a crashed writer left).  Caller holds the lock."""
         for name in self.gen_dirs():
             if name not in keep:
                 shutil.rmtree(self.dir / name, ignore_errors=True)
@@ -268,6 +291,8 @@ class SubIndex:
                         os.unlink(self.dir / name)
 
     def remove_orphans_of_current(self) -> None:
+        """:meth:`remove_orphans` keeping what ``CURRENT`` names (nothing if it
+        is missing or corrupt).  Caller holds the lock."""
         cur = self.manifest_lenient()
         self.remove_orphans({g for _s, g in cur.live()} if cur else set())
 
@@ -354,12 +379,17 @@ class SubIndex:
                 self._seen[name] = sig
 
     def close(self) -> None:
+        """Drop the cached index handles (reopened lazily)."""
         with self._mutex:
             self._cache = {}
             self._seen = {}
 
     # -- writing ---------------------------------------------------------
     def new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
+        """A one-thread writer of ``index`` with ``heap`` bytes, after tantivy's
+        garbage collection of files a killed writer left.  Raises
+        ``IndexBusyError`` if tantivy's own writer lock is held,
+        ``SearchIndexError`` for another failure."""
         try:
             writer = index.writer(heap_size=heap, num_threads=1)
         except ValueError as e:
@@ -485,6 +515,9 @@ class GenerationBuild:
         self._writers: dict[int, tantivy.IndexWriter] = {}
 
     def add(self, d: IndexDoc) -> None:
+        """Send ``d`` to the new generation of its shard (streamed or
+        buffered).  Raises ``ValueError`` if its shard is not one being
+        rebuilt, ``SearchIndexError`` if tantivy refuses it."""
         s = shard_index(d.ref, self.n)
         if s not in self.shards:
             raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
@@ -517,7 +550,7 @@ class GenerationBuild:
                 shutil.rmtree(path, ignore_errors=True)
                 raise SearchIndexError(f"{path}: cannot create index: {e}") from e
             register_analyzers(index)
-            self.sub._fmts[name] = self.sub.new_fmt
+            self.sub.adopt_new(name)
             g = self._gens[s] = (name, index)
         return g
 
@@ -581,14 +614,7 @@ class GenerationBuild:
             g = self._gens.get(s)
             gens[s] = g[0] if g else None
         m = Manifest(tuple(gens))
-        self.sub._write_manifest(m)
-        with self.sub._mutex:
-            for name, index in self._gens.values():
-                with contextlib.suppress(ValueError):
-                    index.reload()
-                self.sub._cache[name] = index
-            keep = {g for _s, g in m.live()}
-            self.sub._cache = {k: v for k, v in self.sub._cache.items() if k in keep}
+        keep = self.sub.publish(m, dict(self._gens.values()))
         self.sub.remove_orphans(keep)
 
     def abort(self) -> None:

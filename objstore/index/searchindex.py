@@ -300,6 +300,7 @@ class SearchIndex:
             seen: set[str] = set()
 
             def docs() -> Iterator[IndexDoc]:
+                """The survivors, validated, each id once."""
                 for d in survivors:
                     self._check_doc(d, ("turn",))
                     if d.id not in seen:
@@ -441,6 +442,7 @@ class SearchIndex:
                 continue
 
             def boost(w: int, joined: bool, i: int = i) -> float:
+                """Factor putting word ``w`` of generation ``i`` on collection-wide IDF."""
                 if len(opened) == 1:
                     return 1.0
                 if joined:
