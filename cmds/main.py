@@ -14,6 +14,8 @@ import traceback
 
 import click
 
+from ._out import report_error
+
 EXIT_INTERRUPTED = 130
 
 #: name -> (module, one-line summary).  Order = order in ``mem --help``.
@@ -38,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "seal": ("cmds.seal", "Seal KEY: encrypt every version to the vault, then remove the plaintext."),
     "sealed": ("cmds.sealed", "List, read, import and export sealed values."),
     "unseal": ("cmds.unseal", "Make sealed KEY plain again: restore its versions as private facts."),
+    "proxy": ("cmds.proxy", "Run the Anthropic Messages API proxy: memory in every request, every turn captured."),
     "queue": ("cmds.queue", "Review queue: proposals parked instead of overruling you."),
     "review": ("cmds.review", "Curate memory in an interactive shell that opens on the review queue."),
     "shell": ("cmds.shell_", "Alias of 'mem review': the interactive review shell."),
@@ -50,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
     "exclude": ("cmds.exclude", "Keep projects out of capture: preview, add, list and remove exclusion globs."),
     "reflog": ("cmds.reflog", "Show every move of a ref (old -> new id, time, command), newest first."),
+    "revert": ("cmds.revert", "Undo a change by writing a new version; history is never rewritten."),
     "diff": ("cmds.diff", "Show a word-level diff of two versions of KEY."),
     "blame": ("cmds.blame", "Show who and what produced the current value of KEY."),
     "stats": ("cmds.stats", "Count what the store holds: objects, facts, sessions, growth."),
@@ -62,15 +66,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),
     "completion": ("cmds.completion", "Print the shell completion script for bash, zsh or fish."),
 }
-
-
-def _report(message: str, hint: str | None, code: int, as_json: bool) -> None:
-    click.echo(f"Error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
-    if as_json:
-        import json
-        click.echo(json.dumps({"message_type": "exit_error", "code": code, "message": message}), err=True)
 
 
 class MemGroup(click.Group):
@@ -96,17 +91,17 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as e:
-            _report(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
+            report_error(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
-            _report(f"no such file or directory: {e.filename or e}", None, 4, False)
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, False)
             ctx.exit(4)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            _report(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)

@@ -2,7 +2,8 @@
 
 import click
 
-from ._common import body_text, emit_json, fmt_time, json_option, safe, with_store
+from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._out import body_text
 
 
 def object_json(oid: str, obj) -> dict:

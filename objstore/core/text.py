@@ -24,7 +24,6 @@ The redaction of credentials (patterns, not a needle) is
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from typing import Callable, Iterable
@@ -62,6 +61,7 @@ def normalize_value(text: str) -> str:
 def value_digest(text: str) -> bytes:
     """SHA-256 (32 bytes) of the UTF-8 of :func:`normalize_value` of ``text``
     (what a tombstone records instead of the text)."""
+    import hashlib  # here: loading OpenSSL costs ~2 ms that readers never need
     return hashlib.sha256(normalize_value(text).encode("utf-8")).digest()
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import cbor2
 
 from objstore.core.errors import InvalidInput, NotFound
-from objstore.memory.facts import Version, current_of, fact_doc, list_keys, walk
+from objstore.memory.facts import FACT_KINDS, Version, current_of, fact_doc, list_keys, walk
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
 
@@ -127,7 +127,7 @@ def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool
         # as remember: the version that stops being current goes to the history index
         past = [_facts.history_doc(cur.id, cur.fact)] if hasattr(_facts, "history_doc") else []
         try:
-            store.index.add([fact_doc(oid, nf), *past], delete_ids=[cur.id])
+            store.index.add([fact_doc(oid, nf), *past], delete_ids=[cur.id], delete_kinds=FACT_KINDS)
             store.journal.clear()
         except SearchIndexError as e:  # the change stands; the journal lets the index catch up
             index_error = str(e)

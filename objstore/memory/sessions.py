@@ -45,6 +45,7 @@ class ImportResult:
     records_ignored: int = 0
     session_ids: list[str] = field(default_factory=list)
     files_skipped: int = 0
+    files_unchanged: int = 0
     turns_skipped: int = 0
     turns_forgotten: int = 0
     secrets_redacted: int = 0
@@ -126,7 +127,7 @@ def _reader(harness: str):
 
 def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.PathLike], *,
                        progress: Callable[[int, int], None] | None = None,
-                       command: str | None = None) -> ImportResult:
+                       command: str | None = None, reread: bool = False) -> ImportResult:
     """Import agent transcripts (files or trees such as ``~/.claude/projects``
     or ``~/.codex/sessions``) as sessions of turns.
 
@@ -136,6 +137,12 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     then indexes them.  A file that cannot be read (a dangling link, not a
     regular file, an I/O error) is skipped and counted, never fatal; so is a
     turn whose session id is not a valid ref name.
+
+    A file whose identity (:mod:`objstore.core.fileid`: stat and a digest of
+    its first and last bytes) is the one recorded when this store last read
+    it in full is not read again (counted in ``files_unchanged``), so an
+    import with nothing new reads no transcript body; ``reread`` reads every
+    file regardless (still idempotent).
 
     Args:
         harness: ``claude-code`` or ``codex``.
@@ -150,9 +157,14 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     reader = _reader(harness)
     command = command or f"import {harness}"
     files = list(reader.discover(paths))
+    from objstore.core.fileid import ReadLedger, identity
     res = ImportResult()
     stats = reader.ParseStats()
     states: dict[str, _SessionState] = {}
+    # sessions seen -> "new" (no turn stored before this import); the states
+    # themselves are dropped after each publish so memory stays bounded
+    seen: dict[str, bool] = {}
+    grown: set[str] = set()  # sessions this import added turns to
     pending_docs: list = []
     bad_sessions: set[str] = set()
     valid_sids: dict[str, str] = {}
@@ -166,12 +178,18 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         ledger: set[str] = set()
         writer = store.pack_writer()
         unpublished: set[str] = set()
+        read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
+        read: list[tuple[str, list]] = []  # files read in full, marked once their turns are published
         try:
             for i, path in enumerate(files):
+                real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
                 try:
                     if not path.is_file():
                         raise OSError(f"not a regular file (or a dangling link): {path}")
-                    for ct in wrap(reader.parse_file(path, stats)):
+                    ident = identity(path)
+                    unchanged = not reread and read_ledger.unchanged(real, ident)
+                    res.files_unchanged += unchanged
+                    for ct in () if unchanged else wrap(reader.parse_file(path, stats)):
                         res.turns_seen += 1
                         try:
                             sid = valid_sids.get(ct.session) or valid_sids.setdefault(
@@ -189,6 +207,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         st = states.get(sid)
                         if st is None:
                             st = states[sid] = _load_state(store, sid)
+                            seen.setdefault(sid, st.initial is None)
                         if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
                             continue  # alias: the same prompt captured by the prompt hook
                         text, forgotten = ct.text, 0
@@ -211,19 +230,28 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         st.head, st.next_seq = oid, st.next_seq + 1
                         st.sources.add(turn.source)
                         unpublished.add(sid)
+                        grown.add(sid)
                         if not forgotten:
                             pending_docs.append(turn_doc(oid, turn))
                         res.turns_added += 1
+                    if not unchanged:
+                        read.append((real, ident))
                 except OSError as e:
                     res.files_skipped += 1
                     res.errors.append(f"{path}: {e.strerror or e}")
-                ledger.add(str(path.resolve()))
+                ledger.add(real)
                 last = i == len(files) - 1
                 if last or writer.count >= PACK_ROLL or len(pending_docs) >= INDEX_BATCH:
                     writer.finish()  # the pack and its index are durable before any ref names them
                     _publish(store, states, unpublished, command)
                     _flush_index(store, pending_docs, res)
                     unpublished, pending_docs = set(), []
+                    if not last:  # published: a later file of one of them reloads its state from the store
+                        states.clear()
+                    for real, ident in read:  # their turns are stored and their refs published
+                        read_ledger.mark(real, ident)
+                    read_ledger.save()
+                    read = []
                     if not last:
                         writer = store.pack_writer()
                 if progress:
@@ -235,10 +263,21 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             record_sources(store, ledger)
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
-    res.session_ids = sorted(states)
-    res.sessions = len(states)
-    res.sessions_new = sum(1 for s in states.values() if s.initial is None and s.head is not None)
+    res.session_ids = sorted(seen)
+    res.sessions = len(seen)
+    res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
+
+
+def _ledger_salt(store: Store, harness: str) -> str:
+    """What a file's import depends on besides its bytes: the harness and the
+    capture configuration (exclusions, marker); a change re-reads every file."""
+    from blake3 import blake3
+    try:
+        cfg = (store.root / "config.toml").read_bytes()
+    except OSError:
+        cfg = b""
+    return f"{harness}:{blake3(cfg).hexdigest(length=16)}"
 
 
 def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:
