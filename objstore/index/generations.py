@@ -26,6 +26,7 @@ from typing import Iterable, Iterator
 import tantivy
 from blake3 import blake3 as _blake3
 
+from objstore.core.atomic import fsync_dir
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.schema import FORMATS, GenFormat, IndexDoc, read_format, schema_for, to_tantivy_doc
@@ -96,17 +97,26 @@ def _trim_heap() -> None:
         _LIBC[0](0)
 
 
-def _fsync_dir(path: Path) -> None:
+def _write(writer: "tantivy.IndexWriter", where: Path, delete_ids: Iterable[str],
+           docs: Iterable[IndexDoc], fmt: GenFormat) -> None:
+    """With ``writer`` (of the generation at ``where``): delete the documents
+    whose id is in ``delete_ids``, add ``docs`` in format ``fmt``, commit.  On
+    any error the writer is rolled back and its merges waited for, and the
+    error raised (tantivy's ``ValueError`` as ``SearchIndexError``)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        for i in delete_ids:
+            writer.delete_documents_by_term("id", i)
+        for d in docs:
+            writer.add_document(to_tantivy_doc(d, fmt))
+        writer.commit()
+    except BaseException as e:
+        with contextlib.suppress(Exception):
+            writer.rollback()
+        with contextlib.suppress(Exception):
+            writer.wait_merging_threads()
+        if isinstance(e, ValueError):  # tantivy's error type
+            raise SearchIndexError(f"{where}: write failed: {e}") from e
+        raise
 
 
 # --------------------------------------------------------------------------
@@ -265,7 +275,7 @@ class SubIndex:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.dir / "CURRENT")
-        _fsync_dir(self.dir)
+        fsync_dir(self.dir)
 
     def gen_dirs(self) -> list[str]:
         """Names of the ``gen-<n>`` directories on disk, by ascending n (live or not)."""
@@ -464,22 +474,9 @@ class SubIndex:
         ]
         if not to_delete and not docs:
             return
+        fmt = self.fmt(name)
         writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
-        try:
-            for i in to_delete:
-                writer.delete_documents_by_term("id", i)
-            fmt = self.fmt(name)
-            for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
-            writer.commit()
-        except BaseException as e:
-            with contextlib.suppress(Exception):
-                writer.rollback()
-            with contextlib.suppress(Exception):
-                writer.wait_merging_threads()
-            if isinstance(e, ValueError):  # tantivy's error type
-                raise SearchIndexError(f"{self.dir / name}: write failed: {e}") from e
-            raise
+        _write(writer, self.dir / name, to_delete, docs, fmt)
         try:
             writer.wait_merging_threads()
             index.reload()
@@ -562,21 +559,14 @@ class GenerationBuild:
     def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
         """Write ``docs`` into generation ``name`` with a writer of its own
         (thread-safe: runs in the flush pool)."""
-        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
         fmt = self.sub.fmt(name)
+        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
         try:
-            for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
-            writer.commit()
-            writer.wait_merging_threads()
-        except BaseException as e:
-            with contextlib.suppress(Exception):
-                writer.rollback()
-            with contextlib.suppress(Exception):
+            _write(writer, self.sub.dir / name, (), docs, fmt)
+            try:
                 writer.wait_merging_threads()
-            if isinstance(e, ValueError):  # tantivy's error type
+            except ValueError as e:  # tantivy's error type
                 raise SearchIndexError(f"{self.sub.dir / name}: write failed: {e}") from e
-            raise
         finally:
             del writer
             _trim_heap()
