@@ -37,6 +37,8 @@ from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
 STORE_FORMAT = 1
+#: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
+REF_NAMES = 2
 T = TypeVar("T")
 
 
@@ -82,8 +84,12 @@ class Store:
         self.journal = IndexJournal(root / "index-journal")
         self.lock_timeout = lock_timeout
         self._lock: StoreLock | None = None
+        self._config: dict | None = None
         self._index = None
         self._packs = None
+        #: id -> why it could not be read, for every damaged object this
+        #: process met (see :meth:`read_frame`); front ends report it
+        self.damaged: dict[str, str] = {}
 
     # -- opening ---------------------------------------------------------
     @classmethod
@@ -106,8 +112,8 @@ class Store:
                                    hint="point --home / MEM_HOME at a new or empty directory")
             for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
                 (root / d).mkdir(parents=True, exist_ok=True)
-            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms()},
-                                          canonical=True))
+            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
+                                           "ref_names": REF_NAMES}, canonical=True))
         return cls.open(root, **kw)
 
     @classmethod
@@ -137,7 +143,23 @@ class Store:
         if type(fmt) is not int or fmt != STORE_FORMAT or hash_name != "blake3":
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows format {STORE_FORMAT}, blake3)", hint="upgrade mem")
-        return cls(root, **kw)
+        st = cls(root, **kw)
+        st._config = cfg
+        st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
+        return st
+
+    def _migrate_if_needed(self) -> None:
+        """Under the lock: rename the ref files of a store written before
+        case escaping (``Refs.migrate_names``), then record ``ref_names`` 2
+        in the config.  Readers read both names meanwhile."""
+        cfg = getattr(self, "_config", None)
+        if not isinstance(cfg, dict) or cfg.get("ref_names", 1) >= REF_NAMES:
+            return
+        self.refs.migrate_names(self.root / "logs" / "refs")
+        cfg = {**cfg, "ref_names": REF_NAMES}
+        atomic_write(self.root / "config", cbor2.dumps(cfg, canonical=True))
+        self._config = cfg
+        self.refs.legacy = False
 
     # -- objects ---------------------------------------------------------
     def put(self, obj: MemObject) -> str:
@@ -146,25 +168,54 @@ class Store:
 
     @property
     def packs(self):
-        """The store's :class:`objstore.core.pack.PackSet` (opened on first use)."""
+        """The store's :class:`objstore.core.pack.PackSet` (opened on first
+        use).  A pack that cannot be opened is left out and listed in its
+        ``broken``: the rest of the store stays readable and writable
+        (``docs/design.md``, "Damage")."""
         if self._packs is None:
             from objstore.core.pack import PackSet
-            self._packs = PackSet(self.root / "objects" / "pack")
+            self._packs = PackSet(self.root / "objects" / "pack", skip_broken=True)
         return self._packs
 
     def read_frame(self, oid: str) -> bytes:
-        """The verified frame of ``oid``, loose or packed.  Raises NotFound,
-        CorruptObject."""
+        """The verified frame of ``oid``, loose or packed.
+
+        A damaged copy is skipped when a sound one exists elsewhere (loose or
+        in another pack).  Every damaged object met is recorded in
+        :attr:`damaged`.
+
+        Raises:
+            NotFound: no copy anywhere (and no pack is damaged).
+            CorruptObject: every copy is damaged, or the object is absent
+                while a damaged pack could hold it.
+        """
         packs = self.packs
+        err: CorruptObject | None = None
         try:  # an in-memory index lookup: cheaper than a failed open() of a loose path
             return packs.get(oid)
         except NotFound:
             pass
+        except CorruptObject as e:
+            err = e
         try:
             return self.objects.get(oid)
         except NotFound:
+            pass
+        except CorruptObject as e:
+            err = err or e
+        if err is None:
             packs.reload()  # a gc may have just packed it
-            return packs.get(oid)
+            try:
+                return packs.get(oid)
+            except NotFound:
+                if not packs.broken:
+                    raise
+                err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
+                                    f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
+            except CorruptObject as e:
+                err = e
+        self.damaged.setdefault(oid, str(err))
+        raise err
 
     def get(self, oid: str, expected: type[T] | None = None) -> T:
         """Read and decode object ``oid`` (full id).  Raises NotFound,
@@ -233,6 +284,7 @@ class Store:
         return self._lock
 
     def _recover_if_needed(self) -> None:
+        self._migrate_if_needed()
         if not self.journal.is_empty():
             from objstore.memory.recovery import recover
             recover(self)

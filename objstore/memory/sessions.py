@@ -73,21 +73,31 @@ class SessionInfo:
     last: int
     turns: int
     head: str
+    #: the chain is damaged: ``turns`` counts only the readable turns from the head
+    damaged: bool = False
 
 
 def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
     """Turns from ``oid`` back along parent links (newest first).
 
-    Raises IntegrityError when a linked turn is missing."""
-    from objstore.core.errors import IntegrityError, NotFound
+    A damaged or missing *older* turn ends the walk there (noted in
+    ``store.damaged``; ``mem fsck --repair`` mends the chain).
+
+    Raises:
+        IntegrityError: the first turn (``oid`` itself) is missing or damaged."""
+    from objstore.core.errors import CorruptObject, IntegrityError, NotFound
     seen = set()
+    first = True
     while oid is not None and oid not in seen:
         seen.add(oid)
         try:
             t = store.get(oid, Turn)
-        except NotFound:
-            raise IntegrityError(f"turn {oid} is missing from the store",
-                                 hint="run 'mem fsck' to see what is damaged") from None
+        except (NotFound, CorruptObject) as e:
+            store.damaged.setdefault(oid, str(e))
+            if not first:
+                return
+            raise IntegrityError(f"turn {oid} is missing or damaged: {e}") from None
+        first = False
         yield TurnVersion(oid, t)
         oid = t.parent
 
@@ -335,13 +345,18 @@ def _flush_index(store: Store, docs: list, res: ImportResult) -> None:
 
 def list_sessions(store: Store) -> list[SessionInfo]:
     """Every session, oldest start first."""
+    from objstore.core.errors import IntegrityError
     out = []
     for name, oid in store.refs.iter("sessions"):
-        chain = list(walk_turns(store, oid))
+        try:
+            chain = list(walk_turns(store, oid))
+        except IntegrityError:
+            chain = []
         times = [tv.turn.timestamp for tv in chain if tv.turn.timestamp]
         out.append(SessionInfo(id=name[len("sessions/"):], project=chain[0].turn.project if chain else "",
                                started=min(times) if times else 0, last=max(times) if times else 0,
-                               turns=len(chain), head=oid))
+                               turns=len(chain), head=oid,
+                               damaged=not chain or chain[-1].turn.parent is not None))
     out.sort(key=lambda s: (s.started, s.id))
     return out
 
@@ -372,5 +387,6 @@ def resolve_session(store: Store, prefix: str) -> str | None:
         return None
     hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
     if len(hits) > 1:
-        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions", hint="give more characters")
+        shown = ", ".join(sorted(hits)[:10]) + (", …" if len(hits) > 10 else "")
+        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions: {shown}", hint="give more characters")
     return hits[0] if hits else None

@@ -246,15 +246,24 @@ def load_state(store: Store, session_id: str) -> dict:
 
 
 def save_state(store: Store, session_id: str, state: dict) -> None:
-    """Write the session's state atomically (nothing for an unusable id)."""
+    """Write the session's state atomically (nothing for an unusable id).
+
+    Nothing either on a read-only store: the state is a cache of what was
+    already injected, and injection must go on without it."""
+    import errno
+
     import msgpack
 
     from objstore.core.atomic import atomic_write
     p = state_path(store, session_id)
     if p is None:
         return
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(p, msgpack.packb(state, use_bin_type=True), durable=False)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(p, msgpack.packb(state, use_bin_type=True), durable=False)
+    except OSError as e:
+        if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
 
 
 # -- facts in scope ---------------------------------------------------------------
@@ -1011,10 +1020,12 @@ def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) ->
     store lock, so a long import never holds up a prompt; returns the number
     recorded, or why nothing was."""
     from objstore.memory.decay import touch
-    from objstore.core.errors import StoreLocked
+    from objstore.core.errors import ReadOnlyStore, StoreLocked
     try:
         with store.lock("inject", timeout=wait):
             return touch(store, keys, command="inject")
     except StoreLocked:
         return "skipped: the store is busy"
+    except ReadOnlyStore:
+        return "skipped: the store is read-only"
 
