@@ -194,11 +194,11 @@ def body_text(obj) -> str:
     """What to print as the value of a fact version or the text of a turn:
     the text made safe for the terminal, or ``(forgotten at <time>)`` for an
     object ``mem forget`` emptied (its ``forgotten`` field, ms since epoch),
-    or ``(lost at <time>: …)`` for one ``mem fsck --repair`` could not recover."""
+    or ``(lost: …)`` for one ``mem fsck --repair`` could not recover."""
     if getattr(obj, "forgotten", 0):
         marks = getattr(obj, "sources", None) or (getattr(obj, "source", "") or "",)
         if any(m.startswith("lost") for m in marks):  # emptied by mem fsck --repair, not by forget
-            return f"(lost at {fmt_time(obj.forgotten)}: mem fsck --repair could not recover it)"
+            return f"(lost: mem fsck --repair could not recover this {'version' if hasattr(obj, 'body') else 'turn'})"
         return f"(forgotten at {fmt_time(obj.forgotten)})"
     return safe(obj.body if hasattr(obj, "body") else obj.text)
 
