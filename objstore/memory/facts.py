@@ -244,7 +244,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         fact = Fact(key=key, kind=kind, body=body, version=(prev.version + 1) if prev else 1,
                     parent=old, valid_from=now if valid_from is None else valid_from,
                     recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
-                    sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned))
+                    sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
+                    curated=prev.curated if prev else 0)  # a new value of a curated fact stays curated
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
         old_cur = current_of(chain)

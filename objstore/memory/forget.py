@@ -38,7 +38,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.core.audit import redact_ids
 from objstore.core.errors import InvalidInput, MemError, NotFound
+from objstore.memory import queue
 from objstore.memory.facts import Version, current_of, fact_doc, list_keys, resolve_version, versions, walk
 from objstore.core.objects import Fact, Tombstone, Turn
 from objstore.core.text import matcher, normalize_value, normalized_map, replace_spans, value_digest
@@ -200,7 +202,6 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         hit = [tv for tv in walk_turns(store, head) if not tv.turn.forgotten and hits(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
-    from objstore.memory import queue  # proposals waiting for review may hold the text too
     for it in queue.items(store):
         if hits(it.item.body):
             plan.queue_items.append(it.id)
@@ -244,7 +245,6 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if dry_run or plan.is_empty():
             return res
         if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
-            from objstore.memory import queue
             res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             return res
         _execute(store, plan, res, reason, tombstones)
@@ -359,9 +359,14 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
                 _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten")
                 res.rewritten.append(fact_ref(key))
+                head = chain[0].fact
+                if head.curated and not head.forgotten and any(
+                        idmap.get(s, "").startswith("forgotten") for s in head.sources):
+                    queue.propose(store, "conflict", key, head.body, fact_kind=head.kind, trust=head.trust,
+                                  owner="mem forget", note="needs review: a source of this curated fact was "
+                                                           "forgotten; keep it (accept) or let it go (reject)")
 
     # review-queue items that propose a forgotten value (or concern a forgotten key)
-    from objstore.memory import queue
     for key in plan.keys:
         res.queue_dropped += queue.drop(store, key=key)
     qneedles = [v.fact.body for vs in plan.versions.values() for v in vs if v.fact.body]
@@ -394,6 +399,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     store.journal.clear()
 
 
