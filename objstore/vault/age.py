@@ -17,7 +17,7 @@ scrypt, ML-KEM-768, SHAKE256, SHA3-256) comes from ``cryptography``; this
 module only composes them as the specifications define, plus Bech32 (BIP-173)
 and the HPKE key schedule (RFC 9180), which are encodings/compositions rather
 than primitives.  Conformance is checked against the C2SP CCTV age test
-vectors and the ``age`` reference binary (``tests/objstore/test_age.py``).
+vectors and the ``age`` reference binary (``tests/vault/test_age.py``).
 
 Public API (all strings are ASCII key strings as ``age-keygen`` prints them)::
 

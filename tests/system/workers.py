@@ -1,5 +1,5 @@
 """Worker processes for the concurrency and crash tests (run as scripts:
-``python tests/workers.py ROLE STORE ARGS…``).  Each prints ``ACK …`` lines,
+``python tests/system/workers.py ROLE STORE ARGS…``).  Each prints ``ACK …`` lines,
 flushed, after an operation returned, so the parent knows what was
 acknowledged before it killed the worker."""
 
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from objstore.memory import facts  # noqa: E402
 from objstore.core.store import Store  # noqa: E402

@@ -97,7 +97,7 @@ def _sid(store: Store, text: str) -> str:
 
 def _assert_doc_stores_clean(store: Store) -> None:
     """Tantivy's doc stores are LZ4-compressed: decode every one and look inside."""
-    from tests.test_searchindex import decode_store
+    from tests.index.test_searchindex import decode_store
     stores = list((store.root / "index").rglob("*.store"))
     assert stores
     decoded = [decode_store(p) for p in stores]
