@@ -1,0 +1,220 @@
+"""Analysis: how the search index turns text into terms.
+
+Three tantivy analyzers, specified in ``docs/format.md`` ("Search index",
+"Analyzers"): ``mem_words`` (the regex word tokenizer, lowercase, ASCII
+folding, tokens under 64 bytes), ``mem_stem`` (``mem_words`` then the
+Snowball English stemmer) and ``mem_plain`` (tantivy's ``simple`` tokenizer
+on case-folded text, for the substring prefilter).  The analyzer objects are
+built once per process (building one compiles the token regex) and
+registered on every index opened (:func:`register_analyzers`).
+"""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+
+import tantivy
+
+__all__ = [
+    "ANALYZERS",
+    "MAX_TOKEN_BYTES",
+    "PLAIN_MAX_TOKEN_BYTES",
+    "PLAIN_ANALYZER",
+    "QUERY_STOPWORDS",
+    "STEM_ANALYZER",
+    "WORDS_ANALYZER",
+    "index_terms",
+    "is_cjk_token",
+    "joined_token",
+    "nfc",
+    "plain_tokens",
+    "register_analyzers",
+    "stem_tokens",
+    "tokenize",
+]
+
+#: Tokens of this many UTF-8 bytes or more are dropped by the analyzer.
+MAX_TOKEN_BYTES = 64
+#: Tokens of this many UTF-8 bytes or more are dropped from the ``plain``
+#: field; a document whose case-folded text is this long is flagged ``long``.
+PLAIN_MAX_TOKEN_BYTES = 32_768
+
+#: Tokenizer names as recorded in a generation's schema (``meta.json``).
+WORDS_ANALYZER = "mem_words"
+STEM_ANALYZER = "mem_stem"
+PLAIN_ANALYZER = "mem_plain"
+#: analyzer option of :class:`~objstore.index.searchindex.SearchIndex` ->
+#: tokenizer name of the ``text`` field in the schema
+ANALYZERS: dict[str, str] = {"stem": STEM_ANALYZER, "words": WORDS_ANALYZER}
+
+#: Query words dropped before searching (English function words and question
+#: words; the classic SMART/NLTK-style list, trimmed).  Only single-token
+#: words are dropped, and only when another word remains.
+QUERY_STOPWORDS: frozenset[str] = frozenset("""
+a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing don down
+during each few for from further had has have having he her here hers herself
+him himself his how i if in into is it its itself just ll me more most my
+myself no nor not now of off on once only or other our ours ourselves out over
+own re s same she should so some such t than that the their theirs them
+themselves then there these they this those through to too under until up ve
+very was we were what when where which while who whom why will with would you
+your yours yourself yourselves
+""".split())
+_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
+_TOKEN_PATTERN = r"[" + _CJK + r"]|[\p{L}\p{M}\p{N}&&[^" + _CJK + r"]]+"
+
+def _build_analyzer(stem: bool = False) -> "tantivy.TextAnalyzer":
+    b = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN_PATTERN))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
+    )
+    if stem:
+        b = b.filter(tantivy.Filter.stemmer("english"))
+    return b.build()
+
+
+def _build_plain_analyzer(limit: int | None = PLAIN_MAX_TOKEN_BYTES) -> "tantivy.TextAnalyzer":
+    """``mem_plain``: tantivy's ``simple`` tokenizer (maximal runs of
+    alphanumeric characters, Rust ``char::is_alphanumeric``; about twice as
+    fast as the ``mem_words`` regex) and no other filter (the text is
+    case-folded by Python before it reaches it), tokens of ``limit`` bytes or
+    more dropped; ``limit=None`` keeps every token (used on match texts)."""
+    b = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    if limit is not None:
+        b = b.filter(tantivy.Filter.remove_long(limit))
+    return b.build()
+
+
+_ANALYZERS: dict[str, "tantivy.TextAnalyzer"] = {}  # built on first use (start-up time)
+_ANALYZER_LOCK = threading.Lock()
+_REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on every Index
+
+
+def register_analyzers(index: "tantivy.Index") -> None:
+    """Register ``mem_words``, ``mem_stem`` and ``mem_plain`` on ``index``
+    (a ``tantivy.Index``; needed on every open before reading or writing
+    it).  The analyzer objects are built
+    once per process and shared by every index (building one compiles the
+    token regex, ~0.7 ms; a process opening 16 shards would pay that 48 times)."""
+    with _ANALYZER_LOCK:
+        if not _REGISTERED:
+            _REGISTERED.update({WORDS_ANALYZER: _build_analyzer(),
+                                STEM_ANALYZER: _build_analyzer(stem=True),
+                                PLAIN_ANALYZER: _build_plain_analyzer()})
+        for name, a in _REGISTERED.items():
+            index.register_tokenizer(name, a)
+
+
+def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
+    """The shared words (False), stemming (True) or ``"plain"`` (no filter,
+    no length limit) analyzer; caller holds _ANALYZER_LOCK."""
+    key = stem if isinstance(stem, str) else ("stem" if stem else "words")
+    a = _ANALYZERS.get(key)
+    if a is None:
+        a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
+                               else _build_analyzer(key == "stem"))
+    return a
+
+
+def nfc(text: str) -> str:
+    """``text`` in Unicode Normalization Form C (UAX #15), as every indexed
+    body and query word is before analysis."""
+    return unicodedata.normalize("NFC", text)
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of ``text`` exactly as the index sees them.
+
+    ``text`` is NFC-normalised, split by the ``mem_words`` regex, lowercased
+    and ASCII-folded; tokens of 64 or more UTF-8 bytes are dropped.  Example:
+    ``'Café re-index auth.py 日本語'`` ->
+    ``['cafe', 're', 'index', 'auth', 'py', '日', '本', '語']``.
+    Returns ``[]`` for text without letters or digits.  Never raises for a
+    ``str``; ``TypeError`` for anything else.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"tokenize() needs str, got {type(text).__name__}")
+    if not text:
+        return []
+    with _ANALYZER_LOCK:
+        return list(_analyzer(False).analyze(nfc(text)))
+
+
+def index_terms(text: str, analyzer: str = "stem") -> list[str]:
+    """Terms of ``text`` as a generation built with ``analyzer`` (``"stem"``
+    or ``"words"``, see :data:`ANALYZERS`) holds them in its ``text`` field.
+
+    ``"words"`` is :func:`tokenize`; ``"stem"`` stems each of those tokens
+    (Snowball English), one term per token, in order:
+    ``index_terms("Running databases")`` -> ``['run', 'databas']``.
+    Raises ``TypeError`` for a non-str, ``ValueError`` for an unknown analyzer.
+    """
+    if analyzer not in ANALYZERS:
+        raise ValueError(f"analyzer must be one of {tuple(ANALYZERS)}, got {analyzer!r}")
+    if analyzer == "words":
+        return tokenize(text)
+    if not isinstance(text, str):
+        raise TypeError(f"index_terms() needs str, got {type(text).__name__}")
+    if not text:
+        return []
+    with _ANALYZER_LOCK:
+        return list(_analyzer(True).analyze(nfc(text)))
+
+
+def stem_tokens(toks: tuple[str, ...]) -> tuple[str, ...]:
+    """Stem already-analyzed word tokens (:func:`tokenize` output) one by
+    one with the Snowball English stemmer of ``mem_stem``: a tuple of the
+    same length (stemming a token never splits or drops it, so positions
+    stay aligned); a token the stemmer empties is kept as it is.
+    ``stem_tokens(("running", "dbs"))`` -> ``("run", "db")``."""
+    out = []
+    with _ANALYZER_LOCK:
+        stemmer = _analyzer(True)
+        for t in toks:
+            s = stemmer.analyze(t)
+            out.append(s[0] if s else t)
+    return tuple(out)
+
+
+def is_cjk_token(tok: str) -> bool:
+    """Whether ``tok`` (a :func:`tokenize` token) is one Han, Hiragana,
+    Katakana or Hangul character (CJK tokens are single characters by
+    construction of the token pattern)."""
+    if len(tok) != 1:
+        return False
+    name = unicodedata.name(tok, "")
+    return name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL"))
+
+
+def joined_token(toks: tuple[str, ...]) -> str | None:
+    """Concatenation alternative of a multi-token word (``("re", "index")``
+    -> ``"reindex"``), or None when it makes no sense: fewer than two
+    tokens, a CJK token, or a concatenation of MAX_TOKEN_BYTES or more."""
+    if len(toks) < 2 or any(is_cjk_token(t) for t in toks):
+        return None
+    joined = "".join(toks)
+    return joined if len(joined.encode()) < MAX_TOKEN_BYTES else None
+
+
+def _word_char(analyzer: "tantivy.TextAnalyzer", c: str) -> bool:
+    """Whether ``c`` is a token character of ``analyzer``: ``"a" + c`` is one token."""
+    return analyzer.analyze("a" + c) == ["a" + c]
+
+
+def plain_tokens(norm: str) -> tuple[list[str], bool, bool]:
+    """``(tokens, left_open, right_open)`` of an already normalized, non-empty
+    match text under ``mem_plain`` without the length limit: its tokens in
+    order, and whether its first / last character is a token character (the
+    first / last token may then be part of a longer token of a body).
+    Raises ``UnicodeError`` or ``ValueError`` for text tantivy cannot take
+    (e.g. a lone surrogate)."""
+    with _ANALYZER_LOCK:
+        a = _analyzer("plain")
+        toks = list(a.analyze(norm))
+        if not toks:
+            return [], False, False
+        return toks, _word_char(a, norm[0]), _word_char(a, norm[-1])

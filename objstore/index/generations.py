@@ -1,0 +1,636 @@
+"""Generations and shards of the search index: one sub-index on disk.
+
+A sub-index directory (``facts/``, ``turns/``, ``history/``) holds a
+``CURRENT`` file (:class:`Manifest`) naming the live generation of each
+shard, a ``LOCK`` that writers flock, and ``gen-<n>/`` directories, each a
+complete tantivy index.  :class:`SubIndex` reads, locks and writes one such
+directory; :class:`GenerationBuild` writes new generations for some or all
+shards and publishes them with one atomic replacement of ``CURRENT``.
+Layout, crash safety and concurrency: ``docs/format.md``, "Search index".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import shutil
+import threading
+import time as _time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import tantivy
+from blake3 import blake3 as _blake3
+
+from objstore.index.analysis import register_analyzers
+from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
+from objstore.index.schema import FORMATS, GenFormat, IndexDoc, read_format, schema_for, to_tantivy_doc
+
+__all__ = [
+    "BUILD_BUFFER_CHARS",
+    "BULK_DOCS",
+    "BULK_HEAP_BYTES",
+    "FLUSH_THREADS",
+    "GenerationBuild",
+    "MAX_SHARDS",
+    "Manifest",
+    "OpenGeneration",
+    "STREAM_SHARDS",
+    "SubIndex",
+    "WRITER_HEAP_BYTES",
+    "generation_files",
+    "parse_manifest",
+    "shard_index",
+]
+
+#: Heap of one index writer, in bytes (tantivy's per-thread minimum is 15 MB).
+WRITER_HEAP_BYTES = 15_000_000
+#: Heap of a writer for a large batch or a rebuild: fewer, larger segments.
+BULK_HEAP_BYTES = 64_000_000
+#: A batch of more than this many documents is written with BULK_HEAP_BYTES.
+BULK_DOCS = 1000
+#: Largest shard count a CURRENT file may name.
+MAX_SHARDS = 4096
+#: Text (characters) a rebuild of many shards buffers before it writes them.
+BUILD_BUFFER_CHARS = 64_000_000
+#: Shards a rebuild of many shards writes at the same time.
+FLUSH_THREADS = 2
+#: A rebuild of at most this many shards streams into one open writer per
+#: shard instead (tantivy indexes while the caller reads the next documents).
+STREAM_SHARDS = 4
+
+_SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
+_GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
+_LOCK_POLL_S = 0.05
+
+
+def _is_lock_busy(exc: BaseException) -> bool:
+    return "LockBusy" in str(exc)
+
+
+_LIBC: list = []
+
+
+def _trim_heap() -> None:
+    """Give freed heap memory back to the OS (glibc ``malloc_trim``; a no-op
+    elsewhere).  Every tantivy writer indexes in new threads, and glibc keeps
+    what a thread freed in that thread's malloc arena: a rebuild writing 32
+    shards one after the other otherwise peaks ~200 MB higher."""
+    if not _LIBC:
+        try:
+            import ctypes
+            _LIBC.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):
+            _LIBC.append(None)
+    if _LIBC[0] is not None:
+        _LIBC[0](0)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------
+# shards and CURRENT
+
+
+def shard_index(session_id: str, n: int) -> int:
+    """Shard of a session among ``n``: the first 4 bytes of BLAKE3(UTF-8 of
+    the session id), big-endian, modulo ``n`` (0 when ``n`` is 1)."""
+    if n == 1:
+        return 0
+    h = _blake3(session_id.encode("utf-8", "surrogatepass")).digest(length=4)
+    return int.from_bytes(h, "big") % n
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The content of a sub-index's ``CURRENT``: ``gens``, the live
+    generation name of each shard (None for an empty shard); one shard unless
+    the layout is sharded.  Format: ``docs/format.md``, "Search index"."""
+
+    gens: tuple[str | None, ...]
+
+    @property
+    def n(self) -> int:
+        """The shard count."""
+        return len(self.gens)
+
+    def live(self) -> list[tuple[int, str]]:
+        """(shard, generation name) of every non-empty shard."""
+        return [(i, g) for i, g in enumerate(self.gens) if g is not None]
+
+    def render(self) -> str:
+        """The ``CURRENT`` file content (UTF-8 text, newline-terminated lines)."""
+        if self.n == 1 and self.gens[0] is not None:
+            return self.gens[0] + "\n"
+        return f"shards {self.n}\n" + "".join((g or "-") + "\n" for g in self.gens)
+
+
+def parse_manifest(raw: str, path: Path) -> Manifest:
+    """Parse the content ``raw`` of the ``CURRENT`` file at ``path`` (format:
+    ``docs/format.md``); ``IndexCorruptError`` for anything else."""
+    lines = raw.strip().split("\n")
+    bad = IndexCorruptError(f"{path}: bad content {raw[:40]!r}")
+    if len(lines) == 1 and _GEN_RE.match(lines[0].strip()):
+        return Manifest((lines[0].strip(),))
+    head = lines[0].split()
+    if len(head) != 2 or head[0] != "shards" or not head[1].isdigit():
+        raise bad
+    n = int(head[1])
+    if not 1 <= n <= MAX_SHARDS or len(lines) != n + 1:
+        raise bad
+    gens: list[str | None] = []
+    for line in lines[1:]:
+        line = line.strip()
+        if line == "-":
+            gens.append(None)
+        elif _GEN_RE.match(line):
+            gens.append(line)
+        else:
+            raise bad
+    named = [g for g in gens if g is not None]
+    if len(set(named)) != len(named):
+        raise bad
+    return Manifest(tuple(gens))
+
+
+# --------------------------------------------------------------------------
+# one sub-index
+
+
+class OpenGeneration(tuple):
+    """A live generation opened for reading: ``(sub, name, shard, index,
+    searcher, fmt)`` (the :class:`SubIndex`, the generation name, its shard,
+    the ``tantivy.Index``, a ``tantivy.Searcher``, its :class:`GenFormat`)."""
+
+    __slots__ = ()
+
+    def __new__(cls, sub, name, shard, index, searcher, fmt):  # noqa: D102
+        return tuple.__new__(cls, (sub, name, shard, index, searcher, fmt))
+
+    sub = property(lambda self: self[0])
+    name = property(lambda self: self[1])
+    shard = property(lambda self: self[2])
+    index = property(lambda self: self[3])
+    searcher = property(lambda self: self[4])
+    fmt = property(lambda self: self[5])
+
+
+class SubIndex:
+    """One sub-index directory (facts/, turns/ or history/): a ``CURRENT``
+    naming the live generation of each shard, a ``LOCK``, ``gen-*`` dirs.
+    ``root`` is the index directory, ``kind`` one of :data:`KINDS`,
+    ``lock_timeout`` the seconds a writer waits for ``LOCK``, ``analyzer``
+    the format of the generations it creates.  Every writing method expects
+    the caller to hold :meth:`locked`."""
+
+    def __init__(self, root: Path, kind: str, lock_timeout: float, analyzer: str = "stem") -> None:
+        self.kind = kind
+        self.dir = root / _SUBDIR[kind]
+        self.lock_timeout = lock_timeout
+        self.new_fmt = FORMATS[analyzer]
+        self._cache: dict[str, tantivy.Index] = {}
+        self._seen: dict[str, tuple] = {}  # generation -> meta.json signature at its last reload
+        self._fmts: dict[str, GenFormat] = {}
+        self._mutex = threading.RLock()
+
+    def fmt(self, name: str) -> GenFormat:
+        """Format of generation ``name`` (read from its meta.json once)."""
+        f = self._fmts.get(name)
+        if f is None:
+            f = self._fmts[name] = read_format(self.dir / name)
+        return f
+
+    # -- CURRENT ---------------------------------------------------------
+    def manifest(self) -> Manifest | None:
+        """The parsed ``CURRENT``, or None if there is no index."""
+        try:
+            raw = (self.dir / "CURRENT").read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return parse_manifest(raw, self.dir / "CURRENT")
+
+    def manifest_lenient(self) -> Manifest | None:
+        """Like manifest(), but a corrupt CURRENT counts as absent (used by
+        writers that are about to replace it)."""
+        try:
+            return self.manifest()
+        except IndexCorruptError:
+            return None
+
+    def _write_manifest(self, m: Manifest) -> None:
+        tmp = self.dir / f"CURRENT.tmp-{os.getpid()}-{threading.get_ident()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(m.render())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.dir / "CURRENT")
+        _fsync_dir(self.dir)
+
+    def gen_dirs(self) -> list[str]:
+        try:
+            names = os.listdir(self.dir)
+        except FileNotFoundError:
+            return []
+        return sorted((n for n in names if _GEN_RE.match(n)), key=lambda n: int(n[4:]))
+
+    def next_gen_number(self) -> int:
+        """One more than the highest generation number on disk or in CURRENT."""
+        nums = [int(n[4:]) for n in self.gen_dirs()]
+        cur = self.manifest_lenient()
+        if cur:
+            nums += [int(g[4:]) for _s, g in cur.live()]
+        return max(nums, default=0) + 1
+
+    def remove_orphans(self, keep: set[str]) -> None:
+        for name in self.gen_dirs():
+            if name not in keep:
+                shutil.rmtree(self.dir / name, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            for name in os.listdir(self.dir):
+                if name.startswith("CURRENT.tmp-"):
+                    with contextlib.suppress(OSError):
+                        os.unlink(self.dir / name)
+
+    def remove_orphans_of_current(self) -> None:
+        cur = self.manifest_lenient()
+        self.remove_orphans({g for _s, g in cur.live()} if cur else set())
+
+    # -- lock ------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Exclusive writer lock of this sub-index (flock on LOCK), waiting
+        up to lock_timeout seconds; IndexBusyError after that."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.dir / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = _time.monotonic() + self.lock_timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as e:
+                    if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                        raise
+                    if _time.monotonic() >= deadline:
+                        raise IndexBusyError(
+                            f"{self.dir}: another writer holds the index lock"
+                        ) from None
+                    _time.sleep(_LOCK_POLL_S)
+            self._remove_temp_files()
+            yield
+        finally:
+            os.close(fd)  # releases the flock
+
+    # -- open ------------------------------------------------------------
+    def _open_gen(self, name: str) -> "tantivy.Index":
+        path = self.dir / name
+        if not (path / "meta.json").is_file():
+            raise IndexCorruptError(f"{path}: no meta.json")
+        try:
+            index = tantivy.Index.open(str(path))
+        except (ValueError, OSError) as e:
+            raise IndexCorruptError(f"{path}: cannot open index: {e}") from e
+        register_analyzers(index)
+        self.fmt(name)
+        return index
+
+    def open_current(self) -> "tuple[Manifest, dict[str, tantivy.Index]] | None":
+        """(manifest, {generation name: open Index}) of the live generations,
+        or None if there is no index.
+
+        Retries a few times if CURRENT moves under us (a concurrent rebuild
+        removing a generation we were about to open)."""
+        with self._mutex:
+            last_err: Exception | None = None
+            for _ in range(5):
+                m = self.manifest()
+                if m is None:
+                    self._cache = {}
+                    return None
+                opened: dict[str, tantivy.Index] = {}
+                try:
+                    for _s, name in m.live():
+                        index = self._cache.get(name)
+                        opened[name] = index if index is not None else self._open_gen(name)
+                except IndexCorruptError as e:
+                    last_err = e
+                    if self.manifest_lenient() != m:
+                        continue
+                    raise
+                self._cache = opened
+                return m, opened
+            assert last_err is not None
+            raise last_err
+
+    def reload_if_changed(self, name: str, index: "tantivy.Index") -> None:
+        """``index.reload()`` unless generation ``name``'s meta.json is the
+        one seen at the last reload (a commit replaces meta.json by a rename,
+        so a new commit changes its inode, size or mtime).  A stat costs
+        ~2 µs, a reload ~70 µs: this matters with 16+ shards per search."""
+        try:
+            st = os.stat(self.dir / name / "meta.json")
+            sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            sig = None
+        if sig is None or self._seen.get(name) != sig:
+            index.reload()
+            if sig is not None:
+                self._seen[name] = sig
+
+    def close(self) -> None:
+        with self._mutex:
+            self._cache = {}
+            self._seen = {}
+
+    # -- writing ---------------------------------------------------------
+    def new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
+        try:
+            writer = index.writer(heap_size=heap, num_threads=1)
+        except ValueError as e:
+            if _is_lock_busy(e):
+                raise IndexBusyError(f"{self.dir}: tantivy writer lock busy: {e}") from e
+            raise SearchIndexError(f"{self.dir}: cannot create writer: {e}") from e
+        # A writer killed mid-commit leaves files meta.json does not name
+        # (e.g. "<segment>.<opstamp>.del"); the next commit would try to create
+        # the same name and fail with FileAlreadyExists.  Collect them first.
+        with contextlib.suppress(Exception):
+            writer.garbage_collect_files()
+        return writer
+
+    def _remove_temp_files(self) -> None:
+        """Delete tantivy's atomic-write temp files (``.tmp*``) that a killed
+        writer left in generation dirs.  Only called with the lock held, so
+        no live writer owns them."""
+        for gen in self.gen_dirs():
+            with contextlib.suppress(OSError):
+                for ent in os.scandir(self.dir / gen):
+                    if ent.name.startswith(".tmp"):
+                        with contextlib.suppress(OSError):
+                            os.unlink(ent.path)
+
+    def collect_garbage(self, name: str) -> None:
+        """Delete files of segments that merges made dead (tantivy leaves
+        them until a writer's garbage collection).  Uses a fresh Index on
+        generation ``name``, so no searcher of ours keeps the files alive.
+        Caller holds the lock.  Errors are ignored: this only tidies."""
+        with contextlib.suppress(Exception):
+            writer = self.new_writer(self._open_gen(name))
+            writer.garbage_collect_files()
+            writer.wait_merging_threads()
+
+    def apply(self, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
+        """Delete then add, one commit per touched live generation (caller
+        holds the lock).  Docs of a shard that has no generation yet go to a
+        new one (``CURRENT`` rewritten once); with no index at all, a new
+        layout of ``new_shards`` shards is created."""
+        opened = self.open_current()
+        self.remove_orphans(set(opened[1]) if opened else set())
+        if opened is None:
+            if not docs:
+                return 0
+            GenerationBuild(self, new_shards, None, None).run(docs)
+            return len(docs)
+        m, indexes = opened
+        groups: dict[int, list[IndexDoc]] = {}
+        for d in docs:
+            groups.setdefault(shard_index(d.ref, m.n), []).append(d)
+        for s, name in m.live():
+            self._apply_gen(name, indexes[name], groups.pop(s, []), delete_ids)
+        if groups:  # shards without a generation yet
+            GenerationBuild(self, m.n, set(groups), m).run(d for s in sorted(groups) for d in groups[s])
+        return len(docs)
+
+    def _apply_gen(self, name: str, index: "tantivy.Index", docs: list[IndexDoc],
+                   delete_ids: list[str]) -> None:
+        index.reload()
+        searcher = index.searcher()
+        # Only issue deletes for ids this generation has (doc_freq counts
+        # deleted docs too; a redundant delete is harmless).  Re-added ids are
+        # deleted first so that adding is idempotent.
+        to_delete = [
+            i for i in dict.fromkeys([*delete_ids, *(d.id for d in docs)])
+            if searcher.doc_freq("id", i) > 0
+        ]
+        if not to_delete and not docs:
+            return
+        writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
+        try:
+            for i in to_delete:
+                writer.delete_documents_by_term("id", i)
+            fmt = self.fmt(name)
+            for d in docs:
+                writer.add_document(to_tantivy_doc(d, fmt))
+            writer.commit()
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                writer.rollback()
+            with contextlib.suppress(Exception):
+                writer.wait_merging_threads()
+            if isinstance(e, ValueError):  # tantivy's error type
+                raise SearchIndexError(f"{self.dir / name}: write failed: {e}") from e
+            raise
+        try:
+            writer.wait_merging_threads()
+            index.reload()
+        except ValueError as e:
+            raise SearchIndexError(f"{self.dir / name}: after commit: {e}") from e
+        if len(docs) > BULK_DOCS:  # a big batch (import): one of many writers in a row
+            del writer
+            _trim_heap()
+
+
+class GenerationBuild:
+    """New generations for some (or all) shards of a sub-index, written from a
+    stream of documents; :meth:`switch` publishes them with one write of
+    ``CURRENT``.  Caller holds the sub-index lock throughout.
+
+    For at most STREAM_SHARDS shards every document goes straight to an open
+    writer of its shard (tantivy's indexing thread works while the caller
+    reads the next documents).  For more, documents are buffered per shard
+    (BUILD_BUFFER_CHARS characters of text in all), then each shard's buffer
+    is written with its own writer, one writer at a time, so memory stays
+    bounded whatever the shard count.  A shard that receives no document
+    gets no generation (``-``), except in a one-shard layout, which always
+    has one.
+    """
+
+    def __init__(self, sub: SubIndex, n: int, shards: set[int] | None, base: Manifest | None) -> None:
+        """Prepare new generations for ``shards`` (None: all ``n``) of
+        ``sub``; ``base`` is the manifest whose other shards stay live (None:
+        a new layout of ``n`` shards).  Removes orphan generations first."""
+        self.sub, self.n, self.base = sub, n, base
+        self.shards = set(range(n)) if shards is None else set(shards)
+        self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
+        sub.remove_orphans_of_current()
+        self._bufs: dict[int, list[IndexDoc]] = {}
+        self._chars = 0
+        self._gens: dict[int, tuple[str, tantivy.Index]] = {}
+        self._stream = len(self.shards) <= STREAM_SHARDS
+        self._writers: dict[int, tantivy.IndexWriter] = {}
+
+    def add(self, d: IndexDoc) -> None:
+        s = shard_index(d.ref, self.n)
+        if s not in self.shards:
+            raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
+                             f"not to the shards rebuilt ({sorted(self.shards)})")
+        if self._stream:
+            name, index = self._gen(s)
+            w = self._writers.get(s)
+            if w is None:
+                w = self._writers[s] = self.sub.new_writer(index, BULK_HEAP_BYTES)
+            try:
+                w.add_document(to_tantivy_doc(d, self.sub.fmt(name)))
+            except ValueError as e:  # tantivy's error type
+                raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
+            return
+        self._bufs.setdefault(s, []).append(d)
+        self._chars += len(d.text)
+        if self._chars >= BUILD_BUFFER_CHARS:
+            self._flush_all()
+
+    def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
+        g = self._gens.get(s)
+        if g is None:
+            name = f"gen-{self._next}"
+            self._next += 1
+            path = self.sub.dir / name
+            path.mkdir(parents=True)
+            try:
+                index = tantivy.Index(schema_for(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
+            except ValueError as e:
+                shutil.rmtree(path, ignore_errors=True)
+                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
+            register_analyzers(index)
+            self.sub._fmts[name] = self.sub.new_fmt
+            g = self._gens[s] = (name, index)
+        return g
+
+    def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
+        """Write ``docs`` into generation ``name`` with a writer of its own
+        (thread-safe: runs in the flush pool)."""
+        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
+        fmt = self.sub.fmt(name)
+        try:
+            for d in docs:
+                writer.add_document(to_tantivy_doc(d, fmt))
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                writer.rollback()
+            with contextlib.suppress(Exception):
+                writer.wait_merging_threads()
+            if isinstance(e, ValueError):  # tantivy's error type
+                raise SearchIndexError(f"{self.sub.dir / name}: write failed: {e}") from e
+            raise
+        finally:
+            del writer
+            _trim_heap()
+
+    def _flush_all(self) -> None:
+        """Write every buffer, FLUSH_THREADS shards at a time (tantivy works
+        without the GIL; each shard has its own writer and directory)."""
+        jobs = [(*self._gen(s), docs) for s, docs in sorted(self._bufs.items()) if docs]
+        self._bufs, self._chars = {}, 0
+        if len(jobs) <= 1 or FLUSH_THREADS <= 1:
+            for job in jobs:
+                self._flush(*job)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=FLUSH_THREADS) as pool:
+                futures = [pool.submit(self._flush, *job) for job in jobs]
+            for f in futures:
+                f.result()  # the first error, once every flush has ended
+
+    def commit(self) -> None:
+        """Write everything (nothing is published yet)."""
+        for s in sorted(self._writers):
+            try:
+                self._writers[s].commit()
+                self._writers[s].wait_merging_threads()
+            except ValueError as e:
+                raise SearchIndexError(f"{self.sub.dir / self._gens[s][0]}: commit failed: {e}") from e
+            del self._writers[s]
+        self._flush_all()
+        if self.n == 1 and 0 in self.shards:
+            self._gen(0)  # a one-shard layout always names a generation
+        for name, _index in self._gens.values():
+            if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
+                self.sub.collect_garbage(name)
+
+    def switch(self) -> None:
+        """Point CURRENT at the new generations, delete the ones they replace."""
+        gens = list(self.base.gens) if self.base is not None else [None] * self.n
+        for s in self.shards:
+            g = self._gens.get(s)
+            gens[s] = g[0] if g else None
+        m = Manifest(tuple(gens))
+        self.sub._write_manifest(m)
+        with self.sub._mutex:
+            for name, index in self._gens.values():
+                with contextlib.suppress(ValueError):
+                    index.reload()
+                self.sub._cache[name] = index
+            keep = {g for _s, g in m.live()}
+            self.sub._cache = {k: v for k, v in self.sub._cache.items() if k in keep}
+        self.sub.remove_orphans(keep)
+
+    def abort(self) -> None:
+        """Discard the new generations (the live ones stay)."""
+        for w in self._writers.values():
+            with contextlib.suppress(Exception):
+                w.rollback()
+            with contextlib.suppress(Exception):
+                w.wait_merging_threads()
+        gens, self._gens, self._bufs, self._writers = self._gens, {}, {}, {}
+        for name, _index in gens.values():
+            shutil.rmtree(self.sub.dir / name, ignore_errors=True)
+
+    def run(self, docs: Iterable[IndexDoc]) -> None:
+        """add() every doc, commit(), switch(); abort() on any error."""
+        try:
+            for d in docs:
+                self.add(d)
+            self.commit()
+        except BaseException:
+            self.abort()
+            raise
+        self.switch()
+
+
+def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:
+    """(segments of ``meta.json`` with deletes as (segment id, deletes),
+    files of the generation dir that belong to no live segment, ignoring
+    ``meta.json``, ``.managed.json`` and lock files).  Raises
+    ``IndexCorruptError`` for an unreadable ``meta.json``."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
+    live: set[str] = set()
+    deletes = []
+    for seg in meta.get("segments", []):
+        sid = str(seg.get("segment_id", "")).replace("-", "")
+        live.add(sid)
+        if seg.get("deletes"):
+            deletes.append((sid, seg["deletes"]))
+    stray = [f for f in sorted(os.listdir(gen_dir))
+             if f not in ("meta.json", ".managed.json") and not f.endswith(".lock")
+             and f.split(".", 1)[0] not in live]
+    return deletes, stray

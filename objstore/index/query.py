@@ -1,0 +1,180 @@
+"""Query building for the search index.
+
+User text is never parsed as tantivy query syntax: :func:`query_words` cuts
+it into words, :func:`build_query` makes one SHOULD clause per word (term,
+phrase or joined-term query, boosted to collection-wide IDF by the caller),
+:func:`filter_clauses` adds the constant-score filters.
+:func:`substring_conditions` and :func:`substring_query` are the substring
+prefilter of ``mem forget --match``.  Specified in ``docs/format.md``
+("Search index", "Queries" and "Substring prefilter").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable
+
+import tantivy
+
+from objstore.core.objects import normalize_value
+from objstore.index.analysis import PLAIN_MAX_TOKEN_BYTES, QUERY_STOPWORDS, plain_tokens, tokenize
+from objstore.index.schema import FLAG_LONG
+
+__all__ = [
+    "MAX_QUERY_WORDS",
+    "build_query",
+    "filter_clauses",
+    "idf",
+    "query_words",
+    "substring_conditions",
+    "substring_query",
+]
+
+#: Distinct query words used; the rest of a longer query is ignored.
+MAX_QUERY_WORDS = 64
+
+
+def query_words(query: str, stopwords: bool = True) -> list[tuple[str, ...]]:
+    """Distinct token tuples (:func:`tokenize`) of the whitespace-separated
+    query words (at most MAX_QUERY_WORDS), in query order; words without
+    tokens dropped, and with ``stopwords`` single-token stop words too unless
+    nothing else is left.  ``query_words("what is re-index")`` ->
+    ``[("re", "index")]``."""
+    out: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    for word in query.split():
+        toks = tuple(tokenize(word))
+        if not toks or toks in seen:
+            continue
+        seen.add(toks)
+        out.append(toks)
+        if len(out) >= 4 * MAX_QUERY_WORDS:
+            break
+    if stopwords:
+        content = [t for t in out if not (len(t) == 1 and t[0] in QUERY_STOPWORDS)]
+        out = content or out
+    return out[:MAX_QUERY_WORDS]
+
+
+def idf(doc_freq: int, num_docs: int) -> float:
+    """BM25 inverse document frequency as tantivy computes it (Lucene's
+    BM25Similarity): ``ln(1 + (N - n + 0.5) / (n + 0.5))`` with ``N =
+    num_docs`` and ``n = min(doc_freq, N)``."""
+    n = min(doc_freq, num_docs)
+    return math.log(1.0 + (num_docs - n + 0.5) / (n + 0.5))
+
+
+def build_query(
+    schema: "tantivy.Schema",
+    forms: list[tuple[str, ...]],
+    joins: list[str | None],
+    boost: Callable[[int, bool], float],
+) -> "tantivy.Query | None":
+    """SHOULD-combination of one sub-query per query word; None if no word.
+
+    ``forms[i]`` are word i's terms in the generation's form, ``joins[i]``
+    its concatenation alternative (or None).  ``boost(i, joined)`` gives the
+    factor applied to word i's term/phrase query (or to its joined term),
+    used to put every sub-index on collection-wide IDF."""
+
+    def boosted(q: "tantivy.Query", i: int, joined: bool) -> "tantivy.Query":
+        b = boost(i, joined)
+        return q if b == 1.0 else tantivy.Query.boost_query(q, b)
+
+    clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    for i, toks in enumerate(forms):
+        if len(toks) == 1:
+            sub = boosted(tantivy.Query.term_query(schema, "text", toks[0]), i, False)
+        else:
+            sub = boosted(tantivy.Query.phrase_query(schema, "text", list(toks)), i, False)
+            if joins[i] is not None:
+                alt = boosted(tantivy.Query.term_query(schema, "text", joins[i]), i, True)
+                sub = tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Should, sub), (tantivy.Occur.Should, alt)]
+                )
+        clauses.append((tantivy.Occur.Should, sub))
+    if not clauses:
+        return None
+    return tantivy.Query.boolean_query(clauses)
+
+
+def filter_clauses(
+    schema: "tantivy.Schema",
+    projects: Iterable[str] | None,
+    exclude_refs: Iterable[str],
+    roles: Iterable[str] | None,
+) -> list:
+    """Constant-score (0) MUST / MUST_NOT clauses for the search filters:
+    ``[(tantivy.Occur, tantivy.Query)]``, ``[]`` when nothing is filtered.
+    ``projects`` / ``roles`` None: no filter; an empty one matches nothing."""
+
+    def any_of(field: str, values: Iterable[str]) -> "tantivy.Query":
+        qs = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v))
+              for v in dict.fromkeys(values)]
+        if not qs:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.const_score_query(tantivy.Query.boolean_query(qs), 0.0)
+
+    out = []
+    if projects is not None:
+        out.append((tantivy.Occur.Must, any_of("project", projects)))
+    if roles is not None:
+        out.append((tantivy.Occur.Must, any_of("role", roles)))
+    for r in dict.fromkeys(exclude_refs):
+        out.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "ref", r)))
+    return out
+
+
+def _rx_escape(token: str) -> str:
+    """``token`` as a literal of tantivy's regex syntax (Rust regex)."""
+    return "".join(c if ("a" <= c <= "z" or "0" <= c <= "9") else "\\x{%X}" % ord(c) for c in token)
+
+
+def substring_conditions(text: str) -> tuple[list[str], list[str]] | None:
+    """(plain terms every candidate must hold, regexes over plain terms of
+    which every candidate not flagged ``long`` must hold a match) for a
+    substring search of ``text``; None when the plain field cannot answer
+    (no token, a token of PLAIN_MAX_TOKEN_BYTES or more, unencodable text).
+    Algorithm and proof: ``docs/format.md``, "Substring prefilter".
+    Raises ``ValueError`` for a non-str."""
+    if not isinstance(text, str):
+        raise ValueError("text must be str")
+    norm = normalize_value(text)
+    if not norm:
+        return None
+    try:
+        toks, left_open, right_open = plain_tokens(norm)
+        if not toks:
+            return None
+        if any(len(t.encode("utf-8")) >= PLAIN_MAX_TOKEN_BYTES for t in toks):
+            return None
+    except (UnicodeError, ValueError):  # e.g. a lone surrogate
+        return None
+    exact: list[str] = []
+    edges: list[str] = []
+    last = len(toks) - 1
+    for i, t in enumerate(toks):
+        lo = i == 0 and left_open
+        ro = i == last and right_open
+        if lo or ro:
+            edges.append((".*" if lo else "") + _rx_escape(t) + (".*" if ro else ""))
+        else:
+            exact.append(t)
+    return list(dict.fromkeys(exact)), list(dict.fromkeys(edges))
+
+
+def substring_query(schema: "tantivy.Schema", exact: list[str], edges: list[str]) -> "tantivy.Query":
+    """AND(term plain:t for t in exact) AND (AND(regex plain:r for r in
+    edges) OR flags:long), constant score 1, for the conditions of
+    :func:`substring_conditions`.  ``ValueError`` from tantivy for a regex
+    it cannot compile (e.g. an automaton too large)."""
+    must = [tantivy.Query.term_query(schema, "plain", t) for t in exact]
+    if edges:
+        rx = [tantivy.Query.regex_query(schema, "plain", r) for r in edges]
+        e = rx[0] if len(rx) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in rx])
+        must.append(tantivy.Query.boolean_query([
+            (tantivy.Occur.Should, e),
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "flags", FLAG_LONG)),
+        ]))
+    q = must[0] if len(must) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Must, m) for m in must])
+    return tantivy.Query.const_score_query(q, 1.0)

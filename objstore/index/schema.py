@@ -1,0 +1,226 @@
+"""Schema and documents of the search index.
+
+The records callers pass and get back (:class:`IndexDoc`, :class:`Hit`),
+the formats a generation may have been built in (:class:`GenFormat`), the
+tantivy schema of each and the conversion of a record to a tantivy
+document.  The schema is specified in ``docs/format.md`` ("Search index",
+"Schema").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from objstore.index.analysis import (
+    ANALYZERS,
+    PLAIN_ANALYZER,
+    PLAIN_MAX_TOKEN_BYTES,
+    joined_token,
+    nfc,
+    stem_tokens,
+)
+from objstore.index.errors import IndexCorruptError
+
+__all__ = [
+    "FLAG_LONG",
+    "FORMATS",
+    "GenFormat",
+    "Hit",
+    "IndexDoc",
+    "KINDS",
+    "OBJECT_ID_RE",
+    "hit_from_doc",
+    "read_format",
+    "schema_for",
+    "to_tantivy_doc",
+]
+
+#: Document kinds, one sub-index each.
+KINDS: tuple[str, ...] = ("fact", "turn", "history")
+#: An object id: 64 lowercase hex digits.
+OBJECT_ID_RE = re.compile(r"[0-9a-f]{64}\Z")
+#: Value of the ``flags`` field of a document whose case-folded body is
+#: PLAIN_MAX_TOKEN_BYTES or more (``plain`` may lack one of its tokens).
+FLAG_LONG = "long"
+
+
+# --------------------------------------------------------------------------
+# records
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDoc:
+    """One document to index.
+
+    Fields: ``id`` object id (64 lowercase hex); ``kind`` "fact" | "turn" |
+    "history" (a fact version that is not current);
+    ``ref`` fact key (e.g. "project/x/db") or session id; ``time`` ms since
+    the Unix epoch (fact valid_from / turn timestamp); ``project`` ("" if
+    none); ``role`` turn role ("user"/"assistant"/"tool") or the fact kind;
+    ``text`` the body to index (indexed, never stored); ``seq`` the turn's
+    position in its session (0 for facts; ignored by a ``mem_words``
+    generation, which has no such field).
+
+    Raises ``ValueError`` on construction if ``id`` is not 64 lowercase hex,
+    ``kind`` is unknown, or ``time`` is not an int.
+    """
+
+    id: str
+    kind: str
+    ref: str
+    time: int
+    project: str
+    role: str
+    text: str
+    seq: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not OBJECT_ID_RE.match(self.id):
+            raise ValueError(f"IndexDoc.id must be 64 lowercase hex, got {self.id!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"IndexDoc.kind must be one of {KINDS}, got {self.kind!r}")
+        if not isinstance(self.time, int) or isinstance(self.time, bool):
+            raise ValueError(f"IndexDoc.time must be int ms, got {self.time!r}")
+        if not isinstance(self.seq, int) or isinstance(self.seq, bool):
+            raise ValueError(f"IndexDoc.seq must be int, got {self.seq!r}")
+        for name in ("ref", "project", "role", "text"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"IndexDoc.{name} must be str")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: the stored metadata of an ``IndexDoc`` plus its
+    BM25 ``score`` (float, higher is better; comparable within one query).
+    ``seq`` is 0 for facts and for hits of a ``mem_words`` generation."""
+
+    id: str
+    kind: str
+    ref: str
+    time: int
+    project: str
+    role: str
+    score: float
+    seq: int = 0
+
+
+# --------------------------------------------------------------------------
+# schema / tantivy helpers
+
+
+@dataclass(frozen=True)
+class GenFormat:
+    """What a generation was built with: ``analyzer`` of ``text`` ("stem" or
+    "words"), ``has_seq``: whether it has the ``seq`` field, ``has_plain``:
+    whether it has the ``plain`` + ``flags`` fields (substring prefilter).
+    Formats: ``docs/format.md``, "Search index", "Index formats"."""
+
+    analyzer: str
+    has_seq: bool
+    has_plain: bool = False
+
+    def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
+        """Word tokens in this generation's term form."""
+        return stem_tokens(toks) if self.analyzer == "stem" else toks
+
+    def joined(self, toks: tuple[str, ...]) -> str | None:
+        """The concatenation alternative of word tokens (:func:`joined_token`)
+        in this generation's term form, or None."""
+        j = joined_token(toks)
+        if j is None or self.analyzer != "stem":
+            return j
+        return stem_tokens((j,))[0]
+
+
+#: The format of new generations per analyzer option.
+FORMATS = {"stem": GenFormat("stem", True, True), "words": GenFormat("words", False, False)}
+
+
+def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
+    sb = tantivy.SchemaBuilder()
+    for name in ("id", "kind", "ref"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_integer_field("time", stored=True, indexed=True, fast=True)
+    for name in ("project", "role"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field(
+        "text", stored=False, tokenizer_name=ANALYZERS[fmt.analyzer], index_option="position"
+    )
+    if fmt.has_seq:
+        sb.add_integer_field("seq", stored=True, indexed=True, fast=True)
+    if fmt.has_plain:
+        sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
+        sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
+    return sb.build()
+
+
+_SCHEMAS: dict[str, "tantivy.Schema"] = {}
+
+
+def schema_for(analyzer: str) -> "tantivy.Schema":
+    """The tantivy schema of a new generation in format ``analyzer`` (a key
+    of :data:`FORMATS`; built once per process).  ``KeyError`` for another."""
+    sc = _SCHEMAS.get(analyzer)
+    if sc is None:
+        sc = _SCHEMAS[analyzer] = _build_schema(FORMATS[analyzer])
+    return sc
+
+
+def read_format(gen_dir: Path) -> GenFormat:
+    """The format of the generation in directory ``gen_dir``, from the schema
+    in its ``meta.json``.  Raises ``IndexCorruptError`` for an unreadable
+    ``meta.json`` or an unknown tokenizer on ``text``."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        fields = {f["name"]: f for f in meta["schema"]}
+        tok = fields["text"]["options"]["indexing"]["tokenizer"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
+    names = {v: k for k, v in ANALYZERS.items()}
+    if tok not in names:
+        raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
+    return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields)
+
+
+def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
+    """The tantivy document of ``d`` for a generation of format ``fmt``: the
+    stored fields, the NFC body in ``text`` and, if ``fmt.has_plain``, the
+    case-folded body in ``plain`` and ``flags`` = ``long`` when that is
+    PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
+    doc = tantivy.Document()
+    doc.add_text("id", d.id)
+    doc.add_text("kind", d.kind)
+    doc.add_text("ref", d.ref)
+    doc.add_integer("time", d.time)
+    doc.add_text("project", d.project)
+    doc.add_text("role", d.role)
+    text = nfc(d.text)
+    doc.add_text("text", text)
+    if fmt.has_seq:
+        doc.add_integer("seq", d.seq)
+    if fmt.has_plain:
+        folded = text.casefold()  # as objects.normalize_value, whose whitespace runs do not matter here
+        doc.add_text("plain", folded)
+        if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
+                and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
+            doc.add_text("flags", FLAG_LONG)  # may hold a token the plain field dropped
+    return doc
+
+
+def hit_from_doc(doc: "tantivy.Document", score: float) -> Hit:
+    """The :class:`Hit` of a stored tantivy document with ``score``."""
+    return Hit(
+        id=doc.get_first("id"),
+        kind=doc.get_first("kind"),
+        ref=doc.get_first("ref") or "",
+        time=int(doc.get_first("time") or 0),
+        project=doc.get_first("project") or "",
+        role=doc.get_first("role") or "",
+        score=float(score),
+        seq=int(doc.get_first("seq") or 0),
+    )
