@@ -263,8 +263,8 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
 
 
 def _open_store(root: Path, lock_timeout: float):
-    from objstore import Store
-    return Store.init(root, lock_timeout=lock_timeout)
+    from objstore import open_store
+    return open_store(root, create=True, lock_timeout=lock_timeout)
 
 
 # --------------------------------------------------------------------------- context (recall)

@@ -104,11 +104,11 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
             lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
-        from objstore import Store
+        from objstore import open_store
         root = home_path(ctx)
         existed = (root / "config").is_file()
         if not dry_run:
-            Store.init(root).close()
+            open_store(root, create=True).close()
         report["store_created"] = not existed
         lines.append(f"store: {'exists at' if existed else 'created at' if not dry_run else 'would create'} {root}")
         if not no_hooks:

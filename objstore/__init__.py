@@ -21,6 +21,7 @@ from typing import Any
 
 # public name -> (module, attribute)
 _API: dict[str, tuple[str, str]] = {
+    "open_store": ("objstore.memory.opening", "open_store"),
     "Store": ("objstore.core.store", "Store"),
     "now_ms": ("objstore.core.store", "now_ms"),
     "MemError": ("objstore.core.errors", "MemError"),
@@ -69,8 +70,8 @@ _API: dict[str, tuple[str, str]] = {
     "load_history": ("objstore.memory.history", "load_history"),
     "purge_history": ("objstore.memory.history", "purge_history"),
     "project_aliases": ("objstore.memory.scope", "project_aliases"),
-    "import_transcripts": ("objstore.memory.sessions", "import_transcripts"),
-    "imported_sources": ("objstore.memory.sessions", "imported_sources"),
+    "import_transcripts": ("objstore.capture.importer", "import_transcripts"),
+    "imported_sources": ("objstore.capture.importer", "imported_sources"),
     "list_sessions": ("objstore.memory.sessions", "list_sessions"),
     "session_turns": ("objstore.memory.sessions", "session_turns"),
     "resolve_session": ("objstore.memory.sessions", "resolve_session"),

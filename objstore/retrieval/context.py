@@ -95,9 +95,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import MemError
-from objstore.core.objects import Fact
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput, MemError, StoreLocked
+from objstore.core.objects import Fact, Turn
+from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.memory.decay import touch
+from objstore.memory.facts import list_keys
+from objstore.memory.scope import applies, key_project, project_aliases
+from objstore.retrieval.recall import current_version, visible
 
 DEFAULT_BUDGET = 1500
 MAX_FACT_CHARS = 600
@@ -192,7 +198,6 @@ def strip_mem_context(text: str) -> str:
 def state_path(store: Store, session_id: str) -> Path | None:
     """``<store>/cache/sessions/<session>.msgpack``, or None for a session
     id that is not usable as a file name."""
-    from objstore.core.refs import validate_session_id
     try:
         sid = validate_session_id(session_id)
     except MemError:
@@ -226,7 +231,6 @@ def save_state(store: Store, session_id: str, state: dict) -> None:
     """Write the session's state atomically (nothing for an unusable id)."""
     import msgpack
 
-    from objstore.core.atomic import atomic_write
     p = state_path(store, session_id)
     if p is None:
         return
@@ -238,9 +242,6 @@ def save_state(store: Store, session_id: str, state: dict) -> None:
 
 def _current_facts(store: Store, projects: Sequence[str] | None) -> list[tuple[str, Fact]]:
     """(id, Fact) of the current, visible version of every key that applies."""
-    from objstore.memory.facts import list_keys
-    from objstore.retrieval.recall import current_version, visible
-    from objstore.memory.scope import applies
     out = []
     for key, _head in list_keys(store):
         if not applies(key, projects):
@@ -259,7 +260,6 @@ _TIERS = ("Pinned", "User", "Feedback", "Project")
 
 
 def _tier(f: Fact) -> int | None:
-    from objstore.memory.scope import key_project
     if f.pinned:
         return 0
     if f.kind == "user":
@@ -309,7 +309,6 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     Raises:
         InvalidInput: ``budget < 1``.
     """
-    from objstore.core.errors import InvalidInput
     if not isinstance(budget, int) or budget < 1:
         raise InvalidInput(f"the budget must be a positive number of tokens, not {budget!r}")
     projects = tuple(projects or ())
@@ -352,7 +351,6 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
 
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool]) -> bool:
-    from objstore.retrieval.recall import current_version, visible
     for key, oid in facts:
         try:
             cur = current_version(store, key)
@@ -372,7 +370,6 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     (``startup``, ``resume``, ``clear``, ``compact``, ``fork``; anything
     else counts as ``startup``); ``project`` overrides the cwd's project.
     Raises InvalidInput for a bad budget; StoreNotFound is the caller's."""
-    from objstore.memory.scope import project_aliases
     projects = project_aliases(cwd, override=project)
     primary = projects[0] if projects else ""
     state = load_state(store, session_id)
@@ -511,7 +508,7 @@ def extract_cues(text: str | None, limit: int = MAX_CUE_CHARS, tail: bool = Fals
     minus ``<mem-context>`` elements, stop words, :data:`GENERIC_WORDS` and
     one-character tokens, in first-occurrence order, one per stem.  Only the
     first (``tail``: last) ``limit`` characters are read."""
-    from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize
+    from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize  # deferred: tantivy
     if not text:
         return []
     text = strip_mem_context(text)
@@ -570,7 +567,6 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         A store whose index cannot be read gives an empty injection whose
         trace says why; other MemErrors propagate.
     """
-    from objstore.memory.scope import project_aliases
     t0 = time.perf_counter()
     projects = project_aliases(cwd, override=project)
     primary = projects[0] if projects else ""
@@ -610,9 +606,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
 
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
           projects: tuple[str, ...], config: GateConfig, inj: Injection) -> None:
-    from objstore.retrieval.recall import current_version, visible
-    from objstore.memory.scope import applies
-    from objstore.index.searchindex import index_terms
+    from objstore.index.searchindex import index_terms  # deferred: imports tantivy
     idx = store.index
     store.try_recover()
     n_docs, df_words = idx.term_stats([word_of[t] for t in weight], ("fact", "turn"))
@@ -680,7 +674,6 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             c = Candidate("turn", h.id, h.ref, bm25=h.score)
             cands.append(c)
             try:
-                from objstore.core.objects import Turn
                 t = store.get(h.id, Turn)
             except MemError:
                 c.reason = "turn object missing"
@@ -700,7 +693,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             elif cover < config.turn_coverage:
                 c.reason = f"covers {cover:.0%} of the prompt's cues, under {config.turn_coverage:.0%}"
             else:
-                from objstore.index.searchindex import make_snippet
+                from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
                 snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars))
                 c.line = (f"- earlier session {escape_text(t.session)} ({when}, {t.role}"
@@ -761,8 +754,6 @@ def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) ->
     restarts their decay clock).  Waits at most ``wait`` seconds for the
     store lock, so a long import never holds up a prompt; returns the number
     recorded, or why nothing was."""
-    from objstore.memory.decay import touch
-    from objstore.core.errors import StoreLocked
     try:
         with store.lock("inject", timeout=wait):
             return touch(store, keys, command="inject")

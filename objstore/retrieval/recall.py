@@ -50,9 +50,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
-from objstore.memory.facts import current_of, walk
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
+from objstore.memory.facts import current_of, walk
+from objstore.memory.scope import applies, key_project
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
 WHAT = {"all": ("fact", "history", "turn"), "facts": ("fact", "history"), "turns": ("turn",)}
@@ -305,8 +306,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                  opts: RecallOptions) -> tuple[RecallHit, str] | None:
     """Resolve a candidate against the objects: (hit, its full text), or
     None to skip it."""
-    from objstore.memory.scope import applies, key_project
-    from objstore.index.searchindex import make_snippet
+    from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
     try:
         if c.kind == "fact":
             cur = current_version(store, c.ref)

@@ -145,8 +145,8 @@ def test_a_first_release_index_still_answers(store_path, mem):
     is read as it is; mem reindex brings it to the current format."""
     from objstore.retrieval.evaluate import write_sessions
     from objstore.index.searchindex import SearchIndex
-    from objstore.core.store import Store
-    with Store.init(store_path) as st:
+    from objstore.memory.opening import open_store
+    with open_store(store_path, create=True) as st:
         st._index = SearchIndex(st.root / "index", analyzer="words")
         remember(st, "project/acme/db", "Postgres 16 on port 5433")
         write_sessions(st, [("s1", [turn("running the migrations")])])
