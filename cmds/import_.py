@@ -16,17 +16,23 @@ def default_paths(harness: str) -> list[str]:
 
 
 @click.command("import")
-@click.argument("harness", type=click.Choice(["claude-code", "codex"]))
+@click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory"]))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--scope", default="user", show_default=True, metavar="SCOPE",
+              help="markdown/codex-memory: the scope of the keys made from file paths.")
+@click.option("--mine", is_flag=True, help="markdown: the notes are your own words (trust user_stated); "
+              "by default imported notes are agent_observed and never overrule you.")
 @json_option
 @with_store(create=True)
-def command(harness, paths, as_json, store):
+def command(harness, paths, scope, mine, as_json, store):
     """Import agent transcripts as sessions of turns.
 
     PATHS are transcript files or folders: for claude-code a whole
     ~/.claude/projects tree (the default), one project folder or single
     .jsonl files, subagent transcripts included in all three layouts; for
-    codex the rollout files under ~/.codex/sessions (the default).
+    codex the rollout files under ~/.codex/sessions (the default); for
+    jsonl the files 'mem export' wrote (ids are checked, so the histories
+    come back exactly; a ref the store already has elsewhere is kept).
     Importing the same files again adds nothing.  A bad line or an
     unreadable file is skipped and counted, never fatal.  Tool results are
     cut to 4,000 characters.
@@ -36,10 +42,17 @@ def command(harness, paths, as_json, store):
       mem import claude-code
       mem import claude-code ~/.claude/projects/-home-me-api --json
       mem import codex ~/.codex/sessions/2026/03
+      mem import jsonl memory.jsonl
+      mem import markdown ~/notes --scope project/acme-api
+      mem import codex-memory
 
     Exit status: 0 ok (even with skipped lines or files); 2 a path does not
     exist; 11 store locked.
     """
+    if harness == "jsonl":
+        return _import_jsonl(store, paths, as_json)
+    if harness in ("markdown", "codex-memory"):
+        return _import_markdown(store, harness, paths, scope, mine, as_json)
     from objstore import import_transcripts
     if not paths:
         paths = tuple(p for p in default_paths(harness) if Path(p).exists())
@@ -70,3 +83,49 @@ def command(harness, paths, as_json, store):
     if r.index_error:
         click.echo(f"warning: turns are stored but the search index was not updated: {r.index_error}\n"
                    "hint: run 'mem reindex'", err=True)
+
+
+def _import_jsonl(store, paths, as_json):
+    from objstore import import_jsonl
+    if not paths:
+        raise click.UsageError("give the export file(s): mem import jsonl FILE")
+    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": []}
+    for p in paths:
+        with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
+            r = import_jsonl(store, f, progress=update)
+        for k in ("objects", "present", "refs", "refs_kept"):
+            total[k] += getattr(r, k)
+        total["conflicts"] += r.conflicts
+    if as_json:
+        emit_json(total)
+        return
+    click.echo(f"imported {plural(total['objects'], 'new object')} ({total['present']} already stored) "
+               f"and {plural(total['refs'], 'ref')}")
+    if total["refs_kept"]:
+        click.echo(f"kept {plural(total['refs_kept'], 'ref')} this store already had at another version: "
+                   + ", ".join(total["conflicts"][:5]) + (" …" if len(total["conflicts"]) > 5 else ""), err=True)
+
+
+def _import_markdown(store, harness, paths, scope, mine, as_json):
+    from objstore import import_markdown
+    owner = None
+    if harness == "codex-memory":
+        owner = "codex"
+        if not paths:
+            home = Path(os.environ.get("CODEX_HOME", "~/.codex")).expanduser()
+            if not (home / "memories").is_dir():
+                raise click.UsageError(f"no Codex memories at {home / 'memories'}; give PATHS")
+            paths = (str(home / "memories"),)
+    elif not paths:
+        raise click.UsageError("give the folder(s) of notes: mem import markdown PATH")
+    with progress_bar("importing notes") as update:
+        r = import_markdown(store, list(paths), scope=scope, trust="user_stated" if mine else "agent_observed",
+                            owner=owner, progress=update)
+    if as_json:
+        emit_json({"files": r.files, "written": r.written, "unchanged": r.unchanged, "queued": r.queued,
+                   "retired": r.retired, "keys": r.keys, "skipped": [{"path": p, "reason": w} for p, w in r.skipped]})
+        return
+    click.echo(f"imported {plural(r.files, 'note')}: {r.written} written, {r.unchanged} unchanged, "
+               f"{r.queued} queued for review, {r.retired} retired")
+    for p, why in r.skipped:
+        click.echo(f"skipped {p}: {why}", err=True)

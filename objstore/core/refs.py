@@ -156,6 +156,34 @@ class Refs:
             return self.root / ns / rest
         raise InvalidInput(f"bad ref name {ref!r}")
 
+    def name_of(self, path: Path) -> str:
+        """The ref name of a file under ``root`` (the inverse of :meth:`path`).
+
+        Raises InvalidInput for a path that is not a ref's file (outside the
+        root, a lock file, a wrong depth)."""
+        try:
+            parts = Path(path).relative_to(self.root).parts
+        except ValueError:
+            raise InvalidInput(f"{path} is not under {self.root}") from None
+        if not parts or parts[-1].startswith(".") or parts[-1].endswith(".lock"):
+            raise InvalidInput(f"{path} is not a ref")
+        ns = parts[0]
+        if ns in ("facts", "sealed"):
+            if len(parts) == 4 and parts[1] == "project":
+                scope = f"project/{parts[2]}"
+            elif len(parts) == 3 and parts[1] != "project":
+                scope = parts[1]
+            else:
+                raise InvalidInput(f"{path} is not a ref")
+            name = unicodedata.normalize("NFC", f"{ns}/{scope}/{_unescape(parts[-1])}")
+        elif ns in ("sessions", "tombstones", "queue") and len(parts) == 2:
+            name = unicodedata.normalize("NFC", f"{ns}/{parts[1]}")
+        else:
+            raise InvalidInput(f"{path} is not a ref")
+        if self.path(name) != self.root.joinpath(*parts):
+            raise InvalidInput(f"{path} is not a ref")
+        return name
+
     def read(self, ref: str) -> str | None:
         """The id a ref points at, or None.  Raises CorruptObject for a
         ref file that does not hold an id."""

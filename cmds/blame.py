@@ -1,0 +1,53 @@
+"""mem blame."""
+
+import click
+
+from ._common import complete_key, emit_json, fmt_time, json_option, with_store
+
+
+@click.command("blame")
+@click.argument("key", shell_complete=complete_key)
+@json_option
+@with_store()
+def command(key, as_json, store):
+    """Show who and what produced the current value of KEY.
+
+    The version, its trust and author (owner: the person, an agent or a
+    key name), the command that wrote it (from the reflog), the review
+    decision when it came out of the queue, and the sessions and turns it
+    cites.
+
+    \b
+    Examples:
+      mem blame project/api/db
+      mem blame project/api/db --json
+
+    Exit status: 0 ok; 4 no such key, or no current value; 6 the key is
+    sealed; 10 no store.
+    """
+    from objstore import blame, refuse_if_sealed
+    refuse_if_sealed(store, key)
+    b = blame(store, key)
+    f = b.version.fact
+    if as_json:
+        emit_json({"key": b.key, "id": b.version.id, "version": f.version, "versions": b.versions,
+                   "trust": f.trust, "owner": f.owner, "kind": f.kind, "recorded_at": f.recorded_at,
+                   "valid_from": f.valid_from, "command": b.command, "moved_at": b.time, "review": b.review,
+                   "sources": [{"source": s.source, "session": s.session, "seq": s.seq, "role": s.role,
+                                "harness": s.harness, "timestamp": s.timestamp} for s in b.sources]})
+        return
+    click.echo(f"{b.key}  v{f.version} of {b.versions}  {b.version.id[:12]}")
+    click.echo(f"  trust     {f.trust}")
+    click.echo(f"  author    {f.owner}")
+    click.echo(f"  recorded  {fmt_time(f.recorded_at)}  (valid from {fmt_time(f.valid_from)})")
+    click.echo(f"  command   {b.command or '(not in the reflog)'}")
+    if b.review:
+        click.echo(f"  review    {b.review}")
+    if not b.sources:
+        click.echo("  sources   (none cited)")
+    for s in b.sources:
+        if s.session is not None:
+            click.echo(f"  source    turn {s.source[:12]}: session {s.session} #{s.seq} {s.role}"
+                       f" ({s.harness}, {fmt_time(s.timestamp or 0)})")
+        else:
+            click.echo(f"  source    {s.source}")

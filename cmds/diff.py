@@ -1,0 +1,62 @@
+"""mem diff."""
+
+import os
+
+import click
+
+from ._common import complete_key, emit_json, json_option, safe, with_store
+
+
+def _version(text):
+    if text is None:
+        return None
+    t = text[1:] if text[:1] in ("v", "V") else text
+    if not t.isdigit() or int(t) < 1:
+        raise click.BadParameter(f"{text!r} is not a version (want vN, e.g. v2)")
+    return int(t)
+
+
+@click.command("diff")
+@click.argument("key", shell_complete=complete_key)
+@click.argument("va", required=False, metavar="[vA]")
+@click.argument("vb", required=False, metavar="[vB]")
+@json_option
+@with_store()
+def command(key, va, vb, as_json, store):
+    """Show a word-level diff of two versions of KEY.
+
+    Default: the version before the current one against the current one.
+    With vA only: vA against the current version.  Removed words are shown
+    as [-…-] and added words as {+…+} (in colour on a terminal).
+
+    \b
+    Examples:
+      mem diff project/api/db
+      mem diff project/api/db v1 v3
+      mem diff project/api/db --json
+
+    Exit status: 0 ok (also when the versions are equal); 2 a bad version;
+    4 no such key or version, or nothing to compare with; 6 the key is
+    sealed; 10 no store.
+    """
+    from objstore import diff_versions, refuse_if_sealed
+    refuse_if_sealed(store, key)
+    d = diff_versions(store, key, _version(va), _version(vb))
+    if as_json:
+        emit_json({"key": d.key, "a": {"version": d.a.fact.version, "id": d.a.id},
+                   "b": {"version": d.b.fact.version, "id": d.b.id}, "changed": d.changed,
+                   "ops": [{"op": o.op, "text": o.text} for o in d.ops]})
+        return
+    color = False if os.environ.get("NO_COLOR") else None  # None: colour only on a terminal (click)
+    click.echo(f"{d.key}  v{d.a.fact.version} {d.a.id[:12]} -> v{d.b.fact.version} {d.b.id[:12]}"
+               + ("" if d.changed else "  (no change in the value)"))
+    parts = []
+    for o in d.ops:
+        t = safe(o.text)
+        if o.op == "equal":
+            parts.append(t)
+        elif o.op == "delete":
+            parts.append(click.style(f"[-{t}-]", fg="red") if color is None else f"[-{t}-]")
+        else:
+            parts.append(click.style(f"{{+{t}+}}", fg="green") if color is None else f"{{+{t}+}}")
+    click.echo("".join(parts), color=color)

@@ -1,0 +1,52 @@
+"""mem doctor."""
+
+import click
+
+from ._common import emit_json, json_option, with_store
+
+
+@click.command("doctor")
+@click.option("--fix", "do_fix", is_flag=True, help="Tighten permissions and remove stale lock files.")
+@json_option
+@with_store()
+def command(do_fix, as_json, store):
+    """Check the store and its wiring; each finding names the command that fixes it.
+
+    Checks: the store is the owner's only (0700/0600); the search index
+    exists and is in step with the refs; no stale lock file left by a
+    killed writer; Claude Code's settings run mem's hooks with a command
+    that exists; the imported transcripts can still be read (a warning).
+    --fix repairs permissions and stale locks; the rest names a command.
+
+    \b
+    Examples:
+      mem doctor
+      mem doctor --fix
+      mem doctor --json
+
+    Exit status: 0 healthy (warnings allowed); 1 a problem was found;
+    10 no store.
+    """
+    from objstore import diagnose, doctor_fix
+    from .hooks_install import mem_command, settings_path
+    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command())
+    done = []
+    if do_fix:
+        done = doctor_fix(store, findings)
+        if done:
+            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command())
+    errors = [f for f in findings if f.severity == "error"]
+    if as_json:
+        emit_json({"ok": not errors, "fixed": done,
+                   "findings": [{"check": f.check, "severity": f.severity, "message": f.message, "fix": f.fix}
+                                for f in findings]})
+    else:
+        for line in done:
+            click.echo(f"fixed: {line}")
+        for f in findings:
+            click.echo(f"{f.severity}: [{f.check}] {f.message}")
+            click.echo(f"  fix: {f.fix}")
+        if not errors:
+            click.echo("ok: no problem found" + (f" ({len(findings)} warning(s))" if findings else ""))
+    if errors:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,56 @@
+"""mem export."""
+
+import sys
+
+import click
+
+from ._common import emit_json, with_store
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "markdown"]), default="jsonl", show_default=True,
+              help="jsonl: every object and ref, for 'mem import jsonl'; markdown: a tree to read.")
+@click.option("--scope", metavar="SCOPE", help="Only keys in SCOPE or under a key prefix (user, project/NAME, …).")
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=True), help="File (jsonl) or folder (markdown); "
+              "jsonl goes to stdout without it.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stderr (counts).")
+@with_store()
+def command(fmt, scope, out, as_json, store):
+    """Export the store: JSON lines that import back exactly, or Markdown.
+
+    The jsonl export holds every fact version, tombstone, session turn and
+    queue item with its id, then the refs; 'mem import jsonl FILE' into an
+    empty store gives back the same ids, histories and current values.
+    The markdown export is a folder with one file per key (current value and
+    history) and per session.  Sealed values are never exported.  The
+    export holds your memory in the clear: keep it as private as the store.
+
+    \b
+    Examples:
+      mem export -o memory.jsonl
+      mem export --format markdown -o ~/memory-export
+      mem export --scope project/acme-api > acme.jsonl
+
+    Exit status: 0 ok; 2 bad option (markdown needs -o); 10 no store.
+    """
+    import json
+
+    from objstore import export_jsonl, export_markdown
+    if fmt == "markdown":
+        if not out:
+            raise click.UsageError("--format markdown writes a folder: give -o FOLDER")
+        r = export_markdown(store, out, scope=scope)
+    elif out:
+        import os
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as f:
+            r = export_jsonl(store, f, scope=scope)
+    else:
+        r = export_jsonl(store, sys.stdout, scope=scope)
+    summary = {"format": fmt, "objects": r.objects, "refs": r.refs, "sealed_skipped": r.sealed_skipped}
+    if as_json:
+        click.echo(json.dumps(summary), err=True)
+    elif out:
+        n = sum(r.objects.values())
+        click.echo(f"exported {n} objects and {r.refs} refs to {out}"
+                   + (f"; {r.sealed_skipped} sealed key(s) left out" if r.sealed_skipped else ""), err=True)

@@ -1,0 +1,55 @@
+"""mem scan."""
+
+import os
+from pathlib import Path
+
+import click
+
+from ._common import emit_json, json_option, with_store
+
+SHELL_HISTORIES = ("~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fish_history", "~/.histfile")
+
+
+@click.command("scan")
+@click.argument("text", required=False)
+@click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Also search this file (repeatable).")
+@json_option
+@with_store()
+def command(text, files, as_json, store):
+    """Show every place TEXT still exists: store, index, transcripts, shell history.
+
+    Searches the store's objects (decoded, matching as forget does: case
+    and white space ignored), every other file of the store (logs, caches,
+    the review shell's history), the search index, the agent transcripts
+    the store imported from, your shell history files, and any --file.
+    Use it to check a forget.  Without TEXT it asks for it without echo, so
+    a secret is not left in your shell history.  The text is never printed.
+
+    \b
+    Examples:
+      mem scan                      # asks for the text
+      mem scan "hunter2"
+      mem scan "staging password" --file ~/notes.txt --json
+
+    Exit status: 0 found nowhere; 1 found somewhere; 2 a blank text;
+    10 no store.
+    """
+    from objstore import imported_sources, scan_everywhere
+    if text is None:
+        text = click.prompt("text to scan for", hide_input=True, err=True)
+    if not text.strip():
+        raise click.BadParameter("the text is blank", param_hint="TEXT")
+    extra = [p for p in (Path(os.path.expanduser(h)) for h in SHELL_HISTORIES) if p.is_file()]
+    hits = scan_everywhere(store, text, transcripts=imported_sources(store), files=[*extra, *map(Path, files)])
+    if as_json:
+        emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
+    elif not hits:
+        click.echo("found nowhere: not in the store, the index, the imported transcripts or the shell history")
+    else:
+        for h in hits:
+            click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
+        click.echo(f"found in {len(hits)} place(s); 'mem forget --match TEXT' removes it from the store, "
+                   "--scrub-sources from the transcripts", err=True)
+    if hits:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,189 @@
+"""``mem doctor``: checks that the store and its wiring are healthy, each
+finding with the command that fixes it.
+
+Checks (each returns findings, never raises for what it finds):
+
+* ``permissions``: the store directory is the owner's only (0700 folders,
+  0600 files); the store holds private text.
+* ``index``: the derived search index exists and is not behind the refs
+  (its crash journal is empty).
+* ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
+  file's lock, git's lockfile protocol) older than a minute.  The store-wide
+  lock is a flock the kernel drops with its process, so it is never stale.
+* ``hooks``: the agent settings files the caller names run ``mem hook
+  claude-code`` for every event mem installs, with a command that exists.
+* ``transcripts``: the transcripts the store imported from can still be read
+  (a warning: capture goes on without them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.store import Store
+
+LOCK_GRACE_S = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem (``severity`` ``error``) or warning (``warning``).
+
+    Attributes:
+        check: ``permissions``, ``index``, ``locks``, ``hooks``, ``transcripts``.
+        message: what is wrong.
+        fix: the command that fixes it.
+        paths: the files concerned (for ``--fix``), may be empty.
+    """
+
+    check: str
+    severity: str
+    message: str
+    fix: str
+    paths: tuple[str, ...] = ()
+
+
+def _permissions(root: Path) -> list[Finding]:
+    loose: list[str] = []
+    for dirpath, dirs, files in os.walk(root):
+        for name in dirs + files:
+            p = os.path.join(dirpath, name)
+            try:
+                mode = os.lstat(p).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                continue
+            if mode & 0o077:
+                loose.append(p)
+    try:
+        if os.stat(root).st_mode & 0o077:
+            loose.insert(0, str(root))
+    except OSError:
+        pass
+    if not loose:
+        return []
+    return [Finding("permissions", "error",
+                    f"{len(loose)} file(s) or folder(s) of the store can be read by other users "
+                    f"(e.g. {loose[0]})", f"chmod -R go-rwx {root}  (or: mem doctor --fix)", tuple(loose))]
+
+
+def _index(store: Store) -> list[Finding]:
+    d = store.root / "index"
+    if not d.is_dir() or not any(d.iterdir()):
+        return [Finding("index", "error", "the search index is missing", "mem reindex")]
+    if not store.journal.is_empty():
+        return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
+                        "mem reindex  (or any write: the next lock replays the journal)")]
+    return []
+
+
+def _locks(root: Path, now: float) -> list[Finding]:
+    stale = []
+    for dirpath, dirs, files in os.walk(root):
+        if Path(dirpath) == root and "index" in dirs:
+            dirs.remove("index")  # tantivy's own lock files: it manages them
+        for f in files:
+            if not f.endswith(".lock"):
+                continue
+            p = Path(dirpath) / f
+            if p == root / "locks" / "store.lock" or p.parent.name == "locks" and p.parent.parent == root:
+                continue  # flocks: the kernel releases them with the process
+            try:
+                age = now - p.stat().st_mtime
+            except OSError:
+                continue
+            if age > LOCK_GRACE_S:
+                stale.append(str(p))
+    if not stale:
+        return []
+    return [Finding("locks", "error", f"{len(stale)} stale lock file(s) left by a killed writer "
+                    f"(e.g. {stale[0]}); the ref behind it cannot move",
+                    "mem doctor --fix  (removes them)", tuple(stale))]
+
+
+def _hooks(settings: list[Path], command: str) -> list[Finding]:
+    from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
+    out = []
+    for path in settings:
+        try:
+            doc = json.loads(path.read_text("utf-8"))
+        except FileNotFoundError:
+            out.append(Finding("hooks", "error", f"no agent settings at {path}: capture is not installed",
+                               "mem setup"))
+            continue
+        except (OSError, ValueError) as e:
+            out.append(Finding("hooks", "error", f"{path} is not readable JSON ({e})", f"fix {path} by hand"))
+            continue
+        hooks = doc.get("hooks") if isinstance(doc, dict) else None
+        hooks = hooks if isinstance(hooks, dict) else {}
+        missing, commands = [], set()
+        for ev in EVENT_TIMEOUTS:
+            hs = [h for g in (hooks.get(ev) or []) if isinstance(g, dict)
+                  for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []) if is_mem_handler(h)]
+            if not hs:
+                missing.append(ev)
+            commands |= {h["command"] for h in hs}
+        if missing:
+            out.append(Finding("hooks", "error", f"{path}: mem's hook is missing for {', '.join(missing)}",
+                               "mem setup"))
+        for cmd in sorted(commands):
+            exe = cmd.split()[0].strip("\"'") if " " in cmd else cmd
+            if not (shutil.which(exe) or Path(exe).is_file()):
+                out.append(Finding("hooks", "error", f"{path}: the hook runs {exe}, which does not exist "
+                                   "(capture has stopped)", "mem setup  (rewrites the command)"))
+    return out
+
+
+def _transcripts(sources: list[str]) -> list[Finding]:
+    gone = [p for p in sources if not os.access(p, os.R_OK)]
+    if not gone:
+        return []
+    return [Finding("transcripts", "warning", f"{len(gone)} imported transcript(s) can no longer be read "
+                    f"(e.g. {gone[0]}); what was captured from them stays in the store",
+                    "nothing to do unless they moved: mem import claude-code NEWPATH", tuple(gone))]
+
+
+def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem",
+             now: float | None = None) -> list[Finding]:
+    """Run every check (module doc) and return the findings, errors first.
+
+    Args:
+        settings: agent settings files that should run mem's hooks (the
+            caller finds them; objstore never looks them up itself).
+        hook_command: the mem command the hooks should run (for messages).
+    """
+    from objstore.memory.sessions import imported_sources
+    now = time.time() if now is None else now
+    out = (_permissions(store.root) + _index(store) + _locks(store.root, now)
+           + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store)))
+    return sorted(out, key=lambda f: f.severity != "error")
+
+
+def fix(store: Store, findings: list[Finding]) -> list[str]:
+    """Repair what can be repaired without asking: tighten permissions and
+    remove stale lock files.  Returns what was done, one line each."""
+    done = []
+    for f in findings:
+        if f.check == "permissions":
+            for p in f.paths:
+                try:
+                    mode = os.lstat(p).st_mode
+                    os.chmod(p, stat.S_IMODE(mode) & 0o700)
+                except OSError:
+                    continue
+            done.append(f"tightened permissions of {len(f.paths)} path(s)")
+        elif f.check == "locks":
+            for p in f.paths:
+                try:
+                    os.unlink(p)
+                except FileNotFoundError:
+                    pass
+            done.append(f"removed {len(f.paths)} stale lock file(s)")
+    return done

@@ -1,0 +1,240 @@
+"""Reading history the way git users expect: the reflog of every ref, a
+word-level diff of two versions of a key, and blame for a key's current value.
+
+Nothing here writes; every function returns data (dataclasses) and never
+prints.  Values appear only where the caller asked for a key's versions
+(diff); the reflog holds ids, times and commands only (``docs/format.md``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.objects import Turn
+from objstore.core.refs import fact_ref, validate_key
+from objstore.core.store import Store
+from objstore.memory.facts import Version, current_of, versions
+
+#: ref namespaces a REF argument may start with; anything else is a fact key
+REF_NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
+
+
+@dataclass(frozen=True, slots=True)
+class RefMove:
+    """One move of a ref, from its reflog.
+
+    Attributes:
+        ref: the ref name (``facts/<key>``, ``sessions/<id>``, ``queue/<id>`` …).
+        old: the id the ref pointed at before (None: the ref was created).
+        new: the id it points at after (None: the ref was deleted).
+        time: ms since the epoch.
+        command: the command that moved it (``remember``, ``queue accept``,
+            ``decay``, ``inject`` when only its use was recorded, …).
+    """
+
+    ref: str
+    old: str | None
+    new: str | None
+    time: int
+    command: str
+
+
+def ref_of(spec: str) -> str:
+    """A REF argument -> ref name: ``facts/…``, ``sessions/…`` etc. are taken
+    as they are; anything else is a fact key (``project/api/db`` ->
+    ``facts/project/api/db``).  Raises InvalidInput for a bad key."""
+    ns = spec.split("/", 1)[0]
+    if ns in REF_NAMESPACES and "/" in spec:
+        return spec
+    return fact_ref(validate_key(spec))
+
+
+def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) -> list[RefMove]:
+    """Every recorded move of ``ref`` (a ref name or a fact key), or of every
+    ref when None, newest first (ties: file order reversed).
+
+    Args:
+        ref: see :func:`ref_of`; None for all refs (including refs that were
+            since deleted, such as closed queue items).
+        limit: at most this many moves.
+    Raises:
+        InvalidInput: a bad key or ref name.
+        NotFound: ``ref`` has no reflog (never moved, or forgotten).
+    """
+    if ref is not None:
+        name = ref_of(ref)
+        entries = store.reflog.read(name)
+        if not entries:
+            raise NotFound(f"no reflog for {name}", hint="list refs with: mem keys / mem sessions")
+        moves = [RefMove(name, e.old, e.new, e.time, e.command) for e in entries]
+    else:
+        moves = []
+        base = store.reflog.root / "refs"
+        for dirpath, _dirs, files in os.walk(base):
+            for f in files:
+                p = Path(dirpath) / f
+                try:
+                    name = store.refs.name_of(store.refs.root / p.relative_to(base))
+                except InvalidInput:
+                    continue
+                moves += [RefMove(name, e.old, e.new, e.time, e.command) for e in store.reflog.read(name)]
+    order = sorted(range(len(moves)), key=lambda i: (moves[i].time, i), reverse=True)
+    out = [moves[i] for i in order]
+    return out[:limit] if limit is not None else out
+
+
+# --- diff ---------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class DiffOp:
+    """One run of a word-level diff: ``op`` is ``equal``, ``insert`` or
+    ``delete``; ``text`` the words (with their white space) it covers."""
+
+    op: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class VersionDiff:
+    """Two versions of one key and the word-level diff from ``a`` to ``b``."""
+
+    key: str
+    a: Version
+    b: Version
+    ops: list[DiffOp] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        """True when the bodies differ."""
+        return any(o.op != "equal" for o in self.ops)
+
+
+def word_diff(a: str, b: str) -> list[DiffOp]:
+    """Word-level diff of two texts (``difflib.SequenceMatcher`` over word,
+    space and punctuation tokens).  Joining the ``equal`` and ``delete`` runs
+    gives ``a``; the ``equal`` and ``insert`` runs give ``b``."""
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    out: list[DiffOp] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.append(DiffOp("equal", "".join(ta[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(DiffOp("delete", "".join(ta[i1:i2])))
+        if j2 > j1:
+            out.append(DiffOp("insert", "".join(tb[j1:j2])))
+    return out
+
+
+def _pick(chain: list[Version], n: int, key: str) -> Version:
+    for v in chain:
+        if v.fact.version == n:
+            return v
+    raise NotFound(f"{key} has no version {n}", hint=f"see its versions with: mem log {key}")
+
+
+def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = None) -> VersionDiff:
+    """Word-level diff of versions ``a`` and ``b`` (numbers) of ``key``.
+
+    Defaults: ``b`` is the current version and ``a`` the version before it
+    (the highest version number below ``b``'s); with only ``a`` given, ``b`` is
+    the current version.  A forgotten version diffs as empty text.
+
+    Raises:
+        NotFound: no such key or version, or the key has a single version and
+            no ``a`` was given.
+        InvalidInput: a bad key.
+    """
+    chain = versions(store, key)
+    key = chain[0].fact.key
+    cur = current_of(chain) or chain[0]
+    vb = _pick(chain, b, key) if b is not None else cur
+    if a is not None:
+        va = _pick(chain, a, key)
+    else:
+        older = [v for v in chain if v.fact.version < vb.fact.version]
+        if not older:
+            raise NotFound(f"{key} v{vb.fact.version} has no earlier version to compare with")
+        va = max(older, key=lambda v: v.fact.version)
+    return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body))
+
+
+# --- blame --------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """One source a version cites: a turn of a session when the id names a
+    turn in the store (``session``, ``seq``, ``role``, ``harness`` set), else
+    the id or URI as it was recorded."""
+
+    source: str
+    session: str | None = None
+    seq: int | None = None
+    role: str | None = None
+    harness: str | None = None
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Blame:
+    """Who and what produced the current value of a key.
+
+    Attributes:
+        key: the key.
+        version: the current version.
+        command: the command that moved the key's ref to it (from the
+            reflog; "" when the reflog no longer has it).
+        time: when the ref moved (ms), 0 when unknown.
+        review: ``accepted`` / ``accepted (edited)`` when the value came out
+            of the review queue, else None.
+        sources: what the version cites.
+        versions: how many versions the key has.
+    """
+
+    key: str
+    version: Version
+    command: str
+    time: int
+    review: str | None
+    sources: list[SourceInfo]
+    versions: int
+
+
+def _source_info(store: Store, src: str) -> SourceInfo:
+    if len(src) == 64 and all(c in "0123456789abcdef" for c in src):
+        try:
+            t = store.get(src, Turn)
+        except Exception:  # noqa: BLE001 - not a turn (or gone): report the id as recorded
+            return SourceInfo(src)
+        return SourceInfo(src, t.session, t.seq, t.role, t.harness, t.timestamp)
+    return SourceInfo(src)
+
+
+def blame(store: Store, key: str) -> Blame:
+    """The current version of ``key`` with its trust, author (``owner``), the
+    command that wrote it, the review decision and the turns it cites.
+
+    Raises NotFound (no such key, or no current version: every version was
+    forgotten) and InvalidInput (a bad key)."""
+    chain = versions(store, key)
+    cur = current_of(chain)
+    key = chain[0].fact.key
+    if cur is None:
+        raise NotFound(f"{key} has no current value (every version was forgotten)")
+    command, when = "", 0
+    for e in reversed(store.reflog.read(fact_ref(key))):
+        if e.new == cur.id and e.old != e.new:
+            command, when = e.command, e.time
+            break
+    review = None
+    if command.startswith("queue accept"):
+        review = "accepted (edited)" if "edited" in command else "accepted"
+    return Blame(key, cur, command, when, review, [_source_info(store, s) for s in cur.fact.sources], len(chain))

@@ -1,0 +1,315 @@
+"""Taking data out and bringing it back: ``mem export`` and ``mem import jsonl``.
+
+JSON lines (format ``mem-export/1``, ``docs/format.md``)
+--------------------------------------------------------
+One JSON object per line, UTF-8, in this order:
+
+1. a header ``{"format": "mem-export/1", "created": MS, "scope": S|null}``;
+2. every object the exported refs reach, each **after** the objects it links
+   to (a version after its parent, a turn after the previous turn):
+   ``{"object": TYPE, "id": ID, "fields": {...}}`` where TYPE is ``fact``,
+   ``turn``, ``tombstone`` or ``queue item`` and ``fields`` are the object's
+   fields as in ``docs/format.md`` (ids as lowercase hex, ``value_sha256`` as
+   hex, optional fields only when set);
+3. the refs: ``{"ref": NAME, "id": ID}``.
+
+Because objects are content-addressed, importing re-encodes each object and
+requires the id it gets to equal the exported ``id``: the round trip is exact
+(same ids, so the same history and the same current values), and a damaged or
+edited line is refused by its line number.  Sealed values are never exported
+(they stay in the vault, ``docs/vault.md``); the export says how many it left
+out.
+
+Markdown: a tree a person reads (``facts/<key>.md`` with the current value
+and the history table, ``sessions/<project>/<session>.md`` with the turns).
+It is for reading, not for importing back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import IO, Any
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput, MemError
+from objstore.core.objects import TYPE_NAMES, QueueItem, Tombstone
+from objstore.core.refs import key_scope
+from objstore.core.store import Store, now_ms
+from objstore.memory.facts import current_of, walk
+from objstore.memory.sessions import walk_turns
+
+FORMAT = "mem-export/1"
+_BYTES_FIELDS = {"value_sha256"}
+
+
+@dataclass
+class ExportResult:
+    """Counts of an export: ``objects`` by type, ``refs``, ``sealed_skipped``."""
+
+    objects: dict[str, int] = field(default_factory=dict)
+    refs: int = 0
+    sealed_skipped: int = 0
+
+
+@dataclass
+class ImportResult:
+    """Counts of an import: ``objects`` written (new) and ``present`` (already
+    in the store), ``refs`` set, ``refs_kept`` (the store's ref already
+    pointed elsewhere: left as it was and listed in ``conflicts``)."""
+
+    objects: int = 0
+    present: int = 0
+    refs: int = 0
+    refs_kept: int = 0
+    conflicts: list[str] = field(default_factory=list)
+
+
+def _fields_json(obj) -> dict[str, Any]:
+    out = {}
+    optional = getattr(obj, "OPTIONAL", ())
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        if f.name in optional and not v:
+            continue
+        if isinstance(v, bytes):
+            v = v.hex()
+        elif isinstance(v, tuple):
+            v = list(v)
+        out[f.name] = v
+    return out
+
+
+def _in_scope(key: str, scope: str | None) -> bool:
+    return scope is None or key == scope or key.startswith(scope.rstrip("/") + "/") or key_scope(key) == scope
+
+
+def _chain_oldest_first(items: Iterable) -> list:
+    return list(reversed(list(items)))
+
+
+def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True,
+                result: ExportResult | None = None) -> Iterator[dict[str, Any]]:
+    """The records of a ``mem-export/1`` JSON-lines export (see module doc).
+
+    Args:
+        scope: only keys in this scope or under this key prefix
+            (``user``, ``project/acme``, ``project/acme/api``); sessions of
+            that project when the scope is ``project/<name>``, none for other
+            scopes.  None: everything.
+        sessions: include sessions and their turns.
+        result: filled with counts as records are produced.
+    """
+    res = result if result is not None else ExportResult()
+    yield {"format": FORMAT, "created": now_ms(), "scope": scope}
+    refs: list[tuple[str, str]] = []
+
+    def emit(kind: str, oid: str, obj) -> dict[str, Any]:
+        res.objects[kind] = res.objects.get(kind, 0) + 1
+        return {"object": kind, "id": oid, "fields": _fields_json(obj)}
+
+    for name, oid in store.refs.iter("facts"):
+        key = name[len("facts/"):]
+        if not _in_scope(key, scope):
+            continue
+        for v in _chain_oldest_first(walk(store, oid)):
+            yield emit("fact", v.id, v.fact)
+        refs.append((name, oid))
+    keys = {n[len("facts/"):] for n, _ in refs}
+    for name, oid in store.refs.iter("tombstones"):
+        t = store.get(oid, Tombstone)
+        if scope is None or t.key in keys or _in_scope(t.key, scope):
+            yield emit("tombstone", oid, t)
+            refs.append((name, oid))
+    res.sealed_skipped = sum(1 for n, _ in store.refs.iter("sealed") if _in_scope(n[len("sealed/"):], scope))
+    project = scope.split("/")[1] if scope and scope.startswith("project/") and scope.count("/") == 1 else None
+    if sessions and (scope is None or project):
+        for name, oid in store.refs.iter("sessions"):
+            chain = _chain_oldest_first(walk_turns(store, oid))
+            if project and not any(tv.turn.project == project for tv in chain):
+                continue
+            for tv in chain:
+                yield emit("turn", tv.id, tv.turn)
+            refs.append((name, oid))
+    if scope is None:
+        for name, oid in store.refs.iter("queue"):
+            yield emit("queue item", oid, store.get(oid, QueueItem))
+            refs.append((name, oid))
+    for name, oid in refs:
+        res.refs += 1
+        yield {"ref": name, "id": oid}
+
+
+def export_jsonl(store: Store, out: IO[str], *, scope: str | None = None) -> ExportResult:
+    """Write a ``mem-export/1`` export of ``store`` to the text stream ``out``."""
+    res = ExportResult()
+    for rec in iter_export(store, scope=scope, result=res):
+        out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return res
+
+
+def _object_from(rec: dict[str, Any], lineno: int):
+    cls = TYPE_NAMES.get(rec.get("object"))
+    f = rec.get("fields")
+    if cls is None or not isinstance(f, dict) or not isinstance(rec.get("id"), str):
+        raise InvalidInput(f"line {lineno}: not an object record of {FORMAT}")
+    kw = {}
+    for name, v in f.items():
+        if name in _BYTES_FIELDS and isinstance(v, str):
+            try:
+                v = bytes.fromhex(v)
+            except ValueError:
+                raise InvalidInput(f"line {lineno}: {name} is not hex") from None
+        elif isinstance(v, list):
+            v = tuple(v)
+        kw[name] = v
+    try:
+        return cls(**kw)
+    except (TypeError, MemError) as e:
+        raise InvalidInput(f"line {lineno}: invalid {rec['object']}: {e}") from None
+
+
+def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import jsonl",
+                 progress=None) -> ImportResult:
+    """Bring a ``mem-export/1`` export into ``store`` (see module doc).
+
+    Objects are written first and refs after, so a failure part-way leaves
+    no ref pointing at a missing object.  A ref the store already has at
+    another id is left alone and reported (``refs_kept``/``conflicts``).
+    The search index is brought up to date at the end (``mem reindex``).
+
+    Raises:
+        InvalidInput: not a ``mem-export/1`` stream, a malformed line, or an
+            object whose id is not the one recorded (nothing after that line
+            is written; refs are only written after every object was read).
+        StoreLocked: the store lock was not obtained in time.
+    """
+    from objstore.core.codec import object_id
+    res = ImportResult()
+    refs: list[tuple[str, str]] = []
+    header_seen = False
+    with store.lock(command):
+        with store.batch():  # objects without per-object fsync; synced once before any ref moves
+            for lineno, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    raise InvalidInput(f"line {lineno}: not JSON") from None
+                if not isinstance(rec, dict):
+                    raise InvalidInput(f"line {lineno}: not a JSON object")
+                if not header_seen:
+                    if rec.get("format") != FORMAT:
+                        raise InvalidInput(f"not a {FORMAT} export (line {lineno} has format {rec.get('format')!r})",
+                                           hint="make one with: mem export --format jsonl")
+                    header_seen = True
+                    continue
+                if "ref" in rec:
+                    if not isinstance(rec.get("ref"), str) or not isinstance(rec.get("id"), str):
+                        raise InvalidInput(f"line {lineno}: bad ref record")
+                    store.refs.path(rec["ref"])  # validates the name
+                    refs.append((rec["ref"], rec["id"]))
+                    continue
+                obj = _object_from(rec, lineno)
+                oid = object_id(obj)
+                if oid != rec["id"]:
+                    raise InvalidInput(f"line {lineno}: the {rec['object']} does not hash to its recorded id "
+                                       f"{rec['id'][:12]} (the line was changed or damaged)")
+                if store.has(oid):
+                    res.present += 1
+                else:
+                    store.put(obj)
+                    res.objects += 1
+                if progress is not None and lineno % 1000 == 0:
+                    progress(lineno, None)
+        if not header_seen:
+            raise InvalidInput(f"empty input: not a {FORMAT} export")
+        missing = [(n, o) for n, o in refs if not store.has(o)]
+        if missing:
+            raise InvalidInput(f"ref {missing[0][0]} points at {missing[0][1][:12]}, which the export does not "
+                               f"hold ({len(missing)} such ref(s)); no ref was changed")
+        now = now_ms()
+        for name, oid in refs:
+            old = store.refs.read(name)
+            if old == oid:
+                continue
+            if old is not None:
+                res.refs_kept += 1
+                res.conflicts.append(name)
+                continue
+            store.refs.set_if_equals(name, None, oid)
+            store.reflog.append(name, None, oid, now, command)
+            res.refs += 1
+    if res.refs:
+        from objstore.retrieval.search import reindex
+        reindex(store)
+    return res
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fmt(ms: int) -> str:
+    import datetime as dt
+    if not ms:
+        return "-"
+    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) -> ExportResult:
+    """Write a readable Markdown tree of ``store`` under ``out_dir``: one file
+    per key (``facts/<key>.md``: current value, then every version) and per
+    session (``sessions/<project>/<id>.md``).  Forgotten versions show as
+    forgotten; sealed keys are listed, never their values."""
+    res = ExportResult()
+    out_dir = Path(out_dir)
+    for name, oid in store.refs.iter("facts"):
+        key = name[len("facts/"):]
+        if not _in_scope(key, scope):
+            continue
+        chain = list(walk(store, oid))
+        cur = current_of(chain)
+        lines = [f"# {key}", ""]
+        lines += [cur.fact.body if cur else "*(no current value: every version was forgotten)*", ""]
+        lines += ["## History", "", "| version | recorded | valid from | trust | kind | value |",
+                  "|---|---|---|---|---|---|"]
+        for v in chain:
+            f = v.fact
+            body = f"*(forgotten {_fmt(f.forgotten)})*" if f.forgotten else _md_escape(f.body)
+            mark = " (current)" if cur is not None and v.id == cur.id else ""
+            lines.append(f"| v{f.version}{mark} | {_fmt(f.recorded_at)} | {_fmt(f.valid_from)} | {f.trust} "
+                         f"| {f.kind} | {body} |")
+        atomic_write(out_dir / "facts" / f"{key}.md", ("\n".join(lines) + "\n").encode())
+        res.objects["fact"] = res.objects.get("fact", 0) + len(chain)
+        res.refs += 1
+    sealed = [n[len("sealed/"):] for n, _ in store.refs.iter("sealed") if _in_scope(n[len("sealed/"):], scope)]
+    res.sealed_skipped = len(sealed)
+    project = scope.split("/")[1] if scope and scope.startswith("project/") and scope.count("/") == 1 else None
+    if scope is None or project:
+        for name, oid in store.refs.iter("sessions"):
+            sid = name[len("sessions/"):]
+            chain = _chain_oldest_first(walk_turns(store, oid))
+            proj = next((tv.turn.project for tv in chain if tv.turn.project), "") or "_"
+            if project and proj != project:
+                continue
+            lines = [f"# Session {sid}", "", f"project: {proj}", ""]
+            for tv in chain:
+                t = tv.turn
+                text = f"*(forgotten {_fmt(t.forgotten)})*" if t.forgotten else t.text
+                lines += [f"## {t.seq}. {t.role} · {_fmt(t.timestamp)}", "", text, ""]
+            atomic_write(out_dir / "sessions" / proj / f"{sid}.md", ("\n".join(lines) + "\n").encode())
+            res.objects["turn"] = res.objects.get("turn", 0) + len(chain)
+            res.refs += 1
+    readme = ["# mem export", "", f"Exported {_fmt(now_ms())}.", "",
+              "* `facts/`: one file per key, the current value first, then every version.",
+              "* `sessions/`: one file per session, by project.", ""]
+    if sealed:
+        readme += [f"{len(sealed)} sealed key(s) are not exported (their values stay in the vault):", ""]
+        readme += [f"* {k}" for k in sealed] + [""]
+    atomic_write(out_dir / "README.md", "\n".join(readme).encode())
+    return res
+

@@ -1,0 +1,109 @@
+"""``mem scan TEXT``: every place a text still exists, so a person can check
+a forget.
+
+Places searched:
+
+* **store objects**, decoded (fact versions, turns, queue items), matched
+  with the one normalization (``normalize_value``: NFC, case-folded, white
+  space runs folded);
+* **store files** that are not objects (logs, caches, state files, the
+  shell history kept in the store), raw and zlib-decompressed, for the
+  UTF-8 bytes of the text;
+* **the search index**, by asking it (its document store is compressed);
+* **the agents' transcripts** this store imported from;
+* **other files** the caller names (shell history files, a folder remote).
+
+Sealed values are encrypted and cannot match; a scan never prints the text,
+only where it was found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput, MemError
+from objstore.core.objects import Fact, QueueItem, Turn, normalize_value
+from objstore.core.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class ScanHit:
+    """One place holding the text.
+
+    Attributes:
+        place: ``object``, ``store file``, ``index``, ``transcript`` or ``file``.
+        where: an object id with its type and key/session, or a path.
+        detail: e.g. ``fact project/api/db v2`` or ``3 lines``.
+    """
+
+    place: str
+    where: str
+    detail: str = ""
+
+
+def _object_hits(store: Store, norm: str) -> list[ScanHit]:
+    from objstore.core.codec import decode
+    hits = []
+    for oid in sorted(set(store.objects) | set(store.packs)):
+        try:
+            obj = decode(store.read_frame(oid), strict=False)
+        except MemError:
+            continue
+        if isinstance(obj, Fact):
+            if norm in normalize_value(obj.body) or norm in normalize_value(obj.key):
+                hits.append(ScanHit("object", oid, f"fact {obj.key} v{obj.version}"))
+        elif isinstance(obj, Turn):
+            if norm in normalize_value(obj.text):
+                hits.append(ScanHit("object", oid, f"turn {obj.session} #{obj.seq} ({obj.role})"))
+        elif isinstance(obj, QueueItem):
+            if norm in normalize_value(obj.body):
+                hits.append(ScanHit("object", oid, f"queue item for {obj.key}"))
+    return hits
+
+
+def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Iterable[str | Path] = (),
+         index: bool = True) -> list[ScanHit]:
+    """Every place ``text`` still exists (see module doc).
+
+    Args:
+        text: what to look for (non-blank).
+        transcripts: agent transcript files to search (JSON strings decoded).
+        files: other files to search raw (shell history, a folder remote's files).
+        index: also ask the search index.
+    Returns:
+        the hits, objects first; empty when the text is found nowhere.
+    Raises:
+        InvalidInput: a blank text.
+    Cost: decodes every object (O(store size)).
+    """
+    norm = normalize_value(text)
+    if not norm:
+        raise InvalidInput("nothing to scan for: the text is blank")
+    hits = _object_hits(store, norm)
+    from objstore.memory.forget import scan_store
+    needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
+    for rel in scan_store(store.root, needles):
+        if rel.split("/", 1)[0] != "objects":
+            hits.append(ScanHit("store file", str(store.root / rel)))
+    if index:
+        from objstore.retrieval.search import search
+        try:
+            for h in search(store, text, limit=50):
+                if norm in normalize_value(h.snippet or ""):
+                    hits.append(ScanHit("index", h.id, f"{h.kind} {h.ref}"))
+        except MemError as e:
+            hits.append(ScanHit("index", "(not searchable)", str(e)))
+    if transcripts:
+        from objstore.capture.scrub import find
+        for th in find([str(p) for p in transcripts], text):
+            hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
+    for p in map(Path, files):
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")):
+            hits.append(ScanHit("file", str(p)))
+    return hits

@@ -1,0 +1,70 @@
+"""mem import markdown / codex-memory: notes as keys, idempotent, superseding, retiring."""
+
+from __future__ import annotations
+
+
+def _note(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_notes_become_keys_idempotently_and_follow_the_files(invoke, tmp_path):
+    notes = tmp_path / "notes"
+    _note(notes / "deploy.md", "---\nkey: project/acme/deploy\nkind: reference\nvalid_from: 2026-01-05\n---\n"
+                               "Deploy with make ship.\n")
+    _note(notes / "sub" / "Editor Setup.md", "# Editor\n\nI use helix.\n")
+    r = invoke("import", "markdown", str(notes), "--json").json
+    assert (r["files"], r["written"]) == (2, 2)
+    assert set(r["keys"]) == {"project/acme/deploy", "user/notes/notes/sub/editor-setup"}
+    v = invoke("log", "project/acme/deploy", "--json").json[0]
+    assert (v["kind"], v["trust"], v["body"]) == ("reference", "agent_observed", "Deploy with make ship.")
+    assert v["valid_from"] == 1767571200000 and v["owner"] == "markdown:notes"
+    assert v["sources"][0].startswith("md:") and v["sources"][0].endswith(":deploy.md")
+    again = invoke("import", "markdown", str(notes), "--json").json
+    assert (again["written"], again["unchanged"]) == (0, 2)
+    _note(notes / "deploy.md", "---\nkey: project/acme/deploy\n---\nDeploy with make release.\n")
+    (notes / "sub" / "Editor Setup.md").unlink()
+    r = invoke("import", "markdown", str(notes), "--json").json
+    assert (r["written"], r["retired"]) == (1, 1)
+    assert invoke("get", "project/acme/deploy").stdout.strip() == "Deploy with make release."
+    gone = invoke("log", "user/notes/notes/sub/editor-setup", "--json").json[0]
+    assert gone["dormant"] is True and gone["body"] == "# Editor\n\nI use helix."
+
+
+def test_imported_notes_never_overrule_the_person(invoke, tmp_path):
+    invoke("remember", "user/editor", "vim")
+    _note(tmp_path / "n" / "e.md", "---\nkey: user/editor\n---\nemacs\n")
+    r = invoke("import", "markdown", str(tmp_path / "n"), "--json").json
+    assert r["queued"] == 1 and invoke("get", "user/editor").stdout.strip() == "vim"
+    r = invoke("import", "markdown", str(tmp_path / "n"), "--mine", "--json").json
+    assert r["written"] == 1 and invoke("get", "user/editor").stdout.strip() == "emacs"
+
+
+def test_a_long_note_is_split_at_headings_into_ordered_parts(invoke, tmp_path):
+    body = "".join(f"## Section {i}\n\n" + ("word " * 4000) + "\n\n" for i in range(8))  # ~160k chars
+    _note(tmp_path / "n" / "big.md", body)
+    r = invoke("import", "markdown", str(tmp_path / "n"), "--json").json
+    assert r["keys"] == ["user/notes/n/big/part-1", "user/notes/n/big/part-2"]
+    p1 = invoke("get", "user/notes/n/big/part-1").stdout
+    p2 = invoke("get", "user/notes/n/big/part-2").stdout
+    assert p1.startswith("## Section 0") and p2.startswith("## Section") and len(p1) <= 100_001
+    assert p1.count("## Section") + p2.count("## Section") == 8
+
+
+def test_codex_memory_reads_codex_home(invoke, tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    invoke("import", "codex-memory", exit_code=2)
+    _note(tmp_path / "codex" / "memories" / "style.md", "Prefer small commits.\n")
+    r = invoke("import", "codex-memory", "--json").json
+    assert r["written"] == 1
+    assert invoke("log", r["keys"][0], "--json").json[0]["owner"] == "codex"
+
+
+def test_bad_inputs(invoke, tmp_path):
+    invoke("import", "markdown", exit_code=2)
+    (tmp_path / "x.txt").write_text("x")
+    invoke("import", "markdown", str(tmp_path / "x.txt"), exit_code=2)
+    _note(tmp_path / "n" / "bad.md", "---\nkey: no scope here\n---\nvalue\n")
+    _note(tmp_path / "n" / "ok.md", "fine\n")
+    r = invoke("import", "markdown", str(tmp_path / "n"), "--json").json
+    assert r["written"] == 1 and r["skipped"][0]["path"].endswith("bad.md")

@@ -1,0 +1,192 @@
+"""reflog, diff, blame, stats, export/import, scan and nuke on real stores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "cmds" / "data" / "sample-projects"
+
+
+@pytest.fixture
+def tour(invoke, tmp_path):
+    """A store with a superseded key, a queue decision and the bundled sessions."""
+    invoke("remember", "project/api/db", "Postgres 15 on port 5432")
+    invoke("remember", "project/api/db", "Postgres 16 on port 5433")
+    invoke("remember", "user/editor", "vim")
+    invoke("remember", "user/editor", "helix", "--trust", "agent_observed")  # parked: challenges the person
+    invoke("import", "claude-code", str(SAMPLE))
+    return tmp_path
+
+
+def test_reflog_lists_every_move_newest_first(tour, invoke):
+    moves = invoke("reflog", "project/api/db", "--json").json
+    assert [m["command"] for m in moves] == ["remember", "remember"]
+    assert moves[0]["old"] == moves[1]["new"] and moves[1]["old"] is None
+    everything = invoke("reflog", "--json").json
+    refs = {m["ref"] for m in everything}
+    assert "facts/project/api/db" in refs and any(r.startswith("sessions/") for r in refs)
+    assert any(r.startswith("queue/") for r in refs)  # the parked proposal's ref
+    times = [m["time"] for m in everything]
+    assert times == sorted(times, reverse=True)
+    assert "5432" not in json.dumps(everything)  # ids and commands only, never values
+    assert invoke("reflog", "-n", "1", "--json").json == everything[:1]
+
+
+def test_reflog_errors(tour, invoke):
+    r = invoke("reflog", "project/api/nothing", exit_code=4)
+    assert "no reflog" in r.stderr
+    invoke("reflog", "bad key with spaces/../x", exit_code=2)
+
+
+def test_diff_is_word_level_and_defaults_to_previous_vs_current(tour, invoke):
+    r = invoke("diff", "project/api/db")
+    assert "Postgres [-15-]{+16+} on port [-5432-]{+5433+}" in r.stdout
+    d = invoke("diff", "project/api/db", "v2", "v1", "--json").json
+    assert (d["a"]["version"], d["b"]["version"], d["changed"]) == (2, 1, True)
+    a = "".join(o["text"] for o in d["ops"] if o["op"] != "insert")
+    b = "".join(o["text"] for o in d["ops"] if o["op"] != "delete")
+    assert (a, b) == ("Postgres 16 on port 5433", "Postgres 15 on port 5432")
+    invoke("diff", "project/api/db", "v9", exit_code=4)
+    invoke("diff", "project/api/db", "two", exit_code=2)
+    invoke("remember", "project/api/once", "only one")
+    invoke("diff", "project/api/once", exit_code=4)
+
+
+def test_blame_names_the_command_the_review_and_the_cited_turn(tour, invoke):
+    b = invoke("blame", "project/api/db", "--json").json
+    assert (b["version"], b["versions"], b["trust"], b["command"], b["review"]) == (2, 2, "user_stated", "remember", None)
+    item = invoke("queue", "list", "--json").json[0]["id"]
+    invoke("queue", "accept", item[:12])
+    b = invoke("blame", "user/editor", "--json").json
+    assert (b["command"], b["review"], b["trust"]) == ("queue accept", "accepted", "user_stated")
+    # a fact citing a turn: blame resolves the turn to its session
+    turn = invoke("search", "postgres", "--json").json
+    tid = next(h for h in turn if h["kind"] == "turn")
+    from objstore import Store, remember
+    import os
+    with Store.open(os.environ["MEM_HOME"]) as st:
+        remember(st, "project/api/ci", "CI uses Postgres 16", sources=(tid["id"],))
+    b = invoke("blame", "project/api/ci", "--json").json
+    assert b["sources"][0]["session"] == tid["session"] and b["sources"][0]["role"] in ("user", "assistant")
+    assert "session" in invoke("blame", "project/api/ci").stdout
+
+
+def test_stats_counts_by_type_scope_and_project(tour, invoke):
+    s = invoke("stats", "--json").json
+    assert s["objects"]["fact"] == 3 and s["objects"]["turn"] >= 10
+    assert s["objects"]["queue item"] == 1
+    assert s["facts_by_state"]["current"] == 2 and s["facts_by_state"]["queued"] == 1
+    assert s["facts_by_scope"] == {"project/api": 1, "user": 1}
+    assert s["sessions_by_project"]["acme-api"] >= 2 and s["turns_by_harness"]["claude-code"] >= 10
+    assert len(s["growth"]) == 30 and s["growth"][-1]["facts"] == 3  # today's writes
+    assert s["index_bytes"] > 0 and s["store_bytes"] >= s["pack_bytes"] + s["index_bytes"]
+    assert "5432" not in invoke("stats").stdout
+
+
+def test_export_import_round_trip_is_exact(tour, invoke, tmp_path, monkeypatch):
+    out = tmp_path / "mem.jsonl"
+    invoke("export", "-o", str(out))
+    before = {k: invoke("log", k, "--json").json for k in ("project/api/db", "user/editor")}
+    sessions = invoke("sessions", "--json").json
+    queries = ["postgres", "port 5433", "fixture"]
+    found = {q: [(h["kind"], h["id"]) for h in invoke("search", q, "--json").json] for q in queries}
+    monkeypatch.setenv("MEM_HOME", str(tmp_path / "second"))
+    r = invoke("import", "jsonl", str(out), "--json").json
+    assert r["refs_kept"] == 0 and r["objects"] > 10
+    assert {k: invoke("log", k, "--json").json for k in before} == before
+    assert invoke("sessions", "--json").json == sessions
+    assert {q: [(h["kind"], h["id"]) for h in invoke("search", q, "--json").json] for q in queries} == found
+    assert "0 problems" in invoke("fsck").stdout
+    again = invoke("import", "jsonl", str(out), "--json").json  # idempotent
+    assert (again["objects"], again["refs"]) == (0, 0)
+
+
+def test_import_refuses_a_damaged_line_and_writes_no_ref(tour, invoke, tmp_path, monkeypatch):
+    out = tmp_path / "mem.jsonl"
+    invoke("export", "-o", str(out))
+    lines = out.read_text().splitlines()
+    lines[1] = lines[1].replace("5432", "5999")
+    out.write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("MEM_HOME", str(tmp_path / "second"))
+    r = invoke("import", "jsonl", str(out), exit_code=2)
+    assert "line 2" in r.stderr and "does not hash" in r.stderr
+    assert invoke("keys", "--json", exit_code=None).stdout.strip() in ("", "[]")
+    (tmp_path / "not.jsonl").write_text('{"hello": 1}\n')
+    invoke("import", "jsonl", str(tmp_path / "not.jsonl"), exit_code=2)
+
+
+def test_markdown_export_is_readable(tour, invoke, tmp_path):
+    invoke("export", "--format", "markdown", "-o", str(tmp_path / "md"))
+    text = (tmp_path / "md" / "facts" / "project" / "api" / "db.md").read_text()
+    assert text.startswith("# project/api/db\n\nPostgres 16 on port 5433\n")
+    assert "| v1 |" in text and "5432" in text
+    assert list((tmp_path / "md" / "sessions" / "acme-api").glob("*.md"))
+    invoke("export", "--format", "markdown", exit_code=2)
+
+
+def test_scan_finds_the_text_everywhere_then_nowhere_after_forget(tour, invoke, tmp_path):
+    hist = tmp_path / "home" / ".bash_history"
+    hist.write_text("mem remember user/x 'canary-7f3e'\n")
+    invoke("remember", "user/x", "canary-7f3e")
+    r = invoke("scan", "CANARY-7f3e", "--json", exit_code=1).json
+    places = {h["place"] for h in r}
+    assert {"object", "file"} <= places
+    assert "canary-7f3e" not in json.dumps(r).lower()
+    invoke("forget", "--match", "canary-7f3e", "--yes")
+    invoke("gc", "--prune=now")
+    r = invoke("scan", "canary-7f3e", "--json", exit_code=1).json
+    assert [h["place"] for h in r] == ["file"]  # only the shell history still has it
+    hist.unlink()
+    assert "found nowhere" in invoke("scan", "canary-7f3e").stdout
+    invoke("scan", "   ", exit_code=2)
+
+
+def test_scan_asks_without_echo(tour, mem):
+    r = mem("scan", input="canary-absent\n")
+    assert "canary-absent" not in r.stdout + r.stderr
+
+
+def test_nuke_needs_the_typed_path(tour, invoke, store_path):
+    r = invoke("nuke", input="yes\n", exit_code=1)
+    assert "nothing deleted" in r.stderr and store_path.is_dir()
+    assert "does not touch" in r.stderr
+    invoke("nuke", input=f"{store_path}\n")
+    assert not store_path.exists()
+    invoke("nuke", "--yes-really", str(store_path), exit_code=4)
+
+
+def test_doctor_reports_each_problem_with_its_fix(tour, invoke, store_path, tmp_path, monkeypatch):
+    import sys
+    exe = Path(sys.executable).parent / "mem"  # the installed console script (the venv's)
+    monkeypatch.setenv("MEM_HOOK_COMMAND", str(exe))
+    invoke("setup", "--shell", "none")
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    assert invoke("doctor", "--json").json["ok"] is True
+    # a hook removed from settings.json
+    doc = json.loads(settings.read_text())
+    del doc["hooks"]["UserPromptSubmit"]
+    settings.write_text(json.dumps(doc))
+    # a stale ref lock, a deleted index, a 0644 object file
+    lock = store_path / "refs" / "facts" / "project" / "api" / "db.lock"
+    lock.write_text("")
+    import os
+    import shutil
+    os.utime(lock, (1, 1))
+    shutil.rmtree(store_path / "index")
+    obj = next(p for p in (store_path / "objects").rglob("*") if p.is_file())
+    obj.chmod(0o644)
+    r = invoke("doctor", "--json", exit_code=1).json
+    checks = {f["check"]: f for f in r["findings"]}
+    assert set(checks) >= {"hooks", "locks", "index", "permissions"}
+    assert "UserPromptSubmit" in checks["hooks"]["message"] and checks["hooks"]["fix"] == "mem setup"
+    assert checks["index"]["fix"] == "mem reindex"
+    r = invoke("doctor", "--fix", "--json", exit_code=1).json
+    assert {f["check"] for f in r["findings"]} == {"hooks", "index"}
+    assert not lock.exists() and obj.stat().st_mode & 0o077 == 0
+    invoke("reindex")
+    invoke("setup", "--shell", "none")
+    assert invoke("doctor", "--json").json["ok"] is True
