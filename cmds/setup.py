@@ -104,9 +104,9 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
             lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
-        from objstore import open_store
+        from objstore import is_store, open_store
         root = home_path(ctx)
-        existed = (root / "config").is_file()
+        existed = is_store(root)
         if not dry_run:
             open_store(root, create=True).close()
         report["store_created"] = not existed

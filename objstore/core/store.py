@@ -54,6 +54,35 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+def is_store(root: str | os.PathLike) -> bool:
+    """True when ``root`` holds a store (its ``config`` file exists)."""
+    return (Path(root).expanduser() / "config").is_file()
+
+
+def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int) -> bool:
+    """Append ``line`` (ASCII; others replaced) to the store's log
+    ``<root>/logs/<name>`` (mode 0600), first rotating it to ``<name>.1``
+    when it is larger than ``max_bytes``.  Only when ``root`` is a store
+    (:func:`is_store`); returns whether the line was written.  Raises
+    OSError.  ``forget`` scrubs these logs (``forget.scrub_derived``)."""
+    if not is_store(root):
+        return False
+    d = Path(root).expanduser() / "logs"
+    d.mkdir(exist_ok=True)
+    p = d / name
+    try:
+        if p.stat().st_size > max_bytes:
+            os.replace(p, d / f"{name}.1")
+    except FileNotFoundError:
+        pass
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line.encode("ascii", "replace"))
+    finally:
+        os.close(fd)
+    return True
+
+
 def syncfs(path: Path) -> None:
     """Flush the filesystem holding ``path`` (syncfs(2) where available)."""
     try:

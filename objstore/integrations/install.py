@@ -334,6 +334,14 @@ def _sha(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def install_record_path(store_root: str | os.PathLike, settings: str | os.PathLike) -> Path:
+    """Where the store at ``store_root`` keeps the :func:`install_record` of
+    the settings file ``settings``: ``<store>/installed/claude-code-<h>.json``,
+    ``h`` = SHA-256 of the settings file's real path (32 hex)."""
+    h = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return Path(store_root) / "installed" / f"claude-code-{h}.json"
+
+
 def install_record(plan: Plan) -> dict:
     """What to keep to undo ``plan`` exactly: hashes of the text before and
     after, the inserted spans and whether the file existed (never the

@@ -133,11 +133,7 @@ def items(store: Store) -> list[Item]:
 
 def count(store: Store) -> int:
     """Number of queued items (one directory listing; no object is read)."""
-    try:
-        return sum(1 for f in os.listdir(store.root / "refs" / NAMESPACE)
-                   if not f.startswith(".") and not f.endswith(".lock"))
-    except FileNotFoundError:
-        return 0
+    return store.refs.count(NAMESPACE)
 
 
 def resolve(store: Store, prefix: str) -> Item:

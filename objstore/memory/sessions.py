@@ -113,6 +113,11 @@ def list_sessions(store: Store) -> list[SessionInfo]:
     return out
 
 
+def count_sessions(store: Store) -> int:
+    """Number of sessions (one directory listing; no object is read)."""
+    return store.refs.count("sessions")
+
+
 def session_turns(store: Store, sid: str) -> list[TurnVersion]:
     """A session's turns in order (oldest first).  Raises NotFound."""
     sid = validate_session_id(sid)

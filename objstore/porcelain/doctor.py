@@ -26,7 +26,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.capture.importer import imported_sources
 from objstore.core.store import Store
+from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 
 LOCK_GRACE_S = 60
 
@@ -109,7 +111,6 @@ def _locks(root: Path, now: float) -> list[Finding]:
 
 
 def _hooks(settings: list[Path], command: str) -> list[Finding]:
-    from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
     out = []
     for path in settings:
         try:
@@ -159,7 +160,6 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             caller finds them; objstore never looks them up itself).
         hook_command: the mem command the hooks should run (for messages).
     """
-    from objstore.memory.sessions import imported_sources
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _index(store) + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store)))

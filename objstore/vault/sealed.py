@@ -38,7 +38,7 @@ from objstore.core.ids import check_prefix
 from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, value_digest
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, current_of, walk
+from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
 from objstore.memory import forget
 from objstore.memory.tombstones import tombstones_for
 
