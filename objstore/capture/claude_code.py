@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
-                                         decode_record, project_of, read_lines, strip_mem_context, timestamp_ms)
+                                         decode_line, discover_files, project_of, read_lines, strip_mem_context,
+                                         timestamp_ms)
 from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
@@ -104,27 +105,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
 
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
-    roots = [Path(p) for p in paths]
-    for root in roots:
-        if not root.exists():
-            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
-    return _discover(roots)
-
-
-def _discover(roots: list[Path]) -> Iterator[Path]:
-    seen: set[str] = set()
-    for root in roots:
-        if root.is_dir():
-            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files
-                     if _is_transcript_name(f)]
-            found.sort(key=lambda p: p.as_posix())
-        else:
-            found = [root]
-        for p in found:
-            key = os.path.realpath(p)
-            if key not in seen:
-                seen.add(key)
-                yield p
+    return discover_files(paths, _is_transcript_name)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -259,16 +240,9 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             if state is not None and raw is not None and not raw.endswith(b"\n"):
                 pos = line_at          # incomplete last line: read it again next time
                 break
-            stats.lines += 1
-            if raw is None:
-                stats.lines_skipped += 1
-                continue
-            if first and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            first = False
-            rec = decode_record(raw) if raw.strip() else None
+            rec = decode_line(raw, stats, first)
+            first = first and raw is None
             if rec is None:
-                stats.lines_skipped += 1
                 continue
             kind = rec.get("type")
             if kind not in ("user", "assistant") or rec.get("isMeta") is True \

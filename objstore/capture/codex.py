@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
-                                         decode_record, project_of, read_lines, strip_mem_context, timestamp_ms)
+                                         decode_line, discover_files, project_of, read_lines, strip_mem_context,
+                                         timestamp_ms)
 from objstore.memory.sessions import CapturedTurn
-# Private helpers of the Claude Code reader, imported on purpose so both readers skip,
-# count, cut and strip identically (to be promoted to a shared module).
 
 __all__ = ["CapturedTurn", "ParseStats", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
            "discover", "parse_file"]
@@ -78,27 +77,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
 
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
-    roots = [Path(p) for p in paths]
-    for root in roots:
-        if not root.exists():
-            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
-    return _discover(roots)
-
-
-def _discover(roots: list[Path]) -> Iterator[Path]:
-    seen: set[str] = set()
-    for root in roots:
-        if root.is_dir():
-            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files
-                     if f.startswith("rollout-") and f.endswith(".jsonl")]
-            found.sort(key=lambda p: p.as_posix())
-        else:
-            found = [root]
-        for p in found:
-            key = os.path.realpath(p)
-            if key not in seen:
-                seen.add(key)
-                yield p
+    return discover_files(paths, lambda name: name.startswith("rollout-") and name.endswith(".jsonl"))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -556,16 +535,9 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     with open(path, "rb") as f:
         first = True
         for raw in read_lines(f):
-            stats.lines += 1
-            if raw is None:
-                stats.lines_skipped += 1
-                continue
-            if first and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            first = False
-            rec = decode_record(raw) if raw.strip() else None
+            rec = decode_line(raw, stats, first)
+            first = first and raw is None
             if rec is None:
-                stats.lines_skipped += 1
                 continue
             ts = timestamp_ms(rec.get("timestamp"))
             if ts:

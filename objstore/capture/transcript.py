@@ -7,9 +7,12 @@ own injected context).  Formats: ``docs/agent-formats.md``.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, Iterator
 
 TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
@@ -107,6 +110,23 @@ def decode_record(raw: bytes) -> dict | None:
     return rec
 
 
+def decode_line(raw: bytes | None, stats: ParseStats, first: bool) -> dict | None:
+    """Count one line from :func:`read_lines` in ``stats`` and decode it
+    (``first``: the file's first line, which may start with a UTF-8 BOM).
+    Returns the record, or None for a bad line (too long, not JSON, not an
+    object, a lone surrogate or NUL; counted as skipped) or a blank one."""
+    stats.lines += 1
+    if raw is None:
+        stats.lines_skipped += 1
+        return None
+    if first and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    rec = decode_record(raw) if raw.strip() else None
+    if rec is None:
+        stats.lines_skipped += 1
+    return rec
+
+
 def read_lines(f, budget: int | None = None) -> Iterator[bytes | None]:
     """Yield raw lines; None for a line longer than MAX_LINE_BYTES (drained, not held).
     ``budget``: read at most this many bytes (the last line may then lack its newline)."""
@@ -130,3 +150,33 @@ def read_lines(f, budget: int | None = None) -> Iterator[bytes | None]:
             yield None
         else:
             yield line
+
+
+def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
+    """The transcript files under ``paths``: a directory is walked (symlinked
+    directories are not followed) for the files whose name ``is_transcript``
+    accepts, sorted by POSIX path string; a file is yielded as given,
+    whatever its name.  Duplicates (same real path) are dropped.
+
+    Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
+    """
+    roots = [Path(p) for p in paths]
+    for root in roots:
+        if not root.exists():
+            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
+    return _discover(roots, is_transcript)
+
+
+def _discover(roots: list[Path], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
+    seen: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files if is_transcript(f)]
+            found.sort(key=lambda p: p.as_posix())
+        else:
+            found = [root]
+        for p in found:
+            key = os.path.realpath(p)
+            if key not in seen:
+                seen.add(key)
+                yield p

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,8 +35,8 @@ import cbor2
 from objstore.core.atomic import atomic_write
 from objstore.core.journal import IndexJournal
 from objstore.core.codec import decode, encode
-from objstore.core.errors import (AmbiguousId, CorruptObject, InvalidInput, MemError, NotFound, StoreLocked,
-                                  StoreNotFound, UnsupportedVersion)
+from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
+                                  StoreLocked, StoreNotFound, UnsupportedVersion)
 from objstore.core.ids import check_prefix
 from objstore.core.lock import StoreLock
 from objstore.core.loose import LooseObjects
@@ -215,6 +215,23 @@ class Store:
         """Read and decode object ``oid`` (full id).  Raises NotFound,
         CorruptObject (including a type other than ``expected``)."""
         return decode(self.read_frame(oid), expected, strict=False)  # type: ignore[return-value]
+
+    def walk_chain(self, oid: str | None, expected: type[T], what: str) -> Iterator[tuple[str, T]]:
+        """``(id, object)`` from ``oid`` back along ``parent`` links (a fact,
+        sealed-version or turn chain), newest first; stops at a repeated id.
+
+        Raises IntegrityError ("<what> <id> is missing from the store") when
+        a linked object is missing, CorruptObject for one of another type."""
+        seen = set()
+        while oid is not None and oid not in seen:
+            seen.add(oid)
+            try:
+                obj = self.get(oid, expected)
+            except NotFound:
+                raise IntegrityError(f"{what} {oid} is missing from the store",
+                                     hint="run 'mem fsck' to see what is damaged") from None
+            yield oid, obj
+            oid = obj.parent  # type: ignore[attr-defined]
 
     def has(self, oid: str) -> bool:
         """True when the object exists, loose or packed."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from objstore.core.errors import IntegrityError, InvalidInput, NotFound, RefConflict, Refused
+from objstore.core.errors import InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
 from objstore.core.objects import KINDS, Fact, value_digest
 from objstore.core.refs import fact_ref, key_scope, sealed_ref, validate_key
@@ -95,16 +95,8 @@ def walk(store: Store, oid: str | None) -> Iterator[Version]:
 
     Raises IntegrityError when a linked object is missing (the history is
     broken: ``mem fsck`` tells more)."""
-    seen = set()
-    while oid is not None and oid not in seen:
-        seen.add(oid)
-        try:
-            f = store.get(oid, Fact)
-        except NotFound:
-            raise IntegrityError(f"fact version {oid} is missing from the store",
-                                 hint="run 'mem fsck' to see what is damaged") from None
-        yield Version(oid, f)
-        oid = f.parent
+    for vid, f in store.walk_chain(oid, Fact, "fact version"):
+        yield Version(vid, f)
 
 
 def current_of(chain: list[Version], as_of: int | None = None) -> Version | None:

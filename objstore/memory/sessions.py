@@ -27,7 +27,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
-from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
+from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound
 from objstore.core.objects import Turn
 from objstore.core.pack import PackWriter
 from objstore.core.refs import session_ref, validate_session_id
@@ -81,16 +81,8 @@ def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
     """Turns from ``oid`` back along parent links (newest first).
 
     Raises IntegrityError when a linked turn is missing."""
-    seen = set()
-    while oid is not None and oid not in seen:
-        seen.add(oid)
-        try:
-            t = store.get(oid, Turn)
-        except NotFound:
-            raise IntegrityError(f"turn {oid} is missing from the store",
-                                 hint="run 'mem fsck' to see what is damaged") from None
-        yield TurnVersion(oid, t)
-        oid = t.parent
+    for tid, t in store.walk_chain(oid, Turn, "turn"):
+        yield TurnVersion(tid, t)
 
 
 def turn_doc(oid: str, t: Turn):

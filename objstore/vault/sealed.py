@@ -332,18 +332,7 @@ def refuse_if_sealed(store: Store, key: str) -> None:
 def walk_sealed(store: Store, oid: str | None) -> list[SealedVersion]:
     """Sealed versions from ``oid`` back along ``parent`` links, newest first.
     Raises IntegrityError when a linked object is missing."""
-    out: list[SealedVersion] = []
-    seen: set[str] = set()
-    while oid is not None and oid not in seen:
-        seen.add(oid)
-        try:
-            s = store.get(oid, Sealed)
-        except NotFound:
-            raise IntegrityError(f"sealed version {oid} is missing from the store",
-                                 hint="run 'mem fsck' to see what is damaged") from None
-        out.append(SealedVersion(oid, s))
-        oid = s.parent
-    return out
+    return [SealedVersion(sid, s) for sid, s in store.walk_chain(oid, Sealed, "sealed version")]
 
 
 def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
