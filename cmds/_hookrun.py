@@ -388,6 +388,8 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None) -> int:
     env = os.environ if env is None else env
     fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
     out = sys.stdout if out is None else out
+    if _flag(env, "MEM_PROXY_ACTIVE"):
+        return 0  # this session runs through mem proxy, which captures and injects: stand aside
     run = _Run("claude-code", env)
     dog = _Watchdog()
     try:

@@ -6,6 +6,10 @@
 #   it, and when it exits a catch-up (claude) or an import of today's rollouts
 #   (codex) runs in the background.  When mem is missing or broken you get a
 #   warning and the agent starts anyway.
+# * With MEM_PROXY=1, `claude` goes through `mem proxy` (memory inside every
+#   request; the hooks then stand aside) when one answers within 1 s at
+#   MEM_PROXY_URL (default http://127.0.0.1:7077); otherwise it warns and starts
+#   Claude Code directly, with the hooks.
 # * MEM_SHELL_CAPTURE=1 (opt-in) records every command you type here: command
 #   line, working directory, exit status and duration, as turns of one session
 #   per shell.  A command that starts with a space is never recorded (nor a
@@ -27,6 +31,14 @@ __mem_agent() {
   local agent=$1 ok=0 rc d
   shift
   __mem_ok "$agent" && ok=1
+  if [ "$agent" = claude ] && [ "$ok" = 1 ] && [ -n "${MEM_PROXY:-}" ]; then
+    local url=${MEM_PROXY_URL:-http://127.0.0.1:7077}
+    if mem proxy health --url "$url" --timeout 1 >/dev/null 2>&1; then
+      ANTHROPIC_BASE_URL=$url MEM_PROXY_ACTIVE=1 command claude "$@"
+      return $?
+    fi
+    printf 'mem: no proxy answers at %s (start it: mem proxy); starting claude without it\n' "$url" >&2
+  fi
   command "$agent" "$@"
   rc=$?
   if [ "$ok" = 1 ] && [ -z "${MEM_NO_CAPTURE:-}" ]; then

@@ -27,6 +27,15 @@ function __mem_agent
     set -e argv[1]
     set -l ok 0
     __mem_ok $agent; and set ok 1
+    if test $agent = claude; and test $ok = 1; and test -n "$MEM_PROXY"
+        set -l url $MEM_PROXY_URL
+        test -n "$url"; or set url http://127.0.0.1:7077
+        if mem proxy health --url $url --timeout 1 >/dev/null 2>&1
+            env ANTHROPIC_BASE_URL=$url MEM_PROXY_ACTIVE=1 claude $argv
+            return $status
+        end
+        echo "mem: no proxy answers at $url (start it: mem proxy); starting claude without it" >&2
+    end
     command $agent $argv
     set -l rc $status
     if test $ok = 1; and test -z "$MEM_NO_CAPTURE"

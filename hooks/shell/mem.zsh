@@ -26,6 +26,14 @@ __mem_agent() {
   local agent=$1 ok=0 rc d
   shift
   __mem_ok $agent && ok=1
+  if [[ $agent == claude && $ok == 1 && -n ${MEM_PROXY:-} ]]; then
+    local url=${MEM_PROXY_URL:-http://127.0.0.1:7077}
+    if mem proxy health --url $url --timeout 1 >/dev/null 2>&1; then
+      ANTHROPIC_BASE_URL=$url MEM_PROXY_ACTIVE=1 command claude "$@"
+      return $?
+    fi
+    print -u2 "mem: no proxy answers at $url (start it: mem proxy); starting claude without it"
+  fi
   command $agent "$@"
   rc=$?
   if [[ $ok == 1 && -z ${MEM_NO_CAPTURE:-} ]]; then

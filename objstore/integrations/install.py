@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput
+from objstore.core.jsonspan import Node, scan, skip_ws
 
 #: events mem handles, with the timeout (seconds) written for each.  Claude
 #: Code's SessionEnd budget (1.5 s) is raised to the largest SessionEnd
@@ -64,79 +65,9 @@ def is_mem_handler(h) -> bool:
     return bool(_SHELL_FORM.search(cmd))
 
 
-# --------------------------------------------------------------------------- a JSON scanner with spans
+# --------------------------------------------------------------------------- spans: objstore.core.jsonspan
 
-@dataclass
-class _Node:
-    start: int
-    end: int                        # exclusive
-    kind: str                       # object | array | scalar
-    members: list | None = None     # object: [(key, key_start, _Node)]
-    items: list | None = None       # array: [_Node]
-
-
-_WS = " \t\r\n"
-
-
-def _skip(t: str, i: int) -> int:
-    while i < len(t) and t[i] in _WS:
-        i += 1
-    return i
-
-
-def _string_end(t: str, i: int) -> int:
-    i += 1
-    while True:
-        c = t[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == '"':
-            return i + 1
-        i += 1
-
-
-def _scan(t: str, i: int) -> _Node:
-    i = _skip(t, i)
-    c = t[i]
-    if c == "{":
-        members = []
-        j = _skip(t, i + 1)
-        if t[j] == "}":
-            return _Node(i, j + 1, "object", members=members)
-        while True:
-            j = _skip(t, j)
-            ks = j
-            ke = _string_end(t, j)
-            key = json.loads(t[ks:ke])
-            j = _skip(t, ke)
-            v = _scan(t, j + 1)          # past ':'
-            members.append((key, ks, v))
-            j = _skip(t, v.end)
-            if t[j] == "}":
-                return _Node(i, j + 1, "object", members=members)
-            j += 1                        # ','
-    if c == "[":
-        items = []
-        j = _skip(t, i + 1)
-        if t[j] == "]":
-            return _Node(i, j + 1, "array", items=items)
-        while True:
-            v = _scan(t, j)
-            items.append(v)
-            j = _skip(t, v.end)
-            if t[j] == "]":
-                return _Node(i, j + 1, "array", items=items)
-            j += 1
-    if c == '"':
-        return _Node(i, _string_end(t, i), "scalar")
-    j = i
-    while j < len(t) and t[j] not in ",]}" + _WS:
-        j += 1
-    return _Node(i, j, "scalar")
-
-
-def _parse(text: str, what: str) -> tuple[dict, _Node]:
+def _parse(text: str, what: str) -> tuple[dict, Node]:
     try:
         doc = json.loads(text) if text.strip() else {}
     except ValueError as e:
@@ -145,11 +76,11 @@ def _parse(text: str, what: str) -> tuple[dict, _Node]:
     if not isinstance(doc, dict):
         raise InvalidInput(f"{what} does not hold a JSON object; not touching it")
     if not text.strip():
-        return doc, _Node(0, 0, "object", members=[])
-    return doc, _scan(text, 0)
+        return doc, Node(0, 0, "object", members=[])
+    return doc, scan(text, 0)
 
 
-def _member(node: _Node, key: str):
+def _member(node: Node, key: str):
     for k, ks, v in node.members or []:
         if k == key:
             return ks, v
@@ -162,7 +93,7 @@ def _line_indent(t: str, pos: int) -> str:
     return m.group(0) if m else ""
 
 
-def _unit(t: str, root: _Node) -> str:
+def _unit(t: str, root: Node) -> str:
     """The file's indentation step (from its first member), default 2 spaces."""
     if root.members:
         ind = _line_indent(t, root.members[0][1])
@@ -191,11 +122,11 @@ def _dump(obj, unit: str, base: str, inline: bool = False) -> str:
     return f"[\n{ind}{body}\n{base}]"
 
 
-def _multiline(t: str, node: _Node) -> bool:
+def _multiline(t: str, node: Node) -> bool:
     return "\n" in t[node.start:node.end]
 
 
-def _insert_member(t: str, obj: _Node, key: str, value, unit: str, inline: bool = False) -> tuple[int, str]:
+def _insert_member(t: str, obj: Node, key: str, value, unit: str, inline: bool = False) -> tuple[int, str]:
     """Where and what to insert to add ``"key": value`` as the last member of ``obj``."""
     k = json.dumps(key, ensure_ascii=False)
     if obj.members:
@@ -212,7 +143,7 @@ def _insert_member(t: str, obj: _Node, key: str, value, unit: str, inline: bool 
     return obj.start + 1, f"\n{ind}{k}: {_dump(value, unit, ind)}{tail}"
 
 
-def _append_item(t: str, arr: _Node, value, unit: str, inline: bool = False) -> tuple[int, str]:
+def _append_item(t: str, arr: Node, value, unit: str, inline: bool = False) -> tuple[int, str]:
     """Where and what to insert to append ``value`` to array ``arr``."""
     if arr.items:
         last = arr.items[-1]
@@ -391,7 +322,7 @@ def _tidy(t: str) -> str:
     return t
 
 
-def _one_removal(t: str, hooks: _Node, events: list) -> str | None:
+def _one_removal(t: str, hooks: Node, events: list) -> str | None:
     """Cut one mem handler (or an emptied group / event); None when none is left."""
     for ei, (ev, eks, arr) in enumerate(hooks.members):
         if arr.kind != "array":

@@ -238,3 +238,103 @@ def blame(store: Store, key: str) -> Blame:
     if command.startswith("queue accept"):
         review = "accepted (edited)" if "edited" in command else "accepted"
     return Blame(key, cur, command, when, review, [_source_info(store, s) for s in cur.fact.sources], len(chain))
+
+
+# --- revert -------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class RevertResult:
+    """Outcome of :func:`revert`.
+
+    Attributes:
+        key: the key.
+        reverted: the version whose change was undone.
+        restored: the version whose state was restored (its parent).
+        version: the new version written (None when nothing had to change).
+        what: ``value``, ``state`` (pin/dormant) or ``value and state``.
+    """
+
+    key: str
+    reverted: Version
+    restored: Version
+    version: Version | None
+    what: str
+
+
+def _target(store: Store, spec: str) -> tuple[list[Version], Version]:
+    from objstore.core.objects import Fact
+    if "@" in spec:
+        key, _, n = spec.rpartition("@")
+        n = n[1:] if n[:1] in ("v", "V") else n
+        if not n.isdigit():
+            raise InvalidInput(f"bad version in {spec!r}: want KEY@vN")
+        chain = versions(store, key)
+        return chain, _pick(chain, int(n), chain[0].fact.key)
+    if all(c in "0123456789abcdef" for c in spec) and 4 <= len(spec) <= 64 and "/" not in spec:
+        oid = store.resolve(spec)
+        try:
+            f = store.get(oid, Fact)
+        except Exception:  # noqa: BLE001 - another object type
+            raise InvalidInput(f"{spec} is not a fact version; revert takes KEY, KEY@vN or a version id") from None
+        chain = versions(store, f.key)
+        return chain, next(v for v in chain if v.id == oid)
+    chain = versions(store, spec)
+    return chain, chain[0]
+
+
+def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
+    """Undo the change that produced a version by writing a new version
+    (history is never rewritten): the value, kind, pin and dormancy of the
+    version before it come back.
+
+    Args:
+        spec: ``KEY`` (its latest change), ``KEY@vN``, or a version id (or a
+            prefix of at least 4 hex digits).
+    Returns:
+        :class:`RevertResult` (``version`` None when the key already holds
+        the restored state).
+    Raises:
+        NotFound: no such key, version or id.
+        Refused: the version before it was forgotten (a forgotten value
+            cannot be brought back), the version is the first (nothing
+            before it), or the key changed since that version (revert the
+            later versions first).
+        InvalidInput: a bad key or spec, or an id that is not a fact version.
+        StoreLocked: the store lock was not obtained in time.
+    """
+    from objstore.core.errors import Refused
+    from objstore.memory.decay import restate
+    from objstore.memory.facts import remember
+    with store.lock(command):
+        chain, target = _target(store, spec)
+        key = target.fact.key
+        tf = target.fact
+        if tf.parent is None:
+            raise Refused(f"{key} v{tf.version} created the key: there is no earlier value to go back to",
+                          hint=f"to remove the key, forget it: mem forget {key}")
+        if tf.forgotten:
+            raise Refused(f"{key} v{tf.version} was forgotten; a forget cannot be reverted")
+        prev = next((v for v in chain if v.id == tf.parent), None)
+        if prev is None:
+            raise NotFound(f"{key} v{tf.version}'s parent is missing", hint="run 'mem fsck'")
+        pf = prev.fact
+        if pf.forgotten:
+            raise Refused(f"{key} v{pf.version} was forgotten: a forgotten value cannot be reverted back",
+                          hint="write the value again with mem remember if you mean it")
+        head = chain[0].fact
+        later = [v for v in chain if v.fact.version > tf.version]
+        if later and (head.body, head.kind, head.pinned, head.dormant) != (tf.body, tf.kind, tf.pinned, tf.dormant):
+            raise Refused(f"{key} changed after v{tf.version} (now v{head.version}); "
+                          f"revert the later versions first", hint=f"see them with: mem log {key}")
+        value = (pf.body, pf.kind) != (head.body, head.kind)
+        state = (pf.pinned, pf.dormant) != (head.pinned, head.dormant)
+        new = None
+        if value:
+            r = remember(store, key, pf.body, kind=pf.kind, trust="user_stated", pinned=pf.pinned,
+                         sources=pf.sources, command=f"{command} v{tf.version}")
+            new = r.version
+        if state or (value and pf.dormant):
+            s = restate(store, key, pinned=pf.pinned, dormant=pf.dormant, command=f"{command} v{tf.version}")
+            new = s.version if s.changed else new
+        what = "value and state" if value and state else "value" if value else "state"
+        return RevertResult(key, target, prev, new, what)

@@ -190,3 +190,47 @@ def test_doctor_reports_each_problem_with_its_fix(tour, invoke, store_path, tmp_
     invoke("reindex")
     invoke("setup", "--shell", "none")
     assert invoke("doctor", "--json").json["ok"] is True
+
+
+def test_revert_each_kind_of_change_writes_a_new_version(invoke, store_path):
+    invoke("remember", "project/api/db", "Postgres 15")
+    invoke("remember", "project/api/db", "Postgres 16")
+    r = invoke("revert", "project/api/db", "--json").json  # a supersede
+    assert (r["reverted"]["version"], r["version"]["version"], r["what"]) == (2, 3, "value")
+    assert invoke("get", "project/api/db").stdout.strip() == "Postgres 15"
+    invoke("pin", "project/api/db")  # a pin
+    invoke("revert", "project/api/db")
+    assert invoke("log", "project/api/db", "--json").json[0]["pinned"] is False
+    from objstore import Store
+    from objstore.memory.decay import restate
+    with Store.open(store_path) as st:  # what decay writes for an unused fact
+        restate(st, "project/api/db", dormant=True, command="decay")
+    r = invoke("revert", "project/api/db", "--json").json  # a decay
+    assert r["what"] == "state" and invoke("log", "project/api/db", "--json").json[0]["dormant"] is False
+    invoke("remember", "user/editor", "vim")
+    invoke("remember", "user/editor", "helix", "--trust", "agent_observed")
+    item = invoke("queue", "list", "--json").json[0]["id"]
+    invoke("queue", "accept", item[:12])  # an accepted proposal
+    assert invoke("get", "user/editor").stdout.strip() == "helix"
+    head = invoke("log", "user/editor", "--json").json[0]["id"]
+    invoke("revert", head[:10])  # by version id
+    assert invoke("get", "user/editor").stdout.strip() == "vim"
+    log = invoke("log", "project/api/db", "--json").json
+    assert [v["version"] for v in log] == list(range(len(log), 0, -1))  # nothing rewritten
+    assert "0 problems" in invoke("fsck").stdout
+
+
+def test_revert_refuses_what_it_cannot_undo(invoke):
+    invoke("remember", "project/api/pw", "hunter2")
+    invoke("remember", "project/api/pw", "correct horse")
+    invoke("remember", "project/api/pw", "battery staple")
+    invoke("revert", "project/api/pw@v1", exit_code=6)  # the first version
+    invoke("forget", "project/api/pw@v2", "--yes")
+    r = invoke("revert", "project/api/pw@v3", exit_code=6)  # its parent was forgotten
+    assert "forgotten" in r.stderr and "hunter2" not in r.stderr
+    for v in ("a", "b", "c"):
+        invoke("remember", "project/api/port", v)
+    r = invoke("revert", "project/api/port@v2", exit_code=6)  # changed since
+    assert "changed after v2" in r.stderr
+    invoke("revert", "project/api/none", exit_code=4)
+    invoke("revert", "project/api/pw@vx", exit_code=2)

@@ -1,0 +1,283 @@
+"""mem proxy: the Anthropic Messages API proxy (server entry point; the
+request logic is objstore.integrations.proxy).  Needs the extra
+``memvcs[proxy]`` (aiohttp)."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ._common import home_path, lock_timeout
+
+DEFAULT_LISTEN = "127.0.0.1:7077"
+DEFAULT_UPSTREAM = "https://api.anthropic.com"
+#: hop-by-hop headers (RFC 9110 7.6.1) and those the proxy recomputes
+HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+       "transfer-encoding", "upgrade", "host", "content-length"}
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` -> (host, port); only loopback addresses (127.0.0.0/8,
+    ::1, localhost).  Raises click.BadParameter."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise click.BadParameter(f"{text!r} is not HOST:PORT", param_hint="--listen")
+    try:
+        loop = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loop = False
+    if not loop:
+        raise click.BadParameter(f"{host} is not a loopback address: the proxy sees your API credentials and "
+                                 "your conversations, so it only listens on 127.0.0.1 or ::1",
+                                 param_hint="--listen")
+    return host, int(port)
+
+
+@click.group("proxy", invoke_without_command=True)
+@click.option("--listen", default=DEFAULT_LISTEN, show_default=True, metavar="HOST:PORT",
+              help="Loopback address to listen on (any other address is refused).")
+@click.option("--upstream", default=DEFAULT_UPSTREAM, show_default=True, metavar="URL",
+              help="Where requests go (the Anthropic API; another URL for a gateway or tests).")
+@click.option("--trace", "trace", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Append one JSON line per request: roles, injected ids, rejected candidates (never values).")
+@click.option("--no-capture", is_flag=True, help="Inject memory but store no turns.")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=600, show_default=True, metavar="SECONDS",
+              help="How long to wait for the upstream's answer.")
+@click.pass_context
+def command(ctx, listen, upstream, trace, no_capture, timeout):
+    """Run the Anthropic Messages API proxy: memory in every request, every turn captured.
+
+    Point a harness at it (ANTHROPIC_BASE_URL=http://127.0.0.1:7077) and
+    every POST /v1/messages gets the session's memory block appended to
+    its system prompt and, on prompts that need it, a recall block in the
+    newest user message; user and assistant turns are stored as they pass.
+    Existing bytes are never changed, so prompt caching keeps working.
+    Every other path is forwarded unchanged; headers (API keys, OAuth
+    bearers, anthropic-beta) pass through and are never stored.  See
+    docs/proxy.md.  Needs: pip install 'memvcs[proxy]'.
+
+    \b
+    Examples:
+      mem proxy
+      mem proxy --listen 127.0.0.1:7100 --trace ~/.mem/logs/proxy.trace
+      mem proxy install          # a user service that keeps it running
+      mem proxy health           # exit 0 when a proxy answers
+
+    Exit status: 0 stopped; 1 the extra is missing or the port is taken;
+    2 a non-loopback --listen; 10 no store.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    host, port = parse_listen(listen)
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]'") from None
+    from objstore import Store
+    store = Store.init(home_path(ctx), lock_timeout=lock_timeout(ctx))
+    ctx.call_on_close(store.close)
+    serve(store, host, port, upstream.rstrip("/"), trace=trace, capture=not no_capture, timeout=timeout)
+
+
+def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capture: bool, timeout: float) -> None:
+    """Run the aiohttp server until interrupted."""
+    import asyncio
+
+    import aiohttp
+    from aiohttp import web
+
+    from objstore import proxy_capture_response, proxy_prepare
+
+    def write_trace(rec: dict) -> None:
+        if trace:
+            with open(trace, "a", encoding="utf-8") as f:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+    async def on_startup(app):
+        app["http"] = aiohttp.ClientSession(auto_decompress=False,
+                                            timeout=aiohttp.ClientTimeout(total=None, sock_connect=30,
+                                                                          sock_read=timeout))
+
+    async def on_cleanup(app):
+        await app["http"].close()
+
+    async def health(_request):
+        return web.json_response({"ok": True, "service": "mem proxy", "upstream": upstream})
+
+    async def handle(request: web.Request):
+        t0 = time.perf_counter()
+        raw = await request.read()
+        prep = None
+        body = raw
+        if request.method == "POST" and request.path == "/v1/messages":
+            try:
+                prep = await asyncio.to_thread(proxy_prepare, store, raw, dict(request.headers), capture=capture)
+                body = prep.body
+            except Exception as e:  # noqa: BLE001 - the request goes through whatever happens here
+                prep = None
+                body = raw
+                write_trace({"time": int(time.time() * 1000), "path": request.path,
+                             "error": f"prepare failed: {type(e).__name__}"})
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in HOP}
+        headers["Accept-Encoding"] = "identity"  # bytes pass through as they are; capture can read them
+        url = upstream + request.rel_url.path_qs
+        try:
+            up = await request.app["http"].request(request.method, url, data=body, headers=headers,
+                                                   allow_redirects=False)
+        except asyncio.TimeoutError:
+            return _error(504, "mem proxy: the upstream did not answer in time")
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError):
+            # the upstream dropped the connection: drop the client's the same way
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=502)
+        except aiohttp.ClientError as e:
+            return _error(502, f"mem proxy: cannot reach the upstream ({type(e).__name__})")
+        resp = web.StreamResponse(status=up.status, reason=up.reason)
+        for k, v in up.headers.items():
+            if k.lower() not in HOP:
+                resp.headers.add(k, v)
+        streamed = "text/event-stream" in up.headers.get("Content-Type", "")
+        await resp.prepare(request)
+        got = bytearray()
+        ok = True
+        try:
+            async for chunk in up.content.iter_any():
+                if prep is not None and up.status == 200:
+                    got += chunk
+                await resp.write(chunk)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionResetError):
+            ok = False  # the upstream dropped: so does the client's connection
+        finally:
+            up.release()
+        if not ok:
+            request.transport.close() if request.transport else None
+            return resp
+        await resp.write_eof()
+        written = 0
+        if prep is not None and capture and up.status == 200:
+            try:
+                written = await asyncio.to_thread(proxy_capture_response, store, prep, bytes(got), streamed=streamed)
+            except Exception:  # noqa: BLE001 - never costs the answer
+                pass
+        if prep is not None and trace:
+            write_trace({"time": int(time.time() * 1000), "path": request.path, "status": up.status,
+                         "ms": round((time.perf_counter() - t0) * 1000, 1), "captured": prep.turns + written,
+                         **prep.trace})
+        return resp
+
+    def _error(status: int, message: str):
+        return web.json_response({"type": "error", "error": {"type": "api_error", "message": message}},
+                                 status=status)
+
+    app = web.Application(client_max_size=256 * 1024 * 1024)
+    app.on_startup.append(on_startup)
+    app.on_cleanup.append(on_cleanup)
+    app.router.add_get("/mem/health", health)
+    app.router.add_route("*", "/{tail:.*}", handle)
+    click.echo(f"mem proxy on http://{host}:{port} -> {upstream} (store {store.root})", err=True)
+    try:
+        web.run_app(app, host=host, port=port, print=None, handle_signals=True)
+    except OSError as e:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}") from None
+
+
+@command.command("health")
+@click.option("--url", default=f"http://{DEFAULT_LISTEN}", show_default=True, help="The proxy's address.")
+@click.option("--timeout", type=float, default=1.0, show_default=True, help="Seconds to wait.")
+def health_cmd(url, timeout):
+    """Exit 0 when a mem proxy answers at URL within the timeout, else 1.
+
+    \b
+    Examples:
+      mem proxy health && export ANTHROPIC_BASE_URL=http://127.0.0.1:7077
+
+    Exit status: 0 a proxy answered; 1 none did.
+    """
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/mem/health", timeout=timeout) as r:
+            ok = r.status == 200 and json.loads(r.read()).get("service") == "mem proxy"
+    except (OSError, ValueError):
+        ok = False
+    raise click.exceptions.Exit(0 if ok else 1)
+
+
+UNIT = """[Unit]
+Description=mem proxy: memory for the Anthropic Messages API
+After=network.target
+
+[Service]
+ExecStart={exe} proxy --listen {listen}
+Environment=MEM_HOME={home}
+Restart=on-failure
+RestartSec=2
+StandardOutput=append:{log}
+StandardError=append:{log}
+
+[Install]
+WantedBy=default.target
+"""
+
+PLIST = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>Label</key><string>dev.memvcs.proxy</string>
+  <key>ProgramArguments</key><array><string>{exe}</string><string>proxy</string><string>--listen</string><string>{listen}</string></array>
+  <key>EnvironmentVariables</key><dict><key>MEM_HOME</key><string>{home}</string></dict>
+  <key>RunAtLoad</key><true/>
+  <key>KeepAlive</key><true/>
+  <key>StandardOutPath</key><string>{log}</string>
+  <key>StandardErrorPath</key><string>{log}</string>
+</dict>
+</plist>
+"""
+
+
+@command.command("install")
+@click.option("--listen", default=DEFAULT_LISTEN, show_default=True, metavar="HOST:PORT")
+@click.option("--dry-run", is_flag=True, help="Print the file instead of writing it.")
+@click.pass_context
+def install_cmd(ctx, listen, dry_run):
+    """Write a user service that keeps the proxy running (systemd on Linux, launchd on macOS).
+
+    The service runs 'mem proxy' with this store and restarts it when it
+    stops; its log is <store>/logs/proxy.log.  The command to start it is
+    printed; nothing is started for you.
+
+    \b
+    Examples:
+      mem proxy install
+      mem proxy install --dry-run
+
+    Exit status: 0 written (or printed); 2 a non-loopback --listen.
+    """
+    parse_listen(listen)
+    import shutil
+    home = home_path(ctx).resolve()
+    exe = shutil.which("mem") or str(Path(sys.argv[0]).resolve())
+    log = home / "logs" / "proxy.log"
+    if sys.platform == "darwin":
+        path = Path("~/Library/LaunchAgents/dev.memvcs.proxy.plist").expanduser()
+        text = PLIST.format(exe=exe, listen=listen, home=home, log=log)
+        start = f"launchctl load -w {path}"
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or "~/.config").expanduser()
+        path = base / "systemd" / "user" / "mem-proxy.service"
+        text = UNIT.format(exe=exe, listen=listen, home=home, log=log)
+        start = "systemctl --user daemon-reload && systemctl --user enable --now mem-proxy"
+    if dry_run:
+        click.echo(f"# {path}\n{text}")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {path}\nstart it with: {start}\nthen: export ANTHROPIC_BASE_URL=http://{listen}")

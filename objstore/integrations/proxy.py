@@ -1,0 +1,447 @@
+"""Memory inside the request: what the Anthropic Messages API proxy
+(``mem proxy``, ``docs/proxy.md``) does to a ``POST /v1/messages`` body and
+what it captures.  The HTTP server is ``cmds/proxy.py``; nothing here does
+network I/O.
+
+Per request (:func:`prepare`):
+
+1. **Conversation.** The session is the ``X-Mem-Session`` header, else Claude
+   Code's ``x-claude-code-session-id`` (``…-agent-<hash>`` for a subagent,
+   from ``x-claude-code-agent-id``), else ``px-`` + a hash of the system
+   prompt and the first message.  The thread is a hash of the first
+   message.  The project is ``X-Mem-Project``, else the working directory
+   the system prompt names (``Working directory: /path``).
+2. **State** (``<store>/cache/proxy/<session hash>-<thread>``, JSON lines,
+   no suffix so ``mem forget`` drops the lines that hold a forgotten text):
+   the pinned block, every recall block with the index and hash of the
+   message it went into and the ids it injected, the last captured message.
+3. **Injection that keeps the prompt cache.** The pinned block (the session
+   block: pinned, user, feedback and project facts) is rendered on the first
+   request of a conversation and appended after the existing ``system``
+   blocks, identical for the whole conversation.  For a new user text turn
+   the same precision-first gate as the prompt hook decides a recall block,
+   appended to that message.  Earlier recall blocks are added again at their
+   messages with the same bytes.  Blocks are spliced into the raw JSON text
+   (``objstore.core.jsonspan``): every byte the client sent stays as it was,
+   ``cache_control`` markers included.  A message whose bytes changed (the
+   harness compacted the conversation) loses its block.
+4. **Capture** through the one turn writer (redaction, exclusions,
+   tombstones): the messages not captured yet (user text, tool results,
+   assistant text) before forwarding, the assistant's answer when the
+   response ends (:func:`capture_response`).  A turn's source is
+   ``px:<thread>:<message index>:<part>``, so a retried request captures
+   nothing twice.  Our own ``<mem-context>`` blocks are never captured.
+
+Failures never cost the request: :func:`prepare` returns the original body
+whenever something does not fit (not JSON, no messages, an error).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+from objstore.core.jsonspan import Node, scan
+from objstore.core.store import Store, now_ms
+
+STATE_DIR = "cache/proxy"
+TOOL_TEXT_MAX = 4000
+HARNESS = "proxy"
+_WORKDIR = re.compile(r"Working directory:\s*(\S+)")
+_MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
+
+
+def _h(text: str | bytes, n: int = 16) -> str:
+    b = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return hashlib.sha256(b).hexdigest()[:n]
+
+
+def _hdr(headers: Mapping[str, str], name: str) -> str:
+    for k, v in headers.items():
+        if k.lower() == name:
+            return v.strip()
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """Who a request belongs to: ``session`` (a valid session id), ``thread``
+    (16 hex), ``project`` (a project name or ""), ``cwd`` (or "")."""
+
+    session: str
+    thread: str
+    project: str
+    cwd: str
+
+
+def _system_text(system) -> str:
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
+    """``(part, text)`` of a message's content: ``text`` blocks (part ``t<i>``),
+    and with ``tool`` the ``tool_result`` blocks (``r<i>``).  Thinking,
+    images and tool_use are skipped; our own blocks are removed."""
+    if isinstance(content, str):
+        t = _MEM_CONTEXT.sub("", content).strip()
+        return [("t0", t)] if t else []
+    out = []
+    for i, b in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text" and isinstance(b.get("text"), str):
+            t = _MEM_CONTEXT.sub("", b["text"]).strip()
+            if t:
+                out.append((f"t{i}", t))
+        elif tool and b.get("type") == "tool_result":
+            c = b.get("content")
+            t = c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
+                if isinstance(c, list) else ""
+            t = t.strip()
+            if t:
+                out.append((f"r{i}", t[:TOOL_TEXT_MAX]))
+    return out
+
+
+def identify(headers: Mapping[str, str], body: dict) -> Conversation:
+    """The conversation of a request (module doc, item 1)."""
+    from objstore.core.errors import MemError
+    from objstore.core.refs import validate_session_id
+    from objstore.memory.scope import project_aliases
+    msgs = body.get("messages") or []
+    first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
+    thread = _h(first)
+    sid = _hdr(headers, "x-mem-session")
+    if not sid:
+        cc = _hdr(headers, "x-claude-code-session-id")
+        if cc:
+            agent = _hdr(headers, "x-claude-code-agent-id")
+            sid = cc + (f"-agent-{_h(agent, 12)}" if agent else "")
+    if sid:
+        try:
+            sid = validate_session_id(sid)
+        except MemError:
+            sid = ""
+    if not sid:
+        sid = "px-" + _h(_system_text(body.get("system")) + "\0" + first)
+    m = _WORKDIR.search(_system_text(body.get("system")))
+    cwd = m.group(1) if m else ""
+    project = _hdr(headers, "x-mem-project")
+    if not project and cwd:
+        aliases = project_aliases(cwd)
+        project = aliases[0] if aliases else ""
+    return Conversation(sid, thread, project, cwd)
+
+
+# -- state ---------------------------------------------------------------------
+
+@dataclass
+class State:
+    """A conversation's proxy state (module doc, item 2)."""
+
+    pinned: str | None = None
+    pinned_ids: list[str] = field(default_factory=list)
+    recall: dict[int, tuple[str, str, list[str]]] = field(default_factory=dict)  # idx -> (msg hash, block, ids)
+    captured: int = -1
+
+
+def state_file(store: Store, conv: Conversation) -> Path:
+    """The state file of a conversation."""
+    return store.root / STATE_DIR / f"{_h(conv.session)}-{conv.thread}"
+
+
+def load_state(path: Path) -> State:
+    """Fold a state file's lines (a missing or damaged line is skipped)."""
+    st = State()
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (FileNotFoundError, UnicodeDecodeError):
+        return st
+    for ln in lines:
+        try:
+            r = json.loads(ln)
+        except ValueError:
+            continue
+        if not isinstance(r, dict):
+            continue
+        if isinstance(r.get("pinned"), str):
+            st.pinned, st.pinned_ids = r["pinned"], [str(x) for x in r.get("ids") or []]
+        elif isinstance(r.get("recall"), int) and isinstance(r.get("block"), str):
+            st.recall[r["recall"]] = (str(r.get("msg", "")), r["block"], [str(x) for x in r.get("ids") or []])
+        elif isinstance(r.get("captured"), int):
+            st.captured = max(st.captured, r["captured"])
+    return st
+
+
+def save_state(path: Path, st: State) -> None:
+    """Write the state file atomically, one record per line."""
+    lines = []
+    if st.pinned is not None:
+        lines.append({"pinned": st.pinned, "ids": st.pinned_ids})
+    for idx in sorted(st.recall):
+        h, block, ids = st.recall[idx]
+        lines.append({"recall": idx, "msg": h, "block": block, "ids": ids})
+    lines.append({"captured": st.captured})
+    atomic_write(path, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines).encode("utf-8"),
+                 durable=False)
+
+
+@contextmanager
+def locked_state(path: Path):
+    """Hold the conversation's state file lock (concurrent requests of one
+    conversation, e.g. a retry, take turns); yields the loaded state, saved
+    on a normal exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(str(path) + ".lk", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        st = load_state(path)
+        yield st
+        save_state(path, st)
+    finally:
+        os.close(fd)
+
+
+# -- splicing --------------------------------------------------------------------
+
+def _block_json(text: str) -> str:
+    return json.dumps({"type": "text", "text": text}, ensure_ascii=False)
+
+
+def _append_block(text: str, node: Node, block: str) -> tuple[int, int, str]:
+    """The edit ``(start, end, replacement)`` that appends ``block`` to a
+    content/system value: an array gets one more element; a string becomes
+    ``[{"type":"text","text":<the same string>}, block]``."""
+    b = _block_json(block)
+    if node.kind == "array":
+        close = node.end - 1
+        return close, close, ("," if node.items else "") + b
+    return node.start, node.end, '[{"type":"text","text":' + text[node.start:node.end] + "}," + b + "]"
+
+
+def splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """Apply non-overlapping ``(start, end, replacement)`` edits to ``text``."""
+    out, pos = [], 0
+    for a, b, rep in sorted(edits):
+        out += [text[pos:a], rep]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# -- the request ---------------------------------------------------------------------
+
+@dataclass
+class Prepared:
+    """What :func:`prepare` made of a request.
+
+    Attributes:
+        body: the bytes to forward (the original ones when nothing changed).
+        conv: the conversation (None when the body was not a Messages request).
+        turns: how many messages' turns were captured now.
+        trace: ids and counts for ``--trace`` (never values): roles,
+            pinned_ids, recall_ids, cues (count), candidates ``[(id, score)]``,
+            error.
+        n_messages: the number of messages (the answer becomes message n).
+    """
+
+    body: bytes
+    conv: Conversation | None = None
+    turns: int = 0
+    trace: dict = field(default_factory=dict)
+    n_messages: int = 0
+
+
+def _is_user_text(msg) -> bool:
+    return isinstance(msg, dict) and msg.get("role") == "user" and bool(_text_of(msg.get("content")))
+
+
+def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bool = True) -> Prepared:
+    """Inject memory into a ``POST /v1/messages`` body and capture its new
+    turns (module doc).  Never raises for the request's content: anything that
+    does not fit returns the original bytes (and says why in ``trace``)."""
+    try:
+        text = raw.decode("utf-8")
+        body = json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return Prepared(raw, trace={"error": "body is not JSON: forwarded unchanged"})
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
+        return Prepared(raw, trace={"error": "no messages: forwarded unchanged"})
+    msgs = body["messages"]
+    conv = identify(headers, body)
+    out = Prepared(raw, conv, n_messages=len(msgs),
+                   trace={"session": conv.session, "thread": conv.thread,
+                          "roles": [m.get("role") if isinstance(m, dict) else None for m in msgs]})
+    try:
+        root = scan(text)
+    except (ValueError, RecursionError):
+        out.trace["error"] = "body could not be scanned: forwarded unchanged"
+        return out
+    mnode = root.member("messages")
+    if mnode is None or mnode.kind != "array" or len(mnode.items) != len(msgs):
+        return out
+    with locked_state(state_file(store, conv)) as st:
+        if capture:
+            try:
+                out.turns = _capture_messages(store, conv, msgs, st)
+            except Exception as e:  # noqa: BLE001 - capture never costs the request
+                out.trace["capture_error"] = type(e).__name__
+        try:
+            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace)
+        except Exception as e:  # noqa: BLE001 - nor does injection
+            out.trace["error"] = f"injection failed ({type(e).__name__}): forwarded unchanged"
+            return out
+    if edits:
+        out.body = splice(text, edits).encode("utf-8")
+    return out
+
+
+def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) -> list:
+    from objstore.memory.scope import project_aliases
+    from objstore.retrieval.context import inject_for_prompt, render_context
+    edits = []
+    if st.pinned is None:
+        projects = [conv.project] if conv.project else project_aliases(conv.cwd or None)
+        block = render_context(store, projects)
+        st.pinned, st.pinned_ids = block.text, [oid for _k, oid in block.facts]
+    trace["pinned_ids"] = st.pinned_ids
+    if st.pinned:
+        snode = root.member("system")
+        if snode is None:
+            edits.append((root.start + 1, root.start + 1,
+                          '"system":[' + _block_json(st.pinned) + "]" + ("," if root.members else "")))
+        elif snode.kind == "array" or text[snode.start] == '"':
+            edits.append(_append_block(text, snode, st.pinned))
+    last = len(msgs) - 1
+    if _is_user_text(msgs[last]) and last not in st.recall:
+        prompt = "\n".join(t for _p, t in _text_of(msgs[last]["content"]))
+        prev = msgs[last - 1] if last > 0 else None
+        prev_text = "\n".join(t for _p, t in _text_of(prev.get("content"))) if isinstance(prev, dict) \
+            and prev.get("role") == "assistant" else None
+        inj = inject_for_prompt(store, conv.session, prompt, previous_assistant=prev_text,
+                                cwd=conv.cwd or None, project=conv.project or None)
+        ids = inj.ids
+        st.recall[last] = (_h(text[mnode.items[last].start:mnode.items[last].end]), inj.text, ids)
+        trace["cues"] = sum(len(v) for v in (inj.cues or {}).values())
+        trace["recall_ids"] = ids
+        trace["rejected"] = [[c.id, round(c.evidence, 4), c.reason] for c in inj.rejected][:20]
+    for idx, (h, block, _ids) in sorted(st.recall.items()):
+        if not block or idx > last:
+            continue
+        node = mnode.items[idx]
+        if _h(text[node.start:node.end]) != h:
+            continue  # the harness rewrote that message: its block goes
+        cnode = _content_node(node)
+        if cnode is not None:
+            edits.append(_append_block(text, cnode, block))
+    return edits
+
+
+def _content_node(msg_node: Node) -> Node | None:
+    if msg_node.kind != "object":
+        return None
+    c = msg_node.member("content")
+    return c if c is not None and c.kind in ("array", "scalar") else None
+
+
+# -- capture ------------------------------------------------------------------------
+
+def _writer(store: Store):
+    from objstore.capture.sync import TurnWriter
+    return TurnWriter(store, command="proxy", harness=HARNESS)
+
+
+def _turns_of(conv: Conversation, idx: int, msg, ts: int) -> list:
+    from objstore.capture.claude_code import CapturedTurn
+    if not isinstance(msg, dict):
+        return []
+    role = msg.get("role")
+    out = []
+    for part, t in _text_of(msg.get("content"), tool=role == "user"):
+        r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
+        out.append(CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:{part}", r, t, ts, conv.cwd, conv.project))
+    return out
+
+
+def _capture(store: Store, turns: list) -> int:
+    from objstore.capture.sync import load_config, path_excluded
+    if not turns:
+        return 0
+    cfg = load_config(store.root)
+    if path_excluded(cfg, turns[0].cwd):
+        return 0
+    turns = [t for t in turns if not (t.role == "user" and t.text.lstrip().startswith(cfg.ignore_marker or "\0"))]
+    with store.lock("proxy"):
+        w = _writer(store)
+        try:
+            n = sum(1 for t in turns if w.add(t))
+            w.publish(index=True)
+        finally:
+            w.close()
+    return n
+
+
+def _capture_messages(store: Store, conv: Conversation, msgs: list, st: State) -> int:
+    ts = now_ms()
+    turns = []
+    for idx in range(st.captured + 1, len(msgs)):
+        turns += _turns_of(conv, idx, msgs[idx], ts)
+    n = _capture(store, turns)
+    st.captured = len(msgs) - 1
+    return n
+
+
+def assistant_text_from_sse(data: bytes) -> str:
+    """The text an SSE Messages stream produced (``text_delta`` events;
+    thinking and tool input skipped)."""
+    parts = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            ev = json.loads(line[5:].strip())
+        except ValueError:
+            continue
+        if isinstance(ev, dict) and ev.get("type") == "content_block_delta":
+            d = ev.get("delta") or {}
+            if d.get("type") == "text_delta" and isinstance(d.get("text"), str):
+                parts.append(d["text"])
+    return "".join(parts)
+
+
+def assistant_text_from_json(data: bytes) -> str:
+    """The text of a non-streamed Messages response ("" if not one)."""
+    try:
+        r = json.loads(data)
+    except ValueError:
+        return ""
+    if not isinstance(r, dict) or r.get("type") != "message":
+        return ""
+    return "\n".join(t for _p, t in _text_of(r.get("content")))
+
+
+def capture_response(store: Store, prep: Prepared, data: bytes, *, streamed: bool) -> int:
+    """Capture the assistant's answer to a prepared request (the answer is
+    message ``prep.n_messages`` of the conversation).  Returns turns written."""
+    if prep.conv is None:
+        return 0
+    text = assistant_text_from_sse(data) if streamed else assistant_text_from_json(data)
+    text = _MEM_CONTEXT.sub("", text).strip()
+    if not text:
+        return 0
+    from objstore.capture.claude_code import CapturedTurn
+    conv = prep.conv
+    return _capture(store, [CapturedTurn(conv.session, f"px:{conv.thread}:{prep.n_messages}:t0", "assistant",
+                                         text, now_ms(), conv.cwd, conv.project)])

@@ -1,0 +1,386 @@
+"""mem proxy against a real upstream on loopback, driven by the official
+anthropic SDK (and by raw HTTP where exact bytes matter).
+
+The upstream, written here, records the exact bytes it receives and answers
+as the Messages API does (JSON or SSE); a request header picks a failure
+mode.  The proxy runs as a real process (``python -m cmds proxy``)."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp")
+anthropic = pytest.importorskip("anthropic")
+from aiohttp import web  # noqa: E402
+
+from objstore.core.jsonspan import scan  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "sk-ant-api03-" + "Q" * 80 + "-proxytestAA"
+
+
+def _port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def raw(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None,
+        timeout: float = 30) -> tuple[int, dict, bytes]:
+    """One HTTP request with the standard library: (status, headers, body)."""
+    from urllib.parse import urlsplit
+    u = urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+    try:
+        c.request(method, u.path + (f"?{u.query}" if u.query else ""), body=body, headers=headers or {})
+        r = c.getresponse()
+        return r.status, dict(r.getheaders()), r.read()
+    finally:
+        c.close()
+
+
+class Upstream:
+    """A loopback Messages API: records (path, headers, body) of every request."""
+
+    def __init__(self) -> None:
+        self.port = _port()
+        self.requests: list[tuple[str, dict, bytes]] = []
+        self.sent: dict[str, bytes] = {}
+        self.finished: dict[str, float] = {}
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.ready = threading.Event()
+        self.thread.start()
+        assert self.ready.wait(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        app = web.Application(client_max_size=256 << 20)
+        app.router.add_route("*", "/{tail:.*}", self.handle)
+        self.runner = web.AppRunner(app)
+        self.loop.run_until_complete(self.runner.setup())
+        self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", self.port).start())
+        self.ready.set()
+        self.loop.run_forever()
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+    async def handle(self, req: web.Request):
+        body = await req.read()
+        self.requests.append((req.path_qs, dict(req.headers), body))
+        mode = req.headers.get("x-test-mode", "")
+        tag = req.headers.get("x-test-tag", "")
+        if mode == "500":
+            return web.Response(status=500, body=b'{"type":"error","error":{"type":"api_error","message":"boom"}}',
+                                content_type="application/json")
+        if mode == "slow":
+            await asyncio.sleep(4)
+        if mode == "reset":
+            req.transport.close()
+            return web.Response()
+        if req.path != "/v1/messages":
+            return web.json_response({"path": req.path_qs, "echo": len(body)})
+        try:
+            j = json.loads(body)
+        except ValueError:
+            return web.json_response({"type": "error", "error": {"type": "invalid_request_error",
+                                                                  "message": "bad json"}}, status=400)
+        answer = req.headers.get("x-test-answer", "Noted.")
+        if j.get("stream"):
+            r = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await r.prepare(req)
+            evs = [{"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant",
+                                                          "model": j["model"], "content": [], "stop_reason": None,
+                                                          "stop_sequence": None,
+                                                          "usage": {"input_tokens": 1, "output_tokens": 0}}},
+                   {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}},
+                   {"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "thinking_delta", "thinking": "secret thoughts"}},
+                   {"type": "content_block_stop", "index": 0},
+                   {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}]
+            evs += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": w + " "}}
+                    for w in answer.split()]
+            evs += [{"type": "content_block_stop", "index": 1},
+                    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                     "usage": {"output_tokens": 2}},
+                    {"type": "message_stop"}]
+            out = bytearray()
+            for i, e in enumerate(evs):
+                chunk = f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
+                out += chunk
+                await r.write(chunk)
+                if mode == "drip" and i == 2:
+                    await asyncio.sleep(1.0)
+            self.sent[tag] = bytes(out)
+            self.finished[tag] = time.monotonic()
+            await r.write_eof()
+            return r
+        return web.json_response({"id": "m1", "type": "message", "role": "assistant", "model": j["model"],
+                                  "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
+                                  "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 5}})
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    home = tmp_path_factory.mktemp("proxystore")
+    up = Upstream()
+    port = _port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env.update(MEM_HOME=str(home), HOME=str(home / "home"))
+    subprocess.run([sys.executable, "-m", "cmds", "remember", "user/editor", "helix, never vim"], env=env,
+                   check=True, cwd=REPO, capture_output=True)
+    subprocess.run([sys.executable, "-m", "cmds", "remember", "project/acme-api/db", "Postgres 16 on port 5433"],
+                   env=env, check=True, cwd=REPO, capture_output=True)
+    trace = home / "trace.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}", "--upstream",
+                             f"http://127.0.0.1:{up.port}", "--trace", str(trace), "--timeout", "2"],
+                            env=env, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if raw(url + "/mem/health", timeout=1)[0] == 200:
+                break
+        except OSError:
+            pass
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "proxy did not start"
+        time.sleep(0.1)
+    yield {"url": url, "up": up, "home": home, "env": env, "trace": trace}
+    proc.terminate()
+    proc.wait(10)
+    up.stop()
+
+
+def client(rig, **headers):
+    return anthropic.Anthropic(api_key=KEY, base_url=rig["url"], max_retries=0, default_headers=headers)
+
+
+def mem(rig, *args):
+    return subprocess.run([sys.executable, "-m", "cmds", *args], env=rig["env"], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+
+
+SYSTEM = [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.0; cc_entrypoint=cli"},
+          {"type": "text", "text": "You are Claude Code.\nWorking directory: /home/dev/acme-api",
+           "cache_control": {"type": "ephemeral"}}]
+
+
+def test_sdk_round_trip_injects_and_captures(rig):
+    c = client(rig, **{"x-mem-session": "sdk-1"})
+    r = c.messages.create(model="m", max_tokens=10, system=SYSTEM,
+                          messages=[{"role": "user", "content": "which postgres version does our db run?"}],
+                          extra_headers={"x-test-answer": "Postgres 16 it is"})
+    assert r.content[0].text == "Postgres 16 it is"
+    body = rig["up"].requests[-1][2].decode()
+    sent = json.loads(body)
+    assert sent["system"][:2] == SYSTEM  # the client's blocks first, untouched, cache_control kept
+    assert "helix, never vim" in sent["system"][2]["text"] and "<mem-context" in sent["system"][2]["text"]
+    last = sent["messages"][-1]["content"]
+    assert last[0] == {"type": "text", "text": "which postgres version does our db run?"}
+    assert "Postgres 16 on port 5433" in last[1]["text"]  # the recall block
+    turns = json.loads(mem(rig, "show", "sdk-1", "--json").stdout)
+    roles = [t["role"] for t in (turns["turns"] if isinstance(turns, dict) else turns)]
+    assert roles == ["user", "assistant"]
+    assert "<mem-context" not in json.dumps(turns)
+
+
+def _spans(body: bytes):
+    text = body.decode()
+    root = scan(text)
+    return text, text[root.member("system").start:root.member("system").end], \
+        [text[n.start:n.end] for n in root.member("messages").items]
+
+
+def test_cache_stability_over_three_turns_with_tools(rig):
+    c = client(rig, **{"x-claude-code-session-id": "cc-cache-1"})
+    m1 = [{"role": "user", "content": [{"type": "text", "text": "the flaky database fixture again: which postgres "
+                                                                  "do we run locally?",
+                                        "cache_control": {"type": "ephemeral"}}]}]
+    c.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=m1)
+    m2 = m1 + [{"role": "assistant", "content": [{"type": "tool_use", "id": "tu1", "name": "Read",
+                                                  "input": {"path": "docker-compose.yml"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1",
+                                             "content": "image: postgres:16\nports: 5433:5432"}]}]
+    c.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=m2)
+    m3 = m2 + [{"role": "assistant", "content": [{"type": "text", "text": "It is Postgres 16 on 5433."}]},
+               {"role": "user", "content": "thanks, and which editor do I use?"}]
+    c.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=m3)
+    reqs = [b for p, _h, b in rig["up"].requests if p == "/v1/messages"][-3:]
+    (t1, s1, ms1), (t2, s2, ms2), (t3, s3, ms3) = map(_spans, reqs)
+    assert s1 == s2 == s3  # the pinned block is identical in all three
+    assert ms1[0] == ms2[0] == ms3[0]  # turn 1 with its recall block, byte for byte
+    assert ms2 == ms3[:3]  # turn 2's messages are a byte-identical prefix of turn 3's
+    assert '"cache_control": {"type": "ephemeral"}' in ms3[0] or '"cache_control":{"type":"ephemeral"}' in ms3[0]
+    # only insertions: removing our blocks gives back exactly what the client sent
+    sent3 = json.loads(t3)
+    assert sent3["messages"][1:3] == json.loads(json.dumps(m2[1:3]))
+    assert sent3["system"][:2] == SYSTEM
+
+
+def test_sse_reaches_the_client_byte_for_byte_and_as_it_arrives(rig):
+    from urllib.parse import urlsplit
+    u = urlsplit(rig["url"])
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    c.request("POST", "/v1/messages", body=json.dumps({"model": "m", "max_tokens": 5, "stream": True,
+                                                       "messages": [{"role": "user", "content": "say hello"}]}),
+              headers={"x-api-key": KEY, "anthropic-version": "2023-06-01", "content-type": "application/json",
+                       "x-test-mode": "drip", "x-test-tag": "sse1", "x-mem-session": "sse-1"})
+    r = c.getresponse()
+    assert r.status == 200 and r.getheader("content-type").startswith("text/event-stream")
+    got, first_at = bytearray(), None
+    while True:
+        chunk = r.read1(65536)
+        if not chunk:
+            break
+        if first_at is None:
+            first_at = time.monotonic()
+        got += chunk
+    c.close()
+    assert bytes(got) == rig["up"].sent["sse1"]
+    assert first_at < rig["up"].finished["sse1"] - 0.5  # the first event came before the upstream finished
+    turns = json.loads(mem(rig, "show", "sse-1", "--json").stdout)
+    text = json.dumps(turns)
+    assert "Noted." in text and "secret thoughts" not in text  # thinking is never captured
+
+
+def test_other_paths_pass_through_and_credentials_are_never_stored(rig):
+    data = b'{"model":"m","messages":[{"role":"user","content":"count me"}]}'
+    st, _h, _b = raw(rig["url"] + "/v1/messages/count_tokens?beta=true", "POST", data,
+                     {"authorization": "Bearer oauth-" + "Z" * 40, "anthropic-beta": "oauth-2025-04-20",
+                      "content-type": "application/json"})
+    assert st == 200
+    path, headers, body = rig["up"].requests[-1]
+    assert (path, body) == ("/v1/messages/count_tokens?beta=true", data)
+    assert headers["Authorization"] == "Bearer oauth-" + "Z" * 40 and headers["anthropic-beta"] == "oauth-2025-04-20"
+    client(rig).messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi there"}])
+    h = {k.lower(): v for k, v in rig["up"].requests[-1][1].items()}
+    assert KEY in (h.get("x-api-key"), h.get("authorization", "").removeprefix("Bearer "))  # as the SDK sent it
+    for p in rig["home"].rglob("*"):
+        if p.is_file():
+            data = p.read_bytes()
+            assert KEY.encode() not in data and b"oauth-ZZZZ" not in data, p
+
+
+def test_retry_captures_nothing_twice(rig):
+    c = client(rig, **{"x-mem-session": "retry-1"})
+    msgs = [{"role": "user", "content": "remember nothing special here"}]
+    c.messages.create(model="m", max_tokens=5, messages=msgs)
+    c.messages.create(model="m", max_tokens=5, messages=msgs)
+    turns = json.loads(mem(rig, "show", "retry-1", "--json").stdout)
+    assert len(turns["turns"] if isinstance(turns, dict) else turns) == 2
+
+
+def test_failures_pass_through(rig):
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    bad = b'{"model": "m", "messages": [ not json'
+    st, _hd, _b = raw(rig["url"] + "/v1/messages", "POST", bad, h)
+    assert st == 400 and rig["up"].requests[-1][2] == bad  # forwarded unchanged
+    ok = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}).encode()
+    st, _hd, body = raw(rig["url"] + "/v1/messages", "POST", ok, {**h, "x-test-mode": "500"})
+    assert st == 500 and body == b'{"type":"error","error":{"type":"api_error","message":"boom"}}'
+    st, _hd, body = raw(rig["url"] + "/v1/messages", "POST", ok, {**h, "x-test-mode": "slow"})
+    assert st == 504 and b"did not answer" in body
+    with pytest.raises((OSError, http.client.HTTPException)):
+        raw(rig["url"] + "/v1/messages", "POST", ok, {**h, "x-test-mode": "reset"})
+    assert raw(rig["url"] + "/mem/health")[0] == 200  # still serving
+
+
+def test_twenty_conversations_at_once_and_a_20mb_body(rig):
+    errors = []
+
+    def one(i):
+        try:
+            client(rig, **{"x-mem-session": f"par-{i}"}).messages.create(
+                model="m", max_tokens=5, messages=[{"role": "user", "content": f"conversation number {i}"}])
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+    [t.start() for t in ts]
+    [t.join(60) for t in ts]
+    assert errors == []
+    sessions = mem(rig, "sessions", "--json").stdout
+    assert all(f"par-{i}" in sessions for i in range(20))
+    big = "lorem ipsum " * (20 * 1024 * 1024 // 12)
+    r = client(rig, **{"x-mem-session": "big-1"}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": big}])
+    assert r.content[0].text == "Noted."
+    assert len(rig["up"].requests[-1][2]) >= len(big)
+
+
+def test_forget_removes_the_value_from_the_state_and_the_next_block(rig):
+    c = client(rig, **{"x-mem-session": "fg-1"})
+    msgs = [{"role": "user", "content": "what is my editor setup?"}]
+    c.messages.create(model="m", max_tokens=5, messages=msgs)
+    assert "helix, never vim" in rig["up"].requests[-1][2].decode()
+    r = mem(rig, "forget", "user/editor", "--yes")
+    assert r.returncode == 0, r.stderr
+    state = list((rig["home"] / "cache" / "proxy").glob("*"))
+    assert state and all(b"helix, never vim" not in p.read_bytes() for p in state)
+    c.messages.create(model="m", max_tokens=5, messages=msgs + [
+        {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "and again?"}])
+    assert "helix, never vim" not in rig["up"].requests[-1][2].decode()
+
+
+def test_trace_holds_ids_never_values(rig):
+    lines = [json.loads(x) for x in rig["trace"].read_text().splitlines()]
+    assert lines and all("session" in x or "error" in x for x in lines)
+    text = rig["trace"].read_text()
+    assert "Postgres 16 on port 5433" not in text and KEY not in text and "which postgres" not in text
+
+
+def test_non_loopback_listen_is_refused():
+    r = subprocess.run([sys.executable, "-m", "cmds", "proxy", "--listen", "0.0.0.0:7077"], capture_output=True,
+                       text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 2 and "loopback" in r.stderr
+
+
+def test_install_writes_a_user_service(invoke, tmp_path):
+    r = invoke("proxy", "install")
+    unit = tmp_path / "home" / ".config" / "systemd" / "user" / "mem-proxy.service"
+    assert unit.is_file() and "proxy --listen 127.0.0.1:7077" in unit.read_text()
+    assert "Restart=on-failure" in unit.read_text() and "proxy.log" in unit.read_text()
+    assert "systemctl --user" in r.stdout
+    invoke("proxy", "install", "--listen", "10.0.0.1:7077", exit_code=2)
+
+
+def test_claude_wrapper_uses_the_proxy_when_it_answers(rig, tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "claude"
+    fake.write_text('#!/bin/sh\necho "base=${ANTHROPIC_BASE_URL:-none} active=${MEM_PROXY_ACTIVE:-0}"\n')
+    fake.chmod(0o755)
+    mem_bin = Path(sys.executable).parent
+    env = {**rig["env"], "PATH": f"{bindir}:{mem_bin}:/usr/bin:/bin", "MEM_PROXY": "1"}
+    script = 'eval "$(mem shell-init bash)"; claude'
+    r = subprocess.run(["bash", "-c", script], env={**env, "MEM_PROXY_URL": rig["url"]}, capture_output=True,
+                       text=True, timeout=60)
+    assert r.stdout.strip() == f"base={rig['url']} active=1"
+    r = subprocess.run(["bash", "-c", script], env={**env, "MEM_PROXY_URL": f"http://127.0.0.1:{_port()}"},
+                       capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "base=none active=0" and "no proxy answers" in r.stderr
+
+
+def test_hooks_stand_aside_in_a_proxied_session(rig):
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "hooked-1",
+                          "prompt": "which postgres version does our db run?", "cwd": "/home/dev/acme-api"})
+    r = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], input=payload, text=True,
+                       capture_output=True, env={**rig["env"], "MEM_PROXY_ACTIVE": "1"}, cwd=REPO, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert "hooked-1" not in mem(rig, "sessions", "--json").stdout
