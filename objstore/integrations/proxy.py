@@ -48,9 +48,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.capture.sync import load_config, path_excluded
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
+from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.memory.scope import project_aliases
+from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.retrieval.context import inject_for_prompt, render_context
 
 STATE_DIR = "cache/proxy"
 TOOL_TEXT_MAX = 4000
@@ -117,9 +123,6 @@ def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
 
 def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     """The conversation of a request (module doc, item 1)."""
-    from objstore.core.errors import MemError
-    from objstore.core.refs import validate_session_id
-    from objstore.memory.scope import project_aliases
     msgs = body.get("messages") or []
     first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
     thread = _h(first)
@@ -309,8 +312,6 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
 
 
 def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) -> list:
-    from objstore.memory.scope import project_aliases
-    from objstore.retrieval.context import inject_for_prompt, render_context
     edits = []
     if st.pinned is None:
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None)
@@ -359,12 +360,10 @@ def _content_node(msg_node: Node) -> Node | None:
 # -- capture ------------------------------------------------------------------------
 
 def _writer(store: Store):
-    from objstore.capture.sync import TurnWriter
-    return TurnWriter(store, command="proxy", harness=HARNESS)
+    return TurnAppender(store, command="proxy", harness=HARNESS)
 
 
 def _turns_of(conv: Conversation, idx: int, msg, ts: int) -> list:
-    from objstore.capture.claude_code import CapturedTurn
     if not isinstance(msg, dict):
         return []
     role = msg.get("role")
@@ -376,7 +375,6 @@ def _turns_of(conv: Conversation, idx: int, msg, ts: int) -> list:
 
 
 def _capture(store: Store, turns: list) -> int:
-    from objstore.capture.sync import load_config, path_excluded
     if not turns:
         return 0
     cfg = load_config(store.root)
@@ -441,7 +439,6 @@ def capture_response(store: Store, prep: Prepared, data: bytes, *, streamed: boo
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:
         return 0
-    from objstore.capture.claude_code import CapturedTurn
     conv = prep.conv
     return _capture(store, [CapturedTurn(conv.session, f"px:{conv.thread}:{prep.n_messages}:t0", "assistant",
                                          text, now_ms(), conv.cwd, conv.project)])

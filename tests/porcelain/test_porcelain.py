@@ -201,9 +201,9 @@ def test_revert_each_kind_of_change_writes_a_new_version(invoke, store_path):
     invoke("pin", "project/api/db")  # a pin
     invoke("revert", "project/api/db")
     assert invoke("log", "project/api/db", "--json").json[0]["pinned"] is False
-    from objstore import Store
+    from objstore import open_store
     from objstore.memory.decay import restate
-    with Store.open(store_path) as st:  # what decay writes for an unused fact
+    with open_store(store_path) as st:  # what decay writes for an unused fact
         restate(st, "project/api/db", dormant=True, command="decay")
     r = invoke("revert", "project/api/db", "--json").json  # a decay
     assert r["what"] == "state" and invoke("log", "project/api/db", "--json").json[0]["dormant"] is False
