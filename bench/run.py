@@ -65,11 +65,13 @@ MEMWARE_VERSION = "0.11.0"
 #: The issue's targets: ratios are mem / memware (lower is better), absolute
 #: figures in ms or MB.
 TARGETS = {
-    "import_wall_ratio": 0.33,
-    "store_bytes_ratio": 0.5,
-    "resync_ratio": 0.5,
-    "search_ratio": 0.35,
-    "get_ms": 60.0,
+    "import_wall_ratio": 1.0,       # issue 12; the goal beyond it: 0.33
+    "store_bytes_ratio": 1.0,       # beyond: 0.5
+    "resync_ratio": 1.0,
+    "one_new_ratio": 1.5,           # one new session among the corpus vs that file alone
+    "recall_ms": 50.0,
+    "hook_ms": 60.0,
+    "get_ms": 40.0,
     "log_ms": 60.0,
     "remember_ms": 50.0,
     "help_ms": 40.0,
@@ -92,16 +94,19 @@ class Runner:
         scratch.mkdir(parents=True, exist_ok=True)
 
     def run(self, argv: list[str], env: dict[str, str] | None = None, *,
-            check: bool = True, timeout: float | None = None) -> dict:
-        """Run ``argv`` (stdin empty); return {wall_s, cpu_s, rss_mb, rc,
-        stdout, stderr}. A failure (unless ``check`` is False) stops the
-        benchmark with the command's stderr."""
+            check: bool = True, timeout: float | None = None, stdin: bytes | None = None) -> dict:
+        """Run ``argv`` (stdin empty, or the bytes ``stdin`` from a file);
+        return {wall_s, cpu_s, rss_mb, rc, stdout, stderr}. A failure (unless
+        ``check`` is False) stops the benchmark with the command's stderr."""
         e = dict(self.base_env)
         e.update(env or {})
-        out_p, err_p = self.scratch / "stdout", self.scratch / "stderr"
-        with open(out_p, "wb") as out, open(err_p, "wb") as err:
+        out_p, err_p, in_p = self.scratch / "stdout", self.scratch / "stderr", self.scratch / "stdin"
+        if stdin is not None:
+            in_p.write_bytes(stdin)
+        with open(out_p, "wb") as out, open(err_p, "wb") as err, \
+                (open(in_p, "rb") if stdin is not None else open(os.devnull, "rb")) as inp:
             t0 = time.perf_counter()
-            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=e, cwd=self.cwd)
+            p = subprocess.Popen(argv, stdin=inp, stdout=out, stderr=err, env=e, cwd=self.cwd)
             deadline = None if timeout is None else t0 + timeout
             while True:
                 pid, status, ru = os.wait4(p.pid, os.WNOHANG if deadline else 0)
@@ -138,19 +143,21 @@ def interleaved(runner: Runner, specs: dict[str, tuple], n: int, warmup: int = 1
     """Run each spec's command ``n`` times (after ``warmup`` untimed runs),
     alternating between specs and rotating which goes first.
 
-    ``specs``: name -> (argv_for(i) -> list[str], env dict).
+    ``specs``: name -> (argv_for(i) -> list[str], env dict[, stdin_for(i) -> bytes]).
     Returns name -> list of run results."""
     names = list(specs)
+
+    def one(name: str, i: int) -> dict:
+        argv_for, env, *rest = specs[name]
+        return runner.run(argv_for(i), env, stdin=rest[0](i) if rest else None)
     for w in range(warmup):
         for name in names:
-            argv_for, env = specs[name]
-            runner.run(argv_for(-1 - w), env)
+            one(name, -1 - w)
     out: dict[str, list[dict]] = {name: [] for name in names}
     for i in range(n):
         order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
-            argv_for, env = specs[name]
-            out[name].append(runner.run(argv_for(i), env))
+            out[name].append(one(name, i))
     return out
 
 
@@ -448,6 +455,37 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 # -- the measurements -----------------------------------------------------------------------
 
+#: prompts of the UserPromptSubmit hook runs (the same for both tools)
+HOOK_PROMPTS = ["why does the flaky auth test fail on the database port?",
+                "how do we run the migrations again",
+                "fix the failing build in the ingest worker",
+                "what did we decide about retries in the http client?"]
+
+
+def measure_one_new(runner, mem, corpus: Path, work: Path, store: Path, runs: int, seed: int) -> dict:
+    """Catch-up cost of one new session: ``mem import claude-code CORPUS NEW``
+    on the store that already holds the corpus, against importing NEW alone
+    into a new store. Each run adds a different new session (a small corpus
+    generated with another seed), so every run has exactly one file to read."""
+    extra = work / "extra-sessions"
+    if not (extra / "corpus.json").exists():
+        if extra.exists():
+            shutil.rmtree(extra)
+        runner.run([sys.executable, str(GEN), str(extra), "--sessions", str(runs), "--turns", str(60 * runs),
+                    "--seed", str(seed + 100), "--subagent-share", "0"])
+    files = sorted(extra.rglob("*.jsonl"))[:runs]
+    among, alone = [], []
+    for i, f in enumerate(files):
+        r = runner.run(mem + ["import", "claude-code", str(corpus), str(f), "--json"], {"MEM_HOME": str(store)})
+        among.append({**r, "added": json.loads(r["stdout"])["turns_added"]})
+        home = fresh_dir(work, "one-new-store")
+        r = runner.run(mem + ["import", "claude-code", str(f), "--json"], {"MEM_HOME": str(home)})
+        alone.append({**r, "added": json.loads(r["stdout"])["turns_added"]})
+    a, b = summary(among), summary(alone)
+    return {"files": len(files), "among": a, "alone": b, "added": [x["added"] for x in among],
+            "ratio": ratio(a["median_ms"], b["median_ms"])}
+
+
 def measure_imports(runner, mem, mw, corpus, work, runs, peer) -> dict:
     """Import into new stores ``runs`` times (alternating tools); the last
     stores stay for the later steps."""
@@ -577,6 +615,25 @@ def measure_main(args, runner, mem, mw) -> dict:
                          max(args.runs, len(queries)))
         results["search"]["memware_no_touch"] = summary(nt["memware"])
 
+    step(f"recall x{args.runs}")
+    specs = {"mem": (lambda i: mem + ["recall", "--all-projects", "--json", "-n", "10", queries[i % len(queries)]],
+                     menv)}
+    if peer:
+        specs["memware"] = (lambda i: mw + mw_db + ["--json", "recall", "-k", "10", queries[i % len(queries)]],
+                            wenv)
+    results["recall"] = {tool: summary(rows) for tool, rows in interleaved(runner, specs, args.runs).items()}
+
+    step(f"UserPromptSubmit hook x{args.runs}")
+
+    def hook_event(i: int) -> bytes:
+        return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-hook-{i + 2}",
+                           "cwd": str(work / "home"), "transcript_path": str(work / "home" / "none.jsonl"),
+                           "prompt": HOOK_PROMPTS[i % len(HOOK_PROMPTS)]}).encode()
+    specs = {"mem": (lambda i: mem + ["hook", "claude-code"], menv, hook_event)}
+    if peer:
+        specs["memware"] = (lambda i: mw + mw_db + ["context", "--from-hook"], wenv, hook_event)
+    results["hook"] = {tool: summary(rows) for tool, rows in interleaved(runner, specs, args.runs).items()}
+
     step(f"remember x{args.runs}")
     specs = {"mem": (lambda i: mem + ["remember", "project/bench/api-port", f"api listens on {8000 + i + 10}"],
                      menv)}
@@ -585,6 +642,14 @@ def measure_main(args, runner, mem, mw) -> dict:
     rr = interleaved(runner, specs, args.runs)
     results["remember"] = {tool: summary(rows) for tool, rows in rr.items()}
 
+    step(f"get x{args.runs}")
+    gr = interleaved(runner, {"mem": (lambda i: mem + ["get", "project/bench/api-port"], menv)}, args.runs)
+    results["get"] = {"mem": summary(gr["mem"])}
+
+    if args.one_new_runs:
+        step(f"one new session among the corpus x{args.one_new_runs}")
+        results["one_new"] = measure_one_new(runner, mem, corpus, work, mem_home, args.one_new_runs, args.seed)
+
     step(f"--help x{args.runs}")
     specs = {"mem": (lambda i: mem + ["--help"], menv)}
     if peer:
@@ -592,6 +657,8 @@ def measure_main(args, runner, mem, mw) -> dict:
     hr = interleaved(runner, specs, args.runs)
     results["help"] = {tool: summary(rows) for tool, rows in hr.items()}
 
+    if not args.keys:
+        return finish(results, peer)
     step(f"key store: {args.keys} keys x {args.versions} versions")
     kh = fresh_dir(work, "keys-store")
     ks = build_key_store(kh, args.keys, args.versions, seed=args.seed, src=args.mem_src)
@@ -611,8 +678,11 @@ def measure_main(args, runner, mem, mw) -> dict:
         ks["fsck_rc"], ks["fsck_s"] = r["rc"], round(r["wall_s"], 2)
     results["keys"] = {**ks, "get": summary(gr["get"]), "log": summary(gr["log"]),
                        "remember": summary(rk["remember"])}
+    return finish(results, peer)
 
-    # ratios and targets
+
+def finish(results: dict, peer: bool) -> dict:
+    """Add the ratios against memware and the verdicts on the targets."""
     def g(*ks):
         return _dig(results, None, *ks)
     rat = {}
@@ -625,6 +695,10 @@ def measure_main(args, runner, mem, mw) -> dict:
             "search_ratio": ratio(g("search", "mem", "median_ms"), g("search", "memware", "median_ms")),
             "remember_ratio": ratio(g("remember", "mem", "median_ms"), g("remember", "memware", "median_ms")),
             "help_ratio": ratio(g("help", "mem", "median_ms"), g("help", "memware", "median_ms")),
+            "recall_ratio": ratio(g("recall", "mem", "median_ms"), g("recall", "memware", "median_ms")),
+            "hook_ratio": ratio(g("hook", "mem", "median_ms"), g("hook", "memware", "median_ms")),
+            "recall_cpu_ratio": ratio(g("recall", "mem", "cpu_median_ms"), g("recall", "memware", "cpu_median_ms")),
+            "hook_cpu_ratio": ratio(g("hook", "mem", "cpu_median_ms"), g("hook", "memware", "cpu_median_ms")),
             # the same on CPU time (user + system), a cross-check when the machine is loaded
             "import_cpu_ratio": ratio(g("import", "mem", "cpu_s"), g("import", "memware", "cpu_s")),
             "resync_cpu_ratio": ratio(g("resync", "mem", "cpu_median_ms"), g("resync", "memware", "cpu_median_ms")),
@@ -632,14 +706,19 @@ def measure_main(args, runner, mem, mw) -> dict:
             "remember_cpu_ratio": ratio(g("remember", "mem", "cpu_median_ms"),
                                         g("remember", "memware", "cpu_median_ms")),
         }
+    if g("one_new", "ratio") is not None:
+        rat["one_new_ratio"] = g("one_new", "ratio")
     results["ratios"] = rat
     results["targets"] = {
         "import_wall_ratio": _verdict(rat.get("import_wall_ratio"), TARGETS["import_wall_ratio"]),
         "store_bytes_ratio": _verdict(rat.get("store_bytes_ratio"), TARGETS["store_bytes_ratio"]),
         "resync_ratio": _verdict(rat.get("resync_ratio"), TARGETS["resync_ratio"]),
-        "search_ratio": _verdict(rat.get("search_ratio"), TARGETS["search_ratio"]),
-        "get_ms": _verdict(results["keys"]["get"]["median_ms"], TARGETS["get_ms"]),
-        "log_ms": _verdict(results["keys"]["log"]["median_ms"], TARGETS["log_ms"]),
+        "one_new_ratio": _verdict(rat.get("one_new_ratio"), TARGETS["one_new_ratio"]),
+        "recall_ms": _verdict(results["recall"]["mem"]["median_ms"], TARGETS["recall_ms"]),
+        "hook_ms": _verdict(results["hook"]["mem"]["median_ms"], TARGETS["hook_ms"]),
+        "get_ms": _verdict(results["get"]["mem"]["median_ms"], TARGETS["get_ms"]),
+        "keys_get_ms": _verdict(_dig(results, None, "keys", "get", "median_ms"), TARGETS["get_ms"]),
+        "log_ms": _verdict(_dig(results, None, "keys", "log", "median_ms"), TARGETS["log_ms"]),
         "remember_ms": _verdict(results["remember"]["mem"]["median_ms"], TARGETS["remember_ms"]),
         "help_ms": _verdict(results["help"]["mem"]["median_ms"], TARGETS["help_ms"]),
     }
@@ -787,17 +866,24 @@ def markdown(results: dict) -> str:
     if "import" in results:
         rows += [
             ("import wall", f"{g('import', 'mem', 'wall_s'):.2f} s", _s(g("import", "memware", "wall_s")),
-             rt("import_wall_ratio", 1), "≤ 0.33×"),
+             rt("import_wall_ratio", 1), "≤ 1.0× (then 0.33×)"),
             ("import peak RSS", f"{g('import', 'mem', 'peak_rss_mb'):.0f} MB",
              _mb(g("import", "memware", "peak_rss_mb")), rt("import_rss_ratio", 0), "—"),
             ("turns indexed", f"{g('import', 'mem', 'turns_indexed'):,}",
              _n(g("import", "memware", "turns_indexed")), "", "all text"),
             ("store on disk", _fmt_mb(g("store", "mem", "bytes")), _fmt_mb(g("store", "memware", "bytes")),
-             rt("store_bytes_ratio", 1), "≤ 0.5×"),
+             rt("store_bytes_ratio", 1), "≤ 1.0× (then 0.5×)"),
             ("re-sync, nothing new", _fmt_ms(g("resync", "mem", "median_ms")),
-             _fmt_ms(g("resync", "memware", "median_ms")), rt("resync_ratio", 1), "≤ 0.5×"),
-            ("search / recall, new process", _fmt_ms(g("search", "mem", "median_ms")),
-             _fmt_ms(g("search", "memware", "median_ms")), rt("search_ratio", 1), "≤ 0.35×"),
+             _fmt_ms(g("resync", "memware", "median_ms")), rt("resync_ratio", 1), "≤ 1.0×"),
+            ("one new session among the corpus, vs that file alone",
+             _fmt_ms(g("one_new", "among", "median_ms")), _fmt_ms(g("one_new", "alone", "median_ms")),
+             rt("one_new_ratio", 1), "≤ 1.5×"),
+            ("`mem search` / `memware recall`, new process", _fmt_ms(g("search", "mem", "median_ms")),
+             _fmt_ms(g("search", "memware", "median_ms")), rt("search_ratio", 0), "—"),
+            ("`recall`, new process", _fmt_ms(g("recall", "mem", "median_ms")),
+             _fmt_ms(g("recall", "memware", "median_ms")), rt("recall_ratio", 0), f"≤ 50 ms{mark('recall_ms')}"),
+            ("UserPromptSubmit hook, new process", _fmt_ms(g("hook", "mem", "median_ms")),
+             _fmt_ms(g("hook", "memware", "median_ms")), rt("hook_ratio", 0), f"≤ 60 ms{mark('hook_ms')}"),
             ("needles found first", f"{g('search', 'mem', 'needles_top1')}/{g('search', 'mem', 'samples')}",
              (f"{g('search', 'memware', 'needles_top1')}/{g('search', 'memware', 'samples')}"
               if g("search", "memware") else "—"), "", "—"),
@@ -806,12 +892,13 @@ def markdown(results: dict) -> str:
              f"≤ 50 ms{mark('remember_ms')}"),
             ("`--help`", _fmt_ms(g("help", "mem", "median_ms")), _fmt_ms(g("help", "memware", "median_ms")),
              rt("help_ratio", 0), f"≤ 40 ms{mark('help_ms')}"),
+            ("`get`, new process", _fmt_ms(g("get", "mem", "median_ms")), "—", "", f"≤ 40 ms{mark('get_ms')}"),
         ]
     if "keys" in results:
         k = results["keys"]
         label = f"{k['keys']:,} keys × {k['versions']}"
         rows += [
-            (f"`mem get`, {label}", _fmt_ms(k["get"]["median_ms"]), "—", "", f"≤ 60 ms{mark('get_ms')}"),
+            (f"`mem get`, {label}", _fmt_ms(k["get"]["median_ms"]), "—", "", f"≤ 40 ms{mark('keys_get_ms')}"),
             (f"`mem log`, {label}", _fmt_ms(k["log"]["median_ms"]), "—", "", f"≤ 60 ms{mark('log_ms')}"),
             (f"`mem remember`, {label}", _fmt_ms(k["remember"]["median_ms"]), "—", "",
              "≤ 50 ms" + (" ✓" if k["remember"]["median_ms"] <= TARGETS["remember_ms"] else " ✗")),
@@ -873,7 +960,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=15, help="samples per latency figure (default 15)")
     ap.add_argument("--import-runs", type=int, default=3, help="imports per tool; the median is kept (default 3)")
     ap.add_argument("--resync-runs", type=int, default=5, help="re-syncs per tool (default 5)")
-    ap.add_argument("--keys", type=int, default=100_000, help="keys in the get/log store (default 100000)")
+    ap.add_argument("--keys", type=int, default=100_000,
+                    help="keys in the get/log store (default 100000; 0 skips that store)")
+    ap.add_argument("--one-new-runs", type=int, default=3,
+                    help="runs of the one-new-session catch-up check (default 3; 0 skips it)")
     ap.add_argument("--versions", type=int, default=5, help="versions per key (default 5)")
     ap.add_argument("--fsck-keys", action="store_true", help="run mem fsck on the key store too")
     ap.add_argument("--reuse-scale-stores", action="store_true",
@@ -882,7 +972,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", metavar="TURNS",
                     help="opt-in: the scale check at TURNS (1m; below 1M it extrapolates), instead of the comparison")
     args = ap.parse_args(argv)
-    if args.runs < 1 or args.import_runs < 1 or args.resync_runs < 1 or args.keys < 1 or args.versions < 1:
+    if args.runs < 1 or args.import_runs < 1 or args.resync_runs < 1 or args.keys < 0 or args.versions < 1:
         ap.error("counts must be at least 1")
     args.work = args.work.resolve()
     prepare_work(args.work)

@@ -1,37 +1,35 @@
-"""Shared helpers of the click commands: the store option, JSON output,
-time parsing/formatting and progress on stderr."""
+"""Shared helpers of the click commands: the store option, the time type,
+progress on stderr.  The click-free helpers (JSON output, time formatting)
+are in :mod:`cmds._out` and re-exported here."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
-import json
-import os
 import sys
 from pathlib import Path
 
 import click
 
-DEFAULT_HOME = "~/.mem"
+from ._out import (emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
+                   short)
 
 
 def home_path(ctx: click.Context) -> Path:
     """The store directory: ``--home``, else ``$MEM_HOME``, else ``~/.mem``."""
     root = ctx.find_root()
-    home = (root.params.get("home") if root.params else None) or os.environ.get("MEM_HOME") or DEFAULT_HOME
-    return Path(home).expanduser()
+    return Path(home_from_env(root.params.get("home") if root.params else None))
 
 
 def lock_timeout(ctx: click.Context) -> float:
     """Seconds to wait for the store lock (``--lock-timeout`` / ``$MEM_LOCK_TIMEOUT``)."""
     root = ctx.find_root()
-    v = root.params.get("lock_timeout") if root.params else None
-    if v is None:
-        try:
-            v = float(os.environ.get("MEM_LOCK_TIMEOUT", "10"))
-        except ValueError:
-            v = 10.0
-    return v
+    return lock_timeout_from_env(root.params.get("lock_timeout") if root.params else None)
+
+
+def exit_with(code: int | None) -> None:
+    """End a click command with the exit status a shared body returned."""
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 def open_store(ctx: click.Context, *, create: bool = False):
@@ -63,50 +61,6 @@ json_option = click.option("--json", "as_json", is_flag=True, callback=_note_jso
                            help="Print JSON (a stable, scriptable format); errors also as JSON on stderr.")
 
 
-def emit_json(obj) -> None:
-    """Print one JSON document on stdout."""
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False))
-
-
-def fmt_time(ms: int) -> str:
-    """ms since epoch -> ``2026-11-29T14:00:00Z`` (UTC); ``-`` for 0."""
-    if not ms:
-        return "-"
-    try:
-        return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except (ValueError, OverflowError, OSError):
-        return f"{ms}ms"
-
-
-def parse_time(text: str) -> int:
-    """``now``, ISO 8601 date or date-time (UTC unless an offset is given), or
-    ``@MS`` (milliseconds since the epoch) -> ms since epoch, within 1970..9999.
-    Raises click.BadParameter."""
-    import re
-    t = text.strip()
-    bad = click.BadParameter(f"{text!r} is not a time between 1970 and 9999 (use ISO 8601 like "
-                             "2026-03-01 or 2026-03-01T12:00Z, '@<ms since epoch>', or 'now')")
-    if t.lower() == "now":
-        from objstore import now_ms
-        return now_ms()
-    if re.fullmatch(r"@[0-9]{1,15}", t):
-        ms = int(t[1:])
-    elif not t.isascii() or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.,]+)?(Z|[+-][0-9:]+)?", t):
-        raise bad
-    else:
-        try:
-            d = _dt.datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
-        except ValueError:
-            raise bad from None
-        if d.tzinfo is None:
-            d = d.replace(tzinfo=_dt.timezone.utc)
-        ms = int(d.timestamp() * 1000)
-    from objstore import MAX_TIME_MS
-    if not 0 <= ms <= MAX_TIME_MS:
-        raise bad
-    return ms
-
-
 class TimeType(click.ParamType):
     """click parameter type for :func:`parse_time`."""
 
@@ -117,14 +71,8 @@ class TimeType(click.ParamType):
             return value
         try:
             return parse_time(value)
-        except click.BadParameter as e:
-            self.fail(e.message, param, ctx)
-
-
-def short(text: str, width: int = 72) -> str:
-    """One line of at most ``width`` characters."""
-    one = " ".join(text.split())
-    return one if len(one) <= width else one[: width - 1] + "…"
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
 
 
 def progress_bar(label: str):
@@ -170,21 +118,6 @@ def complete_key(ctx: click.Context, _param, incomplete: str):
             return [CompletionItem(k) for k, _ in list_keys(store) if k.startswith(incomplete)][:200]
     except Exception:  # noqa: BLE001 - completion must never fail loudly
         return []
-
-
-def plural(n: int, word: str) -> str:
-    """``plural(1, "turn") == "1 turn"``, ``plural(2, "turn") == "2 turns"``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7F] + list(range(0x80, 0xA0)) if c not in (9, 10)}
-
-
-def safe(text: str) -> str:
-    """Text for a terminal: control characters (escape sequences, carriage
-    returns, C1 controls) shown as ``\\xNN`` so stored content cannot drive
-    the user's terminal.  Tabs and newlines are kept."""
-    return text.translate(_CONTROL)
 
 
 def confirm_or_exit(question: str) -> None:

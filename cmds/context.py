@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, json_option, with_store
+from ._common import exit_with, json_option, with_store
 
 
 @click.command("context")
@@ -43,35 +43,6 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
 
     Exit status: 0 ok (also when nothing applies); 2 bad option; 10 no store.
     """
-    import os
-
-    from objstore import inject_for_prompt, render_context, session_start_block
-    from objstore import project_aliases
-    override = project or os.environ.get("MEM_PROJECT") or None
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
-    if prompt is not None:
-        inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
-                                tool_output=tool_output, cwd=cwd, project=override,
-                                trace_path=os.environ.get("MEM_TRACE") or None)
-        if as_json:
-            emit_json({"text": inj.text, **{k: inj.trace[k] for k in ("project", "cues", "injected", "rejected",
-                                                                       "decision")}})
-        elif inj.text:
-            click.echo(inj.text, nl=False)
-        return
-    if session_id:
-        text = session_start_block(store, session_id, source, cwd, project=override, budget=budget)
-        if as_json:
-            emit_json({"text": text, "session": session_id})
-        elif text:
-            click.echo(text, nl=False)
-        return
-    block = render_context(store, project_aliases(cwd, override=override), budget=budget)
-    if as_json:
-        emit_json({"text": block.text, "project": block.project, "tokens": block.tokens,
-                   "omitted": block.omitted, "facts": [{"key": k, "id": i} for k, i in block.facts]})
-    elif block.text:
-        click.echo(block.text, nl=False)
+    from . import lean
+    exit_with(lean.context(store, project, budget, session_id, source, prompt, previous_assistant,
+                           tool_output, as_json))

@@ -1,4 +1,4 @@
-"""Generate docs/cli.md and completions/* from the CLI itself.
+"""Generate docs/cli.md, cmds/data/help.txt and completions/* from the CLI itself.
 
 ``python -m cmds.docgen`` rewrites them; ``tests/system/test_docs.py`` fails when
 they are out of date.
@@ -40,6 +40,16 @@ def cli_markdown() -> str:
     return "\n".join(parts)
 
 
+def root_help() -> str:
+    """``cmds/data/help.txt``: ``mem --help`` as click prints it on a terminal
+    of 80 columns or more (78 wide), which the lean path (:mod:`cmds.lean`)
+    prints without importing click."""
+    from .main import cli
+    root = click.Context(cli, info_name="mem", terminal_width=78, max_content_width=80,
+                         help_option_names=["-h", "--help"])
+    return cli.get_help(root) + "\n"
+
+
 def completion_files() -> dict[str, str]:
     """``{file name: content}`` of the committed completion scripts."""
     from .completion import script
@@ -47,8 +57,9 @@ def completion_files() -> dict[str, str]:
 
 
 def main() -> None:
-    """Rewrite docs/cli.md and completions/*."""
+    """Rewrite docs/cli.md, cmds/data/help.txt and completions/*."""
     (REPO / "docs" / "cli.md").write_text(cli_markdown(), encoding="utf-8")
+    (REPO / "cmds" / "data" / "help.txt").write_text(root_help(), encoding="utf-8")
     for fname, text in completion_files().items():
         (REPO / "completions" / fname).write_text(text, encoding="utf-8")
 

@@ -22,9 +22,10 @@ def default_paths(harness: str) -> list[str]:
               help="markdown/codex-memory: the scope of the keys made from file paths.")
 @click.option("--mine", is_flag=True, help="markdown: the notes are your own words (trust user_stated); "
               "by default imported notes are agent_observed and never overrule you.")
+@click.option("--reread", is_flag=True, help="Transcripts: read every file, also those unchanged since the last import.")
 @json_option
 @with_store(create=True)
-def command(harness, paths, scope, mine, as_json, store):
+def command(harness, paths, scope, mine, reread, as_json, store):
     """Import agent transcripts as sessions of turns.
 
     PATHS are transcript files or folders: for claude-code a whole
@@ -33,7 +34,9 @@ def command(harness, paths, scope, mine, as_json, store):
     codex the rollout files under ~/.codex/sessions (the default); for
     jsonl the files 'mem export' wrote (ids are checked, so the histories
     come back exactly; a ref the store already has elsewhere is kept).
-    Importing the same files again adds nothing.  A bad line or an
+    Importing the same files again adds nothing, and a transcript unchanged
+    since this store last read it (same size, times, inode and first and
+    last bytes) is not read at all; --reread reads it anyway.  A bad line or an
     unreadable file is skipped and counted, never fatal.  Tool results are
     cut to 4,000 characters.
 
@@ -59,9 +62,10 @@ def command(harness, paths, scope, mine, as_json, store):
         if not paths:
             raise click.UsageError(f"no {harness} transcripts at {default_paths(harness)[0]}; give PATHS")
     with progress_bar("importing") as update:
-        r = import_transcripts(store, harness, paths, progress=update)
+        r = import_transcripts(store, harness, paths, progress=update, reread=reread)
     if as_json:
         emit_json({"harness": harness, "files": r.files, "files_skipped": r.files_skipped,
+                   "files_unchanged": r.files_unchanged,
                    "sessions": r.sessions, "sessions_new": r.sessions_new,
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
@@ -70,7 +74,9 @@ def command(harness, paths, scope, mine, as_json, store):
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
                    f"({plural(r.sessions, 'session')}, {r.sessions_new} new; "
-                   f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored)")
+                   f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored"
+                   + (f"; {plural(r.files_unchanged, 'unchanged file')} not read again" if r.files_unchanged else "")
+                   + ")")
         if r.files == 0 and r.files_skipped == 0:
             click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
         if r.secrets_redacted:

@@ -3,15 +3,7 @@
 import click
 
 from ._common import TimeType, complete_key, emit_json, fmt_time, json_option, safe, with_store
-
-
-def version_json(v, *, current: bool) -> dict:
-    """The stable JSON shape of one fact version."""
-    f = v.fact
-    return {"id": v.id, "key": f.key, "version": f.version, "body": f.body, "kind": f.kind,
-            "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
-            "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
-            "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}
+from ._out import version_json
 
 
 @click.command("log")

@@ -14,6 +14,8 @@ import traceback
 
 import click
 
+from ._out import report_error
+
 EXIT_INTERRUPTED = 130
 
 #: name -> (module, one-line summary).  Order = order in ``mem --help``.
@@ -66,15 +68,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _report(message: str, hint: str | None, code: int, as_json: bool) -> None:
-    click.echo(f"Error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
-    if as_json:
-        import json
-        click.echo(json.dumps({"message_type": "exit_error", "code": code, "message": message}), err=True)
-
-
 class MemGroup(click.Group):
     """A click group with lazy subcommands and the error boundary."""
 
@@ -98,17 +91,17 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as e:
-            _report(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
+            report_error(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
-            _report(f"no such file or directory: {e.filename or e}", None, 4, False)
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, False)
             ctx.exit(4)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            _report(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)

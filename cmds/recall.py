@@ -2,23 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
-
-
-def project_scope(project: str | None, all_projects: bool):
-    """The project aliases of this invocation (``--project``, else
-    ``$MEM_PROJECT``, else the working directory), or None for every project."""
-    import os
-
-    from objstore import project_aliases
-    if all_projects:
-        return None
-    override = project or os.environ.get("MEM_PROJECT") or None
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
-    return project_aliases(cwd, override=override) or None
+from ._common import exit_with, json_option, with_store
 
 
 @click.command("recall")
@@ -50,32 +34,5 @@ def command(queries, what, limit, project, all_projects, as_json, store):
     Exit status: 0 ok (also with no hits); 2 no searchable word; 10 no store;
     13 unreadable search index (run mem reindex).
     """
-    from objstore import recall
-    projects = project_scope(project, all_projects)
-    res = recall(store, list(queries), what=what, projects=projects, limit=limit)
-    if as_json:
-        emit_json({"queries": res.queries, "project": projects[0] if projects else None,
-                   "projects": list(projects) if projects else None, "resolved": res.resolved,
-                   "hits": [h.to_json() for h in res.hits]})
-        return
-    if not res.hits:
-        scope = f" in project {projects[0]}" if projects else ""
-        click.echo(f"nothing recalled{scope}" + (" (try --all-projects)" if projects else ""), err=True)
-        return
-    for h in res.hits:
-        if h.kind == "fact":
-            flags = "".join([" pinned" if h.pinned else "", " dormant" if h.dormant else ""])
-            click.echo(click.style(safe(f"fact  {h.key}"), fg="yellow")
-                       + safe(f"  v{h.version}  {fmt_time(h.valid_from or 0)}  {h.trust}{flags}  {h.id[:12]}"))
-            body = h.text if len(h.text) <= 800 else h.text[:799] + f"… (mem get {h.key})"
-            click.echo("    " + safe(body).replace("\n", "\n    "))
-            if h.resolved_from:
-                click.echo(click.style(f"    (matched an older version {h.resolved_from[:12]}; "
-                                       "this is the current value)", dim=True))
-        else:
-            where = f"{h.session}#{h.seq}"
-            click.echo(click.style(safe(f"turn  {where}"), fg="cyan")
-                       + safe(f"  {h.role}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}"))
-            click.echo("    " + safe(h.text))
-        if h.duplicates:
-            click.echo(click.style(f"    (+{h.duplicates} identical)", dim=True))
+    from . import lean
+    exit_with(lean.recall(store, queries, what, limit, project, all_projects, as_json))

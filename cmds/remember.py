@@ -1,10 +1,8 @@
 """mem remember."""
 
-import sys
-
 import click
 
-from ._common import complete_key, TimeType, emit_json, json_option, with_store
+from ._common import TimeType, complete_key, exit_with, json_option, with_store
 
 
 @click.command("remember")
@@ -47,50 +45,9 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, as_jso
     6 refused (forgotten value; a plain write to a sealed key or a secret
     one to a plain key); 11 store locked.
     """
-    from objstore import remember
-    if text == "-":
-        text = sys.stdin.read()
-        text = text[:-1] if text.endswith("\n") else text
-    if sensitivity == "secret":
-        return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
-    r = remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
-                 sensitivity=sensitivity, pinned=pin)
-    if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
-        if as_json:
-            emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
-                       "previous": r.previous, "current": r.current, "redacted": r.redacted})
-        else:
-            click.echo(f"queued for review: {r.queued[:12]} (the value of {r.key} is unchanged; see mem queue)")
-        return
-    f = r.version.fact
-    if r.redacted:
-        click.echo(f"warning: {r.redacted} credential(s) in the value were replaced by [REDACTED:<rule>] "
-                   "before writing", err=True)
-        click.echo("hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)", err=True)
-    if r.index_error:
-        click.echo(f"warning: written, but the search index was not updated: {r.index_error}\n"
-                   "hint: run 'mem reindex'", err=True)
-    if as_json:
-        emit_json({"key": r.key, "written": r.written, "id": r.version.id, "version": f.version,
-                   "previous": r.previous, "current": r.current})
-        return
-    if not r.written:
-        click.echo(f"unchanged: {r.key} v{f.version} already holds this value ({r.version.id[:12]})")
-    elif r.current != r.version.id:
-        click.echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
-                   f"is still {r.current[:12]}, valid from later)")
-    else:
-        click.echo(f"wrote {r.key} v{f.version} {r.version.id[:12]}")
-
-
-def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json):
-    from objstore import remember_sealed
-    if pin:
-        raise click.UsageError("a sealed value is never injected, so it cannot be pinned")
-    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect)
-    s = w.version.sealed
-    if as_json:
-        emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
-                   "previous": w.previous, "current": w.current, "sealed": True})
-        return
-    click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]}")
+    from . import lean
+    try:
+        exit_with(lean.remember(store, key, text, kind, trust, sensitivity, valid_from, expect, pin,
+                                as_json))
+    except lean.UsageProblem as e:
+        raise click.UsageError(str(e)) from None

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import exit_with, json_option, with_store
 
 
 @click.command("search")
@@ -27,24 +27,5 @@ def command(query, limit, what, exit_code, as_json, store):
 
     Exit status: 0 ok (also with no hits, unless --exit-code); 10 no store.
     """
-    from objstore import InvalidInput
-    from objstore import search
-    text = " ".join(query)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput("the query is not valid UTF-8 text") from None
-    kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
-    hits = search(store, text, limit=limit, kinds=kinds)
-    if as_json:
-        emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,
-                    "time": h.time, "role": h.role, "project": h.project, "score": round(h.score, 4),
-                    "snippet": h.snippet, "resolved_from": h.resolved_from} for h in hits])
-    else:
-        for h in hits:
-            label = "fact" if h.kind == "fact" else f"turn/{h.role}"
-            click.echo(click.style(safe(f"{label}  {h.ref}"), fg="yellow")
-                       + f"  {fmt_time(h.time)}  {h.id[:12]}  score {h.score:.2f}")
-            click.echo(f"    {safe(h.snippet)}")
-    if exit_code and not hits:
-        raise click.exceptions.Exit(1)
+    from . import lean
+    exit_with(lean.search(store, query, limit, what, exit_code, as_json))

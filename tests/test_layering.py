@@ -93,8 +93,9 @@ def test_public_api_names_all_resolve_without_heavy_imports():
 RANKS = {"core": 0, "index": 1, "memory": 2, "capture": 3, "retrieval": 3, "vault": 3, "integrations": 4}
 TOP_RANK = 5
 #: modules that may be imported inside a function, to defer a heavy import (tantivy,
-#: cryptography, the compiled redaction rules); the line must say so in a comment
-HEAVY = ("objstore.index.analysis", "objstore.index.schema", "objstore.index.query",
+#: cryptography, the compiled redaction rules; crash recovery, needed only after a crash);
+#: the line must say so in a comment
+HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.schema", "objstore.index.query",
          "objstore.index.generations", "objstore.index.snippets", "objstore.index.searchindex",
          "objstore.index", "objstore.core.redact", "objstore.vault.age")
 

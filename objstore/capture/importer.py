@@ -7,7 +7,8 @@ appends the turns with the one turn appender
 packs of at most :data:`PACK_ROLL` objects, and each complete pack is made
 durable before the session refs that name its turns are published and the
 turns indexed.  Capture is idempotent: importing the same transcript again
-adds nothing.
+adds nothing, and a file whose identity (``objstore.core.fileid``) is the
+one recorded when this store last read it in full is not read again.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from blake3 import blake3
+
 from objstore.capture import claude_code, codex
 from objstore.capture.sync import import_filter
 from objstore.core.errors import InvalidInput
+from objstore.core.fileid import ReadLedger, identity
 from objstore.core.store import Store
 from objstore.memory.sessions import TurnAppender
 
@@ -45,6 +49,7 @@ class ImportResult:
     records_ignored: int = 0
     session_ids: list[str] = field(default_factory=list)
     files_skipped: int = 0
+    files_unchanged: int = 0
     turns_skipped: int = 0
     turns_forgotten: int = 0
     secrets_redacted: int = 0
@@ -54,7 +59,7 @@ class ImportResult:
 
 def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.PathLike], *,
                        progress: Callable[[int, int], None] | None = None,
-                       command: str | None = None) -> ImportResult:
+                       command: str | None = None, reread: bool = False) -> ImportResult:
     """Import agent transcripts (files or trees such as ``~/.claude/projects``
     or ``~/.codex/sessions``) as sessions of turns.
 
@@ -64,6 +69,13 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     then indexes them.  A file that cannot be read (a dangling link, not a
     regular file, an I/O error) is skipped and counted, never fatal; so is a
     turn whose session id is not a valid ref name.
+
+    A file whose identity (:mod:`objstore.core.fileid`: stat and a digest of
+    its first and last bytes) is the one recorded when this store last read
+    it in full is not read again (counted in ``files_unchanged``), so an
+    import with nothing new reads no transcript body; ``reread`` reads every
+    file regardless (still idempotent).  Memory stays bounded: the appender's
+    session states are dropped after each publish.
 
     Args:
         harness: ``claude-code`` or ``codex``.
@@ -83,19 +95,26 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res = ImportResult()
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
-    seen: set[str] = set()
+    # sessions seen -> "new" (no turn stored before this import)
+    seen: dict[str, bool] = {}
+    grown: set[str] = set()  # sessions this import added turns to
     with store.lock(command):
         app = TurnAppender(store, command=command, harness=harness, pack=True)
-        initial: dict[str, bool] = {}
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
         wrap = import_filter(store, app)
         ledger: set[str] = set()
+        read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
+        read: list[tuple[str, list | None]] = []  # files read in full, marked once their turns are published
         try:
             for i, path in enumerate(files):
+                real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
                 try:
                     if not path.is_file():
                         raise OSError(f"not a regular file (or a dangling link): {path}")
-                    for ct in wrap(reader.parse_file(path, stats)):
+                    ident = identity(path)
+                    unchanged = not reread and read_ledger.unchanged(real, ident)
+                    res.files_unchanged += unchanged
+                    for ct in () if unchanged else wrap(reader.parse_file(path, stats)):
                         res.turns_seen += 1
                         sid = app.valid_sid(ct.session)
                         if sid is None:
@@ -105,19 +124,26 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                                                   "turns skipped")
                             res.turns_skipped += 1
                             continue
-                        if sid not in app.filter().sessions:  # a forgotten session is not brought back
-                            if sid not in initial:
-                                initial[sid] = app.state(sid).head is None
-                            seen.add(sid)
-                        app.add(ct)
+                        if sid not in app.filter().sessions and sid not in seen:  # a forgotten one stays gone
+                            seen[sid] = app.state(sid).head is None
+                        if app.add(ct) is not None:
+                            grown.add(sid)
+                    if not unchanged:
+                        read.append((real, ident))
                 except OSError as e:
                     res.files_skipped += 1
                     res.errors.append(f"{path}: {e.strerror or e}")
-                ledger.add(str(path.resolve()))
+                ledger.add(real)
                 last = i == len(files) - 1
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
                     err = app.publish(index=res.index_error is None)
                     res.index_error = res.index_error or err
+                    if not last:  # published: a later file of one of them reloads its state from the store
+                        app.drop_states()
+                    for real_path, ident in read:  # their turns are stored and their refs published
+                        read_ledger.mark(real_path, ident)
+                    read_ledger.save()
+                    read = []
                 if progress:
                     progress(i + 1, len(files))
         finally:
@@ -130,8 +156,18 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)
     res.sessions = len(seen)
-    res.sessions_new = sum(1 for sid, new in initial.items() if new and app.states[sid].head is not None)
+    res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
+
+
+def _ledger_salt(store: Store, harness: str) -> str:
+    """What a file's import depends on besides its bytes: the harness and the
+    capture configuration (exclusions, marker); a change re-reads every file."""
+    try:
+        cfg = (store.root / "config.toml").read_bytes()
+    except OSError:
+        cfg = b""
+    return f"{harness}:{blake3(cfg).hexdigest(length=16)}"
 
 
 def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:

@@ -13,7 +13,6 @@ The byte-level format is specified in ``docs/format.md``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ def normalize_value(text: str) -> str:
 
 def value_digest(text: str) -> bytes:
     """SHA-256 (32 bytes) of the UTF-8 of :func:`normalize_value` of ``text``."""
+    import hashlib  # here: loading OpenSSL costs ~2 ms that readers never need
     return hashlib.sha256(normalize_value(text).encode("utf-8")).digest()
 
 

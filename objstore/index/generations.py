@@ -17,7 +17,6 @@ import fcntl
 import json
 import os
 import re
-import shutil
 import threading
 import time as _time
 from dataclasses import dataclass
@@ -67,6 +66,12 @@ STREAM_SHARDS = 4
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
 _LOCK_POLL_S = 0.05
+
+
+def _rmtree(path, ignore_errors: bool = False) -> None:
+    """``shutil.rmtree``, imported on first use (shutil pulls bz2 and lzma: ~2 ms of every start)."""
+    import shutil
+    shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 def _is_lock_busy(exc: BaseException) -> bool:
@@ -260,7 +265,7 @@ class SubIndex:
     def remove_orphans(self, keep: set[str]) -> None:
         for name in self.gen_dirs():
             if name not in keep:
-                shutil.rmtree(self.dir / name, ignore_errors=True)
+                _rmtree(self.dir / name, ignore_errors=True)
         with contextlib.suppress(FileNotFoundError):
             for name in os.listdir(self.dir):
                 if name.startswith("CURRENT.tmp-"):
@@ -514,7 +519,7 @@ class GenerationBuild:
             try:
                 index = tantivy.Index(schema_for(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
             except ValueError as e:
-                shutil.rmtree(path, ignore_errors=True)
+                _rmtree(path, ignore_errors=True)
                 raise SearchIndexError(f"{path}: cannot create index: {e}") from e
             register_analyzers(index)
             self.sub._fmts[name] = self.sub.new_fmt
@@ -600,7 +605,7 @@ class GenerationBuild:
                 w.wait_merging_threads()
         gens, self._gens, self._bufs, self._writers = self._gens, {}, {}, {}
         for name, _index in gens.values():
-            shutil.rmtree(self.sub.dir / name, ignore_errors=True)
+            _rmtree(self.sub.dir / name, ignore_errors=True)
 
     def run(self, docs: Iterable[IndexDoc]) -> None:
         """add() every doc, commit(), switch(); abort() on any error."""

@@ -162,9 +162,12 @@ class SearchIndex:
         return self._turn_n()
 
     # -- writing ---------------------------------------------------------
-    def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = ()) -> int:
+    def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = (),
+            delete_kinds: Iterable[str] = KINDS) -> int:
         """Index ``docs`` and delete the documents whose id is in
-        ``delete_ids``; returns the number of docs added.
+        ``delete_ids`` from the sub-indexes of ``delete_kinds`` (default: all;
+        a fact writer passes ``("fact", "history")`` so that one write does
+        not open every shard of the turns); returns the number of docs added.
 
         Per touched generation (a sub-index, or one shard of the turns) this
         is one writer and one commit, deletes applied before adds (so an id
@@ -185,6 +188,7 @@ class SearchIndex:
                 raise ValueError(f"add() needs IndexDoc items, got {type(d).__name__}")
             by_kind[d.kind].setdefault(d.id, d)
         dels = list(dict.fromkeys(delete_ids))
+        delete_kinds = frozenset(delete_kinds)
         for i in dels:
             if not isinstance(i, str) or not OBJECT_ID_RE.match(i):
                 raise ValueError(f"delete id must be 64 lowercase hex, got {i!r}")
@@ -192,10 +196,11 @@ class SearchIndex:
         for kind in KINDS:
             sub = self._subs[kind]
             kdocs = list(by_kind[kind].values())
-            if not kdocs and (not dels or sub.manifest() is None):
+            kdels = dels if kind in delete_kinds else []
+            if not kdocs and (not kdels or sub.manifest() is None):
                 continue
             with sub.locked():
-                added += sub.apply(kdocs, dels, self._layout_shards(kind))
+                added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
 
     def rebuild(self, docs: Iterable[IndexDoc], *,

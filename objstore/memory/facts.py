@@ -124,6 +124,10 @@ def current(store: Store, key: str) -> Version:
     return current_of(versions(store, key))  # type: ignore[return-value]
 
 
+#: the index kinds that hold fact versions (current ones, and the others in history)
+FACT_KINDS = ("fact", "history")
+
+
 def fact_doc(oid: str, f: Fact):
     """The search-index document of a current fact version."""
     from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
@@ -176,7 +180,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     try:
         store.index.add(([fact_doc(new_cur.id, new_cur.fact)] if reindex else [])  # type: ignore[union-attr]
                         + [history_doc(v.id, v.fact) for v in past],
-                        delete_ids=[old_cur.id] if (reindex and old_cur) else [])
+                        delete_ids=[old_cur.id] if (reindex and old_cur) else [], delete_kinds=FACT_KINDS)
         if reindex:
             store.journal.clear()
     except SearchIndexError as e:  # the write stands; the journal lets the index catch up
@@ -263,6 +267,27 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                                      command=command, time_ms=now)
         new_cur = current_of(new_chain)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
+
+
+def sealed_head(store: Store, key: str) -> str | None:
+    """Id of the last sealed version of ``key`` (validated), or None.  Here
+    rather than in :mod:`objstore.vault.sealed` so that readers of plain values
+    (``mem get``) do not import the vault."""
+    return store.refs.read(sealed_ref(validate_key(key)))
+
+
+def is_sealed(store: Store, key: str) -> bool:
+    """True when ``key`` has sealed versions.  Cheap: one ref read."""
+    return sealed_head(store, key) is not None
+
+
+def refuse_if_sealed(store: Store, key: str) -> None:
+    """Raise Refused when ``key`` is sealed: for readers of plain values
+    (``mem get``), which must say so rather than print anything."""
+    if is_sealed(store, key):
+        key = validate_key(key)
+        raise Refused(f"{key} is sealed: its value is shown only by 'mem sealed show {key}', "
+                      "which asks for the vault passphrase")
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:

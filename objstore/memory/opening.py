@@ -15,7 +15,6 @@ import os
 from pathlib import Path
 
 from objstore.core.store import Store
-from objstore.memory.recovery import recover
 
 
 def open_store(root: str | os.PathLike, *, create: bool = False, lock_timeout: float = 10.0,
@@ -38,4 +37,12 @@ def open_store(root: str | os.PathLike, *, create: bool = False, lock_timeout: f
         return SearchIndex(store_root / "index", **({"analyzer": analyzer} if analyzer else {}))
 
     opener = Store.init if create else Store.open
-    return opener(root, lock_timeout=lock_timeout, index_factory=index_factory, recovery=recover)
+    return opener(root, lock_timeout=lock_timeout, index_factory=index_factory, recovery=_recover)
+
+
+def _recover(store: Store) -> None:
+    """The recovery callback: :func:`objstore.memory.recovery.recover`."""
+    # recovery (facts, sessions, index documents) is needed only after a crash, and every
+    # command that opens a store would otherwise pay for importing it
+    from objstore.memory.recovery import recover  # deferred: only after a crash
+    recover(store)

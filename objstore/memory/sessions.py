@@ -295,6 +295,12 @@ class TurnAppender:
             self._writer.abort()
             self._writer = None
 
+    def drop_states(self) -> None:
+        """Forget the in-memory state of the sessions (all published: call
+        after :meth:`publish`), so a long import keeps memory bounded; a later
+        turn of one of them reloads it (from the state cache)."""
+        self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
+
     def filter(self) -> CaptureFilter:
         """The store's :class:`CaptureFilter` (read once)."""
         if self._flt is None:

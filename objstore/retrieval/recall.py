@@ -44,7 +44,6 @@ query stop words, neighbours and session evidence take R@10 from 0.52 to
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -283,6 +282,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         if got is None:
             continue
         hit, full = got
+        import hashlib
         digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         if digest in by_text:
             i = by_text[digest]

@@ -39,6 +39,7 @@ from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, value_digest
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
+from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
 from objstore.memory.tombstones import tombstones_for
 
@@ -308,25 +309,6 @@ def open_text(identities: list[str], sv: SealedVersion) -> str:
 
 
 # --------------------------------------------------------------------------- reading metadata
-
-
-def sealed_head(store: Store, key: str) -> str | None:
-    """Id of the last sealed version of ``key`` (validated), or None."""
-    return store.refs.read(sealed_ref(validate_key(key)))
-
-
-def is_sealed(store: Store, key: str) -> bool:
-    """True when ``key`` has sealed versions.  Cheap: one ref read."""
-    return sealed_head(store, key) is not None
-
-
-def refuse_if_sealed(store: Store, key: str) -> None:
-    """Raise Refused when ``key`` is sealed: for readers of plain values
-    (``mem get``), which must say so rather than print anything."""
-    if is_sealed(store, key):
-        key = validate_key(key)
-        raise Refused(f"{key} is sealed: its value is shown only by 'mem sealed show {key}', "
-                      "which asks for the vault passphrase")
 
 
 def walk_sealed(store: Store, oid: str | None) -> list[SealedVersion]:

@@ -26,29 +26,30 @@ def bench(work: Path, *args: str, timeout: float = 240) -> dict:
 def test_tiny_run_produces_the_results_json(tmp_path):
     t0 = time.monotonic()
     res = bench(tmp_path / "w", "--sessions", "3", "--turns", "60", "--keys", "150", "--versions", "3",
-                "--runs", "2", "--import-runs", "1", "--resync-runs", "1", "--fsck-keys",
+                "--runs", "2", "--import-runs", "1", "--resync-runs", "1", "--fsck-keys", "--one-new-runs", "1",
                 "--md", str(tmp_path / "table.md"))
     assert time.monotonic() - t0 < 120
-    assert {"meta", "corpus", "import", "store", "resync", "search", "remember", "help", "keys",
-            "ratios", "targets"} <= res.keys()
+    assert {"meta", "corpus", "import", "store", "resync", "search", "recall", "hook", "remember", "help", "get",
+            "one_new", "keys", "ratios", "targets"} <= res.keys()
     assert res["meta"]["machine"]["cores"] >= 1 and res["meta"]["date"]
     assert res["corpus"]["turns"] == 60 and res["corpus"]["bytes"] > 0
     imp = res["import"]["mem"]
     assert imp["wall_s"] > 0 and imp["peak_rss_mb"] > 5 and imp["turns_indexed"] > 60
     assert imp["lines_skipped"] == 0 and imp["index_error"] is None
-    assert "memware" not in res["import"] and res["ratios"] == {}
+    assert "memware" not in res["import"] and set(res["ratios"]) == {"one_new_ratio"}  # mem against itself only
     assert res["store"]["mem"]["bytes"] > 0 and "objects" in res["store"]["mem"]["parts"]
     assert res["resync"]["mem"]["added"] == 0
     s = res["search"]["mem"]
     assert s["n"] >= 2 and s["median_ms"] > 0
     assert s["needles_top1"] == s["samples"] == max(2, res["search"]["queries"])
-    for name in ("remember", "help"):
+    for name in ("recall", "hook", "remember", "help", "get"):
         assert res[name]["mem"]["median_ms"] > 0 and res[name]["mem"]["n"] == 2
+    assert res["one_new"]["files"] == 1 and res["one_new"]["added"][0] > 0
     k = res["keys"]
     assert (k["keys"], k["versions"], k["objects"]) == (150, 3, 450)
     assert k["log_versions_seen"] == 3 and k["fsck_rc"] == 0
     assert all(k[c]["median_ms"] > 0 for c in ("get", "log", "remember"))
-    for name in ("get_ms", "log_ms", "remember_ms", "help_ms"):
+    for name in ("get_ms", "keys_get_ms", "log_ms", "recall_ms", "hook_ms", "remember_ms", "help_ms", "one_new_ratio"):
         assert res["targets"][name]["value"] is not None and isinstance(res["targets"][name]["met"], bool)
     assert res["targets"]["import_wall_ratio"]["met"] is None  # no peer, no ratio
     assert (tmp_path / "table.md").read_text().startswith("| what | mem | memware 0.11 |")

@@ -1,0 +1,156 @@
+"""Output and input helpers shared by the click commands and the lean path
+(:mod:`cmds.lean`): no click here, so a new process that only recalls,
+reads or writes one fact does not pay for importing it.
+
+``echo``/``style`` behave like ``click.echo``/``click.style`` for what mem
+uses: ANSI styles are dropped when the stream is not a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_ANSI = None
+
+
+def style(text: str, fg: str | None = None, dim: bool = False) -> str:
+    """``text`` wrapped in ANSI codes (the subset of ``click.style`` mem uses)."""
+    codes = []
+    if fg:
+        codes.append(str(30 + ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white").index(fg)))
+    if dim:
+        codes.append("2")
+    if not codes:
+        return text
+    return "".join(f"\x1b[{c}m" for c in codes) + text + "\x1b[0m"
+
+
+def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
+    """Write ``text`` (and a newline) to stdout or stderr and flush; ANSI
+    escape sequences are removed when the stream is not a terminal."""
+    global _ANSI
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    if "\x1b" in text and not _isatty(stream):
+        if _ANSI is None:
+            import re
+            _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+        text = _ANSI.sub("", text)
+    stream.write(text + "\n" if nl else text)
+    stream.flush()
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def emit_json(obj) -> None:
+    """Print one JSON document on stdout."""
+    import json
+    echo(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False))
+
+
+def fmt_time(ms: int) -> str:
+    """ms since epoch -> ``2026-11-29T14:00:00Z`` (UTC); ``-`` for 0."""
+    if not ms:
+        return "-"
+    import time
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000))
+    except (ValueError, OverflowError, OSError):
+        return f"{ms}ms"
+
+
+def parse_time(text: str) -> int:
+    """``now``, ISO 8601 date or date-time (UTC unless an offset is given), or
+    ``@MS`` (milliseconds since the epoch) -> ms since epoch, within 1970..9999.
+    Raises ValueError with the message to show."""
+    import re
+    t = text.strip()
+    bad = ValueError(f"{text!r} is not a time between 1970 and 9999 (use ISO 8601 like "
+                     "2026-03-01 or 2026-03-01T12:00Z, '@<ms since epoch>', or 'now')")
+    if t.lower() == "now":
+        from objstore import now_ms
+        return now_ms()
+    if re.fullmatch(r"@[0-9]{1,15}", t):
+        ms = int(t[1:])
+    elif not t.isascii() or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.,]+)?(Z|[+-][0-9:]+)?", t):
+        raise bad
+    else:
+        import datetime as _dt
+        try:
+            d = _dt.datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
+        except ValueError:
+            raise bad from None
+        if d.tzinfo is None:
+            d = d.replace(tzinfo=_dt.timezone.utc)
+        ms = int(d.timestamp() * 1000)
+    from objstore import MAX_TIME_MS
+    if not 0 <= ms <= MAX_TIME_MS:
+        raise bad
+    return ms
+
+
+def short(text: str, width: int = 72) -> str:
+    """One line of at most ``width`` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def plural(n: int, word: str) -> str:
+    """``plural(1, "turn") == "1 turn"``, ``plural(2, "turn") == "2 turns"``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7F] + list(range(0x80, 0xA0)) if c not in (9, 10)}
+
+
+def safe(text: str) -> str:
+    """Text for a terminal: control characters (escape sequences, carriage
+    returns, C1 controls) shown as ``\\xNN`` so stored content cannot drive
+    the user's terminal.  Tabs and newlines are kept."""
+    return text.translate(_CONTROL)
+
+
+def report_error(message: str, hint: str | None, code: int, as_json: bool) -> None:
+    """The error lines every command prints on stderr (``docs/exit-codes.md``):
+    ``Error: …``, an optional ``hint: …`` and, with ``--json``, one JSON line."""
+    echo(f"Error: {message}", err=True)
+    if hint:
+        echo(f"hint: {hint}", err=True)
+    if as_json:
+        import json
+        echo(json.dumps({"message_type": "exit_error", "code": code, "message": message}), err=True)
+
+
+DEFAULT_HOME = "~/.mem"
+
+
+def home_from_env(home: str | None = None) -> str:
+    """The store directory: ``home`` (``--home``), else ``$MEM_HOME``, else ``~/.mem``."""
+    return os.path.expanduser(home or os.environ.get("MEM_HOME") or DEFAULT_HOME)
+
+
+def lock_timeout_from_env(value: float | None = None) -> float:
+    """Seconds to wait for the store lock: ``value`` (``--lock-timeout``), else
+    ``$MEM_LOCK_TIMEOUT``, else 10."""
+    if value is not None:
+        return value
+    try:
+        return float(os.environ.get("MEM_LOCK_TIMEOUT", "10"))
+    except ValueError:
+        return 10.0
+
+
+def version_json(v, *, current: bool) -> dict:
+    """The stable JSON shape of one fact version."""
+    f = v.fact
+    return {"id": v.id, "key": f.key, "version": f.version, "body": f.body, "kind": f.kind,
+            "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
+            "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
+            "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}

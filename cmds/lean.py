@@ -1,0 +1,438 @@
+"""The lean start-up path: the commands an agent or a hook runs in a new
+process (``get``, ``recall``, ``search``, ``remember``, ``context`` and
+``mem --help``) without importing click.
+
+:func:`main` parses the common, valid command lines of those commands and
+runs the same bodies the click commands run (:func:`get`, :func:`recall`,
+…).  Anything it does not fully understand (``--help`` of a command, an
+unknown or malformed option, a missing argument, a value out of range, shell
+completion) returns None and the caller runs click, which gives the one
+canonical help text and usage error.  So the lean path can only be faster,
+never different: ``tests/cmds/test_lean.py`` checks that its options are
+exactly the click commands' and that both paths print the same.
+
+Where each millisecond goes: ``docs/benchmarks.md``, "Start-up".
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ._out import (echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
+                   safe, style, version_json)
+
+EXIT_INTERRUPTED = 130
+
+
+class UsageProblem(Exception):
+    """A combination of options the command refuses (click: a UsageError, exit 2)."""
+
+
+# --------------------------------------------------------------------------- the bodies
+
+def get(store, key: str, as_json: bool) -> int:
+    """``mem get KEY``: print the current value (exactly the stored bytes when
+    stdout is not a terminal)."""
+    from objstore import current, refuse_if_sealed
+    refuse_if_sealed(store, key)
+    v = current(store, key)
+    if as_json:
+        emit_json(version_json(v, current=True))
+    elif sys.stdout.isatty():
+        echo(safe(v.fact.body))
+    else:  # exactly the stored value (echo would strip escape sequences)
+        sys.stdout.write(v.fact.body + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def project_scope(project: str | None, all_projects: bool):
+    """The project aliases of this invocation (``--project``, else
+    ``$MEM_PROJECT``, else the working directory), or None for every project."""
+    from objstore import project_aliases
+    if all_projects:
+        return None
+    override = project or os.environ.get("MEM_PROJECT") or None
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None
+    return project_aliases(cwd, override=override) or None
+
+
+def recall(store, queries, what: str, limit: int, project: str | None, all_projects: bool, as_json: bool) -> int:
+    """``mem recall QUERY…``: current facts and turn passages, fused over phrasings."""
+    from objstore import recall as _recall
+    projects = project_scope(project, all_projects)
+    res = _recall(store, list(queries), what=what, projects=projects, limit=limit)
+    if as_json:
+        emit_json({"queries": res.queries, "project": projects[0] if projects else None,
+                   "projects": list(projects) if projects else None, "resolved": res.resolved,
+                   "hits": [h.to_json() for h in res.hits]})
+        return 0
+    if not res.hits:
+        scope = f" in project {projects[0]}" if projects else ""
+        echo(f"nothing recalled{scope}" + (" (try --all-projects)" if projects else ""), err=True)
+        return 0
+    for h in res.hits:
+        if h.kind == "fact":
+            flags = "".join([" pinned" if h.pinned else "", " dormant" if h.dormant else ""])
+            echo(style(safe(f"fact  {h.key}"), fg="yellow")
+                 + safe(f"  v{h.version}  {fmt_time(h.valid_from or 0)}  {h.trust}{flags}  {h.id[:12]}"))
+            body = h.text if len(h.text) <= 800 else h.text[:799] + f"… (mem get {h.key})"
+            echo("    " + safe(body).replace("\n", "\n    "))
+            if h.resolved_from:
+                echo(style(f"    (matched an older version {h.resolved_from[:12]}; "
+                           "this is the current value)", dim=True))
+        else:
+            where = f"{h.session}#{h.seq}"
+            echo(style(safe(f"turn  {where}"), fg="cyan")
+                 + safe(f"  {h.role}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}"))
+            echo("    " + safe(h.text))
+        if h.duplicates:
+            echo(style(f"    (+{h.duplicates} identical)", dim=True))
+    return 0
+
+
+def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool) -> int:
+    """``mem search QUERY…``: BM25 over current facts and turns; returns 1 when
+    ``exit_code`` and nothing matched."""
+    from objstore import InvalidInput
+    from objstore import search as _search
+    text = " ".join(query)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("the query is not valid UTF-8 text") from None
+    kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
+    hits = _search(store, text, limit=limit, kinds=kinds)
+    if as_json:
+        emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,
+                    "time": h.time, "role": h.role, "project": h.project, "score": round(h.score, 4),
+                    "snippet": h.snippet, "resolved_from": h.resolved_from} for h in hits])
+    else:
+        for h in hits:
+            label = "fact" if h.kind == "fact" else f"turn/{h.role}"
+            echo(style(safe(f"{label}  {h.ref}"), fg="yellow")
+                 + f"  {fmt_time(h.time)}  {h.id[:12]}  score {h.score:.2f}")
+            echo(f"    {safe(h.snippet)}")
+    return 1 if exit_code and not hits else 0
+
+
+def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, valid_from, expect, pin,
+             as_json: bool) -> int:
+    """``mem remember KEY TEXT``: write a new version (``TEXT`` ``-`` reads stdin).
+    Raises UsageProblem for ``--pin`` with ``--sensitivity secret``."""
+    from objstore import remember as _remember
+    if text == "-":
+        text = sys.stdin.read()
+        text = text[:-1] if text.endswith("\n") else text
+    if sensitivity == "secret":
+        return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
+    r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
+                  sensitivity=sensitivity, pinned=pin)
+    if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
+        if as_json:
+            emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
+                       "previous": r.previous, "current": r.current, "redacted": r.redacted})
+        else:
+            echo(f"queued for review: {r.queued[:12]} (the value of {r.key} is unchanged; see mem queue)")
+        return 0
+    f = r.version.fact
+    if r.redacted:
+        echo(f"warning: {r.redacted} credential(s) in the value were replaced by [REDACTED:<rule>] "
+             "before writing", err=True)
+        echo("hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)", err=True)
+    if r.index_error:
+        echo(f"warning: written, but the search index was not updated: {r.index_error}\n"
+             "hint: run 'mem reindex'", err=True)
+    if as_json:
+        emit_json({"key": r.key, "written": r.written, "id": r.version.id, "version": f.version,
+                   "previous": r.previous, "current": r.current})
+        return 0
+    if not r.written:
+        echo(f"unchanged: {r.key} v{f.version} already holds this value ({r.version.id[:12]})")
+    elif r.current != r.version.id:
+        echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
+             f"is still {r.current[:12]}, valid from later)")
+    else:
+        echo(f"wrote {r.key} v{f.version} {r.version.id[:12]}")
+    return 0
+
+
+def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json) -> int:
+    from objstore import remember_sealed
+    if pin:
+        raise UsageProblem("a sealed value is never injected, so it cannot be pinned")
+    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect)
+    s = w.version.sealed
+    if as_json:
+        emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
+                   "previous": w.previous, "current": w.current, "sealed": True})
+        return 0
+    echo(f"sealed {w.key} v{s.version} {w.version.id[:12]}")
+    return 0
+
+
+def context(store, project, budget: int, session_id, source: str, prompt, previous_assistant, tool_output,
+            as_json: bool) -> int:
+    """``mem context``: the session-start block, or what ``--prompt`` would get."""
+    from objstore import inject_for_prompt, project_aliases, render_context, session_start_block
+    override = project or os.environ.get("MEM_PROJECT") or None
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None
+    if prompt is not None:
+        inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
+                                tool_output=tool_output, cwd=cwd, project=override,
+                                trace_path=os.environ.get("MEM_TRACE") or None)
+        if as_json:
+            emit_json({"text": inj.text, **{k: inj.trace[k] for k in ("project", "cues", "injected", "rejected",
+                                                                       "decision")}})
+        elif inj.text:
+            echo(inj.text, nl=False)
+        return 0
+    if session_id:
+        text = session_start_block(store, session_id, source, cwd, project=override, budget=budget)
+        if as_json:
+            emit_json({"text": text, "session": session_id})
+        elif text:
+            echo(text, nl=False)
+        return 0
+    block = render_context(store, project_aliases(cwd, override=override), budget=budget)
+    if as_json:
+        emit_json({"text": block.text, "project": block.project, "tokens": block.tokens,
+                   "omitted": block.omitted, "facts": [{"key": k, "id": i} for k, i in block.facts]})
+    elif block.text:
+        echo(block.text, nl=False)
+    return 0
+
+
+# --------------------------------------------------------------------------- the parser
+
+def _choice(*values):
+    def conv(v: str):
+        if v not in values:
+            raise ValueError(v)
+        return v
+    conv.choices = values
+    return conv
+
+
+def _int_range(lo: int, hi: int):
+    def conv(v: str):
+        n = int(v.strip())
+        if not lo <= n <= hi:
+            raise ValueError(v)
+        return n
+    conv.range = (lo, hi)
+    return conv
+
+
+def _float_range(lo: float, hi: float):
+    def conv(v: str):
+        n = float(v.strip())
+        if not lo <= n <= hi:
+            raise ValueError(v)
+        return n
+    conv.range = (lo, hi)
+    return conv
+
+
+FLAG = "flag"
+_str = str
+_WHAT = _choice("all", "facts", "turns")
+
+#: command -> (body, positionals [(name, nargs: 1 or -1)], options {flag: (param, converter | FLAG | (param, value))},
+#:             defaults, creates the store)
+#: Keep in step with the click commands: tests/cmds/test_lean.py compares them.
+SPECS: dict[str, tuple] = {
+    "get": (get, [("key", 1)], {"--json": ("as_json", FLAG)}, {"as_json": False}, False),
+    "recall": (recall, [("queries", -1)], {
+        "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
+        "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--json": ("as_json", FLAG)},
+        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_json": False}, False),
+    "search": (search, [("query", -1)], {
+        "-n": ("limit", _int_range(1, 1000)), "--limit": ("limit", _int_range(1, 1000)), "--what": ("what", _WHAT),
+        "--exit-code": ("exit_code", FLAG), "--json": ("as_json", FLAG)},
+        {"limit": 10, "what": "all", "exit_code": False, "as_json": False}, False),
+    "remember": (remember, [("key", 1), ("text", 1)], {
+        "--kind": ("kind", _choice("user", "feedback", "project", "reference")),
+        "--trust": ("trust", _choice("user_stated", "agent_observed", "derived")),
+        "--sensitivity": ("sensitivity", _choice("public", "private", "secret")),
+        "--valid-from": ("valid_from", parse_time), "--expect": ("expect", _str),
+        "--pin": ("pin", (FLAG, True)), "--no-pin": ("pin", (FLAG, False)), "--json": ("as_json", FLAG)},
+        {"kind": None, "trust": "user_stated", "sensitivity": "private", "valid_from": None, "expect": None,
+         "pin": None, "as_json": False}, True),
+    "context": (context, [], {
+        "--project": ("project", _str), "--budget": ("budget", _int_range(1, 100_000)),
+        "--session": ("session_id", _str),
+        "--source": ("source", _choice("startup", "resume", "clear", "compact", "fork")),
+        "--prompt": ("prompt", _str), "--previous-assistant": ("previous_assistant", _str),
+        "--tool-output": ("tool_output", _str), "--json": ("as_json", FLAG)},
+        {"project": None, "budget": 1500, "session_id": None, "source": "startup", "prompt": None,
+         "previous_assistant": None, "tool_output": None, "as_json": False}, False),
+}
+
+#: the root group's options
+ROOT_OPTIONS = {"--home": ("home", _str), "--lock-timeout": ("lock_timeout", _float_range(0, 3600))}
+
+
+def _options(argv: list[str], i: int, opts: dict, params: dict, stop_at_arg: bool) -> tuple[int, list[str]] | None:
+    """Read options from ``argv[i:]`` into ``params``; return (index reached,
+    positional arguments) or None when anything is not understood."""
+    args: list[str] = []
+    only_args = False
+    while i < len(argv):
+        a = argv[i]
+        if only_args or a == "-" or not a.startswith("-"):
+            if stop_at_arg:
+                return i, args
+            args.append(a)
+            i += 1
+            continue
+        if a == "--":
+            only_args = True
+            i += 1
+            continue
+        name, eq, value = a.partition("=") if a.startswith("--") else (a[:2], "", a[2:])
+        if not eq and not value:
+            value = None
+        spec = opts.get(name)
+        if spec is None:
+            return None
+        param, conv = spec
+        if conv == FLAG or isinstance(conv, tuple):
+            if value is not None:
+                return None
+            params[param] = True if conv == FLAG else conv[1]
+            i += 1
+            continue
+        if value is None:
+            if i + 1 >= len(argv):
+                return None
+            value = argv[i + 1]
+            i += 1
+        try:
+            params[param] = conv(value)
+        except ValueError:
+            return None
+        i += 1
+    return i, args
+
+
+def parse(argv: list[str]):
+    """``argv`` (without the program name) -> (command, params, home,
+    lock_timeout), or None when click must handle it."""
+    if "_MEM_COMPLETE" in os.environ:
+        return None
+    try:
+        "\0".join(argv).encode("utf-8")
+    except UnicodeEncodeError:
+        return None                   # undecodable bytes: click's path says what is wrong
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    root: dict = {}
+    got = _options(argv, 0, ROOT_OPTIONS, root, stop_at_arg=True)
+    if got is None or got[0] >= len(argv):
+        return None
+    i = got[0]
+    name = argv[i]
+    if name not in SPECS:
+        return None
+    _body, positionals, opts, defaults, _create = SPECS[name]
+    params = dict(defaults)
+    got = _options(argv, i + 1, opts, params, stop_at_arg=False)
+    if got is None:
+        return None
+    args = got[1]
+    for pname, nargs in positionals:
+        if nargs == -1:
+            if not args:
+                return None
+            params[pname] = tuple(args)
+            args = []
+        else:
+            if not args:
+                return None
+            params[pname] = args.pop(0)
+    if args:
+        return None
+    if name == "remember" and params["pin"] and params["sensitivity"] == "secret":
+        return None                   # click's usage error
+    return name, params, root.get("home"), root.get("lock_timeout")
+
+
+# --------------------------------------------------------------------------- running
+
+def help_text() -> str | None:
+    """``mem --help`` as click prints it at 80 columns or more
+    (``cmds/data/help.txt``, written by ``python -m cmds.docgen``), or None
+    when the terminal (as ``shutil.get_terminal_size`` sees it) is narrower
+    or the file is missing."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    if columns < 80:
+        return None
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "data", "help.txt"), encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def main(argv: list[str]) -> int | None:
+    """Run ``mem ARGV`` on the lean path; None when click must run it."""
+    if argv in (["--help"], ["-h"]):
+        text = help_text()
+        if text is None:
+            return None
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    parsed = parse(argv)
+    if parsed is None:
+        return None
+    name, params, home, lock_timeout = parsed
+    body, _pos, _opts, _defaults, create = SPECS[name]
+    os.umask(0o077)  # the store holds private text: files and folders are the owner's only
+    from objstore import MemError
+    try:
+        try:
+            from objstore import open_store
+            store = open_store(home_from_env(home), create=create, lock_timeout=lock_timeout_from_env(lock_timeout))
+            try:
+                return body(store, **params)
+            finally:
+                store.close()
+        except MemError as e:
+            report_error(e.message, e.hint, e.exit_code, params.get("as_json", False))
+            return e.exit_code
+        except UsageProblem as e:
+            echo(f"Error: {e}", err=True)
+            return 2
+        except FileNotFoundError as e:
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, False)
+            return 4
+        except BrokenPipeError:
+            return 1
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # noqa: BLE001 - the last line of defence
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            if os.environ.get("MEM_DEBUG"):
+                import traceback
+                traceback.print_exc()
+            return 1
+    except KeyboardInterrupt:
+        echo("Interrupted.", err=True)
+        return EXIT_INTERRUPTED

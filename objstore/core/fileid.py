@@ -1,0 +1,95 @@
+"""File identity: has an input file changed since it was last read in full?
+
+An import reads hundreds of transcript files of which usually none or one
+changed.  :func:`identity` is a cheap check that decides without reading the
+body: ``os.stat`` (device, inode, size, mtime and ctime in ns) plus a BLAKE3
+digest of the file's first and last :data:`EDGE_BYTES` bytes.  A file whose
+identity equals the one recorded after its last complete read is skipped.
+
+What it notices: any append or truncation (size); a file replaced by another
+(inode), also by a copy given an old mtime (inode, ctime); a rewrite in place
+(mtime and ctime, which no ``touch`` can set back; and the head and tail
+bytes).  What it cannot notice: a same-size rewrite of the middle of a file
+whose mtime *and* ctime are unchanged, which only a clock set back or a raw
+block device write produces.
+
+:class:`ReadLedger` keeps ``{realpath: identity}`` in one JSON file in the
+store's ``cache/`` (written atomically, not fsynced: losing it only means
+reading the files again, and the readers are idempotent).  It holds paths,
+sizes, times and 128-bit digests of file edges: never file content.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from blake3 import blake3
+
+EDGE_BYTES = 4096
+LEDGER_VERSION = 1
+
+
+def identity(path: str | os.PathLike) -> list | None:
+    """``[dev, ino, size, mtime_ns, ctime_ns, edge digest hex]`` of ``path``
+    (following links), or None when it cannot be read.  Reads at most
+    ``2 * EDGE_BYTES`` bytes."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            h = blake3(f.read(EDGE_BYTES))
+            if st.st_size > 2 * EDGE_BYTES:
+                f.seek(st.st_size - EDGE_BYTES)
+            h.update(f.read(EDGE_BYTES))
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, h.hexdigest(length=16)]
+
+
+class ReadLedger:
+    """The identities of files read in full, by real path (see the module doc).
+
+    ``salt`` is anything that changes what reading a file produces (e.g. the
+    reader and its configuration); a ledger written with another salt is
+    ignored as a whole."""
+
+    def __init__(self, path: str | os.PathLike, salt: str) -> None:
+        self.path = os.fspath(path)
+        self.salt = salt
+        self.files: dict[str, list] = {}
+        self._dirty = False
+        try:
+            with open(self.path, "rb") as f:
+                data = json.loads(f.read())
+            if data.get("v") == LEDGER_VERSION and data.get("salt") == salt:
+                self.files = dict(data.get("files") or {})
+        except (OSError, ValueError, AttributeError, TypeError):
+            self.files = {}
+
+    def unchanged(self, key: str, ident: list | None) -> bool:
+        """True when ``ident`` is the identity recorded for ``key``."""
+        return ident is not None and self.files.get(key) == ident
+
+    def mark(self, key: str, ident: list | None) -> None:
+        """Record that ``key`` was read in full while it had identity ``ident``
+        (taken *before* the read, so a file that grew meanwhile is read again)."""
+        if ident is not None and self.files.get(key) != ident:
+            self.files[key] = ident
+            self._dirty = True
+
+    def forget(self, key: str) -> None:
+        """Drop ``key`` (its next import reads it again)."""
+        if self.files.pop(key, None) is not None:
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write the ledger if it changed (atomic replace, not fsynced)."""
+        if not self._dirty:
+            return
+        from pathlib import Path
+
+        from objstore.core.atomic import atomic_write
+        data = json.dumps({"v": LEDGER_VERSION, "salt": self.salt, "files": self.files},
+                          ensure_ascii=True, separators=(",", ":")).encode()
+        atomic_write(Path(self.path), data, durable=False)
+        self._dirty = False
