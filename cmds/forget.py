@@ -104,12 +104,17 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     scrubbed_files = []
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
+    from objstore import list_remotes
+    remotes = [x.name for x in list_remotes(store)]  # they still hold it until the next push or backup
     if as_json:
         emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
-                   "sources_scrubbed": scrubbed_files})
+                   "sources_scrubbed": scrubbed_files, "remotes_holding": remotes})
         return
+    if remotes:
+        click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} still hold the value; "
+                   "the next 'mem push' or 'mem backup' to each purges it", err=True)
     c = r.plan.counts()
     if r.queue_dropped and not (c["versions"] or c["turns"]):
         click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text")

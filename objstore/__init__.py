@@ -11,7 +11,7 @@ subpackages it calls. The layers, lowest first (``docs/design.md``):
 
 ``core`` (objects, packs, refs, reflogs, the store) → ``index`` (the derived
 Tantivy index) → ``memory`` (facts, sessions, tombstones, queue, decay, forget)
-→ ``capture`` / ``retrieval`` / ``vault`` → ``integrations``.
+→ ``capture`` / ``retrieval`` / ``vault`` → ``integrations``, ``remote``.
 """
 
 from __future__ import annotations
@@ -119,6 +119,23 @@ _API: dict[str, tuple[str, str]] = {
     "seal_key": ("objstore.vault.sealed", "seal_key"),
     "sealed_versions": ("objstore.vault.sealed", "sealed_versions"),
     "unseal_key": ("objstore.vault.sealed", "unseal_key"),
+    "RemoteUnavailable": ("objstore.core.errors", "RemoteUnavailable"),
+    "WrongKey": ("objstore.core.errors", "WrongKey"),
+    "RemoteSpec": ("objstore.remote.config", "RemoteSpec"),
+    "list_remotes": ("objstore.remote.config", "list_remotes"),
+    "get_remote": ("objstore.remote.config", "get_remote"),
+    "add_remote": ("objstore.remote.config", "add_remote"),
+    "remove_remote": ("objstore.remote.config", "remove_remote"),
+    "export_sync_key": ("objstore.remote.config", "export_key"),
+    "import_sync_key": ("objstore.remote.config", "write_key"),
+    "S3_SETTINGS": ("objstore.remote.transport", "S3_SETTINGS"),
+    "push": ("objstore.remote.sync", "push"),
+    "pull": ("objstore.remote.sync", "pull"),
+    "clone": ("objstore.remote.sync", "clone"),
+    "backup": ("objstore.remote.sync", "backup"),
+    "restore": ("objstore.remote.sync", "restore"),
+    "list_snapshots": ("objstore.remote.sync", "list_snapshots"),
+    "remote_info": ("objstore.remote.sync", "remote_info"),
     "reflog": ("objstore.porcelain.history", "reflog"),
     "diff_versions": ("objstore.porcelain.history", "diff_versions"),
     "blame": ("objstore.porcelain.history", "blame"),

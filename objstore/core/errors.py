@@ -109,3 +109,16 @@ class UnsupportedVersion(MemError):
     """An object or store written by a newer, unknown format version (exit 14)."""
 
     exit_code = 14
+
+
+class RemoteUnavailable(MemError):
+    """A remote cannot be used: its endpoint does not answer, the credentials
+    are refused, the bucket or folder does not exist (exit 15).  Nothing local
+    was changed."""
+
+    exit_code = 15
+
+
+class WrongKey(WrongPassphrase):
+    """The sync key does not open the remote's data, or the remote is
+    encrypted to another key (exit 12)."""

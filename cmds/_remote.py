@@ -1,0 +1,60 @@
+"""What the remote commands share: the S3 settings from the environment, a
+phase-aware progress line on a terminal, and the summary line."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+
+def s3_env() -> dict[str, str]:
+    """The ``AWS_*`` settings of this process (passed to the library, which
+    never reads the environment itself)."""
+    from objstore import S3_SETTINGS
+    return {k: os.environ[k] for k in S3_SETTINGS if os.environ.get(k)}
+
+
+def progress():
+    """``progress(phase, done, total)``: one self-rewriting line on stderr when
+    it is a terminal, nothing otherwise (scripts, hooks)."""
+    if not sys.stderr.isatty():
+        return None
+    names = {"receive": "receiving packs", "pack": "packing objects", "send": "sending bytes", "done": "done"}
+
+    def update(phase: str, done: int, total: int) -> None:
+        if phase == "done":
+            click.echo("\r\033[K", err=True, nl=False)
+            return
+        pct = f" {100 * done // total:3d}%" if total else ""
+        click.echo(f"\r\033[K{names.get(phase, phase)}: {done}/{total}{pct}", err=True, nl=False)
+    return update
+
+
+def summary(res) -> str:
+    """One human line for a :class:`objstore.remote.sync.SyncResult`."""
+    parts = []
+    if res.objects_sent or res.bytes_sent:
+        parts.append(f"sent {res.objects_sent} objects ({_size(res.bytes_sent)})")
+    if res.objects_received or res.bytes_received:
+        parts.append(f"received {res.objects_received} objects ({_size(res.bytes_received)})")
+    if res.refs_updated:
+        parts.append(f"{len(res.refs_updated)} refs updated")
+    if res.merged:
+        parts.append(f"{len(res.merged)} merged")
+    if res.queued:
+        parts.append(f"{len(res.queued)} challenges queued (mem queue)")
+    if res.forgotten:
+        parts.append(f"{res.forgotten} forgotten values purged")
+    if res.remote_packs_rewritten:
+        parts.append(f"{res.remote_packs_rewritten} remote packs rewritten")
+    return ", ".join(parts) or "up to date"
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"

@@ -1,0 +1,43 @@
+"""mem backup."""
+
+import click
+
+from ._common import emit_json, fmt_time, json_option, with_store
+
+
+@click.command("backup")
+@click.argument("name", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the remote's snapshots instead.")
+@json_option
+@with_store()
+def command(name, list_, as_json, store):
+    """Push to remote NAME and record a dated snapshot of every ref.
+
+    Snapshots are kept in tiers: the newest, and the oldest one younger
+    than 1, 3, 7 and 14 days; older ones are pruned.  A forget reaches the
+    snapshots too: the next push or backup empties the value in every
+    snapshot that holds it.  'mem restore' rebuilds a store from one.
+
+    \b
+    Examples:
+      mem backup
+      mem backup origin --list
+
+    Exit status: as mem push.
+    """
+    from objstore import backup, get_remote, list_snapshots
+    from ._remote import progress, s3_env, summary
+    spec = get_remote(store, name)
+    if list_:
+        snaps = list_snapshots(store, spec, s3_env())
+        if as_json:
+            emit_json(snaps)
+        for s in [] if as_json else snaps:
+            click.echo(f"{s['name']}\t{fmt_time(s['time'])}\t{s['refs']} refs")
+        return
+    res = backup(store, spec, env=s3_env(), progress=progress())
+    if as_json:
+        emit_json(res.as_dict())
+    else:
+        click.echo(f"{res.remote}: snapshot {res.snapshot}; {summary(res)}"
+                   + (f"; pruned {len(res.snapshots_pruned)} old snapshots" if res.snapshots_pruned else ""))

@@ -1,0 +1,36 @@
+"""mem push."""
+
+import click
+
+from ._common import emit_json, json_option, with_store
+
+
+@click.command("push")
+@click.argument("name", required=False)
+@json_option
+@with_store()
+def command(name, as_json, store):
+    """Send new objects and refs to remote NAME (pulls first).
+
+    A push first pulls: tombstones from elsewhere purge this store before
+    anything is sent, so a forgotten value never travels back.  Then the
+    objects the remote lacks go in one encrypted pack, uploaded before the
+    manifest that names them.  A value forgotten here is removed from the
+    remote's packs by this push.
+
+    \b
+    Examples:
+      mem push
+      mem push origin --json
+
+    Exit status: 0 ok; 4 no such remote; 5 lost the race to other pushers
+    12 times; 12 wrong sync key; 13 damaged remote data; 14 newer remote
+    format; 15 remote unreachable, credentials refused or bucket missing.
+    """
+    from objstore import get_remote, push
+    from ._remote import progress, s3_env, summary
+    res = push(store, get_remote(store, name), env=s3_env(), progress=progress())
+    if as_json:
+        emit_json(res.as_dict())
+    else:
+        click.echo(f"{res.remote}: {summary(res)}")

@@ -1,0 +1,187 @@
+"""mem remote: add, list, remove, show; the sync key."""
+
+import click
+
+from ._common import emit_json, json_option, with_store
+
+
+@click.group("remote")
+def command():
+    """Manage remotes: folders or S3 buckets that push, pull and clone use.
+
+    A remote is a folder (a USB disk, a synced folder: a path or
+    file:///abs/path) or an S3-compatible bucket (s3://bucket/prefix).
+    S3 settings come from the environment: AWS_ACCESS_KEY_ID,
+    AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL,
+    AWS_PROFILE; nothing secret is written to the store.  What leaves the
+    machine is encrypted (age, X25519) to the store's sync key unless the
+    remote was added with --no-encrypt.
+
+    \b
+    Examples:
+      mem remote add origin s3://my-bucket/mem
+      mem remote add usb /media/usb/mem
+      mem remote list
+      mem remote key export -o mem-sync.key
+
+    Exit status: 0 ok; 2 bad name or URL; 4 no such remote; 12 wrong key;
+    15 remote unreachable.
+    """
+
+
+@command.command("add")
+@click.argument("name")
+@click.argument("url")
+@click.option("--endpoint", metavar="URL", default=None,
+              help="S3 service URL (MinIO, R2, …); default AWS_ENDPOINT_URL or AWS.")
+@click.option("--no-encrypt", is_flag=True,
+              help="Store packs and manifest in the clear: the provider can read every value. "
+                   "Only for a remote you control.")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Use this sync key (from 'mem remote key export') for an existing encrypted remote.")
+@json_option
+@with_store(create=True)
+def add(name, url, endpoint, no_encrypt, key_file, as_json, store):
+    """Record remote NAME at URL (nothing is contacted).
+
+    \b
+    Examples:
+      mem remote add origin s3://bucket/prefix --endpoint http://127.0.0.1:9000
+      mem remote add usb /media/usb/mem --key mem-sync.key
+
+    Exit status: 0 ok; 2 bad name, URL or key.
+    """
+    from objstore import add_remote, import_sync_key
+    if key_file:
+        with open(key_file, encoding="utf-8") as f:
+            import_sync_key(store, f.read())
+    r = add_remote(store, name, url, endpoint=endpoint, encrypt=not no_encrypt)
+    if as_json:
+        emit_json(r.as_dict())
+    else:
+        click.echo(f"remote {r.name}: {r.url}" + ("" if r.encrypt else " (not encrypted)"))
+
+
+@command.command("list")
+@json_option
+@with_store()
+def list_(as_json, store):
+    """List the remotes.
+
+    \b
+    Examples:
+      mem remote list --json
+
+    Exit status: 0 ok.
+    """
+    from objstore import list_remotes
+    rs = list_remotes(store)
+    if as_json:
+        emit_json([r.as_dict() for r in rs])
+        return
+    for r in rs:
+        extra = (f" (endpoint {r.endpoint})" if r.endpoint else "") + ("" if r.encrypt else " (not encrypted)")
+        click.echo(f"{r.name}\t{r.url}{extra}")
+
+
+@command.command("remove")
+@click.argument("name")
+@json_option
+@with_store()
+def remove(name, as_json, store):
+    """Forget remote NAME here (nothing on the remote is deleted).
+
+    \b
+    Examples:
+      mem remote remove usb
+
+    Exit status: 0 ok; 4 no such remote.
+    """
+    from objstore import remove_remote
+    r = remove_remote(store, name)
+    if as_json:
+        emit_json(r.as_dict())
+    else:
+        click.echo(f"removed remote {r.name} ({r.url}); its data stays where it is")
+
+
+@command.command("show")
+@click.argument("name", required=False)
+@json_option
+@with_store()
+def show(name, as_json, store):
+    """Contact remote NAME and describe what it holds.
+
+    \b
+    Examples:
+      mem remote show origin
+
+    Exit status: 0 ok; 4 no such remote; 12 wrong key; 14 newer format; 15 unreachable.
+    """
+    from objstore import get_remote, remote_info
+    from ._remote import s3_env
+    info = remote_info(store, get_remote(store, name), s3_env())
+    if as_json:
+        emit_json(info)
+        return
+    if not info["exists"]:
+        click.echo(f"{info['name']}: {info['url']}: empty (the first push creates it)")
+        return
+    click.echo(f"{info['name']}: {info['url']}: {info['encryption']}, {info['refs']} refs, "
+               f"{info['packs']} packs, {len(info['snapshots'])} snapshots")
+
+
+@command.group("key")
+def key():
+    """Export or import the sync key that encrypts this store's remotes.
+
+    \b
+    Examples:
+      mem remote key export -o mem-sync.key
+      mem remote key import mem-sync.key
+
+    Exit status: 0 ok; 2 not a key; 4 no key yet.
+    """
+
+
+@key.command("export")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="File to write (created with mode 0600; '-' for stdout).")
+@with_store()
+def key_export(output, store):
+    """Write the sync key to a file, for a second machine's clone --key.
+
+    \b
+    Examples:
+      mem remote key export -o mem-sync.key
+
+    Exit status: 0 ok; 4 no sync key yet (push first).
+    """
+    import os
+    from objstore import export_sync_key
+    text = export_sync_key(store)
+    if output == "-":
+        click.echo(text, nl=False)
+        return
+    fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    click.echo(f"wrote the sync key to {output}; whoever holds it can read your remotes", err=True)
+
+
+@key.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@with_store(create=True)
+def key_import(file, store):
+    """Use the sync key in FILE for this store's remotes.
+
+    \b
+    Examples:
+      mem remote key import mem-sync.key
+
+    Exit status: 0 ok; 2 not a sync key.
+    """
+    from objstore import import_sync_key
+    with open(file, encoding="utf-8") as f:
+        import_sync_key(store, f.read())
+    click.echo("sync key imported")

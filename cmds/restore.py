@@ -1,0 +1,52 @@
+"""mem restore."""
+
+import click
+
+from ._common import emit_json, home_path, json_option
+
+
+@click.command("restore")
+@click.argument("source")
+@click.option("--latest", is_flag=True, help="The newest snapshot (the default).")
+@click.option("--snapshot", "snap", metavar="ID", default=None, help="A snapshot name or its unique prefix.")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The sync key file (for an encrypted remote).")
+@click.option("--endpoint", metavar="URL", default=None, help="S3 service URL; default AWS_ENDPOINT_URL.")
+@json_option
+@click.pass_context
+def command(ctx, source, latest, snap, key_file, endpoint, as_json):
+    """Rebuild an empty store (--home) from a snapshot at SOURCE.
+
+    SOURCE is a remote URL, or the name of a remote of the (empty) store at
+    --home.  Objects, refs and the search index are rebuilt.
+
+    \b
+    Examples:
+      mem --home ~/.mem-restored restore s3://my-bucket/mem --latest --key mem-sync.key
+      mem restore /media/usb/mem --snapshot 1765000000000
+
+    Exit status: 0 ok; 2 the store is not empty; 4 no snapshot; 12 wrong
+    key; 13 damaged remote data; 14 newer remote format; 15 unreachable.
+    """
+    from objstore import InvalidInput, Store, list_remotes, restore
+    from ._remote import progress, s3_env, summary
+    if latest and snap:
+        raise InvalidInput("give --latest or --snapshot, not both")
+    home = home_path(ctx)
+    url, name = source, "origin"
+    if (home / "config").exists():
+        with Store.open(home) as st:
+            for r in list_remotes(st):
+                if r.name == source:
+                    url, name, endpoint = r.url, r.name, endpoint or r.endpoint
+    key = None
+    if key_file:
+        with open(key_file, encoding="utf-8") as f:
+            key = f.read()
+    store, res = restore(home, url, snapshot=snap, name=name, endpoint=endpoint, key=key, env=s3_env(),
+                         progress=progress())
+    store.close()
+    if as_json:
+        emit_json(res.as_dict())
+    else:
+        click.echo(f"restored snapshot {res.snapshot} into {home}: {summary(res)}")

@@ -1,0 +1,175 @@
+"""The store's remotes and its sync key (local files, ``docs/format.md``).
+
+* ``<store>/remotes.json``: ``{"<name>": {"url": str, "endpoint": str|null,
+  "encrypt": bool}}``, UTF-8 JSON, sorted keys.  No credential is ever
+  written here: S3 settings come from the caller at each run (the CLI reads AWS_*).
+* ``<store>/sync-key``: the store's sync key, an ``age-keygen`` style
+  identity file (mode 0600), created by the first push to an encrypted
+  remote or given with ``--key``.  It is the one secret of sync: whoever
+  holds it reads the remote.
+* ``<store>/cache/remotes/<name>.ids``: msgpack map pack name -> the raw
+  ids (32 bytes each) that remote pack holds (derived: rebuilt by a pull).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.store import Store
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class RemoteSpec:
+    """One configured remote."""
+
+    name: str
+    url: str
+    endpoint: str | None = None
+    encrypt: bool = True
+
+    def as_dict(self) -> dict:
+        """JSON shape: name, url, endpoint, encrypt."""
+        return {"name": self.name, "url": self.url, "endpoint": self.endpoint, "encrypt": self.encrypt}
+
+
+def _path(store: Store) -> Path:
+    return store.root / "remotes.json"
+
+
+def _load(store: Store) -> dict:
+    try:
+        return json.loads(_path(store).read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError:
+        raise InvalidInput(f"{_path(store)} is not valid JSON; fix or delete it") from None
+
+
+def list_remotes(store: Store) -> list[RemoteSpec]:
+    """The configured remotes, sorted by name."""
+    return [RemoteSpec(n, d["url"], d.get("endpoint"), bool(d.get("encrypt", True)))
+            for n, d in sorted(_load(store).items())]
+
+
+def get_remote(store: Store, name: str | None) -> RemoteSpec:
+    """The remote ``name``, or the only one when ``name`` is None.
+    Raises NotFound, InvalidInput (several and none named)."""
+    rs = list_remotes(store)
+    if name is None:
+        if len(rs) == 1:
+            return rs[0]
+        if not rs:
+            raise NotFound("no remote configured", hint="add one: mem remote add NAME URL")
+        origin = [r for r in rs if r.name == "origin"]
+        if origin:
+            return origin[0]
+        raise InvalidInput("several remotes: name one", hint="mem remote list")
+    for r in rs:
+        if r.name == name:
+            return r
+    raise NotFound(f"no remote {name!r}", hint="mem remote list")
+
+
+def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None, encrypt: bool = True) -> RemoteSpec:
+    """Record a remote (nothing is contacted).  Raises InvalidInput (bad or
+    taken name, bad URL)."""
+    from objstore.remote.transport import parse_url
+    if not NAME_RE.match(name or ""):
+        raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
+    u = parse_url(url)
+    with store.lock("remote add"):
+        d = _load(store)
+        if name in d:
+            raise InvalidInput(f"remote {name!r} exists", hint=f"mem remote remove {name} first")
+        d[name] = {"url": str(u) if u.kind == "s3" else u.path, "endpoint": endpoint, "encrypt": encrypt}
+        atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
+    return get_remote(store, name)
+
+
+def remove_remote(store: Store, name: str) -> RemoteSpec:
+    """Forget a remote's configuration and its cache (nothing remote is
+    deleted).  Raises NotFound."""
+    r = get_remote(store, name)
+    with store.lock("remote remove"):
+        d = _load(store)
+        d.pop(name, None)
+        atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
+        ids_path(store, name).unlink(missing_ok=True)
+    return r
+
+
+def key_path(store: Store) -> Path:
+    """``<store>/sync-key``."""
+    return store.root / "sync-key"
+
+
+def read_key(store: Store) -> str | None:
+    """The sync identity (``AGE-SECRET-KEY-1…``), or None."""
+    from objstore.remote.layout import check_identity
+    try:
+        return check_identity(key_path(store).read_text("utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def write_key(store: Store, identity: str) -> None:
+    """Store ``identity`` as the sync key (mode 0600).  A store has one sync
+    key: replacing a different one would lock it out of its remotes.
+    Raises InvalidInput (not a key, or another key is already set)."""
+    from objstore.remote.layout import check_identity
+    from objstore.vault import age
+    ident = check_identity(identity)
+    old = read_key(store)
+    if old is not None and old != ident:
+        raise InvalidInput("this store already has another sync key; its remotes are encrypted to it",
+                           hint=f"move {key_path(store)} away first if you really mean to replace it")
+    atomic_write(key_path(store), age.format_identity_file(ident).encode())
+    os.chmod(key_path(store), 0o600)
+
+
+def ensure_key(store: Store) -> str:
+    """The sync key, created on first use."""
+    k = read_key(store)
+    if k is None:
+        from objstore.vault import age
+        k, _r = age.generate_x25519()
+        write_key(store, k)
+    return k
+
+
+def export_key(store: Store) -> str:
+    """The sync key file's text (for ``mem remote key export``).  Raises NotFound."""
+    k = read_key(store)
+    if k is None:
+        raise NotFound("this store has no sync key yet", hint="it is created by the first push to an encrypted remote")
+    from objstore.vault import age
+    return age.format_identity_file(k)
+
+
+def ids_path(store: Store, name: str) -> Path:
+    """``<store>/cache/remotes/<name>.ids``."""
+    return store.root / "cache" / "remotes" / f"{name}.ids"
+
+
+def load_ids(store: Store, name: str) -> dict[str, bytes]:
+    """Pack name -> raw ids, from the cache (empty when missing or unreadable)."""
+    import msgpack
+    try:
+        d = msgpack.unpackb(ids_path(store, name).read_bytes())
+        return {k: bytes(v) for k, v in d.items()}
+    except Exception:
+        return {}
+
+
+def save_ids(store: Store, name: str, ids: dict[str, bytes]) -> None:
+    """Write the pack-ids cache of a remote."""
+    import msgpack
+    atomic_write(ids_path(store, name), msgpack.packb(ids))

@@ -1,0 +1,258 @@
+"""Merging one ref's history from two machines, and applying tombstones that
+arrived from elsewhere.  Pure functions of the two chains and the tombstone
+set, so every machine that merges the same inputs writes the same objects
+(the same ids) and the machines converge (``docs/design.md`` "Remotes").
+
+**The rule for a fact key** (local head L, remote head R):
+
+1. Both chains are read oldest first.  Their common prefix (same ids) stays.
+2. If one tail is empty, the other chain is taken as it is (a fast-forward).
+   Otherwise the two tails are united: versions with the same *identity*
+   (key, kind, valid_from, recorded_at, trust, owner, sensitivity, pinned,
+   dormant: everything but body, sources, parent and version number) are one
+   version, and the copy kept is the forgotten one if either is (earliest
+   ``forgotten`` first), else the smaller id.  The united versions are
+   ordered by (valid_from, recorded_at, owner, identity), which also makes
+   the supersession rule pick the same current value everywhere.  In that
+   order a version whose body and kind equal the one before is dropped (an
+   unchanged write writes nothing), and a version that is not
+   ``user_stated`` and would overrule a ``user_stated`` value before it
+   with a different value is parked in the review queue instead (as it
+   would have been had both writes happened on one machine).
+3. Every version whose value a *forget* tombstone names (key + SHA-256 of
+   the normalized value) is emptied: ``body`` "" and ``forgotten`` = the
+   tombstone's time (the earliest, if several) - exactly what ``mem forget``
+   wrote on the machine that forgot it.
+4. The chain is rebuilt on the prefix: each version re-linked to the one
+   before and numbered one more; a version that did not change keeps its id.
+   A chain with no live version left is removed (the key goes).
+
+**Sessions** follow the same steps with turns: identity (session, role,
+timestamp, harness, source, cwd, project), order (timestamp, seq, source,
+identity), ``seq`` renumbered; a turn whose source a turn tombstone names
+with the SHA-256 of its text is emptied; a session named by a
+``session:<id>`` tombstone is removed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import blake3
+import cbor2
+
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
+
+
+@dataclass
+class ForgetIndex:
+    """What the tombstones of a store say must be empty.
+
+    Attributes:
+        facts: ``(key, sha256)`` -> earliest forget time (ms).
+        turns: ``(source, sha256)`` -> earliest forget time.
+        sessions: session id -> earliest forget time.
+    """
+
+    facts: dict[tuple[str, bytes], int] = field(default_factory=dict)
+    turns: dict[tuple[str, bytes], int] = field(default_factory=dict)
+    sessions: dict[str, int] = field(default_factory=dict)
+
+    def add(self, t: Tombstone) -> None:
+        """Record a tombstone (rejections and ``match:`` rules are not forgets
+        of a stored object and are ignored)."""
+        if t.reason == "rejected" or t.key.startswith("match:"):
+            return
+        if t.key.startswith("session:"):
+            d, k = self.sessions, t.key[len("session:"):]
+        elif t.key.startswith(("user/", "global/", "project/")):
+            d, k = self.facts, (t.key, t.value_sha256)
+        else:
+            d, k = self.turns, (t.key, t.value_sha256)
+        d[k] = min(d.get(k, t.time), t.time)
+
+    def fact_time(self, f: Fact) -> int | None:
+        """Forget time for a live version whose value a tombstone names."""
+        if not self.facts or f.forgotten or not f.body:
+            return None
+        return self.facts.get((f.key, value_digest(f.body)))
+
+    def turn_time(self, t: Turn) -> int | None:
+        """Forget time for a live turn a tombstone names."""
+        if not self.turns or t.forgotten or not t.text:
+            return None
+        return self.turns.get((t.source, value_digest(t.text)))
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.turns or self.sessions)
+
+    def queue_item_forgotten(self, q: QueueItem) -> bool:
+        """True when a proposal's value was forgotten for its key."""
+        return (q.key, value_digest(q.body)) in self.facts
+
+
+def fact_identity(f: Fact) -> bytes:
+    """The identity of a fact version across machines (see the module doc)."""
+    return blake3.blake3(cbor2.dumps([f.key, f.kind, f.valid_from, f.recorded_at, f.trust, f.owner,
+                                      f.sensitivity, f.pinned, bool(getattr(f, "dormant", False))],
+                                     canonical=True)).digest()
+
+
+def turn_identity(t: Turn) -> bytes:
+    """The identity of a turn across machines (see the module doc)."""
+    return blake3.blake3(cbor2.dumps([t.session, t.role, t.timestamp, t.harness, t.source, t.cwd, t.project],
+                                     canonical=True)).digest()
+
+
+@dataclass
+class Outcome:
+    """Result of merging one ref.
+
+    Attributes:
+        head: the new head id, or None (the ref goes).
+        new_objects: objects written for it (id -> object), oldest first.
+        final_ids: the ids of the resulting chain.
+        emptied: texts emptied by tombstones (to scrub derived files).
+        parked: queue items (challenges) parked by the merge.
+        dropped_ids: ids of the input chains that the result does not reach.
+    """
+
+    head: str | None
+    new_objects: list[tuple[str, object]] = field(default_factory=list)
+    final_ids: set[str] = field(default_factory=set)
+    emptied: list[str] = field(default_factory=list)
+    parked: list[QueueItem] = field(default_factory=list)
+    dropped_ids: set[str] = field(default_factory=set)
+
+
+def _common_prefix(a: list, b: list) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x[0] != y[0]:
+            break
+        n += 1
+    return n
+
+
+def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]], fidx: ForgetIndex,
+                kind: str) -> Outcome:
+    """Merge two chains of one ref (each ``[(id, obj)]`` oldest first; either
+    may be empty) under the module's rule.  ``kind`` is ``fact`` or
+    ``turn``.  Writes nothing: the caller stores ``Outcome.new_objects``.
+    """
+    from objstore.core.codec import encode
+    p = _common_prefix(local, remote)
+    ff = len(local) == p or len(remote) == p
+    if len(local) == p:
+        items = list(remote)
+    elif len(remote) == p:
+        items = list(local)
+    else:
+        ident = fact_identity if kind == "fact" else turn_identity
+        best: dict[bytes, tuple[str, object]] = {}
+        for oid, obj in local[p:] + remote[p:]:
+            k = ident(obj)
+            cur = best.get(k)
+            if cur is None or _prefer(oid, obj, *cur):
+                best[k] = (oid, obj)
+        if kind == "fact":
+            tail = sorted(best.items(), key=lambda kv: (kv[1][1].valid_from, kv[1][1].recorded_at,
+                                                         kv[1][1].owner, kv[0]))
+        else:
+            tail = sorted(best.items(), key=lambda kv: (kv[1][1].timestamp, kv[1][1].seq,
+                                                         kv[1][1].source, kv[0]))
+        items = list(local[:p]) + [v for _k, v in tail]
+    out = Outcome(head=None)
+    parked: list[QueueItem] = []
+    if kind == "fact" and not ff:
+        items = _drop_unchanged_and_park(items, p, parked)
+    out.parked = parked
+    # tombstones, then re-link from the first change
+    new: list[tuple[str, object]] = []
+    parent: str | None = None
+    changed = False
+    number = 0
+    for i, (oid, obj) in enumerate(items):
+        when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
+        repl: dict = {}
+        if when is not None:
+            if kind == "fact":
+                out.emptied.append(obj.body)
+                repl.update(body="", forgotten=when)
+            else:
+                out.emptied.append(obj.text)
+                repl.update(text="", forgotten=when)
+        if kind == "fact":
+            want = (items[0][1].version if i == 0 else number + 1)
+            if obj.parent != parent:
+                repl["parent"] = parent
+            if obj.version != want:
+                repl["version"] = want
+            number = want
+        else:
+            want = (items[0][1].seq if i == 0 else number + 1)
+            if obj.parent != parent:
+                repl["parent"] = parent
+            if obj.seq != want:
+                repl["seq"] = want
+            number = want
+        if repl:
+            changed = True
+            obj = dataclasses.replace(obj, **repl)
+            oid = _oid(encode(obj))
+            new.append((oid, obj))
+        parent = oid
+    final = _final(items, new)
+    live = any(not o.forgotten for _i, o in final)
+    out.head = parent if (final and live) else None
+    out.new_objects = new if out.head is not None else []
+    out.final_ids = {oid for oid, _ in final} if out.head is not None else set()
+    out.dropped_ids = ({oid for oid, _ in local} | {oid for oid, _ in remote}) - out.final_ids
+    return out
+
+
+def _final(items, new):
+    """The result chain: ``items`` with rewritten entries replaced, in order."""
+    # rewritten entries appear in ``new`` in chain order, from the first change on
+    if not new:
+        return items
+    first = len(items) - len(new)
+    # a rewrite propagates to every later element (parents change), so ``new`` is the tail
+    return list(items[:first]) + list(new)
+
+
+def _oid(frame: bytes) -> str:
+    return blake3.blake3(frame).hexdigest()
+
+
+def _prefer(oid: str, obj, cur_oid: str, cur_obj) -> bool:
+    """True when (oid, obj) is the better copy of one identity (forgotten first)."""
+    a = (0 if obj.forgotten else 1, obj.forgotten or 0, oid)
+    b = (0 if cur_obj.forgotten else 1, cur_obj.forgotten or 0, cur_oid)
+    return a < b
+
+
+def _drop_unchanged_and_park(items: list, start: int, parked: list) -> list:
+    """The merged tail's rules: drop a version equal (body, kind) to the one
+    before; park a lower-trust version that overrules a user_stated one."""
+    out = list(items[:start])
+    for oid, f in items[start:]:
+        prev = out[-1][1] if out else None
+        if prev is not None and not f.forgotten and not prev.forgotten:
+            if prev.body == f.body and prev.kind == f.kind:
+                continue
+            live = [o for _i, o in out if not o.forgotten]
+            cur = max(live, key=lambda o: (o.valid_from, o.version)) if live else None
+            if (f.trust != "user_stated" and cur is not None and cur.trust == "user_stated"
+                    and f.valid_from >= cur.valid_from
+                    and normalize_value(cur.body) != normalize_value(f.body)):
+                parked.append(QueueItem(kind="challenge", key=f.key, body=f.body, fact_kind=f.kind,
+                                        trust=f.trust, sensitivity=f.sensitivity, owner=f.owner,
+                                        sources=tuple(f.sources), other="",
+                                        note=f"{f.trust} write from another machine against the "
+                                             f"user_stated v{cur.version}",
+                                        time=f.recorded_at))
+                continue
+        out.append((oid, f))
+    return out

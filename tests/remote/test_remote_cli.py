@@ -1,0 +1,116 @@
+"""The remote commands through the CLI: remote add/list/remove, push, pull,
+clone --key, key export, backup and restore, --json summaries."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_two_machines_by_cli(invoke, tmp_path):
+    remote = str(tmp_path / "remote")
+    a = ["--home", str(tmp_path / "a")]
+    b = ["--home", str(tmp_path / "b")]
+    invoke(*a, "remember", "project/acme/db", "Postgres 16")
+    invoke(*a, "remote", "add", "origin", remote)
+    assert [r["name"] for r in invoke(*a, "remote", "list", "--json").json] == ["origin"]
+    res = invoke(*a, "push", "--json").json
+    assert res["objects_sent"] == 1 and res["packs_sent"] == 1 and res["bytes_sent"] > 0
+    invoke(*a, "remote", "key", "export", "-o", str(tmp_path / "k"))
+    assert (tmp_path / "k").stat().st_mode & 0o777 == 0o600
+    out = invoke(*b, "clone", remote, "--key", str(tmp_path / "k"), "--json").json
+    assert out["objects_received"] == 1
+    assert invoke(*b, "get", "project/acme/db").stdout.strip() == "Postgres 16"
+    invoke(*b, "remember", "project/acme/db", "Postgres 17")
+    invoke(*b, "push")
+    assert "1 refs updated" in invoke(*a, "pull").stdout
+    assert invoke(*a, "get", "project/acme/db").stdout.strip() == "Postgres 17"
+    # a second clone into an existing store is refused, and nothing changes
+    r = invoke(*a, "clone", remote, "--key", str(tmp_path / "k"), exit_code=2)
+    assert "a store exists" in r.stderr
+    invoke(*a, "remote", "remove", "origin")
+    assert invoke(*a, "remote", "list", "--json").json == []
+
+
+def test_clone_without_key_fails_cleanly(invoke, tmp_path):
+    remote = str(tmp_path / "remote")
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "user/x", "y")
+    invoke(*a, "remote", "add", "origin", remote)
+    invoke(*a, "push")
+    r = invoke("--home", str(tmp_path / "c"), "clone", remote, exit_code=12)
+    assert "sync key" in r.stderr
+    assert not (tmp_path / "c").exists()
+    r = invoke("--home", str(tmp_path / "d"), "clone", str(tmp_path / "nothing-here"), exit_code=15)
+    assert not (tmp_path / "d").exists()
+
+
+def test_backup_and_restore(invoke, tmp_path):
+    remote = str(tmp_path / "remote")
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "user/editor", "vim")
+    invoke(*a, "remote", "add", "origin", remote)
+    snap = invoke(*a, "backup", "--json").json["snapshot"]
+    invoke(*a, "remember", "user/editor", "helix")
+    invoke(*a, "backup")
+    snaps = invoke(*a, "backup", "--list", "--json").json
+    assert len(snaps) == 2 and snaps[0]["name"] == snap
+    invoke(*a, "remote", "key", "export", "-o", str(tmp_path / "k"))
+    r = ["--home", str(tmp_path / "r")]
+    invoke(*r, "restore", remote, "--snapshot", snap, "--key", str(tmp_path / "k"))
+    assert invoke(*r, "get", "user/editor").stdout.strip() == "vim"
+    assert "ok" in invoke(*r, "fsck").stdout
+    r2 = ["--home", str(tmp_path / "r2")]
+    invoke(*r2, "restore", remote, "--latest", "--key", str(tmp_path / "k"))
+    assert invoke(*r2, "get", "user/editor").stdout.strip() == "helix"
+    assert json.loads(invoke(*r2, "search", "helix", "--json").stdout)
+
+
+def test_snapshot_tiers():
+    from objstore.remote.sync import DAY_MS, keep_snapshots
+    now = 100 * DAY_MS
+    times = [now - d * DAY_MS for d in (0, 0.5, 2, 2.5, 5, 6, 10, 13, 20, 30)]
+    kept = sorted(times[i] for i in keep_snapshots(times, now))
+    # the newest, and the oldest within 1, 3, 7 and 14 days; nothing older than 14 days
+    assert kept == sorted({now, now - 0.5 * DAY_MS, now - 2.5 * DAY_MS, now - 6 * DAY_MS, now - 13 * DAY_MS})
+
+
+def test_forget_reaches_backups(invoke, tmp_path):
+    remote = str(tmp_path / "remote")
+    a = ["--home", str(tmp_path / "a")]
+    canary = "canary-tapir-9931"
+    invoke(*a, "remember", "user/pin", canary)
+    invoke(*a, "remember", "user/other", "keep me")
+    invoke(*a, "remote", "add", "origin", remote, "--no-encrypt")
+    invoke(*a, "backup")
+    invoke(*a, "forget", "user/pin", "--yes")
+    invoke(*a, "backup")
+    from objstore.core.pack import Pack
+    from objstore.remote.layout import unbundle
+    import tempfile
+    from pathlib import Path
+    for f in Path(remote).rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            assert canary.encode() not in data
+            if f.parent.name == "packs":
+                pack, idx = unbundle(data)
+                with tempfile.TemporaryDirectory() as d:
+                    stem = Path(d) / f"pack-{idx[-64:-32].hex()}"
+                    stem.with_suffix(".pack").write_bytes(pack)
+                    stem.with_suffix(".idx").write_bytes(idx)
+                    with Pack(stem.with_suffix(".idx")) as p:
+                        assert not any(canary.encode() in p.get(o) for o in p)
+    r = ["--home", str(tmp_path / "r")]
+    invoke(*r, "restore", remote, "--snapshot", invoke(*a, "backup", "--list", "--json").json[0]["name"])
+    invoke(*r, "get", "user/pin", exit_code=4)
+    assert invoke(*r, "get", "user/other").stdout.strip() == "keep me"
+
+
+def test_forget_names_the_remotes_that_still_hold_it(invoke, tmp_path):
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "user/x", "secret-ish")
+    invoke(*a, "remote", "add", "usb", str(tmp_path / "remote"))
+    r = invoke(*a, "forget", "user/x", "--yes")
+    assert "usb still hold the value" in r.stderr and "mem push" in r.stderr
+    invoke(*a, "remember", "user/y", "other")
+    assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == ["usb"]
