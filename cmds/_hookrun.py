@@ -252,12 +252,13 @@ def _open_store(root: Path, lock_timeout: float):
 
 # --------------------------------------------------------------------------- context (recall)
 
-def _session_start_block(store, sid: str, source: str, cwd: str) -> str:
+def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | None = None) -> str:
     try:
         from objstore import session_start_block
     except ImportError:
         return ""
-    return session_start_block(store, sid, source, cwd) or ""
+    kw = {"trace_path": trace} if trace else {}
+    return session_start_block(store, sid, source, cwd, **kw) or ""
 
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None) -> str:
@@ -340,7 +341,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             run.guarded("decay", start_decay)
             if no_inject(run.env):
                 return None
-            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd)
+            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
+                                run.env.get("MEM_TRACE"))
             return context_output(ev, block or "")
 
         if ev == "UserPromptSubmit":

@@ -7,8 +7,12 @@ from ._common import exit_with, json_option, with_store
 
 @click.command("context")
 @click.option("--project", metavar="NAME", help="Project (default: $MEM_PROJECT, else from the working directory).")
-@click.option("--budget", type=click.IntRange(1, 100_000), default=1500, show_default=True, metavar="TOKENS",
-              help="Most estimated tokens of the session-start block.")
+@click.option("--budget", type=click.IntRange(1, 100_000), metavar="TOKENS",
+              help="Most estimated tokens of the session-start block (default: context.session_budget "
+                   "in the store's config.toml, else 1500).")
+@click.option("--prompt-budget", type=click.IntRange(1, 100_000), metavar="TOKENS",
+              help="With --prompt: most estimated tokens of the injection (default: context.prompt_budget, "
+                   "else 600).")
 @click.option("--session", "session_id", metavar="ID",
               help="Use and keep this session's state (stable bytes, nothing injected twice).")
 @click.option("--source", type=click.Choice(["startup", "resume", "clear", "compact", "fork"]), default="startup",
@@ -18,7 +22,8 @@ from ._common import exit_with, json_option, with_store
 @click.option("--tool-output", metavar="TEXT", help="With --prompt: the last tool output.")
 @json_option
 @with_store()
-def command(project, budget, session_id, source, prompt, previous_assistant, tool_output, as_json, store):
+def command(project, budget, prompt_budget, session_id, source, prompt, previous_assistant, tool_output, as_json,
+            store):
     """Print the memory block for a session start, or what a prompt would get.
 
     Without --prompt: the session-start block, which holds pinned facts, user
@@ -29,7 +34,20 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
 
     With --prompt: the cue-triggered injection for that prompt (the
     precision-first gate of UserPromptSubmit).  $MEM_TRACE=FILE appends a
-    JSON line per prompt explaining every injection and rejection.
+    JSON line per prompt (and per session start) explaining every
+    injection and rejection, with the tokens it cost.
+
+    Every fact carries the date it was recorded; a value that moves on its
+    own (a version, a count or measurement, a status) says so, and one
+    older than context.moving_max_age_days (default 30) stays out of the
+    session-start block.  Budgets and that age are set in the store's
+    config.toml:
+
+    \b
+      [context]
+      session_budget = 1500
+      prompt_budget = 600
+      moving_max_age_days = 30
 
     The text is a <mem-context> element labelled as data, not instructions;
     nothing is printed when nothing applies.
@@ -38,6 +56,7 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
     Examples:
       mem context
       mem context --project acme-api --budget 800
+      mem context --prompt "which postgres do we run?" --prompt-budget 300
       mem context --prompt "why does the db connection fail?" --json
       MEM_TRACE=/tmp/trace.jsonl mem context --session S1 --prompt "deploy it"
 
@@ -45,4 +64,4 @@ def command(project, budget, session_id, source, prompt, previous_assistant, too
     """
     from . import lean
     exit_with(lean.context(store, project, budget, session_id, source, prompt, previous_assistant,
-                           tool_output, as_json))
+                           tool_output, as_json, prompt_budget))

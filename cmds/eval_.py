@@ -17,12 +17,17 @@ def command():
     locomo FILE        Recall@5/@10 and MRR@10 on LoCoMo, step by step.
     injection FILE     Recall, precision and false-injection share of the
                        prompt gate on labelled prompts.
+    knowledge-update FILE
+                       Whether recall ranks the newest statement of a
+                       changed value first (evidence@5/@10, newest-first,
+                       Stale@1 of turn passages).
 
     \b
     Examples:
       mem eval supersession eval/supersession.json
       mem eval locomo ../shared/data/locomo/locomo10.json
       mem eval injection eval/injection.json --json
+      mem eval knowledge-update eval/knowledge_update.json
 
     Exit status: 0 ok; 1 the supersession rule served a stale value;
     2 not a scenario file; 4 no such file.
@@ -143,8 +148,53 @@ def injection(file, show, as_json):
     click.echo(f"recall {j['recall']:.3f}  precision {j['precision']:.3f}  "
                f"prompts with a false injection {j['false_injection_share']:.3f}  "
                f"turn passages injected {j['turn_injections']}")
+    tk = j["tokens"]
+    click.echo(f"tokens: session start {tk['session_start']}, per prompt {tk['per_prompt_mean']:.1f} "
+               f"(with an injection {tk['per_injecting_prompt_mean']:.1f}, largest {tk['per_prompt_max']})")
     if show:
         for p in r.rows:
             mark = "ok " if not p["false"] and not p["missed"] else "BAD"
             click.echo(f"{mark} {p['prompt'][:70]!r}: injected {p['injected'] or '-'}; "
                        f"expected {p['expect'] or '-'}")
+
+
+@command.command("knowledge-update")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--show", is_flag=True, help="List every question with the sessions recalled.")
+@json_option
+def knowledge_update(file, show, as_json):
+    """Newest-first and Stale@1 of mem recall when values changed over time.
+
+    FILE holds sessions (project, time, turns) in which a value is stated
+    and changed later, and questions with their evidence sessions, the
+    current value and the old ones (eval/knowledge_update.json, written by
+    eval/gen_knowledge_update.py).  Each question runs through mem recall
+    in its project.  Reported: evidence sessions among the first 5 and 10
+    passages, the share of questions whose newest evidence session ranks
+    above the older ones, and Stale@1: the first passage states an old
+    value and not the current one.
+
+    \b
+    Examples:
+      mem eval knowledge-update eval/knowledge_update.json
+      mem eval knowledge-update eval/knowledge_update.json --show
+      mem eval knowledge-update eval/knowledge_update.json --json
+
+    Exit status: 0 ok; 2 not a scenario file; 4 no such file.
+    """
+    from objstore import eval_knowledge_update
+    with _tmp() as d, progress_bar("questions") as update:
+        r = eval_knowledge_update(file, d, progress=update)
+    j = r.to_json()
+    if as_json:
+        emit_json(j)
+        return
+    click.echo(f"{j['sessions']} sessions, {j['turns']} turns, {j['questions']} questions")
+    click.echo(f"evidence@5 {j['evidence@5']:.3f}  evidence@10 {j['evidence@10']:.3f}  "
+               f"newest-first {j['newest_first']:.3f}  Stale@1 {j['stale@1']:.3f}  "
+               f"current@1 {j['current@1']:.3f}  ({j['seconds']:.1f} s)")
+    if show:
+        for row in r.rows:
+            mark = "STALE" if row["stale@1"] else ("ok   " if row["newest_first"] else "OLDER")
+            click.echo(f"{mark} {row['question'][:60]!r}: evidence {row['evidence']}; "
+                       f"ranked {row['ranked'][:5]}")

@@ -2,26 +2,30 @@
 
 import click
 
-from ._common import complete_key, exit_with, json_option, with_store
+from ._common import TimeType, complete_key, exit_with, json_option, with_store
 
 
 @click.command("get")
 @click.argument("key", shell_complete=complete_key)
+@click.option("--as-of", type=TimeType(), help="The value that was current at TIME (recorded by then and valid then).")
 @json_option
 @with_store()
-def command(key, as_json, store):
+def command(key, as_of, as_json, store):
     """Print the current value of KEY.
 
     The current value is decided by the refs and the supersession rule
-    (the newest valid_from wins), never by a score.
+    (the newest valid_from wins), never by a score.  With --as-of, the
+    value that was current at TIME: among the versions recorded by TIME
+    and valid by TIME, the newest valid_from (as mem log --as-of marks it).
 
     \b
     Examples:
       mem get project/api/db
+      mem get project/api/db --as-of 2026-03-01
       mem get project/api/db --json
 
-    Exit status: 0 found; 4 no such key; 6 the key is sealed (its value is
-    shown only by mem sealed show); 10 no store.
+    Exit status: 0 found; 4 no such key (or no value current at --as-of);
+    6 the key is sealed (its value is shown only by mem sealed show); 10 no store.
     """
     from . import lean
-    exit_with(lean.get(store, key, as_json))
+    exit_with(lean.get(store, key, as_json, as_of))

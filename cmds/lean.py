@@ -31,12 +31,19 @@ class UsageProblem(Exception):
 
 # --------------------------------------------------------------------------- the bodies
 
-def get(store, key: str, as_json: bool) -> int:
-    """``mem get KEY``: print the current value (exactly the stored bytes when
-    stdout is not a terminal)."""
-    from objstore import current, refuse_if_sealed
+def get(store, key: str, as_json: bool, as_of: int | None = None) -> int:
+    """``mem get KEY [--as-of TIME]``: print the current value, or the one
+    current at ``as_of`` (exactly the stored bytes when stdout is not a
+    terminal).  Raises NotFound when nothing was current at ``as_of``."""
+    from objstore import NotFound, current, current_of, refuse_if_sealed, versions
     refuse_if_sealed(store, key)
-    v = current(store, key)
+    if as_of is None:
+        v = current(store, key)
+    else:
+        v = current_of(versions(store, key), as_of)
+        if v is None:
+            raise NotFound(f"{key} had no current value at {fmt_time(as_of)}",
+                           hint=f"see its versions with: mem log {key}")
     if as_json:
         emit_json(version_json(v, current=True))
     elif sys.stdout.isatty():
@@ -61,14 +68,18 @@ def project_scope(project: str | None, all_projects: bool):
     return project_aliases(cwd, override=override) or None
 
 
-def recall(store, queries, what: str, limit: int, project: str | None, all_projects: bool, as_json: bool) -> int:
-    """``mem recall QUERY…``: current facts and turn passages, fused over phrasings."""
+def recall(store, queries, what: str, limit: int, project: str | None, all_projects: bool, as_json: bool,
+           as_of: int | None = None) -> int:
+    """``mem recall QUERY…``: current facts and turn passages, fused over
+    phrasings, dated, passages a later statement changed marked so; with
+    ``as_of`` the store as it stood then."""
     from objstore import recall as _recall
     projects = project_scope(project, all_projects)
-    res = _recall(store, list(queries), what=what, projects=projects, limit=limit)
+    res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
+                   "superseded": res.superseded, "as_of": as_of,
                    "hits": [h.to_json() for h in res.hits]})
         return 0
     if not res.hits:
@@ -90,6 +101,11 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             echo(style(safe(f"turn  {where}"), fg="cyan")
                  + safe(f"  {h.role}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}"))
             echo("    " + safe(h.text))
+        if h.updated_later:
+            u = h.updated_later
+            where = u.get("key") or f"{u.get('session')}#{u.get('seq')}"
+            echo(style(safe(f"    updated later ({fmt_time(u['time'])}, {where}): "
+                            + " ".join(u["text"].split())[:160]), fg="magenta"))
         if h.duplicates:
             echo(style(f"    (+{h.duplicates} identical)", dim=True))
     return 0
@@ -175,10 +191,11 @@ def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_
     return 0
 
 
-def context(store, project, budget: int, session_id, source: str, prompt, previous_assistant, tool_output,
-            as_json: bool) -> int:
-    """``mem context``: the session-start block, or what ``--prompt`` would get."""
-    from objstore import inject_for_prompt, project_aliases, render_context, session_start_block
+def context(store, project, budget: int | None, session_id, source: str, prompt, previous_assistant, tool_output,
+            as_json: bool, prompt_budget: int | None = None) -> int:
+    """``mem context``: the session-start block, or what ``--prompt`` would
+    get (budgets: the options, else the store's ``[context]`` settings)."""
+    from objstore import GateConfig, inject_for_prompt, project_aliases, render_context, session_start_block
     override = project or os.environ.get("MEM_PROJECT") or None
     try:
         cwd = os.getcwd()
@@ -187,15 +204,17 @@ def context(store, project, budget: int, session_id, source: str, prompt, previo
     if prompt is not None:
         inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
                                 tool_output=tool_output, cwd=cwd, project=override,
+                                config=GateConfig(budget_tokens=prompt_budget) if prompt_budget else None,
                                 trace_path=os.environ.get("MEM_TRACE") or None)
         if as_json:
             emit_json({"text": inj.text, **{k: inj.trace[k] for k in ("project", "cues", "injected", "rejected",
-                                                                       "decision")}})
+                                                                       "decision", "tokens", "budget")}})
         elif inj.text:
             echo(inj.text, nl=False)
         return 0
     if session_id:
-        text = session_start_block(store, session_id, source, cwd, project=override, budget=budget)
+        text = session_start_block(store, session_id, source, cwd, project=override, budget=budget,
+                                   trace_path=os.environ.get("MEM_TRACE") or None)
         if as_json:
             emit_json({"text": text, "session": session_id})
         elif text:
@@ -203,8 +222,9 @@ def context(store, project, budget: int, session_id, source: str, prompt, previo
         return 0
     block = render_context(store, project_aliases(cwd, override=override), budget=budget)
     if as_json:
-        emit_json({"text": block.text, "project": block.project, "tokens": block.tokens,
-                   "omitted": block.omitted, "facts": [{"key": k, "id": i} for k, i in block.facts]})
+        emit_json({"text": block.text, "project": block.project, "tokens": block.tokens, "budget": block.budget,
+                   "omitted": block.omitted, "stale_moving": block.stale_moving,
+                   "facts": [{"key": k, "id": i} for k, i in block.facts]})
     elif block.text:
         echo(block.text, nl=False)
     return 0
@@ -249,11 +269,13 @@ _WHAT = _choice("all", "facts", "turns")
 #:             defaults, creates the store)
 #: Keep in step with the click commands: tests/cmds/test_lean.py compares them.
 SPECS: dict[str, tuple] = {
-    "get": (get, [("key", 1)], {"--json": ("as_json", FLAG)}, {"as_json": False}, False),
+    "get": (get, [("key", 1)], {"--as-of": ("as_of", parse_time), "--json": ("as_json", FLAG)},
+            {"as_json": False, "as_of": None}, False),
     "recall": (recall, [("queries", -1)], {
         "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
-        "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--json": ("as_json", FLAG)},
-        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_json": False}, False),
+        "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--as-of": ("as_of", parse_time),
+        "--json": ("as_json", FLAG)},
+        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_of": None, "as_json": False}, False),
     "search": (search, [("query", -1)], {
         "-n": ("limit", _int_range(1, 1000)), "--limit": ("limit", _int_range(1, 1000)), "--what": ("what", _WHAT),
         "--exit-code": ("exit_code", FLAG), "--json": ("as_json", FLAG)},
@@ -268,12 +290,12 @@ SPECS: dict[str, tuple] = {
          "pin": None, "as_json": False}, True),
     "context": (context, [], {
         "--project": ("project", _str), "--budget": ("budget", _int_range(1, 100_000)),
-        "--session": ("session_id", _str),
+        "--prompt-budget": ("prompt_budget", _int_range(1, 100_000)), "--session": ("session_id", _str),
         "--source": ("source", _choice("startup", "resume", "clear", "compact", "fork")),
         "--prompt": ("prompt", _str), "--previous-assistant": ("previous_assistant", _str),
         "--tool-output": ("tool_output", _str), "--json": ("as_json", FLAG)},
-        {"project": None, "budget": 1500, "session_id": None, "source": "startup", "prompt": None,
-         "previous_assistant": None, "tool_output": None, "as_json": False}, False),
+        {"project": None, "budget": None, "prompt_budget": None, "session_id": None, "source": "startup",
+         "prompt": None, "previous_assistant": None, "tool_output": None, "as_json": False}, False),
 }
 
 #: the root group's options

@@ -61,17 +61,38 @@ def remove_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
     return p, True
 
 
+def _mcp(ctx, agent: str, scope: str, dry_run: bool, undo: bool = False):
+    from . import mcp
+    if undo:
+        return mcp.uninstall_mcp(ctx, agent, scope, dry_run, False, quiet=True)
+    return mcp.install_mcp(ctx, agent, scope, None, "MEM_MCP_KEY", dry_run, False, quiet=True)
+
+
+def _codex_unconnected() -> bool:
+    """True when ~/.codex exists and its config.toml has no [mcp_servers.mem]."""
+    from .mcp import config_path
+    cfg = config_path("codex", "user")
+    if not cfg.parent.is_dir():
+        return False
+    try:
+        return "[mcp_servers.mem]" not in cfg.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+
+
 @click.command("setup")
 @click.option("--shell", type=click.Choice(["bash", "zsh", "fish", "none"]), default=None,
               help="Shell whose rc file gets the integration line (default: from $SHELL; none = skip).")
 @click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
               help="Where the Claude Code hooks go.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the Claude Code hooks.")
+@click.option("--mcp", "mcp_agents", multiple=True, type=click.Choice(["claude-code", "codex"]),
+              help="Also register mem's MCP server (stdio) with this agent (repeatable; mem mcp install).")
 @click.option("--undo", is_flag=True, help="Remove what setup installed (hooks and shell line; the store stays).")
 @click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
 @json_option
 @click.pass_context
-def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
+def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     """Set mem up: the store, the Claude Code hooks and the shell line.
 
     Creates the store (MEM_HOME, default ~/.mem), installs the Claude Code
@@ -79,11 +100,15 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
     line to your shell's rc file that loads 'mem shell-init'.  Running it
     again changes nothing.  '--undo' removes the hooks and the rc line and
     keeps the store (delete the folder yourself to drop your memory).
+    --mcp codex / --mcp claude-code also registers mem's MCP server with
+    that agent ('mem mcp install'); without it, setup says when Codex is
+    there and not yet connected.
 
     \b
     Examples:
       mem setup
       mem setup --shell zsh --dry-run
+      mem setup --mcp codex
       mem setup --undo
 
     Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
@@ -102,6 +127,10 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
             p, changed = remove_rc_line(shell, dry_run)
             report["shell"] = {"file": str(p), "changed": changed}
             lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
+        for agent in mcp_agents:
+            plan = _mcp(ctx, agent, scope, dry_run, undo=True)
+            report.setdefault("mcp", {})[agent] = {"path": str(plan.path), "changed": plan.changed}
+            lines.append(f"mcp ({agent}): {'removed from' if plan.changed else 'not in'} {plan.path}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
         from objstore import is_store, open_store
@@ -122,6 +151,13 @@ def command(ctx, shell, scope, no_hooks, undo, dry_run, as_json):
                          + (" (open a new shell to load it)" if changed else ""))
         else:
             lines.append("shell: skipped (unknown shell; see 'mem shell-init --help')")
+        for agent in mcp_agents:
+            plan = _mcp(ctx, agent, scope, dry_run)
+            report.setdefault("mcp", {})[agent] = {"path": str(plan.path), "changed": plan.changed}
+            lines.append(f"mcp ({agent}): {'added to' if plan.changed else 'already in'} {plan.path}")
+        if "codex" not in mcp_agents and _codex_unconnected():
+            lines.append("mcp: Codex is installed but not connected to mem: run 'mem setup --mcp codex' "
+                         "(or 'mem mcp install codex'; needs pip install 'memvcs[mcp]')")
     if as_json:
         emit_json(report)
         return

@@ -42,6 +42,7 @@ slack-webhook             path after ``hooks.slack.com/services|workflows|trigge
 stripe-key                ``sk_live_ rk_live_ sk_test_ rk_test_`` + 10..247 alnum;    Stripe "API keys"; "Webhook signatures"
                           ``whsec_`` + base64
 npm-token                 ``npm_`` + 36 [A-Za-z0-9]                                    npm/GitHub "npm's new access token format"
+mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
 openai-key                ``sk-proj- sk-svcacct- sk-admin-`` + 20..; legacy ``sk-`` + OpenAI API reference "Authentication"
                           48 [A-Za-z0-9]                                              (project/service-account/admin keys)
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
@@ -427,6 +428,9 @@ RULES: list[Rule] = [
        "npm 'About access tokens' / GitHub blog 'npm's new access token format' (npm_ + 36 chars) "
        "https://github.blog/2021-09-23-announcing-npms-new-access-token-format/",
        _tok(("npm_",), r"[A-Za-z0-9]{36}")),
+    _r("mem-key",
+       "mem MCP server keys: memk_ + 43 base64url characters (256 random bits), docs/mcp.md",
+       _tok(("memk_",), r"[A-Za-z0-9_-]{43}")),
     _r("anthropic-key",
        "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
        "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",

@@ -265,12 +265,21 @@ def _sha(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def install_record_path(store_root: str | os.PathLike, settings: str | os.PathLike) -> Path:
+def install_record_path(store_root: str | os.PathLike, settings: str | os.PathLike, *,
+                        kind: str = "claude-code") -> Path:
     """Where the store at ``store_root`` keeps the :func:`install_record` of
-    the settings file ``settings``: ``<store>/installed/claude-code-<h>.json``,
-    ``h`` = SHA-256 of the settings file's real path (32 hex)."""
+    the settings file ``settings``: ``<store>/installed/<kind>-<h>.json``
+    (``kind``: ``claude-code`` for the hooks, ``mcp-<agent>`` for an MCP
+    server entry), ``h`` = SHA-256 of the settings file's real path (32 hex)."""
     h = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return Path(store_root) / "installed" / f"claude-code-{h}.json"
+    return Path(store_root) / "installed" / f"{kind}-{h}.json"
+
+
+def curate_paths(store_root: str | os.PathLike) -> tuple[Path, Path]:
+    """``(MCP config file, reports folder)`` that ``mem curate`` uses in the
+    store at ``store_root``: ``<store>/mcp/curate-mcp.json``, ``<store>/reports``."""
+    root = Path(store_root)
+    return root / "mcp" / "curate-mcp.json", root / "reports"
 
 
 def install_record(plan: Plan) -> dict:
@@ -391,3 +400,90 @@ def write_settings(plan: Plan) -> None:
         except OSError:
             pass
         raise
+
+
+# --------------------------------------------------------------------------- one JSON member (MCP server entries)
+
+def plan_json_member(path: Path, parents: tuple[str, ...], name: str, value, *,
+                     text: str | None = None) -> Plan:
+    """Insert ``"name": value`` into the object at ``parents`` (objects made
+    on the way when missing), as text: every other byte stays.  Idempotent:
+    an equal member changes nothing.  ``Plan.events`` is ``(name,)``.
+
+    Raises:
+        InvalidInput: the file is not a JSON object, a parent is not an
+            object, or a different member ``name`` exists there.
+    """
+    path = Path(path)
+    before = _read(path) if text is None else text
+    t = before if before is not None else ""
+    if not t.strip():  # a new (or blank) file: the whole document, indented
+        nest = {name: value}
+        for q in reversed(parents):
+            nest = {q: nest}
+        piece = json.dumps(nest, indent=2, ensure_ascii=False) + "\n"
+        return Plan(path, before, t + piece, (name,), ((len(t), len(t) + len(piece)),))
+    doc, root = _parse(t, str(path))
+    node, obj = root, doc
+    for i, p in enumerate(parents):
+        sub = obj.get(p)
+        if sub is None:
+            nest = {name: value}
+            for q in reversed(parents[i + 1:]):
+                nest = {q: nest}
+            pos, piece = _insert_member(t, node, p, nest, _unit(t, root), "\n" not in t.strip())
+            return _inserted(path, before, t, pos, piece, name)
+        if not isinstance(sub, dict):
+            raise InvalidInput(f"{path}: {'.'.join(parents[:i + 1])} is not an object; not touching it")
+        node, obj = _member(node, p)[1], sub  # type: ignore[index]
+    if name in obj:
+        if obj[name] == value:
+            return Plan(path, before, before, ())
+        raise InvalidInput(f"{path} already has a different {'.'.join((*parents, name))}; not touching it",
+                           hint="remove it first (uninstall), or edit the file by hand")
+    pos, piece = _insert_member(t, node, name, value, _unit(t, root), "\n" not in t.strip())
+    return _inserted(path, before, t, pos, piece, name)
+
+
+def _inserted(path: Path, before: str | None, t: str, pos: int, piece: str, name: str) -> Plan:
+    return Plan(path, before, t[:pos] + piece + t[pos:], (name,), ((pos, pos + len(piece)),))
+
+
+def plan_json_member_removal(path: Path, parents: tuple[str, ...], name: str, *, text: str | None = None,
+                             record: dict | None = None) -> Plan:
+    """Undo :func:`plan_json_member`: the exact bytes from before when the
+    file is still what the install wrote (``record``, :func:`install_record`;
+    a file it created is deleted), else the member is cut out as text."""
+    path = Path(path)
+    before = _read(path) if text is None else text
+    if before is None:
+        return Plan(path, None, None, ())
+    if record and record.get("after_sha") == _sha(before):
+        old = remove_spans(before, [tuple(x) for x in record.get("inserted", [])])
+        if not record.get("existed") and not old.strip():
+            return Plan(path, before, None, (name,))
+        if _sha(old) == record.get("before_sha"):
+            return Plan(path, before, old, (name,))
+    doc, root = _parse(before, str(path))
+    node = root
+    for p in parents:
+        m = _member(node, p)
+        if m is None or m[1].kind != "object":
+            return Plan(path, before, before, ())
+        node = m[1]
+    keys = [k for k, _ks, _v in node.members or []]
+    if name not in keys:
+        return Plan(path, before, before, ())
+    spans = [(ks, v.end) for _k, ks, v in node.members]  # type: ignore[union-attr]
+    return Plan(path, before, _cut(before, spans, keys.index(name)), (name,))
+
+
+def read_settings(path: Path) -> str | None:
+    """A settings file's text, None when missing.  Raises InvalidInput when
+    it is unreadable or not UTF-8."""
+    return _read(path)
+
+
+def text_sha256(text: str | None) -> str | None:
+    """Hex SHA-256 of ``text`` as UTF-8 (None for None): what install records keep."""
+    return _sha(text)

@@ -22,9 +22,16 @@ Session-start block (:func:`render_context`)
     (``user_stated`` first), then newest ``valid_from``, then key: pinned
     facts (of the scopes that apply), ``user``-kind facts, ``feedback``-kind
     facts, then the facts of the current project.  Facts are added while
-    they fit the budget (tokens estimated as ⌈characters / 4⌉); one fact's
-    value is cut at ``MAX_FACT_CHARS``.  Secret, forgotten and dormant facts
-    are never shown, nor facts of another project.
+    they fit the budget (tokens estimated as ⌈characters / 4⌉; default
+    1,500, ``context.session_budget`` in ``<store>/config.toml``); one
+    fact's value is cut at ``MAX_FACT_CHARS``.  Secret, forgotten and
+    dormant facts are never shown, nor facts of another project.  Every
+    line carries the date the fact was recorded (and its ``valid_from``
+    when older); a value that moves on its own (:func:`moving_kind`: a
+    version, a count or measurement, a status) is marked so, and left out
+    when its ``valid_from`` is older than ``context.moving_max_age_days``
+    (default 30) unless pinned: a month-old build status or version is
+    more likely wrong than right.
 
     :func:`session_start_block` keeps the bytes stable for a session (prompt
     caching): the first call renders and stores them in the session state;
@@ -62,7 +69,8 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        turn needs ``turn_min_terms`` terms, ``turn_threshold`` and must
        cover ``turn_coverage`` of the prompt's cue weight.
     4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
-       passages, best evidence first, within ``budget_tokens``; a candidate
+       passages, best evidence first, within ``budget_tokens`` (default
+       600, ``context.prompt_budget``); a candidate
        under ``relative`` times the best one's evidence is dropped.  A fact
        version already injected in this session (or in its start block)
        is not injected again; a dormant fact (:func:`is_dormant`) never.
@@ -71,11 +79,19 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        the session-start block does not count as use, or nothing in it could
        ever go dormant.
 
+    5. **Current facts with stale turns**: a turn passage that states an
+       older value of a key in scope (:func:`stale_for_facts`) is injected
+       only with that key's current value, added just above it within the
+       budget (unless this session already had it); else the passage is
+       dropped.  Facts and passages carry their dates.
+
     The returned :class:`Injection` carries a trace record (one JSON line
     per prompt: cues, injected and rejected candidates each with evidence,
     matched terms and the reason) that :func:`write_trace` appends to a file
-    (``MEM_TRACE``; the command layer reads that variable).  The trace holds
-    keys, ids, scores and cue words, never stored values.
+    (``MEM_TRACE``; the command layer reads that variable), with the
+    tokens the injection cost and the budget; :func:`session_start_block`
+    writes one for the session start.  The trace holds keys, ids, scores
+    and cue words, never stored values.
 
 Session state: ``<store>/cache/sessions/<session>.msgpack`` (msgpack, local,
 never hashed, rebuildable): ``{"v": 1, "start": {"text", "project",
@@ -101,11 +117,19 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import touch
-from objstore.memory.facts import list_keys
+from objstore.memory.facts import list_keys, walk
 from objstore.memory.scope import applies, key_project, project_aliases
 from objstore.retrieval.recall import current_version, visible
+from objstore.retrieval.timeline import Item, superseders, values_of
 
 DEFAULT_BUDGET = 1500
+DEFAULT_PROMPT_BUDGET = 600
+#: a moving value (version, count, status, measurement) older than this is
+#: left out of the session-start block (it is still recalled and may still
+#: be injected on a prompt that asks for it, with its date)
+MOVING_MAX_AGE_DAYS = 30
+CONFIG_FILE = "config.toml"
+DAY_MS = 86_400_000
 MAX_FACT_CHARS = 600
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -271,12 +295,104 @@ def _tier(f: Fact) -> int | None:
     return None
 
 
+_MOVING = (
+    ("version", re.compile(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
+    ("measurement", re.compile(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
+                               r"h(?:ours?)?\b|[kmgt]i?b\b|bytes?\b|rps\b|qps\b|users?\b|tests?\b|errors?\b|"
+                               r"items?\b|requests?\b|files?\b|rows?\b|issues?\b|bugs?\b)")),
+    ("status", re.compile(r"(?i)\b(?:passing|failing|green|red|broken|blocked|in progress|pending|flaky|down|"
+                          r"outage|degraded|deprecated|open|closed|merged|done|wip)\b")),
+)
+
+
+def moving_kind(body: str) -> str | None:
+    """Whether a value is one that moves on its own (``version``,
+    ``measurement``: a count or a number with a unit, ``status``), by the
+    first pattern of :data:`_MOVING` it matches; None for a value that
+    stays true until someone changes it (a port, a command, a name)."""
+    for kind, rx in _MOVING:
+        if rx.search(body[:2000]):
+            return kind
+    return None
+
+
+def _date(ms: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000)) if ms and ms > 0 else "?"
+
+
 def _fact_line(f: Fact, limit: int = MAX_FACT_CHARS) -> str:
+    """``- KEY (recorded DATE[, valid from DATE][, a KIND that may have
+    moved]): VALUE`` (the value cut at ``limit`` characters)."""
     body = " ".join(f.body.split()) if "\n" not in f.body.strip() else f.body.strip()
     if len(body) > limit:
         body = body[: limit - 1].rstrip() + f"… (mem get {f.key})"
     body = escape_text(body).replace("\n", "\n  ")
-    return f"- {escape_text(f.key)}: {body}"
+    moving = moving_kind(f.body)
+    when = f"recorded {_date(f.recorded_at)}"
+    if 0 < f.valid_from < f.recorded_at - DAY_MS:
+        when += f", valid from {_date(f.valid_from)}"
+    if moving:
+        when += f", a {moving} that may have moved"
+    return f"- {escape_text(f.key)} ({when}): {body}"
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """The delivery settings of a store (``[context]`` in
+    ``<store>/config.toml``; every field optional)::
+
+        [context]
+        session_budget = 1500       # tokens of the session-start block
+        prompt_budget = 600         # tokens of one prompt's injection
+        moving_max_age_days = 30    # moving values older than this stay out of the session block
+
+    Attributes:
+        session_budget, prompt_budget: estimated tokens (>= 1).
+        moving_max_age_days: days (>= 0).
+    """
+
+    session_budget: int = DEFAULT_BUDGET
+    prompt_budget: int = DEFAULT_PROMPT_BUDGET
+    moving_max_age_days: float = MOVING_MAX_AGE_DAYS
+
+
+def load_context_config(root: str | Path) -> ContextConfig:
+    """``[context]`` of ``<root>/config.toml`` (:class:`ContextConfig`).  A
+    missing file, table or field gives the default; a field of the wrong
+    type or range raises InvalidInput (the hooks then fall back to the
+    defaults: delivery never blocks the agent)."""
+    p = Path(root) / CONFIG_FILE
+    try:
+        raw = p.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return ContextConfig()
+    except OSError as e:
+        raise InvalidInput(f"{p} cannot be read: {e.strerror}") from None
+    import tomllib
+    try:
+        table = tomllib.loads(raw.decode("utf-8")).get("context", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidInput(f"{p} is not valid TOML: {e}", hint="fix or remove the file") from None
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{p}: [context] must be a table")
+    out = {}
+    for name, kind, low in (("session_budget", int, 1), ("prompt_budget", int, 1),
+                            ("moving_max_age_days", (int, float), 0)):
+        if name in table:
+            v = table[name]
+            if not isinstance(v, kind) or isinstance(v, bool) or v < low:
+                raise InvalidInput(f"{p}: context.{name} must be a number >= {low}, not {v!r}")
+            out[name] = v
+    return ContextConfig(**out)
+
+
+def store_context_config(store: Store) -> ContextConfig:
+    """The store's :class:`ContextConfig`, or the defaults when it cannot be
+    read (for the hooks, which must never fail on a bad setting)."""
+    try:
+        return load_context_config(store.root)
+    except MemError:
+        return ContextConfig()
 
 
 @dataclass
@@ -289,6 +405,8 @@ class ContextBlock:
         omitted: facts that applied but did not fit the budget.
         tokens: estimated tokens of ``text``.
         project: the project it was rendered for ("" if none).
+        stale_moving: keys of moving values left out for their age.
+        budget: the token budget it was rendered within.
     """
 
     text: str
@@ -296,26 +414,42 @@ class ContextBlock:
     omitted: int
     tokens: int
     project: str
+    stale_moving: list[str] = field(default_factory=list)
+    budget: int = DEFAULT_BUDGET
 
 
-def render_context(store: Store, projects: Sequence[str] | None, *, budget: int = DEFAULT_BUDGET,
-                   dormant: Callable[[Fact], bool] = is_dormant) -> ContextBlock:
+def render_context(store: Store, projects: Sequence[str] | None, *, budget: int | None = None,
+                   dormant: Callable[[Fact], bool] = is_dormant, moving_max_age_days: float | None = None,
+                   now: int | None = None) -> ContextBlock:
     """Render the session-start block (rules in the module docstring).
 
     Args:
         projects: the current project's aliases (``scope.project_aliases``),
             the first being its name; ``()`` for no project.
-        budget: most estimated tokens of the whole block (>= 1).
+        budget: most estimated tokens of the whole block (>= 1); None:
+            the store's ``context.session_budget`` (default 1,500).
+        moving_max_age_days: a moving value (:func:`moving_kind`) recorded
+            longer ago than this is left out; None: the store's setting
+            (default 30).
+        now: the time ages are counted from (ms; default now).
     Raises:
         InvalidInput: ``budget < 1``.
     """
+    cfg = store_context_config(store) if budget is None or moving_max_age_days is None else None
+    budget = cfg.session_budget if budget is None else budget
+    max_age = cfg.moving_max_age_days if moving_max_age_days is None else moving_max_age_days
     if not isinstance(budget, int) or budget < 1:
         raise InvalidInput(f"the budget must be a positive number of tokens, not {budget!r}")
+    now = now_ms() if now is None else now
     projects = tuple(projects or ())
     primary = projects[0] if projects else ""
     tiers: list[list[tuple[str, Fact]]] = [[], [], [], []]
+    stale_moving: list[str] = []
     for oid, f in _current_facts(store, projects):
         if dormant(f):
+            continue
+        if not f.pinned and now - f.valid_from > max_age * DAY_MS and moving_kind(f.body):
+            stale_moving.append(f.key)  # a version, count or status this old has likely moved: not served as current
             continue
         t = _tier(f)
         if t is not None:
@@ -345,9 +479,9 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             chosen.append((f.key, oid))
         body.extend(section)
     if not chosen:
-        return ContextBlock("", [], omitted, 0, primary)
+        return ContextBlock("", [], omitted, 0, primary, stale_moving, budget)
     text = head + "".join(body) + tail
-    return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary)
+    return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget)
 
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool]) -> bool:
@@ -362,14 +496,19 @@ def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool
 
 
 def session_start_block(store: Store, session_id: str, source: str, cwd: str | None, *,
-                        project: str | None = None, budget: int = DEFAULT_BUDGET) -> str:
+                        project: str | None = None, budget: int | None = None,
+                        trace_path: str | Path | None = None) -> str:
     """The session-start memory block for ``session_id`` ("" when no fact
     applies): stored bytes on ``resume``/``compact``/``fork`` if every fact
     in them is still current, else freshly rendered and stored (module
     docstring).  ``source`` is Claude Code's SessionStart source
     (``startup``, ``resume``, ``clear``, ``compact``, ``fork``; anything
-    else counts as ``startup``); ``project`` overrides the cwd's project.
+    else counts as ``startup``); ``project`` overrides the cwd's project;
+    ``budget`` None: the store's ``context.session_budget``.  With
+    ``trace_path``, one JSON line (event ``SessionStart``: tokens, budget,
+    facts, omitted, moving values left out) is appended there.
     Raises InvalidInput for a bad budget; StoreNotFound is the caller's."""
+    t0 = time.perf_counter()
     projects = project_aliases(cwd, override=project)
     primary = projects[0] if projects else ""
     state = load_state(store, session_id)
@@ -382,6 +521,11 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
             keep = {oid for _k, oid in start.get("facts") or []}
             state["injected"] = {k: v for k, v in state["injected"].items() if k in keep}
             save_state(store, session_id, state)
+        if trace_path:
+            write_trace(trace_path, {"time": now_ms(), "event": "SessionStart", "session": session_id,
+                                     "project": primary, "source": source, "decision": "same bytes",
+                                     "tokens": estimate_tokens(start["text"]) if start["text"] else 0,
+                                     "facts": [k for k, _ in start.get("facts") or []]})
         return start["text"]
     block = render_context(store, projects, budget=budget)
     now = now_ms()
@@ -391,6 +535,12 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     state.update(start={"text": block.text, "project": primary, "facts": [list(x) for x in block.facts]},
                  injected=injected)
     save_state(store, session_id, state)
+    if trace_path:
+        write_trace(trace_path, {"time": now, "event": "SessionStart", "session": session_id, "project": primary,
+                                 "source": source, "decision": "rendered", "tokens": block.tokens,
+                                 "budget": block.budget, "facts": [k for k, _ in block.facts],
+                                 "omitted": block.omitted, "stale_moving": block.stale_moving,
+                                 "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2)})
     return block.text
 
 
@@ -404,7 +554,9 @@ class GateConfig:
 
     Attributes:
         max_facts, max_turns: most facts / turn passages per prompt.
-        budget_tokens: most estimated tokens of the injected element.
+        budget_tokens: most estimated tokens of the injected element
+            (default 600; the store's ``context.prompt_budget`` when
+            :func:`inject_for_prompt` is given no config).
         fact_threshold: evidence a fact with ``min_terms``+ matches needs.
         min_terms: matched terms below which a rare word is required.
         rare_nidf: nidf from which a single word of the value is enough.
@@ -422,7 +574,7 @@ class GateConfig:
 
     max_facts: int = 2
     max_turns: int = 1
-    budget_tokens: int = 400
+    budget_tokens: int = DEFAULT_PROMPT_BUDGET
     fact_threshold: float = 0.8
     min_terms: int = 2
     rare_nidf: float = 0.75
@@ -549,7 +701,7 @@ def write_trace(path: str | Path, record: dict) -> None:
 
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
                       tool_output: str | None = None, cwd: str | None = None,
-                      config: GateConfig = GateConfig(), project: str | None = None,
+                      config: GateConfig | None = None, project: str | None = None,
                       trace_path: str | Path | None = None) -> Injection:
     """Decide what stored memory to add to a prompt (module docstring).
 
@@ -559,7 +711,8 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         prompt: the user's prompt.
         previous_assistant, tool_output: weaker cue sources.
         cwd: the agent's working directory (the project scope).
-        config: :class:`GateConfig`.
+        config: :class:`GateConfig` (None: the defaults, with the store's
+            ``context.prompt_budget``).
         project: overrides the cwd's project.
         trace_path: when given, the trace record is appended there.
     Returns:
@@ -568,6 +721,8 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         trace says why; other MemErrors propagate.
     """
     t0 = time.perf_counter()
+    if config is None:
+        config = GateConfig(budget_tokens=store_context_config(store).prompt_budget)
     projects = project_aliases(cwd, override=project)
     primary = projects[0] if projects else ""
     sources = {"prompt": (extract_cues(prompt), 1.0),
@@ -594,6 +749,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         "rejected": [c.to_json() for c in inj.rejected],
         "decision": "inject" if inj.text else ("error" if error else "nothing cleared the gate" if weight
                                                   else "no cues"),
+        "tokens": estimate_tokens(inj.text) if inj.text else 0, "budget": config.budget_tokens,
         "gate": config.to_json(), "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2),
         **inj.trace,  # what the gate added (use_recorded)
     }
@@ -606,7 +762,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
 
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
           projects: tuple[str, ...], config: GateConfig, inj: Injection) -> None:
-    from objstore.index.searchindex import index_terms  # deferred: imports tantivy
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
     idx = store.index
     store.try_recover()
     n_docs, df_words = idx.term_stats([word_of[t] for t in weight], ("fact", "turn"))
@@ -626,6 +782,8 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             if h.kind == "history":
                 old_hits.setdefault(h.ref, set()).add(h.id)
     cands: list[Candidate] = []
+    showable: dict[str, tuple[Candidate, Fact]] = {}  # facts that may be shown (for stale turns)
+    turn_text: dict[str, tuple[str, int]] = {}
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
@@ -640,6 +798,8 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         if not applies(key, projects):
             c.reason = "another project's fact"
             continue
+        if not config.dormant(f):
+            showable[key] = (c, f)
         key_terms = set(index_terms(_key_words(key)))
         body = f.body[:20_000]
         for old in sorted(old_hits.get(key, ())):  # a prompt about an old value gets the current one
@@ -681,6 +841,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             if getattr(t, "forgotten", 0) or not t.text.strip():
                 c.reason = "forgotten"
                 continue
+            turn_text[h.id] = (t.text, t.timestamp)
             terms = set(index_terms(t.text[:20_000]))
             matched = [x for x in prompt_terms if x in terms]
             c.matched = [word_of[x] for x in matched]
@@ -693,7 +854,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             elif cover < config.turn_coverage:
                 c.reason = f"covers {cover:.0%} of the prompt's cues, under {config.turn_coverage:.0%}"
             else:
-                from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
+                from objstore.index.searchindex import make_snippet  # deferred: tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
                 snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars))
                 c.line = (f"- earlier session {escape_text(t.session)} ({when}, {t.role}"
@@ -737,6 +898,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             n_facts += 1
         else:
             n_turns += 1
+    lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already))
     if not lines:
         return
     inj.text = open_tag + "\n".join(lines) + "\n" + close_tag
@@ -747,6 +909,73 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     keys = [c.ref for c in inj.injected if c.kind == "fact"]
     if keys and state_path(store, session_id) is not None:  # a preview without a session is not a use
         inj.trace["use_recorded"] = record_use(store, keys)
+
+
+def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]]) -> list[str]:
+    """The keys of ``facts`` (``(key, current version)``) whose current
+    value a turn (``text`` said at ``when`` ms) contradicts with an older
+    one: it holds a value of one of the key's older versions that the
+    current one dropped, or (rule of ``objstore.retrieval.timeline``) it
+    shares the fact's words and states a value of the same kind that the
+    later fact replaced."""
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
+    out = []
+    t_vals = values_of(text)
+    if not t_vals:
+        return out
+    t_terms = set(index_terms(text[:4000]))
+    for key, f in facts:
+        cur = values_of(f.body)
+        old: set[str] = set()
+        try:
+            for v in walk(store, f.parent):
+                if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
+                        (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version):
+                    old |= set(values_of(v.fact.body))
+        except MemError:
+            pass
+        old -= set(cur)
+        f_terms = set(index_terms((_key_words(key) + " " + f.body)[:4000]))
+        shared = t_terms & f_terms
+        a = Item(time=when, project="", values=t_vals, matched=shared, relevance=1.0, terms=t_terms)
+        b = Item(time=max(f.valid_from, f.recorded_at), project="", values=cur, matched=shared, relevance=1.0,
+                 kind="fact", old_values=old, terms=f_terms)
+        if shared and superseders([a, b])[0]:
+            out.append(key)
+    return out
+
+
+def _with_current_facts(store: Store, inj: Injection, lines: list[str],
+                        showable: dict[str, tuple[Candidate, Fact]], turn_text: dict[str, tuple[str, int]],
+                        config: GateConfig, frame: int, used: int, already: set[str]) -> list[str]:
+    """A turn passage that states an older value of a key is never injected
+    without that key's current value: the fact is added just before the
+    passage (within the budget), unless it was already injected in this
+    session, or else the passage is dropped."""
+    for c in [c for c in inj.injected if c.kind == "turn"]:
+        text, when = turn_text.get(c.id, ("", 0))
+        keys = stale_for_facts(store, text, when, [(k, f) for k, (_fc, f) in showable.items()])
+        for key in keys:
+            fc, f = showable[key]
+            if fc in inj.injected or fc.id in already:  # shown with it, or earlier in this session
+                continue
+            line = fc.line or _fact_line(f, limit=config.budget_tokens * CHARS_PER_TOKEN // 2)
+            cost = estimate_tokens(line + "\n")
+            if frame + used + cost <= config.budget_tokens:
+                fc.line, fc.tokens, fc.reason = line, cost, ""
+                if fc in inj.rejected:
+                    inj.rejected.remove(fc)
+                inj.injected.insert(inj.injected.index(c), fc)
+                lines.insert(lines.index(c.line), line)
+                used += cost
+                inj.trace.setdefault("added_current_facts", []).append({"key": key, "for_turn": c.id})
+            else:
+                inj.injected.remove(c)
+                lines.remove(c.line)
+                c.reason = f"states an older value of {key}, whose current value does not fit the budget"
+                inj.rejected.append(c)
+                break
+    return lines
 
 
 def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) -> int | str:

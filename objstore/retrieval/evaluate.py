@@ -76,7 +76,7 @@ from objstore.core.store import Store
 from objstore.memory.facts import fact_doc, remember, versions
 from objstore.memory.opening import open_store
 from objstore.memory.sessions import CapturedTurn, TurnAppender
-from objstore.retrieval.context import GateConfig, inject_for_prompt
+from objstore.retrieval.context import GateConfig, inject_for_prompt, render_context
 from objstore.retrieval.recall import RecallOptions, recall
 
 _EVID_RE = re.compile(r"D:?(\d+):0*(\d+)")
@@ -160,7 +160,8 @@ class LocomoConfig:
 
 def locomo_steps() -> list[LocomoConfig]:
     """The pipeline built up one step at a time; the last is the default."""
-    plain = RecallOptions(stopwords=False, neighbours=0.0, session_boost=0.0)
+    plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
+                          supersede=False)
     return [
         LocomoConfig("BM25, mem_words analyzer, turn text only", "words", False, False, plain),
         LocomoConfig("+ speaker name and image caption in the turn text", "words", True, True, plain),
@@ -169,7 +170,11 @@ def locomo_steps() -> list[LocomoConfig]:
                      replace(plain, stopwords=True)),
         LocomoConfig("+ neighbouring turns (0.3 of a hit's score to seq +-1)", "stem", True, True,
                      replace(plain, stopwords=True, neighbours=0.3)),
-        LocomoConfig("+ session evidence (0.1 x the session's summed scores) = default", "stem", True, True,
+        LocomoConfig("+ session evidence (0.1 x the session's summed scores)", "stem", True, True,
+                     replace(plain, stopwords=True, neighbours=0.3, session_boost=0.1)),
+        LocomoConfig("+ wider turn window (0.4 to seq +-1, 0.2 to seq +-2)", "stem", True, True,
+                     replace(plain, stopwords=True, neighbours=0.4, neighbours2=0.2, session_boost=0.1)),
+        LocomoConfig("+ time: recency factor, supersession of passages = default", "stem", True, True,
                      RecallOptions()),
     ]
 
@@ -433,7 +438,7 @@ def _supersession_keys(data) -> list[dict]:
 def eval_supersession(path: str | Path, workdir: str | Path) -> SupersessionReport:
     """Run the supersession scenario file ``path`` (module docstring) in a
     new store under ``workdir``.  Raises FileNotFoundError, InvalidInput."""
-    from objstore.index.searchindex import IndexDoc, SearchIndex  # deferred: imports tantivy
+    from objstore.index.searchindex import IndexDoc, SearchIndex  # deferred: tantivy
     keys = _supersession_keys(load_json(path))
     work = Path(workdir)
     rule, sim = ModeScores(), ModeScores()
@@ -495,7 +500,10 @@ class InjectionReport:
     injected facts that were expected or allowed / injected facts.
     ``false_injection_share``: prompts where a fact outside ``expect`` and
     ``allow`` was injected, or a turn passage where none was expected /
-    all prompts.  ``rows``: one dict per prompt.
+    all prompts.  ``tokens``: estimated tokens of the session-start block
+    of the scenario's project and of each prompt's injection (mean over all
+    prompts, over the prompts that got one, and the largest).  ``rows``:
+    one dict per prompt.
     """
 
     prompts: int
@@ -509,6 +517,8 @@ class InjectionReport:
     false_prompts: int = 0
     turn_injections: int = 0
     turn_expected_hits: int = 0
+    prompt_tokens: list[int] = field(default_factory=list)
+    session_tokens: int = 0
     rows: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -518,6 +528,11 @@ class InjectionReport:
                 "false_injection_share": round(_fraction(self.false_prompts, self.prompts), 3),
                 "injected_facts": self.injected, "expected_facts": self.expected,
                 "turn_injections": self.turn_injections, "turn_expected_hits": self.turn_expected_hits,
+                "tokens": {"session_start": self.session_tokens,
+                           "per_prompt_mean": round(_fraction(sum(self.prompt_tokens), len(self.prompt_tokens)), 1),
+                           "per_injecting_prompt_mean": round(_fraction(
+                               sum(self.prompt_tokens), sum(1 for t in self.prompt_tokens if t)), 1),
+                           "per_prompt_max": max(self.prompt_tokens, default=0)},
                 "rows": self.rows}
 
 
@@ -558,6 +573,7 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
                      project=str(t.get("project", project)), source=f"eval:{i}", parent=None))
         if sessions:
             write_sessions(store, sessions.items())
+        rep.session_tokens = render_context(store, (project,) if project else ()).tokens
         for i, p in enumerate(data["prompts"]):
             if not isinstance(p, dict) or not isinstance(p.get("prompt"), str):
                 raise InvalidInput(f"prompts[{i}]: want {{\"prompt\": text, \"expect\": [keys]}}")
@@ -577,8 +593,140 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
             false = bool(set(keys) - expect - allow) or (bool(turns) and not p.get("expect_turn"))
             rep.false_prompts += false
             rep.turn_injections += len(turns)
+            rep.prompt_tokens.append(int(inj.trace.get("tokens") or 0))
             rep.turn_expected_hits += bool(turns) and bool(p.get("expect_turn"))
             rep.rows.append({"prompt": p["prompt"], "expect": sorted(expect), "injected": keys + turns,
                              "false": false, "missed": sorted(expect - set(keys)),
                              "rejected": [(c.ref, round(c.evidence, 2), c.reason) for c in inj.rejected][:6]})
+    return rep
+
+
+# -- knowledge update -------------------------------------------------------------
+
+@dataclass
+class KnowledgeUpdateReport:
+    """What :func:`eval_knowledge_update` measured over ``questions``.
+
+    Attributes:
+        evidence5, evidence10: evidence sessions among the sessions of the
+            first 5 / 10 recalled passages / evidence sessions, averaged.
+        newest_first: questions whose newest evidence session ranks above
+            every older evidence session (a missing one ranks last) / questions.
+        stale1: questions whose first passage states an outdated value (holds
+            an old value and not the current one) / questions.
+        current1: questions whose first passage holds the current value.
+        rows: one dict per question (ranked sessions, flags).
+    """
+
+    sessions: int
+    turns: int
+    questions: int
+    evidence5: float = 0.0
+    evidence10: float = 0.0
+    newest_first: int = 0
+    stale1: int = 0
+    current1: int = 0
+    seconds: float = 0.0
+    rows: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        n = self.questions
+        return {"sessions": self.sessions, "turns": self.turns, "questions": n,
+                "evidence@5": round(_fraction(self.evidence5, n), 3),
+                "evidence@10": round(_fraction(self.evidence10, n), 3),
+                "newest_first": round(_fraction(self.newest_first, n), 3),
+                "stale@1": round(_fraction(self.stale1, n), 3),
+                "current@1": round(_fraction(self.current1, n), 3),
+                "seconds": round(self.seconds, 2), "rows": self.rows}
+
+
+def value_pattern(value: str) -> re.Pattern:
+    """A case-insensitive pattern for ``value`` as a whole word (``16`` does
+    not match ``160`` or ``3.16``)."""
+    return re.compile(r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\w)", re.I)
+
+
+def _ku_scenario(data) -> tuple[list[dict], list[dict]]:
+    if not isinstance(data, dict) or not isinstance(data.get("sessions"), list) \
+            or not isinstance(data.get("questions"), list) or not data["questions"]:
+        raise InvalidInput("not a knowledge-update scenario file: want {\"sessions\": [...], \"questions\": [...]}")
+    ids = set()
+    for i, s in enumerate(data["sessions"]):
+        if not isinstance(s, dict) or not isinstance(s.get("id"), str) or not isinstance(s.get("turns"), list):
+            raise InvalidInput(f"sessions[{i}]: want {{\"id\", \"project\", \"time\", \"turns\": [...]}}")
+        for j, t in enumerate(s["turns"]):
+            if not isinstance(t, dict) or not isinstance(t.get("text"), str):
+                raise InvalidInput(f"sessions[{i}].turns[{j}]: want {{\"role\", \"text\"}}")
+        ids.add(s["id"])
+    for i, q in enumerate(data["questions"]):
+        if not isinstance(q, dict) or not isinstance(q.get("question"), str) \
+                or not isinstance(q.get("current"), str) or not _str_list(q.get("old"), f"questions[{i}].old") \
+                or not set(_str_list(q.get("evidence"), f"questions[{i}].evidence")) <= ids \
+                or not q["evidence"]:
+            raise InvalidInput(f"questions[{i}]: want {{\"question\", \"project\", \"evidence\": [session ids], "
+                               "\"current\": value, \"old\": [values]}}")
+    return data["sessions"], data["questions"]
+
+
+def eval_knowledge_update(path: str | Path, workdir: str | Path, *, limit: int = 10,
+                          progress: Callable[[int, int], None] | None = None) -> KnowledgeUpdateReport:
+    """Run a knowledge-update scenario file (``eval/knowledge_update.json``,
+    written by ``eval/gen_knowledge_update.py``) in a new store under
+    ``workdir``: every session is stored with its time, and each question
+    goes through :func:`objstore.retrieval.recall.recall` (``what="all"``,
+    scoped to the question's project), exactly as ``mem recall`` runs it.
+
+    Format::
+
+        {"sessions": [{"id": "billing-port-0", "project": "billing",
+                       "time": "2025-03-01T10:00:00Z",
+                       "turns": [{"role": "user", "text": "..."}]}],
+         "questions": [{"question": "...", "project": "billing",
+                        "evidence": ["billing-port-0", "billing-port-1"],
+                        "current": "8443", "old": ["8080"]}]}
+
+    ``evidence`` lists the sessions that stated a value, oldest first (the
+    last holds ``current``); turns are one minute apart from the session's
+    ``time``.  Metrics: :class:`KnowledgeUpdateReport`.
+    Raises FileNotFoundError, InvalidInput.
+    """
+    import time as _time
+
+    sessions, questions = _ku_scenario(load_json(path))
+    start = {s["id"]: parse_when(s.get("time", 0), f"session {s['id']}.time") for s in sessions}
+    built = []
+    for s in sessions:
+        t0 = start[s["id"]]
+        built.append((s["id"], [Turn(session="x", seq=0, role=str(t.get("role") or "user"), text=t["text"],
+                                     timestamp=t0 + i * 60_000, harness="eval", cwd="",
+                                     project=str(s.get("project") or ""), source=f"{s['id']}:{i}", parent=None)
+                                for i, t in enumerate(s["turns"])]))
+    with open_store(Path(workdir) / "store", create=True) as store:
+        nturns = write_sessions(store, built)
+        rep = KnowledgeUpdateReport(len(sessions), nturns, len(questions))
+        t_start = _time.perf_counter()
+        for qi, q in enumerate(questions):
+            project = str(q.get("project") or "")
+            res = recall(store, [q["question"]], what="all", projects=(project,) if project else None, limit=limit)
+            ranked = [h.session for h in res.hits if h.kind == "turn"]
+            evid = list(q["evidence"])
+            rep.evidence5 += len(set(evid) & set(ranked[:5])) / len(set(evid))
+            rep.evidence10 += len(set(evid) & set(ranked[:10])) / len(set(evid))
+            first = {s: ranked.index(s) if s in ranked else len(ranked) + 1 for s in evid}
+            newest = max(evid, key=lambda s: start[s])
+            nf = all(first[newest] < first[s] for s in evid if s != newest)
+            rep.newest_first += nf
+            top = ""
+            if res.hits:
+                h = res.hits[0]
+                top = store.get(h.id, Turn).text if h.kind == "turn" else h.text
+            cur = bool(value_pattern(q["current"]).search(top))
+            stale = not cur and any(value_pattern(o).search(top) for o in q["old"])
+            rep.stale1 += stale
+            rep.current1 += cur
+            rep.rows.append({"question": q["question"], "project": project, "evidence": evid,
+                             "ranked": ranked[:10], "newest_first": nf, "stale@1": stale, "current@1": cur})
+            if progress:
+                progress(qi + 1, len(questions))
+        rep.seconds = _time.perf_counter() - t_start
     return rep

@@ -66,10 +66,12 @@ def test_root_options_match():
 
 
 def test_parse_falls_back_on_anything_unusual():
-    assert lean.parse(["get", "k"])[:2] == ("get", {"key": "k", "as_json": False})
+    assert lean.parse(["get", "k"])[:2] == ("get", {"key": "k", "as_json": False, "as_of": None})
+    assert lean.parse(["get", "k", "--as-of", "@5"])[1]["as_of"] == 5
+    assert lean.parse(["recall", "q", "--as-of", "soon"]) is None  # click says what is wrong
     assert lean.parse(["--home", "/x", "recall", "a", "-n5", "b", "--json"]) == (
         "recall", {"queries": ("a", "b"), "what": "all", "limit": 5, "project": None, "all_projects": False,
-                   "as_json": True}, "/x", None)
+                   "as_of": None, "as_json": True}, "/x", None)
     assert lean.parse(["remember", "k", "--", "-5"])[1]["text"] == "-5"
     assert lean.parse(["remember", "k", "v", "--no-pin"])[1]["pin"] is False
     for argv in (["get"], ["get", "a", "b"], ["get", "k", "--help"], ["get", "k", "--bogus"], ["recall"],

@@ -228,6 +228,14 @@ line = json.dumps(record) + "\n"
 files["transcript.jsonl"] = (line, [(json.dumps(sa_value)[1:-1], "gcp-service-account"),
                                     (json.dumps(RSA)[1:-1], "private-key")])
 
+# A mem MCP key where a user exports it for an agent (drawn last, so every value
+# above keeps its place in the seeded sequence).
+MEMK = "memk_" + fake(43, ALNUM + "_-")
+files["mcp-env.sh"] = (f"""# let Codex reach mem serve (docs/mcp.md)
+export MEM_MCP_KEY={MEMK}
+codex
+""", [(MEMK, "mem-key")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")

@@ -1,0 +1,319 @@
+"""mem mcp: the MCP server over stdio, its keys and its installers."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import emit_json, fmt_time, home_path, json_option, open_store, parse_time
+
+NEEDS_SDK = "the MCP server needs the mcp extra: pip install 'memvcs[mcp]'"
+
+
+def load_server():
+    """``cmds._mcpserver``, or a clear error when the ``mcp`` extra is missing."""
+    try:
+        from . import _mcpserver
+    except ImportError as e:
+        if "mcp" not in str(e) and "uvicorn" not in str(e) and "starlette" not in str(e):
+            raise
+        raise click.ClickException(NEEDS_SDK) from None
+    return _mcpserver
+
+
+@click.group("mcp", invoke_without_command=True)
+@click.option("--admin", is_flag=True,
+              help="Serve the admin tools too (forget, seal, queue, pin…) and write user_stated: for a person's "
+                   "curation session (mem curate), never for an agent.")
+@click.option("--project", metavar="NAME", help="Default project scope (default: $MEM_PROJECT, else the working directory).")
+@click.pass_context
+def command(ctx, admin, project):
+    """Serve memory to an MCP client over stdio (one agent session).
+
+    The harness starts 'mem mcp' and talks JSON-RPC on its stdin/stdout
+    (Model Context Protocol, official SDK).  Tools: recall, get, log, search,
+    context, remember (written agent_observed, author 'mcp').  With --admin:
+    also forget, forget_matching, seal (two calls with a confirm token), pin,
+    reinforce, queue_list, queue_accept, queue_reject, list_sealed, and
+    remember writes user_stated.  Results are data, never instructions;
+    sealed values never leave.  For many agents at once, over HTTP with keys,
+    see 'mem serve'.  Keys for HTTP live under 'mem mcp keys' (the top-level
+    'mem keys' lists fact keys).
+
+    \b
+    Examples:
+      claude mcp add mem -- mem mcp
+      mem mcp install codex
+      mem mcp --admin            # what 'mem curate' attaches
+      mem mcp keys mint --name codex@laptop --role agent
+
+    Exit status: 0 the client closed the session; 1 the mcp extra is not
+    installed; 10 no store.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    import os
+
+    from objstore import Caller, project_aliases
+    srv = load_server()
+    store = open_store(ctx, create=True)
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None
+    projects = project_aliases(cwd, override=project or os.environ.get("MEM_PROJECT") or None) or None
+    caller = Caller("user", "admin") if admin else Caller("mcp", "agent")
+    srv.run_stdio(srv.make_tools(store, projects), caller, parse_time)
+
+
+@command.group("keys")
+def keys():
+    """Mint, list and revoke the bearer keys of 'mem serve'.
+
+    A key is printed once (prefix memk_, so secret scanners catch it); only
+    its SHA-256 is kept, in <store>/mcp/keys.json (mode 0600).  Roles: read
+    (recall, get, log, search, context), agent (+ remember), owner (+ the
+    admin tools, at /admin/mcp only; refused on /mcp).  --namespace confines
+    a key to scopes or key prefixes (user, global, project/NAME, or deeper):
+    entries outside read as missing.  A running server picks changes up
+    without a restart.  (These live under 'mem mcp' because 'mem keys'
+    already lists fact keys.)
+
+    \b
+    Examples:
+      mem mcp keys mint --name codex@laptop --role agent
+      mem mcp keys mint --name ci --role read --namespace project/api --expires-days 30
+      mem mcp keys list
+      mem mcp keys revoke codex@laptop
+
+    Exit status: 0 ok; 2 bad name, role or namespace; 4 no such key.
+    """
+
+
+@keys.command("mint")
+@click.option("--name", required=True, help="Unique name, recorded as the author of what the key writes.")
+@click.option("--role", type=click.Choice(["read", "agent", "owner"]), required=True, help="What the key may do.")
+@click.option("--namespace", "namespaces", multiple=True, metavar="NS",
+              help="Confine the key to a scope or key prefix (repeatable).")
+@click.option("--expires-days", type=click.FloatRange(min=0, min_open=True), help="Lifetime in days (default: never).")
+@json_option
+@click.pass_context
+def mint(ctx, name, role, namespaces, expires_days, as_json):
+    """Mint a key and print it once.
+
+    \b
+    Examples:
+      mem mcp keys mint --name codex@laptop --role agent
+      (umask 077; mem mcp keys mint --name ci --role read > ci.key)
+
+    Exit status: 0 minted; 2 bad name, role, namespace, or the name exists.
+    """
+    from objstore import mcp_keys_path, mint_mcp_key
+    token, rec = mint_mcp_key(mcp_keys_path(home_path(ctx)), name, role, namespaces=namespaces,
+                              expires_days=expires_days)
+    if as_json:
+        emit_json({"key": token, **rec.to_json(digest=False)})
+        return
+    click.echo(token)
+    scope = f", namespaces {', '.join(rec.namespaces)}" if rec.namespaces else ""
+    until = f", expires {fmt_time(rec.expires)}" if rec.expires else ""
+    click.echo(f"minted {rec.name} ({rec.role}{scope}{until}); the key is shown only now", err=True)
+
+
+@keys.command("list")
+@json_option
+@click.pass_context
+def list_(ctx, as_json):
+    """List keys (names, roles, namespaces, expiry; never a key).
+
+    \b
+    Examples:
+      mem mcp keys list --json
+
+    Exit status: 0 ok; 2 the keys file cannot be parsed.
+    """
+    from objstore import mcp_keys_path, now_ms, read_mcp_keys
+    records = read_mcp_keys(mcp_keys_path(home_path(ctx)))
+    if as_json:
+        emit_json([r.to_json(digest=False) for r in records])
+        return
+    now = now_ms()
+    for r in records:
+        state = " EXPIRED" if r.expired(now) else ""
+        click.echo(f"{r.id}  {r.name}  {r.role}  {','.join(r.namespaces) or '*'}  "
+                   f"created {fmt_time(r.created)}  expires {fmt_time(r.expires) if r.expires else 'never'}{state}")
+
+
+@keys.command("revoke")
+@click.argument("name")
+@click.pass_context
+def revoke(ctx, name):
+    """Revoke the key named NAME (or with that id): it stops working at once.
+
+    \b
+    Examples:
+      mem mcp keys revoke codex@laptop
+
+    Exit status: 0 revoked; 4 no such key.
+    """
+    from objstore import mcp_keys_path, revoke_mcp_key
+    rec = revoke_mcp_key(mcp_keys_path(home_path(ctx)), name)
+    click.echo(f"revoked {rec.name} ({rec.id})")
+
+
+AGENTS = ("claude-code", "codex")
+
+
+def config_path(agent: str, scope: str):
+    """Where ``agent`` keeps its MCP servers: Claude Code user scope
+    ``$CLAUDE_CONFIG_DIR/.claude.json`` (default ``~/.claude.json``), project
+    scope ``./.mcp.json``; Codex ``$CODEX_HOME/config.toml`` (default
+    ``~/.codex/config.toml``)."""
+    import os
+    from pathlib import Path
+    if agent == "codex":
+        return Path(os.environ.get("CODEX_HOME") or "~/.codex").expanduser() / "config.toml"
+    if scope == "project":
+        return Path.cwd() / ".mcp.json"
+    d = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(d).expanduser() / ".claude.json") if d else Path("~/.claude.json").expanduser()
+
+
+def _record_path(ctx, agent: str, path):
+    from objstore import install_record_path
+    return install_record_path(home_path(ctx), path, kind=f"mcp-{agent}")
+
+
+def _show(plan, agent: str, action: str, dry_run: bool, as_json: bool) -> None:
+    if as_json:
+        emit_json({"agent": agent, "action": action, "path": str(plan.path), "changed": plan.changed,
+                   "dry_run": dry_run})
+        return
+    if dry_run:
+        import difflib
+        diff = difflib.unified_diff((plan.before or "").splitlines(True), (plan.after or "").splitlines(True),
+                                    fromfile=f"{plan.path} (now)", tofile=f"{plan.path} (after {action})")
+        click.echo("".join(diff).rstrip("\n") or f"nothing to change in {plan.path}")
+        return
+    if not plan.changed:
+        click.echo(f"{'already installed' if action == 'install' else 'not installed'} in {plan.path}; "
+                   "nothing changed")
+    elif action == "install":
+        click.echo(f"added the mem MCP server to {plan.path}")
+    else:
+        click.echo(f"removed the mem MCP server from {plan.path}"
+                   + (" (file deleted: the install created it)" if plan.after is None else ""))
+
+
+def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_run: bool, as_json: bool,
+                quiet: bool = False):
+    """Install into ``agent``'s configuration; returns the plan."""
+    import json
+
+    from objstore import claude_code_mcp_entry, install_record, plan_claude_code_mcp, plan_codex_mcp, \
+        write_settings
+    from .hooks_install import mem_command
+    path = config_path(agent, scope)
+    if agent == "codex":
+        plan = plan_codex_mcp(path, mem_command(), url, key_env)
+    else:
+        plan = plan_claude_code_mcp(path, claude_code_mcp_entry(mem_command(), url, key_env))
+    if plan.changed and not dry_run:
+        open_store(ctx, create=True)  # the undo record lives in the store
+        rec = _record_path(ctx, agent, path)
+        rec.parent.mkdir(parents=True, exist_ok=True)
+        write_settings(plan)
+        rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
+    if not quiet:
+        _show(plan, agent, "install", dry_run, as_json)
+        if url and not as_json and not dry_run:
+            click.echo(f"hint: export {key_env}=<key> where {agent} starts (mint one: "
+                       "mem mcp keys mint --name NAME --role agent); the file holds only the variable's name",
+                       err=True)
+    return plan
+
+
+_install_opts = [
+    click.argument("agent", type=click.Choice(AGENTS)),
+    click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
+                 help="Claude Code: ~/.claude.json (user) or ./.mcp.json (project). Codex has one file."),
+    click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing."),
+    json_option,
+]
+
+
+def _opts(f):
+    for o in reversed(_install_opts):
+        f = o(f)
+    return f
+
+
+@command.command("install")
+@_opts
+@click.option("--http", "url", metavar="URL",
+              help="Use a running 'mem serve' at URL (e.g. http://127.0.0.1:8765/mcp) instead of stdio.")
+@click.option("--key-env", default="MEM_MCP_KEY", show_default=True, metavar="VAR",
+              help="With --http: the environment variable that holds the key (never the key itself).")
+@click.pass_context
+def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
+    """Register mem's MCP server with Claude Code or Codex.
+
+    claude-code writes what 'claude mcp add' would: mcpServers.mem in
+    ~/.claude.json (--scope user) or ./.mcp.json (--scope project).  codex
+    adds [mcp_servers.mem] to ~/.codex/config.toml ($CODEX_HOME).  stdio
+    runs 'mem mcp'; --http points at 'mem serve' with the key read from an
+    environment variable (Claude Code: "Bearer ${MEM_MCP_KEY}"; Codex:
+    bearer_token_env_var), never written in the file.  Idempotent;
+    'mem mcp uninstall' restores the file byte for byte.
+
+    \b
+    Examples:
+      mem mcp install claude-code
+      mem mcp install codex
+      mem mcp install codex --http http://127.0.0.1:8765/mcp
+      mem mcp install claude-code --scope project --dry-run
+
+    Exit status: 0 installed or already there; 2 the file is not valid
+    JSON/TOML, or holds a different 'mem' server.
+    """
+    install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json)
+
+
+@command.command("uninstall")
+@_opts
+@click.pass_context
+def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
+    """Remove mem's MCP server from Claude Code's or Codex's configuration.
+
+    A file still as the install left it gets back its exact bytes from
+    before (a file the install created is deleted); a file changed since
+    loses only mem's entry.
+
+    \b
+    Examples:
+      mem mcp uninstall codex
+      mem mcp uninstall claude-code --scope project
+
+    Exit status: 0 removed or not installed; 2 the file is not valid JSON/TOML.
+    """
+    uninstall_mcp(ctx, agent, scope, dry_run, as_json)
+
+
+def uninstall_mcp(ctx, agent: str, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
+    """Remove from ``agent``'s configuration; returns the plan."""
+    import json
+
+    from objstore import plan_claude_code_mcp_removal, plan_codex_mcp_removal, write_settings
+    path = config_path(agent, scope)
+    rec_path = _record_path(ctx, agent, path)
+    try:
+        record = json.loads(rec_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    plan = (plan_codex_mcp_removal if agent == "codex" else plan_claude_code_mcp_removal)(path, record=record)
+    if not dry_run:
+        if plan.changed:
+            write_settings(plan)
+        rec_path.unlink(missing_ok=True)
+    if not quiet:
+        _show(plan, agent, "uninstall", dry_run, as_json)
+    return plan

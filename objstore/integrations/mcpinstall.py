@@ -1,0 +1,138 @@
+"""Register mem's MCP server with Claude Code and Codex (``docs/mcp.md``).
+
+Both edits are text insertions (``objstore.integrations.install``), so an
+uninstall that finds the file as the install left it gives back the exact
+bytes from before; a file changed since loses only mem's entry.
+
+* Claude Code: what ``claude mcp add`` writes: ``mcpServers.mem`` in
+  ``~/.claude.json`` (``--scope user``) or in ``<project>/.mcp.json``
+  (``--scope project``).  stdio: ``{"type": "stdio", "command": MEM,
+  "args": ["mcp"], "env": {}}``; HTTP: ``{"type": "http", "url": URL,
+  "headers": {"Authorization": "Bearer ${VAR}"}}`` — Claude Code expands
+  ``${VAR}`` when it starts, so the key is never in the file.
+* Codex: a ``[mcp_servers.mem]`` table appended to ``~/.codex/config.toml``:
+  ``command``/``args`` for stdio, or ``url`` + ``bearer_token_env_var`` for
+  HTTP (Codex's own names).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput
+from objstore.integrations.install import (Plan, install_record, plan_json_member, plan_json_member_removal,
+                                           read_settings, remove_spans, text_sha256)
+
+SERVER_NAME = "mem"
+DEFAULT_KEY_ENV = "MEM_MCP_KEY"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+__all__ = ["SERVER_NAME", "DEFAULT_KEY_ENV", "claude_code_entry", "codex_table", "plan_claude_code",
+           "plan_claude_code_removal", "plan_codex", "plan_codex_removal", "install_record"]
+
+
+def _check_env(var: str) -> str:
+    if not _ENV_NAME.fullmatch(var or ""):
+        raise InvalidInput(f"{var!r} is not a valid variable name (letters, digits, _)")
+    return var
+
+
+def claude_code_entry(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV) -> dict:
+    """The ``mcpServers.mem`` value: stdio running ``command mcp``, or HTTP at
+    ``url`` with the bearer key taken from ``$key_env``."""
+    if url:
+        return {"type": "http", "url": url, "headers": {"Authorization": f"Bearer ${{{_check_env(key_env)}}}"}}
+    return {"type": "stdio", "command": command, "args": ["mcp"], "env": {}}
+
+
+def plan_claude_code(path: Path, entry: dict, *, text: str | None = None) -> Plan:
+    """Add ``mcpServers.mem`` = ``entry`` to a Claude Code JSON file (idempotent)."""
+    return plan_json_member(path, ("mcpServers",), SERVER_NAME, entry, text=text)
+
+
+def plan_claude_code_removal(path: Path, *, record: dict | None = None, text: str | None = None) -> Plan:
+    """Remove ``mcpServers.mem`` (exact bytes back when ``record`` still fits)."""
+    return plan_json_member_removal(path, ("mcpServers",), SERVER_NAME, record=record, text=text)
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def codex_table(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV) -> tuple[dict, str]:
+    """``(values, TOML text)`` of the ``[mcp_servers.mem]`` table."""
+    if url:
+        values = {"url": url, "bearer_token_env_var": _check_env(key_env)}
+    else:
+        values = {"command": command, "args": ["mcp"]}
+    lines = [f"[mcp_servers.{SERVER_NAME}]"]
+    for k, v in values.items():
+        lines.append(f"{k} = [{', '.join(map(_toml_str, v))}]" if isinstance(v, list) else f"{k} = {_toml_str(v)}")
+    return values, "\n".join(lines) + "\n"
+
+
+def _codex_doc(path: Path, text: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InvalidInput(f"{path} is not valid TOML ({e}); not touching it") from None
+
+
+def plan_codex(path: Path, command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV, *,
+               text: str | None = None) -> Plan:
+    """Append ``[mcp_servers.mem]`` to Codex's ``config.toml`` (idempotent).
+
+    Raises:
+        InvalidInput: not TOML, or a different ``mcp_servers.mem`` exists.
+    """
+    path = Path(path)
+    before = read_settings(path) if text is None else text
+    t = before or ""
+    values, table = codex_table(command, url, key_env)
+    have = _codex_doc(path, t).get("mcp_servers", {}).get(SERVER_NAME)
+    if have is not None:
+        if have == values:
+            return Plan(path, before, before, ())
+        raise InvalidInput(f"{path} already has a different [mcp_servers.{SERVER_NAME}]; not touching it",
+                           hint="remove it first: mem mcp uninstall codex")
+    sep = "" if not t or t.endswith("\n\n") else ("\n" if t.endswith("\n") else "\n\n")
+    piece = sep + table
+    after = t + piece
+    _codex_doc(path, after)
+    return Plan(path, before, after, (f"mcp_servers.{SERVER_NAME}",), ((len(t), len(after)),))
+
+
+def plan_codex_removal(path: Path, *, record: dict | None = None, text: str | None = None) -> Plan:
+    """Remove ``[mcp_servers.mem]``: the exact bytes from before when the file
+    is as the install left it, else the table's lines (header to the next
+    table header) are cut."""
+    path = Path(path)
+    before = read_settings(path) if text is None else text
+    name = (f"mcp_servers.{SERVER_NAME}",)
+    if before is None:
+        return Plan(path, None, None, ())
+    if record and record.get("after_sha") == text_sha256(before):
+        old = remove_spans(before, [tuple(x) for x in record.get("inserted", [])])
+        if not record.get("existed") and not old.strip():
+            return Plan(path, before, None, name)
+        if text_sha256(old) == record.get("before_sha"):
+            return Plan(path, before, old, name)
+    if _codex_doc(path, before).get("mcp_servers", {}).get(SERVER_NAME) is None:
+        return Plan(path, before, before, ())
+    lines = before.splitlines(keepends=True)
+    head = re.compile(r"\s*\[\s*mcp_servers\s*\.\s*(\"mem\"|'mem'|mem)\s*\]\s*(#.*)?$")
+    out, skipping = [], False
+    for ln in lines:
+        if head.match(ln):
+            skipping = True
+            continue
+        if skipping and re.match(r"\s*\[", ln):
+            skipping = False
+        if not skipping:
+            out.append(ln)
+    after = "".join(out)
+    _codex_doc(path, after)
+    return Plan(path, before, after, name)

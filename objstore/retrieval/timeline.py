@@ -1,0 +1,311 @@
+"""Time in turn ranking: which recalled passage states a value that was
+changed later.
+
+BM25 ranks turns by words, not by time: when "the api runs on 8080" was said
+in March and "we moved it to 8443" in June, both match the question and the
+older one often matches it better.  This module decides, among the passages
+and facts recall found for one question, which ones are **superseded**, so
+that recall can put each of them below what superseded it and show it as
+"updated later: …" (``objstore.retrieval.recall``), and the prompt gate can
+refuse to inject a stale turn without the current fact
+(``objstore.retrieval.context``).
+
+Values.  The *values* of a text (:func:`values_of`) are its tokens that look
+like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
+``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word that is
+never written in lower case in the texts compared (``Vitest``,
+``RabbitMQ``, ``Fly.io``; type ``name``); a sentence's first word only if
+it is also no stop word and not shaped like a verb or adverb (``Priya
+owns …`` yes, ``Upgraded …`` no).
+Tokens that are words of the question are the subject, not values
+(``Postgres`` in "which postgres version"), and a name held by more than
+a tenth of the items compared (and more than two) is too common to tell
+statements apart (a speaker's name in a chat).  Values are compared NFC +
+casefolded.
+
+First appearance.  A value's *first appearance* is the earliest time of an
+item (turn timestamp, fact ``valid_from``) that holds it; an item's
+*newness* is the latest first appearance of its values.  A passage that
+repeats an old value in passing ("we used to use 8080", said after the move
+to 8443) is as new as the value it repeats, not as its own date.
+
+Rule.  Item B supersedes item A when all hold:
+
+1. same project (``""`` counts as a project of its own);
+2. A states a value and B states a value of a type A also states
+   (``int``/``dec``/``code``/``name``) that A does not hold, first
+   appearing after A's newness;
+3. B shares the question's subject with A: both hold one of the
+   question's content words at least (stemmed), and B's content terms
+   cover at least ``similar`` (default 0.3) of A's content terms' weight
+   (a term weighs ``ln(1 + n / df)`` over the n items that state a value, so the
+   words every candidate shares, such as the project's name, count
+   little), unless B holds a word that announces a change
+   (:data:`UPDATE_CUES`: now, no longer, switched, moved, upgraded, …);
+4. B is relevant enough: its relevance is at least ``share`` (default 0.2)
+   times A's.
+
+Newness strictly grows along "supersedes", so there is no cycle.  A current
+fact also supersedes any turn that holds a value of one of the key's older
+versions that the current version dropped (whatever the dates), as long as
+rule 3 holds: "a current fact outranks the turns that state its older
+values".
+
+The rule serves questions about the present state; :func:`wants_current`
+tells them from questions about the past or about everything that happened
+("when did …", "what was …", "which … have we used"), for which recall
+keeps the relevance order.
+
+:func:`order_by_time` turns this into an order: items keep their relevance
+order, except that an item is placed only after every item that supersedes
+it (a stable topological order).  Everything here is pure (no store, no
+I/O); cost is O(n²) for the n items compared (n ≤ a few dozen).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+#: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
+_DIGIT_RE = re.compile(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
+#: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
+_NAME_RE = re.compile(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
+_SENTENCE_START_RE = re.compile(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
+
+
+def normalize(text: str) -> str:
+    """NFC + casefold: how values are compared."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def _type_of(tok: str) -> str:
+    if tok.isdigit():
+        return "int"
+    if re.fullmatch(r"\d+\.\d+(?:\.\d+)*", tok):
+        return "dec"
+    return "code"
+
+
+def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | None = None,
+              limit: int = 4000) -> dict[str, str]:
+    """The values of ``text`` (module docstring): ``{normalized value: type}``.
+
+    Args:
+        subject: normalized words that are the subject (never values).
+        lower_words: words seen in lower case in the texts compared (a
+            capitalised word among them is prose, not a name); None: every
+            capitalised non-initial word is a name.
+        limit: characters of ``text`` read.
+    """
+    text = text[:limit]
+    subj = set(subject)
+    out: dict[str, str] = {}
+    for m in _DIGIT_RE.finditer(text):
+        tok = m.group(0).strip(".+-")
+        if not tok or len(tok) > 40:
+            continue
+        v = normalize(tok)
+        if v not in subj:
+            out.setdefault(v, _type_of(tok))
+    for m in _NAME_RE.finditer(text):
+        tok = m.group(1)
+        if len(tok) < 2:
+            continue
+        v = normalize(tok)
+        if v in subj or v in out or (lower_words is not None and v in lower_words):
+            continue
+        odd = any(c.isupper() for c in tok[1:]) or "." in tok  # RabbitMQ, CircleCI, Fly.io
+        if not odd and _SENTENCE_START_RE.search(text[:m.start()]) and not _initial_name(v, lower_words):
+            continue  # a sentence's first word: prose as often as a name
+        out[v] = "name"
+    return out
+
+
+def _initial_name(v: str, lower_words: set[str] | None) -> bool:
+    """Whether a capitalised first word of a sentence is taken for a name
+    ("Priya owns the rotation"): never written in lower case in the texts
+    compared, not a stop word, not shaped like a verb or adverb (-ed,
+    -ing, -ly)."""
+    from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
+    return (lower_words is not None and v not in lower_words and v not in QUERY_STOPWORDS
+            and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha())
+
+
+def lower_words_of(texts: Iterable[str]) -> set[str]:
+    """Words written in lower case somewhere in ``texts`` (normalized)."""
+    out: set[str] = set()
+    for t in texts:
+        out.update(normalize(w) for w in re.findall(r"(?<![\w.])[a-z][\w.+-]*", t[:4000]))
+    return out
+
+
+#: A name held by more than this share of the items compared (and by more
+#: than two) is no value: a name everyone uses, such as a speaker's.
+COMMON_VALUE_SHARE = 0.1
+
+#: Stems of the words that announce a change ("we moved it to 8443", "Jest
+#: is no longer used", "from now on"): a passage holding one needs no other
+#: word in common with the older one beyond the question's (rule 3).
+UPDATE_CUES = frozenset("""
+now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
+""".split())
+
+
+#: Words of a question about the past or about everything that happened
+#: ("when did we move", "what was the port", "which versions have we used"):
+#: such a question wants the old statements as much as the new ones, so the
+#: rule is not applied (:func:`wants_current`).
+PAST_WORDS = frozenset("""
+did was were had has have ago used before originally first previous previously earlier past ever
+times would history
+""".split())
+
+
+def wants_current(queries: Iterable[str]) -> bool:
+    """Whether a question asks for the present state ("which port does the
+    api use", "what is the cache ttl"): none of its phrasings holds a word
+    of :data:`PAST_WORDS` (case-folded words)."""
+    for q in queries:
+        if set(re.findall(r"\w+", normalize(q))) & PAST_WORDS:
+            return False
+    return True
+
+
+@dataclass
+class Item:
+    """One recalled item, as the rule sees it.
+
+    Attributes:
+        time: ms since epoch (turn timestamp, fact valid_from).
+        project: the item's project ("" for none).
+        values: ``{value: type}`` (:func:`values_of`).
+        matched: the question's content terms the item holds.
+        relevance: the retrieval score (higher is better; only ratios matter).
+        kind: ``turn`` or ``fact``.
+        old_values: for a current fact, the values of its older versions
+            that the current version dropped.
+        seq: a tie-breaker for items of one session at one time.
+        terms: the item's content terms (stemmed, stop words dropped).
+    """
+
+    time: int
+    project: str
+    values: dict[str, str]
+    matched: set[str]
+    relevance: float
+    kind: str = "turn"
+    old_values: set[str] = field(default_factory=set)
+    seq: int = 0
+    terms: set[str] = field(default_factory=set)
+
+
+def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
+    """For each item, the indexes of the items that supersede it (the rule
+    in the module docstring), newest superseder first."""
+    vdf: dict[str, int] = {}
+    for it in items:
+        for v, t in it.values.items():
+            if t == "name":
+                vdf[v] = vdf.get(v, 0) + 1
+    common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
+    if common:  # a value most candidates hold (a speaker's name) tells no statement from another
+        items = [replace(it, values={v: t for v, t in it.values.items() if v not in common}) for it in items]
+    first: dict[str, int] = {}
+    for it in items:
+        for v in it.values:
+            first[v] = min(first.get(v, it.time), it.time)
+
+    def newness(it: Item) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for v, t in it.values.items():
+            out[t] = max(out.get(t, first[v]), first[v])
+        return out
+
+    new = [newness(it) for it in items]
+    tdf: dict[str, int] = {}
+    stating = [it for it in items if it.values]
+    for it in stating:
+        for t in it.terms:
+            tdf[t] = tdf.get(t, 0) + 1
+    tw = {t: math.log(1.0 + len(stating) / n) for t, n in tdf.items()}
+    out: list[list[int]] = [[] for _ in items]
+    replaced: dict[str, set[int]] = {}  # value -> items that superseded an item holding it
+    for a, A in enumerate(items):
+        if not A.values or A.kind != "turn" or not A.matched:
+            continue
+        a_terms = sum(tw[t] for t in A.terms)
+        for b, B in enumerate(items):
+            if b == a or B.project != A.project or not B.values or not (B.matched & A.matched):
+                continue
+            if B.relevance < share * A.relevance:
+                continue
+            old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
+                and not (set(B.values) & set(A.values) - B.old_values)
+            if not old_of_fact and A.terms and sum(tw[t] for t in A.terms & B.terms) < similar * a_terms \
+                    and not (B.terms & UPDATE_CUES):
+                continue
+            kinds = {t for v, t in B.values.items() if v not in A.values and t in new[a] and first[v] > new[a][t]}
+            if kinds or old_of_fact:
+                out[a].append(b)
+                for v, t in A.values.items():
+                    if (t in kinds or old_of_fact) and v not in B.values:
+                        replaced.setdefault(v, set()).add(b)
+    # an item that only repeats replaced values (of a kind) is superseded by what replaced them
+    for c, C in enumerate(items):
+        if C.kind != "turn" or not C.matched:
+            continue
+        by_kind: dict[str, list[str]] = {}
+        for v, t in C.values.items():
+            by_kind.setdefault(t, []).append(v)
+        for vs in by_kind.values():
+            if all(v in replaced for v in vs):
+                for v in vs:
+                    for b in replaced[v]:
+                        if b != c and b not in out[c] and items[b].project == C.project \
+                                and not set(items[b].values) & set(vs):
+                            out[c].append(b)
+    for a in range(len(items)):  # values of two kinds that moved apart: no order between them
+        out[a] = [b for b in out[a] if a not in out[b]]
+    last = [max(n.values(), default=it.time) for n, it in zip(new, items)]
+    for a in range(len(items)):
+        out[a].sort(key=lambda b: (-last[b], -items[b].time, b))
+    return out
+
+
+def order_by_time(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> tuple[list[int], list[list[int]]]:
+    """The order of ``items`` (given best first) with time: an item that
+    supersedes others takes the place of the best of them, and every item
+    comes after all the items that supersede it; otherwise the given order
+    stays.  Returns ``(order, superseders)`` (indexes into ``items``)."""
+    sup = superseders(items, share=share, similar=similar)
+    n = len(items)
+    supersedes: list[list[int]] = [[] for _ in range(n)]
+    for a in range(n):
+        for b in sup[a]:
+            supersedes[b].append(a)
+    key = list(range(n))
+    for _ in range(n):  # propagate along chains (C over B over A): at most n rounds
+        changed = False
+        for b in range(n):
+            k = min([key[b], *(key[a] for a in supersedes[b])])
+            if k < key[b]:
+                key[b], changed = k, True
+        if not changed:
+            break
+    pending = sorted(range(n), key=lambda i: (key[i], i))
+    placed: set[int] = set()
+    order: list[int] = []
+    while pending:
+        for i in pending:
+            if all(b in placed for b in sup[i]):
+                break
+        else:  # a cycle (not produced by the rule): keep the given order
+            i = pending[0]
+        pending.remove(i)
+        placed.add(i)
+        order.append(i)
+    return order, sup

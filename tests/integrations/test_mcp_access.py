@@ -1,0 +1,124 @@
+"""The MCP access policy without the SDK: keys, namespaces, limits, confirm
+tokens and the credential gate (objstore.integrations.access)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from objstore import (AuthError, Caller, ConfirmTokens, InvalidInput, KeyRing, Limits, MemoryTools, NotFound,
+                      RateLimited, RateLimiter, Refused, check_arguments, mcp_keys_path, mint_mcp_key,
+                      read_mcp_keys, revoke_mcp_key)
+
+
+def test_keys_are_stored_as_digests_0600_and_reread(tmp_path):
+    path = mcp_keys_path(tmp_path)
+    key, rec = mint_mcp_key(path, "codex@laptop", "agent", namespaces=["project/api/", "user"])
+    assert key.startswith("memk_") and key not in path.read_text() and rec.sha256 in path.read_text()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert rec.namespaces == ("project/api", "user")
+    ring = KeyRing(path)
+    assert ring.authenticate(f"Bearer {key}").name == "codex@laptop"
+    with pytest.raises(InvalidInput):
+        mint_mcp_key(path, "codex@laptop", "read")
+    revoke_mcp_key(path, "codex@laptop")
+    with pytest.raises(AuthError, match="unknown or revoked"):
+        ring.authenticate(f"Bearer {key}")
+    with pytest.raises(NotFound):
+        revoke_mcp_key(path, "codex@laptop")
+
+
+def test_expired_missing_and_corrupt_keys_fail_closed(tmp_path):
+    path = mcp_keys_path(tmp_path)
+    key, _ = mint_mcp_key(path, "brief", "read", expires_days=1, now_ms=0)
+    ring = KeyRing(path)
+    with pytest.raises(AuthError, match="expired"):
+        ring.authenticate(f"Bearer {key}")
+    with pytest.raises(AuthError, match="missing"):
+        ring.authenticate(None)
+    good, _ = mint_mcp_key(path, "ok", "read")
+    assert ring.authenticate(f"bearer {good}").name == "ok"
+    path.write_text("{not json")
+    with pytest.raises(AuthError, match="cannot be read"):
+        ring.authenticate(f"Bearer {good}")
+    with pytest.raises(InvalidInput):
+        read_mcp_keys(path)
+
+
+@pytest.mark.parametrize("bad", ["", "has space", "x" * 65])
+def test_bad_names_roles_namespaces(tmp_path, bad):
+    with pytest.raises(InvalidInput):
+        mint_mcp_key(mcp_keys_path(tmp_path), bad, "read")
+    with pytest.raises(InvalidInput):
+        mint_mcp_key(mcp_keys_path(tmp_path), "n", "root")
+    with pytest.raises(InvalidInput):
+        mint_mcp_key(mcp_keys_path(tmp_path), "n", "read", namespaces=["nowhere/x"])
+
+
+def test_namespaces_confine_keys_and_turns():
+    c = Caller("bot", "agent", ("project/api", "user"))
+    assert c.sees_key("project/api/port") and c.sees_key("user/editor") and c.sees_key("project/api")
+    assert not c.sees_key("project/apiv2/port") and not c.sees_key("global/tz")
+    assert c.sees_project("api") and not c.sees_project("web") and not c.sees_project("")
+    assert Caller("all", "read").sees_key("global/tz")
+    assert Caller("r", "read").tools == ("recall", "get", "log", "search", "context")
+    assert "remember" in Caller("a", "agent").tools and "forget" not in Caller("a", "agent").tools
+    assert Caller("o", "owner").trust == "user_stated" and Caller("a", "agent").trust == "agent_observed"
+
+
+def test_confirm_tokens_once_for_that_action_and_arguments():
+    ct = ConfirmTokens(ttl_s=600)
+    t = ct.issue("forget", {"target": "user/x"}, now=1000)
+    with pytest.raises(Refused, match="not forget_matching"):
+        ct.redeem(t, "forget_matching", {"target": "user/x"}, now=1001)
+    with pytest.raises(Refused, match="other arguments"):
+        ct.redeem(t, "forget", {"target": "user/y"}, now=1001)
+    ct.redeem(t, "forget", {"target": "user/x"}, now=1002)
+    with pytest.raises(Refused, match="already used"):
+        ct.redeem(t, "forget", {"target": "user/x"}, now=1003)
+    t2 = ct.issue("seal", {"key": "user/x"}, now=1000)
+    with pytest.raises(Refused, match="expired"):
+        ct.redeem(t2, "seal", {"key": "user/x"}, now=1000 + 601)
+
+
+def test_expired_confirm_token_changes_nothing(store):
+    from objstore import current, remember
+    remember(store, "user/editor", "neovim")
+    tools = MemoryTools(store, confirm=ConfirmTokens(ttl_s=0.0))
+    owner = Caller("me", "owner")
+    tok = tools.call(owner, "forget", {"target": "user/editor"})["confirm"]
+    with pytest.raises(Refused, match="expired"):
+        tools.call(owner, "forget", {"target": "user/editor", "confirm": tok})
+    assert current(store, "user/editor").fact.body == "neovim"
+    with pytest.raises(Refused, match="may not call forget"):
+        tools.call(Caller("a", "agent"), "forget", {"target": "user/editor"})
+
+
+def test_rate_limiter_fixed_minute_windows():
+    rl = RateLimiter(Limits(requests_per_minute=3, writes_per_minute=1))
+    for _ in range(3):
+        rl.hit("a", "request", now=60.0)
+    with pytest.raises(RateLimited) as e:
+        rl.hit("a", "request", now=70.0)
+    assert e.value.retry_after == 51
+    rl.hit("b", "request", now=70.0)  # per key
+    rl.hit("a", "request", now=120.0)  # next minute
+    rl.hit("a", "write", now=120.0)
+    with pytest.raises(RateLimited):
+        rl.hit("a", "write", now=121.0)
+
+
+def test_argument_gate_names_the_rule_never_the_value():
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    with pytest.raises(Refused) as e:
+        check_arguments({"key": "user/x", "value": f"my token {token}"}, Limits())
+    assert "github-token" in e.value.message and token not in str(e.value)
+    with pytest.raises(Refused, match="mem-key"):
+        check_arguments({"queries": ["memk_" + "a" * 43]}, Limits())
+    with pytest.raises(InvalidInput):
+        check_arguments({"queries": ["x"] * 1001}, Limits())
+    with pytest.raises(InvalidInput):
+        check_arguments({"value": "x" * 300_000}, Limits())
+    check_arguments({"key": "user/x", "value": "plain text", "limit": 3}, Limits())
