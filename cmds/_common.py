@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from ._out import (emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
+from ._out import (warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
                    short)
 
 
@@ -37,6 +37,7 @@ def open_store(ctx: click.Context, *, create: bool = False):
     from objstore import open_store as open_
     store = open_(home_path(ctx), create=create, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
+    ctx.call_on_close(lambda: warn_damage(store))  # runs first (LIFO)
     return store
 
 

@@ -118,14 +118,47 @@ def safe(text: str) -> str:
 
 
 def report_error(message: str, hint: str | None, code: int, as_json: bool) -> None:
-    """The error lines every command prints on stderr (``docs/exit-codes.md``):
-    ``Error: …``, an optional ``hint: …`` and, with ``--json``, one JSON line."""
+    """The error every command prints on stderr, once (``docs/exit-codes.md``):
+    ``Error: …`` and an optional ``hint: …``, or with ``--json`` only one JSON
+    line ``{"message_type": "exit_error", "code", "message"[, "hint"]}``."""
+    if as_json:
+        import json
+        doc = {"message_type": "exit_error", "code": code, "message": message}
+        if hint:
+            doc["hint"] = hint
+        echo(json.dumps(doc, ensure_ascii=False), err=True)
+        return
     echo(f"Error: {message}", err=True)
     if hint:
         echo(f"hint: {hint}", err=True)
-    if as_json:
-        import json
-        echo(json.dumps({"message_type": "exit_error", "code": code, "message": message}), err=True)
+
+
+def wants_json(argv: list[str]) -> bool:
+    """True when ``--json`` is among the options (before a ``--``)."""
+    return "--json" in (argv[:argv.index("--")] if "--" in argv else argv)
+
+
+def refuse_bad_utf8(argv: list[str]) -> int | None:
+    """Exit status 2, after the error, when an argument was not valid UTF-8
+    (Python hands such bytes over as lone surrogates, which nothing can
+    store or match); None when every argument is text.  Both entry paths
+    (:mod:`cmds.lean`, :mod:`cmds.main`) call it before parsing."""
+    for i, a in enumerate(argv):
+        if any("\udc80" <= c <= "\udcff" for c in a):
+            shown = a.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            report_error(f"argument {i + 1} is not valid UTF-8: '{shown}'", "arguments are text: pass UTF-8",
+                         2, wants_json(argv))
+            return 2
+    return None
+
+
+def warn_damage(store) -> None:
+    """One stderr warning when the command met damaged objects and went on
+    without them (``store.damaged``)."""
+    if store.damaged:
+        n = len(store.damaged)
+        echo(f"warning: {plural(n, 'damaged object')} skipped (first: {next(iter(store.damaged))[:12]}); "
+             "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
 
 
 DEFAULT_HOME = "~/.mem"

@@ -16,6 +16,10 @@ def entry() -> None:
     if argv == ["hook", "claude-code"]:
         from cmds._hookrun import run_claude_code
         sys.exit(run_claude_code())
+    if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
+        import os
+        from cmds._hookrun import run_claude_code
+        sys.exit(run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}))
     from cmds.lean import main as lean_main
     code = lean_main(argv)
     if code is not None:

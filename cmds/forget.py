@@ -7,7 +7,25 @@ from ._common import confirm_or_exit, complete_key, emit_json, fmt_time, json_op
 PREVIEW_LINES = 50
 
 
-def _preview(plan, dry_run: bool) -> None:
+def _fallbacks(store, plan) -> list[str]:
+    """For each key that survives with its current version forgotten: the
+    older value that becomes current (said in the preview, never silently)."""
+    from objstore import current_of, versions
+    out = []
+    for key, vs in plan.versions.items():
+        gone = {v.id for v in vs}
+        chain = versions(store, key)
+        before = current_of(chain)
+        if before is None or before.id not in gone:
+            continue
+        after = current_of([v for v in chain if v.id not in gone])
+        if after is not None:
+            out.append(f"  note: the current value of {key} is forgotten; v{after.fact.version} becomes current "
+                       f"again: {short(after.fact.body, 50)}")
+    return out
+
+
+def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
     click.echo(f"{verb} {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
@@ -26,6 +44,8 @@ def _preview(plan, dry_run: bool) -> None:
         lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  {short(tv.turn.text, 50)}"
                   for tv in tvs]
     lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
+    if store is not None:
+        lines[:0] = _fallbacks(store, plan)  # first, so a long preview cannot hide it
     for line in lines[:PREVIEW_LINES]:
         click.echo(safe(line))
     if len(lines) > PREVIEW_LINES:
@@ -93,7 +113,7 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
             click.echo("nothing matches; nothing forgotten")
         return
     if not as_json:
-        _preview(plan, dry_run)
+        _preview(plan, dry_run, store)
     if dry_run:
         if as_json:
             emit_json({"dry_run": True, **_plan_json(plan)})

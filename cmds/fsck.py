@@ -2,13 +2,16 @@
 
 import click
 
-from ._common import emit_json, json_option, progress_bar, with_store
+from ._common import emit_json, json_option, plural, progress_bar, with_store
 
 
 @click.command("fsck")
+@click.option("--repair", is_flag=True,
+              help="Set damaged objects aside in <store>/quarantine, mend the histories around what is "
+                   "lost, rebuild the search index, then check again.")
 @json_option
 @with_store()
-def command(as_json, store):
+def command(repair, as_json, store):
     """Verify every object, ref and parent link.
 
     Re-hashes and decodes every object (rejecting non-canonical bytes),
@@ -16,24 +19,74 @@ def command(as_json, store):
     parent link exists and is numbered in sequence.  Unreachable objects are
     counted, not errors (gc removes them).
 
+    With --repair, a damaged store is made consistent again, keeping all
+    that is readable: damaged loose objects and packs are moved to
+    <store>/quarantine (what a damaged pack still holds is salvaged first);
+    a history that reaches a lost version or turn keeps a "lost" placeholder
+    in its place (empty, never current) and its later versions are
+    rewritten onto it; a ref with nothing left is deleted.  See
+    docs/design.md, "Damage and repair".
+
     \b
     Examples:
       mem fsck
       mem fsck --json
+      mem fsck --repair
 
-    Exit status: 0 clean; 13 corruption found; 10 no store.
+    Exit status: 0 clean (after --repair: clean now); 13 corruption found
+    (or left after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
     from objstore import IntegrityError
     from objstore import fsck
+    fixed = None
+    if repair:
+        from objstore import reindex, repair_store
+        fixed = repair_store(store)
+        if fixed.changed:
+            with progress_bar("indexing") as update:
+                reindex(store, progress=lambda done: update(done))
     with progress_bar("checking") as update:
         rep = fsck(store, progress=update)
+    store.damaged.clear()  # reported below, not as a warning
     if as_json:
-        emit_json({"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
-                   "unreachable": rep.unreachable, "problems": rep.problems})
+        doc = {"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
+               "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings}
+        if fixed is not None:
+            doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
+                             "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
+                             "refetched": fixed.refetched, "lost": fixed.lost, "stubs": fixed.stubs,
+                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs}
+        emit_json(doc)
     else:
+        if fixed is not None:
+            _print_repair(fixed)
         for p in rep.problems:
             click.echo(f"error: {p}")
+        for w in rep.warnings:
+            click.echo(f"warning: {w}")
         click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {rep.objects} objects, {rep.refs} refs, "
                    f"{rep.unreachable} unreachable, {len(rep.problems)} problems")
+        if not rep.ok and not repair:
+            click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
     if not rep.ok:
         raise click.exceptions.Exit(IntegrityError.exit_code)
+
+
+def _print_repair(r) -> None:
+    if not r.changed:
+        click.echo("repair: nothing to repair")
+        return
+    if r.quarantine:
+        click.echo(f"repair: moved {plural(len(r.quarantined), 'damaged file')} to {r.quarantine}")
+    if r.salvaged:
+        click.echo(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
+    if r.dropped_objects:
+        click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
+    if r.refetched:
+        click.echo(f"repair: re-fetched {plural(len(r.refetched), 'object')}")
+    for name in r.mended:
+        click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+    for name in r.dropped_refs:
+        click.echo(f"repair: removed {name}: nothing of it could be read")
+    if r.lost:
+        click.echo(f"repair: {plural(len(set(r.lost)), 'object')} lost")

@@ -27,7 +27,11 @@ def command(prune, dry_run, as_json, store):
       mem gc --dry-run
       mem gc --prune=now
 
-    Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 corruption found.
+    A store with damaged objects is still packed, but while 'mem fsck'
+    finds damage gc deletes nothing unreachable (what the damage hid cannot
+    be told apart from garbage); 'mem fsck --repair' first.
+
+    Exit status: 0 ok; 2 bad --prune; 11 store locked.
     """
     from objstore import gc, parse_prune
     grace = parse_prune(prune)
@@ -40,7 +44,9 @@ def command(prune, dry_run, as_json, store):
                    "packs": [{"name": p.name, "action": p.action, "objects": p.objects,
                               "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
-                   "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed})
+                   "quarantine": [str(q) for q in plan.quarantine],
+                   "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
+                   "damaged": plan.damaged})
         return
     would = "would " if dry_run else ""
     click.echo(f"{plural(plan.live, 'reachable object')}; {len(plan.unreachable)} unreachable")
@@ -54,6 +60,12 @@ def command(prune, dry_run, as_json, store):
         click.echo(f"{would}{p.action} pack {p.name[:16]} ({p.objects} objects, {p.unreachable} unreachable)")
     click.echo(f"{would}delete {plural(len(plan.to_delete), 'loose object')} and "
                f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
-    if plan.kept_young:
+    if plan.quarantine:
+        click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} older than the grace period")
+    if plan.damaged or store.packs.broken:
+        click.echo(f"kept every unreachable object: the store has damage ({plural(len(plan.damaged), 'object')}"
+                   f", {plural(len(store.packs.broken), 'unreadable pack')}), so what lies behind it is unknown; "
+                   "run 'mem fsck --repair', then gc again")
+    elif plan.kept_young:
         click.echo(f"kept {plural(plan.kept_young, 'unreachable object')} younger than the grace period "
                    "(--prune=now removes them)")

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ._common import emit_json, home_path, json_option, open_store
+from ._out import DEFAULT_HOME
 
 AGENTS = ("claude-code",)
 
@@ -33,6 +34,23 @@ def mem_command() -> str:
     return cmd.replace("\\", "/")
 
 
+def command_exists(cmd: str) -> bool:
+    """True when a hook's ``command`` would run: an executable file for a
+    path, else a name found on PATH."""
+    if "/" in cmd:
+        return os.path.isfile(cmd) and os.access(cmd, os.X_OK)
+    return shutil.which(cmd) is not None
+
+
+def store_arg(ctx: click.Context) -> str | None:
+    """The store to bake into the hooks: None for the default ``~/.mem``,
+    else the absolute path of ``--home`` / ``$MEM_HOME``."""
+    home = home_path(ctx)
+    if os.path.realpath(home) == os.path.realpath(Path(DEFAULT_HOME).expanduser()):
+        return None
+    return os.path.abspath(home).replace("\\", "/")
+
+
 def _record_path(ctx: click.Context, settings: Path) -> Path:
     from objstore import install_record_path
     return install_record_path(home_path(ctx), settings)
@@ -41,7 +59,7 @@ def _record_path(ctx: click.Context, settings: Path) -> Path:
 def _show(plan, dry_run: bool, as_json: bool, action: str) -> None:
     if as_json:
         emit_json({"agent": "claude-code", "action": action, "path": str(plan.path), "changed": plan.changed,
-                   "events": list(plan.events), "dry_run": dry_run})
+                   "events": list(plan.events), "dry_run": dry_run, "repaired": list(plan.repaired)})
         return
     if dry_run:
         if not plan.changed:
@@ -56,6 +74,8 @@ def _show(plan, dry_run: bool, as_json: bool, action: str) -> None:
     if not plan.changed:
         click.echo(f"{'already installed' if action == 'install' else 'not installed'} in {plan.path}; "
                    "nothing changed")
+    elif action == "install" and plan.repaired:
+        click.echo(f"repaired mem hooks in {plan.path}: {'; '.join(plan.repaired)}")
     elif action == "install":
         click.echo(f"installed mem hooks in {plan.path} ({', '.join(plan.events)})")
     else:
@@ -65,9 +85,19 @@ def _show(plan, dry_run: bool, as_json: bool, action: str) -> None:
 
 def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
     """Install into the scope's settings; returns the plan."""
-    from objstore import install_record, plan_install, write_settings
+    from objstore import InvalidInput, install_record, plan_install, write_settings
     path = settings_path(scope)
-    plan = plan_install(path, mem_command())
+    home = store_arg(ctx)
+    portable = scope == "project"
+    if portable and home:
+        raise InvalidInput(f"the store {home} is not the default one, and project settings ({path}) are shared "
+                           "with everyone who clones the project: mem will not write your store path there",
+                           hint="install in your own settings instead: --scope user (or use the default ~/.mem)")
+    # a shared file gets the bare name (each person's own mem on PATH), never a personal path
+    # $MEM_HOOK_COMMAND is the person's explicit choice: taken as it is, never "repaired"
+    exists = None if os.environ.get("MEM_HOOK_COMMAND") else command_exists
+    plan = plan_install(path, "mem" if portable else mem_command(), home=home, exists=exists,
+                        portable=portable)
     if plan.changed and not dry_run:
         open_store(ctx, create=True)      # the undo record lives in the store
         rec = _record_path(ctx, path)
@@ -76,6 +106,10 @@ def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet:
         rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
     if not quiet:
         _show(plan, dry_run, as_json, "install")
+        if portable and not as_json:
+            click.echo("note: project settings run 'mem' from PATH" + (
+                "" if command_exists("mem") else "; it is not on your PATH now, so the hooks will not run "
+                "until it is"), err=True)
     return plan
 
 
@@ -122,6 +156,13 @@ def command():
     to install; use one of the two (both work, each event then runs twice
     and is captured once).
 
+    A store other than ~/.mem (--home, MEM_HOME) is written into the
+    handlers ('mem --home STORE hook claude-code'), since Claude Code may
+    start without MEM_HOME.  Project settings are shared, so there the
+    handlers run 'mem' from PATH and a custom store is refused.  Installing
+    again repairs mem's handlers when their command no longer exists (a
+    recreated virtualenv) or they name another store.
+
     \b
     Examples:
       mem hooks install claude-code
@@ -129,7 +170,8 @@ def command():
       mem hooks uninstall claude-code
 
     Exit status: 0 ok (also when nothing changed); 2 the settings file is
-    not a JSON object (it is left untouched).
+    not a JSON object (it is left untouched), or a custom store with
+    --scope project.
     """
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ._out import refuse_bad_utf8, warn_damage, wants_json
 from ._out import (echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json)
 
@@ -83,8 +84,18 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                    "hits": [h.to_json() for h in res.hits]})
         return 0
     if not res.hits:
-        scope = f" in project {projects[0]}" if projects else ""
-        echo(f"nothing recalled{scope}" + (" (try --all-projects)" if projects else ""), err=True)
+        scope = f" in project {projects[0]} (from {'--project' if project else 'the working directory'})" \
+            if projects else ""
+        hint = ""
+        if projects:  # say where the hits are, if anywhere: a project is a scope, not a filter people expect
+            wide = _recall(store, list(queries), what=what, projects=None, limit=limit)
+            others = sorted({h.project for h in wide.hits if h.project} - {projects[0]})
+            if others:
+                hint = (f"; other projects have hits: {', '.join(others[:5])} "
+                        f"(--project {others[0]}, or --all-projects)")
+            else:
+                hint = " (try --all-projects)"
+        echo(f"nothing recalled{scope}{hint}", err=True)
         return 0
     for h in res.hits:
         if h.kind == "fact":
@@ -421,6 +432,9 @@ def main(argv: list[str]) -> int | None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return 0
+    bad = refuse_bad_utf8(argv)
+    if bad is not None:
+        return bad
     parsed = parse(argv)
     if parsed is None:
         return None
@@ -435,22 +449,24 @@ def main(argv: list[str]) -> int | None:
             try:
                 return body(store, **params)
             finally:
+                warn_damage(store)
                 store.close()
         except MemError as e:
             report_error(e.message, e.hint, e.exit_code, params.get("as_json", False))
             return e.exit_code
         except UsageProblem as e:
-            echo(f"Error: {e}", err=True)
+            report_error(str(e), None, 2, wants_json(argv))
             return 2
         except FileNotFoundError as e:
-            report_error(f"no such file or directory: {e.filename or e}", None, 4, False)
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, params.get("as_json", False))
             return 4
         except BrokenPipeError:
             return 1
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
+                         params.get("as_json", False))
             if os.environ.get("MEM_DEBUG"):
                 import traceback
                 traceback.print_exc()

@@ -14,7 +14,7 @@ import traceback
 
 import click
 
-from ._out import report_error
+from ._out import refuse_bad_utf8, report_error, wants_json
 
 EXIT_INTERRUPTED = 130
 
@@ -103,14 +103,15 @@ class MemGroup(click.Group):
             report_error(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
-            report_error(f"no such file or directory: {e.filename or e}", None, 4, False)
+            report_error(f"no such file or directory: {e.filename or e}", None, 4, bool(ctx.meta.get("mem_json")))
             ctx.exit(4)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1, False)
+            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
+                         bool(ctx.meta.get("mem_json")))
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)
@@ -133,7 +134,7 @@ def cli(home, lock_timeout):
     Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,
     4 not found, 5 ref conflict (--expect), 6 refused, 10 no store,
     11 store locked, 12 wrong passphrase, 13 corruption, 14 unsupported
-    version, 130 interrupted.
+    version, 15 remote unavailable, 16 read-only store, 130 interrupted.
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
@@ -153,13 +154,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    bad = refuse_bad_utf8(argv)
+    if bad is not None:  # refused before parsing: no command can store or match such text
+        return bad
     try:
         rv = cli.main(args=argv, prog_name="mem", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
-        e.show()
+        if wants_json(argv):
+            report_error(e.format_message(), None, e.exit_code, True)
+        else:
+            e.show()
         return e.exit_code
     except (click.Abort, KeyboardInterrupt):
         click.echo("Interrupted.", err=True)

@@ -34,3 +34,7 @@ def command(name, as_json, store):
         emit_json(res.as_dict())
     else:
         click.echo(f"{res.remote}: {summary(res)}")
+    if res.versioning == "Enabled":
+        click.echo("warning: the bucket keeps old versions of what mem replaces or deletes (versioning is "
+                   "on): a forgotten value stays readable there to whoever holds the sync key; "
+                   "see docs/forget.md", err=True)

@@ -26,7 +26,11 @@ def command(project, as_json, store):
     rows = [s for s in list_sessions(store) if project is None or s.project == project]
     if as_json:
         emit_json([{"id": s.id, "project": s.project, "started": s.started, "last": s.last,
-                    "turns": s.turns, "head": s.head} for s in rows])
+                    "turns": s.turns, "head": s.head, "damaged": s.damaged} for s in rows])
         return
+    wid = max((len(s.id) for s in rows), default=0)
+    pwid = max((len(s.project or "-") for s in rows), default=0)
     for s in rows:
-        click.echo(safe(f"{s.id:<36}  {s.project or '-':<20}  {fmt_time(s.started)}  {plural(s.turns, 'turn'):>10}"))
+        note = "  (damaged: mem fsck --repair)" if s.damaged else ""
+        click.echo(safe(f"{s.id:<{wid}}  {s.project or '-':<{pwid}}  {fmt_time(s.started)}  "
+                        f"{plural(s.turns, 'turn'):>10}{note}"))

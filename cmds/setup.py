@@ -98,7 +98,11 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     Creates the store (MEM_HOME, default ~/.mem), installs the Claude Code
     hooks in your settings ('mem hooks install claude-code') and adds one
     line to your shell's rc file that loads 'mem shell-init'.  Running it
-    again changes nothing.  '--undo' removes the hooks and the rc line and
+    again changes nothing, except that it repairs hooks whose command no
+    longer exists (a recreated virtualenv) or that name another store.  A
+    store other than ~/.mem is written into the hooks; with --scope project
+    the hooks run 'mem' from PATH (the file is shared) and a custom store is
+    refused.  '--undo' removes the hooks and the rc line and
     keeps the store (delete the folder yourself to drop your memory).
     --mcp codex / --mcp claude-code also registers mem's MCP server with
     that agent ('mem mcp install'); without it, setup says when Codex is
@@ -112,9 +116,10 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
       mem setup --undo
 
     Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
-    (it is left untouched).
+    (it is left untouched), or a custom store with --scope project.
     """
     from . import hooks_install
+    asked_none = shell == "none"
     shell = shell or detect_shell()
     report: dict = {"store": str(home_path(ctx)), "dry_run": dry_run, "undo": undo}
     lines: list[str] = []
@@ -142,15 +147,34 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         lines.append(f"store: {'exists at' if existed else 'created at' if not dry_run else 'would create'} {root}")
         if not no_hooks:
             plan = hooks_install.install(ctx, scope, dry_run, False, quiet=True)
-            report["hooks"] = {"path": str(plan.path), "changed": plan.changed, "events": list(plan.events)}
-            lines.append(f"hooks: {'installed in' if plan.changed else 'already in'} {plan.path}")
+            report["hooks"] = {"path": str(plan.path), "changed": plan.changed, "events": list(plan.events),
+                               "repaired": list(plan.repaired)}
+            if plan.repaired:
+                lines.append(f"hooks: repaired in {plan.path} ({'; '.join(plan.repaired)})")
+            else:
+                lines.append(f"hooks: {'installed in' if plan.changed else 'already in'} {plan.path}")
+            if scope == "project":
+                lines.append("hooks: project settings are shared, so they run 'mem' from PATH"
+                             + ("" if hooks_install.command_exists("mem") else
+                                " (not on your PATH now: the hooks will not run until it is)"))
+            home = hooks_install.store_arg(ctx)
+            if home:
+                lines.append(f"hooks: they use the store {home} (--home is written into them)")
         if shell != "none":
             p, changed = add_rc_line(shell, dry_run)
             report["shell"] = {"file": str(p), "changed": changed}
             lines.append(f"shell: {'added a line to' if changed else 'already in'} {p}"
                          + (" (open a new shell to load it)" if changed else ""))
+            if not hooks_install.command_exists("mem"):
+                report["shell"]["mem_on_path"] = False
+                lines.append("shell: the line loads only where 'mem' is on PATH, and it is not now "
+                             f"(this is {hooks_install.mem_command()}): add its folder to PATH, "
+                             "or link it into ~/.local/bin")
+        elif asked_none:
+            lines.append("shell: skipped (--shell none)")
         else:
-            lines.append("shell: skipped (unknown shell; see 'mem shell-init --help')")
+            lines.append(f"shell: skipped ($SHELL is {os.environ.get('SHELL') or 'not set'}, not bash, zsh or "
+                         "fish; see 'mem shell-init --help')")
         for agent in mcp_agents:
             plan = _mcp(ctx, agent, scope, dry_run)
             report.setdefault("mcp", {})[agent] = {"path": str(plan.path), "changed": plan.changed}

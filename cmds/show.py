@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, safe, with_store
+from ._common import emit_json, fmt_time, json_option, plural, safe, with_store
 
 
 def object_json(oid: str, obj) -> dict:
@@ -25,7 +25,22 @@ def _json(oid: str, obj) -> dict:
     return d
 
 
-def _print_object(oid: str, obj) -> None:
+def fact_status(store, oid: str, fact) -> str:
+    """``current``, ``forgotten``, or ``superseded by vN`` for a fact version
+    (``unknown`` when the key's history cannot be read)."""
+    from objstore import MemError, current_of, versions
+    if fact.forgotten:
+        return "forgotten"
+    try:
+        cur = current_of(versions(store, fact.key))
+    except MemError:
+        return "unknown"
+    if cur is None:
+        return "unknown"
+    return "current" if cur.id == oid else f"superseded by v{cur.fact.version}"
+
+
+def _print_object(oid: str, obj, status: str | None = None) -> None:
     from objstore import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
@@ -37,10 +52,16 @@ def _print_object(oid: str, obj) -> None:
         click.echo(safe(f"•••••• sealed: {len(obj.age)} bytes of age ciphertext; "
                         f"read it with: mem sealed show {obj.key} --version {obj.version}"))
     if isinstance(obj, Fact):
-        click.echo(safe(f"key:         {obj.key}  (v{obj.version})"))
+        click.echo(safe(f"key:         {obj.key}  (v{obj.version}{', ' + status if status else ''})"))
+        if status and status.startswith("superseded"):
+            click.echo(safe(f"note:        not the current value; see it with: mem get {obj.key}"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
         click.echo(f"parent:      {obj.parent or '-'}")
+        if obj.forgotten:
+            lost = any(x.startswith("lost") for x in obj.sources)
+            click.echo(f"{'lost' if lost else 'forgotten'}:   {fmt_time(obj.forgotten)} "
+                       f"({'mem fsck --repair could not recover it' if lost else 'its value was removed'})")
         if obj.pinned:
             click.echo("pinned:      yes")
         if obj.sources:
@@ -52,6 +73,9 @@ def _print_object(oid: str, obj) -> None:
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
+        if obj.forgotten:
+            click.echo(f"forgotten:   {fmt_time(obj.forgotten)}"
+                       + (" (lost: mem fsck --repair could not recover it)" if obj.source.startswith("lost") else ""))
         click.echo("")
         click.echo(safe(obj.text))
     elif isinstance(obj, Tombstone):
@@ -84,13 +108,14 @@ def command(what, as_json, store):
     from objstore import AmbiguousId, InvalidInput, NotFound
     from objstore import check_prefix
 
-    if "@" in what or "/" in what:
+    is_key = "/" in what.partition("@")[0]  # keys hold a '/', session ids and object ids never do
+    if is_key:
         sv = _sealed_version(store, what)
         if sv is not None:
             return emit_json(_json(sv.id, sv.sealed)) if as_json else _print_object(sv.id, sv.sealed)
-    if "@" in what:
+    if is_key and "@" in what:
         v = resolve_version(store, what)
-        return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
+        return _emit_fact(store, v.id, v.fact, as_json)
     try:
         check_prefix(what)
         is_hex = True
@@ -104,38 +129,53 @@ def command(what, as_json, store):
         except NotFound:
             oid = None
         if oid is not None:
+            try:  # an id prefix that is also a session id (or its prefix) names two things
+                sid = resolve_session(store, what)
+            except AmbiguousId:
+                sid = what
+            if sid is not None:
+                raise AmbiguousId(f"{what} names object {oid[:12]} and session {sid}",
+                                  hint=f"give more of the id ({oid[:16]}) or the whole session id")
             obj = decode(store.read_frame(oid))
+            if obj.TYPE_NAME == "fact":
+                return _emit_fact(store, oid, obj, as_json)
             return emit_json(_json(oid, obj)) if as_json else _print_object(oid, obj)
     sid = resolve_session(store, what)
     if sid is not None:
         turns = session_turns(store, sid)
         if as_json:
             return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
-        click.echo(click.style(f"session {sid}  ({len(turns)} turns)", fg="yellow"))
+        click.echo(click.style(f"session {sid}  ({plural(len(turns), 'turn')})", fg="yellow"))
         for tv in turns:
             t = tv.turn
             click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
+            if t.forgotten:
+                click.echo("(lost: mem fsck --repair could not recover this turn)" if t.source.startswith("lost")
+                           else "(forgotten)")
             click.echo(safe(t.text))
         return
     if "/" in what:
         v = current(store, what)
-        return emit_json(object_json(v.id, v.fact)) if as_json else _print_object(v.id, v.fact)
+        return _emit_fact(store, v.id, v.fact, as_json)
     raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
+
+
+def _emit_fact(store, oid: str, fact, as_json: bool) -> None:
+    status = fact_status(store, oid, fact)
+    if as_json:
+        return emit_json({**object_json(oid, fact), "status": status})
+    _print_object(oid, fact, status)
 
 
 def _sealed_version(store, what: str):
     """The sealed version named by ``KEY`` or ``KEY@vN``, or None when the
     key is not sealed (or not a key at all)."""
     from objstore import InvalidInput
-    from objstore import is_sealed, pick_version, sealed_versions
-    key, at, v = what.rpartition("@") if "@" in what else (what, "", "")
+    from objstore import is_sealed, parse_version_spec, pick_version, sealed_versions
+    key, v = parse_version_spec(what)
     try:
         if not is_sealed(store, key):
             return None
     except InvalidInput:
         return None
-    if at:
-        v = v[1:] if v[:1] in ("v", "V") else v
-        if not v.isdigit():
-            raise InvalidInput(f"bad version in {what!r}: want KEY@vN")
-    return pick_version(sealed_versions(store, key), int(v) if at else None)
+    return pick_version(sealed_versions(store, key), v)

@@ -98,11 +98,20 @@ class IntegrityError(MemError):
     or undecodable object, a dangling ref or parent (exit 13)."""
 
     exit_code = 13
+    default_hint = "'mem fsck' lists the damage; 'mem fsck --repair' sets it aside and keeps the rest"
 
 
 class CorruptObject(IntegrityError):
     """An object's bytes cannot be decoded, are not canonical, or have the wrong
     type (exit 13)."""
+
+
+class ReadOnlyStore(MemError):
+    """A write to a store this process cannot write (a read-only mount, or
+    files it has no write permission on); reading goes on (exit 16)."""
+
+    exit_code = 16
+    default_hint = "reading works; to write, make the store writable or point --home / MEM_HOME at a writable copy"
 
 
 class UnsupportedVersion(MemError):

@@ -11,7 +11,7 @@ from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
 from objstore.core.reachability import reachable
-from objstore.core.refs import validate_key
+from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
 
 
@@ -23,12 +23,15 @@ class FsckReport:
         objects: objects checked.  refs: refs checked.
         problems: corruption found (empty = clean).
         unreachable: objects no ref or reflog reaches (not a problem; gc removes them).
+        warnings: things that are not corruption but need a person's eye,
+            e.g. a key holding ``@`` that an older mem wrote.
     """
 
     objects: int = 0
     refs: int = 0
     unreachable: int = 0
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -91,10 +94,15 @@ def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:
     if isinstance(obj, (Tombstone, QueueItem)):
         return
     label = name.split("/", 1)[1]
+    head = oid
     seen = set()
     while True:
         seen.add(oid)
-        if isinstance(obj, (Fact, Sealed)):
+        if isinstance(obj, (Fact, Sealed)) and has_legacy_at(obj.key):
+            if oid == head:
+                rep.warnings.append(f"{name}: key holds '@' (written by an older mem); KEY@vN cannot name it: "
+                                    f"forget or move it by version id, e.g. mem forget {oid[:12]}")
+        elif isinstance(obj, (Fact, Sealed)):
             try:
                 if validate_key(obj.key) != obj.key:
                     raise InvalidInput("not NFC")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from objstore.core.errors import InvalidInput
 from objstore.core.reachability import reachable
+from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
@@ -85,6 +87,12 @@ class GcPlan:
         bytes_freed: estimated on-disk bytes freed (loose files, dropped
             entries, temp files); packing itself also saves space.
         temp_files: leftover temp files to remove.
+        quarantine: folders of ``<store>/quarantine`` (damaged files that
+            ``fsck --repair`` set aside) older than the grace period.
+        damaged: ids of damaged or missing objects the reachability walk
+            met.  While there are any (or a pack cannot be opened), the walk
+            cannot tell what lies behind them, so gc deletes no unreachable
+            object: ``mem fsck --repair`` first.
     """
 
     live: int
@@ -99,16 +107,22 @@ class GcPlan:
     executed: bool = False
     deleted: int = 0
     packed: int = 0
+    damaged: list[str] = field(default_factory=list)
+    quarantine: list[Path] = field(default_factory=list)
 
     @property
     def changes(self) -> bool:
         """True when executing would change anything."""
-        return bool(self.loose_to_pack or self.to_delete or self.packs or self.temp_files)
+        return bool(self.loose_to_pack or self.to_delete or self.packs or self.temp_files or self.quarantine)
 
 
 def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
     """Plan a gc (call under the store lock if it is to be executed)."""
-    live = reachable(store)
+    missing: list = []
+    store.packs.reload()
+    live = reachable(store, missing=missing)
+    damaged = sorted({m[1] for m in missing})
+    hold = bool(damaged or store.packs.broken)  # the walk is incomplete: delete nothing it did not see
     cutoff = time.time() - grace_s
     loose_to_pack, to_delete, unreachable = [], [], []
     kept_young = freed = 0
@@ -121,7 +135,9 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
             st = store.objects.path(oid).stat()
         except FileNotFoundError:
             continue
-        if grace_s <= 0 or st.st_mtime < cutoff:
+        if hold:
+            kept_young += 1
+        elif grace_s <= 0 or st.st_mtime < cutoff:
             to_delete.append(oid)
             freed += st.st_size
         else:
@@ -137,6 +153,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
         except FileNotFoundError:
             continue
         size = pack.info().size
+        if hold:
+            dead = []
         if dead and old_enough:
             action = "drop" if len(dead) == len(pack) else "rewrite"
             packs.append(PackPlan(pack.name, action, len(pack), len(dead), size))
@@ -146,7 +164,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
         else:
             kept_young += len(dead)
             remaining += 1
-    if remaining + (1 if loose_to_pack else 0) > MAX_PACKS:
+    if remaining + (1 if loose_to_pack else 0) > MAX_PACKS and not hold:
         done = {p.name for p in packs}
         packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size)
                      for p in store.packs.packs if p.name not in done)
@@ -164,9 +182,10 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
             freed += p.stat().st_size
         except OSError:
             pass
+    old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
-                  temp_files=temps, live_ids=frozenset(live))
+                  temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q)
 
 
 def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | None = None) -> GcPlan:
@@ -192,6 +211,8 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
             p.unlink()
         except OSError:
             pass
+    for q in plan.quarantine:
+        shutil.rmtree(q, ignore_errors=True)
     _remove_empty_fanout(store.root / "objects")
     if progress and total:
         progress(total, total)

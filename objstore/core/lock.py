@@ -10,12 +10,13 @@ only gc deletes them, after the refs that reached them are gone).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
 from pathlib import Path
 
-from objstore.core.errors import StoreLocked
+from objstore.core.errors import ReadOnlyStore, StoreLocked
 
 try:
     import fcntl
@@ -32,6 +33,7 @@ class StoreLock:
         command: recorded in the lock file for diagnostics.
     Raises:
         StoreLocked: on ``acquire`` when not obtained within ``timeout``.
+        ReadOnlyStore: the lock file cannot be created or opened for writing.
     """
 
     def __init__(self, path: Path, *, timeout: float = 10.0, command: str = "",
@@ -50,8 +52,14 @@ class StoreLock:
         if self._fd is not None:
             self.depth += 1
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as e:
+            if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise ReadOnlyStore(f"the store at {self.path.parent.parent} is read-only "
+                                    f"({e.strerror.lower()}): writing is not possible") from None
+            raise
         deadline = time.monotonic() + self.timeout
         delay = 0.002
         while True:

@@ -43,8 +43,9 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
             try:
                 obj = decode(store.read_frame(oid), strict=False)
             except (NotFound, CorruptObject) as e:
-                if where == "reflog" and referrer == "reflog":
-                    break  # reflog entries are weak roots: an expired/forgotten id is no error
+                if where == "reflog":
+                    break  # reflog entries are weak roots: an expired, forgotten or lost id (and
+                    # whatever an old head's chain lost, after 'fsck --repair') is no error
                 if missing is None:
                     raise
                 missing.append((referrer, oid, str(e)))

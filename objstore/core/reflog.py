@@ -54,11 +54,19 @@ class Reflog:
             os.close(fd)
 
     def read(self, ref: str) -> list[ReflogEntry]:
-        """Entries oldest first; malformed lines are skipped."""
+        """Entries oldest first; malformed lines are skipped.  (A reflog not
+        yet migrated to its escaped name, ``Refs.migrate_names``, is read
+        from its old one.)"""
         try:
             data = self.path(ref).read_text("utf-8", "replace")
         except FileNotFoundError:
-            return []
+            if not self.refs.legacy:
+                return []
+            old = self.root / "refs" / self.refs.legacy_path(ref).relative_to(self.refs.root)
+            try:
+                data = old.read_text("utf-8", "replace")
+            except FileNotFoundError:
+                return []
         out = []
         for line in data.splitlines():
             parts = line.split(" ", 3)

@@ -4,9 +4,13 @@ Ref names and where they live (``<store>/refs/…``):
 
 * ``facts/<key>`` -> current version of a key.  A key is ``<scope>/<name>``,
   scope ``user``, ``global`` or ``project/<p>``.  The file is
-  ``refs/facts/<scope>/<escaped name>``, where the name escapes ``%`` as ``%25``
-  and ``/`` as ``%2F``; so ``project/x/db`` and ``project/x/db/host`` are two
-  files in one directory and can never clash as file and directory.
+  ``refs/facts/<scope>/<escaped name>`` (:func:`escape_name`): ``%``, ``/``
+  and every character that case folding would change (``E``, ``É``, ``ß``)
+  are written as ``%XX`` (UTF-8 bytes, upper-case hex), so
+  ``project/x/db`` and ``project/x/db/host`` are two files in one directory,
+  and ``user/Editor`` and ``user/editor`` are two files even on a
+  case-insensitive filesystem (macOS, Windows).  The ``<p>`` of a project
+  scope is escaped the same way, and so are session ids.
 * ``sessions/<id>`` -> last turn of a session.
 * ``tombstones/<id>`` -> a tombstone object (keeps it alive through gc).
 * ``queue/<item id>`` -> a review-queue item (``objstore.memory.queue``); the
@@ -22,6 +26,7 @@ A ref file holds the 64-hex id and a newline.  Updates take ``<file>.lock``
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +37,8 @@ from objstore.core.ids import is_full_id
 
 MAX_KEY_CHARS = 512
 MAX_SEGMENT_BYTES = 200
+#: longest escaped file name (NAME_MAX is 255; "<name>.lock" must fit too)
+MAX_FILE_BYTES = 240
 
 
 def _check_segment(seg: str, what: str) -> None:
@@ -58,11 +65,13 @@ def _check_chars(text: str, what: str) -> None:
             raise InvalidInput(f"{what}: not valid Unicode (lone surrogate)")
 
 
-def validate_key(key: str) -> str:
+def validate_key(key: str, *, existing: bool = False) -> str:
     """Validate a fact key and return it NFC-normalized.
 
     ``user/editor``, ``global/tz``, ``project/api/db/port`` are keys;
-    ``project/api`` (no name), ``/abs``, ``user/../x``, ``other/x`` are not.
+    ``project/api`` (no name), ``/abs``, ``user/../x``, ``other/x``,
+    ``user/a@v2`` are not.  With ``existing`` (reading a key a store already
+    holds) a ``@`` is let through: older versions of mem accepted it.
     Raises :class:`InvalidInput` with the reason.
     """
     if not isinstance(key, str) or not key:
@@ -74,6 +83,9 @@ def validate_key(key: str) -> str:
     what = f"bad key {key!r}"
     if key.startswith("/"):
         raise InvalidInput(f"{what}: keys are not paths; drop the leading '/'")
+    if "@" in key and not existing:
+        raise InvalidInput(f"{what}: '@' is not allowed in keys (KEY@vN names version N of KEY)",
+                           hint="use another character, e.g. '-' or '.'")
     parts = key.split("/")
     for seg in parts:
         _check_segment(seg, what)
@@ -87,10 +99,40 @@ def validate_key(key: str) -> str:
     if len(parts) <= n:
         raise InvalidInput(f"{what}: missing the name after the scope",
                            hint="e.g. project/api/port")
-    if len(_escape("/".join(parts[n:])).encode("utf-8")) > MAX_SEGMENT_BYTES:
-        raise InvalidInput(f"{what}: the name after the scope is longer than {MAX_SEGMENT_BYTES} bytes "
-                           "(each '/' and '%' counts 3)")
+    if not existing:
+        if len(escape_name("/".join(parts[n:])).encode("utf-8")) > MAX_FILE_BYTES:
+            raise InvalidInput(f"{what}: the name after the scope is too long for a file name: at most "
+                               f"{MAX_FILE_BYTES} bytes once escaped (each '/', '%' and upper-case letter "
+                               "counts 3)")
+        if n == 2 and len(escape_name(parts[1]).encode("utf-8")) > MAX_FILE_BYTES:
+            raise InvalidInput(f"{what}: the project name is too long for a folder name once escaped")
     return key
+
+
+def parse_version_spec(spec: str) -> tuple[str, int | None]:
+    """Split a version selector: ``KEY@vN`` or ``KEY@N`` -> ``(KEY, N)``;
+    a plain ``KEY`` -> ``(KEY, None)``.  The key part is not validated here.
+
+    Keys never contain ``@`` (:func:`validate_key` refuses it), so the split
+    is unambiguous: everything before the first ``@`` is the key.
+
+    Raises:
+        InvalidInput: an ``@`` not followed by ``vN`` / ``N`` (N >= 1).
+    """
+    key, at, v = spec.partition("@")
+    if not at:
+        return spec, None
+    num = v[1:] if v[:1] in ("v", "V") else v
+    if not (num.isascii() and num.isdigit()) or int(num) < 1:
+        raise InvalidInput(f"bad version in {spec!r}: want KEY@vN (N = 1, 2, ...)")
+    return key, int(num)
+
+
+def has_legacy_at(key: str) -> bool:
+    """True for a key name holding ``@``: stores written before keys refused
+    ``@`` may have one.  Such a key is listed and can be forgotten by a
+    version's object id, but ``KEY@vN`` never names it."""
+    return "@" in key
 
 
 def key_scope(key: str) -> str:
@@ -108,15 +150,47 @@ def validate_session_id(sid: str) -> str:
     if "/" in sid:
         raise InvalidInput(f"bad session id {sid!r}: '/' is not allowed")
     _check_segment(sid, f"bad session id {sid!r}")
+    if len(escape_name(sid).encode("utf-8")) > MAX_FILE_BYTES:
+        raise InvalidInput(f"bad session id {sid!r}: too long for a file name once escaped "
+                           "(each '%' and upper-case letter counts 3)")
     return sid
 
 
-def _escape(name: str) -> str:
+def escape_name(name: str) -> str:
+    """The file name of a ref name part: ``%``, ``/`` and every character
+    ``c`` that lower-casing or case folding changes (``c.lower() != c`` or
+    ``c.casefold() != c``) become ``%XX`` per UTF-8 byte (upper-case hex);
+    everything else stays.  Injective even after a filesystem folds
+    case: a literal ``%`` never remains, and what remains is case-stable.
+    ``Editor`` -> ``%45ditor``; ``db/host`` -> ``db%2Fhost``."""
+    if name.isascii() and name.islower() and "%" not in name and "/" not in name:
+        return name  # the common case, already fold-stable
+    out = []
+    for ch in name:
+        if ch in "%/" or ch.casefold() != ch or ch.lower() != ch:
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def unescape_name(name: str) -> str:
+    """Inverse of :func:`escape_name`; also reads the names stores wrote
+    before case escaping (only ``%25`` and ``%2F`` escaped) and hex folded to
+    lower case by a case-insensitive filesystem."""
+    if "%" not in name:
+        return name
+    return _ESCAPES.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "surrogatepass"),
+                        name)
+
+
+def legacy_name(name: str) -> str:
+    """The file name a store written before case escaping used: only ``%``
+    and ``/`` escaped (read as a fallback until the store is migrated)."""
     return name.replace("%", "%25").replace("/", "%2F")
-
-
-def _unescape(name: str) -> str:
-    return name.replace("%2F", "/").replace("%25", "%")
 
 
 def fact_ref(key: str) -> str:
@@ -143,16 +217,33 @@ class Refs:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        #: the store still has ref files under their pre-case-escaping names
+        #: (config ``ref_names`` 1): read them as a fallback.  Never on a
+        #: migrated store, where an old name could reach another ref's file
+        #: on a case-insensitive filesystem.
+        self.legacy = False
 
     def path(self, ref: str) -> Path:
         """File of a ref name (``facts/<key>``, ``sealed/<key>``,
         ``sessions/<id>``, ``tombstones/<id>``, ``queue/<item id>``)."""
+        return self._path(ref, escape_name)
+
+    def legacy_path(self, ref: str) -> Path:
+        """Where a store written before case escaping kept ``ref``
+        (:func:`legacy_name`); equal to :meth:`path` for most refs."""
+        return self._path(ref, legacy_name)
+
+    def _path(self, ref: str, esc) -> Path:
         ns, _, rest = ref.partition("/")
         if ns in ("facts", "sealed"):
             scope = key_scope(rest)
             name = rest[len(scope) + 1:]
-            return self.root / ns / scope / _escape(name)
-        if ns in ("sessions", "tombstones", "queue") and rest and "/" not in rest:
+            if scope.startswith("project/"):
+                return self.root / ns / "project" / esc(scope[len("project/"):]) / esc(name)
+            return self.root / ns / scope / esc(name)
+        if ns == "sessions" and rest and "/" not in rest:
+            return self.root / ns / esc(rest)
+        if ns in ("tombstones", "queue") and rest and "/" not in rest:
             return self.root / ns / rest
         raise InvalidInput(f"bad ref name {ref!r}")
 
@@ -170,25 +261,39 @@ class Refs:
         ns = parts[0]
         if ns in ("facts", "sealed"):
             if len(parts) == 4 and parts[1] == "project":
-                scope = f"project/{parts[2]}"
+                scope = f"project/{unescape_name(parts[2])}"
             elif len(parts) == 3 and parts[1] != "project":
                 scope = parts[1]
             else:
                 raise InvalidInput(f"{path} is not a ref")
-            name = unicodedata.normalize("NFC", f"{ns}/{scope}/{_unescape(parts[-1])}")
-        elif ns in ("sessions", "tombstones", "queue") and len(parts) == 2:
+            name = unicodedata.normalize("NFC", f"{ns}/{scope}/{unescape_name(parts[-1])}")
+        elif ns == "sessions" and len(parts) == 2:
+            name = unicodedata.normalize("NFC", f"{ns}/{unescape_name(parts[1])}")
+        elif ns in ("tombstones", "queue") and len(parts) == 2:
             name = unicodedata.normalize("NFC", f"{ns}/{parts[1]}")
         else:
             raise InvalidInput(f"{path} is not a ref")
-        if self.path(name) != self.root.joinpath(*parts):
+        actual = self.root.joinpath(*parts)
+        if self.path(name) != actual and not (self.legacy and self.legacy_path(name) == actual):
             raise InvalidInput(f"{path} is not a ref")
         return name
 
     def read(self, ref: str) -> str | None:
         """The id a ref points at, or None.  Raises CorruptObject for a
-        ref file that does not hold an id."""
+        ref file that does not hold an id.  A ref not yet migrated to its
+        escaped name (:meth:`migrate_names`) is read from its old name."""
+        p = self.path(ref)
+        text = self._read_file(ref, p)
+        if text is None and self.legacy:
+            old = self.legacy_path(ref)
+            if old != p:
+                text = self._read_file(ref, old)
+        return text
+
+    @staticmethod
+    def _read_file(ref: str, p: Path) -> str | None:
         try:
-            text = self.path(ref).read_text("ascii").strip()
+            text = p.read_text("ascii").strip()
         except FileNotFoundError:
             return None
         except (UnicodeDecodeError, IsADirectoryError, NotADirectoryError):
@@ -197,6 +302,37 @@ class Refs:
             raise CorruptObject(f"ref {ref} holds {text[:80]!r}, not an id")
         return text
 
+    def migrate_names(self, reflog_root: Path | None = None) -> int:
+        """Rename every ref file (and its reflog under ``reflog_root``, i.e.
+        ``<store>/logs/refs``) from its pre-case-escaping name to
+        :func:`escape_name`'s; returns how many were renamed.  Idempotent;
+        the caller holds the store lock.  A crash in between leaves each
+        file under one of its two names, and both are read."""
+        n = 0
+        for base in [self.root] + ([reflog_root] if reflog_root is not None else []):
+            for ns in ("facts", "sealed", "sessions"):
+                d = base / ns
+                if not d.is_dir():
+                    continue
+                for dirpath, _dirs, files in os.walk(d, topdown=False):
+                    for f in files:
+                        if f.startswith(".") or f.endswith(".lock"):
+                            continue
+                        src = Path(dirpath) / f
+                        rel = src.relative_to(d).parts
+                        new_parts = [escape_name(unescape_name(x)) for x in rel]
+                        dst = d.joinpath(*new_parts)
+                        if dst != src:
+                            dst.parent.mkdir(parents=True, exist_ok=True)
+                            os.replace(src, dst)
+                            n += 1
+                    if Path(dirpath) != d:
+                        try:
+                            os.rmdir(dirpath)  # an old project folder left empty
+                        except OSError:
+                            pass
+        return n
+
     def set_if_equals(self, ref: str, expected: str | None, new: str | None) -> None:
         """Move ``ref`` from ``expected`` to ``new`` (None = delete), atomically.
 
@@ -204,6 +340,7 @@ class Refs:
             RefConflict: the ref is not at ``expected`` (None = must not exist).
         """
         p = self.path(ref)
+        old = self.legacy_path(ref) if self.legacy else p
         with LockFile(p, steal_stale=True) as lf:
             actual = self.read(ref)
             if actual != expected:
@@ -212,6 +349,9 @@ class Refs:
                 lf.delete()
             else:
                 lf.write(new.encode("ascii") + b"\n")
+        if old != p and old.exists():  # the value now lives under the escaped name only
+            old.unlink()
+            self._prune_empty_dirs(old.parent)
         if new is None:
             self._prune_empty_dirs(p.parent)
 
@@ -238,22 +378,23 @@ class Refs:
         base = self.root / namespace
         if not base.is_dir():
             return
-        names: list[str] = []
+        names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
         if namespace in ("facts", "sealed"):
             for scope_dir in sorted(os.listdir(base)):
                 d = base / scope_dir
                 if scope_dir == "project":
-                    subs = [(f"project/{p}", d / p) for p in sorted(os.listdir(d)) if (d / p).is_dir()]
+                    subs = [(f"project/{unescape_name(p)}", d / p) for p in sorted(os.listdir(d)) if (d / p).is_dir()]
                 else:
                     subs = [(scope_dir, d)]
                 for scope, sd in subs:
                     for f in sorted(os.listdir(sd)):
                         if f.startswith(".") or f.endswith(".lock"):
                             continue
-                        names.append(unicodedata.normalize("NFC", f"{namespace}/{scope}/{_unescape(f)}"))
+                        names.add(unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}"))
         else:
-            names = [f"{namespace}/{unicodedata.normalize('NFC', f)}" for f in sorted(os.listdir(base))
-                     if not f.startswith(".") and not f.endswith(".lock")]
+            esc = unescape_name if namespace == "sessions" else (lambda f: f)
+            names = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in os.listdir(base)
+                     if not f.startswith(".") and not f.endswith(".lock")}
         for name in sorted(names):
             oid = self.read(name)
             if oid is not None:

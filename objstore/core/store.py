@@ -46,6 +46,8 @@ from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
 STORE_FORMAT = 1
+#: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
+REF_NAMES = 2
 T = TypeVar("T")
 
 
@@ -129,8 +131,12 @@ class Store:
         self.index_factory = index_factory
         self.recovery = recovery
         self._lock: StoreLock | None = None
+        self._config: dict | None = None
         self._index = None
         self._packs: PackSet | None = None
+        #: id -> why it could not be read, for every damaged object this
+        #: process met (see :meth:`read_frame`); front ends report it
+        self.damaged: dict[str, str] = {}
 
     # -- opening ---------------------------------------------------------
     @classmethod
@@ -152,8 +158,8 @@ class Store:
                                    hint="point --home / MEM_HOME at a new or empty directory")
             for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
                 (root / d).mkdir(parents=True, exist_ok=True)
-            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms()},
-                                          canonical=True))
+            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
+                                           "ref_names": REF_NAMES}, canonical=True))
         return cls.open(root, **kw)
 
     @classmethod
@@ -183,7 +189,23 @@ class Store:
         if type(fmt) is not int or fmt != STORE_FORMAT or hash_name != "blake3":
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows format {STORE_FORMAT}, blake3)", hint="upgrade mem")
-        return cls(root, **kw)
+        st = cls(root, **kw)
+        st._config = cfg
+        st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
+        return st
+
+    def _migrate_if_needed(self) -> None:
+        """Under the lock: rename the ref files of a store written before
+        case escaping (``Refs.migrate_names``), then record ``ref_names`` 2
+        in the config.  Readers read both names meanwhile."""
+        cfg = getattr(self, "_config", None)
+        if not isinstance(cfg, dict) or cfg.get("ref_names", 1) >= REF_NAMES:
+            return
+        self.refs.migrate_names(self.root / "logs" / "refs")
+        cfg = {**cfg, "ref_names": REF_NAMES}
+        atomic_write(self.root / "config", cbor2.dumps(cfg, canonical=True))
+        self._config = cfg
+        self.refs.legacy = False
 
     # -- objects ---------------------------------------------------------
     def put(self, obj: MemObject) -> str:
@@ -192,44 +214,87 @@ class Store:
 
     @property
     def packs(self) -> PackSet:
-        """The store's :class:`objstore.core.pack.PackSet` (opened on first use)."""
+        """The store's :class:`objstore.core.pack.PackSet` (opened on first
+        use).  A pack that cannot be opened is left out and listed in its
+        ``broken``: the rest of the store stays readable and writable
+        (``docs/design.md``, "Damage")."""
         if self._packs is None:
-            self._packs = PackSet(self.root / "objects" / "pack")
+            self._packs = PackSet(self.root / "objects" / "pack", skip_broken=True)
         return self._packs
 
     def read_frame(self, oid: str) -> bytes:
-        """The verified frame of ``oid``, loose or packed.  Raises NotFound,
-        CorruptObject."""
+        """The verified frame of ``oid``, loose or packed.
+
+        A damaged copy is skipped when a sound one exists elsewhere (loose or
+        in another pack).  Every damaged object met is recorded in
+        :attr:`damaged`.
+
+        Raises:
+            NotFound: no copy anywhere (and no pack is damaged).
+            CorruptObject: every copy is damaged, or the object is absent
+                while a damaged pack could hold it.
+        """
         packs = self.packs
+        err: CorruptObject | None = None
         try:  # an in-memory index lookup: cheaper than a failed open() of a loose path
             return packs.get(oid)
         except NotFound:
             pass
+        except CorruptObject as e:
+            err = e
         try:
             return self.objects.get(oid)
         except NotFound:
+            pass
+        except CorruptObject as e:
+            err = err or e
+        if err is None:
             packs.reload()  # a gc may have just packed it
-            return packs.get(oid)
+            try:
+                return packs.get(oid)
+            except NotFound:
+                if not packs.broken:
+                    raise
+                err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
+                                    f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
+            except CorruptObject as e:
+                err = e
+        self.damaged.setdefault(oid, str(err))
+        raise err
 
     def get(self, oid: str, expected: type[T] | None = None) -> T:
         """Read and decode object ``oid`` (full id).  Raises NotFound,
         CorruptObject (including a type other than ``expected``)."""
         return decode(self.read_frame(oid), expected, strict=False)  # type: ignore[return-value]
 
+    def iter_ids(self) -> Iterator[str]:
+        """Every object id, loose then packed (an id in both appears twice)."""
+        yield from self.objects
+        yield from self.packs
+
     def walk_chain(self, oid: str | None, expected: type[T], what: str) -> Iterator[tuple[str, T]]:
         """``(id, object)`` from ``oid`` back along ``parent`` links (a fact,
         sealed-version or turn chain), newest first; stops at a repeated id.
 
-        Raises IntegrityError ("<what> <id> is missing from the store") when
-        a linked object is missing, CorruptObject for one of another type."""
+        A damaged or missing *older* object ends the walk there (the history
+        above it stays readable; the id is noted in :attr:`damaged` and ``mem
+        fsck --repair`` mends the chain).
+
+        Raises:
+            IntegrityError: the first object (``oid`` itself) is missing or
+                damaged ("<what> <id> is missing or damaged: …")."""
         seen = set()
+        first = True
         while oid is not None and oid not in seen:
             seen.add(oid)
             try:
                 obj = self.get(oid, expected)
-            except NotFound:
-                raise IntegrityError(f"{what} {oid} is missing from the store",
-                                     hint="run 'mem fsck' to see what is damaged") from None
+            except (NotFound, CorruptObject) as e:
+                self.damaged.setdefault(oid, str(e))
+                if not first:
+                    return
+                raise IntegrityError(f"{what} {oid} is missing or damaged: {e}") from None
+            first = False
             yield oid, obj
             oid = obj.parent  # type: ignore[attr-defined]
 
@@ -288,6 +353,7 @@ class Store:
         return self._lock
 
     def _recover_if_needed(self) -> None:
+        self._migrate_if_needed()
         if self.recovery is not None and not self.journal.is_empty():
             self.recovery(self)
 

@@ -28,6 +28,7 @@ from blake3 import blake3 as _blake3
 
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
+from objstore.index.readonly import shadow_dir, writable
 from objstore.index.schema import FORMATS, GenFormat, IndexDoc, read_format, schema_for, to_tantivy_doc
 
 __all__ = [
@@ -308,6 +309,8 @@ class SubIndex:
         if not (path / "meta.json").is_file():
             raise IndexCorruptError(f"{path}: no meta.json")
         try:
+            if not writable(path):  # a read-only store: tantivy needs a place for its lock file
+                path = shadow_dir(path)
             index = tantivy.Index.open(str(path))
         except (ValueError, OSError) as e:
             raise IndexCorruptError(f"{path}: cannot open index: {e}") from e

@@ -45,10 +45,47 @@ HOOK_ARGS = ["hook", "claude-code"]
 _SHELL_FORM = re.compile(r"(^|[\s/\\\"'])mem(\.exe)?[\"']?\s+hook\s+claude-code\b")
 
 
-def handler(command: str, event: str) -> dict:
+def hook_args(home: str | None = None) -> list[str]:
+    """The handler's ``args``: ``["hook", "claude-code"]``, preceded by
+    ``["--home", home]`` for a store that is not the default one (a hook
+    runs with the variables Claude Code started with, which need not hold ``MEM_HOME``)."""
+    return (["--home", home] if home else []) + list(HOOK_ARGS)
+
+
+def handler(command: str, event: str, home: str | None = None) -> dict:
     """mem's handler for ``event``: exec-form, ``command`` with forward slashes."""
-    return {"type": "command", "command": command.replace("\\", "/"), "args": list(HOOK_ARGS),
+    return {"type": "command", "command": command.replace("\\", "/"), "args": hook_args(home),
             "timeout": EVENT_TIMEOUTS[event]}
+
+
+def handler_home(h: dict) -> str | None:
+    """The store an exec-form mem handler names with ``--home`` (None: the default)."""
+    args = h.get("args")
+    if isinstance(args, list) and len(args) >= 4 and args[0] == "--home" and isinstance(args[1], str):
+        return args[1]
+    return None
+
+
+def stale_reason(h: dict, home: str | None, exists=None, portable: bool = False) -> str | None:
+    """Why an installed exec-form mem handler must be replaced, or None.
+
+    Args:
+        home: the store the handler should name (None: the default store).
+        exists: ``exists(command) -> bool`` (the caller resolves PATH); None
+            skips the check.
+        portable: the settings file is shared (project scope): a command
+            holding a path is somebody's personal path.
+    A shell-form handler is the person's own and is never called stale."""
+    if not isinstance(h.get("args"), list):
+        return None
+    cmd = h.get("command", "")
+    if handler_home(h) != home:
+        return f"it uses the store {handler_home(h) or '~/.mem (the default)'}, not {home or '~/.mem (the default)'}"
+    if portable and "/" in cmd:
+        return f"it runs {cmd}, a personal path, in a shared settings file"
+    if exists is not None and not exists(cmd):
+        return f"its command {cmd} does not exist"
+    return None
 
 
 def is_mem_handler(h) -> bool:
@@ -59,7 +96,7 @@ def is_mem_handler(h) -> bool:
     if not isinstance(cmd, str):
         return False
     args = h.get("args")
-    if isinstance(args, list) and args[:2] == HOOK_ARGS:
+    if isinstance(args, list) and (args[:2] == HOOK_ARGS or (args[:1] == ["--home"] and args[2:4] == HOOK_ARGS)):
         base = cmd.replace("\\", "/").rsplit("/", 1)[-1]
         return base in ("mem", "mem.exe") or base.startswith("python")
     return bool(_SHELL_FORM.search(cmd))
@@ -173,17 +210,26 @@ class Plan:
     after: str | None
     events: tuple[str, ...]
     inserted: tuple[tuple[int, int], ...] = ()
+    #: the text ``inserted`` applies to when stale handlers were cut out first (None: ``before``)
+    base: str | None = None
+    #: why stale mem handlers were replaced (empty: none were)
+    repaired: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
         return self.before != self.after
 
 
-def plan_install(path: Path, command: str, *, text: str | None = None) -> Plan:
+def plan_install(path: Path, command: str, *, text: str | None = None, home: str | None = None,
+                 exists=None, portable: bool = False) -> Plan:
     """Add mem's handler to every event of :data:`EVENT_TIMEOUTS` that lacks
     one.  ``text``: the file's content (read from ``path`` when None; a
-    missing file counts as empty).  Raises InvalidInput for a file that is
-    not a JSON object or whose ``hooks`` is not an object of arrays."""
+    missing file counts as empty).  ``home``: the store to name in the
+    handlers (None: the default store).  A mem handler already there that
+    :func:`stale_reason` (with ``exists``, ``portable``) rejects is *repaired*:
+    every mem handler is cut out, then fresh ones are inserted (``base`` is
+    the cut text, ``repaired`` says why).  Raises InvalidInput for a file
+    that is not a JSON object or whose ``hooks`` is not an object of arrays."""
     path = Path(path)
     before = _read(path) if text is None else text
     t = before if before is not None else ""
@@ -191,6 +237,20 @@ def plan_install(path: Path, command: str, *, text: str | None = None) -> Plan:
     hooks = doc.get("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInput(f"{path}: \"hooks\" is not an object; not touching it")
+    reasons: list[str] = []
+    for groups in hooks.values():
+        for g in groups if isinstance(groups, list) else []:
+            for h in (g.get("hooks") if isinstance(g, dict) and isinstance(g.get("hooks"), list) else []):
+                if is_mem_handler(h):
+                    why = stale_reason(h, home, exists, portable)
+                    if why and why not in reasons:
+                        reasons.append(why)
+    base = None
+    if reasons:
+        cut = plan_uninstall(path, text=t)
+        base = t = cut.after or ""
+        doc, root = _parse(t, str(path))
+        hooks = doc.get("hooks", {})
     todo = []
     for ev in EVENT_TIMEOUTS:
         groups = hooks.get(ev, [])
@@ -203,6 +263,7 @@ def plan_install(path: Path, command: str, *, text: str | None = None) -> Plan:
     if not todo:
         return Plan(path, before, before, ())
     spans: list[list[int]] = []
+    repaired = tuple(reasons)
 
     def insert(pos: int, piece: str) -> None:
         nonlocal t
@@ -223,7 +284,7 @@ def plan_install(path: Path, command: str, *, text: str | None = None) -> Plan:
     unit = _unit(t, root)
     inline = "\n" not in t.strip()
     for ev in todo:
-        group = {"hooks": [handler(command, ev)]}
+        group = {"hooks": [handler(command, ev, home)]}
         hk = _member(root, "hooks")
         if hk is None:
             insert(*_insert_member(t, root, "hooks", {ev: [group]}, unit, inline))
@@ -235,7 +296,7 @@ def plan_install(path: Path, command: str, *, text: str | None = None) -> Plan:
                 insert(*_append_item(t, ek[1], group, unit, inline))
         doc, root = _parse(t, str(path))
     spans.sort()
-    return Plan(path, before, t, tuple(todo), tuple((a, b) for a, b in spans))
+    return Plan(path, before, t, tuple(todo), tuple((a, b) for a, b in spans), base, repaired)
 
 
 def remove_spans(text: str, spans) -> str:
@@ -286,7 +347,8 @@ def install_record(plan: Plan) -> dict:
     """What to keep to undo ``plan`` exactly: hashes of the text before and
     after, the inserted spans and whether the file existed (never the
     file's content, which may hold credentials)."""
-    return {"path": str(plan.path), "existed": plan.before is not None, "before_sha": _sha(plan.before),
+    base = plan.before if plan.base is None else plan.base
+    return {"path": str(plan.path), "existed": plan.before is not None, "before_sha": _sha(base),
             "after_sha": _sha(plan.after), "inserted": [list(x) for x in plan.inserted]}
 
 

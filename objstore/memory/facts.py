@@ -10,13 +10,14 @@ without displacing the newer value.  No score or model ever decides it.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from objstore.core.errors import InvalidInput, NotFound, RefConflict, Refused
+from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
-from objstore.core.objects import KINDS, Fact, value_digest
-from objstore.core.refs import fact_ref, key_scope, sealed_ref, validate_key
+from objstore.core.objects import Fact, KINDS, value_digest
+from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory.proposals import park
@@ -83,7 +84,7 @@ def versions(store: Store, key: str) -> list[Version]:
 
     Raises NotFound when the key has no ref, InvalidInput for a bad key.
     """
-    key = validate_key(key)
+    key = validate_key(key, existing=True)
     oid = store.refs.read(fact_ref(key))
     if oid is None:
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
@@ -93,8 +94,10 @@ def versions(store: Store, key: str) -> list[Version]:
 def walk(store: Store, oid: str | None) -> Iterator[Version]:
     """Versions from ``oid`` back along ``parent`` links.
 
-    Raises IntegrityError when a linked object is missing (the history is
-    broken: ``mem fsck`` tells more)."""
+    A damaged or missing *older* version ends the walk there
+    (``Store.walk_chain``: noted in ``store.damaged``; ``mem fsck --repair``
+    mends the chain).  Raises IntegrityError when the first version
+    (``oid`` itself) is missing or damaged."""
     for vid, f in store.walk_chain(oid, Fact, "fact version"):
         yield Version(vid, f)
 
@@ -304,12 +307,23 @@ def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
 
 
 def resolve_version(store: Store, spec: str) -> Version:
-    """``KEY@vN`` (or ``KEY@N``) -> that version.  Raises NotFound/InvalidInput."""
-    key, _, v = spec.rpartition("@")
-    v = v[1:] if v[:1] in ("v", "V") else v
-    if not v.isdigit():
+    """``KEY@vN`` (or ``KEY@N``) -> that version.
+
+    Raises:
+        InvalidInput: a bad selector or key.
+        AmbiguousId: ``spec`` is also the literal name of a key an old store
+            holds (keys with ``@`` are refused now; name its versions by id).
+        NotFound: no such key or version.
+    """
+    key, v = parse_version_spec(spec)
+    if v is None:
         raise InvalidInput(f"bad version in {spec!r}: want KEY@vN")
+    key = validate_key(key)
+    legacy = unicodedata.normalize("NFC", spec)
+    if store.refs.read(fact_ref(legacy)) is not None:
+        raise AmbiguousId(f"{spec!r} names version {v} of {key} and also a key with '@' that an older mem wrote",
+                          hint="name the version by its object id (mem keys --json, mem log)")
     for ver in versions(store, key):
-        if ver.fact.version == int(v):
+        if ver.fact.version == v:
             return ver
-    raise NotFound(f"{validate_key(key)} has no version {v}")
+    raise NotFound(f"{key} has no version {v}", hint=f"list its versions with: mem log {key}")

@@ -301,8 +301,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     doomed: set[str] = set()
     for vs in plan.keys.values():
         doomed.update(v.id for v in vs)
+        if vs and vs[-1].fact.parent is not None:  # the walk stopped at a damaged version: it goes too
+            doomed.add(vs[-1].fact.parent)
     for tvs in plan.sessions.values():
         doomed.update(tv.id for tv in tvs)
+        if tvs and tvs[0].turn.parent is not None:  # (oldest first) a damaged turn below: it goes too
+            doomed.add(tvs[0].turn.parent)
     # rewritten chains: everything from the first forgotten element on is replaced
     fact_rewrites = {key: _tail_from(list(walk(store, store.refs.read(fact_ref(key)))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
-from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound
+from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Turn
 from objstore.core.pack import PackWriter
 from objstore.core.refs import session_ref, validate_session_id
@@ -75,12 +75,16 @@ class SessionInfo:
     last: int
     turns: int
     head: str
+    #: the chain is damaged: ``turns`` counts only the readable turns from the head
+    damaged: bool = False
 
 
 def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
     """Turns from ``oid`` back along parent links (newest first).
 
-    Raises IntegrityError when a linked turn is missing."""
+    A damaged or missing *older* turn ends the walk there
+    (``Store.walk_chain``).  Raises IntegrityError when the first turn
+    (``oid`` itself) is missing or damaged."""
     for tid, t in store.walk_chain(oid, Turn, "turn"):
         yield TurnVersion(tid, t)
 
@@ -96,11 +100,15 @@ def list_sessions(store: Store) -> list[SessionInfo]:
     """Every session, oldest start first."""
     out = []
     for name, oid in store.refs.iter("sessions"):
-        chain = list(walk_turns(store, oid))
+        try:
+            chain = list(walk_turns(store, oid))
+        except IntegrityError:
+            chain = []
         times = [tv.turn.timestamp for tv in chain if tv.turn.timestamp]
         out.append(SessionInfo(id=name[len("sessions/"):], project=chain[0].turn.project if chain else "",
                                started=min(times) if times else 0, last=max(times) if times else 0,
-                               turns=len(chain), head=oid))
+                               turns=len(chain), head=oid,
+                               damaged=not chain or chain[-1].turn.parent is not None))
     out.sort(key=lambda s: (s.started, s.id))
     return out
 
@@ -134,7 +142,8 @@ def resolve_session(store: Store, prefix: str) -> str | None:
         return None
     hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
     if len(hits) > 1:
-        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions", hint="give more characters")
+        shown = ", ".join(sorted(hits)[:10]) + (", …" if len(hits) > 10 else "")
+        raise AmbiguousId(f"{prefix} matches {len(hits)} sessions: {shown}", hint="give more characters")
     return hits[0] if hits else None
 
 

@@ -39,8 +39,8 @@ from objstore.core.pack import Pack, PackWriter
 from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store, now_ms
 from objstore.memory import queue
-from objstore.memory.opening import open_store
 from objstore.memory.forget import scrub_derived
+from objstore.memory.opening import open_store
 from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
@@ -158,26 +158,35 @@ def _forget_index(store: Store) -> ForgetIndex:
     return fidx
 
 
-def _install_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res: SyncResult,
-                   progress: Progress | None) -> dict[str, bytes]:
-    """Download and install the remote packs this store lacks; returns the
-    updated pack-ids cache."""
+@dataclass
+class _Prepared:
+    """Downloaded, verified packs waiting to be installed (in ``tmp``)."""
+
+    tmp: Path
+    cache: dict[str, bytes]
+    packs: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)  # name, checksum, ids, doomed
+
+
+def _download_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res: SyncResult,
+                    progress: Progress | None) -> _Prepared:
+    """Download the remote packs this store lacks into a scratch directory,
+    each checked against its name, decrypted and every entry re-hashed
+    (no lock held: nothing of the store changes)."""
     cache = {k: v for k, v in rconfig.load_ids(store, spec.name).items() if k in m.packs}
+    tmp = store.root / "tmp" / f"remote-{os.getpid()}-{os.urandom(3).hex()}"
+    prep = _Prepared(tmp, cache)
     todo = [p for p in m.packs if p not in cache]
     if not todo:
-        return cache
+        return prep
     fidx = _forget_index(store)
-    pack_dir = store.root / "objects" / "pack"
-    pack_dir.mkdir(parents=True, exist_ok=True)
-    tmp = store.root / "tmp" / f"remote-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
     for i, name in enumerate(todo):
         if progress:
             progress("receive", i, len(todo))
         pack, idx, n = r.pack(name)
         res.bytes_received += n
         res.packs_received += 1
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
         checksum = idx[-64:-32].hex() if len(idx) >= 64 else ""
         (tmp / f"pack-{checksum}.pack").write_bytes(pack)
         (tmp / f"pack-{checksum}.idx").write_bytes(idx)
@@ -194,35 +203,99 @@ def _install_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res:
                             (isinstance(obj, Turn) and (fidx.turn_time(obj) is not None
                                                         or obj.session in fidx.sessions)):
                         doomed.append(oid)
-        except IntegrityError as e:
+        except (IntegrityError, InvalidInput) as e:
             shutil.rmtree(tmp, ignore_errors=True)
             raise IntegrityError(f"remote pack {name[:16]}… is damaged: {e}",
                                  hint="push again from a machine that has the data, or restore a backup") from None
-        if doomed:  # forgotten here: deleted once the merge has emptied them (the journal survives a crash)
-            store.journal.append([f"D\t{o}" for o in doomed])
+        for suffix in (".pack", ".idx"):
+            with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
+                os.fsync(f.fileno())
         res.objects_received += len(ids)
-        for suffix in (".pack", ".idx"):   # the index last: it marks the pack complete
-            dst = pack_dir / f"pack-{checksum}{suffix}"
-            if not dst.exists():
-                with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
-                    os.fsync(f.fileno())
-                os.replace(tmp / f"pack-{checksum}{suffix}", dst)
-                fsync_dir(pack_dir)
-        cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
-        rconfig.save_ids(store, spec.name, cache)
-    shutil.rmtree(tmp, ignore_errors=True)
-    store.packs.reload()
+        prep.packs.append((name, checksum, ids, doomed))
     if progress:
         progress("receive", len(todo), len(todo))
+    return prep
+
+
+def _install(store: Store, prep: _Prepared, spec: RemoteSpec) -> dict[str, bytes]:
+    """Install downloaded packs (caller holds the store lock, and merges in
+    the same hold): objects a local tombstone forgets are journalled for
+    deletion first, then ``.pack`` and ``.idx`` (last: it marks the pack
+    complete) move in.  Returns the updated pack-ids cache."""
+    cache = prep.cache
+    if not prep.packs:
+        return cache
+    pack_dir = store.root / "objects" / "pack"
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    doomed = [o for _n, _c, _i, d in prep.packs for o in d]
+    if doomed:   # deleted once the merge has emptied them; a crash leaves the journal to finish it
+        store.journal.append([f"D\t{o}" for o in doomed])
+    for name, checksum, ids, _d in prep.packs:
+        for suffix in (".pack", ".idx"):
+            dst = pack_dir / f"pack-{checksum}{suffix}"
+            if not dst.exists():
+                os.replace(prep.tmp / f"pack-{checksum}{suffix}", dst)
+                fsync_dir(pack_dir)
+        cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
+    rconfig.save_ids(store, spec.name, cache)
+    store.packs.reload()
     return cache
 
 
-def _chain(store: Store, head: str | None, typ, *, remote: bool = False) -> list[tuple[str, object]]:
-    """A ref's chain, oldest first.  For a remote head (``remote``), an
-    object missing here means a forget or a merge here replaced it (its
-    pack was installed, so nothing else removes it): the remote's chain is
-    then treated as empty - what it held lives on in this store's chain,
-    or was forgotten."""
+class _RemoteObjects:
+    """Objects of the remote's packs that this store no longer holds (a
+    forget or a merge here removed them), read from the pack bundle in
+    memory and never written as they are: a chain that reaches one must
+    still be merged, since the other machine may have written on top."""
+
+    def __init__(self, r: _Remote | None, cache: dict[str, bytes]) -> None:
+        self.r, self.cache = r, cache
+        self._where: dict[str, str] | None = None
+        self._packs: dict[str, tuple[bytes, bytes]] = {}
+        self.fetched: dict[str, object] = {}
+
+    def get(self, oid: str):
+        import struct
+        import zlib
+
+        import blake3
+        if self.r is None:
+            return None
+        if self._where is None:
+            self._where = {v[i:i + 32].hex(): name for name, v in self.cache.items() for i in range(0, len(v), 32)}
+        name = self._where.get(oid)
+        if name is None:
+            return None
+        if name not in self._packs:
+            pack, idx, _n = self.r.pack(name)
+            self._packs[name] = (pack, idx)
+        pack, idx = self._packs[name]
+        n = struct.unpack_from(">I", idx, 8)[0]
+        raw = bytes.fromhex(oid)
+        lo, hi = 0, n
+        while lo < hi:   # the id table is sorted (docs/format.md, Packs)
+            mid = (lo + hi) // 2
+            cur = idx[1036 + 32 * mid:1068 + 32 * mid]
+            if cur < raw:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
+            return None
+        off = struct.unpack_from(">Q", idx, 1036 + 32 * n + 8 * lo)[0]
+        length = struct.unpack_from(">I", idx, 1036 + 40 * n + 4 * lo)[0]
+        frame = zlib.decompress(pack[off + 4:off + length])
+        if blake3.blake3(frame).hexdigest() != oid:
+            raise IntegrityError(f"remote object {oid} does not hash to its id")
+        obj = decode(frame, strict=False)
+        self.fetched[oid] = obj
+        return obj
+
+
+def _chain(store: Store, head: str | None, typ, *, remote: _RemoteObjects | None = None) -> list[tuple[str, object]]:
+    """A ref's chain, oldest first.  For a remote head, an object missing
+    here is read from the remote's pack (:class:`_RemoteObjects`); if even
+    that fails the remote chain is treated as empty."""
     out = []
     seen = set()
     while head is not None and head not in seen:
@@ -230,9 +303,11 @@ def _chain(store: Store, head: str | None, typ, *, remote: bool = False) -> list
         try:
             obj = store.get(head, typ)
         except NotFound:
-            if remote:
-                return []
-            raise
+            obj = remote.get(head) if remote is not None else None
+            if obj is None:
+                if remote is not None:
+                    return []
+                raise
         out.append((head, obj))
         head = obj.parent
     out.reverse()
@@ -259,8 +334,10 @@ class _MergeReport:
     remote_rewritten: bool = False
 
 
-def _merge(store: Store, m: Manifest, res: SyncResult, command: str) -> _MergeReport:
+def _merge(store: Store, m: Manifest, res: SyncResult, command: str,
+           remote: _RemoteObjects | None = None) -> _MergeReport:
     """Merge the manifest's refs into the store (caller holds the lock)."""
+    remote = remote or _RemoteObjects(None, {})
     rep = _MergeReport()
     now = now_ms()
     local = _local_refs(store)
@@ -288,13 +365,16 @@ def _merge(store: Store, m: Manifest, res: SyncResult, command: str) -> _MergeRe
         if not is_fact and name[len("sessions/"):] in fidx.sessions:
             out_head, rewritten, dropped, final = None, True, set(), set()
             lc = _chain(store, lh, Turn)
-            rc = _chain(store, rh, Turn, remote=True)
+            rc = _chain(store, rh, Turn, remote=remote)
             emptied += [t.text for _i, t in lc + rc if t.text]
             dropped = {i for i, _ in lc + rc}
         else:
             typ = Fact if is_fact else Turn
-            lc, rc = _chain(store, lh, typ), _chain(store, rh, typ, remote=True)
+            lc, rc = _chain(store, lh, typ), _chain(store, rh, typ, remote=remote)
             out = merge_chain(lc, rc, fidx, "fact" if is_fact else "turn")
+            for oid in out.final_ids:   # kept as they are: they must exist here
+                if oid in remote.fetched and not store.has(oid):
+                    store.put(remote.fetched[oid])
             for oid, obj in out.new_objects:
                 store.put(obj)
             emptied += out.emptied
@@ -360,9 +440,13 @@ def _fetch(store: Store, r: _Remote, spec: RemoteSpec, res: SyncResult, progress
            command: str) -> tuple[Manifest, str | None, dict[str, bytes], _MergeReport]:
     m, etag, n = r.manifest()
     res.bytes_received += n
-    cache = _install_packs(store, r, m, spec, res, progress)
-    with store.lock(command):
-        rep = _merge(store, m, res, command)
+    prep = _download_packs(store, r, m, spec, res, progress)
+    try:
+        with store.lock(command):   # one hold: a journal replay must not run between install and merge
+            cache = _install(store, prep, spec)
+            rep = _merge(store, m, res, command, _RemoteObjects(r, cache))
+    finally:
+        shutil.rmtree(prep.tmp, ignore_errors=True)
     return m, etag, cache, rep
 
 
@@ -452,7 +536,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             gc = rep.remote_rewritten or any(n not in refs for n in m.refs if not n.startswith("queue/")) \
                 or bool(res.snapshots_pruned)
             replaced: list[str] = []
-            snaps = [_purge_snapshot(store, s, fidx, refs) for s in snaps] if gc else snaps
+            snaps = [_purge_snapshot(store, s, fidx, refs, _RemoteObjects(r, cache)) for s in snaps] if gc else snaps
             if gc:
                 live = _reachable_from(store, refs)
                 for s in snaps:
@@ -572,8 +656,8 @@ def _delete_orphans(t: Transport, listed: set[str]) -> None:
             p = name.rsplit("/", 1)[-1]
             if p not in listed and time.time() - mtime > ORPHAN_GRACE_S:
                 t.delete(f"packs/{p}")
-    except RemoteUnavailable:
-        pass
+    except (RemoteUnavailable, OSError):
+        pass   # best effort: the push itself has succeeded; a later push retries
 
 
 # -- clone --------------------------------------------------------------------------------
@@ -630,7 +714,8 @@ def keep_snapshots(times: list[int], now: int) -> set[int]:
     return keep
 
 
-def _purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapping[str, str]) -> Snapshot:
+def _purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapping[str, str],
+                    remote: _RemoteObjects) -> Snapshot:
     """A snapshot with every forgotten value emptied, as the live refs are
     (the same deterministic rewrite; objects written here are pushed)."""
     refs: dict[str, str] = {}
@@ -639,12 +724,15 @@ def _purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Map
             if name.startswith("sessions/") and name[len("sessions/"):] in fidx.sessions:
                 continue
             typ = Fact if name.startswith("facts/") else Turn
-            chain = _chain(store, head, typ, remote=True)
+            chain = _chain(store, head, typ, remote=remote)
             if not chain:   # replaced here: the live ref's value stands in for it
                 if name in live_refs:
                     refs[name] = live_refs[name]
                 continue
             out = merge_chain(chain, chain, fidx, "fact" if typ is Fact else "turn")
+            for oid in out.final_ids:   # kept as they are: a pack rewrite may have to re-send them
+                if oid in remote.fetched and not store.has(oid):
+                    store.put(remote.fetched[oid])
             for _oid, obj in out.new_objects:
                 store.put(obj)
             if out.head is not None:
@@ -694,10 +782,14 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
         if pick is None:
             raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
         res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n)
-        _install_packs(store, r, m, spec, res, progress)
+        prep = _download_packs(store, r, m, spec, res, progress)
         view = Manifest(refs=dict(pick.refs), done=list(m.done))
-        with store.lock("restore"):
-            _merge(store, view, res, "restore")
+        try:
+            with store.lock("restore"):
+                _install(store, prep, spec)
+                _merge(store, view, res, "restore")
+        finally:
+            shutil.rmtree(prep.tmp, ignore_errors=True)
         return store, res
     except BaseException:
         store.close()

@@ -204,7 +204,10 @@ class FolderTransport(Transport):
                 full = Path(d) / f
                 name = str(full.relative_to(base))
                 if name.startswith(prefix):
-                    st = full.stat()
+                    try:
+                        st = full.stat()
+                    except FileNotFoundError:   # deleted by another writer since the walk
+                        continue
                     out.append((name, st.st_size, st.st_mtime))
         return sorted(out)
 
@@ -255,6 +258,7 @@ class S3Transport(Transport):
                                         hint="pip install boto3, or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY") from None
         if endpoint:
             cfg["endpoint"] = endpoint
+        self._cfg = cfg
         import datetime
         self.s = S3Store(self.bucket, prefix=self.prefix or None, config=cfg, **kw,
                          client_options={"allow_http": bool(endpoint and endpoint.startswith("http://")),
@@ -339,6 +343,27 @@ class S3Transport(Transport):
             self.read("mem-remote")
         except NotFound:
             pass
+
+    def versioning(self) -> str | None:
+        """The bucket's versioning status (``Enabled``, ``Suspended``) through
+        boto3's GetBucketVersioning when boto3 is installed (obstore has no
+        such call); None when versioning was never enabled or it cannot tell."""
+        try:
+            import boto3  # optional: only to ask this one question
+        except ImportError:
+            return None
+        try:
+            kw = {"region_name": self._cfg.get("region")}
+            if self.endpoint:
+                kw["endpoint_url"] = self.endpoint
+            if self._cfg.get("access_key_id"):
+                kw.update(aws_access_key_id=self._cfg["access_key_id"],
+                          aws_secret_access_key=self._cfg.get("secret_access_key"),
+                          aws_session_token=self._cfg.get("token"))
+            r = boto3.client("s3", **kw).get_bucket_versioning(Bucket=self.bucket)
+            return r.get("Status") or None
+        except Exception:
+            return None
 
 
 def open_transport(url: str, *, endpoint: str | None = None, env: Mapping[str, str] | None = None,

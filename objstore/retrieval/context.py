@@ -112,7 +112,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError, StoreLocked
+from objstore.core.errors import InvalidInput, MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
@@ -252,14 +252,23 @@ def load_state(store: Store, session_id: str) -> dict:
 
 
 def save_state(store: Store, session_id: str, state: dict) -> None:
-    """Write the session's state atomically (nothing for an unusable id)."""
+    """Write the session's state atomically (nothing for an unusable id).
+
+    Nothing either on a read-only store: the state is a cache of what was
+    already injected, and injection must go on without it."""
+    import errno
+
     import msgpack
 
     p = state_path(store, session_id)
     if p is None:
         return
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(p, msgpack.packb(state, use_bin_type=True), durable=False)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(p, msgpack.packb(state, use_bin_type=True), durable=False)
+    except OSError as e:
+        if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
 
 
 # -- facts in scope ---------------------------------------------------------------
@@ -988,4 +997,6 @@ def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) ->
             return touch(store, keys, command="inject")
     except StoreLocked:
         return "skipped: the store is busy"
+    except ReadOnlyStore:
+        return "skipped: the store is read-only"
 

@@ -41,8 +41,8 @@ def test_errors_and_exit_codes(invoke, tmp_path):
     assert "'.' and '..'" in r.stderr
     invoke("remember", "user/x", "v", "--kind", "bogus", exit_code=2)
     r = invoke("log", "user/x", "--json", exit_code=4)
-    assert json.loads(r.stderr.splitlines()[-1]) == {"message_type": "exit_error", "code": 4,
-                                                     "message": "no key user/x"}
+    assert json.loads(r.stderr) == {"message_type": "exit_error", "code": 4, "message": "no key user/x",
+                                    "hint": "list keys with: mem keys"}
     r = invoke("show", "zzzz", exit_code=4)
     r = invoke("remember", "user/x", "v", "--valid-from", "yesterday-ish", exit_code=2)
     assert "not a time" in r.stderr

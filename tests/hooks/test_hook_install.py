@@ -45,6 +45,8 @@ def claude_dir(tmp_path, monkeypatch):
     d.mkdir()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(d))
     monkeypatch.setenv("MEM_HOOK_COMMAND", "/opt/mem/bin/mem")
+    # the default store (~/.mem): a custom one is written into the hooks (tests/hooks/test_setup_repair.py)
+    monkeypatch.setenv("MEM_HOME", os.path.join(os.environ["HOME"], ".mem"))
     return d
 
 

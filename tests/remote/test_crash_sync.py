@@ -17,6 +17,7 @@ from pathlib import Path
 from objstore import Store, fsck, open_store, remember
 
 REPO = Path(__file__).resolve().parents[2]
+KILLS = int(os.environ.get("MEM_SOAK_KILLS", "8"))   # read at import: the env fixture clears MEM_*
 
 
 def _remote_is_whole(store: Store, spec) -> None:
@@ -56,7 +57,7 @@ def _run_killed(home: Path, args: list[str], delay: float) -> None:
 
 
 def test_sigkill_during_push_and_pull(tmp_path):
-    kills = int(os.environ.get("MEM_SOAK_KILLS", "8"))
+    kills = KILLS
     rnd = random.Random(1234)
     from objstore import add_remote, clone, export_sync_key, pull, push
     remote = str(tmp_path / "remote")

@@ -12,6 +12,7 @@ import pytest
 
 from objstore import (current, fsck, list_sessions, queue_items, remember, scan_store, search, versions)
 
+WRITES = int(os.environ.get("MEM_SOAK_WRITES", "10"))   # read at import: the env fixture clears MEM_*
 SAMPLES = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
 
 
@@ -328,7 +329,7 @@ def test_s3_unreachable_and_missing_bucket(tmp_path, moto_endpoint):
 
 
 def test_four_machines_concurrent_writes(machines):
-    n = int(os.environ.get("MEM_SOAK_WRITES", "10"))
+    n = WRITES
     a = machines("a")
     a.push()
     ms = [a] + [machines(f"m{i}", clone_from=a) for i in range(3)]
@@ -414,4 +415,42 @@ def test_forget_of_one_version_while_other_side_wrote_on_top(machines, target):
         assert scan_store(m.root, [canary.encode()]) == []
         assert fsck(m.store).ok
     assert [v.id for v in versions(a.store, "project/p/k")] == [v.id for v in versions(b.store, "project/p/k")]
+    assert not any(canary.encode() in x for x in _all_remote_plaintexts(target, a.key()))
+
+
+def test_bucket_versioning_is_detected(tmp_path, moto_endpoint, invoke, monkeypatch):
+    import boto3
+    from tests.remote.conftest import S3_ENV, make_bucket
+    bucket = make_bucket(moto_endpoint)
+    boto3.client("s3", endpoint_url=moto_endpoint, aws_access_key_id="testing", aws_secret_access_key="testing",
+                 region_name="us-east-1").put_bucket_versioning(
+        Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    for k, v in S3_ENV.items():
+        monkeypatch.setenv(k, v)
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "user/x", "y")
+    invoke(*a, "remote", "add", "origin", f"s3://{bucket}/m", "--endpoint", moto_endpoint)
+    r = invoke(*a, "push")
+    assert "versioning is on" in r.stderr
+    assert invoke(*a, "remote", "show", "--json").json["versioning"] == "Enabled"
+
+
+def test_local_forget_keeps_the_other_sides_newer_versions(machines, target):
+    """B forgot v1's value; A wrote v2 on top meanwhile: B's pull keeps A's v2
+    and empties v1 (the remote chain is walked, not dropped)."""
+    canary = "canary-gecko-6060"
+    a = machines("a")
+    remember(a.store, "project/p/k", canary)
+    a.push()
+    b = machines("b", clone_from=a)
+    remember(a.store, "project/p/k", "newer on A")
+    a.push()
+    from objstore import forget
+    forget(b.store, what="project/p/k@v1")   # the only value: the key goes on B
+    b.push()
+    a.pull()
+    for m in (a, b):
+        assert [v.fact.body for v in versions(m.store, "project/p/k")] == ["newer on A", ""]
+        assert scan_store(m.root, [canary.encode()]) == []
+        assert fsck(m.store).ok
     assert not any(canary.encode() in x for x in _all_remote_plaintexts(target, a.key()))

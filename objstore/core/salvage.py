@@ -1,0 +1,88 @@
+"""Salvage and quarantine: what ``mem fsck --repair`` does with damaged
+object files before the chains are mended (``objstore.memory.repair``).
+
+* :func:`salvage_pack` reads a pack file front to back without its index
+  (``docs/format.md``, "Pack file": a 12-byte header, then entries of a u32
+  length and a zlib stream) and yields every entry that still decompresses;
+  each frame's id is its BLAKE3 hash, so what it yields is sound by
+  construction.  It is how the readable part of a pack whose index, header
+  or trailer is damaged is kept.
+* :class:`Quarantine` is ``<store>/quarantine/<UTC time>/``: damaged loose
+  object files and packs are *moved* there, never deleted, so a person can
+  still look at them; nothing reads from it, and ``mem gc`` removes entries
+  older than its grace period (``--prune=now``: all).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from objstore.core.ids import hash_bytes
+
+_HEADER_LEN = 12             # magic, version, count (docs/format.md)
+_LEN = struct.Struct(">I")   # entry length prefix
+_SUM_LEN = 32                # trailer checksum
+
+
+def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
+    """``(id, frame)`` of every entry of ``pack_path`` that decompresses,
+    in file order, stopping at the first entry whose length runs past the
+    end (the rest cannot be framed).  Never raises for damaged content;
+    OSError if the file cannot be read."""
+    data = Path(pack_path).read_bytes()
+    end = max(_HEADER_LEN, len(data) - _SUM_LEN)
+    off = _HEADER_LEN
+    while off + _LEN.size < end:
+        (n,) = _LEN.unpack_from(data, off)
+        if n == 0 or off + 4 + n > end:
+            return
+        d = zlib.decompressobj()
+        try:
+            frame = d.decompress(data[off + 4:off + 4 + n])
+            ok = d.eof and not d.unused_data
+        except zlib.error:
+            ok = False
+        if ok:
+            yield hash_bytes(frame), frame
+        off += 4 + n
+
+
+class Quarantine:
+    """A new quarantine folder ``<store>/quarantine/<UTC time>-<pid>/``
+    (created on first use) that damaged files are moved into."""
+
+    def __init__(self, store_root: Path) -> None:
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self.dir = Path(store_root) / "quarantine" / f"{stamp}-{os.getpid()}"
+        self.moved: list[Path] = []
+
+    def move(self, path: Path, name: str | None = None) -> Path:
+        """Move ``path`` into the quarantine (as ``name``); returns the new path."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        dest = self.dir / (name or path.name)
+        shutil.move(str(path), dest)
+        self.moved.append(dest)
+        return dest
+
+    def copy(self, path: Path) -> Path:
+        """Copy ``path`` into the quarantine (a pack that is rewritten in place)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        dest = self.dir / path.name
+        shutil.copy2(path, dest)
+        self.moved.append(dest)
+        return dest
+
+
+def quarantine_files(store_root: Path) -> list[tuple[Path, float]]:
+    """``(folder, mtime)`` of every quarantine folder of a store."""
+    base = Path(store_root) / "quarantine"
+    try:
+        return sorted((base / n, (base / n).stat().st_mtime) for n in os.listdir(base))
+    except (FileNotFoundError, NotADirectoryError):
+        return []

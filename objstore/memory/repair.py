@@ -1,0 +1,325 @@
+"""Repair a damaged store: what ``mem fsck --repair`` does (``docs/design.md``,
+"Damage and repair").
+
+Order of work, under the store lock:
+
+1. **Set damaged files aside** (:mod:`objstore.core.salvage`): a loose object
+   that does not decompress, hash to its id or decode is moved to the
+   quarantine; a pack that cannot be opened has every entry that still
+   decompresses salvaged as a loose object, then its ``.pack`` and ``.idx``
+   are moved to the quarantine; a pack that opens but holds damaged entries
+   is copied to the quarantine and rewritten without them (a sound copy of
+   the same object elsewhere is kept).
+2. **Re-fetch** (the ``fetch`` callback, e.g. from a remote): every object a
+   chain needs but the store lacks is asked for by id; a frame that hashes
+   to that id is stored as a loose object.  Without a callback, or when it
+   has no copy, the object is *lost*.
+3. **Mend the chains.**  A fact key's or a session's chain that reaches a
+   lost object keeps its place for it: a *lost stub* (a version or turn with
+   an empty body, ``forgotten`` set to the repair time, ``sources`` /
+   ``source`` = ``lost:<id>``, so it is never current and never injected),
+   and below it the surviving versions with the next lower numbers (a
+   version some reflog names as a head is preferred, then the most recently
+   recorded); numbers with no survivor get stubs too.  Every version above
+   a stub is rewritten onto the new parent (new ids), and the ref moves by
+   compare-and-swap with a reflog entry ``fsck --repair``.  A lost head has
+   no stub (its number is unknown): the newest survivor becomes the head.
+   A sealed key's chain may have gaps, so lost sealed versions get no stub.
+   A ref with nothing left (and a tombstone or queue ref whose object is
+   lost) is deleted: the report names it.
+4. The caller rebuilds the search index (``reindex``): it may name lost ids.
+
+The result passes ``fsck``; nothing that was readable is dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from objstore.core.codec import decode
+from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
+from objstore.core.ids import hash_bytes
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.pack import PackSet
+from objstore.core.salvage import Quarantine, salvage_pack
+from objstore.core.store import Store, now_ms
+
+#: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
+Fetch = Callable[[str], "bytes | None"]
+
+_DAMAGE = (CorruptObject, NotFound)
+
+
+@dataclass
+class RepairReport:
+    """What :func:`repair` did.
+
+    Attributes:
+        quarantine: the quarantine folder used ("" when nothing was moved).
+        quarantined: files moved or copied there.
+        salvaged: objects recovered from damaged packs.
+        dropped_objects: damaged objects removed from packs and loose files.
+        refetched: ids restored by ``fetch``.
+        lost: ids a chain needed that nothing could restore.
+        stubs: lost stubs written.
+        mended: refs whose chain was rewritten.
+        dropped_refs: refs deleted because nothing of them was left.
+    """
+
+    quarantine: str = ""
+    quarantined: list[str] = field(default_factory=list)
+    salvaged: int = 0
+    dropped_objects: list[str] = field(default_factory=list)
+    refetched: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    stubs: int = 0
+    mended: list[str] = field(default_factory=list)
+    dropped_refs: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        """True when anything was changed."""
+        return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
+                    or self.stubs or self.mended or self.dropped_refs)
+
+
+def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
+    """Repair ``store`` in place (see the module doc); returns the report.
+
+    Args:
+        fetch: optional source of lost objects by id (remotes plug in here).
+    Raises:
+        StoreLocked, ReadOnlyStore: the store lock cannot be taken.
+    """
+    rep = RepairReport()
+    with store.lock("fsck --repair"):
+        q = Quarantine(store.root)
+        _set_aside(store, q, rep)
+        objs = _scan(store)
+        _mend(store, objs, rep, fetch)
+        store.damaged.clear()
+        rep.quarantined = [str(p) for p in q.moved]
+        rep.quarantine = str(q.dir) if q.moved else ""
+    return rep
+
+
+# -- 1. damaged files ----------------------------------------------------------
+
+def _sound(frame: bytes) -> bool:
+    try:
+        decode(frame)
+        return True
+    except UnsupportedVersion:
+        return True  # a newer mem's object is not damage
+    except CorruptObject:
+        return False
+
+
+def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
+    bad_loose = []
+    for oid in list(store.objects):
+        try:
+            ok = _sound(store.objects.get(oid))
+        except NotFound:
+            continue
+        except CorruptObject:
+            ok = False
+        if not ok:
+            bad_loose.append(oid)
+    store.packs.close()
+    ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
+    try:
+        for idx, _err in list(ps.broken):
+            pack = idx.with_suffix(".pack")
+            if pack.exists():
+                try:
+                    for oid, frame in salvage_pack(pack):
+                        if _sound(frame) and not store.objects.contains(oid):
+                            store.objects.put(frame)
+                            rep.salvaged += 1
+                except OSError:
+                    pass
+                q.move(pack)
+            q.move(idx)
+        damaged_in: dict[str, list[str]] = {}
+        for pack in ps.packs:
+            for oid in pack:
+                try:
+                    ok = _sound(pack.get(oid))
+                except CorruptObject:
+                    ok = False
+                if not ok:
+                    damaged_in.setdefault(pack.name, []).append(oid)
+    finally:
+        ps.close()
+    store.packs.reload()
+    for p in store.packs.packs:
+        if p.name in damaged_in:
+            q.copy(p.pack_path)
+            q.copy(p.idx_path)
+    for oid in bad_loose:
+        q.move(store.objects.path(oid), name=oid)
+        rep.dropped_objects.append(oid)
+    bad_packed = sorted({o for ids in damaged_in.values() for o in ids})
+    if bad_packed:
+        keep = {}
+        for oid in bad_packed:  # a sound copy elsewhere (loose, another pack) survives the rewrite
+            try:
+                keep[oid] = store.read_frame(oid)
+            except _DAMAGE:
+                pass
+        store.delete_objects(bad_packed)
+        for frame in keep.values():
+            store.objects.put(frame)
+        rep.dropped_objects.extend(o for o in bad_packed if o not in keep)
+    store.packs.reload()
+
+
+def _scan(store: Store) -> dict[str, object]:
+    objs: dict[str, object] = {}
+    for oid in set(store.iter_ids()):
+        try:
+            objs[oid] = decode(store.read_frame(oid))
+        except (*_DAMAGE, UnsupportedVersion):
+            pass
+    return objs
+
+
+# -- 2 and 3. re-fetch and mend --------------------------------------------------
+
+def _get(store: Store, objs: dict, oid: str, rep: RepairReport, fetch: Fetch | None):
+    obj = objs.get(oid)
+    if obj is not None or fetch is None:
+        return obj
+    try:
+        frame = fetch(oid)
+    except Exception:  # noqa: BLE001 - a failing source is "no copy"
+        frame = None
+    if not frame or hash_bytes(frame) != oid or not _sound(frame):
+        return None
+    store.objects.put(frame)
+    objs[oid] = obj = decode(frame)
+    rep.refetched.append(oid)
+    return obj
+
+
+class _Kind:
+    """How one namespace's chains are numbered, matched and stubbed."""
+
+    def __init__(self, ns: str, cls, root: int | None) -> None:
+        self.ns, self.cls, self.root = ns, cls, root  # root None: gaps allowed, no stubs
+
+    def label(self, obj) -> str:
+        return obj.session if self.cls is Turn else obj.key
+
+    def num(self, obj) -> int:
+        return obj.seq if self.cls is Turn else obj.version
+
+    def time(self, obj) -> int:
+        return obj.timestamp if self.cls is Turn else obj.recorded_at
+
+    def stub(self, label: str, n: int, parent: str | None, lost: str | None, like, now: int):
+        tag = f"lost:{lost}" if lost else "lost"
+        if self.cls is Turn:
+            return Turn(session=label, seq=n, role="system", text="", timestamp=0,
+                        harness=getattr(like, "harness", ""), cwd="", project=getattr(like, "project", ""),
+                        source=f"{tag}:{n}" if not lost else tag, parent=parent, forgotten=now)
+        return Fact(key=label, kind=getattr(like, "kind", "reference"), body="", version=n, parent=parent,
+                    valid_from=0, recorded_at=now, trust="derived", sources=(tag,), forgotten=now)
+
+
+_KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
+
+
+def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None) -> None:
+    now = now_ms()
+    heads_named = set(store.reflog.iter_all_ids())
+    for kind in _KINDS:
+        refs = list(store.refs.iter(kind.ns))
+        if not refs:
+            continue
+        by_label: dict[str, list[tuple[str, object]]] = {}
+        for oid, obj in objs.items():
+            if isinstance(obj, kind.cls):
+                by_label.setdefault(kind.label(obj), []).append((oid, obj))
+        for name, head in refs:
+            _mend_chain(store, kind, name, head, objs, by_label.get(name.split("/", 1)[1], []),
+                        heads_named, rep, fetch, now)
+    for ns, cls in (("tombstones", Tombstone), ("queue", QueueItem)):
+        for name, oid in list(store.refs.iter(ns)):
+            if not isinstance(_get(store, objs, oid, rep, fetch), cls):
+                store.update_ref(name, oid, None, rewrite=True)  # the ref and its reflog go
+                rep.lost.append(oid)
+                rep.dropped_refs.append(name)
+
+
+def _walk(store, objs, oid, rep, fetch, cls) -> tuple[list[tuple[str, object]], str | None]:
+    """Readable chain from ``oid`` (newest first) and the id where it broke (None: reached the root)."""
+    chain: list[tuple[str, object]] = []
+    seen = set()
+    while oid is not None and oid not in seen:
+        seen.add(oid)
+        obj = _get(store, objs, oid, rep, fetch)
+        if not isinstance(obj, cls):
+            return chain, oid
+        chain.append((oid, obj))
+        oid = obj.parent
+    return chain, None
+
+
+def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, cands: list, heads_named: set,
+                rep: RepairReport, fetch: Fetch | None, now: int) -> None:
+    label = name.split("/", 1)[1]
+    upper, broken = _walk(store, objs, head, rep, fetch, kind.cls)
+    if broken is None:
+        return  # the whole chain is readable
+    rep.lost.append(broken)
+    used = {oid for oid, _ in upper}
+    pool = [(oid, obj) for oid, obj in cands if oid not in used]
+    like = upper[-1][1] if upper else (pool[0][1] if pool else None)
+    # entries newest first: ("keep", oid, obj) or ("stub", n, lost id)
+    entries: list[tuple] = [("keep", oid, obj) for oid, obj in upper]
+    if upper:
+        n: int | None = kind.num(upper[-1][1]) - 1
+        lost: str | None = broken
+    else:
+        n = max((kind.num(o) for _, o in pool), default=None)
+        lost = None
+    floor = kind.root if kind.root is not None else 0
+    while n is not None and n >= floor:
+        at_n = [(oid, o) for oid, o in pool if kind.num(o) == n and oid not in used]
+        if at_n:
+            oid, _o = max(at_n, key=lambda c: (c[0] in heads_named, kind.time(c[1]), c[0]))
+            part, broken2 = _walk(store, objs, oid, rep, fetch, kind.cls)
+            part = [(i, o) for i, o in part if i not in used]
+            used.update(i for i, _ in part)
+            entries.extend(("keep", i, o) for i, o in part)
+            if broken2 is None:
+                break
+            rep.lost.append(broken2)
+            n, lost = kind.num(part[-1][1]) - 1, broken2
+            continue
+        if kind.root is not None:
+            entries.append(("stub", n, lost))
+        lost = None
+        n -= 1
+    parent: str | None = None
+    for entry in reversed(entries):  # oldest first
+        if entry[0] == "keep":
+            _tag, oid, obj = entry
+            if obj.parent == parent:
+                parent = oid
+                continue
+            parent = store.put(dataclasses.replace(obj, parent=parent))
+        else:
+            _tag, num, lost_id = entry
+            parent = store.put(kind.stub(label, num, parent, lost_id, like, now))
+            rep.stubs += 1
+    if parent is None:
+        store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
+        rep.dropped_refs.append(name)
+    elif parent != head:
+        store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
+        rep.mended.append(name)
