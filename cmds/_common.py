@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from . import _out
 from ._out import (warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
                    short)
 
@@ -53,13 +54,27 @@ def with_store(create: bool = False):
 
 
 def _note_json(ctx: click.Context, _param, value):
-    if value:
+    if value or ctx.meta.get("mem_plain"):
         ctx.meta["mem_json"] = True
+        return True
     return value
 
 
-json_option = click.option("--json", "as_json", is_flag=True, callback=_note_json,
-                           help="Print JSON (a stable, scriptable format); errors also as JSON on stderr.")
+def _note_plain(ctx: click.Context, _param, value):
+    if value:
+        ctx.meta["mem_plain"] = True
+        _out.PLAIN = True
+    return value
+
+
+def json_option(f):
+    """``--json`` (one JSON document) and ``--plain`` (tab-separated, id
+    first, one record a line, for fzf/awk/cut) on a reading command; the
+    command receives ``as_json`` and prints through :func:`emit_json`."""
+    f = click.option("--json", "as_json", is_flag=True, callback=_note_json,
+                     help="Print JSON (a stable, scriptable format); errors also as JSON on stderr.")(f)
+    return click.option("--plain", is_flag=True, is_eager=True, expose_value=False, callback=_note_plain,
+                        help="Print tab-separated records, id first, one a line (for fzf, awk, cut).")(f)
 
 
 class TimeType(click.ParamType):

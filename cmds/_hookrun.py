@@ -261,6 +261,20 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     return session_start_block(store, sid, source, cwd, **kw) or ""
 
 
+def _remember_statement(store, prompt: str, cwd: str) -> str | None:
+    """Write the fact of a "remember that …" prompt; the confirmation to inject, or None."""
+    import objstore
+    aliases = objstore.project_aliases(cwd or None) if cwd else []
+    r = objstore.remember_statement(store, prompt.encode("utf-8", "replace").decode("utf-8"),
+                                    project=aliases[0] if aliases else None, source="prompt")
+    if r is None:
+        return None
+    from objstore import escape_context
+    return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
+            f"Remembered as you asked (user_stated): {escape_context(r.key)} = "
+            f"{escape_context(r.version.fact.body)}</mem-context>")
+
+
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None) -> str:
     try:
         from objstore import inject_for_prompt
@@ -359,10 +373,15 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                           index=False, snapshot=snap, time_ms=int(time.time() * 1000))
                 if not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
                     run.guarded(None, objstore.capture_prompt, store, **kw)
+            stated = None
+            if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
+                stated = run.guarded("remember", _remember_statement, store, prompt, cwd)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
             text = run.guarded("context", _inject_for_prompt, store, sid, clean, cwd, run.env.get("MEM_TRACE"))
+            if stated:
+                text = f"{stated}\n{text}" if text else stated
             return context_output(ev, text or "")
 
         if capture and ev in CAPTURE_EVENTS:

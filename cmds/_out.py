@@ -33,7 +33,7 @@ def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     stream = sys.stderr if err else sys.stdout
     if stream is None:
         return
-    if "\x1b" in text and not _isatty(stream):
+    if "\x1b" in text and (not _isatty(stream) or os.environ.get("NO_COLOR")):
         if _ANSI is None:
             import re
             _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
@@ -49,10 +49,58 @@ def _isatty(stream) -> bool:
         return False
 
 
+#: set by ``--plain`` (cmds._common.json_option), reset for each command line (cmds.main.cli)
+PLAIN = False
+
+
 def emit_json(obj) -> None:
-    """Print one JSON document on stdout."""
+    """Print one JSON document on stdout (or, after ``--plain``, its
+    :func:`plain_lines`)."""
     import json
+    if PLAIN:
+        for line in plain_lines(obj):
+            echo(line)
+        return
     echo(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False))
+
+
+def _plain_field(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_plain_field(x) for x in v)
+    if isinstance(v, dict):
+        import json
+        v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return str(v).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def plain_lines(obj) -> list[str]:
+    """The ``--plain`` form of a JSON document: a list of records (or the
+    first list of records inside an object, e.g. recall's ``hits``), one
+    line each, fields tab-separated in the JSON's order with ``id`` first;
+    tabs, newlines and backslashes in values escaped (``\\t``, ``\\n``,
+    ``\\\\``)."""
+    if isinstance(obj, dict):
+        inner = next((v for v in obj.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)),
+                     None)
+        if inner is None and any(obj.get(k) == [] for k in ("hits", "turns", "findings", "items")):
+            inner = []  # a result list that came back empty: no records
+        rows = inner if inner is not None else [obj]
+    elif isinstance(obj, list):
+        rows = obj
+    else:
+        rows = [{"value": obj}]
+    out = []
+    for r in rows:
+        if not isinstance(r, dict):
+            out.append(_plain_field(r))
+            continue
+        keys = (["id"] if "id" in r else []) + [k for k in r if k != "id"]
+        out.append("\t".join(_plain_field(r[k]) for k in keys))
+    return out
 
 
 def fmt_time(ms: int) -> str:
@@ -187,3 +235,43 @@ def version_json(v, *, current: bool) -> dict:
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
             "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}
+
+
+#: our own glyphs and their ASCII forms (--ascii)
+GLYPHS = {"…": "...", "•": "*", "→": "->", "←": "<-", "—": "-", "–": "-", "✓": "ok", "✗": "x", "·": "-",
+          "“": '"', "”": '"', "‘": "'", "’": "'"}
+_GLYPH_TABLE = str.maketrans(GLYPHS)
+
+
+class _AsciiText:
+    """A text stream wrapper: our glyphs become ASCII, and any other
+    character the stream cannot encode is written as a backslash escape."""
+
+    encoding = "utf-8"   # what we accept: click must not re-wrap the binary buffer behind us
+    errors = "strict"
+
+    def __init__(self, stream) -> None:
+        self._s = stream
+
+    def write(self, text: str) -> int:
+        t = text.translate(_GLYPH_TABLE).encode("ascii", "backslashreplace").decode("ascii")
+        return self._s.write(t)
+
+    def __getattr__(self, name):
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._s, name)
+
+
+def needs_ascii() -> bool:
+    """True when stdout's encoding is not UTF-8 (a C/POSIX or Latin-1 locale)."""
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return bool(enc) and enc != "utf8"
+
+
+def ascii_streams() -> None:
+    """Route stdout and stderr through :class:`_AsciiText` (``--ascii``)."""
+    if not isinstance(sys.stdout, _AsciiText):
+        sys.stdout = _AsciiText(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, _AsciiText):
+        sys.stderr = _AsciiText(sys.stderr)  # type: ignore[assignment]

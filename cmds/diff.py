@@ -1,7 +1,5 @@
 """mem diff."""
 
-import os
-
 import click
 
 from ._common import complete_key, emit_json, json_option, safe, with_store
@@ -47,7 +45,7 @@ def command(key, va, vb, as_json, store):
                    "b": {"version": d.b.fact.version, "id": d.b.id}, "changed": d.changed,
                    "ops": [{"op": o.op, "text": o.text} for o in d.ops]})
         return
-    color = False if os.environ.get("NO_COLOR") else None  # None: colour only on a terminal (click)
+    color = click.get_current_context().color  # None: colour only on a terminal; False under NO_COLOR
     click.echo(f"{d.key}  v{d.a.fact.version} {d.a.id[:12]} -> v{d.b.fact.version} {d.b.id[:12]}"
                + ("" if d.changed else "  (no change in the value)"))
     parts = []
@@ -56,7 +54,7 @@ def command(key, va, vb, as_json, store):
         if o.op == "equal":
             parts.append(t)
         elif o.op == "delete":
-            parts.append(click.style(f"[-{t}-]", fg="red") if color is None else f"[-{t}-]")
+            parts.append(click.style(f"[-{t}-]", fg="red") if color is not False else f"[-{t}-]")
         else:
-            parts.append(click.style(f"{{+{t}+}}", fg="green") if color is None else f"{{+{t}+}}")
+            parts.append(click.style(f"{{+{t}+}}", fg="green") if color is not False else f"{{+{t}+}}")
     click.echo("".join(parts), color=color)

@@ -15,7 +15,8 @@ def command(do_fix, as_json, store):
     Checks: the store is the owner's only (0700/0600); the search index
     exists and is in step with the refs; no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command
-    that exists; the imported transcripts can still be read (a warning).
+    that exists; the imported transcripts can still be read (a warning);
+    every remote answers and the sync key opens it.
     --fix repairs permissions and stale locks; the rest names a command.
 
     \b
@@ -27,14 +28,17 @@ def command(do_fix, as_json, store):
     Exit status: 0 healthy (warnings allowed); 1 a problem was found;
     10 no store.
     """
-    from objstore import diagnose, doctor_fix
+    import os
+
+    from objstore import diagnose, doctor_fix, list_remotes, remote_reachable
     from .hooks_install import mem_command, settings_path
-    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command())
+    remotes = [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)]
+    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes)
     done = []
     if do_fix:
         done = doctor_fix(store, findings)
         if done:
-            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command())
+            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes)
     errors = [f for f in findings if f.severity == "error"]
     if as_json:
         emit_json({"ok": not errors, "fixed": done,

@@ -16,7 +16,7 @@ def default_paths(harness: str) -> list[str]:
 
 
 @click.command("import")
-@click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory"]))
+@click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory", "claude-memory"]))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--scope", default="user", show_default=True, metavar="SCOPE",
               help="markdown/codex-memory: the scope of the keys made from file paths.")
@@ -48,12 +48,15 @@ def command(harness, paths, scope, mine, reread, as_json, store):
       mem import jsonl memory.jsonl
       mem import markdown ~/notes --scope project/acme-api
       mem import codex-memory
+      mem import claude-memory
 
     Exit status: 0 ok (even with skipped lines or files); 2 a path does not
     exist; 11 store locked.
     """
     if harness == "jsonl":
         return _import_jsonl(store, paths, as_json)
+    if harness == "claude-memory":
+        return _import_claude_memory(store, paths, as_json)
     if harness in ("markdown", "codex-memory"):
         return _import_markdown(store, harness, paths, scope, mine, as_json)
     from objstore import import_transcripts
@@ -133,5 +136,19 @@ def _import_markdown(store, harness, paths, scope, mine, as_json):
         return
     click.echo(f"imported {plural(r.files, 'note')}: {r.written} written, {r.unchanged} unchanged, "
                f"{r.queued} queued for review, {r.retired} retired")
+    for p, why in r.skipped:
+        click.echo(f"skipped {p}: {why}", err=True)
+
+
+def _import_claude_memory(store, paths, as_json):
+    from objstore import import_claude_memory
+    home = Path(paths[0]) if paths else Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser()
+    r = import_claude_memory(store, home)
+    if as_json:
+        emit_json({"files": r.files, "proposed": r.proposed, "present": r.present, "queued": r.queued,
+                   "skipped": [{"path": p, "reason": w} for p, w in r.skipped]})
+        return
+    click.echo(f"read {plural(r.files, 'memory file')}: {plural(r.proposed, 'entry')} proposed for your approval "
+               f"(mem queue list), {r.present} already there")
     for p, why in r.skipped:
         click.echo(f"skipped {p}: {why}", err=True)

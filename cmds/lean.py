@@ -20,7 +20,7 @@ import os
 import sys
 
 from ._out import refuse_bad_utf8, warn_damage, wants_json
-from ._out import (echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
+from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json)
 
 EXIT_INTERRUPTED = 130
@@ -280,33 +280,33 @@ _WHAT = _choice("all", "facts", "turns")
 #:             defaults, creates the store)
 #: Keep in step with the click commands: tests/cmds/test_lean.py compares them.
 SPECS: dict[str, tuple] = {
-    "get": (get, [("key", 1)], {"--as-of": ("as_of", parse_time), "--json": ("as_json", FLAG)},
-            {"as_json": False, "as_of": None}, False),
+    "get": (get, [("key", 1)], {"--as-of": ("as_of", parse_time), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+            {"as_json": False, "as_of": None, "plain": False}, False),
     "recall": (recall, [("queries", -1)], {
         "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
         "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--as-of": ("as_of", parse_time),
-        "--json": ("as_json", FLAG)},
-        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_of": None, "as_json": False}, False),
+        "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_of": None, "as_json": False, "plain": False}, False),
     "search": (search, [("query", -1)], {
         "-n": ("limit", _int_range(1, 1000)), "--limit": ("limit", _int_range(1, 1000)), "--what": ("what", _WHAT),
-        "--exit-code": ("exit_code", FLAG), "--json": ("as_json", FLAG)},
-        {"limit": 10, "what": "all", "exit_code": False, "as_json": False}, False),
+        "--exit-code": ("exit_code", FLAG), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+        {"limit": 10, "what": "all", "exit_code": False, "as_json": False, "plain": False}, False),
     "remember": (remember, [("key", 1), ("text", 1)], {
         "--kind": ("kind", _choice("user", "feedback", "project", "reference")),
         "--trust": ("trust", _choice("user_stated", "agent_observed", "derived")),
         "--sensitivity": ("sensitivity", _choice("public", "private", "secret")),
         "--valid-from": ("valid_from", parse_time), "--expect": ("expect", _str),
-        "--pin": ("pin", (FLAG, True)), "--no-pin": ("pin", (FLAG, False)), "--json": ("as_json", FLAG)},
+        "--pin": ("pin", (FLAG, True)), "--no-pin": ("pin", (FLAG, False)), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
         {"kind": None, "trust": "user_stated", "sensitivity": "private", "valid_from": None, "expect": None,
-         "pin": None, "as_json": False}, True),
+         "pin": None, "as_json": False, "plain": False}, True),
     "context": (context, [], {
         "--project": ("project", _str), "--budget": ("budget", _int_range(1, 100_000)),
         "--prompt-budget": ("prompt_budget", _int_range(1, 100_000)), "--session": ("session_id", _str),
         "--source": ("source", _choice("startup", "resume", "clear", "compact", "fork")),
         "--prompt": ("prompt", _str), "--previous-assistant": ("previous_assistant", _str),
-        "--tool-output": ("tool_output", _str), "--json": ("as_json", FLAG)},
+        "--tool-output": ("tool_output", _str), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
         {"project": None, "budget": None, "prompt_budget": None, "session_id": None, "source": "startup",
-         "prompt": None, "previous_assistant": None, "tool_output": None, "as_json": False}, False),
+         "prompt": None, "previous_assistant": None, "tool_output": None, "as_json": False, "plain": False}, False),
 }
 
 #: the root group's options
@@ -439,6 +439,12 @@ def main(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     name, params, home, lock_timeout = parsed
+    if needs_ascii():  # as the click path does (cmds.main.cli)
+        ascii_streams()
+    if params.pop("plain", False):  # --plain: the --json record as tab-separated lines (cmds._out.plain_lines)
+        import cmds._out
+        cmds._out.PLAIN = True
+        params["as_json"] = True
     body, _pos, _opts, _defaults, create = SPECS[name]
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
     from objstore import MemError

@@ -41,9 +41,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sealed": ("cmds.sealed", "List, read, import and export sealed values."),
     "unseal": ("cmds.unseal", "Make sealed KEY plain again: restore its versions as private facts."),
     "proxy": ("cmds.proxy", "Run the Anthropic Messages API proxy: memory in every request, every turn captured."),
+    "memory": ("cmds.memory", "Edit the memory files every session starts with: soul.md, memory.md, user.md."),
     "queue": ("cmds.queue", "Review queue: proposals parked instead of overruling you."),
     "review": ("cmds.review", "Curate memory in an interactive shell that opens on the review queue."),
     "shell": ("cmds.shell_", "Alias of 'mem review': the interactive review shell."),
+    "promote": ("cmds.promote", "Promote KEY to the curated tier; --standing loads it into every session."),
     "pin": ("cmds.pin", "Pin KEY: always injected, never dormant."),
     "unpin": ("cmds.unpin", "Unpin KEY: it may go dormant again when unused."),
     "reinforce": ("cmds.reinforce", "Reinforce KEY: restart its decay clock; wake it if dormant."),
@@ -60,6 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exclude": ("cmds.exclude", "Keep projects out of capture: preview, add, list and remove exclusion globs."),
     "reflog": ("cmds.reflog", "Show every move of a ref (old -> new id, time, command), newest first."),
     "revert": ("cmds.revert", "Undo a change by writing a new version; history is never rewritten."),
+    "audit": ("cmds.audit", "Show the audit log: every write, decision, injection, forget and sync (ids only)."),
     "diff": ("cmds.diff", "Show a word-level diff of two versions of KEY."),
     "blame": ("cmds.blame", "Show who and what produced the current value of KEY."),
     "stats": ("cmds.stats", "Count what the store holds: objects, facts, sessions, growth."),
@@ -67,6 +70,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scan": ("cmds.scan", "Show every place TEXT still exists: store, index, transcripts, shell history."),
     "doctor": ("cmds.doctor", "Check the store and its wiring; each finding names the command that fixes it."),
     "nuke": ("cmds.nuke", "Delete the whole store, after you type its path to confirm."),
+    "derive": ("cmds.derive", "Derive facts from sessions with a model; rules decide what is admitted."),
     "mcp": ("cmds.mcp", "Serve memory to an MCP client over stdio (one agent session)."),
     "serve": ("cmds.serve", "Serve memory over MCP streamable HTTP, for many agents at once."),
     "curate": ("cmds.curate", "Curate memory with Claude Code and the admin MCP server attached."),
@@ -122,8 +126,10 @@ class MemGroup(click.Group):
               help="Store directory (default: $MEM_HOME, else ~/.mem).")
 @click.option("--lock-timeout", type=click.FloatRange(0, 3600), default=None, metavar="SECONDS",
               help="How long a writer waits for the store lock (default 10, $MEM_LOCK_TIMEOUT).")
+@click.option("--ascii", "ascii_only", is_flag=True,
+              help="Print only ASCII glyphs (automatic when the locale's encoding is not UTF-8).")
 @click.version_option(package_name="memvcs", prog_name="mem")
-def cli(home, lock_timeout):
+def cli(home, lock_timeout, ascii_only):
     """mem: a Git-style, versioned memory store for coding agents.
 
     Facts are versioned per key (a new value supersedes, the old one stays in
@@ -138,6 +144,12 @@ def cli(home, lock_timeout):
     See docs/exit-codes.md.
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
+    from . import _out
+    _out.PLAIN = False  # set again by a reading command's --plain
+    if os.environ.get("NO_COLOR"):  # https://no-color.org: any non-empty value
+        click.get_current_context().color = False
+    if ascii_only or _out.needs_ascii():
+        _out.ascii_streams()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -93,7 +93,9 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     import aiohttp
     from aiohttp import web
 
-    from objstore import proxy_capture_response, proxy_prepare
+    from objstore import proxy_capture_turns, proxy_prepare, proxy_response_turns
+
+    writer = CaptureWriter(store, proxy_capture_turns)
 
     def write_trace(rec: dict) -> None:
         if trace:
@@ -107,6 +109,7 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
 
     async def on_cleanup(app):
         await app["http"].close()
+        await asyncio.to_thread(writer.close)
 
     async def health(_request):
         return web.json_response({"ok": True, "service": "mem proxy", "upstream": upstream})
@@ -120,6 +123,7 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
             try:
                 prep = await asyncio.to_thread(proxy_prepare, store, raw, dict(request.headers), capture=capture)
                 body = prep.body
+                writer.put(prep.pending)  # handed to the writer before the request goes upstream
             except Exception as e:  # noqa: BLE001 - the request goes through whatever happens here
                 prep = None
                 body = raw
@@ -161,15 +165,16 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
             request.transport.close() if request.transport else None
             return resp
         await resp.write_eof()
-        written = 0
+        answer = []
         if prep is not None and capture and up.status == 200:
             try:
-                written = await asyncio.to_thread(proxy_capture_response, store, prep, bytes(got), streamed=streamed)
+                answer = proxy_response_turns(prep, bytes(got), streamed=streamed)
+                writer.put(answer)
             except Exception:  # noqa: BLE001 - never costs the answer
                 pass
         if prep is not None and trace:
             write_trace({"time": int(time.time() * 1000), "path": request.path, "status": up.status,
-                         "ms": round((time.perf_counter() - t0) * 1000, 1), "captured": prep.turns + written,
+                         "ms": round((time.perf_counter() - t0) * 1000, 1), "captured": prep.turns + len(answer),
                          **prep.trace})
         return resp
 
@@ -187,6 +192,53 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
         web.run_app(app, host=host, port=port, print=None, handle_signals=True)
     except OSError as e:
         raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}") from None
+
+
+class CaptureWriter:
+    """One background thread that writes captured turns in arrival order,
+    a batch at a time (one store lock, one index commit per batch), so no
+    request waits for an index commit.  ``close`` writes what is queued."""
+
+    def __init__(self, store, write) -> None:
+        import queue
+        import threading
+        self.store, self.write = store, write
+        self.q: queue.Queue = queue.Queue()
+        self.t = threading.Thread(target=self._run, name="mem-proxy-capture", daemon=True)
+        self.t.start()
+
+    def put(self, turns: list) -> None:
+        if turns:
+            self.q.put(list(turns))
+
+    def _run(self) -> None:
+        import queue
+        while True:
+            item = self.q.get()
+            if item is None:
+                return
+            batch = list(item)
+            stop = False
+            while True:
+                try:
+                    more = self.q.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch += more
+            try:
+                self.write(self.store, batch)
+            except Exception as e:  # noqa: BLE001 - a failed write is logged, the proxy goes on
+                click.echo(f"mem proxy: capture failed ({type(e).__name__}); {len(batch)} turn(s) not stored",
+                           err=True)
+            if stop:
+                return
+
+    def close(self) -> None:
+        self.q.put(None)
+        self.t.join(60)
 
 
 @command.command("health")

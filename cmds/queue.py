@@ -92,7 +92,8 @@ def list_command(as_json, store):
     for i in its:
         q = i.item
         click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind:<9}  {q.key}  {fmt_time(q.time)}"))
-        click.echo(safe(f"    proposed: {short(q.body, 66)}"))
+        shown = q.note if q.kind == "memory-edit" else q.body  # an edit reads by its entries' text
+        click.echo(safe(f"    proposed: {short(shown, 66)}"))
 
 
 @command.command("show")
@@ -135,6 +136,9 @@ def accept_command(item_id, value, as_json, store):
     d = accept(store, item_id, body=value)
     if as_json:
         emit_json(decision_json(d))
+        return
+    if d.item.item.kind == "memory-edit":
+        click.echo(safe(f"accepted {d.item.id[:12]}: {d.body}"))
         return
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
         f"{d.item.item.key} already held this value (v{d.version_number})"

@@ -6,10 +6,11 @@ from ._common import complete_key, emit_json, json_option, with_store
 
 
 @click.command("revert")
-@click.argument("what", metavar="KEY[@vN]|ID", shell_complete=complete_key)
+@click.argument("what", metavar="KEY[@vN]|ID", required=False, shell_complete=complete_key)
+@click.option("--derive-run", "run_id", metavar="ID", help="Undo every fact a derive run wrote (mem derive report).")
 @json_option
 @with_store()
-def command(what, as_json, store):
+def command(what, run_id, as_json, store):
     """Undo a change by writing a new version; history is never rewritten.
 
     KEY undoes its latest change; KEY@vN or a version ID undoes the change
@@ -25,12 +26,17 @@ def command(what, as_json, store):
       mem revert project/api/db
       mem revert project/api/db@v3
       mem revert 1a2b3c4d
+      mem revert --derive-run 3f9c
 
     Exit status: 0 reverted (or nothing to change); 2 bad input; 4 no such
     key, version or id; 6 refused (forgotten, first version, changed since);
     10 no store; 11 store locked.
     """
     from objstore import refuse_if_sealed, revert
+    if (what is None) == (run_id is None):
+        raise click.UsageError("give KEY[@vN] or ID, or --derive-run ID")
+    if run_id is not None:
+        return _revert_run(store, run_id, as_json)
     if "@" in what or "/" in what:
         refuse_if_sealed(store, what.rpartition("@")[0] or what)
     r = revert(store, what)
@@ -45,3 +51,27 @@ def command(what, as_json, store):
     else:
         click.echo(f"reverted {r.key} v{r.reverted.fact.version}: wrote v{r.version.fact.version} "
                    f"{r.version.id[:12]} with v{r.restored.fact.version}'s {r.what}")
+
+
+def _revert_run(store, run_id, as_json):
+    """Revert every version a derive run wrote; a key changed since is reported, not touched."""
+    from objstore import MemError, NotFound, derive_reports, revert
+    reps = [r for r in derive_reports(store) if str(r.get("id", "")).startswith(run_id)]
+    if len(reps) != 1:
+        raise NotFound(f"no derive run {run_id}" if not reps else f"{run_id} names {len(reps)} derive runs",
+                       hint="list them with: mem derive report")
+    done, refused = [], []
+    for d in reps[0].get("decisions", []):
+        if not d.get("written"):
+            continue
+        try:
+            r = revert(store, d["written"], command=f"revert derive-run {reps[0]['id'][:12]}")
+            done.append({"key": r.key, "version": r.version.id if r.version else None})
+        except MemError as e:
+            refused.append({"key": d.get("key"), "why": e.message})
+    if as_json:
+        emit_json({"run": reps[0]["id"], "reverted": done, "refused": refused})
+        return
+    click.echo(f"derive run {reps[0]['id'][:12]}: reverted {len(done)} fact(s)")
+    for x in refused:
+        click.echo(f"  not reverted {x['key']}: {x['why']}", err=True)

@@ -14,15 +14,17 @@ SHELL_HISTORIES = ("~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fis
 @click.argument("text", required=False)
 @click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Also search this file (repeatable).")
+@click.option("--no-remotes", is_flag=True, help="Do not read the remotes and backups back.")
 @json_option
 @with_store()
-def command(text, files, as_json, store):
+def command(text, files, no_remotes, as_json, store):
     """Show every place TEXT still exists: store, index, transcripts, shell history.
 
     Searches the store's objects (decoded, matching as forget does: case
     and white space ignored), every other file of the store (logs, caches,
     the review shell's history), the search index, the agent transcripts
-    the store imported from, your shell history files, and any --file.
+    the store imported from, your shell history files, every remote and
+    backup (read back and decrypted with the sync key), and any --file.
     Use it to check a forget.  Without TEXT it asks for it without echo, so
     a secret is not left in your shell history.  The text is never printed.
 
@@ -41,7 +43,11 @@ def command(text, files, as_json, store):
     if not text.strip():
         raise click.BadParameter("the text is blank", param_hint="TEXT")
     extra = [p for p in (Path(os.path.expanduser(h)) for h in SHELL_HISTORIES) if p.is_file()]
-    hits = scan_everywhere(store, text, transcripts=imported_sources(store), files=[*extra, *map(Path, files)])
+    blobs, unreadable = _remote_blobs(store, no_remotes)
+    hits = scan_everywhere(store, text, transcripts=imported_sources(store), files=[*extra, *map(Path, files)],
+                           blobs=blobs)
+    for name, why in unreadable:
+        click.echo(f"could not read remote {name}: {why}", err=True)
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
@@ -53,3 +59,17 @@ def command(text, files, as_json, store):
                    "--scrub-sources from the transcripts", err=True)
     if hits:
         raise click.exceptions.Exit(1)
+
+
+def _remote_blobs(store, skip):
+    """Every remote's objects as (place, name, plaintext), and the remotes that could not be read."""
+    from objstore import MemError, list_remotes, remote_plaintexts
+    if skip:
+        return [], []
+    blobs, bad = [], []
+    for spec in list_remotes(store):
+        try:
+            blobs += [(f"remote {spec.name}", name, data) for name, data in remote_plaintexts(store, spec, os.environ)]
+        except MemError as e:
+            bad.append((spec.name, e.message))
+    return blobs, bad

@@ -162,7 +162,13 @@ def render_item(state: ShellState, it, *, position: str = "") -> list[str]:
         lines.append(safe(f"  conflicts with {q.other}"))
     cur = current_version(state.store, q.key)
     left_title = f"current v{cur.fact.version} ({cur.fact.trust})" if cur else "current: (no value)"
-    lines += side_by_side(left_title, cur.fact.body if cur else "", "proposed", q.body, state.width)
+    if q.kind == "memory-edit":  # an edit of a memory file reads by its entries' text (the note), never as JSON
+        lines[1] = None
+        now = (cur.fact.body if cur and cur.fact.body.strip() != "§" else "") or "(empty)"
+        lines += ["  the file now:", *("    " + ln for ln in safe(now).split("\n")),
+                  "  the edit:", "    " + safe(q.note)]
+    else:
+        lines += side_by_side(left_title, cur.fact.body if cur else "", "proposed", q.body, state.width)
     lines.append("  accept · reject · edit · next   (Alt-a, Alt-r, Alt-e, Alt-n)")
     return [x for x in lines if x is not None]
 
@@ -197,6 +203,8 @@ def _do_accept(state: ShellState, it, body: str | None) -> Reply:
     d = accept(state.store, it.id, body=body)
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
         f"{d.item.item.key} already held this value (v{d.version_number})"
+    if d.item.item.kind == "memory-edit":
+        what = d.body  # "memory.md updated (1,510 of 2,200 characters)"
     edited = " (edited)" if body is not None else ""
     return Reply([safe(f"accepted {it.id[:12]}{edited}: {what}"), *_after_decision(state, it.id, before)],
                  changed=True)
@@ -214,7 +222,8 @@ def cmd_queue(state: ShellState, arg: str) -> Reply:
     for i in its:
         q = i.item
         mark = ">" if i.id == state.current else " "
-        lines.append(safe(f"{mark} {i.id[:12]}  {q.kind:<9}  {q.key}  {short(q.body, 40)}"))
+        shown = q.note if q.kind == "memory-edit" else q.body
+        lines.append(safe(f"{mark} {i.id[:12]}  {q.kind:<9}  {q.key}  {short(shown, 40)}"))
     return Reply(lines)
 
 

@@ -84,6 +84,10 @@ def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ..
         raise CorruptObject(f"unknown fields: {', '.join(sorted(map(str, extra)))}")
 
 
+def _zero_flag(name: str) -> int:
+    raise CorruptObject(f"field {name!r} is written only when not 0")
+
+
 def _only_true(payload: dict, name: str) -> bool:
     """An optional boolean flag: absent means False; present it must be
     true (a written ``false`` would give one object two encodings)."""
@@ -117,6 +121,10 @@ class Fact:
         owner: who wrote it (``user``, an agent name, ...).
         sources: ids or URIs of the evidence (turn ids, files).
         pinned: pinned facts are always injected and never decay.
+        curated: 0, or 1 when the owner promoted the fact to the curated tier,
+            2 when also *standing* (loaded into every session block, ahead of
+            other facts; ``mem promote``).  Optional in the payload: written
+            only when not 0, so objects without it keep their ids.
         dormant: set by decay (``objstore.memory.decay``): searchable, never
             injected.  Optional in the payload: written only when true, so
             objects without it keep their ids.
@@ -143,9 +151,10 @@ class Fact:
     pinned: bool = False
     forgotten: int = 0
     dormant: bool = False
+    curated: int = 0
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant")
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated")
 
     def __post_init__(self) -> None:
         _choice(self.kind, KINDS, "kind")
@@ -157,6 +166,8 @@ class Fact:
         check_time(self.recorded_at, "recorded_at")
         if self.parent is not None and not is_full_id(self.parent):
             raise InvalidInput("parent must be a full id")
+        if self.curated not in (0, 1, 2):
+            raise InvalidInput("curated must be 0, 1 (curated) or 2 (standing)")
 
     def to_payload(self) -> dict[str, Any]:
         """The CBOR payload (see module doc)."""
@@ -168,6 +179,7 @@ class Fact:
             "owner": self.owner, "sources": list(self.sources), "pinned": self.pinned,
             **({"forgotten": self.forgotten} if self.forgotten else {}),
             **({"dormant": True} if self.dormant else {}),
+            **({"curated": self.curated} if self.curated else {}),
         }
 
     @classmethod
@@ -189,6 +201,7 @@ class Fact:
                 pinned=_need(p, "pinned", bool),
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
                 dormant=_only_true(p, "dormant"),
+                curated=(_need(p, "curated", int) or _zero_flag("curated")) if "curated" in p else 0,
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid fact: {e}") from None
@@ -385,7 +398,7 @@ class Sealed:
             raise CorruptObject(f"invalid sealed version: {e}") from None
 
 
-QUEUE_KINDS = ("challenge", "injection", "conflict")
+QUEUE_KINDS = ("challenge", "injection", "conflict", "memory-edit")
 
 
 def queue_item_id(kind: str, key: str, body: str) -> str:
@@ -411,7 +424,9 @@ class QueueItem:
         kind: why it is queued, one of :data:`QUEUE_KINDS`: ``challenge``
             (a lower-trust write against a ``user_stated`` value),
             ``injection`` (the value reads like an instruction to a model),
-            ``conflict`` (``other`` holds a value that contradicts ``key``'s).
+            ``conflict`` (``other`` holds a value that contradicts ``key``'s),
+            ``memory-edit`` (an agent's edit of a memory file; ``body`` is the
+            edit plan as JSON, ``objstore.memory.memfiles``).
         key: the key the proposal is for.
         body: the proposed value.
         fact_kind: the fact kind the write would have had (:data:`KINDS`).

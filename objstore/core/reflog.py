@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.core import audit
 from objstore.core.atomic import fsync_dir
 from objstore.core.ids import ZERO_ID
 
@@ -52,6 +53,7 @@ class Reflog:
                 os.fsync(fd)
         finally:
             os.close(fd)
+        audit.append(self.root, time_ms, cmd, ref, old, new)
 
     def read(self, ref: str) -> list[ReflogEntry]:
         """Entries oldest first; malformed lines are skipped.  (A reflog not

@@ -61,6 +61,12 @@ def is_store(root: str | os.PathLike) -> bool:
     return (Path(root).expanduser() / "config").is_file()
 
 
+def logs_path(root: str | os.PathLike) -> Path:
+    """The folder of the store's logs (``<root>/logs``: reflogs, the hook and
+    audit logs)."""
+    return Path(root).expanduser() / "logs"
+
+
 def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int) -> bool:
     """Append ``line`` (ASCII; others replaced) to the store's log
     ``<root>/logs/<name>`` (mode 0600), first rotating it to ``<name>.1``
@@ -69,7 +75,7 @@ def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int)
     OSError.  ``forget`` scrubs these logs (``forget.scrub_derived``)."""
     if not is_store(root):
         return False
-    d = Path(root).expanduser() / "logs"
+    d = logs_path(root)
     d.mkdir(exist_ok=True)
     p = d / name
     try:

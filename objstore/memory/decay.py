@@ -98,7 +98,7 @@ def is_dormant(store: Store, key: str) -> bool:
 
 
 def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool | None = None,
-            command: str = "restate") -> StateChange:
+            curated: int | None = None, command: str = "restate") -> StateChange:
     """Write a new version of ``key`` with the current value and a changed
     ``pinned``/``dormant`` state (see the module doc); nothing when the state
     is already so.  Pinning wakes a dormant fact.
@@ -112,11 +112,12 @@ def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool
         f = cur.fact
         new_pinned = f.pinned if pinned is None else bool(pinned)
         new_dormant = False if new_pinned else (f.dormant if dormant is None else bool(dormant))
-        if (new_pinned, new_dormant) == (f.pinned, f.dormant):
+        new_curated = f.curated if curated is None else int(curated)
+        if (new_pinned, new_dormant, new_curated) == (f.pinned, f.dormant, f.curated):
             return StateChange(f.key, False, cur)
         now = now_ms()
         nf = dataclasses.replace(f, version=chain[0].fact.version + 1, parent=head, recorded_at=now,
-                                 pinned=new_pinned, dormant=new_dormant)
+                                 pinned=new_pinned, dormant=new_dormant, curated=new_curated)
         oid = store.put(nf)
         new = Version(oid, nf)
         index_error = commit_version(store, f.key, head, oid, old_chain=chain, new_chain=[new, *chain],

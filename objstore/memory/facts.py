@@ -46,7 +46,7 @@ class RememberResult:
         current: id of the key's current version after the write (differs
             from ``version.id`` for a backfill).
         queued: the review-queue item id when the write was parked instead
-            of written (``objstore.memory.queue.park``); then ``written`` is False
+            of written (``objstore.memory.proposals.park``); then ``written`` is False
             and ``version``/``current`` are the head's and the current's
             (None for a key that does not exist yet).
     """
@@ -263,7 +263,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         fact = Fact(key=key, kind=kind, body=body, version=(prev.version + 1) if prev else 1,
                     parent=old, valid_from=now if valid_from is None else valid_from,
                     recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
-                    sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned))
+                    sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
+                    curated=prev.curated if prev else 0)  # a new value of a curated fact stays curated
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
         index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,

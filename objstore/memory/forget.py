@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.audit import redact_ids
 from objstore.core.errors import InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.pack import Pack
@@ -351,6 +352,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
                 _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten")
                 res.rewritten.append(fact_ref(key))
+                head = chain[0].fact
+                if head.curated and not head.forgotten and any(
+                        idmap.get(s, "").startswith("forgotten") for s in head.sources):
+                    queue.propose(store, "conflict", key, head.body, fact_kind=head.kind, trust=head.trust,
+                                  owner="mem forget", note="needs review: a source of this curated fact was "
+                                                           "forgotten; keep it (accept) or let it go (reject)")
 
     # review-queue items that propose a forgotten value (or concern a forgotten key)
     for key in plan.keys:
@@ -385,6 +392,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     store.journal.clear()
 
 

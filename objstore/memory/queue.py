@@ -156,7 +156,8 @@ def resolve(store: Store, prefix: str) -> Item:
     return Item(name[len(NAMESPACE) + 1:], oid, store.get(oid, QueueItem))
 
 
-def _close(store: Store, it: Item, command: str) -> None:
+def close(store: Store, it: Item, command: str) -> None:
+    """Remove a decided item from the queue (ref deleted, reflog entry ``command``)."""
     store.update_ref(item_ref(it.id), it.oid, None, command)
 
 
@@ -174,10 +175,13 @@ def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
     with store.lock("queue accept"):
         it = resolve(store, prefix)
         q = it.item
+        if q.kind == "memory-edit":
+            raise Refused(f"{it.id[:12]} is a memory-file edit: it is applied by objstore.memory.memfiles",
+                          hint="accept it with: mem queue accept ID")
         value = q.body if body is None else body
         r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", sensitivity=q.sensitivity,
                      owner="user", sources=q.sources, command="queue accept")
-        _close(store, it, "queue accept" if body is None else "queue accept (edited)")
+        close(store, it, "queue accept" if body is None else "queue accept (edited)")
         return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written)
 
 
@@ -196,7 +200,7 @@ def reject(store: Store, prefix: str) -> Decision:
         tid = None
         if not any(t.value_sha256 == digest for t in tombstones_for(store, q.key)):
             tid = put_tombstone(store, Tombstone(key=q.key, value_sha256=digest, time=now_ms(), reason="rejected"))
-        _close(store, it, "queue reject")
+        close(store, it, "queue reject")
         return Decision(it, "rejected", q.body, tombstone=tid)
 
 

@@ -14,6 +14,7 @@ Checks (each returns findings, never raises for what it finds):
   claude-code`` for every event mem installs, with a command that exists.
 * ``transcripts``: the transcripts the store imported from can still be read
   (a warning: capture goes on without them).
+* ``remotes``: every remote answers and this store's sync key opens it.
 """
 
 from __future__ import annotations
@@ -79,6 +80,9 @@ def _permissions(root: Path) -> list[Finding]:
 def _index(store: Store) -> list[Finding]:
     d = store.root / "index"
     if not d.is_dir() or not any(d.iterdir()):
+        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns))
+        if not has_content:
+            return []  # a new, empty store: nothing to index yet
         return [Finding("index", "error", "the search index is missing", "mem reindex")]
     if not store.journal.is_empty():
         return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
@@ -151,18 +155,27 @@ def _transcripts(sources: list[str]) -> list[Finding]:
                     "nothing to do unless they moved: mem import claude-code NEWPATH", tuple(gone))]
 
 
+def _remotes(remotes: list[tuple[str, str | None]]) -> list[Finding]:
+    return [Finding("remotes", "error", f"remote {name} cannot be read: {why}",
+                    f"mem remote list; check the URL, credentials and sync key of {name}")
+            for name, why in remotes if why]
+
+
 def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem",
-             now: float | None = None) -> list[Finding]:
+             now: float | None = None, remotes: list[tuple[str, str | None]] = ()) -> list[Finding]:
     """Run every check (module doc) and return the findings, errors first.
 
     Args:
         settings: agent settings files that should run mem's hooks (the
             caller finds them; objstore never looks them up itself).
         hook_command: the mem command the hooks should run (for messages).
+        remotes: ``(name, None or why it cannot be read)`` of each remote
+            (``objstore.remote.inspect.remote_reachable``, asked by the caller).
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _index(store) + _locks(store.root, now)
-           + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store)))
+           + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))
+           + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")
 
 

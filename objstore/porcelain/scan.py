@@ -11,7 +11,9 @@ Places searched:
   UTF-8 bytes of the text;
 * **the search index**, by asking it (its document store is compressed);
 * **the agents' transcripts** this store imported from;
-* **other files** the caller names (shell history files, a folder remote).
+* **other files** the caller names (shell history files);
+* **remotes and backups**: blobs the caller reads back and decrypts
+  (``objstore.remote.inspect.remote_plaintexts``), passed as ``blobs``.
 
 Sealed values are encrypted and cannot match; a scan never prints the text,
 only where it was found.
@@ -67,14 +69,16 @@ def _object_hits(store: Store, norm: str) -> list[ScanHit]:
 
 
 def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Iterable[str | Path] = (),
-         index: bool = True) -> list[ScanHit]:
+         index: bool = True, blobs: Iterable[tuple[str, str, bytes]] = ()) -> list[ScanHit]:
     """Every place ``text`` still exists (see module doc).
 
     Args:
         text: what to look for (non-blank).
         transcripts: agent transcript files to search (JSON strings decoded).
-        files: other files to search raw (shell history, a folder remote's files).
+        files: other files to search raw (shell history).
         index: also ask the search index.
+        blobs: ``(place, name, plaintext)`` read elsewhere, e.g. every object
+            of a remote (place ``remote NAME``).
     Returns:
         the hits, objects first; empty when the text is found nowhere.
     Raises:
@@ -99,6 +103,9 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     if transcripts:
         for th in find([str(p) for p in transcripts], text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
+    for place, name, data in blobs:
+        if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")):
+            hits.append(ScanHit(place, name))
     for p in map(Path, files):
         try:
             data = p.read_bytes()

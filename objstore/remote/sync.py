@@ -109,7 +109,9 @@ class _Remote:
         return pack, idx, len(stored)
 
 
-def _connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool) -> _Remote:
+def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool) -> _Remote:
+    """Open remote ``spec`` (transport, descriptor, sealer); ``create`` makes
+    an empty one.  Raises RemoteUnavailable, WrongKey, UnsupportedVersion."""
     t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
@@ -141,7 +143,7 @@ def _connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, c
 def remote_info(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> dict:
     """What a remote holds (for ``mem remote show``): format, encryption,
     refs, packs, snapshots, bucket versioning."""
-    r = _connect(store, spec, env, create=False)
+    r = connect(store, spec, env, create=False)
     m, _e, _n = r.manifest()
     return {"name": spec.name, "url": spec.url, "exists": r.desc is not None,
             "encryption": r.desc.encryption if r.desc else None, "refs": len(m.refs), "packs": len(m.packs),
@@ -460,7 +462,7 @@ def pull(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
         before every downloaded pack has been verified.
     """
     res = SyncResult(remote=spec.name)
-    r = _connect(store, spec, env, create=False)
+    r = connect(store, spec, env, create=False)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         res.attempts = attempt
         try:
@@ -509,7 +511,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     compare-and-swap ``MAX_ATTEMPTS`` times in a row.
     """
     res = SyncResult(remote=spec.name)
-    r = _connect(store, spec, env, create=True)
+    r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
     for attempt in range(1, MAX_ATTEMPTS + 1):
         res.attempts = attempt
@@ -678,7 +680,7 @@ def clone(root: str | os.PathLike, url: str, *, name: str = "origin", endpoint: 
         if key:
             rconfig.write_key(store, key)
         spec = rconfig.add_remote(store, name, url, endpoint=endpoint, encrypt=encrypt)
-        r = _connect(store, spec, env, create=False)
+        r = connect(store, spec, env, create=False)
         if r.desc is None:
             raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push")
         res = pull(store, spec, env=env, progress=progress)
@@ -750,7 +752,7 @@ def backup(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = No
 
 def list_snapshots(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> list[dict]:
     """``[{"name", "time", "refs"}]`` of the remote's snapshots, oldest first."""
-    r = _connect(store, spec, env, create=False)
+    r = connect(store, spec, env, create=False)
     m, _e, _n = r.manifest()
     return [{"name": s.name, "time": s.time, "refs": len(s.refs)} for s in sorted(m.snapshots, key=lambda s: s.time)]
 
@@ -772,7 +774,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
             rconfig.write_key(store, key)
         known = {x.name: x for x in rconfig.list_remotes(store)}
         spec = known.get(name) or rconfig.add_remote(store, name, url, endpoint=endpoint)
-        r = _connect(store, spec, env, create=False)
+        r = connect(store, spec, env, create=False)
         m, _e, n = r.manifest()
         if not m.snapshots:
             raise NotFound(f"the remote {url} has no snapshot", hint="make one with: mem backup")

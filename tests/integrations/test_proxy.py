@@ -167,6 +167,26 @@ def rig(tmp_path_factory):
     up.stop()
 
 
+def eventually(check, timeout: float = 20.0):
+    """Capture is written by the proxy's background writer: poll until
+    ``check()`` is truthy (its value is returned) or fail."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = check()
+        if v:
+            return v
+        assert time.monotonic() < deadline, "not captured in time"
+        time.sleep(0.1)
+
+
+def turns_of(rig, sid: str) -> list:
+    r = mem(rig, "show", sid, "--json")
+    if r.returncode != 0:
+        return []
+    doc = json.loads(r.stdout)
+    return doc["turns"] if isinstance(doc, dict) else doc
+
+
 def client(rig, **headers):
     return anthropic.Anthropic(api_key=KEY, base_url=rig["url"], max_retries=0, default_headers=headers)
 
@@ -194,9 +214,8 @@ def test_sdk_round_trip_injects_and_captures(rig):
     last = sent["messages"][-1]["content"]
     assert last[0] == {"type": "text", "text": "which postgres version does our db run?"}
     assert "Postgres 16 on port 5433" in last[1]["text"]  # the recall block
-    turns = json.loads(mem(rig, "show", "sdk-1", "--json").stdout)
-    roles = [t["role"] for t in (turns["turns"] if isinstance(turns, dict) else turns)]
-    assert roles == ["user", "assistant"]
+    turns = eventually(lambda: (lambda ts: ts if len(ts) == 2 else None)(turns_of(rig, "sdk-1")))
+    assert [t["role"] for t in turns] == ["user", "assistant"]
     assert "<mem-context" not in json.dumps(turns)
 
 
@@ -254,7 +273,7 @@ def test_sse_reaches_the_client_byte_for_byte_and_as_it_arrives(rig):
     c.close()
     assert bytes(got) == rig["up"].sent["sse1"]
     assert first_at < rig["up"].finished["sse1"] - 0.5  # the first event came before the upstream finished
-    turns = json.loads(mem(rig, "show", "sse-1", "--json").stdout)
+    turns = eventually(lambda: (lambda ts: ts if len(ts) == 2 else None)(turns_of(rig, "sse-1")))
     text = json.dumps(turns)
     assert "Noted." in text and "secret thoughts" not in text  # thinking is never captured
 
@@ -281,9 +300,12 @@ def test_retry_captures_nothing_twice(rig):
     c = client(rig, **{"x-mem-session": "retry-1"})
     msgs = [{"role": "user", "content": "remember nothing special here"}]
     c.messages.create(model="m", max_tokens=5, messages=msgs)
+    eventually(lambda: len(turns_of(rig, "retry-1")) == 2)
     c.messages.create(model="m", max_tokens=5, messages=msgs)
-    turns = json.loads(mem(rig, "show", "retry-1", "--json").stdout)
-    assert len(turns["turns"] if isinstance(turns, dict) else turns) == 2
+    c.messages.create(model="m", max_tokens=5, messages=msgs + [{"role": "assistant", "content": "Noted."},
+                                                                 {"role": "user", "content": "next one"}])
+    eventually(lambda: len(turns_of(rig, "retry-1")) == 4)  # the retry added nothing; the next turn did
+    assert [t["role"] for t in turns_of(rig, "retry-1")] == ["user", "assistant", "user", "assistant"]
 
 
 def test_failures_pass_through(rig):
@@ -315,8 +337,7 @@ def test_twenty_conversations_at_once_and_a_20mb_body(rig):
     [t.start() for t in ts]
     [t.join(60) for t in ts]
     assert errors == []
-    sessions = mem(rig, "sessions", "--json").stdout
-    assert all(f"par-{i}" in sessions for i in range(20))
+    eventually(lambda: all(f"par-{i}" in mem(rig, "sessions", "--json").stdout for i in range(20)))
     big = "lorem ipsum " * (20 * 1024 * 1024 // 12)
     r = client(rig, **{"x-mem-session": "big-1"}).messages.create(
         model="m", max_tokens=5, messages=[{"role": "user", "content": big}])
@@ -384,3 +405,11 @@ def test_hooks_stand_aside_in_a_proxied_session(rig):
                        capture_output=True, env={**rig["env"], "MEM_PROXY_ACTIVE": "1"}, cwd=REPO, timeout=60)
     assert (r.returncode, r.stdout) == (0, "")
     assert "hooked-1" not in mem(rig, "sessions", "--json").stdout
+
+
+def test_remember_that_through_the_proxy(rig):
+    client(rig, **{"x-mem-session": "rem-px"}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "remember that the deploy window is Friday"}])
+    assert "Remembered as you asked" in rig["up"].requests[-1][2].decode()
+    r = mem(rig, "get", "user/remembered/deploy-window-friday")
+    assert r.stdout.strip() == "the deploy window is Friday"

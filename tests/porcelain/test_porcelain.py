@@ -32,7 +32,7 @@ def test_reflog_lists_every_move_newest_first(tour, invoke):
     assert any(r.startswith("queue/") for r in refs)  # the parked proposal's ref
     times = [m["time"] for m in everything]
     assert times == sorted(times, reverse=True)
-    assert "5432" not in json.dumps(everything)  # ids and commands only, never values
+    assert "Postgres" not in json.dumps(everything)  # ids and commands only, never values
     assert invoke("reflog", "-n", "1", "--json").json == everything[:1]
 
 
@@ -84,7 +84,7 @@ def test_stats_counts_by_type_scope_and_project(tour, invoke):
     assert s["sessions_by_project"]["acme-api"] >= 2 and s["turns_by_harness"]["claude-code"] >= 10
     assert len(s["growth"]) == 30 and s["growth"][-1]["facts"] == 3  # today's writes
     assert s["index_bytes"] > 0 and s["store_bytes"] >= s["pack_bytes"] + s["index_bytes"]
-    assert "5432" not in invoke("stats").stdout
+    assert "Postgres" not in invoke("stats").stdout
 
 
 def test_export_import_round_trip_is_exact(tour, invoke, tmp_path, monkeypatch):
@@ -234,3 +234,88 @@ def test_revert_refuses_what_it_cannot_undo(invoke):
     assert "changed after v2" in r.stderr
     invoke("revert", "project/api/none", exit_code=4)
     invoke("revert", "project/api/pw@vx", exit_code=2)
+
+
+def test_audit_records_every_move_and_forget_keeps_the_lines_without_the_ids(tour, invoke, store_path):
+    item = invoke("queue", "list", "--json").json[0]["id"]
+    invoke("queue", "accept", item[:12])
+    invoke("reinforce", "project/api/db")  # a use: old == new
+    a = invoke("audit", "--json").json
+    cmds = [e["command"] for e in a]
+    assert {"remember", "import claude-code", "queue accept", "reinforce"} <= set(cmds)
+    assert any(e["ref"].startswith("queue/") for e in a)  # the closed item's lines stay
+    assert "Postgres" not in json.dumps(a) and "helix" not in json.dumps(a)
+    v1 = invoke("log", "project/api/db", "--json").json[-1]["id"]
+    assert any(v1 in (e["old"], e["new"]) for e in a)
+    invoke("forget", "project/api/db@v1", "--yes")
+    invoke("gc", "--prune=now")
+    after = invoke("audit", "--json").json
+    assert len(after) > len(a)  # nothing dropped; the forget added its own lines
+    assert not any(v1 in (e["old"], e["new"]) for e in after)
+    assert any(e["new"] == "forgotten" or e["old"] == "forgotten" for e in after)
+    assert v1.encode() not in (store_path / "logs" / "audit").read_bytes()
+    assert invoke("audit", "--since", "2999-01-01", "--json").json == []
+    assert len(invoke("audit", "-n", "2", "--json").json) == 2
+
+
+def test_plain_ascii_and_no_color(tour, invoke, mem):
+    lines = invoke("log", "project/api/db", "--plain").stdout.splitlines()
+    log = invoke("log", "project/api/db", "--json").json
+    assert [ln.split("\t")[0] for ln in lines] == [v["id"] for v in log]  # id first, one record a line
+    assert all(ln.count("\t") == lines[0].count("\t") for ln in lines)
+    assert lines[0].split("\t")[3] == "Postgres 16 on port 5433"
+    invoke("remember", "user/note", "line one\nline\ttwo")
+    keys = invoke("keys", "--plain").stdout.splitlines()
+    assert any(ln.endswith("line one\\nline\\ttwo") for ln in keys)
+    sess = invoke("sessions", "--plain").stdout.splitlines()
+    assert len(sess) == len(invoke("sessions", "--json").json)
+    assert invoke("reflog", "--plain").stdout.count("\n") == len(invoke("reflog", "--json").json)
+    hits = invoke("recall", "postgres", "--all-projects", "--plain").stdout.splitlines()
+    assert hits and all(len(h.split("\t")[0]) == 64 for h in hits)
+    invoke("remember", "user/cafe", "naïve résumé … done →")
+    r = mem("--ascii", "get", "user/cafe")
+    assert r.stdout.isascii() and "..." in r.stdout and "->" in r.stdout
+    r = mem("keys", env={"PYTHONIOENCODING": "ascii"})  # a non-UTF-8 locale: ASCII automatically
+    assert r.stdout.isascii() and r.exit_code == 0
+    from click.testing import CliRunner
+    from cmds.main import cli
+    out = CliRunner().invoke(cli, ["diff", "project/api/db"], color=True, env={"NO_COLOR": "1"}).stdout
+    assert "\x1b[" not in out and "[-15-]" in out
+    colored = CliRunner().invoke(cli, ["diff", "project/api/db"], color=True).stdout
+    assert "\x1b[" in colored
+
+
+def test_scan_reaches_remotes_and_follows_a_forget(invoke, tmp_path, monkeypatch):
+    import shutil
+    src = tmp_path / "transcripts"
+    shutil.copytree(SAMPLE, src)
+    f = next(src.rglob("5f0c9a52*.jsonl"))
+    text = f.read_text().replace("leaks connections", "leaks connections canary-owl-4411")
+    f.write_text(text.replace("Understood:", "Understood canary-elk-8822:"))  # another turn
+    invoke("import", "claude-code", str(src))
+    invoke("remember", "project/acme-api/x", "canary-owl-4411 lives here")
+    invoke("remote", "add", "usb", str(tmp_path / "remote"), "--no-encrypt")
+    invoke("push", "usb")
+    places = {h["place"] for h in invoke("scan", "canary-owl-4411", "--json", exit_code=1).json}
+    assert {"object", "transcript", "remote usb"} <= places
+    invoke("forget", "--match", "canary-owl-4411", "--yes")
+    invoke("gc", "--prune=now")
+    invoke("push", "usb")  # the forget follows the value to the remote
+    hits = invoke("scan", "canary-owl-4411", "--json", exit_code=1).json
+    assert {h["place"] for h in hits} == {"transcript"}  # only the agent's own transcript still has it
+    invoke("forget", "--match", "canary-elk-8822", "--scrub-sources", "--yes")
+    invoke("gc", "--prune=now")
+    invoke("push", "usb")
+    assert invoke("scan", "canary-elk-8822", "--json").json == []  # nowhere at all
+
+
+def test_doctor_reports_an_unreadable_remote(invoke, tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setenv("MEM_HOOK_COMMAND", str(Path(sys.executable).parent / "mem"))
+    invoke("setup", "--shell", "none")
+    invoke("remote", "add", "gone", str(tmp_path / "no-such-disk" / "mem"))
+    r = invoke("doctor", "--json", exit_code=1).json
+    f = [x for x in r["findings"] if x["check"] == "remotes"]
+    assert f and "gone" in f[0]["message"] and f[0]["fix"].startswith("mem remote list")
+    invoke("remote", "remove", "gone")
+    assert invoke("doctor", "--json").json["ok"] is True

@@ -23,7 +23,7 @@ KILLS = int(os.environ.get("MEM_SOAK_KILLS", "8"))   # read at import: the env f
 def _remote_is_whole(store: Store, spec) -> None:
     """Every ref of the remote manifest reaches only objects its listed packs hold."""
     from objstore.core.objects import Fact, Turn
-    from objstore.remote.sync import _connect
+    from objstore.remote.sync import connect as _connect
     import cbor2  # noqa: F401
     r = _connect(store, spec, {}, create=False)
     m, _etag, _n = r.manifest()

@@ -1,0 +1,123 @@
+"""``mem import claude-memory``: Claude Code's own memory files as proposals.
+
+Claude Code keeps notes in ``~/.claude/CLAUDE.md`` (the user's) and in
+``~/.claude/projects/<encoded dir>/memory/*.md`` (a project's).  Each
+paragraph or list item of those files becomes a proposal to add that entry
+to the matching memory file (``user.md`` for the user's CLAUDE.md,
+``memory.md`` of the project otherwise; ``objstore.memory.memfiles``), queued
+for the owner: nothing is applied without them.  Importing again proposes
+nothing new: an entry the file already holds is skipped, and a queued
+proposal has the same id as before.  An entry that would not fit the file is
+reported, not proposed (consolidate first).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.errors import MemError
+from objstore.core.store import Store
+from objstore.memory.memfiles import propose_edit, read_file
+from objstore.memory.scope import project_aliases
+
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+@dataclass
+class ClaudeMemoryImport:
+    """Counts: ``files`` read, ``proposed`` (queued now), ``present`` (already
+    in the file or already queued), ``skipped`` ``[(path, reason)]``."""
+
+    files: int = 0
+    proposed: int = 0
+    present: int = 0
+    queued: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def entries_of(text: str) -> list[str]:
+    """Entries of a Markdown note: each list item, and each other paragraph
+    (headings and code fences are kept with the paragraph they start)."""
+    out: list[str] = []
+    para: list[str] = []
+
+    def flush():
+        if para:
+            t = "\n".join(para).strip()
+            if t and not re.fullmatch(r"#+\s.*", t):
+                out.append(t)
+            para.clear()
+
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if not line.strip():
+            flush()
+        elif _ITEM.match(line):
+            flush()
+            para.append(_ITEM.sub("", line, count=1))
+        elif line.strip() == "§":
+            flush()
+        else:
+            para.append(line)
+    flush()
+    return out
+
+
+def _project_of(project_dir: Path) -> str | None:
+    """The project of a Claude Code project folder: the ``cwd`` one of its
+    transcripts records (the folder's name is a lossy encoding of it)."""
+    for p in sorted(project_dir.glob("*.jsonl"))[:5]:
+        try:
+            with open(p, encoding="utf-8", errors="replace") as f:
+                for _n, line in zip(range(50), f):
+                    try:
+                        cwd = json.loads(line).get("cwd")
+                    except (ValueError, AttributeError):
+                        continue
+                    if isinstance(cwd, str) and cwd:
+                        names = project_aliases(cwd)
+                        return names[0] if names else None
+        except OSError:
+            continue
+    return None
+
+
+def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = "claude-code") -> ClaudeMemoryImport:
+    """Propose the entries of Claude Code's memory files (module doc)."""
+    res = ClaudeMemoryImport()
+    home = Path(claude_home)
+    targets: list[tuple[Path, str, str]] = []
+    if (home / "CLAUDE.md").is_file():
+        targets.append((home / "CLAUDE.md", "user", "user"))
+    for mem_dir in sorted(home.glob("projects/*/memory")):
+        project = _project_of(mem_dir.parent)
+        if not project:
+            res.skipped.append((str(mem_dir), "no transcript there says which project it is"))
+            continue
+        for md in sorted(mem_dir.glob("*.md")):
+            targets.append((md, f"project/{project}", "memory"))
+    for path, scope, name in targets:
+        try:
+            text = path.read_text("utf-8", errors="replace")
+        except OSError as e:
+            res.skipped.append((str(path), e.strerror or str(e)))
+            continue
+        res.files += 1
+        have = set(read_file(store, scope, name).entries)
+        for entry in entries_of(text):
+            if entry in have:
+                res.present += 1
+                continue
+            try:
+                parked = propose_edit(store, scope, {"action": "add", "file": name, "text": entry}, owner=owner)
+            except MemError as e:
+                res.skipped.append((str(path), f"{entry[:40]!r}: {e.message}"))
+                continue
+            if parked.new:
+                res.queued.append(parked.item)
+                res.proposed += 1
+            else:
+                res.present += 1
+    return res

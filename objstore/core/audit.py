@@ -1,0 +1,101 @@
+"""The audit log: one append-only file of every ref move and recorded event,
+ids, keys and commands only, never values (``mem audit``).
+
+``<store>/logs/audit``, one line per event, UTF-8, tab-separated::
+
+    <ms since epoch> TAB <command> TAB <ref or -> TAB <old id or -> TAB <new id or -> LF
+
+Every ref move is written here by :meth:`objstore.core.reflog.Reflog.append`
+(so writes, supersedes, injections and reinforcements recorded as
+``old == new`` moves, queue decisions, decay, imports, forgets), and other
+events (a push, a pull, a backup) by :func:`record`.  Unlike a reflog, the
+audit log outlives its refs: a deleted queue item or a forgotten key keeps
+its lines.  A forget keeps every line and replaces the forgotten objects'
+ids with ``forgotten`` (:func:`redact_ids`), because an id is a fingerprint
+of the value.  Lines are appended without fsync (the reflogs, which are
+synced, are the record the store relies on); a torn last line is skipped
+on read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+
+AUDIT_FILE = "audit"
+FORGOTTEN = "forgotten"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One audit line: ``time`` (ms), ``command``, ``ref`` ("" for an event
+    that moved no ref), ``old``/``new`` (ids, ``forgotten``, or None)."""
+
+    time: int
+    command: str
+    ref: str
+    old: str | None
+    new: str | None
+
+
+def _clean(text: str) -> str:
+    return " ".join(str(text).split())[:200] or "-"
+
+
+def append(logs_root: Path, time_ms: int, command: str, ref: str = "", old: str | None = None,
+           new: str | None = None) -> None:
+    """Append one line to ``<logs_root>/audit`` (created 0600)."""
+    line = "\t".join((str(int(time_ms)), _clean(command), _clean(ref) if ref else "-", old or "-", new or "-"))
+    logs_root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(logs_root / AUDIT_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8", "replace"))
+    finally:
+        os.close(fd)
+
+
+def read(logs_root: Path, *, since: int | None = None) -> list[AuditEntry]:
+    """Every entry, oldest first (``since``: only entries at or after it, ms)."""
+    try:
+        data = (logs_root / AUDIT_FILE).read_text("utf-8", "replace")
+    except FileNotFoundError:
+        return []
+    out = []
+    for ln in data.splitlines():
+        p = ln.split("\t")
+        if len(p) != 5 or not p[0].isdigit():
+            continue
+        t = int(p[0])
+        if since is not None and t < since:
+            continue
+        out.append(AuditEntry(t, p[1], "" if p[2] == "-" else p[2], None if p[3] == "-" else p[3],
+                              None if p[4] == "-" else p[4]))
+    return out
+
+
+def redact_ids(logs_root: Path, ids: Iterable[str]) -> int:
+    """Replace every id in ``ids`` by ``forgotten`` in the audit log, keeping
+    the lines.  Returns the number of lines changed."""
+    gone = set(ids)
+    p = logs_root / AUDIT_FILE
+    try:
+        lines = p.read_text("utf-8", "replace").splitlines()
+    except FileNotFoundError:
+        return 0
+    n = 0
+    out = []
+    for ln in lines:
+        parts = ln.split("\t")
+        if len(parts) == 5 and (parts[3] in gone or parts[4] in gone):
+            parts[3] = FORGOTTEN if parts[3] in gone else parts[3]
+            parts[4] = FORGOTTEN if parts[4] in gone else parts[4]
+            ln = "\t".join(parts)
+            n += 1
+        out.append(ln)
+    if n:
+        atomic_write(p, ("\n".join(out) + "\n").encode("utf-8"))
+    return n

@@ -1,0 +1,126 @@
+"""Model providers for ``mem derive``: where a prompt goes and how an answer
+comes back.  Each call has a hard timeout and is never retried (a retry could
+pay for the same excerpts twice); a failure raises :class:`ProviderError`.
+
+* ``openai``: any OpenAI-compatible chat-completions endpoint
+  (``POST {base_url}/chat/completions``), the key read from the process env
+  variable the config *names* (never the key itself);
+* ``ollama``: ``POST {base_url}/api/chat`` with ``format: json``;
+* ``claude``: the Claude Code CLI (``claude -p``) on the person's own login,
+  the prompt on stdin.
+
+HTTP uses the standard library's ``urllib`` (kept with Python; one request
+and one JSON answer need nothing more), so no extra is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Mapping
+
+from objstore.core.errors import InvalidInput, MemError
+
+PROVIDERS = ("claude", "openai", "ollama")
+DEFAULT_TIMEOUT_S = 120.0
+
+
+class ProviderError(MemError):
+    """The model call failed (unreachable, timed out, an HTTP error, no answer)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Where derive sends its prompts.
+
+    Attributes:
+        name: one of :data:`PROVIDERS`.
+        model: the model name ("" for the provider's default).
+        base_url: the endpoint (openai, ollama).
+        api_key_env: the *name* of the env variable that holds the key.
+        timeout: seconds for one call.
+    """
+
+    name: str
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = ""
+    timeout: float = DEFAULT_TIMEOUT_S
+
+    def destination(self) -> str:
+        """One line that says where excerpts go (for ``--plan``)."""
+        if self.name == "claude":
+            return f"claude -p (Claude Code CLI, your login){' model ' + self.model if self.model else ''}"
+        return f"{self.name} {self.model or '(default model)'} at {self.base_url or '(no URL set)'}"
+
+
+def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = None) -> Provider:
+    """The provider from the ``[derive]`` config table and the process env
+    (``OPENAI_BASE_URL``, ``OPENAI_MODEL``, ``OPENAI_API_KEY`` work with no
+    config, as the OpenAI clients do).  ``override``: ``--provider``.
+    Raises MemError for an unknown provider name."""
+    name = override or cfg.get("provider") or ("openai" if env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY")
+                                               else "claude")
+    if name not in PROVIDERS:
+        raise InvalidInput(f"unknown provider {name!r}: use one of {', '.join(PROVIDERS)}")
+    timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    if name == "openai":
+        return Provider(name, cfg.get("model") or env.get("OPENAI_MODEL", "gpt-4o-mini"),
+                        (cfg.get("base_url") or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/"),
+                        cfg.get("api_key_env") or "OPENAI_API_KEY", timeout)
+    if name == "ollama":
+        return Provider(name, cfg.get("model", ""), (cfg.get("base_url") or "http://127.0.0.1:11434").rstrip("/"),
+                        "", timeout)
+    return Provider(name, cfg.get("model", ""), "", "", timeout)
+
+
+def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        raise ProviderError(f"the model endpoint answered HTTP {e.code}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as e:
+        reason = getattr(e, "reason", e)
+        raise ProviderError(f"the model endpoint could not be reached ({reason})") from None
+    except ValueError:
+        raise ProviderError("the model endpoint did not answer JSON") from None
+
+
+def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
+    """Send one prompt; return the model's text.  Raises ProviderError."""
+    if p.name == "openai":
+        key = env.get(p.api_key_env, "")
+        r = _post(p.base_url + "/chat/completions",
+                  {"model": p.model, "messages": [{"role": "user", "content": prompt}], "temperature": 0,
+                   "response_format": {"type": "json_object"}},
+                  {"authorization": f"Bearer {key}"} if key else {}, p.timeout)
+        try:
+            return r["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise ProviderError("the model's answer has no choices[0].message.content") from None
+    if p.name == "ollama":
+        r = _post(p.base_url + "/api/chat", {"model": p.model, "stream": False, "format": "json",
+                                             "messages": [{"role": "user", "content": prompt}]}, {}, p.timeout)
+        try:
+            return r["message"]["content"]
+        except (KeyError, TypeError):
+            raise ProviderError("ollama's answer has no message.content") from None
+    args = ["claude", "-p", "--output-format", "text"] + (["--model", p.model] if p.model else [])
+    try:
+        out = subprocess.run(args, input=prompt, capture_output=True, text=True, timeout=p.timeout,
+                             env={**env, "MEM_NO_CAPTURE": "1"})
+    except FileNotFoundError:
+        raise ProviderError("the claude CLI is not on PATH (or set [derive] provider)") from None
+    except subprocess.TimeoutExpired:
+        raise ProviderError(f"claude -p did not answer within {p.timeout:.0f} s") from None
+    if out.returncode != 0:
+        raise ProviderError(f"claude -p exited {out.returncode}")
+    return out.stdout

@@ -1,0 +1,447 @@
+"""Owner-approved memory files: ``soul.md``, ``memory.md`` and ``user.md``
+(boxmaker's M5a design), with an archive and a journal.
+
+Storage: each file is a key whose versions are the file's successive texts,
+so ``mem log`` is its history and ``mem forget`` works on it:
+``<scope>/memory/soul.md``, ``…/memory.md``, ``…/user.md``,
+``…/archive.md`` and ``…/journal``, where ``<scope>`` is ``user`` or
+``project/<name>`` (a project's files sit next to the user's).
+
+Format: a file is a list of entries separated by a line holding only ``§``.
+An entry is trimmed, not empty, holds no such line, and appears once per file.
+Limits count characters (``len`` of the text), not bytes: :data:`LIMITS`.
+
+Edits name entries by their **full text**, never by number, so an approval
+reads alone and a stale edit fails: when an edit is applied, every OLD must
+be an entry of the file as it is now, or nothing changes.  Actions:
+``add TEXT``, ``replace OLD NEW``, ``remove OLD`` and ``consolidate`` (every
+current entry named exactly once with ``keep``, ``rewrite`` (+ ``new``),
+``move`` (to the archive) or ``drop``; ``add`` lists new entries).
+
+The owner's own edits apply at once; an agent's edit is a proposal in the
+review queue (kind ``memory-edit``, the plan as JSON in its body) that applies
+only when the owner accepts it (:func:`accept_item`).  ``soul.md`` is the
+owner's alone: no proposal may touch it.  Moved entries go to ``archive.md``
+under a ``§ moved <time> from <file> in session <id>`` header; the archive
+is an ordinary indexed key, so recall finds moved entries.  Every applied
+edit appends one JSON line to the journal (time, session, approval id,
+action, file, entries before and after).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
+from objstore.core.refs import validate_key
+from objstore.core.store import Store, now_ms
+from objstore.memory import queue
+from objstore.memory.decay import restate
+from objstore.memory.facts import current, remember
+
+FILES = ("soul", "memory", "user")
+LIMITS = {"soul": 4000, "memory": 2200, "user": 1375}
+SEP = "§"
+RESERVED = ("soul.md", "memory.md", "user.md", "archive.md", "journal")
+EDIT_KIND = "memory-edit"
+ACTIONS = ("add", "replace", "remove", "consolidate")
+OPS = ("keep", "rewrite", "move", "drop")
+
+
+def file_key(scope: str, name: str) -> str:
+    """The key of a memory file (``name``: soul, memory, user, archive, journal)."""
+    if name not in (*FILES, "archive", "journal"):
+        raise InvalidInput(f"no memory file {name!r}: use one of {', '.join(FILES)}")
+    leaf = "journal" if name == "journal" else f"{name}.md"
+    return validate_key(f"{scope}/memory/{leaf}")
+
+
+def is_memory_file_key(key: str) -> bool:
+    """True for the keys this module owns (they are shown as files, not facts)."""
+    parts = key.split("/")
+    return len(parts) >= 3 and parts[-2] == "memory" and parts[-1] in RESERVED and (
+        (parts[0] == "user" and len(parts) == 3) or (parts[0] == "project" and len(parts) == 4))
+
+
+def split_entries(text: str) -> list[str]:
+    """The entries of a file's text (trimmed, empty ones dropped)."""
+    entries, cur = [], []
+    for line in text.split("\n"):
+        if line.strip() == SEP:
+            entries.append("\n".join(cur).strip())
+            cur = []
+        else:
+            cur.append(line)
+    entries.append("\n".join(cur).strip())
+    return [e for e in entries if e]
+
+
+def join_entries(entries: list[str]) -> str:
+    """A file's text from its entries."""
+    return f"\n{SEP}\n".join(entries)
+
+
+def check_entry(text: str) -> str:
+    """An entry trimmed; InvalidInput when empty or holding a ``§`` line."""
+    t = (text or "").strip()
+    if not t:
+        raise InvalidInput("an entry cannot be empty")
+    if any(line.strip() == SEP for line in t.split("\n")):
+        raise InvalidInput(f"an entry cannot contain a line holding only {SEP}")
+    return t
+
+
+def _fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+@dataclass
+class MemFile:
+    """A memory file as it is now: ``name``, ``key``, ``text``, ``entries``,
+    ``limit`` (characters; 0 for the archive), ``version`` id or None."""
+
+    name: str
+    key: str
+    text: str
+    entries: list[str]
+    limit: int
+    version: str | None
+
+    @property
+    def chars(self) -> int:
+        """Its length in characters."""
+        return len(self.text)
+
+
+def read_file(store: Store, scope: str, name: str) -> MemFile:
+    """A memory file now (empty when never written or forgotten)."""
+    key = file_key(scope, name)
+    try:
+        v = current(store, key)
+        text, oid = v.fact.body, v.id
+    except NotFound:
+        text, oid = "", None
+    if text is None or text.strip() == SEP:  # SEP alone: a file emptied by its edits
+        text = ""
+    return MemFile(name, key, text, split_entries(text) if name != "journal" else [], LIMITS.get(name, 0), oid)
+
+
+@dataclass
+class EditResult:
+    """An applied edit: ``file``, ``chars`` and ``limit`` after, ``message``
+    (``memory.md updated (1,510 of 2,200 characters)``), ``moved`` entries."""
+
+    file: str
+    chars: int
+    limit: int
+    message: str
+    moved: list[str] = field(default_factory=list)
+    version: str | None = None
+
+
+def normalize_plan(plan: dict) -> dict:
+    """Validate an edit plan (module doc) and return it in canonical form.
+    Raises InvalidInput."""
+    if not isinstance(plan, dict):
+        raise InvalidInput("an edit plan is a JSON object")
+    action, name = plan.get("action"), plan.get("file")
+    if action not in ACTIONS:
+        raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
+    if name not in FILES:
+        raise InvalidInput(f"file must be one of {', '.join(FILES)}")
+    out: dict = {"action": action, "file": name}
+    if action == "add":
+        out["text"] = check_entry(plan.get("text", ""))
+    elif action == "replace":
+        out["old"], out["new"] = check_entry(plan.get("old", "")), check_entry(plan.get("new", ""))
+    elif action == "remove":
+        out["old"] = check_entry(plan.get("old", ""))
+    else:
+        ents = plan.get("entries")
+        if not isinstance(ents, list):
+            raise InvalidInput("consolidate needs \"entries\": every current entry with an op")
+        norm = []
+        for e in ents:
+            if not isinstance(e, dict) or e.get("op") not in OPS:
+                raise InvalidInput(f"each consolidate entry needs \"old\" and an \"op\" of {', '.join(OPS)}")
+            item = {"old": check_entry(e.get("old", "")), "op": e["op"]}
+            if e["op"] == "rewrite":
+                item["new"] = check_entry(e.get("new", ""))
+            norm.append(item)
+        out["entries"] = norm
+        out["add"] = [check_entry(x) for x in plan.get("add") or []]
+    return out
+
+
+def _apply_plan(entries: list[str], plan: dict) -> tuple[list[str], list[str]]:
+    """(new entries, moved entries); Refused when an OLD is not an entry now."""
+    name = f"{plan['file']}.md"
+
+    def need(old: str) -> int:
+        try:
+            return entries.index(old)
+        except ValueError:
+            raise Refused(f"{name} has no entry {old[:60]!r} (it changed since); nothing changed",
+                          hint=f"see it with: mem memory show {plan['file']}") from None
+
+    new, moved = list(entries), []
+    a = plan["action"]
+    if a == "add":
+        new.append(plan["text"])
+    elif a == "replace":
+        new[need(plan["old"])] = plan["new"]
+    elif a == "remove":
+        del new[need(plan["old"])]
+    else:
+        named = [e["old"] for e in plan["entries"]]
+        dup = {x for x in named if named.count(x) > 1}
+        if dup:
+            raise Refused(f"consolidate names {next(iter(dup))[:60]!r} twice; nothing changed")
+        for e in named:
+            need(e)
+        missing = [e for e in entries if e not in named]
+        if missing:
+            raise Refused(f"consolidate must name every entry of {name}; it leaves out {missing[0][:60]!r}; "
+                          "nothing changed")
+        new = []
+        for e in plan["entries"]:
+            if e["op"] == "keep":
+                new.append(e["old"])
+            elif e["op"] == "rewrite":
+                new.append(e["new"])
+            elif e["op"] == "move":
+                moved.append(e["old"])
+        new += plan["add"]
+    seen = set()
+    for e in new:
+        if e in seen:
+            raise Refused(f"{name} would hold the entry {e[:60]!r} twice; nothing changed")
+        seen.add(e)
+    return new, moved
+
+
+def _iso(ms: int) -> str:
+    return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", approval: str = "-",
+               command: str = "memory") -> EditResult:
+    """Apply an edit plan to a memory file now (the owner's edit, or an
+    accepted proposal).  Raises InvalidInput (a bad plan), Refused (a stale
+    OLD, a duplicate, or the limit: ``memory.md would be 2,350 of 2,200
+    characters; use consolidate to move entries to the archive.``)."""
+    plan = normalize_plan(plan)
+    with store.lock(command):
+        f = read_file(store, scope, plan["file"])
+        new, moved = _apply_plan(f.entries, plan)
+        text = join_entries(new)
+        if len(text) > f.limit:
+            raise Refused(f"{f.name}.md would be {_fmt(len(text))} of {_fmt(f.limit)} characters; "
+                          "use consolidate to move entries to the archive.")
+        t = now_ms()
+        version = f.version
+        if text != f.text:
+            # an emptied file is stored as the separator alone (a value cannot be empty)
+            version = remember(store, f.key, text or SEP, kind="user", trust="user_stated", owner="user",
+                               command=f"{command} {plan['action']}").version.id
+        if moved:
+            arch = read_file(store, scope, "archive")
+            block = "\n".join(f"{SEP} moved {_iso(t)} from {f.name}.md in session {session}\n{e}" for e in moved)
+            remember(store, arch.key, (arch.text + "\n" + block).strip(), kind="user", trust="user_stated",
+                     owner="user", command=f"{command} move")
+        _journal(store, scope, session, approval, plan["action"], f"{f.name}.md", f.entries, new)
+    return EditResult(f"{f.name}.md", len(text), f.limit,
+                      f"{f.name}.md updated ({_fmt(len(text))} of {_fmt(f.limit)} characters)", moved, version)
+
+
+def set_file(store: Store, scope: str, name: str, text: str, *, session: str = "-") -> EditResult:
+    """The owner's whole-file edit (``mem memory edit``): the new text's
+    entries must be valid and distinct and fit the limit.  Journalled as
+    action ``edit``.  Raises InvalidInput and Refused as :func:`apply_edit`."""
+    if name not in FILES:
+        raise InvalidInput(f"no memory file {name!r}: use one of {', '.join(FILES)}")
+    entries = [check_entry(e) for e in split_entries(text)]
+    dup = {e for e in entries if entries.count(e) > 1}
+    if dup:
+        raise Refused(f"{name}.md would hold the entry {next(iter(dup))[:60]!r} twice; nothing changed")
+    new = join_entries(entries)
+    limit = LIMITS[name]
+    if len(new) > limit:
+        raise Refused(f"{name}.md would be {_fmt(len(new))} of {_fmt(limit)} characters; "
+                      "use consolidate to move entries to the archive.")
+    with store.lock("memory edit"):
+        f = read_file(store, scope, name)
+        version = f.version
+        if new != f.text:
+            version = remember(store, f.key, new or SEP, kind="user", trust="user_stated", owner="user",
+                               command="memory edit").version.id
+            _journal(store, scope, session, "-", "edit", f"{name}.md", f.entries, entries)
+    return EditResult(f"{name}.md", len(new), limit,
+                      f"{name}.md updated ({_fmt(len(new))} of {_fmt(limit)} characters)", [], version)
+
+
+def _journal(store: Store, scope: str, session: str, approval: str, action: str, file: str,
+             before: list[str], after: list[str]) -> None:
+    jr = read_file(store, scope, "journal")
+    line = json.dumps({"time": now_ms(), "session": session, "approval": approval, "action": action,
+                       "file": file, "before": before, "after": after}, ensure_ascii=False)
+    remember(store, jr.key, (jr.text + "\n" + line).strip(), kind="user", trust="user_stated", owner="user",
+             command="memory journal")
+
+
+def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-"):
+    """Queue an agent's edit for the owner's approval; returns the queue's
+    ``Parked(item id, new)`` (``new`` False: the same edit was queued already).
+    Raises InvalidInput (a bad plan) and Refused (``soul.md``, or an edit that
+    would fail now: it is checked against the file as it is)."""
+    plan = normalize_plan(plan)
+    if plan["file"] == "soul":
+        raise Refused("soul.md is the owner's alone: an agent cannot propose edits to it")
+    f = read_file(store, scope, plan["file"])
+    new, _moved = _apply_plan(f.entries, plan)
+    if len(join_entries(new)) > f.limit:
+        raise Refused(f"{f.name}.md would be {_fmt(len(join_entries(new)))} of {_fmt(f.limit)} characters; "
+                      "use consolidate to move entries to the archive.")
+    body = json.dumps({**plan, "scope": scope, "session": session}, ensure_ascii=False, sort_keys=True)
+    p = queue.propose(store, EDIT_KIND, f.key, body, fact_kind="user", trust="agent_observed", owner=owner,
+                      note=describe(plan))
+    return p
+
+
+def describe(plan: dict) -> str:
+    """A one-paragraph reading of a plan, entries by text (for the queue)."""
+    name = f"{plan['file']}.md"
+    a = plan["action"]
+    if a == "add":
+        return f"add to {name}: {plan['text']}"
+    if a == "replace":
+        return f"in {name} replace: {plan['old']}  →  {plan['new']}"
+    if a == "remove":
+        return f"remove from {name}: {plan['old']}"
+    parts = [f"{e['op']}: {e['old']}" + (f" → {e['new']}" if e.get("new") else "") for e in plan["entries"]]
+    parts += [f"add: {x}" for x in plan.get("add") or []]
+    return f"consolidate {name}: " + "; ".join(parts)
+
+
+def accept_item(store: Store, prefix: str, *, body: str | None = None):
+    """Accept a queued item: a ``memory-edit`` is applied as the owner's edit
+    (:func:`apply_edit`, then closed); any other kind is
+    ``objstore.memory.queue.accept``.  Returns that function's Decision (for a
+    memory edit: decision ``accepted``, value the result message)."""
+    with store.lock("queue accept"):
+        it = queue.resolve(store, prefix)
+        if it.item.kind != EDIT_KIND:
+            return queue.accept(store, prefix, body=body)
+        plan = json.loads(it.item.body)
+        res = apply_edit(store, plan.pop("scope", "user"), plan, session=plan.pop("session", "-"),
+                         approval=it.id, command="queue accept")
+        queue.close(store, it, "queue accept")
+        return queue.Decision(it, "accepted", res.message, res.version, 0, True)
+
+
+def journal(store: Store, scope: str) -> list[dict]:
+    """The journal's records, oldest first."""
+    out = []
+    for line in read_file(store, scope, "journal").text.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def render_files(store: Store, scopes: list[str]) -> str:
+    """The memory files' part of the session block: for each scope, ``#
+    soul.md``, ``# memory.md (1,474 of 2,200 characters)``, ``# user.md (0
+    of 1,375 characters)`` with ``(empty)`` under an empty file; a file over
+    its limit (edited by hand) or unreadable says so instead of vanishing."""
+    parts = []
+    files = {(s, n): None for s in scopes for n in FILES}
+    for s, n in files:
+        try:
+            files[(s, n)] = read_file(store, s, n)
+        except Exception:  # noqa: BLE001 - reported below
+            pass
+    if not any(f is None or f.version for f in files.values()):
+        return ""  # no memory file was ever written: the block stays as it was
+    for scope in scopes:
+        for name in FILES:
+            f = files[(scope, name)]
+            if f is None:  # an unreadable file is named, never silently dropped
+                parts.append(f"# {name}.md ({scope}): unreadable; see: mem memory show {name}")
+                continue
+            if scope != "user" and not f.text:
+                continue
+            label = f"# {name}.md" + ("" if scope == "user" else f" ({scope})")
+            text = f.text
+            if name != "soul":
+                label += f" ({_fmt(len(text))} of {_fmt(f.limit)} characters)"
+            if len(text) > f.limit:
+                label += f" OVER ITS LIMIT: shown cut; run: mem memory edit {name}"
+                text = text[: f.limit]
+            parts.append(label + "\n" + (text or "(empty)"))
+    return "\n\n".join(parts)
+
+
+# -- the curated tier ------------------------------------------------------------
+
+def untrusted_origin(fact) -> str | None:
+    """Why a fact's origin is not trusted enough to curate (None when it is):
+    text derived by a model, or text someone else wrote that the store
+    imported or an agent observed (its owner is not the person)."""
+    if fact.trust == "derived":
+        return "it was derived by a model"
+    if fact.trust != "user_stated":
+        return f"it is {fact.owner if fact.owner != 'user' else 'an agent'}'s text ({fact.trust}), not yours"
+    return None
+
+
+def promote(store: Store, key: str, *, standing: bool = False, demote: bool = False):
+    """Mark ``key``'s current fact curated (``standing``: also loaded into
+    every session block ahead of other facts), or take that back
+    (``demote``).  A new version records it (``objstore.memory.decay.restate``).
+
+    Raises NotFound (no such key), Refused (an untrusted origin, or a memory
+    file, which is curated by its own rules)."""
+    if is_memory_file_key(key):
+        raise Refused(f"{key} is a memory file: it is always loaded, no promotion needed")
+    cur = current(store, key)
+    why = untrusted_origin(cur.fact)
+    if why and not demote:
+        raise Refused(f"{key} cannot be promoted: {why}",
+                      hint=f"state it yourself first: mem remember {key} \"...\"")
+    level = 0 if demote else (2 if standing else 1)
+    r = restate(store, key, curated=level, command="demote" if demote else "promote")
+    keys = set(_standing_keys(store))
+    keys = keys | {cur.fact.key} if level == 2 else keys - {cur.fact.key}
+    atomic_write(store.root / STANDING, "".join(k + "\n" for k in sorted(keys)).encode("utf-8"))
+    return r
+
+
+#: keys promoted --standing (a derived list; each is checked against its current version when read)
+STANDING = "cache/standing-keys"
+
+
+def _standing_keys(store: Store) -> list[str]:
+    try:
+        return [k for k in (store.root / STANDING).read_text("utf-8").splitlines() if k]
+    except FileNotFoundError:
+        return []
+
+
+def standing_facts(store: Store) -> list:
+    """``(id, Fact)`` of the current versions that are curated and standing,
+    whatever their project (read from the list ``promote`` keeps, each
+    checked: a key whose current version is no longer standing is skipped)."""
+    out = []
+    for key in _standing_keys(store):
+        try:
+            v = current(store, key)
+        except MemError:
+            continue
+        if v is not None and v.fact.curated == 2 and not v.fact.forgotten:
+            out.append((v.id, v.fact))
+    return out
