@@ -21,7 +21,7 @@ import threading
 import time as _time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NoReturn
 
 import tantivy
 from blake3 import blake3 as _blake3
@@ -112,6 +112,19 @@ def _fsync_dir(path: Path) -> None:
 
 # --------------------------------------------------------------------------
 # shards and CURRENT
+
+
+def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
+    """Roll back a tantivy writer whose write failed and raise: tantivy's
+    ``ValueError`` as :class:`SearchIndexError` ("<where>: write failed"),
+    anything else (KeyboardInterrupt, ...) as it is."""
+    with contextlib.suppress(Exception):
+        writer.rollback()
+    with contextlib.suppress(Exception):
+        writer.wait_merging_threads()
+    if isinstance(error, ValueError):  # tantivy's error type
+        raise SearchIndexError(f"{where}: write failed: {error}") from error
+    raise error
 
 
 def shard_index(session_id: str, n: int) -> int:
@@ -446,13 +459,7 @@ class SubIndex:
                 writer.add_document(to_tantivy_doc(d, fmt))
             writer.commit()
         except BaseException as e:
-            with contextlib.suppress(Exception):
-                writer.rollback()
-            with contextlib.suppress(Exception):
-                writer.wait_merging_threads()
-            if isinstance(e, ValueError):  # tantivy's error type
-                raise SearchIndexError(f"{self.dir / name}: write failed: {e}") from e
-            raise
+            raise_write_failed(writer, e, self.dir / name)
         try:
             writer.wait_merging_threads()
             index.reload()
@@ -540,13 +547,7 @@ class GenerationBuild:
             writer.commit()
             writer.wait_merging_threads()
         except BaseException as e:
-            with contextlib.suppress(Exception):
-                writer.rollback()
-            with contextlib.suppress(Exception):
-                writer.wait_merging_threads()
-            if isinstance(e, ValueError):  # tantivy's error type
-                raise SearchIndexError(f"{self.sub.dir / name}: write failed: {e}") from e
-            raise
+            raise_write_failed(writer, e, self.sub.dir / name)
         finally:
             del writer
             _trim_heap()
