@@ -21,7 +21,7 @@ import threading
 import time as _time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NoReturn
 
 import tantivy
 from blake3 import blake3 as _blake3
@@ -98,30 +98,17 @@ def _trim_heap() -> None:
         _LIBC[0](0)
 
 
-def _write(writer: "tantivy.IndexWriter", where: Path, delete_ids: Iterable[str],
-           docs: Iterable[IndexDoc], fmt: GenFormat) -> None:
-    """With ``writer`` (of the generation at ``where``): delete the documents
-    whose id is in ``delete_ids``, add ``docs`` in format ``fmt``, commit.  On
-    any error the writer is rolled back and its merges waited for, and the
-    error raised (tantivy's ``ValueError`` as ``SearchIndexError``)."""
-    try:
-        for i in delete_ids:
-            writer.delete_documents_by_term("id", i)
-        for d in docs:
-            writer.add_document(to_tantivy_doc(d, fmt))
-        writer.commit()
-    except BaseException as e:
-        with contextlib.suppress(Exception):
-            writer.rollback()
-        with contextlib.suppress(Exception):
-            writer.wait_merging_threads()
-        if isinstance(e, ValueError):  # tantivy's error type
-            raise SearchIndexError(f"{where}: write failed: {e}") from e
-        raise
-
-
-# --------------------------------------------------------------------------
-# shards and CURRENT
+def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
+    """Roll back a tantivy writer whose write failed and raise: tantivy's
+    ``ValueError`` as :class:`SearchIndexError` ("<where>: write failed"),
+    anything else (KeyboardInterrupt, ...) as it is."""
+    with contextlib.suppress(Exception):
+        writer.rollback()
+    with contextlib.suppress(Exception):
+        writer.wait_merging_threads()
+    if isinstance(error, ValueError):  # tantivy's error type
+        raise SearchIndexError(f"{where}: write failed: {error}") from error
+    raise error
 
 
 def shard_index(session_id: str, n: int) -> int:
@@ -479,7 +466,15 @@ class SubIndex:
             return
         fmt = self.fmt(name)
         writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
-        _write(writer, self.dir / name, to_delete, docs, fmt)
+        try:
+            for i in to_delete:
+                writer.delete_documents_by_term("id", i)
+            fmt = self.fmt(name)
+            for d in docs:
+                writer.add_document(to_tantivy_doc(d, fmt))
+            writer.commit()
+        except BaseException as e:
+            raise_write_failed(writer, e, self.dir / name)
         try:
             writer.wait_merging_threads()
             index.reload()
@@ -565,11 +560,12 @@ class GenerationBuild:
         fmt = self.sub.fmt(name)
         writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
         try:
-            _write(writer, self.sub.dir / name, (), docs, fmt)
-            try:
-                writer.wait_merging_threads()
-            except ValueError as e:  # tantivy's error type
-                raise SearchIndexError(f"{self.sub.dir / name}: write failed: {e}") from e
+            for d in docs:
+                writer.add_document(to_tantivy_doc(d, fmt))
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            raise_write_failed(writer, e, self.sub.dir / name)
         finally:
             del writer
             _trim_heap()
