@@ -29,8 +29,9 @@ def command(ctx, confirm_text):
     Exit status: 0 deleted; 1 not confirmed (nothing deleted); 4 no store
     at that path.
     """
+    from objstore import is_store
     root = home_path(ctx)
-    if not (root / "config").is_file():
+    if not is_store(root):
         click.echo(f"Error: no store at {root}", err=True)
         raise click.exceptions.Exit(4)
     click.echo(f"This deletes the store at {root} and everything in it.", err=True)

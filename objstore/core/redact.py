@@ -75,7 +75,7 @@ it unscanned would leak).  A window costs a bounded amount even on
 pathological input, and the total cost is linear in ``len(text)``; callers
 that want a hard cap on the time per entry cap the entry's size, this module
 never truncates.  Measured on the 2-core dev box (CPython 3.11,
-tests/objstore/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
+tests/core/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
 mixed text ~0.6-0.9 s in one call; the worst of ~30 pathological 256 KB lines
 (``a``, ``=``, ``eyJAAA...``, ``x:x:...``, base64, ``password=password=...``,
 ``private_key":"...``) ~30-75 ms, most under 10 ms.
@@ -97,7 +97,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-__all__ = ["DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value"]
+from objstore.core.text import replace_spans
+
+__all__ = [
+    "DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value", "remove_credentials",
+]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
 _OVERLAP = 16_384          # windows overlap by this much: no shorter secret is cut in two
@@ -677,3 +681,15 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
 def redact_value(text: str) -> str:
     """``redact(text).text``: the redacted string, for callers that need no hit list."""
     return redact(text).text
+
+
+def remove_credentials(text: str, replacement: str = " ") -> str:
+    """``text`` with every credential :func:`redact` finds replaced by
+    ``replacement`` (one space by default) rather than a
+    ``[REDACTED:<rule>]`` marker: for derived text such as search cues and
+    traces, which must hold no part of a credential and gain no marker words.
+    ``text`` itself when nothing matched.  Raises ``TypeError`` for a non-str."""
+    r = redact(text)
+    if not r.hits:
+        return text
+    return replace_spans(text, [(h.start, h.end) for h in r.hits], replacement)

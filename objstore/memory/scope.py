@@ -41,6 +41,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.core.atomic import atomic_write
+
 _REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
 _SECTION_RE = re.compile(r"^\s*\[")
 _URL_RE = re.compile(r"^\s*url\s*=\s*(.*?)\s*$")
@@ -239,8 +241,6 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     if ident is None:
         return ""
     import json
-
-    from objstore.core.atomic import atomic_write
     reg = load_registry(store.root)
     if ident.id in reg:
         return reg[ident.id]

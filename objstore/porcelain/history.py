@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput, NotFound
-from objstore.core.objects import Turn
+from objstore.core.errors import InvalidInput, NotFound, Refused
+from objstore.core.objects import Fact, Turn
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store
-from objstore.memory.facts import Version, current_of, versions
+from objstore.memory.decay import restate
+from objstore.memory.facts import Version, current_of, remember, versions
 
 #: ref namespaces a REF argument may start with; anything else is a fact key
 REF_NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -262,7 +263,6 @@ class RevertResult:
 
 
 def _target(store: Store, spec: str) -> tuple[list[Version], Version]:
-    from objstore.core.objects import Fact
     if "@" in spec:
         key, _, n = spec.rpartition("@")
         n = n[1:] if n[:1] in ("v", "V") else n
@@ -302,9 +302,6 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         InvalidInput: a bad key or spec, or an id that is not a fact version.
         StoreLocked: the store lock was not obtained in time.
     """
-    from objstore.core.errors import Refused
-    from objstore.memory.decay import restate
-    from objstore.memory.facts import remember
     with store.lock(command):
         chain, target = _target(store, spec)
         key = target.fact.key

@@ -8,14 +8,14 @@ current one (never the old value), and a hit whose object is gone is dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.memory.facts import current_of, fact_doc, list_keys, walk
 from objstore.core.objects import Fact, Turn
-from objstore.memory.sessions import turn_doc, walk_turns
 from objstore.core.store import Store
+from objstore.memory.documents import iter_docs
+from objstore.memory.facts import current_of, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,16 +43,25 @@ class SearchResult:
 
 
 def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn")) -> list[SearchResult]:
-    """BM25 search.  The query is never parsed as query syntax."""
-    from objstore.index.searchindex import make_snippet
+    """BM25 search of ``query`` (plain words, never query syntax) over the
+    ``kinds`` ("fact", "turn"); at most ``limit`` results, best first.
+
+    A fact hit shows its key's current version: searching facts also
+    searches the versions that are not current (index kind ``history``), and
+    a hit on one of those resolves to the current value (``resolved_from``
+    names the version that matched), as ``recall`` does.  Raises
+    ``IndexCorruptError`` (exit 13) for an unreadable index; a missing one
+    gives no hits (see :func:`index_missing`)."""
+    from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
     store.try_recover()  # a crashed writer left the index behind: catch up if we can
     out: list[SearchResult] = []
     seen: set[str] = set()
-    for h in store.index.search(query, limit=limit * 2 + 5, kinds=kinds):
+    search_kinds = (*kinds, "history") if "fact" in kinds and "history" not in kinds else kinds
+    for h in store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds):
         if len(out) >= limit:
             break
         try:
-            if h.kind == "fact":
+            if h.kind in ("fact", "history"):
                 head = store.refs.read("facts/" + h.ref)
                 if head is None:
                     continue
@@ -75,22 +84,24 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     return out
 
 
-def iter_docs(store: Store) -> Iterator:
-    """Every document the index should hold: current fact versions, the
-    other fact versions (kind ``history``), all turns."""
-    from objstore.memory.facts import history_doc
-    for _key, head in list_keys(store):
-        chain = list(walk(store, head))
-        cur = current_of(chain)
-        if cur is not None:
-            yield fact_doc(cur.id, cur.fact)
-        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
-            if (cur is None or v.id != cur.id) and not getattr(v.fact, "forgotten", 0) and v.fact.body:
-                yield history_doc(v.id, v.fact)
-    for _name, head in store.refs.iter("sessions"):
-        for tv in walk_turns(store, head):
-            if not tv.turn.forgotten:
-                yield turn_doc(tv.id, tv.turn)
+def index_missing(store: Store) -> bool:
+    """Whether the search index is missing while the store has something to
+    index: no sub-index of ``<store>/index`` exists (e.g. after ``rm -rf
+    <store>/index``) but a fact or session ref does.  Costs a few ``stat``
+    calls when the index exists."""
+    if store.index.exists():
+        return False
+    return any(True for _ in store.refs.iter("facts")) or any(True for _ in store.refs.iter("sessions"))
+
+
+def ensure_index(store: Store, progress: Callable[[int], None] | None = None) -> int | None:
+    """Rebuild the index when :func:`index_missing`: returns the number of
+    documents indexed, or None when the index was there (nothing done).
+    ``progress(done)`` as for :func:`reindex`.  Raises what :func:`reindex`
+    raises (``StoreLocked`` when another writer holds the store)."""
+    if not index_missing(store):
+        return None
+    return reindex(store, progress=progress)
 
 
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from objstore import capture_prompt
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 from tests.hooks._util import REPO, asst, bag, hook_env, line, payload, text, user
 
 SID = "0a1b2c3d-0000-4000-8000-0000000000dd"
@@ -52,13 +52,13 @@ def test_prompt_hook_registered_twice_stores_each_prompt_once(tmp_path, in_trans
 def test_a_real_repeat_after_the_window_is_stored(tmp_path):
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(b"")
-    with Store.init(tmp_path / "s") as s:
+    with open_store(tmp_path / "s", create=True) as s:
         now = int(time.time() * 1000)
         a = capture_prompt(s, session_id=SID, prompt="yes", transcript=t, time_ms=now)
         b = capture_prompt(s, session_id=SID, prompt="yes", transcript=t, time_ms=now + 40)
         assert (a.status, b.status) == ("captured", "known")
     t.write_bytes(line(user("u1", "yes", SID)) + line(asst("a1", "m1", [text("ok")], SID)))
-    with Store.open(tmp_path / "s") as s:
+    with open_store(tmp_path / "s") as s:
         from objstore import sync_files
         sync_files(s, [t], final=True)
         c = capture_prompt(s, session_id=SID, prompt="yes", transcript=t, time_ms=now + 60_000)

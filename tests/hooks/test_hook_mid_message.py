@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from objstore import capture_prompt, import_transcripts, sync_files
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 from tests.hooks._util import asst, bag, chains_ok, line, text, tool_result, tool_use, turns, user
 
 SID = "5d1e6f0a-0000-4000-8000-0000000000a9"
@@ -31,7 +31,7 @@ def _records() -> list[bytes]:
 def _fresh_import(tmp: Path, f: Path):
     other = tmp / "fresh"
     shutil.rmtree(other, ignore_errors=True)
-    with Store.init(other) as s:
+    with open_store(other, create=True) as s:
         import_transcripts(s, "claude-code", [f])
     return bag(other)
 
@@ -39,7 +39,7 @@ def _fresh_import(tmp: Path, f: Path):
 def test_prompt_mid_message_does_not_split_it(tmp_path):
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(b"".join(_records()))
-    with Store.init(tmp_path / "s") as s:
+    with open_store(tmp_path / "s", create=True) as s:
         import_transcripts(s, "claude-code", [t])
     got = [(role, txt) for _s, _q, role, txt, _src in sorted(turns(tmp_path / "s"), key=lambda x: x[1])]
     assert got[:3] == [("user", "explain the build"),
@@ -54,7 +54,7 @@ def test_hooks_at_any_moment_give_the_import_turns(tmp_path, cut):
     recs = _records()
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(b"".join(recs[:cut]))                    # the transcript when the prompt arrives
-    with Store.init(tmp_path / "s") as s:
+    with open_store(tmp_path / "s", create=True) as s:
         capture_prompt(s, session_id=SID, prompt="also check the tests", cwd="/home/u/proj", transcript=t)
         t.write_bytes(b"".join(recs))
         sync_files(s, [t], final=True)                    # Stop

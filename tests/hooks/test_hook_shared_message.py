@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from objstore import import_transcripts, sync_files
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 from tests.hooks._util import asst, bag, line, text, tool_result, tool_use, user
 
 A = "5d1e6f0a-0000-4000-8000-0000000000c1"
@@ -32,7 +32,7 @@ def _files(d: Path) -> tuple[Path, Path]:
 @pytest.mark.parametrize("path", ["import", "hook"])
 def test_shared_message_id_keeps_the_new_records(tmp_path, path):
     ta, tb = _files(tmp_path / "proj")
-    with Store.init(tmp_path / "s") as s:
+    with open_store(tmp_path / "s", create=True) as s:
         if path == "import":
             import_transcripts(s, "claude-code", [ta.parent])
         else:
@@ -65,7 +65,7 @@ def test_fork_with_new_uuids_drops_copied_tool_results_keeps_new(tmp_path):
     b += [line(user("n1", "now the linter", B)), line(asst("n2", "msg_3", [text("lint clean")], B))]
     (d / f"{A}.jsonl").write_bytes(b"".join(a))
     (d / f"{B}.jsonl").write_bytes(b"".join(b))
-    with Store.init(tmp_path / "s") as s:
+    with open_store(tmp_path / "s", create=True) as s:
         import_transcripts(s, "claude-code", [d])
     got = bag(tmp_path / "s")
     assert sorted((r, x) for (sid, r, x) in got if sid == B) == [("assistant", "lint clean"),

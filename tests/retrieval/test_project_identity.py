@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from objstore.capture.claude_code import _project
+from objstore.capture.transcript import project_of as _project
 from objstore.memory import facts
 from objstore.memory.scope import identity_of, project_aliases, register_project
 from objstore.retrieval.context import render_context
