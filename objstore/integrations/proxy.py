@@ -323,6 +323,11 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) ->
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None)
         block = render_context(store, projects)
         st.pinned, st.pinned_ids = block.text, [oid for _k, oid in block.facts]
+        if st.pinned_ids:  # the gate's session state: a fact in the pinned block is never injected again
+            from objstore.retrieval.context import load_state as gate_state, save_state as save_gate_state
+            gs = gate_state(store, conv.session)
+            gs["injected"] = {**gs.get("injected", {}), **{oid: now_ms() for oid in st.pinned_ids}}
+            save_gate_state(store, conv.session, gs)
     trace["pinned_ids"] = st.pinned_ids
     if st.pinned:
         snode = root.member("system")
