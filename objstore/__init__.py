@@ -163,6 +163,7 @@ _API: dict[str, tuple[str, str]] = {
     "diagnose": ("objstore.porcelain.doctor", "diagnose"),
     "doctor_fix": ("objstore.porcelain.doctor", "fix"),
     "import_markdown": ("objstore.capture.markdown", "import_markdown"),
+    "imported_notes": ("objstore.capture.markdown", "imported_notes"),
     "exclusion_preview": ("objstore.capture.exclusions", "preview"),
     "add_exclusion": ("objstore.capture.exclusions", "add_exclusion"),
     "remove_exclusion": ("objstore.capture.exclusions", "remove_exclusion"),

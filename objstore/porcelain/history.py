@@ -48,9 +48,12 @@ def ref_of(spec: str) -> str:
     """A REF argument -> ref name: ``facts/…``, ``sessions/…`` etc. are taken
     as they are; anything else is a fact key (``project/api/db`` ->
     ``facts/project/api/db``).  Raises InvalidInput for a bad key."""
-    ns = spec.split("/", 1)[0]
-    if ns in REF_NAMESPACES and "/" in spec:
-        return spec
+    from objstore.core.refs import validate_session_id
+    ns, _, rest = spec.partition("/")
+    if ns in ("facts", "sealed") and rest:
+        return f"{ns}/{validate_key(rest)}"
+    if ns in ("sessions", "tombstones", "queue") and rest:
+        return f"{ns}/{validate_session_id(rest)}"
     return fact_ref(validate_key(spec))
 
 

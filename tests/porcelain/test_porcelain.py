@@ -319,3 +319,27 @@ def test_doctor_reports_an_unreadable_remote(invoke, tmp_path, monkeypatch):
     assert f and "gone" in f[0]["message"] and f[0]["fix"].startswith("mem remote list")
     invoke("remote", "remove", "gone")
     assert invoke("doctor", "--json").json["ok"] is True
+
+
+def test_import_into_a_store_that_has_the_key_refuses_unless_told(tour, invoke, tmp_path, monkeypatch):
+    out = tmp_path / "mem.jsonl"
+    invoke("export", "-o", str(out))
+    monkeypatch.setenv("MEM_HOME", str(tmp_path / "other"))
+    invoke("remember", "project/api/db", "local value")
+    r = invoke("import", "jsonl", str(out), exit_code=6)
+    assert "already exist here" in r.stderr
+    assert invoke("get", "project/api/db").stdout.strip() == "local value"
+    assert invoke("sessions", "--json").json == []  # no ref moved
+    r = invoke("import", "jsonl", str(out), "--keep-existing", "--json").json
+    assert r["refs_kept"] == 1 and invoke("get", "project/api/db").stdout.strip() == "local value"
+    invoke("import", "jsonl", str(tmp_path), exit_code=2)  # a folder
+
+
+def test_bad_input_gets_clear_errors(tour, invoke, tmp_path):
+    invoke("reflog", "facts/../../etc/passwd", exit_code=2)
+    invoke("export", "--scope", "bad scope", exit_code=2)
+    (tmp_path / "afile").write_text("x")
+    invoke("export", "--format", "markdown", "-o", str(tmp_path / "afile"), exit_code=2)
+    invoke("export", "-o", str(tmp_path / "no" / "such" / "x.jsonl"), exit_code=4)
+    r = invoke("scan", input="canary-nothing-here\n")
+    assert "found nowhere" in r.stdout and "canary" not in r.stderr
