@@ -16,7 +16,8 @@ like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
 never written in lower case in the texts compared (``Vitest``,
 ``RabbitMQ``, ``Fly.io``; type ``name``); a sentence's first word only if
 it is also no stop word and not shaped like a verb or adverb (``Priya
-owns …`` yes, ``Upgraded …`` no).
+owns …`` yes, ``Upgraded …`` no), and then of the weaker kind ``initial``:
+it may be replaced by a name but replaces none (rule 2).
 Tokens that are words of the question are the subject, not values
 (``Postgres`` in "which postgres version"), and a name held by more than
 a tenth of the items compared (and more than two) is too common to tell
@@ -32,9 +33,10 @@ to 8443) is as new as the value it repeats, not as its own date.
 Rule.  Item B supersedes item A when all hold:
 
 1. same project (``""`` counts as a project of its own);
-2. A states a value and B states a value of a type A also states
-   (``int``/``dec``/``code``/``name``) that A does not hold, first
-   appearing after A's newness;
+2. A states a value and B states a value of a kind A also states
+   (``int``/``dec``/``code``/``name``; a ``name`` also replaces an
+   ``initial``) that A does not hold, first appearing after the newest
+   first appearance of A's values of that kind;
 3. B shares the question's subject with A: both hold one of the
    question's content words at least (stemmed), and B's content terms
    cover at least ``similar`` (default 0.3) of A's content terms' weight
@@ -119,8 +121,10 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         if v in subj or v in out or (lower_words is not None and v in lower_words):
             continue
         odd = any(c.isupper() for c in tok[1:]) or "." in tok  # RabbitMQ, CircleCI, Fly.io
-        if not odd and _SENTENCE_START_RE.search(text[:m.start()]) and not _initial_name(v, lower_words):
-            continue  # a sentence's first word: prose as often as a name
+        if not odd and _SENTENCE_START_RE.search(text[:m.start()]):
+            if _initial_name(v, lower_words):
+                out[v] = "initial"  # a sentence's first word: prose as often as a name (a weaker kind)
+            continue
         out[v] = "name"
     return out
 
@@ -142,6 +146,13 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
         out.update(normalize(w) for w in re.findall(r"(?<![\w.])[a-z][\w.+-]*", t[:4000]))
     return out
 
+
+#: which kinds of value a value of each kind can replace: a sentence's first
+#: word taken for a name ("Priya owns …", kind ``initial``) is replaced by
+#: a name or another such word, but never replaces a name itself (it may be
+#: prose: "Reminder that …")
+_SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
+               "initial": ("initial",)}
 
 #: A name held by more than this share of the items compared (and by more
 #: than two) is no value: a name everyone uses, such as a speaker's.
@@ -190,6 +201,8 @@ class Item:
             that the current version dropped.
         seq: a tie-breaker for items of one session at one time.
         terms: the item's content terms (stemmed, stop words dropped).
+        cue: the item holds a word of :data:`UPDATE_CUES` (stop words
+            included: "now").
     """
 
     time: int
@@ -201,6 +214,7 @@ class Item:
     old_values: set[str] = field(default_factory=set)
     seq: int = 0
     terms: set[str] = field(default_factory=set)
+    cue: bool = False
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
@@ -209,7 +223,7 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
     vdf: dict[str, int] = {}
     for it in items:
         for v, t in it.values.items():
-            if t == "name":
+            if t in ("name", "initial"):
                 vdf[v] = vdf.get(v, 0) + 1
     common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
     if common:  # a value most candidates hold (a speaker's name) tells no statement from another
@@ -246,9 +260,10 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
             if not old_of_fact and A.terms and sum(tw[t] for t in A.terms & B.terms) < similar * a_terms \
-                    and not (B.terms & UPDATE_CUES):
+                    and not B.cue:
                 continue
-            kinds = {t for v, t in B.values.items() if v not in A.values and t in new[a] and first[v] > new[a][t]}
+            kinds = {ta for v, t in B.values.items() if v not in A.values
+                     for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
             if kinds or old_of_fact:
                 out[a].append(b)
                 for v, t in A.values.items():

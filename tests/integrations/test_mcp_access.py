@@ -122,3 +122,27 @@ def test_argument_gate_names_the_rule_never_the_value():
     with pytest.raises(InvalidInput):
         check_arguments({"value": "x" * 300_000}, Limits())
     check_arguments({"key": "user/x", "value": "plain text", "limit": 3}, Limits())
+
+
+def test_seal_two_calls_and_sealed_values_never_leave(store):
+    import json
+
+    from objstore import init_vault, remember
+    init_vault(store, "correct horse battery staple", work_factor=10)
+    remember(store, "user/bank/pin", "4711 is the pin")
+    remember(store, "user/bank/name", "the bank is Example Bank")
+    tools = MemoryTools(store)
+    admin = Caller("me", "admin")
+    p = tools.call(admin, "seal", {"key": "user/bank/pin"})
+    assert p["done"] is False and p["preview"]["versions"] == 1
+    with pytest.raises(Refused, match="other arguments"):
+        tools.call(admin, "seal", {"key": "user/bank/name", "confirm": p["confirm"]})
+    done = tools.call(admin, "seal", {"key": "user/bank/pin", "confirm": p["confirm"]})
+    assert done["done"] and done["sealed"] == 1
+    got = tools.call(admin, "get", {"key": "user/bank/pin"})
+    assert got["sealed"] is True and got["value"] is None
+    everything = json.dumps([got, tools.call(admin, "recall", {"queries": ["bank pin"], "all_projects": True}),
+                             tools.call(admin, "search", {"query": "pin"}),
+                             tools.call(admin, "list_sealed", {}), tools.call(admin, "context", {})])
+    assert "4711" not in everything and "user/bank/pin" in everything
+    assert "unseal" not in Caller("me", "admin").tools

@@ -60,7 +60,7 @@ def test_locomo_default_reaches_the_target(invoke):
     r = invoke("eval", "locomo", str(path), "--default-only", "--json").json
     assert r["questions"] == 1982
     row = r["rows"][0]
-    assert row["recall@5"] >= 0.59 and row["recall@10"] >= 0.70, row  # measured 0.604 / 0.709
+    assert row["recall@5"] >= 0.59 and row["recall@10"] >= 0.70, row  # measured 0.607 / 0.709
 
 
 def test_locomo_bad_file(invoke, tmp_path):

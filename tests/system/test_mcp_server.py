@@ -221,6 +221,8 @@ def test_http_keys_roles_namespaces(keys, store_path):
                 r = _sc(await s.call_tool("search", {"query": "port"}))
                 assert {i["key"] for i in r["items"]} == {"project/api/port"}
                 assert "refused" in _err(await s.call_tool("remember", {"key": "project/web/port", "value": "1"}))
+                cx = _sc(await s.call_tool("context", {"project": "api"}))
+                assert "5433" in cx["text"] and "8080" not in cx["text"]
             async with http_session(base + "/admin/mcp", keys["api_owner"]) as s:  # confined owner
                 assert "not_found" in _err(await s.call_tool("forget", {"target": "project/web/port"}))
                 assert "refused" in _err(await s.call_tool("forget_matching", {"text": "8080"}))
