@@ -155,6 +155,7 @@ _API: dict[str, tuple[str, str]] = {
     "diff_versions": ("objstore.porcelain.history", "diff_versions"),
     "blame": ("objstore.porcelain.history", "blame"),
     "revert": ("objstore.porcelain.history", "revert"),
+    "unreject": ("objstore.porcelain.history", "unreject"),
     "store_stats": ("objstore.porcelain.stats", "store_stats"),
     "export_jsonl": ("objstore.porcelain.interchange", "export_jsonl"),
     "export_markdown": ("objstore.porcelain.interchange", "export_markdown"),
