@@ -61,8 +61,8 @@ def _run(cmd: list[str], *, env: dict, stdin: bytes | None = None) -> tuple[floa
 def _store_turns(store: Path) -> int:
     sys.path.insert(0, str(REPO))
     from objstore.memory.sessions import list_sessions
-    from objstore.core.store import Store
-    with Store.open(store) as s:
+    from objstore.memory.opening import open_store
+    with open_store(store) as s:
         return sum(x.turns for x in list_sessions(s))
 
 
@@ -82,10 +82,10 @@ def build(work: Path, min_turns: int, facts: int, mem: list[str], env: dict) -> 
                    stdout=subprocess.DEVNULL)
     sys.path.insert(0, str(REPO))
     from objstore.memory.facts import remember
-    from objstore.core.store import Store
+    from objstore.memory.opening import open_store
     rng = random.Random(3)
     words = "postgres redis port host timeout retries region bucket branch node python cache queue".split()
-    with Store.open(store) as s:
+    with open_store(store) as s:
         for i in range(facts):
             scope = "user" if i % 5 == 0 else f"project/{['api', 'web', 'infra'][i % 3]}"
             remember(s, f"{scope}/note{i}", f"{rng.choice(words)} {rng.choice(words)} is {rng.randrange(1, 9999)}")

@@ -75,8 +75,8 @@ def build_store(work: Path, corpus: Path, facts: int, env: dict) -> Path:
     sys.path.insert(0, str(REPO))
     from objstore.memory.facts import remember
     from objstore.memory.sessions import list_sessions
-    from objstore.core.store import Store
-    with Store.open(store) as st:
+    from objstore.memory.opening import open_store
+    with open_store(store) as st:
         projects = sorted({s.project for s in list_sessions(st) if s.project}) or ["app"]
         for i in range(facts):
             proj = projects[i % len(projects)]

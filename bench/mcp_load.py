@@ -50,9 +50,9 @@ def run(home: Path, clients: int = 8, calls: int = 200, side: bool = True, seed:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    from objstore import Store, mcp_keys_path, mint_mcp_key, remember
+    from objstore import open_store, mcp_keys_path, mint_mcp_key, remember
     if seed:
-        with Store.init(home) as store:
+        with open_store(home, create=True) as store:
             for i, q in enumerate(QUERIES):
                 remember(store, f"project/load/fact{i}", f"{q}: answer {i}")
     keys = [mint_mcp_key(mcp_keys_path(home), f"load-{c}-{time.time_ns()}", "agent")[0] for c in range(clients)]
@@ -130,7 +130,7 @@ def run(home: Path, clients: int = 8, calls: int = 200, side: bool = True, seed:
     lost = []
     try:
         from objstore import current
-        with Store.open(home) as store:
+        with open_store(home) as store:
             for key, value in written:
                 try:
                     if current(store, key).fact.body != value:

@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--s3", action="store_true", help="moto's S3 server on loopback instead of a folder")
     ap.add_argument("--no-encrypt", action="store_true")
     args = ap.parse_args()
-    from objstore import Store, add_remote, clone, export_sync_key, import_transcripts, push
+    from objstore import open_store, add_remote, clone, export_sync_key, import_transcripts, push
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         corpus = Path(args.corpus) if args.corpus else d / "corpus"
@@ -57,7 +57,7 @@ def main() -> None:
             boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="bench", aws_secret_access_key="bench",
                          region_name="us-east-1").create_bucket(Bucket="mem-bench")
             url = "s3://mem-bench/mem"
-        a = Store.init(d / "a")
+        a = open_store(d / "a", create=True)
         t = time.perf_counter()
         imp = import_transcripts(a, "claude-code", [corpus])
         t_import = time.perf_counter() - t

@@ -253,13 +253,13 @@ def build_key_store(root: Path, keys: int, versions: int, *, seed: int = 1,
     from objstore.core.ids import ZERO_ID
     from objstore.core.objects import Fact
     from objstore.core.refs import fact_ref
-    from objstore.core.store import Store
+    from objstore.memory.opening import open_store
 
     t0 = time.perf_counter()
     rng = random.Random(seed)
     words = ("postgres redis port host timeout retries region bucket token path branch "
              "node python rust image tag replica pool limit cache queue worker").split()
-    store = Store.init(root)
+    store = open_store(root, create=True)
     base = 1_700_000_000_000
     docs, objects, packs = [], 0, 0
     try:

@@ -54,7 +54,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from objstore.vault import age, sealed as vault
-    from objstore.core.store import Store
+    from objstore.memory.opening import open_store
 
     value = "v" * 1024
     rows = []
@@ -67,7 +67,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as d:
         root = Path(d) / "store"
-        store = Store.init(root)
+        store = open_store(root, create=True)
         t = time.perf_counter()
         vault.init_vault(store, PASSPHRASE)
         init_s = time.perf_counter() - t

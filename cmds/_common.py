@@ -35,9 +35,8 @@ def exit_with(code: int | None) -> None:
 
 def open_store(ctx: click.Context, *, create: bool = False):
     """Open (or with ``create`` create on first use) the store of this invocation."""
-    from objstore import Store
-    opener = Store.init if create else Store.open
-    store = opener(home_path(ctx), lock_timeout=lock_timeout(ctx))
+    from objstore import open_store as open_
+    store = open_(home_path(ctx), create=create, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
     ctx.call_on_close(lambda: warn_damage(store))  # runs first (LIFO)
     return store
@@ -130,8 +129,8 @@ def complete_key(ctx: click.Context, _param, incomplete: str):
     from click.shell_completion import CompletionItem
     try:
         from objstore import list_keys
-        from objstore import Store
-        with Store.open(home_path(ctx)) as store:
+        from objstore import open_store as open_
+        with open_(home_path(ctx)) as store:
             return [CompletionItem(k) for k, _ in list_keys(store) if k.startswith(incomplete)][:200]
     except Exception:  # noqa: BLE001 - completion must never fail loudly
         return []

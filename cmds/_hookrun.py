@@ -4,8 +4,7 @@ One entry per agent (:func:`run_claude_code`, :func:`run_codex`) and one for
 the shell (:func:`run_shell`).  Each is a catch-all fail-open boundary: any
 error gives exit 0, nothing on stdout and one line in ``<store>/logs/hooks.log``
 (time, hook, event, session id, error type: never a prompt or a value).
-Exit 2 (a blocking error in the hook contract) is only ever the result of an
-explicit :class:`Block`, which nothing raises today.
+A hook never exits 2 (a blocking error in the hook contract).
 
 Budgets (``docs/hooks.md``): stdin is read for at most ``STDIN_TIMEOUT_S``
 and ``MAX_STDIN_BYTES`` (SessionEnd's pipe may never close: the read stops as
@@ -55,10 +54,6 @@ class HookInputError(Exception):
     """stdin did not hold one JSON object within the bounds."""
 
 
-class Block(Exception):
-    """A deliberate block (exit 2, ``reason`` on stderr).  Unused today."""
-
-
 # --------------------------------------------------------------------------- plumbing
 
 def store_root(env) -> Path:
@@ -86,25 +81,13 @@ def _clean(text, n: int = 80) -> str:
 
 def log_line(root: Path, hook: str, event: str, session: str, what: str) -> None:
     """Append one line to ``<root>/logs/hooks.log`` (only when ``root`` is a
-    store); rotate to ``hooks.log.1`` past 1 MiB.  Never raises."""
+    store; ``objstore.append_log``); rotate to ``hooks.log.1`` past 1 MiB.
+    Never raises."""
     try:
-        if not (root / "config").is_file():
-            return
-        d = root / "logs"
-        d.mkdir(exist_ok=True)
-        p = d / "hooks.log"
-        try:
-            if p.stat().st_size > LOG_MAX_BYTES:
-                os.replace(p, d / "hooks.log.1")
-        except FileNotFoundError:
-            pass
+        from objstore import append_log
         t = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = f"{t} {_clean(hook)} {_clean(event, 40)} {_clean(session)} {_clean(what, 120)}\n"
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line.encode("ascii", "replace"))
-        finally:
-            os.close(fd)
+        append_log(root, "hooks.log", line, max_bytes=LOG_MAX_BYTES)
     except Exception:  # noqa: BLE001 - logging must never break the hook
         pass
 
@@ -221,10 +204,10 @@ def resolve_transcript(data: dict, env) -> Path | None:
             return path
     if not safe_sid:
         return None
-    root = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+    projects = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
     try:
-        for d in sorted(os.listdir(root)):
-            cand = root / d / f"{sid}.jsonl"
+        for d in sorted(os.listdir(projects)):
+            cand = projects / d / f"{sid}.jsonl"
             if cand.is_file():
                 return cand
     except OSError:
@@ -263,8 +246,8 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
 
 
 def _open_store(root: Path, lock_timeout: float):
-    from objstore import Store
-    return Store.init(root, lock_timeout=lock_timeout)
+    from objstore import open_store
+    return open_store(root, create=True, lock_timeout=lock_timeout)
 
 
 # --------------------------------------------------------------------------- context (recall)
@@ -422,7 +405,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
 
 def run_claude_code(env=None, stdin_fd: int | None = None, out=None) -> int:
     """``mem hook claude-code``: read the event on stdin, act, print context.
-    Returns the exit status: 0 (also on any error), 2 only for a :class:`Block`."""
+    Returns the exit status: 0, also on any error (fail open)."""
     env = os.environ if env is None else env
     fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
     out = sys.stdout if out is None else out
@@ -443,10 +426,6 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None) -> int:
             out.write(json.dumps(result))       # ASCII escapes: safe whatever stdout's encoding
             out.flush()
         return 0
-    except Block as b:
-        dog.disarm()
-        sys.stderr.write(f"{b}\n")
-        return 2
     except BaseException as e:  # noqa: BLE001 - the fail-open boundary
         dog.disarm()
         if isinstance(e, SystemExit) and e.code in (0, None):

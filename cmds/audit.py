@@ -28,8 +28,8 @@ def command(since, limit, as_json, store):
 
     Exit status: 0 ok; 2 a bad TIME; 10 no store.
     """
-    from objstore import audit_log
-    entries = audit_log(home_path(click.get_current_context()) / "logs", since=since)
+    from objstore import audit_log, logs_path
+    entries = audit_log(logs_path(home_path(click.get_current_context())), since=since)
     if limit:
         entries = entries[-limit:]
     if as_json:

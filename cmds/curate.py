@@ -64,16 +64,16 @@ def command(ctx, print_config, claude_bin, claude_args):
     import os
     import shutil
     import subprocess
-    from pathlib import Path
     cfg = curate_config(ctx)
     if print_config:
         click.echo(json.dumps(cfg, indent=2))
         return
+    from objstore import curate_paths
     store = open_store(ctx, create=True)
-    path = Path(store.root) / "mcp" / "curate-mcp.json"
+    path, reports_dir = curate_paths(store.root)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     path.write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
-    reports = sorted((Path(store.root) / "reports").glob("*.md")) if (Path(store.root) / "reports").is_dir() else []
+    reports = sorted(reports_dir.glob("*.md")) if reports_dir.is_dir() else []
     report = f", then summarise the latest derive report ({reports[-1]})" if reports else ""
     exe = shutil.which(claude_bin)
     if exe is None:

@@ -67,8 +67,8 @@ def command(keep):
         click.echo(click.style("\n# is the forgotten text anywhere under the store (raw or decompressed)?", fg="cyan"))
         hits = scan_store(home, [b"tr0ub4dor"])
         click.echo(f"files containing it: {len(hits)}" + (f" {hits}" if hits else ""))
-        from objstore import Store
-        with Store.open(home) as st:
+        from objstore import open_store
+        with open_store(home) as st:
             terms = st.index.term_doc_freq("tr0ub4dor")
         click.echo(f"documents in the search index's term dictionary with the word: {sum(terms.values())}")
         click.echo(click.style("# so a search finds nothing:", fg="cyan"))

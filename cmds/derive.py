@@ -45,8 +45,8 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, as_json):
     """
     if ctx.invoked_subcommand is not None:
         return
-    from objstore import Store, derive_config, derive_plan, derive_provider, derive_run
-    store = Store.open(home_path(ctx))
+    from objstore import derive_config, derive_plan, derive_provider, derive_run, open_store
+    store = open_store(home_path(ctx))
     ctx.call_on_close(store.close)
     prov = derive_provider(derive_config(store.root), os.environ, provider)
     plan = derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)

@@ -1,6 +1,6 @@
 """Generate docs/cli.md, cmds/data/help.txt and completions/* from the CLI itself.
 
-``python -m cmds.docgen`` rewrites them; ``tests/test_docs.py`` fails when
+``python -m cmds.docgen`` rewrites them; ``tests/system/test_docs.py`` fails when
 they are out of date.
 """
 

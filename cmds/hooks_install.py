@@ -52,9 +52,8 @@ def store_arg(ctx: click.Context) -> str | None:
 
 
 def _record_path(ctx: click.Context, settings: Path) -> Path:
-    import hashlib
-    h = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return home_path(ctx) / "installed" / f"claude-code-{h}.json"
+    from objstore import install_record_path
+    return install_record_path(home_path(ctx), settings)
 
 
 def _show(plan, dry_run: bool, as_json: bool, action: str) -> None:

@@ -20,8 +20,8 @@ def command(ctx):
 
     Exit status: 0 created or already there; 14 unsupported store version.
     """
-    from objstore import Store
+    from objstore import is_store, open_store
     root = home_path(ctx)
-    existed = (root / "config").exists()
-    Store.init(root).close()
+    existed = is_store(root)
+    open_store(root, create=True).close()
     click.echo(f"{'store already exists' if existed else 'initialized empty store'} at {root}")

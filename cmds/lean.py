@@ -450,9 +450,8 @@ def main(argv: list[str]) -> int | None:
     from objstore import MemError
     try:
         try:
-            from objstore import Store
-            opener = Store.init if create else Store.open
-            store = opener(home_from_env(home), lock_timeout=lock_timeout_from_env(lock_timeout))
+            from objstore import open_store
+            store = open_store(home_from_env(home), create=create, lock_timeout=lock_timeout_from_env(lock_timeout))
             try:
                 return body(store, **params)
             finally:

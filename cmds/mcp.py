@@ -179,10 +179,8 @@ def config_path(agent: str, scope: str):
 
 
 def _record_path(ctx, agent: str, path):
-    import hashlib
-    import os
-    h = hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return home_path(ctx) / "installed" / f"mcp-{agent}-{h}.json"
+    from objstore import install_record_path
+    return install_record_path(home_path(ctx), path, kind=f"mcp-{agent}")
 
 
 def _show(plan, agent: str, action: str, dry_run: bool, as_json: bool) -> None:

@@ -31,12 +31,13 @@ def command(ctx, confirm_text):
     deletable; 2 the store path is a symbolic link; 4 no store at that
     path; 11 the store is locked by a writer.
     """
+    from objstore import is_store
     root = home_path(ctx)
     if root.is_symlink():
         click.echo(f"Error: {root} is a link to {root.resolve()}: give that path (nuke deletes a real folder only)",
                    err=True)
         raise click.exceptions.Exit(2)
-    if not (root / "config").is_file():
+    if not is_store(root):
         click.echo(f"Error: no store at {root}", err=True)
         raise click.exceptions.Exit(4)
     click.echo(f"This deletes the store at {root} and everything in it.", err=True)

@@ -82,8 +82,8 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
         import aiohttp  # noqa: F401
     except ImportError:
         raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]'") from None
-    from objstore import Store
-    store = Store.init(home_path(ctx), lock_timeout=lock_timeout(ctx))
+    from objstore import open_store
+    store = open_store(home_path(ctx), create=True, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
     serve(store, host, port, upstream.rstrip("/"), trace=trace, capture=not no_capture, timeout=timeout)
 

@@ -32,8 +32,8 @@ def complete_item(ctx: click.Context, _param, incomplete: str):
     from ._common import home_path
     try:
         from objstore import queue_items as items
-        from objstore import Store
-        with Store.open(home_path(ctx)) as store:
+        from objstore import open_store
+        with open_store(home_path(ctx)) as store:
             return [CompletionItem(i.id[:12], help=f"{i.item.kind} {i.item.key}") for i in items(store)
                     if i.id.startswith(incomplete.lower())][:200]
     except Exception:  # noqa: BLE001 - completion must never fail loudly

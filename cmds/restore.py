@@ -28,14 +28,14 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
     Exit status: 0 ok; 2 the store is not empty; 4 no snapshot; 12 wrong
     key; 13 damaged remote data; 14 newer remote format; 15 unreachable.
     """
-    from objstore import InvalidInput, Store, list_remotes, restore
+    from objstore import InvalidInput, is_store, list_remotes, open_store, restore
     from ._remote import progress, s3_env, summary
     if latest and snap:
         raise InvalidInput("give --latest or --snapshot, not both")
     home = home_path(ctx)
     url, name = source, "origin"
-    if (home / "config").exists():
-        with Store.open(home) as st:
+    if is_store(home):
+        with open_store(home) as st:
             for r in list_remotes(st):
                 if r.name == source:
                     url, name, endpoint = r.url, r.name, endpoint or r.endpoint

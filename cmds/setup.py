@@ -138,11 +138,11 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
             lines.append(f"mcp ({agent}): {'removed from' if plan.changed else 'not in'} {plan.path}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
-        from objstore import Store
+        from objstore import is_store, open_store
         root = home_path(ctx)
-        existed = (root / "config").is_file()
+        existed = is_store(root)
         if not dry_run:
-            Store.init(root).close()
+            open_store(root, create=True).close()
         report["store_created"] = not existed
         lines.append(f"store: {'exists at' if existed else 'created at' if not dry_run else 'would create'} {root}")
         if not no_hooks:

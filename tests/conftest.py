@@ -45,8 +45,8 @@ def store_path(tmp_path) -> Path:
 
 @pytest.fixture
 def store(store_path):
-    from objstore.core.store import Store
-    s = Store.init(store_path)
+    from objstore.memory.opening import open_store
+    s = open_store(store_path, create=True)
     yield s
     s.close()
 

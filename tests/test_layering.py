@@ -83,3 +83,199 @@ def test_public_api_names_all_resolve_without_heavy_imports():
             "print(heavy, missing)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert out.strip() == "[] []"
+
+
+# --------------------------------------------------------------------------- the layers
+# objstore's subpackages in dependency order (docs/design.md, "Layers"): a module may
+# import only from its own subpackage or from one of lower rank; capture, retrieval
+# and vault share a rank and do not import each other; integrations and every later
+# top subpackage (porcelain, ...) sit above them.
+RANKS = {"core": 0, "index": 1, "memory": 2, "capture": 3, "retrieval": 3, "vault": 3, "integrations": 4}
+TOP_RANK = 5
+#: modules that may be imported inside a function, to defer a heavy import (tantivy,
+#: cryptography, the compiled redaction rules; crash recovery, needed only after a crash);
+#: the line must say so in a comment
+HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.schema", "objstore.index.query",
+         "objstore.index.generations", "objstore.index.snippets", "objstore.index.searchindex",
+         "objstore.index", "objstore.core.redact", "objstore.vault.age")
+
+
+def _module_name(path: Path, root: Path = REPO) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _objstore_modules(root: Path = REPO) -> dict[str, Path]:
+    return {_module_name(p, root): p for p in sorted((root / "objstore").rglob("*.py"))}
+
+
+def _resolve(mod: str, name: str | None, modules: dict[str, Path]) -> str:
+    """``from mod import name``: the module it reaches (a submodule if ``name`` is one)."""
+    if name and f"{mod}.{name}" in modules:
+        return f"{mod}.{name}"
+    return mod
+
+
+def _edges(root: Path = REPO) -> list[tuple[str, str, int, bool, str]]:
+    """``(importer, imported, line, inside a function, source line)`` for every import
+    between objstore modules (relative imports resolved)."""
+    modules = _objstore_modules(root)
+    out = []
+    for me, path in modules.items():
+        src = path.read_text()
+        lines = src.splitlines()
+        tree = ast.parse(src)
+        in_func = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f)}
+        pkg = me if path.name == "__init__.py" else me.rpartition(".")[0]
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [_resolve(base, a.name, modules) for a in node.names]
+            for t in targets:
+                if t == "objstore" or t.startswith("objstore."):
+                    out.append((me, t, node.lineno, id(node) in in_func, lines[node.lineno - 1]))
+    return out
+
+
+def _rank(mod: str) -> tuple[int, str]:
+    parts = mod.split(".")
+    if len(parts) < 2:
+        return (TOP_RANK + 1, "")  # objstore itself: the public API, above everything
+    return (RANKS.get(parts[1], TOP_RANK), parts[1])
+
+
+def layering_problems(root: Path = REPO) -> list[str]:
+    """Every violation of the layer rules in the objstore tree at ``root``."""
+    bad = []
+    edges = _edges(root)
+    for me, dep, line, in_func, text in edges:
+        if me == "objstore":
+            continue  # the public API table reaches every layer
+        (r_me, pkg_me), (r_dep, pkg_dep) = _rank(me), _rank(dep)
+        if r_dep > r_me or (r_dep == r_me and pkg_dep != pkg_me):
+            bad.append(f"upward import: {me}:{line} imports {dep}")
+        if in_func and not (dep in HEAVY and "defer" in text.partition("#")[2]):
+            bad.append(f"function-level import that defers no heavy module (or says not why): "
+                       f"{me}:{line} {text.strip()}")
+    graph: dict[str, set[str]] = {}
+    for me, dep, _line, _f, _t in edges:
+        if me != dep and me != "objstore":
+            graph.setdefault(me, set()).add(dep)
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == 1:
+                bad.append("import cycle: " + " -> ".join(stack[stack.index(d):] + [d]))
+            elif d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    return bad
+
+
+def private_import_problems(root: Path = REPO) -> list[str]:
+    """``from x import _name`` and ``module._name`` across objstore modules and cmds."""
+    bad = []
+    files = sorted((root / "objstore").rglob("*.py")) + sorted((root / "cmds").rglob("*.py"))
+    for path in files:
+        tree = ast.parse(path.read_text())
+        modules_bound = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(("objstore", "cmds"))):
+                for a in node.names:
+                    submodule = node.level and (path.parent / f"{a.name}.py").exists()  # e.g. cmds/_common.py
+                    if a.name.startswith("_") and not a.name.startswith("__") and not submodule:
+                        bad.append(f"{path.relative_to(root)}:{node.lineno} imports private {a.name}")
+                    modules_bound.add(a.asname or a.name)
+            elif isinstance(node, ast.Import):
+                modules_bound |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("objstore")}
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                    ast.ClassDef))}
+        defined |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+        defined |= {t.id for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+        defined |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")):
+                continue
+            base = ast.unparse(node.value)
+            if base in ("self", "cls", "os", "sys"):
+                continue
+            if (root / base.replace(".", "/") / f"{node.attr}.py").exists():
+                continue  # a package's private module (cmds._out)
+            if base.split(".")[0] in modules_bound or node.attr not in defined:
+                bad.append(f"{path.relative_to(root)}:{node.lineno} uses {base}.{node.attr} of another module")
+    return bad
+
+
+def store_path_problems(root: Path = REPO) -> list[str]:
+    """cmds joining paths under the store root (``root / "x"``, ``home_path(ctx) / "x"``,
+    ``store.root / "x"``): where things live in a store is objstore's business."""
+    import re
+    bad = []
+    for path in sorted((root / "cmds").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                left = ast.unparse(node.left)
+                if re.search(r"\broot\b|home_path\(|\bstore\b", left):
+                    bad.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    return bad
+
+
+def test_layers_only_import_down_without_cycles():
+    assert layering_problems() == []
+
+
+def test_no_private_names_cross_modules():
+    assert private_import_problems() == []
+
+
+def test_cmds_never_builds_paths_under_the_store_root():
+    assert store_path_problems() == []
+
+
+def test_refs_move_only_through_update_ref():
+    """One commit path for a ref and its reflog: outside objstore/core nothing
+    calls ``set_if_equals`` or ``reflog.append``."""
+    bad = []
+    for path in sorted((REPO / "objstore").rglob("*.py")) + sorted((REPO / "cmds").rglob("*.py")):
+        if path.parent.name == "core":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                call = ast.unparse(node.func)
+                if node.func.attr == "set_if_equals" or call.endswith("reflog.append"):
+                    bad.append(f"{path.relative_to(REPO)}:{node.lineno} {call}")
+    assert bad == []
+
+
+def test_the_checks_catch_an_upward_import_and_a_cycle(tmp_path):
+    """The rules above fail on a copy of objstore with one upward import
+    (core importing memory) and one cycle (two memory modules importing each other)."""
+    import shutil
+    shutil.copytree(REPO / "objstore", tmp_path / "objstore", ignore=shutil.ignore_patterns("__pycache__"))
+    assert layering_problems(tmp_path) == []
+    with open(tmp_path / "objstore" / "core" / "gc.py", "a") as f:
+        f.write("\nfrom objstore.memory.facts import walk\n")
+    with open(tmp_path / "objstore" / "memory" / "tombstones.py", "a") as f:
+        f.write("\nfrom objstore.memory.facts import walk\n")
+    bad = layering_problems(tmp_path)
+    assert any(b.startswith("upward import: objstore.core.gc:") for b in bad), bad
+    assert any(b.startswith("import cycle:") and "objstore.memory.tombstones" in b for b in bad), bad

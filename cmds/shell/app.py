@@ -21,7 +21,7 @@ from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.styles import Style
 
 from objstore import append_history, load_history
-from objstore import Store
+from objstore import Store, open_store
 
 from .commands import Ask, ShellState, answer, build_catalog, dispatch, welcome
 from .completer import Refresher, make_completer
@@ -82,7 +82,7 @@ def run(store: Store, *, input=None, output=None, history: bool = True,
     def build():
         if not background:
             return build_catalog(store)
-        with Store.open(store.root) as s:
+        with open_store(store.root) as s:
             return build_catalog(s)
 
     def redraw() -> None:

@@ -15,14 +15,13 @@ characters shown as ``\\xNN``) before it reaches a terminal.
 from __future__ import annotations
 
 import difflib
-import os
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from objstore import MemError, NotFound
-from objstore import Store
+from objstore import Store, count_sessions
 
 from .._common import fmt_time, plural, safe, short
 from .meta import arg_specs, commands, lookup, meta_command
@@ -589,11 +588,7 @@ def build_catalog(store: Store) -> Catalog:
         versions[key] = chain[0].fact.version if chain else 0
         dormant += bool(cur is not None and cur.fact.dormant)
     its = queue_items(store)
-    try:
-        sessions = sum(1 for f in os.listdir(store.root / "refs" / "sessions")
-                       if not f.startswith(".") and not f.endswith(".lock"))
-    except FileNotFoundError:
-        sessions = 0
+    sessions = count_sessions(store)
     return Catalog(commands=arg_specs(), summaries={c.name: c.summary for c in commands()},
                    keys=tuple(keys), versions=versions,
                    items=tuple((i.id, f"{i.item.kind} {i.item.key}") for i in its),

@@ -15,51 +15,17 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+
+from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
+                                         decode_line, discover_files, project_of, read_lines, strip_mem_context,
+                                         timestamp_ms)
+from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
            "discover", "parse_file", "prompt_alias", "prompt_hash"]
 
-TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
-MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) without being held
-_CHUNK = 1 << 20
-
-# Our own hook injection tag: must never be re-imported.  Tolerant: attributes,
-# any case, spans lines, an unclosed block runs to the end of the text.
-_MEM_CONTEXT_RE = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
-# JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
-_SUSPECT_ESCAPE_RE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_MS = timedelta(milliseconds=1)
-
-
-@dataclass(frozen=True, slots=True)
-class CapturedTurn:
-    """One conversation turn.  ``role`` is "user" | "assistant" | "tool"; ``text`` is never
-    empty; ``timestamp`` is integer ms since the Unix epoch (UTC), 0 if unknown; ``source``
-    ("cc:..."), stable across re-parses, identifies the source record(s).  ``alias``, for a
-    user prompt only, is the key under which a hook may have captured the same prompt
-    before the transcript held it (:func:`prompt_alias`); "" otherwise."""
-    session: str
-    source: str
-    role: str
-    text: str
-    timestamp: int
-    cwd: str
-    project: str
-    alias: str = ""
-
-
-@dataclass
-class ParseStats:
-    """Counters accumulated over ``parse_file`` calls.  Every line read is either skipped
-    (bad), ignored (valid record carrying no turn), or contributes to a turn."""
-    files: int = 0             # parse_file calls
-    lines: int = 0             # lines read, blank ones included
-    lines_skipped: int = 0     # bad lines (see parse_file)
-    records_ignored: int = 0   # valid JSON objects that gave no turn
 
 
 @dataclass
@@ -96,7 +62,7 @@ def _prompt_norm(text: str) -> str:
     ``<command-name>/x</command-name>…<command-args>a</command-args>`` as ``/x a``,
     NFC, whitespace runs as one space, trimmed."""
     import unicodedata
-    text = _strip_mem(text)
+    text = strip_mem_context(text)
     m = _CMD_RE.match(text) if "<command-name>" in text else None
     if m:
         text = f"/{m.group(1)} {m.group(2) or ''}"
@@ -139,127 +105,10 @@ def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
 
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
-    roots = [Path(p) for p in paths]
-    for root in roots:
-        if not root.exists():
-            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
-    return _discover(roots)
-
-
-def _discover(roots: list[Path]) -> Iterator[Path]:
-    seen: set[str] = set()
-    for root in roots:
-        if root.is_dir():
-            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files
-                     if _is_transcript_name(f)]
-            found.sort(key=lambda p: p.as_posix())
-        else:
-            found = [root]
-        for p in found:
-            key = os.path.realpath(p)
-            if key not in seen:
-                seen.add(key)
-                yield p
+    return discover_files(paths, _is_transcript_name)
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _s(v: Any) -> str:
-    """The value if it is a str, else "" (wrong types count as absent)."""
-    return v if isinstance(v, str) else ""
-
-
-def _cut(text: str) -> str:
-    over = len(text) - TOOL_RESULT_MAX_CHARS
-    return text if over <= 0 else f"{text[:TOOL_RESULT_MAX_CHARS]}…[cut {over} chars]"
-
-
-def _strip_mem(text: str) -> str:
-    """Remove <mem-context ...>...</mem-context> blocks (then trim) if any are present."""
-    return _MEM_CONTEXT_RE.sub("", text).strip() if "<mem-context" in text.lower() else text
-
-
-def _timestamp_ms(v: Any) -> int:
-    if not isinstance(v, str) or not v:
-        return 0
-    try:
-        dt = datetime.fromisoformat(v.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return 0
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    try:
-        ms = (dt - _EPOCH) // _MS
-        return ms if ms > 0 else 0
-    except OverflowError:
-        return 0
-
-
-
-def _project(cwd: str) -> str:
-    parts = [p for p in re.split(r"[\\/]", cwd) if p]
-    return parts[-1] if parts else ""
-
-
-def _clean_value(obj: Any) -> bool:
-    """False if any string (key or value) in obj holds a lone surrogate or NUL."""
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if "\x00" in v:
-                return False
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return True
-
-
-def _decode(raw: bytes) -> dict | None:
-    """One raw line -> record dict, or None if the line is bad."""
-    if b"\x00" in raw:
-        return None
-    try:
-        rec = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):   # UnicodeDecodeError / JSONDecodeError are ValueErrors
-        return None
-    if not isinstance(rec, dict):
-        return None
-    if _SUSPECT_ESCAPE_RE.search(raw) and not _clean_value(rec):
-        return None
-    return rec
-
-
-def _read_lines(f, budget: int | None = None) -> Iterator[bytes | None]:
-    """Yield raw lines; None for a line longer than MAX_LINE_BYTES (drained, not held).
-    ``budget``: read at most this many bytes (the last line may then lack its newline)."""
-    limit = MAX_LINE_BYTES
-    while True:
-        if budget is not None and budget <= 0:
-            return
-        want = limit + 1 if budget is None else min(limit + 1, budget)
-        line = f.readline(want)
-        if not line:
-            return
-        if budget is not None:
-            budget -= len(line)
-        if len(line) > limit and not line.endswith(b"\n"):
-            while budget is None or budget > 0:
-                rest = f.readline(_CHUNK if budget is None else min(_CHUNK, budget))
-                if budget is not None:
-                    budget -= len(rest)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            yield None
-        else:
-            yield line
-
 
 def _flatten_result(content: Any) -> str:
     """tool_result content -> text: strings, text blocks, images as "[image]"."""
@@ -274,11 +123,11 @@ def _flatten_result(content: Any) -> str:
         elif isinstance(b, dict):
             kind = b.get("type")
             if kind == "text":
-                out.append(_s(b.get("text")))
+                out.append(as_str(b.get("text")))
             elif kind == "image":
                 out.append("[image]")
             elif kind == "tool_reference":
-                out.append(f"[tool_reference {_s(b.get('tool_name'))}]")
+                out.append(f"[tool_reference {as_str(b.get('tool_name'))}]")
     return "\n".join(t for t in out if t)
 
 
@@ -293,9 +142,9 @@ def _assistant_blocks(content: Any) -> list[str]:
             continue
         kind = b.get("type")
         if kind == "text":
-            out.append(_s(b.get("text")))
+            out.append(as_str(b.get("text")))
         elif kind == "thinking":
-            t = _s(b.get("thinking"))
+            t = as_str(b.get("thinking"))
             if t.strip():
                 out.append("[thinking] " + t)
         elif kind in ("tool_use", "server_tool_use"):
@@ -303,7 +152,7 @@ def _assistant_blocks(content: Any) -> list[str]:
                 inp = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
             except (TypeError, ValueError, RecursionError):
                 inp = ""
-            out.append(f"[tool_use {_s(b.get('name'))}] {_cut(inp)}")
+            out.append(f"[tool_use {as_str(b.get('name'))}] {cut_text(inp)}")
     return [t for t in out if t.strip()]
 
 
@@ -375,32 +224,25 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         nonlocal group
         g, group = group, None
         if g is not None:
-            text = _strip_mem("\n".join(g.blocks))
+            text = strip_mem_context("\n".join(g.blocks))
             if text.strip():
                 yield CapturedTurn(g.session, g.source, "assistant", text,
-                                   g.timestamp, g.cwd, _project(g.cwd))
+                                   g.timestamp, g.cwd, project_of(g.cwd))
 
     with open(path, "rb") as f:
         if start:
             f.seek(start)
         pos = start
         first = start == 0
-        for raw in _read_lines(f, None if end is None else max(0, end - start)):
+        for raw in read_lines(f, None if end is None else max(0, end - start)):
             line_at = pos
             pos = f.tell()
             if state is not None and raw is not None and not raw.endswith(b"\n"):
                 pos = line_at          # incomplete last line: read it again next time
                 break
-            stats.lines += 1
-            if raw is None:
-                stats.lines_skipped += 1
-                continue
-            if first and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            first = False
-            rec = _decode(raw) if raw.strip() else None
+            rec = decode_line(raw, stats, first)
+            first = first and raw is None
             if rec is None:
-                stats.lines_skipped += 1
                 continue
             kind = rec.get("type")
             if kind not in ("user", "assistant") or rec.get("isMeta") is True \
@@ -408,8 +250,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 stats.records_ignored += 1
                 continue
 
-            sid = _s(rec.get("sessionId"))
-            agent = _s(rec.get("agentId"))
+            sid = as_str(rec.get("sessionId"))
+            agent = as_str(rec.get("agentId"))
             if is_sub:
                 parent = sid or dir_parent
                 agent = agent or file_agent
@@ -418,14 +260,14 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 session = sid or path.stem
                 if rec.get("isSidechain") is True:
                     session += f".agent-{agent}" if agent else ".sidechain"
-            uid = _s(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
-            cwd = _s(rec.get("cwd"))
-            ts = _timestamp_ms(rec.get("timestamp"))
+            uid = as_str(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
+            cwd = as_str(rec.get("cwd"))
+            ts = timestamp_ms(rec.get("timestamp"))
             msg = rec.get("message")
             content = msg.get("content") if isinstance(msg, dict) else None
 
             if kind == "assistant":
-                msg_id = _s(msg.get("id")) if isinstance(msg, dict) else ""
+                msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
                 blocks = _assistant_blocks(content)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
@@ -459,14 +301,14 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                     if isinstance(b, str):
                         texts.append(b)
                     elif isinstance(b, dict) and b.get("type") == "text":
-                        texts.append(_s(b.get("text")))
+                        texts.append(as_str(b.get("text")))
                     elif isinstance(b, dict) and b.get("type") == "tool_result":
                         body = _flatten_result(b.get("content"))
                         if b.get("is_error") is True:
                             body = f"[error] {body}" if body else "[error]"
-                        results.append(_cut(_strip_mem(body)))
-            text = _strip_mem("\n".join(t for t in texts if t))
-            project = _project(cwd)
+                        results.append(cut_text(strip_mem_context(body)))
+            text = strip_mem_context("\n".join(t for t in texts if t))
+            project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
                 if alias is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from objstore.core.errors import MemError
 from objstore.core.store import Store
 from objstore.memory.memfiles import propose_edit, read_file
+from objstore.memory.scope import project_aliases
 
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
@@ -67,7 +68,6 @@ def entries_of(text: str) -> list[str]:
 def _project_of(project_dir: Path) -> str | None:
     """The project of a Claude Code project folder: the ``cwd`` one of its
     transcripts records (the folder's name is a lossy encoding of it)."""
-    from objstore.memory.scope import project_aliases
     for p in sorted(project_dir.glob("*.jsonl"))[:5]:
         try:
             with open(p, encoding="utf-8", errors="replace") as f:

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .claude_code import MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, CapturedTurn, ParseStats
-# Private helpers of the Claude Code reader, imported on purpose so both readers skip,
-# count, cut and strip identically (to be promoted to a shared module).
-from .claude_code import _cut, _decode, _project, _read_lines, _s, _strip_mem, _timestamp_ms
+from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
+                                         decode_line, discover_files, project_of, read_lines, strip_mem_context,
+                                         timestamp_ms)
+from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
            "discover", "parse_file"]
@@ -77,27 +77,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
 
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
-    roots = [Path(p) for p in paths]
-    for root in roots:
-        if not root.exists():
-            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
-    return _discover(roots)
-
-
-def _discover(roots: list[Path]) -> Iterator[Path]:
-    seen: set[str] = set()
-    for root in roots:
-        if root.is_dir():
-            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files
-                     if f.startswith("rollout-") and f.endswith(".jsonl")]
-            found.sort(key=lambda p: p.as_posix())
-        else:
-            found = [root]
-        for p in found:
-            key = os.path.realpath(p)
-            if key not in seen:
-                seen.add(key)
-                yield p
+    return discover_files(paths, lambda name: name.startswith("rollout-") and name.endswith(".jsonl"))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -151,7 +131,7 @@ def _parts_text(content: Any, kinds: tuple[str, ...] = _TEXT_PARTS) -> list[str]
         return [content]
     if not isinstance(content, list):
         return []
-    return [_s(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") in kinds]
+    return [as_str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") in kinds]
 
 
 def _output_text(v: Any, top: bool = True) -> str:
@@ -167,7 +147,7 @@ def _output_text(v: Any, top: bool = True) -> str:
                 if b.get("type") in _IMAGE_PARTS:
                     out.append("[image]")
                 else:
-                    out.append(_s(b.get("text")))
+                    out.append(as_str(b.get("text")))
         return "\n".join(t for t in out if t)
     if isinstance(v, dict):
         if "content" in v and top:
@@ -175,7 +155,7 @@ def _output_text(v: Any, top: bool = True) -> str:
             return (f"[error] {body}" if body else "[error]") if v.get("success") is False else body
         if v.get("type") in _IMAGE_PARTS:
             return "[image]"
-        return _s(v.get("text"))
+        return as_str(v.get("text"))
     return ""
 
 
@@ -199,11 +179,11 @@ def _unwrap_exec(s: str) -> str:
 def _tool_use(p: dict) -> str:
     kind = p.get("type")
     if kind == "function_call":
-        name, ns, args = _s(p.get("name")), _s(p.get("namespace")), p.get("arguments")
+        name, ns, args = as_str(p.get("name")), as_str(p.get("namespace")), p.get("arguments")
         if ns and not name.startswith(ns):
             name = ns + name if ns.endswith(("_", ".", "/", ":")) else f"{ns}.{name}"
     elif kind == "custom_tool_call":
-        name, args = _s(p.get("name")), p.get("input")
+        name, args = as_str(p.get("name")), p.get("input")
     elif kind == "local_shell_call":
         name, args = "local_shell", p.get("action")
     elif kind == "web_search_call":
@@ -211,12 +191,12 @@ def _tool_use(p: dict) -> str:
     else:   # tool_search_call
         name, args = "tool_search", p.get("arguments")
     text = args if isinstance(args, str) else ("" if args is None else _dumps(args))
-    return f"[tool_use {name}] {_cut(text)}"
+    return f"[tool_use {name}] {cut_text(text)}"
 
 
 def _reasoning(p: dict) -> str:
     """Clear-text reasoning summary (else raw reasoning text); encrypted_content is dropped."""
-    parts = [_s(b.get("text")) for b in p.get("summary") or [] if isinstance(b, dict)] \
+    parts = [as_str(b.get("text")) for b in p.get("summary") or [] if isinstance(b, dict)] \
         if isinstance(p.get("summary"), list) else []
     if not any(t.strip() for t in parts):
         parts = _parts_text(p.get("content"), ("reasoning_text", "text"))
@@ -276,9 +256,9 @@ class _Reader:
             return
         self.meta_seen = True
         if not self.cwd:
-            self.cwd = _s(p.get("cwd"))
+            self.cwd = as_str(p.get("cwd"))
         if not self.last_ts:
-            self.last_ts = _timestamp_ms(p.get("timestamp"))
+            self.last_ts = timestamp_ms(p.get("timestamp"))
         if self.session:
             return
         tid = _safe_id(p.get("id"))
@@ -317,12 +297,12 @@ class _Reader:
     # ---- emission
 
     def _turn(self, source: str, role: str, text: str, ts: int, cwd: str) -> CapturedTurn:
-        return CapturedTurn(self._session(), source, role, text, ts, cwd, _project(cwd))
+        return CapturedTurn(self._session(), source, role, text, ts, cwd, project_of(cwd))
 
     def _close(self) -> list[CapturedTurn]:
         g, self.group = self.group, None
         if g is not None:
-            text = _strip_mem("\n".join(g.blocks))
+            text = strip_mem_context("\n".join(g.blocks))
             if text.strip():
                 return [self._turn(g.source, "assistant", text, g.timestamp, g.cwd)]
         return []
@@ -360,7 +340,7 @@ class _Reader:
         order.  The response_item wins; an event is held back until its twin shows up
         (then dropped) or until something shows the twin is not coming (then emitted).
         Both channels give the same source for the same message (text hash + occurrence)."""
-        text = _strip_mem(text)
+        text = strip_mem_context(text)
         norm = _norm(text)
         if not norm:
             self.stats.records_ignored += 1
@@ -412,7 +392,7 @@ class _Reader:
             if kind == "session_meta":
                 self._meta(payload)
             elif kind == "turn_context":
-                cwd = _s(payload.get("cwd"))
+                cwd = as_str(payload.get("cwd"))
                 if cwd:
                     self.cwd = cwd
                 self.stats.records_ignored += 1
@@ -438,13 +418,13 @@ class _Reader:
         kind = p.get("type")
         if kind == "user_message":
             k = p.get("kind")
-            text = _s(p.get("message"))
+            text = as_str(p.get("message"))
             if (isinstance(k, str) and k != "plain") or _is_context(text):
                 self.stats.records_ignored += 1
                 return []
             return self._message("user", text, ts, from_event=True)
         if kind == "agent_message":
-            return self._message("assistant", _s(p.get("message")), ts, from_event=True)
+            return self._message("assistant", as_str(p.get("message")), ts, from_event=True)
         self.stats.records_ignored += 1
         if kind in ("task_complete", "turn_aborted"):
             return self._release_all() + self._close()
@@ -476,19 +456,19 @@ class _Reader:
             self.stats.records_ignored += 1            # developer / system instructions
             return []
         if kind == "agent_message":                    # inter-agent message addressed to us
-            body = _strip_mem("\n".join(t for t in _parts_text(p.get("content")) if t))
+            body = strip_mem_context("\n".join(t for t in _parts_text(p.get("content")) if t))
             out = self._release_all()
             if not body.strip():
                 self.stats.records_ignored += 1
                 return out
-            author = _s(p.get("author"))
+            author = as_str(p.get("author"))
             text = f"[agent_message from {author}] {body}" if author else body
             out += self._close()
             out.append(self._turn(self._item_key(p, "agent"), "user", text, ts, self.cwd))
             return out
         if kind in _TOOL_OUTPUTS:
             out = self._release_all() + self._close()
-            body = _cut(_strip_mem(_output_text(p.get("output"))))
+            body = cut_text(strip_mem_context(_output_text(p.get("output"))))
             call = _key_id(p.get("call_id"))
             source = self._key(f"out:{call}") if call else self._item_key(p, "out")
             if body.strip():
@@ -554,19 +534,12 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     reader = _Reader(path, stats)
     with open(path, "rb") as f:
         first = True
-        for raw in _read_lines(f):
-            stats.lines += 1
-            if raw is None:
-                stats.lines_skipped += 1
-                continue
-            if first and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            first = False
-            rec = _decode(raw) if raw.strip() else None
+        for raw in read_lines(f):
+            rec = decode_line(raw, stats, first)
+            first = first and raw is None
             if rec is None:
-                stats.lines_skipped += 1
                 continue
-            ts = _timestamp_ms(rec.get("timestamp"))
+            ts = timestamp_ms(rec.get("timestamp"))
             if ts:
                 reader.last_ts = ts
             yield from reader.feed(rec, ts or reader.last_ts)

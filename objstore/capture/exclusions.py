@@ -25,6 +25,7 @@ from objstore.capture.sync import CONFIG_FILE, CaptureConfig, load_config, path_
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
+from objstore.memory.sessions import walk_turns
 
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*capture[ \t]*\][ \t]*(#.*)?$", re.M)
 _ANY_HEADER = re.compile(r"^[ \t]*\[", re.M)
@@ -61,7 +62,6 @@ def normalize_glob(glob: str) -> str:
 
 def preview(store: Store, glob: str) -> ExcludePreview:
     """Sessions already stored whose working directory ``glob`` matches."""
-    from objstore.memory.sessions import walk_turns
     cfg = CaptureConfig(exclude=(normalize_glob(glob),))
     out = ExcludePreview(glob)
     for name, oid in store.refs.iter("sessions"):

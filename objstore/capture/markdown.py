@@ -45,6 +45,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
+from objstore.memory.decay import restate
+from objstore.memory.facts import remember
 
 MAX_PART_CHARS = 100_000
 LEDGER = "cache/markdown-imports.json"
@@ -157,8 +159,6 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
     A file that cannot be read, or whose key is invalid, is skipped and
     listed in ``skipped``; a secret-looking value is redacted by ``remember``.
     """
-    from objstore.memory.decay import restate
-    from objstore.memory.facts import remember
     validate_key(f"{scope}/x")
     res = MarkdownImport()
     ledger = _load_ledger(store)

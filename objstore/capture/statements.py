@@ -18,6 +18,7 @@ import re
 
 from objstore.core.objects import normalize_value
 from objstore.core.store import Store
+from objstore.memory.facts import remember
 
 MAX_CHARS = 600
 _CUE = re.compile(r"(?:^|(?<=[.!?\n]))\s*(?:please\s+)?(?:remember(?:\s+that|\s*:)|note\s+that|keep\s+in\s+mind\s+that"
@@ -51,7 +52,6 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
     """Write the statement of a "remember that …" prompt as ``user_stated``;
     returns ``facts.RememberResult`` or None when the prompt states nothing.
     Raises as ``facts.remember`` (StoreLocked, Refused for a sealed key)."""
-    from objstore.memory.facts import remember
     what = statement_of(prompt)
     if what is None:
         return None

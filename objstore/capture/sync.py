@@ -33,21 +33,21 @@ offsets and hashes, never text):
 
 * ``cursors/<h>.json`` + ``<h>.state``: one cursor per transcript file,
   ``h`` = SHA-256 of its real path (32 hex);
-* ``session-state/<h>.json``: a session's head, next seq and source ids, valid
-  while the session ref still points at that head (else rebuilt by walking
-  the new turns back to the cached head);
+* ``session-state/<h>.json``: a session's head, next seq and source ids
+  (``objstore.memory.sessions.load_session``);
 * ``lineage/<h>``: session ids whose transcript starts with one message.
 
 ``<store>/no-capture`` (not a cache: deleting it would let excluded sessions
 in) lists session ids captured with ``MEM_NO_CAPTURE=1``; every path skips
 them.  Exclusions live in ``<store>/config.toml`` (:class:`CaptureConfig`).
 
-Every write goes through :class:`TurnWriter`, which takes the store lock,
-applies the forget filter (a forgotten session or record never comes back),
-redacts credentials (``objstore.core.redact``) and publishes in the store's order:
-objects (synced), then refs by compare-and-swap, then reflog, then the search
-index (or, for the prompt hook, leaves the index to the next writer through
-the index journal, which is what the journal is for).
+Every write goes through the one turn appender
+(``objstore.memory.sessions.TurnAppender``) under the store lock: it applies
+the forget filter (a forgotten session or record never comes back), redacts
+credentials (``objstore.core.redact``) and publishes in the store's order:
+objects (synced), then refs by compare-and-swap with their reflog entry, then
+the search index (or, for the prompt hook, leaves the index to the next
+writer through the index journal, which is what the journal is for).
 """
 
 from __future__ import annotations
@@ -61,17 +61,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash
+from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
-from objstore.core.codec import encode
 from objstore.core.errors import InvalidInput
-from objstore.core.objects import Turn
-from objstore.core.refs import session_ref, validate_session_id
+from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from .claude_code import CapturedTurn, ParseStats, ReaderState, _project, _strip_mem, parse_file, prompt_hash
+from objstore.memory.sessions import CapturedTurn, TurnAppender
 
-__all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SessionState", "SyncResult", "TurnWriter",
-           "capture_prompt", "capture_shell", "catch_up", "drop_session_cache", "import_filter",
-           "load_config", "load_session", "mark_no_capture", "no_capture_sessions", "prompt_snapshot",
+__all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SyncResult",
+           "capture_prompt", "capture_shell", "catch_up", "import_filter",
+           "load_config", "mark_no_capture", "no_capture_sessions", "prompt_snapshot",
            "path_excluded", "subagent_files", "sync_files", "DEFAULT_MARKER", "MAX_SYNC_BYTES"]
 
 CONFIG_FILE = "config.toml"
@@ -183,90 +183,6 @@ def _no_capture(sid: str, ids: set[str]) -> bool:
     return bool(ids) and (sid in ids or sid.split(".", 1)[0] in ids)
 
 
-# --------------------------------------------------------------------------- session state
-
-@dataclass
-class SessionState:
-    """What a writer needs to append to a session: its ref, the head when
-    loaded (for compare-and-swap), the new head, the next seq, the set of
-    source ids already in the chain, and the head turn's role and source."""
-
-    sid: str
-    ref: str
-    start_head: str | None
-    head: str | None
-    next_seq: int
-    sources: set[str]
-    head_role: str = ""
-    head_source: str = ""
-
-
-def _state_path(store: Store, sid: str) -> Path:
-    return store.root / "cache" / "session-state" / f"{_h(sid)}.json"
-
-
-def load_session(store: Store, sid: str) -> SessionState:
-    """A session's :class:`SessionState`, from the cache when the ref still
-    points at the cached head; otherwise the turns added since the cached
-    head are walked (or the whole chain when the cache is missing or the
-    chain was rewritten).  Raises IntegrityError for a broken chain."""
-    from objstore.memory.sessions import walk_turns
-    ref = session_ref(sid)
-    head = store.refs.read(ref)
-    cached: dict | None = None
-    try:
-        cached = json.loads(_state_path(store, sid).read_bytes())
-        if cached.get("sid") != sid:
-            cached = None
-    except (OSError, ValueError):
-        cached = None
-    if head is None:
-        if cached:
-            drop_session_cache(store, sid)      # the session was forgotten: nothing of it stays
-        return SessionState(sid, ref, None, None, 0, set())
-    if cached and cached.get("head") == head:
-        return SessionState(sid, ref, head, head, int(cached["seq"]), set(cached["sources"]),
-                            str(cached.get("head_role", "")), str(cached.get("head_source", "")))
-    stop = cached.get("head") if cached else None
-    sources: set[str] = set()
-    seq = 0
-    reached = False
-    top = None
-    for tv in walk_turns(store, head):
-        if tv.id == stop:
-            reached = True
-            break
-        top = top or tv.turn
-        sources.add(tv.turn.source)
-        seq = max(seq, tv.turn.seq + 1)
-    if reached and cached:
-        sources |= set(cached["sources"])
-        seq = max(seq, int(cached["seq"]))
-    st = SessionState(sid, ref, head, head, seq, sources, top.role if top else "", top.source if top else "")
-    _save_state(store, st)
-    return st
-
-
-def _save_state(store: Store, st: SessionState) -> None:
-    if st.head is None:
-        return
-    data = json.dumps({"sid": st.sid, "head": st.head, "seq": st.next_seq, "head_role": st.head_role,
-                       "head_source": st.head_source, "sources": sorted(st.sources)},
-                      ensure_ascii=False).encode("utf-8", "surrogatepass")
-    try:
-        atomic_write(_state_path(store, st.sid), data, durable=False)
-    except OSError:
-        pass  # a cache: the next load walks the chain
-
-
-def drop_session_cache(store: Store, sid: str) -> None:
-    """Delete the cached state of ``sid`` (``mem forget`` of a session calls it)."""
-    try:
-        _state_path(store, sid).unlink()
-    except FileNotFoundError:
-        pass
-
-
 # --------------------------------------------------------------------------- writing
 
 def _valid_text(text: str) -> str:
@@ -277,160 +193,6 @@ def _valid_text(text: str) -> str:
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
     return text.replace("\x00", "\ufffd")
-
-
-def _redactor():
-    """``objstore.core.redact.redact`` (imported on first use: its rules compile at import)."""
-    from objstore.core.redact import redact
-    return redact
-
-
-class TurnWriter:
-    """Appends captured turns to sessions; the caller holds the store lock.
-
-    ``add`` writes the turn object (no per-object fsync; :meth:`publish`
-    syncs once) and updates the in-memory state; ``publish`` makes the
-    objects durable, moves each touched session ref by compare-and-swap,
-    appends the reflog and indexes (``index=False`` leaves indexing to the
-    next writer through the index journal), then refreshes the caches.
-    """
-
-    def __init__(self, store: Store, *, command: str, harness: str = "claude-code") -> None:
-        self.store = store
-        self.command = command
-        self.harness = harness
-        self.states: dict[str, SessionState] = {}
-        self.dirty: set[str] = set()
-        self.docs: list = []
-        self.added = 0
-        self.forgotten = 0
-        self._flt = None
-        self._flt_loaded = False
-        self._redact = _redactor()
-        self._valid: dict[str, str | None] = {}
-        self._bulk = False
-
-    def _put(self, frame: bytes) -> str:
-        # the first turns are fsynced one by one (cheap); past 64, the rest
-        # are written without fsync and the filesystem is synced once in publish
-        objs = self.store.objects
-        if self.added >= 64 and objs.durable and not self._bulk:
-            objs.durable, self._bulk = False, True
-        return objs.put(frame)
-
-    def close(self) -> None:
-        """Restore the store's per-object fsync (after an error, too)."""
-        if self._bulk:
-            self.store.objects.durable, self._bulk = True, False
-
-    def _filter(self):
-        if not self._flt_loaded:
-            self._flt_loaded = True
-            try:
-                from objstore.memory.forget import capture_filter
-            except ImportError:
-                self._flt = None
-            else:
-                self._flt = capture_filter(self.store)
-        return self._flt
-
-    def state(self, sid: str) -> SessionState:
-        """The (cached) state of a validated session id."""
-        st = self.states.get(sid)
-        if st is None:
-            st = self.states[sid] = load_session(self.store, sid)
-        return st
-
-    def valid_sid(self, sid: str) -> str | None:
-        """``sid`` validated and normalised, or None when it cannot be a ref name."""
-        if sid not in self._valid:
-            try:
-                self._valid[sid] = validate_session_id(sid)
-            except InvalidInput:
-                self._valid[sid] = None
-        return self._valid[sid]
-
-    def known(self, ct: CapturedTurn) -> bool:
-        """True when the turn (by source or alias) is already in its session."""
-        sid = self.valid_sid(ct.session)
-        if sid is None:
-            return True
-        srcs = self.state(sid).sources
-        return ct.source in srcs or bool(ct.alias and ct.alias in srcs)
-
-    def add(self, ct: CapturedTurn, *, harness: str | None = None) -> str | None:
-        """Write one turn unless its session or record is known or forgotten;
-        returns the new object id or None."""
-        sid = self.valid_sid(ct.session)
-        if sid is None:
-            return None
-        st = self.state(sid)
-        if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
-            return None
-        text, forgotten = ct.text, 0
-        flt = self._filter()
-        if flt is not None:        # the same rules as 'mem import' (objstore.memory.forget.CaptureFilter)
-            if sid in flt.sessions:
-                self.forgotten += 1
-                return None
-            gone = flt.forgets(ct.source, text) if hasattr(flt, "forgets") else ct.source in flt.sources
-            if gone or (ct.alias and ct.alias in flt.sources):
-                text, forgotten = "", now_ms()      # kept as an emptied turn: it never comes back
-                self.forgotten += 1
-            else:
-                rules = getattr(flt, "rules", {}).get(sid)
-                if rules:
-                    from objstore.memory.forget import redact_matches
-                    text, _n = redact_matches(text, rules)
-        if text:
-            text = self._redact(text).text
-        source = ct.alias or ct.source
-        extra = {"forgotten": forgotten} if forgotten else {}
-        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
-                    harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
-                    parent=st.head, **extra)
-        oid = self._put(encode(turn))
-        st.head, st.next_seq = oid, st.next_seq + 1
-        st.head_role, st.head_source = ct.role, source
-        st.sources.add(source)      # what the chain holds, so the cache equals a walk
-        self.dirty.add(sid)
-        if forgotten:
-            return oid
-        from objstore.memory.sessions import turn_doc
-        self.docs.append(turn_doc(oid, turn))
-        self.added += 1
-        return oid
-
-    def publish(self, *, index: bool = True) -> str | None:
-        """Make written turns durable and visible; returns an index error
-        message (turns stored, index behind; the journal replays it) or None."""
-        if not self.dirty:
-            return None
-        store = self.store
-        if self._bulk:
-            from objstore.core.store import _syncfs
-            _syncfs(store.root)   # objects durable before any ref names them
-            self.close()
-        t = now_ms()
-        moved = sorted(self.dirty)
-        store.journal.sessions([(sid, self.states[sid].start_head) for sid in moved])
-        for sid in moved:
-            st = self.states[sid]
-            store.refs.set_if_equals(st.ref, st.start_head, st.head)
-            store.reflog.append(st.ref, st.start_head, st.head, t, self.command)
-            st.start_head = st.head
-            _save_state(store, st)
-        self.dirty.clear()
-        docs, self.docs = self.docs, []
-        if not index:
-            return None
-        from objstore.index.searchindex import SearchIndexError
-        try:
-            store.index.add(docs)
-            store.journal.clear()
-        except SearchIndexError as e:
-            return str(e)
-        return None
 
 
 # --------------------------------------------------------------------------- cursors
@@ -544,11 +306,10 @@ class _Lineage:
     parents do not hold (the copy ends there).
     """
 
-    def __init__(self, writer: TurnWriter, saved: dict, sources_of=None) -> None:
+    def __init__(self, writer: TurnAppender, saved: dict) -> None:
         self.w = writer
         self.saved = saved          # persisted: {"checked", "parents", "in_copy"}
         self.seed: set[str] | None = None
-        self.sources_of = sources_of
 
     def _seed(self) -> set[str]:
         if self.seed is None:
@@ -557,8 +318,7 @@ class _Lineage:
                 sid = self.w.valid_sid(p)
                 if sid is None:
                     continue
-                pending = self.sources_of(sid) if self.sources_of is not None else None
-                self.seed |= pending if pending is not None else self.w.state(sid).sources
+                self.seed |= self.w.state(sid).sources  # with what the writer has not published yet
         return self.seed
 
     def _check(self, first_msg: str, sid: str) -> None:
@@ -633,19 +393,19 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
     return lineage.run(base()) if lineage is not None else base()
 
 
-def import_filter(store: Store, *, sources_of=None):
+def import_filter(store: Store, appender: TurnAppender):
     """For ``mem import``: a function ``wrap(turns) -> turns`` applying the
     same exclusions and lineage rule as the hooks (fresh state per file).
-    ``sources_of(sid)``: the caller's not yet published sources of a session
-    (None when it has none), so a copy imported in the same run is seen.
+    ``appender``: the import's turn appender, whose sessions (published or
+    not) the lineage rule reads, so a copy imported in the same run is seen.
     Raises InvalidInput for an unreadable config."""
     cfg = load_config(store.root)
     ids = no_capture_sessions(store)
-    w = TurnWriter(store, command="import")
+    w = appender
 
     def wrap(turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
         saved: dict = {}
-        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved, sources_of))
+        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved))
     return wrap
 
 
@@ -684,7 +444,7 @@ def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, 
     return cur, False
 
 
-def _sync_one(store: Store, writer: TurnWriter, path: Path, *, final: bool, cfg: CaptureConfig,
+def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg: CaptureConfig,
               no_capture: set[str], max_bytes: int, observe=None) -> tuple[SyncResult, Cursor | None]:
     res = SyncResult(path=str(path))
     try:
@@ -746,7 +506,7 @@ def subagent_files(transcript: Path) -> list[Path]:
 def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg: CaptureConfig | None = None,
                command: str = "hook", index: bool = True, max_bytes: int = MAX_SYNC_BYTES,
                deadline: float | None = None, ended: bool = False,
-               writer: TurnWriter | None = None) -> list[SyncResult]:
+               writer: TurnAppender | None = None) -> list[SyncResult]:
     """Read each transcript from its cursor and capture the new turns.
 
     Takes the store lock (its timeout is the store's ``lock_timeout``;
@@ -760,7 +520,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     cfg = cfg if cfg is not None else load_config(store.root)
     out: list[SyncResult] = []
     with store.lock(command):
-        w = writer or TurnWriter(store, command=command)
+        w = writer or TurnAppender(store, command=command)
         try:
             no_cap = no_capture_sessions(store)
             cursors: list[Cursor] = []
@@ -885,7 +645,7 @@ def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptS
         if (head.get("v"), head.get("dev"), head.get("ino")) != (_CURSOR_V, st.st_dev, st.st_ino):
             return PromptSnapshot()
         r = json.loads(base.with_suffix(".state").read_bytes())
-        h = prompt_hash(_strip_mem(prompt))
+        h = prompt_hash(strip_mem_context(prompt))
         return PromptSnapshot(int(r.get("prompts", {}).get(h, 0)), r.get("last_prompt") == h, True)
     except (OSError, ValueError, TypeError, AttributeError):
         return PromptSnapshot()
@@ -913,7 +673,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     sid = validate_session_id(session_id)
     if has_marker(cfg, prompt):
         return PromptResult("marked")
-    prompt = _strip_mem(_valid_text(prompt))   # mem's own injections never come back as evidence
+    prompt = strip_mem_context(_valid_text(prompt))   # mem's own injections never come back as evidence
     if not prompt.strip():
         return PromptResult("empty")
     if path_excluded(cfg, cwd):
@@ -925,7 +685,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
             return PromptResult("no-capture")
         if snap.pending:
             return PromptResult("known", None, f"cc:p:{h}:{snap.count}")
-        w = TurnWriter(store, command=command)
+        w = TurnAppender(store, command=command)
         synced = 0
         cur = None
         if transcript is not None and not _is_subagent(transcript):
@@ -952,7 +712,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()), default=0)
             key = f"cc:p:{h}:{n}"
             ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                              cwd, _project(cwd))
+                              cwd, project_of(cwd))
             oid = w.add(ct)
             status = "captured" if oid else "known"
         try:
@@ -984,8 +744,8 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
     with store.lock("hook shell"):
         if _no_capture(sid, no_capture_sessions(store)):
             return None
-        w = TurnWriter(store, command="hook shell", harness="shell")
-        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, _project(cwd)))
+        w = TurnAppender(store, command="hook shell", harness="shell")
+        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_of(cwd)))
         w.publish(index=False)
     return oid
 

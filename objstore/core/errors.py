@@ -74,12 +74,6 @@ class Refused(MemError):
     exit_code = 6
 
 
-class PartialFailure(MemError):
-    """Some items of a batch failed while others succeeded (exit 3)."""
-
-    exit_code = 3
-
-
 class StoreNotFound(MemError):
     """No store at the given location (exit 10)."""
 

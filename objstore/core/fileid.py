@@ -26,6 +26,8 @@ import os
 
 from blake3 import blake3
 
+from objstore.core.atomic import atomic_write
+
 EDGE_BYTES = 4096
 LEDGER_VERSION = 1
 
@@ -88,7 +90,6 @@ class ReadLedger:
             return
         from pathlib import Path
 
-        from objstore.core.atomic import atomic_write
         data = json.dumps({"v": LEDGER_VERSION, "salt": self.salt, "files": self.files},
                           ensure_ascii=True, separators=(",", ":")).encode()
         atomic_write(Path(self.path), data, durable=False)

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
-from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.pack import PackSet
 from objstore.core.reachability import reachable
+from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
 
 
@@ -43,7 +44,6 @@ _EXPECT = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tomb
 
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> FsckReport:
     """Check the whole store.  See the module doc."""
-    from objstore.core.pack import PackSet
     rep = FsckReport()
     objs: dict[str, object] = {}
     packs = PackSet(store.root / "objects" / "pack", skip_broken=True)

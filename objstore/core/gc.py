@@ -7,15 +7,17 @@ dulwich/git gc).
   pack (interactive writes stay loose until gc packs them);
 * **unreachable loose objects to delete**: those older than the grace
   period (default two weeks, git's ``gc.pruneExpire``), all of them with
-  ``--prune=now``, and forgotten ids always;
+  ``--prune=now``;
 * **packs to rewrite or drop**: a pack holding unreachable objects that may
-  go (the pack is older than the grace period, or prune=now, or a forgotten
-  id is in it) is rewritten without them, or dropped when nothing in it
-  lives; when more than ``MAX_PACKS`` packs would remain, all are merged.
+  go (the pack is older than the grace period, or prune=now) is rewritten
+  without them, or dropped when nothing in it lives; when more than
+  ``MAX_PACKS`` packs would remain, all are merged.
 
 ``execute`` writes the new pack and its index (durable) first, then removes
-the packs it replaces (index first), then the loose files, then leftover
-temp files; all under the store lock.  Unreachable objects younger than the
+the packs it replaces (index first; ``Store.repack``, the one pack rewrite),
+then the loose files, then leftover temp files; all under the store lock.
+(``forget`` does not wait for gc: it deletes its objects at once with
+``Store.delete_objects``.)  Unreachable objects younger than the
 grace period survive, so a writer that stored an object but has not yet
 moved its ref is never robbed.
 """
@@ -26,12 +28,13 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput
 from objstore.core.reachability import reachable
+from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
@@ -89,7 +92,7 @@ class GcPlan:
         damaged: ids of damaged or missing objects the reachability walk
             met.  While there are any (or a pack cannot be opened), the walk
             cannot tell what lies behind them, so gc deletes no unreachable
-            object (forced ones excepted): ``mem fsck --repair`` first.
+            object: ``mem fsck --repair`` first.
     """
 
     live: int
@@ -100,7 +103,6 @@ class GcPlan:
     kept_young: int
     bytes_freed: int
     temp_files: list[Path] = field(default_factory=list)
-    forced: frozenset = frozenset()
     live_ids: frozenset = field(default=frozenset(), repr=False)
     executed: bool = False
     deleted: int = 0
@@ -114,14 +116,11 @@ class GcPlan:
         return bool(self.loose_to_pack or self.to_delete or self.packs or self.temp_files or self.quarantine)
 
 
-def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Iterable[str] = ()) -> GcPlan:
-    """Plan a gc (call under the store lock if it is to be executed).
-
-    ``forget_ids`` are removed with no grace period, wherever they are."""
-    forced = frozenset(forget_ids)
+def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
+    """Plan a gc (call under the store lock if it is to be executed)."""
     missing: list = []
     store.packs.reload()
-    live = reachable(store, missing=missing) - forced
+    live = reachable(store, missing=missing)
     damaged = sorted({m[1] for m in missing})
     hold = bool(damaged or store.packs.broken)  # the walk is incomplete: delete nothing it did not see
     cutoff = time.time() - grace_s
@@ -136,9 +135,9 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Itera
             st = store.objects.path(oid).stat()
         except FileNotFoundError:
             continue
-        if hold and oid not in forced:
+        if hold:
             kept_young += 1
-        elif grace_s <= 0 or st.st_mtime < cutoff or oid in forced:
+        elif grace_s <= 0 or st.st_mtime < cutoff:
             to_delete.append(oid)
             freed += st.st_size
         else:
@@ -155,8 +154,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Itera
             continue
         size = pack.info().size
         if hold:
-            dead = [o for o in dead if o in forced]
-        if dead and (old_enough or forced.intersection(dead)):
+            dead = []
+        if dead and old_enough:
             action = "drop" if len(dead) == len(pack) else "rewrite"
             packs.append(PackPlan(pack.name, action, len(pack), len(dead), size))
             freed += size * len(dead) // max(len(pack), 1)
@@ -183,12 +182,10 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, forget_ids: Itera
             freed += p.stat().st_size
         except OSError:
             pass
-    from objstore.core.salvage import quarantine_files
     old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
-                  temp_files=temps, forced=forced, live_ids=frozenset(live), damaged=damaged,
-                  quarantine=old_q)
+                  temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q)
 
 
 def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | None = None) -> GcPlan:
@@ -199,27 +196,11 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
     rewrite = {p.name for p in plan.packs}
     old = [p for p in store.packs.packs if p.name in rewrite]
     total = len(plan.loose_to_pack) + sum(len(p) for p in old)
-    done = 0
-    if plan.loose_to_pack or old:
-        live_cache = plan.live_ids  # computed under the same lock: still exact
-        with store.pack_writer() as w:
-            for oid in plan.loose_to_pack:
-                w.add(store.objects.get(oid))
-                done += 1
-                if progress and done % 1000 == 0:
-                    progress(done, total)
-            for pack in old:
-                for oid in pack:
-                    keep = oid in live_cache or (oid not in plan.forced and not _may_drop(pack, plan))
-                    if keep:
-                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
-                    done += 1
-                    if progress and done % 1000 == 0:
-                        progress(done, total)
-            plan.packed = w.count
-        store.packs.reload()  # the new pack and its index are durable now
-        for pack in old:
-            store.packs.remove_pack(pack)
+    live = plan.live_ids  # computed under the same lock: still exact
+    # a pack merged only to bound the pack count (no unreachable object may go) keeps its young dead
+    drops = {p.name for p in plan.packs if p.unreachable > 0}
+    plan.packed = store.repack(old, loose=plan.loose_to_pack, progress=progress,
+                               keep=lambda pack, oid: oid in live or pack.name not in drops)
     for oid in plan.loose_to_pack:
         store.objects.delete(oid)
     for oid in plan.to_delete:
@@ -239,13 +220,6 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
     return plan
 
 
-def _may_drop(pack, plan: GcPlan) -> bool:
-    for p in plan.packs:
-        if p.name == pack.name:
-            return p.unreachable > 0
-    return False
-
-
 def _remove_empty_fanout(root: Path) -> None:
     if not root.is_dir():
         return
@@ -258,11 +232,10 @@ def _remove_empty_fanout(root: Path) -> None:
 
 
 def gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, dry_run: bool = False,
-       forget_ids: Iterable[str] = (),
        progress: Callable[[int, int], None] | None = None) -> GcPlan:
     """Plan, and unless ``dry_run`` execute, a gc under the store lock."""
     with store.lock("gc"):
-        plan = plan_gc(store, grace_s=grace_s, forget_ids=forget_ids)
+        plan = plan_gc(store, grace_s=grace_s)
         if not dry_run:
             execute(store, plan, progress)
         return plan

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from objstore.core.errors import CorruptObject, InvalidInput
-from objstore.core.ids import is_full_id, to_hex, to_raw
+from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 
 KINDS = ("user", "feedback", "project", "reference")
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
@@ -412,7 +412,6 @@ def queue_item_id(kind: str, key: str, body: str) -> str:
     """
     import cbor2
 
-    from objstore.core.ids import hash_bytes
     return hash_bytes(cbor2.dumps(["mem queue item", kind, key, normalize_value(body)], canonical=True))
 
 

@@ -130,7 +130,7 @@ pack-4bb10fd5…0564f690.idx, 1144 bytes (1100 + 44·1):
   0458  7d5892ec…91e8ec5c (32 bytes)            blake3 of idx bytes 0x000-0x457
 ```
 
-(`tests/objstore/test_pack.py::test_worked_example_layout` checks this layout.)
+(`tests/core/test_pack.py::test_worked_example_layout` checks this layout.)
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ it unscanned would leak).  A window costs a bounded amount even on
 pathological input, and the total cost is linear in ``len(text)``; callers
 that want a hard cap on the time per entry cap the entry's size, this module
 never truncates.  Measured on the 2-core dev box (CPython 3.11,
-tests/objstore/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
+tests/core/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
 mixed text ~0.6-0.9 s in one call; the worst of ~30 pathological 256 KB lines
 (``a``, ``=``, ``eyJAAA...``, ``x:x:...``, base64, ``password=password=...``,
 ``private_key":"...``) ~30-75 ms, most under 10 ms.

@@ -363,6 +363,15 @@ class Refs:
                 return
             d = d.parent
 
+    def count(self, namespace: str) -> int:
+        """Number of refs directly under ``sessions``, ``tombstones`` or
+        ``queue`` (one directory listing; no ref is read)."""
+        try:
+            return sum(1 for f in os.listdir(self.root / namespace)
+                       if not f.startswith(".") and not f.endswith(".lock"))
+        except FileNotFoundError:
+            return 0
+
     def iter(self, namespace: str) -> Iterator[tuple[str, str]]:
         """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
         ``sessions``, ``tombstones`` or ``queue``, sorted by name."""

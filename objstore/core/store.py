@@ -1,5 +1,10 @@
-"""The ``Store`` facade: one store directory with its objects, refs, reflogs,
-lock and derived search index.
+"""The ``Store`` facade: one store directory with its objects, refs, reflogs
+and lock.
+
+The store knows nothing above ``core``: its derived search index and the
+crash recovery that replays the index journal are given to it by whoever
+opens it (``objstore.memory.opening.open_store`` passes an index factory and
+a recovery callback); a bare ``Store.open`` has neither.
 
 Layout (``docs/format.md``)::
 
@@ -20,19 +25,23 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import cbor2
 
 from objstore.core.atomic import atomic_write
 from objstore.core.journal import IndexJournal
 from objstore.core.codec import decode, encode
-from objstore.core.errors import CorruptObject, NotFound, StoreNotFound, UnsupportedVersion
+from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
+                                  StoreLocked, StoreNotFound, UnsupportedVersion)
+from objstore.core.ids import check_prefix
 from objstore.core.lock import StoreLock
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
+from objstore.core.pack import Pack, PackSet, PackWriter
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
@@ -47,7 +56,42 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _syncfs(path: Path) -> None:
+def is_store(root: str | os.PathLike) -> bool:
+    """True when ``root`` holds a store (its ``config`` file exists)."""
+    return (Path(root).expanduser() / "config").is_file()
+
+
+def logs_path(root: str | os.PathLike) -> Path:
+    """The folder of the store's logs (``<root>/logs``: reflogs, the hook and
+    audit logs)."""
+    return Path(root).expanduser() / "logs"
+
+
+def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int) -> bool:
+    """Append ``line`` (ASCII; others replaced) to the store's log
+    ``<root>/logs/<name>`` (mode 0600), first rotating it to ``<name>.1``
+    when it is larger than ``max_bytes``.  Only when ``root`` is a store
+    (:func:`is_store`); returns whether the line was written.  Raises
+    OSError.  ``forget`` scrubs these logs (``forget.scrub_derived``)."""
+    if not is_store(root):
+        return False
+    d = logs_path(root)
+    d.mkdir(exist_ok=True)
+    p = d / name
+    try:
+        if p.stat().st_size > max_bytes:
+            os.replace(p, d / f"{name}.1")
+    except FileNotFoundError:
+        pass
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line.encode("ascii", "replace"))
+    finally:
+        os.close(fd)
+    return True
+
+
+def syncfs(path: Path) -> None:
     """Flush the filesystem holding ``path`` (syncfs(2) where available)."""
     try:
         import ctypes  # here, not at the top: ~4 ms that every hook would pay
@@ -74,19 +118,28 @@ class Store:
         refs: :class:`Refs`.
         reflog: :class:`Reflog`.
         lock_timeout: seconds a writer waits for the store lock.
+        index_factory: ``index_factory(store root) -> index``, called on
+            the first use of :attr:`index`; None: the store has no index.
+        recovery: ``recovery(store)``, called when the lock is taken and the
+            index journal is not empty (a writer crashed); None: nothing
+            replays the journal.
     """
 
-    def __init__(self, root: Path, *, lock_timeout: float = 10.0) -> None:
+    def __init__(self, root: Path, *, lock_timeout: float = 10.0,
+                 index_factory: Callable[[Path], Any] | None = None,
+                 recovery: Callable[[Store], object] | None = None) -> None:
         self.root = root
         self.objects = LooseObjects(root / "objects")
         self.refs = Refs(root / "refs")
         self.reflog = Reflog(root / "logs", self.refs)
         self.journal = IndexJournal(root / "index-journal")
         self.lock_timeout = lock_timeout
+        self.index_factory = index_factory
+        self.recovery = recovery
         self._lock: StoreLock | None = None
         self._config: dict | None = None
         self._index = None
-        self._packs = None
+        self._packs: PackSet | None = None
         #: id -> why it could not be read, for every damaged object this
         #: process met (see :meth:`read_frame`); front ends report it
         self.damaged: dict[str, str] = {}
@@ -100,7 +153,6 @@ class Store:
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         cfg = root / "config"
         if not cfg.exists():
-            from objstore.core.errors import InvalidInput
             try:
                 entries = [e for e in os.listdir(root) if not e.startswith(".")] if root.is_dir() else []
             except OSError as e:
@@ -167,13 +219,12 @@ class Store:
         return self.objects.put(encode(obj))
 
     @property
-    def packs(self):
+    def packs(self) -> PackSet:
         """The store's :class:`objstore.core.pack.PackSet` (opened on first
         use).  A pack that cannot be opened is left out and listed in its
         ``broken``: the rest of the store stays readable and writable
         (``docs/design.md``, "Damage")."""
         if self._packs is None:
-            from objstore.core.pack import PackSet
             self._packs = PackSet(self.root / "objects" / "pack", skip_broken=True)
         return self._packs
 
@@ -222,21 +273,45 @@ class Store:
         CorruptObject (including a type other than ``expected``)."""
         return decode(self.read_frame(oid), expected, strict=False)  # type: ignore[return-value]
 
-    def has(self, oid: str) -> bool:
-        """True when the object exists, loose or packed."""
-        return self.objects.contains(oid) or self.packs.contains(oid)
-
-    def iter_ids(self):
+    def iter_ids(self) -> Iterator[str]:
         """Every object id, loose then packed (an id in both appears twice)."""
         yield from self.objects
         yield from self.packs
+
+    def walk_chain(self, oid: str | None, expected: type[T], what: str) -> Iterator[tuple[str, T]]:
+        """``(id, object)`` from ``oid`` back along ``parent`` links (a fact,
+        sealed-version or turn chain), newest first; stops at a repeated id.
+
+        A damaged or missing *older* object ends the walk there (the history
+        above it stays readable; the id is noted in :attr:`damaged` and ``mem
+        fsck --repair`` mends the chain).
+
+        Raises:
+            IntegrityError: the first object (``oid`` itself) is missing or
+                damaged ("<what> <id> is missing or damaged: …")."""
+        seen = set()
+        first = True
+        while oid is not None and oid not in seen:
+            seen.add(oid)
+            try:
+                obj = self.get(oid, expected)
+            except (NotFound, CorruptObject) as e:
+                self.damaged.setdefault(oid, str(e))
+                if not first:
+                    return
+                raise IntegrityError(f"{what} {oid} is missing or damaged: {e}") from None
+            first = False
+            yield oid, obj
+            oid = obj.parent  # type: ignore[attr-defined]
+
+    def has(self, oid: str) -> bool:
+        """True when the object exists, loose or packed."""
+        return self.objects.contains(oid) or self.packs.contains(oid)
 
     def resolve(self, prefix: str) -> str:
         """Expand an abbreviated id (>= 4 hex) over loose and packed objects.
 
         Raises InvalidInput, NotFound, AmbiguousId."""
-        from objstore.core.errors import AmbiguousId
-        from objstore.core.ids import check_prefix
         p = check_prefix(prefix)
         hits = set(self.packs.resolve_prefix(p))
         try:
@@ -251,9 +326,8 @@ class Store:
             raise AmbiguousId(f"{p} is ambiguous: {len(hits)} objects match", hint="give more characters")
         return hits.pop()
 
-    def pack_writer(self):
+    def pack_writer(self) -> PackWriter:
         """A :class:`objstore.core.pack.PackWriter` into this store's pack dir."""
-        from objstore.core.pack import PackWriter
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         return PackWriter(self.root / "objects" / "pack")
 
@@ -267,15 +341,16 @@ class Store:
             yield
         finally:
             self.objects.durable = old
-            _syncfs(self.root)
+            syncfs(self.root)
 
     # -- locking ---------------------------------------------------------
     def lock(self, command: str = "", timeout: float | None = None) -> StoreLock:
         """The store-wide writer lock as a (re-entrant) context manager.
 
         When taken (not re-entered) and the index journal is not empty, a
-        previous writer crashed: :func:`objstore.memory.recovery.recover` replays it
-        before the caller proceeds."""
+        previous writer crashed: the :attr:`recovery` callback
+        (``objstore.memory.recovery.recover`` for a store opened with
+        ``open_store``) replays it before the caller proceeds."""
         if self._lock is not None and self._lock.depth > 0:
             return self._lock
         self._lock = StoreLock(self.root / "locks" / "store.lock",
@@ -287,16 +362,14 @@ class Store:
         if not (self.root / "config").is_file():  # deleted (mem nuke) while this writer waited for the lock
             raise StoreNotFound(f"the store at {self.root} was deleted", hint="create one with: mem init")
         self._migrate_if_needed()
-        if not self.journal.is_empty():
-            from objstore.memory.recovery import recover
-            recover(self)
+        if self.recovery is not None and not self.journal.is_empty():
+            self.recovery(self)
 
     def try_recover(self) -> bool:
         """Replay a crash journal now if the lock is free at once (used by
         readers before searching); True if the journal is now empty."""
         if self.journal.is_empty():
             return True
-        from objstore.core.errors import StoreLocked
         try:
             with self.lock("recover", timeout=0):
                 pass
@@ -309,35 +382,93 @@ class Store:
         is rewritten without it); True if it existed.  Caller holds the lock."""
         return bool(self.delete_objects([oid]))
 
-    def delete_objects(self, oids) -> int:
+    def delete_objects(self, oids: Iterable[str]) -> int:
         """Delete objects at once wherever they are: loose files unlinked,
-        every pack holding one rewritten without them (new pack durable
-        first, then the old one removed).  Returns how many were found.
-        Caller holds the store lock."""
+        the packs holding one rewritten without them (:meth:`repack`).
+        Returns how many were found.  Caller holds the store lock."""
         gone = set(oids)
         n = sum(self.objects.delete(o) for o in gone)
         self.packs.reload()
-        for pack in self.packs.packs:
-            hit = [o for o in gone if pack.contains(o)]
-            if not hit:
-                continue
-            n += len(hit)
-            with self.pack_writer() as w:
-                for oid in pack:
-                    if oid not in gone:
-                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
-            self.packs.reload()
-            self.packs.remove_pack(pack)
+        hit = [p for p in self.packs.packs if any(p.contains(o) for o in gone)]
+        n += sum(1 for p in hit for o in gone if p.contains(o))
+        self.repack(hit, keep=lambda _pack, oid: oid not in gone)
         return n
+
+    def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
+               progress: Callable[[int, int], None] | None = None) -> int:
+        """The one pack rewrite (used by :meth:`delete_objects` and gc):
+        write one new pack holding the ``loose`` objects and the entries of
+        the ``old`` packs for which ``keep(pack, id)`` is true (entries copied, not
+        recompressed), make it durable, then remove the ``old`` packs.  The
+        loose files are left for the caller to delete.  ``progress(done,
+        total)`` is called every 1,000 objects.  Returns the number of
+        objects in the new pack.  Caller holds the store lock."""
+        loose = list(loose)
+        if not loose and not old:
+            return 0
+        total = len(loose) + sum(len(p) for p in old)
+        done = 0
+        with self.pack_writer() as w:
+            for oid in loose:
+                w.add(self.objects.get(oid))
+                done += 1
+                if progress and done % 1000 == 0:
+                    progress(done, total)
+            for pack in old:
+                for oid in pack:
+                    if keep(pack, oid):
+                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
+                    done += 1
+                    if progress and done % 1000 == 0:
+                        progress(done, total)
+            count = w.count
+        self.packs.reload()  # the new pack and its index are durable now
+        for pack in old:
+            self.packs.remove_pack(pack)
+        return count
+
+    # -- refs ------------------------------------------------------------
+    def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
+                   time_ms: int | None = None, rewrite: bool = False) -> None:
+        """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to
+        ``new`` (None: must not exist / delete), then record the move in its
+        reflog as ``old new time message`` (dulwich's
+        ``set_if_equals(name, old, new, message=...)``; like there, no
+        message means no reflog entry).
+
+        ``rewrite=True`` is for a history rewrite (forget): the ref's reflog
+        is replaced by one entry ``zero -> new`` (none when ``new`` is None),
+        so no reflog line names an id the rewrite removed.
+
+        Order (module doc): the ref, then the reflog.  Caller holds the
+        store lock.  Raises RefConflict when ``ref`` is not at ``old``.
+        """
+        self.refs.set_if_equals(ref, old, new)
+        t = now_ms() if time_ms is None else time_ms
+        if rewrite:
+            self.reflog.drop(ref)
+            if new is not None and message is not None:
+                self.reflog.append(ref, None, new, t, message)
+        elif message is not None:
+            self.reflog.append(ref, old, new, t, message)
+
+    def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:
+        """Record activity on ``ref`` without moving it: a reflog entry whose
+        old and new ids are both ``head`` (not fsynced: losing one in a crash
+        only makes a fact look idle a little longer)."""
+        self.reflog.append(ref, head, head, now_ms() if time_ms is None else time_ms, message, durable=False)
 
     # -- search index ----------------------------------------------------
     @property
     def index(self):
-        """The derived :class:`objstore.index.searchindex.SearchIndex` (imports
-        tantivy on first use)."""
+        """The derived search index (``objstore.index.searchindex.SearchIndex``
+        for a store opened with ``open_store``), made by :attr:`index_factory`
+        on first use.  Raises MemError when the store was opened without one."""
         if self._index is None:
-            from objstore.index.searchindex import SearchIndex
-            self._index = SearchIndex(self.root / "index")
+            if self.index_factory is None:
+                raise MemError(f"the store at {self.root} was opened without its search index",
+                               hint="open it with objstore.open_store")
+            self._index = self.index_factory(self.root)
         return self._index
 
     def close(self) -> None:

@@ -22,7 +22,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Mapping
 
-from objstore.core.errors import MemError
+from objstore.core.errors import InvalidInput, MemError
 
 PROVIDERS = ("claude", "openai", "ollama")
 DEFAULT_TIMEOUT_S = 120.0
@@ -64,7 +64,6 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
     (``OPENAI_BASE_URL``, ``OPENAI_MODEL``, ``OPENAI_API_KEY`` work with no
     config, as the OpenAI clients do).  ``override``: ``--provider``.
     Raises MemError for an unknown provider name."""
-    from objstore.core.errors import InvalidInput
     name = override or cfg.get("provider") or ("openai" if env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY")
                                                else "claude")
     if name not in PROVIDERS:

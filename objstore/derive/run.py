@@ -43,11 +43,16 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import MemError
-from objstore.core.objects import KINDS, normalize_value
+from objstore.core.errors import InvalidInput, MemError
+from objstore.core.objects import KINDS, normalize_value, value_digest
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, complete
+from objstore.memory import queue, tombstones
+from objstore.memory.facts import current, list_keys, remember, tombstones_for
+from objstore.memory.proposals import looks_like_instruction
+from objstore.memory.scope import applies
+from objstore.memory.sessions import walk_turns
 
 MAX_CALL_CHARS = 24_000
 MAX_TURN_CHARS = 4_000
@@ -139,7 +144,6 @@ def load_state(store: Store) -> dict[str, int]:
 def plan(store: Store, provider: Provider, *, sources: str = "interactive",
          sessions: list[str] | None = None) -> Plan:
     """Every excerpt a run would send (reads the store, sends nothing)."""
-    from objstore.memory.sessions import walk_turns
     state = load_state(store)
     out: list[Excerpt] = []
     for name, head in store.refs.iter("sessions"):
@@ -167,8 +171,6 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
 
 
 def _known_keys(store: Store, project: str) -> list[tuple[str, str]]:
-    from objstore.memory.facts import current, list_keys
-    from objstore.memory.scope import applies
     out = []
     for key, _h in list_keys(store):
         if not applies(key, (project,) if project else ()):
@@ -233,10 +235,7 @@ def content_words(text: str) -> set[str]:
 
 def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     """Apply the rules (module doc) to one proposal of excerpt ``ex``."""
-    from objstore.core.redact import redact
-    from objstore.memory.facts import current, tombstones_for
-    from objstore.memory.queue import looks_like_instruction
-    from objstore.core.objects import value_digest
+    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
     key = str(prop.get("key") or "")
     kind = str(prop.get("kind") or "")
     value = str(prop.get("value") or "").strip()
@@ -334,8 +333,6 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False) -
 
 
 def _file(store: Store, res: RunResult) -> None:
-    from objstore.memory import queue
-    from objstore.memory.facts import remember
     for d in res.decisions:
         if d.rule == "write":
             r = remember(store, d.key, d.value, kind=d.kind, trust="derived", owner="derive",
@@ -347,14 +344,13 @@ def _file(store: Store, res: RunResult) -> None:
             note = {"suspicious": "derived value reads like an instruction",
                     "key-conflict": f"derived: the model says it replaces {d.replaces}",
                     "change-user-stated": "derived value would change a user_stated value"}[d.rule]
-            if not queue.is_rejected(store, d.key, d.value):  # a rejected proposal is not queued twice
+            if not tombstones.is_rejected(store, d.key, d.value):  # a rejected proposal is not queued twice
                 d.queued = queue.propose(store, qkind, d.key, d.value, fact_kind=d.kind, trust="derived",
                                          owner="derive", sources=tuple(d.turns), other=d.replaces or "",
                                          note=note).item
 
 
 def _episode(store: Store, sid: str, ep: dict) -> None:
-    from objstore.memory.facts import remember
     scope = f"project/{ep['_project']}" if ep.get("_project") else "user"
     slug = re.sub(r"[^\w.-]+", "-", sid)[:80] or "session"
     body = "\n".join(f"{k}: {str(ep.get(k, '')).strip()}" for k in ("situation", "action", "outcome", "lesson")
@@ -404,7 +400,6 @@ def load_config(root) -> dict:
     import tomllib
     from pathlib import Path
 
-    from objstore.core.errors import InvalidInput
     p = Path(root) / "config.toml"
     try:
         doc = tomllib.loads(p.read_text("utf-8"))

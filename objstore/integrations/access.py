@@ -46,6 +46,7 @@ from typing import Any, Iterable, Mapping
 
 from objstore.core.atomic import LockFile, atomic_write
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
+from objstore.core.refs import validate_key
 
 KEY_PREFIX = "memk_"
 ROLES = ("read", "agent", "owner")
@@ -101,7 +102,6 @@ def tools_for(role: str) -> tuple[str, ...]:
 def check_namespace(ns: str) -> str:
     """Validate one namespace (module docstring) and return it NFC-normalized,
     without a trailing '/'.  Raises InvalidInput."""
-    from objstore.core.refs import validate_key
     if not isinstance(ns, str) or not ns.strip("/"):
         raise InvalidInput("a namespace is a scope or key prefix such as project/api or user")
     ns = ns.strip().rstrip("/")
@@ -254,7 +254,7 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
     """
     if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable() or " " in name:
         raise InvalidInput("a key name is 1-64 printable characters without spaces, e.g. codex@laptop")
-    from objstore.core.redact import redact
+    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
     hits = redact(name).hits
     if hits:
         raise InvalidInput(f"the key name holds a credential (rule {hits[0].rule})")
@@ -412,7 +412,7 @@ def check_arguments(args: Any, limits: Limits) -> None:
         InvalidInput: too many elements/members or characters.
         Refused: a string holds a credential.
     """
-    from objstore.core.redact import redact
+    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
     count = chars = 0
     stack: list[tuple[str, Any]] = [("", args)]
     strings: list[tuple[str, str]] = []

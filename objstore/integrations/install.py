@@ -326,6 +326,23 @@ def _sha(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def install_record_path(store_root: str | os.PathLike, settings: str | os.PathLike, *,
+                        kind: str = "claude-code") -> Path:
+    """Where the store at ``store_root`` keeps the :func:`install_record` of
+    the settings file ``settings``: ``<store>/installed/<kind>-<h>.json``
+    (``kind``: ``claude-code`` for the hooks, ``mcp-<agent>`` for an MCP
+    server entry), ``h`` = SHA-256 of the settings file's real path (32 hex)."""
+    h = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return Path(store_root) / "installed" / f"{kind}-{h}.json"
+
+
+def curate_paths(store_root: str | os.PathLike) -> tuple[Path, Path]:
+    """``(MCP config file, reports folder)`` that ``mem curate`` uses in the
+    store at ``store_root``: ``<store>/mcp/curate-mcp.json``, ``<store>/reports``."""
+    root = Path(store_root)
+    return root / "mcp" / "curate-mcp.json", root / "reports"
+
+
 def install_record(plan: Plan) -> dict:
     """What to keep to undo ``plan`` exactly: hashes of the text before and
     after, the inserted spans and whether the file existed (never the

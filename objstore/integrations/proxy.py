@@ -49,9 +49,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.capture.statements import remember_statement
+from objstore.capture.sync import load_config, path_excluded
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
+from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.memory.scope import project_aliases
+from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.retrieval.context import escape_text, inject_for_prompt, render_context
 
 STATE_DIR = "cache/proxy"
 TOOL_TEXT_MAX = 4000
@@ -118,9 +125,6 @@ def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
 
 def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     """The conversation of a request (module doc, item 1)."""
-    from objstore.core.errors import MemError
-    from objstore.core.refs import validate_session_id
-    from objstore.memory.scope import project_aliases
     msgs = body.get("messages") or []
     first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
     thread = _h(first)
@@ -316,8 +320,6 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
 
 
 def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) -> list:
-    from objstore.memory.scope import project_aliases
-    from objstore.retrieval.context import inject_for_prompt, render_context
     edits = []
     if st.pinned is None:
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None)
@@ -346,8 +348,6 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) ->
                                 cwd=conv.cwd or None, project=conv.project or None)
         ids = inj.ids
         block = inj.text
-        from objstore.capture.statements import remember_statement
-        from objstore.retrieval.context import escape_text
         r = remember_statement(store, prompt, project=conv.project or None, source=f"px:{conv.thread}:{last}",
                                command="proxy remember")
         if r is not None:  # "remember that …": written at once, confirmed in the block
@@ -381,12 +381,10 @@ def _content_node(msg_node: Node) -> Node | None:
 # -- capture ------------------------------------------------------------------------
 
 def _writer(store: Store):
-    from objstore.capture.sync import TurnWriter
-    return TurnWriter(store, command="proxy", harness=HARNESS)
+    return TurnAppender(store, command="proxy", harness=HARNESS)
 
 
 def _turns_of(conv: Conversation, idx: int, msg, ts: int) -> list:
-    from objstore.capture.claude_code import CapturedTurn
     if not isinstance(msg, dict):
         return []
     role = msg.get("role")
@@ -402,7 +400,6 @@ def capture_turns(store: Store, turns: list) -> int:
     exclusions, ``#nomem``, tombstones; a known source is skipped), one
     publish and one index commit for the batch.  Returns turns written.
     Takes the store lock."""
-    from objstore.capture.sync import load_config, path_excluded
     if not turns:
         return 0
     cfg = load_config(store.root)
@@ -459,7 +456,6 @@ def response_turns(prep: Prepared, data: bytes, *, streamed: bool) -> list:
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:
         return []
-    from objstore.capture.claude_code import CapturedTurn
     conv = prep.conv
     return [CapturedTurn(conv.session, f"px:{conv.thread}:{prep.n_messages}:t0", "assistant", text, now_ms(),
                          conv.cwd, conv.project)]

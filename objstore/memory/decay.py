@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 
 import cbor2
 
+from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, NotFound
-from objstore.memory.facts import FACT_KINDS, Version, current_of, fact_doc, list_keys, walk
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
+from objstore.memory.facts import Version, commit_version, current_of, list_keys, walk
 
 DEFAULT_DECAY_DAYS = 60
 DAY_MS = 86_400_000
@@ -102,8 +103,9 @@ def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool
     ``pinned``/``dormant`` state (see the module doc); nothing when the state
     is already so.  Pinning wakes a dormant fact.
 
-    Order as ``facts.remember``: object, journal, ref (compare-and-swap),
-    reflog, search index.  Raises NotFound, InvalidInput, StoreLocked.
+    Committed as every fact version (``facts.commit_version``): object,
+    journal, ref (compare-and-swap) with its reflog entry, search index.
+    Raises NotFound, InvalidInput, StoreLocked.
     """
     with store.lock(command):
         head, chain, cur = _chain(store, key)
@@ -118,20 +120,8 @@ def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool
                                  pinned=new_pinned, dormant=new_dormant, curated=new_curated)
         oid = store.put(nf)
         new = Version(oid, nf)
-        ref = fact_ref(f.key)
-        store.journal.fact(f.key)
-        store.refs.set_if_equals(ref, head, oid)
-        store.reflog.append(ref, head, oid, now, command)
-        index_error = None
-        from objstore.memory import facts as _facts
-        from objstore.index.searchindex import SearchIndexError
-        # as remember: the version that stops being current goes to the history index
-        past = [_facts.history_doc(cur.id, cur.fact)] if hasattr(_facts, "history_doc") else []
-        try:
-            store.index.add([fact_doc(oid, nf), *past], delete_ids=[cur.id], delete_kinds=FACT_KINDS)
-            store.journal.clear()
-        except SearchIndexError as e:  # the change stands; the journal lets the index catch up
-            index_error = str(e)
+        index_error = commit_version(store, f.key, head, oid, old_chain=chain, new_chain=[new, *chain],
+                                     command=command, time_ms=now)
         return StateChange(f.key, True, new, head, index_error=index_error)
 
 
@@ -157,7 +147,7 @@ def touch(store: Store, keys: Iterable[str], *, command: str = "inject", time_ms
             head = store.refs.read(ref)
             if head is None:
                 continue
-            store.reflog.append(ref, head, head, t, command, durable=False)
+            store.touch_ref(ref, head, command, time_ms=t)
             n += 1
     return n
 
@@ -261,7 +251,6 @@ def decay(store: Store, *, days: int | None = None, now: int | None = None, dry_
             before ``now``; the session-start hook runs ``mem decay --if-due``.
     Raises InvalidInput (bad config), StoreLocked.
     """
-    from objstore.core.atomic import atomic_write
     days = decay_days(store) if days is None else days
     now = now_ms() if now is None else now
     rep = DecayReport(days, now, dry_run=dry_run)

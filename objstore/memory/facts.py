@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from objstore.core.errors import InvalidInput, NotFound, RefConflict, Refused
+from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
-from objstore.core.objects import KINDS, Fact, Tombstone, value_digest
-from objstore.core.refs import fact_ref, key_scope, sealed_ref, validate_key
+from objstore.core.objects import Fact, KINDS, value_digest
+from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
+from objstore.index.errors import SearchIndexError
+from objstore.memory.proposals import park
+from objstore.memory.tombstones import tombstones_for
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
@@ -43,7 +46,7 @@ class RememberResult:
         current: id of the key's current version after the write (differs
             from ``version.id`` for a backfill).
         queued: the review-queue item id when the write was parked instead
-            of written (``objstore.memory.queue.park``); then ``written`` is False
+            of written (``objstore.memory.proposals.park``); then ``written`` is False
             and ``version``/``current`` are the head's and the current's
             (None for a key that does not exist yet).
     """
@@ -91,28 +94,12 @@ def versions(store: Store, key: str) -> list[Version]:
 def walk(store: Store, oid: str | None) -> Iterator[Version]:
     """Versions from ``oid`` back along ``parent`` links.
 
-    A damaged or missing *older* version ends the walk there (the history
-    above it stays readable; the id is noted in ``store.damaged`` and ``mem
-    fsck --repair`` mends the chain).
-
-    Raises:
-        IntegrityError: the first version (``oid`` itself) is missing or
-            damaged."""
-    from objstore.core.errors import CorruptObject, IntegrityError
-    seen = set()
-    first = True
-    while oid is not None and oid not in seen:
-        seen.add(oid)
-        try:
-            f = store.get(oid, Fact)
-        except (NotFound, CorruptObject) as e:
-            store.damaged.setdefault(oid, str(e))
-            if not first:
-                return
-            raise IntegrityError(f"fact version {oid} is missing or damaged: {e}") from None
-        first = False
-        yield Version(oid, f)
-        oid = f.parent
+    A damaged or missing *older* version ends the walk there
+    (``Store.walk_chain``: noted in ``store.damaged``; ``mem fsck --repair``
+    mends the chain).  Raises IntegrityError when the first version
+    (``oid`` itself) is missing or damaged."""
+    for vid, f in store.walk_chain(oid, Fact, "fact version"):
+        yield Version(vid, f)
 
 
 def current_of(chain: list[Version], as_of: int | None = None) -> Version | None:
@@ -140,23 +127,13 @@ def current(store: Store, key: str) -> Version:
     return current_of(versions(store, key))  # type: ignore[return-value]
 
 
-def tombstones_for(store: Store, key: str) -> list[Tombstone]:
-    """Tombstones recorded for ``key``."""
-    out = []
-    for _name, oid in store.refs.iter("tombstones"):
-        t = store.get(oid, Tombstone)
-        if t.key == key:
-            out.append(t)
-    return out
-
-
 #: the index kinds that hold fact versions (current ones, and the others in history)
 FACT_KINDS = ("fact", "history")
 
 
 def fact_doc(oid: str, f: Fact):
     """The search-index document of a current fact version."""
-    from objstore.index.searchindex import IndexDoc
+    from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
     scope = key_scope(f.key)
     project = scope.split("/", 1)[1] if scope.startswith("project/") else ""
     words = f.key.replace("/", " ")
@@ -168,8 +145,50 @@ def history_doc(oid: str, f: Fact):
     """The search-index document of a version that is not (or no longer)
     current: kind ``history``; recall resolves its hits to the key's current
     version (``objstore.retrieval.recall``)."""
-    from dataclasses import replace
     return replace(fact_doc(oid, f), kind="history")
+
+
+def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],
+                   new_chain: list[Version], command: str, time_ms: int | None = None,
+                   rewrite: bool = False, index: bool = True) -> str | None:
+    """The one commit of a fact version, used by every writer of a fact
+    (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
+
+    The objects of ``new_chain`` (the key's versions after the write, newest
+    first; ``old_chain`` before it) are already stored.  In the store's
+    order: a journal note (so recovery can redo the index), the ref moves
+    from ``old`` to ``new`` by compare-and-swap with its reflog entry
+    (``Store.update_ref``; ``rewrite``: a history rewrite, the reflog is
+    replaced), then the search index: the new current version in, the one it
+    displaces out and into the history index (a backfill that does not
+    become current goes to the history index only).  ``index=False`` leaves
+    the index to the caller (``forget`` rebuilds it physically).
+
+    Returns an index error message (the write stands; the journal lets the
+    next writer catch up) or None.  Raises RefConflict (nothing moved).
+    Caller holds the store lock.
+    """
+    old_cur, new_cur = current_of(old_chain), current_of(new_chain)
+    reindex = index and new_cur is not None and (old_cur is None or new_cur.id != old_cur.id)
+    if reindex:
+        store.journal.fact(key)  # before the ref moves: recovery can redo the index
+    store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
+    if not index:
+        return None
+    old_ids = {v.id for v in old_chain}
+    # the version that stops being current (or a backfill, never current) goes to the history index
+    past = ([old_cur] if old_cur else []) if reindex else [v for v in new_chain if v.id not in old_ids]
+    if not (reindex or past):
+        return None
+    try:
+        store.index.add(([fact_doc(new_cur.id, new_cur.fact)] if reindex else [])  # type: ignore[union-attr]
+                        + [history_doc(v.id, v.fact) for v in past],
+                        delete_ids=[old_cur.id] if (reindex and old_cur) else [], delete_kinds=FACT_KINDS)
+        if reindex:
+            store.journal.clear()
+    except SearchIndexError as e:  # the write stands; the journal lets the index catch up
+        return str(e)
+    return None
 
 
 def remember(store: Store, key: str, body: str, *, kind: str | None = None,
@@ -202,9 +221,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     key = validate_key(key)
     check_text(body)
     redacted = 0
-    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/redact.py)
-        from objstore.core.redact import redact as _redact
-        red = _redact(body)
+    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact.py)
+        from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+        red = redact(body)
         body, redacted = red.text, len(red.hits)
     if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it
         raise InvalidInput("a secret value is sealed, not written as a plain fact",
@@ -233,9 +252,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 raise Refused(f"{key}: this value was forgotten or rejected; "
                               "only a user_stated write may bring it back",
                               hint="use --trust user_stated if you mean it")
-            from objstore.memory.queue import park  # a lower-trust write never overrules the person: review queue
-            parked = park(store, key, body, chain=chain, kind=kind, trust=trust, sensitivity=sensitivity,
-                          owner=owner, sources=tuple(sources))
+            # a lower-trust write never overrules the person: the review queue
+            parked = park(store, key, body, current=current_of(chain), kind=kind, trust=trust,
+                          sensitivity=sensitivity, owner=owner, sources=tuple(sources))
             if parked is not None:
                 cur = current_of(chain)
                 return RememberResult(key, False, chain[0] if chain else None, old,  # type: ignore[arg-type]
@@ -248,27 +267,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     curated=prev.curated if prev else 0)  # a new value of a curated fact stays curated
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
-        old_cur = current_of(chain)
+        index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
+                                     command=command, time_ms=now)
         new_cur = current_of(new_chain)
-        reindex = old_cur is None or new_cur.id != old_cur.id
-        if reindex:
-            store.journal.fact(key)  # before the ref moves: recovery can redo the index
-        store.refs.set_if_equals(ref, old, oid)
-        store.reflog.append(ref, old, oid, now, command)
-        index_error = None
-        # the version that stops being current (or a backfill, never current) goes to the history index
-        past = ([old_cur] if old_cur else []) if reindex else [Version(oid, fact)]
-        if reindex or past:
-            from objstore.index.searchindex import SearchIndexError
-            try:
-                store.index.add(([fact_doc(new_cur.id, new_cur.fact)] if reindex else [])
-                                + [history_doc(v.id, v.fact) for v in past],
-                                delete_ids=[old_cur.id] if (reindex and old_cur) else [],
-                                delete_kinds=FACT_KINDS)
-                if reindex:
-                    store.journal.clear()
-            except SearchIndexError as e:  # the write stands; the journal lets the index catch up
-                index_error = str(e)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
 
 
@@ -315,8 +316,6 @@ def resolve_version(store: Store, spec: str) -> Version:
             holds (keys with ``@`` are refused now; name its versions by id).
         NotFound: no such key or version.
     """
-    from objstore.core.errors import AmbiguousId
-    from objstore.core.refs import parse_version_spec
     key, v = parse_version_spec(spec)
     if v is None:
         raise InvalidInput(f"bad version in {spec!r}: want KEY@vN")

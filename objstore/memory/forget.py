@@ -33,20 +33,25 @@ replay) or a rerun finishes the job:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
-import unicodedata
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.core.atomic import atomic_write
 from objstore.core.audit import redact_ids
 from objstore.core.errors import InvalidInput, MemError, NotFound
-from objstore.memory import queue
-from objstore.memory.facts import Version, current_of, fact_doc, list_keys, resolve_version, versions, walk
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
+from objstore.core.pack import Pack
 from objstore.core.refs import fact_ref, session_ref, validate_key
-from objstore.memory.sessions import TurnVersion, turn_doc, walk_turns
 from objstore.core.store import Store, now_ms
+from objstore.index.errors import SearchIndexError
+from objstore.memory import queue
+from objstore.memory.documents import current_fact_docs, turn_docs_in_shards
+from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
+from objstore.memory.sessions import TurnVersion, resolve_session, walk_turns
+from objstore.memory.tombstones import all_tombstones, put_tombstone
 
 MIN_MATCH_CHARS = 3
 
@@ -129,7 +134,6 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
     plan = ForgetPlan()
     if session is not None:
-        from objstore.memory.sessions import resolve_session
         sid = resolve_session(store, session)
         if sid is None:
             raise NotFound(f"no session {session}", hint="list sessions with: mem sessions")
@@ -205,7 +209,7 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
                and norm in normalize_value(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
-    for it in queue.items(store):
+    for it in queue.items(store):  # proposals waiting for review may hold the text too
         if norm in normalize_value(it.item.body):
             plan.queue_items.append(it.id)
     return plan
@@ -214,7 +218,6 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
 def _match_sessions(store: Store, match: str) -> set[str] | None:
     """[searchindex shards] Sessions holding a turn that may contain ``match``
     (``SearchIndex.substring_candidate_refs``), or None: scan them all."""
-    from objstore.index.searchindex import SearchIndexError
     try:
         cands = store.index.substring_candidate_refs(match, "turn")
         if cands is None:
@@ -269,10 +272,7 @@ def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: byt
     if (key, digest) in have or have is _NO_TOMBSTONES:
         return
     have.add((key, digest))
-    tid = store.put(Tombstone(key=key, value_sha256=digest, time=now, reason=reason))
-    if store.refs.read(f"tombstones/{tid}") is None:
-        store.refs.set_if_equals(f"tombstones/{tid}", None, tid)
-    res.tombstones.append(tid)
+    res.tombstones.append(put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason)))
 
 
 _NO_TOMBSTONES: set = set()
@@ -322,35 +322,25 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     # 2. history rewrite
     idmap: dict[str, str] = {}
-    for key in plan.keys:
-        head = store.refs.read(fact_ref(key))
-        store.refs.set_if_equals(fact_ref(key), head, None)
-        store.reflog.drop(fact_ref(key))
+    for key in plan.keys:  # the ref and its whole reflog go
+        store.update_ref(fact_ref(key), store.refs.read(fact_ref(key)), None, rewrite=True)
     for sid, tvs in plan.sessions.items():
-        head = store.refs.read(session_ref(sid))
-        store.refs.set_if_equals(session_ref(sid), head, None)
-        store.reflog.drop(session_ref(sid))
+        store.update_ref(session_ref(sid), store.refs.read(session_ref(sid)), None, rewrite=True)
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
-        forget_ids = {v.id for v in plan.versions[key]}
-        _rewrite_facts(store, key, tail, forget_ids, now, {}, reason)
+        _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
         res.rewritten.append(fact_ref(key))
     for sid, tail in turn_rewrites.items():
         forget_ids = {tv.id for tv in plan.turns[sid]}
-        parent = tail[-1].turn.parent if tail else None
-        new_head = parent
-        for tv in reversed(tail):  # oldest first
-            t = tv.turn
-            gone = tv.id in forget_ids
-            nt = dataclasses.replace(t, text="" if gone else t.text, parent=new_head,
-                                     forgotten=now if gone else t.forgotten)
-            new_head = store.put(nt)
-            idmap[tv.id] = f"forgotten:{new_head}" if tv.id in forget_ids else new_head
-        old_head = tail[0].id
-        store.refs.set_if_equals(session_ref(sid), old_head, new_head)
-        store.reflog.drop(session_ref(sid))
-        store.reflog.append(session_ref(sid), None, new_head, now, "forget: history rewritten")
+        new_head, ids = rewrite_chain(
+            store, tail, lambda tv, gone, parent: dataclasses.replace(
+                tv.turn, text="" if gone else tv.turn.text, parent=parent,
+                forgotten=now if gone else tv.turn.forgotten),
+            forget_ids, tail[-1].turn.parent if tail else None)
+        idmap.update(ids)
+        store.update_ref(session_ref(sid), tail[0].id, new_head, "forget: history rewritten", time_ms=now,
+                         rewrite=True)
         res.rewritten.append(session_ref(sid))
     if idmap:  # facts citing a rewritten or forgotten turn
         for key, head in list_keys(store):
@@ -380,10 +370,10 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     # 3. the search index, physically
     if plan.keys or plan.versions or res.rewritten:
-        store.index.purge("fact", _current_fact_docs(store))
+        store.index.purge("fact", current_fact_docs(store))
     if plan.sessions or plan.turns:  # [searchindex shards] only the shards of the touched sessions
         shards = store.index.turn_shards([*plan.sessions, *plan.turns])
-        store.index.purge_turn_shards(shards, _turn_docs_in_shards(store, shards))
+        store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
     res.index_problems = store.index.verify_purged(sorted(doomed))
 
     # 4. the objects, loose and packed, at once
@@ -412,149 +402,40 @@ def _tail_from(chain_newest_first: list, ids: set[str]) -> list:
     return chain_newest_first[: idx + 1]
 
 
+def rewrite_chain(store: Store, tail: list, remake: Callable, forget_ids: set[str],
+                  parent: str | None) -> tuple[str | None, dict[str, str]]:
+    """The one history rewrite, for fact chains and turn chains alike.
+
+    ``tail`` is the end of a chain (newest first: ``facts.Version`` or
+    ``sessions.TurnVersion``) from the oldest element that changes up to the
+    head; ``parent`` is the id the oldest one keeps as its parent.  Oldest
+    first, each element is stored again as the object ``remake(element,
+    gone, new parent)``, where ``gone`` says it is forgotten (its id is in
+    ``forget_ids``).  Returns ``(new head id, {old id: new id, or
+    "forgotten:<new id>" for a forgotten element})``.  The caller moves the
+    ref (``facts.commit_version`` or ``Store.update_ref``, with
+    ``rewrite=True``).
+    """
+    new_head = parent
+    idmap: dict[str, str] = {}
+    for x in reversed(tail):
+        gone = x.id in forget_ids
+        new_head = store.put(remake(x, gone, new_head))
+        idmap[x.id] = f"forgotten:{new_head}" if gone else new_head
+    return new_head, idmap
+
+
 def _rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[str], now: int,
-                   idmap: dict[str, str], command: str) -> str:
-    """Rewrite ``tail`` (newest first) of a key's chain; returns the new head."""
-    new_head = tail[-1].fact.parent if tail else None
-    for v in reversed(tail):
-        f = v.fact
-        gone = v.id in forget_ids
-        nf = dataclasses.replace(f, body="" if gone else f.body, parent=new_head,
-                                 sources=tuple(idmap.get(s, s) for s in f.sources),
-                                 forgotten=now if gone else f.forgotten)
-        new_head = store.put(nf)
-    store.refs.set_if_equals(fact_ref(key), tail[0].id, new_head)
-    store.reflog.drop(fact_ref(key))
-    store.reflog.append(fact_ref(key), None, new_head, now, f"forget: {command}")
+                   idmap: dict[str, str], command: str) -> str | None:
+    """Rewrite ``tail`` (newest first) of a key's chain and commit it; returns the new head."""
+    new_head, _ = rewrite_chain(store, tail, lambda v, gone, parent: dataclasses.replace(
+        v.fact, body="" if gone else v.fact.body, parent=parent,
+        sources=tuple(idmap.get(s, s) for s in v.fact.sources), forgotten=now if gone else v.fact.forgotten),
+        forget_ids, tail[-1].fact.parent if tail else None)
+    # the index is rebuilt physically by forget itself (step 3)
+    commit_version(store, key, tail[0].id, new_head, old_chain=[], new_chain=[], command=f"forget: {command}",
+                   time_ms=now, rewrite=True, index=False)
     return new_head
-
-
-def _current_fact_docs(store: Store) -> list:
-    docs = []
-    for _k, head in list_keys(store):
-        cur = current_of(list(walk(store, head)))
-        if cur is not None:
-            docs.append(fact_doc(cur.id, cur.fact))
-    return docs
-
-
-def _turn_docs_in_shards(store: Store, shards: set[int]):
-    """[searchindex shards] Index docs of the live turns of the sessions in ``shards``."""
-    for name, head in store.refs.iter("sessions"):
-        if store.index.shard_of(name[len("sessions/"):]) in shards:
-            for tv in walk_turns(store, head):
-                if not tv.turn.forgotten:
-                    yield turn_doc(tv.id, tv.turn)
-
-
-def _all_turn_docs(store: Store):
-    for _name, head in store.refs.iter("sessions"):
-        for tv in walk_turns(store, head):
-            if not tv.turn.forgotten:
-                yield turn_doc(tv.id, tv.turn)
-
-
-def all_tombstones(store: Store) -> list[Tombstone]:
-    """Every tombstone in the store."""
-    return [store.get(oid, Tombstone) for _n, oid in store.refs.iter("tombstones")]
-
-
-# -- no resurrection -----------------------------------------------------------
-
-@dataclass
-class CaptureFilter:
-    """What capture must not bring back, built from the tombstones.
-
-    Attributes:
-        sessions: forgotten whole sessions (their records are skipped).
-        sources: source record ids of forgotten turns (captured with the text removed).
-        digests: SHA-256 of the normalized text of forgotten turns: a record
-            whose text hashes to one is captured emptied too, whatever its
-            source id (a copy of the record in another file or position).
-        rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
-    """
-
-    sessions: set[str] = field(default_factory=set)
-    sources: set[str] = field(default_factory=set)
-    digests: set[bytes] = field(default_factory=set)
-    rules: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
-
-    def __bool__(self) -> bool:
-        return bool(self.sessions or self.sources or self.rules)
-
-    def forgets(self, source: str, text: str) -> bool:
-        """True when a captured record must be stored emptied."""
-        return source in self.sources or (bool(self.digests) and value_digest(text) in self.digests)
-
-
-def capture_filter(store: Store) -> CaptureFilter:
-    """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones)."""
-    flt = CaptureFilter()
-    for t in all_tombstones(store):
-        if t.key.startswith("session:"):
-            flt.sessions.add(t.key[len("session:"):])
-        elif t.key.startswith("match:"):
-            try:
-                n = int(t.reason.split(":", 1)[1])
-            except (IndexError, ValueError):
-                continue
-            flt.rules.setdefault(t.key[len("match:"):], []).append((t.value_sha256, n))
-        elif ":" in t.key and not t.key.startswith(("user/", "global/", "project/")):
-            flt.sources.add(t.key)
-            flt.digests.add(t.value_sha256)
-    return flt
-
-
-REDACTED = "[forgotten]"
-
-
-def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]:
-    """Replace every span of ``text`` whose normalized form (NFC, case-folded,
-    whitespace runs as one space) hashes to a rule's SHA-256, with
-    ``[forgotten]``.  The rule holds only the hash and the normalized
-    length, never the text.  Cost: one SHA-256 per position and rule.
-
-    Returns ``(text, spans redacted)``.
-    """
-    src = unicodedata.normalize("NFC", text)
-    chars: list[str] = []
-    where: list[int] = []
-    space = False
-    for i, ch in enumerate(src):
-        if ch.isspace():
-            if chars and not space:
-                chars.append(" ")
-                where.append(i)
-            space = True
-            continue
-        space = False
-        for c in ch.casefold():
-            chars.append(c)
-            where.append(i)
-    norm = "".join(chars)
-    spans: list[tuple[int, int]] = []
-    for digest, n in rules:
-        if n <= 0 or n > len(norm):
-            continue
-        for s in range(len(norm) - n + 1):
-            if norm[s] == " ":
-                continue
-            if hashlib.sha256(norm[s:s + n].encode("utf-8")).digest() == digest:
-                spans.append((where[s], where[s + n - 1] + 1))
-    if not spans:
-        return text, 0
-    spans.sort()
-    out, pos = [], 0
-    for a, b in spans:
-        if a < pos:
-            a = pos
-        if a >= b:
-            continue
-        out.append(src[pos:a])
-        out.append(REDACTED)
-        pos = b
-    out.append(src[pos:])
-    return "".join(out), len(spans)
 
 
 # -- derived files --------------------------------------------------------------
@@ -566,7 +447,6 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     other file containing one is deleted (caches are rebuilt on demand).
     Matching ignores case.  Returns the files changed, relative to the store.
     """
-    from objstore.core.atomic import atomic_write
     keys = [n.casefold().encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
     keys += [normalize_value(n).encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
     if not keys:
@@ -609,7 +489,6 @@ def scan_store(root, needles: list[bytes]) -> list[str]:
     Returns the matching paths relative to ``root`` (empty = clean).  Used
     after a forget to show that the value is found nowhere on disk.
     """
-    import zlib
     hits = []
     base = Path(root)
     for dirpath, _dirs, files in os.walk(base):
@@ -625,7 +504,6 @@ def scan_store(root, needles: list[bytes]) -> list[str]:
             except zlib.error:
                 pass
             if p.suffix == ".pack" and p.with_suffix(".idx").exists():
-                from objstore.core.pack import Pack
                 try:
                     with Pack(p.with_suffix(".idx")) as pack:
                         views.extend(pack.get(oid) for oid in pack)

@@ -39,6 +39,7 @@ from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory import queue
+from objstore.memory.decay import restate
 from objstore.memory.facts import current, remember
 
 FILES = ("soul", "memory", "user")
@@ -405,7 +406,6 @@ def promote(store: Store, key: str, *, standing: bool = False, demote: bool = Fa
 
     Raises NotFound (no such key), Refused (an untrusted origin, or a memory
     file, which is curated by its own rules)."""
-    from objstore.memory.decay import restate
     if is_memory_file_key(key):
         raise Refused(f"{key} is a memory file: it is always loaded, no promotion needed")
     cur = current(store, key)

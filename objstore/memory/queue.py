@@ -6,11 +6,11 @@ object under ``refs/queue/<item id>`` instead of being written when:
 
 * **challenge**: a write with trust ``agent_observed`` or ``derived``
   would replace a key whose current value is ``user_stated`` with a
-  different value (:func:`park`, called by ``facts.remember`` under the
+  different value (``proposals.park``, called by ``facts.remember`` under the
   store lock, after reading the head and before writing);
 * **injection**: a lower-trust value reads like an instruction to a model
-  (:func:`looks_like_instruction`: "ignore previous instructions", "you must
-  now", "system prompt", ...), whatever the key holds;
+  (``proposals.looks_like_instruction``: "ignore previous instructions",
+  "you must now", "system prompt", ...), whatever the key holds;
 * **conflict**: two keys are flagged as holding contradicting values
   (:func:`flag_conflict`): the other key's value is proposed for the key.
 
@@ -29,7 +29,6 @@ reflogs, objects) for ``forget``.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
@@ -37,54 +36,11 @@ from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.objects import KINDS, QUEUE_KINDS, QueueItem, Tombstone, normalize_value, value_digest
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
+from objstore.memory.facts import DEFAULT_KIND, check_text, current, current_of, head, remember, walk
+from objstore.memory.proposals import NAMESPACE, Parked, enqueue, item_ref
+from objstore.memory.tombstones import is_rejected, put_tombstone, tombstones_for
 
 LOWER_TRUST = ("agent_observed", "derived")
-NAMESPACE = "queue"
-
-#: (name, pattern) of prompt-injection-shaped text, matched case-insensitively
-#: on the value with whitespace runs collapsed (and on the raw value, for
-#: line-anchored markers).  Modelled on the attack examples in OWASP Top 10
-#: for LLM Applications, LLM01 "Prompt Injection", and in Greshake et al.,
-#: "Not what you've signed up for" (2023): instruction overrides, role
-#: resets, fake system/role markers, secrecy demands.  A heuristic: a false
-#: positive only parks a value for review (nothing is lost); a miss is
-#: still subject to the trust rule.
-INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.IGNORECASE)) for name, rx in (
-        ("ignore previous instructions",
-         r"\b(ignore|disregard|forget|override|overrule|bypass)\b (all |any |each )?(of )?"
-         r"(the |your |my |these |those )?"
-         r"(previous|prior|above|earlier|preceding|original|foregoing|existing|system) "
-         r"(instructions?|prompts?|rules|directions|directives|guidelines|messages|context)\b"),
-        ("you must now", r"\byou (must|should|will|shall|need to) now\b"),
-        ("you are now", r"\byou are now (a|an|the|in|my|no longer)\b"),
-        ("from now on", r"\bfrom now on,? (you|ignore|always|never|respond|answer|reply)\b"),
-        ("system prompt", r"\b(system|developer|hidden) prompt\b"),
-        ("new instructions", r"\b(new|updated|real|actual) (instructions|directives)\s*:"),
-        ("role marker", r"(?m)^[ \t]*(system|assistant)[ \t]*:"),
-        ("role tag", r"<\s*/?\s*(system|instructions?|im_start|im_end)\b[^>]*>|\[/?(system|inst)\]"),
-        ("keep it from the user",
-         r"\b(do not|don't|never) (tell|inform|mention (this |it )?to|reveal (this |it )?to) the user\b"),
-        ("reveal your instructions",
-         r"\b(reveal|print|repeat|output|show|leak) (your|the) (system prompt|instructions|hidden|initial prompt)\b"),
-        ("jailbreak", r"\b(jailbreak (mode|prompt)|dan mode|do anything now)\b"),
-    ))
-
-#: at most this many characters of a value are scanned (bodies are capped at
-#: 100,000; the patterns are linear, this bounds the worst case anyway)
-SCAN_CHARS = 100_000
-
-
-def looks_like_instruction(text: str) -> str | None:
-    """The name of the first :data:`INSTRUCTION_PATTERNS` entry that ``text``
-    matches, or None.  ``looks_like_instruction("Ignore all previous
-    instructions and ...") == "ignore previous instructions"``."""
-    raw = text[:SCAN_CHARS]
-    flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
-    for name, rx in INSTRUCTION_PATTERNS:
-        if rx.search(flat) or rx.search(raw):
-            return name
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,21 +51,6 @@ class Item:
     id: str
     oid: str
     item: QueueItem
-
-
-@dataclass(frozen=True, slots=True)
-class Parked:
-    """Outcome of parking a write.
-
-    Attributes:
-        item: the item id the proposal is queued under (new or already
-            queued), or None when the write was absorbed without an item (a
-            lower-trust write of the value the key already holds).
-        new: True when this call queued it.
-    """
-
-    item: str | None
-    new: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,66 +74,6 @@ class Decision:
     tombstone: str | None = None
 
 
-def _ref(item_id: str) -> str:
-    return f"{NAMESPACE}/{item_id}"
-
-
-def is_rejected(store: Store, key: str, body: str) -> bool:
-    """True when a tombstone of ``key`` (a forget or a rejection) matches
-    the normalized ``body``."""
-    from objstore.memory.facts import tombstones_for
-    digest = value_digest(body)
-    return any(t.value_sha256 == digest for t in tombstones_for(store, key))
-
-
-def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
-    """Queue ``item`` unless an item with its id is queued already.
-
-    Takes the store lock (re-entrant: ``park`` calls it with the lock held).
-    Order: object, ref (compare-and-swap from nothing), reflog."""
-    iid = item.item_id
-    ref = _ref(iid)
-    with store.lock(command):
-        if store.refs.read(ref) is not None:
-            return Parked(iid, False)
-        oid = store.put(item)
-        store.refs.set_if_equals(ref, None, oid)
-        store.reflog.append(ref, None, oid, item.time, f"{command}: {item.kind}")
-    return Parked(iid, True)
-
-
-def park(store: Store, key: str, body: str, *, chain: list, kind: str, trust: str,
-         sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = ()) -> Parked | None:
-    """Decide whether a write must be parked instead of written; queue it if so.
-
-    Called by ``facts.remember`` with the store lock held, after it read the
-    head (``chain``: the key's versions, newest first) and before it writes.
-
-    Returns:
-        None: write as usual (trust ``user_stated``, or nothing to protect).
-        ``Parked(item id, new)``: queued (``new`` False: it already was).
-        ``Parked(None)``: nothing to write: a lower-trust write of the value
-        (normalized) that a ``user_stated`` current version already holds;
-        writing it would only lower the value's trust.
-    """
-    if trust == "user_stated":
-        return None
-    from objstore.memory.facts import current_of
-    cur = current_of(chain)
-    why = looks_like_instruction(body)
-    if why is not None:
-        qkind, note = "injection", f"reads like an instruction to a model ({why})"
-    elif cur is not None and cur.fact.trust == "user_stated":
-        if normalize_value(cur.fact.body) == normalize_value(body):
-            return Parked(None, False)
-        qkind, note = "challenge", f"{trust} write against the user_stated v{cur.fact.version}"
-    else:
-        return None
-    item = QueueItem(kind=qkind, key=key, body=body, fact_kind=kind, trust=trust, sensitivity=sensitivity,
-                     owner=owner, sources=tuple(sources), note=note, time=now_ms())
-    return enqueue(store, item, command="remember")
-
-
 def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | None = None,
             trust: str = "agent_observed", sensitivity: str = "private", owner: str = "",
             sources: tuple[str, ...] = (), other: str = "", note: str = "") -> Parked:
@@ -202,7 +83,6 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
         InvalidInput: bad kind, key or body.
         Refused: the value was rejected (or forgotten) for this key before.
     """
-    from objstore.memory.facts import DEFAULT_KIND, check_text, head
     if kind not in QUEUE_KINDS:
         raise InvalidInput(f"queue item kind must be one of {', '.join(QUEUE_KINDS)}, not {kind!r}")
     key = validate_key(key)
@@ -231,7 +111,6 @@ def flag_conflict(store: Store, key: str, other: str, *, owner: str = "user", no
     Raises NotFound (either key has no current value), InvalidInput (same
     key, or the two values are equal), Refused (rejected before).
     """
-    from objstore.memory.facts import current
     key, other = validate_key(key), validate_key(other)
     if key == other:
         raise InvalidInput("flag two different keys")
@@ -254,11 +133,7 @@ def items(store: Store) -> list[Item]:
 
 def count(store: Store) -> int:
     """Number of queued items (one directory listing; no object is read)."""
-    try:
-        return sum(1 for f in os.listdir(store.root / "refs" / NAMESPACE)
-                   if not f.startswith(".") and not f.endswith(".lock"))
-    except FileNotFoundError:
-        return 0
+    return store.refs.count(NAMESPACE)
 
 
 def resolve(store: Store, prefix: str) -> Item:
@@ -268,7 +143,7 @@ def resolve(store: Store, prefix: str) -> Item:
     already), AmbiguousId."""
     p = check_prefix(prefix)
     if is_full_id(p):
-        oid = store.refs.read(_ref(p))
+        oid = store.refs.read(item_ref(p))
         if oid is None:
             raise NotFound(f"no queued item {p[:12]}", hint="list the queue with: mem queue list")
         return Item(p, oid, store.get(oid, QueueItem))
@@ -283,9 +158,7 @@ def resolve(store: Store, prefix: str) -> Item:
 
 def close(store: Store, it: Item, command: str) -> None:
     """Remove a decided item from the queue (ref deleted, reflog entry ``command``)."""
-    ref = _ref(it.id)
-    store.refs.set_if_equals(ref, it.oid, None)
-    store.reflog.append(ref, it.oid, None, now_ms(), command)
+    store.update_ref(item_ref(it.id), it.oid, None, command)
 
 
 def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
@@ -299,7 +172,6 @@ def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
     Raises NotFound, AmbiguousId, InvalidInput (an empty edited body),
     StoreLocked; ``facts.remember``'s errors.
     """
-    from objstore.memory.facts import remember
     with store.lock("queue accept"):
         it = resolve(store, prefix)
         q = it.item
@@ -321,16 +193,13 @@ def reject(store: Store, prefix: str) -> Decision:
 
     Raises NotFound, AmbiguousId, StoreLocked.
     """
-    from objstore.memory.facts import tombstones_for
     with store.lock("queue reject"):
         it = resolve(store, prefix)
         q = it.item
         digest = value_digest(q.body)
         tid = None
         if not any(t.value_sha256 == digest for t in tombstones_for(store, q.key)):
-            tid = store.put(Tombstone(key=q.key, value_sha256=digest, time=now_ms(), reason="rejected"))
-            if store.refs.read(f"tombstones/{tid}") is None:
-                store.refs.set_if_equals(f"tombstones/{tid}", None, tid)
+            tid = put_tombstone(store, Tombstone(key=q.key, value_sha256=digest, time=now_ms(), reason="rejected"))
         close(store, it, "queue reject")
         return Decision(it, "rejected", q.body, tombstone=tid)
 
@@ -344,7 +213,6 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
     Returns the item ids removed.  Caller may hold the store lock (taken
     here, re-entrant).
     """
-    from objstore.core.ids import ZERO_ID
     norms = [normalize_value(n) for n in needles if normalize_value(n)]
     removed: list[str] = []
     with store.lock("forget"):
@@ -354,7 +222,7 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
             names |= {f for f in os.listdir(logdir) if is_full_id(f)}
         doomed: set[str] = set()
         for iid in sorted(names):
-            ref = _ref(iid)
+            ref = item_ref(iid)
             oids = {x for e in store.reflog.read(ref) for x in (e.old, e.new) if x}
             cur = store.refs.read(ref)
             if cur:
@@ -371,9 +239,10 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
             if not hit:
                 continue
             if cur:
-                store.refs.set_if_equals(ref, cur, None)
-            store.reflog.drop(ref)
-            doomed |= {o for o in oids if o != ZERO_ID}
+                store.update_ref(ref, cur, None, rewrite=True)  # the ref and its whole reflog go
+            else:
+                store.reflog.drop(ref)
+            doomed |= oids
             removed.append(iid)
         if doomed:
             store.delete_objects(doomed)
@@ -383,6 +252,5 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
 def current_version(store: Store, key: str):
     """The current :class:`objstore.memory.facts.Version` of ``key``, or None (no
     such key, or nothing current)."""
-    from objstore.memory.facts import current_of, walk
     h = store.refs.read(fact_ref(key))
     return current_of(list(walk(store, h))) if h else None

@@ -1,16 +1,23 @@
 """Bring the derived search index (and an interrupted forget) back in step
 after a crash, from the index journal (``journal.py``).
 
-Run with the store lock held: ``Store.lock`` calls :func:`recover` when it
-acquires the lock and finds the journal non-empty.  Every step is
-idempotent.
+Run with the store lock held: ``open_store`` (``objstore.memory.opening``)
+registers :func:`recover` as the store's recovery callback, which
+``Store.lock`` calls when it acquires the lock and finds the journal
+non-empty.  Every step is idempotent.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from objstore.core.reachability import reachable
 from objstore.core.refs import fact_ref, session_ref
+from objstore.core.store import Store
+from objstore.index.errors import SearchIndexError
+from objstore.memory.documents import current_fact_docs, iter_docs, turn_docs_in_shards
+from objstore.memory.facts import current_of, fact_doc, walk
+from objstore.memory.sessions import turn_doc, walk_turns
 
 
 @dataclass
@@ -24,17 +31,15 @@ class RecoveryReport:
     rebuilt: bool = False
 
 
-def recover(store) -> RecoveryReport:
+def recover(store: Store) -> RecoveryReport:
     """Replay the journal of ``store`` (caller holds the store lock).
 
     If the index itself is damaged, it is rebuilt from the objects; if even
     that fails, the journal is kept (so nothing is lost) and no error is
     raised, so writers keep working; searches then report the damage."""
-    from objstore.index.searchindex import SearchIndexError
     try:
         return _replay(store)
     except SearchIndexError:
-        from objstore.retrieval.search import iter_docs
         try:
             store.index.rebuild(iter_docs(store))
         except SearchIndexError:
@@ -45,19 +50,16 @@ def recover(store) -> RecoveryReport:
         return rep
 
 
-def _delete_unreachable(store, ids: set[str]) -> int:
+def _delete_unreachable(store: Store, ids: set[str]) -> int:
     """Delete the journalled objects that nothing reaches any more (a forget
     interrupted before it unlinked them keeps them: rerunning it finishes)."""
     if not ids:
         return 0
-    from objstore.core.reachability import reachable
     live = reachable(store)
     return store.delete_objects(ids - live)
 
 
-def _replay(store) -> RecoveryReport:
-    from objstore.memory.facts import current_of, fact_doc, list_keys, walk
-    from objstore.memory.sessions import turn_doc, walk_turns
+def _replay(store: Store) -> RecoveryReport:
     rep = RecoveryReport()
     j = store.journal.read()
     if not j:
@@ -70,12 +72,7 @@ def _replay(store) -> RecoveryReport:
         if store.refs.read(session_ref(sid)) is None:
             store.reflog.drop(session_ref(sid))
     if j.forgets:
-        survivors = []
-        for _k, head in list_keys(store):
-            cur = current_of(list(walk(store, head)))
-            if cur is not None:
-                survivors.append(fact_doc(cur.id, cur.fact))
-        store.index.purge("fact", survivors)
+        store.index.purge("fact", current_fact_docs(store))
         rep.forgets = len(j.forgets)
     elif j.facts:
         adds, deletes = [], []
@@ -89,9 +86,8 @@ def _replay(store) -> RecoveryReport:
         store.index.add(adds, delete_ids=deletes)
         rep.facts = len(j.facts)
     if j.turn_forgets:  # only the shards of the sessions named
-        from objstore.memory.forget import _turn_docs_in_shards
         shards = store.index.turn_shards(j.turn_forgets)
-        store.index.purge_turn_shards(shards, _turn_docs_in_shards(store, shards))
+        store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
         rep.forgets += len(j.turn_forgets)
     elif j.sessions:
         docs = []

@@ -42,6 +42,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.pack import PackSet
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
 
@@ -117,7 +118,6 @@ def _sound(frame: bytes) -> bool:
 
 
 def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
-    from objstore.core.pack import PackSet
     bad_loose = []
     for oid in list(store.objects):
         try:
@@ -250,8 +250,7 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None) -> N
     for ns, cls in (("tombstones", Tombstone), ("queue", QueueItem)):
         for name, oid in list(store.refs.iter(ns)):
             if not isinstance(_get(store, objs, oid, rep, fetch), cls):
-                store.refs.set_if_equals(name, oid, None)
-                store.reflog.drop(name)
+                store.update_ref(name, oid, None, rewrite=True)  # the ref and its reflog go
                 rep.lost.append(oid)
                 rep.dropped_refs.append(name)
 
@@ -319,10 +318,8 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             parent = store.put(kind.stub(label, num, parent, lost_id, like, now))
             rep.stubs += 1
     if parent is None:
-        store.refs.set_if_equals(name, head, None)
-        store.reflog.drop(name)
+        store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)
     elif parent != head:
-        store.refs.set_if_equals(name, head, parent)
-        store.reflog.append(name, head, parent, now, "fsck --repair")
+        store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
         rep.mended.append(name)

@@ -1,26 +1,39 @@
-"""Sessions: capture transcripts as chains of turn objects, list and read them.
+"""Sessions: chains of turn objects, the one turn appender, listing and reading.
 
 A session is a chain of :class:`Turn` objects linked by ``parent``;
-``refs/sessions/<id>`` points at the last one.  Capture is idempotent: each
-turn carries the id of its source record, and a record whose source is
-already in the session's chain is skipped, so importing the same transcript
-again adds nothing.
+``refs/sessions/<id>`` points at the last one.  Every turn is written by
+:class:`TurnAppender` (``mem import``, the hooks, evaluations), which applies
+the forget filter (``tombstones.CaptureFilter``: a forgotten session, record
+or text never comes back), redacts credentials (``objstore.core.redact``)
+and publishes in the store's order: objects (synced), the index journal,
+refs by compare-and-swap with their reflog entry, then the search index.
+Appending is idempotent: each turn carries the id of its source record, and
+a record whose source is already in the session's chain is skipped, so
+capturing the same transcript again adds nothing.
+
+Session state cache: ``<store>/cache/session-state/<h>.json`` (``h`` =
+SHA-256 of the session id, 32 hex) holds a session's head, next seq and
+source ids (never text), valid while the session ref still points at that
+head (else rebuilt by walking the new turns back to the cached head).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
-from objstore.core.errors import MemError
+from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
+from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Turn
+from objstore.core.pack import PackWriter
 from objstore.core.refs import session_ref, validate_session_id
-from objstore.core.store import Store, now_ms
-
-INDEX_BATCH = 20_000
-PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
+from objstore.core.store import Store, now_ms, syncfs
+from objstore.index.errors import SearchIndexError
+from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,36 +44,25 @@ class TurnVersion:
     turn: Turn
 
 
-@dataclass
-class ImportResult:
-    """Summary of an import (the JSON of ``mem import --json``)."""
+@dataclass(frozen=True, slots=True)
+class CapturedTurn:
+    """One conversation turn.  ``role`` is "user" | "assistant" | "tool"; ``text`` is never
+    empty; ``timestamp`` is integer ms since the Unix epoch (UTC), 0 if unknown; ``source``
+    ("cc:..."), stable across re-parses, identifies the source record(s).  ``alias``, for a
+    user prompt only, is the key under which a hook may have captured the same prompt
+    before the transcript held it (``objstore.capture.claude_code.prompt_alias``); "" otherwise.
 
-    files: int = 0
-    sessions: int = 0
-    sessions_new: int = 0
-    turns_added: int = 0
-    turns_seen: int = 0
-    lines: int = 0
-    lines_skipped: int = 0
-    records_ignored: int = 0
-    session_ids: list[str] = field(default_factory=list)
-    files_skipped: int = 0
-    files_unchanged: int = 0
-    turns_skipped: int = 0
-    turns_forgotten: int = 0
-    secrets_redacted: int = 0
-    errors: list[str] = field(default_factory=list)
-    index_error: str | None = None
-
-
-@dataclass
-class _SessionState:
-    ref: str
-    start_head: str | None
-    head: str | None
-    next_seq: int
-    sources: set[str]
-    initial: str | None = None
+    The input of :class:`TurnAppender`: the transcript readers
+    (``objstore.capture``) produce it, the appender stores it as a
+    :class:`Turn`."""
+    session: str
+    source: str
+    role: str
+    text: str
+    timestamp: int
+    cwd: str
+    project: str
+    alias: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,272 +82,22 @@ class SessionInfo:
 def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
     """Turns from ``oid`` back along parent links (newest first).
 
-    A damaged or missing *older* turn ends the walk there (noted in
-    ``store.damaged``; ``mem fsck --repair`` mends the chain).
-
-    Raises:
-        IntegrityError: the first turn (``oid`` itself) is missing or damaged."""
-    from objstore.core.errors import CorruptObject, IntegrityError, NotFound
-    seen = set()
-    first = True
-    while oid is not None and oid not in seen:
-        seen.add(oid)
-        try:
-            t = store.get(oid, Turn)
-        except (NotFound, CorruptObject) as e:
-            store.damaged.setdefault(oid, str(e))
-            if not first:
-                return
-            raise IntegrityError(f"turn {oid} is missing or damaged: {e}") from None
-        first = False
-        yield TurnVersion(oid, t)
-        oid = t.parent
+    A damaged or missing *older* turn ends the walk there
+    (``Store.walk_chain``).  Raises IntegrityError when the first turn
+    (``oid`` itself) is missing or damaged."""
+    for tid, t in store.walk_chain(oid, Turn, "turn"):
+        yield TurnVersion(tid, t)
 
 
 def turn_doc(oid: str, t: Turn):
     """The search-index document of a turn."""
-    from objstore.index.searchindex import IndexDoc
+    from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
     return IndexDoc(id=oid, kind="turn", ref=t.session, time=t.timestamp,
                     project=t.project, role=t.role, text=t.text, seq=t.seq)
 
 
-def _load_state(store: Store, sid: str) -> _SessionState:
-    ref = session_ref(sid)
-    head = store.refs.read(ref)
-    sources: set[str] = set()
-    n = 0
-    for tv in walk_turns(store, head):
-        sources.add(tv.turn.source)
-        n = max(n, tv.turn.seq + 1)
-    return _SessionState(ref, head, head, n, sources, head)
-
-
-#: harness name -> reader module (``discover(paths)``, ``parse_file(path, stats)``)
-HARNESSES = ("claude-code", "codex")
-
-
-def _reader(harness: str):
-    if harness == "claude-code":
-        from objstore.capture import claude_code
-        return claude_code
-    if harness == "codex":
-        from objstore.capture import codex
-        return codex
-    from objstore.core.errors import InvalidInput
-    raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
-
-
-def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.PathLike], *,
-                       progress: Callable[[int, int], None] | None = None,
-                       command: str | None = None, reread: bool = False) -> ImportResult:
-    """Import agent transcripts (files or trees such as ``~/.claude/projects``
-    or ``~/.codex/sessions``) as sessions of turns.
-
-    Streams each file (bounded memory: one line at a time plus the set of
-    source ids of the sessions it touches), writes new turns as objects,
-    syncs once per file, then publishes each session ref by compare-and-swap,
-    then indexes them.  A file that cannot be read (a dangling link, not a
-    regular file, an I/O error) is skipped and counted, never fatal; so is a
-    turn whose session id is not a valid ref name.
-
-    A file whose identity (:mod:`objstore.core.fileid`: stat and a digest of
-    its first and last bytes) is the one recorded when this store last read
-    it in full is not read again (counted in ``files_unchanged``), so an
-    import with nothing new reads no transcript body; ``reread`` reads every
-    file regardless (still idempotent).
-
-    Args:
-        harness: ``claude-code`` or ``codex``.
-        paths: files or directories; see the reader's ``discover``.
-        progress: called as ``progress(files_done, files_total)``.
-    Returns:
-        :class:`ImportResult`.
-    Raises:
-        FileNotFoundError for a path that does not exist; StoreLocked.
-    """
-    from objstore.core.errors import InvalidInput
-    reader = _reader(harness)
-    command = command or f"import {harness}"
-    files = list(reader.discover(paths))
-    from objstore.core.fileid import ReadLedger, identity
-    res = ImportResult()
-    stats = reader.ParseStats()
-    states: dict[str, _SessionState] = {}
-    # sessions seen -> "new" (no turn stored before this import); the states
-    # themselves are dropped after each publish so memory stays bounded
-    seen: dict[str, bool] = {}
-    grown: set[str] = set()  # sessions this import added turns to
-    pending_docs: list = []
-    bad_sessions: set[str] = set()
-    valid_sids: dict[str, str] = {}
-    with store.lock(command):
-        from objstore.memory.forget import capture_filter, redact_matches
-        from objstore.core.redact import redact as redact_secrets
-        flt = capture_filter(store)  # forgotten sessions, records and --match rules: never brought back
-        from objstore.capture.sync import import_filter
-        # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
-        wrap = import_filter(store, sources_of=lambda sid: states[sid].sources if sid in states else None)
-        ledger: set[str] = set()
-        writer = store.pack_writer()
-        unpublished: set[str] = set()
-        read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
-        read: list[tuple[str, list]] = []  # files read in full, marked once their turns are published
-        try:
-            for i, path in enumerate(files):
-                real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
-                try:
-                    if not path.is_file():
-                        raise OSError(f"not a regular file (or a dangling link): {path}")
-                    ident = identity(path)
-                    unchanged = not reread and read_ledger.unchanged(real, ident)
-                    res.files_unchanged += unchanged
-                    for ct in () if unchanged else wrap(reader.parse_file(path, stats)):
-                        res.turns_seen += 1
-                        try:
-                            sid = valid_sids.get(ct.session) or valid_sids.setdefault(
-                                ct.session, validate_session_id(ct.session))
-                        except InvalidInput:
-                            if ct.session not in bad_sessions:
-                                bad_sessions.add(ct.session)
-                                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; "
-                                                  "turns skipped")
-                            res.turns_skipped += 1
-                            continue
-                        if sid in flt.sessions:
-                            res.turns_forgotten += 1
-                            continue
-                        st = states.get(sid)
-                        if st is None:
-                            st = states[sid] = _load_state(store, sid)
-                            seen.setdefault(sid, st.initial is None)
-                        if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
-                            continue  # alias: the same prompt captured by the prompt hook
-                        text, forgotten = ct.text, 0
-                        if flt.forgets(ct.source, text) or (ct.alias and ct.alias in flt.sources):
-                            text, forgotten = "", now_ms()
-                            res.turns_forgotten += 1
-                        elif sid in flt.rules:
-                            text, n = redact_matches(text, flt.rules[sid])
-                            res.turns_forgotten += bool(n)
-                        if text:
-                            red = redact_secrets(text)  # credentials never reach disk
-                            if red.hits:
-                                text = red.text
-                                res.secrets_redacted += len(red.hits)
-                        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text,
-                                    timestamp=ct.timestamp, harness=harness, cwd=ct.cwd,
-                                    project=ct.project, source=ct.alias or ct.source, parent=st.head,
-                                    forgotten=forgotten)
-                        oid = writer.add(encode(turn))
-                        st.head, st.next_seq = oid, st.next_seq + 1
-                        st.sources.add(turn.source)
-                        unpublished.add(sid)
-                        grown.add(sid)
-                        if not forgotten:
-                            pending_docs.append(turn_doc(oid, turn))
-                        res.turns_added += 1
-                    if not unchanged:
-                        read.append((real, ident))
-                except OSError as e:
-                    res.files_skipped += 1
-                    res.errors.append(f"{path}: {e.strerror or e}")
-                ledger.add(real)
-                last = i == len(files) - 1
-                if last or writer.count >= PACK_ROLL or len(pending_docs) >= INDEX_BATCH:
-                    writer.finish()  # the pack and its index are durable before any ref names them
-                    _publish(store, states, unpublished, command)
-                    _flush_index(store, pending_docs, res)
-                    unpublished, pending_docs = set(), []
-                    if not last:  # published: a later file of one of them reloads its state from the store
-                        states.clear()
-                    for real, ident in read:  # their turns are stored and their refs published
-                        read_ledger.mark(real, ident)
-                    read_ledger.save()
-                    read = []
-                    if not last:
-                        writer = store.pack_writer()
-                if progress:
-                    progress(i + 1, len(files))
-        except BaseException:
-            writer.abort()
-            raise
-        finally:
-            record_sources(store, ledger)
-    res.files = len(files) - res.files_skipped
-    res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
-    res.session_ids = sorted(seen)
-    res.sessions = len(seen)
-    res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
-    return res
-
-
-def _ledger_salt(store: Store, harness: str) -> str:
-    """What a file's import depends on besides its bytes: the harness and the
-    capture configuration (exclusions, marker); a change re-reads every file."""
-    from blake3 import blake3
-    try:
-        cfg = (store.root / "config.toml").read_bytes()
-    except OSError:
-        cfg = b""
-    return f"{harness}:{blake3(cfg).hexdigest(length=16)}"
-
-
-def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:
-    """:func:`import_transcripts` for Claude Code."""
-    return import_transcripts(store, "claude-code", paths, **kw)
-
-
-def imported_sources(store: Store) -> list[str]:
-    """Transcript files this store has imported from (absolute paths), for
-    ``mem forget --scrub-sources``.  Kept in ``<store>/cache/imported-files``."""
-    try:
-        return sorted(set((store.root / "cache" / "imported-files").read_text("utf-8").splitlines()) - {""})
-    except FileNotFoundError:
-        return []
-
-
-def record_sources(store: Store, paths: set[str]) -> None:
-    """Add transcript paths to the ledger of imported files."""
-    new = paths - set(imported_sources(store))
-    if not new:
-        return
-    p = store.root / "cache" / "imported-files"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
-        f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
-
-
-def _publish(store: Store, states: dict, sids: set[str], command: str) -> None:
-    """Move the refs of ``sids`` to their new heads (journal first)."""
-    if not sids:
-        return
-    store.packs.reload()
-    t = now_ms()
-    store.journal.sessions([(sid, states[sid].start_head) for sid in sorted(sids)])
-    for sid in sorted(sids):
-        st = states[sid]
-        store.refs.set_if_equals(st.ref, st.start_head, st.head)
-        store.reflog.append(st.ref, st.start_head, st.head, t, command)
-        st.start_head = st.head
-
-
-def _flush_index(store: Store, docs: list, res: ImportResult) -> None:
-    """Index what was published; on an index failure keep the journal (the
-    next writer replays it) and report, since the turns are stored."""
-    from objstore.index.searchindex import SearchIndexError
-    if res.index_error:
-        return
-    try:
-        if docs:
-            store.index.add(docs)
-        store.journal.clear()
-    except SearchIndexError as e:
-        res.index_error = str(e)
-
-
 def list_sessions(store: Store) -> list[SessionInfo]:
     """Every session, oldest start first."""
-    from objstore.core.errors import IntegrityError
     out = []
     for name, oid in store.refs.iter("sessions"):
         try:
@@ -361,9 +113,13 @@ def list_sessions(store: Store) -> list[SessionInfo]:
     return out
 
 
+def count_sessions(store: Store) -> int:
+    """Number of sessions (one directory listing; no object is read)."""
+    return store.refs.count("sessions")
+
+
 def session_turns(store: Store, sid: str) -> list[TurnVersion]:
     """A session's turns in order (oldest first).  Raises NotFound."""
-    from objstore.core.errors import NotFound
     sid = validate_session_id(sid)
     head = store.refs.read(session_ref(sid))
     if head is None:
@@ -375,7 +131,6 @@ def resolve_session(store: Store, prefix: str) -> str | None:
     """A session id: an exact id, or an unambiguous prefix of >= 4 chars.
 
     Returns None when nothing matches; raises AmbiguousId when several do."""
-    from objstore.core.errors import AmbiguousId
     if not prefix or "/" in prefix:
         return None
     try:
@@ -390,3 +145,270 @@ def resolve_session(store: Store, prefix: str) -> str | None:
         shown = ", ".join(sorted(hits)[:10]) + (", …" if len(hits) > 10 else "")
         raise AmbiguousId(f"{prefix} matches {len(hits)} sessions: {shown}", hint="give more characters")
     return hits[0] if hits else None
+
+
+# --------------------------------------------------------------------------- session state
+
+@dataclass
+class SessionState:
+    """What a writer needs to append to a session: its ref, the head when
+    loaded (for compare-and-swap), the new head, the next seq, the set of
+    source ids already in the chain, and the head turn's role and source."""
+
+    sid: str
+    ref: str
+    start_head: str | None
+    head: str | None
+    next_seq: int
+    sources: set[str]
+    head_role: str = ""
+    head_source: str = ""
+
+
+def session_state_path(store: Store, sid: str) -> Path:
+    """The state cache file of ``sid`` (see the module doc)."""
+    h = hashlib.sha256(sid.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return store.root / "cache" / "session-state" / f"{h}.json"
+
+
+def load_session(store: Store, sid: str) -> SessionState:
+    """A session's :class:`SessionState`, from the cache when the ref still
+    points at the cached head; otherwise the turns added since the cached
+    head are walked (or the whole chain when the cache is missing or the
+    chain was rewritten).  Raises IntegrityError for a broken chain."""
+    ref = session_ref(sid)
+    head = store.refs.read(ref)
+    cached: dict | None = None
+    try:
+        cached = json.loads(session_state_path(store, sid).read_bytes())
+        if cached.get("sid") != sid:
+            cached = None
+    except (OSError, ValueError):
+        cached = None
+    if head is None:
+        if cached:
+            drop_session_cache(store, sid)      # the session was forgotten: nothing of it stays
+        return SessionState(sid, ref, None, None, 0, set())
+    if cached and cached.get("head") == head:
+        return SessionState(sid, ref, head, head, int(cached["seq"]), set(cached["sources"]),
+                            str(cached.get("head_role", "")), str(cached.get("head_source", "")))
+    stop = cached.get("head") if cached else None
+    sources: set[str] = set()
+    seq = 0
+    reached = False
+    top = None
+    for tv in walk_turns(store, head):
+        if tv.id == stop:
+            reached = True
+            break
+        top = top or tv.turn
+        sources.add(tv.turn.source)
+        seq = max(seq, tv.turn.seq + 1)
+    if reached and cached:
+        sources |= set(cached["sources"])
+        seq = max(seq, int(cached["seq"]))
+    st = SessionState(sid, ref, head, head, seq, sources, top.role if top else "", top.source if top else "")
+    save_session_state(store, st)
+    return st
+
+
+def save_session_state(store: Store, st: SessionState) -> None:
+    """Write the state cache of ``st`` (best effort: it is a cache)."""
+    if st.head is None:
+        return
+    data = json.dumps({"sid": st.sid, "head": st.head, "seq": st.next_seq, "head_role": st.head_role,
+                       "head_source": st.head_source, "sources": sorted(st.sources)},
+                      ensure_ascii=False).encode("utf-8", "surrogatepass")
+    try:
+        atomic_write(session_state_path(store, st.sid), data, durable=False)
+    except OSError:
+        pass  # a cache: the next load walks the chain
+
+
+def drop_session_cache(store: Store, sid: str) -> None:
+    """Delete the cached state of ``sid`` (a forgotten session keeps none)."""
+    try:
+        session_state_path(store, sid).unlink()
+    except FileNotFoundError:
+        pass
+
+
+# --------------------------------------------------------------------------- the turn appender
+
+class TurnAppender:
+    """The one writer of turns: ``mem import`` (``objstore.capture.importer``),
+    the hooks (``objstore.capture.sync``) and evaluations
+    (``objstore.retrieval.evaluate``) all append through it.  The caller
+    holds the store lock.
+
+    :meth:`add` writes one turn object, unless its session id is unusable,
+    its record (source or alias) is already in the session, or its session
+    was forgotten; a forgotten record is stored emptied, ``--match`` rules
+    are applied, credentials are redacted.  Objects go loose (the first 64
+    fsynced one by one, the rest synced once in :meth:`publish`) or, with
+    ``pack=True`` (bulk import, evaluations), into one pack.  :meth:`publish`
+    makes the objects durable, notes the sessions in the index journal, moves
+    each touched session ref by compare-and-swap with its reflog entry
+    (``Store.update_ref``), saves the state caches and indexes the new turns
+    (``index=False`` leaves that to the next writer through the journal).
+
+    Counters: ``written`` (objects), ``added`` (turns that are not
+    forgotten), ``forgotten`` (records of forgotten sessions skipped, and
+    records stored emptied), ``matches_redacted`` (turns a ``--match`` rule
+    changed), ``secrets_redacted`` (credentials replaced).
+    """
+
+    def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False) -> None:
+        from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+        self.store = store
+        self.command = command
+        self.harness = harness
+        self.pack = pack
+        self.states: dict[str, SessionState] = {}
+        self.dirty: set[str] = set()
+        self.docs: list = []
+        self.written = 0
+        self.added = 0
+        self.forgotten = 0
+        self.matches_redacted = 0
+        self.secrets_redacted = 0
+        self._flt: CaptureFilter | None = None
+        self._redact = redact
+        self._valid: dict[str, str | None] = {}
+        self._bulk = False
+        self._writer: PackWriter | None = None
+
+    @property
+    def pending(self) -> int:
+        """Objects written since the last :meth:`publish`."""
+        return self._writer.count if self._writer is not None else 0
+
+    def _put(self, frame: bytes) -> str:
+        if self.pack:
+            if self._writer is None:
+                self._writer = self.store.pack_writer()
+            return self._writer.add(frame)
+        # the first turns are fsynced one by one (cheap); past 64, the rest
+        # are written without fsync and the filesystem is synced once in publish
+        objs = self.store.objects
+        if self.written >= 64 and objs.durable and not self._bulk:
+            objs.durable, self._bulk = False, True
+        return objs.put(frame)
+
+    def close(self) -> None:
+        """Restore the store's per-object fsync and drop an unpublished pack
+        (after an error, too)."""
+        if self._bulk:
+            self.store.objects.durable, self._bulk = True, False
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None
+
+    def drop_states(self) -> None:
+        """Forget the in-memory state of the sessions (all published: call
+        after :meth:`publish`), so a long import keeps memory bounded; a later
+        turn of one of them reloads it (from the state cache)."""
+        self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
+
+    def filter(self) -> CaptureFilter:
+        """The store's :class:`CaptureFilter` (read once)."""
+        if self._flt is None:
+            self._flt = capture_filter(self.store)
+        return self._flt
+
+    def state(self, sid: str) -> SessionState:
+        """The (cached) state of a validated session id."""
+        st = self.states.get(sid)
+        if st is None:
+            st = self.states[sid] = load_session(self.store, sid)
+        return st
+
+    def valid_sid(self, sid: str) -> str | None:
+        """``sid`` validated and normalised, or None when it cannot be a ref name."""
+        if sid not in self._valid:
+            try:
+                self._valid[sid] = validate_session_id(sid)
+            except InvalidInput:
+                self._valid[sid] = None
+        return self._valid[sid]
+
+    def known(self, ct: CapturedTurn) -> bool:
+        """True when the turn (by source or alias) is already in its session."""
+        sid = self.valid_sid(ct.session)
+        if sid is None:
+            return True
+        srcs = self.state(sid).sources
+        return ct.source in srcs or bool(ct.alias and ct.alias in srcs)
+
+    def add(self, ct: CapturedTurn, *, harness: str | None = None) -> str | None:
+        """Write one turn unless its session or record is known or forgotten;
+        returns the new object id or None."""
+        sid = self.valid_sid(ct.session)
+        if sid is None:
+            return None
+        flt = self.filter()
+        if sid in flt.sessions:
+            self.forgotten += 1
+            return None
+        st = self.state(sid)
+        if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
+            return None
+        text, forgotten = ct.text, 0
+        if flt.forgets(ct.source, text) or (ct.alias and ct.alias in flt.sources):
+            text, forgotten = "", now_ms()      # kept as an emptied turn: it never comes back
+            self.forgotten += 1
+        elif sid in flt.rules:
+            text, n = redact_matches(text, flt.rules[sid])
+            self.matches_redacted += bool(n)
+        if text:
+            red = self._redact(text)  # credentials never reach disk
+            if red.hits:
+                text = red.text
+                self.secrets_redacted += len(red.hits)
+        source = ct.alias or ct.source
+        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
+                    harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
+                    parent=st.head, forgotten=forgotten)
+        oid = self._put(encode(turn))
+        self.written += 1
+        st.head, st.next_seq = oid, st.next_seq + 1
+        st.head_role, st.head_source = ct.role, source
+        st.sources.add(source)      # what the chain holds, so the cache equals a walk
+        self.dirty.add(sid)
+        if not forgotten:
+            self.docs.append(turn_doc(oid, turn))
+            self.added += 1
+        return oid
+
+    def publish(self, *, index: bool = True) -> str | None:
+        """Make written turns durable and visible; returns an index error
+        message (turns stored, index behind; the journal replays it) or None."""
+        store = self.store
+        if self._writer is not None:
+            self._writer.finish()  # the pack and its index are durable before any ref names them
+            self._writer = None
+            store.packs.reload()
+        if not self.dirty:
+            return None
+        if self._bulk:
+            syncfs(store.root)   # objects durable before any ref names them
+            self.store.objects.durable, self._bulk = True, False
+        t = now_ms()
+        moved = sorted(self.dirty)
+        store.journal.sessions([(sid, self.states[sid].start_head) for sid in moved])
+        for sid in moved:
+            st = self.states[sid]
+            store.update_ref(st.ref, st.start_head, st.head, self.command, time_ms=t)
+            st.start_head = st.head
+            save_session_state(store, st)
+        self.dirty.clear()
+        docs, self.docs = self.docs, []
+        if not index:
+            return None
+        try:
+            if docs:
+                store.index.add(docs)
+            store.journal.clear()
+        except SearchIndexError as e:
+            return str(e)
+        return None

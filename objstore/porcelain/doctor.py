@@ -27,7 +27,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.capture.importer import imported_sources
 from objstore.core.store import Store
+from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 
 LOCK_GRACE_S = 60
 
@@ -113,7 +115,6 @@ def _locks(root: Path, now: float) -> list[Finding]:
 
 
 def _hooks(settings: list[Path], command: str) -> list[Finding]:
-    from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
     out = []
     for path in settings:
         try:
@@ -171,7 +172,6 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
         remotes: ``(name, None or why it cannot be read)`` of each remote
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
     """
-    from objstore.memory.sessions import imported_sources
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _index(store) + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))

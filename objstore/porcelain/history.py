@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput, NotFound
-from objstore.core.objects import Turn
+from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, value_digest
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import Version, current_of, versions
+from objstore.memory.decay import restate
+from objstore.memory.facts import Version, current_of, remember, versions
 
 #: ref namespaces a REF argument may start with; anything else is a fact key
 REF_NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -265,7 +266,6 @@ class RevertResult:
 
 
 def _target(store: Store, spec: str) -> tuple[list[Version], Version]:
-    from objstore.core.objects import Fact
     if "@" in spec:
         key, _, n = spec.rpartition("@")
         n = n[1:] if n[:1] in ("v", "V") else n
@@ -305,9 +305,6 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         InvalidInput: a bad key or spec, or an id that is not a fact version.
         StoreLocked: the store lock was not obtained in time.
     """
-    from objstore.core.errors import Refused
-    from objstore.memory.decay import restate
-    from objstore.memory.facts import remember
     with store.lock(command):
         chain, target = _target(store, spec)
         key = target.fact.key
@@ -361,8 +358,6 @@ def unreject(store: Store, prefix: str, *, command: str = "revert queue reject")
 
     Raises NotFound (no rejected item with that id prefix), AmbiguousId,
     Refused (the item is queued again already)."""
-    from objstore.core.errors import AmbiguousId, Refused
-    from objstore.core.objects import QueueItem, Tombstone, value_digest
     hits = {}
     base = store.reflog.root / "refs" / "queue"
     for f in (base.iterdir() if base.is_dir() else []):
@@ -385,8 +380,7 @@ def unreject(store: Store, prefix: str, *, command: str = "revert queue reject")
         for name, tid in store.refs.iter("tombstones"):
             t = store.get(tid, Tombstone)
             if t.key == item.key and t.value_sha256 == digest and t.reason == "rejected":
-                store.refs.set_if_equals(name, tid, None)
+                store.update_ref(name, tid, None)  # tombstone refs keep no reflog
                 dropped = tid
-        store.refs.set_if_equals(ref, None, oid)
-        store.reflog.append(ref, None, oid, now_ms(), command)
+        store.update_ref(ref, None, oid, command)
     return Unrejected(iid, item.key, dropped)

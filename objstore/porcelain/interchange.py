@@ -34,12 +34,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from objstore.core.atomic import atomic_write
+from objstore.core.codec import object_id
 from objstore.core.errors import InvalidInput, MemError
-from objstore.core.objects import TYPE_NAMES, QueueItem, Tombstone
+from objstore.core.objects import QueueItem, TYPE_NAMES, Tombstone
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import current_of, walk
 from objstore.memory.sessions import walk_turns
+from objstore.retrieval.search import reindex
 
 FORMAT = "mem-export/1"
 _BYTES_FIELDS = {"value_sha256"}
@@ -190,7 +192,6 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             ``keep_existing``).
         StoreLocked: the store lock was not obtained in time.
     """
-    from objstore.core.codec import object_id
     res = ImportResult()
     refs: list[tuple[str, str]] = []
     header_seen = False
@@ -251,11 +252,9 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 res.refs_kept += 1
                 res.conflicts.append(name)
                 continue
-            store.refs.set_if_equals(name, None, oid)
-            store.reflog.append(name, None, oid, now, command)
+            store.update_ref(name, None, oid, command, time_ms=now)
             res.refs += 1
     if res.refs:
-        from objstore.retrieval.search import reindex
         reindex(store)
     return res
 

@@ -25,9 +25,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.capture.scrub import find
+from objstore.core.codec import decode
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Turn, normalize_value
 from objstore.core.store import Store
+from objstore.memory.forget import scan_store
+from objstore.retrieval.search import search
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,6 @@ class ScanHit:
 
 
 def _object_hits(store: Store, norm: str) -> list[ScanHit]:
-    from objstore.core.codec import decode
     hits = []
     for oid in sorted(set(store.objects) | set(store.packs)):
         try:
@@ -86,13 +89,11 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     if not norm:
         raise InvalidInput("nothing to scan for: the text is blank")
     hits = _object_hits(store, norm)
-    from objstore.memory.forget import scan_store
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     for rel in scan_store(store.root, needles):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
     if index:
-        from objstore.retrieval.search import search
         try:
             for h in search(store, text, limit=50):
                 if norm in normalize_value(h.snippet or ""):
@@ -100,7 +101,6 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         except MemError as e:
             hits.append(ScanHit("index", "(not searchable)", str(e)))
     if transcripts:
-        from objstore.capture.scrub import find
         for th in find([str(p) for p in transcripts], text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
     for place, name, data in blobs:

@@ -22,6 +22,8 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, NotFound
 from objstore.core.store import Store
+from objstore.remote.layout import check_identity
+from objstore.remote.transport import parse_url
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -81,7 +83,6 @@ def get_remote(store: Store, name: str | None) -> RemoteSpec:
 def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None, encrypt: bool = True) -> RemoteSpec:
     """Record a remote (nothing is contacted).  Raises InvalidInput (bad or
     taken name, bad URL)."""
-    from objstore.remote.transport import parse_url
     if not NAME_RE.match(name or ""):
         raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
     u = parse_url(url)
@@ -113,7 +114,6 @@ def key_path(store: Store) -> Path:
 
 def read_key(store: Store) -> str | None:
     """The sync identity (``AGE-SECRET-KEY-1…``), or None."""
-    from objstore.remote.layout import check_identity
     try:
         return check_identity(key_path(store).read_text("utf-8"))
     except FileNotFoundError:
@@ -124,8 +124,7 @@ def write_key(store: Store, identity: str) -> None:
     """Store ``identity`` as the sync key (mode 0600).  A store has one sync
     key: replacing a different one would lock it out of its remotes.
     Raises InvalidInput (not a key, or another key is already set)."""
-    from objstore.remote.layout import check_identity
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     ident = check_identity(identity)
     old = read_key(store)
     if old is not None and old != ident:
@@ -139,7 +138,7 @@ def ensure_key(store: Store) -> str:
     """The sync key, created on first use."""
     k = read_key(store)
     if k is None:
-        from objstore.vault import age
+        from objstore.vault import age  # deferred: imports cryptography
         k, _r = age.generate_x25519()
         write_key(store, k)
     return k
@@ -150,7 +149,7 @@ def export_key(store: Store) -> str:
     k = read_key(store)
     if k is None:
         raise NotFound("this store has no sync key yet", hint="it is created by the first push to an encrypted remote")
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     return age.format_identity_file(k)
 
 

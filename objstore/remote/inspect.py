@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from objstore.core.errors import MemError
+from objstore.core.pack import Pack
 from objstore.core.store import Store
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import unbundle
@@ -25,7 +26,6 @@ def remote_plaintexts(store: Store, spec: RemoteSpec, env: Mapping[str, str] | N
     """``(name, plaintext)`` of every object of remote ``spec``: each blob
     opened with the sync key, and each entry of a pack (its frame).  Raises
     RemoteUnavailable, WrongKey (MemErrors) when the remote cannot be read."""
-    from objstore.core.pack import Pack
     r = connect(store, spec, env, create=False)
     if r.desc is None:
         return

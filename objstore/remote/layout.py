@@ -164,14 +164,14 @@ class Sealer:
         """The stored form of ``data``."""
         if self.recipient is None:
             return data
-        from objstore.vault import age
+        from objstore.vault import age  # deferred: imports cryptography
         return age.encrypt(data, [self.recipient])
 
     def open(self, stored: bytes, what: str) -> bytes:
         """The plaintext of a stored blob.  Raises WrongKey, CorruptObject."""
         if self.recipient is None:
             return stored
-        from objstore.vault import age
+        from objstore.vault import age  # deferred: imports cryptography
         if not self.identity:
             raise WrongKey("the remote is encrypted and this store has no sync key",
                            hint="mem remote add NAME URL --key FILE (the key from 'mem remote key export')")
@@ -187,7 +187,7 @@ class Sealer:
 def check_identity(identity: str) -> str:
     """Validate a sync key (an ``AGE-SECRET-KEY-1…`` line or an age-keygen
     file's text) and return the identity.  Raises InvalidInput."""
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     try:
         ids = age.parse_identity_file(identity)
     except age.AgeError as e:

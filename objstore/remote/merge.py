@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import blake3
 import cbor2
 
+from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 
 
@@ -141,7 +142,6 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     may be empty) under the module's rule.  ``kind`` is ``fact`` or
     ``turn``.  Writes nothing: the caller stores ``Outcome.new_objects``.
     """
-    from objstore.core.codec import encode
     p = _common_prefix(local, remote)
     ff = len(local) == p or len(remote) == p
     if len(local) == p:

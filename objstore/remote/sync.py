@@ -30,15 +30,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.core.atomic import fsync_dir
 from objstore.core.codec import decode
-from objstore.core.errors import IntegrityError, InvalidInput, NotFound, RefConflict, RemoteUnavailable, WrongKey
+from objstore.core.errors import (CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict,
+                                  RemoteUnavailable, WrongKey)
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
+from objstore.core.pack import Pack, PackWriter
 from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store, now_ms
+from objstore.memory import queue
+from objstore.memory.forget import scrub_derived
+from objstore.memory.opening import open_store
+from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
-from objstore.remote.layout import (DESCRIPTOR, MANIFEST, REMOTE_FORMAT, Descriptor, Manifest, Sealer, Snapshot,
-                                    bundle, content_name, unbundle)
+from objstore.remote.layout import (DESCRIPTOR, Descriptor, MANIFEST, Manifest, REMOTE_FORMAT, Sealer,
+                                    Snapshot, bundle, check_identity, content_name, unbundle)
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.transport import Transport, open_transport
 
@@ -105,7 +112,6 @@ class _Remote:
 def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool) -> _Remote:
     """Open remote ``spec`` (transport, descriptor, sealer); ``create`` makes
     an empty one.  Raises RemoteUnavailable, WrongKey, UnsupportedVersion."""
-    from objstore.remote.layout import check_identity  # noqa: F401
     t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
@@ -114,7 +120,7 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
         if not create:
             return _Remote(t, None, None)
         if spec.encrypt:
-            from objstore.vault import age
+            from objstore.vault import age  # deferred: imports cryptography
             desc = Descriptor(REMOTE_FORMAT, "age-x25519", age.recipient_of(rconfig.ensure_key(store)))
         else:
             desc = Descriptor(REMOTE_FORMAT, "none", "")
@@ -127,7 +133,7 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
         raise WrongKey(f"the remote {spec.name} is encrypted and this store has no sync key",
                        hint="get it on the first machine with 'mem remote key export -o FILE', then "
                             "'mem remote key import FILE' here (or clone with --key FILE)")
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     if age.recipient_of(ident) != desc.recipient:
         raise WrongKey(f"the remote {spec.name} is encrypted to another sync key than this store's",
                        hint="import the key of the store that created it: mem remote key import FILE")
@@ -168,7 +174,6 @@ def _download_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res
     """Download the remote packs this store lacks into a scratch directory,
     each checked against its name, decrypted and every entry re-hashed
     (no lock held: nothing of the store changes)."""
-    from objstore.core.pack import Pack
     cache = {k: v for k, v in rconfig.load_ids(store, spec.name).items() if k in m.packs}
     tmp = store.root / "tmp" / f"remote-{os.getpid()}-{os.urandom(3).hex()}"
     prep = _Prepared(tmp, cache)
@@ -219,7 +224,6 @@ def _install(store: Store, prep: _Prepared, spec: RemoteSpec) -> dict[str, bytes
     the same hold): objects a local tombstone forgets are journalled for
     deletion first, then ``.pack`` and ``.idx`` (last: it marks the pack
     complete) move in.  Returns the updated pack-ids cache."""
-    from objstore.core.atomic import fsync_dir
     cache = prep.cache
     if not prep.packs:
         return cache
@@ -336,8 +340,6 @@ def _merge(store: Store, m: Manifest, res: SyncResult, command: str,
            remote: _RemoteObjects | None = None) -> _MergeReport:
     """Merge the manifest's refs into the store (caller holds the lock)."""
     remote = remote or _RemoteObjects(None, {})
-    from objstore.memory.forget import scrub_derived
-    from objstore.memory.recovery import recover
     rep = _MergeReport()
     now = now_ms()
     local = _local_refs(store)
@@ -345,7 +347,7 @@ def _merge(store: Store, m: Manifest, res: SyncResult, command: str,
     for name, oid in sorted(m.refs.items()):
         if name.startswith("tombstones/") and name not in local:
             store.get(oid, Tombstone)  # present and sound before it is named
-            store.refs.set_if_equals(name, None, oid)
+            store.update_ref(name, None, oid)
             res.refs_updated.append(name)
     fidx = _forget_index(store)
     local = _local_refs(store)
@@ -397,13 +399,10 @@ def _merge(store: Store, m: Manifest, res: SyncResult, command: str,
     if journal:
         store.journal.append(journal)
     for name, old, new, rewritten in moves:
-        store.refs.set_if_equals(name, old, new)
-        if rewritten or new is None:
-            store.reflog.drop(name)   # it names replaced ids (fingerprints of forgotten text)
-            if new is not None:
-                store.reflog.append(name, None, new, now, f"{command}: history rewritten")
+        if rewritten or new is None:  # the old reflog names replaced ids (fingerprints of forgotten text)
+            store.update_ref(name, old, new, f"{command}: history rewritten", time_ms=now, rewrite=True)
         else:
-            store.reflog.append(name, old, new, now, command)
+            store.update_ref(name, old, new, command, time_ms=now)
         res.refs_updated.append(name)
     # 2. review queue: the union, minus what was decided anywhere or forgotten
     done = set(m.done) | _decided_items(store)
@@ -417,27 +416,23 @@ def _merge(store: Store, m: Manifest, res: SyncResult, command: str,
         if fidx.queue_item_forgotten(q):
             rep.remote_rewritten = True
             continue
-        store.refs.set_if_equals(name, None, oid)
-        store.reflog.append(name, None, oid, now, f"{command}: queued elsewhere")
+        store.update_ref(name, None, oid, f"{command}: queued elsewhere", time_ms=now)
         res.refs_updated.append(name)
     for name in list(local):
         if name.startswith("queue/") and name[len("queue/"):] in set(m.done):
-            store.refs.set_if_equals(name, local[name], None)
-            store.reflog.append(name, local[name], None, now, f"{command}: decided elsewhere")
+            store.update_ref(name, local[name], None, f"{command}: decided elsewhere", time_ms=now)
     for q in parked:
         ref = f"queue/{q.item_id}"
         if q.item_id in done or store.refs.read(ref) is not None:
             continue
         oid = store.put(q)
-        store.refs.set_if_equals(ref, None, oid)
-        store.reflog.append(ref, None, oid, now, f"{command}: challenge from another machine")
+        store.update_ref(ref, None, oid, f"{command}: challenge from another machine", time_ms=now)
         res.queued.append(q.item_id)
     # 3. index, and the objects a tombstone forgets (the journal replay does both)
     if journal or not store.journal.is_empty():
         recover(store)
     if emptied:
         res.forgotten += len(emptied)
-        from objstore.memory import queue
         queue.drop(store, needles=[e for e in emptied if e.strip()])
         scrub_derived(store, emptied)
     return rep
@@ -515,7 +510,6 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     Raises as :func:`pull`, and RefConflict when another machine won the
     compare-and-swap ``MAX_ATTEMPTS`` times in a row.
     """
-    from objstore.core.pack import Pack, PackWriter
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
@@ -637,7 +631,6 @@ def _verified_entry(store: Store, oid: str) -> tuple[bytes, bytes]:
 
     import blake3
 
-    from objstore.core.errors import CorruptObject
     try:
         z = store.objects.path(oid).read_bytes()   # a loose file is the zlib stream of its frame
     except FileNotFoundError:
@@ -682,7 +675,7 @@ def clone(root: str | os.PathLike, url: str, *, name: str = "origin", endpoint: 
     """
     root = Path(root).expanduser()
     existed = root.exists()
-    store = Store.init(root, lock_timeout=lock_timeout)
+    store = open_store(root, create=True, lock_timeout=lock_timeout)
     try:
         if key:
             rconfig.write_key(store, key)
@@ -772,7 +765,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
     snapshot), and as :func:`clone`."""
     root = Path(root).expanduser()
     existed = root.exists()
-    store = Store.init(root)
+    store = open_store(root, create=True)
     try:
         if any(True for ns in SYNCED for _ in store.refs.iter(ns)):
             raise InvalidInput(f"{root} is not empty: restore rebuilds an empty store",

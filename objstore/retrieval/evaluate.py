@@ -71,7 +71,13 @@ from pathlib import Path
 
 from objstore.core.errors import InvalidInput
 from objstore.core.objects import Turn
+from objstore.core.refs import validate_key
 from objstore.core.store import Store
+from objstore.memory.facts import fact_doc, remember, versions
+from objstore.memory.opening import open_store
+from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.retrieval.context import GateConfig, inject_for_prompt, render_context
+from objstore.retrieval.recall import RecallOptions, recall
 
 _EVID_RE = re.compile(r"D:?(\d+):0*(\d+)")
 _SESSION_KEY_RE = re.compile(r"session_(\d+)\Z")
@@ -109,33 +115,21 @@ def parse_when(value, what: str) -> int:
 
 
 def write_sessions(store: Store, sessions: Iterable[tuple[str, list[Turn]]]) -> int:
-    """Store whole sessions of turns built by the caller (``parent`` and
-    ``seq`` are set here, in list order) in one pack, publish their refs and
-    index them.  For evaluation stores: a session must not exist yet.
-    Returns the number of turns."""
-    from objstore.core.codec import encode
-    from objstore.core.refs import session_ref, validate_session_id
-    from objstore.memory.sessions import turn_doc
-    n = 0
-    docs = []
-    heads: list[tuple[str, str]] = []
+    """Store whole sessions of turns built by the caller (``seq`` and
+    ``parent`` are set here, in list order) with the one turn appender (in
+    pack mode: one pack), publish their refs and index them.  For evaluation
+    stores: a session must not exist yet.  Returns the number of turns."""
     with store.lock("eval"):
-        with store.pack_writer() as w:
+        app = TurnAppender(store, command="eval", pack=True)
+        try:
             for sid, turns in sessions:
-                sid = validate_session_id(sid)
-                parent = None
-                for seq, t in enumerate(turns):
-                    t = replace(t, session=sid, seq=seq, parent=parent)
-                    parent = w.add(encode(t))
-                    docs.append(turn_doc(parent, t))
-                    n += 1
-                if parent is not None:
-                    heads.append((sid, parent))
-        store.packs.reload()
-        for sid, head in heads:
-            store.refs.set_if_equals(session_ref(sid), None, head)
-        store.index.add(docs)
-    return n
+                for t in turns:
+                    app.add(CapturedTurn(sid, t.source, t.role, t.text, t.timestamp, t.cwd, t.project),
+                            harness=t.harness)
+            app.publish()
+        finally:
+            app.close()
+    return app.written
 
 
 def _fraction(a: float, b: float) -> float:
@@ -166,7 +160,6 @@ class LocomoConfig:
 
 def locomo_steps() -> list[LocomoConfig]:
     """The pipeline built up one step at a time; the last is the default."""
-    from objstore.retrieval.recall import RecallOptions
     plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
                           supersede=False)
     return [
@@ -328,8 +321,6 @@ def eval_locomo(path: str | Path, workdir: str | Path, *, steps: bool = True,
     """
     import time
 
-    from objstore.retrieval.recall import recall
-    from objstore.index.searchindex import SearchIndex
     samples = _locomo_samples(load_json(path))[:limit_conversations]
     configs = locomo_steps() if steps else locomo_steps()[-1:]
     golds = [(s, locomo_gold(s)) for s in samples]
@@ -343,8 +334,8 @@ def eval_locomo(path: str | Path, workdir: str | Path, *, steps: bool = True,
         for cfg in configs:
             sk = (cfg.analyzer, cfg.speaker, cfg.caption)
             if sk not in stores:
-                st = Store.init(work / f"store-{len(stores)}")
-                st._index = SearchIndex(st.root / "index", analyzer=cfg.analyzer)  # this format for the step
+                st = open_store(work / f"store-{len(stores)}", create=True,
+                                analyzer=cfg.analyzer)  # this index format for the step
                 nturns = 0
                 for s in samples:
                     nturns += write_sessions(st, _locomo_sessions(s, cfg.speaker, cfg.caption))
@@ -421,7 +412,6 @@ class SupersessionReport:
 
 
 def _supersession_keys(data) -> list[dict]:
-    from objstore.core.refs import validate_key
     if not isinstance(data, dict) or not isinstance(data.get("keys"), list) or not data["keys"]:
         raise InvalidInput("not a supersession scenario file: want {\"keys\": [...]}")
     out = []
@@ -448,15 +438,13 @@ def _supersession_keys(data) -> list[dict]:
 def eval_supersession(path: str | Path, workdir: str | Path) -> SupersessionReport:
     """Run the supersession scenario file ``path`` (module docstring) in a
     new store under ``workdir``.  Raises FileNotFoundError, InvalidInput."""
-    from objstore.memory.facts import fact_doc, remember, versions
-    from objstore.retrieval.recall import recall
-    from objstore.index.searchindex import IndexDoc, SearchIndex
+    from objstore.index.searchindex import IndexDoc, SearchIndex  # deferred: tantivy
     keys = _supersession_keys(load_json(path))
     work = Path(workdir)
     rule, sim = ModeScores(), ModeScores()
     rep = SupersessionReport(len(keys), sum(len(k["writes"]) for k in keys), 0,
                              sum(len(k["questions"]) for k in keys), rule, sim)
-    with Store.init(work / "store") as store:
+    with open_store(work / "store", create=True) as store:
         for k in keys:
             latest = None
             for value, valid_from in k["writes"]:
@@ -561,9 +549,6 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
     ``context.inject_for_prompt`` with ``config`` (default: the default
     gate), each prompt in a new session, in a new store under ``workdir``.
     Raises FileNotFoundError, InvalidInput."""
-    from objstore.retrieval.context import GateConfig, inject_for_prompt
-    from objstore.memory.facts import remember
-    from objstore.core.refs import validate_key
     data = load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("facts"), list) \
             or not isinstance(data.get("prompts"), list):
@@ -572,7 +557,7 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
     config = config or GateConfig()
     turns_in = data.get("turns") or []
     rep = InjectionReport(len(data["prompts"]), 0, len(data["facts"]), len(turns_in))
-    with Store.init(Path(workdir) / "store") as store:
+    with open_store(Path(workdir) / "store", create=True) as store:
         for i, f in enumerate(data["facts"]):
             if not isinstance(f, dict) or not isinstance(f.get("value"), str):
                 raise InvalidInput(f"facts[{i}]: want {{\"key\": ..., \"value\": ...}}")
@@ -588,7 +573,6 @@ def eval_injection(path: str | Path, workdir: str | Path, *, config=None) -> Inj
                      project=str(t.get("project", project)), source=f"eval:{i}", parent=None))
         if sessions:
             write_sessions(store, sessions.items())
-        from objstore.retrieval.context import render_context
         rep.session_tokens = render_context(store, (project,) if project else ()).tokens
         for i, p in enumerate(data["prompts"]):
             if not isinstance(p, dict) or not isinstance(p.get("prompt"), str):
@@ -708,7 +692,6 @@ def eval_knowledge_update(path: str | Path, workdir: str | Path, *, limit: int =
     """
     import time as _time
 
-    from objstore.retrieval.recall import recall
     sessions, questions = _ku_scenario(load_json(path))
     start = {s["id"]: parse_when(s.get("time", 0), f"session {s['id']}.time") for s in sessions}
     built = []
@@ -718,7 +701,7 @@ def eval_knowledge_update(path: str | Path, workdir: str | Path, *, limit: int =
                                      timestamp=t0 + i * 60_000, harness="eval", cwd="",
                                      project=str(s.get("project") or ""), source=f"{s['id']}:{i}", parent=None)
                                 for i, t in enumerate(s["turns"])]))
-    with Store.init(Path(workdir) / "store") as store:
+    with open_store(Path(workdir) / "store", create=True) as store:
         nturns = write_sessions(store, built)
         rep = KnowledgeUpdateReport(len(sessions), nturns, len(questions))
         t_start = _time.perf_counter()

@@ -64,9 +64,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
-from objstore.memory.facts import current_of, walk
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
+from objstore.memory.facts import current_of, walk
+from objstore.memory.scope import applies, key_project
+from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
+                                         wants_current)
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
 WHAT = {"all": ("fact", "history", "turn"), "facts": ("fact", "history"), "turns": ("turn",)}
@@ -357,7 +360,6 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     res = RecallResult(queries=qs, projects=proj, as_of=as_of)
     by_text: dict[bytes, int] = {}
     query_text = " ".join(qs)
-    from objstore.retrieval.timeline import wants_current
     pool = max(limit, opts.pool) if opts.supersede and wants_current(qs) else limit
     got_hits: list[RecallHit] = []
     extra: list[_Extra] = []
@@ -390,7 +392,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
 
 def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
     """A turn hit (holding its whole text until now) with the passage shown."""
-    from objstore.index.searchindex import make_snippet
+    from objstore.index.searchindex import make_snippet  # deferred: tantivy
     if h.kind != "turn" or not opts.snippet:
         return h
     later = h.updated_later
@@ -422,7 +424,7 @@ def without_scope_words(query: str, projects: Sequence[str] | None) -> str:
     is returned whole when nothing else would be left."""
     if not projects:
         return query
-    from objstore.index.searchindex import tokenize
+    from objstore.index.searchindex import tokenize  # deferred: tantivy
     names = {t for p in projects for t in tokenize(p)}
     kept = [w for w in query.split() if not (toks := tokenize(w)) or not set(toks) <= names]
     return " ".join(kept) if any(tokenize(w) for w in kept) else query
@@ -439,7 +441,7 @@ def question_terms(queries: Sequence[str]) -> tuple[set[str], set[str]]:
     """``(stems, words)`` of the content words of the phrasings: stemmed
     terms as the index holds them, and the normalized words themselves
     (stop words dropped, unless nothing else is left)."""
-    from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize
+    from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize  # deferred: tantivy
     words: list[str] = []
     for q in queries:
         words += tokenize(q)
@@ -454,7 +456,7 @@ _STOP: list = []
 def _stop_stems() -> frozenset[str]:
     """The stems of the query stop words (computed once)."""
     if not _STOP:
-        from objstore.index.searchindex import QUERY_STOPWORDS, index_terms
+        from objstore.index.searchindex import QUERY_STOPWORDS, index_terms  # deferred: tantivy
         _STOP.append(frozenset(index_terms(" ".join(sorted(QUERY_STOPWORDS)))) | QUERY_STOPWORDS)
     return _STOP[0]
 
@@ -462,8 +464,7 @@ def _stop_stems() -> frozenset[str]:
 def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence[str],
                    opts: RecallOptions) -> list[RecallHit]:
     """Apply the supersession rule of ``timeline`` to the materialised hits."""
-    from objstore.index.searchindex import index_terms
-    from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, order_by_time, values_of
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
     stems, words = question_terms(queries)
     stop = _stop_stems()
     subject = words | stems
@@ -502,7 +503,6 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                  opts: RecallOptions, as_of: int | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
-    from objstore.memory.scope import applies, key_project
     try:
         if c.kind == "fact":
             head = store.refs.read("facts/" + c.ref)

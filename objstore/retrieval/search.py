@@ -8,14 +8,14 @@ current one (never the old value), and a hit whose object is gone is dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.memory.facts import current_of, fact_doc, list_keys, walk
 from objstore.core.objects import Fact, Turn
-from objstore.memory.sessions import turn_doc, walk_turns
 from objstore.core.store import Store
+from objstore.memory.documents import iter_docs
+from objstore.memory.facts import current_of, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ class SearchResult:
 
 def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn")) -> list[SearchResult]:
     """BM25 search.  The query is never parsed as query syntax."""
-    from objstore.index.searchindex import make_snippet
+    from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
     store.try_recover()  # a crashed writer left the index behind: catch up if we can
     out: list[SearchResult] = []
     seen: set[str] = set()
@@ -73,24 +73,6 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out
-
-
-def iter_docs(store: Store) -> Iterator:
-    """Every document the index should hold: current fact versions, the
-    other fact versions (kind ``history``), all turns."""
-    from objstore.memory.facts import history_doc
-    for _key, head in list_keys(store):
-        chain = list(walk(store, head))
-        cur = current_of(chain)
-        if cur is not None:
-            yield fact_doc(cur.id, cur.fact)
-        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
-            if (cur is None or v.id != cur.id) and not getattr(v.fact, "forgotten", 0) and v.fact.body:
-                yield history_doc(v.id, v.fact)
-    for _name, head in store.refs.iter("sessions"):
-        for tv in walk_turns(store, head):
-            if not tv.turn.forgotten:
-                yield turn_doc(tv.id, tv.turn)
 
 
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:

@@ -134,7 +134,7 @@ def _initial_name(v: str, lower_words: set[str] | None) -> bool:
     ("Priya owns the rotation"): never written in lower case in the texts
     compared, not a stop word, not shaped like a verb or adverb (-ed,
     -ing, -ly)."""
-    from objstore.index.analysis import QUERY_STOPWORDS
+    from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
     return (lower_words is not None and v not in lower_words and v not in QUERY_STOPWORDS
             and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha())
 

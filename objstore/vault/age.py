@@ -17,7 +17,7 @@ scrypt, ML-KEM-768, SHAKE256, SHA3-256) comes from ``cryptography``; this
 module only composes them as the specifications define, plus Bech32 (BIP-173)
 and the HPKE key schedule (RFC 9180), which are encodings/compositions rather
 than primitives.  Conformance is checked against the C2SP CCTV age test
-vectors and the ``age`` reference binary (``tests/objstore/test_age.py``).
+vectors and the ``age`` reference binary (``tests/vault/test_age.py``).
 
 Public API (all strings are ASCII key strings as ``age-keygen`` prints them)::
 
@@ -276,12 +276,12 @@ def _x25519(priv: X25519PrivateKey, pub: bytes) -> bytes:
 
 
 @dataclass(frozen=True)
-class _Stanza:
+class Stanza:
     args: tuple[str, ...]   # args[0] is the stanza type
     body: bytes
 
 
-def _check_body(stanza: _Stanza) -> None:
+def _check_body(stanza: Stanza) -> None:
     # Checked before any decryption, to rule out partitioning oracles.
     if len(stanza.body) != _FILE_KEY_SIZE + _TAG:
         raise AgeFormatError(f"{stanza.args[0]} stanza body is not {_FILE_KEY_SIZE + _TAG} bytes")
@@ -293,13 +293,13 @@ class _X25519Recipient:
     def __init__(self, public: bytes) -> None:
         self.public = public
 
-    def wrap(self, file_key: bytes) -> _Stanza:
+    def wrap(self, file_key: bytes) -> Stanza:
         eph = X25519PrivateKey.generate()
         share = eph.public_key().public_bytes_raw()
         secret = _x25519(eph, self.public)
         key = _hkdf(secret, share + self.public, _X25519_INFO)
         body = ChaCha20Poly1305(key).encrypt(_ZERO_NONCE, file_key, None)
-        return _Stanza(("X25519", _b64encode(share).decode()), body)
+        return Stanza(("X25519", _b64encode(share).decode()), body)
 
 
 class _X25519Identity:
@@ -310,7 +310,7 @@ class _X25519Identity:
     def recipient(self) -> str:
         return bech32_encode(_HRP_X25519_RCPT, self.public)
 
-    def unwrap(self, stanzas: list[_Stanza]) -> bytes | None:
+    def unwrap(self, stanzas: list[Stanza]) -> bytes | None:
         for s in stanzas:
             if s.args[0] != "X25519":
                 continue
@@ -334,7 +334,7 @@ class _ScryptIdentity:
         self._passphrase = passphrase
         self._max = max_work_factor
 
-    def unwrap(self, stanzas: list[_Stanza]) -> bytes | None:
+    def unwrap(self, stanzas: list[Stanza]) -> bytes | None:
         for s in stanzas:
             if s.args[0] != "scrypt":
                 continue
@@ -361,11 +361,11 @@ def _scrypt(passphrase: bytes, salt: bytes, work_factor: int) -> bytes:
     return Scrypt(salt=_SCRYPT_LABEL + salt, length=32, n=1 << work_factor, r=8, p=1).derive(passphrase)
 
 
-def _scrypt_stanza(passphrase: bytes, work_factor: int, file_key: bytes) -> _Stanza:
+def _scrypt_stanza(passphrase: bytes, work_factor: int, file_key: bytes) -> Stanza:
     salt = os.urandom(16)
     key = _scrypt(passphrase, salt, work_factor)
     body = ChaCha20Poly1305(key).encrypt(_ZERO_NONCE, file_key, None)
-    return _Stanza(("scrypt", _b64encode(salt).decode(), str(work_factor)), body)
+    return Stanza(("scrypt", _b64encode(salt).decode(), str(work_factor)), body)
 
 
 # --------------------------------------------------------------------------- hybrid (X-Wing)
@@ -435,7 +435,7 @@ class _HybridRecipient:
             raise AgeKeyError("invalid ML-KEM-768 encapsulation key in age1pq recipient") from None
         self._t = public[_MLKEM_EK:]
 
-    def wrap(self, file_key: bytes) -> _Stanza:
+    def wrap(self, file_key: bytes) -> Stanza:
         ss_pq, ct_pq = self._pq.encapsulate()
         eph = X25519PrivateKey.generate()
         ct_t = eph.public_key().public_bytes_raw()
@@ -443,7 +443,7 @@ class _HybridRecipient:
         ss = _sha3_256(ss_pq, ss_t, ct_t, self._t, _XWING_LABEL)
         key, nonce = _hpke_base_key(ss, _HYBRID_INFO)
         body = ChaCha20Poly1305(key).encrypt(nonce, file_key, None)
-        return _Stanza(("mlkem768x25519", _b64encode(ct_pq + ct_t).decode()), body)
+        return Stanza(("mlkem768x25519", _b64encode(ct_pq + ct_t).decode()), body)
 
 
 class _HybridIdentity:
@@ -460,7 +460,7 @@ class _HybridIdentity:
     def recipient(self) -> str:
         return bech32_encode(_HRP_HYBRID_RCPT, self.public)
 
-    def unwrap(self, stanzas: list[_Stanza]) -> bytes | None:
+    def unwrap(self, stanzas: list[Stanza]) -> bytes | None:
         for s in stanzas:
             if s.args[0] != "mlkem768x25519":
                 continue
@@ -585,7 +585,7 @@ def format_identity_file(identity: str, created: datetime.datetime | None = None
 # --------------------------------------------------------------------------- header
 
 
-def _marshal_header(stanzas: list[_Stanza], file_key: bytes) -> bytes:
+def _marshal_header(stanzas: list[Stanza], file_key: bytes) -> bytes:
     out = bytearray(_INTRO + b"\n")
     for s in stanzas:
         out += ("-> " + " ".join(s.args) + "\n").encode("ascii")
@@ -599,8 +599,8 @@ def _marshal_header(stanzas: list[_Stanza], file_key: bytes) -> bytes:
     return bytes(out)
 
 
-def _parse_header(data: bytes) -> tuple[list[_Stanza], bytes, int, int]:
-    """Parse the binary header strictly.  Returns (stanzas, mac, mac_end,
+def parse_header(data: bytes) -> tuple[list[Stanza], bytes, int, int]:
+    """Parse the binary header of an age file (age spec, "Header") strictly.  Returns (stanzas, mac, mac_end,
     payload_start) where ``data[:mac_end]`` is the HMAC input."""
     pos = 0
 
@@ -617,7 +617,7 @@ def _parse_header(data: bytes) -> tuple[list[_Stanza], bytes, int, int]:
         if intro.startswith(_INTRO_PREFIX):
             raise AgeFormatError(f"unsupported age format version {intro[len(_INTRO_PREFIX):]!r}")
         raise AgeFormatError("not an age file (bad intro line)")
-    stanzas: list[_Stanza] = []
+    stanzas: list[Stanza] = []
     while True:
         start = pos
         if data.startswith(b"---", pos):
@@ -644,7 +644,7 @@ def _parse_header(data: bytes) -> tuple[list[_Stanza], bytes, int, int]:
             body += chunk
             if len(chunk) < _BYTES_PER_LINE:
                 break
-        stanzas.append(_Stanza(tuple(a.decode("ascii") for a in parts[1:]), bytes(body)))
+        stanzas.append(Stanza(tuple(a.decode("ascii") for a in parts[1:]), bytes(body)))
 
 
 # --------------------------------------------------------------------------- armor
@@ -652,13 +652,15 @@ def _parse_header(data: bytes) -> tuple[list[_Stanza], bytes, int, int]:
 _WS = " \t\r\n\v\f"
 
 
-def _armor(data: bytes) -> bytes:
+def armor_encode(data: bytes) -> bytes:
+    """A binary age file as ASCII armor (RFC 7468 PEM, label AGE ENCRYPTED
+    FILE, 64-column base64 lines, LF line ends), as ``age -a`` writes it."""
     enc = base64.b64encode(data).decode("ascii")
     lines = [enc[i:i + _COLUMNS] for i in range(0, len(enc), _COLUMNS)]
     return ("\n".join([_ARMOR_BEGIN, *lines, _ARMOR_END]) + "\n").encode("ascii")
 
 
-def _dearmor(data: bytes) -> bytes:
+def armor_decode(data: bytes) -> bytes:
     """Strict RFC 7468 PEM with label AGE ENCRYPTED FILE: 64-column lines, only
     the last one shorter, canonical padded base64, no headers; LF or CRLF line
     ends; whitespace allowed only before BEGIN and after END."""
@@ -791,7 +793,7 @@ def encrypt(plaintext: bytes, recipients: list[str] | None = None, passphrase: b
     if not isinstance(plaintext, (bytes, bytearray, memoryview)):
         raise AgeUsageError(f"plaintext must be bytes, not {type(plaintext).__name__}")
     out = _marshal_header(stanzas, file_key) + _seal_payload(file_key, plaintext)
-    return _armor(out) if armor else out
+    return armor_encode(out) if armor else out
 
 
 def decrypt(data: bytes, identities: list[str] | None = None, passphrase: bytes | None = None,
@@ -818,8 +820,8 @@ def decrypt(data: bytes, identities: list[str] | None = None, passphrase: bytes 
     if armor is None:
         armor = bool(data) and not data.startswith(_INTRO_PREFIX)
     if armor:
-        data = _dearmor(data)
-    stanzas, mac, mac_end, payload_start = _parse_header(data)
+        data = armor_decode(data)
+    stanzas, mac, mac_end, payload_start = parse_header(data)
     if len(stanzas) > 1 and any(s.args[0] == "scrypt" for s in stanzas):
         raise AgeFormatError("an scrypt stanza must be the only one in the header")
     file_key = None

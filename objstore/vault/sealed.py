@@ -32,13 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError, NotFound, Refused, WrongPassphrase
-from objstore.memory.facts import DEFAULT_KIND, Version, check_text, current_of, fact_doc, tombstones_for, walk
-from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
+from objstore.core.errors import (CorruptObject, IntegrityError, InvalidInput, MemError, NotFound, RefConflict,
+                                  Refused, WrongPassphrase)
 from objstore.core.ids import check_prefix
-from objstore.core.objects import KINDS, Fact, Sealed, value_digest
+from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, value_digest
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
+from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
+from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
+from objstore.memory import forget
+from objstore.memory.tombstones import tombstones_for
 
 VAULT_DIR = "vault"
 RECIPIENT_FILE = "recipient"
@@ -185,7 +188,7 @@ def init_vault(store: Store, passphrase: str, *, pq: bool = False,
     so a recipient never exists without its identity; a crash in between
     leaves no vault, and a new ``init`` overwrites the orphan identity file.
     """
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     check_passphrase(passphrase)
     if not isinstance(work_factor, int) or not 1 <= work_factor <= age.MAX_WORK_FACTOR:
         raise InvalidInput(f"the scrypt work factor must be 1..{age.MAX_WORK_FACTOR}")
@@ -236,7 +239,7 @@ def open_identity(store: Store, passphrase: str) -> list[str]:
         CorruptObject: the identity file is damaged or does not match the
             vault's recipient.
     """
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     info = vault_info(store)
     try:
         data = info.identity_path.read_bytes()
@@ -266,15 +269,15 @@ def encrypt_value(recipient: str, body: str) -> bytes:
 
     One X25519 (or hybrid) stanza, one STREAM chunk for a value up to 64 KiB:
     well under a millisecond for 1 KB (``docs/benchmarks.md``)."""
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     return age.encrypt(body.encode("utf-8"), [recipient])
 
 
 def armor(age_file: bytes) -> bytes:
     """The ASCII-armored (PEM, ``-----BEGIN AGE ENCRYPTED FILE-----``) form
     of a binary age file, as ``age -a`` writes it."""
-    from objstore.vault import age
-    return age._armor(age_file)
+    from objstore.vault import age  # deferred: imports cryptography
+    return age.armor_encode(age_file)
 
 
 def open_value(identities: list[str], sv: SealedVersion) -> bytes:
@@ -285,7 +288,7 @@ def open_value(identities: list[str], sv: SealedVersion) -> bytes:
             (e.g. an imported file made for another key).
         IntegrityError: the age file is damaged or was tampered with.
     """
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     try:
         return age.decrypt(sv.sealed.age, identities)
     except age.NoIdentityMatched:
@@ -311,18 +314,7 @@ def open_text(identities: list[str], sv: SealedVersion) -> str:
 def walk_sealed(store: Store, oid: str | None) -> list[SealedVersion]:
     """Sealed versions from ``oid`` back along ``parent`` links, newest first.
     Raises IntegrityError when a linked object is missing."""
-    out: list[SealedVersion] = []
-    seen: set[str] = set()
-    while oid is not None and oid not in seen:
-        seen.add(oid)
-        try:
-            s = store.get(oid, Sealed)
-        except NotFound:
-            raise IntegrityError(f"sealed version {oid} is missing from the store",
-                                 hint="run 'mem fsck' to see what is damaged") from None
-        out.append(SealedVersion(oid, s))
-        oid = s.parent
-    return out
+    return [SealedVersion(sid, s) for sid, s in store.walk_chain(oid, Sealed, "sealed version")]
 
 
 def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
@@ -393,7 +385,6 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
     ref = sealed_ref(key)
     old = store.refs.read(ref)
     if expect is not None:
-        from objstore.core.errors import RefConflict
         want = None if expect.lower() in ("none", "0") else check_prefix(expect)
         if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
             raise RefConflict(ref, expect, old)
@@ -404,8 +395,7 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
                valid_from=now if valid_from is None else valid_from, recorded_at=now,
                trust=trust, owner=owner, age=age_file)
     oid = store.put(s)
-    store.refs.set_if_equals(ref, old, oid)
-    store.reflog.append(ref, old, oid, now, command)
+    store.update_ref(ref, old, oid, command, time_ms=now)
     chain = [SealedVersion(oid, s), *(walk_sealed(store, old) if old else [])]
     return SealedWrite(key, SealedVersion(oid, s), old, current_sealed(chain).id)  # type: ignore[union-attr]
 
@@ -467,14 +457,14 @@ def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = Non
     Raises InvalidInput (not an age file, wrong recipient type), NotFound
     (no vault), Refused (the key is plain), StoreLocked.
     """
-    from objstore.vault import age
+    from objstore.vault import age  # deferred: imports cryptography
     key = validate_key(key)
     _check_kind(kind)
     data = bytes(data)
     try:
         if not data.startswith(b"age-encryption.org/"):
-            data = age._dearmor(data)
-        stanzas = age._parse_header(data)[0]
+            data = age.armor_decode(data)
+        stanzas = age.parse_header(data)[0]
     except age.AgeError as e:
         raise InvalidInput(f"not an age v1 file: {e}") from None
     types = {s.args[0] for s in stanzas}
@@ -495,11 +485,10 @@ def _drop_seal_tombstones(store: Store, key: str) -> None:
     """Remove the tombstones a seal left for ``key``: a SHA-256 of a short
     secret (a PIN) is as good as the secret, and a sealed value is kept, not
     forgotten.  Tombstones of real forgets stay."""
-    from objstore.core.objects import Tombstone
     for name, oid in list(store.refs.iter("tombstones")):
         t = store.get(oid, Tombstone)
         if t.key == key and t.reason == "seal":
-            store.refs.set_if_equals(name, oid, None)
+            store.update_ref(name, oid, None)
             store.delete_object(oid)
 
 
@@ -525,7 +514,6 @@ def seal_key(store: Store, key: str) -> SealResult:
         Refused: the key has sealed versions that differ from its plain ones.
         InvalidInput, StoreLocked.
     """
-    from objstore.memory.forget import forget_key
     key = validate_key(key)
     with store.lock("seal"):
         recipient = vault_info(store).recipient
@@ -537,7 +525,7 @@ def seal_key(store: Store, key: str) -> SealResult:
             if shead is None:
                 raise NotFound(f"no key {key}", hint="list keys with: mem keys")
             if store.refs.read(fact_ref(key)) is not None:  # only emptied versions remain
-                forget_key(store, key, reason="seal", tombstones=False)
+                forget.forget_key(store, key, reason="seal", tombstones=False)
             _drop_seal_tombstones(store, key)
             res.already = True
             return res
@@ -557,9 +545,8 @@ def seal_key(store: Store, key: str) -> SealResult:
                            age=encrypt_value(recipient, f.body))
                 parent = store.put(s)
                 res.sealed.append((parent, f.version))
-            store.refs.set_if_equals(sref, None, parent)
-            store.reflog.append(sref, None, parent, now_ms(), "seal")
-        fr = forget_key(store, key, reason="seal", tombstones=False)
+            store.update_ref(sref, None, parent, "seal")
+        fr = forget.forget_key(store, key, reason="seal", tombstones=False)
         res.removed = list(fr.versions)
         res.objects_deleted = fr.objects_deleted
         res.index_problems = list(fr.index_problems)
@@ -568,9 +555,7 @@ def seal_key(store: Store, key: str) -> SealResult:
 
 
 def _drop_sealed(store: Store, key: str, chain: list[SealedVersion]) -> int:
-    ref = sealed_ref(key)
-    store.refs.set_if_equals(ref, chain[0].id, None)
-    store.reflog.drop(ref)
+    store.update_ref(sealed_ref(key), chain[0].id, None, rewrite=True)  # the ref and its whole reflog go
     return store.delete_objects([s.id for s in chain])
 
 
@@ -617,16 +602,9 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
                 parent = store.put(f)
                 new_chain.insert(0, Version(parent, f))
                 res.restored.append((parent, m.version))
-            cur = current_of(new_chain)
-            store.journal.fact(key)  # before the ref moves: recovery can redo the index
-            store.refs.set_if_equals(ref, old, parent)
-            store.reflog.append(ref, old, parent, now_ms(), "unseal")
-            from objstore.index.searchindex import SearchIndexError
-            try:
-                store.index.add([fact_doc(cur.id, cur.fact)])  # type: ignore[union-attr]
-                store.journal.clear()
-            except SearchIndexError as e:  # the facts stand; the journal lets the index catch up
-                res.index_error = str(e)
+            old_chain = list(walk(store, old)) if old else []
+            res.index_error = commit_version(store, key, old, parent, old_chain=old_chain, new_chain=new_chain,
+                                             command="unseal")
         res.dropped = _drop_sealed(store, key, chain)
         return res
 

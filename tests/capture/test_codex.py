@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from objstore.capture import claude_code
+from objstore.capture import claude_code, transcript
 from objstore.capture.codex import (
     MAX_LINE_BYTES,
     TOOL_RESULT_MAX_CHARS,
@@ -305,7 +305,7 @@ def test_tool_output_and_arguments_are_cut_at_the_limit(tmp_path):
     turns, _ = _parse(p)
     tool = [t for t in turns if t.role == "tool"]
     assert tool[0].text == "x" * TOOL_RESULT_MAX_CHARS + "…[cut 6000 chars]"
-    assert tool[0].text == claude_code._cut(big)            # the Claude Code reader's cut, suffix and all
+    assert tool[0].text == transcript.cut_text(big)            # the Claude Code reader's cut, suffix and all
     assert tool[1].text == "y" * TOOL_RESULT_MAX_CHARS       # exactly at the limit: not cut
     use = turns[1].text
     assert use.startswith('[tool_use exec_command] {"cmd": "xxx') and use.endswith("…[cut 6011 chars]")

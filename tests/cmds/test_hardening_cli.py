@@ -153,8 +153,8 @@ def test_forget_preview_says_which_value_becomes_current(invoke):
 
 def test_show_prefix_of_several_sessions_lists_them_and_sessions_align(invoke, tmp_path):
     import objstore
-    from objstore.core.store import Store
-    with Store.init(tmp_path / "store") as s:
+    from objstore.memory.opening import open_store
+    with open_store(tmp_path / "store", create=True) as s:
         for sid in ("abcd-1", "abcd-2-with-a-much-longer-id-than-the-other-one"):
             objstore.capture_shell(s, session_id=sid, command_line="ls", cwd=str(tmp_path), status=0,
                                    duration_ms=1, started_ms=1_700_000_000_000)
@@ -179,11 +179,11 @@ def test_recall_names_the_project_that_has_the_hits(invoke, tmp_path, monkeypatc
 
 def test_show_refuses_a_prefix_that_names_an_object_and_a_session(invoke, tmp_path):
     import objstore
-    from objstore.core.store import Store
+    from objstore.memory.opening import open_store
     oid = invoke("remember", "user/x", "one").stdout.split()[-1]
     full = invoke("log", "user/x", "--json").json[0]["id"]
     assert full.startswith(oid)
-    with Store.init(tmp_path / "store") as s:
+    with open_store(tmp_path / "store", create=True) as s:
         objstore.capture_shell(s, session_id=full[:8] + "-shell", command_line="ls", cwd=str(tmp_path), status=0,
                                duration_ms=1, started_ms=1_700_000_000_000)
     r = invoke("show", full[:8], exit_code=4)

@@ -79,9 +79,9 @@ def run_hook(store: Path, data: dict | bytes, *, env: dict | None = None, timeou
 def turns(store_path: Path) -> list:
     """Every turn of every session: [(session, seq, role, text, source)]."""
     from objstore.memory.sessions import walk_turns
-    from objstore.core.store import Store
+    from objstore.memory.opening import open_store
     out = []
-    with Store.open(store_path) as s:
+    with open_store(store_path) as s:
         for name, head in s.refs.iter("sessions"):
             for tv in walk_turns(s, head):
                 t = tv.turn

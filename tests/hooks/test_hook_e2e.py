@@ -14,8 +14,8 @@ from pathlib import Path
 
 from cmds._hookrun import BUDGET_S, DEFAULT_BUDGET_S
 from objstore.capture.claude_code import ParseStats, parse_file
-from objstore.memory.sessions import import_transcripts
-from objstore.core.store import Store
+from objstore.capture.importer import import_transcripts
+from objstore.memory.opening import open_store
 from tests.conftest import shared_path
 from tests.hooks._util import bag, chains_ok, hook_env, hook_log, payload, run_hook
 
@@ -153,11 +153,11 @@ def test_whole_sessions_through_the_hooks_then_import(tmp_path):
 
     # --- the same files imported: nothing new, and exactly what a fresh import stores ---
     hooked = bag(store)
-    with Store.open(store) as s:
+    with open_store(store) as s:
         r = import_transcripts(s, "claude-code", [root])
     assert r.turns_added == 0, (r, set(bag(store)) - set(hooked))
     fresh = tmp_path / "fresh"
-    with Store.init(fresh) as s:
+    with open_store(fresh, create=True) as s:
         import_transcripts(s, "claude-code", [root])
     assert bag(store) == hooked == bag(fresh)
     sessions = {k[0] for k in hooked}

@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 from tests.hooks._util import (REPO, asst, bag, hook_env, hook_log, line, payload, run_hook, text, tool_result,
                                tool_use, turns, user)
 
@@ -71,7 +71,7 @@ def test_session_end_stdin_never_closed(tmp_path):
 
 def test_garbage_input_fails_open(tmp_path):
     store = tmp_path / "store"
-    Store.init(store).close()
+    open_store(store, create=True).close()
     for raw in (b"", b"not json", b"[1,2]", b'{"hook_event_name": "Stop"}', b"\xff\xfe\x00",
                 json.dumps({"hook_event_name": "Stop", "session_id": "../../etc", "transcript_path": "/etc/passwd"}
                            ).encode()):
@@ -85,7 +85,7 @@ def test_garbage_input_fails_open(tmp_path):
 
 def test_huge_stdin_is_bounded(tmp_path):
     store = tmp_path / "store"
-    Store.init(store).close()
+    open_store(store, create=True).close()
     big = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "' + b"x" * (40 << 20) + b'"}'
     rc, out, _, dt = run_hook(store, big)
     assert rc == 0 and out == "" and "HookInputError:stdin-" in hook_log(store)    # too large, or too slow
@@ -105,7 +105,7 @@ def test_not_a_store_fails_open(tmp_path):
 def test_store_locked_by_gc_gives_up_quietly_then_catches_up(tmp_path):
     store = tmp_path / "store"
     t, lines = _transcript(tmp_path / "p")
-    s = Store.init(store, lock_timeout=1)
+    s = open_store(store, lock_timeout=1, create=True)
     held = threading.Event()
     release = threading.Event()
 
@@ -214,7 +214,7 @@ def test_no_capture_session_stays_out_everywhere(tmp_path):
 
 def test_budget_is_enforced(tmp_path):
     store = tmp_path / "store"
-    Store.init(store).close()
+    open_store(store, create=True).close()
     code = ("import sys, time, cmds._hookrun as h\n"
             "h.BUDGET_S['Stop'] = 0.3\n"
             "h._claude_dispatch = lambda run, data: time.sleep(30)\n"
@@ -229,7 +229,7 @@ def test_budget_is_enforced(tmp_path):
 
 def test_context_output_shape_and_ignored_events(tmp_path):
     store = tmp_path / "store"
-    with Store.init(store) as s:
+    with open_store(store, create=True) as s:
         from objstore.memory.facts import remember
         remember(s, "user/editor", "neovim with the lazy.nvim plugin manager")
     t, _ = _transcript(tmp_path / "p")

@@ -15,8 +15,9 @@ import pytest
 
 from objstore.capture import sync
 from objstore.capture.claude_code import prompt_alias
-from objstore.memory.sessions import import_transcripts
-from objstore.core.store import Store
+from objstore.capture.importer import import_transcripts
+from objstore.memory.sessions import load_session
+from objstore.memory.opening import open_store
 from tests.conftest import shared_path
 from tests.hooks._util import asst, attachment, bag, chains_ok, line, text, tool_result, tool_use, turns, user
 
@@ -42,7 +43,7 @@ def _fresh_import(tmp: Path, *files: Path):
     """What a plain 'mem import' of the files stores, in another store."""
     other = tmp / "fresh-store"
     shutil.rmtree(other, ignore_errors=True)
-    with Store.init(other) as s:
+    with open_store(other, create=True) as s:
         import_transcripts(s, "claude-code", files)
     return bag(other)
 
@@ -392,7 +393,7 @@ def test_session_state_cache_follows_other_writers(store, store_path, tmp_path):
     t2.parent.mkdir()
     t2.write_bytes(b"".join(lines))
     import_transcripts(store, "claude-code", [t2])
-    st = sync.load_session(store, SID)
+    st = load_session(store, SID)
     assert st.next_seq == len(turns(store_path)) and st.head == store.refs.read(f"sessions/{SID}")
     t.write_bytes(b"".join(lines))
     _sync(store, t, final=True)

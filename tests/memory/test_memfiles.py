@@ -205,8 +205,8 @@ def test_a_curated_fact_whose_source_is_forgotten_goes_to_review(invoke, store_p
     sample = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
     invoke("import", "claude-code", str(sample))
     hit = next(h for h in invoke("search", "postgres", "--json").json if h["kind"] == "turn")
-    from objstore import Store, remember
-    with Store.open(store_path) as st:
+    from objstore import open_store, remember
+    with open_store(store_path) as st:
         remember(st, "project/acme-api/db", "Postgres 15 on port 5432", sources=(hit["id"],))
     invoke("promote", "project/acme-api/db")
     invoke("forget", hit["id"], "--yes")

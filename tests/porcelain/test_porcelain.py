@@ -66,9 +66,9 @@ def test_blame_names_the_command_the_review_and_the_cited_turn(tour, invoke):
     # a fact citing a turn: blame resolves the turn to its session
     turn = invoke("search", "postgres", "--json").json
     tid = next(h for h in turn if h["kind"] == "turn")
-    from objstore import Store, remember
+    from objstore import open_store, remember
     import os
-    with Store.open(os.environ["MEM_HOME"]) as st:
+    with open_store(os.environ["MEM_HOME"]) as st:
         remember(st, "project/api/ci", "CI uses Postgres 16", sources=(tid["id"],))
     b = invoke("blame", "project/api/ci", "--json").json
     assert b["sources"][0]["session"] == tid["session"] and b["sources"][0]["role"] in ("user", "assistant")
@@ -201,9 +201,9 @@ def test_revert_each_kind_of_change_writes_a_new_version(invoke, store_path):
     invoke("pin", "project/api/db")  # a pin
     invoke("revert", "project/api/db")
     assert invoke("log", "project/api/db", "--json").json[0]["pinned"] is False
-    from objstore import Store
+    from objstore import open_store
     from objstore.memory.decay import restate
-    with Store.open(store_path) as st:  # what decay writes for an unused fact
+    with open_store(store_path) as st:  # what decay writes for an unused fact
         restate(st, "project/api/db", dormant=True, command="decay")
     r = invoke("revert", "project/api/db", "--json").json  # a decay
     assert r["what"] == "state" and invoke("log", "project/api/db", "--json").json[0]["dormant"] is False

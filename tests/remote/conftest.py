@@ -59,10 +59,10 @@ class Machine:
     """A store in its own home, with ``origin`` set to the target."""
 
     def __init__(self, root, target: RemoteTarget, *, encrypt: bool = True) -> None:
-        from objstore import Store, add_remote
+        from objstore import open_store, add_remote
         self.target = target
         self.root = root
-        self.store = Store.init(root)
+        self.store = open_store(root, create=True)
         self.spec = add_remote(self.store, "origin", target.url, endpoint=target.endpoint, encrypt=encrypt)
 
     def push(self, **kw):
@@ -89,7 +89,7 @@ def machines(tmp_path, target):
 
     def make(name: str, *, clone_from: Machine | None = None, encrypt: bool = True) -> Machine:
         if clone_from is not None:
-            from objstore import Store, clone
+            from objstore import open_store, clone
             st, _res = clone(tmp_path / name, target.url, endpoint=target.endpoint, key=clone_from.key()
                              if encrypt else None, encrypt=encrypt, env=target.env)
             m = Machine.__new__(Machine)

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from objstore import Store, fsck, remember
+from objstore import Store, fsck, open_store, remember
 
 REPO = Path(__file__).resolve().parents[2]
 KILLS = int(os.environ.get("MEM_SOAK_KILLS", "8"))   # read at import: the env fixture clears MEM_*
@@ -61,7 +61,7 @@ def test_sigkill_during_push_and_pull(tmp_path):
     rnd = random.Random(1234)
     from objstore import add_remote, clone, export_sync_key, pull, push
     remote = str(tmp_path / "remote")
-    a = Store.init(tmp_path / "a")
+    a = open_store(tmp_path / "a", create=True)
     spec_a = add_remote(a, "origin", remote)
     remember(a, "project/k/seed", "seed")
     push(a, spec_a)
@@ -70,17 +70,17 @@ def test_sigkill_during_push_and_pull(tmp_path):
     b.close()
     for i in range(kills):
         home = tmp_path / ("a" if i % 2 == 0 else "b")
-        with Store.open(home) as st:
+        with open_store(home) as st:
             for j in range(3):
                 remember(st, f"project/k/{home.name}{i}-{j}", f"value {i} {j}")
                 remember(st, "project/k/shared", f"shared from {home.name} {i}")
         verb = rnd.choice(["push", "pull", "push"])
         _run_killed(home, [verb], rnd.uniform(0.05, 1.2))
-        with Store.open(home) as st:
+        with open_store(home) as st:
             assert fsck(st).ok, fsck(st).problems
             _remote_is_whole(st, _spec(st))
     # a retry converges
-    with Store.open(tmp_path / "a") as sa, Store.open(tmp_path / "b") as sb:
+    with open_store(tmp_path / "a") as sa, open_store(tmp_path / "b") as sb:
         push(sa, _spec(sa))
         push(sb, _spec(sb))
         pull(sa, _spec(sa))

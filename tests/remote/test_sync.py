@@ -313,9 +313,9 @@ def test_corrupted_remote_pack(machines, target):
 
 
 def test_s3_unreachable_and_missing_bucket(tmp_path, moto_endpoint):
-    from objstore import RemoteUnavailable, Store, add_remote, push
+    from objstore import RemoteUnavailable, open_store, add_remote, push
     from tests.remote.conftest import S3_ENV
-    st = Store.init(tmp_path / "s")
+    st = open_store(tmp_path / "s", create=True)
     remember(st, "user/k", "v")
     spec = add_remote(st, "dead", "s3://bucket-x/p", endpoint="http://127.0.0.1:9")
     with pytest.raises(RemoteUnavailable, match="does not answer|cannot reach"):
@@ -368,7 +368,7 @@ def test_s3_wrong_credentials(tmp_path):
     import subprocess
     import sys
     import time
-    from objstore import RemoteUnavailable, Store, add_remote, push
+    from objstore import RemoteUnavailable, open_store, add_remote, push
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -384,7 +384,7 @@ def test_s3_wrong_credentials(tmp_path):
                 break
             except OSError:
                 time.sleep(0.1)
-        st = Store.init(tmp_path / "s")
+        st = open_store(tmp_path / "s", create=True)
         remember(st, "user/k", "v")
         spec = add_remote(st, "origin", "s3://some-bucket/p", endpoint=f"http://127.0.0.1:{port}")
         with pytest.raises(RemoteUnavailable, match="refused the credentials"):

@@ -70,6 +70,6 @@ def test_review_in_a_terminal_shows_counts_and_completes_keys(store, tmp_path):
         assert not alive, "Ctrl-D did not end mem review"
     finally:
         subprocess.run([TMUX, "-L", sock, "kill-server"], capture_output=True)
-    from objstore.core.store import Store
-    with Store.open(store.root) as s:
+    from objstore.memory.opening import open_store
+    with open_store(store.root) as s:
         assert facts.current(s, "project/acme/db").fact.body == "postgres 17"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from objstore.vault import age
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 PASSPHRASE = "correct horse battery staple"  # as tests/vault/conftest.py writes to pwfile
@@ -133,7 +133,7 @@ def test_vault_commands_document_themselves():
 def test_reading_paths_do_not_import_cryptography(store_path):
     """get/log/show/search/keys and the library's vault module stay free of
     cryptography (≈25 ms); only encrypting or decrypting imports it."""
-    with Store.init(store_path) as s:
+    with open_store(store_path, create=True) as s:
         from objstore.memory import facts
         facts.remember(s, "user/x", "plain value")
     code = ("import sys, io, contextlib\n"

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from objstore.memory import facts
+from objstore.memory import facts, tombstones
 from objstore.vault import sealed as vault
 from objstore.core.errors import InvalidInput, Refused
 from objstore.memory.forget import scan_store
@@ -103,7 +103,7 @@ def test_seal_then_gc_leaves_no_plaintext_anywhere(vstore, store_path, invoke, p
     assert invoke("search", SENTINEL, "--json").json == []
     assert invoke("search", "okapiquetzal", "--json").json == []
     # no tombstone from the seal: a hash of a short secret is as good as the secret
-    assert facts.tombstones_for(vstore, "project/p/secret") == []
+    assert tombstones.tombstones_for(vstore, "project/p/secret") == []
     assert invoke("fsck", "--json").json["ok"]
     assert invoke("get", "project/p/keep").stdout == "postgres on 5433, keep me\n"
 
@@ -170,10 +170,10 @@ def test_recall_library_never_returns_a_sealed_value(vstore, store_path, invoke)
     found while plain is gone from it once sealed, and a secret write never
     appears."""
     recall_mod = pytest.importorskip("objstore.retrieval.recall")
-    from objstore.core.store import Store
+    from objstore.memory.opening import open_store
 
     def recall_text(queries) -> str:
-        with Store.open(store_path) as s:
+        with open_store(store_path) as s:
             try:
                 return repr(recall_mod.recall(s, queries, limit=20).hits)  # not the echoed queries
             except InvalidInput:

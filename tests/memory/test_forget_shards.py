@@ -17,6 +17,7 @@ from objstore.core.objects import Turn
 from objstore.retrieval.search import search
 from objstore.memory.sessions import walk_turns
 from objstore.core.store import Store
+from objstore.memory.opening import open_store
 
 CANARY = "Quokkacanary-4471"
 
@@ -117,7 +118,7 @@ def test_lagging_index_falls_back_to_scanning_every_session(store):
     # the index loses everything (someone deleted it), then one other session is indexed again
     store.close()
     shutil.rmtree(store.root / "index")
-    st = Store.open(store.root)
+    st = open_store(store.root)
     other = sids[0]
     from objstore.core.refs import session_ref
     from objstore.memory.sessions import turn_doc

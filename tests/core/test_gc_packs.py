@@ -14,7 +14,7 @@ from objstore.core.fsck import fsck
 from objstore.core.gc import gc, plan_gc
 from objstore.core.objects import Tombstone
 from objstore.core.reachability import roots
-from objstore.memory.sessions import import_claude_code
+from objstore.capture.importer import import_claude_code
 
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
 

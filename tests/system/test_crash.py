@@ -25,7 +25,7 @@ from objstore.core.errors import NotFound
 from objstore.memory.forget import scan_store
 from objstore.core.fsck import fsck
 from objstore.retrieval.search import search
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 
 WORKERS = Path(__file__).with_name("workers.py")
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
@@ -61,7 +61,7 @@ def _run_victim(home: Path, op: str, seed: int, extra: str, delay: float) -> lis
 
 
 def _check(home: Path, model: dict, forgotten: list[str]) -> None:
-    s = Store.open(home, lock_timeout=2)
+    s = open_store(home, lock_timeout=2)
     try:
         with s.lock("check"):  # not blocked by the killed writer; replays its journal
             pass
@@ -91,7 +91,7 @@ def test_sigkill_at_random_moments(tmp_path, op):
     home = tmp_path / "store"
     transcripts = tmp_path / "transcripts"
     _make_transcripts(transcripts, 6)
-    s = Store.init(home)
+    s = open_store(home, create=True)
     for i in range(5):  # something for gc/reindex to chew on
         facts.remember(s, f"project/c/k{i}", f"initial value {i} word-init{i}")
     s.close()
@@ -108,7 +108,7 @@ def test_sigkill_at_random_moments(tmp_path, op):
                 forgotten.append(a[2])
         _check(home, model, forgotten[-3:])
     # nothing left behind for good: after a final gc, no unreachable object and no temp file
-    s = Store.open(home)
+    s = open_store(home)
     from objstore.core.gc import gc
     gc(s, grace_s=0)
     assert fsck(s).unreachable == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from objstore.memory import facts
 from objstore.core.fsck import fsck
-from objstore.core.store import Store
+from objstore.memory.opening import open_store
 
 WORKERS = Path(__file__).with_name("workers.py")
 SOAK = os.environ.get("MEM_SOAK") == "1"
@@ -26,7 +26,7 @@ def _acks(out: str) -> list:
 def test_parallel_writers_with_gc_and_reader(tmp_path):
     home = tmp_path / "store"
     nproc, n = (8, 500) if SOAK else (4, 25)
-    s = Store.init(home)
+    s = open_store(home, create=True)
     facts.remember(s, "project/t/shared", "the start")
     s.close()
     seconds = 600 if SOAK else 60
@@ -44,7 +44,7 @@ def test_parallel_writers_with_gc_and_reader(tmp_path):
         out, err = p.communicate(timeout=60)
         for a in _acks(out):
             assert a[0] != "error", a
-    s = Store.open(home)
+    s = open_store(home)
     chain = facts.versions(s, "project/t/shared")
     assert len(chain) == nproc * n + 1
     assert [v.fact.version for v in chain] == list(range(nproc * n + 1, 0, -1))

@@ -6,7 +6,7 @@ import json
 
 from objstore.memory import facts
 from objstore.memory.forget import scan_store
-from objstore.memory.sessions import import_claude_code
+from objstore.capture.importer import import_claude_code
 
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 AWS = "AKIA" + "IOSFODNN7EXAMPLF"

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from objstore.memory import facts, queue
+from objstore.memory import facts, proposals, queue
 from objstore.core.codec import decode, encode, encode_payload
 from objstore.core.errors import AmbiguousId, CorruptObject, InvalidInput, NotFound, Refused
 from objstore.core.fsck import fsck
@@ -80,7 +80,7 @@ def test_injection_shaped_values_are_queued(store, text):
     assert r.queued and r.version is None and r.current is None
     assert facts.head(store, "project/x/notes") is None
     assert queue.items(store)[0].item.kind == "injection"
-    assert queue.looks_like_instruction(text)
+    assert proposals.looks_like_instruction(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -89,7 +89,7 @@ def test_injection_shaped_values_are_queued(store, text):
     "Assistant professor Jane Doe reviews the paper", "系统提示 is not English",
 ])
 def test_ordinary_values_are_not_injection(text):
-    assert queue.looks_like_instruction(text) is None
+    assert proposals.looks_like_instruction(text) is None
 
 
 def test_accept_writes_user_stated_and_leaves_the_queue(store):

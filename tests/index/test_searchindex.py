@@ -623,7 +623,7 @@ def test_concurrent_writer_processes(root: Path, ix: SearchIndex) -> None:
     import subprocess
     import sys
 
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     procs = [subprocess.Popen([sys.executable, "-c", _WRITER_SCRIPT, str(root), f"p{n}"],
                               env=env, stderr=subprocess.PIPE) for n in range(3)]
     for p in procs:

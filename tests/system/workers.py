@@ -1,5 +1,5 @@
 """Worker processes for the concurrency and crash tests (run as scripts:
-``python tests/workers.py ROLE STORE ARGS…``).  Each prints ``ACK …`` lines,
+``python tests/system/workers.py ROLE STORE ARGS…``).  Each prints ``ACK …`` lines,
 flushed, after an operation returned, so the parent knows what was
 acknowledged before it killed the worker."""
 
@@ -10,10 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from objstore.memory import facts  # noqa: E402
 from objstore.core.store import Store  # noqa: E402
+from objstore.memory.opening import open_store  # noqa: E402
 
 
 def ack(*parts) -> None:
@@ -72,7 +73,7 @@ def victim(store: Store, op: str, seed: int, extra: str) -> None:
             ack("remember", key, val)
             i += 1
     elif op == "import":
-        from objstore.memory.sessions import import_claude_code
+        from objstore.capture.importer import import_claude_code
         while True:
             r = import_claude_code(store, [extra])
             ack("import", r.turns_added)
@@ -100,7 +101,7 @@ def victim(store: Store, op: str, seed: int, extra: str) -> None:
 
 def main() -> None:
     role, home = sys.argv[1], sys.argv[2]
-    store = Store.init(home, lock_timeout=120)
+    store = open_store(home, lock_timeout=120, create=True)
     if role == "writer":
         writer(store, sys.argv[3], int(sys.argv[4]))
     elif role == "reader":

@@ -144,10 +144,8 @@ def test_a_first_release_index_still_answers(store_path, mem):
     """A store indexed by the first release's analyzer (no stemming, no seq)
     is read as it is; mem reindex brings it to the current format."""
     from objstore.retrieval.evaluate import write_sessions
-    from objstore.index.searchindex import SearchIndex
-    from objstore.core.store import Store
-    with Store.init(store_path) as st:
-        st._index = SearchIndex(st.root / "index", analyzer="words")
+    from objstore.memory.opening import open_store
+    with open_store(store_path, create=True, analyzer="words") as st:
         remember(st, "project/acme/db", "Postgres 16 on port 5433")
         write_sessions(st, [("s1", [turn("running the migrations")])])
     meta = json.loads(next((store_path / "index" / "turns").glob("gen-*/meta.json")).read_text())

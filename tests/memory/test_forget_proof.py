@@ -18,8 +18,10 @@ from objstore.memory.forget import forget, scan_store
 from objstore.core.fsck import fsck
 from objstore.core.gc import gc
 from objstore.retrieval.search import reindex, search
-from objstore.memory.sessions import import_claude_code, session_turns, walk_turns
+from objstore.capture.importer import import_claude_code
+from objstore.memory.sessions import session_turns, walk_turns
 from objstore.core.store import Store
+from objstore.memory.opening import open_store
 from tests.conftest import SHARED
 
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
@@ -68,7 +70,7 @@ def _snapshot(store: Store) -> dict:
 
 
 def _build(tmp_path: Path, src: Path):
-    store = Store.init(tmp_path / "store")
+    store = open_store(tmp_path / "store", create=True)
     tdir = tmp_path / "transcripts"
     planted = _plant_in_transcript(src, tdir)
     import_claude_code(store, [planted])
@@ -97,7 +99,7 @@ def _sid(store: Store, text: str) -> str:
 
 def _assert_doc_stores_clean(store: Store) -> None:
     """Tantivy's doc stores are LZ4-compressed: decode every one and look inside."""
-    from tests.test_searchindex import decode_store
+    from tests.index.test_searchindex import decode_store
     stores = list((store.root / "index").rglob("*.store"))
     assert stores
     decoded = [decode_store(p) for p in stores]

@@ -20,8 +20,8 @@ from objstore.memory.forget import forget, scan_store
 from objstore.core.fsck import fsck
 from objstore.core.gc import gc
 from objstore.retrieval.search import reindex, search
-from objstore.memory.sessions import import_claude_code
-from objstore.core.store import Store
+from objstore.capture.importer import import_claude_code
+from objstore.memory.opening import open_store
 
 KEYS = ["project/m/a", "project/m/b", "user/c"]
 
@@ -39,7 +39,7 @@ class ForgetMachine(RuleBasedStateMachine):
     @initialize()
     def setup(self):
         self.dir = Path(tempfile.mkdtemp(prefix="mem-sm-"))
-        self.store = Store.init(self.dir / "store")
+        self.store = open_store(self.dir / "store", create=True)
         self.model: dict[str, list[str]] = {}
         self.forgotten: set[str] = set()
         self.canaries: list[str] = []

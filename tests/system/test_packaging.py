@@ -7,7 +7,7 @@ import fnmatch
 import tomllib
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_hooks_assets_are_packaged():

@@ -1,0 +1,182 @@
+"""What every transcript reader (``claude_code``, ``codex``) shares: the
+parse counters, bounded line reading, record decoding, and the small value
+helpers (timestamps, project names, cutting long tool output, removing mem's
+own injected context).  Formats: ``docs/agent-formats.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
+MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) without being held
+_CHUNK = 1 << 20
+
+# Our own hook injection tag: must never be re-imported.  Tolerant: attributes,
+# any case, spans lines, an unclosed block runs to the end of the text.
+_MEM_CONTEXT_RE = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
+# JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
+_SUSPECT_ESCAPE_RE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
+
+
+@dataclass
+class ParseStats:
+    """Counters accumulated over ``parse_file`` calls.  Every line read is either skipped
+    (bad), ignored (valid record carrying no turn), or contributes to a turn."""
+    files: int = 0             # parse_file calls
+    lines: int = 0             # lines read, blank ones included
+    lines_skipped: int = 0     # bad lines (see parse_file)
+    records_ignored: int = 0   # valid JSON objects that gave no turn
+
+
+def as_str(v: Any) -> str:
+    """The value if it is a str, else "" (wrong types count as absent)."""
+    return v if isinstance(v, str) else ""
+
+
+def cut_text(text: str) -> str:
+    over = len(text) - TOOL_RESULT_MAX_CHARS
+    return text if over <= 0 else f"{text[:TOOL_RESULT_MAX_CHARS]}…[cut {over} chars]"
+
+
+def strip_mem_context(text: str) -> str:
+    """Remove <mem-context ...>...</mem-context> blocks (then trim) if any are present."""
+    return _MEM_CONTEXT_RE.sub("", text).strip() if "<mem-context" in text.lower() else text
+
+
+def timestamp_ms(v: Any) -> int:
+    if not isinstance(v, str) or not v:
+        return 0
+    try:
+        dt = datetime.fromisoformat(v.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return 0
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    try:
+        ms = (dt - _EPOCH) // _MS
+        return ms if ms > 0 else 0
+    except OverflowError:
+        return 0
+
+
+
+def project_of(cwd: str) -> str:
+    parts = [p for p in re.split(r"[\\/]", cwd) if p]
+    return parts[-1] if parts else ""
+
+
+def _clean_value(obj: Any) -> bool:
+    """False if any string (key or value) in obj holds a lone surrogate or NUL."""
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if "\x00" in v:
+                return False
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return True
+
+
+def decode_record(raw: bytes) -> dict | None:
+    """One raw line -> record dict, or None if the line is bad."""
+    if b"\x00" in raw:
+        return None
+    try:
+        rec = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):   # UnicodeDecodeError / JSONDecodeError are ValueErrors
+        return None
+    if not isinstance(rec, dict):
+        return None
+    if _SUSPECT_ESCAPE_RE.search(raw) and not _clean_value(rec):
+        return None
+    return rec
+
+
+def decode_line(raw: bytes | None, stats: ParseStats, first: bool) -> dict | None:
+    """Count one line from :func:`read_lines` in ``stats`` and decode it
+    (``first``: the file's first line, which may start with a UTF-8 BOM).
+    Returns the record, or None for a bad line (too long, not JSON, not an
+    object, a lone surrogate or NUL; counted as skipped) or a blank one."""
+    stats.lines += 1
+    if raw is None:
+        stats.lines_skipped += 1
+        return None
+    if first and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    rec = decode_record(raw) if raw.strip() else None
+    if rec is None:
+        stats.lines_skipped += 1
+    return rec
+
+
+def read_lines(f, budget: int | None = None) -> Iterator[bytes | None]:
+    """Yield raw lines; None for a line longer than MAX_LINE_BYTES (drained, not held).
+    ``budget``: read at most this many bytes (the last line may then lack its newline)."""
+    limit = MAX_LINE_BYTES
+    while True:
+        if budget is not None and budget <= 0:
+            return
+        want = limit + 1 if budget is None else min(limit + 1, budget)
+        line = f.readline(want)
+        if not line:
+            return
+        if budget is not None:
+            budget -= len(line)
+        if len(line) > limit and not line.endswith(b"\n"):
+            while budget is None or budget > 0:
+                rest = f.readline(_CHUNK if budget is None else min(_CHUNK, budget))
+                if budget is not None:
+                    budget -= len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+        else:
+            yield line
+
+
+def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
+    """The transcript files under ``paths``: a directory is walked (symlinked
+    directories are not followed) for the files whose name ``is_transcript``
+    accepts, sorted by POSIX path string; a file is yielded as given,
+    whatever its name.  Duplicates (same real path) are dropped.
+
+    Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
+    """
+    roots = [Path(p) for p in paths]
+    for root in roots:
+        if not root.exists():
+            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
+    return _discover(roots, is_transcript)
+
+
+def _discover(roots: list[Path], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
+    seen: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files if is_transcript(f)]
+            found.sort(key=lambda p: p.as_posix())
+        else:
+            found = [root]
+        for p in found:
+            key = os.path.realpath(p)
+            if key not in seen:
+                seen.add(key)
+                yield p

@@ -1,0 +1,54 @@
+"""The search-index documents the memory layer derives from its objects.
+
+The index (``objstore.index``) is derived data: everything it should hold is
+computed here from the refs and objects alone, for a full rebuild
+(``mem reindex``, recovery of a damaged index) and for the partial rebuilds
+of ``forget`` and crash recovery.  One document per object:
+``facts.fact_doc`` (current version), ``facts.history_doc`` (a version that
+is not current), ``sessions.turn_doc`` (a turn that is not forgotten).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from objstore.core.store import Store
+from objstore.memory.facts import current_of, fact_doc, history_doc, list_keys, walk
+from objstore.memory.sessions import turn_doc, walk_turns
+
+
+def current_fact_docs(store: Store) -> list:
+    """The documents of every key's current version (kind ``fact``)."""
+    docs = []
+    for _key, head in list_keys(store):
+        cur = current_of(list(walk(store, head)))
+        if cur is not None:
+            docs.append(fact_doc(cur.id, cur.fact))
+    return docs
+
+
+def turn_docs_in_shards(store: Store, shards: set[int]) -> Iterator:
+    """[searchindex shards] The documents of the live turns of the sessions
+    whose turn shard (``SearchIndex.shard_of``) is in ``shards``."""
+    for name, head in store.refs.iter("sessions"):
+        if store.index.shard_of(name[len("sessions/"):]) in shards:
+            for tv in walk_turns(store, head):
+                if not tv.turn.forgotten:
+                    yield turn_doc(tv.id, tv.turn)
+
+
+def iter_docs(store: Store) -> Iterator:
+    """Every document the index should hold: current fact versions, the
+    other fact versions (kind ``history``), all turns that are not forgotten."""
+    for _key, head in list_keys(store):
+        chain = list(walk(store, head))
+        cur = current_of(chain)
+        if cur is not None:
+            yield fact_doc(cur.id, cur.fact)
+        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
+            if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body:
+                yield history_doc(v.id, v.fact)
+    for _name, head in store.refs.iter("sessions"):
+        for tv in walk_turns(store, head):
+            if not tv.turn.forgotten:
+                yield turn_doc(tv.id, tv.turn)

@@ -1,0 +1,140 @@
+"""Proposals: how a write becomes an item of the review queue.
+
+Lower-trust writers (agents, later model extraction) never silently overrule
+the person.  ``facts.remember`` asks :func:`park` (under the store lock,
+after reading the key's current version and before writing) whether a write
+must wait for review instead; if so the proposal is queued as a
+:class:`objstore.core.objects.QueueItem` object under ``refs/queue/<item
+id>`` (:func:`enqueue`):
+
+* **challenge**: a write with trust ``agent_observed`` or ``derived``
+  would replace a key whose current value is ``user_stated`` with a
+  different value;
+* **injection**: a lower-trust value reads like an instruction to a model
+  (:func:`looks_like_instruction`), whatever the key holds.
+
+Listing, accepting, rejecting and dropping items is ``objstore.memory.queue``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from objstore.core.objects import QueueItem, normalize_value
+from objstore.core.store import Store, now_ms
+
+NAMESPACE = "queue"
+
+
+def item_ref(item_id: str) -> str:
+    """Ref name of a queue item: ``queue/<item id>``."""
+    return f"{NAMESPACE}/{item_id}"
+
+
+#: (name, pattern) of prompt-injection-shaped text, matched case-insensitively
+#: on the value with whitespace runs collapsed (and on the raw value, for
+#: line-anchored markers).  Modelled on the attack examples in OWASP Top 10
+#: for LLM Applications, LLM01 "Prompt Injection", and in Greshake et al.,
+#: "Not what you've signed up for" (2023): instruction overrides, role
+#: resets, fake system/role markers, secrecy demands.  A heuristic: a false
+#: positive only parks a value for review (nothing is lost); a miss is
+#: still subject to the trust rule.
+INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.IGNORECASE)) for name, rx in (
+        ("ignore previous instructions",
+         r"\b(ignore|disregard|forget|override|overrule|bypass)\b (all |any |each )?(of )?"
+         r"(the |your |my |these |those )?"
+         r"(previous|prior|above|earlier|preceding|original|foregoing|existing|system) "
+         r"(instructions?|prompts?|rules|directions|directives|guidelines|messages|context)\b"),
+        ("you must now", r"\byou (must|should|will|shall|need to) now\b"),
+        ("you are now", r"\byou are now (a|an|the|in|my|no longer)\b"),
+        ("from now on", r"\bfrom now on,? (you|ignore|always|never|respond|answer|reply)\b"),
+        ("system prompt", r"\b(system|developer|hidden) prompt\b"),
+        ("new instructions", r"\b(new|updated|real|actual) (instructions|directives)\s*:"),
+        ("role marker", r"(?m)^[ \t]*(system|assistant)[ \t]*:"),
+        ("role tag", r"<\s*/?\s*(system|instructions?|im_start|im_end)\b[^>]*>|\[/?(system|inst)\]"),
+        ("keep it from the user",
+         r"\b(do not|don't|never) (tell|inform|mention (this |it )?to|reveal (this |it )?to) the user\b"),
+        ("reveal your instructions",
+         r"\b(reveal|print|repeat|output|show|leak) (your|the) (system prompt|instructions|hidden|initial prompt)\b"),
+        ("jailbreak", r"\b(jailbreak (mode|prompt)|dan mode|do anything now)\b"),
+    ))
+
+#: at most this many characters of a value are scanned (bodies are capped at
+#: 100,000; the patterns are linear, this bounds the worst case anyway)
+SCAN_CHARS = 100_000
+
+
+def looks_like_instruction(text: str) -> str | None:
+    """The name of the first :data:`INSTRUCTION_PATTERNS` entry that ``text``
+    matches, or None.  ``looks_like_instruction("Ignore all previous
+    instructions and ...") == "ignore previous instructions"``."""
+    raw = text[:SCAN_CHARS]
+    flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
+    for name, rx in INSTRUCTION_PATTERNS:
+        if rx.search(flat) or rx.search(raw):
+            return name
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """Outcome of parking a write.
+
+    Attributes:
+        item: the item id the proposal is queued under (new or already
+            queued), or None when the write was absorbed without an item (a
+            lower-trust write of the value the key already holds).
+        new: True when this call queued it.
+    """
+
+    item: str | None
+    new: bool = False
+
+
+def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
+    """Queue ``item`` unless an item with its id is queued already.
+
+    Takes the store lock (re-entrant: ``park`` calls it with the lock held).
+    Order: object, ref (compare-and-swap from nothing), reflog."""
+    iid = item.item_id
+    ref = item_ref(iid)
+    with store.lock(command):
+        if store.refs.read(ref) is not None:
+            return Parked(iid, False)
+        oid = store.put(item)
+        store.update_ref(ref, None, oid, f"{command}: {item.kind}", time_ms=item.time)
+    return Parked(iid, True)
+
+
+def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
+         sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = ()) -> Parked | None:
+    """Decide whether a write must be parked instead of written; queue it if so.
+
+    Called by ``facts.remember`` with the store lock held, after it read the
+    head and before it writes; ``current`` is the key's current
+    ``facts.Version`` (None: no value yet).
+
+    Returns:
+        None: write as usual (trust ``user_stated``, or nothing to protect).
+        ``Parked(item id, new)``: queued (``new`` False: it already was).
+        ``Parked(None)``: nothing to write: a lower-trust write of the value
+        (normalized) that a ``user_stated`` current version already holds;
+        writing it would only lower the value's trust.
+    """
+    if trust == "user_stated":
+        return None
+    cur = current
+    why = looks_like_instruction(body)
+    if why is not None:
+        qkind, note = "injection", f"reads like an instruction to a model ({why})"
+    elif cur is not None and cur.fact.trust == "user_stated":
+        if normalize_value(cur.fact.body) == normalize_value(body):
+            return Parked(None, False)
+        qkind, note = "challenge", f"{trust} write against the user_stated v{cur.fact.version}"
+    else:
+        return None
+    item = QueueItem(kind=qkind, key=key, body=body, fact_kind=kind, trust=trust, sensitivity=sensitivity,
+                     owner=owner, sources=tuple(sources), note=note, time=now_ms())
+    return enqueue(store, item, command="remember")

@@ -1,0 +1,147 @@
+"""Tombstones: what was forgotten or rejected, and the filter that keeps it
+from coming back.
+
+A tombstone (``objstore.core.objects.Tombstone``, under
+``refs/tombstones/<id>``) names a key and the SHA-256 of a normalized value
+(a forgotten or rejected fact value), a turn's source record id (a forgotten
+turn), ``session:<id>`` (a forgotten session) or ``match:<id>`` (a
+``forget --match`` rule of a session: the hash and length of the match text,
+never the text).  ``facts.remember`` refuses a lower-trust write of a
+tombstoned value; every turn writer (``sessions.TurnAppender``: import,
+hooks, evaluations) applies the :class:`CaptureFilter`, so a forgotten
+session, record or text is never captured again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from dataclasses import dataclass, field
+
+from objstore.core.objects import Tombstone, value_digest
+from objstore.core.store import Store
+
+
+def put_tombstone(store: Store, tombstone: Tombstone) -> str:
+    """Write ``tombstone`` and its ref ``tombstones/<id>`` (no reflog: the
+    ref never moves); returns its id.  Idempotent.  Caller holds the lock."""
+    tid = store.put(tombstone)
+    ref = f"tombstones/{tid}"
+    if store.refs.read(ref) is None:
+        store.update_ref(ref, None, tid)
+    return tid
+
+
+def tombstones_for(store: Store, key: str) -> list[Tombstone]:
+    """Tombstones recorded for ``key``."""
+    return [t for t in all_tombstones(store) if t.key == key]
+
+
+def is_rejected(store: Store, key: str, body: str) -> bool:
+    """True when a tombstone of ``key`` (a forget or a rejection) matches
+    the normalized ``body``."""
+    digest = value_digest(body)
+    return any(t.value_sha256 == digest for t in tombstones_for(store, key))
+
+
+def all_tombstones(store: Store) -> list[Tombstone]:
+    """Every tombstone in the store."""
+    return [store.get(oid, Tombstone) for _n, oid in store.refs.iter("tombstones")]
+
+
+# -- no resurrection -----------------------------------------------------------
+
+@dataclass
+class CaptureFilter:
+    """What capture must not bring back, built from the tombstones.
+
+    Attributes:
+        sessions: forgotten whole sessions (their records are skipped).
+        sources: source record ids of forgotten turns (captured with the text removed).
+        digests: SHA-256 of the normalized text of forgotten turns: a record
+            whose text hashes to one is captured emptied too, whatever its
+            source id (a copy of the record in another file or position).
+        rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
+    """
+
+    sessions: set[str] = field(default_factory=set)
+    sources: set[str] = field(default_factory=set)
+    digests: set[bytes] = field(default_factory=set)
+    rules: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.sessions or self.sources or self.rules)
+
+    def forgets(self, source: str, text: str) -> bool:
+        """True when a captured record must be stored emptied."""
+        return source in self.sources or (bool(self.digests) and value_digest(text) in self.digests)
+
+
+def capture_filter(store: Store) -> CaptureFilter:
+    """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones)."""
+    flt = CaptureFilter()
+    for t in all_tombstones(store):
+        if t.key.startswith("session:"):
+            flt.sessions.add(t.key[len("session:"):])
+        elif t.key.startswith("match:"):
+            try:
+                n = int(t.reason.split(":", 1)[1])
+            except (IndexError, ValueError):
+                continue
+            flt.rules.setdefault(t.key[len("match:"):], []).append((t.value_sha256, n))
+        elif ":" in t.key and not t.key.startswith(("user/", "global/", "project/")):
+            flt.sources.add(t.key)
+            flt.digests.add(t.value_sha256)
+    return flt
+
+
+REDACTED = "[forgotten]"
+
+
+def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]:
+    """Replace every span of ``text`` whose normalized form (NFC, case-folded,
+    whitespace runs as one space) hashes to a rule's SHA-256, with
+    ``[forgotten]``.  The rule holds only the hash and the normalized
+    length, never the text.  Cost: one SHA-256 per position and rule.
+
+    Returns ``(text, spans redacted)``.
+    """
+    src = unicodedata.normalize("NFC", text)
+    chars: list[str] = []
+    where: list[int] = []
+    space = False
+    for i, ch in enumerate(src):
+        if ch.isspace():
+            if chars and not space:
+                chars.append(" ")
+                where.append(i)
+            space = True
+            continue
+        space = False
+        for c in ch.casefold():
+            chars.append(c)
+            where.append(i)
+    norm = "".join(chars)
+    spans: list[tuple[int, int]] = []
+    for digest, n in rules:
+        if n <= 0 or n > len(norm):
+            continue
+        for s in range(len(norm) - n + 1):
+            if norm[s] == " ":
+                continue
+            if hashlib.sha256(norm[s:s + n].encode("utf-8")).digest() == digest:
+                spans.append((where[s], where[s + n - 1] + 1))
+    if not spans:
+        return text, 0
+    spans.sort()
+    out, pos = [], 0
+    for a, b in spans:
+        if a < pos:
+            a = pos
+        if a >= b:
+            continue
+        out.append(src[pos:a])
+        out.append(REDACTED)
+        pos = b
+    out.append(src[pos:])
+    return "".join(out), len(spans)
