@@ -16,7 +16,7 @@ from pathlib import Path
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, value_digest
-from objstore.core.refs import fact_ref, validate_key
+from objstore.core.refs import fact_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
@@ -49,7 +49,6 @@ def ref_of(spec: str) -> str:
     """A REF argument -> ref name: ``facts/…``, ``sessions/…`` etc. are taken
     as they are; anything else is a fact key (``project/api/db`` ->
     ``facts/project/api/db``).  Raises InvalidInput for a bad key."""
-    from objstore.core.refs import validate_session_id
     ns, _, rest = spec.partition("/")
     if ns in ("facts", "sealed") and rest:
         return f"{ns}/{validate_key(rest)}"

@@ -35,7 +35,7 @@ from typing import IO, Any
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
-from objstore.core.errors import InvalidInput, MemError
+from objstore.core.errors import InvalidInput, MemError, Refused
 from objstore.core.objects import QueueItem, TYPE_NAMES, Tombstone
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
@@ -238,7 +238,6 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                                f"hold ({len(missing)} such ref(s)); no ref was changed")
         clash = [name for name, oid in refs if store.refs.read(name) not in (None, oid)]
         if clash and not keep_existing:
-            from objstore.core.errors import Refused
             raise Refused(f"{len(clash)} ref(s) of the export already exist here at other versions "
                           f"(first: {clash[0]}); no ref was changed",
                           hint="import into an empty store, or keep this store's refs with --keep-existing "

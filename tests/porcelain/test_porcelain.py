@@ -366,9 +366,9 @@ def test_porcelain_on_the_shared_transcripts(invoke, tmp_path, monkeypatch):
     src = shared_path("data", "transcripts", "claude-code-log")
     invoke("import", "claude-code", str(src))
     hit = next(h for h in invoke("search", "test", "--json").json if h["kind"] == "turn")
-    from objstore import Store, remember
+    from objstore import open_store, remember
     import os
-    with Store.open(os.environ["MEM_HOME"]) as st:
+    with open_store(os.environ["MEM_HOME"]) as st:
         remember(st, "project/clmail/ci", "CI runs the test suite", sources=(hit["id"],))
         remember(st, "project/clmail/ci", "CI runs the test suite and the linter", sources=(hit["id"],))
     assert invoke("blame", "project/clmail/ci", "--json").json["sources"][0]["session"] == hit["session"]
