@@ -28,7 +28,8 @@ def style(text: str, fg: str | None = None, dim: bool = False) -> str:
 
 def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     """Write ``text`` (and a newline) to stdout or stderr and flush; ANSI
-    escape sequences are removed when the stream is not a terminal."""
+    escape sequences are removed when the stream is not a terminal or
+    ``NO_COLOR`` is set (https://no-color.org)."""
     global _ANSI
     stream = sys.stderr if err else sys.stdout
     if stream is None:
@@ -235,6 +236,34 @@ def version_json(v, *, current: bool) -> dict:
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
             "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}
+
+
+def body_text(obj) -> str:
+    """What to print as the value of a fact version or the text of a turn:
+    the text made safe for the terminal, or ``(forgotten at <time>)`` for an
+    object ``mem forget`` emptied (its ``forgotten`` field, ms since epoch),
+    or ``(lost: …)`` for one ``mem fsck --repair`` could not recover."""
+    if getattr(obj, "forgotten", 0):
+        marks = getattr(obj, "sources", None) or (getattr(obj, "source", "") or "",)
+        if any(m.startswith("lost") for m in marks):  # emptied by mem fsck --repair, not by forget
+            return f"(lost: mem fsck --repair could not recover this {'version' if hasattr(obj, 'body') else 'turn'})"
+        return f"(forgotten at {fmt_time(obj.forgotten)})"
+    return safe(obj.body if hasattr(obj, "body") else obj.text)
+
+
+def rebuild_missing_index(store) -> None:
+    """Rebuild the search index now if it is missing while the store holds
+    memory (``objstore.ensure_index``), so a search never answers "nothing"
+    from a deleted index: a counter on stderr when it is a terminal, and one
+    line on stderr saying what was done."""
+    from objstore import ensure_index
+    label = "rebuilding the missing search index"
+    tty = _isatty(sys.stderr)
+    n = ensure_index(store, progress=(lambda done: echo(f"\r{label}: {done}", err=True, nl=False)) if tty else None)
+    if n is not None:
+        if tty:
+            echo("", err=True)
+        echo(f"the search index was missing: rebuilt it ({n} documents)", err=True)
 
 
 #: our own glyphs and their ASCII forms (--ascii)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ._out import refuse_bad_utf8, warn_damage, wants_json
+from ._out import rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json)
 
@@ -76,6 +76,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     ``as_of`` the store as it stood then."""
     from objstore import recall as _recall
     projects = project_scope(project, all_projects)
+    rebuild_missing_index(store)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
@@ -133,6 +134,7 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool) 
     except UnicodeEncodeError:
         raise InvalidInput("the query is not valid UTF-8 text") from None
     kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
+    rebuild_missing_index(store)
     hits = _search(store, text, limit=limit, kinds=kinds)
     if as_json:
         emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,

@@ -3,7 +3,7 @@
 import click
 
 from ._common import TimeType, complete_key, emit_json, fmt_time, json_option, safe, with_store
-from ._out import version_json
+from ._out import body_text, version_json
 
 
 @click.command("log")
@@ -48,7 +48,7 @@ def command(key, as_of, as_json, store):
         pin = ("  pinned" if f.pinned else "") + ("  dormant" if f.dormant else "")
         click.echo(click.style(f"v{f.version}  {v.id[:12]}", fg="yellow")
                    + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}")
-        for line in safe(f.body).splitlines() or [""]:
+        for line in body_text(f).splitlines() or [""]:
             click.echo(f"    {line}")
 
 

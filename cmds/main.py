@@ -141,7 +141,8 @@ def cli(home, lock_timeout, ascii_only):
     4 not found, 5 ref conflict (--expect), 6 refused, 10 no store,
     11 store locked, 12 wrong passphrase, 13 corruption, 14 unsupported
     version, 15 remote unavailable, 16 read-only store, 130 interrupted.
-    See docs/exit-codes.md.
+    See docs/exit-codes.md.  Colour is shown on a terminal only, and never
+    when NO_COLOR is set (https://no-color.org).
     """
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
     from . import _out
@@ -155,14 +156,33 @@ def cli(home, lock_timeout, ascii_only):
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run :data:`cli`, mapping Ctrl-C and aborts to 130.
 
-    A command line that runs ``mem hook …`` never exits non-zero: an agent
-    reads exit 2 as "block", so a mistyped option in a hook's settings must
-    fail open (the error still goes to stderr)."""
+    A command line that runs ``mem hook …`` (the subcommand, not a word
+    ``hook`` anywhere in the arguments) never exits non-zero: an agent reads
+    exit 2 as "block", so a mistyped option in a hook's settings must fail
+    open (the error still goes to stderr).  Every other command exits with
+    its own status (2 for a usage error)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if "hook" in args:
+    if command_name(args) == "hook":
         code = _main(args)
         return 0 if code not in (0, EXIT_INTERRUPTED) else code
     return _main(args)
+
+
+def command_name(args: list[str]) -> str | None:
+    """The subcommand a command line runs: its first word that is neither a
+    global option nor the value of one (``mem --home X hook …`` -> ``hook``;
+    ``mem search hook`` -> ``search``), or None."""
+    takes_value = {o for p in cli.params if isinstance(p, click.Option) and not p.is_flag
+                   for o in (*p.opts, *p.secondary_opts)}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            return args[i + 1] if i + 1 < len(args) else None
+        if not a.startswith("-") or a == "-":
+            return a
+        i += 2 if a in takes_value else 1
+    return None
 
 
 def _main(argv: list[str]) -> int:

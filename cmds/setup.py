@@ -127,15 +127,18 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         if not no_hooks:
             plan = hooks_install.uninstall(ctx, scope, dry_run, False, quiet=True)
             report["hooks"] = {"path": str(plan.path), "changed": plan.changed}
-            lines.append(f"hooks: {'removed from' if plan.changed else 'not in'} {plan.path}")
+            did = _did("removed from", "would remove from", dry_run)
+            lines.append(f"hooks: {did if plan.changed else 'not in'} {plan.path}")
         if shell != "none":
             p, changed = remove_rc_line(shell, dry_run)
             report["shell"] = {"file": str(p), "changed": changed}
-            lines.append(f"shell: {'removed the line from' if changed else 'no mem line in'} {p}")
+            did = _did("removed the line from", "would remove the line from", dry_run)
+            lines.append(f"shell: {did if changed else 'no mem line in'} {p}")
         for agent in mcp_agents:
             plan = _mcp(ctx, agent, scope, dry_run, undo=True)
             report.setdefault("mcp", {})[agent] = {"path": str(plan.path), "changed": plan.changed}
-            lines.append(f"mcp ({agent}): {'removed from' if plan.changed else 'not in'} {plan.path}")
+            did = _did("removed from", "would remove from", dry_run)
+            lines.append(f"mcp ({agent}): {did if plan.changed else 'not in'} {plan.path}")
         lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
     else:
         from objstore import is_store, open_store
@@ -152,7 +155,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
             if plan.repaired:
                 lines.append(f"hooks: repaired in {plan.path} ({'; '.join(plan.repaired)})")
             else:
-                lines.append(f"hooks: {'installed in' if plan.changed else 'already in'} {plan.path}")
+                did = _did("installed in", "would install in", dry_run)
+                lines.append(f"hooks: {did if plan.changed else 'already in'} {plan.path}")
             if scope == "project":
                 lines.append("hooks: project settings are shared, so they run 'mem' from PATH"
                              + ("" if hooks_install.command_exists("mem") else
@@ -163,8 +167,9 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         if shell != "none":
             p, changed = add_rc_line(shell, dry_run)
             report["shell"] = {"file": str(p), "changed": changed}
-            lines.append(f"shell: {'added a line to' if changed else 'already in'} {p}"
-                         + (" (open a new shell to load it)" if changed else ""))
+            did = _did("added a line to", "would add a line to", dry_run)
+            lines.append(f"shell: {did if changed else 'already in'} {p}"
+                         + (" (open a new shell to load it)" if changed and not dry_run else ""))
             if not hooks_install.command_exists("mem"):
                 report["shell"]["mem_on_path"] = False
                 lines.append("shell: the line loads only where 'mem' is on PATH, and it is not now "
@@ -178,7 +183,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         for agent in mcp_agents:
             plan = _mcp(ctx, agent, scope, dry_run)
             report.setdefault("mcp", {})[agent] = {"path": str(plan.path), "changed": plan.changed}
-            lines.append(f"mcp ({agent}): {'added to' if plan.changed else 'already in'} {plan.path}")
+            did = _did("added to", "would add to", dry_run)
+            lines.append(f"mcp ({agent}): {did if plan.changed else 'already in'} {plan.path}")
         if "codex" not in mcp_agents and _codex_unconnected():
             lines.append("mcp: Codex is installed but not connected to mem: run 'mem setup --mcp codex' "
                          "(or 'mem mcp install codex'; needs pip install 'memvcs[mcp]')")
@@ -188,3 +194,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     if dry_run:
         lines.insert(0, "dry run: nothing is changed")
     click.echo("\n".join(lines))
+
+
+def _did(done: str, would: str, dry_run: bool) -> str:
+    """The words for a change: what was done, or with --dry-run what would be."""
+    return would if dry_run else done

@@ -3,6 +3,7 @@
 import click
 
 from ._common import emit_json, fmt_time, json_option, plural, safe, with_store
+from ._out import body_text
 
 
 def object_json(oid: str, obj) -> dict:
@@ -67,7 +68,7 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
         click.echo("")
-        click.echo(safe(obj.body))
+        click.echo(body_text(obj))
     elif isinstance(obj, Turn):
         click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
@@ -77,7 +78,7 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
             click.echo(f"forgotten:   {fmt_time(obj.forgotten)}"
                        + (" (lost: mem fsck --repair could not recover it)" if obj.source.startswith("lost") else ""))
         click.echo("")
-        click.echo(safe(obj.text))
+        click.echo(body_text(obj))
     elif isinstance(obj, Tombstone):
         click.echo(safe(f"key:         {obj.key}"))
         click.echo(f"value sha256: {obj.value_sha256.hex()}")
@@ -149,10 +150,7 @@ def command(what, as_json, store):
         for tv in turns:
             t = tv.turn
             click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
-            if t.forgotten:
-                click.echo("(lost: mem fsck --repair could not recover this turn)" if t.source.startswith("lost")
-                           else "(forgotten)")
-            click.echo(safe(t.text))
+            click.echo(body_text(t))
         return
     if "/" in what:
         v = current(store, what)

@@ -106,6 +106,7 @@ _API: dict[str, tuple[str, str]] = {
     "recall": ("objstore.retrieval.recall", "recall"),
     "search": ("objstore.retrieval.search", "search"),
     "reindex": ("objstore.retrieval.search", "reindex"),
+    "ensure_index": ("objstore.retrieval.search", "ensure_index"),
     "inject_for_prompt": ("objstore.retrieval.context", "inject_for_prompt"),
     "GateConfig": ("objstore.retrieval.context", "GateConfig"),
     "ContextConfig": ("objstore.retrieval.context", "ContextConfig"),

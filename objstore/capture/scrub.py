@@ -2,7 +2,8 @@
 sources a store imported from): ``mem forget --match TEXT --scrub-sources``.
 
 Only JSON string values are changed: each line of a JSONL transcript that
-contains the text (ignoring case and whitespace runs) is parsed, every string
+contains the text (under the store's one normalization,
+``objstore.core.text``: NFC, case folding, whitespace runs) is parsed, every string
 in it has the matches replaced by ``[REDACTED]``, and the line is written back
 compactly; other lines are kept byte for byte.  The file is replaced
 atomically with its mode kept.  Nothing is backed up (a backup would be one
@@ -13,23 +14,25 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
+from objstore.core.text import matcher, normalize_value, replace_matches
 
 REDACTED = "[REDACTED]"
 
 
-def match_pattern(text: str) -> re.Pattern:
-    """A regex matching ``text`` ignoring case and treating any whitespace run
-    as equal to any other.  Raises InvalidInput for a blank text."""
-    words = text.split()
-    if not words:
+def match_pattern(text: str) -> Callable[[str], bool]:
+    """The predicate ``f(s) -> bool`` "``s`` contains ``text``" under the
+    store's one normalization (:func:`objstore.core.text.matcher`: NFC, case
+    folding, whitespace runs as one space), so a transcript matches exactly
+    when the store does.  Raises InvalidInput for a blank text."""
+    if not normalize_value(text):
         raise InvalidInput("nothing to match")
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    return matcher(text)
 
 
 @dataclass
@@ -40,25 +43,40 @@ class ScrubHit:
     lines: int
 
 
-def _walk(value, pat: re.Pattern):
+def _strings(value) -> Iterator[str]:
+    """Every str in a decoded JSON value (object keys included)."""
     if isinstance(value, str):
-        return pat.sub(REDACTED, value)
+        yield value
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                yield k
+            yield from _strings(v)
+
+
+def _walk(value, text: str):
+    if isinstance(value, str):
+        return replace_matches(value, text, REDACTED)[0]
     if isinstance(value, list):
-        return [_walk(v, pat) for v in value]
+        return [_walk(v, text) for v in value]
     if isinstance(value, dict):
-        return {(pat.sub(REDACTED, k) if isinstance(k, str) else k): _walk(v, pat) for k, v in value.items()}
+        return {(_walk(k, text) if isinstance(k, str) else k): _walk(v, text) for k, v in value.items()}
     return value
 
 
 def find(paths: list[str], text: str) -> list[ScrubHit]:
-    """The files among ``paths`` that contain ``text`` (decoded JSON strings
-    are searched, so escapes such as ``\\n`` or ``\\u00e9`` do not hide it)."""
-    pat = match_pattern(text)
+    """The files among ``paths`` that contain ``text`` (each decoded JSON
+    string is searched, so escapes such as ``\\n`` or ``\\u00e9`` do not hide
+    it).  Raises InvalidInput for a blank text; unreadable files are skipped."""
+    match = match_pattern(text)
     hits = []
     for p in map(Path, paths):
         try:
             with open(p, "rb") as f:
-                n = sum(1 for line in f if _line_hits(line, pat))
+                n = sum(1 for line in f if _line_hits(line, match))
         except OSError:
             continue
         if n:
@@ -66,33 +84,37 @@ def find(paths: list[str], text: str) -> list[ScrubHit]:
     return hits
 
 
-def _line_hits(line: bytes, pat: re.Pattern) -> bool:
+def _line_hits(line: bytes, match: Callable[[str], bool]) -> bool:
     s = line.decode("utf-8", "replace")
-    if pat.search(s):
+    if match(s):
         return True
+    if "\\" not in s:  # no JSON escape: the decoded strings are substrings of the line
+        return False
     try:
-        return bool(pat.search(json.dumps(json.loads(s), ensure_ascii=False)))
+        return any(match(v) for v in _strings(json.loads(s)))
     except ValueError:
         return False
 
 
 def scrub(path: Path, text: str) -> int:
-    """Redact ``text`` in one JSONL file; returns the lines rewritten.  A line
-    that is not JSON but contains the text has the text replaced as plain
-    text."""
-    pat = match_pattern(text)
+    """Redact ``text`` in one JSONL file; returns the lines rewritten.  Each
+    match inside a JSON string is replaced by ``[REDACTED]`` (the rest of
+    the string is kept); a line that is not JSON but contains the text has
+    the text replaced as plain text.  Raises InvalidInput for a blank text,
+    OSError for an unreadable or unwritable file."""
+    match = match_pattern(text)
     out, changed = [], 0
     with open(path, "rb") as f:
         for line in f:
-            if not _line_hits(line, pat):
+            if not _line_hits(line, match):
                 out.append(line)
                 continue
             end = line[len(line.rstrip(b"\r\n")):]
             body = line[: len(line) - len(end)].decode("utf-8", "replace")
             try:
-                new = json.dumps(_walk(json.loads(body), pat), ensure_ascii=False, separators=(",", ":"))
+                new = json.dumps(_walk(json.loads(body), text), ensure_ascii=False, separators=(",", ":"))
             except ValueError:
-                new = pat.sub(REDACTED, body)
+                new = replace_matches(body, text, REDACTED)[0]
             out.append(new.encode("utf-8") + end)
             changed += 1
     if changed:

@@ -13,20 +13,17 @@ The byte-level format is specified in ``docs/format.md``.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
+from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
 KINDS = ("user", "feedback", "project", "reference")
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
 SENSITIVITIES = ("public", "private", "secret")
 ROLES = ("user", "assistant", "tool", "system")
-
-_WS = re.compile(r"\s+")
 
 #: Times are ms since the epoch in [0, MAX_TIME_MS] (year 9999 ends there).
 MAX_TIME_MS = 253_402_300_799_999
@@ -37,21 +34,6 @@ def check_time(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIME_MS:
         raise InvalidInput(f"{what} must be a time between 1970 and 9999 (ms since epoch), not {value!r}")
     return value
-
-
-def normalize_value(text: str) -> str:
-    """The normalized form of a value, used for tombstones and matching.
-
-    NFC, case-folded, every whitespace run replaced by one space, stripped.
-    ``normalize_value("  Hello\\n World ") == "hello world"``.
-    """
-    return _WS.sub(" ", unicodedata.normalize("NFC", text).casefold()).strip()
-
-
-def value_digest(text: str) -> bytes:
-    """SHA-256 (32 bytes) of the UTF-8 of :func:`normalize_value` of ``text``."""
-    import hashlib  # here: loading OpenSSL costs ~2 ms that readers never need
-    return hashlib.sha256(normalize_value(text).encode("utf-8")).digest()
 
 
 def _opt_parent(v: Any) -> str | None:

@@ -95,7 +95,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-__all__ = ["DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value"]
+from objstore.core.text import replace_spans
+
+__all__ = [
+    "DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value", "remove_credentials",
+]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
 _OVERLAP = 16_384          # windows overlap by this much: no shorter secret is cut in two
@@ -644,3 +648,15 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
 def redact_value(text: str) -> str:
     """``redact(text).text``: the redacted string, for callers that need no hit list."""
     return redact(text).text
+
+
+def remove_credentials(text: str, replacement: str = " ") -> str:
+    """``text`` with every credential :func:`redact` finds replaced by
+    ``replacement`` (one space by default) rather than a
+    ``[REDACTED:<rule>]`` marker: for derived text such as search cues and
+    traces, which must hold no part of a credential and gain no marker words.
+    ``text`` itself when nothing matched.  Raises ``TypeError`` for a non-str."""
+    r = redact(text)
+    if not r.hits:
+        return text
+    return replace_spans(text, [(h.start, h.end) for h in r.hits], replacement)

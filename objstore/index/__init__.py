@@ -8,6 +8,8 @@ package (or its light ``errors`` module) does not load tantivy::
 Modules, lowest first (each imports only those above it):
 
 * ``errors``: ``SearchIndexError``, ``IndexBusyError``, ``IndexCorruptError``;
+* ``readonly``: reading an index on a read-only filesystem (a shadow
+  directory of links where tantivy can take its lock);
 * ``analysis``: the analyzers (``mem_words``, ``mem_stem``, ``mem_plain``),
   ``tokenize``, ``index_terms``, ``QUERY_STOPWORDS``;
 * ``schema``: ``IndexDoc``, ``Hit``, the generation formats, tantivy schema

@@ -21,11 +21,12 @@ import threading
 import time as _time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NoReturn
 
 import tantivy
 from blake3 import blake3 as _blake3
 
+from objstore.core.atomic import fsync_dir
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.readonly import shadow_dir, writable
@@ -97,21 +98,17 @@ def _trim_heap() -> None:
         _LIBC[0](0)
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-# --------------------------------------------------------------------------
-# shards and CURRENT
+def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
+    """Roll back a tantivy writer whose write failed and raise: tantivy's
+    ``ValueError`` as :class:`SearchIndexError` ("<where>: write failed"),
+    anything else (KeyboardInterrupt, ...) as it is."""
+    with contextlib.suppress(Exception):
+        writer.rollback()
+    with contextlib.suppress(Exception):
+        writer.wait_merging_threads()
+    if isinstance(error, ValueError):  # tantivy's error type
+        raise SearchIndexError(f"{where}: write failed: {error}") from error
+    raise error
 
 
 def shard_index(session_id: str, n: int) -> int:
@@ -206,6 +203,7 @@ class SubIndex:
     the caller to hold :meth:`locked`."""
 
     def __init__(self, root: Path, kind: str, lock_timeout: float, analyzer: str = "stem") -> None:
+        """Nothing is read or created on disk until first use."""
         self.kind = kind
         self.dir = root / _SUBDIR[kind]
         self.lock_timeout = lock_timeout
@@ -239,6 +237,25 @@ class SubIndex:
         except IndexCorruptError:
             return None
 
+    def adopt_new(self, name: str) -> None:
+        """Record that generation ``name``, just created by this instance, has
+        the format of new generations (it has no ``meta.json`` to read yet)."""
+        self._fmts[name] = self.new_fmt
+
+    def publish(self, m: Manifest, new: "dict[str, tantivy.Index]") -> set[str]:
+        """Write ``m`` as ``CURRENT`` (atomically) and keep the freshly built
+        generations ``new`` (name -> open Index) as the cached handles;
+        returns the generation names ``m`` keeps live.  Caller holds the lock."""
+        self._write_manifest(m)
+        with self._mutex:
+            for name, index in new.items():
+                with contextlib.suppress(ValueError):
+                    index.reload()
+                self._cache[name] = index
+            keep = {g for _s, g in m.live()}
+            self._cache = {k: v for k, v in self._cache.items() if k in keep}
+        return keep
+
     def _write_manifest(self, m: Manifest) -> None:
         tmp = self.dir / f"CURRENT.tmp-{os.getpid()}-{threading.get_ident()}"
         with open(tmp, "w", encoding="utf-8") as f:
@@ -246,9 +263,10 @@ class SubIndex:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.dir / "CURRENT")
-        _fsync_dir(self.dir)
+        fsync_dir(self.dir)
 
     def gen_dirs(self) -> list[str]:
+        """Names of the ``gen-<n>`` directories on disk, by ascending n (live or not)."""
         try:
             names = os.listdir(self.dir)
         except FileNotFoundError:
@@ -264,6 +282,8 @@ class SubIndex:
         return max(nums, default=0) + 1
 
     def remove_orphans(self, keep: set[str]) -> None:
+        """Delete every generation directory not in ``keep`` and every
+        ``CURRENT.tmp-*`` file (what a crashed writer left).  Caller holds the lock."""
         for name in self.gen_dirs():
             if name not in keep:
                 _rmtree(self.dir / name, ignore_errors=True)
@@ -274,6 +294,8 @@ class SubIndex:
                         os.unlink(self.dir / name)
 
     def remove_orphans_of_current(self) -> None:
+        """:meth:`remove_orphans` keeping what ``CURRENT`` names (nothing if it
+        is missing or corrupt).  Caller holds the lock."""
         cur = self.manifest_lenient()
         self.remove_orphans({g for _s, g in cur.live()} if cur else set())
 
@@ -362,12 +384,17 @@ class SubIndex:
                 self._seen[name] = sig
 
     def close(self) -> None:
+        """Drop the cached index handles (reopened lazily)."""
         with self._mutex:
             self._cache = {}
             self._seen = {}
 
     # -- writing ---------------------------------------------------------
     def new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
+        """A one-thread writer of ``index`` with ``heap`` bytes, after tantivy's
+        garbage collection of files a killed writer left.  Raises
+        ``IndexBusyError`` if tantivy's own writer lock is held,
+        ``SearchIndexError`` for another failure."""
         try:
             writer = index.writer(heap_size=heap, num_threads=1)
         except ValueError as e:
@@ -437,6 +464,7 @@ class SubIndex:
         ]
         if not to_delete and not docs:
             return
+        fmt = self.fmt(name)
         writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
         try:
             for i in to_delete:
@@ -446,13 +474,7 @@ class SubIndex:
                 writer.add_document(to_tantivy_doc(d, fmt))
             writer.commit()
         except BaseException as e:
-            with contextlib.suppress(Exception):
-                writer.rollback()
-            with contextlib.suppress(Exception):
-                writer.wait_merging_threads()
-            if isinstance(e, ValueError):  # tantivy's error type
-                raise SearchIndexError(f"{self.dir / name}: write failed: {e}") from e
-            raise
+            raise_write_failed(writer, e, self.dir / name)
         try:
             writer.wait_merging_threads()
             index.reload()
@@ -493,6 +515,9 @@ class GenerationBuild:
         self._writers: dict[int, tantivy.IndexWriter] = {}
 
     def add(self, d: IndexDoc) -> None:
+        """Send ``d`` to the new generation of its shard (streamed or
+        buffered).  Raises ``ValueError`` if its shard is not one being
+        rebuilt, ``SearchIndexError`` if tantivy refuses it."""
         s = shard_index(d.ref, self.n)
         if s not in self.shards:
             raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
@@ -525,28 +550,22 @@ class GenerationBuild:
                 _rmtree(path, ignore_errors=True)
                 raise SearchIndexError(f"{path}: cannot create index: {e}") from e
             register_analyzers(index)
-            self.sub._fmts[name] = self.sub.new_fmt
+            self.sub.adopt_new(name)
             g = self._gens[s] = (name, index)
         return g
 
     def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
         """Write ``docs`` into generation ``name`` with a writer of its own
         (thread-safe: runs in the flush pool)."""
-        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
         fmt = self.sub.fmt(name)
+        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
         try:
             for d in docs:
                 writer.add_document(to_tantivy_doc(d, fmt))
             writer.commit()
             writer.wait_merging_threads()
         except BaseException as e:
-            with contextlib.suppress(Exception):
-                writer.rollback()
-            with contextlib.suppress(Exception):
-                writer.wait_merging_threads()
-            if isinstance(e, ValueError):  # tantivy's error type
-                raise SearchIndexError(f"{self.sub.dir / name}: write failed: {e}") from e
-            raise
+            raise_write_failed(writer, e, self.sub.dir / name)
         finally:
             del writer
             _trim_heap()
@@ -589,14 +608,7 @@ class GenerationBuild:
             g = self._gens.get(s)
             gens[s] = g[0] if g else None
         m = Manifest(tuple(gens))
-        self.sub._write_manifest(m)
-        with self.sub._mutex:
-            for name, index in self._gens.values():
-                with contextlib.suppress(ValueError):
-                    index.reload()
-                self.sub._cache[name] = index
-            keep = {g for _s, g in m.live()}
-            self.sub._cache = {k: v for k, v in self.sub._cache.items() if k in keep}
+        keep = self.sub.publish(m, dict(self._gens.values()))
         self.sub.remove_orphans(keep)
 
     def abort(self) -> None:

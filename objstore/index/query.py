@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 import tantivy
 
-from objstore.core.objects import normalize_value
+from objstore.core.text import normalize_value
 from objstore.index.analysis import PLAIN_MAX_TOKEN_BYTES, QUERY_STOPWORDS, plain_tokens, tokenize
 from objstore.index.schema import FLAG_LONG
 
@@ -78,6 +78,7 @@ def build_query(
     used to put every sub-index on collection-wide IDF."""
 
     def boosted(q: "tantivy.Query", i: int, joined: bool) -> "tantivy.Query":
+        """``q`` boosted by ``boost(i, joined)`` (unchanged for 1.0)."""
         b = boost(i, joined)
         return q if b == 1.0 else tantivy.Query.boost_query(q, b)
 
@@ -109,6 +110,7 @@ def filter_clauses(
     ``projects`` / ``roles`` None: no filter; an empty one matches nothing."""
 
     def any_of(field: str, values: Iterable[str]) -> "tantivy.Query":
+        """Constant-score 0 query: ``field`` is one of ``values`` (none: matches nothing)."""
         qs = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v))
               for v in dict.fromkeys(values)]
         if not qs:

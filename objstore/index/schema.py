@@ -16,6 +16,7 @@ from pathlib import Path
 
 import tantivy
 
+from objstore.core.text import fold
 from objstore.index.analysis import (
     ANALYZERS,
     PLAIN_ANALYZER,
@@ -204,7 +205,7 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     if fmt.has_seq:
         doc.add_integer("seq", d.seq)
     if fmt.has_plain:
-        folded = text.casefold()  # as objects.normalize_value, whose whitespace runs do not matter here
+        folded = fold(text)  # the one matching form (core.text); whitespace runs do not matter here
         doc.add_text("plain", folded)
         if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
                 and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):

@@ -128,6 +128,13 @@ class SearchIndex:
         self._shards = shards
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
 
+    def exists(self) -> bool:
+        """Whether any sub-index has been written: a ``CURRENT`` file exists
+        under ``facts/``, ``turns/`` or ``history/`` (its content is not
+        checked; a bad one raises ``IndexCorruptError`` on use).  False for
+        a store never written to, and after ``rm -rf <store>/index``."""
+        return any((sub.dir / "CURRENT").is_file() for sub in self._subs.values())
+
     # -- shards ----------------------------------------------------------
     def _layout_shards(self, kind: str, prev_docs: int = 0) -> int:
         """Shard count of a new layout of ``kind`` replacing ``prev_docs`` docs."""
@@ -298,6 +305,7 @@ class SearchIndex:
             seen: set[str] = set()
 
             def docs() -> Iterator[IndexDoc]:
+                """The survivors, validated, each id once."""
                 for d in survivors:
                     self._check_doc(d, ("turn",))
                     if d.id not in seen:
@@ -439,6 +447,7 @@ class SearchIndex:
                 continue
 
             def boost(w: int, joined: bool, i: int = i) -> float:
+                """Factor putting word ``w`` of generation ``i`` on collection-wide IDF."""
                 if len(opened) == 1:
                     return 1.0
                 if joined:

@@ -44,6 +44,7 @@ from objstore.core.audit import redact_ids
 from objstore.core.errors import InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.pack import Pack
+from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
@@ -185,11 +186,10 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     if len(norm) < MIN_MATCH_CHARS:
         raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
     plan.match = norm
-    probe = max(norm.split(" "), key=len)  # a cheap test before the full normalization
+    hits = matcher(match)  # the one normalization (objstore.core.text)
     for key, head in list_keys(store):
         chain = list(walk(store, head))
-        hit = [v for v in chain if not v.fact.forgotten and probe in v.fact.body.casefold()
-               and norm in normalize_value(v.fact.body)]
+        hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
         if not hit:
             continue
         live = [v for v in chain if not v.fact.forgotten]
@@ -204,13 +204,11 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         sid = name[len("sessions/"):]
         if only is not None and sid not in only:
             continue
-        hit = [tv for tv in walk_turns(store, head)
-               if not tv.turn.forgotten and probe in tv.turn.text.casefold()
-               and norm in normalize_value(tv.turn.text)]
+        hit = [tv for tv in walk_turns(store, head) if not tv.turn.forgotten and hits(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
     for it in queue.items(store):  # proposals waiting for review may hold the text too
-        if norm in normalize_value(it.item.body):
+        if hits(it.item.body):
             plan.queue_items.append(it.id)
     return plan
 
@@ -445,12 +443,16 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     ``<store>/cache`` and every ``<store>/logs/*.log``.  A line-oriented text
     file loses the lines that contain a needle (rewritten atomically); any
     other file containing one is deleted (caches are rebuilt on demand).
-    Matching ignores case.  Returns the files changed, relative to the store.
+    Matching is ``objstore.core.text.matcher`` (NFC, case folding,
+    whitespace runs).  Returns the files changed, relative to the store.
     """
-    keys = [n.casefold().encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
-    keys += [normalize_value(n).encode("utf-8", "ignore") for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
-    if not keys:
+    tests = [matcher(n) for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    if not tests:
         return []
+
+    def hit(s: str) -> bool:
+        return any(t(s) for t in tests)
+
     changed = []
     targets: list[Path] = []
     cache = store.root / "cache"
@@ -464,14 +466,12 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             data = p.read_bytes()
         except OSError:
             continue
-        low = data.decode("utf-8", "replace").casefold().encode("utf-8")
-        if not any(k in low for k in keys):
+        if not hit(data.decode("utf-8", "replace")):
             continue
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if text_like:
             lines = data.splitlines(keepends=True)
-            kept = [ln for ln in lines
-                    if not any(k in ln.decode("utf-8", "replace").casefold().encode("utf-8") for k in keys)]
+            kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
             atomic_write(p, b"".join(kept))
         else:
             p.unlink()

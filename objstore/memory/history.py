@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.objects import normalize_value
+from objstore.core.text import contains, normalize_value
 from objstore.core.store import Store
 
 HISTORY_FILE = "cache/shell-history"
@@ -39,7 +39,8 @@ def load_history(store: Store) -> list[str]:
 def append_history(store: Store, entry: str) -> None:
     """Append one entry (O_APPEND; no store lock needed: only the shell
     writes it, and a purge rewrites it atomically)."""
-    line = " ".join(entry.splitlines()).strip()
+    from objstore.core.redact import redact_value  # deferred: compiles the rules
+    line = redact_value(" ".join(entry.splitlines()).strip())  # a history line never holds a credential
     if not line:
         return
     p = history_path(store)
@@ -52,8 +53,7 @@ def append_history(store: Store, entry: str) -> None:
 
 
 def _matches(entry: str, needles: list[str]) -> bool:
-    low, norm = entry.casefold(), normalize_value(entry)
-    return any(n.casefold() in low or normalize_value(n) in norm for n in needles)
+    return any(contains(entry, n) for n in needles)
 
 
 def purge_history(store: Store, needles: Iterable[str | bytes]) -> int:

@@ -16,7 +16,7 @@ from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.documents import current_fact_docs, iter_docs, turn_docs_in_shards
-from objstore.memory.facts import current_of, fact_doc, walk
+from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
 
 
@@ -80,10 +80,13 @@ def _replay(store: Store) -> RecoveryReport:
             head = store.refs.read(fact_ref(key))
             chain = list(walk(store, head)) if head else []
             cur = current_of(chain)
-            deletes.extend(v.id for v in chain if cur is None or v.id != cur.id)
+            past = [v for v in chain if cur is None or v.id != cur.id]
+            deletes.extend(v.id for v in past)
             if cur is not None:
                 adds.append(fact_doc(cur.id, cur.fact))
-        store.index.add(adds, delete_ids=deletes)
+            # the versions that are not current stay findable (history), as remember and reindex keep them
+            adds.extend(history_doc(v.id, v.fact) for v in past if not v.fact.forgotten and v.fact.body)
+        store.index.add(adds, delete_ids=deletes, delete_kinds=FACT_KINDS)
         rep.facts = len(j.facts)
     if j.turn_forgets:  # only the shards of the sessions named
         shards = store.index.turn_shards(j.turn_forgets)

@@ -15,11 +15,11 @@ session, record or text is never captured again.
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from dataclasses import dataclass, field
 
 from objstore.core.objects import Tombstone, value_digest
 from objstore.core.store import Store
+from objstore.core.text import normalized_map, replace_spans
 
 
 def put_tombstone(store: Store, tombstone: Tombstone) -> str:
@@ -99,29 +99,15 @@ REDACTED = "[forgotten]"
 
 
 def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]:
-    """Replace every span of ``text`` whose normalized form (NFC, case-folded,
-    whitespace runs as one space) hashes to a rule's SHA-256, with
-    ``[forgotten]``.  The rule holds only the hash and the normalized
+    """Replace every span of ``text`` whose normalized form
+    (``objstore.core.text.normalize_value``: NFC, case-folded, whitespace
+    runs as one space) hashes to a rule's SHA-256, with ``[forgotten]``; the
+    characters around the spans are kept as they are.  The rule holds only the hash and the normalized
     length, never the text.  Cost: one SHA-256 per position and rule.
 
     Returns ``(text, spans redacted)``.
     """
-    src = unicodedata.normalize("NFC", text)
-    chars: list[str] = []
-    where: list[int] = []
-    space = False
-    for i, ch in enumerate(src):
-        if ch.isspace():
-            if chars and not space:
-                chars.append(" ")
-                where.append(i)
-            space = True
-            continue
-        space = False
-        for c in ch.casefold():
-            chars.append(c)
-            where.append(i)
-    norm = "".join(chars)
+    norm, starts, ends = normalized_map(text)
     spans: list[tuple[int, int]] = []
     for digest, n in rules:
         if n <= 0 or n > len(norm):
@@ -130,18 +116,7 @@ def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]
             if norm[s] == " ":
                 continue
             if hashlib.sha256(norm[s:s + n].encode("utf-8")).digest() == digest:
-                spans.append((where[s], where[s + n - 1] + 1))
+                spans.append((starts[s], ends[s + n - 1]))
     if not spans:
         return text, 0
-    spans.sort()
-    out, pos = [], 0
-    for a, b in spans:
-        if a < pos:
-            a = pos
-        if a >= b:
-            continue
-        out.append(src[pos:a])
-        out.append(REDACTED)
-        pos = b
-    out.append(src[pos:])
-    return "".join(out), len(spans)
+    return replace_spans(text, spans, REDACTED), len(spans)

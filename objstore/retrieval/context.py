@@ -715,10 +715,24 @@ def _key_words(key: str) -> str:
 
 
 def write_trace(path: str | Path, record: dict) -> None:
-    """Append one JSON line to the trace file ``path`` (created if missing)."""
-    line = json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+    """Append one JSON line to the trace file ``path`` (created if missing).
+    Every string of ``record`` goes through the credential redaction first
+    (``objstore.core.redact``): a trace never holds a credential."""
+    line = json.dumps(_redacted(record), ensure_ascii=False, sort_keys=False) + "\n"
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as f:
         f.write(line)
+
+
+def _redacted(value):
+    """``value`` (decoded JSON) with every string passed through ``redact_value``."""
+    from objstore.core.redact import redact_value  # deferred: compiles the rules
+    if isinstance(value, str):
+        return redact_value(value)
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    if isinstance(value, dict):
+        return {(_redacted(k) if isinstance(k, str) else k): _redacted(v) for k, v in value.items()}
+    return value
 
 
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
@@ -742,7 +756,11 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         A store whose index cannot be read gives an empty injection whose
         trace says why; other MemErrors propagate.
     """
+    from objstore.core.redact import remove_credentials  # deferred: compiles the rules
     t0 = time.perf_counter()
+    # a credential in the prompt is never a cue: it would reach the trace and the index queries
+    prompt, previous_assistant, tool_output = (
+        remove_credentials(t) if t else t for t in (prompt, previous_assistant, tool_output))
     if config is None:
         config = GateConfig(budget_tokens=store_context_config(store).prompt_budget)
     projects = project_aliases(cwd, override=project)

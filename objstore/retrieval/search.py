@@ -43,16 +43,25 @@ class SearchResult:
 
 
 def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn")) -> list[SearchResult]:
-    """BM25 search.  The query is never parsed as query syntax."""
+    """BM25 search of ``query`` (plain words, never query syntax) over the
+    ``kinds`` ("fact", "turn"); at most ``limit`` results, best first.
+
+    A fact hit shows its key's current version: searching facts also
+    searches the versions that are not current (index kind ``history``), and
+    a hit on one of those resolves to the current value (``resolved_from``
+    names the version that matched), as ``recall`` does.  Raises
+    ``IndexCorruptError`` (exit 13) for an unreadable index; a missing one
+    gives no hits (see :func:`index_missing`)."""
     from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
     store.try_recover()  # a crashed writer left the index behind: catch up if we can
     out: list[SearchResult] = []
     seen: set[str] = set()
-    for h in store.index.search(query, limit=limit * 2 + 5, kinds=kinds):
+    search_kinds = (*kinds, "history") if "fact" in kinds and "history" not in kinds else kinds
+    for h in store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds):
         if len(out) >= limit:
             break
         try:
-            if h.kind == "fact":
+            if h.kind in ("fact", "history"):
                 head = store.refs.read("facts/" + h.ref)
                 if head is None:
                     continue
@@ -73,6 +82,26 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out
+
+
+def index_missing(store: Store) -> bool:
+    """Whether the search index is missing while the store has something to
+    index: no sub-index of ``<store>/index`` exists (e.g. after ``rm -rf
+    <store>/index``) but a fact or session ref does.  Costs a few ``stat``
+    calls when the index exists."""
+    if store.index.exists():
+        return False
+    return any(True for _ in store.refs.iter("facts")) or any(True for _ in store.refs.iter("sessions"))
+
+
+def ensure_index(store: Store, progress: Callable[[int], None] | None = None) -> int | None:
+    """Rebuild the index when :func:`index_missing`: returns the number of
+    documents indexed, or None when the index was there (nothing done).
+    ``progress(done)`` as for :func:`reindex`.  Raises what :func:`reindex`
+    raises (``StoreLocked`` when another writer holds the store)."""
+    if not index_missing(store):
+        return None
+    return reindex(store, progress=progress)
 
 
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:

@@ -1,0 +1,194 @@
+"""The one rule for deciding whether two texts match.
+
+Every layer that compares a text with another (``mem forget --match``,
+tombstones and the capture filter that stops a forgotten text coming back,
+the scrubbing of the agents' own transcripts, of caches, logs and the shell
+history, duplicate detection in the review queue) uses this module, so that
+what the store calls a match is what every other file calls a match.
+
+The normalized form of a text (:func:`normalize_value`) is: Unicode
+Normalization Form C (UAX #15), then full case folding (``str.casefold``,
+Unicode ``CaseFolding.txt`` C+F: ``"Straße"`` -> ``"strasse"``), then every
+run of whitespace (``str.isspace``) replaced by one space, stripped.  A text
+*contains* a needle when the needle's normalized form is a non-empty
+substring of the text's normalized form; the decomposed ``"cafe\\u0301"``
+and ``"CAFÉ"`` are then the same word.
+
+:func:`find_spans` and :func:`replace_matches` locate matches in the
+original text (not its normalized copy), so a scrub replaces exactly the
+characters that matched and leaves the rest of the text byte for byte.
+
+The redaction of credentials (patterns, not a needle) is
+:mod:`objstore.core.redact`; this module holds no patterns.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Callable, Iterable
+
+__all__ = [
+    "contains",
+    "find_spans",
+    "fold",
+    "matcher",
+    "normalize_value",
+    "normalized_map",
+    "replace_matches",
+    "replace_spans",
+    "value_digest",
+]
+
+_WS = re.compile(r"\s+")
+
+
+def fold(text: str) -> str:
+    """``text`` in NFC, then case-folded (``str.casefold``); whitespace is
+    kept as it is.  ``fold("STRASSE") == fold("Straße") == "strasse"``."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def normalize_value(text: str) -> str:
+    """The normalized form of a text, used for tombstones and matching.
+
+    NFC, case-folded, every whitespace run replaced by one space, stripped.
+    ``normalize_value("  Hello\\n World ") == "hello world"``.
+    """
+    return _WS.sub(" ", fold(text)).strip()
+
+
+def value_digest(text: str) -> bytes:
+    """SHA-256 (32 bytes) of the UTF-8 of :func:`normalize_value` of ``text``
+    (what a tombstone records instead of the text)."""
+    import hashlib  # here: loading OpenSSL costs ~2 ms that readers never need
+    return hashlib.sha256(normalize_value(text).encode("utf-8")).digest()
+
+
+def matcher(needle: str) -> Callable[[str], bool]:
+    """A predicate ``f(text) -> bool``: whether ``text`` contains ``needle``
+    (see the module docstring).  Precomputes the needle's form, and rejects
+    most texts with one substring test on ``fold(text)`` before collapsing
+    its whitespace.  A needle that normalizes to ``""`` matches nothing."""
+    norm = normalize_value(needle)
+    if not norm:
+        return lambda _text: False
+    probe = max(norm.split(" "), key=len)  # has no whitespace: a test on fold() is exact
+
+    def match(text: str) -> bool:
+        f = fold(text)
+        return probe in f and norm in _WS.sub(" ", f)
+
+    return match
+
+
+def contains(text: str, needle: str) -> bool:
+    """Whether ``text`` contains ``needle`` ignoring case, Unicode
+    normalization and whitespace runs; False for a blank needle."""
+    return matcher(needle)(text)
+
+
+def _nfc_chunks(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, NFC of text[start:end])`` covering ``text`` in order,
+    whose NFC parts concatenate to ``NFC(text)``: one chunk per character
+    when ``text`` is already NFC, else a starter with the characters that
+    compose or reorder with it (a chunk is merged with the next one whenever
+    normalizing them apart differs from normalizing them together)."""
+    if unicodedata.is_normalized("NFC", text):
+        return [(i, i + 1, ch) for i, ch in enumerate(text)]
+    starts = [i for i, ch in enumerate(text) if i == 0 or unicodedata.combining(ch) == 0]
+    chunks: list[tuple[int, int, str]] = []
+    for k, a in enumerate(starts):
+        b = starts[k + 1] if k + 1 < len(starts) else len(text)
+        part = unicodedata.normalize("NFC", text[a:b])
+        if chunks:
+            pa, _pb, pn = chunks[-1]
+            joined = unicodedata.normalize("NFC", text[pa:b])
+            if joined != pn + part:  # composes across the boundary (e.g. Hangul jamo)
+                chunks[-1] = (pa, b, joined)
+                continue
+        chunks.append((a, b, part))
+    if "".join(c[2] for c in chunks) != unicodedata.normalize("NFC", text):
+        return [(0, len(text), unicodedata.normalize("NFC", text))]  # never expected; stay correct
+    return chunks
+
+
+def normalized_map(text: str) -> tuple[str, list[int], list[int]]:
+    """``(norm, starts, ends)``: the normalized form of ``text`` (as
+    :func:`normalize_value`, except that a trailing whitespace run leaves
+    one space) and, for each of its characters, the span
+    ``text[starts[k]:ends[k]]`` of the original characters it comes from.
+    A match ``norm[s:e]`` (which never starts or ends with the collapsed
+    space when the needle is normalized) is ``text[starts[s]:ends[e - 1]]``."""
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    space = False
+    for a, b, part in _nfc_chunks(text):
+        for c in part.casefold():
+            if c.isspace():
+                if chars and not space:
+                    chars.append(" ")
+                    starts.append(a)
+                    ends.append(b)
+                space = True
+                continue
+            space = False
+            chars.append(c)
+            starts.append(a)
+            ends.append(b)
+    return "".join(chars), starts, ends
+
+
+def find_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """Spans ``(start, end)`` of ``text`` (character offsets into ``text``
+    itself) whose normalized form is the needle's, left to right, not
+    overlapping; ``[]`` for a blank needle.  A match that begins or ends
+    inside what one character folds to (``"ß"`` -> ``"ss"``) covers that
+    whole character."""
+    norm_needle = normalize_value(needle)
+    if not norm_needle or not matcher(needle)(text):
+        return []
+    norm, starts, ends = normalized_map(text)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        s = norm.find(norm_needle, pos)
+        if s < 0:
+            break
+        e = s + len(norm_needle)
+        spans.append((starts[s], ends[e - 1]))
+        pos = e
+    return _merge(spans)
+
+
+def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def replace_spans(text: str, spans: Iterable[tuple[int, int]], replacement: str) -> str:
+    """``text`` with each span (overlapping ones merged) replaced by
+    ``replacement``; characters outside the spans are kept as they are."""
+    out: list[str] = []
+    pos = 0
+    for a, b in _merge(spans):
+        out.append(text[pos:a])
+        out.append(replacement)
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def replace_matches(text: str, needle: str, replacement: str) -> tuple[str, int]:
+    """``(text with every match of needle replaced, number of matches)``,
+    matches as :func:`find_spans` finds them."""
+    spans = find_spans(text, needle)
+    if not spans:
+        return text, 0
+    return replace_spans(text, spans, replacement), len(spans)
