@@ -201,12 +201,27 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
         """Reject queue ITEM: a tombstone keeps the proposal from coming back."""
         return r.run(ctx, "queue_reject", dict(item=item))
 
+    def memory(action: Literal["add", "replace", "remove"], file: Literal["soul", "memory", "user"],
+               text: str | None = None, old: str | None = None, new: str | None = None,
+               project: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
+        """Edit a memory file that every session starts with, naming entries by their FULL text: add TEXT,
+        replace OLD with NEW, remove OLD. An agent's edit is a proposal the person approves in their review
+        queue; soul.md is the person's alone. project: that project's files instead of the user's."""
+        return r.run(ctx, "memory", dict(action=action, file=file, text=text, old=old, new=new, project=project))
+
+    def promote(key: str, standing: bool = False, demote: bool = False,
+                ctx: Context | None = None) -> dict[str, Any]:
+        """Mark KEY's current fact curated (the owner vouches for it); standing: load it into every session
+        block. Facts of untrusted origin are never promoted."""
+        return r.run(ctx, "promote", dict(key=key, standing=standing, demote=demote))
+
     def list_sealed(prefix: str = "", ctx: Context | None = None) -> dict[str, Any]:
         """Sealed keys and their version counts (never a value)."""
         return r.run(ctx, "list_sealed", dict(prefix=prefix))
 
     fns = {f.__name__: f for f in (recall, get, log, search, context, remember, forget, forget_matching,
-                                   seal, pin, reinforce, queue_list, queue_accept, queue_reject, list_sealed)}
+                                   seal, pin, reinforce, queue_list, queue_accept, queue_reject, list_sealed,
+                                   memory, promote)}
     for n in names:
         server.add_tool(fns[n], name=n)
     return server

@@ -15,7 +15,7 @@ from ._common import emit_json, home_path, json_option, plural, with_store
 @click.option("--forget", "do_forget", is_flag=True,
               help="With --add --apply: also forget the sessions already stored from there (no question).")
 @json_option
-@with_store(create=True)
+@with_store()
 def command(add, remove, do_list, apply, do_forget, as_json, store):
     """Keep projects out of capture: preview, add, list and remove exclusion globs.
 

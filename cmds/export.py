@@ -31,22 +31,38 @@ def command(fmt, scope, out, as_json, store):
       mem export --format markdown -o ~/memory-export
       mem export --scope project/acme-api > acme.jsonl
 
-    Exit status: 0 ok; 2 bad option (markdown needs -o); 10 no store.
+    Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
+    needs -o FOLDER, a bad --scope); 4 the output's folder does not exist;
+    10 no store.
     """
     import json
 
-    from objstore import export_jsonl, export_markdown
-    if fmt == "markdown":
-        if not out:
-            raise click.UsageError("--format markdown writes a folder: give -o FOLDER")
-        r = export_markdown(store, out, scope=scope)
-    elif out:
-        import os
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as f:
-            r = export_jsonl(store, f, scope=scope)
-    else:
-        r = export_jsonl(store, sys.stdout, scope=scope)
+    import os
+
+    from objstore import InvalidInput, export_jsonl, export_markdown, validate_key
+    if scope is not None:
+        try:
+            validate_key(scope.rstrip("/") + "/x")
+        except InvalidInput:
+            raise click.BadParameter(f"{scope!r} is not a scope or key prefix (user, global, project/NAME, …)",
+                                     param_hint="--scope") from None
+    try:
+        if fmt == "markdown":
+            if not out:
+                raise click.UsageError("--format markdown writes a folder: give -o FOLDER")
+            if os.path.exists(out) and not os.path.isdir(out):
+                raise click.BadParameter(f"{out} is a file; markdown is written into a folder", param_hint="-o")
+            r = export_markdown(store, out, scope=scope)
+        elif out:
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
+                r = export_jsonl(store, f, scope=scope)
+        else:
+            r = export_jsonl(store, sys.stdout, scope=scope)
+    except (IsADirectoryError, NotADirectoryError, PermissionError, OSError) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise click.ClickException(f"cannot write {out or 'stdout'}: {e.strerror or e}") from None
     summary = {"format": fmt, "objects": r.objects, "refs": r.refs, "sealed_skipped": r.sealed_skipped}
     if as_json:
         click.echo(json.dumps(summary), err=True)

@@ -20,12 +20,14 @@ def default_paths(harness: str) -> list[str]:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--scope", default="user", show_default=True, metavar="SCOPE",
               help="markdown/codex-memory: the scope of the keys made from file paths.")
+@click.option("--keep-existing", is_flag=True, help="jsonl: where this store already has a ref at another "
+              "version, keep it (the export's versions of it are then not kept); by default the import refuses.")
 @click.option("--mine", is_flag=True, help="markdown: the notes are your own words (trust user_stated); "
               "by default imported notes are agent_observed and never overrule you.")
 @click.option("--reread", is_flag=True, help="Transcripts: read every file, also those unchanged since the last import.")
 @json_option
 @with_store(create=True)
-def command(harness, paths, scope, mine, reread, as_json, store):
+def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     """Import agent transcripts as sessions of turns.
 
     PATHS are transcript files or folders: for claude-code a whole
@@ -50,11 +52,13 @@ def command(harness, paths, scope, mine, reread, as_json, store):
       mem import codex-memory
       mem import claude-memory
 
-    Exit status: 0 ok (even with skipped lines or files); 2 a path does not
-    exist; 11 store locked.
+    Exit status: 0 ok (even with skipped lines or files of transcripts and
+    notes); 2 a path does not exist, or a jsonl line is damaged; 6 a jsonl
+    ref exists here at another version (see --keep-existing); 11 store
+    locked.
     """
     if harness == "jsonl":
-        return _import_jsonl(store, paths, as_json)
+        return _import_jsonl(store, paths, as_json, keep_existing)
     if harness == "claude-memory":
         return _import_claude_memory(store, paths, as_json)
     if harness in ("markdown", "codex-memory"):
@@ -94,14 +98,16 @@ def command(harness, paths, scope, mine, reread, as_json, store):
                    "hint: run 'mem reindex'", err=True)
 
 
-def _import_jsonl(store, paths, as_json):
+def _import_jsonl(store, paths, as_json, keep_existing=False):
     from objstore import import_jsonl
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
     total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": []}
     for p in paths:
+        if not os.path.isfile(p):
+            raise click.BadParameter(f"{p} is not a file (give the file 'mem export' wrote)", param_hint="PATHS")
         with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
-            r = import_jsonl(store, f, progress=update)
+            r = import_jsonl(store, f, progress=update, keep_existing=keep_existing)
         for k in ("objects", "present", "refs", "refs_kept"):
             total[k] += getattr(r, k)
         total["conflicts"] += r.conflicts

@@ -1,5 +1,6 @@
 """mem nuke."""
 
+import os
 import shutil
 
 import click
@@ -26,11 +27,16 @@ def command(ctx, confirm_text):
       mem nuke
       mem nuke --yes-really ~/.mem
 
-    Exit status: 0 deleted; 1 not confirmed (nothing deleted); 4 no store
-    at that path.
+    Exit status: 0 deleted; 1 not confirmed (nothing deleted) or not
+    deletable; 2 the store path is a symbolic link; 4 no store at that
+    path; 11 the store is locked by a writer.
     """
     from objstore import is_store
     root = home_path(ctx)
+    if root.is_symlink():
+        click.echo(f"Error: {root} is a link to {root.resolve()}: give that path (nuke deletes a real folder only)",
+                   err=True)
+        raise click.exceptions.Exit(2)
     if not is_store(root):
         click.echo(f"Error: no store at {root}", err=True)
         raise click.exceptions.Exit(4)
@@ -47,5 +53,17 @@ def command(ctx, confirm_text):
     if Path(confirm_text).expanduser().resolve() != root.resolve():
         click.echo("not confirmed: nothing deleted", err=True)
         raise click.exceptions.Exit(1)
-    shutil.rmtree(root)
+    from objstore import Store
+    from ._common import lock_timeout
+    store = Store.open(root, lock_timeout=lock_timeout(ctx))
+    try:
+        with store.lock("nuke"):  # no writer is half-way; one that waits finds the store gone (exit 10)
+            gone = root.with_name(f".{root.name}.nuke-{os.getpid()}")
+            os.replace(root, gone)  # one atomic step: from here on there is no store at this path
+            shutil.rmtree(gone)
+    except OSError as e:
+        click.echo(f"Error: could not delete {root}: {e.strerror}", err=True)
+        raise click.exceptions.Exit(1) from None
+    finally:
+        store.close()
     click.echo(f"deleted {root}")

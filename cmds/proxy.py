@@ -76,6 +76,8 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
     if ctx.invoked_subcommand is not None:
         return
     host, port = parse_listen(listen)
+    if not upstream.lower().startswith(("http://", "https://")):
+        raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
     try:
         import aiohttp  # noqa: F401
     except ImportError:
@@ -187,11 +189,16 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     app.on_cleanup.append(on_cleanup)
     app.router.add_get("/mem/health", health)
     app.router.add_route("*", "/{tail:.*}", handle)
-    click.echo(f"mem proxy on http://{host}:{port} -> {upstream} (store {store.root})", err=True)
+    shown = f"[{host}]" if ":" in host else host
+
+    async def announce(_app):  # after the socket is bound: a taken port never prints "on …"
+        click.echo(f"mem proxy on http://{shown}:{port} -> {upstream} (store {store.root})", err=True)
+
+    app.on_startup.append(announce)
     try:
         web.run_app(app, host=host, port=port, print=None, handle_signals=True)
     except OSError as e:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}") from None
+        raise click.ClickException(f"cannot listen on {shown}:{port}: {e.strerror}") from None
 
 
 class CaptureWriter:

@@ -15,7 +15,8 @@ def command(what, run_id, as_json, store):
 
     KEY undoes its latest change; KEY@vN or a version ID undoes the change
     that produced that version: a superseding value, an accepted queue
-    proposal, a decay (dormant), a pin or unpin.  The value, kind, pin and
+    proposal, a decay (dormant), a pin or unpin.  The ID of a rejected queue
+    item queues it again and lifts the rejection.  The value, kind, pin and
     dormancy of the version before it come back as a new version, so the
     revert itself shows in 'mem log' and can be reverted.  A forgotten value
     cannot be reverted back, and a version the key has changed since must
@@ -37,6 +38,18 @@ def command(what, run_id, as_json, store):
         raise click.UsageError("give KEY[@vN] or ID, or --derive-run ID")
     if run_id is not None:
         return _revert_run(store, run_id, as_json)
+    if "/" not in what and "@" not in what:  # an id: a fact version, or a rejected queue item
+        from objstore import NotFound, unreject
+        try:
+            u = unreject(store, what)
+        except NotFound:
+            pass
+        else:
+            if as_json:
+                emit_json({"item": u.item, "key": u.key, "requeued": True, "tombstone_dropped": u.tombstone})
+            else:
+                click.echo(f"queued {u.item[:12]} for {u.key} again (its rejection is undone)")
+            return
     if "@" in what or "/" in what:
         refuse_if_sealed(store, what.rpartition("@")[0] or what)
     r = revert(store, what)

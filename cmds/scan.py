@@ -23,7 +23,8 @@ def command(text, files, no_remotes, as_json, store):
     Searches the store's objects (decoded, matching as forget does: case
     and white space ignored), every other file of the store (logs, caches,
     the review shell's history), the search index, the agent transcripts
-    the store imported from, your shell history files, every remote and
+    the store imported from, the Markdown notes it imported, your shell
+    history files, every remote and
     backup (read back and decrypted with the sync key), and any --file.
     Use it to check a forget.  Without TEXT it asks for it without echo, so
     a secret is not left in your shell history.  The text is never printed.
@@ -37,15 +38,20 @@ def command(text, files, no_remotes, as_json, store):
     Exit status: 0 found nowhere; 1 found somewhere; 2 a blank text;
     10 no store.
     """
-    from objstore import imported_sources, scan_everywhere
+    from objstore import imported_notes, imported_sources, scan_everywhere
     if text is None:
-        text = click.prompt("text to scan for", hide_input=True, err=True)
+        import sys
+        if sys.stdin.isatty():
+            text = click.prompt("text to scan for", hide_input=True, err=True)
+        else:  # piped: the first line, no prompt (and no echo warning)
+            text = sys.stdin.readline().rstrip("\n")
     if not text.strip():
         raise click.BadParameter("the text is blank", param_hint="TEXT")
     extra = [p for p in (Path(os.path.expanduser(h)) for h in SHELL_HISTORIES) if p.is_file()]
     blobs, unreadable = _remote_blobs(store, no_remotes)
-    hits = scan_everywhere(store, text, transcripts=imported_sources(store), files=[*extra, *map(Path, files)],
-                           blobs=blobs)
+    notes = imported_notes(store)  # Markdown notes 'mem import markdown' read
+    hits = scan_everywhere(store, text, transcripts=imported_sources(store),
+                           files=[*extra, *notes, *map(Path, files)], blobs=blobs)
     for name, why in unreadable:
         click.echo(f"could not read remote {name}: {why}", err=True)
     if as_json:

@@ -28,7 +28,8 @@ def command(as_json, store):
     """Count what the store holds: objects, facts, sessions, growth.
 
     Objects and bytes by type (loose and packed), facts by scope, kind,
-    trust and state (current, dormant, pinned, sealed, queued, forgotten),
+    trust and state (current, dormant, pinned, sealed, queued; forgotten for
+    a key whose every version was forgotten but whose history remains),
     sessions and turns by project and harness, the search index's size, and
     what was written on each of the last 30 days.  Values never appear.
 

@@ -162,15 +162,19 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
     validate_key(f"{scope}/x")
     res = MarkdownImport()
     ledger = _load_ledger(store)
+    touched: dict[str, bool] = {}  # ledger entries this run read: True when a whole folder was read
     for item in map(Path, folders):
+        whole = item.is_dir()  # only a whole folder tells which of its files vanished
         if item.is_file() and item.suffix.lower() == ".md":
             base, files = item.parent, [item]
-        elif item.is_dir():
+        elif whole:
             base, files = item, sorted(p for p in item.rglob("*.md") if p.is_file())
         else:
             raise InvalidInput(f"{item} is neither a folder nor a .md file")
         fid = folder_id(base)
-        seen = ledger.setdefault(fid, {"folder": str(base.resolve()), "files": {}})
+        fkey = f"{fid}:{scope}"
+        seen = ledger.setdefault(fkey, {"folder": str(base.resolve()), "scope": scope, "files": {}})
+        touched[fkey] = touched.get(fkey, False) or whole
         who = owner or f"markdown:{_segment(base.name)}"
         present: set[str] = set()
         for i, p in enumerate(files):
@@ -179,9 +183,12 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
             if progress is not None:
                 progress(i + 1, len(files))
             try:
-                meta, body = parse_note(p.read_text("utf-8", errors="replace"))
+                meta, body = parse_note(p.read_bytes().decode("utf-8"))
             except OSError as e:
                 res.skipped.append((str(p), e.strerror or str(e)))
+                continue
+            except UnicodeDecodeError:
+                res.skipped.append((str(p), "not valid UTF-8 text"))
                 continue
             if not body:
                 res.skipped.append((str(p), "empty"))
@@ -213,10 +220,18 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
             for k in set(old) - set(keys):  # the file now has fewer parts (or another key)
                 _retire(store, k, restate, res)
             seen["files"][rel] = keys
-        for rel in sorted(set(seen["files"]) - present):
-            for k in seen["files"].pop(rel):
-                _retire(store, k, restate, res)
-    atomic_write(store.root / LEDGER, json.dumps(ledger, ensure_ascii=False, sort_keys=True).encode())
+        if whole:
+            for rel in sorted(set(seen["files"]) - present):
+                for k in seen["files"].pop(rel):
+                    _retire(store, k, restate, res)
+    with store.lock("import markdown"):  # concurrent imports: merge into the ledger as it is now
+        now = _load_ledger(store)
+        for fkey, whole in touched.items():
+            if whole or fkey not in now:
+                now[fkey] = ledger[fkey]
+            else:
+                now[fkey]["files"].update(ledger[fkey]["files"])
+        atomic_write(store.root / LEDGER, json.dumps(now, ensure_ascii=False, sort_keys=True).encode())
     return res
 
 
@@ -231,3 +246,12 @@ def _retire(store: Store, key: str, restate, res: MarkdownImport) -> None:
 def default_codex_memories(codex_home: str | os.PathLike) -> Path:
     """Where Codex keeps its memories under ``CODEX_HOME``."""
     return Path(codex_home) / "memories"
+
+
+def imported_notes(store: Store) -> list[Path]:
+    """Every note file the ledger says was imported (for ``mem scan``)."""
+    out = []
+    for entry in _load_ledger(store).values():
+        base = Path(entry.get("folder", ""))
+        out += [base / rel for rel in entry.get("files", {}) if (base / rel).is_file()]
+    return sorted(set(out))

@@ -393,6 +393,8 @@ class Store:
         return self._lock
 
     def _recover_if_needed(self) -> None:
+        if not (self.root / "config").is_file():  # deleted (mem nuke) while this writer waited for the lock
+            raise StoreNotFound(f"the store at {self.root} was deleted", hint="create one with: mem init")
         self._migrate_if_needed()
         if self.recovery is not None and not self.journal.is_empty():
             self.recovery(self)

@@ -51,9 +51,9 @@ from objstore.core.refs import validate_key
 KEY_PREFIX = "memk_"
 ROLES = ("read", "agent", "owner")
 READ_TOOLS = ("recall", "get", "log", "search", "context")
-WRITE_TOOLS = ("remember",)
+WRITE_TOOLS = ("remember", "memory")
 ADMIN_TOOLS = ("forget", "forget_matching", "seal", "pin", "reinforce", "queue_list", "queue_accept",
-               "queue_reject", "list_sealed")
+               "queue_reject", "list_sealed", "promote")
 #: tools that take two calls: a preview with a token, then the act with it
 CONFIRM_TOOLS = ("forget", "forget_matching", "seal")
 #: tools that count against the per-minute write limit

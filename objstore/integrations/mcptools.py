@@ -31,7 +31,8 @@ from objstore.integrations.access import CONFIRM_TOOLS, Caller, ConfirmTokens, c
 from objstore.memory.decay import pin, reinforce
 from objstore.memory.facts import current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
-from objstore.memory.queue import accept, items, reject, resolve
+from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
+from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import project_aliases
 from objstore.retrieval.context import is_dormant, render_context
 from objstore.retrieval.recall import TURN_TRUST, recall
@@ -336,11 +337,35 @@ class MemoryTools:
         return it
 
     def tool_queue_accept(self, caller: Caller, item: str, value: str | None = None) -> dict:
-        """Accept a proposal (optionally edited): written user_stated."""
+        """Accept a proposal (optionally edited): written user_stated; a
+        memory-file edit is applied to its file."""
         it = self._queue_item(caller, item)
-        d = accept(self.store, it.id, body=value)
+        d = accept_item(self.store, it.id, body=value)
         return {"item": d.item.id, "action": d.action, "key": d.item.item.key, "id": d.version,
-                "version": d.version_number, "written": d.written}
+                "version": d.version_number, "written": d.written,
+                **({"result": d.body} if d.item.item.kind == "memory-edit" else {})}
+
+    def tool_memory(self, caller: Caller, action: str, file: str, text: str | None = None,
+                    old: str | None = None, new: str | None = None, project: str | None = None) -> dict:
+        """Edit a memory file (soul.md, memory.md, user.md) by full text: an
+        agent's edit is proposed to the owner's review queue; the owner's
+        (admin) edit applies at once.  soul.md takes no proposal."""
+        scope = f"project/{project}" if project else "user"
+        if not caller.sees_key(f"{scope}/memory/{file}.md"):
+            raise Refused(f"{scope}'s memory files are outside this key's namespaces")
+        plan = {"action": action, "file": file, "text": text, "old": old, "new": new}
+        plan = {k: v for k, v in plan.items() if v is not None}
+        if caller.role in ("owner", "admin"):
+            r = apply_edit(self.store, scope, plan, command=f"mcp memory ({caller.name})")
+            return {"applied": True, "file": r.file, "chars": r.chars, "limit": r.limit, "message": r.message}
+        p = propose_edit(self.store, scope, plan, owner=caller.name)
+        return {"applied": False, "queued": p.item,
+                "note": "proposed: it applies when the person accepts it in their review queue"}
+
+    def tool_promote(self, caller: Caller, key: str, standing: bool = False, demote: bool = False) -> dict:
+        """Mark ``key``'s current fact curated (``standing``: in every session block)."""
+        ch = promote(self.store, self._need_key(caller, key), standing=standing, demote=demote)
+        return {"key": ch.key, "changed": ch.changed, "curated": ch.version.fact.curated, "id": ch.version.id}
 
     def tool_queue_reject(self, caller: Caller, item: str) -> dict:
         """Reject a proposal: a tombstone keeps it from coming back."""

@@ -58,7 +58,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.scope import project_aliases
 from objstore.memory.sessions import CapturedTurn, TurnAppender
-from objstore.retrieval.context import escape_text, inject_for_prompt, render_context
+from objstore.retrieval.context import escape_text, inject_for_prompt, render_context, load_state as context_load_state, save_state as context_save_state
 
 STATE_DIR = "cache/proxy"
 TOOL_TEXT_MAX = 4000
@@ -325,6 +325,10 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) ->
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None, store_root=store.root)
         block = render_context(store, projects)
         st.pinned, st.pinned_ids = block.text, [oid for _k, oid in block.facts]
+        if st.pinned_ids:  # the gate's session state: a fact in the pinned block is never injected again
+            gs = context_load_state(store, conv.session)
+            gs["injected"] = {**gs.get("injected", {}), **{oid: now_ms() for oid in st.pinned_ids}}
+            context_save_state(store, conv.session, gs)
     trace["pinned_ids"] = st.pinned_ids
     if st.pinned:
         snode = root.member("system")

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput, NotFound, Refused
-from objstore.core.objects import Fact, Turn
-from objstore.core.refs import fact_ref, validate_key
-from objstore.core.store import Store
+from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, value_digest
+from objstore.core.refs import fact_ref, validate_key, validate_session_id
+from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
 
@@ -49,9 +49,11 @@ def ref_of(spec: str) -> str:
     """A REF argument -> ref name: ``facts/…``, ``sessions/…`` etc. are taken
     as they are; anything else is a fact key (``project/api/db`` ->
     ``facts/project/api/db``).  Raises InvalidInput for a bad key."""
-    ns = spec.split("/", 1)[0]
-    if ns in REF_NAMESPACES and "/" in spec:
-        return spec
+    ns, _, rest = spec.partition("/")
+    if ns in ("facts", "sealed") and rest:
+        return f"{ns}/{validate_key(rest)}"
+    if ns in ("sessions", "tombstones", "queue") and rest:
+        return f"{ns}/{validate_session_id(rest)}"
     return fact_ref(validate_key(spec))
 
 
@@ -335,3 +337,49 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
             new = s.version if s.changed else new
         what = "value and state" if value and state else "value" if value else "state"
         return RevertResult(key, target, prev, new, what)
+
+
+
+@dataclass(frozen=True, slots=True)
+class Unrejected:
+    """A rejection undone: the queue ``item`` id is queued again for ``key``
+    and its ``tombstone`` (reason ``rejected``) no longer refuses the value."""
+
+    item: str
+    key: str
+    tombstone: str | None
+
+
+def unreject(store: Store, prefix: str, *, command: str = "revert queue reject") -> Unrejected:
+    """Undo a ``queue reject``: queue the item again and drop the rejection's
+    tombstone ref (a forget's tombstones are never touched).  The item's
+    object is still in the store: its queue ref's reflog keeps it a gc root.
+
+    Raises NotFound (no rejected item with that id prefix), AmbiguousId,
+    Refused (the item is queued again already)."""
+    hits = {}
+    base = store.reflog.root / "refs" / "queue"
+    for f in (base.iterdir() if base.is_dir() else []):
+        if f.name.startswith(prefix):
+            for e in store.reflog.read(f"queue/{f.name}"):
+                if e.command == "queue reject" and e.old:
+                    hits[f.name] = e.old
+    if not hits:
+        raise NotFound(f"no rejected queue item {prefix}", hint="see decisions with: mem reflog")
+    if len(hits) > 1:
+        raise AmbiguousId(f"{prefix} matches {len(hits)} rejected items", hint="give more characters")
+    iid, oid = next(iter(hits.items()))
+    ref = f"queue/{iid}"
+    with store.lock(command):
+        if store.refs.read(ref) is not None:
+            raise Refused(f"queue item {iid[:12]} is queued already")
+        item = store.get(oid, QueueItem)
+        digest = value_digest(item.body)
+        dropped = None
+        for name, tid in store.refs.iter("tombstones"):
+            t = store.get(tid, Tombstone)
+            if t.key == item.key and t.value_sha256 == digest and t.reason == "rejected":
+                store.update_ref(name, tid, None)  # tombstone refs keep no reflog
+                dropped = tid
+        store.update_ref(ref, None, oid, command)
+    return Unrejected(iid, item.key, dropped)

@@ -35,7 +35,7 @@ from typing import IO, Any
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
-from objstore.core.errors import InvalidInput, MemError
+from objstore.core.errors import InvalidInput, MemError, Refused
 from objstore.core.objects import QueueItem, TYPE_NAMES, Tombstone
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
@@ -174,18 +174,22 @@ def _object_from(rec: dict[str, Any], lineno: int):
 
 
 def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import jsonl",
-                 progress=None) -> ImportResult:
+                 progress=None, keep_existing: bool = False) -> ImportResult:
     """Bring a ``mem-export/1`` export into ``store`` (see module doc).
 
     Objects are written first and refs after, so a failure part-way leaves
     no ref pointing at a missing object.  A ref the store already has at
-    another id is left alone and reported (``refs_kept``/``conflicts``).
+    another id makes the import refuse before any ref moves (Refused), or
+    with ``keep_existing`` is left alone and reported
+    (``refs_kept``/``conflicts``).
     The search index is brought up to date at the end (``mem reindex``).
 
     Raises:
         InvalidInput: not a ``mem-export/1`` stream, a malformed line, or an
             object whose id is not the one recorded (nothing after that line
             is written; refs are only written after every object was read).
+        Refused: refs of the export exist here at other versions (and not
+            ``keep_existing``).
         StoreLocked: the store lock was not obtained in time.
     """
     res = ImportResult()
@@ -232,6 +236,12 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
         if missing:
             raise InvalidInput(f"ref {missing[0][0]} points at {missing[0][1][:12]}, which the export does not "
                                f"hold ({len(missing)} such ref(s)); no ref was changed")
+        clash = [name for name, oid in refs if store.refs.read(name) not in (None, oid)]
+        if clash and not keep_existing:
+            raise Refused(f"{len(clash)} ref(s) of the export already exist here at other versions "
+                          f"(first: {clash[0]}); no ref was changed",
+                          hint="import into an empty store, or keep this store's refs with --keep-existing "
+                               "(the export's versions of those refs are then not kept)")
         now = now_ms()
         for name, oid in refs:
             old = store.refs.read(name)

@@ -33,6 +33,8 @@ def test_preview_apply_forget_list_remove(invoke, store_path):
 
 
 def test_exclude_creates_the_table_and_refuses_bad_input(invoke, store_path):
+    invoke("exclude", "--list", exit_code=10)  # no store yet: nothing to list
+    invoke("init")
     invoke("exclude", "--add", "~/secret", "--apply")
     doc = tomllib.loads((store_path / "config.toml").read_text())
     assert doc["capture"]["exclude"][0].endswith("/home/secret")

@@ -68,3 +68,19 @@ def test_bad_inputs(invoke, tmp_path):
     _note(tmp_path / "n" / "ok.md", "fine\n")
     r = invoke("import", "markdown", str(tmp_path / "n"), "--json").json
     assert r["written"] == 1 and r["skipped"][0]["path"].endswith("bad.md")
+
+
+def test_one_file_retires_nothing_else_and_scopes_keep_their_own_ledger(invoke, tmp_path):
+    for n in ("a", "b", "c"):
+        _note(tmp_path / "n" / f"{n}.md", f"note {n}\n")
+    invoke("import", "markdown", str(tmp_path / "n"))
+    _note(tmp_path / "n" / "a.md", "note a, changed\n")
+    r = invoke("import", "markdown", str(tmp_path / "n" / "a.md"), "--json").json
+    assert (r["written"], r["retired"]) == (1, 0)
+    assert invoke("log", "user/notes/n/b", "--json").json[0]["dormant"] is False
+    r = invoke("import", "markdown", str(tmp_path / "n"), "--scope", "project/p", "--json").json
+    assert r["retired"] == 0 and r["written"] == 3
+    assert invoke("log", "user/notes/n/c", "--json").json[0]["dormant"] is False
+    (tmp_path / "x.md").write_bytes(b"caf\xe9 latin-1\n")
+    r = invoke("import", "markdown", str(tmp_path / "x.md"), "--json").json
+    assert r["skipped"][0]["reason"] == "not valid UTF-8 text"

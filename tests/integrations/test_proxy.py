@@ -211,9 +211,9 @@ def test_sdk_round_trip_injects_and_captures(rig):
     sent = json.loads(body)
     assert sent["system"][:2] == SYSTEM  # the client's blocks first, untouched, cache_control kept
     assert "helix, never vim" in sent["system"][2]["text"] and "<mem-context" in sent["system"][2]["text"]
-    last = sent["messages"][-1]["content"]
-    assert last[0] == {"type": "text", "text": "which postgres version does our db run?"}
-    assert "Postgres 16 on port 5433" in last[1]["text"]  # the recall block
+    assert body.count("Postgres 16 on port 5433") == 1  # in the pinned block (the project's facts), once
+    assert "Postgres 16 on port 5433" in sent["system"][2]["text"]
+    assert sent["messages"][-1]["content"] == "which postgres version does our db run?"  # nothing to add
     turns = eventually(lambda: (lambda ts: ts if len(ts) == 2 else None)(turns_of(rig, "sdk-1")))
     assert [t["role"] for t in turns] == ["user", "assistant"]
     assert "<mem-context" not in json.dumps(turns)
@@ -413,3 +413,13 @@ def test_remember_that_through_the_proxy(rig):
     assert "Remembered as you asked" in rig["up"].requests[-1][2].decode()
     r = mem(rig, "get", "user/remembered/deploy-window-friday")
     assert r.stdout.strip() == "the deploy window is Friday"
+
+
+def test_a_fact_in_the_pinned_block_is_not_recalled_again(rig):
+    mem(rig, "remember", "user/shell", "zsh with starship prompt")
+    c = client(rig, **{"x-mem-session": "once-1"})
+    c.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "is my shell zsh with starship?"}])
+    raw_body = rig["up"].requests[-1][2].decode()
+    body = json.loads(raw_body)
+    assert "zsh with starship prompt" in body["system"][-1]["text"]
+    assert raw_body.count("zsh with starship prompt") == 1  # the pinned block has it: no recall block repeats it

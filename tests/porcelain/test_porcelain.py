@@ -319,3 +319,71 @@ def test_doctor_reports_an_unreadable_remote(invoke, tmp_path, monkeypatch):
     assert f and "gone" in f[0]["message"] and f[0]["fix"].startswith("mem remote list")
     invoke("remote", "remove", "gone")
     assert invoke("doctor", "--json").json["ok"] is True
+
+
+def test_import_into_a_store_that_has_the_key_refuses_unless_told(tour, invoke, tmp_path, monkeypatch):
+    out = tmp_path / "mem.jsonl"
+    invoke("export", "-o", str(out))
+    monkeypatch.setenv("MEM_HOME", str(tmp_path / "other"))
+    invoke("remember", "project/api/db", "local value")
+    r = invoke("import", "jsonl", str(out), exit_code=6)
+    assert "already exist here" in r.stderr
+    assert invoke("get", "project/api/db").stdout.strip() == "local value"
+    assert invoke("sessions", "--json").json == []  # no ref moved
+    r = invoke("import", "jsonl", str(out), "--keep-existing", "--json").json
+    assert r["refs_kept"] == 1 and invoke("get", "project/api/db").stdout.strip() == "local value"
+    invoke("import", "jsonl", str(tmp_path), exit_code=2)  # a folder
+
+
+def test_bad_input_gets_clear_errors(tour, invoke, tmp_path):
+    invoke("reflog", "facts/../../etc/passwd", exit_code=2)
+    invoke("export", "--scope", "bad scope", exit_code=2)
+    (tmp_path / "afile").write_text("x")
+    invoke("export", "--format", "markdown", "-o", str(tmp_path / "afile"), exit_code=2)
+    invoke("export", "-o", str(tmp_path / "no" / "such" / "x.jsonl"), exit_code=4)
+    r = invoke("scan", input="canary-nothing-here\n")
+    assert "found nowhere" in r.stdout and "canary" not in r.stderr
+
+
+def test_revert_a_rejected_proposal(invoke):
+    invoke("remember", "user/editor", "vim")
+    invoke("remember", "user/editor", "helix", "--trust", "agent_observed")
+    item = invoke("queue", "list", "--json").json[0]["id"]
+    invoke("queue", "reject", item[:12])
+    invoke("remember", "user/editor", "helix", "--trust", "agent_observed", exit_code=6)  # refused now
+    r = invoke("revert", item[:12], "--json").json
+    assert r["requeued"] and r["tombstone_dropped"]
+    assert [i["id"] for i in invoke("queue", "list", "--json").json] == [item]
+    invoke("queue", "accept", item[:12])
+    assert invoke("get", "user/editor").stdout.strip() == "helix"
+    assert "0 problems" in invoke("fsck").stdout
+
+
+def test_porcelain_on_the_shared_transcripts(invoke, tmp_path, monkeypatch):
+    """reflog, diff, blame, revert, stats and the export round trip on a store
+    built from the shared Claude Code transcripts (skipped without ../shared)."""
+    from tests.conftest import shared_path
+    src = shared_path("data", "transcripts", "claude-code-log")
+    invoke("import", "claude-code", str(src))
+    hit = next(h for h in invoke("search", "test", "--json").json if h["kind"] == "turn")
+    from objstore import open_store, remember
+    import os
+    with open_store(os.environ["MEM_HOME"]) as st:
+        remember(st, "project/clmail/ci", "CI runs the test suite", sources=(hit["id"],))
+        remember(st, "project/clmail/ci", "CI runs the test suite and the linter", sources=(hit["id"],))
+    assert invoke("blame", "project/clmail/ci", "--json").json["sources"][0]["session"] == hit["session"]
+    assert "{+ and the linter+}" in invoke("diff", "project/clmail/ci").stdout
+    invoke("revert", "project/clmail/ci")
+    assert invoke("get", "project/clmail/ci").stdout.strip() == "CI runs the test suite"
+    s = invoke("stats", "--json").json
+    assert s["objects"]["turn"] > 500 and sum(s["sessions_by_project"].values()) >= 10
+    assert len(invoke("reflog", "--json").json) >= 10
+    out = tmp_path / "x.jsonl"
+    invoke("export", "-o", str(out))
+    before = {k: invoke("log", k, "--json").json for k in ("project/clmail/ci",)}
+    found = [h["id"] for h in invoke("search", "clmail project", "--json").json]
+    monkeypatch.setenv("MEM_HOME", str(tmp_path / "copy"))
+    invoke("import", "jsonl", str(out))
+    assert {k: invoke("log", k, "--json").json for k in before} == before
+    assert [h["id"] for h in invoke("search", "clmail project", "--json").json] == found
+    assert "0 problems" in invoke("fsck").stdout

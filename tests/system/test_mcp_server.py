@@ -21,7 +21,7 @@ from mcp_helpers import REPO, call, http_session, mem_cmd, post, rpc, serve, std
 
 READ = ["recall", "get", "log", "search", "context"]
 ADMIN = ["forget", "forget_matching", "seal", "pin", "reinforce", "queue_list", "queue_accept", "queue_reject",
-         "list_sealed"]
+         "list_sealed", "promote"]
 GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
@@ -55,7 +55,7 @@ def test_stdio_tools_labels_and_supersession(store_path):
     async def main():
         async with stdio_session("--project", "api") as s:
             names = [t.name for t in (await s.list_tools()).tools]
-            assert names == READ + ["remember"]
+            assert names == READ + ["remember", "memory"]
             w = _sc(await s.call_tool("remember", {"key": "project/api/db", "value": "postgres 16 on port 5433"}))
             assert w["written"] and w["trust"] == "agent_observed"
             w2 = _sc(await s.call_tool("remember", {"key": "project/api/db", "value": "postgres 17 on port 6543"}))
@@ -102,7 +102,7 @@ def test_stdio_admin_confirm_tokens(store_path):
     async def main():
         async with stdio_session("--admin") as s:
             names = [t.name for t in (await s.list_tools()).tools]
-            assert names == READ + ["remember"] + ADMIN and "unseal" not in names
+            assert names == READ + ["remember", "memory"] + ADMIN and "unseal" not in names
             w = _sc(await s.call_tool("remember", {"key": "user/shell", "value": "fish"}))
             assert w["trust"] == "user_stated"
             p = _sc(await s.call_tool("forget", {"target": "project/api/secretish"}))
@@ -203,7 +203,7 @@ def test_http_keys_roles_namespaces(keys, store_path):
 
         async def main():
             async with http_session(url, keys["agent"]) as s:
-                assert [t.name for t in (await s.list_tools()).tools] == READ + ["remember"]
+                assert [t.name for t in (await s.list_tools()).tools] == READ + ["remember", "memory"]
                 w = _sc(await s.call_tool("remember", {"key": "project/api/db", "value": "postgres 17"}))
                 assert w["written"]
                 g = _sc(await s.call_tool("get", {"key": "project/api/db"}))["item"]
@@ -228,7 +228,7 @@ def test_http_keys_roles_namespaces(keys, store_path):
                 assert "refused" in _err(await s.call_tool("forget_matching", {"text": "8080"}))
             async with http_session(base + "/admin/mcp", keys["owner"]) as s:
                 names = [t.name for t in (await s.list_tools()).tools]
-                assert names == READ + ["remember"] + ADMIN
+                assert names == READ + ["remember", "memory"] + ADMIN
                 assert _sc(await s.call_tool("get", {"key": "project/web/port"}))["item"]["value"] == "8080"
                 w = _sc(await s.call_tool("remember", {"key": "user/os", "value": "debian"}))
                 assert w["trust"] == "user_stated"
@@ -284,3 +284,25 @@ def test_no_hook_path_imports_the_sdk():
     out = subprocess.run([sys.executable, "-c", code], input="{}", capture_output=True, text=True, cwd=REPO,
                          env={**os.environ}, timeout=60).stdout
     assert out.strip().splitlines()[-1] == "False False"
+
+
+
+def test_memory_files_and_promote_over_mcp(store_path):
+    _mem("memory", "add", "memory", "The api runs on port 8080.")
+    _mem("remember", "user/style", "small commits")
+
+    async def main():
+        async with stdio_session() as s:  # an agent: proposes
+            p = _sc(await s.call_tool("memory", {"action": "replace", "file": "memory",
+                                                 "old": "The api runs on port 8080.",
+                                                 "new": "The api runs on port 8443."}))
+            assert p["applied"] is False and p["queued"]
+            assert "refused" in _err(await s.call_tool("memory", {"action": "add", "file": "soul", "text": "x"}))
+        async with stdio_session("--admin") as s:  # the owner: accepts, edits, promotes
+            a = _sc(await s.call_tool("queue_accept", {"item": p["queued"]}))
+            assert a["result"] == "memory.md updated (26 of 2,200 characters)"
+            e = _sc(await s.call_tool("memory", {"action": "add", "file": "user", "text": "Editor: helix"}))
+            assert e["applied"] and e["message"] == "user.md updated (13 of 1,375 characters)"
+            pr = _sc(await s.call_tool("promote", {"key": "user/style", "standing": True}))
+            assert pr["curated"] == 2
+    anyio.run(main)
