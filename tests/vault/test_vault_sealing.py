@@ -192,8 +192,8 @@ def test_recall_library_never_returns_a_sealed_value(vstore, store_path, invoke)
 
 
 def test_list_show_unseal_round_trip(vstore, store_path, invoke, pwfile):
-    invoke("remember", "user/bank/pin", "4821", "--valid-from", "2026-01-01", "--kind", "user")
-    invoke("remember", "user/bank/pin", "9375", "--valid-from", "2026-02-01")
+    invoke("remember", "user/bank/pin", "4821-kw", "--valid-from", "2026-01-01", "--kind", "user")
+    invoke("remember", "user/bank/pin", "9375-kw", "--valid-from", "2026-02-01")
     before = invoke("log", "user/bank/pin", "--json").json
     invoke("seal", "user/bank/pin")
     invoke("remember", "global/recovery/code", "alpha-bravo-charlie", "--sensitivity", "secret")
@@ -201,14 +201,14 @@ def test_list_show_unseal_round_trip(vstore, store_path, invoke, pwfile):
     assert [(r["key"], r["versions"], r["current_version"]) for r in rows] == \
         [("global/recovery/code", 1, 1), ("user/bank/pin", 2, 2)]
     human = invoke("sealed", "list").stdout
-    assert "4821" not in human and "9375" not in human and "alpha-bravo" not in human
+    assert "4821-kw" not in human and "9375-kw" not in human and "alpha-bravo" not in human
     assert "user/bank/pin  v2/2  sealed" in human
     assert invoke("sealed", "list", "user/", "--json").json[0]["key"] == "user/bank/pin"
 
     pw = ["--passphrase-file", str(pwfile)]
-    assert invoke("sealed", "show", "user/bank/pin", *pw).stdout == "9375\n"
-    assert invoke("sealed", "show", "user/bank/pin", "--version", "1", *pw).stdout == "4821\n"
-    assert invoke("sealed", "show", "user/bank/pin", "--raw", *pw).stdout == "9375"
+    assert invoke("sealed", "show", "user/bank/pin", *pw).stdout == "9375-kw\n"
+    assert invoke("sealed", "show", "user/bank/pin", "--version", "1", *pw).stdout == "4821-kw\n"
+    assert invoke("sealed", "show", "user/bank/pin", "--raw", *pw).stdout == "9375-kw"
     invoke("sealed", "show", "user/bank/pin", "--version", "7", *pw, exit_code=4)
     invoke("sealed", "show", "user/none", *pw, exit_code=4)
     invoke("sealed", "show", "user/bank/pin", "--all", "--raw", *pw, exit_code=2)
@@ -219,9 +219,9 @@ def test_list_show_unseal_round_trip(vstore, store_path, invoke, pwfile):
     keep = ("version", "body", "valid_from", "recorded_at", "kind", "trust", "owner", "current")
     assert [{k: v[k] for k in keep} for v in after] == [{k: v[k] for k in keep} for v in before]
     assert {v["sensitivity"] for v in after} == {"private"}
-    assert invoke("get", "user/bank/pin").stdout == "9375\n"
+    assert invoke("get", "user/bank/pin").stdout == "9375-kw\n"
     assert [r["key"] for r in invoke("sealed", "list", "--json").json] == ["global/recovery/code"]
-    assert invoke("search", "9375", "--json").json[0]["key"] == "user/bank/pin"  # plain again: indexed
+    assert invoke("search", "9375-kw", "--json").json[0]["key"] == "user/bank/pin"  # plain again: indexed
     invoke("remember", "user/bank/pin", "1111")  # plain writes work again
     invoke("unseal", "user/bank/pin", *pw, exit_code=4)
     invoke("gc", "--prune=now")
@@ -229,11 +229,11 @@ def test_list_show_unseal_round_trip(vstore, store_path, invoke, pwfile):
 
 
 def test_wrong_passphrase_exits_12_and_changes_nothing(vstore, store_path, invoke, tmp_path):
-    invoke("remember", "user/pin", "4821", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "4821-kw", "--sensitivity", "secret")
     bad = tmp_path / "bad"
     bad.write_text("not the passphrase at all\n")
     r = invoke("sealed", "show", "user/pin", "--passphrase-file", str(bad), exit_code=12)
-    assert "wrong vault passphrase" in r.stderr and "4821" not in r.stdout
+    assert "wrong vault passphrase" in r.stderr and "4821-kw" not in r.stdout
     invoke("unseal", "user/pin", "--passphrase-file", str(bad), exit_code=12)
     invoke("unseal", "user/pin", "--passphrase-file", str(bad), "--json", exit_code=12)
     assert invoke("sealed", "list", "--json").json[0]["versions"] == 1
@@ -241,8 +241,8 @@ def test_wrong_passphrase_exits_12_and_changes_nothing(vstore, store_path, invok
 
 
 def test_get_log_show_say_sealed_and_mask(vstore, invoke):
-    invoke("remember", "user/pin", "4821", "--sensitivity", "secret")
-    invoke("remember", "user/pin", "9375", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "4821-kw", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "9375-kw", "--sensitivity", "secret")
     r = invoke("get", "user/pin", exit_code=6)
     assert "is sealed" in r.stderr and "mem sealed show user/pin" in r.stderr and r.stdout == ""
     invoke("get", "user/pin", "--json", exit_code=6)
@@ -256,24 +256,24 @@ def test_get_log_show_say_sealed_and_mask(vstore, invoke):
         sj = invoke("show", what, "--json").json
         assert sj["type"] == "sealed" and sj["body"] is None and "age" not in sj
     for out in (log, str(js), invoke("show", "user/pin").stdout):
-        assert "4821" not in out and "9375" not in out
+        assert "4821-kw" not in out and "9375-kw" not in out
     invoke("show", "user/pin@v9", exit_code=4)
     assert "user/pin" not in invoke("keys").stdout
 
 
 def test_import_export_and_forget(vstore, invoke, tmp_path, pwfile):
-    invoke("remember", "user/pin", "4821", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "4821-kw", "--sensitivity", "secret")
     out = tmp_path / "pin.age"
     invoke("sealed", "export", "user/pin", "-o", str(out))
     data = out.read_bytes()
-    assert data.startswith(b"age-encryption.org/v1\n-> X25519 ") and b"4821" not in data
+    assert data.startswith(b"age-encryption.org/v1\n-> X25519 ") and b"4821-kw" not in data
     assert out.stat().st_mode & 0o077 == 0
     armored = invoke("sealed", "export", "user/pin", "--armor").stdout
     assert armored.startswith("-----BEGIN AGE ENCRYPTED FILE-----")
     # an exported file (armored or not) imports back as a new version
     (tmp_path / "pin.asc").write_text(armored)
     invoke("sealed", "import", "user/other", str(tmp_path / "pin.asc"))
-    assert invoke("sealed", "show", "user/other", "--passphrase-file", str(pwfile)).stdout == "4821\n"
+    assert invoke("sealed", "show", "user/other", "--passphrase-file", str(pwfile)).stdout == "4821-kw\n"
     # what is not an age file for the vault is refused
     from objstore.vault import age
     (tmp_path / "junk").write_bytes(b"hello")
@@ -297,10 +297,10 @@ def test_import_export_and_forget(vstore, invoke, tmp_path, pwfile):
 
 
 def test_gc_keeps_sealed_versions_and_fsck_checks_them(vstore, store_path, invoke, pwfile):
-    invoke("remember", "user/pin", "4821", "--sensitivity", "secret")
-    invoke("remember", "user/pin", "9375", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "4821-kw", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "9375-kw", "--sensitivity", "secret")
     invoke("gc", "--prune=now")
-    assert invoke("sealed", "show", "user/pin", "--version", "1", "--passphrase-file", str(pwfile)).stdout == "4821\n"
+    assert invoke("sealed", "show", "user/pin", "--version", "1", "--passphrase-file", str(pwfile)).stdout == "4821-kw\n"
     rep = fsck(vstore)
     assert rep.ok and rep.refs >= 1
     # a sealed ref pointing at a plain fact is a problem fsck reports
