@@ -151,6 +151,15 @@ def short(text: str, width: int = 72) -> str:
     return one if len(one) <= width else one[: width - 1] + "…"
 
 
+def size(n: float) -> str:
+    """Bytes for people: ``512 B``, ``1.5 KiB``, ``27.0 MiB`` (binary units)."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
 def plural(n: int, word: str) -> str:
     """``plural(1, "turn") == "1 turn"``, ``plural(2, "turn") == "2 turns"``."""
     return f"{n} {word}{'' if n == 1 else 's'}"

@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from ._out import size
+
 
 def s3_env() -> dict[str, str]:
     """The ``AWS_*`` settings of this process (passed to the library, which
@@ -36,9 +38,9 @@ def summary(res) -> str:
     """One human line for a :class:`objstore.remote.sync.SyncResult`."""
     parts = []
     if res.objects_sent or res.bytes_sent:
-        parts.append(f"sent {res.objects_sent} objects ({_size(res.bytes_sent)})")
+        parts.append(f"sent {res.objects_sent} objects ({size(res.bytes_sent)})")
     if res.objects_received or res.bytes_received:
-        parts.append(f"received {res.objects_received} objects ({_size(res.bytes_received)})")
+        parts.append(f"received {res.objects_received} objects ({size(res.bytes_received)})")
     if res.refs_updated:
         parts.append(f"{len(res.refs_updated)} refs updated")
     if res.merged:
@@ -52,9 +54,3 @@ def summary(res) -> str:
     return ", ".join(parts) or "up to date"
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"

@@ -3,14 +3,7 @@
 import click
 
 from ._common import emit_json, fmt_time, json_option, progress_bar, with_store
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
+from ._out import size
 
 
 def _table(title, counter):
@@ -53,8 +46,8 @@ def command(as_json, store):
                    "turns_by_project": dict(s.turns_by_project), "turns_by_harness": dict(s.turns_by_harness),
                    "growth": [{"day": d, "facts": f, "turns": t} for d, f, t in s.growth]})
         return
-    click.echo(f"store      {_size(s.store_bytes)}: objects {_size(s.loose_bytes + s.pack_bytes)} "
-               f"({s.loose_objects} loose, {s.packs} packs), index {_size(s.index_bytes)}")
+    click.echo(f"store      {size(s.store_bytes)}: objects {size(s.loose_bytes + s.pack_bytes)} "
+               f"({s.loose_objects} loose, {s.packs} packs), index {size(s.index_bytes)}")
     _table("objects by type", s.objects)
     click.echo(f"fact versions: {s.versions}")
     _table("facts by scope", s.facts_by_scope)

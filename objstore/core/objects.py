@@ -80,6 +80,17 @@ def _only_true(payload: dict, name: str) -> bool:
     return True
 
 
+def _check_version(v) -> None:
+    """The checks a fact version and a sealed version share: version >= 1,
+    times in range, parent a full id or None.  Raises InvalidInput."""
+    if v.version < 1:
+        raise InvalidInput("version must be >= 1")
+    check_time(v.valid_from, "valid_from")
+    check_time(v.recorded_at, "recorded_at")
+    if v.parent is not None and not is_full_id(v.parent):
+        raise InvalidInput("parent must be a full id")
+
+
 def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
         raise InvalidInput(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
@@ -142,12 +153,7 @@ class Fact:
         _choice(self.kind, KINDS, "kind")
         _choice(self.trust, TRUST_LEVELS, "trust")
         _choice(self.sensitivity, SENSITIVITIES, "sensitivity")
-        if self.version < 1:
-            raise InvalidInput("version must be >= 1")
-        check_time(self.valid_from, "valid_from")
-        check_time(self.recorded_at, "recorded_at")
-        if self.parent is not None and not is_full_id(self.parent):
-            raise InvalidInput("parent must be a full id")
+        _check_version(self)
         if self.curated not in (0, 1, 2):
             raise InvalidInput("curated must be 0, 1 (curated) or 2 (standing)")
 
@@ -346,12 +352,7 @@ class Sealed:
     def __post_init__(self) -> None:
         _choice(self.kind, KINDS, "kind")
         _choice(self.trust, TRUST_LEVELS, "trust")
-        if self.version < 1:
-            raise InvalidInput("version must be >= 1")
-        check_time(self.valid_from, "valid_from")
-        check_time(self.recorded_at, "recorded_at")
-        if self.parent is not None and not is_full_id(self.parent):
-            raise InvalidInput("parent must be a full id")
+        _check_version(self)
         if not isinstance(self.age, bytes) or not self.age.startswith(AGE_INTRO):
             raise InvalidInput("age must be a binary age v1 file")
 
