@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import cbor2
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.journal import IndexJournal
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
@@ -89,22 +89,6 @@ def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int)
     finally:
         os.close(fd)
     return True
-
-
-def syncfs(path: Path) -> None:
-    """Flush the filesystem holding ``path`` (syncfs(2) where available)."""
-    try:
-        import ctypes  # here, not at the top: ~4 ms that every hook would pay
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            if libc.syncfs(fd) == 0:
-                return
-        finally:
-            os.close(fd)
-    except (OSError, AttributeError):
-        pass
-    os.sync()
 
 
 class Store:
@@ -485,6 +469,28 @@ class Store:
                 self.reflog.append(ref, None, new, t, message)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
+
+    def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
+                    time_ms: int | None = None) -> None:
+        """:meth:`update_ref` for many refs at once (a bulk import publishing
+        its sessions): every ``(ref, old, new)`` is checked first (a
+        RefConflict moves none of them), then the refs move and their reflog
+        entries are appended with the filesystem synced three times in all
+        instead of three fsyncs per ref (``Refs.set_many_if_equals``).  The
+        same order as :meth:`update_ref` (refs durable, then reflogs); one
+        move is exactly :meth:`update_ref`.  Caller holds the store lock."""
+        if len(moves) == 1:
+            self.update_ref(*moves[0], message, time_ms=time_ms)
+            return
+        if not moves:
+            return
+        self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
+        if message is None:
+            return
+        t = now_ms() if time_ms is None else time_ms
+        for ref, old, new in moves:
+            self.reflog.append(ref, old, new, t, message, durable=False)
+        syncfs(self.root)
 
     def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:
         """Record activity on ``ref`` without moving it: a reflog entry whose

@@ -42,6 +42,7 @@ __all__ = [
     "Manifest",
     "OpenGeneration",
     "STREAM_SHARDS",
+    "StreamWriter",
     "SubIndex",
     "WRITER_HEAP_BYTES",
     "generation_files",
@@ -431,58 +432,211 @@ class SubIndex:
 
     def apply(self, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
         """Delete then add, one commit per touched live generation (caller
-        holds the lock).  Docs of a shard that has no generation yet go to a
-        new one (``CURRENT`` rewritten once); with no index at all, a new
-        layout of ``new_shards`` shards is created."""
-        opened = self.open_current()
-        self.remove_orphans(set(opened[1]) if opened else set())
-        if opened is None:
-            if not docs:
-                return 0
-            GenerationBuild(self, new_shards, None, None).run(docs)
-            return len(docs)
-        m, indexes = opened
-        groups: dict[int, list[IndexDoc]] = {}
-        for d in docs:
-            groups.setdefault(shard_index(d.ref, m.n), []).append(d)
-        for s, name in m.live():
-            self._apply_gen(name, indexes[name], groups.pop(s, []), delete_ids)
-        if groups:  # shards without a generation yet
-            GenerationBuild(self, m.n, set(groups), m).run(d for s in sorted(groups) for d in groups[s])
+        holds the lock), through a :class:`StreamWriter`.  Docs of a shard
+        that has no generation yet go to a new one (``CURRENT`` rewritten
+        once); with no index at all, a new layout of ``new_shards`` shards is
+        created."""
+        w = StreamWriter(self, new_shards, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
+        try:
+            w.delete(delete_ids)
+            for d in docs:
+                w.add(d)
+            w.commit()
+        except BaseException:
+            w.abort()
+            raise
+        w.close()
         return len(docs)
 
-    def _apply_gen(self, name: str, index: "tantivy.Index", docs: list[IndexDoc],
-                   delete_ids: list[str]) -> None:
-        index.reload()
-        searcher = index.searcher()
-        # Only issue deletes for ids this generation has (doc_freq counts
-        # deleted docs too; a redundant delete is harmless).  Re-added ids are
-        # deleted first so that adding is idempotent.
-        to_delete = [
-            i for i in dict.fromkeys([*delete_ids, *(d.id for d in docs)])
-            if searcher.doc_freq("id", i) > 0
-        ]
-        if not to_delete and not docs:
-            return
-        fmt = self.fmt(name)
-        writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
-        try:
-            for i in to_delete:
-                writer.delete_documents_by_term("id", i)
-            fmt = self.fmt(name)
-            for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
-            writer.commit()
-        except BaseException as e:
-            raise_write_failed(writer, e, self.dir / name)
-        try:
-            writer.wait_merging_threads()
+
+class StreamWriter:
+    """Adds and deletes into the live generations of one sub-index through
+    at most one open tantivy writer per shard, committed in batches: the
+    one index writer of a bulk import (``SearchIndex.stream``) and of every
+    :meth:`SubIndex.apply`.  Caller holds the sub-index lock from
+    construction to :meth:`close` / :meth:`abort`.
+
+    Each shard's writer is opened on first use and kept open across
+    :meth:`commit` calls, so tantivy indexes in its own thread (no GIL)
+    while the caller produces the next documents.  Adding an id that the
+    shard already holds replaces it (a delete by id first); an id added twice
+    before a commit is added once.  A shard without a generation gets a new
+    one, named in ``CURRENT`` (rewritten once, atomically) by the first
+    :meth:`commit` after it received a document; nothing is visible to
+    readers before a commit.  With no index at all a layout of
+    ``new_shards`` shards is created.
+
+    Memory: each open writer buffers up to ``heap`` bytes of postings before
+    it writes a segment (tantivy's arena grows on demand).
+    """
+
+    def __init__(self, sub: SubIndex, new_shards: int, heap: int = WRITER_HEAP_BYTES) -> None:
+        self.sub, self.heap = sub, heap
+        opened = sub.open_current()
+        self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
+        sub.remove_orphans(set(opened[1]) if opened else set())
+        if opened is None:
+            self.base: Manifest | None = None
+            self.n = new_shards
+            self._live: dict[int, tuple[str, tantivy.Index]] = {}
+        else:
+            self.base, indexes = opened
+            self.n = self.base.n
+            self._live = {s: (name, indexes[name]) for s, name in self.base.live()}
+        self._new: dict[int, tuple[str, tantivy.Index]] = {}  # created here, not yet in CURRENT
+        self._writers: dict[int, tantivy.IndexWriter] = {}
+        self._searchers: dict[int, object] = {}
+        self._fmts: dict[int, GenFormat] = {}
+        self._dirty: set[int] = set()
+        self._batch: set[str] = set()
+
+    def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
+        g = self._live.get(s) or self._new.get(s)
+        if g is None:
+            name = f"gen-{self._next}"
+            self._next += 1
+            path = self.sub.dir / name
+            path.mkdir(parents=True)
+            try:
+                index = tantivy.Index(schema_for(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
+            except ValueError as e:
+                _rmtree(path, ignore_errors=True)
+                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
+            register_analyzers(index)
+            self.sub.adopt_new(name)
+            g = self._new[s] = (name, index)
+        return g
+
+    def _searcher(self, s: int):
+        """A searcher of shard ``s``'s committed documents (None: no live generation)."""
+        if s not in self._live:
+            return None
+        sr = self._searchers.get(s)
+        if sr is None:
+            index = self._live[s][1]
             index.reload()
-        except ValueError as e:
-            raise SearchIndexError(f"{self.dir / name}: after commit: {e}") from e
-        if len(docs) > BULK_DOCS:  # a big batch (import): one of many writers in a row
-            del writer
+            sr = self._searchers[s] = index.searcher()
+        return sr
+
+    def _writer(self, s: int) -> "tantivy.IndexWriter":
+        w = self._writers.get(s)
+        if w is None:
+            name, index = self._gen(s)
+            self._fmts[s] = self.sub.fmt(name)
+            w = self._writers[s] = self.sub.new_writer(index, self.heap)
+        return w
+
+    def _where(self, s: int) -> Path:
+        g = self._live.get(s) or self._new.get(s)
+        return self.sub.dir / (g[0] if g else f"shard {s}")
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete the documents with these ids from every live generation
+        that holds one (visible at the next :meth:`commit`).  Raises
+        ``SearchIndexError``."""
+        ids = list(ids)
+        if not ids:
+            return
+        for s in sorted(self._live):
+            sr = self._searcher(s)
+            hits = [i for i in ids if sr.doc_freq("id", i) > 0]
+            if not hits:
+                continue
+            w = self._writer(s)
+            try:
+                for i in hits:
+                    w.delete_documents_by_term("id", i)
+            except ValueError as e:  # tantivy's error type
+                raise SearchIndexError(f"{self._where(s)}: delete failed: {e}") from e
+            self._dirty.add(s)
+            self._batch.difference_update(hits)
+
+    def add(self, d: IndexDoc) -> None:
+        """Add ``d`` to its shard (replacing a committed document with its id).
+        Raises ``SearchIndexError`` if tantivy refuses it."""
+        if d.id in self._batch:
+            return
+        s = shard_index(d.ref, self.n)
+        w = self._writer(s)
+        sr = self._searcher(s)
+        try:
+            if sr is not None and sr.doc_freq("id", d.id) > 0:
+                w.delete_documents_by_term("id", d.id)
+            w.add_document(to_tantivy_doc(d, self._fmts[s]))
+        except ValueError as e:  # tantivy's error type
+            raise SearchIndexError(f"{self._where(s)}: add failed: {e}") from e
+        self._batch.add(d.id)
+        self._dirty.add(s)
+
+    def commit(self) -> None:
+        """Commit every shard written since the last commit (FLUSH_THREADS at
+        a time: a commit waits for tantivy's indexing without holding the
+        GIL), then name new generations in ``CURRENT``.  Raises
+        ``SearchIndexError``; the caller then calls :meth:`abort`."""
+        dirty = sorted(self._dirty)
+
+        def one(s: int) -> None:
+            """Commit shard ``s``."""
+            try:
+                self._writers[s].commit()
+            except ValueError as e:
+                raise SearchIndexError(f"{self._where(s)}: commit failed: {e}") from e
+
+        if len(dirty) > 1 and FLUSH_THREADS > 1:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=FLUSH_THREADS) as pool:
+                futures = [pool.submit(one, s) for s in dirty]
+            for f in futures:
+                f.result()
+        else:
+            for s in dirty:
+                one(s)
+        self._dirty.clear()
+        self._batch.clear()
+        for s in dirty:
+            self._searchers.pop(s, None)
+        new = {s: g for s, g in self._new.items() if s in self._writers}
+        if new:
+            gens = list(self.base.gens) if self.base is not None else [None] * self.n
+            for s, (name, _index) in new.items():
+                gens[s] = name
+            self.base = Manifest(tuple(gens))
+            self.sub.publish(self.base, dict(new.values()))
+            self._live.update(new)
+            for s in new:
+                del self._new[s]
+        for s in dirty:
+            if s in self._live and s not in new:
+                with contextlib.suppress(ValueError):
+                    self._live[s][1].reload()
+
+    def close(self) -> None:
+        """Drop uncommitted work, end every writer (waiting for its merges),
+        tidy what merges left, remove generations never named in ``CURRENT``."""
+        writers, self._writers = self._writers, {}
+        for s in sorted(writers):
+            w = writers.pop(s)
+            with contextlib.suppress(Exception):
+                if s in self._dirty:
+                    w.rollback()
+            with contextlib.suppress(Exception):
+                w.wait_merging_threads()
+            del w  # the writer's memory goes back before the next one ends
+        for s in list(self._live):
+            if s in self._fmts:  # written by us: merges may have left dead segment files
+                name = self._live[s][0]
+                with contextlib.suppress(SearchIndexError, OSError):
+                    if generation_files(self.sub.dir / name)[1]:
+                        self.sub.collect_garbage(name)
+        new, self._new = self._new, {}
+        for name, _index in new.values():
+            _rmtree(self.sub.dir / name, ignore_errors=True)
+        self._dirty.clear()
+        self._searchers.clear()
+        if self._fmts:
             _trim_heap()
+
+    abort = close
 
 
 class GenerationBuild:

@@ -47,6 +47,7 @@ from objstore.index.generations import (
     WRITER_HEAP_BYTES,
     GenerationBuild,
     OpenGeneration,
+    StreamWriter,
     SubIndex,
     generation_files,
     shard_index,
@@ -68,6 +69,7 @@ __all__ = [
     "QUERY_STOPWORDS",
     "index_terms",
     "IndexDoc",
+    "IndexStream",
     "Hit",
     "SearchIndex",
     "SearchIndexError",
@@ -209,6 +211,17 @@ class SearchIndex:
             with sub.locked():
                 added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
+
+    def stream(self, kind: str = "turn") -> "IndexStream":
+        """An :class:`IndexStream`: one open writer per shard of sub-index
+        ``kind`` for a bulk writer (``mem import``), which adds documents as
+        it produces them and commits in batches.  Takes the sub-index lock
+        (held until the stream is closed; waits up to ``lock_timeout``).
+        Raises ``ValueError`` for an unknown kind, ``IndexBusyError``,
+        ``IndexCorruptError``, ``SearchIndexError``."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        return IndexStream(self._subs[kind], self._layout_shards(kind))
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
@@ -732,6 +745,64 @@ class SearchIndex:
             sub.close()
 
     def __enter__(self) -> "SearchIndex":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class IndexStream:
+    """The index writer of a bulk import (:meth:`SearchIndex.stream`): documents
+    of one kind go to their shard's open writer as they come (tantivy indexes
+    them in its own threads while the caller works), :meth:`commit` makes
+    everything added so far visible, :meth:`close` ends the writers (work
+    not committed is dropped) and releases the sub-index lock.  Adding an id
+    already indexed replaces it.  Usable as a context manager (closes)."""
+
+    def __init__(self, sub: SubIndex, new_shards: int) -> None:
+        self.kind = sub.kind
+        self._stack = contextlib.ExitStack()
+        self._stack.enter_context(sub.locked())
+        try:
+            self._w: StreamWriter | None = StreamWriter(sub, new_shards)
+        except BaseException:
+            self._stack.close()
+            raise
+        self.added = 0
+
+    def add(self, d: IndexDoc) -> None:
+        """Index ``d`` (visible after the next :meth:`commit`).  Raises
+        ``ValueError`` for a non-``IndexDoc`` or another kind, ``ValueError``
+        when closed, ``SearchIndexError``."""
+        if self._w is None:
+            raise ValueError("the index stream is closed")
+        if not isinstance(d, IndexDoc) or d.kind != self.kind:
+            raise ValueError(f"an IndexStream of {self.kind!r} needs IndexDoc items of that kind, got {d!r:.80}")
+        self._w.add(d)
+        self.added += 1
+
+    def commit(self) -> None:
+        """Make every document added so far visible (durable in the index).
+        Raises ``SearchIndexError`` (the stream is then closed)."""
+        if self._w is None:
+            raise ValueError("the index stream is closed")
+        try:
+            self._w.commit()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """End the writers (uncommitted documents are dropped) and release
+        the lock.  Idempotent."""
+        w, self._w = self._w, None
+        try:
+            if w is not None:
+                w.close()
+        finally:
+            self._stack.close()
+
+    def __enter__(self) -> "IndexStream":
         return self
 
     def __exit__(self, *exc: object) -> None:

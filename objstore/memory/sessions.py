@@ -279,6 +279,8 @@ class TurnAppender:
         self._valid: dict[str, str | None] = {}
         self._bulk = False
         self._writer: PackWriter | None = None
+        self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
+        self._stream_error: str | None = None
 
     @property
     def pending(self) -> int:
@@ -305,6 +307,29 @@ class TurnAppender:
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
+        self._close_stream()
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()  # uncommitted documents are dropped: the index journal replays them
+
+    def _index(self, doc) -> None:
+        """Send a turn's document to the index: in pack mode straight to the
+        import's stream (tantivy indexes it in its own thread, visible at the
+        next :meth:`publish`), else kept for :meth:`publish`."""
+        if not self.pack:
+            self.docs.append(doc)
+            return
+        if self._stream_error is not None:
+            return  # the index is behind; the journal replays these sessions
+        try:
+            if self._stream is None:
+                self._stream = self.store.index.stream("turn")
+            self._stream.add(doc)
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
 
     def drop_states(self) -> None:
         """Forget the in-memory state of the sessions (all published: call
@@ -378,7 +403,7 @@ class TurnAppender:
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
         self.dirty.add(sid)
         if not forgotten:
-            self.docs.append(turn_doc(oid, turn))
+            self._index(turn_doc(oid, turn))
             self.added += 1
         return oid
 
@@ -398,19 +423,28 @@ class TurnAppender:
         t = now_ms()
         moved = sorted(self.dirty)
         store.journal.sessions([(sid, self.states[sid].start_head) for sid in moved])
+        # one batch: the filesystem synced a few times, not three fsyncs per session
+        store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)
+                           for sid in moved], self.command, time_ms=t)
         for sid in moved:
             st = self.states[sid]
-            store.update_ref(st.ref, st.start_head, st.head, self.command, time_ms=t)
             st.start_head = st.head
             save_session_state(store, st)
         self.dirty.clear()
         docs, self.docs = self.docs, []
+        if self._stream_error is not None:
+            return self._stream_error
         if not index:
+            self._close_stream()
             return None
         try:
+            if self._stream is not None:
+                self._stream.commit()
             if docs:
                 store.index.add(docs)
             store.journal.clear()
         except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
             return str(e)
         return None
