@@ -442,32 +442,28 @@ class SubIndex:
             for d in docs:
                 w.add(d)
             w.commit()
-        except BaseException:
-            w.abort()
-            raise
-        w.close()
+        finally:
+            w.close()
         return len(docs)
 
 
 class StreamWriter:
-    """Adds and deletes into the live generations of one sub-index through
-    at most one open tantivy writer per shard, committed in batches: the
-    one index writer of a bulk import (``SearchIndex.stream``) and of every
-    :meth:`SubIndex.apply`.  Caller holds the sub-index lock from
-    construction to :meth:`close` / :meth:`abort`.
+    """Batches of adds and deletes into the live generations of one
+    sub-index: the writer of every :meth:`SubIndex.apply` and of a bulk
+    import (``SearchIndex.stream``).  Caller holds the sub-index lock from
+    construction to :meth:`close`.
 
-    Each shard's writer is opened on first use and kept open across
-    :meth:`commit` calls, so tantivy indexes in its own thread (no GIL)
-    while the caller produces the next documents.  Adding an id that the
-    shard already holds replaces it (a delete by id first); an id added twice
-    before a commit is added once.  A shard without a generation gets a new
-    one, named in ``CURRENT`` (rewritten once, atomically) by the first
-    :meth:`commit` after it received a document; nothing is visible to
-    readers before a commit.  With no index at all a layout of
-    ``new_shards`` shards is created.
-
-    Memory: each open writer buffers up to ``heap`` bytes of postings before
-    it writes a segment (tantivy's arena grows on demand).
+    :meth:`add` converts a document to its tantivy form at once and keeps
+    it with its shard; :meth:`commit` then writes the shards one at a time,
+    each with a writer of its own (deletes by id first, then the adds, one
+    commit, the writer ended), so at most one writer's heap is alive and the
+    work can run in a background thread (``IndexStream``: tantivy works
+    without the GIL).  Adding an id the shard already holds replaces it; an
+    id added twice in one batch is added once.  A shard without a generation
+    gets a new one, named in ``CURRENT`` (rewritten once, atomically) at the
+    end of the commit that first wrote it; nothing is visible to readers
+    before a commit.  With no index at all a layout of ``new_shards`` shards
+    is created.
     """
 
     def __init__(self, sub: SubIndex, new_shards: int, heap: int = WRITER_HEAP_BYTES) -> None:
@@ -484,13 +480,18 @@ class StreamWriter:
             self.n = self.base.n
             self._live = {s: (name, indexes[name]) for s, name in self.base.live()}
         self._new: dict[int, tuple[str, tantivy.Index]] = {}  # created here, not yet in CURRENT
-        self._writers: dict[int, tantivy.IndexWriter] = {}
-        self._searchers: dict[int, object] = {}
-        self._fmts: dict[int, GenFormat] = {}
-        self._dirty: set[int] = set()
-        self._batch: set[str] = set()
+        self._adds: dict[int, dict[str, tantivy.Document]] = {}
+        self._dels: list[str] = []
+        self._written: set[str] = set()  # generations this writer committed to
+        # add() (the caller's thread) and commit_batch() (IndexStream's
+        # background thread) both create and publish generations
+        self._mutex = threading.Lock()
 
     def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
+        with self._mutex:
+            return self._gen_locked(s)
+
+    def _gen_locked(self, s: int) -> "tuple[str, tantivy.Index]":
         g = self._live.get(s) or self._new.get(s)
         if g is None:
             name = f"gen-{self._next}"
@@ -507,134 +508,107 @@ class StreamWriter:
             g = self._new[s] = (name, index)
         return g
 
-    def _searcher(self, s: int):
-        """A searcher of shard ``s``'s committed documents (None: no live generation)."""
-        if s not in self._live:
-            return None
-        sr = self._searchers.get(s)
-        if sr is None:
-            index = self._live[s][1]
-            index.reload()
-            sr = self._searchers[s] = index.searcher()
-        return sr
-
-    def _writer(self, s: int) -> "tantivy.IndexWriter":
-        w = self._writers.get(s)
-        if w is None:
-            name, index = self._gen(s)
-            self._fmts[s] = self.sub.fmt(name)
-            w = self._writers[s] = self.sub.new_writer(index, self.heap)
-        return w
-
-    def _where(self, s: int) -> Path:
-        g = self._live.get(s) or self._new.get(s)
-        return self.sub.dir / (g[0] if g else f"shard {s}")
+    @property
+    def pending(self) -> int:
+        """Documents added since the last commit."""
+        return sum(len(v) for v in self._adds.values())
 
     def delete(self, ids: Iterable[str]) -> None:
         """Delete the documents with these ids from every live generation
-        that holds one (visible at the next :meth:`commit`).  Raises
-        ``SearchIndexError``."""
-        ids = list(ids)
-        if not ids:
-            return
-        for s in sorted(self._live):
-            sr = self._searcher(s)
-            hits = [i for i in ids if sr.doc_freq("id", i) > 0]
-            if not hits:
-                continue
-            w = self._writer(s)
-            try:
-                for i in hits:
-                    w.delete_documents_by_term("id", i)
-            except ValueError as e:  # tantivy's error type
-                raise SearchIndexError(f"{self._where(s)}: delete failed: {e}") from e
-            self._dirty.add(s)
-            self._batch.difference_update(hits)
+        that holds one (at the next :meth:`commit`, before its adds)."""
+        self._dels.extend(ids)
 
     def add(self, d: IndexDoc) -> None:
-        """Add ``d`` to its shard (replacing a committed document with its id).
-        Raises ``SearchIndexError`` if tantivy refuses it."""
-        if d.id in self._batch:
-            return
+        """Add ``d`` to its shard at the next :meth:`commit`.  Raises
+        ``SearchIndexError`` if tantivy refuses it."""
         s = shard_index(d.ref, self.n)
-        w = self._writer(s)
-        sr = self._searcher(s)
+        adds = self._adds.setdefault(s, {})
+        if d.id in adds:
+            return
+        name, _index = self._gen(s)
         try:
-            if sr is not None and sr.doc_freq("id", d.id) > 0:
-                w.delete_documents_by_term("id", d.id)
-            w.add_document(to_tantivy_doc(d, self._fmts[s]))
+            adds[d.id] = to_tantivy_doc(d, self.sub.fmt(name))
         except ValueError as e:  # tantivy's error type
-            raise SearchIndexError(f"{self._where(s)}: add failed: {e}") from e
-        self._batch.add(d.id)
-        self._dirty.add(s)
+            raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
+
+    def take(self) -> "tuple[dict[int, dict[str, tantivy.Document]], list[str]]":
+        """The batch so far (adds per shard, deletes), leaving this writer
+        empty: for :meth:`commit_batch` in another thread."""
+        batch = (self._adds, self._dels)
+        self._adds, self._dels = {}, []
+        return batch
 
     def commit(self) -> None:
-        """Commit every shard written since the last commit (FLUSH_THREADS at
-        a time: a commit waits for tantivy's indexing without holding the
-        GIL), then name new generations in ``CURRENT``.  Raises
-        ``SearchIndexError``; the caller then calls :meth:`abort`."""
-        dirty = sorted(self._dirty)
+        """Write and commit the batch so far (see the class doc).  Raises
+        ``SearchIndexError``; the caller then calls :meth:`close`."""
+        self.commit_batch(*self.take())
 
-        def one(s: int) -> None:
-            """Commit shard ``s``."""
+    def commit_batch(self, adds: "dict[int, dict[str, tantivy.Document]]", dels: list[str]) -> None:
+        """Write one batch taken with :meth:`take`, shard by shard, then name
+        new generations in ``CURRENT``.  Raises ``SearchIndexError``."""
+        dels = list(dict.fromkeys(dels))
+        shards = set(adds) | (set(self._live) if dels else set())
+        for s in sorted(shards):
+            docs = adds.get(s, {})
+            name, index = self._gen(s)
+            to_delete: list[str] = []
+            if s in self._live:
+                index.reload()
+                sr = index.searcher()
+                # only ids this generation has (doc_freq counts deleted docs
+                # too; a redundant delete is harmless); re-added ids are
+                # deleted first so that adding is idempotent
+                to_delete = [i for i in dict.fromkeys([*dels, *docs]) if sr.doc_freq("id", i) > 0]
+                del sr
+            if not to_delete and not docs:
+                continue
+            writer = self.sub.new_writer(index, self.heap)
             try:
-                self._writers[s].commit()
+                for i in to_delete:
+                    writer.delete_documents_by_term("id", i)
+                for doc in docs.values():
+                    writer.add_document(doc)
+                writer.commit()
+            except BaseException as e:
+                raise_write_failed(writer, e, self.sub.dir / name)
+            try:
+                writer.wait_merging_threads()
             except ValueError as e:
-                raise SearchIndexError(f"{self._where(s)}: commit failed: {e}") from e
-
-        if len(dirty) > 1 and FLUSH_THREADS > 1:
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(max_workers=FLUSH_THREADS) as pool:
-                futures = [pool.submit(one, s) for s in dirty]
-            for f in futures:
-                f.result()
-        else:
-            for s in dirty:
-                one(s)
-        self._dirty.clear()
-        self._batch.clear()
-        for s in dirty:
-            self._searchers.pop(s, None)
-        new = {s: g for s, g in self._new.items() if s in self._writers}
-        if new:
-            gens = list(self.base.gens) if self.base is not None else [None] * self.n
-            for s, (name, _index) in new.items():
-                gens[s] = name
-            self.base = Manifest(tuple(gens))
-            self.sub.publish(self.base, dict(new.values()))
-            self._live.update(new)
-            for s in new:
-                del self._new[s]
-        for s in dirty:
-            if s in self._live and s not in new:
+                raise SearchIndexError(f"{self.sub.dir / name}: after commit: {e}") from e
+            finally:
+                del writer
+            adds.pop(s, None)  # its documents' memory goes back now
+            self._written.add(name)
+            if s in self._live:
                 with contextlib.suppress(ValueError):
-                    self._live[s][1].reload()
+                    index.reload()
+            if self.heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS:
+                _trim_heap()  # tantivy's threads freed the writer's arenas
+        with self._mutex:
+            new = {s: g for s, g in self._new.items() if g[0] in self._written}
+            if new:
+                gens = list(self.base.gens) if self.base is not None else [None] * self.n
+                for s, (name, _index) in new.items():
+                    gens[s] = name
+                self.base = Manifest(tuple(gens))
+                self.sub.publish(self.base, dict(new.values()))
+                self._live.update(new)
+                for s in new:
+                    del self._new[s]
 
     def close(self) -> None:
-        """Drop uncommitted work, end every writer (waiting for its merges),
-        tidy what merges left, remove generations never named in ``CURRENT``."""
-        writers, self._writers = self._writers, {}
-        for s in sorted(writers):
-            w = writers.pop(s)
-            with contextlib.suppress(Exception):
-                if s in self._dirty:
-                    w.rollback()
-            with contextlib.suppress(Exception):
-                w.wait_merging_threads()
-            del w  # the writer's memory goes back before the next one ends
-        for s in list(self._live):
-            if s in self._fmts:  # written by us: merges may have left dead segment files
-                name = self._live[s][0]
+        """Drop what was not committed, tidy what merges left in the
+        generations this writer committed to, remove generations never named
+        in ``CURRENT``."""
+        self._adds, self._dels = {}, []
+        for s, (name, _index) in self._live.items():
+            if name in self._written:
                 with contextlib.suppress(SearchIndexError, OSError):
-                    if generation_files(self.sub.dir / name)[1]:
+                    if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
                         self.sub.collect_garbage(name)
         new, self._new = self._new, {}
         for name, _index in new.values():
             _rmtree(self.sub.dir / name, ignore_errors=True)
-        self._dirty.clear()
-        self._searchers.clear()
-        if self._fmts:
-            _trim_heap()
 
     abort = close
 

@@ -752,28 +752,35 @@ class SearchIndex:
 
 
 class IndexStream:
-    """The index writer of a bulk import (:meth:`SearchIndex.stream`): documents
-    of one kind go to their shard's open writer as they come (tantivy indexes
-    them in its own threads while the caller works), :meth:`commit` makes
-    everything added so far visible, :meth:`close` ends the writers (work
-    not committed is dropped) and releases the sub-index lock.  Adding an id
-    already indexed replaces it.  Usable as a context manager (closes)."""
+    """The index writer of a bulk import (:meth:`SearchIndex.stream`).
+
+    Documents of one kind are converted and kept per shard as they come;
+    :meth:`commit` hands the batch to a background thread that writes it
+    shard by shard (one tantivy writer alive at a time; tantivy works without
+    the GIL, so the caller goes on producing the next batch on the other
+    core) and returns at once; :meth:`wait` blocks until the batch is
+    committed (visible to readers) and raises its error.  A commit waits for
+    the batch before it.  :meth:`close` waits, ends the writer (documents
+    not committed are dropped) and releases the sub-index lock.  Adding an
+    id already indexed replaces it.  Usable as a context manager (closes).
+    Memory: the pending batch's documents plus one writer's heap."""
 
     def __init__(self, sub: SubIndex, new_shards: int) -> None:
         self.kind = sub.kind
         self._stack = contextlib.ExitStack()
         self._stack.enter_context(sub.locked())
         try:
-            self._w: StreamWriter | None = StreamWriter(sub, new_shards)
+            self._w: StreamWriter | None = StreamWriter(sub, new_shards, WRITER_HEAP_BYTES)
         except BaseException:
             self._stack.close()
             raise
+        self._job = None  # (thread, [error]) of the batch being written
         self.added = 0
 
     def add(self, d: IndexDoc) -> None:
-        """Index ``d`` (visible after the next :meth:`commit`).  Raises
-        ``ValueError`` for a non-``IndexDoc`` or another kind, ``ValueError``
-        when closed, ``SearchIndexError``."""
+        """Keep ``d`` for the next :meth:`commit`.  Raises ``ValueError``
+        for a non-``IndexDoc``, another kind, or a closed stream;
+        ``SearchIndexError``."""
         if self._w is None:
             raise ValueError("the index stream is closed")
         if not isinstance(d, IndexDoc) or d.kind != self.kind:
@@ -781,20 +788,51 @@ class IndexStream:
         self._w.add(d)
         self.added += 1
 
-    def commit(self) -> None:
-        """Make every document added so far visible (durable in the index).
-        Raises ``SearchIndexError`` (the stream is then closed)."""
+    def commit(self, *, wait: bool = True) -> None:
+        """Write every document added so far: in a background thread,
+        after the batch before it; ``wait`` (default) returns once it is
+        committed.  Raises ``SearchIndexError`` (a batch failed: the stream
+        is then closed) or ``ValueError`` when closed."""
         if self._w is None:
             raise ValueError("the index stream is closed")
-        try:
-            self._w.commit()
-        except BaseException:
+        self.wait()
+        import threading
+        w, batch, err = self._w, self._w.take(), []
+
+        def run() -> None:
+            """Write the batch (in the background thread)."""
+            try:
+                w.commit_batch(*batch)
+            except BaseException as e:  # reported by wait()
+                err.append(e)
+
+        t = threading.Thread(target=run, name="mem-index", daemon=True)
+        t.start()
+        self._job = (t, err)
+        if wait:
+            self.wait()
+
+    def wait(self) -> None:
+        """Block until the batch being written is committed.  Raises its
+        ``SearchIndexError`` (the stream is then closed)."""
+        job, self._job = self._job, None
+        if job is None:
+            return
+        job[0].join()
+        if job[1]:
             self.close()
-            raise
+            e = job[1][0]
+            if isinstance(e, SearchIndexError):
+                raise e
+            raise SearchIndexError(f"index write failed: {e}") from e
 
     def close(self) -> None:
-        """End the writers (uncommitted documents are dropped) and release
-        the lock.  Idempotent."""
+        """Wait for a batch being written, drop what was not committed, end
+        the writer and release the lock.  Idempotent; errors of the batch are
+        not raised here (call :meth:`wait` first to see them)."""
+        job, self._job = self._job, None
+        if job is not None:
+            job[0].join()
         w, self._w = self._w, None
         try:
             if w is not None:

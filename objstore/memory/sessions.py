@@ -407,16 +407,23 @@ class TurnAppender:
             self.added += 1
         return oid
 
-    def publish(self, *, index: bool = True) -> str | None:
+    def publish(self, *, index: bool = True, wait: bool = True) -> str | None:
         """Make written turns durable and visible; returns an index error
-        message (turns stored, index behind; the journal replays it) or None."""
+        message (turns stored, index behind; the journal replays it) or None.
+
+        In pack mode the new turns are indexed by the import's
+        :class:`~objstore.index.searchindex.IndexStream` in a background
+        thread; ``wait=False`` returns before that batch is committed (the
+        index journal keeps its sessions until the next :meth:`publish`
+        has waited for it), so the caller can go on reading transcripts."""
         store = self.store
         if self._writer is not None:
             self._writer.finish()  # the pack and its index are durable before any ref names them
             self._writer = None
             store.packs.reload()
+        err = self._wait_index()
         if not self.dirty:
-            return None
+            return err
         if self._bulk:
             syncfs(store.root)   # objects durable before any ref names them
             self.store.objects.durable, self._bulk = True, False
@@ -438,13 +445,28 @@ class TurnAppender:
             self._close_stream()
             return None
         try:
-            if self._stream is not None:
-                self._stream.commit()
             if docs:
                 store.index.add(docs)
+            if self._stream is not None:
+                self._stream.commit(wait=False)  # the refs name these turns now: index them
+                return self._wait_index() if wait else None
             store.journal.clear()
         except SearchIndexError as e:
             self._stream_error = str(e)
             self._close_stream()
             return str(e)
+        return None
+
+    def _wait_index(self) -> str | None:
+        """Wait for the stream's batch being written; clear the index journal
+        when it is committed.  Returns the index error, or None."""
+        if self._stream is None:
+            return self._stream_error
+        try:
+            self._stream.wait()
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+            return self._stream_error
+        self.store.journal.clear()
         return None
