@@ -346,7 +346,8 @@ class Store:
         return hits.pop()
 
     def pack_writer(self) -> PackWriter:
-        """A :class:`objstore.core.packwriter.PackWriter` into this store's pack dir."""
+        """A :class:`objstore.core.packwriter.PackWriter` into this store's
+        pack dir, writing the current pack format."""
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         return PackWriter(self.root / "objects" / "pack")
 
@@ -416,34 +417,58 @@ class Store:
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None) -> int:
         """The one pack rewrite (used by :meth:`delete_objects` and gc):
-        write one new pack holding the ``loose`` objects and the entries of
-        the ``old`` packs for which ``keep(pack, id)`` is true (entries copied, not
-        recompressed), make it durable, then remove the ``old`` packs.  The
-        loose files are left for the caller to delete.  ``progress(done,
-        total)`` is called every 1,000 objects.  Returns the number of
-        objects in the new pack.  Caller holds the store lock."""
+        write one new pack (in the current pack format) holding the
+        ``loose`` objects and the objects of the ``old`` packs for which
+        ``keep(pack, id)`` is true, make it durable, then remove the ``old``
+        packs.  A single version-2 pack rewritten alone (``forget`` of a few
+        objects) is copied entry by entry with its own dictionary, not
+        recompressed; otherwise objects are read in each old pack's body
+        order (objects written together stay together), verified, and
+        compressed again.  A damaged object of an old pack is left out and
+        noted in :attr:`damaged`; that old pack is then kept (its damage stays
+        for ``fsck --repair``) unless it holds an object ``keep`` drops, which
+        must not survive anywhere.  The loose files are left for the caller
+        to delete.  ``progress(done, total)`` is called every 1,000 objects.
+        Returns the number of objects in the new pack.  Caller holds the
+        store lock."""
         loose = list(loose)
         if not loose and not old:
             return 0
         total = len(loose) + sum(len(p) for p in old)
         done = 0
-        with self.pack_writer() as w:
+        copy = len(old) == 1 and not loose and old[0].version == 2
+        kept_old: list[Pack] = []
+        (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
+        with PackWriter(self.root / "objects" / "pack", dictionary=old[0].dictionary() if copy else None) as w:
             for oid in loose:
                 w.add(self.objects.get(oid))
                 done += 1
                 if progress and done % 1000 == 0:
                     progress(done, total)
             for pack in old:
-                for oid in pack:
-                    if keep(pack, oid):
-                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
+                dropped = damaged = False
+                for oid in pack.ids_in_body_order():
                     done += 1
                     if progress and done % 1000 == 0:
                         progress(done, total)
+                    if not keep(pack, oid):
+                        dropped = True
+                        continue
+                    try:
+                        if copy:
+                            w.add_entry(oid, pack.raw_entry(oid))  # same dictionary: copied as it is
+                        else:
+                            w.add(pack.get(oid))
+                    except CorruptObject as e:
+                        self.damaged.setdefault(oid, str(e))
+                        damaged = True
+                if damaged and not dropped:
+                    kept_old.append(pack)
             count = w.count
         self.packs.reload()  # the new pack and its index are durable now
         for pack in old:
-            self.packs.remove_pack(pack)
+            if pack not in kept_old:
+                self.packs.remove_pack(pack)
         return count
 
     # -- refs ------------------------------------------------------------
