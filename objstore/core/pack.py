@@ -4,9 +4,17 @@ The model is git's packfile design (``gitformat-pack(5)``: a ``.pack`` of
 entries named by its own trailing checksum, and a ``.idx`` with a 256-entry
 fan-out table, sorted ids and offsets, written *last* so that its presence
 marks the pack complete).  Unlike git there are no deltas and no type/size
-varint header per entry: an entry is a length prefix and the zlib stream of
-one frame (``docs/format.md``, "Frame"), so it is read with one ``pread`` of a
-length the index gives.
+varint header per entry: an entry is a length prefix and the compressed
+bytes of one frame (``docs/format.md``, "Frame"), so it is read with one
+``pread`` of a length the index gives.
+
+**Versions.**  This doc gives version 1 byte by byte (a zlib stream per
+entry).  Version 2, which new packs are written in, differs only in the
+pack file: after the 12-byte header come D (u32) and a zstd dictionary of D
+bytes, then the entries, each a zstd frame (RFC 8878, content size
+recorded, no dictionary id) compressed with that dictionary; the index has
+the same layout with version 2.  ``docs/format.md`` ("Packs") specifies
+both, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
 

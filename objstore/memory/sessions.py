@@ -15,6 +15,7 @@ Session state cache: ``<store>/cache/session-state/<h>.json`` (``h`` =
 SHA-256 of the session id, 32 hex) holds a session's head, next seq and
 source ids (never text), valid while the session ref still points at that
 head (else rebuilt by walking the new turns back to the cached head).
+Written by the hooks' appends; a bulk import (pack mode) writes none.
 """
 
 from __future__ import annotations
@@ -436,7 +437,8 @@ class TurnAppender:
         for sid in moved:
             st = self.states[sid]
             st.start_head = st.head
-            save_session_state(store, st)
+            if not self.pack:  # a bulk import leaves no cache file per session (a 4 KiB block each);
+                save_session_state(store, st)  # the next writer of one walks its chain once
         self.dirty.clear()
         docs, self.docs = self.docs, []
         if self._stream_error is not None:

@@ -150,6 +150,25 @@ def test_worked_example_layout(pack_dir):
         assert info.name.startswith("4bb10fd5") and ix[0x458:].hex().startswith("7d5892ec")
 
 
+def test_worked_example_layout_v2(pack_dir):
+    """docs/format.md's version-2 worked example, except the zstd bytes (zstd-build dependent)."""
+    import zstandard
+    frame = encode(GOLDEN)
+    info = write_pack(pack_dir, [frame])
+    pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
+    assert pk[:16] == bytes.fromhex("4d50414b 00000002 00000001 00000000")
+    L = struct.unpack(">I", pk[16:20])[0]
+    assert pk[20:24] == bytes.fromhex("28b52ffd") and zstandard.ZstdDecompressor().decompress(pk[20:20 + L]) == frame
+    assert len(pk) == 16 + 4 + L + 32 and pk[-32:].hex() == info.name
+    assert len(ix) == 1144 and ix[:12] == bytes.fromhex("4d494458 00000002 00000001")
+    assert ix[0x40c:0x42c].hex() == GOLDEN_ID
+    assert ix[0x42c:0x434] == bytes.fromhex("00000000 00000010")
+    assert ix[0x434:0x438] == struct.pack(">I", 4 + L)
+    assert ix[0x438:0x458].hex() == info.name and ix[0x458:] == bytes.fromhex(hash_bytes(ix[:0x458]))
+    if zstandard.ZSTD_VERSION == (1, 5, 7):  # the build the doc's numbers come from
+        assert L == 180 and info.name.startswith("6a4fc05b") and ix[0x458:].hex().startswith("0eb0f361")
+
+
 def test_duplicates_stored_once(pack_dir):
     frames = mixed(50)
     with PackWriter(pack_dir, version=1) as w:
