@@ -483,6 +483,7 @@ class StreamWriter:
         self._adds: dict[int, dict[str, tantivy.Document]] = {}
         self._dels: list[str] = []
         self._written: set[str] = set()  # generations this writer committed to
+        self._shard_of: dict[str, int] = {}  # session id -> shard (a BLAKE3 each otherwise)
         # add() (the caller's thread) and commit_batch() (IndexStream's
         # background thread) both create and publish generations
         self._mutex = threading.Lock()
@@ -521,7 +522,9 @@ class StreamWriter:
     def add(self, d: IndexDoc) -> None:
         """Add ``d`` to its shard at the next :meth:`commit`.  Raises
         ``SearchIndexError`` if tantivy refuses it."""
-        s = shard_index(d.ref, self.n)
+        s = self._shard_of.get(d.ref)
+        if s is None:
+            s = self._shard_of[d.ref] = shard_index(d.ref, self.n)
         adds = self._adds.setdefault(s, {})
         if d.id in adds:
             return
@@ -548,6 +551,7 @@ class StreamWriter:
         new generations in ``CURRENT``.  Raises ``SearchIndexError``."""
         dels = list(dict.fromkeys(dels))
         shards = set(adds) | (set(self._live) if dels else set())
+        trim = False
         for s in sorted(shards):
             docs = adds.get(s, {})
             name, index = self._gen(s)
@@ -583,7 +587,9 @@ class StreamWriter:
                 with contextlib.suppress(ValueError):
                     index.reload()
             if self.heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS:
-                _trim_heap()  # tantivy's threads freed the writer's arenas
+                trim = True
+        if trim:
+            _trim_heap()  # tantivy's threads freed the writers' arenas
         with self._mutex:
             new = {s: g for s, g in self._new.items() if g[0] in self._written}
             if new:

@@ -43,6 +43,7 @@ from objstore.index.analysis import (
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.generations import (
+    BULK_HEAP_BYTES,
     MAX_SHARDS,
     WRITER_HEAP_BYTES,
     GenerationBuild,
@@ -50,6 +51,7 @@ from objstore.index.generations import (
     StreamWriter,
     SubIndex,
     generation_files,
+    raise_write_failed,
     shard_index,
 )
 from objstore.index.query import (
@@ -61,7 +63,7 @@ from objstore.index.query import (
     substring_conditions,
     substring_query,
 )
-from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, IndexDoc, hit_from_doc
+from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, IndexDoc, hit_from_doc, to_tantivy_doc
 from objstore.index.snippets import make_snippet
 
 __all__ = [
@@ -326,6 +328,87 @@ class SearchIndex:
                         yield d
 
             build.run(docs())
+
+    def purge_turns(self, doomed: Iterable[str], load: Callable[[list[str]], Iterable[IndexDoc]],
+                    add: Iterable[IndexDoc] = ()) -> set[int]:
+        """Physically remove the turn documents ``doomed`` by rewriting only
+        the segments that hold them: in one commit per shard touched, every
+        live document of those segments is deleted and the ones not doomed
+        are added again (``load(ids)`` gives their documents, read from the
+        objects; an id it does not give is left out), so those segments keep
+        no live document and tantivy drops them, files and all, at the commit
+        (``docs/format.md``, "Forget: physical purge").  ``add``: new turn
+        documents to index in the same commits (a rewritten session's new
+        tail); those of other shards are added after.  The cost is the size
+        of the segments holding the doomed turns (one import batch, or a
+        merge of some), not of their shards.
+
+        Returns the shards where this could not be done (a doomed id is only
+        in a deleted copy, which no live document leads to, or is still
+        counted after the commit): the caller purges those whole with
+        :meth:`purge_turn_shards`.  Nothing is written when there is no
+        turns index.  Raises ``ValueError`` for a bad document,
+        ``IndexBusyError``, ``SearchIndexError``."""
+        doomed = set(doomed)
+        add = list(add)
+        for d in add:
+            self._check_doc(d, ("turn",))
+        sub = self._subs["turn"]
+        todo: set[int] = set()
+        with sub.locked():
+            cur = sub.open_current()
+            if cur is None:
+                return set()
+            m, indexes = cur
+            adds: dict[int, list[IndexDoc]] = {}
+            for d in add:
+                adds.setdefault(shard_index(d.ref, m.n), []).append(d)
+            for s, name in m.live():
+                index = indexes[name]
+                index.reload()
+                sr = index.searcher()
+                present = [i for i in doomed if sr.doc_freq("id", i) > 0]
+                if not present:
+                    continue
+                schema = index.schema
+                segs: set[int] = set()
+                for i in present:
+                    hits = sr.search(tantivy.Query.term_query(schema, "id", i), 1).hits
+                    if not hits:  # only a deleted copy: no live document leads to its segment
+                        todo.add(s)
+                        break
+                    segs.add(hits[0][1].segment_ord)
+                if s in todo:
+                    continue
+                everything = sr.search(tantivy.Query.all_query(), max(1, int(sr.num_docs))).hits
+                ids = [sr.doc(addr).get_first("id") for _score, addr in everything if addr.segment_ord in segs]
+                del sr, everything
+                keep = [i for i in ids if i not in doomed]
+                docs = [d for d in load(keep) if d.id not in doomed]
+                for d in docs:
+                    self._check_doc(d, ("turn",))
+                fmt = sub.fmt(name)
+                writer = sub.new_writer(index, BULK_HEAP_BYTES if len(docs) > 1000 else WRITER_HEAP_BYTES)
+                try:
+                    for i in ids:
+                        writer.delete_documents_by_term("id", i)
+                    for d in [*docs, *adds.pop(s, [])]:
+                        writer.add_document(to_tantivy_doc(d, fmt))
+                    writer.commit()
+                    writer.wait_merging_threads()
+                except BaseException as e:
+                    raise_write_failed(writer, e, sub.dir / name)
+                del writer
+                index.reload()
+                sr = index.searcher()
+                if any(sr.doc_freq("id", i) > 0 for i in present):
+                    todo.add(s)
+                if generation_files(sub.dir / name)[1]:
+                    sub.collect_garbage(name)
+        rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
+        if rest:
+            self.add(rest, delete_kinds=("turn",))
+        return todo
 
     @staticmethod
     def _check_shards(shards: set[int], n: int) -> None:
