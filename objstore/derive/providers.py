@@ -16,9 +16,6 @@ and one JSON answer need nothing more), so no extra is needed.
 from __future__ import annotations
 
 import json
-import subprocess
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -80,6 +77,8 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
 
 
 def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    import urllib.error  # deferred (~15 ms): the session-start hook reads the provider, never calls it
+    import urllib.request
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                  headers={"content-type": "application/json", **headers})
     try:
@@ -113,6 +112,7 @@ def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
             return r["message"]["content"]
         except (KeyError, TypeError):
             raise ProviderError("ollama's answer has no message.content") from None
+    import subprocess
     args = ["claude", "-p", "--output-format", "text"] + (["--model", p.model] if p.model else [])
     try:
         out = subprocess.run(args, input=prompt, capture_output=True, text=True, timeout=p.timeout,
