@@ -101,7 +101,7 @@ def test_a_model_that_times_out_leaves_the_session_unread(invoke, tmp_path, monk
         (store_path / "config.toml").write_text(f'[derive]\nprovider = "openai"\nbase_url = "{model.url}"\n'
                                                 "timeout = 1\n")
         r = invoke("derive", "--apply", "--json").json
-        assert "slow" in r["failed"] and "could not be reached" in r["failed"]["slow"]
+        assert "slow" in r["failed"] and "within 1 s" in r["failed"]["slow"]
         assert invoke("derive", "--plan", "--json").json["calls"] == 1  # still unread
     finally:
         model.close()
@@ -146,3 +146,38 @@ def test_revert_a_derive_run(rig, invoke):
     assert len(invoke("log", "project/acme-api/db/port", "--json").json) == 3  # nothing rewritten
     invoke("revert", "--derive-run", "ffffffff", exit_code=4)
     invoke("revert", exit_code=2)
+
+
+def test_the_timeout_is_a_hard_deadline_even_for_a_slow_drip(tmp_path):
+    """An endpoint that sends a byte every 0.2 s never trips a per-read
+    socket timeout; the call still ends at its deadline."""
+    import socket
+    import threading
+    import time
+
+    from objstore.derive.providers import Provider, ProviderError, complete
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    stop = threading.Event()
+
+    def drip():
+        conn, _ = srv.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n")
+        while not stop.wait(0.2):
+            try:
+                conn.sendall(b" ")
+            except OSError:
+                break
+        conn.close()
+    threading.Thread(target=drip, daemon=True).start()
+    p = Provider("openai", "m", f"http://127.0.0.1:{srv.getsockname()[1]}/v1", "", 1.0)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ProviderError, match="within 1 s"):
+            complete(p, "hi", {})
+        assert time.monotonic() - t0 < 2.5
+    finally:
+        stop.set()
+        srv.close()
