@@ -65,7 +65,12 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
                                                else "claude")
     if name not in PROVIDERS:
         raise InvalidInput(f"unknown provider {name!r}: use one of {', '.join(PROVIDERS)}")
-    timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    try:
+        timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    except (TypeError, ValueError):
+        timeout = -1.0
+    if not 0 < timeout < float("inf"):
+        raise InvalidInput(f"derive.timeout must be a number of seconds > 0, not {cfg.get('timeout')!r}")
     if name == "openai":
         return Provider(name, cfg.get("model") or env.get("OPENAI_MODEL", "gpt-4o-mini"),
                         (cfg.get("base_url") or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/"),
@@ -148,3 +153,20 @@ def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
     if out.returncode != 0:
         raise ProviderError(f"claude -p exited {out.returncode}")
     return out.stdout
+
+
+def load_config(root) -> dict:
+    """The ``[derive]`` table of ``<store>/config.toml`` ({} when absent).
+    Raises InvalidInput for a file that is not valid TOML."""
+    import tomllib
+    from pathlib import Path
+
+    p = Path(root) / "config.toml"
+    try:
+        doc = tomllib.loads(p.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidInput(f"{p} is not valid TOML: {e}") from None
+    d = doc.get("derive", {})
+    return d if isinstance(d, dict) else {}
