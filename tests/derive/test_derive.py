@@ -261,3 +261,21 @@ print(json.dumps({{"facts": [{{"key": "project/acme-api/api/port", "kind": "proj
     assert [d["rule"] for d in r["decisions"]] == ["write"]
     got = json.loads(log.read_text())
     assert got["args"][:1] == ["-p"] and got["no_capture"] == "1" and got["n"] > 100
+
+
+def test_plan_limits_per_call_and_per_turn(invoke, tmp_path):
+    """At most 24,000 characters of transcript per call, 4,000 per turn."""
+    from objstore.derive.providers import Provider
+    from objstore.derive.run import MAX_CALL_CHARS, MAX_TURN_CHARS, build_prompt, plan
+    from objstore.memory.opening import open_store
+    turns = [("user" if i % 2 == 0 else "assistant", f"LONG-{i} " + "word " * (300 + 700 * (i % 3))) for i in range(30)]
+    transcript(tmp_path / "p" / "-x" / "long.jsonl", "long", turns)
+    invoke("import", "claude-code", str(tmp_path / "p"))
+    with open_store(tmp_path / "store") as s:
+        p = plan(s, Provider("openai", "m", "http://127.0.0.1:9/v1"))
+        assert len(p.excerpts) > 1 and sum(len(e.turns) for e in p.excerpts) == 30
+        assert all(e.chars <= MAX_CALL_CHARS for e in p.excerpts)
+        assert all(len(t) <= MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
+        assert any(len(t) == MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
+        assert all([n for n, *_ in e.turns] == list(range(1, len(e.turns) + 1)) for e in p.excerpts)
+        assert "[1] user: LONG-" in build_prompt(p.excerpts[0], [])
