@@ -138,6 +138,10 @@ def test_remember_that_in_a_prompt_is_written_at_once(store_path, tmp_path):
                          env=env, cwd=repo, timeout=60)
     v = json.loads(got.stdout)[0]
     assert (v["body"], v["trust"]) == ("the staging db is on port 6000", "user_stated")
+    shown = subprocess.run([sys.executable, "-m", "cmds", "show", v["sources"][0], "--json"], text=True,
+                           capture_output=True, env=env, cwd=repo, timeout=60)
+    turn = json.loads(shown.stdout)                            # the source is the prompt's turn
+    assert "staging db is on port 6000" in json.dumps(turn) and "rem-1" in json.dumps(turn)
 
 
 def test_statement_recognition():
