@@ -20,7 +20,11 @@ from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
-KINDS = ("user", "feedback", "project", "reference")
+KINDS = ("user", "feedback", "project", "reference", "directive")
+#: kinds stored and searchable on request, but held out of injection and default
+#: recall: a ``directive`` is a question, an instruction or a stated goal, which
+#: ranks high by resembling the query (issue 16)
+HELD_OUT_KINDS = ("directive",)
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
 SENSITIVITIES = ("public", "private", "secret")
 #: typed edges a fact version may hold to other facts or turns (docs/format.md, "Edges")

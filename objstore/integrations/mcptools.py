@@ -124,13 +124,16 @@ class MemoryTools:
 
     # ------------------------------------------------------------------ read tools
     def tool_recall(self, caller: Caller, queries: Sequence[str] | str, project: str | None = None,
-                    all_projects: bool = False, what: str = "all", limit: int = 10) -> dict:
+                    all_projects: bool = False, what: str = "all", limit: int = 10,
+                    include_directives: bool = False) -> dict:
         """Current facts and turn passages for one or more phrasings (fused),
-        scoped to a project plus user and global facts."""
+        scoped to a project plus user and global facts; directive facts only
+        with ``include_directives``."""
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        res = recall(self.store, queries, what=what, projects=projects, limit=want)
+        res = recall(self.store, queries, what=what, projects=projects, limit=want,
+                     include_directives=bool(include_directives))
         items = []
         for h in res.hits:
             if h.kind == "fact":
@@ -176,8 +179,10 @@ class MemoryTools:
                  for v in chain[: self._limit(limit, 20)] if v.fact.sensitivity != "secret"]
         return {"key": key, "versions": len(chain), "items": items}
 
-    def tool_search(self, caller: Caller, query: str, what: str = "all", limit: int = 10) -> dict:
-        """BM25 over current facts and captured turns (one phrasing, no fusion)."""
+    def tool_search(self, caller: Caller, query: str, what: str = "all", limit: int = 10,
+                    include_directives: bool = False) -> dict:
+        """BM25 over current facts and captured turns (one phrasing, no fusion);
+        directive facts only with ``include_directives``."""
         limit = self._limit(limit)
         kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}.get(what)
         if kinds is None:
@@ -186,7 +191,7 @@ class MemoryTools:
             raise InvalidInput("nothing to search: give a query")
         want = limit if not caller.namespaces else min(200, limit * 5)
         items = []
-        for r in search(self.store, query, limit=want, kinds=kinds):
+        for r in search(self.store, query, limit=want, kinds=kinds, include_directives=bool(include_directives)):
             if r.kind == "fact":
                 if not caller.sees_key(r.ref):
                     continue

@@ -64,7 +64,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
 from objstore.memory.scope import applies, key_project
@@ -299,7 +299,8 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
            projects: Sequence[str] | None = None, limit: int = 10,
            exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
-           opts: RecallOptions = RecallOptions(), as_of: int | None = None) -> RecallResult:
+           opts: RecallOptions = RecallOptions(), as_of: int | None = None,
+           include_directives: bool = False) -> RecallResult:
     """Recall current facts and turn passages for one or more phrasings.
 
     Args:
@@ -316,6 +317,10 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             version current at that time by ``valid_from`` and
             ``recorded_at``, as ``mem log --as-of``; only turns recorded by
             then).  None: now.
+        include_directives: also return facts of a kind in
+            ``HELD_OUT_KINDS`` (``directive``: questions, instructions,
+            goals), which are left out by default because they rank high by
+            resembling the query.
     Returns:
         :class:`RecallResult` (the algorithm is in the module docstring).
     Raises:
@@ -371,7 +376,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     for c in order:
         if len(got_hits) >= pool:
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of)
+        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -504,7 +509,8 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
 
 
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
-                 opts: RecallOptions, as_of: int | None = None) -> tuple[RecallHit, str, list[str]] | None:
+                 opts: RecallOptions, as_of: int | None = None,
+                 include_directives: bool = False) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
     try:
@@ -517,7 +523,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             if cur is None:
                 return None
             oid, f = cur.id, cur.fact
-            if not visible(f) or not applies(f.key, projects):
+            if not visible(f, include_directives) or not applies(f.key, projects):
                 return None
             older = [v.fact.body for v in chain
                      if v.id != oid and visible(v.fact) and (as_of is None or v.fact.recorded_at <= as_of)
@@ -551,10 +557,14 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
         return None  # the index is ahead of the objects (a crash, a forget): skip
 
 
-def visible(f: Fact) -> bool:
+def visible(f: Fact, include_directives: bool = False) -> bool:
     """Whether a fact version may be shown by recall, context or injection:
-    not secret (sealed values are never shown) and not forgotten."""
-    return f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+    not secret (sealed values are never shown), not forgotten, and not of a
+    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
+    ``include_directives`` (recall and search on request; never context
+    or injection)."""
+    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+            and (include_directives or f.kind not in HELD_OUT_KINDS))
 
 
 def current_version(store: Store, key: str) -> tuple[str, Fact] | None:
