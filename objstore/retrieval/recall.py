@@ -40,6 +40,9 @@ Then each candidate is resolved against the objects, best first:
   role, project, harness, cwd, trust); forgotten turns are skipped.
 * **byte-identical** texts collapse into the first one (``duplicates``
   counts the others).
+* a fact with a ``derived_from`` edge to another fact among the hits is a
+  **restatement** and is dropped (:func:`restatements_dropped`); facts of
+  kind ``directive`` are left out unless asked for (:func:`visible`).
 
 **Time** (``objstore.retrieval.timeline``): for a question about the
 present (:func:`objstore.retrieval.timeline.wants_current`), the first
@@ -152,6 +155,8 @@ class RecallHit:
             (``objstore.retrieval.timeline``): ``{"kind", "id", "time",
             "date", "text"}`` plus ``session``/``seq`` or ``key`` of the
             newest item that superseded it; else None.
+        edges: a fact's edges (``Fact.edges``: sorted ``(relation,
+            target)`` pairs); () for turns.
     """
 
     kind: str
@@ -177,6 +182,7 @@ class RecallHit:
     duplicates: int = 0
     queries: tuple[int, ...] = ()
     updated_later: dict | None = None
+    edges: tuple[tuple[str, str], ...] = ()
 
     @property
     def date(self) -> str:
@@ -191,7 +197,9 @@ class RecallHit:
         if self.kind == "fact":
             d.update(key=self.key, version=self.version, fact_kind=self.fact_kind,
                      valid_from=self.valid_from, pinned=self.pinned, dormant=self.dormant,
-                     resolved_from=self.resolved_from)
+                     resolved_from=self.resolved_from, edges={})
+            for rel, target in self.edges:  # {relation: [target, ...]}, as the object's edges field
+                d["edges"].setdefault(rel, []).append(target)
         else:
             d.update(session=self.session, seq=self.seq, role=self.role, harness=self.harness,
                      cwd=self.cwd, source=self.source)
@@ -391,12 +399,44 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         by_text[digest] = len(got_hits)
         got_hits.append(hit)
         extra.append(_Extra(full, old_bodies, c.rel))
+    if any(h.edges for h in got_hits):
+        keep = restatements_dropped(store, got_hits)
+        got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
     return res
+
+
+def restatements_dropped(store: Store, hits: Sequence[RecallHit]) -> list[bool]:
+    """Which of ``hits`` to keep: a fact whose ``derived_from`` edge names
+    another fact among the hits (its key, or any version of that key) is a
+    restatement and is dropped, unless that fact is itself derived from it
+    (then both stay).  Returns one bool per hit, True = keep."""
+    keys = {h.key for h in hits if h.kind == "fact"}
+    sources: dict[str, set[str]] = {}
+    for h in hits:
+        if h.kind != "fact":
+            continue
+        got = set()
+        for rel, t in h.edges:
+            if rel != "derived_from":
+                continue
+            if "/" not in t:  # one version: its key
+                try:
+                    obj = store.get(t)
+                except (NotFound, CorruptObject, IntegrityError):
+                    continue
+                if not isinstance(obj, Fact):
+                    continue
+                t = obj.key
+            if t in keys and t != h.key:
+                got.add(t)
+        sources[h.key or ""] = got
+    return [h.kind != "fact" or not any(h.key not in sources.get(s, ()) for s in sources.get(h.key or "", ()))
+            for h in hits]
 
 
 def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
@@ -533,7 +573,8 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
                              resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
-                             queries=tuple(sorted(c.queries))), f.key.replace("/", " ") + "\n" + f.body, older
+                             queries=tuple(sorted(c.queries)), edges=f.edges), \
+                f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id
         if oid == "":
             return None

@@ -40,3 +40,22 @@ def test_cli_directive_kind(invoke):
     r = invoke("recall", "importer friday", "--all-projects", "--include-directives", "--json").json
     assert [h["key"] for h in r["hits"]] == ["project/p/goal"]
     assert invoke("recall", "importer friday", "--all-projects", "--json").json["hits"] == []
+
+
+def test_a_restatement_of_a_selected_fact_is_dropped(store):
+    facts.remember(store, "project/p/deploy", "deploys run from the release branch every tuesday")
+    facts.remember(store, "project/p/deploy-note", "release branch deploys happen on tuesday",
+                   edges=[("derived_from", "project/p/deploy")])
+    facts.remember(store, "project/p/deploy-v1", "tuesday deploys from release branch (v1 restated)",
+                   edges=[("derived_from", "project/p/deploy@v1")])
+    hits = recall(store, "when do release branch deploys run tuesday").hits
+    assert [h.key for h in hits if h.kind == "fact"] == ["project/p/deploy"]
+    # alone (the source not among the hits), a derived fact is shown
+    hits = recall(store, "release branch deploys happen", what="facts", limit=1).hits
+    assert len(hits) == 1
+    # two facts derived from each other both stay
+    facts.remember(store, "user/a", "kiwi mango smoothie")
+    facts.remember(store, "user/b", "mango kiwi smoothie", edges=[("derived_from", "user/a")])
+    facts.remember(store, "user/a", "kiwi mango smoothie!", edges=[("derived_from", "user/b")])
+    assert {h.key for h in recall(store, "kiwi mango smoothie").hits
+            if h.kind == "fact"} >= {"user/a", "user/b"}
