@@ -112,8 +112,10 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                            "this is the current value)", dim=True))
         else:
             where = f"{h.session}#{h.seq}"
+            who = h.author if h.author in ("parent_agent",) else h.role  # a sub-agent's prompt is not the person's
             echo(style(safe(f"turn  {where}"), fg="cyan")
-                 + safe(f"  {h.role}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}"))
+                 + safe(f"  {who}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}")
+                 + (style("  untrusted", fg="red") if h.untrusted else ""))
             echo("    " + safe(h.text))
         if h.updated_later:
             u = h.updated_later

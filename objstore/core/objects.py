@@ -282,6 +282,10 @@ class Turn:
         project: project name ("" if unknown).
         source: stable id of the source record, for idempotent capture.
         parent: id of the previous turn of the session, or None.
+        untrusted: written after the session read outside content (a web
+            fetch, a file the person did not write): session taint,
+            ``objstore.memory.provenance``.  Optional in the payload:
+            written only when true.
     """
 
     TYPE: ClassVar[int] = 2
@@ -302,9 +306,10 @@ class Turn:
     source: str
     parent: str | None
     forgotten: int = 0
+    untrusted: bool = False
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten",)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "untrusted")
 
     def __post_init__(self) -> None:
         _choice(self.role, ROLES, "role")
@@ -320,6 +325,7 @@ class Turn:
             "cwd": self.cwd, "project": self.project, "source": self.source,
             "parent": _raw_parent(self.parent),
             **({"forgotten": self.forgotten} if self.forgotten else {}),
+            **({"untrusted": True} if self.untrusted else {}),
         }
 
     @classmethod
@@ -334,6 +340,7 @@ class Turn:
                 cwd=_need(p, "cwd", str), project=_need(p, "project", str),
                 source=_need(p, "source", str), parent=_opt_parent(p.get("parent", b"")),
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
+                untrusted=_only_true(p, "untrusted"),
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid turn: {e}") from None

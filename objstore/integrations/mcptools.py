@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from objstore.core.errors import InvalidInput, NotFound, Refused
-from objstore.core.objects import Fact
+from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
 from objstore.integrations.access import CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
@@ -32,10 +32,11 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.facts import current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
+from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import project_aliases
 from objstore.retrieval.context import is_dormant, render_context
-from objstore.retrieval.recall import TURN_TRUST, recall
+from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.sealed import has_vault, is_sealed, list_sealed, seal_key
 
@@ -148,6 +149,7 @@ class MemoryTools:
                 if not caller.sees_project(h.project):
                     continue
                 item = {"kind": "passage", "text": h.text, "id": h.id, "trust": h.trust,
+                        "author": h.author, "untrusted": h.untrusted,
                         "origin": {"session": h.session, "seq": h.seq, "role": h.role,
                                    "harness": h.harness, "project": h.project or None,
                                    "source": h.source},
@@ -202,10 +204,11 @@ class MemoryTools:
             else:
                 if not caller.sees_project(r.project):
                     continue
-                item = {"kind": "passage", "text": r.snippet, "id": r.id, "trust": None,
+                t = self.store.get(r.id, Turn)
+                item = {"kind": "passage", "text": r.snippet, "id": r.id, "trust": turn_trust(t),
+                        "author": turn_author(t), "untrusted": t.untrusted,
                         "origin": {"session": r.ref, "role": r.role, "project": r.project or None},
                         "time": _iso(r.time)}
-                item["trust"] = TURN_TRUST.get(r.role, "tool_output")
             item["score"] = round(r.score, 4)
             items.append(item)
             if len(items) >= limit:

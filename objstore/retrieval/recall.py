@@ -70,6 +70,7 @@ from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, No
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
+from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import applies, key_project
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
@@ -148,7 +149,13 @@ class RecallHit:
             of a turn (``source`` is the id of the transcript record it came
             from; ``time`` is ms since epoch; for a fact, ``time`` is its
             ``valid_from`` and ``project`` its key's project or "").
-        trust: a fact's trust; for a turn :data:`TURN_TRUST` of its role.
+        trust: a fact's trust; for a turn ``provenance.turn_trust`` (by its
+            role, and ``agent_observed`` for a sub-agent's prompt).
+        author: who wrote a turn's text (``provenance.turn_author``:
+            ``person``, ``parent_agent``, ``agent``, ``tool``, ``system``);
+            None for facts.
+        untrusted: a turn written after its session read outside content
+            (``Turn.untrusted``).
         duplicates: byte-identical hits collapsed into this one.
         queries: indexes of the phrasings that found it.
         updated_later: for a passage superseded by a later statement
@@ -183,6 +190,8 @@ class RecallHit:
     queries: tuple[int, ...] = ()
     updated_later: dict | None = None
     edges: tuple[tuple[str, str], ...] = ()
+    author: str | None = None
+    untrusted: bool = False
 
     @property
     def date(self) -> str:
@@ -202,7 +211,7 @@ class RecallHit:
                 d["edges"].setdefault(rel, []).append(target)
         else:
             d.update(session=self.session, seq=self.seq, role=self.role, harness=self.harness,
-                     cwd=self.cwd, source=self.source)
+                     cwd=self.cwd, source=self.source, author=self.author, untrusted=self.untrusted)
         d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later)
         return d
 
@@ -591,9 +600,10 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
         if projects is not None and t.project and t.project not in projects:
             return None
         return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
-                         project=t.project, trust=TURN_TRUST.get(t.role, t.role), session=t.session,
+                         project=t.project, trust=turn_trust(t), session=t.session,
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
-                         queries=tuple(sorted(c.queries))), t.text, []
+                         queries=tuple(sorted(c.queries)), author=turn_author(t),
+                         untrusted=t.untrusted), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
 
