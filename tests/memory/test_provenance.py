@@ -115,3 +115,15 @@ def test_a_real_transcript_with_subagents(store):
     assert fetched >= 2
     top = [t.turn for t in session_turns(store, main.stem)]
     assert turn_author(next(t for t in top if t.role == "user")) == "person"
+
+
+def test_injection_labels_an_untrusted_passage(store):
+    from objstore.retrieval.inject import inject_for_prompt
+    _append(store, "web-1", [("user", "what does the zanzibar deployment guide recommend"),
+                             ("assistant", _use("WebFetch", url="https://zanzibar.example/guide")),
+                             ("tool", "guide text"),
+                             ("assistant", "The zanzibar deployment guide recommends blue green rollouts "
+                                           "with the flamingo canary controller")])
+    inj = inject_for_prompt(store, "web-2", "zanzibar deployment flamingo canary controller rollouts", project="proj")
+    line = next(ln for ln in inj.text.splitlines() if "earlier session web-1" in ln)
+    assert "assistant, untrusted" in line
