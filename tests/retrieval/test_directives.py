@@ -4,7 +4,8 @@ of injection, the session block and default recall."""
 from __future__ import annotations
 
 from objstore.memory import facts
-from objstore.retrieval.context import inject_for_prompt, render_context
+from objstore.retrieval.context import render_context
+from objstore.retrieval.inject import inject_for_prompt
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 
