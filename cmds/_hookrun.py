@@ -259,6 +259,31 @@ def _open_store(root: Path, lock_timeout: float):
     return open_store(root, create=True, lock_timeout=lock_timeout)
 
 
+def start_derive_auto(run: "_Run", store) -> bool:
+    """``derive.auto``: when a run is due (``objstore.derive.auto``), start
+    ``mem derive --auto`` as a detached process (new session, stdio on
+    /dev/null) and return at once: the hook never waits for a model and
+    takes no lock for it (the child claims the day under the lock, then
+    calls the model holding none).  True when a process was started."""
+    import objstore
+    cfg = objstore.derive_config(store.root)
+    if cfg.get("auto") is not True:
+        return False
+    prov = objstore.derive_provider(cfg, run.env)
+    if objstore.derive_auto_status(store, cfg, prov) != "due":
+        return False
+    import subprocess
+
+    import cmds
+    env = {**run.env, "MEM_HOME": str(store.root)}
+    here = str(Path(cmds.__file__).resolve().parent.parent)   # the child imports the same mem
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    subprocess.Popen([sys.executable, "-m", "cmds", "derive", "--auto"], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                     close_fds=True, env=env, cwd=str(store.root))
+    return True
+
+
 # --------------------------------------------------------------------------- context (recall)
 
 def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | None = None) -> str:
@@ -270,12 +295,13 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     return session_start_block(store, sid, source, cwd, **kw) or ""
 
 
-def _remember_statement(store, prompt: str, cwd: str) -> str | None:
-    """Write the fact of a "remember that …" prompt; the confirmation to inject, or None."""
+def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:
+    """Write the fact of a "remember that …" prompt, citing ``source`` (the
+    prompt's turn id); the confirmation to inject, or None."""
     import objstore
     aliases = objstore.project_aliases(cwd or None) if cwd else []
     r = objstore.remember_statement(store, prompt.encode("utf-8", "replace").decode("utf-8"),
-                                    project=aliases[0] if aliases else None, source="prompt")
+                                    project=aliases[0] if aliases else None, source=source)
     if r is None:
         return None
     from objstore import escape_context
@@ -365,6 +391,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 record_activity(store, project_aliases(cwd or None, store_root=store.root))
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
+            if capture:
+                run.guarded("derive-auto", start_derive_auto, run, store)
             if no_inject(run.env):
                 return None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
@@ -373,6 +401,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
 
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
+            stated_source = ""
             marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
@@ -382,12 +411,17 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 # agent only waits for the injection
                 snap = objstore.prompt_snapshot(store.root, transcript, prompt)
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
-                          index=False, snapshot=snap, time_ms=int(time.time() * 1000))
-                if not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                          index=False, snapshot=snap, time_ms=int(time.time() * 1000),
+                          entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")))
+                if objstore.statement_of(prompt) is not None:
+                    # "remember that …": the fact cites this turn, so the turn is stored first, here
+                    pr = run.guarded(None, objstore.capture_prompt, store, **kw)
+                    stated_source = (pr.id or pr.source) if pr is not None else ""
+                elif not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
             if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
-                stated = run.guarded("remember", _remember_statement, store, prompt, cwd)
+                stated = run.guarded("remember", _remember_statement, store, prompt, cwd, stated_source)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here

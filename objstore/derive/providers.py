@@ -16,9 +16,7 @@ and one JSON answer need nothing more), so no extra is needed.
 from __future__ import annotations
 
 import json
-import subprocess
-import urllib.error
-import urllib.request
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -68,8 +66,16 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
                                                else "claude")
     if name not in PROVIDERS:
         raise InvalidInput(f"unknown provider {name!r}: use one of {', '.join(PROVIDERS)}")
-    timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    try:
+        timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    except (TypeError, ValueError):
+        timeout = -1.0
+    if not 0 < timeout < float("inf"):
+        raise InvalidInput(f"derive.timeout must be a number of seconds > 0, not {cfg.get('timeout')!r}")
     if name == "openai":
+        if cfg.get("api_key_env") and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", str(cfg["api_key_env"])):
+            raise InvalidInput("derive.api_key_env holds the NAME of the variable that holds the key, not a key",
+                               hint="e.g. api_key_env = \"OPENAI_API_KEY\"; remove the key from config.toml")
         return Provider(name, cfg.get("model") or env.get("OPENAI_MODEL", "gpt-4o-mini"),
                         (cfg.get("base_url") or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/"),
                         cfg.get("api_key_env") or "OPENAI_API_KEY", timeout)
@@ -79,7 +85,9 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
     return Provider(name, cfg.get("model", ""), "", "", timeout)
 
 
-def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
+def _post_once(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    import urllib.error  # deferred (~15 ms): the session-start hook reads the provider, never calls it
+    import urllib.request
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                  headers={"content-type": "application/json", **headers})
     try:
@@ -92,6 +100,30 @@ def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
         raise ProviderError(f"the model endpoint could not be reached ({reason})") from None
     except ValueError:
         raise ProviderError("the model endpoint did not answer JSON") from None
+
+
+def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    """POST ``body`` as JSON and return the JSON answer, within ``timeout``
+    seconds in all.  ``urllib``'s own timeout bounds each socket operation
+    only (an endpoint that sends a byte now and then never trips it), so the
+    call runs in a daemon thread and is abandoned at the deadline.  Never
+    retried.  Raises ProviderError."""
+    import threading
+    box: dict = {}
+
+    def call() -> None:
+        try:
+            box["answer"] = _post_once(url, body, headers, timeout + 5)  # the deadline below comes first
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+    t = threading.Thread(target=call, name="derive-call", daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        raise ProviderError(f"the model endpoint did not answer within {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["answer"]
 
 
 def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
@@ -113,6 +145,7 @@ def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
             return r["message"]["content"]
         except (KeyError, TypeError):
             raise ProviderError("ollama's answer has no message.content") from None
+    import subprocess
     args = ["claude", "-p", "--output-format", "text"] + (["--model", p.model] if p.model else [])
     try:
         out = subprocess.run(args, input=prompt, capture_output=True, text=True, timeout=p.timeout,
@@ -124,3 +157,20 @@ def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
     if out.returncode != 0:
         raise ProviderError(f"claude -p exited {out.returncode}")
     return out.stdout
+
+
+def load_config(root) -> dict:
+    """The ``[derive]`` table of ``<store>/config.toml`` ({} when absent).
+    Raises InvalidInput for a file that is not valid TOML."""
+    import tomllib
+    from pathlib import Path
+
+    p = Path(root) / "config.toml"
+    try:
+        doc = tomllib.loads(p.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidInput(f"{p} is not valid TOML: {e}") from None
+    d = doc.get("derive", {})
+    return d if isinstance(d, dict) else {}

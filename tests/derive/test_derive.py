@@ -2,77 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-
-def transcript(path: Path, sid: str, turns: list[tuple[str, str]], cwd: str = "/home/dev/acme-api") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines, parent = [], None
-    for i, (role, text) in enumerate(turns):
-        uid = f"{sid}-{i:04d}"
-        rec = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": sid,
-               "version": "2.1.42", "timestamp": f"2026-03-02T09:00:{i:02d}.000Z", "type": role, "uuid": uid,
-               "message": {"role": role, "content": text} if role == "user" else
-               {"id": f"msg_{sid}_{i}", "role": "assistant", "model": "m", "type": "message",
-                "content": [{"type": "text", "text": text}]}}
-        lines.append(json.dumps(rec))
-        parent = uid
-    path.write_text("\n".join(lines) + "\n")
-
-
-class Model:
-    """A loopback chat-completions server: the answer is chosen by a marker
-    word found in the prompt; records every request."""
-
-    def __init__(self, script: dict[str, object]) -> None:
-        self.script, self.requests = script, []
-        model = self
-
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                model.requests.append((self.path, dict(self.headers), body))
-                prompt = body["messages"][0]["content"]
-                ans = next((v for k, v in model.script.items() if k in prompt), {"facts": []})
-                if ans == "500":
-                    self.send_response(500)
-                    self.end_headers()
-                    return
-                if ans == "slow":
-                    time.sleep(3)
-                text = ans if isinstance(ans, str) else json.dumps(ans)
-                out = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(out)))
-                self.end_headers()
-                try:
-                    self.wfile.write(out)
-                except BrokenPipeError:  # the client gave up (the timeout test)
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-
-
-def snapshot(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
+from tests.derive._util import Model, snapshot, transcript
 
 SCRIPT = {
     "GOOD-SESSION": {"facts": [
@@ -85,7 +20,11 @@ SCRIPT = {
         {"key": "project/acme-api/db/engine", "kind": "project", "value": "Postgres", "turns": [1],
          "replaces": "project/acme-api/database"},
         {"key": "not a key", "kind": "project", "value": "x", "turns": [1]},
-        {"key": "project/acme-api/forgotten", "kind": "project", "value": "the old port 5433", "turns": [1]}],
+        {"key": "project/acme-api/forgotten", "kind": "project", "value": "the old port 5433", "turns": [1]},
+        {"key": "project/acme-api/token", "kind": "project", "value": "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "turns": [1]},
+        {"key": "project/acme-api/essay", "kind": "project", "value": "port " * 130, "turns": [1]},
+        {"key": "project/acme-api/empty", "kind": "project", "value": "  ", "turns": [1]},
+        {"key": "project/acme-api/kindless", "kind": "opinion", "value": "port 5433", "turns": [1]}],
         "episode": {"situation": "db upgrade", "action": "moved to 16", "outcome": "tests pass", "lesson": "pin it"}},
     "BROKEN-SESSION": "this is not json at all",
     "FAILING-SESSION": "500",
@@ -112,10 +51,10 @@ def rig(invoke, tmp_path, monkeypatch):
 
 
 def test_plan_sends_nothing_and_a_dry_run_files_nothing(rig, invoke, store_path):
-    before = snapshot(store_path)
     p = invoke("derive", "--plan", "--json").json
     assert p["calls"] == 3 and p["sessions"] == 3 and rig.url in p["destination"]
     assert rig.requests == []  # --plan makes no network call
+    before = snapshot(store_path)
     r = invoke("derive", "--json").json
     assert r["applied"] is False and len(rig.requests) == 3
     assert snapshot(store_path) == before  # a dry run writes nothing
@@ -132,6 +71,13 @@ def test_rules_decide_and_apply_files(rig, invoke, store_path):
     assert ("project/acme-api/db/engine", "key-conflict") in rules
     assert ("not a key", "invalid") in rules
     assert ("project/acme-api/forgotten", "tombstoned") in rules
+    details = {d["key"]: d["detail"] for d in r["decisions"] if d["rule"] == "invalid"}
+    assert details["project/acme-api/token"] == "the value holds a credential"
+    assert details["project/acme-api/essay"] == "value over 600 characters"
+    assert details["project/acme-api/empty"] == "empty value" and "bad kind" in details["project/acme-api/kindless"]
+    assert r["counts"]["invalid"] == 5
+    prompt = next(b["messages"][0]["content"] for _p, _h, b in rig.requests if "GOOD-SESSION" in str(b))
+    assert "user/editor = helix" in prompt and "<transcript>" in prompt and "[2] assistant:" in prompt
     assert sum(1 for d in r["decisions"] if d["key"] == "project/acme-api/db/port") == 1  # duplicates collapse
     assert set(r["failed"]) == {"broken", "failing"}
     v = invoke("log", "project/acme-api/db/port", "--json").json[0]
@@ -141,6 +87,8 @@ def test_rules_decide_and_apply_files(rig, invoke, store_path):
     assert {("project/acme-api/note", "injection"), ("user/editor", "challenge"),
             ("project/acme-api/db/engine", "conflict")} <= kinds
     assert "db upgrade" in invoke("get", "project/acme-api/episodes/good").stdout
+    hits = invoke("search", "db upgrade", "--json").json                       # the episode is searchable
+    assert any("episodes/good" in json.dumps(h) for h in (hits if isinstance(hits, list) else hits.get("hits", [])))
     rep = invoke("derive", "report", "--json").json[0]
     assert rep["counts"]["write"] == 1 and "Postgres 16" not in json.dumps(rep)  # keys and counts, never values
     # the next run reads only what is new: the failed sessions, again
@@ -166,7 +114,7 @@ def test_a_model_that_times_out_leaves_the_session_unread(invoke, tmp_path, monk
         (store_path / "config.toml").write_text(f'[derive]\nprovider = "openai"\nbase_url = "{model.url}"\n'
                                                 "timeout = 1\n")
         r = invoke("derive", "--apply", "--json").json
-        assert "slow" in r["failed"] and "could not be reached" in r["failed"]["slow"]
+        assert "slow" in r["failed"] and "within 1 s" in r["failed"]["slow"]
         assert invoke("derive", "--plan", "--json").json["calls"] == 1  # still unread
     finally:
         model.close()
@@ -190,6 +138,10 @@ def test_remember_that_in_a_prompt_is_written_at_once(store_path, tmp_path):
                          env=env, cwd=repo, timeout=60)
     v = json.loads(got.stdout)[0]
     assert (v["body"], v["trust"]) == ("the staging db is on port 6000", "user_stated")
+    shown = subprocess.run([sys.executable, "-m", "cmds", "show", v["sources"][0], "--json"], text=True,
+                           capture_output=True, env=env, cwd=repo, timeout=60)
+    turn = json.loads(shown.stdout)                            # the source is the prompt's turn
+    assert "staging db is on port 6000" in json.dumps(turn) and "rem-1" in json.dumps(turn)
 
 
 def test_statement_recognition():
@@ -211,3 +163,123 @@ def test_revert_a_derive_run(rig, invoke):
     assert len(invoke("log", "project/acme-api/db/port", "--json").json) == 3  # nothing rewritten
     invoke("revert", "--derive-run", "ffffffff", exit_code=4)
     invoke("revert", exit_code=2)
+
+
+def test_the_timeout_is_a_hard_deadline_even_for_a_slow_drip(tmp_path):
+    """An endpoint that sends a byte every 0.2 s never trips a per-read
+    socket timeout; the call still ends at its deadline."""
+    import socket
+    import threading
+    import time
+
+    from objstore.derive.providers import Provider, ProviderError, complete
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    stop = threading.Event()
+
+    def drip():
+        conn, _ = srv.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n")
+        while not stop.wait(0.2):
+            try:
+                conn.sendall(b" ")
+            except OSError:
+                break
+        conn.close()
+    threading.Thread(target=drip, daemon=True).start()
+    p = Provider("openai", "m", f"http://127.0.0.1:{srv.getsockname()[1]}/v1", "", 1.0)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ProviderError, match="within 1 s"):
+            complete(p, "hi", {})
+        assert time.monotonic() - t0 < 2.5
+    finally:
+        stop.set()
+        srv.close()
+
+
+def _one_session(invoke, tmp_path, text="CLI-SESSION the api port is 8443"):
+    transcript(tmp_path / "p" / "-home-dev-acme-api" / "c.jsonl", "c", [("user", text)])
+    invoke("import", "claude-code", str(tmp_path / "p"))
+
+
+def test_ollama_provider(invoke, tmp_path, store_path):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+    seen = []
+
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            seen.append((self.path, body))
+            ans = {"facts": [{"key": "project/acme-api/api/port", "kind": "project", "value": "port is 8443",
+                              "turns": [1]}]}
+            out = json.dumps({"message": {"role": "assistant", "content": json.dumps(ans)}}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        _one_session(invoke, tmp_path)
+        (store_path / "config.toml").write_text(
+            f'[derive]\nprovider = "ollama"\nmodel = "llama3"\nbase_url = "http://127.0.0.1:{srv.server_address[1]}"\n')
+        r = invoke("derive", "--apply", "--json").json
+        assert [d["rule"] for d in r["decisions"]] == ["write"]
+        assert seen[0][0] == "/api/chat" and seen[0][1]["model"] == "llama3" and seen[0][1]["format"] == "json"
+    finally:
+        srv.shutdown()
+
+
+def test_claude_cli_provider_runs_uncaptured(invoke, tmp_path, store_path, monkeypatch):
+    """The default provider: 'claude -p' (a stand-in script on PATH) gets the
+    prompt on stdin and MEM_NO_CAPTURE=1, so the derive call is not captured."""
+    import os
+    import stat
+    import sys
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    log = tmp_path / "claude-args.json"
+    script = bin_ / "claude"
+    script.write_text(f"""#!{sys.executable}
+import json, os, sys
+prompt = sys.stdin.read()
+json.dump({{"args": sys.argv[1:], "no_capture": os.environ.get("MEM_NO_CAPTURE"), "n": len(prompt)}},
+          open({str(log)!r}, "w"))
+print(json.dumps({{"facts": [{{"key": "project/acme-api/api/port", "kind": "project", "value": "port is 8443",
+                              "turns": [1]}}]}}))
+""")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(v, raising=False)
+    _one_session(invoke, tmp_path)
+    assert "claude -p" in invoke("derive", "--plan", "--json").json["destination"]
+    r = invoke("derive", "--apply", "--json").json
+    assert [d["rule"] for d in r["decisions"]] == ["write"]
+    got = json.loads(log.read_text())
+    assert got["args"][:1] == ["-p"] and got["no_capture"] == "1" and got["n"] > 100
+
+
+def test_plan_limits_per_call_and_per_turn(invoke, tmp_path):
+    """At most 24,000 characters of transcript per call, 4,000 per turn."""
+    from objstore.derive.providers import Provider
+    from objstore.derive.run import MAX_CALL_CHARS, MAX_TURN_CHARS, build_prompt, plan
+    from objstore.memory.opening import open_store
+    turns = [("user" if i % 2 == 0 else "assistant", f"LONG-{i} " + "word " * (300 + 700 * (i % 3))) for i in range(30)]
+    transcript(tmp_path / "p" / "-x" / "long.jsonl", "long", turns)
+    invoke("import", "claude-code", str(tmp_path / "p"))
+    with open_store(tmp_path / "store") as s:
+        p = plan(s, Provider("openai", "m", "http://127.0.0.1:9/v1"))
+        assert len(p.excerpts) > 1 and sum(len(e.turns) for e in p.excerpts) == 30
+        assert all(e.chars <= MAX_CALL_CHARS for e in p.excerpts)
+        assert all(len(t) <= MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
+        assert any(len(t) == MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
+        assert all([n for n, *_ in e.turns] == list(range(1, len(e.turns) + 1)) for e in p.excerpts)
+        assert "[1] user: LONG-" in build_prompt(p.excerpts[0], [])
