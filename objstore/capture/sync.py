@@ -65,10 +65,10 @@ from pathlib import Path
 from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import InvalidInput, MemError
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
 
 __all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SyncResult",
@@ -316,6 +316,33 @@ class _Lineage:
         self.w = writer
         self.saved = saved          # persisted: {"checked", "parents", "in_copy"}
         self.seed: set[str] | None = None
+        self.messages: dict[str, set[bytes]] | None = None
+
+    def _same_message(self, ct: CapturedTurn) -> bool:
+        """Whether a parent holds this assistant message (``cc:msg:<id>``) with the same
+        text.  Two sessions may share a message id with different answers (issue 21):
+        both are kept.  A parent's forgotten copy counts as the same (it must not come
+        back through the copy); an unreadable parent chain too (as before: by id)."""
+        src = "cc:msg:" + ct.source.split(":")[2]
+        if self.messages is None:
+            self.messages = {}
+            for p in self.saved.get("parents", []):
+                sid = self.w.valid_sid(p)
+                if sid is None:
+                    continue
+                for (s2, source), d in self.w.message_digests.items():
+                    if s2 == sid:
+                        self.messages.setdefault(source, set()).add(d)
+                try:
+                    for tv in walk_turns(self.w.store, self.w.state(sid).start_head):
+                        if tv.turn.role == "assistant" and tv.turn.source.startswith("cc:msg:"):
+                            self.messages.setdefault(tv.turn.source, set()).add(message_digest(tv.turn))
+                except MemError:
+                    self.messages.setdefault(src, set()).add(b"")
+        got = self.messages.get(src)
+        if got is None:
+            return True             # held by id in the seed but not found: as before, a copy
+        return b"" in got or self.w.text_digest(ct.text) in got
 
     def _seed(self) -> set[str]:
         if self.seed is None:
@@ -364,8 +391,11 @@ class _Lineage:
                 yield ct
                 continue
             mid = ct.source.split(":")[2] if ct.source.startswith("cc:msg:") else ""
-            if (ct.source in seed or (ct.alias and ct.alias in seed) or (mid and f"cc:msg:{mid}" in seed)
-                    or (ct.role == "tool" and self.saved.get("after_copy"))):
+            if mid and (ct.source in seed or f"cc:msg:{mid}" in seed):
+                copied = self._same_message(ct)     # by message id and text, not id alone
+            else:
+                copied = ct.source in seed or bool(ct.alias and ct.alias in seed)
+            if copied or (ct.role == "tool" and self.saved.get("after_copy")):
                 self.saved["after_copy"] = True
                 continue
             self.saved["after_copy"] = False
