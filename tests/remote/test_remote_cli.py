@@ -110,15 +110,26 @@ def test_forget_reaches_backups(invoke, tmp_path):
     assert invoke(*r, "get", "user/other").stdout.strip() == "keep me"
 
 
-def test_forget_names_the_remotes_that_still_hold_it(invoke, tmp_path):
+def test_forget_names_only_the_remotes_a_push_sent_the_value_to(invoke, tmp_path):
+    """Issue 21 re-attack: the note named every remote, also one never pushed to and one
+    pushed to before the value was written.  Only remotes whose known packs hold a
+    forgotten object are named."""
     a = ["--home", str(tmp_path / "a")]
-    invoke(*a, "remember", "user/x", "secret-ish")
-    (tmp_path / "remote").mkdir()
-    invoke(*a, "remote", "add", "usb", str(tmp_path / "remote"))
+    for n in ("early", "late", "never"):
+        (tmp_path / n).mkdir()
+        invoke(*a, "remote", "add", n, str(tmp_path / n))
+    invoke(*a, "remember", "user/other", "unrelated")
+    invoke(*a, "push", "early")                     # before the value exists
+    invoke(*a, "remember", "user/x", "secret-ish value")
+    invoke(*a, "push", "late")
     r = invoke(*a, "forget", "user/x", "--yes")
-    assert "usb still hold the value" in r.stderr and "mem push" in r.stderr
-    invoke(*a, "remember", "user/y", "other")
-    assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == ["usb"]
+    assert "remote late holds the value" in r.stderr and "mem push" in r.stderr, r.stderr
+    assert "early" not in r.stderr and "never" not in r.stderr
+    invoke(*a, "push", "late")                      # purged there: nothing holds the next one
+    invoke(*a, "remember", "user/y", "other value")
+    assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == []
+    r = invoke(*a, "forget", "user/other", "--yes")  # pushed to both early and late
+    assert "remotes early, late hold the value" in r.stderr, r.stderr
 
 
 def test_push_to_a_folder_that_does_not_exist_exits_15_and_creates_nothing(invoke, tmp_path):
