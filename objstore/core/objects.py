@@ -20,7 +20,11 @@ from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
-KINDS = ("user", "feedback", "project", "reference")
+KINDS = ("user", "feedback", "project", "reference", "directive")
+#: kinds stored and searchable on request, but held out of injection and default
+#: recall: a ``directive`` is a question, an instruction or a stated goal, which
+#: ranks high by resembling the query (issue 16)
+HELD_OUT_KINDS = ("directive",)
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
 SENSITIVITIES = ("public", "private", "secret")
 #: typed edges a fact version may hold to other facts or turns (docs/format.md, "Edges")
@@ -28,6 +32,17 @@ EDGE_KINDS = ("relates_to", "contradicts", "derived_from", "rollup_of")
 #: the longest edge target: a key (refs.MAX_KEY_BYTES is smaller) or a 64-hex id
 MAX_EDGE_TARGET = 1024
 ROLES = ("user", "assistant", "tool", "system")
+#: entrypoints of runs nobody typed in (Claude Code: ``claude -p`` records
+#: ``sdk-cli``, the Agent SDKs ``sdk-ts`` and ``sdk-py``; agent-formats.md §2.2)
+HEADLESS_ENTRYPOINT_PREFIX = "sdk-"
+
+
+def interactive_entrypoint(entrypoint: str) -> bool:
+    """True for a turn a person was present for: every entrypoint but the
+    headless ones (``sdk-*``); "" (not recorded: older transcripts, other
+    harnesses) counts as interactive, so nothing unlabelled is dropped."""
+    return not entrypoint.startswith(HEADLESS_ENTRYPOINT_PREFIX)
+
 
 #: Times are ms since the epoch in [0, MAX_TIME_MS] (year 9999 ends there).
 MAX_TIME_MS = 253_402_300_799_999
@@ -71,7 +86,7 @@ def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ..
 
 
 def _zero_flag(name: str) -> int:
-    raise CorruptObject(f"field {name!r} is written only when not 0")
+    raise CorruptObject(f"field {name!r} is written only when not 0 or empty")
 
 
 def _only_true(payload: dict, name: str) -> bool:
@@ -278,6 +293,15 @@ class Turn:
         project: project name ("" if unknown).
         source: stable id of the source record, for idempotent capture.
         parent: id of the previous turn of the session, or None.
+        forgotten: ms when ``mem forget`` emptied it (0: never).
+        entrypoint: what started the agent for this turn, as the agent
+            records it (Claude Code: ``cli``, ``sdk-cli``, ``sdk-py``,
+            ``claude-vscode``, …; "" unknown, read as interactive:
+            :func:`interactive_entrypoint`).
+        untrusted: written after the session read outside content (a web
+            fetch, a file the person did not write): session taint,
+            ``objstore.memory.provenance``.  Optional in the payload:
+            written only when true.
     """
 
     TYPE: ClassVar[int] = 2
@@ -298,9 +322,11 @@ class Turn:
     source: str
     parent: str | None
     forgotten: int = 0
+    entrypoint: str = ""
+    untrusted: bool = False
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten",)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "entrypoint", "untrusted")
 
     def __post_init__(self) -> None:
         _choice(self.role, ROLES, "role")
@@ -316,6 +342,8 @@ class Turn:
             "cwd": self.cwd, "project": self.project, "source": self.source,
             "parent": _raw_parent(self.parent),
             **({"forgotten": self.forgotten} if self.forgotten else {}),
+            **({"entrypoint": self.entrypoint} if self.entrypoint else {}),
+            **({"untrusted": True} if self.untrusted else {}),
         }
 
     @classmethod
@@ -330,6 +358,8 @@ class Turn:
                 cwd=_need(p, "cwd", str), project=_need(p, "project", str),
                 source=_need(p, "source", str), parent=_opt_parent(p.get("parent", b"")),
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
+                entrypoint=(_need(p, "entrypoint", str) or _zero_flag("entrypoint")) if "entrypoint" in p else "",
+                untrusted=_only_true(p, "untrusted"),
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid turn: {e}") from None
