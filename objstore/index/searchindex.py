@@ -383,7 +383,8 @@ class SearchIndex:
                projects: Iterable[str] | None = None,
                exclude_refs: Iterable[str] = (),
                roles: Iterable[str] | None = None,
-               stopwords: bool = True) -> list[Hit]:
+               stopwords: bool = True,
+               scope_idf: bool = False) -> list[Hit]:
         """BM25 search of ``query`` in the sub-indexes named by ``kinds``.
 
         ``query`` is plain text, never query syntax (``docs/format.md``, "Queries");
@@ -394,6 +395,11 @@ class SearchIndex:
         session ids), ``roles`` (turn roles or fact kinds).  ``stopwords``
         False keeps the ``QUERY_STOPWORDS`` words.  Every shard of the turns
         is searched; scores use collection-wide IDF (``docs/format.md``).
+        ``scope_idf`` (with ``projects``): the IDF is counted over the
+        documents the project filter selects instead (one count query per
+        word and generation): a word every document of the project holds
+        (its own name, "backend", a speaker's name) tells nothing apart
+        inside it, however rare it is in the whole store.
 
         Returns at most ``limit`` hits, best first (ties: newer ``time``
         first, then id).  Returns ``[]`` for a query without tokens or when
@@ -428,7 +434,19 @@ class SearchIndex:
         for i, o in enumerate(opened):
             terms = {t for f in forms[i] for t in f} | {j for j in joins[i] if j is not None}
             df.append({t: int(o.searcher.doc_freq("text", t)) for t in terms})
-        total_docs = sum(num_docs)
+        # The statistics the IDF is computed from: the whole collection, or
+        # the documents of the project scope (counted with the filter).
+        glob_n, glob_df = num_docs, df
+        if scope_idf and projects is not None:
+            glob_n, glob_df = [], []
+            for i, o in enumerate(opened):
+                pf = filter_clauses(o.index.schema, projects, (), None)
+                glob_n.append(self._count(o, tantivy.Query.boolean_query(pf)) if num_docs[i] else 0)
+                glob_df.append({t: (self._count(o, tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Must, tantivy.Query.term_query(o.index.schema, "text", t)), *pf]))
+                    if glob_n[i] and n else 0) for t, n in df[i].items()})
+        total_docs = sum(glob_n)
+        scoped = glob_df is not df
 
         cache: dict[tuple[int, int | None], float] = {}
 
@@ -436,7 +454,7 @@ class SearchIndex:
             """Collection-wide idf of word w's token at pos (None: its joined form)."""
             v = cache.get((w, pos))
             if v is None:
-                n = sum(df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
+                n = sum(glob_df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
                         if pos is not None or joins[j][w] is not None)
                 v = cache[(w, pos)] = idf(n, total_docs)
             return v
@@ -448,7 +466,7 @@ class SearchIndex:
 
             def boost(w: int, joined: bool, i: int = i) -> float:
                 """Factor putting word ``w`` of generation ``i`` on collection-wide IDF."""
-                if len(opened) == 1:
+                if len(opened) == 1 and not scoped:
                     return 1.0
                 if joined:
                     local = idf(df[i][joins[i][w]], num_docs[i])
@@ -483,6 +501,14 @@ class SearchIndex:
                 raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
+
+    @staticmethod
+    def _count(o: OpenGeneration, q: "tantivy.Query") -> int:
+        """Documents of generation ``o`` matching ``q``."""
+        try:
+            return int(o.searcher.search(q, 1, count=True).count)
+        except ValueError as e:
+            raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
 
     def _open_searchers(self, kinds: Iterable[str]) -> list[OpenGeneration]:
         """A searcher on every live generation of ``kinds`` (every shard)."""

@@ -126,6 +126,7 @@ class RecallOptions:
     share: float = 0.2
     similar: float = 0.3
     pool: int = 15
+    scope_idf: bool = True
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,8 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     left out (a fact hit stands for its key, resolved later)."""
     hits = store.index.search(query, limit=opts.depth * (2 if as_of is not None else 1), kinds=kinds,
                               projects=None if projects is None else [*projects, ""],
-                              exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords)
+                              exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
+                              scope_idf=opts.scope_idf)
     if as_of is not None:
         hits = [h for h in hits if h.kind != "turn" or h.time <= as_of][:opts.depth]
     if not hits:
