@@ -92,6 +92,17 @@ MAX_AUTO_SHARDS = 256
 _PROGRESS_EVERY = 1000
 
 
+def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
+    """Constant-score 0 query: ``time`` in one of ``spans`` (end exclusive;
+    none: matches nothing)."""
+    qs = [(tantivy.Occur.Should, tantivy.Query.range_query(schema, "time", tantivy.FieldType.Integer,
+                                                           int(a), int(b), include_upper=False))
+          for a, b in spans if b > a]
+    if not qs:
+        return tantivy.Query.empty_query()
+    return tantivy.Query.const_score_query(tantivy.Query.boolean_query(qs), 0.0)
+
+
 class SearchIndex:
     """BM25 full-text index of facts and turns kept under ``root``
     (``<store>/index``); layout and algorithms: ``docs/format.md``,
@@ -384,7 +395,8 @@ class SearchIndex:
                exclude_refs: Iterable[str] = (),
                roles: Iterable[str] | None = None,
                stopwords: bool = True,
-               scope_idf: bool = False) -> list[Hit]:
+               scope_idf: bool = False,
+               times: Iterable[tuple[int, int]] | None = None) -> list[Hit]:
         """BM25 search of ``query`` in the sub-indexes named by ``kinds``.
 
         ``query`` is plain text, never query syntax (``docs/format.md``, "Queries");
@@ -399,7 +411,9 @@ class SearchIndex:
         documents the project filter selects instead (one count query per
         word and generation): a word every document of the project holds
         (its own name, "backend", a speaker's name) tells nothing apart
-        inside it, however rare it is in the whole store.
+        inside it, however rare it is in the whole store.  ``times``: keep
+        only documents whose ``time`` (ms) lies in one of these
+        ``(start, end)`` spans (end exclusive; scores and IDF unchanged).
 
         Returns at most ``limit`` hits, best first (ties: newer ``time``
         first, then id).  Returns ``[]`` for a query without tokens or when
@@ -481,6 +495,8 @@ class SearchIndex:
             if q is None:
                 continue
             filters = filter_clauses(schema, projects, exclude_refs, roles)
+            if times is not None:
+                filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
             if filters:
                 q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             try:

@@ -68,6 +68,7 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
 from objstore.memory.scope import applies, key_project
+from objstore.retrieval.dates import time_windows
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
 from objstore.index.analysis import tokenize
@@ -127,6 +128,7 @@ class RecallOptions:
     similar: float = 0.3
     pool: int = 15
     scope_idf: bool = True
+    dates: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,17 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
                               projects=None if projects is None else [*projects, ""],
                               exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
                               scope_idf=opts.scope_idf)
+    windows = time_windows(query) if opts.dates and "turn" in kinds else []
+    if windows:  # the turns of the days the question names, searched on their own too
+        seen = {h.id for h in hits}
+        hits += [h for h in store.index.search(query, limit=opts.depth, kinds=("turn",),
+                                               projects=None if projects is None else [*projects, ""],
+                                               exclude_refs=exclude_sessions, roles=roles,
+                                               stopwords=opts.stopwords, scope_idf=opts.scope_idf,
+                                               times=windows) if h.id not in seen]
+        hits = [replace(h, score=h.score * (1.0 + opts.dates))
+                if h.kind == "turn" and any(a <= h.time < b for a, b in windows) else h for h in hits]
+        hits.sort(key=lambda h: -h.score)
     if as_of is not None:
         hits = [h for h in hits if h.kind != "turn" or h.time <= as_of][:opts.depth]
     if not hits:
