@@ -129,6 +129,7 @@ class RecallOptions:
     pool: int = 15
     scope_idf: bool = True
     dates: float = 1.0
+    follow: int = 1
 
 
 @dataclass(frozen=True)
@@ -401,6 +402,9 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         by_text[digest] = len(got_hits)
         got_hits.append(hit)
         extra.append(_Extra(full, old_bodies, c.rel))
+    if opts.supersede and opts.follow and got_hits and wants_current(qs):
+        _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
+                                 opts, as_of)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
@@ -454,6 +458,7 @@ class _Extra:
     full: str                 # the whole text (a fact: key words + body)
     old_bodies: list[str]     # a fact's older versions' bodies (as of the read)
     rel: float
+    anchor: int = -1          # a probe: the index of the hit it was found from (_follow_forward)
 
 
 def question_terms(queries: Sequence[str]) -> tuple[set[str], set[str]]:
@@ -480,9 +485,55 @@ def _stop_stems() -> frozenset[str]:
     return _STOP[0]
 
 
+def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
+                    projects: tuple[str, ...] | None, exclude_sessions: Iterable[str],
+                    roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None) -> int:
+    """Follow the subject forward in time: for each of the first
+    ``opts.follow`` turn hits, search the turns of its project recorded
+    after it for its own words and the question's (a later statement of a
+    value reuses the words of the earlier one more than the question's:
+    "We use Mocha as the test runner for the unit tests" -> "Switched the
+    unit tests over to Ava").  Up to 3 new turns per hit are appended to
+    ``hits``/``extra`` as *probes*; returns how many.  A probe is kept by
+    :func:`_order_by_time` only if it supersedes a hit."""
+    import hashlib
+    from objstore.index.searchindex import tokenize  # deferred: tantivy
+    end = (as_of + 1) if as_of is not None else 2 ** 62
+    n = added = 0
+    for i, (h, e) in enumerate(list(zip(hits, extra))[:opts.pool]):
+        if n >= 3 * opts.follow or h.kind != "turn" or not h.time or h.time + 1 >= end:
+            continue
+        n += 3
+        words = " ".join(tokenize(e.full[:2000])[:48]) + " " + query
+        found = store.index.search(words, limit=8, kinds=("turn",),
+                                   projects=[h.project] if projects is not None else None,
+                                   exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
+                                   scope_idf=opts.scope_idf, times=[(h.time + 1, end)])
+        took = 0
+        for f in found:
+            if took >= 5:
+                break
+            got = _materialize(store, _Cand("turn", f.ref, f.seq, f.id, session=f.ref), query, projects, opts,
+                               as_of)
+            if got is None:
+                continue
+            hit, full, _ = got
+            digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            if digest in by_text:
+                continue
+            by_text[digest] = len(hits)
+            hits.append(replace(hit, score=0.0))
+            extra.append(_Extra(full, [], e.rel * opts.share, anchor=i))
+            took += 1
+            added += 1
+    return added
+
+
 def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence[str],
                    opts: RecallOptions) -> list[RecallHit]:
-    """Apply the supersession rule of ``timeline`` to the materialised hits."""
+    """Apply the supersession rule of ``timeline`` to the materialised hits
+    (a probe of :func:`_follow_forward` is kept only where it supersedes
+    the hit it was found from)."""
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     stems, words = question_terms(queries)
     stop = _stop_stems()
@@ -504,6 +555,8 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []
     for i in order:
+        if extra[i].anchor >= 0 and i not in sup[extra[i].anchor]:
+            continue  # a probe that does not update the hit it was found from answers nothing
         h = hits[i]
         if sup[i]:
             b = hits[sup[i][0]]

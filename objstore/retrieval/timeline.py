@@ -159,10 +159,11 @@ _SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("na
 COMMON_VALUE_SHARE = 0.1
 
 #: Stems of the words that announce a change ("we moved it to 8443", "Jest
-#: is no longer used", "from now on"): a passage holding one needs no other
+#: is no longer used", "from now on", "scaled prod to 16 workers"): a passage holding one needs no other
 #: word in common with the older one beyond the question's (rule 3).
 UPDATE_CUES = frozenset("""
 now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
+chang updat increas decreas reduc lower scale drop retir deprec adopt
 """.split())
 
 
