@@ -138,6 +138,7 @@ class SearchIndex:
         self.root = Path(root)
         self._shards = shards
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
+        self._count_cache: dict[tuple, int] = {}  # scoped document counts (_scoped_counts)
 
     def exists(self) -> bool:
         """Whether any sub-index has been written: a ``CURRENT`` file exists
@@ -454,11 +455,9 @@ class SearchIndex:
         if scope_idf and projects is not None:
             glob_n, glob_df = [], []
             for i, o in enumerate(opened):
-                pf = filter_clauses(o.index.schema, projects, (), None)
-                glob_n.append(self._count(o, tantivy.Query.boolean_query(pf)) if num_docs[i] else 0)
-                glob_df.append({t: (self._count(o, tantivy.Query.boolean_query(
-                    [(tantivy.Occur.Must, tantivy.Query.term_query(o.index.schema, "text", t)), *pf]))
-                    if glob_n[i] and n else 0) for t, n in df[i].items()})
+                sn, sdf = self._scoped_counts(o, df[i], projects)
+                glob_n.append(sn)
+                glob_df.append(sdf)
         total_docs = sum(glob_n)
         scoped = glob_df is not df
 
@@ -518,13 +517,41 @@ class SearchIndex:
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
 
-    @staticmethod
-    def _count(o: OpenGeneration, q: "tantivy.Query") -> int:
-        """Documents of generation ``o`` matching ``q``."""
-        try:
-            return int(o.searcher.search(q, 1, count=True).count)
-        except ValueError as e:
-            raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
+    def _scoped_counts(self, o: OpenGeneration, df: Mapping[str, int],
+                       projects: list[str]) -> tuple[int, dict[str, int]]:
+        """``(documents, {term: document frequency})`` of generation ``o``
+        counted over the documents whose project is one of ``projects``
+        (``df``: the terms with their unscoped counts; a term absent from
+        the generation is not counted again).  Counts are cached per
+        generation, its live document count, term and scope: a repeated
+        query costs no count query."""
+        num = int(o.searcher.num_docs)
+        scope = tuple(sorted(set(projects)))
+        base = (str(o.sub.dir), o.name, num, scope)
+        pf = None
+
+        def count(term: str | None) -> int:
+            """Documents of the scope holding ``term`` (None: all of them)."""
+            nonlocal pf
+            key = (*base, term)
+            v = self._count_cache.get(key)
+            if v is None:
+                if pf is None:
+                    pf = filter_clauses(o.index.schema, list(scope), (), None)
+                q = tantivy.Query.boolean_query(
+                    pf if term is None else
+                    [(tantivy.Occur.Must, tantivy.Query.term_query(o.index.schema, "text", term)), *pf])
+                try:
+                    v = int(o.searcher.search(q, 1, count=True).count)
+                except ValueError as e:
+                    raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
+                if len(self._count_cache) >= 8192:
+                    self._count_cache.clear()
+                self._count_cache[key] = v
+            return v
+
+        n = count(None) if num else 0
+        return n, {t: (count(t) if n and d else 0) for t, d in df.items()}
 
     def _open_searchers(self, kinds: Iterable[str]) -> list[OpenGeneration]:
         """A searcher on every live generation of ``kinds`` (every shard)."""
@@ -590,19 +617,29 @@ class SearchIndex:
             raise IndexCorruptError(f"search in {sub.dir / name} failed: {e}") from e
         return out
 
-    def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS) -> tuple[int, dict[str, int]]:
+    def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS,
+                   projects: Iterable[str] | None = None) -> tuple[int, dict[str, int]]:
         """Collection statistics for scoring outside tantivy: ``(number of
         documents, {word: document frequency})`` over the sub-indexes
         ``kinds`` (all shards), each word (a :func:`tokenize` token) counted
         in the term form of each generation.  Deleted-but-unpurged documents
-        count, as in BM25 itself.  Raises ``IndexCorruptError``."""
+        count, as in BM25 itself.  With ``projects``: counted over the
+        documents of those projects only (what :meth:`search` uses with
+        ``scope_idf``).  Raises ``IndexCorruptError``."""
         words = list(dict.fromkeys(words))
+        scope = None if projects is None else list(projects)
         n = 0
         out = {w: 0 for w in words}
         for o in self._open_searchers(kinds):
-            n += int(o.searcher.num_docs)
-            for w, t in zip(words, o.fmt.forms(tuple(words))):
-                out[w] += int(o.searcher.doc_freq("text", t))
+            forms = o.fmt.forms(tuple(words))
+            df = {t: int(o.searcher.doc_freq("text", t)) for t in forms}
+            if scope is None:
+                n += int(o.searcher.num_docs)
+            else:
+                sn, df = self._scoped_counts(o, df, scope)
+                n += sn
+            for w, t in zip(words, forms):
+                out[w] += df[t]
         return n, out
 
     def doc_count(self, kinds: tuple[str, ...] = ("fact", "turn")) -> dict[str, int]:

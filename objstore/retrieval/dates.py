@@ -11,6 +11,9 @@ ISO 8601 and returns the time span each one names, in ms since the epoch
   15th);
 * a month: ``June 2025``, ``2025-06`` -> that calendar month.
 
+Month names are matched in any case ("in march 2025"), except ``May``,
+which must be written so (else it is the verb).
+
 A year alone ("in 2024"), a day without a year ("on 14 June") and relative
 phrases ("last week") name no window here: the first is too wide to tell
 passages apart, the others need a reference time the question does not
@@ -64,6 +67,8 @@ def time_windows(text: str, slack_days: int = 1) -> list[tuple[int, int]]:
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             g = m.groupdict()
+            if g.get("m") and g["m"].lower() == "may" and g["m"] != "May":
+                continue  # "we may 2023-…": the verb, unless written as the month's name
             try:
                 month = int(g["mn"]) if g.get("mn") else _MONTHS[g["m"].lower()]
                 year = int(g["y"])

@@ -11,8 +11,15 @@ Pipeline (:func:`recall`), per query phrasing:
    facts, turns of no known project) unless ``all_projects``.  The
    ``depth`` best hits are kept.
    Words that only name the project in scope are dropped from the query
-   first (:func:`without_scope_words`).  A turn hit's score is multiplied
-   by the **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
+   first (:func:`without_scope_words`), and the IDF is counted over the
+   documents of the scope (``scope_idf``: "backend" in every turn of the
+   atlas backend, a speaker's name in every turn of a chat, tell nothing
+   apart there).  A date the question names ("on 14 June 2025", "in June
+   2025"; ``objstore.retrieval.dates``) searches that span's turns too and
+   doubles their score.  A turn hit's score is multiplied by the
+   **coverage factor** (the share of the query words' IDF mass its text
+   holds; Lucene's classic coordination factor, IDF-weighted) and by the
+   **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
    (age from the query's newest turn hit; memware ranks BM25 × recency ×
    use the same way).
 2. **Neighbouring turns.**  Scores are divided by the best score of the
@@ -46,13 +53,19 @@ present (:func:`objstore.retrieval.timeline.wants_current`), the first
 ``pool`` resolved hits are ordered so that a passage whose value a later
 statement changed (or a current fact replaced) comes right after what
 changed it, and carries ``updated_later``; the superseding item takes the
-best place of the items it supersedes.  Every hit carries its date.
+best place of the items it supersedes.  Before that, the first turn hit is
+**followed forward in time** (:func:`_follow_forward`): the later turns of
+its project that restate its words are searched, and one that supersedes
+it joins the results (a terse "CI runs on Buildkite now" shares one word
+with the question but several with the statement it replaces).  Every hit
+carries its date.
 ``as_of`` reads the store as it stood at a time.
 
 Measured on LoCoMo (``docs/benchmarks.md``, ``mem eval locomo``): stemming,
 query stop words, neighbours and session evidence take R@10 from 0.50 to
-0.71 with no model call; on ``eval/knowledge_update.json`` the time order
-takes newest-first from 0.14 to 0.88 and Stale@1 from 0.59 to 0.03.
+0.71, scoped IDF, dates and coverage to 0.77, with no model call; on
+``eval/knowledge_update.json`` the time order takes newest-first from 0.14
+to 0.91 and Stale@1 from 0.59 to 0.00.
 
 ``recall`` never writes, never prints, and reads no process settings.
 """
@@ -112,6 +125,21 @@ class RecallOptions:
             superseding one must hold (``timeline`` rule 3).
         pool: candidates materialised and compared by that rule (at least
             ``limit``).
+        scope_idf: count BM25's IDF over the documents of the project
+            scope, not the whole store (a word every document of the
+            project holds tells nothing apart inside it).
+        dates: bonus for the turns recorded inside a span the question
+            names (``objstore.retrieval.dates``: "on 14 June 2025", "in
+            June 2025"): their score is multiplied by ``1 + dates``, and
+            the span is searched on its own too (0 disables).
+        coverage: exponent of the coverage factor: a turn hit's score is
+            multiplied by ``(IDF mass of the query words it holds / IDF
+            mass of all of them) ** coverage`` (0 disables).
+        follow: for a question about the present, follow the first
+            ``follow`` turn hits forward in time: the later turns of their
+            project that restate their words are compared by the
+            supersession rule and kept only where they supersede the hit
+            they were found from (0 disables).
     """
 
     depth: int = 30
@@ -130,6 +158,7 @@ class RecallOptions:
     scope_idf: bool = True
     dates: float = 1.0
     follow: int = 1
+    coverage: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -244,6 +273,8 @@ class _Cand:
     session: str = ""
     queries: set = field(default_factory=set)
     rel: float = 0.0      # best normalised score over the phrasings (for the supersession rule)
+    own: float = 0.0      # its own BM25 score / the phrasing's best, before the factors (0: a neighbour);
+                          # the rule's relevance is the larger of this and the final score's share
 
 
 DAY_MS = 86_400_000
@@ -251,11 +282,14 @@ DAY_MS = 86_400_000
 
 def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Sequence[str] | None,
                exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
-               opts: RecallOptions = RecallOptions(), as_of: int | None = None) -> list[_Cand]:
-    """One phrasing: BM25 (turn hits times the recency factor), then
-    neighbours and session evidence; candidates best first (keys: fact key,
-    or (session, seq)).  With ``as_of`` (ms), turns recorded after it are
-    left out (a fact hit stands for its key, resolved later)."""
+               opts: RecallOptions = RecallOptions(), as_of: int | None = None,
+               turns: dict[str, Turn] | None = None) -> list[_Cand]:
+    """One phrasing: BM25 (turn hits times the date bonus, the coverage
+    factor and the recency factor), then neighbours and session evidence;
+    candidates best first (keys: fact key, or (session, seq)).  With
+    ``as_of`` (ms), turns recorded after it are left out (a fact hit stands
+    for its key, resolved later).  ``turns``: a cache of the turn objects
+    read (id -> Turn), shared with the caller."""
     hits = store.index.search(query, limit=opts.depth * (2 if as_of is not None else 1), kinds=kinds,
                               projects=None if projects is None else [*projects, ""],
                               exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
@@ -275,6 +309,10 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         hits = [h for h in hits if h.kind != "turn" or h.time <= as_of][:opts.depth]
     if not hits:
         return []
+    raw = {h.id: h.score for h in hits}
+    raw_top = max(raw.values()) or 1.0
+    if opts.coverage:
+        hits = _with_coverage(store, query, hits, projects, opts, turns)
     if opts.recency:
         newest = max((h.time for h in hits if h.kind == "turn"), default=0)
         half = max(opts.half_life_days, 1e-3) * DAY_MS
@@ -293,6 +331,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         k = ("turn", h.ref, h.seq) if positions else ("turn", h.id, 0)
         c = cands.setdefault(k, _Cand("turn", k[1], h.seq))
         c.hit_id, c.score, c.session = h.id, c.score + s, h.ref
+        c.own = max(c.own, raw[h.id] / raw_top)
         session_sum[h.ref] += s
     if (opts.neighbours or opts.neighbours2) and positions:
         for h in hits:
@@ -310,6 +349,51 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
             if c.kind == "turn":
                 c.score += opts.session_boost * session_sum.get(c.session, 0.0)
     return sorted(cands.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
+
+
+def _with_coverage(store: Store, query: str, hits: list, projects: Sequence[str] | None,
+                   opts: RecallOptions, turns: dict[str, Turn] | None) -> list:
+    """Turn hits with their score times ``coverage ** opts.coverage``:
+    the share of the query's IDF mass (single-token content words, IDF in
+    the project scope as the search counted it) that the turn's text holds.
+    BM25 lets one rare word repeated in a short turn outrank a turn holding
+    most of the question's words; the coverage factor is the coordination
+    factor of Lucene's classic similarity, weighted by IDF."""
+    from objstore.index.query import idf, query_words  # deferred: tantivy
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
+    words = [w[0] for w in query_words(query, opts.stopwords) if len(w) == 1]
+    n, df = store.index.term_stats(words, kinds=("turn",),
+                                   projects=None if projects is None or not opts.scope_idf else [*projects, ""])
+    weight: dict[str, float] = {}
+    for w in words:
+        t = index_terms(w)
+        if len(t) == 1:
+            weight[t[0]] = max(weight.get(t[0], 0.0), idf(df[w], n))
+    total = sum(weight.values())
+    if not total:
+        return hits
+    out = []
+    for h in hits:
+        if h.kind == "turn":
+            t = _turn(store, h.id, turns)
+            if t is not None:
+                have = set(index_terms(t.text[:4000])) & weight.keys()
+                h = replace(h, score=h.score * (sum(weight[x] for x in have) / total) ** opts.coverage)
+        out.append(h)
+    return out
+
+
+def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
+    """The turn ``oid`` (through the ``turns`` cache), or None if unreadable."""
+    t = turns.get(oid) if turns is not None else None
+    if t is None:
+        try:
+            t = store.get(oid, Turn)
+        except (NotFound, CorruptObject, IntegrityError):
+            return None
+        if turns is not None:
+            turns[oid] = t
+    return t
 
 
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
@@ -362,9 +446,10 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     store.try_recover()
     proj = None if projects is None else tuple(projects)
     fused: dict[tuple, _Cand] = {}
+    turns: dict[str, Turn] = {}  # turn objects read once: coverage, then materialising
     for qi, q in enumerate(qs):
         q = without_scope_words(q, proj)
-        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj,
+        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
         top = ranked[0].score if ranked else 1.0
         for rank, c in enumerate(ranked):
@@ -374,7 +459,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
                 f = fused[k] = _Cand(c.kind, c.ref, c.seq, c.hit_id, session=c.session)
             f.hit_id = f.hit_id or c.hit_id
             f.score += 1.0 / (opts.rrf_k + rank + 1)
-            f.rel = max(f.rel, c.score / (top or 1.0))
+            f.rel = max(f.rel, c.score / (top or 1.0), c.own)
             f.queries.add(qi)
     order = sorted(fused.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
     res = RecallResult(queries=qs, projects=proj, as_of=as_of)
@@ -387,7 +472,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     for c in order:
         if len(got_hits) >= pool:
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of)
+        got = _materialize(store, c, query_text, proj, opts, as_of, turns)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -404,7 +489,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         extra.append(_Extra(full, old_bodies, c.rel))
     if opts.supersede and opts.follow and got_hits and wants_current(qs):
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
-                                 opts, as_of)
+                        opts, as_of, turns)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
@@ -487,7 +572,8 @@ def _stop_stems() -> frozenset[str]:
 
 def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
                     projects: tuple[str, ...] | None, exclude_sessions: Iterable[str],
-                    roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None) -> int:
+                    roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None,
+                    turns: dict[str, Turn] | None = None) -> int:
     """Follow the subject forward in time: for each of the first
     ``opts.follow`` turn hits, search the turns of its project recorded
     after it for its own words and the question's (a later statement of a
@@ -514,7 +600,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             if took >= 5:
                 break
             got = _materialize(store, _Cand("turn", f.ref, f.seq, f.id, session=f.ref), query, projects, opts,
-                               as_of)
+                               as_of, turns)
             if got is None:
                 continue
             hit, full, _ = got
@@ -572,7 +658,7 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
 
 
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
-                 opts: RecallOptions, as_of: int | None = None) -> tuple[RecallHit, str, list[str]] | None:
+                 opts: RecallOptions, as_of: int | None = None, turns: dict[str, Turn] | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
     try:
@@ -604,7 +690,9 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             if found is None:
                 return None
             oid = found.id
-        t = store.get(oid, Turn)
+        t = turns.get(oid) if turns is not None else None
+        if t is None:
+            t = store.get(oid, Turn)
         if getattr(t, "forgotten", 0) or not t.text.strip():
             return None
         if as_of is not None and t.timestamp > as_of:
