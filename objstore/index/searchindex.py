@@ -397,7 +397,8 @@ class SearchIndex:
                roles: Iterable[str] | None = None,
                stopwords: bool = True,
                scope_idf: bool = False,
-               times: Iterable[tuple[int, int]] | None = None) -> list[Hit]:
+               times: Iterable[tuple[int, int]] | None = None,
+               idf_out: dict[str, float] | None = None) -> list[Hit]:
         """BM25 search of ``query`` in the sub-indexes named by ``kinds``.
 
         ``query`` is plain text, never query syntax (``docs/format.md``, "Queries");
@@ -415,6 +416,10 @@ class SearchIndex:
         inside it, however rare it is in the whole store.  ``times``: keep
         only documents whose ``time`` (ms) lies in one of these
         ``(start, end)`` spans (end exclusive; scores and IDF unchanged).
+        ``idf_out``: filled with ``{token: IDF}`` of the query's
+        single-token words (:func:`tokenize` tokens) as the scores used
+        them (collection-wide, or in the scope), for scoring outside
+        tantivy without counting again.
 
         Returns at most ``limit`` hits, best first (ties: newer ``time``
         first, then id).  Returns ``[]`` for a query without tokens or when
@@ -472,6 +477,10 @@ class SearchIndex:
                 v = cache[(w, pos)] = idf(n, total_docs)
             return v
 
+        if idf_out is not None:
+            for w, toks in enumerate(words):
+                if len(toks) == 1:
+                    idf_out[toks[0]] = glob_idf(w, 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
         for i, o in enumerate(opened):
             if num_docs[i] == 0:

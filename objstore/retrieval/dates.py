@@ -27,31 +27,55 @@ Pure functions: no store, no clock.
 
 from __future__ import annotations
 
-import calendar
-import datetime as _dt
 import re
 
 __all__ = ["time_windows", "DAY_MS"]
 
 DAY_MS = 86_400_000
 
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+_MONTHS = {n: i + 1 for i, n in enumerate(_NAMES)}
+_MONTHS.update({n[:3]: i + 1 for i, n in enumerate(_NAMES)})
 _MONTHS["sept"] = 9
-_MONTH = r"(?P<m>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR = r"(?P<y>(?:19|20)\d\d)"
-_PATTERNS = [
-    re.compile(r"\b" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r",?\s+" + _YEAR + r"\b", re.I),  # 14 June 2025
-    re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r",?\s+" + _YEAR + r"\b", re.I),  # June 14, 2025
-    re.compile(r"\b" + _YEAR + r"-(?P<mn>[01]\d)-(?P<d>[0-3]\d)\b"),  # 2025-06-14
-    re.compile(r"\b" + _MONTH + r",?\s+(?:of\s+)?" + _YEAR + r"\b", re.I),  # June 2025
-    re.compile(r"\b" + _YEAR + r"-(?P<mn>[01]\d)\b(?!-\d)"),  # 2025-06
-]
+_YEAR_RE = re.compile(r"(?:19|20)\d\d")
+_PATTERNS: list[re.Pattern] = []  # compiled on the first text that holds a year (start-up time)
 
 
-def _ms(d: _dt.date) -> int:
-    return int(_dt.datetime(d.year, d.month, d.day, tzinfo=_dt.timezone.utc).timestamp() * 1000)
+def _patterns() -> list[re.Pattern]:
+    if not _PATTERNS:
+        month = r"(?P<m>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+        day = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
+        year = r"(?P<y>(?:19|20)\d\d)"
+        _PATTERNS.extend([
+            re.compile(r"\b" + day + r"\s+(?:of\s+)?" + month + r",?\s+" + year + r"\b", re.I),  # 14 June 2025
+            re.compile(r"\b" + month + r"\s+" + day + r",?\s+" + year + r"\b", re.I),  # June 14, 2025
+            re.compile(r"\b" + year + r"-(?P<mn>[01]\d)-(?P<d>[0-3]\d)\b"),  # 2025-06-14
+            re.compile(r"\b" + month + r",?\s+(?:of\s+)?" + year + r"\b", re.I),  # June 2025
+            re.compile(r"\b" + year + r"-(?P<mn>[01]\d)\b(?!-\d)"),  # 2025-06
+        ])
+    return _PATTERNS
+
+
+def _days_in_month(y: int, m: int) -> int:
+    if m == 2:
+        return 29 if (y % 4 == 0 and y % 100 != 0) or y % 400 == 0 else 28
+    return 30 if m in (4, 6, 9, 11) else 31
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant,
+    "chrono-Compatible Low-Level Date Algorithms", days_from_civil)."""
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _ms(y: int, m: int, d: int) -> int:
+    return _days_from_civil(y, m, d) * DAY_MS
 
 
 def time_windows(text: str, slack_days: int = 1) -> list[tuple[int, int]]:
@@ -60,27 +84,28 @@ def time_windows(text: str, slack_days: int = 1) -> list[tuple[int, int]]:
     found, without repeats; ``[]`` when it names none.  A day is widened by
     ``slack_days`` days on each side.  Impossible dates (``31 June 2025``)
     are ignored."""
+    if not _YEAR_RE.search(text):
+        return []
     out: list[tuple[int, int]] = []
     taken: list[tuple[int, int]] = []  # character spans already read (a day's month is no month of its own)
-    for rx in _PATTERNS:
+    for rx in _patterns():
         for m in rx.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             g = m.groupdict()
             if g.get("m") and g["m"].lower() == "may" and g["m"] != "May":
                 continue  # "we may 2023-…": the verb, unless written as the month's name
-            try:
-                month = int(g["mn"]) if g.get("mn") else _MONTHS[g["m"].lower()]
-                year = int(g["y"])
-                if g.get("d"):
-                    day = _dt.date(year, month, int(g["d"]))
-                    w = (_ms(day) - slack_days * DAY_MS, _ms(day) + (1 + slack_days) * DAY_MS)
-                else:
-                    first = _dt.date(year, month, 1)
-                    last = _dt.date(year, month, calendar.monthrange(year, month)[1])
-                    w = (_ms(first), _ms(last) + DAY_MS)
-            except (ValueError, KeyError):
+            month = int(g["mn"]) if g.get("mn") else _MONTHS[g["m"].lower()]
+            year = int(g["y"])
+            if not 1 <= month <= 12:
                 continue
+            if g.get("d"):
+                day = int(g["d"])
+                if not 1 <= day <= _days_in_month(year, month):
+                    continue
+                w = (_ms(year, month, day) - slack_days * DAY_MS, _ms(year, month, day) + (1 + slack_days) * DAY_MS)
+            else:
+                w = (_ms(year, month, 1), _ms(year, month, 1) + _days_in_month(year, month) * DAY_MS)
             taken.append((m.start(), m.end()))
             if w not in out:
                 out.append(w)

@@ -290,10 +290,11 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     ``as_of`` (ms), turns recorded after it are left out (a fact hit stands
     for its key, resolved later).  ``turns``: a cache of the turn objects
     read (id -> Turn), shared with the caller."""
+    weights: dict[str, float] = {}
     hits = store.index.search(query, limit=opts.depth * (2 if as_of is not None else 1), kinds=kinds,
                               projects=None if projects is None else [*projects, ""],
                               exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
-                              scope_idf=opts.scope_idf)
+                              scope_idf=opts.scope_idf, idf_out=weights)
     windows = time_windows(query) if opts.dates and "turn" in kinds else []
     if windows:  # the turns of the days the question names, searched on their own too
         seen = {h.id for h in hits}
@@ -312,7 +313,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     raw = {h.id: h.score for h in hits}
     raw_top = max(raw.values()) or 1.0
     if opts.coverage:
-        hits = _with_coverage(store, query, hits, projects, opts, turns)
+        hits = _with_coverage(store, hits, weights, opts, turns)
     if opts.recency:
         newest = max((h.time for h in hits if h.kind == "turn"), default=0)
         half = max(opts.half_life_days, 1e-3) * DAY_MS
@@ -351,27 +352,24 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     return sorted(cands.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
 
 
-def _with_coverage(store: Store, query: str, hits: list, projects: Sequence[str] | None,
-                   opts: RecallOptions, turns: dict[str, Turn] | None) -> list:
+def _with_coverage(store: Store, hits: list, idf: dict[str, float], opts: RecallOptions,
+                   turns: dict[str, Turn] | None) -> list:
     """Turn hits with their score times ``coverage ** opts.coverage``:
-    the share of the query's IDF mass (single-token content words, IDF in
-    the project scope as the search counted it) that the turn's text holds.
-    BM25 lets one rare word repeated in a short turn outrank a turn holding
-    most of the question's words; the coverage factor is the coordination
-    factor of Lucene's classic similarity, weighted by IDF."""
-    from objstore.index.query import idf, query_words  # deferred: tantivy
+    the share of the query's IDF mass (``idf``: its single-token content
+    words with the IDF the search scored them with, in the project scope
+    with ``scope_idf``) that the turn's text holds.  BM25 lets one rare
+    word repeated in a short turn outrank a turn holding most of the
+    question's words; the coverage factor is the coordination factor of
+    Lucene's classic similarity, weighted by IDF."""
     from objstore.index.searchindex import index_terms  # deferred: tantivy
-    words = [w[0] for w in query_words(query, opts.stopwords) if len(w) == 1]
-    n, df = store.index.term_stats(words, kinds=("turn",),
-                                   projects=None if projects is None or not opts.scope_idf else [*projects, ""])
     weight: dict[str, float] = {}
-    for w in words:
+    for w, v in idf.items():
         t = index_terms(w)
         if len(t) == 1:
-            weight[t[0]] = max(weight.get(t[0], 0.0), idf(df[w], n))
+            weight[t[0]] = max(weight.get(t[0], 0.0), v)
     total = sum(weight.values())
-    if not total:
-        return hits
+    if not total or len(weight) < 2:
+        return hits  # one word: every hit holds it
     out = []
     for h in hits:
         if h.kind == "turn":
@@ -583,15 +581,22 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
     ``hits``/``extra`` as *probes*; returns how many.  A probe is kept by
     :func:`_order_by_time` only if it supersedes a hit."""
     import hashlib
-    from objstore.index.searchindex import tokenize  # deferred: tantivy
+    from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
     end = (as_of + 1) if as_of is not None else 2 ** 62
     n = added = 0
+    stems, words = question_terms([query])
+    lower: set[str] | None = None
     for i, (h, e) in enumerate(list(zip(hits, extra))[:opts.pool]):
-        if n >= 3 * opts.follow or h.kind != "turn" or not h.time or h.time + 1 >= end:
+        if n >= opts.follow or h.kind != "turn" or not h.time or h.time + 1 >= end:
             continue
-        n += 3
-        words = " ".join(tokenize(e.full[:2000])[:48]) + " " + query
-        found = store.index.search(words, limit=8, kinds=("turn",),
+        n += 1
+        if lower is None:
+            lower = lower_words_of(x.full for x in extra)
+        if not values_of(e.full, words | stems, lower):
+            continue  # states no value: nothing a later statement could change
+        own = [t for t in dict.fromkeys(tokenize(e.full[:2000])) if t not in QUERY_STOPWORDS][:16]
+        words_q = " ".join(own) + " " + query
+        found = store.index.search(words_q, limit=8, kinds=("turn",),
                                    projects=[h.project] if projects is not None else None,
                                    exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
                                    scope_idf=opts.scope_idf, times=[(h.time + 1, end)])
