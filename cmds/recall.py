@@ -13,9 +13,11 @@ from ._common import TimeType, exit_with, json_option, with_store
 @click.option("--project", metavar="NAME", help="Project scope, replacing the working directory's (default: $MEM_PROJECT, else from the working directory).")
 @click.option("--all-projects", is_flag=True, help="Search every project, not only the current one.")
 @click.option("--as-of", type=TimeType(), help="Recall as the store stood at TIME: facts current then, turns recorded by then.")
+@click.option("--include-directives", is_flag=True,
+              help="Also recall directive facts (questions, instructions, goals), held out by default.")
 @json_option
 @with_store()
-def command(queries, what, limit, project, all_projects, as_of, as_json, store):
+def command(queries, what, limit, project, all_projects, as_of, include_directives, as_json, store):
     """Recall current facts and past turns for one or more phrasings.
 
     Each QUERY is one phrasing (quote it); several phrasings of the same
@@ -32,7 +34,11 @@ def command(queries, what, limit, project, all_projects, as_of, as_json, store):
     values); questions about the past ("when did", "what was") keep the
     search order.  --as-of TIME reads the store as it stood then: each
     key's value current at TIME (as mem log --as-of) and only turns
-    recorded by TIME.
+    recorded by TIME.  Facts of kind directive (a question, an instruction,
+    a goal) are held out unless --include-directives.  A turn is labelled
+    by who wrote it: a sub-agent's "user" prompt is the parent agent's
+    (parent_agent), and a turn after its session read outside content (a
+    web page, a file outside the project) is marked untrusted.
 
     \b
     Examples:
@@ -45,4 +51,5 @@ def command(queries, what, limit, project, all_projects, as_of, as_json, store):
     13 unreadable search index (run mem reindex).
     """
     from . import lean
-    exit_with(lean.recall(store, queries, what, limit, project, all_projects, as_json, as_of))
+    exit_with(lean.recall(store, queries, what, limit, project, all_projects, as_json, as_of,
+                          include_directives=include_directives))

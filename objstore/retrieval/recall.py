@@ -47,6 +47,9 @@ Then each candidate is resolved against the objects, best first:
   role, project, harness, cwd, trust); forgotten turns are skipped.
 * **byte-identical** texts collapse into the first one (``duplicates``
   counts the others).
+* a fact with a ``derived_from`` edge to another fact among the hits is a
+  **restatement** and is dropped (:func:`restatements_dropped`); facts of
+  kind ``directive`` are left out unless asked for (:func:`visible`).
 
 **Time** (``objstore.retrieval.timeline``): for a question about the
 present (:func:`objstore.retrieval.timeline.wants_current`), the first
@@ -77,9 +80,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
+from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import applies, key_project
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
@@ -178,13 +182,21 @@ class RecallHit:
             of a turn (``source`` is the id of the transcript record it came
             from; ``time`` is ms since epoch; for a fact, ``time`` is its
             ``valid_from`` and ``project`` its key's project or "").
-        trust: a fact's trust; for a turn :data:`TURN_TRUST` of its role.
+        trust: a fact's trust; for a turn ``provenance.turn_trust`` (by its
+            role, and ``agent_observed`` for a sub-agent's prompt).
+        author: who wrote a turn's text (``provenance.turn_author``:
+            ``person``, ``parent_agent``, ``agent``, ``tool``, ``system``);
+            None for facts.
+        untrusted: a turn written after its session read outside content
+            (``Turn.untrusted``).
         duplicates: byte-identical hits collapsed into this one.
         queries: indexes of the phrasings that found it.
         updated_later: for a passage superseded by a later statement
             (``objstore.retrieval.timeline``): ``{"kind", "id", "time",
             "date", "text"}`` plus ``session``/``seq`` or ``key`` of the
             newest item that superseded it; else None.
+        edges: a fact's edges (``Fact.edges``: sorted ``(relation,
+            target)`` pairs); () for turns.
     """
 
     kind: str
@@ -210,6 +222,9 @@ class RecallHit:
     duplicates: int = 0
     queries: tuple[int, ...] = ()
     updated_later: dict | None = None
+    edges: tuple[tuple[str, str], ...] = ()
+    author: str | None = None
+    untrusted: bool = False
 
     @property
     def date(self) -> str:
@@ -224,10 +239,12 @@ class RecallHit:
         if self.kind == "fact":
             d.update(key=self.key, version=self.version, fact_kind=self.fact_kind,
                      valid_from=self.valid_from, pinned=self.pinned, dormant=self.dormant,
-                     resolved_from=self.resolved_from)
+                     resolved_from=self.resolved_from, edges={})
+            for rel, target in self.edges:  # {relation: [target, ...]}, as the object's edges field
+                d["edges"].setdefault(rel, []).append(target)
         else:
             d.update(session=self.session, seq=self.seq, role=self.role, harness=self.harness,
-                     cwd=self.cwd, source=self.source)
+                     cwd=self.cwd, source=self.source, author=self.author, untrusted=self.untrusted)
         d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later)
         return d
 
@@ -397,7 +414,8 @@ def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
            projects: Sequence[str] | None = None, limit: int = 10,
            exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
-           opts: RecallOptions = RecallOptions(), as_of: int | None = None) -> RecallResult:
+           opts: RecallOptions = RecallOptions(), as_of: int | None = None,
+           include_directives: bool = False) -> RecallResult:
     """Recall current facts and turn passages for one or more phrasings.
 
     Args:
@@ -414,6 +432,10 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             version current at that time by ``valid_from`` and
             ``recorded_at``, as ``mem log --as-of``; only turns recorded by
             then).  None: now.
+        include_directives: also return facts of a kind in
+            ``HELD_OUT_KINDS`` (``directive``: questions, instructions,
+            goals), which are left out by default because they rank high by
+            resembling the query.
     Returns:
         :class:`RecallResult` (the algorithm is in the module docstring).
     Raises:
@@ -470,7 +492,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     for c in order:
         if len(got_hits) >= pool:
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of, turns)
+        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -485,6 +507,9 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         by_text[digest] = len(got_hits)
         got_hits.append(hit)
         extra.append(_Extra(full, old_bodies, c.rel))
+    if any(h.edges for h in got_hits):
+        keep = restatements_dropped(store, got_hits)
+        got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
     if opts.supersede and opts.follow and got_hits and wants_current(qs):
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
                         opts, as_of, turns)
@@ -494,6 +519,35 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
     return res
+
+
+def restatements_dropped(store: Store, hits: Sequence[RecallHit]) -> list[bool]:
+    """Which of ``hits`` to keep: a fact whose ``derived_from`` edge names
+    another fact among the hits (its key, or any version of that key) is a
+    restatement and is dropped, unless that fact is itself derived from it
+    (then both stay).  Returns one bool per hit, True = keep."""
+    keys = {h.key for h in hits if h.kind == "fact"}
+    sources: dict[str, set[str]] = {}
+    for h in hits:
+        if h.kind != "fact":
+            continue
+        got = set()
+        for rel, t in h.edges:
+            if rel != "derived_from":
+                continue
+            if "/" not in t:  # one version: its key
+                try:
+                    obj = store.get(t)
+                except (NotFound, CorruptObject, IntegrityError):
+                    continue
+                if not isinstance(obj, Fact):
+                    continue
+                t = obj.key
+            if t in keys and t != h.key:
+                got.add(t)
+        sources[h.key or ""] = got
+    return [h.kind != "fact" or not any(h.key not in sources.get(s, ()) for s in sources.get(h.key or "", ()))
+            for h in hits]
 
 
 def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
@@ -605,7 +659,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             if took >= 5:
                 break
             got = _materialize(store, _Cand("turn", f.ref, f.seq, f.id, session=f.ref), query, projects, opts,
-                               as_of, turns)
+                               as_of, turns=turns)
             if got is None:
                 continue
             hit, full, _ = got
@@ -663,7 +717,8 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
 
 
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
-                 opts: RecallOptions, as_of: int | None = None, turns: dict[str, Turn] | None = None) -> tuple[RecallHit, str, list[str]] | None:
+                 opts: RecallOptions, as_of: int | None = None, include_directives: bool = False,
+                 turns: dict[str, Turn] | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
     try:
@@ -676,7 +731,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             if cur is None:
                 return None
             oid, f = cur.id, cur.fact
-            if not visible(f) or not applies(f.key, projects):
+            if not visible(f, include_directives) or not applies(f.key, projects):
                 return None
             older = [v.fact.body for v in chain
                      if v.id != oid and visible(v.fact) and (as_of is None or v.fact.recorded_at <= as_of)
@@ -686,7 +741,8 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
                              resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
-                             queries=tuple(sorted(c.queries))), f.key.replace("/", " ") + "\n" + f.body, older
+                             queries=tuple(sorted(c.queries)), edges=f.edges), \
+                f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id
         if oid == "":
             return None
@@ -705,17 +761,22 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
         if projects is not None and t.project and t.project not in projects:
             return None
         return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
-                         project=t.project, trust=TURN_TRUST.get(t.role, t.role), session=t.session,
+                         project=t.project, trust=turn_trust(t), session=t.session,
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
-                         queries=tuple(sorted(c.queries))), t.text, []
+                         queries=tuple(sorted(c.queries)), author=turn_author(t),
+                         untrusted=t.untrusted), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
 
 
-def visible(f: Fact) -> bool:
+def visible(f: Fact, include_directives: bool = False) -> bool:
     """Whether a fact version may be shown by recall, context or injection:
-    not secret (sealed values are never shown) and not forgotten."""
-    return f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+    not secret (sealed values are never shown), not forgotten, and not of a
+    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
+    ``include_directives`` (recall and search on request; never context
+    or injection)."""
+    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+            and (include_directives or f.kind not in HELD_OUT_KINDS))
 
 
 def current_version(store: Store, key: str) -> tuple[str, Fact] | None:
