@@ -149,6 +149,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         finally:
             app.close()
             record_sources(store, ledger)
+    if harness == "claude-code":  # a sub-agent's end: its summary in its parent's namespace
+        from objstore.capture.rollup import rollup_files
+        rollup_files(store, [p for p in files if p.name.startswith("agent-")], final=True, command=command)
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted

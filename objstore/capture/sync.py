@@ -543,7 +543,7 @@ def subagent_files(transcript: Path) -> list[Path]:
 def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg: CaptureConfig | None = None,
                command: str = "hook", index: bool = True, max_bytes: int = MAX_SYNC_BYTES,
                deadline: float | None = None, ended: bool = False,
-               writer: TurnAppender | None = None) -> list[SyncResult]:
+               writer: TurnAppender | None = None, rollup: bool = True) -> list[SyncResult]:
     """Read each transcript from its cursor and capture the new turns.
 
     Takes the store lock (its timeout is the store's ``lock_timeout``;
@@ -553,6 +553,9 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     (SessionEnd, SubagentStop, an idle file): a trailing assistant run is
     read too.  ``deadline`` (``time.monotonic()``): files left when it
     passes wait for the next sync.  ``ended`` marks the cursors as ended.
+    ``rollup``: then each subagent file that grew (or every one, when
+    ``final``) is rolled up into its parent (``objstore.capture.rollup``:
+    a summary of its final message, or "did not complete").
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     out: list[SyncResult] = []
@@ -575,6 +578,11 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             w.close()
         for cur in cursors:
             save_cursor(store, cur)
+        subs = [Path(r.path) for r in out if _is_subagent(Path(r.path)) and not r.missing
+                and (final or r.offset > r.start)]
+        if rollup and subs:
+            from objstore.capture.rollup import rollup_files
+            rollup_files(store, subs, final=final, command=command)
     return out
 
 

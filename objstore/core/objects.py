@@ -20,7 +20,7 @@ from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
-KINDS = ("user", "feedback", "project", "reference")
+KINDS = ("user", "feedback", "project", "reference", "summary")
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
 SENSITIVITIES = ("public", "private", "secret")
 ROLES = ("user", "assistant", "tool", "system")
@@ -68,6 +68,10 @@ def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ..
 
 def _zero_flag(name: str) -> int:
     raise CorruptObject(f"field {name!r} is written only when not 0")
+
+
+def _empty_text(name: str) -> str:
+    raise CorruptObject(f"field {name!r} is written only when not empty")
 
 
 def _only_true(payload: dict, name: str) -> bool:
@@ -121,6 +125,10 @@ class Fact:
         dormant: set by decay (``objstore.memory.decay``): searchable, never
             injected.  Optional in the payload: written only when true, so
             objects without it keep their ids.
+        namespace: the namespace it was written in (``objstore.memory.scope``:
+            a session id, ``<session>.agent-<id>`` for a sub-agent), or ""
+            for none (shared by every session).  Optional in the payload:
+            written only when not "".
     """
 
     TYPE: ClassVar[int] = 1
@@ -145,9 +153,10 @@ class Fact:
     forgotten: int = 0
     dormant: bool = False
     curated: int = 0
+    namespace: str = ""
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated")
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated", "namespace")
 
     def __post_init__(self) -> None:
         _choice(self.kind, KINDS, "kind")
@@ -168,6 +177,7 @@ class Fact:
             **({"forgotten": self.forgotten} if self.forgotten else {}),
             **({"dormant": True} if self.dormant else {}),
             **({"curated": self.curated} if self.curated else {}),
+            **({"namespace": self.namespace} if self.namespace else {}),
         }
 
     @classmethod
@@ -190,6 +200,7 @@ class Fact:
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
                 dormant=_only_true(p, "dormant"),
                 curated=(_need(p, "curated", int) or _zero_flag("curated")) if "curated" in p else 0,
+                namespace=(_need(p, "namespace", str) or _empty_text("namespace")) if "namespace" in p else "",
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid fact: {e}") from None

@@ -118,7 +118,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import list_keys, walk
-from objstore.memory.scope import applies, key_project, project_aliases
+from objstore.memory.scope import key_project, namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.retrieval.recall import current_version, visible
 from objstore.retrieval.timeline import Item, superseders, values_of
 from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
@@ -274,17 +274,20 @@ def save_state(store: Store, session_id: str, state: dict) -> None:
 
 # -- facts in scope ---------------------------------------------------------------
 
-def _current_facts(store: Store, projects: Sequence[str] | None) -> list[tuple[str, Fact]]:
-    """(id, Fact) of the current, visible version of every key that applies."""
+def _current_facts(store: Store, projects: Sequence[str] | None,
+                   reader: str | None = None) -> list[tuple[str, Fact]]:
+    """(id, Fact) of the current, visible version of every key that applies,
+    as namespace ``reader`` sees it (``scope.visibility``; None: every
+    namespace)."""
     out = []
     for key, _head in list_keys(store):
-        if not applies(key, projects):
+        if visibility(key, "", projects, reader) is None:
             continue
         try:
-            cur = current_version(store, key)
+            cur = current_version(store, key, reader)
         except MemError:
             continue
-        if cur is not None and visible(cur[1]):
+        if cur is not None and visible(cur[1]) and namespace_rank(reader, cur[1].namespace) is not None:
             out.append(cur)
     return out
 
@@ -460,7 +463,7 @@ def dormant_note(store: Store, sleeping: Sequence[Fact]) -> str:
 
 def render_context(store: Store, projects: Sequence[str] | None, *, budget: int | None = None,
                    dormant: Callable[[Fact], bool] = is_dormant, moving_max_age_days: float | None = None,
-                   now: int | None = None) -> ContextBlock:
+                   now: int | None = None, namespace: str | None = None) -> ContextBlock:
     """Render the session-start block (rules in the module docstring).
 
     Args:
@@ -472,6 +475,10 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             longer ago than this is left out; None: the store's setting
             (default 30).
         now: the time ages are counted from (ms; default now).
+        namespace: the reader's namespace (``objstore.memory.scope``): a
+            sub-agent's block holds its own and its ancestors' facts, never
+            a sibling's; a descendant's facts come after the reader's own
+            in each tier.  None: every namespace.
     Raises:
         InvalidInput: ``budget < 1``.
     """
@@ -486,7 +493,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     tiers: list[list[tuple[str, Fact]]] = [[] for _ in _TIERS]
     sleeping: list[Fact] = []
     stale_moving: list[str] = []
-    facts = _current_facts(store, projects)
+    facts = _current_facts(store, projects, namespace)
     seen = {oid for oid, _f in facts}
     facts += [(oid, f) for oid, f in standing_facts(store)  # standing facts load whatever the project
               if oid not in seen]
@@ -516,7 +523,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     chosen: list[tuple[str, str]] = []
     omitted = 0
     for ti, items in enumerate(tiers):
-        items.sort(key=lambda x: (_TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
+        items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
+                                  _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
         title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
         section: list[str] = []
         for oid, f in items:
@@ -540,10 +548,11 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget)
 
 
-def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool]) -> bool:
+def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],
+                   reader: str | None = None) -> bool:
     for key, oid in facts:
         try:
-            cur = current_version(store, key)
+            cur = current_version(store, key, reader)
         except MemError:
             return False
         if cur is None or cur[0] != oid or not visible(cur[1]) or dormant(cur[1]):
@@ -553,7 +562,7 @@ def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool
 
 def session_start_block(store: Store, session_id: str, source: str, cwd: str | None, *,
                         project: str | None = None, budget: int | None = None,
-                        trace_path: str | Path | None = None) -> str:
+                        trace_path: str | Path | None = None, namespace: str | None = None) -> str:
     """The session-start memory block for ``session_id`` ("" when no fact
     applies): stored bytes on ``resume``/``compact``/``fork`` if every fact
     in them is still current, else freshly rendered and stored (module
@@ -563,6 +572,9 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     ``budget`` None: the store's ``context.session_budget``.  With
     ``trace_path``, one JSON line (event ``SessionStart``: tokens, budget,
     facts, omitted, moving values left out) is appended there.
+    ``namespace``: the reader's namespace (a sub-agent's block at
+    ``SubagentStart``: its ancestors' facts, never a sibling's;
+    :func:`render_context`).
     Raises InvalidInput for a bad budget; StoreNotFound is the caller's."""
     t0 = time.perf_counter()
     projects = project_aliases(cwd, override=project, store_root=store.root)
@@ -572,7 +584,7 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
         state = {**state, "start": None, "injected": {}}
     start = state.get("start")
     if (isinstance(start, dict) and start.get("project") == primary and isinstance(start.get("text"), str)
-            and _still_current(store, start.get("facts") or [], is_dormant)):
+            and _still_current(store, start.get("facts") or [], is_dormant, namespace)):
         if source == "compact":  # what was injected on prompts is summarised away: may come again
             keep = {oid for _k, oid in start.get("facts") or []}
             state["injected"] = {k: v for k, v in state["injected"].items() if k in keep}
@@ -583,7 +595,7 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
                                      "tokens": estimate_tokens(start["text"]) if start["text"] else 0,
                                      "facts": [k for k, _ in start.get("facts") or []]})
         return start["text"]
-    block = render_context(store, projects, budget=budget)
+    block = render_context(store, projects, budget=budget, namespace=namespace)
     now = now_ms()
     injected = dict(state.get("injected") or {})
     for _key, oid in block.facts:
@@ -772,7 +784,7 @@ def _redacted(value):
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
                       tool_output: str | None = None, cwd: str | None = None,
                       config: GateConfig | None = None, project: str | None = None,
-                      trace_path: str | Path | None = None) -> Injection:
+                      trace_path: str | Path | None = None, namespace: str | None = None) -> Injection:
     """Decide what stored memory to add to a prompt (module docstring).
 
     Args:
@@ -785,6 +797,9 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
             ``context.prompt_budget``).
         project: overrides the cwd's project.
         trace_path: when given, the trace record is appended there.
+        namespace: the reader's namespace (a sub-agent's prompt): what it
+            may not read is never injected, a descendant's evidence is
+            demoted (``objstore.memory.scope``).  None: every namespace.
     Returns:
         :class:`Injection` (``text`` "" when nothing cleared the gate).
         A store whose index cannot be read gives an empty injection whose
@@ -813,7 +828,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     error = None
     if weight:
         try:
-            _gate(store, session_id, sources, weight, word_of, projects, config, inj)
+            _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace)
         except MemError as e:  # an unreadable index: inject nothing, say why
             error = str(e)
             inj.injected, inj.text = [], ""
@@ -835,7 +850,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
 
 
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
-          projects: tuple[str, ...], config: GateConfig, inj: Injection) -> None:
+          projects: tuple[str, ...], config: GateConfig, inj: Injection, namespace: str | None = None) -> None:
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     idx = store.index
     store.try_recover()
@@ -861,7 +876,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
-        cur = current_version(store, key)
+        cur = current_version(store, key, namespace)
         if cur is None:
             c.reason = "no current version"
             continue
@@ -869,8 +884,10 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         if not visible(f):
             c.reason = "secret or forgotten"
             continue
-        if not applies(key, projects):
-            c.reason = "another project's fact"
+        rank = visibility(key, f.namespace, projects, namespace)
+        if rank is None:
+            c.reason = "another project's fact" if visibility(key, "", projects, None) is None \
+                else "another namespace's fact"
             continue
         if not config.dormant(f):
             showable[key] = (c, f)
@@ -888,6 +905,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         matched = [t for t in weight if t in key_terms or t in in_body]
         c.matched = [word_of[t] for t in matched]
         c.evidence = sum(weight[t] * nidf[t] * (config.key_weight if t in key_terms else 1.0) for t in matched)
+        c.evidence *= namespace_weight(rank)
         rare = [t for t in matched if t in in_body and weight[t] >= 1.0 and nidf[t] >= config.rare_nidf]
         if config.dormant(f):
             c.reason = "dormant"
@@ -907,6 +925,10 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                             roles=config.turn_roles, stopwords=False):
             c = Candidate("turn", h.id, h.ref, bm25=h.score)
             cands.append(c)
+            rank = namespace_rank(namespace, h.ref)
+            if rank is None or (namespace and h.ref == namespace):
+                c.reason = "a namespace this session may not read" if rank is None else "this sub-agent's own turn"
+                continue
             try:
                 t = store.get(h.id, Turn)
             except MemError:
@@ -919,7 +941,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             terms = set(index_terms(t.text[:20_000]))
             matched = [x for x in prompt_terms if x in terms]
             c.matched = [word_of[x] for x in matched]
-            c.evidence = sum(weight[x] * nidf[x] for x in matched)
+            c.evidence = sum(weight[x] * nidf[x] for x in matched) * namespace_weight(rank)
             cover = sum(weight[x] * nidf[x] for x in matched) / total_w
             if len(matched) < config.turn_min_terms:
                 c.reason = f"{len(matched)} matched term(s), fewer than {config.turn_min_terms}"

@@ -67,7 +67,7 @@ from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, No
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
-from objstore.memory.scope import applies, key_project
+from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
 from objstore.index.analysis import tokenize
@@ -148,6 +148,8 @@ class RecallHit:
         trust: a fact's trust; for a turn :data:`TURN_TRUST` of its role.
         duplicates: byte-identical hits collapsed into this one.
         queries: indexes of the phrasings that found it.
+        namespace: the namespace it belongs to (a fact's ``namespace``; a
+            turn's session id), "" for none (``objstore.memory.scope``).
         updated_later: for a passage superseded by a later statement
             (``objstore.retrieval.timeline``): ``{"kind", "id", "time",
             "date", "text"}`` plus ``session``/``seq`` or ``key`` of the
@@ -177,6 +179,7 @@ class RecallHit:
     duplicates: int = 0
     queries: tuple[int, ...] = ()
     updated_later: dict | None = None
+    namespace: str = ""
 
     @property
     def date(self) -> str:
@@ -195,7 +198,8 @@ class RecallHit:
         else:
             d.update(session=self.session, seq=self.seq, role=self.role, harness=self.harness,
                      cwd=self.cwd, source=self.source)
-        d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later)
+        d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later,
+                 namespace=self.namespace)
         return d
 
 
@@ -299,7 +303,8 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
            projects: Sequence[str] | None = None, limit: int = 10,
            exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
-           opts: RecallOptions = RecallOptions(), as_of: int | None = None) -> RecallResult:
+           opts: RecallOptions = RecallOptions(), as_of: int | None = None,
+           namespace: str | None = None, within: str | None = None) -> RecallResult:
     """Recall current facts and turn passages for one or more phrasings.
 
     Args:
@@ -316,6 +321,14 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             version current at that time by ``valid_from`` and
             ``recorded_at``, as ``mem log --as-of``; only turns recorded by
             then).  None: now.
+        namespace: the reader's namespace (``objstore.memory.scope``): what
+            it may not read (a sibling sub-agent's facts and turns) is left
+            out, a descendant's is demoted (score times
+            ``DESCENDANT_PENALTY`` per level) and a key's current version
+            is the reader's (``facts.current_of``).  None: the person's
+            view (every namespace; sub-agents' demoted by depth).
+        within: only what namespace ``within`` and its descendants hold
+            (``mem recall --from-agent``); read as ``within`` itself.
     Returns:
         :class:`RecallResult` (the algorithm is in the module docstring).
     Raises:
@@ -345,6 +358,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
                            hint="a query needs at least one letter or digit")
     store.try_recover()
     proj = None if projects is None else tuple(projects)
+    reader = within if within else namespace
+    ns = _NsView(reader, within)
     fused: dict[tuple, _Cand] = {}
     for qi, q in enumerate(qs):
         q = without_scope_words(q, proj)
@@ -360,6 +375,12 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             f.score += 1.0 / (opts.rrf_k + rank + 1)
             f.rel = max(f.rel, c.score / (top or 1.0))
             f.queries.add(qi)
+    for k in [k for k, c in fused.items() if c.kind == "turn"]:  # a turn's namespace is its session
+        w = ns.weight(fused[k].session or fused[k].ref)
+        if w is None:
+            del fused[k]
+        else:
+            fused[k].score *= w
     order = sorted(fused.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
     res = RecallResult(queries=qs, projects=proj, as_of=as_of)
     by_text: dict[bytes, int] = {}
@@ -368,10 +389,13 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     got_hits: list[RecallHit] = []
     extra: list[_Extra] = []
     _prefetch_neighbours(store, order[:pool + pool // 2])
+    # a fact's namespace is known once it is read: with namespaces in play read further,
+    # then let the demotion reorder (a descendant's fact never displaces the reader's own)
+    reach = pool * 3 if ns.active() else pool
     for c in order:
-        if len(got_hits) >= pool:
+        if len(got_hits) >= reach or (len(got_hits) >= pool and not ns.active()):
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of)
+        got = _materialize(store, c, query_text, proj, opts, as_of, ns)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -386,6 +410,9 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         by_text[digest] = len(got_hits)
         got_hits.append(hit)
         extra.append(_Extra(full, old_bodies, c.rel))
+    if ns.active() and got_hits:
+        keep = sorted(range(len(got_hits)), key=lambda i: -got_hits[i].score)[:pool]
+        got_hits, extra = [got_hits[i] for i in keep], [extra[i] for i in keep]
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
@@ -503,31 +530,60 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     return out
 
 
+class _NsView:
+    """The namespace side of recall's filter (``scope.namespace_rank``):
+    the reader, and ``within`` for ``--from-agent``."""
+
+    def __init__(self, reader: str | None, within: str | None = None) -> None:
+        self.reader, self.within = reader, within
+
+    def active(self) -> bool:
+        """Whether facts may be left out or demoted once read (a reader
+        namespace or ``within``): then recall reads further and re-sorts.
+        In the person's view turns are still demoted by depth (their
+        namespace is their session id, known before they are read)."""
+        return bool(self.reader) or self.within is not None
+
+    def weight(self, ns: str) -> float | None:
+        """None when ``ns`` is not for the reader, else its score factor."""
+        if self.within is not None and not within_namespace(ns, self.within):
+            return None
+        r = namespace_rank(self.reader, ns)
+        return None if r is None else namespace_weight(r)
+
+
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
-                 opts: RecallOptions, as_of: int | None = None) -> tuple[RecallHit, str, list[str]] | None:
+                 opts: RecallOptions, as_of: int | None = None,
+                 ns: _NsView | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
+    ns = ns or _NsView(None)
     try:
         if c.kind == "fact":
             head = store.refs.read("facts/" + c.ref)
             if head is None:
                 return None
             chain = list(walk(store, head))
-            cur = current_of(chain, as_of)
+            cur = current_of(chain, as_of, reader=ns.reader)
             if cur is None:
                 return None
             oid, f = cur.id, cur.fact
-            if not visible(f) or not applies(f.key, projects):
+            if not visible(f) or visibility(f.key, f.namespace, projects, ns.reader) is None:
+                return None
+            w = ns.weight(f.namespace)
+            if w is None:
                 return None
             older = [v.fact.body for v in chain
                      if v.id != oid and visible(v.fact) and (as_of is None or v.fact.recorded_at <= as_of)
+                     and namespace_rank(ns.reader, v.fact.namespace) is not None
                      and (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version)]
-            return RecallHit(kind="fact", id=oid, score=c.score, text=f.body, time=f.valid_from,
+            return RecallHit(kind="fact", id=oid, score=c.score * w, text=f.body, time=f.valid_from,
                              project=key_project(f.key) or "", trust=f.trust, key=f.key,
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
                              resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
-                             queries=tuple(sorted(c.queries))), f.key.replace("/", " ") + "\n" + f.body, older
+                             queries=tuple(sorted(c.queries)), namespace=f.namespace), \
+                f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id
         if oid == "":
             return None
@@ -546,7 +602,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
         return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
                          project=t.project, trust=TURN_TRUST.get(t.role, t.role), session=t.session,
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
-                         queries=tuple(sorted(c.queries))), t.text, []
+                         queries=tuple(sorted(c.queries)), namespace=t.session), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
 
@@ -557,12 +613,13 @@ def visible(f: Fact) -> bool:
     return f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
 
 
-def current_version(store: Store, key: str) -> tuple[str, Fact] | None:
-    """``(id, Fact)`` of ``key``'s current version by the supersession rule,
-    or None (no such key, nothing current).  Raises IntegrityError for a
-    broken history."""
+def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:
+    """``(id, Fact)`` of ``key``'s current version by the supersession rule
+    as namespace ``reader`` sees it (``facts.current_of``; None: the
+    person's view), or None (no such key, nothing current).  Raises
+    IntegrityError for a broken history."""
     head = store.refs.read("facts/" + key)
     if head is None:
         return None
-    cur = current_of(list(walk(store, head)))
+    cur = current_of(list(walk(store, head)), reader=reader)
     return None if cur is None else (cur.id, cur.fact)
