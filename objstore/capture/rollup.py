@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.capture.claude_code import subagent_outcome
 from objstore.core.errors import IntegrityError, MemError, NotFound
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store
@@ -145,7 +146,6 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     written for ``idle_s`` seconds; else it is left for later (it may still
     be running).  Errors on one file (unreadable, a damaged chain) skip it.
     """
-    from objstore.capture.claude_code import subagent_outcome
     out = []
     now = time.time()
     for p in paths:

@@ -62,6 +62,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.capture.rollup import rollup_files
 from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
@@ -581,7 +582,6 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
         subs = [Path(r.path) for r in out if _is_subagent(Path(r.path)) and not r.missing
                 and (final or r.offset > r.start)]
         if rollup and subs:
-            from objstore.capture.rollup import rollup_files
             rollup_files(store, subs, final=final, command=command)
     return out
 

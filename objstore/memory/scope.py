@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput
 
 _REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
 _SECTION_RE = re.compile(r"^\s*\[")
@@ -322,7 +323,6 @@ def check_agent(name: str) -> str:
     """Validate a sub-agent name or id (``explorer``, ``a36efb2a1231c41e2``):
     1-64 characters of letters, digits, ``_`` and ``-``, starting with a
     letter or digit.  Returns it; raises InvalidInput."""
-    from objstore.core.errors import InvalidInput
     if not isinstance(name, str) or not _AGENT_RE.match(name):
         raise InvalidInput(f"bad agent name {name!r}: want 1-64 letters, digits, '_' or '-'",
                            hint="e.g. --agent explorer")
@@ -333,7 +333,6 @@ def child_namespace(parent: str, agent: str) -> str:
     """The namespace of sub-agent ``agent`` of namespace ``parent``:
     ``<parent>.agent-<agent>`` (the session id its turns carry).  Raises
     InvalidInput for an empty parent or a bad agent name."""
-    from objstore.core.errors import InvalidInput
     if not parent:
         raise InvalidInput("a sub-agent's namespace needs its session (--session or $MEM_SESSION)")
     return f"{parent}{AGENT_SEP}{check_agent(agent)}"
