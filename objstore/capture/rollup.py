@@ -76,6 +76,12 @@ def summary_key(child: str, project: str) -> str:
     return f"project/{project}/summary/{child}" if project else f"global/summary/{child}"
 
 
+def rollup_edges(fact) -> tuple[str, ...]:
+    """The ids of the turns a summary fact rolls up (its ``rollup_of``
+    edges)."""
+    return tuple(s for s in fact.sources if len(s) == 64)
+
+
 def is_incomplete(body: str) -> bool:
     """Whether a summary body is a "did not complete" one."""
     return body.startswith(INCOMPLETE)
