@@ -244,7 +244,23 @@ def version_json(v, *, current: bool) -> dict:
     return {"id": v.id, "key": f.key, "version": f.version, "body": f.body, "kind": f.kind,
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
-            "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current}
+            "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current,
+            "edges": edges_json(f.edges)}
+
+
+def edges_json(edges) -> dict:
+    """A fact's edges as JSON: ``{relation: [target, ...]}`` (targets sorted;
+    the same shape as the object's ``edges`` field)."""
+    out: dict = {}
+    for rel, target in edges:
+        out.setdefault(rel, []).append(target)
+    return out
+
+
+def edge_lines(edges) -> list[str]:
+    """A fact's edges for people: one ``relation  target`` line each, an id
+    shortened to 12 hex digits (ids hold no ``/``; keys always do)."""
+    return [f"{rel:<13}{t if '/' in t else t[:12]}" for rel, t in edges]
 
 
 def body_text(obj) -> str:

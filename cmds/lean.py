@@ -21,7 +21,7 @@ import sys
 
 from ._out import rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
-                   safe, style, version_json)
+                   safe, style, version_json, edges_json)
 
 EXIT_INTERRUPTED = 130
 
@@ -169,10 +169,12 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool) 
 
 
 def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, valid_from, expect, pin,
-             as_json: bool, session: str | None = None, agent: str | None = None) -> int:
+             as_json: bool, relates_to=(), contradicts=(), derived_from=(), rollup_of=(),
+             session: str | None = None, agent: str | None = None) -> int:
     """``mem remember KEY TEXT``: write a new version (``TEXT`` ``-`` reads stdin),
     in the namespace of ``session``/``agent`` (:func:`namespace_of`).
-    Raises UsageProblem for ``--pin`` with ``--sensitivity secret``."""
+    Raises UsageProblem for ``--pin`` with ``--sensitivity secret``, or for
+    edges or a namespace on a secret."""
     from objstore import agent_of, default_trust, now_ms
     from objstore import remember as _remember
     sub_agent = agent
@@ -182,12 +184,20 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
         text = sys.stdin.read()
         text = text[:-1] if text.endswith("\n") else text
     namespace = namespace_of(session, sub_agent) or ""
+    edges = [(rel, t) for rel, ts in (("relates_to", relates_to), ("contradicts", contradicts),
+                                      ("derived_from", derived_from), ("rollup_of", rollup_of)) for t in ts]
     if sensitivity == "secret":
+        if edges:
+            raise UsageProblem("a sealed value holds no edges")
         if namespace:
             raise UsageProblem("a sealed value has no namespace: drop --session/--agent")
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
     r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
-                  sensitivity=sensitivity, pinned=pin, owner=agent or "user", namespace=namespace)
+                  sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
+    if contradicts and r.written:  # a contradicts edge puts both facts in the review queue
+        from objstore import flag_contradictions
+        if flag_contradictions(store, r, owner=agent or "user") and not as_json:
+            echo(f"queued for review: {r.key} and what it contradicts (see mem queue)", err=True)
     if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
         if as_json:
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
@@ -208,7 +218,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
              "hint: run 'mem reindex'", err=True)
     if as_json:
         emit_json({"key": r.key, "written": r.written, "id": r.version.id, "version": f.version,
-                   "previous": r.previous, "current": r.current,
+                   "previous": r.previous, "current": r.current, "edges": edges_json(f.edges),
                    **({"namespace": f.namespace} if f.namespace else {})})
         return 0
     if not r.written:
@@ -314,6 +324,14 @@ def _float_range(lo: float, hi: float):
 
 FLAG = "flag"
 _str = str
+
+
+def _many(conv):
+    """A repeatable option: each use adds ``conv(value)`` to a tuple."""
+    def many(v):
+        return conv(v)
+    many.multiple = True
+    return many
 _WHAT = _choice("all", "facts", "turns")
 
 #: command -> (body, positionals [(name, nargs: 1 or -1)], options {flag: (param, converter | FLAG | (param, value))},
@@ -339,9 +357,12 @@ SPECS: dict[str, tuple] = {
         "--sensitivity": ("sensitivity", _choice("public", "private", "secret")),
         "--valid-from": ("valid_from", parse_time), "--expect": ("expect", _str),
         "--pin": ("pin", (FLAG, True)), "--no-pin": ("pin", (FLAG, False)), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG),
+        "--relates-to": ("relates_to", _many(_str)), "--contradicts": ("contradicts", _many(_str)),
+        "--derived-from": ("derived_from", _many(_str)), "--rollup-of": ("rollup_of", _many(_str)),
         "--session": ("session", _str), "--agent": ("agent", _str)},
         {"kind": None, "trust": None, "sensitivity": "private", "valid_from": None, "expect": None,
-         "pin": None, "as_json": False, "plain": False, "session": None, "agent": None}, True),
+         "pin": None, "as_json": False, "plain": False, "relates_to": (), "contradicts": (), "derived_from": (),
+         "rollup_of": (), "session": None, "agent": None}, True),
     "context": (context, [], {
         "--project": ("project", _str), "--budget": ("budget", _int_range(1, 100_000)),
         "--prompt-budget": ("prompt_budget", _int_range(1, 100_000)), "--session": ("session_id", _str),
@@ -394,7 +415,7 @@ def _options(argv: list[str], i: int, opts: dict, params: dict, stop_at_arg: boo
             value = argv[i + 1]
             i += 1
         try:
-            params[param] = conv(value)
+            params[param] = (*params[param], conv(value)) if getattr(conv, "multiple", False) else conv(value)
         except ValueError:
             return None
         i += 1

@@ -3,7 +3,7 @@
 import click
 
 from ._common import TimeType, complete_key, emit_json, fmt_time, json_option, safe, with_store
-from ._out import body_text, version_json
+from ._out import body_text, edge_lines, version_json
 
 
 @click.command("log")
@@ -15,7 +15,8 @@ def command(key, as_of, as_json, store):
     """Show every version of KEY, newest first.
 
     Walks the parent links from the head: nothing is hidden.  The current
-    version is marked.  With --as-of, versions recorded after TIME are left
+    version is marked; a version's edges (mem remember --relates-to, ...)
+    are listed under its value.  With --as-of, versions recorded after TIME are left
     out and the version current at TIME is marked.
 
     \b
@@ -50,6 +51,8 @@ def command(key, as_of, as_json, store):
                    + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}")
         for line in body_text(f).splitlines() or [""]:
             click.echo(f"    {line}")
+        for line in edge_lines(f.edges):
+            click.echo(click.style(safe(f"    -> {line}"), dim=True))
 
 
 SEALED_MASK = "•••••• (sealed: mem sealed show {key})"

@@ -3,7 +3,7 @@
 import click
 
 from ._common import emit_json, fmt_time, json_option, plural, safe, with_store
-from ._out import body_text
+from ._out import body_text, edge_lines
 
 
 def object_json(oid: str, obj) -> dict:
@@ -67,6 +67,8 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
             click.echo("pinned:      yes")
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
+        for i, line in enumerate(edge_lines(obj.edges)):
+            click.echo(safe(f"{'edges:' if i == 0 else '':<13}{line}"))
         click.echo("")
         click.echo(body_text(obj))
     elif isinstance(obj, Turn):

@@ -2,9 +2,8 @@
 
 When a sub-agent ends, its parent gets one ``summary`` fact in the parent's
 namespace (``objstore.memory.scope``): the sub-agent's final message, with
-``rollup_of`` edges to the sub-agent's turns (held in the fact's
-``sources`` until the typed edges of ``objstore.memory.edges`` exist; the
-same ids either way).  A parent reads its children's conclusions at full
+``rollup_of`` edges (``Fact.edges``, ``docs/format.md`` "Edges") to the
+sub-agent's turns.  A parent reads its children's conclusions at full
 rank and their raw exploration demoted, so a question the sub-agent
 answered is answered by its conclusion first.
 
@@ -79,7 +78,7 @@ def summary_key(child: str, project: str) -> str:
 def rollup_edges(fact) -> tuple[str, ...]:
     """The ids of the turns a summary fact rolls up (its ``rollup_of``
     edges)."""
-    return tuple(s for s in fact.sources if len(s) == 64)
+    return fact.edges_of("rollup_of")
 
 
 def is_incomplete(body: str) -> bool:
@@ -132,13 +131,14 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         head = store.refs.read("facts/" + key)
         cur = current_of(list(walk(store, head)), reader=parent) if head else None
         if cur is not None and not complete and not is_incomplete(cur.fact.body):
-            return RollupResult(child, parent, key, "kept", True, cur.fact.sources, cur.id)
-        r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed",
-                                     owner=OWNER, sources=edges, namespace=parent, command=command)
+            return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
+        r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
+                                     edges=[("rollup_of", t) for t in edges], replace_edges=True,
+                                     namespace=parent, command=command)
     if r.queued:
         return RollupResult(child, parent, key, "queued", complete, edges)
     return RollupResult(child, parent, key, "written" if r.written else "unchanged", complete,
-                        r.version.fact.sources, r.version.id)
+                        rollup_edges(r.version.fact), r.version.id)
 
 
 def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,

@@ -23,6 +23,10 @@ from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-
 KINDS = ("user", "feedback", "project", "reference", "summary")
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
 SENSITIVITIES = ("public", "private", "secret")
+#: typed edges a fact version may hold to other facts or turns (docs/format.md, "Edges")
+EDGE_KINDS = ("relates_to", "contradicts", "derived_from", "rollup_of")
+#: the longest edge target: a key (refs.MAX_KEY_BYTES is smaller) or a 64-hex id
+MAX_EDGE_TARGET = 1024
 ROLES = ("user", "assistant", "tool", "system")
 
 #: Times are ms since the epoch in [0, MAX_TIME_MS] (year 9999 ends there).
@@ -95,6 +99,56 @@ def _check_version(v) -> None:
         raise InvalidInput("parent must be a full id")
 
 
+def edge_target_kind(target: str) -> str:
+    """``"id"`` for a 64-hex object id (a turn or one fact version), ``"key"``
+    for a fact key (it holds a ``/``, which ids never do).  Raises
+    InvalidInput for anything else (the key itself is validated by the
+    writer, ``objstore.memory.edges``)."""
+    if is_full_id(target):
+        return "id"
+    if isinstance(target, str) and "/" in target and 0 < len(target) <= MAX_EDGE_TARGET \
+            and target.isprintable() and target == target.strip():
+        return "key"
+    raise InvalidInput(f"an edge points at a fact key or a 64-hex object id, not {target!r}")
+
+
+def normalize_edges(edges) -> tuple[tuple[str, str], ...]:
+    """Edges (an iterable of ``(relation, target)`` pairs) as a fact holds
+    them: sorted, without duplicates; raises InvalidInput for an unknown
+    relation or a bad target."""
+    out = set()
+    for rel, target in edges:
+        _choice(rel, EDGE_KINDS, "edge relation")
+        edge_target_kind(target)
+        out.add((rel, target))
+    return tuple(sorted(out))
+
+
+def _edges_payload(edges: tuple[tuple[str, str], ...]) -> dict[str, list[str]]:
+    by: dict[str, list[str]] = {}
+    for rel, target in edges:  # already sorted: each list comes out sorted
+        by.setdefault(rel, []).append(target)
+    return by
+
+
+def _edges_from_payload(p: Any) -> tuple[tuple[str, str], ...]:
+    """The ``edges`` map -> pairs; one encoding only: known relations, each a
+    non-empty array of text in ascending code-point order without
+    duplicates (raises CorruptObject)."""
+    if not isinstance(p, dict) or not p:
+        raise CorruptObject("field 'edges' must be a non-empty map (absent when there are none)")
+    out = []
+    for rel, targets in p.items():
+        if rel not in EDGE_KINDS:
+            raise CorruptObject(f"unknown edge relation {rel!r}")
+        if not isinstance(targets, list) or not targets or not all(isinstance(t, str) for t in targets):
+            raise CorruptObject(f"edges {rel!r} must be a non-empty array of text")
+        if any(a >= b for a, b in zip(targets, targets[1:])):
+            raise CorruptObject(f"edges {rel!r} must be sorted and without duplicates")
+        out += [(rel, t) for t in targets]
+    return tuple(sorted(out))
+
+
 def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
         raise InvalidInput(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
@@ -125,6 +179,11 @@ class Fact:
         dormant: set by decay (``objstore.memory.decay``): searchable, never
             injected.  Optional in the payload: written only when true, so
             objects without it keep their ids.
+        edges: typed links to other facts and turns, ``((relation, target),
+            ...)`` sorted without duplicates: relation one of
+            :data:`EDGE_KINDS`, target a fact key or a 64-hex object id (a
+            turn, or one fact version).  Optional in the payload: written
+            only when there are some (``objstore.memory.edges``).
         namespace: the namespace it was written in (``objstore.memory.scope``:
             a session id, ``<session>.agent-<id>`` for a sub-agent), or ""
             for none (shared by every session).  Optional in the payload:
@@ -153,10 +212,11 @@ class Fact:
     forgotten: int = 0
     dormant: bool = False
     curated: int = 0
+    edges: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     namespace: str = ""
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated", "namespace")
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated", "edges", "namespace")
 
     def __post_init__(self) -> None:
         _choice(self.kind, KINDS, "kind")
@@ -165,6 +225,12 @@ class Fact:
         _check_version(self)
         if self.curated not in (0, 1, 2):
             raise InvalidInput("curated must be 0, 1 (curated) or 2 (standing)")
+        if self.edges:
+            object.__setattr__(self, "edges", normalize_edges(self.edges))  # one order, one id
+
+    def edges_of(self, relation: str) -> tuple[str, ...]:
+        """The targets of this version's ``relation`` edges, sorted."""
+        return tuple(t for r, t in self.edges if r == relation)
 
     def to_payload(self) -> dict[str, Any]:
         """The CBOR payload (see module doc)."""
@@ -177,6 +243,7 @@ class Fact:
             **({"forgotten": self.forgotten} if self.forgotten else {}),
             **({"dormant": True} if self.dormant else {}),
             **({"curated": self.curated} if self.curated else {}),
+            **({"edges": _edges_payload(self.edges)} if self.edges else {}),
             **({"namespace": self.namespace} if self.namespace else {}),
         }
 
@@ -200,6 +267,7 @@ class Fact:
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
                 dormant=_only_true(p, "dormant"),
                 curated=(_need(p, "curated", int) or _zero_flag("curated")) if "curated" in p else 0,
+                edges=_edges_from_payload(p["edges"]) if "edges" in p else (),
                 namespace=(_need(p, "namespace", str) or _empty_text("namespace")) if "namespace" in p else "",
             )
         except InvalidInput as e:

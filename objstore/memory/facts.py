@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
-from objstore.core.objects import Fact, KINDS, value_digest
+from objstore.core.objects import EDGE_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges, value_digest
 from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
@@ -201,11 +201,53 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     return None
 
 
+def resolve_edge_target(store: Store, key: str, target: str) -> str:
+    """An edge target as a person or a caller names it -> as a fact stores it.
+
+    ``KEY`` (an existing key, not ``key`` itself) stays the key (an edge to a
+    key follows its current version); ``KEY@vN`` becomes that version's id;
+    an object id or a prefix of >= 4 hex digits becomes the full id of a
+    turn or a fact version.
+
+    Raises InvalidInput (bad key, an edge to itself, an object that is not a
+    fact version or a turn), NotFound, AmbiguousId.
+    """
+    if "/" in target.partition("@")[0]:
+        if "@" in target:
+            return resolve_version(store, target).id
+        target = validate_key(target, existing=True)
+        if target == key:
+            raise InvalidInput(f"{key} cannot have an edge to itself")
+        if store.refs.read(fact_ref(target)) is None:
+            raise NotFound(f"no key {target} to link to", hint="list keys with: mem keys")
+        return target
+    oid = store.resolve(check_prefix(target))
+    obj = store.get(oid)
+    if not isinstance(obj, (Fact, Turn)):
+        raise InvalidInput(f"{oid[:12]} is a {obj.TYPE_NAME}; an edge points at a fact or a turn")
+    if isinstance(obj, Fact) and obj.key == key:
+        raise InvalidInput(f"{key} cannot have an edge to one of its own versions")
+    return oid
+
+
+def resolve_edges(store: Store, key: str, edges) -> tuple[tuple[str, str], ...]:
+    """``(relation, target)`` pairs -> sorted, unique, resolved pairs
+    (:func:`resolve_edge_target`); raises as it does, and InvalidInput for a
+    relation not in ``EDGE_KINDS``."""
+    out = []
+    for rel, target in edges:
+        if rel not in EDGE_KINDS:
+            raise InvalidInput(f"edge relation must be one of {', '.join(EDGE_KINDS)}, not {rel!r}")
+        out.append((rel, resolve_edge_target(store, key, target)))
+    return normalize_edges(out)
+
+
 def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              trust: str = "user_stated", valid_from: int | None = None,
              expect: str | None = None, sensitivity: str = "private",
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
-             command: str = "remember", reviewed: bool = False, namespace: str = "") -> RememberResult:
+             command: str = "remember", reviewed: bool = False,
+             edges=(), replace_edges: bool = False, namespace: str = "") -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
     ``namespace``: the namespace the version is written in (a session id,
@@ -217,6 +259,17 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     instruction-shape check, which otherwise parks a write of any trust, is
     skipped.
 
+    Edges (``docs/format.md``, "Edges"): ``edges`` is an iterable of
+    ``(relation, target)`` pairs, relation one of ``EDGE_KINDS``
+    (``relates_to``, ``contradicts``, ``derived_from``, ``rollup_of``),
+    target a key, ``KEY@vN``, or a (prefix of a) turn or fact-version id
+    (:func:`resolve_edge_target`).  The new version holds the head's edges
+    plus these (``replace_edges``: only these).  A write whose body, kind and
+    edges equal the head's writes nothing, so repeating a write is safe.  A
+    writer that takes ``contradicts`` edges from a person or an agent then
+    calls ``objstore.memory.edges.flag_contradictions`` (the review queue
+    sits above this module).
+
     Args:
         key: ``<scope>/<name>``; NFC-normalized.
         body: the value (non-empty Unicode text).
@@ -227,11 +280,13 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         expect: compare-and-set: the head's id (full or >= 4 hex prefix),
             or ``"none"`` for "the key must not exist yet".
         pinned: default keeps the head's pin.
+        edges: see above.
     Returns:
         :class:`RememberResult`.
     Raises:
         InvalidInput: bad key, kind, trust or body.
         RefConflict: ``expect`` does not match the head (nothing written).
+        NotFound: an edge target does not exist.
         Refused: the key is sealed (``objstore.vault.sealed``: a plain write would
             put it in the clear), or the value matches a tombstone of the key and trust is not
             ``user_stated``.
@@ -264,7 +319,10 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         chain = list(walk(store, old)) if old else []
         prev = chain[0].fact if chain else None
         kind = kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]])
-        if prev is not None and prev.body == body and prev.kind == kind and prev.namespace == namespace:
+        given = resolve_edges(store, key, edges)
+        new_edges = given if (replace_edges or prev is None) else normalize_edges((*prev.edges, *given))
+        if prev is not None and prev.body == body and prev.kind == kind and prev.edges == new_edges \
+                and prev.namespace == namespace:
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":
@@ -287,7 +345,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated
-                    namespace=namespace)
+                    edges=new_edges, namespace=namespace)
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
         index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,

@@ -114,3 +114,32 @@ def test_wrong_type_and_version():
 def test_lone_surrogate_cannot_be_encoded():
     with pytest.raises(CorruptObject):
         encode(_fact(body="bad \ud83d"))
+
+
+# docs/format.md, "Edges": the worked example's fact with two edges.
+GOLDEN_FACT_WITH_EDGES_ID = "ecbf25d38df85dba7b7d6542f8944129457250a6d06bcf5cc02f5acf3e3f5dc9"
+
+
+def test_golden_fact_with_edges_id():
+    f = _fact(edges=(("rollup_of", "ab" * 32), ("relates_to", "project/acme/cache")))
+    frame = encode(f)
+    assert len(frame) == 343
+    assert object_id(f) == GOLDEN_FACT_WITH_EDGES_ID
+    assert decode(frame) == f
+    # edges are optional: the fact without them keeps its old id
+    assert object_id(_fact(edges=())) == GOLDEN_FACT_ID
+
+
+def test_edges_have_one_encoding():
+    good = _fact(edges=(("relates_to", "user/b"), ("relates_to", "user/a"), ("relates_to", "user/a")))
+    assert good.edges == (("relates_to", "user/a"), ("relates_to", "user/b"))
+    payload = good.to_payload()
+    for bad in ({}, {"relates_to": []}, {"relates_to": ["user/b", "user/a"]}, {"relates_to": ["user/a", "user/a"]},
+                {"mentions": ["user/a"]}, {"relates_to": [b"x"]}, ["user/a"]):
+        frame = MAGIC + b"\x01\x01" + cbor2.dumps({**payload, "edges": bad}, canonical=True)
+        with pytest.raises(CorruptObject):
+            decode(frame)
+    from objstore.core.errors import InvalidInput
+    for rel, target in (("mentions", "user/a"), ("relates_to", "nohex"), ("relates_to", "AB" * 32)):
+        with pytest.raises(InvalidInput):
+            _fact(edges=((rel, target),))

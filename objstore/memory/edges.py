@@ -1,0 +1,51 @@
+"""Typed edges between facts and turns (``docs/format.md``, "Edges"): what
+reads them once they are written.
+
+A fact version holds its edges (``Fact.edges``; written by
+``objstore.memory.facts.remember``).  This module holds what acts on them
+above the write: a ``contradicts`` edge queues both facts for review
+(:func:`flag_contradictions`).
+"""
+
+from __future__ import annotations
+
+from objstore.core.errors import MemError
+from objstore.core.objects import Fact, edge_target_kind
+from objstore.core.store import Store
+from objstore.memory.facts import RememberResult
+from objstore.memory.queue import flag_conflict
+
+
+def flag_contradictions(store: Store, result: RememberResult, *, owner: str = "user") -> list[str]:
+    """After a write (``result`` of ``facts.remember``): for each
+    ``contradicts`` edge the written version holds and its parent did not,
+    put both facts in the review queue, "set A to B's value" and the reverse
+    (``queue.flag_conflict``).  A target that is a fact version counts as
+    its key; a turn is not queued.  A pair already decided, equal values or
+    a key without a current value queue nothing.  Returns the queue item ids.
+    """
+    if not result.written:
+        return []
+    f = result.version.fact
+    before = set(store.get(f.parent, Fact).edges_of("contradicts")) if f.parent else set()
+    out = []
+    for t in f.edges_of("contradicts"):
+        if t in before:
+            continue
+        other = t
+        if edge_target_kind(t) == "id":
+            obj = store.get(t)
+            if not isinstance(obj, Fact):
+                continue
+            other = obj.key
+        if other == f.key:
+            continue
+        note = f"{f.key} was written as contradicting {other}"
+        for a, b in ((f.key, other), (other, f.key)):
+            try:
+                item = flag_conflict(store, a, b, owner=owner, note=note).item
+            except MemError:
+                continue
+            if item:
+                out.append(item)
+    return out

@@ -1,0 +1,96 @@
+"""Typed edges between facts and turns (issue 16): stored in the fact object,
+resolved when written, kept across versions, shown by show/log."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore.core.errors import InvalidInput, NotFound
+from objstore.memory import facts
+from objstore.memory.sessions import CapturedTurn, TurnAppender, session_turns
+
+
+def _turns(store, sid: str, texts: list[str]) -> list[str]:
+    app = TurnAppender(store, command="test")
+    with store.lock("test"):
+        ids = [app.add(CapturedTurn(session=sid, source=f"t:{sid}:{i}", role="assistant", text=t,
+                                    timestamp=1_772_000_000_000 + i, cwd="", project="p"))
+               for i, t in enumerate(texts)]
+        app.publish()
+    app.close()
+    return ids
+
+
+def test_remember_with_edges_resolves_and_keeps_them(store):
+    facts.remember(store, "project/p/db", "postgres 16")
+    facts.remember(store, "project/p/db", "postgres 17")
+    tids = _turns(store, "sess-1", ["looked at the db", "it is postgres 17"])
+    r = facts.remember(store, "project/p/summary", "the db is postgres 17",
+                       edges=[("relates_to", "project/p/db"), ("derived_from", "project/p/db@v1"),
+                              ("rollup_of", tids[1][:8]), ("rollup_of", tids[0])])
+    v1 = facts.versions(store, "project/p/db")[-1].id
+    assert r.version.fact.edges == tuple(sorted([("relates_to", "project/p/db"), ("derived_from", v1),
+                                                 ("rollup_of", tids[0]), ("rollup_of", tids[1])]))
+    # the same write again writes nothing (a repeated rollup is written once)
+    again = facts.remember(store, "project/p/summary", "the db is postgres 17",
+                           edges=[("rollup_of", tids[0])])
+    assert not again.written
+    # a new value keeps the head's edges and adds the new ones
+    facts.remember(store, "project/p/other", "x")
+    r2 = facts.remember(store, "project/p/summary", "the db is postgres 17 on 5433",
+                        edges=[("relates_to", "project/p/other")])
+    assert set(r2.version.fact.edges) == set(r.version.fact.edges) | {("relates_to", "project/p/other")}
+    r3 = facts.remember(store, "project/p/summary", "only one edge", edges=[("relates_to", "project/p/db")],
+                        replace_edges=True)
+    assert r3.version.fact.edges == (("relates_to", "project/p/db"),)
+    # the object round-trips through the store
+    assert store.get(r2.version.id).edges == r2.version.fact.edges
+
+
+def test_bad_edges_write_nothing(store):
+    facts.remember(store, "user/a", "x")
+    for edge, err in ((("relates_to", "user/missing"), NotFound), (("relates_to", "user/a"), InvalidInput),
+                      (("mentions", "user/a"), InvalidInput), (("relates_to", "ffff"), NotFound),
+                      (("relates_to", "not an id"), InvalidInput)):
+        with pytest.raises(err):
+            facts.remember(store, "user/a" if edge == ("relates_to", "user/a") else "user/b", "y", edges=[edge])
+    assert [k for k, _ in facts.list_keys(store)] == ["user/a"]
+
+
+def test_contradicts_puts_both_in_the_review_queue(store):
+    from objstore.memory import queue
+    from objstore.memory.edges import flag_contradictions
+    facts.remember(store, "project/p/port", "5432")
+    r = facts.remember(store, "project/p/port-note", "the port is 6543", edges=[("contradicts", "project/p/port")])
+    assert r.written and len(flag_contradictions(store, r)) == 2
+    items = {(i.item.key, i.item.other) for i in queue.items(store)}
+    assert items == {("project/p/port", "project/p/port-note"), ("project/p/port-note", "project/p/port")}
+
+
+def test_cli_edges_in_show_and_log(invoke, store):
+    invoke("remember", "project/p/db", "postgres 16")
+    tid = _turns(store, "sess-2", ["checked the db port"])[0]
+    invoke("remember", "project/p/note", "db moved", "--relates-to", "project/p/db", "--rollup-of", tid[:10],
+           "--derived-from", "project/p/db@v1")
+    shown = invoke("show", "project/p/note").stdout
+    assert "relates_to   project/p/db" in shown and f"rollup_of    {tid[:12]}" in shown
+    assert "derived_from" in shown
+    log = invoke("log", "project/p/note").stdout
+    assert "-> relates_to   project/p/db" in log
+    js = invoke("log", "project/p/note", "--json").json
+    assert js[0]["edges"]["rollup_of"] == [tid] and js[0]["edges"]["relates_to"] == ["project/p/db"]
+    assert invoke("show", "project/p/note", "--json").json["edges"]["rollup_of"] == [tid]
+    r = invoke("remember", "project/p/y", "db is 17", "--contradicts", "project/p/db")
+    assert "queued for review" in r.stderr
+    assert len(invoke("queue", "list", "--json").json) == 2
+    bad = invoke("remember", "project/p/x", "v", "--relates-to", "project/p/nothing", exit_code=4)
+    assert "no key project/p/nothing" in bad.stderr
+    assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_lean_path_parses_repeated_edges():
+    from cmds import lean
+    name, params, _h, _t = lean.parse(["remember", "user/a", "v", "--relates-to", "user/b",
+                                       "--relates-to=user/c", "--rollup-of", "abcd"])
+    assert params["relates_to"] == ("user/b", "user/c") and params["rollup_of"] == ("abcd",)
+    assert params["contradicts"] == ()
