@@ -137,6 +137,7 @@ _API: dict[str, tuple[str, str]] = {
     "eval_knowledge_update": ("objstore.retrieval.evaluate", "eval_knowledge_update"),
     "eval_locomo": ("objstore.retrieval.evaluate", "eval_locomo"),
     "eval_supersession": ("objstore.retrieval.evaluate", "eval_supersession"),
+    "eval_namespaces": ("objstore.porcelain.evalns", "eval_namespaces"),
     "has_vault": ("objstore.vault.sealed", "has_vault"),
     "vault_paths": ("objstore.vault.sealed", "vault_paths"),
     "vault_info": ("objstore.vault.sealed", "vault_info"),
