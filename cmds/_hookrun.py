@@ -267,7 +267,7 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     except ImportError:
         return ""
     kw = {"trace_path": trace} if trace else {}
-    return session_start_block(store, sid, source, cwd, **kw) or ""
+    return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
 
 
 def _subagent_namespace(sid: str, data: dict) -> str | None:

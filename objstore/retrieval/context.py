@@ -118,7 +118,8 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import list_keys, walk
-from objstore.memory.scope import key_project, namespace_rank, namespace_weight, project_aliases, visibility
+from objstore.memory.scope import (key_project, namespace_rank, namespace_root, namespace_weight, project_aliases,
+                                   visibility)
 from objstore.retrieval.recall import current_version, visible
 from objstore.retrieval.timeline import Item, superseders, values_of
 from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
@@ -478,7 +479,9 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         namespace: the reader's namespace (``objstore.memory.scope``): a
             sub-agent's block holds its own and its ancestors' facts, never
             a sibling's; a descendant's facts come after the reader's own
-            in each tier.  None: every namespace.
+            in each tier.  None: every namespace.  Sub-agent summaries
+            (kind ``summary``) are shown only in blocks of their own
+            session's tree.
     Raises:
         InvalidInput: ``budget < 1``.
     """
@@ -498,6 +501,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     facts += [(oid, f) for oid, f in standing_facts(store)  # standing facts load whatever the project
               if oid not in seen]
     for oid, f in facts:
+        if f.kind == "summary" and not (namespace and namespace_root(namespace) == namespace_root(f.namespace)):
+            continue  # a sub-agent's report: in its own session's blocks only (recall finds it everywhere)
         if dormant(f) and not is_memory_file_key(f.key):
             sleeping.append(f)
         if dormant(f) or is_memory_file_key(f.key):  # the memory files come first, as files
