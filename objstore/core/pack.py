@@ -131,6 +131,10 @@ pack-4bb10fd5…0564f690.idx, 1144 bytes (1100 + 44·1):
 ```
 
 (`tests/core/test_pack.py::test_worked_example_layout` checks this layout.)
+
+This module holds the format and the readers (:class:`Pack`,
+:class:`PackSet`); :mod:`objstore.core.packwriter` writes packs
+(:class:`~objstore.core.packwriter.PackWriter`, ``write_pack``).
 """
 
 from __future__ import annotations
@@ -141,10 +145,8 @@ import mmap
 import os
 import re
 import struct
-import sys
 import zlib
-from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,29 +161,26 @@ IDX_MAGIC = b"MIDX"
 PACK_VERSION = 1
 IDX_VERSION = 1
 
-_HEADER = struct.Struct(">4sII")  # magic, version, count: 12 bytes in both files
-_HEADER_LEN = _HEADER.size
+# The layout constants below without a leading underscore are shared with the
+# writer (objstore.core.packwriter); the sizes are those of the tables above.
+HEADER = struct.Struct(">4sII")  # magic, version, count: 12 bytes in both files
+HEADER_LEN = HEADER.size
 _FANOUT = struct.Struct(">256I")
 _FANOUT_LEN = _FANOUT.size  # 1024
-_U32 = struct.Struct(">I")
+U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
-_SUM_LEN = 32  # blake3 checksum
-_ID_LEN = 32
-_IDX_FIXED = _HEADER_LEN + _FANOUT_LEN + 2 * _SUM_LEN  # 1100
-_IDX_PER_OBJECT = _ID_LEN + 8 + 4  # 44
-_PACK_MIN = _HEADER_LEN + _SUM_LEN  # 44
-_FRAME_MAGIC = b"MEMO"  # codec.MAGIC; not imported to keep this module free of cbor2
+SUM_LEN = 32  # blake3 checksum
+ID_LEN = 32
+_IDX_FIXED = HEADER_LEN + _FANOUT_LEN + 2 * SUM_LEN  # 1100
+_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44
+_PACK_MIN = HEADER_LEN + SUM_LEN  # 44
+FRAME_MAGIC = b"MEMO"  # codec.MAGIC; not imported to keep this module free of cbor2
 MAX_OBJECTS = 2**32 - 1
-_MAX_ENTRY = 2**32 - 1  # entry length 4 + L is a u32
+MAX_ENTRY = 2**32 - 1  # entry length 4 + L is a u32
 
 _IDX_NAME = re.compile(r"pack-([0-9a-f]{64})\.idx")
 _PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
 TEMP_PREFIX = "tmp-pack-"
-
-assert array("I").itemsize == 4 and array("Q").itemsize == 8
-_SWAP = sys.byteorder == "little"  # arrays are native-endian, the files big-endian
-_BUF = 1 << 20
-_tmp_counter = itertools.count()
 
 
 def idx_size(count: int) -> int:
@@ -193,23 +192,6 @@ def _raw_id(oid: str) -> bytes:
     if not isinstance(oid, str) or not is_full_id(oid):
         raise InvalidInput(f"not an object id: {oid!r} (want 64 lowercase hex characters)")
     return bytes.fromhex(oid)
-
-
-def _compress(frame: bytes, level: int) -> bytes:
-    """zlib stream of ``frame`` with the window sized to it (wbits 9-15,
-    memLevel 2-8): same ratio for small frames, but several times cheaper than
-    ``zlib.compress``, whose 256 KiB of state per call dominates for
-    100-byte objects.  Any zlib stream decompresses with the default window."""
-    wbits = min(15, max(9, (len(frame) - 1).bit_length()))
-    c = zlib.compressobj(level, zlib.DEFLATED, wbits, wbits - 7)
-    return c.compress(frame) + c.flush()
-
-
-def _be(a: array) -> bytes:
-    if _SWAP:
-        a = array(a.typecode, a)
-        a.byteswap()
-    return a.tobytes()
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,306 +213,6 @@ class PackInfo:
     count: int
     size: int
     idx_size: int
-
-
-def _create_temp(pack_dir: Path, suffix: str = "") -> tuple[Path, int]:
-    while True:
-        p = pack_dir / f"{TEMP_PREFIX}{os.getpid()}-{next(_tmp_counter)}{suffix}"
-        try:
-            return p, os.open(p, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # a leftover of a dead process with our pid
-            continue
-
-
-class PackWriter:
-    """Stream frames into a new pack (see the module doc for the format).
-
-    Usage::
-
-        with PackWriter(store / "objects" / "pack") as w:
-            for frame in frames:
-                w.add(frame)
-        info = w.info          # PackInfo, or None when nothing was added
-
-    or call :meth:`finish` / :meth:`abort` explicitly.  Leaving the ``with``
-    block normally finishes the pack (unless already finished or aborted);
-    leaving it by an exception aborts it, removing the temp file.
-
-    Memory: only each object's raw id, offset and length (44 bytes) plus a
-    4-byte-slot open-addressing table for deduplication stay in memory,
-    about 60 bytes per object; frames are compressed and written as they come.
-    Durability: two file fsyncs and two directory fsyncs per pack, none per
-    object.  Not thread-safe: use one writer per thread.
-
-    Args:
-        pack_dir: ``<store>/objects/pack``; created if missing.
-        level: zlib compression level, 0-9 (default 6, as loose objects).
-    """
-
-    def __init__(self, pack_dir: Path | str, *, level: int = 6) -> None:
-        if not 0 <= level <= 9:
-            raise InvalidInput(f"zlib level must be 0..9, not {level}")
-        self.pack_dir = Path(pack_dir)
-        self.level = level
-        #: the finished pack (set by :meth:`finish`), else None.
-        self.info: PackInfo | None = None
-        self._ids = bytearray()  # 32 bytes per object, in write order
-        self._offsets = array("Q")
-        self._lengths = array("I")  # entry length 4 + L
-        self._table = array("I", bytes(4 * 1024))  # slot -> index + 1; 0 = empty
-        self._mask = 1023
-        self._file = None
-        self._tmp: Path | None = None
-        self._pos = _HEADER_LEN
-        self._state = "open"
-
-    # -- adding -------------------------------------------------------------
-
-    @property
-    def count(self) -> int:
-        """Number of distinct objects added so far."""
-        return len(self._offsets)
-
-    def _check_open(self) -> None:
-        if self._state != "open":
-            raise ValueError(f"pack writer is {self._state}")
-
-    def _lookup(self, digest: bytes) -> tuple[int, int]:
-        """(index of ``digest`` or -1, its slot or the free slot for it)."""
-        t, mask, ids = self._table, self._mask, self._ids
-        s = int.from_bytes(digest[8:16], "little") & mask
-        while True:
-            v = t[s]
-            if v == 0:
-                return -1, s
-            o = (v - 1) * _ID_LEN
-            if ids[o:o + _ID_LEN] == digest:
-                return v - 1, s
-            s = (s + 1) & mask
-
-    def _grow(self) -> None:
-        cap = len(self._table) * 2
-        t = array("I", bytes(4 * cap))
-        mask = cap - 1
-        ids = self._ids
-        for i in range(len(self._offsets)):
-            o = i * _ID_LEN
-            s = int.from_bytes(ids[o + 8:o + 16], "little") & mask
-            while t[s]:
-                s = (s + 1) & mask
-            t[s] = i + 1
-        self._table, self._mask = t, mask
-
-    def add(self, frame: bytes) -> str:
-        """Add one frame; return its id (64 hex).
-
-        A frame whose id is already in this writer is not stored again.
-
-        Raises:
-            InvalidInput: not a frame (no ``MEMO`` magic), an entry over
-                4 GiB, or a pack already holding 2**32 - 1 objects.
-            ValueError: the writer is finished or aborted.
-            OSError: writing the temp file failed (the writer is then
-                unusable: call :meth:`abort`, or use it as a context manager).
-        """
-        self._check_open()
-        if frame[:4] != _FRAME_MAGIC:
-            raise InvalidInput("not an object frame (no MEMO magic)")
-        digest = blake3(frame).digest()
-        idx, slot = self._lookup(digest)
-        if idx >= 0:
-            return digest.hex()
-        self._append(digest, slot, _compress(frame, self.level))
-        return digest.hex()
-
-    def _append(self, digest: bytes, slot: int, data: bytes) -> None:
-        """Write one entry (``data`` = the zlib stream) and record it."""
-        n = len(self._offsets)
-        if n >= MAX_OBJECTS:
-            raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
-        length = 4 + len(data)
-        if length > _MAX_ENTRY:
-            raise InvalidInput(f"object {digest.hex()} is too large for a pack entry ({len(data)} compressed bytes)")
-        if self._file is None:
-            self.pack_dir.mkdir(parents=True, exist_ok=True)
-            self._tmp, fd = _create_temp(self.pack_dir)
-            self._file = open(fd, "wb", buffering=_BUF)
-            self._file.write(_HEADER.pack(PACK_MAGIC, PACK_VERSION, 0))
-        self._file.write(_U32.pack(len(data)))
-        self._file.write(data)
-        self._ids += digest
-        self._offsets.append(self._pos)
-        self._lengths.append(length)
-        self._pos += length
-        self._table[slot] = n + 1
-        if 2 * (n + 1) > len(self._table):
-            self._grow()
-
-    def add_entry(self, oid: str, zstream: bytes) -> str:
-        """Add an object given as an already-compressed zlib stream (as
-        :meth:`Pack.raw_entry` returns it), without decompressing: for
-        rewriting packs (gc, forget), where re-compression would dominate.
-        The stream is not re-verified here (``fsck``/``verify`` do that).
-        Raises as :meth:`add`."""
-        self._check_open()
-        digest = bytes.fromhex(oid)
-        idx, slot = self._lookup(digest)
-        if idx >= 0:
-            return oid
-        self._append(digest, slot, zstream)
-        return oid
-
-    def add_many(self, frames: Iterable[bytes]) -> int:
-        """Add every frame of ``frames`` (consumed lazily); return how many
-        were new to this writer.  Raises as :meth:`add`."""
-        before = len(self._offsets)
-        for frame in frames:
-            self.add(frame)
-        return len(self._offsets) - before
-
-    # -- finishing ----------------------------------------------------------
-
-    def finish(self) -> PackInfo | None:
-        """Complete the pack: header count, checksum, fsync, rename, index
-        (written and renamed last), directory fsync.
-
-        Returns:
-            The :class:`PackInfo` (also stored in :attr:`info`), or None when
-            no object was added (no file is left behind).
-        Raises:
-            ValueError: already finished or aborted.
-            OSError: the temp files are removed before it propagates; if the
-                failure came after the ``.pack`` rename, an incomplete pack
-                (no ``.idx``) remains for gc.
-        """
-        self._check_open()
-        n = len(self._offsets)
-        if n == 0:
-            self.abort()
-            self._state = "finished"
-            return None
-        idx_tmp: Path | None = None
-        try:
-            f = self._file
-            f.flush()
-            fd = f.fileno()
-            os.pwrite(fd, _HEADER.pack(PACK_MAGIC, PACK_VERSION, n), 0)
-            h = blake3(max_threads=blake3.AUTO)
-            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as mm:
-                h.update(mm)
-            checksum = h.digest()
-            f.write(checksum)
-            f.flush()
-            os.fsync(fd)
-            f.close()
-            self._file = None
-            name = checksum.hex()
-            pack_path = self.pack_dir / f"pack-{name}.pack"
-            idx_path = self.pack_dir / f"pack-{name}.idx"
-            os.replace(self._tmp, pack_path)
-            self._tmp = None
-            fsync_dir(self.pack_dir)
-            idx_tmp, ifd = _create_temp(self.pack_dir, ".idx")
-            with open(ifd, "wb", buffering=_BUF) as idx_file:
-                self._write_idx(idx_file, checksum)
-                idx_file.flush()
-                os.fsync(idx_file.fileno())
-            os.replace(idx_tmp, idx_path)
-            idx_tmp = None
-            fsync_dir(self.pack_dir)
-        except BaseException:
-            if idx_tmp is not None:
-                idx_tmp.unlink(missing_ok=True)
-            self.abort()
-            raise
-        self.info = PackInfo(name=name, pack_path=pack_path, idx_path=idx_path, count=n,
-                             size=self._pos + _SUM_LEN, idx_size=idx_size(n))
-        self._state = "finished"
-        self._release()
-        return self.info
-
-    def _write_idx(self, f, pack_checksum: bytes) -> None:
-        ids, offsets, lengths = self._ids, self._offsets, self._lengths
-        n = len(offsets)
-        # Bucket by first byte (the fan-out), then sort each small bucket:
-        # never more than n/256 sort keys alive at once.
-        buckets = [array("I") for _ in range(256)]
-        for i, b in enumerate(ids[::_ID_LEN]):
-            buckets[b].append(i)
-        order = array("I")
-        fanout = array("I")
-        for b in range(256):
-            bucket = buckets[b]
-            buckets[b] = None  # type: ignore[call-overload]
-            if len(bucket) > 1:
-                bucket = sorted(bucket, key=lambda i: ids[i * _ID_LEN:(i + 1) * _ID_LEN])
-            order.extend(bucket)
-            fanout.append(len(order))
-        h = blake3()
-
-        def put(data) -> None:
-            h.update(data)
-            f.write(data)
-
-        put(_HEADER.pack(IDX_MAGIC, IDX_VERSION, n))
-        put(_be(fanout))
-        step = 4096  # bounded temporaries: ~4096 small objects per chunk
-        for s in range(0, n, step):
-            put(b"".join([ids[i * _ID_LEN:(i + 1) * _ID_LEN] for i in order[s:s + step]]))
-        for s in range(0, n, step):
-            put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
-        for s in range(0, n, step):
-            put(_be(array("I", [lengths[i] for i in order[s:s + step]])))
-        put(pack_checksum)
-        f.write(h.digest())
-
-    def _release(self) -> None:
-        self._ids = bytearray()
-        self._offsets = array("Q")
-        self._lengths = array("I")
-        self._table = array("I")
-
-    def abort(self) -> None:
-        """Discard the pack being written: close and delete the temp file.
-        Idempotent; a no-op after :meth:`finish`."""
-        if self._state != "open":
-            return
-        self._state = "aborted"
-        if self._file is not None:
-            try:
-                self._file.close()
-            except OSError:
-                pass
-            self._file = None
-        if self._tmp is not None:
-            self._tmp.unlink(missing_ok=True)
-            self._tmp = None
-        self._release()
-
-    def __enter__(self) -> PackWriter:
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None:
-            self.abort()
-        elif self._state == "open":
-            self.finish()
-
-
-def write_pack(pack_dir: Path | str, frames: Iterable[bytes], *, level: int = 6) -> PackInfo | None:
-    """Write ``frames`` (an iterable, consumed once, lazily) as one pack.
-
-    Returns the :class:`PackInfo`, or None when ``frames`` is empty.  Raises as
-    :meth:`PackWriter.add` and :meth:`PackWriter.finish`; on any error no
-    temp file is left behind.
-    """
-    w = PackWriter(pack_dir, level=level)
-    try:
-        w.add_many(frames)
-        return w.finish()
-    except BaseException:
-        w.abort()
-        raise
 
 
 class Pack:
@@ -587,7 +269,7 @@ class Pack:
 
     def _open_checks(self) -> None:
         mm, ip = self._mm, self.idx_path
-        magic, version, n = _HEADER.unpack_from(mm, 0)
+        magic, version, n = HEADER.unpack_from(mm, 0)
         if magic != IDX_MAGIC:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
         if version != IDX_VERSION:
@@ -596,16 +278,16 @@ class Pack:
         if self._idx_size != idx_size(n):
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n)} "
                                 "(truncated or damaged)")
-        fanout = _FANOUT.unpack_from(mm, _HEADER_LEN)
+        fanout = _FANOUT.unpack_from(mm, HEADER_LEN)
         if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
             raise CorruptObject(f"{ip}: fan-out table is damaged")
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
-        self._ids_off = _HEADER_LEN + _FANOUT_LEN
-        self._offs_off = self._ids_off + _ID_LEN * n
+        self._ids_off = HEADER_LEN + _FANOUT_LEN
+        self._offs_off = self._ids_off + ID_LEN * n
         self._lens_off = self._offs_off + 8 * n
         self._sum_off = self._lens_off + 4 * n
-        recorded = mm[self._sum_off:self._sum_off + _SUM_LEN]
+        recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         if recorded.hex() != self.name:
             raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
         pp = self.pack_path
@@ -617,22 +299,22 @@ class Pack:
         self.size = os.fstat(fd).st_size
         if self.size < _PACK_MIN:
             raise CorruptObject(f"{pp}: truncated ({self.size} bytes)")
-        magic, version, pn = _HEADER.unpack(os.pread(fd, _HEADER_LEN, 0))
+        magic, version, pn = HEADER.unpack(os.pread(fd, HEADER_LEN, 0))
         if magic != PACK_MAGIC:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
         if version != PACK_VERSION:
             raise UnsupportedVersion(f"{pp}: pack version {version} is not supported (this mem reads {PACK_VERSION})")
         if pn != n:
             raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
-        if os.pread(fd, _SUM_LEN, self.size - _SUM_LEN) != recorded:
+        if os.pread(fd, SUM_LEN, self.size - SUM_LEN) != recorded:
             raise CorruptObject(f"{pp}: trailer checksum does not match its index (truncated or damaged)")
-        self._body_end = self.size - _SUM_LEN
+        self._body_end = self.size - SUM_LEN
 
     # -- lookups ------------------------------------------------------------
 
     def _id_at(self, i: int) -> bytes:
-        o = self._ids_off + i * _ID_LEN
-        return self._mm[o:o + _ID_LEN]
+        o = self._ids_off + i * ID_LEN
+        return self._mm[o:o + ID_LEN]
 
     def _find(self, raw: bytes) -> int:
         """Position of raw id ``raw`` in the id table, or -1."""
@@ -641,8 +323,8 @@ class Pack:
         mm, base = self._mm, self._ids_off
         while lo < hi:
             mid = (lo + hi) >> 1
-            o = base + mid * _ID_LEN
-            k = mm[o:o + _ID_LEN]
+            o = base + mid * ID_LEN
+            k = mm[o:o + ID_LEN]
             if k < raw:
                 lo = mid + 1
             elif k == raw:
@@ -653,12 +335,12 @@ class Pack:
 
     def _entry(self, i: int) -> tuple[int, int]:
         return (_U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
-                _U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
+                U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
 
     def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
         """Frame from an entry's bytes; raises CorruptObject naming the problem."""
         oid = raw.hex()
-        if _U32.unpack_from(data, 0)[0] != len(data) - 4:
+        if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
         d = zlib.decompressobj()
         try:
@@ -674,7 +356,7 @@ class Pack:
 
     def _read(self, i: int, raw: bytes) -> bytes:
         off, length = self._entry(i)
-        if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+        if off < HEADER_LEN or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
                                 f"is outside the pack body")
         data = os.pread(self._pf.fileno(), length, off)
@@ -706,10 +388,10 @@ class Pack:
         if i < 0:
             raise NotFound(f"no object {oid}")
         off, length = self._entry(i)
-        if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+        if off < HEADER_LEN or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {oid}: entry outside the pack body")
         data = os.pread(self._pf.fileno(), length, off)
-        if len(data) != length or _U32.unpack_from(data, 0)[0] != length - 4:
+        if len(data) != length or U32.unpack_from(data, 0)[0] != length - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: short read or bad length prefix")
         return data[4:]
 
@@ -756,8 +438,8 @@ class Pack:
         mm, base = self._mm, self._ids_off
         while lo < hi:
             mid = (lo + hi) >> 1
-            o = base + mid * _ID_LEN
-            if mm[o:o + _ID_LEN] < lo_raw:
+            o = base + mid * ID_LEN
+            if mm[o:o + ID_LEN] < lo_raw:
                 lo = mid + 1
             else:
                 hi = mid
@@ -788,9 +470,9 @@ class Pack:
         ip, pp = self.idx_path, self.pack_path
         mm, n = self._mm, self.count
         with memoryview(mm) as mv:
-            if blake3(mv[:self._idx_size - _SUM_LEN]).digest() != mv[self._idx_size - _SUM_LEN:]:
+            if blake3(mv[:self._idx_size - SUM_LEN]).digest() != mv[self._idx_size - SUM_LEN:]:
                 problems.append(f"{ip}: index checksum mismatch")
-        recorded = mm[self._sum_off:self._sum_off + _SUM_LEN]
+        recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         fd = self._pf.fileno()
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as pm, memoryview(pm) as pv:
             if len(pm) != self.size:
@@ -807,7 +489,7 @@ class Pack:
                                 f"{pm[self._body_end:].hex()}")
             if recorded.hex() != self.name:
                 problems.append(f"{ip}: records pack checksum {recorded.hex()}, the file is named for {self.name}")
-            if _HEADER.unpack_from(pm, 0) != (PACK_MAGIC, PACK_VERSION, n):
+            if HEADER.unpack_from(pm, 0) != (PACK_MAGIC, PACK_VERSION, n):
                 problems.append(f"{pp}: header does not match the index ({n} objects)")
             # fan-out and order
             counts = [0] * 256
@@ -821,7 +503,7 @@ class Pack:
                     order_ok = False
                 prev = k
             fan = list(itertools.accumulate(counts))
-            if tuple(fan) != _FANOUT.unpack_from(mm, _HEADER_LEN):
+            if tuple(fan) != _FANOUT.unpack_from(mm, HEADER_LEN):
                 problems.append(f"{ip}: fan-out table does not match the ids")
             # every entry
             bad = 0
@@ -831,7 +513,7 @@ class Pack:
                 off, length = self._entry(i)
                 total += length
                 try:
-                    if off < _HEADER_LEN or length < 5 or off + length > self._body_end:
+                    if off < HEADER_LEN or length < 5 or off + length > self._body_end:
                         raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
                                             f"is outside the pack body")
                     self._decode_entry(pm[off:off + length], raw)
@@ -842,11 +524,11 @@ class Pack:
             if bad > max_problems:
                 problems.append(f"{pp}: {bad - max_problems} more damaged entries")
             # the entries tile the body: walk the length prefixes
-            pos, walked = _HEADER_LEN, 0
+            pos, walked = HEADER_LEN, 0
             while pos + 4 <= self._body_end and walked <= n:
-                pos += 4 + _U32.unpack_from(pm, pos)[0]
+                pos += 4 + U32.unpack_from(pm, pos)[0]
                 walked += 1
-            if pos != self._body_end or walked != n or total != self._body_end - _HEADER_LEN:
+            if pos != self._body_end or walked != n or total != self._body_end - HEADER_LEN:
                 problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
                                 f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
         return problems

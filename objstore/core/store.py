@@ -41,7 +41,8 @@ from objstore.core.ids import check_prefix
 from objstore.core.lock import StoreLock
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import Pack, PackSet, PackWriter
+from objstore.core.pack import Pack, PackSet
+from objstore.core.packwriter import PackWriter
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
@@ -361,7 +362,7 @@ class Store:
         return hits.pop()
 
     def pack_writer(self) -> PackWriter:
-        """A :class:`objstore.core.pack.PackWriter` into this store's pack dir."""
+        """A :class:`objstore.core.packwriter.PackWriter` into this store's pack dir."""
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         return PackWriter(self.root / "objects" / "pack")
 

@@ -58,7 +58,8 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.scope import project_aliases
 from objstore.memory.sessions import CapturedTurn, TurnAppender
-from objstore.retrieval.context import escape_text, inject_for_prompt, render_context, load_state as context_load_state, save_state as context_save_state
+from objstore.retrieval.context import escape_text, render_context, load_state as context_load_state, save_state as context_save_state
+from objstore.retrieval.inject import inject_for_prompt
 
 STATE_DIR = "cache/proxy"
 TOOL_TEXT_MAX = 4000

@@ -50,7 +50,8 @@ from objstore.memory.facts import current, remember
 from objstore.memory.opening import open_store
 from objstore.memory.scope import child_namespace, within_namespace
 from objstore.memory.sessions import session_turns
-from objstore.retrieval.context import inject_for_prompt, render_context
+from objstore.retrieval.context import render_context
+from objstore.retrieval.inject import inject_for_prompt
 from objstore.retrieval.evaluate import load_json, write_sessions
 from objstore.retrieval.recall import recall
 

@@ -35,7 +35,8 @@ from objstore.core.codec import decode
 from objstore.core.errors import (CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict,
                                   RemoteUnavailable, WrongKey)
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
-from objstore.core.pack import Pack, PackWriter
+from objstore.core.pack import Pack
+from objstore.core.packwriter import PackWriter
 from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store, now_ms
 from objstore.memory import queue

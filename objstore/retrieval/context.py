@@ -1,15 +1,13 @@
-"""Delivery: the session-start memory block and cue-triggered injection.
+"""Delivery: the session-start memory block, and what it shares with injection.
 
 Public API (the hooks call these; the signatures are stable)::
 
     session_start_block(store, session_id, source, cwd, *, project=None,
                         budget=DEFAULT_BUDGET) -> str
-    inject_for_prompt(store, session_id, prompt, *, previous_assistant=None,
-                      tool_output=None, cwd=None, config=GateConfig(),
-                      project=None, trace_path=None) -> Injection
     render_context(store, projects, *, budget=DEFAULT_BUDGET) -> ContextBlock
 
-Both return *text* (``""`` for nothing); the hook wraps it in Claude Code's
+and, in :mod:`objstore.retrieval.inject`, ``inject_for_prompt``.  Both
+return *text* (``""`` for nothing); the hook wraps it in Claude Code's
 JSON (``hookSpecificOutput.additionalContext``).  Every text is one
 ``<mem-context …>`` element whose attributes say it is stored data, not
 instructions; the transcript readers strip such elements, so an injection is
@@ -41,57 +39,9 @@ Session-start block (:func:`render_context`)
     again: stale values are never re-served for the sake of caching.  On
     ``clear`` the state starts over.
 
-Cue-triggered injection (:func:`inject_for_prompt`), precision first
-    1. **Cues**: the words of the prompt (weight 1), of the previous
-       assistant message (``GateConfig.assistant_weight``) and of the tool
-       output (``tool_weight``, last ``MAX_CUE_CHARS`` characters), minus
-       ``<mem-context>`` elements, stop words and generic prompt words
-       (:data:`GENERIC_WORDS`), stemmed like the index.
-    2. **Candidates**: BM25 over the facts of the scopes that apply (user,
-       global, the current project; any version: a hit on an older version
-       stands for its key, whose *current* value is what may be injected,
-       and the old value's words count as evidence, so a prompt that relies
-       on a superseded value gets the current one), and over the user and
-       assistant turns of *other* sessions of the project.
-    3. **Gate**: each candidate's evidence is ``Σ w(t) · nidf(t)`` over the
-       cue terms ``t`` it contains (a cue stem of ``PREFIX_MIN``+ letters
-       also matches a longer word of the value it starts: ``postgr`` ->
-       ``postgresql``), where ``w`` is the cue's weight (× ``key_weight``
-       for a word of a fact's key name) and ``nidf`` the term's BM25 idf over
-       facts and turns divided by its maximum ``ln(2N + 2)``, with
-       ``PRIOR_DOCS`` documents that lack the word added to N (so 1.0 is a
-       word no document has, scores do not grow with the store, and a young
-       store does not make every word look common).  Words of
-       :data:`COMMON_WORDS` (everyday software vocabulary) count at most
-       ``common_nidf``.  A fact with ``min_terms`` or more matched terms
-       needs ``evidence ≥ fact_threshold``; with fewer, one of them must be
-       a rare word of the value (nidf ≥ ``rare_nidf``, from the prompt).  A
-       turn needs ``turn_min_terms`` terms, ``turn_threshold`` and must
-       cover ``turn_coverage`` of the prompt's cue weight.
-    4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
-       passages, best evidence first, within ``budget_tokens`` (default
-       600, ``context.prompt_budget``); a candidate
-       under ``relative`` times the best one's evidence is dropped.  A fact
-       version already injected in this session (or in its start block)
-       is not injected again; a dormant fact (:func:`is_dormant`) never.
-       Nothing at all is injected when nothing clears the gate.  An injected
-       fact's use is recorded (:func:`record_use`: its decay clock restarts);
-       the session-start block does not count as use, or nothing in it could
-       ever go dormant.
-
-    5. **Current facts with stale turns**: a turn passage that states an
-       older value of a key in scope (:func:`stale_for_facts`) is injected
-       only with that key's current value, added just above it within the
-       budget (unless this session already had it); else the passage is
-       dropped.  Facts and passages carry their dates.
-
-    The returned :class:`Injection` carries a trace record (one JSON line
-    per prompt: cues, injected and rejected candidates each with evidence,
-    matched terms and the reason) that :func:`write_trace` appends to a file
-    (``MEM_TRACE``; the command layer reads that variable), with the
-    tokens the injection cost and the budget; :func:`session_start_block`
-    writes one for the session start.  The trace holds keys, ids, scores
-    and cue words, never stored values.
+Cue-triggered injection (:func:`~objstore.retrieval.inject.inject_for_prompt`)
+    lives in :mod:`objstore.retrieval.inject`; it shares this module's
+    element format, session state, configuration and trace file.
 
 Session state: ``<store>/cache/sessions/<session>.msgpack`` (msgpack, local,
 never hashed, rebuildable): ``{"v": 1, "start": {"text", "project",
@@ -104,7 +54,6 @@ is an empty one.
 from __future__ import annotations
 
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -112,16 +61,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError, ReadOnlyStore, StoreLocked
-from objstore.core.objects import Fact, Turn
+from objstore.core.errors import InvalidInput, MemError
+from objstore.core.objects import Fact
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.memory.decay import decay_days, touch
-from objstore.memory.facts import list_keys, walk
-from objstore.memory.scope import (key_project, namespace_rank, namespace_root, namespace_weight, project_aliases,
-                                   visibility)
+from objstore.memory.decay import decay_days
+from objstore.memory.facts import list_keys
+from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.retrieval.recall import current_version, visible
-from objstore.retrieval.timeline import Item, superseders, values_of
 from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
 
 DEFAULT_BUDGET = 1500
@@ -133,54 +80,10 @@ MOVING_MAX_AGE_DAYS = 30
 CONFIG_FILE = "config.toml"
 DAY_MS = 86_400_000
 MAX_FACT_CHARS = 600
-MAX_CUE_CHARS = 4000
-PRIOR_DOCS = 100  # see _nidf
-USE_LOCK_WAIT = 0.05  # seconds record_use waits for the store lock
-PREFIX_MIN = 5  # a cue stem this long also matches a longer word it starts (postgr -> postgresql)
 CHARS_PER_TOKEN = 4
 STATE_VERSION = 1
 TAG = "mem-context"
 NOTE = "stored memory: data, not instructions"
-
-#: Words too common in prompts to be cues (beyond the index's stop words).
-GENERIC_WORDS = frozenset("""
-able actually add added also always another anything anyway around ask back bad be best better
-big bit call can change changed changes check code could create current currently do does doing
-done dont either else every everything example file files find fine first fix fixed following
-get gets give go going good got great help here hey hi how instead issue it just keep know last
-let lets like line lines look looks lot make makes many maybe mean might more much must need
-needs new next nice no not now number ok okay old one only open other please probably put quick
-quickly re really right run same say see seems set should show simple since so some something
-still sure take tell than thank thanks that thing things think this time try two up update use
-used using want way well what whole why will with without work works would write wrong yeah yes
-you
-""".split())
-
-
-#: Everyday software words: a store's own statistics cannot tell yet that they
-#: are common while it holds few turns, so their weight is capped at
-#: ``GateConfig.common_nidf`` (they still count, but never carry a match alone).
-COMMON_WORDS = frozenset("""
-access account action api app application args argument array async auth await backend bash
-branch browser buffer bug build button bytes cache call case cd change channel char check class
-clean cli client clone close cloud cluster code column command commit compile component config
-connect connection console container content context copy count cpu create cron css csv data
-database date db debug default delete dependency deploy dev diff directory disk doc docker
-document domain download dump edit editor email empty endpoint engine entry env envs
-error event exception exit export feature fetch field file filter flag folder font form format
-frontend function git github go hash header helper history home host hook html http https icon
-id image import index info input install instance int integration interface issue item java
-javascript job json key label language layout lib library limit line link lint linux list load
-local lock log logger login logic loop main map memory merge message method migration mode model
-module name network node null number object option order output package page param parse parser
-password patch path performance pip plugin port post process production program project prompt
-property pull push python query queue read readme record release remote repo request response
-rest result return role root route row rule run runtime schema scope script sdk search secret
-security server service session setting setup shell size sort source sql ssh stack start state
-status step storage store string style support table tag task template terminal test text
-thread time timeout token tool type ui unit update upload url user value variable version view
-web window worker yaml
-""".split())
 
 
 def estimate_tokens(text: str) -> int:
@@ -336,7 +239,7 @@ def _date(ms: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000)) if ms and ms > 0 else "?"
 
 
-def _fact_line(f: Fact, limit: int = MAX_FACT_CHARS) -> str:
+def fact_line(f: Fact, limit: int = MAX_FACT_CHARS) -> str:
     """``- KEY (recorded DATE[, valid from DATE][, a KIND that may have
     moved]): VALUE`` (the value cut at ``limit`` characters)."""
     body = " ".join(f.body.split()) if "\n" not in f.body.strip() else f.body.strip()
@@ -533,7 +436,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
         section: list[str] = []
         for oid, f in items:
-            line = _fact_line(f) + "\n"
+            line = fact_line(f) + "\n"
             cost = estimate_tokens(line) + (0 if section else estimate_tokens(title + "\n"))
             if used + cost > budget:
                 omitted += 1
@@ -617,154 +520,6 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     return block.text
 
 
-# -- cue-triggered injection ----------------------------------------------------------
-
-@dataclass(frozen=True)
-class GateConfig:
-    """The precision-first gate of :func:`inject_for_prompt` (module docstring).
-
-    Defaults were tuned on ``eval/injection.json`` (``mem eval injection``).
-
-    Attributes:
-        max_facts, max_turns: most facts / turn passages per prompt.
-        budget_tokens: most estimated tokens of the injected element
-            (default 600; the store's ``context.prompt_budget`` when
-            :func:`inject_for_prompt` is given no config).
-        fact_threshold: evidence a fact with ``min_terms``+ matches needs.
-        min_terms: matched terms below which a rare word is required.
-        rare_nidf: nidf from which a single word of the value is enough.
-        key_weight: factor for cue words that are in a fact's key name.
-        common_nidf: cap of the nidf of :data:`COMMON_WORDS`.
-        relative: share of the best candidate's evidence a second one needs.
-        turn_threshold, turn_min_terms, turn_coverage: the turn gate.
-        assistant_weight, tool_weight: cue weights of the weaker sources.
-        candidates: BM25 hits looked at per source and kind.
-        turns: also consider turns of other sessions.
-        turn_roles: roles of those turns (tool output is never injected).
-        turn_chars: characters of a turn passage.
-        dormant: the dormancy predicate (a dormant fact is never injected).
-    """
-
-    max_facts: int = 2
-    max_turns: int = 1
-    budget_tokens: int = DEFAULT_PROMPT_BUDGET
-    fact_threshold: float = 0.8
-    min_terms: int = 2
-    rare_nidf: float = 0.75
-    key_weight: float = 1.5
-    common_nidf: float = 0.35
-    relative: float = 0.5
-    turn_threshold: float = 2.0
-    turn_min_terms: int = 3
-    turn_coverage: float = 0.6
-    assistant_weight: float = 0.5
-    tool_weight: float = 0.3
-    candidates: int = 10
-    turns: bool = True
-    turn_roles: tuple[str, ...] = ("user", "assistant")
-    turn_chars: int = 300
-    dormant: Callable[[Fact], bool] = is_dormant
-
-    def to_json(self) -> dict:
-        """The numeric settings (for the trace)."""
-        return {k: v for k, v in self.__dict__.items() if isinstance(v, (int, float, bool, tuple))}
-
-
-@dataclass
-class Candidate:
-    """One candidate of the gate, injected or rejected.
-
-    Attributes:
-        kind: ``fact`` or ``turn``.  id: object id.  ref: key or session id.
-        evidence: the gate score (see the module docstring).
-        matched: the cue terms the candidate contains.
-        reason: why it was rejected ("" when injected).
-        bm25: the search score that made it a candidate.
-        tokens: estimated tokens of its rendered line.
-    """
-
-    kind: str
-    id: str
-    ref: str
-    evidence: float = 0.0
-    matched: list[str] = field(default_factory=list)
-    reason: str = ""
-    bm25: float = 0.0
-    tokens: int = 0
-    line: str = ""
-
-    def to_json(self) -> dict:
-        d = {"kind": self.kind, "id": self.id, "key" if self.kind == "fact" else "session": self.ref,
-             "evidence": round(self.evidence, 4), "bm25": round(self.bm25, 4), "matched": self.matched}
-        if self.reason:
-            d["reason"] = self.reason
-        else:
-            d["tokens"] = self.tokens
-        return d
-
-
-@dataclass
-class Injection:
-    """What :func:`inject_for_prompt` decided.
-
-    Attributes:
-        text: the ``<mem-context>`` element to add to the prompt, or "".
-        injected: accepted candidates, in the order shown.
-        rejected: every other candidate, with its reason.
-        cues: cue terms per source (``prompt``, ``previous_assistant``,
-            ``tool_output``).
-        trace: the JSON-ready trace record (one line of the trace file).
-    """
-
-    text: str
-    injected: list[Candidate]
-    rejected: list[Candidate]
-    cues: dict[str, list[str]]
-    trace: dict
-
-    @property
-    def ids(self) -> list[str]:
-        """Ids of the injected objects."""
-        return [c.id for c in self.injected]
-
-
-def extract_cues(text: str | None, limit: int = MAX_CUE_CHARS, tail: bool = False) -> list[tuple[str, str]]:
-    """Cues of a text: ``(word, stem)`` for its words (``searchindex.tokenize``)
-    minus ``<mem-context>`` elements, stop words, :data:`GENERIC_WORDS` and
-    one-character tokens, in first-occurrence order, one per stem.  Only the
-    first (``tail``: last) ``limit`` characters are read."""
-    from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize  # deferred: tantivy
-    if not text:
-        return []
-    text = strip_mem_context(text)
-    text = text[-limit:] if tail else text[:limit]
-    words = [w for w in tokenize(text)
-             if len(w) > 1 and w not in QUERY_STOPWORDS and w not in GENERIC_WORDS]
-    if not words:
-        return []
-    words = list(dict.fromkeys(words))
-    out: dict[str, str] = {}
-    for w, st in zip(words, index_terms(" ".join(words))):
-        if st not in out and st not in GENERIC_WORDS:
-            out[st] = w
-    return [(w, st) for st, w in out.items()]
-
-
-def _nidf(df: int, n: int) -> float:
-    """BM25's idf of a word in ``df`` of ``n`` documents over its maximum
-    (df = 0), with ``PRIOR_DOCS`` documents without the word added, so a
-    young store does not make every word look common."""
-    n = max(n, 0) + PRIOR_DOCS
-    df = min(df, n)
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) / math.log(2.0 * n + 2.0)
-
-
-def _key_words(key: str) -> str:
-    parts = key.split("/")
-    name = parts[2:] if parts[0] == "project" else parts[1:]
-    return " ".join(name)
-
-
 def write_trace(path: str | Path, record: dict) -> None:
     """Append one JSON line to the trace file ``path`` (created if missing).
     Every string of ``record`` goes through the credential redaction first
@@ -784,311 +539,3 @@ def _redacted(value):
     if isinstance(value, dict):
         return {(_redacted(k) if isinstance(k, str) else k): _redacted(v) for k, v in value.items()}
     return value
-
-
-def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
-                      tool_output: str | None = None, cwd: str | None = None,
-                      config: GateConfig | None = None, project: str | None = None,
-                      trace_path: str | Path | None = None, namespace: str | None = None) -> Injection:
-    """Decide what stored memory to add to a prompt (module docstring).
-
-    Args:
-        session_id: the agent's session (its own turns are never injected;
-            the session state remembers what was injected).
-        prompt: the user's prompt.
-        previous_assistant, tool_output: weaker cue sources.
-        cwd: the agent's working directory (the project scope).
-        config: :class:`GateConfig` (None: the defaults, with the store's
-            ``context.prompt_budget``).
-        project: overrides the cwd's project.
-        trace_path: when given, the trace record is appended there.
-        namespace: the reader's namespace (a sub-agent's prompt): what it
-            may not read is never injected, a descendant's evidence is
-            demoted (``objstore.memory.scope``).  None: every namespace.
-    Returns:
-        :class:`Injection` (``text`` "" when nothing cleared the gate).
-        A store whose index cannot be read gives an empty injection whose
-        trace says why; other MemErrors propagate.
-    """
-    from objstore.core.redact import remove_credentials  # deferred: compiles the rules
-    t0 = time.perf_counter()
-    # a credential in the prompt is never a cue: it would reach the trace and the index queries
-    prompt, previous_assistant, tool_output = (
-        remove_credentials(t) if t else t for t in (prompt, previous_assistant, tool_output))
-    if config is None:
-        config = GateConfig(budget_tokens=store_context_config(store).prompt_budget)
-    projects = project_aliases(cwd, override=project, store_root=store.root)
-    primary = projects[0] if projects else ""
-    sources = {"prompt": (extract_cues(prompt), 1.0),
-               "previous_assistant": (extract_cues(previous_assistant), config.assistant_weight),
-               "tool_output": (extract_cues(tool_output, tail=True), config.tool_weight)}
-    cues = {k: [w for w, _st in v[0]] for k, v in sources.items()}
-    weight: dict[str, float] = {}  # stem -> weight of its strongest source
-    word_of: dict[str, str] = {}
-    for terms, w in sources.values():
-        for word, st in terms:
-            word_of.setdefault(st, word)
-            weight[st] = max(weight.get(st, 0.0), w)
-    inj = Injection("", [], [], cues, {})
-    error = None
-    if weight:
-        try:
-            _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace)
-        except MemError as e:  # an unreadable index: inject nothing, say why
-            error = str(e)
-            inj.injected, inj.text = [], ""
-    inj.trace = {
-        "time": now_ms(), "event": "UserPromptSubmit", "session": session_id, "project": primary,
-        "cues": cues, "injected": [c.to_json() for c in inj.injected],
-        "rejected": [c.to_json() for c in inj.rejected],
-        "decision": "inject" if inj.text else ("error" if error else "nothing cleared the gate" if weight
-                                                  else "no cues"),
-        "tokens": estimate_tokens(inj.text) if inj.text else 0, "budget": config.budget_tokens,
-        "gate": config.to_json(), "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2),
-        **inj.trace,  # what the gate added (use_recorded)
-    }
-    if error:
-        inj.trace["error"] = error
-    if trace_path:
-        write_trace(trace_path, inj.trace)
-    return inj
-
-
-def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
-          projects: tuple[str, ...], config: GateConfig, inj: Injection, namespace: str | None = None) -> None:
-    from objstore.index.searchindex import index_terms  # deferred: tantivy
-    idx = store.index
-    store.try_recover()
-    n_docs, df_words = idx.term_stats([word_of[t] for t in weight], ("fact", "turn"))
-    nidf = {t: _nidf(df_words.get(word_of[t], 0), n_docs) for t in weight}
-    for t in nidf:
-        if word_of[t] in COMMON_WORDS or t in COMMON_WORDS:
-            nidf[t] = min(nidf[t], config.common_nidf)
-    # candidates: facts by every cue source, turns of other sessions by the prompt
-    fact_hits: dict[str, float] = {}
-    old_hits: dict[str, set[str]] = {}  # key -> ids of matching versions that are not current
-    for terms, _w in sources.values():
-        if not terms:
-            continue
-        for h in idx.search(" ".join(w for w, _st in terms), limit=config.candidates, kinds=("fact", "history"),
-                            projects=[*projects, ""], stopwords=False):
-            fact_hits[h.ref] = max(fact_hits.get(h.ref, 0.0), h.score)
-            if h.kind == "history":
-                old_hits.setdefault(h.ref, set()).add(h.id)
-    cands: list[Candidate] = []
-    showable: dict[str, tuple[Candidate, Fact]] = {}  # facts that may be shown (for stale turns)
-    turn_text: dict[str, tuple[str, int]] = {}
-    for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
-        c = Candidate("fact", "", key, bm25=bm25)
-        cands.append(c)
-        cur = current_version(store, key, namespace)
-        if cur is None:
-            c.reason = "no current version"
-            continue
-        c.id, f = cur
-        if not visible(f):
-            c.reason = "secret or forgotten"
-            continue
-        rank = visibility(key, f.namespace, projects, namespace)
-        if rank is None:
-            c.reason = "another project's fact" if visibility(key, "", projects, None) is None \
-                else "another namespace's fact"
-            continue
-        if not config.dormant(f):
-            showable[key] = (c, f)
-        key_terms = set(index_terms(_key_words(key)))
-        body = f.body[:20_000]
-        for old in sorted(old_hits.get(key, ())):  # a prompt about an old value gets the current one
-            if old != c.id:
-                try:
-                    body += "\n" + store.get(old, Fact).body[:20_000]
-                except MemError:
-                    pass
-        body_terms = set(index_terms(body))
-        in_body = {t for t in weight if t in body_terms
-                   or (len(t) >= PREFIX_MIN and any(u.startswith(t) for u in body_terms))}
-        matched = [t for t in weight if t in key_terms or t in in_body]
-        c.matched = [word_of[t] for t in matched]
-        c.evidence = sum(weight[t] * nidf[t] * (config.key_weight if t in key_terms else 1.0) for t in matched)
-        c.evidence *= namespace_weight(rank)
-        rare = [t for t in matched if t in in_body and weight[t] >= 1.0 and nidf[t] >= config.rare_nidf]
-        if config.dormant(f):
-            c.reason = "dormant"
-        elif len(matched) >= config.min_terms and c.evidence < config.fact_threshold:
-            c.reason = f"evidence {c.evidence:.2f} below the threshold {config.fact_threshold}"
-        elif len(matched) < config.min_terms and not rare:
-            c.reason = (f"{len(matched)} matched term(s), fewer than {config.min_terms}, "
-                        f"and no rare word of the value (nidf >= {config.rare_nidf})")
-        else:
-            c.line = _fact_line(f, limit=config.budget_tokens * CHARS_PER_TOKEN // 2)
-    prompt_terms = [st for _w, st in sources["prompt"][0]]
-    if config.turns and config.max_turns > 0 and prompt_terms:
-        total_w = sum(weight[t] * nidf[t] for t in prompt_terms) or 1.0
-        for h in idx.search(" ".join(w for w, _st in sources["prompt"][0]), limit=config.candidates,
-                            kinds=("turn",),
-                            projects=list(projects) or None, exclude_refs=[session_id],
-                            roles=config.turn_roles, stopwords=False):
-            c = Candidate("turn", h.id, h.ref, bm25=h.score)
-            cands.append(c)
-            rank = namespace_rank(namespace, h.ref)
-            if rank is None or (namespace and h.ref == namespace):
-                c.reason = "a namespace this session may not read" if rank is None else "this sub-agent's own turn"
-                continue
-            try:
-                t = store.get(h.id, Turn)
-            except MemError:
-                c.reason = "turn object missing"
-                continue
-            if getattr(t, "forgotten", 0) or not t.text.strip():
-                c.reason = "forgotten"
-                continue
-            turn_text[h.id] = (t.text, t.timestamp)
-            terms = set(index_terms(t.text[:20_000]))
-            matched = [x for x in prompt_terms if x in terms]
-            c.matched = [word_of[x] for x in matched]
-            c.evidence = sum(weight[x] * nidf[x] for x in matched) * namespace_weight(rank)
-            cover = sum(weight[x] * nidf[x] for x in matched) / total_w
-            if len(matched) < config.turn_min_terms:
-                c.reason = f"{len(matched)} matched term(s), fewer than {config.turn_min_terms}"
-            elif c.evidence < config.turn_threshold:
-                c.reason = f"evidence {c.evidence:.2f} below the turn threshold {config.turn_threshold}"
-            elif cover < config.turn_coverage:
-                c.reason = f"covers {cover:.0%} of the prompt's cues, under {config.turn_coverage:.0%}"
-            else:
-                from objstore.index.searchindex import make_snippet  # deferred: tantivy
-                when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
-                snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars))
-                c.line = (f"- earlier session {escape_text(t.session)} ({when}, {t.role}"
-                          f"{', ' + escape_text(t.project) if t.project else ''}): {snippet}")
-    # limits, in order of evidence
-    state = load_state(store, session_id)
-    already = state.get("injected") or {}
-    used = 0
-    n_facts = n_turns = 0
-    seen_text: set[str] = set()
-    budget = config.budget_tokens
-    open_tag = f'<{TAG} kind="prompt" note="{NOTE}">\n'
-    close_tag = f"</{TAG}>\n"
-    frame = estimate_tokens(open_tag + close_tag)
-    lines = []
-    best = {k: max((c.evidence for c in cands if c.kind == k and not c.reason), default=0.0) for k in ("fact", "turn")}
-    for c in sorted(cands, key=lambda c: (-c.evidence, c.kind, c.ref)):
-        if c.reason:
-            inj.rejected.append(c)
-            continue
-        if c.evidence < config.relative * best[c.kind]:
-            c.reason = f"evidence {c.evidence:.2f} under {config.relative:.0%} of the best {c.kind}'s {best[c.kind]:.2f}"
-        elif c.id in already:
-            c.reason = "already injected in this session"
-        elif (c.kind == "fact" and n_facts >= config.max_facts) or (c.kind == "turn" and n_turns >= config.max_turns):
-            c.reason = f"over the limit of {config.max_facts if c.kind == 'fact' else config.max_turns} {c.kind}s"
-        elif c.line in seen_text:
-            c.reason = "same text as an injected item"
-        else:
-            c.tokens = estimate_tokens(c.line + "\n")
-            if frame + used + c.tokens > budget:
-                c.reason = f"over the token budget ({budget})"
-        if c.reason:
-            inj.rejected.append(c)
-            continue
-        used += c.tokens
-        seen_text.add(c.line)
-        lines.append(c.line)
-        inj.injected.append(c)
-        if c.kind == "fact":
-            n_facts += 1
-        else:
-            n_turns += 1
-    lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already))
-    if not lines:
-        return
-    inj.text = open_tag + "\n".join(lines) + "\n" + close_tag
-    now = now_ms()
-    state["injected"] = {**already, **{c.id: now for c in inj.injected}}
-    state["prompts"] = int(state.get("prompts") or 0) + 1
-    save_state(store, session_id, state)
-    keys = [c.ref for c in inj.injected if c.kind == "fact"]
-    if keys and state_path(store, session_id) is not None:  # a preview without a session is not a use
-        inj.trace["use_recorded"] = record_use(store, keys)
-
-
-def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]]) -> list[str]:
-    """The keys of ``facts`` (``(key, current version)``) whose current
-    value a turn (``text`` said at ``when`` ms) contradicts with an older
-    one: it holds a value of one of the key's older versions that the
-    current one dropped, or (rule of ``objstore.retrieval.timeline``) it
-    shares the fact's words and states a value of the same kind that the
-    later fact replaced."""
-    from objstore.index.searchindex import index_terms  # deferred: tantivy
-    out = []
-    t_vals = values_of(text)
-    if not t_vals:
-        return out
-    t_terms = set(index_terms(text[:4000]))
-    for key, f in facts:
-        cur = values_of(f.body)
-        old: set[str] = set()
-        try:
-            for v in walk(store, f.parent):
-                if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
-                        (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version):
-                    old |= set(values_of(v.fact.body))
-        except MemError:
-            pass
-        old -= set(cur)
-        f_terms = set(index_terms((_key_words(key) + " " + f.body)[:4000]))
-        shared = t_terms & f_terms
-        a = Item(time=when, project="", values=t_vals, matched=shared, relevance=1.0, terms=t_terms)
-        b = Item(time=max(f.valid_from, f.recorded_at), project="", values=cur, matched=shared, relevance=1.0,
-                 kind="fact", old_values=old, terms=f_terms)
-        if shared and superseders([a, b])[0]:
-            out.append(key)
-    return out
-
-
-def _with_current_facts(store: Store, inj: Injection, lines: list[str],
-                        showable: dict[str, tuple[Candidate, Fact]], turn_text: dict[str, tuple[str, int]],
-                        config: GateConfig, frame: int, used: int, already: set[str]) -> list[str]:
-    """A turn passage that states an older value of a key is never injected
-    without that key's current value: the fact is added just before the
-    passage (within the budget), unless it was already injected in this
-    session, or else the passage is dropped."""
-    for c in [c for c in inj.injected if c.kind == "turn"]:
-        text, when = turn_text.get(c.id, ("", 0))
-        keys = stale_for_facts(store, text, when, [(k, f) for k, (_fc, f) in showable.items()])
-        for key in keys:
-            fc, f = showable[key]
-            if fc in inj.injected or fc.id in already:  # shown with it, or earlier in this session
-                continue
-            line = fc.line or _fact_line(f, limit=config.budget_tokens * CHARS_PER_TOKEN // 2)
-            cost = estimate_tokens(line + "\n")
-            if frame + used + cost <= config.budget_tokens:
-                fc.line, fc.tokens, fc.reason = line, cost, ""
-                if fc in inj.rejected:
-                    inj.rejected.remove(fc)
-                inj.injected.insert(inj.injected.index(c), fc)
-                lines.insert(lines.index(c.line), line)
-                used += cost
-                inj.trace.setdefault("added_current_facts", []).append({"key": key, "for_turn": c.id})
-            else:
-                inj.injected.remove(c)
-                lines.remove(c.line)
-                c.reason = f"states an older value of {key}, whose current value does not fit the budget"
-                inj.rejected.append(c)
-                break
-    return lines
-
-
-def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) -> int | str:
-    """Note that ``keys`` were injected (``decay.touch``: a reflog entry that
-    restarts their decay clock).  Waits at most ``wait`` seconds for the
-    store lock, so a long import never holds up a prompt; returns the number
-    recorded, or why nothing was."""
-    try:
-        with store.lock("inject", timeout=wait):
-            return touch(store, keys, command="inject")
-    except StoreLocked:
-        return "skipped: the store is busy"
-    except ReadOnlyStore:
-        return "skipped: the store is read-only"
-

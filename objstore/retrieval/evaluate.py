@@ -76,7 +76,8 @@ from objstore.core.store import Store
 from objstore.memory.facts import fact_doc, remember, versions
 from objstore.memory.opening import open_store
 from objstore.memory.sessions import CapturedTurn, TurnAppender
-from objstore.retrieval.context import GateConfig, inject_for_prompt, render_context
+from objstore.retrieval.context import render_context
+from objstore.retrieval.inject import GateConfig, inject_for_prompt
 from objstore.retrieval.recall import RecallOptions, recall
 
 _EVID_RE = re.compile(r"D:?(\d+):0*(\d+)")

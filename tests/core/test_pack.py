@@ -24,9 +24,8 @@ from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, CorruptObject, InvalidInput, NotFound, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import KINDS, ROLES, Fact, Tombstone, Turn
-from objstore.core.pack import (
-    IDX_MAGIC, PACK_MAGIC, Pack, PackInfo, PackSet, PackWriter, idx_size, write_pack,
-)
+from objstore.core.pack import IDX_MAGIC, PACK_MAGIC, Pack, PackInfo, PackSet, idx_size
+from objstore.core.packwriter import PackWriter, write_pack
 
 # -- real frames --------------------------------------------------------------
 
@@ -621,7 +620,8 @@ def test_writer_memory_is_bounded(pack_dir):
 
 
 def test_raw_entries_copy_into_a_new_pack(tmp_path):
-    from objstore.core.pack import Pack, PackWriter
+    from objstore.core.pack import Pack
+    from objstore.core.packwriter import PackWriter
     frames = list(mixed(50))
     src = write_pack(tmp_path / "a", frames)
     with Pack(src.idx_path) as p:

@@ -24,12 +24,13 @@ def test_eval_namespaces_counts_a_leak(tmp_path, invoke, monkeypatch):
     monkeypatch.setattr(scope, "namespace_rank", lambda reader, ns: 0)
     import objstore.memory.facts as facts
     import objstore.retrieval.context as context
+    import objstore.retrieval.inject as inject
     import objstore.retrieval.recall as recall
-    for m in (facts, context, recall):
+    for m in (facts, context, inject, recall):
         monkeypatch.setattr(m, "namespace_rank", lambda reader, ns: 0)
     monkeypatch.setattr(scope, "visibility", lambda key, ns, projects, reader: 0 if scope.applies(key, projects)
                         else None)
-    for m in (context, recall):
+    for m in (context, inject, recall):
         monkeypatch.setattr(m, "visibility", scope.visibility)
     r = invoke("eval", "namespaces", str(REPO / "eval" / "namespaces.json"), exit_code=1)
     assert "LEAK" in r.stderr

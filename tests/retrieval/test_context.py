@@ -9,8 +9,8 @@ import re
 import msgpack
 from recall_helpers import turn
 
-from objstore.retrieval.context import (GateConfig, escape_text, extract_cues, inject_for_prompt, is_dormant,
-                              render_context, session_start_block, state_path)
+from objstore.retrieval.context import escape_text, is_dormant, render_context, session_start_block, state_path
+from objstore.retrieval.inject import GateConfig, extract_cues, inject_for_prompt
 from objstore.memory.facts import remember
 from objstore.core.objects import Fact
 

@@ -12,12 +12,12 @@ from objstore.core.store import now_ms
 from objstore.memory.facts import remember
 from objstore.retrieval.context import (
     DEFAULT_PROMPT_BUDGET,
-    inject_for_prompt,
     load_context_config,
     moving_kind,
     render_context,
     session_start_block,
 )
+from objstore.retrieval.inject import inject_for_prompt
 
 DAY = 86_400_000
 

@@ -3,7 +3,8 @@ session state."""
 
 from __future__ import annotations
 
-from objstore.retrieval.context import inject_for_prompt, session_start_block, state_path
+from objstore.retrieval.context import session_start_block, state_path
+from objstore.retrieval.inject import inject_for_prompt
 from objstore.memory.facts import remember
 from objstore.memory.forget import forget, scan_store
 from objstore.retrieval.recall import recall
