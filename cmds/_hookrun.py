@@ -259,6 +259,31 @@ def _open_store(root: Path, lock_timeout: float):
     return open_store(root, create=True, lock_timeout=lock_timeout)
 
 
+def start_derive_auto(run: "_Run", store) -> bool:
+    """``derive.auto``: when a run is due (``objstore.derive.auto``), start
+    ``mem derive --auto`` as a detached process (new session, stdio on
+    /dev/null) and return at once: the hook never waits for a model and
+    takes no lock for it (the child claims the day under the lock, then
+    calls the model holding none).  True when a process was started."""
+    import objstore
+    cfg = objstore.derive_config(store.root)
+    if cfg.get("auto") is not True:
+        return False
+    prov = objstore.derive_provider(cfg, run.env)
+    if objstore.derive_auto_status(store, cfg, prov) != "due":
+        return False
+    import subprocess
+
+    import cmds
+    env = {**run.env, "MEM_HOME": str(store.root)}
+    here = str(Path(cmds.__file__).resolve().parent.parent)   # the child imports the same mem
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    subprocess.Popen([sys.executable, "-m", "cmds", "derive", "--auto"], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                     close_fds=True, env=env, cwd=str(store.root))
+    return True
+
+
 # --------------------------------------------------------------------------- context (recall)
 
 def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | None = None) -> str:
@@ -407,6 +432,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 record_activity(store, project_aliases(cwd or None, store_root=store.root))
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
+            if capture:
+                run.guarded("derive-auto", start_derive_auto, run, store)
             if no_inject(run.env):
                 return None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
@@ -431,7 +458,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 # agent only waits for the injection
                 snap = objstore.prompt_snapshot(store.root, transcript, prompt)
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
-                          index=False, snapshot=snap, time_ms=int(time.time() * 1000))
+                          index=False, snapshot=snap, time_ms=int(time.time() * 1000),
+                          entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")))
                 if not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None

@@ -11,12 +11,17 @@ from ._common import emit_json, home_path, json_option, plural, safe, with_store
 @click.option("--plan", "show_plan", is_flag=True, help="Send nothing: list every excerpt a run would send, and where.")
 @click.option("--apply", "do_apply", is_flag=True, help="File what the rules admit (writes, queues, episodes).")
 @click.option("--provider", type=click.Choice(["claude", "openai", "ollama"]), help="Override [derive] provider.")
-@click.option("--sources", type=click.Choice(["interactive", "all"]), default="interactive", show_default=True,
-              help="Which sessions to read.")
+@click.option("--sources", type=click.Choice(["interactive", "all"]),
+              help="Which turns to read: interactive (default; not claude -p or Agent SDK runs) or all. "
+                   "Default: derive.sources.")
 @click.option("--session", "sessions", multiple=True, metavar="ID", help="Only this session (repeatable).")
+@click.option("--auto", "auto", is_flag=True,
+              help="What the session-start hook starts when derive.auto is on: apply, at most once a day, "
+                   "only after --plan was shown; quiet.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line and failures (no values).")
 @json_option
 @click.pass_context
-def command(ctx, show_plan, do_apply, provider, sources, sessions, as_json):
+def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, as_json):
     """Derive facts from sessions with a model; rules decide what is admitted.
 
     --plan sends nothing: it lists every excerpt a run would send with its
@@ -28,9 +33,13 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, as_json):
     changes to what you stated go to the review queue.  A value whose words
     are not all in the cited turns is rejected (the evidence check).  A run
     reads only turns newer than the last applied run; a session whose call
-    failed is read again next time.  Provider: [derive] in the store's
-    config.toml (provider, model, base_url, api_key_env, timeout), else
-    OPENAI_BASE_URL/OPENAI_MODEL/OPENAI_API_KEY, else 'claude -p'.
+    failed is read again next time.  Only turns a person was present for
+    are read unless --sources all (turns of 'claude -p' and Agent SDK runs
+    record entrypoint sdk-*; a turn with none counts as interactive).
+    Provider: [derive] in the store's config.toml (provider, model,
+    base_url, api_key_env, timeout), else OPENAI_BASE_URL/OPENAI_MODEL/
+    OPENAI_API_KEY, else 'claude -p'.  'mem config derive.auto true' runs
+    it daily from the session-start hook once --plan has been shown.
 
     \b
     Examples:
@@ -38,28 +47,42 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, as_json):
       mem derive
       mem derive --apply
       mem derive --provider openai --session 0f3c2a…
+      mem derive --sources all --plan
       mem derive report
 
     Exit status: 0 ok (also when some sessions failed: they are listed and
-    stay unread); 2 bad option; 10 no store; 11 store locked.
+    stay unread; and --auto when no run is due); 2 bad option or config;
+    10 no store; 11 store locked.
     """
     if ctx.invoked_subcommand is not None:
         return
-    from objstore import derive_config, derive_plan, derive_provider, derive_run, open_store
-    store = open_store(home_path(ctx))
+    import objstore
+    store = objstore.open_store(home_path(ctx))
     ctx.call_on_close(store.close)
-    prov = derive_provider(derive_config(store.root), os.environ, provider)
-    plan = derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
+    cfg = objstore.derive_config(store.root)
+    prov = objstore.derive_provider(cfg, os.environ, provider)
+    sources = sources or cfg.get("sources") or "interactive"
+    max_calls = None
+    if auto:
+        status = objstore.derive_auto_status(store, cfg, prov)
+        if status != "due" or not objstore.derive_auto_claim(store, cfg, prov):
+            click.echo(f"no automatic derive run: {status if status != 'due' else 'another run claimed today'}",
+                       err=True)
+            return
+        do_apply, quiet, max_calls = True, True, int(cfg.get("auto_max_calls") or objstore.DERIVE_AUTO_MAX_CALLS)
+    plan = objstore.derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
     if show_plan:
         _show_plan(plan, as_json)
+        objstore.derive_mark_plan_shown(store, prov)
         return
     if not plan.excerpts:
         click.echo("nothing new to derive from", err=True)
         if as_json:
             emit_json({"calls": 0, "decisions": [], "failed": {}})
         return
-    res = derive_run(store, plan, os.environ, apply=do_apply)
-    _show_run(res, as_json)
+    res = objstore.derive_run(store, plan, os.environ, apply=do_apply, max_calls=max_calls,
+                              trigger="auto" if auto else "manual")
+    _show_run(res, as_json, quiet)
 
 
 def _show_plan(plan, as_json):
@@ -68,7 +91,8 @@ def _show_plan(plan, as_json):
                    "excerpts": [{"session": e.session, "project": e.project, "chars": e.chars,
                                  "turns": [{"n": n, "id": oid, "role": r, "chars": len(t)} for n, oid, r, t in e.turns]}
                                 for e in plan.excerpts],
-                   "chars": plan.chars, "calls": len(plan.excerpts)})
+                   "chars": plan.chars, "calls": len(plan.excerpts), "sources": plan.sources,
+                   "new_turns": plan.new_turns})
         return
     for e in plan.excerpts:
         click.echo(safe(f"session {e.session} ({e.project or '-'}): {plural(len(e.turns), 'turn')}, "
@@ -78,16 +102,19 @@ def _show_plan(plan, as_json):
     click.echo(f"would send {plural(len(plan.excerpts), 'excerpt')} of {plural(plan.sessions, 'session')}, "
                f"{plan.chars:,} characters, in {plural(len(plan.excerpts), 'model call')} to "
                f"{plan.provider.destination()}")
+    other = "all" if plan.sources == "interactive" else "interactive"
+    click.echo(f"sources: {plan.sources} ({plural(plan.new_turns.get(plan.sources, 0), 'new turn')}; "
+               f"--sources {other} would read {plan.new_turns.get(other, 0):,})")
 
 
-def _show_run(res, as_json):
+def _show_run(res, as_json, quiet=False):
     from objstore import derive_decision_json
     if as_json:
         emit_json({"applied": res.applied, "calls": res.calls, "counts": res.counts(), "failed": res.failed,
                    "episodes": res.episodes, "report": res.report,
                    "decisions": [derive_decision_json(d) for d in res.decisions]})
         return
-    for d in res.decisions:
+    for d in () if quiet else res.decisions:
         what = {"write": "admit", "invalid": "reject", "tombstoned": "skip (forgotten)",
                 "no-evidence": "reject (no evidence)", "suspicious": "queue (suspicious)",
                 "key-conflict": f"queue (replaces {d.replaces})", "change-user-stated": "queue (you stated otherwise)"}
@@ -95,6 +122,8 @@ def _show_run(res, as_json):
     for sid, why in res.failed.items():
         click.echo(safe(f"failed: session {sid}: {why} (stays unread)"), err=True)
     tail = f"report {res.report}" if res.applied else "nothing filed (add --apply)"
+    if res.deferred:
+        tail += f"; {plural(res.deferred, 'excerpt')} left for the next run"
     click.echo(f"{plural(res.calls, 'call')}, {plural(len(res.decisions), 'proposal')}: "
                + ", ".join(f"{n} {r}" for r, n in sorted(res.counts().items())) + f"; {tail}")
 
@@ -151,17 +180,17 @@ def install_cmd(ctx, kind):
     exe = shutil.which("mem") or "mem"
     home = home_path(ctx)
     if kind == "cron":
-        click.echo(f"17 3 * * * MEM_HOME={home} {exe} derive --apply >> {home}/logs/derive.log 2>&1")
+        click.echo(f"17 3 * * * MEM_HOME={home} {exe} derive --apply --quiet >> {home}/logs/derive.log 2>&1")
     elif kind == "systemd":
         click.echo(f"# ~/.config/systemd/user/mem-derive.service\n[Service]\nType=oneshot\nEnvironment=MEM_HOME={home}\n"
-                   f"ExecStart={exe} derive --apply\n\n# ~/.config/systemd/user/mem-derive.timer\n[Timer]\n"
+                   f"ExecStart={exe} derive --apply --quiet\n\n# ~/.config/systemd/user/mem-derive.timer\n[Timer]\n"
                    "OnCalendar=daily\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n"
                    "# then: systemctl --user enable --now mem-derive.timer")
     else:
         click.echo(f'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>\n'
                    f"<key>Label</key><string>dev.memvcs.derive</string>\n"
                    f"<key>ProgramArguments</key><array><string>{exe}</string><string>derive</string>"
-                   f"<string>--apply</string></array>\n"
+                   f"<string>--apply</string><string>--quiet</string></array>\n"
                    f"<key>EnvironmentVariables</key><dict><key>MEM_HOME</key><string>{home}</string></dict>\n"
                    "<key>StartCalendarInterval</key><dict><key>Hour</key><integer>3</integer></dict>\n"
                    "</dict></plist>\n<!-- ~/Library/LaunchAgents/dev.memvcs.derive.plist; launchctl load -w it -->")

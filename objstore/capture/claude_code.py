@@ -168,6 +168,7 @@ class _Group:
     timestamp: int
     cwd: str
     start: int = 0      # byte offset of its first line
+    entrypoint: str = ""
 
 
 def _file_context(path: Path) -> tuple[bool, str]:
@@ -230,7 +231,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             text = strip_mem_context("\n".join(g.blocks))
             if text.strip():
                 yield CapturedTurn(g.session, g.source, "assistant", text,
-                                   g.timestamp, g.cwd, project_of(g.cwd))
+                                   g.timestamp, g.cwd, project_of(g.cwd), entrypoint=g.entrypoint)
         yield from after
         after.clear()
 
@@ -267,6 +268,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                     session += f".agent-{agent}" if agent else ".sidechain"
             uid = as_str(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
             cwd = as_str(rec.get("cwd"))
+            ep = as_str(rec.get("entrypoint"))[:40]
             ts = timestamp_ms(rec.get("timestamp"))
             msg = rec.get("message")
             content = msg.get("content") if isinstance(msg, dict) else None
@@ -291,7 +293,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 else:
                     source = f"cc:msg:{msg_id}"
                     msg_first[msg_id] = uid
-                group = _Group(session, msg_id, source, blocks, ts, cwd, line_at)
+                group = _Group(session, msg_id, source, blocks, ts, cwd, line_at, ep)
                 continue
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
@@ -318,11 +320,11 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 if alias is None:
                     alias = rs.prompt_ids[uid] = prompt_alias(text, rs.prompts)
                 rs.last_prompt = alias.split(":")[2]
-                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project, alias))
+                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project, alias, ep))
             for i, body in enumerate(results):
                 if body.strip():
                     turns.append(CapturedTurn(session, f"cc:{uid}:tool:{i}", "tool", body,
-                                              ts, cwd, project))
+                                              ts, cwd, project, entrypoint=ep))
             if not turns:
                 stats.records_ignored += 1
             if group is not None and not results:

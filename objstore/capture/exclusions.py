@@ -5,31 +5,22 @@ The globs live in ``[capture] exclude`` of ``<store>/config.toml`` (read by
 ``path_excluded``).  This module previews what a glob would drop (sessions
 and projects already stored whose working directory it matches) and edits
 that one array in place: the rest of the file (comments, other tables,
-formatting) is kept byte for byte.  The array is rewritten on one line as
-TOML basic strings.  Python has a TOML reader (``tomllib``) but no writer,
-and the core dependencies are fixed, so this small, checked text edit
-replaces a TOML-writing library: the result is parsed again and must give
-exactly the new list, or nothing is written.
+formatting) is kept byte for byte (``objstore.core.tomledit``, the one
+checked text edit of that file).  The array is rewritten on one line as
+TOML basic strings.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.capture.sync import CONFIG_FILE, CaptureConfig, load_config, path_excluded
-from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
+from objstore.core.tomledit import set_value
 from objstore.memory.sessions import walk_turns
-
-_HEADER = re.compile(r"^[ \t]*\[[ \t]*capture[ \t]*\][ \t]*(#.*)?$", re.M)
-_ANY_HEADER = re.compile(r"^[ \t]*\[", re.M)
-_EXCLUDE = re.compile(r"^[ \t]*exclude[ \t]*=[ \t]*", re.M)
 
 
 @dataclass
@@ -81,67 +72,9 @@ def list_exclusions(root: Path) -> list[str]:
     return list(load_config(root).exclude)
 
 
-def _array_end(text: str, i: int) -> int:
-    """Index just past the TOML array starting at ``text[i] == '['``."""
-    depth, j = 0, i
-    while j < len(text):
-        c = text[j]
-        if c == "#":
-            j = text.find("\n", j)
-            if j < 0:
-                break
-            continue
-        if c in "\"'":
-            triple = text.startswith(c * 3, j)
-            q = c * 3 if triple else c
-            k = j + len(q)
-            while k < len(text):
-                if c == '"' and text[k] == "\\":
-                    k += 2
-                    continue
-                if text.startswith(q, k):
-                    break
-                k += 1
-            j = k + len(q)
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    raise InvalidInput("config.toml: capture.exclude is not a closed array")
-
-
 def _write(root: Path, globs: list[str]) -> None:
-    p = Path(root) / CONFIG_FILE
-    try:
-        text = p.read_text("utf-8")
-    except FileNotFoundError:
-        text = ""
-    load_config(root)  # refuses a file that is not valid TOML
-    value = "[" + ", ".join(json.dumps(g, ensure_ascii=False) for g in globs) + "]"
-    h = _HEADER.search(text)
-    if h is None:
-        if "capture" in tomllib.loads(text):
-            raise InvalidInput(f"{p}: [capture] is written in a form mem does not edit",
-                               hint="edit capture.exclude in that file by hand")
-        new = text + ("" if not text or text.endswith("\n") else "\n") + f"\n[capture]\nexclude = {value}\n"
-    else:
-        nxt = _ANY_HEADER.search(text, h.end())
-        end = nxt.start() if nxt else len(text)
-        m = _EXCLUDE.search(text, h.end(), end)
-        if m is None:
-            new = text[:h.end()] + f"\nexclude = {value}" + text[h.end():]
-        else:
-            if text[m.end():m.end() + 1] != "[":
-                raise InvalidInput(f"{p}: capture.exclude is not an array")
-            new = text[:m.end()] + value + text[_array_end(text, m.end()):]
-    doc = tomllib.loads(new)
-    if [os.path.normpath(os.path.expanduser(x)) for x in doc.get("capture", {}).get("exclude", [])] != globs:
-        raise InvalidInput(f"{p}: could not edit capture.exclude safely", hint="edit it by hand")
-    atomic_write(p, new.encode("utf-8"))
+    load_config(root)  # refuses a file that is not valid TOML or holds a bad [capture]
+    set_value(Path(root) / CONFIG_FILE, "capture", "exclude", globs)
 
 
 def add_exclusion(root: Path, glob: str) -> bool:

@@ -699,8 +699,10 @@ def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptS
 def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                    transcript: Path | None = None, cfg: CaptureConfig | None = None,
                    command: str = "hook UserPromptSubmit", index: bool = False,
-                   time_ms: int | None = None, snapshot: PromptSnapshot | None = None) -> PromptResult:
-    """Store a prompt as a user turn of ``session_id`` at once.
+                   time_ms: int | None = None, snapshot: PromptSnapshot | None = None,
+                   entrypoint: str = "") -> PromptResult:
+    """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
+    the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
 
     The key is ``cc:p:<hash>:<n>``, the one the transcript reader gives the
     record that holds this prompt: ``n`` = prompts of this text the cursor
@@ -772,7 +774,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()), default=0)
             key = f"cc:p:{h}:{n}"
             ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                              cwd, project_namer(store)(cwd, project_of(cwd)))
+                              cwd, project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
             oid = w.add(ct)
             status = "captured" if oid else "known"
         try:

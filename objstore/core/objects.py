@@ -28,6 +28,17 @@ EDGE_KINDS = ("relates_to", "contradicts", "derived_from", "rollup_of")
 #: the longest edge target: a key (refs.MAX_KEY_BYTES is smaller) or a 64-hex id
 MAX_EDGE_TARGET = 1024
 ROLES = ("user", "assistant", "tool", "system")
+#: entrypoints of runs nobody typed in (Claude Code: ``claude -p`` records
+#: ``sdk-cli``, the Agent SDKs ``sdk-ts`` and ``sdk-py``; agent-formats.md §2.2)
+HEADLESS_ENTRYPOINT_PREFIX = "sdk-"
+
+
+def interactive_entrypoint(entrypoint: str) -> bool:
+    """True for a turn a person was present for: every entrypoint but the
+    headless ones (``sdk-*``); "" (not recorded: older transcripts, other
+    harnesses) counts as interactive, so nothing unlabelled is dropped."""
+    return not entrypoint.startswith(HEADLESS_ENTRYPOINT_PREFIX)
+
 
 #: Times are ms since the epoch in [0, MAX_TIME_MS] (year 9999 ends there).
 MAX_TIME_MS = 253_402_300_799_999
@@ -71,7 +82,7 @@ def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ..
 
 
 def _zero_flag(name: str) -> int:
-    raise CorruptObject(f"field {name!r} is written only when not 0")
+    raise CorruptObject(f"field {name!r} is written only when not 0 or empty")
 
 
 def _empty_text(name: str) -> str:
@@ -289,6 +300,11 @@ class Turn:
         project: project name ("" if unknown).
         source: stable id of the source record, for idempotent capture.
         parent: id of the previous turn of the session, or None.
+        forgotten: ms when ``mem forget`` emptied it (0: never).
+        entrypoint: what started the agent for this turn, as the agent
+            records it (Claude Code: ``cli``, ``sdk-cli``, ``sdk-py``,
+            ``claude-vscode``, …; "" unknown, read as interactive:
+            :func:`interactive_entrypoint`).
     """
 
     TYPE: ClassVar[int] = 2
@@ -309,9 +325,10 @@ class Turn:
     source: str
     parent: str | None
     forgotten: int = 0
+    entrypoint: str = ""
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten",)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "entrypoint")
 
     def __post_init__(self) -> None:
         _choice(self.role, ROLES, "role")
@@ -327,6 +344,7 @@ class Turn:
             "cwd": self.cwd, "project": self.project, "source": self.source,
             "parent": _raw_parent(self.parent),
             **({"forgotten": self.forgotten} if self.forgotten else {}),
+            **({"entrypoint": self.entrypoint} if self.entrypoint else {}),
         }
 
     @classmethod
@@ -341,6 +359,7 @@ class Turn:
                 cwd=_need(p, "cwd", str), project=_need(p, "project", str),
                 source=_need(p, "source", str), parent=_opt_parent(p.get("parent", b"")),
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
+                entrypoint=(_need(p, "entrypoint", str) or _zero_flag("entrypoint")) if "entrypoint" in p else "",
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid turn: {e}") from None

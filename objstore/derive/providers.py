@@ -16,9 +16,6 @@ and one JSON answer need nothing more), so no extra is needed.
 from __future__ import annotations
 
 import json
-import subprocess
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -79,7 +76,9 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
     return Provider(name, cfg.get("model", ""), "", "", timeout)
 
 
-def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
+def _post_once(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    import urllib.error  # deferred (~15 ms): the session-start hook reads the provider, never calls it
+    import urllib.request
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                  headers={"content-type": "application/json", **headers})
     try:
@@ -92,6 +91,30 @@ def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
         raise ProviderError(f"the model endpoint could not be reached ({reason})") from None
     except ValueError:
         raise ProviderError("the model endpoint did not answer JSON") from None
+
+
+def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    """POST ``body`` as JSON and return the JSON answer, within ``timeout``
+    seconds in all.  ``urllib``'s own timeout bounds each socket operation
+    only (an endpoint that sends a byte now and then never trips it), so the
+    call runs in a daemon thread and is abandoned at the deadline.  Never
+    retried.  Raises ProviderError."""
+    import threading
+    box: dict = {}
+
+    def call() -> None:
+        try:
+            box["answer"] = _post_once(url, body, headers, timeout + 5)  # the deadline below comes first
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+    t = threading.Thread(target=call, name="derive-call", daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        raise ProviderError(f"the model endpoint did not answer within {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["answer"]
 
 
 def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
@@ -113,6 +136,7 @@ def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
             return r["message"]["content"]
         except (KeyError, TypeError):
             raise ProviderError("ollama's answer has no message.content") from None
+    import subprocess
     args = ["claude", "-p", "--output-format", "text"] + (["--model", p.model] if p.model else [])
     try:
         out = subprocess.run(args, input=prompt, capture_output=True, text=True, timeout=p.timeout,

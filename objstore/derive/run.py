@@ -5,9 +5,11 @@ A model may propose; a rule decides (bead's dream job, memware's derive).
 **Reading.** A run reads, per session, only the turns after the last one a
 previous *applied* run read (``<store>/cache/derive-state.json``: session ->
 seq, keys and counts only).  A session whose model call failed stays unread
-and is tried again next time.  Sources: ``interactive`` (default) or
-``all``; turns do not record Claude Code's ``entrypoint`` yet, so today every
-turn counts as interactive (a turn with none counts so, as memware does).
+and is tried again next time.  Sources: ``interactive`` (default) reads the
+turns a person was present for, by the ``entrypoint`` capture records on
+each turn (``claude -p`` and the Agent SDKs record ``sdk-*``: skipped; a turn
+with none, from an older transcript or another harness, counts as
+interactive, as memware does); ``all`` reads every turn.
 
 **Calls.** Each call holds at most :data:`MAX_CALL_CHARS` of transcript
 (turns numbered, each cut to :data:`MAX_TURN_CHARS`) inside
@@ -44,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
-from objstore.core.objects import KINDS, normalize_value, value_digest
+from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value, value_digest
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, complete
@@ -60,6 +62,7 @@ MAX_VALUE_CHARS = 600
 MAX_KEYS = 200
 STATE = "cache/derive-state.json"
 REPORTS = "cache/derive-reports"
+SOURCES = ("interactive", "all")
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset("""a an and are as at be been but by can could did do does for from had has have he her his
 i if in into is it its me my no not of on or our she so that the their them then there these they this to
@@ -80,10 +83,14 @@ class Excerpt:
 
 @dataclass
 class Plan:
-    """What a run would send: ``excerpts``, the ``provider``, counts."""
+    """What a run would send: ``excerpts``, the ``provider``, counts;
+    ``sources`` the setting used and ``new_turns`` how many new turns each
+    setting (``interactive``, ``all``) would read."""
 
     provider: Provider
     excerpts: list[Excerpt]
+    sources: str = "interactive"
+    new_turns: dict[str, int] = field(default_factory=dict)
 
     @property
     def sessions(self) -> int:
@@ -121,6 +128,8 @@ class RunResult:
     failed: dict[str, str] = field(default_factory=dict)
     episodes: int = 0
     calls: int = 0
+    #: excerpts not sent because of ``max_calls`` (read next time)
+    deferred: int = 0
     report: str | None = None
     applied: bool = False
 
@@ -143,16 +152,26 @@ def load_state(store: Store) -> dict[str, int]:
 
 def plan(store: Store, provider: Provider, *, sources: str = "interactive",
          sessions: list[str] | None = None) -> Plan:
-    """Every excerpt a run would send (reads the store, sends nothing)."""
+    """Every excerpt a run would send (reads the store, sends nothing).
+    ``sources``: ``interactive`` or ``all`` (module doc); raises
+    InvalidInput for another value."""
+    if sources not in SOURCES:
+        raise InvalidInput(f"unknown derive sources {sources!r}: use one of {', '.join(SOURCES)}")
     state = load_state(store)
     out: list[Excerpt] = []
+    counts = dict.fromkeys(SOURCES, 0)
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
         if sessions and sid not in sessions:
             continue
         done = state.get(sid, -1)
-        turns = [tv for tv in reversed(list(walk_turns(store, head)))
-                 if tv.turn.seq > done and tv.turn.text and tv.turn.role in ("user", "assistant")]
+        new = [tv for tv in reversed(list(walk_turns(store, head)))
+               if tv.turn.seq > done and tv.turn.text and tv.turn.role in ("user", "assistant")]
+        turns = [tv for tv in new if interactive_entrypoint(tv.turn.entrypoint)]
+        counts["all"] += len(new)
+        counts["interactive"] += len(turns)
+        if sources == "all":
+            turns = new
         if not turns:
             continue
         project = next((tv.turn.project for tv in turns if tv.turn.project), "")
@@ -167,7 +186,7 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
             cur.last_seq = tv.turn.seq
         if cur.turns:
             out.append(cur)
-    return Plan(provider, out)
+    return Plan(provider, out, sources, counts)
 
 
 def _known_keys(store: Store, project: str) -> list[tuple[str, str]]:
@@ -281,17 +300,25 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     return d
 
 
-def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False) -> RunResult:
+def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, max_calls: int | None = None,
+        trigger: str = "manual") -> RunResult:
     """Call the model for every excerpt of ``p`` and decide; with ``apply``
     file the decisions, write episodes, advance the state and write the
-    report.  A failed call leaves its session unread.  Raises nothing for a
-    model failure (recorded in ``failed``); StoreLocked when applying."""
+    report.  A failed call leaves its session unread.  ``max_calls`` stops
+    after that many calls (the excerpts left are read next time);
+    ``trigger`` (``manual`` or ``auto``) goes in the report.  No lock is held
+    while the model answers: the store lock is taken only to file.  Raises
+    nothing for a model failure (recorded in ``failed``); StoreLocked when
+    applying."""
     res = RunResult(applied=apply)
     seen: set[tuple[str, str]] = set()
     episodes: dict[str, dict] = {}
     advanced: dict[str, int] = {}
     for ex in p.excerpts:
         if ex.session in res.failed:
+            continue
+        if max_calls is not None and res.calls >= max_calls:
+            res.deferred += 1
             continue
         res.calls += 1
         try:
@@ -328,7 +355,7 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False) -
             if sid not in res.failed:
                 state[sid] = max(state.get(sid, -1), seq)
         atomic_write(store.root / STATE, json.dumps(state, sort_keys=True).encode())
-        res.report = _report(store, res, p)
+        res.report = _report(store, res, p, trigger)
     return res
 
 
@@ -362,10 +389,11 @@ def _episode(store: Store, sid: str, ep: dict) -> None:
         pass
 
 
-def _report(store: Store, res: RunResult, p: Plan) -> str:
+def _report(store: Store, res: RunResult, p: Plan, trigger: str) -> str:
     t = now_ms()
     rid = hashlib.sha256(f"{t}:{res.calls}:{len(res.decisions)}".encode()).hexdigest()[:16]
     rep = {"id": rid, "time": t, "provider": p.provider.destination(), "calls": res.calls,
+           "trigger": trigger, "sources": p.sources, "deferred": res.deferred,
            "sessions": p.sessions, "counts": res.counts(), "episodes": res.episodes,
            "failed": sorted(res.failed),
            "decisions": [{"rule": d.rule, "key": d.key, "session": d.session, "turns": d.turns,

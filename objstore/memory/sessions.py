@@ -52,6 +52,8 @@ class CapturedTurn:
     ("cc:..."), stable across re-parses, identifies the source record(s).  ``alias``, for a
     user prompt only, is the key under which a hook may have captured the same prompt
     before the transcript held it (``objstore.capture.claude_code.prompt_alias``); "" otherwise.
+    ``entrypoint``: what started the agent (Claude Code's record field, or the hook's
+    ``CLAUDE_CODE_ENTRYPOINT``), "" when unknown; stored on the :class:`Turn`.
 
     The input of :class:`TurnAppender`: the transcript readers
     (``objstore.capture``) produce it, the appender stores it as a
@@ -64,6 +66,7 @@ class CapturedTurn:
     cwd: str
     project: str
     alias: str = ""
+    entrypoint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,7 +405,7 @@ class TurnAppender:
         source = ct.alias or ct.source
         turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
                     harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
-                    parent=st.head, forgotten=forgotten)
+                    parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint)
         oid = self._put(encode(turn))
         self.written += 1
         st.head, st.next_seq = oid, st.next_seq + 1

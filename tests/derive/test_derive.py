@@ -2,77 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-
-def transcript(path: Path, sid: str, turns: list[tuple[str, str]], cwd: str = "/home/dev/acme-api") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines, parent = [], None
-    for i, (role, text) in enumerate(turns):
-        uid = f"{sid}-{i:04d}"
-        rec = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": sid,
-               "version": "2.1.42", "timestamp": f"2026-03-02T09:00:{i:02d}.000Z", "type": role, "uuid": uid,
-               "message": {"role": role, "content": text} if role == "user" else
-               {"id": f"msg_{sid}_{i}", "role": "assistant", "model": "m", "type": "message",
-                "content": [{"type": "text", "text": text}]}}
-        lines.append(json.dumps(rec))
-        parent = uid
-    path.write_text("\n".join(lines) + "\n")
-
-
-class Model:
-    """A loopback chat-completions server: the answer is chosen by a marker
-    word found in the prompt; records every request."""
-
-    def __init__(self, script: dict[str, object]) -> None:
-        self.script, self.requests = script, []
-        model = self
-
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                model.requests.append((self.path, dict(self.headers), body))
-                prompt = body["messages"][0]["content"]
-                ans = next((v for k, v in model.script.items() if k in prompt), {"facts": []})
-                if ans == "500":
-                    self.send_response(500)
-                    self.end_headers()
-                    return
-                if ans == "slow":
-                    time.sleep(3)
-                text = ans if isinstance(ans, str) else json.dumps(ans)
-                out = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(out)))
-                self.end_headers()
-                try:
-                    self.wfile.write(out)
-                except BrokenPipeError:  # the client gave up (the timeout test)
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-
-
-def snapshot(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
+from tests.derive._util import Model, snapshot, transcript
 
 SCRIPT = {
     "GOOD-SESSION": {"facts": [
@@ -112,10 +47,10 @@ def rig(invoke, tmp_path, monkeypatch):
 
 
 def test_plan_sends_nothing_and_a_dry_run_files_nothing(rig, invoke, store_path):
-    before = snapshot(store_path)
     p = invoke("derive", "--plan", "--json").json
     assert p["calls"] == 3 and p["sessions"] == 3 and rig.url in p["destination"]
     assert rig.requests == []  # --plan makes no network call
+    before = snapshot(store_path)
     r = invoke("derive", "--json").json
     assert r["applied"] is False and len(rig.requests) == 3
     assert snapshot(store_path) == before  # a dry run writes nothing
@@ -166,7 +101,7 @@ def test_a_model_that_times_out_leaves_the_session_unread(invoke, tmp_path, monk
         (store_path / "config.toml").write_text(f'[derive]\nprovider = "openai"\nbase_url = "{model.url}"\n'
                                                 "timeout = 1\n")
         r = invoke("derive", "--apply", "--json").json
-        assert "slow" in r["failed"] and "could not be reached" in r["failed"]["slow"]
+        assert "slow" in r["failed"] and "within 1 s" in r["failed"]["slow"]
         assert invoke("derive", "--plan", "--json").json["calls"] == 1  # still unread
     finally:
         model.close()
@@ -211,3 +146,38 @@ def test_revert_a_derive_run(rig, invoke):
     assert len(invoke("log", "project/acme-api/db/port", "--json").json) == 3  # nothing rewritten
     invoke("revert", "--derive-run", "ffffffff", exit_code=4)
     invoke("revert", exit_code=2)
+
+
+def test_the_timeout_is_a_hard_deadline_even_for_a_slow_drip(tmp_path):
+    """An endpoint that sends a byte every 0.2 s never trips a per-read
+    socket timeout; the call still ends at its deadline."""
+    import socket
+    import threading
+    import time
+
+    from objstore.derive.providers import Provider, ProviderError, complete
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    stop = threading.Event()
+
+    def drip():
+        conn, _ = srv.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n")
+        while not stop.wait(0.2):
+            try:
+                conn.sendall(b" ")
+            except OSError:
+                break
+        conn.close()
+    threading.Thread(target=drip, daemon=True).start()
+    p = Provider("openai", "m", f"http://127.0.0.1:{srv.getsockname()[1]}/v1", "", 1.0)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ProviderError, match="within 1 s"):
+            complete(p, "hi", {})
+        assert time.monotonic() - t0 < 2.5
+    finally:
+        stop.set()
+        srv.close()

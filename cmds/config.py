@@ -1,0 +1,68 @@
+"""mem config."""
+
+import click
+
+from ._common import emit_json, json_option, with_store
+
+
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+@click.command("config")
+@click.argument("name", required=False, metavar="NAME")
+@click.argument("value", required=False, metavar="VALUE")
+@json_option
+@with_store()
+def command(name, value, as_json, store):
+    """Read or set a setting of the store's config.toml.
+
+    With no argument, list every setting with its value (its default when
+    the file does not set it) and what it does.  NAME alone prints its
+    value; NAME VALUE sets it, keeping the rest of the file (comments,
+    other tables) as it was.  Only known settings are written: a misspelt
+    name is refused.  derive.api_key_env takes the NAME of the environment
+    variable holding a key, never a key.
+
+    \b
+    Examples:
+      mem config
+      mem config derive.auto true
+      mem config derive.sources all
+      mem config context.prompt_budget
+
+    Exit status: 0 ok; 2 unknown setting, bad value, or a config.toml mem
+    cannot edit safely; 10 no store.
+    """
+    from objstore import config_read, config_set, config_settings
+    settings = config_settings
+    if name is None:
+        cur = config_read(store.root)
+        if as_json:
+            emit_json([{"name": n, "value": cur[n], "default": s.default, "help": s.help}
+                       for n, s in settings.items()])
+            return
+        for n, s in settings.items():
+            mark = "" if cur[n] == s.default else "  (set)"
+            click.echo(f"{n} = {_fmt(cur[n])}{mark}\n    {s.help}")
+        return
+    if name not in settings:
+        from objstore import InvalidInput
+        raise InvalidInput(f"unknown setting {name!r}", hint="'mem config' lists them")
+    if value is None:
+        v = config_read(store.root)[name]
+        if as_json:
+            emit_json({"name": name, "value": v})
+        else:
+            click.echo(_fmt(v))
+        return
+    v, changed = config_set(store.root, name, value)
+    if as_json:
+        emit_json({"name": name, "value": v, "changed": changed})
+        return
+    click.echo(f"{name} = {_fmt(v)}" + ("" if changed else " (unchanged)"))
+    if name == "derive.auto" and v is True:
+        click.echo("derive runs at most once a day from the session-start hook, in the background, once "
+                   "'mem derive --plan' has been shown for the destination it sends to.", err=True)

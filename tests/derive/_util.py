@@ -1,0 +1,83 @@
+"""Helpers of the derive tests: Claude Code transcripts and a loopback
+OpenAI-compatible chat-completions server with scripted answers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+def transcript(path: Path, sid: str, turns: list[tuple[str, str]], cwd: str = "/home/dev/acme-api",
+               entrypoint: str | None = None) -> None:
+    """A Claude Code transcript of ``turns`` [(role, text)]; ``entrypoint``
+    written on every record when given (Claude Code 2.1.x writes it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines, parent = [], None
+    for i, (role, text) in enumerate(turns):
+        uid = f"{sid}-{i:04d}"
+        rec = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": sid,
+               "version": "2.1.42", "timestamp": f"2026-03-02T09:00:{i:02d}.000Z", "type": role, "uuid": uid,
+               **({"entrypoint": entrypoint} if entrypoint else {}),
+               "message": {"role": role, "content": text} if role == "user" else
+               {"id": f"msg_{sid}_{i}", "role": "assistant", "model": "m", "type": "message",
+                "content": [{"type": "text", "text": text}]}}
+        lines.append(json.dumps(rec))
+        parent = uid
+    path.write_text("\n".join(lines) + "\n")
+
+
+class Model:
+    """A loopback chat-completions server: the answer is chosen by a marker
+    word found in the prompt; records every request.  While ``gate`` is
+    cleared, answers wait for it (up to 30 s)."""
+
+    def __init__(self, script: dict[str, object]) -> None:
+        self.script, self.requests = script, []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.arrived = threading.Event()
+        model = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                model.requests.append((self.path, dict(self.headers), body))
+                model.arrived.set()
+                model.gate.wait(30)
+                prompt = body["messages"][0]["content"]
+                ans = next((v for k, v in model.script.items() if k in prompt), {"facts": []})
+                if ans == "500":
+                    self.send_response(500)
+                    self.end_headers()
+                    return
+                if ans == "slow":
+                    time.sleep(3)
+                text = ans if isinstance(ans, str) else json.dumps(ans)
+                out = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(out)))
+                self.end_headers()
+                try:
+                    self.wfile.write(out)
+                except BrokenPipeError:  # the client gave up (the timeout test)
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
