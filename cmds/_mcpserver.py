@@ -132,13 +132,16 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
     r = runner
 
     def recall(queries: list[str] | str, project: str | None = None, all_projects: bool = False,
-               what: Literal["all", "facts", "turns"] = "all", limit: int = 10,
+               what: Literal["all", "facts", "turns"] = "all", limit: int = 10, include_directives: bool = False,
                ctx: Context | None = None) -> dict[str, Any]:
         """Recall current facts and past conversation passages for one or more phrasings of a question
         (several phrasings are fused). Facts are always their key's current value. Scoped to `project`
-        (default: the server's project; over HTTP none) plus user and global facts; all_projects widens it."""
+        (default: the server's project; over HTTP none) plus user and global facts; all_projects widens it.
+        Directive facts (questions, instructions, goals) only with include_directives. A passage's `author`
+        says who wrote it (a sub-agent's prompt is the parent agent's); `untrusted` marks text written
+        after its session read outside content."""
         return r.run(ctx, "recall", dict(queries=queries, project=project, all_projects=all_projects,
-                                         what=what, limit=limit))
+                                         what=what, limit=limit, include_directives=include_directives))
 
     def get(key: str, ctx: Context | None = None) -> dict[str, Any]:
         """The current value of KEY (e.g. project/api/port) with its trust and origin."""
@@ -149,15 +152,18 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
         return r.run(ctx, "log", dict(key=key, limit=limit))
 
     def search(query: str, what: Literal["all", "facts", "turns"] = "all", limit: int = 10,
-               ctx: Context | None = None) -> dict[str, Any]:
-        """BM25 keyword search over current facts and captured turns, every project."""
-        return r.run(ctx, "search", dict(query=query, what=what, limit=limit))
+               include_directives: bool = False, ctx: Context | None = None) -> dict[str, Any]:
+        """BM25 keyword search over current facts and captured turns, every project (directive facts only
+        with include_directives)."""
+        return r.run(ctx, "search", dict(query=query, what=what, limit=limit,
+                                         include_directives=include_directives))
 
     def context(project: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
         """The memory block a session starts with: pinned, user and project facts."""
         return r.run(ctx, "context", dict(project=project))
 
-    def remember(key: str, value: str, kind: Literal["user", "feedback", "project", "reference"] | None = None,
+    def remember(key: str, value: str,
+                 kind: Literal["user", "feedback", "project", "reference", "directive"] | None = None,
                  valid_from: str | None = None, expect: str | None = None,
                  ctx: Context | None = None) -> dict[str, Any]:
         """Write a new version of KEY (<scope>/<name>, scope user, global or project/<name>). The old value

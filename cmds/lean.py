@@ -82,8 +82,8 @@ def namespace_of(session: str | None, agent: str | None) -> str | None:
 
 
 def recall(store, queries, what: str, limit: int, project: str | None, all_projects: bool, as_json: bool,
-           as_of: int | None = None, session: str | None = None, agent: str | None = None,
-           from_agent: str | None = None) -> int:
+           as_of: int | None = None, include_directives: bool = False, session: str | None = None,
+           agent: str | None = None, from_agent: str | None = None) -> int:
     """``mem recall QUERY…``: current facts and turn passages, fused over
     phrasings, dated, passages a later statement changed marked so; with
     ``as_of`` the store as it stood then.  ``session``/``agent``: read as
@@ -96,7 +96,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None) \
         if from_agent else None
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
-                  namespace=reader, within=within)
+                  include_directives=include_directives, namespace=reader, within=within)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
@@ -108,7 +108,8 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             if projects else ""
         hint = ""
         if projects:  # say where the hits are, if anywhere: a project is a scope, not a filter people expect
-            wide = _recall(store, list(queries), what=what, projects=None, limit=limit)
+            wide = _recall(store, list(queries), what=what, projects=None, limit=limit,
+                           include_directives=include_directives)
             others = sorted({h.project for h in wide.hits if h.project} - {projects[0]})
             if others:
                 hint = (f"; other projects have hits: {', '.join(others[:5])} "
@@ -129,8 +130,10 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                            "this is the current value)", dim=True))
         else:
             where = f"{h.session}#{h.seq}"
+            who = h.author if h.author in ("parent_agent",) else h.role  # a sub-agent's prompt is not the person's
             echo(style(safe(f"turn  {where}"), fg="cyan")
-                 + safe(f"  {h.role}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}"))
+                 + safe(f"  {who}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}")
+                 + (style("  untrusted", fg="red") if h.untrusted else ""))
             echo("    " + safe(h.text))
         if h.updated_later:
             u = h.updated_later
@@ -142,7 +145,8 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     return 0
 
 
-def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool) -> int:
+def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
+           include_directives: bool = False) -> int:
     """``mem search QUERY…``: BM25 over current facts and turns; returns 1 when
     ``exit_code`` and nothing matched."""
     from objstore import InvalidInput
@@ -154,7 +158,7 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool) 
         raise InvalidInput("the query is not valid UTF-8 text") from None
     kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
     rebuild_missing_index(store)
-    hits = _search(store, text, limit=limit, kinds=kinds)
+    hits = _search(store, text, limit=limit, kinds=kinds, include_directives=include_directives)
     if as_json:
         emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,
                     "time": h.time, "role": h.role, "project": h.project, "score": round(h.score, 4),
@@ -343,16 +347,19 @@ SPECS: dict[str, tuple] = {
     "recall": (recall, [("queries", -1)], {
         "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
         "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--as-of": ("as_of", parse_time),
+        "--include-directives": ("include_directives", FLAG),
         "--session": ("session", _str), "--agent": ("agent", _str), "--from-agent": ("from_agent", _str),
         "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
-        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_of": None, "session": None,
-         "agent": None, "from_agent": None, "as_json": False, "plain": False}, False),
+        {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_of": None, "include_directives": False,
+         "session": None, "agent": None, "from_agent": None, "as_json": False, "plain": False}, False),
     "search": (search, [("query", -1)], {
         "-n": ("limit", _int_range(1, 1000)), "--limit": ("limit", _int_range(1, 1000)), "--what": ("what", _WHAT),
-        "--exit-code": ("exit_code", FLAG), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
-        {"limit": 10, "what": "all", "exit_code": False, "as_json": False, "plain": False}, False),
+        "--exit-code": ("exit_code", FLAG), "--include-directives": ("include_directives", FLAG),
+        "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+        {"limit": 10, "what": "all", "exit_code": False, "include_directives": False, "as_json": False, "plain": False},
+        False),
     "remember": (remember, [("key", 1), ("text", 1)], {
-        "--kind": ("kind", _choice("user", "feedback", "project", "reference")),
+        "--kind": ("kind", _choice("user", "feedback", "project", "reference", "directive")),
         "--trust": ("trust", _choice("user_stated", "agent_observed", "derived")),
         "--sensitivity": ("sensitivity", _choice("public", "private", "secret")),
         "--valid-from": ("valid_from", parse_time), "--expect": ("expect", _str),

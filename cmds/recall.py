@@ -13,6 +13,8 @@ from ._common import TimeType, exit_with, json_option, with_store
 @click.option("--project", metavar="NAME", help="Project scope, replacing the working directory's (default: $MEM_PROJECT, else from the working directory).")
 @click.option("--all-projects", is_flag=True, help="Search every project, not only the current one.")
 @click.option("--as-of", type=TimeType(), help="Recall as the store stood at TIME: facts current then, turns recorded by then.")
+@click.option("--include-directives", is_flag=True,
+              help="Also recall directive facts (questions, instructions, goals), held out by default.")
 @click.option("--session", metavar="ID", help="Read as this session's namespace (default: $MEM_SESSION).")
 @click.option("--agent", metavar="NAME", help="Read as sub-agent NAME of the session: its own and its ancestors' "
                                              "memory, never a sibling's.")
@@ -20,7 +22,8 @@ from ._common import TimeType, exit_with, json_option, with_store
                                                   "its summary); NAME may be an agent id.")
 @json_option
 @with_store()
-def command(queries, what, limit, project, all_projects, as_of, session, agent, from_agent, as_json, store):
+def command(queries, what, limit, project, all_projects, as_of, include_directives, session, agent, from_agent,
+            as_json, store):
     """Recall current facts and past turns for one or more phrasings.
 
     Each QUERY is one phrasing (quote it); several phrasings of the same
@@ -37,7 +40,11 @@ def command(queries, what, limit, project, all_projects, as_of, session, agent, 
     values); questions about the past ("when did", "what was") keep the
     search order.  --as-of TIME reads the store as it stood then: each
     key's value current at TIME (as mem log --as-of) and only turns
-    recorded by TIME.
+    recorded by TIME.  Facts of kind directive (a question, an instruction,
+    a goal) are held out unless --include-directives.  A turn is labelled
+    by who wrote it: a sub-agent's "user" prompt is the parent agent's
+    (parent_agent), and a turn after its session read outside content (a
+    web page, a file outside the project) is marked untrusted.
 
     Namespaces: --session S reads as session S, --agent NAME as its
     sub-agent NAME (a sibling sub-agent's facts and turns are never shown;
@@ -58,4 +65,5 @@ def command(queries, what, limit, project, all_projects, as_of, session, agent, 
     """
     from . import lean
     exit_with(lean.recall(store, queries, what, limit, project, all_projects, as_json, as_of,
-                          session=session, agent=agent, from_agent=from_agent))
+                          include_directives=include_directives, session=session, agent=agent,
+                          from_agent=from_agent))

@@ -8,8 +8,9 @@ from ._common import TimeType, complete_key, exit_with, json_option, with_store
 @click.command("remember")
 @click.argument("key", shell_complete=complete_key)
 @click.argument("text")
-@click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference"]),
-              help="Kind of fact (default: from the scope, or the current version's kind).")
+@click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference", "directive"]),
+              help="Kind of fact (default: from the scope, or the current version's kind); 'directive' "
+                   "(a question, instruction or goal) is stored but held out of injection and recall.")
 @click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
               help="Who vouches for the value (default: agent_observed when run by an agent, "
                    "e.g. CLAUDECODE=1 or MEM_AGENT=name; else user_stated).")

@@ -11,21 +11,25 @@ from ._common import exit_with, json_option, with_store
 @click.option("--what", type=click.Choice(["all", "facts", "turns"]), default="all", show_default=True,
               help="Search facts, turns or both.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when nothing matches (like grep).")
+@click.option("--include-directives", is_flag=True,
+              help="Also find directive facts (questions, instructions, goals), held out by default.")
 @json_option
 @with_store()
-def command(query, limit, what, exit_code, as_json, store):
+def command(query, limit, what, exit_code, include_directives, as_json, store):
     """BM25 search over current facts and captured turns.
 
     The query is plain words: quotes, colons, parentheses, AND/OR/NOT and *
     are searched as text, never parsed as query syntax.  A hit on an old
-    version of a key shows the key's current value.
+    version of a key shows the key's current value.  Facts of kind
+    directive are held out unless --include-directives.
 
     \b
     Examples:
       mem search postgres port
       mem search "auth.py" --what turns --json
+      mem search "should we migrate" --include-directives
 
     Exit status: 0 ok (also with no hits, unless --exit-code); 10 no store.
     """
     from . import lean
-    exit_with(lean.search(store, query, limit, what, exit_code, as_json))
+    exit_with(lean.search(store, query, limit, what, exit_code, as_json, include_directives=include_directives))

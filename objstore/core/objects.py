@@ -20,7 +20,11 @@ from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
-KINDS = ("user", "feedback", "project", "reference", "summary")
+KINDS = ("user", "feedback", "project", "reference", "directive", "summary")
+#: kinds stored and searchable on request, but held out of injection and default
+#: recall: a ``directive`` is a question, an instruction or a stated goal, which
+#: ranks high by resembling the query (issue 16)
+HELD_OUT_KINDS = ("directive",)
 TRUST_LEVELS = ("user_stated", "agent_observed", "derived")  # highest first
 SENSITIVITIES = ("public", "private", "secret")
 #: typed edges a fact version may hold to other facts or turns (docs/format.md, "Edges")
@@ -305,6 +309,10 @@ class Turn:
             records it (Claude Code: ``cli``, ``sdk-cli``, ``sdk-py``,
             ``claude-vscode``, …; "" unknown, read as interactive:
             :func:`interactive_entrypoint`).
+        untrusted: written after the session read outside content (a web
+            fetch, a file the person did not write): session taint,
+            ``objstore.memory.provenance``.  Optional in the payload:
+            written only when true.
     """
 
     TYPE: ClassVar[int] = 2
@@ -326,9 +334,10 @@ class Turn:
     parent: str | None
     forgotten: int = 0
     entrypoint: str = ""
+    untrusted: bool = False
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "entrypoint")
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "entrypoint", "untrusted")
 
     def __post_init__(self) -> None:
         _choice(self.role, ROLES, "role")
@@ -345,6 +354,7 @@ class Turn:
             "parent": _raw_parent(self.parent),
             **({"forgotten": self.forgotten} if self.forgotten else {}),
             **({"entrypoint": self.entrypoint} if self.entrypoint else {}),
+            **({"untrusted": True} if self.untrusted else {}),
         }
 
     @classmethod
@@ -360,6 +370,7 @@ class Turn:
                 source=_need(p, "source", str), parent=_opt_parent(p.get("parent", b"")),
                 forgotten=_need(p, "forgotten", int) if "forgotten" in p else 0,
                 entrypoint=(_need(p, "entrypoint", str) or _zero_flag("entrypoint")) if "entrypoint" in p else "",
+                untrusted=_only_true(p, "untrusted"),
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid turn: {e}") from None

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from objstore.core.errors import InvalidInput, NotFound, Refused
-from objstore.core.objects import Fact
+from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
 from objstore.integrations.access import CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
@@ -32,10 +32,11 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.facts import current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
+from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import project_aliases
 from objstore.retrieval.context import is_dormant, render_context
-from objstore.retrieval.recall import TURN_TRUST, recall
+from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.sealed import has_vault, is_sealed, list_sealed, seal_key
 
@@ -124,13 +125,16 @@ class MemoryTools:
 
     # ------------------------------------------------------------------ read tools
     def tool_recall(self, caller: Caller, queries: Sequence[str] | str, project: str | None = None,
-                    all_projects: bool = False, what: str = "all", limit: int = 10) -> dict:
+                    all_projects: bool = False, what: str = "all", limit: int = 10,
+                    include_directives: bool = False) -> dict:
         """Current facts and turn passages for one or more phrasings (fused),
-        scoped to a project plus user and global facts."""
+        scoped to a project plus user and global facts; directive facts only
+        with ``include_directives``."""
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        res = recall(self.store, queries, what=what, projects=projects, limit=want)
+        res = recall(self.store, queries, what=what, projects=projects, limit=want,
+                     include_directives=bool(include_directives))
         items = []
         for h in res.hits:
             if h.kind == "fact":
@@ -145,6 +149,7 @@ class MemoryTools:
                 if not caller.sees_project(h.project):
                     continue
                 item = {"kind": "passage", "text": h.text, "id": h.id, "trust": h.trust,
+                        "author": h.author, "untrusted": h.untrusted,
                         "origin": {"session": h.session, "seq": h.seq, "role": h.role,
                                    "harness": h.harness, "project": h.project or None,
                                    "source": h.source},
@@ -176,8 +181,10 @@ class MemoryTools:
                  for v in chain[: self._limit(limit, 20)] if v.fact.sensitivity != "secret"]
         return {"key": key, "versions": len(chain), "items": items}
 
-    def tool_search(self, caller: Caller, query: str, what: str = "all", limit: int = 10) -> dict:
-        """BM25 over current facts and captured turns (one phrasing, no fusion)."""
+    def tool_search(self, caller: Caller, query: str, what: str = "all", limit: int = 10,
+                    include_directives: bool = False) -> dict:
+        """BM25 over current facts and captured turns (one phrasing, no fusion);
+        directive facts only with ``include_directives``."""
         limit = self._limit(limit)
         kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}.get(what)
         if kinds is None:
@@ -186,7 +193,7 @@ class MemoryTools:
             raise InvalidInput("nothing to search: give a query")
         want = limit if not caller.namespaces else min(200, limit * 5)
         items = []
-        for r in search(self.store, query, limit=want, kinds=kinds):
+        for r in search(self.store, query, limit=want, kinds=kinds, include_directives=bool(include_directives)):
             if r.kind == "fact":
                 if not caller.sees_key(r.ref):
                     continue
@@ -197,10 +204,11 @@ class MemoryTools:
             else:
                 if not caller.sees_project(r.project):
                     continue
-                item = {"kind": "passage", "text": r.snippet, "id": r.id, "trust": None,
+                t = self.store.get(r.id, Turn)
+                item = {"kind": "passage", "text": r.snippet, "id": r.id, "trust": turn_trust(t),
+                        "author": turn_author(t), "untrusted": t.untrusted,
                         "origin": {"session": r.ref, "role": r.role, "project": r.project or None},
                         "time": _iso(r.time)}
-                item["trust"] = TURN_TRUST.get(r.role, "tool_output")
             item["score"] = round(r.score, 4)
             items.append(item)
             if len(items) >= limit:

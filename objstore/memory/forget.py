@@ -20,7 +20,9 @@ replay) or a rerun finishes the job:
    compare-and-swap; the ref's reflog is replaced by one entry naming only
    the new head.  Whole keys and sessions lose their ref and reflog.  Facts
    whose ``sources`` cite a rewritten turn are rewritten to cite the new id
-   (``forgotten:<id>`` for the forgotten turn itself).
+   (``forgotten:<id>`` for the forgotten turn itself); facts holding an edge
+   (``Fact.edges``) to a forgotten key, version or turn are rewritten
+   without it, and an edge to a rewritten object follows its new id.
 3. **Search index**: the affected sub-indexes are rebuilt as new
    generations, so no segment keeps a deleted document or its terms; then
    checked (``SearchIndex.verify_purged``).
@@ -51,7 +53,7 @@ from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs_in_shards
 from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
-from objstore.memory.sessions import TurnVersion, resolve_session, walk_turns
+from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, put_tombstone
 
 MIN_MATCH_CHARS = 3
@@ -327,7 +329,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
-        _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
+        _new, ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
+        idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
     for sid, tail in turn_rewrites.items():
         forget_ids = {tv.id for tv in plan.turns[sid]}
@@ -339,17 +342,32 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         idmap.update(ids)
         store.update_ref(session_ref(sid), tail[0].id, new_head, "forget: history rewritten", time_ms=now,
                          rewrite=True)
+        drop_session_cache(store, sid)  # it names the replaced head; the next writer walks the new chain
         res.rewritten.append(session_ref(sid))
-    if idmap:  # facts citing a rewritten or forgotten turn
+    # facts citing a rewritten or forgotten turn, or holding an edge to forgotten or rewritten content
+    for key in plan.keys:
+        for v in plan.keys[key]:
+            idmap[v.id] = "forgotten"
+    gone_keys = set(plan.keys)
+    fresh = dict(idmap)  # a rewrite below changes version ids that other facts' edges may name: a few passes
+    for _pass in range(4):
+        if not (fresh or (gone_keys and _pass == 0)):
+            break
+        passed, fresh = fresh, {}
         for key, head in list_keys(store):
             chain = list(walk(store, head))
-            cites = [v for v in chain if any(s in idmap for s in v.fact.sources)]
+            cites = [v for v in chain if any(s in passed for s in v.fact.sources)
+                     or any(t in passed or (_pass == 0 and t in gone_keys) for _r, t in v.fact.edges)]
             if cites:
                 tail = _tail_from(chain, {cites[-1].id})
                 doomed.update(v.id for v in tail)
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
-                _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten")
-                res.rewritten.append(fact_ref(key))
+                _new, ids = _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
+                                           gone_keys)
+                idmap.update(ids)
+                fresh.update(ids)
+                if fact_ref(key) not in res.rewritten:
+                    res.rewritten.append(fact_ref(key))
                 head = chain[0].fact
                 if head.curated and not head.forgotten and any(
                         idmap.get(s, "").startswith("forgotten") for s in head.sources):
@@ -423,17 +441,35 @@ def rewrite_chain(store: Store, tail: list, remake: Callable, forget_ids: set[st
     return new_head, idmap
 
 
+def _rewrite_edges(edges: tuple, idmap: dict[str, str], gone_keys: set[str]) -> tuple:
+    """Edges after a forget: an edge to a forgotten key, version or turn is
+    dropped (``idmap`` value ``forgotten…``, or a key in ``gone_keys``); one
+    to a rewritten object follows it to its new id."""
+    out = []
+    for rel, t in edges:
+        if t in gone_keys:
+            continue
+        new = idmap.get(t, t)
+        if not new.startswith("forgotten"):
+            out.append((rel, new))
+    return tuple(out)
+
+
 def _rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[str], now: int,
-                   idmap: dict[str, str], command: str) -> str | None:
-    """Rewrite ``tail`` (newest first) of a key's chain and commit it; returns the new head."""
-    new_head, _ = rewrite_chain(store, tail, lambda v, gone, parent: dataclasses.replace(
+                   idmap: dict[str, str], command: str,
+                   gone_keys: set[str] = frozenset()) -> tuple[str | None, dict[str, str]]:
+    """Rewrite ``tail`` (newest first) of a key's chain and commit it: sources
+    and edges follow ``idmap`` (:func:`_rewrite_edges`); a forgotten version
+    keeps no edges.  Returns the new head and ``rewrite_chain``'s id map."""
+    new_head, ids = rewrite_chain(store, tail, lambda v, gone, parent: dataclasses.replace(
         v.fact, body="" if gone else v.fact.body, parent=parent,
-        sources=tuple(idmap.get(s, s) for s in v.fact.sources), forgotten=now if gone else v.fact.forgotten),
+        sources=tuple(idmap.get(s, s) for s in v.fact.sources), forgotten=now if gone else v.fact.forgotten,
+        edges=() if gone else _rewrite_edges(v.fact.edges, idmap, gone_keys)),
         forget_ids, tail[-1].fact.parent if tail else None)
     # the index is rebuilt physically by forget itself (step 3)
     commit_version(store, key, tail[0].id, new_head, old_chain=[], new_chain=[], command=f"forget: {command}",
                    time_ms=now, rewrite=True, index=False)
-    return new_head
+    return new_head, ids
 
 
 # -- derived files --------------------------------------------------------------

@@ -13,8 +13,10 @@ capturing the same transcript again adds nothing.
 
 Session state cache: ``<store>/cache/session-state/<h>.json`` (``h`` =
 SHA-256 of the session id, 32 hex) holds a session's head, next seq and
-source ids (never text), valid while the session ref still points at that
-head (else rebuilt by walking the new turns back to the cached head).
+source ids (never text) and whether the next turn is untrusted
+(``taints``, ``objstore.memory.provenance``), valid while the session ref
+still points at that head (else rebuilt by walking the new turns back to
+the cached head).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from objstore.core.packwriter import PackWriter
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
+from objstore.memory.provenance import reads_outside
 from objstore.memory.scope import AGENT_SEP, check_agent, child_namespace
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 
@@ -200,6 +203,8 @@ class SessionState:
     sources: set[str]
     head_role: str = ""
     head_source: str = ""
+    #: the next turn is untrusted: the head is, or called an outside tool (``provenance``)
+    taints: bool = False
 
 
 def session_state_path(store: Store, sid: str) -> Path:
@@ -226,9 +231,10 @@ def load_session(store: Store, sid: str) -> SessionState:
         if cached:
             drop_session_cache(store, sid)      # the session was forgotten: nothing of it stays
         return SessionState(sid, ref, None, None, 0, set())
-    if cached and cached.get("head") == head:
+    if cached and cached.get("head") == head and "taints" in cached:
         return SessionState(sid, ref, head, head, int(cached["seq"]), set(cached["sources"]),
-                            str(cached.get("head_role", "")), str(cached.get("head_source", "")))
+                            str(cached.get("head_role", "")), str(cached.get("head_source", "")),
+                            bool(cached["taints"]))
     stop = cached.get("head") if cached else None
     sources: set[str] = set()
     seq = 0
@@ -244,9 +250,19 @@ def load_session(store: Store, sid: str) -> SessionState:
     if reached and cached:
         sources |= set(cached["sources"])
         seq = max(seq, int(cached["seq"]))
-    st = SessionState(sid, ref, head, head, seq, sources, top.role if top else "", top.source if top else "")
+    if top is None and head is not None:  # the cached head is the head (a cache without "taints")
+        top = store.get(head, Turn)
+    st = SessionState(sid, ref, head, head, seq, sources, top.role if top else "", top.source if top else "",
+                      taints_after(top) if top else False)
     save_session_state(store, st)
     return st
+
+
+def taints_after(turn: Turn) -> bool:
+    """Whether the turn after ``turn`` is untrusted (``provenance``): ``turn``
+    is, or it is an assistant turn that called a tool reading outside
+    content."""
+    return turn.untrusted or (turn.role == "assistant" and reads_outside(turn.text, turn.cwd))
 
 
 def save_session_state(store: Store, st: SessionState) -> None:
@@ -254,7 +270,7 @@ def save_session_state(store: Store, st: SessionState) -> None:
     if st.head is None:
         return
     data = json.dumps({"sid": st.sid, "head": st.head, "seq": st.next_seq, "head_role": st.head_role,
-                       "head_source": st.head_source, "sources": sorted(st.sources)},
+                       "head_source": st.head_source, "taints": st.taints, "sources": sorted(st.sources)},
                       ensure_ascii=False).encode("utf-8", "surrogatepass")
     try:
         atomic_write(session_state_path(store, st.sid), data, durable=False)
@@ -405,11 +421,13 @@ class TurnAppender:
         source = ct.alias or ct.source
         turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
                     harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
-                    parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint)
+                    parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint,
+                    untrusted=st.taints)
         oid = self._put(encode(turn))
         self.written += 1
         st.head, st.next_seq = oid, st.next_seq + 1
         st.head_role, st.head_source = ct.role, source
+        st.taints = taints_after(turn)  # session taint spreads forward only
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
         self.dirty.add(sid)
         if not forgotten:

@@ -76,6 +76,7 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import touch
 from objstore.memory.facts import walk
+from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
@@ -448,7 +449,9 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
                 snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars))
-                c.line = (f"- earlier session {escape_text(t.session)} ({when}, {t.role}"
+                who = "parent_agent" if turn_author(t) == "parent_agent" else t.role  # not the person's words
+                who += ", untrusted" if t.untrusted else ""  # written after its session read outside content
+                c.line = (f"- earlier session {escape_text(t.session)} ({when}, {who}"
                           f"{', ' + escape_text(t.project) if t.project else ''}): {snippet}")
     # limits, in order of evidence
     state = load_state(store, session_id)

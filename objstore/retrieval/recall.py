@@ -40,6 +40,9 @@ Then each candidate is resolved against the objects, best first:
   role, project, harness, cwd, trust); forgotten turns are skipped.
 * **byte-identical** texts collapse into the first one (``duplicates``
   counts the others).
+* a fact with a ``derived_from`` edge to another fact among the hits is a
+  **restatement** and is dropped (:func:`restatements_dropped`); facts of
+  kind ``directive`` are left out unless asked for (:func:`visible`).
 
 **Time** (``objstore.retrieval.timeline``): for a question about the
 present (:func:`objstore.retrieval.timeline.wants_current`), the first
@@ -64,9 +67,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
+from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
@@ -145,7 +149,13 @@ class RecallHit:
             of a turn (``source`` is the id of the transcript record it came
             from; ``time`` is ms since epoch; for a fact, ``time`` is its
             ``valid_from`` and ``project`` its key's project or "").
-        trust: a fact's trust; for a turn :data:`TURN_TRUST` of its role.
+        trust: a fact's trust; for a turn ``provenance.turn_trust`` (by its
+            role, and ``agent_observed`` for a sub-agent's prompt).
+        author: who wrote a turn's text (``provenance.turn_author``:
+            ``person``, ``parent_agent``, ``agent``, ``tool``, ``system``);
+            None for facts.
+        untrusted: a turn written after its session read outside content
+            (``Turn.untrusted``).
         duplicates: byte-identical hits collapsed into this one.
         queries: indexes of the phrasings that found it.
         namespace: the namespace it belongs to (a fact's ``namespace``; a
@@ -154,6 +164,8 @@ class RecallHit:
             (``objstore.retrieval.timeline``): ``{"kind", "id", "time",
             "date", "text"}`` plus ``session``/``seq`` or ``key`` of the
             newest item that superseded it; else None.
+        edges: a fact's edges (``Fact.edges``: sorted ``(relation,
+            target)`` pairs); () for turns.
     """
 
     kind: str
@@ -179,6 +191,9 @@ class RecallHit:
     duplicates: int = 0
     queries: tuple[int, ...] = ()
     updated_later: dict | None = None
+    edges: tuple[tuple[str, str], ...] = ()
+    author: str | None = None
+    untrusted: bool = False
     namespace: str = ""
 
     @property
@@ -194,10 +209,12 @@ class RecallHit:
         if self.kind == "fact":
             d.update(key=self.key, version=self.version, fact_kind=self.fact_kind,
                      valid_from=self.valid_from, pinned=self.pinned, dormant=self.dormant,
-                     resolved_from=self.resolved_from)
+                     resolved_from=self.resolved_from, edges={})
+            for rel, target in self.edges:  # {relation: [target, ...]}, as the object's edges field
+                d["edges"].setdefault(rel, []).append(target)
         else:
             d.update(session=self.session, seq=self.seq, role=self.role, harness=self.harness,
-                     cwd=self.cwd, source=self.source)
+                     cwd=self.cwd, source=self.source, author=self.author, untrusted=self.untrusted)
         d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later,
                  namespace=self.namespace)
         return d
@@ -304,7 +321,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
            projects: Sequence[str] | None = None, limit: int = 10,
            exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
            opts: RecallOptions = RecallOptions(), as_of: int | None = None,
-           namespace: str | None = None, within: str | None = None) -> RecallResult:
+           include_directives: bool = False, namespace: str | None = None,
+           within: str | None = None) -> RecallResult:
     """Recall current facts and turn passages for one or more phrasings.
 
     Args:
@@ -321,6 +339,10 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             version current at that time by ``valid_from`` and
             ``recorded_at``, as ``mem log --as-of``; only turns recorded by
             then).  None: now.
+        include_directives: also return facts of a kind in
+            ``HELD_OUT_KINDS`` (``directive``: questions, instructions,
+            goals), which are left out by default because they rank high by
+            resembling the query.
         namespace: the reader's namespace (``objstore.memory.scope``): what
             it may not read (a sibling sub-agent's facts and turns) is left
             out, a descendant's is demoted (score times
@@ -395,7 +417,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     for c in order:
         if len(got_hits) >= reach or (len(got_hits) >= pool and not ns.active()):
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of, ns)
+        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, ns)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -413,12 +435,44 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     if ns.active() and got_hits:
         keep = sorted(range(len(got_hits)), key=lambda i: -got_hits[i].score)[:pool]
         got_hits, extra = [got_hits[i] for i in keep], [extra[i] for i in keep]
+    if any(h.edges for h in got_hits):
+        keep = restatements_dropped(store, got_hits)
+        got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
     return res
+
+
+def restatements_dropped(store: Store, hits: Sequence[RecallHit]) -> list[bool]:
+    """Which of ``hits`` to keep: a fact whose ``derived_from`` edge names
+    another fact among the hits (its key, or any version of that key) is a
+    restatement and is dropped, unless that fact is itself derived from it
+    (then both stay).  Returns one bool per hit, True = keep."""
+    keys = {h.key for h in hits if h.kind == "fact"}
+    sources: dict[str, set[str]] = {}
+    for h in hits:
+        if h.kind != "fact":
+            continue
+        got = set()
+        for rel, t in h.edges:
+            if rel != "derived_from":
+                continue
+            if "/" not in t:  # one version: its key
+                try:
+                    obj = store.get(t)
+                except (NotFound, CorruptObject, IntegrityError):
+                    continue
+                if not isinstance(obj, Fact):
+                    continue
+                t = obj.key
+            if t in keys and t != h.key:
+                got.add(t)
+        sources[h.key or ""] = got
+    return [h.kind != "fact" or not any(h.key not in sources.get(s, ()) for s in sources.get(h.key or "", ()))
+            for h in hits]
 
 
 def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
@@ -554,6 +608,7 @@ class _NsView:
 
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
                  opts: RecallOptions, as_of: int | None = None,
+                 include_directives: bool = False,
                  ns: _NsView | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
@@ -568,7 +623,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             if cur is None:
                 return None
             oid, f = cur.id, cur.fact
-            if not visible(f) or visibility(f.key, f.namespace, projects, ns.reader) is None:
+            if not visible(f, include_directives) or visibility(f.key, f.namespace, projects, ns.reader) is None:
                 return None
             w = ns.weight(f.namespace)
             if w is None:
@@ -582,7 +637,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
                              resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
-                             queries=tuple(sorted(c.queries)), namespace=f.namespace), \
+                             queries=tuple(sorted(c.queries)), edges=f.edges, namespace=f.namespace), \
                 f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id
         if oid == "":
@@ -600,17 +655,22 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
         if projects is not None and t.project and t.project not in projects:
             return None
         return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
-                         project=t.project, trust=TURN_TRUST.get(t.role, t.role), session=t.session,
+                         project=t.project, trust=turn_trust(t), session=t.session,
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
-                         queries=tuple(sorted(c.queries)), namespace=t.session), t.text, []
+                         queries=tuple(sorted(c.queries)), author=turn_author(t),
+                         untrusted=t.untrusted, namespace=t.session), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
 
 
-def visible(f: Fact) -> bool:
+def visible(f: Fact, include_directives: bool = False) -> bool:
     """Whether a fact version may be shown by recall, context or injection:
-    not secret (sealed values are never shown) and not forgotten."""
-    return f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+    not secret (sealed values are never shown), not forgotten, and not of a
+    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
+    ``include_directives`` (recall and search on request; never context
+    or injection)."""
+    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+            and (include_directives or f.kind not in HELD_OUT_KINDS))
 
 
 def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:

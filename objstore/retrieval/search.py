@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.documents import iter_docs
 from objstore.memory.facts import current_of, walk
@@ -42,9 +42,12 @@ class SearchResult:
     resolved_from: str | None = None
 
 
-def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn")) -> list[SearchResult]:
+def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn"),
+           include_directives: bool = False) -> list[SearchResult]:
     """BM25 search of ``query`` (plain words, never query syntax) over the
     ``kinds`` ("fact", "turn"); at most ``limit`` results, best first.
+    Facts of a kind in ``HELD_OUT_KINDS`` (``directive``) are left out
+    unless ``include_directives``.
 
     A fact hit shows its key's current version: searching facts also
     searches the versions that are not current (index kind ``history``), and
@@ -66,7 +69,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                 if head is None:
                     continue
                 cur = current_of(list(walk(store, head)))
-                if cur is None or cur.id in seen:
+                if cur is None or cur.id in seen or (cur.fact.kind in HELD_OUT_KINDS and not include_directives):
                     continue
                 seen.add(cur.id)
                 f: Fact = cur.fact

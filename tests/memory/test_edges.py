@@ -94,3 +94,21 @@ def test_lean_path_parses_repeated_edges():
                                        "--relates-to=user/c", "--rollup-of", "abcd"])
     assert params["relates_to"] == ("user/b", "user/c") and params["rollup_of"] == ("abcd",)
     assert params["contradicts"] == ()
+
+
+def test_edges_survive_export_and_import(store, tmp_path):
+    import io
+    from objstore.memory.opening import open_store
+    from objstore.porcelain.interchange import export_jsonl, import_jsonl
+    facts.remember(store, "user/a", "x")
+    tid = _turns(store, "sess-x", ["a turn"])[0]
+    r = facts.remember(store, "user/b", "y", edges=[("relates_to", "user/a"), ("rollup_of", tid)])
+    buf = io.StringIO()
+    export_jsonl(store, buf)
+    other = open_store(tmp_path / "other", create=True)
+    try:
+        import_jsonl(other, buf.getvalue().splitlines())
+        assert facts.current(other, "user/b").id == r.version.id
+        assert facts.current(other, "user/b").fact.edges == r.version.fact.edges
+    finally:
+        other.close()

@@ -229,3 +229,55 @@ def test_cli_selectors_and_scrub_sources(tmp_path, invoke):
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(changed) == 1 and "[REDACTED]" in json.loads(changed[0][1])["message"]["content"]
     assert invoke("forget", "--match", "quokkacanary-4471").stdout.startswith("nothing matches")
+
+
+def _subagent_with_rollup(store: Store, parent_sid: str) -> dict:
+    """A sub-agent session under ``parent_sid`` whose middle turn holds the
+    canary, a fact it recorded from that turn, and the parent's rollup
+    summary with edges to both (issue 16)."""
+    from objstore.memory.sessions import CapturedTurn, TurnAppender
+    sub = f"{parent_sid}.agent-a1b2c3"
+    app = TurnAppender(store, command="test")
+    texts = ["searching the config for the staging token", f"found it: {CANARY} in staging.env",
+             "done: the token is in staging.env"]
+    with store.lock("test"):
+        tids = [app.add(CapturedTurn(session=sub, source=f"t:sub:{i}", role="assistant", text=t,
+                                     timestamp=1_772_000_000_000 + i, cwd="", project="p"))
+                for i, t in enumerate(texts)]
+        app.publish()
+    app.close()
+    finding = facts.remember(store, "project/p/sub-finding", f"staging token is {CANARY}", owner="agent:a1b2c3",
+                             trust="agent_observed", edges=[("derived_from", tids[1])]).version.id
+    rollup = facts.remember(store, "project/p/rollup", "sub-agent a1b2c3: the staging token lives in staging.env",
+                            owner="agent:a1b2c3", edges=[("rollup_of", t) for t in tids]
+                            + [("relates_to", "project/p/sub-finding"), ("derived_from", finding),
+                               ("relates_to", "project/p/other")])
+    return {"sub": sub, "turns": tids, "finding": finding, "rollup": rollup.version.id}
+
+
+@pytest.mark.parametrize("how", ["match", "ids"])
+def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how):
+    """Forget of a sub-agent's turn and fact removes them from the rollup's
+    edges (the rollup is rewritten; a later turn it links follows its new id)
+    and leaves no residue: neither the text nor any id of a forgotten or
+    replaced object is found anywhere in the store after gc."""
+    store, planted = _build(tmp_path, _transcript_sources()[0])
+    sa = _subagent_with_rollup(store, _sid(store, CANARY))
+    if how == "match":
+        forget(store, match="Quokkacanary-4471")
+    else:
+        forget(store, what="project/p/sub-finding")
+        forget(store, what=sa["turns"][1])
+        forget(store, match="Quokkacanary-4471")  # the rest of the canary (parent turn, token facts)
+    turns = session_turns(store, sa["sub"])
+    assert [t.turn.forgotten > 0 for t in turns] == [False, True, False]
+    assert turns[0].id == sa["turns"][0] and turns[2].id != sa["turns"][2]  # rewritten after the forgotten one
+    rollup = facts.current(store, "project/p/rollup")
+    assert rollup.fact.body.startswith("sub-agent a1b2c3")
+    assert rollup.fact.edges == tuple(sorted([("rollup_of", turns[0].id), ("rollup_of", turns[2].id),
+                                              ("relates_to", "project/p/other")]))
+    assert store.refs.read("facts/project/p/sub-finding") is None
+    assert all(not v.fact.edges or v.fact.edges == rollup.fact.edges for v in facts.versions(store, "project/p/rollup"))
+    _assert_gone(store, planted)
+    gone_ids = [sa["turns"][1], sa["turns"][2], sa["finding"], sa["rollup"]]
+    assert scan_store(store.root, [i.encode() for i in gone_ids] + [bytes.fromhex(i) for i in gone_ids]) == []
