@@ -113,7 +113,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         turns = []
     project = next((tv.turn.project for tv in reversed(turns) if tv.turn.project), project)
     key = summary_key(child, project)
-    edges = tuple(tv.id for tv in turns[-MAX_EDGES:])
+    edges = tuple(tv.id for tv in turns[-MAX_EDGES:] if not tv.turn.forgotten)  # forget dropped those
     final = (final or "").strip()
     complete = bool(final)
     if complete:
