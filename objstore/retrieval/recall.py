@@ -539,7 +539,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
     if opts.supersede and opts.follow and got_hits and wants_current(qs):
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
-                        opts, as_of, turns)
+                        opts, as_of, turns, ns)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
@@ -652,7 +652,7 @@ def _stop_stems() -> frozenset[str]:
 def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
                     projects: tuple[str, ...] | None, exclude_sessions: Iterable[str],
                     roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None,
-                    turns: dict[str, Turn] | None = None) -> int:
+                    turns: dict[str, Turn] | None = None, ns: _NsView | None = None) -> int:
     """Follow the subject forward in time: for each of the first
     ``opts.follow`` turn hits, search the turns of its project recorded
     after it for its own words and the question's (a later statement of a
@@ -686,7 +686,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             if took >= 5:
                 break
             got = _materialize(store, _Cand("turn", f.ref, f.seq, f.id, session=f.ref), query, projects, opts,
-                               as_of, turns=turns)
+                               as_of, turns=turns, ns=ns)
             if got is None:
                 continue
             hit, full, _ = got
@@ -814,6 +814,8 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
         if as_of is not None and t.timestamp > as_of:
             return None
         if projects is not None and t.project and t.project not in projects:
+            return None
+        if ns.weight(t.session) is None:  # every path to a turn hit goes through the namespace filter
             return None
         return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
                          project=t.project, trust=turn_trust(t), session=t.session,
