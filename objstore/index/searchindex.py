@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
 import tantivy
 
@@ -257,7 +257,16 @@ class SearchIndex:
         ``IndexCorruptError``, ``SearchIndexError``."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-        return IndexStream(self._subs[kind], self._layout_shards(kind))
+        sub = self._subs[kind]
+        partial = None
+        if self._holds_more is not None and kind != "history" and not (sub.dir / "CURRENT").is_file():
+            def partial(refs: set[str]) -> None:
+                """Before the stream creates the missing sub-index: mark the index
+                partial when the store holds more than the stream carries (as :meth:`add`)."""
+                if self._holds_more(kind, [_Ref(r) for r in refs]):
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    (self.root / PARTIAL_FILE).write_bytes(b"")
+        return IndexStream(sub, self._layout_shards(kind), partial)
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
@@ -946,6 +955,12 @@ class SearchIndex:
         self.close()
 
 
+class _Ref(NamedTuple):
+    """What ``holds_more`` reads of a document: its ``ref``."""
+
+    ref: str
+
+
 class IndexStream:
     """The index writer of a bulk import (:meth:`SearchIndex.stream`).
 
@@ -960,8 +975,11 @@ class IndexStream:
     id already indexed replaces it.  Usable as a context manager (closes).
     Memory: the pending batch's documents plus one writer's heap."""
 
-    def __init__(self, sub: SubIndex, new_shards: int) -> None:
+    def __init__(self, sub: SubIndex, new_shards: int,
+                 partial: Callable[[set[str]], None] | None = None) -> None:
         self.kind = sub.kind
+        self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
+        self._refs: set[str] = set()
         self._stack = contextlib.ExitStack()
         self._stack.enter_context(sub.locked())
         try:
@@ -981,6 +999,8 @@ class IndexStream:
         if not isinstance(d, IndexDoc) or d.kind != self.kind:
             raise ValueError(f"an IndexStream of {self.kind!r} needs IndexDoc items of that kind, got {d!r:.80}")
         self._w.add(d)
+        if self._partial is not None:
+            self._refs.add(d.ref)
         self.added += 1
 
     def commit(self, *, wait: bool = True) -> None:
@@ -992,6 +1012,9 @@ class IndexStream:
             raise ValueError("the index stream is closed")
         self.wait()
         import threading
+        if self._partial is not None and self._refs:
+            self._partial(self._refs)
+            self._partial, self._refs = None, set()
         w, batch, err = self._w, self._w.take(), []
 
         def run() -> None:
