@@ -41,7 +41,7 @@ def fact_status(store, oid: str, fact) -> str:
     return "current" if cur.id == oid else f"superseded by v{cur.fact.version}"
 
 
-def _print_object(oid: str, obj, status: str | None = None) -> None:
+def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
     from objstore import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
@@ -67,7 +67,9 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
             click.echo("pinned:      yes")
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
-        for i, line in enumerate(edge_lines(obj.edges)):
+        from objstore import describe_edge_target
+        describe = (lambda t: describe_edge_target(store, t)) if store is not None else None
+        for i, line in enumerate(edge_lines(obj.edges, describe)):
             click.echo(safe(f"{'edges:' if i == 0 else '':<13}{line}"))
         click.echo("")
         click.echo(body_text(obj))
@@ -164,7 +166,7 @@ def _emit_fact(store, oid: str, fact, as_json: bool) -> None:
     status = fact_status(store, oid, fact)
     if as_json:
         return emit_json({**object_json(oid, fact), "status": status})
-    _print_object(oid, fact, status)
+    _print_object(oid, fact, status, store)
 
 
 def _sealed_version(store, what: str):

@@ -53,6 +53,7 @@ _API: dict[str, tuple[str, str]] = {
     "EDGE_KINDS": ("objstore.core.objects", "EDGE_KINDS"),
     "resolve_edges": ("objstore.memory.facts", "resolve_edges"),
     "flag_contradictions": ("objstore.memory.edges", "flag_contradictions"),
+    "describe_edge_target": ("objstore.memory.edges", "describe_target"),
     "current": ("objstore.memory.facts", "current"),
     "current_of": ("objstore.memory.facts", "current_of"),
     "versions": ("objstore.memory.facts", "versions"),
