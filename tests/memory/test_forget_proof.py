@@ -255,7 +255,7 @@ def _subagent_with_rollup(store: Store, parent_sid: str) -> dict:
     return {"sub": sub, "turns": tids, "finding": finding, "rollup": rollup.version.id}
 
 
-@pytest.mark.parametrize("how", ["match", "ids"])
+@pytest.mark.parametrize("how", ["match", "ids", "session"])
 def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how):
     """Forget of a sub-agent's turn and fact removes them from the rollup's
     edges (the rollup is rewritten; a later turn it links follows its new id)
@@ -265,6 +265,16 @@ def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how)
     sa = _subagent_with_rollup(store, _sid(store, CANARY))
     if how == "match":
         forget(store, match="Quokkacanary-4471")
+    elif how == "session":  # the whole sub-agent session: the rollup keeps no edge to any of its turns
+        forget(store, session=sa["sub"])
+        forget(store, match="Quokkacanary-4471")
+        rollup = facts.current(store, "project/p/rollup")
+        assert rollup.fact.edges == (("relates_to", "project/p/other"),)
+        assert store.refs.read("sessions/" + sa["sub"]) is None
+        _assert_gone(store, planted)
+        gone_ids = [*sa["turns"], sa["finding"], sa["rollup"]]
+        assert scan_store(store.root, [i.encode() for i in gone_ids] + [bytes.fromhex(i) for i in gone_ids]) == []
+        return
     else:
         forget(store, what="project/p/sub-finding")
         forget(store, what=sa["turns"][1])
