@@ -75,7 +75,10 @@ def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
         click.echo(body_text(obj))
     elif isinstance(obj, Turn):
         click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
+        from objstore import turn_author
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
+        click.echo(f"author:      {turn_author(obj)}" + ("    untrusted (its session read outside content)"
+                                                         if obj.untrusted else ""))
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
         if obj.forgotten:
@@ -151,9 +154,12 @@ def command(what, as_json, store):
         if as_json:
             return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
         click.echo(click.style(f"session {sid}  ({plural(len(turns), 'turn')})", fg="yellow"))
+        from objstore import turn_author
         for tv in turns:
             t = tv.turn
-            click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
+            who = "user (parent_agent)" if turn_author(t) == "parent_agent" else t.role
+            click.echo(click.style(f"\n[{t.seq}] {who}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True)
+                       + (click.style("  untrusted", fg="red") if t.untrusted else ""))
             click.echo(body_text(t))
         return
     if "/" in what:
