@@ -295,12 +295,13 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     return session_start_block(store, sid, source, cwd, **kw) or ""
 
 
-def _remember_statement(store, prompt: str, cwd: str) -> str | None:
-    """Write the fact of a "remember that …" prompt; the confirmation to inject, or None."""
+def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:
+    """Write the fact of a "remember that …" prompt, citing ``source`` (the
+    prompt's turn id); the confirmation to inject, or None."""
     import objstore
     aliases = objstore.project_aliases(cwd or None) if cwd else []
     r = objstore.remember_statement(store, prompt.encode("utf-8", "replace").decode("utf-8"),
-                                    project=aliases[0] if aliases else None, source="prompt")
+                                    project=aliases[0] if aliases else None, source=source)
     if r is None:
         return None
     from objstore import escape_context
@@ -400,6 +401,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
 
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
+            stated_source = ""
             marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
@@ -411,11 +413,15 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
                           index=False, snapshot=snap, time_ms=int(time.time() * 1000),
                           entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")))
-                if not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                if objstore.statement_of(prompt) is not None:
+                    # "remember that …": the fact cites this turn, so the turn is stored first, here
+                    pr = run.guarded(None, objstore.capture_prompt, store, **kw)
+                    stated_source = (pr.id or pr.source) if pr is not None else ""
+                elif not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
             if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
-                stated = run.guarded("remember", _remember_statement, store, prompt, cwd)
+                stated = run.guarded("remember", _remember_statement, store, prompt, cwd, stated_source)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here

@@ -11,8 +11,13 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _names(_ctx, _param, incomplete):
+    from objstore import config_settings
+    return [n for n in config_settings if n.startswith(incomplete)]
+
+
 @click.command("config")
-@click.argument("name", required=False, metavar="NAME")
+@click.argument("name", required=False, metavar="NAME", shell_complete=_names)
 @click.argument("value", required=False, metavar="VALUE")
 @json_option
 @with_store()

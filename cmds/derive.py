@@ -72,8 +72,8 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
         do_apply, quiet, max_calls = True, True, int(cfg.get("auto_max_calls") or objstore.DERIVE_AUTO_MAX_CALLS)
     plan = objstore.derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
     if show_plan:
-        _show_plan(plan, as_json)
         objstore.derive_mark_plan_shown(store, prov)
+        _show_plan(plan, as_json, objstore.derive_auto_status(store, cfg, prov))
         return
     if not plan.excerpts:
         click.echo("nothing new to derive from", err=True)
@@ -85,14 +85,19 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
     _show_run(res, as_json, quiet)
 
 
-def _show_plan(plan, as_json):
+_AUTO = {"off": "derive.auto is off: nothing runs unless you run it",
+         "due": "derive.auto is on: the next session start runs this in the background (once a day)",
+         "not-due": "derive.auto is on: it ran in the last 24 hours; the next session start after that runs it"}
+
+
+def _show_plan(plan, as_json, auto):
     if as_json:
         emit_json({"destination": plan.provider.destination(), "sessions": plan.sessions,
                    "excerpts": [{"session": e.session, "project": e.project, "chars": e.chars,
                                  "turns": [{"n": n, "id": oid, "role": r, "chars": len(t)} for n, oid, r, t in e.turns]}
                                 for e in plan.excerpts],
                    "chars": plan.chars, "calls": len(plan.excerpts), "sources": plan.sources,
-                   "new_turns": plan.new_turns})
+                   "new_turns": plan.new_turns, "auto": auto})
         return
     for e in plan.excerpts:
         click.echo(safe(f"session {e.session} ({e.project or '-'}): {plural(len(e.turns), 'turn')}, "
@@ -105,6 +110,7 @@ def _show_plan(plan, as_json):
     other = "all" if plan.sources == "interactive" else "interactive"
     click.echo(f"sources: {plan.sources} ({plural(plan.new_turns.get(plan.sources, 0), 'new turn')}; "
                f"--sources {other} would read {plan.new_turns.get(other, 0):,})")
+    click.echo(_AUTO.get(auto, f"derive.auto: {auto}"))
 
 
 def _show_run(res, as_json, quiet=False):

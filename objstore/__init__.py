@@ -191,7 +191,7 @@ _API: dict[str, tuple[str, str]] = {
     "proxy_prepare": ("objstore.integrations.proxy", "prepare"),
     "proxy_response_turns": ("objstore.integrations.proxy", "response_turns"),
     "proxy_capture_turns": ("objstore.integrations.proxy", "capture_turns"),
-    "derive_config": ("objstore.derive.run", "load_config"),
+    "derive_config": ("objstore.derive.providers", "load_config"),
     "derive_plan": ("objstore.derive.run", "plan"),
     "derive_run": ("objstore.derive.run", "run"),
     "derive_reports": ("objstore.derive.run", "reports"),

@@ -16,6 +16,7 @@ and one JSON answer need nothing more), so no extra is needed.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -65,8 +66,16 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
                                                else "claude")
     if name not in PROVIDERS:
         raise InvalidInput(f"unknown provider {name!r}: use one of {', '.join(PROVIDERS)}")
-    timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    try:
+        timeout = float(cfg.get("timeout", DEFAULT_TIMEOUT_S))
+    except (TypeError, ValueError):
+        timeout = -1.0
+    if not 0 < timeout < float("inf"):
+        raise InvalidInput(f"derive.timeout must be a number of seconds > 0, not {cfg.get('timeout')!r}")
     if name == "openai":
+        if cfg.get("api_key_env") and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", str(cfg["api_key_env"])):
+            raise InvalidInput("derive.api_key_env holds the NAME of the variable that holds the key, not a key",
+                               hint="e.g. api_key_env = \"OPENAI_API_KEY\"; remove the key from config.toml")
         return Provider(name, cfg.get("model") or env.get("OPENAI_MODEL", "gpt-4o-mini"),
                         (cfg.get("base_url") or env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/"),
                         cfg.get("api_key_env") or "OPENAI_API_KEY", timeout)
@@ -148,3 +157,20 @@ def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:
     if out.returncode != 0:
         raise ProviderError(f"claude -p exited {out.returncode}")
     return out.stdout
+
+
+def load_config(root) -> dict:
+    """The ``[derive]`` table of ``<store>/config.toml`` ({} when absent).
+    Raises InvalidInput for a file that is not valid TOML."""
+    import tomllib
+    from pathlib import Path
+
+    p = Path(root) / "config.toml"
+    try:
+        doc = tomllib.loads(p.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidInput(f"{p} is not valid TOML: {e}") from None
+    d = doc.get("derive", {})
+    return d if isinstance(d, dict) else {}

@@ -420,20 +420,3 @@ def decision_json(d: Decision, *, with_value: bool = True) -> dict:
     if not with_value:
         out.pop("value")
     return out
-
-
-def load_config(root) -> dict:
-    """The ``[derive]`` table of ``<store>/config.toml`` ({} when absent).
-    Raises InvalidInput for a file that is not valid TOML."""
-    import tomllib
-    from pathlib import Path
-
-    p = Path(root) / "config.toml"
-    try:
-        doc = tomllib.loads(p.read_text("utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise InvalidInput(f"{p} is not valid TOML: {e}") from None
-    d = doc.get("derive", {})
-    return d if isinstance(d, dict) else {}

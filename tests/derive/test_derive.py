@@ -20,7 +20,11 @@ SCRIPT = {
         {"key": "project/acme-api/db/engine", "kind": "project", "value": "Postgres", "turns": [1],
          "replaces": "project/acme-api/database"},
         {"key": "not a key", "kind": "project", "value": "x", "turns": [1]},
-        {"key": "project/acme-api/forgotten", "kind": "project", "value": "the old port 5433", "turns": [1]}],
+        {"key": "project/acme-api/forgotten", "kind": "project", "value": "the old port 5433", "turns": [1]},
+        {"key": "project/acme-api/token", "kind": "project", "value": "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "turns": [1]},
+        {"key": "project/acme-api/essay", "kind": "project", "value": "port " * 130, "turns": [1]},
+        {"key": "project/acme-api/empty", "kind": "project", "value": "  ", "turns": [1]},
+        {"key": "project/acme-api/kindless", "kind": "opinion", "value": "port 5433", "turns": [1]}],
         "episode": {"situation": "db upgrade", "action": "moved to 16", "outcome": "tests pass", "lesson": "pin it"}},
     "BROKEN-SESSION": "this is not json at all",
     "FAILING-SESSION": "500",
@@ -67,6 +71,13 @@ def test_rules_decide_and_apply_files(rig, invoke, store_path):
     assert ("project/acme-api/db/engine", "key-conflict") in rules
     assert ("not a key", "invalid") in rules
     assert ("project/acme-api/forgotten", "tombstoned") in rules
+    details = {d["key"]: d["detail"] for d in r["decisions"] if d["rule"] == "invalid"}
+    assert details["project/acme-api/token"] == "the value holds a credential"
+    assert details["project/acme-api/essay"] == "value over 600 characters"
+    assert details["project/acme-api/empty"] == "empty value" and "bad kind" in details["project/acme-api/kindless"]
+    assert r["counts"]["invalid"] == 5
+    prompt = next(b["messages"][0]["content"] for _p, _h, b in rig.requests if "GOOD-SESSION" in str(b))
+    assert "user/editor = helix" in prompt and "<transcript>" in prompt and "[2] assistant:" in prompt
     assert sum(1 for d in r["decisions"] if d["key"] == "project/acme-api/db/port") == 1  # duplicates collapse
     assert set(r["failed"]) == {"broken", "failing"}
     v = invoke("log", "project/acme-api/db/port", "--json").json[0]
@@ -76,6 +87,8 @@ def test_rules_decide_and_apply_files(rig, invoke, store_path):
     assert {("project/acme-api/note", "injection"), ("user/editor", "challenge"),
             ("project/acme-api/db/engine", "conflict")} <= kinds
     assert "db upgrade" in invoke("get", "project/acme-api/episodes/good").stdout
+    hits = invoke("search", "db upgrade", "--json").json                       # the episode is searchable
+    assert any("episodes/good" in json.dumps(h) for h in (hits if isinstance(hits, list) else hits.get("hits", [])))
     rep = invoke("derive", "report", "--json").json[0]
     assert rep["counts"]["write"] == 1 and "Postgres 16" not in json.dumps(rep)  # keys and counts, never values
     # the next run reads only what is new: the failed sessions, again
@@ -125,6 +138,10 @@ def test_remember_that_in_a_prompt_is_written_at_once(store_path, tmp_path):
                          env=env, cwd=repo, timeout=60)
     v = json.loads(got.stdout)[0]
     assert (v["body"], v["trust"]) == ("the staging db is on port 6000", "user_stated")
+    shown = subprocess.run([sys.executable, "-m", "cmds", "show", v["sources"][0], "--json"], text=True,
+                           capture_output=True, env=env, cwd=repo, timeout=60)
+    turn = json.loads(shown.stdout)                            # the source is the prompt's turn
+    assert "staging db is on port 6000" in json.dumps(turn) and "rem-1" in json.dumps(turn)
 
 
 def test_statement_recognition():
@@ -181,3 +198,88 @@ def test_the_timeout_is_a_hard_deadline_even_for_a_slow_drip(tmp_path):
     finally:
         stop.set()
         srv.close()
+
+
+def _one_session(invoke, tmp_path, text="CLI-SESSION the api port is 8443"):
+    transcript(tmp_path / "p" / "-home-dev-acme-api" / "c.jsonl", "c", [("user", text)])
+    invoke("import", "claude-code", str(tmp_path / "p"))
+
+
+def test_ollama_provider(invoke, tmp_path, store_path):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+    seen = []
+
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            seen.append((self.path, body))
+            ans = {"facts": [{"key": "project/acme-api/api/port", "kind": "project", "value": "port is 8443",
+                              "turns": [1]}]}
+            out = json.dumps({"message": {"role": "assistant", "content": json.dumps(ans)}}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        _one_session(invoke, tmp_path)
+        (store_path / "config.toml").write_text(
+            f'[derive]\nprovider = "ollama"\nmodel = "llama3"\nbase_url = "http://127.0.0.1:{srv.server_address[1]}"\n')
+        r = invoke("derive", "--apply", "--json").json
+        assert [d["rule"] for d in r["decisions"]] == ["write"]
+        assert seen[0][0] == "/api/chat" and seen[0][1]["model"] == "llama3" and seen[0][1]["format"] == "json"
+    finally:
+        srv.shutdown()
+
+
+def test_claude_cli_provider_runs_uncaptured(invoke, tmp_path, store_path, monkeypatch):
+    """The default provider: 'claude -p' (a stand-in script on PATH) gets the
+    prompt on stdin and MEM_NO_CAPTURE=1, so the derive call is not captured."""
+    import os
+    import stat
+    import sys
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    log = tmp_path / "claude-args.json"
+    script = bin_ / "claude"
+    script.write_text(f"""#!{sys.executable}
+import json, os, sys
+prompt = sys.stdin.read()
+json.dump({{"args": sys.argv[1:], "no_capture": os.environ.get("MEM_NO_CAPTURE"), "n": len(prompt)}},
+          open({str(log)!r}, "w"))
+print(json.dumps({{"facts": [{{"key": "project/acme-api/api/port", "kind": "project", "value": "port is 8443",
+                              "turns": [1]}}]}}))
+""")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(v, raising=False)
+    _one_session(invoke, tmp_path)
+    assert "claude -p" in invoke("derive", "--plan", "--json").json["destination"]
+    r = invoke("derive", "--apply", "--json").json
+    assert [d["rule"] for d in r["decisions"]] == ["write"]
+    got = json.loads(log.read_text())
+    assert got["args"][:1] == ["-p"] and got["no_capture"] == "1" and got["n"] > 100
+
+
+def test_plan_limits_per_call_and_per_turn(invoke, tmp_path):
+    """At most 24,000 characters of transcript per call, 4,000 per turn."""
+    from objstore.derive.providers import Provider
+    from objstore.derive.run import MAX_CALL_CHARS, MAX_TURN_CHARS, build_prompt, plan
+    from objstore.memory.opening import open_store
+    turns = [("user" if i % 2 == 0 else "assistant", f"LONG-{i} " + "word " * (300 + 700 * (i % 3))) for i in range(30)]
+    transcript(tmp_path / "p" / "-x" / "long.jsonl", "long", turns)
+    invoke("import", "claude-code", str(tmp_path / "p"))
+    with open_store(tmp_path / "store") as s:
+        p = plan(s, Provider("openai", "m", "http://127.0.0.1:9/v1"))
+        assert len(p.excerpts) > 1 and sum(len(e.turns) for e in p.excerpts) == 30
+        assert all(e.chars <= MAX_CALL_CHARS for e in p.excerpts)
+        assert all(len(t) <= MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
+        assert any(len(t) == MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
+        assert all([n for n, *_ in e.turns] == list(range(1, len(e.turns) + 1)) for e in p.excerpts)
+        assert "[1] user: LONG-" in build_prompt(p.excerpts[0], [])

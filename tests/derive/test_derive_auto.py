@@ -138,7 +138,8 @@ def test_derive_auto_runs_once_a_day_in_the_background_from_the_session_start_ho
         assert r.returncode == 0 and "plan-not-shown" in r.stderr and model.requests == []
 
         # the plan is shown once: the next session start starts a run and does not wait for the model
-        assert _mem(store, "derive", "--plan", env=env).returncode == 0
+        shown = _mem(store, "derive", "--plan", env=env)
+        assert shown.returncode == 0 and "derive.auto is on: the next session start runs this" in shown.stdout
         model.gate.clear()                                   # the model answers only when the test says so
         rc, out, _err, secs = run_hook(store, start, env=env)
         assert rc == 0 and secs < 10
