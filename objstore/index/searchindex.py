@@ -92,6 +92,17 @@ MAX_AUTO_SHARDS = 256
 _PROGRESS_EVERY = 1000
 
 
+def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
+    """Constant-score 0 query: ``time`` in one of ``spans`` (end exclusive;
+    none: matches nothing)."""
+    qs = [(tantivy.Occur.Should, tantivy.Query.range_query(schema, "time", tantivy.FieldType.Integer,
+                                                           int(a), int(b), include_upper=False))
+          for a, b in spans if b > a]
+    if not qs:
+        return tantivy.Query.empty_query()
+    return tantivy.Query.const_score_query(tantivy.Query.boolean_query(qs), 0.0)
+
+
 class SearchIndex:
     """BM25 full-text index of facts and turns kept under ``root``
     (``<store>/index``); layout and algorithms: ``docs/format.md``,
@@ -127,6 +138,7 @@ class SearchIndex:
         self.root = Path(root)
         self._shards = shards
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
+        self._count_cache: dict[tuple, int] = {}  # scoped document counts (_scoped_counts)
 
     def exists(self) -> bool:
         """Whether any sub-index has been written: a ``CURRENT`` file exists
@@ -383,7 +395,10 @@ class SearchIndex:
                projects: Iterable[str] | None = None,
                exclude_refs: Iterable[str] = (),
                roles: Iterable[str] | None = None,
-               stopwords: bool = True) -> list[Hit]:
+               stopwords: bool = True,
+               scope_idf: bool = False,
+               times: Iterable[tuple[int, int]] | None = None,
+               idf_out: dict[str, float] | None = None) -> list[Hit]:
         """BM25 search of ``query`` in the sub-indexes named by ``kinds``.
 
         ``query`` is plain text, never query syntax (``docs/format.md``, "Queries");
@@ -394,6 +409,17 @@ class SearchIndex:
         session ids), ``roles`` (turn roles or fact kinds).  ``stopwords``
         False keeps the ``QUERY_STOPWORDS`` words.  Every shard of the turns
         is searched; scores use collection-wide IDF (``docs/format.md``).
+        ``scope_idf`` (with ``projects``): the IDF is counted over the
+        documents the project filter selects instead (one count query per
+        word and generation): a word every document of the project holds
+        (its own name, "backend", a speaker's name) tells nothing apart
+        inside it, however rare it is in the whole store.  ``times``: keep
+        only documents whose ``time`` (ms) lies in one of these
+        ``(start, end)`` spans (end exclusive; scores and IDF unchanged).
+        ``idf_out``: filled with ``{token: IDF}`` of the query's
+        single-token words (:func:`tokenize` tokens) as the scores used
+        them (collection-wide, or in the scope), for scoring outside
+        tantivy without counting again.
 
         Returns at most ``limit`` hits, best first (ties: newer ``time``
         first, then id).  Returns ``[]`` for a query without tokens or when
@@ -428,7 +454,17 @@ class SearchIndex:
         for i, o in enumerate(opened):
             terms = {t for f in forms[i] for t in f} | {j for j in joins[i] if j is not None}
             df.append({t: int(o.searcher.doc_freq("text", t)) for t in terms})
-        total_docs = sum(num_docs)
+        # The statistics the IDF is computed from: the whole collection, or
+        # the documents of the project scope (counted with the filter).
+        glob_n, glob_df = num_docs, df
+        if scope_idf and projects is not None:
+            glob_n, glob_df = [], []
+            for i, o in enumerate(opened):
+                sn, sdf = self._scoped_counts(o, df[i], projects)
+                glob_n.append(sn)
+                glob_df.append(sdf)
+        total_docs = sum(glob_n)
+        scoped = glob_df is not df
 
         cache: dict[tuple[int, int | None], float] = {}
 
@@ -436,11 +472,15 @@ class SearchIndex:
             """Collection-wide idf of word w's token at pos (None: its joined form)."""
             v = cache.get((w, pos))
             if v is None:
-                n = sum(df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
+                n = sum(glob_df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
                         if pos is not None or joins[j][w] is not None)
                 v = cache[(w, pos)] = idf(n, total_docs)
             return v
 
+        if idf_out is not None:
+            for w, toks in enumerate(words):
+                if len(toks) == 1:
+                    idf_out[toks[0]] = glob_idf(w, 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
         for i, o in enumerate(opened):
             if num_docs[i] == 0:
@@ -448,7 +488,7 @@ class SearchIndex:
 
             def boost(w: int, joined: bool, i: int = i) -> float:
                 """Factor putting word ``w`` of generation ``i`` on collection-wide IDF."""
-                if len(opened) == 1:
+                if len(opened) == 1 and not scoped:
                     return 1.0
                 if joined:
                     local = idf(df[i][joins[i][w]], num_docs[i])
@@ -463,6 +503,8 @@ class SearchIndex:
             if q is None:
                 continue
             filters = filter_clauses(schema, projects, exclude_refs, roles)
+            if times is not None:
+                filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
             if filters:
                 q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             try:
@@ -483,6 +525,42 @@ class SearchIndex:
                 raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
+
+    def _scoped_counts(self, o: OpenGeneration, df: Mapping[str, int],
+                       projects: list[str]) -> tuple[int, dict[str, int]]:
+        """``(documents, {term: document frequency})`` of generation ``o``
+        counted over the documents whose project is one of ``projects``
+        (``df``: the terms with their unscoped counts; a term absent from
+        the generation is not counted again).  Counts are cached per
+        generation, its live document count, term and scope: a repeated
+        query costs no count query."""
+        num = int(o.searcher.num_docs)
+        scope = tuple(sorted(set(projects)))
+        base = (str(o.sub.dir), o.name, num, scope)
+        pf = None
+
+        def count(term: str | None) -> int:
+            """Documents of the scope holding ``term`` (None: all of them)."""
+            nonlocal pf
+            key = (*base, term)
+            v = self._count_cache.get(key)
+            if v is None:
+                if pf is None:
+                    pf = filter_clauses(o.index.schema, list(scope), (), None)
+                q = tantivy.Query.boolean_query(
+                    pf if term is None else
+                    [(tantivy.Occur.Must, tantivy.Query.term_query(o.index.schema, "text", term)), *pf])
+                try:
+                    v = int(o.searcher.search(q, 1, count=True).count)
+                except ValueError as e:
+                    raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
+                if len(self._count_cache) >= 8192:
+                    self._count_cache.clear()
+                self._count_cache[key] = v
+            return v
+
+        n = count(None) if num else 0
+        return n, {t: (count(t) if n and d else 0) for t, d in df.items()}
 
     def _open_searchers(self, kinds: Iterable[str]) -> list[OpenGeneration]:
         """A searcher on every live generation of ``kinds`` (every shard)."""
@@ -548,19 +626,29 @@ class SearchIndex:
             raise IndexCorruptError(f"search in {sub.dir / name} failed: {e}") from e
         return out
 
-    def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS) -> tuple[int, dict[str, int]]:
+    def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS,
+                   projects: Iterable[str] | None = None) -> tuple[int, dict[str, int]]:
         """Collection statistics for scoring outside tantivy: ``(number of
         documents, {word: document frequency})`` over the sub-indexes
         ``kinds`` (all shards), each word (a :func:`tokenize` token) counted
         in the term form of each generation.  Deleted-but-unpurged documents
-        count, as in BM25 itself.  Raises ``IndexCorruptError``."""
+        count, as in BM25 itself.  With ``projects``: counted over the
+        documents of those projects only (what :meth:`search` uses with
+        ``scope_idf``).  Raises ``IndexCorruptError``."""
         words = list(dict.fromkeys(words))
+        scope = None if projects is None else list(projects)
         n = 0
         out = {w: 0 for w in words}
         for o in self._open_searchers(kinds):
-            n += int(o.searcher.num_docs)
-            for w, t in zip(words, o.fmt.forms(tuple(words))):
-                out[w] += int(o.searcher.doc_freq("text", t))
+            forms = o.fmt.forms(tuple(words))
+            df = {t: int(o.searcher.doc_freq("text", t)) for t in forms}
+            if scope is None:
+                n += int(o.searcher.num_docs)
+            else:
+                sn, df = self._scoped_counts(o, df, scope)
+                n += sn
+            for w, t in zip(words, forms):
+                out[w] += df[t]
         return n, out
 
     def doc_count(self, kinds: tuple[str, ...] = ("fact", "turn")) -> dict[str, int]:

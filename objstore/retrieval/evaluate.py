@@ -162,7 +162,8 @@ class LocomoConfig:
 def locomo_steps() -> list[LocomoConfig]:
     """The pipeline built up one step at a time; the last is the default."""
     plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
-                          supersede=False)
+                          supersede=False, scope_idf=False, dates=0.0, coverage=0.0, follow=0)
+    timed = replace(RecallOptions(), scope_idf=False, dates=0.0, coverage=0.0, follow=0)
     return [
         LocomoConfig("BM25, mem_words analyzer, turn text only", "words", False, False, plain),
         LocomoConfig("+ speaker name and image caption in the turn text", "words", True, True, plain),
@@ -175,8 +176,14 @@ def locomo_steps() -> list[LocomoConfig]:
                      replace(plain, stopwords=True, neighbours=0.3, session_boost=0.1)),
         LocomoConfig("+ wider turn window (0.4 to seq +-1, 0.2 to seq +-2)", "stem", True, True,
                      replace(plain, stopwords=True, neighbours=0.4, neighbours2=0.2, session_boost=0.1)),
-        LocomoConfig("+ time: recency factor, supersession of passages = default", "stem", True, True,
-                     RecallOptions()),
+        LocomoConfig("+ time: recency factor, supersession of passages", "stem", True, True, timed),
+        LocomoConfig("+ IDF counted inside the project scope", "stem", True, True,
+                     replace(timed, scope_idf=True)),
+        LocomoConfig("+ dates named in the question (that span's turns searched, x2)", "stem", True, True,
+                     replace(timed, scope_idf=True, dates=RecallOptions().dates)),
+        LocomoConfig("+ coverage (score x share of the question's IDF mass the turn holds)", "stem", True, True,
+                     replace(timed, scope_idf=True, dates=RecallOptions().dates, coverage=RecallOptions().coverage)),
+        LocomoConfig("+ the first hit followed forward in time = default", "stem", True, True, RecallOptions()),
     ]
 
 

@@ -11,8 +11,15 @@ Pipeline (:func:`recall`), per query phrasing:
    facts, turns of no known project) unless ``all_projects``.  The
    ``depth`` best hits are kept.
    Words that only name the project in scope are dropped from the query
-   first (:func:`without_scope_words`).  A turn hit's score is multiplied
-   by the **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
+   first (:func:`without_scope_words`), and the IDF is counted over the
+   documents of the scope (``scope_idf``: "backend" in every turn of the
+   atlas backend, a speaker's name in every turn of a chat, tell nothing
+   apart there).  A date the question names ("on 14 June 2025", "in June
+   2025"; ``objstore.retrieval.dates``) searches that span's turns too and
+   doubles their score.  A turn hit's score is multiplied by the
+   **coverage factor** (the share of the query words' IDF mass its text
+   holds; Lucene's classic coordination factor, IDF-weighted) and by the
+   **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
    (age from the query's newest turn hit; memware ranks BM25 × recency ×
    use the same way).
 2. **Neighbouring turns.**  Scores are divided by the best score of the
@@ -49,13 +56,19 @@ present (:func:`objstore.retrieval.timeline.wants_current`), the first
 ``pool`` resolved hits are ordered so that a passage whose value a later
 statement changed (or a current fact replaced) comes right after what
 changed it, and carries ``updated_later``; the superseding item takes the
-best place of the items it supersedes.  Every hit carries its date.
+best place of the items it supersedes.  Before that, the first turn hit is
+**followed forward in time** (:func:`_follow_forward`): the later turns of
+its project that restate its words are searched, and one that supersedes
+it joins the results (a terse "CI runs on Buildkite now" shares one word
+with the question but several with the statement it replaces).  Every hit
+carries its date.
 ``as_of`` reads the store as it stood at a time.
 
 Measured on LoCoMo (``docs/benchmarks.md``, ``mem eval locomo``): stemming,
 query stop words, neighbours and session evidence take R@10 from 0.50 to
-0.71 with no model call; on ``eval/knowledge_update.json`` the time order
-takes newest-first from 0.14 to 0.88 and Stale@1 from 0.59 to 0.03.
+0.71, scoped IDF, dates and coverage to 0.77, with no model call; on
+``eval/knowledge_update.json`` the time order takes newest-first from 0.14
+to 0.91 and Stale@1 from 0.59 to 0.00.
 
 ``recall`` never writes, never prints, and reads no process settings.
 """
@@ -72,6 +85,7 @@ from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import applies, key_project
+from objstore.retrieval.dates import time_windows
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
 from objstore.index.analysis import tokenize
@@ -115,6 +129,21 @@ class RecallOptions:
             superseding one must hold (``timeline`` rule 3).
         pool: candidates materialised and compared by that rule (at least
             ``limit``).
+        scope_idf: count BM25's IDF over the documents of the project
+            scope, not the whole store (a word every document of the
+            project holds tells nothing apart inside it).
+        dates: bonus for the turns recorded inside a span the question
+            names (``objstore.retrieval.dates``: "on 14 June 2025", "in
+            June 2025"): their score is multiplied by ``1 + dates``, and
+            the span is searched on its own too (0 disables).
+        coverage: exponent of the coverage factor: a turn hit's score is
+            multiplied by ``(IDF mass of the query words it holds / IDF
+            mass of all of them) ** coverage`` (0 disables).
+        follow: for a question about the present, follow the first
+            ``follow`` turn hits forward in time: the later turns of their
+            project that restate their words are compared by the
+            supersession rule and kept only where they supersede the hit
+            they were found from (0 disables).
     """
 
     depth: int = 30
@@ -130,6 +159,10 @@ class RecallOptions:
     share: float = 0.2
     similar: float = 0.3
     pool: int = 15
+    scope_idf: bool = True
+    dates: float = 1.0
+    follow: int = 1
+    coverage: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -257,6 +290,8 @@ class _Cand:
     session: str = ""
     queries: set = field(default_factory=set)
     rel: float = 0.0      # best normalised score over the phrasings (for the supersession rule)
+    own: float = 0.0      # its own BM25 score / the phrasing's best, before the factors (0: a neighbour);
+                          # the rule's relevance is the larger of this and the final score's share
 
 
 DAY_MS = 86_400_000
@@ -264,18 +299,38 @@ DAY_MS = 86_400_000
 
 def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Sequence[str] | None,
                exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
-               opts: RecallOptions = RecallOptions(), as_of: int | None = None) -> list[_Cand]:
-    """One phrasing: BM25 (turn hits times the recency factor), then
-    neighbours and session evidence; candidates best first (keys: fact key,
-    or (session, seq)).  With ``as_of`` (ms), turns recorded after it are
-    left out (a fact hit stands for its key, resolved later)."""
+               opts: RecallOptions = RecallOptions(), as_of: int | None = None,
+               turns: dict[str, Turn] | None = None) -> list[_Cand]:
+    """One phrasing: BM25 (turn hits times the date bonus, the coverage
+    factor and the recency factor), then neighbours and session evidence;
+    candidates best first (keys: fact key, or (session, seq)).  With
+    ``as_of`` (ms), turns recorded after it are left out (a fact hit stands
+    for its key, resolved later).  ``turns``: a cache of the turn objects
+    read (id -> Turn), shared with the caller."""
+    weights: dict[str, float] = {}
     hits = store.index.search(query, limit=opts.depth * (2 if as_of is not None else 1), kinds=kinds,
                               projects=None if projects is None else [*projects, ""],
-                              exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords)
+                              exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
+                              scope_idf=opts.scope_idf, idf_out=weights)
+    windows = time_windows(query) if opts.dates and "turn" in kinds else []
+    if windows:  # the turns of the days the question names, searched on their own too
+        seen = {h.id for h in hits}
+        hits += [h for h in store.index.search(query, limit=opts.depth, kinds=("turn",),
+                                               projects=None if projects is None else [*projects, ""],
+                                               exclude_refs=exclude_sessions, roles=roles,
+                                               stopwords=opts.stopwords, scope_idf=opts.scope_idf,
+                                               times=windows) if h.id not in seen]
+        hits = [replace(h, score=h.score * (1.0 + opts.dates))
+                if h.kind == "turn" and any(a <= h.time < b for a, b in windows) else h for h in hits]
+        hits.sort(key=lambda h: -h.score)
     if as_of is not None:
         hits = [h for h in hits if h.kind != "turn" or h.time <= as_of][:opts.depth]
     if not hits:
         return []
+    raw = {h.id: h.score for h in hits}
+    raw_top = max(raw.values()) or 1.0
+    if opts.coverage:
+        hits = _with_coverage(store, hits, weights, opts, turns)
     if opts.recency:
         newest = max((h.time for h in hits if h.kind == "turn"), default=0)
         half = max(opts.half_life_days, 1e-3) * DAY_MS
@@ -294,6 +349,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         k = ("turn", h.ref, h.seq) if positions else ("turn", h.id, 0)
         c = cands.setdefault(k, _Cand("turn", k[1], h.seq))
         c.hit_id, c.score, c.session = h.id, c.score + s, h.ref
+        c.own = max(c.own, raw[h.id] / raw_top)
         session_sum[h.ref] += s
     if (opts.neighbours or opts.neighbours2) and positions:
         for h in hits:
@@ -311,6 +367,48 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
             if c.kind == "turn":
                 c.score += opts.session_boost * session_sum.get(c.session, 0.0)
     return sorted(cands.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
+
+
+def _with_coverage(store: Store, hits: list, idf: dict[str, float], opts: RecallOptions,
+                   turns: dict[str, Turn] | None) -> list:
+    """Turn hits with their score times ``coverage ** opts.coverage``:
+    the share of the query's IDF mass (``idf``: its single-token content
+    words with the IDF the search scored them with, in the project scope
+    with ``scope_idf``) that the turn's text holds.  BM25 lets one rare
+    word repeated in a short turn outrank a turn holding most of the
+    question's words; the coverage factor is the coordination factor of
+    Lucene's classic similarity, weighted by IDF."""
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
+    weight: dict[str, float] = {}
+    for w, v in idf.items():
+        t = index_terms(w)
+        if len(t) == 1:
+            weight[t[0]] = max(weight.get(t[0], 0.0), v)
+    total = sum(weight.values())
+    if not total or len(weight) < 2:
+        return hits  # one word: every hit holds it
+    out = []
+    for h in hits:
+        if h.kind == "turn":
+            t = _turn(store, h.id, turns)
+            if t is not None:
+                have = set(index_terms(t.text[:4000])) & weight.keys()
+                h = replace(h, score=h.score * (sum(weight[x] for x in have) / total) ** opts.coverage)
+        out.append(h)
+    return out
+
+
+def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
+    """The turn ``oid`` (through the ``turns`` cache), or None if unreadable."""
+    t = turns.get(oid) if turns is not None else None
+    if t is None:
+        try:
+            t = store.get(oid, Turn)
+        except (NotFound, CorruptObject, IntegrityError):
+            return None
+        if turns is not None:
+            turns[oid] = t
+    return t
 
 
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
@@ -368,9 +466,10 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     store.try_recover()
     proj = None if projects is None else tuple(projects)
     fused: dict[tuple, _Cand] = {}
+    turns: dict[str, Turn] = {}  # turn objects read once: coverage, then materialising
     for qi, q in enumerate(qs):
         q = without_scope_words(q, proj)
-        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj,
+        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
         top = ranked[0].score if ranked else 1.0
         for rank, c in enumerate(ranked):
@@ -380,7 +479,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
                 f = fused[k] = _Cand(c.kind, c.ref, c.seq, c.hit_id, session=c.session)
             f.hit_id = f.hit_id or c.hit_id
             f.score += 1.0 / (opts.rrf_k + rank + 1)
-            f.rel = max(f.rel, c.score / (top or 1.0))
+            f.rel = max(f.rel, c.score / (top or 1.0), c.own)
             f.queries.add(qi)
     order = sorted(fused.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
     res = RecallResult(queries=qs, projects=proj, as_of=as_of)
@@ -393,7 +492,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     for c in order:
         if len(got_hits) >= pool:
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives)
+        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -411,6 +510,9 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     if any(h.edges for h in got_hits):
         keep = restatements_dropped(store, got_hits)
         got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
+    if opts.supersede and opts.follow and got_hits and wants_current(qs):
+        _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
+                        opts, as_of, turns)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
@@ -493,6 +595,7 @@ class _Extra:
     full: str                 # the whole text (a fact: key words + body)
     old_bodies: list[str]     # a fact's older versions' bodies (as of the read)
     rel: float
+    anchor: int = -1          # a probe: the index of the hit it was found from (_follow_forward)
 
 
 def question_terms(queries: Sequence[str]) -> tuple[set[str], set[str]]:
@@ -519,9 +622,63 @@ def _stop_stems() -> frozenset[str]:
     return _STOP[0]
 
 
+def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
+                    projects: tuple[str, ...] | None, exclude_sessions: Iterable[str],
+                    roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None,
+                    turns: dict[str, Turn] | None = None) -> int:
+    """Follow the subject forward in time: for each of the first
+    ``opts.follow`` turn hits, search the turns of its project recorded
+    after it for its own words and the question's (a later statement of a
+    value reuses the words of the earlier one more than the question's:
+    "We use Mocha as the test runner for the unit tests" -> "Switched the
+    unit tests over to Ava").  Up to 3 new turns per hit are appended to
+    ``hits``/``extra`` as *probes*; returns how many.  A probe is kept by
+    :func:`_order_by_time` only if it supersedes a hit."""
+    import hashlib
+    from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
+    end = (as_of + 1) if as_of is not None else 2 ** 62
+    n = added = 0
+    stems, words = question_terms([query])
+    lower: set[str] | None = None
+    for i, (h, e) in enumerate(list(zip(hits, extra))[:opts.pool]):
+        if n >= opts.follow or h.kind != "turn" or not h.time or h.time + 1 >= end:
+            continue
+        n += 1
+        if lower is None:
+            lower = lower_words_of(x.full for x in extra)
+        if not values_of(e.full, words | stems, lower):
+            continue  # states no value: nothing a later statement could change
+        own = [t for t in dict.fromkeys(tokenize(e.full[:2000])) if t not in QUERY_STOPWORDS][:16]
+        words_q = " ".join(own) + " " + query
+        found = store.index.search(words_q, limit=8, kinds=("turn",),
+                                   projects=[h.project] if projects is not None else None,
+                                   exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
+                                   scope_idf=opts.scope_idf, times=[(h.time + 1, end)])
+        took = 0
+        for f in found:
+            if took >= 5:
+                break
+            got = _materialize(store, _Cand("turn", f.ref, f.seq, f.id, session=f.ref), query, projects, opts,
+                               as_of, turns=turns)
+            if got is None:
+                continue
+            hit, full, _ = got
+            digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            if digest in by_text:
+                continue
+            by_text[digest] = len(hits)
+            hits.append(replace(hit, score=0.0))
+            extra.append(_Extra(full, [], e.rel * opts.share, anchor=i))
+            took += 1
+            added += 1
+    return added
+
+
 def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence[str],
                    opts: RecallOptions) -> list[RecallHit]:
-    """Apply the supersession rule of ``timeline`` to the materialised hits."""
+    """Apply the supersession rule of ``timeline`` to the materialised hits
+    (a probe of :func:`_follow_forward` is kept only where it supersedes
+    the hit it was found from)."""
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     stems, words = question_terms(queries)
     stop = _stop_stems()
@@ -543,6 +700,8 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []
     for i in order:
+        if extra[i].anchor >= 0 and i not in sup[extra[i].anchor]:
+            continue  # a probe that does not update the hit it was found from answers nothing
         h = hits[i]
         if sup[i]:
             b = hits[sup[i][0]]
@@ -558,8 +717,8 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
 
 
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
-                 opts: RecallOptions, as_of: int | None = None,
-                 include_directives: bool = False) -> tuple[RecallHit, str, list[str]] | None:
+                 opts: RecallOptions, as_of: int | None = None, include_directives: bool = False,
+                 turns: dict[str, Turn] | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
     try:
@@ -592,7 +751,9 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             if found is None:
                 return None
             oid = found.id
-        t = store.get(oid, Turn)
+        t = turns.get(oid) if turns is not None else None
+        if t is None:
+            t = store.get(oid, Turn)
         if getattr(t, "forgotten", 0) or not t.text.strip():
             return None
         if as_of is not None and t.timestamp > as_of:

@@ -12,12 +12,13 @@ refuse to inject a stale turn without the current fact
 
 Values.  The *values* of a text (:func:`values_of`) are its tokens that look
 like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
-``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word that is
-never written in lower case in the texts compared (``Vitest``,
-``RabbitMQ``, ``Fly.io``; type ``name``); a sentence's first word only if
-it is also no stop word and not shaped like a verb or adverb (``Priya
-owns …`` yes, ``Upgraded …`` no), and then of the weaker kind ``initial``:
-it may be replaced by a name but replaces none (rule 2).
+``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word inside
+a sentence (``Vitest``, ``RabbitMQ``, ``Fly.io``, and ``Render`` in
+"deploys go to Render" even where "render time" is said too; type
+``name``); a sentence's first word only if it is never written in lower
+case in the texts compared, no stop word and not shaped like a verb or
+adverb (``Priya owns …`` yes, ``Upgraded …`` no), and then of the weaker
+kind ``initial``: it may be replaced by a name but replaces none (rule 2).
 Tokens that are words of the question are the subject, not values
 (``Postgres`` in "which postgres version"), and a name held by more than
 a tenth of the items compared (and more than two) is too common to tell
@@ -99,8 +100,9 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
     Args:
         subject: normalized words that are the subject (never values).
         lower_words: words seen in lower case in the texts compared (a
-            capitalised word among them is prose, not a name); None: every
-            capitalised non-initial word is a name.
+            sentence's capitalised first word among them is prose, not a
+            name); None: no first word is a name.  A capitalised word
+            inside a sentence is a name either way.
         limit: characters of ``text`` read.
     """
     text = text[:limit]
@@ -118,7 +120,7 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         if len(tok) < 2:
             continue
         v = normalize(tok)
-        if v in subj or v in out or (lower_words is not None and v in lower_words):
+        if v in subj or v in out:
             continue
         odd = any(c.isupper() for c in tok[1:]) or "." in tok  # RabbitMQ, CircleCI, Fly.io
         if not odd and _SENTENCE_START_RE.search(text[:m.start()]):
@@ -159,10 +161,11 @@ _SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("na
 COMMON_VALUE_SHARE = 0.1
 
 #: Stems of the words that announce a change ("we moved it to 8443", "Jest
-#: is no longer used", "from now on"): a passage holding one needs no other
+#: is no longer used", "from now on", "scaled prod to 16 workers"): a passage holding one needs no other
 #: word in common with the older one beyond the question's (rule 3).
 UPDATE_CUES = frozenset("""
 now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
+chang updat increas decreas reduc lower scale drop retir deprec adopt
 """.split())
 
 

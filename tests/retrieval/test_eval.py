@@ -48,7 +48,7 @@ def test_locomo_small_run(invoke):
     path = shared_path("data", "locomo", "locomo10.json")
     r = invoke("eval", "locomo", str(path), "--conversations", "1", "--json").json
     assert r["conversations"] == 1 and r["questions"] > 100
-    assert len(r["rows"]) == 8 and r["rows"][-1]["step"].endswith("= default")
+    assert len(r["rows"]) == 12 and r["rows"][-1]["step"].endswith("= default")
     for row in r["rows"]:
         assert 0 <= row["recall@5"] <= row["recall@10"] <= 1
     assert r["rows"][-1]["recall@10"] > r["rows"][0]["recall@10"]
@@ -60,7 +60,7 @@ def test_locomo_default_reaches_the_target(invoke):
     r = invoke("eval", "locomo", str(path), "--default-only", "--json").json
     assert r["questions"] == 1982
     row = r["rows"][0]
-    assert row["recall@5"] >= 0.59 and row["recall@10"] >= 0.70, row  # measured 0.607 / 0.709
+    assert row["recall@5"] >= 0.65 and row["recall@10"] >= 0.75, row  # measured 0.671 / 0.770 (issue 20)
 
 
 def test_locomo_bad_file(invoke, tmp_path):

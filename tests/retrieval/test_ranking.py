@@ -1,0 +1,64 @@
+"""Ranking of recall beyond BM25: IDF counted inside the project scope,
+dates named in the question, and the coverage factor."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from recall_helpers import turn
+
+from objstore.retrieval.dates import DAY_MS, time_windows
+from objstore.retrieval.recall import RecallOptions, recall
+
+T0 = 1_740_000_000_000  # 2025-02-19
+
+
+def _ms(y, m, d):
+    return int(dt.datetime(y, m, d, tzinfo=dt.timezone.utc).timestamp() * 1000)
+
+
+def test_time_windows_of_the_dates_a_question_names():
+    day = (_ms(2023, 12, 8) - DAY_MS, _ms(2023, 12, 9) + DAY_MS)
+    assert time_windows("what did Tim watch on 8th December, 2023?") == [day]
+    assert time_windows("what changed on December 8, 2023") == [day]
+    assert time_windows("the outage of 2023-12-08") == [day]
+    assert time_windows("what broke in October 2023") == [(_ms(2023, 10, 1), _ms(2023, 11, 1))]
+    assert time_windows("the 2024-02 release") == [(_ms(2024, 2, 1), _ms(2024, 3, 1))]
+    assert time_windows("on 8 May") == [] and time_windows("in 2023") == [] and time_windows("last week") == []
+    assert time_windows("we may 2023-13-40 something") == []
+    assert time_windows("8 May 2023 and again 8 May 2023", slack_days=0) == [(_ms(2023, 5, 8), _ms(2023, 5, 9))]
+
+
+def test_scope_idf_discounts_the_words_every_turn_of_the_project_holds(store, add_sessions):
+    """"backend" is rare in the store (one project) but in every turn of
+    that project: inside its scope the question's other word decides."""
+    sessions = {f"other{i}": [turn(f"unrelated chat number {i} about lunch", project=f"p{i}")] for i in range(40)}
+    sessions.update({
+        f"b{i}": [turn(f"The atlas backend module {i} needs a backend refactor.", project="atlas")] for i in range(6)})
+    sessions["ci"] = [turn("The backend pipeline is on Buildkite, see the ci config.", project="atlas")]
+    add_sessions(sessions)
+    on = store.index.search("ci backend backend", limit=3, kinds=("turn",), projects=["atlas", ""],
+                            scope_idf=True)
+    assert on[0].ref == "ci"
+    n, df = store.index.term_stats(["backend"], kinds=("turn",), projects=["atlas", ""])
+    assert (n, df["backend"]) == (7, 7)
+    assert store.index.term_stats(["backend"], kinds=("turn",))[0] == 47
+
+
+def test_a_date_in_the_question_ranks_that_days_turns_first(store, add_sessions):
+    base = _ms(2023, 5, 1)
+    add_sessions({f"d{i}": [turn(f"We went hiking at the lake again, the trail was great ({i}).", ts=base + i * 7 * DAY_MS),
+                            turn("Lovely, hiking is the best.", "assistant", ts=base + i * 7 * DAY_MS + 1000)]
+                  for i in range(8)})
+    res = recall(store, ["where did we go hiking on 22 May 2023?"], projects=("acme",), what="turns")
+    assert res.hits[0].session == "d3", [(h.session, h.date) for h in res.hits]
+    plain = recall(store, ["where did we go hiking on 22 May 2023?"], projects=("acme",), what="turns",
+                   opts=RecallOptions(dates=0))
+    assert plain.hits[0].session != "d3" or len({h.session for h in plain.hits}) > 1
+
+
+def test_coverage_prefers_the_turn_holding_more_of_the_question(store, add_sessions):
+    add_sessions({"one": [turn("Yoga yoga yoga!")],
+                  "two": [turn("Maria said aerial yoga at the studio keeps her calm, it is a long sentence here.")]})
+    res = recall(store, ["what kind of yoga does Maria do at the studio"], projects=("acme",), what="turns")
+    assert res.hits[0].session == "two"
