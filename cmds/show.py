@@ -65,6 +65,8 @@ def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
                        f"({'mem fsck --repair could not recover it' if lost else 'its value was removed'})")
         if obj.pinned:
             click.echo("pinned:      yes")
+        if obj.namespace:
+            click.echo(safe(f"namespace:   {obj.namespace}"))
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
         from objstore import describe_edge_target
@@ -76,7 +78,8 @@ def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
     elif isinstance(obj, Turn):
         click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
         from objstore import turn_author
-        click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
+        click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}"
+                   + (f"    entrypoint: {obj.entrypoint}" if obj.entrypoint else ""))
         click.echo(f"author:      {turn_author(obj)}" + ("    untrusted (its session read outside content)"
                                                          if obj.untrusted else ""))
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
@@ -158,7 +161,8 @@ def command(what, as_json, store):
         for tv in turns:
             t = tv.turn
             who = "user (parent_agent)" if turn_author(t) == "parent_agent" else t.role
-            click.echo(click.style(f"\n[{t.seq}] {who}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True)
+            ep = f"  ({t.entrypoint})" if t.entrypoint else ""
+            click.echo(click.style(f"\n[{t.seq}] {who}  {fmt_time(t.timestamp)}  {tv.id[:12]}{ep}", bold=True)
                        + (click.style("  untrusted", fg="red") if t.untrusted else ""))
             click.echo(body_text(t))
         return

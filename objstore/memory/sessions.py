@@ -36,6 +36,7 @@ from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.provenance import reads_outside
+from objstore.memory.scope import AGENT_SEP, check_agent, child_namespace
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 
 
@@ -155,6 +156,37 @@ def resolve_session(store: Store, prefix: str) -> str | None:
     return hits[0] if hits else None
 
 
+def agent_namespace(store: Store, agent: str, session: str | None = None) -> str:
+    """The namespace of sub-agent ``agent`` (a name, an agent id or an
+    unambiguous prefix of >= 4 characters of one): ``<session>.agent-<agent>``
+    when ``session`` is given, else the one session of the store whose id
+    ends in ``.agent-<agent…>``.
+
+    Raises:
+        InvalidInput: a bad agent name.
+        NotFound: no sub-agent session matches (without ``session``).
+        AmbiguousId: several do.
+    """
+    check_agent(agent)
+    if session:
+        return child_namespace(validate_session_id(session), agent)
+    hits = []
+    for name, _oid in store.refs.iter("sessions"):
+        sid = name[len("sessions/"):]
+        i = sid.rfind(AGENT_SEP)
+        if i > 0 and (sid[i + len(AGENT_SEP):] == agent
+                      or (len(agent) >= 4 and sid[i + len(AGENT_SEP):].startswith(agent))):
+            hits.append(sid)
+    exact = [h for h in hits if h.endswith(AGENT_SEP + agent)]
+    hits = exact or hits
+    if not hits:
+        raise NotFound(f"no sub-agent {agent} in this store", hint="give its session with --session")
+    if len(hits) > 1:
+        raise AmbiguousId(f"{agent} names {len(hits)} sub-agents: {', '.join(sorted(hits)[:5])}",
+                          hint="give its session with --session")
+    return hits[0]
+
+
 # --------------------------------------------------------------------------- session state
 
 @dataclass
@@ -256,6 +288,16 @@ def drop_session_cache(store: Store, sid: str) -> None:
 
 # --------------------------------------------------------------------------- the turn appender
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def message_digest(turn: Turn) -> bytes:
+    """:meth:`TurnAppender.text_digest` of a stored turn's text, or ``b""`` for a
+    forgotten (emptied) turn."""
+    return b"" if turn.forgotten else _digest(turn.text)
+
+
 class TurnAppender:
     """The one writer of turns: ``mem import`` (``objstore.capture.importer``),
     the hooks (``objstore.capture.sync``) and evaluations
@@ -298,6 +340,19 @@ class TurnAppender:
         self._valid: dict[str, str | None] = {}
         self._bulk = False
         self._writer: PackWriter | None = None
+        #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
+        #: appender (``cc:msg:`` sources), readable before :meth:`publish` makes them visible
+        self.message_digests: dict[tuple[str, str], bytes] = {}
+
+    def text_digest(self, text: str) -> bytes:
+        """16-byte digest of ``text`` as a turn would store it (credentials
+        redacted): what tells two copies of one message apart (``objstore.capture.sync``,
+        resumed and forked sessions)."""
+        if text:
+            red = self._redact(text)
+            if red.hits:
+                text = red.text
+        return _digest(text)
 
     @property
     def pending(self) -> int:
@@ -397,6 +452,8 @@ class TurnAppender:
         st.head_role, st.head_source = ct.role, source
         st.taints = taints_after(turn)  # session taint spreads forward only
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
+        if ct.role == "assistant" and source.startswith("cc:msg:"):
+            self.message_digests[(sid, source)] = b"" if forgotten else _digest(text)  # = message_digest
         self.dirty.add(sid)
         if not forgotten:
             self.docs.append(turn_doc(oid, turn))
