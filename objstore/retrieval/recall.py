@@ -11,7 +11,9 @@ Pipeline (:func:`recall`), per query phrasing:
    facts, turns of no known project) unless ``all_projects``.  The
    ``depth`` best hits are kept.
    Words that only name the project in scope are dropped from the query
-   first (:func:`without_scope_words`), and the IDF is counted over the
+   first (:func:`without_scope_words`), an agent noun the scope never
+   uses is searched as its verb (:func:`with_base_forms`: "which test
+   runner" finds "the unit tests run with Jest"), and the IDF is counted over the
    documents of the scope (``scope_idf``: "backend" in every turn of the
    atlas backend, a speaker's name in every turn of a chat, tell nothing
    apart there).  A date the question names ("on 14 June 2025", "in June
@@ -68,7 +70,7 @@ Measured on LoCoMo (``docs/benchmarks.md``, ``mem eval locomo``): stemming,
 query stop words, neighbours and session evidence take R@10 from 0.50 to
 0.71, scoped IDF, dates and coverage to 0.77, with no model call; on
 ``eval/knowledge_update.json`` the time order takes newest-first from 0.14
-to 0.91 and Stale@1 from 0.59 to 0.00.
+to 0.92 and Stale@1 from 0.59 to 0.00.
 
 ``recall`` never writes, never prints, and reads no process settings.
 """
@@ -139,6 +141,9 @@ class RecallOptions:
         coverage: exponent of the coverage factor: a turn hit's score is
             multiplied by ``(IDF mass of the query words it holds / IDF
             mass of all of them) ** coverage`` (0 disables).
+        base_forms: an agent noun of the query that no document of the
+            scope holds is searched as the verb it is made from
+            (:func:`with_base_forms`: "test runner" -> "run").
         follow: for a question about the present, follow the first
             ``follow`` turn hits forward in time: the later turns of their
             project that restate their words are compared by the
@@ -163,6 +168,7 @@ class RecallOptions:
     dates: float = 1.0
     follow: int = 1
     coverage: float = 1.0
+    base_forms: bool = True
 
 
 @dataclass(frozen=True)
@@ -469,6 +475,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     turns: dict[str, Turn] = {}  # turn objects read once: coverage, then materialising
     for qi, q in enumerate(qs):
         q = without_scope_words(q, proj)
+        if opts.base_forms:
+            q = with_base_forms(store, q, kinds=WHAT[what], projects=proj, scope=opts.scope_idf)
         ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
         top = ranked[0].score if ranked else 1.0
@@ -590,6 +598,50 @@ def without_scope_words(query: str, projects: Sequence[str] | None) -> str:
     return " ".join(kept) if any(tokenize(w) for w in kept) else query
 
 
+def agent_noun_base(word: str) -> str | None:
+    """The verb an agent noun is made from, as a token: ``runner`` ->
+    ``run``, ``linter`` -> ``lint``, ``formatter`` -> ``format``,
+    ``bundler`` -> ``bundl`` (the stem of ``bundle``); None for a word
+    that does not end in -er/-or (plural -s allowed) after at least 3
+    letters."""
+    w = word[:-1] if word.endswith(("ers", "ors")) else word
+    if len(w) < 5 or not w.endswith(("er", "or")) or not w.isalpha():
+        return None
+    base = w[:-2]
+    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+        base = base[:-1]  # runn -> run, formatt -> format
+    return base
+
+
+def with_base_forms(store: Store, query: str, *, kinds: tuple[str, ...], projects: Sequence[str] | None,
+                    scope: bool = True) -> str:
+    """``query`` with each agent noun that no document of the scope holds
+    replaced by the verb it is made from, when some document holds that
+    (:func:`agent_noun_base`: "which test runner do we use" -> "… test run
+    …" where the turns say "the unit tests run with Jest"; "which linter"
+    -> "lint").  A word the scope uses is left alone, so "runner" stays
+    where people say "test runner".  Costs one document-frequency lookup
+    per such word (the counts are cached for the search)."""
+    from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
+    swaps: dict[str, str] = {}
+    for w in query.split():
+        toks = tokenize(w)
+        if len(toks) == 1 and toks[0] not in QUERY_STOPWORDS:
+            base = agent_noun_base(toks[0])
+            if base is not None:
+                swaps[w] = base
+    if not swaps:
+        return query
+    scoped = None if projects is None or not scope else [*projects, ""]
+    _n, df = store.index.term_stats([t for w in swaps for t in (tokenize(w)[0], swaps[w])], kinds=kinds,
+                                    projects=scoped)
+    out = []
+    for w in query.split():
+        b = swaps.get(w)
+        out.append(b if b is not None and not df[tokenize(w)[0]] and df[b] else w)
+    return " ".join(out)
+
+
 @dataclass
 class _Extra:
     full: str                 # the whole text (a fact: key words + body)
@@ -649,7 +701,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
         if not values_of(e.full, words | stems, lower):
             continue  # states no value: nothing a later statement could change
         own = [t for t in dict.fromkeys(tokenize(e.full[:2000])) if t not in QUERY_STOPWORDS][:16]
-        words_q = " ".join(own) + " " + query
+        words_q = without_scope_words(" ".join(own) + " " + query, projects)
         found = store.index.search(words_q, limit=8, kinds=("turn",),
                                    projects=[h.project] if projects is not None else None,
                                    exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
