@@ -21,6 +21,9 @@ Pipeline (:func:`recall`), per query phrasing:
    doubles their score.  A turn hit's score is multiplied by the
    **coverage factor** (the share of the query words' IDF mass its text
    holds; Lucene's classic coordination factor, IDF-weighted) and by the
+   **measure bonus** (a question asking "how large", "how long", "how
+   many" ranks up the turns stating a size, a duration, a number:
+   :func:`measure_pattern`) and by the
    **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
    (age from the query's newest turn hit; memware ranks BM25 × recency ×
    use the same way).
@@ -77,6 +80,7 @@ to 0.92 and Stale@1 from 0.59 to 0.00.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -141,6 +145,10 @@ class RecallOptions:
         coverage: exponent of the coverage factor: a turn hit's score is
             multiplied by ``(IDF mass of the query words it holds / IDF
             mass of all of them) ** coverage`` (0 disables).
+        measure: bonus for the turns stating a quantity of the kind the
+            question asks for (:func:`measure_pattern`: "how large" -> a
+            size, "how long" -> a duration, "how many" -> a number):
+            their score is multiplied by ``1 + measure`` (0 disables).
         base_forms: an agent noun of the query that no document of the
             scope holds is searched as the verb it is made from
             (:func:`with_base_forms`: "test runner" -> "run").
@@ -169,6 +177,7 @@ class RecallOptions:
     follow: int = 1
     coverage: float = 1.0
     base_forms: bool = True
+    measure: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -337,6 +346,11 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     raw_top = max(raw.values()) or 1.0
     if opts.coverage:
         hits = _with_coverage(store, hits, weights, opts, turns)
+    measure = measure_pattern(query) if opts.measure else None
+    if measure is not None:  # "how large …": the turns stating a size first
+        hits = [replace(h, score=h.score * (1.0 + opts.measure))
+                if h.kind == "turn" and (t := _turn(store, h.id, turns)) is not None and measure.search(t.text[:4000])
+                else h for h in hits]
     if opts.recency:
         newest = max((h.time for h in hits if h.kind == "turn"), default=0)
         half = max(opts.half_life_days, 1e-3) * DAY_MS
@@ -596,6 +610,33 @@ def without_scope_words(query: str, projects: Sequence[str] | None) -> str:
     names = {t for p in projects for t in tokenize(p)}
     kept = [w for w in query.split() if not (toks := tokenize(w)) or not set(toks) <= names]
     return " ".join(kept) if any(tokenize(w) for w in kept) else query
+
+
+_MEASURES: list[tuple[re.Pattern, re.Pattern]] = []  # (question, answer), compiled on first use
+
+
+def measure_pattern(query: str) -> re.Pattern | None:
+    """What a question asking for a quantity expects in its answer, as a
+    pattern over a passage: "how large / how big / … size …" -> a number
+    with a size unit (``25 MB``, ``2GiB``, ``512 bytes``); "how long / how
+    often / … duration …" -> a number with a time unit (``600 seconds``,
+    ``3 days``, ``45s``); "how many / number of" -> a number.  None for
+    any other question.  (The expected answer type of question answering;
+    the units are the common ones, English.)"""
+    if not _MEASURES:
+        n = r"\d+(?:[.,]\d+)?\s*"
+        _MEASURES.extend([
+            (re.compile(r"\bhow (?:large|big|much (?:space|disk|memory|storage))\b|\bsizes?\b", re.I),
+             re.compile(n + r"(?:[kmgtp]i?b|bytes?|b)\b", re.I)),
+            (re.compile(r"\bhow (?:long|often)\b|\bdurations?\b", re.I),
+             re.compile(n + r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
+                        r"months?|years?)\b", re.I)),
+            (re.compile(r"\bhow many\b|\bnumber of\b", re.I), re.compile(r"(?<![\w.])\d+(?![\w.]\d)")),
+        ])
+    for asks, answer in _MEASURES:
+        if asks.search(query):
+            return answer
+    return None
 
 
 def agent_noun_base(word: str) -> str | None:
