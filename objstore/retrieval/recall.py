@@ -73,7 +73,7 @@ Measured on LoCoMo (``docs/benchmarks.md``, ``mem eval locomo``): stemming,
 query stop words, neighbours and session evidence take R@10 from 0.50 to
 0.71, scoped IDF, dates and coverage to 0.77, with no model call; on
 ``eval/knowledge_update.json`` the time order takes newest-first from 0.14
-to 0.92 and Stale@1 from 0.59 to 0.00.
+to 0.955 and Stale@1 from 0.59 to 0.00.
 
 ``recall`` never writes, never prints, and reads no process settings.
 """
