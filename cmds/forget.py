@@ -108,6 +108,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
             _forget_sealed_key(store, validate_key(what), yes, dry_run, as_json, forget_sealed)
             return
     plan = plan_forget(store, what=what, match=match, session=session)
+    from objstore import remotes_holding
+    remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
     if plan.is_empty() and scrub_sources:  # already forgotten (or never stored): the sources may still hold it
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -129,8 +131,6 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     scrubbed_files = []
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
-    from objstore import list_remotes
-    remotes = [x.name for x in list_remotes(store)]  # they still hold it until the next push or backup
     if as_json:
         emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
@@ -138,7 +138,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                    "sources_scrubbed": scrubbed_files, "remotes_holding": remotes})
         return
     if remotes:
-        click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} still hold the value; "
+        click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} "
+                   f"{'hold' if len(remotes) > 1 else 'holds'} the value (a push from here sent it); "
                    "the next 'mem push' or 'mem backup' to each purges it", err=True)
     c = r.plan.counts()
     if r.queue_dropped and not (c["versions"] or c["turns"]):

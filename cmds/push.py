@@ -25,7 +25,8 @@ def command(name, as_json, store):
 
     Exit status: 0 ok; 4 no such remote; 5 lost the race to other pushers
     12 times; 12 wrong sync key; 13 damaged remote data; 14 newer remote
-    format; 15 remote unreachable, credentials refused or bucket missing.
+    format; 15 remote unreachable, credentials refused, bucket or folder
+    missing (mem never creates the folder: make it first).
     """
     from objstore import get_remote, push
     from ._remote import progress, s3_env, summary

@@ -10,7 +10,8 @@ def command():
     """Manage remotes: folders or S3 buckets that push, pull and clone use.
 
     A remote is a folder (a USB disk, a synced folder: a path or
-    file:///abs/path) or an S3-compatible bucket (s3://bucket/prefix).
+    file:///abs/path; it must exist, mem does not create it) or an
+    S3-compatible bucket (s3://bucket/prefix).
     S3 settings come from the environment: AWS_ACCESS_KEY_ID,
     AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL,
     AWS_PROFILE; nothing secret is written to the store.  What leaves the

@@ -151,6 +151,7 @@ _API: dict[str, tuple[str, str]] = {
     "WrongKey": ("objstore.core.errors", "WrongKey"),
     "RemoteSpec": ("objstore.remote.config", "RemoteSpec"),
     "list_remotes": ("objstore.remote.config", "list_remotes"),
+    "remotes_holding": ("objstore.remote.config", "remotes_holding"),
     "get_remote": ("objstore.remote.config", "get_remote"),
     "add_remote": ("objstore.remote.config", "add_remote"),
     "remove_remote": ("objstore.remote.config", "remove_remote"),

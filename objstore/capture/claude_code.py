@@ -24,7 +24,7 @@ from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, 
 from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
-           "discover", "parse_file", "prompt_alias", "prompt_hash"]
+           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts"]
 
 
 
@@ -40,6 +40,8 @@ class ReaderState:
         prompt_ids: record uuid -> the alias it got (a replayed record gets the same one).
         last_prompt: the hash of the last user prompt read if no assistant record came
             after it (an unanswered prompt), else "".
+        prev_prompt: the hash of the last user prompt read, answered or not (what a prompt
+            hook compares its prompt with: ``objstore.capture.sync.prompt_snapshot``).
         hold_tail: in; when True, a run of assistant records at the end of the range is
             kept back (its message may still be growing) and read again next time.  A
             last line without its newline is never read when a state is given.
@@ -49,6 +51,7 @@ class ReaderState:
     prompts: dict = field(default_factory=dict)
     prompt_ids: dict = field(default_factory=dict)
     last_prompt: str = ""
+    prev_prompt: str = ""
     hold_tail: bool = False
     resume_at: int = 0
 
@@ -184,6 +187,66 @@ def _file_context(path: Path) -> tuple[bool, str]:
     return True, ""   # layout 2.0.x: agent-<id>.jsonl next to sessions
 
 
+def _is_turn_record(rec: dict) -> bool:
+    """A ``user`` or ``assistant`` record that may carry a turn (not meta, a compact
+    summary or an API error)."""
+    return rec.get("type") in ("user", "assistant") and rec.get("isMeta") is not True \
+        and rec.get("isCompactSummary") is not True and rec.get("isApiErrorMessage") is not True
+
+
+def _record_uid(rec: dict, raw: bytes) -> str:
+    """The record's ``uuid``, or ``h:`` + 32 hex of the SHA-256 of the raw line."""
+    return as_str(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
+
+
+def _user_parts(content: Any) -> tuple[str, list[str]]:
+    """(prompt text, tool result bodies) of a user record's ``message.content``, both
+    without ``<mem-context>`` elements; the text is "" when the record holds no prompt."""
+    texts: list[str] = []
+    results: list[str] = []
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for b in content:
+            if isinstance(b, str):
+                texts.append(b)
+            elif isinstance(b, dict) and b.get("type") == "text":
+                texts.append(as_str(b.get("text")))
+            elif isinstance(b, dict) and b.get("type") == "tool_result":
+                body = _flatten_result(b.get("content"))
+                if b.get("is_error") is True:
+                    body = f"[error] {body}" if body else "[error]"
+                results.append(cut_text(strip_mem_context(body)))
+    return strip_mem_context("\n".join(t for t in texts if t)), results
+
+
+def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Iterator[tuple[str, str]]:
+    """``(record id, prompt hash)`` of every user prompt record in the byte range
+    ``[start, end)`` of a transcript, in file order: the records :func:`parse_file` gives
+    an alias, with the same record id (``cc:`` dropped) and :func:`prompt_hash`.  Only
+    complete lines; lines that cannot hold a user record are not decoded.  Reads nothing
+    else and keeps no state (the prompt hook's snapshot).  OSError propagates."""
+    stats = ParseStats()
+    with open(path, "rb") as f:
+        if start:
+            f.seek(start)
+        first = start == 0
+        for raw in read_lines(f, None if end is None else max(0, end - start)):
+            if raw is not None and not raw.endswith(b"\n"):
+                break
+            if raw is not None and b'"user"' not in raw:
+                first = False
+                continue
+            rec = decode_line(raw, stats, first)
+            first = False
+            if rec is None or rec.get("type") != "user" or not _is_turn_record(rec):
+                continue
+            msg = rec.get("message")
+            text, _results = _user_parts(msg.get("content") if isinstance(msg, dict) else None)
+            if text.strip():
+                yield _record_uid(rec, raw), prompt_hash(text)
+
+
 def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None = None,
                state: ReaderState | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Claude Code transcript (agent-formats §2.2-2.4).
@@ -251,8 +314,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             if rec is None:
                 continue
             kind = rec.get("type")
-            if kind not in ("user", "assistant") or rec.get("isMeta") is True \
-                    or rec.get("isCompactSummary") is True or rec.get("isApiErrorMessage") is True:
+            if not _is_turn_record(rec):
                 stats.records_ignored += 1
                 continue
 
@@ -266,7 +328,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 session = sid or path.stem
                 if rec.get("isSidechain") is True:
                     session += f".agent-{agent}" if agent else ".sidechain"
-            uid = as_str(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
+            uid = _record_uid(rec, raw)
             cwd = as_str(rec.get("cwd"))
             ep = as_str(rec.get("entrypoint"))[:40]
             ts = timestamp_ms(rec.get("timestamp"))
@@ -298,28 +360,13 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
-            texts: list[str] = []
-            results: list[str] = []
-            if isinstance(content, str):
-                texts.append(content)
-            elif isinstance(content, list):
-                for b in content:
-                    if isinstance(b, str):
-                        texts.append(b)
-                    elif isinstance(b, dict) and b.get("type") == "text":
-                        texts.append(as_str(b.get("text")))
-                    elif isinstance(b, dict) and b.get("type") == "tool_result":
-                        body = _flatten_result(b.get("content"))
-                        if b.get("is_error") is True:
-                            body = f"[error] {body}" if body else "[error]"
-                        results.append(cut_text(strip_mem_context(body)))
-            text = strip_mem_context("\n".join(t for t in texts if t))
+            text, results = _user_parts(content)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
                 if alias is None:
                     alias = rs.prompt_ids[uid] = prompt_alias(text, rs.prompts)
-                rs.last_prompt = alias.split(":")[2]
+                rs.last_prompt = rs.prev_prompt = alias.split(":")[2]
                 turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project, alias, ep))
             for i, body in enumerate(results):
                 if body.strip():

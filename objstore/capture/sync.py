@@ -62,13 +62,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash
+from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import InvalidInput, MemError
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
 
 __all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SyncResult",
@@ -81,17 +81,6 @@ NO_CAPTURE_FILE = "no-capture"
 DEFAULT_MARKER = "#nomem"
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
-#: two deliveries of one prompt (the hook registered twice: plugin + settings) start
-#: within this many ms of each other with no answer stored in between; a person's
-#: real repeat comes after an answer
-DUPLICATE_PROMPT_MS = 3000
-
-
-def _last_prompt_path(store: Store, sid: str) -> Path:
-    """``cache/last-prompt/<h>.json``: the last prompt a hook stored for a
-    session (its hash, the hook's time, its key, assistant turns then), to
-    recognise a second delivery of the same prompt (:data:`DUPLICATE_PROMPT_MS`)."""
-    return store.root / "cache" / "last-prompt" / f"{_h(sid)}.json"
 FP_BYTES = 4096                # fingerprint of a file's first bytes (detects a rewrite in place)
 MSG_FIRST_MAX = 20_000         # message ids remembered per file (oldest dropped)
 LINEAGE_LOOKAHEAD = 64         # turns held back while looking for a file's first message id
@@ -260,9 +249,12 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
     if with_state:
         try:
             r = json.loads(base.with_suffix(".state").read_bytes())
+            if "prev_prompt" not in r:
+                raise ValueError("a cursor of an older mem: read the file again for prev_prompt")
             cur.reader = ReaderState(msg_first=dict(r.get("msg_first", {})), prompts=dict(r.get("prompts", {})),
                                      prompt_ids=dict(r.get("prompt_ids", {})),
-                                     last_prompt=str(r.get("last_prompt", "")))
+                                     last_prompt=str(r.get("last_prompt", "")),
+                                     prev_prompt=str(r.get("prev_prompt", "")))
         except (OSError, ValueError, TypeError, AttributeError):
             cur.offset = 0          # bookkeeping lost: read the file again (idempotent)
             cur.fp = ""
@@ -277,7 +269,8 @@ def save_cursor(store: Store, cur: Cursor) -> None:
     if len(mf) > MSG_FIRST_MAX:
         mf = dict(list(mf.items())[-MSG_FIRST_MAX:])
     state = {"msg_first": mf, "prompts": cur.reader.prompts, "prompt_ids": cur.reader.prompt_ids,
-             "last_prompt": cur.reader.last_prompt}
+             "last_prompt": cur.reader.last_prompt, "prev_prompt": cur.reader.prev_prompt,
+             "offset": cur.offset, "dev": cur.dev, "ino": cur.ino}  # what prompt_snapshot reads alone
     atomic_write(base.with_suffix(".state"), json.dumps(state).encode(), durable=False)
     atomic_write(base.with_suffix(".json"), json.dumps(cur.head()).encode(), durable=False)
 
@@ -323,6 +316,33 @@ class _Lineage:
         self.w = writer
         self.saved = saved          # persisted: {"checked", "parents", "in_copy"}
         self.seed: set[str] | None = None
+        self.messages: dict[str, set[bytes]] | None = None
+
+    def _same_message(self, ct: CapturedTurn) -> bool:
+        """Whether a parent holds this assistant message (``cc:msg:<id>``) with the same
+        text.  Two sessions may share a message id with different answers (issue 21):
+        both are kept.  A parent's forgotten copy counts as the same (it must not come
+        back through the copy); an unreadable parent chain too (as before: by id)."""
+        src = "cc:msg:" + ct.source.split(":")[2]
+        if self.messages is None:
+            self.messages = {}
+            for p in self.saved.get("parents", []):
+                sid = self.w.valid_sid(p)
+                if sid is None:
+                    continue
+                for (s2, source), d in self.w.message_digests.items():
+                    if s2 == sid:
+                        self.messages.setdefault(source, set()).add(d)
+                try:
+                    for tv in walk_turns(self.w.store, self.w.state(sid).start_head):
+                        if tv.turn.role == "assistant" and tv.turn.source.startswith("cc:msg:"):
+                            self.messages.setdefault(tv.turn.source, set()).add(message_digest(tv.turn))
+                except MemError:
+                    self.messages.setdefault(src, set()).add(b"")
+        got = self.messages.get(src)
+        if got is None:
+            return True             # held by id in the seed but not found: as before, a copy
+        return b"" in got or self.w.text_digest(ct.text) in got
 
     def _seed(self) -> set[str]:
         if self.seed is None:
@@ -371,8 +391,11 @@ class _Lineage:
                 yield ct
                 continue
             mid = ct.source.split(":")[2] if ct.source.startswith("cc:msg:") else ""
-            if (ct.source in seed or (ct.alias and ct.alias in seed) or (mid and f"cc:msg:{mid}" in seed)
-                    or (ct.role == "tool" and self.saved.get("after_copy"))):
+            if mid and (ct.source in seed or f"cc:msg:{mid}" in seed):
+                copied = self._same_message(ct)     # by message id and text, not id alone
+            else:
+                copied = ct.source in seed or bool(ct.alias and ct.alias in seed)
+            if copied or (ct.role == "tool" and self.saved.get("after_copy")):
                 self.saved["after_copy"] = True
                 continue
             self.saved["after_copy"] = False
@@ -648,8 +671,10 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
 class PromptResult:
     """Outcome of :func:`capture_prompt`: ``status`` is ``captured``,
     ``known`` (already stored, e.g. read from the transcript first),
-    ``excluded`` (path glob), ``no-capture``, ``marked`` (ignore marker) or
-    ``empty`` (nothing left once ``<mem-context>`` is removed)."""
+    ``deferred`` (too much of the transcript unread to fix the key: the
+    sync stores it), ``excluded`` (path glob), ``no-capture``, ``marked``
+    (ignore marker) or ``empty`` (nothing left once ``<mem-context>`` is
+    removed)."""
 
     status: str
     id: str | None = None
@@ -659,33 +684,65 @@ class PromptResult:
 
 @dataclass(frozen=True)
 class PromptSnapshot:
-    """What the transcript's cursor said when the prompt arrived: how many
-    prompts of this text the reader had seen (``count``), whether the last
-    prompt it read, still unanswered, had this text (``pending``), and
-    whether there was a cursor at all.  Taken before anything else runs, so
-    the prompt's key does not depend on what a concurrent sync does next."""
+    """The key a prompt hook gives its prompt, fixed from the transcript as it
+    was when the hook started, before anything else runs.
 
-    count: int = 0
-    pending: bool = False
-    has_cursor: bool = False
+    ``key`` is ``cc:p:<hash>:<n>``: ``n`` counts the prompt records of this
+    text in the transcript's first ``size`` bytes (the hook's start), as the
+    reader counts them, plus one unless the last prompt record there has this
+    text (then the delivery is that record: written before the hook ran, or a
+    delivery that runs late).  Every delivery of one prompt (the hook
+    registered twice) sees the same bytes and so computes the same key, and
+    the reader gives the record the same key: the write is idempotent by
+    construction, whatever runs in between.  ``key`` is "" when the
+    transcript cannot tell (none given, a subagent's, or more than
+    ``SNAPSHOT_MAX_BYTES`` unread): see :func:`capture_prompt`."""
+
+    key: str = ""
+    size: int = 0
+
+
+#: bytes past the cursor a prompt hook reads to fix its prompt's key; beyond,
+#: the transcript sync stores the prompt (Stop, SessionEnd, catch-up)
+SNAPSHOT_MAX_BYTES = 8 << 20
 
 
 def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptSnapshot:
-    """:class:`PromptSnapshot` from the cursor files under ``root`` (the store
-    directory; no lock, no store object: cheap enough for the hook's hot path)."""
+    """:class:`PromptSnapshot` of ``prompt`` from ``transcript`` (no lock, no
+    store object: the hook's hot path).  The cursor under ``root`` (the
+    store directory) gives the counts up to its offset, so only the bytes
+    after it are scanned (:func:`claude_code.scan_prompts`)."""
     if transcript is None or _is_subagent(transcript):
         return PromptSnapshot()
-    base = Path(root) / "cache" / "cursors" / _cursor_key(transcript)
+    h = prompt_hash(strip_mem_context(prompt))
     try:
-        head = json.loads(base.with_suffix(".json").read_bytes())
         st = os.stat(transcript)
-        if (head.get("v"), head.get("dev"), head.get("ino")) != (_CURSOR_V, st.st_dev, st.st_ino):
-            return PromptSnapshot()
-        r = json.loads(base.with_suffix(".state").read_bytes())
-        h = prompt_hash(strip_mem_context(prompt))
-        return PromptSnapshot(int(r.get("prompts", {}).get(h, 0)), r.get("last_prompt") == h, True)
-    except (OSError, ValueError, TypeError, AttributeError):
+    except OSError:
         return PromptSnapshot()
+    size, start, count, prev, known = st.st_size, 0, 0, "", {}
+    try:
+        r = json.loads((Path(root) / "cache" / "cursors" / _cursor_key(transcript)).with_suffix(".state")
+                       .read_bytes())
+        off = int(r["offset"])
+        if (int(r["dev"]), int(r["ino"])) == (st.st_dev, st.st_ino) and off <= size:
+            start, count, prev = off, int(r["prompts"].get(h, 0)), str(r["prev_prompt"])
+            known = r["prompt_ids"]
+            if not isinstance(known, dict):
+                raise TypeError("prompt_ids")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        start, count, prev, known = 0, 0, "", {}      # no usable cursor: scan from the start
+    if size - start > SNAPSHOT_MAX_BYTES:
+        return PromptSnapshot(size=size)
+    seen: set[str] = set()
+    try:
+        for uid, ph in scan_prompts(transcript, start=start, end=size):
+            prev = ph
+            if ph == h and uid not in seen and uid not in known:
+                seen.add(uid)
+                count += 1
+    except OSError:
+        return PromptSnapshot(size=size)
+    return PromptSnapshot(f"cc:p:{h}:{count if prev == h else count + 1}", size)
 
 
 def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
@@ -696,17 +753,19 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
     the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
 
-    The key is ``cc:p:<hash>:<n>``, the one the transcript reader gives the
-    record that holds this prompt: ``n`` = prompts of this text the cursor
-    had read when the prompt arrived (``snapshot``, taken now when not
-    given) + 1.  Not stored when the transcript already holds it unanswered
-    (``pending``), when the session's newest turn is this very prompt (the
-    hook registered twice), or when the key is already there.  Before
-    writing, the session's transcript is read from its cursor when little is
-    new, so the previous answer lands before this prompt.  The text is
-    redacted; ``index=False`` leaves indexing to the next writer (the Stop
-    hook) through the index journal.  Takes the store lock (StoreLocked
-    propagates).  Raises InvalidInput for a bad session id.
+    The key is ``snapshot.key`` (:func:`prompt_snapshot`, taken now when not
+    given): the one the transcript reader gives the record that holds this
+    prompt.  Under the store lock, the session's transcript is first read
+    from its cursor when little is new (so the previous answer lands before
+    this prompt), then the turn is written unless its key is already in the
+    session: check and write under one lock, so concurrent deliveries store
+    it once.  When the snapshot has no key although a transcript is given
+    (too much unread), nothing is written (``deferred``): the transcript
+    sync stores the prompt.  Without a transcript, ``n`` is one more than
+    the session's prompts of this text, unless its newest turn is this very
+    prompt.  The text is redacted; ``index=False`` leaves indexing to the
+    next writer (the Stop hook) through the index journal.  Takes the store
+    lock (StoreLocked propagates).  Raises InvalidInput for a bad session id.
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     sid = validate_session_id(session_id)
@@ -722,8 +781,8 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     with store.lock(command):
         if _no_capture(sid, no_capture_sessions(store)):
             return PromptResult("no-capture")
-        if snap.pending:
-            return PromptResult("known", None, f"cc:p:{h}:{snap.count}")
+        if transcript is not None and not snap.key and not _is_subagent(transcript):
+            return PromptResult("deferred")
         w = TurnAppender(store, command=command)
         synced = 0
         cur = None
@@ -741,41 +800,21 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
             except OSError:
                 pass
         st = w.state(sid)
-        last = _last_prompt_path(store, sid)
-        stamp = time_ms if time_ms is not None else now_ms()
-        answers = sum(1 for x in st.sources if x.startswith("cc:msg:"))  # assistant turns so far
-        try:
-            seen = json.loads(last.read_bytes())
-            dup = (seen.get("h") == h and abs(int(seen.get("t", 0)) - stamp) < DUPLICATE_PROMPT_MS
-                   and seen.get("answers") == answers)
-        except (OSError, ValueError, TypeError, AttributeError):
-            seen, dup = {}, False
-        if dup:
-            # the same prompt delivered again within the window: the hook registered twice
-            # (plugin + settings), whatever the two runs' snapshots said
-            status, oid, key = "known", None, str(seen.get("key", ""))
-        elif st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
-            # the newest turn is this very prompt, unanswered: a second delivery (the
-            # hook registered twice).  A real repeat comes after an answer.
-            status, oid, key = "known", None, st.head_source
-        else:
-            if snap.has_cursor:
-                n = snap.count + 1
-            else:
-                n = 1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
-                             if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()), default=0)
-            key = f"cc:p:{h}:{n}"
-            ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                              cwd, project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
-            oid = w.add(ct)
-            status = "captured" if oid else "known"
+        key = snap.key
+        if not key and st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
+            key = st.head_source        # no transcript: the newest turn is this very prompt
+        if not key:
+            key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
+                                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()),
+                                             default=0))
+        ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
+                          cwd, project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
+        oid = w.add(ct)
+        status = "captured" if oid else "known"
         try:
             w.publish(index=index)
         finally:
             w.close()
-        if not dup:  # ids, a hash and a time; never the text
-            atomic_write(last, json.dumps({"h": h, "t": stamp, "key": key, "answers": answers}).encode(),
-                         durable=False)
         if cur is not None:
             save_cursor(store, cur)
     return PromptResult(status, oid, key, synced)

@@ -58,7 +58,10 @@ url-password              the password in ``scheme://user:password@host``       
 generic-secret            the value of ``password|passwd|pwd|passphrase|secret|       (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
                           client_secret`` ``= / : / =>`` assignments when the value
-                          looks random (see ``_looks_secret``); code such as
+                          looks random (see ``_looks_secret``), or mixes letters
+                          with digits or symbols (``password=hunter2``,
+                          ``token=abc123def456``), or is a quoted literal after a
+                          password keyword (``_looks_assigned``); code such as
                           ``password = getpass()`` or ``token = tokens[i]`` is left
 ========================  ==========================================================  ==========================================
 
@@ -256,6 +259,38 @@ def _looks_secret(v: str) -> bool:
     return _entropy(v) >= 3.0
 
 
+_SNAKE_RE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", _FLAGS)
+_NOT_VALUES = frozenset({"none", "null", "nil", "true", "false", "undefined", "required", "optional",
+                         "string", "str", "bytes", "int", "text", "hidden", "empty", "unset", "secret",
+                         "password", "passwd", "passphrase", "token"})
+
+
+def _looks_assigned(v: str, *, password: bool, quoted: bool) -> bool:
+    """True when a value assigned to a credential keyword is a credential even
+    though it does not look random (:func:`_looks_secret` missed it): a human
+    password (``password=hunter2``, ``PGPASSWORD=mydbpass99``), a short
+    ``token=abc123def456``.  Letters with digits or symbols, at least 6
+    characters after a password keyword (``password``, ``passwd``,
+    ``passphrase``, ``pwd``) and 8 after the others; or, after a password
+    keyword, any quoted string literal of 4+ characters (a hard-coded
+    password, as bandit's B105 flags it).  Never: references (``$X``,
+    ``%s``, ``{x}``), paths and URLs, placeholders, words and dotted names
+    without digits (code: ``password=password``, ``token=self.token``),
+    snake_case identifiers (``next_token2``, ``api_key_v2``), literals such
+    as ``None`` or ``true``."""
+    n = len(v)
+    if n < 4 or n > 4096 or v[0] in "$%/~.#{" or "/" in v or "://" in v or _PLACEHOLDER_RE.search(v):
+        return False
+    if v.lower() in _NOT_VALUES or v.isdigit():
+        return False
+    if quoted and password:
+        return True
+    if n < (6 if password else 8) or _WORDY_RE.fullmatch(v) or _SNAKE_RE.fullmatch(v):
+        return False
+    chars = set(v)
+    return not chars.isdisjoint(_LETTERS) and not (chars <= _LETTERS | {"_", "-", "."})
+
+
 def _not_placeholder(v: str) -> bool:
     """``Authorization: Bearer your-token-here`` is documentation, not a credential."""
     return _PLACEHOLDER_RE.search(v) is None
@@ -353,12 +388,14 @@ def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
             continue
         vend = e - off
-        if e - s < 8:
+        if e - s < 4:
             continue
         at = text.find("@", s, e)
         if at >= 0 and _in_url(text, p + off, ws):
             e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
-        if _looks_secret(text[s:e]):
+        v = text[s:e]
+        if _looks_secret(v) or _looks_assigned(v, password=low.startswith(("pass", "pwd"), p),
+                                               quoted=s > 0 and text[s - 1] in "\"'`"):
             out.append((s, e, rule.priority, rule.name))
 
 

@@ -90,6 +90,11 @@ DEFAULT_TURN_SHARDS = 16
 SHARD_TARGET_DOCS = 2048
 MAX_AUTO_SHARDS = 256
 _PROGRESS_EVERY = 1000
+#: ``<index>/PARTIAL``: written before a write creates a missing index while the
+#: store holds more than that write carries (``rm -rf <store>/index``, then a
+#: write): the index then lacks the rest until a full :meth:`SearchIndex.rebuild`,
+#: which removes the file (``docs/format.md``, "Search index (derived)")
+PARTIAL_FILE = "PARTIAL"
 
 
 def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
@@ -116,7 +121,8 @@ class SearchIndex:
     """
 
     def __init__(self, root: Path, *, lock_timeout: float = 10.0, analyzer: str = "stem",
-                 shards: int | None = None) -> None:
+                 shards: int | None = None,
+                 holds_more: Callable[[str, list[IndexDoc]], bool] | None = None) -> None:
         """``root``: the index directory (``<store>/index``), need not exist.
         ``lock_timeout``: seconds a writer waits for the sub-index lock.
         ``analyzer``: format of the generations this instance creates
@@ -128,6 +134,10 @@ class SearchIndex:
         rebuild while the index it replaces has more than SHARD_TARGET_DOCS
         turn documents per shard (at most MAX_AUTO_SHARDS).  An existing
         layout is always read and written with the shard count it records.
+        ``holds_more(kind, docs)``: asked when an :meth:`add` is about to
+        create the missing sub-index of ``kind`` (``fact`` or ``turn``); True
+        (the store holds facts or sessions ``docs`` lack) marks the index
+        partial (:meth:`is_partial`).
         Raises ``ValueError`` for an unknown analyzer or a shard count
         outside 1..MAX_SHARDS."""
         if analyzer not in ANALYZERS:
@@ -137,6 +147,7 @@ class SearchIndex:
             raise ValueError(f"shards must be an int in 1..{MAX_SHARDS} or None, got {shards!r}")
         self.root = Path(root)
         self._shards = shards
+        self._holds_more = holds_more
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
         self._count_cache: dict[tuple, int] = {}  # scoped document counts (_scoped_counts)
 
@@ -146,6 +157,11 @@ class SearchIndex:
         checked; a bad one raises ``IndexCorruptError`` on use).  False for
         a store never written to, and after ``rm -rf <store>/index``."""
         return any((sub.dir / "CURRENT").is_file() for sub in self._subs.values())
+
+    def is_partial(self) -> bool:
+        """Whether the index was created by a write while the store held more
+        than that write (``PARTIAL_FILE``): a full :meth:`rebuild` is due."""
+        return (self.root / PARTIAL_FILE).is_file()
 
     # -- shards ----------------------------------------------------------
     def _layout_shards(self, kind: str, prev_docs: int = 0) -> int:
@@ -211,6 +227,12 @@ class SearchIndex:
         for i in dels:
             if not isinstance(i, str) or not OBJECT_ID_RE.match(i):
                 raise ValueError(f"delete id must be 64 lowercase hex, got {i!r}")
+        if self._holds_more is not None:
+            for kind in ("fact", "turn"):   # history is the facts' old versions: rebuilt with them
+                kdocs = list(by_kind[kind].values())
+                if kdocs and not (self._subs[kind].dir / "CURRENT").is_file() and self._holds_more(kind, kdocs):
+                    self.root.mkdir(parents=True, exist_ok=True)   # marked before the sub-index exists:
+                    (self.root / PARTIAL_FILE).write_bytes(b"")   # a crash cannot hide it
         added = 0
         for kind in KINDS:
             sub = self._subs[kind]
@@ -240,7 +262,9 @@ class SearchIndex:
         discarded and the old index stays live.  Raises ``ValueError`` for
         a non-``IndexDoc`` item, ``IndexBusyError``, ``SearchIndexError``.
         """
-        return self._rebuild({k: None for k in KINDS}, docs, progress)
+        n = self._rebuild({k: None for k in KINDS}, docs, progress)
+        (self.root / PARTIAL_FILE).unlink(missing_ok=True)
+        return n
 
     def purge(self, kind: str, survivors: Iterable[IndexDoc]) -> None:
         """Physically remove everything of sub-index ``kind`` that is not in

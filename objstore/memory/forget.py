@@ -83,6 +83,11 @@ class ForgetPlan:
         """True when nothing matched."""
         return not (self.keys or self.versions or self.sessions or self.turns or self.queue_items)
 
+    def object_ids(self) -> set[str]:
+        """Ids of the fact versions and turns that hold what is forgotten."""
+        return ({v.id for vs in (*self.keys.values(), *self.versions.values()) for v in vs}
+                | {t.id for ts in (*self.sessions.values(), *self.turns.values()) for t in ts})
+
     def counts(self) -> dict[str, int]:
         """Numbers for the summary: versions, turns, keys, sessions."""
         return {"keys": len(self.keys), "sessions": len(self.sessions),

@@ -32,12 +32,32 @@ def open_store(root: str | os.PathLike, *, create: bool = False, lock_timeout: f
         StoreNotFound, UnsupportedVersion, CorruptObject (``Store.open``);
         InvalidInput (``Store.init`` on a path that cannot be a store).
     """
+    opened: list[Store] = []
+
     def index_factory(store_root: Path):
         from objstore.index.searchindex import SearchIndex  # deferred: imports tantivy (~30 ms)
-        return SearchIndex(store_root / "index", **({"analyzer": analyzer} if analyzer else {}))
+        return SearchIndex(store_root / "index", holds_more=lambda kind, docs: _holds_more(opened[0], kind, docs),
+                           **({"analyzer": analyzer} if analyzer else {}))
 
     opener = Store.init if create else Store.open
-    return opener(root, lock_timeout=lock_timeout, index_factory=index_factory, recovery=_recover)
+    store = opener(root, lock_timeout=lock_timeout, index_factory=index_factory, recovery=_recover)
+    opened.append(store)
+    return store
+
+
+def _holds_more(store: Store, kind: str, docs) -> bool:
+    """Whether ``store`` holds facts (``kind`` "fact") or sessions ("turn")
+    that ``docs`` (index documents of one write) do not carry: more refs
+    than the keys or sessions of ``docs``.  Asked only when a write is about
+    to create a missing sub-index (a walk of one ref namespace); True marks
+    the index partial, so the next search rebuilds it whole."""
+    carried = len({d.ref for d in docs})
+    held = 0
+    for _ in store.refs.iter("facts" if kind == "fact" else "sessions"):
+        held += 1
+        if held > carried:
+            return True
+    return False
 
 
 def _recover(store: Store) -> None:

@@ -256,6 +256,16 @@ def drop_session_cache(store: Store, sid: str) -> None:
 
 # --------------------------------------------------------------------------- the turn appender
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def message_digest(turn: Turn) -> bytes:
+    """:meth:`TurnAppender.text_digest` of a stored turn's text, or ``b""`` for a
+    forgotten (emptied) turn."""
+    return b"" if turn.forgotten else _digest(turn.text)
+
+
 class TurnAppender:
     """The one writer of turns: ``mem import`` (``objstore.capture.importer``),
     the hooks (``objstore.capture.sync``) and evaluations
@@ -298,6 +308,19 @@ class TurnAppender:
         self._valid: dict[str, str | None] = {}
         self._bulk = False
         self._writer: PackWriter | None = None
+        #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
+        #: appender (``cc:msg:`` sources), readable before :meth:`publish` makes them visible
+        self.message_digests: dict[tuple[str, str], bytes] = {}
+
+    def text_digest(self, text: str) -> bytes:
+        """16-byte digest of ``text`` as a turn would store it (credentials
+        redacted): what tells two copies of one message apart (``objstore.capture.sync``,
+        resumed and forked sessions)."""
+        if text:
+            red = self._redact(text)
+            if red.hits:
+                text = red.text
+        return _digest(text)
 
     @property
     def pending(self) -> int:
@@ -397,6 +420,8 @@ class TurnAppender:
         st.head_role, st.head_source = ct.role, source
         st.taints = taints_after(turn)  # session taint spreads forward only
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
+        if ct.role == "assistant" and source.startswith("cc:msg:"):
+            self.message_digests[(sid, source)] = b"" if forgotten else _digest(text)  # = message_digest
         self.dirty.add(sid)
         if not forgotten:
             self.docs.append(turn_doc(oid, turn))

@@ -172,3 +172,19 @@ def save_ids(store: Store, name: str, ids: dict[str, bytes]) -> None:
     """Write the pack-ids cache of a remote."""
     import msgpack
     atomic_write(ids_path(store, name), msgpack.packb(ids))
+
+
+def remotes_holding(store: Store, ids: set[str]) -> list[str]:
+    """Names of the remotes known to hold any of the objects ``ids`` (64 hex):
+    those whose pack-ids cache (:func:`load_ids`, what the remote's packs held
+    at the last push, backup, pull or clone from this store) lists one.  A
+    remote never synced from here, or pushed to before the objects were
+    written, is not named: nothing of them reached it from this store (another
+    machine may still have pushed them; this store cannot know)."""
+    raw = {bytes.fromhex(i) for i in ids}
+    out = []
+    for spec in list_remotes(store):
+        packs = load_ids(store, spec.name)
+        if any(v[i:i + 32] in raw for v in packs.values() for i in range(0, len(v), 32)):
+            out.append(spec.name)
+    return out

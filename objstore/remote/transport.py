@@ -112,21 +112,27 @@ class Transport:
 
 
 class FolderTransport(Transport):
-    """A remote in a local folder (a USB disk, a synced folder)."""
+    """A remote in a local folder (a USB disk, a synced folder).
+
+    The folder must exist, as an S3 bucket must: mem never creates it, so a
+    push to a disk that is not mounted fails (exit 15) instead of filling
+    the empty mount point on the system disk.  The first push writes the
+    remote's descriptor into the (empty) folder."""
 
     def __init__(self, root: str, *, create: bool = False) -> None:
         self.root = Path(root)
         self.where = str(self.root)
-        if create:
-            try:
-                self.root.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                raise RemoteUnavailable(f"cannot create the remote folder {root}: {e.strerror}") from None
 
     def check(self) -> None:
         if not self.root.is_dir():
-            raise RemoteUnavailable(f"the remote folder {self.root} does not exist",
-                                    hint="is the disk mounted?")
+            what = "is not a folder" if self.root.exists() else "does not exist"
+            raise RemoteUnavailable(f"the remote folder {self.root} {what}",
+                                    hint=f"create it first (mkdir -p {self.root}), or mount its disk")
+
+    def _mkdir(self, d: Path) -> None:
+        """Create ``d`` inside the remote folder, never the folder itself."""
+        self.check()
+        d.mkdir(parents=True, exist_ok=True)
 
     def _p(self, name: str) -> Path:
         if not name or name.startswith("/") or ".." in name.split("/"):
@@ -148,7 +154,7 @@ class FolderTransport(Transport):
         if p.exists():
             return False
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
+            self._mkdir(p.parent)
             tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
             with open(tmp, "wb") as f:
                 f.write(data)
@@ -169,7 +175,7 @@ class FolderTransport(Transport):
     def swap(self, name: str, data: bytes, etag: str | None) -> str:
         p = self._p(name)
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
+            self._mkdir(p.parent)
             fd = os.open(p.with_name(p.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
             raise RemoteUnavailable(f"cannot write {name} to {self.where}: {e.strerror}") from None

@@ -88,12 +88,14 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
 
 
 def index_missing(store: Store) -> bool:
-    """Whether the search index is missing while the store has something to
-    index: no sub-index of ``<store>/index`` exists (e.g. after ``rm -rf
-    <store>/index``) but a fact or session ref does.  Costs a few ``stat``
-    calls when the index exists."""
+    """Whether the search index is missing or partial while the store has
+    something to index: no sub-index of ``<store>/index`` exists (e.g. after
+    ``rm -rf <store>/index``) but a fact or session ref does, or a write
+    created the index anew since then and it holds only that write
+    (``SearchIndex.is_partial``).  Costs a few ``stat`` calls when the index
+    exists."""
     if store.index.exists():
-        return False
+        return store.index.is_partial()
     return any(True for _ in store.refs.iter("facts")) or any(True for _ in store.refs.iter("sessions"))
 
 

@@ -115,6 +115,42 @@ def test_search_after_the_index_was_deleted(mem, store_path):
     assert "project/x/db" in r.stdout and "index was missing" in r.stderr
 
 
+def test_a_write_after_the_index_was_deleted_does_not_hide_the_rest(mem, store_path, tmp_path):
+    """Issue 21 re-attack: ``rm -rf index`` then a write created an index holding only
+    that write, and searches never rebuilt it.  The write marks the new index partial;
+    the next search rebuilds it whole.  The same for the turns sub-index alone."""
+    mem("remember", "project/x/db", "postgres on port 5432")
+    mem("remember", "user/editor", "helix editor")
+    shutil.rmtree(store_path / "index")
+    mem("remember", "user/shell", "fish shell")
+    r = mem("search", "postgres")
+    assert "project/x/db" in r.stdout and "index was missing" in r.stderr
+    r = mem("search", "helix")
+    assert "user/editor" in r.stdout and "missing" not in r.stderr
+    assert not (store_path / "index" / "PARTIAL").exists()
+    # a fresh store's first writes make a complete index: no rebuild
+    fresh = {"MEM_HOME": str(tmp_path / "fresh")}
+    mem("remember", "user/a", "alpha value", env=fresh)
+    mem("remember", "user/b", "beta value", env=fresh)
+    r = mem("search", "alpha", env=fresh)
+    assert "user/a" in r.stdout and r.stderr == ""
+    # the turns sub-index alone
+    t = tmp_path / "s1.jsonl"
+    rec = lambda u, sid, text, mid=None: json.dumps(  # noqa: E731
+        {"type": "assistant" if mid else "user", "uuid": u, "sessionId": sid, "cwd": "/p",
+         "timestamp": "2026-01-05T10:00:00Z",
+         "message": {"id": mid, "role": "assistant", "content": [{"type": "text", "text": text}]} if mid
+         else {"role": "user", "content": text}}) + "\n"
+    t.write_text(rec("u1", "s1", "the quokka migration plan") + rec("a1", "s1", "ok", "m1"))
+    mem("import", "claude-code", str(t))
+    shutil.rmtree(store_path / "index" / "turns")
+    t2 = tmp_path / "s2.jsonl"
+    t2.write_text(rec("u2", "s2", "the wallaby rollout") + rec("a2", "s2", "done", "m2"))
+    mem("import", "claude-code", str(t2))
+    r = mem("search", "quokka")
+    assert "s1" in r.stdout and "index was missing" in r.stderr, (r.stdout, r.stderr)
+
+
 def test_a_fresh_store_is_not_a_missing_index(mem):
     mem("init")
     r = mem("search", "anything")

@@ -148,7 +148,11 @@ def test_rules_name_their_documented_format():
     "Authorization: Bearer your-token-here",
     "OPENAI_API_KEY=your-key-here",
     "DB_PASSWORD=changeme",
-    "password=hunter2",
+    "password=password",
+    "password=None",
+    "passwd=qwerty",
+    "max_tokens=4096",
+    "secret_key = 'dev'",
     "TOKEN_FILE=/run/secrets/token",
     "PWD=/home/user/src",
     '"input_tokens": 1843, "output_tokens": 512',
@@ -172,6 +176,13 @@ def test_ordinary_code_and_placeholders_left_alone(text):
     ("export API_KEY=8f14e45fceea167a5a36dedd4bea2543", "generic-secret"),
     ('{"password": "S3cure!Passw0rd"}', "generic-secret"),
     ("mysql -u root --password=Tr0ub4dor-3x", "generic-secret"),
+    # issue 21 (re-attack): human passwords and short tokens, which do not look random
+    ("password=hunter2", "generic-secret"),
+    ("the db password: letmein123", "generic-secret"),
+    ("PGPASSWORD=mydbpass99 psql -h db", "generic-secret"),
+    ("secret=s3cr3tvalue", "generic-secret"),
+    ("token=abc123def456", "generic-secret"),
+    ('password = "opensesame"', "generic-secret"),
     ("https://api.example.com/v1?access_token=aB3dE5fG7hJ9kL1mN3pQ&x=1", "generic-secret"),
     ("aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY123", "aws-secret-access-key"),
     ("Bearer QWxhZGRpbjpvcGVuIHNlc2FtZQ9x7Kd3", "bearer-token"),
@@ -283,7 +294,10 @@ def test_whole_stdlib_hits_are_few_and_printed():
     hits seen (3.11) are literal passwords in fixtures and docstrings
     (distutils/tests/test_config.py ``password:yh^%#rest-of-my-password``,
     urllib/request.py ``passwd='geheim$parole'``, test_urllib2net.py
-    ``http://evil:thing@``): true positives by format."""
+    ``http://evil:thing@``): true positives by format.  Since quoted string
+    literals after a password keyword count (bandit B105), the test fixtures'
+    hard-coded passwords fire too (``password = 'python'``, ``PASSWD =
+    "test123"``, ``pwd="python"``: ~20 in 3.11), still no false positive."""
     counts: collections.Counter[str] = collections.Counter()
     size = 0
     t0 = time.perf_counter()
@@ -303,7 +317,7 @@ def test_whole_stdlib_hits_are_few_and_printed():
     print(f"\n[redact] whole stdlib: {size / 1e6:.1f} MB in {dt:.2f} s, hits {dict(counts)}")
     for s in shown:
         print("   ", s)
-    assert sum(counts.values()) <= 10
+    assert sum(counts.values()) <= 25
 
 
 def _transcript_lines() -> list[str]:

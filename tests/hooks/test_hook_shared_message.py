@@ -42,6 +42,31 @@ def test_shared_message_id_keeps_the_new_records(tmp_path, path):
     assert got[(B, "user", "the wombat-7731 release notes")] == 1
     assert got[(B, "user", "ship it")] == 1 and got[(B, "assistant", "shipped")] == 1
     assert got[(A, "user", "rename the config loader")] == 1
+    # the shared message id carries two different answers: each session keeps its own
+    assert got[(B, "assistant", "drafted notes")] == 1 and got[(A, "assistant", "renamed it")] == 1
+
+
+@pytest.mark.parametrize("path", ["import", "hook"])
+def test_resumed_copy_with_the_same_message_text_is_stored_once(tmp_path, path):
+    """The same answer under the same message id in a resumed copy (new uuids) is not
+    stored again; the copy's new exchange is."""
+    d = tmp_path / "proj"
+    d.mkdir()
+    (d / f"{A}.jsonl").write_bytes(line(user("a-u1", "rename the config loader", A))
+                                   + line(asst("a-a1", "msg_shared", [text("renamed it")], A)))
+    (d / f"{B}.jsonl").write_bytes(line(user("b-u1", "rename the config loader", B))
+                                   + line(asst("b-a1", "msg_shared", [text("renamed it")], B))
+                                   + line(user("b-u2", "now the tests", B))
+                                   + line(asst("b-a2", "msg_b2", [text("tests pass")], B)))
+    with open_store(tmp_path / "s", create=True) as s:
+        if path == "import":
+            import_transcripts(s, "claude-code", [d])
+        else:
+            sync_files(s, [d / f"{A}.jsonl"], final=True)
+            sync_files(s, [d / f"{B}.jsonl"], final=True)
+    got = bag(tmp_path / "s")
+    assert sorted((r, x) for (sid, r, x) in got if sid == B) == [("assistant", "tests pass"), ("user", "now the tests")]
+    assert got[(A, "assistant", "renamed it")] == 1
 
 
 def test_shared_message_prompt_is_searchable(tmp_path, invoke):

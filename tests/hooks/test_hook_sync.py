@@ -195,7 +195,9 @@ def test_prompt_hook_then_transcript_then_import_store_each_prompt_once(store, s
     at = 0
     for i, p in enumerate(("fix the flaky test", "yes", "yes")):
         r = sync.capture_prompt(store, session_id=SID, prompt=p, cwd="/home/u/proj", transcript=t)
-        assert r.status == "captured", r
+        # the second "yes" repeats the transcript's last prompt before its record is written:
+        # the hook cannot tell it from a late delivery of the first, so the sync stores it
+        assert r.status == ("known" if i == 2 else "captured"), r
         block = lines[i * 7:(i + 1) * 7]
         t.write_bytes(t.read_bytes() + b"".join(block))   # the transcript gets the record afterwards
         _sync(store, t)

@@ -294,6 +294,7 @@ def test_scan_reaches_remotes_and_follows_a_forget(invoke, tmp_path, monkeypatch
     f.write_text(text.replace("Understood:", "Understood canary-elk-8822:"))  # another turn
     invoke("import", "claude-code", str(src))
     invoke("remember", "project/acme-api/x", "canary-owl-4411 lives here")
+    (tmp_path / "remote").mkdir()
     invoke("remote", "add", "usb", str(tmp_path / "remote"), "--no-encrypt")
     invoke("push", "usb")
     places = {h["place"] for h in invoke("scan", "canary-owl-4411", "--json", exit_code=1).json}

@@ -45,6 +45,7 @@ class RemoteTarget:
 def target(request, tmp_path):
     """A fresh, empty remote: a folder, or a bucket on the moto server."""
     if request.param == "folder":
+        (tmp_path / "remote").mkdir()       # a folder remote must exist, as a bucket must
         return RemoteTarget("folder", str(tmp_path / "remote"), None, {})
     ep = request.getfixturevalue("moto_endpoint")
     return RemoteTarget("s3", f"s3://{make_bucket(ep)}/mem", ep, dict(S3_ENV))
@@ -52,6 +53,7 @@ def target(request, tmp_path):
 
 @pytest.fixture
 def folder_target(tmp_path):
+    (tmp_path / "remote").mkdir()
     return RemoteTarget("folder", str(tmp_path / "remote"), None, {})
 
 

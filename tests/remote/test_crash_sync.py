@@ -61,6 +61,7 @@ def test_sigkill_during_push_and_pull(tmp_path):
     rnd = random.Random(1234)
     from objstore import add_remote, clone, export_sync_key, pull, push
     remote = str(tmp_path / "remote")
+    (tmp_path / "remote").mkdir()
     a = open_store(tmp_path / "a", create=True)
     spec_a = add_remote(a, "origin", remote)
     remember(a, "project/k/seed", "seed")

@@ -8,6 +8,7 @@ import json
 
 def test_two_machines_by_cli(invoke, tmp_path):
     remote = str(tmp_path / "remote")
+    (tmp_path / "remote").mkdir()
     a = ["--home", str(tmp_path / "a")]
     b = ["--home", str(tmp_path / "b")]
     invoke(*a, "remember", "project/acme/db", "Postgres 16")
@@ -33,6 +34,7 @@ def test_two_machines_by_cli(invoke, tmp_path):
 
 def test_clone_without_key_fails_cleanly(invoke, tmp_path):
     remote = str(tmp_path / "remote")
+    (tmp_path / "remote").mkdir()
     a = ["--home", str(tmp_path / "a")]
     invoke(*a, "remember", "user/x", "y")
     invoke(*a, "remote", "add", "origin", remote)
@@ -46,6 +48,7 @@ def test_clone_without_key_fails_cleanly(invoke, tmp_path):
 
 def test_backup_and_restore(invoke, tmp_path):
     remote = str(tmp_path / "remote")
+    (tmp_path / "remote").mkdir()
     a = ["--home", str(tmp_path / "a")]
     invoke(*a, "remember", "user/editor", "vim")
     invoke(*a, "remote", "add", "origin", remote)
@@ -76,6 +79,7 @@ def test_snapshot_tiers():
 
 def test_forget_reaches_backups(invoke, tmp_path):
     remote = str(tmp_path / "remote")
+    (tmp_path / "remote").mkdir()
     a = ["--home", str(tmp_path / "a")]
     canary = "canary-tapir-9931"
     invoke(*a, "remember", "user/pin", canary)
@@ -106,11 +110,44 @@ def test_forget_reaches_backups(invoke, tmp_path):
     assert invoke(*r, "get", "user/other").stdout.strip() == "keep me"
 
 
-def test_forget_names_the_remotes_that_still_hold_it(invoke, tmp_path):
+def test_forget_names_only_the_remotes_a_push_sent_the_value_to(invoke, tmp_path):
+    """Issue 21 re-attack: the note named every remote, also one never pushed to and one
+    pushed to before the value was written.  Only remotes whose known packs hold a
+    forgotten object are named."""
     a = ["--home", str(tmp_path / "a")]
-    invoke(*a, "remember", "user/x", "secret-ish")
-    invoke(*a, "remote", "add", "usb", str(tmp_path / "remote"))
+    for n in ("early", "late", "never"):
+        (tmp_path / n).mkdir()
+        invoke(*a, "remote", "add", n, str(tmp_path / n))
+    invoke(*a, "remember", "user/other", "unrelated")
+    invoke(*a, "push", "early")                     # before the value exists
+    invoke(*a, "remember", "user/x", "secret-ish value")
+    invoke(*a, "push", "late")
     r = invoke(*a, "forget", "user/x", "--yes")
-    assert "usb still hold the value" in r.stderr and "mem push" in r.stderr
-    invoke(*a, "remember", "user/y", "other")
-    assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == ["usb"]
+    assert "remote late holds the value" in r.stderr and "mem push" in r.stderr, r.stderr
+    assert "early" not in r.stderr and "never" not in r.stderr
+    invoke(*a, "push", "late")                      # purged there: nothing holds the next one
+    invoke(*a, "remember", "user/y", "other value")
+    assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == []
+    r = invoke(*a, "forget", "user/other", "--yes")  # pushed to both early and late
+    assert "remotes early, late hold the value" in r.stderr, r.stderr
+
+
+def test_push_to_a_folder_that_does_not_exist_exits_15_and_creates_nothing(invoke, tmp_path):
+    """docs/exit-codes.md: 15 when the folder does not exist; mem never creates it (a disk
+    that is not mounted must not be replaced by a folder on the system disk)."""
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "project/acme/db", "Postgres 16")
+    gone = tmp_path / "media" / "usb" / "mem"
+    invoke(*a, "remote", "add", "usb", str(gone))
+    for cmd in (["push", "usb"], ["backup", "usb"], ["pull", "usb"]):
+        r = invoke(*a, *cmd, exit_code=15)
+        assert f"the remote folder {gone} does not exist" in r.stderr and "mkdir -p" in r.stderr, r.stderr
+    r = invoke("--home", str(tmp_path / "b"), "clone", str(gone), exit_code=15)
+    assert not (tmp_path / "media").exists()
+    assert invoke(*a, "get", "project/acme/db").stdout.strip() == "Postgres 16"
+    (tmp_path / "media" / "usb").mkdir(parents=True)
+    r = invoke(*a, "push", "usb", exit_code=15)        # the parent exists now: still not created
+    assert not gone.exists()
+    gone.mkdir()
+    invoke(*a, "push", "usb")
+    assert (gone / "mem-remote").is_file()
