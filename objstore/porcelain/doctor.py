@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.importer import imported_sources
+from objstore.capture.sync import load_config
 from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
@@ -99,7 +100,6 @@ def _index(store: Store) -> list[Finding]:
 
 
 def _config(root: Path) -> list[Finding]:
-    from objstore.capture.sync import load_config
     try:
         load_config(root)
     except InvalidInput as e:
