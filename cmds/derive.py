@@ -4,7 +4,7 @@ import os
 
 import click
 
-from ._common import emit_json, home_path, json_option, plural, safe, with_store
+from ._common import emit_json, home_path, json_option, plural, progress_bar, safe, with_store
 
 
 @click.group("derive", invoke_without_command=True)
@@ -80,8 +80,9 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
         if as_json:
             emit_json({"calls": 0, "decisions": [], "failed": {}})
         return
-    res = objstore.derive_run(store, plan, os.environ, apply=do_apply, max_calls=max_calls,
-                              trigger="auto" if auto else "manual")
+    with progress_bar("model calls") as update:
+        res = objstore.derive_run(store, plan, os.environ, apply=do_apply, max_calls=max_calls,
+                                  trigger="auto" if auto else "manual", progress=update)
     _show_run(res, as_json, quiet)
 
 

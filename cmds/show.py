@@ -73,7 +73,8 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
         click.echo(body_text(obj))
     elif isinstance(obj, Turn):
         click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
-        click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}")
+        click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}"
+                   + (f"    entrypoint: {obj.entrypoint}" if obj.entrypoint else ""))
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
         if obj.forgotten:
@@ -151,7 +152,8 @@ def command(what, as_json, store):
         click.echo(click.style(f"session {sid}  ({plural(len(turns), 'turn')})", fg="yellow"))
         for tv in turns:
             t = tv.turn
-            click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}", bold=True))
+            ep = f"  ({t.entrypoint})" if t.entrypoint else ""
+            click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}{ep}", bold=True))
             click.echo(body_text(t))
         return
     if "/" in what:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
 from objstore.core.atomic import atomic_write
@@ -301,12 +301,13 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
 
 
 def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, max_calls: int | None = None,
-        trigger: str = "manual") -> RunResult:
+        trigger: str = "manual", progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Call the model for every excerpt of ``p`` and decide; with ``apply``
     file the decisions, write episodes, advance the state and write the
     report.  A failed call leaves its session unread.  ``max_calls`` stops
     after that many calls (the excerpts left are read next time);
-    ``trigger`` (``manual`` or ``auto``) goes in the report.  No lock is held
+    ``trigger`` (``manual`` or ``auto``) goes in the report; ``progress(done,
+    total)`` is called after each excerpt (calls made or skipped).  No lock is held
     while the model answers: the store lock is taken only to file.  Raises
     nothing for a model failure (recorded in ``failed``); StoreLocked when
     applying."""
@@ -314,7 +315,9 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     seen: set[tuple[str, str]] = set()
     episodes: dict[str, dict] = {}
     advanced: dict[str, int] = {}
-    for ex in p.excerpts:
+    for i, ex in enumerate(p.excerpts):
+        if progress is not None and i:
+            progress(i, len(p.excerpts))
         if ex.session in res.failed:
             continue
         if max_calls is not None and res.calls >= max_calls:
@@ -341,6 +344,8 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
                                         ("situation", "action", "outcome", "lesson")):
             episodes[ex.session] = {**ep, "_project": ex.project}
         advanced[ex.session] = ex.last_seq
+    if progress is not None and p.excerpts:
+        progress(len(p.excerpts), len(p.excerpts))
     if not apply:
         return res
     with store.lock("derive"):
