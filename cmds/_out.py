@@ -248,7 +248,7 @@ def version_json(v, *, current: bool) -> dict:
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
             "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current,
-            "edges": edges_json(f.edges)}
+            "edges": edges_json(f.edges), "namespace": f.namespace}
 
 
 def edges_json(edges) -> dict:
