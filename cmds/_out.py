@@ -214,8 +214,11 @@ def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
     if store.damaged:
-        n = len(store.damaged)
-        echo(f"warning: {plural(n, 'damaged object')} skipped (first: {next(iter(store.damaged))[:12]}); "
+        refs = [k[4:] for k in store.damaged if k.startswith("ref ")]
+        objs = [k for k in store.damaged if not k.startswith("ref ")]
+        what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
+               ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
+        echo(f"warning: {' and '.join(what)} skipped; "
              "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
 
 
