@@ -331,6 +331,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         store.update_ref(fact_ref(key), store.refs.read(fact_ref(key)), None, rewrite=True)
     for sid, tvs in plan.sessions.items():
         store.update_ref(session_ref(sid), store.refs.read(session_ref(sid)), None, rewrite=True)
+        drop_session_cache(store, sid)  # it names the session's turns
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():

@@ -107,7 +107,8 @@ def turn_doc(oid: str, t: Turn):
 def list_sessions(store: Store) -> list[SessionInfo]:
     """Every session, oldest start first."""
     out = []
-    for name, oid in store.refs.iter("sessions"):
+    damaged: list[str] = []
+    for name, oid in store.refs.iter("sessions", damaged=damaged):
         try:
             chain = list(walk_turns(store, oid))
         except IntegrityError:
@@ -119,6 +120,8 @@ def list_sessions(store: Store) -> list[SessionInfo]:
                                started=min(times) if times else 0, last=max(times) if times else 0,
                                turns=len(chain), head=oid,
                                damaged=not chain or chain[-1].turn.parent is not None))
+    for name in damaged:  # listed sessions are the healthy ones; fsck --repair mends the ref
+        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
     out.sort(key=lambda s: (s.started, s.id))
     return out
 
