@@ -495,9 +495,12 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             child = _subagent_namespace(sid, data) if ev == "SubagentStop" else None
             if child is not None:   # its summary, once, in the parent's namespace
                 run.guarded("rollup", _rollup_stop, store, child, data, agent)
+            stopped = None
+            if ev == "Stop":     # the answer is finished (its text, when the agent gives it)
+                stopped = objstore.answer_hash(_s(data.get("last_assistant_message")))
             if paths:
                 run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
-                            deadline=deadline, max_bytes=SYNC_BYTES[ev])
+                            deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped)
         return None
     finally:
         store.close()

@@ -119,6 +119,7 @@ _API: dict[str, tuple[str, str]] = {
     "scrub_source": ("objstore.capture.scrub", "scrub"),
     "catch_up": ("objstore.capture.sync", "catch_up"),
     "sync_files": ("objstore.capture.sync", "sync_files"),
+    "answer_hash": ("objstore.capture.claude_code", "answer_hash"),
     "subagent_files": ("objstore.capture.sync", "subagent_files"),
     "has_marker": ("objstore.capture.sync", "has_marker"),
     "prompt_snapshot": ("objstore.capture.sync", "prompt_snapshot"),
