@@ -98,6 +98,7 @@ _API: dict[str, tuple[str, str]] = {
     "default_trust": ("objstore.memory.caller", "default_trust"),
     "project_aliases": ("objstore.memory.scope", "project_aliases"),
     "register_project": ("objstore.memory.scope", "register_project"),
+    "registry_damage": ("objstore.memory.scope", "registry_damage"),
     "identity_of": ("objstore.memory.scope", "identity_of"),
     "child_namespace": ("objstore.memory.scope", "child_namespace"),
     "check_agent": ("objstore.memory.scope", "check_agent"),
