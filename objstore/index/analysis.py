@@ -16,6 +16,8 @@ import unicodedata
 
 import tantivy
 
+from objstore.core.text import strip_escapes
+
 __all__ = [
     "ANALYZERS",
     "MAX_TOKEN_BYTES",
@@ -121,9 +123,10 @@ def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
 
 
 def nfc(text: str) -> str:
-    """``text`` in Unicode Normalization Form C (UAX #15), as every indexed
-    body and query word is before analysis."""
-    return unicodedata.normalize("NFC", text)
+    """``text`` without terminal escape sequences (``objstore.core.text.strip_escapes``,
+    the one matching normalization) in Unicode Normalization Form C (UAX #15),
+    as every indexed body and query word is before analysis."""
+    return unicodedata.normalize("NFC", strip_escapes(text))
 
 
 def tokenize(text: str) -> list[str]:

@@ -730,6 +730,17 @@ class SearchIndex:
             return False
         return all(sub.fmt(name).has_seq for _s, name in opened[0].live())
 
+    def strips_escapes(self) -> bool:
+        """Whether every live generation was built with terminal escape sequences
+        removed before analysis (``GenFormat.no_escapes``; True with none): when
+        False, ``mem reindex`` makes words inside colour codes findable."""
+        for kind in KINDS:
+            sub = self._subs[kind]
+            opened = sub.open_current()
+            if opened is not None and not all(sub.fmt(n).no_escapes for _s, n in opened[0].live()):
+                return False
+        return True
+
     def turns_at(self, session: str, seqs: Iterable[int]) -> dict[int, Hit]:
         """The indexed turns of ``session`` at positions ``seqs``:
         ``{seq: Hit}`` (score 0.0); positions not indexed are absent, and a

@@ -7,7 +7,8 @@ Checks (each returns findings, never raises for what it finds):
   0600 files); the store holds private text.
 * ``index``: the derived search index exists, is complete (no ``PARTIAL``
   mark: ``objstore.index.searchindex``) and is not behind the refs (its
-  crash journal is empty).
+  crash journal is empty); a warning when it was built before terminal
+  escape sequences were removed from texts (``mem reindex``).
 * ``config``: ``<store>/config.toml`` can be read: an unreadable one stops
   capture (an exclusion that cannot be read must not be ignored), and the
   hooks only log it.
@@ -100,6 +101,13 @@ def _index(store: Store) -> list[Finding]:
     if not store.journal.is_empty():
         return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
                         "mem reindex  (or any write: the next lock replays the journal)")]
+    try:
+        old = not store.index.strips_escapes()
+    except Exception:       # a damaged index is fsck's and search's to report
+        old = False
+    if old:
+        return [Finding("index", "warning", "the search index was built before terminal escape codes were "
+                        "removed from texts: words inside colour codes are not found", "mem reindex")]
     return []
 
 
