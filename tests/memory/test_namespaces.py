@@ -149,3 +149,28 @@ def test_store_siblings_never_read_each_other_parent_reads_them_demoted(store):
     assert "alpha" not in block
     parent_block = render_context(store, ("p",), namespace=s).text
     assert parent_block.index("parent-note") < parent_block.index("alpha-find")   # own first, then demoted
+
+
+@settings(max_examples=8, deadline=None)
+@given(trees())
+def test_recall_and_the_session_block_follow_the_rule_on_a_real_store(nodes):
+    """Each node of a random tree writes one fact; recall and the session
+    block, read as each node, show exactly the facts the rule lets it read."""
+    import tempfile
+    from pathlib import Path
+
+    from objstore.memory.opening import open_store
+    from objstore.retrieval.context import render_context
+    from objstore.retrieval.recall import recall
+    nodes = nodes[:10]
+    with tempfile.TemporaryDirectory() as d, open_store(Path(d) / "store", create=True) as store:
+        keys = {}
+        for i, n in enumerate(nodes):
+            keys[n] = f"project/p/n{i}"
+            remember(store, keys[n], f"zeta finding number {i} of the tree", namespace=ns(n))
+        for r in nodes:
+            want = {keys[n] for n in nodes if expected(r, n) is not None}
+            hits = recall(store, "zeta finding tree", projects=("p",), namespace=ns(r), limit=50).hits
+            assert {h.key for h in hits} == want, r
+            block = render_context(store, ("p",), namespace=ns(r), budget=100_000)
+            assert {k for k, _ in block.facts} == want, r
