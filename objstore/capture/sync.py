@@ -600,8 +600,8 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 if whole:
                     done.add(res.path)
                 out.append(res)
-                if cur is not None:
-                    cur.ended = cur.ended or ended
+                if cur is not None:  # (a subagent file read whole is rolled up below: ended)
+                    cur.ended = cur.ended or ended or (whole and _is_subagent(Path(p)))
                     cursors.append(cur)
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
         finally:
@@ -636,7 +636,10 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
     written since a day before mem first saw the folder.
 
     A file idle for ``idle_s`` seconds is read to its end (``final``); a
-    file still being written keeps its trailing message for later.  Stops
+    file still being written keeps its trailing message for later.  A
+    subagent file idle for ``rollup.IDLE_S`` that was never read to its end
+    is synced again though unchanged, so a subagent killed with its session
+    still gets its "did not complete" summary.  Stops
     at ``deadline`` or after ``budget_bytes``.  Returns the syncs done.
     """
     skip_keys = {os.path.realpath(p) for p in skip}
@@ -655,8 +658,9 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
             st = os.stat(cur.path)
         except OSError:
             continue
-        if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size == cur.offset:
-            continue
+        if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size == cur.offset \
+                and (cur.ended or not _is_subagent(Path(cur.path)) or now - st.st_mtime < ROLLUP_IDLE_S):
+            continue  # unchanged (a subagent file that went idle unended: rolled up now)
         todo.append((Path(cur.path), now - st.st_mtime >= idle_s))
     for d, since in dirs.items():
         try:

@@ -127,3 +127,25 @@ def test_a_subagent_killed_midway_is_noticed_at_the_parents_stop(store_path, tmp
     assert rc == 0, err
     vs, turn_ids = _summary(store_path, "adelta04")
     assert vs[0].fact.body.startswith("did not complete") and len(turn_ids) == 4
+
+
+def test_a_subagent_killed_with_its_session_is_rolled_up_at_the_next_catch_up(store_path, tmp_path):
+    """The parent's Stop read the subagent's transcript while it still ran;
+    then everything was killed (no SubagentStop, no SessionEnd).  The next
+    session's catch-up finds it idle and unended: "did not complete"."""
+    import os
+    import time
+    main, sub = _transcripts(tmp_path, "aeps0005", None)
+    run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    old = time.time() - 300
+    for p in (main, sub):
+        os.utime(p, (old, old))
+    from objstore.capture.sync import catch_up
+    from objstore.memory.opening import open_store
+    with open_store(store_path) as s:
+        catch_up(s, idle_s=120)
+    vs, turn_ids = _summary(store_path, "aeps0005")
+    assert vs[0].fact.body.startswith("did not complete") and len(turn_ids) == 3
+    with open_store(store_path) as s:        # and once only
+        catch_up(s, idle_s=120)
+    assert len(_summary(store_path, "aeps0005")[0]) == 1
