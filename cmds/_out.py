@@ -214,8 +214,11 @@ def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
     if store.damaged:
-        n = len(store.damaged)
-        echo(f"warning: {plural(n, 'damaged object')} skipped (first: {next(iter(store.damaged))[:12]}); "
+        refs = [k[4:] for k in store.damaged if k.startswith("ref ")]
+        objs = [k for k in store.damaged if not k.startswith("ref ")]
+        what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
+               ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
+        echo(f"warning: {' and '.join(what)} skipped; "
              "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
 
 
@@ -257,10 +260,12 @@ def edges_json(edges) -> dict:
     return out
 
 
-def edge_lines(edges) -> list[str]:
+def edge_lines(edges, describe=None) -> list[str]:
     """A fact's edges for people: one ``relation  target`` line each, an id
-    shortened to 12 hex digits (ids hold no ``/``; keys always do)."""
-    return [f"{rel:<13}{t if '/' in t else t[:12]}" for rel, t in edges]
+    shortened to 12 hex digits (ids hold no ``/``; keys always do) and,
+    given ``describe`` (id -> text), followed by what it names."""
+    return [f"{rel:<13}{t}" if "/" in t else f"{rel:<13}{t[:12]}" + (f"  ({describe(t)})" if describe else "")
+            for rel, t in edges]
 
 
 def body_text(obj) -> str:

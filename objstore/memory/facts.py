@@ -381,10 +381,13 @@ def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
     ``project/api/port``, not ``project/apiv2/port``)."""
     out = []
     want = prefix if (not prefix or prefix.endswith("/")) else prefix + "/"
-    for name, oid in store.refs.iter("facts"):
+    damaged: list[str] = []
+    for name, oid in store.refs.iter("facts", damaged=damaged):
         key = name[len("facts/"):]
         if not prefix or key == prefix or key.startswith(want):
             out.append((key, oid))
+    for name in damaged:  # the healthy keys are listed; the damage is noted (fsck --repair mends it)
+        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
     return out
 
 

@@ -323,6 +323,27 @@ def test_doctor_reports_an_unreadable_remote(invoke, tmp_path, monkeypatch):
     assert invoke("doctor", "--json").json["ok"] is True
 
 
+def test_doctor_reports_a_config_that_stops_capture_and_a_partial_index(invoke, store_path, tmp_path, monkeypatch):
+    """Issue 21 re-attack: an unreadable config.toml stops capture, seen only in the hook
+    log; an index recreated by a write after its deletion holds only that write."""
+    import shutil
+    import sys
+    monkeypatch.setenv("MEM_HOOK_COMMAND", str(Path(sys.executable).parent / "mem"))
+    invoke("setup", "--shell", "none")
+    invoke("remember", "user/a", "alpha")
+    invoke("remember", "user/b", "beta")
+    (store_path / "config.toml").write_text("[capture\nexclude = [")
+    shutil.rmtree(store_path / "index")
+    invoke("remember", "user/c", "gamma")
+    r = invoke("doctor", "--json", exit_code=1).json
+    checks = {f["check"]: f for f in r["findings"]}
+    assert "capture is stopped" in checks["config"]["message"] and "config.toml" in checks["config"]["fix"]
+    assert "deleted" in checks["index"]["message"]
+    (store_path / "config.toml").unlink()
+    invoke("reindex")
+    assert invoke("doctor", "--json").json["ok"] is True
+
+
 def test_import_into_a_store_that_has_the_key_refuses_unless_told(tour, invoke, tmp_path, monkeypatch):
     out = tmp_path / "mem.jsonl"
     invoke("export", "-o", str(out))
