@@ -81,3 +81,23 @@ def test_whole_file_item_from_an_older_mem_refused_when_the_file_changed(store):
     except Refused as e:
         assert "changed since" in str(e)
     assert read_file(store, "user", "memory").entries == ["Deploys happen on Fridays only."]
+
+
+def test_session_start_block_records_use_of_its_facts(mem, tmp_path):
+    """Defect 2: a fact the SessionStart hook shows counts as used (an inject
+    reflog entry, as on a prompt), in a real hook process."""
+    from tests.hooks._util import hook_env, payload, run_hook
+    store = tmp_path / "store"
+    mem("remember", "user/editor", "helix, never vim")
+    before = mem("reflog", "user/editor").stdout
+    assert "inject" not in before
+    rc, out, err, _dt = run_hook(store, payload("SessionStart", "S-use-1", None, source="startup"),
+                                 env=hook_env(store))
+    assert rc == 0 and "helix, never vim" in out, err
+    after = mem("reflog", "user/editor").stdout
+    assert after.count("inject") == 1, after
+    # a resumed session shows the same bytes: that is a use too
+    rc, out, err, _dt = run_hook(store, payload("SessionStart", "S-use-1", None, source="resume"),
+                                 env=hook_env(store))
+    assert rc == 0 and "helix, never vim" in out, err
+    assert mem("reflog", "user/editor").stdout.count("inject") == 2
