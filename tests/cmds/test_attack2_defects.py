@@ -101,3 +101,15 @@ def test_session_start_block_records_use_of_its_facts(mem, tmp_path):
                                  env=hook_env(store))
     assert rc == 0 and "helix, never vim" in out, err
     assert mem("reflog", "user/editor").stdout.count("inject") == 2
+
+
+def test_setup_on_a_read_only_store_exits_16(mem, store_path, tmp_path):
+    """Defect 10: mem setup on a read-only store: exit 16 with the read-only
+    message (was PermissionError on <store>/installed, exit 1); the agent's
+    settings are left as they were."""
+    from tests.cmds.test_hardening_cli import _readonly_runner
+    mem("remember", "user/shell", "fish")
+    ro = _readonly_runner(store_path, tmp_path)
+    r = ro("setup", "--shell", "none", exit_code=16)
+    assert "is read-only" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert not (tmp_path / "home" / ".claude" / "settings.json").exists()
