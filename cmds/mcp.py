@@ -56,11 +56,9 @@ def command(ctx, admin, project):
     from objstore import Caller, project_aliases
     srv = load_server()
     store = open_store(ctx, create=True)
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
-    projects = project_aliases(cwd, override=project or os.environ.get("MEM_PROJECT") or None) or None
+    from ._out import working_dir
+    override = project or os.environ.get("MEM_PROJECT") or None
+    projects = project_aliases(None if override else working_dir(), override=override) or None
     caller = Caller("user", "admin") if admin else Caller("mcp", "agent")
     srv.run_stdio(srv.make_tools(store, projects), caller, parse_time)
 

@@ -113,3 +113,56 @@ def test_setup_on_a_read_only_store_exits_16(mem, store_path, tmp_path):
     r = ro("setup", "--shell", "none", exit_code=16)
     assert "is read-only" in r.stderr and "internal error" not in r.stderr, r.stderr
     assert not (tmp_path / "home" / ".claude" / "settings.json").exists()
+
+
+def _mem_bytes(args: list[bytes], env: dict, cwd: bytes | str, stdin: bytes = b""):
+    """``mem`` as a real process with byte-level arguments, variables and cwd."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    e = {os.fsencode(k): os.fsencode(v) for k, v in os.environ.items()}
+    e.update(env)
+    e[b"PYTHONPATH"] = os.fsencode(str(REPO))
+    return subprocess.run([sys.executable, "-m", "cmds", *args], input=stdin, capture_output=True, env=e,
+                          cwd=cwd, timeout=120)
+
+
+def test_non_utf8_variables_and_working_directory_exit_2(mem, tmp_path):
+    """Defect 9: MEM_PROJECT / MEM_AGENT / the working directory not valid
+    UTF-8: a clear message and exit 2 (were an internal error, or exit 13
+    blaming the store); nothing is written."""
+    import os
+    mem("remember", "user/lang", "rust is fine")
+    for var in (b"MEM_PROJECT", b"MEM_AGENT", b"MEM_SESSION"):
+        for cmd in ([b"recall", b"rust"], [b"remember", b"user/ag", b"x"]):
+            p = _mem_bytes(cmd, {var: b"\xff"}, str(tmp_path))
+            err = p.stderr.decode()
+            assert p.returncode == 2, (var, cmd, err)
+            assert f"${var.decode()} is not valid UTF-8" in err and "internal error" not in err
+    bad = os.fsencode(str(tmp_path)) + b"/dir\xff"
+    os.mkdir(bad)
+    p = _mem_bytes([b"recall", b"rust"], {}, bad)
+    assert p.returncode == 2 and b"working directory is not valid UTF-8" in p.stderr, p.stderr
+    p = _mem_bytes([b"context"], {}, bad)
+    assert p.returncode == 2 and b"working directory is not valid UTF-8" in p.stderr, p.stderr
+    # naming the project instead works there, and so does a command that needs no project
+    assert _mem_bytes([b"recall", b"rust", b"--project", b"acme"], {}, bad).returncode == 0
+    assert _mem_bytes([b"get", b"user/lang"], {}, bad).stdout == b"rust is fine\n"
+    mem("get", "user/ag", exit_code=4)
+
+
+def test_hook_with_a_non_utf8_cwd_keeps_the_prompt(mem, tmp_path):
+    """Defect 9: a hook whose cwd holds a lone surrogate fails open and
+    still captures the prompt (was CorruptObject:capture, prompt lost)."""
+    from tests.hooks._util import hook_env, run_hook
+    store = tmp_path / "store"
+    mem("remember", "user/lang", "rust is fine")
+    data = ('{"session_id": "S-bad-cwd", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/dir\\udcff", '
+            '"prompt": "which lang do we use for rust services?"}').encode()
+    rc, out, err, _dt = run_hook(store, data, env=hook_env(store, MEM_HOOK_FORK="0"))
+    assert rc == 0, err
+    res = mem("sessions", "--json").json
+    assert any(s.get("id", s.get("session")) == "S-bad-cwd" for s in res), res
+    assert "which lang do we use" in mem("search", "which lang", "--json").stdout
