@@ -481,8 +481,13 @@ class SearchIndex:
         if not opened:
             return []
         # word i in each generation's own term form
-        forms = [[o.fmt.forms(toks) for toks in words] for o in opened]
-        joins = [[o.fmt.joined(toks) for toks in words] for o in opened]
+        by_fmt: dict[str, tuple[list, list]] = {}  # the term forms depend on the analyzer alone
+        for o in opened:
+            if o.fmt.analyzer not in by_fmt:
+                by_fmt[o.fmt.analyzer] = ([o.fmt.forms(toks) for toks in words],
+                                          [o.fmt.joined(toks) for toks in words])
+        forms = [by_fmt[o.fmt.analyzer][0] for o in opened]
+        joins = [by_fmt[o.fmt.analyzer][1] for o in opened]
         num_docs = [int(o.searcher.num_docs) for o in opened]
         df: list[dict[str, int]] = []
         for i, o in enumerate(opened):
