@@ -87,10 +87,13 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
 
 
+_DEC_RE = re.compile(r"\d+\.\d+(?:\.\d+)*")
+
+
 def _type_of(tok: str) -> str:
     if tok.isdigit():
         return "int"
-    if re.fullmatch(r"\d+\.\d+(?:\.\d+)*", tok):
+    if _DEC_RE.fullmatch(tok):
         return "dec"
     return "code"
 
@@ -115,8 +118,8 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         if not tok or len(tok) > 40:
             continue
         v = normalize(tok)
-        if v not in subj:
-            out.setdefault(v, _type_of(tok))
+        if v not in subj and v not in out:
+            out[v] = _type_of(tok)
     for m in _NAME_RE.finditer(text):
         tok = m.group(1)
         if len(tok) < 2:
@@ -275,7 +278,7 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
     for a, A in enumerate(items):
         if not A.values or A.kind != "turn" or not A.matched:
             continue
-        a_terms = sum(tw[t] for t in A.terms)
+        a_terms = None  # its terms' weight, summed when first needed
         for b, B in enumerate(items):
             if b == a or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
@@ -287,9 +290,11 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
             if not kinds and not old_of_fact:
                 continue  # (before the similarity below, the costly test)
-            if not old_of_fact and not B.cue and A.terms \
-                    and sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
-                continue
+            if not old_of_fact and not B.cue and A.terms:
+                if a_terms is None:
+                    a_terms = sum(tw[t] for t in A.terms)
+                if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
+                    continue
             if kinds or old_of_fact:
                 out[a].append(b)
                 for v, t in A.values.items():
