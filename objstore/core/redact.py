@@ -607,13 +607,46 @@ def _lower(seg: str) -> str:
     return low
 
 
+_PLAN: list = [None, 0, []]  # (the RULES list, its length, the plan built from it)
+
+
+def _plan() -> list:
+    """Per rule, what _scan_window needs, looked up once (rebuilt when
+    ``RULES`` is replaced or grows): (rule, its own scanner or None,
+    finditer over the lowercased copy or None, finditer over the text,
+    whether it has a ``secret`` group, check, priority, name)."""
+    if _PLAN[0] is not RULES or _PLAN[1] != len(RULES):
+        _PLAN[:] = [RULES, len(RULES),
+                    [(r, r.scan, r.lowered.finditer if r.lowered is not None else None, r.pattern.finditer,
+                      "secret" in r.pattern.groupindex, r.check, r.priority, r.name) for r in RULES]]
+    return _PLAN[2]
+
+
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     # One lowercased copy of the window (and 16 characters before it, for
     # look-behinds), offsets unchanged, serves every case-insensitive rule.
+    # The plain finditer pass of _scan_plain is inlined here: this loop runs
+    # for every rule on every captured text.
     off = max(0, ws - 16)
     low = _lower(text if (off == 0 and we == len(text)) else text[off:we])
-    for rule in RULES:
-        (rule.scan or _scan_plain)(rule, text, ws, we, out, low, off)
+    append = out.append
+    for rule, scan, low_iter, text_iter, grouped, check, pri, name in _plan():
+        if scan is not None:
+            scan(rule, text, ws, we, out, low, off)
+            continue
+        if low_iter is not None:
+            matches, o = low_iter(low, ws - off, we - off), off
+        else:
+            matches, o = text_iter(text, ws, we), 0
+        for m in matches:
+            s, e = m.span("secret") if grouped else m.span()
+            if s < 0 or s == e:
+                continue
+            s += o
+            e += o
+            if check is not None and not check(text[s:e]):
+                continue
+            append((s, e, pri, name))
 
 
 def _find(text: str, window: int) -> list[list]:
