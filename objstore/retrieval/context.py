@@ -378,8 +378,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     Raises:
         InvalidInput: ``budget < 1``.
     """
-    # deferred: the prompt hook imports this module but never renders the memory files (start-up)
-    from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
+    from objstore.memory.memfiles import (  # deferred: the prompt hook never renders memory files
+        is_memory_file_key, render_files, standing_facts)
     cfg = store_context_config(store) if budget is None or moving_max_age_days is None else None
     budget = cfg.session_budget if budget is None else budget
     max_age = cfg.moving_max_age_days if moving_max_age_days is None else moving_max_age_days
