@@ -28,11 +28,11 @@ from pathlib import Path
 
 #: hard wall-clock budget per event, seconds (Claude Code: 600 s default,
 #: 30 s for UserPromptSubmit, 1.5 s shared by all SessionEnd hooks)
-BUDGET_S = {"SessionStart": 3.0, "UserPromptSubmit": 2.0, "Stop": 5.0, "SubagentStop": 5.0,
+BUDGET_S = {"SessionStart": 3.0, "SubagentStart": 2.0, "UserPromptSubmit": 2.0, "Stop": 5.0, "SubagentStop": 5.0,
             "PreCompact": 5.0, "SessionEnd": 1.2}
 DEFAULT_BUDGET_S = 3.0
 #: seconds to wait for the store lock before giving up quietly
-LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SessionEnd": 0.3}
+LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
 DEFAULT_LOCK_TIMEOUT_S = 1.0
 STDIN_TIMEOUT_S = 1.0
 MAX_STDIN_BYTES = 32 << 20
@@ -292,7 +292,46 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     except ImportError:
         return ""
     kw = {"trace_path": trace} if trace else {}
-    return session_start_block(store, sid, source, cwd, **kw) or ""
+    return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
+
+
+def _subagent_namespace(sid: str, data: dict) -> str | None:
+    """``<session>.agent-<agent_id>`` of a hook event fired inside (or about)
+    a subagent, or None (no or unusable ``agent_id``)."""
+    agent = _s(data.get("agent_id"))
+    if not agent:
+        return None
+    from objstore import InvalidInput, child_namespace
+    try:
+        return child_namespace(sid, agent)
+    except InvalidInput:
+        return None
+
+
+def _subagent_block(store, child: str, cwd: str, trace: str | None = None) -> str:
+    """What a subagent may read, for ``SubagentStart``: the session-start block
+    rendered as its namespace (its ancestors' facts, never a sibling's)."""
+    from objstore import session_start_block
+    kw = {"trace_path": trace} if trace else {}
+    return session_start_block(store, child, "startup", cwd, namespace=child, **kw) or ""
+
+
+def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
+    """``SubagentStop``: the subagent's summary in its parent's namespace,
+    from ``last_assistant_message`` ("did not complete" when it is blank;
+    from its transcript when the field is missing: Claude Code < 2.1.47)."""
+    import objstore
+    final = data.get("last_assistant_message")
+    kind = description = ""
+    if agent_path and Path(agent_path).is_file():
+        oc = objstore.subagent_outcome(Path(agent_path))
+        if oc is not None:
+            kind, description = oc.agent_type, oc.description
+            if "last_assistant_message" not in data:
+                final = oc.final
+    objstore.rollup_subagent(store, child, final if isinstance(final, str) else None,
+                             agent_type=kind or _s(data.get("agent_type")), description=description,
+                             command="hook")
 
 
 def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:
@@ -310,12 +349,15 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
             f"{escape_context(r.version.fact.body)}</mem-context>")
 
 
-def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None) -> str:
+def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
+                       namespace: str | None = None) -> str:
     try:
         from objstore import inject_for_prompt
     except ImportError:
         return ""
     kw = {"trace_path": trace} if trace else {}
+    if namespace:
+        kw["namespace"] = namespace
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
     return (getattr(inj, "text", "") or "") if inj is not None else ""
 
@@ -361,7 +403,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
     cwd = _s(data.get("cwd"))
     if not sid:
         raise HookInputError("no-session-id")
-    if ev not in ("SessionStart", "UserPromptSubmit") + CAPTURE_EVENTS:
+    if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
     store = _open_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
     try:
@@ -399,6 +441,13 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                                 run.env.get("MEM_TRACE"))
             return context_output(ev, block or "")
 
+        if ev == "SubagentStart":
+            child = _subagent_namespace(sid, data)
+            if child is None or no_inject(run.env):
+                return None
+            block = run.guarded("context", _subagent_block, store, child, cwd, run.env.get("MEM_TRACE"))
+            return context_output(ev, block or "")
+
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
             stated_source = ""
@@ -425,7 +474,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
-            text = run.guarded("context", _inject_for_prompt, store, sid, clean, cwd, run.env.get("MEM_TRACE"))
+            child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
+            text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, cwd,
+                               run.env.get("MEM_TRACE"), child)
             if stated:
                 text = f"{stated}\n{text}" if text else stated
             return context_output(ev, text or "")
@@ -439,8 +490,11 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             agent = _s(data.get("agent_transcript_path"))
             if ev == "SubagentStop" and agent and Path(agent).is_file():
                 run.guarded(None, objstore.sync_files, store, [Path(agent)], cfg=cfg, final=True, deadline=deadline,
-                            max_bytes=SYNC_BYTES[ev])
+                            max_bytes=SYNC_BYTES[ev], rollup=False)
                 paths = [p for p in paths if os.path.realpath(p) != os.path.realpath(agent)]
+            child = _subagent_namespace(sid, data) if ev == "SubagentStop" else None
+            if child is not None:   # its summary, once, in the parent's namespace
+                run.guarded("rollup", _rollup_stop, store, child, data, agent)
             if paths:
                 run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
                             deadline=deadline, max_bytes=SYNC_BYTES[ev])

@@ -214,8 +214,11 @@ def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
     if store.damaged:
-        n = len(store.damaged)
-        echo(f"warning: {plural(n, 'damaged object')} skipped (first: {next(iter(store.damaged))[:12]}); "
+        refs = [k[4:] for k in store.damaged if k.startswith("ref ")]
+        objs = [k for k in store.damaged if not k.startswith("ref ")]
+        what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
+               ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
+        echo(f"warning: {' and '.join(what)} skipped; "
              "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
 
 
@@ -245,7 +248,7 @@ def version_json(v, *, current: bool) -> dict:
             "valid_from": f.valid_from, "recorded_at": f.recorded_at, "trust": f.trust,
             "sensitivity": f.sensitivity, "owner": f.owner, "sources": list(f.sources),
             "pinned": f.pinned, "dormant": f.dormant, "parent": f.parent, "current": current,
-            "edges": edges_json(f.edges)}
+            "edges": edges_json(f.edges), "namespace": f.namespace}
 
 
 def edges_json(edges) -> dict:

@@ -20,10 +20,11 @@ from ._common import exit_with, json_option, with_store
 @click.option("--prompt", metavar="TEXT", help="Show what this prompt would get injected instead of the start block.")
 @click.option("--previous-assistant", metavar="TEXT", help="With --prompt: the previous assistant message.")
 @click.option("--tool-output", metavar="TEXT", help="With --prompt: the last tool output.")
+@click.option("--agent", metavar="NAME", help="As sub-agent NAME of --session sees it (what SubagentStart injects).")
 @json_option
 @with_store()
-def command(project, budget, prompt_budget, session_id, source, prompt, previous_assistant, tool_output, as_json,
-            store):
+def command(project, budget, prompt_budget, session_id, source, prompt, previous_assistant, tool_output, agent,
+            as_json, store):
     """Print the memory block for a session start, or what a prompt would get.
 
     Without --prompt: the session-start block, which holds pinned facts, user
@@ -59,9 +60,14 @@ def command(project, budget, prompt_budget, session_id, source, prompt, previous
       mem context --prompt "which postgres do we run?" --prompt-budget 300
       mem context --prompt "why does the db connection fail?" --json
       MEM_TRACE=/tmp/trace.jsonl mem context --session S1 --prompt "deploy it"
+      mem context --session S1 --agent explorer
 
-    Exit status: 0 ok (also when nothing applies); 2 bad option; 10 no store.
+    With --session S --agent NAME: the block sub-agent NAME of S gets at its
+    start (its own and its ancestors' facts, never a sibling's).
+
+    Exit status: 0 ok (also when nothing applies); 2 bad option or agent
+    name, --agent without --session; 10 no store.
     """
     from . import lean
     exit_with(lean.context(store, project, budget, session_id, source, prompt, previous_assistant,
-                           tool_output, as_json, prompt_budget))
+                           tool_output, as_json, prompt_budget, agent=agent))

@@ -21,6 +21,9 @@ def command():
                        Whether recall ranks the newest statement of a
                        changed value first (evidence@5/@10, newest-first,
                        Stale@1 of turn passages).
+    namespaces FILE    Sibling leaks between sub-agents (must be 0) and
+                       whether a parent's question is answered by a
+                       sub-agent's conclusion before its raw exploration.
 
     \b
     Examples:
@@ -28,9 +31,10 @@ def command():
       mem eval locomo ../shared/data/locomo/locomo10.json
       mem eval injection eval/injection.json --json
       mem eval knowledge-update eval/knowledge_update.json
+      mem eval namespaces eval/namespaces.json
 
-    Exit status: 0 ok; 1 the supersession rule served a stale value;
-    2 not a scenario file; 4 no such file.
+    Exit status: 0 ok; 1 the supersession rule served a stale value, or a
+    sub-agent read a sibling's memory; 2 not a scenario file; 4 no such file.
     """
 
 
@@ -198,3 +202,50 @@ def knowledge_update(file, show, as_json):
             mark = "STALE" if row["stale@1"] else ("ok   " if row["newest_first"] else "OLDER")
             click.echo(f"{mark} {row['question'][:60]!r}: evidence {row['evidence']}; "
                        f"ranked {row['ranked'][:5]}")
+
+
+@command.command("namespaces")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--show", is_flag=True, help="List every parent question with where the conclusion ranked.")
+@json_option
+def namespaces(file, show, as_json):
+    """Sibling leaks and conclusion-first answers of sub-agent namespaces.
+
+    FILE holds sessions that ran sub-agents: their raw turns, their facts
+    and their conclusions (eval/namespaces.json).  Each is stored as the
+    hooks store it (a namespace per sub-agent, its conclusion rolled up
+    into the parent as a summary).  Every sub-agent then reads as itself
+    (recall, its SubagentStart block, the prompt gate): any item of a
+    sibling's namespace it sees is a leak, and there must be none.  Each
+    parent question is recalled as the parent: reported is the share whose
+    answering sub-agent's summary ranks above all of its raw turns, next to
+    a flat pool (the same turns, no namespaces, no summaries).
+
+    \b
+    Examples:
+      mem eval namespaces eval/namespaces.json
+      mem eval namespaces eval/namespaces.json --show --json
+
+    Exit status: 0 ok; 1 a sibling leak; 2 not a scenario file; 4 no such file.
+    """
+    from objstore import eval_namespaces
+    with _tmp() as d:
+        r = eval_namespaces(file, d)
+    j = r.to_json()
+    if as_json:
+        emit_json(j)
+    else:
+        click.echo(f"{j['sessions']} sessions, {j['agents']} sub-agents, {j['turns']} turns, "
+                   f"{j['reads']} reads as a sub-agent, {j['questions']} parent questions")
+        click.echo(f"sibling leaks {j['sibling_leaks']}  conclusion first {j['conclusion_first']:.3f} "
+                   f"(flat pool {j['flat_conclusion_first']:.3f})  conclusion@10 {j['conclusion_found@10']:.3f}  "
+                   f"rollups {j['rollups_ok']}/{j['agents']} ({j['did_not_complete']} did not complete)")
+        for leak in j["leaks"]:
+            click.echo(f"LEAK: {leak}", err=True)
+        if show:
+            for row in j["rows"]:
+                mark = "ok " if row["conclusion_first"] else "BAD"
+                click.echo(f"{mark} {row['question'][:60]!r}: summary #{row['summary_rank']}, "
+                           f"first raw turn #{row['first_raw_rank']}")
+    if r.sibling_leaks:
+        raise click.exceptions.Exit(1)

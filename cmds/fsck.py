@@ -55,7 +55,8 @@ def command(repair, as_json, store):
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
                              "refetched": fixed.refetched, "lost": fixed.lost, "stubs": fixed.stubs,
-                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs}
+                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
+                             "restored_refs": fixed.restored_refs}
         emit_json(doc)
     else:
         if fixed is not None:
@@ -84,6 +85,8 @@ def _print_repair(r) -> None:
         click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
     if r.refetched:
         click.echo(f"repair: re-fetched {plural(len(r.refetched), 'object')}")
+    for name in r.restored_refs:
+        click.echo(f"repair: restored {name} from its reflog (the damaged ref file is in the quarantine)")
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     for name in r.dropped_refs:

@@ -69,16 +69,34 @@ def project_scope(project: str | None, all_projects: bool, store=None):
     return project_aliases(cwd, override=override, store_root=store.root if store is not None else None) or None
 
 
+def namespace_of(session: str | None, agent: str | None) -> str | None:
+    """The namespace of this invocation: ``--session`` (else
+    ``$MEM_SESSION``), or with ``--agent NAME`` its sub-agent's
+    ``<session>.agent-NAME``; None for none.  Raises InvalidInput for
+    ``--agent`` without a session or a bad name."""
+    from objstore import child_namespace
+    session = session or os.environ.get("MEM_SESSION") or None
+    if agent:
+        return child_namespace(session or "", agent)
+    return session
+
+
 def recall(store, queries, what: str, limit: int, project: str | None, all_projects: bool, as_json: bool,
-           as_of: int | None = None, include_directives: bool = False) -> int:
+           as_of: int | None = None, include_directives: bool = False, session: str | None = None,
+           agent: str | None = None, from_agent: str | None = None) -> int:
     """``mem recall QUERY…``: current facts and turn passages, fused over
     phrasings, dated, passages a later statement changed marked so; with
-    ``as_of`` the store as it stood then."""
+    ``as_of`` the store as it stood then.  ``session``/``agent``: read as
+    that namespace; ``from_agent``: only what that sub-agent recorded."""
+    from objstore import agent_namespace
     from objstore import recall as _recall
     projects = project_scope(project, all_projects, store)
     rebuild_missing_index(store)
+    reader = namespace_of(session, agent)
+    within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None) \
+        if from_agent else None
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
-                  include_directives=include_directives)
+                  include_directives=include_directives, namespace=reader, within=within)
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
@@ -155,25 +173,31 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
 
 
 def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, valid_from, expect, pin,
-             as_json: bool, relates_to=(), contradicts=(), derived_from=(), rollup_of=()) -> int:
-    """``mem remember KEY TEXT``: write a new version (``TEXT`` ``-`` reads stdin).
+             as_json: bool, relates_to=(), contradicts=(), derived_from=(), rollup_of=(),
+             session: str | None = None, agent: str | None = None) -> int:
+    """``mem remember KEY TEXT``: write a new version (``TEXT`` ``-`` reads stdin),
+    in the namespace of ``session``/``agent`` (:func:`namespace_of`).
     Raises UsageProblem for ``--pin`` with ``--sensitivity secret``, or for
-    edges on a secret."""
+    edges or a namespace on a secret."""
     from objstore import agent_of, default_trust, now_ms
     from objstore import remember as _remember
+    sub_agent = agent
     agent = agent_of(os.environ)
     trust = trust or default_trust(os.environ)  # by who is calling: an agent's write goes through review
     if text == "-":
         text = sys.stdin.read()
         text = text[:-1] if text.endswith("\n") else text
+    namespace = namespace_of(session, sub_agent) or ""
     edges = [(rel, t) for rel, ts in (("relates_to", relates_to), ("contradicts", contradicts),
                                       ("derived_from", derived_from), ("rollup_of", rollup_of)) for t in ts]
     if sensitivity == "secret":
         if edges:
             raise UsageProblem("a sealed value holds no edges")
+        if namespace:
+            raise UsageProblem("a sealed value has no namespace: drop --session/--agent")
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
     r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
-                  sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges)
+                  sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
     if contradicts and r.written:  # a contradicts edge puts both facts in the review queue
         from objstore import flag_contradictions
         if flag_contradictions(store, r, owner=agent or "user") and not as_json:
@@ -198,7 +222,8 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
              "hint: run 'mem reindex'", err=True)
     if as_json:
         emit_json({"key": r.key, "written": r.written, "id": r.version.id, "version": f.version,
-                   "previous": r.previous, "current": r.current, "edges": edges_json(f.edges)})
+                   "previous": r.previous, "current": r.current, "edges": edges_json(f.edges),
+                   **({"namespace": f.namespace} if f.namespace else {})})
         return 0
     if not r.written:
         echo(f"unchanged: {r.key} v{f.version} already holds this value ({r.version.id[:12]})")
@@ -228,11 +253,15 @@ def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_
 
 
 def context(store, project, budget: int | None, session_id, source: str, prompt, previous_assistant, tool_output,
-            as_json: bool, prompt_budget: int | None = None) -> int:
+            as_json: bool, prompt_budget: int | None = None, agent: str | None = None) -> int:
     """``mem context``: the session-start block, or what ``--prompt`` would
-    get (budgets: the options, else the store's ``[context]`` settings)."""
+    get (budgets: the options, else the store's ``[context]`` settings);
+    with ``agent`` as sub-agent ``agent`` of ``session_id`` sees it."""
     from objstore import GateConfig, inject_for_prompt, project_aliases, render_context, session_start_block
     override = project or os.environ.get("MEM_PROJECT") or None
+    namespace = namespace_of(session_id, agent) if agent else None
+    if namespace:
+        session_id = namespace  # a sub-agent's state is its own
     try:
         cwd = os.getcwd()
     except OSError:
@@ -241,7 +270,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
         inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
                                 tool_output=tool_output, cwd=cwd, project=override,
                                 config=GateConfig(budget_tokens=prompt_budget) if prompt_budget else None,
-                                trace_path=os.environ.get("MEM_TRACE") or None)
+                                trace_path=os.environ.get("MEM_TRACE") or None, namespace=namespace)
         if as_json:
             emit_json({"text": inj.text, **{k: inj.trace[k] for k in ("project", "cues", "injected", "rejected",
                                                                        "decision", "tokens", "budget")}})
@@ -250,7 +279,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
         return 0
     if session_id:
         text = session_start_block(store, session_id, source, cwd, project=override, budget=budget,
-                                   trace_path=os.environ.get("MEM_TRACE") or None)
+                                   trace_path=os.environ.get("MEM_TRACE") or None, namespace=namespace)
         if as_json:
             emit_json({"text": text, "session": session_id})
         elif text:
@@ -318,9 +347,11 @@ SPECS: dict[str, tuple] = {
     "recall": (recall, [("queries", -1)], {
         "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
         "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--as-of": ("as_of", parse_time),
-        "--include-directives": ("include_directives", FLAG), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+        "--include-directives": ("include_directives", FLAG),
+        "--session": ("session", _str), "--agent": ("agent", _str), "--from-agent": ("from_agent", _str),
+        "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
         {"what": "all", "limit": 10, "project": None, "all_projects": False, "as_of": None, "include_directives": False,
-         "as_json": False, "plain": False}, False),
+         "session": None, "agent": None, "from_agent": None, "as_json": False, "plain": False}, False),
     "search": (search, [("query", -1)], {
         "-n": ("limit", _int_range(1, 1000)), "--limit": ("limit", _int_range(1, 1000)), "--what": ("what", _WHAT),
         "--exit-code": ("exit_code", FLAG), "--include-directives": ("include_directives", FLAG),
@@ -334,18 +365,21 @@ SPECS: dict[str, tuple] = {
         "--valid-from": ("valid_from", parse_time), "--expect": ("expect", _str),
         "--pin": ("pin", (FLAG, True)), "--no-pin": ("pin", (FLAG, False)), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG),
         "--relates-to": ("relates_to", _many(_str)), "--contradicts": ("contradicts", _many(_str)),
-        "--derived-from": ("derived_from", _many(_str)), "--rollup-of": ("rollup_of", _many(_str))},
+        "--derived-from": ("derived_from", _many(_str)), "--rollup-of": ("rollup_of", _many(_str)),
+        "--session": ("session", _str), "--agent": ("agent", _str)},
         {"kind": None, "trust": None, "sensitivity": "private", "valid_from": None, "expect": None,
          "pin": None, "as_json": False, "plain": False, "relates_to": (), "contradicts": (), "derived_from": (),
-         "rollup_of": ()}, True),
+         "rollup_of": (), "session": None, "agent": None}, True),
     "context": (context, [], {
         "--project": ("project", _str), "--budget": ("budget", _int_range(1, 100_000)),
         "--prompt-budget": ("prompt_budget", _int_range(1, 100_000)), "--session": ("session_id", _str),
         "--source": ("source", _choice("startup", "resume", "clear", "compact", "fork")),
         "--prompt": ("prompt", _str), "--previous-assistant": ("previous_assistant", _str),
-        "--tool-output": ("tool_output", _str), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+        "--tool-output": ("tool_output", _str), "--agent": ("agent", _str), "--json": ("as_json", FLAG),
+        "--plain": ("plain", FLAG)},
         {"project": None, "budget": None, "prompt_budget": None, "session_id": None, "source": "startup",
-         "prompt": None, "previous_assistant": None, "tool_output": None, "as_json": False, "plain": False}, False),
+         "prompt": None, "previous_assistant": None, "tool_output": None, "agent": None, "as_json": False,
+         "plain": False}, False),
 }
 
 #: the root group's options

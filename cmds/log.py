@@ -48,7 +48,8 @@ def command(key, as_of, as_json, store):
         mark = "  (current)" if cur is not None and v.id == cur.id else ""
         pin = ("  pinned" if f.pinned else "") + ("  dormant" if f.dormant else "")
         click.echo(click.style(f"v{f.version}  {v.id[:12]}", fg="yellow")
-                   + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}")
+                   + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}"
+                   + (safe(f"  namespace {f.namespace}") if f.namespace else ""))
         for line in body_text(f).splitlines() or [""]:
             click.echo(f"    {line}")
         for line in edge_lines(f.edges):

@@ -15,9 +15,15 @@ from ._common import TimeType, exit_with, json_option, with_store
 @click.option("--as-of", type=TimeType(), help="Recall as the store stood at TIME: facts current then, turns recorded by then.")
 @click.option("--include-directives", is_flag=True,
               help="Also recall directive facts (questions, instructions, goals), held out by default.")
+@click.option("--session", metavar="ID", help="Read as this session's namespace (default: $MEM_SESSION).")
+@click.option("--agent", metavar="NAME", help="Read as sub-agent NAME of the session: its own and its ancestors' "
+                                             "memory, never a sibling's.")
+@click.option("--from-agent", metavar="NAME", help="Only what sub-agent NAME recorded (its turns and facts, past "
+                                                  "its summary); NAME may be an agent id.")
 @json_option
 @with_store()
-def command(queries, what, limit, project, all_projects, as_of, include_directives, as_json, store):
+def command(queries, what, limit, project, all_projects, as_of, include_directives, session, agent, from_agent,
+            as_json, store):
     """Recall current facts and past turns for one or more phrasings.
 
     Each QUERY is one phrasing (quote it); several phrasings of the same
@@ -40,16 +46,24 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     (parent_agent), and a turn after its session read outside content (a
     web page, a file outside the project) is marked untrusted.
 
+    Namespaces: --session S reads as session S, --agent NAME as its
+    sub-agent NAME (a sibling sub-agent's facts and turns are never shown;
+    a sub-agent's, seen from its parent, rank below the parent's own).
+    --from-agent NAME shows only what sub-agent NAME recorded.
+
     \b
     Examples:
       mem recall "which port does the database use"
       mem recall "deploy steps" "how do we release" --what facts
       mem recall "flaky auth test" --all-projects --json
       mem recall "which port does the api use" --as-of 2026-03-01
+      mem recall "what did the explorer find" --session S1 --from-agent explorer
 
-    Exit status: 0 ok (also with no hits); 2 no searchable word; 10 no store;
+    Exit status: 0 ok (also with no hits); 2 no searchable word, a bad agent
+    name, --agent without a session; 4 --from-agent names no sub-agent; 10 no store;
     13 unreadable search index (run mem reindex).
     """
     from . import lean
     exit_with(lean.recall(store, queries, what, limit, project, all_projects, as_json, as_of,
-                          include_directives=include_directives))
+                          include_directives=include_directives, session=session, agent=agent,
+                          from_agent=from_agent))

@@ -28,10 +28,13 @@ from ._common import TimeType, complete_key, exit_with, json_option, with_store
                    "when TARGET is already shown.")
 @click.option("--rollup-of", multiple=True, metavar="TARGET",
               help="Say this value summarizes TARGET, e.g. a sub-agent's turns (repeatable).")
+@click.option("--session", metavar="ID", help="Write in this session's namespace (default: $MEM_SESSION).")
+@click.option("--agent", metavar="NAME",
+              help="Write in sub-agent NAME's namespace of the session (<session>.agent-NAME).")
 @json_option
 @with_store(create=True)
 def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relates_to, contradicts,
-            derived_from, rollup_of, as_json, store):
+            derived_from, rollup_of, session, agent, as_json, store):
     """Write a new version of KEY; the old value stays in the log.
 
     KEY is <scope>/<name> with scope user, global or project/<name>.
@@ -51,6 +54,10 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     edges to the new version (it keeps the current version's edges too); a
     TARGET is a key (follows its current value), KEY@vN (that version) or
     an object id of a fact version or a turn.  mem show and mem log list them.
+    --session (or $MEM_SESSION) writes the version in that session's
+    namespace, --agent NAME in its sub-agent NAME's: a sub-agent reads its
+    own and its ancestors' facts, never a sibling's; a parent reads its
+    sub-agents' facts demoted (docs/design.md, "Namespaces").
 
     \b
     Examples:
@@ -59,8 +66,10 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
       mem remember project/api/db "postgres 17" --expect 8c1f2a3b
       mem remember user/bank/pin - --sensitivity secret < pin.txt
       mem remember project/api/db-note "moved to 5434" --relates-to project/api/db
+      mem remember project/api/cache "redis 7" --session S1 --agent explorer
 
-    Exit status: 0 written, unchanged or queued; 2 invalid key, text or edge;
+    Exit status: 0 written, unchanged or queued; 2 invalid key, text, edge or
+    agent name, or --agent without a session;
     4 secret without a vault, or an edge TARGET not found; 5 --expect did not match (nothing written);
     6 refused (forgotten value; a plain write to a sealed key or a secret
     one to a plain key); 11 store locked.
@@ -69,6 +78,6 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     try:
         exit_with(lean.remember(store, key, text, kind, trust, sensitivity, valid_from, expect, pin,
                                 as_json, relates_to=relates_to, contradicts=contradicts,
-                                derived_from=derived_from, rollup_of=rollup_of))
+                                derived_from=derived_from, rollup_of=rollup_of, session=session, agent=agent))
     except lean.UsageProblem as e:
         raise click.UsageError(str(e)) from None

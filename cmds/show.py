@@ -65,6 +65,8 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
                        f"({'mem fsck --repair could not recover it' if lost else 'its value was removed'})")
         if obj.pinned:
             click.echo("pinned:      yes")
+        if obj.namespace:
+            click.echo(safe(f"namespace:   {obj.namespace}"))
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
         for i, line in enumerate(edge_lines(obj.edges)):

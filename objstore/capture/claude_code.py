@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
+from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
 from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
-           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts"]
+           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts", "SubagentOutcome",
+           "subagent_outcome"]
 
 
 
@@ -388,3 +389,98 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             after.clear()
         rs.resume_at = pos
         yield from flush()
+
+
+# --------------------------------------------------------------------------- subagent outcome
+
+#: bytes of a subagent file's end read to find its final message (its first line is read too)
+OUTCOME_TAIL_BYTES = 1 << 20
+#: stop reasons of a final answer (None: some versions write the last text record without one)
+_FINAL_STOPS = (None, "end_turn", "stop_sequence")
+
+
+@dataclass(frozen=True)
+class SubagentOutcome:
+    """How a Claude Code subagent file ends (agent-formats §2.3).
+
+    Attributes:
+        session: the session id its turns are captured under,
+            ``<parent>.agent-<agentId>`` (its namespace).
+        agent_id: the agent id (from the records, else the file name).
+        agent_type, description: from ``agent-<id>.meta.json`` ("" if none).
+        final: the text of its final assistant message, or None when the
+            file does not end with one (the subagent crashed, was killed or
+            interrupted, or is still running): its last conversational
+            record is a tool call, a tool result, a prompt, or an answer
+            cut by ``max_tokens``.
+    """
+
+    session: str
+    agent_id: str
+    agent_type: str
+    description: str
+    final: str | None
+
+
+def subagent_outcome(path: Path) -> SubagentOutcome | None:
+    """The :class:`SubagentOutcome` of a subagent transcript ``agent-<id>.jsonl``
+    (None for a file that is not one, or holds no record).  Reads its first
+    line and at most :data:`OUTCOME_TAIL_BYTES` of its end.  OSError
+    propagates."""
+    path = Path(path)
+    is_sub, dir_parent = _file_context(path)
+    if not is_sub:
+        return None
+    agent = path.stem[len("agent-"):]
+    parent = ""
+    with open(path, "rb") as f:
+        head = f.readline(MAX_LINE_BYTES)
+        rec = decode_record(head) if head else None
+        if isinstance(rec, dict):
+            parent = as_str(rec.get("sessionId"))
+            agent = as_str(rec.get("agentId")) or agent
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(0, size - OUTCOME_TAIL_BYTES))
+        tail = f.read().split(b"\n")
+    if size > OUTCOME_TAIL_BYTES:
+        tail = tail[1:]                     # the first piece may be a partial line
+    parent = parent or dir_parent
+    if not agent or not parent:
+        return None
+    records = []
+    for raw in reversed(tail):
+        r = decode_record(raw) if raw.strip() else None
+        if not isinstance(r, dict) or r.get("type") not in ("user", "assistant") or r.get("isMeta") is True \
+                or r.get("isApiErrorMessage") is True:
+            continue
+        if records and (r.get("type") != "assistant" or _msg_id(r) != _msg_id(records[0])):
+            break
+        records.append(r)
+        if r.get("type") != "assistant":
+            break
+    final = None
+    if records and records[0].get("type") == "assistant":
+        blocks = [b for r in reversed(records) for b in _content(r)]
+        stop = records[0]["message"].get("stop_reason")
+        if stop in _FINAL_STOPS and not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks):
+            text = "\n".join(as_str(b.get("text")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+            final = strip_mem_context(text).strip() or None
+    meta: dict = {}
+    try:
+        m = json.loads(path.with_name(path.stem + ".meta.json").read_bytes())
+        meta = m if isinstance(m, dict) else {}
+    except (OSError, ValueError):
+        pass
+    return SubagentOutcome(f"{parent}.agent-{agent}", agent, as_str(meta.get("agentType")),
+                           as_str(meta.get("description")), final)
+
+
+def _msg_id(rec: dict) -> str:
+    msg = rec.get("message")
+    return as_str(msg.get("id")) if isinstance(msg, dict) else ""
+
+
+def _content(rec: dict) -> list:
+    msg = rec.get("message")
+    c = msg.get("content") if isinstance(msg, dict) else None
+    return c if isinstance(c, list) else ([{"type": "text", "text": c}] if isinstance(c, str) else [])

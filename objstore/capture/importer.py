@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from blake3 import blake3
 
 from objstore.capture import claude_code, codex
+from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
@@ -149,6 +150,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         finally:
             app.close()
             record_sources(store, ledger)
+    if harness == "claude-code":  # a sub-agent's end: its summary in its parent's namespace
+        rollup_files(store, [p for p in files if p.name.startswith("agent-")], final=True, command=command)
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted

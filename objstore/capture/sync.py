@@ -62,6 +62,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.capture.rollup import rollup_files
 from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
@@ -566,7 +567,7 @@ def subagent_files(transcript: Path) -> list[Path]:
 def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg: CaptureConfig | None = None,
                command: str = "hook", index: bool = True, max_bytes: int = MAX_SYNC_BYTES,
                deadline: float | None = None, ended: bool = False,
-               writer: TurnAppender | None = None) -> list[SyncResult]:
+               writer: TurnAppender | None = None, rollup: bool = True) -> list[SyncResult]:
     """Read each transcript from its cursor and capture the new turns.
 
     Takes the store lock (its timeout is the store's ``lock_timeout``;
@@ -576,6 +577,9 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     (SessionEnd, SubagentStop, an idle file): a trailing assistant run is
     read too.  ``deadline`` (``time.monotonic()``): files left when it
     passes wait for the next sync.  ``ended`` marks the cursors as ended.
+    ``rollup``: then each subagent file that grew (or every one, when
+    ``final``) is rolled up into its parent (``objstore.capture.rollup``:
+    a summary of its final message, or "did not complete").
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     out: list[SyncResult] = []
@@ -598,6 +602,10 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             w.close()
         for cur in cursors:
             save_cursor(store, cur)
+        subs = [Path(r.path) for r in out if _is_subagent(Path(r.path)) and not r.missing
+                and (final or r.offset > r.start)]
+        if rollup and subs:
+            rollup_files(store, subs, final=final, command=command)
     return out
 
 

@@ -63,11 +63,13 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
             progress(i + 1, len(ids))
     packs.close()
     for ns, cls in _EXPECT.items():
+        damaged: list[str] = []
         try:
-            refs = list(store.refs.iter(ns))
+            refs = list(store.refs.iter(ns, damaged=damaged))
         except MemError as e:
             rep.problems.append(f"refs/{ns}: {e}")
             continue
+        rep.problems += [f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
         for name, oid in refs:
             rep.refs += 1
             obj = objs.get(oid)

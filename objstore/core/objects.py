@@ -20,7 +20,7 @@ from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
-KINDS = ("user", "feedback", "project", "reference", "directive")
+KINDS = ("user", "feedback", "project", "reference", "directive", "summary")
 #: kinds stored and searchable on request, but held out of injection and default
 #: recall: a ``directive`` is a question, an instruction or a stated goal, which
 #: ranks high by resembling the query (issue 16)
@@ -87,6 +87,10 @@ def _check_fields(payload: dict, names: tuple[str, ...], optional: tuple[str, ..
 
 def _zero_flag(name: str) -> int:
     raise CorruptObject(f"field {name!r} is written only when not 0 or empty")
+
+
+def _empty_text(name: str) -> str:
+    raise CorruptObject(f"field {name!r} is written only when not empty")
 
 
 def _only_true(payload: dict, name: str) -> bool:
@@ -195,6 +199,10 @@ class Fact:
             :data:`EDGE_KINDS`, target a fact key or a 64-hex object id (a
             turn, or one fact version).  Optional in the payload: written
             only when there are some (``objstore.memory.edges``).
+        namespace: the namespace it was written in (``objstore.memory.scope``:
+            a session id, ``<session>.agent-<id>`` for a sub-agent), or ""
+            for none (shared by every session).  Optional in the payload:
+            written only when not "".
     """
 
     TYPE: ClassVar[int] = 1
@@ -220,9 +228,10 @@ class Fact:
     dormant: bool = False
     curated: int = 0
     edges: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    namespace: str = ""
 
     #: fields written only when set (so objects without them keep their ids)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated", "edges")
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated", "edges", "namespace")
 
     def __post_init__(self) -> None:
         _choice(self.kind, KINDS, "kind")
@@ -250,6 +259,7 @@ class Fact:
             **({"dormant": True} if self.dormant else {}),
             **({"curated": self.curated} if self.curated else {}),
             **({"edges": _edges_payload(self.edges)} if self.edges else {}),
+            **({"namespace": self.namespace} if self.namespace else {}),
         }
 
     @classmethod
@@ -273,6 +283,7 @@ class Fact:
                 dormant=_only_true(p, "dormant"),
                 curated=(_need(p, "curated", int) or _zero_flag("curated")) if "curated" in p else 0,
                 edges=_edges_from_payload(p["edges"]) if "edges" in p else (),
+                namespace=(_need(p, "namespace", str) or _empty_text("namespace")) if "namespace" in p else "",
             )
         except InvalidInput as e:
             raise CorruptObject(f"invalid fact: {e}") from None

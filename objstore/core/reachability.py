@@ -18,10 +18,13 @@ from objstore.core.store import Store
 NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
 
 
-def roots(store: Store, *, include_reflogs: bool = True) -> Iterator[tuple[str, str]]:
-    """``(where, id)`` pairs: ``where`` is a ref name or ``reflog``."""
+def roots(store: Store, *, include_reflogs: bool = True,
+          damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
+    """``(where, id)`` pairs: ``where`` is a ref name or ``reflog``.  A ref
+    that does not hold an id raises CorruptObject, unless ``damaged`` is a
+    list (its name is appended; its reflog still counts)."""
     for ns in NAMESPACES:
-        yield from store.refs.iter(ns)
+        yield from store.refs.iter(ns, damaged=damaged)
     if include_reflogs:
         for oid in store.reflog.iter_all_ids():
             yield "reflog", oid
@@ -32,12 +35,13 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
 
     Args:
         missing: if given, ``(referrer, id)`` of links to absent or corrupt
-            objects are appended to it instead of raising.
+            objects are appended to it instead of raising, and a ref that
+            does not hold an id is left out (fsck reports it).
     Raises:
         NotFound / CorruptObject for a broken link when ``missing`` is None.
     """
     seen: set[str] = set()
-    for where, oid in roots(store, include_reflogs=include_reflogs):
+    for where, oid in roots(store, include_reflogs=include_reflogs, damaged=[] if missing is not None else None):
         referrer = where
         while oid is not None and oid not in seen:
             try:

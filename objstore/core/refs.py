@@ -290,6 +290,17 @@ class Refs:
                 text = self._read_file(ref, old)
         return text
 
+    def damaged_files(self, ref: str) -> list[Path]:
+        """The files of ``ref`` (its name, and its pre-escaping name) that
+        exist but do not hold an id: what ``fsck --repair`` sets aside."""
+        out = []
+        for p in dict.fromkeys([self.path(ref), self.legacy_path(ref)]):
+            try:
+                self._read_file(ref, p)
+            except CorruptObject:
+                out.append(p)
+        return out
+
     @staticmethod
     def _read_file(ref: str, p: Path) -> str | None:
         try:
@@ -372,9 +383,14 @@ class Refs:
         except FileNotFoundError:
             return 0
 
-    def iter(self, namespace: str) -> Iterator[tuple[str, str]]:
+    def iter(self, namespace: str, *, damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
         """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
-        ``sessions``, ``tombstones`` or ``queue``, sorted by name."""
+        ``sessions``, ``tombstones`` or ``queue``, sorted by name.
+
+        A ref file that does not hold an id raises CorruptObject, unless
+        ``damaged`` is a list: then its name is appended there and the other
+        refs are still yielded (readers go on with the healthy part;
+        ``mem fsck --repair`` restores it from its reflog)."""
         base = self.root / namespace
         if not base.is_dir():
             return
@@ -396,6 +412,12 @@ class Refs:
             names = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in os.listdir(base)
                      if not f.startswith(".") and not f.endswith(".lock")}
         for name in sorted(names):
-            oid = self.read(name)
+            try:
+                oid = self.read(name)
+            except CorruptObject:
+                if damaged is None:
+                    raise
+                damaged.append(name)
+                continue
             if oid is not None:
                 yield name, oid

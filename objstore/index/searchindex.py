@@ -158,6 +158,13 @@ class SearchIndex:
         a store never written to, and after ``rm -rf <store>/index``."""
         return any((sub.dir / "CURRENT").is_file() for sub in self._subs.values())
 
+    def _check_root(self) -> None:
+        """Raise ``IndexCorruptError`` when ``<store>/index`` exists but is
+        not a directory (a stray file: ``rebuild`` replaces it)."""
+        if not self.root.is_dir() and (self.root.exists() or self.root.is_symlink()):
+            raise IndexCorruptError(f"the search index {self.root} is not a directory",
+                                    hint="'mem reindex' replaces it (the index is derived from the store)")
+
     def is_partial(self) -> bool:
         """Whether the index was created by a write while the store held more
         than that write (``PARTIAL_FILE``): a full :meth:`rebuild` is due."""
@@ -227,6 +234,7 @@ class SearchIndex:
         for i in dels:
             if not isinstance(i, str) or not OBJECT_ID_RE.match(i):
                 raise ValueError(f"delete id must be 64 lowercase hex, got {i!r}")
+        self._check_root()
         if self._holds_more is not None:
             for kind in ("fact", "turn"):   # history is the facts' old versions: rebuilt with them
                 kdocs = list(by_kind[kind].values())
@@ -262,6 +270,8 @@ class SearchIndex:
         discarded and the old index stays live.  Raises ``ValueError`` for
         a non-``IndexDoc`` item, ``IndexBusyError``, ``SearchIndexError``.
         """
+        if not self.root.is_dir() and (self.root.exists() or self.root.is_symlink()):
+            self.root.unlink()    # a stray file where the index belongs: derived data, replaced
         n = self._rebuild({k: None for k in KINDS}, docs, progress)
         (self.root / PARTIAL_FILE).unlink(missing_ok=True)
         return n
@@ -588,6 +598,7 @@ class SearchIndex:
 
     def _open_searchers(self, kinds: Iterable[str]) -> list[OpenGeneration]:
         """A searcher on every live generation of ``kinds`` (every shard)."""
+        self._check_root()
         opened: list[OpenGeneration] = []
         for k in dict.fromkeys(kinds):
             sub = self._subs[k]

@@ -38,7 +38,7 @@ from objstore.core.jsonspan import Node, scan, skip_ws
 #: Code's SessionEnd budget (1.5 s) is raised to the largest SessionEnd
 #: timeout found in settings files, so 5 gives the hook's own 1.2 s room.
 EVENT_TIMEOUTS: dict[str, int] = {
-    "SessionStart": 15, "UserPromptSubmit": 10, "Stop": 30, "SubagentStop": 30,
+    "SessionStart": 15, "SubagentStart": 10, "UserPromptSubmit": 10, "Stop": 30, "SubagentStop": 30,
     "PreCompact": 30, "SessionEnd": 5,
 }
 HOOK_ARGS = ["hook", "claude-code"]

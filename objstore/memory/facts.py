@@ -17,10 +17,11 @@ from dataclasses import dataclass, replace
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
 from objstore.core.objects import EDGE_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges, value_digest
-from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key
+from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory.proposals import park
+from objstore.memory.scope import namespace_rank
 from objstore.memory.tombstones import tombstones_for
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -102,14 +103,23 @@ def walk(store: Store, oid: str | None) -> Iterator[Version]:
         yield Version(vid, f)
 
 
-def current_of(chain: list[Version], as_of: int | None = None) -> Version | None:
+def current_of(chain: list[Version], as_of: int | None = None, reader: str | None = None) -> Version | None:
     """The current version of a chain (the rule in the module doc).
 
     With ``as_of`` (ms): only versions recorded and valid at that time count.
     A forgotten version (body removed by ``mem forget``) is never current.
-    Returns None when no version qualifies.
+    Namespaces (``objstore.memory.scope.namespace_rank``): only versions the
+    namespace ``reader`` may read count (None: the person's view, every
+    namespace), and among them those of the least rank, so that a newer
+    value a descendant (a sub-agent) wrote never displaces the reader's own
+    or its ancestors'.  Without namespaced versions this is the rule of the
+    module doc.  Returns None when no version qualifies.
     """
     live = [v for v in chain if not v.fact.forgotten]
+    if any(v.fact.namespace for v in live):
+        ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
+        best = min((r for r, _v in ranked), default=0)
+        live = [v for r, v in ranked if r == best]
     if as_of is None:
         # a version valid only from a future time is not current yet; if every
         # version is future-dated, the earliest rule applies (there is no other value)
@@ -237,8 +247,13 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              expect: str | None = None, sensitivity: str = "private",
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
              command: str = "remember", reviewed: bool = False,
-             edges=(), replace_edges: bool = False) -> RememberResult:
+             edges=(), replace_edges: bool = False, namespace: str = "") -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
+
+    ``namespace``: the namespace the version is written in (a session id,
+    ``<session>.agent-<name>`` for a sub-agent; ``objstore.memory.scope``);
+    "" for none.  Readers of other namespaces see it by the visibility rule
+    (:func:`current_of`).
 
     ``reviewed``: a person reviewed this value (queue accept): the
     instruction-shape check, which otherwise parks a write of any trust, is
@@ -279,6 +294,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     """
     key = validate_key(key)
     check_text(body)
+    if namespace:
+        namespace = validate_session_id(namespace)
     redacted = 0
     if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact.py)
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
@@ -304,7 +321,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         kind = kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]])
         given = resolve_edges(store, key, edges)
         new_edges = given if (replace_edges or prev is None) else normalize_edges((*prev.edges, *given))
-        if prev is not None and prev.body == body and prev.kind == kind and prev.edges == new_edges:
+        if prev is not None and prev.body == body and prev.kind == kind and prev.edges == new_edges \
+                and prev.namespace == namespace:
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":
@@ -327,7 +345,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated
-                    edges=new_edges)
+                    edges=new_edges, namespace=namespace)
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
         index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
@@ -363,10 +381,13 @@ def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
     ``project/api/port``, not ``project/apiv2/port``)."""
     out = []
     want = prefix if (not prefix or prefix.endswith("/")) else prefix + "/"
-    for name, oid in store.refs.iter("facts"):
+    damaged: list[str] = []
+    for name, oid in store.refs.iter("facts", damaged=damaged):
         key = name[len("facts/"):]
         if not prefix or key == prefix or key.startswith(want):
             out.append((key, oid))
+    for name in damaged:  # the healthy keys are listed; the damage is noted (fsck --repair mends it)
+        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
     return out
 
 

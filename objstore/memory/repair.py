@@ -66,6 +66,7 @@ class RepairReport:
         stubs: lost stubs written.
         mended: refs whose chain was rewritten.
         dropped_refs: refs deleted because nothing of them was left.
+        restored_refs: damaged ref files set aside and the ref set again from its reflog.
     """
 
     quarantine: str = ""
@@ -77,12 +78,13 @@ class RepairReport:
     stubs: int = 0
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
+    restored_refs: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
-                    or self.stubs or self.mended or self.dropped_refs)
+                    or self.stubs or self.mended or self.dropped_refs or self.restored_refs)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
@@ -98,6 +100,7 @@ def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
         q = Quarantine(store.root)
         _set_aside(store, q, rep)
         objs = _scan(store)
+        _restore_refs(store, q, objs, rep)
         _mend(store, objs, rep, fetch)
         store.damaged.clear()
         rep.quarantined = [str(p) for p in q.moved]
@@ -231,6 +234,30 @@ class _Kind:
 
 
 _KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
+
+
+_REF_TYPES = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
+
+
+def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) -> None:
+    """A ref file that does not hold an id is moved to the quarantine; the
+    ref is set again to the newest id its reflog moved it to whose object
+    is sound and of the ref's type (``restored_refs``), else it is gone
+    (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
+    for ns, cls in _REF_TYPES.items():
+        damaged: list[str] = []
+        for _ in store.refs.iter(ns, damaged=damaged):
+            pass
+        for name in damaged:
+            for p in store.refs.damaged_files(name):
+                q.move(p, "ref-" + name.replace("/", "%2F"))
+            target = next((e.new for e in reversed(store.reflog.read(name))
+                           if e.new is not None and isinstance(objs.get(e.new), cls)), None)
+            if target is None:
+                rep.dropped_refs.append(name)
+                continue
+            store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog")
+            rep.restored_refs.append(name)
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None) -> None:

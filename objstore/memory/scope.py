@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import InvalidInput
 
 _REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
 _SECTION_RE = re.compile(r"^\s*\[")
@@ -295,3 +296,127 @@ def applies(key: str, projects: tuple[str, ...] | list[str] | None) -> bool:
     and global facts always apply."""
     p = key_project(key)
     return p is None or projects is None or p in projects
+
+
+# --------------------------------------------------------------------------- namespaces
+#
+# Every session has a namespace, its session id; a sub-agent of it (a Claude
+# Code subagent, a Codex subagent thread, ``mem remember --agent NAME``) has
+# the child namespace ``<parent>.agent-<agent id>``, which is also the
+# session id its turns are captured under (``objstore.capture``).  The id is
+# a pure function of the parent's id and the agent's id, so replaying a
+# session reproduces it, and siblings (distinct agent ids) never collide.
+# An inline sidechain of an old transcript is the child ``<parent>.sidechain``.
+# ``""`` is no namespace: facts written outside any session (every fact
+# before namespaces), shared by all.  Rules: ``docs/design.md``
+# "Namespaces"; storage: ``docs/format.md`` (fact field ``namespace``).
+
+#: separates a parent namespace from a sub-agent's id
+AGENT_SEP = ".agent-"
+SIDECHAIN = ".sidechain"
+#: a descendant's score is multiplied by this once per level below the reader
+DESCENDANT_PENALTY = 0.5
+_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+def check_agent(name: str) -> str:
+    """Validate a sub-agent name or id (``explorer``, ``a36efb2a1231c41e2``):
+    1-64 characters of letters, digits, ``_`` and ``-``, starting with a
+    letter or digit.  Returns it; raises InvalidInput."""
+    if not isinstance(name, str) or not _AGENT_RE.match(name):
+        raise InvalidInput(f"bad agent name {name!r}: want 1-64 letters, digits, '_' or '-'",
+                           hint="e.g. --agent explorer")
+    return name
+
+
+def child_namespace(parent: str, agent: str) -> str:
+    """The namespace of sub-agent ``agent`` of namespace ``parent``:
+    ``<parent>.agent-<agent>`` (the session id its turns carry).  Raises
+    InvalidInput for an empty parent or a bad agent name."""
+    if not parent:
+        raise InvalidInput("a sub-agent's namespace needs its session (--session or $MEM_SESSION)")
+    return f"{parent}{AGENT_SEP}{check_agent(agent)}"
+
+
+def _cut(ns: str) -> int:
+    """Index where the last child segment of ``ns`` starts, or -1 (a root)."""
+    if ns.endswith(SIDECHAIN) and len(ns) > len(SIDECHAIN):
+        return len(ns) - len(SIDECHAIN)
+    i = ns.rfind(AGENT_SEP)
+    return i if i > 0 else -1
+
+
+def parent_namespace(ns: str) -> str | None:
+    """``S.agent-a.agent-b`` -> ``S.agent-a``; None for a session's own
+    namespace (a root) and for ``""``."""
+    i = _cut(ns) if ns else -1
+    return ns[:i] if i > 0 else None
+
+
+def namespace_depth(ns: str) -> int:
+    """0 for ``""`` and a session, 1 for its sub-agents, 2 for theirs, …"""
+    n = 0
+    while ns and (i := _cut(ns)) > 0:
+        ns, n = ns[:i], n + 1
+    return n
+
+
+def namespace_root(ns: str) -> str:
+    """The session a namespace belongs to (``""`` for ``""``)."""
+    while ns and (i := _cut(ns)) > 0:
+        ns = ns[:i]
+    return ns
+
+
+def is_ancestor(a: str, b: str) -> bool:
+    """True when namespace ``a`` is a proper ancestor of ``b``."""
+    return bool(a) and len(b) > len(a) and b.startswith(a) and b[len(a):].startswith((AGENT_SEP, SIDECHAIN))
+
+
+def namespace_rank(reader: str | None, ns: str) -> int | None:
+    """How a reader in namespace ``reader`` sees what namespace ``ns`` holds:
+    None when it may not read it at all, else the number of levels by which
+    it is demoted (0: not demoted).
+
+    * ``ns == ""`` (outside every session): 0.
+    * Inside the reader's own session tree: itself and its ancestors 0;
+      a descendant ``depth(ns) - depth(reader)`` (a parent reads its whole
+      subtree, demoted); anything else (a sibling, a sibling's subtree, a
+      cousin) None: never.
+    * Another session's tree (and ``reader`` None: the person, outside
+      every tree) is read as its own session reads it: its session 0, its
+      sub-agents demoted by their depth.  Sessions share memory as before;
+      the confinement is between the concurrent sub-agents of one session.
+    """
+    if not ns:
+        return 0
+    if not reader or namespace_root(reader) != namespace_root(ns):
+        return namespace_depth(ns)
+    if ns == reader or is_ancestor(ns, reader):
+        return 0
+    if is_ancestor(reader, ns):
+        return namespace_depth(ns) - namespace_depth(reader)
+    return None
+
+
+def namespace_weight(rank: int) -> float:
+    """The score factor of an item seen at ``rank`` (:func:`namespace_rank`):
+    ``DESCENDANT_PENALTY ** rank``."""
+    return DESCENDANT_PENALTY ** rank
+
+
+def within_namespace(ns: str, top: str) -> bool:
+    """True when ``ns`` is ``top`` or one of its descendants (what
+    ``mem recall --from-agent`` reads)."""
+    return ns == top or is_ancestor(top, ns)
+
+
+def visibility(key: str, namespace: str, projects: tuple[str, ...] | list[str] | None,
+               reader: str | None) -> int | None:
+    """The one filter of recall, context and injection: None when a fact of
+    ``key`` in ``namespace`` is not for this reader (another project's key,
+    :func:`applies`; a namespace it may not read, :func:`namespace_rank`),
+    else its demotion rank."""
+    if not applies(key, projects):
+        return None
+    return namespace_rank(reader, namespace)

@@ -35,6 +35,7 @@ from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.provenance import reads_outside
+from objstore.memory.scope import AGENT_SEP, check_agent, child_namespace
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ def turn_doc(oid: str, t: Turn):
 def list_sessions(store: Store) -> list[SessionInfo]:
     """Every session, oldest start first."""
     out = []
-    for name, oid in store.refs.iter("sessions"):
+    damaged: list[str] = []
+    for name, oid in store.refs.iter("sessions", damaged=damaged):
         try:
             chain = list(walk_turns(store, oid))
         except IntegrityError:
@@ -119,6 +121,8 @@ def list_sessions(store: Store) -> list[SessionInfo]:
                                started=min(times) if times else 0, last=max(times) if times else 0,
                                turns=len(chain), head=oid,
                                damaged=not chain or chain[-1].turn.parent is not None))
+    for name in damaged:  # listed sessions are the healthy ones; fsck --repair mends the ref
+        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
     out.sort(key=lambda s: (s.started, s.id))
     return out
 
@@ -155,6 +159,37 @@ def resolve_session(store: Store, prefix: str) -> str | None:
         shown = ", ".join(sorted(hits)[:10]) + (", …" if len(hits) > 10 else "")
         raise AmbiguousId(f"{prefix} matches {len(hits)} sessions: {shown}", hint="give more characters")
     return hits[0] if hits else None
+
+
+def agent_namespace(store: Store, agent: str, session: str | None = None) -> str:
+    """The namespace of sub-agent ``agent`` (a name, an agent id or an
+    unambiguous prefix of >= 4 characters of one): ``<session>.agent-<agent>``
+    when ``session`` is given, else the one session of the store whose id
+    ends in ``.agent-<agent…>``.
+
+    Raises:
+        InvalidInput: a bad agent name.
+        NotFound: no sub-agent session matches (without ``session``).
+        AmbiguousId: several do.
+    """
+    check_agent(agent)
+    if session:
+        return child_namespace(validate_session_id(session), agent)
+    hits = []
+    for name, _oid in store.refs.iter("sessions"):
+        sid = name[len("sessions/"):]
+        i = sid.rfind(AGENT_SEP)
+        if i > 0 and (sid[i + len(AGENT_SEP):] == agent
+                      or (len(agent) >= 4 and sid[i + len(AGENT_SEP):].startswith(agent))):
+            hits.append(sid)
+    exact = [h for h in hits if h.endswith(AGENT_SEP + agent)]
+    hits = exact or hits
+    if not hits:
+        raise NotFound(f"no sub-agent {agent} in this store", hint="give its session with --session")
+    if len(hits) > 1:
+        raise AmbiguousId(f"{agent} names {len(hits)} sub-agents: {', '.join(sorted(hits)[:5])}",
+                          hint="give its session with --session")
+    return hits[0]
 
 
 # --------------------------------------------------------------------------- session state

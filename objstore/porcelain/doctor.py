@@ -5,8 +5,12 @@ Checks (each returns findings, never raises for what it finds):
 
 * ``permissions``: the store directory is the owner's only (0700 folders,
   0600 files); the store holds private text.
-* ``index``: the derived search index exists and is not behind the refs
-  (its crash journal is empty).
+* ``index``: the derived search index exists, is complete (no ``PARTIAL``
+  mark: ``objstore.index.searchindex``) and is not behind the refs (its
+  crash journal is empty).
+* ``config``: ``<store>/config.toml`` can be read: an unreadable one stops
+  capture (an exclusion that cannot be read must not be ignored), and the
+  hooks only log it.
 * ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
   file's lock, git's lockfile protocol) older than a minute.  The store-wide
   lock is a flock the kernel drops with its process, so it is never stale.
@@ -28,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.importer import imported_sources
+from objstore.capture.sync import load_config
+from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 
@@ -39,7 +45,7 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``permissions``, ``index``, ``locks``, ``hooks``, ``transcripts``.
+        check: ``permissions``, ``index``, ``config``, ``locks``, ``hooks``, ``transcripts``, ``remotes``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -80,13 +86,25 @@ def _permissions(root: Path) -> list[Finding]:
 def _index(store: Store) -> list[Finding]:
     d = store.root / "index"
     if not d.is_dir() or not any(d.iterdir()):
-        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns))
+        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns, damaged=[]))
         if not has_content:
             return []  # a new, empty store: nothing to index yet
         return [Finding("index", "error", "the search index is missing", "mem reindex")]
+    if (d / "PARTIAL").is_file():
+        return [Finding("index", "error", "the search index holds only what was written since it was deleted",
+                        "mem reindex  (or any search: it rebuilds a partial index)")]
     if not store.journal.is_empty():
         return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
                         "mem reindex  (or any write: the next lock replays the journal)")]
+    return []
+
+
+def _config(root: Path) -> list[Finding]:
+    try:
+        load_config(root)
+    except InvalidInput as e:
+        return [Finding("config", "error", f"{e}: capture is stopped until it can be read",
+                        f"fix or remove {root / 'config.toml'}", (str(root / "config.toml"),))]
     return []
 
 
@@ -173,7 +191,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _index(store) + _locks(store.root, now)
+    out = (_permissions(store.root) + _index(store) + _config(store.root) + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))
            + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")

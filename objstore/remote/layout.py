@@ -28,6 +28,11 @@ MANIFEST = "manifest"
 BUNDLE_MAGIC = b"MRPK"
 
 
+#: what to do about damage on a remote (not in this store: ``mem fsck`` cannot mend it)
+REMOTE_DAMAGE_HINT = ("the damage is on the remote, not in this store: check the remote's URL, restore its "
+                      "folder or bucket from a copy, or push to a new empty remote from a machine that has the data")
+
+
 @dataclass
 class Descriptor:
     """The ``mem-remote`` file: ``format``, ``encryption`` (``age-x25519``
@@ -49,13 +54,13 @@ class Descriptor:
             m = cbor2.loads(data)
             fmt = m["format"]
         except Exception:
-            raise CorruptObject("the remote's mem-remote file is not a mem remote descriptor") from None
+            raise CorruptObject("the remote's mem-remote file is not a mem remote descriptor", hint=REMOTE_DAMAGE_HINT) from None
         if type(fmt) is not int or fmt != REMOTE_FORMAT:
             raise UnsupportedVersion(f"the remote has format {fmt!r}; this mem knows remote format {REMOTE_FORMAT}",
                                      hint="upgrade mem on this machine")
         enc, rcp = m.get("encryption"), m.get("recipient", "")
         if enc not in ("age-x25519", "none") or not isinstance(rcp, str):
-            raise CorruptObject("the remote's mem-remote file has an unknown encryption")
+            raise CorruptObject("the remote's mem-remote file has an unknown encryption", hint=REMOTE_DAMAGE_HINT)
         return cls(fmt, enc, rcp)
 
 
@@ -113,7 +118,7 @@ class Manifest:
             m = cbor2.loads(data)
             fmt = m["format"]
         except Exception:
-            raise CorruptObject("the remote manifest cannot be decoded") from None
+            raise CorruptObject("the remote manifest cannot be decoded", hint=REMOTE_DAMAGE_HINT) from None
         if fmt != REMOTE_FORMAT:
             raise UnsupportedVersion(f"the remote manifest has format {fmt!r}", hint="upgrade mem on this machine")
         try:
@@ -123,7 +128,7 @@ class Manifest:
                        snapshots=[Snapshot(s["name"], int(s["time"]), {k: v.hex() for k, v in s["refs"].items()})
                                   for s in m["snapshots"]])
         except Exception:
-            raise CorruptObject("the remote manifest is malformed") from None
+            raise CorruptObject("the remote manifest is malformed", hint=REMOTE_DAMAGE_HINT) from None
 
 
 def bundle(pack: bytes, idx: bytes) -> bytes:
@@ -134,12 +139,12 @@ def bundle(pack: bytes, idx: bytes) -> bytes:
 def unbundle(data: bytes) -> tuple[bytes, bytes]:
     """``(pack, idx)`` of a bundle.  Raises CorruptObject, UnsupportedVersion."""
     if len(data) < 16 or data[:4] != BUNDLE_MAGIC:
-        raise CorruptObject("a remote pack is not a pack bundle")
+        raise CorruptObject("a remote pack is not a pack bundle", hint=REMOTE_DAMAGE_HINT)
     ver, n = struct.unpack(">IQ", data[4:16])
     if ver != 1:
         raise UnsupportedVersion(f"remote pack bundle version {ver}", hint="upgrade mem on this machine")
     if 16 + n > len(data):
-        raise CorruptObject("a remote pack bundle is truncated")
+        raise CorruptObject("a remote pack bundle is truncated", hint=REMOTE_DAMAGE_HINT)
     return data[16:16 + n], data[16 + n:]
 
 
@@ -181,7 +186,7 @@ class Sealer:
             raise WrongKey(f"the sync key does not open the remote's {what}",
                            hint="use the key of the store that created the remote (mem remote key export)") from None
         except age.AgeError as e:
-            raise CorruptObject(f"the remote's {what} is damaged: {e}") from None
+            raise CorruptObject(f"the remote's {what} is damaged: {e}", hint=REMOTE_DAMAGE_HINT) from None
 
 
 def check_identity(identity: str) -> str:

@@ -125,8 +125,10 @@ class FolderTransport(Transport):
 
     def check(self) -> None:
         if not self.root.is_dir():
-            what = "is not a folder" if self.root.exists() else "does not exist"
-            raise RemoteUnavailable(f"the remote folder {self.root} {what}",
+            if self.root.exists():
+                raise RemoteUnavailable(f"the remote folder {self.root} is not a folder",
+                                        hint="a remote is a folder: 'mem remote remove' it and add a folder")
+            raise RemoteUnavailable(f"the remote folder {self.root} does not exist",
                                     hint=f"create it first (mkdir -p {self.root}), or mount its disk")
 
     def _mkdir(self, d: Path) -> None:
@@ -146,6 +148,7 @@ class FolderTransport(Transport):
             self.check()
             raise NotFound(f"{name} is not on the remote {self.where}") from None
         except OSError as e:
+            self.check()        # the remote path is a file, not a folder: say so
             raise RemoteUnavailable(f"cannot read {name} from {self.where}: {e.strerror}") from None
         return data, _etag(data)
 

@@ -67,7 +67,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import decay_days
 from objstore.memory.facts import list_keys
-from objstore.memory.scope import applies, key_project, project_aliases
+from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.retrieval.recall import current_version, visible
 
 DEFAULT_BUDGET = 1500
@@ -177,17 +177,20 @@ def save_state(store: Store, session_id: str, state: dict) -> None:
 
 # -- facts in scope ---------------------------------------------------------------
 
-def _current_facts(store: Store, projects: Sequence[str] | None) -> list[tuple[str, Fact]]:
-    """(id, Fact) of the current, visible version of every key that applies."""
+def _current_facts(store: Store, projects: Sequence[str] | None,
+                   reader: str | None = None) -> list[tuple[str, Fact]]:
+    """(id, Fact) of the current, visible version of every key that applies,
+    as namespace ``reader`` sees it (``scope.visibility``; None: every
+    namespace)."""
     out = []
     for key, _head in list_keys(store):
-        if not applies(key, projects):
+        if visibility(key, "", projects, reader) is None:
             continue
         try:
-            cur = current_version(store, key)
+            cur = current_version(store, key, reader)
         except MemError:
             continue
-        if cur is not None and visible(cur[1]):
+        if cur is not None and visible(cur[1]) and namespace_rank(reader, cur[1].namespace) is not None:
             out.append(cur)
     return out
 
@@ -363,7 +366,7 @@ def dormant_note(store: Store, sleeping: Sequence[Fact]) -> str:
 
 def render_context(store: Store, projects: Sequence[str] | None, *, budget: int | None = None,
                    dormant: Callable[[Fact], bool] = is_dormant, moving_max_age_days: float | None = None,
-                   now: int | None = None) -> ContextBlock:
+                   now: int | None = None, namespace: str | None = None) -> ContextBlock:
     """Render the session-start block (rules in the module docstring).
 
     Args:
@@ -375,6 +378,12 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             longer ago than this is left out; None: the store's setting
             (default 30).
         now: the time ages are counted from (ms; default now).
+        namespace: the reader's namespace (``objstore.memory.scope``): a
+            sub-agent's block holds its own and its ancestors' facts, never
+            a sibling's; a descendant's facts come after the reader's own
+            in each tier.  None: every namespace.  Sub-agent summaries
+            (kind ``summary``) are shown only in blocks of their own
+            session's tree.
     Raises:
         InvalidInput: ``budget < 1``.
     """
@@ -391,11 +400,13 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     tiers: list[list[tuple[str, Fact]]] = [[] for _ in _TIERS]
     sleeping: list[Fact] = []
     stale_moving: list[str] = []
-    facts = _current_facts(store, projects)
+    facts = _current_facts(store, projects, namespace)
     seen = {oid for oid, _f in facts}
     facts += [(oid, f) for oid, f in standing_facts(store)  # standing facts load whatever the project
               if oid not in seen]
     for oid, f in facts:
+        if f.kind == "summary" and not (namespace and namespace_root(namespace) == namespace_root(f.namespace)):
+            continue  # a sub-agent's report: in its own session's blocks only (recall finds it everywhere)
         if dormant(f) and not is_memory_file_key(f.key):
             sleeping.append(f)
         if dormant(f) or is_memory_file_key(f.key):  # the memory files come first, as files
@@ -421,7 +432,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     chosen: list[tuple[str, str]] = []
     omitted = 0
     for ti, items in enumerate(tiers):
-        items.sort(key=lambda x: (_TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
+        items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
+                                  _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
         title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
         section: list[str] = []
         for oid, f in items:
@@ -445,10 +457,11 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget)
 
 
-def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool]) -> bool:
+def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],
+                   reader: str | None = None) -> bool:
     for key, oid in facts:
         try:
-            cur = current_version(store, key)
+            cur = current_version(store, key, reader)
         except MemError:
             return False
         if cur is None or cur[0] != oid or not visible(cur[1]) or dormant(cur[1]):
@@ -458,7 +471,7 @@ def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool
 
 def session_start_block(store: Store, session_id: str, source: str, cwd: str | None, *,
                         project: str | None = None, budget: int | None = None,
-                        trace_path: str | Path | None = None) -> str:
+                        trace_path: str | Path | None = None, namespace: str | None = None) -> str:
     """The session-start memory block for ``session_id`` ("" when no fact
     applies): stored bytes on ``resume``/``compact``/``fork`` if every fact
     in them is still current, else freshly rendered and stored (module
@@ -468,6 +481,9 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     ``budget`` None: the store's ``context.session_budget``.  With
     ``trace_path``, one JSON line (event ``SessionStart``: tokens, budget,
     facts, omitted, moving values left out) is appended there.
+    ``namespace``: the reader's namespace (a sub-agent's block at
+    ``SubagentStart``: its ancestors' facts, never a sibling's;
+    :func:`render_context`).
     Raises InvalidInput for a bad budget; StoreNotFound is the caller's."""
     t0 = time.perf_counter()
     projects = project_aliases(cwd, override=project, store_root=store.root)
@@ -477,7 +493,7 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
         state = {**state, "start": None, "injected": {}}
     start = state.get("start")
     if (isinstance(start, dict) and start.get("project") == primary and isinstance(start.get("text"), str)
-            and _still_current(store, start.get("facts") or [], is_dormant)):
+            and _still_current(store, start.get("facts") or [], is_dormant, namespace)):
         if source == "compact":  # what was injected on prompts is summarised away: may come again
             keep = {oid for _k, oid in start.get("facts") or []}
             state["injected"] = {k: v for k, v in state["injected"].items() if k in keep}
@@ -488,7 +504,7 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
                                      "tokens": estimate_tokens(start["text"]) if start["text"] else 0,
                                      "facts": [k for k, _ in start.get("facts") or []]})
         return start["text"]
-    block = render_context(store, projects, budget=budget)
+    block = render_context(store, projects, budget=budget, namespace=namespace)
     now = now_ms()
     injected = dict(state.get("injected") or {})
     for _key, oid in block.facts:

@@ -77,7 +77,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.decay import touch
 from objstore.memory.facts import walk
 from objstore.memory.provenance import turn_author
-from objstore.memory.scope import applies, project_aliases
+from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, save_state, state_path, store_context_config, strip_mem_context, write_trace,
@@ -280,7 +280,7 @@ def _key_words(key: str) -> str:
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
                       tool_output: str | None = None, cwd: str | None = None,
                       config: GateConfig | None = None, project: str | None = None,
-                      trace_path: str | Path | None = None) -> Injection:
+                      trace_path: str | Path | None = None, namespace: str | None = None) -> Injection:
     """Decide what stored memory to add to a prompt (module docstring).
 
     Args:
@@ -293,6 +293,9 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
             ``context.prompt_budget``).
         project: overrides the cwd's project.
         trace_path: when given, the trace record is appended there.
+        namespace: the reader's namespace (a sub-agent's prompt): what it
+            may not read is never injected, a descendant's evidence is
+            demoted (``objstore.memory.scope``).  None: every namespace.
     Returns:
         :class:`Injection` (``text`` "" when nothing cleared the gate).
         A store whose index cannot be read gives an empty injection whose
@@ -321,7 +324,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     error = None
     if weight:
         try:
-            _gate(store, session_id, sources, weight, word_of, projects, config, inj)
+            _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace)
         except MemError as e:  # an unreadable index: inject nothing, say why
             error = str(e)
             inj.injected, inj.text = [], ""
@@ -343,7 +346,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
 
 
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
-          projects: tuple[str, ...], config: GateConfig, inj: Injection) -> None:
+          projects: tuple[str, ...], config: GateConfig, inj: Injection, namespace: str | None = None) -> None:
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     idx = store.index
     store.try_recover()
@@ -369,7 +372,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
-        cur = current_version(store, key)
+        cur = current_version(store, key, namespace)
         if cur is None:
             c.reason = "no current version"
             continue
@@ -377,8 +380,10 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         if not visible(f):
             c.reason = "secret or forgotten"
             continue
-        if not applies(key, projects):
-            c.reason = "another project's fact"
+        rank = visibility(key, f.namespace, projects, namespace)
+        if rank is None:
+            c.reason = "another project's fact" if visibility(key, "", projects, None) is None \
+                else "another namespace's fact"
             continue
         if not config.dormant(f):
             showable[key] = (c, f)
@@ -396,6 +401,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         matched = [t for t in weight if t in key_terms or t in in_body]
         c.matched = [word_of[t] for t in matched]
         c.evidence = sum(weight[t] * nidf[t] * (config.key_weight if t in key_terms else 1.0) for t in matched)
+        c.evidence *= namespace_weight(rank)
         rare = [t for t in matched if t in in_body and weight[t] >= 1.0 and nidf[t] >= config.rare_nidf]
         if config.dormant(f):
             c.reason = "dormant"
@@ -415,6 +421,10 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                             roles=config.turn_roles, stopwords=False):
             c = Candidate("turn", h.id, h.ref, bm25=h.score)
             cands.append(c)
+            rank = namespace_rank(namespace, h.ref)
+            if rank is None or (namespace and h.ref == namespace):
+                c.reason = "a namespace this session may not read" if rank is None else "this sub-agent's own turn"
+                continue
             try:
                 t = store.get(h.id, Turn)
             except MemError:
@@ -427,7 +437,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             terms = set(index_terms(t.text[:20_000]))
             matched = [x for x in prompt_terms if x in terms]
             c.matched = [word_of[x] for x in matched]
-            c.evidence = sum(weight[x] * nidf[x] for x in matched)
+            c.evidence = sum(weight[x] * nidf[x] for x in matched) * namespace_weight(rank)
             cover = sum(weight[x] * nidf[x] for x in matched) / total_w
             if len(matched) < config.turn_min_terms:
                 c.reason = f"{len(matched)} matched term(s), fewer than {config.turn_min_terms}"

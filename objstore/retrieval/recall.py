@@ -84,7 +84,7 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, walk
 from objstore.memory.provenance import turn_author, turn_trust
-from objstore.memory.scope import applies, key_project
+from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
@@ -191,6 +191,8 @@ class RecallHit:
             (``Turn.untrusted``).
         duplicates: byte-identical hits collapsed into this one.
         queries: indexes of the phrasings that found it.
+        namespace: the namespace it belongs to (a fact's ``namespace``; a
+            turn's session id), "" for none (``objstore.memory.scope``).
         updated_later: for a passage superseded by a later statement
             (``objstore.retrieval.timeline``): ``{"kind", "id", "time",
             "date", "text"}`` plus ``session``/``seq`` or ``key`` of the
@@ -225,6 +227,7 @@ class RecallHit:
     edges: tuple[tuple[str, str], ...] = ()
     author: str | None = None
     untrusted: bool = False
+    namespace: str = ""
 
     @property
     def date(self) -> str:
@@ -245,7 +248,8 @@ class RecallHit:
         else:
             d.update(session=self.session, seq=self.seq, role=self.role, harness=self.harness,
                      cwd=self.cwd, source=self.source, author=self.author, untrusted=self.untrusted)
-        d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later)
+        d.update(duplicates=self.duplicates, queries=list(self.queries), updated_later=self.updated_later,
+                 namespace=self.namespace)
         return d
 
 
@@ -415,7 +419,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
            projects: Sequence[str] | None = None, limit: int = 10,
            exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
            opts: RecallOptions = RecallOptions(), as_of: int | None = None,
-           include_directives: bool = False) -> RecallResult:
+           include_directives: bool = False, namespace: str | None = None,
+           within: str | None = None) -> RecallResult:
     """Recall current facts and turn passages for one or more phrasings.
 
     Args:
@@ -436,6 +441,14 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             ``HELD_OUT_KINDS`` (``directive``: questions, instructions,
             goals), which are left out by default because they rank high by
             resembling the query.
+        namespace: the reader's namespace (``objstore.memory.scope``): what
+            it may not read (a sibling sub-agent's facts and turns) is left
+            out, a descendant's is demoted (score times
+            ``DESCENDANT_PENALTY`` per level) and a key's current version
+            is the reader's (``facts.current_of``).  None: the person's
+            view (every namespace; sub-agents' demoted by depth).
+        within: only what namespace ``within`` and its descendants hold
+            (``mem recall --from-agent``); read as ``within`` itself.
     Returns:
         :class:`RecallResult` (the algorithm is in the module docstring).
     Raises:
@@ -465,6 +478,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
                            hint="a query needs at least one letter or digit")
     store.try_recover()
     proj = None if projects is None else tuple(projects)
+    reader = within if within else namespace
+    ns = _NsView(reader, within)
     fused: dict[tuple, _Cand] = {}
     turns: dict[str, Turn] = {}  # turn objects read once: coverage, then materialising
     for qi, q in enumerate(qs):
@@ -481,6 +496,12 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             f.score += 1.0 / (opts.rrf_k + rank + 1)
             f.rel = max(f.rel, c.score / (top or 1.0), c.own)
             f.queries.add(qi)
+    for k in [k for k, c in fused.items() if c.kind == "turn"]:  # a turn's namespace is its session
+        w = ns.weight(fused[k].session or fused[k].ref)
+        if w is None:
+            del fused[k]
+        else:
+            fused[k].score *= w
     order = sorted(fused.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
     res = RecallResult(queries=qs, projects=proj, as_of=as_of)
     by_text: dict[bytes, int] = {}
@@ -489,10 +510,13 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     got_hits: list[RecallHit] = []
     extra: list[_Extra] = []
     _prefetch_neighbours(store, order[:pool + pool // 2])
+    # a fact's namespace is known once it is read: with namespaces in play read further,
+    # then let the demotion reorder (a descendant's fact never displaces the reader's own)
+    reach = pool * 3 if ns.active() else pool
     for c in order:
-        if len(got_hits) >= pool:
+        if len(got_hits) >= reach or (len(got_hits) >= pool and not ns.active()):
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns)
+        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns, ns)
         if got is None:
             continue
         hit, full, old_bodies = got
@@ -507,12 +531,15 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         by_text[digest] = len(got_hits)
         got_hits.append(hit)
         extra.append(_Extra(full, old_bodies, c.rel))
+    if ns.active() and got_hits:
+        keep = sorted(range(len(got_hits)), key=lambda i: -got_hits[i].score)[:pool]
+        got_hits, extra = [got_hits[i] for i in keep], [extra[i] for i in keep]
     if any(h.edges for h in got_hits):
         keep = restatements_dropped(store, got_hits)
         got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
     if opts.supersede and opts.follow and got_hits and wants_current(qs):
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
-                        opts, as_of, turns)
+                        opts, as_of, turns, ns)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
@@ -625,7 +652,7 @@ def _stop_stems() -> frozenset[str]:
 def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
                     projects: tuple[str, ...] | None, exclude_sessions: Iterable[str],
                     roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None,
-                    turns: dict[str, Turn] | None = None) -> int:
+                    turns: dict[str, Turn] | None = None, ns: _NsView | None = None) -> int:
     """Follow the subject forward in time: for each of the first
     ``opts.follow`` turn hits, search the turns of its project recorded
     after it for its own words and the question's (a later statement of a
@@ -659,7 +686,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             if took >= 5:
                 break
             got = _materialize(store, _Cand("turn", f.ref, f.seq, f.id, session=f.ref), query, projects, opts,
-                               as_of, turns=turns)
+                               as_of, turns=turns, ns=ns)
             if got is None:
                 continue
             hit, full, _ = got
@@ -716,32 +743,60 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     return out
 
 
+class _NsView:
+    """The namespace side of recall's filter (``scope.namespace_rank``):
+    the reader, and ``within`` for ``--from-agent``."""
+
+    def __init__(self, reader: str | None, within: str | None = None) -> None:
+        self.reader, self.within = reader, within
+
+    def active(self) -> bool:
+        """Whether facts may be left out or demoted once read (a reader
+        namespace or ``within``): then recall reads further and re-sorts.
+        In the person's view turns are still demoted by depth (their
+        namespace is their session id, known before they are read)."""
+        return bool(self.reader) or self.within is not None
+
+    def weight(self, ns: str) -> float | None:
+        """None when ``ns`` is not for the reader, else its score factor."""
+        if self.within is not None and not within_namespace(ns, self.within):
+            return None
+        r = namespace_rank(self.reader, ns)
+        return None if r is None else namespace_weight(r)
+
+
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
                  opts: RecallOptions, as_of: int | None = None, include_directives: bool = False,
-                 turns: dict[str, Turn] | None = None) -> tuple[RecallHit, str, list[str]] | None:
+                 turns: dict[str, Turn] | None = None,
+                 ns: _NsView | None = None) -> tuple[RecallHit, str, list[str]] | None:
     """Resolve a candidate against the objects: (hit, its full text, the
     bodies of a fact's older versions), or None to skip it."""
+    ns = ns or _NsView(None)
     try:
         if c.kind == "fact":
             head = store.refs.read("facts/" + c.ref)
             if head is None:
                 return None
             chain = list(walk(store, head))
-            cur = current_of(chain, as_of)
+            cur = current_of(chain, as_of, reader=ns.reader)
             if cur is None:
                 return None
             oid, f = cur.id, cur.fact
-            if not visible(f, include_directives) or not applies(f.key, projects):
+            if not visible(f, include_directives) or visibility(f.key, f.namespace, projects, ns.reader) is None:
+                return None
+            w = ns.weight(f.namespace)
+            if w is None:
                 return None
             older = [v.fact.body for v in chain
                      if v.id != oid and visible(v.fact) and (as_of is None or v.fact.recorded_at <= as_of)
+                     and namespace_rank(ns.reader, v.fact.namespace) is not None
                      and (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version)]
-            return RecallHit(kind="fact", id=oid, score=c.score, text=f.body, time=f.valid_from,
+            return RecallHit(kind="fact", id=oid, score=c.score * w, text=f.body, time=f.valid_from,
                              project=key_project(f.key) or "", trust=f.trust, key=f.key,
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
                              resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
-                             queries=tuple(sorted(c.queries)), edges=f.edges), \
+                             queries=tuple(sorted(c.queries)), edges=f.edges, namespace=f.namespace), \
                 f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id
         if oid == "":
@@ -760,11 +815,13 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             return None
         if projects is not None and t.project and t.project not in projects:
             return None
+        if ns.weight(t.session) is None:  # every path to a turn hit goes through the namespace filter
+            return None
         return RecallHit(kind="turn", id=oid, score=c.score, text=t.text, time=t.timestamp,
                          project=t.project, trust=turn_trust(t), session=t.session,
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
                          queries=tuple(sorted(c.queries)), author=turn_author(t),
-                         untrusted=t.untrusted), t.text, []
+                         untrusted=t.untrusted, namespace=t.session), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
 
@@ -779,12 +836,13 @@ def visible(f: Fact, include_directives: bool = False) -> bool:
             and (include_directives or f.kind not in HELD_OUT_KINDS))
 
 
-def current_version(store: Store, key: str) -> tuple[str, Fact] | None:
-    """``(id, Fact)`` of ``key``'s current version by the supersession rule,
-    or None (no such key, nothing current).  Raises IntegrityError for a
-    broken history."""
+def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:
+    """``(id, Fact)`` of ``key``'s current version by the supersession rule
+    as namespace ``reader`` sees it (``facts.current_of``; None: the
+    person's view), or None (no such key, nothing current).  Raises
+    IntegrityError for a broken history."""
     head = store.refs.read("facts/" + key)
     if head is None:
         return None
-    cur = current_of(list(walk(store, head)))
+    cur = current_of(list(walk(store, head)), reader=reader)
     return None if cur is None else (cur.id, cur.fact)

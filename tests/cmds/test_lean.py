@@ -72,7 +72,8 @@ def test_parse_falls_back_on_anything_unusual():
     assert lean.parse(["recall", "q", "--as-of", "soon"]) is None  # click says what is wrong
     assert lean.parse(["--home", "/x", "recall", "a", "-n5", "b", "--json"]) == (
         "recall", {"queries": ("a", "b"), "what": "all", "limit": 5, "project": None, "all_projects": False,
-                   "as_of": None, "include_directives": False, "as_json": True, "plain": False}, "/x", None)
+                   "as_of": None, "include_directives": False, "session": None, "agent": None, "from_agent": None,
+                   "as_json": True, "plain": False}, "/x", None)
     assert lean.parse(["remember", "k", "--", "-5"])[1]["text"] == "-5"
     assert lean.parse(["remember", "k", "v", "--no-pin"])[1]["pin"] is False
     for argv in (["get"], ["get", "a", "b"], ["get", "k", "--help"], ["get", "k", "--bogus"], ["recall"],

@@ -151,6 +151,21 @@ def test_a_write_after_the_index_was_deleted_does_not_hide_the_rest(mem, store_p
     assert "s1" in r.stdout and "index was missing" in r.stderr, (r.stdout, r.stderr)
 
 
+def test_a_file_where_the_index_belongs_is_replaced_not_an_internal_error(mem, store_path):
+    mem("remember", "user/editor", "helix")
+    shutil.rmtree(store_path / "index")
+    (store_path / "index").write_text("x")
+    r = mem("remember", "user/shell", "fish")                 # the write stands, the index is behind
+    assert "not a directory" in r.stderr and "mem reindex" in r.stderr
+    r = mem("search", "helix")
+    assert "user/editor" in r.stdout and "internal error" not in r.stderr
+    assert (store_path / "index").is_dir()
+    (store_path / "index").rename(store_path / "index.old")
+    (store_path / "index").write_text("x")
+    assert "indexed" in mem("reindex").stdout
+    assert "user/shell" in mem("search", "fish").stdout
+
+
 def test_a_fresh_store_is_not_a_missing_index(mem):
     mem("init")
     r = mem("search", "anything")

@@ -81,7 +81,8 @@ def test_setup_repairs_hooks_whose_command_is_gone(invoke, claude_dir, tmp_path,
     r = invoke("setup", "--shell", "none")
     assert "hooks: repaired in" in r.stdout and f"its command {old} does not exist" in r.stdout
     assert {h["command"] for h in _handlers(s)} == {str(new)}
-    assert len(_handlers(s)) == 6  # replaced, not added
+    from objstore.integrations.install import EVENT_TIMEOUTS
+    assert len(_handlers(s)) == len(EVENT_TIMEOUTS)  # replaced, not added
     assert "already in" in invoke("setup", "--shell", "none").stdout
     invoke("setup", "--undo", "--shell", "none")
     assert s.read_text() == '{"model": "opus"}\n'

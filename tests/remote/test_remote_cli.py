@@ -151,3 +151,17 @@ def test_push_to_a_folder_that_does_not_exist_exits_15_and_creates_nothing(invok
     gone.mkdir()
     invoke(*a, "push", "usb")
     assert (gone / "mem-remote").is_file()
+
+
+def test_a_remote_that_is_a_file_or_has_a_damaged_descriptor_says_where_the_damage_is(invoke, tmp_path):
+    a = ["--home", str(tmp_path / "a")]
+    invoke(*a, "remember", "user/x", "v")
+    (tmp_path / "afile").write_text("x")
+    invoke(*a, "remote", "add", "f", str(tmp_path / "afile"))
+    r = invoke(*a, "push", "f", exit_code=15)
+    assert "is not a folder" in r.stderr
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "mem-remote").write_bytes(b"junk")
+    invoke(*a, "remote", "add", "r", str(tmp_path / "r"))
+    r = invoke(*a, "push", "r", exit_code=13)
+    assert "damage is on the remote, not in this store" in r.stderr and "mem fsck" not in r.stderr

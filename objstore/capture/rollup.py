@@ -1,0 +1,171 @@
+"""Rollups: what a sub-agent leaves its parent.
+
+When a sub-agent ends, its parent gets one ``summary`` fact in the parent's
+namespace (``objstore.memory.scope``): the sub-agent's final message, with
+``rollup_of`` edges (``Fact.edges``, ``docs/format.md`` "Edges") to the
+sub-agent's turns.  A parent reads its children's conclusions at full
+rank and their raw exploration demoted, so a question the sub-agent
+answered is answered by its conclusion first.
+
+A sub-agent that ends without a final message (a crash, a kill, an
+interrupt), noticed at ``SubagentStop`` (no ``last_assistant_message``),
+at ``Stop`` (its transcript idle for :data:`IDLE_S`), at ``SessionEnd``,
+or at the next catch-up or import, leaves a summary that says it did not
+complete (:data:`INCOMPLETE`) instead of nothing.
+
+The summary's key is ``project/<p>/summary/<child namespace>`` (``global/…``
+when the sub-agent's turns name no project): one key per sub-agent, so a
+repeated ``SubagentStop`` or a re-import writes nothing new (the value is
+unchanged), a real final message supersedes an earlier "did not complete",
+and a "did not complete" never replaces a final message.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.capture.claude_code import subagent_outcome
+from objstore.core.errors import IntegrityError, MemError, NotFound
+from objstore.core.refs import validate_session_id
+from objstore.core.store import Store
+from objstore.memory.facts import RememberResult, current_of, remember, walk
+from objstore.memory.scope import parent_namespace
+from objstore.memory.sessions import session_turns
+
+#: how a "did not complete" summary starts
+INCOMPLETE = "did not complete"
+#: a sub-agent transcript without a final message, idle this long (seconds), is taken as ended at Stop
+IDLE_S = 60.0
+#: characters of a final message kept in its summary
+MAX_SUMMARY_CHARS = 20_000
+#: most ``rollup_of`` edges one summary holds (the newest turns)
+MAX_EDGES = 1000
+OWNER = "rollup"
+
+
+@dataclass(frozen=True)
+class RollupResult:
+    """What :func:`rollup` did for one sub-agent.
+
+    Attributes:
+        child: the sub-agent's namespace.  parent: its parent's.
+        key: the summary's key.  status: ``written``, ``unchanged``,
+        ``kept`` (a final summary exists: a later "did not complete" is
+        not written over it), ``queued`` (parked for review, e.g. an
+        instruction-shaped final message) or ``skipped`` (not a sub-agent).
+        complete: whether the summary holds a final message.
+        edges: the turn ids it rolls up.  id: the summary version's id.
+    """
+
+    child: str
+    parent: str
+    key: str
+    status: str
+    complete: bool
+    edges: tuple[str, ...] = ()
+    id: str | None = None
+
+
+def summary_key(child: str, project: str) -> str:
+    """The key of sub-agent ``child``'s summary (module doc)."""
+    return f"project/{project}/summary/{child}" if project else f"global/summary/{child}"
+
+
+def rollup_edges(fact) -> tuple[str, ...]:
+    """The ids of the turns a summary fact rolls up (its ``rollup_of``
+    edges)."""
+    return fact.edges_of("rollup_of")
+
+
+def is_incomplete(body: str) -> bool:
+    """Whether a summary body is a "did not complete" one."""
+    return body.startswith(INCOMPLETE)
+
+
+def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",
+           description: str = "", command: str = "rollup") -> RollupResult:
+    """Write (once) the summary of sub-agent namespace ``child`` into its
+    parent's namespace.
+
+    Args:
+        child: ``<session>.agent-<id>`` (also the session id of its turns).
+        final: its final message (``last_assistant_message``), or None /
+            blank when it ended without one: then a "did not complete"
+            summary naming how far it got.
+        project: the project when its turns name none.
+        agent_type, description: shown in a "did not complete" summary.
+    Returns:
+        :class:`RollupResult`.
+    Raises:
+        InvalidInput: ``child`` is not a usable session id.  StoreLocked.
+    """
+    child = validate_session_id(child)
+    parent = parent_namespace(child)
+    if parent is None:
+        return RollupResult(child, "", "", "skipped", False)
+    try:
+        turns = session_turns(store, child)
+    except (NotFound, IntegrityError):
+        turns = []
+    project = next((tv.turn.project for tv in reversed(turns) if tv.turn.project), project)
+    key = summary_key(child, project)
+    edges = tuple(tv.id for tv in turns[-MAX_EDGES:] if not tv.turn.forgotten)  # forget dropped those
+    final = (final or "").strip()
+    complete = bool(final)
+    if complete:
+        body = final if len(final) <= MAX_SUMMARY_CHARS else final[:MAX_SUMMARY_CHARS - 1] + "…"
+    else:
+        what = " ".join(x for x in (agent_type, f"({description})" if description else "") if x)
+        last = turns[-1].turn if turns else None
+        tail = ""
+        if last is not None:
+            snippet = " ".join(last.text.split())[:300]
+            tail = f" Its last turn ({last.role}): {snippet}"
+        body = (f"{INCOMPLETE}: sub-agent {child}{' ' + what if what else ''} ended without a final message "
+                f"(crash, kill or interrupt) after {len(turns)} turn{'s' if len(turns) != 1 else ''}.{tail}")
+    with store.lock(command):
+        head = store.refs.read("facts/" + key)
+        cur = current_of(list(walk(store, head)), reader=parent) if head else None
+        if cur is not None and not complete and not is_incomplete(cur.fact.body):
+            return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
+        r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
+                                     edges=[("rollup_of", t) for t in edges], replace_edges=True,
+                                     namespace=parent, command=command)
+    if r.queued:
+        return RollupResult(child, parent, key, "queued", complete, edges)
+    return RollupResult(child, parent, key, "written" if r.written else "unchanged", complete,
+                        rollup_edges(r.version.fact), r.version.id)
+
+
+def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
+                 command: str = "rollup") -> list[RollupResult]:
+    """Roll up the Claude Code subagent transcripts among ``paths``
+    (``agent-*.jsonl``; others are ignored) after their turns were captured.
+
+    A file that ends with a final message gets a summary of it; one that
+    does not gets a "did not complete" summary when ``final`` (the session
+    ended, an import, a catch-up of an idle file) or when it has not been
+    written for ``idle_s`` seconds; else it is left for later (it may still
+    be running).  Errors on one file (unreadable, a damaged chain) skip it.
+    """
+    out = []
+    now = time.time()
+    for p in paths:
+        p = Path(p)
+        if not p.name.startswith("agent-"):
+            continue
+        try:
+            oc = subagent_outcome(p)
+            if oc is None:
+                continue
+            if oc.final is None and not final and now - os.stat(p).st_mtime < idle_s:
+                continue
+            out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
+                              description=oc.description, command=command))
+        except (OSError, MemError):
+            continue
+    return out

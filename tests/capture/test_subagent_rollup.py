@@ -1,0 +1,128 @@
+"""A real Claude Code session with subagents (../shared sample
+``-experiments-worktrees/ef958aa1…``, six subagent files): after import each
+subagent has its own namespace, siblings cannot read each other, the parent
+reads them demoted, each subagent has a summary with ``rollup_of`` edges to
+its turns; a copy with one subagent's last lines cut leaves a "did not
+complete" summary."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared_path
+
+SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+QUERIES = ["plan mode", "teammates task coordination", "Beads issue tracker", "commit SHA branch",
+           "round 2 comparison contrasts"]
+
+
+def _sample() -> Path:
+    return shared_path("data", "transcripts", "claude-code-log", "projects", "-experiments-worktrees")
+
+
+def _summaries(store) -> dict:
+    from objstore.memory.facts import current, list_keys
+    out = {}
+    for key, _head in list_keys(store):
+        if "/summary/" in key:
+            v = current(store, key)
+            out[key.rsplit("/", 1)[1]] = v
+    return out
+
+
+def _edges(fact) -> tuple:
+    from objstore.capture.rollup import rollup_edges
+    return rollup_edges(fact)
+
+
+@pytest.fixture
+def imported(store):
+    from objstore.capture.importer import import_transcripts
+    src = _sample()
+    import_transcripts(store, "claude-code", [src])
+    subs = sorted((src / SID / "subagents").glob("agent-*.jsonl"))
+    assert len(subs) >= 5
+    return store, [f"{SID}.agent-{p.stem[len('agent-'):]}" for p in subs]
+
+
+def test_each_subagent_has_its_namespace_and_a_summary_with_rollup_edges(imported):
+    from objstore.memory.scope import namespace_rank, parent_namespace
+    from objstore.memory.sessions import session_turns
+    store, children = imported
+    summaries = _summaries(store)
+    for child in children:
+        turns = session_turns(store, child)            # its own namespace: its turns' session
+        assert turns and parent_namespace(child) == SID
+        v = summaries[child]
+        f = v.fact
+        assert f.kind == "summary" and f.namespace == SID and f.trust == "agent_observed"
+        assert not f.body.startswith("did not complete")
+        assert f.body.strip() in turns[-1].turn.text     # its final message
+        assert set(_edges(f)) == {tv.id for tv in turns}  # rollup_of: every turn it recorded
+        for other in children:
+            if other != child:
+                assert namespace_rank(child, other) is None
+    # importing again writes nothing new
+    from objstore.capture.importer import import_transcripts
+    import_transcripts(store, "claude-code", [_sample()], reread=True)
+    assert {k: v.id for k, v in _summaries(store).items()} == {k: v.id for k, v in summaries.items()}
+
+
+def test_siblings_cannot_read_each_other_and_the_parent_reads_them_demoted(imported):
+    from objstore.retrieval.recall import recall
+    store, children = imported
+    seen_children = set()
+    for child in children:
+        siblings = set(children) - {child}
+        for q in QUERIES:
+            for h in recall(store, q, projects=None, namespace=child, limit=30).hits:
+                ns = h.namespace
+                assert not any(ns == s or ns.startswith(s + ".") for s in siblings), (child, q, h.key or h.session)
+    for q in QUERIES:
+        hits = recall(store, q, projects=None, namespace=SID, limit=30).hits
+        seen_children |= {h.namespace for h in hits if h.namespace in children}
+    assert len(seen_children) >= 3                      # the parent reads its subagents' turns
+    # a subagent's conclusion (the summary, the parent's own) ranks above its raw final turn, same words
+    compared = 0
+    for child in children:
+        final = _summaries(store)[child].fact.body
+        q = " ".join(final.split()[:40])
+        hits = recall(store, q, projects=None, namespace=SID, limit=30).hits
+        places = {("fact" if h.kind == "fact" else h.namespace): i for i, h in reversed(list(enumerate(hits)))
+                  if h.kind == "fact" and h.key.endswith(child) or h.namespace == child}
+        assert "fact" in places, child
+        if child in places:
+            compared += 1
+            assert places["fact"] < places[child]
+            by_kind = {h.kind if h.kind == "fact" else "turn": h for h in hits
+                       if (h.kind == "fact" and h.key.endswith(child)) or h.namespace == child}
+            assert by_kind["turn"].score < by_kind["fact"].score
+    assert compared >= 1     # (the others are demoted out of the top 30)
+
+
+def test_a_subagent_cut_short_leaves_a_did_not_complete_summary(store, tmp_path):
+    from objstore.capture.importer import import_transcripts
+    src = _sample()
+    dst = tmp_path / "projects" / "-experiments-worktrees"
+    shutil.copytree(src, dst)
+    subs = sorted((dst / SID / "subagents").glob("agent-*.jsonl"))
+    cut = subs[1]
+    cut.chmod(0o644)
+    lines = cut.read_bytes().splitlines(keepends=True)
+    cut.write_bytes(b"".join(lines[:-3]))             # its final answer never written: killed mid-work
+    import_transcripts(store, "claude-code", [dst])
+    summaries = _summaries(store)
+    child = f"{SID}.agent-{cut.stem[len('agent-'):]}"
+    body = summaries[child].fact.body
+    assert body.startswith("did not complete") and child in body
+    assert _edges(summaries[child].fact)              # it still rolls up what the subagent did record
+    done = [k for k, v in summaries.items() if not v.fact.body.startswith("did not complete")]
+    assert len(done) == len(subs) - 1
+    # the real final message, when it comes (SubagentStop), supersedes it; a later "did not complete" does not
+    from objstore.capture.rollup import rollup
+    assert rollup(store, child, "Finished: the plan mode notes are committed.").status == "written"
+    assert rollup(store, child, None).status == "kept"
+    assert _summaries(store)[child].fact.body == "Finished: the plan mode notes are committed."
