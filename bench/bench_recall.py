@@ -73,19 +73,25 @@ def build_store(work: Path, corpus: Path, facts: int, env: dict) -> Path:
     t, p = run(mem_argv() + ["import", "claude-code", str(corpus), "--json"], {**env, "MEM_HOME": str(store)})
     print(f"bench: imported the corpus in {t:.1f} s", file=sys.stderr)
     sys.path.insert(0, str(REPO))
-    from objstore.memory.facts import remember
-    from objstore.memory.sessions import list_sessions
     from objstore.memory.opening import open_store
     with open_store(store) as st:
-        projects = sorted({s.project for s in list_sessions(st) if s.project}) or ["app"]
-        for i in range(facts):
-            proj = projects[i % len(projects)]
-            key = f"project/{proj}/setting-{i}" if i % 4 else f"user/pref-{i}"
-            remember(st, key, f"setting {i} of {proj}: port {8000 + i}, owner team-{i % 7}")
-            if i % 3 == 0:
-                remember(st, key, f"setting {i} of {proj}: port {9000 + i}, owner team-{i % 5}")
+        write_bench_facts(st, facts)
     marker.write_text("built\n")
     return store
+
+
+def write_bench_facts(st, facts: int) -> None:
+    """The benchmark's ``facts`` facts, spread over the store's projects (a
+    quarter user facts), a third of them superseded once."""
+    from objstore.memory.facts import remember
+    from objstore.memory.sessions import list_sessions
+    projects = sorted({s.project for s in list_sessions(st) if s.project}) or ["app"]
+    for i in range(facts):
+        proj = projects[i % len(projects)]
+        key = f"project/{proj}/setting-{i}" if i % 4 else f"user/pref-{i}"
+        remember(st, key, f"setting {i} of {proj}: port {8000 + i}, owner team-{i % 7}")
+        if i % 3 == 0:
+            remember(st, key, f"setting {i} of {proj}: port {9000 + i}, owner team-{i % 5}")
 
 
 def build_memware(work: Path, corpus: Path, exe: Path, env: dict) -> list[str]:

@@ -260,10 +260,12 @@ def edges_json(edges) -> dict:
     return out
 
 
-def edge_lines(edges) -> list[str]:
+def edge_lines(edges, describe=None) -> list[str]:
     """A fact's edges for people: one ``relation  target`` line each, an id
-    shortened to 12 hex digits (ids hold no ``/``; keys always do)."""
-    return [f"{rel:<13}{t if '/' in t else t[:12]}" for rel, t in edges]
+    shortened to 12 hex digits (ids hold no ``/``; keys always do) and,
+    given ``describe`` (id -> text), followed by what it names."""
+    return [f"{rel:<13}{t}" if "/" in t else f"{rel:<13}{t[:12]}" + (f"  ({describe(t)})" if describe else "")
+            for rel, t in edges]
 
 
 def body_text(obj) -> str:

@@ -41,7 +41,7 @@ def fact_status(store, oid: str, fact) -> str:
     return "current" if cur.id == oid else f"superseded by v{cur.fact.version}"
 
 
-def _print_object(oid: str, obj, status: str | None = None) -> None:
+def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
     from objstore import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
@@ -69,14 +69,19 @@ def _print_object(oid: str, obj, status: str | None = None) -> None:
             click.echo(safe(f"namespace:   {obj.namespace}"))
         if obj.sources:
             click.echo(f"sources:     {', '.join(obj.sources)}")
-        for i, line in enumerate(edge_lines(obj.edges)):
+        from objstore import describe_edge_target
+        describe = (lambda t: describe_edge_target(store, t)) if store is not None else None
+        for i, line in enumerate(edge_lines(obj.edges, describe)):
             click.echo(safe(f"{'edges:' if i == 0 else '':<13}{line}"))
         click.echo("")
         click.echo(body_text(obj))
     elif isinstance(obj, Turn):
         click.echo(safe(f"session:     {obj.session}  (turn {obj.seq})"))
+        from objstore import turn_author
         click.echo(f"role:        {obj.role}    time: {fmt_time(obj.timestamp)}    harness: {obj.harness}"
                    + (f"    entrypoint: {obj.entrypoint}" if obj.entrypoint else ""))
+        click.echo(f"author:      {turn_author(obj)}" + ("    untrusted (its session read outside content)"
+                                                         if obj.untrusted else ""))
         click.echo(safe(f"project:     {obj.project or '-'}    cwd: {obj.cwd or '-'}"))
         click.echo(f"parent:      {obj.parent or '-'}")
         if obj.forgotten:
@@ -152,10 +157,13 @@ def command(what, as_json, store):
         if as_json:
             return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
         click.echo(click.style(f"session {sid}  ({plural(len(turns), 'turn')})", fg="yellow"))
+        from objstore import turn_author
         for tv in turns:
             t = tv.turn
+            who = "user (parent_agent)" if turn_author(t) == "parent_agent" else t.role
             ep = f"  ({t.entrypoint})" if t.entrypoint else ""
-            click.echo(click.style(f"\n[{t.seq}] {t.role}  {fmt_time(t.timestamp)}  {tv.id[:12]}{ep}", bold=True))
+            click.echo(click.style(f"\n[{t.seq}] {who}  {fmt_time(t.timestamp)}  {tv.id[:12]}{ep}", bold=True)
+                       + (click.style("  untrusted", fg="red") if t.untrusted else ""))
             click.echo(body_text(t))
         return
     if "/" in what:
@@ -168,7 +176,7 @@ def _emit_fact(store, oid: str, fact, as_json: bool) -> None:
     status = fact_status(store, oid, fact)
     if as_json:
         return emit_json({**object_json(oid, fact), "status": status})
-    _print_object(oid, fact, status)
+    _print_object(oid, fact, status, store)
 
 
 def _sealed_version(store, what: str):

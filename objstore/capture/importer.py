@@ -137,7 +137,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 ledger.add(real)
                 last = i == len(files) - 1
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
-                    err = app.publish(index=res.index_error is None)
+                    # the index of this batch is written in the background while the next files are read
+                    err = app.publish(index=res.index_error is None, wait=last)
                     res.index_error = res.index_error or err
                     if not last:  # published: a later file of one of them reloads its state from the store
                         app.drop_states()

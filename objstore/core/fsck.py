@@ -110,6 +110,11 @@ def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:
                     raise InvalidInput("not NFC")
             except InvalidInput as e:
                 rep.problems.append(f"{name}: version {oid} has an invalid key: {e}")
+        if isinstance(obj, Fact):
+            for rel, target in obj.edges:  # an id target must exist (a key may be written later)
+                if "/" not in target and not isinstance(objs.get(target), (Fact, Turn)):
+                    rep.warnings.append(f"{name}: version {obj.version} has a {rel} edge to {target[:12]}, "
+                                        "which is not a fact version or turn in this store")
         if isinstance(obj, (Fact, Sealed)) and obj.key != label:
             rep.problems.append(f"{name}: version {oid} belongs to key {obj.key!r}")
         if isinstance(obj, Turn) and obj.session != label:

@@ -4,9 +4,17 @@ The model is git's packfile design (``gitformat-pack(5)``: a ``.pack`` of
 entries named by its own trailing checksum, and a ``.idx`` with a 256-entry
 fan-out table, sorted ids and offsets, written *last* so that its presence
 marks the pack complete).  Unlike git there are no deltas and no type/size
-varint header per entry: an entry is a length prefix and the zlib stream of
-one frame (``docs/format.md``, "Frame"), so it is read with one ``pread`` of a
-length the index gives.
+varint header per entry: an entry is a length prefix and the compressed
+bytes of one frame (``docs/format.md``, "Frame"), so it is read with one
+``pread`` of a length the index gives.
+
+**Versions.**  This doc gives version 1 byte by byte (a zlib stream per
+entry).  Version 2, which new packs are written in, differs only in the
+pack file: after the 12-byte header come D (u32) and a zstd dictionary of D
+bytes, then the entries, each a zstd frame (RFC 8878, content size
+recorded, no dictionary id) compressed with that dictionary; the index has
+the same layout with version 2.  ``docs/format.md`` ("Packs") specifies
+both, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -145,6 +153,7 @@ import mmap
 import os
 import re
 import struct
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -158,8 +167,19 @@ from objstore.core.ids import check_prefix, is_full_id
 
 PACK_MAGIC = b"MPAK"
 IDX_MAGIC = b"MIDX"
-PACK_VERSION = 1
-IDX_VERSION = 1
+#: the version new packs and indexes are written in (1: a zlib stream per
+#: object; 2: a zstd frame per object, compressed with the pack's own
+#: dictionary); both are read
+PACK_VERSION = 2
+IDX_VERSION = 2
+READ_VERSIONS = (1, 2)
+#: version 2: the zstd level new entries are written at
+ZSTD_LEVEL = 3
+#: version 2: the dictionary is trained on the first frames of a pack, up to
+#: this many frames or bytes, and is at most DICT_BYTES long
+TRAIN_FRAMES = 2000
+TRAIN_BYTES = 4 << 20
+DICT_BYTES = 112 * 1024
 
 # The layout constants below without a leading underscore are shared with the
 # writer (objstore.core.packwriter); the sizes are those of the tables above.
@@ -172,7 +192,8 @@ _U64 = struct.Struct(">Q")
 SUM_LEN = 32  # blake3 checksum
 ID_LEN = 32
 _IDX_FIXED = HEADER_LEN + _FANOUT_LEN + 2 * SUM_LEN  # 1100
-_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44
+_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44, in both versions
+_DICT_AT = HEADER_LEN + 4  # version 2: the dictionary follows its u32 length at offset 12
 _PACK_MIN = HEADER_LEN + SUM_LEN  # 44
 FRAME_MAGIC = b"MEMO"  # codec.MAGIC; not imported to keep this module free of cbor2
 MAX_OBJECTS = 2**32 - 1
@@ -183,9 +204,42 @@ _PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
 TEMP_PREFIX = "tmp-pack-"
 
 
-def idx_size(count: int) -> int:
-    """Exact size in bytes of the index of a pack of ``count`` objects."""
+def idx_size(count: int, version: int = IDX_VERSION) -> int:
+    """Exact size in bytes of the index of a pack of ``count`` objects
+    (``1100 + 44·count`` in versions 1 and 2)."""
     return _IDX_FIXED + _IDX_PER_OBJECT * count
+
+
+class ZstdReader:
+    """Decompresses the zstd frames (RFC 8878) of one version-2 pack with
+    its dictionary (``dict_data``, raw bytes; empty: none).  ``zstandard``
+    is imported on first use (readers of version-1 packs never load it).
+    Safe from several threads (one context per thread)."""
+
+    def __init__(self, dict_data: bytes) -> None:
+        import zstandard
+        self._zstd = zstandard
+        self._dict = zstandard.ZstdCompressionDict(dict_data) if dict_data else None
+        self._local = threading.local()
+
+    def decompress(self, data, limit: int) -> bytes:
+        """The content of the frame ``data`` (its header must record the
+        content size, at most ``limit`` bytes).  Raises ValueError for a
+        frame without a content size, a larger one, or damaged data."""
+        d = getattr(self._local, "d", None)
+        if d is None:
+            d = self._local.d = (self._zstd.ZstdDecompressor(dict_data=self._dict) if self._dict is not None
+                                 else self._zstd.ZstdDecompressor())
+        try:
+            size = self._zstd.frame_content_size(data)
+            if size < 0 or size > limit:
+                raise ValueError(f"zstd frame content size {size} not recorded or over {limit} bytes")
+            out = d.decompress(data)
+        except self._zstd.ZstdError as e:
+            raise ValueError(str(e)) from None
+        if len(out) != size:
+            raise ValueError(f"zstd frame holds {len(out)} bytes, its header says {size}")
+        return out
 
 
 def _raw_id(oid: str) -> bytes:
@@ -272,11 +326,12 @@ class Pack:
         magic, version, n = HEADER.unpack_from(mm, 0)
         if magic != IDX_MAGIC:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
-        if version != IDX_VERSION:
+        if version not in READ_VERSIONS:
             raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
-                                     f"(this mem reads {IDX_VERSION})")
-        if self._idx_size != idx_size(n):
-            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n)} "
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+        self.version = version
+        if self._idx_size != idx_size(n, version):
+            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n, version)} "
                                 "(truncated or damaged)")
         fanout = _FANOUT.unpack_from(mm, HEADER_LEN)
         if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
@@ -287,6 +342,7 @@ class Pack:
         self._offs_off = self._ids_off + ID_LEN * n
         self._lens_off = self._offs_off + 8 * n
         self._sum_off = self._lens_off + 4 * n
+        self._zr: ZstdReader | None = None  # version 2: made on the first read
         recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         if recorded.hex() != self.name:
             raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
@@ -302,13 +358,43 @@ class Pack:
         magic, version, pn = HEADER.unpack(os.pread(fd, HEADER_LEN, 0))
         if magic != PACK_MAGIC:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
-        if version != PACK_VERSION:
-            raise UnsupportedVersion(f"{pp}: pack version {version} is not supported (this mem reads {PACK_VERSION})")
+        if version not in READ_VERSIONS:
+            raise UnsupportedVersion(f"{pp}: pack version {version} is not supported "
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+        if version != self.version:
+            raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version}")
         if pn != n:
             raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
         if os.pread(fd, SUM_LEN, self.size - SUM_LEN) != recorded:
             raise CorruptObject(f"{pp}: trailer checksum does not match its index (truncated or damaged)")
         self._body_end = self.size - SUM_LEN
+        self._body_start = HEADER_LEN  # where the entries begin
+        if version == 2:
+            raw_len = os.pread(fd, 4, HEADER_LEN)
+            d = U32.unpack(raw_len)[0] if len(raw_len) == 4 else -1
+            if d < 0 or _DICT_AT + d > self._body_end:
+                raise CorruptObject(f"{pp}: dictionary length {d} runs past the pack body")
+            self._dict_len = d
+            self._body_start = _DICT_AT + d
+
+    def dictionary(self) -> bytes:
+        """Version 2: the pack's zstd dictionary (raw bytes; empty when it
+        has none).  Version 1: empty."""
+        if self.version == 1 or not self._dict_len:
+            return b""
+        data = os.pread(self._pf.fileno(), self._dict_len, _DICT_AT)
+        if len(data) != self._dict_len:
+            raise CorruptObject(f"{self.pack_path}: short read of its dictionary")
+        return data
+
+    def _zstd(self) -> ZstdReader:
+        zr = self._zr
+        if zr is None:
+            try:
+                zr = self._zr = ZstdReader(self.dictionary())
+            except Exception as e:  # zstandard refuses the dictionary bytes
+                raise CorruptObject(f"{self.pack_path}: its dictionary cannot be loaded ({e})") from None
+        return zr
 
     # -- lookups ------------------------------------------------------------
 
@@ -342,6 +428,15 @@ class Pack:
         oid = raw.hex()
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
+        if self.version == 2:
+            try:
+                frame = self._zstd().decompress(memoryview(data)[4:], MAX_ENTRY)
+            except ValueError as e:
+                raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress ({e})") from None
+            got = blake3(frame).digest()
+            if got != raw:
+                raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+            return frame
         d = zlib.decompressobj()
         try:
             frame = d.decompress(memoryview(data)[4:])
@@ -356,13 +451,19 @@ class Pack:
 
     def _read(self, i: int, raw: bytes) -> bytes:
         off, length = self._entry(i)
-        if off < HEADER_LEN or length < 5 or off + length > self._body_end:
+        if off < self._body_start or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
                                 f"is outside the pack body")
         data = os.pread(self._pf.fileno(), length, off)
         if len(data) != length:
             raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
         return self._decode_entry(data, raw)
+
+    def ids_in_body_order(self) -> list[str]:
+        """Every id of the pack (64 hex) in the order of the pack body (the
+        order the objects were written in), so that a rewrite
+        (``Store.repack``) keeps objects written together together."""
+        return [self._id_at(i).hex() for i in sorted(range(self.count), key=lambda i: self._entry(i)[0])]
 
     def get(self, oid: str) -> bytes:
         """The verified frame of object ``oid`` (64 hex).
@@ -380,15 +481,17 @@ class Pack:
         return self._read(i, raw)
 
     def raw_entry(self, oid: str) -> bytes:
-        """The entry's zlib stream (no decompression, no hash check), for
-        copying into another pack with :meth:`PackWriter.add_entry`.
-        Raises NotFound, CorruptObject (bounds, length prefix)."""
+        """The entry's compressed data (no decompression, no hash check):
+        version 1, the zlib stream; version 2, the zstd frame, which needs
+        this pack's :meth:`dictionary`.  For copying into another pack with
+        :meth:`PackWriter.add_entry` (a version-2 writer must use the same
+        dictionary).  Raises NotFound, CorruptObject (bounds, length prefix)."""
         raw = _raw_id(oid)
         i = self._find(raw)
         if i < 0:
             raise NotFound(f"no object {oid}")
         off, length = self._entry(i)
-        if off < HEADER_LEN or length < 5 or off + length > self._body_end:
+        if off < self._body_start or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {oid}: entry outside the pack body")
         data = os.pread(self._pf.fileno(), length, off)
         if len(data) != length or U32.unpack_from(data, 0)[0] != length - 4:
@@ -403,8 +506,9 @@ class Pack:
     __contains__ = contains
 
     def entry_size(self, oid: str) -> int:
-        """Size in bytes of the object's zlib stream in the pack (``L``; the
-        entry takes ``4 + L``).  Raises InvalidInput or NotFound."""
+        """Size in bytes of the object's compressed data in the pack (``L``:
+        its zlib stream in version 1, its zstd frame in version 2; the entry
+        takes ``4 + L``).  Raises InvalidInput or NotFound."""
         i = self._find(_raw_id(oid))
         if i < 0:
             raise NotFound(f"no object {oid}")
@@ -489,7 +593,7 @@ class Pack:
                                 f"{pm[self._body_end:].hex()}")
             if recorded.hex() != self.name:
                 problems.append(f"{ip}: records pack checksum {recorded.hex()}, the file is named for {self.name}")
-            if HEADER.unpack_from(pm, 0) != (PACK_MAGIC, PACK_VERSION, n):
+            if HEADER.unpack_from(pm, 0) != (PACK_MAGIC, self.version, n):
                 problems.append(f"{pp}: header does not match the index ({n} objects)")
             # fan-out and order
             counts = [0] * 256
@@ -513,7 +617,7 @@ class Pack:
                 off, length = self._entry(i)
                 total += length
                 try:
-                    if off < HEADER_LEN or length < 5 or off + length > self._body_end:
+                    if off < self._body_start or length < 5 or off + length > self._body_end:
                         raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
                                             f"is outside the pack body")
                     self._decode_entry(pm[off:off + length], raw)
@@ -524,11 +628,11 @@ class Pack:
             if bad > max_problems:
                 problems.append(f"{pp}: {bad - max_problems} more damaged entries")
             # the entries tile the body: walk the length prefixes
-            pos, walked = HEADER_LEN, 0
+            pos, walked = self._body_start, 0
             while pos + 4 <= self._body_end and walked <= n:
                 pos += 4 + U32.unpack_from(pm, pos)[0]
                 walked += 1
-            if pos != self._body_end or walked != n or total != self._body_end - HEADER_LEN:
+            if pos != self._body_end or walked != n or total != self._body_end - self._body_start:
                 problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
                                 f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
         return problems
@@ -554,6 +658,60 @@ class Pack:
 
     def __repr__(self) -> str:
         return f"Pack({str(self.idx_path)!r}, count={getattr(self, 'count', '?')})"
+
+
+class PackBytes:
+    """A pack and its index held in memory (a remote's bundle), read by id
+    without writing them anywhere: the same layout and checks as
+    :class:`Pack` for lookups, versions 1 and 2.
+
+    Raises CorruptObject (a malformed header) or UnsupportedVersion."""
+
+    def __init__(self, pack: bytes, idx: bytes) -> None:
+        self.pack, self.idx = pack, idx
+        if len(idx) < _IDX_FIXED or len(pack) < _PACK_MIN:
+            raise CorruptObject("pack bundle: truncated")
+        magic, version, n = HEADER.unpack_from(idx, 0)
+        pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
+        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n or len(idx) != idx_size(n, version):
+            raise CorruptObject("pack bundle: not a pack and its index")
+        if version not in READ_VERSIONS or pversion != version:
+            raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+        self.version, self.count = version, n
+        self._zr: ZstdReader | None = None
+
+    def get(self, oid: str) -> bytes | None:
+        """The verified frame of ``oid``, or None when the index does not
+        list it.  Raises CorruptObject (bounds, decompression, hash)."""
+        raw, idx, n = _raw_id(oid), self.idx, self.count
+        lo, hi = 0, n
+        while lo < hi:  # the id table is sorted
+            mid = (lo + hi) // 2
+            if idx[1036 + 32 * mid:1068 + 32 * mid] < raw:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
+            return None
+        off = _U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
+        length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
+        if off < HEADER_LEN or length < 5 or off + length > len(self.pack) - SUM_LEN:
+            raise CorruptObject(f"pack bundle: object {oid}: entry outside the pack body")
+        data = memoryview(self.pack)[off + 4:off + length]
+        try:
+            if self.version == 1:
+                frame = zlib.decompress(data)
+            else:
+                if self._zr is None:
+                    d = U32.unpack_from(self.pack, HEADER_LEN)[0]
+                    self._zr = ZstdReader(bytes(self.pack[_DICT_AT:_DICT_AT + d]))
+                frame = self._zr.decompress(data, MAX_ENTRY)
+        except (zlib.error, ValueError) as e:
+            raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None
+        if blake3(frame).digest() != raw:
+            raise CorruptObject(f"pack bundle: object {oid} does not hash to its id")
+        return frame
 
 
 class PackSet:
@@ -589,6 +747,7 @@ class PackSet:
         self.broken: list[tuple[Path, MemError]] = []
         self._packs: dict[str, Pack] = {}
         self._order: list[Pack] = []
+        self._last: Pack | None = None  # the pack of the last hit (get)
         self.reload()
 
     def _scan(self) -> dict[str, tuple[float, Path]]:
@@ -633,6 +792,8 @@ class PackSet:
             self.broken = broken
             mt = {k: v[0] for k, v in found.items()}
             self._order = sorted(self._packs.values(), key=lambda p: (-mt.get(p.name, 0.0), p.name))
+            if self._last is not None and self._last.name not in self._packs:
+                self._last = None
 
     @property
     def packs(self) -> list[Pack]:
@@ -649,11 +810,23 @@ class PackSet:
         """
         raw = _raw_id(oid)
         err: CorruptObject | None = None
+        last = self._last  # objects read together were mostly written together: try that pack first
+        if last is not None:
+            i = last._find(raw)
+            if i >= 0:
+                try:
+                    return last._read(i, raw)
+                except CorruptObject as e:
+                    err = e
         for p in self._order:
+            if p is last:
+                continue
             i = p._find(raw)
             if i >= 0:
                 try:
-                    return p._read(i, raw)
+                    frame = p._read(i, raw)
+                    self._last = p
+                    return frame
                 except CorruptObject as e:
                     err = err or e
         if err is not None:
@@ -703,6 +876,8 @@ class PackSet:
         elsewhere.  Missing files are not an error."""
         self._packs.pop(pack.name, None)
         self._order = [p for p in self._order if p.name != pack.name]
+        if self._last is not None and self._last.name == pack.name:
+            self._last = None
         pack.close()
         pack.idx_path.unlink(missing_ok=True)
         fsync_dir(self.pack_dir)
@@ -736,6 +911,7 @@ class PackSet:
             p.close()
         self._packs.clear()
         self._order = []
+        self._last = None
 
     def __enter__(self) -> PackSet:
         return self

@@ -20,8 +20,9 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, IDX_VERSION, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
-    PACK_VERSION, SUM_LEN, TEMP_PREFIX, U32, PackInfo, idx_size,
+    DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
+    PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, ZSTD_LEVEL, PackInfo,
+    idx_size,
 )
 
 assert array("I").itemsize == 4 and array("Q").itemsize == 8
@@ -72,20 +73,41 @@ class PackWriter:
 
     Memory: only each object's raw id, offset and length (44 bytes) plus a
     4-byte-slot open-addressing table for deduplication stay in memory,
-    about 60 bytes per object; frames are compressed and written as they come.
+    about 60 bytes per object; frames are compressed and written as they
+    come, except (version 2) the first ones, kept until the pack's
+    dictionary is trained on them (TRAIN_FRAMES frames or TRAIN_BYTES).
     Durability: two file fsyncs and two directory fsyncs per pack, none per
     object.  Not thread-safe: use one writer per thread.
 
     Args:
         pack_dir: ``<store>/objects/pack``; created if missing.
-        level: zlib compression level, 0-9 (default 6, as loose objects).
+        level: version 1: zlib level 0-9 (default 6, as loose objects);
+            version 2: zstd level 1-22 (default ZSTD_LEVEL, 3).
+        version: the pack format to write (default PACK_VERSION, 2: a zstd
+            frame per object with the pack's dictionary; 1: a zlib stream
+            per object).
+        dictionary: version 2: the dictionary to use (raw bytes, ``b""``
+            for none) instead of training one, so that entries of a pack
+            with this dictionary can be copied with :meth:`add_entry`.
     """
 
-    def __init__(self, pack_dir: Path | str, *, level: int = 6) -> None:
-        if not 0 <= level <= 9:
-            raise InvalidInput(f"zlib level must be 0..9, not {level}")
+    def __init__(self, pack_dir: Path | str, *, level: int | None = None, version: int = PACK_VERSION,
+                 dictionary: bytes | None = None) -> None:
+        if version not in READ_VERSIONS:
+            raise InvalidInput(f"pack version must be one of {READ_VERSIONS}, not {version}")
+        if level is None:
+            level = 6 if version == 1 else ZSTD_LEVEL
+        if not (0 <= level <= 9 if version == 1 else 1 <= level <= 22):
+            raise InvalidInput(f"{'zlib level must be 0..9' if version == 1 else 'zstd level must be 1..22'}, "
+                               f"not {level}")
         self.pack_dir = Path(pack_dir)
         self.level = level
+        self.version = version
+        #: version 2: the pack's dictionary once fixed (trained, or given)
+        self.dictionary: bytes | None = dictionary
+        self._pending: list[bytes] = []  # version 2: frames added before the dictionary is fixed
+        self._pending_bytes = 0
+        self._zc = None  # version 2: the compressor, once the dictionary is fixed
         #: the finished pack (set by :meth:`finish`), else None.
         self.info: PackInfo | None = None
         self._ids = bytearray()  # 32 bytes per object, in write order
@@ -103,7 +125,7 @@ class PackWriter:
     @property
     def count(self) -> int:
         """Number of distinct objects added so far."""
-        return len(self._offsets)
+        return len(self._ids) // ID_LEN
 
     def _check_open(self) -> None:
         if self._state != "open":
@@ -127,7 +149,7 @@ class PackWriter:
         t = array("I", bytes(4 * cap))
         mask = cap - 1
         ids = self._ids
-        for i in range(len(self._offsets)):
+        for i in range(self.count):
             o = i * ID_LEN
             s = int.from_bytes(ids[o + 8:o + 16], "little") & mask
             while t[s]:
@@ -154,22 +176,88 @@ class PackWriter:
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return digest.hex()
-        self._append(digest, slot, _compress(frame, self.level))
+        if self.version == 2:
+            self._add_framed(digest, slot, frame)
+        else:
+            self._append(digest, slot, _compress(frame, self.level))
         return digest.hex()
 
+    def _open_file(self) -> None:
+        if self._file is None:
+            self.pack_dir.mkdir(parents=True, exist_ok=True)
+            self._tmp, fd = _create_temp(self.pack_dir)
+            self._file = open(fd, "wb", buffering=_BUF)
+            self._file.write(HEADER.pack(PACK_MAGIC, self.version, 0))
+
+    def _add_framed(self, digest: bytes, slot: int, frame: bytes) -> None:
+        """Version 2: record one frame; compress and write it (or keep it
+        until the dictionary is trained)."""
+        n = self.count
+        if n >= MAX_OBJECTS:
+            raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
+        self._open_file()  # the temp file exists from the first object on, as in version 1
+        self._ids += digest
+        self._table[slot] = n + 1
+        if 2 * (n + 1) > len(self._table):
+            self._grow()
+        if self._zc is not None:
+            self._write_entry(digest, self._zc.compress(frame))
+            return
+        self._pending.append(frame)
+        self._pending_bytes += len(frame)
+        if self.dictionary is not None or len(self._pending) >= TRAIN_FRAMES or self._pending_bytes >= TRAIN_BYTES:
+            self._fix_dictionary()
+
+    def _fix_dictionary(self) -> None:
+        """Version 2: train the dictionary on the frames kept so far (none
+        when they are too few or too small to give one), write it after the
+        header, then compress and write the kept frames."""
+        if self._zc is not None:
+            return
+        import zstandard  # here: readers and version-1 writers never load it
+        d = self.dictionary
+        if d is None:
+            d = b""
+            size = min(DICT_BYTES, self._pending_bytes // 8)
+            if len(self._pending) >= 16 and size >= 4096:
+                try:
+                    d = zstandard.train_dictionary(size, self._pending, level=self.level).as_bytes()
+                except zstandard.ZstdError:
+                    d = b""  # zstd found nothing to learn: entries without a dictionary
+            self.dictionary = d
+        self._zc = zstandard.ZstdCompressor(
+            level=self.level, dict_data=zstandard.ZstdCompressionDict(d) if d else None,
+            write_content_size=True, write_checksum=False, write_dict_id=False)
+        self._open_file()
+        self._file.write(U32.pack(len(d)))
+        self._file.write(d)
+        self._pos += 4 + len(d)
+        pending, self._pending, self._pending_bytes = self._pending, [], 0
+        first = self.count - len(pending)
+        for k, frame in enumerate(pending):
+            o = (first + k) * ID_LEN
+            self._write_entry(bytes(self._ids[o:o + ID_LEN]), self._zc.compress(frame))
+
+    def _write_entry(self, digest: bytes, data: bytes) -> None:
+        """Version 2: write the entry of the next object in add order."""
+        length = 4 + len(data)
+        if length > MAX_ENTRY:
+            raise InvalidInput(f"object {digest.hex()} is too large for a pack entry ({len(data)} compressed bytes)")
+        self._file.write(U32.pack(len(data)))
+        self._file.write(data)
+        self._offsets.append(self._pos)
+        self._lengths.append(length)
+        self._pos += length
+
     def _append(self, digest: bytes, slot: int, data: bytes) -> None:
-        """Write one entry (``data`` = the zlib stream) and record it."""
+        """Version 1: write one entry (``data`` = the zlib stream) and record it."""
         n = len(self._offsets)
         if n >= MAX_OBJECTS:
             raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
         length = 4 + len(data)
         if length > MAX_ENTRY:
             raise InvalidInput(f"object {digest.hex()} is too large for a pack entry ({len(data)} compressed bytes)")
-        if self._file is None:
-            self.pack_dir.mkdir(parents=True, exist_ok=True)
-            self._tmp, fd = _create_temp(self.pack_dir)
-            self._file = open(fd, "wb", buffering=_BUF)
-            self._file.write(HEADER.pack(PACK_MAGIC, PACK_VERSION, 0))
+        self._open_file()
         self._file.write(U32.pack(len(data)))
         self._file.write(data)
         self._ids += digest
@@ -191,16 +279,31 @@ class PackWriter:
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return oid
+        if self.version == 2:  # a zstd frame made with this writer's (given) dictionary
+            if self.dictionary is None:
+                raise InvalidInput("add_entry on a version-2 writer needs the source pack's dictionary "
+                                   "(PackWriter(dictionary=pack.dictionary()))")
+            self._fix_dictionary()
+            n = self.count
+            if n >= MAX_OBJECTS:
+                raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
+            self._open_file()
+            self._ids += digest
+            self._table[slot] = n + 1
+            if 2 * (n + 1) > len(self._table):
+                self._grow()
+            self._write_entry(digest, zstream)
+            return oid
         self._append(digest, slot, zstream)
         return oid
 
     def add_many(self, frames: Iterable[bytes]) -> int:
         """Add every frame of ``frames`` (consumed lazily); return how many
         were new to this writer.  Raises as :meth:`add`."""
-        before = len(self._offsets)
+        before = self.count
         for frame in frames:
             self.add(frame)
-        return len(self._offsets) - before
+        return self.count - before
 
     # -- finishing ----------------------------------------------------------
 
@@ -218,7 +321,13 @@ class PackWriter:
                 (no ``.idx``) remains for gc.
         """
         self._check_open()
-        n = len(self._offsets)
+        if self.version == 2 and self.count:
+            try:
+                self._fix_dictionary()
+            except BaseException:
+                self.abort()
+                raise
+        n = self.count
         if n == 0:
             self.abort()
             self._state = "finished"
@@ -228,7 +337,7 @@ class PackWriter:
             f = self._file
             f.flush()
             fd = f.fileno()
-            os.pwrite(fd, HEADER.pack(PACK_MAGIC, PACK_VERSION, n), 0)
+            os.pwrite(fd, HEADER.pack(PACK_MAGIC, self.version, n), 0)
             h = blake3(max_threads=blake3.AUTO)
             with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as mm:
                 h.update(mm)
@@ -258,7 +367,7 @@ class PackWriter:
             self.abort()
             raise
         self.info = PackInfo(name=name, pack_path=pack_path, idx_path=idx_path, count=n,
-                             size=self._pos + SUM_LEN, idx_size=idx_size(n))
+                             size=self._pos + SUM_LEN, idx_size=idx_size(n, self.version))
         self._state = "finished"
         self._release()
         return self.info
@@ -286,7 +395,7 @@ class PackWriter:
             h.update(data)
             f.write(data)
 
-        put(HEADER.pack(IDX_MAGIC, IDX_VERSION, n))
+        put(HEADER.pack(IDX_MAGIC, self.version, n))
         put(_be(fanout))
         step = 4096  # bounded temporaries: ~4096 small objects per chunk
         for s in range(0, n, step):
@@ -303,6 +412,7 @@ class PackWriter:
         self._offsets = array("Q")
         self._lengths = array("I")
         self._table = array("I")
+        self._pending = []
 
     def abort(self) -> None:
         """Discard the pack being written: close and delete the temp file.
@@ -331,14 +441,15 @@ class PackWriter:
             self.finish()
 
 
-def write_pack(pack_dir: Path | str, frames: Iterable[bytes], *, level: int = 6) -> PackInfo | None:
+def write_pack(pack_dir: Path | str, frames: Iterable[bytes], *, level: int | None = None,
+               version: int = PACK_VERSION) -> PackInfo | None:
     """Write ``frames`` (an iterable, consumed once, lazily) as one pack.
 
     Returns the :class:`PackInfo`, or None when ``frames`` is empty.  Raises as
     :meth:`PackWriter.add` and :meth:`PackWriter.finish`; on any error no
     temp file is left behind.
     """
-    w = PackWriter(pack_dir, level=level)
+    w = PackWriter(pack_dir, level=level, version=version)
     try:
         w.add_many(frames)
         return w.finish()

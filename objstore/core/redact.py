@@ -654,15 +654,48 @@ def _lower(seg: str) -> str:
     return low
 
 
+_PLAN: list = [None, 0, []]  # (the RULES list, its length, the plan built from it)
+
+
+def _plan() -> list:
+    """Per rule, what _scan_window needs, looked up once (rebuilt when
+    ``RULES`` is replaced or grows): (rule, its own scanner or None, its
+    anchors, check, priority, name).  The patterns are not touched here: a
+    rule compiles on its first window that holds one of its anchors."""
+    if _PLAN[0] is not RULES or _PLAN[1] != len(RULES):
+        _PLAN[:] = [RULES, len(RULES), [(r, r.scan, r.anchors, r.check, r.priority, r.name) for r in RULES]]
+    return _PLAN[2]
+
+
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     # One lowercased copy of the window (and 16 characters before it, for
     # look-behinds), offsets unchanged, serves every case-insensitive rule.
+    # The plain finditer pass of _scan_plain is inlined here: this loop runs
+    # for every rule on every captured text.
     off = max(0, ws - 16)
     low = _lower(text if (off == 0 and we == len(text)) else text[off:we])
-    for rule in RULES:
-        if rule.anchors is not None and not any(a in low for a in rule.anchors):
-            continue  # no match can lack an anchor (Rule.anchors)
-        (rule.scan or _scan_plain)(rule, text, ws, we, out, low, off)
+    append = out.append
+    for rule, scan, anchors, check, pri, name in _plan():
+        if anchors is not None and not any(a in low for a in anchors):
+            continue  # no match can lack an anchor (Rule.anchors): the rule is not even compiled
+        if scan is not None:
+            scan(rule, text, ws, we, out, low, off)
+            continue
+        pattern, lowered = rule.pattern, rule.lowered
+        if lowered is not None:
+            matches, o = lowered.finditer(low, ws - off, we - off), off
+        else:
+            matches, o = pattern.finditer(text, ws, we), 0
+        grouped = "secret" in pattern.groupindex
+        for m in matches:
+            s, e = m.span("secret") if grouped else m.span()
+            if s < 0 or s == e:
+                continue
+            s += o
+            e += o
+            if check is not None and not check(text[s:e]):
+                continue
+            append((s, e, pri, name))
 
 
 def _find(text: str, window: int) -> list[list]:

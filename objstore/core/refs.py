@@ -366,6 +366,53 @@ class Refs:
         if new is None:
             self._prune_empty_dirs(p.parent)
 
+    def set_many_if_equals(self, moves: list[tuple[str, str | None, str | None]], sync) -> None:
+        """Move several refs, each ``(ref, expected, new)`` as
+        :meth:`set_if_equals`, syncing the filesystem (``sync()``) twice in
+        all instead of twice per ref: every ``<ref>.lock`` is taken and every
+        expected value checked (a RefConflict or a taken lock releases them
+        all and moves nothing), the new contents are written, ``sync()``
+        makes them durable, each lock is renamed onto its ref (or the ref
+        unlinked), and ``sync()`` makes the renames durable.  After a crash
+        each ref holds its old or its new id, never a torn one.  A ref listed
+        twice is refused (InvalidInput).  Raises RefConflict, StoreLocked."""
+        paths = [self.path(ref) for ref, _e, _n in moves]
+        if len(set(paths)) != len(paths):
+            raise InvalidInput("set_many_if_equals: a ref is listed twice")
+        taken: list[tuple[Path, Path, int]] = []  # (ref path, lock path, fd)
+        try:
+            for (ref, expected, new), p in zip(moves, paths):
+                lock = p.with_name(p.name + ".lock")
+                p.parent.mkdir(parents=True, exist_ok=True)
+                lock.unlink(missing_ok=True)  # a crash residue: the caller holds the store lock
+                taken.append((p, lock, os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)))
+                actual = self.read(ref)
+                if actual != expected:
+                    raise RefConflict(ref, expected, actual)
+                if new is not None:
+                    os.write(taken[-1][2], new.encode("ascii") + b"\n")
+        except BaseException:
+            for _p, lock, fd in taken:
+                os.close(fd)
+                lock.unlink(missing_ok=True)
+            raise
+        for _p, _lock, fd in taken:
+            os.close(fd)
+        sync()  # every new content durable before any rename names it
+        for (ref, _e, new), (p, lock, _fd) in zip(moves, taken):
+            if new is None:
+                p.unlink(missing_ok=True)
+                lock.unlink(missing_ok=True)
+            else:
+                os.replace(lock, p)
+            old = self.legacy_path(ref) if self.legacy else p
+            if old != p and old.exists():
+                old.unlink()
+                self._prune_empty_dirs(old.parent)
+            if new is None:
+                self._prune_empty_dirs(p.parent)
+        sync()
+
     def _prune_empty_dirs(self, d: Path) -> None:
         while d != self.root and d.parent != self.root:
             try:

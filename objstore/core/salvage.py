@@ -3,7 +3,8 @@ object files before the chains are mended (``objstore.memory.repair``).
 
 * :func:`salvage_pack` reads a pack file front to back without its index
   (``docs/format.md``, "Pack file": a 12-byte header, then entries of a u32
-  length and a zlib stream) and yields every entry that still decompresses;
+  length and a zlib stream, or in version 2 the dictionary and entries of a
+  u32 length and a zstd frame) and yields every entry that still decompresses;
   each frame's id is its BLAKE3 hash, so what it yields is sound by
   construction.  It is how the readable part of a pack whose index, header
   or trailer is damaged is kept.
@@ -24,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.ids import hash_bytes
+from objstore.core.pack import MAX_ENTRY, ZstdReader
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -33,21 +35,37 @@ _SUM_LEN = 32                # trailer checksum
 def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     """``(id, frame)`` of every entry of ``pack_path`` that decompresses,
     in file order, stopping at the first entry whose length runs past the
-    end (the rest cannot be framed).  Never raises for damaged content;
-    OSError if the file cannot be read."""
+    end (the rest cannot be framed).  Version 1: each entry a zlib stream
+    after the 12-byte header; version 2: a zstd frame with the dictionary
+    stored after the header (a damaged dictionary loses every entry).
+    Never raises for damaged content; OSError if the file cannot be read."""
     data = Path(pack_path).read_bytes()
     end = max(_HEADER_LEN, len(data) - _SUM_LEN)
     off = _HEADER_LEN
+    zr = None
+    if len(data) >= _HEADER_LEN + 4 and _LEN.unpack_from(data, 4)[0] == 2:
+        d = _LEN.unpack_from(data, _HEADER_LEN)[0]
+        off = _HEADER_LEN + 4 + d
+        try:
+            zr = ZstdReader(data[_HEADER_LEN + 4:off])
+        except Exception:  # the dictionary is damaged: nothing can be read
+            return
     while off + _LEN.size < end:
         (n,) = _LEN.unpack_from(data, off)
         if n == 0 or off + 4 + n > end:
             return
-        d = zlib.decompressobj()
-        try:
-            frame = d.decompress(data[off + 4:off + 4 + n])
-            ok = d.eof and not d.unused_data
-        except zlib.error:
-            ok = False
+        if zr is not None:
+            try:
+                frame, ok = zr.decompress(data[off + 4:off + 4 + n], MAX_ENTRY), True
+            except ValueError:
+                ok = False
+        else:
+            d = zlib.decompressobj()
+            try:
+                frame = d.decompress(data[off + 4:off + 4 + n])
+                ok = d.eof and not d.unused_data
+            except zlib.error:
+                ok = False
         if ok:
             yield hash_bytes(frame), frame
         off += 4 + n

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import cbor2
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.journal import IndexJournal
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
@@ -92,22 +92,6 @@ def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int)
     finally:
         os.close(fd)
     return True
-
-
-def syncfs(path: Path) -> None:
-    """Flush the filesystem holding ``path`` (syncfs(2) where available)."""
-    try:
-        import ctypes  # here, not at the top: ~4 ms that every hook would pay
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            if libc.syncfs(fd) == 0:
-                return
-        finally:
-            os.close(fd)
-    except (OSError, AttributeError):
-        pass
-    os.sync()
 
 
 class Store:
@@ -364,7 +348,8 @@ class Store:
         return hits.pop()
 
     def pack_writer(self) -> PackWriter:
-        """A :class:`objstore.core.packwriter.PackWriter` into this store's pack dir."""
+        """A :class:`objstore.core.packwriter.PackWriter` into this store's
+        pack dir, writing the current pack format."""
         from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         return PackWriter(self.root / "objects" / "pack")
@@ -435,34 +420,59 @@ class Store:
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None) -> int:
         """The one pack rewrite (used by :meth:`delete_objects` and gc):
-        write one new pack holding the ``loose`` objects and the entries of
-        the ``old`` packs for which ``keep(pack, id)`` is true (entries copied, not
-        recompressed), make it durable, then remove the ``old`` packs.  The
-        loose files are left for the caller to delete.  ``progress(done,
-        total)`` is called every 1,000 objects.  Returns the number of
-        objects in the new pack.  Caller holds the store lock."""
+        write one new pack (in the current pack format) holding the
+        ``loose`` objects and the objects of the ``old`` packs for which
+        ``keep(pack, id)`` is true, make it durable, then remove the ``old``
+        packs.  A single version-2 pack rewritten alone (``forget`` of a few
+        objects) is copied entry by entry with its own dictionary, not
+        recompressed; otherwise objects are read in each old pack's body
+        order (objects written together stay together), verified, and
+        compressed again.  A damaged object of an old pack is left out and
+        noted in :attr:`damaged`; that old pack is then kept (its damage stays
+        for ``fsck --repair``) unless it holds an object ``keep`` drops, which
+        must not survive anywhere.  The loose files are left for the caller
+        to delete.  ``progress(done, total)`` is called every 1,000 objects.
+        Returns the number of objects in the new pack.  Caller holds the
+        store lock."""
         loose = list(loose)
         if not loose and not old:
             return 0
         total = len(loose) + sum(len(p) for p in old)
         done = 0
-        with self.pack_writer() as w:
+        copy = len(old) == 1 and not loose and old[0].version == 2
+        kept_old: list[Pack] = []
+        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
+        (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
+        with PackWriter(self.root / "objects" / "pack", dictionary=old[0].dictionary() if copy else None) as w:
             for oid in loose:
                 w.add(self.objects.get(oid))
                 done += 1
                 if progress and done % 1000 == 0:
                     progress(done, total)
             for pack in old:
-                for oid in pack:
-                    if keep(pack, oid):
-                        w.add_entry(oid, pack.raw_entry(oid))  # copied, not recompressed
+                dropped = damaged = False
+                for oid in pack.ids_in_body_order():
                     done += 1
                     if progress and done % 1000 == 0:
                         progress(done, total)
+                    if not keep(pack, oid):
+                        dropped = True
+                        continue
+                    try:
+                        if copy:
+                            w.add_entry(oid, pack.raw_entry(oid))  # same dictionary: copied as it is
+                        else:
+                            w.add(pack.get(oid))
+                    except CorruptObject as e:
+                        self.damaged.setdefault(oid, str(e))
+                        damaged = True
+                if damaged and not dropped:
+                    kept_old.append(pack)
             count = w.count
         self.packs.reload()  # the new pack and its index are durable now
         for pack in old:
-            self.packs.remove_pack(pack)
+            if pack not in kept_old:
+                self.packs.remove_pack(pack)
         return count
 
     # -- refs ------------------------------------------------------------
@@ -489,6 +499,28 @@ class Store:
                 self.reflog.append(ref, None, new, t, message)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
+
+    def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
+                    time_ms: int | None = None) -> None:
+        """:meth:`update_ref` for many refs at once (a bulk import publishing
+        its sessions): every ``(ref, old, new)`` is checked first (a
+        RefConflict moves none of them), then the refs move and their reflog
+        entries are appended with the filesystem synced three times in all
+        instead of three fsyncs per ref (``Refs.set_many_if_equals``).  The
+        same order as :meth:`update_ref` (refs durable, then reflogs); one
+        move is exactly :meth:`update_ref`.  Caller holds the store lock."""
+        if len(moves) == 1:
+            self.update_ref(*moves[0], message, time_ms=time_ms)
+            return
+        if not moves:
+            return
+        self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
+        if message is None:
+            return
+        t = now_ms() if time_ms is None else time_ms
+        for ref, old, new in moves:
+            self.reflog.append(ref, old, new, t, message, durable=False)
+        syncfs(self.root)
 
     def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:
         """Record activity on ``ref`` without moving it: a reflog entry whose

@@ -42,6 +42,7 @@ __all__ = [
     "Manifest",
     "OpenGeneration",
     "STREAM_SHARDS",
+    "StreamWriter",
     "SubIndex",
     "WRITER_HEAP_BYTES",
     "generation_files",
@@ -447,58 +448,191 @@ class SubIndex:
 
     def apply(self, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
         """Delete then add, one commit per touched live generation (caller
-        holds the lock).  Docs of a shard that has no generation yet go to a
-        new one (``CURRENT`` rewritten once); with no index at all, a new
-        layout of ``new_shards`` shards is created."""
-        opened = self.open_current()
-        self.remove_orphans(set(opened[1]) if opened else set())
-        if opened is None:
-            if not docs:
-                return 0
-            GenerationBuild(self, new_shards, None, None).run(docs)
-            return len(docs)
-        m, indexes = opened
-        groups: dict[int, list[IndexDoc]] = {}
-        for d in docs:
-            groups.setdefault(shard_index(d.ref, m.n), []).append(d)
-        for s, name in m.live():
-            self._apply_gen(name, indexes[name], groups.pop(s, []), delete_ids)
-        if groups:  # shards without a generation yet
-            GenerationBuild(self, m.n, set(groups), m).run(d for s in sorted(groups) for d in groups[s])
+        holds the lock), through a :class:`StreamWriter`.  Docs of a shard
+        that has no generation yet go to a new one (``CURRENT`` rewritten
+        once); with no index at all, a new layout of ``new_shards`` shards is
+        created."""
+        w = StreamWriter(self, new_shards, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
+        try:
+            w.delete(delete_ids)
+            for d in docs:
+                w.add(d)
+            w.commit()
+        finally:
+            w.close()
         return len(docs)
 
-    def _apply_gen(self, name: str, index: "tantivy.Index", docs: list[IndexDoc],
-                   delete_ids: list[str]) -> None:
-        index.reload()
-        searcher = index.searcher()
-        # Only issue deletes for ids this generation has (doc_freq counts
-        # deleted docs too; a redundant delete is harmless).  Re-added ids are
-        # deleted first so that adding is idempotent.
-        to_delete = [
-            i for i in dict.fromkeys([*delete_ids, *(d.id for d in docs)])
-            if searcher.doc_freq("id", i) > 0
-        ]
-        if not to_delete and not docs:
+
+class StreamWriter:
+    """Batches of adds and deletes into the live generations of one
+    sub-index: the writer of every :meth:`SubIndex.apply` and of a bulk
+    import (``SearchIndex.stream``).  Caller holds the sub-index lock from
+    construction to :meth:`close`.
+
+    :meth:`add` converts a document to its tantivy form at once and keeps
+    it with its shard; :meth:`commit` then writes the shards one at a time,
+    each with a writer of its own (deletes by id first, then the adds, one
+    commit, the writer ended), so at most one writer's heap is alive and the
+    work can run in a background thread (``IndexStream``: tantivy works
+    without the GIL).  Adding an id the shard already holds replaces it; an
+    id added twice in one batch is added once.  A shard without a generation
+    gets a new one, named in ``CURRENT`` (rewritten once, atomically) at the
+    end of the commit that first wrote it; nothing is visible to readers
+    before a commit.  With no index at all a layout of ``new_shards`` shards
+    is created.
+    """
+
+    def __init__(self, sub: SubIndex, new_shards: int, heap: int = WRITER_HEAP_BYTES) -> None:
+        self.sub, self.heap = sub, heap
+        opened = sub.open_current()
+        self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
+        sub.remove_orphans(set(opened[1]) if opened else set())
+        if opened is None:
+            self.base: Manifest | None = None
+            self.n = new_shards
+            self._live: dict[int, tuple[str, tantivy.Index]] = {}
+        else:
+            self.base, indexes = opened
+            self.n = self.base.n
+            self._live = {s: (name, indexes[name]) for s, name in self.base.live()}
+        self._new: dict[int, tuple[str, tantivy.Index]] = {}  # created here, not yet in CURRENT
+        self._adds: dict[int, dict[str, tantivy.Document]] = {}
+        self._dels: list[str] = []
+        self._written: set[str] = set()  # generations this writer committed to
+        self._shard_of: dict[str, int] = {}  # session id -> shard (a BLAKE3 each otherwise)
+        # add() (the caller's thread) and commit_batch() (IndexStream's
+        # background thread) both create and publish generations
+        self._mutex = threading.Lock()
+
+    def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
+        with self._mutex:
+            return self._gen_locked(s)
+
+    def _gen_locked(self, s: int) -> "tuple[str, tantivy.Index]":
+        g = self._live.get(s) or self._new.get(s)
+        if g is None:
+            name = f"gen-{self._next}"
+            self._next += 1
+            path = self.sub.dir / name
+            path.mkdir(parents=True)
+            try:
+                index = tantivy.Index(schema_for(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
+            except ValueError as e:
+                _rmtree(path, ignore_errors=True)
+                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
+            register_analyzers(index)
+            self.sub.adopt_new(name)
+            g = self._new[s] = (name, index)
+        return g
+
+    @property
+    def pending(self) -> int:
+        """Documents added since the last commit."""
+        return sum(len(v) for v in self._adds.values())
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete the documents with these ids from every live generation
+        that holds one (at the next :meth:`commit`, before its adds)."""
+        self._dels.extend(ids)
+
+    def add(self, d: IndexDoc) -> None:
+        """Add ``d`` to its shard at the next :meth:`commit`.  Raises
+        ``SearchIndexError`` if tantivy refuses it."""
+        s = self._shard_of.get(d.ref)
+        if s is None:
+            s = self._shard_of[d.ref] = shard_index(d.ref, self.n)
+        adds = self._adds.setdefault(s, {})
+        if d.id in adds:
             return
-        fmt = self.fmt(name)
-        writer = self.new_writer(index, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
+        name, _index = self._gen(s)
         try:
-            for i in to_delete:
-                writer.delete_documents_by_term("id", i)
-            fmt = self.fmt(name)
-            for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
-            writer.commit()
-        except BaseException as e:
-            raise_write_failed(writer, e, self.dir / name)
-        try:
-            writer.wait_merging_threads()
-            index.reload()
-        except ValueError as e:
-            raise SearchIndexError(f"{self.dir / name}: after commit: {e}") from e
-        if len(docs) > BULK_DOCS:  # a big batch (import): one of many writers in a row
-            del writer
-            _trim_heap()
+            adds[d.id] = to_tantivy_doc(d, self.sub.fmt(name))
+        except ValueError as e:  # tantivy's error type
+            raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
+
+    def take(self) -> "tuple[dict[int, dict[str, tantivy.Document]], list[str]]":
+        """The batch so far (adds per shard, deletes), leaving this writer
+        empty: for :meth:`commit_batch` in another thread."""
+        batch = (self._adds, self._dels)
+        self._adds, self._dels = {}, []
+        return batch
+
+    def commit(self) -> None:
+        """Write and commit the batch so far (see the class doc).  Raises
+        ``SearchIndexError``; the caller then calls :meth:`close`."""
+        self.commit_batch(*self.take())
+
+    def commit_batch(self, adds: "dict[int, dict[str, tantivy.Document]]", dels: list[str]) -> None:
+        """Write one batch taken with :meth:`take`, shard by shard, then name
+        new generations in ``CURRENT``.  Raises ``SearchIndexError``."""
+        dels = list(dict.fromkeys(dels))
+        shards = set(adds) | (set(self._live) if dels else set())
+        trim = False
+        for s in sorted(shards):
+            docs = adds.get(s, {})
+            name, index = self._gen(s)
+            to_delete: list[str] = []
+            if s in self._live:
+                index.reload()
+                sr = index.searcher()
+                # only ids this generation has (doc_freq counts deleted docs
+                # too; a redundant delete is harmless); re-added ids are
+                # deleted first so that adding is idempotent
+                to_delete = [i for i in dict.fromkeys([*dels, *docs]) if sr.doc_freq("id", i) > 0]
+                del sr
+            if not to_delete and not docs:
+                continue
+            writer = self.sub.new_writer(index, self.heap)
+            try:
+                for i in to_delete:
+                    writer.delete_documents_by_term("id", i)
+                for doc in docs.values():
+                    writer.add_document(doc)
+                writer.commit()
+            except BaseException as e:
+                raise_write_failed(writer, e, self.sub.dir / name)
+            try:
+                writer.wait_merging_threads()
+            except ValueError as e:
+                raise SearchIndexError(f"{self.sub.dir / name}: after commit: {e}") from e
+            finally:
+                del writer
+            adds.pop(s, None)  # its documents' memory goes back now
+            self._written.add(name)
+            if s in self._live:
+                with contextlib.suppress(ValueError):
+                    index.reload()
+            if self.heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS:
+                trim = True
+        if trim:
+            _trim_heap()  # tantivy's threads freed the writers' arenas
+        with self._mutex:
+            new = {s: g for s, g in self._new.items() if g[0] in self._written}
+            if new:
+                gens = list(self.base.gens) if self.base is not None else [None] * self.n
+                for s, (name, _index) in new.items():
+                    gens[s] = name
+                self.base = Manifest(tuple(gens))
+                self.sub.publish(self.base, dict(new.values()))
+                self._live.update(new)
+                for s in new:
+                    del self._new[s]
+
+    def close(self) -> None:
+        """Drop what was not committed, tidy what merges left in the
+        generations this writer committed to, remove generations never named
+        in ``CURRENT``."""
+        self._adds, self._dels = {}, []
+        for s, (name, _index) in self._live.items():
+            if name in self._written:
+                with contextlib.suppress(SearchIndexError, OSError):
+                    if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
+                        self.sub.collect_garbage(name)
+        new, self._new = self._new, {}
+        for name, _index in new.values():
+            _rmtree(self.sub.dir / name, ignore_errors=True)
+
+    abort = close
 
 
 class GenerationBuild:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
 import tantivy
 
@@ -43,12 +43,15 @@ from objstore.index.analysis import (
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.generations import (
+    BULK_HEAP_BYTES,
     MAX_SHARDS,
     WRITER_HEAP_BYTES,
     GenerationBuild,
     OpenGeneration,
+    StreamWriter,
     SubIndex,
     generation_files,
+    raise_write_failed,
     shard_index,
 )
 from objstore.index.query import (
@@ -60,7 +63,7 @@ from objstore.index.query import (
     substring_conditions,
     substring_query,
 )
-from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, IndexDoc, hit_from_doc
+from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, IndexDoc, hit_from_doc, to_tantivy_doc
 from objstore.index.snippets import make_snippet
 
 __all__ = [
@@ -68,6 +71,7 @@ __all__ = [
     "QUERY_STOPWORDS",
     "index_terms",
     "IndexDoc",
+    "IndexStream",
     "Hit",
     "SearchIndex",
     "SearchIndexError",
@@ -252,6 +256,26 @@ class SearchIndex:
                 added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
 
+    def stream(self, kind: str = "turn") -> "IndexStream":
+        """An :class:`IndexStream`: one open writer per shard of sub-index
+        ``kind`` for a bulk writer (``mem import``), which adds documents as
+        it produces them and commits in batches.  Takes the sub-index lock
+        (held until the stream is closed; waits up to ``lock_timeout``).
+        Raises ``ValueError`` for an unknown kind, ``IndexBusyError``,
+        ``IndexCorruptError``, ``SearchIndexError``."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        sub = self._subs[kind]
+        partial = None
+        if self._holds_more is not None and kind != "history" and not (sub.dir / "CURRENT").is_file():
+            def partial(refs: set[str]) -> None:
+                """Before the stream creates the missing sub-index: mark the index
+                partial when the store holds more than the stream carries (as :meth:`add`)."""
+                if self._holds_more(kind, [_Ref(r) for r in refs]):
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    (self.root / PARTIAL_FILE).write_bytes(b"")
+        return IndexStream(sub, self._layout_shards(kind), partial)
+
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
         """Replace the whole index (every sub-index) by ``docs``.
@@ -359,6 +383,87 @@ class SearchIndex:
                         yield d
 
             build.run(docs())
+
+    def purge_turns(self, doomed: Iterable[str], load: Callable[[list[str]], Iterable[IndexDoc]],
+                    add: Iterable[IndexDoc] = ()) -> set[int]:
+        """Physically remove the turn documents ``doomed`` by rewriting only
+        the segments that hold them: in one commit per shard touched, every
+        live document of those segments is deleted and the ones not doomed
+        are added again (``load(ids)`` gives their documents, read from the
+        objects; an id it does not give is left out), so those segments keep
+        no live document and tantivy drops them, files and all, at the commit
+        (``docs/format.md``, "Forget: physical purge").  ``add``: new turn
+        documents to index in the same commits (a rewritten session's new
+        tail); those of other shards are added after.  The cost is the size
+        of the segments holding the doomed turns (one import batch, or a
+        merge of some), not of their shards.
+
+        Returns the shards where this could not be done (a doomed id is only
+        in a deleted copy, which no live document leads to, or is still
+        counted after the commit): the caller purges those whole with
+        :meth:`purge_turn_shards`.  Nothing is written when there is no
+        turns index.  Raises ``ValueError`` for a bad document,
+        ``IndexBusyError``, ``SearchIndexError``."""
+        doomed = set(doomed)
+        add = list(add)
+        for d in add:
+            self._check_doc(d, ("turn",))
+        sub = self._subs["turn"]
+        todo: set[int] = set()
+        with sub.locked():
+            cur = sub.open_current()
+            if cur is None:
+                return set()
+            m, indexes = cur
+            adds: dict[int, list[IndexDoc]] = {}
+            for d in add:
+                adds.setdefault(shard_index(d.ref, m.n), []).append(d)
+            for s, name in m.live():
+                index = indexes[name]
+                index.reload()
+                sr = index.searcher()
+                present = [i for i in doomed if sr.doc_freq("id", i) > 0]
+                if not present:
+                    continue
+                schema = index.schema
+                segs: set[int] = set()
+                for i in present:
+                    hits = sr.search(tantivy.Query.term_query(schema, "id", i), 1).hits
+                    if not hits:  # only a deleted copy: no live document leads to its segment
+                        todo.add(s)
+                        break
+                    segs.add(hits[0][1].segment_ord)
+                if s in todo:
+                    continue
+                everything = sr.search(tantivy.Query.all_query(), max(1, int(sr.num_docs))).hits
+                ids = [sr.doc(addr).get_first("id") for _score, addr in everything if addr.segment_ord in segs]
+                del sr, everything
+                keep = [i for i in ids if i not in doomed]
+                docs = [d for d in load(keep) if d.id not in doomed]
+                for d in docs:
+                    self._check_doc(d, ("turn",))
+                fmt = sub.fmt(name)
+                writer = sub.new_writer(index, BULK_HEAP_BYTES if len(docs) > 1000 else WRITER_HEAP_BYTES)
+                try:
+                    for i in ids:
+                        writer.delete_documents_by_term("id", i)
+                    for d in [*docs, *adds.pop(s, [])]:
+                        writer.add_document(to_tantivy_doc(d, fmt))
+                    writer.commit()
+                    writer.wait_merging_threads()
+                except BaseException as e:
+                    raise_write_failed(writer, e, sub.dir / name)
+                del writer
+                index.reload()
+                sr = index.searcher()
+                if any(sr.doc_freq("id", i) > 0 for i in present):
+                    todo.add(s)
+                if generation_files(sub.dir / name)[1]:
+                    sub.collect_garbage(name)
+        rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
+        if rest:
+            self.add(rest, delete_kinds=("turn",))
+        return todo
 
     @staticmethod
     def _check_shards(shards: set[int], n: int) -> None:
@@ -855,6 +960,116 @@ class SearchIndex:
             sub.close()
 
     def __enter__(self) -> "SearchIndex":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Ref(NamedTuple):
+    """What ``holds_more`` reads of a document: its ``ref``."""
+
+    ref: str
+
+
+class IndexStream:
+    """The index writer of a bulk import (:meth:`SearchIndex.stream`).
+
+    Documents of one kind are converted and kept per shard as they come;
+    :meth:`commit` hands the batch to a background thread that writes it
+    shard by shard (one tantivy writer alive at a time; tantivy works without
+    the GIL, so the caller goes on producing the next batch on the other
+    core) and returns at once; :meth:`wait` blocks until the batch is
+    committed (visible to readers) and raises its error.  A commit waits for
+    the batch before it.  :meth:`close` waits, ends the writer (documents
+    not committed are dropped) and releases the sub-index lock.  Adding an
+    id already indexed replaces it.  Usable as a context manager (closes).
+    Memory: the pending batch's documents plus one writer's heap."""
+
+    def __init__(self, sub: SubIndex, new_shards: int,
+                 partial: Callable[[set[str]], None] | None = None) -> None:
+        self.kind = sub.kind
+        self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
+        self._refs: set[str] = set()
+        self._stack = contextlib.ExitStack()
+        self._stack.enter_context(sub.locked())
+        try:
+            self._w: StreamWriter | None = StreamWriter(sub, new_shards, WRITER_HEAP_BYTES)
+        except BaseException:
+            self._stack.close()
+            raise
+        self._job = None  # (thread, [error]) of the batch being written
+        self.added = 0
+
+    def add(self, d: IndexDoc) -> None:
+        """Keep ``d`` for the next :meth:`commit`.  Raises ``ValueError``
+        for a non-``IndexDoc``, another kind, or a closed stream;
+        ``SearchIndexError``."""
+        if self._w is None:
+            raise ValueError("the index stream is closed")
+        if not isinstance(d, IndexDoc) or d.kind != self.kind:
+            raise ValueError(f"an IndexStream of {self.kind!r} needs IndexDoc items of that kind, got {d!r:.80}")
+        self._w.add(d)
+        if self._partial is not None:
+            self._refs.add(d.ref)
+        self.added += 1
+
+    def commit(self, *, wait: bool = True) -> None:
+        """Write every document added so far: in a background thread,
+        after the batch before it; ``wait`` (default) returns once it is
+        committed.  Raises ``SearchIndexError`` (a batch failed: the stream
+        is then closed) or ``ValueError`` when closed."""
+        if self._w is None:
+            raise ValueError("the index stream is closed")
+        self.wait()
+        import threading
+        if self._partial is not None and self._refs:
+            self._partial(self._refs)
+            self._partial, self._refs = None, set()
+        w, batch, err = self._w, self._w.take(), []
+
+        def run() -> None:
+            """Write the batch (in the background thread)."""
+            try:
+                w.commit_batch(*batch)
+            except BaseException as e:  # reported by wait()
+                err.append(e)
+
+        t = threading.Thread(target=run, name="mem-index", daemon=True)
+        t.start()
+        self._job = (t, err)
+        if wait:
+            self.wait()
+
+    def wait(self) -> None:
+        """Block until the batch being written is committed.  Raises its
+        ``SearchIndexError`` (the stream is then closed)."""
+        job, self._job = self._job, None
+        if job is None:
+            return
+        job[0].join()
+        if job[1]:
+            self.close()
+            e = job[1][0]
+            if isinstance(e, SearchIndexError):
+                raise e
+            raise SearchIndexError(f"index write failed: {e}") from e
+
+    def close(self) -> None:
+        """Wait for a batch being written, drop what was not committed, end
+        the writer and release the lock.  Idempotent; errors of the batch are
+        not raised here (call :meth:`wait` first to see them)."""
+        job, self._job = self._job, None
+        if job is not None:
+            job[0].join()
+        w, self._w = self._w, None
+        try:
+            if w is not None:
+                w.close()
+        finally:
+            self._stack.close()
+
+    def __enter__(self) -> "IndexStream":
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.objects import Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, fact_doc, history_doc, list_keys, walk
 from objstore.memory.sessions import turn_doc, walk_turns
@@ -25,6 +27,18 @@ def current_fact_docs(store: Store) -> list:
         if cur is not None:
             docs.append(fact_doc(cur.id, cur.fact))
     return docs
+
+
+def turn_docs(store: Store, ids) -> Iterator:
+    """The documents of the turns ``ids`` that are readable and not
+    forgotten (an id that is missing, damaged or not a turn is left out)."""
+    for oid in ids:
+        try:
+            t = store.get(oid, Turn)
+        except (NotFound, CorruptObject):
+            continue
+        if not t.forgotten:
+            yield turn_doc(oid, t)
 
 
 def turn_docs_in_shards(store: Store, shards: set[int]) -> Iterator:

@@ -4,13 +4,14 @@ reads them once they are written.
 A fact version holds its edges (``Fact.edges``; written by
 ``objstore.memory.facts.remember``).  This module holds what acts on them
 above the write: a ``contradicts`` edge queues both facts for review
-(:func:`flag_contradictions`).
+(:func:`flag_contradictions`); :func:`describe_target` names a target for
+people.
 """
 
 from __future__ import annotations
 
 from objstore.core.errors import MemError
-from objstore.core.objects import Fact, edge_target_kind
+from objstore.core.objects import Fact, Turn, edge_target_kind
 from objstore.core.store import Store
 from objstore.memory.facts import RememberResult
 from objstore.memory.queue import flag_conflict
@@ -49,3 +50,20 @@ def flag_contradictions(store: Store, result: RememberResult, *, owner: str = "u
             if item:
                 out.append(item)
     return out
+
+
+def describe_target(store: Store, target: str) -> str:
+    """What an edge target names, for people: a key as is; a fact version
+    as ``KEY@vN``; a turn as ``<session>#<seq>``; ``(not in this store)``
+    for an id the store does not hold."""
+    if edge_target_kind(target) == "key":
+        return target
+    try:
+        obj = store.get(target)
+    except MemError:
+        return "(not in this store)"
+    if isinstance(obj, Fact):
+        return f"{obj.key}@v{obj.version}"
+    if isinstance(obj, Turn):
+        return f"{obj.session}#{obj.seq}"
+    return obj.TYPE_NAME

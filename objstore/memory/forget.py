@@ -51,7 +51,7 @@ from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
-from objstore.memory.documents import current_fact_docs, turn_docs_in_shards
+from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, put_tombstone
@@ -331,12 +331,14 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         store.update_ref(fact_ref(key), store.refs.read(fact_ref(key)), None, rewrite=True)
     for sid, tvs in plan.sessions.items():
         store.update_ref(session_ref(sid), store.refs.read(session_ref(sid)), None, rewrite=True)
+        drop_session_cache(store, sid)  # it names the session's turns
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
         _new, ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
         idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
+    new_turns: list[str] = []  # the rewritten sessions' new turns, to index
     for sid, tail in turn_rewrites.items():
         forget_ids = {tv.id for tv in plan.turns[sid]}
         new_head, ids = rewrite_chain(
@@ -345,6 +347,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 forgotten=now if gone else tv.turn.forgotten),
             forget_ids, tail[-1].turn.parent if tail else None)
         idmap.update(ids)
+        new_turns.extend(n for n in ids.values() if not n.startswith("forgotten:"))
         store.update_ref(session_ref(sid), tail[0].id, new_head, "forget: history rewritten", time_ms=now,
                          rewrite=True)
         drop_session_cache(store, sid)  # it names the replaced head; the next writer walks the new chain
@@ -392,9 +395,13 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # 3. the search index, physically
     if plan.keys or plan.versions or res.rewritten:
         store.index.purge("fact", current_fact_docs(store))
-    if plan.sessions or plan.turns:  # [searchindex shards] only the shards of the touched sessions
-        shards = store.index.turn_shards([*plan.sessions, *plan.turns])
-        store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
+    if plan.sessions or plan.turns:
+        # only the segments that hold the forgotten turns are rewritten (their
+        # other turns read back from the objects); a shard where that cannot be
+        # done is rebuilt whole ([searchindex shards])
+        shards = store.index.purge_turns(doomed, lambda ids: turn_docs(store, ids), turn_docs(store, new_turns))
+        if shards:
+            store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
     res.index_problems = store.index.verify_purged(sorted(doomed))
 
     # 4. the objects, loose and packed, at once

@@ -30,9 +30,7 @@ from __future__ import annotations
 import json
 import re
 
-#: session id markers of a sub-agent's session (``objstore.capture``)
-SUBAGENT_MARKERS = (".agent-",)
-SIDECHAIN_SUFFIX = ".sidechain"
+from objstore.memory.scope import parent_namespace
 
 AUTHORS = ("person", "parent_agent", "agent", "tool", "system")
 _ROLE_AUTHOR = {"assistant": "agent", "tool": "tool", "system": "system"}
@@ -56,8 +54,9 @@ _TOOL_USE = re.compile(r"\[tool_use ([^\]\n]{1,200})\] ?([^\n]*)")
 
 def is_subagent_session(session: str) -> bool:
     """True for a sub-agent's session id (``<parent>.agent-<id>``,
-    ``<parent>.sidechain``)."""
-    return any(m in session for m in SUBAGENT_MARKERS) or session.endswith(SIDECHAIN_SUFFIX)
+    ``<parent>.sidechain``): a namespace with a parent
+    (``scope.parent_namespace``)."""
+    return parent_namespace(session) is not None
 
 
 def turn_author(turn) -> str:

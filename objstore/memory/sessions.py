@@ -16,7 +16,8 @@ SHA-256 of the session id, 32 hex) holds a session's head, next seq and
 source ids (never text) and whether the next turn is untrusted
 (``taints``, ``objstore.memory.provenance``), valid while the session ref
 still points at that head (else rebuilt by walking the new turns back to
-the cached head).
+the cached head).  Written by the hooks' appends; a bulk import (pack mode)
+writes none.
 """
 
 from __future__ import annotations
@@ -347,6 +348,8 @@ class TurnAppender:
         self._valid: dict[str, str | None] = {}
         self._bulk = False
         self._writer: PackWriter | None = None
+        self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
+        self._stream_error: str | None = None
         #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
         #: appender (``cc:msg:`` sources), readable before :meth:`publish` makes them visible
         self.message_digests: dict[tuple[str, str], bytes] = {}
@@ -386,12 +389,37 @@ class TurnAppender:
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
+        self._close_stream()
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()  # uncommitted documents are dropped: the index journal replays them
+
+    def _index(self, doc) -> None:
+        """Send a turn's document to the index: in pack mode straight to the
+        import's stream (tantivy indexes it in its own thread, visible at the
+        next :meth:`publish`), else kept for :meth:`publish`."""
+        if not self.pack:
+            self.docs.append(doc)
+            return
+        if self._stream_error is not None:
+            return  # the index is behind; the journal replays these sessions
+        try:
+            if self._stream is None:
+                self._stream = self.store.index.stream("turn")
+            self._stream.add(doc)
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
 
     def drop_states(self) -> None:
         """Forget the in-memory state of the sessions (all published: call
         after :meth:`publish`), so a long import keeps memory bounded; a later
         turn of one of them reloads it (from the state cache)."""
         self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
+        # published messages are read from their chains now (``start_head`` moved past them)
+        self.message_digests = {k: d for k, d in self.message_digests.items() if k[0] in self.dirty}
 
     def filter(self) -> CaptureFilter:
         """The store's :class:`CaptureFilter` (read once)."""
@@ -463,39 +491,71 @@ class TurnAppender:
             self.message_digests[(sid, source)] = b"" if forgotten else _digest(text)  # = message_digest
         self.dirty.add(sid)
         if not forgotten:
-            self.docs.append(turn_doc(oid, turn))
+            self._index(turn_doc(oid, turn))
             self.added += 1
         return oid
 
-    def publish(self, *, index: bool = True) -> str | None:
+    def publish(self, *, index: bool = True, wait: bool = True) -> str | None:
         """Make written turns durable and visible; returns an index error
-        message (turns stored, index behind; the journal replays it) or None."""
+        message (turns stored, index behind; the journal replays it) or None.
+
+        In pack mode the new turns are indexed by the import's
+        :class:`~objstore.index.searchindex.IndexStream` in a background
+        thread; ``wait=False`` returns before that batch is committed (the
+        index journal keeps its sessions until the next :meth:`publish`
+        has waited for it), so the caller can go on reading transcripts."""
         store = self.store
         if self._writer is not None:
             self._writer.finish()  # the pack and its index are durable before any ref names them
             self._writer = None
             store.packs.reload()
+        err = self._wait_index()
         if not self.dirty:
-            return None
+            return err
         if self._bulk:
             syncfs(store.root)   # objects durable before any ref names them
             self.store.objects.durable, self._bulk = True, False
         t = now_ms()
         moved = sorted(self.dirty)
         store.journal.sessions([(sid, self.states[sid].start_head) for sid in moved])
+        # one batch: the filesystem synced a few times, not three fsyncs per session
+        store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)
+                           for sid in moved], self.command, time_ms=t)
         for sid in moved:
             st = self.states[sid]
-            store.update_ref(st.ref, st.start_head, st.head, self.command, time_ms=t)
             st.start_head = st.head
-            save_session_state(store, st)
+            if not self.pack:  # a bulk import leaves no cache file per session (a 4 KiB block each);
+                save_session_state(store, st)  # the next writer of one walks its chain once
         self.dirty.clear()
         docs, self.docs = self.docs, []
+        if self._stream_error is not None:
+            return self._stream_error
         if not index:
+            self._close_stream()
             return None
         try:
             if docs:
                 store.index.add(docs)
+            if self._stream is not None:
+                self._stream.commit(wait=False)  # the refs name these turns now: index them
+                return self._wait_index() if wait else None
             store.journal.clear()
         except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
             return str(e)
+        return None
+
+    def _wait_index(self) -> str | None:
+        """Wait for the stream's batch being written; clear the index journal
+        when it is committed.  Returns the index error, or None."""
+        if self._stream is None:
+            return self._stream_error
+        try:
+            self._stream.wait()
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+            return self._stream_error
+        self.store.journal.clear()
         return None

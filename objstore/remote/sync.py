@@ -32,6 +32,7 @@ from pathlib import Path
 
 from objstore.core.atomic import fsync_dir
 from objstore.core.codec import decode
+from objstore.core.pack import PackBytes
 from objstore.core.errors import (CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict,
                                   RemoteUnavailable, WrongKey)
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
@@ -254,14 +255,10 @@ class _RemoteObjects:
     def __init__(self, r: _Remote | None, cache: dict[str, bytes]) -> None:
         self.r, self.cache = r, cache
         self._where: dict[str, str] | None = None
-        self._packs: dict[str, tuple[bytes, bytes]] = {}
+        self._packs: dict = {}  # name -> objstore.core.pack.PackBytes
         self.fetched: dict[str, object] = {}
 
     def get(self, oid: str):
-        import struct
-        import zlib
-
-        import blake3
         if self.r is None:
             return None
         if self._where is None:
@@ -271,25 +268,13 @@ class _RemoteObjects:
             return None
         if name not in self._packs:
             pack, idx, _n = self.r.pack(name)
-            self._packs[name] = (pack, idx)
-        pack, idx = self._packs[name]
-        n = struct.unpack_from(">I", idx, 8)[0]
-        raw = bytes.fromhex(oid)
-        lo, hi = 0, n
-        while lo < hi:   # the id table is sorted (docs/format.md, Packs)
-            mid = (lo + hi) // 2
-            cur = idx[1036 + 32 * mid:1068 + 32 * mid]
-            if cur < raw:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
+            self._packs[name] = PackBytes(pack, idx)   # the layout: docs/format.md, Packs
+        try:
+            frame = self._packs[name].get(oid)
+        except CorruptObject as e:
+            raise IntegrityError(f"remote object {oid}: {e}") from None
+        if frame is None:
             return None
-        off = struct.unpack_from(">Q", idx, 1036 + 32 * n + 8 * lo)[0]
-        length = struct.unpack_from(">I", idx, 1036 + 40 * n + 4 * lo)[0]
-        frame = zlib.decompress(pack[off + 4:off + length])
-        if blake3.blake3(frame).hexdigest() != oid:
-            raise IntegrityError(f"remote object {oid} does not hash to its id")
         obj = decode(frame, strict=False)
         self.fetched[oid] = obj
         return obj
@@ -557,13 +542,13 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             if send:
                 with PackWriter(tmp) as w:
                     for i, oid in enumerate(send):
-                        zstream, frame = _verified_entry(store, oid)
+                        frame = _verified_frame(store, oid)
                         obj = decode(frame, strict=False) if fidx else None
                         if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
                                 (isinstance(obj, Turn) and fidx.turn_time(obj) is not None):
                             raise IntegrityError(f"refusing to push {oid}: a tombstone forgets its value",
                                                  hint="run 'mem pull' and 'mem fsck', then push again")
-                        w.add_entry(oid, zstream)     # copied, not recompressed
+                        w.add(frame)
                         if progress and i % 500 == 0:
                             progress("pack", i, len(send))
                     info = w.finish()
@@ -624,30 +609,14 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     return res
 
 
-def _verified_entry(store: Store, oid: str) -> tuple[bytes, bytes]:
-    """``(zlib stream, frame)`` of an object, loose or packed, re-hashed
-    against its id (a damaged local object must never reach the remote).
-    Raises NotFound, CorruptObject."""
-    import zlib
-
-    import blake3
-
+def _verified_frame(store: Store, oid: str) -> bytes:
+    """The frame of an object, loose or packed, re-hashed against its id (a
+    damaged local object must never reach the remote).  Raises NotFound,
+    CorruptObject."""
     try:
-        z = store.objects.path(oid).read_bytes()   # a loose file is the zlib stream of its frame
-    except FileNotFoundError:
-        for pk in store.packs.packs:
-            if pk.contains(oid):
-                z = pk.raw_entry(oid)
-                break
-        else:
-            raise NotFound(f"no object {oid}") from None
-    try:
-        frame = zlib.decompress(z)
-    except zlib.error:
+        return store.read_frame(oid)
+    except CorruptObject:
         raise CorruptObject(f"object {oid} is damaged (run 'mem fsck')") from None
-    if blake3.blake3(frame).hexdigest() != oid:
-        raise CorruptObject(f"object {oid} does not hash to its id (run 'mem fsck')")
-    return z, frame
 
 
 def _delete_orphans(t: Transport, listed: set[str]) -> None:

@@ -162,8 +162,10 @@ class LocomoConfig:
 def locomo_steps() -> list[LocomoConfig]:
     """The pipeline built up one step at a time; the last is the default."""
     plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
-                          supersede=False, scope_idf=False, dates=0.0, coverage=0.0, follow=0)
-    timed = replace(RecallOptions(), scope_idf=False, dates=0.0, coverage=0.0, follow=0)
+                          supersede=False, scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
+                          measure=0.0)
+    timed = replace(RecallOptions(), scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
+                    measure=0.0)
     return [
         LocomoConfig("BM25, mem_words analyzer, turn text only", "words", False, False, plain),
         LocomoConfig("+ speaker name and image caption in the turn text", "words", True, True, plain),
@@ -183,7 +185,8 @@ def locomo_steps() -> list[LocomoConfig]:
                      replace(timed, scope_idf=True, dates=RecallOptions().dates)),
         LocomoConfig("+ coverage (score x share of the question's IDF mass the turn holds)", "stem", True, True,
                      replace(timed, scope_idf=True, dates=RecallOptions().dates, coverage=RecallOptions().coverage)),
-        LocomoConfig("+ the first hit followed forward in time = default", "stem", True, True, RecallOptions()),
+        LocomoConfig("+ follow the first hit, agent nouns as verbs, measure bonus = default", "stem", True, True,
+                     RecallOptions()),
     ]
 
 

@@ -11,7 +11,9 @@ Pipeline (:func:`recall`), per query phrasing:
    facts, turns of no known project) unless ``all_projects``.  The
    ``depth`` best hits are kept.
    Words that only name the project in scope are dropped from the query
-   first (:func:`without_scope_words`), and the IDF is counted over the
+   first (:func:`without_scope_words`), an agent noun the scope never
+   uses is searched as its verb (:func:`with_base_forms`: "which test
+   runner" finds "the unit tests run with Jest"), and the IDF is counted over the
    documents of the scope (``scope_idf``: "backend" in every turn of the
    atlas backend, a speaker's name in every turn of a chat, tell nothing
    apart there).  A date the question names ("on 14 June 2025", "in June
@@ -19,6 +21,9 @@ Pipeline (:func:`recall`), per query phrasing:
    doubles their score.  A turn hit's score is multiplied by the
    **coverage factor** (the share of the query words' IDF mass its text
    holds; Lucene's classic coordination factor, IDF-weighted) and by the
+   **measure bonus** (a question asking "how large", "how long", "how
+   many" ranks up the turns stating a size, a duration, a number:
+   :func:`measure_pattern`) and by the
    **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
    (age from the query's newest turn hit; memware ranks BM25 × recency ×
    use the same way).
@@ -68,13 +73,14 @@ Measured on LoCoMo (``docs/benchmarks.md``, ``mem eval locomo``): stemming,
 query stop words, neighbours and session evidence take R@10 from 0.50 to
 0.71, scoped IDF, dates and coverage to 0.77, with no model call; on
 ``eval/knowledge_update.json`` the time order takes newest-first from 0.14
-to 0.91 and Stale@1 from 0.59 to 0.00.
+to 0.955 and Stale@1 from 0.59 to 0.00.
 
 ``recall`` never writes, never prints, and reads no process settings.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -139,6 +145,13 @@ class RecallOptions:
         coverage: exponent of the coverage factor: a turn hit's score is
             multiplied by ``(IDF mass of the query words it holds / IDF
             mass of all of them) ** coverage`` (0 disables).
+        measure: bonus for the turns stating a quantity of the kind the
+            question asks for (:func:`measure_pattern`: "how large" -> a
+            size, "how long" -> a duration, "how many" -> a number):
+            their score is multiplied by ``1 + measure`` (0 disables).
+        base_forms: an agent noun of the query that no document of the
+            scope holds is searched as the verb it is made from
+            (:func:`with_base_forms`: "test runner" -> "run").
         follow: for a question about the present, follow the first
             ``follow`` turn hits forward in time: the later turns of their
             project that restate their words are compared by the
@@ -163,6 +176,8 @@ class RecallOptions:
     dates: float = 1.0
     follow: int = 1
     coverage: float = 1.0
+    base_forms: bool = True
+    measure: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -335,6 +350,11 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     raw_top = max(raw.values()) or 1.0
     if opts.coverage:
         hits = _with_coverage(store, hits, weights, opts, turns)
+    measure = measure_pattern(query) if opts.measure else None
+    if measure is not None:  # "how large …": the turns stating a size first
+        hits = [replace(h, score=h.score * (1.0 + opts.measure))
+                if h.kind == "turn" and (t := _turn(store, h.id, turns)) is not None and measure.search(t.text[:4000])
+                else h for h in hits]
     if opts.recency:
         newest = max((h.time for h in hits if h.kind == "turn"), default=0)
         half = max(opts.half_life_days, 1e-3) * DAY_MS
@@ -484,6 +504,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     turns: dict[str, Turn] = {}  # turn objects read once: coverage, then materialising
     for qi, q in enumerate(qs):
         q = without_scope_words(q, proj)
+        if opts.base_forms:
+            q = with_base_forms(store, q, kinds=WHAT[what], projects=proj, scope=opts.scope_idf)
         ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
         top = ranked[0].score if ranked else 1.0
@@ -617,6 +639,77 @@ def without_scope_words(query: str, projects: Sequence[str] | None) -> str:
     return " ".join(kept) if any(tokenize(w) for w in kept) else query
 
 
+_MEASURES: list[tuple[re.Pattern, re.Pattern]] = []  # (question, answer), compiled on first use
+
+
+def measure_pattern(query: str) -> re.Pattern | None:
+    """What a question asking for a quantity expects in its answer, as a
+    pattern over a passage: "how large / how big / … size …" -> a number
+    with a size unit (``25 MB``, ``2GiB``, ``512 bytes``); "how long / how
+    often / … duration …" -> a number with a time unit (``600 seconds``,
+    ``3 days``, ``45s``); "how many / number of" -> a number.  None for
+    any other question.  (The expected answer type of question answering;
+    the units are the common ones, English.)"""
+    if not _MEASURES:
+        n = r"\d+(?:[.,]\d+)?\s*"
+        _MEASURES.extend([
+            (re.compile(r"\bhow (?:large|big|much (?:space|disk|memory|storage))\b|\bsizes?\b", re.I),
+             re.compile(n + r"(?:[kmgtp]i?b|bytes?|b)\b", re.I)),
+            (re.compile(r"\bhow (?:long|often)\b|\bdurations?\b", re.I),
+             re.compile(n + r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
+                        r"months?|years?)\b", re.I)),
+            (re.compile(r"\bhow many\b|\bnumber of\b", re.I), re.compile(r"(?<![\w.])\d+(?![\w.]\d)")),
+        ])
+    for asks, answer in _MEASURES:
+        if asks.search(query):
+            return answer
+    return None
+
+
+def agent_noun_base(word: str) -> str | None:
+    """The verb an agent noun is made from, as a token: ``runner`` ->
+    ``run``, ``linter`` -> ``lint``, ``formatter`` -> ``format``,
+    ``bundler`` -> ``bundl`` (the stem of ``bundle``); None for a word
+    that does not end in -er/-or (plural -s allowed) after at least 3
+    letters."""
+    w = word[:-1] if word.endswith(("ers", "ors")) else word
+    if len(w) < 5 or not w.endswith(("er", "or")) or not w.isalpha():
+        return None
+    base = w[:-2]
+    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+        base = base[:-1]  # runn -> run, formatt -> format
+    return base
+
+
+def with_base_forms(store: Store, query: str, *, kinds: tuple[str, ...], projects: Sequence[str] | None,
+                    scope: bool = True) -> str:
+    """``query`` with each agent noun that no document of the scope holds
+    replaced by the verb it is made from, when some document holds that
+    (:func:`agent_noun_base`: "which test runner do we use" -> "… test run
+    …" where the turns say "the unit tests run with Jest"; "which linter"
+    -> "lint").  A word the scope uses is left alone, so "runner" stays
+    where people say "test runner".  Costs one document-frequency lookup
+    per such word (the counts are cached for the search)."""
+    from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
+    swaps: dict[str, str] = {}
+    for w in query.split():
+        toks = tokenize(w)
+        if len(toks) == 1 and toks[0] not in QUERY_STOPWORDS:
+            base = agent_noun_base(toks[0])
+            if base is not None:
+                swaps[w] = base
+    if not swaps:
+        return query
+    scoped = None if projects is None or not scope else [*projects, ""]
+    _n, df = store.index.term_stats([t for w in swaps for t in (tokenize(w)[0], swaps[w])], kinds=kinds,
+                                    projects=scoped)
+    out = []
+    for w in query.split():
+        b = swaps.get(w)
+        out.append(b if b is not None and not df[tokenize(w)[0]] and df[b] else w)
+    return " ".join(out)
+
+
 @dataclass
 class _Extra:
     full: str                 # the whole text (a fact: key words + body)
@@ -676,7 +769,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
         if not values_of(e.full, words | stems, lower):
             continue  # states no value: nothing a later statement could change
         own = [t for t in dict.fromkeys(tokenize(e.full[:2000])) if t not in QUERY_STOPWORDS][:16]
-        words_q = " ".join(own) + " " + query
+        words_q = without_scope_words(" ".join(own) + " " + query, projects)
         found = store.index.search(words_q, limit=8, kinds=("turn",),
                                    projects=[h.project] if projects is not None else None,
                                    exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,

@@ -117,7 +117,7 @@ def test_round_trip(frames, absent):
 
 
 def test_pack_is_content_named_and_trailer_is_checksum(pack_dir):
-    info = write_pack(pack_dir, mixed(10))
+    info = write_pack(pack_dir, mixed(10), version=1)
     data = info.pack_path.read_bytes()
     assert data[:4] == PACK_MAGIC and struct.unpack(">II", data[4:12]) == (1, 10)
     assert hash_bytes(data[:-32]) == data[-32:].hex() == info.name
@@ -130,7 +130,7 @@ def test_worked_example_layout(pack_dir):
     """The module doc's worked example, except the zlib bytes (zlib-build dependent)."""
     frame = encode(GOLDEN)
     assert len(frame) == 228 and hash_bytes(frame) == GOLDEN_ID
-    info = write_pack(pack_dir, [frame])
+    info = write_pack(pack_dir, [frame], version=1)
     pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
     L = struct.unpack(">I", pk[12:16])[0]
     assert pk[:12] == bytes.fromhex("4d50414b 00000001 00000001")
@@ -150,9 +150,28 @@ def test_worked_example_layout(pack_dir):
         assert info.name.startswith("4bb10fd5") and ix[0x458:].hex().startswith("7d5892ec")
 
 
+def test_worked_example_layout_v2(pack_dir):
+    """docs/format.md's version-2 worked example, except the zstd bytes (zstd-build dependent)."""
+    import zstandard
+    frame = encode(GOLDEN)
+    info = write_pack(pack_dir, [frame])
+    pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
+    assert pk[:16] == bytes.fromhex("4d50414b 00000002 00000001 00000000")
+    L = struct.unpack(">I", pk[16:20])[0]
+    assert pk[20:24] == bytes.fromhex("28b52ffd") and zstandard.ZstdDecompressor().decompress(pk[20:20 + L]) == frame
+    assert len(pk) == 16 + 4 + L + 32 and pk[-32:].hex() == info.name
+    assert len(ix) == 1144 and ix[:12] == bytes.fromhex("4d494458 00000002 00000001")
+    assert ix[0x40c:0x42c].hex() == GOLDEN_ID
+    assert ix[0x42c:0x434] == bytes.fromhex("00000000 00000010")
+    assert ix[0x434:0x438] == struct.pack(">I", 4 + L)
+    assert ix[0x438:0x458].hex() == info.name and ix[0x458:] == bytes.fromhex(hash_bytes(ix[:0x458]))
+    if zstandard.ZSTD_VERSION == (1, 5, 7):  # the build the doc's numbers come from
+        assert L == 180 and info.name.startswith("6a4fc05b") and ix[0x458:].hex().startswith("0eb0f361")
+
+
 def test_duplicates_stored_once(pack_dir):
     frames = mixed(50)
-    with PackWriter(pack_dir) as w:
+    with PackWriter(pack_dir, version=1) as w:
         first = [w.add(f) for f in frames]
         assert w.add_many(frames + frames[:7]) == 0
         assert w.add(frames[3]) == first[3]
@@ -271,7 +290,7 @@ def test_missing_dir_and_bad_names(pack_dir):
 
 def test_flipped_entry_byte(pack_dir):
     frames = mixed(3)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=1)
     victim = hash_bytes(frames[1])
     with Pack(info.idx_path) as p:
         off = p._entry(p._find(bytes.fromhex(victim)))[0]
@@ -290,7 +309,7 @@ def test_flipped_entry_byte(pack_dir):
 @pytest.mark.parametrize("where", ["prefix", "zlib", "last"])
 def test_every_entry_damage_is_caught_by_get(pack_dir, where):
     frames = mixed(4)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=1)
     oid = hash_bytes(frames[2])
     with Pack(info.idx_path) as p:
         off, length = p._entry(p._find(bytes.fromhex(oid)))
@@ -513,7 +532,7 @@ def test_100k_pack_timings(pack_dir):
     n = 100_000
     frames = list(_many(n))
     t0 = time.perf_counter()
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=1)
     write_s = time.perf_counter() - t0
     assert info.count == n and info.idx_size == 1100 + 44 * n
 
@@ -569,7 +588,7 @@ def test_opening_a_1m_index_is_cheap(pack_dir):
     idx_path = pack_dir / f"pack-{pack_sum.hex()}.idx"
     idx_path.write_bytes(idx + bytes.fromhex(hash_bytes(idx)))
     del ids, idx
-    assert idx_path.stat().st_size == idx_size(n)
+    assert idx_path.stat().st_size == idx_size(n, 1)
     opens = []
     for _ in range(50):
         t0 = time.perf_counter()
@@ -587,7 +606,7 @@ def test_opening_a_1m_index_is_cheap(pack_dir):
         assert p.resolve_prefix(probe[3][:6]) == [probe[3]]
         with pytest.raises(CorruptObject):  # entries point outside the (empty) body
             p.get(probe[0])
-    print(f"\n1M-object index ({idx_size(n) / 1e6:.0f} MB): open {open_ms:.3f} ms (median of 50), "
+    print(f"\n1M-object index ({idx_size(n, 1) / 1e6:.0f} MB): open {open_ms:.3f} ms (median of 50), "
           f"contains {contains_us:.1f} us")
     assert open_ms < 5
 
@@ -623,9 +642,9 @@ def test_raw_entries_copy_into_a_new_pack(tmp_path):
     from objstore.core.pack import Pack
     from objstore.core.packwriter import PackWriter
     frames = list(mixed(50))
-    src = write_pack(tmp_path / "a", frames)
+    src = write_pack(tmp_path / "a", frames, version=1)
     with Pack(src.idx_path) as p:
-        w = PackWriter(tmp_path / "b")
+        w = PackWriter(tmp_path / "b", version=1)
         for oid in p:
             w.add_entry(oid, p.raw_entry(oid))
         copied = w.finish()
@@ -634,3 +653,120 @@ def test_raw_entries_copy_into_a_new_pack(tmp_path):
         assert list(a) == list(b)
         assert all(a.get(o) == b.get(o) for o in a)
         assert b.verify() == []
+
+
+# -- format 2: a zstd frame per object, with the pack's dictionary -------------------
+
+def _turns(n: int, width: int = 1) -> list[bytes]:
+    return [encode(Turn(session=f"s{i // 50}", seq=i % 50, role=("user", "assistant", "tool")[i % 3],
+                        text=f"Let me look at src/module_{i % 7}.py and run the tests again ({i}). " * width,
+                        timestamp=1772000000000 + i, harness="claude-code", cwd="/home/ana/code/acme",
+                        project="acme", source=f"cc:{i}", parent=None)) for i in range(n)]
+
+
+def test_v2_layout_dictionary_and_entries(pack_dir):
+    """A version-2 pack: header version 2, the dictionary's length and bytes
+    at offset 12, then one length-prefixed zstd frame per object (content
+    size recorded, no dictionary id) that decompresses with that dictionary;
+    the index has the version-1 layout (1100 + 44·N) with version 2."""
+    import zstandard
+
+    from objstore.core.pack import HEADER_LEN, U32
+    frames = _turns(300)
+    info = write_pack(pack_dir, frames)
+    assert info.idx_size == info.idx_path.stat().st_size == idx_size(300) == 1100 + 44 * 300
+    assert info.idx_path.read_bytes()[:8] == IDX_MAGIC + b"\x00\x00\x00\x02"
+    data = info.pack_path.read_bytes()
+    assert data[:12] == PACK_MAGIC + b"\x00\x00\x00\x02" + (300).to_bytes(4, "big")
+    d = U32.unpack_from(data, HEADER_LEN)[0]
+    assert 4096 <= d <= 112 * 1024
+    dctx = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(data[16:16 + d]))
+    pos, got = 16 + d, []
+    while pos < len(data) - 32:
+        n = U32.unpack_from(data, pos)[0]
+        got.append(dctx.decompress(data[pos + 4:pos + 4 + n]))
+        pos += 4 + n
+    assert pos == len(data) - 32 and got == frames  # write order kept
+    with Pack(info.idx_path) as p:
+        assert p.version == 2 and p.verify() == [] and p.dictionary() == data[16:16 + d]
+        assert all(p.get(hash_bytes(f)) == f for f in frames)
+        assert [p.get(o) for o in p.ids_in_body_order()] == frames
+
+
+def test_v2_small_pack_has_no_dictionary(pack_dir):
+    info = write_pack(pack_dir, mixed(5))
+    data = info.pack_path.read_bytes()
+    assert data[12:16] == b"\x00\x00\x00\x00"
+    with Pack(info.idx_path) as p:
+        assert p.verify() == [] and p.dictionary() == b""
+        assert all(p.get(hash_bytes(f)) == f for f in mixed(5))
+
+
+def test_v2_is_much_smaller_than_v1_for_turns(tmp_path):
+    frames = _turns(3000)
+    v1 = write_pack(tmp_path / "a", frames, version=1)
+    v2 = write_pack(tmp_path / "b", frames)
+    assert v2.size < v1.size / 2
+
+
+def test_v2_damage_stays_with_one_object(pack_dir):
+    """A flipped byte in one entry damages that object only."""
+    from objstore.core.pack import HEADER_LEN, U32
+    frames = _turns(300)
+    info = write_pack(pack_dir, frames)
+    data = info.pack_path.read_bytes()
+    d = U32.unpack_from(data, HEADER_LEN)[0]
+    with Pack(info.idx_path) as p:
+        victim = p.ids_in_body_order()[150]
+        off = p._entry(p._find(bytes.fromhex(victim)))[0]
+    flip(info.pack_path, off + 10)
+    with Pack(info.idx_path) as p:
+        assert any(victim in e for e in p.verify())
+        bad = []
+        for f in frames:
+            try:
+                assert p.get(hash_bytes(f)) == f
+            except CorruptObject:
+                bad.append(hash_bytes(f))
+        assert bad == [victim]
+    assert d  # (a damaged dictionary would take every object of the pack: the checksum trailer catches it)
+
+
+def test_v2_entries_copy_with_the_same_dictionary(tmp_path):
+    frames = _turns(200)
+    src = write_pack(tmp_path / "a", frames)
+    with Pack(src.idx_path) as p:
+        with pytest.raises(InvalidInput):
+            PackWriter(tmp_path / "x").add_entry(hash_bytes(frames[0]), p.raw_entry(hash_bytes(frames[0])))
+        w = PackWriter(tmp_path / "b", dictionary=p.dictionary())
+        for oid in p.ids_in_body_order()[::2]:
+            w.add_entry(oid, p.raw_entry(oid))
+        copied = w.finish()
+    with Pack(copied.idx_path) as b:
+        assert b.verify() == [] and len(b) == 100
+        assert all(b.get(hash_bytes(f)) == f for f in frames[::2])
+
+
+def test_v1_packs_still_read_and_repack_into_v2(tmp_path):
+    """A store whose packs are version 1 (written before format 2) reads as
+    before; Store.repack (gc, delete) rewrites them as version 2 and the
+    dropped object is gone."""
+    from objstore.core.store import Store
+    store = Store.init(tmp_path / "s")
+    frames = _turns(120)
+    pdir = store.root / "objects" / "pack"
+    write_pack(pdir, frames[:60], version=1)
+    write_pack(pdir, frames[60:])
+    store.packs.reload()
+    assert sorted(p.version for p in store.packs.packs) == [1, 2]
+    assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
+    gone = [hash_bytes(frames[5]), hash_bytes(frames[70])]
+    with store.lock("test"):
+        assert store.delete_objects(gone) == 2
+    store.packs.reload()
+    assert all(p.version == 2 for p in store.packs.packs)
+    assert not any(store.has(g) for g in gone)
+    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70))
+    for p in store.packs.packs:
+        assert p.verify() == []
+    store.close()

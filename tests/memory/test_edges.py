@@ -73,7 +73,8 @@ def test_cli_edges_in_show_and_log(invoke, store):
     invoke("remember", "project/p/note", "db moved", "--relates-to", "project/p/db", "--rollup-of", tid[:10],
            "--derived-from", "project/p/db@v1")
     shown = invoke("show", "project/p/note").stdout
-    assert "relates_to   project/p/db" in shown and f"rollup_of    {tid[:12]}" in shown
+    assert "relates_to   project/p/db" in shown and f"rollup_of    {tid[:12]}  (sess-2#0)" in shown
+    assert "(project/p/db@v1)" in shown
     assert "derived_from" in shown
     log = invoke("log", "project/p/note").stdout
     assert "-> relates_to   project/p/db" in log
@@ -112,3 +113,20 @@ def test_edges_survive_export_and_import(store, tmp_path):
         assert facts.current(other, "user/b").fact.edges == r.version.fact.edges
     finally:
         other.close()
+
+
+def test_fsck_warns_about_an_edge_to_a_missing_object(store):
+    from objstore.core.fsck import fsck
+    tid = _turns(store, "sess-f", ["a turn"])[0]
+    facts.remember(store, "user/a", "x", edges=[("rollup_of", tid)])
+    assert fsck(store).warnings == []
+    # a fact (as a remote might send it) naming a turn this store does not hold
+    head = facts.current(store, "user/a")
+    import dataclasses
+    f = dataclasses.replace(head.fact, version=2, parent=head.id, body="y", edges=(("rollup_of", "ab" * 32),))
+    oid = store.put(f)
+    with store.lock("test"):
+        facts.commit_version(store, "user/a", head.id, oid, old_chain=[head], new_chain=[facts.Version(oid, f), head],
+                             command="test")
+    rep = fsck(store)
+    assert rep.ok and any("rollup_of edge to abababababab" in w for w in rep.warnings)

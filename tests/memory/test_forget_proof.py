@@ -255,7 +255,7 @@ def _subagent_with_rollup(store: Store, parent_sid: str) -> dict:
     return {"sub": sub, "turns": tids, "finding": finding, "rollup": rollup.version.id}
 
 
-@pytest.mark.parametrize("how", ["match", "ids"])
+@pytest.mark.parametrize("how", ["match", "ids", "session"])
 def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how):
     """Forget of a sub-agent's turn and fact removes them from the rollup's
     edges (the rollup is rewritten; a later turn it links follows its new id)
@@ -265,6 +265,16 @@ def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how)
     sa = _subagent_with_rollup(store, _sid(store, CANARY))
     if how == "match":
         forget(store, match="Quokkacanary-4471")
+    elif how == "session":  # the whole sub-agent session: the rollup keeps no edge to any of its turns
+        forget(store, session=sa["sub"])
+        forget(store, match="Quokkacanary-4471")
+        rollup = facts.current(store, "project/p/rollup")
+        assert rollup.fact.edges == (("relates_to", "project/p/other"),)
+        assert store.refs.read("sessions/" + sa["sub"]) is None
+        _assert_gone(store, planted)
+        gone_ids = [*sa["turns"], sa["finding"], sa["rollup"]]
+        assert scan_store(store.root, [i.encode() for i in gone_ids] + [bytes.fromhex(i) for i in gone_ids]) == []
+        return
     else:
         forget(store, what="project/p/sub-finding")
         forget(store, what=sa["turns"][1])
@@ -281,3 +291,41 @@ def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how)
     _assert_gone(store, planted)
     gone_ids = [sa["turns"][1], sa["turns"][2], sa["finding"], sa["rollup"]]
     assert scan_store(store.root, [i.encode() for i in gone_ids] + [bytes.fromhex(i) for i in gone_ids]) == []
+
+
+def test_forgetting_a_subagent_fact_and_turn_under_a_real_rollup(tmp_path):
+    """The rollup written by the sub-agent path (``capture.rollup``, as
+    SubagentStop does): a fact in the sub-agent's namespace and its turn are
+    forgotten; the summary loses the edge, a repeated SubagentStop does not
+    bring it back, and no id or text of them is left anywhere."""
+    from objstore.capture.rollup import rollup, rollup_edges
+    from objstore.memory.sessions import CapturedTurn, TurnAppender
+    store, planted = _build(tmp_path, _transcript_sources()[0])
+    parent = _sid(store, CANARY)
+    sub = f"{parent}.agent-b2c3d4"
+    app = TurnAppender(store, command="test")
+    texts = ["looking for the token", f"found it: {CANARY} in staging.env", "the token lives in staging.env"]
+    with store.lock("test"):
+        tids = [app.add(CapturedTurn(session=sub, source=f"t:sub2:{i}", role="assistant", text=t,
+                                     timestamp=1_772_000_000_000 + i, cwd="", project="p"))
+                for i, t in enumerate(texts)]
+        app.publish()
+    app.close()
+    finding = facts.remember(store, "project/p/sub-token", f"staging token {CANARY}", namespace=sub,
+                             trust="agent_observed", owner="agent:b2c3d4", edges=[("derived_from", tids[1])])
+    r = rollup(store, sub, "the token lives in staging.env")
+    assert r.status == "written" and set(rollup_edges(facts.current(store, r.key).fact)) == set(tids)
+    facts.remember(store, "project/p/sub-note", "see the sub-agent's token finding", namespace=sub,
+                   edges=[("relates_to", "project/p/sub-token"), ("derived_from", finding.version.id)])
+    forget(store, what="project/p/sub-token")
+    forget(store, match="Quokkacanary-4471")
+    turns = session_turns(store, sub)
+    assert [t.turn.forgotten > 0 for t in turns] == [False, True, False]
+    summary = facts.current(store, r.key).fact
+    assert set(rollup_edges(summary)) == {turns[0].id, turns[2].id}
+    assert facts.current(store, "project/p/sub-note").fact.edges == ()
+    again = rollup(store, sub, "the token lives in staging.env")  # SubagentStop delivered again
+    assert set(rollup_edges(facts.current(store, again.key).fact)) == {turns[0].id, turns[2].id}
+    _assert_gone(store, planted)
+    gone = [tids[1], tids[2], finding.version.id, r.id]
+    assert scan_store(store.root, [i.encode() for i in gone] + [bytes.fromhex(i) for i in gone]) == []

@@ -127,3 +127,16 @@ def test_injection_labels_an_untrusted_passage(store):
     inj = inject_for_prompt(store, "web-2", "zanzibar deployment flamingo canary controller rollouts", project="proj")
     line = next(ln for ln in inj.text.splitlines() if "earlier session web-1" in ln)
     assert "assistant, untrusted" in line
+
+
+def test_show_labels_turns(store, invoke):
+    _append(store, "m-2.agent-b7", [("user", "look up the flamingo api"),
+                                    ("assistant", _use("WebFetch", url="https://flamingo.example")),
+                                    ("tool", "flamingo docs")])
+    out = invoke("show", "m-2.agent-b7").stdout
+    assert "[0] user (parent_agent)" in out
+    assert "[2] tool" in out and out.split("[2] tool", 1)[1].split("\n", 1)[0].endswith("untrusted")
+    tid = session_turns(store, "m-2.agent-b7")[2].id
+    shown = invoke("show", tid).stdout
+    assert "author:      tool    untrusted" in shown
+    assert invoke("show", tid, "--json").json["untrusted"] is True

@@ -8,7 +8,7 @@ import datetime as dt
 from recall_helpers import turn
 
 from objstore.retrieval.dates import DAY_MS, time_windows
-from objstore.retrieval.recall import RecallOptions, recall
+from objstore.retrieval.recall import RecallOptions, agent_noun_base, measure_pattern, recall, with_base_forms
 
 T0 = 1_740_000_000_000  # 2025-02-19
 
@@ -62,3 +62,33 @@ def test_coverage_prefers_the_turn_holding_more_of_the_question(store, add_sessi
                   "two": [turn("Maria said aerial yoga at the studio keeps her calm, it is a long sentence here.")]})
     res = recall(store, ["what kind of yoga does Maria do at the studio"], projects=("acme",), what="turns")
     assert res.hits[0].session == "two"
+
+
+def test_an_agent_noun_the_scope_never_uses_is_searched_as_its_verb(store, add_sessions):
+    assert [agent_noun_base(w) for w in ("runner", "linters", "formatter", "bundler", "user", "for")] == \
+        ["run", "lint", "format", "bundl", None, None]
+    add_sessions({"a": [turn("The worker unit tests run with Jest.")],
+                  "b": [turn("We lint with ruff in CI.")],
+                  "c": [turn("The docs build is slow.", project="other")],
+                  "d": [turn("Our test runner is Vitest.", project="other")]})
+    q = with_base_forms(store, "which test runner and linter do we use", kinds=("turn",), projects=("acme",))
+    assert q == "which test run and lint do we use"
+    # where people do say "test runner", the word stays
+    assert with_base_forms(store, "which test runner", kinds=("turn",), projects=("other",)) == "which test runner"
+    res = recall(store, ["which test runner do we use"], projects=("acme",), what="turns")
+    assert "Jest" in res.hits[0].text
+
+
+def test_a_question_asking_for_a_quantity_ranks_up_the_turns_stating_one(store, add_sessions):
+    size = measure_pattern("how large can an uploaded file be")
+    assert size.search("the cap is 25 MB now") and size.search("2GiB") and not size.search("port 8080")
+    assert measure_pattern("how long do cache entries live").search("expire after 600 seconds")
+    assert measure_pattern("how many workers run").search("we run 4 workers")
+    assert measure_pattern("which port does the api use") is None
+    add_sessions({"limit": [turn("The upload limit is 25 MB.", ts=T0)],
+                  "other": [turn("The upload limit is under review.", ts=T0 + 86_400_000)]})
+    q = "how large is the upload limit"
+    res = recall(store, [q], projects=("acme",), what="turns")
+    assert res.hits[0].session == "limit", [h.text for h in res.hits]
+    off = recall(store, [q], projects=("acme",), what="turns", opts=RecallOptions(measure=0))
+    assert off.hits[0].session != "limit"

@@ -138,8 +138,8 @@ def test_as_of_reads(store, add_sessions, invoke):
 def test_knowledge_update_eval_meets_its_targets(mem):
     r = mem("eval", "knowledge-update", str(REPO / "eval" / "knowledge_update.json"), "--json").json
     assert r["questions"] >= 60 and r["sessions"] >= 300
-    assert r["newest_first"] >= 0.9 and r["stale@1"] <= 0.03  # measured 0.909 / 0.000
-    assert r["evidence@5"] >= 0.8 and len(r["rows"]) == r["questions"]
+    assert r["newest_first"] >= 0.95 and r["stale@1"] <= 0.03  # measured 0.955 / 0.000 (issue 20)
+    assert r["evidence@5"] >= 0.821 and len(r["rows"]) == r["questions"]
 
 
 def test_knowledge_update_generator_is_deterministic():
