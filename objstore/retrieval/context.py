@@ -69,7 +69,6 @@ from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import list_keys
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.retrieval.recall import current_version, visible
-from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -388,6 +387,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     Raises:
         InvalidInput: ``budget < 1``.
     """
+    from objstore.memory.memfiles import (  # deferred: the prompt hook never renders memory files
+        is_memory_file_key, render_files, standing_facts)
     cfg = store_context_config(store) if budget is None or moving_max_age_days is None else None
     budget = cfg.session_budget if budget is None else budget
     max_age = cfg.moving_max_age_days if moving_max_age_days is None else moving_max_age_days
