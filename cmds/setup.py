@@ -126,7 +126,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
       mem setup --undo
 
     Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
-    (it is left untouched), or a custom store with --scope project.
+    (it is left untouched), or a custom store with --scope project;
+    16 the store is read-only (nothing changed).
     """
     from . import hooks_install
     chosen = shell
