@@ -10,10 +10,12 @@ bytes of one frame (``docs/format.md``, "Frame"), so it is read with one
 
 **Versions.**  This doc gives version 1 byte by byte (a zlib stream per
 entry).  Version 2, which new packs are written in, differs only in the
-pack file: after the 12-byte header come D (u32) and a zstd dictionary of D
-bytes, then the entries, each a zstd frame (RFC 8878, content size
-recorded, no dictionary id) compressed with that dictionary; the index has
-the same layout with version 2.  ``docs/format.md`` ("Packs") specifies
+pack file: after the 12-byte header come D (u32) and a preset dictionary of
+D bytes (at most 32 KiB), then the entries, each a raw DEFLATE stream
+(RFC 1951, no zlib header or trailer) compressed with that dictionary as
+zlib's preset dictionary (RFC 1950 §2.2, ``deflateSetDictionary``); the
+index has the same layout with version 2.  Both versions use the standard
+library's zlib only.  ``docs/format.md`` ("Packs") specifies
 both, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
@@ -168,18 +170,22 @@ from objstore.core.ids import check_prefix, is_full_id
 PACK_MAGIC = b"MPAK"
 IDX_MAGIC = b"MIDX"
 #: the version new packs and indexes are written in (1: a zlib stream per
-#: object; 2: a zstd frame per object, compressed with the pack's own
-#: dictionary); both are read
+#: object; 2: a raw DEFLATE stream per object, compressed with the pack's own
+#: preset dictionary); both are read
 PACK_VERSION = 2
 IDX_VERSION = 2
 READ_VERSIONS = (1, 2)
-#: version 2: the zstd level new entries are written at
-ZSTD_LEVEL = 3
-#: version 2: the dictionary is trained on the first frames of a pack, up to
-#: this many frames or bytes, and is at most DICT_BYTES long
+#: version 2: the DEFLATE level and zlib memLevel new entries are written at
+#: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
+#: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
+DEFLATE_LEVEL = 4
+DEFLATE_MEMLEVEL = 6
+#: version 2: the dictionary is taken from the first frames of a pack, up to
+#: this many frames or bytes, and is at most DICT_BYTES long (zlib's window:
+#: a preset dictionary longer than 32 KiB is not used)
 TRAIN_FRAMES = 2000
 TRAIN_BYTES = 4 << 20
-DICT_BYTES = 112 * 1024
+DICT_BYTES = 32 * 1024
 
 # The layout constants below without a leading underscore are shared with the
 # writer (objstore.core.packwriter); the sizes are those of the tables above.
@@ -210,35 +216,31 @@ def idx_size(count: int, version: int = IDX_VERSION) -> int:
     return _IDX_FIXED + _IDX_PER_OBJECT * count
 
 
-class ZstdReader:
-    """Decompresses the zstd frames (RFC 8878) of one version-2 pack with
-    its dictionary (``dict_data``, raw bytes; empty: none).  ``zstandard``
-    is imported on first use (readers of version-1 packs never load it).
-    Safe from several threads (one context per thread)."""
+class DeflateReader:
+    """Decompresses the raw DEFLATE streams (RFC 1951) of one version-2
+    pack with its preset dictionary (``dict_data``, raw bytes, at most
+    32 KiB; empty: none).  Standard-library zlib; safe from several threads
+    (a new decompressor per call: setting a preset dictionary on inflate is
+    a copy into its window)."""
 
     def __init__(self, dict_data: bytes) -> None:
-        import zstandard
-        self._zstd = zstandard
-        self._dict = zstandard.ZstdCompressionDict(dict_data) if dict_data else None
-        self._local = threading.local()
+        if len(dict_data) > DICT_BYTES:
+            raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {DICT_BYTES})")
+        self._dict = bytes(dict_data)
 
     def decompress(self, data, limit: int) -> bytes:
-        """The content of the frame ``data`` (its header must record the
-        content size, at most ``limit`` bytes).  Raises ValueError for a
-        frame without a content size, a larger one, or damaged data."""
-        d = getattr(self._local, "d", None)
-        if d is None:
-            d = self._local.d = (self._zstd.ZstdDecompressor(dict_data=self._dict) if self._dict is not None
-                                 else self._zstd.ZstdDecompressor())
+        """The content of the raw DEFLATE stream ``data``, at most ``limit``
+        bytes.  Raises ValueError for damaged data, a stream that does not
+        end where ``data`` ends, or content over ``limit`` bytes."""
+        d = zlib.decompressobj(-15, zdict=self._dict) if self._dict else zlib.decompressobj(-15)
         try:
-            size = self._zstd.frame_content_size(data)
-            if size < 0 or size > limit:
-                raise ValueError(f"zstd frame content size {size} not recorded or over {limit} bytes")
-            out = d.decompress(data)
-        except self._zstd.ZstdError as e:
+            out = d.decompress(data, limit)
+        except zlib.error as e:
             raise ValueError(str(e)) from None
-        if len(out) != size:
-            raise ValueError(f"zstd frame holds {len(out)} bytes, its header says {size}")
+        if not d.eof:
+            raise ValueError(f"DEFLATE stream truncated or over {limit} bytes")
+        if d.unused_data:
+            raise ValueError("DEFLATE stream followed by garbage")
         return out
 
 
@@ -342,7 +344,7 @@ class Pack:
         self._offs_off = self._ids_off + ID_LEN * n
         self._lens_off = self._offs_off + 8 * n
         self._sum_off = self._lens_off + 4 * n
-        self._zr: ZstdReader | None = None  # version 2: made on the first read
+        self._zr: DeflateReader | None = None  # version 2: made on the first read
         recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         if recorded.hex() != self.name:
             raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
@@ -378,7 +380,7 @@ class Pack:
             self._body_start = _DICT_AT + d
 
     def dictionary(self) -> bytes:
-        """Version 2: the pack's zstd dictionary (raw bytes; empty when it
+        """Version 2: the pack's preset dictionary (raw bytes; empty when it
         has none).  Version 1: empty."""
         if self.version == 1 or not self._dict_len:
             return b""
@@ -387,12 +389,12 @@ class Pack:
             raise CorruptObject(f"{self.pack_path}: short read of its dictionary")
         return data
 
-    def _zstd(self) -> ZstdReader:
+    def _inflater(self) -> DeflateReader:
         zr = self._zr
         if zr is None:
             try:
-                zr = self._zr = ZstdReader(self.dictionary())
-            except Exception as e:  # zstandard refuses the dictionary bytes
+                zr = self._zr = DeflateReader(self.dictionary())
+            except ValueError as e:  # a dictionary over 32 KiB
                 raise CorruptObject(f"{self.pack_path}: its dictionary cannot be loaded ({e})") from None
         return zr
 
@@ -430,7 +432,7 @@ class Pack:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
         if self.version == 2:
             try:
-                frame = self._zstd().decompress(memoryview(data)[4:], MAX_ENTRY)
+                frame = self._inflater().decompress(memoryview(data)[4:], MAX_ENTRY)
             except ValueError as e:
                 raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress ({e})") from None
             got = blake3(frame).digest()
@@ -482,7 +484,7 @@ class Pack:
 
     def raw_entry(self, oid: str) -> bytes:
         """The entry's compressed data (no decompression, no hash check):
-        version 1, the zlib stream; version 2, the zstd frame, which needs
+        version 1, the zlib stream; version 2, the raw DEFLATE stream, which needs
         this pack's :meth:`dictionary`.  For copying into another pack with
         :meth:`PackWriter.add_entry` (a version-2 writer must use the same
         dictionary).  Raises NotFound, CorruptObject (bounds, length prefix)."""
@@ -507,7 +509,7 @@ class Pack:
 
     def entry_size(self, oid: str) -> int:
         """Size in bytes of the object's compressed data in the pack (``L``:
-        its zlib stream in version 1, its zstd frame in version 2; the entry
+        its zlib stream in version 1, its raw DEFLATE stream in version 2; the entry
         takes ``4 + L``).  Raises InvalidInput or NotFound."""
         i = self._find(_raw_id(oid))
         if i < 0:
@@ -679,7 +681,7 @@ class PackBytes:
             raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
                                      f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
         self.version, self.count = version, n
-        self._zr: ZstdReader | None = None
+        self._zr: DeflateReader | None = None
 
     def get(self, oid: str) -> bytes | None:
         """The verified frame of ``oid``, or None when the index does not
@@ -705,7 +707,7 @@ class PackBytes:
             else:
                 if self._zr is None:
                     d = U32.unpack_from(self.pack, HEADER_LEN)[0]
-                    self._zr = ZstdReader(bytes(self.pack[_DICT_AT:_DICT_AT + d]))
+                    self._zr = DeflateReader(bytes(self.pack[_DICT_AT:_DICT_AT + d]))
                 frame = self._zr.decompress(data, MAX_ENTRY)
         except (zlib.error, ValueError) as e:
             raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None

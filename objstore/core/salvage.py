@@ -4,7 +4,7 @@ object files before the chains are mended (``objstore.memory.repair``).
 * :func:`salvage_pack` reads a pack file front to back without its index
   (``docs/format.md``, "Pack file": a 12-byte header, then entries of a u32
   length and a zlib stream, or in version 2 the dictionary and entries of a
-  u32 length and a zstd frame) and yields every entry that still decompresses;
+  u32 length and a raw DEFLATE stream) and yields every entry that still decompresses;
   each frame's id is its BLAKE3 hash, so what it yields is sound by
   construction.  It is how the readable part of a pack whose index, header
   or trailer is damaged is kept.
@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.ids import hash_bytes
-from objstore.core.pack import MAX_ENTRY, ZstdReader
+from objstore.core.pack import MAX_ENTRY, DeflateReader
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -36,7 +36,7 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     """``(id, frame)`` of every entry of ``pack_path`` that decompresses,
     in file order, stopping at the first entry whose length runs past the
     end (the rest cannot be framed).  Version 1: each entry a zlib stream
-    after the 12-byte header; version 2: a zstd frame with the dictionary
+    after the 12-byte header; version 2: a raw DEFLATE stream with the preset dictionary
     stored after the header (a damaged dictionary loses every entry).
     Never raises for damaged content; OSError if the file cannot be read."""
     data = Path(pack_path).read_bytes()
@@ -47,7 +47,7 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:
-            zr = ZstdReader(data[_HEADER_LEN + 4:off])
+            zr = DeflateReader(data[_HEADER_LEN + 4:off])
         except Exception:  # the dictionary is damaged: nothing can be read
             return
     while off + _LEN.size < end:
