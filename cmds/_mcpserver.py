@@ -133,15 +133,19 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
 
     def recall(queries: list[str] | str, project: str | None = None, all_projects: bool = False,
                what: Literal["all", "facts", "turns"] = "all", limit: int = 10, include_directives: bool = False,
+               session: str | None = None, agent: str | None = None, from_agent: str | None = None,
                ctx: Context | None = None) -> dict[str, Any]:
         """Recall current facts and past conversation passages for one or more phrasings of a question
         (several phrasings are fused). Facts are always their key's current value. Scoped to `project`
         (default: the server's project; over HTTP none) plus user and global facts; all_projects widens it.
         Directive facts (questions, instructions, goals) only with include_directives. A passage's `author`
         says who wrote it (a sub-agent's prompt is the parent agent's); `untrusted` marks text written
-        after its session read outside content."""
+        after its session read outside content. session/agent: read as that session or its sub-agent (never a
+        sibling sub-agent's memory; a sub-agent's, for its parent, ranks below the parent's own); from_agent:
+        only what that sub-agent recorded."""
         return r.run(ctx, "recall", dict(queries=queries, project=project, all_projects=all_projects,
-                                         what=what, limit=limit, include_directives=include_directives))
+                                         what=what, limit=limit, include_directives=include_directives,
+                                         session=session, agent=agent, from_agent=from_agent))
 
     def get(key: str, ctx: Context | None = None) -> dict[str, Any]:
         """The current value of KEY (e.g. project/api/port) with its trust and origin."""
@@ -158,19 +162,22 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
         return r.run(ctx, "search", dict(query=query, what=what, limit=limit,
                                          include_directives=include_directives))
 
-    def context(project: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
-        """The memory block a session starts with: pinned, user and project facts."""
-        return r.run(ctx, "context", dict(project=project))
+    def context(project: str | None = None, session: str | None = None, agent: str | None = None,
+                ctx: Context | None = None) -> dict[str, Any]:
+        """The memory block a session starts with: pinned, user and project facts (session/agent: as that
+        session or its sub-agent reads them)."""
+        return r.run(ctx, "context", dict(project=project, session=session, agent=agent))
 
     def remember(key: str, value: str,
                  kind: Literal["user", "feedback", "project", "reference", "directive"] | None = None,
-                 valid_from: str | None = None, expect: str | None = None,
-                 ctx: Context | None = None) -> dict[str, Any]:
+                 valid_from: str | None = None, expect: str | None = None, session: str | None = None,
+                 agent: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
         """Write a new version of KEY (<scope>/<name>, scope user, global or project/<name>). The old value
         stays in the log. A value that would replace one the person stated goes to their review queue
-        instead. valid_from: ISO 8601 (default now). expect: the current version id, or 'none' for a new key."""
+        instead. valid_from: ISO 8601 (default now). expect: the current version id, or 'none' for a new key.
+        session/agent: write in that session's namespace, or its sub-agent's (<session>.agent-<agent>)."""
         return r.run(ctx, "remember", dict(key=key, value=value, kind=kind, valid_from=valid_from,
-                                           expect=expect))
+                                           expect=expect, session=session, agent=agent))
 
     def forget(target: str, confirm: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
         """Forget a key, one version (KEY@vN) or an object id, physically. Two calls: the first returns a

@@ -62,7 +62,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.capture.rollup import rollup_files
+from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
 from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
@@ -577,9 +577,11 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     (SessionEnd, SubagentStop, an idle file): a trailing assistant run is
     read too.  ``deadline`` (``time.monotonic()``): files left when it
     passes wait for the next sync.  ``ended`` marks the cursors as ended.
-    ``rollup``: then each subagent file that grew (or every one, when
-    ``final``) is rolled up into its parent (``objstore.capture.rollup``:
-    a summary of its final message, or "did not complete").
+    A subagent file idle for ``rollup.IDLE_S`` (60 s) is read to its end
+    too: its subagent ended (or was killed).  ``rollup``: then each subagent
+    file that grew or ended is rolled up into its parent
+    (``objstore.capture.rollup``: a summary of its final message, or "did
+    not complete" for one that ended without it).
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     out: list[SyncResult] = []
@@ -588,25 +590,40 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
         try:
             no_cap = no_capture_sessions(store)
             cursors: list[Cursor] = []
+            done: set[str] = set()     # subagent files read to their end (final, or idle: it ended)
             for p in paths:
                 if deadline is not None and time.monotonic() > deadline:
                     break
-                res, cur = _sync_one(store, w, Path(p), final=final, cfg=cfg, no_capture=no_cap,
+                whole = final or (_is_subagent(Path(p)) and _idle(Path(p), ROLLUP_IDLE_S))
+                res, cur = _sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
                                      max_bytes=max_bytes)
+                if whole:
+                    done.add(res.path)
                 out.append(res)
-                if cur is not None:
-                    cur.ended = cur.ended or ended
+                if cur is not None:  # (a subagent file read whole is rolled up below: ended)
+                    cur.ended = cur.ended or ended or (whole and _is_subagent(Path(p)))
                     cursors.append(cur)
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
         finally:
             w.close()
         for cur in cursors:
             save_cursor(store, cur)
-        subs = [Path(r.path) for r in out if _is_subagent(Path(r.path)) and not r.missing
-                and (final or r.offset > r.start)]
-        if rollup and subs:
-            rollup_files(store, subs, final=final, command=command)
+        if rollup:  # a subagent file that grew, or ended, is rolled up into its parent
+            subs = [r for r in out if _is_subagent(Path(r.path)) and not r.missing]
+            ended_ = [Path(r.path) for r in subs if r.path in done]
+            grew = [Path(r.path) for r in subs if r.path not in done and r.offset > r.start]
+            for group, whole in ((ended_, True), (grew, False)):
+                if group:
+                    rollup_files(store, group, final=whole, command=command)
     return out
+
+
+def _idle(path: Path, seconds: float) -> bool:
+    """Whether ``path`` has not been written for ``seconds`` (False when it cannot be read)."""
+    try:
+        return time.time() - os.stat(path).st_mtime >= seconds
+    except OSError:
+        return False
 
 
 def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | None = None,
@@ -619,7 +636,10 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
     written since a day before mem first saw the folder.
 
     A file idle for ``idle_s`` seconds is read to its end (``final``); a
-    file still being written keeps its trailing message for later.  Stops
+    file still being written keeps its trailing message for later.  A
+    subagent file idle for ``rollup.IDLE_S`` that was never read to its end
+    is synced again though unchanged, so a subagent killed with its session
+    still gets its "did not complete" summary.  Stops
     at ``deadline`` or after ``budget_bytes``.  Returns the syncs done.
     """
     skip_keys = {os.path.realpath(p) for p in skip}
@@ -638,8 +658,9 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
             st = os.stat(cur.path)
         except OSError:
             continue
-        if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size == cur.offset:
-            continue
+        if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size == cur.offset \
+                and (cur.ended or not _is_subagent(Path(cur.path)) or now - st.st_mtime < ROLLUP_IDLE_S):
+            continue  # unchanged (a subagent file that went idle unended: rolled up now)
         todo.append((Path(cur.path), now - st.st_mtime >= idle_s))
     for d, since in dirs.items():
         try:

@@ -34,7 +34,8 @@ from objstore.memory.forget import forget, plan_forget
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
-from objstore.memory.scope import project_aliases
+from objstore.memory.scope import child_namespace, project_aliases
+from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import is_dormant, render_context
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
@@ -61,6 +62,8 @@ def _fact_item(oid: str, f, *, current: bool | None = None) -> dict:
          "origin": {"author": f.owner, "sources": list(f.sources)},
          "valid_from": _iso(f.valid_from), "recorded_at": _iso(f.recorded_at),
          "pinned": bool(f.pinned)}
+    if f.namespace:
+        d["namespace"] = f.namespace
     if current is not None:
         d["current"] = current
     return d
@@ -109,6 +112,14 @@ class MemoryTools:
             return None
         return self.default_projects
 
+    @staticmethod
+    def _namespace(session: str | None, agent: str | None) -> str | None:
+        """The namespace a call reads or writes as: ``session``, or its
+        sub-agent ``agent`` (``<session>.agent-<agent>``); None for none."""
+        if agent:
+            return child_namespace(session or "", agent)
+        return session or None
+
     def _need_key(self, caller: Caller, key: str) -> str:
         key = validate_key(key)
         if not caller.sees_key(key):
@@ -126,15 +137,20 @@ class MemoryTools:
     # ------------------------------------------------------------------ read tools
     def tool_recall(self, caller: Caller, queries: Sequence[str] | str, project: str | None = None,
                     all_projects: bool = False, what: str = "all", limit: int = 10,
-                    include_directives: bool = False) -> dict:
+                    include_directives: bool = False, session: str | None = None, agent: str | None = None,
+                    from_agent: str | None = None) -> dict:
         """Current facts and turn passages for one or more phrasings (fused),
         scoped to a project plus user and global facts; directive facts only
-        with ``include_directives``."""
+        with ``include_directives``.  ``session``/``agent``: read as that
+        session or its sub-agent (never a sibling sub-agent's memory);
+        ``from_agent``: only what that sub-agent recorded."""
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
+        within = agent_namespace(self.store, from_agent, session) if from_agent else None
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
-                     include_directives=bool(include_directives))
+                     include_directives=bool(include_directives), namespace=self._namespace(session, agent),
+                     within=within)
         items = []
         for h in res.hits:
             if h.kind == "fact":
@@ -215,25 +231,31 @@ class MemoryTools:
                 break
         return {"items": items}
 
-    def tool_context(self, caller: Caller, project: str | None = None) -> dict:
-        """The session-start memory block for a project (what the hook injects)."""
+    def tool_context(self, caller: Caller, project: str | None = None, session: str | None = None,
+                     agent: str | None = None) -> dict:
+        """The session-start memory block for a project (what the hook injects;
+        with ``session``/``agent`` as that session or sub-agent reads it)."""
         projects = self._projects(caller, project, False)
         hidden = (lambda f: is_dormant(f) or not caller.sees_key(f.key)) if caller.namespaces else is_dormant
-        block = render_context(self.store, projects or (), dormant=hidden)
+        block = render_context(self.store, projects or (), dormant=hidden,
+                               namespace=self._namespace(session, agent))
         return {"project": block.project or None, "text": block.text,
                 "facts": [{"key": k, "id": i} for k, i in block.facts], "omitted": block.omitted}
 
     # ------------------------------------------------------------------ write
     def tool_remember(self, caller: Caller, key: str, value: str, kind: str | None = None,
-                      valid_from: int | None = None, expect: str | None = None) -> dict:
-        """Write a new version of ``key`` with the caller's trust and name."""
+                      valid_from: int | None = None, expect: str | None = None, session: str | None = None,
+                      agent: str | None = None) -> dict:
+        """Write a new version of ``key`` with the caller's trust and name
+        (in the namespace of ``session`` or its sub-agent ``agent``)."""
         key = validate_key(key)
         if not caller.sees_key(key):
             raise Refused(f"{key} is outside this key's namespaces ({', '.join(caller.namespaces)})")
         if not isinstance(value, str):
             raise InvalidInput("value must be text")
         r = remember(self.store, key, value, kind=kind, trust=caller.trust, valid_from=valid_from,
-                     expect=expect, owner=caller.name, command=f"mcp remember ({caller.name})")
+                     expect=expect, owner=caller.name, command=f"mcp remember ({caller.name})",
+                     namespace=self._namespace(session, agent) or "")
         if r.queued:
             return {"key": r.key, "written": False, "queued": r.queued, "current": r.current,
                     "note": "a user_stated value holds this key: the proposal waits in the review queue"}

@@ -102,3 +102,50 @@ def test_subagent_stop_without_a_final_message_leaves_did_not_complete(store_pat
     body = vs[0].fact.body
     assert body.startswith("did not complete") and f"{S}.agent-agamma03" in body and "3 turns" in body
     assert set(vs[0].fact.edges_of("rollup_of")) == set(turn_ids)
+
+
+def test_a_subagent_killed_midway_is_noticed_at_the_parents_stop(store_path, tmp_path):
+    """No SubagentStop ever came (a kill): the parent's Stop finds the subagent's
+    transcript idle without a final message and leaves "did not complete"; one
+    still being written is left alone."""
+    import os
+    import time
+    main, sub = _transcripts(tmp_path, "adelta04", None)
+    rc, _o, err, _t = run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    assert rc == 0, err
+    from objstore.capture.rollup import summary_key
+    from objstore.memory.facts import list_keys
+    from objstore.memory.opening import open_store
+    with open_store(store_path) as s:        # written a moment ago: it may still be running
+        assert summary_key(f"{S}.agent-adelta04", "proj") not in {k for k, _ in list_keys(s)}
+    with open(sub, "ab") as f:               # one more record, then nothing for two minutes
+        f.write(line(asst("b5", "msg_b5", [tool_use("t2", command="pytest -x")], sid=S, isSidechain=True,
+                          agentId="adelta04")))
+    old = time.time() - 120
+    os.utime(sub, (old, old))
+    rc, _o, err, _t = run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    assert rc == 0, err
+    vs, turn_ids = _summary(store_path, "adelta04")
+    assert vs[0].fact.body.startswith("did not complete") and len(turn_ids) == 4
+
+
+def test_a_subagent_killed_with_its_session_is_rolled_up_at_the_next_catch_up(store_path, tmp_path):
+    """The parent's Stop read the subagent's transcript while it still ran;
+    then everything was killed (no SubagentStop, no SessionEnd).  The next
+    session's catch-up finds it idle and unended: "did not complete"."""
+    import os
+    import time
+    main, sub = _transcripts(tmp_path, "aeps0005", None)
+    run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    old = time.time() - 300
+    for p in (main, sub):
+        os.utime(p, (old, old))
+    from objstore.capture.sync import catch_up
+    from objstore.memory.opening import open_store
+    with open_store(store_path) as s:
+        catch_up(s, idle_s=120)
+    vs, turn_ids = _summary(store_path, "aeps0005")
+    assert vs[0].fact.body.startswith("did not complete") and len(turn_ids) == 3
+    with open_store(store_path) as s:        # and once only
+        catch_up(s, idle_s=120)
+    assert len(_summary(store_path, "aeps0005")[0]) == 1

@@ -149,3 +149,49 @@ def test_store_siblings_never_read_each_other_parent_reads_them_demoted(store):
     assert "alpha" not in block
     parent_block = render_context(store, ("p",), namespace=s).text
     assert parent_block.index("parent-note") < parent_block.index("alpha-find")   # own first, then demoted
+
+
+@settings(max_examples=8, deadline=None)
+@given(trees())
+def test_recall_and_the_session_block_follow_the_rule_on_a_real_store(nodes):
+    """Each node of a random tree writes one fact; recall and the session
+    block, read as each node, show exactly the facts the rule lets it read."""
+    import tempfile
+    from pathlib import Path
+
+    from objstore.memory.opening import open_store
+    from objstore.retrieval.context import render_context
+    from objstore.retrieval.recall import recall
+    nodes = nodes[:10]
+    with tempfile.TemporaryDirectory() as d, open_store(Path(d) / "store", create=True) as store:
+        keys = {}
+        for i, n in enumerate(nodes):
+            keys[n] = f"project/p/n{i}"
+            remember(store, keys[n], f"zeta finding number {i} of the tree", namespace=ns(n))
+        for r in nodes:
+            want = {keys[n] for n in nodes if expected(r, n) is not None}
+            hits = recall(store, "zeta finding tree", projects=("p",), namespace=ns(r), limit=50).hits
+            assert {h.key for h in hits} == want, r
+            block = render_context(store, ("p",), namespace=ns(r), budget=100_000)
+            assert {k for k, _ in block.facts} == want, r
+
+
+def test_mcp_tools_read_and_write_as_a_session_or_sub_agent(store):
+    from objstore.integrations.access import Caller
+    from objstore.integrations.mcptools import MemoryTools
+    tools = MemoryTools(store, default_projects=("p",))
+    agent = Caller("claude", "agent")
+    w = tools.call(agent, "remember", {"key": "project/p/lead", "value": "the lead is in the retry loop of sync.py",
+                                       "session": "S9", "agent": "scout"})
+    assert w["written"]
+    tools.call(agent, "remember", {"key": "project/p/other", "value": "the other lead is the retry budget",
+                                   "session": "S9", "agent": "scout2"})
+    as_sibling = tools.call(agent, "recall", {"queries": "retry lead", "session": "S9", "agent": "scout2"})
+    assert [i["key"] for i in as_sibling["items"]] == ["project/p/other"]
+    as_parent = tools.call(agent, "recall", {"queries": "retry lead", "session": "S9"})
+    assert {i["key"] for i in as_parent["items"]} == {"project/p/lead", "project/p/other"}
+    assert {i["namespace"] for i in as_parent["items"]} == {"S9.agent-scout", "S9.agent-scout2"}
+    only = tools.call(agent, "recall", {"queries": "retry lead", "session": "S9", "from_agent": "scout"})
+    assert [i["key"] for i in only["items"]] == ["project/p/lead"]
+    ctx = tools.call(agent, "context", {"session": "S9", "agent": "scout"})
+    assert "retry loop" in ctx["text"] and "retry budget" not in ctx["text"]
