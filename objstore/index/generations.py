@@ -211,6 +211,7 @@ class SubIndex:
         self.new_fmt = FORMATS[analyzer]
         self._cache: dict[str, tantivy.Index] = {}
         self._seen: dict[str, tuple] = {}  # generation -> meta.json signature at its last reload
+        self._meta_paths: dict[str, str] = {}  # generation -> the path of its meta.json
         self._fmts: dict[str, GenFormat] = {}
         self._current = self.dir / "CURRENT"
         self._manifest_seen: tuple[tuple, Manifest] | None = None  # (CURRENT's signature, its parse)
@@ -390,8 +391,11 @@ class SubIndex:
         one seen at the last reload (a commit replaces meta.json by a rename,
         so a new commit changes its inode, size or mtime).  A stat costs
         ~2 µs, a reload ~70 µs: this matters with 16+ shards per search."""
+        path = self._meta_paths.get(name)
+        if path is None:  # (joining the path costs more than the stat)
+            path = self._meta_paths[name] = os.fspath(self.dir / name / "meta.json")
         try:
-            st = os.stat(self.dir / name / "meta.json")
+            st = os.stat(path)
             sig = (st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
             sig = None
