@@ -175,6 +175,15 @@ def _s(v) -> str:
     return v if isinstance(v, str) else ""
 
 
+def _is_text(v: str) -> bool:
+    """False when ``v`` holds lone surrogates (bytes that were not UTF-8)."""
+    try:
+        v.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def tag(text: str) -> str:
     """Wrap injected memory in ``<mem-context>`` (the readers strip it on
     capture), capped below Claude Code's 10,000-character limit."""
@@ -403,6 +412,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
     cwd = _s(data.get("cwd"))
     if not sid:
         raise HookInputError("no-session-id")
+    if cwd and not _is_text(cwd):  # a path that was not UTF-8: no project, the prompt is still captured
+        run.log("bad-cwd")
+        cwd = ""
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
     store = _open_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
@@ -495,9 +507,12 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             child = _subagent_namespace(sid, data) if ev == "SubagentStop" else None
             if child is not None:   # its summary, once, in the parent's namespace
                 run.guarded("rollup", _rollup_stop, store, child, data, agent)
+            stopped = None
+            if ev == "Stop":     # the answer is finished (its text, when the agent gives it)
+                stopped = objstore.answer_hash(_s(data.get("last_assistant_message")))
             if paths:
                 run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
-                            deadline=deadline, max_bytes=SYNC_BYTES[ev])
+                            deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped)
         return None
     finally:
         store.close()

@@ -196,18 +196,69 @@ def wants_json(argv: list[str]) -> bool:
     return "--json" in (argv[:argv.index("--")] if "--" in argv else argv)
 
 
+#: the variables whose values are text a command uses (a project name, an agent's name, a session id)
+TEXT_VARIABLES = ("MEM_PROJECT", "MEM_AGENT", "MEM_SESSION")
+
+
+def _undecodable(text: str) -> bool:
+    """True when ``text`` holds bytes that were not UTF-8 (lone surrogates)."""
+    return any("\udc80" <= c <= "\udcff" for c in text)
+
+
+def _shown(text: str) -> str:
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command of ``mem ARGV`` (the first word after the root options)."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--home", "--lock-timeout"):
+            i += 2
+        elif a.startswith("-"):
+            i += 1
+        else:
+            return a
+    return None
+
+
 def refuse_bad_utf8(argv: list[str]) -> int | None:
-    """Exit status 2, after the error, when an argument was not valid UTF-8
-    (Python hands such bytes over as lone surrogates, which nothing can
-    store or match); None when every argument is text.  Both entry paths
-    (:mod:`cmds.lean`, :mod:`cmds.main`) call it before parsing."""
+    """Exit status 2, after the error, when an argument, or one of the
+    :data:`TEXT_VARIABLES`, was not valid UTF-8 (Python hands such bytes
+    over as lone surrogates, which nothing can store or match); None when
+    all is text.  Both entry paths (:mod:`cmds.lean`, :mod:`cmds.main`) call
+    it before parsing.  ``mem hook`` is left to fail open."""
     for i, a in enumerate(argv):
-        if any("\udc80" <= c <= "\udcff" for c in a):
-            shown = a.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            report_error(f"argument {i + 1} is not valid UTF-8: '{shown}'", "arguments are text: pass UTF-8",
+        if _undecodable(a):
+            report_error(f"argument {i + 1} is not valid UTF-8: '{_shown(a)}'", "arguments are text: pass UTF-8",
+                         2, wants_json(argv))
+            return 2
+    if _command_word(argv) == "hook":
+        return None
+    for name in TEXT_VARIABLES:
+        v = os.environ.get(name)
+        if v and _undecodable(v):
+            report_error(f"${name} is not valid UTF-8: '{_shown(v)}'", f"set {name} to UTF-8 text, or unset it",
                          2, wants_json(argv))
             return 2
     return None
+
+
+def working_dir() -> str | None:
+    """The working directory (None when it is gone), for the project it names.
+    Raises ``InvalidInput`` (exit 2) when its path is not valid UTF-8: no
+    project name can be made of it."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    if _undecodable(cwd):
+        from objstore import InvalidInput
+        raise InvalidInput(f"the working directory is not valid UTF-8: '{_shown(cwd)}'",
+                           hint="name the project with --project NAME (or $MEM_PROJECT), or run mem from a "
+                                "directory whose path is UTF-8")
+    return cwd
 
 
 def warn_damage(store) -> None:

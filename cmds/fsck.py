@@ -27,6 +27,10 @@ def command(repair, as_json, store):
     rewritten onto it; a ref with nothing left is deleted.  See
     docs/design.md, "Damage and repair".
 
+    A damaged project registry (projects.json) is a problem too; --repair
+    leaves it alone (mem doctor tells how to fix it): until it is fixed,
+    projects it no longer names go by their qualified names.
+
     \b
     Examples:
       mem fsck
@@ -48,6 +52,10 @@ def command(repair, as_json, store):
     with progress_bar("checking") as update:
         rep = fsck(store, progress=update)
     store.damaged.clear()  # reported below, not as a warning
+    from objstore import registry_damage
+    why = registry_damage(store.root)
+    if why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
+        rep.problems.append(f"project registry: {why}")
     if as_json:
         doc = {"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
                "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings}

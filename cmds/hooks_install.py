@@ -99,11 +99,13 @@ def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet:
     plan = plan_install(path, "mem" if portable else mem_command(), home=home, exists=exists,
                         portable=portable)
     if plan.changed and not dry_run:
-        open_store(ctx, create=True)      # the undo record lives in the store
-        rec = _record_path(ctx, path)
-        rec.parent.mkdir(parents=True, exist_ok=True)
-        write_settings(plan)
-        rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
+        # the undo record lives in the store: its lock first, so a read-only store is refused
+        # (ReadOnlyStore, exit 16) before the settings change
+        with open_store(ctx, create=True).lock("hooks install"):
+            rec = _record_path(ctx, path)
+            rec.parent.mkdir(parents=True, exist_ok=True)
+            write_settings(plan)
+            rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
     if not quiet:
         _show(plan, dry_run, as_json, "install")
         if portable and not as_json:
@@ -171,7 +173,7 @@ def command():
 
     Exit status: 0 ok (also when nothing changed); 2 the settings file is
     not a JSON object (it is left untouched), or a custom store with
-    --scope project.
+    --scope project; 16 the store is read-only (nothing changed).
     """
 
 

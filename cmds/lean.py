@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ._out import rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json
+from ._out import rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
@@ -62,10 +62,7 @@ def project_scope(project: str | None, all_projects: bool, store=None):
     if all_projects:
         return None
     override = project or os.environ.get("MEM_PROJECT") or None
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
+    cwd = None if override else working_dir()
     return project_aliases(cwd, override=override, store_root=store.root if store is not None else None) or None
 
 
@@ -262,10 +259,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
     namespace = namespace_of(session_id, agent) if agent else None
     if namespace:
         session_id = namespace  # a sub-agent's state is its own
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
+    cwd = None if override else working_dir()
     if prompt is not None:
         inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
                                 tool_output=tool_output, cwd=cwd, project=override,

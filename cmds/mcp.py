@@ -56,11 +56,9 @@ def command(ctx, admin, project):
     from objstore import Caller, project_aliases
     srv = load_server()
     store = open_store(ctx, create=True)
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = None
-    projects = project_aliases(cwd, override=project or os.environ.get("MEM_PROJECT") or None) or None
+    from ._out import working_dir
+    override = project or os.environ.get("MEM_PROJECT") or None
+    projects = project_aliases(None if override else working_dir(), override=override) or None
     caller = Caller("user", "admin") if admin else Caller("mcp", "agent")
     srv.run_stdio(srv.make_tools(store, projects), caller, parse_time)
 
@@ -218,11 +216,12 @@ def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_
     else:
         plan = plan_claude_code_mcp(path, claude_code_mcp_entry(mem_command(), url, key_env))
     if plan.changed and not dry_run:
-        open_store(ctx, create=True)  # the undo record lives in the store
-        rec = _record_path(ctx, agent, path)
-        rec.parent.mkdir(parents=True, exist_ok=True)
-        write_settings(plan)
-        rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
+        # the undo record lives in the store: its lock first refuses a read-only store (exit 16)
+        with open_store(ctx, create=True).lock("mcp install"):
+            rec = _record_path(ctx, agent, path)
+            rec.parent.mkdir(parents=True, exist_ok=True)
+            write_settings(plan)
+            rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
     if not quiet:
         _show(plan, agent, "install", dry_run, as_json)
         if url and not as_json and not dry_run:

@@ -78,7 +78,8 @@ def _apply(store, project, plan, as_json):
     from objstore import memory_apply
     r = memory_apply(store, _scope(project), plan, session=_session())
     if as_json:
-        emit_json({"file": r.file, "chars": r.chars, "limit": r.limit, "moved": r.moved, "id": r.version})
+        emit_json({"file": r.file, "chars": r.chars, "limit": r.limit, "moved": r.moved, "id": r.version,
+                   "queued": r.queued})
     else:
         click.echo(r.message)
         if r.moved:

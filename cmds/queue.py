@@ -1,5 +1,7 @@
 """mem queue."""
 
+import os
+
 import click
 
 from ._common import complete_key, emit_json, fmt_time, json_option, safe, short, with_store
@@ -70,7 +72,9 @@ def command(ctx):
       mem queue list --json
 
     Exit status: 0 ok; 2 invalid input; 4 no such item (or key);
-    6 refused (flag: that value was rejected before); 11 store locked.
+    6 refused (accept run by an agent: CLAUDECODE, Codex's variables or
+    MEM_AGENT set; accept of a memory-file proposal whose file changed;
+    flag: that value was rejected before); 11 store locked.
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(list_command)
@@ -131,8 +135,21 @@ def show_command(item_id, as_json, store):
 @json_option
 @with_store()
 def accept_command(item_id, value, as_json, store):
-    """Write the item's value (or --value) as user_stated; drop the item."""
-    from objstore import queue_accept as accept
+    """Write the item's value (or --value) as user_stated; drop the item.
+
+    Only a person accepts: run by an agent (CLAUDECODE, Codex's variables
+    or MEM_AGENT set) it is refused with exit 6 and nothing changes.
+
+    \b
+    Examples:
+      mem queue accept 5f56b6b2
+      mem queue accept 5f56b6b2 --value "postgres 17 on port 5433"
+
+    Exit status: 0 accepted; 4 no such item; 6 refused (an agent caller,
+    or a memory-file proposal that no longer applies); 11 store locked.
+    """
+    from objstore import queue_accept as accept, require_person
+    require_person(os.environ, "queue accept")
     d = accept(store, item_id, body=value)
     if as_json:
         emit_json(decision_json(d))

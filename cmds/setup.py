@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from ._common import emit_json, home_path, json_option
-from .shell_init import RC_LINES
+from .shell_init import RC_LINES, rc_line
 
 MARK = "# mem: shell integration (remove with: mem setup --undo)"
 
@@ -34,26 +34,35 @@ def _read(p: Path) -> str:
         return ""
 
 
-def add_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
-    """Append the shell line to the rc file unless present; (file, changed)."""
+def add_rc_line(shell: str, dry_run: bool, home: str | None = None) -> tuple[Path, bool]:
+    """Append the shell line (for store ``home``, None: the default one) to
+    the rc file unless present; (file, changed)."""
     p = rc_file(shell)
     text = _read(p)
-    if RC_LINES[shell] in text:
+    line = rc_line(shell, home)
+    if line in text.splitlines():
         return p, False
     if not dry_run:
         p.parent.mkdir(parents=True, exist_ok=True)
         sep = "" if not text or text.endswith("\n") else "\n"
         with open(p, "a", encoding="utf-8") as f:
-            f.write(f"{sep}{MARK}\n{RC_LINES[shell]}\n")
+            f.write(f"{sep}{MARK}\n{line}\n")
     return p, True
 
 
 def remove_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
-    """Remove the lines :func:`add_rc_line` wrote; (file, changed)."""
+    """Remove the lines :func:`add_rc_line` wrote (for any store); (file, changed)."""
     p = rc_file(shell)
     text = _read(p)
-    block = f"{MARK}\n{RC_LINES[shell]}\n"
-    new = text.replace(block, "") if block in text else text.replace(RC_LINES[shell] + "\n", "")
+    out, lines = [], text.splitlines(keepends=True)
+    for i, ln in enumerate(lines):
+        ours = ln.rstrip("\n") == RC_LINES[shell] or (i > 0 and lines[i - 1].rstrip("\n") == MARK
+                                                     and f"shell-init {shell}" in ln)
+        if ours and out and out[-1].rstrip("\n") == MARK:
+            out.pop()
+        if not ours:
+            out.append(ln)
+    new = "".join(out)
     if new == text:
         return p, False
     if not dry_run:
@@ -117,7 +126,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
       mem setup --undo
 
     Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
-    (it is left untouched), or a custom store with --scope project.
+    (it is left untouched), or a custom store with --scope project;
+    16 the store is read-only (nothing changed).
     """
     from . import hooks_install
     chosen = shell
@@ -173,7 +183,7 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
             if home:
                 lines.append(f"hooks: they use the store {home} (--home is written into them)")
         if shell != "none":
-            p, changed = add_rc_line(shell, dry_run)
+            p, changed = add_rc_line(shell, dry_run, hooks_install.store_arg(ctx))
             report["shell"] = {"file": str(p), "changed": changed}
             did = _did("added a line to", "would add a line to", dry_run)
             lines.append(f"shell: {did if changed else 'already in'} {p}"

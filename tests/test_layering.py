@@ -97,7 +97,9 @@ TOP_RANK = 5
 #: the line must say so in a comment
 HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.schema", "objstore.index.query",
          "objstore.index.generations", "objstore.index.snippets", "objstore.index.searchindex",
-         "objstore.index", "objstore.core.redact", "objstore.vault.age")
+         "objstore.index", "objstore.core.redact", "objstore.vault.age",
+         # off the start-up paths: readers never write a pack; the prompt hook never renders memory files
+         "objstore.core.packwriter", "objstore.memory.memfiles")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -198,7 +198,10 @@ def _after_decision(state: ShellState, decided_id: str, before: list[str]) -> li
 
 
 def _do_accept(state: ShellState, it, body: str | None) -> Reply:
-    from objstore import queue_accept as accept, queue_items as items
+    import os
+
+    from objstore import queue_accept as accept, queue_items as items, require_person
+    require_person(os.environ, "queue accept")
     before = [i.id for i in items(state.store)]
     d = accept(state.store, it.id, body=body)
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \

@@ -47,6 +47,9 @@ class ReaderState:
             kept back (its message may still be growing) and read again next time.  A
             last line without its newline is never read when a state is given.
         resume_at: out; byte offset where the next read should start.
+        answer_done: :func:`answer_hash` of the agent's last message as a Stop hook gave
+            it (``last_assistant_message``), or "": a trailing assistant run whose text
+            has this hash is whole, so ``hold_tail`` does not keep it back (then cleared).
     """
     msg_first: dict = field(default_factory=dict)
     prompts: dict = field(default_factory=dict)
@@ -55,6 +58,7 @@ class ReaderState:
     prev_prompt: str = ""
     hold_tail: bool = False
     resume_at: int = 0
+    answer_done: str = ""
 
 
 _CMD_RE = re.compile(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
@@ -76,6 +80,24 @@ def _prompt_norm(text: str) -> str:
 def prompt_hash(text: str) -> str:
     """24 hex of the SHA-256 of a prompt's normalized form (see :func:`prompt_alias`)."""
     return hashlib.sha256(_prompt_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def answer_hash(text: str) -> str:
+    """32 hex of the SHA-256 of an assistant message's text with ``<mem-context>``
+    removed and whitespace runs as one space, trimmed; "" for no text.  Compares the
+    Stop hook's ``last_assistant_message`` with a trailing run of the transcript
+    (:attr:`ReaderState.answer_done`)."""
+    norm = " ".join(strip_mem_context(text or "").split())
+    return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:32] if norm else ""
+
+
+def _run_is(group: "_Group", done: str) -> bool:
+    """Whether the assistant run ``group`` is the message whose :func:`answer_hash` is ``done``
+    (its text blocks, or its last block alone)."""
+    if not done or not group.blocks:
+        return False
+    texts = [b for b in group.blocks if not b.startswith(("[thinking] ", "[tool_use "))]
+    return done in (answer_hash("\n".join(texts)), answer_hash(group.blocks[-1]))
 
 
 def prompt_alias(text: str, counts: dict) -> str:
@@ -380,7 +402,9 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             else:
                 yield from flush()      # a tool result ends the assistant run, as before
                 yield from turns
-        if hold and group is not None:
+        if hold and group is not None and _run_is(group, rs.answer_done):
+            rs.answer_done = ""        # the Stop hook's last message: whole, read it now
+        elif hold and group is not None:
             # its message may still be growing: read it (and what follows) again next time;
             # the prompts after it are complete records: given now, skipped as known when re-read
             pos = group.start

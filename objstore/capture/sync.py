@@ -215,6 +215,9 @@ class Cursor:
     created: int = 0
     synced: int = 0
     skipping: bool = False
+    #: a Stop hook ran since the last prompt hook read the file: the agent's answer is
+    #: finished, so the next prompt hook reads its trailing message too (capture_prompt)
+    stopped: bool = False
     lineage: dict = field(default_factory=dict)
     reader: ReaderState = field(default_factory=ReaderState)
 
@@ -222,7 +225,7 @@ class Cursor:
         return {"v": _CURSOR_V, "path": self.path, "dev": self.dev, "ino": self.ino,
                 "offset": self.offset, "fp": self.fp, "fp_len": self.fp_len, "session": self.session,
                 "ended": self.ended, "created": self.created, "synced": self.synced,
-                "skipping": self.skipping, "lineage": self.lineage}
+                "skipping": self.skipping, "stopped": self.stopped, "lineage": self.lineage}
 
 
 def _cursor_dir(store: Store) -> Path:
@@ -244,7 +247,7 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
                      fp=str(h["fp"]), fp_len=int(h["fp_len"]), session=str(h.get("session", "")),
                      ended=bool(h.get("ended")), created=int(h.get("created", 0)),
                      synced=int(h.get("synced", 0)), skipping=bool(h.get("skipping")),
-                     lineage=dict(h.get("lineage") or {}))
+                     stopped=bool(h.get("stopped")), lineage=dict(h.get("lineage") or {}))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if with_state:
@@ -255,7 +258,8 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
             cur.reader = ReaderState(msg_first=dict(r.get("msg_first", {})), prompts=dict(r.get("prompts", {})),
                                      prompt_ids=dict(r.get("prompt_ids", {})),
                                      last_prompt=str(r.get("last_prompt", "")),
-                                     prev_prompt=str(r.get("prev_prompt", "")))
+                                     prev_prompt=str(r.get("prev_prompt", "")),
+                                     answer_done=str(r.get("answer_done", "")))
         except (OSError, ValueError, TypeError, AttributeError):
             cur.offset = 0          # bookkeeping lost: read the file again (idempotent)
             cur.fp = ""
@@ -271,6 +275,7 @@ def save_cursor(store: Store, cur: Cursor) -> None:
         mf = dict(list(mf.items())[-MSG_FIRST_MAX:])
     state = {"msg_first": mf, "prompts": cur.reader.prompts, "prompt_ids": cur.reader.prompt_ids,
              "last_prompt": cur.reader.last_prompt, "prev_prompt": cur.reader.prev_prompt,
+             "answer_done": cur.reader.answer_done,
              "offset": cur.offset, "dev": cur.dev, "ino": cur.ino}  # what prompt_snapshot reads alone
     atomic_write(base.with_suffix(".state"), json.dumps(state).encode(), durable=False)
     atomic_write(base.with_suffix(".json"), json.dumps(cur.head()).encode(), durable=False)
@@ -505,7 +510,8 @@ def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, 
 
 
 def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg: CaptureConfig,
-              no_capture: set[str], max_bytes: int, observe=None) -> tuple[SyncResult, Cursor | None]:
+              no_capture: set[str], max_bytes: int, observe=None,
+              stopped: str | None = None) -> tuple[SyncResult, Cursor | None]:
     res = SyncResult(path=str(path))
     try:
         st = os.stat(path)
@@ -513,6 +519,9 @@ def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cf
         res.missing = True
         return res, None
     cur, res.reset = _open_cursor(store, path, st)
+    if stopped is not None and not _is_subagent(path):    # a Stop hook: the answer is finished
+        cur.stopped = True
+        cur.reader.answer_done = stopped
     res.start = res.offset = cur.offset
     res.size = st.st_size
     if st.st_size == cur.offset:
@@ -567,7 +576,8 @@ def subagent_files(transcript: Path) -> list[Path]:
 def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg: CaptureConfig | None = None,
                command: str = "hook", index: bool = True, max_bytes: int = MAX_SYNC_BYTES,
                deadline: float | None = None, ended: bool = False,
-               writer: TurnAppender | None = None, rollup: bool = True) -> list[SyncResult]:
+               writer: TurnAppender | None = None, rollup: bool = True,
+               stopped: str | None = None) -> list[SyncResult]:
     """Read each transcript from its cursor and capture the new turns.
 
     Takes the store lock (its timeout is the store's ``lock_timeout``;
@@ -582,6 +592,12 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     file that grew or ended is rolled up into its parent
     (``objstore.capture.rollup``: a summary of its final message, or "did
     not complete" for one that ended without it).
+    ``stopped`` (the Stop hook; :func:`claude_code.answer_hash` of its
+    ``last_assistant_message``, "" without one): the agent finished its
+    answer.  A main transcript's trailing message with that text is read at
+    once, and the cursor remembers the stop, so the next prompt hook reads
+    the trailing message before it stores its prompt (turn order as
+    ``mem import`` gives it).
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     out: list[SyncResult] = []
@@ -596,7 +612,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                     break
                 whole = final or (_is_subagent(Path(p)) and _idle(Path(p), ROLLUP_IDLE_S))
                 res, cur = _sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
-                                     max_bytes=max_bytes)
+                                     max_bytes=max_bytes, stopped=stopped)
                 if whole:
                     done.add(res.path)
                 out.append(res)
@@ -786,7 +802,8 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     given): the one the transcript reader gives the record that holds this
     prompt.  Under the store lock, the session's transcript is first read
     from its cursor when little is new (so the previous answer lands before
-    this prompt), then the turn is written unless its key is already in the
+    this prompt; its trailing message too when a Stop hook marked the
+    answer finished, see :func:`sync_files` ``stopped``), then the turn is written unless its key is already in the
     session: check and write under one lock, so concurrent deliveries store
     it once.  When the snapshot has no key although a transcript is given
     (too much unread), nothing is written (``deferred``): the transcript
@@ -821,11 +838,15 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                 cur0 = load_cursor(store, transcript, with_state=False)
                 done = cur0.offset if cur0 and (cur0.dev, cur0.ino) == (fst.st_dev, fst.st_ino) else 0
                 if fst.st_size - done <= PRE_SYNC_MAX_BYTES:
-                    # final=False: an assistant message at the end may still be streaming (the
-                    # prompt was typed mid-answer); cutting it now would split it in two turns
-                    res, cur = _sync_one(store, w, transcript, final=False, cfg=cfg,
+                    # after a Stop the answer is finished: read it whole, so it lands before this
+                    # prompt; else an assistant message at the end may still be streaming (the
+                    # prompt was typed mid-answer) and cutting it now would split it in two turns
+                    stopped = bool(cur0 and done and cur0.stopped)
+                    res, cur = _sync_one(store, w, transcript, final=stopped, cfg=cfg,
                                          no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES)
                     synced = res.turns_added
+                    if cur is not None:
+                        cur.stopped = False         # the next answer is not finished yet
             except OSError:
                 pass
         st = w.state(sid)

@@ -97,7 +97,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from objstore.core.text import replace_spans
@@ -113,6 +113,23 @@ _MAX_PASSES = 4
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
 
 _FLAGS = re.ASCII
+
+
+class _Lazy:
+    """A regex compiled on its first use (``_Lazy(pattern, flags).match(...)``):
+    a hook that scans a short prompt must not pay for compiling every helper
+    pattern at import (start-up, docs/benchmarks.md)."""
+
+    __slots__ = ("args", "_rx")
+
+    def __init__(self, *args) -> None:
+        self.args = args
+        self._rx = None
+
+    def __getattr__(self, name: str):
+        if self._rx is None:
+            self._rx = re.compile(*self.args)
+        return getattr(self._rx, name)
 _IFLAGS = re.ASCII | re.IGNORECASE
 
 # A token starts where the previous character cannot belong to it, and ends
@@ -125,41 +142,71 @@ _LBC = r"[A-Za-z0-9_+\-\]]"
 _LA = r"(?![A-Za-z0-9_+\-\[])"
 
 
+class _Tok(str):
+    """A token pattern (a ``str``) that knows its literal prefixes."""
+
+    anchors: tuple[str, ...]
+
+
 def _tok(prefixes: tuple[str, ...], body: str, lbc: str = _LBC, la: str = _LA) -> str:
-    """``(?:p1(?<!Xp1)|p2(?<!Xp2)...)body`` + look-ahead: a prefixed token on a boundary."""
+    """``(?:p1(?<!Xp1)|p2(?<!Xp2)...)body`` + look-ahead: a prefixed token on
+    a boundary.  The prefixes, lowercased, are the rule's anchors (:class:`Rule`)."""
     alts = "|".join(f"{re.escape(p)}(?<!{lbc}{re.escape(p)})" for p in prefixes)
-    return f"(?:{alts}){body}{la}"
+    tok = _Tok(f"(?:{alts}){body}{la}")
+    tok.anchors = tuple(p.lower() for p in prefixes)
+    return tok
 
 
 # --------------------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True, slots=True)
 class Rule:
     """One credential format.
 
     Attributes:
         name: the ``<rule>`` in ``[REDACTED:<rule>]``.
         source: the documented token format the pattern follows (vendor doc or RFC).
-        pattern: the compiled regex; its ``secret`` group (or the whole match) is
-            replaced.  Case-insensitive rules (``ci``, compiled with
-            ``re.IGNORECASE``) are run as their case-sensitive twin ``lowered``
-            over a lowercased copy of the text (same offsets), which is several
-            times faster than ``re.IGNORECASE``.
+        regex: the pattern's source; its ``secret`` group (or the whole match) is
+            replaced.
+        pattern: ``regex`` compiled, on first use: compiling all the rules
+            costs ~7 ms, more than a hook's prompt scan, and most texts hold
+            no anchor of most rules (start-up, docs/benchmarks.md).
+            Case-insensitive rules (``ci``, compiled with ``re.IGNORECASE``)
+            are run as their case-sensitive twin ``lowered`` over a lowercased
+            copy of the text (same offsets), which is several times faster
+            than ``re.IGNORECASE``.
         ci: the rule is case-insensitive.
         priority: lower wins the name when matches overlap.
         check: optional test of the matched value (False: not a secret).
         scan: optional replacement for the plain ``finditer`` pass.
+        anchors: lowercase literals of which every match contains one, or
+            None; a window whose lowercased text holds none of them is not
+            scanned with this rule (so its pattern need not be compiled).
     """
 
-    name: str
-    source: str
-    pattern: re.Pattern[str]
-    ci: bool = False
-    priority: int = 10
-    check: Callable[[str], bool] | None = field(default=None, repr=False)
-    scan: Callable[..., None] | None = field(default=None, repr=False)
-    lowered: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    __slots__ = ("name", "source", "regex", "ci", "priority", "check", "scan", "anchors", "_pattern", "_lowered")
+
+    def __init__(self, name: str, source: str, regex: str, ci: bool = False, priority: int = 10,
+                 check: Callable[[str], bool] | None = None, scan: Callable[..., None] | None = None,
+                 anchors: tuple[str, ...] | None = None) -> None:
+        self.name, self.source, self.regex, self.ci, self.priority = name, source, str(regex), ci, priority
+        self.check, self.scan, self.anchors = check, scan, anchors
+        self._pattern = self._lowered = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(self.regex, _IFLAGS if self.ci else _FLAGS)
+        return self._pattern
+
+    @property
+    def lowered(self) -> re.Pattern[str] | None:
+        if self.ci and self._lowered is None:
+            self._lowered = re.compile(self.regex, _FLAGS)
+        return self._lowered
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r}, priority={self.priority})"
 
 
 # ---- PEM private keys --------------------------------------------------------------
@@ -176,13 +223,13 @@ _PEM_BODY = (
     r"(?:" + _SEP + _B64 + r"{1,15}+)?"                                   # a short last line / PGP checksum
     r"(?:(?:" + _SEP + r"|[ ]{0,16})-----END[ ]" + _PEM_LABEL + r"-----)?"
 )
-_PEM_END_RE = re.compile(r"-----END[ ]" + _PEM_LABEL + r"-----", _FLAGS)
+_PEM_END_RE = _Lazy(r"-----END[ ]" + _PEM_LABEL + r"-----", _FLAGS)
 # The body read backwards from an END line (the text before it, reversed):
 # an escaped ``\n`` reads ``n\``, ``\r\n`` reads ``n\r\``.
 _RNL = r"(?:\n\r?|\r|n\\{1,8}(?:r\\{1,8})?)"
 _RSEP = r"[ \t]{0,16}(?:" + _RNL + r"[ \t]{0,16}){1,4}"
 _RB64 = r"(?:[A-Za-mo-z0-9+/=]|n(?!\\))"   # reversed, ``n\`` is a line break, not a base64 ``n``
-_PEM_REV_RE = re.compile(
+_PEM_REV_RE = _Lazy(
     r"(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{1,16384}+"
     r"(?:(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{16,16384}+){0,2048}",
     _FLAGS,
@@ -214,10 +261,10 @@ def _scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off:
 
 _PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
                  "redacted", "dummy", "sample", "replace", "insert", "todo", "fixme", "<", ">")
-_PLACEHOLDER_RE = re.compile("|".join(map(re.escape, _PLACEHOLDERS)), _IFLAGS)
-_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", _FLAGS)
-_HEX_RE = re.compile(r"[0-9a-f]+|[0-9A-F]+", _FLAGS)
-_WORDY_RE = re.compile(r"[A-Za-z_.-]+", _FLAGS)
+_PLACEHOLDER_RE = _Lazy("|".join(map(re.escape, _PLACEHOLDERS)), _IFLAGS)
+_IDENT_RE = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", _FLAGS)
+_HEX_RE = _Lazy(r"[0-9a-f]+|[0-9A-F]+", _FLAGS)
+_WORDY_RE = _Lazy(r"[A-Za-z_.-]+", _FLAGS)
 _DIGITS = frozenset("0123456789")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -259,7 +306,7 @@ def _looks_secret(v: str) -> bool:
     return _entropy(v) >= 3.0
 
 
-_SNAKE_RE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", _FLAGS)
+_SNAKE_RE = _Lazy(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", _FLAGS)
 _NOT_VALUES = frozenset({"none", "null", "nil", "true", "false", "undefined", "required", "optional",
                          "string", "str", "bytes", "int", "text", "hidden", "empty", "unset", "secret",
                          "password", "passwd", "passphrase", "token"})
@@ -325,9 +372,9 @@ _VALUE = r"[^\s\"'`\\,;&<>(){}\[\]|]"
 _VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
 # (group 1 the value run, group 2 set when a delimiter or the end follows it)
-_GEN_HEAD = re.compile(_KW + _ASSIGN, _FLAGS)
-_GEN_HV = re.compile(_KW + _ASSIGN + r"(" + _VALUE + r"{0,4096}+)(" + _VALUE_END + r")?", _FLAGS)
-_GEN_RUN = re.compile(_VALUE + r"*+", _FLAGS)
+_GEN_HEAD = _Lazy(_KW + _ASSIGN, _FLAGS)
+_GEN_HV = _Lazy(_KW + _ASSIGN + r"(" + _VALUE + r"{0,4096}+)(" + _VALUE_END + r")?", _FLAGS)
+_GEN_RUN = _Lazy(_VALUE + r"*+", _FLAGS)
 
 
 _GEN_ANCHORS = ("pass", "pwd", "secret", "token", "key")   # every _KW alternative starts with one
@@ -342,7 +389,7 @@ def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
     return out
 
 
-_URL_BREAK = re.compile(r"[\s\"'`<>]", _FLAGS)
+_URL_BREAK = _Lazy(r"[\s\"'`<>]", _FLAGS)
 
 
 def _in_url(text: str, hs: int, ws: int) -> bool:
@@ -401,7 +448,7 @@ def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
 
 #: how far (characters) from an AWS access key id an unlabelled secret access key is looked for
 _AWS_PAIR_SPAN = 256
-_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])", _FLAGS)
+_AWS_SECRET_RE = _Lazy(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])", _FLAGS)
 
 
 def _aws_secret_like(v: str) -> bool:
@@ -424,10 +471,9 @@ def _scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
                 out.append((t.start(), t.end(), rule.priority, rule.name))
 
 
-def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None) -> Rule:
-    lowered = re.compile(pattern, _FLAGS) if ci else None
-    return Rule(name, source, re.compile(pattern, _IFLAGS if ci else _FLAGS), ci, priority, check, scan,
-                lowered)
+def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None, anchors=None) -> Rule:
+    """A :class:`Rule`; its anchors are ``anchors``, else a :func:`_tok` pattern's prefixes."""
+    return Rule(name, source, pattern, ci, priority, check, scan, anchors or getattr(pattern, "anchors", None))
 
 
 _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
@@ -437,12 +483,12 @@ RULES: list[Rule] = [
        "Google Cloud IAM, service account key file: JSON whose 'private_key' is a PKCS#8 PEM "
        "https://cloud.google.com/iam/docs/keys-create-delete",
        r"private_key\\{0,3}\"[ \t]{0,8}:[ \t]{0,8}\\{0,3}\"(?P<secret>" + _PEM_BODY + ")",
-       priority=1),
+       priority=1, anchors=("private_key",)),
     _r("private-key",
        "RFC 7468 (PKCS#8 'PRIVATE KEY', 'ENCRYPTED PRIVATE KEY'), PKCS#1 'RSA PRIVATE KEY', "
        "RFC 5915 'EC PRIVATE KEY', OpenSSH PROTOCOL.key 'OPENSSH PRIVATE KEY', "
        "RFC 4880 s6.2 'PGP PRIVATE KEY BLOCK'",
-       _PEM_BODY, priority=2, scan=_scan_pem),
+       _PEM_BODY, priority=2, scan=_scan_pem, anchors=("-----begin ", "-----end ")),
     _r("aws-access-key-id",
        "AWS IAM User Guide, 'Unique identifiers' (AKIA access key, ASIA temporary STS key, ABIA, ACCA) "
        "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html",
@@ -453,7 +499,7 @@ RULES: list[Rule] = [
        "(any 40-char base64 value after secret_access_key / secret_key)",
        r"secret[_-]?(?:access[_-]?)?key"
        r"(?:" + _ASSIGN + r"|[ \t]{1,8})(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-       ci=True, priority=3),
+       ci=True, priority=3, anchors=("secret",)),
     _r("aws-secret-access-key",
        "AWS IAM 'Managing access keys' (an access key is a pair: the key id AKIA/ASIA… and a 40-char "
        "secret access key, e.g. the console's accessKeys.csv) "
@@ -487,7 +533,8 @@ RULES: list[Rule] = [
     _r("slack-webhook",
        "Slack 'Sending messages using incoming webhooks' (https://hooks.slack.com/services/T../B../secret) "
        "https://api.slack.com/messaging/webhooks",
-       r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,256}+)"),
+       r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,256}+)",
+       anchors=("hooks.slack.com/",)),
     *(_r("stripe-key",
          "Stripe 'API keys' (sk_live_/sk_test_ secret, rk_live_/rk_test_ restricted; up to 255 chars) "
          "https://docs.stripe.com/keys",
@@ -522,24 +569,24 @@ RULES: list[Rule] = [
     _r("url-password",
        "RFC 3986 s3.2.1 userinfo 'user:password@host' (deprecated, still used in git remotes and DSNs)",
        r"://[^\s:/?#@\[\]\"'<>{}\\|`]{0,128}+:(?P<secret>[^\s/?#@\[\]\"'<>{}\\|`]{1,256}+)@",
-       priority=30, check=_url_password_ok),
+       priority=30, check=_url_password_ok, anchors=("://",)),
     _r("basic-auth",
        "RFC 7617 s2 'Authorization: Basic base64(user-id:password)'",
        _AUTH_HDR + r"basic[ \t]{1,8}(?P<secret>[A-Za-z0-9+/]{4,4096}+={0,2})",
-       ci=True, priority=40, check=_not_placeholder),
+       ci=True, priority=40, check=_not_placeholder, anchors=("authorization",)),
     _r("bearer-token",
        "RFC 6750 s2.1 'Authorization: Bearer b64token' (also GitHub's 'Authorization: token ...')",
        _AUTH_HDR + r"(?:bearer|token)[ \t]{1,8}(?P<secret>[A-Za-z0-9._~+/-]{8,8192}+=*)",
-       ci=True, priority=40, check=_not_placeholder),
+       ci=True, priority=40, check=_not_placeholder, anchors=("authorization",)),
     _r("bearer-token",
        "RFC 6750 s2.1 b64token after a bare 'Bearer ' (no header name): only random-looking values",
        r"bearer(?<![A-Za-z0-9_\-\]]bearer)[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{20,8192}+=*)",
-       ci=True, priority=41, check=_bearer_ok),
+       ci=True, priority=41, check=_bearer_ok, anchors=("bearer",)),
     _r("generic-secret",
        "keyword heuristics (no vendor format): password/passwd/pwd/passphrase/secret/token/api_key/"
        "access_key/auth_key/private_key = or : value, where the value looks random (_looks_secret)",
        _KW + _ASSIGN + r"(?P<secret>" + _VALUE + r"{8,4096}+)" + _VALUE_END,
-       ci=True, priority=50, check=_looks_secret, scan=_scan_generic),
+       ci=True, priority=50, check=_looks_secret, scan=_scan_generic, anchors=_GEN_ANCHORS),
 ]
 
 
@@ -612,13 +659,11 @@ _PLAN: list = [None, 0, []]  # (the RULES list, its length, the plan built from 
 
 def _plan() -> list:
     """Per rule, what _scan_window needs, looked up once (rebuilt when
-    ``RULES`` is replaced or grows): (rule, its own scanner or None,
-    finditer over the lowercased copy or None, finditer over the text,
-    whether it has a ``secret`` group, check, priority, name)."""
+    ``RULES`` is replaced or grows): (rule, its own scanner or None, its
+    anchors, check, priority, name).  The patterns are not touched here: a
+    rule compiles on its first window that holds one of its anchors."""
     if _PLAN[0] is not RULES or _PLAN[1] != len(RULES):
-        _PLAN[:] = [RULES, len(RULES),
-                    [(r, r.scan, r.lowered.finditer if r.lowered is not None else None, r.pattern.finditer,
-                      "secret" in r.pattern.groupindex, r.check, r.priority, r.name) for r in RULES]]
+        _PLAN[:] = [RULES, len(RULES), [(r, r.scan, r.anchors, r.check, r.priority, r.name) for r in RULES]]
     return _PLAN[2]
 
 
@@ -630,14 +675,18 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     off = max(0, ws - 16)
     low = _lower(text if (off == 0 and we == len(text)) else text[off:we])
     append = out.append
-    for rule, scan, low_iter, text_iter, grouped, check, pri, name in _plan():
+    for rule, scan, anchors, check, pri, name in _plan():
+        if anchors is not None and not any(a in low for a in anchors):
+            continue  # no match can lack an anchor (Rule.anchors): the rule is not even compiled
         if scan is not None:
             scan(rule, text, ws, we, out, low, off)
             continue
-        if low_iter is not None:
-            matches, o = low_iter(low, ws - off, we - off), off
+        pattern, lowered = rule.pattern, rule.lowered
+        if lowered is not None:
+            matches, o = lowered.finditer(low, ws - off, we - off), off
         else:
-            matches, o = text_iter(text, ws, we), 0
+            matches, o = pattern.finditer(text, ws, we), 0
+        grouped = "secret" in pattern.groupindex
         for m in matches:
             s, e = m.span("secret") if grouped else m.span()
             if s < 0 or s == e:

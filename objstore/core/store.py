@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import cbor2
 
@@ -42,9 +42,11 @@ from objstore.core.lock import StoreLock
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.pack import Pack, PackSet
-from objstore.core.packwriter import PackWriter
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
+
+if TYPE_CHECKING:
+    from objstore.core.packwriter import PackWriter
 
 STORE_FORMAT = 1
 #: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
@@ -348,6 +350,7 @@ class Store:
     def pack_writer(self) -> PackWriter:
         """A :class:`objstore.core.packwriter.PackWriter` into this store's
         pack dir, writing the current pack format."""
+        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         return PackWriter(self.root / "objects" / "pack")
 
@@ -438,6 +441,7 @@ class Store:
         done = 0
         copy = len(old) == 1 and not loose and old[0].version == 2
         kept_old: list[Pack] = []
+        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         with PackWriter(self.root / "objects" / "pack", dictionary=old[0].dictionary() if copy else None) as w:
             for oid in loose:

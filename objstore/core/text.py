@@ -6,8 +6,9 @@ the scrubbing of the agents' own transcripts, of caches, logs and the shell
 history, duplicate detection in the review queue) uses this module, so that
 what the store calls a match is what every other file calls a match.
 
-The normalized form of a text (:func:`normalize_value`) is: Unicode
-Normalization Form C (UAX #15), then full case folding (``str.casefold``,
+The normalized form of a text (:func:`normalize_value`) is: terminal
+escape sequences removed (:func:`strip_escapes`: ``"\\x1b[1mword\\x1b[22m"``
+is ``"word"``, as a terminal shows it), then Unicode Normalization Form C (UAX #15), then full case folding (``str.casefold``,
 Unicode ``CaseFolding.txt`` C+F: ``"Straße"`` -> ``"strasse"``), then every
 run of whitespace (``str.isspace``) replaced by one space, stripped.  A text
 *contains* a needle when the needle's normalized form is a non-empty
@@ -37,22 +38,44 @@ __all__ = [
     "normalized_map",
     "replace_matches",
     "replace_spans",
+    "strip_escapes",
     "value_digest",
 ]
 
 _WS = re.compile(r"\s+")
+#: terminal escape sequences (ECMA-48 / ISO 6429): CSI ``ESC [`` or C1 ``\x9b``
+#: (parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E:
+#: colours, cursor moves), OSC ``ESC ]`` to BEL or ``ESC \\`` (titles, hyperlinks),
+#: DCS/SOS/PM/APC strings to ``ESC \\``, and the other escapes (``ESC`` + intermediates
+#: + one final byte 0x30-0x7E: ``ESC ( B``, ``ESC 7``)
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+                      r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                      r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+                      r"|\x1b[ -/]*[0-~]")
+
+
+def strip_escapes(text: str) -> str:
+    """``text`` without terminal escape sequences (colour codes and the like,
+    see ``_ESCAPES``); the text itself unchanged when it holds none."""
+    return _ESCAPES.sub("", text) if ("\x1b" in text or "\x9b" in text) else text
+
+
+def _escape_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _ESCAPES.finditer(text)] if ("\x1b" in text or "\x9b" in text) else []
 
 
 def fold(text: str) -> str:
-    """``text`` in NFC, then case-folded (``str.casefold``); whitespace is
-    kept as it is.  ``fold("STRASSE") == fold("Straße") == "strasse"``."""
-    return unicodedata.normalize("NFC", text).casefold()
+    """``text`` without terminal escape sequences, in NFC, then case-folded
+    (``str.casefold``); whitespace is kept as it is.
+    ``fold("STRASSE") == fold("Straße") == "strasse"``."""
+    return unicodedata.normalize("NFC", strip_escapes(text)).casefold()
 
 
 def normalize_value(text: str) -> str:
     """The normalized form of a text, used for tombstones and matching.
 
-    NFC, case-folded, every whitespace run replaced by one space, stripped.
+    Escape sequences removed, NFC, case-folded, every whitespace run
+    replaced by one space, stripped.
     ``normalize_value("  Hello\\n World ") == "hello world"``.
     """
     return _WS.sub(" ", fold(text)).strip()
@@ -124,7 +147,13 @@ def normalized_map(text: str) -> tuple[str, list[int], list[int]]:
     starts: list[int] = []
     ends: list[int] = []
     space = False
+    esc = _escape_spans(text)
+    k = 0
     for a, b, part in _nfc_chunks(text):
+        while k < len(esc) and esc[k][1] <= a:
+            k += 1
+        if k < len(esc) and esc[k][0] <= a:
+            continue               # inside an escape sequence: not part of the text
         for c in part.casefold():
             if c.isspace():
                 if chars and not space:

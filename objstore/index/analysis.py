@@ -16,6 +16,8 @@ import unicodedata
 
 import tantivy
 
+from objstore.core.text import strip_escapes
+
 __all__ = [
     "ANALYZERS",
     "MAX_TOKEN_BYTES",
@@ -121,9 +123,10 @@ def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
 
 
 def nfc(text: str) -> str:
-    """``text`` in Unicode Normalization Form C (UAX #15), as every indexed
-    body and query word is before analysis."""
-    return unicodedata.normalize("NFC", text)
+    """``text`` without terminal escape sequences (``objstore.core.text.strip_escapes``,
+    the one matching normalization) in Unicode Normalization Form C (UAX #15),
+    as every indexed body and query word is before analysis."""
+    return unicodedata.normalize("NFC", strip_escapes(text))
 
 
 def tokenize(text: str) -> list[str]:
@@ -171,13 +174,25 @@ def stem_tokens(toks: tuple[str, ...]) -> tuple[str, ...]:
     same length (stemming a token never splits or drops it, so positions
     stay aligned); a token the stemmer empties is kept as it is.
     ``stem_tokens(("running", "dbs"))`` -> ``("run", "db")``."""
-    out = []
-    with _ANALYZER_LOCK:
-        stemmer = _analyzer(True)
-        for t in toks:
-            s = stemmer.analyze(t)
-            out.append(s[0] if s else t)
+    memo = _STEMS
+    out = [memo.get(t) for t in toks]
+    if None in out:
+        with _ANALYZER_LOCK:
+            stemmer = _analyzer(True)
+            if len(memo) >= _STEMS_MAX:
+                memo.clear()
+            for i, t in enumerate(toks):
+                if out[i] is None:
+                    s = stemmer.analyze(t)
+                    out[i] = memo[t] = s[0] if s else t
     return tuple(out)
+
+
+#: token -> its stem (:func:`stem_tokens`): a pure function of the token,
+#: memoised because a search stems each query word once per generation and
+#: a snippet every word it looks at (cleared when it holds _STEMS_MAX tokens)
+_STEMS: dict[str, str] = {}
+_STEMS_MAX = 65536
 
 
 def is_cjk_token(tok: str) -> bool:

@@ -226,7 +226,10 @@ class SubIndex:
         self.new_fmt = FORMATS[analyzer]
         self._cache: dict[str, tantivy.Index] = {}
         self._seen: dict[str, tuple] = {}  # generation -> meta.json signature at its last reload
+        self._meta_paths: dict[str, str] = {}  # generation -> the path of its meta.json
         self._fmts: dict[str, GenFormat] = {}
+        self._current = self.dir / "CURRENT"
+        self._manifest_seen: tuple[tuple, Manifest] | None = None  # (CURRENT's signature, its parse)
         self._mutex = threading.RLock()
 
     def fmt(self, name: str) -> GenFormat:
@@ -238,12 +241,26 @@ class SubIndex:
 
     # -- CURRENT ---------------------------------------------------------
     def manifest(self) -> Manifest | None:
-        """The parsed ``CURRENT``, or None if there is no index."""
+        """The parsed ``CURRENT``, or None if there is no index.  Parsed
+        again only when its inode, size or mtime changed (``CURRENT`` is
+        replaced by a rename, so a new one has a new inode): a recall asks
+        once per neighbouring-turn lookup, dozens of times (start-up,
+        docs/benchmarks.md)."""
         try:
-            raw = (self.dir / "CURRENT").read_text(encoding="utf-8")
+            st = os.stat(self._current)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return parse_manifest(raw, self.dir / "CURRENT")
+        sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+        seen = self._manifest_seen
+        if seen is not None and seen[0] == sig:
+            return seen[1]
+        try:
+            raw = self._current.read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        m = parse_manifest(raw, self._current)
+        self._manifest_seen = (sig, m)  # replaced between stat and read: the next stat differs, read again
+        return m
 
     def manifest_lenient(self) -> Manifest | None:
         """Like manifest(), but a corrupt CURRENT counts as absent (used by
@@ -389,8 +406,11 @@ class SubIndex:
         one seen at the last reload (a commit replaces meta.json by a rename,
         so a new commit changes its inode, size or mtime).  A stat costs
         ~2 µs, a reload ~70 µs: this matters with 16+ shards per search."""
+        path = self._meta_paths.get(name)
+        if path is None:  # (joining the path costs more than the stat)
+            path = self._meta_paths[name] = os.fspath(self.dir / name / "meta.json")
         try:
-            st = os.stat(self.dir / name / "meta.json")
+            st = os.stat(path)
             sig = (st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
             sig = None

@@ -12,7 +12,7 @@ prefilter of ``mem forget --match``.  Specified in ``docs/format.md``
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 import tantivy
 
@@ -69,13 +69,21 @@ def build_query(
     forms: list[tuple[str, ...]],
     joins: list[str | None],
     boost: Callable[[int, bool], float],
+    required: Sequence[tuple["tantivy.Occur", "tantivy.Query"]] = (),
 ) -> "tantivy.Query | None":
     """SHOULD-combination of one sub-query per query word; None if no word.
 
     ``forms[i]`` are word i's terms in the generation's form, ``joins[i]``
     its concatenation alternative (or None).  ``boost(i, joined)`` gives the
     factor applied to word i's term/phrase query (or to its joined term),
-    used to put every sub-index on collection-wide IDF."""
+    used to put every sub-index on collection-wide IDF.
+
+    ``required``: constant-score-0 filter clauses (:func:`filter_clauses`)
+    put beside the word clauses in the same boolean query, so tantivy
+    walks the documents the filters select and scores only those, instead
+    of scoring every document holding a word and then filtering.  Such a
+    query also matches the filtered documents holding no word, with score
+    0: the caller drops hits of score 0 (a word's BM25 score is > 0)."""
 
     def boosted(q: "tantivy.Query", i: int, joined: bool) -> "tantivy.Query":
         """``q`` boosted by ``boost(i, joined)`` (unchanged for 1.0)."""
@@ -96,7 +104,7 @@ def build_query(
         clauses.append((tantivy.Occur.Should, sub))
     if not clauses:
         return None
-    return tantivy.Query.boolean_query(clauses)
+    return tantivy.Query.boolean_query([*clauses, *required])
 
 
 def filter_clauses(

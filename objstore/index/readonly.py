@@ -11,10 +11,7 @@ nothing is written through the links.
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 _SHADOWS: list[str] = []
@@ -28,6 +25,8 @@ def writable(path: Path) -> bool:
 def shadow_dir(path: Path) -> Path:
     """A new temporary directory holding a symlink to every file of index
     directory ``path`` (removed at interpreter exit).  Raises OSError."""
+    import atexit  # deferred: only a read-only store needs them (start-up, docs/benchmarks.md)
+    import tempfile
     d = tempfile.mkdtemp(prefix="mem-ro-index-")
     if not _SHADOWS:
         atexit.register(_cleanup)
@@ -39,5 +38,6 @@ def shadow_dir(path: Path) -> Path:
 
 
 def _cleanup() -> None:
+    import shutil
     for d in _SHADOWS:
         shutil.rmtree(d, ignore_errors=True)

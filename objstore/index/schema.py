@@ -118,12 +118,16 @@ class Hit:
 class GenFormat:
     """What a generation was built with: ``analyzer`` of ``text`` ("stem" or
     "words"), ``has_seq``: whether it has the ``seq`` field, ``has_plain``:
-    whether it has the ``plain`` + ``flags`` fields (substring prefilter).
+    whether it has the ``plain`` + ``flags`` fields (substring prefilter),
+    ``no_escapes``: whether its bodies had terminal escape sequences removed
+    before analysis (the ``noesc`` marker field; older generations index
+    ``\x1b[1mword`` as ``1mword`` until ``mem reindex``).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     analyzer: str
     has_seq: bool
     has_plain: bool = False
+    no_escapes: bool = False
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """Word tokens in this generation's term form."""
@@ -139,7 +143,7 @@ class GenFormat:
 
 
 #: The format of new generations per analyzer option.
-FORMATS = {"stem": GenFormat("stem", True, True), "words": GenFormat("words", False, False)}
+FORMATS = {"stem": GenFormat("stem", True, True, True), "words": GenFormat("words", False, False)}
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
@@ -157,6 +161,8 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     if fmt.has_plain:
         sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
         sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
+    if fmt.no_escapes:    # a marker: never written to
+        sb.add_text_field("noesc", stored=False, tokenizer_name="raw", index_option="basic")
     return sb.build()
 
 
@@ -185,7 +191,7 @@ def read_format(gen_dir: Path) -> GenFormat:
     names = {v: k for k, v in ANALYZERS.items()}
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
-    return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields)
+    return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields)
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":

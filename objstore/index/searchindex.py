@@ -100,6 +100,9 @@ _PROGRESS_EVERY = 1000
 #: write): the index then lacks the rest until a full :meth:`SearchIndex.rebuild`,
 #: which removes the file (``docs/format.md``, "Search index (derived)")
 PARTIAL_FILE = "PARTIAL"
+#: put the filter clauses beside the word clauses (``build_query(required=)``);
+#: False: the word query nested in a MUST clause (the same hits and scores, slower)
+FLAT_FILTERS = True
 
 
 def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
@@ -592,8 +595,13 @@ class SearchIndex:
         if not opened:
             return []
         # word i in each generation's own term form
-        forms = [[o.fmt.forms(toks) for toks in words] for o in opened]
-        joins = [[o.fmt.joined(toks) for toks in words] for o in opened]
+        by_fmt: dict[str, tuple[list, list]] = {}  # the term forms depend on the analyzer alone
+        for o in opened:
+            if o.fmt.analyzer not in by_fmt:
+                by_fmt[o.fmt.analyzer] = ([o.fmt.forms(toks) for toks in words],
+                                          [o.fmt.joined(toks) for toks in words])
+        forms = [by_fmt[o.fmt.analyzer][0] for o in opened]
+        joins = [by_fmt[o.fmt.analyzer][1] for o in opened]
         num_docs = [int(o.searcher.num_docs) for o in opened]
         df: list[dict[str, int]] = []
         for i, o in enumerate(opened):
@@ -627,11 +635,14 @@ class SearchIndex:
                 if len(toks) == 1:
                     idf_out[toks[0]] = glob_idf(w, 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
+        glob_sums: dict[int, float] = {}  # word -> the sum of its terms' collection-wide idf
         for i, o in enumerate(opened):
             if num_docs[i] == 0:
                 continue
 
-            def boost(w: int, joined: bool, i: int = i) -> float:
+            lidf: dict[str, float] = {}  # term -> its idf in generation i
+
+            def boost(w: int, joined: bool, i: int = i, lidf: dict[str, float] = lidf) -> float:
                 """Factor putting word ``w`` of generation ``i`` on collection-wide IDF."""
                 if len(opened) == 1 and not scoped:
                     return 1.0
@@ -639,21 +650,43 @@ class SearchIndex:
                     local = idf(df[i][joins[i][w]], num_docs[i])
                     glob = glob_idf(w, None)
                 else:
-                    local = sum(idf(df[i][t], num_docs[i]) for t in forms[i][w])
-                    glob = sum(glob_idf(w, p) for p in range(len(forms[i][w])))
+                    local = 0  # the sum of the idfs of its terms, in order
+                    for t in forms[i][w]:
+                        v = lidf.get(t)
+                        if v is None:
+                            v = lidf[t] = idf(df[i][t], num_docs[i])
+                        local += v
+                    glob = glob_sums.get(w)
+                    if glob is None:  # the same in every generation
+                        glob = glob_sums[w] = sum(glob_idf(w, p) for p in range(len(forms[i][w])))
                 return glob / local if local > 0 else 1.0
 
             schema = o.index.schema
-            q = build_query(schema, forms[i], joins[i], boost)
-            if q is None:
-                continue
+            if FLAT_FILTERS:
+                # A one-term word no document of this generation holds matches
+                # nothing and adds to no score: left out (none left: nothing to search).
+                keep = [w for w, f in enumerate(forms[i]) if len(f) > 1 or df[i][f[0]] > 0]
+                if not keep:
+                    continue
             filters = filter_clauses(schema, projects, exclude_refs, roles)
             if times is not None:
                 filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
-            if filters:
-                q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
+            if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
+                if len(keep) == len(forms[i]):
+                    q = build_query(schema, forms[i], joins[i], boost, required=filters)
+                else:
+                    q = build_query(schema, [forms[i][w] for w in keep], [joins[i][w] for w in keep],
+                                    lambda k, joined, keep=keep, boost=boost: boost(keep[k], joined),
+                                    required=filters)
+            else:
+                q = build_query(schema, forms[i], joins[i], boost)
+                if q is not None and filters:
+                    q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
+            if q is None:
+                continue
             try:
-                found += [(score, i, addr) for score, addr in o.searcher.search(q, limit, count=False).hits]
+                found += [(score, i, addr) for score, addr in o.searcher.search(q, limit, count=False).hits
+                          if score > 0.0]  # score 0: a filtered document holding no word
             except ValueError as e:
                 raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
         # Load the stored fields of the best `limit` only (and of any tied
@@ -735,6 +768,17 @@ class SearchIndex:
         if opened is None or not opened[0].live():
             return False
         return all(sub.fmt(name).has_seq for _s, name in opened[0].live())
+
+    def strips_escapes(self) -> bool:
+        """Whether every live generation was built with terminal escape sequences
+        removed before analysis (``GenFormat.no_escapes``; True with none): when
+        False, ``mem reindex`` makes words inside colour codes findable."""
+        for kind in KINDS:
+            sub = self._subs[kind]
+            opened = sub.open_current()
+            if opened is not None and not all(sub.fmt(n).no_escapes for _s, n in opened[0].live()):
+                return False
+        return True
 
     def turns_at(self, session: str, seqs: Iterable[int]) -> dict[int, Hit]:
         """The indexed turns of ``session`` at positions ``seqs``:

@@ -38,12 +38,15 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     else:
         matches = re.finditer(r"\S+", text)
     last = -1
+    seen: dict[str, list[str]] = {}  # word -> its tokens (a word recurs: tokenized once)
     for m in matches:
         if m is None or m.start() <= last:
             continue
         last = m.start()
         word = m.group()
-        wtoks = tokenize(word)
+        wtoks = seen.get(word)
+        if wtoks is None:
+            wtoks = seen[word] = tokenize(word)
         hit = next((t for t in wtoks if t in tokens), None)
         if hit is None:
             hit = next((t for t, st in zip(wtoks, stem_tokens(tuple(wtoks))) if st in stems), None)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from objstore.core.errors import Refused
+
 #: (variable, agent name, the values that mark an agent; empty = any non-empty value).
 #: Claude Code sets ``CLAUDECODE=1`` in the variables of every tool it runs;
 #: Codex CLI sets ``CODEX_SANDBOX`` (``seatbelt``) / ``CODEX_SANDBOX_NETWORK_DISABLED``
@@ -61,3 +63,16 @@ def default_trust(env: Mapping[str, str]) -> str:
     ``agent_observed`` inside an agent (:func:`agent_of`), else
     ``user_stated``."""
     return "agent_observed" if agent_of(env) else "user_stated"
+
+
+def require_person(env: Mapping[str, str], action: str) -> None:
+    """Refuse ``action`` (e.g. ``"queue accept"``) when the caller is an
+    agent (:func:`agent_of`): a review decision is a person's, and an agent
+    that could accept queued proposals could approve its own (design.md,
+    "Review queue").  Raises Refused (exit 6) naming the agent; returns None
+    for a person."""
+    agent = agent_of(env)
+    if agent is not None:
+        raise Refused(f"{action} is a person's decision: refused for an agent caller ({agent}); nothing changed",
+                      hint="run it yourself in a terminal outside the agent session (where CLAUDECODE, "
+                           "the Codex variables and MEM_AGENT are unset)")

@@ -41,6 +41,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory import queue
 from objstore.memory.decay import restate
 from objstore.memory.facts import current, remember
+from objstore.memory.proposals import looks_like_instruction
 
 FILES = ("soul", "memory", "user")
 LIMITS = {"soul": 4000, "memory": 2200, "user": 1375}
@@ -140,6 +141,26 @@ class EditResult:
     message: str
     moved: list[str] = field(default_factory=list)
     version: str | None = None
+    queued: str | None = None
+
+
+def _instruction_entry(plan: dict) -> tuple[str, str] | None:
+    """(entry, pattern name) of the first entry a plan writes that reads like
+    an instruction to a model (``proposals.looks_like_instruction``), or None."""
+    a = plan["action"]
+    if a == "add":
+        texts = [plan["text"]]
+    elif a == "replace":
+        texts = [plan["new"]]
+    elif a == "remove":
+        texts = []
+    else:
+        texts = [e["new"] for e in plan["entries"] if e["op"] == "rewrite"] + list(plan["add"])
+    for t in texts:
+        why = looks_like_instruction(t)
+        if why is not None:
+            return t, why
+    return None
 
 
 def normalize_plan(plan: dict) -> dict:
@@ -228,11 +249,18 @@ def _iso(ms: int) -> str:
 
 
 def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", approval: str = "-",
-               command: str = "memory") -> EditResult:
+               command: str = "memory", reviewed: bool = False) -> EditResult:
     """Apply an edit plan to a memory file now (the owner's edit, or an
     accepted proposal).  Raises InvalidInput (a bad plan), Refused (a stale
     OLD, a duplicate, or the limit: ``memory.md would be 2,350 of 2,200
-    characters; use consolidate to move entries to the archive.``)."""
+    characters; use consolidate to move entries to the archive.``).
+
+    An entry that reads like an instruction to a model (the check every
+    write gets, ``proposals.park``) is not written: the plan itself is
+    queued (kind ``memory-edit``) and the result's ``queued`` names the item;
+    accepting it applies the plan to the file as it is then (:func:`accept_item`),
+    so later edits are kept.  ``reviewed``: a person accepted this plan
+    (queue accept), which skips that check."""
     plan = normalize_plan(plan)
     with store.lock(command):
         f = read_file(store, scope, plan["file"])
@@ -241,17 +269,26 @@ def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", appr
         if len(text) > f.limit:
             raise Refused(f"{f.name}.md would be {_fmt(len(text))} of {_fmt(f.limit)} characters; "
                           "use consolidate to move entries to the archive.")
+        shaped = None if reviewed else _instruction_entry(plan)
+        if shaped is not None:
+            p = _queue_plan(store, scope, plan, owner="user", trust="user_stated", session=session,
+                            note=f"{describe(plan)} (reads like an instruction to a model: {shaped[1]})")
+            return EditResult(f"{f.name}.md", f.chars, f.limit,
+                              f"queued for review: {p.item[:12]} ({f.name}.md is unchanged: the entry reads like "
+                              f"an instruction to a model; accept it with: mem queue accept {p.item[:12]})",
+                              [], f.version, p.item)
         t = now_ms()
         version = f.version
         if text != f.text:
             # an emptied file is stored as the separator alone (a value cannot be empty)
             version = remember(store, f.key, text or SEP, kind="user", trust="user_stated", owner="user",
-                               command=f"{command} {plan['action']}").version.id
+                               command=f"{command} {plan['action']}", reviewed=True).version.id
         if moved:
             arch = read_file(store, scope, "archive")
             block = "\n".join(f"{SEP} moved {_iso(t)} from {f.name}.md in session {session}\n{e}" for e in moved)
+            # the archive and the journal only hold entries of the file, already checked
             remember(store, arch.key, (arch.text + "\n" + block).strip(), kind="user", trust="user_stated",
-                     owner="user", command=f"{command} move")
+                     owner="user", command=f"{command} move", reviewed=True)
         _journal(store, scope, session, approval, plan["action"], f"{f.name}.md", f.entries, new)
     return EditResult(f"{f.name}.md", len(text), f.limit,
                       f"{f.name}.md updated ({_fmt(len(text))} of {_fmt(f.limit)} characters)", moved, version)
@@ -274,10 +311,15 @@ def set_file(store: Store, scope: str, name: str, text: str, *, session: str = "
                       "use consolidate to move entries to the archive.")
     with store.lock("memory edit"):
         f = read_file(store, scope, name)
+        for e in entries:
+            why = None if e in f.entries else looks_like_instruction(e)
+            if why is not None:  # it would be injected unreviewed: review it as an edit of its own
+                raise Refused(f"the entry {e[:60]!r} reads like an instruction to a model ({why}); nothing changed",
+                              hint=f"add it with: mem memory add {name} TEXT (it goes to the review queue)")
         version = f.version
         if new != f.text:
             version = remember(store, f.key, new or SEP, kind="user", trust="user_stated", owner="user",
-                               command="memory edit").version.id
+                               command="memory edit", reviewed=True).version.id
             _journal(store, scope, session, "-", "edit", f"{name}.md", f.entries, entries)
     return EditResult(f"{name}.md", len(new), limit,
                       f"{name}.md updated ({_fmt(len(new))} of {_fmt(limit)} characters)", [], version)
@@ -289,7 +331,7 @@ def _journal(store: Store, scope: str, session: str, approval: str, action: str,
     line = json.dumps({"time": now_ms(), "session": session, "approval": approval, "action": action,
                        "file": file, "before": before, "after": after}, ensure_ascii=False)
     remember(store, jr.key, (jr.text + "\n" + line).strip(), kind="user", trust="user_stated", owner="user",
-             command="memory journal")
+             command="memory journal", reviewed=True)
 
 
 def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-"):
@@ -305,10 +347,15 @@ def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", 
     if len(join_entries(new)) > f.limit:
         raise Refused(f"{f.name}.md would be {_fmt(len(join_entries(new)))} of {_fmt(f.limit)} characters; "
                       "use consolidate to move entries to the archive.")
+    return _queue_plan(store, scope, plan, owner=owner, trust="agent_observed", session=session,
+                       note=describe(plan))
+
+
+def _queue_plan(store: Store, scope: str, plan: dict, *, owner: str, trust: str, session: str, note: str):
+    """Queue a (normalized) plan as a ``memory-edit`` item; ``Parked``."""
     body = json.dumps({**plan, "scope": scope, "session": session}, ensure_ascii=False, sort_keys=True)
-    p = queue.propose(store, EDIT_KIND, f.key, body, fact_kind="user", trust="agent_observed", owner=owner,
-                      note=describe(plan))
-    return p
+    return queue.propose(store, EDIT_KIND, file_key(scope, plan["file"]), body, fact_kind="user",
+                         trust=trust, owner=owner, note=note)
 
 
 def describe(plan: dict) -> str:
@@ -334,12 +381,30 @@ def accept_item(store: Store, prefix: str, *, body: str | None = None):
     with store.lock("queue accept"):
         it = queue.resolve(store, prefix)
         if it.item.kind != EDIT_KIND:
+            if is_memory_file_key(it.item.key) and body is None:
+                _check_whole_file(store, it)
             return queue.accept(store, prefix, body=body)
         plan = json.loads(it.item.body)
         res = apply_edit(store, plan.pop("scope", "user"), plan, session=plan.pop("session", "-"),
-                         approval=it.id, command="queue accept")
+                         approval=it.id, command="queue accept", reviewed=True)
         queue.close(store, it, "queue accept")
         return queue.Decision(it, "accepted", res.message, res.version, 0, True)
+
+
+def _check_whole_file(store: Store, it) -> None:
+    """Refused when accepting ``it`` (a whole memory file's text, queued by an
+    older mem) would drop an entry the file holds now: the file changed
+    since it was queued."""
+    try:
+        now = current(store, it.item.key).fact.body or ""
+    except NotFound:
+        return
+    proposed = set(split_entries(it.item.body))
+    lost = [e for e in split_entries(now) if e.strip() != SEP and e not in proposed]
+    if lost:
+        raise Refused(f"{it.item.key} changed since this proposal was queued: accepting it would drop the entry "
+                      f"{lost[0][:60]!r}; nothing changed",
+                      hint=f"reject it (mem queue reject {it.id[:12]}) and add the entry again with mem memory add")
 
 
 def journal(store: Store, scope: str) -> list[dict]:

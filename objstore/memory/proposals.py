@@ -18,6 +18,7 @@ Listing, accepting, rejecting and dropping items is ``objstore.memory.queue``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -40,8 +41,8 @@ def item_ref(item_id: str) -> str:
 #: resets, fake system/role markers, secrecy demands.  A heuristic: a false
 #: positive only parks a value for review (nothing is lost); a miss is
 #: still subject to the trust rule.
-INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.IGNORECASE)) for name, rx in (
+#: (Compiled on first use by :func:`instruction_patterns`: every command imports this module, few check a value.)
+INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
         ("ignore previous instructions",
          r"\b(ignore|disregard|forget|override|overrule|bypass)\b (all |any |each )?(of )?"
          r"(the |your |my |these |those )?"
@@ -59,7 +60,13 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("reveal your instructions",
          r"\b(reveal|print|repeat|output|show|leak) (your|the) (system prompt|instructions|hidden|initial prompt)\b"),
         ("jailbreak", r"\b(jailbreak (mode|prompt)|dan mode|do anything now)\b"),
-    ))
+)
+
+
+@functools.cache
+def instruction_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """:data:`INSTRUCTION_SOURCES` compiled (case-insensitive), once per process."""
+    return tuple((name, re.compile(rx, re.IGNORECASE)) for name, rx in INSTRUCTION_SOURCES)
 
 #: at most this many characters of a value are scanned (bodies are capped at
 #: 100,000; the patterns are linear, this bounds the worst case anyway)
@@ -67,12 +74,12 @@ SCAN_CHARS = 100_000
 
 
 def looks_like_instruction(text: str) -> str | None:
-    """The name of the first :data:`INSTRUCTION_PATTERNS` entry that ``text``
+    """The name of the first :data:`INSTRUCTION_SOURCES` entry that ``text``
     matches, or None.  ``looks_like_instruction("Ignore all previous
     instructions and ...") == "ignore previous instructions"``."""
     raw = text[:SCAN_CHARS]
     flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
-    for name, rx in INSTRUCTION_PATTERNS:
+    for name, rx in instruction_patterns():
         if rx.search(flat) or rx.search(raw):
             return name
     return None

@@ -203,30 +203,75 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
 
 
 REGISTRY_FILE = "projects.json"
+_PAIR_RE = re.compile(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The store's project registry as read: ``projects`` identity -> name;
+    ``damage`` is "" for a sound (or absent) file, else why it is damaged
+    (then ``projects`` holds the ``"identity": "name"`` pairs still readable
+    in it).  A damaged registry is never rewritten (:func:`register_project`)
+    and a project it does not name gets its qualified name only
+    (:func:`name_in`), so a lost entry never hands one project's name, and
+    facts, to another."""
+
+    projects: dict
+    damage: str = ""
+
+
+def read_registry(store_root: str | os.PathLike | None) -> Registry:
+    """Read ``<store_root>/projects.json`` (format: ``{"v": 1, "projects":
+    {identity: name}}``); never raises (an unreadable file is ``damage``)."""
+    if store_root is None:
+        return Registry({})
+    import json
+    path = Path(store_root) / REGISTRY_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Registry({})
+    except OSError as e:
+        return Registry({}, f"{path} cannot be read ({e.strerror or e})")
+    try:
+        doc = json.loads(raw)
+        reg = doc.get("projects") if isinstance(doc, dict) else None
+        if not isinstance(reg, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in reg.items()):
+            raise ValueError("no identity -> name table")
+        return Registry(dict(reg))
+    except (ValueError, RecursionError) as e:
+        salvaged = {}
+        for k, v in _PAIR_RE.findall(raw.decode("utf-8", "replace")):
+            try:
+                k, v = json.loads(f'"{k}"'), json.loads(f'"{v}"')
+            except ValueError:
+                continue
+            if k not in ("v", "projects") and clean_name(v) == v and v:
+                salvaged.setdefault(k, v)
+        return Registry(salvaged, f"{path} is damaged ({str(e)[:60]}); {len(salvaged)} entries still readable")
 
 
 def load_registry(store_root: str | os.PathLike | None) -> dict[str, str]:
-    """The store's project registry: identity -> name (``{}`` when none)."""
-    if store_root is None:
-        return {}
-    import json
-    try:
-        doc = json.loads((Path(store_root) / REGISTRY_FILE).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    reg = doc.get("projects") if isinstance(doc, dict) else None
-    return {k: v for k, v in reg.items() if isinstance(k, str) and isinstance(v, str)} \
-        if isinstance(reg, dict) else {}
+    """The store's project registry: identity -> name (``{}`` when none; of
+    a damaged file, the entries still readable: :func:`read_registry`)."""
+    return read_registry(store_root).projects
 
 
-def name_in(ident: ProjectIdentity, registry: dict[str, str]) -> str:
+def registry_damage(store_root: str | os.PathLike | None) -> str:
+    """Why the store's project registry is damaged, or "" (``mem doctor``, ``mem fsck``)."""
+    return read_registry(store_root).damage
+
+
+def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = False) -> str:
     """The name ``ident`` has (or would get) in ``registry``: its registered
     name, else its short name when no other identity has it, else its
-    qualified name (with ``-2``, ``-3``, … when that is taken too)."""
+    qualified name (with ``-2``, ``-3``, … when that is taken too).  In a
+    ``damaged`` registry an identity it does not name gets its qualified
+    name: the short name may be a lost entry's."""
     if ident.id in registry:
         return registry[ident.id]
     taken = set(registry.values())
-    if ident.name not in taken:
+    if ident.name not in taken and not damaged:
         return ident.name
     name, n = ident.qualified, 2
     while name in taken:
@@ -237,7 +282,9 @@ def name_in(ident: ProjectIdentity, registry: dict[str, str]) -> str:
 def register_project(store, cwd: str | os.PathLike | None) -> str:
     """Give the project of ``cwd`` its name in the store's registry (once;
     names never change) and return it; ``""`` for no project.  Takes the
-    store lock; the file holds identities and names, never credentials."""
+    store lock; the file holds identities and names, never credentials.
+    A damaged registry is left as it is (``mem doctor`` reports it): the
+    name is given for now, not written."""
     ident = identity_of(cwd)
     if ident is None:
         return ""
@@ -246,9 +293,10 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     if ident.id in reg:
         return reg[ident.id]
     with store.lock("project"):
-        reg = load_registry(store.root)
-        name = name_in(ident, reg)
-        if reg.get(ident.id) != name:
+        r = read_registry(store.root)
+        reg = r.projects
+        name = name_in(ident, reg, bool(r.damage))
+        if reg.get(ident.id) != name and not r.damage:
             reg[ident.id] = name
             atomic_write(store.root / REGISTRY_FILE,
                          json.dumps({"v": 1, "projects": reg}, indent=1, sort_keys=True).encode("utf-8"),
@@ -262,15 +310,19 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     repeats (rules in the module doc).  ``override`` replaces the working
     directory's project.  ``store_root``: the store whose project registry
     names it (None: names as a store with an empty registry would give
-    them).  ``()`` when there is no project."""
+    them).  ``()`` when there is no project.  An identity a damaged
+    registry does not name goes by its qualified name only."""
     if override is not None:
         name = clean_name(override)
         return (name,) if name else ()
     ident = identity_of(cwd)
     if ident is None:
         return ()
-    reg = load_registry(store_root)
-    name = name_in(ident, reg)
+    r = read_registry(store_root)
+    reg = r.projects
+    name = name_in(ident, reg, bool(r.damage))
+    if r.damage and ident.id not in reg:
+        return (name,)
     others = {v for k, v in reg.items() if k != ident.id}
     names = [name, *(n for n in (ident.name, ident.folder) if n not in others)]
     return tuple(n for n in dict.fromkeys(names) if n)

@@ -22,23 +22,25 @@ writes none.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Turn
-from objstore.core.packwriter import PackWriter
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.provenance import reads_outside
 from objstore.memory.scope import AGENT_SEP, check_agent, child_namespace
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
+
+if TYPE_CHECKING:
+    from objstore.core.packwriter import PackWriter
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +215,7 @@ class SessionState:
 
 def session_state_path(store: Store, sid: str) -> Path:
     """The state cache file of ``sid`` (see the module doc)."""
+    import hashlib  # deferred: OpenSSL's _hashlib costs ~2 ms, and a recall never needs it (start-up)
     h = hashlib.sha256(sid.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return store.root / "cache" / "session-state" / f"{h}.json"
 
@@ -293,6 +296,7 @@ def drop_session_cache(store: Store, sid: str) -> None:
 # --------------------------------------------------------------------------- the turn appender
 
 def _digest(text: str) -> bytes:
+    import hashlib  # deferred (see session_state_path)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 

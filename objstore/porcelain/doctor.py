@@ -7,10 +7,14 @@ Checks (each returns findings, never raises for what it finds):
   0600 files); the store holds private text.
 * ``index``: the derived search index exists, is complete (no ``PARTIAL``
   mark: ``objstore.index.searchindex``) and is not behind the refs (its
-  crash journal is empty).
+  crash journal is empty); a warning when it was built before terminal
+  escape sequences were removed from texts (``mem reindex``).
 * ``config``: ``<store>/config.toml`` can be read: an unreadable one stops
   capture (an exclusion that cannot be read must not be ignored), and the
   hooks only log it.
+* ``projects``: the project registry (``<store>/projects.json``) can be
+  read: while it is damaged, projects it no longer names go by their
+  qualified names and it is not rewritten (``objstore.memory.scope``).
 * ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
   file's lock, git's lockfile protocol) older than a minute.  The store-wide
   lock is a flock the kernel drops with its process, so it is never stale.
@@ -36,6 +40,7 @@ from objstore.capture.sync import load_config
 from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
+from objstore.memory.scope import REGISTRY_FILE, registry_damage
 
 LOCK_GRACE_S = 60
 
@@ -45,7 +50,7 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``permissions``, ``index``, ``config``, ``locks``, ``hooks``, ``transcripts``, ``remotes``.
+        check: ``permissions``, ``index``, ``config``, ``projects``, ``locks``, ``hooks``, ``transcripts``, ``remotes``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -96,6 +101,13 @@ def _index(store: Store) -> list[Finding]:
     if not store.journal.is_empty():
         return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
                         "mem reindex  (or any write: the next lock replays the journal)")]
+    try:
+        old = not store.index.strips_escapes()
+    except Exception:       # a damaged index is fsck's and search's to report
+        old = False
+    if old:
+        return [Finding("index", "warning", "the search index was built before terminal escape codes were "
+                        "removed from texts: words inside colour codes are not found", "mem reindex")]
     return []
 
 
@@ -106,6 +118,16 @@ def _config(root: Path) -> list[Finding]:
         return [Finding("config", "error", f"{e}: capture is stopped until it can be read",
                         f"fix or remove {root / 'config.toml'}", (str(root / "config.toml"),))]
     return []
+
+
+def _projects(root: Path) -> list[Finding]:
+    why = registry_damage(root)
+    if not why:
+        return []
+    return [Finding("projects", "error", f"{why}: projects it no longer names go by their qualified names "
+                    "(owner-repo) until it is fixed; it is not rewritten meanwhile",
+                    f"restore {root / REGISTRY_FILE} from a backup, or fix it by hand "
+                    '({"v": 1, "projects": {"<identity>": "<name>"}})', (str(root / REGISTRY_FILE),))]
 
 
 def _locks(root: Path, now: float) -> list[Finding]:
@@ -191,7 +213,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _index(store) + _config(store.root) + _locks(store.root, now)
+    out = (_permissions(store.root) + _index(store) + _config(store.root) + _projects(store.root) + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))
            + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")

@@ -61,15 +61,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError
+from objstore.core.errors import InvalidInput, MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.memory.decay import decay_days
+from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import list_keys
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.retrieval.recall import current_version, visible
-from objstore.memory.memfiles import is_memory_file_key, render_files, standing_facts
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -388,6 +387,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     Raises:
         InvalidInput: ``budget < 1``.
     """
+    from objstore.memory.memfiles import (  # deferred: the prompt hook never renders memory files
+        is_memory_file_key, render_files, standing_facts)
     cfg = store_context_config(store) if budget is None or moving_max_age_days is None else None
     budget = cfg.session_budget if budget is None else budget
     max_age = cfg.moving_max_age_days if moving_max_age_days is None else moving_max_age_days
@@ -482,7 +483,9 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     facts, omitted, moving values left out) is appended there.
     ``namespace``: the reader's namespace (a sub-agent's block at
     ``SubagentStart``: its ancestors' facts, never a sibling's;
-    :func:`render_context`).
+    :func:`render_context`).  The facts the block shows count as used
+    (:func:`record_use`, as prompt injection does), so a fact shown every
+    session does not go dormant.
     Raises InvalidInput for a bad budget; StoreNotFound is the caller's."""
     t0 = time.perf_counter()
     projects = project_aliases(cwd, override=project, store_root=store.root)
@@ -497,11 +500,12 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
             keep = {oid for _k, oid in start.get("facts") or []}
             state["injected"] = {k: v for k, v in state["injected"].items() if k in keep}
             save_state(store, session_id, state)
+        used = _record_shown(store, session_id, [k for k, _ in start.get("facts") or []])
         if trace_path:
             write_trace(trace_path, {"time": now_ms(), "event": "SessionStart", "session": session_id,
                                      "project": primary, "source": source, "decision": "same bytes",
                                      "tokens": estimate_tokens(start["text"]) if start["text"] else 0,
-                                     "facts": [k for k, _ in start.get("facts") or []]})
+                                     "facts": [k for k, _ in start.get("facts") or []], "use_recorded": used})
         return start["text"]
     block = render_context(store, projects, budget=budget, namespace=namespace)
     now = now_ms()
@@ -511,13 +515,45 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     state.update(start={"text": block.text, "project": primary, "facts": [list(x) for x in block.facts]},
                  injected=injected)
     save_state(store, session_id, state)
+    used = _record_shown(store, session_id, [k for k, _ in block.facts])
     if trace_path:
         write_trace(trace_path, {"time": now, "event": "SessionStart", "session": session_id, "project": primary,
                                  "source": source, "decision": "rendered", "tokens": block.tokens,
                                  "budget": block.budget, "facts": [k for k, _ in block.facts],
-                                 "omitted": block.omitted, "stale_moving": block.stale_moving,
+                                 "omitted": block.omitted, "stale_moving": block.stale_moving, "use_recorded": used,
                                  "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2)})
     return block.text
+
+
+USE_LOCK_WAIT = 0.05  # seconds record_use waits for the store lock
+
+
+def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) -> int | str:
+    """Note that ``keys`` were injected, at session start or on a prompt
+    (``decay.touch``, command ``inject``: a reflog entry that restarts their
+    decay clock).  Waits at most ``wait`` seconds for the store lock, so a
+    long import never holds up a prompt or a session's start; returns the
+    number recorded, or why nothing was."""
+    try:
+        with store.lock("inject", timeout=wait):
+            return touch(store, keys, command="inject")
+    except StoreLocked:
+        return "skipped: the store is busy"
+    except ReadOnlyStore:
+        return "skipped: the store is read-only"
+
+
+def _record_shown(store: Store, session_id: str, keys: list[str]) -> int | str:
+    """:func:`record_use` for the facts a session's block shows (a shown fact
+    is a used one, as on a prompt; not without a usable session id); a
+    failure is named, never raised: the block is shown whether or not its
+    use could be recorded."""
+    if not keys or state_path(store, session_id) is None:
+        return 0
+    try:
+        return record_use(store, keys)
+    except MemError as e:
+        return f"skipped: {e.message}"
 
 
 def write_trace(path: str | Path, record: dict) -> None:

@@ -80,14 +80,13 @@ from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
-    load_state, save_state, state_path, store_context_config, strip_mem_context, write_trace,
+    load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
 from objstore.retrieval.recall import current_version, visible
 from objstore.retrieval.timeline import Item, superseders, values_of
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
-USE_LOCK_WAIT = 0.05  # seconds record_use waits for the store lock
 PREFIX_MIN = 5  # a cue stem this long also matches a longer word it starts (postgr -> postgresql)
 
 #: Words too common in prompts to be cues (beyond the index's stop words).
@@ -572,16 +571,4 @@ def _with_current_facts(store: Store, inj: Injection, lines: list[str],
     return lines
 
 
-def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) -> int | str:
-    """Note that ``keys`` were injected (``decay.touch``: a reflog entry that
-    restarts their decay clock).  Waits at most ``wait`` seconds for the
-    store lock, so a long import never holds up a prompt; returns the number
-    recorded, or why nothing was."""
-    try:
-        with store.lock("inject", timeout=wait):
-            return touch(store, keys, command="inject")
-    except StoreLocked:
-        return "skipped: the store is busy"
-    except ReadOnlyStore:
-        return "skipped: the store is read-only"
 

@@ -319,13 +319,15 @@ DAY_MS = 86_400_000
 def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Sequence[str] | None,
                exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
                opts: RecallOptions = RecallOptions(), as_of: int | None = None,
-               turns: dict[str, Turn] | None = None) -> list[_Cand]:
+               turns: dict[str, Turn] | None = None,
+               terms: dict[str, frozenset[str]] | None = None) -> list[_Cand]:
     """One phrasing: BM25 (turn hits times the date bonus, the coverage
     factor and the recency factor), then neighbours and session evidence;
     candidates best first (keys: fact key, or (session, seq)).  With
     ``as_of`` (ms), turns recorded after it are left out (a fact hit stands
     for its key, resolved later).  ``turns``: a cache of the turn objects
-    read (id -> Turn), shared with the caller."""
+    read (id -> Turn), shared with the caller; ``terms``: a cache of
+    :func:`text_terms` (text -> terms), likewise."""
     weights: dict[str, float] = {}
     hits = store.index.search(query, limit=opts.depth * (2 if as_of is not None else 1), kinds=kinds,
                               projects=None if projects is None else [*projects, ""],
@@ -349,7 +351,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     raw = {h.id: h.score for h in hits}
     raw_top = max(raw.values()) or 1.0
     if opts.coverage:
-        hits = _with_coverage(store, hits, weights, opts, turns)
+        hits = _with_coverage(store, hits, weights, opts, turns, terms)
     measure = measure_pattern(query) if opts.measure else None
     if measure is not None:  # "how large …": the turns stating a size first
         hits = [replace(h, score=h.score * (1.0 + opts.measure))
@@ -394,7 +396,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
 
 
 def _with_coverage(store: Store, hits: list, idf: dict[str, float], opts: RecallOptions,
-                   turns: dict[str, Turn] | None) -> list:
+                   turns: dict[str, Turn] | None, terms: dict[str, frozenset[str]] | None = None) -> list:
     """Turn hits with their score times ``coverage ** opts.coverage``:
     the share of the query's IDF mass (``idf``: its single-token content
     words with the IDF the search scored them with, in the project scope
@@ -416,10 +418,42 @@ def _with_coverage(store: Store, hits: list, idf: dict[str, float], opts: Recall
         if h.kind == "turn":
             t = _turn(store, h.id, turns)
             if t is not None:
-                have = set(index_terms(t.text[:4000])) & weight.keys()
+                have = text_terms(t.text, terms) & weight.keys()
                 h = replace(h, score=h.score * (sum(weight[x] for x in have) / total) ** opts.coverage)
         out.append(h)
     return out
+
+
+def text_terms(text: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
+    """The distinct index terms (``index_terms``, stemmed) of the first
+    4,000 characters of ``text``, through ``cache`` (text -> terms) when
+    given: the coverage factor and the supersession rule both read the
+    terms of the same hit turns."""
+    got = cache.get(text) if cache is not None else None
+    if got is None:
+        from objstore.index.searchindex import index_terms  # deferred: tantivy
+        got = frozenset(index_terms(text[:4000]))
+        if cache is not None:
+            cache[text] = got
+    return got
+
+
+class _Lower:
+    """``timeline.lower_words_of`` of a growing list of ``_Extra`` texts,
+    read once each (the forward probes and the rule read the same hits)."""
+
+    def __init__(self) -> None:
+        self.words: set[str] = set()
+        self.done = 0
+
+    def of(self, extra: Sequence["_Extra"]) -> set[str]:
+        """The lower-case words of every ``extra[i].full`` (a new set when it grew)."""
+        if self.done > len(extra):
+            self.words, self.done = set(), 0
+        if self.done < len(extra):
+            self.words = self.words | lower_words_of(e.full for e in extra[self.done:])
+            self.done = len(extra)
+        return self.words
 
 
 def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
@@ -502,11 +536,12 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     ns = _NsView(reader, within)
     fused: dict[tuple, _Cand] = {}
     turns: dict[str, Turn] = {}  # turn objects read once: coverage, then materialising
+    terms: dict[str, frozenset[str]] = {}  # their index terms: coverage, then the rule
     for qi, q in enumerate(qs):
         q = without_scope_words(q, proj)
         if opts.base_forms:
             q = with_base_forms(store, q, kinds=WHAT[what], projects=proj, scope=opts.scope_idf)
-        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns,
+        ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns, terms=terms,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
         top = ranked[0].score if ranked else 1.0
         for rank, c in enumerate(ranked):
@@ -559,11 +594,12 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     if any(h.edges for h in got_hits):
         keep = restatements_dropped(store, got_hits)
         got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
+    lower = _Lower()
     if opts.supersede and opts.follow and got_hits and wants_current(qs):
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
-                        opts, as_of, turns, ns)
+                        opts, as_of, turns, ns, lower)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
-        got_hits = _order_by_time(got_hits, extra, qs, opts)
+        got_hits = _order_by_time(got_hits, extra, qs, opts, terms, lower)
     res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
@@ -745,7 +781,8 @@ def _stop_stems() -> frozenset[str]:
 def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
                     projects: tuple[str, ...] | None, exclude_sessions: Iterable[str],
                     roles: Sequence[str] | None, opts: RecallOptions, as_of: int | None,
-                    turns: dict[str, Turn] | None = None, ns: _NsView | None = None) -> int:
+                    turns: dict[str, Turn] | None = None, ns: _NsView | None = None,
+                    lowered: _Lower | None = None) -> int:
     """Follow the subject forward in time: for each of the first
     ``opts.follow`` turn hits, search the turns of its project recorded
     after it for its own words and the question's (a later statement of a
@@ -765,7 +802,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             continue
         n += 1
         if lower is None:
-            lower = lower_words_of(x.full for x in extra)
+            lower = (lowered or _Lower()).of(extra)
         if not values_of(e.full, words | stems, lower):
             continue  # states no value: nothing a later statement could change
         own = [t for t in dict.fromkeys(tokenize(e.full[:2000])) if t not in QUERY_STOPWORDS][:16]
@@ -795,15 +832,15 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
 
 
 def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence[str],
-                   opts: RecallOptions) -> list[RecallHit]:
+                   opts: RecallOptions, terms_cache: dict[str, frozenset[str]] | None = None,
+                   lowered: _Lower | None = None) -> list[RecallHit]:
     """Apply the supersession rule of ``timeline`` to the materialised hits
     (a probe of :func:`_follow_forward` is kept only where it supersedes
     the hit it was found from)."""
-    from objstore.index.searchindex import index_terms  # deferred: tantivy
     stems, words = question_terms(queries)
     stop = _stop_stems()
     subject = words | stems
-    lower = lower_words_of(e.full for e in extra)
+    lower = (lowered or _Lower()).of(extra)
     items = []
     for h, e in zip(hits, extra):
         vals = values_of(e.full, subject, lower)
@@ -811,7 +848,7 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
         for body in e.old_bodies:
             old |= set(values_of(body, subject, lower))
         old -= set(vals)
-        every = set(index_terms(e.full[:4000])) if vals else set()  # only items with values compare
+        every = text_terms(e.full, terms_cache) if vals else frozenset()  # only items with values compare
         terms = every - stop
         matched = stems & terms
         items.append(Item(time=h.time or 0, project=h.project or "", values=vals, matched=matched,

@@ -82,13 +82,18 @@ _SENTENCE_START_RE = re.compile(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
 
 def normalize(text: str) -> str:
     """NFC + casefold: how values are compared."""
+    if text.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
+        return text.lower()
     return unicodedata.normalize("NFC", text).casefold()
+
+
+_DEC_RE = re.compile(r"\d+\.\d+(?:\.\d+)*")
 
 
 def _type_of(tok: str) -> str:
     if tok.isdigit():
         return "int"
-    if re.fullmatch(r"\d+\.\d+(?:\.\d+)*", tok):
+    if _DEC_RE.fullmatch(tok):
         return "dec"
     return "code"
 
@@ -113,8 +118,8 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         if not tok or len(tok) > 40:
             continue
         v = normalize(tok)
-        if v not in subj:
-            out.setdefault(v, _type_of(tok))
+        if v not in subj and v not in out:
+            out[v] = _type_of(tok)
     for m in _NAME_RE.finditer(text):
         tok = m.group(1)
         if len(tok) < 2:
@@ -123,12 +128,28 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         if v in subj or v in out:
             continue
         odd = any(c.isupper() for c in tok[1:]) or "." in tok  # RabbitMQ, CircleCI, Fly.io
-        if not odd and _SENTENCE_START_RE.search(text[:m.start()]):
+        if not odd and _sentence_start(text, m.start()):
             if _initial_name(v, lower_words):
                 out[v] = "initial"  # a sentence's first word: prose as often as a name (a weaker kind)
             continue
         out[v] = "name"
     return out
+
+
+def _sentence_start(text: str, pos: int) -> bool:
+    """Whether ``text[pos]`` starts a sentence: ``_SENTENCE_START_RE``
+    matches ``text[:pos]`` (the text's start, or ``.!?`` and whitespace, a
+    newline, an opening quote or bracket, each then only whitespace), read
+    backwards from ``pos`` instead of searching the whole prefix."""
+    j = pos
+    while j > 0 and text[j - 1].isspace():  # str.isspace is the \s of re
+        j -= 1
+    if "\n" in text[j:pos]:
+        return True
+    if j == 0:
+        return pos == 0
+    c = text[j - 1]
+    return c in "\"'([" or (c in ".!?" and j < pos)
 
 
 def _initial_name(v: str, lower_words: set[str] | None) -> bool:
@@ -145,8 +166,11 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
     """Words written in lower case somewhere in ``texts`` (normalized)."""
     out: set[str] = set()
     for t in texts:
-        out.update(normalize(w) for w in re.findall(r"(?<![\w.])[a-z][\w.+-]*", t[:4000]))
+        out.update(map(normalize, set(_LOWER_RE.findall(t[:4000]))))
     return out
+
+
+_LOWER_RE = re.compile(r"(?<![\w.])[a-z][\w.+-]*")
 
 
 #: which kinds of value a value of each kind can replace: a sentence's first
@@ -254,7 +278,7 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
     for a, A in enumerate(items):
         if not A.values or A.kind != "turn" or not A.matched:
             continue
-        a_terms = sum(tw[t] for t in A.terms)
+        a_terms = None  # its terms' weight, summed when first needed
         for b, B in enumerate(items):
             if b == a or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
@@ -262,11 +286,15 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
                 continue
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
-            if not old_of_fact and A.terms and sum(tw[t] for t in A.terms & B.terms) < similar * a_terms \
-                    and not B.cue:
-                continue
             kinds = {ta for v, t in B.values.items() if v not in A.values
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
+            if not kinds and not old_of_fact:
+                continue  # (before the similarity below, the costly test)
+            if not old_of_fact and not B.cue and A.terms:
+                if a_terms is None:
+                    a_terms = sum(tw[t] for t in A.terms)
+                if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
+                    continue
             if kinds or old_of_fact:
                 out[a].append(b)
                 for v, t in A.values.items():

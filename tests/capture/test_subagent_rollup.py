@@ -126,3 +126,85 @@ def test_a_subagent_cut_short_leaves_a_did_not_complete_summary(store, tmp_path)
     assert rollup(store, child, "Finished: the plan mode notes are committed.").status == "written"
     assert rollup(store, child, None).status == "kept"
     assert _summaries(store)[child].fact.body == "Finished: the plan mode notes are committed."
+
+
+def _final_text(path: Path) -> str:
+    """The subagent's last assistant text, as Claude Code hands it to
+    SubagentStop in ``last_assistant_message``."""
+    import json
+    last = ""
+    for raw in path.read_bytes().splitlines():
+        rec = json.loads(raw)
+        if rec.get("type") != "assistant":
+            continue
+        parts = [b.get("text", "") for b in rec["message"].get("content", []) if b.get("type") == "text"]
+        if any(p.strip() for p in parts):
+            last = "\n".join(p for p in parts if p.strip())
+    return last
+
+
+def test_the_real_sample_through_the_hooks_matches_the_import(store_path, tmp_path):
+    """The same session driven as Claude Code drives it (SessionStart,
+    SubagentStart and SubagentStop per subagent, Stop, SessionEnd) gives each
+    subagent its namespace and one summary with rollup_of edges to every turn;
+    SubagentStart for one subagent holds none of its siblings' findings; a
+    later import of the files writes no second summary."""
+    import json
+    from objstore.capture.importer import import_transcripts
+    from objstore.memory.facts import remember, versions
+    from objstore.memory.opening import open_store
+    from objstore.memory.sessions import session_turns
+    from tests.hooks._util import payload, run_hook
+    dst = tmp_path / "projects" / "-experiments-worktrees"
+    shutil.copytree(_sample(), dst)
+    main = dst / f"{SID}.jsonl"
+    subs = sorted((dst / SID / "subagents").glob("agent-*.jsonl"))
+    agents = [p.stem[len("agent-"):] for p in subs]
+    children = [f"{SID}.agent-{a}" for a in agents]
+    cwd = json.loads(main.read_bytes().splitlines()[0]).get("cwd") or str(tmp_path)
+    with open_store(store_path, create=True) as s:    # a finding recorded by the first subagent
+        remember(s, "user/finding-marker", "the sibling's marker finding zebrafish-17", namespace=children[0])
+
+    def hook(event, **kw):
+        rc, out, err, _t = run_hook(store_path, payload(event, SID, main, cwd=cwd, **kw))
+        assert rc == 0, (event, err)
+        return out
+
+    hook("SessionStart", source="startup")
+    for agent, sub in zip(agents, subs):
+        out = hook("SubagentStart", agent_id=agent, agent_type="general-purpose")
+        block = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""
+        assert ("zebrafish-17" in block) == (agent == agents[0]), agent
+        ev = dict(agent_id=agent, agent_type="general-purpose", agent_transcript_path=str(sub),
+                  last_assistant_message=_final_text(sub), stop_hook_active=False)
+        hook("SubagentStop", **ev)
+        hook("SubagentStop", **ev)                     # delivered twice: still one summary
+    hook("Stop", stop_hook_active=False)
+    hook("SessionEnd", reason="exit")
+
+    def state():
+        """{child: (summary versions, its turn ids)}"""
+        with open_store(store_path) as s:
+            keys = [k for k, _head in _keys(s) if "/summary/" in k]
+            return {child: ([v for k in keys if k.endswith("/" + child) for v in versions(s, k)],
+                            [tv.id for tv in session_turns(s, child)]) for child in children}
+
+    before = state()
+    for child, sub in zip(children, subs):
+        vs, turn_ids = before[child]
+        assert turn_ids, child                         # its own namespace holds its turns
+        assert len(vs) == 1, child
+        f = vs[0].fact
+        assert f.kind == "summary" and f.namespace == SID
+        assert f.body.strip() == _final_text(sub).strip()
+        assert set(_edges(f)) == set(turn_ids)
+    with open_store(store_path) as s:
+        import_transcripts(s, "claude-code", [dst], reread=True)
+    after = state()
+    assert {c: [v.id for v in vs] for c, (vs, _t) in after.items()} == \
+        {c: [v.id for v in vs] for c, (vs, _t) in before.items()}
+
+
+def _keys(store):
+    from objstore.memory.facts import list_keys
+    return list_keys(store)

@@ -59,7 +59,7 @@ def test_setup_undo_cleans_every_shell(invoke, tmp_path, monkeypatch):
     invoke("setup", "--no-hooks")
     monkeypatch.setenv("SHELL", "/usr/bin/zsh")
     invoke("setup", "--no-hooks")
-    assert "mem shell-init" in (home / ".bashrc").read_text() and "mem shell-init" in (home / ".zshrc").read_text()
+    assert "shell-init bash" in (home / ".bashrc").read_text() and "shell-init zsh" in (home / ".zshrc").read_text()
     r = invoke("setup", "--undo", "--no-hooks", "--json").json
     assert {s["shell"] for s in r["shells"] if s["changed"]} == {"bash", "zsh"}
     assert "mem" not in (home / ".bashrc").read_text() and "mem" not in (home / ".zshrc").read_text()

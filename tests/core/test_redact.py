@@ -507,3 +507,33 @@ def test_never_raises_and_is_idempotent(text):
     assert redact(res.text).text == res.text
     for h in res.hits:
         assert 0 <= h.start < h.end <= len(text)
+
+
+def _without_anchors(monkeypatch):
+    for rule in RULES:
+        monkeypatch.setattr(rule, "anchors", None)
+
+
+def test_anchors_only_skip_rules_that_cannot_match(monkeypatch):
+    # A rule is skipped (and never compiled) when a window holds none of its
+    # anchors: the result must be exactly that of scanning with every rule.
+    texts = [(DATA / name).read_text(encoding="utf-8") for name in sorted(MANIFEST)]
+    rnd = random.Random(7)
+    for t in list(texts):   # shuffled mixtures, case-flipped prefixes, texts with no anchor at all
+        w = t.split()
+        rnd.shuffle(w)
+        texts += [" ".join(w), t.swapcase(), t.upper()]
+    texts += ["why did the database migration fail on the deploy branch", "", "K\u212aIA " * 9]
+    with_anchors = [redact(t) for t in texts]
+    _without_anchors(monkeypatch)
+    assert [redact(t) for t in texts] == with_anchors
+
+
+def test_a_prompt_without_anchors_compiles_no_rule():
+    import subprocess
+    import sys
+    code = ("from objstore.core import redact as r; r.remove_credentials('why did the migration fail on deploy'); "
+            "print(sum(x._pattern is not None or x._lowered is not None for x in r.RULES) + "
+            "sum(v._rx is not None for v in vars(r).values() if isinstance(v, r._Lazy)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0"

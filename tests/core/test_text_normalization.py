@@ -71,3 +71,31 @@ def test_scrub_sources_matches_as_the_store_does(tmp_path, planted, match):
     assert scrub.REDACTED in lines[1]
     assert text.normalize_value(match) not in text.normalize_value(lines[1])
     assert scrub.find([str(p)], match) == []
+
+
+# --- re-attack defect 11: words wrapped in terminal colour codes --------------------------------
+
+def test_escape_sequences_are_not_part_of_the_text():
+    from objstore.core.text import contains, find_spans, normalize_value, replace_matches, strip_escapes
+    t = "run \x1b[1mOpusPlan\x1b[22m, see \x1b]8;;https://x.test\x07the docs\x1b]8;;\x07 \x1b[38;5;208mnow\x1b[0m"
+    assert strip_escapes(t) == "run OpusPlan, see the docs now"
+    assert normalize_value(t) == "run opusplan, see the docs now"
+    assert contains(t, "opusplan") and contains(t, "the docs now") and not contains(t, "1mopusplan")
+    out, n = replace_matches(t, "opusplan", "[x]")
+    assert n == 1 and out == t.replace("OpusPlan", "[x]")          # the codes around it are kept
+    assert find_spans("plain text", "text") == [(6, 10)]
+
+
+def test_search_recall_and_forget_agree_on_words_in_colour_codes(tmp_path, invoke):
+    from tests.hooks._util import asst, line, text, user
+    invoke("remember", "user/model", "use \x1b[1mquokkaplan\x1b[22m for planning")
+    t = tmp_path / "S-esc.jsonl"
+    t.write_bytes(line(user("u1", "what did the build print?", sid="S-esc"))
+                  + line(asst("a1", "m1", [text("it printed \x1b[31mwombatfail\x1b[0m twice")], sid="S-esc")))
+    invoke("import", "claude-code", str(t))
+    for word in ("quokkaplan", "wombatfail"):
+        assert word in invoke("search", word, "--json").stdout, word
+        assert invoke("recall", word, "--all-projects", "--json").json["hits"], word
+    assert not invoke("search", "1mquokkaplan", "--json").json
+    invoke("forget", "--match", "wombatfail", "--yes")
+    assert not invoke("search", "wombatfail", "--json").json

@@ -31,7 +31,8 @@ def _need(shell: str) -> str:
 
 
 @pytest.mark.parametrize("shell", SHELLS)
-def test_shell_init_prints_the_asset_and_it_parses(invoke, shell):
+def test_shell_init_prints_the_asset_and_it_parses(invoke, shell, monkeypatch):
+    monkeypatch.setenv("MEM_HOME", str(Path.home() / ".mem"))       # the default store
     out = invoke("shell-init", shell).stdout
     assert out == asset(shell).read_text()
     assert "MEM_SHELL_CAPTURE" in out and "claude" in out and "codex" in out
@@ -150,3 +151,37 @@ def test_shell_command_capture(tmp_path, shell):
     assert not any("secret-with-space" in t for t in texts)
     assert not any("hunter2secret" in t for t in texts)       # redacted before the write
     assert all(x[2] == "user" for x in got)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_setup_with_a_custom_store_writes_a_line_that_carries_it(tmp_path, shell):
+    """Re-attack defect 8: after `MEM_HOME=~/custom-store mem setup` the rc line was the
+    default one, so the integration's catch-up and `mem hook shell` wrote to ~/.mem."""
+    exe = _need(shell)
+    if not MEM_BIN.exists():
+        pytest.skip("the mem script is not installed next to this Python")
+    home = tmp_path / "h"
+    home.mkdir()
+    store = home / "custom store"
+    env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "SHELL": exe, "PYTHONPATH": str(REPO),
+           "MEM_HOME": str(store), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ZDOTDIR": str(home),
+           "XDG_CONFIG_HOME": str(home / ".config")}
+    p = subprocess.run([str(MEM_BIN), "setup", "--no-hooks", "--shell", shell], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    rc = {"bash": home / ".bashrc", "zsh": home / ".zshrc", "fish": home / ".config" / "fish" / "config.fish"}[shell]
+    assert str(store) in rc.read_text()
+    del env["MEM_HOME"]                      # a new shell: only the rc line knows the store
+    show = {"bash": "declare -f __mem_agent", "zsh": "functions __mem_agent", "fish": "functions __mem_agent"}[shell]
+    src = f"source '{rc}'; {show}"
+    out = subprocess.run([exe, "-c", src], env=env, capture_output=True, text=True, timeout=60).stdout
+    assert "hook catch-up" in out and str(store) in out, out
+    body = subprocess.run([str(MEM_BIN), "--home", str(store), "shell-init", shell], env=env,
+                          capture_output=True, text=True, timeout=60).stdout
+    assert all(str(store) in ln for ln in body.splitlines()
+               if not ln.lstrip().startswith("#") and ("mem hook" in ln or "mem import" in ln)), body
+    (tmp_path / "init").write_text(body)
+    assert subprocess.run([exe, "-n", str(tmp_path / "init")], capture_output=True).returncode == 0
+    p = subprocess.run([str(MEM_BIN), "setup", "--undo", "--no-hooks", "--shell", shell],
+                       env=dict(env, MEM_HOME=str(store)), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "mem" not in rc.read_text(), (p.stderr, rc.read_text())

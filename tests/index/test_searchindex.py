@@ -1002,3 +1002,20 @@ def test_substring_candidates_never_miss(texts, pick, start, length, upper, ws, 
                 assert brute(docs, text) <= cands, (text, texts)
                 assert cands <= {doc.id for doc in docs}
         ix.close()
+
+
+def test_words_in_colour_codes_are_indexed_and_the_format_says_so(root: Path) -> None:
+    """Re-attack defect 11: escape sequences are removed before analysis (the one
+    normalization, objstore.core.text); generations record it (``noesc``), so an
+    older one is known and ``mem reindex`` rewrites it."""
+    old = SearchIndex(root.parent / "old", analyzer="words")       # a format without the marker
+    old.add([fact("o", "no codes here")])
+    assert not old.strips_escapes()
+    old.close()
+    ix = SearchIndex(root)
+    assert ix.strips_escapes()                                     # nothing yet
+    ix.add([fact("a", "use \x1b[1mopusplan\x1b[22m daily"), turn("b", "\x1b[31mred\x1b[0mwombat")])
+    assert ix.strips_escapes()
+    assert ids(ix.search("opusplan")) == [oid("a")] and ids(ix.search("redwombat")) == [oid("b")]
+    assert ix.search("1mopusplan") == []
+    ix.close()

@@ -79,3 +79,42 @@ def test_project_option_replaces_the_working_directory(tmp_path, invoke, monkeyp
     assert r["projects"] == ["other"]
     assert [h["key"] for h in r["hits"]] == ["project/other/x"]
     assert project_aliases(repo, override="other") == ("other",)
+
+
+def _two_apis(store, tmp_path):
+    acme = git_repo(tmp_path / "acme" / "api", "git@github.com:acme/api.git")
+    globex = git_repo(tmp_path / "globex" / "api", "git@github.com:globex/api.git")
+    assert register_project(store, acme) == "api" and register_project(store, globex) == "globex-api"
+    facts.remember(store, "project/api/db", "acme runs postgres")
+    return acme, globex
+
+
+def test_a_damaged_registry_keeps_its_readable_entries(store, tmp_path):
+    """Re-attack defect 4: a truncated projects.json was read as empty and the
+    next project to start took the short name: globex saw acme's facts."""
+    acme, globex = _two_apis(store, tmp_path)
+    reg = store.root / "projects.json"
+    good = reg.read_bytes()
+    reg.write_bytes(good[:good.index(b"globex") + 20])         # the acme entry survives, globex's is cut
+    assert register_project(store, globex) == "globex-api"     # not "api": acme's entry is still read
+    assert project_aliases(acme, store_root=store.root)[0] == "api"
+    assert "api" not in project_aliases(globex, store_root=store.root)
+    assert reg.read_bytes() == good[:good.index(b"globex") + 20]   # never rewritten while damaged
+
+
+def test_a_garbage_registry_never_hands_a_name_to_another_project(store, tmp_path, invoke, monkeypatch):
+    acme, globex = _two_apis(store, tmp_path)
+    reg = store.root / "projects.json"
+    reg.write_bytes(b"\x00\xffgarbage{{")
+    assert register_project(store, globex) == "globex-api"    # first after the damage: no short name
+    assert project_aliases(globex, store_root=store.root) == ("globex-api",)
+    mine = render_context(store, project_aliases(globex, store_root=store.root)).text
+    assert "postgres" not in mine
+    assert register_project(store, acme) == "acme-api"        # acme loses its name for now, no one takes it
+    assert reg.read_bytes() == b"\x00\xffgarbage{{"
+    store.close()
+    monkeypatch.setenv("MEM_HOME", str(store.root))
+    doc = invoke("doctor", "--json", exit_code=None)
+    assert "projects.json" in doc.stdout and doc.exit_code != 0, doc
+    f = invoke("fsck", exit_code=13)
+    assert "project registry" in f.stdout
