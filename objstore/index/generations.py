@@ -46,6 +46,7 @@ __all__ = [
     "SubIndex",
     "WRITER_HEAP_BYTES",
     "generation_files",
+    "limit_malloc_arenas",
     "parse_manifest",
     "shard_index",
 ]
@@ -97,6 +98,20 @@ def _trim_heap() -> None:
             _LIBC.append(None)
     if _LIBC[0] is not None:
         _LIBC[0](0)
+
+
+def limit_malloc_arenas(n: int = 2) -> None:
+    """Cap glibc's malloc arenas at ``n`` for threads created from now on
+    (``mallopt(M_ARENA_MAX, n)``; a no-op elsewhere).  A bulk import creates
+    a tantivy writer thread per shard and batch, and glibc gives each new
+    thread an arena of its own that keeps what the thread freed: on the
+    300-session corpus the import's peak anonymous memory was 314 MB with
+    the default (8 per core) and 179 MB with 2."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").mallopt(-8, n)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
 
 
 def raise_write_failed(writer, error: BaseException, where) -> NoReturn:

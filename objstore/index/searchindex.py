@@ -51,6 +51,7 @@ from objstore.index.generations import (
     StreamWriter,
     SubIndex,
     generation_files,
+    limit_malloc_arenas,
     raise_write_failed,
     shard_index,
 )
@@ -403,8 +404,11 @@ class SearchIndex:
 
         Returns the shards where this could not be done (a doomed id is only
         in a deleted copy, which no live document leads to, or is still
-        counted after the commit): the caller purges those whole with
-        :meth:`purge_turn_shards`.  Nothing is written when there is no
+        counted after the commit, or a segment of the shard is left with
+        deletes): the caller purges those whole with
+        :meth:`purge_turn_shards`.  Tantivy merges a shard's segments as it
+        grows, so on a large store the segments holding a turn are often most
+        of its shard.  Nothing is written when there is no
         turns index.  Raises ``ValueError`` for a bad document,
         ``IndexBusyError``, ``SearchIndexError``."""
         doomed = set(doomed)
@@ -459,10 +463,12 @@ class SearchIndex:
                 del writer
                 index.reload()
                 sr = index.searcher()
-                if any(sr.doc_freq("id", i) > 0 for i in present):
-                    todo.add(s)
                 if generation_files(sub.dir / name)[1]:
                     sub.collect_garbage(name)
+                # a doomed id still counted, or a segment left with deletes (an id of the
+                # rewritten segments had a copy elsewhere): the shard is rebuilt whole
+                if any(sr.doc_freq("id", i) > 0 for i in present) or generation_files(sub.dir / name)[0]:
+                    todo.add(s)
         rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
         if rest:
             self.add(rest, delete_kinds=("turn",))
@@ -1032,6 +1038,7 @@ class IndexStream:
 
     def __init__(self, sub: SubIndex, new_shards: int,
                  partial: Callable[[set[str]], None] | None = None) -> None:
+        limit_malloc_arenas()  # before tantivy's writer threads exist: bounded import memory
         self.kind = sub.kind
         self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
         self._refs: set[str] = set()
