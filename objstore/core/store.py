@@ -423,11 +423,12 @@ class Store:
         write one new pack (in the current pack format) holding the
         ``loose`` objects and the objects of the ``old`` packs for which
         ``keep(pack, id)`` is true, make it durable, then remove the ``old``
-        packs.  A single version-2 pack rewritten alone (``forget`` of a few
-        objects) is copied entry by entry with its own dictionary, not
-        recompressed; otherwise objects are read in each old pack's body
-        order (objects written together stay together), verified, and
-        compressed again.  A damaged object of an old pack is left out and
+        packs.  Objects are read in each old pack's body order (objects
+        written together stay together), verified, and compressed again,
+        with a new dictionary made from what is kept: a version-2 pack's
+        dictionary holds the bytes of the frames it was made from, so a
+        rewrite that drops an object (``forget``) must never copy the old
+        dictionary, or the forgotten value would survive in it.  A damaged object of an old pack is left out and
         noted in :attr:`damaged`; that old pack is then kept (its damage stays
         for ``fsck --repair``) unless it holds an object ``keep`` drops, which
         must not survive anywhere.  The loose files are left for the caller
@@ -439,11 +440,10 @@ class Store:
             return 0
         total = len(loose) + sum(len(p) for p in old)
         done = 0
-        copy = len(old) == 1 and not loose and old[0].version == 2
         kept_old: list[Pack] = []
         from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
-        with PackWriter(self.root / "objects" / "pack", dictionary=old[0].dictionary() if copy else None) as w:
+        with PackWriter(self.root / "objects" / "pack") as w:
             for oid in loose:
                 w.add(self.objects.get(oid))
                 done += 1
@@ -459,10 +459,7 @@ class Store:
                         dropped = True
                         continue
                     try:
-                        if copy:
-                            w.add_entry(oid, pack.raw_entry(oid))  # same dictionary: copied as it is
-                        else:
-                            w.add(pack.get(oid))
+                        w.add(pack.get(oid))
                     except CorruptObject as e:
                         self.damaged.setdefault(oid, str(e))
                         damaged = True

@@ -329,3 +329,21 @@ def test_forgetting_a_subagent_fact_and_turn_under_a_real_rollup(tmp_path):
     _assert_gone(store, planted)
     gone = [tids[1], tids[2], finding.version.id, r.id]
     assert scan_store(store.root, [i.encode() for i in gone] + [bytes.fromhex(i) for i in gone]) == []
+
+
+def test_forget_in_a_packed_store_leaves_no_trace_in_the_pack_dictionary(tmp_path):
+    """A version-2 pack carries a preset dictionary made of raw bytes of
+    its first frames.  Forget of a value held by one of those frames must
+    rewrite the pack with a new dictionary: the value is in no file after."""
+    canary = "canary-kestrel-5519"
+    with open_store(tmp_path / "s", create=True) as store:
+        facts.remember(store, "user/door", f"the door code is {canary}")   # first: inside the dictionary
+        for i in range(60):  # few enough that every frame's head is in the dictionary
+            facts.remember(store, f"project/p/note{i}", f"note {i}: the build uses cache layer {i % 7}")
+        gc(store, grace_s=0)                                               # everything in one packed pack
+        packs = list((tmp_path / "s" / "objects" / "pack").glob("*.pack"))
+        assert len(packs) == 1 and canary.encode() in packs[0].read_bytes()
+        forget(store, match=canary)
+        gc(store, grace_s=0)
+        assert scan_store(store.root, [canary.encode()]) == []
+        assert facts.current(store, "project/p/note59").fact.body.startswith("note 59")
