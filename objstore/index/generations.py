@@ -482,6 +482,24 @@ class SubIndex:
         return len(docs)
 
 
+
+def _new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
+    """Create generation ``gen-<n>`` of sub-index ``sub`` (an empty tantivy
+    index in the sub-index's new format, analyzers registered) and record
+    it as the sub-index's new generation.  Returns (name, index).  Raises
+    SearchIndexError when tantivy cannot create it (the folder is removed)."""
+    name = f"gen-{n}"
+    path = sub.dir / name
+    path.mkdir(parents=True)
+    try:
+        index = tantivy.Index(schema_for(sub.new_fmt.analyzer), path=str(path), reuse=False)
+    except ValueError as e:
+        _rmtree(path, ignore_errors=True)
+        raise SearchIndexError(f"{path}: cannot create index: {e}") from e
+    register_analyzers(index)
+    sub.adopt_new(name)
+    return name, index
+
 class StreamWriter:
     """Batches of adds and deletes into the live generations of one
     sub-index: the writer of every :meth:`SubIndex.apply` and of a bulk
@@ -530,18 +548,8 @@ class StreamWriter:
     def _gen_locked(self, s: int) -> "tuple[str, tantivy.Index]":
         g = self._live.get(s) or self._new.get(s)
         if g is None:
-            name = f"gen-{self._next}"
+            g = self._new[s] = _new_generation(self.sub, self._next)
             self._next += 1
-            path = self.sub.dir / name
-            path.mkdir(parents=True)
-            try:
-                index = tantivy.Index(schema_for(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
-            except ValueError as e:
-                _rmtree(path, ignore_errors=True)
-                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
-            register_analyzers(index)
-            self.sub.adopt_new(name)
-            g = self._new[s] = (name, index)
         return g
 
     @property
@@ -709,18 +717,8 @@ class GenerationBuild:
     def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
         g = self._gens.get(s)
         if g is None:
-            name = f"gen-{self._next}"
+            g = self._gens[s] = _new_generation(self.sub, self._next)
             self._next += 1
-            path = self.sub.dir / name
-            path.mkdir(parents=True)
-            try:
-                index = tantivy.Index(schema_for(self.sub.new_fmt.analyzer), path=str(path), reuse=False)
-            except ValueError as e:
-                _rmtree(path, ignore_errors=True)
-                raise SearchIndexError(f"{path}: cannot create index: {e}") from e
-            register_analyzers(index)
-            self.sub.adopt_new(name)
-            g = self._gens[s] = (name, index)
         return g
 
     def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
