@@ -46,7 +46,11 @@ Rule.  Item B supersedes item A when all hold:
    little), unless B holds a word that announces a change
    (:data:`UPDATE_CUES`: now, no longer, switched, moved, upgraded, …);
 4. B is relevant enough: its relevance is at least ``share`` (default 0.2)
-   times A's.
+   times A's;
+5. B is a statement, not tool output: what a command printed (a file's
+   content, a grep) shows what a file held at that moment, which is often
+   the old value a person has just said they changed, so it never
+   supersedes (it can still be superseded).
 
 Newness strictly grows along "supersedes", so there is no cycle.  A current
 fact also supersedes any turn that holds a value of one of the key's older
@@ -230,6 +234,8 @@ class Item:
         terms: the item's content terms (stemmed, stop words dropped).
         cue: the item holds a word of :data:`UPDATE_CUES` (stop words
             included: "now").
+        role: a turn's role (``user``, ``assistant``, ``tool``); ``""``
+            for a fact.  A ``tool`` item never supersedes (rule 5).
     """
 
     time: int
@@ -242,6 +248,7 @@ class Item:
     seq: int = 0
     terms: set[str] = field(default_factory=set)
     cue: bool = False
+    role: str = ""
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
@@ -280,7 +287,7 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
             continue
         a_terms = None  # its terms' weight, summed when first needed
         for b, B in enumerate(items):
-            if b == a or B.project != A.project or not B.values or not (B.matched & A.matched):
+            if b == a or B.role == "tool" or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
             if B.relevance < share * A.relevance:
                 continue

@@ -172,3 +172,24 @@ def test_the_bundled_sample_serves_the_current_postgres(invoke):
     if "5432" in j["text"]:
         assert "Postgres 16 on port 5433" in j["text"] and j["text"].index("5433") < j["text"].index("5432")
     assert j["tokens"] > 0 and j["budget"] == 600
+
+
+def test_tool_output_never_supersedes_a_statement(invoke):
+    """A grep run after the person said "the port is now 5433" still prints
+    the old 5432 from a file not yet edited: that output is what the file
+    held, not a newer statement, so it neither ranks first nor marks the
+    person's (or the agent's later) statement as "updated later"."""
+    t = Item(time=3, project="p", values={"5432": "int"}, matched={"port"}, relevance=1.0,
+             terms={"port", "postgres"}, role="tool")
+    u = Item(time=1, project="p", values={"5433": "int"}, matched={"port"}, relevance=0.9,
+             terms={"port", "postgres"}, cue=True, role="user")
+    order, sup = order_by_time([t, u])
+    assert sup == [[], []] and order == [0, 1]
+    sample = REPO / "cmds" / "data" / "sample-projects"   # the bundled sample has exactly this grep
+    invoke("import", "claude-code", str(sample))
+    hits = invoke("recall", "which port does postgres use", "--project", "acme-api", "--json").json["hits"]
+    assert hits[0]["role"] != "tool" and "5433" in hits[0]["text"]
+    grep = "docker-compose.yml:12"                        # the sub-agent's grep output
+    assert not any(h["updated_later"] and h["updated_later"]["text"].startswith(grep) for h in hits)
+    statement = next(h for h in hits if h["text"].startswith("We moved to Postgres 16"))
+    assert not statement["updated_later"]
