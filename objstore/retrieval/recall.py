@@ -895,6 +895,18 @@ class _NsView:
         return None if r is None else namespace_weight(r)
 
 
+def _older_match(chain: Sequence, shown: str, matched: str | None, as_of: int | None) -> str | None:
+    """``matched`` (the version id the search hit) when it is another
+    version of ``chain`` that may be named, else None: with ``as_of``
+    (ms), a version recorded after that time must not be named."""
+    if not matched or matched == shown:
+        return None
+    v = next((v for v in chain if v.id == matched), None)
+    if v is None or (as_of is not None and v.fact.recorded_at > as_of):
+        return None
+    return matched
+
+
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
                  opts: RecallOptions, as_of: int | None = None, include_directives: bool = False,
                  turns: dict[str, Turn] | None = None,
@@ -925,7 +937,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              project=key_project(f.key) or "", trust=f.trust, key=f.key,
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
-                             resolved_from=c.hit_id if c.hit_id and c.hit_id != oid else None,
+                             resolved_from=_older_match(chain, oid, c.hit_id, as_of),
                              queries=tuple(sorted(c.queries)), edges=f.edges, namespace=f.namespace), \
                 f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id

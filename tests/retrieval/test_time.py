@@ -118,6 +118,7 @@ def test_as_of_reads(store, add_sessions, invoke):
     res = recall(store, ["postgres port"], projects=("acme",), as_of=mid)
     facts = [h for h in res.hits if h.kind == "fact"]
     assert facts and facts[0].text == "Postgres 15 on port 5432"  # current as it stood then
+    assert facts[0].resolved_from is None   # the version that matched was written later: never named
     assert recall(store, ["postgres port"], projects=("acme",)).hits[0].text == "Postgres 16 on port 5433"
     assert recall(store, ["postgres port"], projects=("acme",), as_of=T0 - DAY, what="facts").hits == []
     then = T0 + 50 * DAY
