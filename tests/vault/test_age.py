@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pty
 import random
 import re
-import select
 import shutil
-import signal
 import statistics
 import subprocess
-import termios
 import time
 import zlib
 from pathlib import Path
@@ -480,42 +476,12 @@ def _run(args: list[str], stdin: bytes = b"") -> bytes:
 
 
 def _run_with_tty(args: list[str], passphrase: str, timeout: float = 60.0) -> str:
-    """Run *args* with a pseudo-terminal as controlling tty, typing
-    *passphrase* at every passphrase prompt once echo is off.  Returns the
-    terminal transcript; asserts a zero exit status."""
-    pid, fd = pty.fork()
-    if pid == 0:  # child
-        try:
-            os.execvp(args[0], args)
-        finally:
-            os._exit(127)
-    transcript, pending = b"", b""
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:   # EIO: the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                transcript += chunk
-                pending += chunk
-            if re.search(rb"passphrase[^\n]*:\s*$", pending, re.I):
-                echo_off_by = time.monotonic() + 5
-                while termios.tcgetattr(fd)[3] & termios.ECHO and time.monotonic() < echo_off_by:
-                    time.sleep(0.01)
-                os.write(fd, passphrase.encode() + b"\n")
-                pending = b""
-        else:  # deadline passed without the terminal closing: stuck at a prompt?
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    finally:
-        os.close(fd)
-    text = transcript.decode(errors="replace")
-    assert os.waitstatus_to_exitcode(status) == 0, text
+    """Run *args* on a pseudo-terminal (conftest's :func:`run_with_tty`),
+    typing *passphrase* at each passphrase prompt (age asks at most twice).
+    Returns the terminal transcript; asserts a zero exit status."""
+    from tests.vault.conftest import run_with_tty
+    code, text = run_with_tty(args, [passphrase, passphrase], timeout=timeout)
+    assert code == 0, text
     return text
 
 
