@@ -63,7 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
-from objstore.capture.claude_code import ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts
+from objstore.capture.claude_code import (ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts,
+                                          subagent_outcome)
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
@@ -587,8 +588,9 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     (SessionEnd, SubagentStop, an idle file): a trailing assistant run is
     read too.  ``deadline`` (``time.monotonic()``): files left when it
     passes wait for the next sync.  ``ended`` marks the cursors as ended.
-    A subagent file idle for ``rollup.IDLE_S`` (60 s) is read to its end
-    too: its subagent ended (or was killed).  ``rollup``: then each subagent
+    A subagent file that closes with its final message, or is idle for
+    ``rollup.IDLE_S`` (60 s), is read to its end too: its subagent ended
+    (or was killed).  ``rollup``: then each subagent
     file that grew or ended is rolled up into its parent
     (``objstore.capture.rollup``: a summary of its final message, or "did
     not complete" for one that ended without it).
@@ -610,7 +612,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             for p in paths:
                 if deadline is not None and time.monotonic() > deadline:
                     break
-                whole = final or (_is_subagent(Path(p)) and _idle(Path(p), ROLLUP_IDLE_S))
+                whole = final or (_is_subagent(Path(p)) and _subagent_ended(Path(p)))
                 res, cur = _sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
                                      max_bytes=max_bytes, stopped=stopped)
                 if whole:
@@ -632,6 +634,21 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 if group:
                     rollup_files(store, group, final=whole, command=command)
     return out
+
+
+def _subagent_ended(path: Path) -> bool:
+    """Whether subagent transcript ``path`` has ended: it closes with its
+    final message (:func:`claude_code.subagent_outcome`), or it has not been
+    written for ``rollup.IDLE_S`` (killed).  Read whole then, so its summary
+    rolls up every turn at once (a summary of a partial read would be
+    followed by a second version when the rest arrives)."""
+    if _idle(path, ROLLUP_IDLE_S):
+        return True
+    try:
+        oc = subagent_outcome(path)
+    except OSError:
+        return False
+    return oc is not None and oc.final is not None
 
 
 def _idle(path: Path, seconds: float) -> bool:

@@ -156,7 +156,9 @@ def test_the_real_sample_through_the_hooks_matches_the_import(store_path, tmp_pa
     from objstore.memory.sessions import session_turns
     from tests.hooks._util import payload, run_hook
     dst = tmp_path / "projects" / "-experiments-worktrees"
-    shutil.copytree(_sample(), dst)
+    shutil.copytree(_sample(), dst, copy_function=shutil.copyfile)   # written just now, as in a live session
+    # (with the sample's own old mtimes every file looks idle and is read whole:
+    # the path of a live session, a partial read of a finished subagent, went untested)
     main = dst / f"{SID}.jsonl"
     subs = sorted((dst / SID / "subagents").glob("agent-*.jsonl"))
     agents = [p.stem[len("agent-"):] for p in subs]
