@@ -197,8 +197,10 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
                   sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
     if contradicts and r.written:  # a contradicts edge puts both facts in the review queue
         from objstore import flag_contradictions
-        if flag_contradictions(store, r, owner=agent or "user") and not as_json:
-            echo(f"queued for review: {r.key} and what it contradicts (see mem queue)", err=True)
+        for item in flag_contradictions(store, r, owner=agent or "user"):
+            if not as_json:
+                echo(f"queued for review: {item[:12]} ({r.key} contradicts another key: keep which? "
+                     f"mem queue show {item[:12]})", err=True)
     if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
         if as_json:
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
