@@ -636,6 +636,9 @@ class SearchIndex:
                     idf_out[toks[0]] = glob_idf(w, 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
         glob_sums: dict[int, float] = {}  # word -> the sum of its terms' collection-wide idf
+        # the filter clauses and the term queries depend on the schema alone: built once per
+        # sub-index and format, not once per shard (the shards of a sub-index share one schema)
+        built: dict[tuple, tuple[list, dict]] = {}
         for i, o in enumerate(opened):
             if num_docs[i] == 0:
                 continue
@@ -661,25 +664,29 @@ class SearchIndex:
                         glob = glob_sums[w] = sum(glob_idf(w, p) for p in range(len(forms[i][w])))
                 return glob / local if local > 0 else 1.0
 
-            schema = o.index.schema
             if FLAT_FILTERS:
                 # A one-term word no document of this generation holds matches
                 # nothing and adds to no score: left out (none left: nothing to search).
                 keep = [w for w, f in enumerate(forms[i]) if len(f) > 1 or df[i][f[0]] > 0]
                 if not keep:
                     continue
-            filters = filter_clauses(schema, projects, exclude_refs, roles)
-            if times is not None:
-                filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
+            got = built.get((id(o.sub), o.fmt))
+            if got is None:
+                schema = o.index.schema
+                filters = filter_clauses(schema, projects, exclude_refs, roles)
+                if times is not None:
+                    filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
+                got = built[(id(o.sub), o.fmt)] = (schema, filters, {})
+            schema, filters, made = got
             if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
                 if len(keep) == len(forms[i]):
-                    q = build_query(schema, forms[i], joins[i], boost, required=filters)
+                    q = build_query(schema, forms[i], joins[i], boost, required=filters, made=made)
                 else:
                     q = build_query(schema, [forms[i][w] for w in keep], [joins[i][w] for w in keep],
                                     lambda k, joined, keep=keep, boost=boost: boost(keep[k], joined),
-                                    required=filters)
+                                    required=filters, made=made)
             else:
-                q = build_query(schema, forms[i], joins[i], boost)
+                q = build_query(schema, forms[i], joins[i], boost, made=made)
                 if q is not None and filters:
                     q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             if q is None:
