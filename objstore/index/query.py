@@ -92,6 +92,7 @@ def build_query(
     made = {} if made is None else made
 
     def term(t: str) -> "tantivy.Query":
+        """The term query of ``t`` in ``text`` (through ``made``)."""
         q = made.get(t)
         if q is None:
             q = made[t] = tantivy.Query.term_query(schema, "text", t)
