@@ -53,8 +53,10 @@ Then each candidate is resolved against the objects, best first:
 * **byte-identical** texts collapse into the first one (``duplicates``
   counts the others).
 * a fact with a ``derived_from`` edge to another fact among the hits is a
-  **restatement** and is dropped (:func:`restatements_dropped`); facts of
-  kind ``directive`` are left out unless asked for (:func:`visible`).
+  **restatement** and is dropped (:func:`restatements_dropped`), and the
+  next candidate takes its place (``limit`` hits whenever there are that
+  many); facts of kind ``directive`` are left out unless asked for
+  (:func:`visible`).
 
 **Time** (``objstore.retrieval.timeline``): for a question about the
 present (:func:`objstore.retrieval.timeline.wants_current`), the first
