@@ -292,9 +292,12 @@ def forward(argv: list[str], root: str, stdin: bytes | None, hook: bool = False)
         except OSError:
             return None
         if hook:
-            ans = conn.frame(HOOK_ANSWER_S)
+            state = _peek(conn, HOOK_ANSWER_S)
+            if state == "eof":
+                return None           # it closed (died, refused): the hook runs here, within its budget
+            ans = conn.frame(1.0) if state == "data" else None
             if ans is None:
-                return 0, b"", b""
+                return 0, b"", b""    # taken but not answered in time: fail open
         else:
             import time
             deadline = time.monotonic() + ANSWER_S
