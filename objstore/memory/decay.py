@@ -39,15 +39,14 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import cbor2
-
 from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.settings import default, value as setting_value
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import Version, commit_version, current_of, list_keys, walk
 from objstore.core.atomic import atomic_write
 
-DEFAULT_DECAY_DAYS = 60
+DEFAULT_DECAY_DAYS: int = default("decay.days")
 DAY_MS = 86_400_000
 #: ``mem decay --if-due`` runs at most once per this many ms (the session-start hook uses it)
 DUE_EVERY_MS = DAY_MS
@@ -109,17 +108,12 @@ def active_days_since(activity: dict[str, list[int]], key: str, since_ms: int, n
 
 
 def decay_days(store: Store) -> int:
-    """``decay_days`` from the store config (``<store>/config``, a CBOR map),
+    """The setting ``decay.days`` (``mem config decay.days N``: ``[decay]
+    days`` in ``<store>/config.toml``; an older mem's ``decay_days`` in the
+    CBOR ``<store>/config`` is still read when the file does not set it),
     default :data:`DEFAULT_DECAY_DAYS`.  Raises InvalidInput for a value that
     is not a whole number of days in 1..36500."""
-    try:
-        cfg = cbor2.loads((store.root / "config").read_bytes())
-    except Exception:  # noqa: BLE001 - Store.open already validated it; be lenient here
-        return DEFAULT_DECAY_DAYS
-    v = cfg.get("decay_days", DEFAULT_DECAY_DAYS) if isinstance(cfg, dict) else DEFAULT_DECAY_DAYS
-    if type(v) is not int or not 1 <= v <= 36500:
-        raise InvalidInput(f"config decay_days must be a whole number of days (1..36500), not {v!r}")
-    return v
+    return int(setting_value(store.root, "decay.days"))
 
 
 @dataclass(frozen=True, slots=True)
