@@ -20,17 +20,14 @@ The table is in ``core`` so that every layer reads its defaults from here
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import cbor2
 
 from objstore.core.errors import InvalidInput
-from objstore.core.tomledit import set_value
 
 CONFIG_FILE = "config.toml"
 #: the spellings of a boolean (as git config takes them)
@@ -101,6 +98,8 @@ def _did_you_mean(name: str) -> str:
     """'did you mean X?' for a mistyped setting name (difflib's ratio over
     the whole name and over its part after the table; ``decay_days`` finds
     ``decay.days``), else where the list is."""
+    import difflib  # deferred: only a mistyped name needs it (the hooks import this module)
+
     low = name.strip().lower()
     close = difflib.get_close_matches(low, list(SETTINGS), n=3, cutoff=0.8)
     close += [n for n in SETTINGS if n not in close and difflib.get_close_matches(
@@ -170,6 +169,8 @@ def _stored(root: Path) -> dict[str, tuple[object, str]]:
     ``config.toml``, and for a setting it does not hold, its ``legacy`` key
     in the CBOR ``config``.  Raises InvalidInput for a ``config.toml`` that
     is not valid TOML."""
+    import tomllib  # deferred (~3 ms): the hooks import this module for its defaults, not always to read the file
+
     p = root / CONFIG_FILE
     try:
         doc = tomllib.loads(p.read_text("utf-8"))
@@ -231,6 +232,8 @@ def value(root: str | Path, name: str):
 def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     """Set ``name`` from its text form (:func:`parse`); returns the typed
     value and whether the file changed.  Raises InvalidInput."""
+    from objstore.core.tomledit import set_value  # defer: tomllib and the editor only when a setting is written
+
     v = parse(name, text)
     table, key = name.split(".", 1)
     return v, set_value(Path(root) / CONFIG_FILE, table, key, v)

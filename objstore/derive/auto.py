@@ -26,7 +26,6 @@ import json
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import StoreLocked
-from objstore.core.settings import as_bool
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider
 
@@ -38,6 +37,7 @@ DUE_EVERY_MS = 24 * 3600 * 1000
 def auto_enabled(cfg: dict) -> bool:
     """``derive.auto`` is true in the ``[derive]`` table ``cfg`` (spelt as
     ``mem config`` takes a boolean: ``objstore.core.settings.as_bool``)."""
+    from objstore.core.settings import as_bool  # defer: the session-start hook asks this at every start
     return as_bool(cfg.get("auto")) is True
 
 

@@ -40,13 +40,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from objstore.core.errors import InvalidInput, NotFound
-from objstore.core.settings import default, value as setting_value
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import Version, commit_version, current_of, list_keys, walk
 from objstore.core.atomic import atomic_write
 
-DEFAULT_DECAY_DAYS: int = default("decay.days")
 DAY_MS = 86_400_000
 #: ``mem decay --if-due`` runs at most once per this many ms (the session-start hook uses it)
 DUE_EVERY_MS = DAY_MS
@@ -111,9 +109,11 @@ def decay_days(store: Store) -> int:
     """The setting ``decay.days`` (``mem config decay.days N``: ``[decay]
     days`` in ``<store>/config.toml``; an older mem's ``decay_days`` in the
     CBOR ``<store>/config`` is still read when the file does not set it),
-    default :data:`DEFAULT_DECAY_DAYS`.  Raises InvalidInput for a value that
-    is not a whole number of days in 1..36500."""
-    return int(setting_value(store.root, "decay.days"))
+    default 60 (the settings table, ``objstore.core.settings``).  Raises
+    InvalidInput for a value that is not a whole number of days in
+    1..36500."""
+    from objstore.core.settings import value  # defer: the prompt hook imports this module, never reads decay.days
+    return int(value(store.root, "decay.days"))
 
 
 @dataclass(frozen=True, slots=True)
