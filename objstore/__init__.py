@@ -106,6 +106,7 @@ _API: dict[str, tuple[str, str]] = {
     "parent_namespace": ("objstore.memory.scope", "parent_namespace"),
     "namespace_rank": ("objstore.memory.scope", "namespace_rank"),
     "namespace_depth": ("objstore.memory.scope", "namespace_depth"),
+    "agent_path": ("objstore.memory.scope", "agent_path"),
     "agent_namespace": ("objstore.memory.sessions", "agent_namespace"),
     "rollup_subagent": ("objstore.capture.rollup", "rollup"),
     "rollup_files": ("objstore.capture.rollup", "rollup_files"),
