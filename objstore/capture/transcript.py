@@ -10,10 +10,12 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator
+
+from objstore.core.record import Record, set_fields
+
 
 TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
 MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) without being held
@@ -28,14 +30,17 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 
 
-@dataclass
-class ParseStats:
+class ParseStats(Record):
     """Counters accumulated over ``parse_file`` calls.  Every line read is either skipped
-    (bad), ignored (valid record carrying no turn), or contributes to a turn."""
-    files: int = 0             # parse_file calls
-    lines: int = 0             # lines read, blank ones included
-    lines_skipped: int = 0     # bad lines (see parse_file)
-    records_ignored: int = 0   # valid JSON objects that gave no turn
+    (bad), ignored (valid record carrying no turn), or contributes to a turn.
+    ``files``: parse_file calls; ``lines``: lines read, blank ones included;
+    ``lines_skipped``: bad lines (see parse_file); ``records_ignored``: valid
+    JSON objects that gave no turn."""
+
+    __slots__ = ("files", "lines", "lines_skipped", "records_ignored")
+
+    def __init__(self, files: int = 0, lines: int = 0, lines_skipped: int = 0, records_ignored: int = 0) -> None:
+        set_fields(self, files, lines, lines_skipped, records_ignored)
 
 
 def as_str(v: Any) -> str:

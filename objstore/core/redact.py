@@ -97,9 +97,9 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
+from objstore.core.record import Frozen, set_fields
 from objstore.core.text import replace_spans
 
 __all__ = [
@@ -601,8 +601,7 @@ class Hit(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class RedactResult:
+class RedactResult(Frozen):
     """Outcome of :func:`redact`.
 
     Attributes:
@@ -610,8 +609,10 @@ class RedactResult:
         hits: one :class:`Hit` per ``[REDACTED:...]`` marker, offsets in the input.
     """
 
-    text: str
-    hits: tuple[Hit, ...] = ()
+    __slots__ = ("text", "hits")
+
+    def __init__(self, text: str, hits: tuple[Hit, ...] = ()) -> None:
+        set_fields(self, text, hits)
 
     @property
     def changed(self) -> bool:

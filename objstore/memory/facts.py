@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
 from objstore.core.objects import EDGE_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges, value_digest
+from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
@@ -28,16 +28,16 @@ DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
 
 
-@dataclass(frozen=True, slots=True)
-class Version:
+class Version(Frozen):
     """A fact version with its id."""
 
-    id: str
-    fact: Fact
+    __slots__ = ("id", "fact")
+
+    def __init__(self, id: str, fact: Fact) -> None:
+        set_fields(self, id, fact)
 
 
-@dataclass(frozen=True, slots=True)
-class RememberResult:
+class RememberResult(Frozen):
     """Outcome of :func:`remember`.
 
     Attributes:
@@ -52,14 +52,11 @@ class RememberResult:
             (None for a key that does not exist yet).
     """
 
-    key: str
-    written: bool
-    version: Version
-    previous: str | None
-    current: str
-    index_error: str | None = None
-    redacted: int = 0
-    queued: str | None = None
+    __slots__ = ("key", "written", "version", "previous", "current", "index_error", "redacted", "queued")
+
+    def __init__(self, key: str, written: bool, version: Version, previous: str | None, current: str,
+                 index_error: str | None = None, redacted: int = 0, queued: str | None = None) -> None:
+        set_fields(self, key, written, version, previous, current, index_error, redacted, queued)
 
 
 def check_text(text: str, what: str = "body") -> str:
@@ -155,7 +152,7 @@ def history_doc(oid: str, f: Fact):
     """The search-index document of a version that is not (or no longer)
     current: kind ``history``; recall resolves its hits to the key's current
     version (``objstore.retrieval.recall``)."""
-    return replace(fact_doc(oid, f), kind="history")
+    return fact_doc(oid, f).replace(kind="history")
 
 
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
+from objstore.core.record import Frozen, set_fields
 
 _REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
 _SECTION_RE = re.compile(r"^\s*\[")
@@ -126,8 +126,7 @@ def _remote_url(git_dir: Path) -> str:
     return next(iter(urls.values()), "")
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectIdentity:
+class ProjectIdentity(Frozen):
     """Who a project is (module doc).
 
     Attributes:
@@ -138,10 +137,10 @@ class ProjectIdentity:
         folder: the main work tree's folder name (an older alias).
     """
 
-    id: str
-    name: str
-    qualified: str
-    folder: str
+    __slots__ = ("id", "name", "qualified", "folder")
+
+    def __init__(self, id: str, name: str, qualified: str, folder: str) -> None:
+        set_fields(self, id, name, qualified, folder)
 
 
 _SCHEME_RE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -206,8 +205,7 @@ REGISTRY_FILE = "projects.json"
 _PAIR_RE = re.compile(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]|\\.)*)"')
 
 
-@dataclass(frozen=True)
-class Registry:
+class Registry(Frozen):
     """The store's project registry as read: ``projects`` identity -> name;
     ``damage`` is "" for a sound (or absent) file, else why it is damaged
     (then ``projects`` holds the ``"identity": "name"`` pairs still readable
@@ -216,8 +214,10 @@ class Registry:
     (:func:`name_in`), so a lost entry never hands one project's name, and
     facts, to another."""
 
-    projects: dict
-    damage: str = ""
+    __slots__ = ("projects", "damage")
+
+    def __init__(self, projects: dict, damage: str = "") -> None:
+        set_fields(self, projects, damage)
 
 
 def read_registry(store_root: str | os.PathLike | None) -> Registry:

@@ -57,12 +57,12 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact
+from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import decay_days, touch
@@ -254,8 +254,7 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS) -> str:
     return f"- {escape_text(f.key)} ({when}): {body}"
 
 
-@dataclass(frozen=True)
-class ContextConfig:
+class ContextConfig(Frozen):
     """The delivery settings of a store (``[context]`` in
     ``<store>/config.toml``; every field optional)::
 
@@ -269,9 +268,11 @@ class ContextConfig:
         moving_max_age_days: days (>= 0).
     """
 
-    session_budget: int = DEFAULT_BUDGET
-    prompt_budget: int = DEFAULT_PROMPT_BUDGET
-    moving_max_age_days: float = MOVING_MAX_AGE_DAYS
+    __slots__ = ("session_budget", "prompt_budget", "moving_max_age_days")
+
+    def __init__(self, session_budget: int = DEFAULT_BUDGET, prompt_budget: int = DEFAULT_PROMPT_BUDGET,
+                 moving_max_age_days: float = MOVING_MAX_AGE_DAYS) -> None:
+        set_fields(self, session_budget, prompt_budget, moving_max_age_days)
 
 
 def load_context_config(root: str | Path) -> ContextConfig:
@@ -313,8 +314,7 @@ def store_context_config(store: Store) -> ContextConfig:
         return ContextConfig()
 
 
-@dataclass
-class ContextBlock:
+class ContextBlock(Record):
     """A rendered session-start block.
 
     Attributes:
@@ -327,13 +327,11 @@ class ContextBlock:
         budget: the token budget it was rendered within.
     """
 
-    text: str
-    facts: list[tuple[str, str]]
-    omitted: int
-    tokens: int
-    project: str
-    stale_moving: list[str] = field(default_factory=list)
-    budget: int = DEFAULT_BUDGET
+    __slots__ = ("text", "facts", "omitted", "tokens", "project", "stale_moving", "budget")
+
+    def __init__(self, text: str, facts: list[tuple[str, str]], omitted: int, tokens: int, project: str,
+                 stale_moving: list[str] | None = None, budget: int = DEFAULT_BUDGET) -> None:
+        set_fields(self, text, facts, omitted, tokens, project, [] if stale_moving is None else stale_moving, budget)
 
 
 #: dormant keys named in the session block's notice
