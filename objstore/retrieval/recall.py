@@ -84,6 +84,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from blake3 import blake3
+
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, Record, set_fields
@@ -447,6 +449,13 @@ def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
     return t
 
 
+def _text_digest(full: str) -> bytes:
+    """The key under which hits with the same text are merged: 16 bytes of
+    BLAKE3 (already loaded for object ids; hashlib would load OpenSSL,
+    ~2 ms at start-up)."""
+    return blake3(full.encode("utf-8", "surrogatepass")).digest(16)
+
+
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
            projects: Sequence[str] | None = None, limit: int = 10,
            exclude_sessions: Iterable[str] = (), roles: Sequence[str] | None = None,
@@ -555,8 +564,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         if got is None:
             continue
         hit, full, old_bodies = got
-        import hashlib
-        digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        digest = _text_digest(full)
         if digest in by_text:
             i = by_text[digest]
             old = got_hits[i]
@@ -773,7 +781,6 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
     unit tests over to Ava").  Up to 3 new turns per hit are appended to
     ``hits``/``extra`` as *probes*; returns how many.  A probe is kept by
     :func:`_order_by_time` only if it supersedes a hit."""
-    import hashlib
     from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
     end = (as_of + 1) if as_of is not None else 2 ** 62
     n = added = 0
@@ -802,7 +809,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             if got is None:
                 continue
             hit, full, _ = got
-            digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            digest = _text_digest(full)
             if digest in by_text:
                 continue
             by_text[digest] = len(hits)
