@@ -21,6 +21,7 @@ from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, 
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
 from objstore.core.record import Frozen, Record, set_fields
+from objstore.core.text import LazyPattern
 from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
@@ -61,8 +62,8 @@ class ReaderState(Record):
                    answer_done)
 
 
-_CMD_RE = re.compile(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
-                     r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
+_CMD_RE = LazyPattern(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
+                      r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
 
 
 def _prompt_norm(text: str) -> str:

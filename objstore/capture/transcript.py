@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from objstore.core.record import Record, set_fields
+from objstore.core.text import LazyPattern
 
 
 TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
@@ -23,9 +24,9 @@ _CHUNK = 1 << 20
 
 # Our own hook injection tag: must never be re-imported.  Tolerant: attributes,
 # any case, spans lines, an unclosed block runs to the end of the text.
-_MEM_CONTEXT_RE = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
+_MEM_CONTEXT_RE = LazyPattern(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
 # JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
-_SUSPECT_ESCAPE_RE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_SUSPECT_ESCAPE_RE = LazyPattern(rb"\\u(?:[dD][89a-fA-F]|0000)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 

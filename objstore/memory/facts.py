@@ -15,7 +15,8 @@ from collections.abc import Iterator
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
-from objstore.core.objects import EDGE_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges, value_digest
+from objstore.core.objects import (EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges,
+                                   value_digest)
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
@@ -127,6 +128,28 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     if not cands:
         return None
     return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
+
+
+def visible(f: Fact, include_directives: bool = False) -> bool:
+    """Whether a fact version may be shown by recall, context or injection:
+    not secret (sealed values are never shown), not forgotten, and not of a
+    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
+    ``include_directives`` (recall and search on request; never context
+    or injection)."""
+    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+            and (include_directives or f.kind not in HELD_OUT_KINDS))
+
+
+def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:
+    """``(id, Fact)`` of ``key``'s current version by the supersession rule
+    as namespace ``reader`` sees it (``facts.current_of``; None: the
+    person's view), or None (no such key, nothing current).  Raises
+    IntegrityError for a broken history."""
+    head = store.refs.read("facts/" + key)
+    if head is None:
+        return None
+    cur = current_of(list(walk(store, head)), reader=reader)
+    return None if cur is None else (cur.id, cur.fact)
 
 
 def current(store: Store, key: str) -> Version:

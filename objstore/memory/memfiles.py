@@ -30,7 +30,6 @@ action, file, entries before and after).
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 
 from objstore.core.atomic import atomic_write
@@ -239,6 +238,7 @@ def _apply_plan(entries: list[str], plan: dict) -> tuple[list[str], list[str]]:
 
 
 def _iso(ms: int) -> str:
+    import datetime as _dt  # deferred: only a file's header needs it (start-up)
     return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -43,10 +43,11 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
+from objstore.core.text import LazyPattern
 
-_REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
-_SECTION_RE = re.compile(r"^\s*\[")
-_URL_RE = re.compile(r"^\s*url\s*=\s*(.*?)\s*$")
+_REMOTE_RE = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
+_SECTION_RE = LazyPattern(r"^\s*\[")
+_URL_RE = LazyPattern(r"^\s*url\s*=\s*(.*?)\s*$")
 
 #: fact scopes that apply in every project
 GLOBAL_SCOPES = ("user", "global")
@@ -143,7 +144,7 @@ class ProjectIdentity(Frozen):
         set_fields(self, id, name, qualified, folder)
 
 
-_SCHEME_RE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
 
 
 def remote_identity(url: str) -> str:
@@ -202,7 +203,7 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
 
 
 REGISTRY_FILE = "projects.json"
-_PAIR_RE = re.compile(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]|\\.)*)"')
+_PAIR_RE = LazyPattern(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]|\\.)*)"')
 
 
 class Registry(Frozen):
@@ -368,7 +369,7 @@ AGENT_SEP = ".agent-"
 SIDECHAIN = ".sidechain"
 #: a descendant's score is multiplied by this once per level below the reader
 DESCENDANT_PENALTY = 0.5
-_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_AGENT_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def check_agent(name: str) -> str:

@@ -65,10 +65,10 @@ from objstore.core.objects import Fact
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.core.text import LazyPattern
 from objstore.memory.decay import decay_days, touch
-from objstore.memory.facts import list_keys
+from objstore.memory.facts import current_version, list_keys, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
-from objstore.retrieval.recall import current_version, visible
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -98,7 +98,7 @@ def is_dormant(fact: Fact) -> bool:
     return bool(getattr(fact, "dormant", False))
 
 
-_TAG_RE = re.compile(r"<(/?)(mem-context)", re.I)
+_TAG_RE = LazyPattern(r"<(/?)(mem-context)", re.I)
 
 
 def escape_text(text: str) -> str:
@@ -214,12 +214,12 @@ def _tier(f: Fact) -> int | None:
 
 
 _MOVING = (
-    ("version", re.compile(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
-    ("measurement", re.compile(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
-                               r"h(?:ours?)?\b|[kmgt]i?b\b|bytes?\b|rps\b|qps\b|users?\b|tests?\b|errors?\b|"
-                               r"items?\b|requests?\b|files?\b|rows?\b|issues?\b|bugs?\b)")),
-    ("status", re.compile(r"(?i)\b(?:passing|failing|green|red|broken|blocked|in progress|pending|flaky|down|"
-                          r"outage|degraded|deprecated|open|closed|merged|done|wip)\b")),
+    ("version", LazyPattern(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
+    ("measurement", LazyPattern(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
+                                r"h(?:ours?)?\b|[kmgt]i?b\b|bytes?\b|rps\b|qps\b|users?\b|tests?\b|errors?\b|"
+                                r"items?\b|requests?\b|files?\b|rows?\b|issues?\b|bugs?\b)")),
+    ("status", LazyPattern(r"(?i)\b(?:passing|failing|green|red|broken|blocked|in progress|pending|flaky|down|"
+                           r"outage|degraded|deprecated|open|closed|merged|done|wip)\b")),
 )
 
 

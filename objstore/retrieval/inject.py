@@ -75,14 +75,13 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import touch
-from objstore.memory.facts import walk
+from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
-from objstore.retrieval.recall import current_version, visible
 from objstore.retrieval.timeline import Item, superseders, values_of
 
 MAX_CUE_CHARS = 4000

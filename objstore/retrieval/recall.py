@@ -90,7 +90,7 @@ from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, No
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.store import Store
-from objstore.memory.facts import current_of, walk
+from objstore.memory.facts import current_of, current_version, visible, walk  # noqa: F401  (re-exported)
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
@@ -955,25 +955,3 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                          untrusted=t.untrusted, namespace=t.session), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
-
-
-def visible(f: Fact, include_directives: bool = False) -> bool:
-    """Whether a fact version may be shown by recall, context or injection:
-    not secret (sealed values are never shown), not forgotten, and not of a
-    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
-    ``include_directives`` (recall and search on request; never context
-    or injection)."""
-    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
-            and (include_directives or f.kind not in HELD_OUT_KINDS))
-
-
-def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:
-    """``(id, Fact)`` of ``key``'s current version by the supersession rule
-    as namespace ``reader`` sees it (``facts.current_of``; None: the
-    person's view), or None (no such key, nothing current).  Raises
-    IntegrityError for a broken history."""
-    head = store.refs.read("facts/" + key)
-    if head is None:
-        return None
-    cur = current_of(list(walk(store, head)), reader=reader)
-    return None if cur is None else (cur.id, cur.fact)
