@@ -34,6 +34,10 @@ DEFAULT_BUDGET_S = 3.0
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
 DEFAULT_LOCK_TIMEOUT_S = 1.0
+#: the detached child that stores a prompt (the agent does not wait for it) waits this long for
+#: the store lock, so a prompt typed while an import or a gc holds it is still stored at once
+#: after; past that the next Stop's transcript sync stores it (same key: once)
+PROMPT_CAPTURE_LOCK_WAIT_S = 30.0
 STDIN_TIMEOUT_S = 1.0
 MAX_STDIN_BYTES = 32 << 20
 MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
@@ -233,12 +237,13 @@ def resolve_transcript(data: dict, env) -> Path | None:
     return None
 
 
-def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
+def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, **kw) -> bool:
     """Run ``fn`` in a detached child (new session, stdio on /dev/null, its
-    own budget) and return True at once in the parent, so the agent does not
-    wait for it; False when forking is not possible or ``MEM_HOOK_FORK=0``
-    (the caller then runs ``fn`` itself).  The child logs its errors like the
-    parent and always exits 0."""
+    own budget: ``budget`` seconds, default the event's) and return True at
+    once in the parent, so the agent does not wait for it; False when
+    forking is not possible or ``MEM_HOOK_FORK=0`` (the caller then runs
+    ``fn`` itself).  The child logs its errors like the parent and always
+    exits 0."""
     if not hasattr(os, "fork") or run.env.get("MEM_HOOK_FORK") == "0":
         return False
     sys.stdout.flush()
@@ -254,7 +259,7 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         dog = _Watchdog()
-        dog.arm(run.budget)
+        dog.arm(run.budget if budget is None else budget)
         try:
             run.guarded(what, fn, *a, **kw)
         except BaseException as e:  # noqa: BLE001 - HookTimeout in the child
@@ -356,6 +361,15 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
     return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
             f"Remembered as you asked (user_stated): {escape_context(r.key)} = "
             f"{escape_context(r.version.fact.body)}</mem-context>")
+
+
+def _capture_prompt_detached(store, **kw):
+    """``capture_prompt`` in the detached child: nobody waits for it, so it
+    waits for the store lock (:data:`PROMPT_CAPTURE_LOCK_WAIT_S`) instead of
+    giving up after the hook's quarter second."""
+    import objstore
+    store.lock_timeout = PROMPT_CAPTURE_LOCK_WAIT_S
+    return objstore.capture_prompt(store, **kw)
 
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
@@ -478,7 +492,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     # "remember that …": the fact cites this turn, so the turn is stored first, here
                     pr = run.guarded(None, objstore.capture_prompt, store, **kw)
                     stated_source = (pr.id or pr.source) if pr is not None else ""
-                elif not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                elif not fork_off(run, "capture", _capture_prompt_detached, store,
+                                  budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
             if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
