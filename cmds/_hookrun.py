@@ -257,10 +257,10 @@ def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_w
              **kw) -> bool:
     """Run ``fn`` in a detached child (new session, stdio on /dev/null, its
     own budget: ``budget`` seconds, default the event's; ``lock_wait``:
-    seconds it waits for the store lock, default the hook's) and return True
-    at once in the parent, so the agent does not wait for it; False when
-    forking is not possible or ``MEM_HOOK_FORK=0`` (the caller then runs
-    ``fn`` itself).  The child logs its errors like the parent and always
+    seconds the store, ``fn``'s first argument, waits for its lock, default
+    the hook's) and return True at once in the parent, so the agent does
+    not wait for it; False when forking is not possible or
+    ``MEM_HOOK_FORK=0`` (the caller then runs ``fn`` itself).  The child logs its errors like the parent and always
     exits 0.  In the resident helper ``fn`` runs after the answer is sent,
     with the hook's budget and lock wait (the helper serves one request at a
     time: it must not sit on the lock)."""
@@ -283,10 +283,8 @@ def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_w
             os.dup2(null, fd)
         dog = _Watchdog()
         dog.arm(run.budget if budget is None else budget)
-        if lock_wait is not None:
-            for x in a:   # the store it was given: nobody waits for this child
-                if hasattr(x, "lock_timeout"):
-                    x.lock_timeout = lock_wait
+        if lock_wait is not None and a:
+            a[0].lock_timeout = lock_wait   # fn(store, ...): nobody waits for this child
         try:
             run.guarded(what, fn, *a, **kw)
         except BaseException as e:  # noqa: BLE001 - HookTimeout in the child
