@@ -421,6 +421,15 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
             f"{escape_context(r.version.fact.body)}</mem-context>")
 
 
+def _capture_statement(store, **kw) -> None:
+    """A "remember that …" prompt met a locked store: in the detached child,
+    store the prompt, then the fact citing it (what the hook does in
+    process when the lock is free; the agent gets no confirmation)."""
+    import objstore
+    pr = objstore.capture_prompt(store, **kw)
+    _remember_statement(store, kw["prompt"], kw.get("cwd", ""), pr.id or pr.source)
+
+
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
                        namespace: str | None = None) -> str:
     try:
@@ -527,6 +536,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
             stated_source = ""
+            statement_deferred = False
             marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
@@ -542,11 +552,15 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     # "remember that …": the fact cites this turn, so the turn is stored first, here
                     pr = run.guarded(None, objstore.capture_prompt, store, **kw)
                     stated_source = (pr.id or pr.source) if pr is not None else ""
+                    if pr is None and fork_off(run, "capture", _capture_statement, store,
+                                               lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                                               budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                        statement_deferred = True   # the store is locked: turn and fact once it is free
                 elif not fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                                   budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
-            if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
+            if capture and prompt.strip() and not statement_deferred:  # "remember that …": written at once
                 stated = run.guarded("remember", _remember_statement, store, prompt, cwd, stated_source)
             if not prompt or no_inject(run.env):
                 return None
