@@ -411,7 +411,7 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
 
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
-                       namespace: str | None = None) -> str:
+                       namespace: str | None = None, forked: bool = False) -> str:
     try:
         from objstore import inject_for_prompt
     except ImportError:
@@ -419,6 +419,8 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
     kw = {"trace_path": trace} if trace else {}
     if namespace:
         kw["namespace"] = namespace
+    if forked:   # the prompt is being stored by the capture child: its turn is indexed by the next writer
+        kw["defer_session_index"] = True
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
     return (getattr(inj, "text", "") or "") if inj is not None else ""
 
@@ -516,6 +518,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
             stated_source = ""
+            forked = False
             marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
@@ -531,7 +534,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     # "remember that …": the fact cites this turn, so the turn is stored first, here
                     pr = run.guarded(None, objstore.capture_prompt, store, **kw)
                     stated_source = (pr.id or pr.source) if pr is not None else ""
-                elif not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                elif fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                    forked = True     # the child's unindexed turn is not replayed by the gate here
+                else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
             if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
@@ -541,7 +546,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
             child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
             text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, cwd,
-                               run.env.get("MEM_TRACE"), child)
+                               run.env.get("MEM_TRACE"), child, forked)
             if stated:
                 text = f"{stated}\n{text}" if text else stated
             return context_output(ev, text or "")
