@@ -61,7 +61,7 @@ def _via_helper(argv: list[str]) -> None:
         _hook_via_helper(argv, root, home)
         return
     stdin = None
-    if "-" in argv[1:]:   # remember KEY - reads the value on stdin
+    if name == "remember" and "-" in argv:   # remember KEY - reads the value on stdin (as it would here)
         try:
             if os.isatty(0):
                 return

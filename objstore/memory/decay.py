@@ -37,8 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import cbor2
-
 from objstore.core.errors import InvalidInput, NotFound
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, validate_key
@@ -46,7 +44,6 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.facts import Version, commit_version, current_of, list_keys, walk
 from objstore.core.atomic import atomic_write
 
-DEFAULT_DECAY_DAYS = 60
 DAY_MS = 86_400_000
 #: ``mem decay --if-due`` runs at most once per this many ms (the session-start hook uses it)
 DUE_EVERY_MS = DAY_MS
@@ -108,17 +105,14 @@ def active_days_since(activity: dict[str, list[int]], key: str, since_ms: int, n
 
 
 def decay_days(store: Store) -> int:
-    """``decay_days`` from the store config (``<store>/config``, a CBOR map),
-    default :data:`DEFAULT_DECAY_DAYS`.  Raises InvalidInput for a value that
-    is not a whole number of days in 1..36500."""
-    try:
-        cfg = cbor2.loads((store.root / "config").read_bytes())
-    except Exception:  # noqa: BLE001 - Store.open already validated it; be lenient here
-        return DEFAULT_DECAY_DAYS
-    v = cfg.get("decay_days", DEFAULT_DECAY_DAYS) if isinstance(cfg, dict) else DEFAULT_DECAY_DAYS
-    if type(v) is not int or not 1 <= v <= 36500:
-        raise InvalidInput(f"config decay_days must be a whole number of days (1..36500), not {v!r}")
-    return v
+    """The setting ``decay.days`` (``mem config decay.days N``: ``[decay]
+    days`` in ``<store>/config.toml``; an older mem's ``decay_days`` in the
+    CBOR ``<store>/config`` is still read when the file does not set it),
+    default 60 (the settings table, ``objstore.core.settings``).  Raises
+    InvalidInput for a value that is not a whole number of days in
+    1..36500."""
+    from objstore.core.settings import value  # defer: the prompt hook imports this module, never reads decay.days
+    return int(value(store.root, "decay.days"))
 
 
 class StateChange(Frozen):
