@@ -801,6 +801,17 @@ class GenerationBuild:
         self.switch()
 
 
+def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
+    """``(max_doc, deleted docs)`` of every segment in ``meta.json`` of
+    ``gen_dir``.  Raises ``IndexCorruptError`` for an unreadable ``meta.json``."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        return [(int(seg["max_doc"]), int((seg.get("deletes") or {}).get("num_deleted_docs", 0)))
+                for seg in meta.get("segments", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
+
+
 def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:
     """(segments of ``meta.json`` with deletes as (segment id, deletes),
     files of the generation dir that belong to no live segment, ignoring
