@@ -478,7 +478,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     # "remember that …": the fact cites this turn, so the turn is stored first, here
                     pr = run.guarded(None, objstore.capture_prompt, store, **kw)
                     stated_source = (pr.id or pr.source) if pr is not None else ""
-                elif not fork_off(run, "capture", objstore.capture_prompt, store, **kw):
+                elif not fork_off(run, "capture", objstore.capture_prompt, store, **{**kw, "index": True}):
+                    # (the child, off the agent's path, indexes the turn too: else the next
+                    # prompt's hook would, and wait for the merge a commit may start in a large shard)
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
             if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
