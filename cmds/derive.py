@@ -18,7 +18,8 @@ from ._common import emit_json, home_path, json_option, plural, progress_bar, sa
 @click.option("--auto", "auto", is_flag=True,
               help="What the session-start hook starts when derive.auto is on: apply, at most once a day, "
                    "only after --plan was shown; quiet.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line and failures (no values).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line and failures (no values); "
+                                                 "with --plan, only its 'would send' line.")
 @json_option
 @click.pass_context
 def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, as_json):
@@ -46,13 +47,19 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
       mem derive --plan
       mem derive
       mem derive --apply
-      mem derive --provider openai --session 0f3c2a…
+      mem derive --provider openai --session 0f3c2a
+      mem derive --plan -q
       mem derive --sources all --plan
       mem derive report
 
+    --session takes a session id or an unambiguous prefix of one (as mem
+    show does); a prefix of a session and its sub-agents names the session.
+
     Exit status: 0 ok (also when some sessions failed: they are listed and
-    stay unread; and --auto when no run is due); 2 bad option or config;
-    10 no store; 11 store locked.
+    stay unread; and --auto when no run is due); 1 the provider cannot be
+    called at all (the claude CLI is not on PATH; nothing was sent); 2 bad
+    option or config; 4 --session names no session, or several; 10 no
+    store; 11 store locked.
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -73,7 +80,7 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
     plan = objstore.derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
     if show_plan:
         objstore.derive_mark_plan_shown(store, prov)
-        _show_plan(plan, as_json, objstore.derive_auto_status(store, cfg, prov))
+        _show_plan(plan, as_json, objstore.derive_auto_status(store, cfg, prov), quiet)
         return
     if not plan.excerpts:
         click.echo("nothing new to derive from", err=True)
@@ -91,7 +98,7 @@ _AUTO = {"off": "derive.auto is off: nothing runs unless you run it",
          "not-due": "derive.auto is on: it ran in the last 24 hours; the next session start after that runs it"}
 
 
-def _show_plan(plan, as_json, auto):
+def _show_plan(plan, as_json, auto, quiet=False):
     if as_json:
         emit_json({"destination": plan.provider.destination(), "sessions": plan.sessions,
                    "excerpts": [{"session": e.session, "project": e.project, "chars": e.chars,
@@ -100,7 +107,7 @@ def _show_plan(plan, as_json, auto):
                    "chars": plan.chars, "calls": len(plan.excerpts), "sources": plan.sources,
                    "new_turns": plan.new_turns, "auto": auto})
         return
-    for e in plan.excerpts:
+    for e in () if quiet else plan.excerpts:
         click.echo(safe(f"session {e.session} ({e.project or '-'}): {plural(len(e.turns), 'turn')}, "
                         f"{e.chars:,} characters"))
         for n, oid, role, text in e.turns:
@@ -108,6 +115,8 @@ def _show_plan(plan, as_json, auto):
     click.echo(f"would send {plural(len(plan.excerpts), 'excerpt')} of {plural(plan.sessions, 'session')}, "
                f"{plan.chars:,} characters, in {plural(len(plan.excerpts), 'model call')} to "
                f"{plan.provider.destination()}")
+    if quiet:
+        return
     other = "all" if plan.sources == "interactive" else "interactive"
     click.echo(f"sources: {plan.sources} ({plural(plan.new_turns.get(plan.sources, 0), 'new turn')}; "
                f"--sources {other} would read {plan.new_turns.get(other, 0):,})")
@@ -131,8 +140,10 @@ def _show_run(res, as_json, quiet=False):
     tail = f"report {res.report}" if res.applied else "nothing filed (add --apply)"
     if res.deferred:
         tail += f"; {plural(res.deferred, 'excerpt')} left for the next run"
-    click.echo(f"{plural(res.calls, 'call')}, {plural(len(res.decisions), 'proposal')}: "
-               + ", ".join(f"{n} {r}" for r, n in sorted(res.counts().items())) + f"; {tail}")
+    counts = ", ".join(f"{n} {r}" for r, n in sorted(res.counts().items()))
+    failed = f", {plural(len(res.failed), 'session')} failed" if res.failed else ""
+    click.echo(f"{plural(res.calls, 'call')}{failed}, {plural(len(res.decisions), 'proposal')}"
+               + (f": {counts}" if counts else "") + f"; {tail}")
 
 
 @command.command("report")

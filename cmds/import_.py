@@ -40,7 +40,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     since this store last read it (same size, times, inode and first and
     last bytes) is not read at all; --reread reads it anyway.  A bad line or an
     unreadable file is skipped and counted, never fatal.  Tool results are
-    cut to 4,000 characters.
+    cut to 4,000 characters.  The summary counts every session in the
+    files given, as mem sessions lists them: a sub-agent's transcript is a
+    session of its own (<session>.agent-<id>), counted and named as a
+    sub-agent, and the sessions of unchanged files count as already stored.
 
     \b
     Examples:
@@ -73,14 +76,16 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     if as_json:
         emit_json({"harness": harness, "files": r.files, "files_skipped": r.files_skipped,
                    "files_unchanged": r.files_unchanged,
-                   "sessions": r.sessions, "sessions_new": r.sessions_new,
+                   "sessions": r.sessions, "subagent_sessions": r.subagent_sessions, "sessions_new": r.sessions_new,
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
                    "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted,
                    "errors": r.errors, "index_error": r.index_error})
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
-                   f"({plural(r.sessions, 'session')}, {r.sessions_new} new; "
+                   f"({plural(r.sessions, 'session')}"
+                   + (f" incl. {plural(r.subagent_sessions, 'sub-agent')}" if r.subagent_sessions else "")
+                   + f", {r.sessions_new} new; "
                    f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored"
                    + (f"; {plural(r.files_unchanged, 'unchanged file')} not read again" if r.files_unchanged else "")
                    + ")")

@@ -43,8 +43,9 @@ def complete_item(ctx: click.Context, _param, incomplete: str):
 
 
 @click.group("queue", invoke_without_command=True)
+@json_option
 @click.pass_context
-def command(ctx):
+def command(ctx, as_json):
     """Review queue: proposals parked instead of overruling you.
 
     A lower-trust write (--trust agent_observed or derived) that would
@@ -70,6 +71,9 @@ def command(ctx):
       mem queue reject e88912b8
       mem queue flag project/api/port project/api/db-port
       mem queue list --json
+      mem queue --json
+
+    --json before a subcommand applies to it (mem queue --json show ID).
 
     Exit status: 0 ok; 2 invalid input; 4 no such item (or key);
     6 refused (accept run by an agent: CLAUDECODE, Codex's variables or
@@ -77,7 +81,7 @@ def command(ctx):
     flag: that value was rejected before); 11 store locked.
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(list_command)
+        ctx.invoke(list_command, as_json=as_json)
 
 
 @command.command("list")

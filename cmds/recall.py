@@ -19,7 +19,9 @@ from ._common import TimeType, exit_with, json_option, with_store
 @click.option("--agent", metavar="NAME", help="Read as sub-agent NAME of the session: its own and its ancestors' "
                                              "memory, never a sibling's.")
 @click.option("--from-agent", metavar="NAME", help="Only what sub-agent NAME recorded (its turns and facts, past "
-                                                  "its summary); NAME may be an agent id.")
+                                                  "its summary): a name, an agent id or a prefix of one, or a "
+                                                  "namespace <session>.agent-<id>; found in every session unless "
+                                                  "--session.")
 @json_option
 @with_store()
 def command(queries, what, limit, project, all_projects, as_of, include_directives, session, agent, from_agent,
@@ -49,7 +51,12 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     Namespaces: --session S reads as session S, --agent NAME as its
     sub-agent NAME (a sibling sub-agent's facts and turns are never shown;
     a sub-agent's, seen from its parent, rank below the parent's own).
-    --from-agent NAME shows only what sub-agent NAME recorded.
+    --from-agent NAME shows only what sub-agent NAME recorded: NAME is its
+    name or agent id (4 or more leading characters will do) or its whole
+    namespace (<session>.agent-<id>, as mem sessions lists it); the
+    sub-agent is looked for in every session, or only in --session's
+    (default $MEM_SESSION).  An id that names sub-agents of several
+    sessions is refused with their namespaces.
 
     \b
     Examples:
@@ -58,10 +65,12 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
       mem recall "flaky auth test" --all-projects --json
       mem recall "which port does the api use" --as-of 2026-03-01
       mem recall "what did the explorer find" --session S1 --from-agent explorer
+      mem recall "which files changed" --from-agent a4ca7529
 
     Exit status: 0 ok (also with no hits); 2 no searchable word, a bad agent
-    name, --agent without a session; 4 --from-agent names no sub-agent; 10 no store;
-    13 unreadable search index (run mem reindex).
+    name, --agent without a session; 4 --from-agent names no sub-agent (in
+    --session's session, when given) or several; 10 no store; 13 unreadable
+    search index (run mem reindex).
     """
     from . import lean
     exit_with(lean.recall(store, queries, what, limit, project, all_projects, as_json, as_of,

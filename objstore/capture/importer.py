@@ -24,7 +24,9 @@ from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
+from objstore.core.refs import session_ref
 from objstore.core.store import Store
+from objstore.memory.scope import parent_namespace
 from objstore.memory.sessions import TurnAppender
 
 INDEX_BATCH = 20_000
@@ -41,7 +43,11 @@ class ImportResult:
     """Summary of an import (the JSON of ``mem import --json``)."""
 
     files: int = 0
+    #: sessions in the files given (those of unchanged files included, from the read ledger),
+    #: sub-agent namespaces (``<session>.agent-<id>``) included, as ``mem sessions`` lists them
     sessions: int = 0
+    #: how many of ``sessions`` are sub-agent namespaces
+    subagent_sessions: int = 0
     sessions_new: int = 0
     turns_added: int = 0
     turns_seen: int = 0
@@ -105,7 +111,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         wrap = import_filter(store, app)
         ledger: set[str] = set()
         read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
-        read: list[tuple[str, list | None]] = []  # files read in full, marked once their turns are published
+        read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
         try:
             for i, path in enumerate(files):
                 real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
@@ -115,6 +121,12 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     ident = identity(path)
                     unchanged = not reread and read_ledger.unchanged(real, ident)
                     res.files_unchanged += unchanged
+                    file_sids: set[str] = set()
+                    if unchanged:  # its sessions still count in the summary, as already stored
+                        for sid in read_ledger.sessions_of(real):
+                            if sid not in seen and sid not in app.filter().sessions \
+                                    and store.refs.read(session_ref(sid)) is not None:
+                                seen[sid] = False
                     for ct in () if unchanged else wrap(reader.parse_file(path, stats)):
                         res.turns_seen += 1
                         sid = app.valid_sid(ct.session)
@@ -127,10 +139,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                             continue
                         if sid not in app.filter().sessions and sid not in seen:  # a forgotten one stays gone
                             seen[sid] = app.state(sid).head is None
+                        file_sids.add(sid)
                         if app.add(ct) is not None:
                             grown.add(sid)
                     if not unchanged:
-                        read.append((real, ident))
+                        read.append((real, ident, sorted(file_sids)))
                 except OSError as e:
                     res.files_skipped += 1
                     res.errors.append(f"{path}: {e.strerror or e}")
@@ -142,8 +155,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.index_error = res.index_error or err
                     if not last:  # published: a later file of one of them reloads its state from the store
                         app.drop_states()
-                    for real_path, ident in read:  # their turns are stored and their refs published
-                        read_ledger.mark(real_path, ident)
+                    for real_path, ident, sids in read:  # their turns are stored and their refs published
+                        read_ledger.mark(real_path, ident, sids)
                     read_ledger.save()
                     read = []
                 if progress:
@@ -160,6 +173,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)
     res.sessions = len(seen)
+    res.subagent_sessions = sum(1 for sid in seen if parent_namespace(sid) is not None)
     res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
 

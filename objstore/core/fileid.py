@@ -15,8 +15,11 @@ block device write produces.
 
 :class:`ReadLedger` keeps ``{realpath: identity}`` in one JSON file in the
 store's ``cache/`` (written atomically, not fsynced: losing it only means
-reading the files again, and the readers are idempotent).  It holds paths,
-sizes, times and 128-bit digests of file edges: never file content.
+reading the files again, and the readers are idempotent), and for each file
+the ids of the sessions its read produced (``"sessions": {realpath: [id,
+...]}``), so that a summary can count the sessions of a file it did not read
+again.  It holds paths, sizes, times, 128-bit digests of file edges and
+session ids: never file content.
 """
 
 from __future__ import annotations
@@ -59,29 +62,42 @@ class ReadLedger:
         self.path = os.fspath(path)
         self.salt = salt
         self.files: dict[str, list] = {}
+        self.sessions: dict[str, list[str]] = {}
         self._dirty = False
         try:
             with open(self.path, "rb") as f:
                 data = json.loads(f.read())
             if data.get("v") == LEDGER_VERSION and data.get("salt") == salt:
                 self.files = dict(data.get("files") or {})
+                self.sessions = {k: [x for x in v if isinstance(x, str)]
+                                 for k, v in dict(data.get("sessions") or {}).items() if isinstance(v, list)}
         except (OSError, ValueError, AttributeError, TypeError):
-            self.files = {}
+            self.files, self.sessions = {}, {}
 
     def unchanged(self, key: str, ident: list | None) -> bool:
         """True when ``ident`` is the identity recorded for ``key``."""
         return ident is not None and self.files.get(key) == ident
 
-    def mark(self, key: str, ident: list | None) -> None:
+    def mark(self, key: str, ident: list | None, sessions: list[str] | None = None) -> None:
         """Record that ``key`` was read in full while it had identity ``ident``
-        (taken *before* the read, so a file that grew meanwhile is read again)."""
+        (taken *before* the read, so a file that grew meanwhile is read again)
+        and, when given, the ids of the sessions it holds."""
         if ident is not None and self.files.get(key) != ident:
             self.files[key] = ident
             self._dirty = True
+        if ident is not None and sessions is not None and self.sessions.get(key) != sorted(sessions):
+            self.sessions[key] = sorted(sessions)
+            self._dirty = True
+
+    def sessions_of(self, key: str) -> list[str]:
+        """The session ids recorded for ``key`` ([] when none were)."""
+        return list(self.sessions.get(key, ()))
 
     def forget(self, key: str) -> None:
         """Drop ``key`` (its next import reads it again)."""
         if self.files.pop(key, None) is not None:
+            self._dirty = True
+        if self.sessions.pop(key, None) is not None:
             self._dirty = True
 
     def save(self) -> None:
@@ -90,7 +106,7 @@ class ReadLedger:
             return
         from pathlib import Path
 
-        data = json.dumps({"v": LEDGER_VERSION, "salt": self.salt, "files": self.files},
+        data = json.dumps({"v": LEDGER_VERSION, "salt": self.salt, "files": self.files, "sessions": self.sessions},
                           ensure_ascii=True, separators=(",", ":")).encode()
         atomic_write(Path(self.path), data, durable=False)
         self._dirty = False

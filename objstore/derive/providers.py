@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -124,6 +125,18 @@ def _post(url: str, body: dict, headers: dict, timeout: float) -> dict:
     if "error" in box:
         raise box["error"]
     return box["answer"]
+
+
+def check_ready(p: Provider, env: Mapping[str, str]) -> None:
+    """Raise ProviderError when ``p`` cannot be called at all, before any
+    call is made: the ``claude`` provider needs the ``claude`` CLI on
+    ``env``'s ``PATH``.  (An endpoint that does not answer is found by the
+    first call: that session is then listed as failed.)"""
+    if p.name == "claude" and shutil.which("claude", path=env.get("PATH", "")) is None:
+        raise ProviderError("the claude CLI is not on PATH: derive's provider is 'claude -p' "
+                            "(the default when no OPENAI_* variable is set); nothing was sent",
+                            hint="install Claude Code, or use another provider: mem config derive.provider "
+                                 "openai (OPENAI_BASE_URL, OPENAI_API_KEY) or ollama")
 
 
 def complete(p: Provider, prompt: str, env: Mapping[str, str]) -> str:

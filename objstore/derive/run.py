@@ -49,12 +49,12 @@ from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value, value_digest
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
-from objstore.derive.providers import Provider, ProviderError, complete
+from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
 from objstore.memory.facts import current, list_keys, remember, tombstones_for
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
-from objstore.memory.sessions import walk_turns
+from objstore.memory.sessions import resolve_session, walk_turns
 
 MAX_CALL_CHARS = 24_000
 MAX_TURN_CHARS = 4_000
@@ -154,9 +154,13 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
          sessions: list[str] | None = None) -> Plan:
     """Every excerpt a run would send (reads the store, sends nothing).
     ``sources``: ``interactive`` or ``all`` (module doc); raises
-    InvalidInput for another value."""
+    InvalidInput for another value.  ``sessions``: only these, each an id
+    or an unambiguous prefix (``resolve_session``); raises NotFound for one
+    that names no session, AmbiguousId for one that names several."""
     if sources not in SOURCES:
         raise InvalidInput(f"unknown derive sources {sources!r}: use one of {', '.join(SOURCES)}")
+    if sessions:
+        sessions = [str(resolve_session(store, s, required=True)) for s in sessions]
     state = load_state(store)
     out: list[Excerpt] = []
     counts = dict.fromkeys(SOURCES, 0)
@@ -310,7 +314,10 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     total)`` is called after each excerpt (calls made or skipped).  No lock is held
     while the model answers: the store lock is taken only to file.  Raises
     nothing for a model failure (recorded in ``failed``); StoreLocked when
-    applying."""
+    applying; ProviderError, before any call, when the provider cannot be
+    called at all (``check_ready``: the claude CLI is not on PATH)."""
+    if p.excerpts:
+        check_ready(p.provider, env)
     res = RunResult(applied=apply)
     seen: set[tuple[str, str]] = set()
     episodes: dict[str, dict] = {}

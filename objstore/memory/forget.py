@@ -142,9 +142,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
     plan = ForgetPlan()
     if session is not None:
-        sid = resolve_session(store, session)
-        if sid is None:
-            raise NotFound(f"no session {session}", hint="list sessions with: mem sessions")
+        sid = resolve_session(store, session, required=True)
         # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
         for name, head in store.refs.iter("sessions"):
             s = name[len("sessions/"):]

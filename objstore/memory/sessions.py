@@ -36,7 +36,8 @@ from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.provenance import reads_outside
-from objstore.memory.scope import AGENT_SEP, check_agent, child_namespace
+from objstore.memory.facts import list_keys, walk
+from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_root, parent_namespace
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 
 if TYPE_CHECKING:
@@ -142,10 +143,22 @@ def session_turns(store: Store, sid: str) -> list[TurnVersion]:
     return list(reversed(list(walk_turns(store, head))))
 
 
-def resolve_session(store: Store, prefix: str) -> str | None:
+def resolve_session(store: Store, prefix: str, *, required: bool = False) -> str | None:
     """A session id: an exact id, or an unambiguous prefix of >= 4 chars.
+    A prefix that matches one session and only its own sub-agent
+    namespaces (``<id>.agent-…``, which start with its id) names that
+    session.  The one resolver of session ids (``mem show``, ``mem forget
+    --session``, ``mem derive --session``, ``--from-agent``'s session).
 
-    Returns None when nothing matches; raises AmbiguousId when several do."""
+    Returns None when nothing matches (``required``: raises NotFound);
+    raises AmbiguousId when several do."""
+    sid = _resolve_session(store, prefix)
+    if sid is None and required:
+        raise NotFound(f"no session {prefix}", hint="list sessions with: mem sessions")
+    return sid
+
+
+def _resolve_session(store: Store, prefix: str) -> str | None:
     if not prefix or "/" in prefix:
         return None
     try:
@@ -156,40 +169,79 @@ def resolve_session(store: Store, prefix: str) -> str | None:
     if len(prefix) < 4:
         return None
     hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
+    roots = {namespace_root(h) for h in hits}
+    if len(hits) > 1 and len(roots) == 1 and roots <= set(hits):
+        return roots.pop()  # a session and its sub-agents: the prefix names the session
     if len(hits) > 1:
         shown = ", ".join(sorted(hits)[:10]) + (", …" if len(hits) > 10 else "")
         raise AmbiguousId(f"{prefix} matches {len(hits)} sessions: {shown}", hint="give more characters")
     return hits[0] if hits else None
 
 
+def subagent_namespaces(store: Store) -> set[str]:
+    """Every sub-agent namespace the store holds (``<session>.agent-<id>``,
+    ``<session>.sidechain``, nested ones): the ids of sessions that are a
+    child namespace (their turns), and the namespaces of fact versions
+    written there (``remember --session S --agent NAME``; every version of
+    every key is read, so this costs one object read per fact version)."""
+    out = {n[len("sessions/"):] for n, _oid in store.refs.iter("sessions")}
+    for _key, head in list_keys(store):
+        try:
+            out.update(v.fact.namespace for v in walk(store, head) if v.fact.namespace)
+        except MemError:
+            continue  # a damaged chain: fsck names it
+    return {ns for ns in out if parent_namespace(ns) is not None}
+
+
+def _agent_of(ns: str) -> str:
+    """The last sub-agent id of a namespace (``S.agent-a.agent-b`` -> ``b``), "" for none."""
+    i = ns.rfind(AGENT_SEP)
+    return ns[i + len(AGENT_SEP):] if i > 0 else ""
+
+
 def agent_namespace(store: Store, agent: str, session: str | None = None) -> str:
-    """The namespace of sub-agent ``agent`` (a name, an agent id or an
-    unambiguous prefix of >= 4 characters of one): ``<session>.agent-<agent>``
-    when ``session`` is given, else the one session of the store whose id
-    ends in ``.agent-<agent…>``.
+    """The namespace of the sub-agent ``agent`` names (``mem recall
+    --from-agent``): ``agent`` is a sub-agent name or id (``explorer``,
+    ``a4ca7529859c158c2``, also ``agent-a4ca…`` as its file is named), an
+    unambiguous prefix of >= 4 characters of one, or a whole namespace name
+    (``<session>.agent-<id>``).  Sub-agents are those of
+    :func:`subagent_namespaces`: with ``session`` (an id or an unambiguous
+    prefix, :func:`resolve_session`; a session with no turns by its id) only
+    that session's, else every session's.  An exact id wins over a prefix.
 
     Raises:
-        InvalidInput: a bad agent name.
-        NotFound: no sub-agent session matches (without ``session``).
-        AmbiguousId: several do.
+        InvalidInput: a bad agent name or session id.
+        NotFound: no such sub-agent (in ``session``, when given).
+        AmbiguousId: several sub-agents match (their namespaces are listed),
+            or ``session`` is an ambiguous prefix.
     """
-    check_agent(agent)
+    sid = None
     if session:
-        return child_namespace(validate_session_id(session), agent)
-    hits = []
-    for name, _oid in store.refs.iter("sessions"):
-        sid = name[len("sessions/"):]
-        i = sid.rfind(AGENT_SEP)
-        if i > 0 and (sid[i + len(AGENT_SEP):] == agent
-                      or (len(agent) >= 4 and sid[i + len(AGENT_SEP):].startswith(agent))):
-            hits.append(sid)
-    exact = [h for h in hits if h.endswith(AGENT_SEP + agent)]
-    hits = exact or hits
+        sid = resolve_session(store, session) or validate_session_id(session)
+    known = subagent_namespaces(store)
+    if sid is not None:
+        known = {ns for ns in known if namespace_root(ns) == sid}
+    where = f"session {sid}" if sid is not None else "this store"
+    if parent_namespace(agent) is not None:  # a whole namespace name
+        ns = validate_session_id(agent)
+        if any(k == ns or is_ancestor(ns, k) for k in known):
+            return ns
+        raise NotFound(f"no sub-agent namespace {ns} in {where}",
+                       hint="list sessions with: mem sessions (a sub-agent is <session>.agent-<id>)")
+    check_agent(agent)
+    names = [agent] + ([agent[len("agent-"):]] if agent.startswith("agent-") and len(agent) > len("agent-") else [])
+    hits = sorted(ns for ns in known if _agent_of(ns) in names)
     if not hits:
-        raise NotFound(f"no sub-agent {agent} in this store", hint="give its session with --session")
+        hits = sorted(ns for ns in known for n in names if len(n) >= 4 and _agent_of(ns).startswith(n))
+    if not hits:
+        here = sorted(known) if sid is not None else []
+        hint = (f"its sub-agents: {', '.join(_agent_of(k) or k for k in here[:10])}" if here
+                else "list sessions with: mem sessions (a sub-agent is <session>.agent-<id>)")
+        raise NotFound(f"no sub-agent {agent} in {where}", hint=hint)
     if len(hits) > 1:
-        raise AmbiguousId(f"{agent} names {len(hits)} sub-agents: {', '.join(sorted(hits)[:5])}",
-                          hint="give its session with --session")
+        shown = ", ".join(hits[:5]) + (", …" if len(hits) > 5 else "")
+        raise AmbiguousId(f"{agent} names {len(hits)} sub-agents: {shown}",
+                          hint="give its session with --session, or the whole namespace name")
     return hits[0]
 
 

@@ -89,22 +89,29 @@ def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
         os.execve(argv[0], argv, env)
     out = b""
 
-    def drain(t: float) -> None:
+    def drain(t: float, quiet: float = 0.3) -> None:
+        """Read until the shell has printed something and then stayed quiet
+        for ``quiet`` s (its prompt is back), or ``t`` s at most."""
         nonlocal out
         end = time.monotonic() + t
+        seen = False
+        last = time.monotonic()
         while time.monotonic() < end:
-            r, _, _ = select.select([fd], [], [], 0.1)
+            r, _, _ = select.select([fd], [], [], 0.05)
             if r:
                 try:
                     out += os.read(fd, 65536)
                 except OSError:
                     return
-    drain(3)
+                seen, last = True, time.monotonic()
+            elif seen and time.monotonic() - last >= quiet:
+                return
+    drain(5, quiet=0.5)
     for c in commands:
         os.write(fd, (c + "\r").encode())
-        drain(1.2)
+        drain(3)
     os.write(fd, b"exit\r")
-    drain(1)
+    drain(3)
     os.waitpid(pid, 0)
     os.close(fd)
     return out.decode("utf-8", "replace")
