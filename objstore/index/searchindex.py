@@ -268,10 +268,13 @@ class SearchIndex:
                 added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
 
-    def stream(self, kind: str = "turn") -> "IndexStream":
+    def stream(self, kind: str = "turn", *, fresh: bool = False) -> "IndexStream":
         """An :class:`IndexStream`: one open writer per shard of sub-index
         ``kind`` for a bulk writer (``mem import``), which adds documents as
-        it produces them and commits in batches.  Takes the sub-index lock
+        it produces them and commits in batches.  ``fresh``: the documents
+        are of objects the caller has just written, which the index cannot
+        hold yet (``StreamWriter``: no lookup of each id to replace a copy).
+        Takes the sub-index lock
         (held until the stream is closed; waits up to ``lock_timeout``).
         Raises ``ValueError`` for an unknown kind, ``IndexBusyError``,
         ``IndexCorruptError``, ``SearchIndexError``."""
@@ -286,7 +289,7 @@ class SearchIndex:
                 if self._holds_more(kind, [_Ref(r) for r in refs]):
                     self.root.mkdir(parents=True, exist_ok=True)
                     (self.root / PARTIAL_FILE).write_bytes(b"")
-        return IndexStream(sub, self._layout_shards(kind), partial)
+        return IndexStream(sub, self._layout_shards(kind), partial, fresh=fresh)
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
@@ -1111,7 +1114,7 @@ class IndexStream:
     Memory: the pending batch's documents plus one writer's heap."""
 
     def __init__(self, sub: SubIndex, new_shards: int,
-                 partial: Callable[[set[str]], None] | None = None) -> None:
+                 partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False) -> None:
         limit_malloc_arenas()  # before tantivy's writer threads exist: bounded import memory
         self.kind = sub.kind
         self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
@@ -1119,7 +1122,7 @@ class IndexStream:
         self._stack = contextlib.ExitStack()
         self._stack.enter_context(sub.locked())
         try:
-            self._w: StreamWriter | None = StreamWriter(sub, new_shards, WRITER_HEAP_BYTES)
+            self._w: StreamWriter | None = StreamWriter(sub, new_shards, WRITER_HEAP_BYTES, fresh=fresh)
         except BaseException:
             self._stack.close()
             raise
