@@ -425,19 +425,21 @@ class Store:
 
     def _copy_pack(self, pack: Pack, keep: Callable[[Pack, str], bool]) -> bool:
         """Rewrite a version-2 ``pack`` without the objects ``keep`` drops by
-        copying the compressed entries of the others (each still read and
-        verified) under the pack's own dictionary, when that dictionary
+        copying the compressed entries of the others as they are (no
+        decompression: O(bytes) of the pack, so that forgetting one object
+        of a large pack, e.g. the one gc merged, stays cheap) under the
+        pack's own dictionary, when that dictionary
         cannot hold a dropped object: it is exactly ``make_dictionary`` of
         the pack's first frames (the TRAIN_FRAMES frames or TRAIN_BYTES it
-        was made from, ``docs/format.md``, "Packs"), none of which is
-        dropped (or it is empty).  The new pack then starts with the same
-        frames, so its dictionary is again the one they give.  Returns False,
-        writing nothing, when that does not hold (version 1, a dropped or
-        damaged object among those frames): :meth:`repack` compresses
-        again.  Damaged objects after them are left out and noted in
-        :attr:`damaged`, as by :meth:`repack`.  Caller holds the store lock."""
+        was made from, ``docs/format.md``, "Packs") and none of the frames
+        whose bytes it took (``dictionary_sources``) is dropped (or it is
+        empty).  Returns False, writing nothing, when that does not hold
+        (version 1, a dropped or damaged object among those frames):
+        :meth:`repack` compresses again.  An entry whose bounds or length prefix are damaged is left
+        out and noted in :attr:`damaged`; one whose bytes are damaged is
+        copied as it is (``fsck`` still finds it).  Caller holds the store lock."""
         from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES
-        from objstore.core.packwriter import PackWriter, make_dictionary
+        from objstore.core.packwriter import PackWriter, dictionary_sources, make_dictionary
         if pack.version != 2:
             return False
         try:
@@ -447,13 +449,11 @@ class Store:
                 frames: list[bytes] = []
                 size = 0
                 for oid in order:
-                    if not keep(pack, oid):
-                        return False
                     frames.append(pack.get(oid))
                     size += len(frames[-1])
                     if len(frames) >= TRAIN_FRAMES or size >= TRAIN_BYTES:
                         break
-                if make_dictionary(frames) != d:
+                if make_dictionary(frames) != d or not all(keep(pack, order[i]) for i in dictionary_sources(frames)):
                     return False
         except CorruptObject:
             return False
@@ -461,10 +461,9 @@ class Store:
             for oid in order:
                 if not keep(pack, oid):
                     continue
-                try:
-                    pack.get(oid)  # verified, as repack does
+                try:  # copied as stored (a damaged entry stays as damaged for fsck to find)
                     w.add_entry(oid, pack.raw_entry(oid))
-                except CorruptObject as e:
+                except CorruptObject as e:  # out of bounds, bad length prefix: left out
                     self.damaged.setdefault(oid, str(e))
         self.packs.reload()  # the new pack and its index are durable now
         self.packs.remove_pack(pack)

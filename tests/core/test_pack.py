@@ -797,12 +797,18 @@ def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_p
     (p,) = store.packs.packs
     assert p.dictionary() == d0 and not store.has(late) and p.verify() == []
     assert make_dictionary([p.get(i) for i in p.ids_in_body_order()[:TRAIN_FRAMES]]) == d0
+    unsampled = hash_bytes(frames[5])  # among the first frames, but not one the dictionary took bytes from
+    with store.lock("test"):
+        assert store.delete_objects([unsampled]) == 1
+    store.packs.reload()
+    (p,) = store.packs.packs
+    assert p.dictionary() == d0 and not store.has(unsampled) and p.verify() == []
     with store.lock("test"):
         assert store.delete_objects([early]) == 1
     store.packs.reload()
     (p,) = store.packs.packs
     assert b"canary-9913" not in p.dictionary() and not store.has(early) and p.verify() == []
-    keep = [f for i, f in enumerate(frames) if i not in (TRAIN_FRAMES - 10, TRAIN_FRAMES + 10)]
+    keep = [f for i, f in enumerate(frames) if i not in (5, TRAIN_FRAMES - 10, TRAIN_FRAMES + 10)]
     assert all(store.read_frame(hash_bytes(f)) == f for f in keep)
     assert not any(b"canary" in p.get(i) for i in p)
     store.close()
