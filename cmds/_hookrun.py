@@ -101,10 +101,11 @@ def _first_json(buf: bytes | bytearray):
     return json.JSONDecoder().raw_decode(text, start)[0]
 
 
-def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> dict:
-    """One JSON object from ``fd``: returns as soon as the bytes read parse as
-    an object (the pipe need not be closed), at EOF, or raises
-    :class:`HookInputError` after ``timeout`` seconds / past ``max_bytes``."""
+def read_stdin_bytes(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> bytes:
+    """The bytes of one JSON object from ``fd``: returns as soon as the bytes
+    read parse as an object (the pipe need not be closed), at EOF or after
+    ``timeout`` seconds (with what arrived); raises :class:`HookInputError`
+    past ``max_bytes``."""
     buf = bytearray()
     deadline = time.monotonic() + timeout
     while True:
@@ -129,7 +130,14 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
             except ValueError:
                 continue
             if isinstance(obj, dict):
-                return obj
+                return bytes(buf)
+    return bytes(buf)
+
+
+def parse_event(buf: bytes) -> dict:
+    """The hook event in ``buf`` (what :func:`read_stdin_bytes` read).
+    Raises :class:`HookInputError` (``stdin-empty``, ``stdin-not-json``,
+    ``stdin-not-object``)."""
     if not buf.strip():
         raise HookInputError("stdin-empty")
     try:
@@ -141,14 +149,21 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
     return obj
 
 
+def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> dict:
+    """One JSON object from ``fd`` (:func:`read_stdin_bytes`, :func:`parse_event`)."""
+    return parse_event(read_stdin_bytes(fd, timeout=timeout, max_bytes=max_bytes))
+
+
 class _Watchdog:
     """SIGALRM timer: raises :class:`HookTimeout` in the main thread when the
     budget is spent; if the process is still alive one second later it exits
     0 at once (``os._exit``).  A no-op where SIGALRM does not exist."""
 
-    def __init__(self) -> None:
+    def __init__(self, hard_exit: bool | None = None) -> None:
         self.ok = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
         self._old = None
+        #: exit the process one second after the budget (never in the resident helper)
+        self.hard_exit = DEFERRED is None if hard_exit is None else hard_exit
 
     def arm(self, seconds: float) -> None:
         if not self.ok:
@@ -158,8 +173,9 @@ class _Watchdog:
         signal.setitimer(signal.ITIMER_REAL, max(0.01, seconds))
 
     def _fire(self, *_a) -> None:
-        signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        if self.hard_exit:
+            signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
+            signal.setitimer(signal.ITIMER_REAL, 1.0)
         raise HookTimeout("budget")
 
     def disarm(self) -> None:
@@ -239,6 +255,9 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
     wait for it; False when forking is not possible or ``MEM_HOOK_FORK=0``
     (the caller then runs ``fn`` itself).  The child logs its errors like the
     parent and always exits 0."""
+    if DEFERRED is not None:   # in the resident helper: after the answer is sent (cmds._helperserve)
+        DEFERRED.append(lambda: _deferred(run, what, fn, *a, **kw))
+        return True
     if not hasattr(os, "fork") or run.env.get("MEM_HOOK_FORK") == "0":
         return False
     sys.stdout.flush()
@@ -261,6 +280,23 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
             run.log(f"{type(e).__name__}:{what}")
     finally:
         os._exit(0)
+
+
+#: None in a new process; a list in the resident helper, where :func:`fork_off`
+#: queues its work instead of forking (the helper runs it once the answer is sent)
+DEFERRED: list | None = None
+
+
+def _deferred(run: "_Run", what: str, fn, *a, **kw) -> None:
+    """What a forked child does, in this process: ``fn`` under its own budget."""
+    dog = _Watchdog(hard_exit=False)
+    try:
+        dog.arm(run.budget)
+        run.guarded(what, fn, *a, **kw)
+    except BaseException as e:  # noqa: BLE001 - HookTimeout
+        run.log(f"{type(e).__name__}:{what}")
+    finally:
+        dog.disarm()
 
 
 def _open_store(root: Path, lock_timeout: float):
@@ -290,6 +326,22 @@ def start_derive_auto(run: "_Run", store) -> bool:
     subprocess.Popen([sys.executable, "-m", "cmds", "derive", "--auto"], stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                      close_fds=True, env=env, cwd=str(store.root))
+    return True
+
+
+def start_helper(run: "_Run", store) -> bool:
+    """Start the store's resident helper (``mem helper``) detached when it is
+    not running, unless ``helper.autostart`` is false or ``MEM_NO_HELPER``
+    is set; never waits for it.  True when a process was started."""
+    from . import _helperclient
+    if _helperclient.disabled(run.env) or DEFERRED is not None:
+        return False
+    import objstore
+    if objstore.config_read(store.root).get("helper.autostart") is not True:
+        return False
+    if objstore.helper_running(store.root):
+        return False
+    _helperclient.start_detached(str(store.root), run.env)
     return True
 
 
@@ -447,6 +499,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             run.guarded("decay", start_decay)
             if capture:
                 run.guarded("derive-auto", start_derive_auto, run, store)
+            run.guarded("helper", start_helper, run, store)
             if no_inject(run.env):
                 return None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
@@ -520,11 +573,12 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         store.close()
 
 
-def run_claude_code(env=None, stdin_fd: int | None = None, out=None) -> int:
+def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None) -> int:
     """``mem hook claude-code``: read the event on stdin, act, print context.
+    ``read()``: the event, when the caller has read stdin already (it raises
+    :class:`HookInputError` as :func:`read_stdin` does).
     Returns the exit status: 0, also on any error (fail open)."""
     env = os.environ if env is None else env
-    fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
     out = sys.stdout if out is None else out
     if _flag(env, "MEM_PROXY_ACTIVE"):
         return 0  # this session runs through mem proxy, which captures and injects: stand aside
@@ -532,7 +586,7 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None) -> int:
     dog = _Watchdog()
     try:
         dog.arm(DEFAULT_BUDGET_S)
-        data = read_stdin(fd)
+        data = read() if read is not None else read_stdin(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
         run.event = _clean(_s(data.get("hook_event_name")) or "-", 40)
         run.session = _s(data.get("session_id")) or "-"
         run.budget = BUDGET_S.get(run.event, DEFAULT_BUDGET_S)

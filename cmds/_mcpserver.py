@@ -171,13 +171,18 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
     def remember(key: str, value: str,
                  kind: Literal["user", "feedback", "project", "reference", "directive"] | None = None,
                  valid_from: str | None = None, expect: str | None = None, session: str | None = None,
-                 agent: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
+                 agent: str | None = None,
+                 edges: dict[Literal["relates_to", "contradicts", "derived_from", "rollup_of"],
+                             list[str]] | None = None,
+                 ctx: Context | None = None) -> dict[str, Any]:
         """Write a new version of KEY (<scope>/<name>, scope user, global or project/<name>). The old value
         stays in the log. A value that would replace one the person stated goes to their review queue
         instead. valid_from: ISO 8601 (default now). expect: the current version id, or 'none' for a new key.
-        session/agent: write in that session's namespace, or its sub-agent's (<session>.agent-<agent>)."""
+        session/agent: write in that session's namespace, or its sub-agent's (<session>.agent-<agent>).
+        edges: typed links, {relation: [target, ...]}; a target is a key, KEY@vN, or a turn or fact-version
+        id (>= 4 hex); contradicts puts the two keys to the person's review queue."""
         return r.run(ctx, "remember", dict(key=key, value=value, kind=kind, valid_from=valid_from,
-                                           expect=expect, session=session, agent=agent))
+                                           expect=expect, session=session, agent=agent, edges=edges))
 
     def forget(target: str, confirm: str | None = None, ctx: Context | None = None) -> dict[str, Any]:
         """Forget a key, one version (KEY@vN) or an object id, physically. Two calls: the first returns a

@@ -1,23 +1,88 @@
 """The ``mem`` console script.
 
-A new process pays only for what it runs: ``mem hook claude-code`` goes to
-:mod:`cmds._hookrun` and the commands an agent runs (``get``, ``recall``,
-``search``, ``remember``, ``context``, ``--help``) to :mod:`cmds.lean`, both
-without click; every other command line, and whatever the lean path does not
-fully understand, goes to the click CLI (:func:`cmds.main.entry`).
+A new process pays only for what it runs.  When the store has a resident
+helper (``mem helper``), ``get``, ``recall``, ``search``, ``remember``,
+``context`` and the UserPromptSubmit hook are run there
+(:mod:`cmds._helperclient`), which prints the same bytes; without one, or
+when it does not answer, ``mem hook claude-code`` goes to
+:mod:`cmds._hookrun` and the commands an agent runs (and ``--help``) to
+:mod:`cmds.lean`, both without click; every other command line, and
+whatever the lean path does not fully understand, goes to the click CLI
+(:func:`cmds.main.entry`).
 """
 
+import os
 import sys
 
 
+def _via_helper(argv: list[str]) -> None:
+    """Exit with the helper's answer when it runs this command line; return
+    to run it here otherwise."""
+    from . import _helperclient as hc
+    name, home = hc.command_of(argv)
+    if name is None or hc.disabled() or "_MEM_COMPLETE" in os.environ:
+        return
+    root = hc.store_root(home)
+    try:
+        os.stat(hc.socket_path(root))
+    except OSError:
+        return
+    if name == "hook":
+        _hook_via_helper(argv, root, home)
+        return
+    stdin = None
+    if "-" in argv[1:]:   # remember KEY - reads the value on stdin
+        try:
+            if os.isatty(0):
+                return
+            stdin = sys.stdin.buffer.read()
+        except (OSError, ValueError, AttributeError):
+            return
+    got = hc.forward(argv, root, stdin) if stdin is None or len(stdin) <= hc.MAX_STDIN else None
+    if got is None:
+        if stdin is not None:   # already read: the command here reads it again from memory
+            import io
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding=sys.stdin.encoding, errors=sys.stdin.errors)
+        return
+    hc.write_out(got[1], got[2])
+    os._exit(got[0] & 0xFF)
+
+
+def _hook_via_helper(argv: list[str], root: str, home) -> None:
+    """The hook: read the event, send UserPromptSubmit to the helper, run the
+    others (or any that the helper does not answer) here."""
+    from . import _helperclient as hc
+    from cmds._hookrun import HookInputError, parse_event, read_stdin_bytes, run_claude_code
+    env = {**os.environ, "MEM_HOME": home} if home else None
+    try:
+        buf = read_stdin_bytes(sys.stdin.fileno())
+    except HookInputError as e:
+        err = e
+
+        def fail():
+            raise err
+        sys.exit(run_claude_code(env=env, read=fail))
+    try:
+        data = parse_event(buf)
+    except HookInputError:
+        data = None
+    if isinstance(data, dict) and data.get("hook_event_name") == "UserPromptSubmit":
+        got = hc.forward(argv, root, buf, hook=True)
+        if got is not None:
+            hc.write_out(got[1], got[2])
+            os._exit(got[0] & 0xFF)
+    sys.exit(run_claude_code(env=env, read=lambda: parse_event(buf)))
+
+
 def entry() -> None:
-    """``mem``: the hook fast path, the lean path, else the click CLI."""
+    """``mem``: the resident helper, the hook fast path, the lean path, else
+    the click CLI."""
     argv = sys.argv[1:]
+    _via_helper(argv)
     if argv == ["hook", "claude-code"]:
         from cmds._hookrun import run_claude_code
         sys.exit(run_claude_code())
     if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
-        import os
         from cmds._hookrun import run_claude_code
         sys.exit(run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}))
     from cmds.lean import main as lean_main

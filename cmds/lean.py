@@ -116,10 +116,12 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
         echo(f"nothing recalled{scope}{hint}", err=True)
         return 0
     for h in res.hits:
+        ns = namespace_label(h.namespace, with_session=h.kind == "fact")  # a turn's session is shown already
+        ns = style(safe(f"  {ns}"), fg="blue") if ns else ""
         if h.kind == "fact":
             flags = "".join([" pinned" if h.pinned else "", " dormant" if h.dormant else ""])
             echo(style(safe(f"fact  {h.key}"), fg="yellow")
-                 + safe(f"  v{h.version}  {fmt_time(h.valid_from or 0)}  {h.trust}{flags}  {h.id[:12]}"))
+                 + safe(f"  v{h.version}  {fmt_time(h.valid_from or 0)}  {h.trust}{flags}  {h.id[:12]}") + ns)
             body = h.text if len(h.text) <= 800 else h.text[:799] + f"… (mem get {h.key})"
             echo("    " + safe(body).replace("\n", "\n    "))
             if h.resolved_from:
@@ -129,7 +131,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             where = f"{h.session}#{h.seq}"
             who = h.author if h.author in ("parent_agent",) else h.role  # a sub-agent's prompt is not the person's
             echo(style(safe(f"turn  {where}"), fg="cyan")
-                 + safe(f"  {who}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}")
+                 + safe(f"  {who}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}") + ns
                  + (style("  untrusted", fg="red") if h.untrusted else ""))
             echo("    " + safe(h.text))
         if h.updated_later:
@@ -140,6 +142,21 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
         if h.duplicates:
             echo(style(f"    (+{h.duplicates} identical)", dim=True))
     return 0
+
+
+def namespace_label(ns: str, *, with_session: bool = True) -> str:
+    """A namespace for people, short: ``agent explorer (session 1a2b3c4d)``
+    for a sub-agent's (``agent a/b`` for a nested one), ``session
+    1a2b3c4d`` for a session's own; the session part only ``with_session``;
+    "" for none.  A session id longer than 12 characters shows its first 8."""
+    if not ns:
+        return ""
+    from objstore import agent_path
+    session, agents = agent_path(ns)
+    sid = session if len(session) <= 12 else session[:8]
+    if not agents:
+        return f"session {sid}" if with_session else ""
+    return f"agent {'/'.join(agents)}" + (f" (session {sid})" if with_session else "")
 
 
 def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
@@ -197,8 +214,10 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
                   sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
     if contradicts and r.written:  # a contradicts edge puts both facts in the review queue
         from objstore import flag_contradictions
-        if flag_contradictions(store, r, owner=agent or "user") and not as_json:
-            echo(f"queued for review: {r.key} and what it contradicts (see mem queue)", err=True)
+        for item in flag_contradictions(store, r, owner=agent or "user"):
+            if not as_json:
+                echo(f"queued for review: {item[:12]} ({r.key} contradicts another key: keep which? "
+                     f"mem queue show {item[:12]})", err=True)
     if r.queued:  # parked for review instead of overruling a user_stated value (mem queue)
         if as_json:
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,

@@ -72,6 +72,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nuke": ("cmds.nuke", "Delete the whole store, after you type its path to confirm."),
     "derive": ("cmds.derive", "Derive facts from sessions with a model; rules decide what is admitted."),
     "config": ("cmds.config", "Read or set a setting of the store's config.toml."),
+    "helper": ("cmds.helper", "Start, stop or inspect the store's resident helper."),
     "mcp": ("cmds.mcp", "Serve memory to an MCP client over stdio (one agent session)."),
     "serve": ("cmds.serve", "Serve memory over MCP streamable HTTP, for many agents at once."),
     "curate": ("cmds.curate", "Curate memory with Claude Code and the admin MCP server attached."),

@@ -21,10 +21,22 @@ def item_json(store, it) -> dict:
 
 
 def decision_json(d) -> dict:
-    """The stable JSON shape of an accept/reject decision."""
+    """The stable JSON shape of an accept/reject decision (``keys``: the
+    keys given ``body``)."""
     return {"id": d.item.id, "action": d.action, "key": d.item.item.key, "body": d.body,
             "version": d.version, "version_number": d.version_number, "written": d.written,
-            "tombstone": d.tombstone}
+            "tombstone": d.tombstone, "keys": list(d.keys)}
+
+
+def settled(d) -> str:
+    """What deciding a contradiction did: ``KEY now holds OTHER's value`` (or
+    the edited value, for both)."""
+    q = d.item.item
+    if len(d.keys) > 1:
+        return f"{' and '.join(d.keys)} now hold the edited value"
+    lost = d.keys[0]
+    kept = q.other if lost == q.key else q.key
+    return f"kept {kept}; {lost} " + ("now holds its value" if d.written else "already held its value")
 
 
 def complete_item(ctx: click.Context, _param, incomplete: str):
@@ -51,7 +63,10 @@ def command(ctx, as_json):
     A lower-trust write (--trust agent_observed or derived) that would
     replace a user_stated value, a value that reads like an instruction to a
     model, and two keys flagged as conflicting are queued here instead of
-    written.  A repeated proposal is queued once.  Without a subcommand,
+    written.  A write with --contradicts queues one question, "A and B
+    contradict: keep which?": accept keeps A (the key written with the
+    edge; B takes its value), reject keeps B, accept --value writes a new
+    value to both.  A repeated proposal is queued once.  Without a subcommand,
     lists the queue.
 
     \b
@@ -99,9 +114,22 @@ def list_command(as_json, store):
         return
     for i in its:
         q = i.item
+        if q.kind == "contradiction":  # one question about two keys, not a proposal for one
+            click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind}  {fmt_time(q.time)}"))
+            click.echo(safe(f"    {q.note}"))
+            for verb, key in (("accept", q.other), ("reject", q.key)):
+                click.echo(safe(f"    {verb} keeps {key}: {short(_value(store, key, q.body), 56)}"))
+            continue
         click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind:<9}  {q.key}  {fmt_time(q.time)}"))
         shown = q.note if q.kind == "memory-edit" else q.body  # an edit reads by its entries' text
         click.echo(safe(f"    proposed: {short(shown, 66)}"))
+
+
+def _value(store, key: str, default: str = "") -> str:
+    """``key``'s current value ("(no value)" or ``default`` when it has none)."""
+    from objstore import queue_current_version as current_version
+    cur = current_version(store, key)
+    return cur.fact.body if cur is not None else (default or "(no value)")
 
 
 @command.command("show")
@@ -118,6 +146,16 @@ def show_command(item_id, as_json, store):
     q = it.item
     cur = current_version(store, q.key)
     click.echo(click.style(f"queue item {it.id}", fg="yellow"))
+    if q.kind == "contradiction":
+        click.echo(safe(f"kind:      contradiction  ({q.note})"))
+        click.echo(safe(f"flagged:   by {q.owner or '-'} at {fmt_time(q.time)}"))
+        for verb, key in (("accept", q.other), ("reject", q.key)):
+            click.echo("")
+            click.echo(click.style(safe(f"{verb} keeps {key}:"), bold=True))
+            click.echo(safe(_value(store, key, q.body if key == q.other else "")))
+        click.echo("")
+        click.echo(safe("the other key takes the kept value (accept --value V writes V to both)"))
+        return
     click.echo(safe(f"kind:      {q.kind}  ({q.note})" if q.note else f"kind:      {q.kind}"))
     click.echo(safe(f"key:       {q.key}" + (f"   other: {q.other}" if q.other else "")))
     click.echo(safe(f"proposed:  {q.trust} by {q.owner or '-'} at {fmt_time(q.time)}"))
@@ -161,6 +199,9 @@ def accept_command(item_id, value, as_json, store):
     if d.item.item.kind == "memory-edit":
         click.echo(safe(f"accepted {d.item.id[:12]}: {d.body}"))
         return
+    if d.item.item.kind == "contradiction":
+        click.echo(safe(f"accepted {d.item.id[:12]}: {settled(d)}"))
+        return
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
         f"{d.item.item.key} already held this value (v{d.version_number})"
     click.echo(safe(f"accepted {d.item.id[:12]}: {what}"))
@@ -176,6 +217,9 @@ def reject_command(item_id, as_json, store):
     d = reject(store, item_id)
     if as_json:
         emit_json(decision_json(d))
+        return
+    if d.item.item.kind == "contradiction":
+        click.echo(safe(f"rejected {d.item.id[:12]}: {settled(d)}"))
         return
     click.echo(safe(f"rejected {d.item.id[:12]}: {d.item.item.key} keeps its value; "
                     "the proposal will not be queued again"))

@@ -39,6 +39,7 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
     monkeypatch.setenv("MEM_HOME", str(tmp_path / "store"))
+    monkeypatch.setenv("MEM_NO_HELPER", "1")  # no resident helper unless a test starts one (tests/cmds/test_helper.py)
     return tmp_path
 
 

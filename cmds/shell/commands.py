@@ -155,6 +155,18 @@ def render_item(state: ShellState, it, *, position: str = "") -> list[str]:
     """An item: header, note, and the key's current value beside the proposal."""
     from objstore import queue_current_version as current_version
     q = it.item
+    if q.kind == "contradiction":  # one question about two keys: keep which?
+        lines = [safe(f"{position}contradiction  ({it.id[:12]})"), safe(f"  {q.note}"),
+                 safe(f"  flagged by {q.owner or '-'} at {fmt_time(q.time)}")]
+        sides = []
+        for key in (q.other, q.key):
+            cur = current_version(state.store, key)
+            sides.append((f"{key} v{cur.fact.version}" if cur else f"{key} (no value)",
+                          cur.fact.body if cur else (q.body if key == q.other else "")))
+        lines += side_by_side(sides[0][0], sides[0][1], sides[1][0], sides[1][1], state.width)
+        lines.append(safe(f"  accept keeps {q.other} · reject keeps {q.key} · edit writes one value to both"
+                          "   (Alt-a, Alt-r, Alt-e, Alt-n)"))
+        return lines
     head = f"{position}{q.kind}  {q.key}  ({it.id[:12]})"
     lines = [safe(head), safe(f"  {q.note}") if q.note else None,
              safe(f"  proposed by {q.owner or '-'} ({q.trust}) at {fmt_time(q.time)}")]
@@ -206,6 +218,9 @@ def _do_accept(state: ShellState, it, body: str | None) -> Reply:
     d = accept(state.store, it.id, body=body)
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
         f"{d.item.item.key} already held this value (v{d.version_number})"
+    if d.item.item.kind == "contradiction":
+        from ..queue import settled
+        what = settled(d)
     if d.item.item.kind == "memory-edit":
         what = d.body  # "memory.md updated (1,510 of 2,200 characters)"
     edited = " (edited)" if body is not None else ""
@@ -225,7 +240,7 @@ def cmd_queue(state: ShellState, arg: str) -> Reply:
     for i in its:
         q = i.item
         mark = ">" if i.id == state.current else " "
-        shown = q.note if q.kind == "memory-edit" else q.body
+        shown = q.note if q.kind in ("memory-edit", "contradiction") else q.body
         lines.append(safe(f"{mark} {i.id[:12]}  {q.kind:<9}  {q.key}  {short(shown, 40)}"))
     return Reply(lines)
 
@@ -254,8 +269,12 @@ def cmd_reject(state: ShellState, arg: str) -> Reply:
     from objstore import queue_items as items, queue_reject as reject
     it = _target(state, arg)
     before = [i.id for i in items(state.store)]
-    reject(state.store, it.id)
-    return Reply([safe(f"rejected {it.id[:12]}: {it.item.key} keeps its value"),
+    d = reject(state.store, it.id)
+    what = f"{it.item.key} keeps its value"
+    if it.item.kind == "contradiction":
+        from ..queue import settled
+        what = settled(d)
+    return Reply([safe(f"rejected {it.id[:12]}: {what}"),
                   *_after_decision(state, it.id, before)], changed=True)
 
 

@@ -490,7 +490,7 @@ class Sealed:
             raise CorruptObject(f"invalid sealed version: {e}") from None
 
 
-QUEUE_KINDS = ("challenge", "injection", "conflict", "memory-edit")
+QUEUE_KINDS = ("challenge", "injection", "conflict", "memory-edit", "contradiction")
 
 
 def queue_item_id(kind: str, key: str, body: str) -> str:
@@ -517,6 +517,9 @@ class QueueItem:
             (a lower-trust write against a ``user_stated`` value),
             ``injection`` (the value reads like an instruction to a model),
             ``conflict`` (``other`` holds a value that contradicts ``key``'s),
+            ``contradiction`` (``other`` was written with a ``contradicts``
+            edge to ``key``; ``body`` is ``other``'s value: accept keeps it,
+            reject keeps ``key``'s; ``objstore.memory.queue``),
             ``memory-edit`` (an agent's edit of a memory file; ``body`` is the
             edit plan as JSON, ``objstore.memory.memfiles``).
         key: the key the proposal is for.
@@ -526,7 +529,7 @@ class QueueItem:
         sensitivity: as in :class:`Fact`.
         owner: who proposed it.
         sources: evidence of the proposing write.
-        other: for ``conflict`` the other key, else "".
+        other: for ``conflict`` and ``contradiction`` the other key, else "".
         note: a human-readable reason (e.g. the instruction pattern matched).
         time: ms since epoch when it was queued.
     """

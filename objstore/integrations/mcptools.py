@@ -29,6 +29,7 @@ from objstore.core.refs import validate_key
 from objstore.core.store import Store
 from objstore.integrations.access import CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
 from objstore.memory.decay import pin, reinforce
+from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
@@ -245,23 +246,55 @@ class MemoryTools:
     # ------------------------------------------------------------------ write
     def tool_remember(self, caller: Caller, key: str, value: str, kind: str | None = None,
                       valid_from: int | None = None, expect: str | None = None, session: str | None = None,
-                      agent: str | None = None) -> dict:
+                      agent: str | None = None, edges: dict[str, Sequence[str]] | None = None) -> dict:
         """Write a new version of ``key`` with the caller's trust and name
-        (in the namespace of ``session`` or its sub-agent ``agent``)."""
+        (in the namespace of ``session`` or its sub-agent ``agent``).
+
+        ``edges``: ``{relation: [target, ...]}`` (the shape of a fact's
+        ``edges`` field), checked as ``mem remember --relates-to`` etc. are
+        (``facts.resolve_edges``: relation one of ``EDGE_KINDS``, every
+        target existing; a key outside the caller's namespaces reads as
+        missing); a new ``contradicts`` edge queues the two keys for review
+        (``edges.flag_contradictions``), listed under ``review``."""
         key = validate_key(key)
         if not caller.sees_key(key):
             raise Refused(f"{key} is outside this key's namespaces ({', '.join(caller.namespaces)})")
         if not isinstance(value, str):
             raise InvalidInput("value must be text")
+        pairs = self._edge_pairs(caller, edges)
         r = remember(self.store, key, value, kind=kind, trust=caller.trust, valid_from=valid_from,
                      expect=expect, owner=caller.name, command=f"mcp remember ({caller.name})",
-                     namespace=self._namespace(session, agent) or "")
+                     namespace=self._namespace(session, agent) or "", edges=pairs)
         if r.queued:
             return {"key": r.key, "written": False, "queued": r.queued, "current": r.current,
                     "note": "a user_stated value holds this key: the proposal waits in the review queue"}
-        return {"key": r.key, "written": r.written, "id": r.version.id, "version": r.version.fact.version,
-                "trust": r.version.fact.trust, "current": r.current, "previous": r.previous,
-                "redacted": r.redacted}
+        out = {"key": r.key, "written": r.written, "id": r.version.id, "version": r.version.fact.version,
+               "trust": r.version.fact.trust, "current": r.current, "previous": r.previous,
+               "redacted": r.redacted}
+        if r.version.fact.edges:
+            out["edges"] = {}
+            for rel, target in r.version.fact.edges:
+                out["edges"].setdefault(rel, []).append(target)
+        if any(rel == "contradicts" for rel, _t in pairs):
+            out["review"] = flag_contradictions(self.store, r, owner=caller.name)
+        return out
+
+    def _edge_pairs(self, caller: Caller, edges: Any) -> list[tuple[str, str]]:
+        """``{relation: [target, ...]}`` -> ``(relation, target)`` pairs, in
+        the shape ``facts.remember`` checks.  A target key (or ``KEY@vN``)
+        the caller may not see is NotFound, as ``get`` says."""
+        if edges is None:
+            return []
+        if not isinstance(edges, dict) or not all(
+                isinstance(r, str) and isinstance(ts, (list, tuple)) and all(isinstance(t, str) for t in ts)
+                for r, ts in edges.items()):
+            raise InvalidInput("edges must map a relation to a list of targets: {\"contradicts\": [\"KEY\"]}")
+        pairs = [(rel, t) for rel, ts in edges.items() for t in ts]
+        for _rel, t in pairs:
+            name = t.partition("@")[0]
+            if "/" in name and not caller.sees_key(validate_key(name, existing=True)):
+                raise NotFound(f"no key {name} to link to")
+        return pairs
 
     # ------------------------------------------------------------------ admin
     def _confirmed(self, caller: Caller, action: str, args: dict, confirm: str | None,

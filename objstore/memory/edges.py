@@ -3,7 +3,7 @@ reads them once they are written.
 
 A fact version holds its edges (``Fact.edges``; written by
 ``objstore.memory.facts.remember``).  This module holds what acts on them
-above the write: a ``contradicts`` edge queues both facts for review
+above the write: a ``contradicts`` edge queues the pair for review
 (:func:`flag_contradictions`); :func:`describe_target` names a target for
 people.
 """
@@ -14,16 +14,17 @@ from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn, edge_target_kind
 from objstore.core.store import Store
 from objstore.memory.facts import RememberResult
-from objstore.memory.queue import flag_conflict
+from objstore.memory.queue import flag_contradiction
 
 
 def flag_contradictions(store: Store, result: RememberResult, *, owner: str = "user") -> list[str]:
     """After a write (``result`` of ``facts.remember``): for each
     ``contradicts`` edge the written version holds and its parent did not,
-    put both facts in the review queue, "set A to B's value" and the reverse
-    (``queue.flag_conflict``).  A target that is a fact version counts as
-    its key; a turn is not queued.  A pair already decided, equal values or
-    a key without a current value queue nothing.  Returns the queue item ids.
+    queue one review item, "A and B contradict: keep which?"
+    (``queue.flag_contradiction``).  A target that is a fact version counts
+    as its key; a turn is not queued.  A pair already waiting, a value
+    rejected before, equal values or a key without a current value queue
+    nothing.  Returns the queue item ids (new or already waiting).
     """
     if not result.written:
         return []
@@ -41,14 +42,12 @@ def flag_contradictions(store: Store, result: RememberResult, *, owner: str = "u
             other = obj.key
         if other == f.key:
             continue
-        note = f"{f.key} was written as contradicting {other}"
-        for a, b in ((f.key, other), (other, f.key)):
-            try:
-                item = flag_conflict(store, a, b, owner=owner, note=note).item
-            except MemError:
-                continue
-            if item:
-                out.append(item)
+        try:
+            item = flag_contradiction(store, f.key, other, owner=owner).item
+        except MemError:
+            continue
+        if item and item not in out:
+            out.append(item)
     return out
 
 

@@ -13,8 +13,15 @@ object under ``refs/queue/<item id>`` instead of being written when:
   "you must now", "system prompt", ...), whatever the key holds;
 * **conflict**: two keys are flagged as holding contradicting values
   (:func:`flag_conflict`): the other key's value is proposed for the key.
+* **contradiction**: a fact was written with a ``contradicts`` edge to
+  another key (:func:`flag_contradiction`): one item asks "A and B
+  contradict: keep which?".  Accept keeps ``other``'s value (``key`` takes
+  it), reject keeps ``key``'s (``other`` takes it), an edited value goes
+  to both.  While it waits, the session-start block marks both facts as
+  disputed (:func:`disputed`).
 
-Every item is the proposal "set KEY to VALUE".  Its id
+Every item is the proposal "set KEY to VALUE" (a contradiction: "set KEY to
+OTHER's value, or the reverse").  Its id
 (:func:`objects.queue_item_id`) is a hash of its kind, key and normalized
 value, so a repeated proposal is queued once.  :func:`accept` writes the
 value (or an edited one) as ``user_stated`` through ``facts.remember``;
@@ -63,6 +70,8 @@ class Decision:
         version: id of the version the key now has at its head (accept).
         version_number: its number.  written: False if the key already held it.
         tombstone: id of the tombstone written (reject; None if one existed).
+        keys: the keys given ``body`` (a contradiction: the side that lost,
+            or both for an edited value; else the item's key).
     """
 
     item: Item
@@ -72,6 +81,7 @@ class Decision:
     version_number: int | None = None
     written: bool = False
     tombstone: str | None = None
+    keys: tuple[str, ...] = ()
 
 
 def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | None = None,
@@ -121,6 +131,58 @@ def flag_conflict(store: Store, key: str, other: str, *, owner: str = "user", no
                    trust=theirs.fact.trust, sensitivity=theirs.fact.sensitivity, owner=owner,
                    sources=(f"key:{other}",), other=other,
                    note=note or f"{other} holds a value that conflicts with {key}")
+
+
+def flag_contradiction(store: Store, key: str, other: str, *, owner: str = "user") -> Parked:
+    """``key`` was written as contradicting ``other``: queue ONE item,
+    "KEY and OTHER contradict: keep which?" (kind ``contradiction``).
+
+    The item is stored as the proposal "set ``other`` to ``key``'s current
+    value" (``QueueItem.key`` = ``other``, ``.other`` = ``key``, ``.body`` =
+    ``key``'s value): :func:`accept` keeps ``key``'s value (``other`` takes
+    it), :func:`reject` keeps ``other``'s (``key`` takes it), ``accept(...,
+    body=)`` writes an edited value to both.  A contradiction of the same
+    two keys already waiting (either way round) is returned, not queued again.
+
+    Raises NotFound (either key has no current value), InvalidInput (same
+    key, or the two values are equal), Refused (``key``'s value was rejected
+    for ``other`` before).
+    """
+    key, other = validate_key(key), validate_key(other)
+    if key == other:
+        raise InvalidInput("flag two different keys")
+    with store.lock("queue"):
+        for it in items(store):
+            q = it.item
+            if q.kind == "contradiction" and {q.key, q.other} == {key, other}:
+                return Parked(it.id, False)
+        mine, theirs = current(store, key), current(store, other)
+        if normalize_value(mine.fact.body) == normalize_value(theirs.fact.body):
+            raise InvalidInput(f"{key} and {other} hold the same value; nothing to review")
+        return propose(store, "contradiction", other, mine.fact.body, fact_kind=theirs.fact.kind,
+                       trust=mine.fact.trust, sensitivity=mine.fact.sensitivity, owner=owner,
+                       sources=(f"key:{key}",), other=key, note=contradiction_note(key, other))
+
+
+def contradiction_note(a: str, b: str) -> str:
+    """The question a contradiction item asks: ``A and B contradict: keep which?``."""
+    return f"{a} and {b} contradict: keep which?"
+
+
+def disputed(store: Store) -> dict[str, tuple[str, ...]]:
+    """The keys a waiting ``conflict`` or ``contradiction`` item names:
+    ``{key: (the other keys it conflicts with, sorted)}`` ({} for an empty
+    queue: one directory listing, no object read).  What the session-start
+    block marks as in conflict until a person decides."""
+    if not count(store):
+        return {}
+    out: dict[str, set[str]] = {}
+    for it in items(store):
+        q = it.item
+        if q.kind in ("conflict", "contradiction") and q.other:
+            out.setdefault(q.key, set()).add(q.other)
+            out.setdefault(q.other, set()).add(q.key)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 def items(store: Store) -> list[Item]:
@@ -178,11 +240,13 @@ def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
         if q.kind == "memory-edit":
             raise Refused(f"{it.id[:12]} is a memory-file edit: it is applied by objstore.memory.memfiles",
                           hint="accept it with: mem queue accept ID")
+        if q.kind == "contradiction":
+            return _settle(store, it, keep=q.other, edited=body)
         value = q.body if body is None else body
         r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", reviewed=True, sensitivity=q.sensitivity,
                      owner="user", sources=q.sources, command="queue accept")
         close(store, it, "queue accept" if body is None else "queue accept (edited)")
-        return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written)
+        return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written, keys=(q.key,))
 
 
 def reject(store: Store, prefix: str) -> Decision:
@@ -196,12 +260,39 @@ def reject(store: Store, prefix: str) -> Decision:
     with store.lock("queue reject"):
         it = resolve(store, prefix)
         q = it.item
+        if q.kind == "contradiction":
+            return _settle(store, it, keep=q.key)
         digest = value_digest(q.body)
         tid = None
         if not any(t.value_sha256 == digest for t in tombstones_for(store, q.key)):
             tid = put_tombstone(store, Tombstone(key=q.key, value_sha256=digest, time=now_ms(), reason="rejected"))
         close(store, it, "queue reject")
-        return Decision(it, "rejected", q.body, tombstone=tid)
+        return Decision(it, "rejected", q.body, tombstone=tid, keys=(q.key,))
+
+
+def _settle(store: Store, it: Item, *, keep: str, edited: str | None = None) -> Decision:
+    """Decide a contradiction (caller holds the lock): the key that is not
+    ``keep`` takes ``keep``'s current value (the item's body if it has none
+    now), as ``user_stated``; with ``edited``, both keys take that value.
+    Then the item leaves the queue."""
+    q = it.item
+    pair = (q.key, q.other)
+    lose = pair[1] if keep == pair[0] else pair[0]
+    if edited is not None:
+        value, targets = check_text(edited), pair
+    else:
+        kept = current_version(store, keep)
+        value, targets = (kept.fact.body if kept is not None else q.body), (lose,)
+    r = None
+    for k in targets:
+        cur = current_version(store, k)
+        r = remember(store, k, value, kind=cur.fact.kind if cur is not None else None, trust="user_stated",
+                     reviewed=True, sensitivity=q.sensitivity, owner="user", sources=(f"key:{keep}",),
+                     command="queue accept" if keep == q.other or edited is not None else "queue reject")
+    action = "accepted" if keep == q.other or edited is not None else "rejected"
+    close(store, it, f"queue {action[:-2]}" + (" (edited)" if edited is not None else ""))
+    assert r is not None
+    return Decision(it, action, value, r.version.id, r.version.fact.version, r.written, keys=targets)
 
 
 def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = ()) -> list[str]:

@@ -420,6 +420,18 @@ def namespace_root(ns: str) -> str:
     return ns
 
 
+def agent_path(ns: str) -> tuple[str, tuple[str, ...]]:
+    """``(session, agents)`` of a namespace: ``S.agent-a.agent-b`` ->
+    ``("S", ("a", "b"))``; ``S`` -> ``("S", ())``; an inline sidechain is
+    the agent ``sidechain``; ``""`` -> ``("", ())``."""
+    agents: list[str] = []
+    while ns and (i := _cut(ns)) > 0:
+        seg = ns[i:]
+        agents.append(seg[len(AGENT_SEP):] if seg.startswith(AGENT_SEP) else seg.lstrip("."))
+        ns = ns[:i]
+    return ns, tuple(reversed(agents))
+
+
 def is_ancestor(a: str, b: str) -> bool:
     """True when namespace ``a`` is a proper ancestor of ``b``."""
     return bool(a) and len(b) > len(a) and b.startswith(a) and b[len(a):].startswith((AGENT_SEP, SIDECHAIN))

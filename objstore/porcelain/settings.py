@@ -57,6 +57,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1),
     Setting("context.moving_max_age_days", "float", 30.0, "days after which a moving value stays out of the "
             "session-start block", minimum=0),
+    Setting("helper.autostart", "bool", True, "the session-start hook starts the store's resident helper "
+            "(mem helper) in the background when it is not running"),
+    Setting("helper.idle_minutes", "float", 15.0, "minutes without a request after which the resident "
+            "helper exits", minimum=0.05),
     Setting("capture.ignore_marker", "str", "#nomem", "a prompt starting with it is neither captured nor "
             "answered with memory"),
 )}

@@ -29,12 +29,16 @@ Session-start block (:func:`render_context`)
     version, a count or measurement, a status) is marked so, and left out
     when its ``valid_from`` is older than ``context.moving_max_age_days``
     (default 30) unless pinned: a month-old build status or version is
-    more likely wrong than right.
+    more likely wrong than right.  A fact that a waiting review item says
+    conflicts with another (a ``contradicts`` edge, ``mem queue flag``) is
+    marked ``IN CONFLICT with OTHER: awaiting review`` until a person
+    decides (``queue.disputed``).
 
     :func:`session_start_block` keeps the bytes stable for a session (prompt
     caching): the first call renders and stores them in the session state;
     later calls (``resume``, ``compact``) return the same bytes as long as
-    every fact in them is still its key's current version and visible.
+    every fact in them is still its key's current version and visible, and
+    marked in conflict as the review queue says.
     When one was superseded, forgotten or sealed, the block is rendered
     again: stale values are never re-served for the sake of caching.  On
     ``clear`` the state starts over.
@@ -45,7 +49,8 @@ Cue-triggered injection (:func:`~objstore.retrieval.inject.inject_for_prompt`)
 
 Session state: ``<store>/cache/sessions/<session>.msgpack`` (msgpack, local,
 never hashed, rebuildable): ``{"v": 1, "start": {"text", "project",
-"facts": [[key, id], …]} | None, "injected": {id: ms}, "prompts": n}``.
+"facts": [[key, id], …], "disputed": [key, …]} | None, "injected": {id: ms},
+"prompts": n}``.
 Written atomically.  ``mem forget`` scrubs files under ``cache/`` that hold
 a forgotten value (``forget.scrub_derived``); a missing or unreadable state
 is an empty one.
@@ -67,6 +72,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import list_keys
+from objstore.memory.queue import disputed as disputed_keys
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.retrieval.recall import current_version, visible
 
@@ -238,9 +244,11 @@ def _date(ms: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000)) if ms and ms > 0 else "?"
 
 
-def fact_line(f: Fact, limit: int = MAX_FACT_CHARS) -> str:
+def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = ()) -> str:
     """``- KEY (recorded DATE[, valid from DATE][, a KIND that may have
-    moved]): VALUE`` (the value cut at ``limit`` characters)."""
+    moved][, IN CONFLICT with OTHER: awaiting review]): VALUE`` (the value
+    cut at ``limit`` characters; ``conflicts``: the keys a waiting review
+    item says this one conflicts with, ``queue.disputed``)."""
     body = " ".join(f.body.split()) if "\n" not in f.body.strip() else f.body.strip()
     if len(body) > limit:
         body = body[: limit - 1].rstrip() + f"… (mem get {f.key})"
@@ -251,6 +259,8 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS) -> str:
         when += f", valid from {_date(f.valid_from)}"
     if moving:
         when += f", a {moving} that may have moved"
+    if conflicts:
+        when += f", IN CONFLICT with {escape_text(', '.join(conflicts))}: awaiting review"
     return f"- {escape_text(f.key)} ({when}): {body}"
 
 
@@ -325,6 +335,8 @@ class ContextBlock:
         project: the project it was rendered for ("" if none).
         stale_moving: keys of moving values left out for their age.
         budget: the token budget it was rendered within.
+        disputed: keys of the facts in it marked as in conflict (a
+            review item waits: ``queue.disputed``), sorted.
     """
 
     text: str
@@ -334,6 +346,7 @@ class ContextBlock:
     project: str
     stale_moving: list[str] = field(default_factory=list)
     budget: int = DEFAULT_BUDGET
+    disputed: list[str] = field(default_factory=list)
 
 
 #: dormant keys named in the session block's notice
@@ -428,6 +441,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         note = "\n… (cut to fit the session budget; the whole files: mem memory show)\n\n"
         files = files[: max(0, room - len(note) - CHARS_PER_TOKEN)] + note
     used = estimate_tokens(head + files + tail)
+    conflicts = disputed_keys(store)  # {} without a queued conflict (one directory listing)
     body: list[str] = [files] if files else []
     chosen: list[tuple[str, str]] = []
     omitted = 0
@@ -437,7 +451,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
         section: list[str] = []
         for oid, f in items:
-            line = fact_line(f) + "\n"
+            line = fact_line(f, conflicts=conflicts.get(f.key, ())) + "\n"
             cost = estimate_tokens(line) + (0 if section else estimate_tokens(title + "\n"))
             if used + cost > budget:
                 omitted += 1
@@ -454,7 +468,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     if not chosen and not files and not note:
         return ContextBlock("", [], omitted, 0, primary, stale_moving, budget)
     text = head + "".join(body) + tail
-    return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget)
+    return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget,
+                        sorted(k for k, _ in chosen if k in conflicts))
 
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],
@@ -467,6 +482,13 @@ def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool
         if cur is None or cur[0] != oid or not visible(cur[1]) or dormant(cur[1]):
             return False
     return True
+
+
+def _same_disputes(store: Store, start: dict) -> bool:
+    """Whether the facts of a stored block are marked in conflict exactly as
+    the review queue says now (a decision, or a new conflict, re-renders)."""
+    now = disputed_keys(store)
+    return sorted(k for k, _ in start.get("facts") or [] if k in now) == list(start.get("disputed") or [])
 
 
 def session_start_block(store: Store, session_id: str, source: str, cwd: str | None, *,
@@ -495,7 +517,8 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
         state = {**state, "start": None, "injected": {}}
     start = state.get("start")
     if (isinstance(start, dict) and start.get("project") == primary and isinstance(start.get("text"), str)
-            and _still_current(store, start.get("facts") or [], is_dormant, namespace)):
+            and _still_current(store, start.get("facts") or [], is_dormant, namespace)
+            and _same_disputes(store, start)):
         if source == "compact":  # what was injected on prompts is summarised away: may come again
             keep = {oid for _k, oid in start.get("facts") or []}
             state["injected"] = {k: v for k, v in state["injected"].items() if k in keep}
@@ -512,8 +535,8 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
     injected = dict(state.get("injected") or {})
     for _key, oid in block.facts:
         injected[oid] = now
-    state.update(start={"text": block.text, "project": primary, "facts": [list(x) for x in block.facts]},
-                 injected=injected)
+    state.update(start={"text": block.text, "project": primary, "facts": [list(x) for x in block.facts],
+                        "disputed": block.disputed}, injected=injected)
     save_state(store, session_id, state)
     used = _record_shown(store, session_id, [k for k, _ in block.facts])
     if trace_path:

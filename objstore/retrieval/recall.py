@@ -569,31 +569,46 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     _prefetch_neighbours(store, order[:pool + pool // 2])
     # a fact's namespace is known once it is read: with namespaces in play read further,
     # then let the demotion reorder (a descendant's fact never displaces the reader's own)
-    reach = pool * 3 if ns.active() else pool
-    for c in order:
-        if len(got_hits) >= reach or (len(got_hits) >= pool and not ns.active()):
+    import hashlib
+    cursor = 0
+
+    def take(n: int) -> None:
+        """Materialise candidates in order until ``n`` hits are read or none is left."""
+        nonlocal cursor
+        while cursor < len(order) and len(got_hits) < n:
+            c = order[cursor]
+            cursor += 1
+            got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns, ns)
+            if got is None:
+                continue
+            hit, full, old_bodies = got
+            digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            if digest in by_text:
+                i = by_text[digest]
+                old = got_hits[i]
+                got_hits[i] = replace(old, duplicates=old.duplicates + 1,
+                                      queries=tuple(sorted({*old.queries, *c.queries})))
+                continue
+            by_text[digest] = len(got_hits)
+            got_hits.append(hit)
+            extra.append(_Extra(full, old_bodies, c.rel))
+
+    # ``pool`` hits once restatements are dropped: each one dropped lets a further candidate in
+    want = pool
+    while True:
+        take(want * 3 if ns.active() else want)
+        sel = list(range(len(got_hits)))
+        if ns.active():
+            sel = sorted(sel, key=lambda i: -got_hits[i].score)
+        sel = sel[:want]
+        keep = restatements_dropped(store, [got_hits[i] for i in sel]) \
+            if any(got_hits[i].edges for i in sel) else [True] * len(sel)
+        kept = sum(keep)
+        if kept >= pool or (cursor >= len(order) and len(sel) == len(got_hits)):
             break
-        got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns, ns)
-        if got is None:
-            continue
-        hit, full, old_bodies = got
-        import hashlib
-        digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        if digest in by_text:
-            i = by_text[digest]
-            old = got_hits[i]
-            got_hits[i] = replace(old, duplicates=old.duplicates + 1,
-                                  queries=tuple(sorted({*old.queries, *c.queries})))
-            continue
-        by_text[digest] = len(got_hits)
-        got_hits.append(hit)
-        extra.append(_Extra(full, old_bodies, c.rel))
-    if ns.active() and got_hits:
-        keep = sorted(range(len(got_hits)), key=lambda i: -got_hits[i].score)[:pool]
-        got_hits, extra = [got_hits[i] for i in keep], [extra[i] for i in keep]
-    if any(h.edges for h in got_hits):
-        keep = restatements_dropped(store, got_hits)
-        got_hits, extra = [h for h, k in zip(got_hits, keep) if k], [e for e, k in zip(extra, keep) if k]
+        want += pool - kept
+    got_hits = [got_hits[i] for i, k in zip(sel, keep) if k]
+    extra = [extra[i] for i, k in zip(sel, keep) if k]
     lower = _Lower()
     if opts.supersede and opts.follow and got_hits and wants_current(qs):
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,

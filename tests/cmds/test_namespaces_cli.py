@@ -32,3 +32,26 @@ def test_agents_write_and_read_their_namespaces(invoke, monkeypatch):
     invoke("remember", "project/shop/x", "y", "--session", "S1", "--agent", "no/slash", exit_code=2)
     shown = invoke("show", "project/shop/invoice-bug").stdout
     assert "namespace:   S1.agent-explorer" in shown
+
+
+def test_plain_recall_names_the_namespace(mem, store):
+    """``mem recall`` (text, a real process) names a fact's and a sub-agent
+    turn's namespace, as --json does."""
+    from objstore.memory.sessions import CapturedTurn, TurnAppender
+    app = TurnAppender(store, command="test")
+    with store.lock("test"):
+        for sid in ("S1", "S1.agent-explorer"):
+            app.add(CapturedTurn(session=sid, source=f"t:{sid}", role="assistant", cwd="", project="shop",
+                                 text=f"the invoice export drops rows ({sid})", timestamp=1_772_000_000_000))
+        app.publish()
+    app.close()
+    store.close()
+    mem("remember", "project/shop/invoice-bug", "the invoice export drops rows with a null vat id",
+        "--session", "S1", "--agent", "explorer")
+    mem("remember", "project/shop/goal", "ship the invoice export by friday", "--session", "0f1e2d3c-long-session-id")
+    out = mem("recall", "invoice export", "--project", "shop").stdout.splitlines()
+    heads = {ln.split()[1]: ln for ln in out if ln.startswith(("fact ", "turn "))}
+    assert heads["project/shop/invoice-bug"].endswith("  agent explorer (session S1)")
+    assert heads["project/shop/goal"].endswith("  session 0f1e2d3c")
+    assert heads["S1.agent-explorer#0"].endswith("  agent explorer")
+    assert heads["S1#0"].endswith("agent_observed  " + heads["S1#0"].split()[-1])  # its own turn: the id says it

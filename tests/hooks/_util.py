@@ -59,7 +59,7 @@ def payload(event: str, sid: str, transcript: Path | str | None, **kw) -> dict:
 
 
 def hook_env(store: Path, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_") or k == "MEM_NO_HELPER"}
     env["MEM_HOME"] = str(store)
     env.update(extra)
     return env

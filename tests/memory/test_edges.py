@@ -57,14 +57,71 @@ def test_bad_edges_write_nothing(store):
     assert [k for k, _ in facts.list_keys(store)] == ["user/a"]
 
 
-def test_contradicts_puts_both_in_the_review_queue(store):
+def test_contradicts_queues_one_question_and_a_decision_settles_both_keys(store):
     from objstore.memory import queue
     from objstore.memory.edges import flag_contradictions
     facts.remember(store, "project/p/port", "5432")
     r = facts.remember(store, "project/p/port-note", "the port is 6543", edges=[("contradicts", "project/p/port")])
-    assert r.written and len(flag_contradictions(store, r)) == 2
-    items = {(i.item.key, i.item.other) for i in queue.items(store)}
-    assert items == {("project/p/port", "project/p/port-note"), ("project/p/port-note", "project/p/port")}
+    assert r.written and len(flag_contradictions(store, r)) == 1
+    [it] = queue.items(store)
+    q = it.item
+    assert (q.kind, q.key, q.other, q.body) == ("contradiction", "project/p/port", "project/p/port-note",
+                                                "the port is 6543")
+    assert q.note == "project/p/port-note and project/p/port contradict: keep which?"
+    assert queue.disputed(store) == {"project/p/port": ("project/p/port-note",),
+                                     "project/p/port-note": ("project/p/port",)}
+    # the reverse edge names the same pair: no second item
+    r2 = facts.remember(store, "project/p/port", "5432, really", edges=[("contradicts", "project/p/port-note")])
+    assert flag_contradictions(store, r2) == [it.id] and queue.count(store) == 1
+    # reject keeps project/p/port (its value now): the note takes it
+    d = queue.reject(store, it.id)
+    assert d.keys == ("project/p/port-note",) and d.written and d.body == "5432, really"
+    assert facts.current(store, "project/p/port-note").fact.body == "5432, really"
+    assert facts.current(store, "project/p/port-note").fact.trust == "user_stated"
+    assert queue.count(store) == 0 and queue.disputed(store) == {}
+
+
+def test_contradiction_accept_keeps_the_written_key_and_edit_writes_both(store):
+    from objstore.memory import queue
+    from objstore.memory.edges import flag_contradictions
+    facts.remember(store, "project/p/a", "uses celery")
+    r = facts.remember(store, "project/p/b", "uses rq", edges=[("contradicts", "project/p/a")])
+    [iid] = flag_contradictions(store, r)
+    d = queue.accept(store, iid)
+    assert d.action == "accepted" and d.keys == ("project/p/a",)
+    assert facts.current(store, "project/p/a").fact.body == "uses rq"
+    facts.remember(store, "project/p/a", "uses dramatiq")
+    r = facts.remember(store, "project/p/b", "uses rq 2", edges=[("contradicts", "project/p/a")])
+    assert flag_contradictions(store, r) == []  # the edge is not new: nothing queued again
+    facts.remember(store, "project/p/c", "uses huey")
+    r = facts.remember(store, "project/p/b", "uses rq 3", edges=[("contradicts", "project/p/c")])
+    [iid] = flag_contradictions(store, r)
+    d = queue.accept(store, iid, body="uses arq")
+    assert set(d.keys) == {"project/p/b", "project/p/c"}
+    assert {facts.current(store, k).fact.body for k in ("project/p/b", "project/p/c")} == {"uses arq"}
+
+
+def test_session_block_marks_a_contradiction_until_it_is_decided(store):
+    from objstore.memory import queue
+    from objstore.memory.edges import flag_contradictions
+    from objstore.retrieval.context import render_context, session_start_block
+    facts.remember(store, "project/p/db", "postgres 16")
+    facts.remember(store, "project/p/other", "unrelated")
+    first = session_start_block(store, "s-1", "startup", None, project="p")
+    assert "IN CONFLICT" not in first
+    r = facts.remember(store, "project/p/db-note", "postgres 17", edges=[("contradicts", "project/p/db")])
+    [iid] = flag_contradictions(store, r)
+    block = render_context(store, ["p"])
+    lines = {ln.split(" (")[0]: ln for ln in block.text.splitlines() if ln.startswith("- ")}
+    assert "IN CONFLICT with project/p/db-note: awaiting review" in lines["- project/p/db"]
+    assert "IN CONFLICT with project/p/db: awaiting review" in lines["- project/p/db-note"]
+    assert "IN CONFLICT" not in lines["- project/p/other"]
+    assert block.disputed == ["project/p/db", "project/p/db-note"]
+    # a resumed session sees the mark although project/p/db itself did not change
+    assert "IN CONFLICT with project/p/db-note" in session_start_block(store, "s-1", "resume", None, project="p")
+    queue.accept(store, iid)  # keeps db-note: db takes "postgres 17"
+    again = session_start_block(store, "s-1", "resume", None, project="p")
+    assert "IN CONFLICT" not in again and "postgres 16" not in again
 
 
 def test_cli_edges_in_show_and_log(invoke, store):
@@ -82,8 +139,8 @@ def test_cli_edges_in_show_and_log(invoke, store):
     assert js[0]["edges"]["rollup_of"] == [tid] and js[0]["edges"]["relates_to"] == ["project/p/db"]
     assert invoke("show", "project/p/note", "--json").json["edges"]["rollup_of"] == [tid]
     r = invoke("remember", "project/p/y", "db is 17", "--contradicts", "project/p/db")
-    assert "queued for review" in r.stderr
-    assert len(invoke("queue", "list", "--json").json) == 2
+    assert "queued for review" in r.stderr and "keep which?" in r.stderr
+    assert len(invoke("queue", "list", "--json").json) == 1
     bad = invoke("remember", "project/p/x", "v", "--relates-to", "project/p/nothing", exit_code=4)
     assert "no key project/p/nothing" in bad.stderr
     assert invoke("fsck").stdout.startswith("ok:")
@@ -130,3 +187,23 @@ def test_fsck_warns_about_an_edge_to_a_missing_object(store):
                              command="test")
     rep = fsck(store)
     assert rep.ok and any("rollup_of edge to abababababab" in w for w in rep.warnings)
+
+
+def test_contradiction_through_real_processes(mem):
+    """``mem remember --contradicts`` -> one question in ``mem queue``, both facts
+    marked in ``mem context``; ``mem review`` (the shell, from a pipe) decides it."""
+    mem("remember", "project/acme/db-port", "postgres listens on 5432")
+    r = mem("remember", "project/acme/pg-port", "postgres listens on 5433", "--contradicts", "project/acme/db-port")
+    assert "keep which?" in r.stderr
+    out = mem("queue").stdout.splitlines()
+    assert out[1].strip() == "project/acme/pg-port and project/acme/db-port contradict: keep which?"
+    assert out[2].strip() == "accept keeps project/acme/pg-port: postgres listens on 5433"
+    assert out[3].strip() == "reject keeps project/acme/db-port: postgres listens on 5432"
+    assert len(out) == 4
+    ctx = mem("context", "--project", "acme").stdout
+    assert ctx.count("awaiting review") == 2
+    r = mem("review", input="queue\nshow\nreject\nquit\n")
+    assert "contradict: keep which?" in r.stdout
+    assert "kept project/acme/db-port; project/acme/pg-port now holds its value" in r.stdout
+    assert mem("get", "project/acme/pg-port").stdout == "postgres listens on 5432\n"
+    assert "awaiting review" not in mem("context", "--project", "acme").stdout

@@ -60,3 +60,28 @@ def test_a_restatement_of_a_selected_fact_is_dropped(store):
     facts.remember(store, "user/a", "kiwi mango smoothie!", edges=[("derived_from", "user/b")])
     assert {h.key for h in recall(store, "kiwi mango smoothie").hits
             if h.kind == "fact"} >= {"user/a", "user/b"}
+
+
+def test_dropped_restatements_leave_room_for_further_hits(store):
+    """--limit N gives N hits when N are there: a restatement dropped from
+    the first N lets the next candidate in (a question in the past tense:
+    no supersession pool to absorb it)."""
+    facts.remember(store, "project/shop/db", "the shop database is postgres 16")
+    for i in range(3):  # restatements that rank among the first hits
+        facts.remember(store, f"project/shop/db-note{i}", f"shop database {i}",
+                       edges=[("derived_from", "project/shop/db")])
+    for name, text in (("cache", "the shop database cache is redis"), ("owner", "the shop database team owns it"),
+                       ("replica", "the shop database replica runs in eu-west"),
+                       ("backup", "backups of the shop database go to s3")):
+        facts.remember(store, f"project/shop/{name}", text)
+    q = "what did the shop database use"
+    every = [h.key for h in recall(store, q, projects=["shop"], limit=20).hits]
+    assert len(every) == 5 and not any("note" in k for k in every)
+    for limit in range(1, 9):  # the short notes rank first; the source only 5th
+        got = [h.key for h in recall(store, q, projects=["shop"], limit=limit).hits]
+        assert len(got) == min(limit, 5) if limit >= 5 else len(got) == limit
+        assert not ("project/shop/db" in got and any("note" in k for k in got))  # never with their source
+        if limit >= 5:
+            assert got == every
+    # the namespace path (a reader: read further, then demote) fills up the same way
+    assert [h.key for h in recall(store, q, projects=["shop"], limit=6, namespace="S1").hits] == every

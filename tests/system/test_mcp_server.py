@@ -306,3 +306,29 @@ def test_memory_files_and_promote_over_mcp(store_path):
             pr = _sc(await s.call_tool("promote", {"key": "user/style", "standing": True}))
             assert pr["curated"] == 2
     anyio.run(main)
+
+
+def test_stdio_remember_takes_edges_checked_as_the_cli_checks_them(store_path):
+    _mem("remember", "project/api/db", "postgres 16 on port 5433")
+
+    async def main():
+        async with stdio_session("--project", "api") as s:
+            w = _sc(await s.call_tool("remember", {"key": "project/api/db-note", "value": "the db is on 6543",
+                                                   "edges": {"contradicts": ["project/api/db"],
+                                                             "relates_to": ["project/api/db@v1"]}}))
+            assert w["written"] and w["edges"]["contradicts"] == ["project/api/db"]
+            assert len(w["edges"]["relates_to"][0]) == 64  # KEY@vN is stored as that version's id
+            assert len(w["review"]) == 1
+            for edges, want in (({"relates_to": ["project/api/missing"]}, "not_found"),
+                                ({"mentions": ["project/api/db"]}, "relates_to"),  # the schema names the relations
+                                ({"relates_to": ["project/api/x"]}, "bad_input"),  # an edge to itself
+                                ({"relates_to": ["zz"]}, "bad_input"),
+                                ({"relates_to": "project/api/db"}, "")):  # not a list: the SDK's own check
+                e = _err(await s.call_tool("remember", {"key": "project/api/x", "value": "v", "edges": edges}))
+                assert want in e, (edges, e)
+    anyio.run(main)
+    assert "project/api/x" not in _mem("keys").stdout  # a bad edge writes nothing
+    items = json.loads(_mem("queue", "list", "--json").stdout)
+    assert [(i["kind"], i["key"], i["other"]) for i in items] == [("contradiction", "project/api/db",
+                                                                  "project/api/db-note")]
+    assert items[0]["note"] == "project/api/db-note and project/api/db contradict: keep which?"

@@ -1,0 +1,156 @@
+"""The resident helper process (``mem helper serve``): imports what the
+forwarded commands use once, keeps the index generations open, and runs
+each request with the same code a new process runs (:mod:`cmds.lean`,
+:func:`cmds._hookrun.run_claude_code`), so the output is the same bytes.
+
+Per request, the process-global state is applied and restored afterwards:
+``os.environ`` (the forwarded variables only), the working directory, the
+umask, ``sys.stdin``/``stdout``/``stderr`` (in-memory streams with the
+client's encodings and terminal flags), ``SIGALRM`` and its timer (the
+hook's watchdog), ``cmds._out.PLAIN``.  One request at a time
+(``objstore.resident.server``).  The hook's capture, which a new process
+forks off, runs here after the answer is sent (:data:`cmds._hookrun.DEFERRED`):
+no fork in the helper.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import time
+
+from objstore import Reply, Request
+
+
+class _Bytes(io.BytesIO):
+    """The buffer behind a forwarded stream; says whether the client's was a terminal."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def _text(buf: io.BytesIO, enc: tuple[str, str]) -> io.TextIOWrapper:
+    try:
+        return io.TextIOWrapper(buf, encoding=enc[0], errors=enc[1], write_through=True)
+    except LookupError:
+        return io.TextIOWrapper(buf, encoding="utf-8", errors="strict", write_through=True)
+
+
+def warm(root: str) -> None:
+    """Import what the forwarded commands use and open the store's index
+    generations once (a search), so the first request pays neither."""
+    import objstore
+    from . import _hookrun, lean  # noqa: F401 - imported to stay imported
+    for name in ("recall", "search", "inject_for_prompt", "session_start_block", "render_context", "remember",
+                 "current", "capture_prompt", "prompt_snapshot", "load_capture_config", "remember_statement",
+                 "statement_of", "has_marker", "project_aliases", "agent_of", "ensure_index", "MemError"):
+        getattr(objstore, name, None)
+    try:
+        store = objstore.open_store(root)
+    except Exception:  # noqa: BLE001 - warming is best effort
+        return
+    try:
+        objstore.search(store, "mem", limit=1)
+    except Exception:  # noqa: BLE001
+        pass
+    finally:
+        store.close()
+
+
+def run(req: Request) -> Reply | None:
+    """Run one forwarded command line in this process; None when the lean
+    path does not handle it (the client then runs it itself)."""
+    from . import _hookrun, _out, lean
+    from cmds._helperclient import command_of
+    name, home = command_of(req.argv)
+    if name is None:
+        return None
+    saved_env = dict(os.environ)
+    saved_tz = os.environ.get("TZ")
+    saved_cwd = os.getcwd()
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    saved_alarm = signal.getsignal(signal.SIGALRM)
+    saved_umask = os.umask(req.umask)
+    out, err = _Bytes(req.stdout_tty), _Bytes(req.stderr_tty)
+    deferred: list = []
+
+    def restore() -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, saved_alarm)
+        _hookrun.DEFERRED = None
+        _out.PLAIN = False
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.environ.clear()
+        os.environ.update(saved_env)
+        if os.environ.get("TZ") != req.env.get("TZ"):
+            time.tzset()
+        os.umask(saved_umask)
+        try:
+            os.chdir(saved_cwd)
+        except OSError:
+            os.chdir("/")
+
+    try:
+        os.chdir(req.cwd)
+    except OSError:
+        os.umask(saved_umask)
+        return None   # a working directory the helper cannot enter: the client runs it
+    try:
+        os.environ.clear()
+        os.environ.update(req.env)
+        if req.env.get("TZ") != saved_tz:
+            time.tzset()
+        sys.stdin = _text(io.BytesIO(req.stdin), req.encodings[0])
+        sys.stdout = _text(out, req.encodings[1])
+        sys.stderr = _text(err, req.encodings[2])
+        _out.PLAIN = False
+        _hookrun.DEFERRED = deferred
+        if name == "hook":
+            env = dict(os.environ)
+            if home:
+                env["MEM_HOME"] = home
+
+            def read():
+                return _hookrun.parse_event(req.stdin)
+            status = _hookrun.run_claude_code(env=env, out=sys.stdout, read=read)
+        else:
+            status = lean.main(list(req.argv))
+            if status is None:      # click must run it: in the client's own process
+                restore()
+                return None
+        for s in (sys.stdout, sys.stderr):
+            try:
+                s.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+    except BaseException:
+        restore()
+        raise
+
+    def after() -> None:
+        try:
+            for job in deferred:
+                job()
+        finally:
+            restore()
+    return Reply(int(status), out.getvalue(), err.getvalue(), after=after)
+
+
+def serve(root: str, idle_s: float, ready=None) -> str:
+    """Run the helper of the store at ``root`` until it stops; returns why
+    (``objstore.resident.server.serve``)."""
+    import objstore
+    from cmds._helperclient import source_stamp
+    stamp = source_stamp()   # of the code on disk now, before it is imported
+    os.umask(0o077)
+    cache = objstore.keep_generations_open()
+    warm(root)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    return objstore.serve_helper(root, stamp, run, idle_s=idle_s, ready=ready, between=cache.refresh)
