@@ -646,6 +646,10 @@ def measure_main(args, runner, mem, mw) -> dict:
     gr = interleaved(runner, {"mem": (lambda i: mem + ["get", "project/bench/api-port"], menv)}, args.runs)
     results["get"] = {"mem": summary(gr["mem"])}
 
+    if args.helper:
+        step(f"with and without the resident helper x{args.runs}")
+        results["helper"] = measure_helper(runner, mem, menv, args.runs, hook_event)
+
     if args.one_new_runs:
         step(f"one new session among the corpus x{args.one_new_runs}")
         results["one_new"] = measure_one_new(runner, mem, corpus, work, mem_home, args.one_new_runs, args.seed)
@@ -679,6 +683,42 @@ def measure_main(args, runner, mem, mw) -> dict:
     results["keys"] = {**ks, "get": summary(gr["get"]), "log": summary(gr["log"]),
                        "remember": summary(rk["remember"])}
     return finish(results, peer)
+
+
+def _proc_cpu_ms(pid: int) -> float:
+    """user + system CPU of process ``pid`` so far, ms (``/proc/PID/stat``)."""
+    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def measure_helper(runner, mem, menv: dict, runs: int, hook_event) -> dict:
+    """get, recall, the prompt hook and remember as new processes, without
+    and with the store's resident helper (``mem helper``), interleaved; for
+    the helper also its own CPU per request (the client's CPU does not hold
+    it).  Starts the helper and stops it at the end."""
+    with_h = {**menv, "MEM_NO_HELPER": ""}
+    runner.run(mem + ["helper", "start"], with_h)
+    pid = json.loads(runner.run(mem + ["helper", "status", "--json"], with_h)["stdout"])["pid"]
+    cmds = {
+        "get": (lambda i: mem + ["get", "project/bench/api-port"], None),
+        "recall": (lambda i: mem + ["recall", "--all-projects", "--json", "-n", "10", "database migration failed"],
+                   None),
+        "hook": (lambda i: mem + ["hook", "claude-code"], hook_event),
+        "remember": (lambda i: mem + ["remember", "project/bench/api-port", f"api listens on {9000 + i}"], None),
+    }
+    out: dict = {"helper_pid": pid}
+    try:
+        for name, (argv_for, stdin_for) in cmds.items():
+            extra = (stdin_for,) if stdin_for else ()
+            before = _proc_cpu_ms(pid)
+            rows = interleaved(runner, {"without": (argv_for, menv, *extra),
+                                        "with": (lambda i, f=argv_for: f(i + 1000), with_h, *extra)}, runs)
+            spent = _proc_cpu_ms(pid) - before
+            out[name] = {"without": summary(rows["without"]), "with": summary(rows["with"]),
+                         "helper_cpu_per_request_ms": round(spent / (runs + 1), 1)}
+    finally:
+        runner.run(mem + ["helper", "stop"], with_h, check=False)
+    return out
 
 
 def finish(results: dict, peer: bool) -> dict:
@@ -907,6 +947,16 @@ def markdown(results: dict) -> str:
     if rows:
         out += ["| what | mem | memware 0.11 | mem / memware | target |", "|---|---|---|---|---|"]
         out += [f"| {' | '.join(row)} |" for row in rows]
+    if "helper" in results:
+        h = results["helper"]
+        out += ["", "| new process | without helper: wall / CPU median | with helper: wall / client CPU median "
+                "| helper CPU per request | target |", "|---|---|---|---|---|"]
+        for name, target in (("get", 40), ("recall", 50), ("hook", 60), ("remember", 50)):
+            if name in h:
+                a, b = h[name]["without"], h[name]["with"]
+                out.append(f"| {name} | {a['median_ms']:.0f} / {a['cpu_median_ms']:.0f} ms | {b['median_ms']:.0f} / "
+                           f"{b['cpu_median_ms']:.0f} ms | {h[name]['helper_cpu_per_request_ms']:.0f} ms | "
+                           f"≤ {target} ms |")
     if "scale" in results:
         s = results["scale"]
         out += ["", f"| scale check ({s['turns']:,} turns) | turns | import wall | peak RSS | store | "
@@ -969,6 +1019,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reuse-scale-stores", action="store_true",
                     help="with --scale: keep stores an earlier run imported with the same sources "
                          "(re-measures search only)")
+    ap.add_argument("--helper", action="store_true",
+                    help="also measure get/recall/hook/remember with the store's resident helper (mem helper)")
     ap.add_argument("--scale", metavar="TURNS",
                     help="opt-in: the scale check at TURNS (1m; below 1M it extrapolates), instead of the comparison")
     args = ap.parse_args(argv)
@@ -984,7 +1036,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not k.startswith(("MEM_", "MEMWARE_", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"))}
     home = args.work / "home"
     home.mkdir(exist_ok=True)
-    base_env.update({"HOME": str(home), "NO_COLOR": "1", "MEM_LOCK_TIMEOUT": "60",
+    base_env.update({"HOME": str(home), "NO_COLOR": "1", "MEM_LOCK_TIMEOUT": "60", "MEM_NO_HELPER": "1",
                      "PYTHONPYCACHEPREFIX": str(args.work / "pycache")})
     args.mem_src = REPO
     runner = Runner(args.work / "scratch", base_env)

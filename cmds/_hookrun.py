@@ -337,7 +337,7 @@ def start_helper(run: "_Run", store) -> bool:
     if _helperclient.disabled(run.env) or DEFERRED is not None:
         return False
     import objstore
-    if objstore.config_read(store.root).get("helper.autostart") is not True:
+    if objstore.config_value(store.root, "helper.autostart") is not True:  # any spelling mem config takes
         return False
     if objstore.helper_running(store.root):
         return False

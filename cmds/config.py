@@ -17,8 +17,8 @@ def _names(_ctx, _param, incomplete):
 
 
 @click.command("config")
-@click.argument("name", required=False, metavar="NAME", shell_complete=_names)
-@click.argument("value", required=False, metavar="VALUE")
+@click.argument("name", required=False, metavar="[NAME]", shell_complete=_names)
+@click.argument("value", required=False, metavar="[VALUE]")
 @json_option
 @with_store()
 def command(name, value, as_json, store):
@@ -28,20 +28,23 @@ def command(name, value, as_json, store):
     the file does not set it) and what it does.  NAME alone prints its
     value; NAME VALUE sets it, keeping the rest of the file (comments,
     other tables) as it was.  Only known settings are written: a misspelt
-    name is refused.  derive.api_key_env takes the NAME of the environment
-    variable holding a key, never a key.
+    name is refused, with the closest names offered.  A boolean is spelt as
+    git config spells it: true, yes, on or 1; false, no, off or 0 (any
+    case), and is stored as true or false.  derive.api_key_env takes the
+    NAME of the environment variable holding a key, never a key.
 
     \b
     Examples:
       mem config
       mem config derive.auto true
       mem config derive.sources all
+      mem config decay.days 90
       mem config context.prompt_budget
 
     Exit status: 0 ok; 2 unknown setting, bad value, or a config.toml mem
     cannot edit safely; 10 no store.
     """
-    from objstore import config_read, config_set, config_settings
+    from objstore import config_read, config_set, config_setting, config_settings
     settings = config_settings
     if name is None:
         cur = config_read(store.root)
@@ -53,9 +56,7 @@ def command(name, value, as_json, store):
             mark = "" if cur[n] == s.default else "  (set)"
             click.echo(f"{n} = {_fmt(cur[n])}{mark}\n    {s.help}")
         return
-    if name not in settings:
-        from objstore import InvalidInput
-        raise InvalidInput(f"unknown setting {name!r}", hint="'mem config' lists them")
+    config_setting(name)  # an unknown name: exit 2 with the closest names
     if value is None:
         v = config_read(store.root)[name]
         if as_json:

@@ -8,15 +8,17 @@ from ._common import emit_json, fmt_time, json_option, plural, safe, short, with
 @click.command("decay")
 @click.option("--dry-run", is_flag=True, help="Show what would go dormant and stop.")
 @click.option("--days", type=click.IntRange(0, 36500), default=None,
-              help="Idle active days before a fact goes dormant (default: decay_days of the store config, else 60).")
+              help="Idle active days before a fact goes dormant (default: the setting decay.days, 60 unless "
+                   "'mem config decay.days N').")
 @click.option("--if-due", is_flag=True, help="Do nothing if decay ran less than a day ago (for hooks).")
 @json_option
 @with_store()
 def command(dry_run, days, if_due, as_json, store):
-    """Make facts unused for decay_days dormant: searchable, never injected.
+    """Make facts unused for decay.days dormant: searchable, never injected.
 
     A fact goes dormant when it was not written, injected or reinforced for
-    decay_days (store config, default 60) and is not pinned.  Days are
+    decay.days active days (default 60; mem config decay.days N) and is not
+    pinned.  Days are
     active days of the fact's scope: days with a session in its project
     (any session, for user and global facts), so a project you leave does
     not age while you are away.  Each change
@@ -29,8 +31,8 @@ def command(dry_run, days, if_due, as_json, store):
       mem decay --days 30
       mem decay --if-due          # at most once a day (session-start hook)
 
-    Exit status: 0 ok (also when nothing decayed); 2 bad decay_days in the
-    config; 11 store locked.
+    Exit status: 0 ok (also when nothing decayed); 2 a bad decay.days in
+    config.toml; 11 store locked.
     """
     from objstore import decay
     rep = decay(store, days=days, dry_run=dry_run, if_due=if_due)

@@ -76,7 +76,7 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
             click.echo(f"no automatic derive run: {status if status != 'due' else 'another run claimed today'}",
                        err=True)
             return
-        do_apply, quiet, max_calls = True, True, int(cfg.get("auto_max_calls") or objstore.DERIVE_AUTO_MAX_CALLS)
+        do_apply, quiet, max_calls = True, True, objstore.config_value(store.root, "derive.auto_max_calls")
     plan = objstore.derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
     if show_plan:
         objstore.derive_mark_plan_shown(store, prov)

@@ -273,13 +273,14 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
     """``mem context``: the session-start block, or what ``--prompt`` would
     get (budgets: the options, else the store's ``[context]`` settings);
     with ``agent`` as sub-agent ``agent`` of ``session_id`` sees it."""
-    from objstore import GateConfig, inject_for_prompt, project_aliases, render_context, session_start_block
+    from objstore import project_aliases, render_context, session_start_block
     override = project or os.environ.get("MEM_PROJECT") or None
     namespace = namespace_of(session_id, agent) if agent else None
     if namespace:
         session_id = namespace  # a sub-agent's state is its own
     cwd = None if override else working_dir()
     if prompt is not None:
+        from objstore import GateConfig, inject_for_prompt  # only here: the start block needs no gate (start-up)
         inj = inject_for_prompt(store, session_id or "", prompt, previous_assistant=previous_assistant,
                                 tool_output=tool_output, cwd=cwd, project=override,
                                 config=GateConfig(budget_tokens=prompt_budget) if prompt_budget else None,

@@ -49,7 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pin": ("cmds.pin", "Pin KEY: always injected, never dormant."),
     "unpin": ("cmds.unpin", "Unpin KEY: it may go dormant again when unused."),
     "reinforce": ("cmds.reinforce", "Reinforce KEY: restart its decay clock; wake it if dormant."),
-    "decay": ("cmds.decay", "Make facts unused for decay_days dormant: searchable, never injected."),
+    "decay": ("cmds.decay", "Make facts unused for decay.days dormant: searchable, never injected."),
     "remote": ("cmds.remote", "Manage remotes: folders or S3 buckets that push, pull and clone use."),
     "push": ("cmds.push", "Send new objects and refs to remote NAME (pulls first)."),
     "pull": ("cmds.pull", "Fetch remote NAME's objects and merge its refs here."),

@@ -15,7 +15,7 @@ def command(key, as_json, store):
 
     A dormant fact gets a new version with the same value, awake again (it
     shows in mem log).  For an awake fact the use is recorded in the key's
-    reflog (ids and a time only), which restarts the decay_days clock.
+    reflog (ids and a time only), which restarts the decay.days clock.
 
     \b
     Examples:

@@ -99,7 +99,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.index.generations", "objstore.index.snippets", "objstore.index.searchindex",
          "objstore.index", "objstore.core.redact", "objstore.vault.age",
          # off the start-up paths: readers never write a pack; the prompt hook never renders memory files
-         "objstore.core.packwriter", "objstore.memory.memfiles")
+         "objstore.core.packwriter", "objstore.memory.memfiles",
+         # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
+         # only where a setting is used (decay, derive.auto)
+         "objstore.core.tomledit", "objstore.core.settings")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

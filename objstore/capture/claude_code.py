@@ -14,13 +14,14 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
+from objstore.core.record import Frozen, Record, set_fields
+from objstore.core.text import LazyPattern
 from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
@@ -29,8 +30,7 @@ __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS",
 
 
 
-@dataclass
-class ReaderState:
+class ReaderState(Record):
     """What :func:`parse_file` carries from one read of a file to the next, for incremental
     reads from a byte offset (``objstore.capture.sync`` saves it beside its cursor).
 
@@ -51,18 +51,19 @@ class ReaderState:
             it (``last_assistant_message``), or "": a trailing assistant run whose text
             has this hash is whole, so ``hold_tail`` does not keep it back (then cleared).
     """
-    msg_first: dict = field(default_factory=dict)
-    prompts: dict = field(default_factory=dict)
-    prompt_ids: dict = field(default_factory=dict)
-    last_prompt: str = ""
-    prev_prompt: str = ""
-    hold_tail: bool = False
-    resume_at: int = 0
-    answer_done: str = ""
+    __slots__ = ("msg_first", "prompts", "prompt_ids", "last_prompt", "prev_prompt", "hold_tail", "resume_at",
+                 "answer_done")
+
+    def __init__(self, msg_first: dict | None = None, prompts: dict | None = None, prompt_ids: dict | None = None,
+                 last_prompt: str = "", prev_prompt: str = "", hold_tail: bool = False, resume_at: int = 0,
+                 answer_done: str = "") -> None:
+        set_fields(self, {} if msg_first is None else msg_first, {} if prompts is None else prompts,
+                   {} if prompt_ids is None else prompt_ids, last_prompt, prev_prompt, hold_tail, resume_at,
+                   answer_done)
 
 
-_CMD_RE = re.compile(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
-                     r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
+_CMD_RE = LazyPattern(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
+                      r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
 
 
 def _prompt_norm(text: str) -> str:
@@ -184,17 +185,15 @@ def _assistant_blocks(content: Any) -> list[str]:
 
 # --------------------------------------------------------------------------- parsing
 
-@dataclass
-class _Group:
-    """Pending assistant turn: consecutive records sharing (session, message.id)."""
-    session: str
-    msg_id: str
-    source: str
-    blocks: list
-    timestamp: int
-    cwd: str
-    start: int = 0      # byte offset of its first line
-    entrypoint: str = ""
+class _Group(Record):
+    """Pending assistant turn: consecutive records sharing (session, message.id);
+    ``start`` is the byte offset of its first line."""
+
+    __slots__ = ("session", "msg_id", "source", "blocks", "timestamp", "cwd", "start", "entrypoint")
+
+    def __init__(self, session: str, msg_id: str, source: str, blocks: list, timestamp: int, cwd: str, start: int = 0,
+                 entrypoint: str = "") -> None:
+        set_fields(self, session, msg_id, source, blocks, timestamp, cwd, start, entrypoint)
 
 
 def _file_context(path: Path) -> tuple[bool, str]:
@@ -423,8 +422,7 @@ OUTCOME_TAIL_BYTES = 1 << 20
 _FINAL_STOPS = (None, "end_turn", "stop_sequence")
 
 
-@dataclass(frozen=True)
-class SubagentOutcome:
+class SubagentOutcome(Frozen):
     """How a Claude Code subagent file ends (agent-formats §2.3).
 
     Attributes:
@@ -439,11 +437,10 @@ class SubagentOutcome:
             cut by ``max_tokens``.
     """
 
-    session: str
-    agent_id: str
-    agent_type: str
-    description: str
-    final: str | None
+    __slots__ = ("session", "agent_id", "agent_type", "description", "final")
+
+    def __init__(self, session: str, agent_id: str, agent_type: str, description: str, final: str | None) -> None:
+        set_fields(self, session, agent_id, agent_type, description, final)
 
 
 def subagent_outcome(path: Path) -> SubagentOutcome | None:

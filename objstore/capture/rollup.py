@@ -25,11 +25,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.claude_code import subagent_outcome
 from objstore.core.errors import IntegrityError, MemError, NotFound
+from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store
 from objstore.memory.facts import RememberResult, current_of, remember, walk
@@ -47,8 +47,7 @@ MAX_EDGES = 1000
 OWNER = "rollup"
 
 
-@dataclass(frozen=True)
-class RollupResult:
+class RollupResult(Frozen):
     """What :func:`rollup` did for one sub-agent.
 
     Attributes:
@@ -61,13 +60,11 @@ class RollupResult:
         edges: the turn ids it rolls up.  id: the summary version's id.
     """
 
-    child: str
-    parent: str
-    key: str
-    status: str
-    complete: bool
-    edges: tuple[str, ...] = ()
-    id: str | None = None
+    __slots__ = ("child", "parent", "key", "status", "complete", "edges", "id")
+
+    def __init__(self, child: str, parent: str, key: str, status: str, complete: bool, edges: tuple[str, ...] = (),
+                 id: str | None = None) -> None:
+        set_fields(self, child, parent, key, status, complete, edges, id)
 
 
 def summary_key(child: str, project: str) -> str:

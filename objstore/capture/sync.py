@@ -52,14 +52,12 @@ writer through the index journal, which is what the journal is for).
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import hashlib
 import json
 import os
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
@@ -68,6 +66,7 @@ from objstore.capture.claude_code import (ParseStats, ReaderState, parse_file, p
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
+from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
@@ -97,8 +96,7 @@ def _h(text: str) -> str:
 
 # --------------------------------------------------------------------------- config
 
-@dataclass(frozen=True)
-class CaptureConfig:
+class CaptureConfig(Frozen):
     """The ``[capture]`` table of ``<store>/config.toml``::
 
         [capture]
@@ -113,8 +111,10 @@ class CaptureConfig:
     the next prompt); no memory is injected for it either.
     """
 
-    exclude: tuple[str, ...] = ()
-    ignore_marker: str = DEFAULT_MARKER
+    __slots__ = ("exclude", "ignore_marker")
+
+    def __init__(self, exclude: tuple[str, ...] = (), ignore_marker: str = DEFAULT_MARKER) -> None:
+        set_fields(self, exclude, ignore_marker)
 
 
 def load_config(root: Path) -> CaptureConfig:
@@ -201,26 +201,20 @@ def _valid_text(text: str) -> str:
 
 # --------------------------------------------------------------------------- cursors
 
-@dataclass
-class Cursor:
-    """Where a transcript file has been read to (see the module doc)."""
+class Cursor(Record):
+    """Where a transcript file has been read to (see the module doc).
+    ``stopped``: a Stop hook ran since the last prompt hook read the file:
+    the agent's answer is finished, so the next prompt hook reads its
+    trailing message too (capture_prompt)."""
 
-    path: str
-    dev: int = 0
-    ino: int = 0
-    offset: int = 0
-    fp: str = ""
-    fp_len: int = 0
-    session: str = ""
-    ended: bool = False
-    created: int = 0
-    synced: int = 0
-    skipping: bool = False
-    #: a Stop hook ran since the last prompt hook read the file: the agent's answer is
-    #: finished, so the next prompt hook reads its trailing message too (capture_prompt)
-    stopped: bool = False
-    lineage: dict = field(default_factory=dict)
-    reader: ReaderState = field(default_factory=ReaderState)
+    __slots__ = ("path", "dev", "ino", "offset", "fp", "fp_len", "session", "ended", "created", "synced", "skipping",
+                 "stopped", "lineage", "reader")
+
+    def __init__(self, path: str, dev: int = 0, ino: int = 0, offset: int = 0, fp: str = "", fp_len: int = 0,
+                 session: str = "", ended: bool = False, created: int = 0, synced: int = 0, skipping: bool = False,
+                 stopped: bool = False, lineage: dict | None = None, reader: ReaderState | None = None) -> None:
+        set_fields(self, path, dev, ino, offset, fp, fp_len, session, ended, created, synced, skipping, stopped,
+                   {} if lineage is None else lineage, ReaderState() if reader is None else reader)
 
     def head(self) -> dict:
         return {"v": _CURSOR_V, "path": self.path, "dev": self.dev, "ino": self.ino,
@@ -453,7 +447,7 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
             if namer is not None:
                 project = namer(ct.cwd, ct.project)
                 if project != ct.project:
-                    ct = dataclasses.replace(ct, project=project)
+                    ct = ct.replace(project=project)
             yield ct
     return lineage.run(base()) if lineage is not None else base()
 
@@ -477,21 +471,18 @@ def import_filter(store: Store, appender: TurnAppender):
 
 # --------------------------------------------------------------------------- sync
 
-@dataclass
-class SyncResult:
-    """One file's sync: where it was read from and to, what was added."""
+class SyncResult(Record):
+    """One file's sync: where it was read from and to, what was added;
+    ``more``: the byte budget stopped it before the end."""
 
-    path: str
-    session: str = ""
-    start: int = 0
-    offset: int = 0
-    size: int = 0
-    turns_seen: int = 0
-    turns_added: int = 0
-    lines_skipped: int = 0
-    reset: bool = False
-    missing: bool = False
-    more: bool = False      # the byte budget stopped it before the end
+    __slots__ = ("path", "session", "start", "offset", "size", "turns_seen", "turns_added", "lines_skipped", "reset",
+                 "missing", "more")
+
+    def __init__(self, path: str, session: str = "", start: int = 0, offset: int = 0, size: int = 0,
+                 turns_seen: int = 0, turns_added: int = 0, lines_skipped: int = 0, reset: bool = False,
+                 missing: bool = False, more: bool = False) -> None:
+        set_fields(self, path, session, start, offset, size, turns_seen, turns_added, lines_skipped, reset, missing,
+                   more)
 
 
 def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, bool]:
@@ -729,8 +720,7 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
 
 # --------------------------------------------------------------------------- prompt capture
 
-@dataclass
-class PromptResult:
+class PromptResult(Record):
     """Outcome of :func:`capture_prompt`: ``status`` is ``captured``,
     ``known`` (already stored, e.g. read from the transcript first),
     ``deferred`` (too much of the transcript unread to fix the key: the
@@ -738,14 +728,13 @@ class PromptResult:
     (ignore marker) or ``empty`` (nothing left once ``<mem-context>`` is
     removed)."""
 
-    status: str
-    id: str | None = None
-    source: str = ""
-    synced: int = 0
+    __slots__ = ("status", "id", "source", "synced")
+
+    def __init__(self, status: str, id: str | None = None, source: str = "", synced: int = 0) -> None:
+        set_fields(self, status, id, source, synced)
 
 
-@dataclass(frozen=True)
-class PromptSnapshot:
+class PromptSnapshot(Frozen):
     """The key a prompt hook gives its prompt, fixed from the transcript as it
     was when the hook started, before anything else runs.
 
@@ -760,8 +749,10 @@ class PromptSnapshot:
     transcript cannot tell (none given, a subagent's, or more than
     ``SNAPSHOT_MAX_BYTES`` unread): see :func:`capture_prompt`."""
 
-    key: str = ""
-    size: int = 0
+    __slots__ = ("key", "size")
+
+    def __init__(self, key: str = "", size: int = 0) -> None:
+        set_fields(self, key, size)
 
 
 #: bytes past the cursor a prompt hook reads to fix its prompt's key; beyond,

@@ -10,10 +10,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator
+
+from objstore.core.record import Record, set_fields
+from objstore.core.text import LazyPattern
+
 
 TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this
 MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) without being held
@@ -21,21 +24,24 @@ _CHUNK = 1 << 20
 
 # Our own hook injection tag: must never be re-imported.  Tolerant: attributes,
 # any case, spans lines, an unclosed block runs to the end of the text.
-_MEM_CONTEXT_RE = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
+_MEM_CONTEXT_RE = LazyPattern(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
 # JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
-_SUSPECT_ESCAPE_RE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_SUSPECT_ESCAPE_RE = LazyPattern(rb"\\u(?:[dD][89a-fA-F]|0000)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 
 
-@dataclass
-class ParseStats:
+class ParseStats(Record):
     """Counters accumulated over ``parse_file`` calls.  Every line read is either skipped
-    (bad), ignored (valid record carrying no turn), or contributes to a turn."""
-    files: int = 0             # parse_file calls
-    lines: int = 0             # lines read, blank ones included
-    lines_skipped: int = 0     # bad lines (see parse_file)
-    records_ignored: int = 0   # valid JSON objects that gave no turn
+    (bad), ignored (valid record carrying no turn), or contributes to a turn.
+    ``files``: parse_file calls; ``lines``: lines read, blank ones included;
+    ``lines_skipped``: bad lines (see parse_file); ``records_ignored``: valid
+    JSON objects that gave no turn."""
+
+    __slots__ = ("files", "lines", "lines_skipped", "records_ignored")
+
+    def __init__(self, files: int = 0, lines: int = 0, lines_skipped: int = 0, records_ignored: int = 0) -> None:
+        set_fields(self, files, lines, lines_skipped, records_ignored)
 
 
 def as_str(v: Any) -> str:

@@ -21,25 +21,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.record import Frozen, set_fields
 
 AUDIT_FILE = "audit"
 FORGOTTEN = "forgotten"
 
 
-@dataclass(frozen=True, slots=True)
-class AuditEntry:
+class AuditEntry(Frozen):
     """One audit line: ``time`` (ms), ``command``, ``ref`` ("" for an event
     that moved no ref), ``old``/``new`` (ids, ``forgotten``, or None)."""
 
-    time: int
-    command: str
-    ref: str
-    old: str | None
-    new: str | None
+    __slots__ = ("time", "command", "ref", "old", "new")
+
+    def __init__(self, time: int, command: str, ref: str, old: str | None, new: str | None) -> None:
+        set_fields(self, time, command, ref, old, new)
 
 
 def _clean(text: str) -> str:

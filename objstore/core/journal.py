@@ -24,20 +24,23 @@ emptied when the operation completes.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.core.record import Record, set_fields
 
-@dataclass
-class JournalEntries:
+
+class JournalEntries(Record):
     """Parsed journal: keys to refresh, sessions with their oldest old head,
     keys being forgotten and objects to delete."""
 
-    facts: set[str] = field(default_factory=set)
-    sessions: dict[str, str | None] = field(default_factory=dict)
-    forgets: set[str] = field(default_factory=set)
-    turn_forgets: set[str] = field(default_factory=set)
-    deletes: set[str] = field(default_factory=set)
+    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes")
+
+    def __init__(self, facts: set[str] | None = None, sessions: dict[str, str | None] | None = None,
+                 forgets: set[str] | None = None, turn_forgets: set[str] | None = None,
+                 deletes: set[str] | None = None) -> None:
+        set_fields(self, set() if facts is None else facts, {} if sessions is None else sessions,
+                   set() if forgets is None else forgets, set() if turn_forgets is None else turn_forgets,
+                   set() if deletes is None else deletes)
 
     def __bool__(self) -> bool:
         return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes)

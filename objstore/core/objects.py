@@ -1,6 +1,6 @@
 """The object model: immutable fact, turn and tombstone objects.
 
-Objects are frozen dataclasses with no I/O and no knowledge of bytes on disk;
+Objects are frozen records (``objstore.core.record``) with no I/O and no knowledge of bytes on disk;
 ``codec`` turns them into framed canonical CBOR and back.  Each class maps to
 and from a *payload*: a ``dict`` with ``str`` keys whose values are only
 ``int``, ``str``, ``bytes``, ``bool``, ``None`` or lists of those (no floats,
@@ -13,11 +13,11 @@ The byte-level format is specified in ``docs/format.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
+from objstore.core.record import Frozen, set_fields
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
 
 KINDS = ("user", "feedback", "project", "reference", "directive", "summary")
@@ -170,8 +170,7 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(Frozen):
     """One version of a key.
 
     Attributes:
@@ -212,28 +211,18 @@ class Fact:
         "trust", "sensitivity", "owner", "sources", "pinned",
     )
 
-    key: str
-    kind: str
-    body: str
-    version: int
-    parent: str | None
-    valid_from: int
-    recorded_at: int
-    trust: str = "user_stated"
-    sensitivity: str = "private"
-    owner: str = "user"
-    sources: tuple[str, ...] = field(default_factory=tuple)
-    pinned: bool = False
-    forgotten: int = 0
-    dormant: bool = False
-    curated: int = 0
-    edges: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-    namespace: str = ""
-
     #: fields written only when set (so objects without them keep their ids)
     OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "dormant", "curated", "edges", "namespace")
 
-    def __post_init__(self) -> None:
+    __slots__ = ("key", "kind", "body", "version", "parent", "valid_from", "recorded_at", "trust", "sensitivity",
+                 "owner", "sources", "pinned", "forgotten", "dormant", "curated", "edges", "namespace")
+
+    def __init__(self, key: str, kind: str, body: str, version: int, parent: str | None, valid_from: int,
+                 recorded_at: int, trust: str = "user_stated", sensitivity: str = "private", owner: str = "user",
+                 sources: tuple[str, ...] = (), pinned: bool = False, forgotten: int = 0, dormant: bool = False,
+                 curated: int = 0, edges: tuple[tuple[str, str], ...] = (), namespace: str = "") -> None:
+        set_fields(self, key, kind, body, version, parent, valid_from, recorded_at, trust, sensitivity, owner,
+                   sources, pinned, forgotten, dormant, curated, edges, namespace)
         _choice(self.kind, KINDS, "kind")
         _choice(self.trust, TRUST_LEVELS, "trust")
         _choice(self.sensitivity, SENSITIVITIES, "sensitivity")
@@ -289,8 +278,7 @@ class Fact:
             raise CorruptObject(f"invalid fact: {e}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(Frozen):
     """One turn of a session (a user prompt, an assistant message, a tool result).
 
     Attributes:
@@ -322,24 +310,17 @@ class Turn:
         "project", "source", "parent",
     )
 
-    session: str
-    seq: int
-    role: str
-    text: str
-    timestamp: int
-    harness: str
-    cwd: str
-    project: str
-    source: str
-    parent: str | None
-    forgotten: int = 0
-    entrypoint: str = ""
-    untrusted: bool = False
-
     #: fields written only when set (so objects without them keep their ids)
     OPTIONAL: ClassVar[tuple[str, ...]] = ("forgotten", "entrypoint", "untrusted")
 
-    def __post_init__(self) -> None:
+    __slots__ = ("session", "seq", "role", "text", "timestamp", "harness", "cwd", "project", "source", "parent",
+                 "forgotten", "entrypoint", "untrusted")
+
+    def __init__(self, session: str, seq: int, role: str, text: str, timestamp: int, harness: str, cwd: str,
+                 project: str, source: str, parent: str | None, forgotten: int = 0, entrypoint: str = "",
+                 untrusted: bool = False) -> None:
+        set_fields(self, session, seq, role, text, timestamp, harness, cwd, project, source, parent, forgotten,
+                   entrypoint, untrusted)
         _choice(self.role, ROLES, "role")
         if self.seq < 0:
             raise InvalidInput("seq must be >= 0")
@@ -376,8 +357,7 @@ class Turn:
             raise CorruptObject(f"invalid turn: {e}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Tombstone:
+class Tombstone(Frozen):
     """A forgotten value: the key and the SHA-256 of its normalized value.
 
     It never holds the value itself.  A write whose :func:`value_digest`
@@ -394,12 +374,10 @@ class Tombstone:
     TYPE_NAME: ClassVar[str] = "tombstone"
     FIELDS: ClassVar[tuple[str, ...]] = ("key", "value_sha256", "time", "reason")
 
-    key: str
-    value_sha256: bytes
-    time: int
-    reason: str = "forget"
+    __slots__ = ("key", "value_sha256", "time", "reason")
 
-    def __post_init__(self) -> None:
+    def __init__(self, key: str, value_sha256: bytes, time: int, reason: str = "forget") -> None:
+        set_fields(self, key, value_sha256, time, reason)
         if len(self.value_sha256) != 32:
             raise InvalidInput("value_sha256 must be 32 bytes")
         check_time(self.time, "time")
@@ -424,8 +402,7 @@ class Tombstone:
 AGE_INTRO = b"age-encryption.org/v1\n"
 
 
-@dataclass(frozen=True, slots=True)
-class Sealed:
+class Sealed(Frozen):
     """One sealed version of a key: the metadata of a fact in the clear and
     its value only as an age v1 file (encrypted to the vault's recipient).
 
@@ -448,17 +425,11 @@ class Sealed:
         "key", "kind", "version", "parent", "valid_from", "recorded_at", "trust", "owner", "age",
     )
 
-    key: str
-    kind: str
-    version: int
-    parent: str | None
-    valid_from: int
-    recorded_at: int
-    trust: str
-    owner: str
-    age: bytes
+    __slots__ = ("key", "kind", "version", "parent", "valid_from", "recorded_at", "trust", "owner", "age")
 
-    def __post_init__(self) -> None:
+    def __init__(self, key: str, kind: str, version: int, parent: str | None, valid_from: int, recorded_at: int,
+                 trust: str, owner: str, age: bytes) -> None:
+        set_fields(self, key, kind, version, parent, valid_from, recorded_at, trust, owner, age)
         _choice(self.kind, KINDS, "kind")
         _choice(self.trust, TRUST_LEVELS, "trust")
         _check_version(self)
@@ -507,8 +478,7 @@ def queue_item_id(kind: str, key: str, body: str) -> str:
     return hash_bytes(cbor2.dumps(["mem queue item", kind, key, normalize_value(body)], canonical=True))
 
 
-@dataclass(frozen=True, slots=True)
-class QueueItem:
+class QueueItem(Frozen):
     """A proposal waiting for a person's review (``objstore.memory.queue``): "set
     ``key`` to ``body``", parked instead of written.
 
@@ -541,19 +511,13 @@ class QueueItem:
         "other", "note", "time",
     )
 
-    kind: str
-    key: str
-    body: str
-    fact_kind: str
-    trust: str
-    sensitivity: str = "private"
-    owner: str = ""
-    sources: tuple[str, ...] = field(default_factory=tuple)
-    other: str = ""
-    note: str = ""
-    time: int = 0
+    __slots__ = ("kind", "key", "body", "fact_kind", "trust", "sensitivity", "owner", "sources", "other", "note",
+                 "time")
 
-    def __post_init__(self) -> None:
+    def __init__(self, kind: str, key: str, body: str, fact_kind: str, trust: str, sensitivity: str = "private",
+                 owner: str = "", sources: tuple[str, ...] = (), other: str = "", note: str = "",
+                 time: int = 0) -> None:
+        set_fields(self, kind, key, body, fact_kind, trust, sensitivity, owner, sources, other, note, time)
         _choice(self.kind, QUEUE_KINDS, "queue item kind")
         _choice(self.fact_kind, KINDS, "kind")
         _choice(self.trust, TRUST_LEVELS, "trust")

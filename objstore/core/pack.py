@@ -158,7 +158,6 @@ import struct
 import threading
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from blake3 import blake3
@@ -166,6 +165,7 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import AmbiguousId, CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.ids import check_prefix, is_full_id
+from objstore.core.record import Frozen, set_fields
 
 PACK_MAGIC = b"MPAK"
 IDX_MAGIC = b"MIDX"
@@ -250,8 +250,7 @@ def _raw_id(oid: str) -> bytes:
     return bytes.fromhex(oid)
 
 
-@dataclass(frozen=True, slots=True)
-class PackInfo:
+class PackInfo(Frozen):
     """A finished pack.
 
     Attributes:
@@ -263,12 +262,10 @@ class PackInfo:
         idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``).
     """
 
-    name: str
-    pack_path: Path
-    idx_path: Path
-    count: int
-    size: int
-    idx_size: int
+    __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
+
+    def __init__(self, name: str, pack_path: Path, idx_path: Path, count: int, size: int, idx_size: int) -> None:
+        set_fields(self, name, pack_path, idx_path, count, size, idx_size)
 
 
 class Pack:

@@ -97,10 +97,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
-from objstore.core.text import replace_spans
+from objstore.core.record import Frozen, set_fields
+from objstore.core.text import LazyPattern, replace_spans
 
 __all__ = [
     "DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value", "remove_credentials",
@@ -115,21 +115,7 @@ _PEM_MAX = 65_536          # how far back from an END line a headless PEM body i
 _FLAGS = re.ASCII
 
 
-class _Lazy:
-    """A regex compiled on its first use (``_Lazy(pattern, flags).match(...)``):
-    a hook that scans a short prompt must not pay for compiling every helper
-    pattern at import (start-up, docs/benchmarks.md)."""
-
-    __slots__ = ("args", "_rx")
-
-    def __init__(self, *args) -> None:
-        self.args = args
-        self._rx = None
-
-    def __getattr__(self, name: str):
-        if self._rx is None:
-            self._rx = re.compile(*self.args)
-        return getattr(self._rx, name)
+_Lazy = LazyPattern  # helper patterns compile on first use: a hook scanning a short prompt needs few
 _IFLAGS = re.ASCII | re.IGNORECASE
 
 # A token starts where the previous character cannot belong to it, and ends
@@ -601,8 +587,7 @@ class Hit(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class RedactResult:
+class RedactResult(Frozen):
     """Outcome of :func:`redact`.
 
     Attributes:
@@ -610,8 +595,10 @@ class RedactResult:
         hits: one :class:`Hit` per ``[REDACTED:...]`` marker, offsets in the input.
     """
 
-    text: str
-    hits: tuple[Hit, ...] = ()
+    __slots__ = ("text", "hits")
+
+    def __init__(self, text: str, hits: tuple[Hit, ...] = ()) -> None:
+        set_fields(self, text, hits)
 
     @property
     def changed(self) -> bool:

@@ -10,22 +10,21 @@ Values never appear here.  ``forget`` drops the reflog of a forgotten key.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core import audit
 from objstore.core.atomic import fsync_dir
 from objstore.core.ids import ZERO_ID
+from objstore.core.record import Frozen, set_fields
 
 
-@dataclass(frozen=True, slots=True)
-class ReflogEntry:
+class ReflogEntry(Frozen):
     """One ref move: ``old``/``new`` are ids or None, ``time`` ms, ``command``."""
 
-    old: str | None
-    new: str | None
-    time: int
-    command: str
+    __slots__ = ("old", "new", "time", "command")
+
+    def __init__(self, old: str | None, new: str | None, time: int, command: str) -> None:
+        set_fields(self, old, new, time, command)
 
 
 class Reflog:

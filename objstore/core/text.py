@@ -30,6 +30,7 @@ import unicodedata
 from typing import Callable, Iterable
 
 __all__ = [
+    "LazyPattern",
     "contains",
     "find_spans",
     "fold",
@@ -42,16 +43,36 @@ __all__ = [
     "value_digest",
 ]
 
+
+class LazyPattern:
+    """A regular expression compiled on its first use:
+    ``LazyPattern(pattern, flags).match(...)`` acts as
+    ``re.compile(pattern, flags).match(...)``.  For module-level patterns
+    that a process may never use: every compile at import is paid by each new
+    process (~0.1-0.4 ms a pattern; start-up, docs/benchmarks.md)."""
+
+    __slots__ = ("args", "_rx")
+
+    def __init__(self, *args) -> None:
+        self.args = args
+        self._rx = None
+
+    def __getattr__(self, name: str):
+        if self._rx is None:
+            self._rx = re.compile(*self.args)
+        return getattr(self._rx, name)
+
+
 _WS = re.compile(r"\s+")
 #: terminal escape sequences (ECMA-48 / ISO 6429): CSI ``ESC [`` or C1 ``\x9b``
 #: (parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E:
 #: colours, cursor moves), OSC ``ESC ]`` to BEL or ``ESC \\`` (titles, hyperlinks),
 #: DCS/SOS/PM/APC strings to ``ESC \\``, and the other escapes (``ESC`` + intermediates
 #: + one final byte 0x30-0x7E: ``ESC ( B``, ``ESC 7``)
-_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
-                      r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-                      r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-                      r"|\x1b[ -/]*[0-~]")
+_ESCAPES = LazyPattern(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+                         r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                         r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+                         r"|\x1b[ -/]*[0-~]")
 
 
 def strip_escapes(text: str) -> str:

@@ -32,13 +32,13 @@ from objstore.derive.providers import Provider
 PLAN_SHOWN = "cache/derive-plan-shown.json"
 AUTO_STAMP = "cache/derive-auto-stamp"
 DUE_EVERY_MS = 24 * 3600 * 1000
-#: model calls an automatic run makes at most (``derive.auto_max_calls``)
-AUTO_MAX_CALLS = 40
 
 
 def auto_enabled(cfg: dict) -> bool:
-    """``derive.auto`` is true in the ``[derive]`` table ``cfg``."""
-    return cfg.get("auto") is True
+    """``derive.auto`` is true in the ``[derive]`` table ``cfg`` (spelt as
+    ``mem config`` takes a boolean: ``objstore.core.settings.as_bool``)."""
+    from objstore.core.settings import as_bool  # defer: the session-start hook asks this at every start
+    return as_bool(cfg.get("auto")) is True
 
 
 def mark_plan_shown(store: Store, provider: Provider, *, now: int | None = None) -> None:

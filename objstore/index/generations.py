@@ -19,7 +19,6 @@ import os
 import re
 import threading
 import time as _time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, NoReturn
 
@@ -27,6 +26,7 @@ import tantivy
 from blake3 import blake3 as _blake3
 
 from objstore.core.atomic import fsync_dir
+from objstore.core.record import Frozen, set_fields
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.readonly import shadow_dir, writable
@@ -230,13 +230,15 @@ def shard_index(session_id: str, n: int) -> int:
     return int.from_bytes(h, "big") % n
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(Frozen):
     """The content of a sub-index's ``CURRENT``: ``gens``, the live
     generation name of each shard (None for an empty shard); one shard unless
     the layout is sharded.  Format: ``docs/format.md``, "Search index"."""
 
-    gens: tuple[str | None, ...]
+    __slots__ = ("gens",)
+
+    def __init__(self, gens: tuple[str | None, ...]) -> None:
+        set_fields(self, gens)
 
     @property
     def n(self) -> int:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
 
+from objstore.core.record import Frozen, set_fields
 from objstore.core.text import fold
 from objstore.index.analysis import (
     ANALYZERS,
@@ -54,8 +54,7 @@ FLAG_LONG = "long"
 # records
 
 
-@dataclass(frozen=True, slots=True)
-class IndexDoc:
+class IndexDoc(Frozen):
     """One document to index.
 
     Fields: ``id`` object id (64 lowercase hex); ``kind`` "fact" | "turn" |
@@ -71,16 +70,11 @@ class IndexDoc:
     ``kind`` is unknown, or ``time`` is not an int.
     """
 
-    id: str
-    kind: str
-    ref: str
-    time: int
-    project: str
-    role: str
-    text: str
-    seq: int = 0
+    __slots__ = ("id", "kind", "ref", "time", "project", "role", "text", "seq")
 
-    def __post_init__(self) -> None:
+    def __init__(self, id: str, kind: str, ref: str, time: int, project: str, role: str, text: str,
+                 seq: int = 0) -> None:
+        set_fields(self, id, kind, ref, time, project, role, text, seq)
         if not isinstance(self.id, str) or not OBJECT_ID_RE.match(self.id):
             raise ValueError(f"IndexDoc.id must be 64 lowercase hex, got {self.id!r}")
         if self.kind not in KINDS:
@@ -94,28 +88,23 @@ class IndexDoc:
                 raise ValueError(f"IndexDoc.{name} must be str")
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(Frozen):
     """One search result: the stored metadata of an ``IndexDoc`` plus its
     BM25 ``score`` (float, higher is better; comparable within one query).
     ``seq`` is 0 for facts and for hits of a ``mem_words`` generation."""
 
-    id: str
-    kind: str
-    ref: str
-    time: int
-    project: str
-    role: str
-    score: float
-    seq: int = 0
+    __slots__ = ("id", "kind", "ref", "time", "project", "role", "score", "seq")
+
+    def __init__(self, id: str, kind: str, ref: str, time: int, project: str, role: str, score: float,
+                 seq: int = 0) -> None:
+        set_fields(self, id, kind, ref, time, project, role, score, seq)
 
 
 # --------------------------------------------------------------------------
 # schema / tantivy helpers
 
 
-@dataclass(frozen=True)
-class GenFormat:
+class GenFormat(Frozen):
     """What a generation was built with: ``analyzer`` of ``text`` ("stem" or
     "words"), ``has_seq``: whether it has the ``seq`` field, ``has_plain``:
     whether it has the ``plain`` + ``flags`` fields (substring prefilter),
@@ -124,10 +113,10 @@ class GenFormat:
     ``\x1b[1mword`` as ``1mword`` until ``mem reindex``).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
-    analyzer: str
-    has_seq: bool
-    has_plain: bool = False
-    no_escapes: bool = False
+    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes")
+
+    def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False) -> None:
+        set_fields(self, analyzer, has_seq, has_plain, no_escapes)
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """Word tokens in this generation's term form."""

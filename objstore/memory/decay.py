@@ -35,19 +35,15 @@ ids of days only, never text.  Deleting the file only delays decay.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-
-import cbor2
 
 from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import Version, commit_version, current_of, list_keys, walk
 from objstore.core.atomic import atomic_write
 
-DEFAULT_DECAY_DAYS = 60
 DAY_MS = 86_400_000
 #: ``mem decay --if-due`` runs at most once per this many ms (the session-start hook uses it)
 DUE_EVERY_MS = DAY_MS
@@ -109,21 +105,17 @@ def active_days_since(activity: dict[str, list[int]], key: str, since_ms: int, n
 
 
 def decay_days(store: Store) -> int:
-    """``decay_days`` from the store config (``<store>/config``, a CBOR map),
-    default :data:`DEFAULT_DECAY_DAYS`.  Raises InvalidInput for a value that
-    is not a whole number of days in 1..36500."""
-    try:
-        cfg = cbor2.loads((store.root / "config").read_bytes())
-    except Exception:  # noqa: BLE001 - Store.open already validated it; be lenient here
-        return DEFAULT_DECAY_DAYS
-    v = cfg.get("decay_days", DEFAULT_DECAY_DAYS) if isinstance(cfg, dict) else DEFAULT_DECAY_DAYS
-    if type(v) is not int or not 1 <= v <= 36500:
-        raise InvalidInput(f"config decay_days must be a whole number of days (1..36500), not {v!r}")
-    return v
+    """The setting ``decay.days`` (``mem config decay.days N``: ``[decay]
+    days`` in ``<store>/config.toml``; an older mem's ``decay_days`` in the
+    CBOR ``<store>/config`` is still read when the file does not set it),
+    default 60 (the settings table, ``objstore.core.settings``).  Raises
+    InvalidInput for a value that is not a whole number of days in
+    1..36500."""
+    from objstore.core.settings import value  # defer: the prompt hook imports this module, never reads decay.days
+    return int(value(store.root, "decay.days"))
 
 
-@dataclass(frozen=True, slots=True)
-class StateChange:
+class StateChange(Frozen):
     """Outcome of :func:`restate`, :func:`pin`, :func:`unpin`, :func:`reinforce`.
 
     Attributes:
@@ -134,12 +126,11 @@ class StateChange:
         index_error: the search index could not be updated (the change stands).
     """
 
-    key: str
-    changed: bool
-    version: Version
-    previous: str | None = None
-    touched: bool = False
-    index_error: str | None = None
+    __slots__ = ("key", "changed", "version", "previous", "touched", "index_error")
+
+    def __init__(self, key: str, changed: bool, version: Version, previous: str | None = None, touched: bool = False,
+                 index_error: str | None = None) -> None:
+        set_fields(self, key, changed, version, previous, touched, index_error)
 
 
 def _chain(store: Store, key: str) -> tuple[str, list[Version], Version]:
@@ -180,7 +171,7 @@ def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool
         if (new_pinned, new_dormant, new_curated) == (f.pinned, f.dormant, f.curated):
             return StateChange(f.key, False, cur)
         now = now_ms()
-        nf = dataclasses.replace(f, version=chain[0].fact.version + 1, parent=head, recorded_at=now,
+        nf = f.replace(version=chain[0].fact.version + 1, parent=head, recorded_at=now,
                                  pinned=new_pinned, dormant=new_dormant, curated=new_curated)
         oid = store.put(nf)
         new = Version(oid, nf)
@@ -240,19 +231,17 @@ def last_active(store: Store, key: str, chain: list[Version] | None = None) -> i
     return max(times)
 
 
-@dataclass(frozen=True, slots=True)
-class DecayCandidate:
+class DecayCandidate(Frozen):
     """A fact that decay makes dormant: its key, current version, last
     activity (ms) and idle time (active days of its scope since then)."""
 
-    key: str
-    version: Version
-    last_active: int
-    idle_days: int
+    __slots__ = ("key", "version", "last_active", "idle_days")
+
+    def __init__(self, key: str, version: Version, last_active: int, idle_days: int) -> None:
+        set_fields(self, key, version, last_active, idle_days)
 
 
-@dataclass
-class DecayReport:
+class DecayReport(Record):
     """What :func:`decay` did (or would do).
 
     Attributes:
@@ -263,13 +252,12 @@ class DecayReport:
         index_errors: search index failures (the changes stand).
     """
 
-    days: int
-    now: int
-    checked: int = 0
-    dormant: list[DecayCandidate] = field(default_factory=list)
-    dry_run: bool = False
-    skipped: bool = False
-    index_errors: list[str] = field(default_factory=list)
+    __slots__ = ("days", "now", "checked", "dormant", "dry_run", "skipped", "index_errors")
+
+    def __init__(self, days: int, now: int, checked: int = 0, dormant: list[DecayCandidate] | None = None,
+                 dry_run: bool = False, skipped: bool = False, index_errors: list[str] | None = None) -> None:
+        set_fields(self, days, now, checked, [] if dormant is None else dormant, dry_run, skipped,
+                   [] if index_errors is None else index_errors)
 
 
 def plan_decay(store: Store, *, days: int | None = None, now: int | None = None) -> tuple[int, list[DecayCandidate]]:

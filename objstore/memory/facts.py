@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
-from objstore.core.objects import EDGE_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges, value_digest
+from objstore.core.objects import (EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges,
+                                   value_digest)
+from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
@@ -28,16 +29,16 @@ DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
 
 
-@dataclass(frozen=True, slots=True)
-class Version:
+class Version(Frozen):
     """A fact version with its id."""
 
-    id: str
-    fact: Fact
+    __slots__ = ("id", "fact")
+
+    def __init__(self, id: str, fact: Fact) -> None:
+        set_fields(self, id, fact)
 
 
-@dataclass(frozen=True, slots=True)
-class RememberResult:
+class RememberResult(Frozen):
     """Outcome of :func:`remember`.
 
     Attributes:
@@ -52,14 +53,11 @@ class RememberResult:
             (None for a key that does not exist yet).
     """
 
-    key: str
-    written: bool
-    version: Version
-    previous: str | None
-    current: str
-    index_error: str | None = None
-    redacted: int = 0
-    queued: str | None = None
+    __slots__ = ("key", "written", "version", "previous", "current", "index_error", "redacted", "queued")
+
+    def __init__(self, key: str, written: bool, version: Version, previous: str | None, current: str,
+                 index_error: str | None = None, redacted: int = 0, queued: str | None = None) -> None:
+        set_fields(self, key, written, version, previous, current, index_error, redacted, queued)
 
 
 def check_text(text: str, what: str = "body") -> str:
@@ -132,6 +130,28 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
 
 
+def visible(f: Fact, include_directives: bool = False) -> bool:
+    """Whether a fact version may be shown by recall, context or injection:
+    not secret (sealed values are never shown), not forgotten, and not of a
+    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
+    ``include_directives`` (recall and search on request; never context
+    or injection)."""
+    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
+            and (include_directives or f.kind not in HELD_OUT_KINDS))
+
+
+def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:
+    """``(id, Fact)`` of ``key``'s current version by the supersession rule
+    as namespace ``reader`` sees it (``facts.current_of``; None: the
+    person's view), or None (no such key, nothing current).  Raises
+    IntegrityError for a broken history."""
+    head = store.refs.read("facts/" + key)
+    if head is None:
+        return None
+    cur = current_of(list(walk(store, head)), reader=reader)
+    return None if cur is None else (cur.id, cur.fact)
+
+
 def current(store: Store, key: str) -> Version:
     """The current version of ``key``.  Raises NotFound."""
     return current_of(versions(store, key))  # type: ignore[return-value]
@@ -155,7 +175,7 @@ def history_doc(oid: str, f: Fact):
     """The search-index document of a version that is not (or no longer)
     current: kind ``history``; recall resolves its hits to the key's current
     version (``objstore.retrieval.recall``)."""
-    return replace(fact_doc(oid, f), kind="history")
+    return fact_doc(oid, f).replace(kind="history")
 
 
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],

@@ -34,7 +34,6 @@ replay) or a rerun finishes the job:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import zlib
 from collections.abc import Callable
@@ -348,8 +347,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for sid, tail in turn_rewrites.items():
         forget_ids = {tv.id for tv in plan.turns[sid]}
         new_head, ids = rewrite_chain(
-            store, tail, lambda tv, gone, parent: dataclasses.replace(
-                tv.turn, text="" if gone else tv.turn.text, parent=parent,
+            store, tail, lambda tv, gone, parent: tv.turn.replace(
+                text="" if gone else tv.turn.text, parent=parent,
                 forgotten=now if gone else tv.turn.forgotten),
             forget_ids, tail[-1].turn.parent if tail else None)
         idmap.update(ids)
@@ -479,8 +478,8 @@ def _rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[
     """Rewrite ``tail`` (newest first) of a key's chain and commit it: sources
     and edges follow ``idmap`` (:func:`_rewrite_edges`); a forgotten version
     keeps no edges.  Returns the new head and ``rewrite_chain``'s id map."""
-    new_head, ids = rewrite_chain(store, tail, lambda v, gone, parent: dataclasses.replace(
-        v.fact, body="" if gone else v.fact.body, parent=parent,
+    new_head, ids = rewrite_chain(store, tail, lambda v, gone, parent: v.fact.replace(
+        body="" if gone else v.fact.body, parent=parent,
         sources=tuple(idmap.get(s, s) for s in v.fact.sources), forgotten=now if gone else v.fact.forgotten,
         edges=() if gone else _rewrite_edges(v.fact.edges, idmap, gone_keys)),
         forget_ids, tail[-1].fact.parent if tail else None)

@@ -30,12 +30,11 @@ action, file, entries before and after).
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-from dataclasses import dataclass, field
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
+from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory import queue
@@ -99,17 +98,14 @@ def _fmt(n: int) -> str:
     return f"{n:,}"
 
 
-@dataclass
-class MemFile:
+class MemFile(Record):
     """A memory file as it is now: ``name``, ``key``, ``text``, ``entries``,
     ``limit`` (characters; 0 for the archive), ``version`` id or None."""
 
-    name: str
-    key: str
-    text: str
-    entries: list[str]
-    limit: int
-    version: str | None
+    __slots__ = ("name", "key", "text", "entries", "limit", "version")
+
+    def __init__(self, name: str, key: str, text: str, entries: list[str], limit: int, version: str | None) -> None:
+        set_fields(self, name, key, text, entries, limit, version)
 
     @property
     def chars(self) -> int:
@@ -130,18 +126,15 @@ def read_file(store: Store, scope: str, name: str) -> MemFile:
     return MemFile(name, key, text, split_entries(text) if name != "journal" else [], LIMITS.get(name, 0), oid)
 
 
-@dataclass
-class EditResult:
+class EditResult(Record):
     """An applied edit: ``file``, ``chars`` and ``limit`` after, ``message``
     (``memory.md updated (1,510 of 2,200 characters)``), ``moved`` entries."""
 
-    file: str
-    chars: int
-    limit: int
-    message: str
-    moved: list[str] = field(default_factory=list)
-    version: str | None = None
-    queued: str | None = None
+    __slots__ = ("file", "chars", "limit", "message", "moved", "version", "queued")
+
+    def __init__(self, file: str, chars: int, limit: int, message: str, moved: list[str] | None = None,
+                 version: str | None = None, queued: str | None = None) -> None:
+        set_fields(self, file, chars, limit, message, [] if moved is None else moved, version, queued)
 
 
 def _instruction_entry(plan: dict) -> tuple[str, str] | None:
@@ -245,6 +238,7 @@ def _apply_plan(entries: list[str], plan: dict) -> tuple[list[str], list[str]]:
 
 
 def _iso(ms: int) -> str:
+    import datetime as _dt  # deferred: only a file's header needs it (start-up)
     return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

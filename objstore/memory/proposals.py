@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from objstore.core.objects import QueueItem, normalize_value
+from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store, now_ms
 
 NAMESPACE = "queue"
@@ -85,8 +85,7 @@ def looks_like_instruction(text: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Parked:
+class Parked(Frozen):
     """Outcome of parking a write.
 
     Attributes:
@@ -96,8 +95,10 @@ class Parked:
         new: True when this call queued it.
     """
 
-    item: str | None
-    new: bool = False
+    __slots__ = ("item", "new")
+
+    def __init__(self, item: str | None, new: bool = False) -> None:
+        set_fields(self, item, new)
 
 
 def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:

@@ -36,11 +36,11 @@ reflogs, objects) for ``forget``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.objects import KINDS, QUEUE_KINDS, QueueItem, Tombstone, normalize_value, value_digest
+from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, check_text, current, current_of, head, remember, walk
@@ -50,18 +50,17 @@ from objstore.memory.tombstones import is_rejected, put_tombstone, tombstones_fo
 LOWER_TRUST = ("agent_observed", "derived")
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(Frozen):
     """A queued item: ``id`` (the item id, its ref name under ``queue/``),
     ``oid`` (the object id) and the :class:`QueueItem` itself."""
 
-    id: str
-    oid: str
-    item: QueueItem
+    __slots__ = ("id", "oid", "item")
+
+    def __init__(self, id: str, oid: str, item: QueueItem) -> None:
+        set_fields(self, id, oid, item)
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Frozen):
     """Outcome of :func:`accept` or :func:`reject`.
 
     Attributes:
@@ -74,14 +73,12 @@ class Decision:
             or both for an edited value; else the item's key).
     """
 
-    item: Item
-    action: str
-    body: str
-    version: str | None = None
-    version_number: int | None = None
-    written: bool = False
-    tombstone: str | None = None
-    keys: tuple[str, ...] = ()
+    __slots__ = ("item", "action", "body", "version", "version_number", "written", "tombstone", "keys")
+
+    def __init__(self, item: Item, action: str, body: str, version: str | None = None,
+                 version_number: int | None = None, written: bool = False, tombstone: str | None = None,
+                 keys: tuple[str, ...] = ()) -> None:
+        set_fields(self, item, action, body, version, version_number, written, tombstone, keys)
 
 
 def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | None = None,

@@ -9,9 +9,8 @@ non-empty.  Every step is idempotent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from objstore.core.reachability import reachable
+from objstore.core.record import Record, set_fields
 from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
@@ -20,15 +19,14 @@ from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc,
 from objstore.memory.sessions import turn_doc, walk_turns
 
 
-@dataclass
-class RecoveryReport:
+class RecoveryReport(Record):
     """What :func:`recover` replayed."""
 
-    facts: int = 0
-    turns: int = 0
-    forgets: int = 0
-    deleted: int = 0
-    rebuilt: bool = False
+    __slots__ = ("facts", "turns", "forgets", "deleted", "rebuilt")
+
+    def __init__(self, facts: int = 0, turns: int = 0, forgets: int = 0, deleted: int = 0,
+                 rebuilt: bool = False) -> None:
+        set_fields(self, facts, turns, forgets, deleted, rebuilt)
 
 
 def recover(store: Store) -> RecoveryReport:

@@ -34,7 +34,6 @@ The result passes ``fsck``; nothing that was readable is dropped.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -339,7 +338,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             if obj.parent == parent:
                 parent = oid
                 continue
-            parent = store.put(dataclasses.replace(obj, parent=parent))
+            parent = store.put(obj.replace(parent=parent))
         else:
             _tag, num, lost_id = entry
             parent = store.put(kind.stub(label, num, parent, lost_id, like, now))

@@ -38,15 +38,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
+from objstore.core.record import Frozen, set_fields
+from objstore.core.text import LazyPattern
 
-_REMOTE_RE = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
-_SECTION_RE = re.compile(r"^\s*\[")
-_URL_RE = re.compile(r"^\s*url\s*=\s*(.*?)\s*$")
+_REMOTE_RE = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
+_SECTION_RE = LazyPattern(r"^\s*\[")
+_URL_RE = LazyPattern(r"^\s*url\s*=\s*(.*?)\s*$")
 
 #: fact scopes that apply in every project
 GLOBAL_SCOPES = ("user", "global")
@@ -126,8 +127,7 @@ def _remote_url(git_dir: Path) -> str:
     return next(iter(urls.values()), "")
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectIdentity:
+class ProjectIdentity(Frozen):
     """Who a project is (module doc).
 
     Attributes:
@@ -138,13 +138,13 @@ class ProjectIdentity:
         folder: the main work tree's folder name (an older alias).
     """
 
-    id: str
-    name: str
-    qualified: str
-    folder: str
+    __slots__ = ("id", "name", "qualified", "folder")
+
+    def __init__(self, id: str, name: str, qualified: str, folder: str) -> None:
+        set_fields(self, id, name, qualified, folder)
 
 
-_SCHEME_RE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
 
 
 def remote_identity(url: str) -> str:
@@ -203,11 +203,10 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
 
 
 REGISTRY_FILE = "projects.json"
-_PAIR_RE = re.compile(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]|\\.)*)"')
+_PAIR_RE = LazyPattern(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]|\\.)*)"')
 
 
-@dataclass(frozen=True)
-class Registry:
+class Registry(Frozen):
     """The store's project registry as read: ``projects`` identity -> name;
     ``damage`` is "" for a sound (or absent) file, else why it is damaged
     (then ``projects`` holds the ``"identity": "name"`` pairs still readable
@@ -216,8 +215,10 @@ class Registry:
     (:func:`name_in`), so a lost entry never hands one project's name, and
     facts, to another."""
 
-    projects: dict
-    damage: str = ""
+    __slots__ = ("projects", "damage")
+
+    def __init__(self, projects: dict, damage: str = "") -> None:
+        set_fields(self, projects, damage)
 
 
 def read_registry(store_root: str | os.PathLike | None) -> Registry:
@@ -368,7 +369,7 @@ AGENT_SEP = ".agent-"
 SIDECHAIN = ".sidechain"
 #: a descendant's score is multiplied by this once per level below the reader
 DESCENDANT_PENALTY = 0.5
-_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_AGENT_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def check_agent(name: str) -> str:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +31,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Turn
+from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
@@ -44,16 +44,16 @@ if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
 
 
-@dataclass(frozen=True, slots=True)
-class TurnVersion:
+class TurnVersion(Frozen):
     """A turn with its id."""
 
-    id: str
-    turn: Turn
+    __slots__ = ("id", "turn")
+
+    def __init__(self, id: str, turn: Turn) -> None:
+        set_fields(self, id, turn)
 
 
-@dataclass(frozen=True, slots=True)
-class CapturedTurn:
+class CapturedTurn(Frozen):
     """One conversation turn.  ``role`` is "user" | "assistant" | "tool"; ``text`` is never
     empty; ``timestamp`` is integer ms since the Unix epoch (UTC), 0 if unknown; ``source``
     ("cc:..."), stable across re-parses, identifies the source record(s).  ``alias``, for a
@@ -65,29 +65,23 @@ class CapturedTurn:
     The input of :class:`TurnAppender`: the transcript readers
     (``objstore.capture``) produce it, the appender stores it as a
     :class:`Turn`."""
-    session: str
-    source: str
-    role: str
-    text: str
-    timestamp: int
-    cwd: str
-    project: str
-    alias: str = ""
-    entrypoint: str = ""
+
+    __slots__ = ("session", "source", "role", "text", "timestamp", "cwd", "project", "alias", "entrypoint")
+
+    def __init__(self, session: str, source: str, role: str, text: str, timestamp: int, cwd: str, project: str,
+                 alias: str = "", entrypoint: str = "") -> None:
+        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    """One line of ``mem sessions``: id, project, first and last turn time (ms), turn count, head id."""
+class SessionInfo(Frozen):
+    """One line of ``mem sessions``: id, project, first and last turn time (ms), turn count, head id;
+    ``damaged``: the chain is damaged, ``turns`` counts only the readable turns from the head."""
 
-    id: str
-    project: str
-    started: int
-    last: int
-    turns: int
-    head: str
-    #: the chain is damaged: ``turns`` counts only the readable turns from the head
-    damaged: bool = False
+    __slots__ = ("id", "project", "started", "last", "turns", "head", "damaged")
+
+    def __init__(self, id: str, project: str, started: int, last: int, turns: int, head: str,
+                 damaged: bool = False) -> None:
+        set_fields(self, id, project, started, last, turns, head, damaged)
 
 
 def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
@@ -247,22 +241,18 @@ def agent_namespace(store: Store, agent: str, session: str | None = None) -> str
 
 # --------------------------------------------------------------------------- session state
 
-@dataclass
-class SessionState:
+class SessionState(Record):
     """What a writer needs to append to a session: its ref, the head when
     loaded (for compare-and-swap), the new head, the next seq, the set of
-    source ids already in the chain, and the head turn's role and source."""
+    source ids already in the chain, and the head turn's role and source;
+    ``taints``: the next turn is untrusted, the head is or called an outside
+    tool (``provenance``)."""
 
-    sid: str
-    ref: str
-    start_head: str | None
-    head: str | None
-    next_seq: int
-    sources: set[str]
-    head_role: str = ""
-    head_source: str = ""
-    #: the next turn is untrusted: the head is, or called an outside tool (``provenance``)
-    taints: bool = False
+    __slots__ = ("sid", "ref", "start_head", "head", "next_seq", "sources", "head_role", "head_source", "taints")
+
+    def __init__(self, sid: str, ref: str, start_head: str | None, head: str | None, next_seq: int, sources: set[str],
+                 head_role: str = "", head_source: str = "", taints: bool = False) -> None:
+        set_fields(self, sid, ref, start_head, head, next_seq, sources, head_role, head_source, taints)
 
 
 def session_state_path(store: Store, sid: str) -> Path:

@@ -14,9 +14,9 @@ session, record or text is never captured again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 from objstore.core.objects import Tombstone, value_digest
+from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 from objstore.core.text import normalized_map, replace_spans
 
@@ -50,8 +50,7 @@ def all_tombstones(store: Store) -> list[Tombstone]:
 
 # -- no resurrection -----------------------------------------------------------
 
-@dataclass
-class CaptureFilter:
+class CaptureFilter(Record):
     """What capture must not bring back, built from the tombstones.
 
     Attributes:
@@ -63,10 +62,12 @@ class CaptureFilter:
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
     """
 
-    sessions: set[str] = field(default_factory=set)
-    sources: set[str] = field(default_factory=set)
-    digests: set[bytes] = field(default_factory=set)
-    rules: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
+    __slots__ = ("sessions", "sources", "digests", "rules")
+
+    def __init__(self, sessions: set[str] | None = None, sources: set[str] | None = None,
+                 digests: set[bytes] | None = None, rules: dict[str, list[tuple[bytes, int]]] | None = None) -> None:
+        set_fields(self, set() if sessions is None else sessions, set() if sources is None else sources,
+                   set() if digests is None else digests, {} if rules is None else rules)
 
     def __bool__(self) -> bool:
         return bool(self.sessions or self.sources or self.rules)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,6 +37,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
 from objstore.core.errors import InvalidInput, MemError, Refused
 from objstore.core.objects import QueueItem, TYPE_NAMES, Tombstone
+from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import current_of, walk
@@ -72,15 +73,15 @@ class ImportResult:
 def _fields_json(obj) -> dict[str, Any]:
     out = {}
     optional = getattr(obj, "OPTIONAL", ())
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        if f.name in optional and not v:
+    for name in fields(obj):
+        v = getattr(obj, name)
+        if name in optional and not v:
             continue
         if isinstance(v, bytes):
             v = v.hex()
         elif isinstance(v, tuple):
             v = list(v)
-        out[f.name] = v
+        out[name] = v
     return out
 
 

@@ -36,7 +36,6 @@ with the SHA-256 of its text is emptied; a session named by a
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import blake3
@@ -199,7 +198,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
             number = want
         if repl:
             changed = True
-            obj = dataclasses.replace(obj, **repl)
+            obj = obj.replace(**repl)
             oid = _oid(encode(obj))
             new.append((oid, obj))
         parent = oid

@@ -62,19 +62,19 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact
+from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.core.text import LazyPattern
 from objstore.memory.decay import decay_days, touch
-from objstore.memory.facts import list_keys
+from objstore.memory.facts import current_version, list_keys, visible
 from objstore.memory.queue import disputed as disputed_keys
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
-from objstore.retrieval.recall import current_version, visible
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -104,7 +104,7 @@ def is_dormant(fact: Fact) -> bool:
     return bool(getattr(fact, "dormant", False))
 
 
-_TAG_RE = re.compile(r"<(/?)(mem-context)", re.I)
+_TAG_RE = LazyPattern(r"<(/?)(mem-context)", re.I)
 
 
 def escape_text(text: str) -> str:
@@ -220,12 +220,12 @@ def _tier(f: Fact) -> int | None:
 
 
 _MOVING = (
-    ("version", re.compile(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
-    ("measurement", re.compile(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
-                               r"h(?:ours?)?\b|[kmgt]i?b\b|bytes?\b|rps\b|qps\b|users?\b|tests?\b|errors?\b|"
-                               r"items?\b|requests?\b|files?\b|rows?\b|issues?\b|bugs?\b)")),
-    ("status", re.compile(r"(?i)\b(?:passing|failing|green|red|broken|blocked|in progress|pending|flaky|down|"
-                          r"outage|degraded|deprecated|open|closed|merged|done|wip)\b")),
+    ("version", LazyPattern(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
+    ("measurement", LazyPattern(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
+                                r"h(?:ours?)?\b|[kmgt]i?b\b|bytes?\b|rps\b|qps\b|users?\b|tests?\b|errors?\b|"
+                                r"items?\b|requests?\b|files?\b|rows?\b|issues?\b|bugs?\b)")),
+    ("status", LazyPattern(r"(?i)\b(?:passing|failing|green|red|broken|blocked|in progress|pending|flaky|down|"
+                           r"outage|degraded|deprecated|open|closed|merged|done|wip)\b")),
 )
 
 
@@ -264,8 +264,7 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
     return f"- {escape_text(f.key)} ({when}): {body}"
 
 
-@dataclass(frozen=True)
-class ContextConfig:
+class ContextConfig(Frozen):
     """The delivery settings of a store (``[context]`` in
     ``<store>/config.toml``; every field optional)::
 
@@ -279,9 +278,11 @@ class ContextConfig:
         moving_max_age_days: days (>= 0).
     """
 
-    session_budget: int = DEFAULT_BUDGET
-    prompt_budget: int = DEFAULT_PROMPT_BUDGET
-    moving_max_age_days: float = MOVING_MAX_AGE_DAYS
+    __slots__ = ("session_budget", "prompt_budget", "moving_max_age_days")
+
+    def __init__(self, session_budget: int = DEFAULT_BUDGET, prompt_budget: int = DEFAULT_PROMPT_BUDGET,
+                 moving_max_age_days: float = MOVING_MAX_AGE_DAYS) -> None:
+        set_fields(self, session_budget, prompt_budget, moving_max_age_days)
 
 
 def load_context_config(root: str | Path) -> ContextConfig:
@@ -323,8 +324,7 @@ def store_context_config(store: Store) -> ContextConfig:
         return ContextConfig()
 
 
-@dataclass
-class ContextBlock:
+class ContextBlock(Record):
     """A rendered session-start block.
 
     Attributes:
@@ -339,14 +339,13 @@ class ContextBlock:
             review item waits: ``queue.disputed``), sorted.
     """
 
-    text: str
-    facts: list[tuple[str, str]]
-    omitted: int
-    tokens: int
-    project: str
-    stale_moving: list[str] = field(default_factory=list)
-    budget: int = DEFAULT_BUDGET
-    disputed: list[str] = field(default_factory=list)
+    __slots__ = ("text", "facts", "omitted", "tokens", "project", "stale_moving", "budget", "disputed")
+
+    def __init__(self, text: str, facts: list[tuple[str, str]], omitted: int, tokens: int, project: str,
+                 stale_moving: list[str] | None = None, budget: int = DEFAULT_BUDGET,
+                 disputed: list[str] | None = None) -> None:
+        set_fields(self, text, facts, omitted, tokens, project, [] if stale_moving is None else stale_moving, budget,
+                   [] if disputed is None else disputed)
 
 
 #: dormant keys named in the session block's notice

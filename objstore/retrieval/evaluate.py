@@ -66,7 +66,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput
@@ -164,27 +164,27 @@ def locomo_steps() -> list[LocomoConfig]:
     plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
                           supersede=False, scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
                           measure=0.0)
-    timed = replace(RecallOptions(), scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
-                    measure=0.0)
+    timed = RecallOptions().replace(scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
+                                    measure=0.0)
     return [
         LocomoConfig("BM25, mem_words analyzer, turn text only", "words", False, False, plain),
         LocomoConfig("+ speaker name and image caption in the turn text", "words", True, True, plain),
         LocomoConfig("+ English stemming (Snowball)", "stem", True, True, plain),
         LocomoConfig("+ query stop words dropped", "stem", True, True,
-                     replace(plain, stopwords=True)),
+                     plain.replace(stopwords=True)),
         LocomoConfig("+ neighbouring turns (0.3 of a hit's score to seq +-1)", "stem", True, True,
-                     replace(plain, stopwords=True, neighbours=0.3)),
+                     plain.replace(stopwords=True, neighbours=0.3)),
         LocomoConfig("+ session evidence (0.1 x the session's summed scores)", "stem", True, True,
-                     replace(plain, stopwords=True, neighbours=0.3, session_boost=0.1)),
+                     plain.replace(stopwords=True, neighbours=0.3, session_boost=0.1)),
         LocomoConfig("+ wider turn window (0.4 to seq +-1, 0.2 to seq +-2)", "stem", True, True,
-                     replace(plain, stopwords=True, neighbours=0.4, neighbours2=0.2, session_boost=0.1)),
+                     plain.replace(stopwords=True, neighbours=0.4, neighbours2=0.2, session_boost=0.1)),
         LocomoConfig("+ time: recency factor, supersession of passages", "stem", True, True, timed),
         LocomoConfig("+ IDF counted inside the project scope", "stem", True, True,
-                     replace(timed, scope_idf=True)),
+                     timed.replace(scope_idf=True)),
         LocomoConfig("+ dates named in the question (that span's turns searched, x2)", "stem", True, True,
-                     replace(timed, scope_idf=True, dates=RecallOptions().dates)),
+                     timed.replace(scope_idf=True, dates=RecallOptions().dates)),
         LocomoConfig("+ coverage (score x share of the question's IDF mass the turn holds)", "stem", True, True,
-                     replace(timed, scope_idf=True, dates=RecallOptions().dates, coverage=RecallOptions().coverage)),
+                     timed.replace(scope_idf=True, dates=RecallOptions().dates, coverage=RecallOptions().coverage)),
         LocomoConfig("+ follow the first hit, agent nouns as verbs, measure bonus = default", "stem", True, True,
                      RecallOptions()),
     ]
@@ -358,7 +358,7 @@ def eval_locomo(path: str | Path, workdir: str | Path, *, steps: bool = True,
                 project = str(s.get("sample_id") or "conv")
                 for qa, gold in qas:
                     res = recall(st, [qa["question"]], what="turns", projects=(project,), limit=10,
-                                 opts=replace(cfg.opts, snippet=40))
+                                 opts=cfg.opts.replace(snippet=40))
                     ranked = [h.source or "" for h in res.hits]
                     overall.add(ranked, gold)
                     cats[int(qa.get("category") or 0)].add(ranked, gold)

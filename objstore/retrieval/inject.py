@@ -68,21 +68,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact, Turn
+from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import touch
-from objstore.memory.facts import walk
+from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
-from objstore.retrieval.recall import current_version, visible
 from objstore.retrieval.timeline import Item, superseders, values_of
 
 MAX_CUE_CHARS = 4000
@@ -130,8 +129,7 @@ web window worker yaml
 """.split())
 
 
-@dataclass(frozen=True)
-class GateConfig:
+class GateConfig(Frozen):
     """The precision-first gate of :func:`inject_for_prompt` (module docstring).
 
     Defaults were tuned on ``eval/injection.json`` (``mem eval injection``).
@@ -156,33 +154,27 @@ class GateConfig:
         dormant: the dormancy predicate (a dormant fact is never injected).
     """
 
-    max_facts: int = 2
-    max_turns: int = 1
-    budget_tokens: int = DEFAULT_PROMPT_BUDGET
-    fact_threshold: float = 0.8
-    min_terms: int = 2
-    rare_nidf: float = 0.75
-    key_weight: float = 1.5
-    common_nidf: float = 0.35
-    relative: float = 0.5
-    turn_threshold: float = 2.0
-    turn_min_terms: int = 3
-    turn_coverage: float = 0.6
-    assistant_weight: float = 0.5
-    tool_weight: float = 0.3
-    candidates: int = 10
-    turns: bool = True
-    turn_roles: tuple[str, ...] = ("user", "assistant")
-    turn_chars: int = 300
-    dormant: Callable[[Fact], bool] = is_dormant
+    __slots__ = ("max_facts", "max_turns", "budget_tokens", "fact_threshold", "min_terms", "rare_nidf", "key_weight",
+                 "common_nidf", "relative", "turn_threshold", "turn_min_terms", "turn_coverage", "assistant_weight",
+                 "tool_weight", "candidates", "turns", "turn_roles", "turn_chars", "dormant")
+
+    def __init__(self, max_facts: int = 2, max_turns: int = 1, budget_tokens: int = DEFAULT_PROMPT_BUDGET,
+                 fact_threshold: float = 0.8, min_terms: int = 2, rare_nidf: float = 0.75, key_weight: float = 1.5,
+                 common_nidf: float = 0.35, relative: float = 0.5, turn_threshold: float = 2.0,
+                 turn_min_terms: int = 3, turn_coverage: float = 0.6, assistant_weight: float = 0.5,
+                 tool_weight: float = 0.3, candidates: int = 10, turns: bool = True,
+                 turn_roles: tuple[str, ...] = ("user", "assistant"), turn_chars: int = 300,
+                 dormant: Callable[[Fact], bool] = is_dormant) -> None:
+        set_fields(self, max_facts, max_turns, budget_tokens, fact_threshold, min_terms, rare_nidf, key_weight,
+                   common_nidf, relative, turn_threshold, turn_min_terms, turn_coverage, assistant_weight,
+                   tool_weight, candidates, turns, turn_roles, turn_chars, dormant)
 
     def to_json(self) -> dict:
         """The numeric settings (for the trace)."""
-        return {k: v for k, v in self.__dict__.items() if isinstance(v, (int, float, bool, tuple))}
+        return {k: v for k in fields(self) if isinstance(v := getattr(self, k), (int, float, bool, tuple))}
 
 
-@dataclass
-class Candidate:
+class Candidate(Record):
     """One candidate of the gate, injected or rejected.
 
     Attributes:
@@ -194,15 +186,11 @@ class Candidate:
         tokens: estimated tokens of its rendered line.
     """
 
-    kind: str
-    id: str
-    ref: str
-    evidence: float = 0.0
-    matched: list[str] = field(default_factory=list)
-    reason: str = ""
-    bm25: float = 0.0
-    tokens: int = 0
-    line: str = ""
+    __slots__ = ("kind", "id", "ref", "evidence", "matched", "reason", "bm25", "tokens", "line")
+
+    def __init__(self, kind: str, id: str, ref: str, evidence: float = 0.0, matched: list[str] | None = None,
+                 reason: str = "", bm25: float = 0.0, tokens: int = 0, line: str = "") -> None:
+        set_fields(self, kind, id, ref, evidence, [] if matched is None else matched, reason, bm25, tokens, line)
 
     def to_json(self) -> dict:
         d = {"kind": self.kind, "id": self.id, "key" if self.kind == "fact" else "session": self.ref,
@@ -214,8 +202,7 @@ class Candidate:
         return d
 
 
-@dataclass
-class Injection:
+class Injection(Record):
     """What :func:`inject_for_prompt` decided.
 
     Attributes:
@@ -227,11 +214,11 @@ class Injection:
         trace: the JSON-ready trace record (one line of the trace file).
     """
 
-    text: str
-    injected: list[Candidate]
-    rejected: list[Candidate]
-    cues: dict[str, list[str]]
-    trace: dict
+    __slots__ = ("text", "injected", "rejected", "cues", "trace")
+
+    def __init__(self, text: str, injected: list[Candidate], rejected: list[Candidate], cues: dict[str, list[str]],
+                 trace: dict) -> None:
+        set_fields(self, text, injected, rejected, cues, trace)
 
     @property
     def ids(self) -> list[str]:

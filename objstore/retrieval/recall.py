@@ -83,12 +83,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+
+from blake3 import blake3
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
+from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.store import Store
-from objstore.memory.facts import current_of, walk
+from objstore.memory.facts import current_of, current_version, visible, walk  # noqa: F401  (re-exported)
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
@@ -106,8 +108,7 @@ TURN_TRUST = {"user": "user_stated", "assistant": "agent_observed", "tool": "too
 MAX_QUERIES = 16
 
 
-@dataclass(frozen=True)
-class RecallOptions:
+class RecallOptions(Frozen):
     """Tuning of :func:`recall` (defaults measured on LoCoMo).
 
     Attributes:
@@ -159,29 +160,21 @@ class RecallOptions:
             they were found from (0 disables).
     """
 
-    depth: int = 30
-    neighbours: float = 0.4
-    neighbours2: float = 0.2
-    session_boost: float = 0.1
-    stopwords: bool = True
-    rrf_k: int = 60
-    snippet: int = 320
-    recency: float = 0.2
-    half_life_days: float = 30.0
-    supersede: bool = True
-    share: float = 0.2
-    similar: float = 0.3
-    pool: int = 15
-    scope_idf: bool = True
-    dates: float = 1.0
-    follow: int = 1
-    coverage: float = 1.0
-    base_forms: bool = True
-    measure: float = 0.5
+    __slots__ = ("depth", "neighbours", "neighbours2", "session_boost", "stopwords", "rrf_k", "snippet", "recency",
+                 "half_life_days", "supersede", "share", "similar", "pool", "scope_idf", "dates", "follow",
+                 "coverage", "base_forms", "measure")
+
+    def __init__(self, depth: int = 30, neighbours: float = 0.4, neighbours2: float = 0.2, session_boost: float = 0.1,
+                 stopwords: bool = True, rrf_k: int = 60, snippet: int = 320, recency: float = 0.2,
+                 half_life_days: float = 30.0, supersede: bool = True, share: float = 0.2, similar: float = 0.3,
+                 pool: int = 15, scope_idf: bool = True, dates: float = 1.0, follow: int = 1, coverage: float = 1.0,
+                 base_forms: bool = True, measure: float = 0.5) -> None:
+        set_fields(self, depth, neighbours, neighbours2, session_boost, stopwords, rrf_k, snippet, recency,
+                   half_life_days, supersede, share, similar, pool, scope_idf, dates, follow, coverage, base_forms,
+                   measure)
 
 
-@dataclass(frozen=True)
-class RecallHit:
+class RecallHit(Frozen):
     """One recalled item.
 
     Attributes:
@@ -216,33 +209,21 @@ class RecallHit:
             target)`` pairs); () for turns.
     """
 
-    kind: str
-    id: str
-    score: float
-    text: str
-    time: int
-    project: str
-    trust: str
-    key: str | None = None
-    version: int | None = None
-    fact_kind: str | None = None
-    valid_from: int | None = None
-    pinned: bool = False
-    dormant: bool = False
-    resolved_from: str | None = None
-    session: str | None = None
-    seq: int | None = None
-    role: str | None = None
-    harness: str | None = None
-    cwd: str | None = None
-    source: str | None = None
-    duplicates: int = 0
-    queries: tuple[int, ...] = ()
-    updated_later: dict | None = None
-    edges: tuple[tuple[str, str], ...] = ()
-    author: str | None = None
-    untrusted: bool = False
-    namespace: str = ""
+    __slots__ = ("kind", "id", "score", "text", "time", "project", "trust", "key", "version", "fact_kind",
+                 "valid_from", "pinned", "dormant", "resolved_from", "session", "seq", "role", "harness", "cwd",
+                 "source", "duplicates", "queries", "updated_later", "edges", "author", "untrusted", "namespace")
+
+    def __init__(self, kind: str, id: str, score: float, text: str, time: int, project: str, trust: str,
+                 key: str | None = None, version: int | None = None, fact_kind: str | None = None,
+                 valid_from: int | None = None, pinned: bool = False, dormant: bool = False,
+                 resolved_from: str | None = None, session: str | None = None, seq: int | None = None,
+                 role: str | None = None, harness: str | None = None, cwd: str | None = None,
+                 source: str | None = None, duplicates: int = 0, queries: tuple[int, ...] = (),
+                 updated_later: dict | None = None, edges: tuple[tuple[str, str], ...] = (),
+                 author: str | None = None, untrusted: bool = False, namespace: str = "") -> None:
+        set_fields(self, kind, id, score, text, time, project, trust, key, version, fact_kind, valid_from, pinned,
+                   dormant, resolved_from, session, seq, role, harness, cwd, source, duplicates, queries,
+                   updated_later, edges, author, untrusted, namespace)
 
     @property
     def date(self) -> str:
@@ -276,8 +257,7 @@ def iso_time(ms: int | None) -> str:
     return _t.strftime("%Y-%m-%dT%H:%M:%SZ", _t.gmtime(ms / 1000))
 
 
-@dataclass
-class RecallResult:
+class RecallResult(Record):
     """What :func:`recall` found.
 
     Attributes:
@@ -291,26 +271,26 @@ class RecallResult:
         as_of: the time read as of (ms), or None for now.
     """
 
-    queries: list[str]
-    projects: tuple[str, ...] | None
-    hits: list[RecallHit] = field(default_factory=list)
-    resolved: int = 0
-    superseded: int = 0
-    as_of: int | None = None
+    __slots__ = ("queries", "projects", "hits", "resolved", "superseded", "as_of")
+
+    def __init__(self, queries: list[str], projects: tuple[str, ...] | None, hits: list[RecallHit] | None = None,
+                 resolved: int = 0, superseded: int = 0, as_of: int | None = None) -> None:
+        set_fields(self, queries, projects, [] if hits is None else hits, resolved, superseded, as_of)
 
 
-@dataclass
-class _Cand:
-    kind: str
-    ref: str              # fact key, or session id
-    seq: int = 0
-    hit_id: str | None = None  # id of the indexed doc that matched (None: a neighbour)
-    score: float = 0.0
-    session: str = ""
-    queries: set = field(default_factory=set)
-    rel: float = 0.0      # best normalised score over the phrasings (for the supersession rule)
-    own: float = 0.0      # its own BM25 score / the phrasing's best, before the factors (0: a neighbour);
-                          # the rule's relevance is the larger of this and the final score's share
+class _Cand(Record):
+    """A candidate of one phrasing.  ``ref``: fact key, or session id;
+    ``hit_id``: id of the indexed doc that matched (None: a neighbour);
+    ``rel``: best normalised score over the phrasings (for the supersession
+    rule); ``own``: its own BM25 score / the phrasing's best, before the
+    factors (0: a neighbour); the rule's relevance is the larger of this and
+    the final score's share."""
+
+    __slots__ = ("kind", "ref", "seq", "hit_id", "score", "session", "queries", "rel", "own")
+
+    def __init__(self, kind: str, ref: str, seq: int = 0, hit_id: str | None = None, score: float = 0.0,
+                 session: str = "", queries: set | None = None, rel: float = 0.0, own: float = 0.0) -> None:
+        set_fields(self, kind, ref, seq, hit_id, score, session, set() if queries is None else queries, rel, own)
 
 
 DAY_MS = 86_400_000
@@ -341,7 +321,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
                                                exclude_refs=exclude_sessions, roles=roles,
                                                stopwords=opts.stopwords, scope_idf=opts.scope_idf,
                                                times=windows) if h.id not in seen]
-        hits = [replace(h, score=h.score * (1.0 + opts.dates))
+        hits = [h.replace(score=h.score * (1.0 + opts.dates))
                 if h.kind == "turn" and any(a <= h.time < b for a, b in windows) else h for h in hits]
         hits.sort(key=lambda h: -h.score)
     if as_of is not None:
@@ -354,13 +334,13 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         hits = _with_coverage(store, hits, weights, opts, turns, terms)
     measure = measure_pattern(query) if opts.measure else None
     if measure is not None:  # "how large …": the turns stating a size first
-        hits = [replace(h, score=h.score * (1.0 + opts.measure))
+        hits = [h.replace(score=h.score * (1.0 + opts.measure))
                 if h.kind == "turn" and (t := _turn(store, h.id, turns)) is not None and measure.search(t.text[:4000])
                 else h for h in hits]
     if opts.recency:
         newest = max((h.time for h in hits if h.kind == "turn"), default=0)
         half = max(opts.half_life_days, 1e-3) * DAY_MS
-        hits = [replace(h, score=h.score * (1.0 + opts.recency * 0.5 ** ((newest - h.time) / half)))
+        hits = [h.replace(score=h.score * (1.0 + opts.recency * 0.5 ** ((newest - h.time) / half)))
                 if h.kind == "turn" else h for h in hits]
     top = max(h.score for h in hits) or 1.0
     positions = "turn" in kinds and store.index.has_seq("turn")  # else no neighbours, key by id
@@ -419,7 +399,7 @@ def _with_coverage(store: Store, hits: list, idf: dict[str, float], opts: Recall
             t = _turn(store, h.id, turns)
             if t is not None:
                 have = text_terms(t.text, terms) & weight.keys()
-                h = replace(h, score=h.score * (sum(weight[x] for x in have) / total) ** opts.coverage)
+                h = h.replace(score=h.score * (sum(weight[x] for x in have) / total) ** opts.coverage)
         out.append(h)
     return out
 
@@ -467,6 +447,13 @@ def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
         if turns is not None:
             turns[oid] = t
     return t
+
+
+def _text_digest(full: str) -> bytes:
+    """The key under which hits with the same text are merged: 16 bytes of
+    BLAKE3 (already loaded for object ids; hashlib would load OpenSSL,
+    ~2 ms at start-up)."""
+    return blake3(full.encode("utf-8", "surrogatepass")).digest(16)
 
 
 def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
@@ -569,7 +556,6 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     _prefetch_neighbours(store, order[:pool + pool // 2])
     # a fact's namespace is known once it is read: with namespaces in play read further,
     # then let the demotion reorder (a descendant's fact never displaces the reader's own)
-    import hashlib
     cursor = 0
 
     def take(n: int) -> None:
@@ -582,12 +568,12 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             if got is None:
                 continue
             hit, full, old_bodies = got
-            digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            digest = _text_digest(full)
             if digest in by_text:
                 i = by_text[digest]
                 old = got_hits[i]
-                got_hits[i] = replace(old, duplicates=old.duplicates + 1,
-                                      queries=tuple(sorted({*old.queries, *c.queries})))
+                got_hits[i] = old.replace(duplicates=old.duplicates + 1,
+                                          queries=tuple(sorted({*old.queries, *c.queries})))
                 continue
             by_text[digest] = len(got_hits)
             got_hits.append(hit)
@@ -659,7 +645,7 @@ def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
     if later is not None and later.get("kind") == "turn":
         t = make_snippet(later["text"], query, 200)
         later = {**later, "text": t}
-    return replace(h, text=make_snippet(h.text, query, opts.snippet), updated_later=later)
+    return h.replace(text=make_snippet(h.text, query, opts.snippet), updated_later=later)
 
 
 def _prefetch_neighbours(store: Store, cands: Sequence[_Cand]) -> None:
@@ -761,12 +747,16 @@ def with_base_forms(store: Store, query: str, *, kinds: tuple[str, ...], project
     return " ".join(out)
 
 
-@dataclass
-class _Extra:
-    full: str                 # the whole text (a fact: key words + body)
-    old_bodies: list[str]     # a fact's older versions' bodies (as of the read)
-    rel: float
-    anchor: int = -1          # a probe: the index of the hit it was found from (_follow_forward)
+class _Extra(Record):
+    """What ranking keeps beside a hit: ``full``, the whole text (a fact:
+    key words + body); ``old_bodies``, a fact's older versions' bodies (as of
+    the read); ``anchor``, for a probe the index of the hit it was found from
+    (``_follow_forward``)."""
+
+    __slots__ = ("full", "old_bodies", "rel", "anchor")
+
+    def __init__(self, full: str, old_bodies: list[str], rel: float, anchor: int = -1) -> None:
+        set_fields(self, full, old_bodies, rel, anchor)
 
 
 def question_terms(queries: Sequence[str]) -> tuple[set[str], set[str]]:
@@ -806,7 +796,6 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
     unit tests over to Ava").  Up to 3 new turns per hit are appended to
     ``hits``/``extra`` as *probes*; returns how many.  A probe is kept by
     :func:`_order_by_time` only if it supersedes a hit."""
-    import hashlib
     from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
     end = (as_of + 1) if as_of is not None else 2 ** 62
     n = added = 0
@@ -835,11 +824,11 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             if got is None:
                 continue
             hit, full, _ = got
-            digest = hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            digest = _text_digest(full)
             if digest in by_text:
                 continue
             by_text[digest] = len(hits)
-            hits.append(replace(hit, score=0.0))
+            hits.append(hit.replace(score=0.0))
             extra.append(_Extra(full, [], e.rel * opts.share, anchor=i))
             took += 1
             added += 1
@@ -883,7 +872,7 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
                 later["key"] = b.key
             else:
                 later.update(session=b.session, seq=b.seq)
-            h = replace(h, updated_later=later)
+            h = h.replace(updated_later=later)
         out.append(h)
     return out
 
@@ -981,25 +970,3 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                          untrusted=t.untrusted, namespace=t.session), t.text, []
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip
-
-
-def visible(f: Fact, include_directives: bool = False) -> bool:
-    """Whether a fact version may be shown by recall, context or injection:
-    not secret (sealed values are never shown), not forgotten, and not of a
-    kind in ``HELD_OUT_KINDS`` (a ``directive``) unless
-    ``include_directives`` (recall and search on request; never context
-    or injection)."""
-    return (f.sensitivity != "secret" and not getattr(f, "forgotten", 0) and bool(f.body.strip())
-            and (include_directives or f.kind not in HELD_OUT_KINDS))
-
-
-def current_version(store: Store, key: str, reader: str | None = None) -> tuple[str, Fact] | None:
-    """``(id, Fact)`` of ``key``'s current version by the supersession rule
-    as namespace ``reader`` sees it (``facts.current_of``; None: the
-    person's view), or None (no such key, nothing current).  Raises
-    IntegrityError for a broken history."""
-    head = store.refs.read("facts/" + key)
-    if head is None:
-        return None
-    cur = current_of(list(walk(store, head)), reader=reader)
-    return None if cur is None else (cur.id, cur.fact)

@@ -9,17 +9,16 @@ current one (never the old value), and a hit whose object is gone is dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from objstore.core.errors import CorruptObject, NotFound
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
+from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.memory.documents import iter_docs
 from objstore.memory.facts import current_of, walk
 
 
-@dataclass(frozen=True, slots=True)
-class SearchResult:
+class SearchResult(Frozen):
     """One hit of :func:`search`.
 
     Attributes:
@@ -31,15 +30,11 @@ class SearchResult:
             when the hit was resolved to the current version.
     """
 
-    kind: str
-    id: str
-    ref: str
-    time: int
-    role: str
-    project: str
-    score: float
-    snippet: str
-    resolved_from: str | None = None
+    __slots__ = ("kind", "id", "ref", "time", "role", "project", "score", "snippet", "resolved_from")
+
+    def __init__(self, kind: str, id: str, ref: str, time: int, role: str, project: str, score: float, snippet: str,
+                 resolved_from: str | None = None) -> None:
+        set_fields(self, kind, id, ref, time, role, project, score, snippet, resolved_from)
 
 
 def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn"),

@@ -75,7 +75,9 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+
+from objstore.core.record import Record, set_fields
+
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
 _DIGIT_RE = re.compile(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
@@ -217,8 +219,7 @@ def wants_current(queries: Iterable[str]) -> bool:
     return True
 
 
-@dataclass
-class Item:
+class Item(Record):
     """One recalled item, as the rule sees it.
 
     Attributes:
@@ -238,17 +239,14 @@ class Item:
             for a fact.  A ``tool`` item never supersedes (rule 5).
     """
 
-    time: int
-    project: str
-    values: dict[str, str]
-    matched: set[str]
-    relevance: float
-    kind: str = "turn"
-    old_values: set[str] = field(default_factory=set)
-    seq: int = 0
-    terms: set[str] = field(default_factory=set)
-    cue: bool = False
-    role: str = ""
+    __slots__ = ("time", "project", "values", "matched", "relevance", "kind", "old_values", "seq", "terms", "cue",
+                 "role")
+
+    def __init__(self, time: int, project: str, values: dict[str, str], matched: set[str], relevance: float,
+                 kind: str = "turn", old_values: set[str] | None = None, seq: int = 0, terms: set[str] | None = None,
+                 cue: bool = False, role: str = "") -> None:
+        set_fields(self, time, project, values, matched, relevance, kind, set() if old_values is None else old_values,
+                   seq, set() if terms is None else terms, cue, role)
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
@@ -261,7 +259,7 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
                 vdf[v] = vdf.get(v, 0) + 1
     common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
     if common:  # a value most candidates hold (a speaker's name) tells no statement from another
-        items = [replace(it, values={v: t for v, t in it.values.items() if v not in common}) for it in items]
+        items = [it.replace(values={v: t for v, t in it.values.items() if v not in common}) for it in items]
     first: dict[str, int] = {}
     for it in items:
         for v in it.values:

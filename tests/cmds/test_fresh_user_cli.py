@@ -7,6 +7,7 @@ into the test's folder, so nothing here needs ../shared."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -97,3 +98,38 @@ def test_import_summary_counts_every_session_as_mem_sessions_lists_them(mem, sam
     assert again["turns_added"] == 1 and again["files_unchanged"] == 2
     assert (again["sessions"], again["subagent_sessions"], again["sessions_new"]) == (3, 1, 0)   # was: 1 session
     assert len(mem("sessions", "--json").json) == again["sessions"]
+
+
+def test_config_covers_decay_days_spells_booleans_as_git_and_offers_the_closest_name(mem, invoke):
+    invoke("remember", "project/x/db", "postgres 16")
+    listing = {r["name"]: r for r in invoke("config", "--json").json}
+    assert listing["decay.days"]["value"] == listing["decay.days"]["default"] == 60   # was: not a setting at all
+    mem("config", "decay.days", "30")                                               # real processes
+    assert mem("decay", "--dry-run", "--json").json["days"] == 30
+    r = mem("config", "decay_days", "30", exit_code=2)
+    assert "did you mean decay.days?" in r.stderr                                   # was: no suggestion
+    assert "did you mean derive.auto?" in invoke("config", "derive.atuo", "true", exit_code=2).stderr
+    invoke("config", "decay.days", "0", exit_code=2)
+    # booleans: the spellings git config takes, any case, stored as true/false
+    for text, want in (("yes", True), ("On", True), ("1", True), ("off", False), ("NO", False), ("0", False)):
+        assert invoke("config", "derive.auto", text, "--json").json["value"] is want, text
+    r = invoke("config", "derive.auto", "maybe", exit_code=2)
+    assert "true or false (also yes/no, on/off, 1/0" in r.stderr
+    # a hand-edited value of the wrong type names the setting and the file
+    toml = Path(os.environ["MEM_HOME"]) / "config.toml"
+    toml.write_text(toml.read_text().replace("days = 30", 'days = "ten"'))
+    r = mem("decay", "--dry-run", exit_code=2)
+    assert "decay.days" in r.stderr and "config.toml" in r.stderr
+    # the usage line shows both arguments as optional (was: 'mem config [OPTIONS] NAME VALUE')
+    assert "config [OPTIONS] [NAME] [VALUE]\n" in invoke("config", "--help").stdout
+
+
+def test_auto_max_calls_has_one_default(store):
+    import objstore
+    import objstore.derive.auto as auto
+    assert not hasattr(auto, "AUTO_MAX_CALLS")             # the second copy of 40 is gone
+    assert objstore.config_value(store.root, "derive.auto_max_calls") == \
+        objstore.config_settings["derive.auto_max_calls"].default
+    (store.root / "config.toml").write_text("[derive]\nauto_max_calls = 3\nauto = \"yes\"\n")
+    assert objstore.config_value(store.root, "derive.auto_max_calls") == 3
+    assert auto.auto_enabled(objstore.derive_config(store.root))   # a boolean as mem config spells it

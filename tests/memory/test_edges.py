@@ -179,8 +179,7 @@ def test_fsck_warns_about_an_edge_to_a_missing_object(store):
     assert fsck(store).warnings == []
     # a fact (as a remote might send it) naming a turn this store does not hold
     head = facts.current(store, "user/a")
-    import dataclasses
-    f = dataclasses.replace(head.fact, version=2, parent=head.id, body="y", edges=(("rollup_of", "ab" * 32),))
+    f = head.fact.replace(version=2, parent=head.id, body="y", edges=(("rollup_of", "ab" * 32),))
     oid = store.put(f)
     with store.lock("test"):
         facts.commit_version(store, "user/a", head.id, oid, old_chain=[head], new_chain=[facts.Version(oid, f), head],

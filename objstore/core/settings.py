@@ -1,0 +1,243 @@
+"""The settings of ``<store>/config.toml`` (``mem config``): one table of
+names, types, defaults and checks.
+
+Each setting is ``<table>.<name>`` (``derive.auto``, ``decay.days``) with a
+type, a default and a check (:data:`SETTINGS`).  Setting one edits that
+line in place and keeps the rest of the file (``objstore.core.tomledit``).
+Only the settings listed here are written: a misspelt name is refused
+(with the closest names offered) instead of silently ignored.  A
+credential never goes in the file: ``derive.api_key_env`` holds the *name*
+of the variable that holds the key.
+
+Booleans are spelt as git config spells them (``git-config(1)``, "Values"):
+``true``/``yes``/``on``/``1`` and ``false``/``no``/``off``/``0``, any case;
+they are stored as TOML ``true``/``false``.
+
+The table is in ``core`` so that every layer reads its defaults from here
+(``decay.days`` in ``objstore.memory.decay``, ``derive.auto_max_calls`` in
+``objstore.derive.auto``): one number, one place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import cbor2
+
+from objstore.core.errors import InvalidInput
+
+CONFIG_FILE = "config.toml"
+#: the spellings of a boolean (as git config takes them)
+TRUE_WORDS = ("true", "yes", "on", "1")
+FALSE_WORDS = ("false", "no", "off", "0")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: ``kind`` is ``bool``, ``int``, ``float``, ``str`` or
+    ``choice`` (one of ``choices``); ``minimum``/``maximum`` for numbers;
+    ``pattern`` a regex a string must match in full; ``help`` one line;
+    ``legacy`` the key under which an older mem kept it in the store's CBOR
+    ``config`` (read when ``config.toml`` does not set it)."""
+
+    name: str
+    kind: str
+    default: object
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    pattern: str = ""
+    maximum: float | None = None
+    legacy: str = ""
+
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in (
+    Setting("derive.auto", "bool", False,
+            "run 'mem derive --apply' at most once a day from the session-start hook, in the background "
+            "(only after 'mem derive --plan' was shown for the same destination)"),
+    Setting("derive.sources", "choice", "interactive", "which turns derive reads: interactive (not claude -p or "
+            "Agent SDK runs) or all", choices=("interactive", "all")),
+    Setting("derive.provider", "choice", "claude", "where derive sends excerpts (default: OPENAI_* if set, "
+            "else claude)", choices=("claude", "openai", "ollama")),
+    Setting("derive.model", "str", "", "the model name (empty: the provider's default)"),
+    Setting("derive.base_url", "str", "", "the endpoint of an openai or ollama provider", pattern=r"https?://\S+"),
+    Setting("derive.api_key_env", "str", "OPENAI_API_KEY", "the NAME of the env variable that holds "
+            "the key (never the key)", pattern=r"[A-Za-z_][A-Za-z0-9_]{0,63}"),
+    Setting("derive.timeout", "float", 120.0, "seconds per model call (never retried)", minimum=1),
+    Setting("derive.auto_max_calls", "int", 40, "model calls one automatic run makes at most (the rest "
+            "waits for the next day)", minimum=1),
+    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block", minimum=1),
+    Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1),
+    Setting("context.moving_max_age_days", "float", 30.0, "days after which a moving value stays out of the "
+            "session-start block", minimum=0),
+    Setting("helper.autostart", "bool", True, "the session-start hook starts the store's resident helper "
+            "(mem helper) in the background when it is not running"),
+    Setting("helper.idle_minutes", "float", 15.0, "minutes without a request after which the resident "
+            "helper exits", minimum=0.05),
+    Setting("capture.ignore_marker", "str", "#nomem", "a prompt starting with it is neither captured nor "
+            "answered with memory"),
+    Setting("decay.days", "int", 60, "idle active days after which an unpinned fact goes dormant (mem decay)",
+            minimum=1, maximum=36500, legacy="decay_days"),
+)}
+
+
+def default(name: str):
+    """The default of setting ``name`` (KeyError for an unknown name)."""
+    return SETTINGS[name].default
+
+
+def setting(name: str) -> Setting:
+    """The :class:`Setting` called ``name``.  Raises InvalidInput for an
+    unknown name, offering the closest known names."""
+    s = SETTINGS.get(name)
+    if s is None:
+        raise InvalidInput(f"unknown setting {name!r}", hint=_did_you_mean(name))
+    return s
+
+
+def _did_you_mean(name: str) -> str:
+    """'did you mean X?' for a mistyped setting name (difflib's ratio over
+    the whole name and over its part after the table; ``decay_days`` finds
+    ``decay.days``), else where the list is."""
+    import difflib  # deferred: only a mistyped name needs it (the hooks import this module)
+
+    low = name.strip().lower()
+    close = difflib.get_close_matches(low, list(SETTINGS), n=3, cutoff=0.8)
+    close += [n for n in SETTINGS if n not in close and difflib.get_close_matches(
+        low.rpartition(".")[2], [n.partition(".")[2]], n=1, cutoff=0.75)]
+    close += [n for n in SETTINGS if n not in close and n.partition(".")[0] == low]  # a table: its settings
+    if close:
+        return f"did you mean {' or '.join(close[:3])}? ('mem config' lists every setting)"
+    return "'mem config' lists every setting"
+
+
+def parse(name: str, text: str):
+    """The typed value of ``text`` for setting ``name``.  Raises InvalidInput
+    for an unknown setting or a value of the wrong type or range."""
+    s = setting(name)
+    t = text.strip()
+    if s.kind == "bool":
+        b = as_bool(t)
+        if b is not None:
+            return b
+        raise InvalidInput(f"{name} takes a boolean: true or false (also yes/no, on/off, 1/0, as git config "
+                           f"does), not {text!r}")
+    if s.kind in ("int", "float"):
+        try:
+            v = int(t) if s.kind == "int" else float(t)
+        except ValueError:
+            raise InvalidInput(f"{name} takes {'a whole number' if s.kind == 'int' else 'a number'}, "
+                               f"not {text!r}") from None
+        return _check_number(s, v)
+    if s.kind == "choice":
+        if t not in s.choices:
+            raise InvalidInput(f"{name} is one of {', '.join(s.choices)}, not {text!r}")
+        return t
+    if s.pattern and not re.fullmatch(s.pattern, t):
+        raise InvalidInput(f"{name}: {text!r} is not a valid value ({s.help})")
+    return t
+
+
+def as_bool(v) -> bool | None:
+    """A boolean spelt any way git config takes one: a bool, the integer 1
+    or 0, or a string of :data:`TRUE_WORDS` / :data:`FALSE_WORDS` in any
+    case; None for anything else."""
+    if isinstance(v, bool):
+        return v
+    if type(v) is int and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str):
+        low = v.strip().lower()
+        if low in TRUE_WORDS:
+            return True
+        if low in FALSE_WORDS:
+            return False
+    return None
+
+
+def _check_number(s: Setting, v):
+    """``v`` when it is in ``s``'s range; raises InvalidInput."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise InvalidInput(f"{s.name} takes a finite number")
+    if (s.minimum is not None and v < s.minimum) or (s.maximum is not None and v > s.maximum):
+        want = f">= {s.minimum:g}" if s.maximum is None else f"in {s.minimum:g}..{s.maximum:g}"
+        raise InvalidInput(f"{s.name} must be {want}, not {v!r}")
+    return v
+
+
+def _stored(root: Path) -> dict[str, tuple[object, str]]:
+    """The settings the store's files hold, each with where it was read:
+    ``config.toml``, and for a setting it does not hold, its ``legacy`` key
+    in the CBOR ``config``.  Raises InvalidInput for a ``config.toml`` that
+    is not valid TOML."""
+    import tomllib  # deferred (~3 ms): the hooks import this module for its defaults, not always to read the file
+
+    p = root / CONFIG_FILE
+    try:
+        doc = tomllib.loads(p.read_text("utf-8"))
+    except FileNotFoundError:
+        doc = {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidInput(f"{p} is not valid TOML: {e}", hint="fix or remove the file") from None
+    out: dict[str, tuple[object, str]] = {}
+    legacy: dict | None = None
+    for name, s in SETTINGS.items():
+        table, key = name.split(".", 1)
+        t = doc.get(table, {})
+        if isinstance(t, dict) and key in t:
+            out[name] = (t[key], f"{name} in {p}")
+        elif s.legacy:
+            if legacy is None:
+                try:
+                    legacy = cbor2.loads((root / "config").read_bytes())
+                except Exception:  # noqa: BLE001 - Store.open validates that file; a setting never fails on it
+                    legacy = {}
+                legacy = legacy if isinstance(legacy, dict) else {}
+            if s.legacy in legacy:
+                out[name] = (legacy[s.legacy], f"{s.legacy} in {root / 'config'}")
+    return out
+
+
+def read(root: str | Path) -> dict[str, object]:
+    """Every known setting: its value in the store's files (:func:`_stored`),
+    else its default.  Raises InvalidInput for a file that is not valid TOML."""
+    stored = _stored(Path(root))
+    return {name: stored[name][0] if name in stored else s.default for name, s in SETTINGS.items()}
+
+
+def value(root: str | Path, name: str):
+    """The value of one setting (as :func:`read`), checked: a value of the
+    wrong type or range (a hand-edited file) raises InvalidInput naming
+    the setting and where it was read; a boolean spelt as a string
+    (``"yes"``) or 1/0 is read as :func:`as_bool` reads it."""
+    s = setting(name)
+    v, where = _stored(Path(root)).get(name, (s.default, "default"))
+    try:
+        if s.kind == "bool":
+            b = as_bool(v)
+            if b is None:
+                raise InvalidInput(f"{name} takes a boolean: true or false (also yes/no, on/off, 1/0)")
+            return b
+        if s.kind in ("int", "float"):
+            if isinstance(v, bool) or not isinstance(v, int if s.kind == "int" else (int, float)):
+                raise InvalidInput(f"{name} takes {'a whole number' if s.kind == 'int' else 'a number'}")
+            return _check_number(s, v)
+        if not isinstance(v, str):
+            raise InvalidInput(f"{name} takes text")
+        return parse(name, v)
+    except InvalidInput as e:
+        raise InvalidInput(f"bad setting ({where} = {v!r}): {e.message}",
+                           hint=f"set it with: mem config {name} VALUE") from None
+
+
+def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
+    """Set ``name`` from its text form (:func:`parse`); returns the typed
+    value and whether the file changed.  Raises InvalidInput."""
+    from objstore.core.tomledit import set_value  # defer: tomllib and the editor only when a setting is written
+
+    v = parse(name, text)
+    table, key = name.split(".", 1)
+    return v, set_value(Path(root) / CONFIG_FILE, table, key, v)
