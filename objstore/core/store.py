@@ -41,7 +41,7 @@ from objstore.core.ids import check_prefix
 from objstore.core.lock import StoreLock
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import Pack, PackSet
+from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES, Pack, PackSet
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
@@ -438,8 +438,8 @@ class Store:
         :meth:`repack` compresses again.  An entry whose bounds or length prefix are damaged is left
         out and noted in :attr:`damaged`; one whose bytes are damaged is
         copied as it is (``fsck`` still finds it).  Caller holds the store lock."""
-        from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES
-        from objstore.core.packwriter import PackWriter, dictionary_sources, make_dictionary
+        from objstore.core.packwriter import (  # deferred: readers never write a pack
+            PackWriter, dictionary_sources, make_dictionary)
         if pack.version != 2:
             return False
         try:
