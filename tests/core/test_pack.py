@@ -812,3 +812,16 @@ def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_p
     assert all(store.read_frame(hash_bytes(f)) == f for f in keep)
     assert not any(b"canary" in p.get(i) for i in p)
     store.close()
+
+
+def test_drop_pages_leaves_lookups_working(tmp_path):
+    """PackSet.drop_pages (an import, after each publish) lets go of the
+    index pages read so far; every object is still found and read."""
+    frames = _turns(300)
+    write_pack(tmp_path / "p", frames[:150])
+    write_pack(tmp_path / "p", frames[150:])
+    with PackSet(tmp_path / "p") as ps:
+        assert all(ps.get(hash_bytes(f)) == f for f in frames)
+        ps.drop_pages()
+        assert all(ps.get(hash_bytes(f)) == f for f in frames[::-1])
+        assert not ps.contains("0" * 64)
