@@ -361,7 +361,10 @@ def start_detached(root: str, env=None) -> None:
     and return at once; it exits at once if another helper holds the lock."""
     import subprocess
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the child imports the same mem
-    env = dict(os.environ if env is None else env)
+    src = os.environ if env is None else env
+    # only what a command may read (each request brings the client's own): no API key or token
+    # of the agent's environment lives on in a process that stays for minutes
+    env = {k: v for k, v in src.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES) or k == "PYTHONPATH"}
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     subprocess.Popen([sys.executable, "-m", "cmds", "--home", root, "helper", "serve"],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

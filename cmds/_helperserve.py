@@ -152,5 +152,6 @@ def serve(root: str, idle_s: float, ready=None) -> str:
     cache = objstore.keep_generations_open()
     warm(root)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, lambda *_a: sys.exit(0))  # unwinds: the socket is removed
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     return objstore.serve_helper(root, stamp, run, idle_s=idle_s, ready=ready, between=cache.refresh)

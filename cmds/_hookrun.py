@@ -34,6 +34,10 @@ DEFAULT_BUDGET_S = 3.0
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
 DEFAULT_LOCK_TIMEOUT_S = 1.0
+#: the detached child that stores a prompt (the agent does not wait for it) waits this long for
+#: the store lock, so a prompt typed while an import or a gc holds it is still stored at once
+#: after; past that the next Stop's transcript sync stores it (same key: once)
+PROMPT_CAPTURE_LOCK_WAIT_S = 30.0
 STDIN_TIMEOUT_S = 1.0
 MAX_STDIN_BYTES = 32 << 20
 MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
@@ -249,12 +253,17 @@ def resolve_transcript(data: dict, env) -> Path | None:
     return None
 
 
-def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
+def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
+             **kw) -> bool:
     """Run ``fn`` in a detached child (new session, stdio on /dev/null, its
-    own budget) and return True at once in the parent, so the agent does not
-    wait for it; False when forking is not possible or ``MEM_HOOK_FORK=0``
-    (the caller then runs ``fn`` itself).  The child logs its errors like the
-    parent and always exits 0."""
+    own budget: ``budget`` seconds, default the event's; ``lock_wait``:
+    seconds the store, ``fn``'s first argument, waits for its lock, default
+    the hook's) and return True at once in the parent, so the agent does
+    not wait for it; False when forking is not possible or
+    ``MEM_HOOK_FORK=0`` (the caller then runs ``fn`` itself).  The child logs its errors like the parent and always
+    exits 0.  In the resident helper ``fn`` runs after the answer is sent,
+    with the hook's budget and lock wait (the helper serves one request at a
+    time: it must not sit on the lock)."""
     if DEFERRED is not None:   # in the resident helper: after the answer is sent (cmds._helperserve)
         DEFERRED.append(lambda: _deferred(run, what, fn, *a, **kw))
         return True
@@ -273,7 +282,9 @@ def fork_off(run: "_Run", what: str, fn, *a, **kw) -> bool:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         dog = _Watchdog()
-        dog.arm(run.budget)
+        dog.arm(run.budget if budget is None else budget)
+        if lock_wait is not None and a:
+            a[0].lock_timeout = lock_wait   # fn(store, ...): nobody waits for this child
         try:
             run.guarded(what, fn, *a, **kw)
         except BaseException as e:  # noqa: BLE001 - HookTimeout in the child
@@ -410,6 +421,15 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
             f"{escape_context(r.version.fact.body)}</mem-context>")
 
 
+def _capture_statement(store, **kw) -> None:
+    """A "remember that …" prompt met a locked store: in the detached child,
+    store the prompt, then the fact citing it (what the hook does in
+    process when the lock is free; the agent gets no confirmation)."""
+    import objstore
+    pr = objstore.capture_prompt(store, **kw)
+    _remember_statement(store, kw["prompt"], kw.get("cwd", ""), pr.id or pr.source)
+
+
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
                        namespace: str | None = None) -> str:
     try:
@@ -516,6 +536,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
             stated_source = ""
+            statement_deferred = False
             marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
@@ -531,12 +552,17 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     # "remember that …": the fact cites this turn, so the turn is stored first, here
                     pr = run.guarded(None, objstore.capture_prompt, store, **kw)
                     stated_source = (pr.id or pr.source) if pr is not None else ""
-                elif not fork_off(run, "capture", objstore.capture_prompt, store, **{**kw, "index": True}):
+                    if pr is None and fork_off(run, "capture", _capture_statement, store,
+                                               lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                                               budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                        statement_deferred = True   # the store is locked: turn and fact once it is free
+                elif not fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                                  budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **{**kw, "index": True}):
                     # (the child, off the agent's path, indexes the turn too: else the next
                     # prompt's hook would, and wait for the merge a commit may start in a large shard)
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
-            if capture and prompt.strip():  # "remember that …": the person states a fact, written at once
+            if capture and prompt.strip() and not statement_deferred:  # "remember that …": written at once
                 stated = run.guarded("remember", _remember_statement, store, prompt, cwd, stated_source)
             if not prompt or no_inject(run.env):
                 return None

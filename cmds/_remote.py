@@ -23,7 +23,8 @@ def progress():
     it is a terminal, nothing otherwise (scripts, hooks)."""
     if not sys.stderr.isatty():
         return None
-    names = {"receive": "receiving packs", "pack": "packing objects", "send": "sending bytes", "done": "done"}
+    names = {"receive": "receiving packs", "pack": "packing objects", "send": "sending bytes",
+             "verify": "verifying remote packs", "done": "done"}
 
     def update(phase: str, done: int, total: int) -> None:
         if phase == "done":
@@ -51,6 +52,11 @@ def summary(res) -> str:
         parts.append(f"{res.forgotten} forgotten values purged")
     if res.remote_packs_rewritten:
         parts.append(f"{res.remote_packs_rewritten} remote packs rewritten")
+    if res.remote_packs_repaired:
+        parts.append(f"{len(res.remote_packs_repaired)} damaged remote packs replaced "
+                     f"({res.remote_objects_resent} objects sent again)")
+    elif res.remote_packs_checked:
+        parts.append(f"{res.remote_packs_checked} remote packs verified")
     return ", ".join(parts) or "up to date"
 
 

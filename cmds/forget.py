@@ -39,7 +39,9 @@ def _preview(plan, dry_run: bool, store=None) -> None:
         lines += [f"  {key}@v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}"
                   for v in vs]
     for sid, tvs in plan.sessions.items():
-        lines.append(f"  session {sid} (all {plural(len(tvs), 'turn')})")
+        bad = plan.unreadable.get(sid, [])
+        lines.append(f"  session {sid} (all {plural(len(tvs), 'turn')}"
+                     + (f", and {plural(len(bad), 'damaged turn')} deleted unread)" if bad else ")"))
     for sid, tvs in plan.turns.items():
         lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  {short(tv.turn.text, 50)}"
                   for tv in tvs]
@@ -58,6 +60,7 @@ def _plan_json(plan) -> dict:
                          for k, vs in plan.versions.items() for v in vs],
             "sessions": {s: len(t) for s, t in plan.sessions.items()},
             "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
+            "unreadable": {s: ids for s, ids in plan.unreadable.items()}, "unchecked": list(plan.unchecked),
             **plan.counts()}
 
 
@@ -159,6 +162,10 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, {plural(r.objects_deleted, 'object')} deleted, search index purged")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
+    if r.plan.unchecked:
+        click.echo(f"warning: {plural(len(r.plan.unchecked), 'damaged object')} of this store could not be read, "
+                   "so forget cannot tell whether they held the forgotten text; 'mem fsck --repair' sets them "
+                   "aside, then 'mem gc' deletes whatever of them a tombstone forgets", err=True)
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)

@@ -29,7 +29,9 @@ def command(prune, dry_run, as_json, store):
 
     A store with damaged objects is still packed, but while 'mem fsck'
     finds damage gc deletes nothing unreachable (what the damage hid cannot
-    be told apart from garbage); 'mem fsck --repair' first.
+    be told apart from garbage); 'mem fsck --repair' first.  An
+    unreachable version or turn whose value a tombstone forgets (a forget
+    that met damage) is deleted at once by every gc.
 
     Exit status: 0 ok; 2 bad --prune; 11 store locked.
     """

@@ -7,9 +7,12 @@ from ._common import emit_json, json_option, with_store
 
 @click.command("push")
 @click.argument("name", required=False)
+@click.option("--repair", is_flag=True,
+              help="First read back and verify every pack the remote holds (as a clone would) and replace "
+                   "damaged or missing ones with objects from this store.")
 @json_option
 @with_store()
-def command(name, as_json, store):
+def command(name, repair, as_json, store):
     """Send new objects and refs to remote NAME (pulls first).
 
     A push first pulls: tombstones from elsewhere purge this store before
@@ -18,19 +21,28 @@ def command(name, as_json, store):
     manifest that names them.  A value forgotten here is removed from the
     remote's packs by this push.
 
+    A pull or clone that finds a damaged remote pack exits 13: run
+    'mem push --repair' on a machine that has the data.  It downloads and
+    checks every remote pack (the whole remote: slow for a big one), sends
+    again every object a damaged or missing pack held, drops that pack
+    from the manifest and deletes it.  Objects this store lacks too are
+    named, and it exits 13 after sending what it could.
+
     \b
     Examples:
       mem push
       mem push origin --json
+      mem push --repair
 
     Exit status: 0 ok; 4 no such remote; 5 lost the race to other pushers
-    12 times; 12 wrong sync key; 13 damaged remote data; 14 newer remote
+    12 times; 12 wrong sync key; 13 damaged remote data (with --repair:
+    objects no pack and not this store holds); 14 newer remote
     format; 15 remote unreachable, credentials refused, bucket or folder
     missing (mem never creates the folder: make it first).
     """
     from objstore import get_remote, push
     from ._remote import progress, s3_env, summary
-    res = push(store, get_remote(store, name), env=s3_env(), progress=progress())
+    res = push(store, get_remote(store, name), env=s3_env(), progress=progress(), repair=repair)
     if as_json:
         emit_json(res.as_dict())
     else:

@@ -47,7 +47,7 @@ _API: dict[str, tuple[str, str]] = {
     "repair_store": ("objstore.memory.repair", "repair"),
     "RepairReport": ("objstore.memory.repair", "RepairReport"),
     "ReadOnlyStore": ("objstore.core.errors", "ReadOnlyStore"),
-    "gc": ("objstore.core.gc", "gc"),
+    "gc": ("objstore.memory.forget", "gc"),
     "parse_prune": ("objstore.core.gc", "parse_prune"),
     "remember": ("objstore.memory.facts", "remember"),
     "EDGE_KINDS": ("objstore.core.objects", "EDGE_KINDS"),

@@ -71,6 +71,9 @@ class PackPlan:
     objects: int
     unreachable: int
     size: int
+    #: rewritten only to drop objects a tombstone forgets (``GcPlan.purge``);
+    #: its other unreachable objects stay for the grace period
+    purge_only: bool = False
 
 
 @dataclass
@@ -109,6 +112,10 @@ class GcPlan:
     packed: int = 0
     damaged: list[str] = field(default_factory=list)
     quarantine: list[Path] = field(default_factory=list)
+    #: unreachable objects that ``forgotten`` says a tombstone forgets:
+    #: deleted now, whatever their age and even while the store has damage
+    #: (a forget that met damaged objects leaves them for gc to finish)
+    purge: list[str] = field(default_factory=list)
 
     @property
     def changes(self) -> bool:
@@ -116,8 +123,14 @@ class GcPlan:
         return bool(self.loose_to_pack or self.to_delete or self.packs or self.temp_files or self.quarantine)
 
 
-def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
-    """Plan a gc (call under the store lock if it is to be executed)."""
+def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
+            forgotten: Callable[[object], bool] | None = None) -> GcPlan:
+    """Plan a gc (call under the store lock if it is to be executed).
+
+    ``forgotten(obj)`` (the memory layer's tombstone check) marks an
+    unreachable object whose value a tombstone forgets: it goes now
+    (:attr:`GcPlan.purge`), whatever its age, also while damage holds the
+    rest back."""
     missing: list = []
     store.packs.reload()
     live = reachable(store, missing=missing)
@@ -126,6 +139,19 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
     cutoff = time.time() - grace_s
     loose_to_pack, to_delete, unreachable = [], [], []
     kept_young = freed = 0
+    purge: set[str] = set()
+
+    def forgets(oid: str) -> bool:
+        if forgotten is None:
+            return False
+        try:
+            obj = store.get(oid)
+        except Exception:  # noqa: BLE001 - a damaged object: fsck --repair's business
+            return False
+        if forgotten(obj):
+            purge.add(oid)
+            return True
+        return False
     for oid in store.objects:
         if oid in live:
             loose_to_pack.append(oid)
@@ -135,7 +161,10 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
             st = store.objects.path(oid).stat()
         except FileNotFoundError:
             continue
-        if hold:
+        if forgets(oid):
+            to_delete.append(oid)
+            freed += st.st_size
+        elif hold:
             kept_young += 1
         elif grace_s <= 0 or st.st_mtime < cutoff:
             to_delete.append(oid)
@@ -153,6 +182,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
         except FileNotFoundError:
             continue
         size = pack.info().size
+        doomed = [o for o in dead if forgets(o)]
         if hold:
             dead = []
         if dead and old_enough:
@@ -161,6 +191,11 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
             freed += size * len(dead) // max(len(pack), 1)
             if action == "rewrite":
                 remaining += 1
+        elif doomed:
+            packs.append(PackPlan(pack.name, "rewrite", len(pack), len(doomed), size, purge_only=True))
+            kept_young += len(dead) - len(doomed)
+            freed += size * len(doomed) // max(len(pack), 1)
+            remaining += 1
         else:
             kept_young += len(dead)
             remaining += 1
@@ -185,7 +220,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> GcPlan:
     old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
-                  temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q)
+                  temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q,
+                  purge=sorted(purge))
 
 
 def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | None = None) -> GcPlan:
@@ -198,9 +234,10 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
     total = len(plan.loose_to_pack) + sum(len(p) for p in old)
     live = plan.live_ids  # computed under the same lock: still exact
     # a pack merged only to bound the pack count (no unreachable object may go) keeps its young dead
-    drops = {p.name for p in plan.packs if p.unreachable > 0}
+    drops = {p.name for p in plan.packs if p.unreachable > 0 and not p.purge_only}
+    purge = set(plan.purge)
     plan.packed = store.repack(old, loose=plan.loose_to_pack, progress=progress,
-                               keep=lambda pack, oid: oid in live or pack.name not in drops)
+                               keep=lambda pack, oid: oid not in purge and (oid in live or pack.name not in drops))
     for oid in plan.loose_to_pack:
         store.objects.delete(oid)
     for oid in plan.to_delete:
@@ -232,10 +269,13 @@ def _remove_empty_fanout(root: Path) -> None:
 
 
 def gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, dry_run: bool = False,
-       progress: Callable[[int, int], None] | None = None) -> GcPlan:
-    """Plan, and unless ``dry_run`` execute, a gc under the store lock."""
+       progress: Callable[[int, int], None] | None = None,
+       forgotten: Callable[[object], bool] | None = None) -> GcPlan:
+    """Plan, and unless ``dry_run`` execute, a gc under the store lock
+    (``forgotten``: see :func:`plan_gc`; ``objstore.gc`` passes the
+    store's tombstones)."""
     with store.lock("gc"):
-        plan = plan_gc(store, grace_s=grace_s)
+        plan = plan_gc(store, grace_s=grace_s, forgotten=forgotten)
         if not dry_run:
             execute(store, plan, progress)
         return plan

@@ -84,6 +84,11 @@ def validate_key(key: str, *, existing: bool = False) -> str:
     if key.startswith("/"):
         raise InvalidInput(f"{what}: keys are not paths; drop the leading '/'")
     if "@" in key and not existing:
+        seg = key.split("/")
+        if seg[0] == "project" and len(seg) > 2 and "@" in seg[1]:
+            raise InvalidInput(f"{what}: '@' is not allowed in keys (KEY@vN names version N of KEY)",
+                               hint=f"a project's name never holds '@': the folder {seg[1]} is project "
+                                    f"{seg[1].replace('@', '-')} (mem sessions shows the names)")
         raise InvalidInput(f"{what}: '@' is not allowed in keys (KEY@vN names version N of KEY)",
                            hint="use another character, e.g. '-' or '.'")
     parts = key.split("/")
@@ -142,14 +147,28 @@ def key_scope(key: str) -> str:
 
 
 def validate_session_id(sid: str) -> str:
-    """Validate a session id (one path segment) and return it NFC-normalized."""
+    """Validate a session id (one path segment) and return it NFC-normalized.
+
+    Session ids come from the agents (a transcript's name, a hook's
+    ``session_id``), so every id a file name can carry is taken: a leading
+    ``.``, a ``.lock`` end, ``@`` and ``..`` inside are fine (the ref file
+    name escapes what would collide, :func:`escape_name`).  Refused, with
+    InvalidInput: empty, ``.`` or ``..``, ``/``, control or invisible
+    formatting characters, ``\\``, white space at either end, too long.
+    """
     if not isinstance(sid, str) or not sid:
         raise InvalidInput("session id is empty")
     _check_chars(sid, f"bad session id {sid!r}")
     sid = unicodedata.normalize("NFC", sid)
+    what = f"bad session id {sid!r}"
     if "/" in sid:
-        raise InvalidInput(f"bad session id {sid!r}: '/' is not allowed")
-    _check_segment(sid, f"bad session id {sid!r}")
+        raise InvalidInput(f"{what}: '/' is not allowed")
+    if sid in (".", ".."):
+        raise InvalidInput(f"{what}: '.' and '..' are not session ids")
+    if sid != sid.strip():
+        raise InvalidInput(f"{what}: white space at the start or end")
+    if len(sid.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_BYTES:
+        raise InvalidInput(f"{what}: longer than {MAX_SEGMENT_BYTES} bytes")
     if len(escape_name(sid).encode("utf-8")) > MAX_FILE_BYTES:
         raise InvalidInput(f"bad session id {sid!r}: too long for a file name once escaped "
                            "(each '%' and upper-case letter counts 3)")
@@ -162,8 +181,12 @@ def escape_name(name: str) -> str:
     ``c.casefold() != c``) become ``%XX`` per UTF-8 byte (upper-case hex);
     everything else stays.  Injective even after a filesystem folds
     case: a literal ``%`` never remains, and what remains is case-stable.
-    ``Editor`` -> ``%45ditor``; ``db/host`` -> ``db%2Fhost``."""
-    if name.isascii() and name.islower() and "%" not in name and "/" not in name:
+    ``Editor`` -> ``%45ditor``; ``db/host`` -> ``db%2Fhost``.  A leading
+    ``.`` and the ``.`` of a ``.lock`` end are escaped too (``%2E``), so no
+    ref file is hidden or taken for a lock file: ``abc.lock`` ->
+    ``abc%2Elock`` (only session ids can have them; keys refuse both)."""
+    if (name.isascii() and name.islower() and "%" not in name and "/" not in name
+            and not name.startswith(".") and not name.endswith(".lock")):
         return name  # the common case, already fold-stable
     out = []
     for ch in name:
@@ -171,6 +194,10 @@ def escape_name(name: str) -> str:
             out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
         else:
             out.append(ch)
+    if out and out[0] == ".":
+        out[0] = "%2E"
+    if name.endswith(".lock") and len(out) >= 5 and out[-5] == ".":
+        out[-5] = "%2E"
     return "".join(out)
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "register_analyzers",
     "stem_tokens",
     "tokenize",
+    "word_tokens",
 ]
 
 #: Tokens of this many UTF-8 bytes or more are dropped by the analyzer.
@@ -145,6 +146,23 @@ def tokenize(text: str) -> list[str]:
         return []
     with _ANALYZER_LOCK:
         return list(_analyzer(False).analyze(nfc(text)))
+
+
+def word_tokens(word: str) -> tuple[str, ...]:
+    """:func:`tokenize` of one whitespace-free word, memoised (a pure
+    function of the word; a snippet tokenizes every word it looks at, and
+    the same words recur across passages; cleared at _WORDS_MAX words)."""
+    got = _WORDS.get(word)
+    if got is None:
+        if len(_WORDS) >= _WORDS_MAX:
+            _WORDS.clear()
+        got = _WORDS[word] = tuple(tokenize(word))
+    return got
+
+
+#: word -> its tokens (:func:`word_tokens`)
+_WORDS: dict[str, tuple[str, ...]] = {}
+_WORDS_MAX = 65536
 
 
 def index_terms(text: str, analyzer: str = "stem") -> list[str]:

@@ -70,6 +70,7 @@ def build_query(
     joins: list[str | None],
     boost: Callable[[int, bool], float],
     required: Sequence[tuple["tantivy.Occur", "tantivy.Query"]] = (),
+    made: dict | None = None,
 ) -> "tantivy.Query | None":
     """SHOULD-combination of one sub-query per query word; None if no word.
 
@@ -83,7 +84,19 @@ def build_query(
     walks the documents the filters select and scores only those, instead
     of scoring every document holding a word and then filtering.  Such a
     query also matches the filtered documents holding no word, with score
-    0: the caller drops hits of score 0 (a word's BM25 score is > 0)."""
+    0: the caller drops hits of score 0 (a word's BM25 score is > 0).
+
+    ``made``: a cache of the term and phrase queries (term or token tuple
+    -> query), shared by the generations of one schema within a search
+    (the same words are asked of every shard)."""
+    made = {} if made is None else made
+
+    def term(t: str) -> "tantivy.Query":
+        """The term query of ``t`` in ``text`` (through ``made``)."""
+        q = made.get(t)
+        if q is None:
+            q = made[t] = tantivy.Query.term_query(schema, "text", t)
+        return q
 
     def boosted(q: "tantivy.Query", i: int, joined: bool) -> "tantivy.Query":
         """``q`` boosted by ``boost(i, joined)`` (unchanged for 1.0)."""
@@ -93,11 +106,14 @@ def build_query(
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
     for i, toks in enumerate(forms):
         if len(toks) == 1:
-            sub = boosted(tantivy.Query.term_query(schema, "text", toks[0]), i, False)
+            sub = boosted(term(toks[0]), i, False)
         else:
-            sub = boosted(tantivy.Query.phrase_query(schema, "text", list(toks)), i, False)
+            phrase = made.get(toks)
+            if phrase is None:
+                phrase = made[toks] = tantivy.Query.phrase_query(schema, "text", list(toks))
+            sub = boosted(phrase, i, False)
             if joins[i] is not None:
-                alt = boosted(tantivy.Query.term_query(schema, "text", joins[i]), i, True)
+                alt = boosted(term(joins[i]), i, True)
                 sub = tantivy.Query.boolean_query(
                     [(tantivy.Occur.Should, sub), (tantivy.Occur.Should, alt)]
                 )

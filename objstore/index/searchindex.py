@@ -713,50 +713,72 @@ class SearchIndex:
                     idf_out[toks[0]] = glob_idf(w, 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
         glob_sums: dict[int, float] = {}  # word -> the sum of its terms' collection-wide idf
+        # the filter clauses and the term queries depend on the schema alone: built once per
+        # sub-index and format, not once per shard (the shards of a sub-index share one schema)
+        built: dict[tuple, tuple[list, dict]] = {}
         for i, o in enumerate(opened):
             if num_docs[i] == 0:
                 continue
 
             lidf: dict[str, float] = {}  # term -> its idf in generation i
-
-            def boost(w: int, joined: bool, i: int = i, lidf: dict[str, float] = lidf) -> float:
-                """Factor putting word ``w`` of generation ``i`` on collection-wide IDF."""
-                if len(opened) == 1 and not scoped:
-                    return 1.0
-                if joined:
-                    local = idf(df[i][joins[i][w]], num_docs[i])
-                    glob = glob_idf(w, None)
-                else:
-                    local = 0  # the sum of the idfs of its terms, in order
-                    for t in forms[i][w]:
-                        v = lidf.get(t)
-                        if v is None:
-                            v = lidf[t] = idf(df[i][t], num_docs[i])
-                        local += v
-                    glob = glob_sums.get(w)
-                    if glob is None:  # the same in every generation
-                        glob = glob_sums[w] = sum(glob_idf(w, p) for p in range(len(forms[i][w])))
-                return glob / local if local > 0 else 1.0
-
-            schema = o.index.schema
             if FLAT_FILTERS:
                 # A one-term word no document of this generation holds matches
                 # nothing and adds to no score: left out (none left: nothing to search).
                 keep = [w for w, f in enumerate(forms[i]) if len(f) > 1 or df[i][f[0]] > 0]
                 if not keep:
                     continue
-            filters = filter_clauses(schema, projects, exclude_refs, roles)
-            if times is not None:
-                filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
-            if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
-                if len(keep) == len(forms[i]):
-                    q = build_query(schema, forms[i], joins[i], boost, required=filters)
-                else:
-                    q = build_query(schema, [forms[i][w] for w in keep], [joins[i][w] for w in keep],
-                                    lambda k, joined, keep=keep, boost=boost: boost(keep[k], joined),
-                                    required=filters)
             else:
-                q = build_query(schema, forms[i], joins[i], boost)
+                keep = list(range(len(forms[i])))
+            # The factor putting each word of generation i on collection-wide IDF (of its term or
+            # phrase, and of its joined term), computed in one pass: the sum of its terms' idf here
+            # (in order) against the same sum collection-wide, which is the same in every generation.
+            bw: list[float] = []
+            bj: list[float] = []
+            one = len(opened) == 1 and not scoped
+            dfi, ni = df[i], num_docs[i]
+            for w in keep:
+                toks = forms[i][w]
+                if one:
+                    bw.append(1.0)
+                    bj.append(1.0)
+                    continue
+                local = 0
+                for t in toks:
+                    v = lidf.get(t)
+                    if v is None:
+                        v = lidf[t] = idf(dfi[t], ni)
+                    local += v
+                glob = glob_sums.get(w)
+                if glob is None:  # the same in every generation
+                    glob = glob_sums[w] = sum(glob_idf(w, p) for p in range(len(toks)))
+                bw.append(glob / local if local > 0 else 1.0)
+                j = joins[i][w]
+                if j is not None and len(toks) > 1:
+                    local = idf(dfi[j], ni)
+                    bj.append(glob_idf(w, None) / local if local > 0 else 1.0)
+                else:
+                    bj.append(1.0)
+
+            def boost(k: int, joined: bool, bw: list[float] = bw, bj: list[float] = bj) -> float:
+                """The factor of the ``k``-th word passed to build_query (above)."""
+                return bj[k] if joined else bw[k]
+
+            got = built.get((id(o.sub), o.fmt))
+            if got is None:
+                schema = o.index.schema
+                filters = filter_clauses(schema, projects, exclude_refs, roles)
+                if times is not None:
+                    filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
+                got = built[(id(o.sub), o.fmt)] = (schema, filters, {})
+            schema, filters, made = got
+            if len(keep) == len(forms[i]):
+                fw, jw = forms[i], joins[i]
+            else:
+                fw, jw = [forms[i][w] for w in keep], [joins[i][w] for w in keep]
+            if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
+                q = build_query(schema, fw, jw, boost, required=filters, made=made)
+            else:
+                q = build_query(schema, fw, jw, boost, made=made)
                 if q is not None and filters:
                     q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             if q is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from objstore.index.analysis import QUERY_STOPWORDS, nfc, stem_tokens, tokenize
+from objstore.index.analysis import QUERY_STOPWORDS, nfc, stem_tokens, tokenize, word_tokens
 
 __all__ = ["make_snippet"]
 
@@ -38,18 +38,15 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     else:
         matches = re.finditer(r"\S+", text)
     last = -1
-    seen: dict[str, list[str]] = {}  # word -> its tokens (a word recurs: tokenized once)
     for m in matches:
         if m is None or m.start() <= last:
             continue
         last = m.start()
         word = m.group()
-        wtoks = seen.get(word)
-        if wtoks is None:
-            wtoks = seen[word] = tokenize(word)
+        wtoks = word_tokens(word)  # memoised: words recur within and across passages
         hit = next((t for t in wtoks if t in tokens), None)
         if hit is None:
-            hit = next((t for t, st in zip(wtoks, stem_tokens(tuple(wtoks))) if st in stems), None)
+            hit = next((t for t, st in zip(wtoks, stem_tokens(wtoks)) if st in stems), None)
         if hit is None:
             continue
         # Locate the token inside the word through a folded copy.

@@ -41,8 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
-from objstore.core.errors import InvalidInput, MemError, NotFound
+from objstore.core.errors import IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.pack import Pack
 from objstore.core.text import matcher
@@ -53,7 +54,7 @@ from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
-from objstore.memory.tombstones import all_tombstones, put_tombstone
+from objstore.memory.tombstones import all_tombstones, forgotten_check, put_tombstone
 
 MIN_MATCH_CHARS = 3
 
@@ -77,6 +78,13 @@ class ForgetPlan:
     match: str | None = None
 
     queue_items: list[str] = field(default_factory=list)
+    #: session -> ids of its damaged turns (a damaged head, the turn a walk
+    #: stopped at): deleted unread, found again in the index by id
+    unreadable: dict[str, list[str]] = field(default_factory=dict)
+    #: damaged objects elsewhere in the store that could not be read, so not
+    #: told apart from the forgotten sessions' turns (``mem fsck --repair``
+    #: sets them aside; ``mem gc`` then deletes what a tombstone forgets)
+    unchecked: list[str] = field(default_factory=list)
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
@@ -146,7 +154,16 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         for name, head in store.refs.iter("sessions"):
             s = name[len("sessions/"):]
             if s == sid or s.startswith(sid + ".agent-") or s == sid + ".sidechain":
-                plan.sessions[s] = list(reversed(list(walk_turns(store, head))))
+                try:
+                    chain = list(reversed(list(walk_turns(store, head))))
+                except IntegrityError:      # the head itself is damaged
+                    chain = []
+                    plan.unreadable.setdefault(s, []).append(head)
+                if chain and chain[0].turn.parent is not None:   # the walk stopped at a damaged turn
+                    plan.unreadable.setdefault(s, []).append(chain[0].turn.parent)
+                plan.sessions[s] = chain
+        if plan.unreadable:
+            _scan_session_turns(store, plan)
         return plan
     if match is not None:
         return _plan_match(store, match, plan)
@@ -174,6 +191,33 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
     key = validate_key(what)
     plan.keys[key] = versions(store, key)
     return plan
+
+
+def _scan_session_turns(store: Store, plan: ForgetPlan) -> None:
+    """A session's chain is broken by damage: the turns the walk could not
+    reach (older than the damage, or all of them under a damaged head) are
+    still readable in the objects.  Read every object of the store once and
+    add each turn of a planned session to it (oldest first), so forget
+    removes every readable copy at once; objects that cannot be read are
+    noted in ``plan.unchecked``.  Costs one read of every object: only when
+    a forgotten session is damaged."""
+    known = {tv.id for tvs in plan.sessions.values() for tv in tvs}
+    known.update(o for ids in plan.unreadable.values() for o in ids)
+    ids = set(store.objects)
+    store.packs.reload()
+    for pack in store.packs.packs:
+        ids.update(pack)
+    for oid in sorted(ids - known):
+        try:
+            obj = store.get(oid)
+        except (IntegrityError, NotFound):
+            plan.unchecked.append(oid)
+            continue
+        if isinstance(obj, Turn) and obj.session in plan.sessions:
+            plan.sessions[obj.session].append(TurnVersion(oid, obj))
+    for sid, tvs in plan.sessions.items():
+        tvs.sort(key=lambda tv: (tv.turn.seq, tv.turn.timestamp, tv.id))
+    plan.unchecked += [f"pack {Path(idx).name}" for idx, _err in store.packs.broken]
 
 
 def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
@@ -267,6 +311,18 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         return res
 
 
+def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,
+       progress: Callable[[int, int], None] | None = None):
+    """``objstore.gc``: :func:`objstore.core.gc.gc` with the store's
+    tombstones, so an unreachable object whose value a tombstone forgets goes
+    at once, whatever its age and whatever damage holds the rest back: what
+    a forget that met damage could not delete (``ForgetPlan.unchecked``,
+    set aside and salvaged by ``mem fsck --repair``) is gone after the next
+    gc.  Returns the ``GcPlan``; raises StoreLocked."""
+    return core_gc.gc(store, grace_s=core_gc.DEFAULT_GRACE_S if grace_s is None else grace_s, dry_run=dry_run,
+                      progress=progress, forgotten=forgotten_check(store))
+
+
 def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "forget",
                tombstones: bool = True) -> ForgetResult:
     """Forget every version of ``key`` (see :func:`forget`)."""
@@ -318,6 +374,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         doomed.update(tv.id for tv in tvs)
         if tvs and tvs[0].turn.parent is not None:  # (oldest first) a damaged turn below: it goes too
             doomed.add(tvs[0].turn.parent)
+    for ids in plan.unreadable.values():          # damaged turns of the sessions: deleted unread
+        doomed.update(ids)
     # rewritten chains: everything from the first forgotten element on is replaced
     fact_rewrites = {key: _tail_from(list(walk(store, store.refs.read(fact_ref(key)))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}
@@ -411,6 +469,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     # 4. the objects, loose and packed, at once
     res.objects_deleted = store.delete_objects(doomed)
+    for oid in doomed:   # a damaged object deleted unread is no longer damage to report
+        store.damaged.pop(oid, None)
 
     # 5. derived files that may quote a forgotten text
     needles = [v.fact.body for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs if v.fact.body]

@@ -43,6 +43,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
+from objstore.core.refs import MAX_FILE_BYTES, MAX_SEGMENT_BYTES, escape_name, validate_key
 from objstore.core.text import LazyPattern
 
 _REMOTE_RE = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
@@ -54,13 +55,25 @@ GLOBAL_SCOPES = ("user", "global")
 
 
 def clean_name(name: str) -> str:
-    """A project name usable as a key segment: surrounding whitespace and
-    leading dots removed, ``/`` and ``\\`` replaced by ``-``, a trailing
-    ``.lock`` dropped; ``""`` when nothing usable is left."""
-    name = name.strip().replace("/", "-").replace("\\", "-").lstrip(".").strip()
+    """A project name usable as a key segment (``refs.validate_key``'s
+    rules): NFC; ``/``, ``\\`` and ``@`` (``KEY@vN``'s separator) replaced by
+    ``-``, so a folder ``svc@v2`` is project ``svc-v2``; surrounding
+    whitespace and leading dots removed, a trailing ``.lock`` dropped, cut
+    to what a ref folder name holds; ``""`` when nothing usable is left
+    (control or invisible formatting characters, lone surrogates)."""
+    import unicodedata
+    name = unicodedata.normalize("NFC", name)
+    name = name.strip().replace("/", "-").replace("\\", "-").replace("@", "-").lstrip(".").strip()
     while name.endswith(".lock"):
         name = name[: -len(".lock")].strip()
-    if any(ord(c) < 32 or c == "\x7f" for c in name):
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in name):
+        return ""
+    while name and (len(name.encode("utf-8")) > MAX_SEGMENT_BYTES
+                    or len(escape_name(name).encode("utf-8")) > MAX_FILE_BYTES):
+        name = name[:-1].rstrip().rstrip(".")
+    try:
+        validate_key(f"project/{name}/x")
+    except InvalidInput:
         return ""
     return name
 
@@ -270,7 +283,11 @@ def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = Fa
     ``damaged`` registry an identity it does not name gets its qualified
     name: the short name may be a lost entry's."""
     if ident.id in registry:
-        return registry[ident.id]
+        given = registry[ident.id]
+        fixed = clean_name(given)   # a name an older mem gave that is not a key segment (``svc@v2``)
+        if fixed == given or (fixed and fixed not in {v for k, v in registry.items() if k != ident.id}):
+            return fixed or given
+        registry = {k: v for k, v in registry.items() if k != ident.id}
     taken = set(registry.values())
     if ident.name not in taken and not damaged:
         return ident.name
@@ -292,7 +309,7 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     import json
     reg = load_registry(store.root)
     if ident.id in reg:
-        return reg[ident.id]
+        return name_in(ident, reg)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
         r = read_registry(store.root)
         reg = r.projects
@@ -325,7 +342,8 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     if r.damage and ident.id not in reg:
         return (name,)
     others = {v for k, v in reg.items() if k != ident.id}
-    names = [name, *(n for n in (ident.name, ident.folder) if n not in others)]
+    # an older name it was registered under still finds the turns captured under it
+    names = [name, *(n for n in (ident.name, ident.folder, reg.get(ident.id, "")) if n not in others)]
     return tuple(n for n in dict.fromkeys(names) if n)
 
 

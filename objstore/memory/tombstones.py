@@ -15,7 +15,7 @@ session, record or text is never captured again.
 from __future__ import annotations
 
 
-from objstore.core.objects import Tombstone, value_digest
+from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 from objstore.core.text import normalized_map, replace_spans
@@ -93,6 +93,24 @@ def capture_filter(store: Store) -> CaptureFilter:
             flt.sources.add(t.key)
             flt.digests.add(t.value_sha256)
     return flt
+
+
+def forgotten_check(store: Store):
+    """``check(obj) -> bool``: True for a fact version or turn whose value
+    a tombstone of ``store`` forgets (a turn of a forgotten session, a turn
+    whose source or text a tombstone names, a version whose key + value
+    digest a tombstone names).  gc deletes unreachable objects it marks at
+    once (``objstore.core.gc.plan_gc`` ``forgotten``)."""
+    flt = capture_filter(store)
+    facts = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.key.startswith(("user/", "global/", "project/"))}
+
+    def check(obj) -> bool:
+        if isinstance(obj, Turn):
+            return obj.session in flt.sessions or (bool(obj.text) and flt.forgets(obj.source, obj.text))
+        if isinstance(obj, Fact):
+            return bool(obj.body) and (obj.key, value_digest(obj.body)) in facts
+        return False
+    return check
 
 
 REDACTED = "[forgotten]"

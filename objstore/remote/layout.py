@@ -29,8 +29,9 @@ BUNDLE_MAGIC = b"MRPK"
 
 
 #: what to do about damage on a remote (not in this store: ``mem fsck`` cannot mend it)
-REMOTE_DAMAGE_HINT = ("the damage is on the remote, not in this store: check the remote's URL, restore its "
-                      "folder or bucket from a copy, or push to a new empty remote from a machine that has the data")
+REMOTE_DAMAGE_HINT = ("the damage is on the remote, not in this store: check the remote's URL, run 'mem push "
+                      "--repair' on a machine that has the data, restore its folder or bucket from a copy, or "
+                      "push to a new empty remote")
 
 
 @dataclass

@@ -55,6 +55,9 @@ Progress = Callable[[str, int, int], None]
 MAX_ATTEMPTS = 12
 ORPHAN_GRACE_S = 15 * 60
 SYNCED = ("facts", "sessions", "tombstones", "queue")
+#: what to do about a damaged remote pack
+REPAIR_HINT = ("run 'mem push --repair' on a machine that has the data (it replaces the damaged pack), "
+               "or restore the remote from a backup")
 
 
 @dataclass
@@ -78,6 +81,12 @@ class SyncResult:
     snapshot: str | None = None
     snapshots_pruned: list[str] = field(default_factory=list)
     versioning: str | None = None
+    #: ``push --repair``: remote packs read back and verified, the damaged
+    #: or missing ones replaced, and the objects no machine here could resend
+    remote_packs_checked: int = 0
+    remote_packs_repaired: list[str] = field(default_factory=list)
+    remote_objects_resent: int = 0
+    remote_objects_lost: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """The summary as a JSON-ready dict."""
@@ -106,7 +115,7 @@ class _Remote:
             raise RefConflict("remote pack", name, None) from None  # replaced under us: retry from the manifest
         if content_name(stored) != name:
             raise IntegrityError(f"remote pack {name[:16]}… does not match its name (damaged on the remote)",
-                                 hint="push again from a machine that has the data, or restore a backup")
+                                 hint=REPAIR_HINT)
         pack, idx = unbundle(self.sealer.open(stored, f"pack {name[:16]}…"))
         return pack, idx, len(stored)
 
@@ -209,8 +218,7 @@ def _download_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res
                         doomed.append(oid)
         except (IntegrityError, InvalidInput) as e:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise IntegrityError(f"remote pack {name[:16]}… is damaged: {e}",
-                                 hint="push again from a machine that has the data, or restore a backup") from None
+            raise IntegrityError(f"remote pack {name[:16]}… is damaged: {e}", hint=REPAIR_HINT) from None
         for suffix in (".pack", ".idx"):
             with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
                 os.fsync(f.fileno())
@@ -484,14 +492,144 @@ def _to_send(store: Store, refs: Mapping[str, str], have: set[str]) -> list[str]
     return out
 
 
+def _read_remote_pack(r: _Remote, name: str, tmp: Path) -> dict[str, str | None]:
+    """Read remote pack ``name`` back and verify it as a pull does (its
+    name, the seal, every entry re-hashed); returns ``{id: parent id or
+    None}`` of its objects.  Raises IntegrityError (damaged), RefConflict
+    (missing), WrongKey, RemoteUnavailable."""
+    pack, idx, _n = r.pack(name)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        checksum = idx[-64:-32].hex() if len(idx) >= 64 else "0" * 64
+        (tmp / f"pack-{checksum}.pack").write_bytes(pack)
+        (tmp / f"pack-{checksum}.idx").write_bytes(idx)
+        out: dict[str, str | None] = {}
+        try:
+            with Pack(tmp / f"pack-{checksum}.idx") as p:
+                for oid in p:
+                    obj = decode(p.get(oid), strict=False)
+                    out[oid] = obj.parent if isinstance(obj, (Fact, Turn)) else None
+        except InvalidInput as e:
+            raise IntegrityError(str(e)) from None
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def repair_remote(store: Store, r: _Remote, spec: RemoteSpec, res: SyncResult,
+                  progress: Progress | None = None) -> None:
+    """``mem push --repair``: read back every pack the remote's manifest
+    names and verify it as a pull would; a damaged or missing pack is
+    replaced by a new one holding, from this store, every object the
+    remote's refs and snapshots reach that no sound pack holds (each
+    re-hashed here), then dropped by the manifest swap and deleted.  An
+    object this store lacks too is listed in ``res.remote_objects_lost``;
+    then the damaged pack stays named (another machine may hold the rest)
+    and IntegrityError is raised after what could be sent was sent.
+
+    Raises IntegrityError, WrongKey, RemoteUnavailable, and RefConflict
+    when other pushers won the compare-and-swap ``MAX_ATTEMPTS`` times."""
+    if r.desc is None:
+        return
+    scratch = store.root / "tmp" / f"repair-{os.getpid()}-{os.urandom(3).hex()}"
+    for _attempt in range(MAX_ATTEMPTS):
+        m, etag, _n = r.manifest()
+        parents: dict[str, str | None] = {}
+        damaged: list[str] = []
+        for i, name in enumerate(m.packs):
+            if progress:
+                progress("verify", i, len(m.packs))
+            try:
+                parents.update(_read_remote_pack(r, name, scratch))
+            except (IntegrityError, RefConflict):
+                damaged.append(name)
+        res.remote_packs_checked = len(m.packs)
+        if progress:
+            progress("verify", len(m.packs), len(m.packs))
+        if not damaged:
+            return
+        # every object the remote's refs and snapshots reach that no sound pack holds
+        need: list[str] = []
+        lost: list[str] = []
+        seen: set[str] = set()
+        heads = list(m.refs.values()) + [o for snap in m.snapshots for o in snap.refs.values()]
+        for oid in heads:
+            while oid is not None and oid not in seen:
+                seen.add(oid)
+                if oid in parents:
+                    oid = parents[oid]
+                    continue
+                try:
+                    frame = _verified_frame(store, oid)
+                except (NotFound, IntegrityError):
+                    lost.append(oid)
+                    break
+                need.append(oid)
+                obj = decode(frame, strict=False)
+                oid = obj.parent if isinstance(obj, (Fact, Turn)) else None
+        new_name = None
+        tmp = scratch.with_name(scratch.name + "-pack")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        try:
+            if need:
+                with PackWriter(tmp) as w:
+                    for oid in need:
+                        w.add(_verified_frame(store, oid))
+                    w.finish()
+                idx_path = next(tmp.glob("pack-*.idx"))
+                stored = r.sealer.seal(bundle(idx_path.with_suffix(".pack").read_bytes(), idx_path.read_bytes()))
+                new_name = content_name(stored)
+                r.t.create(f"packs/{new_name}", stored)
+                res.bytes_sent += len(stored)
+            drop = [] if lost else damaged
+            packs = sorted((set(m.packs) - set(drop)) | ({new_name} if new_name else set()))
+            if new_name is not None or drop:   # else nothing this store can mend (raised below)
+                new = Manifest(seq=m.seq + 1, time=now_ms(), refs=dict(m.refs), packs=packs, done=list(m.done),
+                               garbage=sorted(set(m.garbage) | set(drop)), snapshots=list(m.snapshots))
+                try:
+                    etag2 = r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag)
+                except RefConflict:
+                    if new_name:
+                        r.t.delete(f"packs/{new_name}")
+                    continue
+                for p in new.garbage:
+                    r.t.delete(f"packs/{p}")
+                if new.garbage:
+                    new.garbage, new.seq, new.time = [], new.seq + 1, now_ms()
+                    try:
+                        r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag2)
+                    except RefConflict:
+                        pass  # the next push clears the list
+                cache = {p: v for p, v in rconfig.load_ids(store, spec.name).items() if p in packs}
+                if new_name:
+                    cache[new_name] = b"".join(bytes.fromhex(o) for o in sorted(need))
+                rconfig.save_ids(store, spec.name, cache)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        res.remote_packs_repaired = sorted(drop)
+        res.remote_objects_resent = len(need)
+        res.remote_objects_lost = sorted(lost)
+        if lost:
+            raise IntegrityError(
+                f"the remote {spec.name} lost {len(lost)} object(s) that this store does not hold either "
+                f"(in {len(damaged)} damaged pack(s)); {len(need)} sent again",
+                hint="run 'mem push --repair' on a machine that has them, or restore the remote from a backup")
+        return
+    raise RefConflict(f"remote {spec.name} manifest", None, None)
+
+
 def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None,
          progress: Progress | None = None, snapshot: bool = False, snapshot_tiers: bool = True,
-         _now: int | None = None) -> SyncResult:
+         repair: bool = False, _now: int | None = None) -> SyncResult:
     """Pull, then send what the remote lacks and move its manifest.
 
     With ``snapshot`` (``mem backup``) the new manifest also records a dated
     snapshot of the refs, and snapshots beyond the tiers are pruned
-    (:func:`prune_snapshots`).
+    (:func:`prune_snapshots`).  With ``repair`` every remote pack is read
+    back and verified first, and damaged ones are replaced from this store
+    (:func:`repair_remote`).
 
     Raises as :func:`pull`, and RefConflict when another machine won the
     compare-and-swap ``MAX_ATTEMPTS`` times in a row.
@@ -499,6 +637,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
+    if repair:
+        repair_remote(store, r, spec, res, progress)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         res.attempts = attempt
         try:

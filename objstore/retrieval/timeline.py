@@ -119,21 +119,26 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
     text = text[:limit]
     subj = set(subject)
     out: dict[str, str] = {}
+    # (normalize() inlined for ASCII tokens, and the ASCII test of an inner capital: a passage
+    # has hundreds of candidates and this runs for each item of every recall)
     for m in _DIGIT_RE.finditer(text):
         tok = m.group(0).strip(".+-")
         if not tok or len(tok) > 40:
             continue
-        v = normalize(tok)
+        v = tok.lower() if tok.isascii() else normalize(tok)
         if v not in subj and v not in out:
             out[v] = _type_of(tok)
     for m in _NAME_RE.finditer(text):
         tok = m.group(1)
         if len(tok) < 2:
             continue
-        v = normalize(tok)
+        ascii_ = tok.isascii()
+        v = tok.lower() if ascii_ else normalize(tok)
         if v in subj or v in out:
             continue
-        odd = any(c.isupper() for c in tok[1:]) or "." in tok  # RabbitMQ, CircleCI, Fly.io
+        rest = tok[1:]
+        odd = (rest != rest.lower() if ascii_ else any(c.isupper() for c in rest)) \
+            or "." in tok  # RabbitMQ, CircleCI, Fly.io
         if not odd and _sentence_start(text, m.start()):
             if _initial_name(v, lower_words):
                 out[v] = "initial"  # a sentence's first word: prose as often as a name (a weaker kind)

@@ -425,6 +425,12 @@ def test_fresh_after_writes_reindex_gc_and_repack(helper, store):
     assert b"7000" in plain_after.stdout
 
 
+def test_sigterm_removes_the_socket(helper, store):
+    helper.proc.send_signal(signal.SIGTERM)
+    helper.proc.wait(10)
+    assert not (store / "run" / "helper.sock").exists()
+
+
 def test_idle_exit_and_store_removed(store, tmp_path):
     h = Helper(store, idle=1)
     try:
@@ -483,12 +489,16 @@ def test_session_start_starts_it_and_the_setting_turns_that_off(store):
     assert run(store, "helper", "status").returncode == 3
     assert run(store, "config", "helper.autostart", "true", helper=False).returncode == 0
     t0 = time.monotonic()
-    assert run(store, "hook", "claude-code", input=start).returncode == 0
+    assert run(store, "hook", "claude-code", input=start, env={"ANTHROPIC_API_KEY": "sk-ant-test"}).returncode == 0
     assert time.monotonic() - t0 < 10
     try:
         deadline = time.monotonic() + 30
         while run(store, "helper", "status").returncode != 0 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert run(store, "helper", "status").returncode == 0
+        st = run(store, "helper", "status", "--json")
+        assert st.returncode == 0
+        # the helper keeps only the variables a command may read, not the agent's keys
+        environ = Path(f"/proc/{json.loads(st.stdout)['pid']}/environ").read_bytes()
+        assert b"MEM_HOME=" in environ and b"ANTHROPIC_API_KEY" not in environ
     finally:
         assert run(store, "helper", "stop").returncode == 0

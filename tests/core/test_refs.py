@@ -82,6 +82,22 @@ def test_stale_ref_lock_is_taken_over_and_garbage_ref_reported(tmp_path):
 
 def test_session_ids():
     assert validate_session_id("03eb5929-52b3.agent-a1") == "03eb5929-52b3.agent-a1"
-    for bad in ("", "a/b", "..", ".x", "a\nb"):
+    for bad in ("", "a/b", "..", ".", "a\nb", " a", "a\u200bb", "x" * 201):
         with pytest.raises(InvalidInput):
             validate_session_id(bad)
+
+
+@pytest.mark.parametrize("sid", ["abc.lock", ".hidden", "a@v2", "x@{1}", "a..b", "ABC.lock", "..x", "a.lock.lock"])
+def test_session_ids_an_agent_may_give_are_stored_under_safe_file_names(tmp_path, sid):
+    """Issue 21 (re-attack item 7): a session id ending in '.lock' was refused
+    (its ref file would look like a lock file) and the hook dropped the session."""
+    assert validate_session_id(sid) == sid
+    refs = Refs(tmp_path)
+    ref = f"sessions/{sid}"
+    p = refs.path(ref)
+    assert not p.name.startswith(".") and not p.name.endswith(".lock") and p.parent == tmp_path / "sessions"
+    refs.set_if_equals(ref, None, "a" * 64)
+    assert refs.read(ref) == "a" * 64 and refs.name_of(p) == ref
+    assert list(refs.iter("sessions")) == [(ref, "a" * 64)]
+    refs.set_if_equals(ref, "a" * 64, None)
+    assert list(refs.iter("sessions")) == []

@@ -133,3 +133,87 @@ def test_gc_empties_the_quarantine_after_the_grace_period(invoke, store_path, im
     assert q.exists()  # younger than the grace period
     assert invoke("gc", "--prune=now", "--json").json["quarantine"] == [str(q)]
     assert not q.exists()
+
+
+# -- issue 21, re-attack item 12: forget of a session that has damaged objects --------------
+
+FIXED_SID = "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11"
+
+
+def _damage_object(store_path: Path, oid: str) -> None:
+    """Flip a byte inside one object's pack entry (the others stay readable)."""
+    from objstore.core.pack import Pack
+    for idx in (store_path / "objects" / "pack").glob("*.idx"):
+        with Pack(idx) as p:
+            if not p.contains(oid):
+                continue
+            off, length = p._entry(p._find(bytes.fromhex(oid)))
+            path = p.pack_path
+        _flip(path, off + length - 3)
+        return
+    raise AssertionError(f"{oid} is not packed")
+
+
+def _copies_of(store_path: Path, sid: str) -> list[str]:
+    """Ids of every readable turn of session ``sid`` anywhere in the store's objects."""
+    from objstore.core.objects import Turn
+    from objstore.memory.opening import open_store
+    out = []
+    with open_store(store_path) as s:
+        ids = set(s.objects)
+        for p in s.packs.packs:
+            ids.update(p)
+        for oid in ids:
+            try:
+                obj = s.get(oid)
+            except Exception:  # noqa: BLE001 - damaged
+                continue
+            if isinstance(obj, Turn) and obj.session == sid:
+                out.append(oid)
+    return out
+
+
+def _chain_ids(invoke, sid: str) -> list[str]:
+    import re
+    return [ln.split()[-1] for ln in invoke("show", sid).stdout.splitlines() if re.match(r"\[\d+\] ", ln)]
+
+
+@pytest.mark.parametrize("where", ["head", "middle"])
+def test_forget_a_session_with_a_damaged_turn_removes_every_readable_copy_at_once(invoke, store_path, imported,
+                                                                                  where):
+    """Before: a damaged head made 'forget --session' exit 13 and keep every
+    turn; a damaged turn in the middle left the older turns readable (show,
+    search) until a gc."""
+    assert len(_copies_of(store_path, FIXED_SID)) == 6
+    short = _chain_ids(invoke, FIXED_SID)
+    bad = short[-1] if where == "head" else short[3]
+    full = invoke("show", short[0], "--json").json["id"]
+    invoke("search", "flaky")                              # the index holds the session's turns
+    _damage_object(store_path, invoke("show", bad, "--json").json["id"])
+    r = invoke("forget", "--session", FIXED_SID, "--yes", "--json").json
+    assert len(r["unreadable"][FIXED_SID]) == 1 and r["unchecked"] == []
+    assert r["turns"] == 5                                 # every readable turn, the older ones included
+    assert _copies_of(store_path, FIXED_SID) == []
+    invoke("show", full, exit_code=4)
+    hits = invoke("search", "flaky", "--json").json
+    assert not [h for h in hits if h.get("session") == FIXED_SID]
+    assert FIXED_SID not in {s["id"] for s in invoke("sessions", "--json").json}
+    assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_gc_finishes_a_forget_that_met_an_unreadable_pack(invoke, store_path, imported):
+    """A pack that cannot be opened may hold turns of the forgotten session:
+    forget says so; 'fsck --repair' salvages the pack's readable entries, and
+    the next plain gc (no --prune) deletes the forgotten session's copies
+    among them at once (before: kept for the two-week grace period)."""
+    big = _packs(store_path)[0]
+    _flip(big, big.stat().st_size - 1)                     # the trailer: the pack no longer opens
+    r = invoke("forget", "--session", FIXED_SID, "--yes")
+    assert "could not be read" in r.stderr and "mem fsck --repair" in r.stderr
+    invoke("fsck", "--repair")
+    assert _copies_of(store_path, FIXED_SID)               # salvaged back, unreachable
+    plan = invoke("gc", "--json").json
+    assert plan["deleted"] >= 6
+    assert _copies_of(store_path, FIXED_SID) == []
+    assert invoke("fsck").stdout.startswith("ok:")
+    assert {s["id"] for s in invoke("sessions", "--json").json} == set(imported) - {FIXED_SID}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from objstore.core.refs import validate_key
 from objstore.memory.scope import applies, clean_name, key_project, project_aliases, project_of, repo_name_from_url
 
 
@@ -72,6 +73,25 @@ def test_names_are_usable_as_key_segments():
     assert clean_name("a/b") == "a-b"
     assert clean_name("x.lock") == "x"
     assert clean_name("bad\x01") == ""
+    # issue 21 (re-attack item 7): '@' separates KEY@vN, so a folder 'svc@v2' could hold no fact
+    assert clean_name("svc@v2") == "svc-v2" and clean_name("a@{1}") == "a-{1}"
+    assert clean_name("zero\u200bwidth") == "" and clean_name("Caf\u0065\u0301") == "Caf\u00e9"
+    assert len(clean_name("x" * 400).encode()) <= 240
+    for name in ("svc@v2", "a..b", ".x.lock", "é" * 200, "A" * 100):
+        n = clean_name(name)
+        assert n and validate_key(f"project/{n}/port")
+
+
+def test_a_name_an_older_mem_registered_with_an_at_is_read_as_a_key_segment(tmp_path):
+    import json
+    proj = tmp_path / "svc@v2"
+    proj.mkdir()
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "projects.json").write_text(json.dumps({"v": 1, "projects": {f"path:{proj}": "svc@v2"}}))
+    assert project_of(proj, store_root=store) == "svc-v2"
+    assert "svc@v2" in project_aliases(proj, store_root=store)   # its old turns are still found
+    assert project_of(proj) == "svc-v2"
 
 
 def test_which_facts_apply():
