@@ -439,7 +439,7 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
     kw = {"trace_path": trace} if trace else {}
     if namespace:
         kw["namespace"] = namespace
-    if forked:   # the prompt is being stored by the capture child: its turn is indexed by the next writer
+    if forked:   # the prompt is being stored by the capture child: it indexes its turn itself
         kw["defer_session_index"] = True
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
     return (getattr(inj, "text", "") or "") if inj is not None else ""
