@@ -191,6 +191,14 @@ def report_error(message: str, hint: str | None, code: int, as_json: bool) -> No
         echo(f"hint: {hint}", err=True)
 
 
+def hint_of(e) -> str | None:
+    """The hint of the MemError ``e`` for this process's caller: an agent
+    (``objstore.agent_of``) is never told how to pass a person-only gate
+    (``MemError.hint_for``)."""
+    from objstore import agent_of
+    return e.hint_for(agent_of(os.environ) is not None)
+
+
 def wants_json(argv: list[str]) -> bool:
     """True when ``--json`` is among the options (before a ``--``)."""
     return "--json" in (argv[:argv.index("--")] if "--" in argv else argv)

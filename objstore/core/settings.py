@@ -20,6 +20,7 @@ The table is in ``core`` so that every layer reads its defaults from here
 
 from __future__ import annotations
 
+import errno
 import math
 import re
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import cbor2
 
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import InvalidInput, ReadOnlyStore
 
 CONFIG_FILE = "config.toml"
 #: the spellings of a boolean (as git config takes them)
@@ -235,9 +236,16 @@ def value(root: str | Path, name: str):
 
 def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     """Set ``name`` from its text form (:func:`parse`); returns the typed
-    value and whether the file changed.  Raises InvalidInput."""
+    value and whether the file changed.  Raises InvalidInput; ReadOnlyStore
+    when the file cannot be written (a read-only mount, no permission)."""
     from objstore.core.tomledit import set_value  # defer: tomllib and the editor only when a setting is written
 
     v = parse(name, text)
     table, key = name.split(".", 1)
-    return v, set_value(Path(root) / CONFIG_FILE, table, key, v)
+    try:
+        return v, set_value(Path(root) / CONFIG_FILE, table, key, v)
+    except OSError as e:
+        if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise ReadOnlyStore(f"the store at {root} is read-only ({(e.strerror or str(e)).lower()}): "
+                                "writing is not possible") from None
+        raise

@@ -87,3 +87,49 @@ def test_hooks_and_cli_write_owner_only_files_under_umask_022(store_path, tmp_pa
     r = subprocess.run([sys.executable, "-m", "cmds", "doctor", "--json"], capture_output=True, env=env,
                        cwd=REPO, timeout=60, text=True)
     assert "permissions" not in {f["check"] for f in json.loads(r.stdout)["findings"]}
+
+
+# -- 5: every exit code a command uses is in docs/exit-codes.md ----------------
+
+def _documented_codes() -> set[int]:
+    import re
+    doc = (REPO / "docs" / "exit-codes.md").read_text("utf-8")
+    return {int(m) for m in re.findall(r"^\| (\d+) \|", doc, re.M)}
+
+
+def _used_codes() -> set[int]:
+    import re
+    used: set[int] = set()
+    for p in (REPO / "objstore").rglob("*.py"):
+        used |= {int(m) for m in re.findall(r"^\s+exit_code = (\d+)\b", p.read_text("utf-8"), re.M)}
+    for p in (REPO / "cmds").rglob("*.py"):
+        src = p.read_text("utf-8")
+        for call in re.findall(r"(?:exit_with|Exit|ctx\.exit)\(([^()]*)\)", src):
+            used |= {int(m) for m in re.findall(r"\b(\d+)\b", call)}
+        for status in re.findall(r"Exit status:(.*?)(?:\n\s*\n|\"\"\")", src, re.S):
+            used |= {int(m) for m in re.findall(r"(?:^|[\s;,(])(\d+)\s+(?=[a-z(])", status)}
+    return used
+
+
+def test_every_exit_code_in_use_is_documented():
+    used = _used_codes()
+    assert {2, 3, 4, 16} <= used  # the scan sees the codes it should
+    assert used - _documented_codes() == set()
+
+
+# -- 4: config on a read-only store: exit 16 (tests/cmds/test_hardening_cli.py's read-only run)
+
+# -- 6: an agent is never told how to pass a person-only gate ------------------
+
+def test_an_agent_refused_a_forgotten_value_is_told_a_person_has_to_do_it(mem):
+    mem("remember", "project/fresh/token", "deploy token is zebra")
+    mem("forget", "project/fresh/token", "--yes")
+    agent = {"CLAUDECODE": "1"}
+    r = mem("remember", "project/fresh/token", "deploy token is zebra", env=agent, exit_code=6)
+    assert "--trust" not in r.stderr and "hint: only a person can do this" in r.stderr, r.stderr
+    r = mem("remember", "project/fresh/token", "deploy token is zebra", "--json", env=agent, exit_code=6)
+    assert "--trust" not in r.stderr and json.loads(r.stderr)["hint"].startswith("only a person")
+    r = mem("remember", "project/fresh/token", "deploy token is zebra", "--trust", "derived", exit_code=None)
+    assert r.exit_code == 6 and "use --trust user_stated" in r.stderr
+    r = mem("queue", "accept", "1", env=agent, exit_code=6)
+    assert "CLAUDECODE" not in r.stderr.split("hint:", 1)[1] and "only a person" in r.stderr, r.stderr
