@@ -67,17 +67,20 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("derive.base_url", "str", "", "the endpoint of an openai or ollama provider", pattern=r"https?://\S+"),
     Setting("derive.api_key_env", "str", "OPENAI_API_KEY", "the NAME of the env variable that holds "
             "the key (never the key)", pattern=r"[A-Za-z_][A-Za-z0-9_]{0,63}"),
-    Setting("derive.timeout", "float", 120.0, "seconds per model call (never retried)", minimum=1),
+    Setting("derive.timeout", "float", 120.0, "seconds per model call (never retried)", minimum=1,
+            maximum=3600),
     Setting("derive.auto_max_calls", "int", 40, "model calls one automatic run makes at most (the rest "
-            "waits for the next day)", minimum=1),
-    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block", minimum=1),
-    Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1),
+            "waits for the next day)", minimum=1, maximum=10000),
+    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block", minimum=1,
+            maximum=100000),
+    Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1,
+            maximum=100000),
     Setting("context.moving_max_age_days", "float", 30.0, "days after which a moving value stays out of the "
-            "session-start block", minimum=0),
+            "session-start block", minimum=0, maximum=36500),
     Setting("helper.autostart", "bool", True, "the session-start hook starts the store's resident helper "
             "(mem helper) in the background when it is not running"),
     Setting("helper.idle_minutes", "float", 15.0, "minutes without a request after which the resident "
-            "helper exits", minimum=0.05),
+            "helper exits", minimum=0.05, maximum=10080),
     Setting("capture.ignore_marker", "str", "#nomem", "a prompt starting with it is neither captured nor "
             "answered with memory"),
     Setting("decay.days", "int", 60, "idle active days after which an unpinned fact goes dormant (mem decay)",

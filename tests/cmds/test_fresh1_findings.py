@@ -133,3 +133,20 @@ def test_an_agent_refused_a_forgotten_value_is_told_a_person_has_to_do_it(mem):
     assert r.exit_code == 6 and "use --trust user_stated" in r.stderr
     r = mem("queue", "accept", "1", env=agent, exit_code=6)
     assert "CLAUDECODE" not in r.stderr.split("hint:", 1)[1] and "only a person" in r.stderr, r.stderr
+
+
+# -- 7: config values: maxima, negative numbers, `list` ------------------------
+
+def test_config_ranges_negative_values_and_list(mem, invoke):
+    invoke("init")
+    from objstore.core.settings import SETTINGS
+    assert all(s.maximum is not None for s in SETTINGS.values() if s.kind in ("int", "float"))
+    r = mem("config", "context.session_budget", "99999999999999999999", exit_code=2)
+    assert "context.session_budget must be in 1..100000" in r.stderr
+    r = mem("config", "decay.days", "-3", exit_code=2)
+    assert "decay.days must be in 1..36500" in r.stderr and "No such option" not in r.stderr
+    r = mem("config", "context.moving_max_age_days", "-0.5", "--json", exit_code=2)
+    assert json.loads(r.stderr)["code"] == 2
+    assert mem("config", "list").stdout == mem("config").stdout
+    assert "decay.days = 60" in mem("config", "list").stdout
+    assert mem("config", "decay.days").stdout == "60\n"
