@@ -150,3 +150,16 @@ def test_config_ranges_negative_values_and_list(mem, invoke):
     assert mem("config", "list").stdout == mem("config").stdout
     assert "decay.days = 60" in mem("config", "list").stdout
     assert mem("config", "decay.days").stdout == "60\n"
+
+
+# -- 8: a missing path is "not found" (4) for every command ---------------------
+
+def test_missing_paths_exit_4(mem, tmp_path):
+    mem("init")
+    for args in (["import", "claude-code", str(tmp_path / "nope")], ["import", "jsonl", str(tmp_path / "x.jsonl")],
+                 ["export", "-o", str(tmp_path / "nodir" / "x.jsonl")],
+                 ["scan", "--file", str(tmp_path / "nofile"), "zebra"]):
+        r = mem(*args, exit_code=4)
+        assert "no such file or directory" in r.stderr, (args, r.stderr)
+    r = mem("import", "jsonl", str(tmp_path / "x.jsonl"), "--json", exit_code=4)
+    assert json.loads(r.stderr.splitlines()[-1])["code"] == 4
