@@ -163,3 +163,12 @@ def test_missing_paths_exit_4(mem, tmp_path):
         assert "no such file or directory" in r.stderr, (args, r.stderr)
     r = mem("import", "jsonl", str(tmp_path / "x.jsonl"), "--json", exit_code=4)
     assert json.loads(r.stderr.splitlines()[-1])["code"] == 4
+
+
+# -- 12: a prefix too short says so ---------------------------------------------
+
+def test_show_says_a_prefix_is_too_short(invoke):
+    invoke("remember", "user/shell", "fish")
+    r = invoke("show", "11", exit_code=4)
+    assert "too short" in r.stderr and "at least 4" in r.stderr, r.stderr
+    assert "too short" not in invoke("show", "1111", exit_code=4).stderr
