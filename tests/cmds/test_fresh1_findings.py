@@ -172,3 +172,21 @@ def test_show_says_a_prefix_is_too_short(invoke):
     r = invoke("show", "11", exit_code=4)
     assert "too short" in r.stderr and "at least 4" in r.stderr, r.stderr
     assert "too short" not in invoke("show", "1111", exit_code=4).stderr
+
+
+# -- 11: control and bidi characters are shown as escapes, stored exactly -----------
+
+def test_control_and_bidi_characters_are_escaped_in_context_and_terminal_output(mem, store_path):
+    mem("remember", "user/nul", "-", input="a\x00b")
+    mem("remember", "user/rlo", "abc\u202edcba and\u200bhidden \u2066x\u2069")
+    start = json.loads(mem("hook", "claude-code", input=json.dumps(
+        {"session_id": "s1", "cwd": "/tmp", "hook_event_name": "SessionStart", "source": "startup"})).stdout)
+    block = start["hookSpecificOutput"]["additionalContext"]
+    assert "a\\x00b" in block and "abc\\u202edcba and\\u200bhidden \\u2066x\\u2069" in block, block
+    assert not any(c in block for c in "\x00\u202e\u200b\u2066\u2069")
+    ctx = mem("context").stdout
+    assert "abc\\u202edcba" in ctx and "\u202e" not in ctx
+    log = mem("log", "user/rlo").stdout + mem("log", "user/nul").stdout
+    assert "abc\\u202edcba" in log and "a\\x00b" in log and "\u202e" not in log and "\x00" not in log
+    assert json.loads(mem("get", "user/rlo", "--json").stdout)["body"] == "abc\u202edcba and\u200bhidden \u2066x\u2069"
+    assert json.loads(mem("get", "user/nul", "--json").stdout)["body"] == "a\x00b"
