@@ -431,7 +431,7 @@ def _capture_statement(store, **kw) -> None:
 
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
-                       namespace: str | None = None) -> str:
+                       namespace: str | None = None, forked: bool = False) -> str:
     try:
         from objstore import inject_for_prompt
     except ImportError:
@@ -439,6 +439,8 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
     kw = {"trace_path": trace} if trace else {}
     if namespace:
         kw["namespace"] = namespace
+    if forked:   # the prompt is being stored by the capture child: its turn is indexed by the next writer
+        kw["defer_session_index"] = True
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
     return (getattr(inj, "text", "") or "") if inj is not None else ""
 
@@ -536,6 +538,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
             stated_source = ""
+            forked = False
             statement_deferred = False
             marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
@@ -556,8 +559,10 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                                                lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                                                budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                         statement_deferred = True   # the store is locked: turn and fact once it is free
-                elif not fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
-                                  budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                elif fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                              budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                    forked = True     # the child's unindexed turn is not replayed by the gate here
+                else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
             if capture and prompt.strip() and not statement_deferred:  # "remember that …": written at once
@@ -567,7 +572,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
             child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
             text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, cwd,
-                               run.env.get("MEM_TRACE"), child)
+                               run.env.get("MEM_TRACE"), child, forked)
             if stated:
                 text = f"{stated}\n{text}" if text else stated
             return context_output(ev, text or "")

@@ -838,6 +838,28 @@ class SearchIndex:
             raise IndexCorruptError(f"search in {sub.dir / name} failed: {e}") from e
         return out
 
+    def turn_ids_of(self, session: str) -> set[str]:
+        """Ids of every indexed turn document of ``session`` (64 hex; read
+        from the session's shard only), whether or not the store can still
+        read the objects: what a forget of a damaged session must purge by
+        id.  Raises ``IndexCorruptError``."""
+        cur = self._subs["turn"].open_current()
+        if cur is None:
+            return set()
+        m, indexes = cur
+        name = m.gens[shard_index(session, m.n)]
+        if name is None:
+            return set()
+        index = indexes[name]
+        try:
+            index.reload()
+            searcher = index.searcher()
+            q = tantivy.Query.term_query(index.schema, "ref", session)
+            return {hit_from_doc(searcher.doc(addr), 0.0).id
+                    for _score, addr in searcher.search(q, max(1, searcher.num_docs), count=False).hits}
+        except ValueError as e:
+            raise IndexCorruptError(f"search in {self._subs['turn'].dir / name} failed: {e}") from e
+
     def term_stats(self, words: Iterable[str], kinds: tuple[str, ...] = KINDS,
                    projects: Iterable[str] | None = None) -> tuple[int, dict[str, int]]:
         """Collection statistics for scoring outside tantivy: ``(number of

@@ -112,6 +112,9 @@ class _Remote:
         try:
             stored, _e = self.t.read(f"packs/{name}")
         except NotFound:
+            if name in self.manifest()[0].packs:   # still named: lost on the remote, not replaced by a push
+                raise IntegrityError(f"remote pack {name[:16]}… is missing (its manifest names it)",
+                                     hint=REPAIR_HINT) from None
             raise RefConflict("remote pack", name, None) from None  # replaced under us: retry from the manifest
         if content_name(stored) != name:
             raise IntegrityError(f"remote pack {name[:16]}… does not match its name (damaged on the remote)",
@@ -464,6 +467,8 @@ def pull(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             break
         except RefConflict:      # a pack vanished under us: a push replaced it; read the manifest again
             continue
+    else:
+        raise RefConflict(f"remote {spec.name} manifest", None, None)
     res.versioning = None
     return res
 

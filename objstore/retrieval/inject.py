@@ -266,7 +266,8 @@ def _key_words(key: str) -> str:
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
                       tool_output: str | None = None, cwd: str | None = None,
                       config: GateConfig | None = None, project: str | None = None,
-                      trace_path: str | Path | None = None, namespace: str | None = None) -> Injection:
+                      trace_path: str | Path | None = None, namespace: str | None = None,
+                      defer_session_index: bool = False) -> Injection:
     """Decide what stored memory to add to a prompt (module docstring).
 
     Args:
@@ -282,6 +283,13 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         namespace: the reader's namespace (a sub-agent's prompt): what it
             may not read is never injected, a descendant's evidence is
             demoted (``objstore.memory.scope``).  None: every namespace.
+        defer_session_index: the prompt is being stored by another process
+            with ``index=False`` (the prompt hook's capture child): an index
+            journal that holds only ``session_id``'s turns is left to the
+            next writer instead of being replayed before the gate (which
+            would put a tantivy commit in the agent's wait; a session's own
+            turns are never injected).  A journal holding anything else is
+            replayed as always.
     Returns:
         :class:`Injection` (``text`` "" when nothing cleared the gate).
         A store whose index cannot be read gives an empty injection whose
@@ -310,7 +318,8 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     error = None
     if weight:
         try:
-            _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace)
+            _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace,
+                  defer_session_index)
         except MemError as e:  # an unreadable index: inject nothing, say why
             error = str(e)
             inj.injected, inj.text = [], ""
@@ -331,11 +340,22 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     return inj
 
 
+def _only_session_pending(store: Store, session_id: str) -> bool:
+    """Whether the index journal holds nothing but turns of ``session_id``
+    (or nothing at all)."""
+    if store.journal.is_empty():
+        return True
+    j = store.journal.read()
+    return not (j.facts or j.forgets or j.turn_forgets or j.deletes) and set(j.sessions) <= {session_id}
+
+
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
-          projects: tuple[str, ...], config: GateConfig, inj: Injection, namespace: str | None = None) -> None:
+          projects: tuple[str, ...], config: GateConfig, inj: Injection, namespace: str | None = None,
+          defer_session_index: bool = False) -> None:
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     idx = store.index
-    store.try_recover()
+    if not (defer_session_index and _only_session_pending(store, session_id)):
+        store.try_recover()
     n_docs, df_words = idx.term_stats([word_of[t] for t in weight], ("fact", "turn"))
     nidf = {t: _nidf(df_words.get(word_of[t], 0), n_docs) for t in weight}
     for t in nidf:

@@ -206,10 +206,14 @@ def test_gc_finishes_a_forget_that_met_an_unreadable_pack(invoke, store_path, im
     forget says so; 'fsck --repair' salvages the pack's readable entries, and
     the next plain gc (no --prune) deletes the forgotten session's copies
     among them at once (before: kept for the two-week grace period)."""
+    ids = [invoke("show", x, "--json").json["id"] for x in _chain_ids(invoke, FIXED_SID)]
     big = _packs(store_path)[0]
     _flip(big, big.stat().st_size - 1)                     # the trailer: the pack no longer opens
     r = invoke("forget", "--session", FIXED_SID, "--yes")
     assert "could not be read" in r.stderr and "mem fsck --repair" in r.stderr
+    from objstore.memory.opening import open_store
+    with open_store(store_path) as s:                      # the index held the unreadable turns: purged by id
+        assert s.index.verify_purged(ids) == []
     invoke("fsck", "--repair")
     assert _copies_of(store_path, FIXED_SID)               # salvaged back, unreachable
     plan = invoke("gc", "--json").json

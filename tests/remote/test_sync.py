@@ -368,6 +368,30 @@ def test_push_repair_replaces_a_damaged_remote_pack(machines, target):
     assert again.remote_packs_repaired == [] and again.remote_packs_checked == 2
 
 
+def test_a_pack_missing_from_the_remote_is_damage_not_an_empty_clone(machines, target):
+    """A pack the manifest names but the remote lost: a clone said 'cloned'
+    with nothing in it (the missing pack was taken for one a push replaced,
+    and the retries ended silently); now exit 13 with the repair hint, and
+    'push --repair' sends it again."""
+    from objstore import IntegrityError, clone
+    from objstore.remote.transport import open_transport
+    a = machines("a")
+    remember(a.store, "user/k", "v")
+    a.push()
+    t = open_transport(target.url, endpoint=target.endpoint, env=target.env)
+    [name] = [n for n, _s, _m in t.list("packs/")]
+    t.delete(name)
+    with pytest.raises(IntegrityError) as e:
+        clone(a.root.parent / "b", target.url, endpoint=target.endpoint, key=a.key(), env=target.env)
+    assert "missing" in str(e.value) and "mem push --repair" in (e.value.hint or "")
+    assert a.push(repair=True).remote_packs_repaired == [name.rsplit("/", 1)[-1]]
+    b, _r = clone(a.root.parent / "b", target.url, endpoint=target.endpoint, key=a.key(), env=target.env)
+    try:
+        assert current(b, "user/k").fact.body == "v"
+    finally:
+        b.close()
+
+
 def test_s3_unreachable_and_missing_bucket(tmp_path, moto_endpoint):
     from objstore import RemoteUnavailable, open_store, add_remote, push
     from tests.remote.conftest import S3_ENV
