@@ -120,9 +120,9 @@ def entry() -> None:
     """``mem``: the resident helper, the hook fast path, the lean path, else
     the click CLI."""
     argv = sys.argv[1:]
-    private_umask()
     atexit.register(_skip_teardown)
-    _via_helper(argv)
+    _via_helper(argv)   # the helper adds 077 to the umask it is sent
+    private_umask()
     if argv == ["hook", "claude-code"]:
         from cmds._hookrun import run_claude_code
         _exit(run_claude_code())
