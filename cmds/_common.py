@@ -27,6 +27,23 @@ def lock_timeout(ctx: click.Context) -> float:
     return lock_timeout_from_env(root.params.get("lock_timeout") if root.params else None)
 
 
+
+class ExistingPath(click.Path):
+    """``click.Path(exists=True, ...)`` whose missing path is "not found"
+    (exit 4, docs/exit-codes.md), as a missing file is for every command,
+    instead of click's usage error (exit 2)."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(exists=False, **kw)
+
+    def convert(self, value, param, ctx):
+        import os
+        if value != "-" and not os.path.lexists(os.fsdecode(value)):
+            from objstore import NotFound
+            raise NotFound(f"{os.fsdecode(value)}: no such file or directory")
+        return super().convert(value, param, ctx)
+
+
 def exit_with(code: int | None) -> None:
     """End a click command with the exit status a shared body returned."""
     if code:

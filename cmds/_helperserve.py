@@ -76,7 +76,7 @@ def run(req: Request) -> Reply | None:
     saved_cwd = os.getcwd()
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     saved_alarm = signal.getsignal(signal.SIGALRM)
-    saved_umask = os.umask(req.umask)
+    saved_umask = os.umask(req.umask | 0o077)  # owner-only, as cmds.entry.private_umask
     out, err = _Bytes(req.stdout_tty), _Bytes(req.stderr_tty)
     deferred: list = []
 

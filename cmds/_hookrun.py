@@ -445,7 +445,7 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
     kw = {"trace_path": trace} if trace else {}
     if namespace:
         kw["namespace"] = namespace
-    if forked:   # the prompt is being stored by the capture child: its turn is indexed by the next writer
+    if forked:   # the prompt is being stored by the capture child: it indexes its turn itself
         kw["defer_session_index"] = True
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
     return (getattr(inj, "text", "") or "") if inj is not None else ""
@@ -566,8 +566,10 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                                                budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                         statement_deferred = True   # the store is locked: turn and fact once it is free
                 elif fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
-                              budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
-                    forked = True     # the child's unindexed turn is not replayed by the gate here
+                              budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **{**kw, "index": True}):
+                    # the child, off the agent's path, indexes its turn too: else the next prompt's
+                    # hook would, and wait for the merge a commit may start in a large shard
+                    forked = True     # the child's turn is not replayed by the gate here
                 else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None

@@ -84,7 +84,8 @@ class Runner:
         except MemError as e:
             code = _CODES.get(type(e).__name__, "error")
             rec["outcome"] = code
-            hint = f" (hint: {e.hint})" if e.hint else ""
+            hint = e.hint_for(True)  # an MCP caller is an agent
+            hint = f" (hint: {hint})" if hint else ""
             raise ToolError(f"{code}: {e.message}{hint}") from None
         finally:
             rec["ms"] = round((time.perf_counter() - t0) * 1000, 2)

@@ -165,14 +165,14 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7F] + list(range(0x80, 0xA0)) if c not in (9, 10)}
-
-
 def safe(text: str) -> str:
     """Text for a terminal: control characters (escape sequences, carriage
-    returns, C1 controls) shown as ``\\xNN`` so stored content cannot drive
-    the user's terminal.  Tabs and newlines are kept."""
-    return text.translate(_CONTROL)
+    returns, NUL, C1 controls) shown as ``\\xNN`` and bidirectional controls
+    and invisible spaces as ``\\uNNNN`` (``objstore.escape_invisible``), so stored
+    content can neither drive the user's terminal nor reorder what it shows.
+    Tabs and newlines are kept."""
+    from objstore import escape_invisible
+    return escape_invisible(text)
 
 
 def report_error(message: str, hint: str | None, code: int, as_json: bool) -> None:
@@ -189,6 +189,14 @@ def report_error(message: str, hint: str | None, code: int, as_json: bool) -> No
     echo(f"Error: {message}", err=True)
     if hint:
         echo(f"hint: {hint}", err=True)
+
+
+def hint_of(e) -> str | None:
+    """The hint of the MemError ``e`` for this process's caller: an agent
+    (``objstore.agent_of``) is never told how to pass a person-only gate
+    (``MemError.hint_for``)."""
+    from objstore import agent_of
+    return e.hint_for(agent_of(os.environ) is not None)
 
 
 def wants_json(argv: list[str]) -> bool:

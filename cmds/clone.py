@@ -2,12 +2,12 @@
 
 import click
 
-from ._common import emit_json, home_path, json_option, lock_timeout
+from ._common import ExistingPath, emit_json, home_path, json_option, lock_timeout
 
 
 @click.command("clone")
 @click.argument("url")
-@click.option("--key", "key_file", type=click.Path(dir_okay=False, exists=True), default=None,
+@click.option("--key", "key_file", type=ExistingPath(dir_okay=False), default=None,
               help="The sync key file from 'mem remote key export' (needed for an encrypted remote).")
 @click.option("--endpoint", metavar="URL", default=None, help="S3 service URL; default AWS_ENDPOINT_URL.")
 @click.option("--name", default="origin", show_default=True, help="Name of the remote in the new store.")

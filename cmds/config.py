@@ -16,7 +16,7 @@ def _names(_ctx, _param, incomplete):
     return [n for n in config_settings if n.startswith(incomplete)]
 
 
-@click.command("config")
+@click.command("config", context_settings={"ignore_unknown_options": True})  # VALUE may be -3: range-checked
 @click.argument("name", required=False, metavar="[NAME]", shell_complete=_names)
 @click.argument("value", required=False, metavar="[VALUE]")
 @json_option
@@ -24,9 +24,9 @@ def _names(_ctx, _param, incomplete):
 def command(name, value, as_json, store):
     """Read or set a setting of the store's config.toml.
 
-    With no argument, list every setting with its value (its default when
-    the file does not set it) and what it does.  NAME alone prints its
-    value; NAME VALUE sets it, keeping the rest of the file (comments,
+    With no argument (or list), list every setting with its value (its
+    default when the file does not set it) and what it does.  NAME alone
+    prints its value; NAME VALUE sets it, keeping the rest of the file (comments,
     other tables) as it was.  Only known settings are written: a misspelt
     name is refused, with the closest names offered.  A boolean is spelt as
     git config spells it: true, yes, on or 1; false, no, off or 0 (any
@@ -36,17 +36,19 @@ def command(name, value, as_json, store):
     \b
     Examples:
       mem config
+      mem config list
       mem config derive.auto true
       mem config derive.sources all
       mem config decay.days 90
       mem config context.prompt_budget
 
-    Exit status: 0 ok; 2 unknown setting, bad value, or a config.toml mem
-    cannot edit safely; 10 no store.
+    Exit status: 0 ok; 2 unknown setting, bad value (a number out of its
+    range included), or a config.toml mem cannot edit safely; 10 no store;
+    16 read-only store.
     """
     from objstore import config_read, config_set, config_setting, config_settings
     settings = config_settings
-    if name is None:
+    if name is None or (name == "list" and value is None):
         cur = config_read(store.root)
         if as_json:
             emit_json([{"name": n, "value": cur[n], "default": s.default, "help": s.help}

@@ -45,6 +45,18 @@ def _skip_teardown() -> None:
     os._exit(_EXIT[0])
 
 
+def private_umask() -> None:
+    """Add ``077`` to the process umask, whatever the caller's: everything
+    mem creates (the store's objects, packs, refs, index generations written
+    by tantivy, cursors, session state, logs; an export) is then its
+    owner's only, 0600 files and 0700 folders, on every path (the CLI, the
+    hooks, the resident helper, which applies the umask the client sends),
+    so ``mem doctor``'s permission check holds on a store only mem wrote.
+    The one place: tantivy creates its files itself, so a mode given to
+    each ``open``/``mkdir`` cannot cover them."""
+    os.umask(os.umask(0o077) | 0o077)
+
+
 def _via_helper(argv: list[str]) -> None:
     """Exit with the helper's answer when it runs this command line; return
     to run it here otherwise."""
@@ -109,7 +121,8 @@ def entry() -> None:
     the click CLI."""
     argv = sys.argv[1:]
     atexit.register(_skip_teardown)
-    _via_helper(argv)
+    _via_helper(argv)   # the helper adds 077 to the umask it is sent
+    private_umask()
     if argv == ["hook", "claude-code"]:
         from cmds._hookrun import run_claude_code
         _exit(run_claude_code())

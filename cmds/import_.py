@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from ._common import emit_json, json_option, plural, progress_bar, with_store
+from ._common import ExistingPath, emit_json, json_option, plural, progress_bar, with_store
 
 
 def default_paths(harness: str) -> list[str]:
@@ -17,7 +17,7 @@ def default_paths(harness: str) -> list[str]:
 
 @click.command("import")
 @click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory", "claude-memory"]))
-@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, type=ExistingPath())
 @click.option("--scope", default="user", show_default=True, metavar="SCOPE",
               help="markdown/codex-memory: the scope of the keys made from file paths.")
 @click.option("--keep-existing", is_flag=True, help="jsonl: where this store already has a ref at another "
@@ -56,7 +56,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
       mem import claude-memory
 
     Exit status: 0 ok (even with skipped lines or files of transcripts and
-    notes); 2 a path does not exist, or a jsonl line is damaged; 6 a jsonl
+    notes); 2 a jsonl line is damaged; 4 a path does not exist; 6 a jsonl
     ref exists here at another version (see --keep-existing); 11 store
     locked.
     """

@@ -14,7 +14,7 @@ import traceback
 
 import click
 
-from ._out import refuse_bad_utf8, report_error, wants_json
+from ._out import hint_of, refuse_bad_utf8, report_error, wants_json
 
 EXIT_INTERRUPTED = 130
 
@@ -106,7 +106,7 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as e:
-            report_error(e.message, e.hint, e.exit_code, bool(ctx.meta.get("mem_json")))
+            report_error(e.message, hint_of(e), e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
             report_error(f"no such file or directory: {e.filename or e}", None, 4, bool(ctx.meta.get("mem_json")))

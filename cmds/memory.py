@@ -5,7 +5,7 @@ import os
 
 import click
 
-from ._common import emit_json, json_option, safe, with_store
+from ._common import ExistingPath, emit_json, json_option, safe, with_store
 
 FILE = click.Choice(["soul", "memory", "user"])
 
@@ -155,7 +155,7 @@ def _read_plan(file, plan_path):
 
 @command.command("consolidate")
 @click.argument("file", type=FILE)
-@click.argument("plan_path", metavar="PLAN.json", type=click.Path(exists=True, dir_okay=False))
+@click.argument("plan_path", metavar="PLAN.json", type=ExistingPath(dir_okay=False))
 @scope_option
 @json_option
 @with_store(create=True)

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, json_option, with_store
+from ._common import ExistingPath, emit_json, json_option, with_store
 
 
 @click.group("remote")
@@ -38,7 +38,7 @@ def command():
 @click.option("--no-encrypt", is_flag=True,
               help="Store packs and manifest in the clear: the provider can read every value. "
                    "Only for a remote you control.")
-@click.option("--key", "key_file", type=click.Path(dir_okay=False, exists=True), default=None,
+@click.option("--key", "key_file", type=ExistingPath(dir_okay=False), default=None,
               help="Use this sync key (from 'mem remote key export') for an existing encrypted remote.")
 @json_option
 @with_store(create=True)
@@ -171,7 +171,7 @@ def key_export(output, store):
 
 
 @key.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@click.argument("file", type=ExistingPath(dir_okay=False))
 @with_store(create=True)
 def key_import(file, store):
     """Use the sync key in FILE for this store's remotes.

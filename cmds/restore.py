@@ -2,14 +2,14 @@
 
 import click
 
-from ._common import emit_json, home_path, json_option
+from ._common import ExistingPath, emit_json, home_path, json_option
 
 
 @click.command("restore")
 @click.argument("source")
 @click.option("--latest", is_flag=True, help="The newest snapshot (the default).")
 @click.option("--snapshot", "snap", metavar="ID", default=None, help="A snapshot name or its unique prefix.")
-@click.option("--key", "key_file", type=click.Path(dir_okay=False, exists=True), default=None,
+@click.option("--key", "key_file", type=ExistingPath(dir_okay=False), default=None,
               help="The sync key file (for an encrypted remote).")
 @click.option("--endpoint", metavar="URL", default=None, help="S3 service URL; default AWS_ENDPOINT_URL.")
 @json_option

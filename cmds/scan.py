@@ -5,14 +5,14 @@ from pathlib import Path
 
 import click
 
-from ._common import emit_json, json_option, with_store
+from ._common import ExistingPath, emit_json, json_option, with_store
 
 SHELL_HISTORIES = ("~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fish_history", "~/.histfile")
 
 
 @click.command("scan")
 @click.argument("text", required=False)
-@click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+@click.option("--file", "files", multiple=True, type=ExistingPath(dir_okay=False),
               help="Also search this file (repeatable).")
 @click.option("--no-remotes", is_flag=True, help="Do not read the remotes and backups back.")
 @json_option

@@ -169,6 +169,11 @@ def command(what, as_json, store):
     if "/" in what:
         v = current(store, what)
         return _emit_fact(store, v.id, v.fact, as_json)
+    from objstore import MIN_PREFIX_LEN
+    if 0 < len(what) < MIN_PREFIX_LEN and "@" not in what:
+        raise NotFound(f"nothing named {what!r}: an id or session prefix is too short "
+                       f"(at least {MIN_PREFIX_LEN} characters)",
+                       hint="give more of the id: mem sessions lists session ids")
     raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
 
 

@@ -40,6 +40,8 @@ _API: dict[str, tuple[str, str]] = {
     "MAX_TIME_MS": ("objstore.core.objects", "MAX_TIME_MS"),
     "decode": ("objstore.core.codec", "decode"),
     "check_prefix": ("objstore.core.ids", "check_prefix"),
+    "escape_invisible": ("objstore.core.text", "escape_invisible"),
+    "MIN_PREFIX_LEN": ("objstore.core.ids", "MIN_PREFIX_LEN"),
     "fact_ref": ("objstore.core.refs", "fact_ref"),
     "validate_key": ("objstore.core.refs", "validate_key"),
     "parse_version_spec": ("objstore.core.refs", "parse_version_spec"),

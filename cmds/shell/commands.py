@@ -23,6 +23,7 @@ from itertools import zip_longest
 from objstore import MemError, NotFound
 from objstore import Store, count_sessions
 
+from .._out import hint_of
 from .._common import fmt_time, plural, safe, short
 from .meta import arg_specs, commands, lookup, meta_command
 from .suggest import Catalog, Counts
@@ -550,8 +551,9 @@ def guarded(fn: Callable[[], Reply]) -> Reply:
         return fn()
     except MemError as e:
         lines = [safe(f"error: {e.message}")]
-        if e.hint:
-            lines.append(safe(f"hint: {e.hint}"))
+        hint = hint_of(e)
+        if hint:
+            lines.append(safe(f"hint: {hint}"))
         return Reply(lines)
 
 

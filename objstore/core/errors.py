@@ -17,6 +17,10 @@ class MemError(Exception):
     Attributes:
         exit_code: process exit status the CLI uses for this error.
         hint: optional one-line suggestion printed after the message.
+        agent_hint: the hint for a caller that is an agent, when ``hint``
+            tells how to pass a gate only a person may pass (``--trust
+            user_stated``): it says a person has to do it instead
+            (:meth:`hint_for`).  None: ``hint`` suits every caller.
     """
 
     exit_code: ClassVar[int] = 1
@@ -24,10 +28,16 @@ class MemError(Exception):
     #: default hint of the class (an instance's ``hint`` overrides it)
     default_hint: ClassVar[str | None] = None
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None, agent_hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint if hint is not None else self.default_hint
+        self.agent_hint = agent_hint
+
+    def hint_for(self, agent: bool) -> str | None:
+        """The hint to show a caller: :attr:`agent_hint` for an agent when
+        there is one, else :attr:`hint`."""
+        return self.agent_hint if agent and self.agent_hint is not None else self.hint
 
     def __str__(self) -> str:
         return self.message
@@ -72,6 +82,10 @@ class Refused(MemError):
     """A write refused by policy, e.g. a value that matches a tombstone (exit 6)."""
 
     exit_code = 6
+
+
+#: the hint an agent gets instead of the way past a person-only gate
+PERSON_ONLY_HINT = "only a person can do this: ask the user to run it in their own terminal"
 
 
 class StoreNotFound(MemError):

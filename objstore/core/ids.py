@@ -11,6 +11,8 @@ from objstore.core.errors import InvalidInput
 
 ID_HEX_LEN = 64
 ZERO_ID = "0" * ID_HEX_LEN
+#: the shortest abbreviation of an object id or a session id a command takes
+MIN_PREFIX_LEN = 4
 _HEX = re.compile(r"[0-9a-f]+")
 
 
@@ -30,7 +32,7 @@ def check_prefix(text: str) -> str:
     Returns it lower-cased.  Raises :class:`InvalidInput` otherwise.
     """
     t = text.strip().lower()
-    if not (4 <= len(t) <= ID_HEX_LEN and _HEX.fullmatch(t)):
+    if not (MIN_PREFIX_LEN <= len(t) <= ID_HEX_LEN and _HEX.fullmatch(t)):
         raise InvalidInput(f"not an object id: {text!r} (want 4 to 64 hex characters)")
     return t
 

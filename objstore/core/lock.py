@@ -34,6 +34,28 @@ def _hostname() -> str:
     return socket.gethostname()
 
 
+def lock_held(path: str | os.PathLike) -> bool:
+    """True when a live process holds an flock on the file at ``path`` (the
+    store lock, the resident helper's ``run/helper.lock``): a non-blocking
+    shared flock attempt fails.  False when the file is missing, cannot be
+    opened, or nobody holds it (the probe's own lock is released at once).
+    A git-style ``<name>.lock`` file (``objstore.core.atomic.LockFile``) is
+    never flocked: this says nothing about whether its writer lives."""
+    if fcntl is None:  # pragma: no cover - Windows
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as e:
+        return e.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
+    finally:
+        os.close(fd)
+    return False
+
+
 class StoreLock:
     """Exclusive store-wide lock.
 

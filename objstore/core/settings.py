@@ -20,6 +20,7 @@ The table is in ``core`` so that every layer reads its defaults from here
 
 from __future__ import annotations
 
+import errno
 import math
 import re
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import cbor2
 
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import InvalidInput, ReadOnlyStore
 
 CONFIG_FILE = "config.toml"
 #: the spellings of a boolean (as git config takes them)
@@ -66,17 +67,20 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("derive.base_url", "str", "", "the endpoint of an openai or ollama provider", pattern=r"https?://\S+"),
     Setting("derive.api_key_env", "str", "OPENAI_API_KEY", "the NAME of the env variable that holds "
             "the key (never the key)", pattern=r"[A-Za-z_][A-Za-z0-9_]{0,63}"),
-    Setting("derive.timeout", "float", 120.0, "seconds per model call (never retried)", minimum=1),
+    Setting("derive.timeout", "float", 120.0, "seconds per model call (never retried)", minimum=1,
+            maximum=3600),
     Setting("derive.auto_max_calls", "int", 40, "model calls one automatic run makes at most (the rest "
-            "waits for the next day)", minimum=1),
-    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block", minimum=1),
-    Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1),
+            "waits for the next day)", minimum=1, maximum=10000),
+    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block", minimum=1,
+            maximum=100000),
+    Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1,
+            maximum=100000),
     Setting("context.moving_max_age_days", "float", 30.0, "days after which a moving value stays out of the "
-            "session-start block", minimum=0),
+            "session-start block", minimum=0, maximum=36500),
     Setting("helper.autostart", "bool", True, "the session-start hook starts the store's resident helper "
             "(mem helper) in the background when it is not running"),
     Setting("helper.idle_minutes", "float", 15.0, "minutes without a request after which the resident "
-            "helper exits", minimum=0.05),
+            "helper exits", minimum=0.05, maximum=10080),
     Setting("capture.ignore_marker", "str", "#nomem", "a prompt starting with it is neither captured nor "
             "answered with memory"),
     Setting("decay.days", "int", 60, "idle active days after which an unpinned fact goes dormant (mem decay)",
@@ -235,9 +239,16 @@ def value(root: str | Path, name: str):
 
 def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     """Set ``name`` from its text form (:func:`parse`); returns the typed
-    value and whether the file changed.  Raises InvalidInput."""
+    value and whether the file changed.  Raises InvalidInput; ReadOnlyStore
+    when the file cannot be written (a read-only mount, no permission)."""
     from objstore.core.tomledit import set_value  # defer: tomllib and the editor only when a setting is written
 
     v = parse(name, text)
     table, key = name.split(".", 1)
-    return v, set_value(Path(root) / CONFIG_FILE, table, key, v)
+    try:
+        return v, set_value(Path(root) / CONFIG_FILE, table, key, v)
+    except OSError as e:
+        if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise ReadOnlyStore(f"the store at {root} is read-only ({(e.strerror or str(e)).lower()}): "
+                                "writing is not possible") from None
+        raise

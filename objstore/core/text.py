@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 __all__ = [
     "LazyPattern",
     "contains",
+    "escape_invisible",
     "find_spans",
     "fold",
     "matcher",
@@ -73,6 +74,29 @@ _ESCAPES = LazyPattern(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
                          r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
                          r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
                          r"|\x1b[ -/]*[0-~]")
+
+
+#: characters a reader cannot see, or that reorder or drive what is shown:
+#: C0 controls but tab and newline (NUL, ESC, CR, ...), DEL, C1 controls, and
+#: the Unicode bidirectional controls (UAX #9: ALM U+061C, LRM/RLM
+#: U+200E/F, the embeddings and overrides LRE..RLO U+202A-U+202E, the
+#: isolates LRI..PDI U+2066-U+2069; "Trojan Source", CVE-2021-42574) and
+#: invisible spaces (U+200B, WORD JOINER U+2060, BOM U+FEFF).  ZWNJ/ZWJ
+#: (U+200C/D) stay: scripts and emoji need them.
+_INVISIBLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
+              for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), 0x061C, 0x200B, 0x200E, 0x200F,
+                        *range(0x202A, 0x202F), 0x2060, *range(0x2066, 0x206A), 0xFEFF)
+              if c not in (0x09, 0x0A)}
+
+
+def escape_invisible(text: str) -> str:
+    """``text`` with every character of ``_INVISIBLE`` written as an escape
+    (``"\\x00"``, ``"\\x1b"``, ``"\\u202e"``), for what mem shows a person
+    on a terminal or injects into an agent's context: stored content can
+    neither drive a terminal nor reorder or hide what a reader sees.  The
+    stored text is never changed (``--json`` prints it exactly).  Tabs and
+    newlines are kept; a text without such characters is returned as is."""
+    return text.translate(_INVISIBLE)
 
 
 def strip_escapes(text: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from objstore.core.errors import Refused
+from objstore.core.errors import PERSON_ONLY_HINT, Refused
 
 #: (variable, agent name, the values that mark an agent; empty = any non-empty value).
 #: Claude Code sets ``CLAUDECODE=1`` in the variables of every tool it runs;
@@ -74,5 +74,4 @@ def require_person(env: Mapping[str, str], action: str) -> None:
     agent = agent_of(env)
     if agent is not None:
         raise Refused(f"{action} is a person's decision: refused for an agent caller ({agent}); nothing changed",
-                      hint="run it yourself in a terminal outside the agent session (where CLAUDECODE, "
-                           "the Codex variables and MEM_AGENT are unset)")
+                      hint=PERSON_ONLY_HINT)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 
-from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
+from objstore.core.errors import PERSON_ONLY_HINT, AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
 from objstore.core.objects import (EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges,
                                    value_digest)
@@ -350,7 +350,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
                 raise Refused(f"{key}: this value was forgotten or rejected; "
                               "only a user_stated write may bring it back",
-                              hint="use --trust user_stated if you mean it")
+                              hint="use --trust user_stated if you mean it",
+                              agent_hint=PERSON_ONLY_HINT)
         # a lower-trust write never overrules the person, and an instruction-shaped
         # value of any trust is reviewed before it can be injected: the review queue
         parked = park(store, key, body, current=current_of(chain), kind=kind, trust=trust,

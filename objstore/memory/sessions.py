@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
+from objstore.core.ids import MIN_PREFIX_LEN
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
@@ -160,7 +161,7 @@ def _resolve_session(store: Store, prefix: str) -> str | None:
             return validate_session_id(prefix)
     except MemError:
         return None
-    if len(prefix) < 4:
+    if len(prefix) < MIN_PREFIX_LEN:
         return None
     hits = [n[len("sessions/"):] for n, _ in store.refs.iter("sessions") if n[len("sessions/"):].startswith(prefix)]
     roots = {namespace_root(h) for h in hits}
@@ -449,7 +450,7 @@ class TurnAppender:
             return  # the index is behind; the journal replays these sessions
         try:
             if self._stream is None:
-                self._stream = self.store.index.stream("turn")
+                self._stream = self.store.index.stream("turn", fresh=True)  # turns it has just written
             self._stream.add(doc)
         except SearchIndexError as e:
             self._stream_error = str(e)

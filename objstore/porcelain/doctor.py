@@ -16,8 +16,12 @@ Checks (each returns findings, never raises for what it finds):
   read: while it is damaged, projects it no longer names go by their
   qualified names and it is not rewritten (``objstore.memory.scope``).
 * ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
-  file's lock, git's lockfile protocol) older than a minute.  The store-wide
-  lock is a flock the kernel drops with its process, so it is never stale.
+  file's lock, git's lockfile protocol) older than a minute.  A lock file a
+  live process holds an flock on (``objstore.core.lock.lock_held``) is
+  never stale, whatever its age; nor are the flock files of ``locks/``
+  (the store-wide lock) and ``run/`` (the resident helper's
+  ``helper.lock``), kept between holders: the kernel drops a flock with
+  its process.
 * ``hooks``: the agent settings files the caller names run ``mem hook
   claude-code`` for every event mem installs, with a command that exists.
 * ``transcripts``: the transcripts the store imported from can still be read
@@ -38,11 +42,18 @@ from pathlib import Path
 from objstore.capture.importer import imported_sources
 from objstore.capture.sync import load_config
 from objstore.core.errors import InvalidInput
+from objstore.core.lock import lock_held
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, registry_damage
 
 LOCK_GRACE_S = 60
+
+#: folders of the store whose ``*.lock`` files are flocked, not created
+#: per write: ``locks`` (the store lock) and ``run`` (the resident helper's
+#: ``helper.lock``, ``objstore.resident.server``).  They stay between
+#: holders and a flock dies with its process, so they are never stale.
+FLOCK_DIRS = ("locks", "run")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,13 +150,13 @@ def _locks(root: Path, now: float) -> list[Finding]:
             if not f.endswith(".lock"):
                 continue
             p = Path(dirpath) / f
-            if p == root / "locks" / "store.lock" or p.parent.name == "locks" and p.parent.parent == root:
-                continue  # flocks: the kernel releases them with the process
+            if p.parent.parent == root and p.parent.name in FLOCK_DIRS:
+                continue  # flock files, kept between holders: never stale
             try:
                 age = now - p.stat().st_mtime
             except OSError:
                 continue
-            if age > LOCK_GRACE_S:
+            if age > LOCK_GRACE_S and not lock_held(p):
                 stale.append(str(p))
     if not stale:
         return []
@@ -233,10 +244,14 @@ def fix(store: Store, findings: list[Finding]) -> list[str]:
                     continue
             done.append(f"tightened permissions of {len(f.paths)} path(s)")
         elif f.check == "locks":
+            removed = 0
             for p in f.paths:
+                if lock_held(p):
+                    continue  # taken since diagnose looked: its holder lives
                 try:
                     os.unlink(p)
+                    removed += 1
                 except FileNotFoundError:
                     pass
-            done.append(f"removed {len(f.paths)} stale lock file(s)")
+            done.append(f"removed {removed} stale lock file(s)")
     return done

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from objstore.core.errors import InvalidInput
+from objstore.core.lock import lock_held
 
 __all__ = [
     "MAGIC",
@@ -105,20 +106,9 @@ def helper_paths(root: str | os.PathLike) -> tuple[Path, Path, Path]:
 
 def helper_running(root: str | os.PathLike) -> bool:
     """True when a helper holds the store's helper lock (it is running or
-    starting).  Takes and releases the lock when free; never creates the
-    run directory."""
-    _d, _sock, lock = helper_paths(root)
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as e:
-        return e.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
-    finally:
-        os.close(fd)
-    return False
+    starting): ``objstore.core.lock.lock_held``.  Never creates the run
+    directory."""
+    return lock_held(helper_paths(root)[2])
 
 
 # --------------------------------------------------------------------------- wire format

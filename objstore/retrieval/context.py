@@ -70,7 +70,7 @@ from objstore.core.objects import Fact
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.core.text import LazyPattern
+from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_version, list_keys, visible
 from objstore.memory.queue import disputed as disputed_keys
@@ -110,8 +110,11 @@ _TAG_RE = LazyPattern(r"<(/?)(mem-context)", re.I)
 def escape_text(text: str) -> str:
     """A stored text made safe inside a ``<mem-context>`` element: every
     ``<mem-context`` / ``</mem-context`` (any case) has its ``<`` written as
-    ``&lt;``."""
-    return _TAG_RE.sub(lambda m: "&lt;" + m.group(1) + m.group(2), text)
+    ``&lt;``, and control characters, bidirectional controls and invisible
+    spaces are written as escapes (``objstore.core.text.escape_invisible``: ``\\x00``,
+    ``\\u202e``), so a value cannot hide or reorder text in the agent's
+    context."""
+    return _TAG_RE.sub(lambda m: "&lt;" + m.group(1) + m.group(2), escape_invisible(text))
 
 
 def _attr(value: str) -> str:

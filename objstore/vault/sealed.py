@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import (CorruptObject, IntegrityError, InvalidInput, MemError, NotFound, RefConflict,
-                                  Refused, WrongPassphrase)
+from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
+                                  RefConflict, Refused, WrongPassphrase)
 from objstore.core.ids import check_prefix
 from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, value_digest
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
@@ -435,7 +435,8 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
             digest = value_digest(body)
             if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
                 raise Refused(f"{key}: this value was forgotten; only a user_stated write may bring it back",
-                              hint="use --trust user_stated if you mean it")
+                              hint="use --trust user_stated if you mean it",
+                              agent_hint=PERSON_ONLY_HINT)
         age_file = encrypt_value(recipient, body)
         return _write_sealed(store, key, age_file, kind=kind, trust=trust, valid_from=valid_from,
                              owner=owner, expect=expect, command=command)

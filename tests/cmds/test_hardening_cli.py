@@ -116,7 +116,7 @@ def test_read_only_store_reads_refuses_writes_and_hooks_inject(mem, store_path, 
     assert "fish" in ro("recall", "which shell").stdout
     assert ro("get", "user/shell").stdout == "fish\n"
     ro("fsck")
-    for args in (["remember", "user/x", "y"], ["forget", "user/shell", "--yes"], ["gc"]):
+    for args in (["remember", "user/x", "y"], ["forget", "user/shell", "--yes"], ["gc"], ["config", "decay.days", "10"]):
         r = ro(*args, exit_code=16)
         assert r.stderr.startswith("Error: the store at ") and "is read-only" in r.stderr, r.stderr
         assert "internal error" not in r.stderr

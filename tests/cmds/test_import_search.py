@@ -91,4 +91,4 @@ def test_bad_lines_are_skipped_not_fatal(invoke, tmp_path):
     r = invoke("import", "claude-code", str(f), "--json").json
     # a lone surrogate costs the character, not the line (issue 21 item 11); {"a": NUL} is a record, not a turn
     assert r["turns_added"] == 2 and r["lines_skipped"] == 4
-    invoke("import", "claude-code", str(tmp_path / "missing.jsonl"), exit_code=2)
+    invoke("import", "claude-code", str(tmp_path / "missing.jsonl"), exit_code=4)  # a missing file is not found (docs/exit-codes.md)
