@@ -262,10 +262,12 @@ def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_w
     not wait for it; False when forking is not possible or
     ``MEM_HOOK_FORK=0`` (the caller then runs ``fn`` itself).  The child logs its errors like the parent and always
     exits 0.  In the resident helper ``fn`` runs after the answer is sent,
-    with the hook's budget and lock wait (the helper serves one request at a
-    time: it must not sit on the lock)."""
+    with the same ``budget`` and ``lock_wait``: a prompt that meets a locked
+    store is still stored once the lock is free.  Meanwhile the helper
+    greets no one, so other commands run in their own process after the
+    client's greeting wait (0.5 s)."""
     if DEFERRED is not None:   # in the resident helper: after the answer is sent (cmds._helperserve)
-        DEFERRED.append(lambda: _deferred(run, what, fn, *a, **kw))
+        DEFERRED.append(lambda: _deferred(run, what, fn, *a, budget=budget, lock_wait=lock_wait, **kw))
         return True
     if not hasattr(os, "fork") or run.env.get("MEM_HOOK_FORK") == "0":
         return False
@@ -298,11 +300,15 @@ def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_w
 DEFERRED: list | None = None
 
 
-def _deferred(run: "_Run", what: str, fn, *a, **kw) -> None:
-    """What a forked child does, in this process: ``fn`` under its own budget."""
+def _deferred(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
+              **kw) -> None:
+    """What a forked child does, in this process: ``fn`` under its own
+    budget, its store (``a[0]``) waiting ``lock_wait`` seconds for the lock."""
     dog = _Watchdog(hard_exit=False)
     try:
-        dog.arm(run.budget)
+        dog.arm(run.budget if budget is None else budget)
+        if lock_wait is not None and a:
+            a[0].lock_timeout = lock_wait
         run.guarded(what, fn, *a, **kw)
     except BaseException as e:  # noqa: BLE001 - HookTimeout
         run.log(f"{type(e).__name__}:{what}")
@@ -439,7 +445,7 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
     kw = {"trace_path": trace} if trace else {}
     if namespace:
         kw["namespace"] = namespace
-    if forked:   # the prompt is being stored by the capture child: its turn is indexed by the next writer
+    if forked:   # the prompt is being stored by the capture child: it indexes its turn itself
         kw["defer_session_index"] = True
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
     return (getattr(inj, "text", "") or "") if inj is not None else ""
@@ -560,8 +566,10 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                                                budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                         statement_deferred = True   # the store is locked: turn and fact once it is free
                 elif fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
-                              budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
-                    forked = True     # the child's unindexed turn is not replayed by the gate here
+                              budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **{**kw, "index": True}):
+                    # the child, off the agent's path, indexes its turn too: else the next prompt's
+                    # hook would, and wait for the merge a commit may start in a large shard
+                    forked = True     # the child's turn is not replayed by the gate here
                 else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None

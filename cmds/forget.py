@@ -110,27 +110,36 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         if is_sealed(store, what) and store.refs.read(fact_ref(validate_key(what))) is None:
             _forget_sealed_key(store, validate_key(what), yes, dry_run, as_json, forget_sealed)
             return
-    plan = plan_forget(store, what=what, match=match, session=session)
-    from objstore import remotes_holding
-    remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
-    if plan.is_empty() and scrub_sources:  # already forgotten (or never stored): the sources may still hold it
+    import contextlib
+    # with --yes nothing waits on a person: the plan shown is made under the store lock
+    # and carried out under it, planned once; otherwise forget plans again after the answer
+    held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
+    with held:
+        plan = plan_forget(store, what=what, match=match, session=session)
+        from objstore import remotes_holding
+        remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
+        scrub_only = plan.is_empty() and scrub_sources  # already forgotten (or never stored): the sources may
+        if scrub_only:                                   # still hold it (asks per file: outside the lock)
+            pass
+        elif plan.is_empty():
+            if as_json:
+                emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
+            else:
+                click.echo("nothing matches; nothing forgotten")
+            return
+        else:
+            if not as_json:
+                _preview(plan, dry_run, store)
+            if dry_run:
+                if as_json:
+                    emit_json({"dry_run": True, **_plan_json(plan)})
+                return
+            if not yes:
+                confirm_or_exit("forget these for good?")
+            r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
+    if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
-    if plan.is_empty():
-        if as_json:
-            emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
-        else:
-            click.echo("nothing matches; nothing forgotten")
-        return
-    if not as_json:
-        _preview(plan, dry_run, store)
-    if dry_run:
-        if as_json:
-            emit_json({"dry_run": True, **_plan_json(plan)})
-        return
-    if not yes:
-        confirm_or_exit("forget these for good?")
-    r = forget(store, what=what, match=match, session=session)
     scrubbed_files = []
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)

@@ -155,6 +155,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.index_error = res.index_error or err
                     if not last:  # published: a later file of one of them reloads its state from the store
                         app.drop_states()
+                        store.packs.drop_pages()  # the pack index pages its lookups read (all, as the store grows)
                     for real_path, ident, sids in read:  # their turns are stored and their refs published
                         read_ledger.mark(real_path, ident, sids)
                     read_ledger.save()

@@ -138,6 +138,10 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
                         rollup_edges(r.version.fact), r.version.id)
 
 
+#: rollups between two :meth:`PackSet.drop_pages` in :func:`rollup_files`
+DROP_PAGES_EVERY = 256
+
+
 def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
                  command: str = "rollup") -> list[RollupResult]:
     """Roll up the Claude Code subagent transcripts among ``paths``
@@ -163,6 +167,8 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
                 continue
             out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
                               description=oc.description, command=command))
+            if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every
+                store.packs.drop_pages()          # pack: keep their index pages from piling up in memory
         except (OSError, MemError):
             continue
     return out

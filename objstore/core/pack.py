@@ -641,6 +641,19 @@ class Pack:
         return PackInfo(name=self.name, pack_path=self.pack_path, idx_path=self.idx_path,
                         count=self.count, size=self.size, idx_size=self._idx_size)
 
+    def drop_pages(self) -> None:
+        """Let go of the index pages this process has read: ``madvise``
+        MADV_DONTNEED on the read-only mapping, so they leave this process's
+        resident memory and the next lookup reads them again from the page
+        cache (the file is unchanged).  For a long import, whose lookups
+        would otherwise keep every pack index resident as the store grows.
+        Never raises."""
+        if self._mm is not None and hasattr(mmap, "MADV_DONTNEED"):
+            try:
+                self._mm.madvise(mmap.MADV_DONTNEED)
+            except (OSError, ValueError):
+                pass
+
     def close(self) -> None:
         """Release the mmap and the pack file descriptor.  Idempotent; a
         closed pack raises ValueError on use."""
@@ -903,6 +916,11 @@ class PackSet:
         except (FileNotFoundError, NotADirectoryError):
             return []
         return sorted(self.pack_dir / n for n in names if keep(n))
+
+    def drop_pages(self) -> None:
+        """:meth:`Pack.drop_pages` of every open pack."""
+        for p in self._packs.values():
+            p.drop_pages()
 
     def close(self) -> None:
         """Close every pack.  Idempotent."""

@@ -41,7 +41,7 @@ from objstore.core.ids import check_prefix
 from objstore.core.lock import StoreLock
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import Pack, PackSet
+from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES, Pack, PackSet
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
@@ -381,6 +381,11 @@ class Store:
                                command=command, on_acquire=self._recover_if_needed)
         return self._lock
 
+    def holds_lock(self) -> bool:
+        """True while this instance holds the store-wide writer lock
+        (inside a ``with store.lock():`` block)."""
+        return self._lock is not None and self._lock.depth > 0
+
     def _recover_if_needed(self) -> None:
         if not (self.root / "config").is_file():  # deleted (mem nuke) while this writer waited for the lock
             raise StoreNotFound(f"the store at {self.root} was deleted", hint="create one with: mem init")
@@ -414,8 +419,55 @@ class Store:
         self.packs.reload()
         hit = [p for p in self.packs.packs if any(p.contains(o) for o in gone)]
         n += sum(1 for p in hit for o in gone if p.contains(o))
-        self.repack(hit, keep=lambda _pack, oid: oid not in gone)
+        keep = lambda _pack, oid: oid not in gone  # noqa: E731
+        self.repack([p for p in hit if not self._copy_pack(p, keep)], keep=keep)
         return n
+
+    def _copy_pack(self, pack: Pack, keep: Callable[[Pack, str], bool]) -> bool:
+        """Rewrite a version-2 ``pack`` without the objects ``keep`` drops by
+        copying the compressed entries of the others as they are (no
+        decompression: O(bytes) of the pack, so that forgetting one object
+        of a large pack, e.g. the one gc merged, stays cheap) under the
+        pack's own dictionary, when that dictionary
+        cannot hold a dropped object: it is exactly ``make_dictionary`` of
+        the pack's first frames (the TRAIN_FRAMES frames or TRAIN_BYTES it
+        was made from, ``docs/format.md``, "Packs") and none of the frames
+        whose bytes it took (``dictionary_sources``) is dropped (or it is
+        empty).  Returns False, writing nothing, when that does not hold
+        (version 1, a dropped or damaged object among those frames):
+        :meth:`repack` compresses again.  An entry whose bounds or length prefix are damaged is left
+        out and noted in :attr:`damaged`; one whose bytes are damaged is
+        copied as it is (``fsck`` still finds it).  Caller holds the store lock."""
+        from objstore.core.packwriter import (  # deferred: readers never write a pack
+            PackWriter, dictionary_sources, make_dictionary)
+        if pack.version != 2:
+            return False
+        try:
+            d = pack.dictionary()
+            order = pack.ids_in_body_order()
+            if d:
+                frames: list[bytes] = []
+                size = 0
+                for oid in order:
+                    frames.append(pack.get(oid))
+                    size += len(frames[-1])
+                    if len(frames) >= TRAIN_FRAMES or size >= TRAIN_BYTES:
+                        break
+                if make_dictionary(frames) != d or not all(keep(pack, order[i]) for i in dictionary_sources(frames)):
+                    return False
+        except CorruptObject:
+            return False
+        with PackWriter(self.root / "objects" / "pack", dictionary=d) as w:
+            for oid in order:
+                if not keep(pack, oid):
+                    continue
+                try:  # copied as stored (a damaged entry stays as damaged for fsck to find)
+                    w.add_entry(oid, pack.raw_entry(oid))
+                except CorruptObject as e:  # out of bounds, bad length prefix: left out
+                    self.damaged.setdefault(oid, str(e))
+        self.packs.reload()  # the new pack and its index are durable now
+        self.packs.remove_pack(pack)
+        return True
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None) -> int:

@@ -610,10 +610,13 @@ class StreamWriter:
     import (``SearchIndex.stream``).  Caller holds the sub-index lock from
     construction to :meth:`close`.
 
-    :meth:`add` converts a document to its tantivy form at once and keeps
-    it with its shard; :meth:`commit` then writes the shards one at a time,
-    each with a writer of its own (deletes by id first, then the adds, one
-    commit, the writer ended), so at most one writer's heap is alive and the
+    :meth:`add` keeps a document (as given) with its shard; :meth:`commit`
+    then writes the shards one at a time, each with a writer of its own
+    (deletes by id first, then the adds, each converted to its tantivy form
+    as it goes in, one commit, the writer ended), so at most one writer's
+    heap and one shard's tantivy documents are alive (a tantivy document
+    holds its text twice, ``text`` and ``plain``: converting a whole batch
+    at once held ~2x its text in native memory), and the
     work can run in a background thread (``IndexStream``: tantivy works
     without the GIL).  Adding an id the shard already holds replaces it; an
     id added twice in one batch is added once.  A shard without a generation
@@ -623,8 +626,15 @@ class StreamWriter:
     is created.
     """
 
-    def __init__(self, sub: SubIndex, new_shards: int, heap: int = WRITER_HEAP_BYTES) -> None:
-        self.sub, self.heap = sub, heap
+    def __init__(self, sub: SubIndex, new_shards: int, heap: int = WRITER_HEAP_BYTES, *,
+                 fresh: bool = False) -> None:
+        """``fresh``: every document added is of an object that no generation
+        can hold yet (a bulk import of the objects it has just written), so
+        a commit does not look each one up to replace a copy (a lookup per
+        document reads the id terms of the whole shard into this process's
+        memory as the store grows); ids given to :meth:`delete` are still
+        looked up."""
+        self.sub, self.heap, self.fresh = sub, heap, fresh
         opened = sub.open_current()
         self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
         sub.remove_orphans(set(opened[1]) if opened else set())
@@ -637,7 +647,7 @@ class StreamWriter:
             self.n = self.base.n
             self._live = {s: (name, indexes[name]) for s, name in self.base.live()}
         self._new: dict[int, tuple[str, tantivy.Index]] = {}  # created here, not yet in CURRENT
-        self._adds: dict[int, dict[str, tantivy.Document]] = {}
+        self._adds: dict[int, dict[str, IndexDoc]] = {}
         self._dels: list[str] = []
         self._written: set[str] = set()  # generations this writer committed to
         self._shard_of: dict[str, int] = {}  # session id -> shard (a BLAKE3 each otherwise)
@@ -667,21 +677,16 @@ class StreamWriter:
         self._dels.extend(ids)
 
     def add(self, d: IndexDoc) -> None:
-        """Add ``d`` to its shard at the next :meth:`commit`.  Raises
-        ``SearchIndexError`` if tantivy refuses it."""
+        """Add ``d`` to its shard at the next :meth:`commit` (which raises
+        ``SearchIndexError`` if tantivy refuses it)."""
         s = self._shard_of.get(d.ref)
         if s is None:
             s = self._shard_of[d.ref] = shard_index(d.ref, self.n)
         adds = self._adds.setdefault(s, {})
-        if d.id in adds:
-            return
-        name, _index = self._gen(s)
-        try:
-            adds[d.id] = to_tantivy_doc(d, self.sub.fmt(name))
-        except ValueError as e:  # tantivy's error type
-            raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
+        if d.id not in adds:
+            adds[d.id] = d
 
-    def take(self) -> "tuple[dict[int, dict[str, tantivy.Document]], list[str]]":
+    def take(self) -> "tuple[dict[int, dict[str, IndexDoc]], list[str]]":
         """The batch so far (adds per shard, deletes), leaving this writer
         empty: for :meth:`commit_batch` in another thread."""
         batch = (self._adds, self._dels)
@@ -693,7 +698,7 @@ class StreamWriter:
         ``SearchIndexError``; the caller then calls :meth:`close`."""
         self.commit_batch(*self.take())
 
-    def commit_batch(self, adds: "dict[int, dict[str, tantivy.Document]]", dels: list[str]) -> None:
+    def commit_batch(self, adds: "dict[int, dict[str, IndexDoc]]", dels: list[str]) -> None:
         """Write one batch taken with :meth:`take`, shard by shard, then name
         new generations in ``CURRENT``.  Raises ``SearchIndexError``."""
         dels = list(dict.fromkeys(dels))
@@ -703,13 +708,14 @@ class StreamWriter:
             docs = adds.get(s, {})
             name, index = self._gen(s)
             to_delete: list[str] = []
-            if s in self._live:
+            if s in self._live and (dels or not self.fresh):
                 index.reload()
                 sr = index.searcher()
                 # only ids this generation has (doc_freq counts deleted docs
                 # too; a redundant delete is harmless); re-added ids are
                 # deleted first so that adding is idempotent
-                to_delete = [i for i in dict.fromkeys([*dels, *docs]) if sr.doc_freq("id", i) > 0]
+                to_delete = [i for i in dict.fromkeys([*dels] if self.fresh else [*dels, *docs])
+                             if sr.doc_freq("id", i) > 0]
                 del sr
             if not to_delete and not docs:
                 continue
@@ -717,8 +723,9 @@ class StreamWriter:
             try:
                 for i in to_delete:
                     writer.delete_documents_by_term("id", i)
+                fmt = self.sub.fmt(name)
                 for doc in docs.values():
-                    writer.add_document(doc)
+                    writer.add_document(to_tantivy_doc(doc, fmt))
                 writer.commit()
             except BaseException as e:
                 raise_write_failed(writer, e, self.sub.dir / name)
@@ -903,6 +910,17 @@ class GenerationBuild:
             self.abort()
             raise
         self.switch()
+
+
+def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
+    """``(max_doc, deleted docs)`` of every segment in ``meta.json`` of
+    ``gen_dir``.  Raises ``IndexCorruptError`` for an unreadable ``meta.json``."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        return [(int(seg["max_doc"]), int((seg.get("deletes") or {}).get("num_deleted_docs", 0)))
+                for seg in meta.get("segments", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
 
 
 def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:

@@ -53,6 +53,7 @@ from objstore.index.generations import (
     generation_files,
     limit_malloc_arenas,
     raise_write_failed,
+    segment_sizes,
     shard_index,
 )
 from objstore.index.query import (
@@ -103,6 +104,13 @@ PARTIAL_FILE = "PARTIAL"
 #: put the filter clauses beside the word clauses (``build_query(required=)``);
 #: False: the word query nested in a MUST clause (the same hits and scores, slower)
 FLAT_FILTERS = True
+#: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
+#: level of at least 8 segments is merged; segments under 10,000 live documents
+#: count as 10,000; a level spans 0.75 of log2 size) merges every segment of
+#: a generation whose segments all hold at most MERGE_LEVEL_DOCS documents
+#: once it holds MERGE_SEGMENTS of them (``SearchIndex._purge_by_merge``)
+MERGE_SEGMENTS = 8
+MERGE_LEVEL_DOCS = 16_800  # 10,000 * 2**0.75 = 16,818
 
 
 def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
@@ -260,10 +268,13 @@ class SearchIndex:
                 added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
 
-    def stream(self, kind: str = "turn") -> "IndexStream":
+    def stream(self, kind: str = "turn", *, fresh: bool = False) -> "IndexStream":
         """An :class:`IndexStream`: one open writer per shard of sub-index
         ``kind`` for a bulk writer (``mem import``), which adds documents as
-        it produces them and commits in batches.  Takes the sub-index lock
+        it produces them and commits in batches.  ``fresh``: the documents
+        are of objects the caller has just written, which the index cannot
+        hold yet (``StreamWriter``: no lookup of each id to replace a copy).
+        Takes the sub-index lock
         (held until the stream is closed; waits up to ``lock_timeout``).
         Raises ``ValueError`` for an unknown kind, ``IndexBusyError``,
         ``IndexCorruptError``, ``SearchIndexError``."""
@@ -278,7 +289,7 @@ class SearchIndex:
                 if self._holds_more(kind, [_Ref(r) for r in refs]):
                     self.root.mkdir(parents=True, exist_ok=True)
                     (self.root / PARTIAL_FILE).write_bytes(b"")
-        return IndexStream(sub, self._layout_shards(kind), partial)
+        return IndexStream(sub, self._layout_shards(kind), partial, fresh=fresh)
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
@@ -390,8 +401,10 @@ class SearchIndex:
 
     def purge_turns(self, doomed: Iterable[str], load: Callable[[list[str]], Iterable[IndexDoc]],
                     add: Iterable[IndexDoc] = ()) -> set[int]:
-        """Physically remove the turn documents ``doomed`` by rewriting only
-        the segments that hold them: in one commit per shard touched, every
+        """Physically remove the turn documents ``doomed``.  First, in a shard
+        whose segments are all small, by a merge of its segments
+        (:meth:`_purge_by_merge`: no document analysed again); otherwise by
+        rewriting only the segments that hold them: in one commit per shard touched, every
         live document of those segments is deleted and the ones not doomed
         are added again (``load(ids)`` gives their documents, read from the
         objects; an id it does not give is left out), so those segments keep
@@ -432,6 +445,15 @@ class SearchIndex:
                 present = [i for i in doomed if sr.doc_freq("id", i) > 0]
                 if not present:
                     continue
+                merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, adds.get(s, []))
+                if merged is not None:  # tried: clean, or the whole shard is rebuilt (the adds with it)
+                    if merged:
+                        adds.pop(s, None)
+                    else:
+                        todo.add(s)
+                    continue
+                index.reload()
+                sr = index.searcher()
                 schema = index.schema
                 segs: set[int] = set()
                 for i in present:
@@ -473,6 +495,61 @@ class SearchIndex:
         if rest:
             self.add(rest, delete_kinds=("turn",))
         return todo
+
+    def _purge_by_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
+                        doomed: set[str], present: list[str], load: Callable[[list[str]], Iterable[IndexDoc]],
+                        add: list[IndexDoc]) -> bool | None:
+        """[forget by merge] Physically remove ``present`` (doomed ids counted in
+        generation ``name``) by letting tantivy merge every segment of the
+        generation into one: delete them, then commit one-document segments
+        (``add``, then a few live documents deleted and added again, read with
+        ``load``) until the generation holds MERGE_SEGMENTS segments, which
+        tantivy's merge policy merges, dropping the deleted documents with
+        their terms, positions and stored fields (``docs/format.md``,
+        "Forget: physical purge").  Only tried while every segment holds at
+        most MERGE_LEVEL_DOCS documents (all in one merge level); the cost is
+        a merge of the generation (no document analysed again) and a few
+        commits.  Returns True when the generation is clean afterwards (no
+        doomed id counted, no segment with deletes, no dead file; ``add`` is
+        then indexed); False when it is not (the caller rebuilds the shard);
+        None when nothing was tried (segments too large, no document to
+        commit).  Caller holds the sub-index lock."""
+        sizes = segment_sizes(sub.dir / name)
+        if not sizes or max(n for n, _d in sizes) > MERGE_LEVEL_DOCS:
+            return None
+        commits = max(1, MERGE_SEGMENTS - len(sizes))
+        docs = [d for d in add if d.id not in doomed]
+        if len(docs) < commits:  # live documents of this generation, added again one per commit
+            hits = sr.search(tantivy.Query.all_query(), commits + len(present) + 8).hits
+            ids = [i for i in (sr.doc(addr).get_first("id") for _s, addr in hits) if i not in doomed]
+            docs += [d for d in load(ids[: commits - len(docs)]) if d.id not in doomed]
+        if not docs:
+            return None
+        for d in docs:
+            self._check_doc(d, ("turn",))
+        # one document per commit (the first commit also carries the deletes, the last the rest)
+        batches = [docs[i:i + 1] for i in range(min(commits, len(docs)) - 1)]
+        batches.append(docs[len(batches):])
+        fmt = sub.fmt(name)
+        writer = sub.new_writer(index, WRITER_HEAP_BYTES)
+        try:
+            for i in present:
+                writer.delete_documents_by_term("id", i)
+            for batch in batches:
+                for d in batch:
+                    writer.delete_documents_by_term("id", d.id)
+                    writer.add_document(to_tantivy_doc(d, fmt))
+                writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            raise_write_failed(writer, e, sub.dir / name)
+        del writer
+        index.reload()
+        sr = index.searcher()
+        if generation_files(sub.dir / name)[1]:
+            sub.collect_garbage(name)
+        deletes, stray = generation_files(sub.dir / name)
+        return not deletes and not stray and not any(sr.doc_freq("id", i) > 0 for i in present)
 
     @staticmethod
     def _check_shards(shards: set[int], n: int) -> None:
@@ -1081,7 +1158,7 @@ class IndexStream:
     Memory: the pending batch's documents plus one writer's heap."""
 
     def __init__(self, sub: SubIndex, new_shards: int,
-                 partial: Callable[[set[str]], None] | None = None) -> None:
+                 partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False) -> None:
         limit_malloc_arenas()  # before tantivy's writer threads exist: bounded import memory
         self.kind = sub.kind
         self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
@@ -1089,7 +1166,7 @@ class IndexStream:
         self._stack = contextlib.ExitStack()
         self._stack.enter_context(sub.locked())
         try:
-            self._w: StreamWriter | None = StreamWriter(sub, new_shards, WRITER_HEAP_BYTES)
+            self._w: StreamWriter | None = StreamWriter(sub, new_shards, WRITER_HEAP_BYTES, fresh=fresh)
         except BaseException:
             self._stack.close()
             raise

@@ -288,17 +288,25 @@ def _match_sessions(store: Store, match: str) -> set[str] | None:
 # -- execution ---------------------------------------------------------------
 
 def forget(store: Store, *, what: str | None = None, match: str | None = None, session: str | None = None,
-           dry_run: bool = False, reason: str = "forget", tombstones: bool = True) -> ForgetResult:
+           dry_run: bool = False, reason: str = "forget", tombstones: bool = True,
+           plan: ForgetPlan | None = None) -> ForgetResult:
     """Plan (under the store lock) and, unless ``dry_run``, carry out a forget.
 
     ``tombstones=False`` is for a value that moves rather than goes
     (``mem seal``: the sealed copy stays, and a hash of a short secret would
-    be as good as the secret).
+    be as good as the secret).  ``plan``: what :func:`plan_forget` gave for
+    the same selector while the caller held the store lock, which it still
+    holds (``with store.lock():``, as ``mem forget --yes`` does: nothing
+    can have changed in between), used instead of planning again.
 
-    Raises as :func:`plan_forget`, and StoreLocked.
+    Raises as :func:`plan_forget`, StoreLocked, and ValueError for a
+    ``plan`` given without the store lock held.
     """
+    if plan is not None and not store.holds_lock():
+        raise ValueError("forget(plan=...) needs the store lock held since the plan was made")
     with store.lock("forget"):
-        plan = plan_forget(store, what=what, match=match, session=session)
+        if plan is None:
+            plan = plan_forget(store, what=what, match=match, session=session)
         res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
                         for v in vs]

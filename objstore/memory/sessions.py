@@ -450,7 +450,7 @@ class TurnAppender:
             return  # the index is behind; the journal replays these sessions
         try:
             if self._stream is None:
-                self._stream = self.store.index.stream("turn")
+                self._stream = self.store.index.stream("turn", fresh=True)  # turns it has just written
             self._stream.add(doc)
         except SearchIndexError as e:
             self._stream_error = str(e)

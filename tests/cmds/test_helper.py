@@ -519,3 +519,46 @@ def test_doctor_with_a_running_helper_keeps_its_lock_and_finds_nothing_loose(hel
     assert lock.exists() and helper.proc.poll() is None
     loose = [str(x) for x in store.rglob("*") if not x.is_symlink() and x.stat().st_mode & 0o077]
     assert loose == []
+
+
+_HOLDER = """
+import sys, time
+from objstore.memory.opening import open_store
+s = open_store(sys.argv[1], lock_timeout=5)
+with s.lock("gc"):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+s.close()
+"""
+
+
+@pytest.mark.parametrize("prompt", ["rotate the staging keys", "remember that the staging keys rotate on fridays"])
+def test_prompt_hook_through_the_helper_waits_for_a_held_lock_after_answering(helper, store, tmp_path, prompt):
+    """The helper runs the prompt's capture after its answer with the same
+    lock wait as the detached child of a new process: a prompt (and a
+    "remember that …" fact) typed while another process holds the store
+    lock for seconds is stored once the lock is free, with no Stop."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("")
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(store), "3"], stdout=subprocess.PIPE,
+                              cwd=REPO, env=_env(store, helper=False))
+    try:
+        assert holder.stdout.readline().strip() == b"held"
+        t0 = time.monotonic()
+        rc, _out, _err = served(store, "hook", "claude-code", input=_hook_event(store, "s-locked", prompt, transcript))
+        assert rc == 0 and time.monotonic() - t0 < 2.5     # the agent does not wait for the lock
+        assert holder.poll() is None
+    finally:
+        holder.wait(30)
+        holder.stdout.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        sessions = run(store, "sessions", "--json", helper=False).stdout
+        if b"s-locked" in sessions:
+            break
+        time.sleep(0.2)
+    assert b"s-locked" in sessions, (store / "logs").exists() and list((store / "logs").glob("*"))
+    if prompt.startswith("remember that"):
+        keys = run(store, "keys", "--json", helper=False).stdout
+        assert b"staging-keys-rotate-fridays" in keys, keys
+    assert helper.proc.poll() is None

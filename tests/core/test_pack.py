@@ -768,3 +768,60 @@ def test_v1_packs_still_read_and_repack_into_v2(tmp_path):
     for p in store.packs.packs:
         assert p.verify() == []
     store.close()
+
+
+def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_path):
+    """Store.delete_objects (forget) of an object after the frames a
+    version-2 pack's dictionary was made from copies the other entries under
+    the same dictionary (which the new pack's first frames give again); one
+    of those frames dropped makes a new dictionary without it."""
+    from objstore.core.pack import TRAIN_FRAMES
+    from objstore.core.packwriter import make_dictionary
+    from objstore.core.store import Store
+    store = Store.init(tmp_path / "s")
+    frames = _turns(TRAIN_FRAMES + 300)
+    frames[TRAIN_FRAMES + 10] = encode(Turn(session="s9", seq=1, role="user", text="late canary-7731 " * 20,
+                                            timestamp=1, harness="claude-code", cwd="/w", project="acme",
+                                            source="cc:late", parent=None))
+    frames[TRAIN_FRAMES - 10] = encode(Turn(session="s9", seq=2, role="user", text="early canary-9913", timestamp=2,
+                            harness="claude-code", cwd="/w", project="acme", source="cc:early", parent=None))
+    write_pack(store.root / "objects" / "pack", frames)
+    store.packs.reload()
+    (old,) = store.packs.packs
+    d0 = old.dictionary()
+    assert b"canary-9913" in d0 and b"canary-7731" not in d0
+    late, early = hash_bytes(frames[TRAIN_FRAMES + 10]), hash_bytes(frames[TRAIN_FRAMES - 10])
+    with store.lock("test"):
+        assert store.delete_objects([late]) == 1
+    store.packs.reload()
+    (p,) = store.packs.packs
+    assert p.dictionary() == d0 and not store.has(late) and p.verify() == []
+    assert make_dictionary([p.get(i) for i in p.ids_in_body_order()[:TRAIN_FRAMES]]) == d0
+    unsampled = hash_bytes(frames[5])  # among the first frames, but not one the dictionary took bytes from
+    with store.lock("test"):
+        assert store.delete_objects([unsampled]) == 1
+    store.packs.reload()
+    (p,) = store.packs.packs
+    assert p.dictionary() == d0 and not store.has(unsampled) and p.verify() == []
+    with store.lock("test"):
+        assert store.delete_objects([early]) == 1
+    store.packs.reload()
+    (p,) = store.packs.packs
+    assert b"canary-9913" not in p.dictionary() and not store.has(early) and p.verify() == []
+    keep = [f for i, f in enumerate(frames) if i not in (5, TRAIN_FRAMES - 10, TRAIN_FRAMES + 10)]
+    assert all(store.read_frame(hash_bytes(f)) == f for f in keep)
+    assert not any(b"canary" in p.get(i) for i in p)
+    store.close()
+
+
+def test_drop_pages_leaves_lookups_working(tmp_path):
+    """PackSet.drop_pages (an import, after each publish) lets go of the
+    index pages read so far; every object is still found and read."""
+    frames = _turns(300)
+    write_pack(tmp_path / "p", frames[:150])
+    write_pack(tmp_path / "p", frames[150:])
+    with PackSet(tmp_path / "p") as ps:
+        assert all(ps.get(hash_bytes(f)) == f for f in frames)
+        ps.drop_pages()
+        assert all(ps.get(hash_bytes(f)) == f for f in frames[::-1])
+        assert not ps.contains("0" * 64)
