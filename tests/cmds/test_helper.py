@@ -504,6 +504,23 @@ def test_session_start_starts_it_and_the_setting_turns_that_off(store):
         assert run(store, "helper", "stop").returncode == 0
 
 
+def test_doctor_with_a_running_helper_keeps_its_lock_and_finds_nothing_loose(helper, store):
+    """fresh1 findings 2 and 3: a running helper's old run/helper.lock is not a
+    stale lock (doctor --fix keeps it), and what the helper writes for a client
+    whose umask is 022 is owner-only all the same."""
+    p = subprocess.run([sys.executable, "-m", "cmds", "remember", "project/p/new", "a fresh value"],
+                       env=_env(store), cwd=REPO, capture_output=True, timeout=60,
+                       preexec_fn=lambda: os.umask(0o022))
+    assert p.returncode == 0, p.stderr
+    lock = store / "run" / "helper.lock"
+    os.utime(lock, (1, 1))
+    d = json.loads(run(store, "doctor", "--fix", "--json").stdout)
+    assert {f["check"] for f in d["findings"]} <= {"hooks"}, d
+    assert lock.exists() and helper.proc.poll() is None
+    loose = [str(x) for x in store.rglob("*") if not x.is_symlink() and x.stat().st_mode & 0o077]
+    assert loose == []
+
+
 _HOLDER = """
 import sys, time
 from objstore.memory.opening import open_store
