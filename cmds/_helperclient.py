@@ -222,10 +222,22 @@ class _Conn:
         return body[5:6], body[6:]
 
 
-def connect(root: str, timeout: float = HELLO_TIMEOUT_S):
+def hello_timeout() -> float:
+    """Seconds to wait for the greeting: ``MEM_HELPER_WAIT`` (0.05-10, for a
+    slow or heavily loaded machine), else :data:`HELLO_TIMEOUT_S`."""
+    try:
+        return min(10.0, max(0.05, float(os.environ["MEM_HELPER_WAIT"])))
+    except (KeyError, ValueError):
+        return HELLO_TIMEOUT_S
+
+
+def connect(root: str, timeout: float | None = None):
     """``(connection, helper pid, helper stamp)`` after the greeting, or None
-    (no socket, refused, no greeting in time)."""
+    (no socket, refused, no greeting within ``timeout`` seconds, default
+    :func:`hello_timeout`)."""
     import _socket
+    if timeout is None:
+        timeout = hello_timeout()
     path = socket_path(root)
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
