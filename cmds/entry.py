@@ -121,8 +121,8 @@ def entry() -> None:
     the click CLI."""
     argv = sys.argv[1:]
     atexit.register(_skip_teardown)
-    _via_helper(argv)   # the helper adds 077 to the umask it is sent
-    private_umask()
+    private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
+    _via_helper(argv)
     if argv == ["hook", "claude-code"]:
         from cmds._hookrun import run_claude_code
         _exit(run_claude_code())

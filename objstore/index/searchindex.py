@@ -504,10 +504,7 @@ class SearchIndex:
                 except BaseException as e:
                     raise_write_failed(writer, e, sub.dir / name)
                 del writer
-                index.reload()
-                sr = index.searcher()
-                if generation_files(sub.dir / name)[1]:
-                    sub.collect_garbage(name)
+                sr = self._reopen(sub, name, index)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
                 if any(sr.doc_freq("id", i) > 0 for i in present) or generation_files(sub.dir / name)[0]:
@@ -516,6 +513,17 @@ class SearchIndex:
         if rest:
             self.add(rest, delete_kinds=("turn",))
         return todo
+
+    @staticmethod
+    def _reopen(sub: SubIndex, name: str, index: "tantivy.Index") -> "tantivy.Searcher":
+        """After a purge's writer committed and was dropped: reload generation
+        ``name`` of ``sub``, delete the files no segment uses any more, and
+        return a searcher of what it now holds."""
+        index.reload()
+        sr = index.searcher()
+        if generation_files(sub.dir / name)[1]:
+            sub.collect_garbage(name)
+        return sr
 
     def _purge_by_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
                         doomed: set[str], present: list[str], load: Callable[[list[str]], Iterable[IndexDoc]],
@@ -565,10 +573,7 @@ class SearchIndex:
         except BaseException as e:
             raise_write_failed(writer, e, sub.dir / name)
         del writer
-        index.reload()
-        sr = index.searcher()
-        if generation_files(sub.dir / name)[1]:
-            sub.collect_garbage(name)
+        sr = self._reopen(sub, name, index)
         deletes, stray = generation_files(sub.dir / name)
         return not deletes and not stray and not any(sr.doc_freq("id", i) > 0 for i in present)
 

@@ -599,14 +599,7 @@ def repair_remote(store: Store, r: _Remote, spec: RemoteSpec, res: SyncResult,
                     if new_name:
                         r.t.delete(f"packs/{new_name}")
                     continue
-                for p in new.garbage:
-                    r.t.delete(f"packs/{p}")
-                if new.garbage:
-                    new.garbage, new.seq, new.time = [], new.seq + 1, now_ms()
-                    try:
-                        r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag2)
-                    except RefConflict:
-                        pass  # the next push clears the list
+                _drop_garbage(r, new, etag2)
                 cache = {p: v for p, v in rconfig.load_ids(store, spec.name).items() if p in packs}
                 if new_name:
                     cache[new_name] = b"".join(bytes.fromhex(o) for o in sorted(need))
@@ -728,16 +721,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 res.objects_sent = res.bytes_sent = res.packs_sent = 0
                 continue
             res.bytes_sent += len(data)
-            # the manifest no longer names them: now the replaced packs go
-            for p in new.garbage:
-                r.t.delete(f"packs/{p}")
+            _drop_garbage(r, new, etag2)   # the manifest no longer names them: now the replaced packs go
             res.remote_packs_rewritten = len(replaced)
-            if new.garbage:
-                new.garbage, new.seq, new.time = [], new.seq + 1, now_ms()
-                try:
-                    r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag2)
-                except RefConflict:
-                    pass  # the next push clears the list
             _delete_orphans(r.t, set(new.packs))
             cache = {p: v for p, v in cache.items() if p in new.packs}
             if new_name and info is not None:
@@ -762,6 +747,20 @@ def _verified_frame(store: Store, oid: str) -> bytes:
         return store.read_frame(oid)
     except CorruptObject:
         raise CorruptObject(f"object {oid} is damaged (run 'mem fsck')") from None
+
+
+def _drop_garbage(r, new: Manifest, etag: str) -> None:
+    """Delete the packs ``new.garbage`` lists (manifest ``new``, already
+    swapped in with ``etag``: it no longer names them), then swap in ``new``
+    with an empty garbage list; on a conflict the next push clears it."""
+    for p in new.garbage:
+        r.t.delete(f"packs/{p}")
+    if new.garbage:
+        new.garbage, new.seq, new.time = [], new.seq + 1, now_ms()
+        try:
+            r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag)
+        except RefConflict:
+            pass  # the next push clears the list
 
 
 def _delete_orphans(t: Transport, listed: set[str]) -> None:

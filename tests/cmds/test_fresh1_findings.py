@@ -89,6 +89,52 @@ def test_hooks_and_cli_write_owner_only_files_under_umask_022(store_path, tmp_pa
     assert "permissions" not in {f["check"] for f in json.loads(r.stdout)["findings"]}
 
 
+def test_a_hook_a_silent_helper_never_answers_writes_owner_only_files(store_path, tmp_path):
+    """A socket that accepts and never greets (a stuck helper): the prompt
+    hook runs in its own process after the greeting wait, and what it
+    writes is owner-only under the caller's 022 umask, as without a helper
+    (a fresh user found the new object folder 755 and index files 644)."""
+    import socket
+    import threading
+    env = {k: v for k, v in hook_env(store_path).items() if k != "MEM_NO_HELPER"}
+    env["MEM_HOOK_FORK"] = "0"
+    subprocess.run([sys.executable, "-m", "cmds", "init"], env=env, cwd=REPO, check=True, capture_output=True,
+                   timeout=60)
+    run = store_path / "run"
+    run.mkdir(mode=0o700, exist_ok=True)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(run / "helper.sock"))
+    sock.listen(8)
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        sock.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(sock.accept()[0])     # accepted, never answered
+            except OSError:
+                continue
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        tr = tmp_path / "t.jsonl"
+        tr.write_bytes(line(user("u1", "which shell do I use?")))
+        p = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], capture_output=True, env=env,
+                           input=json.dumps(payload("UserPromptSubmit", "S1", tr, prompt="which shell?")).encode(),
+                           cwd=REPO, timeout=60, preexec_fn=lambda: os.umask(0o022))
+        assert p.returncode == 0
+        assert held                                # the hook did try the helper
+    finally:
+        stop.set()
+        t.join(5)
+        for c in held:
+            c.close()
+        sock.close()
+    assert any(True for _ in store_path.glob("objects/??/*")) or any(store_path.glob("objects/pack/*"))
+    assert [x for x in _loose(store_path) if not x.startswith(str(run / "helper.sock"))] == []
+
+
 # -- 5: every exit code a command uses is in docs/exit-codes.md ----------------
 
 def _documented_codes() -> set[int]:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from cmds import _helperclient as hc
+from tests.hooks._util import lock_held
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
@@ -521,15 +522,6 @@ def test_doctor_with_a_running_helper_keeps_its_lock_and_finds_nothing_loose(hel
     assert loose == []
 
 
-_HOLDER = """
-import sys, time
-from objstore.memory.opening import open_store
-s = open_store(sys.argv[1], lock_timeout=5)
-with s.lock("gc"):
-    print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
-s.close()
-"""
 
 
 @pytest.mark.parametrize("prompt", ["rotate the staging keys", "remember that the staging keys rotate on fridays"])
@@ -540,17 +532,11 @@ def test_prompt_hook_through_the_helper_waits_for_a_held_lock_after_answering(he
     lock for seconds is stored once the lock is free, with no Stop."""
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("")
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(store), "3"], stdout=subprocess.PIPE,
-                              cwd=REPO, env=_env(store, helper=False))
-    try:
-        assert holder.stdout.readline().strip() == b"held"
+    with lock_held(store, 3, env=_env(store, helper=False)) as holder:
         t0 = time.monotonic()
         rc, _out, _err = served(store, "hook", "claude-code", input=_hook_event(store, "s-locked", prompt, transcript))
         assert rc == 0 and time.monotonic() - t0 < 2.5     # the agent does not wait for the lock
         assert holder.poll() is None
-    finally:
-        holder.wait(30)
-        holder.stdout.close()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         sessions = run(store, "sessions", "--json", helper=False).stdout

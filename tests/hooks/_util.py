@@ -107,3 +107,34 @@ def hook_log(store_path: Path) -> str:
         return (store_path / "logs" / "hooks.log").read_text()
     except FileNotFoundError:
         return ""
+
+
+_HOLDER = """
+import sys, time
+from objstore.memory.opening import open_store
+s = open_store(sys.argv[1], lock_timeout=5)
+with s.lock("gc"):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+s.close()
+"""
+
+
+class lock_held:
+    """``with lock_held(store, seconds) as holder:`` another process holds
+    the store lock (as a gc does) for ``seconds`` from the moment the block
+    starts; on leaving, the holder is waited for.  ``holder.poll()`` is None
+    while it still holds the lock."""
+
+    def __init__(self, store: Path, seconds: float, env: dict | None = None) -> None:
+        self.args = [sys.executable, "-c", _HOLDER, str(store), str(seconds)]
+        self.env = env
+
+    def __enter__(self) -> subprocess.Popen:
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, cwd=REPO, env=self.env)
+        assert self.proc.stdout.readline().strip() == b"held"
+        return self.proc
+
+    def __exit__(self, *exc) -> None:
+        self.proc.wait(30)
+        self.proc.stdout.close()

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from objstore.memory.opening import open_store
-from tests.hooks._util import (REPO, asst, bag, hook_env, hook_log, line, payload, run_hook, text, tool_result,
-                               tool_use, turns, user)
+from tests.hooks._util import (REPO, asst, bag, hook_env, hook_log, line, lock_held, payload, run_hook, text,
+                               tool_result, tool_use, turns, user)
 
 SID = "0a1b2c3d-0000-4000-8000-00000000000a"
 
@@ -261,15 +261,6 @@ def test_lone_surrogates_and_nul_in_a_prompt(tmp_path):
     assert "Error" not in hook_log(store)
 
 
-_HOLDER = """
-import sys, time
-from objstore.memory.opening import open_store
-s = open_store(sys.argv[1], lock_timeout=5)
-with s.lock("gc"):
-    print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
-s.close()
-"""
 
 
 @pytest.mark.parametrize("prompt", ["rotate the staging keys", "remember that the staging keys rotate on fridays"])
@@ -287,15 +278,10 @@ def test_a_prompt_submitted_while_another_process_holds_the_lock_is_stored_once(
     assert rc == 0 and "finished 0" in _texts(store)
     with open(t, "ab") as f:                      # the agent writes the new prompt, then runs the hook
         f.write(line(user(f"{SID[:4]}u1", prompt, SID)))
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(store), "4"], stdout=subprocess.PIPE, cwd=REPO)
-    try:
-        assert holder.stdout.readline().strip() == b"held"
+    with lock_held(store, 4) as holder:
         rc, out, _err, dt = run_hook(store, payload("UserPromptSubmit", SID, t, prompt=prompt))
         assert rc == 0 and dt < 3.5                   # the agent never waits for the lock
         assert holder.poll() is None                  # ... and the lock was still held meanwhile
-    finally:
-        holder.wait(30)
-        holder.stdout.close()
     assert _wait_for(lambda: prompt in _texts(store), 20), hook_log(store)
     with open(t, "ab") as f:
         f.write(line(asst(f"{SID[:4]}a1", f"msg_{SID[:4]}_1", [text("keys rotated")], SID)))
