@@ -13,7 +13,8 @@ def command(do_fix, as_json, store):
     """Check the store and its wiring; each finding names the command that fixes it.
 
     Checks: the store is the owner's only (0700/0600); the search index
-    exists and is in step with the refs; no stale lock file left by a
+    exists, is in step with the refs and is not damaged (its files match
+    their checksums, as mem fsck checks); no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command
     that exists; the imported transcripts can still be read (a warning);
     every remote answers and the sync key opens it.

@@ -57,7 +57,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "backup": ("cmds.backup", "Push to remote NAME and record a dated snapshot of every ref."),
     "restore": ("cmds.restore", "Rebuild an empty store (--home) from a snapshot at SOURCE."),
     "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
-    "fsck": ("cmds.fsck", "Verify every object, ref and parent link."),
+    "fsck": ("cmds.fsck", "Verify every object, ref and parent link, and the search index."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
     "exclude": ("cmds.exclude", "Keep projects out of capture: preview, add, list and remove exclusion globs."),
     "reflog": ("cmds.reflog", "Show every move of a ref (old -> new id, time, command), newest first."),

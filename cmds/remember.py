@@ -5,7 +5,61 @@ import click
 from ._common import TimeType, complete_key, exit_with, json_option, with_store
 
 
-@click.command("remember")
+class _ValueCommand(click.Command):
+    """``mem remember``: an argument starting with '-' that is not one of the
+    command's options (a PEM block, ``-x is the verbose flag``) is a value, not
+    options: click's ``ignore_unknown_options`` (what ``mem config`` uses for
+    -3) is not enough here, as it still reads known letters in ``-x is ...``
+    (``h``: --help).  Such an argument is held back, click parses a stand-in
+    (NUL cannot occur in argv) and the value is put back.  A usage error never
+    echoes an argument (one of 6 characters or more, other than an option name
+    or choice): a value may hold a credential that would land on the terminal
+    and in its scrollback."""
+
+    def parse_args(self, ctx, args):
+        given = list(args)
+        params = self.get_params(ctx)
+        options = {o: p for p in params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
+        held: dict[str, str] = {}
+        out: list[str] = []
+        i, only = 0, False
+        while i < len(given):
+            a = given[i]
+            if only or a == "-" or not a.startswith("-"):
+                out.append(a)
+            elif a == "--":
+                only = True
+                out.append(a)
+            elif (p := options.get(a.split("=", 1)[0] if a.startswith("--") else a)) is not None:
+                out.append(a)
+                if not p.is_flag and not p.count and "=" not in a and i + 1 < len(given):
+                    i += 1
+                    out.append(given[i])   # the option's value, whatever it looks like
+            elif a[:2] == "--" and a[2:].replace("-", "").isalnum() and a[2:3].isalpha():
+                out.append(a)                  # a misspelt long option: click names it (no value in it)
+            else:
+                held[stand_in := f"\0value{len(held)}"] = a
+                out.append(stand_in)
+            i += 1
+        try:
+            rest = super().parse_args(ctx, out)
+        except click.UsageError as e:
+            msg = e.message
+            for tok in held:
+                msg = msg.replace(tok, "<value hidden>")
+            words = {w for p in params for w in (*p.opts, *p.secondary_opts, *getattr(p.type, "choices", ()))}
+            for a in sorted(given, key=len, reverse=True):
+                if len(a) >= 6 and a in msg and a not in words:
+                    msg = msg.replace(a, "<value hidden>")
+            e.message = msg
+            raise
+        for name, v in ctx.params.items():
+            if isinstance(v, str) and v in held:
+                ctx.params[name] = held[v]
+        return rest
+
+
+@click.command("remember", cls=_ValueCommand)
 @click.argument("key", shell_complete=complete_key)
 @click.argument("text")
 @click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference", "directive"]),
@@ -38,7 +92,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     """Write a new version of KEY; the old value stays in the log.
 
     KEY is <scope>/<name> with scope user, global or project/<name>.
-    TEXT '-' reads the value from standard input.  Credentials in a plain
+    TEXT '-' reads the value from standard input; a TEXT starting with '-'
+    (a PEM block) is taken as the value, and a usage error never echoes it.  Credentials in a plain
     value (API keys, tokens, private keys) are replaced by [REDACTED:<rule>]
     before writing, with a warning; seal a secret with --sensitivity secret.  A value and kind
     identical to the head's writes nothing and says so.

@@ -135,6 +135,7 @@ _API: dict[str, tuple[str, str]] = {
     "recall": ("objstore.retrieval.recall", "recall"),
     "search": ("objstore.retrieval.search", "search"),
     "reindex": ("objstore.retrieval.search", "reindex"),
+    "verify_index": ("objstore.retrieval.search", "verify_index"),
     "ensure_index": ("objstore.retrieval.search", "ensure_index"),
     "inject_for_prompt": ("objstore.retrieval.inject", "inject_for_prompt"),
     "GateConfig": ("objstore.retrieval.inject", "GateConfig"),

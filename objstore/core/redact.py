@@ -55,6 +55,14 @@ bearer-token              the credential after ``Authorization: Bearer|Token``, 
 basic-auth                the credential after ``Authorization: Basic``               RFC 7617 s2
 url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
                           (user and host are kept)
+mysql-password            the password attached to ``-p`` on a ``mysql``/``mysqldump``/  MySQL "Command Options for Connection
+                          ``mariadb``... command line (``-pS3cret``; not ``-p``        Establishment" (``-p[password]``)
+                          alone, ``-P 3306``, ``mkdir -p``)
+password-phrase           the token after ``password|passwd|passphrase is|was`` in    (no vendor format: keyword heuristics,
+                          plain words when it looks like a password (>= 6 chars,       see ``_phrase_secret``)
+                          a digit, symbol or inner capital: ``my password is
+                          hunterUniq2024``), and a 4-12 digit ``pin is 4821``;
+                          ``the password is stored in vault`` is left
 generic-secret            the value of ``password|passwd|pwd|passphrase|secret|       (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
                           client_secret`` ``= / : / =>`` assignments when the value
@@ -462,6 +470,44 @@ def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None, a
     return Rule(name, source, pattern, ci, priority, check, scan, anchors or getattr(pattern, "anchors", None))
 
 
+# ---- passwords in plain words and on mysql command lines ----------------------------
+_PHRASE_PIN_RE = _Lazy(r"[0-9]{4,12}", _FLAGS)
+
+
+def _phrase_secret(v: str) -> bool:
+    """The token after ``password is`` looks like a password, not a word of
+    prose (``the password is stored in vault``, ``password is required``):
+    at least 6 characters, not a placeholder, and a digit, a symbol, or an
+    upper-case letter after the first character (``hunterUniq2024``,
+    ``HookNatPw0``, ``s3cret!``)."""
+    if len(v) < 6 or v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v):
+        return False
+    return any(c.isdigit() or not c.isalnum() for c in v) or (
+        any(c.isupper() for c in v[1:]) and any(c.islower() for c in v))
+
+
+def _pin_ok(v: str) -> bool:
+    """``my pin is 4821``: a PIN is 4 to 12 digits (``the LED pin is GPIO17`` is hardware)."""
+    return _PHRASE_PIN_RE.fullmatch(v) is not None
+
+
+def _mysql_password_ok(v: str) -> bool:
+    """``-p$MYSQL_PWD`` / ``-p<password>`` / ``-p****`` are placeholders."""
+    return not (v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v))
+
+
+# ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
+# text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
+_PHRASE_VERB = (r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
+                r"[ \t]{0,4}:?[ \t]{1,4}[\"'`]?")
+_PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
+# mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
+# ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
+_MYSQL_CMD = (r"(?:mysql(?<![A-Za-z0-9_.\-]mysql)|mariadb(?<![A-Za-z0-9_.\-]mariadb))"
+              r"(?:dump|admin|import|show|check|pump|slap|sh|-dump|-admin|-import|-show|-check|-slap)?+"
+              r"(?![A-Za-z0-9_.])[^\n\r;|&]{0,512}?[ \t]-p[\"']?"
+              r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)")
+
 _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
 
 RULES: list[Rule] = [
@@ -573,6 +619,24 @@ RULES: list[Rule] = [
        "access_key/auth_key/private_key = or : value, where the value looks random (_looks_secret)",
        _KW + _ASSIGN + r"(?P<secret>" + _VALUE + r"{8,4096}+)" + _VALUE_END,
        ci=True, priority=50, check=_looks_secret, scan=_scan_generic, anchors=_GEN_ANCHORS),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'my password/passwd/passphrase is|was <token>' in plain "
+       "words, where the token looks like a password (_phrase_secret)",
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:[ \t]{1,4}for[ \t]{1,4}[^\s]{1,64}?)?" + _PHRASE_VERB
+       + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_phrase_secret, anchors=("passw",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'my passphrase is <token>'",
+       r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_phrase_secret, anchors=("passphrase",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'my pin is <4-12 digits>'",
+       r"pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_pin_ok, anchors=("pin",)),
+    _r("mysql-password",
+       "MySQL 'Command Options for Connection Establishment' --password[=password], -p[password] (no space: "
+       "the password; -p alone prompts) https://dev.mysql.com/doc/refman/8.0/en/connection-options.html",
+       _MYSQL_CMD, priority=45, check=_mysql_password_ok, anchors=("mysql", "mariadb")),
 ]
 
 

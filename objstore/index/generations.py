@@ -50,6 +50,8 @@ __all__ = [
     "limit_malloc_arenas",
     "parse_manifest",
     "shard_index",
+    "verify_file",
+    "verify_generation",
 ]
 
 #: Heap of one index writer, in bytes (tantivy's per-thread minimum is 15 MB).
@@ -71,6 +73,9 @@ STREAM_SHARDS = 4
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
 _LOCK_POLL_S = 0.05
+#: The last 4 bytes of every file tantivy writes for a segment (little-endian u32).
+FOOTER_MAGIC = 1337
+_READ_CHUNK = 1 << 20
 
 
 def _rmtree(path, ignore_errors: bool = False) -> None:
@@ -530,6 +535,28 @@ class SubIndex:
             self._seen = {}
 
     # -- writing ---------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Check every live generation (:func:`verify_generation`): one line
+        per damaged generation or unreadable ``CURRENT``, [] when sound or
+        when there is no sub-index.  A generation that a concurrent writer
+        replaced meanwhile is checked again in ``CURRENT``'s new state (at
+        most 3 tries).  Raises only ``OSError`` the filesystem gives for the
+        sub-index directory itself (e.g. permissions)."""
+        problems: list[str] = []
+        for _ in range(3):
+            try:
+                m = self.manifest()
+            except IndexCorruptError as e:
+                return [str(e)]
+            if m is None:
+                return []
+            problems = []
+            for _s, name in m.live():
+                problems.extend(verify_generation(self.dir / name))
+            if not problems or self.manifest_lenient() == m:
+                break
+        return problems
+
     def new_writer(self, index: "tantivy.Index", heap: int = WRITER_HEAP_BYTES) -> "tantivy.IndexWriter":
         """A one-thread writer of ``index`` with ``heap`` bytes, after tantivy's
         garbage collection of files a killed writer left.  Raises
@@ -943,3 +970,81 @@ def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]
              if f not in ("meta.json", ".managed.json") and not f.endswith(".lock")
              and f.split(".", 1)[0] not in live]
     return deletes, stray
+
+
+def verify_file(path: Path) -> str | None:
+    """Check one file of a tantivy segment against its footer: None when
+    sound, else why not (one phrase).
+
+    Format (tantivy 0.27, ``directory/footer.rs``): the body, then a JSON
+    object ``{"version": {...}, "crc": C}``, then its length as a
+    little-endian u32, then ``FOOTER_MAGIC`` as a little-endian u32; ``C`` is
+    the CRC-32 (IEEE, ``zlib.crc32``) of the body.  This is the check
+    tantivy's ``Index::validate_checksum`` makes, which tantivy-py does not
+    expose.  Reads the file once, 1 MiB at a time."""
+    import zlib
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < 8:
+                return "truncated (no footer)"
+            f.seek(size - 8)
+            tail = f.read(8)
+            n, magic = int.from_bytes(tail[:4], "little"), int.from_bytes(tail[4:], "little")
+            if magic != FOOTER_MAGIC or n > size - 8:
+                return "no tantivy footer (truncated or overwritten)"
+            body = size - 8 - n
+            f.seek(body)
+            try:
+                crc = json.loads(f.read(n))["crc"]
+            except (ValueError, KeyError, TypeError):
+                return "unreadable footer"
+            f.seek(0)
+            got, left = 0, body
+            while left:
+                chunk = f.read(min(left, _READ_CHUNK))
+                if not chunk:
+                    return "shorter than it says"
+                got = zlib.crc32(chunk, got)
+                left -= len(chunk)
+    except FileNotFoundError:
+        return "missing"
+    except OSError as e:
+        return f"cannot be read: {e.strerror or e}"
+    return None if got == crc else "checksum mismatch"
+
+
+def verify_generation(gen_dir: Path) -> list[str]:
+    """Check one generation directory: its ``meta.json`` reads, every file of
+    every segment it lists passes :func:`verify_file`, and tantivy opens
+    it and a searcher over all its segments.  Returns [] when sound, else one
+    line naming the generation (``<sub>/gen-<n>``), the number of damaged
+    files and the first of them.  Cost: one read of every byte of the
+    generation (CRC-32 at memory speed) plus an open; the stored documents
+    are not decompressed.  Never raises for what it finds."""
+    where = f"{gen_dir.parent.name}/{gen_dir.name}"
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        live = {str(seg["segment_id"]).replace("-", "") for seg in meta.get("segments", [])}
+        names = os.listdir(gen_dir)
+    except FileNotFoundError as e:
+        return [f"search index {where}: {os.path.basename(e.filename or 'meta.json')} is missing"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return [f"search index {where}: meta.json unreadable ({e})"]
+    bad = []
+    for name in sorted(names):
+        if name.split(".", 1)[0] in live and not name.endswith(".lock"):
+            why = verify_file(gen_dir / name)
+            if why:
+                bad.append(f"{name}: {why}")
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        return [f"search index {where}: {len(bad)} damaged file(s): {bad[0]}{more}"]
+    try:
+        path = gen_dir if writable(gen_dir) else shadow_dir(gen_dir)
+        index = tantivy.Index.open(str(path))
+        register_analyzers(index)
+        index.searcher().num_docs
+    except (ValueError, OSError) as e:
+        return [f"search index {where}: cannot be opened ({e})"]
+    return []

@@ -6,8 +6,9 @@ Checks (each returns findings, never raises for what it finds):
 * ``permissions``: the store directory is the owner's only (0700 folders,
   0600 files); the store holds private text.
 * ``index``: the derived search index exists, is complete (no ``PARTIAL``
-  mark: ``objstore.index.searchindex``) and is not behind the refs (its
-  crash journal is empty); a warning when it was built before terminal
+  mark: ``objstore.index.searchindex``), is not behind the refs (its
+  crash journal is empty) and is not damaged (``SearchIndex.verify``: its
+  generations open and their files match their checksums); a warning when it was built before terminal
   escape sequences were removed from texts (``mem reindex``).
 * ``config``: ``<store>/config.toml`` can be read: an unreadable one stops
   capture (an exclusion that cannot be read must not be ignored), and the
@@ -112,9 +113,15 @@ def _index(store: Store) -> list[Finding]:
     if not store.journal.is_empty():
         return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
                         "mem reindex  (or any write: the next lock replays the journal)")]
+    damaged = store.index.verify()
+    if damaged:
+        return [Finding("index", "error", f"the search index is damaged ({damaged[0]}"
+                        + (f"; {len(damaged) - 1} more" if len(damaged) > 1 else "")
+                        + "): search and recall fail with exit 13",
+                        "mem fsck --repair  (or mem reindex)")]
     try:
         old = not store.index.strips_escapes()
-    except Exception:       # a damaged index is fsck's and search's to report
+    except Exception:       # an index damaged in a way verify cannot see: search reports it
         old = False
     if old:
         return [Finding("index", "warning", "the search index was built before terminal escape codes were "

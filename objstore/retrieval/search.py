@@ -104,6 +104,16 @@ def ensure_index(store: Store, progress: Callable[[int], None] | None = None) ->
     return reindex(store, progress=progress)
 
 
+def verify_index(store: Store) -> list[str]:
+    """Problems of the search index on disk, one line each ([] when sound):
+    an unreadable ``CURRENT``, a live generation that does not open, or a
+    segment file whose tantivy checksum does not match (e.g. damaged stored
+    documents, which make every search exit 13).  See
+    ``SearchIndex.verify`` for the cost.  A missing or partial index is not
+    reported here (:func:`index_missing`); :func:`reindex` fixes both."""
+    return store.index.verify()
+
+
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:
     """Rebuild the search index from scratch; return the number of documents."""
     with store.lock("reindex"):

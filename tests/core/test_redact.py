@@ -123,7 +123,7 @@ def test_rules_name_their_documented_format():
         assert rule.name in doc, f"{rule.name} missing from the module's rule table"
         if rule.name == "mem-key":  # our own format: specified in docs/mcp.md
             assert "docs/mcp.md" in rule.source
-        elif rule.name != "generic-secret":
+        elif rule.name not in ("generic-secret", "password-phrase"):   # keyword heuristics, no vendor format
             assert any(w in rule.source for w in ("http", "RFC", "PROTOCOL")), rule.name
         assert "[" not in rule.name and "]" not in rule.name
     assert len(names) >= 15
@@ -194,6 +194,53 @@ def test_generic_and_context_rules_fire(text, rule):
     res = redact(text)
     assert [h.rule for h in res.hits] == [rule], res.text
     assert f"[REDACTED:{rule}]" in res.text
+
+
+@pytest.mark.parametrize("text,secret,rule", [
+    # fresh-user finding 4: passwords in plain words, and attached to mysql's -p
+    ("my password is hunterUniq2024 ok", "hunterUniq2024", "password-phrase"),
+    ("ok so my password is HookNatPw0", "HookNatPw0", "password-phrase"),
+    ("the password was hunter2024.", "hunter2024", "password-phrase"),
+    ("My Password Is: S3cret!x", "S3cret!x", "password-phrase"),
+    ("the wifi password is now 'Tr0ub4dor'", "Tr0ub4dor", "password-phrase"),
+    ("the password for prod is Zq8xx91k, rotate it", "Zq8xx91k", "password-phrase"),
+    ("my gpg passphrase is correct-horse-battery", "correct-horse-battery", "password-phrase"),
+    ("my pin is 4821", "4821", "password-phrase"),
+    ("mysql -u root -pMyCliPwUniq88 db", "MyCliPwUniq88", "mysql-password"),
+    ("mysqldump -uroot -p'Xy9!abc' app > d.sql", "Xy9!abc", "mysql-password"),
+    ("/usr/bin/mariadb -h db.internal -pS3cr3t -e 'select 1'", "S3cr3t", "mysql-password"),
+    ("mysqladmin -u root -phunter2 status", "hunter2", "mysql-password"),
+])
+def test_plain_word_and_mysql_passwords_redacted(text, secret, rule):
+    res = redact(text)
+    assert [h.rule for h in res.hits] == [rule], res.text
+    assert secret not in res.text and f"[REDACTED:{rule}]" in res.text
+    assert res.text.replace(f"[REDACTED:{rule}]", secret) == text   # only the token goes
+
+
+@pytest.mark.parametrize("text", [
+    "the password is stored in vault",
+    "password is required",
+    "Password is Required for every deploy",
+    "the password was changed yesterday",
+    "password is 8 characters minimum",
+    "the password is your email address",
+    "the password is $DB_PASSWORD",
+    "the password is <password>",
+    "the LED pin is GPIO17",
+    "pin is 13 on the board",
+    "the spinner is loading2024",
+    "mkdir -p build/out && git log -p -1",
+    "mysql -u root -p app",
+    "mysql -h db -P 3306 -u app -p",
+    "mysql -p 8080",
+    "mysql -u root app; mkdir -pfoo",
+    "mysql -u root -p$MYSQL_PWD app",
+    "pip install mysqlclient -pre",
+])
+def test_plain_word_and_mysql_lookalikes_left_alone(text):
+    res = redact(text)
+    assert res.hits == () and res.text is text
 
 
 def test_overlapping_matches_take_the_most_specific_name():

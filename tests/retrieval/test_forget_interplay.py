@@ -23,7 +23,7 @@ def test_forgetting_an_old_version_purges_it_from_history(store, store_path):
 
 
 def test_forgetting_a_key_scrubs_the_session_state(store, store_path):
-    remember(store, "project/acme/secretish", "the staging password is tr0ub4dorquokka", pinned=True)
+    remember(store, "project/acme/secretish", "the staging host is tr0ub4dorquokka", pinned=True)
     remember(store, "project/acme/db", "postgres 16 on port 5433")
     block = session_start_block(store, "s1", "startup", None, project="acme")
     assert "tr0ub4dorquokka" in block and state_path(store, "s1").exists()
@@ -31,5 +31,5 @@ def test_forgetting_a_key_scrubs_the_session_state(store, store_path):
     assert scan_store(store_path, [b"tr0ub4dorquokka"]) == []
     again = session_start_block(store, "s1", "resume", None, project="acme")
     assert "tr0ub4dorquokka" not in again and "5433" in again
-    assert inject_for_prompt(store, "s1", "what is the staging password tr0ub4dorquokka",
+    assert inject_for_prompt(store, "s1", "what is the staging host tr0ub4dorquokka",
                              project="acme").text == ""

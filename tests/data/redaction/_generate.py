@@ -236,6 +236,18 @@ export MEM_MCP_KEY={MEMK}
 codex
 """, [(MEMK, "mem-key")])
 
+# Passwords in plain words and attached to mysql's -p (drawn after MEMK: the values above keep
+# their place in the seeded sequence).
+PHRASE_PW = fake(14)
+MYSQL_PW = fake(12)
+PASSPHRASE = r(5, string.ascii_lowercase) + "-FAKE-" + r(4, string.digits)
+files["chat-passwords.txt"] = (f"""user: the staging db is up again, my password is {PHRASE_PW} ok
+assistant: noted. The password is stored in vault, and a password is required for every deploy.
+$ mysqldump -u root -p{MYSQL_PW} app > backup.sql
+$ mkdir -p backup && git log -p -1 && mysql -u root -p app -P 3306
+user: the gpg passphrase was {PASSPHRASE}.
+""", [(PHRASE_PW, "password-phrase"), (MYSQL_PW, "mysql-password"), (PASSPHRASE, "password-phrase")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
