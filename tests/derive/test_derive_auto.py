@@ -150,6 +150,8 @@ def test_derive_auto_runs_once_a_day_in_the_background_from_the_session_start_ho
         assert w.returncode == 0, w.stderr
         model.gate.set()
         assert _wait(lambda: _mem(store, "get", "project/acme-api/api/port", env=env).stdout.strip() == "port 8081")
+        # (the run files its report after the fact: wait for it too)
+        assert _wait(lambda: len(json.loads(_mem(store, "derive", "report", "--json", env=env).stdout)) == 1)
         rep = json.loads(_mem(store, "derive", "report", "--json", env=env).stdout)
         assert len(rep) == 1 and rep[0]["trigger"] == "auto" and rep[0]["counts"] == {"write": 1}
 
