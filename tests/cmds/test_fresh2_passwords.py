@@ -5,7 +5,7 @@ with '-' (a PEM block) is the value, and a usage error never echoes a value."""
 
 from __future__ import annotations
 
-from tests.hooks._util import payload, run_hook, turns
+from tests.hooks._util import hook_env, payload, run_hook, turns
 
 PEM = ("-----BEGIN RSA PRIVATE KEY-----\n"
        "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0FAKEyWR7QkrmBL7jTKEn5u+qKh\n"
@@ -40,7 +40,8 @@ def test_lookalikes_are_stored_as_typed(mem):
 def test_hook_prompt_with_a_plain_word_password_is_redacted(tmp_path):
     store = tmp_path / "store"
     rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", "S1", None,
-                                                prompt="deploy it now, my password is HookNatPw0"))
+                                                prompt="deploy it now, my password is HookNatPw0"),
+                                 env=hook_env(store, MEM_HOOK_FORK="0"))   # stored before the hook returns
     assert rc == 0, err
     texts = " ".join(t[3] for t in turns(store))
     assert "my password is [REDACTED:password-phrase]" in texts and "HookNatPw0" not in texts

@@ -33,6 +33,9 @@ SECRET = "quokkazebra-4417"
 def _env(store: Path, helper: bool = True, **extra) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
     env["MEM_HOME"] = str(store)
+    # the client imports this checkout's code from any working directory, as the helper does: from a
+    # temporary cwd `python -m cmds` would import a non-editable install (CI's), whose code stamp differs
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     if not helper:
         env["MEM_NO_HELPER"] = "1"
     else:   # a loaded test machine may not schedule the helper within the default 0.5 s
