@@ -190,6 +190,17 @@ def test_env_and_cwd_are_the_clients(helper, store, tmp_path):
     assert json.loads(run(store, "log", "user/pager", "--json", helper=False).stdout)[0]["trust"] == "user_stated"
 
 
+def _stored_session(store: Path, sid: str, seconds: float) -> bool:
+    """Whether ``mem sessions`` lists ``sid`` within ``seconds`` (a capture the
+    helper runs after its answer)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if sid.encode() in run(store, "sessions", "--json", helper=False).stdout:
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def _hook_event(store: Path, sid: str, prompt: str, transcript: Path) -> bytes:
     return json.dumps({"session_id": sid, "transcript_path": str(transcript), "cwd": str(store.parent),
                        "hook_event_name": "UserPromptSubmit", "prompt": prompt}).encode()
@@ -205,13 +216,7 @@ def test_prompt_hook_same_output_and_captures(helper, store, tmp_path):
     assert got[0] == plain.returncode == 0
     assert got[1] == plain.stdout
     # the capture ran in the helper after the answer (no fork there): the prompt is stored
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        sessions = run(store, "sessions", "--json", helper=False).stdout
-        if b"s-helper" in sessions:
-            break
-        time.sleep(0.1)
-    assert b"s-helper" in sessions
+    assert _stored_session(store, "s-helper", 10)
     # the other events run in the client's own process (SessionStart starts no second helper)
     start = json.dumps({"session_id": "s2", "cwd": str(store.parent), "hook_event_name": "SessionStart",
                         "source": "startup"}).encode()
@@ -542,13 +547,7 @@ def test_prompt_hook_through_the_helper_waits_for_a_held_lock_after_answering(he
         rc, _out, _err = served(store, "hook", "claude-code", input=_hook_event(store, "s-locked", prompt, transcript))
         assert rc == 0 and time.monotonic() - t0 < 2.5     # the agent does not wait for the lock
         assert holder.poll() is None
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        sessions = run(store, "sessions", "--json", helper=False).stdout
-        if b"s-locked" in sessions:
-            break
-        time.sleep(0.2)
-    assert b"s-locked" in sessions, (store / "logs").exists() and list((store / "logs").glob("*"))
+    assert _stored_session(store, "s-locked", 20), (store / "logs").exists() and list((store / "logs").glob("*"))
     if prompt.startswith("remember that"):
         keys = run(store, "keys", "--json", helper=False).stdout
         assert b"staging-keys-rotate-fridays" in keys, keys
