@@ -140,7 +140,36 @@ def test_completer_offers_keys_and_ids(store, queued):
     assert r.catalog.counts.facts == 5
 
 
-def test_tab_completes_a_key_in_the_session(store, queued):
-    out = session(store, "log user/ed\t", "\r", "quit\r")
+def test_tab_completes_a_key_in_the_session(store, queued, monkeypatch):
+    """Enter is sent only once the Tab's completion is in the line: the
+    completion runs as a task of the event loop, and a fixed pause lost
+    that race on a loaded CI machine."""
+    import threading
+    import time
+
+    import cmds.shell.app as app
+    made: list = []
+
+    class Recorded(app.PromptSession):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+
+    monkeypatch.setattr(app, "PromptSession", Recorded)
+    out: list[str] = []
+    with create_pipe_input() as inp:
+        inp.send_text("log user/ed\t")
+
+        def feed():
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not (made and made[0].default_buffer.text == f"log {EDIT}"):
+                time.sleep(0.02)
+            inp.send_text("\r")
+            time.sleep(0.3)
+            inp.send_text("quit\r")
+        t = threading.Thread(target=feed, daemon=True)
+        t.start()
+        assert app.run(store, input=inp, output=DummyOutput(), echo=out.append, background=False) == 0
+        t.join()
     assert any(ln.startswith("v1 ") and "(current)" in ln for ln in out)
     assert load_history(store)[0] == f"log {EDIT}"
