@@ -31,11 +31,21 @@ KEY = "sk-ant-api03-" + "Q" * 80 + "-proxytestAA"
 
 
 def _port() -> int:
+    """A loopback port free a moment ago (another process may take it before
+    its user binds it: whoever binds it late retries, see ``rig``)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     p = s.getsockname()[1]
     s.close()
     return p
+
+
+def _dead_port() -> socket.socket:
+    """A socket bound to a loopback port and not listening: while it stays
+    open nothing can listen there, so a connection to its port is refused."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
 def raw(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None,
@@ -56,7 +66,7 @@ class Upstream:
     """A loopback Messages API: records (path, headers, body) of every request."""
 
     def __init__(self) -> None:
-        self.port = _port()
+        self.port = 0               # bound by the site below (port 0: the kernel's choice, never taken)
         self.requests: list[tuple[str, dict, bytes]] = []
         self.sent: dict[str, bytes] = {}
         self.finished: dict[str, float] = {}
@@ -64,7 +74,7 @@ class Upstream:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.ready = threading.Event()
         self.thread.start()
-        assert self.ready.wait(10)
+        assert self.ready.wait(60)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -72,7 +82,8 @@ class Upstream:
         app.router.add_route("*", "/{tail:.*}", self.handle)
         self.runner = web.AppRunner(app)
         self.loop.run_until_complete(self.runner.setup())
-        self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", self.port).start())
+        self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", 0).start())
+        self.port = self.runner.addresses[0][1]
         self.ready.set()
         self.loop.run_forever()
 
@@ -88,8 +99,8 @@ class Upstream:
         if mode == "500":
             return web.Response(status=500, body=b'{"type":"error","error":{"type":"api_error","message":"boom"}}',
                                 content_type="application/json")
-        if mode == "slow":
-            await asyncio.sleep(4)
+        if mode == "slow":            # far past the proxy's --timeout 5
+            await asyncio.sleep(15)
         if mode == "reset":
             req.transport.close()
             return web.Response()
@@ -124,8 +135,8 @@ class Upstream:
                 chunk = f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
                 out += chunk
                 await r.write(chunk)
-                if mode == "drip" and i == 2:
-                    await asyncio.sleep(1.0)
+                if mode == "drip" and i == 2:   # (within the proxy's --timeout 5 between reads)
+                    await asyncio.sleep(2.5)
             self.sent[tag] = bytes(out)
             self.finished[tag] = time.monotonic()
             await r.write_eof()
@@ -139,7 +150,6 @@ class Upstream:
 def rig(tmp_path_factory):
     home = tmp_path_factory.mktemp("proxystore")
     up = Upstream()
-    port = _port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
     env.update(MEM_HOME=str(home), HOME=str(home / "home"))
     subprocess.run([sys.executable, "-m", "cmds", "remember", "user/editor", "helix, never vim"], env=env,
@@ -147,27 +157,36 @@ def rig(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "cmds", "remember", "project/acme-api/db", "Postgres 16 on port 5433"],
                    env=env, check=True, cwd=REPO, capture_output=True)
     trace = home / "trace.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}", "--upstream",
-                             f"http://127.0.0.1:{up.port}", "--trace", str(trace), "--timeout", "2"],
-                            env=env, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if raw(url + "/mem/health", timeout=1)[0] == 200:
-                break
-        except OSError:
-            pass
-        assert proc.poll() is None, proc.stderr.read().decode()
-        assert time.monotonic() < deadline, "proxy did not start"
-        time.sleep(0.1)
+    for attempt in range(5):        # the port may be taken between _port() and the proxy's bind: another one
+        port = _port()
+        proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}",
+                                 "--upstream", f"http://127.0.0.1:{up.port}", "--trace", str(trace),
+                                 "--timeout", "5"], env=env, cwd=REPO, stderr=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while proc.poll() is None:
+            try:
+                st, _h, body = raw(url + "/mem/health", timeout=5)
+                if st == 200 and b"mem proxy" in body:      # ours, not whoever else took the port
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "proxy did not start"
+            time.sleep(0.1)
+        if proc.poll() is None:
+            break
+        err = proc.stderr.read().decode()
+        assert "cannot listen" in err and attempt < 4, err
+    else:                           # pragma: no cover
+        raise AssertionError("no free port")
     yield {"url": url, "up": up, "home": home, "env": env, "trace": trace}
     proc.terminate()
     proc.wait(10)
     up.stop()
 
 
-def eventually(check, timeout: float = 20.0):
+def eventually(check, timeout: float = 60.0):
     """Capture is written by the proxy's background writer: poll until
     ``check()`` is truthy (its value is returned) or fail."""
     deadline = time.monotonic() + timeout
@@ -192,8 +211,10 @@ def client(rig, **headers):
 
 
 def mem(rig, *args):
-    return subprocess.run([sys.executable, "-m", "cmds", *args], env=rig["env"], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
+    # a write waits for the proxy's capture writer, which holds the store lock while it stores a batch
+    # (after the 20 MB body of an earlier test, that takes more than the default 10 s on a loaded machine)
+    return subprocess.run([sys.executable, "-m", "cmds", *args], env={**rig["env"], "MEM_LOCK_TIMEOUT": "120"},
+                          cwd=REPO, capture_output=True, text=True, timeout=180)
 
 
 SYSTEM = [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.0; cc_entrypoint=cli"},
@@ -360,6 +381,12 @@ def test_forget_removes_the_value_from_the_state_and_the_next_block(rig):
 
 
 def test_trace_holds_ids_never_values(rig):
+    # a request of its own (the tests before it may have run in another worker); its line is
+    # written once the answer is sent
+    before = len(rig["trace"].read_text().splitlines()) if rig["trace"].exists() else 0
+    client(rig, **{"x-mem-session": "trace-1"}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "which postgres version does our db run?"}])
+    eventually(lambda: rig["trace"].exists() and len(rig["trace"].read_text().splitlines()) > before)
     lines = [json.loads(x) for x in rig["trace"].read_text().splitlines()]
     assert lines and all("session" in x or "error" in x for x in lines)
     text = rig["trace"].read_text()
@@ -393,8 +420,9 @@ def test_claude_wrapper_uses_the_proxy_when_it_answers(rig, tmp_path):
     r = subprocess.run(["bash", "-c", script], env={**env, "MEM_PROXY_URL": rig["url"]}, capture_output=True,
                        text=True, timeout=60)
     assert r.stdout.strip() == f"base={rig['url']} active=1"
-    r = subprocess.run(["bash", "-c", script], env={**env, "MEM_PROXY_URL": f"http://127.0.0.1:{_port()}"},
-                       capture_output=True, text=True, timeout=60)
+    with _dead_port() as dead:
+        r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                           env={**env, "MEM_PROXY_URL": f"http://127.0.0.1:{dead.getsockname()[1]}"})
     assert r.stdout.strip() == "base=none active=0" and "no proxy answers" in r.stderr
 
 
