@@ -296,3 +296,42 @@ def test_a_prompt_submitted_while_another_process_holds_the_lock_is_stored_once(
             from objstore import list_keys
             keys = [k for k, _h in list_keys(s)]
         assert any(k.endswith("/remembered/staging-keys-rotate-fridays") for k in keys), keys
+
+
+def _waits_on(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (a store lock it is waiting for)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+def test_a_shell_command_that_ends_while_the_store_is_locked_is_still_recorded(tmp_path):
+    """`mem hook shell` runs in the background of the person's shell, so it
+    may wait for the lock: a command that ends while another command's
+    record (or an import, a gc) holds the store lock is recorded once the
+    lock is free.  It waited 0.5 s and gave up, and the command was lost (two
+    commands ending together on a loaded machine lost one)."""
+    store = tmp_path / "store"
+    open_store(store, create=True).close()
+    env = hook_env(store, MEM_SHELL_CAPTURE="1")
+    argv = [sys.executable, "-m", "cmds", "hook", "shell", "--session", "shell-t-1", "--cwd", str(tmp_path),
+            "--status", "2", "--start", "1767225600000", "--duration", "80", "--", "make", "test"]
+    with lock_held(store, env=env):
+        p = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert _wait_for(lambda: _waits_on(p.pid, store / "locks" / "store.lock") or p.poll() is not None)
+        t0 = time.monotonic()          # it is waiting for the lock: hold it past the old 0.5 s, then let go
+        while time.monotonic() - t0 < 2 and p.poll() is None:
+            time.sleep(0.05)
+    assert p.wait(60) == 0
+    assert "StoreLocked" not in hook_log(store)
+    assert [(x[0], x[2]) for x in turns(store)] == [("shell-t-1", "user")]
+    assert turns(store)[0][3].startswith("$ make test\n[exit 2,")
