@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -318,15 +319,16 @@ def test_other_paths_pass_through_and_credentials_are_never_stored(rig):
 
 
 def test_retry_captures_nothing_twice(rig):
-    c = client(rig, **{"x-mem-session": "retry-1"})
+    sid = f"retry-{uuid.uuid4().hex[:8]}"    # (the rig's store lives as long as the module: a session of its own)
+    c = client(rig, **{"x-mem-session": sid})
     msgs = [{"role": "user", "content": "remember nothing special here"}]
     c.messages.create(model="m", max_tokens=5, messages=msgs)
-    eventually(lambda: len(turns_of(rig, "retry-1")) == 2)
+    eventually(lambda: len(turns_of(rig, sid)) == 2)
     c.messages.create(model="m", max_tokens=5, messages=msgs)
     c.messages.create(model="m", max_tokens=5, messages=msgs + [{"role": "assistant", "content": "Noted."},
                                                                  {"role": "user", "content": "next one"}])
-    eventually(lambda: len(turns_of(rig, "retry-1")) == 4)  # the retry added nothing; the next turn did
-    assert [t["role"] for t in turns_of(rig, "retry-1")] == ["user", "assistant", "user", "assistant"]
+    eventually(lambda: len(turns_of(rig, sid)) == 4)  # the retry added nothing; the next turn did
+    assert [t["role"] for t in turns_of(rig, sid)] == ["user", "assistant", "user", "assistant"]
 
 
 def test_failures_pass_through(rig):
@@ -367,17 +369,21 @@ def test_twenty_conversations_at_once_and_a_20mb_body(rig):
 
 
 def test_forget_removes_the_value_from_the_state_and_the_next_block(rig):
-    c = client(rig, **{"x-mem-session": "fg-1"})
-    msgs = [{"role": "user", "content": "what is my editor setup?"}]
+    # a fact of its own (the rig's store lives as long as the module; a forgotten value stays out)
+    tag = uuid.uuid4().hex[:8]
+    key, value = f"user/terminal-{tag}", f"kitty-{tag} with ligatures"
+    assert mem(rig, "remember", key, value).returncode == 0
+    c = client(rig, **{"x-mem-session": f"fg-{tag}"})
+    msgs = [{"role": "user", "content": "what is my terminal setup?"}]
     c.messages.create(model="m", max_tokens=5, messages=msgs)
-    assert "helix, never vim" in rig["up"].requests[-1][2].decode()
-    r = mem(rig, "forget", "user/editor", "--yes")
+    assert value in rig["up"].requests[-1][2].decode()
+    r = mem(rig, "forget", key, "--yes")
     assert r.returncode == 0, r.stderr
     state = list((rig["home"] / "cache" / "proxy").glob("*"))
-    assert state and all(b"helix, never vim" not in p.read_bytes() for p in state)
+    assert state and all(value.encode() not in p.read_bytes() for p in state)
     c.messages.create(model="m", max_tokens=5, messages=msgs + [
         {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "and again?"}])
-    assert "helix, never vim" not in rig["up"].requests[-1][2].decode()
+    assert value not in rig["up"].requests[-1][2].decode()
 
 
 def test_trace_holds_ids_never_values(rig):
