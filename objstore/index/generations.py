@@ -295,13 +295,16 @@ def parse_manifest(raw: str, path: Path) -> Manifest:
 
 class OpenGeneration(tuple):
     """A live generation opened for reading: ``(sub, name, shard, index,
-    searcher, fmt)`` (the :class:`SubIndex`, the generation name, its shard,
-    the ``tantivy.Index``, a ``tantivy.Searcher``, its :class:`GenFormat`)."""
+    searcher, fmt, only)`` (the :class:`SubIndex`, the generation name, its
+    shard, the ``tantivy.Index``, a ``tantivy.Searcher``, its
+    :class:`GenFormat`, and ``only``: the one document kind the reader
+    asked for when the generation also holds another, None otherwise: the
+    facts generation holds the kinds ``fact`` and ``history``)."""
 
     __slots__ = ()
 
-    def __new__(cls, sub, name, shard, index, searcher, fmt):  # noqa: D102
-        return tuple.__new__(cls, (sub, name, shard, index, searcher, fmt))
+    def __new__(cls, sub, name, shard, index, searcher, fmt, only=None):  # noqa: D102
+        return tuple.__new__(cls, (sub, name, shard, index, searcher, fmt, only))
 
     sub = property(lambda self: self[0])
     name = property(lambda self: self[1])
@@ -309,6 +312,7 @@ class OpenGeneration(tuple):
     index = property(lambda self: self[3])
     searcher = property(lambda self: self[4])
     fmt = property(lambda self: self[5])
+    only = property(lambda self: self[6])
 
 
 class SubIndex:
@@ -426,6 +430,21 @@ class SubIndex:
                 if name.startswith("CURRENT.tmp-"):
                     with contextlib.suppress(OSError):
                         os.unlink(self.dir / name)
+
+    def remove(self) -> None:
+        """Empty this sub-index on disk: ``CURRENT`` is unlinked (the
+        directory fsynced: from then on readers see no sub-index), then every
+        generation directory and temporary ``CURRENT`` is deleted.  The
+        directory and its ``LOCK`` stay.  Caller holds the lock."""
+        try:
+            os.unlink(self._current)
+        except FileNotFoundError:
+            pass
+        else:
+            fsync_dir(self.dir)
+        with self._mutex:
+            self._cache = {}
+        self.remove_orphans(set())
 
     def remove_orphans_of_current(self) -> None:
         """:meth:`remove_orphans` keeping what ``CURRENT`` names (nothing if it
