@@ -607,13 +607,37 @@ class SubIndex:
 
     def collect_garbage(self, name: str) -> None:
         """Delete files of segments that merges made dead (tantivy leaves
-        them until a writer's garbage collection).  Uses a fresh Index on
-        generation ``name``, so no searcher of ours keeps the files alive.
-        Caller holds the lock.  Errors are ignored: this only tidies."""
+        them until a writer's garbage collection): tantivy's collection
+        (which also drops stale ``.del`` files), then
+        :meth:`remove_dead_files` for what it kept (a searcher of this
+        process, e.g. the resident helper's kept generations, holds the
+        segments it read).  Caller holds the lock.  Errors are ignored: this
+        only tidies."""
         with contextlib.suppress(Exception):
             writer = self.new_writer(self._open_gen(name))
             writer.garbage_collect_files()
             writer.wait_merging_threads()
+        self.remove_dead_files(name)
+
+    def remove_dead_files(self, name: str) -> int:
+        """Unlink the files of generation ``name`` that belong to no segment
+        its ``meta.json`` lists (``generation_files``: segments a merge
+        replaced, what a killed writer left), without a tantivy writer;
+        returns how many.  Caller holds the lock and no writer of ``name``
+        is open, so no such file is being written; a searcher that has one
+        mapped keeps reading it (POSIX), and tantivy's own collection later
+        counts a missing file as deleted.  Errors are ignored: this only
+        tidies."""
+        try:
+            stray = generation_files(self.dir / name)[1]
+        except (IndexCorruptError, OSError):
+            return 0
+        n = 0
+        for f in stray:
+            with contextlib.suppress(OSError):
+                os.unlink(self.dir / name / f)
+                n += 1
+        return n
 
     def apply(self, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
         """Delete then add, one commit per touched live generation (caller
@@ -808,10 +832,8 @@ class StreamWriter:
         in ``CURRENT``."""
         self._adds, self._dels = {}, []
         for s, (name, _index) in self._live.items():
-            if name in self._written:
-                with contextlib.suppress(SearchIndexError, OSError):
-                    if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
-                        self.sub.collect_garbage(name)
+            if name in self._written:  # merges left dead segment files: unlinked (no second writer)
+                self.sub.remove_dead_files(name)
         new, self._new = self._new, {}
         for name, _index in new.values():
             _rmtree(self.sub.dir / name, ignore_errors=True)
