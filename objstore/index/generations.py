@@ -607,17 +607,14 @@ class SubIndex:
 
     def collect_garbage(self, name: str) -> None:
         """Delete files of segments that merges made dead (tantivy leaves
-        them until a writer's garbage collection): tantivy's collection
-        (which also drops stale ``.del`` files), then
-        :meth:`remove_dead_files` for what it kept (a searcher of this
-        process, e.g. the resident helper's kept generations, holds the
-        segments it read).  Caller holds the lock.  Errors are ignored: this
-        only tidies."""
+        them until a writer's garbage collection), by tantivy's collection
+        (which also drops stale ``.del`` files; a file it does not manage
+        stays, for ``verify_purged`` to report).  Caller holds the lock.
+        Errors are ignored: this only tidies."""
         with contextlib.suppress(Exception):
             writer = self.new_writer(self._open_gen(name))
             writer.garbage_collect_files()
             writer.wait_merging_threads()
-        self.remove_dead_files(name)
 
     def remove_dead_files(self, name: str) -> int:
         """Unlink the files of generation ``name`` that belong to no segment
