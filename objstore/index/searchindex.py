@@ -1171,6 +1171,10 @@ class _Ref(NamedTuple):
     ref: str
 
 
+#: shards an :meth:`IndexStream.commit` that the caller waits for writes at a time
+WAIT_THREADS = 2
+
+
 class IndexStream:
     """The index writer of a bulk import (:meth:`SearchIndex.stream`).
 
@@ -1217,8 +1221,10 @@ class IndexStream:
     def commit(self, *, wait: bool = True) -> None:
         """Write every document added so far: in a background thread,
         after the batch before it; ``wait`` (default) returns once it is
-        committed.  Raises ``SearchIndexError`` (a batch failed: the stream
-        is then closed) or ``ValueError`` when closed."""
+        committed, and writes two shards at a time meanwhile (the caller's
+        core is free; :data:`WAIT_THREADS`).  Raises ``SearchIndexError`` (a
+        batch failed: the stream is then closed) or ``ValueError`` when
+        closed."""
         if self._w is None:
             raise ValueError("the index stream is closed")
         self.wait()
@@ -1231,7 +1237,7 @@ class IndexStream:
         def run() -> None:
             """Write the batch (in the background thread)."""
             try:
-                w.commit_batch(*batch)
+                w.commit_batch(*batch, threads=WAIT_THREADS if wait else 1)
             except BaseException as e:  # reported by wait()
                 err.append(e)
 

@@ -1,0 +1,113 @@
+"""``mem import`` with its parse worker (a child process parsing and redacting,
+objstore.capture.parseworker) stores exactly what an import parsing in
+process stores: the same session refs (so the same objects), the same counts,
+credentials redacted; a worker that dies mid-import leaves the import to
+finish in process with the same result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from objstore import open_store
+from objstore.capture import importer
+from objstore.capture.parseworker import ParseWorker, WorkerFailed
+from objstore.memory.forget import scan_store
+
+REPO = Path(__file__).resolve().parents[2]
+GH = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pw") / "projects"
+    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(out), "--sessions", "4",
+                    "--turns", "120", "--seed", "3", "-q"], check=True, timeout=120, cwd=REPO)
+    # one transcript with a credential in a prompt, and one that is not a file
+    proj = next(p for p in sorted(out.iterdir()) if p.is_dir())
+    rec = {"type": "user", "uuid": "u-secret", "sessionId": "s-secret", "cwd": "/w/p",
+           "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": f"push zanzibarquux with {GH} now"}}
+    (proj / "s-secret.jsonl").write_text(json.dumps(rec) + "\n")
+    (proj / "dangling.jsonl").symlink_to(proj / "missing-target.jsonl")
+    return out
+
+
+def _import(root: Path, corpus: Path, workers: int):
+    store = open_store(root, create=True)
+    try:
+        r = importer.import_transcripts(store, "claude-code", [corpus], workers=workers)
+        refs = sorted(store.refs.iter("sessions"))
+    finally:
+        store.close()
+    return r, refs
+
+
+def _summary(r) -> tuple:
+    return (r.files, r.files_skipped, r.turns_added, r.turns_seen, r.turns_skipped, r.lines, r.lines_skipped,
+            r.records_ignored, r.secrets_redacted, r.sessions, r.sessions_new, r.session_ids, len(r.errors),
+            r.index_error)
+
+
+def test_worker_stores_what_an_import_in_process_stores(corpus, tmp_path):
+    here, refs_here = _import(tmp_path / "here", corpus, 0)
+    child, refs_child = _import(tmp_path / "child", corpus, 1)
+    assert refs_child == refs_here and len(refs_here) >= 5
+    assert _summary(child) == _summary(here)
+    assert child.turns_added > 100 and child.secrets_redacted == 1 and child.files_skipped == 1
+    assert any("dangling.jsonl" in e for e in child.errors)
+    assert scan_store(tmp_path / "child", [GH.encode()]) == []
+    store = open_store(tmp_path / "child")
+    try:   # indexed like the rest: the redacted prompt is found by its other words
+        hits = store.index.search("zanzibarquux", kinds=("turn",), limit=5)
+        assert [h.ref for h in hits] == ["s-secret"]
+    finally:
+        store.close()
+    again, _ = _import(tmp_path / "child", corpus, 1)   # nothing new: nothing read again
+    assert again.turns_added == 0 and again.files_unchanged == again.files
+
+
+def test_a_worker_killed_mid_import_leaves_the_rest_to_this_process(corpus, tmp_path, monkeypatch):
+    started: list[ParseWorker] = []
+    real_init = ParseWorker.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        started.append(self)
+
+    monkeypatch.setattr(ParseWorker, "__init__", init)
+    real_messages = ParseWorker.messages
+    calls = {"n": 0}
+
+    def messages(self):
+        calls["n"] += 1
+        if calls["n"] == 3:  # the third file: the child dies while it is being read
+            os.kill(self._proc.pid, signal.SIGKILL)
+            self._proc.wait()
+        return real_messages(self)
+
+    monkeypatch.setattr(ParseWorker, "messages", messages)
+    here, refs_here = _import(tmp_path / "here", corpus, 0)
+    child, refs_child = _import(tmp_path / "child", corpus, 1)
+    assert started and started[0]._proc.poll() is not None
+    assert refs_child == refs_here
+    assert _summary(child) == _summary(here)
+
+
+def test_worker_reports_its_end(tmp_path):
+    f = tmp_path / "one.jsonl"
+    f.write_text("")
+    w = ParseWorker("objstore.capture.claude_code", [f])
+    try:
+        msgs = list(w.messages())
+        assert msgs[-1][0] == "file" and msgs[-1][2] is None
+        with pytest.raises(WorkerFailed):   # asked for more than it was given
+            list(w.messages())
+    finally:
+        w.close()
+    assert w._proc.returncode == 0
