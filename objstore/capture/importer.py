@@ -192,7 +192,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             app.close()
             record_sources(store, ledger)
     if harness == "claude-code":  # a sub-agent's end: its summary in its parent's namespace
-        rollup_files(store, [p for p in files if p.name.startswith("agent-")], final=True, command=command)
+        rollup_files(store, [p for p in files if p.name.startswith("agent-")], final=True, command=command,
+                     batch=True)
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
