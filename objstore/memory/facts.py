@@ -203,6 +203,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     """
     old_cur, new_cur = current_of(old_chain), current_of(new_chain)
     reindex = index and new_cur is not None and (old_cur is None or new_cur.id != old_cur.id)
+    batch_error = index_batch.before(key) if index_batch is not None and index else None
     if reindex:
         store.journal.fact(key)  # before the ref moves: recovery can redo the index
     store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
@@ -216,7 +217,8 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     docs = ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
     dels = [old_cur.id] if (reindex and old_cur) else []
     if index_batch is not None:
-        return index_batch.keep(key, docs, dels, reindex)
+        index_batch.keep(key, docs, dels, reindex)
+        return batch_error
     try:
         store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
         if reindex:
@@ -233,7 +235,8 @@ class IndexBatch:
     :func:`commit_version`, which note the index journal as usual, and calls
     :meth:`flush` at the end.  The caller holds the store lock from the first
     write to the flush (the flush clears the journal).  A key written twice
-    flushes the batch first (deletes apply before adds within one write)."""
+    flushes the batch first, before its journal note (deletes apply before
+    adds within one write)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -242,15 +245,17 @@ class IndexBatch:
         self._keys: set[str] = set()
         self._reindex = False
 
-    def keep(self, key: str, docs: list, dels: list[str], reindex: bool) -> str | None:
-        """Keep one version's index write; returns an index error of a flush
-        it caused, else None."""
-        err = self.flush() if key in self._keys else None
+    def before(self, key: str) -> str | None:
+        """Called before a version of ``key`` is committed: flushes when the
+        batch holds a version of ``key`` already; returns its index error or None."""
+        return self.flush() if key in self._keys else None
+
+    def keep(self, key: str, docs: list, dels: list[str], reindex: bool) -> None:
+        """Keep one version's index write (after its journal note)."""
         self._keys.add(key)
         self._docs += docs
         self._dels += dels
         self._reindex = self._reindex or reindex
-        return err
 
     def flush(self) -> str | None:
         """Write what was kept; returns an index error message (the versions

@@ -111,3 +111,25 @@ def test_worker_reports_its_end(tmp_path):
     finally:
         w.close()
     assert w._proc.returncode == 0
+
+
+def test_an_index_batch_not_flushed_is_replayed_from_the_journal(store_path):
+    from objstore.memory.facts import IndexBatch, remember
+    store = open_store(store_path, create=True)
+    with store.lock("test"):
+        ib = IndexBatch(store)
+        remember(store, "project/p/alpha", "the quokkaberry build flag", index_batch=ib)
+        remember(store, "project/p/beta", "the quokkaberry deploy step", index_batch=ib)
+        remember(store, "project/p/alpha", "the quokkaberry build flag, second", index_batch=ib)  # flushes
+        assert not store.journal.is_empty()
+        # the process ends here without ib.flush(): a crash
+    store.close()
+    again = open_store(store_path)
+    try:
+        with again.lock("next writer"):   # replays the journal
+            pass
+        assert again.journal.is_empty()
+        keys = sorted(h.ref for h in again.index.search("quokkaberry", kinds=("fact",), limit=10))
+        assert keys == ["project/p/alpha", "project/p/beta"]
+    finally:
+        again.close()
