@@ -1171,8 +1171,10 @@ class _Ref(NamedTuple):
     ref: str
 
 
-#: shards an :meth:`IndexStream.commit` that the caller waits for writes at a time
-WAIT_THREADS = 2
+#: shards an :meth:`IndexStream.commit` writes at a time: the second core
+#: while the caller waits for the batch, or has nothing else to do between
+#: its files (while it is busy the two simply share the cores)
+COMMIT_THREADS = 2
 
 
 class IndexStream:
@@ -1221,10 +1223,9 @@ class IndexStream:
     def commit(self, *, wait: bool = True) -> None:
         """Write every document added so far: in a background thread,
         after the batch before it; ``wait`` (default) returns once it is
-        committed, and writes two shards at a time meanwhile (the caller's
-        core is free; :data:`WAIT_THREADS`).  Raises ``SearchIndexError`` (a
-        batch failed: the stream is then closed) or ``ValueError`` when
-        closed."""
+        committed.  Two shards are written at a time (:data:`COMMIT_THREADS`).
+        Raises ``SearchIndexError`` (a batch failed: the stream is then
+        closed) or ``ValueError`` when closed."""
         if self._w is None:
             raise ValueError("the index stream is closed")
         self.wait()
@@ -1237,7 +1238,7 @@ class IndexStream:
         def run() -> None:
             """Write the batch (in the background thread)."""
             try:
-                w.commit_batch(*batch, threads=WAIT_THREADS if wait else 1)
+                w.commit_batch(*batch, threads=COMMIT_THREADS)
             except BaseException as e:  # reported by wait()
                 err.append(e)
 
