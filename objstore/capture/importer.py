@@ -14,6 +14,7 @@ one recorded when this store last read it in full is not read again.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,11 +136,16 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
         worker = _start_worker(reader, to_read, workers)
 
-        def turns_of(path: Path) -> Iterable[CapturedTurn]:
-            nonlocal worker
+        def add_file(path: Path, file_sids: set[str]) -> None:
+            """Append one file's turns, parsed here or by the worker."""
             if worker is None:
-                return reader.parse_file(path, stats)
-            return _from_worker(worker, app, stats)
+                _add_turns(app, wrap(reader.parse_file(path, stats)), path, res, bad_sessions, seen, grown,
+                           file_sids)
+                return
+            src = _from_worker(worker, app, stats)
+            _add_turns(app, wrap(src), path, res, bad_sessions, seen, grown, file_sids)
+            for _ in src:  # the filters read every turn; if one stopped early, the next file still starts
+                pass       # at its own messages
 
         try:
             for i, path in enumerate(files):
@@ -157,14 +163,14 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     else:
                         counts = (res.turns_seen, res.turns_skipped)
                         try:
-                            _add_turns(app, wrap(turns_of(path)), path, res, bad_sessions, seen, grown, file_sids)
+                            add_file(path, file_sids)
                         except WorkerFailed:
                             # the child is gone: this file and the rest are parsed here (what was
                             # added from the child's part of this file is known now: skipped)
                             worker.close()
                             worker = None
                             res.turns_seen, res.turns_skipped = counts
-                            _add_turns(app, wrap(turns_of(path)), path, res, bad_sessions, seen, grown, file_sids)
+                            add_file(path, file_sids)
                         finally:
                             app.redactions.clear()
                         read.append((real, ident, sorted(file_sids)))
@@ -229,7 +235,7 @@ def _start_worker(reader, to_read: list[Path], workers: int | None) -> ParseWork
     """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
     less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
     child cannot be started (then this process parses)."""
-    if workers == 0 or not to_read or (workers is None and (os.cpu_count() or 1) < 2):
+    if workers == 0 or not to_read or not sys.executable or (workers is None and (os.cpu_count() or 1) < 2):
         return None
     if workers is None:
         total = 0
