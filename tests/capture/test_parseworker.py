@@ -133,3 +133,22 @@ def test_an_index_batch_not_flushed_is_replayed_from_the_journal(store_path):
         assert keys == ["project/p/alpha", "project/p/beta"]
     finally:
         again.close()
+
+
+@pytest.mark.parametrize("harness, src", [
+    ("codex", REPO / "tests" / "data" / "codex"),
+    ("claude-code", REPO / "tests" / "data" / "redaction"),
+    ("claude-code", REPO / "cmds" / "data" / "sample-projects"),
+])
+def test_worker_and_in_process_agree_on_the_test_transcripts(harness, src, tmp_path):
+    out = {}
+    for w in (0, 1):
+        store = open_store(tmp_path / f"s{w}", create=True)
+        try:
+            r = importer.import_transcripts(store, harness, [src], workers=w)
+            out[w] = (_summary(r), sorted(store.refs.iter("sessions")), sorted(store.refs.iter("facts")))
+        finally:
+            store.close()
+    assert out[1][0] == out[0][0] and out[1][1] == out[0][1]
+    assert [k for k, _ in out[1][2]] == [k for k, _ in out[0][2]]   # rollup summaries (their ids hold a time)
+    assert out[0][0][2] > 0
