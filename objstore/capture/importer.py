@@ -88,7 +88,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     it in full is not read again (counted in ``files_unchanged``), so an
     import with nothing new reads no transcript body; ``reread`` reads every
     file regardless (still idempotent).  Memory stays bounded: the appender's
-    session states are dropped after each publish.
+    session states are dropped after each publish.  Claude Code sub-agent
+    files read are rolled up (``objstore.capture.rollup``, their summaries
+    indexed in one write) and only then marked read, so an unchanged one
+    costs nothing and a crash before its summary reads it again.
 
     Args:
         harness: ``claude-code`` or ``codex``.
@@ -124,6 +127,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         ledger: set[str] = set()
         read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
+        rolls_up = harness == "claude-code"
+        held: list[tuple[str, list | None, list[str]]] = []  # sub-agent files read in full, marked after their rollup
         # what to read: a file's identity is taken before it is read (a later change reads it again)
         plan: list[tuple[str, list | None, bool, str | None]] = []  # (real path, identity, unchanged, error)
         for path in files:
@@ -186,8 +191,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     if not last:  # published: a later file of one of them reloads its state from the store
                         app.drop_states()
                         store.packs.drop_pages()  # the pack index pages its lookups read (all, as the store grows)
-                    for real_path, ident_, sids in read:  # their turns are stored and their refs published
-                        read_ledger.mark(real_path, ident_, sids)
+                    for entry in read:  # their turns are stored and their refs published
+                        if rolls_up and os.path.basename(entry[0]).startswith("agent-"):
+                            held.append(entry)  # a sub-agent's file: marked once its summary is written
+                        else:
+                            read_ledger.mark(*entry)
                     read_ledger.save()
                     read = []
                 if progress:
@@ -197,9 +205,13 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 worker.close()
             app.close()
             record_sources(store, ledger)
-    if harness == "claude-code":  # a sub-agent's end: its summary in its parent's namespace
-        rollup_files(store, [p for p in files if p.name.startswith("agent-")], final=True, command=command,
-                     batch=True)
+        agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
+        if rolls_up and agents:  # a sub-agent's end: its summary in its parent's namespace (unchanged: written)
+            rollup_files(store, agents, final=True, command=command, batch=True)
+            for entry in held:
+                read_ledger.mark(*entry)
+            if held:
+                read_ledger.save()
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted

@@ -152,3 +152,30 @@ def test_worker_and_in_process_agree_on_the_test_transcripts(harness, src, tmp_p
     assert out[1][0] == out[0][0] and out[1][1] == out[0][1]
     assert [k for k, _ in out[1][2]] == [k for k, _ in out[0][2]]   # rollup summaries (their ids hold a time)
     assert out[0][0][2] > 0
+
+
+def test_sub_agent_files_are_marked_read_only_after_their_rollup(tmp_path, monkeypatch):
+    """An import that dies between storing a sub-agent's turns and writing its
+    summary reads that file again next time (and writes the summary); an
+    import with nothing new rolls nothing up."""
+    src = REPO / "cmds" / "data" / "sample-projects"
+    store = open_store(tmp_path / "s", create=True)
+    try:
+        def boom(*a, **kw):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(importer, "rollup_files", boom)
+        with pytest.raises(KeyboardInterrupt):
+            importer.import_transcripts(store, "claude-code", [src])
+        assert not [k for k, _ in store.refs.iter("facts") if "/summary/" in k]
+        monkeypatch.undo()
+        calls = []
+        real = importer.rollup_files
+        monkeypatch.setattr(importer, "rollup_files", lambda st, paths, **kw: calls.append(list(paths)) or real(st, paths, **kw))
+        again = importer.import_transcripts(store, "claude-code", [src])
+        assert [p.name for p in calls[0]] == ["agent-a7c41e9d2b0f3e6a1.jsonl"]
+        assert again.turns_added == 0 and again.files_unchanged == again.files - 1
+        assert [k for k, _ in store.refs.iter("facts") if "/summary/" in k]
+        third = importer.import_transcripts(store, "claude-code", [src])
+        assert third.files_unchanged == third.files and len(calls) == 1
+    finally:
+        store.close()
