@@ -34,6 +34,7 @@ gone (a write to the closed pipe fails).
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import queue
@@ -43,6 +44,8 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+from objstore.core.redact import redact
 
 __all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows"]
 
@@ -63,8 +66,6 @@ def parse_rows(reader_module: str, path: Path) -> Iterator[tuple]:
     """The protocol's messages for one file (what the child sends), parsed by
     the reader module ``reader_module`` (``objstore.capture.claude_code`` or
     ``objstore.capture.codex``) and redacted, in this process."""
-    import importlib
-    from objstore.core.redact import redact
     reader = importlib.import_module(reader_module)
     stats = reader.ParseStats()
     rows: list[tuple] = []
