@@ -18,7 +18,19 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.remote.conftest import S3_ENV, make_bucket
+
+S3_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+
+
+def make_bucket(endpoint: str) -> str:
+    """A new bucket on the moto server (names of its own: conftest's counter is another module's)."""
+    import uuid
+
+    import boto3
+    name = f"memverify-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing", aws_secret_access_key="testing",
+                 region_name="us-east-1").create_bucket(Bucket=name)
+    return name
 
 
 def _mem(home: Path, *args: str, env: dict | None = None, code: int = 0) -> subprocess.CompletedProcess:
