@@ -28,6 +28,7 @@ from pathlib import Path
 
 import cbor2
 
+from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, ReadOnlyStore
 from objstore.core.record import Frozen, set_fields
 
@@ -300,7 +301,6 @@ def config_problem(root: str | Path) -> ConfigProblem | None:
     _doc, problem = parse_config(p, raw)
     if problem is None:
         try:
-            from objstore.core.atomic import atomic_write
             atomic_write(ok, stamp.encode("ascii"))
         except OSError:
             pass        # a read-only store: parsed again next time
