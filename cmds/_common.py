@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from . import _out
-from ._out import (warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
+from ._out import (warn_config, warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
                    short)
 
 
@@ -56,6 +56,8 @@ def open_store(ctx: click.Context, *, create: bool = False):
     store = open_(home_path(ctx), create=create, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
     ctx.call_on_close(lambda: warn_damage(store))  # runs first (LIFO)
+    if ctx.command.name not in ("doctor", "config"):   # those two say it themselves
+        ctx.call_on_close(lambda: warn_config(store.root))
     return store
 
 

@@ -508,6 +508,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         if not capture:
             run.guarded("no-capture", objstore.mark_no_capture, store, sid)
         cfg = None
+        cfg_read = capture
         if capture:
             cfg = run.guarded("config", objstore.load_capture_config, store.root)
             capture = cfg is not None      # an unreadable config stops capture
@@ -533,11 +534,18 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             if capture:
                 run.guarded("derive-auto", start_derive_auto, run, store)
             run.guarded("helper", start_helper, run, store)
+            # a config.toml that cannot be used: the person is told (Claude Code shows systemMessage),
+            # and the agent too, in the block, so it can say so; the hook still fails open
+            problem = run.guarded("config", objstore.config_problem, store.root)
+            notice = f"mem: {problem.message()}" if problem is not None else ""
             if no_inject(run.env):
-                return None
+                return {"systemMessage": notice} if notice else None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
                                 run.env.get("MEM_TRACE"))
-            return context_output(ev, block or "")
+            out = context_output(ev, f"{notice}\n{block or ''}" if notice else block or "")
+            if notice and out is not None:
+                out["systemMessage"] = notice
+            return out
 
         if ev == "SubagentStart":
             child = _subagent_namespace(sid, data)
@@ -551,7 +559,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             stated_source = ""
             forked = False
             statement_deferred = False
-            marker_cfg = cfg if cfg is not None else run.guarded("config", objstore.load_capture_config, store.root)
+            marker_cfg = cfg if (cfg is not None or cfg_read) else \
+                run.guarded("config", objstore.load_capture_config, store.root)   # (read once: logged once)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
             if capture and prompt.strip() and not data.get("agent_id"):

@@ -281,6 +281,20 @@ def warn_damage(store) -> None:
              "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
 
 
+def warn_config(root) -> None:
+    """One stderr warning when the store's config.toml cannot be used
+    (``objstore.config_problem``: cheap when it did not change), so the
+    person learns that capture stopped (or runs on defaults) from any
+    command, not only from 'mem doctor'."""
+    from objstore import config_problem
+    try:
+        p = config_problem(root)
+    except Exception:  # noqa: BLE001 - a warning never fails the command
+        return
+    if p is not None:
+        echo(safe(f"warning: {p.message()}"), err=True)
+
+
 DEFAULT_HOME = "~/.mem"
 
 

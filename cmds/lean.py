@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json, working_dir
+from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
@@ -546,6 +546,7 @@ def main(argv: list[str]) -> int | None:
                 return body(store, **params)
             finally:
                 warn_damage(store)
+                warn_config(store.root)
                 store.close()
                 if fresh:  # a first command that stored nothing (refused, failed) leaves no store
                     store.discard_if_unused(remove_root=not root_existed)

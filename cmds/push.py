@@ -18,7 +18,9 @@ def command(name, repair, as_json, store):
     A push first pulls: tombstones from elsewhere purge this store before
     anything is sent, so a forgotten value never travels back.  Then the
     objects the remote lacks go in one encrypted pack, uploaded before the
-    manifest that names them.  A value forgotten here is removed from the
+    manifest that names them, and checked first by the size (and on S3
+    the MD5 etag) the remote reports: a pack that did not arrive whole is
+    sent again, never named.  A value forgotten here is removed from the
     remote's packs by this push.
 
     A pull or clone that finds a damaged remote pack exits 13: run
@@ -38,7 +40,8 @@ def command(name, repair, as_json, store):
     12 times; 12 wrong sync key; 13 damaged remote data (with --repair:
     objects no pack and not this store holds); 14 newer remote
     format; 15 remote unreachable, credentials refused, bucket or folder
-    missing (mem never creates the folder: make it first).
+    missing (mem never creates the folder: make it first), or the pack
+    did not arrive whole twice (the manifest did not move).
     """
     from objstore import get_remote, push
     from ._remote import progress, s3_env, summary

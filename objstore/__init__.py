@@ -97,6 +97,7 @@ _API: dict[str, tuple[str, str]] = {
     "append_history": ("objstore.memory.history", "append_history"),
     "load_history": ("objstore.memory.history", "load_history"),
     "purge_history": ("objstore.memory.history", "purge_history"),
+    "config_problem": ("objstore.core.settings", "config_problem"),
     "agent_of": ("objstore.memory.caller", "agent_of"),
     "default_trust": ("objstore.memory.caller", "default_trust"),
     "require_person": ("objstore.memory.caller", "require_person"),

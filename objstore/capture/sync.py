@@ -68,6 +68,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
+from objstore.core.settings import capture_settings, parse_config
 from objstore.core.store import Store, now_ms
 from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
@@ -120,9 +121,13 @@ class CaptureConfig(Frozen):
 def load_config(root: Path) -> CaptureConfig:
     """Read ``<root>/config.toml`` (missing file = defaults).
 
-    Raises InvalidInput when the file is not valid TOML or the ``[capture]``
-    values have the wrong types (capture then stops: an exclusion that cannot
-    be read must not be ignored)."""
+    A file that is not valid TOML (or UTF-8) but cannot hold ``[capture]``
+    settings (``objstore.core.settings.capture_unaffected``) gives the
+    defaults: capture goes on, and the person learns of the file from
+    ``settings.config_problem`` (commands' warning, the session-start
+    hook).  Raises InvalidInput, naming the file and line, when it may hold
+    them or holds ``[capture]`` values of the wrong types (capture then
+    stops: an exclusion that cannot be read must not be ignored)."""
     p = Path(root) / CONFIG_FILE
     try:
         raw = p.read_bytes()
@@ -130,22 +135,15 @@ def load_config(root: Path) -> CaptureConfig:
         return CaptureConfig()
     except OSError as e:
         raise InvalidInput(f"{p} cannot be read: {e.strerror}") from None
-    import tomllib
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise InvalidInput(f"{p} is not valid TOML: {e}", hint="fix or remove the file") from None
-    cap = doc.get("capture", {})
-    if not isinstance(cap, dict):
-        raise InvalidInput(f"{p}: [capture] must be a table")
-    excl = cap.get("exclude", [])
-    marker = cap.get("ignore_marker", DEFAULT_MARKER)
-    if not isinstance(excl, list) or not all(isinstance(x, str) and x.strip() for x in excl):
-        raise InvalidInput(f"{p}: capture.exclude must be a list of non-empty strings")
-    if not isinstance(marker, str):
-        raise InvalidInput(f"{p}: capture.ignore_marker must be a string")
+    doc, problem = parse_config(p, raw)
+    if problem is not None:
+        if not problem.capture_stopped:
+            return CaptureConfig()
+        where = f"{p} line {problem.line}" if problem.line else str(p)
+        raise InvalidInput(f"{where}: {problem.reason}", hint="fix or remove the file")
+    excl, marker = capture_settings(doc, p)  # type: ignore[arg-type]
     pats = tuple(os.path.normpath(os.path.expanduser(x.strip())) for x in excl)
-    return CaptureConfig(exclude=pats, ignore_marker=marker.strip())
+    return CaptureConfig(exclude=pats, ignore_marker=DEFAULT_MARKER if marker is None else marker.strip())
 
 
 def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:

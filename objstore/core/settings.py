@@ -28,7 +28,9 @@ from pathlib import Path
 
 import cbor2
 
+from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, ReadOnlyStore
+from objstore.core.record import Frozen, set_fields
 
 CONFIG_FILE = "config.toml"
 #: the spellings of a boolean (as git config takes them)
@@ -172,20 +174,163 @@ def _check_number(s: Setting, v):
     return v
 
 
+class ConfigProblem(Frozen):
+    """Why ``<store>/config.toml`` cannot be used.
+
+    Attributes:
+        path: the file.
+        line: the 1-based line of the error (0: not known, e.g. unreadable).
+        reason: what is wrong (the parser's words).
+        capture_stopped: True when capture stops until the file is fixed:
+            the file may hold ``[capture]`` settings (exclusions) that
+            cannot be read, or holds invalid ones.  False when the broken
+            file cannot hold a ``[capture]`` table (:func:`capture_unaffected`):
+            capture goes on with the defaults.
+    """
+
+    __slots__ = ("path", "line", "reason", "capture_stopped")
+
+    def __init__(self, path: str, line: int, reason: str, capture_stopped: bool) -> None:
+        set_fields(self, path, line, reason, capture_stopped)
+
+    def message(self) -> str:
+        """One line for a person: the file, the line, what is wrong and what
+        it stops."""
+        where = f"{self.path} line {self.line}" if self.line else self.path
+        effect = ("capture is stopped until it is fixed or removed" if self.capture_stopped else
+                  "capture goes on; every setting is at its default until it is fixed")
+        return f"{where}: {self.reason}: {effect} ('mem doctor' shows it)"
+
+
+_AT_LINE = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)\s*$")
+
+
+def capture_unaffected(raw: bytes) -> bool:
+    """True when the text ``raw`` of a config.toml cannot hold ``[capture]``
+    settings, readable or not: the word ``capture`` (any case) is nowhere in
+    it and it has no ``\\u``/``\\U`` escape (a quoted key could spell the
+    table's name with one).  Capture may then go on with its defaults while
+    the rest of the file is broken: no exclusion can be ignored."""
+    low = raw.lower()
+    return b"capture" not in low and b"\\u" not in low
+
+
+def parse_config(path: Path, raw: bytes) -> tuple[dict | None, ConfigProblem | None]:
+    """``(document, None)`` for the bytes ``raw`` of the config.toml at
+    ``path``, or ``(None, problem)`` when it is not UTF-8 or not TOML
+    (:class:`ConfigProblem` with the line of the error).  Also a problem
+    when the document parses but its ``[capture]`` table is not what
+    :func:`capture_settings` takes."""
+    import tomllib  # deferred (~3 ms): the hooks import this module for its defaults, not always to read the file
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        try:    # a TOML error on an earlier line is the first thing to fix
+            tomllib.loads(raw.decode("utf-8", "replace"))
+        except tomllib.TOMLDecodeError as te:
+            m = _AT_LINE.search(str(te))
+            if m and m.group(1) and int(m.group(1)) < line:
+                return None, ConfigProblem(str(path), int(m.group(1)),
+                                           f"not valid TOML ({_AT_LINE.sub('', str(te)).strip()})",
+                                           not capture_unaffected(raw))
+        return None, ConfigProblem(str(path), line, f"not valid UTF-8 (byte 0x{raw[e.start]:02x})",
+                                   not capture_unaffected(raw))
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _AT_LINE.search(msg)
+        last = text.count("\n") + (0 if text.endswith("\n") else 1)
+        return None, ConfigProblem(str(path), (int(m.group(1)) if m.group(1) else last) if m else 0,
+                                   f"not valid TOML ({_AT_LINE.sub('', msg).strip() or 'parse error'})",
+                                   not capture_unaffected(raw))
+    try:
+        capture_settings(doc, path)
+    except InvalidInput as e:
+        return None, ConfigProblem(str(path), 0, e.message.removeprefix(f"{path}: "), True)
+    return doc, None
+
+
+def capture_settings(doc: dict, path: Path) -> tuple[list[str], str | None]:
+    """``(exclude globs, ignore marker or None)`` of the ``[capture]`` table
+    of a parsed config.toml (the globs as written; None: the default
+    marker).  Raises InvalidInput for values of the wrong type."""
+    cap = doc.get("capture", {})
+    if not isinstance(cap, dict):
+        raise InvalidInput(f"{path}: [capture] must be a table")
+    excl = cap.get("exclude", [])
+    marker = cap.get("ignore_marker")
+    if not isinstance(excl, list) or not all(isinstance(x, str) and x.strip() for x in excl):
+        raise InvalidInput(f"{path}: capture.exclude must be a list of non-empty strings")
+    if marker is not None and not isinstance(marker, str):
+        raise InvalidInput(f"{path}: capture.ignore_marker must be a string")
+    return excl, marker
+
+
+#: the stamp (size, mtime, inode) of the last config.toml found usable, under the store
+CONFIG_OK_STAMP = "cache/config.ok"
+
+
+def config_problem(root: str | Path) -> ConfigProblem | None:
+    """What is wrong with ``<root>/config.toml`` (:class:`ConfigProblem`),
+    or None when it is usable or absent.  Cheap when nothing changed: a
+    file found usable leaves its ``stat`` stamp in ``<root>/cache/config.ok``
+    (best effort: not on a read-only store), and a file with the same size,
+    mtime and inode is not parsed again; so every command can ask."""
+    import os
+    root = Path(root)
+    p = root / CONFIG_FILE
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return ConfigProblem(str(p), 0, f"cannot be read ({e.strerror})", True)
+    stamp = f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\n"
+    ok = root / CONFIG_OK_STAMP
+    try:
+        if ok.read_text("ascii") == stamp:
+            return None
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        return ConfigProblem(str(p), 0, f"cannot be read ({e.strerror})", True)
+    _doc, problem = parse_config(p, raw)
+    if problem is None:
+        try:
+            atomic_write(ok, stamp.encode("ascii"))
+        except OSError:
+            pass        # a read-only store: parsed again next time
+    return problem
+
+
+def load_toml(root: str | Path) -> dict:
+    """The parsed ``<root>/config.toml`` ({} when absent).  Raises
+    InvalidInput naming the file and the line (:func:`parse_config`)."""
+    p = Path(root) / CONFIG_FILE
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        raise InvalidInput(f"{p} cannot be read: {e.strerror}", hint="fix its permissions, or remove it") from None
+    doc, problem = parse_config(p, raw)
+    if problem is not None:
+        where = f"{p} line {problem.line}" if problem.line else str(p)
+        raise InvalidInput(f"{where}: {problem.reason}", hint="fix or remove the file")
+    return doc  # type: ignore[return-value]
+
+
 def _stored(root: Path) -> dict[str, tuple[object, str]]:
     """The settings the store's files hold, each with where it was read:
     ``config.toml``, and for a setting it does not hold, its ``legacy`` key
     in the CBOR ``config``.  Raises InvalidInput for a ``config.toml`` that
-    is not valid TOML."""
-    import tomllib  # deferred (~3 ms): the hooks import this module for its defaults, not always to read the file
-
+    is not valid TOML (naming the line)."""
     p = root / CONFIG_FILE
-    try:
-        doc = tomllib.loads(p.read_text("utf-8"))
-    except FileNotFoundError:
-        doc = {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise InvalidInput(f"{p} is not valid TOML: {e}", hint="fix or remove the file") from None
+    doc = load_toml(root)
     out: dict[str, tuple[object, str]] = {}
     legacy: dict | None = None
     for name, s in SETTINGS.items():

@@ -41,8 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.importer import imported_sources
-from objstore.capture.sync import load_config
-from objstore.core.errors import InvalidInput
+from objstore.core.settings import config_problem
 from objstore.core.lock import lock_held
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
@@ -130,12 +129,16 @@ def _index(store: Store) -> list[Finding]:
 
 
 def _config(root: Path) -> list[Finding]:
-    try:
-        load_config(root)
-    except InvalidInput as e:
-        return [Finding("config", "error", f"{e}: capture is stopped until it can be read",
+    p = config_problem(root)   # capture stopped: an error; on defaults: a warning
+    if p is None:
+        return []
+    where = f"{p.path} line {p.line}" if p.line else p.path
+    if p.capture_stopped:
+        return [Finding("config", "error", f"{where}: {p.reason}: capture is stopped until it can be read",
                         f"fix or remove {root / 'config.toml'}", (str(root / "config.toml"),))]
-    return []
+    return [Finding("config", "warning", f"{where}: {p.reason}: capture goes on, but every setting is at its "
+                    "default until it can be read", f"fix or remove {root / 'config.toml'}",
+                    (str(root / "config.toml"),))]
 
 
 def _projects(root: Path) -> list[Finding]:

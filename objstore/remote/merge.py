@@ -43,6 +43,7 @@ import cbor2
 
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
+from objstore.memory.tombstones import TEXT_KEY
 
 
 @dataclass
@@ -60,9 +61,9 @@ class ForgetIndex:
     sessions: dict[str, int] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
-        """Record a tombstone (rejections and ``match:`` rules are not forgets
-        of a stored object and are ignored)."""
-        if t.reason == "rejected" or t.key.startswith("match:"):
+        """Record a tombstone (rejections, ``match:`` rules and ``text``
+        tombstones are not forgets of a stored object and are ignored)."""
+        if t.reason == "rejected" or t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
             d, k = self.sessions, t.key[len("session:"):]

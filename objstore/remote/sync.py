@@ -586,7 +586,7 @@ def repair_remote(store: Store, r: _Remote, spec: RemoteSpec, res: SyncResult,
                 idx_path = next(tmp.glob("pack-*.idx"))
                 stored = r.sealer.seal(bundle(idx_path.with_suffix(".pack").read_bytes(), idx_path.read_bytes()))
                 new_name = content_name(stored)
-                r.t.create(f"packs/{new_name}", stored)
+                upload_pack(r.t, f"packs/{new_name}", stored)
                 res.bytes_sent += len(stored)
             drop = [] if lost else damaged
             packs = sorted((set(m.packs) - set(drop)) | ({new_name} if new_name else set()))
@@ -699,7 +699,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 new_name = content_name(stored)
                 if progress:
                     progress("send", 0, len(stored))
-                r.t.create(f"packs/{new_name}", stored)
+                upload_pack(r.t, f"packs/{new_name}", stored)   # read back by size/checksum before it is named
                 if progress:
                     progress("send", len(stored), len(stored))
                 res.bytes_sent += len(stored)
@@ -737,6 +737,57 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     if progress:
         progress("done", 1, 1)
     return res
+
+
+def upload_check(t: Transport, name: str, data: bytes) -> str | None:
+    """What is wrong with the remote's copy of ``name`` that should hold
+    ``data``, or None when it is whole.  Cheap: the backend's metadata only
+    (:meth:`Transport.stat`): the size must be ``len(data)``; where the
+    etag is an MD5 (32 hex digits: an S3 single-part upload) it must be the
+    MD5 of ``data``, else the object is read back once and compared (a
+    bucket whose etag is no MD5, e.g. SSE-KMS, then costs a download).  A
+    multipart etag (``…-N``) or a folder is checked by size.  Raises
+    RemoteUnavailable."""
+    try:
+        size, etag = t.stat(name)
+    except NotFound:
+        return "it is missing"
+    if size != len(data):
+        return f"it holds {size} of the {len(data)} bytes sent"
+    tag = (etag or "").strip('"').lower()
+    if len(tag) == 32 and all(c in "0123456789abcdef" for c in tag):
+        import hashlib
+        if hashlib.md5(data, usedforsecurity=False).hexdigest() != tag:
+            try:
+                got, _etag = t.read(name)
+            except NotFound:
+                return "it is missing"
+            if got != data:
+                return "its bytes differ from those sent"
+    return None
+
+
+def upload_pack(t: Transport, name: str, data: bytes) -> None:
+    """Write the bundle ``name`` (content-named: create-if-absent) and check
+    the remote's copy (:func:`upload_check`) before any manifest names it.
+    A copy that is not whole (a truncated upload, or a damaged one an earlier
+    push left under the same name) is deleted and sent once more; if that
+    is not whole either, it is deleted and RemoteUnavailable (exit 15) is
+    raised: the manifest did not move, so the remote is as before."""
+    t.create(name, data)
+    bad = upload_check(t, name, data)
+    if bad is None:
+        return
+    t.delete(name)
+    t.create(name, data)
+    again = upload_check(t, name, data)
+    if again is None:
+        return
+    t.delete(name)
+    raise RemoteUnavailable(f"the upload of {name} to {t.where} did not arrive whole ({again}; before: {bad}); "
+                            "nothing was published, the remote's manifest did not move",
+                            hint="push again; if it repeats, check the remote's storage (a full disk, a proxy "
+                                 "that cuts uploads)")
 
 
 def _verified_frame(store: Store, oid: str) -> bytes:

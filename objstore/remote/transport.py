@@ -9,7 +9,10 @@ needs (``objstore/remote/sync.py``, ``docs/format.md`` "Remotes"):
   (S3 ``If-None-Match: *``; a folder: ``link(2)`` of a complete temp file);
 * :meth:`Transport.swap` - compare-and-swap on an etag (S3 ``If-Match``;
   a folder: an ``flock`` on ``<name>.lock``, compare, rename);
-* :meth:`Transport.delete`, :meth:`Transport.list`.
+* :meth:`Transport.delete`, :meth:`Transport.list`;
+* :meth:`Transport.stat` - ``(size, etag)`` from the backend's metadata (S3
+  ``HEAD``; a folder: ``stat(2)``), so a push checks an upload without
+  reading it back (``objstore.remote.sync.upload_check``).
 
 The S3 transport uses ``obstore`` (the ``memvcs[s3]`` extra; ~30 ms to
 import, against ~166 ms for boto3), imported only when an S3 remote is
@@ -99,6 +102,11 @@ class Transport:
 
     def list(self, prefix: str) -> list[tuple[str, int, float]]:
         """``(name, size, mtime seconds)`` of every name starting with ``prefix``."""
+        raise NotImplementedError
+
+    def stat(self, name: str) -> tuple[int, str | None]:
+        """``(size in bytes, the backend's etag or None)`` of ``name``, without
+        reading it.  Raises NotFound, RemoteUnavailable."""
         raise NotImplementedError
 
     def check(self) -> None:
@@ -194,6 +202,14 @@ class FolderTransport(Transport):
             return _etag(data)
         finally:
             os.close(fd)
+
+    def stat(self, name: str) -> tuple[int, str | None]:
+        try:
+            return self._p(name).stat().st_size, None
+        except FileNotFoundError:
+            raise NotFound(f"{name} is not on the remote {self.where}") from None
+        except OSError as e:
+            raise RemoteUnavailable(f"cannot read {name} from {self.where}: {e.strerror}") from None
 
     def delete(self, name: str) -> None:
         try:
@@ -328,6 +344,17 @@ class S3Transport(Transport):
             raise RefConflict(f"remote {name}", etag, "(changed)") from None
         except Exception as e:
             raise self._fail(e, f"writing {name}") from None
+
+    def stat(self, name: str) -> tuple[int, str | None]:
+        try:
+            m = self._ob.head(self.s, name)
+            return int(m["size"]), m.get("e_tag")
+        except FileNotFoundError as e:
+            if "NoSuchBucket" in str(e):
+                raise self._fail(e, "stat") from None
+            raise NotFound(f"{name} is not on the remote {self.where}") from None
+        except Exception as e:
+            raise self._fail(e, f"reading the size of {name}") from None
 
     def delete(self, name: str) -> None:
         try:

@@ -90,3 +90,51 @@ def test_an_agent_cannot_forget(mem):
     assert mem("get", "project/a/b").stdout == "keep me\n"
     mem("forget", "project/a/b", "--yes", env={"MEM_AGENT": "0", **AGENT})   # a person says so
     mem("get", "project/a/b", exit_code=4)
+
+
+# -- 2: a broken config.toml is said, and capture goes on where that is safe --
+
+def _prompt(store_path, sid: str, text: str):
+    return run_hook(store_path, {"session_id": sid, "transcript_path": "/nonexist/x.jsonl", "cwd": "/tmp",
+                                 "hook_event_name": "UserPromptSubmit", "prompt": text},
+                    env=hook_env(store_path, MEM_HOOK_FORK="0"))
+
+
+def test_broken_config_without_capture_settings_warns_and_capture_goes_on(mem, store_path):
+    mem("remember", "user/shell", "fish shell")
+    cfg = store_path / "config.toml"
+    cfg.write_bytes(b"# mine\nhelper = [[[ broken\n\x00\xff")
+    for args in (["get", "user/shell"], ["remember", "project/a/b", "x"], ["sessions"], ["log", "user/shell"]):
+        r = mem(*args)
+        assert f"warning: {cfg} line 2: not valid TOML" in r.stderr and "capture goes on" in r.stderr, (args, r.stderr)
+    checks = {f["check"]: f for f in mem("doctor", "--json", exit_code=None).json["findings"]}
+    assert checks["config"]["severity"] == "warning" and "line 2" in checks["config"]["message"]
+    rc, _out, _err, _t = _prompt(store_path, "aaaa0003-1111", "a prompt to keep")
+    assert rc == 0
+    assert "aaaa0003-1111" in mem("sessions").stdout          # captured, with the default settings
+    rc, out, _err, _t = run_hook(store_path, {"session_id": "aaaa0003-1111", "transcript_path": "/nonexist/x.jsonl",
+                                              "cwd": "/tmp", "hook_event_name": "SessionStart", "source": "startup"},
+                                 env=hook_env(store_path, MEM_HOOK_FORK="0"))
+    assert rc == 0
+    o = json.loads(out)
+    assert f"{cfg} line 2" in o["systemMessage"] and "not valid TOML" in o["systemMessage"]
+    assert o["systemMessage"] in o["hookSpecificOutput"]["additionalContext"]
+    assert "fish shell" in o["hookSpecificOutput"]["additionalContext"]      # the block is still there
+    cfg.write_text("[context]\nsession_budget = 900\n")                       # fixed: silent again
+    assert "warning" not in mem("get", "user/shell").stderr
+
+
+def test_broken_config_that_may_hold_exclusions_stops_capture_and_says_so(mem, store_path):
+    mem("init")
+    cfg = store_path / "config.toml"
+    cfg.write_text('[capture]\nexclude = ["/secret"]\nbroken = [[\n')
+    r = mem("get", "user/none", exit_code=4)
+    assert f"warning: {cfg} line 3: not valid TOML" in r.stderr and "capture is stopped" in r.stderr
+    rc, _out, _err, _t = _prompt(store_path, "aaaa0004-1111", "not to be captured")
+    assert rc == 0                                                            # the hook fails open
+    assert "aaaa0004" not in mem("sessions").stdout
+    log = (store_path / "logs" / "hooks.log").read_text()
+    assert log.count("UserPromptSubmit aaaa0004-1111 InvalidInput:config") == 1   # once per event, not twice
+    checks = {f["check"]: f for f in mem("doctor", "--json", exit_code=None).json["findings"]}
+    assert checks["config"]["severity"] == "error"
+    assert "line 3" in checks["config"]["message"] and "capture is stopped" in checks["config"]["message"]
