@@ -93,3 +93,43 @@ def test_sync_does_not_spread_an_agent_copy_of_a_forgotten_value(mem, tmp_path):
     mem(*b, "push")
     mem(*a, "pull")
     assert mem(*a, "get", "project/r/mine").stdout.strip() == value
+
+
+# -- 5 (+4): a remote whose manifest is lost ---------------------------------
+
+def _age_packs(remote, seconds=3600):
+    import os
+    import time
+    for p in (remote / "packs").rglob("*"):
+        if p.is_file():
+            os.utime(p, (time.time() - seconds, time.time() - seconds))
+
+
+def test_a_remote_that_lost_its_manifest_is_refused_then_repaired(mem, tmp_path):
+    import shutil
+    remote, key = tmp_path / "remote1", tmp_path / "sync.key"
+    remote.mkdir()
+    a = ["--home", str(tmp_path / "a")]
+    mem(*a, "init")
+    mem(*a, "remote", "add", "origin", str(remote))
+    mem(*a, "remember", "project/r/note", "the quokka4242 note", env=PERSON)
+    mem(*a, "remember", "project/r/other", "kept value", env=PERSON)
+    mem(*a, "push")
+    mem(*a, "remote", "key", "export", "-o", str(key))
+    rd3 = tmp_path / "rd3"
+    shutil.copytree(remote, rd3)
+    (rd3 / "manifest").unlink()
+    _age_packs(rd3)
+    r = mem("--home", str(tmp_path / "cl3"), "clone", str(rd3), "--key", str(key), exit_code=13)
+    assert "manifest is missing" in r.stderr and "push --repair" in r.stderr
+    assert not (tmp_path / "cl3").exists()
+    mem(*a, "remote", "add", "r3", str(rd3))
+    assert "manifest is missing" in mem(*a, "pull", "r3", exit_code=13).stderr
+    assert "manifest is missing" in mem(*a, "push", "r3", exit_code=13).stderr
+    # the machine that has the data repairs it; a forget then reaches the adopted packs
+    mem(*a, "forget", "project/r/note", "--yes", env=PERSON)
+    mem(*a, "push", "r3", "--repair")
+    assert "r3" not in mem(*a, "scan", "quokka4242", exit_code=None).stdout
+    mem("--home", str(tmp_path / "cl4"), "clone", str(rd3), "--key", str(key))
+    assert mem("--home", str(tmp_path / "cl4"), "get", "project/r/other").stdout.strip() == "kept value"
+    mem("--home", str(tmp_path / "cl4"), "get", "project/r/note", exit_code=4)
