@@ -133,3 +133,26 @@ def test_a_remote_that_lost_its_manifest_is_refused_then_repaired(mem, tmp_path)
     mem("--home", str(tmp_path / "cl4"), "clone", str(rd3), "--key", str(key))
     assert mem("--home", str(tmp_path / "cl4"), "get", "project/r/other").stdout.strip() == "kept value"
     mem("--home", str(tmp_path / "cl4"), "get", "project/r/note", exit_code=4)
+
+
+# -- 6: a damaged or missing store config -------------------------------------
+
+def test_fsck_repair_rebuilds_a_damaged_or_missing_config(mem, tmp_path):
+    home = ["--home", str(tmp_path / "sv")]
+    mem(*home, "init")
+    mem(*home, "remember", "project/h/a", "kept value", env=PERSON)
+    (tmp_path / "sv" / "config").write_bytes(b"garbage")
+    r = mem(*home, "get", "project/h/a", exit_code=13)
+    assert "fsck --repair" in r.stderr
+    r = mem(*home, "fsck", "--repair")
+    assert "config was damaged" in r.stdout
+    assert list((tmp_path / "sv").glob("config.damaged-*"))
+    assert mem(*home, "get", "project/h/a").stdout.strip() == "kept value"
+    (tmp_path / "sv" / "config").unlink()
+    r = mem(*home, "get", "project/h/a", exit_code=10)
+    assert "fsck --repair" in r.stderr
+    assert "config was missing" in mem(*home, "fsck", "--repair").stdout
+    assert mem(*home, "get", "project/h/a").stdout.strip() == "kept value"
+    mem(*home, "remember", "project/h/a", "a new value", env=PERSON)
+    assert mem(*home, "get", "project/h/a").stdout.strip() == "a new value"
+    assert "ok" in mem(*home, "fsck").stdout
