@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, json_option, plural, progress_bar, with_store
+from ._common import emit_json, home_path, json_option, open_store, plural, progress_bar
 
 
 @click.command("fsck")
@@ -10,8 +10,8 @@ from ._common import emit_json, json_option, plural, progress_bar, with_store
               help="Set damaged objects aside in <store>/quarantine, mend the histories around what is "
                    "lost, rebuild the search index, then check again.")
 @json_option
-@with_store()
-def command(repair, as_json, store):
+@click.pass_context
+def command(ctx, repair, as_json):
     """Verify every object, ref and parent link, and the search index.
 
     Re-hashes and decodes every object (rejecting non-canonical bytes),
@@ -30,8 +30,10 @@ def command(repair, as_json, store):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  See
-    docs/design.md, "Damage and repair".
+    rewritten onto it; a ref with nothing left is deleted.  A missing or
+    damaged <store>/config (the directory still has objects/ and refs/) is
+    rewritten with the defaults (docs/format.md "config"; a damaged one is
+    kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".
 
     A damaged project registry (projects.json) is a problem too; --repair
     leaves it alone (mem doctor tells how to fix it): until it is fixed,
@@ -48,6 +50,13 @@ def command(repair, as_json, store):
     """
     from objstore import IntegrityError
     from objstore import fsck, verify_index
+    config_fixed = None
+    if repair:   # before opening: a damaged or missing config would refuse the open
+        from objstore import repair_config
+        config_fixed = repair_config(home_path(ctx))
+        if config_fixed and not as_json:
+            click.echo(f"repaired: {config_fixed}")
+    store = open_store(ctx)
     fixed = reindexed = None
     if repair:
         from objstore import reindex, repair_store
@@ -71,7 +80,8 @@ def command(repair, as_json, store):
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
                              "refetched": fixed.refetched, "lost": fixed.lost, "stubs": fixed.stubs,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
-                             "restored_refs": fixed.restored_refs, "reindexed": reindexed}
+                             "restored_refs": fixed.restored_refs, "reindexed": reindexed,
+                             "config": config_fixed}
         emit_json(doc)
     else:
         if fixed is not None:

@@ -56,9 +56,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
       mem import claude-memory
 
     Exit status: 0 ok (even with skipped lines or files of transcripts and
-    notes); 2 a jsonl line is damaged; 4 a path does not exist; 6 a jsonl
-    ref exists here at another version (see --keep-existing); 11 store
-    locked.
+    notes; a jsonl ref whose history holds what this store forgot is
+    skipped and named); 2 a jsonl line is damaged; 4 a path does not exist;
+    6 a jsonl ref exists here at another version (see --keep-existing), or
+    an agent imports a jsonl holding forgotten content; 11 store locked.
     """
     if harness == "jsonl":
         return _import_jsonl(store, paths, as_json, keep_existing)
@@ -104,23 +105,28 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
 
 
 def _import_jsonl(store, paths, as_json, keep_existing=False):
-    from objstore import import_jsonl
+    from objstore import agent_of, import_jsonl
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
-    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": []}
+    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": []}
     for p in paths:
         if not os.path.isfile(p):
             raise click.BadParameter(f"{p} is not a file (give the file 'mem export' wrote)", param_hint="PATHS")
         with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
-            r = import_jsonl(store, f, progress=update, keep_existing=keep_existing)
+            r = import_jsonl(store, f, progress=update, keep_existing=keep_existing, agent=agent_of(os.environ))
         for k in ("objects", "present", "refs", "refs_kept"):
             total[k] += getattr(r, k)
         total["conflicts"] += r.conflicts
+        total["forgotten"] += r.forgotten
     if as_json:
         emit_json(total)
         return
     click.echo(f"imported {plural(total['objects'], 'new object')} ({total['present']} already stored) "
                f"and {plural(total['refs'], 'ref')}")
+    if total["forgotten"]:
+        click.echo(f"skipped {plural(len(total['forgotten']), 'ref')} whose history holds what this store "
+                   "forgot (tombstones): " + ", ".join(total["forgotten"][:5])
+                   + (" …" if len(total["forgotten"]) > 5 else ""), err=True)
     if total["refs_kept"]:
         click.echo(f"kept {plural(total['refs_kept'], 'ref')} this store already had at another version: "
                    + ", ".join(total["conflicts"][:5]) + (" …" if len(total["conflicts"]) > 5 else ""), err=True)

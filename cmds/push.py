@@ -28,7 +28,11 @@ def command(name, repair, as_json, store):
     checks every remote pack (the whole remote: slow for a big one), sends
     again every object a damaged or missing pack held, drops that pack
     from the manifest and deletes it.  Objects this store lacks too are
-    named, and it exits 13 after sending what it could.
+    named, and it exits 13 after sending what it could.  A remote that
+    lost its manifest (packs, but no manifest) makes pull, clone and push
+    exit 13; 'mem push --repair' adopts its packs (they are read, and
+    rewritten without what this store forgot) and writes a manifest of this
+    store's refs; other machines then push theirs again.
 
     \b
     Examples:

@@ -47,6 +47,7 @@ _API: dict[str, tuple[str, str]] = {
     "parse_version_spec": ("objstore.core.refs", "parse_version_spec"),
     "fsck": ("objstore.core.fsck", "fsck"),
     "repair_store": ("objstore.memory.repair", "repair"),
+    "repair_config": ("objstore.memory.opening", "repair_config"),
     "RepairReport": ("objstore.memory.repair", "RepairReport"),
     "ReadOnlyStore": ("objstore.core.errors", "ReadOnlyStore"),
     "gc": ("objstore.memory.forget", "gc"),

@@ -146,6 +146,10 @@ class Store:
                 raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
             if root.exists() and not root.is_dir():
                 raise InvalidInput(f"cannot create a store at {root}: it is not a directory")
+            if entries and "objects" in entries and "refs" in entries:
+                raise InvalidInput(f"{root} is a mem store whose config is missing; refusing to create one there",
+                                   hint="'mem fsck --repair' writes the default config back (objects and refs "
+                                        "are kept)")
             if entries:
                 raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
                                    hint="point --home / MEM_HOME at a new or empty directory")
@@ -204,6 +208,10 @@ class Store:
         try:
             raw = (root / "config").read_bytes()
         except (FileNotFoundError, NotADirectoryError):
+            if (root / "objects").is_dir() and (root / "refs").is_dir():
+                raise StoreNotFound(f"{root} is a mem store whose config is missing",
+                                    hint="'mem fsck --repair' writes the default config back (objects and refs "
+                                         "are kept)") from None
             raise StoreNotFound(f"no mem store at {root}",
                                 hint="run 'mem init', or point --home / MEM_HOME at a store") from None
         except OSError as e:
@@ -212,7 +220,9 @@ class Store:
             cfg = cbor2.loads(raw)
             fmt, hash_name = cfg["format"], cfg.get("hash", "blake3")
         except Exception:
-            raise CorruptObject(f"{root}/config is not a mem store config") from None
+            raise CorruptObject(f"{root}/config is not a mem store config",
+                                hint="'mem fsck --repair' sets it aside and writes the default config "
+                                     "(objects and refs are kept)") from None
         if type(fmt) is not int or fmt != STORE_FORMAT or hash_name != "blake3":
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows format {STORE_FORMAT}, blake3)", hint="upgrade mem")
@@ -220,6 +230,40 @@ class Store:
         st._config = cfg
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
         return st
+
+    @classmethod
+    def repair_config(cls, root: str | os.PathLike) -> str | None:
+        """Rewrite a missing or damaged ``<root>/config`` when ``root`` is
+        otherwise a store (it has ``objects/`` and ``refs/``): the documented
+        defaults (``docs/format.md`` "config": format
+        :data:`STORE_FORMAT`, hash ``blake3``, ``created`` now, ``ref_names``
+        1, so the first write re-runs the idempotent ref-name migration);
+        nothing else is touched.  A damaged config is kept beside it as
+        ``config.damaged-<ms>``.  Returns what was done (a sentence), or
+        None when the config opens, ``root`` is not a store, or its config
+        names a format this code does not know (UnsupportedVersion: left
+        alone).  Caller: ``mem fsck --repair`` (no other process should be
+        writing the store)."""
+        root = Path(root).expanduser()
+        if not ((root / "objects").is_dir() and (root / "refs").is_dir()):
+            return None
+        try:
+            cls.open(root).close()
+            return None
+        except UnsupportedVersion:
+            return None
+        except StoreNotFound:
+            what = "config was missing: wrote the default one"
+        except CorruptObject:
+            aside = root / f"config.damaged-{now_ms()}"
+            try:
+                os.replace(root / "config", aside)
+            except OSError as e:
+                raise CorruptObject(f"{root}/config cannot be set aside: {e.strerror}") from None
+            what = f"config was damaged (kept as {aside.name}): wrote the default one"
+        atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
+                                                   "ref_names": 1}, canonical=True))
+        return what
 
     def _migrate_if_needed(self) -> None:
         """Under the lock: rename the ref files of a store written before

@@ -66,3 +66,9 @@ def _recover(store: Store) -> None:
     # command that opens a store would otherwise pay for importing it
     from objstore.memory.recovery import recover  # deferred: only after a crash
     recover(store)
+
+
+def repair_config(root: str | os.PathLike) -> str | None:
+    """Rewrite a missing or damaged store config at ``root``
+    (:meth:`objstore.core.store.Store.repair_config`: what was done, or None)."""
+    return Store.repair_config(root)

@@ -35,13 +35,14 @@ from typing import IO, Any
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
-from objstore.core.errors import InvalidInput, MemError, Refused
-from objstore.core.objects import QueueItem, TYPE_NAMES, Tombstone
+from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused
+from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import current_of, walk
 from objstore.memory.sessions import walk_turns
+from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
 from objstore.retrieval.search import reindex
 
 FORMAT = "mem-export/1"
@@ -61,13 +62,16 @@ class ExportResult:
 class ImportResult:
     """Counts of an import: ``objects`` written (new) and ``present`` (already
     in the store), ``refs`` set, ``refs_kept`` (the store's ref already
-    pointed elsewhere: left as it was and listed in ``conflicts``)."""
+    pointed elsewhere: left as it was and listed in ``conflicts``),
+    ``forgotten``: refs of the export not set because their history holds
+    a value, turn or session a tombstone of this store forgets."""
 
     objects: int = 0
     present: int = 0
     refs: int = 0
     refs_kept: int = 0
     conflicts: list[str] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
 
 
 def _fields_json(obj) -> dict[str, Any]:
@@ -175,7 +179,7 @@ def _object_from(rec: dict[str, Any], lineno: int):
 
 
 def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import jsonl",
-                 progress=None, keep_existing: bool = False) -> ImportResult:
+                 progress=None, keep_existing: bool = False, agent: str | None = None) -> ImportResult:
     """Bring a ``mem-export/1`` export into ``store`` (see module doc).
 
     Objects are written first and refs after, so a failure part-way leaves
@@ -185,18 +189,41 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     (``refs_kept``/``conflicts``).
     The search index is brought up to date at the end (``mem reindex``).
 
+    Tombstones: an export made before a forget must not bring the forgotten
+    back.  An object is *forgotten* when this store's tombstones forget it
+    as gc and capture see it (``tombstones.forgotten_check``: a turn of a
+    forgotten session, a turn whose source or text a tombstone names, a
+    fact version whose key + value a tombstone names) or, for a fact
+    version below ``user_stated``, when ``remember`` would refuse it
+    (``tombstones.forgotten_in``: a value forgotten under another key, or
+    holding a forgotten text).  Such an object is not written, nor is one
+    whose history (``parent``) holds one, and a ref pointing at one is not
+    set (listed in ``ImportResult.forgotten``).  ``agent`` (the agent
+    caller's name, ``caller.agent_of``): any such object refuses the whole
+    import before a ref moves.
+
     Raises:
         InvalidInput: not a ``mem-export/1`` stream, a malformed line, or an
             object whose id is not the one recorded (nothing after that line
             is written; refs are only written after every object was read).
         Refused: refs of the export exist here at other versions (and not
-            ``keep_existing``).
+            ``keep_existing``); or ``agent`` and the export holds forgotten
+            content (nothing is changed).
         StoreLocked: the store lock was not obtained in time.
     """
     res = ImportResult()
     refs: list[tuple[str, str]] = []
     header_seen = False
+    tainted: set[str] = set()   # forgotten objects and those whose history holds one
     with store.lock(command):
+        tombs = all_tombstones(store)
+        gone = forgotten_check(store)
+
+        def forgotten(obj) -> bool:
+            if getattr(obj, "parent", None) in tainted or gone(obj):
+                return True
+            return isinstance(obj, Fact) and obj.trust != "user_stated" and bool(obj.body) \
+                and forgotten_in(tombs, obj.key, obj.body) is not None
         with store.batch():  # objects without per-object fsync; synced once before any ref moves
             for lineno, line in enumerate(lines, 1):
                 if not line.strip():
@@ -224,6 +251,13 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 if oid != rec["id"]:
                     raise InvalidInput(f"line {lineno}: the {rec['object']} does not hash to its recorded id "
                                        f"{rec['id'][:12]} (the line was changed or damaged)")
+                if forgotten(obj):
+                    tainted.add(oid)
+                    if agent is not None:
+                        raise Refused(f"line {lineno}: the export holds a {rec['object']} a forget of this store "
+                                      f"removed; an agent ({agent}) may not bring it back: no ref was changed",
+                                      hint=PERSON_ONLY_HINT)
+                    continue
                 if store.has(oid):
                     res.present += 1
                 else:
@@ -233,6 +267,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                     progress(lineno, None)
         if not header_seen:
             raise InvalidInput(f"empty input: not a {FORMAT} export")
+        res.forgotten = [n for n, o in refs if o in tainted]
+        refs = [(n, o) for n, o in refs if o not in tainted]
         missing = [(n, o) for n, o in refs if not store.has(o)]
         if missing:
             raise InvalidInput(f"ref {missing[0][0]} points at {missing[0][1][:12]}, which the export does not "

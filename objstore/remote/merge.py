@@ -22,7 +22,10 @@ set, so every machine that merges the same inputs writes the same objects
 3. Every version whose value a *forget* tombstone names (key + SHA-256 of
    the normalized value) is emptied: ``body`` "" and ``forgotten`` = the
    tombstone's time (the earliest, if several) - exactly what ``mem forget``
-   wrote on the machine that forgot it.
+   wrote on the machine that forgot it.  A version below ``user_stated``
+   that ``mem remember`` would refuse here (its value was forgotten under
+   another key, or holds a forgotten text: ``tombstones.forgotten_in``) is
+   emptied the same way, ``forgotten`` = the latest forget's time.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -43,7 +46,7 @@ import cbor2
 
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
-from objstore.memory.tombstones import TEXT_KEY
+from objstore.memory.tombstones import TEXT_KEY, forgotten_in
 
 
 @dataclass
@@ -59,11 +62,18 @@ class ForgetIndex:
     facts: dict[tuple[str, bytes], int] = field(default_factory=dict)
     turns: dict[tuple[str, bytes], int] = field(default_factory=dict)
     sessions: dict[str, int] = field(default_factory=dict)
+    forgets: list[Tombstone] = field(default_factory=list)
+    latest: int = 0
 
     def add(self, t: Tombstone) -> None:
-        """Record a tombstone (rejections, ``match:`` rules and ``text``
-        tombstones are not forgets of a stored object and are ignored)."""
-        if t.reason == "rejected" or t.key.startswith("match:") or t.key == TEXT_KEY:
+        """Record a tombstone (rejections are not forgets and are ignored;
+        ``match:`` rules and text tombstones only serve
+        ``tombstones.forgotten_in`` for lower-trust versions)."""
+        if t.reason == "rejected":
+            return
+        self.forgets.append(t)
+        self.latest = max(self.latest, t.time)
+        if t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
             d, k = self.sessions, t.key[len("session:"):]
@@ -74,10 +84,17 @@ class ForgetIndex:
         d[k] = min(d.get(k, t.time), t.time)
 
     def fact_time(self, f: Fact) -> int | None:
-        """Forget time for a live version whose value a tombstone names."""
-        if not self.facts or f.forgotten or not f.body:
+        """Forget time for a live version whose value a tombstone names, or,
+        below ``user_stated``, which ``facts.remember`` would refuse here
+        (``tombstones.forgotten_in``: a value forgotten under another key or
+        holding a forgotten text; time: the latest forget, the same on every
+        machine with the same tombstones)."""
+        if not self.forgets or f.forgotten or not f.body:
             return None
-        return self.facts.get((f.key, value_digest(f.body)))
+        when = self.facts.get((f.key, value_digest(f.body)))
+        if when is None and f.trust != "user_stated" and forgotten_in(self.forgets, f.key, f.body) is not None:
+            when = self.latest
+        return when
 
     def turn_time(self, t: Turn) -> int | None:
         """Forget time for a live turn a tombstone names."""
@@ -86,7 +103,7 @@ class ForgetIndex:
         return self.turns.get((t.source, value_digest(t.text)))
 
     def __bool__(self) -> bool:
-        return bool(self.facts or self.turns or self.sessions)
+        return bool(self.facts or self.turns or self.sessions or self.forgets)
 
     def queue_item_forgotten(self, q: QueueItem) -> bool:
         """True when a proposal's value was forgotten for its key."""

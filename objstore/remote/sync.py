@@ -54,6 +54,9 @@ from objstore.remote.transport import Transport, open_transport
 Progress = Callable[[str, int, int], None]
 MAX_ATTEMPTS = 12
 ORPHAN_GRACE_S = 15 * 60
+#: a remote without a manifest whose packs are older than this lost its
+#: manifest (a first push writes its manifest right after its pack)
+MANIFEST_LOST_AFTER_S = 60
 SYNCED = ("facts", "sessions", "tombstones", "queue")
 #: what to do about a damaged remote pack
 REPAIR_HINT = ("run 'mem push --repair' on a machine that has the data (it replaces the damaged pack), "
@@ -98,15 +101,38 @@ class _Remote:
 
     def __init__(self, t: Transport, desc: Descriptor | None, sealer: Sealer | None) -> None:
         self.t, self.desc, self.sealer = t, desc, sealer
+        self.adopt = False   # push --repair: a lost manifest's packs are adopted (listed, then rewritten)
 
     def manifest(self) -> tuple[Manifest, str | None, int]:
+        """The remote's manifest, its etag (None: there is none yet) and
+        its stored size.  A remote with no manifest but packs older than
+        :data:`MANIFEST_LOST_AFTER_S` (not a first push in flight) lost its
+        manifest: IntegrityError, unless ``adopt`` (``mem push --repair``),
+        which returns a manifest naming those packs and no refs."""
         if self.desc is None:
             return Manifest(), None, 0
         try:
             stored, etag = self.t.read(MANIFEST)
         except NotFound:
+            orphans = self.orphan_packs(set(), MANIFEST_LOST_AFTER_S)
+            if orphans and self.adopt:
+                return Manifest(packs=orphans), None, 0
+            if orphans:
+                raise IntegrityError(f"the remote's manifest is missing but it holds {len(orphans)} pack(s)",
+                                     hint="the damage is on the remote: run 'mem push --repair' on a machine "
+                                          "that has the data (it adopts those packs and writes a manifest of "
+                                          "its refs), or restore the remote's folder or bucket from a copy")
             return Manifest(), None, 0
         return Manifest.decode(self.sealer.open(stored, "manifest")), etag, len(stored)
+
+    def orphan_packs(self, listed: set[str], older_than_s: float) -> list[str]:
+        """Names of the remote's packs (its ``packs/`` prefix) not in
+        ``listed`` and last written more than ``older_than_s`` seconds ago,
+        sorted."""
+        import time
+        now = time.time()
+        return sorted(n.rsplit("/", 1)[-1] for n, _size, mtime in self.t.list("packs/")
+                      if n.rsplit("/", 1)[-1] not in listed and now - mtime > older_than_s)
 
     def pack(self, name: str) -> tuple[bytes, bytes, int]:
         try:
@@ -635,6 +661,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
+    r.adopt = repair
     if repair:
         repair_remote(store, r, spec, res, progress)
     for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -660,7 +687,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 snaps = [s for i, s in enumerate(snaps) if i in keep]
             have = {cache[p][i:i + 32].hex() for p in m.packs if p in cache for i in range(0, len(cache[p]), 32)}
             gc = rep.remote_rewritten or any(n not in refs for n in m.refs if not n.startswith("queue/")) \
-                or bool(res.snapshots_pruned)
+                or bool(res.snapshots_pruned) or (etag is None and bool(m.packs))  # adopted: rewritten
             replaced: list[str] = []
             snaps = [_purge_snapshot(store, s, fidx, refs, _RemoteObjects(r, cache)) for s in snaps] if gc else snaps
             if gc:
