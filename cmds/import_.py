@@ -57,7 +57,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
 
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes); 2 a jsonl line is damaged; 4 a path does not exist; 6 a jsonl
-    ref exists here at another version (see --keep-existing); 11 store
+    ref exists here at another version (see --keep-existing), or --mine run
+    by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set); 11 store
     locked.
     """
     if harness == "jsonl":
@@ -65,6 +66,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     if harness == "claude-memory":
         return _import_claude_memory(store, paths, as_json)
     if harness in ("markdown", "codex-memory"):
+        if mine:  # --mine states the notes as the person's own words (user_stated)
+            from objstore import require_person
+            require_person(os.environ, "mem import --mine",
+                           instead="import without --mine: the notes are agent_observed and never overrule the user")
         return _import_markdown(store, harness, paths, scope, mine, as_json)
     from objstore import import_transcripts
     if not paths:
