@@ -1,5 +1,6 @@
 """mem exclude."""
 
+import os
 import sys
 
 import click
@@ -34,8 +35,12 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
       mem exclude --add '~/clients/secret/**' --apply --forget
       mem exclude --remove '~/clients/secret/**'
 
+    Changing what is captured is the person's decision: --apply and
+    --remove run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT
+    set) are refused with exit 6; the preview works for anyone.
+
     Exit status: 0 ok; 2 no action, or a blank glob; 1 the config cannot be
-    edited; 10 no store.
+    edited; 6 --apply/--remove run by an agent; 10 no store.
     """
     from objstore import NotFound, add_exclusion, exclusion_preview, forget, list_exclusions, remove_exclusion
     root = home_path(click.get_current_context())
@@ -43,6 +48,10 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
         raise click.UsageError("give one of --list, --add GLOB or --remove GLOB")
     if (apply or do_forget) and not add:
         raise click.UsageError("--apply and --forget go with --add")
+    if apply or remove:  # what is captured (and forgetting it) is the person's choice, as mem forget
+        from objstore import require_person
+        require_person(os.environ, "mem exclude --remove" if remove else "mem exclude --apply",
+                       instead="preview it (mem exclude --add GLOB) and ask the user to apply it")
     if do_list:
         globs = list_exclusions(root)
         if as_json:

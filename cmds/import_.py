@@ -58,14 +58,19 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
     skipped and named); 2 a jsonl line is damaged; 4 a path does not exist;
-    6 a jsonl ref exists here at another version (see --keep-existing), or
-    an agent imports a jsonl holding forgotten content; 11 store locked.
+    6 a jsonl ref exists here at another version (see --keep-existing), an
+    agent imports a jsonl holding forgotten content, or --mine run by an
+    agent (CLAUDECODE, Codex's variables or MEM_AGENT set); 11 store locked.
     """
     if harness == "jsonl":
         return _import_jsonl(store, paths, as_json, keep_existing)
     if harness == "claude-memory":
         return _import_claude_memory(store, paths, as_json)
     if harness in ("markdown", "codex-memory"):
+        if mine:  # --mine states the notes as the person's own words (user_stated)
+            from objstore import require_person
+            require_person(os.environ, "mem import --mine",
+                           instead="import without --mine: the notes are agent_observed and never overrule the user")
         return _import_markdown(store, harness, paths, scope, mine, as_json)
     from objstore import import_transcripts
     if not paths:

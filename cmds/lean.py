@@ -197,6 +197,12 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     from objstore import remember as _remember
     sub_agent = agent
     agent = agent_of(os.environ)
+    if agent is not None and (trust == "user_stated" or pin is not None):  # at most agent_observed, as MCP
+        from objstore import require_person
+        require_person(os.environ, "mem remember --trust user_stated" if trust == "user_stated"
+                       else "mem remember --pin/--no-pin",
+                       instead="leave it off: the value is written agent_observed and queued for review "
+                               "where it would replace what the user stated")
     trust = trust or default_trust(os.environ)  # by who is calling: an agent's write goes through review
     if text == "-":
         text = sys.stdin.read()

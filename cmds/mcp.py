@@ -209,12 +209,13 @@ def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_
 
     from objstore import claude_code_mcp_entry, install_record, plan_claude_code_mcp, plan_codex_mcp, \
         write_settings
-    from .hooks_install import mem_command
+    from .hooks_install import mem_command, store_arg
     path = config_path(agent, scope)
+    home = store_arg(ctx)  # a store other than ~/.mem is pinned, as the hook installer does
     if agent == "codex":
-        plan = plan_codex_mcp(path, mem_command(), url, key_env)
+        plan = plan_codex_mcp(path, mem_command(), url, key_env, home=home)
     else:
-        plan = plan_claude_code_mcp(path, claude_code_mcp_entry(mem_command(), url, key_env))
+        plan = plan_claude_code_mcp(path, claude_code_mcp_entry(mem_command(), url, key_env, home=home))
     if plan.changed and not dry_run:
         # the undo record lives in the store: its lock first refuses a read-only store (exit 16)
         with open_store(ctx, create=True).lock("mcp install"):
@@ -259,7 +260,9 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
     claude-code writes what 'claude mcp add' would: mcpServers.mem in
     ~/.claude.json (--scope user) or ./.mcp.json (--scope project).  codex
     adds [mcp_servers.mem] to ~/.codex/config.toml ($CODEX_HOME).  stdio
-    runs 'mem mcp'; --http points at 'mem serve' with the key read from an
+    runs 'mem mcp' ('mem --home STORE mcp' for a store other than ~/.mem,
+    --home or MEM_HOME: the agent may start without MEM_HOME and would
+    otherwise use a fresh ~/.mem); --http points at 'mem serve' with the key read from an
     environment variable (Claude Code: "Bearer ${MEM_MCP_KEY}"; Codex:
     bearer_token_env_var), never written in the file.  Idempotent;
     'mem mcp uninstall' restores the file byte for byte.

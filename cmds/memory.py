@@ -30,8 +30,10 @@ def command():
     1,375); each is a key, so 'mem log user/memory/memory.md' is its
     history.  Entries are named by their full text, never by number: an
     edit whose OLD no longer matches changes nothing.  Your own edits apply
-    at once; an agent's go to the review queue ('mem memory propose …')
-    and apply when you accept them.  soul.md is yours alone.
+    at once; an agent's (run with CLAUDECODE, Codex's variables or MEM_AGENT
+    set) go to the review queue, as 'mem memory propose …' does, and apply
+    when you accept them.  soul.md is yours alone: an agent's edit of it is
+    refused (exit 6).
 
     \b
     Examples:
@@ -75,7 +77,11 @@ def show_cmd(file, project, as_json, store):
 
 
 def _apply(store, project, plan, as_json):
-    from objstore import memory_apply
+    from objstore import agent_of, memory_apply
+    agent = agent_of(os.environ)
+    if agent is not None:  # an agent's edit is a proposal the owner accepts (soul.md: refused)
+        _propose_for_agent(store, project, plan, agent, as_json)
+        return
     r = memory_apply(store, _scope(project), plan, session=_session())
     if as_json:
         emit_json({"file": r.file, "chars": r.chars, "limit": r.limit, "moved": r.moved, "id": r.version,
@@ -86,6 +92,20 @@ def _apply(store, project, plan, as_json):
             click.echo(f"moved {len(r.moved)} entr{'y' if len(r.moved) == 1 else 'ies'} to archive.md")
 
 
+def _propose_for_agent(store, project, plan, agent, as_json):
+    from objstore import memory_propose, require_person
+    if plan["file"] == "soul":
+        require_person(os.environ, f"mem memory {plan['action']} soul (soul.md is the owner's alone)",
+                       instead="propose edits to memory.md or user.md: mem memory propose add memory TEXT")
+    iid = memory_propose(store, _scope(project), plan, owner=agent, session=_session()).item
+    if as_json:
+        emit_json({"queued": iid, "applied": False})
+    else:
+        click.echo(f"queued {iid[:12]} for the owner's approval (mem queue show {iid[:12]})")
+        click.echo(f"note: run by {agent} (an agent), so proposed, not applied: a person accepts it with "
+                   f"mem queue accept {iid[:12]}", err=True)
+
+
 @command.command("add")
 @click.argument("file", type=FILE)
 @click.argument("text")
@@ -93,13 +113,14 @@ def _apply(store, project, plan, as_json):
 @json_option
 @with_store(create=True)
 def add_cmd(file, text, project, as_json, store):
-    """Add an entry to a memory file (at once: you are the owner).
+    """Add an entry to a memory file (at once: you are the owner; an agent's is queued).
 
     \b
     Examples:
       mem memory add memory "Deploys happen on Fridays only."
 
-    Exit status: 0 updated; 2 an empty entry; 6 over the limit or a duplicate.
+    Exit status: 0 updated (an agent's: queued); 2 an empty entry; 6 over the
+    limit, a duplicate, or an agent on soul.md.
     """
     _apply(store, project, {"action": "add", "file": file, "text": text}, as_json)
 
@@ -118,7 +139,8 @@ def replace_cmd(file, old, new, project, as_json, store):
     Examples:
       mem memory replace user "Editor: vim" "Editor: helix"
 
-    Exit status: 0 updated; 6 OLD is not an entry now, over the limit, or a duplicate.
+    Exit status: 0 updated (an agent's: queued); 6 OLD is not an entry now,
+    over the limit, a duplicate, or an agent on soul.md.
     """
     _apply(store, project, {"action": "replace", "file": file, "old": old, "new": new}, as_json)
 
@@ -136,7 +158,8 @@ def remove_cmd(file, old, project, as_json, store):
     Examples:
       mem memory remove memory "Deploys happen on Fridays only."
 
-    Exit status: 0 updated; 6 OLD is not an entry now.
+    Exit status: 0 updated (an agent's: queued); 6 OLD is not an entry now,
+    or an agent on soul.md.
     """
     _apply(store, project, {"action": "remove", "file": file, "old": old}, as_json)
 
@@ -171,8 +194,8 @@ def consolidate_cmd(file, plan_path, project, as_json, store):
     Examples:
       mem memory consolidate memory plan.json
 
-    Exit status: 0 updated; 2 an unreadable plan; 6 an entry missing or named
-    twice, a stale entry, over the limit.
+    Exit status: 0 updated (an agent's: queued); 2 an unreadable plan; 6 an
+    entry missing or named twice, an agent on soul.md, a stale entry, over the limit.
     """
     _apply(store, project, _read_plan(file, plan_path), as_json)
 
@@ -253,13 +276,18 @@ def journal_cmd(project, as_json, store):
 def edit_cmd(file, project, store):
     """Edit a memory file in $EDITOR (you are the owner); the result is checked like any edit.
 
+    Only a person edits a whole file: run by an agent it is refused (exit 6);
+    an agent proposes entries with 'mem memory propose'.
+
     \b
     Examples:
       EDITOR=nano mem memory edit memory
 
-    Exit status: 0 updated (or unchanged); 6 over the limit or a duplicate.
+    Exit status: 0 updated (or unchanged); 6 over the limit, a duplicate, or
+    run by an agent.
     """
-    from objstore import memory_read, memory_set
+    from objstore import memory_read, memory_set, require_person
+    require_person(os.environ, "mem memory edit", instead="propose an edit: mem memory propose add memory TEXT")
     f = memory_read(store, _scope(project), file)
     text = click.edit(f.text + "\n", extension=".md", require_save=True)
     if text is None or text.strip() == f.text.strip():

@@ -27,11 +27,16 @@ def command(ctx, confirm_text):
       mem nuke
       mem nuke --yes-really ~/.mem
 
+    Only a person deletes the store: run by an agent (CLAUDECODE, Codex's
+    variables or MEM_AGENT set) it is refused with exit 6, even with
+    --yes-really or a confirmation on standard input.
+
     Exit status: 0 deleted; 1 not confirmed (nothing deleted) or not
     deletable; 2 the store path is a symbolic link; 4 no store at that
-    path; 11 the store is locked by a writer.
+    path; 6 run by an agent; 11 the store is locked by a writer.
     """
-    from objstore import is_store
+    from objstore import is_store, require_person
+    require_person(os.environ, "mem nuke", instead="tell the user the command to run")
     root = home_path(ctx)
     if root.is_symlink():
         click.echo(f"Error: {root} is a link to {root.resolve()}: give that path (nuke deletes a real folder only)",

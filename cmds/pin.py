@@ -1,5 +1,7 @@
 """mem pin."""
 
+import os
+
 import click
 
 from ._common import complete_key, emit_json, json_option, with_store
@@ -40,7 +42,10 @@ def command(key, as_json, store):
       mem pin project/api/db --json
 
     Exit status: 0 pinned (or already pinned); 2 invalid key; 4 no such key;
-    11 store locked.
+    6 run by an agent
+    (CLAUDECODE, Codex's variables or MEM_AGENT set: what is always injected
+    is the person's choice); 11 store locked.
     """
-    from objstore import pin
+    from objstore import pin, require_person
+    require_person(os.environ, "mem pin", instead="ask the user to pin it")
     report(pin(store, key), "pinned", as_json)

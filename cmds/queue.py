@@ -91,7 +91,7 @@ def command(ctx, as_json):
     --json before a subcommand applies to it (mem queue --json show ID).
 
     Exit status: 0 ok; 2 invalid input; 4 no such item (or key);
-    6 refused (accept run by an agent: CLAUDECODE, Codex's variables or
+    6 refused (accept or reject run by an agent: CLAUDECODE, Codex's variables or
     MEM_AGENT set; accept of a memory-file proposal whose file changed;
     flag: that value was rejected before); 11 store locked.
     """
@@ -212,8 +212,12 @@ def accept_command(item_id, value, as_json, store):
 @json_option
 @with_store()
 def reject_command(item_id, as_json, store):
-    """Keep the current value; tombstone the proposal so it never returns."""
-    from objstore import queue_reject as reject
+    """Keep the current value; tombstone the proposal so it never returns.
+
+    Only a person rejects, as only a person accepts: run by an agent it is
+    refused with exit 6 and nothing changes."""
+    from objstore import queue_reject as reject, require_person
+    require_person(os.environ, "queue reject")
     d = reject(store, item_id)
     if as_json:
         emit_json(decision_json(d))

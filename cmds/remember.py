@@ -67,7 +67,8 @@ class _ValueCommand(click.Command):
                    "(a question, instruction or goal) is stored but held out of injection and recall.")
 @click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
               help="Who vouches for the value (default: agent_observed when run by an agent, "
-                   "e.g. CLAUDECODE=1 or MEM_AGENT=name; else user_stated).")
+                   "e.g. CLAUDECODE=1 or MEM_AGENT=name; else user_stated). An agent may not "
+                   "set user_stated.")
 @click.option("--sensitivity", type=click.Choice(["public", "private", "secret"]), default="private",
               show_default=True, help="How widely the value may be shown; 'secret' seals it (mem vault init).")
 @click.option("--valid-from", type=TimeType(), help="When the value starts to hold (ISO 8601 or 'now'; default now).")
@@ -99,7 +100,10 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
     Run by an agent (Claude Code, Codex, Gemini CLI, Cursor, or MEM_AGENT
-    set), the write is agent_observed unless --trust says otherwise.
+    set), the write is agent_observed (--trust derived is lower still);
+    --trust user_stated and --pin/--no-pin are the person's and refused
+    for an agent (exit 6), as the MCP server writes an agent's value
+    agent_observed.
     A lower-trust value that would replace a user_stated one, or a value of
     any trust that reads like an instruction to a model, is queued for
     review (mem queue).
@@ -127,7 +131,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     agent name, or --agent without a session;
     4 secret without a vault, or an edge TARGET not found; 5 --expect did not match (nothing written);
     6 refused (forgotten value; a plain write to a sealed key or a secret
-    one to a plain key); 11 store locked.
+    one to a plain key; --trust user_stated or --pin run by an agent);
+    11 store locked.
     """
     from . import lean
     try:

@@ -1,5 +1,7 @@
 """mem revert."""
 
+import os
+
 import click
 
 from ._common import complete_key, emit_json, json_option, with_store
@@ -20,7 +22,9 @@ def command(what, run_id, as_json, store):
     dormancy of the version before it come back as a new version, so the
     revert itself shows in 'mem log' and can be reverted.  A forgotten value
     cannot be reverted back, and a version the key has changed since must
-    wait until the later versions are reverted.
+    wait until the later versions are reverted.  A revert is written as the
+    person's (user_stated): run by an agent (CLAUDECODE, Codex's variables
+    or MEM_AGENT set) it is refused with exit 6.
 
     \b
     Examples:
@@ -30,12 +34,15 @@ def command(what, run_id, as_json, store):
       mem revert --derive-run 3f9c
 
     Exit status: 0 reverted (or nothing to change); 2 bad input; 4 no such
-    key, version or id; 6 refused (forgotten, first version, changed since);
+    key, version or id; 6 refused (forgotten, first version, changed since,
+    run by an agent);
     10 no store; 11 store locked.
     """
-    from objstore import refuse_if_sealed, revert
+    from objstore import refuse_if_sealed, require_person, revert
     if (what is None) == (run_id is None):
         raise click.UsageError("give KEY[@vN] or ID, or --derive-run ID")
+    require_person(os.environ, "mem revert",
+                   instead="propose the value it should hold: mem remember KEY VALUE (queued for review)")
     if run_id is not None:
         return _revert_run(store, run_id, as_json)
     if "/" not in what and "@" not in what:  # an id: a fact version, or a rejected queue item

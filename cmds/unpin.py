@@ -1,5 +1,7 @@
 """mem unpin."""
 
+import os
+
 import click
 
 from ._common import complete_key, json_option, with_store
@@ -20,7 +22,10 @@ def command(key, as_json, store):
       mem unpin user/editor
 
     Exit status: 0 unpinned (or was not pinned); 2 invalid key; 4 no such key;
-    11 store locked.
+    6 run by an agent
+    (CLAUDECODE, Codex's variables or MEM_AGENT set: what is always injected
+    is the person's choice); 11 store locked.
     """
-    from objstore import unpin
+    from objstore import unpin, require_person
+    require_person(os.environ, "mem unpin", instead="ask the user to unpin it")
     report(unpin(store, key), "unpinned", as_json)

@@ -15,6 +15,7 @@ characters shown as ``\\xNN``) before it reaches a terminal.
 from __future__ import annotations
 
 import difflib
+import os
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -267,7 +268,8 @@ def cmd_accept(state: ShellState, arg: str) -> Reply:
 @meta_command("reject", args=("id",), usage="reject [ID]", aliases=("r",), binding="Alt-r")
 def cmd_reject(state: ShellState, arg: str) -> Reply:
     """Keep the current value; the proposal is never queued again."""
-    from objstore import queue_items as items, queue_reject as reject
+    from objstore import queue_items as items, queue_reject as reject, require_person
+    require_person(os.environ, "queue reject")   # the person's decision (as mem queue reject)
     it = _target(state, arg)
     before = [i.id for i in items(state.store)]
     d = reject(state.store, it.id)
@@ -433,14 +435,16 @@ def _state_reply(r, verb: str) -> Reply:
 @meta_command("pin", args=("key",), usage="pin KEY")
 def cmd_pin(state: ShellState, arg: str) -> Reply:
     """Pin KEY: always injected, never dormant."""
-    from objstore import pin
+    from objstore import pin, require_person
+    require_person(os.environ, "pin")   # the person's choice (as mem pin)
     return _state_reply(pin(state.store, arg.strip()), "pinned")
 
 
 @meta_command("unpin", args=("key",), usage="unpin KEY")
 def cmd_unpin(state: ShellState, arg: str) -> Reply:
     """Unpin KEY: it may go dormant again."""
-    from objstore import unpin
+    from objstore import unpin, require_person
+    require_person(os.environ, "unpin")   # the person's choice (as mem unpin)
     return _state_reply(unpin(state.store, arg.strip()), "unpinned")
 
 

@@ -7,7 +7,9 @@ bytes from before; a file changed since loses only mem's entry.
 * Claude Code: what ``claude mcp add`` writes: ``mcpServers.mem`` in
   ``~/.claude.json`` (``--scope user``) or in ``<project>/.mcp.json``
   (``--scope project``).  stdio: ``{"type": "stdio", "command": MEM,
-  "args": ["mcp"], "env": {}}``; HTTP: ``{"type": "http", "url": URL,
+  "args": ["mcp"], "env": {}}`` (``["--home", STORE, "mcp"]`` for a store
+  other than ``~/.mem``: the agent may start without ``MEM_HOME``, as the
+  hook installer pins ``--home``); HTTP: ``{"type": "http", "url": URL,
   "headers": {"Authorization": "Bearer ${VAR}"}}`` — Claude Code expands
   ``${VAR}`` when it starts, so the key is never in the file.
 * Codex: a ``[mcp_servers.mem]`` table appended to ``~/.codex/config.toml``:
@@ -40,12 +42,19 @@ def _check_env(var: str) -> str:
     return var
 
 
-def claude_code_entry(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV) -> dict:
-    """The ``mcpServers.mem`` value: stdio running ``command mcp``, or HTTP at
-    ``url`` with the bearer key taken from ``$key_env``."""
+def server_args(home: str | None = None) -> list[str]:
+    """The stdio server's arguments: ``["mcp"]``, or ``["--home", home, "mcp"]``
+    when ``home`` (an absolute store path) is given."""
+    return ["--home", home, "mcp"] if home else ["mcp"]
+
+
+def claude_code_entry(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV,
+                      home: str | None = None) -> dict:
+    """The ``mcpServers.mem`` value: stdio running ``command [--home HOME] mcp``,
+    or HTTP at ``url`` with the bearer key taken from ``$key_env``."""
     if url:
         return {"type": "http", "url": url, "headers": {"Authorization": f"Bearer ${{{_check_env(key_env)}}}"}}
-    return {"type": "stdio", "command": command, "args": ["mcp"], "env": {}}
+    return {"type": "stdio", "command": command, "args": server_args(home), "env": {}}
 
 
 def plan_claude_code(path: Path, entry: dict, *, text: str | None = None) -> Plan:
@@ -62,12 +71,14 @@ def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
-def codex_table(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV) -> tuple[dict, str]:
-    """``(values, TOML text)`` of the ``[mcp_servers.mem]`` table."""
+def codex_table(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV,
+                home: str | None = None) -> tuple[dict, str]:
+    """``(values, TOML text)`` of the ``[mcp_servers.mem]`` table (``home``: as
+    :func:`server_args`)."""
     if url:
         values = {"url": url, "bearer_token_env_var": _check_env(key_env)}
     else:
-        values = {"command": command, "args": ["mcp"]}
+        values = {"command": command, "args": server_args(home)}
     lines = [f"[mcp_servers.{SERVER_NAME}]"]
     for k, v in values.items():
         lines.append(f"{k} = [{', '.join(map(_toml_str, v))}]" if isinstance(v, list) else f"{k} = {_toml_str(v)}")
@@ -82,7 +93,7 @@ def _codex_doc(path: Path, text: str) -> dict:
 
 
 def plan_codex(path: Path, command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV, *,
-               text: str | None = None) -> Plan:
+               text: str | None = None, home: str | None = None) -> Plan:
     """Append ``[mcp_servers.mem]`` to Codex's ``config.toml`` (idempotent).
 
     Raises:
@@ -91,7 +102,7 @@ def plan_codex(path: Path, command: str, url: str | None = None, key_env: str = 
     path = Path(path)
     before = read_settings(path) if text is None else text
     t = before or ""
-    values, table = codex_table(command, url, key_env)
+    values, table = codex_table(command, url, key_env, home)
     have = _codex_doc(path, t).get("mcp_servers", {}).get(SERVER_NAME)
     if have is not None:
         if have == values:

@@ -65,13 +65,19 @@ def default_trust(env: Mapping[str, str]) -> str:
     return "agent_observed" if agent_of(env) else "user_stated"
 
 
-def require_person(env: Mapping[str, str], action: str) -> None:
+def require_person(env: Mapping[str, str], action: str, instead: str | None = None) -> None:
     """Refuse ``action`` (e.g. ``"queue accept"``) when the caller is an
-    agent (:func:`agent_of`): a review decision is a person's, and an agent
-    that could accept queued proposals could approve its own (design.md,
-    "Review queue").  Raises Refused (exit 6) naming the agent; returns None
-    for a person."""
+    agent (:func:`agent_of`): the one rule for what is the person's alone.
+
+    A review decision, forgetting, deleting the store, turning capture off,
+    pinning, reverting, stating a value as the person (``user_stated``) and
+    editing soul.md are a person's: an agent that could do them could approve
+    its own proposals or overrule what the person stated (design.md, "Review
+    queue"; docs/exit-codes.md, exit 6).  ``instead`` names what an agent may
+    do in its place (e.g. "propose it: mem memory propose ..."); it ends the
+    hint.  Raises Refused (exit 6) naming the agent; returns None for a
+    person (``MEM_AGENT=0`` marks a person explicitly)."""
     agent = agent_of(env)
     if agent is not None:
         raise Refused(f"{action} is a person's decision: refused for an agent caller ({agent}); nothing changed",
-                      hint=PERSON_ONLY_HINT)
+                      hint=PERSON_ONLY_HINT + (f"; an agent may instead {instead}" if instead else ""))

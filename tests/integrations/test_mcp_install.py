@@ -23,6 +23,10 @@ def home(isolated_env, monkeypatch):
     return h
 
 
+def _args(home):
+    return ["--home", os.environ["MEM_HOME"], "mcp"]
+
+
 def test_codex_stdio_and_http_idempotent_and_byte_exact_uninstall(home, invoke):
     cfg = home / ".codex" / "config.toml"
     cfg.parent.mkdir()
@@ -30,7 +34,8 @@ def test_codex_stdio_and_http_idempotent_and_byte_exact_uninstall(home, invoke):
     invoke("mcp", "install", "codex")
     assert "already installed" in invoke("mcp", "install", "codex").stdout
     doc = tomllib.loads(cfg.read_text())
-    assert doc["mcp_servers"]["mem"] == {"command": "/opt/bin/mem", "args": ["mcp"]}
+    # MEM_HOME is not ~/.mem: the store is pinned, as the hook installer does (fresh5 #1)
+    assert doc["mcp_servers"]["mem"] == {"command": "/opt/bin/mem", "args": _args(home)}
     assert doc["mcp_servers"]["other"] == {"command": "x"} and doc["model"] == "o3"
     r = invoke("mcp", "install", "codex", "--http", "http://127.0.0.1:8765/mcp", exit_code=2)
     assert "different" in r.stderr
@@ -64,7 +69,7 @@ def test_claude_code_user_and_project_scopes(home, invoke, tmp_path, monkeypatch
     monkeypatch.chdir(proj)
     invoke("mcp", "install", "claude-code", "--scope", "project")
     got = json.loads((proj / ".mcp.json").read_text())
-    assert got == {"mcpServers": {"mem": {"type": "stdio", "command": "/opt/bin/mem", "args": ["mcp"], "env": {}}}}
+    assert got == {"mcpServers": {"mem": {"type": "stdio", "command": "/opt/bin/mem", "args": _args(home), "env": {}}}}
     invoke("mcp", "uninstall", "claude-code", "--scope", "project")
     assert not (proj / ".mcp.json").exists()
     assert "not installed" in invoke("mcp", "uninstall", "claude-code", "--scope", "project").stdout
@@ -112,7 +117,7 @@ def test_setup_offers_and_installs_the_mcp_server(home, invoke):
     assert "mem setup --mcp codex" in out
     invoke("setup", "--shell", "none", "--no-hooks", "--mcp", "codex")
     doc = tomllib.loads((home / ".codex" / "config.toml").read_text())
-    assert doc["mcp_servers"]["mem"]["args"] == ["mcp"]
+    assert doc["mcp_servers"]["mem"]["args"] == _args(home)
     assert "mem setup --mcp codex" not in invoke("setup", "--shell", "none", "--no-hooks").stdout
     invoke("setup", "--shell", "none", "--no-hooks", "--mcp", "codex", "--undo")
     assert not (home / ".codex" / "config.toml").exists()
