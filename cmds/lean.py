@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json, working_dir
+from ._out import hint_of, unexpected_error, rebuild_missing_index, refuse_bad_utf8, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
@@ -563,8 +563,7 @@ def main(argv: list[str]) -> int | None:
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
-                         params.get("as_json", False))
+            report_error(*unexpected_error(e), 1, params.get("as_json", False))
             if os.environ.get("MEM_DEBUG"):
                 import traceback
                 traceback.print_exc()

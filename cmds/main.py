@@ -14,7 +14,7 @@ import traceback
 
 import click
 
-from ._out import hint_of, refuse_bad_utf8, report_error, wants_json
+from ._out import hint_of, refuse_bad_utf8, report_error, unexpected_error, wants_json
 
 EXIT_INTERRUPTED = 130
 
@@ -116,8 +116,7 @@ class MemGroup(click.Group):
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
-                         bool(ctx.meta.get("mem_json")))
+            report_error(*unexpected_error(e), 1, bool(ctx.meta.get("mem_json")))
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)
