@@ -246,6 +246,9 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     elif r.current != r.version.id and f.valid_from > now_ms():
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (valid from {fmt_time(f.valid_from)}, "
              f"in the future: until then the current value stays {r.current[:12]})")
+    elif r.current != r.version.id and f.namespace:
+        echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (current for sub-agent {f.namespace} and its "
+             f"children only: the parent's value stays {r.current[:12]})")
     elif r.current != r.version.id:
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
              f"is still {r.current[:12]}, valid from later)")

@@ -83,3 +83,31 @@ def test_a_full_disk_through_a_real_command(tmp_path):
         assert r.returncode == 1 and "Error: no space left on device" in r.stderr, r.stderr
         assert "report it" not in r.stderr and "internal error" not in r.stderr
     assert _mem("get", "project/x/k", cwd=tmp_path, env=env).stdout == "some value\n"
+
+
+def test_a_sub_agent_write_says_why_it_is_not_current_and_a_sibling_id_is_never_named(tmp_path):
+    """fresh5-user 2 and 3: `remember --agent` named a backfill that was not one;
+    recall as a sibling named the other sub-agent's version as "an older version"."""
+    env = _env(MEM_HOME=str(tmp_path / "s"), MEM_NO_HELPER="1")
+    assert _mem("init", cwd=tmp_path, env=env).returncode == 0
+    _mem("remember", "project/ns/cache", "redis 7 parent-level", "--session", "S1", cwd=tmp_path, env=env)
+    r = _mem("remember", "project/ns/cache", "memcached explorer-view", "--session", "S1", "--agent", "explorer",
+             cwd=tmp_path, env=env)
+    assert r.returncode == 0 and "backfill" not in r.stdout and "sub-agent" in r.stdout, r.stdout
+    sibling_id = r.stdout.split()[3]
+    _mem("remember", "project/ns/other", "sibling only fact", "--session", "S1", "--agent", "builder",
+         cwd=tmp_path, env=env)
+    r = _mem("recall", "cache", "--project", "ns", "--session", "S1", "--agent", "builder", cwd=tmp_path, env=env)
+    assert "redis 7 parent-level" in r.stdout, r.stdout
+    assert sibling_id not in r.stdout and "older version" not in r.stdout, r.stdout
+    r = _mem("recall", "cache", "--project", "ns", "--session", "S1", "--agent", "builder", "--json",
+             cwd=tmp_path, env=env)
+    assert sibling_id not in r.stdout
+
+
+def test_the_demo_shows_the_value_on_disk_before_forget_and_nowhere_after(tmp_path):
+    env = _env(MEM_NO_HELPER="1", HOME=str(tmp_path))
+    r = _mem("demo", cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "files containing it before forget: 0" not in r.stdout and "files containing it before forget:" in r.stdout
+    assert "files containing it: 0" in r.stdout and "REDACTED" not in r.stdout.split("before forget")[0][-400:]
