@@ -372,6 +372,7 @@ def start_detached(root: str, env=None) -> None:
     process (new session, stdio on /dev/null, working directory the store)
     and return at once; it exits at once if another helper holds the lock."""
     import subprocess
+    root = os.path.abspath(root)   # the child runs in the store: a relative --home would name another place
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the child imports the same mem
     src = os.environ if env is None else env
     # only what a command may read (each request brings the client's own): no API key or token

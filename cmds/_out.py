@@ -191,6 +191,19 @@ def report_error(message: str, hint: str | None, code: int, as_json: bool) -> No
         echo(f"hint: {hint}", err=True)
 
 
+def unexpected_error(e: BaseException) -> tuple[str, str]:
+    """Message and hint for an exception no handler knew (exit 1): a full disk
+    or a quota (``ENOSPC``/``EDQUOT``) is the machine's state, not a bug, and
+    what was stored before is intact (every write is atomic); anything else is
+    an internal error to report."""
+    import errno
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f" writing {e.filename}" if e.filename else ""
+        return (f"no space left on device{where}",
+                "free some space and run the command again; nothing already stored was lost")
+    return f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it"
+
+
 def hint_of(e) -> str | None:
     """The hint of the MemError ``e`` for this process's caller: an agent
     (``objstore.agent_of``) is never told how to pass a person-only gate

@@ -14,7 +14,7 @@ from ._common import ExistingPath, emit_json, home_path, json_option, lock_timeo
 @json_option
 @click.pass_context
 def command(ctx, url, key_file, endpoint, name, as_json):
-    """Create this machine's store (--home) from the remote at URL.
+    """Create this machine's store (mem --home DIR clone URL) from the remote at URL.
 
     The store must not exist yet (or be an empty directory).  Every object
     is fetched and verified, the refs are set and the search index built;

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-SECRET = "staging password is tr0ub4dor-and-3"
+# not a credential: a credential would be redacted when written, and then the store never held it
+SECRET = "the staging launch codename is quokka-harbor-4471"
+CANARY = "quokka-harbor-4471"
 
 
 def _run(home: Path, *args: str) -> int:
@@ -28,8 +30,8 @@ def command(keep):
 
     Imports two sample Claude Code sessions (the second started a subagent,
     so three sessions are listed; one line is broken on purpose), searches
-    them, remembers a fact twice and shows its log, then forgets a secret,
-    runs gc, proves the secret is in no file of the store, and runs fsck.
+    them, remembers a fact twice and shows its log, then forgets a value,
+    runs gc, proves the value is in no file of the store, and runs fsck.
     Your own store is not touched.
 
     \b
@@ -58,21 +60,23 @@ def command(keep):
         _run(home, "get", "project/acme-api/db")
         _run(home, "log", "project/acme-api/db")
         _run(home, "search", "postgres", "port", "--what", "facts")
-        _run(home, "remember", "project/acme-api/staging-secret", SECRET)
-        _run(home, "remember", "project/acme-api/staging-secret", SECRET + " (rotated)")
-        _run(home, "forget", "project/acme-api/staging-secret", "--yes")
+        _run(home, "remember", "project/acme-api/staging-codename", SECRET)
+        _run(home, "remember", "project/acme-api/staging-codename", SECRET + " (rotated)")
+        click.echo(click.style("\n# the value is on disk now (the store holds it, compressed):", fg="cyan"))
+        click.echo(f"files containing it before forget: {len(scan_store(home, [CANARY.encode()]))}")
+        _run(home, "forget", "project/acme-api/staging-codename", "--yes")
         click.echo(click.style("\n# forget already deleted the versions; gc sweeps anything else unreachable",
                                fg="cyan"))
         _run(home, "gc", "--prune=now")
         click.echo(click.style("\n# is the forgotten text anywhere under the store (raw or decompressed)?", fg="cyan"))
-        hits = scan_store(home, [b"tr0ub4dor"])
+        hits = scan_store(home, [CANARY.encode()])
         click.echo(f"files containing it: {len(hits)}" + (f" {hits}" if hits else ""))
         from objstore import open_store
         with open_store(home) as st:
-            terms = st.index.term_doc_freq("tr0ub4dor")
+            terms = st.index.term_doc_freq("quokka")
         click.echo(f"documents in the search index's term dictionary with the word: {sum(terms.values())}")
         click.echo(click.style("# so a search finds nothing:", fg="cyan"))
-        _run(home, "search", "tr0ub4dor", "--json")
+        _run(home, "search", "quokka", "--json")
         _run(home, "fsck")
         if hits or sum(terms.values()):
             raise click.ClickException("the forgotten text was found on disk")

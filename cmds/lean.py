@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, warn_config, warn_damage, wants_json, working_dir
+from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
@@ -252,6 +252,9 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     elif r.current != r.version.id and f.valid_from > now_ms():
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (valid from {fmt_time(f.valid_from)}, "
              f"in the future: until then the current value stays {r.current[:12]})")
+    elif r.current != r.version.id and f.namespace:
+        echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (current for sub-agent {f.namespace} and its "
+             f"children only: the parent's value stays {r.current[:12]})")
     elif r.current != r.version.id:
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
              f"is still {r.current[:12]}, valid from later)")
@@ -570,8 +573,7 @@ def main(argv: list[str]) -> int | None:
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
-                         params.get("as_json", False))
+            report_error(*unexpected_error(e), 1, params.get("as_json", False))
             if os.environ.get("MEM_DEBUG"):
                 import traceback
                 traceback.print_exc()

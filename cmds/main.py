@@ -14,7 +14,7 @@ import traceback
 
 import click
 
-from ._out import hint_of, refuse_bad_utf8, report_error, wants_json
+from ._out import hint_of, refuse_bad_utf8, report_error, unexpected_error, wants_json
 
 EXIT_INTERRUPTED = 130
 
@@ -53,9 +53,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remote": ("cmds.remote", "Manage remotes: folders or S3 buckets that push, pull and clone use."),
     "push": ("cmds.push", "Send new objects and refs to remote NAME (pulls first)."),
     "pull": ("cmds.pull", "Fetch remote NAME's objects and merge its refs here."),
-    "clone": ("cmds.clone", "Create this machine's store (--home) from the remote at URL."),
+    "clone": ("cmds.clone", "Create this machine's store (mem --home DIR clone URL) from the remote at URL."),
     "backup": ("cmds.backup", "Push to remote NAME and record a dated snapshot of every ref."),
-    "restore": ("cmds.restore", "Rebuild an empty store (--home) from a snapshot at SOURCE."),
+    "restore": ("cmds.restore", "Rebuild an empty store (mem --home DIR restore SOURCE) from a snapshot at SOURCE."),
     "gc": ("cmds.gc", "Pack loose objects; delete unreachable objects and temp files."),
     "fsck": ("cmds.fsck", "Verify every object, ref and parent link, and the search index."),
     "reindex": ("cmds.reindex", "Rebuild the search index from the objects."),
@@ -116,8 +116,7 @@ class MemGroup(click.Group):
         except BrokenPipeError:
             ctx.exit(1)
         except Exception as e:  # noqa: BLE001 - the last line of defence
-            report_error(f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it", 1,
-                         bool(ctx.meta.get("mem_json")))
+            report_error(*unexpected_error(e), 1, bool(ctx.meta.get("mem_json")))
             if os.environ.get("MEM_DEBUG"):
                 traceback.print_exc()
             ctx.exit(1)

@@ -5,6 +5,11 @@ import click
 from ._common import TimeType, complete_key, exit_with, json_option, with_store
 
 
+def _LONG_OPTION(a: str) -> bool:
+    """``--name`` (letters, digits, inner dashes): an option's name, never a value of the user's."""
+    return a[:2] == "--" and a[2:].replace("-", "").isalnum() and a[2:3].isalpha()
+
+
 class _ValueCommand(click.Command):
     """``mem remember``: an argument starting with '-' that is not one of the
     command's options (a PEM block, ``-x is the verbose flag``) is a value, not
@@ -35,7 +40,7 @@ class _ValueCommand(click.Command):
                 if not p.is_flag and not p.count and "=" not in a and i + 1 < len(given):
                     i += 1
                     out.append(given[i])   # the option's value, whatever it looks like
-            elif a[:2] == "--" and a[2:].replace("-", "").isalnum() and a[2:3].isalpha():
+            elif _LONG_OPTION(a):
                 out.append(a)                  # a misspelt long option: click names it (no value in it)
             else:
                 held[stand_in := f"\0value{len(held)}"] = a
@@ -48,6 +53,7 @@ class _ValueCommand(click.Command):
             for tok in held:
                 msg = msg.replace(tok, "<value hidden>")
             words = {w for p in params for w in (*p.opts, *p.secondary_opts, *getattr(p.type, "choices", ()))}
+            words |= {a for a in given if _LONG_OPTION(a)}   # a misspelt or misplaced option is named, not hidden
             for a in sorted(given, key=len, reverse=True):
                 if len(a) >= 6 and a in msg and a not in words:
                     msg = msg.replace(a, "<value hidden>")

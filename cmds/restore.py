@@ -15,7 +15,7 @@ from ._common import ExistingPath, emit_json, home_path, json_option
 @json_option
 @click.pass_context
 def command(ctx, source, latest, snap, key_file, endpoint, as_json):
-    """Rebuild an empty store (--home) from a snapshot at SOURCE.
+    """Rebuild an empty store (mem --home DIR restore SOURCE) from a snapshot at SOURCE.
 
     SOURCE is a remote URL, or the name of a remote of the (empty) store at
     --home.  Objects, refs and the search index are rebuilt.

@@ -62,10 +62,19 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           plain words when it looks like a password (>= 6 chars,       see ``_phrase_secret``)
                           a digit, symbol or inner capital: ``my password is
                           hunterUniq2024``), and a 4-12 digit ``pin is 4821``;
-                          ``the password is stored in vault`` is left
+                          ``the password is stored in vault`` is left; also
+                          ``the secret|token|api key is X``, a quoted value after
+                          ``password|passphrase|secret is``, and ``password X``
+                          with no verb when X cannot be prose (``UpstreamPw777``)
+cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
+                          ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
+                          ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8))
+                          ``-pass pass:``, ``htpasswd -b``, ``echo pw | sudo -S``,
+                          ``--password pw``; not ``$VAR``, ``env:``/``file:``
+                          sources, ``--password-stdin`` or placeholder words
 generic-secret            the value of ``password|passwd|pwd|passphrase|secret|       (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
-                          client_secret`` ``= / : / =>`` assignments when the value
+                          client_secret|*_pass`` ``= / : / =>`` assignments when the value
                           looks random (see ``_looks_secret``), or mixes letters
                           with digits or symbols (``password=hunter2``,
                           ``token=abc123def456``), or is a quoted literal after a
@@ -358,11 +367,11 @@ def _url_password_ok(v: str) -> bool:
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
 _KEY_OWNERS = ("api", "access", "auth", "private")
-_KW = (r"(?:passw(?:or)?d|passphrase|pwd|secret|token|key(?:"
+_KW = (r"(?:passw(?:or)?d|passphrase|pwd|pass(?<=_pass)(?![a-z])|secret|token|key(?:"
        + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
        r"(?:[_-]?(?:key|token|value))?")
 _ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
-_VALUE = r"[^\s\"'`\\,;&<>(){}\[\]|]"
+_VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 _VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
 # (group 1 the value run, group 2 set when a delimiter or the end follows it)
@@ -498,8 +507,9 @@ def _mysql_password_ok(v: str) -> bool:
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
 # text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
-_PHRASE_VERB = (r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
-                r"[ \t]{0,4}:?[ \t]{1,4}[\"'`]?")
+_PHRASE_VERB_BARE = (r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
+                     r"[ \t]{0,4}:?[ \t]{1,4}")
+_PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 _PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
@@ -507,6 +517,57 @@ _MYSQL_CMD = (r"(?:mysql(?<![A-Za-z0-9_.\-]mysql)|mariadb(?<![A-Za-z0-9_.\-]mari
               r"(?:dump|admin|import|show|check|pump|slap|sh|-dump|-admin|-import|-show|-check|-slap)?+"
               r"(?![A-Za-z0-9_.])[^\n\r;|&]{0,512}?[ \t]-p[\"']?"
               r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)")
+
+# ---- passwords passed to a command on its command line ------------------------------
+# An argument: optionally quoted, up to a blank, quote or shell operator.
+_ARG = r"[\"']?(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
+_WORD = r"[\"']?[^\s;|&\"']{1,256}+[\"']?"            # one positional argument
+_FLAGS_RUN = r"(?:[ \t]{1,4}-[A-Za-z]{1,8}+){1,4}+"   # a command's short-option clusters, bounded
+
+
+def _flags_with(letter: str) -> str:
+    """A look-ahead body: one of the next (at most 4) option clusters holds ``letter``."""
+    return r"(?:[ \t]{1,4}-[A-Za-z]{1,8}+){0,3}[ \t]{1,4}-[A-Za-z]{0,7}" + letter
+
+
+_ARGS_BEFORE = r"[^\n\r;|&]{0,256}?[ \t]"          # the command's other arguments, on the same command
+_OPENSSL_SOURCES = ("env:", "file:", "fd:", "stdin")
+
+
+def _cli_secret_ok(v: str) -> bool:
+    """A password given as a command-line argument, not a reference to one
+    (``$PW``, ``%s``, ``<password>``, ``{pw}``, ``****``), another option
+    (``-u``), a placeholder word (``PASSWORD``, ``changeme``, ``your-pass``)
+    or an openssl pass-phrase source (``env:VAR``, ``file:path``, ``fd:3``,
+    ``stdin``)."""
+    if v.startswith(("$", "%", "<", "{", "*", "-")) or v.startswith(_OPENSSL_SOURCES):
+        return False
+    low = v.lower()
+    return not (low in _URL_PW_WORDS or low in _NOT_VALUES or _PLACEHOLDER_RE.search(v)
+                or re.fullmatch(r"[A-Z_]+", v))
+
+
+def _cmd(*names: str) -> str:
+    """``(?:n1(?<!Xn1)|n2(?<!Xn2)...)``: a command name on a word boundary."""
+    return "(?:" + "|".join(f"{re.escape(n)}(?<![A-Za-z0-9_.\\-]{re.escape(n)})" for n in names) + r")(?![A-Za-z0-9_.\-])"
+
+
+def _bare_password_ok(v: str) -> bool:
+    """``I'll use password UpstreamPw777`` (no ``is``, no ``=``): only a token
+    that cannot be a word of prose: 8+ characters, letters with digits, and a
+    capital or a symbol; not an identifier in snake_case, not a placeholder."""
+    return (len(v) >= 8 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and any(c.isupper() or not c.isalnum() for c in v) and not _SNAKE_RE.fullmatch(v.lower())
+            and _cli_secret_ok(v))
+
+
+def _quoted_phrase_ok(v: str) -> bool:
+    """``the passphrase is "purple monkey dishwasher"``: any quoted value of 4+
+    characters that is not a placeholder or a type word (``"required"``)."""
+    v = v.strip()
+    return len(v) >= 4 and v.lower() not in _NOT_VALUES and not _PLACEHOLDER_RE.search(v) \
+        and not v.startswith(("$", "%", "{"))
+
 
 _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
 
@@ -633,6 +694,69 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'my pin is <4-12 digits>'",
        r"pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=_pin_ok, anchors=("pin",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'the secret/token/api key is <token>'",
+       r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
+       r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)" + _PHRASE_VERB
+       + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=52, check=_phrase_secret, anchors=("secret", "token", "key")),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
+       r"(?:passw(?:or)?d|passphrase|secret)" + _PHRASE_VERB_BARE
+       + r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)",
+       ci=True, priority=51, check=_quoted_phrase_ok, anchors=("passw", "passphrase", "secret")),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'use password <token>' with no verb, only for a token "
+       "that cannot be prose (_bare_password_ok)",
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{1,4}(?P<secret>[A-Za-z0-9][^\s\"'`]{6,126}?"
+       r"[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:[\s\"'`]|$))",
+       priority=53, check=_bare_password_ok, anchors=("passw",)),
+    _r("cli-password",
+       "sshpass(1) '-p password' (the password on the command line) https://linux.die.net/man/1/sshpass",
+       _cmd("sshpass") + _ARGS_BEFORE + r"-p[ \t]*" + _ARG,
+       priority=45, check=_cli_secret_ok, anchors=("sshpass",)),
+    _r("cli-password",
+       "registry and cloud logins with '-p|--password <password>': docker/podman/nerdctl/buildah/skopeo/"
+       "helm/oras/crane login, az login, oc login, cf login "
+       "https://docs.docker.com/reference/cli/docker/login/ https://learn.microsoft.com/cli/azure/reference-index#az-login",
+       _cmd("docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "az", "oc", "cf")
+       + r"[^\n\r;|&]{0,128}?[ \t]login(?![A-Za-z0-9_.\-])" + _ARGS_BEFORE + r"(?:-p|--password)(?:[ \t]+|=)" + _ARG,
+       priority=45, check=_cli_secret_ok, anchors=("login",)),
+    _r("cli-password",
+       "curl(1) '-u, --user <user:password>' and '-U, --proxy-user <user:password>' https://curl.se/docs/manpage.html",
+       _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?[\"']?[^\s:\"'`]{1,128}:"
+       r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)",
+       priority=45, check=_cli_secret_ok, anchors=("curl",)),
+    _r("cli-password",
+       "redis-cli '-a <password>' / '--pass <password>' (https://redis.io/docs/latest/develop/tools/cli/)",
+       _cmd("redis-cli", "valkey-cli", "keydb-cli") + _ARGS_BEFORE + r"(?:-a|--pass)(?:[ \t]+|=)" + _ARG,
+       priority=45, check=_cli_secret_ok, anchors=("-cli",)),
+    _r("cli-password",
+       "openssl(1) '-k password' and '-pass|-passin|-passout pass:password' (openssl-passphrase-options(1); "
+       "env:, file:, fd:, stdin are sources, not passwords) https://docs.openssl.org/master/man1/openssl-passphrase-options/",
+       _cmd("openssl") + _ARGS_BEFORE + r"(?:-k|-pass|-passin|-passout|-password)[ \t]+[\"']?(?:pass:)?"
+       r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)",
+       priority=45, check=_cli_secret_ok, anchors=("openssl",)),
+    _r("cli-password",
+       "htpasswd(1) '-b' batch mode: 'htpasswd -b passwdfile user password', 'htpasswd -nb user password' "
+       "https://httpd.apache.org/docs/2.4/programs/htpasswd.html",
+       # -n prints instead of writing a file: one positional (user) before the password, else two
+       _cmd("htpasswd") + r"(?=" + _flags_with("b") + r")(?:(?=" + _flags_with("n") + r")" + _FLAGS_RUN
+       + r"[ \t]{1,4}" + _WORD + r"|(?!" + _flags_with("n") + r")" + _FLAGS_RUN + r"[ \t]{1,4}" + _WORD
+       + r"[ \t]{1,4}" + _WORD + r")[ \t]{1,4}" + _ARG,
+       priority=45, check=_cli_secret_ok, anchors=("htpasswd",)),
+    _r("cli-password",
+       "sudo(8) '-S' reads the password from standard input: 'echo|printf <password> | sudo -S' "
+       "https://www.sudo.ws/docs/man/sudo.man/",
+       _cmd("echo", "printf") + r"(?:[ \t]+-[neE]+)*[ \t]+" + _ARG + r"[\"']?[ \t]*\|[ \t]*sudo[ \t]+"
+       r"(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*S",
+       priority=45, check=_cli_secret_ok, anchors=("sudo",)),
+    _r("cli-password",
+       "'--password <password>' / '--passwd' / '--pass' with a blank (the '=' form is generic-secret): an "
+       "option-argument after a blank, POSIX utility syntax guideline 6 "
+       "https://pubs.opengroup.org/onlinepubs/9799919799/basedefs/V1_chap12.html",
+       r"--pass(?:w(?:or)?d)?[ \t]+" + _ARG,
+       priority=46, check=_cli_secret_ok, anchors=("--pass",)),
     _r("mysql-password",
        "MySQL 'Command Options for Connection Establishment' --password[=password], -p[password] (no space: "
        "the password; -p alone prompts) https://dev.mysql.com/doc/refman/8.0/en/connection-options.html",

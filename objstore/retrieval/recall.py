@@ -903,14 +903,22 @@ class _NsView:
         return None if r is None else namespace_weight(r)
 
 
-def _older_match(chain: Sequence, shown: str, matched: str | None, as_of: int | None) -> str | None:
-    """``matched`` (the version id the search hit) when it is another
-    version of ``chain`` that may be named, else None: with ``as_of``
-    (ms), a version recorded after that time must not be named."""
+def _older_match(chain: Sequence, shown: str, matched: str | None, as_of: int | None,
+                 reader: str | None = None) -> str | None:
+    """``matched`` (the version id the search hit) when it is an older
+    version of ``chain`` that may be named, else None: with ``as_of`` (ms),
+    a version recorded after that time must not be named, nor one the
+    ``reader`` namespace cannot read (a sibling sub-agent's), nor one that
+    is not older than the one shown."""
     if not matched or matched == shown:
         return None
     v = next((v for v in chain if v.id == matched), None)
     if v is None or (as_of is not None and v.fact.recorded_at > as_of):
+        return None
+    if namespace_rank(reader, v.fact.namespace) is None:
+        return None
+    cur = next((c for c in chain if c.id == shown), None)
+    if cur is not None and (v.fact.valid_from, v.fact.version) >= (cur.fact.valid_from, cur.fact.version):
         return None
     return matched
 
@@ -945,7 +953,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              project=key_project(f.key) or "", trust=f.trust, key=f.key,
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
-                             resolved_from=_older_match(chain, oid, c.hit_id, as_of),
+                             resolved_from=_older_match(chain, oid, c.hit_id, as_of, ns.reader),
                              queries=tuple(sorted(c.queries)), edges=f.edges, namespace=f.namespace), \
                 f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id

@@ -482,6 +482,14 @@ PATHOLOGICAL = {
     "newlines": "\n" * 262_144,
     "surrogates": "\ud800" * 262_144,
     "non-ascii": "é" * 262_144,
+    # the command-line password rules (fresh attack 5): a command word repeated, options repeated
+    "htpasswd -b*": ("htpasswd -b a b " * 16_384)[:262_144],
+    "htpasswd -n -b -c*": ("htpasswd -nb -c -b -x " * 12_000)[:262_144],
+    "sshpass -p*": ("sshpass -p " * 24_000)[:262_144],
+    "curl -u a:*": ("curl -u a:" * 26_215)[:262_144],
+    "echo | sudo -S*": ("echo a | sudo -S " * 15_500)[:262_144],
+    "password is \"*": ('password is "' * 20_200)[:262_144],
+    "password Ab1*": ("password Ab1" * 21_846)[:262_144],
 }
 
 

@@ -248,6 +248,20 @@ $ mkdir -p backup && git log -p -1 && mysql -u root -p app -P 3306
 user: the gpg passphrase was {PASSPHRASE}.
 """, [(PHRASE_PW, "password-phrase"), (MYSQL_PW, "mysql-password"), (PASSPHRASE, "password-phrase")])
 
+# Passwords on command lines (fresh attack 5): drawn after the chat passwords, so every value
+# above keeps its place in the seeded sequence.
+SSHPASS_PW, DOCKER_PW, CURL_PW, REDIS_PW, HTPASSWD_PW, SUDO_PW = (fake(14) for _ in range(6))
+files["cli-passwords.sh"] = (f"""$ sshpass -p '{SSHPASS_PW}' ssh deploy@web1 uptime
+$ docker login -u ci -p {DOCKER_PW} registry.example.com
+$ curl -sS -u admin:{CURL_PW} https://ci.example.com/api/json
+$ redis-cli -h cache -a {REDIS_PW} info
+$ htpasswd -b /etc/nginx/.htpasswd ops {HTPASSWD_PW}
+$ echo '{SUDO_PW}' | sudo -S systemctl restart nginx
+$ docker login --password-stdin -u ci registry.example.com < token.txt
+$ openssl rsa -passin env:KEY_PW -in server.key -out plain.key
+""", [(SSHPASS_PW, "cli-password"), (DOCKER_PW, "cli-password"), (CURL_PW, "cli-password"),
+      (REDIS_PW, "cli-password"), (HTPASSWD_PW, "cli-password"), (SUDO_PW, "cli-password")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
