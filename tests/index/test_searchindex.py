@@ -14,6 +14,7 @@ import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from objstore.index.schema import OBJECT_ID_RE
 from objstore.index.searchindex import (
     Hit,
     IndexBusyError,
@@ -166,7 +167,12 @@ def scan_files(root: Path) -> dict[str, bytes]:
 
 
 def where(needle: str, files: dict[str, bytes]) -> list[str]:
-    return [name for name, data in files.items() if needle.encode() in data]
+    """Files holding ``needle``; an object id is looked for in both forms an
+    index generation may store it in (64 hex digits, or its 32 raw bytes)."""
+    forms = [needle.encode()]
+    if OBJECT_ID_RE.match(needle):
+        forms.append(bytes.fromhex(needle))
+    return [name for name, data in files.items() if any(f in data for f in forms)]
 
 
 def segments_with_deletes(root: Path, sub: str) -> list[dict]:
@@ -415,7 +421,7 @@ def test_plain_delete_leaves_sentinel_in_files(root: Path, ix: SearchIndex) -> N
     secret, live = _sentinel_scenario(ix)
     assert ix.search(SENTINEL) == []  # hidden from search...
     searcher = open_live(root, "facts")
-    assert searcher.doc_freq("id", secret.id) == 1  # ...but still counted
+    assert searcher.doc_freq("id", bytes.fromhex(secret.id)) == 1  # ...but still counted
     assert searcher.doc_freq("text", "zebraquokka") == 1
     assert [t for t, _ in searcher.terms_with_prefix("text", "zebra")] == ["zebraquokka"]
     files = scan_files(root)
@@ -444,7 +450,7 @@ def test_purge_physically_removes_sentinel(root: Path, ix: SearchIndex) -> None:
     assert ix.verify_purged([secret.id]) == []
     # independent checks with tantivy
     searcher = open_live(root, "facts")
-    assert searcher.doc_freq("id", secret.id) == 0
+    assert searcher.doc_freq("id", bytes.fromhex(secret.id)) == 0
     assert searcher.doc_freq("text", "zebraquokka") == 0
     assert searcher.terms_with_prefix("text", "zebra") == []
     assert searcher.terms_with_prefix("ref", f"project/x/{SENTINEL}") == []
