@@ -47,6 +47,11 @@ MAX_EDGES = 1000
 OWNER = "rollup"
 
 
+#: :func:`rollup_files` moves the summaries it wrote into one pack when they
+#: are at least this many (an import; a hook's few stay loose until gc)
+PACK_ROLLUPS_AT = 32
+
+
 class RollupResult(Frozen):
     """What :func:`rollup` did for one sub-agent.
 
@@ -187,4 +192,11 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
                 store.packs.drop_pages()          # pack: keep their index pages from piling up in memory
         except (OSError, MemError):
             continue
+    written = [r.id for r in out if r.status == "written" and r.id]
+    if len(written) >= PACK_ROLLUPS_AT:  # an import's many summaries: one pack, not a loose file (and dir) each
+        try:
+            with store.lock(command):
+                store.pack_loose(written)
+        except MemError:  # they stay loose; gc packs them
+            pass
     return out

@@ -35,7 +35,10 @@ offsets and hashes, never text):
   ``h`` = SHA-256 of its real path (32 hex);
 * ``session-state/<h>.json``: a session's head, next seq and source ids
   (``objstore.memory.sessions.load_session``);
-* ``lineage/<h>``: session ids whose transcript starts with one message.
+* ``lineage.log``: which sessions' transcripts start with which message,
+  one line ``<h> <session id>`` per session (``h`` = SHA-256 of the first
+  assistant message id, 32 hex), appended; a store written before it has
+  ``lineage/<h>`` files (one session id per line), still read.
 
 ``<store>/no-capture`` (not a cache: deleting it would let excluded sessions
 in) lists session ids captured with ``MEM_NO_CAPTURE=1``; every path skips
@@ -354,16 +357,14 @@ class _Lineage:
         return self.seed
 
     def _check(self, first_msg: str, sid: str) -> None:
-        path = self.w.store.root / "cache" / "lineage" / _h(first_msg)
-        try:
-            ids = [x for x in path.read_text("utf-8").split("\n") if x]
-        except FileNotFoundError:
-            ids = []
+        h = _h(first_msg)
+        cache = self.w.store.root / "cache"
+        ids = lineage_sessions(cache, h)
         parents = [x for x in ids if x != sid]
         if sid not in ids:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(sid + "\n")
+            cache.mkdir(parents=True, exist_ok=True)
+            with open(cache / LINEAGE_LOG, "a", encoding="utf-8") as f:
+                f.write(f"{h} {sid}\n")  # one write of one line: appends of other processes stay whole
         self.saved.update(checked=True, parents=parents, in_copy=bool(parents))
 
     def run(self, turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
@@ -401,6 +402,46 @@ class _Lineage:
             if ct.role == "assistant":
                 self.saved["in_copy"] = False     # the first new answer: the copy ended before it
             yield ct
+
+
+#: ``<store>/cache/LINEAGE_LOG``: the lineage cache (module docstring)
+LINEAGE_LOG = "lineage.log"
+_lineage_read: dict[str, tuple[int, int, dict[str, list[str]]]] = {}  # path -> (inode, bytes parsed, h -> ids)
+
+
+def lineage_sessions(cache: Path, h: str) -> list[str]:
+    """The session ids whose transcript starts with the message of hash
+    ``h`` (32 hex), in the order they were recorded: from
+    ``cache/lineage.log`` (only the bytes appended since this process last
+    read it are parsed; a replaced or shorter file is read again) and from
+    a ``cache/lineage/<h>`` file of an older store.  [] when neither has
+    it.  A torn last line (a writer that died mid-line) is ignored."""
+    path = cache / LINEAGE_LOG
+    key = str(path)
+    ino, done, table = _lineage_read.get(key, (-1, 0, {}))
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_ino != ino or st.st_size < done:
+                ino, done, table = st.st_ino, 0, {}
+            if st.st_size > done:
+                f.seek(done)
+                chunk = f.read(st.st_size - done)
+                end = chunk.rfind(b"\n") + 1
+                for line in chunk[:end].decode("utf-8", "replace").splitlines():
+                    k, _, sid = line.partition(" ")
+                    if sid and sid not in table.setdefault(k, []):
+                        table[k].append(sid)
+                done += end
+        _lineage_read[key] = (ino, done, table)
+    except FileNotFoundError:
+        table = {}
+    ids = list(table.get(h, ()))
+    try:  # written before lineage.log (one file per message)
+        old = (cache / "lineage" / h).read_text("utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return ids
+    return [*[x for x in old.split("\n") if x and x not in ids], *ids]
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:

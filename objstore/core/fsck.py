@@ -62,6 +62,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         if progress and (i % 1000 == 0 or i == len(ids) - 1):
             progress(i + 1, len(ids))
     packs.close()
+    rep.problems += store.refs.packed_problems()
     for ns, cls in _EXPECT.items():
         damaged: list[str] = []
         try:

@@ -21,6 +21,15 @@ Ref names and where they live (``<store>/refs/…``):
 A ref file holds the 64-hex id and a newline.  Updates take ``<file>.lock``
 (``atomic.LockFile``), re-read the ref under it and fail with
 :class:`RefConflict` when it is not at the expected id.
+
+**Packed session refs** (git's ``packed-refs``, for one namespace): a bulk
+move of session refs (:meth:`Refs.set_many_if_equals`, an import's
+publish) writes them into one file, ``refs/packed-sessions``, instead of
+one file each (a 65-byte ref takes a 4 KiB block).  A session ref is its
+loose file when there is one, else its line there.  Any other move of a
+packed session ref (a hook's, forget's) writes the loose file and takes
+the line out, so the file never names an id a ref no longer points at.
+Format: ``docs/format.md``, "Refs".
 """
 
 from __future__ import annotations
@@ -35,6 +44,9 @@ from objstore.core.atomic import LockFile
 from objstore.core.errors import CorruptObject, InvalidInput, RefConflict
 from objstore.core.ids import is_full_id
 
+#: ``refs/PACKED_SESSIONS``: packed session refs (module doc)
+PACKED_SESSIONS = "packed-sessions"
+_PACKED_LINE = re.compile(rb"([0-9a-f]{64}) ([^\n]+)\Z")
 MAX_KEY_CHARS = 512
 MAX_SEGMENT_BYTES = 200
 #: longest escaped file name (NAME_MAX is 255; "<name>.lock" must fit too)
@@ -249,6 +261,75 @@ class Refs:
         #: migrated store, where an old name could reach another ref's file
         #: on a case-insensitive filesystem.
         self.legacy = False
+        self._packed_key: tuple | None = None  # (inode, size, mtime_ns) of the packed file parsed
+        self._packed: tuple[bytes, dict[str, str], list[tuple[int, bytes]]] = (b"", {}, [])
+
+    # -- packed session refs ----------------------------------------------
+    def _packed_state(self) -> tuple[bytes, dict[str, str], list[tuple[int, bytes]]]:
+        """(content, {escaped session file name: id}, [(line number, bad
+        line)]) of ``refs/packed-sessions``, parsed again only when the file
+        was replaced or changed; empty when there is none."""
+        p = self.root / PACKED_SESSIONS
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            self._packed_key, self._packed = None, (b"", {}, [])
+            return self._packed
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if key != self._packed_key:
+            try:
+                data = p.read_bytes()
+            except FileNotFoundError:
+                return self._packed_state()
+            table: dict[str, str] = {}
+            bad: list[tuple[int, bytes]] = []
+            for n, line in enumerate(data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n"), 1):
+                m = _PACKED_LINE.match(line)
+                name = m.group(2).decode("utf-8", "replace") if m else ""
+                if m is None or name.startswith(".") or "/" in name or name.endswith(".lock"):
+                    bad.append((n, line))
+                    continue
+                table[name] = m.group(1).decode("ascii")
+            self._packed_key, self._packed = key, (data, table, bad)
+        return self._packed
+
+    def packed_problems(self) -> list[str]:
+        """One line per line of ``refs/packed-sessions`` that is not
+        ``<id> SP <escaped session id>`` (ignored by every reader; ``fsck``
+        reports them, :meth:`drop_bad_packed` removes them)."""
+        return [f"refs/{PACKED_SESSIONS} line {n}: not '<id> <session>': {line[:80]!r}"
+                for n, line in self._packed_state()[2]]
+
+    def drop_bad_packed(self) -> list[str]:
+        """Rewrite ``refs/packed-sessions`` without its bad lines; returns
+        the session ref names those lines seem to name (the text after their
+        first space), for the caller to restore from their reflogs.  Caller
+        holds the store lock."""
+        _data, table, bad = self._packed_state()
+        if not bad:
+            return []
+        names = []
+        for _n, line in bad:
+            _, sp, rest = line.partition(b" ")
+            if sp and rest:
+                try:
+                    sid = unicodedata.normalize("NFC", unescape_name(rest.decode("utf-8")))
+                    validate_session_id(sid)
+                except (UnicodeDecodeError, InvalidInput):
+                    continue
+                names.append(f"sessions/{sid}")
+        self._write_packed(dict(table))
+        return names
+
+    def _write_packed(self, table: dict[str, str]) -> None:
+        """Replace ``refs/packed-sessions`` by ``table`` (escaped name -> id):
+        lines sorted by name, written through a lock file (fsync, rename,
+        directory fsync); an empty table removes the file."""
+        with LockFile(self.root / PACKED_SESSIONS, steal_stale=True) as lf:
+            if table:
+                lf.write(b"".join(f"{table[k]} {k}\n".encode("utf-8") for k in sorted(table)))
+            else:
+                lf.delete()
 
     def path(self, ref: str) -> Path:
         """File of a ref name (``facts/<key>``, ``sealed/<key>``,
@@ -308,13 +389,16 @@ class Refs:
     def read(self, ref: str) -> str | None:
         """The id a ref points at, or None.  Raises CorruptObject for a
         ref file that does not hold an id.  A ref not yet migrated to its
-        escaped name (:meth:`migrate_names`) is read from its old name."""
+        escaped name (:meth:`migrate_names`) is read from its old name; a
+        session ref without a file from ``refs/packed-sessions``."""
         p = self.path(ref)
         text = self._read_file(ref, p)
         if text is None and self.legacy:
             old = self.legacy_path(ref)
             if old != p:
                 text = self._read_file(ref, old)
+        if text is None and ref.startswith("sessions/"):
+            text = self._packed_state()[1].get(p.name)
         return text
 
     def damaged_files(self, ref: str) -> list[Path]:
@@ -379,14 +463,19 @@ class Refs:
         """
         p = self.path(ref)
         old = self.legacy_path(ref) if self.legacy else p
+        packed = ref.startswith("sessions/") and p.name in self._packed_state()[1]
         with LockFile(p, steal_stale=True) as lf:
             actual = self.read(ref)
             if actual != expected:
                 raise RefConflict(ref, expected, actual)
             if new is None:
+                if packed:  # out of the packed file first: a crash in between must not bring it back
+                    self._unpack([p.name])
                 lf.delete()
             else:
                 lf.write(new.encode("ascii") + b"\n")
+        if packed and new is not None:  # the loose file now shadows the line: take it out
+            self._unpack([p.name])
         if old != p and old.exists():  # the value now lives under the escaped name only
             old.unlink()
             self._prune_empty_dirs(old.parent)
@@ -406,6 +495,9 @@ class Refs:
         paths = [self.path(ref) for ref, _e, _n in moves]
         if len(set(paths)) != len(paths):
             raise InvalidInput("set_many_if_equals: a ref is listed twice")
+        if not self.legacy and all(ref.startswith("sessions/") for ref, _e, _n in moves):
+            self._set_many_packed(moves, paths, sync)
+            return
         taken: list[tuple[Path, Path, int]] = []  # (ref path, lock path, fd)
         try:
             for (ref, expected, new), p in zip(moves, paths):
@@ -440,6 +532,42 @@ class Refs:
                 self._prune_empty_dirs(p.parent)
         sync()
 
+    def _unpack(self, names: list[str]) -> None:
+        """Take the escaped session file ``names`` out of the packed file."""
+        table = dict(self._packed_state()[1])
+        if any(table.pop(n, None) is not None for n in names):
+            self._write_packed(table)
+
+    def _set_many_packed(self, moves, paths: list[Path], sync) -> None:
+        """:meth:`set_many_if_equals` of session refs only: the new ids go
+        into ``refs/packed-sessions`` in one atomic rewrite, then the loose
+        files of the moved refs (which would shadow their lines) are
+        unlinked and ``sync()`` makes that durable.  Every expected value is
+        checked first (RefConflict moves none).  After a crash a ref holds
+        its old id (its loose file still shadows the new line) or its new
+        one, never a torn one."""
+        table = dict(self._packed_state()[1])
+        for (ref, expected, _new), p in zip(moves, paths):
+            actual = self._read_file(ref, p)
+            if actual is None:
+                actual = table.get(p.name)
+            if actual != expected:
+                raise RefConflict(ref, expected, actual)
+        for (_ref, _e, new), p in zip(moves, paths):
+            if new is None:
+                table.pop(p.name, None)
+            else:
+                table[p.name] = new
+        self._write_packed(table)
+        for (_ref, _e, new), p in zip(moves, paths):
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                continue
+            if new is None:
+                self._prune_empty_dirs(p.parent)
+        sync()
+
     def _prune_empty_dirs(self, d: Path) -> None:
         while d != self.root and d.parent != self.root:
             try:
@@ -452,10 +580,12 @@ class Refs:
         """Number of refs directly under ``sessions``, ``tombstones`` or
         ``queue`` (one directory listing; no ref is read)."""
         try:
-            return sum(1 for f in os.listdir(self.root / namespace)
-                       if not f.startswith(".") and not f.endswith(".lock"))
+            names = {f for f in os.listdir(self.root / namespace) if not f.startswith(".") and not f.endswith(".lock")}
         except FileNotFoundError:
-            return 0
+            names = set()
+        if namespace == "sessions":
+            names |= set(self._packed_state()[1])
+        return len(names)
 
     def iter(self, namespace: str, *, damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
         """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
@@ -466,7 +596,8 @@ class Refs:
         refs are still yielded (readers go on with the healthy part;
         ``mem fsck --repair`` restores it from its reflog)."""
         base = self.root / namespace
-        if not base.is_dir():
+        packed = self._packed_state()[1] if namespace == "sessions" else {}
+        if not base.is_dir() and not packed:
             return
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
         if namespace in ("facts", "sealed"):
@@ -483,7 +614,8 @@ class Refs:
                         names.add(unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}"))
         else:
             esc = unescape_name if namespace == "sessions" else (lambda f: f)
-            names = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in os.listdir(base)
+            listed = os.listdir(base) if base.is_dir() else []
+            names = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in [*listed, *packed]
                      if not f.startswith(".") and not f.endswith(".lock")}
         for name in sorted(names):
             try:

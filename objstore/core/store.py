@@ -582,6 +582,29 @@ class Store:
         return count
 
     # -- refs ------------------------------------------------------------
+    def pack_loose(self, oids: Iterable[str]) -> int:
+        """Move the loose objects ``oids`` into one new pack (:meth:`repack`
+        with no old pack), then delete their loose files and the fan-out
+        directories left empty.  For a writer that has just written many
+        loose objects it knows (an import's sub-agent rollups): each loose
+        object takes at least one 4 KiB block and often a directory.  Ids
+        that are not loose are skipped.  Readers that miss a deleted loose
+        file find the object in the new pack (:meth:`read_frame` reloads
+        the packs).  Returns the number packed.  Caller holds the store lock."""
+        ids = [o for o in dict.fromkeys(oids) if self.objects.contains(o)]
+        if not ids:
+            return 0
+        n = self.repack([], keep=lambda _p, _o: True, loose=ids)
+        dirs = {self.objects.path(o).parent for o in ids}
+        for o in ids:
+            self.objects.delete(o)
+        for d in dirs:
+            try:
+                d.rmdir()
+            except OSError:  # not empty (other loose objects), or gone
+                pass
+        return n
+
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
                    time_ms: int | None = None, rewrite: bool = False) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to

@@ -30,7 +30,15 @@ from objstore.core.record import Frozen, set_fields
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.readonly import shadow_dir, writable
-from objstore.index.schema import FORMATS, GenFormat, IndexDoc, read_format, schema_for, to_tantivy_doc
+from objstore.index.schema import (
+    FORMATS,
+    GenFormat,
+    IndexDoc,
+    delete_object,
+    read_format,
+    schema_for,
+    to_tantivy_doc,
+)
 
 __all__ = [
     "BUILD_BUFFER_CHARS",
@@ -781,6 +789,7 @@ class StreamWriter:
             """Write shard ``s``'s part of the batch; True when its heap should be trimmed."""
             docs = adds.get(s, {})
             name, index = self._gen(s)
+            fmt = self.sub.fmt(name)
             to_delete: list[str] = []
             if s in self._live and (dels or not self.fresh):
                 index.reload()
@@ -789,15 +798,14 @@ class StreamWriter:
                 # too; a redundant delete is harmless); re-added ids are
                 # deleted first so that adding is idempotent
                 to_delete = [i for i in dict.fromkeys([*dels] if self.fresh else [*dels, *docs])
-                             if sr.doc_freq("id", i) > 0]
+                             if sr.doc_freq("id", fmt.key(i)) > 0]
                 del sr
             if not to_delete and not docs:
                 return False
             writer = self.sub.new_writer(index, self.heap)
             try:
                 for i in to_delete:
-                    writer.delete_documents_by_term("id", i)
-                fmt = self.sub.fmt(name)
+                    delete_object(writer, index.schema, fmt, i)
                 for doc in docs.values():
                     writer.add_document(to_tantivy_doc(doc, fmt))
                 writer.commit()

@@ -35,6 +35,8 @@ __all__ = [
     "IndexDoc",
     "KINDS",
     "OBJECT_ID_RE",
+    "delete_object",
+    "doc_object_id",
     "hit_from_doc",
     "read_format",
     "schema_for",
@@ -110,13 +112,22 @@ class GenFormat(Frozen):
     whether it has the ``plain`` + ``flags`` fields (substring prefilter),
     ``no_escapes``: whether its bodies had terminal escape sequences removed
     before analysis (the ``noesc`` marker field; older generations index
-    ``\x1b[1mword`` as ``1mword`` until ``mem reindex``).
+    ``\x1b[1mword`` as ``1mword`` until ``mem reindex``), ``id_bytes``:
+    whether its ``id`` field holds the 32 raw bytes of the object id (a
+    bytes field) instead of its 64 hex digits (a raw text field; older
+    generations, still read and written as they are).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
-    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes")
+    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes")
 
-    def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False) -> None:
-        set_fields(self, analyzer, has_seq, has_plain, no_escapes)
+    def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
+                 id_bytes: bool = False) -> None:
+        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes)
+
+    def key(self, oid: str) -> "str | bytes":
+        """The term of object id ``oid`` (64 lowercase hex) in this
+        generation's ``id`` field: its raw 32 bytes, or the hex itself."""
+        return bytes.fromhex(oid) if self.id_bytes else oid
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """Word tokens in this generation's term form."""
@@ -132,12 +143,16 @@ class GenFormat(Frozen):
 
 
 #: The format of new generations per analyzer option.
-FORMATS = {"stem": GenFormat("stem", True, True, True), "words": GenFormat("words", False, False)}
+FORMATS = {"stem": GenFormat("stem", True, True, True, True), "words": GenFormat("words", False, False)}
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     sb = tantivy.SchemaBuilder()
-    for name in ("id", "kind", "ref"):
+    if fmt.id_bytes:
+        sb.add_bytes_field("id", stored=True, indexed=True)
+    else:
+        sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    for name in ("kind", "ref"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_integer_field("time", stored=True, indexed=True, fast=True)
     for name in ("project", "role"):
@@ -180,7 +195,8 @@ def read_format(gen_dir: Path) -> GenFormat:
     names = {v: k for k, v in ANALYZERS.items()}
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
-    return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields)
+    return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
+                     fields.get("id", {}).get("type") == "bytes")
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
@@ -189,7 +205,10 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     case-folded body in ``plain`` and ``flags`` = ``long`` when that is
     PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
-    doc.add_text("id", d.id)
+    if fmt.id_bytes:
+        doc.add_bytes("id", bytes.fromhex(d.id))
+    else:
+        doc.add_text("id", d.id)
     doc.add_text("kind", d.kind)
     doc.add_text("ref", d.ref)
     doc.add_integer("time", d.time)
@@ -208,10 +227,28 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     return doc
 
 
+def doc_object_id(doc: "tantivy.Document") -> str:
+    """The object id (64 lowercase hex) of a stored tantivy document, from
+    either form of the ``id`` field (:attr:`GenFormat.id_bytes`)."""
+    v = doc.get_first("id")
+    return v.hex() if isinstance(v, bytes) else v
+
+
+def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> None:
+    """Delete (at the writer's next commit) the documents of object ``oid``
+    from a generation of format ``fmt`` with schema ``schema``: by term for
+    a hex ``id``; by a term query for a bytes ``id`` (tantivy-py 0.27 does
+    not delete by a bytes term)."""
+    if fmt.id_bytes:
+        writer.delete_documents_by_query(tantivy.Query.term_query(schema, "id", bytes.fromhex(oid)))
+    else:
+        writer.delete_documents_by_term("id", oid)
+
+
 def hit_from_doc(doc: "tantivy.Document", score: float) -> Hit:
     """The :class:`Hit` of a stored tantivy document with ``score``."""
     return Hit(
-        id=doc.get_first("id"),
+        id=doc_object_id(doc),
         kind=doc.get_first("kind"),
         ref=doc.get_first("ref") or "",
         time=int(doc.get_first("time") or 0),

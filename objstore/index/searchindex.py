@@ -65,7 +65,16 @@ from objstore.index.query import (
     substring_conditions,
     substring_query,
 )
-from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, IndexDoc, hit_from_doc, to_tantivy_doc
+from objstore.index.schema import (
+    KINDS,
+    OBJECT_ID_RE,
+    Hit,
+    IndexDoc,
+    delete_object,
+    doc_object_id,
+    hit_from_doc,
+    to_tantivy_doc,
+)
 from objstore.index.snippets import make_snippet
 
 __all__ = [
@@ -486,7 +495,8 @@ class SearchIndex:
                 index = indexes[name]
                 index.reload()
                 sr = index.searcher()
-                present = [i for i in doomed if sr.doc_freq("id", i) > 0]
+                fmt = sub.fmt(name)
+                present = [i for i in doomed if sr.doc_freq("id", fmt.key(i)) > 0]
                 if not present:
                     continue
                 merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, adds.get(s, []))
@@ -501,7 +511,7 @@ class SearchIndex:
                 schema = index.schema
                 segs: set[int] = set()
                 for i in present:
-                    hits = sr.search(tantivy.Query.term_query(schema, "id", i), 1).hits
+                    hits = sr.search(tantivy.Query.term_query(schema, "id", fmt.key(i)), 1).hits
                     if not hits:  # only a deleted copy: no live document leads to its segment
                         todo.add(s)
                         break
@@ -509,17 +519,16 @@ class SearchIndex:
                 if s in todo:
                     continue
                 everything = sr.search(tantivy.Query.all_query(), max(1, int(sr.num_docs))).hits
-                ids = [sr.doc(addr).get_first("id") for _score, addr in everything if addr.segment_ord in segs]
+                ids = [doc_object_id(sr.doc(addr)) for _score, addr in everything if addr.segment_ord in segs]
                 del sr, everything
                 keep = [i for i in ids if i not in doomed]
                 docs = [d for d in load(keep) if d.id not in doomed]
                 for d in docs:
                     self._check_doc(d, ("turn",))
-                fmt = sub.fmt(name)
                 writer = sub.new_writer(index, BULK_HEAP_BYTES if len(docs) > 1000 else WRITER_HEAP_BYTES)
                 try:
                     for i in ids:
-                        writer.delete_documents_by_term("id", i)
+                        delete_object(writer, schema, fmt, i)
                     for d in [*docs, *adds.pop(s, [])]:
                         writer.add_document(to_tantivy_doc(d, fmt))
                     writer.commit()
@@ -530,7 +539,7 @@ class SearchIndex:
                 sr = self._reopen(sub, name, index)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
-                if any(sr.doc_freq("id", i) > 0 for i in present) or generation_files(sub.dir / name)[0]:
+                if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or generation_files(sub.dir / name)[0]:
                     todo.add(s)
         rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
         if rest:
@@ -573,7 +582,7 @@ class SearchIndex:
         docs = [d for d in add if d.id not in doomed]
         if len(docs) < commits:  # live documents of this generation, added again one per commit
             hits = sr.search(tantivy.Query.all_query(), commits + len(present) + 8).hits
-            ids = [i for i in (sr.doc(addr).get_first("id") for _s, addr in hits) if i not in doomed]
+            ids = [i for i in (doc_object_id(sr.doc(addr)) for _s, addr in hits) if i not in doomed]
             docs += [d for d in load(ids[: commits - len(docs)]) if d.id not in doomed]
         if not docs:
             return None
@@ -586,10 +595,10 @@ class SearchIndex:
         writer = sub.new_writer(index, WRITER_HEAP_BYTES)
         try:
             for i in present:
-                writer.delete_documents_by_term("id", i)
+                delete_object(writer, index.schema, fmt, i)
             for batch in batches:
                 for d in batch:
-                    writer.delete_documents_by_term("id", d.id)
+                    delete_object(writer, index.schema, fmt, d.id)
                     writer.add_document(to_tantivy_doc(d, fmt))
                 writer.commit()
             writer.wait_merging_threads()
@@ -598,7 +607,7 @@ class SearchIndex:
         del writer
         sr = self._reopen(sub, name, index)
         deletes, stray = generation_files(sub.dir / name)
-        return not deletes and not stray and not any(sr.doc_freq("id", i) > 0 for i in present)
+        return not deletes and not stray and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present)
 
     @staticmethod
     def _check_shards(shards: set[int], n: int) -> None:
@@ -1084,7 +1093,7 @@ class SearchIndex:
             if searcher is None:
                 indexes[name].reload()  # exact: never trust a cached view here
                 searcher = searchers[name] = indexes[name].searcher()
-            if not searcher.doc_freq("id", tid):
+            if not searcher.doc_freq("id", self._subs["turn"].fmt(name).key(tid)):
                 out.add(sid)
         return out
 
@@ -1146,7 +1155,7 @@ class SearchIndex:
                 for _score, addr in o.searcher.search(q, n, count=False).hits:
                     doc = o.searcher.doc(addr)
                     if o.only is None or doc.get_first("kind") == o.only:
-                        out[doc.get_first("id")] = doc.get_first("ref") or ""
+                        out[doc_object_id(doc)] = doc.get_first("ref") or ""
             except ValueError as e:
                 raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
         return out
@@ -1193,9 +1202,10 @@ class SearchIndex:
                 index = indexes[name]
                 index.reload()
                 searcher = index.searcher()
+                fmt = sub.fmt(name)
                 held = False
                 for i in ids:
-                    df = searcher.doc_freq("id", i)
+                    df = searcher.doc_freq("id", fmt.key(i))
                     if df:
                         held = True
                         problems.append(f"{label}: doc_freq(id={i}) = {df}")

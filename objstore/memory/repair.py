@@ -243,10 +243,13 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     ref is set again to the newest id its reflog moved it to whose object
     is sound and of the ref's type (``restored_refs``), else it is gone
     (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
+    bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions that name no id
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):
             pass
+        damaged += [n for n in bad_packed if n.startswith(ns + "/") and n not in damaged
+                    and store.refs.read(n) is None]
         for name in damaged:
             for p in store.refs.damaged_files(name):
                 q.move(p, "ref-" + name.replace("/", "%2F"))

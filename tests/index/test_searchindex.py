@@ -14,6 +14,7 @@ import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from objstore.index.schema import OBJECT_ID_RE
 from objstore.index.searchindex import (
     Hit,
     IndexBusyError,
@@ -166,7 +167,12 @@ def scan_files(root: Path) -> dict[str, bytes]:
 
 
 def where(needle: str, files: dict[str, bytes]) -> list[str]:
-    return [name for name, data in files.items() if needle.encode() in data]
+    """Files holding ``needle``; an object id is looked for in both forms an
+    index generation may store it in (64 hex digits, or its 32 raw bytes)."""
+    forms = [needle.encode()]
+    if OBJECT_ID_RE.match(needle):
+        forms.append(bytes.fromhex(needle))
+    return [name for name, data in files.items() if any(f in data for f in forms)]
 
 
 def segments_with_deletes(root: Path, sub: str) -> list[dict]:
@@ -415,7 +421,7 @@ def test_plain_delete_leaves_sentinel_in_files(root: Path, ix: SearchIndex) -> N
     secret, live = _sentinel_scenario(ix)
     assert ix.search(SENTINEL) == []  # hidden from search...
     searcher = open_live(root, "facts")
-    assert searcher.doc_freq("id", secret.id) == 1  # ...but still counted
+    assert searcher.doc_freq("id", bytes.fromhex(secret.id)) == 1  # ...but still counted
     assert searcher.doc_freq("text", "zebraquokka") == 1
     assert [t for t, _ in searcher.terms_with_prefix("text", "zebra")] == ["zebraquokka"]
     files = scan_files(root)
@@ -444,7 +450,7 @@ def test_purge_physically_removes_sentinel(root: Path, ix: SearchIndex) -> None:
     assert ix.verify_purged([secret.id]) == []
     # independent checks with tantivy
     searcher = open_live(root, "facts")
-    assert searcher.doc_freq("id", secret.id) == 0
+    assert searcher.doc_freq("id", bytes.fromhex(secret.id)) == 0
     assert searcher.doc_freq("text", "zebraquokka") == 0
     assert searcher.terms_with_prefix("text", "zebra") == []
     assert searcher.terms_with_prefix("ref", f"project/x/{SENTINEL}") == []
@@ -1019,3 +1025,39 @@ def test_words_in_colour_codes_are_indexed_and_the_format_says_so(root: Path) ->
     assert ids(ix.search("opusplan")) == [oid("a")] and ids(ix.search("redwombat")) == [oid("b")]
     assert ix.search("1mopusplan") == []
     ix.close()
+
+
+def test_a_generation_with_hex_ids_is_read_written_and_purged(root: Path, monkeypatch) -> None:
+    """A ``mem_stem`` generation written before ids were stored as raw bytes
+    (``id`` a raw text field of 64 hex digits) keeps working as it is:
+    search, add with delete, neighbour lookups, substring candidates, purge;
+    a new generation stores the raw bytes (docs/format.md, "Schema")."""
+    from objstore.index import schema as schema_mod
+    old_fmt = schema_mod.GenFormat("stem", True, True, True, False)
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    docs = [turn(f"t{k}", f"ordinary words {k} quokkaline" if k == 3 else f"ordinary words {k}", time=k)
+            for k in range(6)]
+    old.add(docs)
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    meta = json.loads((live_gen(root, "turns") / "meta.json").read_text())
+    assert {f["name"]: f["type"] for f in meta["schema"]}["id"] == "text"
+    ix = SearchIndex(root)
+    try:
+        assert ids(ix.search("quokkaline")) == [docs[3].id]
+        assert ix.substring_candidates("quokkaline") == {docs[3].id}
+        assert ix.missing_turns({"session-1": docs[5].id}) == set()
+        newer = turn("t9", "ordinary words again quokkaline", time=9)
+        ix.add([newer], delete_ids=[docs[3].id])
+        assert ids(ix.search("quokkaline")) == [newer.id]
+        ix.purge_turn_shards({ix.shard_of("session-1")}, [d for d in docs if d.id != docs[3].id] + [newer])
+        assert ix.verify_purged([docs[3].id]) == []
+        assert sorted(ids(ix.search("ordinary", limit=50))) == sorted([d.id for d in docs if d.id != docs[3].id]
+                                                                      + [newer.id])
+    finally:
+        ix.close()
+    meta = json.loads((live_gen(root, "turns") / "meta.json").read_text())
+    assert {f["name"]: f["type"] for f in meta["schema"]}["id"] == "bytes"  # the purge wrote a new generation

@@ -1,0 +1,84 @@
+"""Packed session refs (``refs/packed-sessions``, docs/format.md "Refs"): a
+bulk move writes one file, a single move unpacks the ref, nothing is left
+naming an old id, a bad line is ignored, reported and repaired."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from objstore.core.errors import RefConflict
+from objstore.core.refs import PACKED_SESSIONS, Refs
+
+A, B, C = "a" * 64, "b" * 64, "c" * 64
+
+
+@pytest.fixture
+def refs(tmp_path):
+    return Refs(tmp_path / "refs")
+
+
+def _loose(refs: Refs) -> list[str]:
+    d = refs.root / "sessions"
+    return sorted(os.listdir(d)) if d.is_dir() else []
+
+
+def test_a_bulk_move_packs_and_readers_see_it(refs):
+    syncs = []
+    refs.set_many_if_equals([("sessions/s1", None, A), ("sessions/Ab c", None, B)], lambda: syncs.append(1))
+    assert _loose(refs) == [] and syncs
+    text = (refs.root / PACKED_SESSIONS).read_text()
+    assert text == f"{B} %41b c\n{A} s1\n"      # sorted by escaped name, the file name's escaping
+    assert refs.read("sessions/s1") == A and refs.read("sessions/Ab c") == B
+    assert list(refs.iter("sessions")) == [("sessions/Ab c", B), ("sessions/s1", A)]
+    assert refs.count("sessions") == 2
+    with pytest.raises(RefConflict):
+        refs.set_many_if_equals([("sessions/s1", B, C), ("sessions/s2", None, C)], lambda: None)
+    assert refs.read("sessions/s2") is None  # nothing moved
+    refs.set_many_if_equals([("sessions/s1", A, C), ("sessions/Ab c", B, None)], lambda: None)
+    assert (refs.root / PACKED_SESSIONS).read_text() == f"{C} s1\n"
+
+
+def test_a_single_move_unpacks_and_leaves_no_old_id(refs):
+    refs.set_many_if_equals([("sessions/s1", None, A), ("sessions/s2", None, B)], lambda: None)
+    with pytest.raises(RefConflict):
+        refs.set_if_equals("sessions/s1", B, C)
+    refs.set_if_equals("sessions/s1", A, C)
+    assert _loose(refs) == ["s1"] and refs.read("sessions/s1") == C
+    assert A not in (refs.root / PACKED_SESSIONS).read_text()
+    refs.set_if_equals("sessions/s2", B, None)   # a packed ref deleted: gone for good
+    assert refs.read("sessions/s2") is None and not (refs.root / PACKED_SESSIONS).exists()
+    assert list(refs.iter("sessions")) == [("sessions/s1", C)]
+    # a loose ref moved in bulk goes into the file, its loose file goes
+    refs.set_many_if_equals([("sessions/s1", C, A), ("sessions/s3", None, B)], lambda: None)
+    assert _loose(refs) == [] and refs.read("sessions/s1") == A
+
+
+def test_a_bad_line_is_ignored_reported_and_dropped(refs):
+    refs.set_many_if_equals([("sessions/s1", None, A), ("sessions/s2", None, B)], lambda: None)
+    p = refs.root / PACKED_SESSIONS
+    p.write_text(p.read_text().replace(B, "z" * 64) + "junk\n")
+    assert refs.read("sessions/s2") is None and refs.read("sessions/s1") == A
+    assert list(refs.iter("sessions")) == [("sessions/s1", A)]
+    assert len(refs.packed_problems()) == 2
+    assert refs.drop_bad_packed() == ["sessions/s2"]
+    assert refs.packed_problems() == [] and p.read_text() == f"{A} s1\n"
+
+
+def test_an_import_packs_its_session_refs_and_fsck_forget_gc_agree(invoke, store_path):
+    from pathlib import Path
+    sample = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
+    invoke("import", "claude-code", str(sample))
+    packed = (store_path / "refs" / PACKED_SESSIONS).read_text()
+    sessions = invoke("sessions", "--json").json
+    assert len(packed.splitlines()) == len(sessions) >= 2
+    assert not (store_path / "refs" / "sessions").exists() or not os.listdir(store_path / "refs" / "sessions")
+    assert invoke("fsck").stdout.startswith("ok:")
+    sid = sessions[0]["id"]
+    head = next(line.split()[0] for line in packed.splitlines() if line.endswith(" " + sid))
+    invoke("forget", "--session", sid, "--yes")
+    assert head not in (store_path / "refs" / PACKED_SESSIONS).read_text()
+    assert sid not in {s["id"] for s in invoke("sessions", "--json").json}
+    invoke("gc", "--prune=now")
+    assert invoke("fsck").stdout.startswith("ok:")
