@@ -731,6 +731,7 @@ class StreamWriter:
         dels = list(dict.fromkeys(dels))
         shards = set(adds) | (set(self._live) if dels else set())
         trim = False
+        batch_docs = 0
         for s in sorted(shards):
             docs = adds.get(s, {})
             name, index = self._gen(s)
@@ -767,8 +768,9 @@ class StreamWriter:
             if s in self._live:
                 with contextlib.suppress(ValueError):
                     index.reload()
-            if self.heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS:
-                trim = True
+            batch_docs += len(docs)
+            if self.heap > WRITER_HEAP_BYTES or batch_docs > BULK_DOCS:
+                trim = True  # (a batch over many small shards counts whole)
         if trim:
             _trim_heap()  # tantivy's threads freed the writers' arenas
         with self._mutex:

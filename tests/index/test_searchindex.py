@@ -853,8 +853,10 @@ def test_automatic_shard_count_follows_the_index_size(root: Path, monkeypatch) -
     docs = [sturn(f"a{i}", f"s{i}", f"auto {i}") for i in range(40)]
     ix.add(docs)
     assert ix.turn_shard_count() == 16  # a first layout: the default
-    ix.rebuild(docs)  # 40 docs > 16 shards * 2 per shard
-    assert ix.turn_shard_count() == 32
+    ix.rebuild(docs)  # 40 docs at 2 per shard
+    assert ix.turn_shard_count() == 20
+    ix.stream(expected_docs=10_000).close()  # an existing layout is kept
+    assert ix.turn_shard_count() == 20
     monkeypatch.setattr(si, "MAX_AUTO_SHARDS", 32)
     monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 1)
     ix.rebuild(docs)
@@ -1019,3 +1021,19 @@ def test_words_in_colour_codes_are_indexed_and_the_format_says_so(root: Path) ->
     assert ids(ix.search("opusplan")) == [oid("a")] and ids(ix.search("redwombat")) == [oid("b")]
     assert ix.search("1mopusplan") == []
     ix.close()
+
+
+def test_a_bulk_stream_lays_a_new_turns_index_out_for_what_it_brings(root: Path, monkeypatch) -> None:
+    import objstore.index.searchindex as si
+    monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 2)
+    ix = SearchIndex(root)
+    with ix.stream(fresh=True, expected_docs=50) as st:  # a new store's import of ~50 turns
+        for i in range(6):
+            st.add(sturn(f"e{i}", f"s{i}", f"expected {i}"))
+        st.commit()
+    assert ix.turn_shard_count() == 25
+    assert len(ix.search("expected", limit=10)) == 6
+    with ix.stream(fresh=True, expected_docs=10_000) as st:  # a later import keeps the layout
+        st.add(sturn("e9", "s9", "expected 9"))
+        st.commit()
+    assert ix.turn_shard_count() == 25 and len(ix.search("expected", limit=10)) == 7
