@@ -464,7 +464,9 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         res.queue_dropped += queue.drop(store, needles=qneedles)
 
     # 3. the search index, physically
-    if plan.keys or plan.versions or res.rewritten:
+    if plan.keys or plan.versions or any(r.startswith("facts/") for r in res.rewritten):
+        # (a forget of turns alone that rewrote no fact leaves the facts' index as it is:
+        # it holds no document of a turn)
         store.index.purge("fact", current_fact_docs(store))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
