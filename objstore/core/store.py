@@ -463,13 +463,13 @@ class Store:
         except CorruptObject:
             return False
         with PackWriter(self.root / "objects" / "pack", dictionary=d) as w:
-            for oid in order:
+            for oid, data in pack.raw_entries_in_body_order():
                 if not keep(pack, oid):
                     continue
-                try:  # copied as stored (a damaged entry stays as damaged for fsck to find)
-                    w.add_entry(oid, pack.raw_entry(oid))
-                except CorruptObject as e:  # out of bounds, bad length prefix: left out
-                    self.damaged.setdefault(oid, str(e))
+                if isinstance(data, CorruptObject):  # out of bounds, bad length prefix: left out
+                    self.damaged.setdefault(oid, str(data))
+                    continue
+                w.add_entry(oid, data)  # copied as stored (a damaged entry stays as damaged for fsck to find)
         self.packs.reload()  # the new pack and its index are durable now
         self.packs.remove_pack(pack)
         return True

@@ -1037,3 +1037,13 @@ def test_a_bulk_stream_lays_a_new_turns_index_out_for_what_it_brings(root: Path,
         st.add(sturn("e9", "s9", "expected 9"))
         st.commit()
     assert ix.turn_shard_count() == 25 and len(ix.search("expected", limit=10)) == 7
+
+
+def test_dropping_the_mapped_pages_of_an_index_leaves_it_readable(root: Path) -> None:
+    from objstore.index.generations import drop_mapped_pages
+    ix = SearchIndex(root)
+    ix.add([sturn(f"m{i}", f"s{i % 5}", f"mapped page {i}") for i in range(50)])
+    assert len(ix.search("mapped", limit=100)) == 50
+    assert drop_mapped_pages(root) > 0  # this process maps the segments it searched
+    assert len(ix.search("mapped page", limit=100)) == 50
+    assert drop_mapped_pages(root / "nothing-here") == 0
