@@ -97,13 +97,22 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
       mem forget --match "AKIA..." --scrub-sources
       mem forget --match "hunter2" --scrub-sources   # after a plain forget
 
+    Forgetting is the person's decision: run by an agent (CLAUDECODE,
+    Codex's variables or MEM_AGENT set) it is refused with exit 6 and
+    nothing changes; --dry-run still shows what would go.
+
     Exit status: 0 forgotten (or dry run, or nothing matched); 2 bad
     selector; 4 no such key, object or session; 1 not confirmed;
-    11 store locked; 130 interrupted.
+    6 run by an agent; 11 store locked; 130 interrupted.
     """
     from objstore import forget, plan_forget
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
+    if not dry_run:
+        import os
+
+        from objstore import require_person
+        require_person(os.environ, "mem forget")   # an agent may ask the person, never forget for them
     if what and "/" in what and "@" not in what:
         from objstore import fact_ref, validate_key
         from objstore import forget_sealed, is_sealed

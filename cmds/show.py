@@ -26,22 +26,31 @@ def _json(oid: str, obj) -> dict:
     return d
 
 
-def fact_status(store, oid: str, fact) -> str:
-    """``current``, ``forgotten``, or ``superseded by vN`` for a fact version
-    (``unknown`` when the key's history cannot be read)."""
-    from objstore import MemError, current_of, versions
-    if fact.forgotten:
-        return "forgotten"
+def fact_status(store, oid: str, fact) -> tuple[str, int | None]:
+    """``(status, current version number)`` of a fact version.  ``status``:
+    ``current``, ``forgotten``, ``superseded by vN`` (vN the version that
+    replaced this one, the next one by the supersession rule, as ``mem log``
+    lists them; not necessarily the current one), ``not current`` (e.g.
+    valid only from a future time), or ``unknown`` when the key's history
+    cannot be read (its current version None then)."""
+    from objstore import MemError, current_of, successor_of, versions
     try:
-        cur = current_of(versions(store, fact.key))
+        chain = versions(store, fact.key)
     except MemError:
-        return "unknown"
+        return ("forgotten" if fact.forgotten else "unknown"), None
+    cur = current_of(chain)
+    cur_v = cur.fact.version if cur is not None else None
+    if fact.forgotten:
+        return "forgotten", cur_v
     if cur is None:
-        return "unknown"
-    return "current" if cur.id == oid else f"superseded by v{cur.fact.version}"
+        return "unknown", None
+    if cur.id == oid:
+        return "current", cur_v
+    nxt = successor_of(chain, oid)
+    return (f"superseded by v{nxt.fact.version}" if nxt is not None else "not current"), cur_v
 
 
-def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
+def _print_object(oid: str, obj, status: str | None = None, store=None, current_version: int | None = None) -> None:
     from objstore import Fact, Sealed, Tombstone, Turn
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
@@ -53,8 +62,12 @@ def _print_object(oid: str, obj, status: str | None = None, store=None) -> None:
         click.echo(safe(f"•••••• sealed: {len(obj.age)} bytes of age ciphertext; "
                         f"read it with: mem sealed show {obj.key} --version {obj.version}"))
     if isinstance(obj, Fact):
-        click.echo(safe(f"key:         {obj.key}  (v{obj.version}{', ' + status if status else ''})"))
-        if status and status.startswith("superseded"):
+        shown = status
+        if status in ("not current", "forgotten") or (status or "").startswith("superseded"):
+            if current_version is not None and status != f"superseded by v{current_version}":
+                shown = f"{status}; current: v{current_version}"  # the successor is not the current one
+        click.echo(safe(f"key:         {obj.key}  (v{obj.version}{', ' + shown if shown else ''})"))
+        if status and status.startswith(("superseded", "not current")):
             click.echo(safe(f"note:        not the current value; see it with: mem get {obj.key}"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
@@ -178,10 +191,10 @@ def command(what, as_json, store):
 
 
 def _emit_fact(store, oid: str, fact, as_json: bool) -> None:
-    status = fact_status(store, oid, fact)
+    status, cur_v = fact_status(store, oid, fact)
     if as_json:
-        return emit_json({**object_json(oid, fact), "status": status})
-    _print_object(oid, fact, status, store)
+        return emit_json({**object_json(oid, fact), "status": status, "current_version": cur_v})
+    _print_object(oid, fact, status, store, cur_v)
 
 
 def _sealed_version(store, what: str):

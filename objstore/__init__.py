@@ -61,6 +61,7 @@ _API: dict[str, tuple[str, str]] = {
     "reads_outside": ("objstore.memory.provenance", "reads_outside"),
     "current": ("objstore.memory.facts", "current"),
     "current_of": ("objstore.memory.facts", "current_of"),
+    "successor_of": ("objstore.memory.facts", "successor_of"),
     "versions": ("objstore.memory.facts", "versions"),
     "walk": ("objstore.memory.facts", "walk"),
     "list_keys": ("objstore.memory.facts", "list_keys"),

@@ -466,7 +466,10 @@ def cmd_dormant(state: ShellState, arg: str) -> Reply:
 @meta_command("forget", args=("key",), usage="forget KEY")
 def cmd_forget(state: ShellState, arg: str) -> Reply:
     """Forget KEY for good: shows what goes, then asks you to type yes."""
-    from objstore import preview
+    import os
+
+    from objstore import preview, require_person
+    require_person(os.environ, "forget")   # the person's decision (as mem forget)
     from objstore import validate_key
     key = arg.strip()
     if not key:

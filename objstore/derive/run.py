@@ -45,13 +45,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError
+from objstore.core.errors import InvalidInput, MemError, Refused
 from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value, value_digest
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
-from objstore.memory.facts import current, list_keys, remember, tombstones_for
+from objstore.memory.facts import current, list_keys, remember
+from objstore.memory.tombstones import tombstones_for
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
 from objstore.memory.sessions import resolve_session, walk_turns
@@ -374,8 +375,12 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
 def _file(store: Store, res: RunResult) -> None:
     for d in res.decisions:
         if d.rule == "write":
-            r = remember(store, d.key, d.value, kind=d.kind, trust="derived", owner="derive",
-                         sources=tuple(d.turns), command="derive")
+            try:
+                r = remember(store, d.key, d.value, kind=d.kind, trust="derived", owner="derive",
+                             sources=tuple(d.turns), command="derive")
+            except Refused:  # a forgotten value or text (tombstones): not written, the run goes on
+                d.detail = (d.detail + "; " if d.detail else "") + "refused: forgotten"
+                continue
             d.written = r.version.id if r.written else None
             d.queued = r.queued
         elif d.rule in ("suspicious", "key-conflict", "change-user-stated"):
@@ -384,9 +389,12 @@ def _file(store: Store, res: RunResult) -> None:
                     "key-conflict": f"derived: the model says it replaces {d.replaces}",
                     "change-user-stated": "derived value would change a user_stated value"}[d.rule]
             if not tombstones.is_rejected(store, d.key, d.value):  # a rejected proposal is not queued twice
-                d.queued = queue.propose(store, qkind, d.key, d.value, fact_kind=d.kind, trust="derived",
-                                         owner="derive", sources=tuple(d.turns), other=d.replaces or "",
-                                         note=note).item
+                try:
+                    d.queued = queue.propose(store, qkind, d.key, d.value, fact_kind=d.kind, trust="derived",
+                                             owner="derive", sources=tuple(d.turns), other=d.replaces or "",
+                                             note=note).item
+                except Refused:  # it holds a forgotten text
+                    d.detail = (d.detail + "; " if d.detail else "") + "refused: forgotten"
 
 
 def _episode(store: Store, sid: str, ep: dict) -> None:

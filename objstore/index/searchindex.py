@@ -1096,9 +1096,13 @@ class SearchIndex:
         of human-readable problems, ``[]`` when clean.
 
         Reported, for each existing sub-index and each live generation (every
-        shard): ``doc_freq(id) != 0`` (a deleted doc still counts); a
-        segment in ``meta.json`` that has deletes (its files may hold
-        deleted text); a file in the generation dir that belongs to no live
+        shard): ``doc_freq(id) != 0`` (a deleted doc still counts: its id
+        term stays in the segment's term dictionary until the segment is
+        rewritten); then, in such a generation only, each segment in
+        ``meta.json`` that has deletes (where the forgotten text lies).  A
+        segment with deletes in a generation where no forgotten id counts
+        holds other documents' deletes (a superseded fact version, say), not
+        what was forgotten, and is not reported; a file in the generation dir that belongs to no live
         segment (ignoring ``meta.json``, ``.managed.json`` and lock files)
         and that tantivy's garbage collection does not remove; a ``gen-*``
         dir that ``CURRENT`` does not name.  Raises ``ValueError`` for a
@@ -1129,12 +1133,15 @@ class SearchIndex:
                 index = indexes[name]
                 index.reload()
                 searcher = index.searcher()
+                held = False
                 for i in ids:
                     df = searcher.doc_freq("id", i)
                     if df:
+                        held = True
                         problems.append(f"{label}: doc_freq(id={i}) = {df}")
-                problems += [f"{label}: segment {sid} has deletes {n} (deleted text still in its files)"
-                             for sid, n in deletes]
+                if held:  # a deleted document still counts in doc_freq: only then can a delete hold it
+                    problems += [f"{label}: segment {sid} has deletes {n} (deleted text still in its files)"
+                                 for sid, n in deletes]
                 problems += [f"{label}: file {gen_dir / f} belongs to no live segment" for f in stray]
         return problems
 

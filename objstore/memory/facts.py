@@ -15,15 +15,14 @@ from collections.abc import Iterator
 
 from objstore.core.errors import PERSON_ONLY_HINT, AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
-from objstore.core.objects import (EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges,
-                                   value_digest)
+from objstore.core.objects import EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory.proposals import park
 from objstore.memory.scope import namespace_rank
-from objstore.memory.tombstones import tombstones_for
+from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
@@ -101,6 +100,17 @@ def walk(store: Store, oid: str | None) -> Iterator[Version]:
         yield Version(vid, f)
 
 
+def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
+    """The versions of ``chain`` the supersession rule weighs for ``reader``:
+    not forgotten, and of the least namespace rank among those it may read."""
+    live = [v for v in chain if not v.fact.forgotten]
+    if any(v.fact.namespace for v in live):
+        ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
+        best = min((r for r, _v in ranked), default=0)
+        live = [v for r, v in ranked if r == best]
+    return live
+
+
 def current_of(chain: list[Version], as_of: int | None = None, reader: str | None = None) -> Version | None:
     """The current version of a chain (the rule in the module doc).
 
@@ -113,11 +123,7 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     or its ancestors'.  Without namespaced versions this is the rule of the
     module doc.  Returns None when no version qualifies.
     """
-    live = [v for v in chain if not v.fact.forgotten]
-    if any(v.fact.namespace for v in live):
-        ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
-        best = min((r for r, _v in ranked), default=0)
-        live = [v for r, v in ranked if r == best]
+    live = _weighed(chain, reader)
     if as_of is None:
         # a version valid only from a future time is not current yet; if every
         # version is future-dated, the earliest rule applies (there is no other value)
@@ -128,6 +134,26 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     if not cands:
         return None
     return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
+
+
+def successor_of(chain: list[Version], oid: str) -> Version | None:
+    """The version that superseded version ``oid`` of ``chain`` (newest
+    first, as :func:`versions` gives it): the next one in the order of
+    :func:`current_of`'s rule (``valid_from``, then version number) among the
+    versions that rule weighs for the person's view (not forgotten, least
+    namespace rank), that is already valid.  ``v1 -> v2 -> v3`` gives v2
+    for v1 (v3 is current); a backfill (an older ``valid_from`` written
+    later) is superseded by the version valid after it.  None when nothing
+    superseded ``oid`` (it is current, forgotten, not valid yet, or not in
+    ``chain``)."""
+    live = _weighed(chain, None)
+    me = next((v for v in live if v.id == oid), None)
+    if me is None:
+        return None
+    now = now_ms()
+    order = (me.fact.valid_from, me.fact.version)
+    later = [v for v in live if (v.fact.valid_from, v.fact.version) > order and v.fact.valid_from <= now]
+    return min(later, key=lambda v: (v.fact.valid_from, v.fact.version), default=None)
 
 
 def visible(f: Fact, include_directives: bool = False) -> bool:
@@ -308,8 +334,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         RefConflict: ``expect`` does not match the head (nothing written).
         NotFound: an edge target does not exist.
         Refused: the key is sealed (``objstore.vault.sealed``: a plain write would
-            put it in the clear), or the value matches a tombstone of the key and trust is not
-            ``user_stated``.
+            put it in the clear), or, for a trust other than ``user_stated``, the
+            value was forgotten (under this key or another), rejected for this key, or holds
+            a forgotten text (``objstore.memory.tombstones.forgotten_in``).
         StoreLocked: the store lock was not obtained in time.
     """
     key = validate_key(key)
@@ -346,10 +373,12 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":
-            digest = value_digest(body)
-            if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
-                raise Refused(f"{key}: this value was forgotten or rejected; "
-                              "only a user_stated write may bring it back",
+            why = forgotten_in(all_tombstones(store), key, body)
+            if why is not None:
+                what = {"key": "this value was forgotten or rejected",
+                        "value": "this value was forgotten (under another key)",
+                        "text": "this value holds a text that was forgotten"}[why]
+                raise Refused(f"{key}: {what}; only a user_stated write may bring it back",
                               hint="use --trust user_stated if you mean it",
                               agent_hint=PERSON_ONLY_HINT)
         # a lower-trust write never overrules the person, and an instruction-shaped

@@ -10,8 +10,10 @@ tombstone for whatever is not yet gone, and the next writer (journal
 replay) or a rerun finishes the job:
 
 1. **Tombstones**: for fact versions the key + SHA-256 of the normalized
-   value; for turns the source record id (+ SHA-256 of the text); for a
-   whole session ``session:<id>``; for ``match`` a rule per touched session
+   value, and a ``text`` tombstone (SHA-256 and length) of each value of at
+   least ``MIN_TEXT_CHARS`` characters; for turns the source record id
+   (+ SHA-256 of the text); for a whole session ``session:<id>``; for
+   ``match`` a ``text`` tombstone and a rule per touched session
    (``match:<id>``: SHA-256 and length of the normalized match text, never
    the text).  Then a journal note of every object that will go.
 2. **History rewrite**: a forgotten version or turn keeps its place with its
@@ -54,7 +56,8 @@ from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
-from objstore.memory.tombstones import all_tombstones, forgotten_check, put_tombstone
+from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, forgotten_check, put_tombstone,
+                                        text_tombstone)
 
 MIN_MATCH_CHARS = 3
 
@@ -365,6 +368,13 @@ def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: byt
     res.tombstones.append(put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason)))
 
 
+def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, length: int, now: int) -> None:
+    if (TEXT_KEY, digest) in have or have is _NO_TOMBSTONES:
+        return
+    have.add((TEXT_KEY, digest))
+    res.tombstones.append(put_tombstone(store, text_tombstone(digest, length, now)))
+
+
 _NO_TOMBSTONES: set = set()
 
 
@@ -372,13 +382,15 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     now = now_ms()
     have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
     # 1. tombstones, then the journal note of everything that will go
-    for key, vs in plan.keys.items():
+    for key, vs in (*plan.keys.items(), *plan.versions.items()):
         for v in vs:
             if not v.fact.forgotten:
                 _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
-    for key, vs in plan.versions.items():
-        for v in vs:
-            _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
+                n = len(normalize_value(v.fact.body))
+                if n >= MIN_TEXT_CHARS:   # nor may it come back inside another value
+                    _text_tombstone(store, res, have, value_digest(v.fact.body), n, now)
+    if plan.match:   # the match text, in any later value (the rules per session below: in turns)
+        _text_tombstone(store, res, have, value_digest(plan.match), len(plan.match), now)
     for sid, tvs in plan.sessions.items():
         _tombstone(store, res, have, f"session:{sid}", value_digest(sid), now, reason)
         for tv in tvs:

@@ -45,7 +45,7 @@ from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, check_text, current, current_of, head, remember, walk
 from objstore.memory.proposals import NAMESPACE, Parked, enqueue, item_ref
-from objstore.memory.tombstones import is_rejected, put_tombstone, tombstones_for
+from objstore.memory.tombstones import all_tombstones, forgotten_in, is_rejected, put_tombstone, tombstones_for
 
 LOWER_TRUST = ("agent_observed", "derived")
 
@@ -97,6 +97,8 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
     with store.lock("queue"):
         if is_rejected(store, key, body):
             raise Refused(f"{key}: this value was rejected or forgotten before; it is not queued again")
+        if trust != "user_stated" and forgotten_in(all_tombstones(store), key, body) is not None:
+            raise Refused(f"{key}: this value is or holds a forgotten text; it is not queued")
         if fact_kind is None:
             h = head(store, key)
             fact_kind = store.get(h).kind if h else DEFAULT_KIND[key.split("/", 1)[0]]

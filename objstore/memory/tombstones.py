@@ -6,10 +6,16 @@ A tombstone (``objstore.core.objects.Tombstone``, under
 (a forgotten or rejected fact value), a turn's source record id (a forgotten
 turn), ``session:<id>`` (a forgotten session) or ``match:<id>`` (a
 ``forget --match`` rule of a session: the hash and length of the match text,
-never the text).  ``facts.remember`` refuses a lower-trust write of a
-tombstoned value; every turn writer (``sessions.TurnAppender``: import,
-hooks, evaluations) applies the :class:`CaptureFilter`, so a forgotten
-session, record or text is never captured again.
+never the text) or :data:`TEXT_KEY` (a forgotten text that may not come back
+inside any other value: the hash and length of a ``--match`` text or of a
+forgotten fact value of at least :data:`MIN_TEXT_CHARS` characters).
+``facts.remember`` refuses a lower-trust write of a tombstoned value
+(:func:`forgotten_in`: the value of that key, any forgotten fact value, or a
+value holding a forgotten text); every turn writer (``sessions.TurnAppender``:
+import, hooks, evaluations) applies the :class:`CaptureFilter`, so a
+forgotten session, record or text is never captured again.  The matching
+rules are written down in ``docs/format.md`` ("Tombstone") and
+``docs/forget.md`` ("No resurrection").
 """
 
 from __future__ import annotations
@@ -46,6 +52,67 @@ def is_rejected(store: Store, key: str, body: str) -> bool:
 def all_tombstones(store: Store) -> list[Tombstone]:
     """Every tombstone in the store."""
     return [store.get(oid, Tombstone) for _n, oid in store.refs.iter("tombstones")]
+
+
+#: the key of a text tombstone (no ':' and no scope, so an older mem, which
+#: knows only key, ``session:``, ``match:`` and source tombstones, ignores it)
+TEXT_KEY = "text"
+#: a forgotten fact value this long (normalized) or longer also gets a text
+#: tombstone; a shorter one ("vim", "8080") is a common word, refused only
+#: as a whole value
+MIN_TEXT_CHARS = 8
+_FACT_SCOPES = ("user/", "global/", "project/")
+
+
+def text_tombstone(digest: bytes, length: int, time: int) -> Tombstone:
+    """The :data:`TEXT_KEY` tombstone of a forgotten text whose normalized
+    form (``objstore.core.text.normalize_value``) is ``length`` characters
+    long and hashes to ``digest``: reason ``text:<length>``."""
+    return Tombstone(key=TEXT_KEY, value_sha256=digest, time=time, reason=f"text:{length}")
+
+
+def _rule(t: Tombstone) -> tuple[bytes, int] | None:
+    """``(sha256, length)`` of a ``match:`` or :data:`TEXT_KEY` tombstone."""
+    try:
+        n = int(t.reason.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return None
+    return (t.value_sha256, n) if n > 0 else None
+
+
+def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None:
+    """Why a lower-trust write of ``body`` under ``key`` must be refused,
+    or None.  ``tombstones``: :func:`all_tombstones`.
+
+    * ``"key"``: a tombstone of ``key`` (a forget or a rejection) names the
+      normalized ``body`` (SHA-256 equality);
+    * ``"value"``: ``body`` equals a fact value forgotten under another key
+      (a tombstone of a ``user/``, ``global/`` or ``project/`` key whose
+      reason is not ``rejected``: a rejection is about that key only);
+    * ``"text"``: the normalized ``body`` contains a forgotten text (a
+      :data:`TEXT_KEY` tombstone, or a ``match:`` rule of any session) at
+      any position: :func:`find_matches`.
+
+    Cost: one SHA-256 of ``body``, and with text rules one SHA-256 per
+    position of the normalized ``body`` and distinct rule length."""
+    digest = value_digest(body)
+    rules: list[tuple[bytes, int]] = []
+    other = False
+    for t in tombstones:
+        if t.key == key:
+            if t.value_sha256 == digest:
+                return "key"
+        elif t.key == TEXT_KEY or t.key.startswith("match:"):
+            r = _rule(t)
+            if r is not None:
+                rules.append(r)
+        elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 == digest:
+            other = True
+    if other:
+        return "value"
+    if rules and find_matches(normalized_map(body)[0], rules):
+        return "text"
+    return None
 
 
 # -- no resurrection -----------------------------------------------------------
@@ -125,17 +192,27 @@ def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]
 
     Returns ``(text, spans redacted)``.
     """
-    from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
     norm, starts, ends = normalized_map(text)
-    spans: list[tuple[int, int]] = []
-    for digest, n in rules:
-        if n <= 0 or n > len(norm):
-            continue
-        for s in range(len(norm) - n + 1):
-            if norm[s] == " ":
-                continue
-            if sha256(norm[s:s + n].encode("utf-8")).digest() == digest:
-                spans.append((starts[s], ends[s + n - 1]))
+    spans = [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules)]
     if not spans:
         return text, 0
     return replace_spans(text, spans, REDACTED), len(spans)
+
+
+def find_matches(norm: str, rules: list[tuple[bytes, int]]) -> list[tuple[int, int]]:
+    """``(start, end)`` of every window ``norm[start:end]`` of a normalized
+    text (``objstore.core.text.normalized_map``) whose UTF-8 hashes to a
+    rule's SHA-256, the rule giving the window's length in characters; a
+    window never starts at a collapsed space.  Sorted.  Cost: one SHA-256
+    per position and distinct rule length."""
+    from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
+    by_len: dict[int, set[bytes]] = {}
+    for digest, n in rules:
+        if 0 < n <= len(norm):
+            by_len.setdefault(n, set()).add(digest)
+    out: list[tuple[int, int]] = []
+    for n, digests in by_len.items():
+        for s in range(len(norm) - n + 1):
+            if norm[s] != " " and sha256(norm[s:s + n].encode("utf-8")).digest() in digests:
+                out.append((s, s + n))
+    return sorted(out)
