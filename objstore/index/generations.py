@@ -335,13 +335,16 @@ def parse_manifest(raw: str, path: Path) -> Manifest:
 
 class OpenGeneration(tuple):
     """A live generation opened for reading: ``(sub, name, shard, index,
-    searcher, fmt)`` (the :class:`SubIndex`, the generation name, its shard,
-    the ``tantivy.Index``, a ``tantivy.Searcher``, its :class:`GenFormat`)."""
+    searcher, fmt, only)`` (the :class:`SubIndex`, the generation name, its
+    shard, the ``tantivy.Index``, a ``tantivy.Searcher``, its
+    :class:`GenFormat`, and ``only``: the one document kind the reader
+    asked for when the generation also holds another, None otherwise: the
+    facts generation holds the kinds ``fact`` and ``history``)."""
 
     __slots__ = ()
 
-    def __new__(cls, sub, name, shard, index, searcher, fmt):  # noqa: D102
-        return tuple.__new__(cls, (sub, name, shard, index, searcher, fmt))
+    def __new__(cls, sub, name, shard, index, searcher, fmt, only=None):  # noqa: D102
+        return tuple.__new__(cls, (sub, name, shard, index, searcher, fmt, only))
 
     sub = property(lambda self: self[0])
     name = property(lambda self: self[1])
@@ -349,6 +352,7 @@ class OpenGeneration(tuple):
     index = property(lambda self: self[3])
     searcher = property(lambda self: self[4])
     fmt = property(lambda self: self[5])
+    only = property(lambda self: self[6])
 
 
 class SubIndex:
@@ -466,6 +470,21 @@ class SubIndex:
                 if name.startswith("CURRENT.tmp-"):
                     with contextlib.suppress(OSError):
                         os.unlink(self.dir / name)
+
+    def remove(self) -> None:
+        """Empty this sub-index on disk: ``CURRENT`` is unlinked (the
+        directory fsynced: from then on readers see no sub-index), then every
+        generation directory and temporary ``CURRENT`` is deleted.  The
+        directory and its ``LOCK`` stay.  Caller holds the lock."""
+        try:
+            os.unlink(self._current)
+        except FileNotFoundError:
+            pass
+        else:
+            fsync_dir(self.dir)
+        with self._mutex:
+            self._cache = {}
+        self.remove_orphans(set())
 
     def remove_orphans_of_current(self) -> None:
         """:meth:`remove_orphans` keeping what ``CURRENT`` names (nothing if it
@@ -628,13 +647,34 @@ class SubIndex:
 
     def collect_garbage(self, name: str) -> None:
         """Delete files of segments that merges made dead (tantivy leaves
-        them until a writer's garbage collection).  Uses a fresh Index on
-        generation ``name``, so no searcher of ours keeps the files alive.
-        Caller holds the lock.  Errors are ignored: this only tidies."""
+        them until a writer's garbage collection), by tantivy's collection
+        (which also drops stale ``.del`` files; a file it does not manage
+        stays, for ``verify_purged`` to report).  Caller holds the lock.
+        Errors are ignored: this only tidies."""
         with contextlib.suppress(Exception):
             writer = self.new_writer(self._open_gen(name))
             writer.garbage_collect_files()
             writer.wait_merging_threads()
+
+    def remove_dead_files(self, name: str) -> int:
+        """Unlink the files of generation ``name`` that belong to no segment
+        its ``meta.json`` lists (``generation_files``: segments a merge
+        replaced, what a killed writer left), without a tantivy writer;
+        returns how many.  Caller holds the lock and no writer of ``name``
+        is open, so no such file is being written; a searcher that has one
+        mapped keeps reading it (POSIX), and tantivy's own collection later
+        counts a missing file as deleted.  Errors are ignored: this only
+        tidies."""
+        try:
+            stray = generation_files(self.dir / name)[1]
+        except (IndexCorruptError, OSError):
+            return 0
+        n = 0
+        for f in stray:
+            with contextlib.suppress(OSError):
+                os.unlink(self.dir / name / f)
+                n += 1
+        return n
 
     def apply(self, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
         """Delete then add, one commit per touched live generation (caller
@@ -833,10 +873,8 @@ class StreamWriter:
         in ``CURRENT``."""
         self._adds, self._dels = {}, []
         for s, (name, _index) in self._live.items():
-            if name in self._written:
-                with contextlib.suppress(SearchIndexError, OSError):
-                    if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
-                        self.sub.collect_garbage(name)
+            if name in self._written:  # merges left dead segment files: unlinked (no second writer)
+                self.sub.remove_dead_files(name)
         new, self._new = self._new, {}
         for name, _index in new.values():
             _rmtree(self.sub.dir / name, ignore_errors=True)

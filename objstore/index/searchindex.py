@@ -70,6 +70,7 @@ from objstore.index.snippets import make_snippet
 
 __all__ = [
     "ANALYZERS",
+    "HOME",
     "QUERY_STOPWORDS",
     "index_terms",
     "IndexDoc",
@@ -88,6 +89,11 @@ __all__ = [
     "PLAIN_MAX_TOKEN_BYTES",
 ]
 
+#: The sub-index each document kind is written to: a fact version that is not
+#: current (``history``) lives beside the current ones in ``facts/``, so that
+#: a fact write is one commit (``docs/format.md``, "Search index: layout").
+#: ``history/`` is only read (and deleted from) where an older store has it.
+HOME = {"fact": "fact", "history": "fact", "turn": "turn"}
 #: Shards of the turns sub-index in a new layout (see :class:`SearchIndex`).
 DEFAULT_TURN_SHARDS = 16
 #: A new layout with automatic sharding (a full rebuild, or the first write
@@ -170,7 +176,7 @@ class SearchIndex:
         self._shards = shards
         self._holds_more = holds_more
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
-        self._count_cache: dict[tuple, int] = {}  # scoped document counts (_scoped_counts)
+        self._count_cache: dict[tuple, int] = {}  # filtered document counts (_counts)
 
     def exists(self) -> bool:
         """Whether any sub-index has been written: a ``CURRENT`` file exists
@@ -250,24 +256,35 @@ class SearchIndex:
         a fact writer passes ``("fact", "history")`` so that one write does
         not open every shard of the turns); returns the number of docs added.
 
+        Documents of kind ``fact`` and ``history`` are written to one
+        sub-index, ``facts/`` (:data:`HOME`), so that a fact write (the new
+        current version in, the one it displaces out of ``fact`` and into
+        ``history``) is one commit; ``history/``, where stores written
+        before kept the ``history`` documents, is still read and deleted
+        from (an id added as ``history`` is deleted there too), never
+        written to.
+
         Per touched generation (a sub-index, or one shard of the turns) this
         is one writer and one commit, deletes applied before adds (so an id
         both deleted and added ends up present once).  Adding an id that is
         already indexed replaces it (idempotent); a repeated id within
-        ``docs`` is added once.  A batch touching several kinds commits
-        facts, then turns, then history (not atomic across them; the index
-        is derived data).  A delete only hides a document: its text stays in
-        the segment files until ``purge``.
+        ``docs`` is added once.  A batch touching several sub-indexes
+        commits facts, then turns, then the old history (not atomic across
+        them; the index is derived data).  A delete only hides a document:
+        its text stays in the segment files until ``purge``.
 
         Raises ``ValueError`` for a malformed id in ``delete_ids`` or a
         non-``IndexDoc`` item, ``IndexBusyError``, ``IndexCorruptError``,
         ``SearchIndexError``.
         """
-        by_kind: dict[str, dict[str, IndexDoc]] = {k: {} for k in KINDS}
+        by_sub: dict[str, dict[str, IndexDoc]] = {"fact": {}, "turn": {}}
+        history_ids: list[str] = []
         for d in docs:
             if not isinstance(d, IndexDoc):
                 raise ValueError(f"add() needs IndexDoc items, got {type(d).__name__}")
-            by_kind[d.kind].setdefault(d.id, d)
+            by_sub[HOME[d.kind]].setdefault(d.id, d)
+            if d.kind == "history":
+                history_ids.append(d.id)
         dels = list(dict.fromkeys(delete_ids))
         delete_kinds = frozenset(delete_kinds)
         for i in dels:
@@ -275,16 +292,20 @@ class SearchIndex:
                 raise ValueError(f"delete id must be 64 lowercase hex, got {i!r}")
         self._check_root()
         if self._holds_more is not None:
-            for kind in ("fact", "turn"):   # history is the facts' old versions: rebuilt with them
-                kdocs = list(by_kind[kind].values())
+            for kind in ("fact", "turn"):
+                kdocs = list(by_sub[kind].values())
                 if kdocs and not (self._subs[kind].dir / "CURRENT").is_file() and self._holds_more(kind, kdocs):
                     self.root.mkdir(parents=True, exist_ok=True)   # marked before the sub-index exists:
                     (self.root / PARTIAL_FILE).write_bytes(b"")   # a crash cannot hide it
         added = 0
-        for kind in KINDS:
+        for kind in KINDS:  # facts/ (fact and history), turns/, then the old history/
             sub = self._subs[kind]
-            kdocs = list(by_kind[kind].values())
-            kdels = dels if kind in delete_kinds else []
+            if kind == "history":
+                kdocs = []
+                kdels = list(dict.fromkeys([*(dels if kind in delete_kinds else []), *history_ids]))
+            else:
+                kdocs = list(by_sub[kind].values())
+                kdels = dels if any(HOME[k] == kind for k in delete_kinds) else []
             if not kdocs and (not kdels or sub.manifest() is None):
                 continue
             with sub.locked():
@@ -306,7 +327,7 @@ class SearchIndex:
         ``IndexCorruptError``, ``SearchIndexError``."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-        sub = self._subs[kind]
+        sub = self._subs[HOME[kind]]  # history documents go to facts/ (see add)
         partial = None
         if self._holds_more is not None and kind != "history" and not (sub.dir / "CURRENT").is_file():
             def partial(refs: set[str]) -> None:
@@ -315,7 +336,8 @@ class SearchIndex:
                 if self._holds_more(kind, [_Ref(r) for r in refs]):
                     self.root.mkdir(parents=True, exist_ok=True)
                     (self.root / PARTIAL_FILE).write_bytes(b"")
-        return IndexStream(sub, self._layout_shards(kind, max(0, int(expected_docs))), partial, fresh=fresh)
+        return IndexStream(sub, self._layout_shards(sub.kind, max(0, int(expected_docs))), partial, fresh=fresh,
+                           kind=kind)
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
@@ -347,10 +369,12 @@ class SearchIndex:
         new generations, switch to them, delete the old generations.
 
         Afterwards no file under the sub-index holds the forgotten text or
-        ids; check with ``verify_purged(forgotten_ids)``.  For "fact" this
-        is cheap (facts are few) and empties "history" too.  For "turn" it
-        rebuilds every shard (a new layout, as ``rebuild``); to forget turns
-        of a few sessions use :meth:`purge_turn_shards`.
+        ids; check with ``verify_purged(forgotten_ids)``.  "fact" and
+        "history" are the same sub-index (:data:`HOME`): either rebuilds
+        ``facts/`` from ``survivors`` (documents of both kinds) and removes
+        an older store's ``history/``; this is cheap (facts are few).  For
+        "turn" it rebuilds every shard (a new layout, as ``rebuild``); to
+        forget turns of a few sessions use :meth:`purge_turn_shards`.
 
         Raises ``ValueError`` if ``kind`` is unknown or a survivor has
         another kind (nothing is switched then), ``IndexBusyError``,
@@ -358,7 +382,7 @@ class SearchIndex:
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-        if kind == "fact":  # superseded versions of a forgotten key must go too: drop them all
+        if HOME[kind] == "fact":  # facts/ holds both: a forgotten key's old versions go with it
             self._rebuild({"fact": None, "history": None}, survivors, None)
         else:
             self._rebuild({kind: None}, survivors, None)
@@ -612,24 +636,30 @@ class SearchIndex:
 
     def _rebuild(self, kinds: dict[str, None], docs: Iterable[IndexDoc],
                  progress: Callable[[int], None] | None) -> int:
+        """Rebuild the sub-indexes holding ``kinds`` ("fact" and "history"
+        together, :data:`HOME`) from ``docs``; an older store's ``history/``
+        is removed after the switch (its documents are now in ``facts/``)."""
+        homes = {HOME[k] for k in kinds}
+        old_history = "fact" in homes and self._subs["history"].dir.is_dir()
         with contextlib.ExitStack() as stack:
             for k in KINDS:  # fixed order: no lock-order deadlock
-                if k in kinds:
+                if k in homes or (k == "history" and old_history):
                     stack.enter_context(self._subs[k].locked())
             builds: dict[str, GenerationBuild] = {}
             try:
                 for k in KINDS:
-                    if k in kinds:
+                    if k in homes:
                         sub = self._subs[k]
                         builds[k] = GenerationBuild(sub, self._layout_shards(k, self._doc_total(sub)), None, None)
                 seen: set[str] = set()
                 n = 0
+                allowed = tuple(k for k in KINDS if HOME[k] in homes)
                 for d in docs:
-                    self._check_doc(d, tuple(builds))
+                    self._check_doc(d, allowed)
                     if d.id in seen:
                         continue
                     seen.add(d.id)
-                    builds[d.kind].add(d)
+                    builds[HOME[d.kind]].add(d)
                     n += 1
                     if progress is not None and n % _PROGRESS_EVERY == 0:
                         progress(n)
@@ -643,6 +673,8 @@ class SearchIndex:
                 raise
             for b in builds.values():
                 b.switch()
+            if old_history:
+                self._subs["history"].remove()
             return n
 
     # -- reading ---------------------------------------------------------
@@ -717,13 +749,15 @@ class SearchIndex:
             df.append({t: int(o.searcher.doc_freq("text", t)) for t in terms})
         # The statistics the IDF is computed from: the whole collection, or
         # the documents of the project scope (counted with the filter).
+        # A generation holding a kind not asked for (facts/ holds fact and
+        # history) counts only the documents of the kinds asked for.
         glob_n, glob_df = num_docs, df
-        if scope_idf and projects is not None:
-            glob_n, glob_df = [], []
+        scope = projects if scope_idf and projects is not None else None
+        if scope is not None or any(o.only for o in opened):
+            glob_n, glob_df = list(num_docs), list(df)
             for i, o in enumerate(opened):
-                sn, sdf = self._scoped_counts(o, df[i], projects)
-                glob_n.append(sn)
-                glob_df.append(sdf)
+                if scope is not None or o.only:
+                    glob_n[i], glob_df[i] = self._counts(o, df[i], scope)
         total_docs = sum(glob_n)
         scoped = glob_df is not df
 
@@ -794,13 +828,16 @@ class SearchIndex:
                 """The factor of the ``k``-th word passed to build_query (above)."""
                 return bj[k] if joined else bw[k]
 
-            got = built.get((id(o.sub), o.fmt))
+            got = built.get((id(o.sub), o.fmt, o.only))
             if got is None:
                 schema = o.index.schema
                 filters = filter_clauses(schema, projects, exclude_refs, roles)
                 if times is not None:
                     filters.append((tantivy.Occur.Must, _time_filter(schema, times)))
-                got = built[(id(o.sub), o.fmt)] = (schema, filters, {})
+                if o.only is not None:  # facts/ holds the other kind too
+                    filters.append((tantivy.Occur.Must, tantivy.Query.const_score_query(
+                        tantivy.Query.term_query(schema, "kind", o.only), 0.0)))
+                got = built[(id(o.sub), o.fmt, o.only)] = (schema, filters, {})
             schema, filters, made = got
             if len(keep) == len(forms[i]):
                 fw, jw = forms[i], joins[i]
@@ -836,27 +873,31 @@ class SearchIndex:
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
 
-    def _scoped_counts(self, o: OpenGeneration, df: Mapping[str, int],
-                       projects: list[str]) -> tuple[int, dict[str, int]]:
+    def _counts(self, o: OpenGeneration, df: Mapping[str, int],
+                projects: list[str] | None) -> tuple[int, dict[str, int]]:
         """``(documents, {term: document frequency})`` of generation ``o``
         counted over the documents whose project is one of ``projects``
-        (``df``: the terms with their unscoped counts; a term absent from
-        the generation is not counted again).  Counts are cached per
-        generation, its live document count, term and scope: a repeated
-        query costs no count query."""
+        (None: any) and, when ``o.only`` is set, whose kind is ``o.only``
+        (``df``: the terms with their unfiltered counts; a term absent from
+        the generation is not counted again).  Counts are of live documents,
+        cached per generation, its live document count, filter and term: a
+        repeated query costs no count query."""
         num = int(o.searcher.num_docs)
-        scope = tuple(sorted(set(projects)))
-        base = (str(o.sub.dir), o.name, num, scope)
+        scope = None if projects is None else tuple(sorted(set(projects)))
+        base = (str(o.sub.dir), o.name, num, scope, o.only)
         pf = None
 
         def count(term: str | None) -> int:
-            """Documents of the scope holding ``term`` (None: all of them)."""
+            """Documents of the filter holding ``term`` (None: all of them)."""
             nonlocal pf
             key = (*base, term)
             v = self._count_cache.get(key)
             if v is None:
                 if pf is None:
-                    pf = filter_clauses(o.index.schema, list(scope), (), None)
+                    schema = o.index.schema
+                    pf = [] if scope is None else filter_clauses(schema, list(scope), (), None)
+                    if o.only is not None:
+                        pf.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "kind", o.only)))
                 q = tantivy.Query.boolean_query(
                     pf if term is None else
                     [(tantivy.Occur.Must, tantivy.Query.term_query(o.index.schema, "text", term)), *pf])
@@ -873,10 +914,19 @@ class SearchIndex:
         return n, {t: (count(t) if n and d else 0) for t, d in df.items()}
 
     def _open_searchers(self, kinds: Iterable[str]) -> list[OpenGeneration]:
-        """A searcher on every live generation of ``kinds`` (every shard)."""
+        """A searcher on every live generation holding documents of
+        ``kinds`` (every shard; each generation once).  ``facts/`` holds
+        ``fact`` and ``history`` documents (:data:`HOME`): when only one of
+        the two is asked for and its generation holds the other too, its
+        :class:`OpenGeneration` names the one asked for in ``only``, and
+        the caller must filter (:meth:`_counts`, ``kind`` clauses)."""
         self._check_root()
+        kinds = tuple(dict.fromkeys(kinds))
+        subs = list(dict.fromkeys(HOME[k] for k in kinds))
+        if "history" in kinds:
+            subs.append("history")  # an older store's history/
         opened: list[OpenGeneration] = []
-        for k in dict.fromkeys(kinds):
+        for k in subs:
             sub = self._subs[k]
             cur = sub.open_current()
             if cur is None:
@@ -886,7 +936,13 @@ class SearchIndex:
                 index = indexes[name]
                 try:
                     sub.reload_if_changed(name, index)
-                    opened.append(OpenGeneration(sub, name, s, index, index.searcher(), sub.fmt(name)))
+                    searcher = index.searcher()
+                    only = None
+                    if k == "fact" and not ("fact" in kinds and "history" in kinds):
+                        other = "history" if "fact" in kinds else "fact"
+                        if searcher.doc_freq("kind", other):  # (deleted ones count: filtering is exact anyway)
+                            only = "fact" if other == "history" else "history"
+                    opened.append(OpenGeneration(sub, name, s, index, searcher, sub.fmt(name), only))
                 except ValueError as e:
                     raise IndexCorruptError(f"cannot read {sub.dir / name}: {e}") from e
         return opened
@@ -978,7 +1034,10 @@ class SearchIndex:
         in the term form of each generation.  Deleted-but-unpurged documents
         count, as in BM25 itself.  With ``projects``: counted over the
         documents of those projects only (what :meth:`search` uses with
-        ``scope_idf``).  Raises ``IndexCorruptError``."""
+        ``scope_idf``); ``kinds`` naming one of ``fact``/``history`` counts the
+        documents of that kind only in ``facts/``, which holds both (both
+        counts then are of live documents, with a count query per word).
+        Raises ``IndexCorruptError``."""
         words = list(dict.fromkeys(words))
         scope = None if projects is None else list(projects)
         n = 0
@@ -986,10 +1045,10 @@ class SearchIndex:
         for o in self._open_searchers(kinds):
             forms = o.fmt.forms(tuple(words))
             df = {t: int(o.searcher.doc_freq("text", t)) for t in forms}
-            if scope is None:
+            if scope is None and o.only is None:
                 n += int(o.searcher.num_docs)
             else:
-                sn, df = self._scoped_counts(o, df, scope)
+                sn, df = self._counts(o, df, scope)
                 n += sn
             for w, t in zip(words, forms):
                 out[w] += df[t]
@@ -1001,7 +1060,13 @@ class SearchIndex:
         0 for a missing sub-index.  Raises ``IndexCorruptError``."""
         out = {k: 0 for k in kinds}
         for o in self._open_searchers(kinds):
-            out[o.sub.kind] += int(o.searcher.num_docs)
+            if o.sub.kind != "fact":
+                out[o.sub.kind] += int(o.searcher.num_docs)
+                continue
+            # facts/ holds fact and history documents: counted apart (two count queries)
+            for k in ("fact", "history"):
+                if k in out:
+                    out[k] += self._counts(OpenGeneration(*o[:6], k), {}, None)[0]
         return out
 
     def missing_turns(self, heads: Mapping[str, str]) -> set[str]:
@@ -1063,10 +1128,10 @@ class SearchIndex:
         if cond is None:
             return None
         exact, edges = cond
-        sub = self._subs[kind]
-        if sub.manifest() is None:
+        homes = {HOME[kind], kind}  # history: in facts/, or in an older store's history/
+        if all(self._subs[k].manifest() is None for k in homes):
             return None
-        opened = self._open_searchers((kind,))
+        opened = self._open_searchers((kind,))  # facts/ holds fact and history: o.only filters
         if not all(o.fmt.has_plain for o in opened):
             return None
         out: dict[str, str] = {}
@@ -1086,7 +1151,8 @@ class SearchIndex:
             try:
                 for _score, addr in o.searcher.search(q, n, count=False).hits:
                     doc = o.searcher.doc(addr)
-                    out[doc.get_first("id")] = doc.get_first("ref") or ""
+                    if o.only is None or doc.get_first("kind") == o.only:
+                        out[doc.get_first("id")] = doc.get_first("ref") or ""
             except ValueError as e:
                 raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
         return out
@@ -1198,9 +1264,10 @@ class IndexStream:
     Memory: the pending batch's documents plus one writer's heap."""
 
     def __init__(self, sub: SubIndex, new_shards: int,
-                 partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False) -> None:
+                 partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False,
+                 kind: str | None = None) -> None:
         limit_malloc_arenas()  # before tantivy's writer threads exist: bounded import memory
-        self.kind = sub.kind
+        self.kind = sub.kind if kind is None else kind  # the documents' kind (history: into facts/)
         self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
         self._refs: set[str] = set()
         self._stack = contextlib.ExitStack()
