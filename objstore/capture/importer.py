@@ -14,12 +14,15 @@ one recorded when this store last read it in full is not read again.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from blake3 import blake3
 
 from objstore.capture import claude_code, codex
+from objstore.capture.parseworker import ParseWorker, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.core.errors import InvalidInput
@@ -27,7 +30,7 @@ from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.memory.scope import parent_namespace
-from objstore.memory.sessions import TurnAppender
+from objstore.memory.sessions import CapturedTurn, TurnAppender
 
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
@@ -35,6 +38,8 @@ PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is
 #: import (``TurnAppender.expected_turns``): ~3,800 in bench/gen_corpus.py's
 #: corpora, more where tool output is larger (fewer shards: still bounded)
 BYTES_PER_TURN = 4096
+#: bytes of transcripts to read from which an import parses them in a child process (its start costs ~50 ms)
+PARALLEL_MIN_BYTES = 8 << 20
 
 #: harness name -> reader module (``discover(paths)``, ``parse_file(path, stats)``)
 READERS = {"claude-code": claude_code, "codex": codex}
@@ -70,7 +75,8 @@ class ImportResult:
 
 def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.PathLike], *,
                        progress: Callable[[int, int], None] | None = None,
-                       command: str | None = None, reread: bool = False) -> ImportResult:
+                       command: str | None = None, reread: bool = False,
+                       workers: int | None = None) -> ImportResult:
     """Import agent transcripts (files or trees such as ``~/.claude/projects``
     or ``~/.codex/sessions``) as sessions of turns.
 
@@ -86,12 +92,21 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     it in full is not read again (counted in ``files_unchanged``), so an
     import with nothing new reads no transcript body; ``reread`` reads every
     file regardless (still idempotent).  Memory stays bounded: the appender's
-    session states are dropped after each publish.
+    session states are dropped after each publish.  Claude Code sub-agent
+    files read are rolled up (``objstore.capture.rollup``, their summaries
+    indexed in one write) and only then marked read, so an unchanged one
+    costs nothing and a crash before its summary reads it again.
 
     Args:
         harness: ``claude-code`` or ``codex``.
         paths: files or directories; see the reader's ``discover``.
         progress: called as ``progress(files_done, files_total)``.
+        workers: 1 parses and redacts the files in a child process
+            (``objstore.capture.parseworker``) while this one stores what it
+            has sent (the machine's second core); 0 parses here; None (default)
+            uses the child when there are two cores and at least
+            :data:`PARALLEL_MIN_BYTES` to read.  The result is the same
+            either way; if the child dies, this process parses the rest.
     Returns:
         :class:`ImportResult`.
     Raises:
@@ -117,14 +132,37 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         ledger: set[str] = set()
         read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
+        rolls_up = harness == "claude-code"
+        held: list[tuple[str, list | None, list[str]]] = []  # sub-agent files read in full, marked after their rollup
+        # what to read: a file's identity is taken before it is read (a later change reads it again)
+        plan: list[tuple[str, list | None, bool, str | None]] = []  # (real path, identity, unchanged, error)
+        for path in files:
+            real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
+            if not path.is_file():
+                plan.append((real, None, False, f"not a regular file (or a dangling link): {path}"))
+                continue
+            ident = identity(path)
+            plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
+        to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
+        worker = _start_worker(reader, to_read, workers)
+
+        def add_file(path: Path, file_sids: set[str]) -> None:
+            """Append one file's turns, parsed here or by the worker."""
+            if worker is None:
+                _add_turns(app, wrap(reader.parse_file(path, stats)), path, res, bad_sessions, seen, grown,
+                           file_sids)
+                return
+            src = _from_worker(worker, app, stats)
+            _add_turns(app, wrap(src), path, res, bad_sessions, seen, grown, file_sids)
+            for _ in src:  # the filters read every turn; if one stopped early, the next file still starts
+                pass       # at its own messages
+
         try:
             for i, path in enumerate(files):
-                real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
+                real, ident, unchanged, err = plan[i]
                 try:
-                    if not path.is_file():
-                        raise OSError(f"not a regular file (or a dangling link): {path}")
-                    ident = identity(path)
-                    unchanged = not reread and read_ledger.unchanged(real, ident)
+                    if err is not None:
+                        raise OSError(err)
                     res.files_unchanged += unchanged
                     file_sids: set[str] = set()
                     if unchanged:  # its sessions still count in the summary, as already stored
@@ -132,22 +170,19 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                             if sid not in seen and sid not in app.filter().sessions \
                                     and store.refs.read(session_ref(sid)) is not None:
                                 seen[sid] = False
-                    for ct in () if unchanged else wrap(reader.parse_file(path, stats)):
-                        res.turns_seen += 1
-                        sid = app.valid_sid(ct.session)
-                        if sid is None:
-                            if ct.session not in bad_sessions:
-                                bad_sessions.add(ct.session)
-                                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; "
-                                                  "turns skipped")
-                            res.turns_skipped += 1
-                            continue
-                        if sid not in app.filter().sessions and sid not in seen:  # a forgotten one stays gone
-                            seen[sid] = app.state(sid).head is None
-                        file_sids.add(sid)
-                        if app.add(ct) is not None:
-                            grown.add(sid)
-                    if not unchanged:
+                    else:
+                        counts = (res.turns_seen, res.turns_skipped)
+                        try:
+                            add_file(path, file_sids)
+                        except WorkerFailed:
+                            # the child is gone: this file and the rest are parsed here (what was
+                            # added from the child's part of this file is known now: skipped)
+                            worker.close()
+                            worker = None
+                            res.turns_seen, res.turns_skipped = counts
+                            add_file(path, file_sids)
+                        finally:
+                            app.redactions.clear()
                         read.append((real, ident, sorted(file_sids)))
                 except OSError as e:
                     res.files_skipped += 1
@@ -156,22 +191,32 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 last = i == len(files) - 1
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
                     # the index of this batch is written in the background while the next files are read
-                    err = app.publish(index=res.index_error is None, wait=last)
-                    res.index_error = res.index_error or err
+                    ierr = app.publish(index=res.index_error is None, wait=last)
+                    res.index_error = res.index_error or ierr
                     if not last:  # published: a later file of one of them reloads its state from the store
                         app.drop_states()
                         store.packs.drop_pages()  # the pack index pages its lookups read (all, as the store grows)
-                    for real_path, ident, sids in read:  # their turns are stored and their refs published
-                        read_ledger.mark(real_path, ident, sids)
+                    for entry in read:  # their turns are stored and their refs published
+                        if rolls_up and os.path.basename(entry[0]).startswith("agent-"):
+                            held.append(entry)  # a sub-agent's file: marked once its summary is written
+                        else:
+                            read_ledger.mark(*entry)
                     read_ledger.save()
                     read = []
                 if progress:
                     progress(i + 1, len(files))
         finally:
+            if worker is not None:
+                worker.close()
             app.close()
             record_sources(store, ledger)
-    if harness == "claude-code":  # a sub-agent's end: its summary in its parent's namespace
-        rollup_files(store, [p for p in files if p.name.startswith("agent-")], final=True, command=command)
+        agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
+        if rolls_up and agents:  # a sub-agent's end: its summary in its parent's namespace (unchanged: written)
+            rollup_files(store, agents, final=True, command=command, batch=True)
+            for entry in held:
+                read_ledger.mark(*entry)
+            if held:
+                read_ledger.save()
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
@@ -193,6 +238,75 @@ def _file_bytes(files: list) -> int:
         except OSError:
             pass
     return n
+
+
+def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
+               bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str]) -> None:
+    """Append one file's (filtered) turns; counts into ``res``.  OSError propagates."""
+    for ct in turns:
+        res.turns_seen += 1
+        sid = app.valid_sid(ct.session)
+        if sid is None:
+            if ct.session not in bad_sessions:
+                bad_sessions.add(ct.session)
+                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; turns skipped")
+            res.turns_skipped += 1
+            continue
+        if sid not in app.filter().sessions and sid not in seen:  # a forgotten one stays gone
+            seen[sid] = app.state(sid).head is None
+        file_sids.add(sid)
+        if app.add(ct) is not None:
+            grown.add(sid)
+
+
+def _start_worker(reader, to_read: list[Path], workers: int | None) -> ParseWorker | None:
+    """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
+    less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
+    child cannot be started (then this process parses)."""
+    if workers == 0 or not to_read or not sys.executable or (workers is None and (os.cpu_count() or 1) < 2):
+        return None
+    if workers is None:
+        total = 0
+        for p in to_read:
+            try:
+                total += p.stat().st_size
+            except OSError:
+                pass
+        if total < PARALLEL_MIN_BYTES:
+            return None
+    try:
+        return ParseWorker(reader.__name__, to_read)
+    except OSError:
+        return None
+
+
+def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[CapturedTurn]:
+    """One file's turns as the worker sends them, their redactions handed to
+    ``app`` (``TurnAppender.redactions``; those of the last chunks only, so
+    memory stays bounded: an older one is computed again if asked for).
+    Raises OSError when the file could not be read to its end (the turns
+    before it are yielded first), WorkerFailed when the child is gone."""
+    recent: list[list[str]] = []
+    for msg in worker.messages():
+        if msg[0] == "turns":
+            if len(recent) >= 4:
+                for t in recent.pop(0):
+                    app.redactions.pop(t, None)
+            texts = []
+            for (session, source, role, text, ts, cwd, project, alias, entrypoint, redacted, n) in msg[1]:
+                if text:
+                    app.redactions[text] = (text, 0) if redacted is None else (redacted, n)
+                    texts.append(text)
+                yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint)
+            recent.append(texts)
+        else:
+            _tag, (files, lines, skipped, ignored), err = msg
+            stats.files += files
+            stats.lines += lines
+            stats.lines_skipped += skipped
+            stats.records_ignored += ignored
+            if err is not None:
+                raise OSError(err)
 
 
 def _ledger_salt(store: Store, harness: str) -> str:

@@ -32,7 +32,7 @@ from objstore.core.errors import IntegrityError, MemError, NotFound
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store
-from objstore.memory.facts import RememberResult, current_of, remember, walk
+from objstore.memory.facts import IndexBatch, RememberResult, current_of, remember, walk
 from objstore.memory.scope import parent_namespace
 from objstore.memory.sessions import session_turns
 
@@ -84,7 +84,7 @@ def is_incomplete(body: str) -> bool:
 
 
 def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",
-           description: str = "", command: str = "rollup") -> RollupResult:
+           description: str = "", command: str = "rollup", index_batch: IndexBatch | None = None) -> RollupResult:
     """Write (once) the summary of sub-agent namespace ``child`` into its
     parent's namespace.
 
@@ -95,6 +95,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             summary naming how far it got.
         project: the project when its turns name none.
         agent_type, description: shown in a "did not complete" summary.
+        index_batch: the index write is kept there (``facts.IndexBatch``).
     Returns:
         :class:`RollupResult`.
     Raises:
@@ -131,7 +132,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
         r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
                                      edges=[("rollup_of", t) for t in edges], replace_edges=True,
-                                     namespace=parent, command=command)
+                                     namespace=parent, command=command, index_batch=index_batch)
     if r.queued:
         return RollupResult(child, parent, key, "queued", complete, edges)
     return RollupResult(child, parent, key, "written" if r.written else "unchanged", complete,
@@ -143,7 +144,7 @@ DROP_PAGES_EVERY = 16  # 256 left ~73 MB of pack-index pages resident at 1M turn
 
 
 def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
-                 command: str = "rollup") -> list[RollupResult]:
+                 command: str = "rollup", batch: bool = False) -> list[RollupResult]:
     """Roll up the Claude Code subagent transcripts among ``paths``
     (``agent-*.jsonl``; others are ignored) after their turns were captured.
 
@@ -152,7 +153,22 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     ended, an import, a catch-up of an idle file) or when it has not been
     written for ``idle_s`` seconds; else it is left for later (it may still
     be running).  Errors on one file (unreadable, a damaged chain) skip it.
+    ``batch`` (``mem import``'s hundreds of rollups): the store lock is held
+    throughout and the summaries are indexed in one write at the end
+    (``facts.IndexBatch``; the index journal covers a crash before it).
     """
+    if batch:
+        with store.lock(command):
+            ib = IndexBatch(store)
+            try:
+                return _rollup_files(store, paths, final, idle_s, command, ib)
+            finally:
+                ib.flush()  # an index error leaves the journal: the next writer replays it
+    return _rollup_files(store, paths, final, idle_s, command, None)
+
+
+def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: float, command: str,
+                  ib: IndexBatch | None) -> list[RollupResult]:
     out = []
     now = time.time()
     for p in paths:
@@ -166,7 +182,7 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
             if oc.final is None and not final and now - os.stat(p).st_mtime < idle_s:
                 continue
             out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
-                              description=oc.description, command=command))
+                              description=oc.description, command=command, index_batch=ib))
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every
                 store.packs.drop_pages()          # pack: keep their index pages from piling up in memory
         except (OSError, MemError):

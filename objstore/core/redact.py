@@ -705,17 +705,44 @@ def _lower(seg: str) -> str:
     return low
 
 
-_PLAN: list = [None, 0, []]  # (the RULES list, its length, the plan built from it)
+_PLAN: list = [None, 0, [], ()]  # (the RULES list, its length, the per-rule plan, the gate order)
 
 
-def _plan() -> list:
+def _gates(anchors: tuple[str, ...]) -> tuple[str, ...]:
+    """The literals a window is tested for before a rule with these anchors
+    runs: anchors sharing a prefix of at least 2 characters are tested as that
+    prefix (``gh`` for ``ghp_ gho_ …``, ``gl`` for the 11 GitLab prefixes),
+    so a window without any of them costs one scan, not one per anchor.
+    Every match holds an anchor, so it holds one of these."""
+    out: list[str] = []
+    for a in sorted(set(anchors)):
+        if out:
+            prev = out[-1]
+            n = 0
+            while n < min(len(prev), len(a)) and prev[n] == a[n]:
+                n += 1
+            if n >= 2:
+                out[-1] = prev[:n]
+                continue
+        out.append(a)
+    return tuple(out)
+
+
+def _plan() -> tuple[list, tuple]:
     """Per rule, what _scan_window needs, looked up once (rebuilt when
     ``RULES`` is replaced or grows): (rule, its own scanner or None, its
-    anchors, check, priority, name).  The patterns are not touched here: a
-    rule compiles on its first window that holds one of its anchors."""
+    gates (:func:`_gates`), check, priority, name); and every distinct gate
+    once, shortest first, each with the longest other gate it contains (when
+    that one is absent, so is this one: not scanned).  The patterns are not
+    touched here: a rule compiles on its first window that holds one of its
+    gates."""
     if _PLAN[0] is not RULES or _PLAN[1] != len(RULES):
-        _PLAN[:] = [RULES, len(RULES), [(r, r.scan, r.anchors, r.check, r.priority, r.name) for r in RULES]]
-    return _PLAN[2]
+        rules = [(r, r.scan, None if r.anchors is None else _gates(r.anchors), r.check, r.priority, r.name)
+                 for r in RULES]
+        gates = sorted({g for r in rules if r[2] is not None for g in r[2]}, key=lambda g: (len(g), g))
+        order = tuple((g, max((p for p in gates if p != g and p in g), key=len, default=None)) for g in gates)
+        _PLAN[:] = [RULES, len(RULES), rules, order]
+    return _PLAN[2], _PLAN[3]
 
 
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:
@@ -726,8 +753,13 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     off = max(0, ws - 16)
     low = _lower(text if (off == 0 and we == len(text)) else text[off:we])
     append = out.append
-    for rule, scan, anchors, check, pri, name in _plan():
-        if anchors is not None and not any(a in low for a in anchors):
+    plan, order = _plan()
+    present: set[str] = set()
+    for g, within in order:  # each gate scanned once per window (not once per rule naming it)
+        if (within is None or within in present) and g in low:
+            present.add(g)
+    for rule, scan, gates, check, pri, name in plan:
+        if gates is not None and present.isdisjoint(gates):
             continue  # no match can lack an anchor (Rule.anchors): the rule is not even compiled
         if scan is not None:
             scan(rule, text, ws, we, out, low, off)

@@ -805,14 +805,21 @@ class StreamWriter:
         ``SearchIndexError``; the caller then calls :meth:`close`."""
         self.commit_batch(*self.take())
 
-    def commit_batch(self, adds: "dict[int, dict[str, IndexDoc]]", dels: list[str]) -> None:
+    def commit_batch(self, adds: "dict[int, dict[str, IndexDoc]]", dels: list[str], *, threads: int = 1) -> None:
         """Write one batch taken with :meth:`take`, shard by shard, then name
-        new generations in ``CURRENT``.  Raises ``SearchIndexError``."""
+        new generations in ``CURRENT``.  ``threads`` > 1 writes that many
+        shards at a time, each with its own one-thread writer (for a caller
+        that waits for the batch with nothing else to do: the machine's other
+        core; memory: that many writers' heaps).  Raises ``SearchIndexError``
+        (the first shard's that failed; the other shards of the batch may be
+        written)."""
         dels = list(dict.fromkeys(dels))
-        shards = set(adds) | (set(self._live) if dels else set())
+        shards = sorted(set(adds) | (set(self._live) if dels else set()))
         trim = False
-        batch_docs = 0
-        for s in sorted(shards):
+        batch_docs = sum(len(v) for v in adds.values())  # (a batch over many small shards counts whole)
+
+        def write(s: int) -> bool:
+            """Write shard ``s``'s part of the batch; True when its heap should be trimmed."""
             docs = adds.get(s, {})
             name, index = self._gen(s)
             to_delete: list[str] = []
@@ -826,7 +833,7 @@ class StreamWriter:
                              if sr.doc_freq("id", i) > 0]
                 del sr
             if not to_delete and not docs:
-                continue
+                return False
             writer = self.sub.new_writer(index, self.heap)
             try:
                 for i in to_delete:
@@ -848,10 +855,20 @@ class StreamWriter:
             if s in self._live:
                 with contextlib.suppress(ValueError):
                     index.reload()
-            batch_docs += len(docs)
-            if self.heap > WRITER_HEAP_BYTES or batch_docs > BULK_DOCS:
-                trim = True  # (a batch over many small shards counts whole)
-        if trim:
+            return self.heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS
+
+        if threads > 1 and len(shards) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+            pool = ThreadPoolExecutor(min(threads, len(shards)), thread_name_prefix="mem-index")
+            try:
+                for f in [pool.submit(write, s) for s in shards]:
+                    trim = f.result() or trim  # raises the first shard's error
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)  # after an error, no further shard starts
+        else:
+            for s in shards:
+                trim = write(s) or trim
+        if trim or batch_docs > BULK_DOCS:
             _trim_heap()  # tantivy's threads freed the writers' arenas
         if self.fresh:  # a bulk import: the segments it mapped stay resident otherwise
             drop_mapped_pages(self.sub.dir)

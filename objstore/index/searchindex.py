@@ -1249,6 +1249,12 @@ class _Ref(NamedTuple):
     ref: str
 
 
+#: shards an :meth:`IndexStream.commit` writes at a time: the second core
+#: while the caller waits for the batch, or has nothing else to do between
+#: its files (while it is busy the two simply share the cores)
+COMMIT_THREADS = 2
+
+
 class IndexStream:
     """The index writer of a bulk import (:meth:`SearchIndex.stream`).
 
@@ -1296,8 +1302,9 @@ class IndexStream:
     def commit(self, *, wait: bool = True) -> None:
         """Write every document added so far: in a background thread,
         after the batch before it; ``wait`` (default) returns once it is
-        committed.  Raises ``SearchIndexError`` (a batch failed: the stream
-        is then closed) or ``ValueError`` when closed."""
+        committed.  Two shards are written at a time (:data:`COMMIT_THREADS`).
+        Raises ``SearchIndexError`` (a batch failed: the stream is then
+        closed) or ``ValueError`` when closed."""
         if self._w is None:
             raise ValueError("the index stream is closed")
         self.wait()
@@ -1310,7 +1317,7 @@ class IndexStream:
         def run() -> None:
             """Write the batch (in the background thread)."""
             try:
-                w.commit_batch(*batch)
+                w.commit_batch(*batch, threads=COMMIT_THREADS)
             except BaseException as e:  # reported by wait()
                 err.append(e)
 

@@ -206,7 +206,8 @@ def history_doc(oid: str, f: Fact):
 
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],
                    new_chain: list[Version], command: str, time_ms: int | None = None,
-                   rewrite: bool = False, index: bool = True) -> str | None:
+                   rewrite: bool = False, index: bool = True,
+                   index_batch: "IndexBatch | None" = None) -> str | None:
     """The one commit of a fact version, used by every writer of a fact
     (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
 
@@ -219,6 +220,8 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     displaces out and into the history index (a backfill that does not
     become current goes to the history index only).  ``index=False`` leaves
     the index to the caller (``forget`` rebuilds it physically).
+    ``index_batch``: the index write is kept in it (the journal note is
+    written now) for one write of many versions (:class:`IndexBatch`).
 
     Returns an index error message (the write stands; the journal lets the
     next writer catch up) or None.  Raises RefConflict (nothing moved).
@@ -226,6 +229,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     """
     old_cur, new_cur = current_of(old_chain), current_of(new_chain)
     reindex = index and new_cur is not None and (old_cur is None or new_cur.id != old_cur.id)
+    batch_error = index_batch.before(key) if index_batch is not None and index else None
     if reindex:
         store.journal.fact(key)  # before the ref moves: recovery can redo the index
     store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
@@ -236,15 +240,63 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     past = ([old_cur] if old_cur else []) if reindex else [v for v in new_chain if v.id not in old_ids]
     if not (reindex or past):
         return None
+    docs = ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
+    dels = [old_cur.id] if (reindex and old_cur) else []
+    if index_batch is not None:
+        index_batch.keep(key, docs, dels, reindex)
+        return batch_error
     try:
-        store.index.add(([fact_doc(new_cur.id, new_cur.fact)] if reindex else [])  # type: ignore[union-attr]
-                        + [history_doc(v.id, v.fact) for v in past],
-                        delete_ids=[old_cur.id] if (reindex and old_cur) else [], delete_kinds=FACT_KINDS)
+        store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
         if reindex:
             store.journal.clear()
     except SearchIndexError as e:  # the write stands; the journal lets the index catch up
         return str(e)
     return None
+
+
+class IndexBatch:
+    """The search-index writes of many fact versions, done as one
+    (``SearchIndex.add``: one commit instead of one per version): a bulk
+    writer (an import's sub-agent rollups) passes it to :func:`remember` /
+    :func:`commit_version`, which note the index journal as usual, and calls
+    :meth:`flush` at the end.  The caller holds the store lock from the first
+    write to the flush (the flush clears the journal).  A key written twice
+    flushes the batch first, before its journal note (deletes apply before
+    adds within one write)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._docs: list = []
+        self._dels: list[str] = []
+        self._keys: set[str] = set()
+        self._reindex = False
+
+    def before(self, key: str) -> str | None:
+        """Called before a version of ``key`` is committed: flushes when the
+        batch holds a version of ``key`` already; returns its index error or None."""
+        return self.flush() if key in self._keys else None
+
+    def keep(self, key: str, docs: list, dels: list[str], reindex: bool) -> None:
+        """Keep one version's index write (after its journal note)."""
+        self._keys.add(key)
+        self._docs += docs
+        self._dels += dels
+        self._reindex = self._reindex or reindex
+
+    def flush(self) -> str | None:
+        """Write what was kept; returns an index error message (the versions
+        stand, the journal lets the next writer catch up) or None."""
+        docs, dels, reindex = self._docs, self._dels, self._reindex
+        self._docs, self._dels, self._keys, self._reindex = [], [], set(), False
+        if not (docs or dels):
+            return None
+        try:
+            self.store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
+            if reindex:
+                self.store.journal.clear()
+        except SearchIndexError as e:
+            return str(e)
+        return None
 
 
 def resolve_edge_target(store: Store, key: str, target: str) -> str:
@@ -293,7 +345,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              expect: str | None = None, sensitivity: str = "private",
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
              command: str = "remember", reviewed: bool = False,
-             edges=(), replace_edges: bool = False, namespace: str = "") -> RememberResult:
+             edges=(), replace_edges: bool = False, namespace: str = "",
+             index_batch: IndexBatch | None = None) -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
     ``namespace``: the namespace the version is written in (a session id,
@@ -327,6 +380,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             or ``"none"`` for "the key must not exist yet".
         pinned: default keeps the head's pin.
         edges: see above.
+        index_batch: keep the index write there (:class:`IndexBatch`).
     Returns:
         :class:`RememberResult`.
     Raises:
@@ -399,7 +453,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
         index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
-                                     command=command, time_ms=now)
+                                     command=command, time_ms=now, index_batch=index_batch)
         new_cur = current_of(new_chain)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
 

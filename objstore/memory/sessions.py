@@ -399,15 +399,25 @@ class TurnAppender:
         #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
         #: appender (``cc:msg:`` sources), readable before :meth:`publish` makes them visible
         self.message_digests: dict[tuple[str, str], bytes] = {}
+        #: text -> (the text with its credentials replaced, how many), computed
+        #: elsewhere by ``objstore.core.redact.redact`` (``mem import``'s parse
+        #: worker); a text not in it is redacted here
+        self.redactions: dict[str, tuple[str, int]] = {}
+
+    def _redacted(self, text: str) -> tuple[str, int]:
+        """``text`` with its credentials replaced, and how many were."""
+        got = self.redactions.get(text)
+        if got is not None:
+            return got
+        red = self._redact(text)
+        return (red.text, len(red.hits)) if red.hits else (text, 0)
 
     def text_digest(self, text: str) -> bytes:
         """16-byte digest of ``text`` as a turn would store it (credentials
         redacted): what tells two copies of one message apart (``objstore.capture.sync``,
         resumed and forked sessions)."""
         if text:
-            red = self._redact(text)
-            if red.hits:
-                text = red.text
+            text = self._redacted(text)[0]
         return _digest(text)
 
     @property
@@ -519,10 +529,8 @@ class TurnAppender:
             text, n = redact_matches(text, flt.rules[sid])
             self.matches_redacted += bool(n)
         if text:
-            red = self._redact(text)  # credentials never reach disk
-            if red.hits:
-                text = red.text
-                self.secrets_redacted += len(red.hits)
+            text, n = self._redacted(text)  # credentials never reach disk
+            self.secrets_redacted += n
         source = ct.alias or ct.source
         turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
                     harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
@@ -584,7 +592,7 @@ class TurnAppender:
             if docs:
                 store.index.add(docs)
             if self._stream is not None:
-                self._stream.commit(wait=False)  # the refs name these turns now: index them
+                self._stream.commit(wait=wait)  # the refs name these turns now: index them
                 return self._wait_index() if wait else None
             store.journal.clear()
         except SearchIndexError as e:

@@ -74,8 +74,8 @@ def victim(store: Store, op: str, seed: int, extra: str) -> None:
             i += 1
     elif op == "import":
         from objstore.capture.importer import import_claude_code
-        while True:
-            r = import_claude_code(store, [extra])
+        while True:  # every other victim parses in a child process (objstore.capture.parseworker)
+            r = import_claude_code(store, [extra], workers=seed % 2, reread=True)
             ack("import", r.turns_added)
             i += 1
     elif op == "gc":

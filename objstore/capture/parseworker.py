@@ -1,0 +1,180 @@
+"""Transcript parsing and credential redaction in a child process, for ``mem import``.
+
+A bulk import spends about half of its main thread reading transcripts
+(``claude_code.parse_file`` / ``codex.parse_file``) and redacting their text
+(``objstore.core.redact``).  Both are pure functions of the file's bytes, so
+:class:`ParseWorker` runs them in one child Python process while the
+importing process filters, encodes and writes what the child has already
+sent (the machine's second core; tantivy indexes on its own threads).  The
+child never touches the store: it reads the files it is given and writes
+the turns to its stdout; every write to the store stays in the importing
+process, in the same order as an import without the child, so the objects,
+refs and packs are the same and the crash and durability rules are those of
+``objstore.capture.importer``.
+
+Protocol (pickle, protocol 5, over the child's stdin/stdout; both ends are
+this module):
+
+* in: one ``(reader module name, [path, ...])``;
+* out, per file in the order given: zero or more ``("turns", rows)`` chunks
+  (at most :data:`CHUNK_TURNS` turns or :data:`CHUNK_CHARS` characters of
+  text each) of ``(session, source, role, text, timestamp, cwd, project,
+  alias, entrypoint, redacted, secrets)`` rows, where ``redacted`` is the
+  text with its credentials replaced (``None`` when it holds none) and
+  ``secrets`` the number replaced; then ``("file", (files, lines,
+  lines_skipped, records_ignored), error)``, ``error`` being the
+  ``OSError`` message that ended the file early or ``None``;
+* after the last file, the child exits with status 0.
+
+Memory is bounded: the child blocks on a full pipe, and the reader thread
+keeps at most :data:`QUEUE_CHUNKS` chunks.  The child ignores SIGINT (the
+importing process handles Ctrl-C and kills it) and ends when its parent is
+gone (a write to the closed pipe fails).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from objstore.core.redact import redact
+
+__all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows"]
+
+CHUNK_TURNS = 256
+CHUNK_CHARS = 1 << 20
+QUEUE_CHUNKS = 16
+_PROTOCOL = 5
+#: the package root (the directory holding ``objstore``): the child imports this same code
+_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+class WorkerFailed(Exception):
+    """The child process ended before sending what was asked (killed, out of
+    memory, a bug): the caller parses the rest itself."""
+
+
+def parse_rows(reader_module: str, path: Path) -> Iterator[tuple]:
+    """The protocol's messages for one file (what the child sends), parsed by
+    the reader module ``reader_module`` (``objstore.capture.claude_code`` or
+    ``objstore.capture.codex``) and redacted, in this process."""
+    reader = importlib.import_module(reader_module)
+    stats = reader.ParseStats()
+    rows: list[tuple] = []
+    chars = 0
+    err = None
+    try:
+        for ct in reader.parse_file(path, stats):
+            red = redact(ct.text) if ct.text else None
+            rows.append((ct.session, ct.source, ct.role, ct.text, ct.timestamp, ct.cwd, ct.project, ct.alias,
+                         ct.entrypoint, red.text if red is not None and red.hits else None,
+                         len(red.hits) if red is not None else 0))
+            chars += len(ct.text)
+            if len(rows) >= CHUNK_TURNS or chars >= CHUNK_CHARS:
+                yield ("turns", rows)
+                rows, chars = [], 0
+    except OSError as e:
+        err = e.strerror or str(e)
+    if rows:
+        yield ("turns", rows)
+    yield ("file", (stats.files, stats.lines, stats.lines_skipped, stats.records_ignored), err)
+
+
+def _child() -> None:
+    """The child's main: read the request from stdin, write the messages to stdout."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    reader_module, paths = pickle.load(sys.stdin.buffer)
+    out = sys.stdout.buffer
+    try:
+        for p in paths:
+            for msg in parse_rows(reader_module, Path(p)):
+                pickle.dump(msg, out, protocol=_PROTOCOL)
+            out.flush()
+    except BrokenPipeError:  # the parent is gone: nothing to do
+        os._exit(0)
+    out.flush()
+
+
+class ParseWorker:
+    """One child process parsing and redacting ``paths`` in order (see the
+    module doc).  Use :meth:`messages` to read one file's messages at a time,
+    in the order of ``paths``; :meth:`close` (or the context manager) ends the
+    child.  Raises ``OSError`` if the child cannot be started."""
+
+    def __init__(self, reader_module: str, paths: list[Path]) -> None:
+        code = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
+                "from objstore.capture.parseworker import _child; _child()")
+        self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        self._q: queue.Queue = queue.Queue(QUEUE_CHUNKS)
+        self._stop = threading.Event()
+        try:
+            pickle.dump((reader_module, [str(p) for p in paths]), self._proc.stdin, protocol=_PROTOCOL)
+            self._proc.stdin.close()
+        except OSError:
+            self.close()
+            raise
+        self._reader = threading.Thread(target=self._read, name="mem-parse-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        """Reader thread: unpickle the child's messages into the queue; None at the end."""
+        out = self._proc.stdout
+        try:
+            while not self._stop.is_set():
+                try:
+                    msg = pickle.load(out)
+                except EOFError:
+                    break
+                self._put(msg)
+        except Exception:  # a torn message (the child was killed): the end, see messages()
+            pass
+        self._put(None)
+
+    def _put(self, msg) -> None:
+        while not self._stop.is_set():
+            try:
+                self._q.put(msg, timeout=0.5)
+                return
+            except queue.Full:
+                continue
+
+    def messages(self) -> Iterator[tuple]:
+        """The next file's ``("turns", rows)`` messages, then its ``("file", ...)``
+        message.  Raises :class:`WorkerFailed` if the child ended first."""
+        while True:
+            msg = self._q.get()
+            if msg is None:
+                self._q.put(None)  # later calls see the end too
+                raise WorkerFailed(f"the parse worker ended (exit status {self._proc.poll()})")
+            yield msg
+            if msg[0] == "file":
+                return
+
+    def close(self) -> None:
+        """End the child (killed if still running) and the reader thread.  Idempotent."""
+        self._stop.set()
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        if getattr(self, "_reader", None) is not None:
+            self._reader.join()   # it sees the end of the pipe (or the stop) and returns
+        for f in (self._proc.stdin, self._proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> "ParseWorker":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

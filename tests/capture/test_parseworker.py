@@ -1,0 +1,181 @@
+"""``mem import`` with its parse worker (a child process parsing and redacting,
+objstore.capture.parseworker) stores exactly what an import parsing in
+process stores: the same session refs (so the same objects), the same counts,
+credentials redacted; a worker that dies mid-import leaves the import to
+finish in process with the same result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from objstore import open_store
+from objstore.capture import importer
+from objstore.capture.parseworker import ParseWorker, WorkerFailed
+from objstore.memory.forget import scan_store
+
+REPO = Path(__file__).resolve().parents[2]
+GH = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pw") / "projects"
+    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(out), "--sessions", "4",
+                    "--turns", "120", "--seed", "3", "-q"], check=True, timeout=120, cwd=REPO)
+    # one transcript with a credential in a prompt, and one that is not a file
+    proj = next(p for p in sorted(out.iterdir()) if p.is_dir())
+    rec = {"type": "user", "uuid": "u-secret", "sessionId": "s-secret", "cwd": "/w/p",
+           "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": f"push zanzibarquux with {GH} now"}}
+    (proj / "s-secret.jsonl").write_text(json.dumps(rec) + "\n")
+    (proj / "dangling.jsonl").symlink_to(proj / "missing-target.jsonl")
+    return out
+
+
+def _import(root: Path, corpus: Path, workers: int):
+    store = open_store(root, create=True)
+    try:
+        r = importer.import_transcripts(store, "claude-code", [corpus], workers=workers)
+        refs = sorted(store.refs.iter("sessions"))
+    finally:
+        store.close()
+    return r, refs
+
+
+def _summary(r) -> tuple:
+    return (r.files, r.files_skipped, r.turns_added, r.turns_seen, r.turns_skipped, r.lines, r.lines_skipped,
+            r.records_ignored, r.secrets_redacted, r.sessions, r.sessions_new, r.session_ids, len(r.errors),
+            r.index_error)
+
+
+def test_worker_stores_what_an_import_in_process_stores(corpus, tmp_path):
+    here, refs_here = _import(tmp_path / "here", corpus, 0)
+    child, refs_child = _import(tmp_path / "child", corpus, 1)
+    assert refs_child == refs_here and len(refs_here) >= 5
+    assert _summary(child) == _summary(here)
+    assert child.turns_added > 100 and child.secrets_redacted == 1 and child.files_skipped == 1
+    assert any("dangling.jsonl" in e for e in child.errors)
+    assert scan_store(tmp_path / "child", [GH.encode()]) == []
+    store = open_store(tmp_path / "child")
+    try:   # indexed like the rest: the redacted prompt is found by its other words
+        hits = store.index.search("zanzibarquux", kinds=("turn",), limit=5)
+        assert [h.ref for h in hits] == ["s-secret"]
+    finally:
+        store.close()
+    again, _ = _import(tmp_path / "child", corpus, 1)   # nothing new: nothing read again
+    assert again.turns_added == 0 and again.files_unchanged == again.files
+
+
+def test_a_worker_killed_mid_import_leaves_the_rest_to_this_process(corpus, tmp_path, monkeypatch):
+    started: list[ParseWorker] = []
+    real_init = ParseWorker.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        started.append(self)
+
+    monkeypatch.setattr(ParseWorker, "__init__", init)
+    real_messages = ParseWorker.messages
+    calls = {"n": 0}
+
+    def messages(self):
+        calls["n"] += 1
+        if calls["n"] == 3:  # the third file: the child dies while it is being read
+            os.kill(self._proc.pid, signal.SIGKILL)
+            self._proc.wait()
+        return real_messages(self)
+
+    monkeypatch.setattr(ParseWorker, "messages", messages)
+    here, refs_here = _import(tmp_path / "here", corpus, 0)
+    child, refs_child = _import(tmp_path / "child", corpus, 1)
+    assert started and started[0]._proc.poll() is not None
+    assert refs_child == refs_here
+    assert _summary(child) == _summary(here)
+
+
+def test_worker_reports_its_end(tmp_path):
+    f = tmp_path / "one.jsonl"
+    f.write_text("")
+    w = ParseWorker("objstore.capture.claude_code", [f])
+    try:
+        msgs = list(w.messages())
+        assert msgs[-1][0] == "file" and msgs[-1][2] is None
+        with pytest.raises(WorkerFailed):   # asked for more than it was given
+            list(w.messages())
+    finally:
+        w.close()
+    assert w._proc.returncode == 0
+
+
+def test_an_index_batch_not_flushed_is_replayed_from_the_journal(store_path):
+    from objstore.memory.facts import IndexBatch, remember
+    store = open_store(store_path, create=True)
+    with store.lock("test"):
+        ib = IndexBatch(store)
+        remember(store, "project/p/alpha", "the quokkaberry build flag", index_batch=ib)
+        remember(store, "project/p/beta", "the quokkaberry deploy step", index_batch=ib)
+        remember(store, "project/p/alpha", "the quokkaberry build flag, second", index_batch=ib)  # flushes
+        assert not store.journal.is_empty()
+        # the process ends here without ib.flush(): a crash
+    store.close()
+    again = open_store(store_path)
+    try:
+        with again.lock("next writer"):   # replays the journal
+            pass
+        assert again.journal.is_empty()
+        keys = sorted(h.ref for h in again.index.search("quokkaberry", kinds=("fact",), limit=10))
+        assert keys == ["project/p/alpha", "project/p/beta"]
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("harness, src", [
+    ("codex", REPO / "tests" / "data" / "codex"),
+    ("claude-code", REPO / "tests" / "data" / "redaction"),
+    ("claude-code", REPO / "cmds" / "data" / "sample-projects"),
+])
+def test_worker_and_in_process_agree_on_the_test_transcripts(harness, src, tmp_path):
+    out = {}
+    for w in (0, 1):
+        store = open_store(tmp_path / f"s{w}", create=True)
+        try:
+            r = importer.import_transcripts(store, harness, [src], workers=w)
+            out[w] = (_summary(r), sorted(store.refs.iter("sessions")), sorted(store.refs.iter("facts")))
+        finally:
+            store.close()
+    assert out[1][0] == out[0][0] and out[1][1] == out[0][1]
+    assert [k for k, _ in out[1][2]] == [k for k, _ in out[0][2]]   # rollup summaries (their ids hold a time)
+    assert out[0][0][2] > 0
+
+
+def test_sub_agent_files_are_marked_read_only_after_their_rollup(tmp_path, monkeypatch):
+    """An import that dies between storing a sub-agent's turns and writing its
+    summary reads that file again next time (and writes the summary); an
+    import with nothing new rolls nothing up."""
+    src = REPO / "cmds" / "data" / "sample-projects"
+    store = open_store(tmp_path / "s", create=True)
+    try:
+        def boom(*a, **kw):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(importer, "rollup_files", boom)
+        with pytest.raises(KeyboardInterrupt):
+            importer.import_transcripts(store, "claude-code", [src])
+        assert not [k for k, _ in store.refs.iter("facts") if "/summary/" in k]
+        monkeypatch.undo()
+        calls = []
+        real = importer.rollup_files
+        monkeypatch.setattr(importer, "rollup_files", lambda st, paths, **kw: calls.append(list(paths)) or real(st, paths, **kw))
+        again = importer.import_transcripts(store, "claude-code", [src])
+        assert [p.name for p in calls[0]] == ["agent-a7c41e9d2b0f3e6a1.jsonl"]
+        assert again.turns_added == 0 and again.files_unchanged == again.files - 1
+        assert [k for k, _ in store.refs.iter("facts") if "/summary/" in k]
+        third = importer.import_transcripts(store, "claude-code", [src])
+        assert third.files_unchanged == third.files and len(calls) == 1
+    finally:
+        store.close()
