@@ -30,6 +30,8 @@ import argparse
 import json
 import os
 import shlex
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -75,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/mem-scale"))
     ap.add_argument("--mem", help="how to run mem (default: the mem script beside this Python)")
     ap.add_argument("--mem-rev", metavar="REV", help="measure commit REV (or 'worktree'), installed as pip would")
+    ap.add_argument("--snapshot", type=Path, metavar="DIR",
+                    help="copy the big store to DIR (replaced) after the latencies, before gc: to profile "
+                         "gc and forget again on copies without importing again")
     args = ap.parse_args(argv)
     work = args.work.resolve()
     bench.prepare_work(work)
@@ -103,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     lat = latencies(runner, mem, points, args.runs, work)
     big = points["big"]
     env = {"MEM_HOME": str(big["_home"])}
+    if args.snapshot:
+        print(f"scale: copying the store to {args.snapshot}", file=sys.stderr, flush=True)
+        shutil.rmtree(args.snapshot, ignore_errors=True)
+        subprocess.run(["cp", "-a", "--reflink=auto", str(big["_home"]), str(args.snapshot)], check=True)
     print("scale: gc", file=sys.stderr, flush=True)
     r = runner.run(mem + ["gc"], env, timeout=3 * 3600)
     gc = {"wall_s": round(r["wall_s"], 2), "cpu_s": round(r["cpu_s"], 2), "peak_rss_mb": round(r["rss_mb"], 1)}

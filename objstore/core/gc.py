@@ -11,7 +11,10 @@ dulwich/git gc).
 * **packs to rewrite or drop**: a pack holding unreachable objects that may
   go (the pack is older than the grace period, or prune=now) is rewritten
   without them, or dropped when nothing in it lives; when more than
-  ``MAX_PACKS`` packs would remain, all are merged.
+  ``MAX_PACKS`` packs would remain, the small ones (under half of
+  ``PACK_TARGET_BYTES``) are merged.  Every pack gc writes holds at most
+  about ``PACK_TARGET_BYTES`` (``Store.repack``), so a store of any size
+  is a set of bounded packs and a forget rewrites one of them.
 
 ``execute`` writes the new pack and its index (durable) first, then removes
 the packs it replaces (index first; ``Store.repack``, the one pack rewrite),
@@ -35,7 +38,7 @@ from pathlib import Path
 from objstore.core.errors import InvalidInput
 from objstore.core.reachability import reachable
 from objstore.core.salvage import quarantine_files
-from objstore.core.store import Store
+from objstore.core.store import PACK_TARGET_BYTES, Store
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
 MAX_PACKS = 16
@@ -200,9 +203,12 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
             kept_young += len(dead)
             remaining += 1
     if remaining + (1 if loose_to_pack else 0) > MAX_PACKS and not hold:
+        # merge the small packs (and those rewritten anyway) into packs of
+        # up to PACK_TARGET_BYTES; a full one is left as it is
         done = {p.name for p in packs}
-        packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size)
-                     for p in store.packs.packs if p.name not in done)
+        small = [p for p in store.packs.packs if p.name not in done and p.info().size < PACK_TARGET_BYTES // 2]
+        if len(small) + len(packs) + (1 if loose_to_pack else 0) > 1:
+            packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size) for p in small)
     temps = list(store.packs.temp_files()) + list(store.packs.incomplete_packs())
     for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index"):
         for dirpath, _dirs, files in os.walk(base):

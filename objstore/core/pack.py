@@ -464,6 +464,30 @@ class Pack:
         (``Store.repack``) keeps objects written together together."""
         return [self._id_at(i).hex() for i in sorted(range(self.count), key=lambda i: self._entry(i)[0])]
 
+    def raw_entries_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
+        """``(id, data)`` of every object in the order of the pack body,
+        ``data`` being what :meth:`raw_entry` returns (the compressed
+        stream, not decompressed, not checked), or the ``CorruptObject``
+        :meth:`raw_entry` would raise (bounds, length prefix) in its place.
+        Read through one read-only mapping of the pack file, without a
+        lookup per id: a pack copy (``Store._copy_pack``) is then O(bytes)."""
+        order = sorted(range(self.count), key=lambda i: self._entry(i)[0])
+        if not order:
+            return
+        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for i in order:
+                raw = self._id_at(i)
+                off, length = self._entry(i)
+                if off < self._body_start or length < 5 or off + length > self._body_end:
+                    yield raw.hex(), CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry outside the pack body")
+                    continue
+                data = mm[off:off + length]
+                if len(data) != length or U32.unpack_from(data, 0)[0] != length - 4:
+                    yield raw.hex(), CorruptObject(f"{self.pack_path}: object {raw.hex()}: "
+                                                   "short read or bad length prefix")
+                    continue
+                yield raw.hex(), data[4:]
+
     def get(self, oid: str) -> bytes:
         """The verified frame of object ``oid`` (64 hex).
 

@@ -163,6 +163,13 @@ class PackWriter:
         """Number of distinct objects added so far."""
         return len(self._ids) // ID_LEN
 
+    @property
+    def size(self) -> int:
+        """Bytes of the pack so far (header and entries written, plus the
+        raw size of frames held until the dictionary is fixed): what
+        :meth:`objstore.core.store.Store.repack` rolls its packs on."""
+        return self._pos + self._pending_bytes
+
     def _check_open(self) -> None:
         if self._state != "open":
             raise ValueError(f"pack writer is {self._state}")

@@ -187,6 +187,10 @@ def validate_session_id(sid: str) -> str:
     return sid
 
 
+#: :func:`escape_name` of the ASCII characters it changes: ``%``, ``/``, ``A``-``Z``
+_ASCII_ESCAPES = {ord(c): f"%{ord(c):02X}" for c in "%/ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
 def escape_name(name: str) -> str:
     """The file name of a ref name part: ``%``, ``/`` and every character
     ``c`` that lower-casing or case folding changes (``c.lower() != c`` or
@@ -200,6 +204,8 @@ def escape_name(name: str) -> str:
     if (name.isascii() and name.islower() and "%" not in name and "/" not in name
             and not name.startswith(".") and not name.endswith(".lock")):
         return name  # the common case, already fold-stable
+    if name.isascii() and not name.startswith(".") and not name.endswith(".lock"):
+        return name.translate(_ASCII_ESCAPES)  # (in ASCII, only A-Z fold: one C pass, not one per character)
     out = []
     for ch in name:
         if ch in "%/" or ch.casefold() != ch or ch.lower() != ch:

@@ -56,6 +56,11 @@ REF_NAMES = 2
 #: ~0.1-0.3 s of wall time here (its fsyncs), far less than this.
 FACT_WAIT_S = 1.0
 T = TypeVar("T")
+#: the size at which :meth:`Store.repack` (gc, forget) finishes a pack and
+#: begins the next: a forget rewrites the one pack that holds its objects,
+#: so its cost is bounded by this, not by the store (one 1.2 GB pack at a
+#: million turns took a one-turn forget to minutes)
+PACK_TARGET_BYTES = 32 * 1024 * 1024
 
 
 def now_ms() -> int:
@@ -515,24 +520,27 @@ class Store:
         except CorruptObject:
             return False
         with PackWriter(self.root / "objects" / "pack", dictionary=d) as w:
-            for oid in order:
+            for oid, data in pack.raw_entries_in_body_order():
                 if not keep(pack, oid):
                     continue
-                try:  # copied as stored (a damaged entry stays as damaged for fsck to find)
-                    w.add_entry(oid, pack.raw_entry(oid))
-                except CorruptObject as e:  # out of bounds, bad length prefix: left out
-                    self.damaged.setdefault(oid, str(e))
+                if isinstance(data, CorruptObject):  # out of bounds, bad length prefix: left out
+                    self.damaged.setdefault(oid, str(data))
+                    continue
+                w.add_entry(oid, data)  # copied as stored (a damaged entry stays as damaged for fsck to find)
         self.packs.reload()  # the new pack and its index are durable now
         self.packs.remove_pack(pack)
         return True
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
-               progress: Callable[[int, int], None] | None = None) -> int:
+               progress: Callable[[int, int], None] | None = None,
+               max_bytes: int | None = None) -> int:
         """The one pack rewrite (used by :meth:`delete_objects` and gc):
-        write one new pack (in the current pack format) holding the
+        write new packs (in the current pack format) holding the
         ``loose`` objects and the objects of the ``old`` packs for which
-        ``keep(pack, id)`` is true, make it durable, then remove the ``old``
-        packs.  Objects are read in each old pack's body order (objects
+        ``keep(pack, id)`` is true, make them durable, then remove the ``old``
+        packs.  A new pack is finished and the next begun once it holds
+        ``max_bytes`` (default PACK_TARGET_BYTES): a later forget rewrites
+        one pack of bounded size, not the whole store gc merged.  Objects are read in each old pack's body order (objects
         written together stay together), verified, and compressed again,
         with a new dictionary made from what is kept: a version-2 pack's
         dictionary holds the bytes of the frames it was made from, so a
@@ -542,19 +550,32 @@ class Store:
         for ``fsck --repair``) unless it holds an object ``keep`` drops, which
         must not survive anywhere.  The loose files are left for the caller
         to delete.  ``progress(done, total)`` is called every 1,000 objects.
-        Returns the number of objects in the new pack.  Caller holds the
+        Returns the number of objects in the new packs.  Caller holds the
         store lock."""
         loose = list(loose)
         if not loose and not old:
             return 0
+        limit = PACK_TARGET_BYTES if max_bytes is None else max_bytes
         total = len(loose) + sum(len(p) for p in old)
-        done = 0
+        done = count = 0
         kept_old: list[Pack] = []
         from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
-        (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
-        with PackWriter(self.root / "objects" / "pack") as w:
+        pack_dir = self.root / "objects" / "pack"
+        pack_dir.mkdir(parents=True, exist_ok=True)
+        writers: list[PackWriter] = []
+
+        def writer() -> PackWriter:
+            """The pack being written, a new one once it holds ``limit`` bytes."""
+            nonlocal count
+            if writers and writers[-1].size >= limit:
+                count += writers[-1].count
+                writers[-1].finish()  # durable; the old packs go only after the last one is
+            if not writers or writers[-1].info is not None:
+                writers.append(PackWriter(pack_dir))
+            return writers[-1]
+        try:
             for oid in loose:
-                w.add(self.objects.get(oid))
+                writer().add(self.objects.get(oid))
                 done += 1
                 if progress and done % 1000 == 0:
                     progress(done, total)
@@ -568,14 +589,21 @@ class Store:
                         dropped = True
                         continue
                     try:
-                        w.add(pack.get(oid))
+                        writer().add(pack.get(oid))
                     except CorruptObject as e:
                         self.damaged.setdefault(oid, str(e))
                         damaged = True
                 if damaged and not dropped:
                     kept_old.append(pack)
-            count = w.count
-        self.packs.reload()  # the new pack and its index are durable now
+            if writers and writers[-1].info is None:
+                count += writers[-1].count
+                writers[-1].finish()
+        except BaseException:
+            for w in writers:  # the finished ones stay: duplicates of objects the old packs still hold
+                if w.info is None:
+                    w.abort()
+            raise
+        self.packs.reload()  # the new packs and their indexes are durable now
         for pack in old:
             if pack not in kept_old:
                 self.packs.remove_pack(pack)

@@ -89,6 +89,10 @@ class ForgetPlan:
     #: sets them aside; ``mem gc`` then deletes what a tombstone forgets)
     unchecked: list[str] = field(default_factory=list)
 
+    #: fact chains read while planning, by head id (:func:`_chain`): the
+    #: execution's passes over every key read each chain once, not again per pass
+    chains: dict[str, list] = field(default_factory=dict, repr=False)
+
     def is_empty(self) -> bool:
         """True when nothing matched."""
         return not (self.keys or self.versions or self.sessions or self.turns or self.queue_items)
@@ -240,6 +244,16 @@ def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
         plan.versions.setdefault(v.fact.key, []).append(v)
 
 
+def _chain(store: Store, plan: ForgetPlan, head: str) -> list[Version]:
+    """The versions from ``head`` (newest first), read once per forget:
+    objects never change, so a chain is known by its head id (a key that
+    moves has a new head and is read again)."""
+    chain = plan.chains.get(head)
+    if chain is None:
+        chain = plan.chains[head] = list(walk(store, head))
+    return chain
+
+
 def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     norm = normalize_value(match)
     if len(norm) < MIN_MATCH_CHARS:
@@ -247,7 +261,7 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     plan.match = norm
     hits = matcher(match)  # the one normalization (objstore.core.text)
     for key, head in list_keys(store):
-        chain = list(walk(store, head))
+        chain = _chain(store, plan, head)
         hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
         if not hit:
             continue
@@ -258,9 +272,9 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             plan.versions[key] = hit
     # [searchindex shards] the index's substring prefilter names the sessions that can match;
     # every session is scanned when it cannot answer or lags behind the session refs
-    only = _match_sessions(store, match)
-    for name, head in store.refs.iter("sessions"):
-        sid = name[len("sessions/"):]
+    heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}  # read once
+    only = _match_sessions(store, match, heads)
+    for sid, head in heads.items():
         if only is not None and sid not in only:
             continue
         hit = [tv for tv in walk_turns(store, head) if not tv.turn.forgotten and hits(tv.turn.text)]
@@ -272,14 +286,16 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     return plan
 
 
-def _match_sessions(store: Store, match: str) -> set[str] | None:
+def _match_sessions(store: Store, match: str, heads: dict[str, str] | None = None) -> set[str] | None:
     """[searchindex shards] Sessions holding a turn that may contain ``match``
-    (``SearchIndex.substring_candidate_refs``), or None: scan them all."""
+    (``SearchIndex.substring_candidate_refs``), or None: scan them all.
+    ``heads``: session id -> head turn id of every session (default: read)."""
     try:
         cands = store.index.substring_candidate_refs(match, "turn")
         if cands is None:
             return None
-        heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
+        if heads is None:
+            heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
         for sid in store.index.missing_turns(heads):  # a head the index lacks: it is behind
             if not store.get(heads[sid], Turn).forgotten:  # (forgotten turns are never indexed)
                 return None
@@ -397,7 +413,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for ids in plan.unreadable.values():          # damaged turns of the sessions: deleted unread
         doomed.update(ids)
     # rewritten chains: everything from the first forgotten element on is replaced
-    fact_rewrites = {key: _tail_from(list(walk(store, store.refs.read(fact_ref(key)))), {v.id for v in vs})
+    fact_rewrites = {key: _tail_from(_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}
     turn_rewrites = {sid: _tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
                                      {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
@@ -446,7 +462,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             break
         passed, fresh = fresh, {}
         for key, head in list_keys(store):
-            chain = list(walk(store, head))
+            chain = _chain(store, plan, head)
             cites = [v for v in chain if any(s in passed for s in v.fact.sources)
                      or any(t in passed or (_pass == 0 and t in gone_keys) for _r, t in v.fact.edges)]
             if cites:
@@ -476,8 +492,10 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         res.queue_dropped += queue.drop(store, needles=qneedles)
 
     # 3. the search index, physically
-    if plan.keys or plan.versions or res.rewritten:
-        store.index.purge("fact", current_fact_docs(store))
+    if plan.keys or plan.versions or any(r.startswith("facts/") for r in res.rewritten):
+        # (a forget of turns alone that rewrote no fact leaves the facts' index as it is:
+        # it holds no document of a turn)
+        store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head)))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be

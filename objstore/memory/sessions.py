@@ -392,6 +392,9 @@ class TurnAppender:
         self._bulk = False
         self._writer: PackWriter | None = None
         self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
+        #: pack mode: about how many turns this appender will write (0: unknown); a
+        #: store without a turns index lays it out for that many (``SearchIndex.stream``)
+        self.expected_turns = 0
         self._stream_error: str | None = None
         #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
         #: appender (``cc:msg:`` sources), readable before :meth:`publish` makes them visible
@@ -460,7 +463,8 @@ class TurnAppender:
             return  # the index is behind; the journal replays these sessions
         try:
             if self._stream is None:
-                self._stream = self.store.index.stream("turn", fresh=True)  # turns it has just written
+                self._stream = self.store.index.stream(  # turns it has just written
+                    "turn", fresh=True, expected_docs=self.expected_turns)
             self._stream.add(doc)
         except SearchIndexError as e:
             self._stream_error = str(e)

@@ -116,3 +116,34 @@ def test_many_packs_are_merged(store):
     assert len(store.packs.packs) <= 16
     assert all(facts.current(store, f"user/k{i}").fact.body == f"v{i}" for i in range(20))
     assert fsck(store).ok
+
+
+def test_gc_writes_bounded_packs_and_a_forget_rewrites_only_the_one_it_hits(store, store_path, monkeypatch):
+    import objstore.core.gc as gcmod
+    import objstore.core.store as storemod
+    monkeypatch.setattr(storemod, "PACK_TARGET_BYTES", 6_000)
+    monkeypatch.setattr(gcmod, "PACK_TARGET_BYTES", 6_000)
+    for i in range(20):  # 20 one-object packs: more than MAX_PACKS, all small
+        facts.remember(store, f"user/b{i}", f"bounded value {i} " + "filler text %d " % i * 40)
+        gc(store)
+    store.packs.reload()
+    packs = store.packs.packs
+    assert 1 < len(packs) <= 16
+    sizes = sorted(p.info().size for p in packs)
+    assert sizes[-1] < 6_000 + 4_000  # a pack is finished once it holds the target (one object over at most)
+    facts.remember(store, "user/b3", "bounded canary-61177 " + "x" * 100)
+    gc(store)
+    before = {p.name for p in store.packs.packs}
+    assert sum(1 for p in store.packs.packs if any(b"canary-61177" in p.get(o) for o in p)) == 1
+    versions = {v.id for v in facts.versions(store, "user/b3")}  # both go, wherever they are
+    holder = [p.name for p in store.packs.packs if versions & set(p)]
+    assert len(holder) < len(before)
+    forget_key(store, "user/b3")
+    store.packs.reload()
+    after = {p.name for p in store.packs.packs}
+    assert before - after == set(holder)  # only the pack holding the value was rewritten
+    _assert_no_canary_in_packs(store, b"canary-61177")
+    assert scan_store(store_path, [b"canary-61177"]) == []
+    assert all(facts.current(store, f"user/b{i}").fact.body.startswith(f"bounded value {i} ")
+               for i in range(20) if i != 3)
+    assert fsck(store).ok

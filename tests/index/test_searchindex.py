@@ -859,8 +859,10 @@ def test_automatic_shard_count_follows_the_index_size(root: Path, monkeypatch) -
     docs = [sturn(f"a{i}", f"s{i}", f"auto {i}") for i in range(40)]
     ix.add(docs)
     assert ix.turn_shard_count() == 16  # a first layout: the default
-    ix.rebuild(docs)  # 40 docs > 16 shards * 2 per shard
-    assert ix.turn_shard_count() == 32
+    ix.rebuild(docs)  # 40 docs at 2 per shard
+    assert ix.turn_shard_count() == 20
+    ix.stream(expected_docs=10_000).close()  # an existing layout is kept
+    assert ix.turn_shard_count() == 20
     monkeypatch.setattr(si, "MAX_AUTO_SHARDS", 32)
     monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 1)
     ix.rebuild(docs)
@@ -1061,3 +1063,29 @@ def test_a_generation_with_hex_ids_is_read_written_and_purged(root: Path, monkey
         ix.close()
     meta = json.loads((live_gen(root, "turns") / "meta.json").read_text())
     assert {f["name"]: f["type"] for f in meta["schema"]}["id"] == "bytes"  # the purge wrote a new generation
+
+
+def test_a_bulk_stream_lays_a_new_turns_index_out_for_what_it_brings(root: Path, monkeypatch) -> None:
+    import objstore.index.searchindex as si
+    monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 2)
+    ix = SearchIndex(root)
+    with ix.stream(fresh=True, expected_docs=50) as st:  # a new store's import of ~50 turns
+        for i in range(6):
+            st.add(sturn(f"e{i}", f"s{i}", f"expected {i}"))
+        st.commit()
+    assert ix.turn_shard_count() == 25
+    assert len(ix.search("expected", limit=10)) == 6
+    with ix.stream(fresh=True, expected_docs=10_000) as st:  # a later import keeps the layout
+        st.add(sturn("e9", "s9", "expected 9"))
+        st.commit()
+    assert ix.turn_shard_count() == 25 and len(ix.search("expected", limit=10)) == 7
+
+
+def test_dropping_the_mapped_pages_of_an_index_leaves_it_readable(root: Path) -> None:
+    from objstore.index.generations import drop_mapped_pages
+    ix = SearchIndex(root)
+    ix.add([sturn(f"m{i}", f"s{i % 5}", f"mapped page {i}") for i in range(50)])
+    assert len(ix.search("mapped", limit=100)) == 50
+    assert drop_mapped_pages(root) > 0  # this process maps the segments it searched
+    assert len(ix.search("mapped page", limit=100)) == 50
+    assert drop_mapped_pages(root / "nothing-here") == 0

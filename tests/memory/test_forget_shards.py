@@ -105,7 +105,7 @@ def test_prefilter_plans_like_a_full_scan(store, monkeypatch, match):
     names = {sid for sid, _h in ((n[len("sessions/"):], h) for n, h in store.refs.iter("sessions"))}
     only = forget_mod._match_sessions(store, match)
     assert only is not None and only <= names
-    monkeypatch.setattr(forget_mod, "_match_sessions", lambda s, m: None)
+    monkeypatch.setattr(forget_mod, "_match_sessions", lambda s, m, heads=None: None)
     full = _plan_match(store, match, ForgetPlan())
     assert {s: [t.id for t in ts] for s, ts in with_index.turns.items()} == \
            {s: [t.id for t in ts] for s, ts in full.turns.items()}
