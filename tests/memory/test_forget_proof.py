@@ -50,7 +50,7 @@ def _plant_in_transcript(src: Path, dest_dir: Path) -> Path:
         msg = rec.get("message") if isinstance(rec, dict) else None
         if rec.get("type") == "user" and isinstance(msg, dict) and isinstance(msg.get("content"), str) \
                 and not rec.get("isMeta"):
-            msg["content"] = msg["content"] + f" and the staging token is {CANARY} ok"
+            msg["content"] = msg["content"] + f" and the staging host is {CANARY} ok"
             lines[i] = (json.dumps(rec) + "\n").encode()
             break
     else:
@@ -246,7 +246,7 @@ def _subagent_with_rollup(store: Store, parent_sid: str) -> dict:
                 for i, t in enumerate(texts)]
         app.publish()
     app.close()
-    finding = facts.remember(store, "project/p/sub-finding", f"staging token is {CANARY}", owner="agent:a1b2c3",
+    finding = facts.remember(store, "project/p/sub-finding", f"staging host is {CANARY}", owner="agent:a1b2c3",
                              trust="agent_observed", edges=[("derived_from", tids[1])]).version.id
     rollup = facts.remember(store, "project/p/rollup", "sub-agent a1b2c3: the staging token lives in staging.env",
                             owner="agent:a1b2c3", edges=[("rollup_of", t) for t in tids]

@@ -39,7 +39,7 @@ def _sessions(store: Store, count: int) -> list[str]:
     return out
 
 
-def _build(store: Store, victim_text: str = f"the staging token is {CANARY} ok") -> tuple[str, list[str]]:
+def _build(store: Store, victim_text: str = f"the staging host is {CANARY} ok") -> tuple[str, list[str]]:
     sids = _sessions(store, 4)
     n = 0
     sessions = []
@@ -115,7 +115,7 @@ def test_prefilter_plans_like_a_full_scan(store, monkeypatch, match):
 def test_prefilter_is_selective(store):
     victim, sids = _build(store)
     assert forget_mod._match_sessions(store, CANARY) == {victim}
-    assert forget_mod._match_sessions(store, "the staging token") == {victim}
+    assert forget_mod._match_sessions(store, "the staging host") == {victim}
 
 
 def test_lagging_index_falls_back_to_scanning_every_session(store):

@@ -179,9 +179,9 @@ def test_recall_library_never_returns_a_sealed_value(vstore, store_path, invoke)
             except InvalidInput:
                 return ""
 
-    invoke("remember", "user/wifi/password", f"wifi password {SENTINEL}")
+    invoke("remember", "user/wifi/password", f"wifi login {SENTINEL}")
     invoke("remember", "user/wifi/ssid", "the wifi network is homenet")
-    assert SENTINEL in recall_text(["wifi password", SENTINEL])  # recall sees it while plain
+    assert SENTINEL in recall_text(["wifi login", SENTINEL])  # recall sees it while plain
     invoke("seal", "user/wifi/password")
     invoke("remember", "user/wifi/password", f"new wifi password {SENTINEL}", "--sensitivity", "secret")
     invoke("remember", "global/alarm/code", f"alarm {SENTINEL} 7788", "--sensitivity", "secret")
