@@ -38,6 +38,11 @@ DEFAULT_LOCK_TIMEOUT_S = 1.0
 #: the store lock, so a prompt typed while an import or a gc holds it is still stored at once
 #: after; past that the next Stop's transcript sync stores it (same key: once)
 PROMPT_CAPTURE_LOCK_WAIT_S = 30.0
+#: ``mem hook shell`` runs in the background of the person's shell (the shell integration starts
+#: it with ``&``: nobody waits for it), so it waits this long for the store lock: a command that
+#: ends while another command's record, an import or a gc holds the lock is still recorded
+SHELL_LOCK_WAIT_S = 10.0
+SHELL_BUDGET_S = SHELL_LOCK_WAIT_S + 5.0
 STDIN_TIMEOUT_S = 1.0
 MAX_STDIN_BYTES = 32 << 20
 MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
@@ -655,14 +660,14 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
     Always exits 0; errors go to the hook log."""
     env = os.environ if env is None else env
     run = _Run("shell", env)
-    run.event, run.session, run.budget = "command", session or "-", 2.0
+    run.event, run.session, run.budget = "command", session or "-", SHELL_BUDGET_S
     dog = _Watchdog()
     try:
         dog.arm(run.budget)
         if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1":
             return 0
         import objstore
-        store = _open_store(run.root, 0.5)
+        store = _open_store(run.root, SHELL_LOCK_WAIT_S)
         try:
             objstore.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
                                duration_ms=max(0, duration_ms), started_ms=max(0, started_ms))

@@ -210,8 +210,14 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
         if namespace:
             raise UsageProblem("a sealed value has no namespace: drop --session/--agent")
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
-    r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
-                  sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
+    from . import _hookrun
+    if _hookrun.DEFERRED is None:
+        r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
+                      sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
+    else:  # in the resident helper: the answer once the version, its ref and reflog are durable, the index after
+        store, r = _remember_then_index(store, key, text, kind=kind, trust=trust, valid_from=valid_from,
+                                        expect=expect, sensitivity=sensitivity, pinned=pin, owner=agent or "user",
+                                        edges=edges, namespace=namespace)
     if contradicts and r.written:  # a contradicts edge puts both facts in the review queue
         from objstore import flag_contradictions
         for item in flag_contradictions(store, r, owner=agent or "user"):
@@ -252,6 +258,40 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     else:
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]}")
     return 0
+
+
+def _remember_then_index(store, key: str, text: str, **kw):
+    """``remember`` in the resident helper: ``(store, RememberResult)``.
+
+    The write (object, journal note, ref and reflog, all durable) is made on
+    a store of its own whose lock is held past the answer; the index commit
+    (``objstore.remember(later=...)``) runs after the answer is sent
+    (``cmds._hookrun.DEFERRED``), then the lock is released.  Meanwhile the
+    helper answers nobody else, a reader in another process waits for the
+    lock (``Store.try_recover``), and a crash leaves the journal for the
+    next holder of the lock to replay.  The caller goes on with the store
+    returned (a flagged contradiction is written under the same lock)."""
+    from objstore import open_store
+    from objstore import remember as _remember
+    from . import _hookrun
+    own = open_store(store.root, lock_timeout=store.lock_timeout)
+    later: list = []
+    try:
+        own.lock("remember").acquire()
+        r = _remember(own, key, text, later=later, **kw)
+    except BaseException:
+        own.close()
+        raise
+
+    def index() -> None:
+        """After the answer: the index commit, then the lock goes."""
+        try:
+            for job in later:
+                job()   # an error leaves the journal: the next holder of the lock replays it
+        finally:
+            own.close()
+    _hookrun.DEFERRED.append(index)
+    return own, r
 
 
 def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json) -> int:

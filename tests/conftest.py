@@ -14,6 +14,14 @@ from click.testing import CliRunner
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
+try:   # property tests: no per-example wall-clock deadline, no "too slow" health check (CI's
+    # 2 cores run the suite's workers; a slow example there is load, not a failure)
+    from hypothesis import HealthCheck, settings
+    settings.register_profile("memvcs", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("memvcs")
+except ImportError:  # pragma: no cover - hypothesis comes with the test extra
+    pass
+
 
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test where it is absent (a user's clone)."""

@@ -207,7 +207,7 @@ def history_doc(oid: str, f: Fact):
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],
                    new_chain: list[Version], command: str, time_ms: int | None = None,
                    rewrite: bool = False, index: bool = True,
-                   index_batch: "IndexBatch | None" = None) -> str | None:
+                   index_batch: "IndexBatch | None" = None, later: list | None = None) -> str | None:
     """The one commit of a fact version, used by every writer of a fact
     (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
 
@@ -216,12 +216,22 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     order: a journal note (so recovery can redo the index), the ref moves
     from ``old`` to ``new`` by compare-and-swap with its reflog entry
     (``Store.update_ref``; ``rewrite``: a history rewrite, the reflog is
-    replaced), then the search index: the new current version in, the one it
-    displaces out and into the history index (a backfill that does not
-    become current goes to the history index only).  ``index=False`` leaves
-    the index to the caller (``forget`` rebuilds it physically).
+    replaced), then the search index, in one commit of ``facts/``: the new
+    current version in, the one it displaces out and into the history (a
+    backfill that does not become current goes to the history only).
+    ``index=False`` leaves the index to the caller (``forget`` rebuilds it
+    physically).
     ``index_batch``: the index write is kept in it (the journal note is
     written now) for one write of many versions (:class:`IndexBatch`).
+
+    ``later``: a list: the index commit is not made here but appended to it
+    as a callable (no arguments; returns the index error message or None)
+    for a caller that answers first (the resident helper); the journal
+    note, written whenever the index will change, stays until that
+    callable has committed, so a crash before loses nothing (the next
+    holder of the store lock replays it) and a reader waits for the commit
+    or replays it (``Store.try_recover``).  The callable must run while
+    the store lock taken for this call is still held.
 
     Returns an index error message (the write stands; the journal lets the
     next writer catch up) or None.  Raises RefConflict (nothing moved).
@@ -229,29 +239,36 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     """
     old_cur, new_cur = current_of(old_chain), current_of(new_chain)
     reindex = index and new_cur is not None and (old_cur is None or new_cur.id != old_cur.id)
+    old_ids = {v.id for v in old_chain}
+    # the version that stops being current (or a backfill, never current) goes to the history
+    past = ([old_cur] if old_cur else []) if reindex else [v for v in new_chain if v.id not in old_ids]
     batch_error = index_batch.before(key) if index_batch is not None and index else None
-    if reindex:
+    noted = reindex or (index and later is not None and index_batch is None and bool(past))
+    if noted:
         store.journal.fact(key)  # before the ref moves: recovery can redo the index
     store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
-    if not index:
-        return None
-    old_ids = {v.id for v in old_chain}
-    # the version that stops being current (or a backfill, never current) goes to the history index
-    past = ([old_cur] if old_cur else []) if reindex else [v for v in new_chain if v.id not in old_ids]
-    if not (reindex or past):
+    if not (index and (reindex or past)):
         return None
     docs = ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
     dels = [old_cur.id] if (reindex and old_cur) else []
     if index_batch is not None:
         index_batch.keep(key, docs, dels, reindex)
         return batch_error
-    try:
-        store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
-        if reindex:
-            store.journal.clear()
-    except SearchIndexError as e:  # the write stands; the journal lets the index catch up
-        return str(e)
-    return None
+
+    def index_now() -> str | None:
+        """The index commit of this write (see above)."""
+        try:
+            store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
+            if noted:
+                store.journal.clear()
+        except SearchIndexError as e:  # the write stands; the journal lets the index catch up
+            return str(e)
+        return None
+
+    if later is not None:
+        later.append(index_now)
+        return None
+    return index_now()
 
 
 class IndexBatch:
@@ -346,13 +363,18 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
              command: str = "remember", reviewed: bool = False,
              edges=(), replace_edges: bool = False, namespace: str = "",
-             index_batch: IndexBatch | None = None) -> RememberResult:
+             index_batch: IndexBatch | None = None, later: list | None = None) -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
     ``namespace``: the namespace the version is written in (a session id,
     ``<session>.agent-<name>`` for a sub-agent; ``objstore.memory.scope``);
     "" for none.  Readers of other namespaces see it by the visibility rule
     (:func:`current_of`).
+
+    ``later``: a list to receive the index commit as a callable instead of
+    making it here (:func:`commit_version`; the resident helper answers
+    first); the caller runs it while it still holds the store lock, which
+    it must then have taken before this call.
 
     ``reviewed``: a person reviewed this value (queue accept): the
     instruction-shape check, which otherwise parks a write of any trust, is
@@ -453,7 +475,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
         index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
-                                     command=command, time_ms=now, index_batch=index_batch)
+                                     command=command, time_ms=now, index_batch=index_batch, later=later)
         new_cur = current_of(new_chain)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
 

@@ -397,7 +397,8 @@ _record = st.fixed_dictionaries(
               "cwd": _json, "isMeta": _json})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(recs=st.lists(_record, max_size=8), junk=st.lists(st.binary(max_size=40), max_size=4))
 def test_fuzz_never_raises(tmp_path, recs, junk):
     p = tmp_path / "fuzz.jsonl"

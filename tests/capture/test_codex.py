@@ -426,7 +426,8 @@ def test_wrong_types_never_crash(tmp_path):
 
 # --------------------------------------------------------------------------- property
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(lines=st.lists(st.binary(max_size=200), max_size=12))
 def test_arbitrary_byte_lines_never_raise(tmp_path, lines):
     p = tmp_path / "rollout-fuzz.jsonl"
@@ -459,7 +460,8 @@ _record = st.one_of(
     _json)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(recs=st.lists(_record, max_size=10), junk=st.lists(st.binary(max_size=40), max_size=3))
 def test_fuzz_records_never_raise_and_are_deterministic(tmp_path, recs, junk):
     p = tmp_path / "rollout-fuzz.jsonl"

@@ -124,6 +124,9 @@ def test_a_hook_a_silent_helper_never_answers_writes_owner_only_files(store_path
                            input=json.dumps(payload("UserPromptSubmit", "S1", tr, prompt="which shell?")).encode(),
                            cwd=REPO, timeout=60, preexec_fn=lambda: os.umask(0o022))
         assert p.returncode == 0
+        deadline = time.monotonic() + 30           # (the accept thread may not have run yet)
+        while not held and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert held                                # the hook did try the helper
     finally:
         stop.set()

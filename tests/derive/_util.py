@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -40,6 +39,7 @@ class Model:
         self.gate = threading.Event()
         self.gate.set()
         self.arrived = threading.Event()
+        self.closed = threading.Event()
         model = self
 
         class H(BaseHTTPRequestHandler):
@@ -57,8 +57,8 @@ class Model:
                     self.send_response(500)
                     self.end_headers()
                     return
-                if ans == "slow":
-                    time.sleep(3)
+                if ans == "slow":          # far past any test's timeout; let go when the test closes the server
+                    model.closed.wait(30)
                 text = ans if isinstance(ans, str) else json.dumps(ans)
                 out = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
                 self.send_response(200)
@@ -75,6 +75,8 @@ class Model:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
+        self.closed.set()
+        self.gate.set()
         self.server.shutdown()
 
 

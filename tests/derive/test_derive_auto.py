@@ -5,6 +5,7 @@ loopback OpenAI-compatible server."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -101,7 +102,7 @@ def test_config_sets_known_settings_and_keeps_the_file(invoke, store_path):
     assert cfg.read_bytes() == before                                           # nothing written on a refusal
 
 
-def _wait(cond, seconds: float = 30.0) -> bool:
+def _wait(cond, seconds: float = 60.0) -> bool:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if cond():
@@ -177,9 +178,12 @@ def test_derive_auto_runs_once_a_day_in_the_background_from_the_session_start_ho
         model.close()
 
 
-def test_derive_auto_fails_open_when_the_model_is_down(tmp_path):
+def test_derive_auto_fails_open_when_the_model_is_down(tmp_path, request):
     store = tmp_path / "store"
-    env = hook_env(store, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test-down")
+    down = socket.socket()               # bound, not listening: a connection to its port is refused
+    down.bind(("127.0.0.1", 0))
+    request.addfinalizer(down.close)
+    env = hook_env(store, OPENAI_BASE_URL=f"http://127.0.0.1:{down.getsockname()[1]}/v1", OPENAI_API_KEY="sk-test-down")
     proj = tmp_path / "p" / "-x"
     transcript(proj / "d.jsonl", "d", [("user", "DOWN-SESSION port 1")])
     assert _mem(store, "import", "claude-code", str(tmp_path / "p"), env=env).returncode == 0

@@ -110,31 +110,61 @@ def hook_log(store_path: Path) -> str:
 
 
 _HOLDER = """
-import sys, time
+import sys
 from objstore.memory.opening import open_store
-s = open_store(sys.argv[1], lock_timeout=5)
+s = open_store(sys.argv[1], lock_timeout=60)
 with s.lock("gc"):
     print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.read()        # until the test closes our stdin (or dies)
 s.close()
 """
 
 
 class lock_held:
-    """``with lock_held(store, seconds) as holder:`` another process holds
-    the store lock (as a gc does) for ``seconds`` from the moment the block
-    starts; on leaving, the holder is waited for.  ``holder.poll()`` is None
+    """``with lock_held(store) as holder:`` another process holds the store
+    lock (as a gc does) from the moment the block starts until it ends (no
+    fixed duration: a loaded machine must not release it early); on leaving,
+    the holder is told to let go and waited for.  ``holder.poll()`` is None
     while it still holds the lock."""
 
-    def __init__(self, store: Path, seconds: float, env: dict | None = None) -> None:
-        self.args = [sys.executable, "-c", _HOLDER, str(store), str(seconds)]
+    def __init__(self, store: Path, env: dict | None = None) -> None:
+        self.args = [sys.executable, "-c", _HOLDER, str(store)]
         self.env = env
 
     def __enter__(self) -> subprocess.Popen:
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, cwd=REPO, env=self.env)
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO,
+                                     env=self.env)
         assert self.proc.stdout.readline().strip() == b"held"
         return self.proc
 
     def __exit__(self, *exc) -> None:
-        self.proc.wait(30)
+        self.proc.stdin.close()
+        self.proc.wait(60)
         self.proc.stdout.close()
+
+
+def store_processes(store: Path) -> list[int]:
+    """Pids of the live processes (other than this one) whose environment
+    names ``store`` as MEM_HOME: a hook's detached capture child, a
+    background derive run.  Linux only (``/proc``); [] elsewhere."""
+    want = b"MEM_HOME=" + os.fsencode(str(store)) + b"\0"
+    pids = []
+    for d in Path("/proc").iterdir() if Path("/proc/self/environ").exists() else ():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            env = (d / "environ").read_bytes()
+        except OSError:
+            continue
+        if (b"\0" + env).find(b"\0" + want) >= 0:
+            pids.append(int(d.name))
+    return pids
+
+
+def wait_store_processes_gone(store: Path, timeout: float = 60) -> None:
+    """Wait until no detached process of ``store`` is left (the capture
+    children a hook forked have finished), or fail after ``timeout`` s."""
+    end = time.monotonic() + timeout
+    while (left := store_processes(store)) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not left, f"processes of {store} still running after {timeout} s: {left}"

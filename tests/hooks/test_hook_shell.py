@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cmds.shell_init import asset
-from tests.hooks._util import REPO, turns
+from tests.hooks._util import REPO, hook_log, turns
 
 SHELLS = ["bash", "zsh", "fish"]
 MEM_BIN = Path(sys.executable).with_name("mem")
@@ -77,24 +77,30 @@ def test_agent_wrapper_always_starts_the_agent(tmp_path, shell, mem):
         assert "mem: not working" in p.stderr
     else:
         assert p.stderr == ""
-        end = time.monotonic() + 15                # the catch-up runs in the background, 2 s later
+        end = time.monotonic() + 60                # the catch-up runs in the background, 2 s later
         while time.monotonic() < end and "hook catch-up" not in (log.read_text() if log.exists() else ""):
             time.sleep(0.2)
         assert "hook catch-up" in log.read_text()
 
 
+PROMPT = "MEMREADY> "     # the prompt the shells under test show: each command is typed once it is back
+
+
 def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
+    """Run an interactive shell on a pseudo-terminal; type each of
+    ``commands`` once the shell shows its prompt (:data:`PROMPT`) again,
+    then ``exit``.  No fixed pauses: a loaded machine may take seconds to
+    start the shell (its rc file runs ``mem shell-init``) or to run a command."""
     pid, fd = pty.fork()
     if pid == 0:                                   # pragma: no cover - the child
         os.execve(argv[0], argv, env)
     out = b""
 
-    def drain(t: float, quiet: float = 0.3) -> None:
-        """Read until the shell has printed something and then stayed quiet
-        for ``quiet`` s (its prompt is back), or ``t`` s at most."""
+    def read_until_prompts(n: int, t: float = 60, quiet: float = 0.3) -> None:
+        """Read until the prompt has been shown ``n`` times in all and the
+        shell has then stayed quiet for ``quiet`` s, or ``t`` s at most."""
         nonlocal out
         end = time.monotonic() + t
-        seen = False
         last = time.monotonic()
         while time.monotonic() < end:
             r, _, _ = select.select([fd], [], [], 0.05)
@@ -103,15 +109,27 @@ def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
                     out += os.read(fd, 65536)
                 except OSError:
                     return
-                seen, last = True, time.monotonic()
-            elif seen and time.monotonic() - last >= quiet:
+                last = time.monotonic()
+            elif out.count(PROMPT.encode()) >= n and time.monotonic() - last >= quiet:
                 return
-    drain(5, quiet=0.5)
-    for c in commands:
+        raise AssertionError(f"the shell did not show its prompt {n} times within {t} s:\n"
+                             + out.decode("utf-8", "replace"))
+    read_until_prompts(1)
+    for i, c in enumerate(commands):
         os.write(fd, (c + "\r").encode())
-        drain(3)
+        read_until_prompts(i + 2)
     os.write(fd, b"exit\r")
-    drain(3)
+    end = time.monotonic() + 60
+    while time.monotonic() < end:                  # read to the end, so the shell never blocks on its output
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
     os.waitpid(pid, 0)
     os.close(fd)
     return out.decode("utf-8", "replace")
@@ -128,22 +146,23 @@ def test_shell_command_capture(tmp_path, shell):
     env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "xterm",
            "MEM_HOME": str(store), "MEM_SHELL_CAPTURE": "1", "PYTHONPATH": str(REPO)}
     if shell == "bash":
-        (home / "rc").write_text('eval "$(mem shell-init bash)"\n')
+        (home / "rc").write_text(f'eval "$(mem shell-init bash)"\nPS1={PROMPT!r}\n')
         argv = [exe, "--rcfile", str(home / "rc"), "-i"]
     elif shell == "zsh":
-        (home / ".zshrc").write_text('eval "$(mem shell-init zsh)"\n')
+        (home / ".zshrc").write_text(f'eval "$(mem shell-init zsh)"\nPROMPT={PROMPT!r}\nRPROMPT=\n')
         env["ZDOTDIR"] = str(home)
         argv = [exe, "-i"]
     else:
         (home / ".config" / "fish").mkdir(parents=True)
-        (home / ".config" / "fish" / "config.fish").write_text("mem shell-init fish | source\n")
+        (home / ".config" / "fish" / "config.fish").write_text(
+            f"mem shell-init fish | source\nset -g fish_greeting\nfunction fish_prompt; printf '%s' {PROMPT!r}; end\n")
         env["XDG_CONFIG_HOME"] = str(home / ".config")
         argv = [exe, "-i"]
     work = tmp_path / "work dir"
     work.mkdir()
     _pty_session(argv, env, [f"cd '{work}'", "echo hello-capture", " echo secret-with-space", "false",
                              "export PASSWORD_URL=postgres://u:hunter2secret@db/x", "sleep 0.3"])
-    end = time.monotonic() + 30
+    end = time.monotonic() + 60
     want = 5
     while time.monotonic() < end:
         got = turns(store) if (store / "config").exists() else []
@@ -152,9 +171,10 @@ def test_shell_command_capture(tmp_path, shell):
         time.sleep(0.3)
     got = turns(store)
     texts = [x[3] for x in got]
+    why = (texts, hook_log(store))      # (a record given up shows in the hook log: StoreLocked, HookTimeout)
     assert all(x[0].startswith("shell-") for x in got) and len({x[0] for x in got}) == 1
-    assert any(t.startswith("$ echo hello-capture\n[exit 0,") and str(work) in t for t in texts), texts
-    assert any(t.startswith("$ false\n[exit 1,") for t in texts), texts
+    assert any(t.startswith("$ echo hello-capture\n[exit 0,") and str(work) in t for t in texts), why
+    assert any(t.startswith("$ false\n[exit 1,") for t in texts), why
     assert not any("secret-with-space" in t for t in texts)
     assert not any("hunter2secret" in t for t in texts)       # redacted before the write
     assert all(x[2] == "user" for x in got)

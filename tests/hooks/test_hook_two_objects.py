@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from objstore.core.store import Store
-from tests.hooks._util import hook_log, payload, run_hook, turns
+from tests.hooks._util import hook_log, payload, run_hook, turns, wait_store_processes_gone
 
 
 def test_two_objects_on_stdin_reads_the_first(tmp_path):
@@ -18,6 +18,7 @@ def test_two_objects_on_stdin_reads_the_first(tmp_path):
         rc, out, err, _ = run_hook(store, raw.encode())
         assert rc == 0, err
     assert "HookInputError" not in hook_log(store)
+    wait_store_processes_gone(store)          # the prompt is stored by the hooks' detached capture children
     texts = [t[3] for t in turns(store)]
     assert any("quoll deployment" in t for t in texts)
     assert not any("second object ignored" in t for t in texts)

@@ -354,7 +354,7 @@ def test_syntax_words_are_plain_words(ix: SearchIndex) -> None:
 
 
 @settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(q=st.text(max_size=60))
 def test_arbitrary_queries_never_raise(tricky: SearchIndex, q: str) -> None:
     hits = tricky.search(q)

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,21 @@ KEY = "sk-ant-api03-" + "Q" * 80 + "-proxytestAA"
 
 
 def _port() -> int:
+    """A loopback port free a moment ago (another process may take it before
+    its user binds it: whoever binds it late retries, see ``rig``)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     p = s.getsockname()[1]
     s.close()
     return p
+
+
+def _dead_port() -> socket.socket:
+    """A socket bound to a loopback port and not listening: while it stays
+    open nothing can listen there, so a connection to its port is refused."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
 def raw(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None,
@@ -56,7 +67,7 @@ class Upstream:
     """A loopback Messages API: records (path, headers, body) of every request."""
 
     def __init__(self) -> None:
-        self.port = _port()
+        self.port = 0               # bound by the site below (port 0: the kernel's choice, never taken)
         self.requests: list[tuple[str, dict, bytes]] = []
         self.sent: dict[str, bytes] = {}
         self.finished: dict[str, float] = {}
@@ -64,7 +75,7 @@ class Upstream:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.ready = threading.Event()
         self.thread.start()
-        assert self.ready.wait(10)
+        assert self.ready.wait(60)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -72,7 +83,8 @@ class Upstream:
         app.router.add_route("*", "/{tail:.*}", self.handle)
         self.runner = web.AppRunner(app)
         self.loop.run_until_complete(self.runner.setup())
-        self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", self.port).start())
+        self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", 0).start())
+        self.port = self.runner.addresses[0][1]
         self.ready.set()
         self.loop.run_forever()
 
@@ -88,8 +100,8 @@ class Upstream:
         if mode == "500":
             return web.Response(status=500, body=b'{"type":"error","error":{"type":"api_error","message":"boom"}}',
                                 content_type="application/json")
-        if mode == "slow":
-            await asyncio.sleep(4)
+        if mode == "slow":            # far past the proxy's --timeout 5
+            await asyncio.sleep(15)
         if mode == "reset":
             req.transport.close()
             return web.Response()
@@ -124,8 +136,8 @@ class Upstream:
                 chunk = f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
                 out += chunk
                 await r.write(chunk)
-                if mode == "drip" and i == 2:
-                    await asyncio.sleep(1.0)
+                if mode == "drip" and i == 2:   # (within the proxy's --timeout 5 between reads)
+                    await asyncio.sleep(2.5)
             self.sent[tag] = bytes(out)
             self.finished[tag] = time.monotonic()
             await r.write_eof()
@@ -139,7 +151,6 @@ class Upstream:
 def rig(tmp_path_factory):
     home = tmp_path_factory.mktemp("proxystore")
     up = Upstream()
-    port = _port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
     env.update(MEM_HOME=str(home), HOME=str(home / "home"))
     subprocess.run([sys.executable, "-m", "cmds", "remember", "user/editor", "helix, never vim"], env=env,
@@ -147,27 +158,36 @@ def rig(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "cmds", "remember", "project/acme-api/db", "Postgres 16 on port 5433"],
                    env=env, check=True, cwd=REPO, capture_output=True)
     trace = home / "trace.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}", "--upstream",
-                             f"http://127.0.0.1:{up.port}", "--trace", str(trace), "--timeout", "2"],
-                            env=env, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if raw(url + "/mem/health", timeout=1)[0] == 200:
-                break
-        except OSError:
-            pass
-        assert proc.poll() is None, proc.stderr.read().decode()
-        assert time.monotonic() < deadline, "proxy did not start"
-        time.sleep(0.1)
+    for attempt in range(5):        # the port may be taken between _port() and the proxy's bind: another one
+        port = _port()
+        proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}",
+                                 "--upstream", f"http://127.0.0.1:{up.port}", "--trace", str(trace),
+                                 "--timeout", "5"], env=env, cwd=REPO, stderr=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while proc.poll() is None:
+            try:
+                st, _h, body = raw(url + "/mem/health", timeout=5)
+                if st == 200 and b"mem proxy" in body:      # ours, not whoever else took the port
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "proxy did not start"
+            time.sleep(0.1)
+        if proc.poll() is None:
+            break
+        err = proc.stderr.read().decode()
+        assert "cannot listen" in err and attempt < 4, err
+    else:                           # pragma: no cover
+        raise AssertionError("no free port")
     yield {"url": url, "up": up, "home": home, "env": env, "trace": trace}
     proc.terminate()
     proc.wait(10)
     up.stop()
 
 
-def eventually(check, timeout: float = 20.0):
+def eventually(check, timeout: float = 60.0):
     """Capture is written by the proxy's background writer: poll until
     ``check()`` is truthy (its value is returned) or fail."""
     deadline = time.monotonic() + timeout
@@ -192,8 +212,10 @@ def client(rig, **headers):
 
 
 def mem(rig, *args):
-    return subprocess.run([sys.executable, "-m", "cmds", *args], env=rig["env"], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
+    # a write waits for the proxy's capture writer, which holds the store lock while it stores a batch
+    # (after the 20 MB body of an earlier test, that takes more than the default 10 s on a loaded machine)
+    return subprocess.run([sys.executable, "-m", "cmds", *args], env={**rig["env"], "MEM_LOCK_TIMEOUT": "120"},
+                          cwd=REPO, capture_output=True, text=True, timeout=180)
 
 
 SYSTEM = [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.0; cc_entrypoint=cli"},
@@ -297,15 +319,16 @@ def test_other_paths_pass_through_and_credentials_are_never_stored(rig):
 
 
 def test_retry_captures_nothing_twice(rig):
-    c = client(rig, **{"x-mem-session": "retry-1"})
+    sid = f"retry-{uuid.uuid4().hex[:8]}"    # (the rig's store lives as long as the module: a session of its own)
+    c = client(rig, **{"x-mem-session": sid})
     msgs = [{"role": "user", "content": "remember nothing special here"}]
     c.messages.create(model="m", max_tokens=5, messages=msgs)
-    eventually(lambda: len(turns_of(rig, "retry-1")) == 2)
+    eventually(lambda: len(turns_of(rig, sid)) == 2)
     c.messages.create(model="m", max_tokens=5, messages=msgs)
     c.messages.create(model="m", max_tokens=5, messages=msgs + [{"role": "assistant", "content": "Noted."},
                                                                  {"role": "user", "content": "next one"}])
-    eventually(lambda: len(turns_of(rig, "retry-1")) == 4)  # the retry added nothing; the next turn did
-    assert [t["role"] for t in turns_of(rig, "retry-1")] == ["user", "assistant", "user", "assistant"]
+    eventually(lambda: len(turns_of(rig, sid)) == 4)  # the retry added nothing; the next turn did
+    assert [t["role"] for t in turns_of(rig, sid)] == ["user", "assistant", "user", "assistant"]
 
 
 def test_failures_pass_through(rig):
@@ -346,20 +369,30 @@ def test_twenty_conversations_at_once_and_a_20mb_body(rig):
 
 
 def test_forget_removes_the_value_from_the_state_and_the_next_block(rig):
-    c = client(rig, **{"x-mem-session": "fg-1"})
-    msgs = [{"role": "user", "content": "what is my editor setup?"}]
+    # a fact of its own (the rig's store lives as long as the module; a forgotten value stays out)
+    tag = uuid.uuid4().hex[:8]
+    key, value = f"user/terminal-{tag}", f"kitty-{tag} with ligatures"
+    assert mem(rig, "remember", key, value).returncode == 0
+    c = client(rig, **{"x-mem-session": f"fg-{tag}"})
+    msgs = [{"role": "user", "content": "what is my terminal setup?"}]
     c.messages.create(model="m", max_tokens=5, messages=msgs)
-    assert "helix, never vim" in rig["up"].requests[-1][2].decode()
-    r = mem(rig, "forget", "user/editor", "--yes")
+    assert value in rig["up"].requests[-1][2].decode()
+    r = mem(rig, "forget", key, "--yes")
     assert r.returncode == 0, r.stderr
     state = list((rig["home"] / "cache" / "proxy").glob("*"))
-    assert state and all(b"helix, never vim" not in p.read_bytes() for p in state)
+    assert state and all(value.encode() not in p.read_bytes() for p in state)
     c.messages.create(model="m", max_tokens=5, messages=msgs + [
         {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "and again?"}])
-    assert "helix, never vim" not in rig["up"].requests[-1][2].decode()
+    assert value not in rig["up"].requests[-1][2].decode()
 
 
 def test_trace_holds_ids_never_values(rig):
+    # a request of its own (the tests before it may have run in another worker); its line is
+    # written once the answer is sent
+    before = len(rig["trace"].read_text().splitlines()) if rig["trace"].exists() else 0
+    client(rig, **{"x-mem-session": "trace-1"}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "which postgres version does our db run?"}])
+    eventually(lambda: rig["trace"].exists() and len(rig["trace"].read_text().splitlines()) > before)
     lines = [json.loads(x) for x in rig["trace"].read_text().splitlines()]
     assert lines and all("session" in x or "error" in x for x in lines)
     text = rig["trace"].read_text()
@@ -393,8 +426,9 @@ def test_claude_wrapper_uses_the_proxy_when_it_answers(rig, tmp_path):
     r = subprocess.run(["bash", "-c", script], env={**env, "MEM_PROXY_URL": rig["url"]}, capture_output=True,
                        text=True, timeout=60)
     assert r.stdout.strip() == f"base={rig['url']} active=1"
-    r = subprocess.run(["bash", "-c", script], env={**env, "MEM_PROXY_URL": f"http://127.0.0.1:{_port()}"},
-                       capture_output=True, text=True, timeout=60)
+    with _dead_port() as dead:
+        r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                           env={**env, "MEM_PROXY_URL": f"http://127.0.0.1:{dead.getsockname()[1]}"})
     assert r.stdout.strip() == "base=none active=0" and "no proxy answers" in r.stderr
 
 

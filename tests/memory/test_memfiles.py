@@ -140,7 +140,7 @@ def test_review_shell_shows_a_proposal_by_text_and_accepts_it(store, invoke):
     apply_edit(store, "user", {"action": "add", "file": "memory", "text": "The api runs on port 8080."})
     item = propose_edit(store, "user", {"action": "replace", "file": "memory", "old": "The api runs on port 8080.",
                                         "new": "The api runs on port 8443."}, owner="codex").item
-    out = "\n".join(session(store, "show\r", f"accept {item[:8]}\r", "quit\r"))
+    out = "\n".join(session(store, f"show\raccept {item[:8]}\rquit\r"))    # (typed ahead: nothing waits here)
     assert "in memory.md replace: The api runs on port 8080.  →  The api runs on port 8443." in out
     assert '"action"' not in out  # never the JSON plan
     assert "memory.md updated (26 of 2,200 characters)" in out

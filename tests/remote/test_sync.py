@@ -448,22 +448,31 @@ def test_s3_wrong_credentials(tmp_path):
     import subprocess
     import sys
     import time
+    import urllib.request
     from objstore import RemoteUnavailable, open_store, add_remote, push
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
     env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="0")
-    p = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 20
-        while time.time() < deadline:
+    for attempt in range(5):    # a free port may be taken before the server binds it: then another one
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        p = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 90       # moto's imports take seconds on a loaded machine
+        up = False
+        while p.poll() is None and time.monotonic() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/moto-api/", timeout=5):
+                    up = True           # (moto's own page: not some other server on the port)
+                    break
             except OSError:
                 time.sleep(0.1)
+        if up:
+            break
+        p.terminate()
+        p.wait(10)
+        assert attempt < 4, "moto.server did not start"
+    try:
         st = open_store(tmp_path / "s", create=True)
         remember(st, "user/k", "v")
         spec = add_remote(st, "origin", "s3://some-bucket/p", endpoint=f"http://127.0.0.1:{port}")

@@ -9,7 +9,7 @@ import json
 from recall_helpers import turn
 
 from objstore.core.store import now_ms
-from objstore.memory.facts import remember
+from objstore.memory.facts import current_version, remember
 from objstore.retrieval.context import (
     DEFAULT_PROMPT_BUDGET,
     load_context_config,
@@ -28,7 +28,8 @@ def test_facts_carry_their_date_and_moving_values_age_out(store):
     remember(store, "project/acme/sdk", "The SDK is at version 2.4.1", valid_from=now - 90 * DAY)
     remember(store, "project/acme/ci", "CI is green on main", valid_from=now - 2 * DAY)
     b = render_context(store, ("acme",))
-    today = __import__("time").strftime("%Y-%m-%d", __import__("time").gmtime(now / 1000))
+    recorded = current_version(store, "project/acme/port")[1].recorded_at     # (not now: UTC midnight)
+    today = __import__("time").strftime("%Y-%m-%d", __import__("time").gmtime(recorded / 1000))
     assert f"- project/acme/port (recorded {today}): The api listens on 8443" in b.text
     assert "a status that may have moved" in b.text  # CI is green: moves, still young
     assert "2.4.1" not in b.text and b.stale_moving == ["project/acme/sdk"]  # a 90-day-old version

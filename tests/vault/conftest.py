@@ -62,7 +62,7 @@ def run_with_tty(args: list[str], answers: list[str], *, env: dict | None = None
                 transcript += chunk
                 pending += chunk
             if todo and re.search(rb"passphrase[^\n]*:\s*$", pending, re.I):
-                echo_off_by = time.monotonic() + 5
+                echo_off_by = time.monotonic() + 30
                 while termios.tcgetattr(fd)[3] & termios.ECHO and time.monotonic() < echo_off_by:
                     time.sleep(0.01)
                 os.write(fd, todo.pop(0).encode() + b"\n")
