@@ -34,10 +34,6 @@ from objstore.memory.sessions import CapturedTurn, TurnAppender
 
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
-#: transcript bytes per stored turn, to size a new store's turns index for an
-#: import (``TurnAppender.expected_turns``): ~3,800 in bench/gen_corpus.py's
-#: corpora, more where tool output is larger (fewer shards: still bounded)
-BYTES_PER_TURN = 4096
 #: bytes of transcripts to read from which an import parses them in a child process (its start costs ~50 ms)
 PARALLEL_MIN_BYTES = 8 << 20
 
@@ -126,7 +122,6 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     grown: set[str] = set()  # sessions this import added turns to
     with store.lock(command):
         app = TurnAppender(store, command=command, harness=harness, pack=True)
-        app.expected_turns = _file_bytes(files) // BYTES_PER_TURN
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
         wrap = import_filter(store, app)
         ledger: set[str] = set()
@@ -227,17 +222,6 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.subagent_sessions = sum(1 for sid in seen if parent_namespace(sid) is not None)
     res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
-
-
-def _file_bytes(files: list) -> int:
-    """Total size of ``files`` in bytes (unreadable ones count 0)."""
-    n = 0
-    for p in files:
-        try:
-            n += os.stat(p).st_size
-        except OSError:
-            pass
-    return n
 
 
 def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
