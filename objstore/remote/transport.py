@@ -308,15 +308,20 @@ class S3Transport(Transport):
                                      hint="check --endpoint / AWS_ENDPOINT_URL and the network")
         return RemoteUnavailable(f"{what} on {self.where} failed: {first[:300]}")
 
+    def _missing(self, e: Exception, name: str, what: str) -> Exception:
+        """What a "not found" from the store means: no bucket (the remote
+        cannot be used) or no such object (``NotFound``)."""
+        if "NoSuchBucket" in str(e):
+            return self._fail(e, what)
+        return NotFound(f"{name} is not on the remote {self.where}")
+
     def read(self, name: str) -> tuple[bytes, str]:
         try:
             r = self._ob.get(self.s, name)
             data = bytes(r.bytes())
             return data, r.meta.get("e_tag") or _etag(data)
         except FileNotFoundError as e:
-            if "NoSuchBucket" in str(e):
-                raise self._fail(e, "read") from None
-            raise NotFound(f"{name} is not on the remote {self.where}") from None
+            raise self._missing(e, name, "read") from None
         except Exception as e:
             raise self._fail(e, f"reading {name}") from None
 
@@ -350,9 +355,7 @@ class S3Transport(Transport):
             m = self._ob.head(self.s, name)
             return int(m["size"]), m.get("e_tag")
         except FileNotFoundError as e:
-            if "NoSuchBucket" in str(e):
-                raise self._fail(e, "stat") from None
-            raise NotFound(f"{name} is not on the remote {self.where}") from None
+            raise self._missing(e, name, "stat") from None
         except Exception as e:
             raise self._fail(e, f"reading the size of {name}") from None
 
