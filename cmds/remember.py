@@ -40,7 +40,7 @@ class _ValueCommand(click.Command):
                 if not p.is_flag and not p.count and "=" not in a and i + 1 < len(given):
                     i += 1
                     out.append(given[i])   # the option's value, whatever it looks like
-            elif _LONG_OPTION(a):
+            elif _LONG_OPTION(a.split("=", 1)[0]):
                 out.append(a)                  # a misspelt long option: click names it (no value in it)
             else:
                 held[stand_in := f"\0value{len(held)}"] = a

@@ -107,16 +107,23 @@ class _Remote:
         """The remote's manifest, its etag (None: there is none yet) and
         its stored size.  A remote with no manifest but packs older than
         :data:`MANIFEST_LOST_AFTER_S` (not a first push in flight) lost its
-        manifest: IntegrityError, unless ``adopt`` (``mem push --repair``),
-        which returns a manifest naming those packs and no refs."""
+        manifest: IntegrityError; with younger packs only, RemoteUnavailable
+        (never an empty remote: a clone or push from it would orphan them);
+        with ``adopt`` (``mem push --repair``), a manifest naming every pack
+        and no refs."""
         if self.desc is None:
             return Manifest(), None, 0
         try:
             stored, etag = self.t.read(MANIFEST)
         except NotFound:
+            packs = self.orphan_packs(set(), 0)
+            if packs and self.adopt:   # push --repair: every pack, whatever its age
+                return Manifest(packs=packs), None, 0
             orphans = self.orphan_packs(set(), MANIFEST_LOST_AFTER_S)
-            if orphans and self.adopt:
-                return Manifest(packs=orphans), None, 0
+            if packs and not orphans:   # a first push between its pack and its manifest, or a lost one
+                raise RemoteUnavailable(f"the remote holds {len(packs)} pack(s) but no manifest yet",
+                                        hint="a first push may be writing it: try again in a minute; if it "
+                                             "stays so, run 'mem push --repair' on a machine that has the data")
             if orphans:
                 raise IntegrityError(f"the remote's manifest is missing but it holds {len(orphans)} pack(s)",
                                      hint="the damage is on the remote: run 'mem push --repair' on a machine "

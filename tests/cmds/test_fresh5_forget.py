@@ -156,3 +156,27 @@ def test_fsck_repair_rebuilds_a_damaged_or_missing_config(mem, tmp_path):
     mem(*home, "remember", "project/h/a", "a new value", env=PERSON)
     assert mem(*home, "get", "project/h/a").stdout.strip() == "a new value"
     assert "ok" in mem(*home, "fsck").stdout
+
+
+def test_a_remote_whose_young_packs_have_no_manifest_is_never_cloned_empty(mem, tmp_path):
+    """fresh5-verify: within MANIFEST_LOST_AFTER_S of the packs' writing, a
+    remote with packs and no manifest was read as empty (clone "up to date",
+    exit 0) and `push --repair` adopted nothing, so a forget missed the pack."""
+    import shutil
+    remote, key = tmp_path / "remote1", tmp_path / "sync.key"
+    remote.mkdir()
+    a = ["--home", str(tmp_path / "a")]
+    mem(*a, "init")
+    mem(*a, "remote", "add", "origin", str(remote))
+    mem(*a, "remember", "project/r/note", "the quokka5151 note", env=PERSON)
+    mem(*a, "push")
+    mem(*a, "remote", "key", "export", "-o", str(key))
+    rd3 = tmp_path / "rd3"
+    shutil.copytree(remote, rd3)          # fresh mtimes: the packs look just written
+    (rd3 / "manifest").unlink()
+    r = mem("--home", str(tmp_path / "cl3"), "clone", str(rd3), "--key", str(key), exit_code=15)
+    assert "no manifest yet" in r.stderr and "push --repair" in r.stderr
+    mem(*a, "remote", "add", "r3", str(rd3))
+    mem(*a, "forget", "project/r/note", "--yes", env=PERSON)
+    mem(*a, "push", "r3", "--repair")     # adopts the young pack too, and the forget reaches it
+    assert "r3" not in mem(*a, "scan", "quokka5151", exit_code=None).stdout

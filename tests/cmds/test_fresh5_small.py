@@ -111,3 +111,18 @@ def test_the_demo_shows_the_value_on_disk_before_forget_and_nowhere_after(tmp_pa
     assert r.returncode == 0, r.stdout + r.stderr
     assert "files containing it before forget: 0" not in r.stdout and "files containing it before forget:" in r.stdout
     assert "files containing it: 0" in r.stdout and "REDACTED" not in r.stdout.split("before forget")[0][-400:]
+
+
+def test_a_misspelt_option_with_a_value_is_an_error_not_the_value(tmp_path):
+    """fresh5-verify N1: `remember KEY --sensitivty=secret` stored the option text as the value."""
+    env = _env(MEM_HOME=str(tmp_path / "s"), MEM_NO_HELPER="1")
+    assert _mem("init", cwd=tmp_path, env=env).returncode == 0
+    for args in (("project/x/n", "--sensitivty=secret"), ("project/x/n", "--pw=Hunter2Secret"),
+                 ("--password=Hunter2Secret", "project/x/n", "v")):
+        r = _mem("remember", *args, cwd=tmp_path, env=env)
+        assert r.returncode == 2 and "No such option '--" in r.stderr, r.stderr
+        assert "Hunter2Secret" not in r.stderr and "secret'" not in r.stderr.split("Did you mean")[0]
+    assert _mem("get", "project/x/n", cwd=tmp_path, env=env).returncode == 4   # nothing written
+    r = _mem("remember", "project/x/n", "--", "--flag=value", cwd=tmp_path, env=env)
+    assert r.returncode == 0
+    assert _mem("get", "project/x/n", cwd=tmp_path, env=env).stdout == "--flag=value\n"
