@@ -531,18 +531,8 @@ class SearchIndex:
                 docs = [d for d in load(keep) if d.id not in doomed]
                 for d in docs:
                     self._check_doc(d, ("turn",))
-                writer = sub.new_writer(index, BULK_HEAP_BYTES if len(docs) > 1000 else WRITER_HEAP_BYTES)
-                try:
-                    for i in ids:
-                        delete_object(writer, schema, fmt, i)
-                    for d in [*docs, *adds.pop(s, [])]:
-                        writer.add_document(to_tantivy_doc(d, fmt))
-                    writer.commit()
-                    writer.wait_merging_threads()
-                except BaseException as e:
-                    raise_write_failed(writer, e, sub.dir / name)
-                del writer
-                sr = self._reopen(sub, name, index)
+                sr = self._write_purge(sub, name, index, BULK_HEAP_BYTES if len(docs) > 1000 else WRITER_HEAP_BYTES,
+                                       ids, [[*docs, *adds.pop(s, [])]], replace=False)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
                 if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or generation_files(sub.dir / name)[0]:
@@ -551,6 +541,32 @@ class SearchIndex:
         if rest:
             self.add(rest, delete_kinds=("turn",))
         return todo
+
+    def _write_purge(self, sub: SubIndex, name: str, index: "tantivy.Index", heap: int, delete: Iterable[str],
+                     batches: list[list[IndexDoc]], *, replace: bool) -> "tantivy.Searcher":
+        """The one writer of a forget's purge of generation ``name`` of
+        ``sub``: delete the ids ``delete``, then add each batch of documents
+        and commit after it (``replace``: delete each document's id before
+        adding it), wait for tantivy's merges, drop the writer, and return a
+        searcher of the result (:meth:`_reopen`).  A failed write is rolled
+        back and raised as SearchIndexError (``raise_write_failed``).  Caller holds the
+        sub-index lock."""
+        fmt = sub.fmt(name)
+        writer = sub.new_writer(index, heap)
+        try:
+            for i in delete:
+                delete_object(writer, index.schema, fmt, i)
+            for batch in batches:
+                for d in batch:
+                    if replace:
+                        delete_object(writer, index.schema, fmt, d.id)
+                    writer.add_document(to_tantivy_doc(d, fmt))
+                writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            raise_write_failed(writer, e, sub.dir / name)
+        del writer
+        return self._reopen(sub, name, index)
 
     @staticmethod
     def _reopen(sub: SubIndex, name: str, index: "tantivy.Index") -> "tantivy.Searcher":
@@ -598,20 +614,7 @@ class SearchIndex:
         batches = [docs[i:i + 1] for i in range(min(commits, len(docs)) - 1)]
         batches.append(docs[len(batches):])
         fmt = sub.fmt(name)
-        writer = sub.new_writer(index, WRITER_HEAP_BYTES)
-        try:
-            for i in present:
-                delete_object(writer, index.schema, fmt, i)
-            for batch in batches:
-                for d in batch:
-                    delete_object(writer, index.schema, fmt, d.id)
-                    writer.add_document(to_tantivy_doc(d, fmt))
-                writer.commit()
-            writer.wait_merging_threads()
-        except BaseException as e:
-            raise_write_failed(writer, e, sub.dir / name)
-        del writer
-        sr = self._reopen(sub, name, index)
+        sr = self._write_purge(sub, name, index, WRITER_HEAP_BYTES, present, batches, replace=True)
         deletes, stray = generation_files(sub.dir / name)
         return not deletes and not stray and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present)
 
