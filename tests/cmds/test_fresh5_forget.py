@@ -105,20 +105,29 @@ def _age_packs(remote, seconds=3600):
             os.utime(p, (time.time() - seconds, time.time() - seconds))
 
 
-def test_a_remote_that_lost_its_manifest_is_refused_then_repaired(mem, tmp_path):
+def _pushed_remote_without_manifest(mem, tmp_path, facts: dict[str, str]):
+    """A store ``a`` holding ``facts``, pushed to a folder remote, and a copy
+    of that remote (fresh mtimes) whose manifest is gone: (a's home args,
+    the copy, the sync key file)."""
     import shutil
     remote, key = tmp_path / "remote1", tmp_path / "sync.key"
     remote.mkdir()
     a = ["--home", str(tmp_path / "a")]
     mem(*a, "init")
     mem(*a, "remote", "add", "origin", str(remote))
-    mem(*a, "remember", "project/r/note", "the quokka4242 note", env=PERSON)
-    mem(*a, "remember", "project/r/other", "kept value", env=PERSON)
+    for k, v in facts.items():
+        mem(*a, "remember", k, v, env=PERSON)
     mem(*a, "push")
     mem(*a, "remote", "key", "export", "-o", str(key))
     rd3 = tmp_path / "rd3"
     shutil.copytree(remote, rd3)
     (rd3 / "manifest").unlink()
+    return a, rd3, key
+
+
+def test_a_remote_that_lost_its_manifest_is_refused_then_repaired(mem, tmp_path):
+    a, rd3, key = _pushed_remote_without_manifest(
+        mem, tmp_path, {"project/r/note": "the quokka4242 note", "project/r/other": "kept value"})
     _age_packs(rd3)
     r = mem("--home", str(tmp_path / "cl3"), "clone", str(rd3), "--key", str(key), exit_code=13)
     assert "manifest is missing" in r.stderr and "push --repair" in r.stderr
@@ -162,18 +171,8 @@ def test_a_remote_whose_young_packs_have_no_manifest_is_never_cloned_empty(mem, 
     """fresh5-verify: within MANIFEST_LOST_AFTER_S of the packs' writing, a
     remote with packs and no manifest was read as empty (clone "up to date",
     exit 0) and `push --repair` adopted nothing, so a forget missed the pack."""
-    import shutil
-    remote, key = tmp_path / "remote1", tmp_path / "sync.key"
-    remote.mkdir()
-    a = ["--home", str(tmp_path / "a")]
-    mem(*a, "init")
-    mem(*a, "remote", "add", "origin", str(remote))
-    mem(*a, "remember", "project/r/note", "the quokka5151 note", env=PERSON)
-    mem(*a, "push")
-    mem(*a, "remote", "key", "export", "-o", str(key))
-    rd3 = tmp_path / "rd3"
-    shutil.copytree(remote, rd3)          # fresh mtimes: the packs look just written
-    (rd3 / "manifest").unlink()
+    # fresh mtimes: the packs look just written
+    a, rd3, key = _pushed_remote_without_manifest(mem, tmp_path, {"project/r/note": "the quokka5151 note"})
     r = mem("--home", str(tmp_path / "cl3"), "clone", str(rd3), "--key", str(key), exit_code=15)
     assert "no manifest yet" in r.stderr and "push --repair" in r.stderr
     mem(*a, "remote", "add", "r3", str(rd3))
