@@ -57,6 +57,9 @@ ORPHAN_GRACE_S = 15 * 60
 #: a remote without a manifest whose packs are older than this lost its
 #: manifest (a first push writes its manifest right after its pack)
 MANIFEST_LOST_AFTER_S = 60
+#: how long a read waits for the manifest of a first push in flight (its
+#: newest pack's age, and the wait here), seconds
+FIRST_PUSH_WAIT_S = 15
 SYNCED = ("facts", "sessions", "tombstones", "queue")
 #: what to do about a damaged remote pack
 REPAIR_HINT = ("run 'mem push --repair' on a machine that has the data (it replaces the damaged pack), "
@@ -105,41 +108,50 @@ class _Remote:
 
     def manifest(self) -> tuple[Manifest, str | None, int]:
         """The remote's manifest, its etag (None: there is none yet) and
-        its stored size.  A remote with no manifest but packs older than
-        :data:`MANIFEST_LOST_AFTER_S` (not a first push in flight) lost its
-        manifest: IntegrityError; with younger packs only, RemoteUnavailable
-        (never an empty remote: a clone or push from it would orphan them);
-        with ``adopt`` (``mem push --repair``), a manifest naming every pack
-        and no refs."""
+        its stored size.
+
+        A remote with packs but no manifest is never read as empty (a
+        clone or push from it would orphan them):
+
+        - packs older than :data:`MANIFEST_LOST_AFTER_S`: the manifest was
+          lost, IntegrityError;
+        - younger packs only: a first push may be between its pack and its
+          manifest, so the read is retried (backing off from 50 ms to 1 s)
+          until the manifest appears, or the newest pack is
+          :data:`FIRST_PUSH_WAIT_S` old, or that long has passed here; then
+          RemoteUnavailable;
+        - with ``adopt`` (``mem push --repair``): a manifest naming every
+          pack, whatever its age, and no refs."""
         if self.desc is None:
             return Manifest(), None, 0
-        try:
-            stored, etag = self.t.read(MANIFEST)
-        except NotFound:
-            packs = self.orphan_packs(set(), 0)
-            if packs and self.adopt:   # push --repair: every pack, whatever its age
+        import time
+        deadline, delay = time.monotonic() + FIRST_PUSH_WAIT_S, 0.05
+        while True:
+            try:
+                stored, etag = self.t.read(MANIFEST)
+                return Manifest.decode(self.sealer.open(stored, "manifest")), etag, len(stored)
+            except NotFound:
+                pass
+            listed = self.t.list("packs/")
+            if not listed:
+                return Manifest(), None, 0
+            packs = sorted(n.rsplit("/", 1)[-1] for n, _size, _mtime in listed)
+            if self.adopt:   # push --repair: every pack, whatever its age
                 return Manifest(packs=packs), None, 0
-            orphans = self.orphan_packs(set(), MANIFEST_LOST_AFTER_S)
-            if packs and not orphans:   # a first push between its pack and its manifest, or a lost one
-                raise RemoteUnavailable(f"the remote holds {len(packs)} pack(s) but no manifest yet",
-                                        hint="a first push may be writing it: try again in a minute; if it "
-                                             "stays so, run 'mem push --repair' on a machine that has the data")
+            now = time.time()
+            orphans = [n for n, _size, mtime in listed if now - mtime > MANIFEST_LOST_AFTER_S]
             if orphans:
                 raise IntegrityError(f"the remote's manifest is missing but it holds {len(orphans)} pack(s)",
                                      hint="the damage is on the remote: run 'mem push --repair' on a machine "
                                           "that has the data (it adopts those packs and writes a manifest of "
                                           "its refs), or restore the remote's folder or bucket from a copy")
-            return Manifest(), None, 0
-        return Manifest.decode(self.sealer.open(stored, "manifest")), etag, len(stored)
-
-    def orphan_packs(self, listed: set[str], older_than_s: float) -> list[str]:
-        """Names of the remote's packs (its ``packs/`` prefix) not in
-        ``listed`` and last written more than ``older_than_s`` seconds ago,
-        sorted."""
-        import time
-        now = time.time()
-        return sorted(n.rsplit("/", 1)[-1] for n, _size, mtime in self.t.list("packs/")
-                      if n.rsplit("/", 1)[-1] not in listed and now - mtime > older_than_s)
+            newest = max(mtime for _n, _size, mtime in listed)
+            if now - newest >= FIRST_PUSH_WAIT_S or time.monotonic() >= deadline:
+                raise RemoteUnavailable(f"the remote holds {len(packs)} pack(s) but no manifest yet",
+                                        hint="a first push may be writing it: try again in a minute; if it "
+                                             "stays so, run 'mem push --repair' on a machine that has the data")
+            time.sleep(delay)   # a first push in flight: its manifest follows its pack
+            delay = min(delay * 2, 1.0)
 
     def pack(self, name: str) -> tuple[bytes, bytes, int]:
         try:

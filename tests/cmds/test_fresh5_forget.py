@@ -171,8 +171,9 @@ def test_a_remote_whose_young_packs_have_no_manifest_is_never_cloned_empty(mem, 
     """fresh5-verify: within MANIFEST_LOST_AFTER_S of the packs' writing, a
     remote with packs and no manifest was read as empty (clone "up to date",
     exit 0) and `push --repair` adopted nothing, so a forget missed the pack."""
-    # fresh mtimes: the packs look just written
+    # packs younger than MANIFEST_LOST_AFTER_S, past the wait for a first push in flight
     a, rd3, key = _pushed_remote_without_manifest(mem, tmp_path, {"project/r/note": "the quokka5151 note"})
+    _age_packs(rd3, 30)
     r = mem("--home", str(tmp_path / "cl3"), "clone", str(rd3), "--key", str(key), exit_code=15)
     assert "no manifest yet" in r.stderr and "push --repair" in r.stderr
     mem(*a, "remote", "add", "r3", str(rd3))

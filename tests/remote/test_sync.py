@@ -408,6 +408,38 @@ def test_s3_unreachable_and_missing_bucket(tmp_path, moto_endpoint):
     st.close()
 
 
+def test_a_read_waits_for_the_manifest_of_a_first_push_in_flight(tmp_path, monkeypatch):
+    """CI stop 23: a machine that read a remote between another's first
+    pack and its manifest failed ("no manifest yet") instead of waiting
+    the moment the manifest takes to follow."""
+    from objstore import add_remote, clone, open_store, push
+    from objstore.remote.transport import FolderTransport
+    st = open_store(tmp_path / "a", create=True)
+    remember(st, "user/k", "v")
+    (tmp_path / "r").mkdir()
+    push(st, add_remote(st, "origin", str(tmp_path / "r"), encrypt=False))
+    manifest = tmp_path / "r" / "manifest"
+    held = manifest.read_bytes()
+    manifest.unlink()
+    real_read, misses = FolderTransport.read, []
+
+    def read(self, name):
+        try:
+            return real_read(self, name)
+        except Exception:
+            if name == "manifest" and not misses:   # the first push's manifest lands just after this read
+                misses.append(name)
+                manifest.write_bytes(held)
+            raise
+    monkeypatch.setattr(FolderTransport, "read", read)
+    b, _r = clone(tmp_path / "b", str(tmp_path / "r"), encrypt=False)
+    try:
+        assert misses and current(b, "user/k").fact.body == "v"
+    finally:
+        b.close()
+        st.close()
+
+
 def test_four_machines_concurrent_writes(machines):
     n = WRITES
     a = machines("a")
