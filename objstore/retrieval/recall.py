@@ -82,7 +82,6 @@ to 0.955 and Stale@1 from 0.59 to 0.00.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -99,6 +98,8 @@ from objstore.retrieval.dates import time_windows
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
 from objstore.index.analysis import tokenize
+from objstore.retrieval.querywords import (measure_pattern, question_terms, stop_stems, text_terms, with_base_forms,
+                                           without_scope_words)
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
 WHAT = {"all": ("fact", "history", "turn"), "facts": ("fact", "history"), "turns": ("turn",)}
@@ -406,20 +407,6 @@ def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, 
                 score[i] = score[i] * (sum(weight[x] for x in have) / total) ** opts.coverage
 
 
-def text_terms(text: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
-    """The distinct index terms (``index_terms``, stemmed) of the first
-    4,000 characters of ``text``, through ``cache`` (text -> terms) when
-    given: the coverage factor and the supersession rule both read the
-    terms of the same hit turns."""
-    got = cache.get(text) if cache is not None else None
-    if got is None:
-        from objstore.index.searchindex import index_terms  # deferred: tantivy
-        got = frozenset(index_terms(text[:4000]))
-        if cache is not None:
-            cache[text] = got
-    return got
-
-
 class _Lower:
     """``timeline.lower_words_of`` of a growing list of ``_Extra`` texts,
     read once each (the forward probes and the rule read the same hits)."""
@@ -666,91 +653,6 @@ def _prefetch_neighbours(store: Store, cands: Sequence[_Cand]) -> None:
             c.hit_id = h.id if h is not None else ""  # "": looked up, not indexed
 
 
-def without_scope_words(query: str, projects: Sequence[str] | None) -> str:
-    """``query`` without the words that only name the project in scope
-    (every word whose tokens are all tokens of a project alias): inside
-    the scope every document is that project's, so they tell nothing apart
-    and only favour the texts that happen to repeat the name.  The query
-    is returned whole when nothing else would be left."""
-    if not projects:
-        return query
-    from objstore.index.searchindex import tokenize  # deferred: tantivy
-    names = {t for p in projects for t in tokenize(p)}
-    kept = [w for w in query.split() if not (toks := tokenize(w)) or not set(toks) <= names]
-    return " ".join(kept) if any(tokenize(w) for w in kept) else query
-
-
-_MEASURES: list[tuple[re.Pattern, re.Pattern]] = []  # (question, answer), compiled on first use
-
-
-def measure_pattern(query: str) -> re.Pattern | None:
-    """What a question asking for a quantity expects in its answer, as a
-    pattern over a passage: "how large / how big / … size …" -> a number
-    with a size unit (``25 MB``, ``2GiB``, ``512 bytes``); "how long / how
-    often / … duration …" -> a number with a time unit (``600 seconds``,
-    ``3 days``, ``45s``); "how many / number of" -> a number.  None for
-    any other question.  (The expected answer type of question answering;
-    the units are the common ones, English.)"""
-    if not _MEASURES:
-        n = r"\d+(?:[.,]\d+)?\s*"
-        _MEASURES.extend([
-            (re.compile(r"\bhow (?:large|big|much (?:space|disk|memory|storage))\b|\bsizes?\b", re.I),
-             re.compile(n + r"(?:[kmgtp]i?b|bytes?|b)\b", re.I)),
-            (re.compile(r"\bhow (?:long|often)\b|\bdurations?\b", re.I),
-             re.compile(n + r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
-                        r"months?|years?)\b", re.I)),
-            (re.compile(r"\bhow many\b|\bnumber of\b", re.I), re.compile(r"(?<![\w.])\d+(?![\w.]\d)")),
-        ])
-    for asks, answer in _MEASURES:
-        if asks.search(query):
-            return answer
-    return None
-
-
-def agent_noun_base(word: str) -> str | None:
-    """The verb an agent noun is made from, as a token: ``runner`` ->
-    ``run``, ``linter`` -> ``lint``, ``formatter`` -> ``format``,
-    ``bundler`` -> ``bundl`` (the stem of ``bundle``); None for a word
-    that does not end in -er/-or (plural -s allowed) after at least 3
-    letters."""
-    w = word[:-1] if word.endswith(("ers", "ors")) else word
-    if len(w) < 5 or not w.endswith(("er", "or")) or not w.isalpha():
-        return None
-    base = w[:-2]
-    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeiouls":
-        base = base[:-1]  # runn -> run, formatt -> format
-    return base
-
-
-def with_base_forms(store: Store, query: str, *, kinds: tuple[str, ...], projects: Sequence[str] | None,
-                    scope: bool = True) -> str:
-    """``query`` with each agent noun that no document of the scope holds
-    replaced by the verb it is made from, when some document holds that
-    (:func:`agent_noun_base`: "which test runner do we use" -> "… test run
-    …" where the turns say "the unit tests run with Jest"; "which linter"
-    -> "lint").  A word the scope uses is left alone, so "runner" stays
-    where people say "test runner".  Costs one document-frequency lookup
-    per such word (the counts are cached for the search)."""
-    from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
-    swaps: dict[str, str] = {}
-    for w in query.split():
-        toks = tokenize(w)
-        if len(toks) == 1 and toks[0] not in QUERY_STOPWORDS:
-            base = agent_noun_base(toks[0])
-            if base is not None:
-                swaps[w] = base
-    if not swaps:
-        return query
-    scoped = None if projects is None or not scope else [*projects, ""]
-    _n, df = store.index.term_stats([t for w in swaps for t in (tokenize(w)[0], swaps[w])], kinds=kinds,
-                                    projects=scoped)
-    out = []
-    for w in query.split():
-        b = swaps.get(w)
-        out.append(b if b is not None and not df[tokenize(w)[0]] and df[b] else w)
-    return " ".join(out)
-
-
 class _Extra(Record):
     """What ranking keeps beside a hit: ``full``, the whole text (a fact:
     key words + body); ``old_bodies``, a fact's older versions' bodies (as of
@@ -761,30 +663,6 @@ class _Extra(Record):
 
     def __init__(self, full: str, old_bodies: list[str], rel: float, anchor: int = -1) -> None:
         set_fields(self, full, old_bodies, rel, anchor)
-
-
-def question_terms(queries: Sequence[str]) -> tuple[set[str], set[str]]:
-    """``(stems, words)`` of the content words of the phrasings: stemmed
-    terms as the index holds them, and the normalized words themselves
-    (stop words dropped, unless nothing else is left)."""
-    from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize  # deferred: tantivy
-    words: list[str] = []
-    for q in queries:
-        words += tokenize(q)
-    content = [w for w in words if w not in QUERY_STOPWORDS] or words
-    stems = set(index_terms(" ".join(content))) if content else set()
-    return stems, set(content)
-
-
-_STOP: list = []
-
-
-def _stop_stems() -> frozenset[str]:
-    """The stems of the query stop words (computed once)."""
-    if not _STOP:
-        from objstore.index.searchindex import QUERY_STOPWORDS, index_terms  # deferred: tantivy
-        _STOP.append(frozenset(index_terms(" ".join(sorted(QUERY_STOPWORDS)))) | QUERY_STOPWORDS)
-    return _STOP[0]
 
 
 def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by_text: dict, query: str,
@@ -846,7 +724,7 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     (a probe of :func:`_follow_forward` is kept only where it supersedes
     the hit it was found from)."""
     stems, words = question_terms(queries)
-    stop = _stop_stems()
+    stop = stop_stems()
     subject = words | stems
     lower = (lowered or _Lower()).of(extra)
     items = []

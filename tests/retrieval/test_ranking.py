@@ -8,7 +8,8 @@ import datetime as dt
 from recall_helpers import turn
 
 from objstore.retrieval.dates import DAY_MS, time_windows
-from objstore.retrieval.recall import RecallOptions, agent_noun_base, measure_pattern, recall, with_base_forms
+from objstore.retrieval.querywords import agent_noun_base, measure_pattern, with_base_forms
+from objstore.retrieval.recall import RecallOptions, recall
 
 T0 = 1_740_000_000_000  # 2025-02-19
 

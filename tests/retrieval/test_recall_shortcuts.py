@@ -5,7 +5,7 @@ import itertools
 import random
 
 from objstore.index.analysis import index_terms, stem_tokens, tokenize
-from objstore.retrieval.recall import text_terms
+from objstore.retrieval.querywords import text_terms
 from objstore.retrieval.timeline import _SENTENCE_START_RE, _sentence_start, lower_words_of, normalize
 
 
