@@ -51,6 +51,11 @@ if TYPE_CHECKING:
 STORE_FORMAT = 1
 #: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
 REF_NAMES = 2
+#: what :meth:`Store.init` makes before the config (a creation that died
+#: leaves a subset of these, empty)
+SKELETON_DIRS = ("objects", "refs", "logs", "locks", "tmp")
+#: the lock file processes creating the same store take turns on
+INIT_LOCK = ".mem-init.lock"
 #: Seconds a reader waits for the store lock while the index journal notes a
 #: fact write (``Store.try_recover``): the index commit of one fact takes
 #: ~0.1-0.3 s of wall time here (its fsyncs), far less than this.
@@ -143,30 +148,60 @@ class Store:
     # -- opening ---------------------------------------------------------
     @classmethod
     def init(cls, root: str | os.PathLike, **kw) -> Store:
-        """Create the store at ``root`` if missing (idempotent) and open it."""
+        """Create the store at ``root`` if missing (idempotent) and open it.
+
+        Processes creating the same store at once (the first hooks of a new
+        store: a shell's commands, a prompt and its Stop) take turns on an
+        ``flock`` of ``<root>/.mem-init.lock`` (:data:`INIT_LOCK`, left in
+        place: removing a lock file others may hold races), held only while
+        the config is missing: one makes the skeleton and writes the config
+        last, the others then find it and open.  A skeleton left by a
+        creation that died before its config (empty skeleton directories
+        only) is finished; anything else without a config is refused.
+        Raises StoreNotFound (empty path), InvalidInput (not a directory,
+        not empty and not a store, a store whose config is missing)."""
         root = Path(root).expanduser()
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         cfg = root / "config"
         if not cfg.exists():
-            try:
-                entries = [e for e in os.listdir(root) if not e.startswith(".")] if root.is_dir() else []
-            except OSError as e:
-                raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
             if root.exists() and not root.is_dir():
                 raise InvalidInput(f"cannot create a store at {root}: it is not a directory")
-            if entries and "objects" in entries and "refs" in entries:
+            import fcntl
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+                fd = os.open(root / INIT_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as e:
+                raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)   # another process creating it: wait for its config
+                if not cfg.exists():
+                    cls._make_skeleton(root)
+            finally:
+                os.close(fd)
+        return cls.open(root, **kw)
+
+    @staticmethod
+    def _make_skeleton(root: Path) -> None:
+        """Under the init lock, with no config: the skeleton directories, then
+        the config (written last: its presence says the store exists)."""
+        try:
+            entries = [e for e in os.listdir(root) if not e.startswith(".")]
+        except OSError as e:
+            raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
+        left = set(entries) <= set(SKELETON_DIRS) and not any(
+            files for d in entries for _p, _d, files in os.walk(root / d))   # a creation that died
+        if entries and not left:
+            if "objects" in entries and "refs" in entries:
                 raise InvalidInput(f"{root} is a mem store whose config is missing; refusing to create one there",
                                    hint="'mem fsck --repair' writes the default config back (objects and refs "
                                         "are kept)")
-            if entries:
-                raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
-                                   hint="point --home / MEM_HOME at a new or empty directory")
-            for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
-                (root / d).mkdir(parents=True, exist_ok=True)
-            atomic_write(cfg, cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
-                                           "ref_names": REF_NAMES}, canonical=True))
-        return cls.open(root, **kw)
+            raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
+                               hint="point --home / MEM_HOME at a new or empty directory")
+        for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
+            (root / d).mkdir(parents=True, exist_ok=True)
+        atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
+                                                   "ref_names": REF_NAMES}, canonical=True))
 
     def discard_if_unused(self, *, remove_root: bool = False) -> bool:
         """Close this store and delete it if nothing was ever stored in it (no
@@ -197,6 +232,7 @@ class Store:
                 p.unlink(missing_ok=True)
         if remove_root:
             try:
+                (root / INIT_LOCK).unlink(missing_ok=True)
                 root.rmdir()
             except OSError:
                 pass
