@@ -31,6 +31,7 @@ from typing import Callable, Iterable
 
 __all__ = [
     "LazyPattern",
+    "confusable_fold",
     "contains",
     "escape_invisible",
     "find_spans",
@@ -114,6 +115,33 @@ def fold(text: str) -> str:
     (``str.casefold``); whitespace is kept as it is.
     ``fold("STRASSE") == fold("Straße") == "strasse"``."""
     return unicodedata.normalize("NFC", strip_escapes(text)).casefold()
+
+
+#: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt,
+#: Unicode 15): characters that render as nothing (soft hyphen, zero-width
+#: space/joiners, bidi controls, word joiner, variation selectors, BOM, tags)
+_IGNORABLE_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                     (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                     (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                     (0xE0000, 0xE0FFF))
+_IGNORABLE: dict[int, None] = {}
+
+
+def confusable_fold(text: str) -> str:
+    """``text`` as it reads, for the checks that refuse a lower-trust write
+    (a forgotten text written back, an instruction-shaped value): Unicode
+    Normalization Form KC (UAX #15: fullwidth ``"Ｗａｌｒｕｓ"`` -> ``"Walrus"``,
+    ligatures, super- and subscripts to their plain letters) with every
+    default-ignorable code point removed (``"Wal\u200brus"`` -> ``"Walrus"``).
+    The text itself when it holds nothing of the kind.  Not the matching
+    form (:func:`normalize_value`, NFC): tombstone digests and queue item ids
+    stay as they were; callers check this form in addition."""
+    if text.isascii():
+        return text
+    if not _IGNORABLE:
+        _IGNORABLE.update({c: None for a, b in _IGNORABLE_RANGES for c in range(a, b + 1)})
+    return unicodedata.normalize("NFKC", text.translate(_IGNORABLE))
 
 
 def normalize_value(text: str) -> str:

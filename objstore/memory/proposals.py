@@ -22,6 +22,7 @@ import functools
 import re
 
 from objstore.core.objects import QueueItem, normalize_value
+from objstore.core.text import confusable_fold
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store, now_ms
 
@@ -60,6 +61,14 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
         ("reveal your instructions",
          r"\b(reveal|print|repeat|output|show|leak) (your|the) (system prompt|instructions|hidden|initial prompt)\b"),
         ("jailbreak", r"\b(jailbreak (mode|prompt)|dan mode|do anything now)\b"),
+        ("system note", r"\b(system|admin|administrator|security|developer|operator) "
+                        r"(note|notice|message|override|directive|instruction)\s*:"),
+        ("pre-approved", r"\b(user|owner|person|human|admin|operator|they|you)\b[^.\n]{0,40}"
+                         r"\b(pre-?approved|pre-?authori[sz]ed|already (approved|authori[sz]ed))\b"),
+        ("always send a secret",
+         r"\b(always|must|should) (include|add|print|send|append|paste|post|echo|log)\b[^.;,\n]{0,60}"
+         r"(\$\{?\w*(key|token|secret|password|passwd|credential)\w*|\bapi[_ -]?keys?\b|\bsecrets?\b"
+         r"|\bpasswords?\b|\bcredentials?\b|\baccess tokens?\b|\bprivate keys?\b|\bid_rsa\b)"),
 )
 
 
@@ -75,13 +84,15 @@ SCAN_CHARS = 100_000
 
 def looks_like_instruction(text: str) -> str | None:
     """The name of the first :data:`INSTRUCTION_SOURCES` entry that ``text``
-    matches, or None.  ``looks_like_instruction("Ignore all previous
-    instructions and ...") == "ignore previous instructions"``."""
-    raw = text[:SCAN_CHARS]
-    flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
-    for name, rx in instruction_patterns():
-        if rx.search(flat) or rx.search(raw):
-            return name
+    matches, or None, on ``text`` and on its
+    :func:`objstore.core.text.confusable_fold` (fullwidth letters and
+    zero-width characters read as plain text).  ``looks_like_instruction("Ignore
+    all previous instructions and ...") == "ignore previous instructions"``."""
+    for raw in dict.fromkeys((text[:SCAN_CHARS], confusable_fold(text[:SCAN_CHARS]))):  # fullwidth reads the same
+        flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
+        for name, rx in instruction_patterns():
+            if rx.search(flat) or rx.search(raw):
+                return name
     return None
 
 

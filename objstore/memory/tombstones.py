@@ -24,7 +24,7 @@ from __future__ import annotations
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
-from objstore.core.text import normalized_map, replace_spans
+from objstore.core.text import confusable_fold, normalized_map, replace_spans
 
 
 def put_tombstone(store: Store, tombstone: Tombstone) -> str:
@@ -93,25 +93,31 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
       :data:`TEXT_KEY` tombstone, or a ``match:`` rule of any session)
       starting where a word starts (:func:`find_matches` ``word_starts``).
 
+    Each check is made on ``body`` and on its
+    :func:`objstore.core.text.confusable_fold` (NFKC, default-ignorable
+    characters removed), so fullwidth letters or a zero-width space do not
+    hide a forgotten value.
+
     Cost: one SHA-256 of ``body``, and with text rules one SHA-256 per
     word start of the normalized ``body`` and distinct rule length (50
     forgotten texts of distinct lengths and a 540-character body: ~5 ms)."""
-    digest = value_digest(body)
+    seen = confusable_fold(body)
+    digests = {value_digest(body), value_digest(seen)}
     rules: list[tuple[bytes, int]] = []
     other = False
     for t in tombstones:
         if t.key == key:
-            if t.value_sha256 == digest:
+            if t.value_sha256 in digests:
                 return "key"
         elif t.key == TEXT_KEY or t.key.startswith("match:"):
             r = _rule(t)
             if r is not None:
                 rules.append(r)
-        elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 == digest:
+        elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 in digests:
             other = True
     if other:
         return "value"
-    if rules and find_matches(normalized_map(body)[0], rules, word_starts=True):
+    if rules and any(find_matches(normalized_map(text)[0], rules, word_starts=True) for text in {body, seen}):
         return "text"
     return None
 
