@@ -28,6 +28,19 @@ def lock_timeout(ctx: click.Context) -> float:
 
 
 
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan`` (every comparison with
+    it is false, so the range check alone lets it through: ``--lock-timeout
+    nan`` waited without limit)."""
+
+    def convert(self, value, param, ctx):
+        import math
+        v = super().convert(value, param, ctx)
+        if math.isnan(v):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return v
+
+
 class ExistingPath(click.Path):
     """``click.Path(exists=True, ...)`` whose missing path is "not found"
     (exit 4, docs/exit-codes.md), as a missing file is for every command,

@@ -161,8 +161,13 @@ def size(n: float) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    """``plural(1, "turn") == "1 turn"``, ``plural(2, "turn") == "2 turns"``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    """``plural(1, "turn") == "1 turn"``, ``plural(2, "turn") == "2 turns"``,
+    ``plural(2, "entry") == "2 entries"``."""
+    if n == 1:
+        return f"{n} {word}"
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u", ""):
+        return f"{n} {word[:-1]}ies"
+    return f"{n} {word}s"
 
 
 def safe(text: str) -> str:
@@ -322,9 +327,10 @@ def lock_timeout_from_env(value: float | None = None) -> float:
     if value is not None:
         return value
     try:
-        return float(os.environ.get("MEM_LOCK_TIMEOUT", "10"))
+        v = float(os.environ.get("MEM_LOCK_TIMEOUT", "10"))
     except ValueError:
         return 10.0
+    return v if 0 <= v <= 3600 else 10.0   # nan, inf, negative: the default
 
 
 def version_json(v, *, current: bool) -> dict:

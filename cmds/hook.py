@@ -7,7 +7,7 @@ import os
 
 import click
 
-from ._common import home_path
+from ._common import FiniteFloatRange, home_path
 
 
 def _env(ctx: click.Context) -> dict:
@@ -79,7 +79,7 @@ def shell(session, cwd, status, started_ms, duration_ms, command_line):
 
 
 @command.command("catch-up")
-@click.option("--idle", "idle_s", type=click.FloatRange(0, 86400), default=2.0, show_default=True,
+@click.option("--idle", "idle_s", type=FiniteFloatRange(0, 86400), default=2.0, show_default=True,
               help="Seconds without writes after which a transcript is read to its end.")
 def catch_up(idle_s):
     """Sync every known transcript that grew since its last sync.

@@ -14,6 +14,7 @@ import traceback
 
 import click
 
+from ._common import FiniteFloatRange
 from ._out import hint_of, refuse_bad_utf8, report_error, unexpected_error, wants_json
 
 EXIT_INTERRUPTED = 130
@@ -125,7 +126,7 @@ class MemGroup(click.Group):
 @click.group(cls=MemGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", type=click.Path(file_okay=False), envvar="MEM_HOME",
               help="Store directory (default: $MEM_HOME, else ~/.mem).")
-@click.option("--lock-timeout", type=click.FloatRange(0, 3600), default=None, metavar="SECONDS",
+@click.option("--lock-timeout", type=FiniteFloatRange(0, 3600), default=None, metavar="SECONDS",
               help="How long a writer waits for the store lock (default 10, $MEM_LOCK_TIMEOUT).")
 @click.option("--ascii", "ascii_only", is_flag=True,
               help="Print only ASCII glyphs (automatic when the locale's encoding is not UTF-8).")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from ._common import home_path, lock_timeout
+from ._common import FiniteFloatRange, home_path, lock_timeout
 
 DEFAULT_LISTEN = "127.0.0.1:7077"
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
@@ -48,7 +48,7 @@ def parse_listen(text: str) -> tuple[str, int]:
 @click.option("--trace", "trace", type=click.Path(dir_okay=False), metavar="FILE",
               help="Append one JSON line per request: roles, injected ids, rejected candidates (never values).")
 @click.option("--no-capture", is_flag=True, help="Inject memory but store no turns.")
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=600, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=FiniteFloatRange(1, 3600), default=600, show_default=True, metavar="SECONDS",
               help="How long to wait for the upstream's answer.")
 @click.pass_context
 def command(ctx, listen, upstream, trace, no_capture, timeout):
@@ -266,6 +266,8 @@ def health_cmd(url, timeout):
             ok = r.status == 200 and json.loads(r.read()).get("service") == "mem proxy"
     except (OSError, ValueError):
         ok = False
+    if not ok:
+        click.echo(f"mem: no mem proxy answers at {url} (start one: mem proxy)", err=True)
     raise click.exceptions.Exit(0 if ok else 1)
 
 

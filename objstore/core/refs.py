@@ -102,7 +102,8 @@ def validate_key(key: str, *, existing: bool = False) -> str:
                                hint=f"a project's name never holds '@': the folder {seg[1]} is project "
                                     f"{seg[1].replace('@', '-')} (mem sessions shows the names)")
         raise InvalidInput(f"{what}: '@' is not allowed in keys (KEY@vN names version N of KEY)",
-                           hint="use another character, e.g. '-' or '.'")
+                           hint="to read a version: mem show KEY@vN (mem log KEY lists them); "
+                                "in a new key, use another character, e.g. '-' or '.'")
     parts = key.split("/")
     for seg in parts:
         _check_segment(seg, what)
