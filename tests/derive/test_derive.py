@@ -194,7 +194,7 @@ def test_the_timeout_is_a_hard_deadline_even_for_a_slow_drip(tmp_path):
     try:
         with pytest.raises(ProviderError, match="within 1 s"):
             complete(p, "hi", {})
-        assert time.monotonic() - t0 < 2.5
+        assert time.monotonic() - t0 < 10       # a per-read timeout alone would drip for hours; 10 s: a loaded CI machine
     finally:
         stop.set()
         srv.close()
