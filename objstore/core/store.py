@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import time
+from _thread import get_ident   # the running thread's id (the threading module costs start-up)
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -132,7 +133,8 @@ class Store:
         self.lock_timeout = lock_timeout
         self.index_factory = index_factory
         self.recovery = recovery
-        self._lock: StoreLock | None = None
+        #: thread id -> the store lock that thread took (re-entrant per thread only)
+        self._locks: dict[int, StoreLock] = {}
         self._config: dict | None = None
         self._index = None
         self._packs: PackSet | None = None
@@ -423,21 +425,30 @@ class Store:
     def lock(self, command: str = "", timeout: float | None = None) -> StoreLock:
         """The store-wide writer lock as a (re-entrant) context manager.
 
+        Re-entrant within one thread: another thread of this process that
+        shares the store (the proxy's capture writer and its request
+        threads) gets a lock of its own, which waits for the flock as
+        another process would, so two threads never write at once.
+
         When taken (not re-entered) and the index journal is not empty, a
         previous writer crashed: the :attr:`recovery` callback
         (``objstore.memory.recovery.recover`` for a store opened with
         ``open_store``) replays it before the caller proceeds."""
-        if self._lock is not None and self._lock.depth > 0:
-            return self._lock
-        self._lock = StoreLock(self.root / "locks" / "store.lock",
-                               timeout=self.lock_timeout if timeout is None else timeout,
-                               command=command, on_acquire=self._recover_if_needed)
-        return self._lock
+        me = get_ident()
+        held = self._locks.get(me)
+        if held is not None and held.depth > 0:
+            return held
+        lk = StoreLock(self.root / "locks" / "store.lock",
+                       timeout=self.lock_timeout if timeout is None else timeout,
+                       command=command, on_acquire=self._recover_if_needed)
+        self._locks[me] = lk
+        return lk
 
     def holds_lock(self) -> bool:
-        """True while this instance holds the store-wide writer lock
-        (inside a ``with store.lock():`` block)."""
-        return self._lock is not None and self._lock.depth > 0
+        """True while the calling thread holds the store-wide writer lock
+        through this instance (inside a ``with store.lock():`` block)."""
+        held = self._locks.get(get_ident())
+        return held is not None and held.depth > 0
 
     def _recover_if_needed(self) -> None:
         if not (self.root / "config").is_file():  # deleted (mem nuke) while this writer waited for the lock
@@ -706,9 +717,9 @@ class Store:
         if self._packs is not None:
             self._packs.close()
             self._packs = None
-        if self._lock is not None:
-            while self._lock.depth > 0:
-                self._lock.release()
+        for lk in list(self._locks.values()):
+            while lk.depth > 0:
+                lk.release()
 
     def __enter__(self) -> Store:
         return self
