@@ -91,7 +91,7 @@ def test_threads_sharing_a_store_write_one_at_a_time(tmp_path, n):
     """Facts written from several threads through one Store all land, each
     version's ref move and index commit under the lock alone."""
     from objstore import list_keys, remember, search
-    s = open_store(tmp_path / "s", create=True)
+    s = open_store(tmp_path / "s", create=True, lock_timeout=120)   # the threads queue for the lock
     inside, worst, errs = [0], [0], []
     guard = threading.Lock()
     real = type(s.index).add
@@ -119,7 +119,7 @@ def test_threads_sharing_a_store_write_one_at_a_time(tmp_path, n):
             t.start()
         for t in ts:
             t.join(120)
-        assert not errs
+        assert not errs, errs
         assert worst[0] == 1
         assert len(list(list_keys(s, "project/t"))) == 3 * n
         assert [h.ref for h in search(s, "zebra2x1")] == ["project/t/k2-1"]
