@@ -17,10 +17,14 @@ PROMPT = (
 
 def curate_config(ctx) -> dict:
     """The MCP configuration of the curation session: ``mem-admin`` = ``mem
-    --home HOME mcp --admin`` over stdio."""
+    --home HOME mcp --admin`` over stdio, with ``MEM_AGENT=0`` in its
+    environment: the session is the person's (``mem curate`` refuses an
+    agent caller), while Claude Code's own markers (``CLAUDECODE``) may reach
+    the servers it starts, and ``mem mcp --admin`` refuses an agent."""
     from .hooks_install import mem_command
     return {"mcpServers": {"mem-admin": {"type": "stdio", "command": mem_command(),
-                                         "args": ["--home", str(home_path(ctx)), "mcp", "--admin"], "env": {}}}}
+                                         "args": ["--home", str(home_path(ctx)), "mcp", "--admin"],
+                                         "env": {"MEM_AGENT": "0"}}}}
 
 
 def _loopback_url(url: str) -> bool:
@@ -50,7 +54,9 @@ def command(ctx, print_config, claude_bin, claude_args):
     report when there is one).  Confirm tokens put a preview in front of you
     before any forget or seal.  A loopback ANTHROPIC_BASE_URL (mem's proxy)
     is removed from the child's environment, so the session is never
-    captured back into memory.  Arguments after '--' go to claude.
+    captured back into memory.  Arguments after '--' go to claude.  The
+    session is the person's: run by an agent (CLAUDECODE, Codex's variables
+    or MEM_AGENT set) it is refused with exit 6, --print-config too.
 
     \b
     Examples:
@@ -58,12 +64,17 @@ def command(ctx, print_config, claude_bin, claude_args):
       mem curate --print-config > mem-admin.json
       mem curate -- --model opus
 
-    Exit status: claude's own; 1 claude not found; 10 no store.
+    Exit status: claude's own; 1 claude not found; 6 run by an agent; 10 no
+    store.
     """
     import json
     import os
     import shutil
     import subprocess
+
+    from objstore import require_person
+    require_person(os.environ, "mem curate (the admin tools: forget, seal, pin, the review queue)",
+                   instead="tell the user to run mem curate")
     cfg = curate_config(ctx)
     if print_config:
         click.echo(json.dumps(cfg, indent=2))
