@@ -20,3 +20,17 @@ def test_search_and_recall_agree_on_a_query_with_no_searchable_word(mem):
     # scan for punctuation alone still scans the objects (the index can hold no such term)
     r = mem("scan", "!!!", "--json", exit_code=None)
     assert r.exit_code in (0, 1) and "not searchable" not in r.stdout
+
+
+def test_a_bad_trust_or_kind_word_is_shown_with_the_allowed_values(mem):
+    """'--trust agentobserved' was reported as '<value hidden>': a mistyped
+    choice is a word, shown with the choices; text given to a choice option
+    (perhaps a value meant for TEXT) stays hidden."""
+    for args, bad, allowed in ((("--trust", "agentobserved"), "agentobserved", "'agent_observed'"),
+                               (("--trust=user-stated",), "user-stated", "'user_stated'"),
+                               (("--kind", "feedbacks"), "feedbacks", "'feedback'"),
+                               (("--sensitivity", "secrets"), "secrets", "'secret'")):
+        r = mem("remember", "user/y", "value", *args, exit_code=2)
+        assert f"'{bad}' is not one of" in r.stderr and allowed in r.stderr and "hidden" not in r.stderr, r.stderr
+    r = mem("remember", "user/y", "--trust", "hunter2 is my password", "v", exit_code=2)
+    assert "hunter2" not in r.stderr and "<value hidden>" in r.stderr
