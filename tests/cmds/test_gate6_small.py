@@ -34,3 +34,23 @@ def test_a_bad_trust_or_kind_word_is_shown_with_the_allowed_values(mem):
         assert f"'{bad}' is not one of" in r.stderr and allowed in r.stderr and "hidden" not in r.stderr, r.stderr
     r = mem("remember", "user/y", "--trust", "hunter2 is my password", "v", exit_code=2)
     assert "hunter2" not in r.stderr and "<value hidden>" in r.stderr
+
+
+def test_fsck_repair_of_a_config_gives_one_summary(mem):
+    """'mem fsck --repair' printed 'repaired: config was missing …' and then
+    'repair: nothing to repair': one consistent summary now."""
+    import os
+    from pathlib import Path
+    mem("remember", "user/a", "hello world")
+    cfg = Path(os.environ["MEM_HOME"]) / "config"
+    cfg.unlink()
+    r = mem("fsck", "--repair")
+    lines = r.stdout.splitlines()
+    assert lines[0] == "repair: config was missing: wrote the default one", r.stdout
+    assert "nothing to repair" not in r.stdout and lines[-1].startswith("ok: ")
+    cfg.write_bytes(b"garbage")
+    doc = mem("fsck", "--repair", "--json").json
+    assert doc["ok"] and doc["repair"]["config"].startswith("config was damaged")
+    r = mem("fsck", "--repair")   # now there is nothing: said once
+    assert r.stdout.splitlines()[0] == "repair: nothing to repair" and r.stdout.count("repair:") == 1
+    assert mem("get", "user/a").stdout.strip() == "hello world"
