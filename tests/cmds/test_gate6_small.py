@@ -54,3 +54,24 @@ def test_fsck_repair_of_a_config_gives_one_summary(mem):
     r = mem("fsck", "--repair")   # now there is nothing: said once
     assert r.stdout.splitlines()[0] == "repair: nothing to repair" and r.stdout.count("repair:") == 1
     assert mem("get", "user/a").stdout.strip() == "hello world"
+
+
+def test_a_global_option_after_the_command_says_where_it_goes(mem, tmp_path):
+    """'mem clone URL --home DIR' said "No such option '--home'" (did you mean
+    --help?): it now says --home is mem's own and goes before the command;
+    before the command it works as ever."""
+    src = tmp_path / "remote"
+    dest = tmp_path / "cloned"
+    for args, cmd, shown in ((("clone", str(src), "--home", str(dest)), "clone", "mem --home DIR clone"),
+                             (("restore", str(src), f"--home={dest}"), "restore", "mem --home DIR restore"),
+                             (("get", "user/x", "--lock-timeout", "3"), "get", "mem --lock-timeout SECONDS get"),
+                             (("log", "user/x", "--ascii"), "log", "mem --ascii log")):
+        r = mem(*args, exit_code=2)
+        assert f"is an option of mem itself, not of '{cmd}': put it before the command" in r.stderr, r.stderr
+        assert shown in r.stderr and "Did you mean" not in r.stderr
+    assert not dest.exists()
+    r = mem("clone", str(src), "--home", str(dest), "--json", exit_code=2)
+    assert "put it before the command" in json.loads(r.stderr)["message"]
+    assert "No such option '--homer'" in mem("clone", str(src), "--homer", exit_code=2).stderr
+    mem("remember", "user/x", "v")
+    assert mem("--lock-timeout", "3", "get", "user/x").stdout.strip() == "v"
