@@ -48,9 +48,10 @@ def command(ctx, admin, project):
       mem mcp keys mint --name codex@laptop --role agent
 
     --admin is the person's: run by an agent (CLAUDECODE, Codex's variables
-    or MEM_AGENT set) it is refused with exit 6 before serving ('mem curate'
-    starts it with MEM_AGENT=0).  Over MCP, an agent calling a tool that is
-    the person's gets a 'refused' tool error.
+    or MEM_AGENT set) it is refused with exit 6 before serving, unless
+    MEM_CURATE=1 says 'mem curate' (the person's) started it.  Over MCP,
+    an agent calling a tool that is the person's gets a 'refused' tool
+    error.
 
     Exit status: 0 the client closed the session; 1 the mcp extra is not
     installed; 6 --admin run by an agent; 10 no store.
@@ -58,7 +59,8 @@ def command(ctx, admin, project):
     if ctx.invoked_subcommand is not None:
         return
     import os
-    if admin:
+    from .curate import CURATE_MARK
+    if admin and os.environ.get(CURATE_MARK) != "1":   # mem curate's server: the person's session
         from objstore import require_person
         require_person(os.environ, "mem mcp --admin", instead="serve the agent tools: mem mcp")
 

@@ -199,4 +199,15 @@ def test_admin_mcp_curate_and_mcp_keys_are_the_persons(mem):
     assert [k["name"] for k in mem("mcp", "keys", "list", "--json").json] == ["me"]
     # the curation session is the person's: its admin server says so in its own environment
     cfg = json.loads(mem("curate", "--print-config").stdout)
-    assert cfg["mcpServers"]["mem-admin"]["env"] == {"MEM_AGENT": "0"}
+    assert cfg["mcpServers"]["mem-admin"]["env"] == {"MEM_CURATE": "1"}
+
+
+def test_a_derive_plan_shown_to_an_agent_does_not_open_derive_auto(mem):
+    """fresh6 finding 1: an agent's own 'mem derive --plan' satisfied the
+    gate of derive.auto (the person must have seen where excerpts go)."""
+    mem("init")
+    mem("config", "derive.auto", "true")
+    r = mem("derive", "--plan", env=AGENT)
+    assert "shown to an agent (claude-code)" in r.stderr and "waits until the person" in r.stdout
+    assert mem("derive", "--plan", "--json", env=AGENT).json["auto"] == "plan-not-shown"
+    assert mem("derive", "--plan", "--json").json["auto"] == "due"   # the person's own look opens it

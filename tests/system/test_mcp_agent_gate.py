@@ -77,8 +77,8 @@ def test_an_agent_cannot_start_the_admin_server_the_curation_session_can(store_p
     assert p.returncode == 6 and "mem mcp --admin is a person's decision" in p.stderr, p.stderr
 
     async def main():
-        # as mem curate's config starts it: MEM_AGENT=0 in the server's env, whatever Claude Code adds
-        async with _session("--admin", env={**AGENT_ENV, "MEM_AGENT": "0"}) as s:
+        # as mem curate's config starts it: MEM_CURATE=1 in the server's env, whatever Claude Code adds
+        async with _session("--admin", env={**AGENT_ENV, "MEM_CURATE": "1"}) as s:
             assert "promote" in [t.name for t in (await s.list_tools()).tools]
             w = await s.call_tool("remember", {"key": "user/os", "value": "debian"})
             assert w.structured_content["trust"] == "user_stated"
