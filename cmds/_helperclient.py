@@ -231,10 +231,24 @@ def hello_timeout() -> float:
         return HELLO_TIMEOUT_S
 
 
-def connect(root: str, timeout: float | None = None):
+def store_identity(root: str) -> bytes | None:
+    """The identity a helper of the store at ``root`` greets with: the
+    root's device and inode, two big-endian uint64; None when it cannot be
+    read."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev & (2**64 - 1)).to_bytes(8, "big") + (st.st_ino & (2**64 - 1)).to_bytes(8, "big")
+
+
+def connect(root: str, timeout: float | None = None, notes: list | None = None):
     """``(connection, helper pid, helper stamp)`` after the greeting, or None
     (no socket, refused, no greeting within ``timeout`` seconds, default
-    :func:`hello_timeout`)."""
+    :func:`hello_timeout`, or the helper of another store: its greeting's
+    store identity is not ``root``'s, :func:`store_identity` -- a socket
+    path linked to another store's helper, or a helper too old to say; then
+    ``notes`` gets ``"another store"``)."""
     import _socket
     if timeout is None:
         timeout = hello_timeout()
@@ -257,6 +271,12 @@ def connect(root: str, timeout: float | None = None):
             return None
         pid = int.from_bytes(got[1][:4], "big")
         n = int.from_bytes(got[1][4:6], "big")
+        ident = got[1][6 + n:6 + n + 16]
+        if len(ident) != 16 or ident != store_identity(root):   # not this store's helper: not a word to it
+            sock.close()
+            if notes is not None:
+                notes.append("another store")
+            return None
         return conn, pid, got[1][6:6 + n]
     except OSError:
         sock.close()

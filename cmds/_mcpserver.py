@@ -51,6 +51,12 @@ def _log(record: dict) -> None:
         pass
 
 
+def _error_text(e: MemError) -> str:
+    """A tool error's text: ``<code>: <message> (hint: <hint>)``."""
+    hint = e.hint_for(True)  # an MCP caller is an agent
+    return f"{_CODES.get(type(e).__name__, 'error')}: {e.message}" + (f" (hint: {hint})" if hint else "")
+
+
 class Runner:
     """Runs one tool call for the caller of the current request."""
 
@@ -82,11 +88,8 @@ class Runner:
             rec["outcome"] = "ok"
             return out
         except MemError as e:
-            code = _CODES.get(type(e).__name__, "error")
-            rec["outcome"] = code
-            hint = e.hint_for(True)  # an MCP caller is an agent
-            hint = f" (hint: {hint})" if hint else ""
-            raise ToolError(f"{code}: {e.message}{hint}") from None
+            rec["outcome"] = _CODES.get(type(e).__name__, "error")
+            raise ToolError(_error_text(e)) from None
         finally:
             rec["ms"] = round((time.perf_counter() - t0) * 1000, 2)
             _log(rec)
@@ -104,7 +107,10 @@ class ArgumentGate:
     """SDK middleware: bound every ``tools/call``'s arguments and refuse any
     credential shape by rule name (:func:`check_arguments`) *before* the SDK
     validates them, so a wrong-typed argument holding a credential is never
-    echoed back in a validation message."""
+    echoed back in a validation message.  A call of a tool the caller's role
+    is not served (an agent calling ``pin``) gets the refusal of
+    :meth:`MemoryTools.check_allowed` (``refused: the MCP tool pin is a
+    person's decision …``), not the SDK's "unknown tool"."""
 
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
@@ -112,16 +118,21 @@ class ArgumentGate:
     async def __call__(self, ctx, call_next):
         if ctx.method == "tools/call" and isinstance(ctx.params, dict):
             args = ctx.params.get("arguments") or {}
+            name = ctx.params.get("name")
+            req = getattr(ctx, "request", None)
+            c = getattr(getattr(req, "state", None), "mem_caller", None) or self.runner.caller
+            step = "arguments"
             try:
                 check_arguments(args, self.runner.limits)
+                step = "role"
+                if c is not None and isinstance(name, str) and hasattr(MemoryTools, "tool_" + name):
+                    MemoryTools.check_allowed(c, name)
             except MemError as e:
                 code = _CODES.get(type(e).__name__, "error")
-                caller = self.runner.caller.name if self.runner.caller else "?"
-                req = getattr(ctx, "request", None)
-                c = getattr(getattr(req, "state", None), "mem_caller", None)
-                _log({"tool": ctx.params.get("name"), "caller": c.name if c else caller,
+                _log({"tool": name, "caller": c.name if c else "?",
                       "args": sorted(map(str, args)) if isinstance(args, dict) else [], "outcome": code})
-                return {"content": [{"type": "text", "text": f"{code}: {e.message}"}], "isError": True}
+                text = _error_text(e) if step == "role" else f"{code}: {e.message}"
+                return {"content": [{"type": "text", "text": text}], "isError": True}
         return await call_next(ctx)
 
 

@@ -1,5 +1,7 @@
 """mem config."""
 
+import os
+
 import click
 
 from ._common import emit_json, json_option, with_store
@@ -31,7 +33,12 @@ def command(name, value, as_json, store):
     name is refused, with the closest names offered.  A boolean is spelt as
     git config spells it: true, yes, on or 1; false, no, off or 0 (any
     case), and is stored as true or false.  derive.api_key_env takes the
-    NAME of the environment variable holding a key, never a key.
+    NAME of the environment variable holding a key, never a key.  Reading
+    is anyone's; setting is the person's: run by an agent (CLAUDECODE,
+    Codex's variables or MEM_AGENT set) NAME VALUE is refused with exit 6,
+    since the settings decide what leaves the machine (derive.*), what is
+    captured (capture.ignore_marker), what is injected (context.*) and when
+    facts go dormant (decay.days).
 
     \b
     Examples:
@@ -43,8 +50,8 @@ def command(name, value, as_json, store):
       mem config context.prompt_budget
 
     Exit status: 0 ok; 2 unknown setting, bad value (a number out of its
-    range included), or a config.toml mem cannot edit safely; 10 no store;
-    16 read-only store.
+    range included), or a config.toml mem cannot edit safely; 6 set by an
+    agent; 10 no store; 16 read-only store.
     """
     from objstore import config_read, config_set, config_setting, config_settings
     settings = config_settings
@@ -66,6 +73,8 @@ def command(name, value, as_json, store):
         else:
             click.echo(_fmt(v))
         return
+    from objstore import require_person
+    require_person(os.environ, f"mem config {name} VALUE", instead="tell the user the command to run")
     v, changed = config_set(store.root, name, value)
     if as_json:
         emit_json({"name": name, "value": v, "changed": changed})

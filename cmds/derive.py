@@ -40,7 +40,9 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
     Provider: [derive] in the store's config.toml (provider, model,
     base_url, api_key_env, timeout), else OPENAI_BASE_URL/OPENAI_MODEL/
     OPENAI_API_KEY, else 'claude -p'.  'mem config derive.auto true' runs
-    it daily from the session-start hook once --plan has been shown.
+    it daily from the session-start hook once --plan has been shown to the
+    person: a --plan run by an agent (CLAUDECODE, Codex's variables or
+    MEM_AGENT set) prints the plan but does not count as shown.
 
     \b
     Examples:
@@ -79,8 +81,13 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
         do_apply, quiet, max_calls = True, True, objstore.config_value(store.root, "derive.auto_max_calls")
     plan = objstore.derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
     if show_plan:
-        objstore.derive_mark_plan_shown(store, prov)
+        agent = objstore.agent_of(os.environ)
+        if agent is None:   # the person saw where excerpts go: derive.auto may run (an agent seeing it is not that)
+            objstore.derive_mark_plan_shown(store, prov)
         _show_plan(plan, as_json, objstore.derive_auto_status(store, cfg, prov), quiet)
+        if agent is not None and not as_json:
+            click.echo(f"note: shown to an agent ({agent}): derive.auto runs only once the person has run "
+                       "'mem derive --plan' themselves", err=True)
         return
     if not plan.excerpts:
         click.echo("nothing new to derive from", err=True)
@@ -94,6 +101,7 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
 
 
 _AUTO = {"off": "derive.auto is off: nothing runs unless you run it",
+         "plan-not-shown": "derive.auto is on, but waits until the person runs 'mem derive --plan'",
          "due": "derive.auto is on: the next session start runs this in the background (once a day)",
          "not-due": "derive.auto is on: it ran in the last 24 hours; the next session start after that runs it"}
 

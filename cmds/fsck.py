@@ -54,8 +54,8 @@ def command(ctx, repair, as_json):
     if repair:   # before opening: a damaged or missing config would refuse the open
         from objstore import repair_config
         config_fixed = repair_config(home_path(ctx))
-        if config_fixed and not as_json:
-            click.echo(f"repaired: {config_fixed}")
+        if config_fixed and not as_json:   # said now: an open that still fails must not hide it
+            click.echo(f"repair: {config_fixed}")
     store = open_store(ctx)
     fixed = reindexed = None
     if repair:
@@ -85,7 +85,7 @@ def command(ctx, repair, as_json):
         emit_json(doc)
     else:
         if fixed is not None:
-            _print_repair(fixed, reindexed)
+            _print_repair(fixed, reindexed, config_fixed)
         for p in rep.problems:
             click.echo(f"error: {p}")
         for w in rep.warnings:
@@ -98,11 +98,13 @@ def command(ctx, repair, as_json):
         raise click.exceptions.Exit(IntegrityError.exit_code)
 
 
-def _print_repair(r, reindexed: int | None) -> None:
+def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> None:
+    """The repair's lines after the config's (printed before the open): one
+    summary, "nothing to repair" only when nothing at all was repaired."""
     if reindexed is not None:
         click.echo(f"repair: rebuilt the search index ({plural(reindexed, 'document')})")
     if not r.changed:
-        if reindexed is None:
+        if reindexed is None and not config_fixed:
             click.echo("repair: nothing to repair")
         return
     if r.quarantine:

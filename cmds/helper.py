@@ -19,7 +19,10 @@ def command():
     to running itself when the helper is absent, stuck, or of another
     version.  It listens on a Unix socket in the store (<store>/run, owner
     only), exits after helper.idle_minutes without a request (default 15),
-    when the store is removed, or on stop.  The session-start hook starts it
+    when the store is removed, or on stop.  Its greeting names its store
+    (the root's device and inode): status, stop and every command talk only
+    to this store's helper, never to one a linked socket leads to.  The
+    session-start hook starts it
     unless helper.autostart is false; MEM_NO_HELPER=1 neither uses nor
     starts one.
 
@@ -45,14 +48,22 @@ def _root(ctx) -> str:
 def _status(root: str) -> dict:
     from objstore import helper_running
     from ._helperclient import connect, source_stamp
-    got = connect(root, timeout=2.0)
+    notes: list = []
+    got = connect(root, timeout=2.0, notes=notes)
     if got is None:
         return {"running": helper_running(root), "answering": False, "pid": None, "current": None,
-                "socket": os.path.join(root, "run", "helper.sock")}
+                "socket": os.path.join(root, "run", "helper.sock"), "foreign": bool(notes)}
     conn, pid, stamp = got
     conn.sock.close()
     return {"running": True, "answering": True, "pid": pid, "current": stamp == source_stamp(),
-            "stamp": stamp.decode("ascii", "replace"), "socket": os.path.join(root, "run", "helper.sock")}
+            "stamp": stamp.decode("ascii", "replace"), "socket": os.path.join(root, "run", "helper.sock"),
+            "foreign": False}
+
+
+def _foreign_note(st: dict) -> None:
+    if st.get("foreign"):
+        click.echo(f"note: {st['socket']} answers for another store's helper (a link?): it is ignored; "
+                   "remove it, and 'mem helper start' makes this store's own", err=True)
 
 
 def _wait(pred, seconds: float) -> bool:
@@ -121,7 +132,8 @@ def stop(ctx, as_json):
     from objstore import helper_running
     from ._helperclient import connect, send_op
     root = _root(ctx)
-    got = connect(root, timeout=2.0)
+    notes: list = []
+    got = connect(root, timeout=2.0, notes=notes)   # only this store's helper: never one a link leads to
     was = got is not None
     if got is not None:
         send_op(got[0], b"S")
@@ -129,9 +141,10 @@ def stop(ctx, as_json):
         got[0].sock.close()
     ok = _wait(lambda: not helper_running(root), 5.0)
     if as_json:
-        emit_json({"stopped": was and ok, "running": not ok})
+        emit_json({"stopped": was and ok, "running": not ok, "foreign": bool(notes)})
     else:
         click.echo(("helper stopped" if was else "no helper was running") if ok else "the helper did not stop")
+        _foreign_note({"foreign": bool(notes), "socket": os.path.join(root, "run", "helper.sock")})
     exit_with(0 if ok else 1)
 
 
@@ -159,6 +172,8 @@ def status(ctx, as_json):
         click.echo("helper starting or busy (its lock is held, it did not answer)")
     else:
         click.echo("no helper running")
+    if not as_json:
+        _foreign_note(st)
     exit_with(0 if st["answering"] else 3)
 
 

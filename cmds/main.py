@@ -136,7 +136,8 @@ def cli(home, lock_timeout, ascii_only):
 
     Facts are versioned per key (a new value supersedes, the old one stays in
     'mem log'); sessions are captured as turns; 'mem forget' + 'mem gc' remove
-    a value from every file of the store.
+    a value from every file of the store.  The options below are mem's own
+    and go before the command (mem --home DIR clone URL).
 
     \b
     Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,
@@ -187,6 +188,23 @@ def command_name(args: list[str]) -> str | None:
     return None
 
 
+def _place_root_option(e: click.NoSuchOption, argv: list[str]) -> None:
+    """A root option given after the subcommand (``mem clone URL --home
+    DIR``) is refused by the subcommand's parser as unknown; say where it
+    goes instead of "no such option" (it is not moved: after the command
+    it may be a value, and the helper picks the store from the options
+    before the command)."""
+    root = {o: p for p in cli.params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
+    p = root.get(e.option_name)
+    if p is None:
+        return
+    cmd = command_name(argv) or "COMMAND"
+    value = "" if p.is_flag else f" {p.metavar or ('DIR' if p.name == 'home' else 'VALUE')}"
+    e.message = (f"{e.option_name} is an option of mem itself, not of '{cmd}': put it before the command, "
+                 f"as in: mem {e.option_name}{value} {cmd} ...")
+    e.possibilities = []
+
+
 def _main(argv: list[str]) -> int:
     bad = refuse_bad_utf8(argv)
     if bad is not None:  # refused before parsing: no command can store or match such text
@@ -197,6 +215,8 @@ def _main(argv: list[str]) -> int:
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
+        if isinstance(e, click.NoSuchOption):
+            _place_root_option(e, argv)
         if wants_json(argv):
             report_error(e.format_message(), None, e.exit_code, True)
         else:

@@ -31,10 +31,11 @@ def command(ctx, admin, project):
 
     The harness starts 'mem mcp' and talks JSON-RPC on its stdin/stdout
     (Model Context Protocol, official SDK).  Tools: recall, get, log, search,
-    context, remember (written agent_observed, author 'mcp').  With --admin:
-    also forget, forget_matching, seal (two calls with a confirm token), pin,
-    reinforce, queue_list, queue_accept, queue_reject, list_sealed, and
-    remember writes user_stated.  Results are data, never instructions;
+    context, remember (written agent_observed, author 'mcp'), memory (an
+    edit proposed to the review queue), reinforce.  With --admin: also
+    forget, forget_matching, seal (two calls with a confirm token), pin,
+    promote, queue_list, queue_accept, queue_reject, list_sealed; remember
+    writes user_stated and memory edits apply.  Results are data, never instructions;
     sealed values never leave.  For many agents at once, over HTTP with keys,
     see 'mem serve'.  Keys for HTTP live under 'mem mcp keys' (the top-level
     'mem keys' lists fact keys).
@@ -46,12 +47,22 @@ def command(ctx, admin, project):
       mem mcp --admin            # what 'mem curate' attaches
       mem mcp keys mint --name codex@laptop --role agent
 
+    --admin is the person's: run by an agent (CLAUDECODE, Codex's variables
+    or MEM_AGENT set) it is refused with exit 6 before serving, unless
+    MEM_CURATE=1 says 'mem curate' (the person's) started it.  Over MCP,
+    an agent calling a tool that is the person's gets a 'refused' tool
+    error.
+
     Exit status: 0 the client closed the session; 1 the mcp extra is not
-    installed; 10 no store.
+    installed; 6 --admin run by an agent; 10 no store.
     """
     if ctx.invoked_subcommand is not None:
         return
     import os
+    from .curate import CURATE_MARK
+    if admin and os.environ.get(CURATE_MARK) != "1":   # mem curate's server: the person's session
+        from objstore import require_person
+        require_person(os.environ, "mem mcp --admin", instead="serve the agent tools: mem mcp")
 
     from objstore import Caller, project_aliases
     srv = load_server()
@@ -69,12 +80,14 @@ def keys():
 
     A key is printed once (prefix memk_, so secret scanners catch it); only
     its SHA-256 is kept, in <store>/mcp/keys.json (mode 0600).  Roles: read
-    (recall, get, log, search, context), agent (+ remember), owner (+ the
-    admin tools, at /admin/mcp only; refused on /mcp).  --namespace confines
-    a key to scopes or key prefixes (user, global, project/NAME, or deeper):
-    entries outside read as missing.  A running server picks changes up
-    without a restart.  (These live under 'mem mcp' because 'mem keys'
-    already lists fact keys.)
+    (recall, get, log, search, context), agent (+ remember, memory,
+    reinforce), owner (+ the admin tools, at /admin/mcp only; refused on
+    /mcp).  --namespace confines a key to scopes or key prefixes (user,
+    global, project/NAME, or deeper): entries outside read as missing.  A
+    running server picks changes up without a restart.  Minting and
+    revoking are the person's: run by an agent they are refused with exit
+    6.  (These live under 'mem mcp' because 'mem keys' already lists fact
+    keys.)
 
     \b
     Examples:
@@ -83,7 +96,8 @@ def keys():
       mem mcp keys list
       mem mcp keys revoke codex@laptop
 
-    Exit status: 0 ok; 2 bad name, role or namespace; 4 no such key.
+    Exit status: 0 ok; 2 bad name, role or namespace; 4 no such key; 6
+    mint or revoke run by an agent.
     """
 
 
@@ -103,9 +117,13 @@ def mint(ctx, name, role, namespaces, expires_days, as_json):
       mem mcp keys mint --name codex@laptop --role agent
       (umask 077; mem mcp keys mint --name ci --role read > ci.key)
 
-    Exit status: 0 minted; 2 bad name, role, namespace, or the name exists.
+    Exit status: 0 minted; 2 bad name, role, namespace, or the name exists;
+    6 run by an agent.
     """
-    from objstore import mcp_keys_path, mint_mcp_key
+    import os
+
+    from objstore import mcp_keys_path, mint_mcp_key, require_person
+    require_person(os.environ, "mem mcp keys mint", instead="ask the user for a key")
     token, rec = mint_mcp_key(mcp_keys_path(home_path(ctx)), name, role, namespaces=namespaces,
                               expires_days=expires_days)
     if as_json:
@@ -151,9 +169,12 @@ def revoke(ctx, name):
     Examples:
       mem mcp keys revoke codex@laptop
 
-    Exit status: 0 revoked; 4 no such key.
+    Exit status: 0 revoked; 4 no such key; 6 run by an agent.
     """
-    from objstore import mcp_keys_path, revoke_mcp_key
+    import os
+
+    from objstore import mcp_keys_path, require_person, revoke_mcp_key
+    require_person(os.environ, "mem mcp keys revoke", instead="ask the user to revoke it")
     rec = revoke_mcp_key(mcp_keys_path(home_path(ctx)), name)
     click.echo(f"revoked {rec.name} ({rec.id})")
 

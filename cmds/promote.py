@@ -1,5 +1,7 @@
 """mem promote."""
 
+import os
+
 import click
 
 from ._common import complete_key, emit_json, json_option, with_store
@@ -19,7 +21,10 @@ def command(key, standing, demote, as_json, store):
     pinned and other facts) whatever the project.  Facts of untrusted
     origin (derived by a model, or written by an agent or an import rather
     than by you) are never promoted: state the value yourself first.  The
-    promotion is a new version, so 'mem revert' undoes it.
+    promotion is a new version, so 'mem revert' undoes it.  Run by an agent
+    (CLAUDECODE, Codex's variables or MEM_AGENT set) it is refused with
+    exit 6: vouching for a fact is the person's (an agent remembers at
+    agent trust instead).
 
     \b
     Examples:
@@ -27,10 +32,12 @@ def command(key, standing, demote, as_json, store):
       mem promote project/api/db
       mem promote project/api/db --demote
 
-    Exit status: 0 ok; 4 no such key; 6 refused (untrusted origin, a memory
-    file); 10 no store.
+    Exit status: 0 ok; 4 no such key; 6 refused (an agent caller, untrusted
+    origin, a memory file); 10 no store.
     """
-    from objstore import promote
+    from objstore import promote, require_person
+    require_person(os.environ, "mem promote --demote" if demote else "mem promote",
+                   instead="tell the user the command to run")
     if standing and demote:
         raise click.UsageError("--standing and --demote exclude each other")
     r = promote(store, key, standing=standing, demote=demote)

@@ -16,6 +16,8 @@ def command(key, as_json, store):
     A dormant fact gets a new version with the same value, awake again (it
     shows in mem log).  For an awake fact the use is recorded in the key's
     reflog (ids and a time only), which restarts the decay.days clock.
+    An agent may reinforce (as the session block suggests): it is a use
+    signal, and the value, its trust and its pin are unchanged.
 
     \b
     Examples:

@@ -1,5 +1,7 @@
 """mem remember."""
 
+import re
+
 import click
 
 from ._common import TimeType, complete_key, exit_with, json_option, with_store
@@ -8,6 +10,11 @@ from ._common import TimeType, complete_key, exit_with, json_option, with_store
 def _LONG_OPTION(a: str) -> bool:
     """``--name`` (letters, digits, inner dashes): an option's name, never a value of the user's."""
     return a[:2] == "--" and a[2:].replace("-", "").isalnum() and a[2:3].isalpha()
+
+
+#: a value given to a choice option that is shown in a usage error: a word (agentobserved,
+#: user-stated), not text that may be a value meant for KEY TEXT
+_CHOICE_WORD = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 
 
 class _ValueCommand(click.Command):
@@ -19,13 +26,16 @@ class _ValueCommand(click.Command):
     (NUL cannot occur in argv) and the value is put back.  A usage error never
     echoes an argument (one of 6 characters or more, other than an option name
     or choice): a value may hold a credential that would land on the terminal
-    and in its scrollback."""
+    and in its scrollback.  A word given to a choice option (``--trust
+    agentobserved``) is shown: it is the option's value, not a secret, and
+    click's message lists the allowed values beside it."""
 
     def parse_args(self, ctx, args):
         given = list(args)
         params = self.get_params(ctx)
         options = {o: p for p in params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
         held: dict[str, str] = {}
+        chosen: set[str] = set()   # values given to a choice option (--trust, --kind, --sensitivity)
         out: list[str] = []
         i, only = 0, False
         while i < len(given):
@@ -40,6 +50,8 @@ class _ValueCommand(click.Command):
                 if not p.is_flag and not p.count and "=" not in a and i + 1 < len(given):
                     i += 1
                     out.append(given[i])   # the option's value, whatever it looks like
+                if isinstance(p.type, click.Choice):
+                    chosen.add(a.split("=", 1)[1] if "=" in a else out[-1])
             elif _LONG_OPTION(a.split("=", 1)[0]):
                 out.append(a)                  # a misspelt long option: click names it (no value in it)
             else:
@@ -54,6 +66,7 @@ class _ValueCommand(click.Command):
                 msg = msg.replace(tok, "<value hidden>")
             words = {w for p in params for w in (*p.opts, *p.secondary_opts, *getattr(p.type, "choices", ()))}
             words |= {a for a in given if _LONG_OPTION(a)}   # a misspelt or misplaced option is named, not hidden
+            words |= {c for c in chosen if _CHOICE_WORD.fullmatch(c)}  # a mistyped choice is a word, shown
             for a in sorted(given, key=len, reverse=True):
                 if len(a) >= 6 and a in msg and a not in words:
                     msg = msg.replace(a, "<value hidden>")

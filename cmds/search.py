@@ -29,7 +29,11 @@ def command(query, limit, what, exit_code, include_directives, as_json, store):
       mem search "auth.py" --what turns --json
       mem search "should we migrate" --include-directives
 
-    Exit status: 0 ok (also with no hits, unless --exit-code); 10 no store.
+    A query with no letter or digit ('!!!', '"') is refused with exit 2,
+    as recall refuses it: it could match nothing.
+
+    Exit status: 0 ok (also with no hits, unless --exit-code); 1 no hits
+    with --exit-code; 2 no searchable word; 10 no store.
     """
     from . import lean
     exit_with(lean.search(store, query, limit, what, exit_code, as_json, include_directives=include_directives))

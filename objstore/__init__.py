@@ -102,6 +102,7 @@ _API: dict[str, tuple[str, str]] = {
     "agent_of": ("objstore.memory.caller", "agent_of"),
     "default_trust": ("objstore.memory.caller", "default_trust"),
     "require_person": ("objstore.memory.caller", "require_person"),
+    "person_only": ("objstore.memory.caller", "person_only"),
     "project_aliases": ("objstore.memory.scope", "project_aliases"),
     "register_project": ("objstore.memory.scope", "register_project"),
     "registry_damage": ("objstore.memory.scope", "registry_damage"),

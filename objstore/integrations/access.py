@@ -15,7 +15,7 @@ effect without a restart; a file that cannot be parsed fails closed (no key
 works until it is fixed).
 
 **Roles.** ``read`` gets :data:`READ_TOOLS`; ``agent`` adds ``remember``
-(written ``agent_observed``); ``owner`` gets the admin tools and writes
+(written ``agent_observed``), ``memory`` (a proposal) and ``reinforce``; ``owner`` gets the admin tools and writes
 ``user_stated`` but is refused on the agents' endpoint, so no client an
 agent drives carries owner authority.  ``admin`` is the role of ``mem mcp
 --admin`` over stdio (a person's curation session), never of a key.
@@ -51,8 +51,12 @@ from objstore.core.refs import validate_key
 KEY_PREFIX = "memk_"
 ROLES = ("read", "agent", "owner")
 READ_TOOLS = ("recall", "get", "log", "search", "context")
-WRITE_TOOLS = ("remember", "memory")
-ADMIN_TOOLS = ("forget", "forget_matching", "seal", "pin", "reinforce", "queue_list", "queue_accept",
+#: an agent's: it writes at agent trust, proposes memory-file edits, and reinforces
+#: (a use signal: it restarts a fact's decay clock or wakes it, trust and value unchanged)
+WRITE_TOOLS = ("remember", "memory", "reinforce")
+#: a person's alone (``objstore.memory.caller.person_only``): they forget, seal, pin,
+#: decide on the review queue and vouch for facts (promote)
+ADMIN_TOOLS = ("forget", "forget_matching", "seal", "pin", "queue_list", "queue_accept",
                "queue_reject", "list_sealed", "promote")
 #: tools that take two calls: a preview with a token, then the act with it
 CONFIRM_TOOLS = ("forget", "forget_matching", "seal")
@@ -88,7 +92,7 @@ class RateLimited(MemError):
 
 def tools_for(role: str) -> tuple[str, ...]:
     """The tools a caller of ``role`` sees: ``read`` -> :data:`READ_TOOLS`,
-    ``agent`` -> + ``remember``, ``owner``/``admin`` -> + :data:`ADMIN_TOOLS`.
+    ``agent`` -> + :data:`WRITE_TOOLS`, ``owner``/``admin`` -> + :data:`ADMIN_TOOLS`.
     Raises InvalidInput for another role."""
     if role == "read":
         return READ_TOOLS

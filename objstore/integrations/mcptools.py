@@ -27,7 +27,8 @@ from objstore.core.errors import InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
-from objstore.integrations.access import CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
+from objstore.integrations.access import ADMIN_TOOLS, CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
+from objstore.memory.caller import person_only
 from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import current, current_of, remember, versions
@@ -95,16 +96,30 @@ class MemoryTools:
         """Run ``tool`` for ``caller``.
 
         Raises:
-            Refused: the caller's role may not use ``tool``.
+            Refused: the caller's role may not use ``tool`` (an admin tool
+                called by a read or agent caller: the person-only refusal,
+                ``caller.person_only``).
             InvalidInput, NotFound, Refused, RefConflict, StoreLocked: as
                 the tool's library function.
         """
-        if not caller.may(tool):
-            raise Refused(f"the {caller.role} role may not call {tool}")
+        self.check_allowed(caller, tool)
         fn: Callable[..., dict] = getattr(self, "tool_" + tool)
         with self._lock:
             out = fn(caller, **args)
         return {"notice": NOTICE, **out}
+
+    @staticmethod
+    def check_allowed(caller: Caller, tool: str) -> None:
+        """Raise Refused unless ``caller`` may call ``tool``: an admin tool
+        (a person's alone) called by a read or agent caller gets the
+        person-only refusal (``caller.person_only``, what the CLI gives an
+        agent), any other tool outside the role a role refusal."""
+        if caller.may(tool):
+            return
+        if tool in ADMIN_TOOLS:
+            raise person_only(f"the MCP tool {tool}", caller.name,
+                              instead="tell the user; they run it in mem curate or at their terminal")
+        raise Refused(f"the {caller.role} role may not call {tool}")
 
     def _projects(self, caller: Caller, project: str | None, all_projects: bool) -> tuple[str, ...] | None:
         if project:
@@ -418,6 +433,9 @@ class MemoryTools:
             raise Refused(f"{scope}'s memory files are outside this key's namespaces")
         plan = {"action": action, "file": file, "text": text, "old": old, "new": new}
         plan = {k: v for k, v in plan.items() if v is not None}
+        if file == "soul" and caller.role not in ("owner", "admin"):   # as mem memory ... soul refuses an agent
+            raise person_only(f"the MCP tool memory {action} soul (soul.md is the owner's alone)", caller.name,
+                              instead="propose an edit of memory.md or user.md")
         if caller.role in ("owner", "admin"):
             r = apply_edit(self.store, scope, plan, command=f"mcp memory ({caller.name})")
             return {"applied": True, "file": r.file, "chars": r.chars, "limit": r.limit, "message": r.message}

@@ -31,7 +31,7 @@ from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Turn, normalize_value
 from objstore.core.store import Store
 from objstore.memory.forget import scan_store
-from objstore.retrieval.search import search
+from objstore.retrieval.search import search, searchable
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     for rel in scan_store(store.root, needles):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
-    if index:
+    if index and searchable(text):   # punctuation alone is in no index term
         try:
             for h in search(store, text, limit=50):
                 if norm in normalize_value(h.snippet or ""):

@@ -10,8 +10,10 @@ process's is closed without a word.  A request is at most
 :data:`IO_TIMEOUT_S` is dropped.
 
 :func:`serve` runs the loop: it greets each connection with the helper's
-code stamp and pid (the client compares the stamp with its own and, on a
-mismatch, tells the helper to exit), reads one request, hands it to the
+code stamp, pid and store identity (the device and inode of the store
+root: a client reaching this socket through a link from another store's
+``run/`` sees that it is not its store's helper and leaves; on a stamp
+mismatch it tells the helper to exit), reads one request, hands it to the
 front end's ``handler`` and writes the answer.  It stops by itself after
 ``idle_s`` seconds without a request, when the store is removed, when its
 socket is removed or replaced, and on a stop request.  Between requests it
@@ -250,9 +252,11 @@ def serve(root: str | os.PathLike, stamp: bytes, handler: Callable[[Request], Re
     run_dir, sock_path, lock_path = helper_paths(root)
     try:
         os.stat(root / "config")
-        root_id = os.stat(root).st_ino
+        st = os.stat(root)
+        root_id = st.st_ino
     except OSError:
         return "store removed"
+    identity = struct.pack(">QQ", st.st_dev & (2**64 - 1), st.st_ino & (2**64 - 1))
     _check_dir(run_dir)
     lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -262,12 +266,13 @@ def serve(root: str | os.PathLike, stamp: bytes, handler: Callable[[Request], Re
             if e.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 return "running"
             raise
-        return _serve_locked(root, root_id, sock_path, stamp, handler, idle_s, ready, between, tick_s)
+        return _serve_locked(root, root_id, identity, sock_path, stamp, handler, idle_s, ready, between, tick_s)
     finally:
         os.close(lock_fd)  # releases the flock (after the socket is gone)
 
 
-def _serve_locked(root, root_id, sock_path: Path, stamp: bytes, handler, idle_s, ready, between, tick_s) -> str:
+def _serve_locked(root, root_id, identity: bytes, sock_path: Path, stamp: bytes, handler, idle_s, ready, between,
+                  tick_s) -> str:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(sock_path)  # a dead helper's: we hold the lock
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -292,7 +297,7 @@ def _serve_locked(root, root_id, sock_path: Path, stamp: bytes, handler, idle_s,
         listener.settimeout(tick_s)
         if ready is not None:
             ready()
-        hello = _frame(OP_HELLO, struct.pack(">IH", os.getpid(), len(stamp)) + stamp)
+        hello = _frame(OP_HELLO, struct.pack(">IH", os.getpid(), len(stamp)) + stamp + identity)
         last = time.monotonic()
         while True:
             try:

@@ -97,9 +97,9 @@ from objstore.memory.scope import key_project, namespace_rank, namespace_weight,
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
-from objstore.index.analysis import tokenize
 from objstore.retrieval.querywords import (measure_pattern, question_terms, stop_stems, text_terms, with_base_forms,
                                            without_scope_words)
+from objstore.retrieval.search import check_searchable
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
 WHAT = {"all": ("fact", "history", "turn"), "facts": ("fact", "history"), "turns": ("turn",)}
@@ -503,9 +503,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             q.encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidInput("a query is not valid UTF-8 text") from None
-    if not any(tokenize(q) for q in qs):  # '"' or '...': nothing the index could match
-        raise InvalidInput(f"no searchable word in {qs[0]!r}" if len(qs) == 1 else "no searchable word in any query",
-                           hint="a query needs at least one letter or digit")
+    check_searchable(qs)  # '"' or '...': nothing the index could match
     store.try_recover()
     proj = None if projects is None else tuple(projects)
     reader = within if within else namespace

@@ -8,14 +8,32 @@ current one (never the old value), and a hit whose object is gone is dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.errors import CorruptObject, InvalidInput, NotFound
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
+from objstore.index.analysis import tokenize
 from objstore.memory.documents import iter_docs
 from objstore.memory.facts import current_of, walk
+
+
+def searchable(query: str) -> bool:
+    """Whether ``query`` holds a word the index could match (a letter or a
+    digit, as the index's tokenizer, ``index.analysis.tokenize``, sees it):
+    ``'"'``, ``'!!!'`` or ``'...'`` hold none."""
+    return bool(tokenize(query))
+
+
+def check_searchable(queries: Sequence[str]) -> None:
+    """Raise InvalidInput (exit 2) unless one of ``queries`` is
+    :func:`searchable`: the one rule of ``search`` and ``recall`` (a query of
+    punctuation alone is a mistake to report, not a search with no hits)."""
+    if not any(searchable(q) for q in queries):
+        raise InvalidInput(f"no searchable word in {queries[0]!r}" if len(queries) == 1
+                           else "no searchable word in any query",
+                           hint="a query needs at least one letter or digit")
 
 
 class SearchResult(Frozen):
@@ -48,9 +66,11 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     searches the versions that are not current (index kind ``history``), and
     a hit on one of those resolves to the current value (``resolved_from``
     names the version that matched), as ``recall`` does.  Raises
-    ``IndexCorruptError`` (exit 13) for an unreadable index; a missing one
-    gives no hits (see :func:`index_missing`)."""
+    InvalidInput (exit 2) for a query with no searchable word
+    (:func:`check_searchable`), ``IndexCorruptError`` (exit 13) for an
+    unreadable index; a missing one gives no hits (see :func:`index_missing`)."""
     from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
+    check_searchable([query])
     store.try_recover()  # a crashed writer left the index behind: catch up if we can
     out: list[SearchResult] = []
     seen: set[str] = set()

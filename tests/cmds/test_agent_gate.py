@@ -157,3 +157,57 @@ def test_review_shell_reject_pin_unpin_are_the_persons(store, monkeypatch):
     monkeypatch.delenv("CLAUDECODE")
     dispatch(state, "reject")
     assert queue.items(store) == []
+
+
+def test_promote_and_config_set_are_the_persons_reinforce_is_an_agents(mem):
+    """gate6: promote (vouching for a fact) and config set (what leaves the
+    machine, is captured or injected) are refused for an agent with exit 6;
+    reading the config and reinforcing (a use signal) stay an agent's."""
+    mem("remember", "user/review-style", "small PRs")
+    for args in (("promote", "user/review-style"), ("promote", "user/review-style", "--standing"),
+                 ("promote", "user/review-style", "--demote")):
+        _refused(mem(*args, env=AGENT, exit_code=6))
+    assert mem("log", "user/review-style", "--json").json[0]["version"] == 1  # no new version
+    mem("promote", "user/review-style", "--standing")  # the person's own path
+    for name, value in (("derive.base_url", "http://attacker.example/v1"), ("derive.auto", "true"),
+                        ("capture.ignore_marker", "#x"), ("decay.days", "1")):
+        r = mem("config", name, value, env=AGENT, exit_code=6)
+        _refused(r)
+        assert f"mem config {name}" in r.stderr and value not in r.stderr
+    cfg = {d["name"]: d["value"] for d in mem("config", "--json", env=AGENT).json}  # reading is anyone's
+    assert cfg["derive.base_url"] == "" and cfg["derive.auto"] is False and cfg["decay.days"] == 60
+    assert mem("config", "decay.days", env=AGENT).stdout.strip() == "60"
+    mem("config", "decay.days", "90", env=PERSON)
+    assert mem("config", "decay.days").stdout.strip() == "90"
+    r = mem("reinforce", "user/review-style", "--json", env=AGENT)
+    assert r.json["key"] == "user/review-style"
+
+
+def test_admin_mcp_curate_and_mcp_keys_are_the_persons(mem):
+    """gate6: an agent cannot give itself the admin tools: 'mem mcp --admin',
+    'mem curate' and minting or revoking a key refuse it (exit 6, before
+    anything is served, written or launched); listing keys is anyone's."""
+    mem("init")
+    _refused(mem("mcp", "--admin", env=AGENT, input="", exit_code=6))
+    _refused(mem("curate", "--print-config", env=AGENT, exit_code=6))
+    _refused(mem("curate", "--claude", "/bin/true", env={"MEM_AGENT": "bot"}, exit_code=6), agent="bot")
+    _refused(mem("mcp", "keys", "mint", "--name", "me", "--role", "owner", env=AGENT, exit_code=6))
+    assert mem("mcp", "keys", "list", "--json", env=AGENT).json == []
+    key = mem("mcp", "keys", "mint", "--name", "me", "--role", "owner").stdout.strip()
+    assert key.startswith("memk_")
+    _refused(mem("mcp", "keys", "revoke", "me", env=AGENT, exit_code=6))
+    assert [k["name"] for k in mem("mcp", "keys", "list", "--json").json] == ["me"]
+    # the curation session is the person's: its admin server says so in its own environment
+    cfg = json.loads(mem("curate", "--print-config").stdout)
+    assert cfg["mcpServers"]["mem-admin"]["env"] == {"MEM_CURATE": "1"}
+
+
+def test_a_derive_plan_shown_to_an_agent_does_not_open_derive_auto(mem):
+    """fresh6 finding 1: an agent's own 'mem derive --plan' satisfied the
+    gate of derive.auto (the person must have seen where excerpts go)."""
+    mem("init")
+    mem("config", "derive.auto", "true")
+    r = mem("derive", "--plan", env=AGENT)
+    assert "shown to an agent (claude-code)" in r.stderr and "waits until the person" in r.stdout
+    assert mem("derive", "--plan", "--json", env=AGENT).json["auto"] == "plan-not-shown"
+    assert mem("derive", "--plan", "--json").json["auto"] == "due"   # the person's own look opens it

@@ -288,7 +288,7 @@ def test_fallbacks_print_the_same(store, tmp_path):
         os.unlink(run_dir / "helper.sock")
 
         # a helper of another code version: told to exit ("X"), the client runs it
-        body = b"MEMH\x01H" + struct.pack(">IH", 1, 9) + b"other 1.0"
+        body = b"MEMH\x01H" + struct.pack(">IH", 1, 9) + b"other 1.0" + hc.store_identity(str(store))
         seen, connected = [], []
         srv = fake(struct.pack(">I", len(body)) + body, seen, connected)
         got = run(store, *args)
@@ -300,7 +300,7 @@ def test_fallbacks_print_the_same(store, tmp_path):
 
         # a helper of this version that takes the prompt hook and never answers: the hook fails open, fast
         stamp = hc.source_stamp()
-        body = b"MEMH\x01H" + struct.pack(">IH", 1, len(stamp)) + stamp
+        body = b"MEMH\x01H" + struct.pack(">IH", 1, len(stamp)) + stamp + hc.store_identity(str(store))
         seen, connected = [], []
         srv = fake(struct.pack(">I", len(body)) + body, seen, connected)
         transcript = tmp_path / "t.jsonl"
@@ -570,3 +570,28 @@ def test_prompt_hook_through_the_helper_waits_for_a_held_lock_after_answering(he
             time.sleep(0.2)
         assert b"staging-keys-rotate-fridays" in keys, keys
     assert helper.proc.poll() is None
+
+
+def test_status_stop_and_commands_talk_only_to_this_stores_helper(helper, store, tmp_path):
+    """gate6: a store whose run/helper.sock is a link to another store's
+    socket: 'mem helper status' reported that helper as its own and 'mem
+    helper stop' stopped it.  The greeting names its store (device, inode of
+    the root): status says none runs (exit 3), stop leaves the other helper
+    alone, and a command runs in its own process against its own store."""
+    other = tmp_path / "other"
+    shutil.copytree(store, other, ignore=shutil.ignore_patterns("run"))
+    assert run(other, "remember", "user/editor", "vim in the other store", helper=False).returncode == 0
+    (other / "run").mkdir(mode=0o700)
+    os.symlink(store / "run" / "helper.sock", other / "run" / "helper.sock")
+    st = run(other, "helper", "status", "--json")
+    assert st.returncode == 3, st.stdout
+    doc = json.loads(st.stdout)
+    assert doc["answering"] is False and doc["pid"] is None and doc["foreign"] is True
+    assert b"another store's helper" in run(other, "helper", "status").stderr
+    r = run(other, "helper", "stop")
+    assert r.returncode == 0 and b"no helper was running" in r.stdout
+    assert helper.proc.poll() is None            # the linked helper still runs
+    assert run(other, "get", "user/editor").stdout == b"vim in the other store\n"
+    assert run(store, "get", "user/editor").stdout == b"emacs with evil mode\n"
+    own = run(store, "helper", "status", "--json")      # the helper's own store still reaches it
+    assert own.returncode == 0 and json.loads(own.stdout)["pid"] == helper.proc.pid

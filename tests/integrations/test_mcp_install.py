@@ -91,7 +91,7 @@ def test_curate_launches_claude_with_the_admin_server(home, invoke, tmp_path, mo
     fake = tmp_path / "claude"
     out = tmp_path / "claude-run.json"
     fake.write_text("#!/bin/sh\nexec python3 -c 'import json,os,sys; json.dump({\"argv\": sys.argv[1:], "
-                    "\"base\": os.environ.get(\"ANTHROPIC_BASE_URL\")}, open(sys.argv[-1] if False else "
+                    "\"base\": os.environ.get(\"ANTHROPIC_BASE_URL\"), \"curate\": os.environ.get(\"MEM_CURATE\")}, open(sys.argv[-1] if False else "
                     f"\"{out}\", \"w\"))' \"$@\"\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:7077")
@@ -99,6 +99,7 @@ def test_curate_launches_claude_with_the_admin_server(home, invoke, tmp_path, mo
     run = json.loads(out.read_text())
     argv = run["argv"]
     assert run["base"] is None  # a loopback proxy URL is removed: the session is never captured back
+    assert run["curate"] == "1"  # gate6: what lets its admin server start under Claude Code's markers
     cfg_path = argv[argv.index("--mcp-config") + 1]
     assert "--strict-mcp-config" in argv and argv[-2:] == ["--model", "opus"]
     assert "queue_list" in argv[argv.index("--append-system-prompt") + 1]

@@ -20,7 +20,8 @@ pytest.importorskip("mcp")
 from mcp_helpers import REPO, call, http_session, mem_cmd, post, rpc, serve, stdio_session  # noqa: E402
 
 READ = ["recall", "get", "log", "search", "context"]
-ADMIN = ["forget", "forget_matching", "seal", "pin", "reinforce", "queue_list", "queue_accept", "queue_reject",
+AGENT = ["remember", "memory", "reinforce"]
+ADMIN = ["forget", "forget_matching", "seal", "pin", "queue_list", "queue_accept", "queue_reject",
          "list_sealed", "promote"]
 GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -55,7 +56,7 @@ def test_stdio_tools_labels_and_supersession(store_path):
     async def main():
         async with stdio_session("--project", "api") as s:
             names = [t.name for t in (await s.list_tools()).tools]
-            assert names == READ + ["remember", "memory"]
+            assert names == READ + AGENT
             w = _sc(await s.call_tool("remember", {"key": "project/api/db", "value": "postgres 16 on port 5433"}))
             assert w["written"] and w["trust"] == "agent_observed"
             w2 = _sc(await s.call_tool("remember", {"key": "project/api/db", "value": "postgres 17 on port 6543"}))
@@ -102,7 +103,7 @@ def test_stdio_admin_confirm_tokens(store_path):
     async def main():
         async with stdio_session("--admin") as s:
             names = [t.name for t in (await s.list_tools()).tools]
-            assert names == READ + ["remember", "memory"] + ADMIN and "unseal" not in names
+            assert names == READ + AGENT + ADMIN and "unseal" not in names
             w = _sc(await s.call_tool("remember", {"key": "user/shell", "value": "fish"}))
             assert w["trust"] == "user_stated"
             p = _sc(await s.call_tool("forget", {"target": "project/api/secretish"}))
@@ -203,7 +204,7 @@ def test_http_keys_roles_namespaces(keys, store_path):
 
         async def main():
             async with http_session(url, keys["agent"]) as s:
-                assert [t.name for t in (await s.list_tools()).tools] == READ + ["remember", "memory"]
+                assert [t.name for t in (await s.list_tools()).tools] == READ + AGENT
                 w = _sc(await s.call_tool("remember", {"key": "project/api/db", "value": "postgres 17"}))
                 assert w["written"]
                 g = _sc(await s.call_tool("get", {"key": "project/api/db"}))["item"]
@@ -228,7 +229,7 @@ def test_http_keys_roles_namespaces(keys, store_path):
                 assert "refused" in _err(await s.call_tool("forget_matching", {"text": "8080"}))
             async with http_session(base + "/admin/mcp", keys["owner"]) as s:
                 names = [t.name for t in (await s.list_tools()).tools]
-                assert names == READ + ["remember", "memory"] + ADMIN
+                assert names == READ + AGENT + ADMIN
                 assert _sc(await s.call_tool("get", {"key": "project/web/port"}))["item"]["value"] == "8080"
                 w = _sc(await s.call_tool("remember", {"key": "user/os", "value": "debian"}))
                 assert w["trust"] == "user_stated"
