@@ -274,12 +274,37 @@ def plain_tokens(norm: str) -> tuple[list[str], bool, bool]:
 
 
 # Characters each of which is a token on its own (the CJK classes of the
-# ``mem_words`` pattern, as Python ranges: Han, kana, Hangul and their
+# ``mem_words`` pattern, as code point ranges: Han, kana, Hangul and their
 # extensions); every other letter or digit (``str.isalnum``) joins a run.
-_PAIR_CJK = ("\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff"
-             "\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff"
-             "\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f")
-_PAIR_TOKEN = re.compile(r"[%s]|[^\W_%s]+" % (_PAIR_CJK, _PAIR_CJK))
+_PAIR_CJK = ((0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x3029), (0x3038, 0x303B),
+             (0x3040, 0x30FF), (0x3130, 0x318F), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+             (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFF66, 0xFFDC), (0x20000, 0x3134F))
+# maximal runs of letters and digits (``[^\W_]`` is ``str.isalnum``; a class that also
+# excluded the CJK ranges would cost ~4-30 ms to compile in every process importing this)
+_ALNUM_RUN = re.compile(r"[^\W_]+")
+
+
+def _pair_tokens(word: str) -> list[str]:
+    """The tokens :func:`glued_pairs` cuts ``word`` into: runs of
+    ``str.isalnum`` characters, each CJK character (``_PAIR_CJK``) alone."""
+    out = []
+    for run in _ALNUM_RUN.findall(word):
+        if run.isascii():
+            out.append(run)
+            continue
+        start = 0
+        for i, c in enumerate(run):
+            o = ord(c)
+            if o >= 0x1100 and any(a <= o <= b for a, b in _PAIR_CJK):
+                if i > start:
+                    out.append(run[start:i])
+                out.append(c)
+                start = i + 1
+        if start < len(run):
+            out.append(run[start:])
+    return out
+
+
 #: whitespace-free word -> its pair string (:func:`glued_pairs`); cleared at _WORDS_MAX words
 _PAIRS: dict[str, str] = {}
 
@@ -304,7 +329,7 @@ def glued_pairs(text: str) -> str:
             continue
         p = memo.get(w)
         if p is None:
-            toks = _PAIR_TOKEN.findall(w)
+            toks = _pair_tokens(w)
             p = " ".join([a + "_" + b for a, b in zip(toks, toks[1:])]) if len(toks) > 1 else ""
             if len(memo) >= _WORDS_MAX:
                 memo.clear()
