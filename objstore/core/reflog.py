@@ -5,6 +5,17 @@
     <old id or 64 zeros> SP <new id or 64 zeros> SP <ms since epoch> SP <command> LF
 
 Values never appear here.  ``forget`` drops the reflog of a forgotten key.
+
+The reflog lines a bulk move of session refs writes (``Store.update_refs``,
+each publish of ``mem import``) for sessions without a reflog file go into
+one file, ``<store>/logs/packed-sessions`` (a reflog file takes a 4 KiB
+block for its ~220 bytes), one line per move::
+
+    <old id or 64 zeros> SP <new id or 64 zeros> SP <ms> SP <escaped session id> TAB <command> LF
+
+A session's reflog is its lines there, in file order, then its file's:
+once the file exists, every later line goes to it.  ``docs/format.md``,
+"Reflogs".
 """
 
 from __future__ import annotations
@@ -13,9 +24,14 @@ import os
 from pathlib import Path
 
 from objstore.core import audit
-from objstore.core.atomic import fsync_dir
+from objstore.core.atomic import atomic_write, fsync_dir
+from objstore.core.errors import InvalidInput
 from objstore.core.ids import ZERO_ID
 from objstore.core.record import Frozen, set_fields
+
+
+#: ``logs/PACKED_SESSIONS``: reflog lines of session refs written by bulk moves (module doc)
+PACKED_SESSIONS = "packed-sessions"
 
 
 class ReflogEntry(Frozen):
@@ -38,37 +54,105 @@ class Reflog:
         """Reflog file of a ref name."""
         return self.root / "refs" / self.refs.path(ref).relative_to(self.refs.root)
 
-    def append(self, ref: str, old: str | None, new: str | None, time_ms: int, command: str,
-               *, durable: bool = True) -> None:
-        """Append one entry (command is reduced to one printable line)."""
-        cmd = " ".join(command.split())[:200]
-        line = f"{old or ZERO_ID} {new or ZERO_ID} {time_ms} {cmd}\n".encode("utf-8", "replace")
-        p = self.path(ref)
-        p.parent.mkdir(parents=True, exist_ok=True)
+    @staticmethod
+    def _clean(command: str) -> str:
+        """The command as one printable line of at most 200 characters."""
+        return " ".join(command.split())[:200]
+
+    @staticmethod
+    def _write(p: Path, data: bytes, durable: bool) -> None:
+        """Append ``data`` to file ``p`` (created 0600) in one write."""
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, line)
+            os.write(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
             os.close(fd)
+
+    def append(self, ref: str, old: str | None, new: str | None, time_ms: int, command: str,
+               *, durable: bool = True) -> None:
+        """Append one entry to the ref's reflog file (command is reduced to
+        one printable line) and to the audit log."""
+        cmd = self._clean(command)
+        line = f"{old or ZERO_ID} {new or ZERO_ID} {time_ms} {cmd}\n".encode("utf-8", "replace")
+        p = self.path(ref)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        self._write(p, line, durable)
         audit.append(self.root, time_ms, cmd, ref, old, new)
 
+    def _packed_name(self, ref: str) -> str | None:
+        """The name a session ref's lines carry in ``logs/packed-sessions``
+        (its escaped file name), None for any other ref (and on a store
+        whose ref names are not migrated)."""
+        if self.refs.legacy or not ref.startswith("sessions/"):
+            return None
+        return self.path(ref).name
+
+    def append_many(self, moves: list[tuple[str, str | None, str | None]], time_ms: int, command: str) -> None:
+        """Append the entries of a bulk move (``(ref, old, new)`` each, one
+        time and command), not fsynced (the caller syncs the filesystem):
+        the lines of session refs without a reflog file in one write to
+        ``logs/packed-sessions``, the others to their files; every entry to
+        the audit log."""
+        cmd = self._clean(command)
+        packed = []
+        for ref, old, new in moves:
+            name = self._packed_name(ref)
+            if name is None or self.path(ref).exists():
+                self.append(ref, old, new, time_ms, command, durable=False)
+                continue
+            packed.append(f"{old or ZERO_ID} {new or ZERO_ID} {time_ms} {name}\t{cmd}\n")
+            audit.append(self.root, time_ms, cmd, ref, old, new)
+        if packed:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._write(self.root / PACKED_SESSIONS, "".join(packed).encode("utf-8", "replace"), False)
+
+    def _packed_lines(self) -> list[tuple[str, ReflogEntry]]:
+        """``(escaped session name, entry)`` of every well-formed line of
+        ``logs/packed-sessions``, in file order (none without the file)."""
+        try:
+            data = (self.root / PACKED_SESSIONS).read_text("utf-8", "replace")
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in data.splitlines():
+            parts = line.split(" ", 3)
+            if len(parts) < 4 or not parts[2].isdigit() or "\t" not in parts[3]:
+                continue
+            name, _, cmd = parts[3].partition("\t")
+            old, new = (None if x == ZERO_ID else x for x in parts[:2])
+            out.append((name, ReflogEntry(old, new, int(parts[2]), cmd)))
+        return out
+
+    def packed_refs(self) -> list[str]:
+        """The names (``sessions/<id>``) of the refs with lines in
+        ``logs/packed-sessions``, each once, in order of first line."""
+        out: dict[str, None] = {}
+        for name, _e in self._packed_lines():
+            try:
+                out.setdefault(self.refs.name_of(self.refs.root / "sessions" / name), None)
+            except InvalidInput:  # not the file name of any session ref
+                continue
+        return list(out)
+
     def read(self, ref: str) -> list[ReflogEntry]:
-        """Entries oldest first; malformed lines are skipped.  (A reflog not
-        yet migrated to its escaped name, ``Refs.migrate_names``, is read
-        from its old one.)"""
+        """Entries oldest first: a session ref's lines in
+        ``logs/packed-sessions``, then its file's; malformed lines are
+        skipped.  (A reflog not yet migrated to its escaped name,
+        ``Refs.migrate_names``, is read from its old one.)"""
+        name = self._packed_name(ref)
+        out = [e for n, e in self._packed_lines() if n == name] if name is not None else []
         try:
             data = self.path(ref).read_text("utf-8", "replace")
         except FileNotFoundError:
             if not self.refs.legacy:
-                return []
+                return out
             old = self.root / "refs" / self.refs.legacy_path(ref).relative_to(self.refs.root)
             try:
                 data = old.read_text("utf-8", "replace")
             except FileNotFoundError:
-                return []
-        out = []
+                return out
         for line in data.splitlines():
             parts = line.split(" ", 3)
             if len(parts) < 3 or not parts[2].isdigit():
@@ -78,17 +162,49 @@ class Reflog:
         return out
 
     def drop(self, ref: str) -> bool:
-        """Delete a ref's whole reflog; True if there was one."""
+        """Delete a ref's whole reflog: its file, and a session ref's lines
+        in ``logs/packed-sessions`` (the file rewritten without them,
+        atomically and durably; removed when nothing is left).  True if
+        there was one."""
         p = self.path(ref)
+        found = False
         try:
             p.unlink()
+            found = True
+            fsync_dir(p.parent)
         except FileNotFoundError:
-            return False
-        fsync_dir(p.parent)
+            pass
+        name = self._packed_name(ref)
+        if name is None:
+            return found
+        packed = self.root / PACKED_SESSIONS
+        try:
+            lines = packed.read_bytes().splitlines(keepends=True)
+        except FileNotFoundError:
+            return found
+        mine = name.encode("utf-8")
+
+        def of_ref(ln: bytes) -> bool:
+            """Whether packed line ``ln`` is one of this ref's."""
+            parts = ln.split(b" ", 3)
+            return len(parts) == 4 and parts[3].partition(b"\t")[0] == mine
+
+        keep = [ln for ln in lines if not of_ref(ln)]
+        if len(keep) == len(lines):
+            return found
+        if keep:
+            atomic_write(packed, b"".join(keep))
+        else:
+            packed.unlink(missing_ok=True)
+            fsync_dir(self.root)
         return True
 
     def iter_all_ids(self):
         """Every id named by any reflog entry (gc roots)."""
+        for _name, e in self._packed_lines():
+            for x in (e.old, e.new):
+                if x is not None:
+                    yield x
         base = self.root / "refs"
         if not base.is_dir():
             return

@@ -746,9 +746,8 @@ class Store:
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return
-        t = now_ms() if time_ms is None else time_ms
-        for ref, old, new in moves:
-            self.reflog.append(ref, old, new, t, message, durable=False)
+        # session refs without a reflog file: their lines in logs/packed-sessions (reflog.py)
+        self.reflog.append_many(moves, now_ms() if time_ms is None else time_ms, message)
         syncfs(self.root)
 
     def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:

@@ -1,16 +1,19 @@
 """Analysis: how the search index turns text into terms.
 
-Three tantivy analyzers, specified in ``docs/format.md`` ("Search index",
+Four tantivy analyzers, specified in ``docs/format.md`` ("Search index",
 "Analyzers"): ``mem_words`` (the regex word tokenizer, lowercase, ASCII
 folding, tokens under 64 bytes), ``mem_stem`` (``mem_words`` then the
-Snowball English stemmer) and ``mem_plain`` (tantivy's ``simple`` tokenizer
-on case-folded text, for the substring prefilter).  The analyzer objects are
+Snowball English stemmer), ``mem_plain`` (tantivy's ``simple`` tokenizer
+on case-folded text, for the substring prefilter) and ``mem_pairs`` (the
+adjacent-token pairs of :func:`glued_pairs`, lowercased and ASCII-folded:
+what a generation without positions answers multi-token words with).  The analyzer objects are
 built once per process (building one compiles the token regex) and
 registered on every index opened (:func:`register_analyzers`).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 
@@ -25,8 +28,10 @@ __all__ = [
     "PLAIN_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
+    "PAIRS_ANALYZER",
     "WORDS_ANALYZER",
     "index_terms",
+    "glued_pairs",
     "is_cjk_token",
     "joined_token",
     "nfc",
@@ -34,6 +39,7 @@ __all__ = [
     "register_analyzers",
     "stem_tokens",
     "tokenize",
+    "word_pairs",
     "word_tokens",
 ]
 
@@ -47,6 +53,7 @@ PLAIN_MAX_TOKEN_BYTES = 32_768
 WORDS_ANALYZER = "mem_words"
 STEM_ANALYZER = "mem_stem"
 PLAIN_ANALYZER = "mem_plain"
+PAIRS_ANALYZER = "mem_pairs"
 #: analyzer option of :class:`~objstore.index.searchindex.SearchIndex` ->
 #: tokenizer name of the ``text`` field in the schema
 ANALYZERS: dict[str, str] = {"stem": STEM_ANALYZER, "words": WORDS_ANALYZER}
@@ -80,6 +87,17 @@ def _build_analyzer(stem: bool = False) -> "tantivy.TextAnalyzer":
     return b.build()
 
 
+def _build_pairs_analyzer() -> "tantivy.TextAnalyzer":
+    """``mem_pairs``: the whitespace-separated pair strings of
+    :func:`glued_pairs`, lowercased and ASCII-folded, pairs of
+    MAX_TOKEN_BYTES or more dropped."""
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.ascii_fold())
+            .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
+            .build())
+
+
 def _build_plain_analyzer(limit: int | None = PLAIN_MAX_TOKEN_BYTES) -> "tantivy.TextAnalyzer":
     """``mem_plain``: tantivy's ``simple`` tokenizer (maximal runs of
     alphanumeric characters, Rust ``char::is_alphanumeric``; about twice as
@@ -98,7 +116,7 @@ _REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on
 
 
 def register_analyzers(index: "tantivy.Index") -> None:
-    """Register ``mem_words``, ``mem_stem`` and ``mem_plain`` on ``index``
+    """Register ``mem_words``, ``mem_stem``, ``mem_plain`` and ``mem_pairs`` on ``index``
     (a ``tantivy.Index``; needed on every open before reading or writing
     it).  The analyzer objects are built
     once per process and shared by every index (building one compiles the
@@ -107,7 +125,8 @@ def register_analyzers(index: "tantivy.Index") -> None:
         if not _REGISTERED:
             _REGISTERED.update({WORDS_ANALYZER: _build_analyzer(),
                                 STEM_ANALYZER: _build_analyzer(stem=True),
-                                PLAIN_ANALYZER: _build_plain_analyzer()})
+                                PLAIN_ANALYZER: _build_plain_analyzer(),
+                                PAIRS_ANALYZER: _build_pairs_analyzer()})
         for name, a in _REGISTERED.items():
             index.register_tokenizer(name, a)
 
@@ -119,6 +138,7 @@ def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
     a = _ANALYZERS.get(key)
     if a is None:
         a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
+                               else _build_pairs_analyzer() if key == "pairs"
                                else _build_analyzer(key == "stem"))
     return a
 
@@ -251,3 +271,84 @@ def plain_tokens(norm: str) -> tuple[list[str], bool, bool]:
         if not toks:
             return [], False, False
         return toks, _word_char(a, norm[0]), _word_char(a, norm[-1])
+
+
+# Characters each of which is a token on its own (the CJK classes of the
+# ``mem_words`` pattern, as code point ranges: Han, kana, Hangul and their
+# extensions); every other letter or digit (``str.isalnum``) joins a run.
+_PAIR_CJK = ((0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x3029), (0x3038, 0x303B),
+             (0x3040, 0x30FF), (0x3130, 0x318F), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+             (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFF66, 0xFFDC), (0x20000, 0x3134F))
+# maximal runs of letters and digits (``[^\W_]`` is ``str.isalnum``; a class that also
+# excluded the CJK ranges would cost ~4-30 ms to compile in every process importing this)
+_ALNUM_RUN = re.compile(r"[^\W_]+")
+
+
+def _pair_tokens(word: str) -> list[str]:
+    """The tokens :func:`glued_pairs` cuts ``word`` into: runs of
+    ``str.isalnum`` characters, each CJK character (``_PAIR_CJK``) alone."""
+    out = []
+    for run in _ALNUM_RUN.findall(word):
+        if run.isascii():
+            out.append(run)
+            continue
+        start = 0
+        for i, c in enumerate(run):
+            o = ord(c)
+            if o >= 0x1100 and any(a <= o <= b for a, b in _PAIR_CJK):
+                if i > start:
+                    out.append(run[start:i])
+                out.append(c)
+                start = i + 1
+        if start < len(run):
+            out.append(run[start:])
+    return out
+
+
+#: whitespace-free word -> its pair string (:func:`glued_pairs`); cleared at _WORDS_MAX words
+_PAIRS: dict[str, str] = {}
+
+
+def glued_pairs(text: str) -> str:
+    """The adjacent-token pairs of the glued words of ``text`` (NFC, as
+    indexed), as the value of the ``pairs`` field: for each
+    whitespace-separated word, its tokens (maximal runs of letters and
+    digits in Python's sense, ``str.isalnum``, each CJK character alone;
+    ``_`` and every other character separates) and, for each two
+    consecutive ones ``a``, ``b``, the string ``a_b``; all of them joined
+    by spaces.  ``glued_pairs("fix auth.py: re-index 日本語")`` ->
+    ``"auth_py re_index 日_本 本_語"``.  Only tokens of one word pair up,
+    so a pair says "these two tokens stand next to each other with no
+    whitespace between" (``docs/format.md``, "Search index", "Pairs").
+    A word of letters and digits alone (ASCII, or one character) has no
+    pair and costs one ``str.isalnum`` test."""
+    out = []
+    memo = _PAIRS
+    for w in text.split():
+        if w.isalnum() and (w.isascii() or len(w) == 1):
+            continue
+        p = memo.get(w)
+        if p is None:
+            toks = _pair_tokens(w)
+            p = " ".join([a + "_" + b for a, b in zip(toks, toks[1:])]) if len(toks) > 1 else ""
+            if len(memo) >= _WORDS_MAX:
+                memo.clear()
+            memo[w] = p
+        if p:
+            out.append(p)
+    return " ".join(out)
+
+
+def word_pairs(word: str) -> tuple[str, ...]:
+    """The ``pairs`` terms of one whitespace-free query word: the pairs of
+    :func:`glued_pairs` (of the word's NFC form) as ``mem_pairs`` turns them
+    into terms, distinct, in order.  ``word_pairs("Auth.PY")`` ->
+    ``("auth_py",)``; ``()`` for a word with fewer than two tokens.  A
+    document holds every one of them wherever the word stands in it
+    glued (no whitespace inside), since a pair depends on its two tokens
+    alone."""
+    p = glued_pairs(nfc(word))
+    if not p:
+        return ()
+    with _ANALYZER_LOCK:
+        return tuple(dict.fromkeys(_analyzer("pairs").analyze(p)))

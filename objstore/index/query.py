@@ -2,7 +2,7 @@
 
 User text is never parsed as tantivy query syntax: :func:`query_words` cuts
 it into words, :func:`build_query` makes one SHOULD clause per word (term,
-phrase or joined-term query, boosted to collection-wide IDF by the caller),
+phrase or pairs-conjunction, or joined-term query, boosted to collection-wide IDF by the caller),
 :func:`filter_clauses` adds the constant-score filters.
 :func:`substring_conditions` and :func:`substring_query` are the substring
 prefilter of ``mem forget --match``.  Specified in ``docs/format.md``
@@ -34,26 +34,30 @@ __all__ = [
 MAX_QUERY_WORDS = 64
 
 
-def query_words(query: str, stopwords: bool = True) -> list[tuple[str, ...]]:
+def query_words(query: str, stopwords: bool = True, raw: list[str] | None = None) -> list[tuple[str, ...]]:
     """Distinct token tuples (:func:`tokenize`) of the whitespace-separated
     query words (at most MAX_QUERY_WORDS), in query order; words without
     tokens dropped, and with ``stopwords`` single-token stop words too unless
     nothing else is left.  ``query_words("what is re-index")`` ->
-    ``[("re", "index")]``."""
-    out: list[tuple[str, ...]] = []
+    ``[("re", "index")]``.  ``raw``: filled with the query word each tuple
+    came from (the first, of words with the same tokens), in the same order."""
+    out: list[tuple[tuple[str, ...], str]] = []
     seen: set[tuple[str, ...]] = set()
     for word in query.split():
         toks = tuple(tokenize(word))
         if not toks or toks in seen:
             continue
         seen.add(toks)
-        out.append(toks)
+        out.append((toks, word))
         if len(out) >= 4 * MAX_QUERY_WORDS:
             break
     if stopwords:
-        content = [t for t in out if not (len(t) == 1 and t[0] in QUERY_STOPWORDS)]
+        content = [t for t in out if not (len(t[0]) == 1 and t[0][0] in QUERY_STOPWORDS)]
         out = content or out
-    return out[:MAX_QUERY_WORDS]
+    out = out[:MAX_QUERY_WORDS]
+    if raw is not None:
+        raw[:] = [w for _, w in out]
+    return [t for t, _ in out]
 
 
 def idf(doc_freq: int, num_docs: int) -> float:
@@ -71,11 +75,17 @@ def build_query(
     boost: Callable[[int, bool], float],
     required: Sequence[tuple["tantivy.Occur", "tantivy.Query"]] = (),
     made: dict | None = None,
+    pairs: list[tuple[str, ...]] | None = None,
 ) -> "tantivy.Query | None":
     """SHOULD-combination of one sub-query per query word; None if no word.
 
     ``forms[i]`` are word i's terms in the generation's form, ``joins[i]``
-    its concatenation alternative (or None).  ``boost(i, joined)`` gives the
+    its concatenation alternative (or None).  A word of several terms is a
+    phrase query on ``text`` when ``pairs`` is None (a generation with
+    positions); otherwise (a generation with the ``pairs`` field) the
+    conjunction of its terms on ``text`` (scored, BM25) and of its pair
+    terms ``pairs[i]`` (:func:`~objstore.index.analysis.word_pairs`) on
+    ``pairs`` (constant score 0: they only select).  ``boost(i, joined)`` gives the
     factor applied to word i's term/phrase query (or to its joined term),
     used to put every sub-index on collection-wide IDF.
 
@@ -107,11 +117,20 @@ def build_query(
     for i, toks in enumerate(forms):
         if len(toks) == 1:
             sub = boosted(term(toks[0]), i, False)
-        else:
+        elif pairs is None:
             phrase = made.get(toks)
             if phrase is None:
                 phrase = made[toks] = tantivy.Query.phrase_query(schema, "text", list(toks))
             sub = boosted(phrase, i, False)
+        else:
+            key = ("pairs", toks, pairs[i])
+            conj = made.get(key)
+            if conj is None:
+                must = [(tantivy.Occur.Must, term(t)) for t in toks]
+                must += [(tantivy.Occur.Must, tantivy.Query.const_score_query(
+                    tantivy.Query.term_query(schema, "pairs", p), 0.0)) for p in pairs[i]]
+                conj = made[key] = tantivy.Query.boolean_query(must)
+            sub = boosted(conj, i, False)
             if joins[i] is not None:
                 alt = boosted(term(joins[i]), i, True)
                 sub = tantivy.Query.boolean_query(

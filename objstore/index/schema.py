@@ -20,7 +20,9 @@ from objstore.core.text import fold
 from objstore.index.analysis import (
     ANALYZERS,
     PLAIN_ANALYZER,
+    PAIRS_ANALYZER,
     PLAIN_MAX_TOKEN_BYTES,
+    glued_pairs,
     joined_token,
     nfc,
     stem_tokens,
@@ -115,14 +117,18 @@ class GenFormat(Frozen):
     ``\x1b[1mword`` as ``1mword`` until ``mem reindex``), ``id_bytes``:
     whether its ``id`` field holds the 32 raw bytes of the object id (a
     bytes field) instead of its 64 hex digits (a raw text field; older
-    generations, still read and written as they are).
+    generations, still read and written as they are), ``positions``:
+    whether ``text`` records token positions (multi-token words are then
+    phrase queries; older generations), ``has_pairs``: whether it has the
+    ``pairs`` field (the adjacent-token pairs of glued words, which answer
+    multi-token words in a generation without positions).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
-    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes")
+    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
-                 id_bytes: bool = False) -> None:
-        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes)
+                 id_bytes: bool = False, positions: bool = True, has_pairs: bool = False) -> None:
+        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs)
 
     def key(self, oid: str) -> "str | bytes":
         """The term of object id ``oid`` (64 lowercase hex) in this
@@ -143,7 +149,8 @@ class GenFormat(Frozen):
 
 
 #: The format of new generations per analyzer option.
-FORMATS = {"stem": GenFormat("stem", True, True, True, True), "words": GenFormat("words", False, False)}
+FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True),
+           "words": GenFormat("words", False, False)}
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
@@ -154,17 +161,23 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
     for name in ("kind", "ref"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
-    sb.add_integer_field("time", stored=True, indexed=True, fast=True)
+    # time: filtered by range queries only, which tantivy answers from the fast field when the field is
+    # not indexed; generations with positions (older) index it too (a term per distinct millisecond:
+    # 0.37 MB per 37,000 turns) and are read the same way
+    sb.add_integer_field("time", stored=True, indexed=fmt.positions, fast=True)
     for name in ("project", "role"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field(
-        "text", stored=False, tokenizer_name=ANALYZERS[fmt.analyzer], index_option="position"
+        "text", stored=False, tokenizer_name=ANALYZERS[fmt.analyzer],
+        index_option="position" if fmt.positions else "freq",
     )
     if fmt.has_seq:
         sb.add_integer_field("seq", stored=True, indexed=True, fast=True)
     if fmt.has_plain:
         sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
         sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
+    if fmt.has_pairs:
+        sb.add_text_field("pairs", stored=False, tokenizer_name=PAIRS_ANALYZER, index_option="basic")
     if fmt.no_escapes:    # a marker: never written to
         sb.add_text_field("noesc", stored=False, tokenizer_name="raw", index_option="basic")
     return sb.build()
@@ -189,19 +202,22 @@ def read_format(gen_dir: Path) -> GenFormat:
     try:
         meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
         fields = {f["name"]: f for f in meta["schema"]}
-        tok = fields["text"]["options"]["indexing"]["tokenizer"]
+        indexing = fields["text"]["options"]["indexing"]
+        tok = indexing["tokenizer"]
+        positions = indexing.get("record", "position") == "position"
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
-                     fields.get("id", {}).get("type") == "bytes")
+                     fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields)
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     """The tantivy document of ``d`` for a generation of format ``fmt``: the
-    stored fields, the NFC body in ``text`` and, if ``fmt.has_plain``, the
+    stored fields, the NFC body in ``text``, if ``fmt.has_pairs`` its
+    :func:`glued_pairs` in ``pairs`` and, if ``fmt.has_plain``, the
     case-folded body in ``plain`` and ``flags`` = ``long`` when that is
     PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
@@ -218,6 +234,10 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     doc.add_text("text", text)
     if fmt.has_seq:
         doc.add_integer("seq", d.seq)
+    if fmt.has_pairs:
+        pairs = glued_pairs(text)
+        if pairs:
+            doc.add_text("pairs", pairs)
     if fmt.has_plain:
         folded = fold(text)  # the one matching form (core.text); whitespace runs do not matter here
         doc.add_text("plain", folded)

@@ -40,6 +40,7 @@ from objstore.index.analysis import (
     QUERY_STOPWORDS,
     index_terms,
     tokenize,
+    word_pairs,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.generations import (
@@ -737,7 +738,8 @@ class SearchIndex:
         for k in kinds:
             if k not in KINDS:
                 raise ValueError(f"unknown kind {k!r}; expected one of {KINDS}")
-        words = query_words(query, stopwords)
+        raw: list[str] = []
+        words = query_words(query, stopwords, raw)
         if not words:
             return []
         projects = None if projects is None else list(projects)
@@ -756,6 +758,9 @@ class SearchIndex:
             if o.fmt.analyzer not in by_fmt:
                 by_fmt[o.fmt.analyzer] = ([o.fmt.forms(toks) for toks in words],
                                           [o.fmt.joined(toks) for toks in words])
+        # a generation without positions answers a multi-token word with its pairs (build_query)
+        pairs = ([word_pairs(w) if len(toks) > 1 else () for toks, w in zip(words, raw)]
+                 if any(not o.fmt.positions for o in opened) else None)
         forms = [by_fmt[o.fmt.analyzer][0] for o in opened]
         joins = [by_fmt[o.fmt.analyzer][1] for o in opened]
         num_docs = [int(o.searcher.num_docs) for o in opened]
@@ -859,10 +864,13 @@ class SearchIndex:
                 fw, jw = forms[i], joins[i]
             else:
                 fw, jw = [forms[i][w] for w in keep], [joins[i][w] for w in keep]
+            pw = None
+            if not o.fmt.positions:
+                pw = pairs if len(keep) == len(forms[i]) else [pairs[w] for w in keep]
             if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
-                q = build_query(schema, fw, jw, boost, required=filters, made=made)
+                q = build_query(schema, fw, jw, boost, required=filters, made=made, pairs=pw)
             else:
-                q = build_query(schema, fw, jw, boost, made=made)
+                q = build_query(schema, fw, jw, boost, made=made, pairs=pw)
                 if q is not None and filters:
                     q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             if q is None:

@@ -77,15 +77,17 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
         moves = [RefMove(name, e.old, e.new, e.time, e.command) for e in entries]
     else:
         moves = []
+        names = dict.fromkeys(store.reflog.packed_refs())  # sessions with lines in logs/packed-sessions
         base = store.reflog.root / "refs"
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
                 p = Path(dirpath) / f
                 try:
-                    name = store.refs.name_of(store.refs.root / p.relative_to(base))
+                    names.setdefault(store.refs.name_of(store.refs.root / p.relative_to(base)), None)
                 except InvalidInput:
                     continue
-                moves += [RefMove(name, e.old, e.new, e.time, e.command) for e in store.reflog.read(name)]
+        for name in names:
+            moves += [RefMove(name, e.old, e.new, e.time, e.command) for e in store.reflog.read(name)]
     order = sorted(range(len(moves)), key=lambda i: (moves[i].time, i), reverse=True)
     out = [moves[i] for i in order]
     return out[:limit] if limit is not None else out

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from objstore.core.errors import RefConflict
+from objstore.core.reflog import PACKED_SESSIONS as REFLOG_PACKED
 from objstore.core.refs import PACKED_SESSIONS, Refs
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64
@@ -77,8 +78,39 @@ def test_an_import_packs_its_session_refs_and_fsck_forget_gc_agree(invoke, store
     assert invoke("fsck").stdout.startswith("ok:")
     sid = sessions[0]["id"]
     head = next(line.split()[0] for line in packed.splitlines() if line.endswith(" " + sid))
+    log = store_path / "logs" / REFLOG_PACKED
+    assert len(log.read_text().splitlines()) == len(sessions)      # one reflog line per session, one file
+    assert not (store_path / "logs" / "refs" / "sessions").exists()
+    assert [m["ref"] for m in invoke("reflog", f"sessions/{sid}", "--json").json] == [f"sessions/{sid}"]
     invoke("forget", "--session", sid, "--yes")
     assert head not in (store_path / "refs" / PACKED_SESSIONS).read_text()
+    assert head not in log.read_text() and sid not in log.read_text()
     assert sid not in {s["id"] for s in invoke("sessions", "--json").json}
     invoke("gc", "--prune=now")
     assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_a_bulk_move_packs_its_session_reflog_lines(store):
+    """``logs/packed-sessions`` (docs/format.md "Reflogs"): a bulk move of
+    session refs without a reflog file writes their lines into one file; a
+    single move then appends to the ref's own file, after its packed lines;
+    a drop takes its lines out; gc roots and the full reflog see them."""
+    from objstore.porcelain.history import reflog
+    store.update_refs([("sessions/s1", None, A), ("sessions/Ab c", None, B), ("facts/user/k", None, C)],
+                      "import one", time_ms=5)
+    log = store.root / "logs" / REFLOG_PACKED
+    assert log.read_text() == f"{'0' * 64} {A} 5 s1\timport one\n{'0' * 64} {B} 5 %41b c\timport one\n"
+    assert not (store.root / "logs" / "refs" / "sessions").exists()
+    assert store.reflog.path("facts/user/k").exists()             # other refs keep their files
+    assert [(e.old, e.new, e.time, e.command) for e in store.reflog.read("sessions/Ab c")] == \
+        [(None, B, 5, "import one")]
+    store.update_ref("sessions/s1", A, C, "hook", time_ms=6)          # a single move: its own file
+    store.update_refs([("sessions/s1", C, B), ("sessions/Ab c", B, A)], "import two", time_ms=7)
+    assert [e.command for e in store.reflog.read("sessions/s1")] == ["import one", "hook", "import two"]
+    assert [e.command for e in store.reflog.read("sessions/Ab c")] == ["import one", "import two"]
+    assert {A, B, C} <= set(store.reflog.iter_all_ids())
+    assert {(m.ref, m.command) for m in reflog(store)} >= {("sessions/Ab c", "import two"),
+                                                          ("sessions/s1", "hook")}
+    assert store.reflog.drop("sessions/Ab c") and store.reflog.read("sessions/Ab c") == []
+    assert "%41b c" not in log.read_text() and " s1\t" in log.read_text()
+    assert store.reflog.drop("sessions/s1") and not log.exists() and store.reflog.read("sessions/s1") == []

@@ -1089,3 +1089,65 @@ def test_dropping_the_mapped_pages_of_an_index_leaves_it_readable(root: Path) ->
     assert drop_mapped_pages(root) > 0  # this process maps the segments it searched
     assert len(ix.search("mapped page", limit=100)) == 50
     assert drop_mapped_pages(root / "nothing-here") == 0
+
+
+def test_glued_pairs_and_word_pairs() -> None:
+    from objstore.index.analysis import glued_pairs, word_pairs
+    assert glued_pairs("fix auth.py: re-index 日本語 now a_b (x)") == "auth_py re_index 日_本 本_語 a_b"
+    assert word_pairs("Auth.PY") == ("auth_py",) and word_pairs("Café-Bar") == ("cafe_bar",)
+    assert word_pairs("日本語") == ("日_本", "本_語") and word_pairs("plain") == ()
+
+
+def test_multi_token_words_without_positions_use_the_pairs(ix: SearchIndex, root: Path) -> None:
+    """A new generation records no positions in ``text`` and answers a
+    multi-token word with its terms AND its glued pairs (docs/format.md,
+    "Pairs"): order and adjacency count, whitespace between the tokens
+    does not make them one word."""
+    docs = {"glued": "the bug is in auth.py near the login handler",
+            "apart": "auth and py are far apart, py then auth",
+            "spaced": "see auth py for details",
+            "path": "edit src/objstore/index/searchindex.py today",
+            "three": "a.b then b.c but never the three"}
+    ix.add([turn(k, v) for k, v in docs.items()])
+    meta = json.loads((live_gen(root, "turns") / "meta.json").read_text())
+    fields = {f["name"]: f for f in meta["schema"]}
+    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" in fields
+    assert ids(ix.search("auth.py")) == [oid("glued")]
+    assert ix.search("py.auth") == []
+    assert ids(ix.search("searchindex.py")) == [oid("path")]
+    assert ids(ix.search("index/searchindex.py")) == [oid("path")]
+    assert ids(ix.search("a.b.c")) == [oid("three")]  # every pair is there, not the three in a row
+
+
+def test_a_generation_with_positions_is_read_written_and_purged(root: Path, monkeypatch) -> None:
+    """A ``mem_stem`` generation written before positions were dropped
+    (``text`` with positions, no ``pairs`` field) keeps answering
+    multi-token words with phrase queries, beside a new generation that
+    answers them with pairs; a purge rewrites it in the new format."""
+    from objstore.index import schema as schema_mod
+    old_fmt = schema_mod.GenFormat("stem", True, True, True, True)
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    docs = [sturn("p1", "s1", "the bug is in auth.py near the login handler"),
+            sturn("p2", "s1", "auth and py are far apart, py then auth", 1)]
+    old.add(docs)
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    gen = live_gen(root, "turns")
+    fields = {f["name"]: f for f in json.loads((gen / "meta.json").read_text())["schema"]}
+    assert fields["text"]["options"]["indexing"]["record"] == "position" and "pairs" not in fields
+    ix = SearchIndex(root)
+    try:
+        ix.add([fact("f1", "auth.py holds the login handler")])  # a new facts generation: pairs
+        assert set(ids(ix.search("auth.py", kinds=("fact", "turn")))) == {oid("p1"), oid("f1")}
+        assert ix.search("py.auth", kinds=("fact", "turn")) == []
+        ix.add([sturn("p3", "s1", "auth.py again", 2)])
+        assert set(ids(ix.search("auth.py", kinds=("turn",)))) == {oid("p1"), oid("p3")}
+        ix.purge_turn_shards({ix.shard_of("s1")}, docs + [sturn("p3", "s1", "auth.py again", 2)])
+        assert set(ids(ix.search("auth.py", kinds=("turn",)))) == {oid("p1"), oid("p3")}
+    finally:
+        ix.close()
+    fields = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
+    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" in fields
