@@ -399,7 +399,15 @@ def capture_turns(store: Store, turns: list) -> int:
     """Write captured turns through the one turn writer (redaction,
     exclusions, ``#nomem``, tombstones; a known source is skipped), one
     publish and one index commit for the batch.  Returns turns written.
-    Takes the store lock."""
+
+    The store lock is held only for what must be atomic with the refs
+    (the forget filter, the turn objects, the journal, the ref moves): the
+    exclusions and the credential redaction (seconds for a 20 MB body) are
+    done before it is taken, and the index commit (most of the cost) after
+    it is released, under the turns index's writer lock, through journal
+    entries this process owns (``TurnAppender.publish(defer_index=True)``):
+    a ``mem forget`` or ``remember`` typed meanwhile does not wait for the
+    batch's index.  Raises StoreLocked (nothing written)."""
     if not turns:
         return 0
     cfg = load_config(store.root)
@@ -407,13 +415,15 @@ def capture_turns(store: Store, turns: list) -> int:
              and not (t.role == "user" and t.text.lstrip().startswith(cfg.ignore_marker or "\0"))]
     if not turns:
         return 0
+    w = _writer(store)
+    w.redact_ahead(t.text for t in turns)     # outside the lock: the slow part of add
     with store.lock("proxy"):
-        w = _writer(store)
         try:
             n = sum(1 for t in turns if w.add(t))
-            w.publish(index=True)
+            w.publish(index=True, defer_index=True)
         finally:
             w.close()
+    w.index_deferred()                        # outside the store lock
     return n
 
 
