@@ -24,6 +24,7 @@ reflogs, then the index entries, then objects.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -132,7 +133,9 @@ class Store:
         self.lock_timeout = lock_timeout
         self.index_factory = index_factory
         self.recovery = recovery
-        self._lock: StoreLock | None = None
+        #: the store lock of each thread (``.lock``): threads sharing this Store (the proxy's
+        #: request threads and capture writer) exclude each other like processes do
+        self._locks = threading.local()
         self._config: dict | None = None
         self._index = None
         self._packs: PackSet | None = None
@@ -427,17 +430,21 @@ class Store:
         previous writer crashed: the :attr:`recovery` callback
         (``objstore.memory.recovery.recover`` for a store opened with
         ``open_store``) replays it before the caller proceeds."""
-        if self._lock is not None and self._lock.depth > 0:
-            return self._lock
-        self._lock = StoreLock(self.root / "locks" / "store.lock",
-                               timeout=self.lock_timeout if timeout is None else timeout,
-                               command=command, on_acquire=self._recover_if_needed)
-        return self._lock
+        cur = getattr(self._locks, "lock", None)
+        if cur is not None and cur.depth > 0:
+            return cur
+        cur = self._locks.lock = StoreLock(self.root / "locks" / "store.lock",
+                                           timeout=self.lock_timeout if timeout is None else timeout,
+                                           command=command, on_acquire=self._recover_if_needed)
+        return cur
 
     def holds_lock(self) -> bool:
-        """True while this instance holds the store-wide writer lock
-        (inside a ``with store.lock():`` block)."""
-        return self._lock is not None and self._lock.depth > 0
+        """True while this thread holds the store-wide writer lock through
+        this instance (inside a ``with store.lock():`` block).  The lock is
+        re-entrant within a thread; another thread of this process waits
+        for it as another process does (its own flock)."""
+        cur = getattr(self._locks, "lock", None)
+        return cur is not None and cur.depth > 0
 
     def _recover_if_needed(self) -> None:
         if not (self.root / "config").is_file():  # deleted (mem nuke) while this writer waited for the lock
@@ -706,9 +713,10 @@ class Store:
         if self._packs is not None:
             self._packs.close()
             self._packs = None
-        if self._lock is not None:
-            while self._lock.depth > 0:
-                self._lock.release()
+        cur = getattr(self._locks, "lock", None)
+        if cur is not None:
+            while cur.depth > 0:
+                cur.release()
 
     def __enter__(self) -> Store:
         return self

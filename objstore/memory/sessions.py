@@ -430,6 +430,8 @@ class TurnAppender:
         self.redactions: dict[str, tuple[str, int]] = {}
         #: (owned journal entries, documents, session -> old head) of publishes with defer_index
         self._deferred: list = []
+        self._oids: list[str] = []          # loose objects written since the last publish
+        self._flt_refs: list | None = None  # the tombstone refs the forget filter was read from
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` with its credentials replaced, and how many were."""
@@ -459,16 +461,17 @@ class TurnAppender:
             return self._writer.add(frame)
         # the first turns are fsynced one by one (cheap); past 64, the rest
         # are written without fsync and the filesystem is synced once in publish
+        # (per write: the store's flag is shared with other threads' writers)
         objs = self.store.objects
-        if self.written >= 64 and objs.durable and not self._bulk:
-            objs.durable, self._bulk = False, True
-        return objs.put(frame)
+        durable = objs.durable and self.written < 64
+        if objs.durable and not durable:
+            self._bulk = True
+        oid = objs.put(frame, durable=durable)
+        self._oids.append(oid)
+        return oid
 
     def close(self) -> None:
-        """Restore the store's per-object fsync and drop an unpublished pack
-        (after an error, too)."""
-        if self._bulk:
-            self.store.objects.durable, self._bulk = True, False
+        """Drop an unpublished pack (after an error, too)."""
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
@@ -508,8 +511,44 @@ class TurnAppender:
     def filter(self) -> CaptureFilter:
         """The store's :class:`CaptureFilter` (read once)."""
         if self._flt is None:
+            self._flt_refs = list(self.store.refs.iter("tombstones"))   # what it is read from (revalidate)
             self._flt = capture_filter(self.store)
         return self._flt
+
+    def sync_objects(self) -> None:
+        """Make the loose objects written without fsync durable (one
+        filesystem sync); :meth:`publish` does it before any ref moves, a
+        caller that added turns before taking the store lock does it first."""
+        if self._bulk:
+            syncfs(self.store.root)
+            self._bulk = False
+
+    def revalidate(self) -> bool:
+        """For turns added *before* the store lock was taken (loose mode;
+        the caller now holds it): True when they can be published as they
+        are: every session they read is still at the head they were chained
+        to, the tombstones are those the forget filter was read from (a
+        forget meanwhile could empty one of them), and every object written
+        is still there (a ``gc --prune=now`` meanwhile).  Else the caller
+        calls :meth:`reset` and adds them again, under the lock."""
+        store = self.store
+        if self._flt is not None and list(store.refs.iter("tombstones")) != self._flt_refs:
+            return False
+        if any(store.refs.read(st.ref) != st.start_head for st in self.states.values()):
+            return False
+        return all(store.objects.contains(oid) for oid in self._oids)
+
+    def reset(self) -> None:
+        """Forget every turn added since the last :meth:`publish` (their
+        objects stay, unreferenced: gc's) and every state read."""
+        self.states.clear()
+        self.dirty.clear()
+        self.docs = []
+        self._flt = self._flt_refs = None
+        self._oids = []
+        self._bulk = False
+        self.message_digests.clear()
+        self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
 
     def state(self, sid: str) -> SessionState:
         """The (cached) state of a validated session id."""
@@ -601,9 +640,7 @@ class TurnAppender:
         err = self._wait_index()
         if not self.dirty:
             return err
-        if self._bulk:
-            syncfs(store.root)   # objects durable before any ref names them
-            self.store.objects.durable, self._bulk = True, False
+        self.sync_objects()      # objects durable before any ref names them
         t = now_ms()
         moved = sorted(self.dirty)
         moves = [(sid, self.states[sid].start_head) for sid in moved]
@@ -619,6 +656,7 @@ class TurnAppender:
             if not self.pack:  # a bulk import leaves no cache file per session (a 4 KiB block each);
                 save_session_state(store, st)  # the next writer of one walks its chain once
         self.dirty.clear()
+        self._oids = []
         docs, self.docs = self.docs, []
         if owned is not None:
             self._deferred.append((owned, docs, dict(moves)))
