@@ -56,6 +56,20 @@ def lock_held(path: str | os.PathLike) -> bool:
     return False
 
 
+def lock_holder(path: str | os.PathLike) -> dict:
+    """The record the holder of the store lock at ``path`` wrote (``pid``,
+    ``host``, ``time``, ``command``), or ``{}`` when there is none or it
+    cannot be read.  Informational: the record is written just after the
+    flock is taken, so for a moment it may still name the previous
+    holder."""
+    try:
+        with open(path, "rb") as f:
+            info = json.loads(f.read(4096) or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
 class StoreLock:
     """Exclusive store-wide lock.
 

@@ -24,8 +24,8 @@ reflogs, then the index entries, then objects.
 from __future__ import annotations
 
 import os
-import threading
 import time
+from _thread import get_ident   # the running thread's id (the threading module costs start-up)
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,7 +39,7 @@ from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   StoreLocked, StoreNotFound, UnsupportedVersion)
 from objstore.core.ids import check_prefix
-from objstore.core.lock import StoreLock
+from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES, Pack, PackSet
@@ -56,6 +56,14 @@ REF_NAMES = 2
 #: fact write (``Store.try_recover``): the index commit of one fact takes
 #: ~0.1-0.3 s of wall time here (its fsyncs), far less than this.
 FACT_WAIT_S = 1.0
+#: Seconds a reader keeps waiting, past :data:`FACT_WAIT_S`, while the lock
+#: holder is a ``remember`` (the resident helper commits the index of a fact
+#: it has already acknowledged): on a loaded machine that commit takes more
+#: than a second, and a read that follows the answer must still see it.
+#: Only a hung writer reaches this bound.
+FACT_COMMIT_WAIT_S = 30.0
+#: the lock command of a fact write whose index commit a reader waits for
+FACT_WRITER = "remember"
 T = TypeVar("T")
 #: the size at which :meth:`Store.repack` (gc, forget) finishes a pack and
 #: begins the next: a forget rewrites the one pack that holds its objects,
@@ -133,9 +141,8 @@ class Store:
         self.lock_timeout = lock_timeout
         self.index_factory = index_factory
         self.recovery = recovery
-        #: the store lock of each thread (``.lock``): threads sharing this Store (the proxy's
-        #: request threads and capture writer) exclude each other like processes do
-        self._locks = threading.local()
+        #: thread id -> the store lock that thread took (re-entrant per thread only)
+        self._locks: dict[int, StoreLock] = {}
         self._config: dict | None = None
         self._index = None
         self._packs: PackSet | None = None
@@ -426,25 +433,30 @@ class Store:
     def lock(self, command: str = "", timeout: float | None = None) -> StoreLock:
         """The store-wide writer lock as a (re-entrant) context manager.
 
+        Re-entrant within one thread: another thread of this process that
+        shares the store (the proxy's capture writer and its request
+        threads) gets a lock of its own, which waits for the flock as
+        another process would, so two threads never write at once.
+
         When taken (not re-entered) and the index journal is not empty, a
         previous writer crashed: the :attr:`recovery` callback
         (``objstore.memory.recovery.recover`` for a store opened with
         ``open_store``) replays it before the caller proceeds."""
-        cur = getattr(self._locks, "lock", None)
-        if cur is not None and cur.depth > 0:
-            return cur
-        cur = self._locks.lock = StoreLock(self.root / "locks" / "store.lock",
-                                           timeout=self.lock_timeout if timeout is None else timeout,
-                                           command=command, on_acquire=self._recover_if_needed)
-        return cur
+        me = get_ident()
+        held = self._locks.get(me)
+        if held is not None and held.depth > 0:
+            return held
+        lk = StoreLock(self.root / "locks" / "store.lock",
+                       timeout=self.lock_timeout if timeout is None else timeout,
+                       command=command, on_acquire=self._recover_if_needed)
+        self._locks[me] = lk
+        return lk
 
     def holds_lock(self) -> bool:
-        """True while this thread holds the store-wide writer lock through
-        this instance (inside a ``with store.lock():`` block).  The lock is
-        re-entrant within a thread; another thread of this process waits
-        for it as another process does (its own flock)."""
-        cur = getattr(self._locks, "lock", None)
-        return cur is not None and cur.depth > 0
+        """True while the calling thread holds the store-wide writer lock
+        through this instance (inside a ``with store.lock():`` block)."""
+        held = self._locks.get(get_ident())
+        return held is not None and held.depth > 0
 
     def _recover_if_needed(self) -> None:
         if not (self.root / "config").is_file():  # deleted (mem nuke) while this writer waited for the lock
@@ -453,26 +465,43 @@ class Store:
         if self.recovery is not None and not self.journal.is_empty():
             self.recovery(self)
 
-    def try_recover(self) -> bool:
+    def try_recover(self, *, wait: float | None = None) -> bool:
         """Bring the search index in step before a read (used by readers
         before searching); True if the journal is now empty.  Costs one
         ``stat`` when it is empty.  Otherwise: when the journal notes a fact
         write and no forget, a writer is committing that fact's index
         (after its answer, in the resident helper) or crashed: the lock is
-        waited for up to :data:`FACT_WAIT_S` seconds, so that a read that
-        follows an acknowledged write finds the new value; anything else
-        (an import's turns, a forget) is replayed only if the lock is free at
+        waited for up to :data:`FACT_WAIT_S` seconds, and for as long as
+        the holder is still that fact's writer (a ``remember``) and the
+        journal still notes a fact, up to ``wait`` seconds in all (default
+        :data:`FACT_COMMIT_WAIT_S`; the prompt gate, on a hook's budget,
+        passes less), so that a read that follows an acknowledged write
+        finds the new value even on a loaded machine; anything else (an
+        import's turns, a forget) is replayed only if the lock is free at
         once.  Taking the lock replays what is left (a crashed writer's)."""
         if self.journal.is_empty():
             return True
         j = self.journal.read()
-        wait = FACT_WAIT_S if (j.facts and not (j.forgets or j.turn_forgets or j.deletes)) else 0
-        try:
-            with self.lock("recover", timeout=wait):
+        if not (j.facts and not (j.forgets or j.turn_forgets or j.deletes)):
+            try:
+                with self.lock("recover", timeout=0):
+                    pass
+            except StoreLocked:
+                return False
+            return self.journal.is_empty()
+        deadline = time.monotonic() + (FACT_COMMIT_WAIT_S if wait is None else wait)
+        while True:
+            try:
+                with self.lock("recover", timeout=max(0.0, min(FACT_WAIT_S, deadline - time.monotonic()))):
+                    pass
+                return self.journal.is_empty()
+            except StoreLocked:
                 pass
-        except StoreLocked:
-            return False
-        return self.journal.is_empty()
+            if self.journal.is_empty():
+                return True   # the writer committed; it is letting go of the lock
+            if time.monotonic() >= deadline or not self.journal.read().facts \
+                    or lock_holder(self.root / "locks" / "store.lock").get("command") != FACT_WRITER:
+                return False
 
     def delete_object(self, oid: str) -> bool:
         """Delete an object at once, loose and packed (a pack that holds it
@@ -713,10 +742,9 @@ class Store:
         if self._packs is not None:
             self._packs.close()
             self._packs = None
-        cur = getattr(self._locks, "lock", None)
-        if cur is not None:
-            while cur.depth > 0:
-                cur.release()
+        for lk in list(self._locks.values()):
+            while lk.depth > 0:
+                lk.release()
 
     def __enter__(self) -> Store:
         return self

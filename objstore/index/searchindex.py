@@ -120,6 +120,10 @@ _PROGRESS_EVERY = 1000
 #: write): the index then lacks the rest until a full :meth:`SearchIndex.rebuild`,
 #: which removes the file (``docs/format.md``, "Search index (derived)")
 PARTIAL_FILE = "PARTIAL"
+#: Times a reader reads ``CURRENT`` again when a generation it named was
+#: replaced (and its directory removed) by a writer before the reader
+#: reloaded it: a rebuild, a forget's purge.  Readers take no lock.
+REPLACED_RETRIES = 5
 #: put the filter clauses beside the word clauses (``build_query(required=)``);
 #: False: the word query nested in a MUST clause (the same hits and scores, slower)
 FLAT_FILTERS = True
@@ -950,23 +954,29 @@ class SearchIndex:
         opened: list[OpenGeneration] = []
         for k in subs:
             sub = self._subs[k]
-            cur = sub.open_current()
-            if cur is None:
-                continue
-            m, indexes = cur
-            for s, name in m.live():
-                index = indexes[name]
+            for attempt in range(REPLACED_RETRIES):
+                cur = sub.open_current()
+                if cur is None:
+                    break
+                m, indexes = cur
+                got: list[OpenGeneration] = []
                 try:
-                    sub.reload_if_changed(name, index)
-                    searcher = index.searcher()
-                    only = None
-                    if k == "fact" and not ("fact" in kinds and "history" in kinds):
-                        other = "history" if "fact" in kinds else "fact"
-                        if searcher.doc_freq("kind", other):  # (deleted ones count: filtering is exact anyway)
-                            only = "fact" if other == "history" else "history"
-                    opened.append(OpenGeneration(sub, name, s, index, searcher, sub.fmt(name), only))
+                    for s, name in m.live():
+                        index = indexes[name]
+                        sub.reload_if_changed(name, index)
+                        searcher = index.searcher()
+                        only = None
+                        if k == "fact" and not ("fact" in kinds and "history" in kinds):
+                            other = "history" if "fact" in kinds else "fact"
+                            if searcher.doc_freq("kind", other):  # (deleted ones count: filtering is exact anyway)
+                                only = "fact" if other == "history" else "history"
+                        got.append(OpenGeneration(sub, name, s, index, searcher, sub.fmt(name), only))
                 except ValueError as e:
+                    if attempt + 1 < REPLACED_RETRIES and sub.manifest_lenient() != m:
+                        continue   # a writer replaced that generation under us: read CURRENT again
                     raise IndexCorruptError(f"cannot read {sub.dir / name}: {e}") from e
+                opened += got
+                break
         return opened
 
     def has_seq(self, kind: str = "turn") -> bool:
@@ -998,19 +1008,23 @@ class SearchIndex:
         Raises ``IndexCorruptError``."""
         want = sorted({int(n) for n in seqs if int(n) >= 0})
         sub = self._subs["turn"]
-        cur = sub.open_current() if want else None
-        if cur is None:
-            return {}
-        m, indexes = cur
-        name = m.gens[shard_index(session, m.n)]
-        if name is None or not sub.fmt(name).has_seq:
-            return {}
-        index = indexes[name]
-        try:
-            sub.reload_if_changed(name, index)
-            searcher = index.searcher()
-        except ValueError as e:
-            raise IndexCorruptError(f"cannot read {sub.dir / name}: {e}") from e
+        for attempt in range(REPLACED_RETRIES):
+            cur = sub.open_current() if want else None
+            if cur is None:
+                return {}
+            m, indexes = cur
+            name = m.gens[shard_index(session, m.n)]
+            if name is None or not sub.fmt(name).has_seq:
+                return {}
+            index = indexes[name]
+            try:
+                sub.reload_if_changed(name, index)
+                searcher = index.searcher()
+                break
+            except ValueError as e:
+                if attempt + 1 < REPLACED_RETRIES and sub.manifest_lenient() != m:
+                    continue   # a writer replaced that generation under us: read CURRENT again
+                raise IndexCorruptError(f"cannot read {sub.dir / name}: {e}") from e
         schema = index.schema
         q = tantivy.Query.boolean_query([
             (tantivy.Occur.Must, tantivy.Query.term_query(schema, "ref", session)),

@@ -73,7 +73,7 @@ from pathlib import Path
 from objstore.core.errors import MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
-from objstore.core.store import Store, now_ms
+from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.memory.decay import touch
 from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.provenance import turn_author
@@ -355,7 +355,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     idx = store.index
     if not (defer_session_index and _only_session_pending(store, session_id)):
-        store.try_recover()
+        store.try_recover(wait=FACT_WAIT_S)   # a hook's budget: no long wait for another's fact commit
     n_docs, df_words = idx.term_stats([word_of[t] for t in weight], ("fact", "turn"))
     nidf = {t: _nidf(df_words.get(word_of[t], 0), n_docs) for t in weight}
     for t in nidf:

@@ -136,3 +136,43 @@ def test_a_crash_between_the_answer_and_the_index_loses_nothing(home):
         assert s.index.doc_count(("fact", "history")) == {"fact": 1, "history": 1}
     finally:
         s.close()
+
+
+def test_a_reader_waits_for_a_fact_commit_slower_than_its_first_wait(home, monkeypatch):
+    """CI's loaded machine: the helper's index commit after the answer took
+    longer than the reader's wait (``FACT_WAIT_S``), and the reader searched
+    the index without the acknowledged value.  The interleaving is forced:
+    the commit starts only once the reader's first wait for the lock has
+    given up; the reader must keep waiting while the holder is that fact's
+    writer (bounded by ``FACT_COMMIT_WAIT_S``) and then find the value."""
+    from cmds import _helperserve
+    from objstore.core import lock as lockmod
+    from objstore.core import store as storemod
+    monkeypatch.setattr(storemod, "FACT_WAIT_S", 0.05)   # the first wait gives up quickly
+    gave_up = threading.Event()
+    real_acquire = lockmod.StoreLock.acquire
+
+    def acquire(self):
+        try:
+            real_acquire(self)
+        except StoreLocked:
+            if self.command == "recover":
+                gave_up.set()
+            raise
+    monkeypatch.setattr(lockmod.StoreLock, "acquire", acquire)
+    reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
+    got: list = []
+    reader = open_store(home)
+
+    def read() -> None:
+        got.append(reader.try_recover())
+        got.append([h.ref for h in search(reader, "6543")])
+    t = threading.Thread(target=read)
+    t.start()
+    try:
+        assert gave_up.wait(60), "the reader never waited for the lock"
+    finally:
+        reply.after()   # the commit, later than the reader's first wait
+    t.join(60)
+    reader.close()
+    assert got == [True, [KEY]]
