@@ -48,7 +48,7 @@ def warm(root: str) -> None:
     import objstore
     from . import _hookrun, lean  # noqa: F401 - imported to stay imported
     for name in ("recall", "search", "inject_for_prompt", "session_start_block", "render_context", "remember",
-                 "current", "capture_prompt", "prompt_snapshot", "load_capture_config", "remember_statement",
+                 "current", "capture_prompt", "prompt_snapshot", "load_capture_config", "write_statement",
                  "statement_of", "has_marker", "project_aliases", "agent_of", "ensure_index", "MemError"):
         getattr(objstore, name, None)
     try:

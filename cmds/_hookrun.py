@@ -421,9 +421,13 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
     """Write the fact of a "remember that …" prompt, citing ``source`` (the
     prompt's turn id); the confirmation to inject, or None."""
     import objstore
-    aliases = objstore.project_aliases(cwd or None) if cwd else []
-    r = objstore.remember_statement(store, prompt.encode("utf-8", "replace").decode("utf-8"),
-                                    project=aliases[0] if aliases else None, source=source)
+    r = objstore.write_statement(store, prompt.encode("utf-8", "replace").decode("utf-8"), cwd=cwd,
+                                 source=source)
+    return _confirmation(r)
+
+
+def _confirmation(r) -> str | None:
+    """The injected confirmation of a written statement (``RememberResult``), or None."""
     if r is None:
         return None
     from objstore import escape_context
@@ -432,13 +436,28 @@ def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str |
             f"{escape_context(r.version.fact.body)}</mem-context>")
 
 
+def _prompt_statement(store, **kw) -> str | None:
+    """Store a "remember that …" prompt and its fact under one store lock
+    (``capture_prompt(statement=True)``: the fact before the turn is
+    published, so a hook stopped by its budget or killed leaves both to the
+    transcript sync, which writes the fact once); when the prompt was not
+    stored now (already stored, deferred, excluded), the fact is written on
+    its own, as typed.  The confirmation to inject, or None.  Raises
+    StoreLocked (nothing written)."""
+    import objstore
+    pr = objstore.capture_prompt(store, statement=True, **kw)
+    if pr.stated is not None:
+        return _confirmation(pr.stated)
+    if pr.status == "captured":   # turn stored, its statement refused (a sealed key)
+        return None
+    return _remember_statement(store, kw["prompt"], kw.get("cwd", ""), pr.id or pr.source)
+
+
 def _capture_statement(store, **kw) -> None:
     """A "remember that …" prompt met a locked store: in the detached child,
-    store the prompt, then the fact citing it (what the hook does in
-    process when the lock is free; the agent gets no confirmation)."""
-    import objstore
-    pr = objstore.capture_prompt(store, **kw)
-    _remember_statement(store, kw["prompt"], kw.get("cwd", ""), pr.id or pr.source)
+    store the prompt and the fact citing it (:func:`_prompt_statement`;
+    the agent gets no confirmation)."""
+    _prompt_statement(store, **kw)
 
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
@@ -556,9 +575,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
 
         if ev == "UserPromptSubmit":
             prompt = _s(data.get("prompt"))
-            stated_source = ""
             forked = False
-            statement_deferred = False
+            stated = None
+            statement_done = False     # the statement was written (or handed to the capture child)
             marker_cfg = cfg if (cfg is not None or cfg_read) else \
                 run.guarded("config", objstore.load_capture_config, store.root)   # (read once: logged once)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
@@ -572,13 +591,13 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                           index=False, snapshot=snap, time_ms=int(time.time() * 1000),
                           entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")))
                 if objstore.statement_of(prompt) is not None:
-                    # "remember that …": the fact cites this turn, so the turn is stored first, here
-                    pr = run.guarded(None, objstore.capture_prompt, store, **kw)
-                    stated_source = (pr.id or pr.source) if pr is not None else ""
-                    if pr is None and fork_off(run, "capture", _capture_statement, store,
-                                               lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
-                                               budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
-                        statement_deferred = True   # the store is locked: turn and fact once it is free
+                    # "remember that …": the fact cites this turn: both written here, under one lock
+                    got = run.guarded(None, lambda: (_prompt_statement(store, **kw),))
+                    if got is not None:
+                        stated, statement_done = got[0], True
+                    elif fork_off(run, "capture", _capture_statement, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                                  budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                        statement_done = True   # the store is locked: turn and fact once it is free
                 elif fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                               budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **{**kw, "index": True}):
                     # the child, off the agent's path, indexes its turn too: else the next prompt's
@@ -586,9 +605,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     forked = True     # the child's turn is not replayed by the gate here
                 else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
-            stated = None
-            if capture and prompt.strip() and not statement_deferred:  # "remember that …": written at once
-                stated = run.guarded("remember", _remember_statement, store, prompt, cwd, stated_source)
+            if capture and prompt.strip() and not statement_done:  # "remember that …": written at once
+                stated = run.guarded("remember", _remember_statement, store, prompt, cwd)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here

@@ -237,6 +237,7 @@ _API: dict[str, tuple[str, str]] = {
     "Request": ("objstore.resident.server", "Request"),
     "keep_generations_open": ("objstore.index.generations", "keep_generations_open"),
     "remember_statement": ("objstore.capture.statements", "remember_statement"),
+    "write_statement": ("objstore.capture.statements", "write_statement"),
     "statement_of": ("objstore.capture.statements", "statement_of"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),

@@ -66,6 +66,7 @@ from pathlib import Path
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
 from objstore.capture.claude_code import (ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts,
                                           subagent_outcome)
+from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
@@ -542,7 +543,11 @@ def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, 
 
 def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg: CaptureConfig,
               no_capture: set[str], max_bytes: int, observe=None,
-              stopped: str | None = None) -> tuple[SyncResult, Cursor | None]:
+              stopped: str | None = None, stated: list | None = None) -> tuple[SyncResult, Cursor | None]:
+    """Read one transcript from its cursor into ``writer``.  ``stated``: a
+    list that receives ``(turn id, CapturedTurn)`` of each prompt of a main
+    transcript this sync adds that states a fact ("remember that …":
+    ``objstore.capture.statements``), for :func:`_write_stated`."""
     res = SyncResult(path=str(path))
     try:
         st = os.stat(path)
@@ -572,8 +577,14 @@ def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cf
                 res.session = ct.session
             if observe is not None:
                 observe(ct)
-            if writer.add(ct):
+            forgotten = writer.forgotten
+            oid = writer.add(ct)
+            if oid:
                 res.turns_added += 1
+                if stated is not None and lineage is not None and ct.role == "user" \
+                        and ct.alias.startswith("cc:p:") and writer.forgotten == forgotten \
+                        and statement_of(ct.text) is not None:
+                    stated.append((oid, ct))
         if rs.resume_at > cur.offset or end >= st.st_size:
             break
         end = st.st_size           # one line longer than the budget: read it whole
@@ -638,19 +649,21 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
         try:
             no_cap = no_capture_sessions(store)
             cursors: list[Cursor] = []
+            stated: list = []
             done: set[str] = set()     # subagent files read to their end (final, or idle: it ended)
             for p in paths:
                 if deadline is not None and time.monotonic() > deadline:
                     break
                 whole = final or (_is_subagent(Path(p)) and _subagent_ended(Path(p)))
                 res, cur = _sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
-                                     max_bytes=max_bytes, stopped=stopped)
+                                     max_bytes=max_bytes, stopped=stopped, stated=stated)
                 if whole:
                     done.add(res.path)
                 out.append(res)
                 if cur is not None:  # (a subagent file read whole is rolled up below: ended)
                     cur.ended = cur.ended or ended or (whole and _is_subagent(Path(p)))
                     cursors.append(cur)
+            _write_stated(store, stated, command)   # before the turns' publish: a crash between writes both again
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
         finally:
             w.close()
@@ -664,6 +677,28 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 if group:
                     rollup_files(store, group, final=whole, command=command)
     return out
+
+
+def _write_stated(store: Store, stated: list, command: str, own: str = "") -> object:
+    """Write the statements of prompts a sync added (``_sync_one``'s
+    ``stated``), each citing its turn: late (``statements.write_statement``:
+    never over a value written or forgotten since), except the prompt whose
+    source or alias is ``own`` (the prompt hook's own prompt, typed now),
+    whose result is returned (None when it is not among them).  A refused
+    write (a sealed key) is skipped.  Caller holds the store lock and
+    publishes the turns after this (the fact's index commit clears the
+    index journal, which must not hold their sessions yet)."""
+    mine = None
+    for oid, ct in stated:
+        is_own = bool(own) and own in (ct.source, ct.alias)
+        try:
+            r = write_statement(store, ct.text, cwd=ct.cwd, source=oid, command=f"{command} remember",
+                                late=not is_own)
+        except MemError:
+            continue
+        if is_own:
+            mine = r
+    return mine
 
 
 def _subagent_ended(path: Path) -> bool:
@@ -765,12 +800,15 @@ class PromptResult(Record):
     ``deferred`` (too much of the transcript unread to fix the key: the
     sync stores it), ``excluded`` (path glob), ``no-capture``, ``marked``
     (ignore marker) or ``empty`` (nothing left once ``<mem-context>`` is
-    removed)."""
+    removed).  ``stated``: with ``statement=True``, the ``RememberResult``
+    of the prompt's "remember that …" statement written with its turn
+    (None: no statement, or not written with it)."""
 
-    __slots__ = ("status", "id", "source", "synced")
+    __slots__ = ("status", "id", "source", "synced", "stated")
 
-    def __init__(self, status: str, id: str | None = None, source: str = "", synced: int = 0) -> None:
-        set_fields(self, status, id, source, synced)
+    def __init__(self, status: str, id: str | None = None, source: str = "", synced: int = 0,
+                 stated=None) -> None:
+        set_fields(self, status, id, source, synced, stated)
 
 
 class PromptSnapshot(Frozen):
@@ -841,7 +879,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                    transcript: Path | None = None, cfg: CaptureConfig | None = None,
                    command: str = "hook UserPromptSubmit", index: bool = False,
                    time_ms: int | None = None, snapshot: PromptSnapshot | None = None,
-                   entrypoint: str = "") -> PromptResult:
+                   entrypoint: str = "", statement: bool = False) -> PromptResult:
     """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
     the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
 
@@ -859,6 +897,14 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     prompt.  The text is redacted; ``index=False`` leaves indexing to the
     next writer (the Stop hook) through the index journal.  Takes the store
     lock (StoreLocked propagates).  Raises InvalidInput for a bad session id.
+
+    ``statement``: a "remember that …" prompt's fact
+    (``objstore.capture.statements``) is written under the same lock, after
+    the turn object and before the turn is published, citing the turn
+    (``stated`` in the result): a hook stopped at any point leaves both
+    unwritten (the transcript sync then writes both) or the fact written.
+    Statements of earlier prompts the pre-read of the transcript adds are
+    written too (late, as by :func:`sync_files`).
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     sid = validate_session_id(session_id)
@@ -879,6 +925,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         w = TurnAppender(store, command=command)
         synced = 0
         cur = None
+        stated: list = []
         if transcript is not None and not _is_subagent(transcript):
             try:
                 fst = os.stat(transcript)
@@ -890,7 +937,8 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                     # prompt was typed mid-answer) and cutting it now would split it in two turns
                     stopped = bool(cur0 and done and cur0.stopped)
                     res, cur = _sync_one(store, w, transcript, final=stopped, cfg=cfg,
-                                         no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES)
+                                         no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES,
+                                         stated=stated)
                     synced = res.turns_added
                     if cur is not None:
                         cur.stopped = False         # the next answer is not finished yet
@@ -909,12 +957,15 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         oid = w.add(ct)
         status = "captured" if oid else "known"
         try:
+            if statement and oid and statement_of(prompt) is not None:
+                stated.append((oid, ct.replace(alias=key)))
+            mine = _write_stated(store, stated, command, own=key if statement else "")
             w.publish(index=index)
         finally:
             w.close()
         if cur is not None:
             save_cursor(store, cur)
-    return PromptResult(status, oid, key, synced)
+    return PromptResult(status, oid, key, synced, mine)
 
 
 # --------------------------------------------------------------------------- shell capture

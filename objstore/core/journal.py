@@ -19,12 +19,31 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
 
 Only keys, session ids and object ids appear, never values; the file is
 emptied when the operation completes.
+
+**Owned entries** (``<store>/index-journal.d/<name>``, same line format, ``S``
+lines only): a writer that indexes its turns *after* it has released the
+store lock (the proxy's capture writer, so that a large batch holds the lock
+for its object and ref writes only) notes its sessions in a file of its own,
+created under the store lock before the refs move and held with an
+exclusive ``flock`` for as long as its writer lives.  While that flock is
+held the entries are the owner's business: :meth:`IndexJournal.read`,
+:meth:`IndexJournal.is_empty` and recovery skip them, so no other writer
+repeats the indexing the owner is doing.  The owner deletes the file once
+its index commit is done; if it dies first, the kernel drops the flock and
+the next holder of the store lock replays the file like the main journal
+and deletes it (:meth:`IndexJournal.clear`).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no owned entries (writers index under the lock)
+    fcntl = None  # type: ignore[assignment]
 
 from objstore.core.record import Record, set_fields
 
@@ -46,11 +65,106 @@ class JournalEntries(Record):
         return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes)
 
 
+class OwnedEntries:
+    """A live writer's own journal file (module doc, "Owned entries"):
+    :meth:`done` when its index commit is made, :meth:`abandon` to leave
+    the entries to the next holder of the store lock (an index error)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    def done(self) -> None:
+        """The index reflects the entries: delete the file, drop the flock."""
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            self._close()
+
+    def abandon(self) -> None:
+        """Drop the flock and keep the file: the next holder of the store lock replays it."""
+        self._close()
+
+    def _close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+
 class IndexJournal:
     """Append-only journal at ``path``; see the module doc."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: ``<path>.d``: the owned entries of live writers (module doc)
+        self.owned_dir = path.with_name(path.name + ".d")
+        self._dead: dict[Path, int] = {}   # owned files whose writer died, flocked by this process
+
+    def own(self, moves: list[tuple[str, str | None]]) -> OwnedEntries | None:
+        """Note session moves (as :meth:`sessions`) in an owned file that
+        this process holds (module doc); the caller holds the store lock
+        and calls this before it moves the refs.  None where ``flock`` does
+        not exist: the caller then notes them with :meth:`sessions` and
+        indexes under the lock.  Raises OSError."""
+        if fcntl is None:
+            return None
+        self.owned_dir.mkdir(exist_ok=True)
+        name = f"{os.getpid()}-{secrets.token_hex(6)}"
+        tmp = self.owned_dir / f".tmp-{name}"
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)      # held before the name is visible: never seen unowned
+            os.write(fd, "".join(f"S\t{sid}\t{old or '-'}\n" for sid, old in moves).encode("utf-8", "surrogatepass"))
+            os.fsync(fd)
+            os.rename(tmp, self.owned_dir / name)
+            dfd = os.open(self.owned_dir, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        return OwnedEntries(self.owned_dir / name, fd)
+
+    def _scan_dead(self) -> list[Path]:
+        """Owned files whose writer is gone (their flock can be taken); this
+        process keeps their flocks until :meth:`clear` deletes them."""
+        try:
+            names = os.listdir(self.owned_dir)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        for name in names:
+            p = self.owned_dir / name
+            if name.startswith(".tmp-"):        # a writer died while creating it: nothing moved yet
+                try:
+                    fd = os.open(p, os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    p.unlink(missing_ok=True)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+                continue
+            if p in self._dead:
+                continue
+            try:
+                fd = os.open(p, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)                    # its writer lives: its entries are its own
+                continue
+            self._dead[p] = fd
+        return sorted(self._dead)
 
     def append(self, lines: list[str], *, durable: bool = True) -> None:
         """Append lines (without newlines; fields tab-separated) and fsync."""
@@ -73,20 +187,32 @@ class IndexJournal:
         """Note that sessions will move from the given old heads."""
         self.append([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
 
-    def is_empty(self) -> bool:
-        """True when there is nothing to replay (cheap: one stat)."""
+    def _main_empty(self) -> bool:
+        """True when the main journal file is empty (one stat)."""
         try:
             return self.path.stat().st_size == 0
         except FileNotFoundError:
             return True
 
+    def is_empty(self) -> bool:
+        """True when there is nothing to replay: the main journal is empty
+        and no owned file of a dead writer is left (one ``stat``, and one
+        ``listdir`` where a writer ever owned entries)."""
+        return self._main_empty() and (fcntl is None or not self._scan_dead())
+
     def read(self) -> JournalEntries:
-        """Parse the journal; malformed lines (a torn last line) are ignored."""
+        """Parse the journal and the owned files of dead writers (module
+        doc); malformed lines (a torn last line) are ignored."""
         out = JournalEntries()
         try:
             text = self.path.read_bytes().decode("utf-8", "surrogatepass")
         except FileNotFoundError:
-            return out
+            text = ""
+        for p in self._scan_dead() if fcntl is not None else ():
+            try:
+                text += "\n" + p.read_bytes().decode("utf-8", "surrogatepass")
+            except OSError:
+                pass
         for line in text.split("\n"):
             parts = line.split("\t")
             if parts[0] == "F" and len(parts) == 2:
@@ -103,7 +229,15 @@ class IndexJournal:
         return out
 
     def clear(self) -> None:
-        """Empty the journal (the operation it described is complete)."""
+        """Empty the journal (the operation it described is complete), and
+        delete the owned files of dead writers that :meth:`read` included
+        (one whose writer died since is left for the next replay)."""
+        dead, self._dead = self._dead, {}
+        for p, dfd in dead.items():
+            try:
+                p.unlink(missing_ok=True)
+            finally:
+                os.close(dfd)
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_TRUNC)
         except FileNotFoundError:

@@ -35,8 +35,10 @@ class LooseObjects:
         """File path of object ``oid`` (64 hex)."""
         return self.root / oid[:2] / oid[2:]
 
-    def put(self, frame: bytes) -> str:
-        """Store a framed object; return its id.  Freshens an existing one."""
+    def put(self, frame: bytes, *, durable: bool | None = None) -> str:
+        """Store a framed object; return its id.  Freshens an existing one.
+        ``durable``: fsync this write (default :attr:`durable`); False leaves
+        it to the caller, who syncs the filesystem before a ref names it."""
         oid = hash_bytes(frame)
         p = self.path(oid)
         try:
@@ -44,7 +46,7 @@ class LooseObjects:
             return oid
         except FileNotFoundError:
             pass
-        atomic_write(p, zlib.compress(frame, 6), durable=self.durable)
+        atomic_write(p, zlib.compress(frame, 6), durable=self.durable if durable is None else durable)
         return oid
 
     def contains(self, oid: str) -> bool:

@@ -224,7 +224,7 @@ class Store:
         import shutil
         self.close()
         root = self.root
-        made = {"objects", "refs", "logs", "locks", "tmp", "config", "cache", "index", "index-journal",
+        made = {"objects", "refs", "logs", "locks", "tmp", "config", "cache", "index", "index-journal", "index-journal.d",
                 "projects.json"}
         if any(not e.startswith(".") and e not in made for e in os.listdir(root)):
             return False      # something else was written (a config.toml, a registry...): keep it

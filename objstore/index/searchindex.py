@@ -264,7 +264,8 @@ class SearchIndex:
 
     # -- writing ---------------------------------------------------------
     def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = (),
-            delete_kinds: Iterable[str] = KINDS) -> int:
+            delete_kinds: Iterable[str] = KINDS,
+            keep: Callable[[list[IndexDoc]], list[IndexDoc]] | None = None) -> int:
         """Index ``docs`` and delete the documents whose id is in
         ``delete_ids`` from the sub-indexes of ``delete_kinds`` (default: all;
         a fact writer passes ``("fact", "history")`` so that one write does
@@ -286,6 +287,11 @@ class SearchIndex:
         commits facts, then turns, then the old history (not atomic across
         them; the index is derived data).  A delete only hides a document:
         its text stays in the segment files until ``purge``.
+
+        ``keep(turn docs) -> turn docs``: called with the turn documents
+        once the turns sub-index's writer lock is held; only those it
+        returns are added (a writer that indexes without the store lock
+        drops what a forget removed meanwhile: a purge takes the same lock).
 
         Raises ``ValueError`` for a malformed id in ``delete_ids`` or a
         non-``IndexDoc`` item, ``IndexBusyError``, ``IndexCorruptError``,
@@ -323,6 +329,10 @@ class SearchIndex:
             if not kdocs and (not kdels or sub.manifest() is None):
                 continue
             with sub.locked():
+                if keep is not None and kind == "turn":
+                    kdocs = keep(kdocs)
+                    if not kdocs and not kdels:
+                        continue
                 added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
 

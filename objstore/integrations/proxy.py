@@ -399,7 +399,19 @@ def capture_turns(store: Store, turns: list) -> int:
     """Write captured turns through the one turn writer (redaction,
     exclusions, ``#nomem``, tombstones; a known source is skipped), one
     publish and one index commit for the batch.  Returns turns written.
-    Takes the store lock."""
+
+    The store lock is held only for what must be atomic with the refs:
+    the exclusions, the credential redaction (seconds for a 20 MB body)
+    and the turn objects (encoded, compressed, written and made durable,
+    chained on the session heads read then) are done before it is taken;
+    under it the heads, the tombstones and the objects are checked
+    (``TurnAppender.revalidate``: when a writer, a forget or a gc came in
+    between, the turns are added again there) and the journal and the refs
+    written; the index commit (most of the cost) is made after it is
+    released, under the turns index's writer lock, through journal entries
+    this process owns (``TurnAppender.publish(defer_index=True)``).  So a
+    ``mem forget`` or ``remember`` typed meanwhile waits milliseconds,
+    whatever the body's size.  Raises StoreLocked (nothing written)."""
     if not turns:
         return 0
     cfg = load_config(store.root)
@@ -407,13 +419,21 @@ def capture_turns(store: Store, turns: list) -> int:
              and not (t.role == "user" and t.text.lstrip().startswith(cfg.ignore_marker or "\0"))]
     if not turns:
         return 0
-    with store.lock("proxy"):
-        w = _writer(store)
-        try:
-            n = sum(1 for t in turns if w.add(t))
-            w.publish(index=True)
-        finally:
-            w.close()
+    w = _writer(store)
+    try:
+        # outside the lock: redaction, then the turns chained on the heads read now (encoding,
+        # compression, object writes, made durable): under it, only checked and published
+        w.redact_ahead(t.text for t in turns)
+        n = sum(1 for t in turns if w.add(t))
+        w.sync_objects()
+        with store.lock("proxy"):
+            if not w.revalidate():          # a writer, a forget or a gc came in between: again, here
+                w.reset()
+                n = sum(1 for t in turns if w.add(t))
+            w.publish(index=True, defer_index=True)
+    finally:
+        w.close()
+    w.index_deferred()                        # outside the store lock
     return n
 
 

@@ -35,7 +35,7 @@ from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
-from objstore.index.errors import SearchIndexError
+from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.provenance import reads_outside
 from objstore.memory.facts import list_keys, walk
 from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_root, parent_namespace
@@ -349,6 +349,31 @@ def message_digest(turn: Turn) -> bytes:
     return b"" if turn.forgotten else _digest(turn.text)
 
 
+def live_turn_docs(store: Store, docs: list, olds: dict[str, str | None]) -> list:
+    """The turn documents of ``docs`` whose turn is still in its session's
+    chain, above the session's old head ``olds[session]`` (the head before
+    the write that stored them), and not forgotten: what may be indexed
+    after the store lock was released (:meth:`TurnAppender.index_deferred`).
+    A session that was forgotten or rewritten meanwhile keeps none."""
+    by: dict[str, list] = {}
+    for d in docs:
+        by.setdefault(d.ref, []).append(d)
+    out = []
+    for sid, ds in by.items():
+        want = {d.id for d in ds}
+        live: set[str] = set()
+        try:
+            for tv in walk_turns(store, store.refs.read(session_ref(sid))):
+                if tv.id == olds.get(sid) or len(live) == len(want):
+                    break
+                if tv.id in want and not tv.turn.forgotten:
+                    live.add(tv.id)
+        except MemError:
+            pass       # no ref (forgotten), or a damaged chain: index nothing of it
+        out += [d for d in ds if d.id in live]
+    return out
+
+
 class TurnAppender:
     """The one writer of turns: ``mem import`` (``objstore.capture.importer``),
     the hooks (``objstore.capture.sync``) and evaluations
@@ -403,6 +428,10 @@ class TurnAppender:
         #: elsewhere by ``objstore.core.redact.redact`` (``mem import``'s parse
         #: worker); a text not in it is redacted here
         self.redactions: dict[str, tuple[str, int]] = {}
+        #: (owned journal entries, documents, session -> old head) of publishes with defer_index
+        self._deferred: list = []
+        self._oids: list[str] = []          # loose objects written since the last publish
+        self._flt_refs: list | None = None  # the tombstone refs the forget filter was read from
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` with its credentials replaced, and how many were."""
@@ -432,16 +461,17 @@ class TurnAppender:
             return self._writer.add(frame)
         # the first turns are fsynced one by one (cheap); past 64, the rest
         # are written without fsync and the filesystem is synced once in publish
+        # (per write: the store's flag is shared with other threads' writers)
         objs = self.store.objects
-        if self.written >= 64 and objs.durable and not self._bulk:
-            objs.durable, self._bulk = False, True
-        return objs.put(frame)
+        durable = objs.durable and self.written < 64
+        if objs.durable and not durable:
+            self._bulk = True
+        oid = objs.put(frame, durable=durable)
+        self._oids.append(oid)
+        return oid
 
     def close(self) -> None:
-        """Restore the store's per-object fsync and drop an unpublished pack
-        (after an error, too)."""
-        if self._bulk:
-            self.store.objects.durable, self._bulk = True, False
+        """Drop an unpublished pack (after an error, too)."""
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
@@ -481,8 +511,44 @@ class TurnAppender:
     def filter(self) -> CaptureFilter:
         """The store's :class:`CaptureFilter` (read once)."""
         if self._flt is None:
+            self._flt_refs = list(self.store.refs.iter("tombstones"))   # what it is read from (revalidate)
             self._flt = capture_filter(self.store)
         return self._flt
+
+    def sync_objects(self) -> None:
+        """Make the loose objects written without fsync durable (one
+        filesystem sync); :meth:`publish` does it before any ref moves, a
+        caller that added turns before taking the store lock does it first."""
+        if self._bulk:
+            syncfs(self.store.root)
+            self._bulk = False
+
+    def revalidate(self) -> bool:
+        """For turns added *before* the store lock was taken (loose mode;
+        the caller now holds it): True when they can be published as they
+        are: every session they read is still at the head they were chained
+        to, the tombstones are those the forget filter was read from (a
+        forget meanwhile could empty one of them), and every object written
+        is still there (a ``gc --prune=now`` meanwhile).  Else the caller
+        calls :meth:`reset` and adds them again, under the lock."""
+        store = self.store
+        if self._flt is not None and list(store.refs.iter("tombstones")) != self._flt_refs:
+            return False
+        if any(store.refs.read(st.ref) != st.start_head for st in self.states.values()):
+            return False
+        return all(store.objects.contains(oid) for oid in self._oids)
+
+    def reset(self) -> None:
+        """Forget every turn added since the last :meth:`publish` (their
+        objects stay, unreferenced: gc's) and every state read."""
+        self.states.clear()
+        self.dirty.clear()
+        self.docs = []
+        self._flt = self._flt_refs = None
+        self._oids = []
+        self._bulk = False
+        self.message_digests.clear()
+        self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
 
     def state(self, sid: str) -> SessionState:
         """The (cached) state of a validated session id."""
@@ -550,7 +616,7 @@ class TurnAppender:
             self.added += 1
         return oid
 
-    def publish(self, *, index: bool = True, wait: bool = True) -> str | None:
+    def publish(self, *, index: bool = True, wait: bool = True, defer_index: bool = False) -> str | None:
         """Make written turns durable and visible; returns an index error
         message (turns stored, index behind; the journal replays it) or None.
 
@@ -558,7 +624,14 @@ class TurnAppender:
         :class:`~objstore.index.searchindex.IndexStream` in a background
         thread; ``wait=False`` returns before that batch is committed (the
         index journal keeps its sessions until the next :meth:`publish`
-        has waited for it), so the caller can go on reading transcripts."""
+        has waited for it), so the caller can go on reading transcripts.
+
+        ``defer_index`` (loose mode, with ``index``): the sessions are noted
+        in journal entries this process owns (``IndexJournal.own``) and the
+        new turns are indexed by :meth:`index_deferred`, which the caller
+        runs *after* it has released the store lock: a large batch holds
+        the lock for its object and ref writes only (the proxy's capture
+        writer).  Where owned entries are not possible it indexes here."""
         store = self.store
         if self._writer is not None:
             self._writer.finish()  # the pack and its index are durable before any ref names them
@@ -567,12 +640,13 @@ class TurnAppender:
         err = self._wait_index()
         if not self.dirty:
             return err
-        if self._bulk:
-            syncfs(store.root)   # objects durable before any ref names them
-            self.store.objects.durable, self._bulk = True, False
+        self.sync_objects()      # objects durable before any ref names them
         t = now_ms()
         moved = sorted(self.dirty)
-        store.journal.sessions([(sid, self.states[sid].start_head) for sid in moved])
+        moves = [(sid, self.states[sid].start_head) for sid in moved]
+        owned = store.journal.own(moves) if (defer_index and index and not self.pack) else None
+        if owned is None:
+            store.journal.sessions(moves)
         # one batch: the filesystem synced a few times, not three fsyncs per session
         store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)
                            for sid in moved], self.command, time_ms=t)
@@ -582,7 +656,11 @@ class TurnAppender:
             if not self.pack:  # a bulk import leaves no cache file per session (a 4 KiB block each);
                 save_session_state(store, st)  # the next writer of one walks its chain once
         self.dirty.clear()
+        self._oids = []
         docs, self.docs = self.docs, []
+        if owned is not None:
+            self._deferred.append((owned, docs, dict(moves)))
+            return None
         if self._stream_error is not None:
             return self._stream_error
         if not index:
@@ -600,6 +678,50 @@ class TurnAppender:
             self._close_stream()
             return str(e)
         return None
+
+    def index_deferred(self, *, busy_wait_s: float = 600.0) -> str | None:
+        """Index the turns of :meth:`publish` ``(defer_index=True)``; the
+        caller does *not* hold the store lock.  Under the turns index's own
+        writer lock, only turns still in their session's chain and not
+        forgotten are added (:func:`live_turn_docs`): a ``forget`` that ran
+        since the publish has rewritten the chain and purged the index, and
+        what it removed does not come back; a forget that starts now purges
+        after this commit (it waits for the same lock).  Then the owned
+        journal entries are deleted; on an index error they are left to the
+        next holder of the store lock, which replays them.  A busy index
+        (another writer holds its lock) is waited for up to ``busy_wait_s``
+        seconds in all (the caller is a background writer nobody waits
+        for).  Returns the index error message or None."""
+        import time  # deferred: the hooks' import path stays lean
+        err = None
+        pending, self._deferred = self._deferred, []
+        deadline = time.monotonic() + busy_wait_s
+        for owned, docs, olds in pending:
+            try:
+                while docs:
+                    try:
+                        self.store.index.add(docs, keep=lambda ds, olds=olds: live_turn_docs(self.store, ds, olds))
+                        break
+                    except IndexBusyError:
+                        if time.monotonic() >= deadline:
+                            raise
+            except SearchIndexError as e:
+                err = err or str(e)
+                owned.abandon()
+                continue
+            except BaseException:
+                owned.abandon()
+                raise
+            owned.done()
+        return err
+
+    def redact_ahead(self, texts) -> None:
+        """Compute the redaction of ``texts`` now (before the store lock is
+        taken), so that :meth:`add` finds it in :attr:`redactions`."""
+        for text in texts:
+            if text and text not in self.redactions:
+                red = self._redact(text)
+                self.redactions[text] = (red.text, len(red.hits)) if red.hits else (text, 0)
 
     def _wait_index(self) -> str | None:
         """Wait for the stream's batch being written; clear the index journal

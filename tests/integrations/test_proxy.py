@@ -183,7 +183,7 @@ def rig(tmp_path_factory):
         raise AssertionError("no free port")
     yield {"url": url, "up": up, "home": home, "env": env, "trace": trace}
     proc.terminate()
-    proc.wait(10)
+    proc.wait(120)      # the capture writer stores what is queued (a 20 MB body's index on a loaded box)
     up.stop()
 
 
