@@ -587,7 +587,10 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                 else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
             stated = None
-            if capture and prompt.strip() and not statement_deferred:  # "remember that …": written at once
+            # "remember that …": written at once; never from a sub-agent's prompt (the parent agent's
+            # words, not the person's) nor from an excluded folder
+            if capture and prompt.strip() and not statement_deferred and not data.get("agent_id") \
+                    and not objstore.path_excluded(cfg, cwd):
                 stated = run.guarded("remember", _remember_statement, store, prompt, cwd, stated_source)
             if not prompt or no_inject(run.env):
                 return None

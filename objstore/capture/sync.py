@@ -73,6 +73,7 @@ from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.settings import capture_settings, parse_config
 from objstore.core.store import Store, now_ms
+from objstore.core.text import fold
 from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
 
@@ -150,19 +151,25 @@ def load_config(root: Path) -> CaptureConfig:
 
 
 def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:
-    """True when ``cwd`` matches an exclude glob or lies below one."""
+    """True when ``cwd`` matches an exclude glob or lies below one; a glob
+    ``DIR/**`` also matches ``DIR`` itself."""
     if not cfg.exclude or not cwd:
         return False
     c = os.path.normpath(cwd)
     for pat in cfg.exclude:
         if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):
             return True
+        if pat.endswith("/**") and fnmatch.fnmatchcase(c, pat[:-3] or "/"):
+            return True           # DIR/** covers DIR itself, as gitignore's users expect
     return False
 
 
 def has_marker(cfg: CaptureConfig, text: str) -> bool:
-    """True when ``text`` starts (after blanks) with the ignore marker."""
-    return bool(cfg.ignore_marker) and text.lstrip().startswith(cfg.ignore_marker)
+    """True when ``text`` starts (after blanks) with the ignore marker, in any
+    case or Unicode form (``text.fold``: NFC + casefold, the one
+    normalization for matching): ``#NOMEM`` is ``#nomem``."""
+    return bool(cfg.ignore_marker) and fold(text.lstrip()[:len(cfg.ignore_marker) * 4 + 16]).startswith(
+        fold(cfg.ignore_marker))
 
 
 def mark_no_capture(store: Store, sid: str) -> None:
