@@ -414,7 +414,7 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
                 final = oc.final
     objstore.rollup_subagent(store, child, final if isinstance(final, str) else None,
                              agent_type=kind or _s(data.get("agent_type")), description=description,
-                             command="hook")
+                             command="hook", cwd=_s(data.get("cwd")))
 
 
 def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:

@@ -76,9 +76,10 @@ from objstore.core.store import Store, now_ms
 from objstore.core.text import fold
 from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
+from objstore.memory.tombstones import all_tombstones
 
 __all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SyncResult",
-           "capture_prompt", "capture_shell", "catch_up", "import_filter",
+           "capture_prompt", "capture_refused", "capture_shell", "catch_up", "import_filter",
            "load_config", "mark_no_capture", "no_capture_sessions", "prompt_snapshot",
            "path_excluded", "subagent_files", "sync_files", "DEFAULT_MARKER", "MAX_SYNC_BYTES"]
 
@@ -193,6 +194,25 @@ def no_capture_sessions(store: Store) -> set[str]:
 
 def _no_capture(sid: str, ids: set[str]) -> bool:
     return bool(ids) and (sid in ids or sid.split(".", 1)[0] in ids)
+
+
+def capture_refused(store: Store, session: str, cwd: str = "", *, cfg: CaptureConfig | None = None,
+                    no_capture: set[str] | None = None, tombstones: list | None = None) -> str | None:
+    """Why nothing of ``session`` (or of a sub-agent of it: ``<id>.agent-*``)
+    may be written now, or None: ``"no-capture"`` (:func:`mark_no_capture`
+    of it or its parent), ``"excluded"`` (``cwd`` matches an exclusion) or
+    ``"forgotten"`` (a ``session:`` tombstone of it or its parent).  The
+    keyword arguments are what the caller read already (one read for many
+    sessions); else they are read here."""
+    root = session.split(".", 1)[0]
+    if _no_capture(session, no_capture_sessions(store) if no_capture is None else no_capture):
+        return "no-capture"
+    if path_excluded(load_config(store.root) if cfg is None else cfg, cwd):
+        return "excluded"
+    names = {f"session:{session}", f"session:{root}"}
+    if any(t.key in names for t in (all_tombstones(store) if tombstones is None else tombstones)):
+        return "forgotten"
+    return None
 
 
 # --------------------------------------------------------------------------- writing
