@@ -163,6 +163,30 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
     return parse_event(read_stdin_bytes(fd, timeout=timeout, max_bytes=max_bytes))
 
 
+def read_command_line(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> str:
+    """A shell command line from ``fd`` (``mem hook shell``, the shell
+    integrations pipe it: never an argument, which every local user reads
+    in /proc/PID/cmdline): read to EOF or for ``timeout`` seconds, at most
+    ``max_bytes`` (the rest is dropped), UTF-8 (invalid bytes replaced),
+    one trailing newline removed; "" when nothing came."""
+    buf = bytearray()
+    deadline = time.monotonic() + timeout
+    while len(buf) <= max_bytes:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+            chunk = os.read(fd, 1 << 16) if ready else b""
+        except (OSError, ValueError):
+            break
+        if not chunk:
+            break
+        buf += chunk
+    text = bytes(buf[:max_bytes]).decode("utf-8", "replace")
+    return text[:-1] if text.endswith("\n") else text
+
+
 class _Watchdog:
     """SIGALRM timer: raises :class:`HookTimeout` in the main thread when the
     budget is spent; if the process is still alive one second later it exits
@@ -676,7 +700,7 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
     dog = _Watchdog()
     try:
         dog.arm(run.budget)
-        if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1":
+        if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1" or not command_line.strip():
             return 0
         import objstore
         store = _open_store(run.root, SHELL_LOCK_WAIT_S)
