@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook, text, user
 
 SID = "f6f6f6f6-0000-4000-8000-000000000001"
@@ -168,3 +170,111 @@ def test_the_ignore_marker_matches_in_any_case(tmp_path, mem):
     assert mem("sessions", "--json", env=e).json == []
     out = _prompt(store, tmp_path, "  #NoMem remember that the marker hides this")
     assert out == "" and not [k for k in _keys(mem, store) if "/remembered/" in k]
+
+
+SAMPLE = REPO / "cmds" / "data" / "sample-projects" / "-home-dev-acme-api"
+PARENT = "a3e1d7b0-1c2f-4b8a-9e55-7c6d0f9b2e33"
+
+
+@pytest.mark.parametrize("how", ["forget", "exclude", "no-capture"])
+def test_a_subagent_summary_goes_with_its_session_and_never_comes_back(tmp_path, mem, how):
+    """fresh6 #22: ``forget --session`` kept the sub-agent's summary (the
+    session's text) and the next import wrote it again under ``global/``;
+    an excluded or no-capture session's summary was written too."""
+    import shutil
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE, home / ".claude" / "projects" / SAMPLE.name)
+    e = {"MEM_HOME": str(tmp_path / "store"), "HOME": str(home)}
+    mem("init", env=e)
+    if how == "forget":
+        mem("import", "claude-code", env=e)
+        assert [k for k in _keys(mem, tmp_path / "store") if "/summary/" in k]
+        mem("forget", "--session", PARENT[:8], "--yes", env=e)
+        assert not [k for k in _keys(mem, tmp_path / "store") if "/summary/" in k]
+    elif how == "exclude":
+        mem("exclude", "--add", "/home/dev/acme-api", "--apply", env=e)
+    else:
+        (tmp_path / "store" / "no-capture").write_text(PARENT + "\n")
+    mem("import", "claude-code", env=e)
+    assert not [k for k in _keys(mem, tmp_path / "store") if "/summary/" in k]
+    assert "docker-compose.yml:12" not in mem("search", "docker-compose", env=e).stdout
+
+
+def _cmdlines() -> dict[int, bytes]:
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    out[int(d)] = f.read()
+            except OSError:
+                pass
+    return out
+
+
+def _env_of(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_shell_capture_never_puts_the_command_line_in_argv(tmp_path, shell):
+    """fresh6 #6: ``mem hook shell … -- "$line"`` left the raw line (here an
+    ``export`` of a token, a builtin that was in no process table before)
+    in /proc/PID/cmdline, readable by every local user, while the hook
+    waited for the store lock.  The line now goes on stdin."""
+    import fcntl
+    import time
+
+    from tests.hooks.test_hook_shell import MEM_BIN, PROMPT, _need, _pty_session
+    exe = _need(shell)
+    if not MEM_BIN.exists():
+        pytest.skip("the mem script is not installed next to this Python")
+    store = tmp_path / "store"
+    subprocess.run([sys.executable, "-m", "cmds", "init"], env={**os.environ, "MEM_HOME": str(store)},
+                   cwd=REPO, check=True, capture_output=True, timeout=120)
+    home = tmp_path / "shellhome"
+    home.mkdir()
+    env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "xterm",
+           "MEM_HOME": str(store), "MEM_SHELL_CAPTURE": "1", "PYTHONPATH": str(REPO)}
+    if shell == "bash":
+        (home / "rc").write_text(f'eval "$(mem shell-init bash)"\nPS1={PROMPT!r}\n')
+        argv = [exe, "--rcfile", str(home / "rc"), "-i"]
+    elif shell == "zsh":
+        (home / ".zshrc").write_text(f'eval "$(mem shell-init zsh)"\nPROMPT={PROMPT!r}\nRPROMPT=\n')
+        env["ZDOTDIR"] = str(home)
+        argv = [exe, "-i"]
+    else:
+        (home / ".config" / "fish").mkdir(parents=True)
+        (home / ".config" / "fish" / "config.fish").write_text(
+            f"mem shell-init fish | source\nset -g fish_greeting\nfunction fish_prompt; printf '%s' {PROMPT!r}; end\n")
+        env["XDG_CONFIG_HOME"] = str(home / ".config")
+        argv = [exe, "-i"]
+    token = "ghp_Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1Je" + shell[:2].upper() + "q4sX"
+    lock = open(store / "locks" / "store.lock", "a+")
+    fcntl.flock(lock, fcntl.LOCK_EX)        # the hook waits (up to 10 s) for it: its process stays alive
+    try:
+        _pty_session(argv, env, [f"export GITHUB_TOKEN={token}"])
+        mine = f"MEM_HOME={store}".encode()
+        end = time.monotonic() + 60
+        seen = []
+        while time.monotonic() < end and not seen:
+            lines = _cmdlines()
+            assert not [c for c in lines.values() if token.encode() in c]
+            seen = [p for p, c in lines.items() if b"hook\0shell" in c and mine in _env_of(p)]
+            time.sleep(0.05)
+        assert seen, "no 'mem hook shell' process was seen waiting for the lock"
+        assert not [c for c in _cmdlines().values() if token.encode() in c]
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+    from tests.hooks._util import turns
+    end = time.monotonic() + 60
+    while time.monotonic() < end and not any(x[3].startswith("$ export") for x in turns(store)):
+        time.sleep(0.2)
+    texts = [x[3] for x in turns(store)]
+    assert any(t.startswith("$ export GITHUB_TOKEN=") for t in texts), texts
+    assert not any(token in t for t in texts)
