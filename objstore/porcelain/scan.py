@@ -108,12 +108,11 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     norm = normalize_value(text)
     if not norm:
         raise InvalidInput("nothing to scan for: the text is blank")
-    hits = _object_hits(store, norm)
+    hits = _object_hits(store, norm) + _name_hits(store, norm)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     for rel in scan_store(store.root, needles):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
-    hits.extend(_name_hits(store, norm))
     if index:
         try:
             for h in search(store, text, limit=50):
