@@ -163,6 +163,30 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
     return parse_event(read_stdin_bytes(fd, timeout=timeout, max_bytes=max_bytes))
 
 
+def read_command_line(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> str:
+    """A shell command line from ``fd`` (``mem hook shell``, the shell
+    integrations pipe it: never an argument, which every local user reads
+    in /proc/PID/cmdline): read to EOF or for ``timeout`` seconds, at most
+    ``max_bytes`` (the rest is dropped), UTF-8 (invalid bytes replaced),
+    one trailing newline removed; "" when nothing came."""
+    buf = bytearray()
+    deadline = time.monotonic() + timeout
+    while len(buf) <= max_bytes:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+            chunk = os.read(fd, 1 << 16) if ready else b""
+        except (OSError, ValueError):
+            break
+        if not chunk:
+            break
+        buf += chunk
+    text = bytes(buf[:max_bytes]).decode("utf-8", "replace")
+    return text[:-1] if text.endswith("\n") else text
+
+
 class _Watchdog:
     """SIGALRM timer: raises :class:`HookTimeout` in the main thread when the
     budget is spent; if the process is still alive one second later it exits
@@ -414,7 +438,7 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
                 final = oc.final
     objstore.rollup_subagent(store, child, final if isinstance(final, str) else None,
                              agent_type=kind or _s(data.get("agent_type")), description=description,
-                             command="hook")
+                             command="hook", cwd=_s(data.get("cwd")))
 
 
 def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:
@@ -450,6 +474,8 @@ def _prompt_statement(store, **kw) -> str | None:
         return _confirmation(pr.stated)
     if pr.status == "captured":   # turn stored, its statement refused (a sealed key)
         return None
+    if kw.get("cfg") is not None and objstore.path_excluded(kw["cfg"], kw.get("cwd", "")):
+        return None               # an excluded folder: nothing of it is kept, its statements neither
     return _remember_statement(store, kw["prompt"], kw.get("cwd", ""), pr.id or pr.source)
 
 
@@ -605,7 +631,10 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     forked = True     # the child's turn is not replayed by the gate here
                 else:
                     run.guarded(None, objstore.capture_prompt, store, **kw)
-            if capture and prompt.strip() and not statement_done:  # "remember that …": written at once
+            # "remember that …" not written with its turn above: at once; never from a sub-agent's
+            # prompt (the parent agent's words, not the person's) nor from an excluded folder
+            if capture and prompt.strip() and not statement_done and not data.get("agent_id") \
+                    and not objstore.path_excluded(cfg, cwd):
                 stated = run.guarded("remember", _remember_statement, store, prompt, cwd)
             if not prompt or no_inject(run.env):
                 return None
@@ -691,7 +720,7 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
     dog = _Watchdog()
     try:
         dog.arm(run.budget)
-        if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1":
+        if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1" or not command_line.strip():
             return 0
         import objstore
         store = _open_store(run.root, SHELL_LOCK_WAIT_S)

@@ -21,7 +21,8 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
     """Keep projects out of capture: preview, add, list and remove exclusion globs.
 
     A glob is matched against a session's working directory (a pattern also
-    covers everything below it; ~ is expanded).  --add GLOB shows which
+    covers everything below it, and DIR/** covers DIR itself; ~ is
+    expanded).  --add GLOB shows which
     sessions and projects already stored it matches, and how many turns;
     with --apply it is written to [capture] exclude of the store's
     config.toml and, on a terminal, you are asked whether to forget what is

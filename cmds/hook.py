@@ -4,6 +4,7 @@ The work is in :mod:`cmds._hookrun` (no click), see ``docs/hooks.md``.
 """
 
 import os
+import sys
 
 import click
 
@@ -33,7 +34,7 @@ def command():
     \b
     Examples:
       echo '{"hook_event_name":"Stop","session_id":"s1","transcript_path":"t.jsonl"}' | mem hook claude-code
-      mem hook shell --session shell-1 --cwd ~/src --status 0 --start 1767225600000 --duration 120 -- make test
+      printf '%s' 'make test' | mem hook shell --session shell-1 --cwd ~/src --status 0 --start 1767225600000 --duration 120
 
     Exit status: always 0, even on errors (they go to <store>/logs/hooks.log:
     time, event, session id and error type, never text), so a broken store
@@ -62,20 +63,26 @@ def claude_code():
 @click.option("--status", type=int, default=0, help="Exit status of the command.")
 @click.option("--start", "started_ms", type=int, default=0, help="Start time, ms since the epoch.")
 @click.option("--duration", "duration_ms", type=int, default=0, help="Duration in ms.")
-@click.argument("command_line", nargs=-1, required=True)
+@click.argument("command_line", nargs=-1, required=False)
 def shell(session, cwd, status, started_ms, duration_ms, command_line):
     """Record one command of your own shell as a turn (opt-in).
 
+    The command line is read from stdin (what the shell integrations do:
+    an argument would be readable by every local user in /proc/PID/cmdline
+    while the hook runs, and a line such as 'export TOKEN=…' holds a
+    secret); arguments after -- are still taken, for older shell files.
+
     \b
     Examples:
-      mem hook shell --session shell-1 --cwd . --status 1 --start 1767225600000 --duration 80 -- make
+      printf '%s' make | mem hook shell --session shell-1 --cwd . --status 1 --start 1767225600000 --duration 80
 
     Exit status: always 0 (errors go to the hook log).
     """
-    from ._hookrun import run_shell
+    from ._hookrun import read_command_line, run_shell
     ctx = click.get_current_context()
+    line = " ".join(command_line) if command_line else read_command_line(sys.stdin.fileno())
     ctx.exit(run_shell(session=session, cwd=cwd, status=status, started_ms=started_ms, duration_ms=duration_ms,
-                       command_line=" ".join(command_line), env=_env(ctx)))
+                       command_line=line, env=_env(ctx)))
 
 
 @command.command("catch-up")

@@ -21,8 +21,9 @@ def command(text, files, no_remotes, as_json, store):
     """Show every place TEXT still exists: store, index, transcripts, shell history.
 
     Searches the store's objects (decoded, matching as forget does: case
-    and white space ignored), every other file of the store (logs, caches,
-    the review shell's history), the search index, the agent transcripts
+    and white space ignored; keys too), every other file of the store (logs,
+    caches, the review shell's history) and the names of its files (a ref
+    is named by its key), the search index, the agent transcripts
     the store imported from, the Markdown notes it imported, your shell
     history files, every remote and
     backup (read back and decrypted with the sync key), and any --file.

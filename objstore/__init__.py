@@ -131,6 +131,7 @@ _API: dict[str, tuple[str, str]] = {
     "answer_hash": ("objstore.capture.claude_code", "answer_hash"),
     "subagent_files": ("objstore.capture.sync", "subagent_files"),
     "has_marker": ("objstore.capture.sync", "has_marker"),
+    "path_excluded": ("objstore.capture.sync", "path_excluded"),
     "prompt_snapshot": ("objstore.capture.sync", "prompt_snapshot"),
     "capture_shell": ("objstore.capture.sync", "capture_shell"),
     "capture_prompt": ("objstore.capture.sync", "capture_prompt"),

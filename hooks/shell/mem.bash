@@ -83,8 +83,9 @@ if [ "${MEM_SHELL_CAPTURE:-}" = 1 ] && [[ $- == *i* ]] && [ -z "$(trap -p DEBUG)
         __mem_hist=${BASH_REMATCH[1]}
         line=${BASH_REMATCH[2]}
         if [ -n "$line" ] && [ "${line:0:1}" != " " ] && [ -z "${MEM_NO_CAPTURE:-}" ]; then
-          ( mem hook shell --session "$__mem_sid" --cwd "$__mem_cwd" --status "$st" --start "$__mem_start" \
-              --duration "$((now - __mem_start))" -- "$line" >/dev/null 2>&1 & )
+          # the line goes on stdin (printf is a builtin): an argument is readable by every user in /proc
+          ( printf '%s' "$line" | mem hook shell --session "$__mem_sid" --cwd "$__mem_cwd" --status "$st" \
+              --start "$__mem_start" --duration "$((now - __mem_start))" >/dev/null 2>&1 & )
         fi
       fi
     fi

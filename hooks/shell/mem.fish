@@ -79,7 +79,8 @@ if test "$MEM_SHELL_CAPTURE" = 1; and status is-interactive
         set -l dur $CMD_DURATION
         test -n "$dur"; or set dur 0
         set -l now (math (date +%s) \* 1000)
-        nohup mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start (math $now - $dur) --duration $dur -- $cmd >/dev/null 2>&1 &
+        # the line goes on stdin (printf is a builtin): an argument is readable by every user in /proc
+        printf '%s' $cmd | nohup mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start (math $now - $dur) --duration $dur >/dev/null 2>&1 &
         disown 2>/dev/null
     end
 end

@@ -66,8 +66,9 @@ if [[ ${MEM_SHELL_CAPTURE:-} == 1 && -o interactive ]]; then
     local cmd=$__mem_cmd start=$__mem_start now=$(__mem_ms)
     __mem_cmd=''
     if [[ $cmd != ' '* && -z ${MEM_NO_CAPTURE:-} ]]; then
-      mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start $start \
-        --duration $(( now - start )) -- $cmd >/dev/null 2>&1 &!
+      # the line goes on stdin (print is a builtin): an argument is readable by every user in /proc
+      print -rn -- $cmd | mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start $start \
+        --duration $(( now - start )) >/dev/null 2>&1 &!
     fi
     return $st
   }

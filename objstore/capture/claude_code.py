@@ -435,12 +435,14 @@ class SubagentOutcome(Frozen):
             interrupted, or is still running): its last conversational
             record is a tool call, a tool result, a prompt, or an answer
             cut by ``max_tokens``.
+        cwd: the working directory of its first record ("" if none).
     """
 
-    __slots__ = ("session", "agent_id", "agent_type", "description", "final")
+    __slots__ = ("session", "agent_id", "agent_type", "description", "final", "cwd")
 
-    def __init__(self, session: str, agent_id: str, agent_type: str, description: str, final: str | None) -> None:
-        set_fields(self, session, agent_id, agent_type, description, final)
+    def __init__(self, session: str, agent_id: str, agent_type: str, description: str, final: str | None,
+                 cwd: str = "") -> None:
+        set_fields(self, session, agent_id, agent_type, description, final, cwd)
 
 
 def subagent_outcome(path: Path) -> SubagentOutcome | None:
@@ -453,13 +455,14 @@ def subagent_outcome(path: Path) -> SubagentOutcome | None:
     if not is_sub:
         return None
     agent = path.stem[len("agent-"):]
-    parent = ""
+    parent = cwd = ""
     with open(path, "rb") as f:
         head = f.readline(MAX_LINE_BYTES)
         rec = decode_record(head) if head else None
         if isinstance(rec, dict):
             parent = as_str(rec.get("sessionId"))
             agent = as_str(rec.get("agentId")) or agent
+            cwd = as_str(rec.get("cwd"))
         size = f.seek(0, os.SEEK_END)
         f.seek(max(0, size - OUTCOME_TAIL_BYTES))
         tail = f.read().split(b"\n")
@@ -493,7 +496,7 @@ def subagent_outcome(path: Path) -> SubagentOutcome | None:
     except (OSError, ValueError):
         pass
     return SubagentOutcome(f"{parent}.agent-{agent}", agent, as_str(meta.get("agentType")),
-                           as_str(meta.get("description")), final)
+                           as_str(meta.get("description")), final, cwd)
 
 
 def _msg_id(rec: dict) -> str:

@@ -18,6 +18,11 @@ when the sub-agent's turns name no project): one key per sub-agent, so a
 repeated ``SubagentStop`` or a re-import writes nothing new (the value is
 unchanged), a real final message supersedes an earlier "did not complete",
 and a "did not complete" never replaces a final message.
+
+A sub-agent of a session that must not be captured (``MEM_NO_CAPTURE``, an
+excluded folder) or was forgotten (``mem forget --session``: a ``session:``
+tombstone) gets no summary, then or ever: its final message is that
+session's text.  ``forget --session`` forgets the summaries it has.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from objstore.core.store import Store
 from objstore.memory.facts import IndexBatch, RememberResult, current_of, remember, walk
 from objstore.memory.scope import parent_namespace
 from objstore.memory.sessions import session_turns
+from objstore.memory.tombstones import all_tombstones
 
 #: how a "did not complete" summary starts
 INCOMPLETE = "did not complete"
@@ -89,7 +95,8 @@ def is_incomplete(body: str) -> bool:
 
 
 def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",
-           description: str = "", command: str = "rollup", index_batch: IndexBatch | None = None) -> RollupResult:
+           description: str = "", command: str = "rollup", index_batch: IndexBatch | None = None,
+           cwd: str = "", refused: str | None | bool = False) -> RollupResult:
     """Write (once) the summary of sub-agent namespace ``child`` into its
     parent's namespace.
 
@@ -101,6 +108,11 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         project: the project when its turns name none.
         agent_type, description: shown in a "did not complete" summary.
         index_batch: the index write is kept there (``facts.IndexBatch``).
+        cwd: the sub-agent's working directory (else its turns').
+        refused: ``sync.capture_refused`` of it when the caller asked
+            already (None: allowed); by default asked here.  A sub-agent
+            of a forgotten, excluded or no-capture session gets no summary
+            (status ``skipped``): its final message is that session's text.
     Returns:
         :class:`RollupResult`.
     Raises:
@@ -115,6 +127,11 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
     except (NotFound, IntegrityError):
         turns = []
     project = next((tv.turn.project for tv in reversed(turns) if tv.turn.project), project)
+    if refused is False:
+        from objstore.capture.sync import capture_refused   # deferred: sync imports this module
+        refused = capture_refused(store, child, cwd or next((tv.turn.cwd for tv in turns if tv.turn.cwd), ""))
+    if refused:
+        return RollupResult(child, parent, "", "skipped", False)
     key = summary_key(child, project)
     edges = tuple(tv.id for tv in turns[-MAX_EDGES:] if not tv.turn.forgotten)  # forget dropped those
     final = (final or "").strip()
@@ -174,8 +191,10 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
 
 def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: float, command: str,
                   ib: IndexBatch | None) -> list[RollupResult]:
+    from objstore.capture.sync import capture_refused, load_config, no_capture_sessions   # (deferred: a cycle)
     out = []
     now = time.time()
+    seen: dict = {}   # what capture_refused reads, read once for all the files
     for p in paths:
         p = Path(p)
         if not p.name.startswith("agent-"):
@@ -186,8 +205,12 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
                 continue
             if oc.final is None and not final and now - os.stat(p).st_mtime < idle_s:
                 continue
+            if not seen:
+                seen.update(cfg=load_config(store.root), no_capture=no_capture_sessions(store),
+                            tombstones=all_tombstones(store))
             out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
-                              description=oc.description, command=command, index_batch=ib))
+                              description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
+                              refused=capture_refused(store, oc.session, oc.cwd, **seen)))
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every
                 store.packs.drop_pages()          # pack: keep their index pages from piling up in memory
         except (OSError, MemError):

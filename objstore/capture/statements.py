@@ -4,12 +4,28 @@ at once as ``user_stated`` (issue: derive, item 6).
 :func:`statement_of` recognises a prompt (or a sentence of it) that starts
 with ``remember that``, ``remember:``, ``please remember``, ``note that``,
 ``keep in mind that`` or ``don't forget that``, and returns the statement.
+Only the person's own words count: the cue must open the prompt's first
+non-blank line or a sentence of it, and the statement ends at that line's
+end.  A cue on a later line (a pasted log, README or issue), in a quoted
+(``>``) or fenced (```` ``` ````) line is not a statement.
 :func:`remember_statement` writes it under a deterministic key,
 ``<scope>/remembered/<the statement's first content words>``, scope being
 the project of the working directory (else ``user``), with the prompt's
 source as the evidence, and returns the result the caller confirms in the
 injected context.  A statement holding a credential is redacted by
 ``remember``; one over :data:`MAX_CHARS` is cut at a sentence end.
+
+The key is made from the statement with every credential removed
+(``redact.remove_credentials``), so no part of a secret, nor a redaction
+marker, is ever in a key, a ref file name, the audit log or a tombstone.
+Distinct statements get distinct keys: when the key of the first content
+words already holds a different statement (its content words differ), the
+new one is written under that key plus ``-`` and the first 8 hex digits of
+the SHA-256 of its content words, so it never supersedes the other.  The
+same statement again (case, punctuation and stop words aside) keeps its
+key; to give a remembered thing a new value, restate it word for word with
+the new value at the end within the first six content words, or use
+``mem remember KEY VALUE``.
 
 A statement is never lost: the prompt hook writes it with the prompt's turn
 under one store lock (``capture.sync.capture_prompt``); when the hook could
@@ -22,9 +38,11 @@ since.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from objstore.core.objects import normalize_value
+from objstore.core.redact import remove_credentials
 from objstore.core.refs import fact_ref
 from objstore.core.store import Store
 from objstore.memory.facts import remember
@@ -32,14 +50,17 @@ from objstore.memory.scope import project_aliases
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 MAX_CHARS = 600
-_CUE = re.compile(r"(?:^|(?<=[.!?\n]))\s*(?:please\s+)?(?:remember(?:\s+that|\s*:)|note\s+that|keep\s+in\s+mind\s+that"
+_CUE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:please\s+)?(?:remember(?:\s+that|\s*:)|note\s+that|keep\s+in\s+mind\s+that"
                   r"|don'?t\s+forget\s+that)\s+(?P<what>.+)", re.I | re.S)
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it".split())
 
 
 def statement_of(prompt: str) -> str | None:
     """The stated fact of a "remember that …" prompt, or None."""
-    m = _CUE.search(prompt or "")
+    first = (prompt or "").lstrip().split("\n", 1)[0]   # the person's own line, not a pasted block
+    if first.lstrip().startswith((">", "```", "~~~")):
+        return None
+    m = _CUE.search(first)
     if not m:
         return None
     what = m.group("what").strip()
@@ -51,11 +72,32 @@ def statement_of(prompt: str) -> str | None:
     return what[:MAX_CHARS]
 
 
-def statement_key(statement: str, project: str | None) -> str:
-    """The key a statement is written under (module doc)."""
-    words = [w for w in re.findall(r"\w+", normalize_value(statement)) if w not in _STOP][:6] or ["note"]
+_MARKER = re.compile(r"\[REDACTED:[^\]]*\]")
+
+
+def _content_words(statement: str) -> list[str]:
+    """The statement's content words (NFC + casefold, stop words dropped),
+    with every credential and redaction marker removed first."""
+    text = _MARKER.sub(" ", remove_credentials(statement))
+    return [w for w in re.findall(r"\w+", normalize_value(text)) if w not in _STOP]
+
+
+def statement_key(statement: str, project: str | None, store: Store | None = None) -> str:
+    """The key a statement is written under (module doc): never holds a
+    credential.  With ``store``: when that key holds a different statement,
+    the key with a hash suffix (distinct statements, distinct keys)."""
+    words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
-    return f"{scope}/remembered/{'-'.join(words)[:120]}"
+    key = f"{scope}/remembered/{'-'.join(words[:6] or ['note'])[:120]}"
+    if store is None:
+        return key
+    head = store.refs.read(fact_ref(key))
+    if head is None:
+        return key
+    held = store.get(head)
+    if _content_words(getattr(held, "body", "") or "") == words:
+        return key                       # the same statement again: its key
+    return f"{key}-{hashlib.sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
 
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",
@@ -66,7 +108,7 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
     what = statement_of(prompt)
     if what is None:
         return None
-    return remember(store, statement_key(what, project), what, trust="user_stated", owner="user",
+    return remember(store, statement_key(what, project, store), what, trust="user_stated", owner="user",
                     sources=(source,) if source else (), command=command)
 
 
@@ -87,7 +129,7 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
         what = statement_of(prompt)
         if what is None:
             return None
-        key = statement_key(what, project)
+        key = statement_key(what, project, store)
         if store.refs.read(fact_ref(key)) is not None or forgotten_in(all_tombstones(store), key, what):
             return None
     return remember_statement(store, prompt, project=project, source=source, command=command)

@@ -74,11 +74,13 @@ from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.settings import capture_settings, parse_config
 from objstore.core.store import Store, now_ms
+from objstore.core.text import fold
 from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
+from objstore.memory.tombstones import all_tombstones
 
 __all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SyncResult",
-           "capture_prompt", "capture_shell", "catch_up", "import_filter",
+           "capture_prompt", "capture_refused", "capture_shell", "catch_up", "import_filter",
            "load_config", "mark_no_capture", "no_capture_sessions", "prompt_snapshot",
            "path_excluded", "subagent_files", "sync_files", "DEFAULT_MARKER", "MAX_SYNC_BYTES"]
 
@@ -151,19 +153,25 @@ def load_config(root: Path) -> CaptureConfig:
 
 
 def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:
-    """True when ``cwd`` matches an exclude glob or lies below one."""
+    """True when ``cwd`` matches an exclude glob or lies below one; a glob
+    ``DIR/**`` also matches ``DIR`` itself."""
     if not cfg.exclude or not cwd:
         return False
     c = os.path.normpath(cwd)
     for pat in cfg.exclude:
         if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):
             return True
+        if pat.endswith("/**") and fnmatch.fnmatchcase(c, pat[:-3] or "/"):
+            return True           # DIR/** covers DIR itself, as gitignore's users expect
     return False
 
 
 def has_marker(cfg: CaptureConfig, text: str) -> bool:
-    """True when ``text`` starts (after blanks) with the ignore marker."""
-    return bool(cfg.ignore_marker) and text.lstrip().startswith(cfg.ignore_marker)
+    """True when ``text`` starts (after blanks) with the ignore marker, in any
+    case or Unicode form (``text.fold``: NFC + casefold, the one
+    normalization for matching): ``#NOMEM`` is ``#nomem``."""
+    return bool(cfg.ignore_marker) and fold(text.lstrip()[:len(cfg.ignore_marker) * 4 + 16]).startswith(
+        fold(cfg.ignore_marker))
 
 
 def mark_no_capture(store: Store, sid: str) -> None:
@@ -187,6 +195,25 @@ def no_capture_sessions(store: Store) -> set[str]:
 
 def _no_capture(sid: str, ids: set[str]) -> bool:
     return bool(ids) and (sid in ids or sid.split(".", 1)[0] in ids)
+
+
+def capture_refused(store: Store, session: str, cwd: str = "", *, cfg: CaptureConfig | None = None,
+                    no_capture: set[str] | None = None, tombstones: list | None = None) -> str | None:
+    """Why nothing of ``session`` (or of a sub-agent of it: ``<id>.agent-*``)
+    may be written now, or None: ``"no-capture"`` (:func:`mark_no_capture`
+    of it or its parent), ``"excluded"`` (``cwd`` matches an exclusion) or
+    ``"forgotten"`` (a ``session:`` tombstone of it or its parent).  The
+    keyword arguments are what the caller read already (one read for many
+    sessions); else they are read here."""
+    root = session.split(".", 1)[0]
+    if _no_capture(session, no_capture_sessions(store) if no_capture is None else no_capture):
+        return "no-capture"
+    if path_excluded(load_config(store.root) if cfg is None else cfg, cwd):
+        return "excluded"
+    names = {f"session:{session}", f"session:{root}"}
+    if any(t.key in names for t in (all_tombstones(store) if tombstones is None else tombstones)):
+        return "forgotten"
+    return None
 
 
 # --------------------------------------------------------------------------- writing

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.capture.statements import remember_statement
-from objstore.capture.sync import load_config, path_excluded
+from objstore.capture.sync import has_marker, load_config, path_excluded
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -416,7 +416,7 @@ def capture_turns(store: Store, turns: list) -> int:
         return 0
     cfg = load_config(store.root)
     turns = [t for t in turns if not path_excluded(cfg, t.cwd)
-             and not (t.role == "user" and t.text.lstrip().startswith(cfg.ignore_marker or "\0"))]
+             and not (t.role == "user" and has_marker(cfg, t.text))]
     if not turns:
         return 0
     w = _writer(store)

@@ -406,7 +406,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     Returns:
         :class:`RememberResult`.
     Raises:
-        InvalidInput: bad key, kind, trust or body.
+        InvalidInput: bad key (also one holding a credential, as the
+            redaction rules find it), kind, trust or body.
         RefConflict: ``expect`` does not match the head (nothing written).
         NotFound: an edge target does not exist.
         Refused: the key is sealed (``objstore.vault.sealed``: a plain write would
@@ -424,6 +425,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         red = redact(body)
         body, redacted = red.text, len(red.hits)
+        if redact(key.replace("/", " ").replace("-", " ")).hits:   # a key names ref files, logs, tombstones
+            raise InvalidInput("the key holds a credential: it would be stored in the clear in file names "
+                               "and logs", hint="name what the value is, not the value")
     if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it
         raise InvalidInput("a secret value is sealed, not written as a plain fact",
                            hint="use objstore.vault.sealed.remember_sealed (mem remember --sensitivity secret)")

@@ -147,7 +147,9 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             a turn).
         match: text to find in every fact version and turn, ignoring case
             and whitespace runs (>= 3 characters after normalizing).
-        session: a session id (exact or a unique prefix).
+        session: a session id (exact or a unique prefix): the session, its
+            sub-agent sessions and their summary facts (whose text is the
+            session's).
     Raises:
         InvalidInput (no selector, several, short match), NotFound.
     """
@@ -169,6 +171,11 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
                 if chain and chain[0].turn.parent is not None:   # the walk stopped at a damaged turn
                     plan.unreadable.setdefault(s, []).append(chain[0].turn.parent)
                 plan.sessions[s] = chain
+        # its sub-agents' summaries (``capture.rollup``, ``*/summary/<id>.agent-*``) hold its text too
+        for key, _head in list_keys(store):
+            scope, sep, leaf = key.rpartition("/summary/")
+            if sep and scope and (leaf in plan.sessions or leaf.startswith(sid + ".agent-")):
+                plan.keys[key] = versions(store, key)
         if plan.unreadable:
             _scan_session_turns(store, plan)
         return plan

@@ -8,7 +8,10 @@ Places searched:
   space runs folded);
 * **store files** that are not objects (logs, caches, state files, the
   shell history kept in the store), raw and zlib-decompressed, for the
-  UTF-8 bytes of the text;
+  UTF-8 bytes of the text; and the **names** of every file and folder of
+  the store (a ref file is named by its key), normalized, percent-decoded;
+* the **keys** of fact versions, queue items, tombstones and sealed
+  values (a key is text too: it can hold what a person typed);
 * **the search index**, by asking it (its document store is compressed);
 * **the agents' transcripts** this store imported from;
 * **other files** the caller names (shell history files);
@@ -21,14 +24,16 @@ only where it was found.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from objstore.capture.scrub import find
 from objstore.core.codec import decode
 from objstore.core.errors import InvalidInput, MemError
-from objstore.core.objects import Fact, QueueItem, Turn, normalize_value
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
 from objstore.core.store import Store
 from objstore.memory.forget import scan_store
 from objstore.retrieval.search import search, searchable
@@ -63,8 +68,23 @@ def _object_hits(store: Store, norm: str) -> list[ScanHit]:
             if norm in normalize_value(obj.text):
                 hits.append(ScanHit("object", oid, f"turn {obj.session} #{obj.seq} ({obj.role})"))
         elif isinstance(obj, QueueItem):
-            if norm in normalize_value(obj.body):
+            if norm in normalize_value(obj.body) or norm in normalize_value(obj.key):
                 hits.append(ScanHit("object", oid, f"queue item for {obj.key}"))
+        elif isinstance(obj, (Tombstone, Sealed)):   # their keys are names a text can end up in
+            if norm in normalize_value(obj.key):
+                hits.append(ScanHit("object", oid, f"{obj.TYPE_NAME} {obj.key}"))
+    return hits
+
+
+def _name_hits(store: Store, norm: str) -> list[ScanHit]:
+    """Files and folders of the store whose path (a ref named by a key,
+    e.g. ``refs/facts/<key>``) holds the text."""
+    hits = []
+    for dirpath, dirs, files in os.walk(store.root):
+        for name in (*dirs, *files):
+            rel = os.path.relpath(os.path.join(dirpath, name), store.root)
+            if norm in normalize_value(name) or norm in normalize_value(unquote(name)):
+                hits.append(ScanHit("store file", str(store.root / rel), "its name"))
     return hits
 
 
@@ -88,7 +108,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     norm = normalize_value(text)
     if not norm:
         raise InvalidInput("nothing to scan for: the text is blank")
-    hits = _object_hits(store, norm)
+    hits = _object_hits(store, norm) + _name_hits(store, norm)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     for rel in scan_store(store.root, needles):
         if rel.split("/", 1)[0] != "objects":
