@@ -70,8 +70,10 @@ def require_person(env: Mapping[str, str], action: str, instead: str | None = No
     agent (:func:`agent_of`): the one rule for what is the person's alone.
 
     A review decision, forgetting, deleting the store, turning capture off,
-    pinning, reverting, stating a value as the person (``user_stated``) and
-    editing soul.md are a person's: an agent that could do them could approve
+    pinning, promoting (vouching for a fact), reverting, stating a value as
+    the person (``user_stated``), setting the store's config, starting an
+    admin MCP server or minting its keys, and editing soul.md are a
+    person's: an agent that could do them could approve
     its own proposals or overrule what the person stated (design.md, "Review
     queue"; docs/exit-codes.md, exit 6).  ``instead`` names what an agent may
     do in its place (e.g. "propose it: mem memory propose ..."); it ends the
@@ -79,5 +81,13 @@ def require_person(env: Mapping[str, str], action: str, instead: str | None = No
     person (``MEM_AGENT=0`` marks a person explicitly)."""
     agent = agent_of(env)
     if agent is not None:
-        raise Refused(f"{action} is a person's decision: refused for an agent caller ({agent}); nothing changed",
-                      hint=PERSON_ONLY_HINT + (f"; an agent may instead {instead}" if instead else ""))
+        raise person_only(action, agent, instead)
+
+
+def person_only(action: str, agent: str, instead: str | None = None) -> Refused:
+    """The refusal (exit 6; an MCP ``refused`` error) of ``action`` for the
+    agent named ``agent``: what :func:`require_person` raises, and what a
+    front end that knows its caller another way (an MCP server's role)
+    raises, so every refusal reads the same.  Returned, not raised."""
+    return Refused(f"{action} is a person's decision: refused for an agent caller ({agent}); nothing changed",
+                   hint=PERSON_ONLY_HINT + (f"; an agent may instead {instead}" if instead else ""))
