@@ -50,7 +50,7 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     have it, and ``CLAUDECODE=0`` is an agent speaking for itself);
     otherwise ``MEM_AGENT`` names one (``0``/``false``/``""`` -> a person,
     which cannot cancel a harness marker).  The limit: a caller that strips
-    the harness's variables from its environment (``env -u CLAUDECODE``)
+    the harness's variables from what it runs with (``env -u CLAUDECODE``)
     is not seen; the gate keeps an agent that follows its harness from
     acting as the person, it is no sandbox (docs/design.md, "Trust by
     caller").
