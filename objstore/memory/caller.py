@@ -23,8 +23,8 @@ from objstore.core.errors import PERSON_ONLY_HINT, Refused
 #: in its sandboxed shells, ``CODEX_THREAD_ID`` in its tool shells and ``CODEX_CI``
 #: in its web runtime; Gemini CLI sets ``GEMINI_CLI=1``; Cursor's agent
 #: ``CURSOR_AGENT=1``.  ``MEM_AGENT=<name>`` marks any other agent (set it in
-#: the agent's settings).  A harness's own marker wins: set at all (even to
-#: ``0`` or empty) it names the agent, whatever ``MEM_AGENT`` says, so that an
+#: the agent's settings).  A harness's own marker wins: set to any non-empty
+#: value (``0`` too) it names the agent, whatever ``MEM_AGENT`` says, so that an
 #: agent cannot make itself a person by setting a variable in its own command
 #: (``CLAUDECODE=1 MEM_AGENT=0 mem forget …`` is the agent's, fresh6-attack 4).
 AGENT_MARKERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -45,12 +45,14 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     """The name of the agent whose tool process has the variables ``env``, or None
     for a person.
 
-    The first :data:`AGENT_MARKERS` variable present in ``env`` names the
-    agent, whatever its value (a harness sets it; a person's shell does not
-    have it, and ``CLAUDECODE=0`` is an agent speaking for itself);
+    The first :data:`AGENT_MARKERS` variable set in ``env`` to a non-empty
+    value names the agent, whatever the value (a harness sets it; a
+    person's shell does not have it, and ``CLAUDECODE=0`` is an agent
+    speaking for itself; empty counts as unset);
     otherwise ``MEM_AGENT`` names one (``0``/``false``/``""`` -> a person,
     which cannot cancel a harness marker).  The limit: a caller that strips
-    the harness's variables from what it runs with (``env -u CLAUDECODE``)
+    the harness's variables from what it runs with (``env -u CLAUDECODE``,
+    ``CLAUDECODE=``)
     is not seen; the gate keeps an agent that follows its harness from
     acting as the person, it is no sandbox (docs/design.md, "Trust by
     caller").
@@ -59,7 +61,7 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     """
     for var, name, values in AGENT_MARKERS:
         v = env.get(var)
-        if v is not None and (not values or v.strip() in values):
+        if v is not None and v.strip() and (not values or v.strip() in values):
             return name
     explicit = env.get("MEM_AGENT")
     if explicit is not None:

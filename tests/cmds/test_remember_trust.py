@@ -13,7 +13,7 @@ import pytest
     ({"CODEX_THREAD_ID": "0199"}, "codex"),
     ({"GEMINI_CLI": "1"}, "gemini-cli"),
     ({"CLAUDECODE": "0"}, "claude-code"),      # a harness marker set at all is the harness's (fresh6 4)
-    ({"CLAUDECODE": ""}, "claude-code"),
+    ({"CLAUDECODE": ""}, None),                # empty is unset
     ({"MEM_AGENT": "aider"}, "aider"),
     ({"MEM_AGENT": "0"}, None),
     ({"MEM_AGENT": "0", "CLAUDECODE": "1"}, "claude-code"),   # an agent cannot declare itself a person
