@@ -116,8 +116,12 @@ def install(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet:
 
 
 def uninstall(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
-    """Remove from the scope's settings; returns the plan."""
-    from objstore import plan_uninstall, write_settings
+    """Remove from the scope's settings; returns the plan.  Capture off is
+    the person's decision: refused for an agent (exit 6) unless ``dry_run``."""
+    from objstore import plan_uninstall, require_person, write_settings
+    if not dry_run:
+        require_person(os.environ, "mem hooks uninstall (turning capture off)",
+                       instead="show the user the command: mem hooks uninstall claude-code")
     path = settings_path(scope)
     rec_path = _record_path(ctx, path)
     try:
@@ -171,9 +175,15 @@ def command():
       mem hooks install claude-code --scope project --dry-run
       mem hooks uninstall claude-code
 
+    Removing the hooks turns capture off, which is the person's decision:
+    run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set)
+    'uninstall' (and 'install --uninstall') is refused with exit 6 and
+    nothing changes; --dry-run is anyone's.
+
     Exit status: 0 ok (also when nothing changed); 2 the settings file is
     not a JSON object (it is left untouched), or a custom store with
-    --scope project; 16 the store is read-only (nothing changed).
+    --scope project; 6 uninstall run by an agent; 16 the store is
+    read-only (nothing changed).
     """
 
 
@@ -191,7 +201,8 @@ def install_cmd(ctx, agent, scope, dry_run, undo, as_json):
     Examples:
       mem hooks install claude-code --scope user
 
-    Exit status: 0 ok; 2 the settings file is not a JSON object.
+    Exit status: 0 ok; 2 the settings file is not a JSON object; 6
+    --uninstall run by an agent.
     """
     (uninstall if undo else install)(ctx, scope, dry_run, as_json)
 
@@ -209,6 +220,11 @@ def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
     Examples:
       mem hooks uninstall claude-code --dry-run
 
-    Exit status: 0 ok; 2 the settings file is not a JSON object.
+    Capture off is the person's decision: run by an agent (CLAUDECODE,
+    Codex's variables or MEM_AGENT set) it is refused with exit 6 and
+    nothing changes (--dry-run is anyone's).
+
+    Exit status: 0 ok; 2 the settings file is not a JSON object; 6 run by
+    an agent.
     """
     uninstall(ctx, scope, dry_run, as_json)

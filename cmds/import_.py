@@ -55,12 +55,18 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
       mem import codex-memory
       mem import claude-memory
 
+    Run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set), a
+    jsonl import brings in only what the agent could write itself: a fact
+    stated user_stated, pinned, curated or standing, a memory file, a
+    value that reads like an instruction or holds a credential, or a
+    tombstone refuses the whole import (exit 6) before any ref moves.
+
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
     skipped and named); 2 a jsonl line is damaged; 4 a path does not exist;
     6 a jsonl ref exists here at another version (see --keep-existing), an
-    agent imports a jsonl holding forgotten content, or --mine run by an
-    agent (CLAUDECODE, Codex's variables or MEM_AGENT set); 11 store locked.
+    agent imports a jsonl holding forgotten or person-only content (above),
+    or --mine run by an agent; 11 store locked.
     """
     if harness == "jsonl":
         return _import_jsonl(store, paths, as_json, keep_existing)

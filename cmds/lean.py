@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 
 from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
@@ -203,6 +204,13 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
                        else "mem remember --pin/--no-pin",
                        instead="leave it off: the value is written agent_observed and queued for review "
                                "where it would replace what the user stated")
+    if agent is not None:
+        from objstore import is_memory_file_key
+        if is_memory_file_key(unicodedata.normalize("NFC", key)):  # soul.md, memory.md, user.md: the person's
+            from objstore import require_person
+            require_person(os.environ, f"mem remember {key} (a memory file)",
+                           instead="propose an edit for review: mem memory propose add memory TEXT "
+                                   "(soul.md is the user's alone)")
     trust = trust or default_trust(os.environ)  # by who is calling: an agent's write goes through review
     if text == "-":
         text = sys.stdin.read()
@@ -215,7 +223,8 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
             raise UsageProblem("a sealed value holds no edges")
         if namespace:
             raise UsageProblem("a sealed value has no namespace: drop --session/--agent")
-        return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json)
+        return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json,
+                                owner=agent or "user")
     from . import _hookrun
     if _hookrun.DEFERRED is None:
         r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
@@ -303,11 +312,12 @@ def _remember_then_index(store, key: str, text: str, **kw):
     return own, r
 
 
-def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json) -> int:
+def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json, owner: str = "user") -> int:
     from objstore import remember_sealed
     if pin:
         raise UsageProblem("a sealed value is never injected, so it cannot be pinned")
-    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect)
+    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
+                        owner=owner)
     s = w.version.sealed
     if as_json:
         emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,

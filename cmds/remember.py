@@ -122,7 +122,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     set), the write is agent_observed (--trust derived is lower still);
     --trust user_stated and --pin/--no-pin are the person's and refused
     for an agent (exit 6), as the MCP server writes an agent's value
-    agent_observed.
+    agent_observed; so is any write of a memory file's key (soul.md,
+    memory.md, user.md: an agent proposes with mem memory propose).
     A lower-trust value that would replace a user_stated one, or a value of
     any trust that reads like an instruction to a model, is queued for
     review (mem queue).
@@ -150,7 +151,9 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     agent name, or --agent without a session;
     4 secret without a vault, or an edge TARGET not found; 5 --expect did not match (nothing written);
     6 refused (forgotten value; a plain write to a sealed key or a secret
-    one to a plain key; --trust user_stated or --pin run by an agent);
+    one to a plain key; --trust user_stated or --pin run by an agent; a
+    memory-file key (user/memory/soul.md, memory.md, user.md) run by an
+    agent; a lower-trust secret over a user_stated sealed value);
     11 store locked.
     """
     from . import lean

@@ -25,10 +25,19 @@ def command(key, as_json, store):
       mem seal user/bank/pin
       mem seal project/api/db-password --json
 
+    Sealing removes the plain versions (as a forget does), so it is the
+    person's decision, as the MCP admin tool 'seal' is: run by an agent
+    (CLAUDECODE, Codex's variables or MEM_AGENT set) it is refused with
+    exit 6 and nothing changes.
+
     Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
-    6 the key is both plain and sealed with different versions; 11 store locked.
+    6 the key is both plain and sealed with different versions, or run by
+    an agent; 11 store locked.
     """
-    from objstore import seal_key
+    import os
+
+    from objstore import require_person, seal_key
+    require_person(os.environ, "mem seal", instead="ask the user to seal it")
     r = seal_key(store, key)
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],

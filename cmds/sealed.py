@@ -126,7 +126,7 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
 @click.option("--kind", type=click.Choice(["user", "feedback", "project", "reference"]),
               help="Kind of fact (default: from the scope, or the current version's kind).")
 @click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
-              default="user_stated", show_default=True, help="Who vouches for the value.")
+              help="Who vouches for the value (default: user_stated, agent_observed when run by an agent).")
 @click.option("--valid-from", type=TimeType(), help="When the value starts to hold (default now).")
 @json_option
 @with_store()
@@ -144,17 +144,30 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
       mem sealed import user/bank/pin pin.age
       printf 1234 | age -a -r "$(mem vault recipient)" | mem sealed import user/bank/pin -
 
+    Run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set) the
+    version is agent_observed: it never replaces a sealed value the person
+    stated (refused, exit 6), and --trust user_stated is refused (exit 6).
+
     Exit status: 0 stored; 2 not an age file, or not encrypted to the
     vault's kind of key; 4 no such file or no vault; 6 KEY holds plain
-    values (seal it first); 11 store locked.
+    values (seal it first), a lower-trust version over a user_stated one,
+    or --trust user_stated run by an agent; 11 store locked.
     """
-    from objstore import import_sealed
+    import os
+
+    from objstore import agent_of, default_trust, import_sealed
+    agent = agent_of(os.environ)
+    if agent is not None and trust == "user_stated":
+        from objstore import require_person
+        require_person(os.environ, "mem sealed import --trust user_stated",
+                       instead="leave --trust off: the version is agent_observed")
+    trust = trust or default_trust(os.environ)
     if file == "-":
         data = sys.stdin.buffer.read()
     else:
         with open(file, "rb") as f:
             data = f.read()
-    w = import_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from)
+    w = import_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from, owner=agent or "user")
     s = w.version.sealed
     if as_json:
         emit_json({"key": w.key, "id": w.version.id, "version": s.version, "previous": w.previous,
@@ -218,10 +231,17 @@ def forget(key, yes, as_json, store):
       mem sealed forget user/old/pin
       mem sealed forget user/old/pin --yes
 
+    Forgetting is the person's decision: run by an agent (CLAUDECODE,
+    Codex's variables or MEM_AGENT set) it is refused with exit 6, even
+    with --yes, and nothing is deleted.
+
     Exit status: 0 forgotten; 1 not confirmed; 4 no such sealed key;
-    11 store locked.
+    6 run by an agent; 11 store locked.
     """
-    from objstore import forget_sealed, sealed_versions
+    import os
+
+    from objstore import forget_sealed, require_person, sealed_versions
+    require_person(os.environ, "mem sealed forget")   # as mem forget: an agent may ask, never forget
     chain = sealed_versions(store, key)
     if not yes:
         click.echo(safe(f"will delete {plural(len(chain), 'sealed version')} of {chain[0].sealed.key}"), err=True)

@@ -125,11 +125,19 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
       mem setup --mcp codex
       mem setup --undo
 
+    --undo turns capture off, which is the person's decision: run by an
+    agent (CLAUDECODE, Codex's variables or MEM_AGENT set) it is refused
+    with exit 6 and nothing changes (--undo --dry-run is anyone's).
+
     Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
     (it is left untouched), or a custom store with --scope project;
-    16 the store is read-only (nothing changed).
+    6 --undo run by an agent; 16 the store is read-only (nothing changed).
     """
     from . import hooks_install
+    if undo and not dry_run:
+        from objstore import require_person
+        require_person(os.environ, "mem setup --undo (turning capture off)",
+                       instead="show the user the command: mem setup --undo")
     chosen = shell
     asked_none = shell == "none"
     shell = shell or detect_shell()

@@ -24,11 +24,20 @@ def command(key, passphrase_file, as_json, store):
       mem unseal user/bank/pin
       mem unseal user/bank/pin --passphrase-file ~/.config/mem/pass
 
+    Putting a secret back in the clear (readable and injected like any
+    fact) is the person's decision: run by an agent (CLAUDECODE, Codex's
+    variables or MEM_AGENT set) it is refused with exit 6 before any
+    passphrase is read.
+
     Exit status: 0 unsealed; 4 not a sealed key or no vault; 6 the key is
-    both plain and sealed with different versions; 12 wrong passphrase or
-    a version not encrypted to the vault; 11 store locked.
+    both plain and sealed with different versions, or run by an agent;
+    12 wrong passphrase or a version not encrypted to the vault; 11 store
+    locked.
     """
-    from objstore import open_identity, sealed_versions, unseal_key
+    import os
+
+    from objstore import open_identity, require_person, sealed_versions, unseal_key
+    require_person(os.environ, "mem unseal", instead="ask the user to unseal it")
     sealed_versions(store, key)  # NotFound before asking for a passphrase
     identities = open_identity(store, read_passphrase(passphrase_file))
     r = unseal_key(store, key, identities)

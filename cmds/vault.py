@@ -22,8 +22,8 @@ def command():
       mem vault info --json
 
     Exit status: 0 ok; 2 a passphrase too short or usage; 4 no vault; 12 wrong
-    passphrase; 6 a vault
-    exists already; 10 no store.
+    passphrase; 6 a vault exists already, or init run by an agent; 10 no
+    store.
     """
 
 
@@ -48,11 +48,18 @@ def init(ctx, pq, passphrase_file, as_json):
       mem vault init --pq
       mem vault init --passphrase-file ~/.config/mem/pass
 
+    The passphrase is the person's: whoever chooses it reads every value
+    sealed afterwards.  Run by an agent (CLAUDECODE, Codex's variables or
+    MEM_AGENT set) init is refused with exit 6 before anything is created.
+
     Exit status: 0 created; 1 --pq not supported by this installation;
     2 passphrase too short or not confirmed; 6 the store has a vault
-    already; 11 store locked.
+    already, or run by an agent; 11 store locked.
     """
+    import os
+
     import objstore
+    objstore.require_person(os.environ, "mem vault init (choosing the passphrase that opens every sealed value)")
     store = open_store(ctx, create=True)
     if objstore.has_vault(store):  # before asking for a passphrase; init_vault checks again under the lock
         from objstore import Refused

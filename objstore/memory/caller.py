@@ -23,7 +23,10 @@ from objstore.core.errors import PERSON_ONLY_HINT, Refused
 #: in its sandboxed shells, ``CODEX_THREAD_ID`` in its tool shells and ``CODEX_CI``
 #: in its web runtime; Gemini CLI sets ``GEMINI_CLI=1``; Cursor's agent
 #: ``CURSOR_AGENT=1``.  ``MEM_AGENT=<name>`` marks any other agent (set it in
-#: the agent's settings); ``MEM_AGENT=0`` says "a person" explicitly.
+#: the agent's settings).  A harness's own marker wins: set to any non-empty
+#: value (``0`` too) it names the agent, whatever ``MEM_AGENT`` says, so that an
+#: agent cannot make itself a person by setting a variable in its own command
+#: (``CLAUDECODE=1 MEM_AGENT=0 mem forget …`` is the agent's, fresh6-attack 4).
 AGENT_MARKERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("CLAUDECODE", "claude-code", ()),
     ("CLAUDE_CODE_ENTRYPOINT", "claude-code", ()),
@@ -42,19 +45,28 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     """The name of the agent whose tool process has the variables ``env``, or None
     for a person.
 
-    ``MEM_AGENT`` decides when set (a name -> that agent; ``0``/``false``/
-    ``""`` -> a person); otherwise the first :data:`AGENT_MARKERS` variable
-    set to a non-empty value (other than ``0``) names the agent.
-    ``agent_of({"CLAUDECODE": "1"}) == "claude-code"``; ``agent_of({}) is None``.
+    The first :data:`AGENT_MARKERS` variable set in ``env`` to a non-empty
+    value names the agent, whatever the value (a harness sets it; a
+    person's shell does not have it, and ``CLAUDECODE=0`` is an agent
+    speaking for itself; empty counts as unset);
+    otherwise ``MEM_AGENT`` names one (``0``/``false``/``""`` -> a person,
+    which cannot cancel a harness marker).  The limit: a caller that strips
+    the harness's variables from what it runs with (``env -u CLAUDECODE``,
+    ``CLAUDECODE=``)
+    is not seen; the gate keeps an agent that follows its harness from
+    acting as the person, it is no sandbox (docs/design.md, "Trust by
+    caller").
+    ``agent_of({"CLAUDECODE": "1"}) == "claude-code"``;
+    ``agent_of({"CLAUDECODE": "1", "MEM_AGENT": "0"}) == "claude-code"``; ``agent_of({}) is None``.
     """
+    for var, name, values in AGENT_MARKERS:
+        v = env.get(var)
+        if v is not None and v.strip() and (not values or v.strip() in values):
+            return name
     explicit = env.get("MEM_AGENT")
     if explicit is not None:
         e = explicit.strip()
         return None if e.lower() in _FALSE else (e or None)
-    for var, name, values in AGENT_MARKERS:
-        v = (env.get(var) or "").strip()
-        if v and v != "0" and (not values or v in values):
-            return name
     return None
 
 
@@ -78,7 +90,7 @@ def require_person(env: Mapping[str, str], action: str, instead: str | None = No
     queue"; docs/exit-codes.md, exit 6).  ``instead`` names what an agent may
     do in its place (e.g. "propose it: mem memory propose ..."); it ends the
     hint.  Raises Refused (exit 6) naming the agent; returns None for a
-    person (``MEM_AGENT=0`` marks a person explicitly)."""
+    person (no harness marker, and ``MEM_AGENT`` unset or ``0``)."""
     agent = agent_of(env)
     if agent is not None:
         raise person_only(action, agent, instead)

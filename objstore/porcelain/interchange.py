@@ -40,7 +40,10 @@ from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
+from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, walk
+from objstore.memory.memfiles import is_memory_file_key
+from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.sessions import walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
 from objstore.retrieval.search import reindex
@@ -178,6 +181,34 @@ def _object_from(rec: dict[str, Any], lineno: int):
         raise InvalidInput(f"line {lineno}: invalid {rec['object']}: {e}") from None
 
 
+def person_only_content(obj) -> str | None:
+    """What in ``obj`` (an object of an export) only a person may bring into
+    a store, or None: a fact version stated ``user_stated``, pinned,
+    curated or standing, a memory file (``soul.md``, ``memory.md``,
+    ``user.md``, …), a value that reads like an instruction to a model or
+    holds a credential (``remember`` would queue or redact it, and an
+    import keeps ids, so it can do neither), or a tombstone (it forgets).
+    ``person_only_content(Fact(..., pinned=True)) == "a pinned fact"``."""
+    if isinstance(obj, Tombstone):
+        return "a tombstone (forgetting is the person's)"
+    if not isinstance(obj, Fact):
+        return None
+    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+    if is_memory_file_key(obj.key):
+        return "a memory file"
+    if obj.trust == "user_stated":
+        return "a user_stated fact"
+    if obj.pinned:
+        return "a pinned fact"
+    if obj.curated:
+        return "a standing fact" if obj.curated == 2 else "a curated fact"
+    if obj.body and looks_like_instruction(obj.body):
+        return "a value that reads like an instruction to a model"
+    if obj.body and redact(obj.body).hits:
+        return "a value holding a credential"
+    return None
+
+
 def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import jsonl",
                  progress=None, keep_existing: bool = False, agent: str | None = None) -> ImportResult:
     """Bring a ``mem-export/1`` export into ``store`` (see module doc).
@@ -200,7 +231,10 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     whose history (``parent``) holds one, and a ref pointing at one is not
     set (listed in ``ImportResult.forgotten``).  ``agent`` (the agent
     caller's name, ``caller.agent_of``): any such object refuses the whole
-    import before a ref moves.
+    import before a ref moves, and so does any object only a person may
+    bring in (:func:`person_only_content`: an agent imports at most what
+    it could write itself, ``agent_observed``, unpinned, reviewed; the
+    refusal is ``caller.person_only``'s, exit 6).
 
     Raises:
         InvalidInput: not a ``mem-export/1`` stream, a malformed line, or an
@@ -208,7 +242,7 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             is written; refs are only written after every object was read).
         Refused: refs of the export exist here at other versions (and not
             ``keep_existing``); or ``agent`` and the export holds forgotten
-            content (nothing is changed).
+            or person-only content (no ref is changed).
         StoreLocked: the store lock was not obtained in time.
     """
     res = ImportResult()
@@ -251,6 +285,13 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 if oid != rec["id"]:
                     raise InvalidInput(f"line {lineno}: the {rec['object']} does not hash to its recorded id "
                                        f"{rec['id'][:12]} (the line was changed or damaged)")
+                if agent is not None:
+                    what = person_only_content(obj)
+                    if what is not None:
+                        key = getattr(obj, "key", "")
+                        raise person_only(f"mem import jsonl of {what} (line {lineno}" + (f", {key})" if key else ")"),
+                                          agent, instead="write what it observed with mem remember (agent_observed, "
+                                                         "reviewed where it would replace what the user stated)")
                 if forgotten(obj):
                     tainted.add(oid)
                     if agent is not None:

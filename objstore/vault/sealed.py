@@ -389,6 +389,15 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
         if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
             raise RefConflict(ref, expect, old)
     prev = store.get(old, Sealed) if old else None
+    if trust != "user_stated" and old is not None:
+        cur = current_sealed(walk_sealed(store, old))
+        if cur is not None and cur.sealed.trust == "user_stated":
+            # as a plain key's lower-trust write is queued instead of overruling the person; a sealed
+            # value is not queued (the queue shows values): refused, nothing written
+            raise Refused(f"{key}: a sealed value written {trust} does not replace the user_stated one; nothing written",
+                          hint="sealed writes are not queued for review: the user writes it, or writes it "
+                               "with --trust user_stated if they mean it",
+                          agent_hint=PERSON_ONLY_HINT)
     now = now_ms()
     s = Sealed(key=key, kind=kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]]),
                version=(prev.version + 1) if prev else 1, parent=old,
@@ -423,7 +432,9 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
     Raises:
         NotFound: the store has no vault.
         Refused: the key holds plain values (seal it first with
-            :func:`seal_key`), or a lower-trust write of a forgotten value.
+            :func:`seal_key`), a lower-trust write of a forgotten value, or
+            a lower-trust write over a ``user_stated`` current sealed value
+            (sealed values are not queued for review).
         InvalidInput, RefConflict, StoreLocked.
     """
     key = validate_key(key)
@@ -456,7 +467,8 @@ def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = Non
     (WrongPassphrase otherwise).
 
     Raises InvalidInput (not an age file, wrong recipient type), NotFound
-    (no vault), Refused (the key is plain), StoreLocked.
+    (no vault), Refused (the key is plain, or ``trust`` is lower than the
+    current sealed value's ``user_stated``), StoreLocked.
     """
     from objstore.vault import age  # deferred: imports cryptography
     key = validate_key(key)

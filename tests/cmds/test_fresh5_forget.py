@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.hooks._util import hook_env, run_hook
 
-PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
+PERSON = {"MEM_AGENT": "0"}   # the suite clears the harness markers (conftest.isolated_env)
 AGENT = {"MEM_AGENT": "bot"}
 
 

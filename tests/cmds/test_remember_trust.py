@@ -12,9 +12,12 @@ import pytest
     ({"CODEX_SANDBOX": "seatbelt"}, "codex"),
     ({"CODEX_THREAD_ID": "0199"}, "codex"),
     ({"GEMINI_CLI": "1"}, "gemini-cli"),
-    ({"CLAUDECODE": "0"}, None),
+    ({"CLAUDECODE": "0"}, "claude-code"),      # a harness marker set at all is the harness's (fresh6 4)
+    ({"CLAUDECODE": ""}, None),                # empty is unset
     ({"MEM_AGENT": "aider"}, "aider"),
-    ({"MEM_AGENT": "0", "CLAUDECODE": "1"}, None),
+    ({"MEM_AGENT": "0"}, None),
+    ({"MEM_AGENT": "0", "CLAUDECODE": "1"}, "claude-code"),   # an agent cannot declare itself a person
+    ({"MEM_AGENT": "0", "CODEX_THREAD_ID": "0199"}, "codex"),
 ])
 def test_agent_of(env, agent):
     from objstore.memory.caller import agent_of, default_trust
