@@ -1,7 +1,7 @@
 """Capture exclusions: ``mem exclude --list|--add|--remove GLOB``.
 
 The globs live in ``[capture] exclude`` of ``<store>/config.toml`` (read by
-``objstore.capture.sync.load_config``; the matching rule is
+``objstore.capture.policy.load_config``; the matching rule is
 ``path_excluded``).  This module previews what a glob would drop (sessions
 and projects already stored whose working directory it matches) and edits
 that one array in place: the rest of the file (comments, other tables,
@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.capture.sync import CONFIG_FILE, CaptureConfig, load_config, path_excluded
+from objstore.capture.policy import CONFIG_FILE, CaptureConfig, load_config, path_excluded
 from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
 from objstore.core.tomledit import set_value

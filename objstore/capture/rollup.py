@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from objstore.capture.claude_code import subagent_outcome
+from objstore.capture.policy import capture_refused, load_config, no_capture_sessions
 from objstore.core.errors import IntegrityError, MemError, NotFound
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
@@ -128,7 +129,6 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         turns = []
     project = next((tv.turn.project for tv in reversed(turns) if tv.turn.project), project)
     if refused is False:
-        from objstore.capture.sync import capture_refused   # deferred: sync imports this module
         refused = capture_refused(store, child, cwd or next((tv.turn.cwd for tv in turns if tv.turn.cwd), ""))
     if refused:
         return RollupResult(child, parent, "", "skipped", False)
@@ -191,7 +191,6 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
 
 def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: float, command: str,
                   ib: IndexBatch | None) -> list[RollupResult]:
-    from objstore.capture.sync import capture_refused, load_config, no_capture_sessions   # (deferred: a cycle)
     out = []
     now = time.time()
     seen: dict = {}   # what capture_refused reads, read once for all the files

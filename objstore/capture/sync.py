@@ -55,7 +55,6 @@ writer through the index journal, which is what the journal is for).
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import os
@@ -66,27 +65,22 @@ from pathlib import Path
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
 from objstore.capture.claude_code import (ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts,
                                           subagent_outcome)
+from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
+                                    capture_refused, has_marker, load_config, mark_no_capture,
+                                    no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError
+from objstore.core.errors import MemError
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
-from objstore.core.settings import capture_settings, parse_config
 from objstore.core.store import Store, now_ms
-from objstore.core.text import fold
 from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
 from objstore.memory.scope import register_project
-from objstore.memory.tombstones import all_tombstones
 
-__all__ = ["CaptureConfig", "Cursor", "PromptResult", "PromptSnapshot", "SyncResult",
-           "capture_prompt", "capture_refused", "capture_shell", "catch_up", "import_filter",
-           "load_config", "mark_no_capture", "no_capture_sessions", "prompt_snapshot",
-           "path_excluded", "subagent_files", "sync_files", "DEFAULT_MARKER", "MAX_SYNC_BYTES"]
+__all__ = ["Cursor", "PromptResult", "PromptSnapshot", "SyncResult", "capture_prompt", "capture_shell", "catch_up",
+           "import_filter", "prompt_snapshot", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
-CONFIG_FILE = "config.toml"
-NO_CAPTURE_FILE = "no-capture"
-DEFAULT_MARKER = "#nomem"
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
 FP_BYTES = 4096                # fingerprint of a file's first bytes (detects a rewrite in place)
@@ -99,121 +93,6 @@ _CURSOR_V = 1
 
 def _h(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-# --------------------------------------------------------------------------- config
-
-class CaptureConfig(Frozen):
-    """The ``[capture]`` table of ``<store>/config.toml``::
-
-        [capture]
-        exclude = ["~/clients/secret/**", "/tmp/*"]   # project paths never captured
-        ignore_marker = "#nomem"                       # a prompt starting with it is not captured
-
-    ``exclude``: globs matched (``fnmatch``, ``*`` also crosses ``/``) against
-    the session's working directory; a pattern also covers everything below
-    it (``/a/b`` excludes ``/a/b/c``); ``~`` is expanded.
-    ``ignore_marker``: a prompt whose first non-blank characters are the
-    marker is not captured, and neither is the agent's answer to it (until
-    the next prompt); no memory is injected for it either.
-    """
-
-    __slots__ = ("exclude", "ignore_marker")
-
-    def __init__(self, exclude: tuple[str, ...] = (), ignore_marker: str = DEFAULT_MARKER) -> None:
-        set_fields(self, exclude, ignore_marker)
-
-
-def load_config(root: Path) -> CaptureConfig:
-    """Read ``<root>/config.toml`` (missing file = defaults).
-
-    A file that is not valid TOML (or UTF-8) but cannot hold ``[capture]``
-    settings (``objstore.core.settings.capture_unaffected``) gives the
-    defaults: capture goes on, and the person learns of the file from
-    ``settings.config_problem`` (commands' warning, the session-start
-    hook).  Raises InvalidInput, naming the file and line, when it may hold
-    them or holds ``[capture]`` values of the wrong types (capture then
-    stops: an exclusion that cannot be read must not be ignored)."""
-    p = Path(root) / CONFIG_FILE
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        return CaptureConfig()
-    except OSError as e:
-        raise InvalidInput(f"{p} cannot be read: {e.strerror}") from None
-    doc, problem = parse_config(p, raw)
-    if problem is not None:
-        if not problem.capture_stopped:
-            return CaptureConfig()
-        where = f"{p} line {problem.line}" if problem.line else str(p)
-        raise InvalidInput(f"{where}: {problem.reason}", hint="fix or remove the file")
-    excl, marker = capture_settings(doc, p)  # type: ignore[arg-type]
-    pats = tuple(os.path.normpath(os.path.expanduser(x.strip())) for x in excl)
-    return CaptureConfig(exclude=pats, ignore_marker=DEFAULT_MARKER if marker is None else marker.strip())
-
-
-def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:
-    """True when ``cwd`` matches an exclude glob or lies below one; a glob
-    ``DIR/**`` also matches ``DIR`` itself."""
-    if not cfg.exclude or not cwd:
-        return False
-    c = os.path.normpath(cwd)
-    for pat in cfg.exclude:
-        if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):
-            return True
-        if pat.endswith("/**") and fnmatch.fnmatchcase(c, pat[:-3] or "/"):
-            return True           # DIR/** covers DIR itself, as gitignore's users expect
-    return False
-
-
-def has_marker(cfg: CaptureConfig, text: str) -> bool:
-    """True when ``text`` starts (after blanks) with the ignore marker, in any
-    case or Unicode form (``text.fold``: NFC + casefold, the one
-    normalization for matching): ``#NOMEM`` is ``#nomem``."""
-    return bool(cfg.ignore_marker) and fold(text.lstrip()[:len(cfg.ignore_marker) * 4 + 16]).startswith(
-        fold(cfg.ignore_marker))
-
-
-def mark_no_capture(store: Store, sid: str) -> None:
-    """Record that session ``sid`` must never be captured (``MEM_NO_CAPTURE=1``)."""
-    sid = validate_session_id(sid)
-    if sid in no_capture_sessions(store):
-        return
-    with open(store.root / NO_CAPTURE_FILE, "a", encoding="utf-8") as f:
-        f.write(sid + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def no_capture_sessions(store: Store) -> set[str]:
-    """Session ids recorded by :func:`mark_no_capture`."""
-    try:
-        return set((store.root / NO_CAPTURE_FILE).read_text("utf-8").split("\n")) - {""}
-    except FileNotFoundError:
-        return set()
-
-
-def _no_capture(sid: str, ids: set[str]) -> bool:
-    return bool(ids) and (sid in ids or sid.split(".", 1)[0] in ids)
-
-
-def capture_refused(store: Store, session: str, cwd: str = "", *, cfg: CaptureConfig | None = None,
-                    no_capture: set[str] | None = None, tombstones: list | None = None) -> str | None:
-    """Why nothing of ``session`` (or of a sub-agent of it: ``<id>.agent-*``)
-    may be written now, or None: ``"no-capture"`` (:func:`mark_no_capture`
-    of it or its parent), ``"excluded"`` (``cwd`` matches an exclusion) or
-    ``"forgotten"`` (a ``session:`` tombstone of it or its parent).  The
-    keyword arguments are what the caller read already (one read for many
-    sessions); else they are read here."""
-    root = session.split(".", 1)[0]
-    if _no_capture(session, no_capture_sessions(store) if no_capture is None else no_capture):
-        return "no-capture"
-    if path_excluded(load_config(store.root) if cfg is None else cfg, cwd):
-        return "excluded"
-    names = {f"session:{session}", f"session:{root}"}
-    if any(t.key in names for t in (all_tombstones(store) if tombstones is None else tombstones)):
-        return "forgotten"
-    return None
 
 
 # --------------------------------------------------------------------------- writing
@@ -505,7 +384,7 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
 
     def base() -> Iterator[CapturedTurn]:
         for ct in turns:
-            if _no_capture(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
+            if no_capture_of(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
                 continue
             if ct.role == "user":
                 saved["skipping"] = has_marker(cfg, ct.text)
@@ -945,7 +824,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     snap = snapshot if snapshot is not None else prompt_snapshot(store.root, transcript, prompt)
     h = prompt_hash(prompt)
     with store.lock(command):
-        if _no_capture(sid, no_capture_sessions(store)):
+        if no_capture_of(sid, no_capture_sessions(store)):
             return PromptResult("no-capture")
         if transcript is not None and not snap.key and not _is_subagent(transcript):
             return PromptResult("deferred")
@@ -1013,7 +892,7 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
     text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
     src = f"sh:{started_ms}:{_h(line)[:16]}"
     with store.lock("hook shell"):
-        if _no_capture(sid, no_capture_sessions(store)):
+        if no_capture_of(sid, no_capture_sessions(store)):
             return None
         w = TurnAppender(store, command="hook shell", harness="shell")
         oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_of(cwd)))

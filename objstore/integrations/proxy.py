@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.capture.statements import remember_statement
-from objstore.capture.sync import has_marker, load_config, path_excluded
+from objstore.capture.policy import has_marker, load_config, path_excluded
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
