@@ -434,15 +434,17 @@ def _mixed_10mb() -> tuple[str, list[str]]:
 
 def test_ten_megabytes_well_under_ten_seconds():
     text, planted = _mixed_10mb()
-    t0 = time.perf_counter()
+    # CPU time, not wall time: the box is shared (at a load of 20 on 2 cores one call took 10.7 s of
+    # wall time for ~2 s of work)
+    t0 = time.process_time()
     res = redact(text)
-    one_call = time.perf_counter() - t0
+    one_call = time.process_time() - t0
     # the same text as capture entries of up to 64 KB
     entries = [text[i:i + 65_536] for i in range(0, len(text), 65_536)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for e in entries:
         redact(e)
-    per_entry = time.perf_counter() - t0
+    per_entry = time.process_time() - t0
     print(f"\n[redact] {len(text) / 1e6:.1f} MB mixed: one call {one_call:.2f} s "
           f"({len(text) / 1e6 / one_call:.1f} MB/s, {len(res.hits)} hits), "
           f"{len(entries)} entries of 64 KB {per_entry:.2f} s")
@@ -490,6 +492,29 @@ PATHOLOGICAL = {
     "echo | sudo -S*": ("echo a | sudo -S " * 15_500)[:262_144],
     "password is \"*": ('password is "' * 20_200)[:262_144],
     "password Ab1*": ("password Ab1" * 21_846)[:262_144],
+    # the redact6 rules: each command, keyword or credential word repeated, with and without its argument
+    "mongo -p*": ("mongo -p " * 29_200)[:262_144],
+    "mongosh -u a -p a*": ("mongosh -u a -p a " * 14_600)[:262_144],
+    "rabbitmqctl add_user*": ("rabbitmqctl add_user a " * 11_400)[:262_144],
+    "net user a*": ("net user a " * 23_900)[:262_144],
+    "NET USE \\\\a*": ("NET USE \\\\a /user:a " * 13_800)[:262_144],
+    "sudo -S <<<*": ("sudo -S a <<< " * 18_800)[:262_144],
+    "passwd <<<*": ("passwd <<<" * 26_300)[:262_144],
+    "chpasswd <<< a:*": ("chpasswd <<< a:" * 17_500)[:262_144],
+    "echo a:b | chpasswd*": ("echo a:b | chpasswd " * 13_200)[:262_144],
+    "echo a | passwd*": ("echo a | passwd " * 16_400)[:262_144],
+    "login a / *": ("login a / " * 26_300)[:262_144],
+    "creds: a:*": ("creds: a:" * 29_200)[:262_144],
+    "user / *": ("user / " * 37_500)[:262_144],
+    "pw is *": ("pw is " * 43_700)[:262_144],
+    "pw: *": ("pw: " * 65_600)[:262_144],
+    "identified by '*": ("identified by '" * 17_500)[:262_144],
+    "identified by a*": ("identified by a" * 17_500)[:262_144],
+    "password '*": ("password '" * 26_300)[:262_144],
+    "set password for a*": ("set password for a" * 14_600)[:262_144],
+    "7z -p*": ("7z a -p" * 37_500)[:262_144],
+    "smbclient -U a%*": ("smbclient -U a%" * 17_500)[:262_144],
+    "--http-password *": ("--http-password " * 16_400)[:262_144],
 }
 
 
@@ -498,8 +523,8 @@ def test_pathological_lines_are_bounded():
     rows = []
     for name, text in PATHOLOGICAL.items():
         best = 1.0
-        for _ in range(5):          # best of up to 5 runs: the box is shared
-            best = min(best, _timed(redact, text))
+        for _ in range(5):          # best of up to 5 runs, in CPU time: the box is shared (load 20 on 2 cores
+            best = min(best, _cpu_timed(redact, text))   # made wall time 5x; CPU time is the work done)
             if best < 0.05:
                 break
         rows.append(f"{name}={best * 1000:.1f}ms")
@@ -507,6 +532,12 @@ def test_pathological_lines_are_bounded():
             worst = (name, best)
         assert best < 1.0, f"{name}: {best * 1000:.0f} ms"  # sanity bound (catastrophic backtracking takes far longer); the figures are in bench/bench_redact.py
     print(f"\n[redact] pathological 256 KB lines, worst {worst[0]} {worst[1] * 1000:.1f} ms: " + ", ".join(rows))
+
+
+def _cpu_timed(fn, *args) -> float:
+    t0 = time.process_time()
+    fn(*args)
+    return time.process_time() - t0
 
 
 def _timed(fn, *args) -> float:
