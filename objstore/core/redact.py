@@ -116,7 +116,14 @@ never truncates.  Measured on the 2-core dev box (CPython 3.11,
 tests/core/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
 mixed text ~0.6-0.9 s in one call; the worst of ~30 pathological 256 KB lines
 (``a``, ``=``, ``eyJAAA...``, ``x:x:...``, base64, ``password=password=...``,
-``private_key":"...``) ~30-75 ms, most under 10 ms.
+``private_key":"...``) ~30-75 ms, most under 10 ms.  After the redact6 rules
+(CPU time, the box shared at a load of 12-20; docs/benchmarks.md "Redaction:
+the redact6 rules"): 10 MB mixed 1.1-1.4 s before, 1.7-1.9 s after; the
+shared transcripts (9 MB, 2,124 lines) 0.33-0.36 s before, 0.56 s after; a
+2 KB prompt 86-114 us before, 119-136 us after; the worst pathological line
+per rule <= 190 ms (most new rules under 110 ms).  Most of the added cost is
+the anchor test (``g in low``, ~0.65 ns a character for each distinct
+anchor, whatever its length): each new anchor adds ~2% on transcripts.
 
 Guarantees: :func:`redact` never raises on a ``str`` (lone surrogates
 included), and is idempotent: ``redact(redact(t).text).text ==
@@ -896,15 +903,15 @@ RULES: list[Rule] = [
     _r("cli-password",
        "Windows 'net user <username> <password> /add' (the password given; '*' prompts) "
        "https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2012-r2-and-2012/cc771865(v=ws.11)",
-       r"net(?<![a-z0-9_.\-]net)[ \t]{1,4}users?[ \t]{1,4}(?:\"[^\"\n\r]{1,64}\"|[^\s/\"*]{1,64}+)[ \t]{1,4}" + _ARG,
-       ci=True, priority=45, check=_net_secret_ok, anchors=("net",)),
+       r"net(?<![a-z0-9_.\-]net)[ ]users?[ \t]{1,4}(?:\"[^\"\n\r]{1,64}\"|[^\s/\"*]{1,64}+)[ \t]{1,4}" + _ARG,
+       ci=True, priority=45, check=_net_secret_ok, anchors=("net use",)),
     _r("cli-password",
        "Windows 'net use [\\\\computer\\share] [password | *] [/user:[domain\\]user]' (the password after "
        "the share, or after /user:) "
        "https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2012-r2-and-2012/gg651155(v=ws.11)",
-       r"net(?<![a-z0-9_.\-]net)[ \t]{1,4}use[ \t]" + _ARGS_BEFORE
+       r"net(?<![a-z0-9_.\-]net)[ ]use[ \t]" + _ARGS_BEFORE
        + r"(?:\\\\[^\s\"]{1,256}+|/user:[^\s\"]{1,128}+)[ \t]{1,4}" + _ARG,
-       ci=True, priority=45, check=_net_secret_ok, anchors=("net",)),
+       ci=True, priority=45, check=_net_secret_ok, anchors=("net use",)),
     _r("cli-password",
        "a password read from standard input fed by a bash here-string ('<<< word', bash(1) 'Here Strings'): "
        "sudo -S, passwd, smbpasswd, kinit, '--password-stdin', gpg '--passphrase-fd 0' "
@@ -922,15 +929,15 @@ RULES: list[Rule] = [
        "'echo|printf user:password | chpasswd' https://man7.org/linux/man-pages/man8/chpasswd.8.html",
        _cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}[ \t]{1,4}(?:\$(?='))?[\"']?[^\s:\"'`;&|<>()]{1,64}+:"
        + _HERE_SECRET + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:chpasswd|chgpasswd)(?![A-Za-z0-9_.\-])",
-       priority=45, check=_cli_secret_ok, anchors=("chpasswd", "chgpasswd"), scan=_at("echo", "printf")),
+       priority=45, check=_cli_secret_ok, anchors=("passwd",), scan=_at("echo", "printf")),
     _r("cli-password",
-       "passwd(1) '--stdin' / smbpasswd(8) '-s' / kinit / '--password-stdin' read the password from standard "
+       "passwd(1) '--stdin' / smbpasswd(8) '-s' / '--password-stdin' read the password from standard "
        "input: 'echo|printf <password> | passwd --stdin' https://man7.org/linux/man-pages/man1/passwd.1.html "
        "https://www.samba.org/samba/docs/current/man-html/smbpasswd.8.html",
        _cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}[ \t]{1,4}(?:\$(?='))?" + _ARG
-       + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:(?:passwd|smbpasswd|kinit)(?![A-Za-z0-9_.\-])"
+       + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:(?:passwd|smbpasswd)(?![A-Za-z0-9_.\-])"
        r"|[^\n\r;|&]{0,256}?--password-stdin(?![A-Za-z0-9_\-]))",
-       priority=45, check=_cli_secret_ok, anchors=("passwd", "kinit", "--password-stdin"),
+       priority=45, check=_cli_secret_ok, anchors=("passwd", "--password-stdin"),
        scan=_at("echo", "printf")),
     # a family with one literal prefix is left to re's literal search; the others are tried only where
     # one of their names is (_at)
@@ -938,8 +945,8 @@ RULES: list[Rule] = [
          priority=45, check=_cli_secret_ok, anchors=anchors,
          scan=None if isinstance(cmds, str) else _at(*(starts or anchors)))
       for cmds, opt, anchors, source, *starts in (
-          (("sqlcmd", "bcp", "osql"), r"-P[ \t]*", ("sqlcmd", "bcp", "osql"),
-           "sqlcmd '-P password' (bcp, osql the same) https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility"),
+          (_cmd("sqlcmd"), r"-P[ \t]*", ("sqlcmd",),
+           "sqlcmd '-P password' https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility"),
           (_cmd_family("ldap", "search", "modify", "add", "delete", "passwd", "whoami", "modrdn", "compare", "exop",
                        "url", optional=False), r"-w[ \t]*", ("ldap",),
            "OpenLDAP ldapsearch(1) '-w passwd' (simple bind password; -W prompts) "
@@ -954,8 +961,9 @@ RULES: list[Rule] = [
            "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html"),
           (_cmd_family("mosquitto_", "pub", "sub", "rr", optional=False), r"(?:-P|--pw)[ \t]+", ("mosquitto_",),
            "mosquitto_pub(1) '-P, --pw password' https://mosquitto.org/man/mosquitto_pub-1.html"),
-          (("plink", "pscp", "psftp", "putty"), r"-pw[ \t]+", ("plink", "pscp", "psftp", "putty"),
-           "PuTTY 3.11.3.8 '-pw: specify a password' https://the.earth.li/~sgtatham/putty/0.81/htmldoc/Chapter3.html"),
+          (("plink", "pscp", "psftp", "putty"), r"-pw[ \t]+", ("-pw",),
+           "PuTTY 3.11.3.8 '-pw: specify a password' https://the.earth.li/~sgtatham/putty/0.81/htmldoc/Chapter3.html",
+           "plink", "pscp", "psftp", "putty"),
           (("xfreerdp", "wlfreerdp", "sdl-freerdp", "sdl-freerdp3", "xfreerdp3"), r"/p:", ("freerdp",),
            "FreeRDP '/p:<password>' https://github.com/FreeRDP/FreeRDP/wiki/CommandLineInterface",
            "xfreerdp", "wlfreerdp", "sdl-freerdp"),
@@ -966,12 +974,11 @@ RULES: list[Rule] = [
            "https://dev.mysql.com/doc/refman/8.0/en/mysqladmin.html"),
       )),
     _r("cli-password",
-       "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (rpcclient, smbcacls, smbget the same) "
+       "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (smbcacls, smbget the same) "
        "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
-       _cmd("smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "smbcquotas") + _ARGS_BEFORE
+       _cmd_family("smb", "client", "cacls", "get", "tree", "cquotas", optional=False) + _ARGS_BEFORE
        + r"(?:-U|--user(?:name)?)(?:[ \t]+|=)?[\"']?[^\s%\"'`;&|<>()]{1,128}+%" + _HERE_SECRET,
-       priority=45, check=_cli_secret_ok, anchors=("smb", "rpcclient"),
-       scan=_at("smb", "rpcclient")),
+       priority=45, check=_cli_secret_ok, anchors=("smb",)),
     _r("sql-password",
        "MySQL 'CREATE USER ... IDENTIFIED [WITH plugin] BY 'auth_string'' (ALTER USER, GRANT the same); "
        "Oracle 'IDENTIFIED BY password' https://dev.mysql.com/doc/refman/8.0/en/create-user.html "
