@@ -515,6 +515,15 @@ PATHOLOGICAL = {
     "7z -p*": ("7z a -p" * 37_500)[:262_144],
     "smbclient -U a%*": ("smbclient -U a%" * 17_500)[:262_144],
     "--http-password *": ("--http-password " * 16_400)[:262_144],
+    "sqlcmd -P *": ("sqlcmd -P " * 26_300)[:262_144],
+    "ldapsearch -w *": ("ldapsearch -w " * 18_800)[:262_144],
+    "zip -P *": ("zip -P " * 37_500)[:262_144],
+    "keytool -storepass *": ("keytool -storepass " * 13_800)[:262_144],
+    "mosquitto_pub -P *": ("mosquitto_pub -P " * 14_600)[:262_144],
+    "plink -pw *": ("plink -pw " * 26_300)[:262_144],
+    "xfreerdp /p:*": ("xfreerdp /p:" * 21_900)[:262_144],
+    "rdesktop -p *": ("rdesktop -p " * 21_900)[:262_144],
+    "mysqladmin password *": ("mysqladmin password " * 13_200)[:262_144],
 }
 
 
