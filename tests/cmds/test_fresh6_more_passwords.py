@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from objstore.core.redact import redact
-from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook, tool_use, turns, user
+from tests.hooks._util import REPO, asst, hook_env, line, prompt_until_stored, tool_use, turns, user
 from tests.hooks._util import text as text_block
 
 # (text, the secret that must disappear, the rule expected to name it)
@@ -121,9 +121,7 @@ def test_the_prompt_hook_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store, MEM_HOOK_FORK="0")          # stored before the hook returns
     for i, text in enumerate(_batches() + ["\n".join(LOOKALIKES)]):
-        rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", "F6", None, prompt=f"{text}\n#{i}"),
-                                     env=env)
-        assert rc == 0, err
+        prompt_until_stored(store, "F6", f"{text}\n#prompt{i}", f"#prompt{i}", env=env)
     _assert_none_stored(store, env)
     # and no file of the store holds one, in any encoding `mem scan` knows
     for _text, secret, _rule in CASES[::9]:
