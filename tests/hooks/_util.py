@@ -76,21 +76,6 @@ def run_hook(store: Path, data: dict | bytes, *, env: dict | None = None, timeou
         time.monotonic() - t0
 
 
-def prompt_until_stored(store: Path, sid: str, prompt: str, marker: str, *, env: dict, tries: int = 5) -> None:
-    """Send ``prompt`` through a real ``mem hook claude-code`` (UserPromptSubmit)
-    until a stored turn holds ``marker``: on a loaded machine the hook can run
-    out of its 2 s wall-clock budget and, failing open, store nothing (in real
-    use the next Stop's transcript sync stores it), which is not what a test of
-    what gets stored is about.  AssertionError (with the hook log) after
-    ``tries`` attempts, or when the hook exits non-zero."""
-    for _ in range(tries):
-        rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", sid, None, prompt=prompt), env=env)
-        assert rc == 0, err
-        if any(marker in t[3] for t in turns(store)):
-            return
-    raise AssertionError(f"prompt {marker!r} not stored after {tries} tries; hooks.log: {hook_log(store)[-2000:]}")
-
-
 def turns(store_path: Path) -> list:
     """Every turn of every session: [(session, seq, role, text, source)]."""
     from objstore.memory.sessions import walk_turns
