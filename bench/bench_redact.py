@@ -2,6 +2,8 @@
 lines, and the p50 of a typical 2 KB prompt.
 
     python bench/bench_redact.py
+    python bench/bench_redact.py --per-rule   # each rule alone on every pathological line of
+                                              # tests/core/test_redact.py: its worst, in CPU time
 """
 
 from __future__ import annotations
@@ -39,5 +41,47 @@ def main() -> None:
     print(f"2 KB prompt p50: {statistics.median(runs) * 1e6:.0f} µs")
 
 
+def per_rule() -> None:
+    """Each rule alone (``RULES`` replaced by that one rule) on every pathological 256 KB line of
+    tests/core/test_redact.py; prints its worst line and the CPU time (best of 2) it took there."""
+    from objstore.core import redact as rm
+    from tests.core.test_redact import PATHOLOGICAL
+    rules = list(rm.RULES)
+    try:
+        for i, rule in enumerate(rules):
+            rm.RULES = [rule]
+            worst = (0.0, "")
+            for name, text in PATHOLOGICAL.items():
+                best = min(_cpu(rm.redact, text) for _ in range(2))
+                worst = max(worst, (best, name))
+            print(f"{i:2d} {rule.name:24s} {worst[0] * 1000:7.1f} ms  {worst[1]!r:24s} {rule.source[:60]}")
+    finally:
+        rm.RULES = rules
+    # and all rules together, in CPU time: the 10 MB mix of the tests, the shared transcripts line by line
+    import glob
+    import inspect
+    from tests.core.test_redact import _mixed_10mb
+    text, _ = _mixed_10mb()
+    print(f"10 MB mixed (tests' mix), one call: {min(_cpu(rm.redact, text) for _ in range(3)):.2f} s CPU")
+    root = Path(__file__).resolve().parents[2] / "shared" / "data" / "transcripts"
+    lines = [ln for f in sorted(glob.glob(str(root / "**" / "*.jsonl"), recursive=True))
+             for ln in Path(f).read_text(encoding="utf-8", errors="replace").splitlines()]
+    if lines:
+        cost = min(_cpu(lambda: [rm.redact(ln) for ln in lines]) for _ in range(3))
+        print(f"shared transcripts, {len(lines)} lines, {sum(map(len, lines)) / 1e6:.1f} MB: {cost:.2f} s CPU")
+    src = inspect.getsource(__import__("textwrap"))
+    prompt = ("Please refactor the config loader so that it reads the token from the keyring instead of the "
+              ".env file; the password prompt should use getpass. Here is the current code:\n\n" + src)[:1900]
+    for _ in range(200):
+        rm.redact(prompt)
+    print(f"2 KB prompt (the tests' prompt), mean: {_cpu(lambda: [rm.redact(prompt) for _ in range(5000)]) / 5000 * 1e6:.0f} us CPU")
+
+
+def _cpu(fn, *a) -> float:
+    t = time.process_time()
+    fn(*a)
+    return time.process_time() - t
+
+
 if __name__ == "__main__":
-    main()
+    per_rule() if "--per-rule" in sys.argv[1:] else main()

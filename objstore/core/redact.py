@@ -65,14 +65,32 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X``, a quoted value after
                           ``password|passphrase|secret is``, and ``password X``
-                          with no verb when X cannot be prose (``UpstreamPw777``)
+                          with no verb when X cannot be prose (``UpstreamPw777``);
+                          ``my pw is X``; the password of a ``user / password`` pair
+                          after a credential word (``login admin / Pw!2024x``,
+                          ``creds: admin / Pw!2024x``; not ``cp a / b``, ``1 / 2``,
+                          ``the user / group split``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
-                          ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8))
-                          ``-pass pass:``, ``htpasswd -b``, ``echo pw | sudo -S``,
-                          ``--password pw``; not ``$VAR``, ``env:``/``file:``
+                          ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),
+                          ``-pass pass:``, ``htpasswd -b``, ``echo pw | sudo -S``,    mongosh, rabbitmqctl(8), Windows net
+                          ``--password pw`` (``--passphrase``, ``--http-password``    user/use, bash here-strings, chpasswd(8),
+                          ...); ``mongo|mongosh|mongodump... -p|--password``;         sqlcmd, ldapsearch(1), zip(1), 7-Zip,
+                          ``rabbitmqctl add_user|change_password u pw``; ``net user   keytool, mosquitto_pub(1), PuTTY,
+                          u pw /add``, ``net use \\\\s\\x pw``; a here-string to a  FreeRDP, rdesktop(1), mysqladmin,
+                          password prompt (``sudo -S ... <<< pw``, ``passwd <<<``,    smbclient(1))
+                          ``chpasswd <<< 'u:pw'``, ``--password-stdin <<<``) and
+                          ``echo u:pw | chpasswd``; ``sqlcmd -P``, ``ldapsearch -w``,
+                          ``zip -P``, ``7z -ppw``, ``keytool -storepass``,
+                          ``mosquitto_pub -P``, ``plink -pw``, ``xfreerdp /p:``,
+                          ``rdesktop -p``, ``mysqladmin password``, ``smbclient -U
+                          u%pw``; not ``$VAR``, ``env:``/``file:``
                           sources, ``--password-stdin`` or placeholder words
-generic-secret            the value of ``password|passwd|pwd|passphrase|secret|       (no vendor format: keyword heuristics,
+sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY        MySQL CREATE USER / SET PASSWORD;
+                          'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
+                          PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER
+                          BY Pw2024x`` (not ``identified by email``, ``$1``, hashes)
+generic-secret            the value of ``password|passwd|pwd|pw|passphrase|secret|    (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
                           client_secret|*_pass`` ``= / : / =>`` assignments when the value
                           looks random (see ``_looks_secret``), or mixes letters
@@ -98,7 +116,14 @@ never truncates.  Measured on the 2-core dev box (CPython 3.11,
 tests/core/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
 mixed text ~0.6-0.9 s in one call; the worst of ~30 pathological 256 KB lines
 (``a``, ``=``, ``eyJAAA...``, ``x:x:...``, base64, ``password=password=...``,
-``private_key":"...``) ~30-75 ms, most under 10 ms.
+``private_key":"...``) ~30-75 ms, most under 10 ms.  After the redact6 rules
+(CPU time, the box shared at a load of 12-20; docs/benchmarks.md "Redaction:
+the redact6 rules"): 10 MB mixed 1.1-1.4 s before, 1.7-1.9 s after; the
+shared transcripts (9 MB, 2,124 lines) 0.33-0.36 s before, 0.56 s after; a
+2 KB prompt 86-114 us before, 119-136 us after; the worst pathological line
+per rule <= 190 ms (most new rules under 110 ms).  Most of the added cost is
+the anchor test (``g in low``, ~0.65 ns a character for each distinct
+anchor, whatever its length): each new anchor adds ~2% on transcripts.
 
 Guarantees: :func:`redact` never raises on a ``str`` (lone surrogates
 included), and is idempotent: ``redact(redact(t).text).text ==
@@ -272,6 +297,7 @@ _DIGITS = frozenset("0123456789")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LETTERS = _LOWER | _UPPER
+_CAPS_WORD = _UPPER | {"_"}     # ``PASSWORD``, ``MY_PW``: a placeholder or a variable's name, not a value
 
 
 def _entropy(s: str) -> float:
@@ -367,7 +393,7 @@ def _url_password_ok(v: str) -> bool:
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
 _KEY_OWNERS = ("api", "access", "auth", "private")
-_KW = (r"(?:passw(?:or)?d|passphrase|pwd|pass(?<=_pass)(?![a-z])|secret|token|key(?:"
+_KW = (r"(?:passw(?:or)?d|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|secret|token|key(?:"
        + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
        r"(?:[_-]?(?:key|token|value))?")
 _ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
@@ -380,7 +406,7 @@ _GEN_HV = _Lazy(_KW + _ASSIGN + r"(" + _VALUE + r"{0,4096}+)(" + _VALUE_END + r"
 _GEN_RUN = _Lazy(_VALUE + r"*+", _FLAGS)
 
 
-_GEN_ANCHORS = ("pass", "pwd", "secret", "token", "key")   # every _KW alternative starts with one
+_GEN_ANCHORS = ("pass", "pw", "secret", "token", "key")   # every _KW alternative starts with one
 
 
 def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
@@ -444,7 +470,7 @@ def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         if at >= 0 and _in_url(text, p + off, ws):
             e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
         v = text[s:e]
-        if _looks_secret(v) or _looks_assigned(v, password=low.startswith(("pass", "pwd"), p),
+        if _looks_secret(v) or _looks_assigned(v, password=low.startswith(("pass", "pw"), p),
                                                quoted=s > 0 and text[s - 1] in "\"'`"):
             out.append((s, e, rule.priority, rule.name))
 
@@ -477,6 +503,39 @@ def _scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
 def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None, anchors=None) -> Rule:
     """A :class:`Rule`; its anchors are ``anchors``, else a :func:`_tok` pattern's prefixes."""
     return Rule(name, source, pattern, ci, priority, check, scan, anchors or getattr(pattern, "anchors", None))
+
+
+def _at(*starts: str) -> Callable[..., None]:
+    """A rule's ``scan`` that tries its pattern only where one of ``starts``
+    (literals every match begins with: command names or their common
+    prefix, keywords) occurs,
+    found with ``str.find``, instead of at every offset of the window: a rule
+    that begins with an alternation of words has no literal prefix for
+    ``re`` to search for, and trying it at every offset of a 256 KB window
+    costs a few milliseconds per rule (a find costs microseconds).  The
+    pattern's look-behinds still see the text before each start.  Matches
+    may overlap; :func:`_find` merges them."""
+    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+        if rule.lowered is not None:
+            hay, o, match = low, off, rule.lowered.match
+        else:
+            hay, o, match = text, 0, rule.pattern.match
+        s0, e0 = ws - o, we - o
+        grouped = "secret" in rule.pattern.groupindex
+        check = rule.check
+        cands = sorted({p for lit in starts for p in _find_all(hay, lit, s0, e0)})
+        done = s0      # end of the last accepted match: a start inside it is not tried again
+        for p in cands:
+            if p < done or (m := match(hay, p, e0)) is None:
+                continue
+            s, e = m.span("secret") if grouped else m.span()
+            if s < 0 or s == e:
+                continue
+            if check is not None and not check(text[s + o:e + o]):
+                continue
+            out.append((s + o, e + o, rule.priority, rule.name))
+            done = m.end()
+    return scan
 
 
 # ---- passwords in plain words and on mysql command lines ----------------------------
@@ -544,12 +603,22 @@ def _cli_secret_ok(v: str) -> bool:
         return False
     low = v.lower()
     return not (low in _URL_PW_WORDS or low in _NOT_VALUES or _PLACEHOLDER_RE.search(v)
-                or re.fullmatch(r"[A-Z_]+", v))
+                or set(v) <= _CAPS_WORD)
 
 
 def _cmd(*names: str) -> str:
     """``(?:n1(?<!Xn1)|n2(?<!Xn2)...)``: a command name on a word boundary."""
     return "(?:" + "|".join(f"{re.escape(n)}(?<![A-Za-z0-9_.\\-]{re.escape(n)})" for n in names) + r")(?![A-Za-z0-9_.\-])"
+
+
+def _cmd_family(prefix: str, *suffixes: str, optional: bool = True) -> str:
+    """``prefix(?:s1|s2...)`` as a command name on a word boundary, written so
+    the pattern starts with one literal (``re`` then finds it with its fast
+    literal search): ``_cmd_family("mongo", "sh", "dump")`` is mongo, mongosh
+    or mongodump; ``optional=False``: a suffix is required."""
+    alts = "|".join(map(re.escape, suffixes))
+    return (f"{re.escape(prefix)}(?<![A-Za-z0-9_.\\-]{re.escape(prefix)})(?:{alts})" + ("?" if optional else "")
+            + r"(?![A-Za-z0-9_.\-])")
 
 
 def _bare_password_ok(v: str) -> bool:
@@ -567,6 +636,59 @@ def _quoted_phrase_ok(v: str) -> bool:
     v = v.strip()
     return len(v) >= 4 and v.lower() not in _NOT_VALUES and not _PLACEHOLDER_RE.search(v) \
         and not v.startswith(("$", "%", "{"))
+
+
+# ---- more passwords on command lines, in here-strings, in SQL and in chat (redact6) ------------
+def _net_secret_ok(v: str) -> bool:
+    """``net user bob <password>``: not an option (``/add``, ``/delete``,
+    ``/domain``) and not ``*`` (prompt), nor a reference or a placeholder."""
+    return not v.startswith("/") and _cli_secret_ok(v)
+
+
+def _pair_password_ok(v: str) -> bool:
+    """The password of ``login admin / Pw!2024x``: looks like a password
+    (:func:`_phrase_secret`) and is not a path, an option or a reference
+    (``/``, ``-``, ``$``)."""
+    return "/" not in v and not v.startswith("-") and _phrase_secret(v) and _cli_secret_ok(v)
+
+
+def _sql_literal_ok(v: str) -> bool:
+    """A password string literal in SQL: 3+ characters, not a placeholder, a
+    reference (``$1``, ``:pw``, ``%s``, ``?``) or a stored hash (``*6BB4…``)."""
+    return (len(v) >= 3 and not v.startswith(("$", "%", "<", "{", "*", ":", "?"))
+            and v.lower() not in _NOT_VALUES and not _PLACEHOLDER_RE.search(v))
+
+
+def _sql_bare_ok(v: str) -> bool:
+    """Oracle's unquoted ``IDENTIFIED BY <password>``: only a token that cannot
+    be prose (``identified by email`` is a sentence): :func:`_phrase_secret`
+    and not a keyword (``VALUES``, ``PASSWORD``, ``RANDOM``)."""
+    return v.lower() not in ("values", "password", "random", "externally", "globally") and \
+        _phrase_secret(v) and _cli_secret_ok(v)
+
+
+# Credential words that introduce a 'user / password' pair in chat ('login admin / Pw!2024x',
+# 'creds: admin / Pw!2024x'), over the lowercased text; each alternative starts on a word boundary.
+_PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "creds", "cred",
+               "credentials", "credential", "user/pass", "user / pass", "username/password",
+               "username / password", "user/password")
+_PAIR_HEAD = ("(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _PAIR_WORDS)
+              + r")(?:word)?s?(?![a-z0-9_])"
+              r"(?:[ \t]{0,4}(?::|=|is|are|was|were|with|as|using)(?![a-z0-9_])){0,2}[ \t]{0,4}")
+# the user: starts with a letter (a fraction's '1 / 2' is not a pair), no blank, slash or colon
+# and is not a noun of the login UI or of a bug report ('the login page / Dashboard2024 view')
+_PAIR_NOT_USER = ("page", "screen", "form", "button", "flow", "url", "link", "view", "prompt", "box", "field",
+                  "endpoint", "route", "api", "handler", "logic", "code", "test", "module", "service", "step",
+                  "issue", "bug", "error", "fail", "work", "success", "attempt", "request", "session", "token",
+                  "method", "option", "dialog", "modal", "window", "component", "feature", "check", "and", "or")
+_PAIR_USER = (r"(?!(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])"
+              r"[\"'`]?[a-z][a-z0-9_.@+\\\-]{0,63}+[\"'`]?")
+# 'sudo -S' / 'passwd' / ... read the password from standard input: a here-string feeds it
+_SUDO_S = r"sudo(?<![A-Za-z0-9_.\-]sudo)(?:[ \t]{1,4}-[A-Za-z]{1,8}+){0,4}?[ \t]{1,4}-[A-Za-z]{0,7}S"
+_STDIN_PW_CMDS = ("(?:" + _SUDO_S + "|" + _cmd("passwd", "smbpasswd", "kinit")
+                  + r"|--password-stdin(?![A-Za-z0-9_\-])|--passphrase-fd[ \t=]0(?![0-9]))")
+_HERE = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?[\"']?"
+_HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
 
 
 _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
@@ -752,15 +874,142 @@ RULES: list[Rule] = [
        r"(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*S",
        priority=45, check=_cli_secret_ok, anchors=("sudo",)),
     _r("cli-password",
-       "'--password <password>' / '--passwd' / '--pass' with a blank (the '=' form is generic-secret): an "
+       "'--password <password>' / '--passwd' / '--pass' / '--passphrase' (gpg) / '--http-password' ... with a "
+       "blank (the '=' form is generic-secret): an "
        "option-argument after a blank, POSIX utility syntax guideline 6 "
        "https://pubs.opengroup.org/onlinepubs/9799919799/basedefs/V1_chap12.html",
-       r"--pass(?:w(?:or)?d)?[ \t]+" + _ARG,
-       priority=46, check=_cli_secret_ok, anchors=("--pass",)),
+       r"--(?:(?:http|https|ftp|proxy|db|admin|root|user|new|old|store|key|bind)-)?pass(?:w(?:or)?d|phrase)?[ \t]+"
+       + _ARG,
+       priority=46, check=_cli_secret_ok, anchors=("-pass",)),
     _r("mysql-password",
        "MySQL 'Command Options for Connection Establishment' --password[=password], -p[password] (no space: "
        "the password; -p alone prompts) https://dev.mysql.com/doc/refman/8.0/en/connection-options.html",
        _MYSQL_CMD, priority=45, check=_mysql_password_ok, anchors=("mysql", "mariadb")),
+    # ---- redact6: more command-line, here-string, SQL and chat forms ----
+    _r("cli-password",
+       "MongoDB shell and database tools '-p, --password <password>' (mongosh: '-p' alone prompts; the tools "
+       "take '--password=<password>, -p=<password>') https://www.mongodb.com/docs/mongodb-shell/reference/options/ "
+       "https://www.mongodb.com/docs/database-tools/mongodump/",
+       _cmd_family("mongo", "sh", "dump", "restore", "export", "import", "stat", "top", "files") + _ARGS_BEFORE
+       + r"(?:-p(?:[ \t]+|=)?|--password(?:[ \t]+|=))" + _ARG,
+       priority=45, check=_cli_secret_ok, anchors=("mongo",)),
+    _r("cli-password",
+       "rabbitmqctl(8) 'add_user <username> <password>', 'change_password <username> <newpassword>', "
+       "'authenticate_user <username> <password>' (the password omitted: read from standard input) "
+       "https://www.rabbitmq.com/docs/man/rabbitmqctl.8",
+       _cmd("rabbitmqctl") + _ARGS_BEFORE + r"(?:add_user|change_password|authenticate_user)[ \t]{1,4}" + _WORD
+       + r"[ \t]{1,4}" + _ARG,
+       priority=45, check=_cli_secret_ok, anchors=("rabbitmqctl",)),
+    _r("cli-password",
+       "Windows 'net user <username> <password> /add' (the password given; '*' prompts) "
+       "https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2012-r2-and-2012/cc771865(v=ws.11)",
+       r"net(?<![a-z0-9_.\-]net)[ ]users?[ \t]{1,4}(?:\"[^\"\n\r]{1,64}\"|[^\s/\"*]{1,64}+)[ \t]{1,4}" + _ARG,
+       ci=True, priority=45, check=_net_secret_ok, anchors=("net use",)),
+    _r("cli-password",
+       "Windows 'net use [\\\\computer\\share] [password | *] [/user:[domain\\]user]' (the password after "
+       "the share, or after /user:) "
+       "https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2012-r2-and-2012/gg651155(v=ws.11)",
+       r"net(?<![a-z0-9_.\-]net)[ ]use[ \t]" + _ARGS_BEFORE
+       + r"(?:\\\\[^\s\"]{1,256}+|/user:[^\s\"]{1,128}+)[ \t]{1,4}" + _ARG,
+       ci=True, priority=45, check=_net_secret_ok, anchors=("net use",)),
+    _r("cli-password",
+       "a password read from standard input fed by a bash here-string ('<<< word', bash(1) 'Here Strings'): "
+       "sudo -S, passwd, smbpasswd, kinit, '--password-stdin', gpg '--passphrase-fd 0' "
+       "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings https://www.sudo.ws/docs/man/sudo.man/",
+       _STDIN_PW_CMDS + _HERE + _HERE_SECRET,
+       priority=45, check=_cli_secret_ok, anchors=("<<<",),
+       scan=_at("sudo", "passwd", "smbpasswd", "kinit", "--password-stdin", "--passphrase-fd")),
+    _r("cli-password",
+       "chpasswd(8) / chgpasswd(8) read 'user:password' lines from standard input: a here-string or "
+       "'echo|printf user:password |' feeds them (the name is kept) https://man7.org/linux/man-pages/man8/chpasswd.8.html",
+       _cmd("chpasswd", "chgpasswd") + _HERE + r"[^\s:\"'`;&|<>()]{1,64}+:" + _HERE_SECRET,
+       priority=45, check=_cli_secret_ok, anchors=("<<<",), scan=_at("chpasswd", "chgpasswd")),
+    _r("cli-password",
+       "chpasswd(8) / chgpasswd(8) read 'user:password' lines from standard input: "
+       "'echo|printf user:password | chpasswd' https://man7.org/linux/man-pages/man8/chpasswd.8.html",
+       _cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}[ \t]{1,4}(?:\$(?='))?[\"']?[^\s:\"'`;&|<>()]{1,64}+:"
+       + _HERE_SECRET + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:chpasswd|chgpasswd)(?![A-Za-z0-9_.\-])",
+       priority=45, check=_cli_secret_ok, anchors=("passwd",), scan=_at("echo", "printf")),
+    _r("cli-password",
+       "passwd(1) '--stdin' / smbpasswd(8) '-s' / '--password-stdin' read the password from standard "
+       "input: 'echo|printf <password> | passwd --stdin' https://man7.org/linux/man-pages/man1/passwd.1.html "
+       "https://www.samba.org/samba/docs/current/man-html/smbpasswd.8.html",
+       _cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}[ \t]{1,4}(?:\$(?='))?" + _ARG
+       + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:(?:passwd|smbpasswd)(?![A-Za-z0-9_.\-])"
+       r"|[^\n\r;|&]{0,256}?--password-stdin(?![A-Za-z0-9_\-]))",
+       priority=45, check=_cli_secret_ok, anchors=("passwd", "--password-stdin"),
+       scan=_at("echo", "printf")),
+    # a family with one literal prefix is left to re's literal search; the others are tried only where
+    # one of their names is (_at)
+    *(_r("cli-password", source, (cmds if isinstance(cmds, str) else _cmd(*cmds)) + _ARGS_BEFORE + opt + _ARG,
+         priority=45, check=_cli_secret_ok, anchors=anchors,
+         scan=None if isinstance(cmds, str) else _at(*(starts or anchors)))
+      for cmds, opt, anchors, source, *starts in (
+          (_cmd("sqlcmd"), r"-P[ \t]*", ("sqlcmd",),
+           "sqlcmd '-P password' https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility"),
+          (_cmd_family("ldap", "search", "modify", "add", "delete", "passwd", "whoami", "modrdn", "compare", "exop",
+                       "url", optional=False), r"-w[ \t]*", ("ldap",),
+           "OpenLDAP ldapsearch(1) '-w passwd' (simple bind password; -W prompts) "
+           "https://www.openldap.org/software/man.cgi?query=ldapsearch"),
+          (("zip", "unzip", "zipcloak"), r"-P[ \t]*", ("zip", "unzip"),
+           "zip(1) '-P password, --password password', unzip(1) '-P password' "
+           "https://linux.die.net/man/1/zip https://linux.die.net/man/1/unzip"),
+          (_cmd_family("7z", "a", "r", "z"), r"-p", ("7z",),
+           "7-Zip '-p{Password}' switch (alone: prompts) https://7-zip.opensource.jp/chm/cmdline/switches/password.htm"),
+          (_cmd("keytool"), r"-(?:(?:src|dest)?(?:store|key)pass|new)[ \t]+", ("keytool",),
+           "keytool '-storepass', '-keypass', '-srcstorepass', '-deststorepass', '-new' "
+           "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html"),
+          (_cmd_family("mosquitto_", "pub", "sub", "rr", optional=False), r"(?:-P|--pw)[ \t]+", ("mosquitto_",),
+           "mosquitto_pub(1) '-P, --pw password' https://mosquitto.org/man/mosquitto_pub-1.html"),
+          (("plink", "pscp", "psftp", "putty"), r"-pw[ \t]+", ("-pw",),
+           "PuTTY 3.11.3.8 '-pw: specify a password' https://the.earth.li/~sgtatham/putty/0.81/htmldoc/Chapter3.html",
+           "plink", "pscp", "psftp", "putty"),
+          (("xfreerdp", "wlfreerdp", "sdl-freerdp", "sdl-freerdp3", "xfreerdp3"), r"/p:", ("freerdp",),
+           "FreeRDP '/p:<password>' https://github.com/FreeRDP/FreeRDP/wiki/CommandLineInterface",
+           "xfreerdp", "wlfreerdp", "sdl-freerdp"),
+          (_cmd("rdesktop"), r"-p[ \t]*", ("rdesktop",),
+           "rdesktop(1) '-p <password>' ('-p -' reads it from standard input) https://linux.die.net/man/1/rdesktop"),
+          (("mysqladmin", "mariadb-admin"), r"password[ \t]{1,4}", ("mysqladmin", "mariadb-admin"),
+           "mysqladmin 'password new_password' (sets a new password) "
+           "https://dev.mysql.com/doc/refman/8.0/en/mysqladmin.html"),
+      )),
+    _r("cli-password",
+       "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (smbcacls, smbget the same) "
+       "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
+       _cmd_family("smb", "client", "cacls", "get", "tree", "cquotas", optional=False) + _ARGS_BEFORE
+       + r"(?:-U|--user(?:name)?)(?:[ \t]+|=)?[\"']?[^\s%\"'`;&|<>()]{1,128}+%" + _HERE_SECRET,
+       priority=45, check=_cli_secret_ok, anchors=("smb",)),
+    _r("sql-password",
+       "MySQL 'CREATE USER ... IDENTIFIED [WITH plugin] BY 'auth_string'' (ALTER USER, GRANT the same); "
+       "Oracle 'IDENTIFIED BY password' https://dev.mysql.com/doc/refman/8.0/en/create-user.html "
+       "https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/CREATE-USER.html",
+       r"identified(?<![a-z0-9_]identified)(?:[ \t]{1,4}with[ \t]{1,4}[a-z0-9_]{1,64}+)?[ \t]{1,4}by[ \t]{1,4}"
+       r"(?P<q>\\{0,3}['\"])(?P<secret>[^'\"\\\n\r]{1,256}+)\\{0,3}(?P=q)",
+       ci=True, priority=44, check=_sql_literal_ok, anchors=("identified",)),
+    _r("sql-password",
+       "Oracle 'CREATE USER u IDENTIFIED BY password' (an unquoted password) "
+       "https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/CREATE-USER.html",
+       r"identified(?<![a-z0-9_]identified)[ \t]{1,4}by[ \t]{1,4}(?P<secret>[a-z0-9_#$!@%^*+=.\-]{1,128}+)"
+       r"(?![^\s;,)])",
+       ci=True, priority=44, check=_sql_bare_ok, anchors=("identified",)),
+    _r("sql-password",
+       "PostgreSQL 'CREATE ROLE|USER ... [WITH] [ENCRYPTED] PASSWORD 'password'' (ALTER ROLE the same); "
+       "MySQL 'SET PASSWORD [FOR user] = 'auth_string'' https://www.postgresql.org/docs/current/sql-createrole.html "
+       "https://dev.mysql.com/doc/refman/8.0/en/set-password.html",
+       r"password(?<![a-z0-9_]password)(?:[ \t]{1,4}for[ \t]{1,4}[^=\n\r;]{1,128}?[ \t]{0,4}=|[ \t]{0,4}=)?"
+       r"[ \t]{1,4}(?P<q>\\{0,3}')(?P<secret>[^'\\\n\r]{1,256}+)(?P=q)",
+       ci=True, priority=44, check=_sql_literal_ok, anchors=("password",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'my pw is <token>', 'the pw was <token>'",
+       r"pw(?<![a-z0-9_\-\]]pw)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_phrase_secret, anchors=("pw",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): a 'user / password' pair after a credential word "
+       "('login admin / Pw!2024x', 'creds: admin / Pw!2024x', 'log in as admin:Pw!2024x'); a path, a "
+       "fraction or 'the user / group split' has no credential word before it",
+       _PAIR_HEAD + _PAIR_USER + r"(?:[ \t]{1,4}/[ \t]{1,4}|:)[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_pair_password_ok, anchors=("log", "sign", "cred", "user"),
+       scan=_at("log", "sign", "cred", "user")),
 ]
 
 

@@ -262,6 +262,34 @@ $ openssl rsa -passin env:KEY_PW -in server.key -out plain.key
 """, [(SSHPASS_PW, "cli-password"), (DOCKER_PW, "cli-password"), (CURL_PW, "cli-password"),
       (REDIS_PW, "cli-password"), (HTPASSWD_PW, "cli-password"), (SUDO_PW, "cli-password")])
 
+# More command-line, here-string, SQL and chat passwords (redact6): drawn after the command-line
+# passwords, so every value above keeps its place in the seeded sequence.
+(MONGO_PW, MYSQL_PW2, PW_PHRASE, PW_ASSIGN, PAIR_PW, RABBIT_PW, HERE_PW, CHPASSWD_PW, NET_PW, SQL_PW,
+ GPG_PW, SQLCMD_PW) = (fake(14) for _ in range(12))
+PAIR_PW = "Pw!" + PAIR_PW
+files["more-passwords.txt"] = (f"""$ mongosh --host db1 -u admin -p '{MONGO_PW}' --authenticationDatabase admin
+$ mongosh --host db1 -u admin -p --authenticationDatabase admin
+$ mysql -uroot -p{MYSQL_PW2} -e 'show databases'
+user: my pw is {PW_PHRASE} for the staging box
+user: pw: {PW_ASSIGN}
+user: creds: admin / {PAIR_PW}
+assistant: the user / group split lives in users/groups.py; cp a / b
+$ rabbitmqctl add_user bob {RABBIT_PW}
+$ rabbitmqctl add_user carol
+$ sudo -S apt-get update <<< '{HERE_PW}'
+$ sudo -S apt-get update <<< "$SUDO_PW"
+$ chpasswd <<< 'bob:{CHPASSWD_PW}'
+C:\\> net user bob {NET_PW} /add
+C:\\> net user bob
+$ psql -c "ALTER ROLE app WITH PASSWORD '{SQL_PW}'"
+$ gpg --batch --passphrase {GPG_PW} -d notes.gpg
+$ sqlcmd -S db -U sa -P {SQLCMD_PW} -Q "select 1"
+$ ssh -p 2222 deploy@web1 && docker login --password-stdin -u ci registry.example.com < token.txt
+""", [(MONGO_PW, "cli-password"), (MYSQL_PW2, "mysql-password"), (PW_PHRASE, "password-phrase"),
+      (PW_ASSIGN, "generic-secret"), (PAIR_PW, "password-phrase"), (RABBIT_PW, "cli-password"),
+      (HERE_PW, "cli-password"), (CHPASSWD_PW, "cli-password"), (NET_PW, "cli-password"),
+      (SQL_PW, "sql-password"), (GPG_PW, "cli-password"), (SQLCMD_PW, "cli-password")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
