@@ -708,7 +708,11 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             gc = rep.remote_rewritten or any(n not in refs for n in m.refs if not n.startswith("queue/")) \
                 or bool(res.snapshots_pruned) or (etag is None and bool(m.packs))  # adopted: rewritten
             replaced: list[str] = []
-            snaps = [_purge_snapshot(store, s, fidx, refs, _RemoteObjects(r, cache)) for s in snaps] if gc else snaps
+            try:
+                snaps = [_purge_snapshot(store, s, fidx, refs, _RemoteObjects(r, cache)) for s in snaps] if gc else snaps
+            except RefConflict:   # a pack it read was replaced by another push since the fetch: start again
+                shutil.rmtree(tmp, ignore_errors=True)
+                continue
             if gc:
                 live = _reachable_from(store, refs)
                 for s in snaps:
