@@ -88,6 +88,12 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         rep.problems.append(str(e))
         live = set()
     rep.unreachable = len(set(objs) - live)
+    j = store.journal.read()
+    if j.damaged or j.torn:
+        what = [f"{j.damaged} damaged record{'s' if j.damaged != 1 else ''}"] if j.damaged else []
+        what += ["a torn last record"] if j.torn else []
+        rep.problems.append(f"index-journal: {' and '.join(what)} (the search index may be behind); "
+                            "'mem fsck --repair' rebuilds the index and clears the journal")
     return rep
 
 
