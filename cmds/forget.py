@@ -182,11 +182,11 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
 
 def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> None:
     """Nothing in the store holds MATCH: scrub only the transcript files."""
-    from objstore import find_in_sources, forgotten_at, imported_sources
+    from objstore import find_in_sources, forgotten_at
     when = forgotten_at(store, match)
     what = (f"already forgotten ({fmt_time(when)})" if when else "nothing in the store matches")
     if dry_run:
-        hits = find_in_sources(imported_sources(store), match)
+        hits = find_in_sources(_sources(store), match)
         if as_json:
             emit_json({"dry_run": True, "forgotten_at": when, "sources": [str(h.path) for h in hits]})
             return
@@ -219,11 +219,20 @@ def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None
         click.echo(f"forgot the sealed key {key}: {plural(n, 'object')} deleted")
 
 
+def _sources(store) -> list[str]:
+    """The imported transcript files; a damaged ledger (a cache) is a warning."""
+    from objstore import imported_sources
+    damaged: list[str] = []
+    paths = imported_sources(store, damaged)
+    for d in damaged:
+        click.echo(f"warning: {d}", err=True)
+    return paths
+
+
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
     from objstore import find_in_sources, scrub_source
-    from objstore import imported_sources
     done = []
-    for hit in find_in_sources(imported_sources(store), match):
+    for hit in find_in_sources(_sources(store), match):
         click.echo(f"{hit.path}: the text is on {plural(hit.lines, 'line')}", err=quiet_stdout)
         if not yes:
             try:

@@ -41,3 +41,33 @@ def test_damaged_journal_record_is_reported_and_repaired(mem, store_path):
     mem("remember", "project/u/k2", "second value", env=PERSON)
     assert (store_path / "index-journal").stat().st_size == 0
     assert "second value" in mem("search", "second value").stdout
+
+
+# -- 17: a damaged cache/imported-files ----------------------------------------
+
+def _transcript(path, sid: str, texts: list[str], cwd: str = "/tmp/pu") -> None:
+    import json
+    import uuid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        for i, t in enumerate(texts):
+            f.write(json.dumps({"type": "user", "sessionId": sid, "uuid": str(uuid.uuid4()), "cwd": cwd,
+                                "timestamp": "2026-03-02T09:00:%02d.000Z" % (i % 60),
+                                "message": {"role": "user", "content": t}}) + "\n")
+
+
+def test_damaged_imported_files_cache_is_rebuilt(mem, store_path, tmp_path):
+    sid = "eeeeeeee-0000-4000-8000-000000000001"
+    tp = tmp_path / "claude" / "-tmp-pu" / f"{sid}.jsonl"
+    _transcript(tp, sid, ["hello world prompt kestrel-4411", "another line"])
+    mem("init")
+    mem("import", "claude-code", str(tp.parent), env=PERSON)
+    ledger = store_path / "cache" / "imported-files"
+    ledger.write_bytes(b"\xc3\x28\xff")
+    r = mem("import", "claude-code", str(tp.parent), env=PERSON)   # was: internal error, exit 1
+    assert "imported-files" in r.stderr
+    assert ledger.read_text("utf-8").splitlines() == [str(tp.resolve())]
+    ledger.write_bytes(b"\xc3\x28\xff\n")
+    r = mem("forget", "--match", "kestrel-4411", "--scrub-sources", "--yes", env=PERSON)
+    assert "warning:" in r.stderr and "imported-files" in r.stderr
+    assert "kestrel-4411" not in tp.read_text("utf-8")                  # the transcript was scrubbed too
