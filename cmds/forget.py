@@ -1,5 +1,7 @@
 """mem forget."""
 
+import contextlib
+
 import click
 
 from ._common import confirm_or_exit, complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
@@ -145,7 +147,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                 return
             if not yes:
                 confirm_or_exit("forget these for good?")
-            r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
+            with _signals_deferred():
+                r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -217,6 +220,37 @@ def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None
         emit_json({"dry_run": False, "sealed_key": key, "objects_deleted": n})
     else:
         click.echo(f"forgot the sealed key {key}: {plural(n, 'object')} deleted")
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGTERM, SIGHUP (the terminal closed) and SIGINT until the
+    forget is done, then exit 128+signal: a forget stopped half-way keeps
+    the value stored until the next writer finishes it, so it is finished
+    first.  (SIGKILL cannot be held: the next holder of the store lock
+    finishes the forget from the index journal.)"""
+    import signal
+    got: list[int] = []
+    old = {}
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            old[sig] = signal.signal(sig, lambda n, _f: got.append(n))
+        except (ValueError, OSError):   # not the main thread
+            pass
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    if got:
+        try:
+            click.echo(f"stopped by signal {got[0]} after the forget was finished", err=True)
+        except OSError:                 # the terminal is gone
+            pass
+        raise click.exceptions.Exit(128 + got[0])
 
 
 def _sources(store) -> list[str]:

@@ -89,6 +89,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         live = set()
     rep.unreachable = len(set(objs) - live)
     j = store.journal.read()
+    if j.forgets or j.turn_forgets:
+        rep.problems.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
+                            "session(s) was stopped before it finished (what it removes may still be stored); "
+                            "'mem fsck --repair' (or any write) finishes it")
     if j.damaged or j.torn:
         what = [f"{j.damaged} damaged record{'s' if j.damaged != 1 else ''}"] if j.damaged else []
         what += ["a torn last record"] if j.torn else []

@@ -40,6 +40,13 @@ def recover(store: Store) -> RecoveryReport:
     named any key or session) is replayed the same way: the index is
     rebuilt, the journal is copied to the quarantine, then cleared."""
     j = store.journal.read()
+    if j.forgets or j.turn_forgets:   # a forget was stopped: finish it first (its steps 2-5)
+        from objstore.memory.forget import resume_forget
+        try:
+            resume_forget(store, j.forgets, j.turn_forgets)
+        except SearchIndexError:
+            pass                      # the index is rebuilt below; the objects are already rewritten
+        j = store.journal.read()
     if j.damaged:
         return _rebuild(store, j, keep_copy=True)
     try:

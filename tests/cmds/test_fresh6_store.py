@@ -71,3 +71,62 @@ def test_damaged_imported_files_cache_is_rebuilt(mem, store_path, tmp_path):
     r = mem("forget", "--match", "kestrel-4411", "--scrub-sources", "--yes", env=PERSON)
     assert "warning:" in r.stderr and "imported-files" in r.stderr
     assert "kestrel-4411" not in tp.read_text("utf-8")                  # the transcript was scrubbed too
+
+
+# -- 25: a forget stopped by a signal ------------------------------------------
+
+def _big_session(mem, tmp_path, word: str, n: int = 2000):
+    sid = "a9a9a9a9-0000-4000-8000-000000000001"
+    tp = tmp_path / "claude" / "-tmp-pk" / f"{sid}.jsonl"
+    _transcript(tp, sid, [(f"secret {word} line {i} " if i % 100 == 0 else f"filler line {i} ") + "y" * 150
+                          for i in range(n)], cwd="/tmp/pk")
+    mem("init")
+    mem("import", "claude-code", str(tp.parent), env=PERSON)
+    return tp
+
+
+def _forget_then(store_path, word: str, sig: int):
+    """Start ``mem forget --match WORD --yes``, send ``sig`` once it has
+    journalled the objects it will delete (the history rewrite follows)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from tests.conftest import REPO
+    p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", "--match", word, "--yes"], cwd=REPO,
+                         env={**os.environ, **PERSON}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = store_path / "index-journal"
+    end = time.monotonic() + 120
+    while time.monotonic() < end and p.poll() is None:
+        try:
+            if b"D\t" in journal.read_bytes():
+                break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.002)
+    assert p.poll() is None, "the forget ended before the signal could be sent"
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, err.decode()
+
+
+def test_forget_killed_midway_is_finished_by_the_next_writer(mem, store_path, tmp_path):
+    import signal
+    _big_session(mem, tmp_path, "lynx-copper-5150")
+    rc, _err = _forget_then(store_path, "lynx-copper-5150", signal.SIGKILL)
+    assert rc == -signal.SIGKILL
+    assert "forget was stopped" in mem("doctor", exit_code=None).stdout
+    assert "forget" in mem("fsck", exit_code=13).stdout
+    mem("remember", "user/poke", "x", env=PERSON)            # takes the lock: finishes the forget
+    assert "lynx-copper-5150" not in mem("search", "lynx-copper-5150", exit_code=None).stdout
+    mem("fsck")
+
+
+def test_forget_sent_sigterm_finishes_first(mem, store_path, tmp_path):
+    import signal
+    _big_session(mem, tmp_path, "ocelot-brass-6160")
+    rc, err = _forget_then(store_path, "ocelot-brass-6160", signal.SIGTERM)
+    assert rc == 128 + signal.SIGTERM, err
+    assert (store_path / "index-journal").stat().st_size == 0      # done, not left to the next writer
+    assert "ocelot-brass-6160" not in mem("search", "ocelot-brass-6160", exit_code=None).stdout
+    mem("fsck")
