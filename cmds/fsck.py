@@ -114,7 +114,11 @@ def _print_repair(r, reindexed: int | None) -> None:
     if r.refetched:
         click.echo(f"repair: re-fetched {plural(len(r.refetched), 'object')}")
     for name in r.restored_refs:
-        click.echo(f"repair: restored {name} from its reflog (the damaged ref file is in the quarantine)")
+        if name.startswith("tombstones/"):
+            click.echo(f"repair: restored {name} (the ref of a tombstone still stored was missing)")
+        else:
+            click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
+                       "a ref set back is moved forward)")
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     for name in r.dropped_refs:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.core.objects import Fact, Sealed, Turn
+from objstore.core.objects import Fact, Sealed, Tombstone, Turn
 from objstore.core.store import Store
 
 NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -58,3 +58,28 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
             referrer = oid
             oid = obj.parent if isinstance(obj, (Fact, Sealed, Turn)) else None
     return seen
+
+
+def lost_tombstones(store: Store, live: set[str]) -> list[str]:
+    """Ids of tombstone objects that no ref reaches (``live``: what
+    :func:`reachable` gave).  A tombstone's ref ``tombstones/<id>`` never
+    moves and is never removed (``memory.tombstones.put_tombstone``), so
+    such an object lost its ref (a deleted file, a file-level restore):
+    fsck reports it, ``fsck --repair`` sets the ref again, gc keeps it.
+    Reads every unreachable object once; unreadable ones are skipped
+    (fsck reports them)."""
+    store.packs.reload()
+    ids = {o for o in store.objects if o not in live}
+    for pack in store.packs.packs:
+        ids.update(o for o in pack if o not in live)
+    out = []
+    for oid in sorted(ids):
+        try:
+            obj = store.get(oid)
+        except (CorruptObject, NotFound):
+            continue
+        except Exception:  # noqa: BLE001 - a damaged pack or frame of another kind: fsck's business
+            continue
+        if isinstance(obj, Tombstone):
+            out.append(oid)
+    return out

@@ -130,3 +130,38 @@ def test_forget_sent_sigterm_finishes_first(mem, store_path, tmp_path):
     assert (store_path / "index-journal").stat().st_size == 0      # done, not left to the next writer
     assert "ocelot-brass-6160" not in mem("search", "ocelot-brass-6160", exit_code=None).stdout
     mem("fsck")
+
+
+# -- 7: a ref set back to an older version --------------------------------------
+
+def test_ref_set_back_is_reported_and_restored(mem, store_path):
+    mem("init")
+    mem("remember", "project/a/b", "one", env=PERSON)
+    mem("remember", "project/a/b", "two", env=PERSON)
+    v1 = [x for x in mem("log", "project/a/b", "--json").json if x["version"] == 1][0]["id"]
+    (store_path / "refs" / "facts" / "project" / "a" / "b").write_text(v1 + "\n")
+    r = mem("fsck", exit_code=13)
+    assert "facts/project/a/b" in r.stdout and "set back" in r.stdout
+    mem("fsck", "--repair")
+    assert mem("get", "project/a/b").stdout.strip() == "two"
+    mem("fsck")
+
+
+# -- 9: deleted refs/tombstones/* ---------------------------------------------
+
+def test_lost_tombstone_refs_are_reported_kept_by_gc_and_restored(mem, store_path):
+    mem("init")
+    mem("remember", "project/q/codename", "orchid-falcon-5521 is the launch codename", env=PERSON)
+    mem("forget", "project/q/codename", "--yes", env=PERSON)
+    refs = list((store_path / "refs" / "tombstones").iterdir())
+    assert refs
+    for p in refs:
+        p.unlink()
+    r = mem("fsck", exit_code=13)
+    assert r.stdout.count("is missing") == len(refs)
+    mem("gc", "--prune=now")                                 # keeps the tombstones
+    r = mem("fsck", "--repair")
+    assert sorted(p.name for p in (store_path / "refs" / "tombstones").iterdir()) == sorted(p.name for p in refs)
+    r = mem("remember", "project/q/x", "orchid-falcon-5521 is the launch codename",
+            env={"MEM_AGENT": "bot"}, exit_code=None)
+    assert r.exit_code != 0 and "forgotten" in r.stderr
