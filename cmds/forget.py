@@ -12,9 +12,14 @@ PREVIEW_LINES = 50
 def _fallbacks(store, plan) -> list[str]:
     """For each key that survives with its current version forgotten: the
     older value that becomes current (said in the preview, never silently)."""
-    from objstore import current_of, versions
+    from objstore import current_of, memory_file_rest, versions
     out = []
+    rest = memory_file_rest(store, plan)
+    for key, (_head, text) in rest.items():
+        out.append(f"  note: {key}: only the matching entries go; a new version keeps the rest: {short(text, 50)}")
     for key, vs in plan.versions.items():
+        if key in rest:
+            continue
         gone = {v.id for v in vs}
         chain = versions(store, key)
         before = current_of(chain)

@@ -54,7 +54,8 @@ from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
-from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
+from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
+                                   walk)
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone)
@@ -134,6 +135,8 @@ class ForgetResult:
     index_problems: list[str] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
     queue_dropped: list[str] = field(default_factory=list)
+    #: ``(key, new version id)`` of memory files written again without the matching entries
+    kept_entries: list[tuple[str, str]] = field(default_factory=list)
 
 
 # -- planning ----------------------------------------------------------------
@@ -334,8 +337,38 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
             res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             return res
+        kept = memory_file_rest(store, plan)
         _execute(store, plan, res, reason, tombstones)
+        for key, (head, text) in kept.items():   # the file's other entries stay, in a new version
+            v = remember(store, key, text, kind=head.kind, trust=head.trust, owner=head.owner,
+                         command="forget: the matching entries removed", reviewed=True)
+            res.kept_entries.append((key, v.version.id))
         return res
+
+
+def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, str]]:
+    """For a ``--match`` forget: memory-file keys (``memfiles``) whose
+    current text holds the match -> (that version, its text without the
+    matching entries), when other entries remain.  A memory file's versions
+    are whole texts, so forgetting them would roll the file back and lose
+    the entries added after the matching one: they are written again as a
+    new version instead."""
+    from objstore.memory.memfiles import is_memory_file_key, remove_matching
+    out: dict[str, tuple[Fact, str]] = {}
+    if not plan.match:
+        return out
+    hits = matcher(plan.match)
+    for key in (*plan.keys, *plan.versions):
+        if not is_memory_file_key(key):
+            continue
+        head_id = store.refs.read(fact_ref(key))
+        chain = _chain(store, plan, head_id) if head_id else []
+        if not chain or chain[0].fact.forgotten or not hits(chain[0].fact.body):
+            continue
+        rest = remove_matching(key, chain[0].fact.body, hits)
+        if rest:
+            out[key] = (chain[0].fact, rest)
+    return out
 
 
 def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,

@@ -165,3 +165,21 @@ def test_lost_tombstone_refs_are_reported_kept_by_gc_and_restored(mem, store_pat
     r = mem("remember", "project/q/x", "orchid-falcon-5521 is the launch codename",
             env={"MEM_AGENT": "bot"}, exit_code=None)
     assert r.exit_code != 0 and "forgotten" in r.stderr
+
+
+# -- 19: forget --match of one memory-file entry ---------------------------------
+
+def test_forget_match_removes_only_the_memory_file_entry(mem):
+    mem("init")
+    for e in ("Deploys happen on Fridays only.", "CI runs on buildkite.", "Old codename was Ruby-Falcon-2231.",
+              "Use pnpm, not npm."):
+        mem("memory", "add", "memory", e, env=PERSON)
+    r = mem("forget", "--match", "ruby-falcon-2231", "--dry-run")
+    assert "only the matching entries go" in r.stdout
+    mem("forget", "--match", "ruby-falcon-2231", "--yes", env=PERSON)
+    shown = mem("memory", "show", "memory").stdout
+    assert "Use pnpm, not npm." in shown and "CI runs on buildkite." in shown    # was: rolled back, pnpm lost
+    assert "Ruby-Falcon" not in shown
+    assert "ruby-falcon-2231" not in mem("search", "ruby-falcon-2231", exit_code=None).stdout.lower()
+    assert "ruby-falcon" not in mem("get", "user/memory/journal").stdout.lower()
+    mem("fsck")
