@@ -183,3 +183,40 @@ def test_forget_match_removes_only_the_memory_file_entry(mem):
     assert "ruby-falcon-2231" not in mem("search", "ruby-falcon-2231", exit_code=None).stdout.lower()
     assert "ruby-falcon" not in mem("get", "user/memory/journal").stdout.lower()
     mem("fsck")
+
+
+# -- 21: --scrub-sources on a transcript being written ---------------------------
+
+def test_scrub_sources_keeps_records_appended_meanwhile(mem, store_path, tmp_path):
+    import json
+    import threading
+    mem("init")
+    sid = "a0a0a0a0-0000-4000-8000-000000000001"
+    tp = tmp_path / "claude" / "-tmp-ps" / f"{sid}.jsonl"
+    _transcript(tp, sid, [(f"secret marmot-velvet-1234 line {i} " if i % 100 == 0 else f"filler line {i} ") + "x" * 200
+                          for i in range(20000)], cwd="/tmp/ps")
+    (store_path / "cache").mkdir(exist_ok=True)
+    (store_path / "cache" / "imported-files").write_text(f"{tp}\n")    # as an import records it
+    stop, appended = threading.Event(), []
+
+    def agent() -> None:            # the agent's writer: one open and append per record, as Claude Code
+        i = 0
+        while not stop.is_set():
+            with open(tp, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"type": "user", "uuid": f"ap-{i}",
+                                    "message": {"role": "user", "content": f"appended {i}"}}) + "\n")
+            appended.append(f"ap-{i}")
+            i += 1
+
+    t = threading.Thread(target=agent)
+    t.start()
+    try:
+        r = mem("forget", "--match", "marmot-velvet-1234", "--scrub-sources", "--yes", env=PERSON)
+    finally:
+        stop.set()
+        t.join()
+    assert "redacted" in r.stderr + r.stdout
+    recs = [json.loads(line) for line in tp.read_text("utf-8").splitlines()]
+    have = {x.get("uuid") for x in recs}
+    assert [u for u in appended if u not in have] == []          # was: records appended meanwhile lost
+    assert "marmot-velvet-1234" not in tp.read_text("utf-8")
