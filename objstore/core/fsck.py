@@ -10,7 +10,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
-from objstore.core.reachability import reachable
+from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
 
@@ -92,7 +92,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         rep.problems.append(str(e))
         live = set()
     rep.unreachable = len(set(objs) - live)
-    for oid in sorted(o for o, obj in objs.items() if isinstance(obj, Tombstone) and o not in live):
+    for oid in lost_tombstones(store, live, objs):
         rep.problems.append(f"tombstone {oid}: its ref tombstones/{oid} is missing (deleted?), so what it "
                             "forgets could be written back; 'mem fsck --repair' sets the ref again")
     j = store.journal.read()

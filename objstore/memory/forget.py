@@ -56,6 +56,7 @@ from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
                                    walk)
+from objstore.memory.memfiles import is_memory_file_key, remove_matching
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone)
@@ -353,7 +354,6 @@ def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, st
     are whole texts, so forgetting them would roll the file back and lose
     the entries added after the matching one: they are written again as a
     new version instead."""
-    from objstore.memory.memfiles import is_memory_file_key, remove_matching
     out: dict[str, tuple[Fact, str]] = {}
     if not plan.match:
         return out

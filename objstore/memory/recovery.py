@@ -16,6 +16,7 @@ from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.documents import current_fact_docs, iter_docs, turn_docs_in_shards
+from objstore.memory.forget import resume_forget
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
 
@@ -41,7 +42,6 @@ def recover(store: Store) -> RecoveryReport:
     rebuilt, the journal is copied to the quarantine, then cleared."""
     j = store.journal.read()
     if j.forgets or j.turn_forgets:   # a forget was stopped: finish it first (its steps 2-5)
-        from objstore.memory.forget import resume_forget
         try:
             resume_forget(store, j.forgets, j.turn_forgets)
         except SearchIndexError:

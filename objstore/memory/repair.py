@@ -43,7 +43,7 @@ from objstore.core.fsck import rolled_back
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
-from objstore.core.reachability import reachable
+from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
 
@@ -268,9 +268,8 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
-    live = reachable(store, missing=[])
-    for oid in sorted(o for o, obj in objs.items() if isinstance(obj, Tombstone) and o not in live):
-        store.update_ref(f"tombstones/{oid}", None, oid)     # a tombstone's ref never moves: no reflog
+    for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
+        store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
         rep.restored_refs.append(f"tombstones/{oid}")
 
 
