@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
-from objstore.core.fsck import rolled_back
+from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
@@ -262,7 +262,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 continue
             store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog")
             rep.restored_refs.append(name)
-        if ns in ("facts", "sealed", "sessions"):   # a ref set back to an older version of its history
+        if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
             for name, oid in list(store.refs.iter(ns, damaged=[])):
                 newer = rolled_back(store, name, oid, objs)
                 if newer is not None and isinstance(objs.get(newer), cls):
