@@ -1,5 +1,7 @@
 """mem forget."""
 
+import contextlib
+
 import click
 
 from ._common import confirm_or_exit, complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
@@ -10,9 +12,14 @@ PREVIEW_LINES = 50
 def _fallbacks(store, plan) -> list[str]:
     """For each key that survives with its current version forgotten: the
     older value that becomes current (said in the preview, never silently)."""
-    from objstore import current_of, versions
+    from objstore import current_of, memory_file_rest, versions
     out = []
+    rest = memory_file_rest(store, plan)
+    for key, (_head, text) in rest.items():
+        out.append(f"  note: {key}: only the matching entries go; a new version keeps the rest: {short(text, 50)}")
     for key, vs in plan.versions.items():
+        if key in rest:
+            continue
         gone = {v.id for v in vs}
         chain = versions(store, key)
         before = current_of(chain)
@@ -145,7 +152,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                 return
             if not yes:
                 confirm_or_exit("forget these for good?")
-            r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
+            with _signals_deferred():
+                r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -182,11 +190,11 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
 
 def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> None:
     """Nothing in the store holds MATCH: scrub only the transcript files."""
-    from objstore import find_in_sources, forgotten_at, imported_sources
+    from objstore import find_in_sources, forgotten_at
     when = forgotten_at(store, match)
     what = (f"already forgotten ({fmt_time(when)})" if when else "nothing in the store matches")
     if dry_run:
-        hits = find_in_sources(imported_sources(store), match)
+        hits = find_in_sources(_sources(store), match)
         if as_json:
             emit_json({"dry_run": True, "forgotten_at": when, "sources": [str(h.path) for h in hits]})
             return
@@ -219,11 +227,51 @@ def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None
         click.echo(f"forgot the sealed key {key}: {plural(n, 'object')} deleted")
 
 
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGTERM, SIGHUP (the terminal closed) and SIGINT until the
+    forget is done, then exit 128+signal: a forget stopped half-way keeps
+    the value stored until the next writer finishes it, so it is finished
+    first.  (SIGKILL cannot be held: the next holder of the store lock
+    finishes the forget from the index journal.)"""
+    import signal
+    got: list[int] = []
+    old = {}
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            old[sig] = signal.signal(sig, lambda n, _f: got.append(n))
+        except (ValueError, OSError):   # not the main thread
+            pass
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    if got:
+        try:
+            click.echo(f"stopped by signal {got[0]} after the forget was finished", err=True)
+        except OSError:                 # the terminal is gone
+            pass
+        raise click.exceptions.Exit(128 + got[0])
+
+
+def _sources(store) -> list[str]:
+    """The imported transcript files; a damaged ledger (a cache) is a warning."""
+    from objstore import imported_sources
+    damaged: list[str] = []
+    paths = imported_sources(store, damaged)
+    for d in damaged:
+        click.echo(f"warning: {d}", err=True)
+    return paths
+
+
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
     from objstore import find_in_sources, scrub_source
-    from objstore import imported_sources
     done = []
-    for hit in find_in_sources(imported_sources(store), match):
+    for hit in find_in_sources(_sources(store), match):
         click.echo(f"{hit.path}: the text is on {plural(hit.lines, 'line')}", err=quiet_stdout)
         if not yes:
             try:

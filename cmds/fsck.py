@@ -35,6 +35,13 @@ def command(ctx, repair, as_json):
     rewritten with the defaults (docs/format.md "config"; a damaged one is
     kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".
 
+    Also problems: a ref set back to an older version than its reflog's
+    last entry names (--repair moves it forward again), a tombstone object
+    whose ref tombstones/ID is missing (--repair sets it again; gc keeps
+    such tombstones), a damaged index-journal record and a forget that was
+    stopped before it finished (--repair, like any write, rebuilds the index
+    or finishes the forget).
+
     A damaged project registry (projects.json) is a problem too; --repair
     leaves it alone (mem doctor tells how to fix it): until it is fixed,
     projects it no longer names go by their qualified names.
@@ -116,7 +123,11 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     if r.refetched:
         click.echo(f"repair: re-fetched {plural(len(r.refetched), 'object')}")
     for name in r.restored_refs:
-        click.echo(f"repair: restored {name} from its reflog (the damaged ref file is in the quarantine)")
+        if name.startswith("tombstones/"):
+            click.echo(f"repair: restored {name} (the ref of a tombstone still stored was missing)")
+        else:
+            click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
+                       "a ref set back is moved forward)")
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     for name in r.dropped_refs:

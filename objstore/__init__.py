@@ -94,6 +94,7 @@ _API: dict[str, tuple[str, str]] = {
     "forgotten_at": ("objstore.memory.forget", "forgotten_at"),
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
+    "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
     "preview": ("objstore.memory.forget", "preview"),
     "scan_store": ("objstore.memory.forget", "scan_store"),
     "append_history": ("objstore.memory.history", "append_history"),

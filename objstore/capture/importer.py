@@ -13,6 +13,7 @@ one recorded when this store last read it in full is not read again.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -25,6 +26,7 @@ from objstore.capture import claude_code, codex
 from objstore.capture.parseworker import ParseWorker, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
+from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
@@ -204,7 +206,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             if worker is not None:
                 worker.close()
             app.close()
-            record_sources(store, ledger)
+            record_sources(store, ledger, res.errors)
         agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
         if rolls_up and agents:  # a sub-agent's end: its summary in its parent's namespace (unchanged: written)
             rollup_files(store, agents, final=True, command=command, batch=True)
@@ -308,18 +310,60 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -
     return import_transcripts(store, "claude-code", paths, **kw)
 
 
-def imported_sources(store: Store) -> list[str]:
+def imported_sources(store: Store, damaged: list[str] | None = None) -> list[str]:
     """Transcript files this store has imported from (absolute paths), for
-    ``mem forget --scrub-sources``.  Kept in ``<store>/cache/imported-files``."""
+    ``mem forget --scrub-sources``.  Kept in ``<store>/cache/imported-files``:
+    one path a line, UTF-8 with undecodable bytes of a path escaped
+    (``surrogateescape``, as ``os.fsdecode``).
+
+    The file is a cache: a line that is not an absolute path (damage: a
+    stray byte, a torn write) is dropped and the file rebuilt from its sound
+    lines and the files the read ledgers (``cache/read-ledger-*.json``) list;
+    a sentence saying so is appended to ``damaged`` when given.  Never raises
+    for the file's content."""
+    p = store.root / LEDGER_FILE
     try:
-        return sorted(set((store.root / LEDGER_FILE).read_text("utf-8").splitlines()) - {""})
-    except FileNotFoundError:
+        data = p.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as e:
+        if damaged is not None:
+            damaged.append(f"{LEDGER_FILE} cannot be read ({e.strerror or e}): "
+                           "--scrub-sources sees only the files the read ledgers list")
+        return sorted(_read_ledger_files(store))
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    paths = {x for x in lines if os.path.isabs(x) and "\0" not in x}
+    bad = sum(1 for x in lines if x and x not in paths)
+    if bad:
+        paths |= _read_ledger_files(store)
+        body = "".join(x + "\n" for x in sorted(paths)).encode("utf-8", "surrogateescape")
+        try:
+            atomic_write(p, body)
+            how = "rebuilt it"
+        except OSError as e:
+            how = f"could not rewrite it: {e.strerror or e}"
+        if damaged is not None:
+            damaged.append(f"{LEDGER_FILE} (a cache) had {bad} damaged line{'s' if bad != 1 else ''}: "
+                           f"{how} from its sound lines and the read ledgers")
+    return sorted(paths)
 
 
-def record_sources(store: Store, paths: set[str]) -> None:
-    """Add transcript paths to the ledger of imported files."""
-    new = paths - set(imported_sources(store))
+def _read_ledger_files(store: Store) -> set[str]:
+    """The absolute paths the read ledgers of every harness list."""
+    out: set[str] = set()
+    for f in (store.root / "cache").glob("read-ledger-*.json"):
+        try:
+            files = json.loads(f.read_bytes()).get("files") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        out.update(k for k in files if isinstance(k, str) and os.path.isabs(k) and "\0" not in k)
+    return out
+
+
+def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None) -> None:
+    """Add transcript paths to the ledger of imported files (a damaged
+    ledger is rebuilt first: :func:`imported_sources`)."""
+    new = paths - set(imported_sources(store, damaged))
     if not new:
         return
     p = store.root / LEDGER_FILE

@@ -6,7 +6,8 @@ contains the text (under the store's one normalization,
 ``objstore.core.text``: NFC, case folding, whitespace runs) is parsed, every string
 in it has the matches replaced by ``[REDACTED]``, and the line is written back
 compactly; other lines are kept byte for byte.  The file is replaced
-atomically with its mode kept.  Nothing is backed up (a backup would be one
+atomically with its mode kept, and records the agent appends meanwhile are
+carried over (:func:`scrub`).  Nothing is backed up (a backup would be one
 more copy of the text).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -96,29 +98,86 @@ def _line_hits(line: bytes, match: Callable[[str], bool]) -> bool:
         return False
 
 
+#: after the rewritten file replaced the old one, how long the old file must
+#: stay unchanged before the scrub is done (a writer that opened it just before
+#: the rename appends there): polls of TAIL_POLL_S, at most TAIL_MAX_S in all
+TAIL_QUIET_POLLS = 3
+TAIL_POLL_S = 0.01
+TAIL_MAX_S = 5.0
+
+
+class _LineScrubber:
+    """Scrub complete lines as bytes arrive (:meth:`feed`); a last line
+    without its newline waits for the rest (:meth:`rest` at the end)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.match = text, match_pattern(text)
+        self.partial = b""
+        self.changed = 0
+
+    def feed(self, data: bytes) -> bytes:
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        return b"".join(self._line(ln + b"\n") for ln in lines)
+
+    def rest(self) -> bytes:
+        data, self.partial = self.partial, b""
+        return self._line(data) if data else b""
+
+    def _line(self, line: bytes) -> bytes:
+        if not _line_hits(line, self.match):
+            return line
+        end = line[len(line.rstrip(b"\r\n")):]
+        body = line[: len(line) - len(end)].decode("utf-8", "replace")
+        try:
+            new = json.dumps(_walk(json.loads(body), self.text), ensure_ascii=False, separators=(",", ":"))
+        except ValueError:
+            new = replace_matches(body, self.text, REDACTED)[0]
+        self.changed += 1
+        return new.encode("utf-8") + end
+
+
 def scrub(path: Path, text: str) -> int:
     """Redact ``text`` in one JSONL file; returns the lines rewritten.  Each
     match inside a JSON string is replaced by ``[REDACTED]`` (the rest of
     the string is kept); a line that is not JSON but contains the text has
     the text replaced as plain text.  Raises InvalidInput for a blank text,
-    OSError for an unreadable or unwritable file."""
-    match = match_pattern(text)
-    out, changed = [], 0
-    with open(path, "rb") as f:
-        for line in f:
-            if not _line_hits(line, match):
-                out.append(line)
-                continue
-            end = line[len(line.rstrip(b"\r\n")):]
-            body = line[: len(line) - len(end)].decode("utf-8", "replace")
-            try:
-                new = json.dumps(_walk(json.loads(body), text), ensure_ascii=False, separators=(",", ":"))
-            except ValueError:
-                new = replace_matches(body, text, REDACTED)[0]
-            out.append(new.encode("utf-8") + end)
-            changed += 1
-    if changed:
-        mode = os.stat(path).st_mode & 0o7777
+    OSError for an unreadable or unwritable file.
+
+    The file may be a live transcript that its agent appends to: the new
+    file is written beside it (crash-safe rename), then what was appended
+    to the old file meanwhile, before or after the rename, is scrubbed and
+    appended to the new one until the old file has stayed unchanged for
+    :data:`TAIL_QUIET_POLLS` polls (so no appended record is lost; one
+    appended around the rename may land after records the agent wrote to
+    the new file since)."""
+    sc = _LineScrubber(text)
+    with open(path, "rb") as old:
+        def more() -> bytes:
+            return old.read()
+        out = [sc.feed(more())]
+        while True:                       # what was appended while the first part was read
+            chunk = more()
+            if not chunk:
+                break
+            out.append(sc.feed(chunk))
+        if not sc.changed and not (sc.partial and _line_hits(sc.partial, sc.match)):
+            return 0
+        mode = os.fstat(old.fileno()).st_mode & 0o7777
         atomic_write(path, b"".join(out))
         os.chmod(path, mode)
-    return changed
+        quiet, end = 0, time.monotonic() + TAIL_MAX_S
+        with open(path, "ab") as new:
+            while quiet < TAIL_QUIET_POLLS and time.monotonic() < end:
+                chunk = more()
+                if chunk:
+                    quiet = 0
+                    new.write(sc.feed(chunk))
+                    new.flush()
+                else:
+                    quiet += 1
+                    time.sleep(TAIL_POLL_S)
+            new.write(sc.rest())
+            new.flush()
+            os.fsync(new.fileno())
+    return sc.changed

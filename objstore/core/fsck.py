@@ -10,7 +10,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
-from objstore.core.reachability import reachable
+from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
 
@@ -81,6 +81,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
                 rep.problems.append(f"ref {name} -> {oid}: is a {obj.TYPE_NAME}, expected a {cls.TYPE_NAME}")
                 continue
             _check_chain(name, oid, obj, objs, rep)
+            newer = rolled_back(store, name, oid, objs) if ns in ROLLBACK_CHECKED else None
+            if newer is not None:
+                rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
+                                    f"entry moved it to {newer} ('mem fsck --repair' restores that)")
     missing: list = []
     try:
         live = reachable(store, missing=missing)
@@ -88,7 +92,47 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         rep.problems.append(str(e))
         live = set()
     rep.unreachable = len(set(objs) - live)
+    for oid in lost_tombstones(store, live, objs):
+        rep.problems.append(f"tombstone {oid}: its ref tombstones/{oid} is missing (deleted?), so what it "
+                            "forgets could be written back; 'mem fsck --repair' sets the ref again")
+    j = store.journal.read()
+    if j.forgets or j.turn_forgets:
+        rep.problems.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
+                            "session(s) was stopped before it finished (what it removes may still be stored); "
+                            "'mem fsck --repair' (or any write) finishes it")
+    if j.damaged or j.torn:
+        what = [f"{j.damaged} damaged record{'s' if j.damaged != 1 else ''}"] if j.damaged else []
+        what += ["a torn last record"] if j.torn else []
+        rep.problems.append(f"index-journal: {' and '.join(what)} (the search index may be behind); "
+                            "'mem fsck --repair' rebuilds the index and clears the journal")
     return rep
+
+
+#: the ref namespaces whose refs are compared with their reflog's last entry
+#: (a session's reflog may live in one shared file: reading it once per
+#: session would cost O(sessions x lines); a session set back loses no turn
+#: object, the next import or hook moves it on)
+ROLLBACK_CHECKED = ("facts", "sealed")
+
+
+def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
+    """The id the last entry of ``name``'s reflog moved it to, when the ref
+    now holds an *older* version or turn of that history (``oid`` is an
+    ancestor of it: the ref file was set back, e.g. by a file-level restore
+    or a synced-folder conflict copy); else None.  A ref ahead of its reflog
+    (a crash between the ref and its reflog entry, or a move without a
+    message) is not a rollback.  ``objs``: decoded objects by id."""
+    entries = store.reflog.read(name)
+    if not entries or entries[-1].new is None or entries[-1].new == oid:
+        return None
+    newer = entries[-1].new
+    cur, seen = objs.get(newer), set()
+    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
+        if cur.parent == oid:
+            return newer
+        seen.add(cur.parent)
+        cur = objs.get(cur.parent)
+    return None
 
 
 def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:

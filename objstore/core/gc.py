@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput
-from objstore.core.reachability import reachable
+from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import PACK_TARGET_BYTES, Store
 
@@ -137,6 +137,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     missing: list = []
     store.packs.reload()
     live = reachable(store, missing=missing)
+    live.update(lost_tombstones(store, live))   # a tombstone whose ref was lost is kept (fsck --repair sets it)
     damaged = sorted({m[1] for m in missing})
     hold = bool(damaged or store.packs.broken)  # the walk is incomplete: delete nothing it did not see
     cutoff = time.time() - grace_s

@@ -32,6 +32,14 @@ repeats the indexing the owner is doing.  The owner deletes the file once
 its index commit is done; if it dies first, the kernel drops the flock and
 the next holder of the store lock replays the file like the main journal
 and deletes it (:meth:`IndexJournal.clear`).
+
+**Damage.**  A line that does not decode as UTF-8 or is not one of the
+forms above is a damaged record.  An unterminated last line is a *torn*
+append (a writer died inside ``append``, before it moved any ref): nothing
+it names moved, so it is ignored.  A damaged record followed by a newline
+may have named anything, so recovery rebuilds the whole search index from
+the objects and sets the journal aside in the quarantine before it clears
+it; ``fsck`` reports both kinds (``--repair`` replays them so).
 """
 
 from __future__ import annotations
@@ -52,17 +60,18 @@ class JournalEntries(Record):
     """Parsed journal: keys to refresh, sessions with their oldest old head,
     keys being forgotten and objects to delete."""
 
-    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes")
+    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes", "damaged", "torn")
 
     def __init__(self, facts: set[str] | None = None, sessions: dict[str, str | None] | None = None,
                  forgets: set[str] | None = None, turn_forgets: set[str] | None = None,
-                 deletes: set[str] | None = None) -> None:
+                 deletes: set[str] | None = None, damaged: int = 0, torn: bool = False) -> None:
         set_fields(self, set() if facts is None else facts, {} if sessions is None else sessions,
                    set() if forgets is None else forgets, set() if turn_forgets is None else turn_forgets,
-                   set() if deletes is None else deletes)
+                   set() if deletes is None else deletes, damaged, torn)
 
     def __bool__(self) -> bool:
-        return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes)
+        return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes
+                    or self.damaged)
 
 
 class OwnedEntries:
@@ -202,30 +211,19 @@ class IndexJournal:
 
     def read(self) -> JournalEntries:
         """Parse the journal and the owned files of dead writers (module
-        doc); malformed lines (a torn last line) are ignored."""
+        doc).  Never raises for their content: a damaged record is counted
+        in ``damaged``, a torn last line sets ``torn``."""
         out = JournalEntries()
         try:
-            text = self.path.read_bytes().decode("utf-8", "surrogatepass")
+            data = self.path.read_bytes()
         except FileNotFoundError:
-            text = ""
+            data = b""
+        parse_journal(data, out)
         for p in self._scan_dead() if fcntl is not None else ():
             try:
-                text += "\n" + p.read_bytes().decode("utf-8", "surrogatepass")
+                parse_journal(p.read_bytes(), out)
             except OSError:
                 pass
-        for line in text.split("\n"):
-            parts = line.split("\t")
-            if parts[0] == "F" and len(parts) == 2:
-                out.facts.add(parts[1])
-            elif parts[0] == "S" and len(parts) == 3:
-                old = None if parts[2] == "-" else parts[2]
-                out.sessions.setdefault(parts[1], old)
-            elif parts[0] == "P" and len(parts) == 2:
-                out.forgets.add(parts[1])
-            elif parts[0] == "T" and len(parts) == 2:
-                out.turn_forgets.add(parts[1])
-            elif parts[0] == "D" and len(parts) == 2:
-                out.deletes.add(parts[1])
         return out
 
     def clear(self) -> None:
@@ -246,3 +244,40 @@ class IndexJournal:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def parse_journal(data: bytes, out: JournalEntries) -> None:
+    """Add the records of journal bytes ``data`` to ``out`` (module doc):
+    ``out.damaged`` counts newline-terminated lines that are not a record,
+    ``out.torn`` is set when the unterminated last line is not one."""
+    lines = data.split(b"\n")
+    for i, raw in enumerate(lines):
+        if not raw:
+            continue
+        try:
+            ok = _parse_line(raw.decode("utf-8", "surrogatepass"), out)
+        except UnicodeDecodeError:
+            ok = False
+        if ok:
+            continue
+        if i == len(lines) - 1:
+            out.torn = True
+        else:
+            out.damaged += 1
+
+
+def _parse_line(line: str, out: JournalEntries) -> bool:
+    parts = line.split("\t")
+    if parts[0] == "F" and len(parts) == 2:
+        out.facts.add(parts[1])
+    elif parts[0] == "S" and len(parts) == 3:
+        out.sessions.setdefault(parts[1], None if parts[2] == "-" else parts[2])
+    elif parts[0] == "P" and len(parts) == 2:
+        out.forgets.add(parts[1])
+    elif parts[0] == "T" and len(parts) == 2:
+        out.turn_forgets.add(parts[1])
+    elif parts[0] == "D" and len(parts) == 2:
+        out.deletes.add(parts[1])
+    else:
+        return False
+    return True

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from objstore.core import audit
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.core.objects import Fact, Sealed, Turn
+from objstore.core.objects import Fact, Sealed, Tombstone, Turn
 from objstore.core.store import Store
 
 NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -58,3 +59,38 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
             referrer = oid
             oid = obj.parent if isinstance(obj, (Fact, Sealed, Turn)) else None
     return seen
+
+
+def lost_tombstones(store: Store, live: set[str], objs: dict | None = None) -> list[str]:
+    """Ids of tombstone objects that lost their ref: no ref reaches them
+    (``live``: what :func:`reachable` gave) and the audit log's last line
+    for ``tombstones/<id>`` set it (``Store.update_ref(audit_only=True)``)
+    with no removal recorded after, e.g. a deleted ref file or a file-level
+    restore of ``refs/``.  fsck reports them, ``fsck --repair`` sets the
+    ref again, gc keeps them (else a forgotten value could be written back).
+    ``objs``: decoded objects by id, if the caller has them; otherwise every
+    unreachable object is read once (unreadable ones are skipped: fsck
+    reports them).  The audit log is read only when an unreachable
+    tombstone exists."""
+    if objs is None:
+        store.packs.reload()
+        ids = {o for o in store.objects if o not in live}
+        for pack in store.packs.packs:
+            ids.update(o for o in pack if o not in live)
+        found = []
+        for oid in sorted(ids):
+            try:
+                obj = store.get(oid)
+            except Exception:  # noqa: BLE001 - a damaged object or pack: fsck's business
+                continue
+            if isinstance(obj, Tombstone):
+                found.append(oid)
+    else:
+        found = sorted(o for o, obj in objs.items() if isinstance(obj, Tombstone) and o not in live)
+    if not found:
+        return []
+    last: dict[str, str | None] = {}
+    for e in audit.read(store.reflog.root):
+        if e.ref.startswith("tombstones/"):
+            last[e.ref[len("tombstones/"):]] = e.new
+    return [oid for oid in found if last.get(oid) == oid]

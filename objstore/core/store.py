@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import cbor2
 
+from objstore.core import audit
 from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.journal import IndexJournal
 from objstore.core.codec import decode, encode
@@ -706,12 +707,17 @@ class Store:
         return n
 
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
-                   time_ms: int | None = None, rewrite: bool = False) -> None:
+                   time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to
         ``new`` (None: must not exist / delete), then record the move in its
         reflog as ``old new time message`` (dulwich's
         ``set_if_equals(name, old, new, message=...)``; like there, no
         message means no reflog entry).
+
+        ``audit_only=True`` (a tombstone ref, which keeps no reflog): the move
+        is recorded in the audit log only (``core/audit.py``), so a tombstone
+        ref that is gone without a recorded removal can be told from one
+        removed on purpose (``reachability.lost_tombstones``).
 
         ``rewrite=True`` is for a history rewrite (forget): the ref's reflog
         is replaced by one entry ``zero -> new`` (none when ``new`` is None),
@@ -722,7 +728,10 @@ class Store:
         """
         self.refs.set_if_equals(ref, old, new)
         t = now_ms() if time_ms is None else time_ms
-        if rewrite:
+        if audit_only:
+            if message is not None:
+                audit.append(self.reflog.root, t, message, ref, old, new)
+        elif rewrite:
             self.reflog.drop(ref)
             if new is not None and message is not None:
                 self.reflog.append(ref, None, new, t, message)

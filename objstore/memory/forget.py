@@ -54,10 +54,12 @@ from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
-from objstore.memory.facts import Version, commit_version, list_keys, resolve_version, versions, walk
+from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
+                                   walk)
+from objstore.memory.memfiles import is_memory_file_key, remove_matching
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
-from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, forgotten_check, put_tombstone,
-                                        text_tombstone)
+from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
+                                        put_tombstone, text_tombstone)
 
 MIN_MATCH_CHARS = 3
 
@@ -134,6 +136,8 @@ class ForgetResult:
     index_problems: list[str] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
     queue_dropped: list[str] = field(default_factory=list)
+    #: ``(key, new version id)`` of memory files written again without the matching entries
+    kept_entries: list[tuple[str, str]] = field(default_factory=list)
 
 
 # -- planning ----------------------------------------------------------------
@@ -341,8 +345,37 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
             res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             return res
+        kept = memory_file_rest(store, plan)
         _execute(store, plan, res, reason, tombstones)
+        for key, (head, text) in kept.items():   # the file's other entries stay, in a new version
+            v = remember(store, key, text, kind=head.kind, trust=head.trust, owner=head.owner,
+                         command="forget: the matching entries removed", reviewed=True)
+            res.kept_entries.append((key, v.version.id))
         return res
+
+
+def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, str]]:
+    """For a ``--match`` forget: memory-file keys (``memfiles``) whose
+    current text holds the match -> (that version, its text without the
+    matching entries), when other entries remain.  A memory file's versions
+    are whole texts, so forgetting them would roll the file back and lose
+    the entries added after the matching one: they are written again as a
+    new version instead."""
+    out: dict[str, tuple[Fact, str]] = {}
+    if not plan.match:
+        return out
+    hits = matcher(plan.match)
+    for key in (*plan.keys, *plan.versions):
+        if not is_memory_file_key(key):
+            continue
+        head_id = store.refs.read(fact_ref(key))
+        chain = _chain(store, plan, head_id) if head_id else []
+        if not chain or chain[0].fact.forgotten or not hits(chain[0].fact.body):
+            continue
+        rest = remove_matching(key, chain[0].fact.body, hits)
+        if rest:
+            out[key] = (chain[0].fact, rest)
+    return out
 
 
 def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,
@@ -385,9 +418,15 @@ def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, l
 _NO_TOMBSTONES: set = set()
 
 
-def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True) -> None:
+def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True,
+             clear_journal: bool = True) -> None:
     now = now_ms()
     have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
+    # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
+    # after this point is finished by the next holder of the store lock (resume_forget)
+    touched = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
+    touched += [f"T\t{s}" for s in (*plan.sessions, *plan.turns)]
+    store.journal.append(touched)
     # 1. tombstones, then the journal note of everything that will go
     for key, vs in (*plan.keys.items(), *plan.versions.items()):
         for v in vs:
@@ -426,10 +465,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                                      {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
-    lines = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
-    lines += [f"T\t{s}" for s in (*plan.sessions, *plan.turns)]
-    lines += [f"D\t{o}" for o in sorted(doomed)]
-    store.journal.append(lines)
+    store.journal.append([f"D\t{o}" for o in sorted(doomed)])
 
     # 2. history rewrite
     idmap: dict[str, str] = {}
@@ -531,7 +567,60 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
-    store.journal.clear()
+    if clear_journal:
+        store.journal.clear()
+
+
+def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetResult | None:
+    """Finish a forget that was stopped (killed, power lost) after it noted
+    the ``keys`` and ``sessions`` it touches in the index journal (``P`` /
+    ``T`` lines): what its tombstones forget there and is still stored is
+    removed as :func:`forget` does (steps 2-5; the tombstones exist).  A
+    version whose key + value digest a tombstone names, a turn whose
+    source, text or session a tombstone names (``forgotten_check``) goes;
+    a key with no other live version goes whole.  Idempotent; the caller
+    holds the store lock (recovery) and clears the journal.  Returns None
+    when nothing was left to do.
+
+    Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
+    rewritten before the stop (they keep citing its old, deleted id)."""
+    check = forgotten_check(store)
+    flt = capture_filter(store)
+    plan = ForgetPlan()
+    for key in sorted(keys):
+        head = store.refs.read(fact_ref(key))
+        if head is None:
+            continue
+        try:
+            chain = _chain(store, plan, head)
+        except IntegrityError:
+            continue           # a damaged head: fsck --repair, then a rerun of the forget
+        live = [v for v in chain if not v.fact.forgotten]
+        hit = [v for v in live if check(v.fact)]
+        if hit and len(hit) == len(live):
+            plan.keys[key] = chain
+        elif hit:
+            plan.versions[key] = hit
+    for sid in sorted(sessions):
+        head = store.refs.read(session_ref(sid))
+        if head is None:
+            continue
+        try:
+            tvs = list(walk_turns(store, head))
+        except IntegrityError:
+            continue
+        if sid in flt.sessions:
+            plan.sessions[sid] = tvs[::-1]
+        else:
+            hit = [tv for tv in tvs if tv.turn.text and ((tv.turn.source and tv.turn.source in flt.sources)
+                                                         or value_digest(tv.turn.text) in flt.digests)]
+            if hit:
+                plan.turns[sid] = hit
+    if not (plan.keys or plan.versions or plan.sessions or plan.turns):
+        return None
+    res = ForgetResult(plan)
+    _execute(store, plan, res, "forget (resumed)", clear_journal=False)
+    return res
 
 
 def _tail_from(chain_newest_first: list, ids: set[str]) -> list:

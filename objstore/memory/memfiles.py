@@ -84,6 +84,25 @@ def join_entries(entries: list[str]) -> str:
     return f"\n{SEP}\n".join(entries)
 
 
+def remove_matching(key: str, text: str, hits) -> str:
+    """``text`` of memory-file ``key`` without the parts ``hits(part)`` is
+    true for: entries of ``soul.md`` / ``memory.md`` / ``user.md``, lines of
+    the ``journal``, moved blocks (``§ moved …`` header and entry) of
+    ``archive.md``.  "" when nothing is left."""
+    leaf = key.rsplit("/", 1)[-1]
+    if leaf == "journal":
+        return "\n".join(ln for ln in text.split("\n") if not hits(ln)).strip()
+    if leaf == "archive.md":
+        blocks: list[list[str]] = [[]]
+        for ln in text.split("\n"):
+            if ln.startswith(SEP) and blocks[-1]:
+                blocks.append([])
+            blocks[-1].append(ln)
+        return "\n".join("\n".join(b) for b in blocks if not hits("\n".join(b))).strip()
+    kept = [e for e in split_entries(text) if not hits(e)]
+    return join_entries(kept) if kept else ""
+
+
 def check_entry(text: str) -> str:
     """An entry trimmed; InvalidInput when empty or holding a ``§`` line."""
     t = (text or "").strip()

@@ -12,9 +12,11 @@ from __future__ import annotations
 from objstore.core.reachability import reachable
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import fact_ref, session_ref
+from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.documents import current_fact_docs, iter_docs, turn_docs_in_shards
+from objstore.memory.forget import resume_forget
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
 
@@ -34,18 +36,52 @@ def recover(store: Store) -> RecoveryReport:
 
     If the index itself is damaged, it is rebuilt from the objects; if even
     that fails, the journal is kept (so nothing is lost) and no error is
-    raised, so writers keep working; searches then report the damage."""
+    raised, so writers keep working; searches then report the damage.  A
+    journal with a damaged record (``journal.py``, "Damage": it may have
+    named any key or session) is replayed the same way: the index is
+    rebuilt, the journal is copied to the quarantine, then cleared."""
+    j = store.journal.read()
+    if j.forgets or j.turn_forgets:   # a forget was stopped: finish it first (its steps 2-5)
+        try:
+            resume_forget(store, j.forgets, j.turn_forgets)
+        except SearchIndexError:
+            pass                      # the index is rebuilt below; the objects are already rewritten
+        j = store.journal.read()
+    if j.damaged:
+        return _rebuild(store, j, keep_copy=True)
     try:
         return _replay(store)
     except SearchIndexError:
+        return _rebuild(store, store.journal.read())
+
+
+def _rebuild(store: Store, j, *, keep_copy: bool = False) -> RecoveryReport:
+    """Rebuild the whole index from the objects, then finish the journalled
+    forgets' reflog drops and object deletes, and clear the journal."""
+    try:
+        store.index.rebuild(iter_docs(store))
+    except SearchIndexError:
+        return RecoveryReport()
+    rep = RecoveryReport(rebuilt=True)
+    _drop_forgotten_reflogs(store, j)
+    rep.forgets = len(j.forgets) + len(j.turn_forgets)
+    rep.deleted = _delete_unreachable(store, j.deletes)
+    if keep_copy:
         try:
-            store.index.rebuild(iter_docs(store))
-        except SearchIndexError:
-            return RecoveryReport()
-        rep = RecoveryReport(rebuilt=True)
-        rep.deleted = _delete_unreachable(store, store.journal.read().deletes)
-        store.journal.clear()
-        return rep
+            Quarantine(store.root).copy(store.journal.path)
+        except OSError:
+            pass      # the copy is for a person's eye only; the index is rebuilt either way
+    store.journal.clear()
+    return rep
+
+
+def _drop_forgotten_reflogs(store: Store, j) -> None:
+    for key in j.forgets:  # a forget unlinked the key but died before dropping its reflog
+        if store.refs.read(fact_ref(key)) is None:
+            store.reflog.drop(fact_ref(key))
+    for sid in j.turn_forgets:
+        if store.refs.read(session_ref(sid)) is None:
+            store.reflog.drop(session_ref(sid))
 
 
 def _delete_unreachable(store: Store, ids: set[str]) -> int:
@@ -63,12 +99,7 @@ def _replay(store: Store) -> RecoveryReport:
     if not j:
         store.journal.clear()
         return rep
-    for key in j.forgets:  # a forget unlinked the key but died before dropping its reflog
-        if store.refs.read(fact_ref(key)) is None:
-            store.reflog.drop(fact_ref(key))
-    for sid in j.turn_forgets:
-        if store.refs.read(session_ref(sid)) is None:
-            store.reflog.drop(session_ref(sid))
+    _drop_forgotten_reflogs(store, j)
     if j.forgets:
         store.index.purge("fact", current_fact_docs(store))
         rep.forgets = len(j.forgets)

@@ -39,9 +39,11 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
+from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
+from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
 
@@ -260,6 +262,15 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 continue
             store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog")
             rep.restored_refs.append(name)
+        if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
+            for name, oid in list(store.refs.iter(ns, damaged=[])):
+                newer = rolled_back(store, name, oid, objs)
+                if newer is not None and isinstance(objs.get(newer), cls):
+                    store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
+                    rep.restored_refs.append(name)
+    for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
+        store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
+        rep.restored_refs.append(f"tombstones/{oid}")
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None) -> None:

@@ -29,11 +29,13 @@ from objstore.core.text import confusable_fold, normalized_map, replace_spans
 
 def put_tombstone(store: Store, tombstone: Tombstone) -> str:
     """Write ``tombstone`` and its ref ``tombstones/<id>`` (no reflog: the
-    ref never moves); returns its id.  Idempotent.  Caller holds the lock."""
+    ref never moves; the audit log records it, so a lost ref is noticed:
+    ``reachability.lost_tombstones``); returns its id.  Idempotent.  Caller
+    holds the lock."""
     tid = store.put(tombstone)
     ref = f"tombstones/{tid}"
     if store.refs.read(ref) is None:
-        store.update_ref(ref, None, tid)
+        store.update_ref(ref, None, tid, "tombstone", audit_only=True)
     return tid
 
 

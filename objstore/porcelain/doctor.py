@@ -110,6 +110,11 @@ def _index(store: Store) -> list[Finding]:
         return [Finding("index", "error", "the search index holds only what was written since it was deleted",
                         "mem reindex  (or any search: it rebuilds a partial index)")]
     if not store.journal.is_empty():
+        j = store.journal.read()
+        if j.forgets or j.turn_forgets:
+            return [Finding("index", "error", "a forget was stopped before it finished: what it removes "
+                            "may still be stored and found",
+                            "mem fsck --repair  (or any write: the next lock finishes the forget)")]
         return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
                         "mem reindex  (or any write: the next lock replays the journal)")]
     damaged = store.index.verify()

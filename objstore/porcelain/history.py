@@ -381,7 +381,7 @@ def unreject(store: Store, prefix: str, *, command: str = "revert queue reject")
         for name, tid in store.refs.iter("tombstones"):
             t = store.get(tid, Tombstone)
             if t.key == item.key and t.value_sha256 == digest and t.reason == "rejected":
-                store.update_ref(name, tid, None)  # tombstone refs keep no reflog
+                store.update_ref(name, tid, None, command, audit_only=True)  # tombstone refs keep no reflog
                 dropped = tid
         store.update_ref(ref, None, oid, command)
     return Unrejected(iid, item.key, dropped)

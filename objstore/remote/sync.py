@@ -389,7 +389,7 @@ def _merge(store: Store, m: Manifest, res: SyncResult, command: str,
     for name, oid in sorted(m.refs.items()):
         if name.startswith("tombstones/") and name not in local:
             store.get(oid, Tombstone)  # present and sound before it is named
-            store.update_ref(name, None, oid)
+            store.update_ref(name, None, oid, command, audit_only=True)
             res.refs_updated.append(name)
     fidx = _forget_index(store)
     local = _local_refs(store)
