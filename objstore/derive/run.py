@@ -51,7 +51,7 @@ from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
-from objstore.memory.facts import current, list_keys, remember
+from objstore.memory.facts import check_key_credentials, current, list_keys, remember
 from objstore.memory.tombstones import tombstones_for
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
@@ -259,7 +259,7 @@ def content_words(text: str) -> set[str]:
 
 def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     """Apply the rules (module doc) to one proposal of excerpt ``ex``."""
-    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+    from objstore.core.redact import redact, remove_credentials  # deferred: the rules compile at import
     key = str(prop.get("key") or "")
     kind = str(prop.get("kind") or "")
     value = str(prop.get("value") or "").strip()
@@ -270,7 +270,9 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
                  str(prop["replaces"]) if prop.get("replaces") else None)
     try:
         d.key = key = validate_key(key)
+        check_key_credentials(key)
     except MemError as e:
+        d.key = remove_credentials(key)     # (the report names it: never a credential)
         d.rule, d.detail = "invalid", f"bad key: {e.message}"
         return d
     if kind not in KINDS:

@@ -357,6 +357,16 @@ def resolve_edges(store: Store, key: str, edges) -> tuple[tuple[str, str], ...]:
     return normalize_edges(out)
 
 
+def check_key_credentials(key: str) -> None:
+    """Raise InvalidInput when ``key`` holds a credential (as the redaction
+    rules find it, ``/`` and ``-`` read as spaces): a key names ref files,
+    audit log lines, tombstones and exports, none of which is redacted."""
+    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+    if redact(key.replace("/", " ").replace("-", " ")).hits:
+        raise InvalidInput("the key holds a credential: it would be stored in the clear in file names and logs",
+                           hint="name what the value is, not the value")
+
+
 def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              trust: str = "user_stated", valid_from: int | None = None,
              expect: str | None = None, sensitivity: str = "private",
@@ -425,9 +435,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         red = redact(body)
         body, redacted = red.text, len(red.hits)
-        if redact(key.replace("/", " ").replace("-", " ")).hits:   # a key names ref files, logs, tombstones
-            raise InvalidInput("the key holds a credential: it would be stored in the clear in file names "
-                               "and logs", hint="name what the value is, not the value")
+        check_key_credentials(key)
     if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it
         raise InvalidInput("a secret value is sealed, not written as a plain fact",
                            hint="use objstore.vault.sealed.remember_sealed (mem remember --sensitivity secret)")

@@ -277,3 +277,14 @@ def test_shell_capture_never_puts_the_command_line_in_argv(tmp_path, shell):
     texts = [x[3] for x in turns(store)]
     assert any(t.startswith("$ export GITHUB_TOKEN=") for t in texts), texts
     assert not any(token in t for t in texts)
+
+
+def test_a_key_holding_a_credential_is_refused(tmp_path, mem):
+    """fresh6 #5, every other way a key comes from text (mem remember,
+    import jsonl, derive's proposals, MCP): one check in facts.remember."""
+    e = {"MEM_HOME": str(tmp_path / "store")}
+    mem("init", env=e)
+    r = mem("remember", "project/x/ghp_Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX", "v", env=e, exit_code=2)
+    assert "holds a credential" in r.stderr
+    mem("remember", "project/x/db-password-policy", "rotate quarterly", env=e)
+    assert _files_holding(tmp_path / "store", "Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX") == []
