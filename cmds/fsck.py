@@ -38,9 +38,10 @@ def command(ctx, repair, as_json):
     Also problems: a ref set back to an older version than its reflog's
     last entry names (--repair moves it forward again), a tombstone object
     whose ref tombstones/ID is missing (--repair sets it again; gc keeps
-    such tombstones), a damaged index-journal record and a forget that was
-    stopped before it finished (--repair, like any write, rebuilds the index
-    or finishes the forget).
+    such tombstones) and a damaged index-journal record (--repair, like any
+    write, rebuilds the index).  Warnings, not problems (exit 0: a process
+    killed mid-way leaves them, and any write finishes them): a forget
+    that was stopped before it finished, and a torn last journal record.
 
     A damaged project registry (projects.json) is a problem too; --repair
     leaves it alone (mem doctor tells how to fix it): until it is fixed,

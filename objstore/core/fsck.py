@@ -95,16 +95,20 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
     for oid in lost_tombstones(store, live, objs):
         rep.problems.append(f"tombstone {oid}: its ref tombstones/{oid} is missing (deleted?), so what it "
                             "forgets could be written back; 'mem fsck --repair' sets the ref again")
+    # a process killed mid-way leaves the journal as the crash-safety design expects: the next
+    # lock holder finishes it, so these are warnings (the store is not damaged), not problems
     j = store.journal.read()
     if j.forgets or j.turn_forgets:
-        rep.problems.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
+        rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
                             "session(s) was stopped before it finished (what it removes may still be stored); "
                             "'mem fsck --repair' (or any write) finishes it")
-    if j.damaged or j.torn:
-        what = [f"{j.damaged} damaged record{'s' if j.damaged != 1 else ''}"] if j.damaged else []
-        what += ["a torn last record"] if j.torn else []
-        rep.problems.append(f"index-journal: {' and '.join(what)} (the search index may be behind); "
-                            "'mem fsck --repair' rebuilds the index and clears the journal")
+    if j.torn:
+        rep.warnings.append("index-journal: a torn last record (a writer died while appending it, before it "
+                            "moved any ref: ignored); any write clears it")
+    if j.damaged:
+        rep.problems.append(f"index-journal: {j.damaged} damaged record{'s' if j.damaged != 1 else ''} (the "
+                            "search index may be behind); 'mem fsck --repair' rebuilds the index and clears "
+                            "the journal")
     return rep
 
 

@@ -14,8 +14,8 @@ def test_torn_multibyte_journal_tail_blocks_nothing(mem, store_path):
     mem("remember", "project/u/k1", "value number 1", env=PERSON)
     with open(store_path / "index-journal", "ab") as f:
         f.write(b"\xc3")                       # half of an e-acute: a torn append
-    r = mem("fsck", exit_code=13)
-    assert "index-journal" in r.stdout and "--repair" in r.stdout
+    r = mem("fsck")                            # a crash state, not damage: a warning, exit 0
+    assert "warning: index-journal: a torn last record" in r.stdout
     mem("remember", "project/u/k5", "new", env=PERSON)        # was: internal error UnicodeDecodeError
     mem("forget", "project/u/k1", "--yes", env=PERSON)
     mem("reindex")
@@ -116,7 +116,7 @@ def test_forget_killed_midway_is_finished_by_the_next_writer(mem, store_path, tm
     rc, _err = _forget_then(store_path, "lynx-copper-5150", signal.SIGKILL)
     assert rc == -signal.SIGKILL
     assert "forget was stopped" in mem("doctor", exit_code=None).stdout
-    assert "forget" in mem("fsck", exit_code=13).stdout
+    assert "warning: index-journal: a forget of" in mem("fsck").stdout     # a crash state: any write finishes it
     mem("remember", "user/poke", "x", env=PERSON)            # takes the lock: finishes the forget
     assert "lynx-copper-5150" not in mem("search", "lynx-copper-5150", exit_code=None).stdout
     mem("fsck")
