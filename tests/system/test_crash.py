@@ -113,7 +113,7 @@ def test_sigkill_at_random_moments(tmp_path, op):
     gc(s, grace_s=0)
     assert fsck(s).unreachable == 0
     leftovers = [p for p in home.rglob("*") if ".tmp" in p.name
-                 or (p.name.endswith(".lock") and p.name not in ("store.lock", ".tantivy-meta.lock",
-                                                                  ".tantivy-writer.lock"))]
+                 or (p.name.endswith(".lock") and p.name not in ("store.lock", ".mem-init.lock",
+                                                                  ".tantivy-meta.lock", ".tantivy-writer.lock"))]
     assert leftovers == []
     s.close()
