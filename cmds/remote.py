@@ -1,5 +1,7 @@
 """mem remote: add, list, remove, show; the sync key."""
 
+import os
+
 import click
 
 from ._common import ExistingPath, emit_json, json_option, with_store
@@ -50,8 +52,13 @@ def add(name, url, endpoint, no_encrypt, key_file, as_json, store):
       mem remote add origin s3://bucket/prefix --endpoint http://127.0.0.1:9000
       mem remote add usb /media/usb/mem --key mem-sync.key
 
-    Exit status: 0 ok; 2 bad name, URL or key.
+    Exit status: 0 ok; 2 bad name, URL or key; 6 run by an agent (a
+    remote decides where memory goes and what a pull brings in: the
+    person's choice).
     """
+    from objstore import require_person
+    require_person(os.environ, "mem remote add",
+                   instead="ask the user to add it (where memory is sent and what a pull brings in are theirs)")
     from objstore import add_remote, import_sync_key
     if key_file:
         with open(key_file, encoding="utf-8") as f:
@@ -96,8 +103,10 @@ def remove(name, as_json, store):
     Examples:
       mem remote remove usb
 
-    Exit status: 0 ok; 4 no such remote.
+    Exit status: 0 ok; 4 no such remote; 6 run by an agent.
     """
+    from objstore import require_person
+    require_person(os.environ, "mem remote remove", instead="ask the user to remove it")
     from objstore import remove_remote
     r = remove_remote(store, name)
     if as_json:
@@ -156,9 +165,11 @@ def key_export(output, store):
     Examples:
       mem remote key export -o mem-sync.key
 
-    Exit status: 0 ok; 4 no sync key yet (push first).
+    Exit status: 0 ok; 4 no sync key yet (push first); 6 run by an agent
+    (whoever holds the key reads every remote).
     """
-    import os
+    from objstore import require_person
+    require_person(os.environ, "mem remote key export", instead="ask the user to export it")
     from objstore import export_sync_key
     text = export_sync_key(store)
     if output == "-":
@@ -180,8 +191,10 @@ def key_import(file, store):
     Examples:
       mem remote key import mem-sync.key
 
-    Exit status: 0 ok; 2 not a sync key.
+    Exit status: 0 ok; 2 not a sync key; 6 run by an agent.
     """
+    from objstore import require_person
+    require_person(os.environ, "mem remote key import", instead="ask the user to import the key")
     from objstore import import_sync_key
     with open(file, encoding="utf-8") as f:
         import_sync_key(store, f.read())

@@ -76,7 +76,7 @@ _API: dict[str, tuple[str, str]] = {
     "memory_propose": ("objstore.memory.memfiles", "propose_edit"),
     "memory_journal": ("objstore.memory.memfiles", "journal"),
     "memory_describe": ("objstore.memory.memfiles", "describe"),
-    "is_memory_file_key": ("objstore.memory.memfiles", "is_memory_file_key"),
+    "is_memory_file_key": ("objstore.memory.scope", "is_memory_file_key"),
     "MEMORY_FILES": ("objstore.memory.memfiles", "FILES"),
     "queue_reject": ("objstore.memory.queue", "reject"),
     "queue_resolve": ("objstore.memory.queue", "resolve"),

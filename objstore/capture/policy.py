@@ -70,21 +70,38 @@ def load_config(root: Path) -> CaptureConfig:
         raise InvalidInput(f"{where}: {problem.reason}", hint="fix or remove the file")
     excl, marker = capture_settings(doc, p)  # type: ignore[arg-type]
     pats = tuple(os.path.normpath(os.path.expanduser(x.strip())) for x in excl)
+    pats = tuple(dict.fromkeys(pats + tuple(_resolved(x) for x in pats)))   # a symlinked folder: its target too
     return CaptureConfig(exclude=pats, ignore_marker=DEFAULT_MARKER if marker is None else marker.strip())
 
 
 def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:
     """True when ``cwd`` matches an exclude glob or lies below one; a glob
-    ``DIR/**`` also matches ``DIR`` itself."""
+    ``DIR/**`` also matches ``DIR`` itself.  Symlinks count both ways: a
+    pattern naming a symlinked folder also excludes its target, and a
+    ``cwd`` reached through a symlink is matched as typed and resolved."""
     if not cfg.exclude or not cwd:
         return False
-    c = os.path.normpath(cwd)
-    for pat in cfg.exclude:
-        if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):
-            return True
-        if pat.endswith("/**") and fnmatch.fnmatchcase(c, pat[:-3] or "/"):
-            return True           # DIR/** covers DIR itself, as gitignore's users expect
+    for c in dict.fromkeys((os.path.normpath(cwd), _resolved(cwd))):   # as typed, and through symlinks
+        for pat in cfg.exclude:
+            if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):
+                return True
+            if pat.endswith("/**") and fnmatch.fnmatchcase(c, pat[:-3] or "/"):
+                return True           # DIR/** covers DIR itself, as gitignore's users expect
     return False
+
+
+def _resolved(path: str) -> str:
+    """``path`` with its symlinks resolved, the glob part of a pattern kept:
+    the longest leading part without ``*?[`` goes through ``os.path.realpath``
+    (a folder that does not exist stays as it is)."""
+    parts = path.split(os.sep)
+    n = next((i for i, p in enumerate(parts) if any(ch in p for ch in "*?[")), len(parts))
+    head = os.sep.join(parts[:n]) or os.sep
+    try:
+        real = os.path.realpath(head)
+    except (OSError, ValueError):
+        return path
+    return os.path.join(real, *parts[n:]) if n < len(parts) else real
 
 
 def has_marker(cfg: CaptureConfig, text: str) -> bool:

@@ -21,7 +21,7 @@ from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_r
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory.proposals import park
-from objstore.memory.scope import namespace_rank
+from objstore.memory.scope import is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -367,6 +367,19 @@ def check_key_credentials(key: str) -> None:
                            hint="name what the value is, not the value")
 
 
+def check_memory_file_write(key: str, trust: str) -> None:
+    """Raise Refused when ``key`` is a memory file's (``user/memory/soul.md``,
+    ``memory.md``, ``user.md``, a project's, their archive and journal:
+    ``scope.is_memory_file_key``) and ``trust`` is not ``user_stated``:
+    those files open every session block, so they are the person's; an
+    agent proposes an edit (``mem memory propose``, the MCP ``memory``
+    tool), which waits for review.  The one check for every writer: the
+    CLI, the MCP tools, imports, sealed writes."""
+    if trust != "user_stated" and is_memory_file_key(key):
+        raise Refused(f"{key} is a memory file: only the person writes it (this write is {trust})",
+                      hint="propose an edit instead: mem memory add|replace|remove (it waits in the review queue)")
+
+
 def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              trust: str = "user_stated", valid_from: int | None = None,
              expect: str | None = None, sensitivity: str = "private",
@@ -421,13 +434,15 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         RefConflict: ``expect`` does not match the head (nothing written).
         NotFound: an edge target does not exist.
         Refused: the key is sealed (``objstore.vault.sealed``: a plain write would
-            put it in the clear), or, for a trust other than ``user_stated``, the
+            put it in the clear), a memory file's key written below ``user_stated``
+            (:func:`check_memory_file_write`), or, for a trust other than ``user_stated``, the
             value was forgotten (under this key or another), rejected for this key, or holds
             a forgotten text (``objstore.memory.tombstones.forgotten_in``).
         StoreLocked: the store lock was not obtained in time.
     """
     key = validate_key(key)
     check_text(body)
+    check_memory_file_write(key, trust)
     if namespace:
         namespace = validate_session_id(namespace)
     redacted = 0

@@ -56,7 +56,8 @@ from objstore.memory import queue
 from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
                                    walk)
-from objstore.memory.memfiles import is_memory_file_key, remove_matching
+from objstore.memory.memfiles import remove_matching
+from objstore.memory.scope import is_memory_file_key
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone)

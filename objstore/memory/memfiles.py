@@ -41,11 +41,11 @@ from objstore.memory import queue
 from objstore.memory.decay import restate
 from objstore.memory.facts import current, remember
 from objstore.memory.proposals import looks_like_instruction
+from objstore.memory.scope import is_memory_file_key
 
 FILES = ("soul", "memory", "user")
 LIMITS = {"soul": 4000, "memory": 2200, "user": 1375}
 SEP = "§"
-RESERVED = ("soul.md", "memory.md", "user.md", "archive.md", "journal")
 EDIT_KIND = "memory-edit"
 ACTIONS = ("add", "replace", "remove", "consolidate")
 OPS = ("keep", "rewrite", "move", "drop")
@@ -57,13 +57,6 @@ def file_key(scope: str, name: str) -> str:
         raise InvalidInput(f"no memory file {name!r}: use one of {', '.join(FILES)}")
     leaf = "journal" if name == "journal" else f"{name}.md"
     return validate_key(f"{scope}/memory/{leaf}")
-
-
-def is_memory_file_key(key: str) -> bool:
-    """True for the keys this module owns (they are shown as files, not facts)."""
-    parts = key.split("/")
-    return len(parts) >= 3 and parts[-2] == "memory" and parts[-1] in RESERVED and (
-        (parts[0] == "user" and len(parts) == 3) or (parts[0] == "project" and len(parts) == 4))
 
 
 def split_entries(text: str) -> list[str]:

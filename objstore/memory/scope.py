@@ -52,6 +52,17 @@ _URL_RE = LazyPattern(r"^\s*url\s*=\s*(.*?)\s*$")
 
 #: fact scopes that apply in every project
 GLOBAL_SCOPES = ("user", "global")
+#: the leaf names of the memory files' keys (``objstore.memory.memfiles``)
+RESERVED = ("soul.md", "memory.md", "user.md", "archive.md", "journal")
+
+
+def is_memory_file_key(key: str) -> bool:
+    """True for the keys of the memory files (``user/memory/soul.md``,
+    ``project/<p>/memory/user.md``, their archive and journal): shown as
+    files, not facts, and written only as the person's (``user_stated``)."""
+    parts = key.split("/")
+    return len(parts) >= 3 and parts[-2] == "memory" and parts[-1] in RESERVED and (
+        (parts[0] == "user" and len(parts) == 3) or (parts[0] == "project" and len(parts) == 4))
 
 
 def clean_name(name: str) -> str:

@@ -42,7 +42,7 @@ from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, walk
-from objstore.memory.memfiles import is_memory_file_key
+from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.sessions import walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in

@@ -38,7 +38,7 @@ from objstore.core.ids import check_prefix
 from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, value_digest
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
+from objstore.memory.facts import DEFAULT_KIND, Version, check_memory_file_write, check_text, commit_version, walk
 from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
 from objstore.memory.tombstones import tombstones_for
@@ -379,6 +379,7 @@ def _meta(x) -> tuple:
 def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, trust: str,
                   valid_from: int | None, owner: str, expect: str | None, command: str) -> SealedWrite:
     """Append a sealed version (caller holds the lock and checked the vault)."""
+    check_memory_file_write(key, trust)      # soul.md & co are the person's, sealed or not
     if _plain_versions(store, key):
         raise Refused(f"{key} holds plain values: a sealed version next to them would leave them in the clear",
                       hint=f"seal the whole key first: mem seal {key}")
