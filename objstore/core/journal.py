@@ -102,6 +102,21 @@ class OwnedEntries:
             os.close(fd)
 
 
+def _flock_if_free(path: Path) -> int | None:
+    """A read-only fd of ``path`` holding its exclusive flock, or None when
+    the file is gone or another process holds the flock (its writer lives)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
 class IndexJournal:
     """Append-only journal at ``path``; see the module doc."""
 
@@ -148,29 +163,16 @@ class IndexJournal:
             return []
         for name in names:
             p = self.owned_dir / name
-            if name.startswith(".tmp-"):        # a writer died while creating it: nothing moved yet
-                try:
-                    fd = os.open(p, os.O_RDONLY)
-                except OSError:
-                    continue
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    p.unlink(missing_ok=True)
-                except OSError:
-                    pass
-                finally:
-                    os.close(fd)
-                continue
             if p in self._dead:
                 continue
-            try:
-                fd = os.open(p, os.O_RDONLY)
-            except OSError:
+            fd = _flock_if_free(p)
+            if fd is None:                          # its writer lives: its entries are its own
                 continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)                    # its writer lives: its entries are its own
+            if name.startswith(".tmp-"):            # a writer died while creating it: nothing moved yet
+                try:
+                    p.unlink(missing_ok=True)
+                finally:
+                    os.close(fd)
                 continue
             self._dead[p] = fd
         return sorted(self._dead)

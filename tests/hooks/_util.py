@@ -4,6 +4,7 @@ subprocess, and a view of what a store holds."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -168,3 +169,34 @@ def wait_store_processes_gone(store: Path, timeout: float = 60) -> None:
     while (left := store_processes(store)) and time.monotonic() < end:
         time.sleep(0.05)
     assert not left, f"processes of {store} still running after {timeout} s: {left}"
+
+
+class index_lock_held:
+    """``with index_lock_held(store):`` this process holds the turns index's
+    writer lock (the flock of ``index/turns/LOCK``) until the block ends."""
+
+    def __init__(self, store: Path) -> None:
+        self.path = store / "index" / "turns" / "LOCK"
+
+    def __enter__(self):
+        self.fd = os.open(self.path, os.O_RDWR)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)
+
+
+def waits_on(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (a lock it is waiting for)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                return True
+        except OSError:
+            continue
+    return False

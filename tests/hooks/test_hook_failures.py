@@ -18,7 +18,7 @@ import pytest
 
 from objstore.memory.opening import open_store
 from tests.hooks._util import (REPO, asst, bag, hook_env, hook_log, line, lock_held, payload, run_hook, text,
-                               tool_result, tool_use, turns, user, wait_store_processes_gone)
+                               tool_result, tool_use, turns, user, wait_store_processes_gone, waits_on)
 
 SID = "0a1b2c3d-0000-4000-8000-00000000000a"
 
@@ -298,21 +298,6 @@ def test_a_prompt_submitted_while_another_process_holds_the_lock_is_stored_once(
         assert any(k.endswith("/remembered/staging-keys-rotate-fridays") for k in keys), keys
 
 
-def _waits_on(pid: int, path: Path) -> bool:
-    """Whether process ``pid`` has ``path`` open (a store lock it is waiting for)."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
-                return True
-        except OSError:
-            continue
-    return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
 def test_a_shell_command_that_ends_while_the_store_is_locked_is_still_recorded(tmp_path):
     """`mem hook shell` runs in the background of the person's shell, so it
@@ -327,7 +312,7 @@ def test_a_shell_command_that_ends_while_the_store_is_locked_is_still_recorded(t
             "--status", "2", "--start", "1767225600000", "--duration", "80", "--", "make", "test"]
     with lock_held(store, env=env):
         p = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        assert _wait_for(lambda: _waits_on(p.pid, store / "locks" / "store.lock") or p.poll() is not None)
+        assert _wait_for(lambda: waits_on(p.pid, store / "locks" / "store.lock") or p.poll() is not None)
         t0 = time.monotonic()          # it is waiting for the lock: hold it past the old 0.5 s, then let go
         while time.monotonic() - t0 < 2 and p.poll() is None:
             time.sleep(0.05)

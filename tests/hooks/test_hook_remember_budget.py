@@ -16,16 +16,14 @@ processes throughout."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import shutil
 from pathlib import Path
 
 from objstore import list_keys
 from objstore.memory.facts import remember, versions
 from objstore.memory.opening import open_store
-from tests.hooks._util import asst, hook_env, hook_log, line, lock_held, payload, run_hook, text, turns, user
+from tests.hooks._util import asst, hook_env, hook_log, line, index_lock_held, lock_held, payload, run_hook, text, turns, user
 
 SID = "0b1c2d3e-0000-4000-8000-0000000000b1"
 PROMPT = "remember that the staging keys rotate on fridays"
@@ -64,21 +62,6 @@ def _fact(store: Path) -> tuple[str | None, list[str]]:
 
 def _prompt_turns(store: Path) -> int:
     return sum(1 for x in turns(store) if x[3] == PROMPT)
-
-
-class index_lock_held:
-    """This process holds the turns index's writer lock until the block ends."""
-
-    def __init__(self, store: Path) -> None:
-        self.path = store / "index" / "turns" / "LOCK"
-
-    def __enter__(self):
-        self.fd = os.open(self.path, os.O_RDWR)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        os.close(self.fd)
 
 
 def test_a_statement_whose_write_would_run_past_the_budget_is_written_with_its_turn(tmp_path):

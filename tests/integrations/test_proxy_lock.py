@@ -18,7 +18,6 @@ client, a loopback upstream (``test_proxy.Upstream``), ``mem`` commands.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -34,6 +33,7 @@ pytest.importorskip("aiohttp")
 anthropic = pytest.importorskip("anthropic")
 
 from tests.integrations.test_proxy import KEY, Upstream, _port, raw  # noqa: E402
+from tests.hooks._util import index_lock_held, waits_on  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -104,22 +104,6 @@ def _send(rig, sid: str, text: str) -> None:
     assert r.content[0].text == "Noted."
 
 
-class index_lock_held:
-    """``with index_lock_held(store):`` this process holds the turns index's
-    writer lock (the flock of ``index/turns/LOCK``) until the block ends."""
-
-    def __init__(self, store: Path) -> None:
-        self.path = store / "index" / "turns" / "LOCK"
-
-    def __enter__(self):
-        self.fd = os.open(self.path, os.O_RDWR)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        os.close(self.fd)
-
-
 def _journal_clear(home: Path) -> bool:
     """Nothing left to index: the index journal is empty and no owned entry is left."""
     main = home / "index-journal"
@@ -144,21 +128,6 @@ def _turn_texts(rig, sid: str) -> list[str]:
 def _found(rig, word: str) -> bool:
     r = _mem(rig["env"], "search", word, "--json")
     return r.returncode == 0 and word in r.stdout
-
-
-def _waits_on(pid: int, path: Path) -> bool:
-    """Whether process ``pid`` has ``path`` open (a lock it is waiting for)."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def test_a_write_during_a_capture_batch_does_not_wait_for_its_index(prig):
@@ -203,7 +172,7 @@ def test_a_session_forgotten_before_its_index_commit_does_not_come_back(prig):
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # the forget has rewritten the store and waits for the index lock to purge
         _wait(lambda: not _turn_texts(prig, "gone-1") or forget.poll() is not None, what="session forgotten")
-        _wait(lambda: _waits_on(forget.pid, home / "index" / "turns" / "LOCK") or forget.poll() is not None,
+        _wait(lambda: waits_on(forget.pid, home / "index" / "turns" / "LOCK") or forget.poll() is not None,
               what="forget waiting for the index")
     out, err = forget.communicate(timeout=180)
     assert forget.returncode == 0, err
