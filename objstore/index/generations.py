@@ -181,6 +181,12 @@ def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
     raise error
 
 
+def is_panic(e: BaseException) -> bool:
+    """Whether ``e`` is a Rust panic raised through tantivy-py
+    (``pyo3_runtime.PanicException``, a BaseException): what tantivy does on
+    some damaged segment files instead of returning an error."""
+    return type(e).__name__ == "PanicException"
+
 class _SharedGenerations:
     """Open generations kept from one :class:`SubIndex` instance to the next
     in a long-lived process (the resident helper, :mod:`objstore.resident`):
@@ -541,7 +547,9 @@ class SubIndex:
             if not writable(path):  # a read-only store: tantivy needs a place for its lock file
                 path = shadow_dir(path)
             index = tantivy.Index.open(str(path))
-        except (ValueError, OSError) as e:
+        except BaseException as e:   # a damaged segment can also panic in tantivy
+            if not (isinstance(e, (ValueError, OSError)) or is_panic(e)):
+                raise
             raise IndexCorruptError(f"{path}: cannot open index: {e}") from e
         register_analyzers(index)
         self.fmt(name)

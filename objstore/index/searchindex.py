@@ -48,6 +48,7 @@ from objstore.index.generations import (
     MAX_SHARDS,
     WRITER_HEAP_BYTES,
     GenerationBuild,
+    is_panic,
     OpenGeneration,
     StreamWriter,
     SubIndex,
@@ -658,7 +659,9 @@ class SearchIndex:
                 s = index.searcher()
                 total += int(s.num_docs)
             return total
-        except (SearchIndexError, ValueError):
+        except BaseException as e:   # a damaged segment can panic in tantivy: the rebuild replaces it
+            if not (isinstance(e, (SearchIndexError, ValueError)) or is_panic(e)):
+                raise
             return 0
 
     def _rebuild(self, kinds: dict[str, None], docs: Iterable[IndexDoc],
@@ -901,7 +904,7 @@ class SearchIndex:
             try:
                 hits.append(hit_from_doc(opened[i].searcher.doc(addr), score))
             except BaseException as e:  # damaged stored documents can also panic in tantivy (a BaseException)
-                if not (isinstance(e, ValueError) or type(e).__name__ == "PanicException"):
+                if not (isinstance(e, ValueError) or is_panic(e)):
                     raise
                 raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
