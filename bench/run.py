@@ -330,10 +330,10 @@ PIP_SCRIPT = """#!{python}
 # -*- coding: utf-8 -*-
 import re
 import sys
-from cmds.main import entry
+from {module} import {func}
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit(entry())
+    sys.exit({func}())
 """
 
 
@@ -359,18 +359,23 @@ def install_snapshot(src: Path, venv: Path) -> list[str]:
     for pkg in ("objstore", "cmds"):
         shutil.copytree(src / pkg, site / pkg)
     compileall.compile_dir(str(site), quiet=1)
-    version = "0"
-    for line in (src / "pyproject.toml").read_text().splitlines():
-        if line.startswith("version"):
+    version, target = "0", None
+    lines = (src / "pyproject.toml").read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("version") and version == "0":
             version = line.split("=", 1)[1].strip().strip('"')
-            break
+        if line.strip() == "[project.scripts]":  # the console script pip would write: mem = "module:func"
+            target = next(l.split("=", 1)[1].strip().strip('"') for l in lines[i + 1:] if l.startswith("mem"))
+    if target is None:
+        raise SystemExit("bench: pyproject.toml names no 'mem' console script")
+    module, func = target.split(":")
     di = site / f"memvcs-{version}.dist-info"
     di.mkdir()
     (di / "METADATA").write_text(f"Metadata-Version: 2.1\nName: memvcs\nVersion: {version}\n")
-    (di / "entry_points.txt").write_text("[console_scripts]\nmem = cmds.main:entry\n")
+    (di / "entry_points.txt").write_text(f"[console_scripts]\nmem = {target}\n")
     (site / "_mem_bench_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     script = venv / "bin" / "mem"
-    script.write_text(PIP_SCRIPT.format(python=vpy))
+    script.write_text(PIP_SCRIPT.format(python=vpy, module=module, func=func))
     script.chmod(0o755)
     return [str(script)]
 
