@@ -13,6 +13,7 @@ one recorded when this store last read it in full is not read again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -31,6 +32,8 @@ from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
+from objstore.index.errors import SearchIndexError
+from objstore.memory.documents import grow_turn_layout
 from objstore.memory.scope import parent_namespace
 from objstore.memory.sessions import CapturedTurn, TurnAppender
 
@@ -142,6 +145,13 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
         to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
         worker = _start_worker(reader, to_read, workers)
+        # bytes to read, and read so far: the turns this import brings are estimated from them
+        # when its first index batch is committed (a new store's turns index is sized for them)
+        sizes = {}
+        for p in to_read:
+            with contextlib.suppress(OSError):
+                sizes[p] = p.stat().st_size
+        to_read_bytes, read_bytes = sum(sizes.values()), 0
 
         def add_file(path: Path, file_sids: set[str]) -> None:
             """Append one file's turns, parsed here or by the worker."""
@@ -185,8 +195,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.files_skipped += 1
                     res.errors.append(f"{path}: {e.strerror or e}")
                 ledger.add(real)
+                read_bytes += sizes.get(path, 0)
                 last = i == len(files) - 1
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
+                    app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)
                     # the index of this batch is written in the background while the next files are read
                     ierr = app.publish(index=res.index_error is None, wait=last)
                     res.index_error = res.index_error or ierr
@@ -214,6 +226,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 read_ledger.mark(*entry)
             if held:
                 read_ledger.save()
+        if res.index_error is None and app.added:
+            try:  # a store past the small layout its first import gave its turns index: laid out anew
+                grow_turn_layout(store)
+            except SearchIndexError as e:
+                res.index_error = str(e)
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
@@ -303,6 +320,16 @@ def _ledger_salt(store: Store, harness: str) -> str:
     except OSError:
         cfg = b""
     return f"{harness}:{blake3(cfg).hexdigest(length=16)}"
+
+
+def expected_turns(added: int, read_bytes: int, total_bytes: int) -> int:
+    """The turns an import is expected to index in all, by extrapolation:
+    ``added`` turns from the first ``read_bytes`` of ``total_bytes`` bytes of
+    transcripts (0 when nothing was read yet).  Sizes a new store's turns
+    index (``SearchIndex.stream``)."""
+    if read_bytes <= 0 or added <= 0:
+        return 0
+    return -(-added * max(total_bytes, read_bytes) // read_bytes)
 
 
 def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:

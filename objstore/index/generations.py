@@ -20,7 +20,7 @@ import re
 import threading
 import time as _time
 from pathlib import Path
-from typing import Iterable, Iterator, NoReturn
+from typing import Callable, Iterable, Iterator, NoReturn
 
 import tantivy
 from blake3 import blake3 as _blake3
@@ -746,10 +746,13 @@ class StreamWriter:
     gets a new one, named in ``CURRENT`` (rewritten once, atomically) at the
     end of the commit that first wrote it; nothing is visible to readers
     before a commit.  With no index at all a layout of ``new_shards`` shards
-    is created.
+    is created; ``new_shards`` may be a function of no argument, called once
+    when the first batch is taken (:meth:`take`), so that a bulk import can
+    size the layout by what it has read by then (until that call the
+    documents are kept unsharded).
     """
 
-    def __init__(self, sub: SubIndex, new_shards: int, heap: int = WRITER_HEAP_BYTES, *,
+    def __init__(self, sub: SubIndex, new_shards: "int | Callable[[], int]", heap: int = WRITER_HEAP_BYTES, *,
                  fresh: bool = False) -> None:
         """``fresh``: every document added is of an object that no generation
         can hold yet (a bulk import of the objects it has just written), so
@@ -761,9 +764,15 @@ class StreamWriter:
         opened = sub.open_current()
         self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
         sub.remove_orphans(set(opened[1]) if opened else set())
+        self._layout: Callable[[], int] | None = None  # decides n at the first take() (no index yet)
+        self._unsharded: dict[str, IndexDoc] = {}  # documents added before n is decided
         if opened is None:
             self.base: Manifest | None = None
-            self.n = new_shards
+            if callable(new_shards):
+                self.n: int | None = None
+                self._layout = new_shards
+            else:
+                self.n = new_shards
             self._live: dict[int, tuple[str, tantivy.Index]] = {}
         else:
             self.base, indexes = opened
@@ -792,7 +801,7 @@ class StreamWriter:
     @property
     def pending(self) -> int:
         """Documents added since the last commit."""
-        return sum(len(v) for v in self._adds.values())
+        return sum(len(v) for v in self._adds.values()) + len(self._unsharded)
 
     def delete(self, ids: Iterable[str]) -> None:
         """Delete the documents with these ids from every live generation
@@ -802,6 +811,9 @@ class StreamWriter:
     def add(self, d: IndexDoc) -> None:
         """Add ``d`` to its shard at the next :meth:`commit` (which raises
         ``SearchIndexError`` if tantivy refuses it)."""
+        if self.n is None:  # the layout is decided at the first take()
+            self._unsharded.setdefault(d.id, d)
+            return
         s = self._shard_of.get(d.ref)
         if s is None:
             s = self._shard_of[d.ref] = shard_index(d.ref, self.n)
@@ -811,7 +823,17 @@ class StreamWriter:
 
     def take(self) -> "tuple[dict[int, dict[str, IndexDoc]], list[str]]":
         """The batch so far (adds per shard, deletes), leaving this writer
-        empty: for :meth:`commit_batch` in another thread."""
+        empty: for :meth:`commit_batch` in another thread.  The first call
+        of a writer whose layout is not decided yet decides it (see the class
+        doc) and shards what was added so far."""
+        if self.n is None:
+            n = self._layout()
+            if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SHARDS:
+                raise ValueError(f"a layout needs 1..{MAX_SHARDS} shards, got {n!r}")
+            self.n, self._layout = n, None
+            pending, self._unsharded = self._unsharded, {}
+            for d in pending.values():
+                self.add(d)
         batch = (self._adds, self._dels)
         self._adds, self._dels = {}, []
         return batch
@@ -826,7 +848,10 @@ class StreamWriter:
         new generations in ``CURRENT``.  ``threads`` > 1 writes that many
         shards at a time, each with its own one-thread writer (for a caller
         that waits for the batch with nothing else to do: the machine's other
-        core; memory: that many writers' heaps).  Raises ``SearchIndexError``
+        core; memory: that many writers' heaps).  A shard's writer has this
+        writer's heap, or BULK_HEAP_BYTES when its part of the batch holds
+        more than BULK_DOCS documents (one segment, not one per 15 MB of it:
+        each segment repeats its term dictionaries).  Raises ``SearchIndexError``
         (the first shard's that failed; the other shards of the batch may be
         written)."""
         dels = list(dict.fromkeys(dels))
@@ -851,7 +876,8 @@ class StreamWriter:
                 del sr
             if not to_delete and not docs:
                 return False
-            writer = self.sub.new_writer(index, self.heap)
+            heap = max(self.heap, BULK_HEAP_BYTES) if len(docs) > BULK_DOCS else self.heap
+            writer = self.sub.new_writer(index, heap)
             try:
                 for i in to_delete:
                     delete_object(writer, index.schema, fmt, i)
@@ -871,7 +897,7 @@ class StreamWriter:
             if s in self._live:
                 with contextlib.suppress(ValueError):
                     index.reload()
-            return self.heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS
+            return heap > WRITER_HEAP_BYTES or len(docs) > BULK_DOCS
 
         if threads > 1 and len(shards) > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -904,7 +930,7 @@ class StreamWriter:
         """Drop what was not committed, tidy what merges left in the
         generations this writer committed to, remove generations never named
         in ``CURRENT``."""
-        self._adds, self._dels = {}, []
+        self._adds, self._dels, self._unsharded = {}, [], {}
         for s, (name, _index) in self._live.items():
             if name in self._written:  # merges left dead segment files: unlinked (no second writer)
                 self.sub.remove_dead_files(name)

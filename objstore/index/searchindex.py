@@ -107,10 +107,12 @@ __all__ = [
 HOME = {"fact": "fact", "history": "fact", "turn": "turn"}
 #: Shards of the turns sub-index in a new layout (see :class:`SearchIndex`).
 DEFAULT_TURN_SHARDS = 16
-#: A new layout with automatic sharding (a full rebuild, or the first write
-#: of a bulk import that says how many turns it brings) has
-#: ceil(docs / SHARD_TARGET_DOCS) shards, at least DEFAULT_TURN_SHARDS and at
-#: most MAX_AUTO_SHARDS: a shard then stays under MERGE_LEVEL_DOCS, so a
+#: A new layout with automatic sharding has ceil(docs / SHARD_TARGET_DOCS)
+#: shards: for a full rebuild at least DEFAULT_TURN_SHARDS and at most
+#: MAX_AUTO_SHARDS; for the first write of a bulk import (what it expects to
+#: bring) at least 1 and at most DEFAULT_TURN_SHARDS, grown to a rebuild's
+#: layout once it holds more than MERGE_LEVEL_DOCS per shard
+#: (:meth:`SearchIndex.turn_layout_outgrown`): a shard then stays under MERGE_LEVEL_DOCS, so a
 #: forget purges it by merge (``_purge_by_merge``: ~0.5 s, instead of
 #: analysing a large shard's every document again, ~175 us each), while a search, which opens
 #: every shard (~0.5 ms each), does not open more than it must.
@@ -171,10 +173,11 @@ class SearchIndex:
         existing generations are read and written in their own format.
         ``shards``: number of shards of the turns sub-index when this
         instance lays it out anew (first write, ``rebuild``, ``purge("turn")``);
-        None (default) is automatic: DEFAULT_TURN_SHARDS (16), or for a
-        rebuild (and a bulk import's first :meth:`stream` given
-        ``expected_docs``) one shard per SHARD_TARGET_DOCS turn documents
-        of the index it replaces (of the import), at most MAX_AUTO_SHARDS.  An existing
+        None (default) is automatic: DEFAULT_TURN_SHARDS (16); for a
+        rebuild one shard per SHARD_TARGET_DOCS turn documents of the index
+        it replaces, 16..MAX_AUTO_SHARDS; for a bulk import's first
+        :meth:`stream` given ``expected_docs``, one shard per
+        SHARD_TARGET_DOCS turns it expects, 1..16 (:meth:`_import_shards`).  An existing
         layout is always read and written with the shard count it records.
         ``holds_more(kind, docs)``: asked when an :meth:`add` is about to
         create the missing sub-index of ``kind`` (``fact`` or ``turn``); True
@@ -241,6 +244,36 @@ class SearchIndex:
         if self._shards is not None:
             return self._shards
         return max(DEFAULT_TURN_SHARDS, min(MAX_AUTO_SHARDS, -(-prev_docs // SHARD_TARGET_DOCS)))
+
+    def _import_shards(self, expected_docs: int) -> int:
+        """Shard count of a new turns layout created by a bulk import that
+        expects ``expected_docs`` turns: one shard per SHARD_TARGET_DOCS of
+        them, at least 1 and at most DEFAULT_TURN_SHARDS (a search pays
+        ~2.3 ms CPU per shard in a new process: a small store gets few
+        shards); DEFAULT_TURN_SHARDS when not known (0).  The layout grows
+        with the store afterwards (:meth:`turn_layout_outgrown`)."""
+        if self._shards is not None:
+            return self._shards
+        if expected_docs <= 0:
+            return DEFAULT_TURN_SHARDS
+        return min(DEFAULT_TURN_SHARDS, -(-expected_docs // SHARD_TARGET_DOCS))
+
+    def turn_layout_outgrown(self) -> bool:
+        """Whether the turns sub-index has outgrown a small layout (one a new
+        store's import sized below DEFAULT_TURN_SHARDS, :meth:`_import_shards`):
+        fewer than DEFAULT_TURN_SHARDS shards holding more than
+        MERGE_LEVEL_DOCS live documents per shard on average, so that a
+        forget would soon purge a shard too large to merge.  The caller then
+        lays the turns out anew (``purge("turn", every turn)``: at least
+        DEFAULT_TURN_SHARDS shards).  False for an instance with a fixed
+        shard count, or no turns index.  Reads ``CURRENT`` and each shard's
+        ``meta.json`` only.  Raises ``IndexCorruptError``."""
+        sub = self._subs["turn"]
+        m = sub.manifest()
+        if m is None or self._shards is not None or m.n >= DEFAULT_TURN_SHARDS:
+            return False
+        live = sum(n - d for _s, name in m.live() for n, d in segment_sizes(sub.dir / name))
+        return live > m.n * MERGE_LEVEL_DOCS
 
     def _turn_n(self) -> int:
         m = self._subs["turn"].manifest()
@@ -337,15 +370,20 @@ class SearchIndex:
                 added += sub.apply(kdocs, kdels, self._layout_shards(kind))
         return added
 
-    def stream(self, kind: str = "turn", *, fresh: bool = False, expected_docs: int = 0) -> "IndexStream":
+    def stream(self, kind: str = "turn", *, fresh: bool = False,
+               expected_docs: "int | Callable[[], int]" = 0) -> "IndexStream":
         """An :class:`IndexStream`: one open writer per shard of sub-index
         ``kind`` for a bulk writer (``mem import``), which adds documents as
         it produces them and commits in batches.  ``fresh``: the documents
         are of objects the caller has just written, which the index cannot
         hold yet (``StreamWriter``: no lookup of each id to replace a copy).
-        ``expected_docs``: about how many documents the stream will carry;
-        when it creates the sub-index, its layout is sized for them (see
-        ``shards`` in :class:`SearchIndex`; an existing layout is kept).
+        ``expected_docs``: about how many documents the stream will carry, or
+        a function of no argument returning it, called once when the first
+        batch is committed (a bulk import then knows how much of its input it
+        has read); when the stream creates the turns sub-index, its layout
+        has one shard per SHARD_TARGET_DOCS of them, 1..DEFAULT_TURN_SHARDS
+        (:meth:`_import_shards`; 0: DEFAULT_TURN_SHARDS); an existing layout
+        is kept.
         Takes the sub-index lock
         (held until the stream is closed; waits up to ``lock_timeout``).
         Raises ``ValueError`` for an unknown kind, ``IndexBusyError``,
@@ -361,8 +399,15 @@ class SearchIndex:
                 if self._holds_more(kind, [_Ref(r) for r in refs]):
                     self.root.mkdir(parents=True, exist_ok=True)
                     (self.root / PARTIAL_FILE).write_bytes(b"")
-        return IndexStream(sub, self._layout_shards(sub.kind, max(0, int(expected_docs))), partial, fresh=fresh,
-                           kind=kind)
+        if sub.kind != "turn":
+            layout: "int | Callable[[], int]" = self._layout_shards(sub.kind)
+        elif callable(expected_docs):
+            def layout() -> int:
+                """The turns layout, sized by what the import expects by its first commit."""
+                return self._import_shards(max(0, int(expected_docs())))
+        else:
+            layout = self._import_shards(max(0, int(expected_docs)))
+        return IndexStream(sub, layout, partial, fresh=fresh, kind=kind)
 
     def rebuild(self, docs: Iterable[IndexDoc], *,
                 progress: Callable[[int], None] | None = None) -> int:
@@ -1315,9 +1360,12 @@ class IndexStream:
     the batch before it.  :meth:`close` waits, ends the writer (documents
     not committed are dropped) and releases the sub-index lock.  Adding an
     id already indexed replaces it.  Usable as a context manager (closes).
-    Memory: the pending batch's documents plus one writer's heap."""
+    Memory: the pending batch's documents plus COMMIT_THREADS writers' heaps
+    (BULK_HEAP_BYTES each for a shard's part of more than BULK_DOCS documents).
+    A stream that creates the turns sub-index decides its layout when the
+    first batch is committed (``SearchIndex.stream(expected_docs=)``)."""
 
-    def __init__(self, sub: SubIndex, new_shards: int,
+    def __init__(self, sub: SubIndex, new_shards: "int | Callable[[], int]",
                  partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False,
                  kind: str | None = None) -> None:
         limit_malloc_arenas()  # before tantivy's writer threads exist: bounded import memory

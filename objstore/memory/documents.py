@@ -53,6 +53,28 @@ def turn_docs_in_shards(store: Store, shards: set[int]) -> Iterator:
                     yield turn_doc(tv.id, tv.turn)
 
 
+def grow_turn_layout(store: Store) -> bool:
+    """Lay the turns index out anew (``SearchIndex.purge("turn", ...)``, at
+    least ``DEFAULT_TURN_SHARDS`` shards) when the store has outgrown the
+    small layout its first import gave it (``SearchIndex.turn_layout_outgrown``),
+    so that a forget keeps purging small shards; True when it did.  O(turns)
+    when it happens, once per store (the next layout is the default's);
+    otherwise it reads a few ``meta.json`` files.  Caller holds the store
+    lock.  Raises ``SearchIndexError``."""
+    if not store.index.turn_layout_outgrown():
+        return False
+    store.index.purge("turn", all_turn_docs(store))
+    return True
+
+
+def all_turn_docs(store: Store) -> Iterator:
+    """The documents of every turn that is not forgotten, session by session."""
+    for _name, head in store.refs.iter("sessions"):
+        for tv in walk_turns(store, head):
+            if not tv.turn.forgotten:
+                yield turn_doc(tv.id, tv.turn)
+
+
 def iter_docs(store: Store) -> Iterator:
     """Every document the index should hold: current fact versions, the
     other fact versions (kind ``history``), all turns that are not forgotten."""
@@ -64,7 +86,4 @@ def iter_docs(store: Store) -> Iterator:
         for v in chain:  # the versions that are not current: recall resolves their hits to the current one
             if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body:
                 yield history_doc(v.id, v.fact)
-    for _name, head in store.refs.iter("sessions"):
-        for tv in walk_turns(store, head):
-            if not tv.turn.forgotten:
-                yield turn_doc(tv.id, tv.turn)
+    yield from all_turn_docs(store)

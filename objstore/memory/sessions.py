@@ -417,8 +417,9 @@ class TurnAppender:
         self._bulk = False
         self._writer: PackWriter | None = None
         self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
-        #: pack mode: about how many turns this appender will write (0: unknown); a
-        #: store without a turns index lays it out for that many (``SearchIndex.stream``)
+        #: pack mode: about how many turns this appender will write (0: unknown), read
+        #: at its first index commit: a store without a turns index lays it out for
+        #: that many (``SearchIndex.stream``); the caller updates it as it reads
         self.expected_turns = 0
         self._stream_error: str | None = None
         #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
@@ -493,8 +494,8 @@ class TurnAppender:
             return  # the index is behind; the journal replays these sessions
         try:
             if self._stream is None:
-                self._stream = self.store.index.stream(  # turns it has just written
-                    "turn", fresh=True, expected_docs=self.expected_turns)
+                self._stream = self.store.index.stream(  # turns it has just written; a new layout
+                    "turn", fresh=True, expected_docs=lambda: self.expected_turns)  # sized at the 1st commit
             self._stream.add(doc)
         except SearchIndexError as e:
             self._stream_error = str(e)

@@ -90,7 +90,8 @@ def test_siblings_cannot_read_each_other_and_the_parent_reads_them_demoted(impor
     for child in children:
         final = _summaries(store)[child].fact.body
         q = " ".join(final.split()[:40])
-        hits = recall(store, q, projects=None, namespace=SID, limit=30).hits
+        # (60: which raw turns reach the top 30 depends on the turn index's shard count, 1 for this import)
+        hits = recall(store, q, projects=None, namespace=SID, limit=60).hits
         places = {("fact" if h.kind == "fact" else h.namespace): i for i, h in reversed(list(enumerate(hits)))
                   if h.kind == "fact" and h.key.endswith(child) or h.namespace == child}
         assert "fact" in places, child
@@ -100,7 +101,7 @@ def test_siblings_cannot_read_each_other_and_the_parent_reads_them_demoted(impor
             by_kind = {h.kind if h.kind == "fact" else "turn": h for h in hits
                        if (h.kind == "fact" and h.key.endswith(child)) or h.namespace == child}
             assert by_kind["turn"].score < by_kind["fact"].score
-    assert compared >= 1     # (the others are demoted out of the top 30)
+    assert compared >= 1
 
 
 def test_a_subagent_cut_short_leaves_a_did_not_complete_summary(store, tmp_path):

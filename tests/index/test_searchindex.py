@@ -1069,16 +1069,49 @@ def test_a_bulk_stream_lays_a_new_turns_index_out_for_what_it_brings(root: Path,
     import objstore.index.searchindex as si
     monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 2)
     ix = SearchIndex(root)
-    with ix.stream(fresh=True, expected_docs=50) as st:  # a new store's import of ~50 turns
+    with ix.stream(fresh=True, expected_docs=7) as st:  # a new store's import of ~7 turns: 4 shards
         for i in range(6):
             st.add(sturn(f"e{i}", f"s{i}", f"expected {i}"))
         st.commit()
-    assert ix.turn_shard_count() == 25
+    assert ix.turn_shard_count() == 4
     assert len(ix.search("expected", limit=10)) == 6
     with ix.stream(fresh=True, expected_docs=10_000) as st:  # a later import keeps the layout
         st.add(sturn("e9", "s9", "expected 9"))
         st.commit()
-    assert ix.turn_shard_count() == 25 and len(ix.search("expected", limit=10)) == 7
+    assert ix.turn_shard_count() == 4 and len(ix.search("expected", limit=10)) == 7
+    assert {ix.shard_of(f"s{i}") for i in range(10)} <= set(range(4))
+    # never more shards than the default for an import, whatever it expects
+    other = SearchIndex(root.parent / "other")
+    with other.stream(fresh=True, expected_docs=10_000) as st:
+        st.add(sturn("o1", "s1", "other"))
+        st.commit()
+    assert other.turn_shard_count() == si.DEFAULT_TURN_SHARDS
+
+
+def test_an_import_sizes_the_layout_by_what_it_expects_at_its_first_commit(root: Path, monkeypatch) -> None:
+    import objstore.index.searchindex as si
+    monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 3)
+    ix = SearchIndex(root)
+    expected = [0]
+    with ix.stream(fresh=True, expected_docs=lambda: expected[0]) as st:
+        for i in range(5):
+            st.add(sturn(f"c{i}", f"s{i}", f"counted {i}"))
+        assert not root.exists() or ix.turn_shard_count() == si.DEFAULT_TURN_SHARDS  # nothing on disk yet
+        expected[0] = 8  # what the import knows by its first commit: 3 shards
+        st.commit()
+        expected[0] = 1000  # read once: the layout is decided
+        st.add(sturn("c9", "s9", "counted 9"))
+        st.commit()
+    assert ix.turn_shard_count() == 3
+    assert sorted(ids(ix.search("counted", limit=10))) == sorted(oid(f"c{i}") for i in (0, 1, 2, 3, 4, 9))
+    assert not ix.turn_layout_outgrown()
+    # more than MERGE_LEVEL_DOCS per shard on average: outgrown, and a purge of every turn lays them out anew
+    monkeypatch.setattr(si, "MERGE_LEVEL_DOCS", 1)
+    assert ix.turn_layout_outgrown()
+    assert not SearchIndex(root, shards=3).turn_layout_outgrown()  # a fixed shard count is kept
+    ix.purge("turn", [sturn(f"c{i}", f"s{i}", f"counted {i}") for i in range(5)])
+    assert ix.turn_shard_count() == si.DEFAULT_TURN_SHARDS and not ix.turn_layout_outgrown()
+    assert len(ix.search("counted", limit=10)) == 5
 
 
 def test_dropping_the_mapped_pages_of_an_index_leaves_it_readable(root: Path) -> None:
