@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""CPU of an in-process ``mem import`` by thread group, and what it leaves in
+the turns index: ``python bench/import_threads.py TREE STORE [--corpus DIR] [--workers N]``.
+
+Imports ``--corpus`` (default ``/tmp/bench-corpus``, ``bench/gen_corpus.py``)
+into a new store at ``STORE`` (removed first) with the sources of ``TREE``
+(a checkout or ``git archive`` of a commit: compare two in one sitting).
+Prints wall time, the process's CPU, the main thread's, the parse worker's
+(``RUSAGE_CHILDREN``), each other thread group's (by thread name, sampled
+from ``/proc/self/task`` every 20 ms: tantivy's indexing threads are
+``thrd-tantivy-index*``, Python threads ``python``; a thread that lives less
+than a sample is left in "unattributed"), peak RSS, and the turns index's
+bytes, shards and segments.  Linux only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import resource
+import shutil
+import sys
+import threading
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _threads() -> dict[str, tuple[str, float]]:
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2:].split()
+        out[tid] = (raw[raw.index("(") + 1:raw.rindex(")")], (int(fields[11]) + int(fields[12])) / TICK)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("tree"), ap.add_argument("store")
+    ap.add_argument("--corpus", default="/tmp/bench-corpus")
+    ap.add_argument("--workers", type=int, default=1)
+    a = ap.parse_args()
+    sys.path.insert(0, os.path.abspath(a.tree))
+    from objstore.capture.importer import import_transcripts
+    from objstore.memory.opening import open_store
+    shutil.rmtree(a.store, ignore_errors=True)
+    store = open_store(a.store, create=True)
+    base, seen, stop, me = _threads(), {}, threading.Event(), []
+
+    def sample() -> None:
+        me.append(str(threading.get_native_id()))
+        while not stop.is_set():
+            seen.update(_threads())
+            stop.wait(0.02)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
+    res = import_transcripts(store, "claude-code", [a.corpus], workers=a.workers)
+    wall, main_cpu, proc = time.perf_counter() - t0, time.thread_time() - c0, time.process_time() - p0
+    stop.set()
+    th.join()
+    seen.update(_threads())
+    store.close()
+    groups: collections.Counter = collections.Counter()
+    for tid, (comm, cpu) in seen.items():
+        if tid in me or tid == str(os.getpid()):
+            continue
+        groups[comm.rstrip("0123456789_-")] += cpu - base.get(tid, ("", 0.0))[1]
+    rest = proc - main_cpu - sum(groups.values()) - seen.get(me[0], ("", 0.0))[1]
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    turns = os.path.join(a.store, "index", "turns")
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(turns) for f in fs)
+    segments = sum(1 for _d, _, fs in os.walk(turns) for f in fs if f.endswith(".idx"))
+    shards = sum(1 for _d, _, fs in os.walk(turns) if "meta.json" in fs)
+    print(f"wall {wall:.2f} s, process CPU {proc:.2f} s: main thread {main_cpu:.2f} s; parse worker "
+          f"{ch.ru_utime + ch.ru_stime:.2f} s; turns {res.turns_added}; peak RSS "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print("other threads: " + ", ".join(f"{g} {c:.2f} s" for g, c in groups.most_common() if c >= 0.01)
+          + f"; unattributed {rest:.2f} s")
+    print(f"turns index: {size / 1e6:.1f} MB, {shards} shards, {segments} segments")
+
+
+if __name__ == "__main__":
+    main()
