@@ -32,7 +32,7 @@ from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
-from objstore.index.errors import SearchIndexError
+from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
 from objstore.memory.scope import parent_namespace
 from objstore.memory.sessions import CapturedTurn, TurnAppender
@@ -229,6 +229,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         if res.index_error is None and app.added:
             try:  # a store past the small layout its first import gave its turns index: laid out anew
                 grow_turn_layout(store)
+            except IndexBusyError:
+                pass  # another writer holds the turns index: the next import lays it out
             except SearchIndexError as e:
                 res.index_error = str(e)
     res.turns_added = app.written
