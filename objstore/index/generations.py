@@ -54,6 +54,7 @@ __all__ = [
     "SubIndex",
     "WRITER_HEAP_BYTES",
     "generation_files",
+    "heap_for",
     "keep_generations_open",
     "limit_malloc_arenas",
     "parse_manifest",
@@ -68,6 +69,17 @@ WRITER_HEAP_BYTES = 15_000_000
 BULK_HEAP_BYTES = 64_000_000
 #: A batch of more than this many documents is written with BULK_HEAP_BYTES.
 BULK_DOCS = 1000
+
+
+def heap_for(docs: int) -> int:
+    """The heap of a writer about to add ``docs`` documents to one
+    generation: BULK_HEAP_BYTES for more than BULK_DOCS, else
+    WRITER_HEAP_BYTES.  tantivy cuts a segment each time the heap fills
+    (~2,000 turns in 15 MB), and every segment repeats its term
+    dictionaries (bytes, and a lookup per segment in every search); the
+    heap is used as documents arrive, so a larger one costs no memory for
+    few documents."""
+    return BULK_HEAP_BYTES if docs > BULK_DOCS else WRITER_HEAP_BYTES
 #: Largest shard count a CURRENT file may name.
 MAX_SHARDS = 4096
 #: Text (characters) a rebuild of many shards buffers before it writes them.
@@ -698,7 +710,7 @@ class SubIndex:
         that has no generation yet go to a new one (``CURRENT`` rewritten
         once); with no index at all, a new layout of ``new_shards`` shards is
         created."""
-        w = StreamWriter(self, new_shards, BULK_HEAP_BYTES if len(docs) > BULK_DOCS else WRITER_HEAP_BYTES)
+        w = StreamWriter(self, new_shards, heap_for(len(docs)))
         try:
             w.delete(delete_ids)
             for d in docs:
@@ -876,7 +888,7 @@ class StreamWriter:
                 del sr
             if not to_delete and not docs:
                 return False
-            heap = max(self.heap, BULK_HEAP_BYTES) if len(docs) > BULK_DOCS else self.heap
+            heap = max(self.heap, heap_for(len(docs)))
             writer = self.sub.new_writer(index, heap)
             try:
                 for i in to_delete:
@@ -1004,7 +1016,7 @@ class GenerationBuild:
         """Write ``docs`` into generation ``name`` with a writer of its own
         (thread-safe: runs in the flush pool)."""
         fmt = self.sub.fmt(name)
-        writer = self.sub.new_writer(index, WRITER_HEAP_BYTES)
+        writer = self.sub.new_writer(index, heap_for(len(docs)))
         try:
             for d in docs:
                 writer.add_document(to_tantivy_doc(d, fmt))

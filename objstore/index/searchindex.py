@@ -44,7 +44,6 @@ from objstore.index.analysis import (
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.generations import (
-    BULK_HEAP_BYTES,
     MAX_SHARDS,
     WRITER_HEAP_BYTES,
     GenerationBuild,
@@ -53,6 +52,7 @@ from objstore.index.generations import (
     StreamWriter,
     SubIndex,
     generation_files,
+    heap_for,
     limit_malloc_arenas,
     raise_write_failed,
     segment_sizes,
@@ -592,7 +592,7 @@ class SearchIndex:
                 docs = [d for d in load(keep) if d.id not in doomed]
                 for d in docs:
                     self._check_doc(d, ("turn",))
-                sr = self._write_purge(sub, name, index, BULK_HEAP_BYTES if len(docs) > 1000 else WRITER_HEAP_BYTES,
+                sr = self._write_purge(sub, name, index, heap_for(len(docs)),
                                        ids, [[*docs, *adds.pop(s, [])]], replace=False)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
