@@ -69,17 +69,6 @@ WRITER_HEAP_BYTES = 15_000_000
 BULK_HEAP_BYTES = 64_000_000
 #: A batch of more than this many documents is written with BULK_HEAP_BYTES.
 BULK_DOCS = 1000
-
-
-def heap_for(docs: int) -> int:
-    """The heap of a writer about to add ``docs`` documents to one
-    generation: BULK_HEAP_BYTES for more than BULK_DOCS, else
-    WRITER_HEAP_BYTES.  tantivy cuts a segment each time the heap fills
-    (~2,000 turns in 15 MB), and every segment repeats its term
-    dictionaries (bytes, and a lookup per segment in every search); the
-    heap is used as documents arrive, so a larger one costs no memory for
-    few documents."""
-    return BULK_HEAP_BYTES if docs > BULK_DOCS else WRITER_HEAP_BYTES
 #: Largest shard count a CURRENT file may name.
 MAX_SHARDS = 4096
 #: Text (characters) a rebuild of many shards buffers before it writes them.
@@ -96,6 +85,17 @@ _LOCK_POLL_S = 0.05
 #: The last 4 bytes of every file tantivy writes for a segment (little-endian u32).
 FOOTER_MAGIC = 1337
 _READ_CHUNK = 1 << 20
+
+
+def heap_for(docs: int) -> int:
+    """The heap of a writer about to add ``docs`` documents to one
+    generation: BULK_HEAP_BYTES for more than BULK_DOCS, else
+    WRITER_HEAP_BYTES.  tantivy cuts a segment each time the heap fills
+    (~2,000 turns in 15 MB), and every segment repeats its term
+    dictionaries (bytes, and a lookup per segment in every search); the
+    heap is used as documents arrive (measured: the same peak with 15 or
+    64 MB for 1,250 and for 5,000 turns, ``docs/benchmarks.md``, session 7)."""
+    return BULK_HEAP_BYTES if docs > BULK_DOCS else WRITER_HEAP_BYTES
 
 
 def _rmtree(path, ignore_errors: bool = False) -> None:
