@@ -966,12 +966,26 @@ class GenerationBuild:
     bounded whatever the shard count.  A shard that receives no document
     gets no generation (``-``), except in a one-shard layout, which always
     has one.
+
+    A new layout (``shards`` and ``base`` None) may leave its shard count
+    to a function ``n(count, more)``: the documents are then buffered
+    unsharded until the buffer is full (``more`` True: ``count`` documents
+    so far, and more to come) or :meth:`commit` (``more`` False: ``count``
+    is all of them), when it is called once, so that a rebuild can size
+    the layout by the documents it was given.
     """
 
-    def __init__(self, sub: SubIndex, n: int, shards: set[int] | None, base: Manifest | None) -> None:
+    def __init__(self, sub: SubIndex, n: "int | Callable[[int, bool], int]", shards: set[int] | None,
+                 base: Manifest | None) -> None:
         """Prepare new generations for ``shards`` (None: all ``n``) of
         ``sub``; ``base`` is the manifest whose other shards stay live (None:
         a new layout of ``n`` shards).  Removes orphan generations first."""
+        self._decide: Callable[[int, bool], int] | None = None
+        self._held: list[IndexDoc] = []  # documents added before n is decided
+        if callable(n):
+            if shards is not None or base is not None:
+                raise ValueError("only a new layout of every shard can be sized by its documents")
+            self._decide, n = n, 0
         self.sub, self.n, self.base = sub, n, base
         self.shards = set(range(n)) if shards is None else set(shards)
         self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
@@ -979,13 +993,30 @@ class GenerationBuild:
         self._bufs: dict[int, list[IndexDoc]] = {}
         self._chars = 0
         self._gens: dict[int, tuple[str, tantivy.Index]] = {}
-        self._stream = len(self.shards) <= STREAM_SHARDS
+        self._stream = self._decide is None and len(self.shards) <= STREAM_SHARDS
         self._writers: dict[int, tantivy.IndexWriter] = {}
+
+    def _settle(self, more: bool) -> None:
+        """Decide the shard count (see the class doc) and shard what was held."""
+        n = self._decide(len(self._held), more)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SHARDS:
+            raise ValueError(f"a layout needs 1..{MAX_SHARDS} shards, got {n!r}")
+        self._decide, self.n, self.shards = None, n, set(range(n))
+        held, self._held = self._held, []
+        for d in held:
+            self._bufs.setdefault(shard_index(d.ref, n), []).append(d)
 
     def add(self, d: IndexDoc) -> None:
         """Send ``d`` to the new generation of its shard (streamed or
         buffered).  Raises ``ValueError`` if its shard is not one being
         rebuilt, ``SearchIndexError`` if tantivy refuses it."""
+        if self._decide is not None:
+            self._held.append(d)
+            self._chars += len(d.text)
+            if self._chars >= BUILD_BUFFER_CHARS:
+                self._settle(more=True)
+                self._flush_all()
+            return
         s = shard_index(d.ref, self.n)
         if s not in self.shards:
             raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
@@ -1045,6 +1076,8 @@ class GenerationBuild:
 
     def commit(self) -> None:
         """Write everything (nothing is published yet)."""
+        if self._decide is not None:
+            self._settle(more=False)
         for s in sorted(self._writers):
             try:
                 self._writers[s].commit()
@@ -1076,7 +1109,7 @@ class GenerationBuild:
                 w.rollback()
             with contextlib.suppress(Exception):
                 w.wait_merging_threads()
-        gens, self._gens, self._bufs, self._writers = self._gens, {}, {}, {}
+        gens, self._gens, self._bufs, self._writers, self._held = self._gens, {}, {}, {}, []
         for name, _index in gens.values():
             _rmtree(self.sub.dir / name, ignore_errors=True)
 

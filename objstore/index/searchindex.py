@@ -108,11 +108,11 @@ HOME = {"fact": "fact", "history": "fact", "turn": "turn"}
 #: Shards of the turns sub-index in a new layout (see :class:`SearchIndex`).
 DEFAULT_TURN_SHARDS = 16
 #: A new layout with automatic sharding has ceil(docs / SHARD_TARGET_DOCS)
-#: shards: for a full rebuild at least DEFAULT_TURN_SHARDS and at most
-#: MAX_AUTO_SHARDS; for the first write of a bulk import (what it expects to
-#: bring) at least 1 and at most DEFAULT_TURN_SHARDS, grown to a rebuild's
-#: layout once it holds more than MERGE_LEVEL_DOCS per shard
-#: (:meth:`SearchIndex.turn_layout_outgrown`): a shard then stays under MERGE_LEVEL_DOCS, so a
+#: shards: for a full rebuild 1..MAX_AUTO_SHARDS when it can count the turns
+#: it is given, else at least DEFAULT_TURN_SHARDS; for the first write of a
+#: bulk import (what it expects to bring) 1..DEFAULT_TURN_SHARDS; a layout
+#: under DEFAULT_TURN_SHARDS doubles once it holds more than MERGE_LEVEL_DOCS
+#: per shard (:meth:`SearchIndex.turn_layout_outgrown`): a shard then stays under MERGE_LEVEL_DOCS, so a
 #: forget purges it by merge (``_purge_by_merge``: ~0.5 s, instead of
 #: analysing a large shard's every document again, ~175 us each), while a search, which opens
 #: every shard (~0.5 ms each), does not open more than it must.
@@ -174,8 +174,8 @@ class SearchIndex:
         ``shards``: number of shards of the turns sub-index when this
         instance lays it out anew (first write, ``rebuild``, ``purge("turn")``);
         None (default) is automatic: DEFAULT_TURN_SHARDS (16); for a
-        rebuild one shard per SHARD_TARGET_DOCS turn documents of the index
-        it replaces, 16..MAX_AUTO_SHARDS; for a bulk import's first
+        rebuild one shard per SHARD_TARGET_DOCS turn documents it is given
+        (:meth:`_turn_layout`); for a bulk import's first
         :meth:`stream` given ``expected_docs``, one shard per
         SHARD_TARGET_DOCS turns it expects, 1..16 (:meth:`_import_shards`).  An existing
         layout is always read and written with the shard count it records.
@@ -245,6 +245,11 @@ class SearchIndex:
             return self._shards
         return max(DEFAULT_TURN_SHARDS, min(MAX_AUTO_SHARDS, -(-prev_docs // SHARD_TARGET_DOCS)))
 
+    @staticmethod
+    def _sized_shards(docs: int) -> int:
+        """ceil(docs / SHARD_TARGET_DOCS), 1..MAX_AUTO_SHARDS."""
+        return max(1, min(MAX_AUTO_SHARDS, -(-docs // SHARD_TARGET_DOCS)))
+
     def _import_shards(self, expected_docs: int) -> int:
         """Shard count of a new turns layout created by a bulk import that
         expects ``expected_docs`` turns: one shard per SHARD_TARGET_DOCS of
@@ -256,24 +261,45 @@ class SearchIndex:
             return self._shards
         if expected_docs <= 0:
             return DEFAULT_TURN_SHARDS
-        return min(DEFAULT_TURN_SHARDS, -(-expected_docs // SHARD_TARGET_DOCS))
+        return min(DEFAULT_TURN_SHARDS, self._sized_shards(expected_docs))
 
-    def turn_layout_outgrown(self) -> bool:
-        """Whether the turns sub-index has outgrown a small layout (one a new
-        store's import sized below DEFAULT_TURN_SHARDS, :meth:`_import_shards`):
-        fewer than DEFAULT_TURN_SHARDS shards holding more than
-        MERGE_LEVEL_DOCS live documents per shard on average, so that a
-        forget would soon purge a shard too large to merge.  The caller then
-        lays the turns out anew (``purge("turn", every turn)``: at least
-        DEFAULT_TURN_SHARDS shards).  False for an instance with a fixed
-        shard count, or no turns index.  Reads ``CURRENT`` and each shard's
-        ``meta.json`` only.  Raises ``IndexCorruptError``."""
+    def turn_layout_outgrown(self) -> int | None:
+        """The shard count to lay the turns out anew with when the turns
+        sub-index has outgrown a small layout, else None: fewer than
+        DEFAULT_TURN_SHARDS shards (a layout sized by an import or a rebuild
+        of a small store) holding more than MERGE_LEVEL_DOCS live documents
+        per shard on average, so that a forget would soon purge a shard too
+        large to merge.  The count is twice the present one, or one per
+        SHARD_TARGET_DOCS live documents if more, at most
+        DEFAULT_TURN_SHARDS (doubling: the O(turns) re-layouts of a growing
+        store add up to about twice its turns).  The caller then runs
+        ``purge("turn", every turn, shards=count)``.  None for an instance
+        with a fixed shard count, or no turns index.  Reads ``CURRENT`` and
+        each shard's ``meta.json`` only.  Raises ``IndexCorruptError``."""
         sub = self._subs["turn"]
         m = sub.manifest()
         if m is None or self._shards is not None or m.n >= DEFAULT_TURN_SHARDS:
-            return False
+            return None
         live = sum(n - d for _s, name in m.live() for n, d in segment_sizes(sub.dir / name))
-        return live > m.n * MERGE_LEVEL_DOCS
+        if live <= m.n * MERGE_LEVEL_DOCS:
+            return None
+        return min(DEFAULT_TURN_SHARDS, max(2 * m.n, self._sized_shards(live)))
+
+    def _turn_layout(self, prev_docs: int) -> Callable[[int, bool], int]:
+        """The shard count of a rebuild's new turns layout, decided by
+        ``GenerationBuild`` once it has buffered the documents: one shard per
+        SHARD_TARGET_DOCS of them, 1..MAX_AUTO_SHARDS, when they all fit in
+        its buffer (BUILD_BUFFER_CHARS of text: a store's turns counted
+        exactly, as an import of them would lay them out); when they do not,
+        or there are none, :meth:`_layout_shards` of the larger of
+        ``prev_docs`` (the index replaced) and what was buffered (at least
+        DEFAULT_TURN_SHARDS, as before)."""
+        def layout(count: int, more: bool) -> int:
+            """(see :meth:`_turn_layout`)"""
+            if more or count == 0:
+                return self._layout_shards("turn", max(prev_docs, count))
+            return self._sized_shards(count)
+        return layout
 
     def _turn_n(self) -> int:
         m = self._subs["turn"].manifest()
@@ -299,7 +325,7 @@ class SearchIndex:
     # -- writing ---------------------------------------------------------
     def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = (),
             delete_kinds: Iterable[str] = KINDS,
-            keep: Callable[[list[IndexDoc]], list[IndexDoc]] | None = None) -> int:
+            keep: Callable[[list[IndexDoc]], list[IndexDoc]] | None = None, expected_docs: int = 0) -> int:
         """Index ``docs`` and delete the documents whose id is in
         ``delete_ids`` from the sub-indexes of ``delete_kinds`` (default: all;
         a fact writer passes ``("fact", "history")`` so that one write does
@@ -326,6 +352,12 @@ class SearchIndex:
         once the turns sub-index's writer lock is held; only those it
         returns are added (a writer that indexes without the store lock
         drops what a forget removed meanwhile: a purge takes the same lock).
+
+        ``expected_docs``: when this write creates the turns sub-index, the
+        turns the caller is about to add in all (in this and later calls: a
+        replay of a clone's journal), so that the layout is the one an import
+        or a rebuild of that many gives (:meth:`_import_shards`); 0 (default):
+        DEFAULT_TURN_SHARDS.
 
         Raises ``ValueError`` for a malformed id in ``delete_ids`` or a
         non-``IndexDoc`` item, ``IndexBusyError``, ``IndexCorruptError``,
@@ -367,7 +399,8 @@ class SearchIndex:
                     kdocs = keep(kdocs)
                     if not kdocs and not kdels:
                         continue
-                added += sub.apply(kdocs, kdels, self._layout_shards(kind))
+                layout = self._import_shards(expected_docs) if kind == "turn" else self._layout_shards(kind)
+                added += sub.apply(kdocs, kdels, layout)
         return added
 
     def stream(self, kind: str = "turn", *, fresh: bool = False,
@@ -433,7 +466,7 @@ class SearchIndex:
         (self.root / PARTIAL_FILE).unlink(missing_ok=True)
         return n
 
-    def purge(self, kind: str, survivors: Iterable[IndexDoc]) -> None:
+    def purge(self, kind: str, survivors: Iterable[IndexDoc], *, shards: int | None = None) -> None:
         """Physically remove everything of sub-index ``kind`` that is not in
         ``survivors``: rebuild that sub-index alone from ``survivors`` into
         new generations, switch to them, delete the old generations.
@@ -445,6 +478,8 @@ class SearchIndex:
         an older store's ``history/``; this is cheap (facts are few).  For
         "turn" it rebuilds every shard (a new layout, as ``rebuild``); to
         forget turns of a few sessions use :meth:`purge_turn_shards`.
+        ``shards``: the shard count of the turns' new layout (default: as
+        ``rebuild`` lays it out).
 
         Raises ``ValueError`` if ``kind`` is unknown or a survivor has
         another kind (nothing is switched then), ``IndexBusyError``,
@@ -452,10 +487,13 @@ class SearchIndex:
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool)
+                                   or not 1 <= shards <= MAX_SHARDS):
+            raise ValueError(f"shards must be an int in 1..{MAX_SHARDS} or None, got {shards!r}")
         if HOME[kind] == "fact":  # facts/ holds both: a forgotten key's old versions go with it
             self._rebuild({"fact": None, "history": None}, survivors, None)
         else:
-            self._rebuild({kind: None}, survivors, None)
+            self._rebuild({kind: None}, survivors, None, turn_shards=shards)
 
     def purge_turn_shards(self, shards: Iterable[int], survivors: Iterable[IndexDoc]) -> None:
         """Physically remove the turns of ``shards`` that are not in
@@ -710,10 +748,12 @@ class SearchIndex:
             return 0
 
     def _rebuild(self, kinds: dict[str, None], docs: Iterable[IndexDoc],
-                 progress: Callable[[int], None] | None) -> int:
+                 progress: Callable[[int], None] | None, *, turn_shards: int | None = None) -> int:
         """Rebuild the sub-indexes holding ``kinds`` ("fact" and "history"
         together, :data:`HOME`) from ``docs``; an older store's ``history/``
-        is removed after the switch (its documents are now in ``facts/``)."""
+        is removed after the switch (its documents are now in ``facts/``).
+        The turns' layout: ``turn_shards``, else this instance's count, else
+        sized by the turn documents given (:meth:`_turn_layout`)."""
         homes = {HOME[k] for k in kinds}
         old_history = "fact" in homes and self._subs["history"].dir.is_dir()
         with contextlib.ExitStack() as stack:
@@ -725,7 +765,13 @@ class SearchIndex:
                 for k in KINDS:
                     if k in homes:
                         sub = self._subs[k]
-                        builds[k] = GenerationBuild(sub, self._layout_shards(k, self._doc_total(sub)), None, None)
+                        if k == "turn" and turn_shards is not None:
+                            layout: "int | Callable[[int, bool], int]" = turn_shards
+                        elif k == "turn" and self._shards is None:
+                            layout = self._turn_layout(self._doc_total(sub))
+                        else:
+                            layout = self._layout_shards(k, self._doc_total(sub))
+                        builds[k] = GenerationBuild(sub, layout, None, None)
                 seen: set[str] = set()
                 n = 0
                 allowed = tuple(k for k in KINDS if HOME[k] in homes)

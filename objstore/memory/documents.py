@@ -54,16 +54,18 @@ def turn_docs_in_shards(store: Store, shards: set[int]) -> Iterator:
 
 
 def grow_turn_layout(store: Store) -> bool:
-    """Lay the turns index out anew (``SearchIndex.purge("turn", ...)``, at
-    least ``DEFAULT_TURN_SHARDS`` shards) when the store has outgrown the
-    small layout its first import gave it (``SearchIndex.turn_layout_outgrown``),
-    so that a forget keeps purging small shards; True when it did.  O(turns)
-    when it happens, once per store (the next layout is the default's);
-    otherwise it reads a few ``meta.json`` files.  Caller holds the store
-    lock.  Raises ``SearchIndexError``."""
-    if not store.index.turn_layout_outgrown():
+    """Lay the turns index out anew (``SearchIndex.purge("turn", ...)``)
+    with twice the shards, at most ``DEFAULT_TURN_SHARDS``, when the store
+    has outgrown the small layout an import or a rebuild gave it
+    (``SearchIndex.turn_layout_outgrown``), so that a forget keeps purging
+    small shards; True when it did.  O(turns) when it happens (about twice
+    the store's turns in all as it grows to 16 shards); otherwise it reads
+    a few ``meta.json`` files.  Caller holds the store lock.  Raises
+    ``SearchIndexError``."""
+    n = store.index.turn_layout_outgrown()
+    if n is None:
         return False
-    store.index.purge("turn", all_turn_docs(store))
+    store.index.purge("turn", all_turn_docs(store), shards=n)
     return True
 
 

@@ -128,8 +128,8 @@ def _replay(store: Store) -> RecoveryReport:
                 if tv.id == old:
                     break
                 docs.append(turn_doc(tv.id, tv.turn))
-        for i in range(0, len(docs), 5000):
-            store.index.add(docs[i:i + 5000])
+        for i in range(0, len(docs), 5000):  # (a new index, e.g. a clone's: laid out for all of them)
+            store.index.add(docs[i:i + 5000], expected_docs=len(docs))
         rep.turns = len(docs)
     rep.deleted = _delete_unreachable(store, j.deletes)
     store.journal.clear()

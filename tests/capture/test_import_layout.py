@@ -1,8 +1,9 @@
 """``mem import`` into a new store sizes its turns index by what the import
 brings (one shard per ``SHARD_TARGET_DOCS`` turns it expects by its first
 index commit, at most ``DEFAULT_TURN_SHARDS``), and a later import that takes
-the store past that small layout lays the turns out anew (every turn still
-found, nothing else changed)."""
+the store past that small layout lays the turns out anew with twice the
+shards (every turn still found); a rebuild (``mem reindex``, a clone) of the
+store lays its turns out as the import did."""
 
 from __future__ import annotations
 
@@ -59,11 +60,17 @@ def test_a_new_store_gets_a_layout_sized_by_its_import_and_grows_past_it(corpus,
         assert not store.index.turn_layout_outgrown()
         r2 = importer.import_transcripts(store, "claude-code", [rest], workers=0)
         assert r2.index_error is None and r2.turns_added > 0
-        assert store.index.turn_shard_count() >= si.DEFAULT_TURN_SHARDS
-        assert store.index.doc_count(("turn",))["turn"] == r.turns_added + r2.turns_added
+        total = r.turns_added + r2.turns_added
+        assert store.index.turn_shard_count() == min(si.DEFAULT_TURN_SHARDS, max(2 * n, -(-total // 60)))
+        assert store.index.doc_count(("turn",))["turn"] == total
         assert store.index.verify() == [] and store.index.verify_purged([]) == []
         assert not store.index.is_partial()
         hit = store.index.search("the", kinds=("turn",), limit=1)
         assert hit and store.index.shard_of(hit[0].ref) < store.index.turn_shard_count()
+        # a rebuild (mem reindex, a clone, an export imported) lays the turns out by their count
+        from objstore.retrieval.search import reindex
+        reindex(store)
+        assert store.index.turn_shard_count() == -(-total // 60)
+        assert store.index.doc_count(("turn",))["turn"] == total
     finally:
         store.close()

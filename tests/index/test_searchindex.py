@@ -828,7 +828,10 @@ def test_index_with_another_shard_count_is_read_written_and_rebuilt(root: Path) 
     ix.purge_turn_shards({s}, [d for d in docs if ix.shard_of(d.ref) == s and d.ref != "s3"])
     assert oid("d3") not in ids(ix.search("fourshard", limit=50))
     assert len(ix.search("fourshard", limit=50)) == 11
-    ix.rebuild(docs)  # a rebuild lays the turns out with the instance's count
+    ix.rebuild(docs)  # a rebuild lays the turns out by what it is given: 12 turns, one shard
+    assert ix.turn_shard_count() == 1
+    assert len(ix.search("fourshard", limit=50)) == 12 and ix.verify_purged([]) == []
+    SearchIndex(root, shards=16).rebuild(docs)  # or with the instance's count
     assert (root / "turns" / "CURRENT").read_text().startswith("shards 16\n")
     assert len(ix.search("fourshard", limit=50)) == 12 and ix.verify_purged([]) == []
 
@@ -846,9 +849,10 @@ def test_unsharded_turns_index_is_read_and_purged(root: Path) -> None:
     one.purge_turn_shards({0}, [sturn("u2", "s2", "legacy two"), sturn("u3", "s3", "legacy three")])
     assert (root / "turns" / "CURRENT").read_text() == "gen-2\n"
     assert set(ids(ix.search("legacy"))) == {oid("u2"), oid("u3")}
-    # purging every shard of a smaller layout lays the turns out anew (all survivors are at hand)
+    # purging every shard of a smaller layout lays the turns out anew (all survivors are at hand),
+    # sized by them (one turn: one shard)
     ix.purge_turn_shards({0}, [sturn("u2", "s2", "legacy two")])
-    assert (root / "turns" / "CURRENT").read_text().startswith("shards 16\n")
+    assert ix.turn_shard_count() == 1 and (root / "turns" / "CURRENT").read_text() not in ("gen-1\n", "gen-2\n")
     assert ids(ix.search("legacy")) == [oid("u2")] and ix.verify_purged([oid("u1"), oid("u3")]) == []
 
 
@@ -1104,14 +1108,16 @@ def test_an_import_sizes_the_layout_by_what_it_expects_at_its_first_commit(root:
         st.commit()
     assert ix.turn_shard_count() == 3
     assert sorted(ids(ix.search("counted", limit=10))) == sorted(oid(f"c{i}") for i in (0, 1, 2, 3, 4, 9))
-    assert not ix.turn_layout_outgrown()
-    # more than MERGE_LEVEL_DOCS per shard on average: outgrown, and a purge of every turn lays them out anew
+    assert ix.turn_layout_outgrown() is None
+    # more than MERGE_LEVEL_DOCS per shard on average: outgrown, laid out anew with twice the shards
     monkeypatch.setattr(si, "MERGE_LEVEL_DOCS", 1)
-    assert ix.turn_layout_outgrown()
-    assert not SearchIndex(root, shards=3).turn_layout_outgrown()  # a fixed shard count is kept
-    ix.purge("turn", [sturn(f"c{i}", f"s{i}", f"counted {i}") for i in range(5)])
-    assert ix.turn_shard_count() == si.DEFAULT_TURN_SHARDS and not ix.turn_layout_outgrown()
-    assert len(ix.search("counted", limit=10)) == 5
+    assert ix.turn_layout_outgrown() == 6
+    assert SearchIndex(root, shards=3).turn_layout_outgrown() is None  # a fixed shard count is kept
+    ix.purge("turn", [sturn(f"c{i}", f"s{i}", f"counted {i}") for i in range(5)], shards=6)
+    assert ix.turn_shard_count() == 6 and len(ix.search("counted", limit=10)) == 5
+    assert ix.turn_layout_outgrown() is None  # 5 turns in 6 shards
+    ix.purge("turn", [sturn(f"c{i}", f"s{i}", f"counted {i}") for i in range(5)])  # as a rebuild: by the turns
+    assert ix.turn_shard_count() == 2  # ceil(5 / 3)
 
 
 def test_dropping_the_mapped_pages_of_an_index_leaves_it_readable(root: Path) -> None:
