@@ -44,6 +44,7 @@ from objstore.index.analysis import (
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.generations import (
+    BULK_HEAP_BYTES,
     MAX_SHARDS,
     WRITER_HEAP_BYTES,
     GenerationBuild,
