@@ -540,6 +540,7 @@ def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
                 continue
             out.append((s + o, e + o, rule.priority, rule.name))
             done = m.end()
+    scan.leftmost = leftmost
     return scan
 
 
