@@ -12,6 +12,13 @@ built to be cheap on ordinary text and bounded on hostile text:
   case-insensitive rules run over one lowercased copy of the window; the
   generic keyword rule tries a match only where ``str.find`` sees one of five
   anchor words (``pass pwd secret token key``);
+* which rules run at all is decided by their **anchors** (``Rule.anchors``):
+  a rule none of whose anchors occurs in the lowercased window is skipped.
+  A process that has scanned 1 MiB finds every anchor in one pass with the
+  optional ``ahocorasick_rs`` matcher (``memvcs[fast]``); without it, one
+  ``str.__contains__`` per gate (:func:`_gates`).  Both find exactly the
+  anchors that occur, so the output is the same (docs/benchmarks.md,
+  "Session 7 (branch ``redact7``)");
 * every pattern is **linear**: its quantifiers are bounded (and possessive
   where a token ends), no quantified group can match the same text two ways,
   and the look-behind means a token can only start where a run of token
