@@ -317,6 +317,7 @@ def _simple_rx() -> list:
     range by range (~65 ns a character) but a BMP one with a bitmap (~3 ns)."""
     if not _SIMPLE_RX:
         def cls(ranges: tuple, bmp: bool) -> str:
+            """The ``re`` class of the BMP (``bmp``) or astral part of ``ranges``."""
             cut = [(a, min(b, 0xFFFF)) if bmp else (max(a, 0x10000), b) for a, b in ranges
                    if (a <= 0xFFFF if bmp else b > 0xFFFF)]
             return "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in cut) + "]"
