@@ -669,9 +669,12 @@ class Pack:
             return
         zr: DeflateReader | None = None
         for ids, data in self.raw_blocks_in_body_order():
-            if isinstance(data, CorruptObject):
+            if isinstance(data, CorruptObject):  # its bounds or positions: each object as get reads it
                 for oid in ids:
-                    yield oid, data
+                    try:
+                        yield oid, self.get(oid)
+                    except CorruptObject as e:
+                        yield oid, e
                 continue
             try:
                 zr = zr or self._inflater()

@@ -619,22 +619,20 @@ class Store:
         inflated and their kept objects added again."""
         zr = DeflateReader(w.dictionary)
         for ids, data in pack.raw_blocks_in_body_order():
-            if isinstance(data, CorruptObject):  # bounds, length prefix, positions: left out
-                for oid in ids:
-                    if keep(pack, oid):
-                        self.damaged.setdefault(oid, str(data))
-                continue
-            if all(keep(pack, oid) for oid in ids) and w.add_block(ids, data):
+            if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
+                    and w.add_block(ids, data):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
-            frames, err = zr.block_frames(data)
+            frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
             for k, oid in enumerate(ids):
                 if not keep(pack, oid):
                     continue
                 if k < len(frames) and hash_bytes(frames[k]) == oid:
                     w.add(frames[k])
-                else:
-                    self.damaged.setdefault(oid, f"{pack.pack_path}: object {oid}: cannot decompress "
-                                                 f"object {k} of its block ({err or 'content hashes to another id'})")
+                    continue
+                try:  # the block's bounds or positions are damaged: the object as a get reads it
+                    w.add(pack.get(oid))
+                except CorruptObject as e:
+                    self.damaged.setdefault(oid, str(e))
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None,
