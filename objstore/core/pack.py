@@ -9,14 +9,21 @@ bytes of one frame (``docs/format.md``, "Frame"), so it is read with one
 ``pread`` of a length the index gives.
 
 **Versions.**  This doc gives version 1 byte by byte (a zlib stream per
-entry).  Version 2, which new packs are written in, differs only in the
-pack file: after the 12-byte header come D (u32) and a preset dictionary of
-D bytes (at most 32 KiB), then the entries, each a raw DEFLATE stream
-(RFC 1951, no zlib header or trailer) compressed with that dictionary as
-zlib's preset dictionary (RFC 1950 §2.2, ``deflateSetDictionary``); the
-index has the same layout with version 2.  Both versions use the standard
-library's zlib only.  ``docs/format.md`` ("Packs") specifies
-both, with a worked example of each.
+entry).  Version 2 differs only in the pack file: after the 12-byte header
+come D (u32) and a preset dictionary of D bytes (at most 32 KiB), then the
+entries, each a raw DEFLATE stream (RFC 1951, no zlib header or trailer)
+compressed with that dictionary as zlib's preset dictionary (RFC 1950
+§2.2, ``deflateSetDictionary``); the index has the same layout with
+version 2.  Version 3, which new packs are written in, has the same
+header and dictionary, but an entry is a *block*: the raw DEFLATE stream
+(with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
+back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
+adds after the lengths a ``u16`` per object, the object's position in its
+block, and an object's offset and length are those of its block.  A read
+inflates its block only up to the end of its frame; a damaged byte of a
+block loses the objects of that block from the damaged one on.  All
+versions use the standard library's zlib only.  ``docs/format.md``
+("Packs") specifies the three, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -221,6 +228,7 @@ MAX_ENTRY = 2**32 - 1  # entry length 4 + L is a u32
 _IDX_NAME = re.compile(r"pack-([0-9a-f]{64})\.idx")
 _PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
 TEMP_PREFIX = "tmp-pack-"
+_UPGRADE = "a newer mem wrote it: upgrade mem to read it"
 
 
 def idx_size(count: int, version: int = IDX_VERSION) -> int:
@@ -359,7 +367,8 @@ class PackInfo(Frozen):
         idx_path: ``<pack_dir>/pack-<name>.idx``.
         count: number of objects (distinct ids) in the pack.
         size: size of the ``.pack`` file in bytes.
-        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``).
+        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``;
+            version 3: ``1100 + 46 * count``).
     """
 
     __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
@@ -386,7 +395,8 @@ class Pack:
         NotFound: the index file does not exist.
         CorruptObject: the index or pack is truncated, damaged or missing
             (the message names the file).
-        UnsupportedVersion: an index or pack format version other than 1.
+        UnsupportedVersion: an index or pack format version other than 1,
+            2 or 3 (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
         name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
@@ -427,7 +437,7 @@ class Pack:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
         if version not in READ_VERSIONS:
             raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
         self.version = version
         if self._idx_size != idx_size(n, version):
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n, version)} "
@@ -463,7 +473,7 @@ class Pack:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
         if version not in READ_VERSIONS:
             raise UnsupportedVersion(f"{pp}: pack version {version} is not supported "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
         if version != self.version:
             raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version}")
         if pn != n:
@@ -826,8 +836,10 @@ class Pack:
         Checks: the index checksum; the pack trailer against the pack bytes,
         the index's record and the file name; the header counts; the fan-out
         against the ids; strict id order; every entry in bounds, with a
-        matching length prefix, decompressing and hashing to its id; and that
-        the entries tile the pack body exactly (no gaps, overlap or garbage).
+        matching length prefix, decompressing and hashing to its id (version
+        3: every block inflating to exactly the frames its index lists, at
+        the positions it gives, and each lost object named); and that the
+        entries (blocks) tile the pack body exactly (no gaps, overlap or garbage).
         Reads both files fully (O(size)); never raises for damage it finds.
         At most ``max_problems`` entry problems are listed, then a count.
         """
@@ -960,7 +972,7 @@ class PackBytes:
             raise CorruptObject("pack bundle: not a pack and its index")
         if version not in READ_VERSIONS or pversion != version:
             raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
         self.version, self.count = version, n
         self._zr: DeflateReader | None = None
 

@@ -990,7 +990,7 @@ def test_a_newer_pack_version_is_refused_as_unsupported(pack_dir, which):
         data = bytearray(path.read_bytes())
         data[4:8] = (4).to_bytes(4, "big")
         path.write_bytes(bytes(data))
-    with pytest.raises(UnsupportedVersion if which != "idx" or True else CorruptObject, match="version 4"):
+    with pytest.raises(UnsupportedVersion, match="version 4"):
         Pack(info.idx_path)
     with pytest.raises(UnsupportedVersion, match="version 4"):
         PackBytes(info.pack_path.read_bytes(), info.idx_path.read_bytes())
