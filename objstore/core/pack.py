@@ -891,6 +891,20 @@ class Pack:
                         if bad <= max_problems:
                             problems.append(str(got))
                 entries = sorted({self._entry(i) for i in range(n)})
+                try:
+                    zr = self._inflater()
+                    for ids, data in self.raw_blocks_in_body_order():
+                        if isinstance(data, CorruptObject):
+                            continue  # named above, object by object
+                        try:
+                            k = U32.unpack(_Inflate(zr._new(), data).take(4))[0]
+                        except ValueError:
+                            continue  # damaged: named above
+                        if k != len(ids):
+                            problems.append(f"{pp}: the block at {self._entry(self._find(bytes.fromhex(ids[0])))[0]} "
+                                            f"holds {k} objects, its index lists {len(ids)}")
+                except CorruptObject as e:
+                    problems.append(str(e))
             else:
                 entries = []
                 for i in range(n):

@@ -996,3 +996,18 @@ def test_a_newer_pack_version_is_refused_as_unsupported(pack_dir, which):
         PackBytes(info.pack_path.read_bytes(), info.idx_path.read_bytes())
     with pytest.raises(UnsupportedVersion):
         PackSet(pack_dir)
+
+
+def test_v3_verify_finds_a_block_object_the_index_does_not_list(pack_dir):
+    """An index that lists fewer objects than a block holds (a damaged or
+    hand-made index) is found by verify, though every listed object reads."""
+    frames = _turns(300, width=3)
+    info = write_pack(pack_dir, frames)
+    with Pack(info.idx_path) as p:
+        ids, data = next(iter(p.raw_blocks_in_body_order()))
+        w = PackWriter(pack_dir.parent / "b", dictionary=p.dictionary())
+        assert w.add_block(ids[:-1], data)
+        short = w.finish()
+    with Pack(short.idx_path) as b:
+        assert all(b.get(o) for o in ids[:-1])
+        assert any(f"holds {len(ids)} objects, its index lists {len(ids) - 1}" in e for e in b.verify())
