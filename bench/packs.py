@@ -20,6 +20,12 @@ reports, per version:
   pack (fsck, repack, push read whole packs this way);
 * ``verify_cpu_s``: CPU seconds of ``Pack.verify`` over every pack.
 
+``--variants`` also compresses the same frames in forms that are not pack
+formats, to size the choices: blocks of 16-256 KiB of frames (zlib levels
+4-9, with and without the pack's dictionary) and LZMA2 blocks (stdlib
+``lzma``, raw, preset 6), printing bytes (block streams + 4 bytes of length
++ 4 per frame) and the CPU seconds of compressing.
+
 Figures are CPU time (``time.process_time``), comparable on a shared machine
 when run in one sitting; docs/benchmarks.md records them.
 """
@@ -28,16 +34,64 @@ from __future__ import annotations
 
 import argparse
 import json
+import lzma
 import random
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from objstore.core.pack import PackSet  # noqa: E402
-from objstore.core.packwriter import PackWriter  # noqa: E402
+from objstore.core.packwriter import PackWriter, make_dictionary  # noqa: E402
+
+
+def _blocks(frames: list[bytes], size: int):
+    cur, n = [], 0
+    for f in frames:
+        cur.append(f)
+        n += len(f)
+        if n >= size:
+            yield cur
+            cur, n = [], 0
+    if cur:
+        yield cur
+
+
+def variants(packs: list[list[bytes]]) -> None:
+    """Bytes and CPU of block forms that are not pack formats (see the module doc)."""
+    def zblocks(size: int, level: int, with_dict: bool):
+        def run(frames):
+            d = make_dictionary(frames[:2000]) if with_dict else b""
+            base = zlib.compressobj(level, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, *((d,) if d else ()))
+            total = len(d)
+            for b in _blocks(frames, size):
+                c = base.copy()
+                total += 4 + 4 * len(b) + len(c.compress(b"".join(b)) + c.flush())
+            return total
+        return run
+
+    def xz(size: int):
+        filters = [{"id": lzma.FILTER_LZMA2, "preset": 6}]
+        return lambda frames: sum(4 + 4 * len(b) + len(lzma.compress(b"".join(b), format=lzma.FORMAT_RAW,
+                                                                        filters=filters))
+                                  for b in _blocks(frames, size))
+    for name, fn in [("zlib 6, 16 KiB blocks, no dictionary", zblocks(16 << 10, 6, False)),
+                     ("zlib 6, 16 KiB blocks, dictionary", zblocks(16 << 10, 6, True)),
+                     ("zlib 6, 32 KiB blocks, dictionary", zblocks(32 << 10, 6, True)),
+                     ("zlib 4, 64 KiB blocks, dictionary", zblocks(64 << 10, 4, True)),
+                     ("zlib 6, 64 KiB blocks, no dictionary", zblocks(64 << 10, 6, False)),
+                     ("zlib 6, 64 KiB blocks, dictionary", zblocks(64 << 10, 6, True)),
+                     ("zlib 9, 64 KiB blocks, dictionary", zblocks(64 << 10, 9, True)),
+                     ("zlib 6, 128 KiB blocks, dictionary", zblocks(128 << 10, 6, True)),
+                     ("zlib 6, 256 KiB blocks, no dictionary", zblocks(256 << 10, 6, False)),
+                     ("lzma 6, 64 KiB blocks", xz(64 << 10)), ("lzma 6, 256 KiB blocks", xz(256 << 10)),
+                     ("lzma 6, 1 MiB blocks", xz(1 << 20))]:
+        t = time.process_time()
+        size = sum(fn(frames) for frames in packs)
+        print(f"  {name:40s} {size:>12,} bytes  {time.process_time() - t:6.2f} s CPU")
 
 
 def main() -> None:
@@ -46,6 +100,7 @@ def main() -> None:
     ap.add_argument("--versions", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--reads", type=int, default=2000)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--variants", action="store_true", help="also size block forms that are not pack formats")
     a = ap.parse_args()
     with PackSet(a.store / "objects" / "pack") as ps:
         packs = [[f for _o, f in p.frames_in_body_order()] for p in ps.packs]
@@ -94,6 +149,8 @@ def main() -> None:
                                            for k, val in r.items()))
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
+    if a.variants:
+        variants(packs)
 
 
 if __name__ == "__main__":
