@@ -18,8 +18,9 @@ version 2.  Version 3, which new packs are written in, has the same
 header and dictionary, but an entry is a *block*: the raw DEFLATE stream
 (with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
 back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
-adds after the lengths a ``u16`` per object, the object's position in its
-block, and an object's offset and length are those of its block.  A read
+gives each object, after the ids, its block number (``u32``) and its
+position in the block (``u16``), then the number of blocks B and the
+blocks' offsets (``u64``) and entry lengths (``u32``).  A read
 inflates its block only up to the end of its frame; a damaged byte of a
 block loses the objects of that block from the damaged one on.  All
 versions use the standard library's zlib only.  ``docs/format.md``
@@ -217,7 +218,8 @@ _U64 = struct.Struct(">Q")
 SUM_LEN = 32  # blake3 checksum
 ID_LEN = 32
 _IDX_FIXED = HEADER_LEN + _FANOUT_LEN + 2 * SUM_LEN  # 1100
-_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44, in versions 1 and 2; version 3 adds a u16 ordinal: 46
+_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44, in versions 1 and 2
+_IDX3_PER_OBJECT = ID_LEN + 4 + 2  # 38 in version 3: id, block number, position; + 4 (B) + 12 per block
 _U16 = struct.Struct(">H")
 _DICT_AT = HEADER_LEN + 4  # versions 2, 3: the dictionary follows its u32 length at offset 12
 _PACK_MIN = HEADER_LEN + SUM_LEN  # 44
@@ -231,10 +233,13 @@ TEMP_PREFIX = "tmp-pack-"
 _UPGRADE = "a newer mem wrote it: upgrade mem to read it"
 
 
-def idx_size(count: int, version: int = IDX_VERSION) -> int:
+def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:
     """Exact size in bytes of the index of a pack of ``count`` objects
-    (``1100 + 44·count`` in versions 1 and 2, ``1100 + 46·count`` in 3)."""
-    return _IDX_FIXED + (_IDX_PER_OBJECT + (2 if version >= 3 else 0)) * count
+    (``1100 + 44·count`` in versions 1 and 2; in version 3, whose objects
+    lie in ``blocks`` blocks, ``1104 + 38·count + 12·blocks``)."""
+    if version >= 3:
+        return _IDX_FIXED + 4 + _IDX3_PER_OBJECT * count + 12 * blocks
+    return _IDX_FIXED + _IDX_PER_OBJECT * count
 
 
 class DeflateReader:
@@ -368,7 +373,7 @@ class PackInfo(Frozen):
         count: number of objects (distinct ids) in the pack.
         size: size of the ``.pack`` file in bytes.
         idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``;
-            version 3: ``1100 + 46 * count``).
+            version 3: ``1104 + 38 * count + 12 * blocks``).
     """
 
     __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
@@ -439,19 +444,35 @@ class Pack:
             raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
                                      f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
         self.version = version
-        if self._idx_size != idx_size(n, version):
-            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n, version)} "
+        self._ids_off = HEADER_LEN + _FANOUT_LEN
+        self._nblocks = 0
+        if version >= 3:  # the block table's length B follows the positions
+            self._bno_off = self._ids_off + ID_LEN * n
+            self._ord_off = self._bno_off + 4 * n
+            nb_off = self._ord_off + 2 * n
+            if self._idx_size < nb_off + 4 + 2 * SUM_LEN:
+                raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need at least "
+                                    f"{nb_off + 4 + 2 * SUM_LEN} (truncated or damaged)")
+            self._nblocks = U32.unpack_from(mm, nb_off)[0]
+            if self._nblocks > n or (n > 0) != (self._nblocks > 0):
+                raise CorruptObject(f"{ip}: {self._nblocks} blocks for {n} objects (damaged)")
+            self._boffs_off = nb_off + 4
+            self._blens_off = self._boffs_off + 8 * self._nblocks
+        need = idx_size(n, version, self._nblocks)
+        if self._idx_size != need:
+            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
                                 "(truncated or damaged)")
         fanout = _FANOUT.unpack_from(mm, HEADER_LEN)
         if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
             raise CorruptObject(f"{ip}: fan-out table is damaged")
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
-        self._ids_off = HEADER_LEN + _FANOUT_LEN
-        self._offs_off = self._ids_off + ID_LEN * n
-        self._lens_off = self._offs_off + 8 * n
-        self._ord_off = self._lens_off + 4 * n  # version 3: the u16 ordinals
-        self._sum_off = self._ord_off + (2 * n if version >= 3 else 0)
+        if version >= 3:
+            self._sum_off = self._blens_off + 4 * self._nblocks
+        else:
+            self._offs_off = self._ids_off + ID_LEN * n
+            self._lens_off = self._offs_off + 8 * n
+            self._sum_off = self._lens_off + 4 * n
         self._zr: DeflateReader | None = None  # versions 2, 3: made on the first read
         #: version 3: block offset -> its first frames, as far as a read inflated it (a
         #: walk up a session's chain reads a block's frames from the last to the first)
@@ -533,8 +554,20 @@ class Pack:
         return -1
 
     def _entry(self, i: int) -> tuple[int, int]:
+        """(offset, length) of object ``i``'s entry (version 3: of its block;
+        ``(0, 0)``, which no bounds check passes, for a block number past
+        the block table)."""
+        if self.version >= 3:
+            return self._block(U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
         return (_U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
                 U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
+
+    def _block(self, b: int) -> tuple[int, int]:
+        """Version 3: (offset, entry length) of block ``b`` (``(0, 0)`` past the table)."""
+        if b >= self._nblocks:
+            return 0, 0
+        return (_U64.unpack_from(self._mm, self._boffs_off + 8 * b)[0],
+                U32.unpack_from(self._mm, self._blens_off + 4 * b)[0])
 
     def _ordinal(self, i: int) -> int:
         """Version 3: the position of object ``i`` in its block (0 before)."""
@@ -890,7 +923,12 @@ class Pack:
                         bad += 1
                         if bad <= max_problems:
                             problems.append(str(got))
-                entries = sorted({self._entry(i) for i in range(n)})
+                entries = sorted(self._block(b) for b in range(self._nblocks))
+                used = {U32.unpack_from(mm, self._bno_off + 4 * i)[0] for i in range(n)}
+                if used != set(range(self._nblocks)):
+                    problems.append(f"{ip}: objects name blocks {sorted(used - set(range(self._nblocks)))[:5]} "
+                                    f"past the table, or blocks {sorted(set(range(self._nblocks)) - used)[:5]} "
+                                    f"hold none of them")
                 try:
                     zr = self._inflater()
                     for ids, data in self.raw_blocks_in_body_order():
@@ -982,11 +1020,16 @@ class PackBytes:
             raise CorruptObject("pack bundle: truncated")
         magic, version, n = HEADER.unpack_from(idx, 0)
         pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
-        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n or len(idx) != idx_size(n, version):
+        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
             raise CorruptObject("pack bundle: not a pack and its index")
-        if version not in READ_VERSIONS or pversion != version:
+        if version not in READ_VERSIONS or pversion not in READ_VERSIONS:
             raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
                                      f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
+        if pversion != version:
+            raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
+        self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0
+        if len(idx) != idx_size(n, version, self._nblocks):
+            raise CorruptObject("pack bundle: not a pack and its index")
         self.version, self.count = version, n
         self._zr: DeflateReader | None = None
 
@@ -1003,8 +1046,15 @@ class PackBytes:
                 hi = mid
         if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
             return None
-        off = _U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
-        length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
+        if self.version >= 3:
+            b, nb = U32.unpack_from(idx, 1036 + 32 * n + 4 * lo)[0], self._nblocks
+            if b >= nb:
+                raise CorruptObject(f"pack bundle: object {oid}: block {b} of {nb}")
+            off = _U64.unpack_from(idx, 1040 + 38 * n + 8 * b)[0]
+            length = U32.unpack_from(idx, 1040 + 38 * n + 8 * nb + 4 * b)[0]
+        else:
+            off = _U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
+            length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
         if off < HEADER_LEN or length < 5 or off + length > len(self.pack) - SUM_LEN:
             raise CorruptObject(f"pack bundle: object {oid}: entry outside the pack body")
         data = memoryview(self.pack)[off + 4:off + length]
@@ -1018,7 +1068,7 @@ class PackBytes:
                 if self.version == 2:
                     frame = self._zr.decompress(data, MAX_ENTRY)
                 else:
-                    k = _U16.unpack_from(idx, 1036 + 44 * n + 2 * lo)[0]
+                    k = _U16.unpack_from(idx, 1036 + 36 * n + 2 * lo)[0]
                     frame = self._zr.block_frame(data, k)
         except (zlib.error, ValueError) as e:
             raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None

@@ -153,7 +153,10 @@ class PackWriter:
         self._ids = bytearray()  # 32 bytes per object, in write order
         self._offsets = array("Q")
         self._lengths = array("I")  # entry length 4 + L
-        self._ordinals = array("H")  # version 3: position in the block
+        self._ordinals = array("H")  # version 3: each object's position in its block
+        self._bnos = array("I")  # version 3: each object's block number
+        self._boffs = array("Q")  # version 3: each block's offset ...
+        self._blens = array("I")  # ... and entry length 4 + L
         self._blk: list[bytes] = []  # version 3: frames of the block being filled
         self._blk_bytes = 0
         self._table = array("I", bytes(4 * 1024))  # slot -> index + 1; 0 = empty
@@ -325,8 +328,9 @@ class PackWriter:
             raise InvalidInput(f"a block of {k} objects is too large for a pack entry ({len(data)} bytes)")
         self._file.write(U32.pack(len(data)))
         self._file.write(data)
-        self._offsets.extend([self._pos] * k)
-        self._lengths.extend([length] * k)
+        self._bnos.extend([len(self._boffs)] * k)
+        self._boffs.append(self._pos)
+        self._blens.append(length)
         self._ordinals.extend(range(k))
         self._pos += length
 
@@ -496,14 +500,14 @@ class PackWriter:
             self.abort()
             raise
         self.info = PackInfo(name=name, pack_path=pack_path, idx_path=idx_path, count=n,
-                             size=self._pos + SUM_LEN, idx_size=idx_size(n, self.version))
+                             size=self._pos + SUM_LEN, idx_size=idx_size(n, self.version, len(self._boffs)))
         self._state = "finished"
         self._release()
         return self.info
 
     def _write_idx(self, f, pack_checksum: bytes) -> None:
         ids, offsets, lengths = self._ids, self._offsets, self._lengths
-        n = len(offsets)
+        n = self.count
         # Bucket by first byte (the fan-out), then sort each small bucket:
         # never more than n/256 sort keys alive at once.
         buckets = [array("I") for _ in range(256)]
@@ -529,14 +533,20 @@ class PackWriter:
         step = 4096  # bounded temporaries: ~4096 small objects per chunk
         for s in range(0, n, step):
             put(b"".join([ids[i * ID_LEN:(i + 1) * ID_LEN] for i in order[s:s + step]]))
-        for s in range(0, n, step):
-            put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
-        for s in range(0, n, step):
-            put(_be(array("I", [lengths[i] for i in order[s:s + step]])))
-        if self.version >= 3:
-            ordinals = self._ordinals
+        if self.version >= 3:  # block numbers, positions, then the block table
+            bnos, ordinals = self._bnos, self._ordinals
+            for s in range(0, n, step):
+                put(_be(array("I", [bnos[i] for i in order[s:s + step]])))
             for s in range(0, n, step):
                 put(_be(array("H", [ordinals[i] for i in order[s:s + step]])))
+            put(U32.pack(len(self._boffs)))
+            put(_be(self._boffs))
+            put(_be(self._blens))
+        else:
+            for s in range(0, n, step):
+                put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
+            for s in range(0, n, step):
+                put(_be(array("I", [lengths[i] for i in order[s:s + step]])))
         put(pack_checksum)
         f.write(h.digest())
 
@@ -545,6 +555,7 @@ class PackWriter:
         self._offsets = array("Q")
         self._lengths = array("I")
         self._ordinals = array("H")
+        self._bnos, self._boffs, self._blens = array("I"), array("Q"), array("I")
         self._table = array("I")
         self._pending = []
         self._blk, self._blk_bytes = [], 0

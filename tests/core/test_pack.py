@@ -96,7 +96,7 @@ def test_round_trip(frames, absent):
             return
         assert isinstance(info, PackInfo) and info.count == len(want)
         assert info.size == info.pack_path.stat().st_size
-        assert info.idx_size == info.idx_path.stat().st_size == idx_size(len(want))
+        assert info.idx_size == info.idx_path.stat().st_size
         assert info.pack_path.name == f"pack-{info.name}.pack"
         assert sorted(os.listdir(d)) == [info.idx_path.name, info.pack_path.name]
         with Pack(info.idx_path) as p:
@@ -356,11 +356,12 @@ def test_every_byte_flip_in_idx_is_detected(pack_dir):
     assert opened > 0  # some flips (ids, offsets, checksum) are only found by verify
 
 
-def test_flipped_idx_offset_makes_get_fail_not_lie(pack_dir):
+@pytest.mark.parametrize("version", [1, 3])
+def test_flipped_idx_offset_makes_get_fail_not_lie(pack_dir, version):
     frames = mixed(3)
-    info = write_pack(pack_dir, frames)
-    # position 0's offset: low byte
-    flip(info.idx_path, 12 + 1024 + 32 * 3 + 7)
+    info = write_pack(pack_dir, frames, version=version)
+    # position 0's offset (version 3: block 0's, after the block numbers, positions and B): low byte
+    flip(info.idx_path, 12 + 1024 + 32 * 3 + 7 if version == 1 else 12 + 1024 + 38 * 3 + 4 + 7)
     with Pack(info.idx_path) as p:
         first = next(iter(p))
         with pytest.raises(CorruptObject):
@@ -852,14 +853,15 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
     """A version-3 pack: header version 3, the dictionary's length and bytes
     at offset 12, then length-prefixed raw DEFLATE streams of blocks, each
     inflating (with the dictionary as zlib's preset dictionary) to u32 K,
-    K u32 frame lengths and the K frames; the index is 1100 + 46·N bytes,
-    each object naming its block's offset and length and its position in
-    it (u16, after the lengths)."""
+    K u32 frame lengths and the K frames; the index (1104 + 38·N + 12·B
+    bytes) gives each object its block's number (u32) and its position in
+    it (u16), then B and the B blocks' offsets (u64) and lengths (u32)."""
     from objstore.core.pack import BLOCK_BYTES, HEADER_LEN, U32
     frames = _turns(900, width=3)
     info = write_pack(pack_dir, frames)
-    assert info.idx_size == info.idx_path.stat().st_size == idx_size(900) == 1100 + 46 * 900
     ix = info.idx_path.read_bytes()
+    nb = struct.unpack_from(">I", ix, 1036 + 38 * 900)[0]
+    assert info.idx_size == len(ix) == idx_size(900, 3, nb) == 1104 + 38 * 900 + 12 * nb
     assert ix[:8] == IDX_MAGIC + b"\x00\x00\x00\x03"
     data = info.pack_path.read_bytes()
     assert data[:12] == PACK_MAGIC + b"\x00\x00\x00\x03" + (900).to_bytes(4, "big")
@@ -867,7 +869,7 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
     assert 4096 <= d <= 32 * 1024
     got, where = [], {}
     blocks = _blocks(data)
-    assert len(blocks) > 3
+    assert len(blocks) == nb > 3
     for off, length, stream in blocks:
         dctx = zlib.decompressobj(-15, zdict=data[16:16 + d])
         content = dctx.decompress(stream)
@@ -883,13 +885,15 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
         assert sum(lens) - lens[-1] < BLOCK_BYTES  # a block closes once it holds BLOCK_BYTES
     assert got == frames  # write order kept
     n = 900
+    table = 1040 + 38 * n
     for i in range(n):
         oid = ix[1036 + 32 * i:1068 + 32 * i].hex()
-        off = struct.unpack_from(">Q", ix, 1036 + 32 * n + 8 * i)[0]
-        length = struct.unpack_from(">I", ix, 1036 + 40 * n + 4 * i)[0]
-        k = struct.unpack_from(">H", ix, 1036 + 44 * n + 2 * i)[0]
-        assert where[oid] == (off, length, k)
-    assert ix[1036 + 46 * n:1068 + 46 * n].hex() == info.name
+        b = struct.unpack_from(">I", ix, 1036 + 32 * n + 4 * i)[0]
+        k = struct.unpack_from(">H", ix, 1036 + 36 * n + 2 * i)[0]
+        off = struct.unpack_from(">Q", ix, table + 8 * b)[0]
+        length = struct.unpack_from(">I", ix, table + 8 * nb + 4 * b)[0]
+        assert where[oid] == (off, length, k) and (off, length) == blocks[b][:2]
+    assert ix[table + 12 * nb:table + 12 * nb + 32].hex() == info.name
     with Pack(info.idx_path) as p:
         assert p.version == 3 and p.verify() == [] and p.dictionary() == data[16:16 + d]
         assert all(p.get(hash_bytes(f)) == f for f in frames)
@@ -906,14 +910,15 @@ def test_worked_example_layout_v3(pack_dir):
     L = struct.unpack(">I", pk[16:20])[0]
     assert zlib.decompress(pk[20:20 + L], -15) == struct.pack(">II", 1, len(frame)) + frame
     assert len(pk) == 16 + 4 + L + 32 and pk[-32:].hex() == info.name
-    assert len(ix) == 1146 and ix[:12] == bytes.fromhex("4d494458 00000003 00000001")
+    assert len(ix) == 1154 and ix[:12] == bytes.fromhex("4d494458 00000003 00000001")
     assert ix[0x40c:0x42c].hex() == GOLDEN_ID
-    assert ix[0x42c:0x434] == bytes.fromhex("00000000 00000010")
-    assert ix[0x434:0x438] == struct.pack(">I", 4 + L)
-    assert ix[0x438:0x43a] == b"\x00\x00"
-    assert ix[0x43a:0x45a].hex() == info.name and ix[0x45a:] == bytes.fromhex(hash_bytes(ix[:0x45a]))
+    assert ix[0x42c:0x432] == bytes.fromhex("00000000 0000")      # block 0, position 0
+    assert ix[0x432:0x436] == bytes.fromhex("00000001")           # B = 1
+    assert ix[0x436:0x43e] == bytes.fromhex("00000000 00000010")  # block 0 at offset 16
+    assert ix[0x43e:0x442] == struct.pack(">I", 4 + L)
+    assert ix[0x442:0x462].hex() == info.name and ix[0x462:] == bytes.fromhex(hash_bytes(ix[:0x462]))
     if zlib.ZLIB_RUNTIME_VERSION == "1.2.13":  # the build the doc's numbers come from
-        assert L == 183 and info.name.startswith("0f28044f") and ix[0x45a:].hex().startswith("05134c41")
+        assert L == 183 and info.name.startswith("0f28044f") and ix[0x462:].hex().startswith("1b745c65")
 
 
 def test_v3_damage_stays_in_its_block(pack_dir):
