@@ -672,10 +672,12 @@ class SearchIndex:
         if not deleted:
             return True
         pads = int(sr.doc_freq("kind", PAD_KIND))
-        if pads != deleted:
-            return False
-        q = tantivy.Query.term_query(schema, "kind", PAD_KIND)
-        return not sr.search(q, 1).hits
+        return pads == deleted and SearchIndex._no_live_pads(sr, schema)
+
+    @staticmethod
+    def _no_live_pads(sr: "tantivy.Searcher", schema: "tantivy.Schema") -> bool:
+        """[padded merge] Whether no padding document (``PAD_KIND``) is live in ``sr``."""
+        return not sr.search(tantivy.Query.term_query(schema, "kind", PAD_KIND), 1).hits
 
     def _purge_by_padded_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
                                present: list[str], add: list[IndexDoc]) -> "tuple[str, tantivy.Index] | bool | None":
@@ -696,7 +698,7 @@ class SearchIndex:
         level, not of the shard, and a few commits.
 
         Returns (new generation name, its Index) when the copy is clean (no
-        doomed id counted, no delete but padding, no dead file): the caller
+        doomed id counted, no live padding, no dead file): the caller
         publishes it; False when it is not (the copy is removed; the caller
         rebuilds the shard); None when nothing was tried (no live document
         leads to a doomed id, or no padding makes the level merge).  Caller
@@ -750,7 +752,10 @@ class SearchIndex:
                 del writer
             nsr = self._reopen(sub, new, nindex)
             stray = generation_files(sub.dir / new)[1]
-            ok = (not stray and self._only_pad_deletes(sub, new, nsr, nindex.schema)
+            # no document holds a doomed id any more, deleted or not (doc_freq counts deleted ones):
+            # their text is gone; a delete left elsewhere in the shard (a re-indexed turn) holds
+            # another document, as verify_purged reasons
+            ok = (not stray and self._no_live_pads(nsr, nindex.schema)
                   and not any(nsr.doc_freq("id", fmt.key(i)) > 0 for i in present))
             del nsr
         finally:

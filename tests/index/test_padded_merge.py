@@ -67,9 +67,11 @@ def test_a_turn_in_a_large_segment_is_purged_by_a_merge_of_its_level(tmp_path):
     idx.add(big)
     for b in range(3):  # three small segments, a level below the large one
         idx.add([_doc(100_000 + 10 * b + k) for k in range(10)])
+    idx.add([_doc(100_000)])  # indexed again: a delete (of a document kept) in a small segment
     gen = _gen(root)
     before = _segments(gen)
-    assert len(before) == 4 and max(m for _s, m, _d in before) == 20_000
+    assert len(before) == 5 and max(m for _s, m, _d in before) == 20_000
+    assert sum(d for _s, _m, d in before) == 1
     assert idx.term_doc_freq(CANARY) == {"zorblatquux": 1, "wexbrindle": 1}
 
     tail = _doc(200_000, "the rewritten tail of the session", session="s-1")
@@ -79,7 +81,7 @@ def test_a_turn_in_a_large_segment_is_purged_by_a_merge_of_its_level(tmp_path):
     new = _gen(root)
     assert new != gen and not gen.exists()  # a new generation, published; the old one removed
     after = _segments(new)
-    small = {s for s, m, _d in before if m < 1000}
+    small = {s for s, m, _d in before if m < 1000}  # (the delete there stays: it holds a kept document)
     assert small <= {s for s, _m, _d in after}  # the level below was not merged (hard links)
     merged = [x for x in after if x[0] not in small and x[1] > 20_000]
     assert len(merged) == 1 and merged[0][2] == merged[0][1] - 19_999  # only padding is deleted
