@@ -26,6 +26,7 @@ from objstore.capture import claude_code, codex
 from objstore.capture.parseworker import ParseWorker, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
+from objstore.capture.transcript import enable_fast_json
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
@@ -115,6 +116,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     if reader is None:
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
     command = command or f"import {harness}"
+    enable_fast_json()  # msgspec when installed (the fast extra): the same records, decoded faster
     files = list(reader.discover(paths))
     res = ImportResult()
     stats = reader.ParseStats()

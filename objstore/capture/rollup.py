@@ -154,7 +154,8 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
         r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
                                      edges=[("rollup_of", t) for t in edges], replace_edges=True,
-                                     namespace=parent, command=command, index_batch=index_batch)
+                                     namespace=parent, command=command, index_batch=index_batch,
+                                     known_turns=frozenset(edges))  # just read from its chain
     if r.queued:
         return RollupResult(child, parent, key, "queued", complete, edges)
     return RollupResult(child, parent, key, "written" if r.written else "unchanged", complete,

@@ -11,7 +11,7 @@ without displacing the newer value.  No score or model ever decides it.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from objstore.core.errors import PERSON_ONLY_HINT, AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
 from objstore.core.ids import check_prefix
@@ -345,15 +345,17 @@ def resolve_edge_target(store: Store, key: str, target: str) -> str:
     return oid
 
 
-def resolve_edges(store: Store, key: str, edges) -> tuple[tuple[str, str], ...]:
+def resolve_edges(store: Store, key: str, edges, known_turns: Collection[str] = ()) -> tuple[tuple[str, str], ...]:
     """``(relation, target)`` pairs -> sorted, unique, resolved pairs
     (:func:`resolve_edge_target`); raises as it does, and InvalidInput for a
-    relation not in ``EDGE_KINDS``."""
+    relation not in ``EDGE_KINDS``.  ``known_turns``: full ids of turns the
+    caller has just read from this store (a rollup's sub-agent chain); an
+    edge to one of them is taken as it is, not looked up again."""
     out = []
     for rel, target in edges:
         if rel not in EDGE_KINDS:
             raise InvalidInput(f"edge relation must be one of {', '.join(EDGE_KINDS)}, not {rel!r}")
-        out.append((rel, resolve_edge_target(store, key, target)))
+        out.append((rel, target if target in known_turns else resolve_edge_target(store, key, target)))
     return normalize_edges(out)
 
 
@@ -386,7 +388,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
              command: str = "remember", reviewed: bool = False,
              edges=(), replace_edges: bool = False, namespace: str = "",
-             index_batch: IndexBatch | None = None, later: list | None = None) -> RememberResult:
+             index_batch: IndexBatch | None = None, later: list | None = None,
+             known_turns: Collection[str] = ()) -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
     ``namespace``: the namespace the version is written in (a session id,
@@ -426,6 +429,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         pinned: default keeps the head's pin.
         edges: see above.
         index_batch: keep the index write there (:class:`IndexBatch`).
+        known_turns: full ids of turns the caller has just read from this
+            store: edges to them are not looked up again (:func:`resolve_edges`).
     Returns:
         :class:`RememberResult`.
     Raises:
@@ -469,7 +474,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         chain = list(walk(store, old)) if old else []
         prev = chain[0].fact if chain else None
         kind = kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]])
-        given = resolve_edges(store, key, edges)
+        given = resolve_edges(store, key, edges, known_turns)
         new_edges = given if (replace_edges or prev is None) else normalize_edges((*prev.edges, *given))
         if prev is not None and prev.body == body and prev.kind == kind and prev.edges == new_edges \
                 and prev.namespace == namespace:
