@@ -102,3 +102,33 @@ def test_the_readers_give_the_same_turns(reader, roots):
     finally:
         transcript.enable_fast_json(False)
     assert fast == slow and slow
+
+
+def test_hooks_and_small_imports_never_import_msgspec(tmp_path):
+    """The hooks' transcript sync and an import of under FAST_JSON_MIN_BYTES
+    decode with the standard library (importing msgspec would cost them
+    more than it saves); a larger import uses msgspec."""
+    import subprocess
+    import sys
+    small = REPO / "cmds" / "data" / "sample-projects"
+    big = tmp_path / "big"
+    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(big), "--sessions", "3",
+                    "--turns", "300", "--seed", "1", "-q"], check=True, timeout=120, cwd=REPO)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from objstore import open_store\n"
+        "from objstore.capture.sync import sync_files\n"
+        "from objstore.capture.importer import import_transcripts\n"
+        "st = open_store(sys.argv[1], create=True)\n"
+        "sync_files(st, sorted(Path(sys.argv[2]).rglob('*.jsonl')), final=True)\n"
+        "print('msgspec' in sys.modules)\n"
+        "import_transcripts(st, 'claude-code', [sys.argv[2]], workers=0)\n"
+        "print('msgspec' in sys.modules)\n"
+        "import_transcripts(st, 'claude-code', [sys.argv[3]], workers=0)\n"
+        "print('msgspec' in sys.modules)\n")
+    assert sum(p.stat().st_size for p in big.rglob("*.jsonl")) > 1 << 20
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "store"), str(small), str(big)],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "True"]
