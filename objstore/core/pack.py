@@ -198,8 +198,9 @@ BLOCK_OBJECTS = 0xFFFF
 BLOCK_LEVEL = 6
 BLOCK_MEMLEVEL = 8
 #: version 3: a pack keeps the frames of the last this many blocks it read
-#: (at most 64 KiB each, plus one frame larger than that)
-BLOCK_CACHE = 8
+#: (at most 64 KiB each, plus one frame larger than that; dropped by
+#: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
+BLOCK_CACHE = 4
 #: versions 2 and 3: the dictionary is taken from the first frames of a pack, up to
 #: this many frames or bytes, and is at most DICT_BYTES long (zlib's window:
 #: a preset dictionary longer than 32 KiB is not used)
@@ -982,7 +983,9 @@ class Pack:
         resident memory and the next lookup reads them again from the page
         cache (the file is unchanged).  For a long import, whose lookups
         would otherwise keep every pack index resident as the store grows.
-        Never raises."""
+        Version 3: the frames of the blocks it keeps go too.  Never raises."""
+        if self.version >= 3:
+            self._blocks = {}
         if self._mm is not None and hasattr(mmap, "MADV_DONTNEED"):
             try:
                 self._mm.madvise(mmap.MADV_DONTNEED)
