@@ -574,22 +574,12 @@ class Pack:
         """Version 3: the position of object ``i`` in its block (0 before)."""
         return _U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
 
-    def _decode_entry(self, data: bytes, raw: bytes, k: int = 0) -> bytes:
-        """Frame from an entry's bytes (version 3: frame ``k`` of the block
-        entry); raises CorruptObject naming the problem."""
+    def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
+        """Frame from an entry's bytes (versions 1 and 2; version 3:
+        :meth:`_read_block`); raises CorruptObject naming the problem."""
         oid = raw.hex()
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
-        if self.version == 3:
-            try:
-                frame = self._inflater().block_frame(memoryview(data)[4:], k)
-            except ValueError as e:
-                raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
-                                    f"block ({e})") from None
-            got = blake3(frame).digest()
-            if got != raw:
-                raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
-            return frame
         if self.version == 2:
             try:
                 frame = self._inflater().decompress(memoryview(data)[4:], MAX_ENTRY)

@@ -21,8 +21,8 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
-    PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN,
+    IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC, PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
     PackInfo,
     idx_size,
 )
@@ -118,7 +118,8 @@ class PackWriter:
     block normally finishes the pack (unless already finished or aborted);
     leaving it by an exception aborts it, removing the temp file.
 
-    Memory: only each object's raw id, offset and length (44 bytes) plus a
+    Memory: only each object's raw id, offset and length (44 bytes;
+    version 3: id, block number and position, 38, and 12 per block) plus a
     4-byte-slot open-addressing table for deduplication stay in memory,
     about 60 bytes per object; frames are compressed and written as they
     come, except (versions 2 and 3) the first ones, kept until the pack's
