@@ -198,8 +198,9 @@ BLOCK_OBJECTS = 0xFFFF
 BLOCK_LEVEL = 6
 BLOCK_MEMLEVEL = 8
 #: version 3: a pack keeps the frames of the last this many blocks it read
-#: (at most 64 KiB each, plus one frame larger than that)
-BLOCK_CACHE = 8
+#: (at most 64 KiB each, plus one frame larger than that; dropped by
+#: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
+BLOCK_CACHE = 4
 #: versions 2 and 3: the dictionary is taken from the first frames of a pack, up to
 #: this many frames or bytes, and is at most DICT_BYTES long (zlib's window:
 #: a preset dictionary longer than 32 KiB is not used)
@@ -573,22 +574,12 @@ class Pack:
         """Version 3: the position of object ``i`` in its block (0 before)."""
         return _U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
 
-    def _decode_entry(self, data: bytes, raw: bytes, k: int = 0) -> bytes:
-        """Frame from an entry's bytes (version 3: frame ``k`` of the block
-        entry); raises CorruptObject naming the problem."""
+    def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
+        """Frame from an entry's bytes (versions 1 and 2; version 3:
+        :meth:`_read_block`); raises CorruptObject naming the problem."""
         oid = raw.hex()
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
-        if self.version == 3:
-            try:
-                frame = self._inflater().block_frame(memoryview(data)[4:], k)
-            except ValueError as e:
-                raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
-                                    f"block ({e})") from None
-            got = blake3(frame).digest()
-            if got != raw:
-                raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
-            return frame
         if self.version == 2:
             try:
                 frame = self._inflater().decompress(memoryview(data)[4:], MAX_ENTRY)
@@ -982,7 +973,9 @@ class Pack:
         resident memory and the next lookup reads them again from the page
         cache (the file is unchanged).  For a long import, whose lookups
         would otherwise keep every pack index resident as the store grows.
-        Never raises."""
+        Version 3: the frames of the blocks it keeps go too.  Never raises."""
+        if self.version >= 3:
+            self._blocks = {}
         if self._mm is not None and hasattr(mmap, "MADV_DONTNEED"):
             try:
                 self._mm.madvise(mmap.MADV_DONTNEED)

@@ -21,8 +21,8 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
-    PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN,
+    IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC, PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
     PackInfo,
     idx_size,
 )
@@ -30,6 +30,11 @@ from objstore.core.pack import (
 assert array("H").itemsize == 2 and array("I").itemsize == 4 and array("Q").itemsize == 8
 _SWAP = sys.byteorder == "little"  # arrays are native-endian, the files big-endian
 _BUF = 1 << 20
+#: version 3: blocks are compressed in a thread of the writer's own, at most
+#: INFLIGHT_BLOCKS (each ≤ 64 KiB of frames) ahead of the file, so that an
+#: import's main thread only collects frames (zlib releases the GIL)
+DEFLATE_THREAD = True
+INFLIGHT_BLOCKS = 2
 _tmp_counter = itertools.count()
 
 
@@ -76,6 +81,13 @@ def dictionary_sources(frames: list[bytes]) -> list[int]:
     return out[::-1]
 
 
+def _deflate_block(c, payload: bytes) -> bytes:
+    """Version 3: the raw DEFLATE stream of a block's content with ``c``, a
+    copy of the pack's primed compressor (zlib releases the GIL while it
+    deflates, so this runs beside the caller's thread)."""
+    return c.compress(payload) + c.flush()
+
+
 def _be(a: array) -> bytes:
     if _SWAP:
         a = array(a.typecode, a)
@@ -106,14 +118,19 @@ class PackWriter:
     block normally finishes the pack (unless already finished or aborted);
     leaving it by an exception aborts it, removing the temp file.
 
-    Memory: only each object's raw id, offset and length (44 bytes) plus a
+    Memory: only each object's raw id, offset and length (44 bytes;
+    version 3: id, block number and position, 38, and 12 per block) plus a
     4-byte-slot open-addressing table for deduplication stay in memory,
     about 60 bytes per object; frames are compressed and written as they
     come, except (versions 2 and 3) the first ones, kept until the pack's
     dictionary is trained on them (TRAIN_FRAMES frames or TRAIN_BYTES),
     and (version 3) those of the block being filled (BLOCK_BYTES).
     Durability: two file fsyncs and two directory fsyncs per pack, none per
-    object.  Not thread-safe: use one writer per thread.
+    object.  Not thread-safe: use one writer per thread.  Version 3: each
+    full block is compressed in a thread of the writer's own (started with
+    the first block, ended by :meth:`finish` or :meth:`abort`), at most
+    INFLIGHT_BLOCKS ahead of the file, which the caller's thread writes in
+    order; the bytes are the same as compressing inline.
 
     Args:
         pack_dir: ``<store>/objects/pack``; created if missing.
@@ -159,6 +176,9 @@ class PackWriter:
         self._blens = array("I")  # ... and entry length 4 + L
         self._blk: list[bytes] = []  # version 3: frames of the block being filled
         self._blk_bytes = 0
+        self._pool = None  # version 3: the thread compressing blocks (started with the first)
+        self._inflight: list = []  # version 3: (future, objects, raw bytes) of blocks being compressed
+        self._inflight_bytes = 0
         self._table = array("I", bytes(4 * 1024))  # slot -> index + 1; 0 = empty
         self._mask = 1023
         self._file = None
@@ -178,7 +198,7 @@ class PackWriter:
         """Bytes of the pack so far (header and entries written, plus the
         raw size of frames held until the dictionary is fixed): what
         :meth:`objstore.core.store.Store.repack` rolls its packs on."""
-        return self._pos + self._pending_bytes + self._blk_bytes
+        return self._pos + self._pending_bytes + self._blk_bytes + self._inflight_bytes
 
     def _check_open(self) -> None:
         if self._state != "open":
@@ -314,11 +334,28 @@ class PackWriter:
         if not frames:
             return
         k = len(frames)
-        c = self._zc.copy()
-        data = c.compress(U32.pack(k) + struct.pack(f">{k}I", *map(len, frames))) + c.compress(b"".join(frames)) \
-            + c.flush()
+        payload = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + b"".join(frames)
         self._blk, self._blk_bytes = [], 0
-        self._put_block(data, k)
+        if not DEFLATE_THREAD:
+            self._put_block(_deflate_block(self._zc.copy(), payload), k)
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # deferred: only a writer of blocks needs it
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="pack-deflate")
+        self._inflight.append((self._pool.submit(_deflate_block, self._zc.copy(), payload), k, len(payload)))
+        self._inflight_bytes += len(payload)
+        while len(self._inflight) > INFLIGHT_BLOCKS:
+            self._write_inflight()
+
+    def _write_inflight(self, every: bool = False) -> None:
+        """Version 3: write the oldest block the compressing thread was
+        given (``every``: all of them), in order."""
+        while self._inflight:
+            fut, k, n = self._inflight.pop(0)
+            self._inflight_bytes -= n
+            self._put_block(fut.result(), k)
+            if not every:
+                return
 
     def _put_block(self, data: bytes, k: int) -> None:
         """Version 3: write one block entry of ``k`` objects, the next ``k``
@@ -420,6 +457,7 @@ class PackWriter:
             raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
         self._fix_dictionary()
         self._flush_block()
+        self._write_inflight(every=True)
         for r in raws:
             _i, slot = self._lookup(r)
             self._table[slot] = self.count + 1
@@ -457,6 +495,8 @@ class PackWriter:
             try:
                 self._fix_dictionary()
                 self._flush_block()
+                self._write_inflight(every=True)
+                self._stop_pool()
             except BaseException:
                 self.abort()
                 raise
@@ -560,12 +600,20 @@ class PackWriter:
         self._pending = []
         self._blk, self._blk_bytes = [], 0
 
+    def _stop_pool(self) -> None:
+        """Version 3: end the compressing thread (after the blocks it holds)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     def abort(self) -> None:
         """Discard the pack being written: close and delete the temp file.
         Idempotent; a no-op after :meth:`finish`."""
         if self._state != "open":
             return
         self._state = "aborted"
+        self._stop_pool()
+        self._inflight, self._inflight_bytes = [], 0
         if self._file is not None:
             try:
                 self._file.close()
