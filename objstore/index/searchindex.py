@@ -518,6 +518,10 @@ class SearchIndex:
         sub = self._subs["turn"]
         todo: set[int] = set()
         with sub.locked():
+            # a purge killed between publishing its padded merge and removing the generation it
+            # replaced left that one behind, forgotten text and all: the resumed forget removes it
+            # here even when no live generation holds a doomed id any more
+            sub.remove_orphans_of_current()
             cur = sub.open_current()
             if cur is None:
                 return set()
