@@ -12,7 +12,7 @@ prefilter (with its proof) and the measured costs are specified in
 by concern in this package (imports go down the list):
 
 * ``errors``: :class:`SearchIndexError` and its subclasses;
-* ``analysis``: the ``mem_words`` / ``mem_stem`` / ``mem_plain`` analyzers,
+* ``analysis``: the ``mem_words`` / ``mem_stem`` / ``mem_simple_stem`` / ``mem_plain`` analyzers,
   :func:`tokenize`, :func:`index_terms`;
 * ``schema``: :class:`IndexDoc`, :class:`Hit`, the formats and the tantivy
   schema and documents;
@@ -902,22 +902,27 @@ class SearchIndex:
         opened = self._open_searchers(kinds)
         if not opened:
             return []
-        # word i in each generation's own term form
-        by_fmt: dict[str, tuple[list, list]] = {}  # the term forms depend on the analyzer alone
+        # word i in each generation's own term form (its terms depend on the format alone; a
+        # `simple` format may cut a non-ASCII word into more terms than another format does)
+        by_fmt: dict[tuple[str, bool], tuple[list, list]] = {}
         for o in opened:
-            if o.fmt.analyzer not in by_fmt:
-                by_fmt[o.fmt.analyzer] = ([o.fmt.forms(toks) for toks in words],
-                                          [o.fmt.joined(toks) for toks in words])
+            fk = (o.fmt.analyzer, o.fmt.simple)
+            if fk not in by_fmt:
+                by_fmt[fk] = ([o.fmt.word_terms(toks) for toks in words], [o.fmt.joined(toks) for toks in words])
         # a generation without positions answers a multi-token word with its pairs (build_query)
-        pairs = ([word_pairs(w) if len(toks) > 1 else () for toks, w in zip(words, raw)]
+        pairs = ([word_pairs(w) if any(len(f[0][k]) > 1 for f in by_fmt.values()) else ()
+                  for k, w in enumerate(raw)]
                  if any(not o.fmt.positions for o in opened) else None)
-        forms = [by_fmt[o.fmt.analyzer][0] for o in opened]
-        joins = [by_fmt[o.fmt.analyzer][1] for o in opened]
+        forms = [by_fmt[(o.fmt.analyzer, o.fmt.simple)][0] for o in opened]
+        joins = [by_fmt[(o.fmt.analyzer, o.fmt.simple)][1] for o in opened]
         num_docs = [int(o.searcher.num_docs) for o in opened]
+        # every generation is asked for the terms of every format searched, so that a term's
+        # collection-wide document frequency counts it wherever it is held
+        all_terms = {t for fs, js in by_fmt.values() for f in fs for t in f} | {
+            j for _fs, js in by_fmt.values() for j in js if j is not None}
         df: list[dict[str, int]] = []
         for i, o in enumerate(opened):
-            terms = {t for f in forms[i] for t in f} | {j for j in joins[i] if j is not None}
-            df.append({t: int(o.searcher.doc_freq("text", t)) for t in terms})
+            df.append({t: int(o.searcher.doc_freq("text", t)) for t in all_terms})
         # The statistics the IDF is computed from: the whole collection, or
         # the documents of the project scope (counted with the filter).
         # A generation holding a kind not asked for (facts/ holds fact and
@@ -932,23 +937,34 @@ class SearchIndex:
         total_docs = sum(glob_n)
         scoped = glob_df is not df
 
-        cache: dict[tuple[int, int | None], float] = {}
+        cache: dict[tuple, float] = {}
 
-        def glob_idf(w: int, pos: int | None) -> float:
-            """Collection-wide idf of word w's token at pos (None: its joined form)."""
-            v = cache.get((w, pos))
+        def glob_idf(w: int, toks: tuple, pos: int | None) -> float:
+            """Collection-wide idf of word w's term at ``pos`` of its terms
+            ``toks`` in one format (None: its joined term): each generation
+            counts its own form of that term, or the term itself where its
+            format cuts the word into another number of terms."""
+            v = cache.get((w, toks, pos))
             if v is None:
-                n = sum(glob_df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
-                        if pos is not None or joins[j][w] is not None)
-                v = cache[(w, pos)] = idf(n, total_docs)
+                n = 0
+                for j in range(len(opened)):
+                    if pos is None:
+                        t = joins[j][w]
+                        if t is None:
+                            continue
+                    else:
+                        f = forms[j][w]
+                        t = f[pos] if len(f) == len(toks) else toks[pos]
+                    n += glob_df[j][t]
+                v = cache[(w, toks, pos)] = idf(n, total_docs)
             return v
 
         if idf_out is not None:
             for w, toks in enumerate(words):
-                if len(toks) == 1:
-                    idf_out[toks[0]] = glob_idf(w, 0)
+                if len(toks) == 1 and len(forms[0][w]) == 1:
+                    idf_out[toks[0]] = glob_idf(w, forms[0][w], 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
-        glob_sums: dict[int, float] = {}  # word -> the sum of its terms' collection-wide idf
+        glob_sums: dict[tuple, float] = {}  # (word, its terms) -> the sum of their collection-wide idf
         # the filter clauses and the term queries depend on the schema alone: built once per
         # sub-index and format, not once per shard (the shards of a sub-index share one schema)
         built: dict[tuple, tuple[list, dict]] = {}
@@ -984,14 +1000,14 @@ class SearchIndex:
                     if v is None:
                         v = lidf[t] = idf(dfi[t], ni)
                     local += v
-                glob = glob_sums.get(w)
-                if glob is None:  # the same in every generation
-                    glob = glob_sums[w] = sum(glob_idf(w, p) for p in range(len(toks)))
+                glob = glob_sums.get((w, toks))
+                if glob is None:  # the same in every generation of one format
+                    glob = glob_sums[(w, toks)] = sum(glob_idf(w, toks, p) for p in range(len(toks)))
                 bw.append(glob / local if local > 0 else 1.0)
                 j = joins[i][w]
                 if j is not None and len(toks) > 1:
                     local = idf(dfi[j], ni)
-                    bj.append(glob_idf(w, None) / local if local > 0 else 1.0)
+                    bj.append(glob_idf(w, toks, None) / local if local > 0 else 1.0)
                 else:
                     bj.append(1.0)
 
@@ -1015,8 +1031,9 @@ class SearchIndex:
             else:
                 fw, jw = [forms[i][w] for w in keep], [joins[i][w] for w in keep]
             pw = None
-            if not o.fmt.positions:
-                pw = pairs if len(keep) == len(forms[i]) else [pairs[w] for w in keep]
+            if not o.fmt.positions:  # (a generation without `pairs` either: the terms' conjunction alone)
+                pw = ([() for _ in keep] if not o.fmt.has_pairs
+                      else pairs if len(keep) == len(forms[i]) else [pairs[w] for w in keep])
             if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
                 q = build_query(schema, fw, jw, boost, required=filters, made=made, pairs=pw)
             else:
@@ -1215,7 +1232,9 @@ class SearchIndex:
         """Collection statistics for scoring outside tantivy: ``(number of
         documents, {word: document frequency})`` over the sub-indexes
         ``kinds`` (all shards), each word (a :func:`tokenize` token) counted
-        in the term form of each generation.  Deleted-but-unpurged documents
+        in the term form of each generation (a token a ``mem_simple_stem``
+        generation cuts into several terms counts the least of their
+        counts there).  Deleted-but-unpurged documents
         count, as in BM25 itself.  With ``projects``: counted over the
         documents of those projects only (what :meth:`search` uses with
         ``scope_idf``); ``kinds`` naming one of ``fact``/``history`` counts the
@@ -1227,15 +1246,15 @@ class SearchIndex:
         n = 0
         out = {w: 0 for w in words}
         for o in self._open_searchers(kinds):
-            forms = o.fmt.forms(tuple(words))
-            df = {t: int(o.searcher.doc_freq("text", t)) for t in forms}
+            terms = [o.fmt.token_terms(w) for w in words]
+            df = {t: int(o.searcher.doc_freq("text", t)) for ts in terms for t in ts}
             if scope is None and o.only is None:
                 n += int(o.searcher.num_docs)
             else:
                 sn, df = self._counts(o, df, scope)
                 n += sn
-            for w, t in zip(words, forms):
-                out[w] += df[t]
+            for w, ts in zip(words, terms):
+                out[w] += min(df[t] for t in ts)  # a token cut into terms: each holder holds them all
         return n, out
 
     def doc_count(self, kinds: tuple[str, ...] = ("fact", "turn")) -> dict[str, int]:
@@ -1406,13 +1425,15 @@ class SearchIndex:
         dictionaries, which a raw byte scan cannot show).  In a ``mem_stem``
         generation a token is looked up by its stem, so the count is that of
         the documents holding any word with the same stem: an upper bound of
-        the token's own count, and 0 still proves the word is gone.
+        the token's own count, and 0 still proves the word is gone.  In a
+        ``mem_simple_stem`` generation a token the ``simple`` tokenizer cuts
+        (:func:`~objstore.index.analysis.simple_tokens`) counts the sum of
+        its terms' counts: again 0 only if none of its pieces is left.
         """
         out = {tok: 0 for tok in tokenize(text)}
-        toks = tuple(out)
         for o in self._open_searchers(KINDS):
-            for tok, term in zip(toks, o.fmt.forms(toks)):
-                out[tok] += o.searcher.doc_freq("text", term)
+            for tok in out:
+                out[tok] += sum(o.searcher.doc_freq("text", t) for t in o.fmt.token_terms(tok))
         return out
 
     def close(self) -> None:

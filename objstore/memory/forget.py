@@ -766,7 +766,10 @@ def scan_store(root, needles: list[bytes]) -> list[str]:
             if p.suffix == ".pack" and p.with_suffix(".idx").exists():
                 try:
                     with Pack(p.with_suffix(".idx")) as pack:
-                        views.extend(pack.get(oid) for oid in pack)
+                        for _oid, frame in pack.frames_in_body_order():
+                            if isinstance(frame, MemError):
+                                raise frame
+                            views.append(frame)
                 except MemError:
                     views.append(b"".join(needles))  # unreadable pack: report it, never pass it
             if any(n in v for n in needles for v in views):
