@@ -602,6 +602,10 @@ class SearchIndex:
         sub = self._subs["turn"]
         todo: set[int] = set()
         with sub.locked():
+            # a purge killed between publishing its padded merge and removing the generation it
+            # replaced left that one behind, forgotten text and all: the resumed forget removes it
+            # here even when no live generation holds a doomed id any more
+            sub.remove_orphans_of_current()
             cur = sub.open_current()
             if cur is None:
                 return set()
@@ -785,7 +789,8 @@ class SearchIndex:
         doomed id counted, no live padding, no dead file): the caller
         publishes it; False when it is not (the copy is removed; the caller
         rebuilds the shard); None when nothing was tried (no live document
-        leads to a doomed id, or no padding makes the level merge).  Caller
+        leads to a doomed id, no padding makes the level merge, or the
+        generation cannot be hard-linked).  Caller
         holds the sub-index lock."""
         sizes = segment_sizes(sub.dir / name)
         if int(sr.num_segments) != len(sizes):
@@ -806,7 +811,10 @@ class SearchIndex:
         pads, per = plan
         for d in docs:
             self._check_doc(d, ("turn",))
-        new, nindex = link_generation(sub, name)
+        try:
+            new, nindex = link_generation(sub, name)
+        except SearchIndexError:  # no hard links here (a filesystem without them): the other paths
+            return None
         ok = False
         try:
             writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)

@@ -100,3 +100,44 @@ def test_a_turn_in_a_large_segment_is_purged_by_a_merge_of_its_level(tmp_path):
     searcher_pads = sum(d for _s, _m, d in _segments(_gen(root)))
     assert searcher_pads < 7 * 12_000  # one round of padding left, not two
     assert PAD_KIND not in {h.kind for h in idx.search("turn deploy", limit=50)}
+
+
+def test_without_hard_links_the_segments_are_written_again(tmp_path, monkeypatch):
+    """A filesystem without hard links: the padded merge is not tried, and the
+    segments holding the turn are written again from the documents (as before)."""
+    import errno
+
+    def no_link(*_a, **_k):
+        raise OSError(errno.EPERM, "hard links not supported")
+
+    root = tmp_path / "index"
+    idx = SearchIndex(root, shards=1)
+    victim = _doc(77, f"the staging host is {CANARY} today")
+    docs = [_doc(n) for n in range(17_000) if n != 77] + [victim]
+    idx.add(docs)
+    by_id = {d.id: d for d in docs}
+    gen = _gen(root)
+    monkeypatch.setattr("objstore.index.generations.os.link", no_link)
+    assert idx.purge_turns({victim.id}, load=lambda ids: [by_id[i] for i in ids if i in by_id]) == set()
+    assert _gen(root) == gen  # rewritten in place
+    assert idx.term_doc_freq(CANARY) == {"zorblatquux": 0, "wexbrindle": 0}
+    assert idx.doc_count()["turn"] == 16_999 and idx.verify_purged([victim.id]) == []
+    assert [p.name for p in (root / "turns").iterdir() if p.name.startswith("gen-")] == [gen.name]
+
+
+def test_a_generation_left_by_a_killed_purge_goes_with_the_next_purge(tmp_path):
+    """A purge killed after publishing its new generation and before removing
+    the one it replaced leaves that directory (the forgotten text in it); the
+    resumed purge removes it even though no live generation holds the turn."""
+    import shutil
+    root = tmp_path / "index"
+    idx = SearchIndex(root, shards=1)
+    victim = _doc(5, f"the staging host is {CANARY} today")
+    idx.add([_doc(n) for n in range(50) if n != 5] + [victim])
+    live = _gen(root)
+    left = live.parent / "gen-999"
+    shutil.copytree(live, left)  # what the killed purge left: the old generation, not named by CURRENT
+    assert idx.purge_turns({victim.id}, load=lambda ids: []) == set()
+    assert not left.exists()
+    assert idx.purge_turns({victim.id}, load=lambda ids: []) == set()  # nothing left to do: no error
+    assert not _raw_hits(root, [b"zorblatquux", b"Zorblatquux"]) and idx.verify_purged([victim.id]) == []
