@@ -54,6 +54,16 @@ npm-token                 ``npm_`` + 36 [A-Za-z0-9]                             
 mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
 openai-key                ``sk-proj- sk-svcacct- sk-admin-`` + 20..; legacy ``sk-`` + OpenAI API reference "Authentication"
                           48 [A-Za-z0-9]                                              (project/service-account/admin keys)
+huggingface-token         ``hf_`` + 34..40 [A-Za-z0-9], both cases                    Hugging Face "User access tokens"
+sendgrid-key              ``SG.`` + 22 [A-Za-z0-9_-] + ``.`` + 43 [A-Za-z0-9_-]        Twilio SendGrid "API Keys"
+digitalocean-token        ``dop_v1_ doo_v1_ dor_v1_`` + 64 hex                          DigitalOcean token prefixes
+shopify-token             ``shpat_ shpca_ shppa_ shpss_`` + 32 hex                     Shopify "Access tokens"
+discord-webhook           the token of ``discord[app].com/api/[vN/]webhooks/<id>/``    Discord "Webhook Resource" (Execute
+                                                                                      Webhook)
+azure-storage-key         the base64 key after ``AccountKey=``, ``SharedAccessKey=``,  Azure Storage "Configure a connection
+                          ``AZURE_STORAGE_KEY=``, ``--account-key``                   string"; az storage ``--account-key``
+azure-sas-token           the ``sig=`` of a SAS URL or token (``?``/``&``/``;sig=``;    Azure Storage "Create a service SAS"
+                          30+ URL-encoded base64 characters)
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
@@ -76,7 +86,12 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           ``my pw is X``; the password of a ``user / password`` pair
                           after a credential word (``login admin / Pw!2024x``,
                           ``creds: admin / Pw!2024x``; not ``cp a / b``, ``1 / 2``,
-                          ``the user / group split``)
+                          ``the user / group split``), also with no blanks when the
+                          password has letters and digits and no ``.`` or ``/``
+                          (``login admin/Pw!2024x``; not ``login users/groups.py``);
+                          ``the vpn|wifi|admin|root... pass is X``; German ``das
+                          Passwort ist|lautet X``; ``passphrase: <3+
+                          words>`` to the end of the line (not ``passphrase: not set``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
                           ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),
@@ -97,9 +112,9 @@ sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY   
                           'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
                           PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER
                           BY Pw2024x`` (not ``identified by email``, ``$1``, hashes)
-generic-secret            the value of ``password|passwd|pwd|pw|passphrase|secret|    (no vendor format: keyword heuristics,
+generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphrase|   (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
-                          client_secret|*_pass`` ``= / : / =>`` assignments when the value
+                          client_secret|secret_key_base|*_pass`` ``= / : / =>`` assignments when the value
                           looks random (see ``_looks_secret``), or mixes letters
                           with digits or symbols (``password=hunter2``,
                           ``token=abc123def456``), or is a quoted literal after a
@@ -400,9 +415,9 @@ def _url_password_ok(v: str) -> bool:
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
 _KEY_OWNERS = ("api", "access", "auth", "private")
-_KW = (r"(?:passw(?:or)?d|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|secret|token|key(?:"
+_KW = (r"(?:passw(?:or)?d|passwort|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|secret|token|key(?:"
        + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
-       r"(?:[_-]?(?:key|token|value))?")
+       r"(?:[_-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE
 _ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
 _VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 _VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
@@ -707,6 +722,55 @@ _HERE = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?[\"']?"
 _HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
 
 
+# ---- redact7 helpers ------------------------------------------------------------------
+_AZURE_KEY_WORDS = ("accountkey", "sharedaccesskey", "azure_storage_key", "azure_storage_account_key",
+                    "--account-key")
+#: the azure-storage-key rule's anchors: each holds ``key``, a gate other rules test anyway, so the
+#: stdlib prefilter scans them only where ``key`` occurs
+_AZURE_ANCHORS = ("accountkey", "sharedaccesskey", "_key", "--account-key")
+#: the accounts whose 'X pass is <token>' is a password ('the vpn pass is ...'), not a pass of a program
+_PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
+                "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
+                "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
+#: words of prose or configuration docs: a 'passphrase: ...' holding one is not a passphrase
+_PROSE_WORDS = frozenset((
+    "a an the is are was were be been not no none null nil set unset empty required optional see use used "
+    "using in on of for to from by with without and or but if then when it its this that these those your "
+    "my our their his her you we they stored kept read taken given env environment variable file vault "
+    "keychain keyring prompt prompted ask asked same as above below here there default blank yes true "
+    "false todo tbd needed must should will can may".split()))
+
+
+def _mixed_case(v: str) -> bool:
+    """A random token has both letter cases (``hf_`` + 34 random letters);
+    an identifier such as ``hf_downloadconfigurationresolver...`` has one."""
+    return any(c.isupper() for c in v) and any(c.islower() for c in v)
+
+
+def _sas_sig_ok(v: str) -> bool:
+    """A SAS signature is URL-encoded base64 of 32 bytes: long, random
+    (a digit or ``%``, both cases), not a reference (``$SIG``) or a placeholder."""
+    return (len(v) >= 30 and any(c.isdigit() or c == "%" for c in v) and _mixed_case(v)
+            and not _PLACEHOLDER_RE.search(v))
+
+
+def _pair_slash_ok(v: str) -> bool:
+    """The password of ``login admin/Pw!2024x`` (no blanks around the
+    slash, so a path is likelier than with them): 6+ characters, letters
+    and digits, no ``.`` or ``/`` (``users/groups.py``, ``api/v2/login``),
+    and a password by :func:`_pair_password_ok`."""
+    return (len(v) >= 6 and "." not in v and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and _pair_password_ok(v))
+
+
+def _word_passphrase_ok(v: str) -> bool:
+    """``passphrase: correct horse battery staple``: 3+ words, none a word
+    of prose or docs (``not set``, ``see the vault``, ``stored in the
+    keychain``) nor a placeholder."""
+    words = v.lower().replace("-", " ").split()
+    return len(words) >= 3 and not any(w in _PROSE_WORDS for w in words) and not _PLACEHOLDER_RE.search(v)
+
+
 _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
 
 RULES: list[Rule] = [
@@ -783,6 +847,42 @@ RULES: list[Rule] = [
     _r("mem-key",
        "mem MCP server keys: memk_ + 43 base64url characters (256 random bits), docs/mcp.md",
        _tok(("memk_",), r"[A-Za-z0-9_-]{43}")),
+    # ---- redact7: vendor tokens that were stored in clear ----
+    _r("huggingface-token",
+       "Hugging Face 'User access tokens' (hf_ + 34 letters) https://huggingface.co/docs/hub/security-tokens",
+       _tok(("hf_",), r"[A-Za-z0-9]{34,40}+"), check=_mixed_case),
+    _r("sendgrid-key",
+       "Twilio SendGrid 'API Keys': SG. + 22-character key id + . + 43-character secret (69 characters) "
+       "https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys",
+       _tok(("SG.",), r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}")),
+    _r("digitalocean-token",
+       "DigitalOcean token prefixes: dop_v1_ personal access token, doo_v1_ OAuth token, dor_v1_ refresh token, "
+       "+ 64 hex https://docs.digitalocean.com/reference/api/create-personal-access-token/",
+       _tok(("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"), anchors=("_v1_",)),   # one gate, not "do"
+    _r("shopify-token",
+       "Shopify access tokens: shpat_ Admin API access token, shpca_ custom app, shppa_ private app, shpss_ "
+       "shared secret, + 32 hex https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens",
+       _tok(("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}")),
+    _r("discord-webhook",
+       "Discord 'Webhook Resource': Execute Webhook POST /webhooks/{webhook.id}/{webhook.token} (the token "
+       "is the credential; discord.com, discordapp.com, ptb./canary.) "
+       "https://discord.com/developers/docs/resources/webhook#execute-webhook",
+       r"discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{15,21}/(?P<secret>[A-Za-z0-9_-]{32,128}+)",
+       anchors=("discord",)),
+    _r("azure-storage-key",
+       "Azure Storage 'Configure a connection string' (AccountKey=<88-character base64 account key>), "
+       "Service Bus / Event Hubs 'SharedAccessKey=<base64>', AZURE_STORAGE_KEY and az '--account-key' "
+       "https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string "
+       "https://learn.microsoft.com/en-us/cli/azure/storage/container",
+       r"(?:accountkey|sharedaccesskey|azure_storage_key|azure_storage_account_key|--account-key)"
+       r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:[:=]|(?<=key)[ \t])[ \t]{0,8}(?:\\{0,3}[\"'])?"
+       r"(?P<secret>[A-Za-z0-9+/]{40,128}+={0,2})(?![A-Za-z0-9+/=])",
+       ci=True, priority=8, anchors=_AZURE_ANCHORS, scan=_at(*_AZURE_KEY_WORDS, leftmost=True)),
+    _r("azure-sas-token",
+       "Azure Storage 'Create a service SAS' / 'Create an account SAS': the signature field sig=<URL-encoded "
+       "base64 HMAC-SHA256> of a SAS token or SAS URL "
+       "https://learn.microsoft.com/en-us/rest/api/storageservices/create-service-sas",
+       r"sig=(?<=[?&;]sig=)(?P<secret>[A-Za-z0-9%+/=_-]{20,512}+)", check=_sas_sig_ok, anchors=("sig=",)),
     _r("anthropic-key",
        "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
        "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",
@@ -1027,6 +1127,33 @@ RULES: list[Rule] = [
        "fraction or 'the user / group split' has no credential word before it",
        _PAIR_HEAD + _PAIR_USER + r"(?:[ \t]{1,4}/[ \t]{1,4}|:)[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=_pair_password_ok, anchors=_PAIR_STARTS, scan=_at(*_PAIR_STARTS)),
+    # ---- redact7: phrases that were stored in clear ----
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): a 'user/password' pair with no blanks after a credential word "
+       "('login admin/Pw!2024x', 'creds admin/hunter2x9'); only a password with letters and digits and no "
+       "'.' or '/' (not 'login users/groups.py')",
+       _PAIR_HEAD + _PAIR_USER + r"/[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_pair_slash_ok, anchors=_PAIR_STARTS, scan=_at(*_PAIR_STARTS)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'the vpn|wifi|admin|root|db... pass is <token>' (a pass of a "
+       "named account, not 'the second pass is 2x faster')",
+       r"pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
+       + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_phrase_secret, anchors=("pass",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'",
+       r"passwort(?<![a-z0-9_\-\]]passwort)"
+       r"[ \t]{1,4}(?:ist|lautet|war)(?:[ \t]{1,4}(?:jetzt|noch))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
+       r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=_phrase_secret, anchors=("passwort",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'passphrase: <several words>' to the end of the line "
+       "('passphrase: correct horse battery staple', 'passphrase=correct-horse-battery-staple'), not prose "
+       "('passphrase: not set', 'passphrase: see the vault') (_word_passphrase_ok)",
+       r"passphrase(?<![a-z0-9_\-\]]passphrase)(?:\\{0,3}[\"'])?[ \t]{0,4}[:=][ \t]{0,4}(?:\\{0,3}[\"'`])?"
+       r"(?P<secret>[a-z0-9]{2,24}+(?:(?:-|[ \t]{1,2})[a-z0-9]{2,24}+){2,9})"
+       r"(?=[ \t]{0,4}(?:[\"'`,;]|\r|\n|\\[rn]|$))",
+       ci=True, priority=51, check=_word_passphrase_ok, anchors=("passphrase",)),
 ]
 
 
