@@ -286,7 +286,7 @@ _PEM_REV_RE = _Lazy(
 )
 
 
-def _scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+def _scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """BEGIN-anchored blocks (complete or truncated), then END lines whose BEGIN
     is missing (a tool output cut at the front): the base64 lines just before
     the END line, read backwards, are redacted with it."""
@@ -440,6 +440,21 @@ def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
     return out
 
 
+def _occurrences(at, hay: str, shift: int, lit: str, start: int, end: int) -> list[int]:
+    """The offsets in ``hay`` where ``lit`` starts, within [start, end)
+    (:func:`_find_all`).  ``at``: the window's matcher results (a dict:
+    anchor -> its offsets in the lowercased window, and the set of anchors
+    the matcher looked for), or None; ``shift``: what to add
+    to such an offset to get one in ``hay`` (0 when ``hay`` is the
+    lowercased window, its offset when ``hay`` is the text).  Taken from
+    ``at``, without a scan, when the matcher looked for ``lit``; over the
+    original text they may include offsets where only the lowercase form
+    occurs, where no match of a pattern starting with ``lit`` can start."""
+    if at is not None and lit in at[1]:
+        return [q for p in at[0].get(lit, ()) if start <= (q := p + shift) and q + len(lit) <= end]
+    return _find_all(hay, lit, start, end)
+
+
 _URL_BREAK = _Lazy(r"[\s\"'`<>]", _FLAGS)
 
 
@@ -450,7 +465,7 @@ def _in_url(text: str, hs: int, ws: int) -> bool:
     return i >= 0 and _URL_BREAK.search(text, i, hs) is None
 
 
-def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """Keyword heads, then the value after each.  A head is tried only where
     ``str.find`` saw an anchor word in the lowercased window (faster than
     letting ``re`` try every p/s/t/k), with one match for head and value.  A
@@ -461,7 +476,7 @@ def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     (``password=PASSWORD: s3cr3t...``) is still looked at."""
     cands: list[int] = []
     for a in _GEN_ANCHORS:
-        cands += _find_all(low, a, ws - off, we - off)
+        cands += _occurrences(at, low, 0, a, ws - off, we - off)
     cands.sort()
     match, head, end = _GEN_HV.match, _GEN_HEAD.match, we - off
     last = -1          # end of the last head (heads do not overlap)
@@ -510,7 +525,7 @@ def _aws_secret_like(v: str) -> bool:
             and any(c.isdigit() or c in "/+" for c in v))
 
 
-def _scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+def _scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """An unlabelled secret access key beside its key id (``AKIA… wJalr…``,
     a CSV row of the IAM console's ``accessKeys.csv``, two env values on one
     line): every secret-shaped 40-character token within
@@ -540,7 +555,7 @@ def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
     tried again); :func:`_find` merges them.  ``leftmost=True``: the matches
     of ``pattern.finditer`` exactly (each search resumes at the end of the
     last match, accepted or not), only found faster."""
-    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
         if rule.lowered is not None:
             hay, o, match = low, off, rule.lowered.match
         else:
@@ -548,7 +563,7 @@ def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
         s0, e0 = ws - o, we - o
         grouped = "secret" in rule.pattern.groupindex
         check = rule.check
-        cands = sorted({p for lit in starts for p in _find_all(hay, lit, s0, e0)})
+        cands = sorted({p for lit in starts for p in _occurrences(at, hay, off - o, lit, s0, e0)})
         done = s0      # end of the last accepted match (of any match: leftmost): a start inside it is not tried
         for p in cands:
             if p < done or (m := match(hay, p, e0)) is None:
@@ -1262,13 +1277,15 @@ class _Plan:
     optional matcher (:func:`_gate_matcher`) finds every anchor of
     ``fast_gates`` (the anchors themselves: more of them cost it nothing,
     and a rule runs only where one of its own anchors occurs) in one pass.
+    ``tracked``: the set of ``fast_gates``, whose offsets the matcher hands
+    the rules' scanners (:func:`_occurrences`).
     ``slow_sets`` / ``fast_sets``: per rule the indices of its gates, or
     None (no anchors: always runs).  ``slow_runs`` / ``fast_runs`` map a
     frozenset of present gate indices to the entries to run, in ``RULES``
     order."""
 
     __slots__ = ("rules", "n", "entries", "tests", "slow_sets", "fast_gates", "fast_sets", "slow_runs",
-                 "fast_runs")
+                 "fast_runs", "tracked")
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules, self.n = rules, len(rules)
@@ -1282,6 +1299,7 @@ class _Plan:
         self.fast_gates = tuple(sorted({a for r in rules if r.anchors is not None for a in r.anchors}))
         at = {g: i for i, g in enumerate(self.fast_gates)}
         self.fast_sets = [None if r.anchors is None else frozenset(at[a] for a in r.anchors) for r in rules]
+        self.tracked = frozenset(self.fast_gates)
         self.slow_runs: dict[frozenset[int], tuple] = {}
         self.fast_runs: dict[frozenset[int], tuple] = {}
 
@@ -1335,9 +1353,11 @@ def _gate_matcher(gates: tuple[str, ...]):
         return False
 
 
-def _present(low: str, plan: _Plan) -> tuple[frozenset[int], bool]:
-    """The indices of the gates that occur in ``low`` (substring tests), and
-    whether they index ``plan.fast_gates`` (True) or ``plan.tests``."""
+def _present(low: str, plan: _Plan) -> tuple[frozenset[int], bool, tuple | None]:
+    """The indices of the gates that occur in ``low`` (substring tests),
+    whether they index ``plan.fast_gates`` (True) or ``plan.tests``, and
+    with the matcher, ``(offsets, plan.tracked)``: the offsets in ``low`` of
+    each anchor that occurs (:func:`_occurrences`)."""
     fast = _FAST[0]
     if fast is None:
         _FAST[1] += len(low)
@@ -1345,14 +1365,24 @@ def _present(low: str, plan: _Plan) -> tuple[frozenset[int], bool]:
             fast = _FAST[0] = _gate_matcher(plan.fast_gates)
     if fast:
         try:
-            return frozenset([i for i, _s, _e in fast.find_matches_as_indexes(low, overlapping=True)]), True
+            found = fast.find_matches_as_indexes(low, overlapping=True)
         except Exception:   # a str the matcher cannot encode (lone surrogates): the stdlib prefilter
             pass
+        else:
+            gates = plan.fast_gates
+            offsets: dict[str, list[int]] = {}
+            for i, s, _e in found:
+                g = gates[i]
+                if g in offsets:
+                    offsets[g].append(s)
+                else:
+                    offsets[g] = [s]
+            return frozenset([i for i, _s, _e in found]), True, (offsets, plan.tracked)
     found: set[int] = set()
     for i, g, within in plan.tests:   # each gate scanned once per window (not once per rule naming it)
         if (within < 0 or within in found) and g in low:
             found.add(i)
-    return frozenset(found), False
+    return frozenset(found), False, None
 
 
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:
@@ -1366,9 +1396,10 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     plan = _plan()
     # no match can lack an anchor (Rule.anchors): a rule none of whose gates occur is skipped,
     # and not even compiled
-    for rule, scan, check, pri, name in plan.todo(*_present(low, plan)):
+    present, fast, at = _present(low, plan)
+    for rule, scan, check, pri, name in plan.todo(present, fast):
         if scan is not None:
-            scan(rule, text, ws, we, out, low, off)
+            scan(rule, text, ws, we, out, low, off, at)
             continue
         pattern, lowered = rule.pattern, rule.lowered
         if lowered is not None:
