@@ -440,19 +440,34 @@ def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
     return out
 
 
-def _occurrences(at, hay: str, shift: int, lit: str, start: int, end: int) -> list[int]:
-    """The offsets in ``hay`` where ``lit`` starts, within [start, end)
-    (:func:`_find_all`).  ``at``: the window's matcher results (a dict:
-    anchor -> its offsets in the lowercased window, and the set of anchors
-    the matcher looked for), or None; ``shift``: what to add
-    to such an offset to get one in ``hay`` (0 when ``hay`` is the
-    lowercased window, its offset when ``hay`` is the text).  Taken from
-    ``at``, without a scan, when the matcher looked for ``lit``; over the
-    original text they may include offsets where only the lowercase form
-    occurs, where no match of a pattern starting with ``lit`` can start."""
-    if at is not None and lit in at[1]:
-        return [q for p in at[0].get(lit, ()) if start <= (q := p + shift) and q + len(lit) <= end]
-    return _find_all(hay, lit, start, end)
+def _occurrences(at, hay: str, shift: int, lits: tuple[str, ...], start: int, end: int) -> list[int]:
+    """The sorted offsets in ``hay`` where one of ``lits`` starts, within
+    [start, end) (:func:`_find_all`).  ``at``: the window's offsets (a dict:
+    lowercase literal -> its offsets in the lowercased window; the set of
+    anchors the matcher looked for, or None without it; the lowercased
+    window), or None; ``shift``: what to add to such an offset to get one in
+    ``hay`` (0 when ``hay`` is the lowercased window, its offset when
+    ``hay`` is the text).  An anchor the matcher looked for costs no scan;
+    another lowercase literal is looked for once per window, whichever
+    scanners ask for it.  Over the original text the offsets may include
+    some where only the lowercase form occurs, where no match of a pattern
+    starting with that literal can start."""
+    if at is None:
+        return sorted({p for lit in lits for p in _find_all(hay, lit, start, end)})
+    offsets, tracked, low = at
+    out: list[int] = []
+    for lit in lits:
+        found = offsets.get(lit)
+        if found is None:
+            if tracked is not None and lit in tracked:
+                continue                                  # the matcher saw none
+            if lit != lit.lower():
+                out += _find_all(hay, lit, start, end)
+                continue
+            found = offsets[lit] = _find_all(low, lit, 0, len(low))
+        if found:
+            out += [q for p in found if start <= (q := p + shift) and q + len(lit) <= end]
+    return sorted(set(out)) if len(lits) > 1 else out
 
 
 _URL_BREAK = _Lazy(r"[\s\"'`<>]", _FLAGS)
@@ -474,10 +489,7 @@ def _scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     once and ``password=password=...`` stays linear; a head that starts inside
     an earlier value but whose own value starts after it
     (``password=PASSWORD: s3cr3t...``) is still looked at."""
-    cands: list[int] = []
-    for a in _GEN_ANCHORS:
-        cands += _occurrences(at, low, 0, a, ws - off, we - off)
-    cands.sort()
+    cands = _occurrences(at, low, 0, _GEN_ANCHORS, ws - off, we - off)
     match, head, end = _GEN_HV.match, _GEN_HEAD.match, we - off
     last = -1          # end of the last head (heads do not overlap)
     vend = ws - off    # end of the last value looked at
@@ -542,7 +554,7 @@ def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None, a
     return Rule(name, source, pattern, ci, priority, check, scan, anchors or getattr(pattern, "anchors", None))
 
 
-def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
+def _at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None = None) -> Callable[..., None]:
     """A rule's ``scan`` that tries its pattern only where one of ``starts``
     (literals every match begins with: command names or their common
     prefix, keywords) occurs,
@@ -554,7 +566,9 @@ def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
     may overlap (a start inside a match whose value the check refused is
     tried again); :func:`_find` merges them.  ``leftmost=True``: the matches
     of ``pattern.finditer`` exactly (each search resumes at the end of the
-    last match, accepted or not), only found faster."""
+    last match, accepted or not), only found faster.  ``coarse``: shorter
+    literals, one of which every start begins with, looked for instead
+    without the matcher (fewer scans, more tries)."""
     def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
         if rule.lowered is not None:
             hay, o, match = low, off, rule.lowered.match
@@ -563,7 +577,8 @@ def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
         s0, e0 = ws - o, we - o
         grouped = "secret" in rule.pattern.groupindex
         check = rule.check
-        cands = sorted({p for lit in starts for p in _occurrences(at, hay, off - o, lit, s0, e0)})
+        cands = _occurrences(at, hay, off - o, coarse if coarse and (at is None or at[1] is None) else starts,
+                             s0, e0)
         done = s0      # end of the last accepted match (of any match: leftmost): a start inside it is not tried
         for p in cands:
             if p < done or (m := match(hay, p, e0)) is None:
@@ -718,6 +733,7 @@ _PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-
 #: literals every _PAIR_WORDS word starts with (the stdlib prefilter tests them as log, sign, cred, user)
 _PAIR_STARTS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "cred", "user/", "user /",
                 "username")
+_PAIR_COARSE = ("log", "sign", "cred", "user")   # without the matcher: 4 scans, not 11
 _PAIR_HEAD = ("(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _PAIR_WORDS)
               + r")(?:word)?s?(?![a-z0-9_])"
               r"(?:[ \t]{0,4}(?::|=|is|are|was|were|with|as|using)(?![a-z0-9_])){0,2}[ \t]{0,4}")
@@ -1141,14 +1157,16 @@ RULES: list[Rule] = [
        "('login admin / Pw!2024x', 'creds: admin / Pw!2024x', 'log in as admin:Pw!2024x'); a path, a "
        "fraction or 'the user / group split' has no credential word before it",
        _PAIR_HEAD + _PAIR_USER + r"(?:[ \t]{1,4}/[ \t]{1,4}|:)[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=_pair_password_ok, anchors=_PAIR_STARTS, scan=_at(*_PAIR_STARTS)),
+       ci=True, priority=51, check=_pair_password_ok, anchors=_PAIR_STARTS,
+       scan=_at(*_PAIR_STARTS, coarse=_PAIR_COARSE)),
     # ---- redact7: phrases that were stored in clear ----
     _r("password-phrase",
        "keyword heuristics (no vendor format): a 'user/password' pair with no blanks after a credential word "
        "('login admin/Pw!2024x', 'creds admin/hunter2x9'); only a password with letters and digits and no "
        "'.' or '/' (not 'login users/groups.py')",
        _PAIR_HEAD + _PAIR_USER + r"/[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=_pair_slash_ok, anchors=_PAIR_STARTS, scan=_at(*_PAIR_STARTS)),
+       ci=True, priority=51, check=_pair_slash_ok, anchors=_PAIR_STARTS,
+       scan=_at(*_PAIR_STARTS, coarse=_PAIR_COARSE)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the vpn|wifi|admin|root|db... pass is <token>' (a pass of a "
        "named account, not 'the second pass is 2x faster')",
@@ -1355,9 +1373,9 @@ def _gate_matcher(gates: tuple[str, ...]):
 
 def _present(low: str, plan: _Plan) -> tuple[frozenset[int], bool, tuple | None]:
     """The indices of the gates that occur in ``low`` (substring tests),
-    whether they index ``plan.fast_gates`` (True) or ``plan.tests``, and
-    with the matcher, ``(offsets, plan.tracked)``: the offsets in ``low`` of
-    each anchor that occurs (:func:`_occurrences`)."""
+    whether they index ``plan.fast_gates`` (True) or ``plan.tests``, and the
+    window's offsets for :func:`_occurrences`: with the matcher, those of
+    each anchor that occurs; without it, none yet."""
     fast = _FAST[0]
     if fast is None:
         _FAST[1] += len(low)
@@ -1377,12 +1395,12 @@ def _present(low: str, plan: _Plan) -> tuple[frozenset[int], bool, tuple | None]
                     offsets[g].append(s)
                 else:
                     offsets[g] = [s]
-            return frozenset([i for i, _s, _e in found]), True, (offsets, plan.tracked)
+            return frozenset([i for i, _s, _e in found]), True, (offsets, plan.tracked, low)
     found: set[int] = set()
     for i, g, within in plan.tests:   # each gate scanned once per window (not once per rule naming it)
         if (within < 0 or within in found) and g in low:
             found.add(i)
-    return frozenset(found), False, None
+    return frozenset(found), False, ({}, None, low)
 
 
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:

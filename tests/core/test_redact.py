@@ -655,9 +655,12 @@ def test_both_prefilters_give_the_same_output(monkeypatch):
     assert redact_mod._FAST[0]
 
 
-def test_a_keyword_scan_finds_what_finditer_finds(monkeypatch):
-    # the rules whose scan looks for their keywords with str.find (_at(..., leftmost=True)) give
-    # exactly the matches of the plain pattern.finditer pass they replace
+@pytest.mark.parametrize("kind", ["stdlib", "fast"])
+def test_a_keyword_scan_finds_what_finditer_finds(monkeypatch, kind):
+    # the rules whose scan looks for their keywords with str.find or takes their offsets from the
+    # matcher (_at(..., leftmost=True)) give exactly the matches of the plain pattern.finditer pass
+    # they replace
+    _prefilter(monkeypatch, kind)
     rules = [r for r in RULES if getattr(r.scan, "leftmost", False)]
     assert len(rules) >= 2
     texts = _anchor_texts() + ["the secret is token is Abc123!x and the api key is sk9Xx-22aa, access-key is Zz9!zz1",
