@@ -767,7 +767,7 @@ _PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", 
 _PROSE_WORDS = frozenset((
     "a an the is are was were be been not no none null nil set unset empty required optional see use used "
     "using in on of for to from by with without and or but if then when it its this that these those your "
-    "my our their his her you we they stored kept read taken given env environment variable file vault "
+    "my our their his her you we they stored kept read taken given env envvar variable file vault "
     "keychain keyring prompt prompted ask asked same as above below here there default blank yes true "
     "false todo tbd needed must should will can may".split()))
 
