@@ -655,9 +655,12 @@ def test_both_prefilters_give_the_same_output(monkeypatch):
     assert redact_mod._FAST[0]
 
 
-def test_a_keyword_scan_finds_what_finditer_finds(monkeypatch):
-    # the rules whose scan looks for their keywords with str.find (_at(..., leftmost=True)) give
-    # exactly the matches of the plain pattern.finditer pass they replace
+@pytest.mark.parametrize("kind", ["stdlib", "fast"])
+def test_a_keyword_scan_finds_what_finditer_finds(monkeypatch, kind):
+    # the rules whose scan looks for their keywords with str.find or takes their offsets from the
+    # matcher (_at(..., leftmost=True)) give exactly the matches of the plain pattern.finditer pass
+    # they replace
+    _prefilter(monkeypatch, kind)
     rules = [r for r in RULES if getattr(r.scan, "leftmost", False)]
     assert len(rules) >= 2
     texts = _anchor_texts() + ["the secret is token is Abc123!x and the api key is sk9Xx-22aa, access-key is Zz9!zz1",
@@ -677,3 +680,23 @@ def test_a_prompt_without_anchors_compiles_no_rule():
             "sum(v._rx is not None for v in vars(r).values() if isinstance(v, r._Lazy)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"
+
+
+def test_the_matcher_is_loaded_only_for_bulk_work():
+    # a hook's prompt (or a small transcript) never imports the optional matcher: loading it costs
+    # more than it saves there; a process that has redacted 1 MiB loads it (when installed)
+    import subprocess
+    import sys
+    code = ("import sys; from objstore.core import redact as r\n"
+            "r.redact('why did the deploy fail? my password is hunterUniq2024 ' * 40)\n"
+            "print('ahocorasick_rs' in sys.modules, end=' ')\n"
+            "for _ in range(5): r.redact('token: x ' * 30_000)\n"
+            "print('ahocorasick_rs' in sys.modules, bool(r._FAST[0]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "False"
+    try:
+        import ahocorasick_rs  # noqa: F401  (the memvcs[fast] extra)
+    except ImportError:
+        assert out[1:] == ["False", "False"]
+    else:
+        assert out[1:] == ["True", "True"]

@@ -290,6 +290,42 @@ $ ssh -p 2222 deploy@web1 && docker login --password-stdin -u ci registry.exampl
       (HERE_PW, "cli-password"), (CHPASSWD_PW, "cli-password"), (NET_PW, "cli-password"),
       (SQL_PW, "sql-password"), (GPG_PW, "cli-password"), (SQLCMD_PW, "cli-password")])
 
+# Vendor tokens and phrases that were stored in clear until redact7: drawn after the redact6
+# passwords, so every value above keeps its place in the seeded sequence.
+HEX = "0123456789abcdef"
+HF = "hf_" + "FAKE" + r(30, string.ascii_letters)
+SENDGRID = "SG." + fake(22, ALNUM + "_-") + "." + fake(43, ALNUM + "_-")
+AZURE_KEY = fake(86, ALNUM + "+/") + "=="
+SAS_SIG = fake(40, ALNUM) + "%2B" + r(3) + "%3D"
+DISCORD_TOKEN = fake(68, ALNUM + "_-")
+DO_PAT = "dop_v1_" + r(64, HEX)
+SHOPIFY = "shpat_" + r(32, HEX)
+SHOPIFY_SS = "shpss_" + r(32, HEX)
+RAILS_SKB = r(128, HEX)
+VPN_PW, DE_PW, SLASH_PW = fake(12), fake(12), "Pw9" + fake(10)
+WORDS_PP = "correct horse battery staple"
+files["vendor-tokens.env"] = (f"""# .env of a demo app (every value FAKE)
+HF_TOKEN={HF}
+SENDGRID_API_KEY={SENDGRID}
+AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;AccountName=fakeacct;AccountKey={AZURE_KEY};EndpointSuffix=core.windows.net
+BLOB_SAS_URL=https://fakeacct.blob.core.windows.net/media/a.png?sv=2022-11-02&ss=b&srt=o&sp=r&se=2030-01-01T00:00:00Z&spr=https&sig={SAS_SIG}
+DISCORD_WEBHOOK=https://discord.com/api/webhooks/123456789012345678/{DISCORD_TOKEN}
+DIGITALOCEAN_TOKEN={DO_PAT}
+SHOPIFY_ACCESS_TOKEN={SHOPIFY}
+SHOPIFY_API_SECRET={SHOPIFY_SS}
+SECRET_KEY_BASE={RAILS_SKB}
+# look-alikes that stay: hf_hub_download, SG.example.com, sig=None, $AZURE_STORAGE_KEY
+""", [(HF, "huggingface-token"), (SENDGRID, "sendgrid-key"), (AZURE_KEY, "azure-storage-key"),
+      (SAS_SIG, "azure-sas-token"), (DISCORD_TOKEN, "discord-webhook"), (DO_PAT, "digitalocean-token"),
+      (SHOPIFY, "shopify-token"), (SHOPIFY_SS, "shopify-token"), (RAILS_SKB, "generic-secret")])
+files["chat-phrases.txt"] = (f"""user: the vpn pass is {VPN_PW} if you need it
+user: passphrase: {WORDS_PP}
+user: das Passwort ist {DE_PW}
+user: login admin/{SLASH_PW} on the staging dashboard
+assistant: the second pass is 2x faster; passphrase: not set; login users/groups.py
+""", [(VPN_PW, "password-phrase"), (WORDS_PP, "password-phrase"), (DE_PW, "password-phrase"),
+      (SLASH_PW, "password-phrase")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
