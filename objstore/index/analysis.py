@@ -1,9 +1,12 @@
 """Analysis: how the search index turns text into terms.
 
-Four tantivy analyzers, specified in ``docs/format.md`` ("Search index",
+Five tantivy analyzers, specified in ``docs/format.md`` ("Search index",
 "Analyzers"): ``mem_words`` (the regex word tokenizer, lowercase, ASCII
 folding, tokens under 64 bytes), ``mem_stem`` (``mem_words`` then the
-Snowball English stemmer), ``mem_plain`` (tantivy's ``simple`` tokenizer
+Snowball English stemmer), ``mem_simple_stem`` (the filters of ``mem_stem``
+after tantivy's ``simple`` tokenizer over :func:`simple_text`: the same
+terms but where a token holds a combining mark that is not alphabetic, for
+half the CPU; new generations' ``text``), ``mem_plain`` (tantivy's ``simple`` tokenizer
 on case-folded text, for the substring prefilter) and ``mem_pairs`` (the
 adjacent-token pairs of :func:`glued_pairs`, lowercased and ASCII-folded:
 what a generation without positions answers multi-token words with).  The analyzer objects are
@@ -29,6 +32,7 @@ __all__ = [
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
+    "SIMPLE_STEM_ANALYZER",
     "WORDS_ANALYZER",
     "index_terms",
     "glued_pairs",
@@ -37,6 +41,8 @@ __all__ = [
     "nfc",
     "plain_tokens",
     "register_analyzers",
+    "simple_text",
+    "simple_tokens",
     "stem_tokens",
     "tokenize",
     "word_pairs",
@@ -54,6 +60,9 @@ WORDS_ANALYZER = "mem_words"
 STEM_ANALYZER = "mem_stem"
 PLAIN_ANALYZER = "mem_plain"
 PAIRS_ANALYZER = "mem_pairs"
+#: ``mem_simple_stem``: the ``text`` analyzer of new generations (tantivy's
+#: ``simple`` tokenizer over :func:`simple_text`, then the filters of ``mem_stem``)
+SIMPLE_STEM_ANALYZER = "mem_simple_stem"
 #: analyzer option of :class:`~objstore.index.searchindex.SearchIndex` ->
 #: tokenizer name of the ``text`` field in the schema
 ANALYZERS: dict[str, str] = {"stem": STEM_ANALYZER, "words": WORDS_ANALYZER}
@@ -78,6 +87,23 @@ _TOKEN_PATTERN = r"[" + _CJK + r"]|[\p{L}\p{M}\p{N}&&[^" + _CJK + r"]]+"
 def _build_analyzer(stem: bool = False) -> "tantivy.TextAnalyzer":
     b = (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN_PATTERN))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
+    )
+    if stem:
+        b = b.filter(tantivy.Filter.stemmer("english"))
+    return b.build()
+
+
+def _build_simple_analyzer(stem: bool) -> "tantivy.TextAnalyzer":
+    """``mem_simple_stem`` (``stem``) or its unstemmed form (the query side's
+    :func:`simple_tokens`): tantivy's ``simple`` tokenizer (maximal runs of
+    ``char::is_alphanumeric``, about twice as fast as the ``mem_words`` regex
+    tokenizer) over :func:`simple_text`, then lowercase, ASCII folding,
+    tokens of MAX_TOKEN_BYTES or more dropped, [Snowball English stemmer]."""
+    b = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
         .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
@@ -116,7 +142,7 @@ _REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on
 
 
 def register_analyzers(index: "tantivy.Index") -> None:
-    """Register ``mem_words``, ``mem_stem``, ``mem_plain`` and ``mem_pairs`` on ``index``
+    """Register ``mem_words``, ``mem_stem``, ``mem_simple_stem``, ``mem_plain`` and ``mem_pairs`` on ``index``
     (a ``tantivy.Index``; needed on every open before reading or writing
     it).  The analyzer objects are built
     once per process and shared by every index (building one compiles the
@@ -125,6 +151,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
         if not _REGISTERED:
             _REGISTERED.update({WORDS_ANALYZER: _build_analyzer(),
                                 STEM_ANALYZER: _build_analyzer(stem=True),
+                                SIMPLE_STEM_ANALYZER: _build_simple_analyzer(stem=True),
                                 PLAIN_ANALYZER: _build_plain_analyzer(),
                                 PAIRS_ANALYZER: _build_pairs_analyzer()})
         for name, a in _REGISTERED.items():
@@ -132,13 +159,15 @@ def register_analyzers(index: "tantivy.Index") -> None:
 
 
 def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
-    """The shared words (False), stemming (True) or ``"plain"`` (no filter,
-    no length limit) analyzer; caller holds _ANALYZER_LOCK."""
+    """The shared words (False), stemming (True), ``"plain"`` (no filter,
+    no length limit), ``"pairs"`` or ``"simple"`` (``mem_simple_stem``
+    without the stemmer) analyzer; caller holds _ANALYZER_LOCK."""
     key = stem if isinstance(stem, str) else ("stem" if stem else "words")
     a = _ANALYZERS.get(key)
     if a is None:
         a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
                                else _build_pairs_analyzer() if key == "pairs"
+                               else _build_simple_analyzer(False) if key == "simple"
                                else _build_analyzer(key == "stem"))
     return a
 
@@ -251,6 +280,98 @@ def joined_token(toks: tuple[str, ...]) -> str | None:
         return None
     joined = "".join(toks)
     return joined if len(joined.encode()) < MAX_TOKEN_BYTES else None
+
+
+# The characters on which tantivy's ``simple`` tokenizer and the ``mem_words`` regex
+# disagree, as code point ranges, found by asking both tokenizers of tantivy-py 0.27
+# about every code point (``"x" + c``): ``_SIMPLE_CJK`` the alphanumeric ones the regex
+# makes a token each (its CJK classes: Han, kana, Hangul), ``_SIMPLE_BLANK`` the
+# alphanumeric ones it does not take at all (circled letters, and letters of a newer
+# Unicode than the regex crate's tables).  :func:`simple_text` puts spaces around the
+# first and replaces the second by a space, so that ``simple`` cuts as the regex does,
+# except at the combining marks that are not alphabetic (a virama, U+0301 left alone
+# by NFC, U+FE0F): the regex keeps them in a token, ``simple`` cuts there and drops them.
+_SIMPLE_CJK = ((0x1100, 0x11ff), (0x3005, 0x3005), (0x3007, 0x3007), (0x3021, 0x3029), (0x3038, 0x303b),
+    (0x3041, 0x3096), (0x309d, 0x309f), (0x30a1, 0x30fa), (0x30fd, 0x30ff), (0x3131, 0x318e),
+    (0x31f0, 0x31ff), (0x3400, 0x4dbf), (0x4e00, 0x9fff), (0xa960, 0xa97c), (0xac00, 0xd7a3),
+    (0xd7b0, 0xd7c6), (0xd7cb, 0xd7fb), (0xf900, 0xfa6d), (0xfa70, 0xfad9), (0xff66, 0xff6f),
+    (0xff71, 0xff9d), (0xffa0, 0xffbe), (0xffc2, 0xffc7), (0xffca, 0xffcf), (0xffd2, 0xffd7),
+    (0xffda, 0xffdc), (0x16fe3, 0x16fe3), (0x16ff0, 0x16ff1), (0x1aff0, 0x1aff3), (0x1aff5, 0x1affb),
+    (0x1affd, 0x1affe), (0x1b000, 0x1b122), (0x1b132, 0x1b132), (0x1b150, 0x1b152), (0x1b155, 0x1b155),
+    (0x1b164, 0x1b167), (0x20000, 0x2a6df), (0x2a700, 0x2b739), (0x2b740, 0x2b81d), (0x2b820, 0x2cea1),
+    (0x2ceb0, 0x2ebe0), (0x2ebf0, 0x2ee5d), (0x2f800, 0x2fa1d), (0x30000, 0x3134a), (0x31350, 0x323af))
+_SIMPLE_BLANK = ((0x088f, 0x088f), (0x0c5c, 0x0c5c), (0x0cdc, 0x0cdc), (0x24b6, 0x24e9), (0xa7ce, 0xa7cf),
+    (0xa7d2, 0xa7d2), (0xa7d4, 0xa7d4), (0xa7f1, 0xa7f1), (0x10940, 0x10959), (0x10ec5, 0x10ec7),
+    (0x10efa, 0x10efb), (0x11b60, 0x11b67), (0x11db0, 0x11ddb), (0x11de0, 0x11de9), (0x16ea0, 0x16eb8),
+    (0x16ebb, 0x16ed3), (0x16ff2, 0x16ff6), (0x187f8, 0x187ff), (0x18d09, 0x18d1e), (0x18d80, 0x18df2),
+    (0x1e6c0, 0x1e6de), (0x1e6e0, 0x1e6f5), (0x1e6fe, 0x1e6ff), (0x1f130, 0x1f149), (0x1f150, 0x1f169),
+    (0x1f170, 0x1f189), (0x2b73a, 0x2b73f), (0x2cea2, 0x2cead), (0x323b0, 0x33479))
+_SIMPLE_RX: list = []  # the patterns of simple_text: compiled on the first text that needs them
+
+
+def _simple_rx() -> list:
+    """The patterns of :func:`simple_text` (compiled once per process):
+    ``[any special BMP character, any astral character, any special astral
+    character, (CJK, blank) of the BMP, (CJK, blank) astral]``.  Classes of
+    BMP characters only, because ``re`` tests a class holding astral ranges
+    range by range (~65 ns a character) but a BMP one with a bitmap (~3 ns)."""
+    if not _SIMPLE_RX:
+        def cls(ranges: tuple, bmp: bool) -> str:
+            """The ``re`` class of the BMP (``bmp``) or astral part of ``ranges``."""
+            cut = [(a, min(b, 0xFFFF)) if bmp else (max(a, 0x10000), b) for a, b in ranges
+                   if (a <= 0xFFFF if bmp else b > 0xFFFF)]
+            return "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in cut) + "]"
+        both = _SIMPLE_CJK + _SIMPLE_BLANK
+        _SIMPLE_RX[:] = [re.compile(cls(both, True)), re.compile("[\U00010000-\U0010FFFF]"),
+                         re.compile(cls(both, False)),
+                         (re.compile(cls(_SIMPLE_CJK, True)), re.compile(cls(_SIMPLE_BLANK, True))),
+                         (re.compile(cls(_SIMPLE_CJK, False)), re.compile(cls(_SIMPLE_BLANK, False)))]
+    return _SIMPLE_RX
+
+
+def simple_text(text: str) -> str:
+    """``text`` (NFC) as ``mem_simple_stem`` is given it: unchanged when it is
+    ASCII or holds none of the characters of ``_SIMPLE_CJK``/``_SIMPLE_BLANK``
+    (a scan of the non-ASCII text), else with a space on each side of every
+    CJK character and every blank character replaced by a space
+    (``docs/format.md``, "Search index", "Analyzers").
+    ``simple_text("日本語 Ⓐb")`` -> ``" 日  本  語   b"``."""
+    if text.isascii():
+        return text
+    bmp_any, astral, astral_any, bmp_subs, astral_subs = _simple_rx()
+    special = bmp_any.search(text) is not None
+    astral_chars = astral.findall(text)
+    astral_special = bool(astral_chars) and astral_any.search("".join(astral_chars)) is not None
+    if special:
+        cjk, blank = bmp_subs
+        text = cjk.sub(r" \g<0> ", blank.sub(" ", text))
+    if astral_special:
+        cjk, blank = astral_subs
+        text = cjk.sub(r" \g<0> ", blank.sub(" ", text))
+    return text
+
+
+def simple_tokens(tok: str) -> tuple[str, ...]:
+    """The terms (before stemming) a ``mem_simple_stem`` generation holds
+    where a body holds the :func:`tokenize` token ``tok``: ``(tok,)`` but
+    for a token with a combining mark that is not alphabetic, which
+    ``simple`` cuts there (``"हिन्दी"`` -> ``("हिन", "दी")``, cut at the virama), and ``(tok,)``
+    too for a token it holds no term of (a Kangxi radical: such a token is
+    then found nowhere in that generation).  Memoised."""
+    if tok.isascii():
+        return (tok,)
+    got = _SIMPLE_TOKS.get(tok)
+    if got is None:
+        with _ANALYZER_LOCK:
+            got = tuple(_analyzer("simple").analyze(simple_text(tok))) or (tok,)
+        if len(_SIMPLE_TOKS) >= _WORDS_MAX:
+            _SIMPLE_TOKS.clear()
+        _SIMPLE_TOKS[tok] = got
+    return got
+
+
+#: tokenize token -> its simple_tokens (non-ASCII tokens only)
+_SIMPLE_TOKS: dict[str, tuple[str, ...]] = {}
 
 
 def _word_char(analyzer: "tantivy.TextAnalyzer", c: str) -> bool:

@@ -22,9 +22,12 @@ from objstore.index.analysis import (
     PLAIN_ANALYZER,
     PAIRS_ANALYZER,
     PLAIN_MAX_TOKEN_BYTES,
+    SIMPLE_STEM_ANALYZER,
     glued_pairs,
     joined_token,
     nfc,
+    simple_text,
+    simple_tokens,
     stem_tokens,
 )
 from objstore.index.errors import IndexCorruptError
@@ -121,14 +124,40 @@ class GenFormat(Frozen):
     whether ``text`` records token positions (multi-token words are then
     phrase queries; older generations), ``has_pairs``: whether it has the
     ``pairs`` field (the adjacent-token pairs of glued words, which answer
-    multi-token words in a generation without positions).
+    multi-token words in a generation without positions), ``simple``:
+    whether ``text`` was analysed by ``mem_simple_stem`` (tantivy's
+    ``simple`` tokenizer over :func:`~objstore.index.analysis.simple_text`;
+    ``analyzer`` is then "stem") instead of the ``mem_words`` regex: a
+    query token is looked up there as its
+    :func:`~objstore.index.analysis.simple_tokens`.
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
-    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs")
+    __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
+                 "simple")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
-                 id_bytes: bool = False, positions: bool = True, has_pairs: bool = False) -> None:
-        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs)
+                 id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
+                 simple: bool = False) -> None:
+        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple)
+
+    @property
+    def tokenizer(self) -> str:
+        """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
+        return SIMPLE_STEM_ANALYZER if self.simple else ANALYZERS[self.analyzer]
+
+    def tokens(self, toks: tuple[str, ...]) -> tuple[str, ...]:
+        """:func:`~objstore.index.analysis.tokenize` tokens as this format
+        cuts them (before stemming): themselves, but in a ``simple``
+        format a non-ASCII token may become several
+        (:func:`~objstore.index.analysis.simple_tokens`)."""
+        if not self.simple or all(t.isascii() for t in toks):
+            return toks
+        return tuple(p for t in toks for p in simple_tokens(t))
+
+    def token_terms(self, tok: str) -> tuple[str, ...]:
+        """The terms of one :func:`~objstore.index.analysis.tokenize` token
+        in this format (one, or in a ``simple`` format possibly several)."""
+        return self.forms(self.tokens((tok,)))
 
     def key(self, oid: str) -> "str | bytes":
         """The term of object id ``oid`` (64 lowercase hex) in this
@@ -136,20 +165,26 @@ class GenFormat(Frozen):
         return bytes.fromhex(oid) if self.id_bytes else oid
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
-        """Word tokens in this generation's term form."""
+        """Word tokens (as :meth:`tokens` gives them) in this generation's term form."""
         return stem_tokens(toks) if self.analyzer == "stem" else toks
 
+    def word_terms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
+        """The terms of one query word of :func:`tokenize` tokens ``toks``
+        in this generation (:meth:`tokens`, then :meth:`forms`)."""
+        return self.forms(self.tokens(toks))
+
     def joined(self, toks: tuple[str, ...]) -> str | None:
-        """The concatenation alternative of word tokens (:func:`joined_token`)
-        in this generation's term form, or None."""
-        j = joined_token(toks)
+        """The concatenation alternative of a query word of :func:`tokenize`
+        tokens ``toks`` (:func:`joined_token` of its :meth:`tokens`) in this
+        generation's term form, or None."""
+        j = joined_token(self.tokens(toks))
         if j is None or self.analyzer != "stem":
             return j
         return stem_tokens((j,))[0]
 
 
 #: The format of new generations per analyzer option.
-FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True),
+FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -168,7 +203,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     for name in ("project", "role"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field(
-        "text", stored=False, tokenizer_name=ANALYZERS[fmt.analyzer],
+        "text", stored=False, tokenizer_name=fmt.tokenizer,
         index_option="position" if fmt.positions else "freq",
     )
     if fmt.has_seq:
@@ -208,15 +243,18 @@ def read_format(gen_dir: Path) -> GenFormat:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
+    names[SIMPLE_STEM_ANALYZER] = "stem"
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
-                     fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields)
+                     fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
+                     tok == SIMPLE_STEM_ANALYZER)
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     """The tantivy document of ``d`` for a generation of format ``fmt``: the
-    stored fields, the NFC body in ``text``, if ``fmt.has_pairs`` its
+    stored fields, the NFC body in ``text`` (through :func:`simple_text` in
+    a ``simple`` format), if ``fmt.has_pairs`` its
     :func:`glued_pairs` in ``pairs`` and, if ``fmt.has_plain``, the
     case-folded body in ``plain`` and ``flags`` = ``long`` when that is
     PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
@@ -231,7 +269,7 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     doc.add_text("project", d.project)
     doc.add_text("role", d.role)
     text = nfc(d.text)
-    doc.add_text("text", text)
+    doc.add_text("text", simple_text(text) if fmt.simple else text)
     if fmt.has_seq:
         doc.add_integer("seq", d.seq)
     if fmt.has_pairs:

@@ -12,7 +12,7 @@ prefilter (with its proof) and the measured costs are specified in
 by concern in this package (imports go down the list):
 
 * ``errors``: :class:`SearchIndexError` and its subclasses;
-* ``analysis``: the ``mem_words`` / ``mem_stem`` / ``mem_plain`` analyzers,
+* ``analysis``: the ``mem_words`` / ``mem_stem`` / ``mem_simple_stem`` / ``mem_plain`` analyzers,
   :func:`tokenize`, :func:`index_terms`;
 * ``schema``: :class:`IndexDoc`, :class:`Hit`, the formats and the tantivy
   schema and documents;
@@ -29,6 +29,7 @@ This module re-exports the names callers used before the split.
 from __future__ import annotations
 
 import contextlib
+import shutil
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -49,7 +50,10 @@ from objstore.index.generations import (
     WRITER_HEAP_BYTES,
     GenerationBuild,
     is_panic,
+    link_generation,
+    Manifest,
     OpenGeneration,
+    pad_plan,
     StreamWriter,
     SubIndex,
     generation_files,
@@ -136,6 +140,14 @@ FLAT_FILTERS = True
 #: once it holds MERGE_SEGMENTS of them (``SearchIndex._purge_by_merge``)
 MERGE_SEGMENTS = 8
 MERGE_LEVEL_DOCS = 16_800  # 10,000 * 2**0.75 = 16,818
+#: [padded merge] the ``kind`` of the empty documents a forget commits to make
+#: tantivy merge the level of segments holding a forgotten turn
+#: (``SearchIndex._purge_by_padded_merge``); every one is deleted before the
+#: generation is published, and no document of a real kind is ever one
+PAD_KIND = "pad"
+#: [padded merge] False: a shard with segments above MERGE_LEVEL_DOCS is
+#: purged by rewriting its segments from the objects (the path before it)
+PADDED_MERGE = True
 
 
 def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
@@ -510,6 +522,7 @@ class SearchIndex:
             if cur is None:
                 return set()
             m, indexes = cur
+            live_m = m  # CURRENT as this purge publishes new generations
             adds: dict[int, list[IndexDoc]] = {}
             for d in add:
                 adds.setdefault(shard_index(d.ref, m.n), []).append(d)
@@ -530,6 +543,18 @@ class SearchIndex:
                     continue
                 index.reload()
                 sr = index.searcher()
+                padded = (self._purge_by_padded_merge(sub, name, index, sr, present, adds.get(s, []))
+                          if PADDED_MERGE else None)
+                if padded is not None:  # tried: the new generation is clean, or the shard is rebuilt whole
+                    if padded:
+                        adds.pop(s, None)
+                        gens = list(live_m.gens)
+                        gens[s] = padded[0]
+                        live_m = Manifest(tuple(gens))
+                        sub.remove_orphans(sub.publish(live_m, {padded[0]: padded[1]}))
+                    else:
+                        todo.add(s)
+                    continue
                 schema = index.schema
                 segs: set[int] = set()
                 for i in present:
@@ -551,7 +576,7 @@ class SearchIndex:
                                        ids, [[*docs, *adds.pop(s, [])]], replace=False)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
-                if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or generation_files(sub.dir / name)[0]:
+                if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or not self._only_pad_deletes(sub, name, sr, index.schema):
                     todo.add(s)
         rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
         if rest:
@@ -631,8 +656,112 @@ class SearchIndex:
         batches.append(docs[len(batches):])
         fmt = sub.fmt(name)
         sr = self._write_purge(sub, name, index, WRITER_HEAP_BYTES, present, batches, replace=True)
-        deletes, stray = generation_files(sub.dir / name)
-        return not deletes and not stray and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present)
+        stray = generation_files(sub.dir / name)[1]
+        return (not stray and self._only_pad_deletes(sub, name, sr, index.schema)
+                and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present))
+
+    @staticmethod
+    def _only_pad_deletes(sub: SubIndex, name: str, sr: "tantivy.Searcher", schema: "tantivy.Schema") -> bool:
+        """[padded merge] Whether every deleted document left in generation
+        ``name`` is a padding document (``PAD_KIND``: empty, no text) and no
+        padding document is live: the deletes ``meta.json`` counts equal the
+        padding documents the term dictionary counts (deleted ones included)
+        and a search finds none of them.  ``sr``: a fresh searcher of it,
+        ``schema``: its schema."""
+        deleted = sum(d for _n, d in segment_sizes(sub.dir / name))
+        if not deleted:
+            return True
+        pads = int(sr.doc_freq("kind", PAD_KIND))
+        return pads == deleted and SearchIndex._no_live_pads(sr, schema)
+
+    @staticmethod
+    def _no_live_pads(sr: "tantivy.Searcher", schema: "tantivy.Schema") -> bool:
+        """[padded merge] Whether no padding document (``PAD_KIND``) is live in ``sr``."""
+        return not sr.search(tantivy.Query.term_query(schema, "kind", PAD_KIND), 1).hits
+
+    def _purge_by_padded_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
+                               present: list[str], add: list[IndexDoc]) -> "tuple[str, tantivy.Index] | bool | None":
+        """[padded merge] Physically remove ``present`` (doomed ids counted
+        in generation ``name`` of ``sub``) from a copy of the generation by a
+        merge of only the segments tantivy's merge policy puts in one level
+        with the segments that hold them (``docs/format.md``, "Forget:
+        physical purge").  The copy (``link_generation``: hard links) gets,
+        in one writer: the deletes and ``add`` (one commit), then the padding
+        :func:`~objstore.index.generations.pad_plan` names, one commit per
+        segment of empty ``PAD_KIND`` documents sized to that level, so that
+        the level reaches LOG_MERGE_MIN_SEGMENTS segments and tantivy merges
+        it, dropping the deleted documents with their terms, positions and
+        stored fields (a merge copies postings: no document is analysed
+        again); then a second writer deletes the padding documents (they
+        stay as deleted, empty documents in the merged segment until it is
+        merged again: ~13 bytes each, no text).  The cost is a merge of that
+        level, not of the shard, and a few commits.
+
+        Returns (new generation name, its Index) when the copy is clean (no
+        doomed id counted, no live padding, no dead file): the caller
+        publishes it; False when it is not (the copy is removed; the caller
+        rebuilds the shard); None when nothing was tried (no live document
+        leads to a doomed id, or no padding makes the level merge).  Caller
+        holds the sub-index lock."""
+        sizes = segment_sizes(sub.dir / name)
+        if int(sr.num_segments) != len(sizes):
+            return None
+        fmt = sub.fmt(name)
+        where: dict[int, int] = {}
+        for i in present:
+            hits = sr.search(tantivy.Query.term_query(index.schema, "id", fmt.key(i)), 1).hits
+            if not hits:
+                return None
+            o = hits[0][1].segment_ord
+            where[o] = where.get(o, 0) + 1
+        after = [(md, md - dl - where.get(k, 0)) for k, (md, dl) in enumerate(sizes)]
+        docs = [d for d in add if d.id not in set(present)]
+        plan = pad_plan(after, set(where), [len(docs)] if docs else [])
+        if plan is None:
+            return None
+        pads, per = plan
+        for d in docs:
+            self._check_doc(d, ("turn",))
+        new, nindex = link_generation(sub, name)
+        ok = False
+        try:
+            writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)
+            try:
+                for i in present:
+                    delete_object(writer, nindex.schema, fmt, i)
+                for d in docs:
+                    delete_object(writer, nindex.schema, fmt, d.id)
+                    writer.add_document(to_tantivy_doc(d, fmt))
+                writer.commit()
+                for _ in range(pads):
+                    for _k in range(per):
+                        writer.add_document(tantivy.Document(kind=[PAD_KIND]))
+                    writer.commit()
+                writer.wait_merging_threads()
+            except BaseException as e:
+                raise_write_failed(writer, e, sub.dir / new)
+            del writer
+            if pads:
+                writer = sub.new_writer(nindex, WRITER_HEAP_BYTES)
+                try:
+                    writer.delete_documents_by_term("kind", PAD_KIND)
+                    writer.commit()
+                    writer.wait_merging_threads()
+                except BaseException as e:
+                    raise_write_failed(writer, e, sub.dir / new)
+                del writer
+            nsr = self._reopen(sub, new, nindex)
+            stray = generation_files(sub.dir / new)[1]
+            # no document holds a doomed id any more, deleted or not (doc_freq counts deleted ones):
+            # their text is gone; a delete left elsewhere in the shard (a re-indexed turn) holds
+            # another document, as verify_purged reasons
+            ok = (not stray and self._no_live_pads(nsr, nindex.schema)
+                  and not any(nsr.doc_freq("id", fmt.key(i)) > 0 for i in present))
+            del nsr
+        finally:
+            if not ok:
+                shutil.rmtree(sub.dir / new, ignore_errors=True)
+        return (new, nindex) if ok else False
 
     @staticmethod
     def _check_shards(shards: set[int], n: int) -> None:
@@ -765,22 +894,27 @@ class SearchIndex:
         opened = self._open_searchers(kinds)
         if not opened:
             return []
-        # word i in each generation's own term form
-        by_fmt: dict[str, tuple[list, list]] = {}  # the term forms depend on the analyzer alone
+        # word i in each generation's own term form (its terms depend on the format alone; a
+        # `simple` format may cut a non-ASCII word into more terms than another format does)
+        by_fmt: dict[tuple[str, bool], tuple[list, list]] = {}
         for o in opened:
-            if o.fmt.analyzer not in by_fmt:
-                by_fmt[o.fmt.analyzer] = ([o.fmt.forms(toks) for toks in words],
-                                          [o.fmt.joined(toks) for toks in words])
+            fk = (o.fmt.analyzer, o.fmt.simple)
+            if fk not in by_fmt:
+                by_fmt[fk] = ([o.fmt.word_terms(toks) for toks in words], [o.fmt.joined(toks) for toks in words])
         # a generation without positions answers a multi-token word with its pairs (build_query)
-        pairs = ([word_pairs(w) if len(toks) > 1 else () for toks, w in zip(words, raw)]
+        pairs = ([word_pairs(w) if any(len(f[0][k]) > 1 for f in by_fmt.values()) else ()
+                  for k, w in enumerate(raw)]
                  if any(not o.fmt.positions for o in opened) else None)
-        forms = [by_fmt[o.fmt.analyzer][0] for o in opened]
-        joins = [by_fmt[o.fmt.analyzer][1] for o in opened]
+        forms = [by_fmt[(o.fmt.analyzer, o.fmt.simple)][0] for o in opened]
+        joins = [by_fmt[(o.fmt.analyzer, o.fmt.simple)][1] for o in opened]
         num_docs = [int(o.searcher.num_docs) for o in opened]
+        # every generation is asked for the terms of every format searched, so that a term's
+        # collection-wide document frequency counts it wherever it is held
+        all_terms = {t for fs, js in by_fmt.values() for f in fs for t in f} | {
+            j for _fs, js in by_fmt.values() for j in js if j is not None}
         df: list[dict[str, int]] = []
         for i, o in enumerate(opened):
-            terms = {t for f in forms[i] for t in f} | {j for j in joins[i] if j is not None}
-            df.append({t: int(o.searcher.doc_freq("text", t)) for t in terms})
+            df.append({t: int(o.searcher.doc_freq("text", t)) for t in all_terms})
         # The statistics the IDF is computed from: the whole collection, or
         # the documents of the project scope (counted with the filter).
         # A generation holding a kind not asked for (facts/ holds fact and
@@ -795,23 +929,34 @@ class SearchIndex:
         total_docs = sum(glob_n)
         scoped = glob_df is not df
 
-        cache: dict[tuple[int, int | None], float] = {}
+        cache: dict[tuple, float] = {}
 
-        def glob_idf(w: int, pos: int | None) -> float:
-            """Collection-wide idf of word w's token at pos (None: its joined form)."""
-            v = cache.get((w, pos))
+        def glob_idf(w: int, toks: tuple, pos: int | None) -> float:
+            """Collection-wide idf of word w's term at ``pos`` of its terms
+            ``toks`` in one format (None: its joined term): each generation
+            counts its own form of that term, or the term itself where its
+            format cuts the word into another number of terms."""
+            v = cache.get((w, toks, pos))
             if v is None:
-                n = sum(glob_df[j][joins[j][w] if pos is None else forms[j][w][pos]] for j in range(len(opened))
-                        if pos is not None or joins[j][w] is not None)
-                v = cache[(w, pos)] = idf(n, total_docs)
+                n = 0
+                for j in range(len(opened)):
+                    if pos is None:
+                        t = joins[j][w]
+                        if t is None:
+                            continue
+                    else:
+                        f = forms[j][w]
+                        t = f[pos] if len(f) == len(toks) else toks[pos]
+                    n += glob_df[j][t]
+                v = cache[(w, toks, pos)] = idf(n, total_docs)
             return v
 
         if idf_out is not None:
             for w, toks in enumerate(words):
-                if len(toks) == 1:
-                    idf_out[toks[0]] = glob_idf(w, 0)
+                if len(toks) == 1 and len(forms[0][w]) == 1:
+                    idf_out[toks[0]] = glob_idf(w, forms[0][w], 0)
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
-        glob_sums: dict[int, float] = {}  # word -> the sum of its terms' collection-wide idf
+        glob_sums: dict[tuple, float] = {}  # (word, its terms) -> the sum of their collection-wide idf
         # the filter clauses and the term queries depend on the schema alone: built once per
         # sub-index and format, not once per shard (the shards of a sub-index share one schema)
         built: dict[tuple, tuple[list, dict]] = {}
@@ -847,14 +992,14 @@ class SearchIndex:
                     if v is None:
                         v = lidf[t] = idf(dfi[t], ni)
                     local += v
-                glob = glob_sums.get(w)
-                if glob is None:  # the same in every generation
-                    glob = glob_sums[w] = sum(glob_idf(w, p) for p in range(len(toks)))
+                glob = glob_sums.get((w, toks))
+                if glob is None:  # the same in every generation of one format
+                    glob = glob_sums[(w, toks)] = sum(glob_idf(w, toks, p) for p in range(len(toks)))
                 bw.append(glob / local if local > 0 else 1.0)
                 j = joins[i][w]
                 if j is not None and len(toks) > 1:
                     local = idf(dfi[j], ni)
-                    bj.append(glob_idf(w, None) / local if local > 0 else 1.0)
+                    bj.append(glob_idf(w, toks, None) / local if local > 0 else 1.0)
                 else:
                     bj.append(1.0)
 
@@ -878,8 +1023,9 @@ class SearchIndex:
             else:
                 fw, jw = [forms[i][w] for w in keep], [joins[i][w] for w in keep]
             pw = None
-            if not o.fmt.positions:
-                pw = pairs if len(keep) == len(forms[i]) else [pairs[w] for w in keep]
+            if not o.fmt.positions:  # (a generation without `pairs` either: the terms' conjunction alone)
+                pw = ([() for _ in keep] if not o.fmt.has_pairs
+                      else pairs if len(keep) == len(forms[i]) else [pairs[w] for w in keep])
             if FLAT_FILTERS:  # the filters beside the words: only the documents they select are scored
                 q = build_query(schema, fw, jw, boost, required=filters, made=made, pairs=pw)
             else:
@@ -1078,7 +1224,9 @@ class SearchIndex:
         """Collection statistics for scoring outside tantivy: ``(number of
         documents, {word: document frequency})`` over the sub-indexes
         ``kinds`` (all shards), each word (a :func:`tokenize` token) counted
-        in the term form of each generation.  Deleted-but-unpurged documents
+        in the term form of each generation (a token a ``mem_simple_stem``
+        generation cuts into several terms counts the least of their
+        counts there).  Deleted-but-unpurged documents
         count, as in BM25 itself.  With ``projects``: counted over the
         documents of those projects only (what :meth:`search` uses with
         ``scope_idf``); ``kinds`` naming one of ``fact``/``history`` counts the
@@ -1090,15 +1238,15 @@ class SearchIndex:
         n = 0
         out = {w: 0 for w in words}
         for o in self._open_searchers(kinds):
-            forms = o.fmt.forms(tuple(words))
-            df = {t: int(o.searcher.doc_freq("text", t)) for t in forms}
+            terms = [o.fmt.token_terms(w) for w in words]
+            df = {t: int(o.searcher.doc_freq("text", t)) for ts in terms for t in ts}
             if scope is None and o.only is None:
                 n += int(o.searcher.num_docs)
             else:
                 sn, df = self._counts(o, df, scope)
                 n += sn
-            for w, t in zip(words, forms):
-                out[w] += df[t]
+            for w, ts in zip(words, terms):
+                out[w] += min(df[t] for t in ts)  # a token cut into terms: each holder holds them all
         return n, out
 
     def doc_count(self, kinds: tuple[str, ...] = ("fact", "turn")) -> dict[str, int]:
@@ -1269,13 +1417,15 @@ class SearchIndex:
         dictionaries, which a raw byte scan cannot show).  In a ``mem_stem``
         generation a token is looked up by its stem, so the count is that of
         the documents holding any word with the same stem: an upper bound of
-        the token's own count, and 0 still proves the word is gone.
+        the token's own count, and 0 still proves the word is gone.  In a
+        ``mem_simple_stem`` generation a token the ``simple`` tokenizer cuts
+        (:func:`~objstore.index.analysis.simple_tokens`) counts the sum of
+        its terms' counts: again 0 only if none of its pieces is left.
         """
         out = {tok: 0 for tok in tokenize(text)}
-        toks = tuple(out)
         for o in self._open_searchers(KINDS):
-            for tok, term in zip(toks, o.fmt.forms(toks)):
-                out[tok] += o.searcher.doc_freq("text", term)
+            for tok in out:
+                out[tok] += sum(o.searcher.doc_freq("text", t) for t in o.fmt.token_terms(tok))
         return out
 
     def close(self) -> None:

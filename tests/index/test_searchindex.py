@@ -1151,3 +1151,76 @@ def test_a_generation_with_positions_is_read_written_and_purged(root: Path, monk
         ix.close()
     fields = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
     assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" in fields
+
+
+# --------------------------------------------------------------------------
+# mem_simple_stem (session 7): tantivy's simple tokenizer instead of the regex
+
+# characters the two tokenizers may disagree on (CJK, circled letters, combining marks that
+# are and are not alphabetic, an emoji variation selector), beside ordinary ones
+_SIMPLE_ALPHABET = st.sampled_from(list("abcXY09_-. \n\tßéÉǅΣσς日本語한국어カナⒶⓑ")
+                                   + ["\u0301", "\u094d", "\u093f", "\u0928", "\u05b7", "\u05d0", "\ufe0f",
+                                      "\u20e3", "\U0001f170", "\u0e48", "\u0e01", "\U00020001", "\U0001f680"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_SIMPLE_ALPHABET, max_size=40))
+def test_simple_analyzer_cuts_as_the_regex_but_at_non_alphabetic_marks(text: str) -> None:
+    """The terms ``mem_simple_stem`` gives a body (before stemming) are its
+    ``mem_words`` tokens, each cut as :func:`simple_tokens` cuts it (a
+    token it holds nothing of, e.g. a lone mark, gives none): what the
+    query side of a ``simple`` generation relies on (docs/format.md,
+    "Analyzers")."""
+    from objstore.index.analysis import _ANALYZER_LOCK, _analyzer, nfc, simple_text, simple_tokens
+    toks = tokenize(text)
+    with _ANALYZER_LOCK:
+        got = list(_analyzer("simple").analyze(simple_text(nfc(text))))
+        cut = {t: list(_analyzer("simple").analyze(simple_text(t))) for t in toks}
+    assert got == [p for t in toks for p in cut[t]]
+    assert all(simple_tokens(t) == (tuple(ps) or (t,)) for t, ps in cut.items())
+
+
+def test_simple_text_and_simple_tokens() -> None:
+    from objstore.index.analysis import simple_text, simple_tokens
+    assert simple_text("plain ascii, untouched") == "plain ascii, untouched"
+    assert simple_text("café au lait") == "café au lait"  # nothing special: the same string
+    assert simple_text("日本語 Ⓐb") == " 日  本  語   b"
+    assert simple_tokens("हिन्दी") == ("हिन", "दी") and simple_tokens("日") == ("日",)
+    assert simple_tokens("auth") == ("auth",) and simple_tokens("⼀") == ("⼀",)  # a radical: no term
+
+
+def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(root: Path, monkeypatch) -> None:
+    """A generation of the session-6 format (``mem_stem``, the regex) and a
+    new one (``mem_simple_stem``) side by side: each is searched with its
+    own cut of the query words, also where the two differ (a virama), and
+    ``term_doc_freq``/``term_stats`` count both; a purge rewrites the old
+    one in the new format."""
+    from objstore.index import schema as schema_mod
+    old_fmt = schema_mod.GenFormat("stem", True, True, True, True, positions=False, has_pairs=True)
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    old.add([sturn("h1", "s1", "हिन्दी भाषा and auth.py"), sturn("c1", "s1", "これは日本語です", 1)])
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    tok = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
+    assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_stem"
+    ix = SearchIndex(root)
+    try:
+        ix.add([fact("h2", "हिन्दी notes about auth.py"), fact("c2", "日本語の文書")])
+        fields = {f["name"]: f for f in json.loads((live_gen(root, "facts") / "meta.json").read_text())["schema"]}
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem"
+        both = ("fact", "turn")
+        assert set(ids(ix.search("हिन्दी", kinds=both))) == {oid("h1"), oid("h2")}
+        assert set(ids(ix.search("auth.py", kinds=both))) == {oid("h1"), oid("h2")}
+        assert set(ids(ix.search("日本語", kinds=both))) == {oid("c1"), oid("c2")}
+        assert ix.search("本日", kinds=both) == []
+        assert ix.term_doc_freq("हिन्दी zzzq") == {"हिन्दी": 2 + 1, "zzzq": 0}  # old: 1; new: 1 per piece
+        assert ix.term_stats(["हिन्दी", "日"], kinds=both) == (4, {"हिन्दी": 2, "日": 2})
+        ix.purge_turn_shards({ix.shard_of("s1")}, [sturn("h1", "s1", "हिन्दी भाषा and auth.py")])
+        assert set(ids(ix.search("हिन्दी", kinds=both))) == {oid("h1"), oid("h2")}
+    finally:
+        ix.close()
+    tok = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
+    assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem"

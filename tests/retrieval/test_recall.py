@@ -156,7 +156,7 @@ def test_a_first_release_index_still_answers(store_path, mem):
     assert [h["session"] for h in r["hits"]] == ["s1"]
     mem("reindex")
     meta = json.loads(next((store_path / "index" / "turns").glob("gen-*/meta.json")).read_text())
-    assert "mem_stem" in json.dumps(meta["schema"])
+    assert "mem_simple_stem" in json.dumps(meta["schema"])
     r = mem("recall", "migration runs", "--project", "acme", "--json").json  # stemmed now
     assert [h["session"] for h in r["hits"]] == ["s1"]
 

@@ -112,7 +112,7 @@ def test_unknown_tokenizer_is_corruption(tmp_path):
     ix.add([doc(1, "x")])
     ix.close()
     meta_p = next((tmp_path / "index" / "turns").glob("gen-*/meta.json"))
-    meta_p.write_text(meta_p.read_text().replace("mem_stem", "mystery"))
+    meta_p.write_text(meta_p.read_text().replace("mem_simple_stem", "mystery"))
     with pytest.raises(IndexCorruptError):
         SearchIndex(tmp_path / "index").search("x")
 
