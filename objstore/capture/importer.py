@@ -227,7 +227,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             record_sources(store, ledger, res.errors)
         agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
         if rolls_up and agents:  # a sub-agent's end: its summary in its parent's namespace (unchanged: written)
-            rollup_files(store, agents, final=True, command=command, batch=True)
+            rollup_files(store, agents, final=True, command=command, batch=True, chains=app.subagent_chains)
             for entry in held:
                 read_ledger.mark(*entry)
             if held:

@@ -40,7 +40,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store
 from objstore.memory.facts import IndexBatch, RememberResult, current_of, remember, walk
 from objstore.memory.scope import parent_namespace
-from objstore.memory.sessions import session_turns
+from objstore.memory.sessions import ChainNotes, session_turns
 from objstore.memory.tombstones import all_tombstones
 
 #: how a "did not complete" summary starts
@@ -97,7 +97,7 @@ def is_incomplete(body: str) -> bool:
 
 def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",
            description: str = "", command: str = "rollup", index_batch: IndexBatch | None = None,
-           cwd: str = "", refused: str | None | bool = False) -> RollupResult:
+           cwd: str = "", refused: str | None | bool = False, chain: ChainNotes | None = None) -> RollupResult:
     """Write (once) the summary of sub-agent namespace ``child`` into its
     parent's namespace.
 
@@ -114,6 +114,10 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             already (None: allowed); by default asked here.  A sub-agent
             of a forgotten, excluded or no-capture session gets no summary
             (status ``skipped``): its final message is that session's text.
+        chain: the :class:`~objstore.memory.sessions.ChainNotes` of
+            ``child``'s whole chain when the caller has them (an import
+            that wrote it: ``TurnAppender.subagent_chains``); else its
+            turns are read from the store.
     Returns:
         :class:`RollupResult`.
     Raises:
@@ -123,30 +127,31 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
     parent = parent_namespace(child)
     if parent is None:
         return RollupResult(child, "", "", "skipped", False)
-    try:
-        turns = session_turns(store, child)
-    except (NotFound, IntegrityError):
-        turns = []
-    project = next((tv.turn.project for tv in reversed(turns) if tv.turn.project), project)
+    if chain is None:
+        try:
+            chain = ChainNotes.of(session_turns(store, child))
+        except (NotFound, IntegrityError):
+            chain = ChainNotes()
+    project = chain.project or project
     if refused is False:
-        refused = capture_refused(store, child, cwd or next((tv.turn.cwd for tv in turns if tv.turn.cwd), ""))
+        refused = capture_refused(store, child, cwd or chain.cwd)
     if refused:
         return RollupResult(child, parent, "", "skipped", False)
     key = summary_key(child, project)
-    edges = tuple(tv.id for tv in turns[-MAX_EDGES:] if not tv.turn.forgotten)  # forget dropped those
+    edges = chain.kept_ids(MAX_EDGES)  # forget dropped the others
     final = (final or "").strip()
     complete = bool(final)
     if complete:
         body = final if len(final) <= MAX_SUMMARY_CHARS else final[:MAX_SUMMARY_CHARS - 1] + "…"
     else:
         what = " ".join(x for x in (agent_type, f"({description})" if description else "") if x)
-        last = turns[-1].turn if turns else None
+        n = len(chain)
         tail = ""
-        if last is not None:
-            snippet = " ".join(last.text.split())[:300]
-            tail = f" Its last turn ({last.role}): {snippet}"
+        if n:
+            snippet = " ".join(chain.last_text.split())[:300]
+            tail = f" Its last turn ({chain.last_role}): {snippet}"
         body = (f"{INCOMPLETE}: sub-agent {child}{' ' + what if what else ''} ended without a final message "
-                f"(crash, kill or interrupt) after {len(turns)} turn{'s' if len(turns) != 1 else ''}.{tail}")
+                f"(crash, kill or interrupt) after {n} turn{'s' if n != 1 else ''}.{tail}")
     with store.lock(command):
         if index_batch is not None:
             index_batch.before(key)  # a version of it the batch holds: its ref moves first
@@ -169,7 +174,8 @@ DROP_PAGES_EVERY = 16  # 256 left ~73 MB of pack-index pages resident at 1M turn
 
 
 def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
-                 command: str = "rollup", batch: bool = False) -> list[RollupResult]:
+                 command: str = "rollup", batch: bool = False,
+                 chains: dict[str, ChainNotes] | None = None) -> list[RollupResult]:
     """Roll up the Claude Code subagent transcripts among ``paths``
     (``agent-*.jsonl``; others are ignored) after their turns were captured.
 
@@ -183,19 +189,21 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     write at the end (``facts.IndexBatch(defer_refs=True)``: a few syncs for
     all instead of six fsyncs each; until then they are not visible, and a
     crash before leaves the files to be read again by the next import).
+    ``chains``: sub-agent namespace -> its :class:`ChainNotes`, for those the
+    caller wrote whole (``TurnAppender.subagent_chains``): not read again.
     """
     if batch:
         with store.lock(command):
             ib = IndexBatch(store, defer_refs=True)  # the refs move in one batch at its flush
             try:
-                return _rollup_files(store, paths, final, idle_s, command, ib)
+                return _rollup_files(store, paths, final, idle_s, command, ib, chains or {})
             finally:
                 ib.flush()  # an index error leaves the journal: the next writer replays it
-    return _rollup_files(store, paths, final, idle_s, command, None)
+    return _rollup_files(store, paths, final, idle_s, command, None, chains or {})
 
 
 def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: float, command: str,
-                  ib: IndexBatch | None) -> list[RollupResult]:
+                  ib: IndexBatch | None, chains: dict[str, ChainNotes]) -> list[RollupResult]:
     out = []
     now = time.time()
     seen: dict = {}   # what capture_refused reads, read once for all the files
@@ -214,7 +222,8 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
                             tombstones=all_tombstones(store))
             out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
                               description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
-                              refused=capture_refused(store, oc.session, oc.cwd, **seen)))
+                              refused=capture_refused(store, oc.session, oc.cwd, **seen),
+                              chain=chains.get(oc.session)))
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every
                 store.packs.drop_pages()          # pack: keep their index pages from piling up in memory
         except (OSError, MemError):

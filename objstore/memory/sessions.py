@@ -85,6 +85,54 @@ class SessionInfo(Frozen):
         set_fields(self, id, project, started, last, turns, head, damaged)
 
 
+class ChainNotes(Record):
+    """What a sub-agent's rollup (``objstore.capture.rollup``) reads of its
+    chain: ``ids`` the raw 32-byte ids of its turns, oldest first, end to
+    end (32 bytes a turn, not a string each: an import keeps them for every
+    sub-agent turn it writes), ``forgotten`` the positions of the turns
+    ``forget`` emptied, ``cwd`` the first non-empty working directory,
+    ``project`` the last non-empty project, ``last_role`` / ``last_text``
+    the last turn's.  Built by :meth:`add` turn by turn: by
+    :class:`TurnAppender` for the sub-agent sessions it writes from their
+    first turn (an import), or by :meth:`of` from a chain read back."""
+
+    __slots__ = ("ids", "forgotten", "cwd", "project", "last_role", "last_text")
+
+    def __init__(self, ids: bytearray | None = None, forgotten: set[int] | None = None, cwd: str = "",
+                 project: str = "", last_role: str = "", last_text: str = "") -> None:
+        set_fields(self, bytearray() if ids is None else ids, set() if forgotten is None else forgotten, cwd,
+                   project, last_role, last_text)
+
+    def __len__(self) -> int:
+        return len(self.ids) // 32
+
+    def add(self, oid: str, turn: Turn) -> None:
+        """Note the chain's next turn (``oid``: its 64-hex id)."""
+        if turn.forgotten:
+            self.forgotten.add(len(self))
+        self.ids += bytes.fromhex(oid)
+        if turn.cwd and not self.cwd:
+            self.cwd = turn.cwd
+        if turn.project:
+            self.project = turn.project
+        self.last_role, self.last_text = turn.role, turn.text
+
+    def kept_ids(self, last: int) -> tuple[str, ...]:
+        """The ids (64 hex) of the chain's last ``last`` turns that were not
+        forgotten, oldest first."""
+        n = len(self)
+        return tuple(self.ids[32 * k:32 * k + 32].hex() for k in range(max(0, n - last), n)
+                     if k not in self.forgotten)
+
+    @classmethod
+    def of(cls, turns: list[TurnVersion]) -> "ChainNotes":
+        """The notes of a chain read back (:func:`session_turns`, oldest first)."""
+        notes = cls()
+        for tv in turns:
+            notes.add(tv.id, tv.turn)
+        return notes
+
+
 def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
     """Turns from ``oid`` back along parent links (newest first).
 
@@ -433,6 +481,11 @@ class TurnAppender:
         self._deferred: list = []
         self._oids: list[str] = []          # loose objects written since the last publish
         self._flt_refs: list | None = None  # the tombstone refs the forget filter was read from
+        #: sub-agent session -> :class:`ChainNotes` of its whole chain, for the sub-agent
+        #: sessions this appender writes from their first turn (an import's rollups read
+        #: them instead of the chain); ``_whole``: session -> it had no turn when first loaded
+        self.subagent_chains: dict[str, ChainNotes] = {}
+        self._whole: dict[str, bool] = {}
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` with its credentials replaced, and how many were."""
@@ -549,6 +602,8 @@ class TurnAppender:
         self._oids = []
         self._bulk = False
         self.message_digests.clear()
+        self.subagent_chains.clear()
+        self._whole.clear()
         self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
 
     def state(self, sid: str) -> SessionState:
@@ -556,6 +611,7 @@ class TurnAppender:
         st = self.states.get(sid)
         if st is None:
             st = self.states[sid] = load_session(self.store, sid)
+            self._whole.setdefault(sid, st.head is None)  # later loads (after a publish) keep it
         return st
 
     def valid_sid(self, sid: str) -> str | None:
@@ -611,6 +667,11 @@ class TurnAppender:
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
         if ct.role == "assistant" and source.startswith("cc:msg:"):
             self.message_digests[(sid, source)] = b"" if forgotten else _digest(text)  # = message_digest
+        if AGENT_SEP in sid and self._whole.get(sid):
+            notes = self.subagent_chains.get(sid)
+            if notes is None:
+                notes = self.subagent_chains[sid] = ChainNotes()
+            notes.add(oid, turn)
         self.dirty.add(sid)
         if not forgotten:
             self._index(turn_doc(oid, turn))

@@ -96,3 +96,59 @@ def test_an_import_moves_its_summary_refs_in_one_batch(store, corpus, monkeypatc
     assert store.journal.is_empty()
     assert fsck(store).ok
     assert 0 < len(fsyncs) <= 8      # whatever the number of summaries (six each before: 18 here)
+
+
+def test_an_import_rolls_up_from_the_chains_it_wrote(tmp_path, corpus, monkeypatch):
+    """The import hands the rollups the ChainNotes of the sub-agent chains
+    it wrote whole (TurnAppender.subagent_chains) instead of their reading
+    the chains back: the summaries (key, body, edges) are the same."""
+    from objstore import open_store
+
+    def summaries(root: Path, use_chains: bool) -> dict:
+        real = rollup_mod.rollup_files
+        used = []
+
+        def rollup_files(*a, chains=None, **kw):
+            used.append(len(chains or {}))
+            return real(*a, chains=chains if use_chains else None, **kw)
+        monkeypatch.setattr("objstore.capture.importer.rollup_files", rollup_files)
+        st = open_store(root, create=True)
+        try:
+            import_transcripts(st, "claude-code", [corpus])
+            assert used and used[0] >= 3
+            return {k: (v.fact.body, v.fact.edges, v.fact.namespace) for k, v in _summaries(st).items()}
+        finally:
+            st.close()
+
+    handed, read_back = summaries(tmp_path / "a", True), summaries(tmp_path / "b", False)
+    assert handed == read_back and len(handed) >= 3
+    assert all(edges for _body, edges, _ns in handed.values())
+
+
+def test_a_sub_agent_chain_grown_by_a_later_import_is_read_back(tmp_path, corpus, store):
+    """A later import that adds turns to a sub-agent chain it did not write
+    whole rolls up from the chain read back: the summary's edges name the
+    old turns and the new one."""
+    import json
+    import shutil
+
+    from objstore.memory.sessions import session_turns
+
+    src = tmp_path / "projects"
+    shutil.copytree(corpus, src)
+    import_transcripts(store, "claude-code", [src])
+    agent = sorted(src.rglob("agent-*.jsonl"))[0]
+    last = json.loads(agent.read_bytes().splitlines()[-1])
+    assert last["type"] == "assistant"
+    last.update(uuid="0a0a0a0a-0000-4000-8000-000000000001", timestamp="2030-01-01T00:00:00.000Z")
+    last["message"] = {**last["message"], "id": "msg_later_final", "stop_reason": "end_turn",
+                       "content": [{"type": "text", "text": "The later final answer: quillwort."}]}
+    with open(agent, "a", encoding="utf-8") as f:
+        f.write(json.dumps(last) + "\n")
+    import_transcripts(store, "claude-code", [src])
+    sums = [v for v in _summaries(store).values() if v.fact.body == "The later final answer: quillwort."]
+    assert len(sums) == 1
+    child = sums[0].fact.key.rsplit("/summary/", 1)[1]
+    chain = session_turns(store, child)
+    assert [oid for _rel, oid in sums[0].fact.edges] == sorted(tv.id for tv in chain if not tv.turn.forgotten)
+    assert len(chain) >= 2
