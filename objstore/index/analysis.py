@@ -44,6 +44,7 @@ __all__ = [
     "simple_text",
     "simple_tokens",
     "stem_tokens",
+    "text_pairs",
     "tokenize",
     "word_pairs",
     "word_tokens",
@@ -473,3 +474,16 @@ def word_pairs(word: str) -> tuple[str, ...]:
         return ()
     with _ANALYZER_LOCK:
         return tuple(dict.fromkeys(_analyzer("pairs").analyze(p)))
+
+
+def text_pairs(text: str) -> frozenset[str]:
+    """The ``pairs`` terms a body ``text`` would have (:func:`glued_pairs`
+    of its NFC form through ``mem_pairs``): a query word of
+    :func:`word_pairs` ``p`` stands glued in the body iff ``set(p) <=
+    text_pairs(text)``, the test ``SearchIndex.search`` makes against the
+    hits of a generation without the ``pairs`` field.  ~40 ns a character."""
+    p = glued_pairs(nfc(text))
+    if not p:
+        return frozenset()
+    with _ANALYZER_LOCK:
+        return frozenset(_analyzer("pairs").analyze(p))
