@@ -1188,11 +1188,14 @@ def test_a_generation_with_positions_is_read_written_and_purged(root: Path, monk
         ix.add([sturn("p3", "s1", "auth.py again", 2)])
         assert set(ids(ix.search("auth.py", kinds=("turn",)))) == {oid("p1"), oid("p3")}
         ix.purge_turn_shards({ix.shard_of("s1")}, docs + [sturn("p3", "s1", "auth.py again", 2)])
-        assert set(ids(ix.search("auth.py", kinds=("turn",)))) == {oid("p1"), oid("p3")}
+        bodies = {d.id: d.text for d in docs} | {oid("p3"): "auth.py again"}
+        assert set(ids(ix.search("auth.py", kinds=("turn",), texts=lambda o: {k: bodies[k] for k in o}))) == {
+            oid("p1"), oid("p3")}
     finally:
         ix.close()
     fields = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
-    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" in fields
+    # the new turns format: no positions, and no pairs either (session 7: the hits' text is checked)
+    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" not in fields
 
 
 # --------------------------------------------------------------------------
