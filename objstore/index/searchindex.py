@@ -40,7 +40,7 @@ from objstore.index.analysis import (
     QUERY_STOPWORDS,
     index_terms,
     tokenize,
-    text_pairs,
+    glued_in,
     word_pairs,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
@@ -743,9 +743,10 @@ class SearchIndex:
         ``texts``: given object ids, their indexed bodies (``{id: text}``; an
         id left out is taken as it is).  A generation without the ``pairs``
         field (the turns' since session 7) answers a multi-token word with
-        the conjunction of its terms; with ``texts``, each of its hits among
-        the best ``GLUED_FETCH * limit`` is checked for the word standing
-        glued in its text (``text_pairs``), and one that fails is scored
+        the conjunction of its terms; with ``texts``, its hits among the
+        best ``GLUED_FETCH * limit`` are checked, best first and only as
+        many as can still reach the best ``limit``, for the word standing
+        glued in their text (``glued_in``), and one that fails is scored
         again without that word (dropped when nothing else matched), as the
         ``pairs`` field would have scored it (``docs/format.md``, "Queries").
         Without ``texts`` such a word is the bare conjunction there.
@@ -943,7 +944,7 @@ class SearchIndex:
                     raise
                 raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
         if rescore:
-            hits = _check_glued(hits, found, opened, rescore, forms, joins, pairs, texts)
+            hits = _check_glued(hits, found, opened, rescore, forms, joins, pairs, texts, limit)
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
 
@@ -1339,57 +1340,71 @@ GLUED_FETCH = 3
 
 
 def _check_glued(hits: list[Hit], found: list, opened: list, rescore: dict, forms: list, joins: list,
-                 pairs: list, texts: Callable[[list[str]], Mapping[str, str]]) -> list[Hit]:
-    """``hits`` (``found[k]`` = (score, generation, doc address) of
-    ``hits[k]``) with the hits of the generations in ``rescore`` (those
+                 pairs: list, texts: Callable[[list[str]], Mapping[str, str]], limit: int) -> list[Hit]:
+    """``hits`` (best first; ``found[k]`` = (score, generation, doc address)
+    of ``hits[k]``) with the hits of the generations in ``rescore`` (those
     answering a multi-token word with the bare conjunction of its terms)
     checked: for each multi-token word whose ``pairs`` its text (from
-    ``texts``) does not hold (:func:`text_pairs`), the hit is scored again
-    by tantivy with those words left out, restricted to the hits that fail
+    ``texts``) does not hold (:func:`glued_in`), the hit is scored again by
+    tantivy with those words left out, restricted to the hits that fail
     alike; one that then matches nothing is dropped.  The scores are those
-    a generation with ``pairs`` gives the same documents."""
-    cand = [k for k, f in enumerate(found) if f[1] in rescore]
-    if not cand:
-        return hits
-    body = texts([hits[k].id for k in cand])
-    groups: dict[tuple[int, frozenset], list[int]] = {}
-    for k in cand:
-        i = found[k][1]
-        words = [w for w in rescore[i][3] if pairs[w]]
-        t = body.get(hits[k].id)
-        if not words or t is None:
-            continue
-        have = text_pairs(t)
-        failing = frozenset(w for w in words if not have.issuperset(pairs[w]))
-        if failing:
-            groups.setdefault((i, failing), []).append(k)
-    gone: set[int] = set()
-    for (i, failing), ks in groups.items():
-        schema, filters, made, keep, bw, bj = rescore[i]
-        o = opened[i]
-        idx = [n for n, w in enumerate(keep) if w not in failing]
-        new: dict[tuple[int, int], float] = {}
-        if idx:
-            def boost(k: int, joined: bool, idx: list[int] = idx, bw: list = bw, bj: list = bj) -> float:
-                """The factor of the ``k``-th word left."""
-                return bj[idx[k]] if joined else bw[idx[k]]
-            ids_q = tantivy.Query.boolean_query([
-                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "id", o.fmt.key(hits[k].id))) for k in ks])
-            q = build_query(schema, [forms[i][keep[n]] for n in idx], [joins[i][keep[n]] for n in idx], boost,
-                            required=[*filters, (tantivy.Occur.Must, tantivy.Query.const_score_query(ids_q, 0.0))],
-                            made=made, pairs=[() for _ in idx])
-            try:
-                new = {(a.segment_ord, a.doc): sc for sc, a in o.searcher.search(q, len(ks), count=False).hits}
-            except ValueError as e:
-                raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
-        for k in ks:
-            a = found[k][2]
-            sc = new.get((a.segment_ord, a.doc), 0.0)
-            if sc > 0.0:
-                hits[k] = hits[k].replace(score=sc)
+    a generation with ``pairs`` gives the same documents.  Hits are checked
+    best first, ``limit`` at a time, until ``limit`` settled ones score at
+    least the next one's unchecked score (a check only lowers a score): the
+    rest are left out, and only the texts of the checked ones are read."""
+    final: dict[int, float] = {}
+    pos = 0
+    while pos < len(hits):
+        nxt = hits[pos].score
+        if sum(1 for v in final.values() if v >= nxt) >= limit:
+            break
+        batch = list(range(pos, min(len(hits), pos + limit)))
+        pos = batch[-1] + 1
+        cand = []
+        for k in batch:
+            i = found[k][1]
+            if i in rescore and any(pairs[w] for w in rescore[i][3]):
+                cand.append(k)
             else:
-                gone.add(k)
-    return [h for k, h in enumerate(hits) if k not in gone] if gone else hits
+                final[k] = hits[k].score
+        if not cand:
+            continue
+        body = texts([hits[k].id for k in cand])
+        groups: dict[tuple[int, frozenset], list[int]] = {}
+        for k in cand:
+            i = found[k][1]
+            t = body.get(hits[k].id)
+            failing = frozenset() if t is None else frozenset(
+                w for w in rescore[i][3] if pairs[w] and not glued_in(t, pairs[w]))
+            if failing:
+                groups.setdefault((i, failing), []).append(k)
+            else:
+                final[k] = hits[k].score
+        for (i, failing), ks in groups.items():
+            schema, filters, made, keep, bw, bj = rescore[i]
+            o = opened[i]
+            idx = [n for n, w in enumerate(keep) if w not in failing]
+            new: dict[tuple[int, int], float] = {}
+            if idx:
+                def boost(k: int, joined: bool, idx: list[int] = idx, bw: list = bw, bj: list = bj) -> float:
+                    """The factor of the ``k``-th word left."""
+                    return bj[idx[k]] if joined else bw[idx[k]]
+                ids_q = tantivy.Query.boolean_query([
+                    (tantivy.Occur.Should, tantivy.Query.term_query(schema, "id", o.fmt.key(hits[k].id)))
+                    for k in ks])
+                q = build_query(schema, [forms[i][keep[n]] for n in idx], [joins[i][keep[n]] for n in idx],
+                                boost, made=made, pairs=[() for _ in idx],
+                                required=[*filters, (tantivy.Occur.Must,
+                                                     tantivy.Query.const_score_query(ids_q, 0.0))])
+                try:
+                    new = {(a.segment_ord, a.doc): sc for sc, a in o.searcher.search(q, len(ks), count=False).hits}
+                except ValueError as e:
+                    raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
+            for k in ks:
+                a = found[k][2]
+                final[k] = new.get((a.segment_ord, a.doc), 0.0)
+    return [h if final[k] == h.score else h.replace(score=final[k])
+            for k, h in enumerate(hits) if final.get(k, 0.0) > 0.0]
 
 
 class _Ref(NamedTuple):
