@@ -496,16 +496,19 @@ _PAIR_RX: dict[str, "re.Pattern[str]"] = {}
 
 def glued_in(text: str, pairs: tuple[str, ...]) -> bool:
     """Whether body ``text`` holds every ``pairs`` term (:func:`word_pairs`
-    of a query word), i.e. ``set(pairs) <= text_pairs(text)``.  An ASCII
-    body and ASCII pairs are searched with one regex per pair instead
-    over its lowercase form (``a_b``: ``a`` and ``b`` whole runs of
-    ASCII letters and digits, with one or more characters that are neither
-    whitespace nor letters or digits between them: what
-    :func:`glued_pairs` pairs in ASCII text), ~50 times faster than
-    :func:`text_pairs`."""
+    of a query word), i.e. ``set(pairs) <= text_pairs(text)``.  ASCII pairs
+    are first looked for with one regex each over the lowercase body
+    (``a_b``: ``a`` and ``b`` whole runs of letters and digits, one or more
+    characters that are neither whitespace nor letters or digits between
+    them: what :func:`glued_pairs` pairs), ~50 times faster than
+    :func:`text_pairs`; an ASCII body is answered by them alone, any other
+    body by :func:`text_pairs` where a regex finds nothing (ASCII folding
+    may make a pair there, ``café.py`` holds ``cafe_py``).  ``text`` is
+    taken as indexed (:func:`nfc`)."""
     if not pairs:
         return True
-    if text.isascii() and all(p.isascii() for p in pairs):
+    text = nfc(text)  # as indexed: escape sequences out, accents composed
+    if all(p.isascii() for p in pairs):
         low = text.lower()
         for p in pairs:
             rx = _PAIR_RX.get(p)
@@ -514,12 +517,15 @@ def glued_in(text: str, pairs: tuple[str, ...]) -> bool:
                 if len(_PAIR_RX) >= _WORDS_MAX:
                     _PAIR_RX.clear()
                 # a literal first: re finds it with a fast scan; the start is checked below
-                rx = _PAIR_RX[p] = re.compile(re.escape(a) + r"[^\sa-z0-9]+" + re.escape(b) + r"(?![a-z0-9])")
+                rx = _PAIR_RX[p] = re.compile(re.escape(a) + r"(?:[^\w\s]|_)+" + re.escape(b) + r"(?![^\W_])")
             for m in rx.finditer(low):
                 i = m.start()
                 if i == 0 or not low[i - 1].isalnum():
                     break
             else:
-                return False
-        return True
+                if text.isascii():
+                    return False
+                break
+        else:
+            return True
     return text_pairs(text).issuperset(pairs)

@@ -1270,3 +1270,16 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
         ix.close()
     tok = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
     assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem"
+
+
+_GLUE_PIECES = st.sampled_from(list("authpyAUTHPY.._-/ \n\téÉ日本") + ["\u0301", "\x1b[1m", "ß", "ǅ"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_GLUE_PIECES, max_size=30).map("".join), st.sampled_from(["auth.py", "AUTH-PY", "a.p", "py/auth", "café.py", "日本"]))
+def test_glued_in_is_the_pairs_test(text: str, word: str) -> None:
+    """``glued_in`` (regexes first) answers as ``text_pairs`` does: what the
+    turns' glued check relies on to score as the ``pairs`` field did."""
+    from objstore.index.analysis import glued_in, text_pairs, word_pairs
+    p = word_pairs(word)
+    assert glued_in(text, p) == text_pairs(text).issuperset(p)
