@@ -79,14 +79,14 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
 
     def texts(oids: list[str]) -> dict[str, str]:
         """The turn bodies the search checks glued multi-token words against (read once)."""
-        out = {}
+        got = {}
         for o in oids:
             try:
                 t = turns[o] = turns.get(o) or store.get(o, Turn)
             except (NotFound, CorruptObject):
                 continue
-            out[o] = t.text
-        return out
+            got[o] = t.text
+        return got
 
     for h in store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts):
         if len(out) >= limit:
