@@ -1349,14 +1349,14 @@ def _check_glued(hits: list[Hit], found: list, opened: list, rescore: dict, form
     tantivy with those words left out, restricted to the hits that fail
     alike; one that then matches nothing is dropped.  The scores are those
     a generation with ``pairs`` gives the same documents.  Hits are checked
-    best first, ``limit`` at a time, until ``limit`` settled ones score at
-    least the next one's unchecked score (a check only lowers a score): the
+    best first, ``limit`` at a time, until ``limit`` settled ones score
+    more than the next one's unchecked score (a check only lowers a score): the
     rest are left out, and only the texts of the checked ones are read."""
     final: dict[int, float] = {}
     pos = 0
     while pos < len(hits):
         nxt = hits[pos].score
-        if sum(1 for v in final.values() if v >= nxt) >= limit:
+        if sum(1 for v in final.values() if v > nxt) >= limit:  # (a tie may still win on time)
             break
         batch = list(range(pos, min(len(hits), pos + limit)))
         pos = batch[-1] + 1
