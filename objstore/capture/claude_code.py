@@ -327,7 +327,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         first = start == 0
         for raw in read_lines(f, None if end is None else max(0, end - start)):
             line_at = pos
-            pos = f.tell()
+            pos = f.tell() if raw is None else pos + len(raw)  # tell() is a system call (lseek) a line
             if state is not None and raw is not None and not raw.endswith(b"\n"):
                 pos = line_at          # incomplete last line: read it again next time
                 break

@@ -45,6 +45,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from objstore.capture.transcript import enable_fast_json
 from objstore.core.redact import redact
 
 __all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows"]
@@ -91,6 +92,7 @@ def parse_rows(reader_module: str, path: Path) -> Iterator[tuple]:
 def _child() -> None:
     """The child's main: read the request from stdin, write the messages to stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    enable_fast_json()
     reader_module, paths = pickle.load(sys.stdin.buffer)
     out = sys.stdout.buffer
     try:

@@ -51,16 +51,38 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         rep.problems.append(f"pack {idx.name}: {err}")
     for pack in packs.packs:
         rep.problems.extend(f"pack {pack.name[:16]}: {p}" for p in pack.verify())
-    ids = list(dict.fromkeys([*store.objects, *packs]))
-    for i, oid in enumerate(ids):
-        rep.objects += 1
+    # every object once: its loose copy if it has one, else the first sound
+    # copy in a pack (as PackSet.get); each pack is read in body order, so
+    # that a version-3 block is inflated once, not once per object
+    loose = list(store.objects)
+    total = len(set(loose).union(*(set(p) for p in packs.packs))) if progress else 0
+    errs: dict[str, str] = {}
+    seen: set[str] = set()
+
+    def check(oid: str, frame: bytes | MemError) -> None:
+        if oid not in seen:
+            seen.add(oid)
+            if progress and (len(seen) % 1000 == 0 or len(seen) == total):
+                progress(len(seen), total)
         try:
-            frame = store.objects.get(oid) if store.objects.contains(oid) else packs.get(oid)
+            if isinstance(frame, MemError):
+                raise frame
             objs[oid] = decode(frame)
+            errs.pop(oid, None)
         except (CorruptObject, UnsupportedVersion, NotFound) as e:
-            rep.problems.append(f"object {oid}: {e}")
-        if progress and (i % 1000 == 0 or i == len(ids) - 1):
-            progress(i + 1, len(ids))
+            errs.setdefault(oid, f"object {oid}: {e}")
+    for oid in loose:
+        try:
+            check(oid, store.objects.get(oid))
+        except (CorruptObject, UnsupportedVersion, NotFound) as e:
+            check(oid, e)
+    final = set(loose)
+    for pack in packs.packs:
+        for oid, frame in pack.frames_in_body_order():
+            if oid not in final and oid not in objs:
+                check(oid, frame)
+    rep.objects = len(seen)
+    rep.problems.extend(errs[o] for o in sorted(errs))
     packs.close()
     rep.problems += store.refs.packed_problems()
     for ns, cls in _EXPECT.items():

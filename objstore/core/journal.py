@@ -190,9 +190,9 @@ class IndexJournal:
         finally:
             os.close(fd)
 
-    def fact(self, key: str) -> None:
-        """Note that ``key``'s indexed version will change."""
-        self.append([f"F\t{key}"])
+    def fact(self, *keys: str) -> None:
+        """Note that each key's indexed version will change (one append)."""
+        self.append([f"F\t{key}" for key in keys])
 
     def sessions(self, moves: list[tuple[str, str | None]]) -> None:
         """Note that sessions will move from the given old heads."""

@@ -326,17 +326,25 @@ class Turn(Frozen):
             raise InvalidInput("seq must be >= 0")
         check_time(self.timestamp, "timestamp")
 
+    #: :meth:`to_payload` gives its keys in canonical order and only int, text,
+    #: bytes, bool and null values, so ``objstore.core.codec.encode`` need not sort
+    PAYLOAD_IN_ORDER: ClassVar[bool] = True
+
     def to_payload(self) -> dict[str, Any]:
-        """The CBOR payload (see module doc)."""
-        return {
-            "session": self.session, "seq": self.seq, "role": self.role,
-            "text": self.text, "timestamp": self.timestamp, "harness": self.harness,
-            "cwd": self.cwd, "project": self.project, "source": self.source,
-            "parent": _raw_parent(self.parent),
-            **({"forgotten": self.forgotten} if self.forgotten else {}),
-            **({"entrypoint": self.entrypoint} if self.entrypoint else {}),
-            **({"untrusted": True} if self.untrusted else {}),
-        }
+        """The CBOR payload (see module doc), its keys in the order of RFC 8949
+        §4.2.1 (shorter first, then bytewise): the order a canonical encoder
+        writes them in (the import encodes one turn per record: no sort)."""
+        p = {"cwd": self.cwd, "seq": self.seq, "role": self.role, "text": self.text,
+             "parent": None if self.parent is None else to_raw(self.parent), "source": self.source,
+             "harness": self.harness, "project": self.project, "session": self.session}
+        if self.forgotten:
+            p["forgotten"] = self.forgotten
+        p["timestamp"] = self.timestamp
+        if self.untrusted:
+            p["untrusted"] = True
+        if self.entrypoint:
+            p["entrypoint"] = self.entrypoint
+        return p
 
     @classmethod
     def from_payload(cls, p: dict[str, Any]) -> Turn:

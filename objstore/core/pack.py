@@ -9,14 +9,22 @@ bytes of one frame (``docs/format.md``, "Frame"), so it is read with one
 ``pread`` of a length the index gives.
 
 **Versions.**  This doc gives version 1 byte by byte (a zlib stream per
-entry).  Version 2, which new packs are written in, differs only in the
-pack file: after the 12-byte header come D (u32) and a preset dictionary of
-D bytes (at most 32 KiB), then the entries, each a raw DEFLATE stream
-(RFC 1951, no zlib header or trailer) compressed with that dictionary as
-zlib's preset dictionary (RFC 1950 §2.2, ``deflateSetDictionary``); the
-index has the same layout with version 2.  Both versions use the standard
-library's zlib only.  ``docs/format.md`` ("Packs") specifies
-both, with a worked example of each.
+entry).  Version 2 differs only in the pack file: after the 12-byte header
+come D (u32) and a preset dictionary of D bytes (at most 32 KiB), then the
+entries, each a raw DEFLATE stream (RFC 1951, no zlib header or trailer)
+compressed with that dictionary as zlib's preset dictionary (RFC 1950
+§2.2, ``deflateSetDictionary``); the index has the same layout with
+version 2.  Version 3, which new packs are written in, has the same
+header and dictionary, but an entry is a *block*: the raw DEFLATE stream
+(with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
+back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
+gives each object, after the ids, its block number (``u32``) and its
+position in the block (``u16``), then the number of blocks B and the
+blocks' offsets (``u64``) and entry lengths (``u32``).  A read
+inflates its block only up to the end of its frame; a damaged byte of a
+block loses the objects of that block from the damaged one on.  All
+versions use the standard library's zlib only.  ``docs/format.md``
+("Packs") specifies the three, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -171,16 +179,28 @@ PACK_MAGIC = b"MPAK"
 IDX_MAGIC = b"MIDX"
 #: the version new packs and indexes are written in (1: a zlib stream per
 #: object; 2: a raw DEFLATE stream per object, compressed with the pack's own
-#: preset dictionary); both are read
-PACK_VERSION = 2
-IDX_VERSION = 2
-READ_VERSIONS = (1, 2)
+#: preset dictionary; 3: raw DEFLATE blocks of several objects with that
+#: dictionary); all three are read
+PACK_VERSION = 3
+IDX_VERSION = 3
+READ_VERSIONS = (1, 2, 3)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
 DEFLATE_LEVEL = 4
 DEFLATE_MEMLEVEL = 6
-#: version 2: the dictionary is taken from the first frames of a pack, up to
+#: version 3: a block is closed once its frames hold BLOCK_BYTES (or it holds
+#: BLOCK_OBJECTS frames), and compressed at this level and memLevel (the bench
+#: corpus: 12.8 MB in 0.95 s of CPU, against 18.0 MB in 1.3 s per object in
+#: version 2; docs/benchmarks.md, Session 7)
+BLOCK_BYTES = 64 * 1024
+BLOCK_OBJECTS = 0xFFFF
+BLOCK_LEVEL = 6
+BLOCK_MEMLEVEL = 8
+#: version 3: a pack keeps the frames of the last this many blocks it read
+#: (at most 64 KiB each, plus one frame larger than that)
+BLOCK_CACHE = 8
+#: versions 2 and 3: the dictionary is taken from the first frames of a pack, up to
 #: this many frames or bytes, and is at most DICT_BYTES long (zlib's window:
 #: a preset dictionary longer than 32 KiB is not used)
 TRAIN_FRAMES = 2000
@@ -198,8 +218,10 @@ _U64 = struct.Struct(">Q")
 SUM_LEN = 32  # blake3 checksum
 ID_LEN = 32
 _IDX_FIXED = HEADER_LEN + _FANOUT_LEN + 2 * SUM_LEN  # 1100
-_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44, in both versions
-_DICT_AT = HEADER_LEN + 4  # version 2: the dictionary follows its u32 length at offset 12
+_IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44, in versions 1 and 2
+_IDX3_PER_OBJECT = ID_LEN + 4 + 2  # 38 in version 3: id, block number, position; + 4 (B) + 12 per block
+_U16 = struct.Struct(">H")
+_DICT_AT = HEADER_LEN + 4  # versions 2, 3: the dictionary follows its u32 length at offset 12
 _PACK_MIN = HEADER_LEN + SUM_LEN  # 44
 FRAME_MAGIC = b"MEMO"  # codec.MAGIC; not imported to keep this module free of cbor2
 MAX_OBJECTS = 2**32 - 1
@@ -208,31 +230,38 @@ MAX_ENTRY = 2**32 - 1  # entry length 4 + L is a u32
 _IDX_NAME = re.compile(r"pack-([0-9a-f]{64})\.idx")
 _PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
 TEMP_PREFIX = "tmp-pack-"
+_UPGRADE = "a newer mem wrote it: upgrade mem to read it"
 
 
-def idx_size(count: int, version: int = IDX_VERSION) -> int:
+def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:
     """Exact size in bytes of the index of a pack of ``count`` objects
-    (``1100 + 44·count`` in versions 1 and 2)."""
+    (``1100 + 44·count`` in versions 1 and 2; in version 3, whose objects
+    lie in ``blocks`` blocks, ``1104 + 38·count + 12·blocks``)."""
+    if version >= 3:
+        return _IDX_FIXED + 4 + _IDX3_PER_OBJECT * count + 12 * blocks
     return _IDX_FIXED + _IDX_PER_OBJECT * count
 
 
 class DeflateReader:
-    """Decompresses the raw DEFLATE streams (RFC 1951) of one version-2
-    pack with its preset dictionary (``dict_data``, raw bytes, at most
-    32 KiB; empty: none).  Standard-library zlib; safe from several threads
-    (a new decompressor per call: setting a preset dictionary on inflate is
-    a copy into its window)."""
+    """Decompresses the raw DEFLATE streams (RFC 1951) of one version-2 or
+    version-3 pack with its preset dictionary (``dict_data``, raw bytes, at
+    most 32 KiB; empty: none).  Standard-library zlib; safe from several
+    threads (a new decompressor per call: setting a preset dictionary on
+    inflate is a copy into its window)."""
 
     def __init__(self, dict_data: bytes) -> None:
         if len(dict_data) > DICT_BYTES:
             raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {DICT_BYTES})")
         self._dict = bytes(dict_data)
 
+    def _new(self):
+        return zlib.decompressobj(-15, zdict=self._dict) if self._dict else zlib.decompressobj(-15)
+
     def decompress(self, data, limit: int) -> bytes:
         """The content of the raw DEFLATE stream ``data``, at most ``limit``
         bytes.  Raises ValueError for damaged data, a stream that does not
         end where ``data`` ends, or content over ``limit`` bytes."""
-        d = zlib.decompressobj(-15, zdict=self._dict) if self._dict else zlib.decompressobj(-15)
+        d = self._new()
         try:
             out = d.decompress(data, limit)
         except zlib.error as e:
@@ -242,6 +271,90 @@ class DeflateReader:
         if d.unused_data:
             raise ValueError("DEFLATE stream followed by garbage")
         return out
+
+    def block_frame(self, data, k: int) -> bytes:
+        """Version 3: frame ``k`` (0-based) of the block whose raw DEFLATE
+        stream is ``data`` (its content: u32 K, K × u32 frame lengths, the K
+        frames; ``docs/format.md``, "Packs").  Inflates only up to the end of
+        that frame: the frames before a damaged byte still read.  Raises
+        ValueError (damaged stream, ``k`` ≥ K, a stream that ends early)."""
+        return self.block_prefix(data, k)[k]
+
+    def block_prefix(self, data, k: int) -> list[bytes]:
+        """Version 3: frames 0 … ``k`` of the block ``data`` (inflated up to
+        the end of frame ``k``, no further).  Raises as :meth:`block_frame`."""
+        inf = _Inflate(self._new(), data)
+        (count,) = U32.unpack(inf.take(4))
+        if k >= count:
+            raise ValueError(f"object {k} of a block of {count}")
+        lens = struct.unpack(f">{count}I", inf.take(4 * count))
+        body = inf.take(sum(lens[:k + 1]))
+        out, pos = [], 0
+        for n in lens[:k + 1]:
+            out.append(body[pos:pos + n])
+            pos += n
+        return out
+
+    def block_frames(self, data) -> tuple[list[bytes], str | None]:
+        """Version 3: ``(frames, error)``: the frames of the block ``data``
+        in order, as far as its stream inflates, and None when the whole
+        stream is sound (it ends exactly where ``data`` ends, with nothing
+        after its K frames), else why it is not (the frames before the
+        damage are still returned).  Never raises."""
+        inf = _Inflate(self._new(), data)
+        frames: list[bytes] = []
+        try:
+            (count,) = U32.unpack(inf.take(4))
+            if count == 0 or count > BLOCK_OBJECTS:
+                return frames, f"a block of {count} objects"
+            lens = struct.unpack(f">{count}I", inf.take(4 * count))
+            for n in lens:
+                frames.append(inf.take(n))
+            inf.end()
+        except ValueError as e:
+            return frames, str(e)
+        return frames, None
+
+
+class _Inflate:
+    """Incremental inflate of one raw DEFLATE stream: :meth:`take` returns
+    exactly the next ``n`` bytes of content (ValueError when the stream is
+    damaged or ends before)."""
+
+    __slots__ = ("d", "tail")
+
+    def __init__(self, d, data) -> None:
+        self.d, self.tail = d, data
+
+    def take(self, n: int) -> bytes:
+        parts, need = [], n
+        while need > 0:
+            try:
+                got = self.d.decompress(self.tail, need)
+            except zlib.error as e:
+                raise ValueError(str(e)) from None
+            self.tail = self.d.unconsumed_tail
+            if not got:
+                raise ValueError("DEFLATE stream ends inside the block" if self.d.eof or not self.tail
+                                 else "DEFLATE stream makes no progress")
+            parts.append(got)
+            need -= len(got)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def end(self) -> None:
+        """Check that the stream ends here, exactly where its data ends."""
+        try:
+            extra = self.d.decompress(self.tail, 1)
+            if not extra and not self.d.eof:
+                extra = self.d.flush()
+        except zlib.error as e:
+            raise ValueError(str(e)) from None
+        if extra:
+            raise ValueError("the block holds more than its frames")
+        if not self.d.eof:
+            raise ValueError("DEFLATE stream truncated")
+        if self.d.unused_data or self.d.unconsumed_tail:
+            raise ValueError("DEFLATE stream followed by garbage")
 
 
 def _raw_id(oid: str) -> bytes:
@@ -259,7 +372,8 @@ class PackInfo(Frozen):
         idx_path: ``<pack_dir>/pack-<name>.idx``.
         count: number of objects (distinct ids) in the pack.
         size: size of the ``.pack`` file in bytes.
-        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``).
+        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``;
+            version 3: ``1104 + 38 * count + 12 * blocks``).
     """
 
     __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
@@ -286,7 +400,8 @@ class Pack:
         NotFound: the index file does not exist.
         CorruptObject: the index or pack is truncated, damaged or missing
             (the message names the file).
-        UnsupportedVersion: an index or pack format version other than 1.
+        UnsupportedVersion: an index or pack format version other than 1,
+            2 or 3 (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
         name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
@@ -327,21 +442,41 @@ class Pack:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
         if version not in READ_VERSIONS:
             raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
         self.version = version
-        if self._idx_size != idx_size(n, version):
-            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {idx_size(n, version)} "
+        self._ids_off = HEADER_LEN + _FANOUT_LEN
+        self._nblocks = 0
+        if version >= 3:  # the block table's length B follows the positions
+            self._bno_off = self._ids_off + ID_LEN * n
+            self._ord_off = self._bno_off + 4 * n
+            nb_off = self._ord_off + 2 * n
+            if self._idx_size < nb_off + 4 + 2 * SUM_LEN:
+                raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need at least "
+                                    f"{nb_off + 4 + 2 * SUM_LEN} (truncated or damaged)")
+            self._nblocks = U32.unpack_from(mm, nb_off)[0]
+            if self._nblocks > n or (n > 0) != (self._nblocks > 0):
+                raise CorruptObject(f"{ip}: {self._nblocks} blocks for {n} objects (damaged)")
+            self._boffs_off = nb_off + 4
+            self._blens_off = self._boffs_off + 8 * self._nblocks
+        need = idx_size(n, version, self._nblocks)
+        if self._idx_size != need:
+            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
                                 "(truncated or damaged)")
         fanout = _FANOUT.unpack_from(mm, HEADER_LEN)
         if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
             raise CorruptObject(f"{ip}: fan-out table is damaged")
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
-        self._ids_off = HEADER_LEN + _FANOUT_LEN
-        self._offs_off = self._ids_off + ID_LEN * n
-        self._lens_off = self._offs_off + 8 * n
-        self._sum_off = self._lens_off + 4 * n
-        self._zr: DeflateReader | None = None  # version 2: made on the first read
+        if version >= 3:
+            self._sum_off = self._blens_off + 4 * self._nblocks
+        else:
+            self._offs_off = self._ids_off + ID_LEN * n
+            self._lens_off = self._offs_off + 8 * n
+            self._sum_off = self._lens_off + 4 * n
+        self._zr: DeflateReader | None = None  # versions 2, 3: made on the first read
+        #: version 3: block offset -> its first frames, as far as a read inflated it (a
+        #: walk up a session's chain reads a block's frames from the last to the first)
+        self._blocks: dict[int, list[bytes]] = {}
         recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         if recorded.hex() != self.name:
             raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
@@ -359,7 +494,7 @@ class Pack:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
         if version not in READ_VERSIONS:
             raise UnsupportedVersion(f"{pp}: pack version {version} is not supported "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
         if version != self.version:
             raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version}")
         if pn != n:
@@ -368,7 +503,7 @@ class Pack:
             raise CorruptObject(f"{pp}: trailer checksum does not match its index (truncated or damaged)")
         self._body_end = self.size - SUM_LEN
         self._body_start = HEADER_LEN  # where the entries begin
-        if version == 2:
+        if version >= 2:
             raw_len = os.pread(fd, 4, HEADER_LEN)
             d = U32.unpack(raw_len)[0] if len(raw_len) == 4 else -1
             if d < 0 or _DICT_AT + d > self._body_end:
@@ -377,8 +512,8 @@ class Pack:
             self._body_start = _DICT_AT + d
 
     def dictionary(self) -> bytes:
-        """Version 2: the pack's preset dictionary (raw bytes; empty when it
-        has none).  Version 1: empty."""
+        """Versions 2 and 3: the pack's preset dictionary (raw bytes; empty
+        when it has none).  Version 1: empty."""
         if self.version == 1 or not self._dict_len:
             return b""
         data = os.pread(self._pf.fileno(), self._dict_len, _DICT_AT)
@@ -419,14 +554,41 @@ class Pack:
         return -1
 
     def _entry(self, i: int) -> tuple[int, int]:
+        """(offset, length) of object ``i``'s entry (version 3: of its block;
+        ``(0, 0)``, which no bounds check passes, for a block number past
+        the block table)."""
+        if self.version >= 3:
+            return self._block(U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
         return (_U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
                 U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
 
-    def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
-        """Frame from an entry's bytes; raises CorruptObject naming the problem."""
+    def _block(self, b: int) -> tuple[int, int]:
+        """Version 3: (offset, entry length) of block ``b`` (``(0, 0)`` past the table)."""
+        if b >= self._nblocks:
+            return 0, 0
+        return (_U64.unpack_from(self._mm, self._boffs_off + 8 * b)[0],
+                U32.unpack_from(self._mm, self._blens_off + 4 * b)[0])
+
+    def _ordinal(self, i: int) -> int:
+        """Version 3: the position of object ``i`` in its block (0 before)."""
+        return _U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
+
+    def _decode_entry(self, data: bytes, raw: bytes, k: int = 0) -> bytes:
+        """Frame from an entry's bytes (version 3: frame ``k`` of the block
+        entry); raises CorruptObject naming the problem."""
         oid = raw.hex()
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
+        if self.version == 3:
+            try:
+                frame = self._inflater().block_frame(memoryview(data)[4:], k)
+            except ValueError as e:
+                raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
+                                    f"block ({e})") from None
+            got = blake3(frame).digest()
+            if got != raw:
+                raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+            return frame
         if self.version == 2:
             try:
                 frame = self._inflater().decompress(memoryview(data)[4:], MAX_ENTRY)
@@ -450,19 +612,131 @@ class Pack:
 
     def _read(self, i: int, raw: bytes) -> bytes:
         off, length = self._entry(i)
+        if self.version >= 3:
+            k = self._ordinal(i)
+            got = self._blocks.get(off)
+            if got is not None and k < len(got) and blake3(got[k]).digest() == raw:
+                return got[k]
         if off < self._body_start or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
                                 f"is outside the pack body")
         data = os.pread(self._pf.fileno(), length, off)
         if len(data) != length:
             raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
+        if self.version >= 3:
+            return self._read_block(data, raw, off, k)
         return self._decode_entry(data, raw)
+
+    def _read_block(self, data: bytes, raw: bytes, off: int, k: int) -> bytes:
+        """Version 3: frame ``k`` of the block entry ``data`` at ``off``,
+        verified; the frames before it are kept for the next reads
+        (:attr:`_blocks`, the last BLOCK_CACHE blocks)."""
+        oid = raw.hex()
+        if U32.unpack_from(data, 0)[0] != len(data) - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
+        try:
+            frames = self._inflater().block_prefix(memoryview(data)[4:], k)
+        except ValueError as e:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
+                                f"block ({e})") from None
+        got = blake3(frames[k]).digest()
+        if got != raw:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+        cache = self._blocks
+        if len(cache) >= BLOCK_CACHE:
+            try:
+                cache.pop(next(iter(cache), None), None)  # the oldest
+            except RuntimeError:  # another thread changed it meanwhile
+                cache.clear()
+        cache[off] = frames
+        return frames[k]
 
     def ids_in_body_order(self) -> list[str]:
         """Every id of the pack (64 hex) in the order of the pack body (the
         order the objects were written in), so that a rewrite
         (``Store.repack``) keeps objects written together together."""
-        return [self._id_at(i).hex() for i in sorted(range(self.count), key=lambda i: self._entry(i)[0])]
+        return [self._id_at(i).hex() for i in self._body_order()]
+
+    def _body_order(self) -> list[int]:
+        """Positions in the id table, in the order of the pack body (version
+        3: by block, then by position in the block)."""
+        if self.version >= 3:
+            return sorted(range(self.count), key=lambda i: (self._entry(i)[0], self._ordinal(i)))
+        return sorted(range(self.count), key=lambda i: self._entry(i)[0])
+
+    def raw_blocks_in_body_order(self) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
+        """Version 3: ``(ids, data)`` of every block in the order of the
+        pack body: the ids of its objects by their position in the block,
+        and the block's compressed stream (not decompressed, not checked),
+        or the ``CorruptObject`` for a block whose bounds, length prefix or
+        positions are damaged.  For copying blocks as they are
+        (``Store._copy_pack``, :meth:`PackWriter.add_block`).  Raises
+        ValueError for another version."""
+        if self.version < 3:
+            raise ValueError(f"{self.pack_path}: a version-{self.version} pack has no blocks")
+        blocks: dict[tuple[int, int], list[tuple[int, bytes]]] = {}
+        for i in range(self.count):
+            blocks.setdefault(self._entry(i), []).append((self._ordinal(i), self._id_at(i)))
+        if not blocks:
+            return
+        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for (off, length), members in sorted(blocks.items()):
+                members.sort()
+                ids = [raw.hex() for _k, raw in members]
+                if off < self._body_start or length < 5 or off + length > self._body_end:
+                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
+                    continue
+                if [k for k, _raw in members] != list(range(len(members))):
+                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: its objects' positions are damaged")
+                    continue
+                data = mm[off:off + length]
+                if U32.unpack_from(data, 0)[0] != length - 4:
+                    yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
+                    continue
+                yield ids, data[4:]
+
+    def frames_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
+        """``(id, frame)`` of every object in the order of the pack body,
+        each frame verified against its id, or the ``CorruptObject`` a
+        :meth:`get` of it would raise in its place.  O(bytes of the pack):
+        each version-3 block is inflated once (where :meth:`get` in id order
+        would inflate a block once per object); for rewrites, pushes and
+        checks that read a whole pack."""
+        if self.version < 3:
+            for i in self._body_order():
+                raw = self._id_at(i)
+                try:
+                    yield raw.hex(), self._read(i, raw)
+                except CorruptObject as e:
+                    yield raw.hex(), e
+            return
+        zr: DeflateReader | None = None
+        for ids, data in self.raw_blocks_in_body_order():
+            if isinstance(data, CorruptObject):  # its bounds or positions: each object as get reads it
+                for oid in ids:
+                    try:
+                        yield oid, self.get(oid)
+                    except CorruptObject as e:
+                        yield oid, e
+                continue
+            try:
+                zr = zr or self._inflater()
+            except CorruptObject as e:
+                for oid in ids:
+                    yield oid, e
+                continue
+            frames, err = zr.block_frames(data)
+            if len(frames) > len(ids):
+                err = err or f"the block holds {len(frames)} objects, its index {len(ids)}"
+            for k, oid in enumerate(ids):
+                if k < len(frames) and blake3(frames[k]).digest().hex() == oid:
+                    yield oid, frames[k]
+                elif k < len(frames):
+                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: content hashes to "
+                                             f"{blake3(frames[k]).hexdigest()}")
+                else:
+                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} "
+                                             f"of its block ({err})")
 
     def raw_entries_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
         """``(id, data)`` of every object in the order of the pack body,
@@ -470,7 +744,10 @@ class Pack:
         stream, not decompressed, not checked), or the ``CorruptObject``
         :meth:`raw_entry` would raise (bounds, length prefix) in its place.
         Read through one read-only mapping of the pack file, without a
-        lookup per id: a pack copy (``Store._copy_pack``) is then O(bytes)."""
+        lookup per id: a pack copy (``Store._copy_pack``) is then O(bytes).
+        Versions 1 and 2 (version 3: :meth:`raw_blocks_in_body_order`)."""
+        if self.version >= 3:
+            raise ValueError(f"{self.pack_path}: version-3 entries are blocks (raw_blocks_in_body_order)")
         order = sorted(range(self.count), key=lambda i: self._entry(i)[0])
         if not order:
             return
@@ -508,8 +785,11 @@ class Pack:
         version 1, the zlib stream; version 2, the raw DEFLATE stream, which needs
         this pack's :meth:`dictionary`.  For copying into another pack with
         :meth:`PackWriter.add_entry` (a version-2 writer must use the same
-        dictionary).  Raises NotFound, CorruptObject (bounds, length prefix)."""
+        dictionary).  Raises NotFound, CorruptObject (bounds, length prefix),
+        ValueError for a version-3 pack, whose entries are blocks."""
         raw = _raw_id(oid)
+        if self.version >= 3:
+            raise ValueError(f"{self.pack_path}: version-3 entries are blocks (raw_blocks_in_body_order)")
         i = self._find(raw)
         if i < 0:
             raise NotFound(f"no object {oid}")
@@ -531,7 +811,8 @@ class Pack:
     def entry_size(self, oid: str) -> int:
         """Size in bytes of the object's compressed data in the pack (``L``:
         its zlib stream in version 1, its raw DEFLATE stream in version 2; the entry
-        takes ``4 + L``).  Raises InvalidInput or NotFound."""
+        takes ``4 + L``; version 3: that of its whole block, shared with the
+        block's other objects).  Raises InvalidInput or NotFound."""
         i = self._find(_raw_id(oid))
         if i < 0:
             raise NotFound(f"no object {oid}")
@@ -588,8 +869,10 @@ class Pack:
         Checks: the index checksum; the pack trailer against the pack bytes,
         the index's record and the file name; the header counts; the fan-out
         against the ids; strict id order; every entry in bounds, with a
-        matching length prefix, decompressing and hashing to its id; and that
-        the entries tile the pack body exactly (no gaps, overlap or garbage).
+        matching length prefix, decompressing and hashing to its id (version
+        3: every block inflating to exactly the frames its index lists, at
+        the positions it gives, and each lost object named); and that the
+        entries (blocks) tile the pack body exactly (no gaps, overlap or garbage).
         Reads both files fully (O(size)); never raises for damage it finds.
         At most ``max_problems`` entry problems are listed, then a count.
         """
@@ -634,28 +917,56 @@ class Pack:
                 problems.append(f"{ip}: fan-out table does not match the ids")
             # every entry
             bad = 0
-            total = 0
-            for i in range(n):
-                raw = self._id_at(i)
-                off, length = self._entry(i)
-                total += length
+            if self.version >= 3:
+                for oid, got in self.frames_in_body_order():
+                    if isinstance(got, CorruptObject):
+                        bad += 1
+                        if bad <= max_problems:
+                            problems.append(str(got))
+                entries = sorted(self._block(b) for b in range(self._nblocks))
+                used = {U32.unpack_from(mm, self._bno_off + 4 * i)[0] for i in range(n)}
+                if used != set(range(self._nblocks)):
+                    problems.append(f"{ip}: objects name blocks {sorted(used - set(range(self._nblocks)))[:5]} "
+                                    f"past the table, or blocks {sorted(set(range(self._nblocks)) - used)[:5]} "
+                                    f"hold none of them")
                 try:
-                    if off < self._body_start or length < 5 or off + length > self._body_end:
-                        raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
-                                            f"is outside the pack body")
-                    self._decode_entry(pm[off:off + length], raw)
+                    zr = self._inflater()
+                    for ids, data in self.raw_blocks_in_body_order():
+                        if isinstance(data, CorruptObject):
+                            continue  # named above, object by object
+                        try:
+                            k = U32.unpack(_Inflate(zr._new(), data).take(4))[0]
+                        except ValueError:
+                            continue  # damaged: named above
+                        if k != len(ids):
+                            problems.append(f"{pp}: the block at {self._entry(self._find(bytes.fromhex(ids[0])))[0]} "
+                                            f"holds {k} objects, its index lists {len(ids)}")
                 except CorruptObject as e:
-                    bad += 1
-                    if bad <= max_problems:
-                        problems.append(str(e))
+                    problems.append(str(e))
+            else:
+                entries = []
+                for i in range(n):
+                    raw = self._id_at(i)
+                    off, length = self._entry(i)
+                    entries.append((off, length))
+                    try:
+                        if off < self._body_start or length < 5 or off + length > self._body_end:
+                            raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
+                                                f"is outside the pack body")
+                        self._decode_entry(pm[off:off + length], raw)
+                    except CorruptObject as e:
+                        bad += 1
+                        if bad <= max_problems:
+                            problems.append(str(e))
             if bad > max_problems:
                 problems.append(f"{pp}: {bad - max_problems} more damaged entries")
-            # the entries tile the body: walk the length prefixes
+            # the entries (version 3: the blocks) tile the body: walk the length prefixes
+            total = sum(length for _off, length in entries)
             pos, walked = self._body_start, 0
-            while pos + 4 <= self._body_end and walked <= n:
+            while pos + 4 <= self._body_end and walked <= len(entries):
                 pos += 4 + U32.unpack_from(pm, pos)[0]
                 walked += 1
-            if pos != self._body_end or walked != n or total != self._body_end - self._body_start:
+            if pos != self._body_end or walked != len(entries) or total != self._body_end - self._body_start:
                 problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
                                 f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
         return problems
@@ -699,7 +1010,7 @@ class Pack:
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1 and 2.
+    :class:`Pack` for lookups, versions 1, 2 and 3.
 
     Raises CorruptObject (a malformed header) or UnsupportedVersion."""
 
@@ -709,11 +1020,16 @@ class PackBytes:
             raise CorruptObject("pack bundle: truncated")
         magic, version, n = HEADER.unpack_from(idx, 0)
         pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
-        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n or len(idx) != idx_size(n, version):
+        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
             raise CorruptObject("pack bundle: not a pack and its index")
-        if version not in READ_VERSIONS or pversion != version:
+        if version not in READ_VERSIONS or pversion not in READ_VERSIONS:
             raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})")
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=_UPGRADE)
+        if pversion != version:
+            raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
+        self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0
+        if len(idx) != idx_size(n, version, self._nblocks):
+            raise CorruptObject("pack bundle: not a pack and its index")
         self.version, self.count = version, n
         self._zr: DeflateReader | None = None
 
@@ -730,8 +1046,15 @@ class PackBytes:
                 hi = mid
         if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
             return None
-        off = _U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
-        length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
+        if self.version >= 3:
+            b, nb = U32.unpack_from(idx, 1036 + 32 * n + 4 * lo)[0], self._nblocks
+            if b >= nb:
+                raise CorruptObject(f"pack bundle: object {oid}: block {b} of {nb}")
+            off = _U64.unpack_from(idx, 1040 + 38 * n + 8 * b)[0]
+            length = U32.unpack_from(idx, 1040 + 38 * n + 8 * nb + 4 * b)[0]
+        else:
+            off = _U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
+            length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
         if off < HEADER_LEN or length < 5 or off + length > len(self.pack) - SUM_LEN:
             raise CorruptObject(f"pack bundle: object {oid}: entry outside the pack body")
         data = memoryview(self.pack)[off + 4:off + length]
@@ -742,7 +1065,11 @@ class PackBytes:
                 if self._zr is None:
                     d = U32.unpack_from(self.pack, HEADER_LEN)[0]
                     self._zr = DeflateReader(bytes(self.pack[_DICT_AT:_DICT_AT + d]))
-                frame = self._zr.decompress(data, MAX_ENTRY)
+                if self.version == 2:
+                    frame = self._zr.decompress(data, MAX_ENTRY)
+                else:
+                    k = _U16.unpack_from(idx, 1036 + 36 * n + 2 * lo)[0]
+                    frame = self._zr.block_frame(data, k)
         except (zlib.error, ValueError) as e:
             raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None
         if blake3(frame).digest() != raw:

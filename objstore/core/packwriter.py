@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import mmap
 import os
+import struct
 import sys
 import zlib
 from array import array
@@ -20,13 +21,13 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
     PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
     PackInfo,
     idx_size,
 )
 
-assert array("I").itemsize == 4 and array("Q").itemsize == 8
+assert array("H").itemsize == 2 and array("I").itemsize == 4 and array("Q").itemsize == 8
 _SWAP = sys.byteorder == "little"  # arrays are native-endian, the files big-endian
 _BUF = 1 << 20
 _tmp_counter = itertools.count()
@@ -43,7 +44,7 @@ def _compress(frame: bytes, level: int) -> bytes:
 
 
 def make_dictionary(frames: list[bytes]) -> bytes:
-    """A version-2 pack's preset dictionary from its first ``frames``: the
+    """A version-2 or version-3 pack's preset dictionary from its first ``frames``: the
     first 512 bytes of up to 200 frames spread evenly over them, the last
     DICT_BYTES (32 KiB) of that.  zlib's advice for a preset dictionary is
     "strings likely to be encountered later", the most common last; the
@@ -108,22 +109,25 @@ class PackWriter:
     Memory: only each object's raw id, offset and length (44 bytes) plus a
     4-byte-slot open-addressing table for deduplication stay in memory,
     about 60 bytes per object; frames are compressed and written as they
-    come, except (version 2) the first ones, kept until the pack's
-    dictionary is trained on them (TRAIN_FRAMES frames or TRAIN_BYTES).
+    come, except (versions 2 and 3) the first ones, kept until the pack's
+    dictionary is trained on them (TRAIN_FRAMES frames or TRAIN_BYTES),
+    and (version 3) those of the block being filled (BLOCK_BYTES).
     Durability: two file fsyncs and two directory fsyncs per pack, none per
     object.  Not thread-safe: use one writer per thread.
 
     Args:
         pack_dir: ``<store>/objects/pack``; created if missing.
         level: version 1: zlib level 0-9 (default 6, as loose objects);
-            version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4).
-        version: the pack format to write (default PACK_VERSION, 2: a raw
-            DEFLATE stream per object with the pack's preset dictionary;
-            1: a zlib stream per object).
-        dictionary: version 2: the dictionary to use (raw bytes, at most
-            32 KiB, ``b""`` for none) instead of making one, so that entries
-            of a pack with this dictionary can be copied with
-            :meth:`add_entry`.
+            version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
+            version 3: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
+        version: the pack format to write (default PACK_VERSION, 3: raw
+            DEFLATE blocks of up to BLOCK_BYTES of frames with the pack's
+            preset dictionary; 2: a raw DEFLATE stream per object with that
+            dictionary; 1: a zlib stream per object).
+        dictionary: versions 2 and 3: the dictionary to use (raw bytes, at
+            most 32 KiB, ``b""`` for none) instead of making one, so that
+            entries (version 3: blocks) of a pack with this dictionary can
+            be copied with :meth:`add_entry` (:meth:`add_block`).
     """
 
     def __init__(self, pack_dir: Path | str, *, level: int | None = None, version: int = PACK_VERSION,
@@ -131,7 +135,7 @@ class PackWriter:
         if version not in READ_VERSIONS:
             raise InvalidInput(f"pack version must be one of {READ_VERSIONS}, not {version}")
         if level is None:
-            level = 6 if version == 1 else DEFLATE_LEVEL
+            level = {1: 6, 2: DEFLATE_LEVEL}.get(version, BLOCK_LEVEL)
         if not 0 <= level <= 9:
             raise InvalidInput(f"zlib level must be 0..9, not {level}")
         if dictionary is not None and len(dictionary) > DICT_BYTES:
@@ -149,6 +153,12 @@ class PackWriter:
         self._ids = bytearray()  # 32 bytes per object, in write order
         self._offsets = array("Q")
         self._lengths = array("I")  # entry length 4 + L
+        self._ordinals = array("H")  # version 3: each object's position in its block
+        self._bnos = array("I")  # version 3: each object's block number
+        self._boffs = array("Q")  # version 3: each block's offset ...
+        self._blens = array("I")  # ... and entry length 4 + L
+        self._blk: list[bytes] = []  # version 3: frames of the block being filled
+        self._blk_bytes = 0
         self._table = array("I", bytes(4 * 1024))  # slot -> index + 1; 0 = empty
         self._mask = 1023
         self._file = None
@@ -168,7 +178,7 @@ class PackWriter:
         """Bytes of the pack so far (header and entries written, plus the
         raw size of frames held until the dictionary is fixed): what
         :meth:`objstore.core.store.Store.repack` rolls its packs on."""
-        return self._pos + self._pending_bytes
+        return self._pos + self._pending_bytes + self._blk_bytes
 
     def _check_open(self) -> None:
         if self._state != "open":
@@ -219,7 +229,7 @@ class PackWriter:
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return digest.hex()
-        if self.version == 2:
+        if self.version >= 2:
             self._add_framed(digest, slot, frame)
         else:
             self._append(digest, slot, _compress(frame, self.level))
@@ -233,8 +243,9 @@ class PackWriter:
             self._file.write(HEADER.pack(PACK_MAGIC, self.version, 0))
 
     def _add_framed(self, digest: bytes, slot: int, frame: bytes) -> None:
-        """Version 2: record one frame; compress and write it (or keep it
-        until the dictionary is trained)."""
+        """Versions 2 and 3: record one frame; compress and write it
+        (version 3: into the block being filled), or keep it until the
+        dictionary is trained."""
         n = self.count
         if n >= MAX_OBJECTS:
             raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
@@ -244,7 +255,10 @@ class PackWriter:
         if 2 * (n + 1) > len(self._table):
             self._grow()
         if self._zc is not None:
-            self._write_entry(digest, self._deflate(frame))
+            if self.version >= 3:
+                self._block_add(frame)
+            else:
+                self._write_entry(digest, self._deflate(frame))
             return
         self._pending.append(frame)
         self._pending_bytes += len(frame)
@@ -252,21 +266,26 @@ class PackWriter:
             self._fix_dictionary()
 
     def _fix_dictionary(self) -> None:
-        """Version 2: make the dictionary from the frames kept so far (none
-        when they are too few or too small to give one), write it after the
-        header, then compress and write the kept frames."""
+        """Versions 2 and 3: make the dictionary from the frames kept so far
+        (none when they are too few or too small to give one), write it
+        after the header, then compress and write the kept frames."""
         if self._zc is not None:
             return
         d = self.dictionary
         if d is None:
             d = self.dictionary = make_dictionary(self._pending)
-        self._zc = zlib.compressobj(self.level, zlib.DEFLATED, -15, DEFLATE_MEMLEVEL, zlib.Z_DEFAULT_STRATEGY,
+        mem = BLOCK_MEMLEVEL if self.version >= 3 else DEFLATE_MEMLEVEL
+        self._zc = zlib.compressobj(self.level, zlib.DEFLATED, -15, mem, zlib.Z_DEFAULT_STRATEGY,
                                     *((d,) if d else ()))
         self._open_file()
         self._file.write(U32.pack(len(d)))
         self._file.write(d)
         self._pos += 4 + len(d)
         pending, self._pending, self._pending_bytes = self._pending, [], 0
+        if self.version >= 3:
+            for frame in pending:
+                self._block_add(frame)
+            return
         first = self.count - len(pending)
         for k, frame in enumerate(pending):
             o = (first + k) * ID_LEN
@@ -278,6 +297,42 @@ class PackWriter:
         is hashed once per pack, not once per object)."""
         c = self._zc.copy()
         return c.compress(frame) + c.flush()
+
+    def _block_add(self, frame: bytes) -> None:
+        """Version 3: put the next frame (in add order) into the block being
+        filled; write the block once it holds BLOCK_BYTES or BLOCK_OBJECTS."""
+        self._blk.append(frame)
+        self._blk_bytes += len(frame)
+        if self._blk_bytes >= BLOCK_BYTES or len(self._blk) >= BLOCK_OBJECTS:
+            self._flush_block()
+
+    def _flush_block(self) -> None:
+        """Version 3: compress and write the block being filled (its
+        content: u32 K, K × u32 frame lengths, the K frames), recording its
+        offset, entry length and each object's position in it."""
+        frames = self._blk
+        if not frames:
+            return
+        k = len(frames)
+        c = self._zc.copy()
+        data = c.compress(U32.pack(k) + struct.pack(f">{k}I", *map(len, frames))) + c.compress(b"".join(frames)) \
+            + c.flush()
+        self._blk, self._blk_bytes = [], 0
+        self._put_block(data, k)
+
+    def _put_block(self, data: bytes, k: int) -> None:
+        """Version 3: write one block entry of ``k`` objects, the next ``k``
+        in add order."""
+        length = 4 + len(data)
+        if length > MAX_ENTRY:
+            raise InvalidInput(f"a block of {k} objects is too large for a pack entry ({len(data)} bytes)")
+        self._file.write(U32.pack(len(data)))
+        self._file.write(data)
+        self._bnos.extend([len(self._boffs)] * k)
+        self._boffs.append(self._pos)
+        self._blens.append(length)
+        self._ordinals.extend(range(k))
+        self._pos += length
 
     def _write_entry(self, digest: bytes, data: bytes) -> None:
         """Version 2: write the entry of the next object in add order."""
@@ -314,8 +369,11 @@ class PackWriter:
         :meth:`Pack.raw_entry` returns it), without decompressing: for
         rewriting packs (gc, forget), where re-compression would dominate.
         The stream is not re-verified here (``fsck``/``verify`` do that).
-        Raises as :meth:`add`."""
+        Raises as :meth:`add`, and InvalidInput on a version-3 writer
+        (whose entries are blocks: :meth:`add_block`)."""
         self._check_open()
+        if self.version >= 3:
+            raise InvalidInput("a version-3 pack's entries are blocks: add_block, not add_entry")
         digest = bytes.fromhex(oid)
         idx, slot = self._lookup(digest)
         if idx >= 0:
@@ -337,6 +395,39 @@ class PackWriter:
             return oid
         self._append(digest, slot, zstream)
         return oid
+
+    def add_block(self, oids: list[str], data: bytes) -> bool:
+        """Version 3: add a whole block as it is stored (``data``, its raw
+        DEFLATE stream, as :meth:`Pack.raw_blocks_in_body_order` gives it;
+        ``oids`` its objects in block order), without decompressing: for
+        rewriting packs (``forget``), where re-compression would dominate.
+        The writer must use the source pack's dictionary (``dictionary=``);
+        the block is not re-verified here (``fsck`` does that).  Returns
+        False, adding nothing, when one of ``oids`` is already in this
+        writer (the caller adds the block's frames instead).  Raises as
+        :meth:`add`, and InvalidInput for another version or without the
+        dictionary."""
+        self._check_open()
+        if self.version < 3 or self.dictionary is None:
+            raise InvalidInput("add_block needs a version-3 writer with the source pack's dictionary "
+                               "(PackWriter(dictionary=pack.dictionary()))")
+        raws = [bytes.fromhex(o) for o in oids]
+        if not raws or len(raws) > BLOCK_OBJECTS or len(set(raws)) != len(raws) \
+                or any(self._lookup(r)[0] >= 0 for r in raws):
+            return False
+        n = self.count
+        if n + len(raws) > MAX_OBJECTS:
+            raise InvalidInput(f"a pack holds at most {MAX_OBJECTS} objects; finish it and start another")
+        self._fix_dictionary()
+        self._flush_block()
+        for r in raws:
+            _i, slot = self._lookup(r)
+            self._table[slot] = self.count + 1
+            self._ids += r
+            if 2 * self.count > len(self._table):
+                self._grow()
+        self._put_block(data, len(raws))
+        return True
 
     def add_many(self, frames: Iterable[bytes]) -> int:
         """Add every frame of ``frames`` (consumed lazily); return how many
@@ -362,9 +453,10 @@ class PackWriter:
                 (no ``.idx``) remains for gc.
         """
         self._check_open()
-        if self.version == 2 and self.count:
+        if self.version >= 2 and self.count:
             try:
                 self._fix_dictionary()
+                self._flush_block()
             except BaseException:
                 self.abort()
                 raise
@@ -408,14 +500,14 @@ class PackWriter:
             self.abort()
             raise
         self.info = PackInfo(name=name, pack_path=pack_path, idx_path=idx_path, count=n,
-                             size=self._pos + SUM_LEN, idx_size=idx_size(n, self.version))
+                             size=self._pos + SUM_LEN, idx_size=idx_size(n, self.version, len(self._boffs)))
         self._state = "finished"
         self._release()
         return self.info
 
     def _write_idx(self, f, pack_checksum: bytes) -> None:
         ids, offsets, lengths = self._ids, self._offsets, self._lengths
-        n = len(offsets)
+        n = self.count
         # Bucket by first byte (the fan-out), then sort each small bucket:
         # never more than n/256 sort keys alive at once.
         buckets = [array("I") for _ in range(256)]
@@ -441,10 +533,20 @@ class PackWriter:
         step = 4096  # bounded temporaries: ~4096 small objects per chunk
         for s in range(0, n, step):
             put(b"".join([ids[i * ID_LEN:(i + 1) * ID_LEN] for i in order[s:s + step]]))
-        for s in range(0, n, step):
-            put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
-        for s in range(0, n, step):
-            put(_be(array("I", [lengths[i] for i in order[s:s + step]])))
+        if self.version >= 3:  # block numbers, positions, then the block table
+            bnos, ordinals = self._bnos, self._ordinals
+            for s in range(0, n, step):
+                put(_be(array("I", [bnos[i] for i in order[s:s + step]])))
+            for s in range(0, n, step):
+                put(_be(array("H", [ordinals[i] for i in order[s:s + step]])))
+            put(U32.pack(len(self._boffs)))
+            put(_be(self._boffs))
+            put(_be(self._blens))
+        else:
+            for s in range(0, n, step):
+                put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
+            for s in range(0, n, step):
+                put(_be(array("I", [lengths[i] for i in order[s:s + step]])))
         put(pack_checksum)
         f.write(h.digest())
 
@@ -452,8 +554,11 @@ class PackWriter:
         self._ids = bytearray()
         self._offsets = array("Q")
         self._lengths = array("I")
+        self._ordinals = array("H")
+        self._bnos, self._boffs, self._blens = array("I"), array("Q"), array("I")
         self._table = array("I")
         self._pending = []
+        self._blk, self._blk_bytes = [], 0
 
     def abort(self) -> None:
         """Discard the pack being written: close and delete the temp file.

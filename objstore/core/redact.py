@@ -12,6 +12,13 @@ built to be cheap on ordinary text and bounded on hostile text:
   case-insensitive rules run over one lowercased copy of the window; the
   generic keyword rule tries a match only where ``str.find`` sees one of five
   anchor words (``pass pwd secret token key``);
+* which rules run at all is decided by their **anchors** (``Rule.anchors``):
+  a rule none of whose anchors occurs in the lowercased window is skipped.
+  A process that has scanned 1 MiB finds every anchor in one pass with the
+  optional ``ahocorasick_rs`` matcher (``memvcs[fast]``); without it, one
+  ``str.__contains__`` per gate (:func:`_gates`).  Both find exactly the
+  anchors that occur, so the output is the same (docs/benchmarks.md,
+  "Session 7 (branch ``redact7``)");
 * every pattern is **linear**: its quantifiers are bounded (and possessive
   where a token ends), no quantified group can match the same text two ways,
   and the look-behind means a token can only start where a run of token
@@ -505,7 +512,7 @@ def _r(name, source, pattern, *, ci=False, priority=10, check=None, scan=None, a
     return Rule(name, source, pattern, ci, priority, check, scan, anchors or getattr(pattern, "anchors", None))
 
 
-def _at(*starts: str) -> Callable[..., None]:
+def _at(*starts: str, leftmost: bool = False) -> Callable[..., None]:
     """A rule's ``scan`` that tries its pattern only where one of ``starts``
     (literals every match begins with: command names or their common
     prefix, keywords) occurs,
@@ -514,7 +521,10 @@ def _at(*starts: str) -> Callable[..., None]:
     ``re`` to search for, and trying it at every offset of a 256 KB window
     costs a few milliseconds per rule (a find costs microseconds).  The
     pattern's look-behinds still see the text before each start.  Matches
-    may overlap; :func:`_find` merges them."""
+    may overlap (a start inside a match whose value the check refused is
+    tried again); :func:`_find` merges them.  ``leftmost=True``: the matches
+    of ``pattern.finditer`` exactly (each search resumes at the end of the
+    last match, accepted or not), only found faster."""
     def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
         if rule.lowered is not None:
             hay, o, match = low, off, rule.lowered.match
@@ -524,10 +534,12 @@ def _at(*starts: str) -> Callable[..., None]:
         grouped = "secret" in rule.pattern.groupindex
         check = rule.check
         cands = sorted({p for lit in starts for p in _find_all(hay, lit, s0, e0)})
-        done = s0      # end of the last accepted match: a start inside it is not tried again
+        done = s0      # end of the last accepted match (of any match: leftmost): a start inside it is not tried
         for p in cands:
             if p < done or (m := match(hay, p, e0)) is None:
                 continue
+            if leftmost:
+                done = m.end()
             s, e = m.span("secret") if grouped else m.span()
             if s < 0 or s == e:
                 continue
@@ -535,6 +547,7 @@ def _at(*starts: str) -> Callable[..., None]:
                 continue
             out.append((s + o, e + o, rule.priority, rule.name))
             done = m.end()
+    scan.leftmost = leftmost
     return scan
 
 
@@ -672,6 +685,9 @@ def _sql_bare_ok(v: str) -> bool:
 _PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "creds", "cred",
                "credentials", "credential", "user/pass", "user / pass", "username/password",
                "username / password", "user/password")
+#: literals every _PAIR_WORDS word starts with (the stdlib prefilter tests them as log, sign, cred, user)
+_PAIR_STARTS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "cred", "user/", "user /",
+                "username")
 _PAIR_HEAD = ("(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _PAIR_WORDS)
               + r")(?:word)?s?(?![a-z0-9_])"
               r"(?:[ \t]{0,4}(?::|=|is|are|was|were|with|as|using)(?![a-z0-9_])){0,2}[ \t]{0,4}")
@@ -821,12 +837,14 @@ RULES: list[Rule] = [
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
        r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)" + _PHRASE_VERB
        + r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=52, check=_phrase_secret, anchors=("secret", "token", "key")),
+       ci=True, priority=52, check=_phrase_secret, anchors=("secret", "token", "key"),
+       scan=_at("secret", "token", "api", "access", leftmost=True)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
        r"(?:passw(?:or)?d|passphrase|secret)" + _PHRASE_VERB_BARE
        + r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)",
-       ci=True, priority=51, check=_quoted_phrase_ok, anchors=("passw", "passphrase", "secret")),
+       ci=True, priority=51, check=_quoted_phrase_ok, anchors=("passw", "passphrase", "secret"),
+       scan=_at("passw", "passphrase", "secret", leftmost=True)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'use password <token>' with no verb, only for a token "
        "that cannot be prose (_bare_password_ok)",
@@ -1008,8 +1026,7 @@ RULES: list[Rule] = [
        "('login admin / Pw!2024x', 'creds: admin / Pw!2024x', 'log in as admin:Pw!2024x'); a path, a "
        "fraction or 'the user / group split' has no credential word before it",
        _PAIR_HEAD + _PAIR_USER + r"(?:[ \t]{1,4}/[ \t]{1,4}|:)[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=_pair_password_ok, anchors=("log", "sign", "cred", "user"),
-       scan=_at("log", "sign", "cred", "user")),
+       ci=True, priority=51, check=_pair_password_ok, anchors=_PAIR_STARTS, scan=_at(*_PAIR_STARTS)),
 ]
 
 
@@ -1078,11 +1095,17 @@ def _lower(seg: str) -> str:
     return low
 
 
-_PLAN: list = [None, 0, [], ()]  # (the RULES list, its length, the per-rule plan, the gate order)
+#: a process that has scanned this many characters loads the optional multi-literal matcher
+#: (:func:`_gate_matcher`): loading it costs ~4 ms, more than a hook's prompt scan saves
+_FAST_AFTER = 1 << 20
+#: [the matcher, or None before it is tried and False when unavailable; characters scanned so far]
+_FAST: list = [None, 0]
+_RUNS_MAX = 4096   # sets of present gates remembered (each maps to the rules to run)
 
 
 def _gates(anchors: tuple[str, ...]) -> tuple[str, ...]:
-    """The literals a window is tested for before a rule with these anchors
+    """The literals a window is tested for (with ``str.__contains__``, the
+    stdlib prefilter) before a rule with these anchors
     runs: anchors sharing a prefix of at least 2 characters are tested as that
     prefix (``gh`` for ``ghp_ gho_ …``, ``gl`` for the 11 GitLab prefixes),
     so a window without any of them costs one scan, not one per anchor.
@@ -1101,21 +1124,108 @@ def _gates(anchors: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _plan() -> tuple[list, tuple]:
-    """Per rule, what _scan_window needs, looked up once (rebuilt when
-    ``RULES`` is replaced or grows): (rule, its own scanner or None, its
-    gates (:func:`_gates`), check, priority, name); and every distinct gate
-    once, shortest first, each with the longest other gate it contains (when
-    that one is absent, so is this one: not scanned).  The patterns are not
-    touched here: a rule compiles on its first window that holds one of its
-    gates."""
-    if _PLAN[0] is not RULES or _PLAN[1] != len(RULES):
-        rules = [(r, r.scan, None if r.anchors is None else _gates(r.anchors), r.check, r.priority, r.name)
-                 for r in RULES]
-        gates = sorted({g for r in rules if r[2] is not None for g in r[2]}, key=lambda g: (len(g), g))
-        order = tuple((g, max((p for p in gates if p != g and p in g), key=len, default=None)) for g in gates)
-        _PLAN[:] = [RULES, len(RULES), rules, order]
-    return _PLAN[2], _PLAN[3]
+class _Plan:
+    """What _scan_window needs, worked out once per ``RULES`` (:func:`_plan`).
+
+    ``entries``: per rule (rule, its own scanner or None, check, priority,
+    name).  Two prefilters find which gates occur in a window: the stdlib
+    one tests ``tests`` one by one (the gates of :func:`_gates`, shortest
+    first, each with the index of the longest other gate it contains or -1:
+    when that one is absent, so is this one, and it is not scanned); the
+    optional matcher (:func:`_gate_matcher`) finds every anchor of
+    ``fast_gates`` (the anchors themselves: more of them cost it nothing,
+    and a rule runs only where one of its own anchors occurs) in one pass.
+    ``slow_sets`` / ``fast_sets``: per rule the indices of its gates, or
+    None (no anchors: always runs).  ``slow_runs`` / ``fast_runs`` map a
+    frozenset of present gate indices to the entries to run, in ``RULES``
+    order."""
+
+    __slots__ = ("rules", "n", "entries", "tests", "slow_sets", "fast_gates", "fast_sets", "slow_runs",
+                 "fast_runs")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules, self.n = rules, len(rules)
+        self.entries = [(r, r.scan, r.check, r.priority, r.name) for r in rules]
+        merged = [None if r.anchors is None else _gates(r.anchors) for r in rules]
+        gates = tuple(sorted({g for gs in merged if gs is not None for g in gs}, key=lambda g: (len(g), g)))
+        at = {g: i for i, g in enumerate(gates)}
+        self.slow_sets = [None if gs is None else frozenset(at[g] for g in gs) for gs in merged]
+        self.tests = tuple((i, g, at[max(inner, key=len)] if (inner := [p for p in gates if p != g and p in g])
+                            else -1) for i, g in enumerate(gates))
+        self.fast_gates = tuple(sorted({a for r in rules if r.anchors is not None for a in r.anchors}))
+        at = {g: i for i, g in enumerate(self.fast_gates)}
+        self.fast_sets = [None if r.anchors is None else frozenset(at[a] for a in r.anchors) for r in rules]
+        self.slow_runs: dict[frozenset[int], tuple] = {}
+        self.fast_runs: dict[frozenset[int], tuple] = {}
+
+    def todo(self, present: frozenset[int], fast: bool) -> tuple:
+        """The entries of the rules one of whose gates is in ``present``."""
+        runs = self.fast_runs if fast else self.slow_runs
+        todo = runs.get(present)
+        if todo is None:
+            sets = self.fast_sets if fast else self.slow_sets
+            todo = tuple(e for e, gs in zip(self.entries, sets) if gs is None or not present.isdisjoint(gs))
+            if len(runs) >= _RUNS_MAX:
+                runs.clear()
+            runs[present] = todo
+        return todo
+
+
+_PLAN: list = [None]
+
+
+def _plan() -> _Plan:
+    """The :class:`_Plan` of ``RULES``, built again when ``RULES`` is replaced
+    or grows (or after :func:`_replan`).  The patterns are not touched here:
+    a rule compiles on its first window that holds one of its gates."""
+    plan = _PLAN[0]
+    if plan is None or plan.rules is not RULES or plan.n != len(RULES):
+        plan = _PLAN[0] = _Plan(RULES)
+        if _FAST[0]:
+            _FAST[0] = None   # built again for the new anchors
+    return plan
+
+
+def _replan() -> None:
+    """Forget the plan of :func:`_plan` (after a rule's ``anchors`` changed in place)."""
+    _PLAN[0] = None
+
+
+def _gate_matcher(gates: tuple[str, ...]):
+    """The optional one-pass multi-literal matcher over ``gates``, or False.
+
+    ``ahocorasick_rs`` (the ``memvcs[fast]`` extra; a binding of the Rust
+    ``aho-corasick`` crate, https://github.com/G-Research/ahocorasick_rs)
+    finds every occurrence of every literal in one pass, where the stdlib
+    prefilter runs one ``str.__contains__`` per gate (~0.5 ns a character
+    each, ~70 gates).  Each prefilter finds exactly the gates that occur,
+    and no match lacks an anchor, so the rules' matches, and the output,
+    are the same."""
+    try:
+        import ahocorasick_rs
+        return ahocorasick_rs.AhoCorasick(list(gates))
+    except Exception:   # not installed, or a build that cannot load here: the stdlib prefilter
+        return False
+
+
+def _present(low: str, plan: _Plan) -> tuple[frozenset[int], bool]:
+    """The indices of the gates that occur in ``low`` (substring tests), and
+    whether they index ``plan.fast_gates`` (True) or ``plan.tests``."""
+    fast = _FAST[0]
+    if fast is None:
+        _FAST[1] += len(low)
+        if _FAST[1] >= _FAST_AFTER:
+            fast = _FAST[0] = _gate_matcher(plan.fast_gates)
+    if fast:
+        try:
+            return frozenset([i for i, _s, _e in fast.find_matches_as_indexes(low, overlapping=True)]), True
+        except Exception:   # a str the matcher cannot encode (lone surrogates): the stdlib prefilter
+            pass
+    found: set[int] = set()
+    for i, g, within in plan.tests:   # each gate scanned once per window (not once per rule naming it)
+        if (within < 0 or within in found) and g in low:
+            found.add(i)
+    return frozenset(found), False
 
 
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:
@@ -1126,14 +1236,10 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     off = max(0, ws - 16)
     low = _lower(text if (off == 0 and we == len(text)) else text[off:we])
     append = out.append
-    plan, order = _plan()
-    present: set[str] = set()
-    for g, within in order:  # each gate scanned once per window (not once per rule naming it)
-        if (within is None or within in present) and g in low:
-            present.add(g)
-    for rule, scan, gates, check, pri, name in plan:
-        if gates is not None and present.isdisjoint(gates):
-            continue  # no match can lack an anchor (Rule.anchors): the rule is not even compiled
+    plan = _plan()
+    # no match can lack an anchor (Rule.anchors): a rule none of whose gates occur is skipped,
+    # and not even compiled
+    for rule, scan, check, pri, name in plan.todo(*_present(low, plan)):
         if scan is not None:
             scan(rule, text, ws, we, out, low, off)
             continue

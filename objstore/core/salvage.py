@@ -4,7 +4,8 @@ object files before the chains are mended (``objstore.memory.repair``).
 * :func:`salvage_pack` reads a pack file front to back without its index
   (``docs/format.md``, "Pack file": a 12-byte header, then entries of a u32
   length and a zlib stream, or in version 2 the dictionary and entries of a
-  u32 length and a raw DEFLATE stream) and yields every entry that still decompresses;
+  u32 length and a raw DEFLATE stream, or in version 3 the dictionary and
+  blocks of several frames) and yields every frame that still decompresses;
   each frame's id is its BLAKE3 hash, so what it yields is sound by
   construction.  It is how the readable part of a pack whose index, header
   or trailer is damaged is kept.
@@ -37,13 +38,16 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     in file order, stopping at the first entry whose length runs past the
     end (the rest cannot be framed).  Version 1: each entry a zlib stream
     after the 12-byte header; version 2: a raw DEFLATE stream with the preset dictionary
-    stored after the header (a damaged dictionary loses every entry).
+    stored after the header (a damaged dictionary loses every entry);
+    version 3: a block of frames in that form, of which the frames before a
+    damaged byte are yielded.
     Never raises for damaged content; OSError if the file cannot be read."""
     data = Path(pack_path).read_bytes()
     end = max(_HEADER_LEN, len(data) - _SUM_LEN)
     off = _HEADER_LEN
     zr = None
-    if len(data) >= _HEADER_LEN + 4 and _LEN.unpack_from(data, 4)[0] == 2:
+    version = _LEN.unpack_from(data, 4)[0] if len(data) >= _HEADER_LEN + 4 else 0
+    if version in (2, 3):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:
@@ -54,6 +58,12 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
         (n,) = _LEN.unpack_from(data, off)
         if n == 0 or off + 4 + n > end:
             return
+        if version == 3:  # a block: every frame before its damage, if any
+            frames, _err = zr.block_frames(data[off + 4:off + 4 + n])
+            for frame in frames:
+                yield hash_bytes(frame), frame
+            off += 4 + n
+            continue
         if zr is not None:
             try:
                 frame, ok = zr.decompress(data[off + 4:off + 4 + n], MAX_ENTRY), True

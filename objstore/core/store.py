@@ -39,11 +39,11 @@ from objstore.core.journal import IndexJournal
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   StoreLocked, StoreNotFound, UnsupportedVersion)
-from objstore.core.ids import check_prefix
+from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES, Pack, PackSet
+from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES, DeflateReader, Pack, PackSet
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 
@@ -559,11 +559,13 @@ class Store:
         return n
 
     def _copy_pack(self, pack: Pack, keep: Callable[[Pack, str], bool]) -> bool:
-        """Rewrite a version-2 ``pack`` without the objects ``keep`` drops by
-        copying the compressed entries of the others as they are (no
-        decompression: O(bytes) of the pack, so that forgetting one object
-        of a large pack, e.g. the one gc merged, stays cheap) under the
-        pack's own dictionary, when that dictionary
+        """Rewrite a version-2 or version-3 ``pack`` without the objects
+        ``keep`` drops by copying the compressed entries of the others as
+        they are (no decompression: O(bytes) of the pack, so that forgetting
+        one object of a large pack, e.g. the one gc merged, stays cheap;
+        version 3: every block that keeps all its objects is copied, a block
+        that loses one is inflated and its other objects compressed again)
+        under the pack's own dictionary, when that dictionary
         cannot hold a dropped object: it is exactly ``make_dictionary`` of
         the pack's first frames (the TRAIN_FRAMES frames or TRAIN_BYTES it
         was made from, ``docs/format.md``, "Packs") and none of the frames
@@ -572,28 +574,35 @@ class Store:
         (version 1, a dropped or damaged object among those frames):
         :meth:`repack` compresses again.  An entry whose bounds or length prefix are damaged is left
         out and noted in :attr:`damaged`; one whose bytes are damaged is
-        copied as it is (``fsck`` still finds it).  Caller holds the store lock."""
+        copied as it is (``fsck`` still finds it), unless (version 3) its
+        block loses an object: then its objects that no longer read are
+        left out and noted.  Caller holds the store lock."""
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
-        if pack.version != 2:
+        if pack.version not in (2, 3):
             return False
         try:
             d = pack.dictionary()
-            order = pack.ids_in_body_order()
             if d:
                 frames: list[bytes] = []
+                order: list[str] = []
                 size = 0
-                for oid in order:
-                    frames.append(pack.get(oid))
-                    size += len(frames[-1])
+                for oid, frame in pack.frames_in_body_order():
+                    if isinstance(frame, CorruptObject):
+                        return False
+                    frames.append(frame)
+                    order.append(oid)
+                    size += len(frame)
                     if len(frames) >= TRAIN_FRAMES or size >= TRAIN_BYTES:
                         break
                 if make_dictionary(frames) != d or not all(keep(pack, order[i]) for i in dictionary_sources(frames)):
                     return False
         except CorruptObject:
             return False
-        with PackWriter(self.root / "objects" / "pack", dictionary=d) as w:
-            for oid, data in pack.raw_entries_in_body_order():
+        with PackWriter(self.root / "objects" / "pack", dictionary=d, version=pack.version) as w:
+            if pack.version == 3:
+                self._copy_blocks(pack, keep, w)
+            for oid, data in (pack.raw_entries_in_body_order() if pack.version == 2 else ()):
                 if not keep(pack, oid):
                     continue
                 if isinstance(data, CorruptObject):  # out of bounds, bad length prefix: left out
@@ -603,6 +612,27 @@ class Store:
         self.packs.reload()  # the new pack and its index are durable now
         self.packs.remove_pack(pack)
         return True
+
+    def _copy_blocks(self, pack: Pack, keep: Callable[[Pack, str], bool], w) -> None:
+        """:meth:`_copy_pack` of a version-3 ``pack`` into the writer ``w``
+        (same dictionary): whole blocks copied, those losing an object
+        inflated and their kept objects added again."""
+        zr = DeflateReader(w.dictionary)
+        for ids, data in pack.raw_blocks_in_body_order():
+            if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
+                    and w.add_block(ids, data):
+                continue  # copied as stored (a damaged block stays as damaged for fsck to find)
+            frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
+            for k, oid in enumerate(ids):
+                if not keep(pack, oid):
+                    continue
+                if k < len(frames) and hash_bytes(frames[k]) == oid:
+                    w.add(frames[k])
+                    continue
+                try:  # the block's bounds or positions are damaged: the object as a get reads it
+                    w.add(pack.get(oid))
+                except CorruptObject as e:
+                    self.damaged.setdefault(oid, str(e))
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None,
@@ -654,18 +684,18 @@ class Store:
                     progress(done, total)
             for pack in old:
                 dropped = damaged = False
-                for oid in pack.ids_in_body_order():
+                for oid, frame in pack.frames_in_body_order():
                     done += 1
                     if progress and done % 1000 == 0:
                         progress(done, total)
                     if not keep(pack, oid):
                         dropped = True
                         continue
-                    try:
-                        writer().add(pack.get(oid))
-                    except CorruptObject as e:
-                        self.damaged.setdefault(oid, str(e))
+                    if isinstance(frame, CorruptObject):
+                        self.damaged.setdefault(oid, str(frame))
                         damaged = True
+                        continue
+                    writer().add(frame)
                 if damaged and not dropped:
                     kept_old.append(pack)
             if writers and writers[-1].info is None:

@@ -56,6 +56,9 @@ __all__ = [
     "generation_files",
     "keep_generations_open",
     "limit_malloc_arenas",
+    "link_generation",
+    "merge_levels",
+    "pad_plan",
     "parse_manifest",
     "shard_index",
     "verify_file",
@@ -1163,3 +1166,97 @@ def verify_generation(gen_dir: Path) -> list[str]:
     except (ValueError, OSError) as e:
         return [f"search index {where}: cannot be opened ({e})"]
     return []
+
+
+#: [padded merge] tantivy's default merge policy (``LogMergePolicy::default()``,
+#: tantivy ``src/indexer/log_merge_policy.rs``, the only one tantivy-py's writers
+#: use): segments above LOG_MERGE_MAX_DOCS live documents are never merged; the
+#: others, sorted by ``max_doc`` (descending, stable), fall into levels: a
+#: segment whose log2(max(live documents, LOG_MERGE_MIN_LAYER_DOCS)) is below the
+#: current level's log2 size minus LOG_MERGE_LEVEL_LOG_SIZE starts a new level
+#: (and sets its size); a commit merges every level of at least
+#: LOG_MERGE_MIN_SEGMENTS segments into one segment, dropping deleted documents
+#: and every term no live document has any more (``merger.rs``:
+#: ``total_doc_freq == 0``: the term is not written).
+LOG_MERGE_MIN_SEGMENTS = 8
+LOG_MERGE_MIN_LAYER_DOCS = 10_000
+LOG_MERGE_LEVEL_LOG_SIZE = 0.75
+LOG_MERGE_MAX_DOCS = 10_000_000
+
+
+def merge_levels(segments: list[tuple[int, int]]) -> list[tuple[float, list[int]]]:
+    """The levels tantivy's default merge policy sees in ``segments``
+    (``(max_doc, live documents)`` each, in any order): a list of
+    ``(level log2 size, [indexes into segments])``, largest level first,
+    as ``LogMergePolicy::compute_merge_candidates`` groups them (see
+    LOG_MERGE_MIN_SEGMENTS: a level with that many members is merged at the
+    next commit)."""
+    import math
+    order = sorted((i for i, (_md, live) in enumerate(segments) if live <= LOG_MERGE_MAX_DOCS),
+                   key=lambda i: -segments[i][0])
+    levels: list[tuple[float, list[int]]] = []
+    cur = math.inf
+    for i in order:
+        size = math.log2(max(LOG_MERGE_MIN_LAYER_DOCS, segments[i][1]))
+        if size < cur - LOG_MERGE_LEVEL_LOG_SIZE:
+            cur = size
+            levels.append((cur, []))
+        levels[-1][1].append(i)
+    return levels
+
+
+def pad_plan(segments: list[tuple[int, int]], targets: set[int], extra: list[int] = ()) -> tuple[int, int] | None:
+    """[padded merge] How to make tantivy's default merge policy merge the
+    segments ``targets`` (indexes into ``segments``, ``(max_doc, live
+    documents)`` each, as they will be once the caller's deletes are
+    committed): ``(pads, docs)``, commit ``pads`` more segments of ``docs``
+    documents each, after the segments of ``extra`` documents the caller
+    commits first (``extra``: their sizes), and the level holding every
+    target then has LOG_MERGE_MIN_SEGMENTS members, so tantivy merges it
+    (the targets with the level's other segments).  None when no padding
+    does it (the targets are in different levels, or a pad would land in
+    another level).  The smallest pad that joins the level is chosen:
+    ``ceil(2 ** (level size - LOG_MERGE_LEVEL_LOG_SIZE))`` documents, one
+    when the level is the lowest (every segment under
+    LOG_MERGE_MIN_LAYER_DOCS counts as that many)."""
+    import math
+    base = list(segments) + [(n, n) for n in extra]
+    levels = merge_levels(base)
+    home = [lv for lv in levels if targets & set(lv[1])]
+    if len(home) != 1 or not targets <= set(home[0][1]):
+        return None
+    size = home[0][0]
+    want = 2 ** (size - LOG_MERGE_LEVEL_LOG_SIZE)
+    docs = 1 if want <= LOG_MERGE_MIN_LAYER_DOCS else math.ceil(want) + 1
+    for pads in range(LOG_MERGE_MIN_SEGMENTS):
+        trial = base + [(docs, docs)] * pads
+        for _size, members in merge_levels(trial):
+            if targets <= set(members) and len(members) >= LOG_MERGE_MIN_SEGMENTS:
+                return pads, docs
+    return None
+
+
+def link_generation(sub: SubIndex, name: str) -> "tuple[str, tantivy.Index]":
+    """[padded merge] A new generation of ``sub`` holding what generation
+    ``name`` holds, by hard links to its files (tantivy never changes a file
+    it wrote: a commit writes new files and replaces ``meta.json`` by a
+    rename, so writing to the copy leaves ``name`` as it was); returns
+    (new name, open Index).  Lock and temporary files are not linked.
+    Caller holds the sub-index lock.  Raises SearchIndexError when it
+    cannot be made (nothing is left behind)."""
+    new = f"gen-{sub.next_gen_number()}"
+    src, dst = sub.dir / name, sub.dir / new
+    try:
+        dst.mkdir()
+        for ent in os.scandir(src):
+            if ent.name.endswith(".lock") or ent.name.startswith(".tmp"):
+                continue
+            os.link(ent.path, dst / ent.name)
+        fsync_dir(dst)
+        index = tantivy.Index.open(str(dst))
+    except (OSError, ValueError) as e:
+        _rmtree(dst, ignore_errors=True)
+        raise SearchIndexError(f"{dst}: cannot link generation {name}: {e}") from e
+    register_analyzers(index)
+    sub.fmt(new)
+    return new, index

@@ -29,6 +29,7 @@ This module re-exports the names callers used before the split.
 from __future__ import annotations
 
 import contextlib
+import shutil
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -50,7 +51,10 @@ from objstore.index.generations import (
     WRITER_HEAP_BYTES,
     GenerationBuild,
     is_panic,
+    link_generation,
+    Manifest,
     OpenGeneration,
+    pad_plan,
     StreamWriter,
     SubIndex,
     generation_files,
@@ -137,6 +141,14 @@ FLAT_FILTERS = True
 #: once it holds MERGE_SEGMENTS of them (``SearchIndex._purge_by_merge``)
 MERGE_SEGMENTS = 8
 MERGE_LEVEL_DOCS = 16_800  # 10,000 * 2**0.75 = 16,818
+#: [padded merge] the ``kind`` of the empty documents a forget commits to make
+#: tantivy merge the level of segments holding a forgotten turn
+#: (``SearchIndex._purge_by_padded_merge``); every one is deleted before the
+#: generation is published, and no document of a real kind is ever one
+PAD_KIND = "pad"
+#: [padded merge] False: a shard with segments above MERGE_LEVEL_DOCS is
+#: purged by rewriting its segments from the objects (the path before it)
+PADDED_MERGE = True
 
 
 def _time_filter(schema: "tantivy.Schema", spans: Iterable[tuple[int, int]]) -> "tantivy.Query":
@@ -511,6 +523,7 @@ class SearchIndex:
             if cur is None:
                 return set()
             m, indexes = cur
+            live_m = m  # CURRENT as this purge publishes new generations
             adds: dict[int, list[IndexDoc]] = {}
             for d in add:
                 adds.setdefault(shard_index(d.ref, m.n), []).append(d)
@@ -531,6 +544,18 @@ class SearchIndex:
                     continue
                 index.reload()
                 sr = index.searcher()
+                padded = (self._purge_by_padded_merge(sub, name, index, sr, present, adds.get(s, []))
+                          if PADDED_MERGE else None)
+                if padded is not None:  # tried: the new generation is clean, or the shard is rebuilt whole
+                    if padded:
+                        adds.pop(s, None)
+                        gens = list(live_m.gens)
+                        gens[s] = padded[0]
+                        live_m = Manifest(tuple(gens))
+                        sub.remove_orphans(sub.publish(live_m, {padded[0]: padded[1]}))
+                    else:
+                        todo.add(s)
+                    continue
                 schema = index.schema
                 segs: set[int] = set()
                 for i in present:
@@ -552,7 +577,7 @@ class SearchIndex:
                                        ids, [[*docs, *adds.pop(s, [])]], replace=False)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
-                if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or generation_files(sub.dir / name)[0]:
+                if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or not self._only_pad_deletes(sub, name, sr, index.schema):
                     todo.add(s)
         rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
         if rest:
@@ -632,8 +657,112 @@ class SearchIndex:
         batches.append(docs[len(batches):])
         fmt = sub.fmt(name)
         sr = self._write_purge(sub, name, index, WRITER_HEAP_BYTES, present, batches, replace=True)
-        deletes, stray = generation_files(sub.dir / name)
-        return not deletes and not stray and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present)
+        stray = generation_files(sub.dir / name)[1]
+        return (not stray and self._only_pad_deletes(sub, name, sr, index.schema)
+                and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present))
+
+    @staticmethod
+    def _only_pad_deletes(sub: SubIndex, name: str, sr: "tantivy.Searcher", schema: "tantivy.Schema") -> bool:
+        """[padded merge] Whether every deleted document left in generation
+        ``name`` is a padding document (``PAD_KIND``: empty, no text) and no
+        padding document is live: the deletes ``meta.json`` counts equal the
+        padding documents the term dictionary counts (deleted ones included)
+        and a search finds none of them.  ``sr``: a fresh searcher of it,
+        ``schema``: its schema."""
+        deleted = sum(d for _n, d in segment_sizes(sub.dir / name))
+        if not deleted:
+            return True
+        pads = int(sr.doc_freq("kind", PAD_KIND))
+        return pads == deleted and SearchIndex._no_live_pads(sr, schema)
+
+    @staticmethod
+    def _no_live_pads(sr: "tantivy.Searcher", schema: "tantivy.Schema") -> bool:
+        """[padded merge] Whether no padding document (``PAD_KIND``) is live in ``sr``."""
+        return not sr.search(tantivy.Query.term_query(schema, "kind", PAD_KIND), 1).hits
+
+    def _purge_by_padded_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
+                               present: list[str], add: list[IndexDoc]) -> "tuple[str, tantivy.Index] | bool | None":
+        """[padded merge] Physically remove ``present`` (doomed ids counted
+        in generation ``name`` of ``sub``) from a copy of the generation by a
+        merge of only the segments tantivy's merge policy puts in one level
+        with the segments that hold them (``docs/format.md``, "Forget:
+        physical purge").  The copy (``link_generation``: hard links) gets,
+        in one writer: the deletes and ``add`` (one commit), then the padding
+        :func:`~objstore.index.generations.pad_plan` names, one commit per
+        segment of empty ``PAD_KIND`` documents sized to that level, so that
+        the level reaches LOG_MERGE_MIN_SEGMENTS segments and tantivy merges
+        it, dropping the deleted documents with their terms, positions and
+        stored fields (a merge copies postings: no document is analysed
+        again); then a second writer deletes the padding documents (they
+        stay as deleted, empty documents in the merged segment until it is
+        merged again: ~13 bytes each, no text).  The cost is a merge of that
+        level, not of the shard, and a few commits.
+
+        Returns (new generation name, its Index) when the copy is clean (no
+        doomed id counted, no live padding, no dead file): the caller
+        publishes it; False when it is not (the copy is removed; the caller
+        rebuilds the shard); None when nothing was tried (no live document
+        leads to a doomed id, or no padding makes the level merge).  Caller
+        holds the sub-index lock."""
+        sizes = segment_sizes(sub.dir / name)
+        if int(sr.num_segments) != len(sizes):
+            return None
+        fmt = sub.fmt(name)
+        where: dict[int, int] = {}
+        for i in present:
+            hits = sr.search(tantivy.Query.term_query(index.schema, "id", fmt.key(i)), 1).hits
+            if not hits:
+                return None
+            o = hits[0][1].segment_ord
+            where[o] = where.get(o, 0) + 1
+        after = [(md, md - dl - where.get(k, 0)) for k, (md, dl) in enumerate(sizes)]
+        docs = [d for d in add if d.id not in set(present)]
+        plan = pad_plan(after, set(where), [len(docs)] if docs else [])
+        if plan is None:
+            return None
+        pads, per = plan
+        for d in docs:
+            self._check_doc(d, ("turn",))
+        new, nindex = link_generation(sub, name)
+        ok = False
+        try:
+            writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)
+            try:
+                for i in present:
+                    delete_object(writer, nindex.schema, fmt, i)
+                for d in docs:
+                    delete_object(writer, nindex.schema, fmt, d.id)
+                    writer.add_document(to_tantivy_doc(d, fmt))
+                writer.commit()
+                for _ in range(pads):
+                    for _k in range(per):
+                        writer.add_document(tantivy.Document(kind=[PAD_KIND]))
+                    writer.commit()
+                writer.wait_merging_threads()
+            except BaseException as e:
+                raise_write_failed(writer, e, sub.dir / new)
+            del writer
+            if pads:
+                writer = sub.new_writer(nindex, WRITER_HEAP_BYTES)
+                try:
+                    writer.delete_documents_by_term("kind", PAD_KIND)
+                    writer.commit()
+                    writer.wait_merging_threads()
+                except BaseException as e:
+                    raise_write_failed(writer, e, sub.dir / new)
+                del writer
+            nsr = self._reopen(sub, new, nindex)
+            stray = generation_files(sub.dir / new)[1]
+            # no document holds a doomed id any more, deleted or not (doc_freq counts deleted ones):
+            # their text is gone; a delete left elsewhere in the shard (a re-indexed turn) holds
+            # another document, as verify_purged reasons
+            ok = (not stray and self._no_live_pads(nsr, nindex.schema)
+                  and not any(nsr.doc_freq("id", fmt.key(i)) > 0 for i in present))
+            del nsr
+        finally:
+            if not ok:
+                shutil.rmtree(sub.dir / new, ignore_errors=True)
+        return (new, nindex) if ok else False
 
     @staticmethod
     def _check_shards(shards: set[int], n: int) -> None:

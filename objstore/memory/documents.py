@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound
 from objstore.core.objects import Turn
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, fact_doc, history_doc, list_keys, walk
@@ -55,9 +55,15 @@ def turn_docs_in_shards(store: Store, shards: set[int]) -> Iterator:
 
 def iter_docs(store: Store) -> Iterator:
     """Every document the index should hold: current fact versions, the
-    other fact versions (kind ``history``), all turns that are not forgotten."""
+    other fact versions (kind ``history``), all turns that are not forgotten.
+    A chain whose head is missing or damaged is left out (the walk notes it
+    in ``store.damaged``, which commands report; ``mem fsck --repair``
+    mends the chain, and a later reindex indexes what it kept)."""
     for _key, head in list_keys(store):
-        chain = list(walk(store, head))
+        try:
+            chain = list(walk(store, head))
+        except IntegrityError:
+            continue
         cur = current_of(chain)
         if cur is not None:
             yield fact_doc(cur.id, cur.fact)
@@ -65,6 +71,9 @@ def iter_docs(store: Store) -> Iterator:
             if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body:
                 yield history_doc(v.id, v.fact)
     for _name, head in store.refs.iter("sessions"):
-        for tv in walk_turns(store, head):
-            if not tv.turn.forgotten:
-                yield turn_doc(tv.id, tv.turn)
+        try:
+            for tv in walk_turns(store, head):
+                if not tv.turn.forgotten:
+                    yield turn_doc(tv.id, tv.turn)
+        except IntegrityError:  # the head itself (an older object ends the walk quietly)
+            continue

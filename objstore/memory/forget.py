@@ -694,12 +694,24 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     Matching is ``objstore.core.text.matcher`` (NFC, case folding,
     whitespace runs).  Returns the files changed, relative to the store.
     """
-    tests = [matcher(n) for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    needles = [n for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    tests = [matcher(n) for n in needles]
     if not tests:
         return []
+    # a file of ASCII bytes without ESC folds to its .lower() (NFC and casefold of ASCII, no escape
+    # to strip): its bytes can hold a needle only if they hold the needle's longest word
+    # (the probe matcher() tests first), lower-cased; a non-ASCII word cannot be in them
+    probes = [max(normalize_value(n).split(" "), key=len) for n in needles]
+    ascii_probes = [p.encode("ascii") for p in probes if p.isascii()]
 
     def hit(s: str) -> bool:
         return any(t(s) for t in tests)
+
+    def cannot_hit(data: bytes) -> bool:
+        if not data.isascii() or b"\x1b" in data:
+            return False
+        low = data.lower()
+        return not any(p in low for p in ascii_probes)
 
     changed = []
     targets: list[Path] = []
@@ -714,7 +726,7 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             data = p.read_bytes()
         except OSError:
             continue
-        if not hit(data.decode("utf-8", "replace")):
+        if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
             continue
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if text_like:
@@ -754,7 +766,10 @@ def scan_store(root, needles: list[bytes]) -> list[str]:
             if p.suffix == ".pack" and p.with_suffix(".idx").exists():
                 try:
                     with Pack(p.with_suffix(".idx")) as pack:
-                        views.extend(pack.get(oid) for oid in pack)
+                        for _oid, frame in pack.frames_in_body_order():
+                            if isinstance(frame, MemError):
+                                raise frame
+                            views.append(frame)
                 except MemError:
                     views.append(b"".join(needles))  # unreadable pack: report it, never pass it
             if any(n in v for n in needles for v in views):

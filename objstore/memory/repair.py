@@ -149,11 +149,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
             q.move(idx)
         damaged_in: dict[str, list[str]] = {}
         for pack in ps.packs:
-            for oid in pack:
-                try:
-                    ok = _sound(pack.get(oid))
-                except CorruptObject:
-                    ok = False
+            for oid, frame in pack.frames_in_body_order():  # a version-3 block inflated once
+                ok = not isinstance(frame, CorruptObject) and _sound(frame)
                 if not ok:
                     damaged_in.setdefault(pack.name, []).append(oid)
     finally:

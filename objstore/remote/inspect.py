@@ -42,8 +42,10 @@ def remote_plaintexts(store: Store, spec: RemoteSpec, env: Mapping[str, str] | N
                 stem.with_suffix(".pack").write_bytes(pack)
                 stem.with_suffix(".idx").write_bytes(idx)
                 with Pack(stem.with_suffix(".idx")) as p:
-                    for oid in p:
-                        yield f"{name}#{oid[:12]}", p.get(oid)
+                    for oid, frame in p.frames_in_body_order():
+                        if isinstance(frame, MemError):
+                            raise frame
+                        yield f"{name}#{oid[:12]}", frame
 
 
 def remote_reachable(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> str | None:

@@ -254,8 +254,9 @@ def _download_packs(store: Store, r: _Remote, m: Manifest, spec: RemoteSpec, res
         doomed, ids = [], []
         try:
             with Pack(tmp / f"pack-{checksum}.idx") as p:
-                for oid in p:
-                    frame = p.get(oid)          # re-hashed against its id
+                for oid, frame in p.frames_in_body_order():  # each re-hashed against its id
+                    if isinstance(frame, CorruptObject):
+                        raise frame
                     ids.append(oid)
                     if not fidx:
                         continue
@@ -557,8 +558,10 @@ def _read_remote_pack(r: _Remote, name: str, tmp: Path) -> dict[str, str | None]
         out: dict[str, str | None] = {}
         try:
             with Pack(tmp / f"pack-{checksum}.idx") as p:
-                for oid in p:
-                    obj = decode(p.get(oid), strict=False)
+                for oid, frame in p.frames_in_body_order():
+                    if isinstance(frame, CorruptObject):
+                        raise frame
+                    obj = decode(frame, strict=False)
                     out[oid] = obj.parent if isinstance(obj, (Fact, Turn)) else None
         except InvalidInput as e:
             raise IntegrityError(str(e)) from None

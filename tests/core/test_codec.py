@@ -23,7 +23,8 @@ facts = st.builds(
     pinned=st.booleans())
 turns = st.builds(
     Turn, session=text, seq=st.integers(0, 2**31), role=st.sampled_from(ROLES), text=text, timestamp=ms,
-    harness=text, cwd=text, project=text, source=text, parent=st.none() | ids)
+    harness=text, cwd=text, project=text, source=text, parent=st.none() | ids,
+    forgotten=st.sampled_from([0, 1, 23, 24, 255, 256, 65536]) | ms, entrypoint=text, untrusted=st.booleans())
 tombs = st.builds(Tombstone, key=text, value_sha256=st.binary(min_size=32, max_size=32), time=ms, reason=text)
 objects = facts | turns | tombs
 
@@ -36,6 +37,15 @@ def test_round_trip(obj):
     assert decode(frame, type(obj)) == obj
     assert encode(decode(frame)) == frame
     assert object_id(obj) == hash_bytes(frame)
+
+
+@given(turns)
+def test_a_turn_payload_in_order_is_its_canonical_encoding(turn):
+    """Turn.PAYLOAD_IN_ORDER: the keys come in canonical order, so encoding
+    without sorting gives the canonical bytes (every optional field, every
+    integer width)."""
+    payload = turn.to_payload()
+    assert encode(turn)[6:] == cbor2.dumps(payload, canonical=True) == cbor2.dumps(payload)
 
 
 @given(st.binary(max_size=200))

@@ -96,7 +96,7 @@ def test_round_trip(frames, absent):
             return
         assert isinstance(info, PackInfo) and info.count == len(want)
         assert info.size == info.pack_path.stat().st_size
-        assert info.idx_size == info.idx_path.stat().st_size == idx_size(len(want))
+        assert info.idx_size == info.idx_path.stat().st_size
         assert info.pack_path.name == f"pack-{info.name}.pack"
         assert sorted(os.listdir(d)) == [info.idx_path.name, info.pack_path.name]
         with Pack(info.idx_path) as p:
@@ -105,8 +105,9 @@ def test_round_trip(frames, absent):
             for oid, frame in want.items():
                 assert p.contains(oid)
                 assert p.get(oid) == frame
-                size = p.entry_size(oid)
-                assert 0 < size <= len(zlib.compress(frame, 0)) + 16  # 4-byte prefix + small-window overhead
+                size = p.entry_size(oid)  # version 3: the size of the object's block
+                block = len(zlib.compress(b"".join(want.values()), 0)) + 4 + 4 * len(want)
+                assert 0 < size <= block + 16  # 4-byte prefix + small-window overhead
             for f in absent:
                 oid = hash_bytes(f)
                 if oid not in want:
@@ -153,7 +154,7 @@ def test_worked_example_layout(pack_dir):
 def test_worked_example_layout_v2(pack_dir):
     """docs/format.md's version-2 worked example, except the DEFLATE bytes (zlib-build dependent)."""
     frame = encode(GOLDEN)
-    info = write_pack(pack_dir, [frame])
+    info = write_pack(pack_dir, [frame], version=2)
     pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
     assert pk[:16] == bytes.fromhex("4d50414b 00000002 00000001 00000000")
     L = struct.unpack(">I", pk[16:20])[0]
@@ -355,11 +356,12 @@ def test_every_byte_flip_in_idx_is_detected(pack_dir):
     assert opened > 0  # some flips (ids, offsets, checksum) are only found by verify
 
 
-def test_flipped_idx_offset_makes_get_fail_not_lie(pack_dir):
+@pytest.mark.parametrize("version", [1, 3])
+def test_flipped_idx_offset_makes_get_fail_not_lie(pack_dir, version):
     frames = mixed(3)
-    info = write_pack(pack_dir, frames)
-    # position 0's offset: low byte
-    flip(info.idx_path, 12 + 1024 + 32 * 3 + 7)
+    info = write_pack(pack_dir, frames, version=version)
+    # position 0's offset (version 3: block 0's, after the block numbers, positions and B): low byte
+    flip(info.idx_path, 12 + 1024 + 32 * 3 + 7 if version == 1 else 12 + 1024 + 38 * 3 + 4 + 7)
     with Pack(info.idx_path) as p:
         first = next(iter(p))
         with pytest.raises(CorruptObject):
@@ -670,8 +672,8 @@ def test_v2_layout_dictionary_and_entries(pack_dir):
     the index has the version-1 layout (1100 + 44·N) with version 2."""
     from objstore.core.pack import HEADER_LEN, U32
     frames = _turns(300)
-    info = write_pack(pack_dir, frames)
-    assert info.idx_size == info.idx_path.stat().st_size == idx_size(300) == 1100 + 44 * 300
+    info = write_pack(pack_dir, frames, version=2)
+    assert info.idx_size == info.idx_path.stat().st_size == idx_size(300, 2) == 1100 + 44 * 300
     assert info.idx_path.read_bytes()[:8] == IDX_MAGIC + b"\x00\x00\x00\x02"
     data = info.pack_path.read_bytes()
     assert data[:12] == PACK_MAGIC + b"\x00\x00\x00\x02" + (300).to_bytes(4, "big")
@@ -691,8 +693,9 @@ def test_v2_layout_dictionary_and_entries(pack_dir):
         assert [p.get(o) for o in p.ids_in_body_order()] == frames
 
 
-def test_v2_small_pack_has_no_dictionary(pack_dir):
-    info = write_pack(pack_dir, mixed(5))
+@pytest.mark.parametrize("version", [2, 3])
+def test_v2_small_pack_has_no_dictionary(pack_dir, version):
+    info = write_pack(pack_dir, mixed(5), version=version)
     data = info.pack_path.read_bytes()
     assert data[12:16] == b"\x00\x00\x00\x00"
     with Pack(info.idx_path) as p:
@@ -703,7 +706,7 @@ def test_v2_small_pack_has_no_dictionary(pack_dir):
 def test_v2_is_much_smaller_than_v1_for_turns(tmp_path):
     frames = _turns(3000)
     v1 = write_pack(tmp_path / "a", frames, version=1)
-    v2 = write_pack(tmp_path / "b", frames)
+    v2 = write_pack(tmp_path / "b", frames, version=2)
     assert v2.size < v1.size / 2
 
 
@@ -711,7 +714,7 @@ def test_v2_damage_stays_with_one_object(pack_dir):
     """A flipped byte in one entry damages that object only."""
     from objstore.core.pack import HEADER_LEN, U32
     frames = _turns(300)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=2)
     data = info.pack_path.read_bytes()
     d = U32.unpack_from(data, HEADER_LEN)[0]
     with Pack(info.idx_path) as p:
@@ -732,11 +735,12 @@ def test_v2_damage_stays_with_one_object(pack_dir):
 
 def test_v2_entries_copy_with_the_same_dictionary(tmp_path):
     frames = _turns(200)
-    src = write_pack(tmp_path / "a", frames)
+    src = write_pack(tmp_path / "a", frames, version=2)
     with Pack(src.idx_path) as p:
         with pytest.raises(InvalidInput):
-            PackWriter(tmp_path / "x").add_entry(hash_bytes(frames[0]), p.raw_entry(hash_bytes(frames[0])))
-        w = PackWriter(tmp_path / "b", dictionary=p.dictionary())
+            PackWriter(tmp_path / "x", version=2).add_entry(hash_bytes(frames[0]),
+                                                            p.raw_entry(hash_bytes(frames[0])))
+        w = PackWriter(tmp_path / "b", dictionary=p.dictionary(), version=2)
         for oid in p.ids_in_body_order()[::2]:
             w.add_entry(oid, p.raw_entry(oid))
         copied = w.finish()
@@ -745,32 +749,35 @@ def test_v2_entries_copy_with_the_same_dictionary(tmp_path):
         assert all(b.get(hash_bytes(f)) == f for f in frames[::2])
 
 
-def test_v1_packs_still_read_and_repack_into_v2(tmp_path):
-    """A store whose packs are version 1 (written before format 2) reads as
-    before; Store.repack (gc, delete) rewrites them as version 2 and the
-    dropped object is gone."""
+def test_v1_and_v2_packs_still_read_and_repack_into_v3(tmp_path):
+    """A store whose packs are version 1 or 2 (written before format 3)
+    reads as before; Store.repack (gc, delete) rewrites them as version 3
+    (a dropped object among a version-2 pack's dictionary frames: here
+    every frame is one) and the dropped objects are gone."""
     from objstore.core.store import Store
     store = Store.init(tmp_path / "s")
-    frames = _turns(120)
+    frames = _turns(180)
     pdir = store.root / "objects" / "pack"
     write_pack(pdir, frames[:60], version=1)
-    write_pack(pdir, frames[60:])
+    write_pack(pdir, frames[60:120], version=2)
+    write_pack(pdir, frames[120:])
     store.packs.reload()
-    assert sorted(p.version for p in store.packs.packs) == [1, 2]
+    assert sorted(p.version for p in store.packs.packs) == [1, 2, 3]
     assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
-    gone = [hash_bytes(frames[5]), hash_bytes(frames[70])]
+    gone = [hash_bytes(frames[5]), hash_bytes(frames[70]), hash_bytes(frames[150])]
     with store.lock("test"):
-        assert store.delete_objects(gone) == 2
+        assert store.delete_objects(gone) == 3
     store.packs.reload()
-    assert all(p.version == 2 for p in store.packs.packs)
+    assert [p.version for p in store.packs.packs] == [3]
     assert not any(store.has(g) for g in gone)
-    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70))
+    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70, 150))
     for p in store.packs.packs:
         assert p.verify() == []
     store.close()
 
 
-def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_path):
+@pytest.mark.parametrize("version", [2, 3])
+def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_path, version):
     """Store.delete_objects (forget) of an object after the frames a
     version-2 pack's dictionary was made from copies the other entries under
     the same dictionary (which the new pack's first frames give again); one
@@ -785,7 +792,7 @@ def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_p
                                             source="cc:late", parent=None))
     frames[TRAIN_FRAMES - 10] = encode(Turn(session="s9", seq=2, role="user", text="early canary-9913", timestamp=2,
                             harness="claude-code", cwd="/w", project="acme", source="cc:early", parent=None))
-    write_pack(store.root / "objects" / "pack", frames)
+    write_pack(store.root / "objects" / "pack", frames, version=version)
     store.packs.reload()
     (old,) = store.packs.packs
     d0 = old.dictionary()
@@ -825,3 +832,187 @@ def test_drop_pages_leaves_lookups_working(tmp_path):
         ps.drop_pages()
         assert all(ps.get(hash_bytes(f)) == f for f in frames[::-1])
         assert not ps.contains("0" * 64)
+
+
+# -- format 3: raw DEFLATE blocks of several objects, with the pack's preset dictionary -------------
+
+def _blocks(data: bytes) -> list[tuple[int, int, bytes]]:
+    """``(offset, entry length, compressed stream)`` of every block of a version-3 pack file."""
+    from objstore.core.pack import HEADER_LEN, U32
+    d = U32.unpack_from(data, HEADER_LEN)[0]
+    pos, out = 16 + d, []
+    while pos < len(data) - 32:
+        n = U32.unpack_from(data, pos)[0]
+        out.append((pos, 4 + n, data[pos + 4:pos + 4 + n]))
+        pos += 4 + n
+    assert pos == len(data) - 32
+    return out
+
+
+def test_v3_layout_dictionary_and_blocks(pack_dir):
+    """A version-3 pack: header version 3, the dictionary's length and bytes
+    at offset 12, then length-prefixed raw DEFLATE streams of blocks, each
+    inflating (with the dictionary as zlib's preset dictionary) to u32 K,
+    K u32 frame lengths and the K frames; the index (1104 + 38·N + 12·B
+    bytes) gives each object its block's number (u32) and its position in
+    it (u16), then B and the B blocks' offsets (u64) and lengths (u32)."""
+    from objstore.core.pack import BLOCK_BYTES, HEADER_LEN, U32
+    frames = _turns(900, width=3)
+    info = write_pack(pack_dir, frames)
+    ix = info.idx_path.read_bytes()
+    nb = struct.unpack_from(">I", ix, 1036 + 38 * 900)[0]
+    assert info.idx_size == len(ix) == idx_size(900, 3, nb) == 1104 + 38 * 900 + 12 * nb
+    assert ix[:8] == IDX_MAGIC + b"\x00\x00\x00\x03"
+    data = info.pack_path.read_bytes()
+    assert data[:12] == PACK_MAGIC + b"\x00\x00\x00\x03" + (900).to_bytes(4, "big")
+    d = U32.unpack_from(data, HEADER_LEN)[0]
+    assert 4096 <= d <= 32 * 1024
+    got, where = [], {}
+    blocks = _blocks(data)
+    assert len(blocks) == nb > 3
+    for off, length, stream in blocks:
+        dctx = zlib.decompressobj(-15, zdict=data[16:16 + d])
+        content = dctx.decompress(stream)
+        assert dctx.eof and not dctx.unused_data
+        k = U32.unpack_from(content, 0)[0]
+        lens = struct.unpack_from(f">{k}I", content, 4)
+        pos = 4 + 4 * k
+        for j, n in enumerate(lens):
+            got.append(content[pos:pos + n])
+            where[hash_bytes(content[pos:pos + n])] = (off, length, j)
+            pos += n
+        assert pos == len(content)
+        assert sum(lens) - lens[-1] < BLOCK_BYTES  # a block closes once it holds BLOCK_BYTES
+    assert got == frames  # write order kept
+    n = 900
+    table = 1040 + 38 * n
+    for i in range(n):
+        oid = ix[1036 + 32 * i:1068 + 32 * i].hex()
+        b = struct.unpack_from(">I", ix, 1036 + 32 * n + 4 * i)[0]
+        k = struct.unpack_from(">H", ix, 1036 + 36 * n + 2 * i)[0]
+        off = struct.unpack_from(">Q", ix, table + 8 * b)[0]
+        length = struct.unpack_from(">I", ix, table + 8 * nb + 4 * b)[0]
+        assert where[oid] == (off, length, k) and (off, length) == blocks[b][:2]
+    assert ix[table + 12 * nb:table + 12 * nb + 32].hex() == info.name
+    with Pack(info.idx_path) as p:
+        assert p.version == 3 and p.verify() == [] and p.dictionary() == data[16:16 + d]
+        assert all(p.get(hash_bytes(f)) == f for f in frames)
+        assert [p.get(o) for o in p.ids_in_body_order()] == frames
+        assert [f for _o, f in p.frames_in_body_order()] == frames
+
+
+def test_worked_example_layout_v3(pack_dir):
+    """docs/format.md's version-3 worked example, except the DEFLATE bytes (zlib-build dependent)."""
+    frame = encode(GOLDEN)
+    info = write_pack(pack_dir, [frame])
+    pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
+    assert pk[:16] == bytes.fromhex("4d50414b 00000003 00000001 00000000")
+    L = struct.unpack(">I", pk[16:20])[0]
+    assert zlib.decompress(pk[20:20 + L], -15) == struct.pack(">II", 1, len(frame)) + frame
+    assert len(pk) == 16 + 4 + L + 32 and pk[-32:].hex() == info.name
+    assert len(ix) == 1154 and ix[:12] == bytes.fromhex("4d494458 00000003 00000001")
+    assert ix[0x40c:0x42c].hex() == GOLDEN_ID
+    assert ix[0x42c:0x432] == bytes.fromhex("00000000 0000")      # block 0, position 0
+    assert ix[0x432:0x436] == bytes.fromhex("00000001")           # B = 1
+    assert ix[0x436:0x43e] == bytes.fromhex("00000000 00000010")  # block 0 at offset 16
+    assert ix[0x43e:0x442] == struct.pack(">I", 4 + L)
+    assert ix[0x442:0x462].hex() == info.name and ix[0x462:] == bytes.fromhex(hash_bytes(ix[:0x462]))
+    if zlib.ZLIB_RUNTIME_VERSION == "1.2.13":  # the build the doc's numbers come from
+        assert L == 183 and info.name.startswith("0f28044f") and ix[0x462:].hex().startswith("1b745c65")
+
+
+def test_v3_damage_stays_in_its_block(pack_dir):
+    """A flipped byte in a block damages objects of that block only, from
+    about the damaged one on: every object of every other block still
+    reads, verify names each lost object, and the objects of the block
+    before the damage still read."""
+    frames = _turns(900, width=3)
+    info = write_pack(pack_dir, frames)
+    blocks = _blocks(info.pack_path.read_bytes())
+    off, length, _stream = blocks[2]
+    flip(info.pack_path, off + length - 20)   # near the end of the third block
+    with Pack(info.idx_path) as p:
+        members = {o for o in p if p._entry(p._find(bytes.fromhex(o)))[0] == off}
+        order = [o for o in p.ids_in_body_order() if o in members]
+        bad = []
+        for f in frames:
+            try:
+                assert p.get(hash_bytes(f)) == f
+            except CorruptObject as e:
+                assert "of its block" in str(e) or "hashes to" in str(e)
+                bad.append(hash_bytes(f))
+        assert bad and set(bad) <= members
+        assert bad == order[len(order) - len(bad):]  # the last ones of the block: those before read
+        assert len(bad) < len(order)
+        problems = p.verify()
+        assert {o for o in bad if any(o in e for e in problems)} == set(bad)
+        assert not any(o in e for e in problems for o in set(p) - set(bad))
+        assert {o for o, f in p.frames_in_body_order() if isinstance(f, CorruptObject)} == set(bad)
+
+
+def test_v3_salvage_reads_every_block_without_the_index(pack_dir):
+    from objstore.core.salvage import salvage_pack
+    frames = _turns(600, width=3)
+    info = write_pack(pack_dir, frames)
+    assert [f for _o, f in salvage_pack(info.pack_path)] == frames
+    off, length, _stream = _blocks(info.pack_path.read_bytes())[1]
+    flip(info.pack_path, off + 30)  # early in the second block: the block is lost, the rest salvaged
+    got = {o for o, _f in salvage_pack(info.pack_path)}
+    assert len(got) < 600 and set(got) <= {hash_bytes(f) for f in frames}
+    assert {hash_bytes(f) for f in frames[-100:]} <= got
+
+
+def test_v3_blocks_copy_with_the_same_dictionary(tmp_path):
+    frames = _turns(900, width=3)
+    src = write_pack(tmp_path / "a", frames)
+    with Pack(src.idx_path) as p:
+        with pytest.raises(InvalidInput):
+            PackWriter(tmp_path / "x").add_block(["00" * 32], b"")  # no dictionary given
+        with pytest.raises(ValueError):
+            p.raw_entry(hash_bytes(frames[0]))
+        w = PackWriter(tmp_path / "b", dictionary=p.dictionary())
+        blocks = list(p.raw_blocks_in_body_order())
+        w.add(frames[-1])                            # already in the writer: that block is not copied
+        assert [w.add_block(ids, data) for ids, data in blocks[1:]][-1] is False
+        assert all(w.add_block(ids, data) is True for ids, data in blocks[1:-1]) is False  # each once
+        copied = w.finish()
+    with Pack(copied.idx_path) as b:
+        assert b.verify() == []
+        want = {hash_bytes(f) for ids, _d in blocks[1:-1] for f in frames if hash_bytes(f) in ids} | \
+            {hash_bytes(frames[-1])}
+        assert set(b) == want and all(b.get(o) == p2 for o, p2 in ((hash_bytes(f), f) for f in frames) if o in want)
+
+
+@pytest.mark.parametrize("which", ["pack", "idx", "both"])
+def test_a_newer_pack_version_is_refused_as_unsupported(pack_dir, which):
+    """An older mem meeting a pack of a newer version (a pull, a clone, a
+    copied store) says so (UnsupportedVersion, exit 14), never reads it as
+    damage or garbage: here, version 4 in this mem's place."""
+    from objstore.core.pack import PackBytes
+    info = write_pack(pack_dir, _turns(40))
+    for path in ([info.pack_path] if which == "pack" else [info.idx_path] if which == "idx"
+                 else [info.pack_path, info.idx_path]):
+        data = bytearray(path.read_bytes())
+        data[4:8] = (4).to_bytes(4, "big")
+        path.write_bytes(bytes(data))
+    with pytest.raises(UnsupportedVersion, match="version 4"):
+        Pack(info.idx_path)
+    with pytest.raises(UnsupportedVersion, match="version 4"):
+        PackBytes(info.pack_path.read_bytes(), info.idx_path.read_bytes())
+    with pytest.raises(UnsupportedVersion):
+        PackSet(pack_dir)
+
+
+def test_v3_verify_finds_a_block_object_the_index_does_not_list(pack_dir):
+    """An index that lists fewer objects than a block holds (a damaged or
+    hand-made index) is found by verify, though every listed object reads."""
+    frames = _turns(300, width=3)
+    info = write_pack(pack_dir, frames)
+    with Pack(info.idx_path) as p:
+        ids, data = next(iter(p.raw_blocks_in_body_order()))
+        w = PackWriter(pack_dir.parent / "b", dictionary=p.dictionary())
+        assert w.add_block(ids[:-1], data)
+        short = w.finish()
+    with Pack(short.idx_path) as b:
+        assert all(b.get(o) for o in ids[:-1])
+        assert any(f"holds {len(ids)} objects, its index lists {len(ids) - 1}" in e for e in b.verify())

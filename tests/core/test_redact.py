@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from objstore.core import redact as redact_mod
 from objstore.core.redact import RULES, Hit, RedactResult, redact, redact_value
-from tests.conftest import shared_path
+from tests.conftest import SHARED, shared_path
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "redaction"
 MANIFEST = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
@@ -603,21 +603,70 @@ def test_never_raises_and_is_idempotent(text):
 def _without_anchors(monkeypatch):
     for rule in RULES:
         monkeypatch.setattr(rule, "anchors", None)
+    monkeypatch.setattr(redact_mod, "_PLAN", [None])   # the plan is rebuilt without anchors (and restored after)
 
 
-def test_anchors_only_skip_rules_that_cannot_match(monkeypatch):
-    # A rule is skipped (and never compiled) when a window holds none of its
-    # anchors: the result must be exactly that of scanning with every rule.
+def _prefilter(monkeypatch, kind: str) -> None:
+    """Force the stdlib prefilter (one substring test per gate) or the optional one-pass matcher."""
+    if kind == "fast":
+        pytest.importorskip("ahocorasick_rs")
+        monkeypatch.setattr(redact_mod, "_FAST", [None, redact_mod._FAST_AFTER])
+    else:
+        monkeypatch.setattr(redact_mod, "_FAST", [False, 0])
+
+
+def _anchor_texts() -> list[str]:
     texts = [(DATA / name).read_text(encoding="utf-8") for name in sorted(MANIFEST)]
     rnd = random.Random(7)
     for t in list(texts):   # shuffled mixtures, case-flipped prefixes, texts with no anchor at all
         w = t.split()
         rnd.shuffle(w)
         texts += [" ".join(w), t.swapcase(), t.upper()]
-    texts += ["why did the database migration fail on the deploy branch", "", "K\u212aIA " * 9]
-    with_anchors = [redact(t) for t in texts]
+    texts += ["why did the database migration fail on the deploy branch", "", "K\u212aIA " * 9,
+              "\u0130 login admin / Pw!2024x \ud800 token: aB3dE5gH7jK9mN1pQ3", "x" * 70_000 + " password=Hunter2!x"]
+    return texts
+
+
+@pytest.mark.parametrize("kind", ["stdlib", "fast"])
+def test_anchors_only_skip_rules_that_cannot_match(monkeypatch, kind):
+    # A rule is skipped (and never compiled) when a window holds none of its
+    # anchors: the result must be exactly that of scanning with every rule,
+    # whichever prefilter found the anchors.
+    texts = _anchor_texts()
+    _prefilter(monkeypatch, kind)
+    with_anchors = [redact(t, max_scan_chars=16_384) for t in texts]
+    assert (redact_mod._FAST[0] is False) == (kind == "stdlib")
     _without_anchors(monkeypatch)
-    assert [redact(t) for t in texts] == with_anchors
+    assert [redact(t, max_scan_chars=16_384) for t in texts] == with_anchors
+
+
+def test_both_prefilters_give_the_same_output(monkeypatch):
+    # the optional matcher (memvcs[fast]) and the stdlib substring tests find the same gates
+    pytest.importorskip("ahocorasick_rs")
+    texts = _anchor_texts()
+    root = SHARED / "data" / "transcripts"
+    if root.exists():   # ../shared is only beside the developers' checkout
+        texts += [ln for f in sorted(root.rglob("*.jsonl"))[:40]
+                  for ln in f.read_text(encoding="utf-8", errors="replace").splitlines()]
+    _prefilter(monkeypatch, "stdlib")
+    slow = [redact(t) for t in texts]
+    _prefilter(monkeypatch, "fast")
+    assert [redact(t) for t in texts] == slow
+    assert redact_mod._FAST[0]
+
+
+def test_a_keyword_scan_finds_what_finditer_finds(monkeypatch):
+    # the rules whose scan looks for their keywords with str.find (_at(..., leftmost=True)) give
+    # exactly the matches of the plain pattern.finditer pass they replace
+    rules = [r for r in RULES if getattr(r.scan, "leftmost", False)]
+    assert len(rules) >= 2
+    texts = _anchor_texts() + ["the secret is token is Abc123!x and the api key is sk9Xx-22aa, access-key is Zz9!zz1",
+                               "secret is 'quoted words here' passphrase was \"more words\" password is `x`"]
+    before = [redact(t) for t in texts]
+    for r in rules:
+        monkeypatch.setattr(r, "scan", None)
+    monkeypatch.setattr(redact_mod, "_PLAN", [None])
+    assert [redact(t) for t in texts] == before
 
 
 def test_a_prompt_without_anchors_compiles_no_rule():

@@ -66,10 +66,13 @@ def _files(path: Path) -> dict[str, tuple[int, int]]:
     return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in path.iterdir()}
 
 
-@pytest.mark.parametrize("path", ["merge", "rewrite"])
+@pytest.mark.parametrize("path", ["merge", "padded", "rewrite"])
 def test_forget_match_rebuilds_only_the_shard_of_the_session(store, monkeypatch, path):
-    if path == "rewrite":  # segments too large for the merge level: the segments are written again
+    path_kind = path
+    if path != "merge":  # segments too large for the merge level in place
         monkeypatch.setattr("objstore.index.searchindex.MERGE_LEVEL_DOCS", 0)
+    if path == "rewrite":  # and no padded merge: the segments are written again
+        monkeypatch.setattr("objstore.index.searchindex.PADDED_MERGE", False)
     victim, sids = _build(store)
     before = _live_gens(store)
     files = {s: _files(p) for s, p in before.items()}
@@ -82,10 +85,12 @@ def test_forget_match_rebuilds_only_the_shard_of_the_session(store, monkeypatch,
     after = _live_gens(store)
     assert set(after) == set(before)
     for s, path in before.items():
-        if s == vshard:  # the segments that held the victim's session were rewritten in place
-            def segs(names):
+        if s == vshard:  # the segments that held the victim's session were rewritten (in place, or
+            def segs(names):  # into a new generation by the padded merge)
                 return {n.split(".")[0] for n in names if len(n.split(".")[0]) == 32}
-            assert after[s] == path and segs(files[s]) and not segs(files[s]) & segs(_files(path))
+            assert (after[s] != path) == (path_kind == "padded")
+            assert not path.exists() or path_kind != "padded"
+            assert segs(files[s]) and not segs(files[s]) & segs(_files(after[s]))
         else:
             assert after[s] == path and _files(path) == files[s], f"shard {s} was rewritten"
     assert search(store, "Quokkacanary") == []

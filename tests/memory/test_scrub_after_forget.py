@@ -47,3 +47,26 @@ def test_scrub_sources_of_text_never_stored_says_so(tmp_path, invoke):
     invoke("import", "claude-code", str(planted))
     r = invoke("forget", "--match", "no-such-text-here", "--scrub-sources", "--yes")
     assert "nothing in the store matches" in r.stdout and "no transcript file holds it" in r.stdout
+
+
+def test_scrub_derived_finds_the_text_in_every_encoding_of_a_file(store):
+    """The ASCII fast path of scrub_derived (a file of ASCII bytes without ESC is
+    tested on its lower-cased bytes) misses nothing the full matcher finds."""
+    from objstore.memory.forget import scrub_derived
+    cache = store.root / "cache" / "scrubtest"
+    cache.mkdir(parents=True)
+    files = {
+        "upper.log": b"keep this\nthe GUDALUQ   Rubifuz port\nkeep that\n",
+        "escape.log": b"keep\nthe gud\x1b[31maluq\x1b[0m rubifuz line\n",       # an escape inside the word
+        "unicode.log": "keep é\nthe Gudaluq\u00a0rubifuz line\n".encode(),    # non-ASCII: the full matcher
+        "long-s.log": "keep\nthe gudaluq rubifuz \u017f\n".encode(),
+        "clean.log": b"nothing to see: gudaluq alone, rubifuz alone\n",
+    }
+    for name, data in files.items():
+        (cache / name).write_bytes(data)
+    changed = scrub_derived(store, ["gudaluq rubifuz"])
+    assert sorted(Path(c).name for c in changed) == ["escape.log", "long-s.log", "unicode.log", "upper.log"]
+    for name in ("upper.log", "escape.log", "unicode.log", "long-s.log"):
+        text = (cache / name).read_text()
+        assert "rubifuz" not in text.lower() and "keep" in text
+    assert (cache / "clean.log").read_bytes() == files["clean.log"]

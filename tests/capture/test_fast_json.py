@@ -1,0 +1,134 @@
+"""Transcript records decoded by msgspec (``transcript.enable_fast_json``, the
+``fast`` extra) are the records the standard library decodes: every type
+(integers of any size stay ints), every replaced character, every refused
+line; the readers give the same turns either way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from objstore.capture import claude_code, codex, transcript
+
+pytest.importorskip("msgspec")
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+
+# lines where a fast parser could differ from json.loads: each must decode (or be refused) the same way
+TRICKY = [
+    b'{"a": 18446744073709551615}', b'{"a": 18446744073709551616}', b'{"a": -9223372036854775809}',
+    b'{"a": 123456789012345678901234567890}', b'{"a": -' + b"9" * 4301 + b'}', b'{"a": ' + b"9" * 4300 + b'}',
+    b'{"a": 1e400}', b'{"a": -1e400}', b'{"a": 1.7976931348623159e308}', b'{"a": 1.5e-400}', b'{"a": -0}',
+    b'{"a": -0.0}', b'{"a": 0.30000000000000004}', b'{"a": 2.4703282292062328e-324}', b'{"a": 1E+2}',
+    b'{"a": NaN}', b'{"a": Infinity}', b'{"a": -Infinity}', b'{"a": 1, "b": 2, "a": 3}',
+    b'{"a": "\\ud83d"}', b'{"a": "\\udc00"}', b'{"a": "\\ud83d\\u0041"}', b'{"a": "\\ud83dx"}',
+    b'{"a": "\\ud83d\\ude00"}', b'{"\\ud800k": 1}', b'{"a": "\\u0000"}', b'{"a\\u0000": "x"}',
+    b'{"a": "raw \x00 nul"}', b'{"a": 1}\x00', b'{"a": "\xff"}', b'{"a": "\xed\xa0\x80"}', b'{"a": "\xc0\x80"}',
+    b'{"a": "\xf4\x90\x80\x80"}', b'\xef\xbb\xbf{"a": 1}', b'{"a": "\x01"}', b'{"a": "\x7f"}', b' {"a": 1} \r\n',
+    b'{"a": 1}\x0c', b'[1, 2]', b'"text"', b'7', b'null', b'{}', b'{"a": [' * 50 + b']' * 50 + b'}',
+    b'[' * 5000 + b']' * 5000, b'{"a": "\\/ \\b \\f \\n \\r \\t \\" \\\\"}', b'{"a": true, "b": false, "c": null}',
+    b'{"a": "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"}', b'{"a": 1} {"b": 2}', b'{"a": 01}', b'{"a": .5}',
+    b"{'a': 1}", b'{"a": 1,}', b'{"a" 1}',
+]
+NASTY = [b"\\ud83d", b"\\udc00", b"\\u0000", b"\x00", b"\xff", b"\xed\xa0\x80", b"NaN", b"1e400",
+         b"18446744073709551616", b"-9223372036854775809", b"0.1", b"\xef\xbb\xbf", b"\x1f", b"\\", b'"']
+
+
+def _both(raw: bytes) -> tuple[str, str]:
+    """repr of decode_record(raw) with the stdlib, then with msgspec (repr tells 1 from 1.0 and keeps key order)."""
+    transcript.enable_fast_json(False)
+    try:
+        slow = repr(transcript.decode_record(raw))
+        assert transcript.enable_fast_json()
+        fast = repr(transcript.decode_record(raw))
+    finally:
+        transcript.enable_fast_json(False)
+    return slow, fast
+
+
+@pytest.mark.parametrize("raw", TRICKY)
+def test_tricky_lines_decode_alike(raw):
+    slow, fast = _both(raw)
+    assert fast == slow
+
+
+def test_big_integers_stay_exact_ints():
+    _slow, fast = _both(b'{"a": 18446744073709551616, "b": -9223372036854775809, "c": 1e2}')
+    assert fast == "{'a': 18446744073709551616, 'b': -9223372036854775809, 'c': 100.0}"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.booleans(), st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(NASTY)), max_size=3))
+def test_fuzzed_lines_decode_alike(value, ascii_only, splices):
+    raw = json.dumps({"v": value}, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    for at, junk in splices:
+        at %= len(raw) + 1
+        raw = raw[:at] + junk + raw[at:]
+    slow, fast = _both(raw)
+    assert fast == slow
+
+
+def _turns(reader, paths) -> list:
+    out = []
+    for p in paths:
+        out.extend(reader.parse_file(p, reader.ParseStats()))
+    return out
+
+
+@pytest.mark.parametrize("reader,roots", [
+    (claude_code, [REPO / "tests" / "data", REPO / "cmds" / "data" / "sample-projects", SHARED / "data" / "transcripts"]),
+    (codex, [REPO / "tests" / "data" / "codex", SHARED / "data" / "transcripts",
+             SHARED / "data" / "transcripts" / "agent-sessions" / "codex-0.146-sanitized.jsonl"]),
+])
+def test_the_readers_give_the_same_turns(reader, roots):
+    """The test data and ../shared's transcripts (where present), read both ways."""
+    paths = list(reader.discover([r for r in roots if r.exists()]))
+    transcript.enable_fast_json(False)
+    try:
+        slow = _turns(reader, paths)
+        assert transcript.enable_fast_json()
+        fast = _turns(reader, paths)
+    finally:
+        transcript.enable_fast_json(False)
+    assert fast == slow and slow
+
+
+def test_hooks_and_small_imports_never_import_msgspec(tmp_path):
+    """The hooks' transcript sync and an import of under FAST_JSON_MIN_BYTES
+    decode with the standard library (importing msgspec would cost them
+    more than it saves); a larger import uses msgspec."""
+    import subprocess
+    import sys
+    small = REPO / "cmds" / "data" / "sample-projects"
+    big = tmp_path / "big"
+    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(big), "--sessions", "3",
+                    "--turns", "300", "--seed", "1", "-q"], check=True, timeout=120, cwd=REPO)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from objstore import open_store\n"
+        "from objstore.capture.sync import sync_files\n"
+        "from objstore.capture.importer import import_transcripts\n"
+        "st = open_store(sys.argv[1], create=True)\n"
+        "sync_files(st, sorted(Path(sys.argv[2]).rglob('*.jsonl')), final=True)\n"
+        "print('msgspec' in sys.modules)\n"
+        "import_transcripts(st, 'claude-code', [sys.argv[2]], workers=0)\n"
+        "print('msgspec' in sys.modules)\n"
+        "import_transcripts(st, 'claude-code', [sys.argv[3]], workers=0)\n"
+        "print('msgspec' in sys.modules)\n")
+    assert sum(p.stat().st_size for p in big.rglob("*.jsonl")) > 1 << 20
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "store"), str(small), str(big)],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "True"]
