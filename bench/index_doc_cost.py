@@ -7,11 +7,13 @@ document preparation and tantivy's threads) and the bytes of the index, per
 file kind.  The texts: a pickle of a list of str (e.g. every turn text of the
 benchmark corpus), or ``--corpus DIR`` to parse Claude Code transcripts.
 
-    python bench/index_doc_cost.py --texts /tmp/texts.pkl --format s6 --format s7
+    python bench/index_doc_cost.py --texts /tmp/texts.pkl --runs 3
 
 Formats: ``s6`` = the format new generations had in session 6 (``mem_stem``
-regex tokenizer, ``plain``, ``pairs``), ``s7`` = the current one
-(``schema.FORMATS["stem"]``).  Run each a few times, interleaved: the machine
+regex tokenizer, ``plain``, ``pairs``), ``s7`` = the current one of the turns
+(``schema.new_format("stem", "turn")``: ``mem_simple_stem``, no ``pairs``),
+``s7-simple`` = ``mem_simple_stem`` with ``pairs`` (the current format of the
+facts, ``schema.FORMATS["stem"]``).  Run each a few times, interleaved: the machine
 is shared, compare CPU, not wall time.
 """
 
@@ -30,13 +32,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import tantivy  # noqa: E402
 
-from objstore.index import schema as schema_mod  # noqa: E402
 from objstore.index.analysis import register_analyzers  # noqa: E402
-from objstore.index.schema import FORMATS, GenFormat, IndexDoc, _build_schema, to_tantivy_doc  # noqa: E402
+from objstore.index.schema import (  # noqa: E402
+    FORMATS,
+    GenFormat,
+    IndexDoc,
+    _build_schema,
+    new_format,
+    to_tantivy_doc,
+)
 
 FMTS = {
     "s6": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True),
-    "s7": FORMATS["stem"],
+    "s7-simple": FORMATS["stem"],
+    "s7": new_format("stem", "turn"),
 }
 
 
@@ -93,7 +102,7 @@ def main() -> None:
     print(f"{len(texts)} texts, {sum(map(len, texts)) / 1e6:.1f} M characters")
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.runs):
-            for name in args.format or ["s6", "s7"]:
+            for name in args.format or ["s6", "s7-simple", "s7"]:
                 cpu, prep, sizes = run(FMTS[name], texts, Path(tmp))
                 total = sum(sizes.values())
                 kinds = " ".join(f"{k} {v / 1e6:.2f}" for k, v in sorted(sizes.items()) if v > 10_000)

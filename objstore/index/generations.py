@@ -31,10 +31,10 @@ from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 from objstore.index.readonly import shadow_dir, writable
 from objstore.index.schema import (
-    FORMATS,
     GenFormat,
     IndexDoc,
     delete_object,
+    new_format,
     read_format,
     schema_for,
     to_tantivy_doc,
@@ -397,7 +397,7 @@ class SubIndex:
         self.kind = kind
         self.dir = root / _SUBDIR[kind]
         self.lock_timeout = lock_timeout
-        self.new_fmt = FORMATS[analyzer]
+        self.new_fmt = new_format(analyzer, kind)
         self._cache: dict[str, tantivy.Index] = {}
         self._seen: dict[str, tuple] = {}  # generation -> meta.json signature at its last reload
         self._meta_paths: dict[str, str] = {}  # generation -> the path of its meta.json
@@ -734,7 +734,7 @@ def _new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
     path = sub.dir / name
     path.mkdir(parents=True)
     try:
-        index = tantivy.Index(schema_for(sub.new_fmt.analyzer), path=str(path), reuse=False)
+        index = tantivy.Index(schema_for(sub.new_fmt), path=str(path), reuse=False)
     except ValueError as e:
         _rmtree(path, ignore_errors=True)
         raise SearchIndexError(f"{path}: cannot create index: {e}") from e

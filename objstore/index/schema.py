@@ -44,6 +44,7 @@ __all__ = [
     "doc_object_id",
     "hit_from_doc",
     "read_format",
+    "new_format",
     "schema_for",
     "to_tantivy_doc",
 ]
@@ -183,9 +184,21 @@ class GenFormat(Frozen):
         return stem_tokens((j,))[0]
 
 
-#: The format of new generations per analyzer option.
+#: The format of new generations per analyzer option (those of the turns:
+#: :func:`new_format`).
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True),
            "words": GenFormat("words", False, False)}
+
+
+def new_format(analyzer: str, kind: str) -> GenFormat:
+    """The format of new generations of sub-index ``kind`` ("fact", "turn" or
+    "history") with ``analyzer`` option: :data:`FORMATS` for the facts, and
+    for the turns the same without the ``pairs`` field (since session 7: a
+    multi-token word is the conjunction of its terms there, its glued form
+    checked against the hits' text when the caller can read it,
+    ``SearchIndex.search``'s ``texts``).  ``KeyError`` for an unknown analyzer."""
+    fmt = FORMATS[analyzer]
+    return fmt.replace(has_pairs=False) if kind == "turn" else fmt
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
@@ -218,15 +231,16 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     return sb.build()
 
 
-_SCHEMAS: dict[str, "tantivy.Schema"] = {}
+_SCHEMAS: dict = {}
 
 
-def schema_for(analyzer: str) -> "tantivy.Schema":
-    """The tantivy schema of a new generation in format ``analyzer`` (a key
-    of :data:`FORMATS`; built once per process).  ``KeyError`` for another."""
-    sc = _SCHEMAS.get(analyzer)
+def schema_for(fmt: "GenFormat | str") -> "tantivy.Schema":
+    """The tantivy schema of a new generation in format ``fmt`` (a
+    :class:`GenFormat`, or a key of :data:`FORMATS`; built once per process
+    and format).  ``KeyError`` for an unknown key."""
+    sc = _SCHEMAS.get(fmt)
     if sc is None:
-        sc = _SCHEMAS[analyzer] = _build_schema(FORMATS[analyzer])
+        sc = _SCHEMAS[fmt] = _build_schema(FORMATS[fmt] if isinstance(fmt, str) else fmt)
     return sc
 
 

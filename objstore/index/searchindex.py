@@ -41,6 +41,7 @@ from objstore.index.analysis import (
     QUERY_STOPWORDS,
     index_terms,
     tokenize,
+    glued_in,
     word_pairs,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
@@ -945,7 +946,8 @@ class SearchIndex:
                stopwords: bool = True,
                scope_idf: bool = False,
                times: Iterable[tuple[int, int]] | None = None,
-               idf_out: dict[str, float] | None = None) -> list[Hit]:
+               idf_out: dict[str, float] | None = None,
+               texts: Callable[[list[str]], Mapping[str, str]] | None = None) -> list[Hit]:
         """BM25 search of ``query`` in the sub-indexes named by ``kinds``.
 
         ``query`` is plain text, never query syntax (``docs/format.md``, "Queries");
@@ -967,6 +969,16 @@ class SearchIndex:
         single-token words (:func:`tokenize` tokens) as the scores used
         them (collection-wide, or in the scope), for scoring outside
         tantivy without counting again.
+        ``texts``: given object ids, their indexed bodies (``{id: text}``; an
+        id left out is taken as it is).  A generation without the ``pairs``
+        field (the turns' since session 7) answers a multi-token word with
+        the conjunction of its terms; with ``texts``, its hits among the
+        best ``GLUED_FETCH * limit`` are checked, best first and only as
+        many as can still reach the best ``limit``, for the word standing
+        glued in their text (``glued_in``), and one that fails is scored
+        again without that word (dropped when nothing else matched), as the
+        ``pairs`` field would have scored it (``docs/format.md``, "Queries").
+        Without ``texts`` such a word is the bare conjunction there.
 
         Returns at most ``limit`` hits, best first (ties: newer ``time``
         first, then id).  Returns ``[]`` for a query without tokens or when
@@ -1055,6 +1067,11 @@ class SearchIndex:
             for w, toks in enumerate(words):
                 if len(toks) == 1 and len(forms[0][w]) == 1:
                     idf_out[toks[0]] = glob_idf(w, forms[0][w], 0)
+        # generations answering a multi-token word with the bare conjunction, whose hits are checked
+        check = (texts is not None and pairs is not None and any(pairs)
+                 and any(not o.fmt.positions and not o.fmt.has_pairs for o in opened))
+        fetch = limit * GLUED_FETCH if check else limit
+        rescore: dict[int, tuple] = {}  # generation -> what scoring its hits again needs
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
         glob_sums: dict[tuple, float] = {}  # (word, its terms) -> the sum of their collection-wide idf
         # the filter clauses and the term queries depend on the schema alone: built once per
@@ -1134,16 +1151,18 @@ class SearchIndex:
                     q = tantivy.Query.boolean_query([(tantivy.Occur.Must, q), *filters])
             if q is None:
                 continue
+            if check and not o.fmt.positions and not o.fmt.has_pairs:
+                rescore[i] = (schema, filters, made, keep, bw, bj)
             try:
-                found += [(score, i, addr) for score, addr in o.searcher.search(q, limit, count=False).hits
+                found += [(score, i, addr) for score, addr in o.searcher.search(q, fetch, count=False).hits
                           if score > 0.0]  # score 0: a filtered document holding no word
             except ValueError as e:
                 raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
         # Load the stored fields of the best `limit` only (and of any tied
         # with the last of them: ties are broken by time and id).
         found.sort(key=lambda f: -f[0])
-        if len(found) > limit:
-            cut = found[limit - 1][0]
+        if len(found) > fetch:
+            cut = found[fetch - 1][0]
             found = [f for f in found if f[0] >= cut]
         hits: list[Hit] = []
         for score, i, addr in found:
@@ -1153,6 +1172,8 @@ class SearchIndex:
                 if not (isinstance(e, ValueError) or is_panic(e)):
                     raise
                 raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
+        if rescore:
+            hits = _check_glued(hits, found, opened, rescore, forms, joins, pairs, texts, limit)
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
         return hits[:limit]
 
@@ -1539,6 +1560,80 @@ class SearchIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: With ``texts``, a search over a generation without ``pairs`` fetches this
+#: many times ``limit`` hits before checking them (a hit below that rank is
+#: not reached even if glued words of better-ranked ones fail the check).
+GLUED_FETCH = 3
+
+
+def _check_glued(hits: list[Hit], found: list, opened: list, rescore: dict, forms: list, joins: list,
+                 pairs: list, texts: Callable[[list[str]], Mapping[str, str]], limit: int) -> list[Hit]:
+    """``hits`` (best first; ``found[k]`` = (score, generation, doc address)
+    of ``hits[k]``) with the hits of the generations in ``rescore`` (those
+    answering a multi-token word with the bare conjunction of its terms)
+    checked: for each multi-token word whose ``pairs`` its text (from
+    ``texts``) does not hold (:func:`glued_in`), the hit is scored again by
+    tantivy with those words left out, restricted to the hits that fail
+    alike; one that then matches nothing is dropped.  The scores are those
+    a generation with ``pairs`` gives the same documents.  Hits are checked
+    best first, ``limit`` at a time, until ``limit`` settled ones score
+    more than the next one's unchecked score (a check only lowers a score): the
+    rest are left out, and only the texts of the checked ones are read."""
+    final: dict[int, float] = {}
+    pos = 0
+    while pos < len(hits):
+        nxt = hits[pos].score
+        if sum(1 for v in final.values() if v > nxt) >= limit:  # (a tie may still win on time)
+            break
+        batch = list(range(pos, min(len(hits), pos + limit)))
+        pos = batch[-1] + 1
+        cand = []
+        for k in batch:
+            i = found[k][1]
+            if i in rescore and any(pairs[w] for w in rescore[i][3]):
+                cand.append(k)
+            else:
+                final[k] = hits[k].score
+        if not cand:
+            continue
+        body = texts([hits[k].id for k in cand])
+        groups: dict[tuple[int, frozenset], list[int]] = {}
+        for k in cand:
+            i = found[k][1]
+            t = body.get(hits[k].id)
+            failing = frozenset() if t is None else frozenset(
+                w for w in rescore[i][3] if pairs[w] and not glued_in(t, pairs[w]))
+            if failing:
+                groups.setdefault((i, failing), []).append(k)
+            else:
+                final[k] = hits[k].score
+        for (i, failing), ks in groups.items():
+            schema, filters, made, keep, bw, bj = rescore[i]
+            o = opened[i]
+            idx = [n for n, w in enumerate(keep) if w not in failing]
+            new: dict[tuple[int, int], float] = {}
+            if idx:
+                def boost(k: int, joined: bool, idx: list[int] = idx, bw: list = bw, bj: list = bj) -> float:
+                    """The factor of the ``k``-th word left."""
+                    return bj[idx[k]] if joined else bw[idx[k]]
+                ids_q = tantivy.Query.boolean_query([
+                    (tantivy.Occur.Should, tantivy.Query.term_query(schema, "id", o.fmt.key(hits[k].id)))
+                    for k in ks])
+                q = build_query(schema, [forms[i][keep[n]] for n in idx], [joins[i][keep[n]] for n in idx],
+                                boost, made=made, pairs=[() for _ in idx],
+                                required=[*filters, (tantivy.Occur.Must,
+                                                     tantivy.Query.const_score_query(ids_q, 0.0))])
+                try:
+                    new = {(a.segment_ord, a.doc): sc for sc, a in o.searcher.search(q, len(ks), count=False).hits}
+                except ValueError as e:
+                    raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
+            for k in ks:
+                a = found[k][2]
+                final[k] = new.get((a.segment_ord, a.doc), 0.0)
+    return [h if final[k] == h.score else h.replace(score=final[k])
+            for k, h in enumerate(hits) if final.get(k, 0.0) > 0.0]
 
 
 class _Ref(NamedTuple):

@@ -83,7 +83,7 @@ to 0.955 and Stale@1 from 0.59 to 0.00.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from blake3 import blake3
 
@@ -312,10 +312,11 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     read (id -> Turn), shared with the caller; ``terms``: a cache of
     :func:`text_terms` (text -> terms), likewise."""
     weights: dict[str, float] = {}
+    texts = _texts_reader(store, turns)
     hits = store.index.search(query, limit=opts.depth * (2 if as_of is not None else 1), kinds=kinds,
                               projects=None if projects is None else [*projects, ""],
                               exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
-                              scope_idf=opts.scope_idf, idf_out=weights)
+                              scope_idf=opts.scope_idf, idf_out=weights, texts=texts)
     windows = time_windows(query) if opts.dates and "turn" in kinds else []
     if windows:  # the turns of the days the question names, searched on their own too
         seen = {h.id for h in hits}
@@ -323,7 +324,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
                                                projects=None if projects is None else [*projects, ""],
                                                exclude_refs=exclude_sessions, roles=roles,
                                                stopwords=opts.stopwords, scope_idf=opts.scope_idf,
-                                               times=windows) if h.id not in seen]
+                                               times=windows, texts=texts) if h.id not in seen]
         hits = [h.replace(score=h.score * (1.0 + opts.dates))
                 if h.kind == "turn" and any(a <= h.time < b for a, b in windows) else h for h in hits]
         hits.sort(key=lambda h: -h.score)
@@ -423,6 +424,16 @@ class _Lower:
             self.words = self.words | lower_words_of(e.full for e in extra[self.done:])
             self.done = len(extra)
         return self.words
+
+
+def _texts_reader(store: Store, turns: dict[str, Turn] | None) -> Callable[[list[str]], dict[str, str]]:
+    """``SearchIndex.search``'s ``texts``: the bodies of the turn hits it
+    checks for glued multi-token words, read through the ``turns`` cache
+    (recall reads the same turns next); an unreadable one is left out."""
+    def texts(oids: list[str]) -> dict[str, str]:
+        """``{id: turn text}`` of ``oids``."""
+        return {o: t.text for o in oids if (t := _turn(store, o, turns)) is not None}
+    return texts
 
 
 def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
@@ -694,7 +705,8 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
         found = store.index.search(words_q, limit=8, kinds=("turn",),
                                    projects=[h.project] if projects is not None else None,
                                    exclude_refs=exclude_sessions, roles=roles, stopwords=opts.stopwords,
-                                   scope_idf=opts.scope_idf, times=[(h.time + 1, end)])
+                                   scope_idf=opts.scope_idf, times=[(h.time + 1, end)],
+                                   texts=_texts_reader(store, turns))
         took = 0
         for f in found:
             if took >= 5:

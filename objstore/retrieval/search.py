@@ -75,7 +75,20 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     out: list[SearchResult] = []
     seen: set[str] = set()
     search_kinds = (*kinds, "history") if "fact" in kinds and "history" not in kinds else kinds
-    for h in store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds):
+    turns: dict[str, Turn] = {}
+
+    def texts(oids: list[str]) -> dict[str, str]:
+        """The turn bodies the search checks glued multi-token words against (read once)."""
+        got = {}
+        for o in oids:
+            try:
+                t = turns[o] = turns.get(o) or store.get(o, Turn)
+            except (NotFound, CorruptObject):
+                continue
+            got[o] = t.text
+        return got
+
+    for h in store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts):
         if len(out) >= limit:
             break
         try:
@@ -91,7 +104,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                 out.append(SearchResult("fact", cur.id, f.key, f.valid_from, f.kind, h.project, h.score,
                                         make_snippet(f.body, query), None if cur.id == h.id else h.id))
             else:
-                t = store.get(h.id, Turn)
+                t = turns.get(h.id) or store.get(h.id, Turn)
                 if h.id in seen:
                     continue
                 seen.add(h.id)

@@ -331,11 +331,17 @@ def test_tricky_queries_find(tricky: SearchIndex, query: str, expected: list[str
     assert {oid(e) for e in expected} <= got
 
 
+def _tricky_texts(oids: list[str]) -> dict[str, str]:
+    """The bodies of TRICKY_DOCS by object id (``SearchIndex.search``'s ``texts``)."""
+    by_id = {oid(k): v for k, v in TRICKY_DOCS.items()}
+    return {o: by_id[o] for o in oids if o in by_id}
+
+
 def test_multi_token_word_is_a_phrase(tricky: SearchIndex) -> None:
     # "py auth" in the wrong order is not the phrase auth.py
-    assert tricky.search("py.auth") == []
+    assert tricky.search("py.auth", texts=_tricky_texts) == []
     # 本日 is not 日本
-    assert tricky.search("本日") == []
+    assert tricky.search("本日", texts=_tricky_texts) == []
 
 
 @pytest.mark.parametrize(
@@ -1137,18 +1143,20 @@ def test_glued_pairs_and_word_pairs() -> None:
     assert word_pairs("日本語") == ("日_本", "本_語") and word_pairs("plain") == ()
 
 
+_GLUED_DOCS = {"glued": "the bug is in auth.py near the login handler",
+               "apart": "auth and py are far apart, py then auth",
+               "spaced": "see auth py for details",
+               "path": "edit src/objstore/index/searchindex.py today",
+               "three": "a.b then b.c but never the three"}
+
+
 def test_multi_token_words_without_positions_use_the_pairs(ix: SearchIndex, root: Path) -> None:
-    """A new generation records no positions in ``text`` and answers a
+    """A new facts generation records no positions in ``text`` and answers a
     multi-token word with its terms AND its glued pairs (docs/format.md,
     "Pairs"): order and adjacency count, whitespace between the tokens
     does not make them one word."""
-    docs = {"glued": "the bug is in auth.py near the login handler",
-            "apart": "auth and py are far apart, py then auth",
-            "spaced": "see auth py for details",
-            "path": "edit src/objstore/index/searchindex.py today",
-            "three": "a.b then b.c but never the three"}
-    ix.add([turn(k, v) for k, v in docs.items()])
-    meta = json.loads((live_gen(root, "turns") / "meta.json").read_text())
+    ix.add([fact(k, v) for k, v in _GLUED_DOCS.items()])
+    meta = json.loads((live_gen(root, "facts") / "meta.json").read_text())
     fields = {f["name"]: f for f in meta["schema"]}
     assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" in fields
     assert ids(ix.search("auth.py")) == [oid("glued")]
@@ -1156,6 +1164,40 @@ def test_multi_token_words_without_positions_use_the_pairs(ix: SearchIndex, root
     assert ids(ix.search("searchindex.py")) == [oid("path")]
     assert ids(ix.search("index/searchindex.py")) == [oid("path")]
     assert ids(ix.search("a.b.c")) == [oid("three")]  # every pair is there, not the three in a row
+
+
+def test_turns_check_multi_token_words_against_the_hits_text(ix: SearchIndex, root: Path) -> None:
+    """A new turns generation has no ``pairs`` field (session 7): a
+    multi-token word is the conjunction of its terms, and with ``texts``
+    the hits are checked for the word standing glued, as the pairs did:
+    the same answers as the facts' pairs give; a hit failing the check is
+    scored without that word (here: by ``login`` alone)."""
+    ix.add([turn(k, v) for k, v in _GLUED_DOCS.items()])
+    meta = json.loads((live_gen(root, "turns") / "meta.json").read_text())
+    fields = {f["name"]: f for f in meta["schema"]}
+    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" not in fields
+    by_id = {oid(k): v for k, v in _GLUED_DOCS.items()}
+    asked: list[list[str]] = []
+
+    def texts(oids: list[str]) -> dict[str, str]:
+        asked.append(oids)
+        return {o: by_id[o] for o in oids}
+
+    assert ids(ix.search("auth.py", texts=texts)) == [oid("glued")]
+    assert ix.search("py.auth", texts=texts) == []
+    assert ids(ix.search("searchindex.py", texts=texts)) == [oid("path")]
+    assert ids(ix.search("index/searchindex.py", texts=texts)) == [oid("path")]
+    assert ids(ix.search("a.b.c", texts=texts)) == [oid("three")]
+    assert asked  # the hits' texts were read
+    # a failing hit keeps the score of its other words
+    ix.add([turn("login", "auth py login login")])
+    got = ix.search("auth.py login", texts=lambda o: {k: by_id.get(k, "auth py login login") for k in o})
+    alone = ix.search("login")
+    assert ids(got) == [oid("login"), oid("glued")] or ids(got) == [oid("glued"), oid("login")]
+    assert {h.id: h.score for h in got}[oid("login")] == pytest.approx({h.id: h.score for h in alone}[oid("login")])
+    # without texts: the bare conjunction
+    assert set(ids(ix.search("auth.py"))) == {oid("glued"), oid("apart"), oid("spaced"), oid("login")}
+    assert ix.search("zzz", texts=texts) == [] and len(asked) == 5  # one-token words: nothing to check
 
 
 def test_a_generation_with_positions_is_read_written_and_purged(root: Path, monkeypatch) -> None:
@@ -1185,11 +1227,14 @@ def test_a_generation_with_positions_is_read_written_and_purged(root: Path, monk
         ix.add([sturn("p3", "s1", "auth.py again", 2)])
         assert set(ids(ix.search("auth.py", kinds=("turn",)))) == {oid("p1"), oid("p3")}
         ix.purge_turn_shards({ix.shard_of("s1")}, docs + [sturn("p3", "s1", "auth.py again", 2)])
-        assert set(ids(ix.search("auth.py", kinds=("turn",)))) == {oid("p1"), oid("p3")}
+        bodies = {d.id: d.text for d in docs} | {oid("p3"): "auth.py again"}
+        assert set(ids(ix.search("auth.py", kinds=("turn",), texts=lambda o: {k: bodies[k] for k in o}))) == {
+            oid("p1"), oid("p3")}
     finally:
         ix.close()
     fields = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
-    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" in fields
+    # the new turns format: no positions, and no pairs either (session 7: the hits' text is checked)
+    assert fields["text"]["options"]["indexing"]["record"] == "freq" and "pairs" not in fields
 
 
 # --------------------------------------------------------------------------
@@ -1254,7 +1299,8 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
         assert set(ids(ix.search("हिन्दी", kinds=both))) == {oid("h1"), oid("h2")}
         assert set(ids(ix.search("auth.py", kinds=both))) == {oid("h1"), oid("h2")}
         assert set(ids(ix.search("日本語", kinds=both))) == {oid("c1"), oid("c2")}
-        assert ix.search("本日", kinds=both) == []
+        bodies = {oid("h1"): "हिन्दी भाषा and auth.py", oid("c1"): "これは日本語です", oid("c2"): "日本語の文書"}
+        assert ix.search("本日", kinds=both, texts=lambda o: {k: bodies[k] for k in o if k in bodies}) == []
         assert ix.term_doc_freq("हिन्दी zzzq") == {"हिन्दी": 2 + 1, "zzzq": 0}  # old: 1; new: 1 per piece
         assert ix.term_stats(["हिन्दी", "日"], kinds=both) == (4, {"हिन्दी": 2, "日": 2})
         ix.purge_turn_shards({ix.shard_of("s1")}, [sturn("h1", "s1", "हिन्दी भाषा and auth.py")])
@@ -1263,3 +1309,16 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
         ix.close()
     tok = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
     assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem"
+
+
+_GLUE_PIECES = st.sampled_from(list("authpyAUTHPY.._-/ \n\téÉ日本") + ["\u0301", "\x1b[1m", "ß", "ǅ"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_GLUE_PIECES, max_size=30).map("".join), st.sampled_from(["auth.py", "AUTH-PY", "a.p", "py/auth", "café.py", "日本"]))
+def test_glued_in_is_the_pairs_test(text: str, word: str) -> None:
+    """``glued_in`` (regexes first) answers as ``text_pairs`` does: what the
+    turns' glued check relies on to score as the ``pairs`` field did."""
+    from objstore.index.analysis import glued_in, text_pairs, word_pairs
+    p = word_pairs(word)
+    assert glued_in(text, p) == text_pairs(text).issuperset(p)
