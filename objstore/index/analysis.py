@@ -86,26 +86,17 @@ your yours yourself yourselves
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 _TOKEN_PATTERN = r"[" + _CJK + r"]|[\p{L}\p{M}\p{N}&&[^" + _CJK + r"]]+"
 
-def _build_analyzer(stem: bool = False) -> "tantivy.TextAnalyzer":
+def _build_analyzer(stem: bool = False, simple: bool = False) -> "tantivy.TextAnalyzer":
+    """``mem_words``/``mem_stem`` (the regex tokenizer of ``_TOKEN_PATTERN``)
+    or, with ``simple``, ``mem_simple_stem`` (``stem``) and its unstemmed
+    form (the query side's :func:`simple_tokens`): tantivy's ``simple``
+    tokenizer (maximal runs of ``char::is_alphanumeric``, about twice as fast
+    as the regex tokenizer) over :func:`simple_text`.  Then lowercase, ASCII
+    folding, tokens of MAX_TOKEN_BYTES or more dropped, [Snowball English
+    stemmer]."""
+    tokenizer = tantivy.Tokenizer.simple() if simple else tantivy.Tokenizer.regex(_TOKEN_PATTERN)
     b = (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN_PATTERN))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
-    )
-    if stem:
-        b = b.filter(tantivy.Filter.stemmer("english"))
-    return b.build()
-
-
-def _build_simple_analyzer(stem: bool) -> "tantivy.TextAnalyzer":
-    """``mem_simple_stem`` (``stem``) or its unstemmed form (the query side's
-    :func:`simple_tokens`): tantivy's ``simple`` tokenizer (maximal runs of
-    ``char::is_alphanumeric``, about twice as fast as the ``mem_words`` regex
-    tokenizer) over :func:`simple_text`, then lowercase, ASCII folding,
-    tokens of MAX_TOKEN_BYTES or more dropped, [Snowball English stemmer]."""
-    b = (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        tantivy.TextAnalyzerBuilder(tokenizer)
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
         .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
@@ -153,7 +144,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
         if not _REGISTERED:
             _REGISTERED.update({WORDS_ANALYZER: _build_analyzer(),
                                 STEM_ANALYZER: _build_analyzer(stem=True),
-                                SIMPLE_STEM_ANALYZER: _build_simple_analyzer(stem=True),
+                                SIMPLE_STEM_ANALYZER: _build_analyzer(stem=True, simple=True),
                                 PLAIN_ANALYZER: _build_plain_analyzer(),
                                 PAIRS_ANALYZER: _build_pairs_analyzer()})
         for name, a in _REGISTERED.items():
@@ -169,7 +160,7 @@ def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
     if a is None:
         a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
                                else _build_pairs_analyzer() if key == "pairs"
-                               else _build_simple_analyzer(False) if key == "simple"
+                               else _build_analyzer(simple=True) if key == "simple"
                                else _build_analyzer(key == "stem"))
     return a
 

@@ -9,14 +9,11 @@ the prompt hook and the shell hook (real ``mem`` processes), and by
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-
 import pytest
 
-from objstore.core.redact import redact
-from tests.hooks._util import REPO, hook_env, payload, run_hook, turns
+from tests.cmds._credentials import (assert_none_stored, assert_scan_finds_nothing, check_kept, check_redacted,
+                                     run_prompt_hooks, run_shell_hook, stored_texts)
+from tests.hooks._util import hook_env
 
 # (text, the secret that must disappear, the rule expected to name it)
 CASES = [
@@ -54,49 +51,30 @@ LOOKALIKES = [
 
 @pytest.mark.parametrize("text,secret,rule", CASES)
 def test_the_command_line_password_is_redacted(text, secret, rule):
-    r = redact(text)
-    assert secret not in r.text, r.text
-    assert f"[REDACTED:{rule}]" in r.text, r.text
-    assert redact(r.text).text == r.text            # idempotent
+    check_redacted(text, secret, rule)
 
 
 @pytest.mark.parametrize("text", LOOKALIKES)
 def test_lookalikes_are_kept(text):
-    assert redact(text).text == text
+    check_kept(text)
 
 
 def test_the_prompt_hook_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store)
-    for i, (text, _secret, _rule) in enumerate(CASES):
-        rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", "F5", None, prompt=f"run: {text} #{i}"),
-                                     env=env)
-        assert rc == 0, err
-        # the hook's detached child stores the prompt (its own budget, off the agent's path; an
-        # inline write under the hook's 2 s budget gave up on a loaded CI machine): wait for it
-        end = time.monotonic() + 120
-        while len(turns(store) if (store / "config").exists() else []) < i + 1 and time.monotonic() < end:
-            time.sleep(0.1)
-    texts = "\n".join(t[3] for t in turns(store))
-    assert texts.count("[REDACTED:") >= len(CASES), texts
-    for _text, secret, _rule in CASES:
-        assert secret not in texts
+    run_prompt_hooks(store, env, "F5", [f"run: {text} #{i}" for i, (text, _s, _r) in enumerate(CASES)])
+    assert_none_stored(store, CASES)
     # and no file of the store holds one, in any encoding `mem scan` knows
     for _text, secret, _rule in CASES[:6]:
-        p = subprocess.run([sys.executable, "-m", "cmds", "scan", secret], capture_output=True, text=True,
-                           env=env, cwd=REPO, timeout=120)
-        assert p.returncode == 0 and "found nowhere" in p.stdout, p.stdout + p.stderr
+        assert_scan_finds_nothing(env, secret)
 
 
 def test_the_shell_hook_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store, MEM_SHELL_CAPTURE="1")
     for i, (text, _secret, _rule) in enumerate(CASES[:14]):
-        p = subprocess.run([sys.executable, "-m", "cmds", "hook", "shell", "--session", "shell-f5", "--cwd", "/tmp",
-                            "--status", "0", "--start", str(1767225600000 + i * 1000), "--duration", "5", "--", text],
-                           capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
-        assert p.returncode == 0, p.stderr
-    texts = "\n".join(t[3] for t in turns(store))
+        run_shell_hook(env, "shell-f5", i, text)
+    texts = stored_texts(store)
     assert texts.count("[REDACTED:cli-password]") == 14, texts
     for _text, secret, _rule in CASES[:14]:
         assert secret not in texts

@@ -13,15 +13,11 @@ changes nothing, and the look-alikes stay as typed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-
 import pytest
 
-from objstore.core.redact import redact
-from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook, tool_use, turns, user
-from tests.hooks._util import text as text_block
+from tests.cmds._credentials import (assert_none_stored, assert_scan_finds_nothing, check_kept, check_redacted,
+                                     import_cases, run_prompt_hooks, run_shell_hook)
+from tests.hooks._util import hook_env
 
 # (text, the secret that must disappear, the rule expected to name it)
 CASES = [
@@ -93,15 +89,12 @@ LOOKALIKES = [
 
 @pytest.mark.parametrize("text,secret,rule", CASES)
 def test_the_password_is_redacted_by_its_rule(text, secret, rule):
-    r = redact(text)
-    assert secret not in r.text, r.text
-    assert f"[REDACTED:{rule}]" in r.text, r.text
-    assert redact(r.text).text == r.text            # idempotent
+    check_redacted(text, secret, rule)
 
 
 @pytest.mark.parametrize("text", LOOKALIKES)
 def test_lookalikes_are_kept(text):
-    assert redact(text).text == text
+    check_kept(text)
 
 
 def _batches(n: int = 4) -> list[str]:
@@ -109,60 +102,29 @@ def _batches(n: int = 4) -> list[str]:
     return ["\n".join(t for t, _s, _r in CASES[i::n]) for i in range(n)]
 
 
-def _assert_none_stored(store, env) -> None:
-    texts = "\n".join(t[3] for t in turns(store))
-    assert texts.count("[REDACTED:") >= len(CASES), texts
-    for _text, secret, _rule in CASES:
-        assert secret not in texts, secret
-    for look in LOOKALIKES[:3]:
-        assert look.split(";")[0] in texts        # the look-alikes reach the store as typed
-
-
 def test_the_prompt_hook_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store)
-    for i, text in enumerate(_batches() + ["\n".join(LOOKALIKES)]):
-        rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", "F6", None, prompt=f"{text}\n#{i}"), env=env)
-        assert rc == 0, err
-        # the hook's detached child stores the prompt (its own budget, off the agent's path; an
-        # inline write under the hook's 2 s budget gave up on a loaded machine): wait for it
-        end = time.monotonic() + 120
-        while len(turns(store) if (store / "config").exists() else []) < i + 1 and time.monotonic() < end:
-            time.sleep(0.1)
-    _assert_none_stored(store, env)
+    run_prompt_hooks(store, env, "F6", [f"{text}\n#{i}" for i, text in enumerate(_batches() + ["\n".join(LOOKALIKES)])])
+    assert_none_stored(store, CASES, LOOKALIKES)
     # and no file of the store holds one, in any encoding `mem scan` knows
     for _text, secret, _rule in CASES[::9]:
-        p = subprocess.run([sys.executable, "-m", "cmds", "scan", "--no-remotes", secret], capture_output=True,
-                           text=True, env=env, cwd=REPO, timeout=120)
-        assert p.returncode == 0 and "found nowhere" in p.stdout, p.stdout + p.stderr
+        assert_scan_finds_nothing(env, secret, "--no-remotes")
 
 
 def test_the_shell_hook_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store, MEM_SHELL_CAPTURE="1")
     for i, text in enumerate(_batches() + ["\n".join(LOOKALIKES)]):
-        p = subprocess.run([sys.executable, "-m", "cmds", "hook", "shell", "--session", "shell-f6", "--cwd", "/tmp",
-                            "--status", "0", "--start", str(1767225600000 + i * 1000), "--duration", "5", "--", text],
-                           capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
-        assert p.returncode == 0, p.stderr
-    _assert_none_stored(store, env)
+        run_shell_hook(env, "shell-f6", i, text)
+    assert_none_stored(store, CASES, LOOKALIKES)
 
 
 def test_a_transcript_import_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store)
     transcript = tmp_path / "t.jsonl"
-    with open(transcript, "wb") as f:
-        for i, (text, _secret, _rule) in enumerate(CASES):   # the user types it, the agent runs it
-            ts = f"2026-01-05T10:{i // 60:02d}:{i % 60:02d}Z"
-            f.write(line(user(f"u{i}", text, ts=ts)))
-            f.write(line(asst(f"a{i}", f"m{i}", [text_block("running it"), tool_use(f"tu{i}", command=text)], ts=ts)))
-        f.write(line(user("u-look", "\n".join(LOOKALIKES), ts="2026-01-05T11:00:00Z")))
-    p = subprocess.run([sys.executable, "-m", "cmds", "import", "claude-code", str(transcript)], capture_output=True,
-                       text=True, env=env, cwd=REPO, timeout=120)
-    assert p.returncode == 0, p.stdout + p.stderr
-    _assert_none_stored(store, env)
+    import_cases(transcript, env, CASES, LOOKALIKES, "2026-01-05")
+    assert_none_stored(store, CASES, LOOKALIKES)
     transcript.unlink()      # the agent's own file holds them (scan reads it): what mem wrote must not
-    p = subprocess.run([sys.executable, "-m", "cmds", "scan", "--no-remotes", CASES[-1][1]], capture_output=True,
-                       text=True, env=env, cwd=REPO, timeout=120)
-    assert p.returncode == 0 and "found nowhere" in p.stdout, p.stdout + p.stderr
+    assert_scan_finds_nothing(env, CASES[-1][1], "--no-remotes")

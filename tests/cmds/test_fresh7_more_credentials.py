@@ -10,15 +10,10 @@ and the look-alikes stay as typed. Every value here is fake."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-
 import pytest
 
-from objstore.core.redact import redact
-from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook, tool_use, turns, user
-from tests.hooks._util import text as text_block
+from tests.cmds._credentials import assert_none_stored, check_kept, check_redacted, import_cases, run_prompt_hooks
+from tests.hooks._util import hook_env
 
 HF = "hf_FAKEujzPdeIgxLdGncfBAepfJBdKhoOOLd"
 SENDGRID = "SG.FAKEA-2O76UMFxFkM-R5Kj.FAKEp1vRt_1fjORS-6ilI8ihN5KXSc7Tvo-hBKqFYY-"
@@ -90,51 +85,24 @@ LOOKALIKES = [
 
 @pytest.mark.parametrize("text,secret,rule", CASES)
 def test_the_credential_is_redacted_by_its_rule(text, secret, rule):
-    r = redact(text)
-    assert secret not in r.text, r.text
-    assert f"[REDACTED:{rule}]" in r.text, r.text
-    assert redact(r.text).text == r.text            # idempotent
+    check_redacted(text, secret, rule)
 
 
 @pytest.mark.parametrize("text", LOOKALIKES)
 def test_lookalikes_are_kept(text):
-    assert redact(text).text == text
-
-
-def _assert_none_stored(store) -> None:
-    texts = "\n".join(t[3] for t in turns(store))
-    assert texts.count("[REDACTED:") >= len(CASES), texts
-    for _text, secret, _rule in CASES:
-        assert secret not in texts, secret
-    for look in LOOKALIKES[:3]:
-        assert look.split(";")[0] in texts        # the look-alikes reach the store as typed
+    check_kept(text)
 
 
 def test_the_prompt_hook_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store)
     batches = ["\n".join(t for t, _s, _r in CASES[i::3]) for i in range(3)] + ["\n".join(LOOKALIKES)]
-    for i, text in enumerate(batches):
-        rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", "F7", None, prompt=f"{text}\n#{i}"), env=env)
-        assert rc == 0, err
-        # the hook's detached child stores the prompt: wait for it (bounded)
-        end = time.monotonic() + 120
-        while len(turns(store) if (store / "config").exists() else []) < i + 1 and time.monotonic() < end:
-            time.sleep(0.1)
-    _assert_none_stored(store)
+    run_prompt_hooks(store, env, "F7", [f"{text}\n#{i}" for i, text in enumerate(batches)])
+    assert_none_stored(store, CASES, LOOKALIKES)
 
 
 def test_a_transcript_import_stores_none_of_them(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store)
-    transcript = tmp_path / "t.jsonl"
-    with open(transcript, "wb") as f:
-        for i, (text, _secret, _rule) in enumerate(CASES):   # the user types it, the agent runs it
-            ts = f"2026-01-06T10:{i // 60:02d}:{i % 60:02d}Z"
-            f.write(line(user(f"u{i}", text, ts=ts)))
-            f.write(line(asst(f"a{i}", f"m{i}", [text_block("running it"), tool_use(f"tu{i}", command=text)], ts=ts)))
-        f.write(line(user("u-look", "\n".join(LOOKALIKES), ts="2026-01-06T11:00:00Z")))
-    p = subprocess.run([sys.executable, "-m", "cmds", "import", "claude-code", str(transcript)], capture_output=True,
-                       text=True, env=env, cwd=REPO, timeout=120)
-    assert p.returncode == 0, p.stdout + p.stderr
-    _assert_none_stored(store)
+    import_cases(tmp_path / "t.jsonl", env, CASES, LOOKALIKES, "2026-01-06")
+    assert_none_stored(store, CASES, LOOKALIKES)
