@@ -36,6 +36,7 @@ __all__ = [
     "WORDS_ANALYZER",
     "index_terms",
     "glued_in",
+    "holds_term",
     "glued_pairs",
     "is_cjk_token",
     "joined_token",
@@ -483,6 +484,23 @@ def text_pairs(text: str) -> frozenset[str]:
 
 #: pair term -> the ``re`` pattern finding it in an ASCII body (:func:`glued_in`)
 _PAIR_RX: dict[str, "re.Pattern[str]"] = {}
+
+
+def holds_term(text: str, term: str | None, stem: bool) -> bool:
+    """Whether body ``text`` (taken as indexed, :func:`nfc`) has a token
+    whose term in a ``mem_simple_stem`` generation (``stem``; else its
+    unstemmed cut) is ``term``: a hit of a multi-token word that matched
+    through its joined alternative (``reindex`` for ``re-index``,
+    :func:`joined_token`), which the glued check must keep as a generation
+    with ``pairs`` does.  False for no ``term``.  O(len(text))."""
+    if not term:
+        return False
+    with _ANALYZER_LOCK:
+        toks = _analyzer("simple").analyze(simple_text(nfc(text)))
+    if not stem:
+        return term in toks
+    cand = tuple({t for t in toks if t[:1] == term[:1]})
+    return term in cand or term in stem_tokens(cand)
 
 
 def glued_in(text: str, pairs: tuple[str, ...]) -> bool:

@@ -42,6 +42,7 @@ from objstore.index.analysis import (
     index_terms,
     tokenize,
     glued_in,
+    holds_term,
     word_pairs,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
@@ -1603,8 +1604,10 @@ def _check_glued(hits: list[Hit], found: list, opened: list, rescore: dict, form
         for k in cand:
             i = found[k][1]
             t = body.get(hits[k].id)
-            failing = frozenset() if t is None else frozenset(
-                w for w in rescore[i][3] if pairs[w] and not glued_in(t, pairs[w]))
+            stem = opened[i].fmt.analyzer == "stem"
+            failing = frozenset() if t is None else frozenset(  # neither glued nor its joined term
+                w for w in rescore[i][3]
+                if pairs[w] and not glued_in(t, pairs[w]) and not holds_term(t, joins[i][w], stem))
             if failing:
                 groups.setdefault((i, failing), []).append(k)
             else:

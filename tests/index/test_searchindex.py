@@ -1322,3 +1322,21 @@ def test_glued_in_is_the_pairs_test(text: str, word: str) -> None:
     from objstore.index.analysis import glued_in, text_pairs, word_pairs
     p = word_pairs(word)
     assert glued_in(text, p) == text_pairs(text).issuperset(p)
+
+
+def test_the_glued_check_keeps_a_hit_of_the_joined_term(ix: SearchIndex) -> None:
+    """fresh7 F1: ``re-index`` also finds ``reindex`` (its joined term, as
+    ``docs/format.md`` "Queries" says) in turns as in facts; the glued check
+    of a turns generation without ``pairs`` kept only glued hits, so a turn
+    holding ``reindex`` (or ``reindexed``: the same stem) was dropped."""
+    docs = {"joined": "we reindex nightly with the authpy tool", "stemmed": "the shards were reindexed",
+            "glued": "fix auth.py then re-index", "apart": "note: auth py and re index separately"}
+    ix.add([turn(k, v) for k, v in docs.items()])
+    by_id = {oid(k): v for k, v in docs.items()}
+
+    def texts(oids: list[str]) -> dict[str, str]:
+        return {o: by_id[o] for o in oids}
+
+    assert set(ids(ix.search("re-index", texts=texts))) == {oid("joined"), oid("stemmed"), oid("glued")}
+    assert set(ids(ix.search("auth.py", texts=texts))) == {oid("joined"), oid("glued")}
+    assert oid("apart") not in ids(ix.search("re-index auth.py", texts=texts))
