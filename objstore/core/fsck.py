@@ -43,10 +43,17 @@ _EXPECT = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tomb
 
 
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> FsckReport:
-    """Check the whole store.  See the module doc."""
+    """Check the whole store.  See the module doc.  Raises UnsupportedVersion
+    (exit 14) when a pack is of a version a newer mem writes: that is not
+    damage."""
     rep = FsckReport()
     objs: dict[str, object] = {}
     packs = PackSet(store.root / "objects" / "pack", skip_broken=True)
+    try:
+        packs.refuse_newer("fsck")  # exit 14, not damage (exit 13) that --repair would set aside
+    except UnsupportedVersion:
+        packs.close()
+        raise
     for idx, err in packs.broken:
         rep.problems.append(f"pack {idx.name}: {err}")
     for pack in packs.packs:

@@ -1151,6 +1151,17 @@ class PackSet:
             if self._last is not None and self._last.name not in self._packs:
                 self._last = None
 
+    def refuse_newer(self, doing: str) -> None:
+        """Raise UnsupportedVersion (exit 14) when a pack left out as
+        :attr:`broken` is of a version this mem does not read: a newer mem
+        wrote it, and ``doing`` (fsck, repair) must neither call it damage
+        nor set it aside (its objects would look lost: a repair would drop
+        the sessions they hold)."""
+        for idx, err in self.broken:
+            if isinstance(err, UnsupportedVersion):
+                raise UnsupportedVersion(f"{err.message}: a newer mem wrote this store's pack {idx.stem}; "
+                                         f"{doing} changed nothing", hint=_UPGRADE)
+
     @property
     def packs(self) -> list[Pack]:
         """The open packs, newest index first."""

@@ -95,9 +95,16 @@ def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
         fetch: optional source of lost objects by id (remotes plug in here).
     Raises:
         StoreLocked, ReadOnlyStore: the store lock cannot be taken.
+        UnsupportedVersion: a pack is of a version a newer mem writes
+            (nothing is changed).
     """
     rep = RepairReport()
     with store.lock("fsck --repair"):
+        ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
+        try:
+            ps.refuse_newer("fsck --repair")  # a newer mem's pack is not damage to set aside
+        finally:
+            ps.close()
         q = Quarantine(store.root)
         _set_aside(store, q, rep)
         objs = _scan(store)
