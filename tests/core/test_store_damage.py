@@ -147,6 +147,24 @@ def test_a_newer_pack_version_is_not_damage(invoke, store_path, imported, which)
     invoke("fsck")
 
 
+@pytest.mark.parametrize("where", ["idx checksum", "pack trailer"])
+def test_a_checksum_that_loses_no_object_is_repaired(invoke, store_path, imported, where):
+    """fresh7 F3: a damaged byte of a checksum (every object still reads)
+    left fsck CORRUPT for good: --repair said "nothing to repair".  The
+    pack's objects now go loose and its files are set aside."""
+    big = _packs(store_path)[0]
+    f = big.with_suffix(".idx") if where == "idx checksum" else big
+    _flip(f, f.stat().st_size - 3)
+    invoke("fsck", exit_code=13)
+    r = invoke("fsck", "--repair", "--json").json
+    assert r["ok"] and r["repair"]["lost"] == [] and r["repair"]["salvaged"] > 0
+    assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == imported
+    invoke("fsck")
+    invoke("gc", "--prune=now")
+    invoke("fsck")
+    assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == imported
+
+
 def test_a_corrupt_loose_version_is_mended(invoke, store_path):
     for v in ("one", "two", "three"):
         invoke("remember", "user/x", v)
