@@ -114,7 +114,7 @@ sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY   
                           BY Pw2024x`` (not ``identified by email``, ``$1``, hashes)
 generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphrase|   (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``_looks_secret``)
-                          client_secret|secret_key_base|*_pass`` ``= / : / =>`` assignments when the value
+                          client_secret|secret_key_base|pass|*_pass`` ``= / : / =>`` assignments when the value
                           looks random (see ``_looks_secret``), or mixes letters
                           with digits or symbols (``password=hunter2``,
                           ``token=abc123def456``), or is a quoted literal after a
@@ -415,7 +415,7 @@ def _url_password_ok(v: str) -> bool:
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
 _KEY_OWNERS = ("api", "access", "auth", "private")
-_KW = (r"(?:passw(?:or)?d|passwort|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|secret|token|key(?:"
+_KW = (r"(?:passw(?:or)?d|passwort|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
        + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
        r"(?:[_-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE
 _ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
@@ -1185,7 +1185,7 @@ RULES: list[Rule] = [
        "('passphrase: not set', 'passphrase: see the vault') (_word_passphrase_ok)",
        r"passphrase(?<![a-z0-9_\-\]]passphrase)(?:\\{0,3}[\"'])?[ \t]{0,4}[:=][ \t]{0,4}(?:\\{0,3}[\"'`])?"
        r"(?P<secret>[a-z0-9]{2,24}+(?:(?:-|[ \t]{1,2})[a-z0-9]{2,24}+){2,9})"
-       r"(?=[ \t]{0,4}(?:[\"'`,;]|\r|\n|\\[rn]|$))",
+       r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",   # a sentence's end too ('... lamp.')
        ci=True, priority=51, check=_word_passphrase_ok, anchors=("passphrase",)),
 ]
 
