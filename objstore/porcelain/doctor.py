@@ -20,7 +20,7 @@ Checks (each returns findings, never raises for what it finds):
   file's lock, git's lockfile protocol) older than a minute.  A lock file a
   live process holds an flock on (``objstore.core.lock.lock_held``) is
   never stale, whatever its age; nor are the flock files of ``locks/``
-  (the store-wide lock) and ``run/`` (the resident helper's
+  (the store-wide lock), ``.mem-init.lock`` (the store's creation) and ``run/`` (the resident helper's
   ``helper.lock``), kept between holders: the kernel drops a flock with
   its process.
 * ``hooks``: the agent settings files the caller names run ``mem hook
@@ -43,6 +43,7 @@ from pathlib import Path
 from objstore.capture.importer import imported_sources
 from objstore.core.settings import config_problem
 from objstore.core.lock import lock_held
+from objstore.core.store import INIT_LOCK
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, registry_damage
@@ -165,7 +166,7 @@ def _locks(root: Path, now: float) -> list[Finding]:
             if not f.endswith(".lock"):
                 continue
             p = Path(dirpath) / f
-            if p.parent.parent == root and p.parent.name in FLOCK_DIRS:
+            if (p.parent.parent == root and p.parent.name in FLOCK_DIRS) or (p.parent == root and f == INIT_LOCK):
                 continue  # flock files, kept between holders: never stale
             try:
                 age = now - p.stat().st_mtime

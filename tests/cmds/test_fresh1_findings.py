@@ -52,6 +52,20 @@ def test_doctor_never_calls_a_held_lock_stale_and_fix_keeps_it(invoke, store_pat
     assert str(helper_lock) not in json.dumps(r)
 
 
+def test_doctor_never_calls_the_creation_lock_stale(invoke, store_path):
+    """fresh7-attack F8: the store's creation lock (``.mem-init.lock``, kept
+    between creators like the store lock) was a "stale lock" on every store
+    older than a minute."""
+    invoke("remember", "user/shell", "fish")
+    init_lock = store_path / ".mem-init.lock"
+    assert init_lock.exists()
+    os.utime(init_lock, (1, 1))  # far older than the grace minute
+    r = invoke("doctor", "--json", exit_code=None).json
+    assert [f for f in r["findings"] if f["check"] == "locks"] == [], r
+    invoke("doctor", "--fix", "--json", exit_code=None)
+    assert init_lock.exists()
+
+
 # -- 3: everything mem writes is owner-only, whatever the umask ----------------
 
 def _loose(root: Path) -> list[str]:
