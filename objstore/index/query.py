@@ -12,12 +12,13 @@ prefilter of ``mem forget --match``.  Specified in ``docs/format.md``
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable, Iterable, Sequence
 
 import tantivy
 
 from objstore.core.text import normalize_value
-from objstore.index.analysis import PLAIN_MAX_TOKEN_BYTES, QUERY_STOPWORDS, plain_tokens, tokenize
+from objstore.index.analysis import MAX_TOKEN_BYTES, PLAIN_MAX_TOKEN_BYTES, QUERY_STOPWORDS, plain_tokens, tokenize
 from objstore.index.schema import FLAG_LONG
 
 __all__ = [
@@ -32,6 +33,17 @@ __all__ = [
 
 #: Distinct query words used; the rest of a longer query is ignored.
 MAX_QUERY_WORDS = 64
+#: a run of letters, marks and digits (what the analyzers make a token of, give or take CJK)
+_RUN = re.compile(r"[^\W_]+")
+
+
+def _lost_a_token(word: str) -> bool:
+    """Whether the analyzer drops a token of ``word`` as too long
+    (MAX_TOKEN_BYTES or more): the word's other tokens alone would find
+    text that does not hold it (``<70 q>.py`` is not ``py``)."""
+    return len(word.encode("utf-8", "surrogatepass")) >= MAX_TOKEN_BYTES and any(
+        len(m.group().encode("utf-8", "surrogatepass")) >= MAX_TOKEN_BYTES for m in _RUN.finditer(word))
+
 
 
 def query_words(query: str, stopwords: bool = True, raw: list[str] | None = None) -> list[tuple[str, ...]]:
@@ -40,12 +52,14 @@ def query_words(query: str, stopwords: bool = True, raw: list[str] | None = None
     tokens dropped, and with ``stopwords`` single-token stop words too unless
     nothing else is left.  ``query_words("what is re-index")`` ->
     ``[("re", "index")]``.  ``raw``: filled with the query word each tuple
-    came from (the first, of words with the same tokens), in the same order."""
+    came from (the first, of words with the same tokens), in the same order.
+    A word with a token of MAX_TOKEN_BYTES or more (which no index holds) is
+    dropped whole, not searched as its other tokens."""
     out: list[tuple[tuple[str, ...], str]] = []
     seen: set[tuple[str, ...]] = set()
     for word in query.split():
         toks = tuple(tokenize(word))
-        if not toks or toks in seen:
+        if not toks or toks in seen or _lost_a_token(word):  # a word with an unindexable token finds nothing
             continue
         seen.add(toks)
         out.append((toks, word))

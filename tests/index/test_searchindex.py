@@ -1340,3 +1340,15 @@ def test_the_glued_check_keeps_a_hit_of_the_joined_term(ix: SearchIndex) -> None
     assert set(ids(ix.search("re-index", texts=texts))) == {oid("joined"), oid("stemmed"), oid("glued")}
     assert set(ids(ix.search("auth.py", texts=texts))) == {oid("joined"), oid("glued")}
     assert oid("apart") not in ids(ix.search("re-index auth.py", texts=texts))
+
+
+def test_a_word_with_a_token_too_long_to_index_finds_nothing(ix: SearchIndex) -> None:
+    """fresh7 F6: ``<70 q>.py`` was searched as ``py`` (the long token is
+    dropped by the analyzer), so it found every text holding ``py``."""
+    ix.add([turn("glued", "fix auth.py then re-index"), fact("user/py", "we use py everywhere")])
+    long_word = "q" * 70 + ".py"
+    assert ix.search(long_word, texts=lambda o: {k: "fix auth.py" for k in o}) == []
+    assert ix.search(long_word) == []
+    assert ids(ix.search(long_word + " auth.py", texts=lambda o: {k: "fix auth.py then re-index" for k in o})) \
+        == [oid("glued")]
+    assert ix.search("py")  # the short word still finds them
