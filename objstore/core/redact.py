@@ -898,7 +898,7 @@ RULES: list[Rule] = [
        "Discord 'Webhook Resource': Execute Webhook POST /webhooks/{webhook.id}/{webhook.token} (the token "
        "is the credential; discord.com, discordapp.com, ptb./canary.) "
        "https://discord.com/developers/docs/resources/webhook#execute-webhook",
-       r"discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{15,21}/(?P<secret>[A-Za-z0-9_-]{32,128}+)",
+       r"(?i:discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/)[0-9]{15,21}/(?P<secret>[A-Za-z0-9_-]{32,128}+)",
        anchors=("discord",)),
     _r("azure-storage-key",
        "Azure Storage 'Configure a connection string' (AccountKey=<88-character base64 account key>), "
@@ -913,7 +913,7 @@ RULES: list[Rule] = [
        "Azure Storage 'Create a service SAS' / 'Create an account SAS': the signature field sig=<URL-encoded "
        "base64 HMAC-SHA256> of a SAS token or SAS URL "
        "https://learn.microsoft.com/en-us/rest/api/storageservices/create-service-sas",
-       r"sig=(?<=[?&;]sig=)(?P<secret>[A-Za-z0-9%+/=_-]{20,512}+)", check=_sas_sig_ok, anchors=("sig=",)),
+       r"[sS][iI][gG]=(?<=[?&;][sS][iI][gG]=)(?P<secret>[A-Za-z0-9%+/=_-]{20,512}+)", check=_sas_sig_ok, anchors=("sig=",)),
     _r("anthropic-key",
        "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
        "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",

@@ -46,6 +46,9 @@ CASES = [
      f"&se=2030-01-01T00:00:00Z&spr=https&sig={SAS_SIG}", SAS_SIG, "azure-sas-token"),
     (f"SharedAccessSignature=sv=2022-11-02&ss=b&srt=sco&sp=rl&sig={SAS_SIG}", SAS_SIG, "azure-sas-token"),
     (f"https://discord.com/api/webhooks/123456789012345678/{DISCORD}", DISCORD, "discord-webhook"),
+    # fresh7-attack F5: a host or a parameter name in upper case
+    (f"curl -X POST HTTPS://DISCORD.COM/API/WEBHOOKS/123456789012345678/{DISCORD}", DISCORD, "discord-webhook"),
+    (f"https://acct.blob.core.windows.net/c/b?sv=2022-11-02&SIG={SAS_SIG}&se=x", SAS_SIG, "azure-sas-token"),
     (f"curl -X POST https://canary.discordapp.com/api/v10/webhooks/987654321098765432/{DISCORD} -d @msg.json",
      DISCORD, "discord-webhook"),
     (f"doctl auth init -t {DO_PAT}", DO_PAT, "digitalocean-token"),
