@@ -23,6 +23,17 @@ except ImportError:  # pragma: no cover - hypothesis comes with the test extra
     pass
 
 
+def gen_corpus(out: Path, *args: str) -> Path:
+    """Write a synthetic Claude Code corpus to ``out`` with
+    ``bench/gen_corpus.py`` (``args``: its options, e.g. ``"--sessions",
+    "4"``); returns ``out``."""
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(out), *args, "-q"],
+                   check=True, timeout=120, cwd=REPO)
+    return out
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test where it is absent (a user's clone)."""
     p = SHARED.joinpath(*parts)

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import gen_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,8 +114,7 @@ def test_hooks_and_small_imports_never_import_msgspec(tmp_path):
     import sys
     small = REPO / "cmds" / "data" / "sample-projects"
     big = tmp_path / "big"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(big), "--sessions", "3",
-                    "--turns", "300", "--seed", "1", "-q"], check=True, timeout=120, cwd=REPO)
+    gen_corpus(big, "--sessions", "3", "--turns", "300", "--seed", "1")
     code = (
         "import sys\n"
         "from pathlib import Path\n"

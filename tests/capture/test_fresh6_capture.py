@@ -228,7 +228,7 @@ def test_shell_capture_never_puts_the_command_line_in_argv(tmp_path, shell):
     import fcntl
     import time
 
-    from tests.hooks.test_hook_shell import MEM_BIN, PROMPT, _need, _pty_session
+    from tests.hooks.test_hook_shell import MEM_BIN, _need, _pty_session, interactive_shell
     exe = _need(shell)
     if not MEM_BIN.exists():
         pytest.skip("the mem script is not installed next to this Python")
@@ -237,21 +237,7 @@ def test_shell_capture_never_puts_the_command_line_in_argv(tmp_path, shell):
                    cwd=REPO, check=True, capture_output=True, timeout=120)
     home = tmp_path / "shellhome"
     home.mkdir()
-    env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "xterm",
-           "MEM_HOME": str(store), "MEM_SHELL_CAPTURE": "1", "PYTHONPATH": str(REPO)}
-    if shell == "bash":
-        (home / "rc").write_text(f'eval "$(mem shell-init bash)"\nPS1={PROMPT!r}\n')
-        argv = [exe, "--rcfile", str(home / "rc"), "-i"]
-    elif shell == "zsh":
-        (home / ".zshrc").write_text(f'eval "$(mem shell-init zsh)"\nPROMPT={PROMPT!r}\nRPROMPT=\n')
-        env["ZDOTDIR"] = str(home)
-        argv = [exe, "-i"]
-    else:
-        (home / ".config" / "fish").mkdir(parents=True)
-        (home / ".config" / "fish" / "config.fish").write_text(
-            f"mem shell-init fish | source\nset -g fish_greeting\nfunction fish_prompt; printf '%s' {PROMPT!r}; end\n")
-        env["XDG_CONFIG_HOME"] = str(home / ".config")
-        argv = [exe, "-i"]
+    env, argv = interactive_shell(shell, exe, home, store)
     token = "ghp_Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1Je" + shell[:2].upper() + "q4sX"
     lock = open(store / "locks" / "store.lock", "a+")
     fcntl.flock(lock, fcntl.LOCK_EX)        # the hook waits (up to 10 s) for it: its process stays alive

@@ -8,11 +8,11 @@ store lays its turns out as the import did."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import gen_corpus
 
 from objstore import open_store
 from objstore.capture import importer
@@ -24,8 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("layout") / "projects"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(out), "--sessions", "8",
-                    "--turns", "240", "--projects", "2", "--seed", "5", "-q"], check=True, timeout=120, cwd=REPO)
+    gen_corpus(out, "--sessions", "8", "--turns", "240", "--projects", "2", "--seed", "5")
     return out
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import gen_corpus
 
 from objstore import open_store
 from objstore.capture import importer
@@ -27,8 +27,7 @@ GH = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("pw") / "projects"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(out), "--sessions", "4",
-                    "--turns", "120", "--seed", "3", "-q"], check=True, timeout=120, cwd=REPO)
+    gen_corpus(out, "--sessions", "4", "--turns", "120", "--seed", "3")
     # one transcript with a credential in a prompt, and one that is not a file
     proj = next(p for p in sorted(out.iterdir()) if p.is_dir())
     rec = {"type": "user", "uuid": "u-secret", "sessionId": "s-secret", "cwd": "/w/p",

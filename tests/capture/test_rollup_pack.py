@@ -4,11 +4,11 @@ until gc packs them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import gen_corpus
 
 from objstore.capture import rollup as rollup_mod
 from objstore.capture.importer import import_transcripts
@@ -49,8 +49,7 @@ def test_fewer_stay_loose(store):
 def corpus(tmp_path_factory) -> Path:
     """A generated corpus with several sub-agent files (bench/gen_corpus.py)."""
     out = tmp_path_factory.mktemp("rollups") / "projects"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen_corpus.py"), str(out), "--sessions", "6",
-                    "--turns", "80", "--subagent-share", "0.5", "--seed", "5", "-q"], check=True, timeout=120, cwd=REPO)
+    gen_corpus(out, "--sessions", "6", "--turns", "80", "--subagent-share", "0.5", "--seed", "5")
     return out
 
 

@@ -86,6 +86,28 @@ def test_agent_wrapper_always_starts_the_agent(tmp_path, shell, mem):
 PROMPT = "MEMREADY> "     # the prompt the shells under test show: each command is typed once it is back
 
 
+def interactive_shell(shell: str, exe: str, home: Path, store: Path) -> tuple[dict, list[str]]:
+    """The environment and argv of an interactive ``shell`` (bash, zsh,
+    fish; ``exe`` its path) whose rc file in ``home`` evals ``mem
+    shell-init`` and shows :data:`PROMPT`, capturing into ``store``."""
+    env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "xterm",
+           "MEM_HOME": str(store), "MEM_SHELL_CAPTURE": "1", "PYTHONPATH": str(REPO)}
+    if shell == "bash":
+        (home / "rc").write_text(f'eval "$(mem shell-init bash)"\nPS1={PROMPT!r}\n')
+        argv = [exe, "--rcfile", str(home / "rc"), "-i"]
+    elif shell == "zsh":
+        (home / ".zshrc").write_text(f'eval "$(mem shell-init zsh)"\nPROMPT={PROMPT!r}\nRPROMPT=\n')
+        env["ZDOTDIR"] = str(home)
+        argv = [exe, "-i"]
+    else:
+        (home / ".config" / "fish").mkdir(parents=True)
+        (home / ".config" / "fish" / "config.fish").write_text(
+            f"mem shell-init fish | source\nset -g fish_greeting\nfunction fish_prompt; printf '%s' {PROMPT!r}; end\n")
+        env["XDG_CONFIG_HOME"] = str(home / ".config")
+        argv = [exe, "-i"]
+    return env, argv
+
+
 def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
     """Run an interactive shell on a pseudo-terminal; type each of
     ``commands`` once the shell shows its prompt (:data:`PROMPT`) again,
@@ -143,21 +165,7 @@ def test_shell_command_capture(tmp_path, shell):
     store = tmp_path / "store"
     home = tmp_path / "shellhome"
     home.mkdir()
-    env = {"PATH": f"{MEM_BIN.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "xterm",
-           "MEM_HOME": str(store), "MEM_SHELL_CAPTURE": "1", "PYTHONPATH": str(REPO)}
-    if shell == "bash":
-        (home / "rc").write_text(f'eval "$(mem shell-init bash)"\nPS1={PROMPT!r}\n')
-        argv = [exe, "--rcfile", str(home / "rc"), "-i"]
-    elif shell == "zsh":
-        (home / ".zshrc").write_text(f'eval "$(mem shell-init zsh)"\nPROMPT={PROMPT!r}\nRPROMPT=\n')
-        env["ZDOTDIR"] = str(home)
-        argv = [exe, "-i"]
-    else:
-        (home / ".config" / "fish").mkdir(parents=True)
-        (home / ".config" / "fish" / "config.fish").write_text(
-            f"mem shell-init fish | source\nset -g fish_greeting\nfunction fish_prompt; printf '%s' {PROMPT!r}; end\n")
-        env["XDG_CONFIG_HOME"] = str(home / ".config")
-        argv = [exe, "-i"]
+    env, argv = interactive_shell(shell, exe, home, store)
     work = tmp_path / "work dir"
     work.mkdir()
     _pty_session(argv, env, [f"cd '{work}'", "echo hello-capture", " echo secret-with-space", "false",
