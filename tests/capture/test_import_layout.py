@@ -18,7 +18,6 @@ from objstore import open_store
 from objstore.capture import importer
 import objstore.index.searchindex as si
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -98,11 +98,10 @@ def test_a_reader_in_another_process_meanwhile_sees_the_new_value(home):
     assert [h["key"] for h in hits] == [KEY] and "6543" in hits[0]["snippet"]
 
 
-def test_in_process_reader_waits_for_a_fact_write_in_flight(home):
-    """``Store.try_recover``: a second store of this process (its own lock
-    file descriptor) waits for the lock the helper's write holds."""
-    from cmds import _helperserve
-    reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
+def _start_reader(home):
+    """A second store of this process, in a thread: ``try_recover`` (waits
+    for the lock a write holds), then a search for the new value; returns
+    (the store, the list its results go to, the thread)."""
     got: list = []
     reader = open_store(home)
 
@@ -111,6 +110,15 @@ def test_in_process_reader_waits_for_a_fact_write_in_flight(home):
         got.append([h.ref for h in search(reader, "6543")])
     t = threading.Thread(target=read)
     t.start()
+    return reader, got, t
+
+
+def test_in_process_reader_waits_for_a_fact_write_in_flight(home):
+    """``Store.try_recover``: a second store of this process (its own lock
+    file descriptor) waits for the lock the helper's write holds."""
+    from cmds import _helperserve
+    reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
+    reader, got, t = _start_reader(home)
     reply.after()
     t.join(60)
     reader.close()
@@ -161,14 +169,7 @@ def test_a_reader_waits_for_a_fact_commit_slower_than_its_first_wait(home, monke
             raise
     monkeypatch.setattr(lockmod.StoreLock, "acquire", acquire)
     reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
-    got: list = []
-    reader = open_store(home)
-
-    def read() -> None:
-        got.append(reader.try_recover())
-        got.append([h.ref for h in search(reader, "6543")])
-    t = threading.Thread(target=read)
-    t.start()
+    reader, got, t = _start_reader(home)
     try:
         assert gave_up.wait(60), "the reader never waited for the lock"
     finally:
