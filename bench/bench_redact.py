@@ -103,7 +103,7 @@ def texts(path: str) -> None:
     for t in items:
         r = rm.redact(t)
         h.update(repr((r.text, r.hits)).encode("utf-8", "surrogatepass"))
-    kind = "ahocorasick_rs" if getattr(rm, "_FAST", [None])[0] else "stdlib"
+    kind = "ahocorasick_rs" if rm.prefilter._FAST[0] else "stdlib"
     print(f"{len(items)} texts, {sum(map(len, items)) / 1e6:.1f} M chars: {best:.3f} s CPU (prefilter: {kind}), "
           f"output digest {h.hexdigest()}")
 
@@ -111,9 +111,8 @@ def texts(path: str) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     if "--stdlib" in args:
-        from objstore.core import redact as _rm
-        if hasattr(_rm, "_FAST"):
-            _rm._FAST[0] = False
+        from objstore.core.redact import prefilter
+        prefilter._FAST[0] = False
     if "--texts" in args:
         texts(args[args.index("--texts") + 1])
     else:

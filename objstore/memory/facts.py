@@ -489,7 +489,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     if namespace:
         namespace = validate_session_id(namespace)
     redacted = 0
-    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact.py)
+    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact/)
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         red = redact(body)
         body, redacted = red.text, len(red.hits)
