@@ -45,6 +45,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
+from objstore.core.ids import MIN_PREFIX_LEN
 from objstore.core.errors import IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.pack import Pack
@@ -57,7 +58,7 @@ from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in
 from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
                                    walk)
 from objstore.memory.memfiles import remove_matching
-from objstore.memory.scope import is_memory_file_key
+from objstore.memory.scope import is_memory_file_key, namespace_root
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone)
@@ -95,6 +96,10 @@ class ForgetPlan:
     #: fact chains read while planning, by head id (:func:`_chain`): the
     #: execution's passes over every key read each chain once, not again per pass
     chains: dict[str, list] = field(default_factory=dict, repr=False)
+    #: a whole key or session that no longer exists because an earlier forget
+    #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
+    #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
+    already_forgotten: tuple[str, int] | None = None
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
@@ -163,7 +168,12 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
     plan = ForgetPlan()
     if session is not None:
-        sid = resolve_session(store, session, required=True)
+        sid = resolve_session(store, session)
+        if sid is None:   # forgotten before (e.g. by a forget that was killed and finished since)?
+            plan.already_forgotten = forgotten_before(store, session=session)
+            if plan.already_forgotten is None:
+                resolve_session(store, session, required=True)   # raises NotFound
+            return plan
         # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
         for name, head in store.refs.iter("sessions"):
             s = name[len("sessions/"):]
@@ -208,8 +218,42 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             raise InvalidInput(f"{oid} is a {obj.TYPE_NAME}; only fact versions and turns can be forgotten")
         return plan
     key = validate_key(what)
-    plan.keys[key] = versions(store, key)
+    if store.refs.read(fact_ref(key)) is None:
+        plan.already_forgotten = forgotten_before(store, key=key)
+        if plan.already_forgotten is not None:
+            return plan
+    plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def forgotten_before(store: Store, *, key: str | None = None, session: str | None = None) -> tuple[str, int] | None:
+    """Whether a whole ``key`` or ``session`` that the store no longer holds
+    was removed by an earlier forget: ``(tombstone key, time in ms of the
+    newest such forget)``, else None.  A key counts when a tombstone of a
+    forget (not of a review-queue rejection) names it; a session when its
+    ``session:<id>`` tombstone exists, ``session`` being the id or a prefix
+    of at least ``MIN_PREFIX_LEN`` characters that names one forgotten
+    session (its sub-agent namespaces aside).  Reads every tombstone: call it
+    only when the key or session is not found."""
+    if (key is None) == (session is None):
+        raise ValueError("give exactly one of key, session")
+    if key is not None:
+        times = [t.time for t in all_tombstones(store) if t.key == key and t.reason != "rejected"]
+        return (key, max(times)) if times else None
+    found: dict[str, int] = {}
+    for t in all_tombstones(store):
+        if not t.key.startswith("session:"):
+            continue
+        sid = t.key[len("session:"):]
+        if sid == session or (len(session) >= MIN_PREFIX_LEN and sid.startswith(session)
+                              and namespace_root(sid) == sid):
+            found[sid] = max(found.get(sid, 0), t.time)
+    if session in found:
+        return (f"session:{session}", found[session])
+    if len(found) == 1:
+        sid, when = found.popitem()
+        return (f"session:{sid}", when)
+    return None
 
 
 def _scan_session_turns(store: Store, plan: ForgetPlan) -> None:
