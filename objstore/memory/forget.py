@@ -96,6 +96,9 @@ class ForgetPlan:
     #: fact chains read while planning, by head id (:func:`_chain`): the
     #: execution's passes over every key read each chain once, not again per pass
     chains: dict[str, list] = field(default_factory=dict, repr=False)
+    #: key -> head id of every key, when planning listed them (``--match``): the
+    #: execution's passes over every key start from it instead of listing the refs again
+    heads: dict[str, str] | None = field(default=None, repr=False)
     #: a whole key or session that no longer exists because an earlier forget
     #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
     #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
@@ -316,7 +319,8 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
     plan.match = norm
     hits = matcher(match)  # the one normalization (objstore.core.text)
-    for key, head in list_keys(store):
+    plan.heads = dict(list_keys(store))   # read once (the execution's passes start from it)
+    for key, head in plan.heads.items():
         chain = _chain(store, plan, head)
         hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
         if not hit:
@@ -513,16 +517,19 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     store.journal.append([f"D\t{o}" for o in sorted(doomed)])
 
     # 2. history rewrite
+    # every key's head, kept up to date as this forget moves refs (nothing else does: the lock is held)
+    heads = dict(plan.heads) if plan.heads is not None else dict(list_keys(store))
     idmap: dict[str, str] = {}
     for key in plan.keys:  # the ref and its whole reflog go
         store.update_ref(fact_ref(key), store.refs.read(fact_ref(key)), None, rewrite=True)
+        heads.pop(key, None)
     for sid, tvs in plan.sessions.items():
         store.update_ref(session_ref(sid), store.refs.read(session_ref(sid)), None, rewrite=True)
         drop_session_cache(store, sid)  # it names the session's turns
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
-        _new, ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
+        heads[key], ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
         idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
     new_turns: list[str] = []  # the rewritten sessions' new turns, to index
@@ -549,16 +556,18 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         if not (fresh or (gone_keys and _pass == 0)):
             break
         passed, fresh = fresh, {}
-        for key, head in list_keys(store):
+        gone = gone_keys if _pass == 0 else set()
+        for key, head in list(heads.items()):
             chain = _chain(store, plan, head)
-            cites = [v for v in chain if any(s in passed for s in v.fact.sources)
-                     or any(t in passed or (_pass == 0 and t in gone_keys) for _r, t in v.fact.edges)]
+            cites = [v for v in chain if not passed.keys().isdisjoint(v.fact.sources)
+                     or (v.fact.edges and not (passed.keys().isdisjoint(t for _r, t in v.fact.edges)
+                                               and gone.isdisjoint(t for _r, t in v.fact.edges)))]
             if cites:
                 tail = _tail_from(chain, {cites[-1].id})
                 doomed.update(v.id for v in tail)
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
-                _new, ids = _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
-                                           gone_keys)
+                heads[key], ids = _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
+                                                 gone_keys)
                 idmap.update(ids)
                 fresh.update(ids)
                 if fact_ref(key) not in res.rewritten:
@@ -583,7 +592,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     if plan.keys or plan.versions or any(r.startswith("facts/") for r in res.rewritten):
         # (a forget of turns alone that rewrote no fact leaves the facts' index as it is:
         # it holds no document of a turn)
-        store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head)))
+        store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head),
+                                                    heads=heads.items()))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
@@ -758,20 +768,21 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
         return not any(p in low for p in ascii_probes)
 
     changed = []
-    targets: list[Path] = []
-    cache = store.root / "cache"
-    if cache.is_dir():
-        targets += [Path(d) / f for d, _s, fs in os.walk(cache) for f in fs]
+    # string paths: a store of a million turns has ~25,000 small files under cache/lineage,
+    # and a Path per file cost more than reading it
+    targets: list[str] = [os.path.join(d, f) for d, _s, fs in os.walk(store.root / "cache") for f in fs]
     logs = store.root / "logs"
     if logs.is_dir():
-        targets += [p for p in logs.iterdir() if p.is_file()]
-    for p in targets:
+        targets += [e.path for e in os.scandir(logs) if e.is_file()]
+    for name in targets:
         try:
-            data = p.read_bytes()
+            with open(name, "rb") as fh:
+                data = fh.read()
         except OSError:
             continue
         if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
             continue
+        p = Path(name)
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if text_like:
             lines = data.splitlines(keepends=True)
