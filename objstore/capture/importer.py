@@ -148,7 +148,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             ident = identity(path)
             plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
         to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
-        worker = _start_worker(reader, to_read, workers)
+        worker = _start_worker(reader, to_read, workers, harness)
         # bytes to read, and read so far: the turns this import brings are estimated from them
         # when its first index batch is committed (a new store's turns index is sized for them)
         sizes = {}
@@ -270,7 +270,7 @@ def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res
             grown.add(sid)
 
 
-def _start_worker(reader, to_read: list[Path], workers: int | None) -> ParseWorker | None:
+def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str) -> ParseWorker | None:
     """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
     less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
     child cannot be started (then this process parses)."""
@@ -279,7 +279,7 @@ def _start_worker(reader, to_read: list[Path], workers: int | None) -> ParseWork
     if workers is None and _bytes_of(to_read) < PARALLEL_MIN_BYTES:
         return None
     try:
-        return ParseWorker(reader.__name__, to_read)
+        return ParseWorker(reader.__name__, to_read, harness)
     except OSError:
         return None
 
@@ -308,11 +308,13 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                 for t in recent.pop(0):
                     app.redactions.pop(t, None)
             texts = []
-            for (session, source, role, text, ts, cwd, project, alias, entrypoint, redacted, n) in msg[1]:
+            for row in msg[1]:
+                (session, source, role, text, ts, cwd, project, alias, entrypoint, redacted, n) = row[:11]
                 if text:
                     app.redactions[text] = (text, 0) if redacted is None else (redacted, n)
                     texts.append(text)
-                yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint)
+                yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint,
+                                   row[11] if len(row) > 11 else None)
             recent.append(texts)
         else:
             _tag, (files, lines, skipped, ignored), err = msg

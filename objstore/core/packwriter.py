@@ -230,8 +230,11 @@ class PackWriter:
             t[s] = i + 1
         self._table, self._mask = t, mask
 
-    def add(self, frame: bytes) -> str:
-        """Add one frame; return its id (64 hex).
+    def add(self, frame: bytes, digest: bytes | None = None) -> str:
+        """Add one frame; return its id (64 hex).  ``digest``: the frame's
+        BLAKE3 (32 bytes) when the caller computed it already (``mem
+        import``'s parse worker: ``sessions.TurnForecast``); it is not
+        checked, so only code that hashed this very frame passes it.
 
         A frame whose id is already in this writer is not stored again.
 
@@ -245,7 +248,8 @@ class PackWriter:
         self._check_open()
         if frame[:4] != FRAME_MAGIC:
             raise InvalidInput("not an object frame (no MEMO magic)")
-        digest = blake3(frame).digest()
+        if digest is None:
+            digest = blake3(frame).digest()
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return digest.hex()
