@@ -97,7 +97,7 @@ def variants(packs: list[list[bytes]]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("store", type=Path)
-    ap.add_argument("--versions", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--versions", type=int, nargs="+", default=[3, 4])
     ap.add_argument("--reads", type=int, default=2000)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--variants", action="store_true", help="also size block forms that are not pack formats")
