@@ -14,17 +14,24 @@ come D (u32) and a preset dictionary of D bytes (at most 32 KiB), then the
 entries, each a raw DEFLATE stream (RFC 1951, no zlib header or trailer)
 compressed with that dictionary as zlib's preset dictionary (RFC 1950
 §2.2, ``deflateSetDictionary``); the index has the same layout with
-version 2.  Version 3, which new packs are written in, has the same
-header and dictionary, but an entry is a *block*: the raw DEFLATE stream
+version 2.  Version 3 has the same header and dictionary, but an entry is a *block*: the raw DEFLATE stream
 (with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
 back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
 gives each object, after the ids, its block number (``u32``) and its
 position in the block (``u16``), then the number of blocks B and the
 blocks' offsets (``u64``) and entry lengths (``u32``).  A read
 inflates its block only up to the end of its frame; a damaged byte of a
-block loses the objects of that block from the damaged one on.  All
-versions use the standard library's zlib only.  ``docs/format.md``
-("Packs") specifies the three, with a worked example of each.
+block loses the objects of that block from the damaged one on.  Version
+4, which new packs are written in, is version 3 whose block content has,
+after the lengths, a u16 *parent reference* per frame: a frame whose
+parent id (the 32 bytes after its last PARENT_MARK) is the id of an
+earlier frame ``j`` of the block is stored without it, reference ``j + 1``
+(the frames and ids are unchanged: a read puts it back before hashing);
+its index adds each block's first body position and, per body position,
+the object's place in the id table, so that a read takes the parent id
+from the index.  All versions use the standard library's zlib only.
+``docs/format.md`` ("Packs") specifies the four, with a worked example
+of each.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -479,7 +486,7 @@ class Pack:
         CorruptObject: the index or pack is truncated, damaged or missing
             (the message names the file).
         UnsupportedVersion: an index or pack format version other than 1,
-            2 or 3 (a newer mem's: exit 14, "upgrade mem").
+            2, 3 or 4 (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
         name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
@@ -1031,7 +1038,7 @@ class Pack:
                         if bad <= max_problems:
                             problems.append(str(got))
                 entries = sorted(self._block(b) for b in range(self._nblocks))
-                bnos = [U32.unpack_from(mm, self._bno_off + 4 * i)[0] for i in range(n)]
+                bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
                 used = set(bnos)
                 if self.version >= 4:
                     problems += self._verify_body_tables(bnos)
@@ -1081,7 +1088,7 @@ class Pack:
                                 f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
         return problems
 
-    def _verify_body_tables(self, bnos: list[int]) -> list[str]:
+    def _verify_body_tables(self, bnos: tuple[int, ...]) -> list[str]:
         """Version 4: each block's first body position is the number of
         objects in the blocks before it, and each body position names the
         object at it in the id table (``bnos``: each object's block number,
@@ -1091,12 +1098,14 @@ class Pack:
         for b in bnos:
             if b < nb:
                 per[b] += 1
-        firsts = [U32.unpack_from(mm, self._bfirst_off + 4 * b)[0] for b in range(nb)]
+        firsts = list(struct.unpack_from(f">{nb}I", mm, self._bfirst_off))
         if firsts != (list(itertools.accumulate([0] + per[:-1])) if nb else []):
             return [f"{self.idx_path}: the blocks' first body positions do not match their objects"]
-        for i, b in enumerate(bnos):
-            o = firsts[b] + self._ordinal(i) if b < nb else n
-            if o >= n or U32.unpack_from(mm, self._inv_off + 4 * o)[0] != i:
+        ords = struct.unpack_from(f">{n}H", mm, self._ord_off)
+        inv = struct.unpack_from(f">{n}I", mm, self._inv_off)
+        for i, (b, k) in enumerate(zip(bnos, ords)):
+            o = firsts[b] + k if b < nb else n
+            if o >= n or inv[o] != i:
                 return [f"{self.idx_path}: the body-position table does not name object {self._id_at(i).hex()} "
                         f"at its block and position"]
         return []
@@ -1142,7 +1151,8 @@ class Pack:
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1, 2 and 3.
+    :class:`Pack` for lookups, versions 1 to 4 (version 4: a left-out
+    parent id put back by hashing the frame it names).
 
     Raises CorruptObject (a malformed header) or UnsupportedVersion."""
 

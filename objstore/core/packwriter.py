@@ -150,14 +150,15 @@ class PackWriter:
     leaving it by an exception aborts it, removing the temp file.
 
     Memory: only each object's raw id, offset and length (44 bytes;
-    version 3: id, block number and position, 38, and 12 per block) plus a
+    versions 3, 4: id, block number and position, 38, and 12 per block;
+    version 4: 16) plus a
     4-byte-slot open-addressing table for deduplication stay in memory,
     about 60 bytes per object; frames are compressed and written as they
-    come, except (versions 2 and 3) the first ones, kept until the pack's
+    come, except (versions 2-4) the first ones, kept until the pack's
     dictionary is trained on them (TRAIN_FRAMES frames or TRAIN_BYTES),
-    and (version 3) those of the block being filled (BLOCK_BYTES).
+    and (versions 3, 4) those of the block being filled (BLOCK_BYTES).
     Durability: two file fsyncs and two directory fsyncs per pack, none per
-    object.  Not thread-safe: use one writer per thread.  Version 3: each
+    object.  Not thread-safe: use one writer per thread.  Versions 3, 4: each
     full block is compressed in a thread of the writer's own (started with
     the first block, ended by :meth:`finish` or :meth:`abort`), at most
     INFLIGHT_BLOCKS ahead of the file, which the caller's thread writes in
@@ -167,14 +168,16 @@ class PackWriter:
         pack_dir: ``<store>/objects/pack``; created if missing.
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
-            version 3: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
-        version: the pack format to write (default PACK_VERSION, 3: raw
+            versions 3, 4: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
+        version: the pack format to write (default PACK_VERSION, 4: raw
             DEFLATE blocks of up to BLOCK_BYTES of frames with the pack's
-            preset dictionary; 2: a raw DEFLATE stream per object with that
+            preset dictionary, a frame's parent id left out when it is an
+            earlier frame's of its block; 3: the same blocks, every frame
+            whole; 2: a raw DEFLATE stream per object with that
             dictionary; 1: a zlib stream per object).
-        dictionary: versions 2 and 3: the dictionary to use (raw bytes, at
+        dictionary: versions 2-4: the dictionary to use (raw bytes, at
             most 32 KiB, ``b""`` for none) instead of making one, so that
-            entries (version 3: blocks) of a pack with this dictionary can
+            entries (versions 3, 4: blocks) of a pack with this dictionary can
             be copied with :meth:`add_entry` (:meth:`add_block`).
     """
 
