@@ -579,7 +579,7 @@ class Store:
         left out and noted.  Caller holds the store lock."""
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3):
+        if pack.version not in (2, 3, 4):
             return False
         try:
             d = pack.dictionary()
@@ -600,7 +600,7 @@ class Store:
         except CorruptObject:
             return False
         with PackWriter(self.root / "objects" / "pack", dictionary=d, version=pack.version) as w:
-            if pack.version == 3:
+            if pack.version >= 3:
                 self._copy_blocks(pack, keep, w)
             for oid, data in (pack.raw_entries_in_body_order() if pack.version == 2 else ()):
                 if not keep(pack, oid):
@@ -617,10 +617,10 @@ class Store:
         """:meth:`_copy_pack` of a version-3 ``pack`` into the writer ``w``
         (same dictionary): whole blocks copied, those losing an object
         inflated and their kept objects added again."""
-        zr = DeflateReader(w.dictionary)
+        zr = DeflateReader(w.dictionary, pack.version)
         for ids, data in pack.raw_blocks_in_body_order():
             if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
-                    and w.add_block(ids, data):
+                    and w.add_block(ids, data, pack.version):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
             frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
             for k, oid in enumerate(ids):
