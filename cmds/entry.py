@@ -129,8 +129,9 @@ def entry() -> None:
     if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
         from cmds._hookrun import run_claude_code
         _exit(run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}))
-    from cmds.lean import main as lean_main
-    code = lean_main(argv)
+    from cmds import lean
+    lean.DETACH = True   # this process is mem's own: a remember's index commit may outlive the answer
+    code = lean.main(argv)
     if code is not None:
         _exit(code)
     from cmds.main import entry as cli_entry

@@ -820,6 +820,15 @@ class Store:
             while lk.depth > 0:
                 lk.release()
 
+    def abandon_lock(self) -> None:
+        """Let go of the store lock this instance holds without releasing
+        it (:meth:`StoreLock.abandon`), and close the rest as :meth:`close`:
+        a forked child that inherited the lock finishes the write and
+        releases it."""
+        for lk in list(self._locks.values()):
+            lk.abandon()
+        self.close()
+
     def __enter__(self) -> Store:
         return self
 
