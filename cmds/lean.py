@@ -226,7 +226,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json,
                                 owner=agent or "user")
     from . import _hookrun
-    if _hookrun.DEFERRED is None and not DETACH:
+    if _hookrun.DEFERRED is None and not (OWN_PROCESS and _index_in_place(store.root)):
         r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                       sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
     else:  # the answer once the version, its ref and reflog are durable, the index after (helper or detached child)
@@ -278,19 +278,31 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     return 0
 
 
-#: True in the ``mem`` console script's own process (``cmds.entry``), where
-#: a ``remember`` answers first and commits its index in a detached child
-#: (:func:`_index_after_answer`); False when :func:`main` is called in
-#: another program's process (a test), which commits before it returns
-DETACH = False
+#: True in the ``mem`` console script's own process (``cmds.entry``), which
+#: leaves by ``os._exit`` right after the command: a ``remember`` answers
+#: first and commits its index in a detached child
+#: (:func:`_index_after_answer`), and a reader leaves its open index to the
+#: exit (``Store.close(keep_index=True)``).  False when :func:`main` is
+#: called in another program's process (a test), which commits and closes
+#: before it returns
+OWN_PROCESS = False
 #: the index commits of this process's ``remember`` that wait for the answer
 #: (:func:`_remember_then_index` outside the resident helper)
 AFTER: list = []
 
 
+def _index_in_place(root) -> bool:
+    """True when the store's search index has its facts sub-index (one
+    ``stat``): then a new process's ``remember`` may commit it after the
+    answer.  Otherwise (no index yet, or something else where it belongs)
+    it commits before answering, so that an error reaches the person with
+    the answer ("written, but the search index was not updated")."""
+    return os.path.isfile(os.path.join(root, "index", "facts", "CURRENT"))
+
+
 def _remember_then_index(store, key: str, text: str, **kw):
     """``remember`` in the resident helper, or in the console script's own
-    process (:data:`DETACH`): ``(store, RememberResult)``.
+    process (:data:`OWN_PROCESS`): ``(store, RememberResult)``.
 
     The write (object, journal note, ref and reflog, all durable) is made on
     a store of its own whose lock is held past the answer; the index commit
@@ -672,7 +684,7 @@ def main(argv: list[str]) -> int | None:
             finally:
                 warn_damage(store)
                 warn_config(store.root)
-                store.close()
+                store.close(keep_index=OWN_PROCESS)
                 if fresh:  # a first command that stored nothing (refused, failed) leaves no store
                     store.discard_if_unused(remove_root=not root_existed)
         except MemError as e:
