@@ -164,13 +164,11 @@ This module holds the format and the readers (:class:`Pack`,
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import mmap
 import os
 import re
 import struct
-import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -1358,6 +1356,7 @@ class PackSet:
     def __iter__(self) -> Iterator[str]:
         """Every id in any pack, ascending, each once (a k-way merge of the
         packs' sorted indexes; O(number of packs) memory)."""
+        import heapq   # here: a reader that looks objects up never merges (start-up)
         last = None
         for raw in heapq.merge(*(p._iter_raw() for p in self._order)):
             if raw != last:

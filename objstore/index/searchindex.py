@@ -29,7 +29,6 @@ This module re-exports the names callers used before the split.
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -854,6 +853,7 @@ class SearchIndex:
             del nsr
         finally:
             if not ok:
+                import shutil   # here: every reader imports this module (start-up: shutil pulls bz2, lzma)
                 shutil.rmtree(sub.dir / new, ignore_errors=True)
         return (new, nindex) if ok else False
 

@@ -253,16 +253,19 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
         store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
     if not (index and (reindex or past)):
         return None
-    docs = ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
+    def documents() -> list:
+        # built when committed: the index schema imports tantivy, which a
+        # writer that commits later (in a forked child, cmds.lean) must not load
+        return ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
     dels = [old_cur.id] if (reindex and old_cur) else []
     if index_batch is not None:
-        index_batch.keep(key, docs, dels, reindex)
+        index_batch.keep(key, documents(), dels, reindex)
         return batch_error
 
     def index_now() -> str | None:
         """The index commit of this write (see above)."""
         try:
-            store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
+            store.index.add(documents(), delete_ids=dels, delete_kinds=FACT_KINDS)
             if noted:
                 store.journal.clear()
         except SearchIndexError as e:  # the write stands; the journal lets the index catch up
