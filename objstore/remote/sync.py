@@ -12,14 +12,17 @@ journalled for deletion *before* their pack is installed, so a crash cannot
 leave them behind.
 
 **Push** is a pull, then: the objects the remote lacks (walked from each
-ref's head down to an id a remote pack holds) go in one new pack bundle,
-uploaded before the manifest names it (objects before pointers); then the
+ref's head down to an id a remote pack holds) go in new pack bundles of at
+most ``upload.BUNDLE_FRAME_BYTES`` of objects each, uploaded before the
+manifest names them (objects before pointers); then the
 manifest is replaced by compare-and-swap on its etag.  When the merge
 rewrote or removed a ref the remote had (a forget, a merge), every remote
 pack holding an object no ref reaches any more is rewritten: its survivors
-go in the new bundle, and it is deleted after the manifest that drops it
-is written.  A lost compare-and-swap (another machine pushed) deletes the
-unlisted bundle and starts again from the pull.
+(all of them, also those the walk from the heads stops above) go in the new
+bundles, and it is deleted after the manifest that drops it is written;
+bounded bundles make that cost the bundles that held the forgotten
+objects, not the whole store.  A lost compare-and-swap (another machine
+pushed) deletes the unlisted bundles and starts again from the pull.
 
 The commands are here; their parts, by concern: ``connection`` (an opened
 remote, :class:`SyncResult`), ``fetch`` (download, install, merge: the pull
@@ -35,11 +38,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from objstore.core.codec import decode
-from objstore.core.errors import IntegrityError, NotFound, RefConflict
-from objstore.core.objects import Fact, Turn
+from objstore.core.errors import NotFound, RefConflict
 from objstore.core.pack import Pack
-from objstore.core.packwriter import PackWriter
 from objstore.core.store import Store, now_ms
 from objstore.memory.opening import open_store
 from objstore.remote import config as rconfig
@@ -53,12 +53,13 @@ from objstore.remote.snapshots import (DAY_MS, TIERS_DAYS, keep_snapshots, list_
                                        restore)
 from objstore.remote.snapshots import purge_snapshot as _purge_snapshot   # looked up here by push (a test wraps it)
 from objstore.remote.upload import (delete_orphans, drop_garbage, reachable_from, to_send, upload_check,
-                                    upload_pack, verified_frame)
+                                    upload_pack, write_bundles)
 
 __all__ = ["DAY_MS", "MAX_ATTEMPTS", "TIERS_DAYS", "SyncResult", "backup", "clone", "connect", "keep_snapshots",
            "list_snapshots", "pull", "push", "remote_info", "restore", "upload_check", "upload_pack"]
 
 _Remote = Remote   # the opened remote's class under its former name here (tests patch its methods)
+
 
 def pull(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None,
          progress: Progress | None = None) -> SyncResult:
@@ -135,6 +136,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             except RefConflict:   # a pack it read was replaced by another push since the fetch: start again
                 shutil.rmtree(tmp, ignore_errors=True)
                 continue
+            survivors: list[str] = []
             if gc:
                 live = reachable_from(store, refs)
                 for s in snaps:
@@ -144,52 +146,44 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                     if ids - live:
                         replaced.append(p)
                         have -= ids
+                        survivors += sorted(ids & live)
                 snap_refs = {f"{s.name}/{k}": v for s in snaps for k, v in s.refs.items()}
                 send = to_send(store, {**refs, **snap_refs}, have)
+                # a replaced bundle's live objects go again even where the walk above stopped before them
+                # (a chain whose newer part is in a bundle that stays: its older part would be lost)
+                sending = set(send)
+                send += [o for o in survivors if o not in sending]
             else:
                 send = to_send(store, refs, have)
-            info = None
-            if send:
-                with PackWriter(tmp) as w:
-                    for i, oid in enumerate(send):
-                        frame = verified_frame(store, oid)
-                        obj = decode(frame, strict=False) if fidx else None
-                        if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
-                                (isinstance(obj, Turn) and fidx.turn_time(obj) is not None):
-                            raise IntegrityError(f"refusing to push {oid}: a tombstone forgets its value",
-                                                 hint="run 'mem pull' and 'mem fsck', then push again")
-                        w.add(frame)
-                        if progress and i % 500 == 0:
-                            progress("pack", i, len(send))
-                    info = w.finish()
-        new_name = None
+            idx_paths = write_bundles(store, send, fidx, tmp, progress)
+        new_names: list[str] = []
         try:
-            if info is not None:
-                idx_path = next(tmp.glob("pack-*.idx"))
-                pack_bytes = idx_path.with_suffix(".pack").read_bytes()
-                stored = r.sealer.seal(bundle(pack_bytes, idx_path.read_bytes()))
-                new_name = content_name(stored)
+            sizes = [p.stat().st_size + p.with_suffix(".pack").stat().st_size for p in idx_paths]
+            for i, idx_path in enumerate(idx_paths):
                 if progress:
-                    progress("send", 0, len(stored))
-                upload_pack(r.t, f"packs/{new_name}", stored)   # read back by size/checksum before it is named
-                if progress:
-                    progress("send", len(stored), len(stored))
+                    progress("send", sum(sizes[:i]), sum(sizes))
+                stored = r.sealer.seal(bundle(idx_path.with_suffix(".pack").read_bytes(), idx_path.read_bytes()))
+                name = content_name(stored)
+                upload_pack(r.t, f"packs/{name}", stored)   # read back by size/checksum before it is named
+                new_names.append(name)
                 res.bytes_sent += len(stored)
-                res.objects_sent += len(send)
                 res.packs_sent += 1
-            packs = [p for p in m.packs if p not in replaced] + ([new_name] if new_name else [])
+            if progress and idx_paths:
+                progress("send", sum(sizes), sum(sizes))
+            res.objects_sent += len(send)
+            packs = [p for p in m.packs if p not in replaced] + new_names
             new = Manifest(seq=m.seq + 1, time=now_ms(), refs=refs, packs=sorted(set(packs)),
                            done=sorted(set(m.done) | decided_items(store)),
                            garbage=sorted(set(m.garbage) | set(replaced)), snapshots=snaps)
-            if new.refs == m.refs and new.packs == sorted(m.packs) and not m.garbage and new_name is None \
+            if new.refs == m.refs and new.packs == sorted(m.packs) and not m.garbage and not new_names \
                     and new.done == sorted(m.done) and len(snaps) == len(m.snapshots) and not snapshot:
                 break   # nothing to do
             data = r.sealer.seal(new.encode())
             try:
                 etag2 = r.t.swap(MANIFEST, data, etag)
             except RefConflict:
-                if new_name:
-                    r.t.delete(f"packs/{new_name}")
+                for name in new_names:
+                    r.t.delete(f"packs/{name}")
                 res.objects_sent = res.bytes_sent = res.packs_sent = 0
                 continue
             res.bytes_sent += len(data)
@@ -197,9 +191,9 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             res.remote_packs_rewritten = len(replaced)
             delete_orphans(r.t, set(new.packs))
             cache = {p: v for p, v in cache.items() if p in new.packs}
-            if new_name and info is not None:
+            for name, idx_path in zip(new_names, idx_paths):
                 with Pack(idx_path) as p:
-                    cache[new_name] = b"".join(bytes.fromhex(o) for o in sorted(p))
+                    cache[name] = b"".join(bytes.fromhex(o) for o in sorted(p))
             rconfig.save_ids(store, spec.name, cache)
             break
         finally:

@@ -3,20 +3,30 @@ checked before a manifest names them, replaced packs and orphans deleted."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
-from collections.abc import Mapping
-
-from objstore.core.errors import CorruptObject, NotFound, RefConflict, RemoteUnavailable
+from objstore.core.codec import decode
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound, RefConflict, RemoteUnavailable
 from objstore.core.objects import Fact, Turn
+from objstore.core.packwriter import PackWriter
 from objstore.core.store import Store, now_ms
+from objstore.remote.merge import ForgetIndex
 from objstore.remote.layout import MANIFEST, Manifest
 from objstore.remote.transport import Transport
 
 
 ORPHAN_GRACE_S = 15 * 60
+#: the most frame bytes (uncompressed objects) one bundle of a push holds: ~1.4 MiB stored on the
+#: bench corpus (frames compress ~3x).  A forget rewrites every remote bundle that held an object no
+#: ref reaches any more, so this bounds what a push after a forget sends again, and what the other
+#: machines' pulls receive, to the bundles that held the forgotten objects (docs/design.md "Remotes")
+BUNDLE_FRAME_BYTES = 4 << 20
 
 
 def reachable_from(store: Store, refs: Mapping[str, str]) -> set[str]:
+    """The ids of every object the refs' chains reach (``{name: head id}``),
+    each read here.  Raises NotFound, CorruptObject."""
     seen: set[str] = set()
     for _name, oid in refs.items():
         while oid is not None and oid not in seen:
@@ -27,6 +37,9 @@ def reachable_from(store: Store, refs: Mapping[str, str]) -> set[str]:
 
 
 def to_send(store: Store, refs: Mapping[str, str], have: set[str]) -> list[str]:
+    """The ids a remote that holds ``have`` lacks: each ref's chain walked
+    from its head down to the first id in ``have`` (refs by name, each chain
+    newest first).  Raises NotFound, CorruptObject."""
     out: list[str] = []
     seen: set[str] = set()
     for _name, oid in sorted(refs.items()):
@@ -37,6 +50,47 @@ def to_send(store: Store, refs: Mapping[str, str], have: set[str]) -> list[str]:
             oid = obj.parent if isinstance(obj, (Fact, Turn)) else None
     return out
 
+
+def write_bundles(store: Store, send: list[str], fidx: ForgetIndex, tmp: Path,
+                  progress: Callable[[str, int, int], None] | None = None,
+                  max_frame_bytes: int | None = None) -> list[Path]:
+    """Write the objects ``send`` (ids, in that order) into local packs
+    under ``tmp`` (``tmp/0``, ``tmp/1``...), starting a new pack once the
+    frames of the current one reach ``max_frame_bytes`` (default
+    :data:`BUNDLE_FRAME_BYTES`, read at the call); returns their
+    ``.idx`` paths in order (none for an empty ``send``).  Each frame is
+    re-hashed here (:func:`verified_frame`).  Raises IntegrityError when a
+    tombstone forgets one of the objects (a push never sends a forgotten
+    value back), CorruptObject, NotFound."""
+    limit = BUNDLE_FRAME_BYTES if max_frame_bytes is None else max_frame_bytes
+    out: list[Path] = []
+    w: PackWriter | None = None
+    size = 0
+    try:
+        for i, oid in enumerate(send):
+            frame = verified_frame(store, oid)
+            obj = decode(frame, strict=False) if fidx else None
+            if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
+                    (isinstance(obj, Turn) and fidx.turn_time(obj) is not None):
+                raise IntegrityError(f"refusing to push {oid}: a tombstone forgets its value",
+                                     hint="run 'mem pull' and 'mem fsck', then push again")
+            if w is None:
+                w, size = PackWriter(tmp / str(len(out))), 0
+                out.append(tmp / str(len(out)))
+            w.add(frame)
+            size += len(frame)
+            if size >= limit:
+                w.finish()
+                w = None
+            if progress and i % 500 == 0:
+                progress("pack", i, len(send))
+        if w is not None:
+            w.finish()
+            w = None
+    finally:
+        if w is not None:
+            w.abort()
+    return [next(d.glob("pack-*.idx")) for d in out]
 
 
 def upload_check(t: Transport, name: str, data: bytes) -> str | None:

@@ -703,3 +703,39 @@ def test_the_matcher_is_loaded_only_for_bulk_work():
         assert out[1:] == ["False", "False"]
     else:
         assert out[1:] == ["True", "True"]
+
+
+# fresh7 F5 leftovers: forms that were still stored in clear (every value fake)
+HF_LOWER = "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"
+HF_UPPER = "hf_" + "QWERTYUIOPASDFGHJKLZXCVBNMQWERTYUI"
+
+
+@pytest.mark.parametrize("text, secret, rule", [
+    ("db pw Hunter2!x", "Hunter2!x", "password-phrase"),
+    ("the staging pw Fake9Pw#77, then restart", "Fake9Pw#77", "password-phrase"),
+    ("sign in as admin with Hunter2!x", "Hunter2!x", "password-phrase"),
+    ("log in as root using password Fake2024pw!", "Fake2024pw!", "password-phrase"),
+    ("the password is correct horse battery staple", "correct horse battery staple", "password-phrase"),
+    ("my passphrase is purple monkey dishwasher lamp.", "purple monkey dishwasher lamp", "password-phrase"),
+    ("Das Passwort lautet Geheim123!", "Geheim123!", "password-phrase"),
+    ("das Passwort ist Sommer2024fake! Bitte merken.", "Sommer2024fake!", "password-phrase"),
+    (f"export HF_TOKEN={HF_LOWER}", HF_LOWER, "huggingface-token"),
+    (f"token {HF_UPPER} for the hub", HF_UPPER, "huggingface-token"),
+])
+def test_fresh7_f5_leftovers_are_redacted(text, secret, rule):
+    res = redact(text)
+    assert secret not in res.text and f"[REDACTED:{rule}]" in res.text, res.text
+    assert redact(res.text).text == res.text
+
+
+@pytest.mark.parametrize("text", [
+    "the pw field is required; the pw is short; reset the pw now",
+    "sign in with google; log in as admin with the new flow; sign in as admin using sso",
+    "the password is stored in the vault",
+    "the password is reset every ninety days.",
+    "the password is too short and has no digits",
+    "das Passwort ist falsch! Das Passwort lautet noch nicht fest.",
+    "hf_abcdefghijklmnopqrstuvwxyzabcdefgh is a snake_case name; 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",
+])
+def test_fresh7_f5_look_alikes_are_kept(text):
+    assert redact(text).text == text

@@ -58,7 +58,8 @@ npm-token                 ``npm_`` + 36 [A-Za-z0-9]                             
 mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
 openai-key                ``sk-proj- sk-svcacct- sk-admin-`` + 20..; legacy ``sk-`` + OpenAI API reference "Authentication"
                           48 [A-Za-z0-9]                                              (project/service-account/admin keys)
-huggingface-token         ``hf_`` + 34..40 [A-Za-z0-9], both cases                    Hugging Face "User access tokens"
+huggingface-token         ``hf_`` + 34..40 [A-Za-z0-9], both cases, or one case       Hugging Face "User access tokens"
+                          that reads as random (``hf_token_ok``)
 sendgrid-key              ``SG.`` + 22 [A-Za-z0-9_-] + ``.`` + 43 [A-Za-z0-9_-]        Twilio SendGrid "API Keys"
 digitalocean-token        ``dop_v1_ doo_v1_ dor_v1_`` + 64 hex                          DigitalOcean token prefixes
 shopify-token             ``shpat_ shpca_ shppa_ shpss_`` + 32 hex                     Shopify "Access tokens"
@@ -94,7 +95,10 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           password has letters and digits and no ``.`` or ``/``
                           (``login admin/Pw!2024x``; not ``login users/groups.py``);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
-                          Passwort ist|lautet X``; ``passphrase: <3+
+                          Passwort ist|lautet X`` (a trailing ``!`` kept with X);
+                          ``db pw X`` (no verb; X cannot be prose); ``sign in as
+                          admin with X``; ``the password is <4+ words>`` unquoted
+                          (no prose word); ``passphrase: <3+
                           words>`` to the end of the line (not ``passphrase: not set``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-

@@ -219,6 +219,47 @@ def mixed_case(v: str) -> bool:
     return any(c.isupper() for c in v) and any(c.islower() for c in v)
 
 
+def hf_token_ok(v: str) -> bool:
+    """``hf_`` + 34..40 letters and digits is a Hugging Face token when it
+    reads as random: both letter cases, or, in one case, few vowels (under a
+    third of its letters, where English words and identifiers such as
+    ``hf_downloadconfigurationresolver`` have ~40%; random letters ~19%) and
+    no alphabet run (``abcdefgh...``, ``qwerty...`` is random enough)."""
+    if mixed_case(v):
+        return True
+    body = v[3:].lower()
+    letters = [c for c in body if c in _LOWER]
+    if len(letters) < 8:
+        return False
+    if sum(c in "aeiou" for c in letters) * 3 >= len(letters):
+        return False
+    return sum(ord(b) - ord(a) == 1 for a, b in zip(body, body[1:])) < 8 and _entropy(body) >= 3.5
+
+
+#: words of sentences about a password ('the password is reset every ninety days'): an unquoted
+#: 'password is <words>' holding one is prose, not a passphrase
+_PASSWORD_TALK = frozenset((
+    "reset resets rotated rotate changed change changes expired expires expire wrong incorrect invalid "
+    "too very every each days day weeks months hours minutes hashed hashing encrypted saved sent generated "
+    "shown printed visible displayed logged masked hidden managed handled checked validated verified "
+    "long short weak strong secure insecure case sensitive length characters chars letters digits "
+    "symbols numbers only also just still now never always then than what which who how where why".split()))
+
+
+def unquoted_passphrase_ok(v: str) -> bool:
+    """``the password is correct horse battery staple`` (unquoted words):
+    :func:`word_passphrase_ok`, and no word of a sentence about a password
+    (``the password is reset every ninety days``)."""
+    return word_passphrase_ok(v) and not any(w in _PASSWORD_TALK for w in v.lower().split())
+
+
+def phrase_secret_bang_ok(v: str) -> bool:
+    """:func:`phrase_secret` of the token without a trailing ``!`` (German
+    ``das Passwort lautet Geheim123!``: the ``!`` goes with the password,
+    while ``das Passwort ist falsch!`` is still prose)."""
+    return phrase_secret(v.rstrip("!"))
+
+
 def sas_sig_ok(v: str) -> bool:
     """A SAS signature is URL-encoded base64 of 32 bytes: long, random
     (a digit or ``%``, both cases), not a reference (``$SIG``) or a placeholder."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from objstore.core.redact.checks import (bare_password_ok, bearer_ok, cli_secret_ok, looks_secret,
-                                         mixed_case, mysql_password_ok, net_secret_ok, not_placeholder,
-                                         pair_password_ok, pair_slash_ok, phrase_secret, pin_ok,
+from objstore.core.redact.checks import (bare_password_ok, bearer_ok, cli_secret_ok, hf_token_ok, looks_secret,
+                                         mysql_password_ok, net_secret_ok, not_placeholder, pair_password_ok,
+                                         pair_slash_ok, phrase_secret, phrase_secret_bang_ok, pin_ok,
                                          quoted_phrase_ok, sas_sig_ok, sql_bare_ok, sql_literal_ok,
-                                         url_password_ok, word_passphrase_ok)
+                                         unquoted_passphrase_ok, url_password_ok, word_passphrase_ok)
 from objstore.core.redact.rule import Rule, make_rule, tok
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
                                            scan_aws_pair, scan_generic, scan_pem)
@@ -20,6 +20,8 @@ _PHRASE_VERB_BARE = (r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,
                      r"[ \t]{0,4}:?[ \t]{1,4}")
 _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 _PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
+# the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
+_PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
 _MYSQL_CMD = (r"(?:mysql(?<![A-Za-z0-9_.\-]mysql)|mariadb(?<![A-Za-z0-9_.\-]mariadb))"
@@ -178,7 +180,7 @@ RULES: list[Rule] = [
     # ---- redact7: vendor tokens that were stored in clear ----
     make_rule("huggingface-token",
        "Hugging Face 'User access tokens' (hf_ + 34 letters) https://huggingface.co/docs/hub/security-tokens",
-       tok(("hf_",), r"[A-Za-z0-9]{34,40}+"), check=mixed_case),
+       tok(("hf_",), r"[A-Za-z0-9]{34,40}+"), check=hf_token_ok),
     make_rule("sendgrid-key",
        "Twilio SendGrid 'API Keys': SG. + 22-character key id + . + 43-character secret (69 characters) "
        "https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys",
@@ -474,8 +476,8 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'",
        r"passwort(?<![a-z0-9_\-\]]passwort)"
        r"[ \t]{1,4}(?:ist|lautet|war)(?:[ \t]{1,4}(?:jetzt|noch))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
-       r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=phrase_secret, anchors=("passwort",)),
+       r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passwort",)),
     make_rule("password-phrase",
        "keyword heuristics (no vendor format): 'passphrase: <several words>' to the end of the line "
        "('passphrase: correct horse battery staple', 'passphrase=correct-horse-battery-staple'), not prose "
@@ -484,4 +486,27 @@ RULES: list[Rule] = [
        r"(?P<secret>[a-z0-9]{2,24}+(?:(?:-|[ \t]{1,2})[a-z0-9]{2,24}+){2,9})"
        r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",   # a sentence's end too ('... lamp.')
        ci=True, priority=51, check=word_passphrase_ok, anchors=("passphrase",)),
+    # ---- redact8: phrases that were stored in clear (fresh7 F5) ----
+    make_rule("password-phrase",
+       "keyword heuristics (no vendor format): 'db pw <token>' with no verb, only for a token that cannot be "
+       "prose (bare_password_ok: 8+ characters, letters with digits, a capital or a symbol)",
+       r"pw(?<![a-z0-9_\-\]]pw)[ \t]{1,4}(?P<secret>[a-z0-9][^\s\"'`]{6,126}?[^\s\"'`.,;:!?)\]])"
+       r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))",
+       ci=True, priority=53, check=bare_password_ok, anchors=("pw",)),
+    make_rule("password-phrase",
+       "keyword heuristics (no vendor format): 'sign in|log in as <user> with|using [password] <token>' (a "
+       "credential word, a user, then the password; pair_password_ok)",
+       _PAIR_HEAD + _PAIR_USER + r"[ \t]{1,4}(?:with|using)(?:[ \t]{1,4}(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass))?"
+       r"[ \t]{0,4}:?[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=pair_password_ok, anchors=_PAIR_STARTS,
+       scan=scan_at(*_PAIR_STARTS, coarse=_PAIR_COARSE)),
+    make_rule("password-phrase",
+       "keyword heuristics (no vendor format): 'the password|passphrase is <4+ words>' unquoted to the end "
+       "of the line or sentence ('the password is correct horse battery staple'), not prose "
+       "(unquoted_passphrase_ok: no word of prose, docs or talk about passwords)",
+       r"(?:passw(?:or)?d|passphrase)" + _PHRASE_VERB_BARE
+       + r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
+       r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",
+       ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase"),
+       scan=scan_at("passw", "passphrase")),
 ]
