@@ -867,9 +867,17 @@ class TurnAppender:
                 red = self._redact(text)
                 self.redactions[text] = (red.text, len(red.hits)) if red.hits else (text, 0)
 
-    def _wait_index(self) -> str | None:
+    def wait_index(self, *, clear: bool = True) -> str | None:
+        """Pack mode: wait for the batch of turns the last :meth:`publish`
+        (``wait=False``) left being indexed; once it is committed, clear the
+        index journal (``clear``: when the caller's own index writes since,
+        noted there too, are committed as well; else the next writer
+        replays them).  Returns the index error, or None."""
+        return self._wait_index(clear=clear)
+
+    def _wait_index(self, *, clear: bool = True) -> str | None:
         """Wait for the stream's batch being written; clear the index journal
-        when it is committed.  Returns the index error, or None."""
+        when it is committed (and ``clear``).  Returns the index error, or None."""
         if self._stream is None:
             return self._stream_error
         try:
@@ -878,5 +886,6 @@ class TurnAppender:
             self._stream_error = str(e)
             self._close_stream()
             return self._stream_error
-        self.store.journal.clear()
+        if clear:
+            self.store.journal.clear()
         return None
