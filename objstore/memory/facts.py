@@ -296,11 +296,20 @@ class IndexBatch:
     (``Store.update_refs``), then the index, then the journal cleared.
     Until the flush the new versions are not visible (their refs have not
     moved); a crash before it leaves unreferenced objects (gc's) and, once
-    the notes are written, a journal that recovery replays."""
+    the notes are written, a journal that recovery replays.
 
-    def __init__(self, store: Store, *, defer_refs: bool = False) -> None:
+    ``clear_journal`` False: a flush never clears the index journal; the
+    caller clears it once its other index writes are committed too (``mem
+    import``, whose last batch of turns is committed while its rollups
+    run), unless :attr:`error` names a failed flush (then the next writer
+    replays the journal)."""
+
+    def __init__(self, store: Store, *, defer_refs: bool = False, clear_journal: bool = True) -> None:
         self.store = store
         self.defer_refs = defer_refs
+        self.clear_journal = clear_journal
+        #: the first index error of a flush, or None
+        self.error: str | None = None
         self._docs: list = []
         self._dels: list[str] = []
         self._keys: set[str] = set()
@@ -350,9 +359,10 @@ class IndexBatch:
             return None
         try:
             self.store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
-            if reindex:
+            if reindex and self.clear_journal:
                 self.store.journal.clear()
         except SearchIndexError as e:
+            self.error = self.error or str(e)
             return str(e)
         return None
 

@@ -176,11 +176,13 @@ class TurnForecast:
     process), so that the appender, which owns the chains, only checks
     them.  :meth:`next` gives, for one record and the text the appender
     would store (credentials redacted), ``(fields, frame, digest,
-    taints_after)``: ``fields`` the tuple ``(session, seq, role, text,
-    timestamp, harness, cwd, project, source, parent, entrypoint,
+    taints_after, message)``: ``fields`` the tuple ``(session, seq, role,
+    text, timestamp, harness, cwd, project, source, parent, entrypoint,
     untrusted)`` of the :class:`Turn` (never forgotten), ``frame`` its
     canonical frame (``codec.encode``), ``digest`` the 32-byte BLAKE3 of
-    the frame (its id), ``taints_after`` :func:`taints_after` of it; or
+    the frame (its id), ``taints_after`` :func:`taints_after` of it,
+    ``message`` its :func:`message_digest` for an assistant message
+    (a ``cc:msg:`` source; else None); or
     None when no turn can be forecast (an unusable session id, an invalid
     turn).  The appender uses a forecast only when the turn it writes has
     exactly those fields (then the frame is the one it would encode), and
@@ -216,8 +218,9 @@ class TurnForecast:
         digest = blake3(frame).digest()
         after = taints_after(turn)
         self._chains[ct.session] = (sid, digest.hex(), seq + 1, after)
+        msg = _digest(text) if ct.role == "assistant" and source.startswith("cc:msg:") else None
         return ((sid, seq, ct.role, text, ct.timestamp, self.harness, ct.cwd, ct.project, source, head,
-                 ct.entrypoint, taints), frame, digest, after)
+                 ct.entrypoint, taints), frame, digest, after, msg)
 
 
 def list_sessions(store: Store) -> list[SessionInfo]:
@@ -734,21 +737,21 @@ class TurnAppender:
                 ct.entrypoint, st.taints):
             # the turn below, encoded and hashed elsewhere (TurnForecast): every field is the same
             oid = self._put(fc[1], fc[2])
-            taints = fc[3]
+            taints, msg = fc[3], fc[4]
         else:
             turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
                         harness=harness, cwd=ct.cwd, project=ct.project, source=source,
                         parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint,
                         untrusted=st.taints)
             oid = self._put(encode(turn))
-            taints = taints_after(turn)
+            taints, msg = taints_after(turn), None
         self.written += 1
         st.head, st.next_seq = oid, seq + 1
         st.head_role, st.head_source = ct.role, source
         st.taints = taints  # session taint spreads forward only
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
         if ct.role == "assistant" and source.startswith("cc:msg:"):
-            self.message_digests[(sid, source)] = b"" if forgotten else _digest(text)  # = message_digest
+            self.message_digests[(sid, source)] = b"" if forgotten else (msg or _digest(text))  # = message_digest
         if AGENT_SEP in sid and self._whole.get(sid):
             notes = self.subagent_chains.get(sid)
             if notes is None:
@@ -867,9 +870,17 @@ class TurnAppender:
                 red = self._redact(text)
                 self.redactions[text] = (red.text, len(red.hits)) if red.hits else (text, 0)
 
-    def _wait_index(self) -> str | None:
+    def wait_index(self, *, clear: bool = True) -> str | None:
+        """Pack mode: wait for the batch of turns the last :meth:`publish`
+        (``wait=False``) left being indexed; once it is committed, clear the
+        index journal (``clear``: when the caller's own index writes since,
+        noted there too, are committed as well; else the next writer
+        replays them).  Returns the index error, or None."""
+        return self._wait_index(clear=clear)
+
+    def _wait_index(self, *, clear: bool = True) -> str | None:
         """Wait for the stream's batch being written; clear the index journal
-        when it is committed.  Returns the index error, or None."""
+        when it is committed (and ``clear``).  Returns the index error, or None."""
         if self._stream is None:
             return self._stream_error
         try:
@@ -878,5 +889,6 @@ class TurnAppender:
             self._stream_error = str(e)
             self._close_stream()
             return self._stream_error
-        self.store.journal.clear()
+        if clear:
+            self.store.journal.clear()
         return None
