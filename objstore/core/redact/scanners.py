@@ -188,7 +188,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
         v = text[s:e]
         if looks_secret(v) or looks_assigned(v, password=low.startswith(("pass", "pw"), p),
-                                               quoted=s > 0 and text[s - 1] in "\"'`"):
+                                             quoted=s > 0 and text[s - 1] in "\"'`"):
             out.append((s, e, rule.priority, rule.name))
 
 
