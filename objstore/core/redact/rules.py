@@ -44,7 +44,6 @@ def _flags_with(letter: str) -> str:
 _ARGS_BEFORE = r"[^\n\r;|&]{0,256}?[ \t]"          # the command's other arguments, on the same command
 
 
-
 def _cmd(*names: str) -> str:
     """``(?:n1(?<!Xn1)|n2(?<!Xn2)...)``: a command name on a word boundary."""
     return "(?:" + "|".join(f"{re.escape(n)}(?<![A-Za-z0-9_.\\-]{re.escape(n)})" for n in names) + r")(?![A-Za-z0-9_.\-])"
@@ -58,7 +57,6 @@ def _cmd_family(prefix: str, *suffixes: str, optional: bool = True) -> str:
     alts = "|".join(map(re.escape, suffixes))
     return (f"{re.escape(prefix)}(?<![A-Za-z0-9_.\\-]{re.escape(prefix)})(?:{alts})" + ("?" if optional else "")
             + r"(?![A-Za-z0-9_.\-])")
-
 
 
 # Credential words that introduce a 'user / password' pair in chat ('login admin / Pw!2024x',

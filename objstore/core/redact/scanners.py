@@ -78,7 +78,6 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
             out.append((p - r.end(), m.end(), rule.priority, rule.name))
 
 
-
 # ---- generic keyword assignments -------------------------------------------------------
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
@@ -215,7 +214,6 @@ def scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         for t in _AWS_SECRET_RE.finditer(text, lo, hi):
             if _aws_secret_like(t.group()):
                 out.append((t.start(), t.end(), rule.priority, rule.name))
-
 
 
 def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None = None) -> Callable[..., None]:
