@@ -4,7 +4,6 @@ read with the waits and checks of ``docs/design.md`` "Remotes") and what a sync 
 
 from __future__ import annotations
 
-
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 

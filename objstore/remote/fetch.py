@@ -4,7 +4,6 @@ store lock (:func:`fetch`)."""
 
 from __future__ import annotations
 
-
 import os
 import shutil
 from dataclasses import dataclass, field

@@ -3,7 +3,6 @@ missing ones replaced from this store."""
 
 from __future__ import annotations
 
-
 import os
 import shutil
 from pathlib import Path

@@ -3,7 +3,6 @@ forget, and ``mem restore`` from one."""
 
 from __future__ import annotations
 
-
 import os
 import shutil
 from collections.abc import Mapping
@@ -66,7 +65,6 @@ def purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapp
         else:
             refs[name] = head
     return Snapshot(s.name, s.time, refs)
-
 
 
 def list_snapshots(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> list[dict]:

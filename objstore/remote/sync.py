@@ -85,7 +85,6 @@ def pull(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     return res
 
 
-
 def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None,
          progress: Progress | None = None, snapshot: bool = False, snapshot_tiers: bool = True,
          repair: bool = False, _now: int | None = None) -> SyncResult:
@@ -236,7 +235,6 @@ def clone(root: str | os.PathLike, url: str, *, name: str = "origin", endpoint: 
             for p in root.iterdir():
                 shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
         raise
-
 
 
 def backup(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None,

@@ -523,6 +523,11 @@ PATHOLOGICAL = {
     "xfreerdp /p:*": ("xfreerdp /p:" * 21_900)[:262_144],
     "rdesktop -p *": ("rdesktop -p " * 21_900)[:262_144],
     "mysqladmin password *": ("mysqladmin password " * 13_200)[:262_144],
+    # the fresh7 F5 rules
+    "db pw Hunter2!xaaa…": (("db pw Hunter2!x" + "a" * 120 + " ") * 2_000)[:262_144],
+    "sign in as admin with *": ("sign in as admin with " * 12_000)[:262_144],
+    "password is aa bb cc…": ("password is aa bb cc dd ee ff gg hh ii jj kk " * 6_000)[:262_144],
+    "passwort lautet x!!!…": (("passwort lautet Geheim123" + "!" * 100 + " ") * 2_100)[:262_144],
 }
 
 

@@ -111,7 +111,6 @@ def url_password_ok(v: str) -> bool:
                 or _PLACEHOLDER_RE.search(v))
 
 
-
 _PHRASE_PIN_RE = Lazy(r"[0-9]{4,12}", FLAGS)
 
 
@@ -137,8 +136,6 @@ def mysql_password_ok(v: str) -> bool:
     return not (v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v))
 
 
-
-
 _OPENSSL_SOURCES = ("env:", "file:", "fd:", "stdin")
 
 
@@ -153,7 +150,6 @@ def cli_secret_ok(v: str) -> bool:
     low = v.lower()
     return not (low in _URL_PW_WORDS or low in _NOT_VALUES or _PLACEHOLDER_RE.search(v)
                 or set(v) <= _CAPS_WORD)
-
 
 
 def bare_password_ok(v: str) -> bool:
@@ -200,8 +196,6 @@ def sql_bare_ok(v: str) -> bool:
     and not a keyword (``VALUES``, ``PASSWORD``, ``RANDOM``)."""
     return v.lower() not in ("values", "password", "random", "externally", "globally") and \
         phrase_secret(v) and cli_secret_ok(v)
-
-
 
 
 #: words of prose or configuration docs: a 'passphrase: ...' holding one is not a passphrase

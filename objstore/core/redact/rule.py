@@ -39,7 +39,6 @@ def tok(prefixes: tuple[str, ...], body: str, lbc: str = LBC, la: str = LA) -> s
     return tok
 
 
-
 class Rule:
     """One credential format.
 

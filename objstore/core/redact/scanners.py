@@ -78,7 +78,6 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
             out.append((p - r.end(), m.end(), rule.priority, rule.name))
 
 
-
 # ---- generic keyword assignments -------------------------------------------------------
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
@@ -188,7 +187,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
         v = text[s:e]
         if looks_secret(v) or looks_assigned(v, password=low.startswith(("pass", "pw"), p),
-                                               quoted=s > 0 and text[s - 1] in "\"'`"):
+                                             quoted=s > 0 and text[s - 1] in "\"'`"):
             out.append((s, e, rule.priority, rule.name))
 
 
@@ -215,7 +214,6 @@ def scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         for t in _AWS_SECRET_RE.finditer(text, lo, hi):
             if _aws_secret_like(t.group()):
                 out.append((t.start(), t.end(), rule.priority, rule.name))
-
 
 
 def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None = None) -> Callable[..., None]:
