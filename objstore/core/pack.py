@@ -222,6 +222,11 @@ BLOCK_CACHE = 4
 TRAIN_FRAMES = 2000
 TRAIN_BYTES = 4 << 20
 DICT_BYTES = 32 * 1024
+#: version 4: a pack whose frames, all of them, total under this many bytes
+#: is written without a dictionary (stored raw, up to 32 KiB, it outweighs
+#: what it saves: a pack of 50 corpus turns takes 43.7 KB with one, 24.3 KB
+#: without; the two meet at about 1.2 MB of frames; docs/benchmarks.md)
+DICT_MIN_BYTES = 1 << 20
 
 # The layout constants below without a leading underscore are shared with the
 # writer (objstore.core.packwriter); the sizes are those of the tables above.
