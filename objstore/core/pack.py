@@ -14,8 +14,8 @@ come D (u32) and a preset dictionary of D bytes (at most 32 KiB), then the
 entries, each a raw DEFLATE stream (RFC 1951, no zlib header or trailer)
 compressed with that dictionary as zlib's preset dictionary (RFC 1950
 §2.2, ``deflateSetDictionary``); the index has the same layout with
-version 2.  Version 3 has the same header and dictionary, but an entry is a *block*: the raw DEFLATE stream
-(with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
+version 2.  Version 3 has the same header and dictionary, but an entry is
+a *block*: the raw DEFLATE stream (with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
 back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
 gives each object, after the ids, its block number (``u32``) and its
 position in the block (``u16``), then the number of blocks B and the

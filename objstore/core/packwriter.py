@@ -21,8 +21,9 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN,
-    IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC, PARENT_MARK, PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
+    DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
+    PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
     PackInfo,
     idx_size,
 )
@@ -497,8 +498,8 @@ class PackWriter:
             raise InvalidInput("add_block needs a version-3 or -4 writer with the source pack's dictionary "
                                "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")
         raws = [bytes.fromhex(o) for o in oids]
-        if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS or len(set(raws)) != len(raws) \
-                or any(self._lookup(r)[0] >= 0 for r in raws):
+        if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS \
+                or len(set(raws)) != len(raws) or any(self._lookup(r)[0] >= 0 for r in raws):
             return False
         n = self.count
         if n + len(raws) > MAX_OBJECTS:
