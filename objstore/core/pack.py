@@ -14,8 +14,8 @@ come D (u32) and a preset dictionary of D bytes (at most 32 KiB), then the
 entries, each a raw DEFLATE stream (RFC 1951, no zlib header or trailer)
 compressed with that dictionary as zlib's preset dictionary (RFC 1950
 §2.2, ``deflateSetDictionary``); the index has the same layout with
-version 2.  Version 3 has the same header and dictionary, but an entry is a *block*: the raw DEFLATE stream
-(with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
+version 2.  Version 3 has the same header and dictionary, but an entry is
+a *block*: the raw DEFLATE stream (with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
 back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
 gives each object, after the ids, its block number (``u32``) and its
 position in the block (``u16``), then the number of blocks B and the
@@ -220,6 +220,11 @@ BLOCK_CACHE = 4
 TRAIN_FRAMES = 2000
 TRAIN_BYTES = 4 << 20
 DICT_BYTES = 32 * 1024
+#: version 4: a pack whose frames, all of them, total under this many bytes
+#: is written without a dictionary (stored raw, up to 32 KiB, it outweighs
+#: what it saves: a pack of 50 corpus turns takes 43.7 KB with one, 24.3 KB
+#: without; the two meet at about 1.2 MB of frames; docs/benchmarks.md)
+DICT_MIN_BYTES = 1 << 20
 
 # The layout constants below without a leading underscore are shared with the
 # writer (objstore.core.packwriter); the sizes are those of the tables above.

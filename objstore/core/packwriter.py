@@ -21,8 +21,9 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN,
-    IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC, PARENT_MARK, PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
+    DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
+    PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
     PackInfo,
     idx_size,
 )
@@ -325,15 +326,18 @@ class PackWriter:
         if self.dictionary is not None or len(self._pending) >= TRAIN_FRAMES or self._pending_bytes >= TRAIN_BYTES:
             self._fix_dictionary()
 
-    def _fix_dictionary(self) -> None:
-        """Versions 2 and 3: make the dictionary from the frames kept so far
-        (none when they are too few or too small to give one), write it
-        after the header, then compress and write the kept frames."""
+    def _fix_dictionary(self, final: bool = False) -> None:
+        """Versions 2-4: make the dictionary from the frames kept so far
+        (none when they are too few or too small to give one; version 4:
+        none either when they are all the pack's frames, ``final``, and
+        total under DICT_MIN_BYTES), write it after the header, then
+        compress and write the kept frames."""
         if self._zc is not None:
             return
         d = self.dictionary
         if d is None:
-            d = self.dictionary = make_dictionary(self._pending)
+            small = final and self.version >= 4 and self._pending_bytes < DICT_MIN_BYTES
+            d = self.dictionary = b"" if small else make_dictionary(self._pending)
         mem = BLOCK_MEMLEVEL if self.version >= 3 else DEFLATE_MEMLEVEL
         self._zc = zlib.compressobj(self.level, zlib.DEFLATED, -15, mem, zlib.Z_DEFAULT_STRATEGY,
                                     *((d,) if d else ()))
@@ -498,8 +502,8 @@ class PackWriter:
             raise InvalidInput("add_block needs a version-3 or -4 writer with the source pack's dictionary "
                                "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")
         raws = [bytes.fromhex(o) for o in oids]
-        if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS or len(set(raws)) != len(raws) \
-                or any(self._lookup(r)[0] >= 0 for r in raws):
+        if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS \
+                or len(set(raws)) != len(raws) or any(self._lookup(r)[0] >= 0 for r in raws):
             return False
         n = self.count
         if n + len(raws) > MAX_OBJECTS:
@@ -542,7 +546,7 @@ class PackWriter:
         self._check_open()
         if self.version >= 2 and self.count:
             try:
-                self._fix_dictionary()
+                self._fix_dictionary(final=True)
                 self._flush_block()
                 self._write_inflight(every=True)
                 self._stop_pool()

@@ -785,7 +785,8 @@ def test_older_packs_still_read_and_repack_into_v4(tmp_path):
     with store.lock("test"):
         assert store.delete_objects(gone) == 4
     store.packs.reload()
-    assert [p.version for p in store.packs.packs] == [4]
+    # the version-4 pack (30 frames: no dictionary) is copied without its object, the others repacked
+    assert {p.version for p in store.packs.packs} == {4}
     assert not any(store.has(g) for g in gone)
     assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70, 130, 160))
     for p in store.packs.packs:
@@ -1218,3 +1219,23 @@ def test_v4_damaged_body_table_fails_reads_never_lies(pack_dir):
         problems = p.verify()
         assert any("index checksum" in e for e in problems)
         assert any("body-position table" in e for e in problems)
+
+
+def test_v4_small_pack_is_written_without_a_dictionary(tmp_path):
+    """Version 4: a pack whose frames all total under DICT_MIN_BYTES gets
+    no dictionary (D = 0), being smaller without; a larger one, or a
+    version-3 pack of the same frames, gets one; both read back."""
+    from objstore.core.pack import DICT_MIN_BYTES
+    small = _chain(600, width=3)
+    assert 100_000 < sum(map(len, small)) < DICT_MIN_BYTES
+    v4 = write_pack(tmp_path / "a", small)
+    v3 = write_pack(tmp_path / "b", small, version=3)
+    big = _chain(2000, width=10)
+    assert sum(map(len, big)) >= DICT_MIN_BYTES
+    v4big = write_pack(tmp_path / "c", big)
+    with Pack(v4.idx_path) as p, Pack(v3.idx_path) as q, Pack(v4big.idx_path) as r:
+        assert p.dictionary() == b"" and len(q.dictionary()) > 4096 and len(r.dictionary()) > 4096
+        assert p.verify() == [] == r.verify()
+        assert [f for _o, f in p.frames_in_body_order()] == small
+        assert [f for _o, f in r.frames_in_body_order()] == big
+    assert v4.size < v3.size
