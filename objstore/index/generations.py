@@ -82,6 +82,9 @@ FLUSH_THREADS = 2
 #: shard instead (tantivy indexes while the caller reads the next documents).
 STREAM_SHARDS = 4
 
+#: documents :meth:`StreamWriter.feed` converts to tantivy's form before it adds them
+_FEED_CONVERT = 256
+
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
 _LOCK_POLL_S = 0.05
@@ -955,6 +958,7 @@ class StreamWriter:
         if not self.can_feed:
             raise ValueError("feed needs a fresh writer with a decided layout of at most STREAM_SHARDS shards")
         fed, shard_of, n = self._fed, self._shard_of, self.n
+        by_shard: dict[int, list[IndexDoc]] = {}
         for d in docs:
             if d.id in fed:
                 continue
@@ -962,12 +966,19 @@ class StreamWriter:
             s = shard_of.get(d.ref)
             if s is None:
                 s = shard_of[d.ref] = shard_index(d.ref, n)
+            by_shard.setdefault(s, []).append(d)
+        # a shard's documents one after the other: its indexing thread then
+        # works through them instead of waking (and waiting) for each one
+        for s, group in by_shard.items():
             w = self._open.get(s)
             if w is None:
                 name, index = self._gen(s)
                 w = self._open[s] = (name, self.sub.fmt(name), self.sub.new_writer(index, BULK_HEAP_BYTES))
+            fmt, writer = w[1], w[2]
             try:
-                w[2].add_document(to_tantivy_doc(d, w[1]))
+                for i in range(0, len(group), _FEED_CONVERT):  # converted a few at a time: bounded memory
+                    for tdoc in [to_tantivy_doc(d, fmt) for d in group[i:i + _FEED_CONVERT]]:
+                        writer.add_document(tdoc)
             except BaseException as e:
                 self.end_open(rollback=True)
                 if isinstance(e, ValueError):  # tantivy's error type
@@ -984,6 +995,7 @@ class StreamWriter:
         items = sorted(self._open.items())
 
         def one(item: "tuple[int, tuple[str, GenFormat, tantivy.IndexWriter]]") -> None:
+            """Commit one shard's open writer (in the commit pool)."""
             s, (name, _fmt, writer) = item
             try:
                 writer.commit()

@@ -1651,7 +1651,9 @@ class _Ref(NamedTuple):
 #: its files (while it is busy the two simply share the cores)
 COMMIT_THREADS = 2
 #: documents an :class:`IndexStream` hands to its feeding thread at a time
-FEED_CHUNK = 256
+#: (converted and added shard by shard: a shard's indexing thread works
+#: through its part instead of waking for each document)
+FEED_CHUNK = 1024
 
 
 class _Commit:
