@@ -1684,7 +1684,8 @@ class IndexStream:
     first batch is committed (``SearchIndex.stream(expected_docs=)``).
 
     A ``fresh`` stream whose layout has at most STREAM_SHARDS shards feeds
-    its documents, from its first commit on, to one open writer per shard
+    its documents (from the first one when the layout exists, else from the
+    first commit, which decides it) to one open writer per shard
     as they come (:meth:`StreamWriter.feed`, in a feeding thread that takes
     them FEED_CHUNK at a time): tantivy indexes a batch while the caller
     produces it, and a commit only commits the open writers, so the
@@ -1711,6 +1712,12 @@ class IndexStream:
         self._feed: "tuple[threading.Thread, queue.SimpleQueue] | None" = None  # once documents are fed
         self._chunk: list[IndexDoc] = []  # documents not handed to the feeding thread yet
         self.added = 0
+        if self._w.can_feed:  # an existing layout of a few shards: fed from the first document
+            try:
+                self._start_feed()
+            except BaseException:
+                self.close()
+                raise
 
     def add(self, d: IndexDoc) -> None:
         """Keep ``d`` for the next :meth:`commit`.  Raises ``ValueError``
@@ -1748,13 +1755,9 @@ class IndexStream:
             return
         w, batch, err = self._w, self._w.take(), []
         if w.can_feed:  # from now on documents go to open writers as they come
-            import queue
-            q: queue.SimpleQueue = queue.SimpleQueue()
-            t = threading.Thread(target=self._run_feed, args=(w, q), name="mem-index", daemon=True)
-            t.start()
-            self._feed = (t, q)
+            self._start_feed()
             for sh in sorted(batch[0]):  # generations created in shard order, as commit_batch does
-                q.put(list(batch[0][sh].values()))
+                self._feed[1].put(list(batch[0][sh].values()))
             self._queue_commit(wait)
             return
 
@@ -1770,6 +1773,14 @@ class IndexStream:
         self._job = (t, err)
         if wait:
             self.wait()
+
+    def _start_feed(self) -> None:
+        """Start the feeding thread: documents added from now on go to open writers."""
+        import queue
+        q: queue.SimpleQueue = queue.SimpleQueue()
+        t = threading.Thread(target=self._run_feed, args=(self._w, q), name="mem-index", daemon=True)
+        t.start()
+        self._feed = (t, q)
 
     def _queue_commit(self, wait: bool) -> None:
         """Hand the documents added so far and a commit to the feeding thread."""

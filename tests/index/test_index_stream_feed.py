@@ -122,3 +122,26 @@ def test_a_failed_commit_of_fed_documents_is_raised_and_closes_the_stream(tmp_pa
             again.close()
     finally:
         ix.close()
+
+
+def test_a_stream_into_an_existing_layout_feeds_from_its_first_document(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    first = [[sturn(i, f"old {i}") for i in range(10)]]
+    ix = write(root, True, first)  # lays out 2 shards
+    try:
+        st = ix.stream(fresh=True)
+        for i in range(10, 30):
+            st.add(sturn(i, f"new {i}"))
+        assert ix.search("new", limit=50) == []  # fed, not committed
+        st.commit()
+        st.close()
+        assert len(ix.search("new", limit=50)) == 20 and len(ix.search("old", limit=50)) == 10
+        again = write(tmp_path / "again" / "index", False, first + [[sturn(i, f"new {i}") for i in range(10, 30)]])
+        try:
+            assert segments(root) == segments(tmp_path / "again" / "index")
+            assert hits(ix, "new") == hits(again, "new")
+        finally:
+            again.close()
+        assert ix.verify() == []
+    finally:
+        ix.close()
