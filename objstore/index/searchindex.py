@@ -1649,6 +1649,21 @@ class _Ref(NamedTuple):
 #: while the caller waits for the batch, or has nothing else to do between
 #: its files (while it is busy the two simply share the cores)
 COMMIT_THREADS = 2
+#: documents an :class:`IndexStream` hands to its feeding thread at a time
+#: (converted and added shard by shard: a shard's indexing thread works
+#: through its part instead of waking for each document)
+FEED_CHUNK = 1024
+
+
+class _Commit:
+    """A commit queued to an :class:`IndexStream`'s feeding thread: set when done, with its error."""
+
+    __slots__ = ("done", "err")
+
+    def __init__(self) -> None:
+        import threading   # here: every reader imports this module (start-up)
+        self.done = threading.Event()
+        self.err: list[BaseException] = []
 
 
 class IndexStream:
@@ -1666,7 +1681,18 @@ class IndexStream:
     Memory: the pending batch's documents plus COMMIT_THREADS writers' heaps
     (BULK_HEAP_BYTES each for a shard's part of more than BULK_DOCS documents).
     A stream that creates the turns sub-index decides its layout when the
-    first batch is committed (``SearchIndex.stream(expected_docs=)``)."""
+    first batch is committed (``SearchIndex.stream(expected_docs=)``).
+
+    A ``fresh`` stream whose layout has at most STREAM_SHARDS shards feeds
+    its documents (from the first one when the layout exists, else from the
+    first commit, which decides it) to one open writer per shard
+    as they come (:meth:`StreamWriter.feed`, in a feeding thread that takes
+    them FEED_CHUNK at a time): tantivy indexes a batch while the caller
+    produces it, and a commit only commits the open writers, so the
+    caller's last :meth:`wait` waits for the documents not indexed yet and
+    one commit per shard rather than for the whole last batch.  The same
+    documents make the same segments either way; nothing is visible before
+    a commit, and documents not committed are dropped by :meth:`close`."""
 
     def __init__(self, sub: SubIndex, new_shards: "int | Callable[[], int]",
                  partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False,
@@ -1682,8 +1708,16 @@ class IndexStream:
         except BaseException:
             self._stack.close()
             raise
-        self._job = None  # (thread, [error]) of the batch being written
+        self._job = None  # (thread, [error]) of the batch being written, or the _Commit queued
+        self._feed: "tuple[threading.Thread, queue.SimpleQueue] | None" = None  # once documents are fed
+        self._chunk: list[IndexDoc] = []  # documents not handed to the feeding thread yet
         self.added = 0
+        if self._w.can_feed:  # an existing layout of a few shards: fed from the first document
+            try:
+                self._start_feed()
+            except BaseException:
+                self.close()
+                raise
 
     def add(self, d: IndexDoc) -> None:
         """Keep ``d`` for the next :meth:`commit`.  Raises ``ValueError``
@@ -1693,7 +1727,13 @@ class IndexStream:
             raise ValueError("the index stream is closed")
         if not isinstance(d, IndexDoc) or d.kind != self.kind:
             raise ValueError(f"an IndexStream of {self.kind!r} needs IndexDoc items of that kind, got {d!r:.80}")
-        self._w.add(d)
+        if self._feed is not None:
+            self._chunk.append(d)
+            if len(self._chunk) >= FEED_CHUNK:
+                self._feed[1].put(self._chunk)
+                self._chunk = []
+        else:
+            self._w.add(d)
         if self._partial is not None:
             self._refs.add(d.ref)
         self.added += 1
@@ -1707,11 +1747,19 @@ class IndexStream:
         if self._w is None:
             raise ValueError("the index stream is closed")
         self.wait()
-        import threading
         if self._partial is not None and self._refs:
             self._partial(self._refs)
             self._partial, self._refs = None, set()
+        if self._feed is not None:
+            self._queue_commit(wait)
+            return
         w, batch, err = self._w, self._w.take(), []
+        if w.can_feed:  # from now on documents go to open writers as they come
+            self._start_feed()
+            for sh in sorted(batch[0]):  # generations created in shard order, as commit_batch does
+                self._feed[1].put(list(batch[0][sh].values()))
+            self._queue_commit(wait)
+            return
 
         def run() -> None:
             """Write the batch (in the background thread)."""
@@ -1720,11 +1768,59 @@ class IndexStream:
             except BaseException as e:  # reported by wait()
                 err.append(e)
 
+        import threading
         t = threading.Thread(target=run, name="mem-index", daemon=True)
         t.start()
         self._job = (t, err)
         if wait:
             self.wait()
+
+    def _start_feed(self) -> None:
+        """Start the feeding thread: documents added from now on go to open writers."""
+        import queue
+        import threading
+        q: queue.SimpleQueue = queue.SimpleQueue()
+        t = threading.Thread(target=self._run_feed, args=(self._w, q), name="mem-index", daemon=True)
+        t.start()
+        self._feed = (t, q)
+
+    def _queue_commit(self, wait: bool) -> None:
+        """Hand the documents added so far and a commit to the feeding thread."""
+        if self._chunk:
+            self._feed[1].put(self._chunk)
+            self._chunk = []
+        self._job = _Commit()
+        self._feed[1].put(self._job)
+        if wait:
+            self.wait()
+
+    @staticmethod
+    def _run_feed(w: StreamWriter, q: "queue.SimpleQueue") -> None:
+        """The feeding thread: lists of documents into ``w``'s open writers,
+        a :class:`_Commit` commits them, None ends the writers.  After an
+        error, documents are dropped and every later commit carries it."""
+        failed: BaseException | None = None
+        try:
+            while True:
+                item = q.get()
+                if item is None:
+                    break
+                if isinstance(item, _Commit):
+                    if failed is None:
+                        try:
+                            w.commit_open(threads=COMMIT_THREADS)
+                        except BaseException as e:  # reported by wait()
+                            failed = e
+                    if failed is not None:
+                        item.err.append(failed)
+                    item.done.set()
+                elif failed is None:
+                    try:
+                        w.feed(item)
+                    except BaseException as e:  # reported by the next wait()
+                        failed = e
+        finally:
+            w.end_open(rollback=True)  # documents not committed are dropped
 
     def wait(self) -> None:
         """Block until the batch being written is committed.  Raises its
@@ -1732,10 +1828,15 @@ class IndexStream:
         job, self._job = self._job, None
         if job is None:
             return
-        job[0].join()
-        if job[1]:
+        if isinstance(job, _Commit):
+            job.done.wait()
+            err = job.err
+        else:
+            job[0].join()
+            err = job[1]
+        if err:
             self.close()
-            e = job[1][0]
+            e = err[0]
             if isinstance(e, SearchIndexError):
                 raise e
             raise SearchIndexError(f"index write failed: {e}") from e
@@ -1745,8 +1846,12 @@ class IndexStream:
         the writer and release the lock.  Idempotent; errors of the batch are
         not raised here (call :meth:`wait` first to see them)."""
         job, self._job = self._job, None
-        if job is not None:
+        if job is not None and not isinstance(job, _Commit):
             job[0].join()
+        feed, self._feed, self._chunk = self._feed, None, []
+        if feed is not None:  # it commits what was queued before, then ends the writers
+            feed[1].put(None)
+            feed[0].join()
         w, self._w = self._w, None
         try:
             if w is not None:
