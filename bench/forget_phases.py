@@ -63,8 +63,8 @@ def main(argv: list[str]) -> int:
     wrap(F.queue, "drop", "queue.drop")
     for n in ("delete_objects", "update_ref", "put"):
         wrap(Store, n, "Store." + n)
-    for n in ("purge", "purge_turns", "purge_turn_shards", "verify_purged", "term_doc_freq", "missing_turns",
-              "substring_candidate_refs"):
+    for n in ("purge", "purge_facts", "purge_turns", "purge_turn_shards", "verify_purged", "term_doc_freq",
+              "missing_turns", "substring_candidate_refs"):
         wrap(SearchIndex, n, "SearchIndex." + n)
     w0, t0 = time.monotonic(), time.process_time()
     store = open_store(Path(argv[0]))

@@ -96,10 +96,17 @@ def iter_docs(store: Store) -> Iterator:
             chain = list(walk(store, head))
         except IntegrityError:
             continue
-        cur = current_of(chain)
-        if cur is not None:
-            yield fact_doc(cur.id, cur.fact)
-        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
-            if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body:
-                yield history_doc(v.id, v.fact)
+        yield from key_docs(chain)
     yield from all_turn_docs(store)
+
+
+def key_docs(chain: list) -> list:
+    """The documents of one key's versions ``chain`` (``facts.Version``,
+    newest first): its current version (kind ``fact``), then the other
+    versions that are not forgotten (kind ``history``: recall resolves
+    their hits to the current one)."""
+    cur = current_of(chain)
+    docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
+    docs += [history_doc(v.id, v.fact) for v in chain
+             if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body]
+    return docs

@@ -54,7 +54,7 @@ from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
-from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
+from objstore.memory.documents import current_fact_docs, key_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
                                    walk)
 from objstore.memory.memfiles import remove_matching
@@ -589,11 +589,18 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         res.queue_dropped += queue.drop(store, needles=qneedles)
 
     # 3. the search index, physically
-    if plan.keys or plan.versions or any(r.startswith("facts/") for r in res.rewritten):
+    rewritten_keys = [r[len("facts/"):] for r in res.rewritten if r.startswith("facts/")]
+    if plan.keys or rewritten_keys:
         # (a forget of turns alone that rewrote no fact leaves the facts' index as it is:
         # it holds no document of a turn)
-        store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head),
-                                                    heads=heads.items()))
+        # first by a merge of the segments holding the replaced versions, their keys' new
+        # documents added; where that cannot be done, the facts' index is rebuilt from every key
+        new_ids = {n.removeprefix("forgotten:") for n in idmap.values()}
+        add = [d for key in rewritten_keys if key in heads
+               for d in key_docs(_chain(store, plan, heads[key])) if d.kind == "fact" or d.id in new_ids]
+        if not store.index.purge_facts(doomed, lambda ids: _fact_docs(store, plan, heads, ids), add):
+            store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head),
+                                                        heads=heads.items()))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
@@ -624,6 +631,22 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     if clear_journal:
         store.journal.clear()
+
+
+def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[str]) -> list:
+    """The index documents of the fact versions ``ids`` as the index holds
+    them (``documents.key_docs``: kind ``fact`` for a key's current version,
+    ``history`` for the others); an id that is not a readable version of a
+    key in ``heads`` is left out."""
+    out = []
+    for oid in ids:
+        try:
+            key = store.get(oid, Fact).key
+        except (IntegrityError, NotFound, InvalidInput):
+            continue
+        if key in heads:
+            out += [d for d in key_docs(_chain(store, plan, heads[key])) if d.id == oid]
+    return out
 
 
 def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetResult | None:
