@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from conftest import REPO, wait_remember_done
+from tests.conftest import REPO, wait_remember_done
 
 
 def _run(*args: str, env=None) -> subprocess.CompletedProcess:
