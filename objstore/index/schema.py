@@ -25,6 +25,7 @@ from objstore.index.analysis import (
     PAIRS_ANALYZER,
     PLAIN_MAX_TOKEN_BYTES,
     SIMPLE_STEM_ANALYZER,
+    SIMPLE_STEM_KEYED_ANALYZER,
     glued_pairs,
     joined_token,
     nfc,
@@ -170,7 +171,9 @@ class GenFormat(Frozen):
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
-        return SIMPLE_STEM_ANALYZER if self.simple else ANALYZERS[self.analyzer]
+        if self.simple:
+            return SIMPLE_STEM_KEYED_ANALYZER if self.id_key_field else SIMPLE_STEM_ANALYZER
+        return ANALYZERS[self.analyzer]
 
     def tokens(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """:func:`~objstore.index.analysis.tokenize` tokens as this format
@@ -341,12 +344,15 @@ def read_format(gen_dir: Path) -> GenFormat:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
-    names[SIMPLE_STEM_ANALYZER] = "stem"
+    names[SIMPLE_STEM_ANALYZER] = names[SIMPLE_STEM_KEYED_ANALYZER] = "stem"
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
+    if id_key_field != (tok == SIMPLE_STEM_KEYED_ANALYZER):
+        raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
+                                f"tokenizer and only with it (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
-                     tok == SIMPLE_STEM_ANALYZER, id_key_field, norms_text_only)
+                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER), id_key_field, norms_text_only)
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
