@@ -49,6 +49,7 @@ __all__ = [
     "delete_object",
     "doc_object_id",
     "hit_from_doc",
+    "hits_at",
     "read_format",
     "new_format",
     "schema_for",
@@ -156,17 +157,20 @@ class GenFormat(Frozen):
     field ``oid`` its 32 raw bytes (``id_bytes`` is then True too); ``text_norms_only``: whether ``text`` is the only field
     with fieldnorms (one byte per document and field; the filters and the
     prefilter never read one), set in ``meta.json`` by
-    :func:`create_index` since tantivy-py 0.27 cannot ask for it.
+    :func:`create_index` since tantivy-py 0.27 cannot ask for it;
+    ``fast_time_seq``: whether ``time`` and ``seq`` are fast fields only,
+    not stored (:func:`hits_at` reads them from their columns).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
-                 "simple", "id_key_field", "text_norms_only")
+                 "simple", "id_key_field", "text_norms_only", "fast_time_seq")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
-                 simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False) -> None:
+                 simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
+                 fast_time_seq: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
-                   id_key_field, text_norms_only)
+                   id_key_field, text_norms_only, fast_time_seq)
 
     @property
     def tokenizer(self) -> str:
@@ -219,7 +223,7 @@ class GenFormat(Frozen):
 #: The format of new generations per analyzer option (those of the turns:
 #: :func:`new_format`).
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
-                            id_key_field=True, text_norms_only=True),
+                            id_key_field=True, text_norms_only=True, fast_time_seq=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -250,7 +254,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     # time: filtered by range queries only, which tantivy answers from the fast field when the field is
     # not indexed; generations with positions (older) index it too (a term per distinct millisecond:
     # 0.37 MB per 37,000 turns) and are read the same way
-    sb.add_integer_field("time", stored=True, indexed=fmt.positions, fast=True)
+    sb.add_integer_field("time", stored=not fmt.fast_time_seq, indexed=fmt.positions, fast=True)
     for name in ("project", "role"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field(
@@ -258,7 +262,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         index_option="position" if fmt.positions else "freq",
     )
     if fmt.has_seq:
-        sb.add_integer_field("seq", stored=True, indexed=True, fast=True)
+        sb.add_integer_field("seq", stored=not fmt.fast_time_seq, indexed=True, fast=True)
     if fmt.has_plain:
         sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
         sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
@@ -341,6 +345,10 @@ def read_format(gen_dir: Path) -> GenFormat:
                               and fields["id"]["type"] == "bytes" and fields["id"]["options"].get("indexed")):
             raise ValueError("oid must be a stored bytes field beside an indexed bytes id")
         norms_text_only = _norms_text_only(fields)
+        fast_time_seq = not fields["time"]["options"].get("stored", True)
+        if fast_time_seq and not (fields["time"]["options"].get("fast")
+                                  and ("seq" not in fields or fields["seq"]["options"].get("fast"))):
+            raise ValueError("a time that is not stored must be a fast field, and seq with it")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
@@ -352,7 +360,8 @@ def read_format(gen_dir: Path) -> GenFormat:
                                 f"tokenizer and only with it (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
-                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER), id_key_field, norms_text_only)
+                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER), id_key_field, norms_text_only,
+                     fast_time_seq)
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
@@ -413,15 +422,34 @@ def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: 
         writer.delete_documents_by_term("id", oid)
 
 
-def hit_from_doc(doc: "tantivy.Document", score: float) -> Hit:
-    """The :class:`Hit` of a stored tantivy document with ``score``."""
+def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None, seq: int | None = None) -> Hit:
+    """The :class:`Hit` of a stored tantivy document with ``score``;
+    ``time``/``seq``: their values when the caller read them from the fast
+    fields (a :attr:`GenFormat.fast_time_seq` generation stores neither;
+    default: the stored ones, 0 when absent)."""
     return Hit(
         id=doc_object_id(doc),
         kind=doc.get_first("kind"),
         ref=doc.get_first("ref") or "",
-        time=int(doc.get_first("time") or 0),
+        time=int((doc.get_first("time") if time is None else time) or 0),
         project=doc.get_first("project") or "",
         role=doc.get_first("role") or "",
         score=float(score),
-        seq=int(doc.get_first("seq") or 0),
+        seq=int((doc.get_first("seq") if seq is None else seq) or 0),
     )
+
+
+def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[Hit]:
+    """The :class:`Hit` of each ``(score, DocAddress)`` of ``scored``, in
+    order, from a searcher of a generation of format ``fmt``: the stored
+    fields, and in a :attr:`GenFormat.fast_time_seq` generation ``time``
+    and ``seq`` from their fast fields (one ``fast_field_values`` call
+    each, tantivy-py 0.27).  Raises ``ValueError`` (tantivy) for a
+    damaged document."""
+    docs = [searcher.doc(addr) for _score, addr in scored]
+    if not fmt.fast_time_seq:
+        return [hit_from_doc(d, score) for d, (score, _addr) in zip(docs, scored)]
+    addrs = [addr for _score, addr in scored]
+    times = searcher.fast_field_values("time", addrs)
+    seqs = searcher.fast_field_values("seq", addrs) if fmt.has_seq else [0] * len(addrs)
+    return [hit_from_doc(d, score, t or 0, q or 0) for d, (score, _addr), t, q in zip(docs, scored, times, seqs)]

@@ -25,7 +25,7 @@ def oid(seed: str) -> str:
 
 
 def sturn(seed: str, session: str, text: str, seq: int = 0, ident: str | None = None) -> IndexDoc:
-    return IndexDoc(ident or oid(seed), "turn", session, 1, "x", "user", text, seq)
+    return IndexDoc(ident or oid(seed), "turn", session, 1_700_000_000_000 + seq, "x", "user", text, seq)
 
 
 def live_gen(root: Path, sub: str) -> Path:
@@ -79,9 +79,16 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         assert not fields["oid"]["options"]["indexed"]
         assert with_norms(fields) == {"text"}
         assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"  # older mem: unknown
+        assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
+        assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
-        assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only
+        assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only and fmt.fast_time_seq
         assert {h.id for h in ix.search("alpha")} == {a, b}
+        # time and seq come back from the fast fields, in every read path
+        assert {(h.id, h.time, h.seq, h.ref) for h in ix.search("alpha")} == {
+            (a, 1_700_000_000_000, 0, "s1"), (b, 1_700_000_000_001, 1, "s1")}
+        assert {n: (h.id, h.time, h.seq) for n, h in ix.turns_at("s1", [0, 1, 5]).items()} == {
+            0: (a, 1_700_000_000_000, 0), 1: (b, 1_700_000_000_001, 1)}
         assert ix.missing_turns({"s1": b}) == set()
         ix.add([], delete_ids=[a])
         assert [h.id for h in ix.search("alpha")] == [b]
@@ -119,6 +126,8 @@ def test_an_older_generation_is_read_written_and_purged_as_it_is(root: Path, mon
         ix.add([IndexDoc(oid("f1"), "fact", "project/x/f1", 1, "x", "note", "delta fact")])
         assert read_format(live_gen(root, "facts")).id_key_field
         assert {h.id for h in ix.search("delta", kinds=("fact", "turn"))} == {oid("o1"), oid("o2"), oid("f1")}
+        assert {(h.id, h.time, h.seq) for h in ix.search("delta", kinds=("turn",))} == {
+            (oid("o1"), 1_700_000_000_000, 0), (oid("o2"), 1_700_000_000_001, 1)}  # stored, as before
         ix.add([sturn("o3", "s1", "delta three", 2)], delete_ids=[oid("o1")])
         assert {h.id for h in ix.search("delta", kinds=("turn",))} == {oid("o2"), oid("o3")}
         assert ix.missing_turns({"s1": oid("o3")}) == set()
