@@ -155,9 +155,9 @@ def register_analyzers(index: "tantivy.Index") -> None:
                                 SIMPLE_STEM_ANALYZER: _build_analyzer(stem=True, simple=True),
                                 PLAIN_ANALYZER: _build_plain_analyzer(),
                                 PAIRS_ANALYZER: _build_pairs_analyzer()})
-            _REGISTERED[SIMPLE_STEM_KEYED_ANALYZER] = _REGISTERED[SIMPLE_STEM_ANALYZER]
         for name, a in _REGISTERED.items():
             index.register_tokenizer(name, a)
+        index.register_tokenizer(SIMPLE_STEM_KEYED_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
