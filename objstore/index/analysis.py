@@ -33,6 +33,7 @@ __all__ = [
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
     "SIMPLE_STEM_ANALYZER",
+    "SIMPLE_STEM_KEYED_ANALYZER",
     "WORDS_ANALYZER",
     "index_terms",
     "glued_in",
@@ -66,6 +67,11 @@ PAIRS_ANALYZER = "mem_pairs"
 #: ``mem_simple_stem``: the ``text`` analyzer of new generations (tantivy's
 #: ``simple`` tokenizer over :func:`simple_text`, then the filters of ``mem_stem``)
 SIMPLE_STEM_ANALYZER = "mem_simple_stem"
+#: ``mem_simple_stem`` under a second name, the ``text`` tokenizer of the
+#: generations with a keyed ``id`` (``schema.GenFormat.id_key_field``, since
+#: session 8): a ``mem`` from before knows no such tokenizer and reports the
+#: generation as damaged instead of misreading its ``id``
+SIMPLE_STEM_KEYED_ANALYZER = "mem_simple_stem_k"
 #: analyzer option of :class:`~objstore.index.searchindex.SearchIndex` ->
 #: tokenizer name of the ``text`` field in the schema
 ANALYZERS: dict[str, str] = {"stem": STEM_ANALYZER, "words": WORDS_ANALYZER}
@@ -136,7 +142,8 @@ _REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on
 
 
 def register_analyzers(index: "tantivy.Index") -> None:
-    """Register ``mem_words``, ``mem_stem``, ``mem_simple_stem``, ``mem_plain`` and ``mem_pairs`` on ``index``
+    """Register ``mem_words``, ``mem_stem``, ``mem_simple_stem`` (also as
+    ``mem_simple_stem_k``), ``mem_plain`` and ``mem_pairs`` on ``index``
     (a ``tantivy.Index``; needed on every open before reading or writing
     it).  The analyzer objects are built
     once per process and shared by every index (building one compiles the
@@ -152,6 +159,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
                                 PAIRS_ANALYZER: _analyzer("pairs")})
         for name, a in _REGISTERED.items():
             index.register_tokenizer(name, a)
+        index.register_tokenizer(SIMPLE_STEM_KEYED_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":

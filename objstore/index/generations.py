@@ -33,10 +33,10 @@ from objstore.index.readonly import shadow_dir, writable
 from objstore.index.schema import (
     GenFormat,
     IndexDoc,
+    create_index,
     delete_object,
     new_format,
     read_format,
-    schema_for,
     to_tantivy_doc,
 )
 
@@ -737,8 +737,8 @@ def _new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
     path = sub.dir / name
     path.mkdir(parents=True)
     try:
-        index = tantivy.Index(schema_for(sub.new_fmt), path=str(path), reuse=False)
-    except ValueError as e:
+        index = create_index(sub.new_fmt, path)
+    except (ValueError, OSError) as e:
         _rmtree(path, ignore_errors=True)
         raise SearchIndexError(f"{path}: cannot create index: {e}") from e
     register_analyzers(index)
@@ -1315,7 +1315,8 @@ def verify_file(path: Path) -> str | None:
 
 
 def verify_generation(gen_dir: Path) -> list[str]:
-    """Check one generation directory: its ``meta.json`` reads, every file of
+    """Check one generation directory: its ``meta.json`` reads and its schema is one of the formats
+    (:func:`~objstore.index.schema.read_format`), every file of
     every segment it lists passes :func:`verify_file`, and tantivy opens
     it and a searcher over all its segments.  Returns [] when sound, else one
     line naming the generation (``<sub>/gen-<n>``), the number of damaged
@@ -1340,6 +1341,10 @@ def verify_generation(gen_dir: Path) -> list[str]:
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         return [f"search index {where}: {len(bad)} damaged file(s): {bad[0]}{more}"]
+    try:
+        read_format(gen_dir)
+    except IndexCorruptError as e:
+        return [f"search index {where}: {e}"]
     try:
         path = gen_dir if writable(gen_dir) else shadow_dir(gen_dir)
         index = tantivy.Index.open(str(path))

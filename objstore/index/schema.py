@@ -9,7 +9,9 @@ document.  The schema is specified in ``docs/format.md`` ("Search index",
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from objstore.index.analysis import (
     PAIRS_ANALYZER,
     PLAIN_MAX_TOKEN_BYTES,
     SIMPLE_STEM_ANALYZER,
+    SIMPLE_STEM_KEYED_ANALYZER,
     glued_pairs,
     joined_token,
     nfc,
@@ -35,14 +38,18 @@ from objstore.index.errors import IndexCorruptError
 __all__ = [
     "FLAG_LONG",
     "FORMATS",
+    "ID_KEY_BYTES",
+    "id_key",
     "GenFormat",
     "Hit",
     "IndexDoc",
     "KINDS",
     "OBJECT_ID_RE",
+    "create_index",
     "delete_object",
     "doc_object_id",
     "hit_from_doc",
+    "hits_at",
     "read_format",
     "new_format",
     "schema_for",
@@ -56,6 +63,20 @@ OBJECT_ID_RE = re.compile(r"[0-9a-f]{64}\Z")
 #: Value of the ``flags`` field of a document whose case-folded body is
 #: PLAIN_MAX_TOKEN_BYTES or more (``plain`` may lack one of its tokens).
 FLAG_LONG = "long"
+#: Bytes of the key a generation with :attr:`GenFormat.id_key_field` indexes in
+#: its ``id`` field for an object id (:func:`id_key`; the whole id is stored
+#: in ``oid``).
+ID_KEY_BYTES = 16
+
+
+def id_key(oid: str) -> bytes:
+    """The ``id`` term of object id ``oid`` (64 lowercase hex) in a
+    generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a 16-byte digest
+    (RFC 7693, ``hashlib.blake2b(digest_size=16)``) of its 32 raw bytes.
+    A hash rather than a prefix, so that ids that are not digests (tests'
+    ``"0" * 63 + "1"``) differ in their keys as digests do; two ids share a
+    key with probability 2**-128 per pair."""
+    return hashlib.blake2b(bytes.fromhex(oid), digest_size=ID_KEY_BYTES).digest()
 
 
 # --------------------------------------------------------------------------
@@ -141,21 +162,33 @@ class GenFormat(Frozen):
     ``simple`` tokenizer over :func:`~objstore.index.analysis.simple_text`;
     ``analyzer`` is then "stem") instead of the ``mem_words`` regex: a
     query token is looked up there as its
-    :func:`~objstore.index.analysis.simple_tokens`.
+    :func:`~objstore.index.analysis.simple_tokens`;
+    ``id_key_field``: whether the indexed ``id`` holds the 16-byte
+    :func:`id_key` of the id (indexed, not stored) and a stored-only bytes
+    field ``oid`` its 32 raw bytes (``id_bytes`` is then True too); ``text_norms_only``: whether ``text`` is the only field
+    with fieldnorms (one byte per document and field; the filters and the
+    prefilter never read one), set in ``meta.json`` by
+    :func:`create_index` since tantivy-py 0.27 cannot ask for it;
+    ``fast_time_seq``: whether ``time`` and ``seq`` are fast fields only,
+    not stored (:func:`hits_at` reads them from their columns).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
-                 "simple")
+                 "simple", "id_key_field", "text_norms_only", "fast_time_seq")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
-                 simple: bool = False) -> None:
-        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple)
+                 simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
+                 fast_time_seq: bool = False) -> None:
+        set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
+                   id_key_field, text_norms_only, fast_time_seq)
 
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
-        return SIMPLE_STEM_ANALYZER if self.simple else ANALYZERS[self.analyzer]
+        if self.simple:
+            return SIMPLE_STEM_KEYED_ANALYZER if self.id_key_field else SIMPLE_STEM_ANALYZER
+        return ANALYZERS[self.analyzer]
 
     def tokens(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """:func:`~objstore.index.analysis.tokenize` tokens as this format
@@ -173,7 +206,10 @@ class GenFormat(Frozen):
 
     def key(self, oid: str) -> "str | bytes":
         """The term of object id ``oid`` (64 lowercase hex) in this
-        generation's ``id`` field: its raw 32 bytes, or the hex itself."""
+        generation's ``id`` field: its :func:`id_key` (``id_key_field``),
+        its raw 32 bytes, or the hex itself."""
+        if self.id_key_field:
+            return id_key(oid)
         return bytes.fromhex(oid) if self.id_bytes else oid
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
@@ -197,7 +233,8 @@ class GenFormat(Frozen):
 
 #: The format of new generations per analyzer option (those of the turns:
 #: :func:`new_format`).
-FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True),
+FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
+                            id_key_field=True, text_norms_only=True, fast_time_seq=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -214,7 +251,12 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     sb = tantivy.SchemaBuilder()
-    if fmt.id_bytes:
+    if fmt.id_key_field:
+        # the delete and lookup key: a 16-byte key costs 34 B per document in the term dictionary,
+        # the whole 32-byte id 62 (docs/format.md, "Search index: schema")
+        sb.add_bytes_field("id", stored=False, indexed=True)
+        sb.add_bytes_field("oid", stored=True, indexed=False)
+    elif fmt.id_bytes:
         sb.add_bytes_field("id", stored=True, indexed=True)
     else:
         sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
@@ -223,7 +265,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     # time: filtered by range queries only, which tantivy answers from the fast field when the field is
     # not indexed; generations with positions (older) index it too (a term per distinct millisecond:
     # 0.37 MB per 37,000 turns) and are read the same way
-    sb.add_integer_field("time", stored=True, indexed=fmt.positions, fast=True)
+    sb.add_integer_field("time", stored=not fmt.fast_time_seq, indexed=fmt.positions, fast=True)
     for name in ("project", "role"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field(
@@ -231,7 +273,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         index_option="position" if fmt.positions else "freq",
     )
     if fmt.has_seq:
-        sb.add_integer_field("seq", stored=True, indexed=True, fast=True)
+        sb.add_integer_field("seq", stored=not fmt.fast_time_seq, indexed=True, fast=True)
     if fmt.has_plain:
         sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
         sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
@@ -255,25 +297,82 @@ def schema_for(fmt: "GenFormat | str") -> "tantivy.Schema":
     return sc
 
 
+def create_index(fmt: GenFormat, path: Path) -> "tantivy.Index":
+    """Create an empty tantivy index of format ``fmt`` in the existing empty
+    directory ``path`` and return it open (analyzers not registered).  With
+    ``fmt.text_norms_only`` the ``meta.json`` tantivy wrote is rewritten,
+    before any document exists, with ``"fieldnorms": false`` on every
+    field but ``text`` (tantivy's own schema option, which tantivy-py 0.27
+    does not expose; ``docs/format.md``, "Search index: schema"), then the
+    index is opened again from it.  Raises ``ValueError`` (tantivy) or
+    ``OSError``."""
+    index = tantivy.Index(schema_for(fmt), path=str(path), reuse=False)
+    if not fmt.text_norms_only:
+        return index
+    meta_path = Path(path) / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    for f in meta["schema"]:
+        opts = f.get("options") or {}
+        if f["name"] == "text":
+            continue
+        if isinstance(opts.get("indexing"), dict):
+            opts["indexing"]["fieldnorms"] = False
+        elif "fieldnorms" in opts:
+            opts["fieldnorms"] = False
+    tmp = meta_path.with_name(".meta.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(meta))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, meta_path)
+    return tantivy.Index.open(str(path))
+
+
+def _norms_text_only(fields: dict) -> bool:
+    """Whether ``text`` is the only field of a ``meta.json`` schema (fields
+    by name) with fieldnorms."""
+    for name, f in fields.items():
+        opts = f.get("options") or {}
+        idx = opts.get("indexing")
+        norms = idx.get("fieldnorms", True) if isinstance(idx, dict) else opts.get("fieldnorms", False)
+        if name != "text" and norms:
+            return False
+    return True
+
+
 def read_format(gen_dir: Path) -> GenFormat:
     """The format of the generation in directory ``gen_dir``, from the schema
     in its ``meta.json``.  Raises ``IndexCorruptError`` for an unreadable
-    ``meta.json`` or an unknown tokenizer on ``text``."""
+    ``meta.json``, an unknown tokenizer on ``text``, or an ``oid`` field
+    that is not a stored bytes field beside an indexed bytes ``id``."""
     try:
         meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
         fields = {f["name"]: f for f in meta["schema"]}
         indexing = fields["text"]["options"]["indexing"]
         tok = indexing["tokenizer"]
         positions = indexing.get("record", "position") == "position"
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        id_key_field = "oid" in fields
+        if id_key_field and not (fields["oid"]["type"] == "bytes" and fields["oid"]["options"].get("stored")
+                              and fields["id"]["type"] == "bytes" and fields["id"]["options"].get("indexed")):
+            raise ValueError("oid must be a stored bytes field beside an indexed bytes id")
+        norms_text_only = _norms_text_only(fields)
+        fast_time_seq = not fields["time"]["options"].get("stored", True)
+        if fast_time_seq and not (fields["time"]["options"].get("fast")
+                                  and ("seq" not in fields or fields["seq"]["options"].get("fast"))):
+            raise ValueError("a time that is not stored must be a fast field, and seq with it")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
-    names[SIMPLE_STEM_ANALYZER] = "stem"
+    names[SIMPLE_STEM_ANALYZER] = names[SIMPLE_STEM_KEYED_ANALYZER] = "stem"
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
+    if id_key_field != (tok == SIMPLE_STEM_KEYED_ANALYZER):
+        raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
+                                f"tokenizer and only with it (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
-                     tok == SIMPLE_STEM_ANALYZER)
+                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER), id_key_field, norms_text_only,
+                     fast_time_seq)
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
@@ -284,7 +383,10 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     case-folded body in ``plain`` and ``flags`` = ``long`` when that is
     PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
-    if fmt.id_bytes:
+    if fmt.id_key_field:
+        doc.add_bytes("id", id_key(d.id))
+        doc.add_bytes("oid", bytes.fromhex(d.id))
+    elif fmt.id_bytes:
         doc.add_bytes("id", bytes.fromhex(d.id))
     else:
         doc.add_text("id", d.id)
@@ -312,31 +414,53 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
 
 def doc_object_id(doc: "tantivy.Document") -> str:
     """The object id (64 lowercase hex) of a stored tantivy document, from
-    either form of the ``id`` field (:attr:`GenFormat.id_bytes`)."""
-    v = doc.get_first("id")
+    ``oid`` field (:attr:`GenFormat.id_key_field`) or of either form of the
+    ``id`` field (:attr:`GenFormat.id_bytes`)."""
+    v = doc.get_first("oid")
+    if v is None:
+        v = doc.get_first("id")
     return v.hex() if isinstance(v, bytes) else v
 
 
 def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> None:
     """Delete (at the writer's next commit) the documents of object ``oid``
     from a generation of format ``fmt`` with schema ``schema``: by term for
-    a hex ``id``; by a term query for a bytes ``id`` (tantivy-py 0.27 does
-    not delete by a bytes term)."""
+    a hex ``id``; by a term query for a bytes ``id`` (:meth:`GenFormat.key`;
+    tantivy-py 0.27 does not delete by a bytes term)."""
     if fmt.id_bytes:
-        writer.delete_documents_by_query(tantivy.Query.term_query(schema, "id", bytes.fromhex(oid)))
+        writer.delete_documents_by_query(tantivy.Query.term_query(schema, "id", fmt.key(oid)))
     else:
         writer.delete_documents_by_term("id", oid)
 
 
-def hit_from_doc(doc: "tantivy.Document", score: float) -> Hit:
-    """The :class:`Hit` of a stored tantivy document with ``score``."""
+def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None, seq: int | None = None) -> Hit:
+    """The :class:`Hit` of a stored tantivy document with ``score``;
+    ``time``/``seq``: their values when the caller read them from the fast
+    fields (a :attr:`GenFormat.fast_time_seq` generation stores neither;
+    default: the stored ones, 0 when absent)."""
     return Hit(
         id=doc_object_id(doc),
         kind=doc.get_first("kind"),
         ref=doc.get_first("ref") or "",
-        time=int(doc.get_first("time") or 0),
+        time=int((doc.get_first("time") if time is None else time) or 0),
         project=doc.get_first("project") or "",
         role=doc.get_first("role") or "",
         score=float(score),
-        seq=int(doc.get_first("seq") or 0),
+        seq=int((doc.get_first("seq") if seq is None else seq) or 0),
     )
+
+
+def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[Hit]:
+    """The :class:`Hit` of each ``(score, DocAddress)`` of ``scored``, in
+    order, from a searcher of a generation of format ``fmt``: the stored
+    fields, and in a :attr:`GenFormat.fast_time_seq` generation ``time``
+    and ``seq`` from their fast fields (one ``fast_field_values`` call
+    each, tantivy-py 0.27).  Raises ``ValueError`` (tantivy) for a
+    damaged document."""
+    docs = [searcher.doc(addr) for _score, addr in scored]
+    if not fmt.fast_time_seq:
+        return [hit_from_doc(d, score) for d, (score, _addr) in zip(docs, scored)]
+    addrs = [addr for _score, addr in scored]
+    times = searcher.fast_field_values("time", addrs)
+    seqs = searcher.fast_field_values("seq", addrs) if fmt.has_seq else [0] * len(addrs)
+    return [hit_from_doc(d, score, t or 0, q or 0) for d, (score, _addr), t, q in zip(docs, scored, times, seqs)]

@@ -81,6 +81,7 @@ from objstore.index.schema import (
     delete_object,
     doc_object_id,
     hit_from_doc,
+    hits_at,
     to_tantivy_doc,
 )
 from objstore.index.snippets import make_snippet
@@ -1231,14 +1232,20 @@ class SearchIndex:
         if len(found) > fetch:
             cut = found[fetch - 1][0]
             found = [f for f in found if f[0] >= cut]
-        hits: list[Hit] = []
-        for score, i, addr in found:
+        at: dict[int, list[int]] = {}  # searcher -> positions in found
+        for k, (_score, i, _addr) in enumerate(found):
+            at.setdefault(i, []).append(k)
+        slots: list = [None] * len(found)
+        for i, ks in at.items():
             try:
-                hits.append(hit_from_doc(opened[i].searcher.doc(addr), score))
+                for k, h in zip(ks, hits_at(opened[i].searcher, opened[i].fmt,
+                                            [(found[k][0], found[k][2]) for k in ks])):
+                    slots[k] = h
             except BaseException as e:  # damaged stored documents can also panic in tantivy (a BaseException)
                 if not (isinstance(e, ValueError) or is_panic(e)):
                     raise
                 raise IndexCorruptError(f"reading {opened[i].sub.dir / opened[i].name} failed: {e}") from e
+        hits: list[Hit] = slots
         if rescore:
             hits = _check_glued(hits, found, opened, rescore, forms, joins, pairs, texts, limit)
         hits.sort(key=lambda h: (-h.score, -h.time, h.id))
@@ -1378,8 +1385,8 @@ class SearchIndex:
         ])
         out: dict[int, Hit] = {}
         try:
-            for _score, addr in searcher.search(q, len(want) * 2 + 2, count=False).hits:
-                h = hit_from_doc(searcher.doc(addr), 0.0)
+            for h in hits_at(searcher, sub.fmt(name),
+                             [(0.0, addr) for _score, addr in searcher.search(q, len(want) * 2 + 2, count=False).hits]):
                 out.setdefault(h.seq, h)
         except ValueError as e:
             raise IndexCorruptError(f"search in {sub.dir / name} failed: {e}") from e

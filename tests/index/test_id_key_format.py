@@ -1,0 +1,177 @@
+"""The generation format of session 8: ``id`` indexed as a 16-byte key
+(``schema.id_key``), the whole id stored in ``oid``, fieldnorms on
+``text`` only (``docs/format.md``, "Search index: schema").  Older
+generations (the whole id indexed and stored in ``id``, every text field
+with fieldnorms) are read, written and purged as they are."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+import tantivy
+
+from objstore.index import schema as schema_mod
+from objstore.index.errors import IndexCorruptError
+from objstore.index.generations import verify_generation
+from objstore.index.schema import ID_KEY_BYTES, IndexDoc, id_key, read_format
+from objstore.index.searchindex import SearchIndex
+
+
+def oid(seed: str) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def sturn(seed: str, session: str, text: str, seq: int = 0, ident: str | None = None) -> IndexDoc:
+    return IndexDoc(ident or oid(seed), "turn", session, 1_700_000_000_000 + seq, "x", "user", text, seq)
+
+
+def live_gen(root: Path, sub: str) -> Path:
+    """The live generation of a sub-index holding one non-empty shard (``CURRENT``:
+    ``gen-<n>``, or ``shards <N>`` and N lines ``gen-<n>`` | ``-``)."""
+    lines = (root / sub / "CURRENT").read_text().split("\n")[:-1]
+    gens = [g for g in lines[1:] if g != "-"] if lines[0].startswith("shards ") else lines
+    assert len(gens) == 1, gens
+    return root / sub / gens[0]
+
+
+def schema_fields(gen: Path) -> dict[str, dict]:
+    return {f["name"]: f for f in json.loads((gen / "meta.json").read_text())["schema"]}
+
+
+def with_norms(fields: dict[str, dict]) -> set[str]:
+    out = set()
+    for name, f in fields.items():
+        opts = f["options"]
+        idx = opts.get("indexing")
+        if (idx.get("fieldnorms") if isinstance(idx, dict) else opts.get("fieldnorms")):
+            out.add(name)
+    return out
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path / "store" / "index"
+
+
+def test_id_key_is_a_16_byte_hash_that_tells_test_ids_apart() -> None:
+    a, b = "0" * 63 + "1", "0" * 63 + "2"   # equal in their first 31 bytes
+    assert len(id_key(a)) == ID_KEY_BYTES == 16
+    assert id_key(a) == hashlib.blake2b(bytes.fromhex(a), digest_size=16).digest()
+    assert id_key(a) != id_key(b)
+
+
+def test_new_generation_schema_and_round_trip(root: Path) -> None:
+    """A new generation: ``id`` indexed only, ``oid`` stored only, fieldnorms
+    on ``text`` alone; hits carry the whole id; deleting one id keeps an id
+    equal to it in all but its last byte."""
+    a, b = "0" * 63 + "1", "0" * 63 + "2"
+    ix = SearchIndex(root)
+    try:
+        ix.add([sturn("", "s1", "alpha bravo report", 0, ident=a), sturn("", "s1", "alpha charlie", 1, ident=b)])
+        gen = live_gen(root, "turns")
+        fields = schema_fields(gen)
+        assert fields["id"]["type"] == "bytes" and fields["id"]["options"]["indexed"]
+        assert not fields["id"]["options"]["stored"]
+        assert fields["oid"]["type"] == "bytes" and fields["oid"]["options"]["stored"]
+        assert not fields["oid"]["options"]["indexed"]
+        assert with_norms(fields) == {"text"}
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"  # older mem: unknown
+        assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
+        assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
+        fmt = read_format(gen)
+        assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only and fmt.fast_time_seq
+        assert {h.id for h in ix.search("alpha")} == {a, b}
+        # time and seq come back from the fast fields, in every read path
+        assert {(h.id, h.time, h.seq, h.ref) for h in ix.search("alpha")} == {
+            (a, 1_700_000_000_000, 0, "s1"), (b, 1_700_000_000_001, 1, "s1")}
+        assert {n: (h.id, h.time, h.seq) for n, h in ix.turns_at("s1", [0, 1, 5]).items()} == {
+            0: (a, 1_700_000_000_000, 0), 1: (b, 1_700_000_000_001, 1)}
+        assert ix.missing_turns({"s1": b}) == set()
+        ix.add([], delete_ids=[a])
+        assert [h.id for h in ix.search("alpha")] == [b]
+        assert ix.missing_turns({"s1": b}) == set()
+        assert ix.substring_candidates("charlie") == {b}
+        # tantivy itself: the indexed term is the key, not the raw id
+        index = tantivy.Index.open(str(gen))
+        sr = index.searcher()
+        assert sr.doc_freq("id", id_key(b)) == 1 and sr.doc_freq("id", bytes.fromhex(b)) == 0
+    finally:
+        ix.close()
+    assert verify_generation(live_gen(root, "turns")) == []
+
+
+def test_an_older_generation_is_read_written_and_purged_as_it_is(root: Path, monkeypatch) -> None:
+    """A generation of the session-7 format (the whole id indexed and stored
+    in ``id``, fieldnorms on every text field) beside a new facts
+    generation: both searched, the old one deleted from by its ids; a purge
+    of its shard rewrites it in the new format."""
+    old_fmt = schema_mod.GenFormat("stem", True, True, True, True, positions=False, simple=True)
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt.replace(has_pairs=True))
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    docs = [sturn("o1", "s1", "delta echo one"), sturn("o2", "s1", "delta echo two", 1)]
+    old.add(docs)
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    gen = live_gen(root, "turns")
+    fields = schema_fields(gen)
+    assert "oid" not in fields and fields["id"]["options"]["stored"] and "kind" in with_norms(fields)
+    assert not read_format(gen).id_key_field
+    ix = SearchIndex(root)
+    try:
+        ix.add([IndexDoc(oid("f1"), "fact", "project/x/f1", 1, "x", "note", "delta fact")])
+        assert read_format(live_gen(root, "facts")).id_key_field
+        assert {h.id for h in ix.search("delta", kinds=("fact", "turn"))} == {oid("o1"), oid("o2"), oid("f1")}
+        assert {(h.id, h.time, h.seq) for h in ix.search("delta", kinds=("turn",))} == {
+            (oid("o1"), 1_700_000_000_000, 0), (oid("o2"), 1_700_000_000_001, 1)}  # stored, as before
+        ix.add([sturn("o3", "s1", "delta three", 2)], delete_ids=[oid("o1")])
+        assert {h.id for h in ix.search("delta", kinds=("turn",))} == {oid("o2"), oid("o3")}
+        assert ix.missing_turns({"s1": oid("o3")}) == set()
+        assert not read_format(live_gen(root, "turns")).id_key_field   # written to as it is
+        ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1], sturn("o3", "s1", "delta three", 2)])
+        assert read_format(live_gen(root, "turns")).id_key_field        # rewritten in the new format
+        assert {h.id for h in ix.search("delta", kinds=("turn",))} == {oid("o2"), oid("o3")}
+        assert ix.verify_purged([oid("o1")]) == []
+    finally:
+        ix.close()
+
+
+def test_a_malformed_oid_field_is_reported(root: Path) -> None:
+    """``read_format`` (and so ``verify_generation``, which ``mem fsck``
+    runs) refuses a schema whose ``oid`` is not a stored bytes field."""
+    ix = SearchIndex(root)
+    try:
+        ix.add([sturn("m1", "s1", "golf hotel")])
+    finally:
+        ix.close()
+    gen = live_gen(root, "turns")
+    meta = json.loads((gen / "meta.json").read_text())
+    for f in meta["schema"]:
+        if f["name"] == "oid":
+            f["options"]["stored"] = False
+    (gen / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(IndexCorruptError, match="oid"):
+        read_format(gen)
+    problems = verify_generation(gen)
+    assert len(problems) == 1 and "oid" in problems[0]
+
+
+def test_an_oid_field_goes_with_the_keyed_tokenizer_only(root: Path) -> None:
+    """The text tokenizer name marks the keyed format: an ``oid`` field under
+    ``mem_simple_stem`` (or ``mem_simple_stem_k`` without ``oid``) is a
+    damaged schema."""
+    ix = SearchIndex(root)
+    try:
+        ix.add([sturn("m1", "s1", "golf hotel")])
+    finally:
+        ix.close()
+    gen = live_gen(root, "turns")
+    text = (gen / "meta.json").read_text()
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_k"', '"mem_simple_stem"'))
+    with pytest.raises(IndexCorruptError, match="oid"):
+        read_format(gen)
+    assert verify_generation(gen)
