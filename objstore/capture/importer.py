@@ -34,8 +34,8 @@ from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.index.errors import IndexBusyError, SearchIndexError
-from objstore.memory.facts import IndexBatch
 from objstore.memory.documents import grow_turn_layout
+from objstore.memory.facts import IndexBatch
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.sessions import CapturedTurn, TurnAppender
 

@@ -161,8 +161,9 @@ def _child() -> None:
 class ParseWorker:
     """One child process parsing and redacting ``paths`` in order (see the
     module doc); ``harness``: the importer's, for the rows' forecasts (None:
-    none); ``registry``: the store's project registry, for their projects.  Use :meth:`messages` to read one file's messages at a time,
-    in the order of ``paths``; :meth:`close` (or the context manager) ends the
+    none); ``registry``: the store's project registry, for their projects.
+    Use :meth:`messages` to read one file's messages at a time, in the
+    order of ``paths``; :meth:`close` (or the context manager) ends the
     child.  Raises ``OSError`` if the child cannot be started."""
 
     def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
