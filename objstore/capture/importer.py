@@ -34,9 +34,9 @@ from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.index.errors import IndexBusyError, SearchIndexError
-from objstore.memory.facts import IndexBatch
 from objstore.memory.documents import grow_turn_layout
-from objstore.memory.scope import parent_namespace
+from objstore.memory.facts import IndexBatch
+from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.sessions import CapturedTurn, TurnAppender
 
 INDEX_BATCH = 20_000
@@ -152,7 +152,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         # sub-agent files read: each gets its summary in its parent's namespace (unchanged: written)
         agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
         rolls_up = rolls_up and bool(agents)
-        worker = _start_worker(reader, to_read, workers, harness)
+        reg = read_registry(store.root)  # the child guesses the projects the import will name
+        worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
         # bytes to read, and read so far: the turns this import brings are estimated from them
         # when its first index batch is committed (a new store's turns index is sized for them)
         sizes = {}
@@ -283,7 +284,8 @@ def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res
             grown.add(sid)
 
 
-def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str) -> ParseWorker | None:
+def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str,
+                  registry: dict[str, str] | None = None) -> ParseWorker | None:
     """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
     less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
     child cannot be started (then this process parses)."""
@@ -292,7 +294,7 @@ def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str
     if workers is None and _bytes_of(to_read) < PARALLEL_MIN_BYTES:
         return None
     try:
-        return ParseWorker(reader.__name__, to_read, harness)
+        return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:
         return None
 

@@ -194,8 +194,10 @@ class TurnForecast:
         #: session (as the record names it) -> (session id, head id, next seq, taints) or None (unusable)
         self._chains: dict[str, tuple | None] = {}
 
-    def next(self, ct: CapturedTurn, text: str) -> tuple | None:
-        """The forecast of ``ct`` stored with ``text`` (see the class doc)."""
+    def next(self, ct: CapturedTurn, text: str, project: str | None = None) -> tuple | None:
+        """The forecast of ``ct`` stored with ``text`` (see the class doc),
+        and with ``project`` instead of ``ct.project`` when given (the name
+        the writer's project registry is expected to give its cwd)."""
         chain = self._chains.get(ct.session, False)
         if chain is False:
             try:
@@ -207,9 +209,10 @@ class TurnForecast:
             return None
         sid, head, seq, taints = chain
         source = ct.alias or ct.source
+        project = ct.project if project is None else project
         try:
             turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
-                        harness=self.harness, cwd=ct.cwd, project=ct.project, source=source, parent=head,
+                        harness=self.harness, cwd=ct.cwd, project=project, source=source, parent=head,
                         entrypoint=ct.entrypoint, untrusted=taints)
             frame = encode(turn)
         except MemError:
@@ -219,7 +222,7 @@ class TurnForecast:
         after = taints_after(turn)
         self._chains[ct.session] = (sid, digest.hex(), seq + 1, after)
         msg = _digest(text) if ct.role == "assistant" and source.startswith("cc:msg:") else None
-        return ((sid, seq, ct.role, text, ct.timestamp, self.harness, ct.cwd, ct.project, source, head,
+        return ((sid, seq, ct.role, text, ct.timestamp, self.harness, ct.cwd, project, source, head,
                  ct.entrypoint, taints), frame, digest, after, msg)
 
 

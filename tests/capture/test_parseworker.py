@@ -205,8 +205,15 @@ def _tricky_tree(root: Path) -> tuple[Path, list[Path]]:
         line(user("b1", "now add a changelog entry", b)), line(asst("b2", "msg_b2", [text("added")], b))]
     c_lines = [line(user("c1", "hello there", c, cwd=str(work))),
                line(asst("c2", "msg_c2", [text("hi")], c, cwd=str(work)))]
-    files = [proj / f"{a}.jsonl", proj / f"{b}.jsonl", proj / f"{c}.jsonl"]
-    for f, ls in zip(files, (a_lines, b_lines, c_lines)):
+    sub = root / "work" / "gitrepo" / "src" / "deep"   # a repository's sub-folder: named after the repository
+    sub.mkdir(parents=True)
+    (root / "work" / "gitrepo" / ".git").mkdir()
+    d = "d-sub"
+    d_lines = [line(user("d1", "what is in here", d, cwd=str(sub))),
+               line(asst("d2", "msg_d2", [text("a parser")], d, cwd=str(sub))),
+               line(user("d3", "thanks", d, cwd=str(sub)))]
+    files = [proj / f"{a}.jsonl", proj / f"{b}.jsonl", proj / f"{c}.jsonl", proj / f"{d}.jsonl"]
+    for f, ls in zip(files, (a_lines, b_lines, c_lines, d_lines)):
         f.write_bytes(b"".join(ls))
     return root / "projects", files
 
@@ -250,6 +257,7 @@ def test_forecasts_are_used_only_for_the_turns_they_forecast(tmp_path, monkeypat
     assert not any(out[0][2])
     used = out[1][2]
     assert any(used) and not all(used), used     # some forecasts used, some not
+    assert used[-3:] == [True] * 3                # the repository's sub-folder: its name guessed in the child
     assert out[0][0][8] == 1                      # the credential redacted (the same either way)
 
 
@@ -277,9 +285,9 @@ def test_an_older_workers_rows_without_forecasts_are_read(tmp_path, monkeypatch)
         store = open_store(tmp_path / f"s{w}", create=True)
         try:
             if w:
-                monkeypatch.setattr(importer, "_start_worker", lambda reader, to_read, workers, harness: Old(to_read))
+                monkeypatch.setattr(importer, "_start_worker", lambda reader, to_read, *a: Old(to_read))
             importer.import_transcripts(store, "claude-code", [src], workers=w)
             refs.append(sorted(store.refs.iter("sessions")))
         finally:
             store.close()
-    assert refs[0] == refs[1] and len(refs[0]) == 3
+    assert refs[0] == refs[1] and len(refs[0]) == 4
