@@ -1683,7 +1683,7 @@ class IndexStream:
     A stream that creates the turns sub-index decides its layout when the
     first batch is committed (``SearchIndex.stream(expected_docs=)``).
 
-    A ``fresh`` stream whose layout has at most STREAM_SHARDS shards feeds
+    A ``fresh`` stream whose layout has at most FEED_SHARDS shards feeds
     its documents (from the first one when the layout exists, else from the
     first commit, which decides it) to one open writer per shard
     as they come (:meth:`StreamWriter.feed`, in a feeding thread that takes
