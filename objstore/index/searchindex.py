@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import threading
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -1662,6 +1661,7 @@ class _Commit:
     __slots__ = ("done", "err")
 
     def __init__(self) -> None:
+        import threading  # local: readers of the index never need it
         self.done = threading.Event()
         self.err: list[BaseException] = []
 
@@ -1768,6 +1768,7 @@ class IndexStream:
             except BaseException as e:  # reported by wait()
                 err.append(e)
 
+        import threading
         t = threading.Thread(target=run, name="mem-index", daemon=True)
         t.start()
         self._job = (t, err)
@@ -1777,6 +1778,7 @@ class IndexStream:
     def _start_feed(self) -> None:
         """Start the feeding thread: documents added from now on go to open writers."""
         import queue
+        import threading
         q: queue.SimpleQueue = queue.SimpleQueue()
         t = threading.Thread(target=self._run_feed, args=(self._w, q), name="mem-index", daemon=True)
         t.start()
