@@ -44,6 +44,7 @@ __all__ = [
     "BUILD_BUFFER_CHARS",
     "BULK_DOCS",
     "BULK_HEAP_BYTES",
+    "FEED_SHARDS",
     "FLUSH_THREADS",
     "GenerationBuild",
     "MAX_SHARDS",
@@ -84,6 +85,9 @@ STREAM_SHARDS = 4
 
 #: documents :meth:`StreamWriter.feed` converts to tantivy's form before it adds them
 _FEED_CONVERT = 256
+#: largest layout whose import feeds open writers (:meth:`StreamWriter.feed`;
+#: 0: every import writes its batches at the publish, as before session 8)
+FEED_SHARDS = STREAM_SHARDS
 
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
@@ -940,10 +944,10 @@ class StreamWriter:
     @property
     def can_feed(self) -> bool:
         """Whether :meth:`feed` may be used: a ``fresh`` writer whose layout
-        is decided (:meth:`take` was called) and holds at most STREAM_SHARDS
+        is decided (:meth:`take` was called) and holds at most FEED_SHARDS
         shards (one open writer per shard; more would hold that many
         writers' memory for the whole import), with nothing to delete."""
-        return self.fresh and self.n is not None and self.n <= STREAM_SHARDS and not self._dels
+        return self.fresh and self.n is not None and self.n <= FEED_SHARDS and not self._dels
 
     def feed(self, docs: Iterable[IndexDoc]) -> None:
         """Add ``docs`` now to an open writer of their shard (opened at the
@@ -956,7 +960,7 @@ class StreamWriter:
         Raises ``SearchIndexError`` (every open writer is then rolled back:
         call :meth:`close`), ``ValueError`` where :attr:`can_feed` is false."""
         if not self.can_feed:
-            raise ValueError("feed needs a fresh writer with a decided layout of at most STREAM_SHARDS shards")
+            raise ValueError("feed needs a fresh writer with a decided layout of at most FEED_SHARDS shards")
         fed, shard_of, n = self._fed, self._shard_of, self.n
         by_shard: dict[int, list[IndexDoc]] = {}
         for d in docs:
