@@ -8,9 +8,13 @@ into a new store at ``STORE`` (removed first) with the sources of ``TREE``
 Prints wall time, the process's CPU, the main thread's, the parse worker's
 (``RUSAGE_CHILDREN``), each other thread group's (by thread name, sampled
 from ``/proc/self/task`` every 20 ms: tantivy's indexing threads are
-``thrd-tantivy-index*``, Python threads ``python``; a thread that lives less
-than a sample is left in "unattributed"), peak RSS, and the turns index's
-bytes, shards and segments.  Linux only.
+``thrd-tantivy-index*``; Python threads are given their ``threading`` name
+as their native name, ``py-<name>``, e.g. ``py-mem-index``, ``py-pack-deflate``,
+``py-mem-parse-re``; a thread that lives less than a sample is left in
+"unattributed"), peak RSS, the turns index's bytes, shards and segments,
+and the wall time the main thread spent blocked in ``IndexStream.wait``
+(what the import's publishes waited for the index; the last one is the
+tail after the last publish).  Linux only.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     a = ap.parse_args()
     sys.path.insert(0, os.path.abspath(a.tree))
+    _name_threads()
+    waits = _time_index_waits()
     from objstore.capture.importer import import_transcripts
     from objstore.memory.opening import open_store
     shutil.rmtree(a.store, ignore_errors=True)
@@ -85,6 +91,40 @@ def main() -> None:
     print("other threads: " + ", ".join(f"{g} {c:.2f} s" for g, c in groups.most_common() if c >= 0.01)
           + f"; unattributed {rest:.2f} s")
     print(f"turns index: {size / 1e6:.1f} MB, {shards} shards, {segments} segments")
+    print("main thread blocked on the index (wall s): "
+          + ", ".join(f"{w:.2f}" for w in waits if w >= 0.005) + f"; total {sum(waits):.2f} s")
+
+
+def _name_threads() -> None:
+    """Give every Python thread started from now on its ``threading`` name as
+    its native name (``prctl(PR_SET_NAME)``, 15 bytes), so /proc tells them apart."""
+    import ctypes
+    libc = ctypes.CDLL(None)
+    run = threading.Thread.run
+
+    def named_run(self: threading.Thread) -> None:
+        libc.prctl(15, ctypes.c_char_p(("py-" + self.name)[:15].encode()), 0, 0, 0)
+        run(self)
+
+    threading.Thread.run = named_run
+
+
+def _time_index_waits() -> list[float]:
+    """Wall seconds of each ``IndexStream.wait`` of the main thread (filled as the import runs)."""
+    from objstore.index import searchindex
+    waits: list[float] = []
+    wait = searchindex.IndexStream.wait
+
+    def timed(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            wait(self)
+        finally:
+            if threading.current_thread() is threading.main_thread():
+                waits.append(time.perf_counter() - t0)
+
+    searchindex.IndexStream.wait = timed
+    return waits
 
 
 if __name__ == "__main__":

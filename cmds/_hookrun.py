@@ -324,6 +324,12 @@ def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_w
         os._exit(0)
 
 
+#: True in the ``mem`` console script's own process (``cmds.entry``), which
+#: leaves by ``os._exit`` right after the hook: the open index is left to that
+#: exit (``Store.close(keep_index=True)``); False in the resident helper and
+#: in a test that calls :func:`run_claude_code`
+OWN_PROCESS = False
+
 #: None in a new process; a list in the resident helper, where :func:`fork_off`
 #: queues its work instead of forking (the helper runs it once the answer is sent)
 DEFERRED: list | None = None
@@ -668,7 +674,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                             deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped)
         return None
     finally:
-        store.close()
+        store.close(keep_index=OWN_PROCESS and DEFERRED is None)
 
 
 def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None) -> int:

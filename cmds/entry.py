@@ -94,7 +94,9 @@ def _hook_via_helper(argv: list[str], root: str, home) -> None:
     """The hook: read the event, send UserPromptSubmit to the helper, run the
     others (or any that the helper does not answer) here."""
     from . import _helperclient as hc
+    from . import _hookrun
     from cmds._hookrun import HookInputError, parse_event, read_stdin_bytes, run_claude_code
+    _hookrun.OWN_PROCESS = True   # run here, os._exit follows
     env = {**os.environ, "MEM_HOME": home} if home else None
     try:
         buf = read_stdin_bytes(sys.stdin.fileno())
@@ -124,14 +126,18 @@ def entry() -> None:
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
     if argv == ["hook", "claude-code"]:
-        from cmds._hookrun import run_claude_code
-        _exit(run_claude_code())
+        from . import _hookrun
+        _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it
+        _exit(_hookrun.run_claude_code())
     if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
-        from cmds._hookrun import run_claude_code
-        _exit(run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}))
-    from cmds.lean import main as lean_main
-    code = lean_main(argv)
+        from . import _hookrun
+        _hookrun.OWN_PROCESS = True
+        _exit(_hookrun.run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}))
+    from cmds import lean
+    lean.OWN_PROCESS = True   # os._exit follows: a remember's index commit may outlive the answer
+    code = lean.main(argv)
     if code is not None:
         _exit(code)
+    lean.OWN_PROCESS = False  # click runs it (the same bodies): as in any other program's process
     from cmds.main import entry as cli_entry
     cli_entry()

@@ -68,6 +68,8 @@ def _plan_json(plan) -> dict:
             "sessions": {s: len(t) for s, t in plan.sessions.items()},
             "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
             "unreadable": {s: ids for s, ids in plan.unreadable.items()}, "unchecked": list(plan.unchecked),
+            "already_forgotten": ({"name": plan.already_forgotten[0], "time_ms": plan.already_forgotten[1]}
+                                  if plan.already_forgotten else None),
             **plan.counts()}
 
 
@@ -108,8 +110,10 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     Codex's variables or MEM_AGENT set) it is refused with exit 6 and
     nothing changes; --dry-run still shows what would go.
 
-    Exit status: 0 forgotten (or dry run, or nothing matched); 2 bad
-    selector; 4 no such key, object or session; 1 not confirmed;
+    Exit status: 0 forgotten (or dry run, or nothing matched, or the key
+    or session was already forgotten: a forget that was killed is finished
+    by the next command, this one included); 2 bad selector; 4 no such key,
+    object or session; 1 not confirmed;
     6 run by an agent; 11 store locked; 130 interrupted.
     """
     from objstore import forget, plan_forget
@@ -140,6 +144,10 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         elif plan.is_empty():
             if as_json:
                 emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
+            elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
+                name, when = plan.already_forgotten
+                click.echo(f"{safe(name.replace('session:', 'session ', 1))} was already forgotten "
+                           f"({fmt_time(when)}); nothing left to forget")
             else:
                 click.echo("nothing matches; nothing forgotten")
             return

@@ -226,10 +226,10 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json,
                                 owner=agent or "user")
     from . import _hookrun
-    if _hookrun.DEFERRED is None:
+    if _hookrun.DEFERRED is None and not (OWN_PROCESS and _index_in_place(store.root)):
         r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                       sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
-    else:  # in the resident helper: the answer once the version, its ref and reflog are durable, the index after
+    else:  # the answer once the version, its ref and reflog are durable, the index after (helper or detached child)
         store, r = _remember_then_index(store, key, text, kind=kind, trust=trust, valid_from=valid_from,
                                         expect=expect, sensitivity=sensitivity, pinned=pin, owner=agent or "user",
                                         edges=edges, namespace=namespace)
@@ -278,17 +278,43 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     return 0
 
 
+#: True in the ``mem`` console script's own process (``cmds.entry``), which
+#: leaves by ``os._exit`` right after the command: a ``remember`` answers
+#: first and commits its index in a detached child
+#: (:func:`_index_after_answer`), and a reader leaves its open index to the
+#: exit (``Store.close(keep_index=True)``).  False when :func:`main` is
+#: called in another program's process (a test), which commits and closes
+#: before it returns
+OWN_PROCESS = False
+#: the index commits of this process's ``remember`` that wait for the answer
+#: (:func:`_remember_then_index` outside the resident helper)
+AFTER: list = []
+
+
+def _index_in_place(root) -> bool:
+    """True when the store's search index has its facts sub-index (one
+    ``stat``): then a new process's ``remember`` may commit it after the
+    answer.  Otherwise (no index yet, or something else where it belongs)
+    it commits before answering, so that an error reaches the person with
+    the answer ("written, but the search index was not updated")."""
+    return os.path.isfile(os.path.join(root, "index", "facts", "CURRENT"))
+
+
 def _remember_then_index(store, key: str, text: str, **kw):
-    """``remember`` in the resident helper: ``(store, RememberResult)``.
+    """``remember`` in the resident helper, or in the console script's own
+    process (:data:`OWN_PROCESS`): ``(store, RememberResult)``.
 
     The write (object, journal note, ref and reflog, all durable) is made on
     a store of its own whose lock is held past the answer; the index commit
-    (``objstore.remember(later=...)``) runs after the answer is sent
-    (``cmds._hookrun.DEFERRED``), then the lock is released.  Meanwhile the
-    helper answers nobody else, a reader in another process waits for the
-    lock (``Store.try_recover``), and a crash leaves the journal for the
-    next holder of the lock to replay.  The caller goes on with the store
-    returned (a flagged contradiction is written under the same lock)."""
+    (``objstore.remember(later=...)``) runs after the answer is sent, then
+    the lock is released: in the helper, from ``cmds._hookrun.DEFERRED``;
+    in a new process, in a child forked once the answer is written
+    (:func:`_index_after_answer`), which inherits the lock.  Meanwhile a
+    reader in another process waits for the lock (``Store.try_recover``),
+    and a crash leaves the journal for the next holder of the lock to
+    replay (docs/format.md, "Index journal").  The caller goes on with the
+    store returned (a flagged contradiction is written under the same
+    lock)."""
     from objstore import open_store
     from objstore import remember as _remember
     from . import _hookrun
@@ -308,8 +334,60 @@ def _remember_then_index(store, key: str, text: str, **kw):
                 job()   # an error leaves the journal: the next holder of the lock replays it
         finally:
             own.close()
-    _hookrun.DEFERRED.append(index)
+    if _hookrun.DEFERRED is not None:
+        _hookrun.DEFERRED.append(index)
+    else:
+        AFTER.append((index, own, bool(later)))
     return own, r
+
+
+def _index_after_answer() -> None:
+    """Run the index commits :data:`AFTER` holds, once the answer is
+    written: in a child forked for them (a new session, stdio on
+    ``/dev/null``), so that the caller of ``mem remember`` does not wait for
+    a tantivy commit and its ``fdatasync``s (docs/benchmarks.md, "Session
+    8 (branch `lean8`)").  The child inherits the store lock (an ``flock``
+    belongs to the open file description, which the fork shares) and
+    releases it when its commit is done; this process lets go of its
+    descriptor without unlocking.  The write itself was durable before the
+    answer (the version, its ref and reflog, the journal's ``F`` line), and
+    a child that dies leaves that line for the next holder of the lock.
+    Runs them here instead when there is nothing to commit, ``fork`` does
+    not exist or fails, or tantivy is loaded already (its threads are not
+    carried into a forked child)."""
+    jobs, AFTER[:] = list(AFTER), []
+    if not any(work for _job, _own, work in jobs) or not hasattr(os, "fork") or "tantivy" in sys.modules:
+        for job, _own, _work in jobs:
+            job()
+        return
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        pid = os.fork()
+    except OSError:
+        pid = None
+    if pid is None:
+        for job, _own, _work in jobs:
+            job()
+        return
+    if pid == 0:
+        try:
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            for job, _own, _work in jobs:
+                try:
+                    job()
+                except BaseException:  # noqa: BLE001 - nobody reads this child's output: the journal stays
+                    pass
+        finally:
+            os._exit(0)
+    for _job, own, _work in jobs:
+        own.abandon_lock()   # the child's now: closed here without unlocking
 
 
 def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json, owner: str = "user") -> int:
@@ -606,7 +684,7 @@ def main(argv: list[str]) -> int | None:
             finally:
                 warn_damage(store)
                 warn_config(store.root)
-                store.close()
+                store.close(keep_index=OWN_PROCESS)
                 if fresh:  # a first command that stored nothing (refused, failed) leaves no store
                     store.discard_if_unused(remove_root=not root_existed)
         except MemError as e:
@@ -628,6 +706,9 @@ def main(argv: list[str]) -> int | None:
                 import traceback
                 traceback.print_exc()
             return 1
+        finally:
+            if AFTER:   # a remember's index commit, once its answer is out
+                _index_after_answer()
     except KeyboardInterrupt:
         echo("Interrupted.", err=True)
         return EXIT_INTERRUPTED

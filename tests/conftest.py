@@ -99,9 +99,27 @@ def invoke():
     return run
 
 
+def wait_remember_done(home, timeout: float = 120) -> None:
+    """Wait until no ``mem remember`` holds the lock of the store at
+    ``home``: a new process's ``remember`` answers once its write is
+    durable and commits the search index in a detached child that holds
+    the store lock until it is done (cmds/lean.py, ``_index_after_answer``).
+    A test that looks at the store's files right after, or damages them,
+    waits for that child first.  Bounded: raises after ``timeout`` s."""
+    import time
+    from objstore.core.lock import lock_held, lock_holder
+    path = Path(home) / "locks" / "store.lock"
+    deadline = time.monotonic() + timeout
+    while lock_held(path) and lock_holder(path).get("command") == "remember":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"a remember still holds {path} after {timeout} s")
+        time.sleep(0.005)
+
+
 @pytest.fixture
 def mem():
-    """Run ``mem`` as a real subprocess (``python -m cmds``)."""
+    """Run ``mem`` as a real subprocess (``python -m cmds``); after a
+    ``remember``, until its index commit is done (:func:`wait_remember_done`)."""
 
     def run(*args: str, exit_code: int | None = 0, input: str | None = None, env: dict | None = None,
             timeout: float = 120) -> Result:
@@ -109,6 +127,10 @@ def mem():
         e.update(env or {})
         p = subprocess.run([sys.executable, "-m", "cmds", *args], input=input, capture_output=True,
                            text=True, env=e, timeout=timeout, cwd=REPO)
+        if "remember" in args:
+            home = args[args.index("--home") + 1] if "--home" in args[:-1] else e.get("MEM_HOME")
+            if home:
+                wait_remember_done(home)
         if exit_code is not None:
             assert p.returncode == exit_code, f"exit {p.returncode}\nstdout: {p.stdout}\nstderr: {p.stderr}"
         return Result(p.returncode, p.stdout, p.stderr)

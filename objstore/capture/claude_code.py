@@ -10,7 +10,6 @@ and skipped; bad content never raises.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from typing import Any, Iterable, Iterator
 from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.memory.sessions import CapturedTurn
@@ -80,7 +80,7 @@ def _prompt_norm(text: str) -> str:
 
 def prompt_hash(text: str) -> str:
     """24 hex of the SHA-256 of a prompt's normalized form (see :func:`prompt_alias`)."""
-    return hashlib.sha256(_prompt_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return sha256(_prompt_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def answer_hash(text: str) -> str:
@@ -89,7 +89,7 @@ def answer_hash(text: str) -> str:
     Stop hook's ``last_assistant_message`` with a trailing run of the transcript
     (:attr:`ReaderState.answer_done`)."""
     norm = " ".join(strip_mem_context(text or "").split())
-    return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:32] if norm else ""
+    return sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:32] if norm else ""
 
 
 def _run_is(group: "_Group", done: str) -> bool:
@@ -218,7 +218,7 @@ def _is_turn_record(rec: dict) -> bool:
 
 def _record_uid(rec: dict, raw: bytes) -> str:
     """The record's ``uuid``, or ``h:`` + 32 hex of the SHA-256 of the raw line."""
-    return as_str(rec.get("uuid")) or "h:" + hashlib.sha256(raw.strip()).hexdigest()[:32]
+    return as_str(rec.get("uuid")) or "h:" + sha256(raw.strip()).hexdigest()[:32]
 
 
 def _user_parts(content: Any) -> tuple[str, list[str]]:

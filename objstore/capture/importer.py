@@ -35,7 +35,8 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
-from objstore.memory.scope import parent_namespace
+from objstore.memory.facts import IndexBatch
+from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.sessions import CapturedTurn, TurnAppender
 
 INDEX_BATCH = 20_000
@@ -148,7 +149,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             ident = identity(path)
             plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
         to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
-        worker = _start_worker(reader, to_read, workers)
+        # sub-agent files read: each gets its summary in its parent's namespace (unchanged: written)
+        agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
+        rolls_up = rolls_up and bool(agents)
+        reg = read_registry(store.root)  # the child guesses the projects the import will name
+        worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
         # bytes to read, and read so far: the turns this import brings are estimated from them
         # when its first index batch is committed (a new store's turns index is sized for them)
         sizes = {}
@@ -206,7 +211,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
                     app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)
                     # the index of this batch is written in the background while the next files are read
-                    ierr = app.publish(index=res.index_error is None, wait=last)
+                    # (the last one: while the rollups run)
+                    ierr = app.publish(index=res.index_error is None, wait=last and not rolls_up)
                     res.index_error = res.index_error or ierr
                     if not last:  # published: a later file of one of them reloads its state from the store
                         app.drop_states()
@@ -220,18 +226,26 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     read = []
                 if progress:
                     progress(i + 1, len(files))
+            if worker is not None:
+                worker.close()
+                worker = None
+            if rolls_up:
+                # the rollups run while the last batch of turns is indexed; the index journal keeps
+                # that batch's sessions and the summaries' keys until both are written
+                ib = IndexBatch(store, defer_refs=True, clear_journal=False)
+                rollup_files(store, agents, final=True, command=command, batch=True, chains=app.subagent_chains,
+                             index_batch=ib)
+                ierr = app.wait_index(clear=ib.error is None)  # a failed flush: the next writer replays
+                res.index_error = res.index_error or ierr
+                for entry in held:
+                    read_ledger.mark(*entry)
+                if held:
+                    read_ledger.save()
         finally:
             if worker is not None:
                 worker.close()
             app.close()
             record_sources(store, ledger, res.errors)
-        agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
-        if rolls_up and agents:  # a sub-agent's end: its summary in its parent's namespace (unchanged: written)
-            rollup_files(store, agents, final=True, command=command, batch=True, chains=app.subagent_chains)
-            for entry in held:
-                read_ledger.mark(*entry)
-            if held:
-                read_ledger.save()
         if res.index_error is None and app.added:
             try:  # a store past the small layout its first import gave its turns index: laid out anew
                 grow_turn_layout(store)
@@ -270,7 +284,8 @@ def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res
             grown.add(sid)
 
 
-def _start_worker(reader, to_read: list[Path], workers: int | None) -> ParseWorker | None:
+def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str,
+                  registry: dict[str, str] | None = None) -> ParseWorker | None:
     """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
     less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
     child cannot be started (then this process parses)."""
@@ -279,7 +294,7 @@ def _start_worker(reader, to_read: list[Path], workers: int | None) -> ParseWork
     if workers is None and _bytes_of(to_read) < PARALLEL_MIN_BYTES:
         return None
     try:
-        return ParseWorker(reader.__name__, to_read)
+        return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:
         return None
 
@@ -308,11 +323,13 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                 for t in recent.pop(0):
                     app.redactions.pop(t, None)
             texts = []
-            for (session, source, role, text, ts, cwd, project, alias, entrypoint, redacted, n) in msg[1]:
+            for row in msg[1]:
+                (session, source, role, text, ts, cwd, project, alias, entrypoint, redacted, n) = row[:11]
                 if text:
                     app.redactions[text] = (text, 0) if redacted is None else (redacted, n)
                     texts.append(text)
-                yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint)
+                yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint,
+                                   row[11] if len(row) > 11 else None)
             recent.append(texts)
         else:
             _tag, (files, lines, skipped, ignored), err = msg

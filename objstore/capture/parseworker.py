@@ -15,15 +15,26 @@ refs and packs are the same and the crash and durability rules are those of
 Protocol (pickle, protocol 5, over the child's stdin/stdout; both ends are
 this module):
 
-* in: one ``(reader module name, [path, ...])``;
+* in: one ``(reader module name, [path, ...], harness, registry)``
+  (``harness``: the importer's, e.g. ``claude-code``, or None; ``registry``:
+  the store's project registry, identity -> name, as the import starts,
+  or None; a shorter tuple is read as without them);
 * out, per file in the order given: zero or more ``("turns", rows)`` chunks
   (at most :data:`CHUNK_TURNS` turns or :data:`CHUNK_CHARS` characters of
   text each) of ``(session, source, role, text, timestamp, cwd, project,
-  alias, entrypoint, redacted, secrets)`` rows, where ``redacted`` is the
-  text with its credentials replaced (``None`` when it holds none) and
-  ``secrets`` the number replaced; then ``("file", (files, lines,
-  lines_skipped, records_ignored), error)``, ``error`` being the
-  ``OSError`` message that ended the file early or ``None``;
+  alias, entrypoint, redacted, secrets, forecast)`` rows, where ``redacted``
+  is the text with its credentials replaced (``None`` when it holds none),
+  ``secrets`` the number replaced and ``forecast`` what
+  ``sessions.TurnForecast`` (for ``harness``; its chains go on from one
+  file to the next) gives for the turn stored with the redacted text and
+  the project ``registry`` is expected to name (:func:`project_guesser`): the
+  turn's fields, canonical frame, BLAKE3 digest and taint, which the
+  importer's turn appender uses instead of encoding and hashing when the
+  turn it writes has those fields (None without a harness; a row of 11
+  items, as an older child sent, is read as one without a forecast); then
+  ``("file", (files, lines, lines_skipped, records_ignored), error)``,
+  ``error`` being the ``OSError`` message that ended the file early or
+  ``None``;
 * after the last file, the child exits with status 0.
 
 Memory is bounded: the child blocks on a full pipe, and the reader thread
@@ -47,8 +58,10 @@ from pathlib import Path
 
 from objstore.capture.transcript import enable_fast_json
 from objstore.core.redact import redact
+from objstore.memory.scope import identity_of, name_in
+from objstore.memory.sessions import TurnForecast
 
-__all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows"]
+__all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows", "project_guesser"]
 
 CHUNK_TURNS = 256
 CHUNK_CHARS = 1 << 20
@@ -63,10 +76,44 @@ class WorkerFailed(Exception):
     memory, a bug): the caller parses the rest itself."""
 
 
-def parse_rows(reader_module: str, path: Path) -> Iterator[tuple]:
+def project_guesser(registry: dict[str, str] | None):
+    """A function ``name(cwd, fallback) -> project``: what the importer's
+    ``sync.project_namer`` is expected to give, from a copy of the store's
+    project registry (``registry``: identity -> name) that it extends as
+    ``scope.register_project`` would, in the order of the calls; None
+    without a registry.  Only a guess, for forecasts: the importer names
+    every turn's project itself (under the store lock) and a forecast with
+    another project is not used."""
+    if registry is None:
+        return None
+    reg = dict(registry)
+    cache: dict[str, str] = {}
+
+    def name(cwd: str, fallback: str) -> str:
+        if not cwd:
+            return fallback
+        got = cache.get(cwd)
+        if got is None:
+            got = ""
+            try:
+                ident = identity_of(cwd) if os.path.isdir(cwd) else None
+                if ident is not None:
+                    got = name_in(ident, reg)
+                    reg.setdefault(ident.id, got)
+            except (OSError, ValueError):
+                got = ""
+            cache[cwd] = got
+        return got or fallback
+    return name
+
+
+def parse_rows(reader_module: str, path: Path, forecast: TurnForecast | None = None,
+               guess=None) -> Iterator[tuple]:
     """The protocol's messages for one file (what the child sends), parsed by
     the reader module ``reader_module`` (``objstore.capture.claude_code`` or
-    ``objstore.capture.codex``) and redacted, in this process."""
+    ``objstore.capture.codex``) and redacted, in this process; ``forecast``
+    gives each row's forecast (None: none), with the project ``guess``
+    (:func:`project_guesser`) names when given."""
     reader = importlib.import_module(reader_module)
     stats = reader.ParseStats()
     rows: list[tuple] = []
@@ -75,9 +122,11 @@ def parse_rows(reader_module: str, path: Path) -> Iterator[tuple]:
     try:
         for ct in reader.parse_file(path, stats):
             red = redact(ct.text) if ct.text else None
+            redacted = red.text if red is not None and red.hits else None
+            fc = forecast.next(ct, ct.text if redacted is None else redacted,
+                               None if guess is None else guess(ct.cwd, ct.project)) if forecast is not None else None
             rows.append((ct.session, ct.source, ct.role, ct.text, ct.timestamp, ct.cwd, ct.project, ct.alias,
-                         ct.entrypoint, red.text if red is not None and red.hits else None,
-                         len(red.hits) if red is not None else 0))
+                         ct.entrypoint, redacted, len(red.hits) if red is not None else 0, fc))
             chars += len(ct.text)
             if len(rows) >= CHUNK_TURNS or chars >= CHUNK_CHARS:
                 yield ("turns", rows)
@@ -93,11 +142,15 @@ def _child() -> None:
     """The child's main: read the request from stdin, write the messages to stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     enable_fast_json()
-    reader_module, paths = pickle.load(sys.stdin.buffer)
+    req = pickle.load(sys.stdin.buffer)
+    reader_module, paths = req[0], req[1]
+    harness = req[2] if len(req) > 2 else None
+    forecast = TurnForecast(harness) if harness else None
+    guess = project_guesser(req[3] if len(req) > 3 else None)
     out = sys.stdout.buffer
     try:
         for p in paths:
-            for msg in parse_rows(reader_module, Path(p)):
+            for msg in parse_rows(reader_module, Path(p), forecast, guess):
                 pickle.dump(msg, out, protocol=_PROTOCOL)
             out.flush()
     except BrokenPipeError:  # the parent is gone: nothing to do
@@ -107,11 +160,14 @@ def _child() -> None:
 
 class ParseWorker:
     """One child process parsing and redacting ``paths`` in order (see the
-    module doc).  Use :meth:`messages` to read one file's messages at a time,
-    in the order of ``paths``; :meth:`close` (or the context manager) ends the
+    module doc); ``harness``: the importer's, for the rows' forecasts (None:
+    none); ``registry``: the store's project registry, for their projects.
+    Use :meth:`messages` to read one file's messages at a time, in the
+    order of ``paths``; :meth:`close` (or the context manager) ends the
     child.  Raises ``OSError`` if the child cannot be started."""
 
-    def __init__(self, reader_module: str, paths: list[Path]) -> None:
+    def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
+                 registry: dict[str, str] | None = None) -> None:
         code = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
                 "from objstore.capture.parseworker import _child; _child()")
         self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
@@ -119,7 +175,8 @@ class ParseWorker:
         self._q: queue.Queue = queue.Queue(QUEUE_CHUNKS)
         self._stop = threading.Event()
         try:
-            pickle.dump((reader_module, [str(p) for p in paths]), self._proc.stdin, protocol=_PROTOCOL)
+            pickle.dump((reader_module, [str(p) for p in paths], harness, registry), self._proc.stdin,
+                        protocol=_PROTOCOL)
             self._proc.stdin.close()
         except OSError:
             self.close()

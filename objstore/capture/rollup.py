@@ -175,7 +175,8 @@ DROP_PAGES_EVERY = 16  # 256 left ~73 MB of pack-index pages resident at 1M turn
 
 def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
                  command: str = "rollup", batch: bool = False,
-                 chains: dict[str, ChainNotes] | None = None) -> list[RollupResult]:
+                 chains: dict[str, ChainNotes] | None = None,
+                 index_batch: IndexBatch | None = None) -> list[RollupResult]:
     """Roll up the Claude Code subagent transcripts among ``paths``
     (``agent-*.jsonl``; others are ignored) after their turns were captured.
 
@@ -191,10 +192,14 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     crash before leaves the files to be read again by the next import).
     ``chains``: sub-agent namespace -> its :class:`ChainNotes`, for those the
     caller wrote whole (``TurnAppender.subagent_chains``): not read again.
+    ``index_batch`` (with ``batch``): the :class:`~objstore.memory.facts.IndexBatch`
+    to use (``defer_refs``; ``mem import`` keeps the journal for its last
+    turns: ``clear_journal=False``) instead of a new one; flushed here too.
     """
     if batch:
         with store.lock(command):
-            ib = IndexBatch(store, defer_refs=True)  # the refs move in one batch at its flush
+            # the refs move in one batch at its flush
+            ib = index_batch if index_batch is not None else IndexBatch(store, defer_refs=True)
             try:
                 return _rollup_files(store, paths, final, idle_s, command, ib, chains or {})
             finally:

@@ -38,10 +38,10 @@ since.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from objstore.core.objects import normalize_value
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.redact import remove_credentials
 from objstore.core.refs import fact_ref
 from objstore.core.store import Store
@@ -97,7 +97,7 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     held = store.get(head)
     if _content_words(getattr(held, "body", "") or "") == words:
         return key                       # the same statement again: its key
-    return f"{key}-{hashlib.sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
+    return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
 
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",

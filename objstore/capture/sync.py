@@ -55,7 +55,6 @@ writer through the index journal, which is what the journal is for).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -72,6 +71,7 @@ from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
@@ -92,7 +92,7 @@ _CURSOR_V = 1
 
 
 def _h(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 # --------------------------------------------------------------------------- writing
@@ -205,7 +205,7 @@ def iter_cursors(store: Store) -> Iterator[Cursor]:
 
 def _fingerprint(path: Path, n: int) -> str:
     with open(path, "rb") as f:
-        return hashlib.sha256(f.read(n)).hexdigest()[:32]
+        return sha256(f.read(n)).hexdigest()[:32]
 
 
 # --------------------------------------------------------------------------- filters

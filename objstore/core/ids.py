@@ -4,6 +4,7 @@ lowercase hex characters; abbreviations and the loose-object path."""
 from __future__ import annotations
 
 import re
+import sys
 
 from blake3 import blake3
 
@@ -19,6 +20,30 @@ _HEX = re.compile(r"[0-9a-f]+")
 def hash_bytes(data: bytes) -> str:
     """Return the object id of ``data``: ``blake3(data)`` as 64 hex chars."""
     return blake3(data).hexdigest()
+
+
+def sha256(data: bytes = b""):
+    """A SHA-256 hash object (FIPS 180-4) of ``data``, as ``hashlib.sha256``
+    gives: OpenSSL's when ``hashlib`` is loaded already (a bulk hasher),
+    else CPython's own ``_sha2``/``_sha256`` (the same digests, ~4x slower
+    per byte), so a command that hashes a few short texts (the prompt hook:
+    a prompt's key, a transcript's cursor name) does not load OpenSSL:
+    ``import hashlib`` costs a new process 2.5-4 ms (docs/benchmarks.md,
+    "Session 8 (branch `lean8`)")."""
+    lib = sys.modules.get("hashlib")
+    if lib is None:
+        try:
+            from _sha2 import sha256 as own   # CPython >= 3.12
+        except ImportError:
+            try:
+                from _sha256 import sha256 as own   # CPython 3.11
+            except ImportError:  # pragma: no cover - another interpreter
+                import hashlib as lib
+            else:
+                return own(data)
+        else:
+            return own(data)
+    return lib.sha256(data)
 
 
 def is_full_id(text: str) -> bool:

@@ -45,7 +45,6 @@ it; ``fsck`` reports both kinds (``--repair`` replays them so).
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 try:
@@ -135,7 +134,7 @@ class IndexJournal:
         if fcntl is None:
             return None
         self.owned_dir.mkdir(exist_ok=True)
-        name = f"{os.getpid()}-{secrets.token_hex(6)}"
+        name = f"{os.getpid()}-{os.urandom(6).hex()}"  # secrets.token_hex, without its ~3 ms import (hmac, OpenSSL, random)
         tmp = self.owned_dir / f".tmp-{name}"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:

@@ -159,6 +159,17 @@ class StoreLock:
         finally:
             os.close(fd)
 
+    def abandon(self) -> None:
+        """Close this process's descriptor of the lock file without
+        unlocking, whatever the depth: for a process that forked a child to
+        finish its write under the lock.  The flock belongs to the open
+        file description, which the child shares, so the lock stays held
+        until the child releases it or exits (``flock(2)``)."""
+        fd, self._fd = self._fd, None
+        self.depth = 0
+        if fd is not None:
+            os.close(fd)
+
     def __enter__(self) -> StoreLock:
         self.acquire()
         return self

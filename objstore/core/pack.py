@@ -14,17 +14,24 @@ come D (u32) and a preset dictionary of D bytes (at most 32 KiB), then the
 entries, each a raw DEFLATE stream (RFC 1951, no zlib header or trailer)
 compressed with that dictionary as zlib's preset dictionary (RFC 1950
 §2.2, ``deflateSetDictionary``); the index has the same layout with
-version 2.  Version 3, which new packs are written in, has the same
-header and dictionary, but an entry is a *block*: the raw DEFLATE stream
-(with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
+version 2.  Version 3 has the same header and dictionary, but an entry is
+a *block*: the raw DEFLATE stream (with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
 back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
 gives each object, after the ids, its block number (``u32``) and its
 position in the block (``u16``), then the number of blocks B and the
 blocks' offsets (``u64``) and entry lengths (``u32``).  A read
 inflates its block only up to the end of its frame; a damaged byte of a
-block loses the objects of that block from the damaged one on.  All
-versions use the standard library's zlib only.  ``docs/format.md``
-("Packs") specifies the three, with a worked example of each.
+block loses the objects of that block from the damaged one on.  Version
+4, which new packs are written in, is version 3 whose block content has,
+after the lengths, a u16 *parent reference* per frame: a frame whose
+parent id (the 32 bytes after its last PARENT_MARK) is the id of an
+earlier frame ``j`` of the block is stored without it, reference ``j + 1``
+(the frames and ids are unchanged: a read puts it back before hashing);
+its index adds each block's first body position and, per body position,
+the object's place in the id table, so that a read takes the parent id
+from the index.  All versions use the standard library's zlib only.
+``docs/format.md`` ("Packs") specifies the four, with a worked example
+of each.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -157,13 +164,11 @@ This module holds the format and the readers (:class:`Pack`,
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import mmap
 import os
 import re
 import struct
-import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,10 +185,11 @@ IDX_MAGIC = b"MIDX"
 #: the version new packs and indexes are written in (1: a zlib stream per
 #: object; 2: a raw DEFLATE stream per object, compressed with the pack's own
 #: preset dictionary; 3: raw DEFLATE blocks of several objects with that
-#: dictionary); all three are read
-PACK_VERSION = 3
-IDX_VERSION = 3
-READ_VERSIONS = (1, 2, 3)
+#: dictionary; 4: the blocks of version 3, each frame's parent id left out
+#: when it is the id of an earlier frame of its block); all four are read
+PACK_VERSION = 4
+IDX_VERSION = 4
+READ_VERSIONS = (1, 2, 3, 4)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
@@ -197,6 +203,13 @@ BLOCK_BYTES = 64 * 1024
 BLOCK_OBJECTS = 0xFFFF
 BLOCK_LEVEL = 6
 BLOCK_MEMLEVEL = 8
+#: version 4: the 9 bytes before a parent id in a frame: the canonical CBOR of
+#: the map key "parent" (``66 70 61 72 65 6e 74``) and the head of a 32-byte
+#: byte string (``58 20``).  A block leaves out the 32 bytes after the last
+#: occurrence of these bytes in a frame when they are the id of an earlier
+#: frame of the block, and names that frame instead (``docs/format.md``,
+#: "Packs"): a turn's parent is most often the turn before it.
+PARENT_MARK = b"\x66parent\x58\x20"
 #: version 3: a pack keeps the frames of the last this many blocks it read
 #: (at most 64 KiB each, plus one frame larger than that; dropped by
 #: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
@@ -207,6 +220,11 @@ BLOCK_CACHE = 4
 TRAIN_FRAMES = 2000
 TRAIN_BYTES = 4 << 20
 DICT_BYTES = 32 * 1024
+#: version 4: a pack whose frames, all of them, total under this many bytes
+#: is written without a dictionary (stored raw, up to 32 KiB, it outweighs
+#: what it saves: a pack of 50 corpus turns takes 43.7 KB with one, 24.3 KB
+#: without; the two meet at about 1.2 MB of frames; docs/benchmarks.md)
+DICT_MIN_BYTES = 1 << 20
 
 # The layout constants below without a leading underscore are shared with the
 # writer (objstore.core.packwriter); the sizes are those of the tables above.
@@ -237,23 +255,30 @@ _UPGRADE = "a newer mem wrote it: upgrade mem to read it"
 def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:
     """Exact size in bytes of the index of a pack of ``count`` objects
     (``1100 + 44·count`` in versions 1 and 2; in version 3, whose objects
-    lie in ``blocks`` blocks, ``1104 + 38·count + 12·blocks``)."""
+    lie in ``blocks`` blocks, ``1104 + 38·count + 12·blocks``; in version 4
+    ``1104 + 42·count + 16·blocks``: each block's first body position and
+    each body position's place in the id table too)."""
+    if version >= 4:
+        return _IDX_FIXED + 4 + (_IDX3_PER_OBJECT + 4) * count + 16 * blocks
     if version >= 3:
         return _IDX_FIXED + 4 + _IDX3_PER_OBJECT * count + 12 * blocks
     return _IDX_FIXED + _IDX_PER_OBJECT * count
 
 
 class DeflateReader:
-    """Decompresses the raw DEFLATE streams (RFC 1951) of one version-2 or
-    version-3 pack with its preset dictionary (``dict_data``, raw bytes, at
-    most 32 KiB; empty: none).  Standard-library zlib; safe from several
-    threads (a new decompressor per call: setting a preset dictionary on
-    inflate is a copy into its window)."""
+    """Decompresses the raw DEFLATE streams (RFC 1951) of one version-2,
+    version-3 or version-4 pack with its preset dictionary (``dict_data``,
+    raw bytes, at most 32 KiB; empty: none); ``version`` is the pack's
+    (version 4: a block's frames are given back with the parent ids it
+    left out put back).  Standard-library zlib; safe from several threads
+    (a new decompressor per call: setting a preset dictionary on inflate is
+    a copy into its window)."""
 
-    def __init__(self, dict_data: bytes) -> None:
+    def __init__(self, dict_data: bytes, version: int = 3) -> None:
         if len(dict_data) > DICT_BYTES:
             raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {DICT_BYTES})")
         self._dict = bytes(dict_data)
+        self.version = version
 
     def _new(self):
         return zlib.decompressobj(-15, zdict=self._dict) if self._dict else zlib.decompressobj(-15)
@@ -274,47 +299,109 @@ class DeflateReader:
         return out
 
     def block_frame(self, data, k: int) -> bytes:
-        """Version 3: frame ``k`` (0-based) of the block whose raw DEFLATE
-        stream is ``data`` (its content: u32 K, K × u32 frame lengths, the K
-        frames; ``docs/format.md``, "Packs").  Inflates only up to the end of
-        that frame: the frames before a damaged byte still read.  Raises
-        ValueError (damaged stream, ``k`` ≥ K, a stream that ends early)."""
+        """Versions 3 and 4: frame ``k`` (0-based) of the block whose raw
+        DEFLATE stream is ``data`` (its content: u32 K, K × u32 frame
+        lengths, version 4: K × u16 parent references, the K frames;
+        ``docs/format.md``, "Packs").  Inflates only up to the end of that
+        frame: the frames before a damaged byte still read.  Raises
+        ValueError (damaged stream, ``k`` ≥ K, a stream that ends early, a
+        parent reference that cannot be put back)."""
         return self.block_prefix(data, k)[k]
 
     def block_prefix(self, data, k: int) -> list[bytes]:
-        """Version 3: frames 0 … ``k`` of the block ``data`` (inflated up to
-        the end of frame ``k``, no further).  Raises as :meth:`block_frame`."""
+        """Versions 3 and 4: frames 0 … ``k`` of the block ``data``
+        (inflated up to the end of frame ``k``, no further).  Raises as
+        :meth:`block_frame`."""
+        out, refs = self.stored_prefix(data, k)
+        if refs is not None:
+            err = join_parents(out, refs)
+            if err:
+                raise ValueError(err)
+        return out
+
+    def stored_prefix(self, data, k: int) -> tuple[list[bytes], tuple[int, ...] | None]:
+        """``(frames, refs)``: frames 0 … ``k`` of the block ``data`` as
+        stored (version 4: without the parent ids the block left out) and
+        the block's K parent references (None before version 4), inflated
+        up to the end of frame ``k``.  Raises as :meth:`block_frame`."""
         inf = _Inflate(self._new(), data)
         (count,) = U32.unpack(inf.take(4))
         if k >= count:
             raise ValueError(f"object {k} of a block of {count}")
         lens = struct.unpack(f">{count}I", inf.take(4 * count))
+        refs = struct.unpack(f">{count}H", inf.take(2 * count)) if self.version >= 4 else None
         body = inf.take(sum(lens[:k + 1]))
         out, pos = [], 0
         for n in lens[:k + 1]:
             out.append(body[pos:pos + n])
             pos += n
-        return out
+        return out, refs
 
-    def block_frames(self, data) -> tuple[list[bytes], str | None]:
-        """Version 3: ``(frames, error)``: the frames of the block ``data``
-        in order, as far as its stream inflates, and None when the whole
-        stream is sound (it ends exactly where ``data`` ends, with nothing
-        after its K frames), else why it is not (the frames before the
-        damage are still returned).  Never raises."""
+    def block_frames(self, data, digests: dict[int, bytes] | None = None) -> tuple[list[bytes], str | None]:
+        """Versions 3 and 4: ``(frames, error)``: the frames of the block
+        ``data`` in order, as far as its stream inflates (version 4: and
+        their parents can be put back), and None when the whole stream is
+        sound (it ends exactly where ``data`` ends, with nothing after its K
+        frames), else why it is not (the frames before the damage are still
+        returned).  ``digests`` (version 4), a dict, receives the raw ids of
+        the frames whose ids were computed to put a parent back, by their
+        position.  Never raises."""
         inf = _Inflate(self._new(), data)
         frames: list[bytes] = []
+        refs = None
         try:
             (count,) = U32.unpack(inf.take(4))
             if count == 0 or count > BLOCK_OBJECTS:
                 return frames, f"a block of {count} objects"
             lens = struct.unpack(f">{count}I", inf.take(4 * count))
+            if self.version >= 4:
+                refs = struct.unpack(f">{count}H", inf.take(2 * count))
             for n in lens:
                 frames.append(inf.take(n))
             inf.end()
         except ValueError as e:
+            if refs is not None:
+                join_parents(frames, refs, digests)  # cuts the list at a frame that cannot be put back
             return frames, str(e)
+        if refs is not None:
+            err = join_parents(frames, refs, digests)
+            if err:
+                return frames, err
         return frames, None
+
+
+def join_parents(frames: list[bytes], refs, digests: dict[int, bytes] | None = None) -> str | None:
+    """Version 4: put back, in place, the parent ids a block left out of
+    ``frames`` (its stored frames, in block order; ``refs`` its K u16
+    parent references: 0 none, ``j + 1`` the id of frame ``j`` < this one,
+    inserted after the last PARENT_MARK of the stored frame), each parent's
+    id computed as its BLAKE3 (into ``digests``, by position).  Returns
+    None, or why a reference cannot be put back, the list then cut before
+    that frame (a damaged block: the frames before it are sound)."""
+    if digests is None:
+        digests = {}
+    for i, s in enumerate(frames):
+        r = refs[i]
+        if not r:
+            continue
+        j = r - 1
+        p = s.rfind(PARENT_MARK)
+        if j >= i or p < 0:
+            del frames[i:]
+            return (f"object {i} of the block names object {j} as its parent" if j >= i
+                    else f"object {i} of the block has no parent field to put its parent back into")
+        d = digests.get(j)
+        if d is None:
+            d = digests[j] = blake3(frames[j]).digest()
+        frames[i] = put_parent(s, p, d)
+    return None
+
+
+def put_parent(stored: bytes, mark: int, parent: bytes) -> bytes:
+    """Version 4: the frame ``stored`` with the raw id ``parent`` put back
+    after the PARENT_MARK at offset ``mark``."""
+    p = mark + len(PARENT_MARK)
+    return stored[:p] + parent + stored[p:]
 
 
 class _Inflate:
@@ -402,7 +489,7 @@ class Pack:
         CorruptObject: the index or pack is truncated, damaged or missing
             (the message names the file).
         UnsupportedVersion: an index or pack format version other than 1,
-            2 or 3 (a newer mem's: exit 14, "upgrade mem").
+            2, 3 or 4 (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
         name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
@@ -459,6 +546,8 @@ class Pack:
                 raise CorruptObject(f"{ip}: {self._nblocks} blocks for {n} objects (damaged)")
             self._boffs_off = nb_off + 4
             self._blens_off = self._boffs_off + 8 * self._nblocks
+            self._bfirst_off = self._blens_off + 4 * self._nblocks  # version 4
+            self._inv_off = self._bfirst_off + 4 * self._nblocks  # version 4
         need = idx_size(n, version, self._nblocks)
         if self._idx_size != need:
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
@@ -468,16 +557,20 @@ class Pack:
             raise CorruptObject(f"{ip}: fan-out table is damaged")
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
-        if version >= 3:
+        if version >= 4:
+            self._sum_off = self._inv_off + 4 * n
+        elif version >= 3:
             self._sum_off = self._blens_off + 4 * self._nblocks
         else:
             self._offs_off = self._ids_off + ID_LEN * n
             self._lens_off = self._offs_off + 8 * n
             self._sum_off = self._lens_off + 4 * n
         self._zr: DeflateReader | None = None  # versions 2, 3: made on the first read
-        #: version 3: block offset -> its first frames, as far as a read inflated it (a
-        #: walk up a session's chain reads a block's frames from the last to the first)
-        self._blocks: dict[int, list[bytes]] = {}
+        #: versions 3, 4: block offset -> (its first frames as stored, as far as a
+        #: read inflated them, version 4: its parent references, its number), so
+        #: that a walk up a session's chain reads a block's frames from the last to
+        #: the first inflating it once
+        self._blocks: dict[int, tuple[list[bytes], tuple[int, ...] | None, int]] = {}
         recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         if recorded.hex() != self.name:
             raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
@@ -526,7 +619,7 @@ class Pack:
         zr = self._zr
         if zr is None:
             try:
-                zr = self._zr = DeflateReader(self.dictionary())
+                zr = self._zr = DeflateReader(self.dictionary(), self.version)
             except ValueError as e:  # a dictionary over 32 KiB
                 raise CorruptObject(f"{self.pack_path}: its dictionary cannot be loaded ({e})") from None
         return zr
@@ -574,6 +667,32 @@ class Pack:
         """Version 3: the position of object ``i`` in its block (0 before)."""
         return _U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
 
+    def _block_id(self, b: int, j: int) -> bytes:
+        """Version 4: the raw id of object ``j`` of block ``b``, from the
+        index (block ``b``'s first body position plus ``j``, that body
+        position's place in the id table); 32 zero bytes, which no frame
+        hashes to, when a table is damaged (its bounds)."""
+        n = self.count
+        if b >= self._nblocks:
+            return bytes(ID_LEN)
+        o = U32.unpack_from(self._mm, self._bfirst_off + 4 * b)[0] + j
+        if o >= n:
+            return bytes(ID_LEN)
+        i = U32.unpack_from(self._mm, self._inv_off + 4 * o)[0]
+        return self._id_at(i) if i < n else bytes(ID_LEN)
+
+    def _cached_frame(self, got: tuple[list[bytes], tuple[int, ...] | None, int], k: int) -> bytes:
+        """Frame ``k`` of a block read before (``got``, an entry of
+        :attr:`_blocks`), its parent put back from the index (version 4)."""
+        frames, refs, b = got
+        s = frames[k]
+        if refs is None or not refs[k]:
+            return s
+        p = s.rfind(PARENT_MARK)
+        if p < 0 or refs[k] > k:
+            return s  # damaged: the caller's hash check fails
+        return put_parent(s, p, self._block_id(b, refs[k] - 1))
+
     def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
         """Frame from an entry's bytes (versions 1 and 2; version 3:
         :meth:`_read_block`); raises CorruptObject naming the problem."""
@@ -606,8 +725,10 @@ class Pack:
         if self.version >= 3:
             k = self._ordinal(i)
             got = self._blocks.get(off)
-            if got is not None and k < len(got) and blake3(got[k]).digest() == raw:
-                return got[k]
+            if got is not None and k < len(got[0]):
+                frame = self._cached_frame(got, k)
+                if blake3(frame).digest() == raw:
+                    return frame
         if off < self._body_start or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
                                 f"is outside the pack body")
@@ -615,22 +736,26 @@ class Pack:
         if len(data) != length:
             raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
         if self.version >= 3:
-            return self._read_block(data, raw, off, k)
+            return self._read_block(data, raw, off, k, U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
         return self._decode_entry(data, raw)
 
-    def _read_block(self, data: bytes, raw: bytes, off: int, k: int) -> bytes:
-        """Version 3: frame ``k`` of the block entry ``data`` at ``off``,
-        verified; the frames before it are kept for the next reads
+    def _read_block(self, data: bytes, raw: bytes, off: int, k: int, b: int) -> bytes:
+        """Versions 3, 4: frame ``k`` of block ``b``, the entry ``data`` at
+        ``off``, verified (version 4: its parent id, when the block left it
+        out, put back from the index, without hashing the frames before
+        it); the frames before it are kept for the next reads
         (:attr:`_blocks`, the last BLOCK_CACHE blocks)."""
         oid = raw.hex()
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
         try:
-            frames = self._inflater().block_prefix(memoryview(data)[4:], k)
+            frames, refs = self._inflater().stored_prefix(memoryview(data)[4:], k)
         except ValueError as e:
             raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
                                 f"block ({e})") from None
-        got = blake3(frames[k]).digest()
+        entry = (frames, refs, b)
+        frame = self._cached_frame(entry, k)
+        got = blake3(frame).digest()
         if got != raw:
             raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
         cache = self._blocks
@@ -639,8 +764,8 @@ class Pack:
                 cache.pop(next(iter(cache), None), None)  # the oldest
             except RuntimeError:  # another thread changed it meanwhile
                 cache.clear()
-        cache[off] = frames
-        return frames[k]
+        cache[off] = entry
+        return frame
 
     def ids_in_body_order(self) -> list[str]:
         """Every id of the pack (64 hex) in the order of the pack body (the
@@ -716,15 +841,16 @@ class Pack:
                 for oid in ids:
                     yield oid, e
                 continue
-            frames, err = zr.block_frames(data)
+            digests: dict[int, bytes] = {}
+            frames, err = zr.block_frames(data, digests)
             if len(frames) > len(ids):
                 err = err or f"the block holds {len(frames)} objects, its index {len(ids)}"
             for k, oid in enumerate(ids):
-                if k < len(frames) and blake3(frames[k]).digest().hex() == oid:
+                got = (digests.get(k) or blake3(frames[k]).digest()).hex() if k < len(frames) else ""
+                if got == oid:
                     yield oid, frames[k]
                 elif k < len(frames):
-                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: content hashes to "
-                                             f"{blake3(frames[k]).hexdigest()}")
+                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got}")
                 else:
                     yield oid, CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} "
                                              f"of its block ({err})")
@@ -915,7 +1041,10 @@ class Pack:
                         if bad <= max_problems:
                             problems.append(str(got))
                 entries = sorted(self._block(b) for b in range(self._nblocks))
-                used = {U32.unpack_from(mm, self._bno_off + 4 * i)[0] for i in range(n)}
+                bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
+                used = set(bnos)
+                if self.version >= 4:
+                    problems += self._verify_body_tables(bnos)
                 if used != set(range(self._nblocks)):
                     problems.append(f"{ip}: objects name blocks {sorted(used - set(range(self._nblocks)))[:5]} "
                                     f"past the table, or blocks {sorted(set(range(self._nblocks)) - used)[:5]} "
@@ -962,6 +1091,28 @@ class Pack:
                                 f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
         return problems
 
+    def _verify_body_tables(self, bnos: tuple[int, ...]) -> list[str]:
+        """Version 4: each block's first body position is the number of
+        objects in the blocks before it, and each body position names the
+        object at it in the id table (``bnos``: each object's block number,
+        in id order)."""
+        mm, n, nb = self._mm, self.count, self._nblocks
+        per = [0] * nb
+        for b in bnos:
+            if b < nb:
+                per[b] += 1
+        firsts = list(struct.unpack_from(f">{nb}I", mm, self._bfirst_off))
+        if firsts != (list(itertools.accumulate([0] + per[:-1])) if nb else []):
+            return [f"{self.idx_path}: the blocks' first body positions do not match their objects"]
+        ords = struct.unpack_from(f">{n}H", mm, self._ord_off)
+        inv = struct.unpack_from(f">{n}I", mm, self._inv_off)
+        for i, (b, k) in enumerate(zip(bnos, ords)):
+            o = firsts[b] + k if b < nb else n
+            if o >= n or inv[o] != i:
+                return [f"{self.idx_path}: the body-position table does not name object {self._id_at(i).hex()} "
+                        f"at its block and position"]
+        return []
+
     def info(self) -> PackInfo:
         """This pack as a :class:`PackInfo`."""
         return PackInfo(name=self.name, pack_path=self.pack_path, idx_path=self.idx_path,
@@ -1003,7 +1154,8 @@ class Pack:
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1, 2 and 3.
+    :class:`Pack` for lookups, versions 1 to 4 (version 4: a left-out
+    parent id put back by hashing the frame it names).
 
     Raises CorruptObject (a malformed header) or UnsupportedVersion."""
 
@@ -1057,7 +1209,7 @@ class PackBytes:
             else:
                 if self._zr is None:
                     d = U32.unpack_from(self.pack, HEADER_LEN)[0]
-                    self._zr = DeflateReader(bytes(self.pack[_DICT_AT:_DICT_AT + d]))
+                    self._zr = DeflateReader(bytes(self.pack[_DICT_AT:_DICT_AT + d]), self.version)
                 if self.version == 2:
                     frame = self._zr.decompress(data, MAX_ENTRY)
                 else:
@@ -1209,6 +1361,7 @@ class PackSet:
     def __iter__(self) -> Iterator[str]:
         """Every id in any pack, ascending, each once (a k-way merge of the
         packs' sorted indexes; O(number of packs) memory)."""
+        import heapq   # here: a reader that looks objects up never merges (start-up)
         last = None
         for raw in heapq.merge(*(p._iter_raw() for p in self._order)):
             if raw != last:

@@ -21,8 +21,9 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
 from objstore.core.pack import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DICT_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN,
-    IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC, PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, DEFLATE_LEVEL, DEFLATE_MEMLEVEL,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
+    DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
+    PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
     PackInfo,
     idx_size,
 )
@@ -81,11 +82,42 @@ def dictionary_sources(frames: list[bytes]) -> list[int]:
     return out[::-1]
 
 
-def _deflate_block(c, payload: bytes) -> bytes:
-    """Version 3: the raw DEFLATE stream of a block's content with ``c``, a
+def _deflate_block(c, frames: list[bytes], ids: list[bytes] | None) -> bytes:
+    """Versions 3 and 4: the raw DEFLATE stream of a block's content (u32
+    K, the K frame lengths, version 4 (``ids`` given: the frames' raw ids):
+    the K parent references and each frame without a parent id that is an
+    earlier frame's (:func:`split_parents`), then the frames) with ``c``, a
     copy of the pack's primed compressor (zlib releases the GIL while it
     deflates, so this runs beside the caller's thread)."""
-    return c.compress(payload) + c.flush()
+    k = len(frames)
+    if ids is None:
+        head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames))
+    else:
+        frames, refs = split_parents(frames, ids)
+        head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + struct.pack(f">{k}H", *refs)
+    return c.compress(head + b"".join(frames)) + c.flush()
+
+
+def split_parents(frames: list[bytes], ids: list[bytes]) -> tuple[list[bytes], list[int]]:
+    """Version 4: a block's stored frames and parent references from its
+    ``frames`` and their raw ``ids`` (block order): where the 32 bytes after
+    the last PARENT_MARK of a frame are the id of an earlier frame ``j`` of
+    the block, the frame is stored without them and its reference is
+    ``j + 1``; otherwise it is stored whole, reference 0.  The inverse of
+    :func:`objstore.core.pack.join_parents` (``docs/format.md``, "Packs")."""
+    at = {d: j for j, d in enumerate(ids)}
+    out, refs = [], []
+    m = len(PARENT_MARK)
+    for i, f in enumerate(frames):
+        p = f.rfind(PARENT_MARK)
+        j = at.get(f[p + m:p + m + ID_LEN], i) if p >= 0 else i
+        if j < i:
+            f = f[:p + m] + f[p + m + ID_LEN:]
+            refs.append(j + 1)
+        else:
+            refs.append(0)
+        out.append(f)
+    return out, refs
 
 
 def _be(a: array) -> bytes:
@@ -119,14 +151,15 @@ class PackWriter:
     leaving it by an exception aborts it, removing the temp file.
 
     Memory: only each object's raw id, offset and length (44 bytes;
-    version 3: id, block number and position, 38, and 12 per block) plus a
+    versions 3, 4: id, block number and position, 38, and 12 per block;
+    version 4: 16) plus a
     4-byte-slot open-addressing table for deduplication stay in memory,
     about 60 bytes per object; frames are compressed and written as they
-    come, except (versions 2 and 3) the first ones, kept until the pack's
+    come, except (versions 2-4) the first ones, kept until the pack's
     dictionary is trained on them (TRAIN_FRAMES frames or TRAIN_BYTES),
-    and (version 3) those of the block being filled (BLOCK_BYTES).
+    and (versions 3, 4) those of the block being filled (BLOCK_BYTES).
     Durability: two file fsyncs and two directory fsyncs per pack, none per
-    object.  Not thread-safe: use one writer per thread.  Version 3: each
+    object.  Not thread-safe: use one writer per thread.  Versions 3, 4: each
     full block is compressed in a thread of the writer's own (started with
     the first block, ended by :meth:`finish` or :meth:`abort`), at most
     INFLIGHT_BLOCKS ahead of the file, which the caller's thread writes in
@@ -136,14 +169,16 @@ class PackWriter:
         pack_dir: ``<store>/objects/pack``; created if missing.
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
-            version 3: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
-        version: the pack format to write (default PACK_VERSION, 3: raw
+            versions 3, 4: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
+        version: the pack format to write (default PACK_VERSION, 4: raw
             DEFLATE blocks of up to BLOCK_BYTES of frames with the pack's
-            preset dictionary; 2: a raw DEFLATE stream per object with that
+            preset dictionary, a frame's parent id left out when it is an
+            earlier frame's of its block; 3: the same blocks, every frame
+            whole; 2: a raw DEFLATE stream per object with that
             dictionary; 1: a zlib stream per object).
-        dictionary: versions 2 and 3: the dictionary to use (raw bytes, at
+        dictionary: versions 2-4: the dictionary to use (raw bytes, at
             most 32 KiB, ``b""`` for none) instead of making one, so that
-            entries (version 3: blocks) of a pack with this dictionary can
+            entries (versions 3, 4: blocks) of a pack with this dictionary can
             be copied with :meth:`add_entry` (:meth:`add_block`).
     """
 
@@ -174,7 +209,9 @@ class PackWriter:
         self._bnos = array("I")  # version 3: each object's block number
         self._boffs = array("Q")  # version 3: each block's offset ...
         self._blens = array("I")  # ... and entry length 4 + L
+        self._bfirst = array("I")  # version 4: each block's first object, by write (= body) position
         self._blk: list[bytes] = []  # version 3: frames of the block being filled
+        self._blk_ids: list[bytes] = []  # version 4: their raw ids
         self._blk_bytes = 0
         self._pool = None  # version 3: the thread compressing blocks (started with the first)
         self._inflight: list = []  # version 3: (future, objects, raw bytes) of blocks being compressed
@@ -230,8 +267,11 @@ class PackWriter:
             t[s] = i + 1
         self._table, self._mask = t, mask
 
-    def add(self, frame: bytes) -> str:
-        """Add one frame; return its id (64 hex).
+    def add(self, frame: bytes, digest: bytes | None = None) -> str:
+        """Add one frame; return its id (64 hex).  ``digest``: the frame's
+        BLAKE3 (32 bytes) when the caller computed it already (``mem
+        import``'s parse worker: ``sessions.TurnForecast``); it is not
+        checked, so only code that hashed this very frame passes it.
 
         A frame whose id is already in this writer is not stored again.
 
@@ -245,7 +285,8 @@ class PackWriter:
         self._check_open()
         if frame[:4] != FRAME_MAGIC:
             raise InvalidInput("not an object frame (no MEMO magic)")
-        digest = blake3(frame).digest()
+        if digest is None:
+            digest = blake3(frame).digest()
         idx, slot = self._lookup(digest)
         if idx >= 0:
             return digest.hex()
@@ -276,7 +317,7 @@ class PackWriter:
             self._grow()
         if self._zc is not None:
             if self.version >= 3:
-                self._block_add(frame)
+                self._block_add(frame, digest)
             else:
                 self._write_entry(digest, self._deflate(frame))
             return
@@ -285,15 +326,18 @@ class PackWriter:
         if self.dictionary is not None or len(self._pending) >= TRAIN_FRAMES or self._pending_bytes >= TRAIN_BYTES:
             self._fix_dictionary()
 
-    def _fix_dictionary(self) -> None:
-        """Versions 2 and 3: make the dictionary from the frames kept so far
-        (none when they are too few or too small to give one), write it
-        after the header, then compress and write the kept frames."""
+    def _fix_dictionary(self, final: bool = False) -> None:
+        """Versions 2-4: make the dictionary from the frames kept so far
+        (none when they are too few or too small to give one; version 4:
+        none either when they are all the pack's frames, ``final``, and
+        total under DICT_MIN_BYTES), write it after the header, then
+        compress and write the kept frames."""
         if self._zc is not None:
             return
         d = self.dictionary
         if d is None:
-            d = self.dictionary = make_dictionary(self._pending)
+            small = final and self.version >= 4 and self._pending_bytes < DICT_MIN_BYTES
+            d = self.dictionary = b"" if small else make_dictionary(self._pending)
         mem = BLOCK_MEMLEVEL if self.version >= 3 else DEFLATE_MEMLEVEL
         self._zc = zlib.compressobj(self.level, zlib.DEFLATED, -15, mem, zlib.Z_DEFAULT_STRATEGY,
                                     *((d,) if d else ()))
@@ -302,11 +346,12 @@ class PackWriter:
         self._file.write(d)
         self._pos += 4 + len(d)
         pending, self._pending, self._pending_bytes = self._pending, [], 0
-        if self.version >= 3:
-            for frame in pending:
-                self._block_add(frame)
-            return
         first = self.count - len(pending)
+        if self.version >= 3:
+            for k, frame in enumerate(pending):
+                o = (first + k) * ID_LEN
+                self._block_add(frame, bytes(self._ids[o:o + ID_LEN]))
+            return
         for k, frame in enumerate(pending):
             o = (first + k) * ID_LEN
             self._write_entry(bytes(self._ids[o:o + ID_LEN]), self._deflate(frame))
@@ -318,32 +363,36 @@ class PackWriter:
         c = self._zc.copy()
         return c.compress(frame) + c.flush()
 
-    def _block_add(self, frame: bytes) -> None:
-        """Version 3: put the next frame (in add order) into the block being
-        filled; write the block once it holds BLOCK_BYTES or BLOCK_OBJECTS."""
+    def _block_add(self, frame: bytes, digest: bytes) -> None:
+        """Versions 3 and 4: put the next frame (in add order; ``digest`` its
+        raw id) into the block being filled; write the block once it holds
+        BLOCK_BYTES or BLOCK_OBJECTS."""
         self._blk.append(frame)
+        self._blk_ids.append(digest)
         self._blk_bytes += len(frame)
         if self._blk_bytes >= BLOCK_BYTES or len(self._blk) >= BLOCK_OBJECTS:
             self._flush_block()
 
     def _flush_block(self) -> None:
-        """Version 3: compress and write the block being filled (its
-        content: u32 K, K × u32 frame lengths, the K frames), recording its
-        offset, entry length and each object's position in it."""
-        frames = self._blk
+        """Versions 3 and 4: compress and write the block being filled (its
+        content: u32 K, K × u32 frame lengths, version 4: K × u16 parent
+        references, the K frames), recording its offset, entry length and
+        each object's position in it."""
+        frames, ids, n = self._blk, self._blk_ids, self._blk_bytes
         if not frames:
             return
         k = len(frames)
-        payload = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + b"".join(frames)
-        self._blk, self._blk_bytes = [], 0
+        self._blk, self._blk_ids, self._blk_bytes = [], [], 0
+        if self.version < 4:
+            ids = None
         if not DEFLATE_THREAD:
-            self._put_block(_deflate_block(self._zc.copy(), payload), k)
+            self._put_block(_deflate_block(self._zc.copy(), frames, ids), k)
             return
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor  # deferred: only a writer of blocks needs it
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="pack-deflate")
-        self._inflight.append((self._pool.submit(_deflate_block, self._zc.copy(), payload), k, len(payload)))
-        self._inflight_bytes += len(payload)
+        self._inflight.append((self._pool.submit(_deflate_block, self._zc.copy(), frames, ids), k, n))
+        self._inflight_bytes += n
         while len(self._inflight) > INFLIGHT_BLOCKS:
             self._write_inflight()
 
@@ -365,6 +414,7 @@ class PackWriter:
             raise InvalidInput(f"a block of {k} objects is too large for a pack entry ({len(data)} bytes)")
         self._file.write(U32.pack(len(data)))
         self._file.write(data)
+        self._bfirst.append(len(self._bnos))
         self._bnos.extend([len(self._boffs)] * k)
         self._boffs.append(self._pos)
         self._blens.append(length)
@@ -410,7 +460,7 @@ class PackWriter:
         (whose entries are blocks: :meth:`add_block`)."""
         self._check_open()
         if self.version >= 3:
-            raise InvalidInput("a version-3 pack's entries are blocks: add_block, not add_entry")
+            raise InvalidInput(f"a version-{self.version} pack's entries are blocks: add_block, not add_entry")
         digest = bytes.fromhex(oid)
         idx, slot = self._lookup(digest)
         if idx >= 0:
@@ -433,24 +483,27 @@ class PackWriter:
         self._append(digest, slot, zstream)
         return oid
 
-    def add_block(self, oids: list[str], data: bytes) -> bool:
-        """Version 3: add a whole block as it is stored (``data``, its raw
-        DEFLATE stream, as :meth:`Pack.raw_blocks_in_body_order` gives it;
-        ``oids`` its objects in block order), without decompressing: for
-        rewriting packs (``forget``), where re-compression would dominate.
-        The writer must use the source pack's dictionary (``dictionary=``);
-        the block is not re-verified here (``fsck`` does that).  Returns
-        False, adding nothing, when one of ``oids`` is already in this
-        writer (the caller adds the block's frames instead).  Raises as
-        :meth:`add`, and InvalidInput for another version or without the
+    def add_block(self, oids: list[str], data: bytes, version: int | None = None) -> bool:
+        """Versions 3 and 4: add a whole block as it is stored (``data``,
+        its raw DEFLATE stream, as :meth:`Pack.raw_blocks_in_body_order`
+        gives it; ``oids`` its objects in block order), without
+        decompressing: for rewriting packs (``forget``), where
+        re-compression would dominate.  The writer must use the source
+        pack's dictionary (``dictionary=``) and version (a block's content
+        differs between versions 3 and 4); ``version``, the source pack's,
+        is checked when given.  The block is not re-verified here (``fsck``
+        does that).  Returns False, adding nothing, when one of ``oids`` is
+        already in this writer or ``version`` is not the writer's (the
+        caller adds the block's frames instead).  Raises as :meth:`add`,
+        and InvalidInput for a version-1 or -2 writer or without the
         dictionary."""
         self._check_open()
         if self.version < 3 or self.dictionary is None:
-            raise InvalidInput("add_block needs a version-3 writer with the source pack's dictionary "
-                               "(PackWriter(dictionary=pack.dictionary()))")
+            raise InvalidInput("add_block needs a version-3 or -4 writer with the source pack's dictionary "
+                               "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")
         raws = [bytes.fromhex(o) for o in oids]
-        if not raws or len(raws) > BLOCK_OBJECTS or len(set(raws)) != len(raws) \
-                or any(self._lookup(r)[0] >= 0 for r in raws):
+        if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS \
+                or len(set(raws)) != len(raws) or any(self._lookup(r)[0] >= 0 for r in raws):
             return False
         n = self.count
         if n + len(raws) > MAX_OBJECTS:
@@ -493,7 +546,7 @@ class PackWriter:
         self._check_open()
         if self.version >= 2 and self.count:
             try:
-                self._fix_dictionary()
+                self._fix_dictionary(final=True)
                 self._flush_block()
                 self._write_inflight(every=True)
                 self._stop_pool()
@@ -582,6 +635,12 @@ class PackWriter:
             put(U32.pack(len(self._boffs)))
             put(_be(self._boffs))
             put(_be(self._blens))
+            if self.version >= 4:  # each block's first body position, each body position's id
+                put(_be(self._bfirst))
+                inv = array("I", bytes(4 * n))
+                for s, w in enumerate(order):
+                    inv[w] = s
+                put(_be(inv))
         else:
             for s in range(0, n, step):
                 put(_be(array("Q", [offsets[i] for i in order[s:s + step]])))
@@ -595,10 +654,10 @@ class PackWriter:
         self._offsets = array("Q")
         self._lengths = array("I")
         self._ordinals = array("H")
-        self._bnos, self._boffs, self._blens = array("I"), array("Q"), array("I")
+        self._bnos, self._boffs, self._blens, self._bfirst = array("I"), array("Q"), array("I"), array("I")
         self._table = array("I")
         self._pending = []
-        self._blk, self._blk_bytes = [], 0
+        self._blk, self._blk_ids, self._blk_bytes = [], [], 0
 
     def _stop_pool(self) -> None:
         """Version 3: end the compressing thread (after the blocks it holds)."""

@@ -39,26 +39,27 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     end (the rest cannot be framed).  Version 1: each entry a zlib stream
     after the 12-byte header; version 2: a raw DEFLATE stream with the preset dictionary
     stored after the header (a damaged dictionary loses every entry);
-    version 3: a block of frames in that form, of which the frames before a
-    damaged byte are yielded.
+    versions 3 and 4: a block of frames in that form, of which the frames
+    before a damaged byte are yielded (version 4: with the parent ids the
+    block left out put back).
     Never raises for damaged content; OSError if the file cannot be read."""
     data = Path(pack_path).read_bytes()
     end = max(_HEADER_LEN, len(data) - _SUM_LEN)
     off = _HEADER_LEN
     zr = None
     version = _LEN.unpack_from(data, 4)[0] if len(data) >= _HEADER_LEN + 4 else 0
-    if version in (2, 3):
+    if version in (2, 3, 4):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:
-            zr = DeflateReader(data[_HEADER_LEN + 4:off])
+            zr = DeflateReader(data[_HEADER_LEN + 4:off], version)
         except Exception:  # the dictionary is damaged: nothing can be read
             return
     while off + _LEN.size < end:
         (n,) = _LEN.unpack_from(data, off)
         if n == 0 or off + 4 + n > end:
             return
-        if version == 3:  # a block: every frame before its damage, if any
+        if version >= 3:  # a block: every frame before its damage, if any
             frames, _err = zr.block_frames(data[off + 4:off + 4 + n])
             for frame in frames:
                 yield hash_bytes(frame), frame

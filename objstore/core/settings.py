@@ -23,7 +23,6 @@ from __future__ import annotations
 import errno
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import cbor2
@@ -38,23 +37,21 @@ TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Frozen):
     """One setting: ``kind`` is ``bool``, ``int``, ``float``, ``str`` or
     ``choice`` (one of ``choices``); ``minimum``/``maximum`` for numbers;
     ``pattern`` a regex a string must match in full; ``help`` one line;
     ``legacy`` the key under which an older mem kept it in the store's CBOR
-    ``config`` (read when ``config.toml`` does not set it)."""
+    ``config`` (read when ``config.toml`` does not set it).  A record
+    (``objstore.core.record``), not a dataclass: every command reads this
+    table, and ``import dataclasses`` costs a new process ~7 ms."""
 
-    name: str
-    kind: str
-    default: object
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    pattern: str = ""
-    maximum: float | None = None
-    legacy: str = ""
+    __slots__ = ("name", "kind", "default", "help", "choices", "minimum", "pattern", "maximum", "legacy")
+
+    def __init__(self, name: str, kind: str, default: object, help: str, choices: tuple[str, ...] = (),
+                 minimum: float | None = None, pattern: str = "", maximum: float | None = None,
+                 legacy: str = "") -> None:
+        set_fields(self, name, kind, default, help, choices, minimum, pattern, maximum, legacy)
 
 
 SETTINGS: dict[str, Setting] = {s.name: s for s in (

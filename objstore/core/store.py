@@ -118,6 +118,10 @@ def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int)
     return True
 
 
+#: indexes a :meth:`Store.close` left open for the process's exit (``keep_index``)
+_LEFT_OPEN: list = []
+
+
 class Store:
     """An open store.
 
@@ -579,7 +583,7 @@ class Store:
         left out and noted.  Caller holds the store lock."""
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3):
+        if pack.version not in (2, 3, 4):
             return False
         try:
             d = pack.dictionary()
@@ -600,7 +604,7 @@ class Store:
         except CorruptObject:
             return False
         with PackWriter(self.root / "objects" / "pack", dictionary=d, version=pack.version) as w:
-            if pack.version == 3:
+            if pack.version >= 3:
                 self._copy_blocks(pack, keep, w)
             for oid, data in (pack.raw_entries_in_body_order() if pack.version == 2 else ()):
                 if not keep(pack, oid):
@@ -617,10 +621,10 @@ class Store:
         """:meth:`_copy_pack` of a version-3 ``pack`` into the writer ``w``
         (same dictionary): whole blocks copied, those losing an object
         inflated and their kept objects added again."""
-        zr = DeflateReader(w.dictionary)
+        zr = DeflateReader(w.dictionary, pack.version)
         for ids, data in pack.raw_blocks_in_body_order():
             if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
-                    and w.add_block(ids, data):
+                    and w.add_block(ids, data, pack.version):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
             frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
             for k, oid in enumerate(ids):
@@ -808,10 +812,18 @@ class Store:
             self._index = self.index_factory(self.root)
         return self._index
 
-    def close(self) -> None:
-        """Release the index and the lock."""
+    def close(self, *, keep_index: bool = False) -> None:
+        """Release the index and the lock.  ``keep_index``: the open index
+        is left to the process's exit instead of closed (for a process that
+        ends with ``os._exit`` right after: closing drops tantivy's handles,
+        which joins their threads, ~2 ms of CPU and up to ~25 ms of wall
+        time on a busy machine; docs/benchmarks.md, "Session 8 (branch
+        `lean8`)")."""
         if self._index is not None:
-            self._index.close()
+            if keep_index:
+                _LEFT_OPEN.append(self._index)
+            else:
+                self._index.close()
             self._index = None
         if self._packs is not None:
             self._packs.close()
@@ -819,6 +831,15 @@ class Store:
         for lk in list(self._locks.values()):
             while lk.depth > 0:
                 lk.release()
+
+    def abandon_lock(self) -> None:
+        """Let go of the store lock this instance holds without releasing
+        it (:meth:`StoreLock.abandon`), and close the rest as :meth:`close`:
+        a forked child that inherited the lock finishes the write and
+        releases it."""
+        for lk in list(self._locks.values()):
+            lk.abandon()
+        self.close()
 
     def __enter__(self) -> Store:
         return self

@@ -44,6 +44,7 @@ __all__ = [
     "BUILD_BUFFER_CHARS",
     "BULK_DOCS",
     "BULK_HEAP_BYTES",
+    "FEED_SHARDS",
     "FLUSH_THREADS",
     "GenerationBuild",
     "MAX_SHARDS",
@@ -81,6 +82,12 @@ FLUSH_THREADS = 2
 #: A rebuild of at most this many shards streams into one open writer per
 #: shard instead (tantivy indexes while the caller reads the next documents).
 STREAM_SHARDS = 4
+
+#: documents :meth:`StreamWriter.feed` converts to tantivy's form before it adds them
+_FEED_CONVERT = 256
+#: largest layout whose import feeds open writers (:meth:`StreamWriter.feed`;
+#: 0: every import writes its batches at the publish, as before session 8)
+FEED_SHARDS = STREAM_SHARDS
 
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
@@ -798,6 +805,9 @@ class StreamWriter:
         self._dels: list[str] = []
         self._written: set[str] = set()  # generations this writer committed to
         self._shard_of: dict[str, int] = {}  # session id -> shard (a BLAKE3 each otherwise)
+        # open writers of :meth:`feed`: shard -> (generation name, its format, writer)
+        self._open: dict[int, tuple[str, GenFormat, tantivy.IndexWriter]] = {}
+        self._fed: set[str] = set()  # ids fed since the last commit_open()
         # add() (the caller's thread) and commit_batch() (IndexStream's
         # background thread) both create and publish generations
         self._mutex = threading.Lock()
@@ -929,6 +939,110 @@ class StreamWriter:
             _trim_heap()  # tantivy's threads freed the writers' arenas
         if self.fresh:  # a bulk import: the segments it mapped stay resident otherwise
             drop_mapped_pages(self.sub.dir)
+        self._publish_written()
+
+    @property
+    def can_feed(self) -> bool:
+        """Whether :meth:`feed` may be used: a ``fresh`` writer whose layout
+        is decided (:meth:`take` was called) and holds at most FEED_SHARDS
+        shards (one open writer per shard; more would hold that many
+        writers' memory for the whole import), with nothing to delete."""
+        return self.fresh and self.n is not None and self.n <= FEED_SHARDS and not self._dels
+
+    def feed(self, docs: Iterable[IndexDoc]) -> None:
+        """Add ``docs`` now to an open writer of their shard (opened at the
+        shard's first document with BULK_HEAP_BYTES, kept open across
+        :meth:`commit_open`): tantivy indexes them in its own threads while
+        the caller goes on, and nothing is visible before
+        :meth:`commit_open`.  Only where :attr:`can_feed`; an id fed twice
+        before one commit is added once.  The documents of a shard form the
+        same segments as :meth:`commit_batch` of the same batch would.
+        Raises ``SearchIndexError`` (every open writer is then rolled back:
+        call :meth:`close`), ``ValueError`` where :attr:`can_feed` is false."""
+        if not self.can_feed:
+            raise ValueError("feed needs a fresh writer with a decided layout of at most FEED_SHARDS shards")
+        fed, shard_of, n = self._fed, self._shard_of, self.n
+        by_shard: dict[int, list[IndexDoc]] = {}
+        for d in docs:
+            if d.id in fed:
+                continue
+            fed.add(d.id)
+            s = shard_of.get(d.ref)
+            if s is None:
+                s = shard_of[d.ref] = shard_index(d.ref, n)
+            by_shard.setdefault(s, []).append(d)
+        # a shard's documents one after the other: its indexing thread then
+        # works through them instead of waking (and waiting) for each one
+        for s, group in by_shard.items():
+            w = self._open.get(s)
+            if w is None:
+                name, index = self._gen(s)
+                w = self._open[s] = (name, self.sub.fmt(name), self.sub.new_writer(index, BULK_HEAP_BYTES))
+            fmt, writer = w[1], w[2]
+            try:
+                for i in range(0, len(group), _FEED_CONVERT):  # converted a few at a time: bounded memory
+                    for tdoc in [to_tantivy_doc(d, fmt) for d in group[i:i + _FEED_CONVERT]]:
+                        writer.add_document(tdoc)
+            except BaseException as e:
+                self.end_open(rollback=True)
+                if isinstance(e, ValueError):  # tantivy's error type
+                    raise SearchIndexError(f"{self.sub.dir / w[0]}: add failed: {e}") from e
+                raise
+
+    def commit_open(self, *, threads: int = 1) -> None:
+        """Commit every open writer of :meth:`feed` (``threads`` at a time;
+        tantivy commits without the GIL), keep them open for the next
+        documents, then name new generations in ``CURRENT``.  Raises
+        ``SearchIndexError`` (every open writer is then rolled back: call
+        :meth:`close`; shards already committed stay written)."""
+        self._fed = set()
+        items = sorted(self._open.items())
+
+        def one(item: "tuple[int, tuple[str, GenFormat, tantivy.IndexWriter]]") -> None:
+            """Commit one shard's open writer (in the commit pool)."""
+            s, (name, _fmt, writer) = item
+            try:
+                writer.commit()
+            except ValueError as e:  # tantivy's error type
+                raise SearchIndexError(f"{self.sub.dir / name}: commit failed: {e}") from e
+            self._written.add(name)
+            if s in self._live:
+                with contextlib.suppress(ValueError):
+                    self._live[s][1].reload()
+
+        try:
+            if threads > 1 and len(items) > 1:
+                from concurrent.futures import ThreadPoolExecutor
+                with ThreadPoolExecutor(min(threads, len(items)), thread_name_prefix="mem-index") as pool:
+                    futures = [pool.submit(one, item) for item in items]
+                for f in futures:
+                    f.result()  # the first error, once every commit has ended
+            else:
+                for item in items:
+                    one(item)
+        except BaseException:
+            self.end_open(rollback=True)
+            raise
+        if items:
+            _trim_heap()  # the writers' indexing threads freed their arenas
+            drop_mapped_pages(self.sub.dir)  # a bulk import's segments stay resident otherwise
+        self._publish_written()
+
+    def end_open(self, *, rollback: bool = False) -> None:
+        """End the open writers of :meth:`feed` (their merges waited for);
+        ``rollback``: documents fed since the last :meth:`commit_open` are
+        dropped first (else they are dropped with the writer too: tantivy
+        commits nothing it is not told to)."""
+        writers, self._open, self._fed = self._open, {}, set()
+        for _name, _fmt, writer in writers.values():
+            if rollback:
+                with contextlib.suppress(Exception):
+                    writer.rollback()
+            with contextlib.suppress(Exception):
+                writer.wait_merging_threads()
+
+    def _publish_written(self) -> None:
+        """Name in ``CURRENT`` the new generations a commit has written."""
         with self._mutex:
             new = {s: g for s, g in self._new.items() if g[0] in self._written}
             if new:
@@ -946,6 +1060,7 @@ class StreamWriter:
         generations this writer committed to, remove generations never named
         in ``CURRENT``."""
         self._adds, self._dels, self._unsharded = {}, [], {}
+        self.end_open(rollback=bool(self._fed))
         for s, (name, _index) in self._live.items():
             if name in self._written:  # merges left dead segment files: unlinked (no second writer)
                 self.sub.remove_dead_files(name)

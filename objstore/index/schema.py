@@ -116,6 +116,17 @@ class IndexDoc(Frozen):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"IndexDoc.{name} must be str")
 
+    @classmethod
+    def unchecked(cls, id: str, kind: str, ref: str, time: int, project: str, role: str, text: str,
+                  seq: int = 0) -> "IndexDoc":
+        """An ``IndexDoc`` of values the caller has already checked (the
+        turn appender's: a turn it has just validated and written, ``id``
+        from its hash), built without the checks of ``__init__`` (they cost
+        more than the rest of making an import's document)."""
+        d = cls.__new__(cls)
+        set_fields(d, id, kind, ref, time, project, role, text, seq)
+        return d
+
 
 class Hit(Frozen):
     """One search result: the stored metadata of an ``IndexDoc`` plus its

@@ -29,7 +29,6 @@ This module re-exports the names callers used before the split.
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -511,6 +510,62 @@ class SearchIndex:
         else:
             self._rebuild({kind: None}, survivors, None, turn_shards=shards)
 
+    def purge_facts(self, doomed: Iterable[str], load: Callable[[list[str]], Iterable[IndexDoc]],
+                    add: Iterable[IndexDoc]) -> bool:
+        """Physically remove the fact and history documents ``doomed`` from
+        the facts sub-index and index ``add`` (documents of kind "fact" or
+        "history"; each replaces a document of its id) by a merge, so that
+        no document is analysed again: of every segment while all are small
+        (:meth:`_purge_by_merge`, in place; ``load(ids)`` gives the documents
+        of live ids, as the index holds them, to add again), else of the
+        level holding them (:meth:`_purge_by_padded_merge`: a copy of the
+        generation by hard links, published when clean).  The cost is that
+        merge, not an analysis of every current fact (``purge("fact", ...)``:
+        at a million turns, 8,330 sub-agent summaries, ~3 s).
+
+        Returns True when done (no doomed id counted, no live padding, no
+        dead file); False when it could not be done here (no facts index, a
+        doomed id only in a deleted copy, no padding makes the level merge,
+        no hard links) or the result is not clean: the caller then purges
+        with ``purge("fact", survivors)``, which also covers what the merge
+        in place wrote.  Raises ``ValueError`` for a bad document,
+        ``IndexBusyError``, ``SearchIndexError``."""
+        doomed = set(doomed)
+        add = list(add)
+        for d in add:
+            self._check_doc(d, ("fact", "history"))
+        sub = self._subs["fact"]
+        with sub.locked():
+            sub.remove_orphans_of_current()
+            cur = sub.open_current()
+            if cur is None:
+                return False
+            m, indexes = cur
+            live = list(m.live())
+            if len(live) != 1:
+                return False
+            s, name = live[0]
+            index = indexes[name]
+            index.reload()
+            sr = index.searcher()
+            fmt = sub.fmt(name)
+            present = [i for i in doomed if sr.doc_freq("id", fmt.key(i)) > 0]
+            if not present:
+                return False
+            merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, add,
+                                          kinds=("fact", "history"))
+            if merged is not None:
+                return merged
+            index.reload()
+            sr = index.searcher()
+            padded = self._purge_by_padded_merge(sub, name, index, sr, present, add, kinds=("fact", "history"))
+            if not padded:
+                return False
+            gens = list(m.gens)
+            gens[s] = padded[0]
+            sub.remove_orphans(sub.publish(Manifest(tuple(gens)), {padded[0]: padded[1]}))
+            return True
+
     def purge_turn_shards(self, shards: Iterable[int], survivors: Iterable[IndexDoc]) -> None:
         """Physically remove the turns of ``shards`` that are not in
         ``survivors``: each of these shards is rebuilt from its survivors
@@ -713,7 +768,7 @@ class SearchIndex:
 
     def _purge_by_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
                         doomed: set[str], present: list[str], load: Callable[[list[str]], Iterable[IndexDoc]],
-                        add: list[IndexDoc]) -> bool | None:
+                        add: list[IndexDoc], kinds: tuple[str, ...] = ("turn",)) -> bool | None:
         """[forget by merge] Physically remove ``present`` (doomed ids counted in
         generation ``name``) by letting tantivy merge every segment of the
         generation into one: delete them, then commit one-document segments
@@ -732,7 +787,16 @@ class SearchIndex:
         sizes = segment_sizes(sub.dir / name)
         if not sizes or max(n for n, _d in sizes) > MERGE_LEVEL_DOCS:
             return None
-        commits = max(1, MERGE_SEGMENTS - len(sizes))
+        # a segment whose live documents are all deleted here is dropped at the commit, not merged:
+        # the one-document commits make up for it, so that MERGE_SEGMENTS segments are left to merge
+        where: dict[int, int] = {}
+        if int(sr.num_segments) == len(sizes):   # segment_ord is the order of meta.json
+            fmt = sub.fmt(name)
+            for i in present:
+                for _s, addr in sr.search(tantivy.Query.term_query(index.schema, "id", fmt.key(i)), 1).hits:
+                    where[addr.segment_ord] = where.get(addr.segment_ord, 0) + 1
+        kept = sum(1 for k, (md, dl) in enumerate(sizes) if md - dl - where.get(k, 0) > 0)
+        commits = max(1, MERGE_SEGMENTS - kept)
         docs = [d for d in add if d.id not in doomed]
         if len(docs) < commits:  # live documents of this generation, added again one per commit
             hits = sr.search(tantivy.Query.all_query(), commits + len(present) + 8).hits
@@ -741,7 +805,7 @@ class SearchIndex:
         if not docs:
             return None
         for d in docs:
-            self._check_doc(d, ("turn",))
+            self._check_doc(d, kinds)
         # one document per commit (the first commit also carries the deletes, the last the rest)
         batches = [docs[i:i + 1] for i in range(min(commits, len(docs)) - 1)]
         batches.append(docs[len(batches):])
@@ -771,7 +835,8 @@ class SearchIndex:
         return not sr.search(tantivy.Query.term_query(schema, "kind", PAD_KIND), 1).hits
 
     def _purge_by_padded_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
-                               present: list[str], add: list[IndexDoc]) -> "tuple[str, tantivy.Index] | bool | None":
+                               present: list[str], add: list[IndexDoc], kinds: tuple[str, ...] = ("turn",),
+                               ) -> "tuple[str, tantivy.Index] | bool | None":
         """[padded merge] Physically remove ``present`` (doomed ids counted
         in generation ``name`` of ``sub``) from a copy of the generation by a
         merge of only the segments tantivy's merge policy puts in one level
@@ -783,7 +848,7 @@ class SearchIndex:
         the level reaches LOG_MERGE_MIN_SEGMENTS segments and tantivy merges
         it, dropping the deleted documents with their terms, positions and
         stored fields (a merge copies postings: no document is analysed
-        again); then a second writer deletes the padding documents (they
+        again; ``add`` are of ``kinds``); then a second writer deletes the padding documents (they
         stay as deleted, empty documents in the merged segment until it is
         merged again: ~13 bytes each, no text).  The cost is a merge of that
         level, not of the shard, and a few commits.
@@ -813,7 +878,7 @@ class SearchIndex:
             return None
         pads, per = plan
         for d in docs:
-            self._check_doc(d, ("turn",))
+            self._check_doc(d, kinds)
         try:
             new, nindex = link_generation(sub, name)
         except SearchIndexError:  # no hard links here (a filesystem without them): the other paths
@@ -855,6 +920,7 @@ class SearchIndex:
             del nsr
         finally:
             if not ok:
+                import shutil   # here: every reader imports this module (start-up: shutil pulls bz2, lzma)
                 shutil.rmtree(sub.dir / new, ignore_errors=True)
         return (new, nindex) if ok else False
 
@@ -1656,6 +1722,21 @@ class _Ref(NamedTuple):
 #: while the caller waits for the batch, or has nothing else to do between
 #: its files (while it is busy the two simply share the cores)
 COMMIT_THREADS = 2
+#: documents an :class:`IndexStream` hands to its feeding thread at a time
+#: (converted and added shard by shard: a shard's indexing thread works
+#: through its part instead of waking for each document)
+FEED_CHUNK = 1024
+
+
+class _Commit:
+    """A commit queued to an :class:`IndexStream`'s feeding thread: set when done, with its error."""
+
+    __slots__ = ("done", "err")
+
+    def __init__(self) -> None:
+        import threading   # here: every reader imports this module (start-up)
+        self.done = threading.Event()
+        self.err: list[BaseException] = []
 
 
 class IndexStream:
@@ -1673,7 +1754,18 @@ class IndexStream:
     Memory: the pending batch's documents plus COMMIT_THREADS writers' heaps
     (BULK_HEAP_BYTES each for a shard's part of more than BULK_DOCS documents).
     A stream that creates the turns sub-index decides its layout when the
-    first batch is committed (``SearchIndex.stream(expected_docs=)``)."""
+    first batch is committed (``SearchIndex.stream(expected_docs=)``).
+
+    A ``fresh`` stream whose layout has at most STREAM_SHARDS shards feeds
+    its documents (from the first one when the layout exists, else from the
+    first commit, which decides it) to one open writer per shard
+    as they come (:meth:`StreamWriter.feed`, in a feeding thread that takes
+    them FEED_CHUNK at a time): tantivy indexes a batch while the caller
+    produces it, and a commit only commits the open writers, so the
+    caller's last :meth:`wait` waits for the documents not indexed yet and
+    one commit per shard rather than for the whole last batch.  The same
+    documents make the same segments either way; nothing is visible before
+    a commit, and documents not committed are dropped by :meth:`close`."""
 
     def __init__(self, sub: SubIndex, new_shards: "int | Callable[[], int]",
                  partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False,
@@ -1689,8 +1781,16 @@ class IndexStream:
         except BaseException:
             self._stack.close()
             raise
-        self._job = None  # (thread, [error]) of the batch being written
+        self._job = None  # (thread, [error]) of the batch being written, or the _Commit queued
+        self._feed: "tuple[threading.Thread, queue.SimpleQueue] | None" = None  # once documents are fed
+        self._chunk: list[IndexDoc] = []  # documents not handed to the feeding thread yet
         self.added = 0
+        if self._w.can_feed:  # an existing layout of a few shards: fed from the first document
+            try:
+                self._start_feed()
+            except BaseException:
+                self.close()
+                raise
 
     def add(self, d: IndexDoc) -> None:
         """Keep ``d`` for the next :meth:`commit`.  Raises ``ValueError``
@@ -1700,7 +1800,13 @@ class IndexStream:
             raise ValueError("the index stream is closed")
         if not isinstance(d, IndexDoc) or d.kind != self.kind:
             raise ValueError(f"an IndexStream of {self.kind!r} needs IndexDoc items of that kind, got {d!r:.80}")
-        self._w.add(d)
+        if self._feed is not None:
+            self._chunk.append(d)
+            if len(self._chunk) >= FEED_CHUNK:
+                self._feed[1].put(self._chunk)
+                self._chunk = []
+        else:
+            self._w.add(d)
         if self._partial is not None:
             self._refs.add(d.ref)
         self.added += 1
@@ -1714,11 +1820,19 @@ class IndexStream:
         if self._w is None:
             raise ValueError("the index stream is closed")
         self.wait()
-        import threading
         if self._partial is not None and self._refs:
             self._partial(self._refs)
             self._partial, self._refs = None, set()
+        if self._feed is not None:
+            self._queue_commit(wait)
+            return
         w, batch, err = self._w, self._w.take(), []
+        if w.can_feed:  # from now on documents go to open writers as they come
+            self._start_feed()
+            for sh in sorted(batch[0]):  # generations created in shard order, as commit_batch does
+                self._feed[1].put(list(batch[0][sh].values()))
+            self._queue_commit(wait)
+            return
 
         def run() -> None:
             """Write the batch (in the background thread)."""
@@ -1727,11 +1841,59 @@ class IndexStream:
             except BaseException as e:  # reported by wait()
                 err.append(e)
 
+        import threading
         t = threading.Thread(target=run, name="mem-index", daemon=True)
         t.start()
         self._job = (t, err)
         if wait:
             self.wait()
+
+    def _start_feed(self) -> None:
+        """Start the feeding thread: documents added from now on go to open writers."""
+        import queue
+        import threading
+        q: queue.SimpleQueue = queue.SimpleQueue()
+        t = threading.Thread(target=self._run_feed, args=(self._w, q), name="mem-index", daemon=True)
+        t.start()
+        self._feed = (t, q)
+
+    def _queue_commit(self, wait: bool) -> None:
+        """Hand the documents added so far and a commit to the feeding thread."""
+        if self._chunk:
+            self._feed[1].put(self._chunk)
+            self._chunk = []
+        self._job = _Commit()
+        self._feed[1].put(self._job)
+        if wait:
+            self.wait()
+
+    @staticmethod
+    def _run_feed(w: StreamWriter, q: "queue.SimpleQueue") -> None:
+        """The feeding thread: lists of documents into ``w``'s open writers,
+        a :class:`_Commit` commits them, None ends the writers.  After an
+        error, documents are dropped and every later commit carries it."""
+        failed: BaseException | None = None
+        try:
+            while True:
+                item = q.get()
+                if item is None:
+                    break
+                if isinstance(item, _Commit):
+                    if failed is None:
+                        try:
+                            w.commit_open(threads=COMMIT_THREADS)
+                        except BaseException as e:  # reported by wait()
+                            failed = e
+                    if failed is not None:
+                        item.err.append(failed)
+                    item.done.set()
+                elif failed is None:
+                    try:
+                        w.feed(item)
+                    except BaseException as e:  # reported by the next wait()
+                        failed = e
+        finally:
+            w.end_open(rollback=True)  # documents not committed are dropped
 
     def wait(self) -> None:
         """Block until the batch being written is committed.  Raises its
@@ -1739,10 +1901,15 @@ class IndexStream:
         job, self._job = self._job, None
         if job is None:
             return
-        job[0].join()
-        if job[1]:
+        if isinstance(job, _Commit):
+            job.done.wait()
+            err = job.err
+        else:
+            job[0].join()
+            err = job[1]
+        if err:
             self.close()
-            e = job[1][0]
+            e = err[0]
             if isinstance(e, SearchIndexError):
                 raise e
             raise SearchIndexError(f"index write failed: {e}") from e
@@ -1752,8 +1919,12 @@ class IndexStream:
         the writer and release the lock.  Idempotent; errors of the batch are
         not raised here (call :meth:`wait` first to see them)."""
         job, self._job = self._job, None
-        if job is not None:
+        if job is not None and not isinstance(job, _Commit):
             job[0].join()
+        feed, self._feed, self._chunk = self._feed, None, []
+        if feed is not None:  # it commits what was queued before, then ends the writers
+            feed[1].put(None)
+            feed[0].join()
         w, self._w = self._w, None
         try:
             if w is not None:

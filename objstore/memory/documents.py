@@ -10,7 +10,7 @@ is not current), ``sessions.turn_doc`` (a turn that is not forgotten).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from objstore.core.errors import CorruptObject, IntegrityError, NotFound
 from objstore.core.objects import Turn
@@ -19,12 +19,15 @@ from objstore.memory.facts import current_of, fact_doc, history_doc, list_keys, 
 from objstore.memory.sessions import turn_doc, walk_turns
 
 
-def current_fact_docs(store: Store, chain: Callable[[str], list] | None = None) -> list:
+def current_fact_docs(store: Store, chain: Callable[[str], list] | None = None,
+                      heads: Iterable[tuple[str, str]] | None = None) -> list:
     """The documents of every key's current version (kind ``fact``).
     ``chain(head id)``: the versions from a head, newest first, if the
-    caller has them at hand (default: read with ``facts.walk``)."""
+    caller has them at hand (default: read with ``facts.walk``); ``heads``:
+    ``(key, head id)`` of every key, if the caller has them (default:
+    ``facts.list_keys``)."""
     docs = []
-    for _key, head in list_keys(store):
+    for _key, head in (list_keys(store) if heads is None else heads):
         cur = current_of(chain(head) if chain is not None else list(walk(store, head)))
         if cur is not None:
             docs.append(fact_doc(cur.id, cur.fact))
@@ -93,10 +96,17 @@ def iter_docs(store: Store) -> Iterator:
             chain = list(walk(store, head))
         except IntegrityError:
             continue
-        cur = current_of(chain)
-        if cur is not None:
-            yield fact_doc(cur.id, cur.fact)
-        for v in chain:  # the versions that are not current: recall resolves their hits to the current one
-            if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body:
-                yield history_doc(v.id, v.fact)
+        yield from key_docs(chain)
     yield from all_turn_docs(store)
+
+
+def key_docs(chain: list) -> list:
+    """The documents of one key's versions ``chain`` (``facts.Version``,
+    newest first): its current version (kind ``fact``), then the other
+    versions that are not forgotten (kind ``history``: recall resolves
+    their hits to the current one)."""
+    cur = current_of(chain)
+    docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
+    docs += [history_doc(v.id, v.fact) for v in chain
+             if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body]
+    return docs

@@ -253,16 +253,19 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
         store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
     if not (index and (reindex or past)):
         return None
-    docs = ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
+    def documents() -> list:
+        # built when committed: the index schema imports tantivy, which a
+        # writer that commits later (in a forked child, cmds.lean) must not load
+        return ([fact_doc(new_cur.id, new_cur.fact)] if reindex else []) + [history_doc(v.id, v.fact) for v in past]  # type: ignore[union-attr]
     dels = [old_cur.id] if (reindex and old_cur) else []
     if index_batch is not None:
-        index_batch.keep(key, docs, dels, reindex)
+        index_batch.keep(key, documents(), dels, reindex)
         return batch_error
 
     def index_now() -> str | None:
         """The index commit of this write (see above)."""
         try:
-            store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
+            store.index.add(documents(), delete_ids=dels, delete_kinds=FACT_KINDS)
             if noted:
                 store.journal.clear()
         except SearchIndexError as e:  # the write stands; the journal lets the index catch up
@@ -293,11 +296,20 @@ class IndexBatch:
     (``Store.update_refs``), then the index, then the journal cleared.
     Until the flush the new versions are not visible (their refs have not
     moved); a crash before it leaves unreferenced objects (gc's) and, once
-    the notes are written, a journal that recovery replays."""
+    the notes are written, a journal that recovery replays.
 
-    def __init__(self, store: Store, *, defer_refs: bool = False) -> None:
+    ``clear_journal`` False: a flush never clears the index journal; the
+    caller clears it once its other index writes are committed too (``mem
+    import``, whose last batch of turns is committed while its rollups
+    run), unless :attr:`error` names a failed flush (then the next writer
+    replays the journal)."""
+
+    def __init__(self, store: Store, *, defer_refs: bool = False, clear_journal: bool = True) -> None:
         self.store = store
         self.defer_refs = defer_refs
+        self.clear_journal = clear_journal
+        #: the first index error of a flush, or None
+        self.error: str | None = None
         self._docs: list = []
         self._dels: list[str] = []
         self._keys: set[str] = set()
@@ -347,9 +359,10 @@ class IndexBatch:
             return None
         try:
             self.store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
-            if reindex:
+            if reindex and self.clear_journal:
                 self.store.journal.clear()
         except SearchIndexError as e:
+            self.error = self.error or str(e)
             return str(e)
         return None
 
@@ -489,7 +502,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     if namespace:
         namespace = validate_session_id(namespace)
     redacted = 0
-    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact.py)
+    if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact/)
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         red = redact(body)
         body, redacted = red.text, len(red.hits)

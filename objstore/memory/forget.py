@@ -45,6 +45,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
+from objstore.core.ids import MIN_PREFIX_LEN
 from objstore.core.errors import IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.pack import Pack
@@ -53,11 +54,11 @@ from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
-from objstore.memory.documents import current_fact_docs, turn_docs, turn_docs_in_shards
+from objstore.memory.documents import current_fact_docs, key_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
                                    walk)
 from objstore.memory.memfiles import remove_matching
-from objstore.memory.scope import is_memory_file_key
+from objstore.memory.scope import is_memory_file_key, namespace_root
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone)
@@ -95,6 +96,13 @@ class ForgetPlan:
     #: fact chains read while planning, by head id (:func:`_chain`): the
     #: execution's passes over every key read each chain once, not again per pass
     chains: dict[str, list] = field(default_factory=dict, repr=False)
+    #: key -> head id of every key, when planning listed them (``--match``): the
+    #: execution's passes over every key start from it instead of listing the refs again
+    heads: dict[str, str] | None = field(default=None, repr=False)
+    #: a whole key or session that no longer exists because an earlier forget
+    #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
+    #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
+    already_forgotten: tuple[str, int] | None = None
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
@@ -163,7 +171,12 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
     plan = ForgetPlan()
     if session is not None:
-        sid = resolve_session(store, session, required=True)
+        sid = resolve_session(store, session)
+        if sid is None:   # forgotten before (e.g. by a forget that was killed and finished since)?
+            plan.already_forgotten = forgotten_before(store, session=session)
+            if plan.already_forgotten is None:
+                resolve_session(store, session, required=True)   # raises NotFound
+            return plan
         # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
         for name, head in store.refs.iter("sessions"):
             s = name[len("sessions/"):]
@@ -208,8 +221,42 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             raise InvalidInput(f"{oid} is a {obj.TYPE_NAME}; only fact versions and turns can be forgotten")
         return plan
     key = validate_key(what)
-    plan.keys[key] = versions(store, key)
+    if store.refs.read(fact_ref(key)) is None:
+        plan.already_forgotten = forgotten_before(store, key=key)
+        if plan.already_forgotten is not None:
+            return plan
+    plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def forgotten_before(store: Store, *, key: str | None = None, session: str | None = None) -> tuple[str, int] | None:
+    """Whether a whole ``key`` or ``session`` that the store no longer holds
+    was removed by an earlier forget: ``(tombstone key, time in ms of the
+    newest such forget)``, else None.  A key counts when a tombstone of a
+    forget (not of a review-queue rejection) names it; a session when its
+    ``session:<id>`` tombstone exists, ``session`` being the id or a prefix
+    of at least ``MIN_PREFIX_LEN`` characters that names one forgotten
+    session (its sub-agent namespaces aside).  Reads every tombstone: call it
+    only when the key or session is not found."""
+    if (key is None) == (session is None):
+        raise ValueError("give exactly one of key, session")
+    if key is not None:
+        times = [t.time for t in all_tombstones(store) if t.key == key and t.reason != "rejected"]
+        return (key, max(times)) if times else None
+    found: dict[str, int] = {}
+    for t in all_tombstones(store):
+        if not t.key.startswith("session:"):
+            continue
+        sid = t.key[len("session:"):]
+        if sid == session or (len(session) >= MIN_PREFIX_LEN and sid.startswith(session)
+                              and namespace_root(sid) == sid):
+            found[sid] = max(found.get(sid, 0), t.time)
+    if session in found:
+        return (f"session:{session}", found[session])
+    if len(found) == 1:
+        sid, when = found.popitem()
+        return (f"session:{sid}", when)
+    return None
 
 
 def _scan_session_turns(store: Store, plan: ForgetPlan) -> None:
@@ -272,7 +319,8 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
     plan.match = norm
     hits = matcher(match)  # the one normalization (objstore.core.text)
-    for key, head in list_keys(store):
+    plan.heads = dict(list_keys(store))   # read once (the execution's passes start from it)
+    for key, head in plan.heads.items():
         chain = _chain(store, plan, head)
         hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
         if not hit:
@@ -469,16 +517,19 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     store.journal.append([f"D\t{o}" for o in sorted(doomed)])
 
     # 2. history rewrite
+    # every key's head, kept up to date as this forget moves refs (nothing else does: the lock is held)
+    heads = dict(plan.heads) if plan.heads is not None else dict(list_keys(store))
     idmap: dict[str, str] = {}
     for key in plan.keys:  # the ref and its whole reflog go
         store.update_ref(fact_ref(key), store.refs.read(fact_ref(key)), None, rewrite=True)
+        heads.pop(key, None)
     for sid, tvs in plan.sessions.items():
         store.update_ref(session_ref(sid), store.refs.read(session_ref(sid)), None, rewrite=True)
         drop_session_cache(store, sid)  # it names the session's turns
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
-        _new, ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
+        heads[key], ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
         idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
     new_turns: list[str] = []  # the rewritten sessions' new turns, to index
@@ -505,16 +556,18 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         if not (fresh or (gone_keys and _pass == 0)):
             break
         passed, fresh = fresh, {}
-        for key, head in list_keys(store):
+        gone = gone_keys if _pass == 0 else set()
+        for key, head in list(heads.items()):
             chain = _chain(store, plan, head)
-            cites = [v for v in chain if any(s in passed for s in v.fact.sources)
-                     or any(t in passed or (_pass == 0 and t in gone_keys) for _r, t in v.fact.edges)]
+            cites = [v for v in chain if not passed.keys().isdisjoint(v.fact.sources)
+                     or (v.fact.edges and not (passed.keys().isdisjoint(t for _r, t in v.fact.edges)
+                                               and gone.isdisjoint(t for _r, t in v.fact.edges)))]
             if cites:
                 tail = _tail_from(chain, {cites[-1].id})
                 doomed.update(v.id for v in tail)
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
-                _new, ids = _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
-                                           gone_keys)
+                heads[key], ids = _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
+                                                 gone_keys)
                 idmap.update(ids)
                 fresh.update(ids)
                 if fact_ref(key) not in res.rewritten:
@@ -536,10 +589,18 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         res.queue_dropped += queue.drop(store, needles=qneedles)
 
     # 3. the search index, physically
-    if plan.keys or plan.versions or any(r.startswith("facts/") for r in res.rewritten):
+    rewritten_keys = [r[len("facts/"):] for r in res.rewritten if r.startswith("facts/")]
+    if plan.keys or rewritten_keys:
         # (a forget of turns alone that rewrote no fact leaves the facts' index as it is:
         # it holds no document of a turn)
-        store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head)))
+        # first by a merge of the segments holding the replaced versions, their keys' new
+        # documents added; where that cannot be done, the facts' index is rebuilt from every key
+        new_ids = {n.removeprefix("forgotten:") for n in idmap.values()}
+        add = [d for key in rewritten_keys if key in heads
+               for d in key_docs(_chain(store, plan, heads[key])) if d.kind == "fact" or d.id in new_ids]
+        if not store.index.purge_facts(doomed, lambda ids: _fact_docs(store, plan, heads, ids), add):
+            store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head),
+                                                        heads=heads.items()))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
@@ -570,6 +631,22 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     if clear_journal:
         store.journal.clear()
+
+
+def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[str]) -> list:
+    """The index documents of the fact versions ``ids`` as the index holds
+    them (``documents.key_docs``: kind ``fact`` for a key's current version,
+    ``history`` for the others); an id that is not a readable version of a
+    key in ``heads`` is left out."""
+    out = []
+    for oid in ids:
+        try:
+            key = store.get(oid, Fact).key
+        except (IntegrityError, NotFound, InvalidInput):
+            continue
+        if key in heads:
+            out += [d for d in key_docs(_chain(store, plan, heads[key])) if d.id == oid]
+    return out
 
 
 def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetResult | None:
@@ -714,20 +791,21 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
         return not any(p in low for p in ascii_probes)
 
     changed = []
-    targets: list[Path] = []
-    cache = store.root / "cache"
-    if cache.is_dir():
-        targets += [Path(d) / f for d, _s, fs in os.walk(cache) for f in fs]
+    # string paths: a store of a million turns has ~25,000 small files under cache/lineage,
+    # and a Path per file cost more than reading it
+    targets: list[str] = [os.path.join(d, f) for d, _s, fs in os.walk(store.root / "cache") for f in fs]
     logs = store.root / "logs"
     if logs.is_dir():
-        targets += [p for p in logs.iterdir() if p.is_file()]
-    for p in targets:
+        targets += [e.path for e in os.scandir(logs) if e.is_file()]
+    for name in targets:
         try:
-            data = p.read_bytes()
+            with open(name, "rb") as fh:
+                data = fh.read()
         except OSError:
             continue
         if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
             continue
+        p = Path(name)
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if text_like:
             lines = data.splitlines(keepends=True)

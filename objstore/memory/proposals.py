@@ -72,10 +72,40 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: for each entry of :data:`INSTRUCTION_SOURCES`, in order: lower-case
+#: literals one of which every match of its pattern contains (its required
+#: words).  An ASCII text none of whose lowered form holds any of them cannot
+#: match it, so the pattern is neither compiled nor run on it (~0.2-0.6 ms a
+#: compile: a new process's ``mem remember`` checked every value with all
+#: 14).  Only for ASCII texts: case-insensitive matching also folds a few
+#: non-ASCII letters (the Kelvin sign, the long s) onto ASCII ones.
+#: ``tests/memory/test_proposals_anchors.py`` checks that every match holds one.
+INSTRUCTION_ANCHORS: tuple[tuple[str, ...], ...] = (
+    ("ignore", "disregard", "forget", "override", "overrule", "bypass"),
+    ("now",),
+    ("you are now",),
+    ("from now on",),
+    ("prompt",),
+    ("instructions", "directives"),
+    ("system", "assistant"),
+    ("system", "inst", "im_start", "im_end"),
+    ("the user",),
+    ("prompt", "instructions", "hidden"),
+    ("jailbreak", "dan mode", "do anything now"),
+    ("note", "notice", "message", "override", "directive", "instruction"),
+    ("approved", "authori"),
+    ("always", "must", "should"),
+)
+
+
 @functools.cache
+def _instruction_pattern(i: int) -> re.Pattern[str]:
+    return re.compile(INSTRUCTION_SOURCES[i][1], re.IGNORECASE)
+
+
 def instruction_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """:data:`INSTRUCTION_SOURCES` compiled (case-insensitive), once per process."""
-    return tuple((name, re.compile(rx, re.IGNORECASE)) for name, rx in INSTRUCTION_SOURCES)
+    return tuple((name, _instruction_pattern(i)) for i, (name, _rx) in enumerate(INSTRUCTION_SOURCES))
 
 #: at most this many characters of a value are scanned (bodies are capped at
 #: 100,000; the patterns are linear, this bounds the worst case anyway)
@@ -90,6 +120,17 @@ def looks_like_instruction(text: str) -> str | None:
     all previous instructions and ...") == "ignore previous instructions"``."""
     for raw in dict.fromkeys((text[:SCAN_CHARS], confusable_fold(text[:SCAN_CHARS]))):  # fullwidth reads the same
         flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
+        if raw.isascii():   # only the patterns whose required words are there (INSTRUCTION_ANCHORS)
+            low_flat, low_raw = flat.lower(), raw.lower()
+            for i, (name, _rx) in enumerate(INSTRUCTION_SOURCES):
+                anchors = INSTRUCTION_ANCHORS[i]
+                in_flat = any(a in low_flat for a in anchors)
+                if not in_flat and not any(a in low_raw for a in anchors):
+                    continue
+                rx = _instruction_pattern(i)
+                if (in_flat and rx.search(flat)) or rx.search(raw):
+                    return name
+            continue
         for name, rx in instruction_patterns():
             if rx.search(flat) or rx.search(raw):
                 return name

@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from blake3 import blake3
+
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
@@ -62,16 +64,20 @@ class CapturedTurn(Frozen):
     before the transcript held it (``objstore.capture.claude_code.prompt_alias``); "" otherwise.
     ``entrypoint``: what started the agent (Claude Code's record field, or the hook's
     ``CLAUDE_CODE_ENTRYPOINT``), "" when unknown; stored on the :class:`Turn`.
+    ``forecast``: what :class:`TurnForecast` computed for it elsewhere (``mem
+    import``'s parse worker), or None; :meth:`TurnAppender.add` uses it only
+    when the turn it writes is exactly the forecast one.
 
     The input of :class:`TurnAppender`: the transcript readers
     (``objstore.capture``) produce it, the appender stores it as a
     :class:`Turn`."""
 
-    __slots__ = ("session", "source", "role", "text", "timestamp", "cwd", "project", "alias", "entrypoint")
+    __slots__ = ("session", "source", "role", "text", "timestamp", "cwd", "project", "alias", "entrypoint",
+                 "forecast")
 
     def __init__(self, session: str, source: str, role: str, text: str, timestamp: int, cwd: str, project: str,
-                 alias: str = "", entrypoint: str = "") -> None:
-        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint)
+                 alias: str = "", entrypoint: str = "", forecast: tuple | None = None) -> None:
+        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint, forecast)
 
 
 class SessionInfo(Frozen):
@@ -108,14 +114,18 @@ class ChainNotes(Record):
 
     def add(self, oid: str, turn: Turn) -> None:
         """Note the chain's next turn (``oid``: its 64-hex id)."""
-        if turn.forgotten:
+        self.add_fields(oid, turn.forgotten, turn.cwd, turn.project, turn.role, turn.text)
+
+    def add_fields(self, oid: str, forgotten: int, cwd: str, project: str, role: str, text: str) -> None:
+        """:meth:`add` given the turn's fields instead of the :class:`Turn`."""
+        if forgotten:
             self.forgotten.add(len(self))
         self.ids += bytes.fromhex(oid)
-        if turn.cwd and not self.cwd:
-            self.cwd = turn.cwd
-        if turn.project:
-            self.project = turn.project
-        self.last_role, self.last_text = turn.role, turn.text
+        if cwd and not self.cwd:
+            self.cwd = cwd
+        if project:
+            self.project = project
+        self.last_role, self.last_text = role, text
 
     def kept_ids(self, last: int) -> tuple[str, ...]:
         """The ids (64 hex) of the chain's last ``last`` turns that were not
@@ -148,6 +158,72 @@ def turn_doc(oid: str, t: Turn):
     from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
     return IndexDoc(id=oid, kind="turn", ref=t.session, time=t.timestamp,
                     project=t.project, role=t.role, text=t.text, seq=t.seq)
+
+
+def _turn_doc(oid: str, session: str, timestamp: int, project: str, role: str, text: str, seq: int):
+    """:func:`turn_doc` of a turn given by its fields, unchecked: those of a
+    turn :meth:`TurnAppender.add` has just validated and written, ``oid``
+    its id."""
+    from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
+    return IndexDoc.unchecked(oid, "turn", session, timestamp, project, role, text, seq)
+
+
+class TurnForecast:
+    """The turns :meth:`TurnAppender.add` would write for a stream of
+    records if it wrote every one of them, each session's chain starting
+    empty (a new session) or going on from the turn forecast before it:
+    computed beside the appender (``mem import``'s parse worker, another
+    process), so that the appender, which owns the chains, only checks
+    them.  :meth:`next` gives, for one record and the text the appender
+    would store (credentials redacted), ``(fields, frame, digest,
+    taints_after, message)``: ``fields`` the tuple ``(session, seq, role,
+    text, timestamp, harness, cwd, project, source, parent, entrypoint,
+    untrusted)`` of the :class:`Turn` (never forgotten), ``frame`` its
+    canonical frame (``codec.encode``), ``digest`` the 32-byte BLAKE3 of
+    the frame (its id), ``taints_after`` :func:`taints_after` of it,
+    ``message`` its :func:`message_digest` for an assistant message
+    (a ``cc:msg:`` source; else None); or
+    None when no turn can be forecast (an unusable session id, an invalid
+    turn).  The appender uses a forecast only when the turn it writes has
+    exactly those fields (then the frame is the one it would encode), and
+    otherwise encodes as usual: a forecast is never wrong, only unused.
+    Memory: one small tuple per session seen."""
+
+    def __init__(self, harness: str) -> None:
+        self.harness = harness
+        #: session (as the record names it) -> (session id, head id, next seq, taints) or None (unusable)
+        self._chains: dict[str, tuple | None] = {}
+
+    def next(self, ct: CapturedTurn, text: str, project: str | None = None) -> tuple | None:
+        """The forecast of ``ct`` stored with ``text`` (see the class doc),
+        and with ``project`` instead of ``ct.project`` when given (the name
+        the writer's project registry is expected to give its cwd)."""
+        chain = self._chains.get(ct.session, False)
+        if chain is False:
+            try:
+                chain = (validate_session_id(ct.session), None, 0, False)
+            except InvalidInput:
+                chain = None
+            self._chains[ct.session] = chain
+        if chain is None:
+            return None
+        sid, head, seq, taints = chain
+        source = ct.alias or ct.source
+        project = ct.project if project is None else project
+        try:
+            turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
+                        harness=self.harness, cwd=ct.cwd, project=project, source=source, parent=head,
+                        entrypoint=ct.entrypoint, untrusted=taints)
+            frame = encode(turn)
+        except MemError:
+            self._chains[ct.session] = None  # the appender cannot write it either: no forecast after it
+            return None
+        digest = blake3(frame).digest()
+        after = taints_after(turn)
+        self._chains[ct.session] = (sid, digest.hex(), seq + 1, after)
+        msg = _digest(text) if ct.role == "assistant" and source.startswith("cc:msg:") else None
+        return ((sid, seq, ct.role, text, ct.timestamp, self.harness, ct.cwd, project, source, head,
+                 ct.entrypoint, taints), frame, digest, after, msg)
 
 
 def list_sessions(store: Store) -> list[SessionInfo]:
@@ -508,11 +584,12 @@ class TurnAppender:
         """Objects written since the last :meth:`publish`."""
         return self._writer.count if self._writer is not None else 0
 
-    def _put(self, frame: bytes) -> str:
+    def _put(self, frame: bytes, digest: bytes | None = None) -> str:
+        """Write one frame; ``digest``: its BLAKE3 when known (pack mode)."""
         if self.pack:
             if self._writer is None:
                 self._writer = self.store.pack_writer()
-            return self._writer.add(frame)
+            return self._writer.add(frame, digest)
         # the first turns are fsynced one by one (cheap); past 64, the rest
         # are written without fsync and the filesystem is synced once in publish
         # (per write: the store's flag is shared with other threads' writers)
@@ -655,26 +732,37 @@ class TurnAppender:
             text, n = self._redacted(text)  # credentials never reach disk
             self.secrets_redacted += n
         source = ct.alias or ct.source
-        turn = Turn(session=sid, seq=st.next_seq, role=ct.role, text=text, timestamp=ct.timestamp,
-                    harness=harness or self.harness, cwd=ct.cwd, project=ct.project, source=source,
-                    parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint,
-                    untrusted=st.taints)
-        oid = self._put(encode(turn))
+        harness = harness or self.harness
+        seq = st.next_seq
+        fc = ct.forecast
+        if fc is not None and self.pack and not forgotten and fc[0] == (
+                sid, seq, ct.role, text, ct.timestamp, harness, ct.cwd, ct.project, source, st.head,
+                ct.entrypoint, st.taints):
+            # the turn below, encoded and hashed elsewhere (TurnForecast): every field is the same
+            oid = self._put(fc[1], fc[2])
+            taints, msg = fc[3], fc[4]
+        else:
+            turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
+                        harness=harness, cwd=ct.cwd, project=ct.project, source=source,
+                        parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint,
+                        untrusted=st.taints)
+            oid = self._put(encode(turn))
+            taints, msg = taints_after(turn), None
         self.written += 1
-        st.head, st.next_seq = oid, st.next_seq + 1
+        st.head, st.next_seq = oid, seq + 1
         st.head_role, st.head_source = ct.role, source
-        st.taints = taints_after(turn)  # session taint spreads forward only
+        st.taints = taints  # session taint spreads forward only
         st.sources.add(source)      # what the chain holds, so the cache equals a walk
         if ct.role == "assistant" and source.startswith("cc:msg:"):
-            self.message_digests[(sid, source)] = b"" if forgotten else _digest(text)  # = message_digest
+            self.message_digests[(sid, source)] = b"" if forgotten else (msg or _digest(text))  # = message_digest
         if AGENT_SEP in sid and self._whole.get(sid):
             notes = self.subagent_chains.get(sid)
             if notes is None:
                 notes = self.subagent_chains[sid] = ChainNotes()
-            notes.add(oid, turn)
+            notes.add_fields(oid, forgotten, ct.cwd, ct.project, ct.role, text)
         self.dirty.add(sid)
         if not forgotten:
-            self._index(turn_doc(oid, turn))
+            self._index(_turn_doc(oid, sid, ct.timestamp, ct.project, ct.role, text, seq))
             self.added += 1
         return oid
 
@@ -785,9 +873,17 @@ class TurnAppender:
                 red = self._redact(text)
                 self.redactions[text] = (red.text, len(red.hits)) if red.hits else (text, 0)
 
-    def _wait_index(self) -> str | None:
+    def wait_index(self, *, clear: bool = True) -> str | None:
+        """Pack mode: wait for the batch of turns the last :meth:`publish`
+        (``wait=False``) left being indexed; once it is committed, clear the
+        index journal (``clear``: when the caller's own index writes since,
+        noted there too, are committed as well; else the next writer
+        replays them).  Returns the index error, or None."""
+        return self._wait_index(clear=clear)
+
+    def _wait_index(self, *, clear: bool = True) -> str | None:
         """Wait for the stream's batch being written; clear the index journal
-        when it is committed.  Returns the index error, or None."""
+        when it is committed (and ``clear``).  Returns the index error, or None."""
         if self._stream is None:
             return self._stream_error
         try:
@@ -796,5 +892,6 @@ class TurnAppender:
             self._stream_error = str(e)
             self._close_stream()
             return self._stream_error
-        self.store.journal.clear()
+        if clear:
+            self.store.journal.clear()
         return None

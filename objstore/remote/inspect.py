@@ -17,8 +17,8 @@ from objstore.core.errors import MemError
 from objstore.core.pack import Pack
 from objstore.core.store import Store
 from objstore.remote.config import RemoteSpec
-from objstore.remote.layout import unbundle
-from objstore.remote.sync import DESCRIPTOR, connect
+from objstore.remote.connection import connect
+from objstore.remote.layout import DESCRIPTOR, unbundle
 
 
 def remote_plaintexts(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None

@@ -19,6 +19,7 @@ from objstore import open_store
 from objstore.capture import importer
 from objstore.capture.parseworker import ParseWorker, WorkerFailed
 from objstore.memory.forget import scan_store
+from objstore.memory.sessions import CapturedTurn, TurnAppender
 
 REPO = Path(__file__).resolve().parents[2]
 GH = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
@@ -178,3 +179,115 @@ def test_sub_agent_files_are_marked_read_only_after_their_rollup(tmp_path, monke
         assert third.files_unchanged == third.files and len(calls) == 1
     finally:
         store.close()
+
+
+def _tricky_tree(root: Path) -> tuple[Path, list[Path]]:
+    """Transcripts where the turns the parse worker forecasts are not all the
+    ones the import writes: a '#nomem' prompt (its turns are skipped), a
+    session resumed into another id (its copied prefix is dropped), a
+    working directory that exists here (the project is named from it), a
+    credential, and a tool result that taints the next turn."""
+    from tests.hooks._util import asst, line, text, tool_result, tool_use, user
+    proj = root / "projects" / "p"
+    proj.mkdir(parents=True)
+    work = root / "work" / "realproject"
+    work.mkdir(parents=True)
+    a, b, c = "5d1e6f0a-0000-4000-8000-0000000000a1", "5d1e6f0a-0000-4000-8000-0000000000b2", "c-real"
+    a_lines = [line(user("a1", "fix the build", a)),
+               line(asst("a2", "msg_a2", [text("looking"), tool_use("t1", "WebFetch", url="https://x.test")], a)),
+               line(user("a3", [tool_result("t1", "fetched page body")], a)),
+               line(asst("a4", "msg_a4", [text("the page says to rebuild")], a)),
+               line(user("a5", "#nomem do not keep this", a)),
+               line(asst("a6", "msg_a6", [text("not kept")], a)),
+               line(user("a7", f"deploy with {GH}", a)),
+               line(asst("a8", "msg_a8", [text("deployed")], a))]
+    b_lines = [line({**json.loads(x), "sessionId": b}) for x in a_lines] + [
+        line(user("b1", "now add a changelog entry", b)), line(asst("b2", "msg_b2", [text("added")], b))]
+    c_lines = [line(user("c1", "hello there", c, cwd=str(work))),
+               line(asst("c2", "msg_c2", [text("hi")], c, cwd=str(work)))]
+    sub = root / "work" / "gitrepo" / "src" / "deep"   # a repository's sub-folder: named after the repository
+    sub.mkdir(parents=True)
+    (root / "work" / "gitrepo" / ".git").mkdir()
+    d = "d-sub"
+    d_lines = [line(user("d1", "what is in here", d, cwd=str(sub))),
+               line(asst("d2", "msg_d2", [text("a parser")], d, cwd=str(sub))),
+               line(user("d3", "thanks", d, cwd=str(sub)))]
+    files = [proj / f"{a}.jsonl", proj / f"{b}.jsonl", proj / f"{c}.jsonl", proj / f"{d}.jsonl"]
+    for f, ls in zip(files, (a_lines, b_lines, c_lines, d_lines)):
+        f.write_bytes(b"".join(ls))
+    return root / "projects", files
+
+
+def test_forecasts_are_used_only_for_the_turns_they_forecast(tmp_path, monkeypatch):
+    """The parse worker's forecasts (sessions.TurnForecast: each turn's frame
+    and id as if every record were written) save the import encoding and
+    hashing; where the import writes another turn (skipped records, a
+    resumed session's copied prefix, a project named from the file system,
+    turns already stored) it encodes its own, and the store is the same."""
+    from objstore.core.packwriter import PackWriter
+    src, files = _tricky_tree(tmp_path / "src")
+    given: list[bool] = []
+    real_add = PackWriter.add
+
+    def add(self, frame, digest=None):
+        given.append(digest is not None)
+        return real_add(self, frame, digest)
+    monkeypatch.setattr(PackWriter, "add", add)
+    out = {}
+    for w in (0, 1):
+        given.clear()
+        store = open_store(tmp_path / f"s{w}", create=True)
+        try:
+            # first the beginning of one file (its turns are stored: the rest continues them)
+            part = tmp_path / f"part{w}" / files[0].name
+            part.parent.mkdir()
+            part.write_bytes(b"".join(files[0].read_bytes().splitlines(keepends=True)[:3]))
+            importer.import_transcripts(store, "claude-code", [part], workers=w)
+            # and one record already stored otherwise (another time): the next turn's parent is not
+            # the forecast one, its seq is
+            with store.lock("test"):
+                app = TurnAppender(store, command="test")
+                app.add(CapturedTurn("c-real", "cc:c1", "user", "hello there", 1_000, "/elsewhere", "x"))
+                app.publish()
+            r = importer.import_transcripts(store, "claude-code", [src], workers=w)
+            out[w] = (_summary(r), sorted(store.refs.iter("sessions")), list(given))
+        finally:
+            store.close()
+    assert out[1][0] == out[0][0] and out[1][1] == out[0][1]
+    assert not any(out[0][2])
+    used = out[1][2]
+    assert any(used) and not all(used), used     # some forecasts used, some not
+    assert used[-3:] == [True] * 3                # the repository's sub-folder: its name guessed in the child
+    assert out[0][0][8] == 1                      # the credential redacted (the same either way)
+
+
+def test_an_older_workers_rows_without_forecasts_are_read(tmp_path, monkeypatch):
+    """Rows of 11 items (a child of an older protocol: no forecast) are read
+    as turns without one, and the import stores the same."""
+    from objstore.capture.parseworker import parse_rows
+    src, files = _tricky_tree(tmp_path / "src")
+
+    class Old:
+        def __init__(self, paths):
+            self._msgs = [m for p in paths for m in parse_rows("objstore.capture.claude_code", p)]
+
+        def messages(self):
+            while self._msgs:
+                msg = self._msgs.pop(0)
+                yield (msg[0], [row[:11] for row in msg[1]]) if msg[0] == "turns" else msg
+                if msg[0] == "file":
+                    return
+
+        def close(self):
+            pass
+    refs = []
+    for w in (0, 1):
+        store = open_store(tmp_path / f"s{w}", create=True)
+        try:
+            if w:
+                monkeypatch.setattr(importer, "_start_worker", lambda reader, to_read, *a: Old(to_read))
+            importer.import_transcripts(store, "claude-code", [src], workers=w)
+            refs.append(sorted(store.refs.iter("sessions")))
+        finally:
+            store.close()
+    assert refs[0] == refs[1] and len(refs[0]) == 4

@@ -151,3 +151,84 @@ def test_a_sub_agent_chain_grown_by_a_later_import_is_read_back(tmp_path, corpus
     chain = session_turns(store, child)
     assert [oid for _rel, oid in sums[0].fact.edges] == sorted(tv.id for tv in chain if not tv.turn.forgotten)
     assert len(chain) >= 2
+
+
+def _turn_docs(store) -> int:
+    return store.index.doc_count(("turn",))["turn"]
+
+
+def test_the_rollups_run_while_the_last_turns_are_indexed(store, corpus, monkeypatch):
+    """An import's rollups run while its last batch of turns is indexed: the
+    index journal still names that batch's sessions when they start, and
+    both are written, the journal empty, when the import returns."""
+    from objstore.capture import importer
+    seen = {}
+    real = importer.rollup_files
+
+    def rollup_files(*a, **kw):
+        seen["sessions"] = set(store.journal.read().sessions)
+        return real(*a, **kw)
+    monkeypatch.setattr(importer, "rollup_files", rollup_files)
+    r = import_transcripts(store, "claude-code", [corpus])
+    assert seen["sessions"] and r.index_error is None
+    assert store.journal.is_empty()
+    assert _turn_docs(store) == r.turns_added
+    sums = _summaries(store)
+    assert sums and all(v.id in {h.id for h in store.index.search(v.fact.body, kinds=("fact",), limit=20)}
+                        for v in sums.values())
+
+
+@pytest.mark.parametrize("how", ["crash", "index error"])
+def test_rollups_that_fail_leave_the_last_turns_to_the_journal(tmp_path, corpus, monkeypatch, how):
+    """A crash in the rollups (or an index error of their summaries) leaves
+    the index journal naming the last batch of turns and the summaries: the
+    next writer indexes what is missing."""
+    from objstore import open_store
+    from objstore.capture import importer
+    from objstore.index.errors import SearchIndexError
+    from objstore.index.searchindex import SearchIndex
+    clean = open_store(tmp_path / "clean", create=True)
+    try:
+        want = import_transcripts(clean, "claude-code", [corpus])
+        want_sums = sorted(_summaries(clean))
+    finally:
+        clean.close()
+    real_rollup, real_add = importer.rollup_files, SearchIndex.add
+
+    def rollup_files(*a, **kw):
+        out = real_rollup(*a, **kw)
+        if how == "crash":
+            raise RuntimeError("killed in the rollups")
+        return out
+
+    def add(self, docs, **kw):
+        docs = list(docs)
+        if any(d.kind == "fact" for d in docs):
+            raise SearchIndexError("the facts index is unwritable")
+        return real_add(self, docs, **kw)
+    monkeypatch.setattr(importer, "rollup_files", rollup_files)
+    if how == "index error":
+        monkeypatch.setattr(SearchIndex, "add", add)
+    store = open_store(tmp_path / "s", create=True)
+    try:
+        if how == "crash":
+            with pytest.raises(RuntimeError):
+                import_transcripts(store, "claude-code", [corpus])
+        else:
+            import_transcripts(store, "claude-code", [corpus])
+        assert not store.journal.is_empty()
+    finally:
+        store.close()
+    monkeypatch.setattr(SearchIndex, "add", real_add)
+    again = open_store(tmp_path / "s")
+    try:
+        with again.lock("next writer"):   # replays the journal
+            pass
+        assert again.journal.is_empty()
+        assert _turn_docs(again) == want.turns_added
+        sums = _summaries(again)
+        assert sorted(sums) == want_sums
+        assert all(v.id in {h.id for h in again.index.search(v.fact.body, kinds=("fact",), limit=20)}
+                   for v in sums.values())
+    finally:
+        again.close()

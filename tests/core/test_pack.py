@@ -658,6 +658,22 @@ def test_raw_entries_copy_into_a_new_pack(tmp_path):
 
 # -- format 2: a raw DEFLATE stream per object, with the pack's preset dictionary -------------------
 
+def _chain(n: int, width: int = 1, per: int = 50) -> list[bytes]:
+    """Turns of sessions of ``per`` turns each, every turn's parent the one
+    before it in its session (as an import writes them)."""
+    out: list[bytes] = []
+    parent = None
+    for i in range(n):
+        if i % per == 0:
+            parent = None
+        out.append(encode(Turn(session=f"s{i // per}", seq=i % per, role=("user", "assistant", "tool")[i % 3],
+                               text=f"Let me look at src/module_{i % 7}.py and run the tests ({i}). " * width,
+                               timestamp=1772000000000 + i, harness="claude-code", cwd="/home/ana/code/acme",
+                               project="acme", source=f"cc:{i}", parent=parent)))
+        parent = hash_bytes(out[-1])
+    return out
+
+
 def _turns(n: int, width: int = 1) -> list[bytes]:
     return [encode(Turn(session=f"s{i // 50}", seq=i % 50, role=("user", "assistant", "tool")[i % 3],
                         text=f"Let me look at src/module_{i % 7}.py and run the tests again ({i}). " * width,
@@ -693,7 +709,7 @@ def test_v2_layout_dictionary_and_entries(pack_dir):
         assert [p.get(o) for o in p.ids_in_body_order()] == frames
 
 
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version", [2, 3, 4])
 def test_v2_small_pack_has_no_dictionary(pack_dir, version):
     info = write_pack(pack_dir, mixed(5), version=version)
     data = info.pack_path.read_bytes()
@@ -749,9 +765,9 @@ def test_v2_entries_copy_with_the_same_dictionary(tmp_path):
         assert all(b.get(hash_bytes(f)) == f for f in frames[::2])
 
 
-def test_v1_and_v2_packs_still_read_and_repack_into_v3(tmp_path):
-    """A store whose packs are version 1 or 2 (written before format 3)
-    reads as before; Store.repack (gc, delete) rewrites them as version 3
+def test_older_packs_still_read_and_repack_into_v4(tmp_path):
+    """A store whose packs are version 1, 2 or 3 (written before format 4)
+    reads as before; Store.repack (gc, delete) rewrites them as version 4
     (a dropped object among a version-2 pack's dictionary frames: here
     every frame is one) and the dropped objects are gone."""
     from objstore.core.store import Store
@@ -760,23 +776,25 @@ def test_v1_and_v2_packs_still_read_and_repack_into_v3(tmp_path):
     pdir = store.root / "objects" / "pack"
     write_pack(pdir, frames[:60], version=1)
     write_pack(pdir, frames[60:120], version=2)
-    write_pack(pdir, frames[120:])
+    write_pack(pdir, frames[120:150], version=3)
+    write_pack(pdir, frames[150:])
     store.packs.reload()
-    assert sorted(p.version for p in store.packs.packs) == [1, 2, 3]
+    assert sorted(p.version for p in store.packs.packs) == [1, 2, 3, 4]
     assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
-    gone = [hash_bytes(frames[5]), hash_bytes(frames[70]), hash_bytes(frames[150])]
+    gone = [hash_bytes(frames[5]), hash_bytes(frames[70]), hash_bytes(frames[130]), hash_bytes(frames[160])]
     with store.lock("test"):
-        assert store.delete_objects(gone) == 3
+        assert store.delete_objects(gone) == 4
     store.packs.reload()
-    assert [p.version for p in store.packs.packs] == [3]
+    # the version-4 pack (30 frames: no dictionary) is copied without its object, the others repacked
+    assert {p.version for p in store.packs.packs} == {4}
     assert not any(store.has(g) for g in gone)
-    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70, 150))
+    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70, 130, 160))
     for p in store.packs.packs:
         assert p.verify() == []
     store.close()
 
 
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version", [2, 3, 4])
 def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_path, version):
     """Store.delete_objects (forget) of an object after the frames a
     version-2 pack's dictionary was made from copies the other entries under
@@ -858,7 +876,7 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
     it (u16), then B and the B blocks' offsets (u64) and lengths (u32)."""
     from objstore.core.pack import BLOCK_BYTES, HEADER_LEN, U32
     frames = _turns(900, width=3)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=3)
     ix = info.idx_path.read_bytes()
     nb = struct.unpack_from(">I", ix, 1036 + 38 * 900)[0]
     assert info.idx_size == len(ix) == idx_size(900, 3, nb) == 1104 + 38 * 900 + 12 * nb
@@ -904,7 +922,7 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
 def test_worked_example_layout_v3(pack_dir):
     """docs/format.md's version-3 worked example, except the DEFLATE bytes (zlib-build dependent)."""
     frame = encode(GOLDEN)
-    info = write_pack(pack_dir, [frame])
+    info = write_pack(pack_dir, [frame], version=3)
     pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
     assert pk[:16] == bytes.fromhex("4d50414b 00000003 00000001 00000000")
     L = struct.unpack(">I", pk[16:20])[0]
@@ -921,13 +939,14 @@ def test_worked_example_layout_v3(pack_dir):
         assert L == 183 and info.name.startswith("0f28044f") and ix[0x462:].hex().startswith("1b745c65")
 
 
-def test_v3_damage_stays_in_its_block(pack_dir):
+@pytest.mark.parametrize("version", [3, 4])
+def test_v3_damage_stays_in_its_block(pack_dir, version):
     """A flipped byte in a block damages objects of that block only, from
     about the damaged one on: every object of every other block still
     reads, verify names each lost object, and the objects of the block
     before the damage still read."""
-    frames = _turns(900, width=3)
-    info = write_pack(pack_dir, frames)
+    frames = _chain(900, width=3)
+    info = write_pack(pack_dir, frames, version=version)
     blocks = _blocks(info.pack_path.read_bytes())
     off, length, _stream = blocks[2]
     flip(info.pack_path, off + length - 20)   # near the end of the third block
@@ -950,10 +969,11 @@ def test_v3_damage_stays_in_its_block(pack_dir):
         assert {o for o, f in p.frames_in_body_order() if isinstance(f, CorruptObject)} == set(bad)
 
 
-def test_v3_salvage_reads_every_block_without_the_index(pack_dir):
+@pytest.mark.parametrize("version", [3, 4])
+def test_v3_salvage_reads_every_block_without_the_index(pack_dir, version):
     from objstore.core.salvage import salvage_pack
-    frames = _turns(600, width=3)
-    info = write_pack(pack_dir, frames)
+    frames = _chain(600, width=3)
+    info = write_pack(pack_dir, frames, version=version)
     assert [f for _o, f in salvage_pack(info.pack_path)] == frames
     off, length, _stream = _blocks(info.pack_path.read_bytes())[1]
     flip(info.pack_path, off + 30)  # early in the second block: the block is lost, the rest salvaged
@@ -962,15 +982,16 @@ def test_v3_salvage_reads_every_block_without_the_index(pack_dir):
     assert {hash_bytes(f) for f in frames[-100:]} <= got
 
 
-def test_v3_blocks_copy_with_the_same_dictionary(tmp_path):
-    frames = _turns(900, width=3)
-    src = write_pack(tmp_path / "a", frames)
+@pytest.mark.parametrize("version", [3, 4])
+def test_v3_blocks_copy_with_the_same_dictionary(tmp_path, version):
+    frames = _chain(900, width=3)
+    src = write_pack(tmp_path / "a", frames, version=version)
     with Pack(src.idx_path) as p:
         with pytest.raises(InvalidInput):
             PackWriter(tmp_path / "x").add_block(["00" * 32], b"")  # no dictionary given
         with pytest.raises(ValueError):
             p.raw_entry(hash_bytes(frames[0]))
-        w = PackWriter(tmp_path / "b", dictionary=p.dictionary())
+        w = PackWriter(tmp_path / "b", dictionary=p.dictionary(), version=version)
         blocks = list(p.raw_blocks_in_body_order())
         w.add(frames[-1])                            # already in the writer: that block is not copied
         assert [w.add_block(ids, data) for ids, data in blocks[1:]][-1] is False
@@ -987,30 +1008,31 @@ def test_v3_blocks_copy_with_the_same_dictionary(tmp_path):
 def test_a_newer_pack_version_is_refused_as_unsupported(pack_dir, which):
     """An older mem meeting a pack of a newer version (a pull, a clone, a
     copied store) says so (UnsupportedVersion, exit 14), never reads it as
-    damage or garbage: here, version 4 in this mem's place."""
+    damage or garbage: here, version 5 in this mem's place."""
     from objstore.core.pack import PackBytes
     info = write_pack(pack_dir, _turns(40))
     for path in ([info.pack_path] if which == "pack" else [info.idx_path] if which == "idx"
                  else [info.pack_path, info.idx_path]):
         data = bytearray(path.read_bytes())
-        data[4:8] = (4).to_bytes(4, "big")
+        data[4:8] = (5).to_bytes(4, "big")
         path.write_bytes(bytes(data))
-    with pytest.raises(UnsupportedVersion, match="version 4"):
+    with pytest.raises(UnsupportedVersion, match="version 5"):
         Pack(info.idx_path)
-    with pytest.raises(UnsupportedVersion, match="version 4"):
+    with pytest.raises(UnsupportedVersion, match="version 5"):
         PackBytes(info.pack_path.read_bytes(), info.idx_path.read_bytes())
     with pytest.raises(UnsupportedVersion):
         PackSet(pack_dir)
 
 
-def test_v3_verify_finds_a_block_object_the_index_does_not_list(pack_dir):
+@pytest.mark.parametrize("version", [3, 4])
+def test_v3_verify_finds_a_block_object_the_index_does_not_list(pack_dir, version):
     """An index that lists fewer objects than a block holds (a damaged or
     hand-made index) is found by verify, though every listed object reads."""
-    frames = _turns(300, width=3)
-    info = write_pack(pack_dir, frames)
+    frames = _chain(300, width=3)
+    info = write_pack(pack_dir, frames, version=version)
     with Pack(info.idx_path) as p:
         ids, data = next(iter(p.raw_blocks_in_body_order()))
-        w = PackWriter(pack_dir.parent / "b", dictionary=p.dictionary())
+        w = PackWriter(pack_dir.parent / "b", dictionary=p.dictionary(), version=version)
         assert w.add_block(ids[:-1], data)
         short = w.finish()
     with Pack(short.idx_path) as b:
@@ -1018,14 +1040,15 @@ def test_v3_verify_finds_a_block_object_the_index_does_not_list(pack_dir):
         assert any(f"holds {len(ids)} objects, its index lists {len(ids) - 1}" in e for e in b.verify())
 
 
-def test_v3_reads_from_several_threads(pack_dir):
+@pytest.mark.parametrize("version", [3, 4])
+def test_v3_reads_from_several_threads(pack_dir, version):
     """Threads reading one version-3 pack at once (the proxy's request
     threads, the helper) each get the right frames: the blocks a pack keeps
     are shared, its inflater holds no state between reads."""
     import random
     import threading
-    frames = _turns(1200, width=3)
-    info = write_pack(pack_dir, frames)
+    frames = _chain(1200, width=3)
+    info = write_pack(pack_dir, frames, version=version)
     want = {hash_bytes(f): f for f in frames}
     errors: list[str] = []
     with PackSet(pack_dir) as ps:
@@ -1045,3 +1068,174 @@ def test_v3_reads_from_several_threads(pack_dir):
         ps.drop_pages()
         assert all(ps.get(o) == f for o, f in list(want.items())[::50])
     assert errors == [] and info.count == 1200
+
+
+# -- format 4: the blocks of format 3, a parent id left out when it is an earlier frame's of the block -------
+
+def _v4_blocks(data: bytes) -> list[tuple[list[int], list[bytes]]]:
+    """``(refs, stored frames)`` of every block of a version-4 pack file, inflated by hand."""
+    from objstore.core.pack import HEADER_LEN, U32
+    d = U32.unpack_from(data, HEADER_LEN)[0]
+    out = []
+    for _off, _length, stream in _blocks(data):
+        dctx = zlib.decompressobj(-15, zdict=data[16:16 + d]) if d else zlib.decompressobj(-15)
+        content = dctx.decompress(stream)
+        assert dctx.eof and not dctx.unused_data
+        k = U32.unpack_from(content, 0)[0]
+        lens = struct.unpack_from(f">{k}I", content, 4)
+        refs = list(struct.unpack_from(f">{k}H", content, 4 + 4 * k))
+        pos, stored = 4 + 6 * k, []
+        for n in lens:
+            stored.append(content[pos:pos + n])
+            pos += n
+        assert pos == len(content)
+        out.append((refs, stored))
+    return out
+
+
+def test_v4_layout_parents_left_out_and_body_tables(pack_dir):
+    """A version-4 pack: version-3 blocks whose content has K u16 parent
+    references after the lengths; a frame whose parent (the 32 bytes after
+    its last ``66 'parent' 58 20``) is an earlier frame of its block is
+    stored without those 32 bytes and names that frame (j + 1); any other
+    is stored whole (0).  The index is version 3's (1104 + 38·N + 12·B
+    bytes) followed by each block's first body position (u32) and, per body
+    position, the object's place in the id table (u32): 1104 + 42·N + 16·B."""
+    from objstore.core.pack import PARENT_MARK
+    frames = _chain(900, width=3, per=40)
+    info = write_pack(pack_dir, frames)
+    ix, data = info.idx_path.read_bytes(), info.pack_path.read_bytes()
+    n = 900
+    nb = struct.unpack_from(">I", ix, 1036 + 38 * n)[0]
+    assert ix[:8] == IDX_MAGIC + b"\x00\x00\x00\x04" and data[:8] == PACK_MAGIC + b"\x00\x00\x00\x04"
+    assert info.idx_size == len(ix) == idx_size(n, 4, nb) == 1104 + 42 * n + 16 * nb
+    blocks = _v4_blocks(data)
+    assert len(blocks) == nb > 3
+    got, firsts, cut = [], [], 0
+    for refs, stored in blocks:
+        firsts.append(len(got))
+        ids: list[bytes] = []
+        for k, (r, s) in enumerate(zip(refs, stored)):
+            if r:
+                assert 1 <= r <= k
+                p = s.rfind(PARENT_MARK) + len(PARENT_MARK)
+                s = s[:p] + ids[r - 1] + s[p:]
+                cut += 1
+            got.append(s)
+            ids.append(bytes.fromhex(hash_bytes(s)))
+    assert got == frames
+    # every turn but the first of its session, and but the first of its block, lost its parent id
+    starts = {i for i in range(n) if i % 40 == 0} | set(firsts)
+    assert cut == n - len(starts)
+    table = 1040 + 38 * n
+    assert [struct.unpack_from(">I", ix, table + 12 * nb + 4 * b)[0] for b in range(nb)] == firsts
+    sorted_ids = [ix[1036 + 32 * i:1068 + 32 * i].hex() for i in range(n)]
+    inv = struct.unpack_from(f">{n}I", ix, table + 16 * nb)
+    assert [sorted_ids[inv[o]] for o in range(n)] == [hash_bytes(f) for f in frames]
+    assert ix[table + 16 * nb + 4 * n:table + 16 * nb + 4 * n + 32].hex() == info.name
+    with Pack(info.idx_path) as p:
+        assert p.version == 4 and p.verify() == []
+        assert all(p.get(hash_bytes(f)) == f for f in frames[::-1])
+        assert [f for _o, f in p.frames_in_body_order()] == frames
+    with Pack(info.idx_path) as p:  # a new reader, objects read alone (no block kept)
+        assert all(p.get(hash_bytes(frames[i])) == frames[i] for i in (899, 450, 41, 1))
+    from objstore.core.pack import PackBytes
+    pb = PackBytes(data, ix)
+    assert all(pb.get(hash_bytes(f)) == f for f in frames[::97])
+
+
+def test_worked_example_layout_v4(pack_dir):
+    """docs/format.md's version-4 worked example, except the DEFLATE bytes (zlib-build dependent)."""
+    frame = encode(GOLDEN)
+    info = write_pack(pack_dir, [frame])
+    pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
+    assert pk[:16] == bytes.fromhex("4d50414b 00000004 00000001 00000000")
+    L = struct.unpack(">I", pk[16:20])[0]
+    # the parent (99…99) is no frame of the block: stored whole, reference 0
+    assert zlib.decompress(pk[20:20 + L], -15) == struct.pack(">IIH", 1, len(frame), 0) + frame
+    assert len(pk) == 16 + 4 + L + 32 and pk[-32:].hex() == info.name
+    assert len(ix) == 1162 and ix[:12] == bytes.fromhex("4d494458 00000004 00000001")
+    assert ix[0x40c:0x42c].hex() == GOLDEN_ID
+    assert ix[0x42c:0x432] == bytes.fromhex("00000000 0000")      # block 0, position 0
+    assert ix[0x432:0x436] == bytes.fromhex("00000001")           # B = 1
+    assert ix[0x436:0x43e] == bytes.fromhex("00000000 00000010")  # block 0 at offset 16
+    assert ix[0x43e:0x442] == struct.pack(">I", 4 + L)
+    assert ix[0x442:0x44a] == bytes.fromhex("00000000 00000000")  # block 0 starts at body position 0; it is id 0
+    assert ix[0x44a:0x46a].hex() == info.name and ix[0x46a:] == bytes.fromhex(hash_bytes(ix[:0x46a]))
+    if zlib.ZLIB_RUNTIME_VERSION == "1.2.13":  # the build the doc's numbers come from
+        assert L == 184 and info.name.startswith("3c9ecb6a") and ix[0x46a:].hex().startswith("b200868e")
+
+
+def test_v4_parent_mark_elsewhere_in_a_frame_round_trips(pack_dir):
+    """The 9 bytes before a parent id may occur in a frame's text too (a
+    text holding ``fparentX `` and 32 more bytes, even an id's): the block
+    takes the last occurrence, and what it stores reads back exact."""
+    chain = _chain(6)
+    tricky = [encode(Turn(session="t", seq=i, role="user",
+                          text="fparentX " + ("0123456789abcdef0123456789abcdef" if i % 2 else bytes.fromhex(
+                              hash_bytes(chain[0])).decode("latin-1")) + " fparentX ",
+                          timestamp=1772000000000, harness="h", cwd="", project="", source=f"x{i}",
+                          parent=hash_bytes(chain[i]) if i < 5 else None)) for i in range(6)]
+    facts = [fact(i) for i in range(3)]
+    frames = chain + tricky + facts
+    info = write_pack(pack_dir, frames)
+    refs = [r for rs, _s in _v4_blocks(info.pack_path.read_bytes()) for r in rs]
+    assert refs[1:6] == [1, 2, 3, 4, 5] and refs[6:11] == [1, 2, 3, 4, 5]  # chain; tricky i -> chain i
+    with Pack(info.idx_path) as p:
+        assert p.verify() == [] and all(p.get(hash_bytes(f)) == f for f in frames)
+
+
+def test_v4_blocks_are_not_copied_into_a_writer_of_another_version(tmp_path):
+    frames = _chain(300, width=3)
+    src = write_pack(tmp_path / "a", frames, version=3)
+    with Pack(src.idx_path) as p:
+        ids, data = next(iter(p.raw_blocks_in_body_order()))
+        w = PackWriter(tmp_path / "b", dictionary=p.dictionary(), version=4)
+        assert w.add_block(ids, data, 3) is False and w.count == 0
+        assert w.add_block(ids, data, 4) is True
+        w.abort()
+
+
+def test_v4_damaged_body_table_fails_reads_never_lies(pack_dir):
+    """A damaged entry of the index's body-position table (where a read
+    finds a left-out parent id) makes the reads that need it fail as
+    corruption and verify name it; no read returns a wrong frame."""
+    frames = _chain(400, width=3)
+    info = write_pack(pack_dir, frames)
+    n = 400
+    ix = info.idx_path.read_bytes()
+    nb = struct.unpack_from(">I", ix, 1036 + 38 * n)[0]
+    inv_at = 1040 + 38 * n + 16 * nb
+    flip(info.idx_path, inv_at + 4 * 10 + 3)   # body position 10 now names another id
+    with Pack(info.idx_path) as p:
+        bad = 0
+        for f in frames:
+            try:
+                assert p.get(hash_bytes(f)) == f
+            except CorruptObject as e:
+                assert "hashes to" in str(e)
+                bad += 1
+        assert bad == 1  # frame 11, whose parent is frame 10
+        problems = p.verify()
+        assert any("index checksum" in e for e in problems)
+        assert any("body-position table" in e for e in problems)
+
+
+def test_v4_small_pack_is_written_without_a_dictionary(tmp_path):
+    """Version 4: a pack whose frames all total under DICT_MIN_BYTES gets
+    no dictionary (D = 0), being smaller without; a larger one, or a
+    version-3 pack of the same frames, gets one; both read back."""
+    from objstore.core.pack import DICT_MIN_BYTES
+    small = _chain(600, width=3)
+    assert 100_000 < sum(map(len, small)) < DICT_MIN_BYTES
+    v4 = write_pack(tmp_path / "a", small)
+    v3 = write_pack(tmp_path / "b", small, version=3)
+    big = _chain(2000, width=10)
+    assert sum(map(len, big)) >= DICT_MIN_BYTES
+    v4big = write_pack(tmp_path / "c", big)
+    with Pack(v4.idx_path) as p, Pack(v3.idx_path) as q, Pack(v4big.idx_path) as r:
+        assert p.dictionary() == b"" and len(q.dictionary()) > 4096 and len(r.dictionary()) > 4096
+        assert p.verify() == [] == r.verify()
+        assert [f for _o, f in p.frames_in_body_order()] == small
+        assert [f for _o, f in r.frames_in_body_order()] == big
+    assert v4.size < v3.size

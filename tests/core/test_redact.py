@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from objstore.core import redact as redact_mod
-from objstore.core.redact import RULES, Hit, RedactResult, redact, redact_value
+from objstore.core.redact import RULES, Hit, RedactResult, prefilter, redact, redact_value
+from objstore.core.redact.rule import make_rule
 from tests.conftest import SHARED, shared_path
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "redaction"
@@ -271,7 +272,7 @@ def test_redact_value_and_result_api():
 def test_a_second_pass_maps_its_hits_back_to_the_input(monkeypatch):
     # No built-in rule needs the second pass (hypothesis found none); a test
     # rule that only fires after a marker's "]" exercises it.
-    extra = redact_mod._r("after-marker", "test only", r"(?<=\])ZZZZ")
+    extra = make_rule("after-marker", "test only", r"(?<=\])ZZZZ")
     monkeypatch.setattr(redact_mod, "RULES", [*redact_mod.RULES, extra])
     pem = MANIFEST["tool-output-pem.txt"][1]["secret"]          # the EC key
     text = "a " + pem + "ZZZZ b"
@@ -522,6 +523,11 @@ PATHOLOGICAL = {
     "xfreerdp /p:*": ("xfreerdp /p:" * 21_900)[:262_144],
     "rdesktop -p *": ("rdesktop -p " * 21_900)[:262_144],
     "mysqladmin password *": ("mysqladmin password " * 13_200)[:262_144],
+    # the fresh7 F5 rules
+    "db pw Hunter2!xaaa…": (("db pw Hunter2!x" + "a" * 120 + " ") * 2_000)[:262_144],
+    "sign in as admin with *": ("sign in as admin with " * 12_000)[:262_144],
+    "password is aa bb cc…": ("password is aa bb cc dd ee ff gg hh ii jj kk " * 6_000)[:262_144],
+    "passwort lautet x!!!…": (("passwort lautet Geheim123" + "!" * 100 + " ") * 2_100)[:262_144],
 }
 
 
@@ -603,16 +609,16 @@ def test_never_raises_and_is_idempotent(text):
 def _without_anchors(monkeypatch):
     for rule in RULES:
         monkeypatch.setattr(rule, "anchors", None)
-    monkeypatch.setattr(redact_mod, "_PLAN", [None])   # the plan is rebuilt without anchors (and restored after)
+    monkeypatch.setattr(prefilter, "_PLAN", [None])   # the plan is rebuilt without anchors (and restored after)
 
 
 def _prefilter(monkeypatch, kind: str) -> None:
     """Force the stdlib prefilter (one substring test per gate) or the optional one-pass matcher."""
     if kind == "fast":
         pytest.importorskip("ahocorasick_rs")
-        monkeypatch.setattr(redact_mod, "_FAST", [None, redact_mod._FAST_AFTER])
+        monkeypatch.setattr(prefilter, "_FAST", [None, prefilter._FAST_AFTER])
     else:
-        monkeypatch.setattr(redact_mod, "_FAST", [False, 0])
+        monkeypatch.setattr(prefilter, "_FAST", [False, 0])
 
 
 def _anchor_texts() -> list[str]:
@@ -635,7 +641,7 @@ def test_anchors_only_skip_rules_that_cannot_match(monkeypatch, kind):
     texts = _anchor_texts()
     _prefilter(monkeypatch, kind)
     with_anchors = [redact(t, max_scan_chars=16_384) for t in texts]
-    assert (redact_mod._FAST[0] is False) == (kind == "stdlib")
+    assert (prefilter._FAST[0] is False) == (kind == "stdlib")
     _without_anchors(monkeypatch)
     assert [redact(t, max_scan_chars=16_384) for t in texts] == with_anchors
 
@@ -652,7 +658,7 @@ def test_both_prefilters_give_the_same_output(monkeypatch):
     slow = [redact(t) for t in texts]
     _prefilter(monkeypatch, "fast")
     assert [redact(t) for t in texts] == slow
-    assert redact_mod._FAST[0]
+    assert prefilter._FAST[0]
 
 
 @pytest.mark.parametrize("kind", ["stdlib", "fast"])
@@ -668,16 +674,18 @@ def test_a_keyword_scan_finds_what_finditer_finds(monkeypatch, kind):
     before = [redact(t) for t in texts]
     for r in rules:
         monkeypatch.setattr(r, "scan", None)
-    monkeypatch.setattr(redact_mod, "_PLAN", [None])
+    monkeypatch.setattr(prefilter, "_PLAN", [None])
     assert [redact(t) for t in texts] == before
 
 
 def test_a_prompt_without_anchors_compiles_no_rule():
     import subprocess
     import sys
-    code = ("from objstore.core import redact as r; r.remove_credentials('why did the migration fail on deploy'); "
+    code = ("import sys; from objstore.core import redact as r; from objstore.core.text import LazyPattern; "
+            "r.remove_credentials('why did the migration fail on deploy'); "
             "print(sum(x._pattern is not None or x._lowered is not None for x in r.RULES) + "
-            "sum(v._rx is not None for v in vars(r).values() if isinstance(v, r._Lazy)))")
+            "sum(v._rx is not None for n, m in list(sys.modules.items()) if n.startswith('objstore.core.redact') "
+            "for v in vars(m).values() if isinstance(v, LazyPattern)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"
 
@@ -691,7 +699,7 @@ def test_the_matcher_is_loaded_only_for_bulk_work():
             "r.redact('why did the deploy fail? my password is hunterUniq2024 ' * 40)\n"
             "print('ahocorasick_rs' in sys.modules, end=' ')\n"
             "for _ in range(5): r.redact('token: x ' * 30_000)\n"
-            "print('ahocorasick_rs' in sys.modules, bool(r._FAST[0]))")
+            "print('ahocorasick_rs' in sys.modules, bool(r.prefilter._FAST[0]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "False"
     try:
@@ -700,3 +708,39 @@ def test_the_matcher_is_loaded_only_for_bulk_work():
         assert out[1:] == ["False", "False"]
     else:
         assert out[1:] == ["True", "True"]
+
+
+# fresh7 F5 leftovers: forms that were still stored in clear (every value fake)
+HF_LOWER = "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"
+HF_UPPER = "hf_" + "QWERTYUIOPASDFGHJKLZXCVBNMQWERTYUI"
+
+
+@pytest.mark.parametrize("text, secret, rule", [
+    ("db pw Hunter2!x", "Hunter2!x", "password-phrase"),
+    ("the staging pw Fake9Pw#77, then restart", "Fake9Pw#77", "password-phrase"),
+    ("sign in as admin with Hunter2!x", "Hunter2!x", "password-phrase"),
+    ("log in as root using password Fake2024pw!", "Fake2024pw!", "password-phrase"),
+    ("the password is correct horse battery staple", "correct horse battery staple", "password-phrase"),
+    ("my passphrase is purple monkey dishwasher lamp.", "purple monkey dishwasher lamp", "password-phrase"),
+    ("Das Passwort lautet Geheim123!", "Geheim123!", "password-phrase"),
+    ("das Passwort ist Sommer2024fake! Bitte merken.", "Sommer2024fake!", "password-phrase"),
+    (f"export HF_TOKEN={HF_LOWER}", HF_LOWER, "huggingface-token"),
+    (f"token {HF_UPPER} for the hub", HF_UPPER, "huggingface-token"),
+])
+def test_fresh7_f5_leftovers_are_redacted(text, secret, rule):
+    res = redact(text)
+    assert secret not in res.text and f"[REDACTED:{rule}]" in res.text, res.text
+    assert redact(res.text).text == res.text
+
+
+@pytest.mark.parametrize("text", [
+    "the pw field is required; the pw is short; reset the pw now",
+    "sign in with google; log in as admin with the new flow; sign in as admin using sso",
+    "the password is stored in the vault",
+    "the password is reset every ninety days.",
+    "the password is too short and has no digits",
+    "das Passwort ist falsch! Das Passwort lautet noch nicht fest.",
+    "hf_abcdefghijklmnopqrstuvwxyzabcdefgh is a snake_case name; 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",
+])
+def test_fresh7_f5_look_alikes_are_kept(text):
+    assert redact(text).text == text

@@ -334,12 +334,15 @@ def test_forgetting_a_subagent_fact_and_turn_under_a_real_rollup(tmp_path):
 def test_forget_in_a_packed_store_leaves_no_trace_in_the_pack_dictionary(tmp_path):
     """A version-2 pack carries a preset dictionary made of raw bytes of
     its first frames.  Forget of a value held by one of those frames must
-    rewrite the pack with a new dictionary: the value is in no file after."""
+    rewrite the pack with a new dictionary: the value is in no file after.
+    (A version-4 pack gets a dictionary only when its frames total 1 MiB
+    or more: the notes are long enough for that.)"""
     canary = "canary-kestrel-5519"
     with open_store(tmp_path / "s", create=True) as store:
         facts.remember(store, "user/door", f"the door code is {canary}")   # first: inside the dictionary
         for i in range(60):  # few enough that every frame's head is in the dictionary
-            facts.remember(store, f"project/p/note{i}", f"note {i}: the build uses cache layer {i % 7}")
+            facts.remember(store, f"project/p/note{i}",
+                           f"note {i}: the build uses cache layer {i % 7}" + f", then step {i} of its log" * 800)
         gc(store, grace_s=0)                                               # everything in one packed pack
         packs = list((tmp_path / "s" / "objects" / "pack").glob("*.pack"))
         assert len(packs) == 1 and canary.encode() in packs[0].read_bytes()

@@ -1,0 +1,371 @@
+"""Credential redaction: replace secrets with ``[REDACTED:<rule>]`` before anything reaches disk.
+
+Every capture path (hooks, transcript imports, shell capture, ``mem remember``)
+passes its text through :func:`redact`.  It runs inside an agent hook, so it is
+built to be cheap on ordinary text and bounded on hostile text.  The package, by concern: ``rule`` (the
+rule type and regex flags), ``checks`` (value checks: is a match a credential
+or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
+``rules`` (``RULES``, the table below), ``prefilter`` (which rules a window
+runs) and this module (windows, merging, rendering, the public API):
+
+* the **prefilter** is ``re``'s own literal-prefix scan: every pattern starts
+  with a literal (``ghp_``, ``AKIA``, ``-----BEGIN ``, ``://``,
+  ``authorization``, ``bearer``, ``secret`` ...) and its word-boundary
+  look-behind is written *after* that literal (``ghp_(?<!Xghp_)``), so a rule
+  whose prefix is absent costs one scan in C and nothing else.  The
+  case-insensitive rules run over one lowercased copy of the window; the
+  generic keyword rule tries a match only where ``str.find`` sees one of five
+  anchor words (``pass pwd secret token key``);
+* which rules run at all is decided by their **anchors** (``Rule.anchors``):
+  a rule none of whose anchors occurs in the lowercased window is skipped.
+  A process that has scanned 1 MiB finds every anchor in one pass with the
+  optional ``ahocorasick_rs`` matcher (``memvcs[fast]``); without it, one
+  ``str.__contains__`` per gate (:func:`_gates`).  Both find exactly the
+  anchors that occur, so the output is the same (docs/benchmarks.md,
+  "Session 7 (branch ``redact7``)");
+* every pattern is **linear**: its quantifiers are bounded (and possessive
+  where a token ends), no quantified group can match the same text two ways,
+  and the look-behind means a token can only start where a run of token
+  characters starts, so ``re`` never re-reads a run from every offset.
+
+Rules (``RULES``; the ``source`` field of each names the documented format):
+
+========================  ==========================================================  ==========================================
+rule                      what it matches                                             documented format
+========================  ==========================================================  ==========================================
+private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, EC,    RFC 7468; RFC 5915 (EC); OpenSSH
+                          DSA, ENCRYPTED, OPENSSH, PGP ``PRIVATE KEY BLOCK``), also   PROTOCOL.key; RFC 4880 s6.2 (PGP armor)
+                          blocks with no END line and tails with no BEGIN line,
+                          raw or JSON-escaped (``\\n``)
+gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
+aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9]           AWS IAM "unique identifiers" (ID prefixes)
+aws-secret-access-key     40-char base64 value after ``aws_secret_access_key``,       AWS CLI config files / access keys docs
+                          ``SecretAccessKey``, ``secret_key`` (= : => or blank);
+                          unlabelled: a mixed-case 40-char base64 token within
+                          256 chars of an access key id
+gcp-api-key               ``AIza`` + 35 [A-Za-z0-9_-]                                 Google Cloud "Manage API keys"
+github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9]          GitHub "authentication token formats"
+github-fine-grained-pat   ``github_pat_`` + 22..255 [A-Za-z0-9_]                      GitHub fine-grained PAT (22 + _ + 59)
+gitlab-token              ``glpat- gldt- glrt- glptt- glft- gloas- glcbt- glagent-    GitLab "Token overview: token prefixes"
+                          glimt- glsoat- glffct-`` + 20.. [A-Za-z0-9_-] (routable
+                          ``.<ver>.<crc>`` suffix included)
+slack-token               ``xox[abcdeoprs]-...``, ``xapp-...``                        Slack "Token types"
+slack-webhook             path after ``hooks.slack.com/services|workflows|triggers/`` Slack "Sending messages using incoming
+                                                                                      webhooks"
+stripe-key                ``sk_live_ rk_live_ sk_test_ rk_test_`` + 10..247 alnum;    Stripe "API keys"; "Webhook signatures"
+                          ``whsec_`` + base64
+npm-token                 ``npm_`` + 36 [A-Za-z0-9]                                    npm/GitHub "npm's new access token format"
+mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
+openai-key                ``sk-proj- sk-svcacct- sk-admin-`` + 20..; legacy ``sk-`` + OpenAI API reference "Authentication"
+                          48 [A-Za-z0-9]                                              (project/service-account/admin keys)
+huggingface-token         ``hf_`` + 34..40 [A-Za-z0-9], both cases, or one case       Hugging Face "User access tokens"
+                          that reads as random (``hf_token_ok``)
+sendgrid-key              ``SG.`` + 22 [A-Za-z0-9_-] + ``.`` + 43 [A-Za-z0-9_-]        Twilio SendGrid "API Keys"
+digitalocean-token        ``dop_v1_ doo_v1_ dor_v1_`` + 64 hex                          DigitalOcean token prefixes
+shopify-token             ``shpat_ shpca_ shppa_ shpss_`` + 32 hex                     Shopify "Access tokens"
+discord-webhook           the token of ``discord[app].com/api/[vN/]webhooks/<id>/``    Discord "Webhook Resource" (Execute
+                                                                                      Webhook)
+azure-storage-key         the base64 key after ``AccountKey=``, ``SharedAccessKey=``,  Azure Storage "Configure a connection
+                          ``AZURE_STORAGE_KEY=``, ``--account-key``                   string"; az storage ``--account-key``
+azure-sas-token           the ``sig=`` of a SAS URL or token (``?``/``&``/``;sig=``;    Azure Storage "Create a service SAS"
+                          30+ URL-encoded base64 characters)
+anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
+jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
+bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
+                          a random-looking (>= 20 chars) value after a bare
+                          ``Bearer``
+basic-auth                the credential after ``Authorization: Basic``               RFC 7617 s2
+url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
+                          (user and host are kept)
+mysql-password            the password attached to ``-p`` on a ``mysql``/``mysqldump``/  MySQL "Command Options for Connection
+                          ``mariadb``... command line (``-pS3cret``; not ``-p``        Establishment" (``-p[password]``)
+                          alone, ``-P 3306``, ``mkdir -p``)
+password-phrase           the token after ``password|passwd|passphrase is|was`` in    (no vendor format: keyword heuristics,
+                          plain words when it looks like a password (>= 6 chars,       see ``phrase_secret``)
+                          a digit, symbol or inner capital: ``my password is
+                          hunterUniq2024``), and a 4-12 digit ``pin is 4821``;
+                          ``the password is stored in vault`` is left; also
+                          ``the secret|token|api key is X``, a quoted value after
+                          ``password|passphrase|secret is``, and ``password X``
+                          with no verb when X cannot be prose (``UpstreamPw777``);
+                          ``my pw is X``; the password of a ``user / password`` pair
+                          after a credential word (``login admin / Pw!2024x``,
+                          ``creds: admin / Pw!2024x``; not ``cp a / b``, ``1 / 2``,
+                          ``the user / group split``), also with no blanks when the
+                          password has letters and digits and no ``.`` or ``/``
+                          (``login admin/Pw!2024x``; not ``login users/groups.py``);
+                          ``the vpn|wifi|admin|root... pass is X``; German ``das
+                          Passwort ist|lautet X`` (a trailing ``!`` kept with X);
+                          ``db pw X`` (no verb; X cannot be prose); ``sign in as
+                          admin with X``; ``the password is <4+ words>`` unquoted
+                          (no prose word); ``passphrase: <3+
+                          words>`` to the end of the line (not ``passphrase: not set``)
+cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
+                          ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
+                          ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),
+                          ``-pass pass:``, ``htpasswd -b``, ``echo pw | sudo -S``,    mongosh, rabbitmqctl(8), Windows net
+                          ``--password pw`` (``--passphrase``, ``--http-password``    user/use, bash here-strings, chpasswd(8),
+                          ...); ``mongo|mongosh|mongodump... -p|--password``;         sqlcmd, ldapsearch(1), zip(1), 7-Zip,
+                          ``rabbitmqctl add_user|change_password u pw``; ``net user   keytool, mosquitto_pub(1), PuTTY,
+                          u pw /add``, ``net use \\\\s\\x pw``; a here-string to a  FreeRDP, rdesktop(1), mysqladmin,
+                          password prompt (``sudo -S ... <<< pw``, ``passwd <<<``,    smbclient(1))
+                          ``chpasswd <<< 'u:pw'``, ``--password-stdin <<<``) and
+                          ``echo u:pw | chpasswd``; ``sqlcmd -P``, ``ldapsearch -w``,
+                          ``zip -P``, ``7z -ppw``, ``keytool -storepass``,
+                          ``mosquitto_pub -P``, ``plink -pw``, ``xfreerdp /p:``,
+                          ``rdesktop -p``, ``mysqladmin password``, ``smbclient -U
+                          u%pw``; not ``$VAR``, ``env:``/``file:``
+                          sources, ``--password-stdin`` or placeholder words
+sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY        MySQL CREATE USER / SET PASSWORD;
+                          'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
+                          PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER
+                          BY Pw2024x`` (not ``identified by email``, ``$1``, hashes)
+generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphrase|   (no vendor format: keyword heuristics,
+                          token|api_key|access_key|auth_key|private_key|              see ``looks_secret``)
+                          client_secret|secret_key_base|pass|*_pass`` ``= / : / =>`` assignments when the value
+                          looks random (see ``looks_secret``), or mixes letters
+                          with digits or symbols (``password=hunter2``,
+                          ``token=abc123def456``), or is a quoted literal after a
+                          password keyword (``looks_assigned``); code such as
+                          ``password = getpass()`` or ``token = tokens[i]`` is left
+========================  ==========================================================  ==========================================
+
+When matches overlap they are merged into one ``[REDACTED:<rule>]`` named after
+the most specific rule (vendor formats before ``jwt``, ``url-password``,
+``bearer-token``/``basic-auth`` and ``generic-secret``).
+
+The bound.  ``max_scan_chars`` (default 256 Ki, at least 4 Ki) caps what one
+regex pass reads: longer text is scanned in windows of ``max_scan_chars``
+characters that overlap by ``min(16 Ki, max_scan_chars / 4)``, so every
+character is scanned, no secret shorter than the overlap is cut in two, and
+nothing is dropped (redacting the unscanned rest would destroy data; leaving
+it unscanned would leak).  A window costs a bounded amount even on
+pathological input, and the total cost is linear in ``len(text)``; callers
+that want a hard cap on the time per entry cap the entry's size, this module
+never truncates.  Measured on the 2-core dev box (CPython 3.11,
+tests/core/test_redact.py -s): a 2 KB prompt p50 ~0.05-0.08 ms; 10 MB of
+mixed text ~0.6-0.9 s in one call; the worst of ~30 pathological 256 KB lines
+(``a``, ``=``, ``eyJAAA...``, ``x:x:...``, base64, ``password=password=...``,
+``private_key":"...``) ~30-75 ms, most under 10 ms.  After the redact6 rules
+(CPU time, the box shared at a load of 12-20; docs/benchmarks.md "Redaction:
+the redact6 rules"): 10 MB mixed 1.1-1.4 s before, 1.7-1.9 s after; the
+shared transcripts (9 MB, 2,124 lines) 0.33-0.36 s before, 0.56 s after; a
+2 KB prompt 86-114 us before, 119-136 us after; the worst pathological line
+per rule <= 190 ms (most new rules under 110 ms).  Most of the added cost is
+the anchor test (``g in low``, ~0.65 ns a character for each distinct
+anchor, whatever its length): each new anchor adds ~2% on transcripts.
+
+Guarantees: :func:`redact` never raises on a ``str`` (lone surrogates
+included), and is idempotent: ``redact(redact(t).text).text ==
+redact(t).text``.  Replacing a secret changes its neighbours (``[`` and
+``]``), so after a pass that redacted something the output is scanned again
+(at most ``_MAX_PASSES`` passes in all; ordinary text takes one).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from typing import NamedTuple
+
+from objstore.core.record import Frozen, set_fields
+from objstore.core.redact import prefilter
+from objstore.core.redact.rule import Rule
+from objstore.core.redact.rules import RULES
+from objstore.core.text import replace_spans
+
+__all__ = [
+    "DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value", "remove_credentials",
+]
+
+DEFAULT_MAX_SCAN_CHARS = 262_144
+_OVERLAP = 16_384          # windows overlap by this much: no shorter secret is cut in two
+_MIN_WINDOW = 4_096
+_MAX_PASSES = 4
+
+
+# --------------------------------------------------------------------------- result
+
+
+class Hit(NamedTuple):
+    """One redacted span: the rule that named it and its [start, end) in the input."""
+
+    rule: str
+    start: int
+    end: int
+
+
+class RedactResult(Frozen):
+    """Outcome of :func:`redact`.
+
+    Attributes:
+        text: the redacted text (the input object itself when nothing matched).
+        hits: one :class:`Hit` per ``[REDACTED:...]`` marker, offsets in the input.
+    """
+
+    __slots__ = ("text", "hits")
+
+    def __init__(self, text: str, hits: tuple[Hit, ...] = ()) -> None:
+        set_fields(self, text, hits)
+
+    @property
+    def changed(self) -> bool:
+        """True when anything was redacted."""
+        return bool(self.hits)
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Number of redactions per rule name."""
+        return Counter(h.rule for h in self.hits)
+
+
+# --------------------------------------------------------------------------- engine
+
+
+def _scan_window(text: str, ws: int, we: int, out: list) -> None:
+    # One lowercased copy of the window (and 16 characters before it, for
+    # look-behinds), offsets unchanged, serves every case-insensitive rule.
+    # The plain finditer pass of _scan_plain is inlined here: this loop runs
+    # for every rule on every captured text.
+    off = max(0, ws - 16)
+    low = prefilter.lower(text if (off == 0 and we == len(text)) else text[off:we])
+    append = out.append
+    plan = prefilter.plan(RULES)
+    # no match can lack an anchor (Rule.anchors): a rule none of whose gates occur is skipped,
+    # and not even compiled
+    present, fast, at = prefilter.present(low, plan)
+    for rule, scan, check, pri, name in plan.todo(present, fast):
+        if scan is not None:
+            scan(rule, text, ws, we, out, low, off, at)
+            continue
+        pattern, lowered = rule.pattern, rule.lowered
+        if lowered is not None:
+            matches, o = lowered.finditer(low, ws - off, we - off), off
+        else:
+            matches, o = pattern.finditer(text, ws, we), 0
+        grouped = "secret" in pattern.groupindex
+        for m in matches:
+            s, e = m.span("secret") if grouped else m.span()
+            if s < 0 or s == e:
+                continue
+            s += o
+            e += o
+            if check is not None and not check(text[s:e]):
+                continue
+            append((s, e, pri, name))
+
+
+def _find(text: str, window: int) -> list[list]:
+    """Merged, sorted, non-overlapping [start, end, priority, name] spans."""
+    n = len(text)
+    overlap = min(_OVERLAP, window // 4)
+    step = window - overlap
+    cands: list = []
+    ws = 0
+    while True:
+        we = min(n, ws + window)
+        _scan_window(text, ws, we, cands)
+        if we >= n:
+            break
+        ws += step
+    if not cands:
+        return []
+    cands.sort(key=lambda c: (c[0], -c[1]))
+    merged: list[list] = []
+    for s, e, pri, name in cands:
+        if merged and s < merged[-1][1]:
+            last = merged[-1]
+            if e > last[1]:
+                last[1] = e
+            if pri < last[2]:
+                last[2], last[3] = pri, name
+        else:
+            merged.append([s, e, pri, name])
+    return merged
+
+
+def _render(text: str, spans: list[list]) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """The text with each span replaced by its marker, and for each span
+    (input start, input end, output start, output end)."""
+    parts: list[str] = []
+    moves: list[tuple[int, int, int, int]] = []
+    pos = out = 0
+    for s, e, _pri, name in spans:
+        parts.append(text[pos:s])
+        out += s - pos
+        marker = f"[REDACTED:{name}]"
+        parts.append(marker)
+        moves.append((s, e, out, out + len(marker)))
+        out += len(marker)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts), moves
+
+
+def _back(pos: int, moves: list[tuple[int, int, int, int]], end: bool) -> int:
+    """Map an offset in a rendered text back to the text it was rendered from."""
+    i = bisect.bisect_right(moves, pos, key=lambda mv: mv[2]) - 1
+    if i < 0:
+        return pos
+    s, e, _os, oe = moves[i]
+    if pos < oe or (end and pos == oe):
+        return e if end else s   # inside a marker: the whole original span
+    return e + (pos - oe)
+
+
+def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> RedactResult:
+    """Replace every credential in ``text`` with ``[REDACTED:<rule>]``.
+
+    Args:
+        text: any ``str`` (lone surrogates and NULs are fine).
+        max_scan_chars: the most characters one regex pass reads (at least
+            4096); longer text is scanned in windows of this size overlapping
+            by 16 Ki characters, so all of it is scanned and none is dropped.
+
+    Returns:
+        A :class:`RedactResult`; ``.text`` is ``text`` itself when nothing matched.
+
+    Raises:
+        TypeError: ``text`` is not a ``str``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"redact() takes a str, not {type(text).__name__}")
+    if not text:
+        return RedactResult(text)
+    window = max(int(max_scan_chars), _MIN_WINDOW)
+    spans = _find(text, window)
+    if not spans:
+        return RedactResult(text)
+    cur, moves = _render(text, spans)
+    hits = [Hit(name, s, e) for s, e, _p, name in spans]
+    chain = [moves]
+    for _ in range(_MAX_PASSES - 1):
+        more = _find(cur, window)
+        if not more:
+            break
+        nxt, nmoves = _render(cur, more)
+        for s, e, _p, name in more:
+            for mv in reversed(chain):
+                s, e = _back(s, mv, False), _back(e, mv, True)
+            hits.append(Hit(name, s, e))
+        chain.append(nmoves)
+        cur = nxt
+    hits.sort(key=lambda h: (h.start, h.end))
+    return RedactResult(cur, tuple(hits))
+
+
+def redact_value(text: str) -> str:
+    """``redact(text).text``: the redacted string, for callers that need no hit list."""
+    return redact(text).text
+
+
+def remove_credentials(text: str, replacement: str = " ") -> str:
+    """``text`` with every credential :func:`redact` finds replaced by
+    ``replacement`` (one space by default) rather than a
+    ``[REDACTED:<rule>]`` marker: for derived text such as search cues and
+    traces, which must hold no part of a credential and gain no marker words.
+    ``text`` itself when nothing matched.  Raises ``TypeError`` for a non-str."""
+    r = redact(text)
+    if not r.hits:
+        return text
+    return replace_spans(text, [(h.start, h.end) for h in r.hits], replacement)

@@ -1,0 +1,279 @@
+"""Value checks of :mod:`objstore.core.redact`: whether a matched value is a credential
+(a rule's ``check``) rather than code, prose, a reference or a placeholder."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy
+
+_PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
+                 "redacted", "dummy", "sample", "replace", "insert", "todo", "fixme", "<", ">")
+_PLACEHOLDER_RE = Lazy("|".join(map(re.escape, _PLACEHOLDERS)), IFLAGS)
+_IDENT_RE = Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", FLAGS)
+_HEX_RE = Lazy(r"[0-9a-f]+|[0-9A-F]+", FLAGS)
+_WORDY_RE = Lazy(r"[A-Za-z_.-]+", FLAGS)
+_DIGITS = frozenset("0123456789")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LETTERS = _LOWER | _UPPER
+_CAPS_WORD = _UPPER | {"_"}     # ``PASSWORD``, ``MY_PW``: a placeholder or a variable's name, not a value
+
+
+def _entropy(s: str) -> float:
+    """Shannon entropy of ``s`` in bits per character."""
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def looks_secret(v: str) -> bool:
+    """True when an assigned value looks like a credential rather than code or prose.
+
+    Conservative: identifiers and dotted names (``tokens``, ``self.secret``,
+    ``nextToken2``), paths, URLs, numbers, ``$VAR``/``%s``/``{x}`` references and
+    placeholders (``your_token``, ``xxxx``, ``changeme``) are not secrets.  A
+    value needs letters mixed with digits or symbols and a character entropy
+    typical of random strings (>= 3 bits/char); an identifier-shaped value
+    needs more (mixed case, >= 2 digits, >= 12 chars, >= 3.3 bits/char).
+    """
+    n = len(v)
+    if n < 8 or n > 4096 or v[0] in "$%/~.#{" or _WORDY_RE.fullmatch(v):
+        return False                       # identifiers, dotted names, words joined by - or .
+    chars = set(v)
+    if len(chars) < 8 or chars.isdisjoint(_LETTERS):
+        return False                       # < 3 bits/char; numbers, dates, punctuation
+    if "://" in v or _PLACEHOLDER_RE.search(v):
+        return False
+    if _IDENT_RE.fullmatch(v):
+        # identifier-shaped (so with digits): code (``token2``, ``api_key_v2``) unless
+        # it reads as random (hex digests, mixed-case keys with several digits)
+        digits = sum(c in _DIGITS for c in v)
+        if n >= 16 and digits >= 2 and _HEX_RE.fullmatch(v):
+            return _entropy(v) >= 3.0
+        return (n >= 12 and digits >= 2 and not chars.isdisjoint(_UPPER) and not chars.isdisjoint(_LOWER)
+                and _entropy(v) >= 3.3)
+    return _entropy(v) >= 3.0
+
+
+_SNAKE_RE = Lazy(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", FLAGS)
+_NOT_VALUES = frozenset({"none", "null", "nil", "true", "false", "undefined", "required", "optional",
+                         "string", "str", "bytes", "int", "text", "hidden", "empty", "unset", "secret",
+                         "password", "passwd", "passphrase", "token"})
+
+
+def looks_assigned(v: str, *, password: bool, quoted: bool) -> bool:
+    """True when a value assigned to a credential keyword is a credential even
+    though it does not look random (:func:`looks_secret` missed it): a human
+    password (``password=hunter2``, ``PGPASSWORD=mydbpass99``), a short
+    ``token=abc123def456``.  Letters with digits or symbols, at least 6
+    characters after a password keyword (``password``, ``passwd``,
+    ``passphrase``, ``pwd``) and 8 after the others; or, after a password
+    keyword, any quoted string literal of 4+ characters (a hard-coded
+    password, as bandit's B105 flags it).  Never: references (``$X``,
+    ``%s``, ``{x}``), paths and URLs, placeholders, words and dotted names
+    without digits (code: ``password=password``, ``token=self.token``),
+    snake_case identifiers (``next_token2``, ``api_key_v2``), literals such
+    as ``None`` or ``true``."""
+    n = len(v)
+    if n < 4 or n > 4096 or v[0] in "$%/~.#{" or "/" in v or "://" in v or _PLACEHOLDER_RE.search(v):
+        return False
+    if v.lower() in _NOT_VALUES or v.isdigit():
+        return False
+    if quoted and password:
+        return True
+    if n < (6 if password else 8) or _WORDY_RE.fullmatch(v) or _SNAKE_RE.fullmatch(v):
+        return False
+    chars = set(v)
+    return not chars.isdisjoint(_LETTERS) and not (chars <= _LETTERS | {"_", "-", "."})
+
+
+def not_placeholder(v: str) -> bool:
+    """``Authorization: Bearer your-token-here`` is documentation, not a credential."""
+    return _PLACEHOLDER_RE.search(v) is None
+
+
+def bearer_ok(v: str) -> bool:
+    """A bare ``Bearer <x>`` (no Authorization header) counts only when x looks random."""
+    v = v.rstrip("=")
+    return (len(v) >= 20 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and _entropy(v) >= 3.0 and not _PLACEHOLDER_RE.search(v))
+
+
+_URL_PW_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret", "token", "changeme"})
+
+
+def url_password_ok(v: str) -> bool:
+    """Skip ``$VAR``/``%(x)s``/``<password>``/``{pw}`` placeholders and the words
+    docs use in their place (``user:pass@``, ``joe:password@``); keep the rest."""
+    return not (v.startswith(("$", "%", "<", "{", "*")) or v.lower() in _URL_PW_WORDS
+                or _PLACEHOLDER_RE.search(v))
+
+
+_PHRASE_PIN_RE = Lazy(r"[0-9]{4,12}", FLAGS)
+
+
+def phrase_secret(v: str) -> bool:
+    """The token after ``password is`` looks like a password, not a word of
+    prose (``the password is stored in vault``, ``password is required``):
+    at least 6 characters, not a placeholder, and a digit, a symbol, or an
+    upper-case letter after the first character (``hunterUniq2024``,
+    ``HookNatPw0``, ``s3cret!``)."""
+    if len(v) < 6 or v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v):
+        return False
+    return any(c.isdigit() or not c.isalnum() for c in v) or (
+        any(c.isupper() for c in v[1:]) and any(c.islower() for c in v))
+
+
+def pin_ok(v: str) -> bool:
+    """``my pin is 4821``: a PIN is 4 to 12 digits (``the LED pin is GPIO17`` is hardware)."""
+    return _PHRASE_PIN_RE.fullmatch(v) is not None
+
+
+def mysql_password_ok(v: str) -> bool:
+    """``-p$MYSQL_PWD`` / ``-p<password>`` / ``-p****`` are placeholders."""
+    return not (v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v))
+
+
+_OPENSSL_SOURCES = ("env:", "file:", "fd:", "stdin")
+
+
+def cli_secret_ok(v: str) -> bool:
+    """A password given as a command-line argument, not a reference to one
+    (``$PW``, ``%s``, ``<password>``, ``{pw}``, ``****``), another option
+    (``-u``), a placeholder word (``PASSWORD``, ``changeme``, ``your-pass``)
+    or an openssl pass-phrase source (``env:VAR``, ``file:path``, ``fd:3``,
+    ``stdin``)."""
+    if v.startswith(("$", "%", "<", "{", "*", "-")) or v.startswith(_OPENSSL_SOURCES):
+        return False
+    low = v.lower()
+    return not (low in _URL_PW_WORDS or low in _NOT_VALUES or _PLACEHOLDER_RE.search(v)
+                or set(v) <= _CAPS_WORD)
+
+
+def bare_password_ok(v: str) -> bool:
+    """``I'll use password UpstreamPw777`` (no ``is``, no ``=``): only a token
+    that cannot be a word of prose: 8+ characters, letters with digits, and a
+    capital or a symbol; not an identifier in snake_case, not a placeholder."""
+    return (len(v) >= 8 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and any(c.isupper() or not c.isalnum() for c in v) and not _SNAKE_RE.fullmatch(v.lower())
+            and cli_secret_ok(v))
+
+
+def quoted_phrase_ok(v: str) -> bool:
+    """``the passphrase is "purple monkey dishwasher"``: any quoted value of 4+
+    characters that is not a placeholder or a type word (``"required"``)."""
+    v = v.strip()
+    return len(v) >= 4 and v.lower() not in _NOT_VALUES and not _PLACEHOLDER_RE.search(v) \
+        and not v.startswith(("$", "%", "{"))
+
+
+# ---- more passwords on command lines, in here-strings, in SQL and in chat (redact6) ------------
+def net_secret_ok(v: str) -> bool:
+    """``net user bob <password>``: not an option (``/add``, ``/delete``,
+    ``/domain``) and not ``*`` (prompt), nor a reference or a placeholder."""
+    return not v.startswith("/") and cli_secret_ok(v)
+
+
+def pair_password_ok(v: str) -> bool:
+    """The password of ``login admin / Pw!2024x``: looks like a password
+    (:func:`phrase_secret`) and is not a path, an option or a reference
+    (``/``, ``-``, ``$``)."""
+    return "/" not in v and not v.startswith("-") and phrase_secret(v) and cli_secret_ok(v)
+
+
+def sql_literal_ok(v: str) -> bool:
+    """A password string literal in SQL: 3+ characters, not a placeholder, a
+    reference (``$1``, ``:pw``, ``%s``, ``?``) or a stored hash (``*6BB4…``)."""
+    return (len(v) >= 3 and not v.startswith(("$", "%", "<", "{", "*", ":", "?"))
+            and v.lower() not in _NOT_VALUES and not _PLACEHOLDER_RE.search(v))
+
+
+def sql_bare_ok(v: str) -> bool:
+    """Oracle's unquoted ``IDENTIFIED BY <password>``: only a token that cannot
+    be prose (``identified by email`` is a sentence): :func:`phrase_secret`
+    and not a keyword (``VALUES``, ``PASSWORD``, ``RANDOM``)."""
+    return v.lower() not in ("values", "password", "random", "externally", "globally") and \
+        phrase_secret(v) and cli_secret_ok(v)
+
+
+#: words of prose or configuration docs: a 'passphrase: ...' holding one is not a passphrase
+_PROSE_WORDS = frozenset((
+    "a an the is are was were be been not no none null nil set unset empty required optional see use used "
+    "using in on of for to from by with without and or but if then when it its this that these those your "
+    "my our their his her you we they stored kept read taken given env envvar variable file vault "
+    "keychain keyring prompt prompted ask asked same as above below here there default blank yes true "
+    "false todo tbd needed must should will can may".split()))
+
+
+def mixed_case(v: str) -> bool:
+    """A random token has both letter cases (``hf_`` + 34 random letters);
+    an identifier such as ``hf_downloadconfigurationresolver...`` has one."""
+    return any(c.isupper() for c in v) and any(c.islower() for c in v)
+
+
+def hf_token_ok(v: str) -> bool:
+    """``hf_`` + 34..40 letters and digits is a Hugging Face token when it
+    reads as random: both letter cases, or, in one case, few vowels (under a
+    third of its letters, where English words and identifiers such as
+    ``hf_downloadconfigurationresolver`` have ~40%; random letters ~19%) and
+    no alphabet run (``abcdefgh...``, ``qwerty...`` is random enough)."""
+    if mixed_case(v):
+        return True
+    body = v[3:].lower()
+    letters = [c for c in body if c in _LOWER]
+    if len(letters) < 8:
+        return False
+    if sum(c in "aeiou" for c in letters) * 3 >= len(letters):
+        return False
+    return sum(ord(b) - ord(a) == 1 for a, b in zip(body, body[1:])) < 8 and _entropy(body) >= 3.5
+
+
+#: words of sentences about a password ('the password is reset every ninety days'): an unquoted
+#: 'password is <words>' holding one is prose, not a passphrase
+_PASSWORD_TALK = frozenset((
+    "reset resets rotated rotate changed change changes expired expires expire wrong incorrect invalid "
+    "too very every each days day weeks months hours minutes hashed hashing encrypted saved sent generated "
+    "shown printed visible displayed logged masked hidden managed handled checked validated verified "
+    "long short weak strong secure insecure case sensitive length characters chars letters digits "
+    "symbols numbers only also just still now never always then than what which who how where why".split()))
+
+
+def unquoted_passphrase_ok(v: str) -> bool:
+    """``the password is correct horse battery staple`` (unquoted words):
+    :func:`word_passphrase_ok`, and no word of a sentence about a password
+    (``the password is reset every ninety days``)."""
+    return word_passphrase_ok(v) and not any(w in _PASSWORD_TALK for w in v.lower().split())
+
+
+def phrase_secret_bang_ok(v: str) -> bool:
+    """:func:`phrase_secret` of the token without a trailing ``!`` (German
+    ``das Passwort lautet Geheim123!``: the ``!`` goes with the password,
+    while ``das Passwort ist falsch!`` is still prose)."""
+    return phrase_secret(v.rstrip("!"))
+
+
+def sas_sig_ok(v: str) -> bool:
+    """A SAS signature is URL-encoded base64 of 32 bytes: long, random
+    (a digit or ``%``, both cases), not a reference (``$SIG``) or a placeholder."""
+    return (len(v) >= 30 and any(c.isdigit() or c == "%" for c in v) and mixed_case(v)
+            and not _PLACEHOLDER_RE.search(v))
+
+
+def pair_slash_ok(v: str) -> bool:
+    """The password of ``login admin/Pw!2024x`` (no blanks around the
+    slash, so a path is likelier than with them): 6+ characters, letters
+    and digits, no ``.`` or ``/`` (``users/groups.py``, ``api/v2/login``),
+    and a password by :func:`pair_password_ok`."""
+    return (len(v) >= 6 and "." not in v and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and pair_password_ok(v))
+
+
+def word_passphrase_ok(v: str) -> bool:
+    """``passphrase: correct horse battery staple``: 3+ words, none a word
+    of prose or docs (``not set``, ``see the vault``, ``stored in the
+    keychain``) nor a placeholder."""
+    words = v.lower().replace("-", " ").split()
+    return len(words) >= 3 and not any(w in _PROSE_WORDS for w in words) and not _PLACEHOLDER_RE.search(v)
+

@@ -1,0 +1,94 @@
+"""The rule type of :mod:`objstore.core.redact`: :class:`Rule`, the regex flags, and
+:func:`tok` (a prefixed token on a boundary, whose prefixes are its rule's anchors)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from objstore.core.text import LazyPattern
+
+FLAGS = re.ASCII
+
+
+Lazy = LazyPattern  # helper patterns compile on first use: a hook scanning a short prompt needs few
+IFLAGS = re.ASCII | re.IGNORECASE
+
+# A token starts where the previous character cannot belong to it, and ends
+# where the next cannot.  ``]`` / ``[`` are in the classes so that a token
+# touching a ``[REDACTED:...]`` marker is treated exactly like one touching
+# another token character (this is what makes a second pass find nothing new).
+# The look-behind is written *after* the literal prefix, (``ghp_(?<!Xghp_)``),
+# so that ``re`` can still search for the prefix with its fast literal scan.
+LBC = r"[A-Za-z0-9_+\-\]]"
+LA = r"(?![A-Za-z0-9_+\-\[])"
+
+
+class Tok(str):
+    """A token pattern (a ``str``) that knows its literal prefixes."""
+
+    anchors: tuple[str, ...]
+
+
+def tok(prefixes: tuple[str, ...], body: str, lbc: str = LBC, la: str = LA) -> str:
+    """``(?:p1(?<!Xp1)|p2(?<!Xp2)...)body`` + look-ahead: a prefixed token on
+    a boundary.  The prefixes, lowercased, are the rule's anchors (:class:`Rule`)."""
+    alts = "|".join(f"{re.escape(p)}(?<!{lbc}{re.escape(p)})" for p in prefixes)
+    tok = Tok(f"(?:{alts}){body}{la}")
+    tok.anchors = tuple(p.lower() for p in prefixes)
+    return tok
+
+
+class Rule:
+    """One credential format.
+
+    Attributes:
+        name: the ``<rule>`` in ``[REDACTED:<rule>]``.
+        source: the documented token format the pattern follows (vendor doc or RFC).
+        regex: the pattern's source; its ``secret`` group (or the whole match) is
+            replaced.
+        pattern: ``regex`` compiled, on first use: compiling all the rules
+            costs ~7 ms, more than a hook's prompt scan, and most texts hold
+            no anchor of most rules (start-up, docs/benchmarks.md).
+            Case-insensitive rules (``ci``, compiled with ``re.IGNORECASE``)
+            are run as their case-sensitive twin ``lowered`` over a lowercased
+            copy of the text (same offsets), which is several times faster
+            than ``re.IGNORECASE``.
+        ci: the rule is case-insensitive.
+        priority: lower wins the name when matches overlap.
+        check: optional test of the matched value (False: not a secret).
+        scan: optional replacement for the plain ``finditer`` pass.
+        anchors: lowercase literals of which every match contains one, or
+            None; a window whose lowercased text holds none of them is not
+            scanned with this rule (so its pattern need not be compiled).
+    """
+
+    __slots__ = ("name", "source", "regex", "ci", "priority", "check", "scan", "anchors", "_pattern", "_lowered")
+
+    def __init__(self, name: str, source: str, regex: str, ci: bool = False, priority: int = 10,
+                 check: Callable[[str], bool] | None = None, scan: Callable[..., None] | None = None,
+                 anchors: tuple[str, ...] | None = None) -> None:
+        self.name, self.source, self.regex, self.ci, self.priority = name, source, str(regex), ci, priority
+        self.check, self.scan, self.anchors = check, scan, anchors
+        self._pattern = self._lowered = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(self.regex, IFLAGS if self.ci else FLAGS)
+        return self._pattern
+
+    @property
+    def lowered(self) -> re.Pattern[str] | None:
+        if self.ci and self._lowered is None:
+            self._lowered = re.compile(self.regex, FLAGS)
+        return self._lowered
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r}, priority={self.priority})"
+
+
+def make_rule(name, source, pattern, *, ci=False, priority=10, check=None, scan=None, anchors=None) -> Rule:
+    """A :class:`Rule`; its anchors are ``anchors``, else a :func:`tok` pattern's prefixes."""
+    return Rule(name, source, pattern, ci, priority, check, scan, anchors or getattr(pattern, "anchors", None))
+

@@ -1,0 +1,259 @@
+"""Scanners of :mod:`objstore.core.redact`: a rule's ``scan`` that replaces the plain
+``finditer`` pass (PEM blocks read from both ends, keyword assignments, AWS key pairs,
+and :func:`scan_at`: a pattern tried only where one of its start literals occurs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from objstore.core.redact.checks import looks_assigned, looks_secret
+from objstore.core.redact.rule import FLAGS, Lazy, Rule
+
+_PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
+
+
+def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    if rule.lowered is not None:
+        matches = rule.lowered.finditer(low, ws - off, we - off)
+    else:
+        matches, off = rule.pattern.finditer(text, ws, we), 0
+    check = rule.check
+    grouped = "secret" in rule.pattern.groupindex
+    for m in matches:
+        s, e = m.span("secret") if grouped else m.span()
+        if s < 0 or s == e:
+            continue
+        s += off
+        e += off
+        if check is not None and not check(text[s:e]):
+            continue
+        out.append((s, e, rule.priority, rule.name))
+
+
+# ---- PEM private keys --------------------------------------------------------------
+# A line break, raw or JSON-escaped once or more (``\n``, ``\\n``, ``\r\n``).
+_NL = r"(?:\r?\n|\r|\\{1,8}(?:r\\{1,8})?n)"
+_SEP = r"[ \t]{0,16}(?:" + _NL + r"[ \t]{0,16}){1,4}"
+_B64 = r"[A-Za-z0-9+/=]"
+_HDRLINE = r"[A-Za-z][A-Za-z0-9-]{0,40}:[^\r\n\\]{0,256}"   # Proc-Type:, DEK-Info:, Version:, Comment:
+_PEM_LABEL = r"(?:[A-Z0-9]{1,16}[ ]){0,3}PRIVATE[ ]KEY(?:[ ]BLOCK)?"
+PEM_BODY = (
+    r"-----BEGIN[ ]" + _PEM_LABEL + r"-----"
+    r"(?:" + _SEP + _HDRLINE + r"){0,8}"                                  # RFC 1421 / 4880 armor headers
+    r"(?:(?:" + _SEP + r"|[ ]{0,16})" + _B64 + r"{16,16384}+){1,2048}"     # base64 lines (or one long line)
+    r"(?:" + _SEP + _B64 + r"{1,15}+)?"                                   # a short last line / PGP checksum
+    r"(?:(?:" + _SEP + r"|[ ]{0,16})-----END[ ]" + _PEM_LABEL + r"-----)?"
+)
+_PEM_END_RE = Lazy(r"-----END[ ]" + _PEM_LABEL + r"-----", FLAGS)
+# The body read backwards from an END line (the text before it, reversed):
+# an escaped ``\n`` reads ``n\``, ``\r\n`` reads ``n\r\``.
+_RNL = r"(?:\n\r?|\r|n\\{1,8}(?:r\\{1,8})?)"
+_RSEP = r"[ \t]{0,16}(?:" + _RNL + r"[ \t]{0,16}){1,4}"
+_RB64 = r"(?:[A-Za-mo-z0-9+/=]|n(?!\\))"   # reversed, ``n\`` is a line break, not a base64 ``n``
+_PEM_REV_RE = Lazy(
+    r"(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{1,16384}+"
+    r"(?:(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{16,16384}+){0,2048}",
+    FLAGS,
+)
+
+
+def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """BEGIN-anchored blocks (complete or truncated), then END lines whose BEGIN
+    is missing (a tool output cut at the front): the base64 lines just before
+    the END line, read backwards, are redacted with it."""
+    _scan_plain(rule, text, ws, we, out, low, off)
+    pos = floor = ws
+    while True:
+        p = text.find("-----END ", pos, we)
+        if p < 0:
+            return
+        pos = p + 9
+        m = _PEM_END_RE.match(text, p, we)
+        if m is None:
+            continue
+        lo = max(floor, p - _PEM_MAX)
+        floor = m.end()
+        r = _PEM_REV_RE.match(text[lo:p][::-1])
+        if r is not None and r.end() >= 16:
+            out.append((p - r.end(), m.end(), rule.priority, rule.name))
+
+
+# ---- generic keyword assignments -------------------------------------------------------
+# ``key`` alone is too common (cache_key, primary_key); it counts only as the
+# end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
+_KEY_OWNERS = ("api", "access", "auth", "private")
+KW = (r"(?:passw(?:or)?d|passwort|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
+       + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
+       r"(?:[_-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE
+ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
+VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
+VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
+# over the lowercased text: the head alone, and head and value in one match
+# (group 1 the value run, group 2 set when a delimiter or the end follows it)
+_GEN_HEAD = Lazy(KW + ASSIGN, FLAGS)
+_GEN_HV = Lazy(KW + ASSIGN + r"(" + VALUE + r"{0,4096}+)(" + VALUE_END + r")?", FLAGS)
+_GEN_RUN = Lazy(VALUE + r"*+", FLAGS)
+
+
+GEN_ANCHORS = ("pass", "pw", "secret", "token", "key")   # every KW alternative starts with one
+
+
+def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
+    out = []
+    i = s.find(sub, start, end)
+    while i >= 0:
+        out.append(i)
+        i = s.find(sub, i + 1, end)
+    return out
+
+
+def _occurrences(at, hay: str, shift: int, lits: tuple[str, ...], start: int, end: int) -> list[int]:
+    """The sorted offsets in ``hay`` where one of ``lits`` starts, within
+    [start, end) (:func:`_find_all`).  ``at``: the window's offsets (a dict:
+    lowercase literal -> its offsets in the lowercased window; the set of
+    anchors the matcher looked for, or None without it; the lowercased
+    window), or None; ``shift``: what to add to such an offset to get one in
+    ``hay`` (0 when ``hay`` is the lowercased window, its offset when
+    ``hay`` is the text).  An anchor the matcher looked for costs no scan;
+    another lowercase literal is looked for once per window, whichever
+    scanners ask for it.  Over the original text the offsets may include
+    some where only the lowercase form occurs, where no match of a pattern
+    starting with that literal can start."""
+    if at is None:
+        return sorted({p for lit in lits for p in _find_all(hay, lit, start, end)})
+    offsets, tracked, low = at
+    out: list[int] = []
+    for lit in lits:
+        found = offsets.get(lit)
+        if found is None:
+            if tracked is not None and lit in tracked:
+                continue                                  # the matcher saw none
+            if lit != lit.lower():
+                out += _find_all(hay, lit, start, end)
+                continue
+            found = offsets[lit] = _find_all(low, lit, 0, len(low))
+        if found:
+            out += [q for p in found if start <= (q := p + shift) and q + len(lit) <= end]
+    return sorted(set(out)) if len(lits) > 1 else out
+
+
+_URL_BREAK = Lazy(r"[\s\"'`<>]", FLAGS)
+
+
+def _in_url(text: str, hs: int, ws: int) -> bool:
+    """True when the keyword at ``hs`` sits in the userinfo of a URL (a ``://``
+    before it with no blank or quote in between)."""
+    i = text.rfind("://", max(ws, hs - 256), hs)
+    return i >= 0 and _URL_BREAK.search(text, i, hs) is None
+
+
+def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """Keyword heads, then the value after each.  A head is tried only where
+    ``str.find`` saw an anchor word in the lowercased window (faster than
+    letting ``re`` try every p/s/t/k), with one match for head and value.  A
+    head whose value would start inside the value of an earlier head
+    (accepted, rejected or unterminated) is skipped, so each value run is read
+    once and ``password=password=...`` stays linear; a head that starts inside
+    an earlier value but whose own value starts after it
+    (``password=PASSWORD: s3cr3t...``) is still looked at."""
+    cands = _occurrences(at, low, 0, GEN_ANCHORS, ws - off, we - off)
+    match, head, end = _GEN_HV.match, _GEN_HEAD.match, we - off
+    last = -1          # end of the last head (heads do not overlap)
+    vend = ws - off    # end of the last value looked at
+    for p in cands:
+        if p < last:
+            continue
+        if p < vend:   # inside an earlier value: only its head is read, to see where it ends
+            h = head(low, p, end)
+            if h is None:
+                continue
+            last = h.end()
+            if last < vend:
+                continue
+        if (m := match(low, p, end)) is None:
+            continue
+        s, e = m.span(1)
+        last = s
+        s += off
+        e += off
+        if m.group(2) is None:                     # not followed by a delimiter: not a value
+            vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
+            continue
+        vend = e - off
+        if e - s < 4:
+            continue
+        at = text.find("@", s, e)
+        if at >= 0 and _in_url(text, p + off, ws):
+            e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
+        v = text[s:e]
+        if looks_secret(v) or looks_assigned(v, password=low.startswith(("pass", "pw"), p),
+                                             quoted=s > 0 and text[s - 1] in "\"'`"):
+            out.append((s, e, rule.priority, rule.name))
+
+
+#: how far (characters) from an AWS access key id an unlabelled secret access key is looked for
+_AWS_PAIR_SPAN = 256
+_AWS_SECRET_RE = Lazy(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])", FLAGS)
+
+
+def _aws_secret_like(v: str) -> bool:
+    """A 40-character token that can be an AWS secret access key and not a
+    hex digest (a git commit id, a SHA-1): base64 with both letter cases and
+    a digit or ``/`` / ``+``."""
+    return (any(c.isupper() for c in v) and any(c.islower() for c in v)
+            and any(c.isdigit() or c in "/+" for c in v))
+
+
+def scan_aws_pair(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """An unlabelled secret access key beside its key id (``AKIA… wJalr…``,
+    a CSV row of the IAM console's ``accessKeys.csv``, two env values on one
+    line): every secret-shaped 40-character token within
+    :data:`_AWS_PAIR_SPAN` characters of an access key id."""
+    for m in rule.pattern.finditer(text, ws, we):
+        lo, hi = max(0, m.start() - _AWS_PAIR_SPAN), min(len(text), m.end() + _AWS_PAIR_SPAN)
+        for t in _AWS_SECRET_RE.finditer(text, lo, hi):
+            if _aws_secret_like(t.group()):
+                out.append((t.start(), t.end(), rule.priority, rule.name))
+
+
+def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None = None) -> Callable[..., None]:
+    """A rule's ``scan`` that tries its pattern only where one of ``starts``
+    (literals every match begins with: command names or their common
+    prefix, keywords) occurs,
+    found with ``str.find``, instead of at every offset of the window: a rule
+    that begins with an alternation of words has no literal prefix for
+    ``re`` to search for, and trying it at every offset of a 256 KB window
+    costs a few milliseconds per rule (a find costs microseconds).  The
+    pattern's look-behinds still see the text before each start.  Matches
+    may overlap (a start inside a match whose value the check refused is
+    tried again); :func:`_find` merges them.  ``leftmost=True``: the matches
+    of ``pattern.finditer`` exactly (each search resumes at the end of the
+    last match, accepted or not), only found faster.  ``coarse``: shorter
+    literals, one of which every start begins with, looked for instead
+    without the matcher (fewer scans, more tries)."""
+    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        if rule.lowered is not None:
+            hay, o, match = low, off, rule.lowered.match
+        else:
+            hay, o, match = text, 0, rule.pattern.match
+        s0, e0 = ws - o, we - o
+        grouped = "secret" in rule.pattern.groupindex
+        check = rule.check
+        cands = _occurrences(at, hay, off - o, coarse if coarse and (at is None or at[1] is None) else starts,
+                             s0, e0)
+        done = s0      # end of the last accepted match (of any match: leftmost): a start inside it is not tried
+        for p in cands:
+            if p < done or (m := match(hay, p, e0)) is None:
+                continue
+            if leftmost:
+                done = m.end()
+            s, e = m.span("secret") if grouped else m.span()
+            if s < 0 or s == e:
+                continue
+            if check is not None and not check(text[s + o:e + o]):
+                continue
+            out.append((s + o, e + o, rule.priority, rule.name))
+            done = m.end()
+    scan.leftmost, scan.starts = leftmost, starts
+    return scan
+

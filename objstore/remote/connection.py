@@ -1,0 +1,173 @@
+"""An opened remote (:func:`connect`: transport, descriptor, sealer; its manifest and packs
+read with the waits and checks of ``docs/design.md`` "Remotes") and what a sync reports
+(:class:`SyncResult`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from objstore.core.errors import IntegrityError, NotFound, RefConflict, RemoteUnavailable, WrongKey
+from objstore.core.store import Store
+from objstore.remote import config as rconfig
+from objstore.remote.config import RemoteSpec
+from objstore.remote.layout import (DESCRIPTOR, Descriptor, MANIFEST, Manifest, REMOTE_FORMAT, Sealer, content_name,
+                                    unbundle)
+from objstore.remote.transport import Transport, open_transport
+
+
+Progress = Callable[[str, int, int], None]
+MAX_ATTEMPTS = 12
+#: a remote without a manifest whose packs are older than this lost its
+#: manifest (a first push writes its manifest right after its pack)
+MANIFEST_LOST_AFTER_S = 60
+#: how long a read waits for the manifest of a first push in flight (its
+#: newest pack's age, and the wait here), seconds
+FIRST_PUSH_WAIT_S = 15
+#: what to do about a damaged remote pack
+REPAIR_HINT = ("run 'mem push --repair' on a machine that has the data (it replaces the damaged pack), "
+               "or restore the remote from a backup")
+
+
+@dataclass
+class SyncResult:
+    """What a push, pull, clone, backup or restore did (``--json`` shape:
+    :meth:`as_dict`)."""
+
+    remote: str = ""
+    objects_sent: int = 0
+    bytes_sent: int = 0
+    objects_received: int = 0
+    bytes_received: int = 0
+    packs_sent: int = 0
+    packs_received: int = 0
+    refs_updated: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    queued: list[str] = field(default_factory=list)
+    forgotten: int = 0
+    remote_packs_rewritten: int = 0
+    attempts: int = 0
+    snapshot: str | None = None
+    snapshots_pruned: list[str] = field(default_factory=list)
+    versioning: str | None = None
+    #: ``push --repair``: remote packs read back and verified, the damaged
+    #: or missing ones replaced, and the objects no machine here could resend
+    remote_packs_checked: int = 0
+    remote_packs_repaired: list[str] = field(default_factory=list)
+    remote_objects_resent: int = 0
+    remote_objects_lost: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """The summary as a JSON-ready dict."""
+        return {k: (sorted(v) if isinstance(v, (list, set)) else v) for k, v in self.__dict__.items()}
+
+
+class Remote:
+    """An opened remote: transport, descriptor and sealer."""
+
+    def __init__(self, t: Transport, desc: Descriptor | None, sealer: Sealer | None) -> None:
+        self.t, self.desc, self.sealer = t, desc, sealer
+        self.adopt = False   # push --repair: a lost manifest's packs are adopted (listed, then rewritten)
+
+    def manifest(self) -> tuple[Manifest, str | None, int]:
+        """The remote's manifest, its etag (None: there is none yet) and
+        its stored size.
+
+        A remote with packs but no manifest is never read as empty (a
+        clone or push from it would orphan them):
+
+        - packs older than :data:`MANIFEST_LOST_AFTER_S`: the manifest was
+          lost, IntegrityError;
+        - younger packs only: a first push may be between its pack and its
+          manifest, so the read is retried (backing off from 50 ms to 1 s)
+          until the manifest appears, or the newest pack is
+          :data:`FIRST_PUSH_WAIT_S` old, or that long has passed here; then
+          RemoteUnavailable;
+        - with ``adopt`` (``mem push --repair``): a manifest naming every
+          pack, whatever its age, and no refs."""
+        if self.desc is None:
+            return Manifest(), None, 0
+        import time
+        deadline, delay = time.monotonic() + FIRST_PUSH_WAIT_S, 0.05
+        while True:
+            try:
+                stored, etag = self.t.read(MANIFEST)
+                return Manifest.decode(self.sealer.open(stored, "manifest")), etag, len(stored)
+            except NotFound:
+                pass
+            listed = self.t.list("packs/")
+            if not listed:
+                return Manifest(), None, 0
+            packs = sorted(n.rsplit("/", 1)[-1] for n, _size, _mtime in listed)
+            if self.adopt:   # push --repair: every pack, whatever its age
+                return Manifest(packs=packs), None, 0
+            now = time.time()
+            orphans = [n for n, _size, mtime in listed if now - mtime > MANIFEST_LOST_AFTER_S]
+            if orphans:
+                raise IntegrityError(f"the remote's manifest is missing but it holds {len(orphans)} pack(s)",
+                                     hint="the damage is on the remote: run 'mem push --repair' on a machine "
+                                          "that has the data (it adopts those packs and writes a manifest of "
+                                          "its refs), or restore the remote's folder or bucket from a copy")
+            newest = max(mtime for _n, _size, mtime in listed)
+            if now - newest >= FIRST_PUSH_WAIT_S or time.monotonic() >= deadline:
+                raise RemoteUnavailable(f"the remote holds {len(packs)} pack(s) but no manifest yet",
+                                        hint="a first push may be writing it: try again in a minute; if it "
+                                             "stays so, run 'mem push --repair' on a machine that has the data")
+            time.sleep(delay)   # a first push in flight: its manifest follows its pack
+            delay = min(delay * 2, 1.0)
+
+    def pack(self, name: str) -> tuple[bytes, bytes, int]:
+        try:
+            stored, _e = self.t.read(f"packs/{name}")
+        except NotFound:
+            if name in self.manifest()[0].packs:   # still named: lost on the remote, not replaced by a push
+                raise IntegrityError(f"remote pack {name[:16]}… is missing (its manifest names it)",
+                                     hint=REPAIR_HINT) from None
+            raise RefConflict("remote pack", name, None) from None  # replaced under us: retry from the manifest
+        if content_name(stored) != name:
+            raise IntegrityError(f"remote pack {name[:16]}… does not match its name (damaged on the remote)",
+                                 hint=REPAIR_HINT)
+        pack, idx = unbundle(self.sealer.open(stored, f"pack {name[:16]}…"))
+        return pack, idx, len(stored)
+
+
+def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool) -> Remote:
+    """Open remote ``spec`` (transport, descriptor, sealer); ``create`` makes
+    an empty one.  Raises RemoteUnavailable, WrongKey, UnsupportedVersion."""
+    t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
+    try:
+        desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
+    except NotFound:
+        t.check()
+        if not create:
+            return Remote(t, None, None)
+        if spec.encrypt:
+            from objstore.vault import age  # deferred: imports cryptography
+            desc = Descriptor(REMOTE_FORMAT, "age-x25519", age.recipient_of(rconfig.ensure_key(store)))
+        else:
+            desc = Descriptor(REMOTE_FORMAT, "none", "")
+        if not t.create(DESCRIPTOR, desc.encode()):      # another machine created it first
+            desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
+    if desc.encryption == "none":
+        return Remote(t, desc, Sealer(None, None))
+    ident = rconfig.read_key(store)
+    if ident is None:
+        raise WrongKey(f"the remote {spec.name} is encrypted and this store has no sync key",
+                       hint="get it on the first machine with 'mem remote key export -o FILE', then "
+                            "'mem remote key import FILE' here (or clone with --key FILE)")
+    from objstore.vault import age  # deferred: imports cryptography
+    if age.recipient_of(ident) != desc.recipient:
+        raise WrongKey(f"the remote {spec.name} is encrypted to another sync key than this store's",
+                       hint="import the key of the store that created it: mem remote key import FILE")
+    return Remote(t, desc, Sealer(desc.recipient, ident))
+
+
+def remote_info(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> dict:
+    """What a remote holds (for ``mem remote show``): format, encryption,
+    refs, packs, snapshots, bucket versioning."""
+    r = connect(store, spec, env, create=False)
+    m, _e, _n = r.manifest()
+    return {"name": spec.name, "url": spec.url, "exists": r.desc is not None,
+            "encryption": r.desc.encryption if r.desc else None, "refs": len(m.refs), "packs": len(m.packs),
+            "snapshots": [{"name": s.name, "time": s.time} for s in m.snapshots], "seq": m.seq,
+            "versioning": r.t.versioning()}

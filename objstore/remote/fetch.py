@@ -1,0 +1,312 @@
+"""The pull half of every sync (``docs/design.md`` "Remotes"): download and verify the
+remote packs this store lacks, install them, and merge the manifest's refs under the
+store lock (:func:`fetch`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from objstore.core.atomic import fsync_dir
+from objstore.core.codec import decode
+from objstore.core.pack import PackBytes
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
+from objstore.core.pack import Pack
+from objstore.core.store import Store, now_ms
+from objstore.memory import queue
+from objstore.memory.forget import scrub_derived
+from objstore.memory.recovery import recover
+from objstore.remote import config as rconfig
+from objstore.remote.config import RemoteSpec
+from objstore.remote.layout import Manifest
+from objstore.remote.merge import ForgetIndex, merge_chain
+from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult
+
+
+SYNCED = ("facts", "sessions", "tombstones", "queue")
+
+
+def forget_index(store: Store) -> ForgetIndex:
+    fidx = ForgetIndex()
+    for _n, oid in store.refs.iter("tombstones"):
+        fidx.add(store.get(oid, Tombstone))
+    return fidx
+
+
+@dataclass
+class Prepared:
+    """Downloaded, verified packs waiting to be installed (in ``tmp``)."""
+
+    tmp: Path
+    cache: dict[str, bytes]
+    packs: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)  # name, checksum, ids, doomed
+
+
+def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: SyncResult,
+                   progress: Progress | None) -> Prepared:
+    """Download the remote packs this store lacks into a scratch directory,
+    each checked against its name, decrypted and every entry re-hashed
+    (no lock held: nothing of the store changes)."""
+    cache = {k: v for k, v in rconfig.load_ids(store, spec.name).items() if k in m.packs}
+    tmp = store.root / "tmp" / f"remote-{os.getpid()}-{os.urandom(3).hex()}"
+    prep = Prepared(tmp, cache)
+    todo = [p for p in m.packs if p not in cache]
+    if not todo:
+        return prep
+    fidx = forget_index(store)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for i, name in enumerate(todo):
+        if progress:
+            progress("receive", i, len(todo))
+        pack, idx, n = r.pack(name)
+        res.bytes_received += n
+        res.packs_received += 1
+        checksum = idx[-64:-32].hex() if len(idx) >= 64 else ""
+        (tmp / f"pack-{checksum}.pack").write_bytes(pack)
+        (tmp / f"pack-{checksum}.idx").write_bytes(idx)
+        doomed, ids = [], []
+        try:
+            with Pack(tmp / f"pack-{checksum}.idx") as p:
+                for oid, frame in p.frames_in_body_order():  # each re-hashed against its id
+                    if isinstance(frame, CorruptObject):
+                        raise frame
+                    ids.append(oid)
+                    if not fidx:
+                        continue
+                    obj = decode(frame, strict=False)
+                    if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
+                            (isinstance(obj, Turn) and (fidx.turn_time(obj) is not None
+                                                        or obj.session in fidx.sessions)):
+                        doomed.append(oid)
+        except (IntegrityError, InvalidInput) as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise IntegrityError(f"remote pack {name[:16]}… is damaged: {e}", hint=REPAIR_HINT) from None
+        for suffix in (".pack", ".idx"):
+            with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
+                os.fsync(f.fileno())
+        res.objects_received += len(ids)
+        prep.packs.append((name, checksum, ids, doomed))
+    if progress:
+        progress("receive", len(todo), len(todo))
+    return prep
+
+
+def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
+    """Install downloaded packs (caller holds the store lock, and merges in
+    the same hold): objects a local tombstone forgets are journalled for
+    deletion first, then ``.pack`` and ``.idx`` (last: it marks the pack
+    complete) move in.  Returns the updated pack-ids cache."""
+    cache = prep.cache
+    if not prep.packs:
+        return cache
+    pack_dir = store.root / "objects" / "pack"
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    doomed = [o for _n, _c, _i, d in prep.packs for o in d]
+    if doomed:   # deleted once the merge has emptied them; a crash leaves the journal to finish it
+        store.journal.append([f"D\t{o}" for o in doomed])
+    for name, checksum, ids, _d in prep.packs:
+        for suffix in (".pack", ".idx"):
+            dst = pack_dir / f"pack-{checksum}{suffix}"
+            if not dst.exists():
+                os.replace(prep.tmp / f"pack-{checksum}{suffix}", dst)
+                fsync_dir(pack_dir)
+        cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
+    rconfig.save_ids(store, spec.name, cache)
+    store.packs.reload()
+    return cache
+
+
+class RemoteObjects:
+    """Objects of the remote's packs that this store no longer holds (a
+    forget or a merge here removed them), read from the pack bundle in
+    memory and never written as they are: a chain that reaches one must
+    still be merged, since the other machine may have written on top."""
+
+    def __init__(self, r: Remote | None, cache: dict[str, bytes]) -> None:
+        self.r, self.cache = r, cache
+        self._where: dict[str, str] | None = None
+        self._packs: dict = {}  # name -> objstore.core.pack.PackBytes
+        self.fetched: dict[str, object] = {}
+
+    def get(self, oid: str):
+        if self.r is None:
+            return None
+        if self._where is None:
+            self._where = {v[i:i + 32].hex(): name for name, v in self.cache.items() for i in range(0, len(v), 32)}
+        name = self._where.get(oid)
+        if name is None:
+            return None
+        if name not in self._packs:
+            pack, idx, _n = self.r.pack(name)
+            self._packs[name] = PackBytes(pack, idx)   # the layout: docs/format.md, Packs
+        try:
+            frame = self._packs[name].get(oid)
+        except CorruptObject as e:
+            raise IntegrityError(f"remote object {oid}: {e}") from None
+        if frame is None:
+            return None
+        obj = decode(frame, strict=False)
+        self.fetched[oid] = obj
+        return obj
+
+
+def read_chain(store: Store, head: str | None, typ, *, remote: RemoteObjects | None = None) -> list[tuple[str, object]]:
+    """A ref's chain, oldest first.  For a remote head, an object missing
+    here is read from the remote's pack (:class:`RemoteObjects`); if even
+    that fails the remote chain is treated as empty."""
+    out = []
+    seen = set()
+    while head is not None and head not in seen:
+        seen.add(head)
+        try:
+            obj = store.get(head, typ)
+        except NotFound:
+            obj = remote.get(head) if remote is not None else None
+            if obj is None:
+                if remote is not None:
+                    return []
+                raise
+        out.append((head, obj))
+        head = obj.parent
+    out.reverse()
+    return out
+
+
+def local_refs(store: Store) -> dict[str, str]:
+    refs: dict[str, str] = {}
+    for ns in SYNCED:
+        refs.update(store.refs.iter(ns))
+    return refs
+
+
+def decided_items(store: Store) -> set[str]:
+    """Queue items decided here: a reflog under logs/refs/queue whose ref is gone."""
+    d = store.root / "logs" / "refs" / "queue"
+    if not d.is_dir():
+        return set()
+    return {f for f in os.listdir(d) if len(f) == 64 and store.refs.read(f"queue/{f}") is None}
+
+
+@dataclass
+class MergeReport:
+    remote_rewritten: bool = False
+
+
+def merge(store: Store, m: Manifest, res: SyncResult, command: str,
+          remote: RemoteObjects | None = None) -> MergeReport:
+    """Merge the manifest's refs into the store (caller holds the lock)."""
+    remote = remote or RemoteObjects(None, {})
+    rep = MergeReport()
+    now = now_ms()
+    local = local_refs(store)
+    # 1. tombstones first
+    for name, oid in sorted(m.refs.items()):
+        if name.startswith("tombstones/") and name not in local:
+            store.get(oid, Tombstone)  # present and sound before it is named
+            store.update_ref(name, None, oid, command, audit_only=True)
+            res.refs_updated.append(name)
+    fidx = forget_index(store)
+    local = local_refs(store)
+    journal: list[str] = []
+    moves: list[tuple[str, str | None, str | None, bool]] = []
+    emptied: list[str] = []
+    parked: list[QueueItem] = []
+    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed")}
+    names = sorted({n for n in (*local, *m.refs) if n.startswith(("facts/", "sessions/"))})
+    for name in names:
+        lh, rh = local.get(name), m.refs.get(name)
+        is_fact = name.startswith("facts/")
+        if lh == rh:
+            continue
+        if is_fact and name[len("facts/"):] in sealed:
+            continue   # sealed here: a plain copy from elsewhere never comes back in the clear
+        if not is_fact and name[len("sessions/"):] in fidx.sessions:
+            out_head, rewritten, dropped, final = None, True, set(), set()
+            lc = read_chain(store, lh, Turn)
+            rc = read_chain(store, rh, Turn, remote=remote)
+            emptied += [t.text for _i, t in lc + rc if t.text]
+            dropped = {i for i, _ in lc + rc}
+        else:
+            typ = Fact if is_fact else Turn
+            lc, rc = read_chain(store, lh, typ), read_chain(store, rh, typ, remote=remote)
+            out = merge_chain(lc, rc, fidx, "fact" if is_fact else "turn")
+            for oid in out.final_ids:   # kept as they are: they must exist here
+                if oid in remote.fetched and not store.has(oid):
+                    store.put(remote.fetched[oid])
+            for oid, obj in out.new_objects:
+                store.put(obj)
+            emptied += out.emptied
+            parked += out.parked
+            out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
+            rewritten = bool(out.emptied) or (lh is not None and lh not in final)
+        if rh is not None and rh not in final:
+            rep.remote_rewritten = True
+        if out_head == lh:
+            continue
+        key = name.split("/", 1)[1]
+        if is_fact:
+            journal.append(("P\t" if rewritten else "F\t") + key)
+        else:
+            journal.append(f"T\t{key}" if rewritten else f"S\t{key}\t{lh or '-'}")
+        journal += [f"D\t{o}" for o in sorted(dropped)] if (emptied or rewritten) else []
+        moves.append((name, lh, out_head, rewritten))
+        if lh is not None and rh is not None and lh not in final and rh not in final:
+            res.merged.append(name)
+    if journal:
+        store.journal.append(journal)
+    for name, old, new, rewritten in moves:
+        if rewritten or new is None:  # the old reflog names replaced ids (fingerprints of forgotten text)
+            store.update_ref(name, old, new, f"{command}: history rewritten", time_ms=now, rewrite=True)
+        else:
+            store.update_ref(name, old, new, command, time_ms=now)
+        res.refs_updated.append(name)
+    # 2. review queue: the union, minus what was decided anywhere or forgotten
+    done = set(m.done) | decided_items(store)
+    for name, oid in sorted(m.refs.items()):
+        if not name.startswith("queue/"):
+            continue
+        iid = name[len("queue/"):]
+        if iid in done or name in local:
+            continue
+        q = store.get(oid, QueueItem)
+        if fidx.queue_item_forgotten(q):
+            rep.remote_rewritten = True
+            continue
+        store.update_ref(name, None, oid, f"{command}: queued elsewhere", time_ms=now)
+        res.refs_updated.append(name)
+    for name in list(local):
+        if name.startswith("queue/") and name[len("queue/"):] in set(m.done):
+            store.update_ref(name, local[name], None, f"{command}: decided elsewhere", time_ms=now)
+    for q in parked:
+        ref = f"queue/{q.item_id}"
+        if q.item_id in done or store.refs.read(ref) is not None:
+            continue
+        oid = store.put(q)
+        store.update_ref(ref, None, oid, f"{command}: challenge from another machine", time_ms=now)
+        res.queued.append(q.item_id)
+    # 3. index, and the objects a tombstone forgets (the journal replay does both)
+    if journal or not store.journal.is_empty():
+        recover(store)
+    if emptied:
+        res.forgotten += len(emptied)
+        queue.drop(store, needles=[e for e in emptied if e.strip()])
+        scrub_derived(store, emptied)
+    return rep
+
+
+def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: Progress | None,
+          command: str) -> tuple[Manifest, str | None, dict[str, bytes], MergeReport]:
+    m, etag, n = r.manifest()
+    res.bytes_received += n
+    prep = download_packs(store, r, m, spec, res, progress)
+    try:
+        with store.lock(command):   # one hold: a journal replay must not run between install and merge
+            cache = install(store, prep, spec)
+            rep = merge(store, m, res, command, RemoteObjects(r, cache))
+    finally:
+        shutil.rmtree(prep.tmp, ignore_errors=True)
+    return m, etag, cache, rep

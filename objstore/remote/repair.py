@@ -1,0 +1,143 @@
+"""``mem push --repair``: every remote pack read back and verified, the damaged or
+missing ones replaced from this store."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from objstore.core.codec import decode
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict
+from objstore.core.objects import Fact, Turn
+from objstore.core.pack import Pack
+from objstore.core.packwriter import PackWriter
+from objstore.core.store import Store, now_ms
+from objstore.remote import config as rconfig
+from objstore.remote.config import RemoteSpec
+from objstore.remote.layout import MANIFEST, Manifest, bundle, content_name
+from objstore.remote.connection import MAX_ATTEMPTS, Progress, Remote, SyncResult
+from objstore.remote.upload import drop_garbage, upload_pack, verified_frame
+
+
+def read_remote_pack(r: Remote, name: str, tmp: Path) -> dict[str, str | None]:
+    """Read remote pack ``name`` back and verify it as a pull does (its
+    name, the seal, every entry re-hashed); returns ``{id: parent id or
+    None}`` of its objects.  Raises IntegrityError (damaged), RefConflict
+    (missing), WrongKey, RemoteUnavailable."""
+    pack, idx, _n = r.pack(name)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        checksum = idx[-64:-32].hex() if len(idx) >= 64 else "0" * 64
+        (tmp / f"pack-{checksum}.pack").write_bytes(pack)
+        (tmp / f"pack-{checksum}.idx").write_bytes(idx)
+        out: dict[str, str | None] = {}
+        try:
+            with Pack(tmp / f"pack-{checksum}.idx") as p:
+                for oid, frame in p.frames_in_body_order():
+                    if isinstance(frame, CorruptObject):
+                        raise frame
+                    obj = decode(frame, strict=False)
+                    out[oid] = obj.parent if isinstance(obj, (Fact, Turn)) else None
+        except InvalidInput as e:
+            raise IntegrityError(str(e)) from None
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
+                  progress: Progress | None = None) -> None:
+    """``mem push --repair``: read back every pack the remote's manifest
+    names and verify it as a pull would; a damaged or missing pack is
+    replaced by a new one holding, from this store, every object the
+    remote's refs and snapshots reach that no sound pack holds (each
+    re-hashed here), then dropped by the manifest swap and deleted.  An
+    object this store lacks too is listed in ``res.remote_objects_lost``;
+    then the damaged pack stays named (another machine may hold the rest)
+    and IntegrityError is raised after what could be sent was sent.
+
+    Raises IntegrityError, WrongKey, RemoteUnavailable, and RefConflict
+    when other pushers won the compare-and-swap ``MAX_ATTEMPTS`` times."""
+    if r.desc is None:
+        return
+    scratch = store.root / "tmp" / f"repair-{os.getpid()}-{os.urandom(3).hex()}"
+    for _attempt in range(MAX_ATTEMPTS):
+        m, etag, _n = r.manifest()
+        parents: dict[str, str | None] = {}
+        damaged: list[str] = []
+        for i, name in enumerate(m.packs):
+            if progress:
+                progress("verify", i, len(m.packs))
+            try:
+                parents.update(read_remote_pack(r, name, scratch))
+            except (IntegrityError, RefConflict):
+                damaged.append(name)
+        res.remote_packs_checked = len(m.packs)
+        if progress:
+            progress("verify", len(m.packs), len(m.packs))
+        if not damaged:
+            return
+        # every object the remote's refs and snapshots reach that no sound pack holds
+        need: list[str] = []
+        lost: list[str] = []
+        seen: set[str] = set()
+        heads = list(m.refs.values()) + [o for snap in m.snapshots for o in snap.refs.values()]
+        for oid in heads:
+            while oid is not None and oid not in seen:
+                seen.add(oid)
+                if oid in parents:
+                    oid = parents[oid]
+                    continue
+                try:
+                    frame = verified_frame(store, oid)
+                except (NotFound, IntegrityError):
+                    lost.append(oid)
+                    break
+                need.append(oid)
+                obj = decode(frame, strict=False)
+                oid = obj.parent if isinstance(obj, (Fact, Turn)) else None
+        new_name = None
+        tmp = scratch.with_name(scratch.name + "-pack")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        try:
+            if need:
+                with PackWriter(tmp) as w:
+                    for oid in need:
+                        w.add(verified_frame(store, oid))
+                    w.finish()
+                idx_path = next(tmp.glob("pack-*.idx"))
+                stored = r.sealer.seal(bundle(idx_path.with_suffix(".pack").read_bytes(), idx_path.read_bytes()))
+                new_name = content_name(stored)
+                upload_pack(r.t, f"packs/{new_name}", stored)
+                res.bytes_sent += len(stored)
+            drop = [] if lost else damaged
+            packs = sorted((set(m.packs) - set(drop)) | ({new_name} if new_name else set()))
+            if new_name is not None or drop:   # else nothing this store can mend (raised below)
+                new = Manifest(seq=m.seq + 1, time=now_ms(), refs=dict(m.refs), packs=packs, done=list(m.done),
+                               garbage=sorted(set(m.garbage) | set(drop)), snapshots=list(m.snapshots))
+                try:
+                    etag2 = r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag)
+                except RefConflict:
+                    if new_name:
+                        r.t.delete(f"packs/{new_name}")
+                    continue
+                drop_garbage(r, new, etag2)
+                cache = {p: v for p, v in rconfig.load_ids(store, spec.name).items() if p in packs}
+                if new_name:
+                    cache[new_name] = b"".join(bytes.fromhex(o) for o in sorted(need))
+                rconfig.save_ids(store, spec.name, cache)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        res.remote_packs_repaired = sorted(drop)
+        res.remote_objects_resent = len(need)
+        res.remote_objects_lost = sorted(lost)
+        if lost:
+            raise IntegrityError(
+                f"the remote {spec.name} lost {len(lost)} object(s) that this store does not hold either "
+                f"(in {len(damaged)} damaged pack(s)); {len(need)} sent again",
+                hint="run 'mem push --repair' on a machine that has them, or restore the remote from a backup")
+        return
+    raise RefConflict(f"remote {spec.name} manifest", None, None)

@@ -1,0 +1,117 @@
+"""Backups: dated snapshots of the refs in the manifest, their tiers, their purge after a
+forget, and ``mem restore`` from one."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.objects import Fact, Turn
+from objstore.core.store import Store
+from objstore.memory.opening import open_store
+from objstore.remote import config as rconfig
+from objstore.remote.config import RemoteSpec
+from objstore.remote.layout import Manifest, Snapshot
+from objstore.remote.merge import ForgetIndex, merge_chain
+from objstore.remote.connection import Progress, SyncResult, connect
+from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
+
+
+DAY_MS = 86_400_000
+#: keep the newest snapshot of each of these ages (days), as memware does
+TIERS_DAYS = (1, 3, 7, 14)
+
+
+def keep_snapshots(times: list[int], now: int) -> set[int]:
+    """Indexes of the snapshots to keep: the newest one, and for each tier
+    (1, 3, 7, 14 days) the oldest snapshot not older than the tier.  Older
+    than 14 days: pruned."""
+    if not times:
+        return set()
+    keep = {max(range(len(times)), key=lambda i: times[i])}
+    for days in TIERS_DAYS:
+        cands = [i for i, t in enumerate(times) if now - t <= days * DAY_MS]
+        if cands:
+            keep.add(min(cands, key=lambda i: times[i]))
+    return keep
+
+
+def purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapping[str, str],
+                   remote: RemoteObjects) -> Snapshot:
+    """A snapshot with every forgotten value emptied, as the live refs are
+    (the same deterministic rewrite; objects written here are pushed)."""
+    refs: dict[str, str] = {}
+    for name, head in s.refs.items():
+        if name.startswith(("facts/", "sessions/")):
+            if name.startswith("sessions/") and name[len("sessions/"):] in fidx.sessions:
+                continue
+            typ = Fact if name.startswith("facts/") else Turn
+            chain = read_chain(store, head, typ, remote=remote)
+            if not chain:   # replaced here: the live ref's value stands in for it
+                if name in live_refs:
+                    refs[name] = live_refs[name]
+                continue
+            out = merge_chain(chain, chain, fidx, "fact" if typ is Fact else "turn")
+            for oid in out.final_ids:   # kept as they are: a pack rewrite may have to re-send them
+                if oid in remote.fetched and not store.has(oid):
+                    store.put(remote.fetched[oid])
+            for _oid, obj in out.new_objects:
+                store.put(obj)
+            if out.head is not None:
+                refs[name] = out.head
+        else:
+            refs[name] = head
+    return Snapshot(s.name, s.time, refs)
+
+
+def list_snapshots(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> list[dict]:
+    """``[{"name", "time", "refs"}]`` of the remote's snapshots, oldest first."""
+    r = connect(store, spec, env, create=False)
+    m, _e, _n = r.manifest()
+    return [{"name": s.name, "time": s.time, "refs": len(s.refs)} for s in sorted(m.snapshots, key=lambda s: s.time)]
+
+
+def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, name: str = "origin",
+            endpoint: str | None = None, key: str | None = None, env: Mapping[str, str] | None = None,
+            progress: Progress | None = None) -> tuple[Store, SyncResult]:
+    """Rebuild an empty store at ``root`` from a snapshot (``None``: the
+    latest) of the remote: objects, refs and index.  Raises NotFound (no
+    snapshot), and as :func:`clone`."""
+    root = Path(root).expanduser()
+    existed = root.exists()
+    store = open_store(root, create=True)
+    try:
+        if any(True for ns in SYNCED for _ in store.refs.iter(ns)):
+            raise InvalidInput(f"{root} is not empty: restore rebuilds an empty store",
+                               hint="restore into a new --home, then move it in place")
+        if key:
+            rconfig.write_key(store, key)
+        known = {x.name: x for x in rconfig.list_remotes(store)}
+        spec = known.get(name) or rconfig.add_remote(store, name, url, endpoint=endpoint)
+        r = connect(store, spec, env, create=False)
+        m, _e, n = r.manifest()
+        if not m.snapshots:
+            raise NotFound(f"the remote {url} has no snapshot", hint="make one with: mem backup")
+        snaps = sorted(m.snapshots, key=lambda s: s.time)
+        pick = snaps[-1] if snapshot in (None, "latest") else next(
+            (s for s in snaps if s.name == snapshot or s.name.startswith(snapshot)), None)
+        if pick is None:
+            raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
+        res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n)
+        prep = download_packs(store, r, m, spec, res, progress)
+        view = Manifest(refs=dict(pick.refs), done=list(m.done))
+        try:
+            with store.lock("restore"):
+                install(store, prep, spec)
+                merge(store, view, res, "restore")
+        finally:
+            shutil.rmtree(prep.tmp, ignore_errors=True)
+        return store, res
+    except BaseException:
+        store.close()
+        if not existed:
+            shutil.rmtree(root, ignore_errors=True)
+        raise

@@ -1,0 +1,83 @@
+"""fresh7 F7 (notes/fresh7-attack.md): a ``mem forget --session X --yes``
+killed mid-way is finished by the next command that takes the store lock;
+when that command is the same forget run again, it says the session was
+already forgotten and exits 0 (it exited 4 "no session", so a script
+thought the forget had failed).  Real ``mem`` processes, a real SIGKILL
+sent once the forget has journalled what it deletes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+from objstore.memory.forget import scan_store
+from tests.conftest import REPO
+
+PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
+SID = "f7f7f7f7-0000-4000-8000-000000000007"
+WORD = "margay-pewter-7171"
+
+
+def _import_session(mem, tmp_path, n: int = 2000) -> None:
+    tp = tmp_path / "claude" / "-tmp-f7" / f"{SID}.jsonl"
+    tp.parent.mkdir(parents=True)
+    with open(tp, "w", encoding="utf-8") as f:
+        for i in range(n):
+            text = (f"secret {WORD} line {i} " if i % 100 == 0 else f"filler line {i} ") + "y" * 150
+            f.write(json.dumps({"type": "user", "sessionId": SID, "uuid": str(uuid.uuid4()), "cwd": "/tmp/f7",
+                                "timestamp": "2026-03-02T09:00:%02d.000Z" % (i % 60),
+                                "message": {"role": "user", "content": text}}) + "\n")
+    mem("init")
+    mem("import", "claude-code", str(tp.parent), env=PERSON)
+
+
+def _kill_forget_midway(store_path, *args: str) -> None:
+    """Run ``mem forget ARGS --yes`` and SIGKILL it once the index journal
+    names the objects it will delete (its history rewrite, index purge and
+    deletes follow)."""
+    p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", *args, "--yes"], cwd=REPO,
+                         env={**os.environ, **PERSON}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = store_path / "index-journal"
+    end = time.monotonic() + 120
+    while time.monotonic() < end and p.poll() is None:
+        try:
+            if b"D\t" in journal.read_bytes():
+                break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.002)
+    assert p.poll() is None, "the forget ended before it could be killed"
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=120)
+    assert p.returncode == -signal.SIGKILL
+
+
+def test_rerun_of_a_killed_session_forget_says_already_forgotten(mem, store_path, tmp_path):
+    _import_session(mem, tmp_path)
+    _kill_forget_midway(store_path, "--session", SID)
+    assert "forget was stopped" in mem("doctor", exit_code=None).stdout
+    r = mem("forget", "--session", SID, "--yes", env=PERSON)       # was: "Error: no session ...", exit 4
+    assert f"session {SID} was already forgotten" in r.stdout and "nothing left to forget" in r.stdout
+    assert (store_path / "index-journal").stat().st_size == 0       # this run's lock finished the forget
+    j = mem("forget", "--session", SID[:8], "--yes", "--json", env=PERSON).json   # a prefix, as the first run
+    assert j["forgotten"] is False and j["already_forgotten"]["name"] == f"session:{SID}"
+    assert j["turns"] == 0
+    mem("forget", "--session", "0123abcd-0000-4000-8000-00000000000f", "--yes", env=PERSON, exit_code=4)
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert scan_store(store_path, [WORD.encode()]) == []
+
+
+def test_rerun_of_a_whole_key_forget_says_already_forgotten(mem):
+    mem("init")
+    mem("remember", "project/f7/pw", "the vault pin is 4471-ocelot", env=PERSON)
+    mem("forget", "project/f7/pw", "--yes", env=PERSON)
+    r = mem("forget", "project/f7/pw", "--yes", env=PERSON)
+    assert "project/f7/pw was already forgotten" in r.stdout
+    mem("forget", "project/f7/never", "--yes", env=PERSON, exit_code=4)
+    mem("forget", "project/f7/pw", "--dry-run", env=PERSON)           # a dry run says the same, exit 0
