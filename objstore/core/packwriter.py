@@ -1,7 +1,8 @@
 """Writing packs: :class:`PackWriter` streams frames into a new pack.
 
-The format, the crash-safe write order ("Writing") and the reader are in
-:mod:`objstore.core.pack`; this module only produces files that reader opens.
+The format and the crash-safe write order ("Writing") are in
+:mod:`objstore.core.packformat`, the readers in :mod:`objstore.core.packfile`
+and :mod:`objstore.core.pack`; this module only produces files they open.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from blake3 import blake3
 
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import InvalidInput
-from objstore.core.pack import (
+from objstore.core.packfile import PackInfo
+from objstore.core.packformat import (
     BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
     DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
     PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
-    PackInfo,
     idx_size,
 )
 
@@ -104,7 +105,7 @@ def split_parents(frames: list[bytes], ids: list[bytes]) -> tuple[list[bytes], l
     the last PARENT_MARK of a frame are the id of an earlier frame ``j`` of
     the block, the frame is stored without them and its reference is
     ``j + 1``; otherwise it is stored whole, reference 0.  The inverse of
-    :func:`objstore.core.pack.join_parents` (``docs/format.md``, "Packs")."""
+    :func:`objstore.core.packformat.join_parents` (``docs/format.md``, "Packs")."""
     at = {d: j for j, d in enumerate(ids)}
     out, refs = [], []
     m = len(PARENT_MARK)

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.ids import hash_bytes
-from objstore.core.pack import MAX_ENTRY, DeflateReader
+from objstore.core.packformat import MAX_ENTRY, DeflateReader
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix

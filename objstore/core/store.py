@@ -43,7 +43,8 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import TRAIN_BYTES, TRAIN_FRAMES, DeflateReader, Pack, PackSet
+from objstore.core.pack import Pack, PackSet
+from objstore.core.packformat import TRAIN_BYTES, TRAIN_FRAMES, DeflateReader
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 

@@ -293,7 +293,7 @@ def test_flipped_entry_byte(pack_dir):
     info = write_pack(pack_dir, frames, version=1)
     victim = hash_bytes(frames[1])
     with Pack(info.idx_path) as p:
-        off = p._entry(p._find(bytes.fromhex(victim)))[0]
+        off = p._entry(p.find_raw(bytes.fromhex(victim)))[0]
     flip(info.pack_path, off + 20)  # inside the zlib stream of frames[1]
     # opening still works (it compares the trailer with the index, not the content)
     with Pack(info.idx_path) as p:
@@ -312,7 +312,7 @@ def test_every_entry_damage_is_caught_by_get(pack_dir, where):
     info = write_pack(pack_dir, frames, version=1)
     oid = hash_bytes(frames[2])
     with Pack(info.idx_path) as p:
-        off, length = p._entry(p._find(bytes.fromhex(oid)))
+        off, length = p._entry(p.find_raw(bytes.fromhex(oid)))
     flip(info.pack_path, {"prefix": off + 3, "zlib": off + 4 + length // 2, "last": off + length - 1}[where])
     with Pack(info.idx_path) as p:
         with pytest.raises(CorruptObject):
@@ -398,7 +398,7 @@ def test_packset_falls_back_to_a_sound_copy(pack_dir):
     write_pack(pack_dir, frames + [fact(77)])  # a second copy of every object
     oid = hash_bytes(frames[0])
     with Pack(a.idx_path) as p:
-        off, length = p._entry(p._find(bytes.fromhex(oid)))
+        off, length = p._entry(p.find_raw(bytes.fromhex(oid)))
     flip(a.pack_path, off + length // 2)
     ps = PackSet(pack_dir)
     assert ps.get(oid) == frames[0]
@@ -735,7 +735,7 @@ def test_v2_damage_stays_with_one_object(pack_dir):
     d = U32.unpack_from(data, HEADER_LEN)[0]
     with Pack(info.idx_path) as p:
         victim = p.ids_in_body_order()[150]
-        off = p._entry(p._find(bytes.fromhex(victim)))[0]
+        off = p._entry(p.find_raw(bytes.fromhex(victim)))[0]
     flip(info.pack_path, off + 10)
     with Pack(info.idx_path) as p:
         assert any(victim in e for e in p.verify())
@@ -951,7 +951,7 @@ def test_v3_damage_stays_in_its_block(pack_dir, version):
     off, length, _stream = blocks[2]
     flip(info.pack_path, off + length - 20)   # near the end of the third block
     with Pack(info.idx_path) as p:
-        members = {o for o in p if p._entry(p._find(bytes.fromhex(o)))[0] == off}
+        members = {o for o in p if p._entry(p.find_raw(bytes.fromhex(o)))[0] == off}
         order = [o for o in p.ids_in_body_order() if o in members]
         bad = []
         for f in frames:

@@ -229,7 +229,7 @@ def _damage_object(store_path: Path, oid: str) -> None:
         with Pack(idx) as p:
             if not p.contains(oid):
                 continue
-            i = p._find(bytes.fromhex(oid))
+            i = p.find_raw(bytes.fromhex(oid))
             off, length = p._entry(i)
             path, at = (p.pack_path, off + length - 3) if p.version < 3 else (idx, p._ord_off + 2 * i + 1)
         _flip(path, at)

@@ -1,0 +1,815 @@
+"""One pack read by id: :class:`Pack` (a ``pack-<name>.pack`` and its
+``.idx`` on disk: lookups, whole-pack reads in body order, ``verify``),
+:class:`PackInfo` (a finished pack's names and sizes) and
+:class:`PackBytes` (a pack and its index held in memory, a remote's bundle).
+
+The format, the checks an open makes and the block decoding are in
+:mod:`objstore.core.packformat`; a store's directory of packs is
+:class:`objstore.core.pack.PackSet`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import mmap
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from blake3 import blake3
+
+from objstore.core.errors import CorruptObject, InvalidInput, NotFound, UnsupportedVersion
+from objstore.core.ids import check_prefix, is_full_id
+from objstore.core.packformat import (
+    BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX_FIXED, IDX_MAGIC, IDX_NAME, MAX_ENTRY,
+    PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64, UPGRADE_HINT,
+    DeflateReader,
+    Inflate,
+    idx_size,
+    put_parent,
+    raw_id,
+)
+from objstore.core.record import Frozen, set_fields
+
+
+class PackInfo(Frozen):
+    """A finished pack.
+
+    Attributes:
+        name: the pack checksum, 64 hex (the ``<name>`` of the file names).
+        pack_path: ``<pack_dir>/pack-<name>.pack``.
+        idx_path: ``<pack_dir>/pack-<name>.idx``.
+        count: number of objects (distinct ids) in the pack.
+        size: size of the ``.pack`` file in bytes.
+        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``;
+            version 3: ``1104 + 38 * count + 12 * blocks``).
+    """
+
+    __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
+
+    def __init__(self, name: str, pack_path: Path, idx_path: Path, count: int, size: int, idx_size: int) -> None:
+        set_fields(self, name, pack_path, idx_path, count, size, idx_size)
+
+
+class Pack:
+    """One complete pack, opened through its index.
+
+    Opening is O(1) in the pack size: it mmaps the index (pages are read on
+    demand), reads its header and fan-out (1 KiB) and the pack's header and
+    trailer, and checks what :mod:`objstore.core.packformat` lists under "Checks"; it does not
+    read the ids.  Lookups are a fan-out range plus a binary search over the
+    mmap, then one ``pread`` of the entry.  Reads are safe from several
+    threads.
+
+    Args:
+        idx_path: ``.../pack-<64 hex>.idx``; the pack is the ``.pack`` beside it.
+
+    Raises:
+        InvalidInput: the file name is not ``pack-<64 hex>.idx``.
+        NotFound: the index file does not exist.
+        CorruptObject: the index or pack is truncated, damaged or missing
+            (the message names the file).
+        UnsupportedVersion: an index or pack format version other than 1,
+            2, 3 or 4 (a newer mem's: exit 14, "upgrade mem").
+
+    Attributes:
+        name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
+        count: number of objects.  size: pack file size in bytes.
+    """
+
+    def __init__(self, idx_path: Path | str) -> None:
+        self.idx_path = Path(idx_path)
+        m = IDX_NAME.fullmatch(self.idx_path.name)
+        if not m:
+            raise InvalidInput(f"{self.idx_path}: not a pack index name (want pack-<64 hex>.idx)")
+        self.name = m.group(1)
+        self.pack_path = self.idx_path.with_name(f"pack-{self.name}.pack")
+        self._mm: mmap.mmap | None = None
+        self._pf = None
+        try:
+            fd = os.open(self.idx_path, os.O_RDONLY)
+        except FileNotFoundError:
+            raise NotFound(f"no pack index {self.idx_path}") from None
+        try:
+            self._idx_size = os.fstat(fd).st_size
+            if self._idx_size < IDX_FIXED:
+                raise CorruptObject(f"{self.idx_path}: truncated ({self._idx_size} bytes; "
+                                    f"an index has at least {IDX_FIXED})")
+            self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        finally:
+            os.close(fd)
+        try:
+            self._open_checks()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_checks(self) -> None:
+        mm, ip = self._mm, self.idx_path
+        magic, version, n = HEADER.unpack_from(mm, 0)
+        if magic != IDX_MAGIC:
+            raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
+        if version not in READ_VERSIONS:
+            raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+        self.version = version
+        self._ids_off = HEADER_LEN + FANOUT_LEN
+        self._nblocks = 0
+        if version >= 3:  # the block table's length B follows the positions
+            self._bno_off = self._ids_off + ID_LEN * n
+            self._ord_off = self._bno_off + 4 * n
+            nb_off = self._ord_off + 2 * n
+            if self._idx_size < nb_off + 4 + 2 * SUM_LEN:
+                raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need at least "
+                                    f"{nb_off + 4 + 2 * SUM_LEN} (truncated or damaged)")
+            self._nblocks = U32.unpack_from(mm, nb_off)[0]
+            if self._nblocks > n or (n > 0) != (self._nblocks > 0):
+                raise CorruptObject(f"{ip}: {self._nblocks} blocks for {n} objects (damaged)")
+            self._boffs_off = nb_off + 4
+            self._blens_off = self._boffs_off + 8 * self._nblocks
+            self._bfirst_off = self._blens_off + 4 * self._nblocks  # version 4
+            self._inv_off = self._bfirst_off + 4 * self._nblocks  # version 4
+        need = idx_size(n, version, self._nblocks)
+        if self._idx_size != need:
+            raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
+                                "(truncated or damaged)")
+        fanout = FANOUT.unpack_from(mm, HEADER_LEN)
+        if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
+            raise CorruptObject(f"{ip}: fan-out table is damaged")
+        self.count = n
+        self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
+        if version >= 4:
+            self._sum_off = self._inv_off + 4 * n
+        elif version >= 3:
+            self._sum_off = self._blens_off + 4 * self._nblocks
+        else:
+            self._offs_off = self._ids_off + ID_LEN * n
+            self._lens_off = self._offs_off + 8 * n
+            self._sum_off = self._lens_off + 4 * n
+        self._zr: DeflateReader | None = None  # versions 2, 3: made on the first read
+        #: versions 3, 4: block offset -> (its first frames as stored, as far as a
+        #: read inflated them, version 4: its parent references, its number), so
+        #: that a walk up a session's chain reads a block's frames from the last to
+        #: the first inflating it once
+        self._blocks: dict[int, tuple[list[bytes], tuple[int, ...] | None, int]] = {}
+        recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
+        if recorded.hex() != self.name:
+            raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
+        pp = self.pack_path
+        try:
+            self._pf = open(pp, "rb", buffering=0)
+        except FileNotFoundError:
+            raise CorruptObject(f"{pp}: missing, but its index {ip.name} exists") from None
+        fd = self._pf.fileno()
+        self.size = os.fstat(fd).st_size
+        if self.size < PACK_MIN:
+            raise CorruptObject(f"{pp}: truncated ({self.size} bytes)")
+        magic, version, pn = HEADER.unpack(os.pread(fd, HEADER_LEN, 0))
+        if magic != PACK_MAGIC:
+            raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
+        if version not in READ_VERSIONS:
+            raise UnsupportedVersion(f"{pp}: pack version {version} is not supported "
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+        if version != self.version:
+            raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version}")
+        if pn != n:
+            raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
+        if os.pread(fd, SUM_LEN, self.size - SUM_LEN) != recorded:
+            raise CorruptObject(f"{pp}: trailer checksum does not match its index (truncated or damaged)")
+        self._body_end = self.size - SUM_LEN
+        self._body_start = HEADER_LEN  # where the entries begin
+        if version >= 2:
+            raw_len = os.pread(fd, 4, HEADER_LEN)
+            d = U32.unpack(raw_len)[0] if len(raw_len) == 4 else -1
+            if d < 0 or DICT_AT + d > self._body_end:
+                raise CorruptObject(f"{pp}: dictionary length {d} runs past the pack body")
+            self._dict_len = d
+            self._body_start = DICT_AT + d
+
+    def dictionary(self) -> bytes:
+        """Versions 2 and 3: the pack's preset dictionary (raw bytes; empty
+        when it has none).  Version 1: empty."""
+        if self.version == 1 or not self._dict_len:
+            return b""
+        data = os.pread(self._pf.fileno(), self._dict_len, DICT_AT)
+        if len(data) != self._dict_len:
+            raise CorruptObject(f"{self.pack_path}: short read of its dictionary")
+        return data
+
+    def _inflater(self) -> DeflateReader:
+        zr = self._zr
+        if zr is None:
+            try:
+                zr = self._zr = DeflateReader(self.dictionary(), self.version)
+            except ValueError as e:  # a dictionary over 32 KiB
+                raise CorruptObject(f"{self.pack_path}: its dictionary cannot be loaded ({e})") from None
+        return zr
+
+    # -- lookups ------------------------------------------------------------
+
+    def _id_at(self, i: int) -> bytes:
+        o = self._ids_off + i * ID_LEN
+        return self._mm[o:o + ID_LEN]
+
+    def find_raw(self, raw: bytes) -> int:
+        """Position of raw id ``raw`` (32 bytes) in the id table, or -1:
+        a fan-out range and a binary search over the mmap.  For
+        :meth:`read_at` (:class:`~objstore.core.pack.PackSet` looks an id up
+        in each pack with it)."""
+        b = raw[0]
+        lo, hi = self._fanout[b], self._fanout[b + 1]
+        mm, base = self._mm, self._ids_off
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            o = base + mid * ID_LEN
+            k = mm[o:o + ID_LEN]
+            if k < raw:
+                lo = mid + 1
+            elif k == raw:
+                return mid
+            else:
+                hi = mid
+        return -1
+
+    def _entry(self, i: int) -> tuple[int, int]:
+        """(offset, length) of object ``i``'s entry (version 3: of its block;
+        ``(0, 0)``, which no bounds check passes, for a block number past
+        the block table)."""
+        if self.version >= 3:
+            return self._block(U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
+        return (U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
+                U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
+
+    def _block(self, b: int) -> tuple[int, int]:
+        """Version 3: (offset, entry length) of block ``b`` (``(0, 0)`` past the table)."""
+        if b >= self._nblocks:
+            return 0, 0
+        return (U64.unpack_from(self._mm, self._boffs_off + 8 * b)[0],
+                U32.unpack_from(self._mm, self._blens_off + 4 * b)[0])
+
+    def _ordinal(self, i: int) -> int:
+        """Version 3: the position of object ``i`` in its block (0 before)."""
+        return U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
+
+    def _block_id(self, b: int, j: int) -> bytes:
+        """Version 4: the raw id of object ``j`` of block ``b``, from the
+        index (block ``b``'s first body position plus ``j``, that body
+        position's place in the id table); 32 zero bytes, which no frame
+        hashes to, when a table is damaged (its bounds)."""
+        n = self.count
+        if b >= self._nblocks:
+            return bytes(ID_LEN)
+        o = U32.unpack_from(self._mm, self._bfirst_off + 4 * b)[0] + j
+        if o >= n:
+            return bytes(ID_LEN)
+        i = U32.unpack_from(self._mm, self._inv_off + 4 * o)[0]
+        return self._id_at(i) if i < n else bytes(ID_LEN)
+
+    def _cached_frame(self, got: tuple[list[bytes], tuple[int, ...] | None, int], k: int) -> bytes:
+        """Frame ``k`` of a block read before (``got``, an entry of
+        :attr:`_blocks`), its parent put back from the index (version 4)."""
+        frames, refs, b = got
+        s = frames[k]
+        if refs is None or not refs[k]:
+            return s
+        p = s.rfind(PARENT_MARK)
+        if p < 0 or refs[k] > k:
+            return s  # damaged: the caller's hash check fails
+        return put_parent(s, p, self._block_id(b, refs[k] - 1))
+
+    def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
+        """Frame from an entry's bytes (versions 1 and 2; version 3:
+        :meth:`_read_block`); raises CorruptObject naming the problem."""
+        oid = raw.hex()
+        if U32.unpack_from(data, 0)[0] != len(data) - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
+        if self.version == 2:
+            try:
+                frame = self._inflater().decompress(memoryview(data)[4:], MAX_ENTRY)
+            except ValueError as e:
+                raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress ({e})") from None
+            got = blake3(frame).digest()
+            if got != raw:
+                raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+            return frame
+        d = zlib.decompressobj()
+        try:
+            frame = d.decompress(memoryview(data)[4:])
+        except zlib.error as e:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress ({e})") from None
+        if not d.eof or d.unused_data:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: zlib stream truncated or followed by garbage")
+        got = blake3(frame).digest()
+        if got != raw:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+        return frame
+
+    def read_at(self, i: int, raw: bytes) -> bytes:
+        """The verified frame of the object at position ``i`` of the id
+        table, whose raw id is ``raw`` (:meth:`find_raw`).  Raises
+        CorruptObject as :meth:`get`."""
+        off, length = self._entry(i)
+        if self.version >= 3:
+            k = self._ordinal(i)
+            got = self._blocks.get(off)
+            if got is not None and k < len(got[0]):
+                frame = self._cached_frame(got, k)
+                if blake3(frame).digest() == raw:
+                    return frame
+        if off < self._body_start or length < 5 or off + length > self._body_end:
+            raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
+                                f"is outside the pack body")
+        data = os.pread(self._pf.fileno(), length, off)
+        if len(data) != length:
+            raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
+        if self.version >= 3:
+            return self._read_block(data, raw, off, k, U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
+        return self._decode_entry(data, raw)
+
+    def _read_block(self, data: bytes, raw: bytes, off: int, k: int, b: int) -> bytes:
+        """Versions 3, 4: frame ``k`` of block ``b``, the entry ``data`` at
+        ``off``, verified (version 4: its parent id, when the block left it
+        out, put back from the index, without hashing the frames before
+        it); the frames before it are kept for the next reads
+        (:attr:`_blocks`, the last BLOCK_CACHE blocks)."""
+        oid = raw.hex()
+        if U32.unpack_from(data, 0)[0] != len(data) - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
+        try:
+            frames, refs = self._inflater().stored_prefix(memoryview(data)[4:], k)
+        except ValueError as e:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
+                                f"block ({e})") from None
+        entry = (frames, refs, b)
+        frame = self._cached_frame(entry, k)
+        got = blake3(frame).digest()
+        if got != raw:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+        cache = self._blocks
+        if len(cache) >= BLOCK_CACHE:
+            try:
+                cache.pop(next(iter(cache), None), None)  # the oldest
+            except RuntimeError:  # another thread changed it meanwhile
+                cache.clear()
+        cache[off] = entry
+        return frame
+
+    def ids_in_body_order(self) -> list[str]:
+        """Every id of the pack (64 hex) in the order of the pack body (the
+        order the objects were written in), so that a rewrite
+        (``Store.repack``) keeps objects written together together."""
+        return [self._id_at(i).hex() for i in self._body_order()]
+
+    def _body_order(self) -> list[int]:
+        """Positions in the id table, in the order of the pack body (version
+        3: by block, then by position in the block)."""
+        if self.version >= 3:
+            return sorted(range(self.count), key=lambda i: (self._entry(i)[0], self._ordinal(i)))
+        return sorted(range(self.count), key=lambda i: self._entry(i)[0])
+
+    def raw_blocks_in_body_order(self) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
+        """Version 3: ``(ids, data)`` of every block in the order of the
+        pack body: the ids of its objects by their position in the block,
+        and the block's compressed stream (not decompressed, not checked),
+        or the ``CorruptObject`` for a block whose bounds, length prefix or
+        positions are damaged.  For copying blocks as they are
+        (``Store._copy_pack``, :meth:`PackWriter.add_block`).  Raises
+        ValueError for another version."""
+        if self.version < 3:
+            raise ValueError(f"{self.pack_path}: a version-{self.version} pack has no blocks")
+        blocks: dict[tuple[int, int], list[tuple[int, bytes]]] = {}
+        for i in range(self.count):
+            blocks.setdefault(self._entry(i), []).append((self._ordinal(i), self._id_at(i)))
+        if not blocks:
+            return
+        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for (off, length), members in sorted(blocks.items()):
+                members.sort()
+                ids = [raw.hex() for _k, raw in members]
+                if off < self._body_start or length < 5 or off + length > self._body_end:
+                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
+                    continue
+                if [k for k, _raw in members] != list(range(len(members))):
+                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: its objects' positions are damaged")
+                    continue
+                data = mm[off:off + length]
+                if U32.unpack_from(data, 0)[0] != length - 4:
+                    yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
+                    continue
+                yield ids, data[4:]
+
+    def frames_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
+        """``(id, frame)`` of every object in the order of the pack body,
+        each frame verified against its id, or the ``CorruptObject`` a
+        :meth:`get` of it would raise in its place.  O(bytes of the pack):
+        each version-3 block is inflated once (where :meth:`get` in id order
+        would inflate a block once per object); for rewrites, pushes and
+        checks that read a whole pack."""
+        if self.version < 3:
+            for i in self._body_order():
+                raw = self._id_at(i)
+                try:
+                    yield raw.hex(), self.read_at(i, raw)
+                except CorruptObject as e:
+                    yield raw.hex(), e
+            return
+        zr: DeflateReader | None = None
+        for ids, data in self.raw_blocks_in_body_order():
+            if isinstance(data, CorruptObject):  # its bounds or positions: each object as get reads it
+                for oid in ids:
+                    try:
+                        yield oid, self.get(oid)
+                    except CorruptObject as e:
+                        yield oid, e
+                continue
+            try:
+                zr = zr or self._inflater()
+            except CorruptObject as e:
+                for oid in ids:
+                    yield oid, e
+                continue
+            digests: dict[int, bytes] = {}
+            frames, err = zr.block_frames(data, digests)
+            if len(frames) > len(ids):
+                err = err or f"the block holds {len(frames)} objects, its index {len(ids)}"
+            for k, oid in enumerate(ids):
+                got = (digests.get(k) or blake3(frames[k]).digest()).hex() if k < len(frames) else ""
+                if got == oid:
+                    yield oid, frames[k]
+                elif k < len(frames):
+                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got}")
+                else:
+                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} "
+                                             f"of its block ({err})")
+
+    def raw_entries_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
+        """``(id, data)`` of every object in the order of the pack body,
+        ``data`` being what :meth:`raw_entry` returns (the compressed
+        stream, not decompressed, not checked), or the ``CorruptObject``
+        :meth:`raw_entry` would raise (bounds, length prefix) in its place.
+        Read through one read-only mapping of the pack file, without a
+        lookup per id: a pack copy (``Store._copy_pack``) is then O(bytes).
+        Versions 1 and 2 (version 3: :meth:`raw_blocks_in_body_order`)."""
+        if self.version >= 3:
+            raise ValueError(f"{self.pack_path}: version-3 entries are blocks (raw_blocks_in_body_order)")
+        order = sorted(range(self.count), key=lambda i: self._entry(i)[0])
+        if not order:
+            return
+        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for i in order:
+                raw = self._id_at(i)
+                off, length = self._entry(i)
+                if off < self._body_start or length < 5 or off + length > self._body_end:
+                    yield raw.hex(), CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry outside the pack body")
+                    continue
+                data = mm[off:off + length]
+                if len(data) != length or U32.unpack_from(data, 0)[0] != length - 4:
+                    yield raw.hex(), CorruptObject(f"{self.pack_path}: object {raw.hex()}: "
+                                                   "short read or bad length prefix")
+                    continue
+                yield raw.hex(), data[4:]
+
+    def get(self, oid: str) -> bytes:
+        """The verified frame of object ``oid`` (64 hex).
+
+        Raises:
+            InvalidInput: ``oid`` is not 64 lowercase hex.
+            NotFound: not in this pack.
+            CorruptObject: the entry is out of bounds, undecompressable, or
+                hashes to another id (the message names the file).
+        """
+        raw = raw_id(oid)
+        i = self.find_raw(raw)
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        return self.read_at(i, raw)
+
+    def raw_entry(self, oid: str) -> bytes:
+        """The entry's compressed data (no decompression, no hash check):
+        version 1, the zlib stream; version 2, the raw DEFLATE stream, which needs
+        this pack's :meth:`dictionary`.  For copying into another pack with
+        :meth:`PackWriter.add_entry` (a version-2 writer must use the same
+        dictionary).  Raises NotFound, CorruptObject (bounds, length prefix),
+        ValueError for a version-3 pack, whose entries are blocks."""
+        raw = raw_id(oid)
+        if self.version >= 3:
+            raise ValueError(f"{self.pack_path}: version-3 entries are blocks (raw_blocks_in_body_order)")
+        i = self.find_raw(raw)
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        off, length = self._entry(i)
+        if off < self._body_start or length < 5 or off + length > self._body_end:
+            raise CorruptObject(f"{self.idx_path}: object {oid}: entry outside the pack body")
+        data = os.pread(self._pf.fileno(), length, off)
+        if len(data) != length or U32.unpack_from(data, 0)[0] != length - 4:
+            raise CorruptObject(f"{self.pack_path}: object {oid}: short read or bad length prefix")
+        return data[4:]
+
+    def contains(self, oid: str) -> bool:
+        """True when ``oid`` is in the index (False for a malformed id).
+        Does not read the entry."""
+        return isinstance(oid, str) and is_full_id(oid) and self.find_raw(bytes.fromhex(oid)) >= 0
+
+    __contains__ = contains
+
+    def entry_size(self, oid: str) -> int:
+        """Size in bytes of the object's compressed data in the pack (``L``:
+        its zlib stream in version 1, its raw DEFLATE stream in version 2; the entry
+        takes ``4 + L``; version 3: that of its whole block, shared with the
+        block's other objects).  Raises InvalidInput or NotFound."""
+        i = self.find_raw(raw_id(oid))
+        if i < 0:
+            raise NotFound(f"no object {oid}")
+        return self._entry(i)[1] - 4
+
+    def iter_raw(self) -> Iterator[bytes]:
+        """Every raw id (32 bytes) in the pack, in ascending order."""
+        for i in range(self.count):
+            yield self._id_at(i)
+
+    def __iter__(self) -> Iterator[str]:
+        """Every id in the pack (64 hex), in ascending order."""
+        for raw in self.iter_raw():
+            yield raw.hex()
+
+    def __len__(self) -> int:
+        return self.count
+
+    def resolve_prefix(self, prefix: str) -> list[str]:
+        """Ids of this pack starting with ``prefix`` (4-64 hex), ascending.
+
+        Uses the fan-out and a lower-bound binary search; reads only the
+        matching ids.  Raises InvalidInput for a malformed prefix.
+        """
+        return [r.hex() for r in self.prefix_raw(check_prefix(prefix))]
+
+    def prefix_raw(self, p: str) -> list[bytes]:
+        """Raw ids of this pack starting with the checked prefix ``p``
+        (4-64 lowercase hex, :func:`~objstore.core.ids.check_prefix`),
+        ascending."""
+        lo_raw = bytes.fromhex((p + "0" * 64)[:64])
+        hi_raw = bytes.fromhex((p + "f" * 64)[:64])
+        b = lo_raw[0]  # a prefix has >= 4 hex digits: lo and hi share byte 0
+        lo, hi = self._fanout[b], self._fanout[b + 1]
+        mm, base = self._mm, self._ids_off
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            o = base + mid * ID_LEN
+            if mm[o:o + ID_LEN] < lo_raw:
+                lo = mid + 1
+            else:
+                hi = mid
+        out = []
+        end = self._fanout[b + 1]
+        while lo < end:
+            k = self._id_at(lo)
+            if k > hi_raw:
+                break
+            out.append(k)
+            lo += 1
+        return out
+
+    # -- checking -----------------------------------------------------------
+
+    def verify(self, *, max_problems: int = 100) -> list[str]:
+        """Check everything; return a list of problems (empty = sound).
+
+        Checks: the index checksum; the pack trailer against the pack bytes,
+        the index's record and the file name; the header counts; the fan-out
+        against the ids; strict id order; every entry in bounds, with a
+        matching length prefix, decompressing and hashing to its id (version
+        3: every block inflating to exactly the frames its index lists, at
+        the positions it gives, and each lost object named); and that the
+        entries (blocks) tile the pack body exactly (no gaps, overlap or garbage).
+        Reads both files fully (O(size)); never raises for damage it finds.
+        At most ``max_problems`` entry problems are listed, then a count.
+        """
+        problems: list[str] = []
+        ip, pp = self.idx_path, self.pack_path
+        mm, n = self._mm, self.count
+        with memoryview(mm) as mv:
+            if blake3(mv[:self._idx_size - SUM_LEN]).digest() != mv[self._idx_size - SUM_LEN:]:
+                problems.append(f"{ip}: index checksum mismatch")
+        recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
+        fd = self._pf.fileno()
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as pm, memoryview(pm) as pv:
+            if len(pm) != self.size:
+                problems.append(f"{pp}: size changed from {self.size} to {len(pm)} bytes since it was opened")
+                return problems
+            h = blake3(max_threads=blake3.AUTO)
+            h.update(pv[:self._body_end])
+            actual = h.digest()
+            if actual != pv[self._body_end:]:
+                problems.append(f"{pp}: pack checksum mismatch (trailer {pm[self._body_end:].hex()}, "
+                                f"content {actual.hex()})")
+            if recorded != pm[self._body_end:]:
+                problems.append(f"{ip}: records pack checksum {recorded.hex()}, the pack's trailer is "
+                                f"{pm[self._body_end:].hex()}")
+            if recorded.hex() != self.name:
+                problems.append(f"{ip}: records pack checksum {recorded.hex()}, the file is named for {self.name}")
+            if HEADER.unpack_from(pm, 0) != (PACK_MAGIC, self.version, n):
+                problems.append(f"{pp}: header does not match the index ({n} objects)")
+            # fan-out and order
+            counts = [0] * 256
+            prev = b""
+            order_ok = True
+            for i in range(n):
+                k = self._id_at(i)
+                counts[k[0]] += 1
+                if order_ok and k <= prev:
+                    problems.append(f"{ip}: ids not strictly ascending at position {i}")
+                    order_ok = False
+                prev = k
+            fan = list(itertools.accumulate(counts))
+            if tuple(fan) != FANOUT.unpack_from(mm, HEADER_LEN):
+                problems.append(f"{ip}: fan-out table does not match the ids")
+            # every entry
+            bad = 0
+            if self.version >= 3:
+                for oid, got in self.frames_in_body_order():
+                    if isinstance(got, CorruptObject):
+                        bad += 1
+                        if bad <= max_problems:
+                            problems.append(str(got))
+                entries = sorted(self._block(b) for b in range(self._nblocks))
+                bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
+                used = set(bnos)
+                if self.version >= 4:
+                    problems += self._verify_body_tables(bnos)
+                if used != set(range(self._nblocks)):
+                    problems.append(f"{ip}: objects name blocks {sorted(used - set(range(self._nblocks)))[:5]} "
+                                    f"past the table, or blocks {sorted(set(range(self._nblocks)) - used)[:5]} "
+                                    f"hold none of them")
+                try:
+                    zr = self._inflater()
+                    for ids, data in self.raw_blocks_in_body_order():
+                        if isinstance(data, CorruptObject):
+                            continue  # named above, object by object
+                        try:
+                            k = U32.unpack(Inflate(zr.decompressor(), data).take(4))[0]
+                        except ValueError:
+                            continue  # damaged: named above
+                        if k != len(ids):
+                            problems.append(f"{pp}: the block at {self._entry(self.find_raw(bytes.fromhex(ids[0])))[0]} "
+                                            f"holds {k} objects, its index lists {len(ids)}")
+                except CorruptObject as e:
+                    problems.append(str(e))
+            else:
+                entries = []
+                for i in range(n):
+                    raw = self._id_at(i)
+                    off, length = self._entry(i)
+                    entries.append((off, length))
+                    try:
+                        if off < self._body_start or length < 5 or off + length > self._body_end:
+                            raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
+                                                f"is outside the pack body")
+                        self._decode_entry(pm[off:off + length], raw)
+                    except CorruptObject as e:
+                        bad += 1
+                        if bad <= max_problems:
+                            problems.append(str(e))
+            if bad > max_problems:
+                problems.append(f"{pp}: {bad - max_problems} more damaged entries")
+            # the entries (version 3: the blocks) tile the body: walk the length prefixes
+            total = sum(length for _off, length in entries)
+            pos, walked = self._body_start, 0
+            while pos + 4 <= self._body_end and walked <= len(entries):
+                pos += 4 + U32.unpack_from(pm, pos)[0]
+                walked += 1
+            if pos != self._body_end or walked != len(entries) or total != self._body_end - self._body_start:
+                problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
+                                f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
+        return problems
+
+    def _verify_body_tables(self, bnos: tuple[int, ...]) -> list[str]:
+        """Version 4: each block's first body position is the number of
+        objects in the blocks before it, and each body position names the
+        object at it in the id table (``bnos``: each object's block number,
+        in id order)."""
+        mm, n, nb = self._mm, self.count, self._nblocks
+        per = [0] * nb
+        for b in bnos:
+            if b < nb:
+                per[b] += 1
+        firsts = list(struct.unpack_from(f">{nb}I", mm, self._bfirst_off))
+        if firsts != (list(itertools.accumulate([0] + per[:-1])) if nb else []):
+            return [f"{self.idx_path}: the blocks' first body positions do not match their objects"]
+        ords = struct.unpack_from(f">{n}H", mm, self._ord_off)
+        inv = struct.unpack_from(f">{n}I", mm, self._inv_off)
+        for i, (b, k) in enumerate(zip(bnos, ords)):
+            o = firsts[b] + k if b < nb else n
+            if o >= n or inv[o] != i:
+                return [f"{self.idx_path}: the body-position table does not name object {self._id_at(i).hex()} "
+                        f"at its block and position"]
+        return []
+
+    def info(self) -> PackInfo:
+        """This pack as a :class:`PackInfo`."""
+        return PackInfo(name=self.name, pack_path=self.pack_path, idx_path=self.idx_path,
+                        count=self.count, size=self.size, idx_size=self._idx_size)
+
+    def drop_pages(self) -> None:
+        """Let go of the index pages this process has read: ``madvise``
+        MADV_DONTNEED on the read-only mapping, so they leave this process's
+        resident memory and the next lookup reads them again from the page
+        cache (the file is unchanged).  For a long import, whose lookups
+        would otherwise keep every pack index resident as the store grows.
+        Version 3: the frames of the blocks it keeps go too.  Never raises."""
+        if self.version >= 3:
+            self._blocks = {}
+        if self._mm is not None and hasattr(mmap, "MADV_DONTNEED"):
+            try:
+                self._mm.madvise(mmap.MADV_DONTNEED)
+            except (OSError, ValueError):
+                pass
+
+    def close(self) -> None:
+        """Release the mmap and the pack file descriptor.  Idempotent; a
+        closed pack raises ValueError on use."""
+        if self._mm is not None:
+            self._mm.close()
+        if self._pf is not None:
+            self._pf.close()
+
+    def __enter__(self) -> Pack:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Pack({str(self.idx_path)!r}, count={getattr(self, 'count', '?')})"
+
+
+class PackBytes:
+    """A pack and its index held in memory (a remote's bundle), read by id
+    without writing them anywhere: the same layout and checks as
+    :class:`Pack` for lookups, versions 1 to 4 (version 4: a left-out
+    parent id put back by hashing the frame it names).
+
+    Raises CorruptObject (a malformed header) or UnsupportedVersion."""
+
+    def __init__(self, pack: bytes, idx: bytes) -> None:
+        self.pack, self.idx = pack, idx
+        if len(idx) < IDX_FIXED or len(pack) < PACK_MIN:
+            raise CorruptObject("pack bundle: truncated")
+        magic, version, n = HEADER.unpack_from(idx, 0)
+        pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
+        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
+            raise CorruptObject("pack bundle: not a pack and its index")
+        if version not in READ_VERSIONS or pversion not in READ_VERSIONS:
+            raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
+                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+        if pversion != version:
+            raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
+        self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0
+        if len(idx) != idx_size(n, version, self._nblocks):
+            raise CorruptObject("pack bundle: not a pack and its index")
+        self.version, self.count = version, n
+        self._zr: DeflateReader | None = None
+
+    def get(self, oid: str) -> bytes | None:
+        """The verified frame of ``oid``, or None when the index does not
+        list it.  Raises CorruptObject (bounds, decompression, hash)."""
+        raw, idx, n = raw_id(oid), self.idx, self.count
+        lo, hi = 0, n
+        while lo < hi:  # the id table is sorted
+            mid = (lo + hi) // 2
+            if idx[1036 + 32 * mid:1068 + 32 * mid] < raw:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
+            return None
+        if self.version >= 3:
+            b, nb = U32.unpack_from(idx, 1036 + 32 * n + 4 * lo)[0], self._nblocks
+            if b >= nb:
+                raise CorruptObject(f"pack bundle: object {oid}: block {b} of {nb}")
+            off = U64.unpack_from(idx, 1040 + 38 * n + 8 * b)[0]
+            length = U32.unpack_from(idx, 1040 + 38 * n + 8 * nb + 4 * b)[0]
+        else:
+            off = U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
+            length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
+        if off < HEADER_LEN or length < 5 or off + length > len(self.pack) - SUM_LEN:
+            raise CorruptObject(f"pack bundle: object {oid}: entry outside the pack body")
+        data = memoryview(self.pack)[off + 4:off + length]
+        try:
+            if self.version == 1:
+                frame = zlib.decompress(data)
+            else:
+                if self._zr is None:
+                    d = U32.unpack_from(self.pack, HEADER_LEN)[0]
+                    self._zr = DeflateReader(bytes(self.pack[DICT_AT:DICT_AT + d]), self.version)
+                if self.version == 2:
+                    frame = self._zr.decompress(data, MAX_ENTRY)
+                else:
+                    k = U16.unpack_from(idx, 1036 + 36 * n + 2 * lo)[0]
+                    frame = self._zr.block_frame(data, k)
+        except (zlib.error, ValueError) as e:
+            raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None
+        if blake3(frame).digest() != raw:
+            raise CorruptObject(f"pack bundle: object {oid} does not hash to its id")
+        return frame
