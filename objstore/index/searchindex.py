@@ -45,25 +45,22 @@ from objstore.index.analysis import (
     word_pairs,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
+from objstore.index.genbuild import GenerationBuild, link_generation
 from objstore.index.generations import (
     BULK_HEAP_BYTES,
     MAX_SHARDS,
     WRITER_HEAP_BYTES,
-    GenerationBuild,
     is_panic,
-    link_generation,
     Manifest,
     OpenGeneration,
-    pad_plan,
     StreamWriter,
     SubIndex,
-    generation_files,
     heap_for,
-    limit_malloc_arenas,
     raise_write_failed,
-    segment_sizes,
     shard_index,
 )
+from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
+from objstore.index.procmem import limit_malloc_arenas
 from objstore.index.query import (
     MAX_QUERY_WORDS,
     build_query,
