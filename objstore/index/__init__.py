@@ -25,6 +25,11 @@ Modules, lowest first (each imports only those above it):
 * ``genbuild``: new generations published at once (rebuilds, a purge's
   linked copy);
 * ``snippets``: ``make_snippet``;
+* ``purge``: ``SearchIndexPurges``, the purge side of ``SearchIndex``
+  (forget by rebuild, merge, padded merge);
+* ``reading``: ``SearchIndexReads``, the read side of ``SearchIndex``
+  (search, counts, lookups, purge proof);
+* ``stream``: ``IndexStream``, a bulk import's writer;
 * ``searchindex``: ``SearchIndex``, the facade every caller uses.
 
 The format (layout, schema, analyzers, queries, prefilter proof) is

@@ -56,6 +56,7 @@ __all__ = [
     "BULK_DOCS",
     "BULK_HEAP_BYTES",
     "FEED_SHARDS",
+    "HOME",
     "MAX_SHARDS",
     "Manifest",
     "OpenGeneration",
@@ -95,6 +96,11 @@ _FEED_CONVERT = 256
 #: 0: every import writes its batches at the publish, as before session 8)
 FEED_SHARDS = STREAM_SHARDS
 
+#: The sub-index each document kind is written to: a fact version that is not
+#: current (``history``) lives beside the current ones in ``facts/``, so that
+#: a fact write is one commit (``docs/format.md``, "Search index: layout").
+#: ``history/`` is only read (and deleted from) where an older store has it.
+HOME = {"fact": "fact", "history": "fact", "turn": "turn"}
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
 _LOCK_POLL_S = 0.05
