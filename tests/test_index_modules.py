@@ -12,7 +12,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 INDEX = REPO / "objstore" / "index"
 #: lowest first: a module may import only modules before it
-ORDER = ["errors", "readonly", "analysis", "schema", "query", "generations", "snippets", "searchindex"]
+ORDER = ["errors", "readonly", "analysis", "schema", "query", "procmem", "genfiles", "generations", "genbuild",
+         "snippets", "purge", "reading", "stream", "searchindex"]
 
 
 def _objstore_imports(path: Path) -> list[ast.ImportFrom]:

@@ -16,9 +16,20 @@ Modules, lowest first (each imports only those above it):
   and documents;
 * ``query``: query words, BM25 IDF, query and filter clauses, the substring
   prefilter;
+* ``procmem``: process memory of writers and readers (malloc trim, mapped
+  segment pages, malloc arenas);
+* ``genfiles``: a generation's files on disk (segments, footer/CRC
+  verification, the log-merge plan);
 * ``generations``: one sub-index on disk (``CURRENT``, shards, generations,
-  writers, rebuilds);
+  the live generations' writer);
+* ``genbuild``: new generations published at once (rebuilds, a purge's
+  linked copy);
 * ``snippets``: ``make_snippet``;
+* ``purge``: ``SearchIndexPurges``, the purge side of ``SearchIndex``
+  (forget by rebuild, merge, padded merge);
+* ``reading``: ``SearchIndexReads``, the read side of ``SearchIndex``
+  (search, counts, lookups, purge proof);
+* ``stream``: ``IndexStream``, a bulk import's writer;
 * ``searchindex``: ``SearchIndex``, the facade every caller uses.
 
 The format (layout, schema, analyzers, queries, prefilter proof) is

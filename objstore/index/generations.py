@@ -4,9 +4,12 @@ A sub-index directory (``facts/``, ``turns/``, ``history/``) holds a
 ``CURRENT`` file (:class:`Manifest`) naming the live generation of each
 shard, a ``LOCK`` that writers flock, and ``gen-<n>/`` directories, each a
 complete tantivy index.  :class:`SubIndex` reads, locks and writes one such
-directory; :class:`GenerationBuild` writes new generations for some or all
-shards and publishes them with one atomic replacement of ``CURRENT``.
-Layout, crash safety and concurrency: ``docs/format.md``, "Search index".
+directory; :class:`StreamWriter` writes batches into its live generations.
+New generations published at once (rebuilds, a purge's linked copy) are
+``genbuild``'s; a generation's files, their verification and the merge
+plan are ``genfiles``'; process memory (malloc trim, mapped pages) is
+``procmem``'s.  Layout, crash safety and concurrency: ``docs/format.md``,
+"Search index".
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import re
 import threading
@@ -29,6 +31,16 @@ from objstore.core.atomic import fsync_dir
 from objstore.core.record import Frozen, set_fields
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
+# generation_files .. verify_generation and the procmem names are also re-exported for callers of this module
+from objstore.index.genfiles import (
+    generation_files,
+    merge_levels,
+    pad_plan,
+    remove_tree,
+    verify_file,
+    verify_generation,
+)
+from objstore.index.procmem import drop_mapped_pages, limit_malloc_arenas, trim_heap
 from objstore.index.readonly import shadow_dir, writable
 from objstore.index.schema import (
     GenFormat,
@@ -41,12 +53,10 @@ from objstore.index.schema import (
 )
 
 __all__ = [
-    "BUILD_BUFFER_CHARS",
     "BULK_DOCS",
     "BULK_HEAP_BYTES",
     "FEED_SHARDS",
-    "FLUSH_THREADS",
-    "GenerationBuild",
+    "HOME",
     "MAX_SHARDS",
     "Manifest",
     "OpenGeneration",
@@ -57,9 +67,10 @@ __all__ = [
     "generation_files",
     "heap_for",
     "keep_generations_open",
+    "drop_mapped_pages",
     "limit_malloc_arenas",
-    "link_generation",
     "merge_levels",
+    "new_generation",
     "pad_plan",
     "parse_manifest",
     "shard_index",
@@ -75,10 +86,6 @@ BULK_HEAP_BYTES = 64_000_000
 BULK_DOCS = 1000
 #: Largest shard count a CURRENT file may name.
 MAX_SHARDS = 4096
-#: Text (characters) a rebuild of many shards buffers before it writes them.
-BUILD_BUFFER_CHARS = 64_000_000
-#: Shards a rebuild of many shards writes at the same time.
-FLUSH_THREADS = 2
 #: A rebuild of at most this many shards streams into one open writer per
 #: shard instead (tantivy indexes while the caller reads the next documents).
 STREAM_SHARDS = 4
@@ -89,12 +96,14 @@ _FEED_CONVERT = 256
 #: 0: every import writes its batches at the publish, as before session 8)
 FEED_SHARDS = STREAM_SHARDS
 
+#: The sub-index each document kind is written to: a fact version that is not
+#: current (``history``) lives beside the current ones in ``facts/``, so that
+#: a fact write is one commit (``docs/format.md``, "Search index: layout").
+#: ``history/`` is only read (and deleted from) where an older store has it.
+HOME = {"fact": "fact", "history": "fact", "turn": "turn"}
 _SUBDIR = {"fact": "facts", "turn": "turns", "history": "history"}
 _GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
 _LOCK_POLL_S = 0.05
-#: The last 4 bytes of every file tantivy writes for a segment (little-endian u32).
-FOOTER_MAGIC = 1337
-_READ_CHUNK = 1 << 20
 
 
 def heap_for(docs: int) -> int:
@@ -108,86 +117,8 @@ def heap_for(docs: int) -> int:
     return BULK_HEAP_BYTES if docs > BULK_DOCS else WRITER_HEAP_BYTES
 
 
-def _rmtree(path, ignore_errors: bool = False) -> None:
-    """``shutil.rmtree``, imported on first use (shutil pulls bz2 and lzma: ~2 ms of every start)."""
-    import shutil
-    shutil.rmtree(path, ignore_errors=ignore_errors)
-
-
 def _is_lock_busy(exc: BaseException) -> bool:
     return "LockBusy" in str(exc)
-
-
-_LIBC: list = []
-
-
-def _trim_heap() -> None:
-    """Give freed heap memory back to the OS (glibc ``malloc_trim``; a no-op
-    elsewhere).  Every tantivy writer indexes in new threads, and glibc keeps
-    what a thread freed in that thread's malloc arena: a rebuild writing 32
-    shards one after the other otherwise peaks ~200 MB higher."""
-    if not _LIBC:
-        try:
-            import ctypes
-            _LIBC.append(ctypes.CDLL("libc.so.6").malloc_trim)
-        except (OSError, AttributeError):
-            _LIBC.append(None)
-    if _LIBC[0] is not None:
-        _LIBC[0](0)
-
-
-_MADVISE: list = []
-
-
-def drop_mapped_pages(under: Path) -> int:
-    """Let go of the resident pages of this process's read-only file
-    mappings of files under ``under`` (tantivy's mmapped segment files):
-    ``madvise(MADV_PAGEOUT)`` on each, so the kernel reclaims them and the
-    next access reads them again (segment files are immutable and never
-    written through a mapping).  PAGEOUT, not DONTNEED: a range that
-    another thread unmapped and reused for anonymous memory between the
-    read of ``/proc/self/maps`` and the call would be zeroed by DONTNEED;
-    PAGEOUT at worst swaps it out.  For a long import, whose stream maps every shard's
-    segments as it commits and merges (at a million turns over 162 shards
-    they grew past 50 MB resident in the import's first minutes).  Linux
-    5.4+ only (``/proc/self/maps``, MADV_PAGEOUT); a no-op elsewhere.  Returns the number of
-    mappings advised.  Never raises."""
-    try:
-        if not _MADVISE:
-            import ctypes
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-            _MADVISE.append(libc.madvise)
-        madvise = _MADVISE[0]
-        prefix = os.fspath(under).rstrip("/") + "/"
-        n = 0
-        with open("/proc/self/maps", "rb") as f:
-            maps = f.read().decode("utf-8", "surrogateescape").splitlines()
-        for line in maps:
-            parts = line.split(None, 5)
-            # read-only ("r--s"/"r--p") mappings of a file under ``under``
-            if len(parts) < 6 or not parts[5].startswith(prefix) or parts[1][1] != "-":
-                continue
-            a, b = (int(x, 16) for x in parts[0].split("-"))
-            if madvise(a, b - a, 21) == 0:  # MADV_PAGEOUT
-                n += 1
-        return n
-    except Exception:  # noqa: BLE001 - only memory is at stake
-        return 0
-
-
-def limit_malloc_arenas(n: int = 2) -> None:
-    """Cap glibc's malloc arenas at ``n`` for threads created from now on
-    (``mallopt(M_ARENA_MAX, n)``; a no-op elsewhere).  A bulk import creates
-    a tantivy writer thread per shard and batch, and glibc gives each new
-    thread an arena of its own that keeps what the thread freed: on the
-    300-session corpus the import's peak anonymous memory was 314 MB with
-    the default (8 per core) and 179 MB with 2."""
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").mallopt(-8, n)  # M_ARENA_MAX
-    except (OSError, AttributeError):
-        pass
 
 
 def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
@@ -500,7 +431,7 @@ class SubIndex:
         ``CURRENT.tmp-*`` file (what a crashed writer left).  Caller holds the lock."""
         for name in self.gen_dirs():
             if name not in keep:
-                _rmtree(self.dir / name, ignore_errors=True)
+                remove_tree(self.dir / name, ignore_errors=True)
         with contextlib.suppress(FileNotFoundError):
             for name in os.listdir(self.dir):
                 if name.startswith("CURRENT.tmp-"):
@@ -732,7 +663,7 @@ class SubIndex:
 
 
 
-def _new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
+def new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
     """Create generation ``gen-<n>`` of sub-index ``sub`` (an empty tantivy
     index in the sub-index's new format, analyzers registered) and record
     it as the sub-index's new generation.  Returns (name, index).  Raises
@@ -743,7 +674,7 @@ def _new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
     try:
         index = create_index(sub.new_fmt, path)
     except (ValueError, OSError) as e:
-        _rmtree(path, ignore_errors=True)
+        remove_tree(path, ignore_errors=True)
         raise SearchIndexError(f"{path}: cannot create index: {e}") from e
     register_analyzers(index)
     sub.adopt_new(name)
@@ -819,7 +750,7 @@ class StreamWriter:
     def _gen_locked(self, s: int) -> "tuple[str, tantivy.Index]":
         g = self._live.get(s) or self._new.get(s)
         if g is None:
-            g = self._new[s] = _new_generation(self.sub, self._next)
+            g = self._new[s] = new_generation(self.sub, self._next)
             self._next += 1
         return g
 
@@ -936,7 +867,7 @@ class StreamWriter:
             for s in shards:
                 trim = write(s) or trim
         if trim or batch_docs > BULK_DOCS:
-            _trim_heap()  # tantivy's threads freed the writers' arenas
+            trim_heap()  # tantivy's threads freed the writers' arenas
         if self.fresh:  # a bulk import: the segments it mapped stay resident otherwise
             drop_mapped_pages(self.sub.dir)
         self._publish_written()
@@ -1024,7 +955,7 @@ class StreamWriter:
             self.end_open(rollback=True)
             raise
         if items:
-            _trim_heap()  # the writers' indexing threads freed their arenas
+            trim_heap()  # the writers' indexing threads freed their arenas
             drop_mapped_pages(self.sub.dir)  # a bulk import's segments stay resident otherwise
         self._publish_written()
 
@@ -1066,388 +997,6 @@ class StreamWriter:
                 self.sub.remove_dead_files(name)
         new, self._new = self._new, {}
         for name, _index in new.values():
-            _rmtree(self.sub.dir / name, ignore_errors=True)
+            remove_tree(self.sub.dir / name, ignore_errors=True)
 
     abort = close
-
-
-class GenerationBuild:
-    """New generations for some (or all) shards of a sub-index, written from a
-    stream of documents; :meth:`switch` publishes them with one write of
-    ``CURRENT``.  Caller holds the sub-index lock throughout.
-
-    For at most STREAM_SHARDS shards every document goes straight to an open
-    writer of its shard (tantivy's indexing thread works while the caller
-    reads the next documents).  For more, documents are buffered per shard
-    (BUILD_BUFFER_CHARS characters of text in all), then each shard's buffer
-    is written with its own writer, one writer at a time, so memory stays
-    bounded whatever the shard count.  A shard that receives no document
-    gets no generation (``-``), except in a one-shard layout, which always
-    has one.
-
-    A new layout (``shards`` and ``base`` None) may leave its shard count
-    to a function ``n(count, more)``: the documents are then buffered
-    unsharded until the buffer is full (``more`` True: ``count`` documents
-    so far, and more to come) or :meth:`commit` (``more`` False: ``count``
-    is all of them), when it is called once, so that a rebuild can size
-    the layout by the documents it was given.
-    """
-
-    def __init__(self, sub: SubIndex, n: "int | Callable[[int, bool], int]", shards: set[int] | None,
-                 base: Manifest | None) -> None:
-        """Prepare new generations for ``shards`` (None: all ``n``) of
-        ``sub``; ``base`` is the manifest whose other shards stay live (None:
-        a new layout of ``n`` shards).  Removes orphan generations first."""
-        self._decide: Callable[[int, bool], int] | None = None
-        self._held: list[IndexDoc] = []  # documents added before n is decided
-        if callable(n):
-            if shards is not None or base is not None:
-                raise ValueError("only a new layout of every shard can be sized by its documents")
-            self._decide, n = n, 0
-        self.sub, self.n, self.base = sub, n, base
-        self.shards = set(range(n)) if shards is None else set(shards)
-        self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
-        sub.remove_orphans_of_current()
-        self._bufs: dict[int, list[IndexDoc]] = {}
-        self._chars = 0
-        self._gens: dict[int, tuple[str, tantivy.Index]] = {}
-        self._stream = self._decide is None and len(self.shards) <= STREAM_SHARDS
-        self._writers: dict[int, tantivy.IndexWriter] = {}
-
-    def _settle(self, more: bool) -> None:
-        """Decide the shard count (see the class doc) and shard what was held."""
-        n = self._decide(len(self._held), more)
-        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SHARDS:
-            raise ValueError(f"a layout needs 1..{MAX_SHARDS} shards, got {n!r}")
-        self._decide, self.n, self.shards = None, n, set(range(n))
-        held, self._held = self._held, []
-        for d in held:
-            self._bufs.setdefault(shard_index(d.ref, n), []).append(d)
-
-    def add(self, d: IndexDoc) -> None:
-        """Send ``d`` to the new generation of its shard (streamed or
-        buffered).  Raises ``ValueError`` if its shard is not one being
-        rebuilt, ``SearchIndexError`` if tantivy refuses it."""
-        if self._decide is not None:
-            self._held.append(d)
-            self._chars += len(d.text)
-            if self._chars >= BUILD_BUFFER_CHARS:
-                self._settle(more=True)
-                self._flush_all()
-            return
-        s = shard_index(d.ref, self.n)
-        if s not in self.shards:
-            raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
-                             f"not to the shards rebuilt ({sorted(self.shards)})")
-        if self._stream:
-            name, index = self._gen(s)
-            w = self._writers.get(s)
-            if w is None:
-                w = self._writers[s] = self.sub.new_writer(index, BULK_HEAP_BYTES)
-            try:
-                w.add_document(to_tantivy_doc(d, self.sub.fmt(name)))
-            except ValueError as e:  # tantivy's error type
-                raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
-            return
-        self._bufs.setdefault(s, []).append(d)
-        self._chars += len(d.text)
-        if self._chars >= BUILD_BUFFER_CHARS:
-            self._flush_all()
-
-    def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
-        g = self._gens.get(s)
-        if g is None:
-            g = self._gens[s] = _new_generation(self.sub, self._next)
-            self._next += 1
-        return g
-
-    def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
-        """Write ``docs`` into generation ``name`` with a writer of its own
-        (thread-safe: runs in the flush pool)."""
-        fmt = self.sub.fmt(name)
-        writer = self.sub.new_writer(index, heap_for(len(docs)))
-        try:
-            for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
-            writer.commit()
-            writer.wait_merging_threads()
-        except BaseException as e:
-            raise_write_failed(writer, e, self.sub.dir / name)
-        finally:
-            del writer
-            _trim_heap()
-
-    def _flush_all(self) -> None:
-        """Write every buffer, FLUSH_THREADS shards at a time (tantivy works
-        without the GIL; each shard has its own writer and directory)."""
-        jobs = [(*self._gen(s), docs) for s, docs in sorted(self._bufs.items()) if docs]
-        self._bufs, self._chars = {}, 0
-        if len(jobs) <= 1 or FLUSH_THREADS <= 1:
-            for job in jobs:
-                self._flush(*job)
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(max_workers=FLUSH_THREADS) as pool:
-                futures = [pool.submit(self._flush, *job) for job in jobs]
-            for f in futures:
-                f.result()  # the first error, once every flush has ended
-
-    def commit(self) -> None:
-        """Write everything (nothing is published yet)."""
-        if self._decide is not None:
-            self._settle(more=False)
-        for s in sorted(self._writers):
-            try:
-                self._writers[s].commit()
-                self._writers[s].wait_merging_threads()
-            except ValueError as e:
-                raise SearchIndexError(f"{self.sub.dir / self._gens[s][0]}: commit failed: {e}") from e
-            del self._writers[s]
-        self._flush_all()
-        if self.n == 1 and 0 in self.shards:
-            self._gen(0)  # a one-shard layout always names a generation
-        for name, _index in self._gens.values():
-            if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
-                self.sub.collect_garbage(name)
-
-    def switch(self) -> None:
-        """Point CURRENT at the new generations, delete the ones they replace."""
-        gens = list(self.base.gens) if self.base is not None else [None] * self.n
-        for s in self.shards:
-            g = self._gens.get(s)
-            gens[s] = g[0] if g else None
-        m = Manifest(tuple(gens))
-        keep = self.sub.publish(m, dict(self._gens.values()))
-        self.sub.remove_orphans(keep)
-
-    def abort(self) -> None:
-        """Discard the new generations (the live ones stay)."""
-        for w in self._writers.values():
-            with contextlib.suppress(Exception):
-                w.rollback()
-            with contextlib.suppress(Exception):
-                w.wait_merging_threads()
-        gens, self._gens, self._bufs, self._writers, self._held = self._gens, {}, {}, {}, []
-        for name, _index in gens.values():
-            _rmtree(self.sub.dir / name, ignore_errors=True)
-
-    def run(self, docs: Iterable[IndexDoc]) -> None:
-        """add() every doc, commit(), switch(); abort() on any error."""
-        try:
-            for d in docs:
-                self.add(d)
-            self.commit()
-        except BaseException:
-            self.abort()
-            raise
-        self.switch()
-
-
-def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
-    """``(max_doc, deleted docs)`` of every segment in ``meta.json`` of
-    ``gen_dir``.  Raises ``IndexCorruptError`` for an unreadable ``meta.json``."""
-    try:
-        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
-        return [(int(seg["max_doc"]), int((seg.get("deletes") or {}).get("num_deleted_docs", 0)))
-                for seg in meta.get("segments", [])]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
-
-
-def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:
-    """(segments of ``meta.json`` with deletes as (segment id, deletes),
-    files of the generation dir that belong to no live segment, ignoring
-    ``meta.json``, ``.managed.json`` and lock files).  Raises
-    ``IndexCorruptError`` for an unreadable ``meta.json``."""
-    try:
-        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
-    live: set[str] = set()
-    deletes = []
-    for seg in meta.get("segments", []):
-        sid = str(seg.get("segment_id", "")).replace("-", "")
-        live.add(sid)
-        if seg.get("deletes"):
-            deletes.append((sid, seg["deletes"]))
-    stray = [f for f in sorted(os.listdir(gen_dir))
-             if f not in ("meta.json", ".managed.json") and not f.endswith(".lock")
-             and f.split(".", 1)[0] not in live]
-    return deletes, stray
-
-
-def verify_file(path: Path) -> str | None:
-    """Check one file of a tantivy segment against its footer: None when
-    sound, else why not (one phrase).
-
-    Format (tantivy 0.27, ``directory/footer.rs``): the body, then a JSON
-    object ``{"version": {...}, "crc": C}``, then its length as a
-    little-endian u32, then ``FOOTER_MAGIC`` as a little-endian u32; ``C`` is
-    the CRC-32 (IEEE, ``zlib.crc32``) of the body.  This is the check
-    tantivy's ``Index::validate_checksum`` makes, which tantivy-py does not
-    expose.  Reads the file once, 1 MiB at a time."""
-    import zlib
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size < 8:
-                return "truncated (no footer)"
-            f.seek(size - 8)
-            tail = f.read(8)
-            n, magic = int.from_bytes(tail[:4], "little"), int.from_bytes(tail[4:], "little")
-            if magic != FOOTER_MAGIC or n > size - 8:
-                return "no tantivy footer (truncated or overwritten)"
-            body = size - 8 - n
-            f.seek(body)
-            try:
-                crc = json.loads(f.read(n))["crc"]
-            except (ValueError, KeyError, TypeError):
-                return "unreadable footer"
-            f.seek(0)
-            got, left = 0, body
-            while left:
-                chunk = f.read(min(left, _READ_CHUNK))
-                if not chunk:
-                    return "shorter than it says"
-                got = zlib.crc32(chunk, got)
-                left -= len(chunk)
-    except FileNotFoundError:
-        return "missing"
-    except OSError as e:
-        return f"cannot be read: {e.strerror or e}"
-    return None if got == crc else "checksum mismatch"
-
-
-def verify_generation(gen_dir: Path) -> list[str]:
-    """Check one generation directory: its ``meta.json`` reads and its schema is one of the formats
-    (:func:`~objstore.index.schema.read_format`), every file of
-    every segment it lists passes :func:`verify_file`, and tantivy opens
-    it and a searcher over all its segments.  Returns [] when sound, else one
-    line naming the generation (``<sub>/gen-<n>``), the number of damaged
-    files and the first of them.  Cost: one read of every byte of the
-    generation (CRC-32 at memory speed) plus an open; the stored documents
-    are not decompressed.  Never raises for what it finds."""
-    where = f"{gen_dir.parent.name}/{gen_dir.name}"
-    try:
-        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
-        live = {str(seg["segment_id"]).replace("-", "") for seg in meta.get("segments", [])}
-        names = os.listdir(gen_dir)
-    except FileNotFoundError as e:
-        return [f"search index {where}: {os.path.basename(e.filename or 'meta.json')} is missing"]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        return [f"search index {where}: meta.json unreadable ({e})"]
-    bad = []
-    for name in sorted(names):
-        if name.split(".", 1)[0] in live and not name.endswith(".lock"):
-            why = verify_file(gen_dir / name)
-            if why:
-                bad.append(f"{name}: {why}")
-    if bad:
-        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        return [f"search index {where}: {len(bad)} damaged file(s): {bad[0]}{more}"]
-    try:
-        read_format(gen_dir)
-    except IndexCorruptError as e:
-        return [f"search index {where}: {e}"]
-    try:
-        path = gen_dir if writable(gen_dir) else shadow_dir(gen_dir)
-        index = tantivy.Index.open(str(path))
-        register_analyzers(index)
-        index.searcher().num_docs
-    except (ValueError, OSError) as e:
-        return [f"search index {where}: cannot be opened ({e})"]
-    return []
-
-
-#: [padded merge] tantivy's default merge policy (``LogMergePolicy::default()``,
-#: tantivy ``src/indexer/log_merge_policy.rs``, the only one tantivy-py's writers
-#: use): segments above LOG_MERGE_MAX_DOCS live documents are never merged; the
-#: others, sorted by ``max_doc`` (descending, stable), fall into levels: a
-#: segment whose log2(max(live documents, LOG_MERGE_MIN_LAYER_DOCS)) is below the
-#: current level's log2 size minus LOG_MERGE_LEVEL_LOG_SIZE starts a new level
-#: (and sets its size); a commit merges every level of at least
-#: LOG_MERGE_MIN_SEGMENTS segments into one segment, dropping deleted documents
-#: and every term no live document has any more (``merger.rs``:
-#: ``total_doc_freq == 0``: the term is not written).
-LOG_MERGE_MIN_SEGMENTS = 8
-LOG_MERGE_MIN_LAYER_DOCS = 10_000
-LOG_MERGE_LEVEL_LOG_SIZE = 0.75
-LOG_MERGE_MAX_DOCS = 10_000_000
-
-
-def merge_levels(segments: list[tuple[int, int]]) -> list[tuple[float, list[int]]]:
-    """The levels tantivy's default merge policy sees in ``segments``
-    (``(max_doc, live documents)`` each, in any order): a list of
-    ``(level log2 size, [indexes into segments])``, largest level first,
-    as ``LogMergePolicy::compute_merge_candidates`` groups them (see
-    LOG_MERGE_MIN_SEGMENTS: a level with that many members is merged at the
-    next commit)."""
-    import math
-    order = sorted((i for i, (_md, live) in enumerate(segments) if live <= LOG_MERGE_MAX_DOCS),
-                   key=lambda i: -segments[i][0])
-    levels: list[tuple[float, list[int]]] = []
-    cur = math.inf
-    for i in order:
-        size = math.log2(max(LOG_MERGE_MIN_LAYER_DOCS, segments[i][1]))
-        if size < cur - LOG_MERGE_LEVEL_LOG_SIZE:
-            cur = size
-            levels.append((cur, []))
-        levels[-1][1].append(i)
-    return levels
-
-
-def pad_plan(segments: list[tuple[int, int]], targets: set[int], extra: list[int] = ()) -> tuple[int, int] | None:
-    """[padded merge] How to make tantivy's default merge policy merge the
-    segments ``targets`` (indexes into ``segments``, ``(max_doc, live
-    documents)`` each, as they will be once the caller's deletes are
-    committed): ``(pads, docs)``, commit ``pads`` more segments of ``docs``
-    documents each, after the segments of ``extra`` documents the caller
-    commits first (``extra``: their sizes), and the level holding every
-    target then has LOG_MERGE_MIN_SEGMENTS members, so tantivy merges it
-    (the targets with the level's other segments).  None when no padding
-    does it (the targets are in different levels, or a pad would land in
-    another level).  The smallest pad that joins the level is chosen:
-    ``ceil(2 ** (level size - LOG_MERGE_LEVEL_LOG_SIZE))`` documents, one
-    when the level is the lowest (every segment under
-    LOG_MERGE_MIN_LAYER_DOCS counts as that many)."""
-    import math
-    base = list(segments) + [(n, n) for n in extra]
-    levels = merge_levels(base)
-    home = [lv for lv in levels if targets & set(lv[1])]
-    if len(home) != 1 or not targets <= set(home[0][1]):
-        return None
-    size = home[0][0]
-    want = 2 ** (size - LOG_MERGE_LEVEL_LOG_SIZE)
-    docs = 1 if want <= LOG_MERGE_MIN_LAYER_DOCS else math.ceil(want) + 1
-    for pads in range(LOG_MERGE_MIN_SEGMENTS):
-        trial = base + [(docs, docs)] * pads
-        for _size, members in merge_levels(trial):
-            if targets <= set(members) and len(members) >= LOG_MERGE_MIN_SEGMENTS:
-                return pads, docs
-    return None
-
-
-def link_generation(sub: SubIndex, name: str) -> "tuple[str, tantivy.Index]":
-    """[padded merge] A new generation of ``sub`` holding what generation
-    ``name`` holds, by hard links to its files (tantivy never changes a file
-    it wrote: a commit writes new files and replaces ``meta.json`` by a
-    rename, so writing to the copy leaves ``name`` as it was); returns
-    (new name, open Index).  Lock and temporary files are not linked.
-    Caller holds the sub-index lock.  Raises SearchIndexError when it
-    cannot be made (nothing is left behind)."""
-    new = f"gen-{sub.next_gen_number()}"
-    src, dst = sub.dir / name, sub.dir / new
-    try:
-        dst.mkdir()
-        for ent in os.scandir(src):
-            if ent.name.endswith(".lock") or ent.name.startswith(".tmp"):
-                continue
-            os.link(ent.path, dst / ent.name)
-        fsync_dir(dst)
-        index = tantivy.Index.open(str(dst))
-    except (OSError, ValueError) as e:
-        _rmtree(dst, ignore_errors=True)
-        raise SearchIndexError(f"{dst}: cannot link generation {name}: {e}") from e
-    register_analyzers(index)
-    sub.fmt(new)
-    return new, index

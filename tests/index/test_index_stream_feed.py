@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import objstore.index.searchindex as si
+import objstore.index.stream as stream
 from objstore.index.generations import generation_files
 from objstore.index.searchindex import IndexDoc, SearchIndex, SearchIndexError
 
@@ -51,7 +52,7 @@ def write(root: Path, fresh: bool, batches: list[list[IndexDoc]]) -> SearchIndex
 @pytest.fixture(autouse=True)
 def two_shards(monkeypatch) -> None:
     monkeypatch.setattr(si, "SHARD_TARGET_DOCS", 2)
-    monkeypatch.setattr(si, "FEED_CHUNK", 3)  # several chunks per batch
+    monkeypatch.setattr(stream, "FEED_CHUNK", 3)  # several chunks per batch
 
 
 @pytest.mark.parametrize("feed_shards", [4, 0])  # 0: the import writes its batches at the publish

@@ -884,8 +884,8 @@ def test_automatic_shard_count_follows_the_index_size(root: Path, monkeypatch) -
 
 
 def test_buffered_rebuild_of_many_shards(root: Path, ix: SearchIndex, monkeypatch) -> None:
-    import objstore.index.generations as generations
-    monkeypatch.setattr(generations, "BUILD_BUFFER_CHARS", 300)  # many rounds of writes per shard
+    import objstore.index.genbuild as genbuild
+    monkeypatch.setattr(genbuild, "BUILD_BUFFER_CHARS", 300)  # many rounds of writes per shard
     docs = [sturn(f"b{i}", f"s{i % 30}", f"buffered doc number {i} " + "pad " * 10, i) for i in range(300)]
     assert ix.rebuild(docs) == 300
     assert len(ix.search("buffered", limit=500)) == 300

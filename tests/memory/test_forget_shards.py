@@ -70,9 +70,10 @@ def _files(path: Path) -> dict[str, tuple[int, int]]:
 def test_forget_match_rebuilds_only_the_shard_of_the_session(store, monkeypatch, path):
     path_kind = path
     if path != "merge":  # segments too large for the merge level in place
-        monkeypatch.setattr("objstore.index.searchindex.MERGE_LEVEL_DOCS", 0)
+        monkeypatch.setattr("objstore.index.purge.MERGE_LEVEL_DOCS", 0)
+        monkeypatch.setattr("objstore.index.searchindex.MERGE_LEVEL_DOCS", 0)  # the layout's copy
     if path == "rewrite":  # and no padded merge: the segments are written again
-        monkeypatch.setattr("objstore.index.searchindex.PADDED_MERGE", False)
+        monkeypatch.setattr("objstore.index.purge.PADDED_MERGE", False)
     victim, sids = _build(store)
     before = _live_gens(store)
     files = {s: _files(p) for s, p in before.items()}

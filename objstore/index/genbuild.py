@@ -1,0 +1,237 @@
+"""New generations written beside the live ones and published at once: a
+rebuild of some or all shards of a sub-index (``GenerationBuild``) and a
+copy of a generation by hard links for a purge to write into
+(``link_generation``).  The live generations' own writer is
+``generations.StreamWriter``; layout and crash safety: ``docs/format.md``,
+"Search index"."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Callable, Iterable
+
+import tantivy
+
+from objstore.core.atomic import fsync_dir
+from objstore.index.analysis import register_analyzers
+from objstore.index.errors import SearchIndexError
+from objstore.index.generations import (
+    STREAM_SHARDS,
+    BULK_HEAP_BYTES,
+    MAX_SHARDS,
+    Manifest,
+    SubIndex,
+    heap_for,
+    new_generation,
+    raise_write_failed,
+    shard_index,
+)
+from objstore.index.genfiles import generation_files, remove_tree
+from objstore.index.procmem import trim_heap
+from objstore.index.schema import IndexDoc, to_tantivy_doc
+
+__all__ = ["BUILD_BUFFER_CHARS", "FLUSH_THREADS", "GenerationBuild", "link_generation"]
+
+#: Text (characters) a rebuild of many shards buffers before it writes them.
+BUILD_BUFFER_CHARS = 64_000_000
+#: Shards a rebuild of many shards writes at the same time.
+FLUSH_THREADS = 2
+
+
+class GenerationBuild:
+    """New generations for some (or all) shards of a sub-index, written from a
+    stream of documents; :meth:`switch` publishes them with one write of
+    ``CURRENT``.  Caller holds the sub-index lock throughout.
+
+    For at most STREAM_SHARDS shards every document goes straight to an open
+    writer of its shard (tantivy's indexing thread works while the caller
+    reads the next documents).  For more, documents are buffered per shard
+    (BUILD_BUFFER_CHARS characters of text in all), then each shard's buffer
+    is written with its own writer, one writer at a time, so memory stays
+    bounded whatever the shard count.  A shard that receives no document
+    gets no generation (``-``), except in a one-shard layout, which always
+    has one.
+
+    A new layout (``shards`` and ``base`` None) may leave its shard count
+    to a function ``n(count, more)``: the documents are then buffered
+    unsharded until the buffer is full (``more`` True: ``count`` documents
+    so far, and more to come) or :meth:`commit` (``more`` False: ``count``
+    is all of them), when it is called once, so that a rebuild can size
+    the layout by the documents it was given.
+    """
+
+    def __init__(self, sub: SubIndex, n: "int | Callable[[int, bool], int]", shards: set[int] | None,
+                 base: Manifest | None) -> None:
+        """Prepare new generations for ``shards`` (None: all ``n``) of
+        ``sub``; ``base`` is the manifest whose other shards stay live (None:
+        a new layout of ``n`` shards).  Removes orphan generations first."""
+        self._decide: Callable[[int, bool], int] | None = None
+        self._held: list[IndexDoc] = []  # documents added before n is decided
+        if callable(n):
+            if shards is not None or base is not None:
+                raise ValueError("only a new layout of every shard can be sized by its documents")
+            self._decide, n = n, 0
+        self.sub, self.n, self.base = sub, n, base
+        self.shards = set(range(n)) if shards is None else set(shards)
+        self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
+        sub.remove_orphans_of_current()
+        self._bufs: dict[int, list[IndexDoc]] = {}
+        self._chars = 0
+        self._gens: dict[int, tuple[str, tantivy.Index]] = {}
+        self._stream = self._decide is None and len(self.shards) <= STREAM_SHARDS
+        self._writers: dict[int, tantivy.IndexWriter] = {}
+
+    def _settle(self, more: bool) -> None:
+        """Decide the shard count (see the class doc) and shard what was held."""
+        n = self._decide(len(self._held), more)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SHARDS:
+            raise ValueError(f"a layout needs 1..{MAX_SHARDS} shards, got {n!r}")
+        self._decide, self.n, self.shards = None, n, set(range(n))
+        held, self._held = self._held, []
+        for d in held:
+            self._bufs.setdefault(shard_index(d.ref, n), []).append(d)
+
+    def add(self, d: IndexDoc) -> None:
+        """Send ``d`` to the new generation of its shard (streamed or
+        buffered).  Raises ``ValueError`` if its shard is not one being
+        rebuilt, ``SearchIndexError`` if tantivy refuses it."""
+        if self._decide is not None:
+            self._held.append(d)
+            self._chars += len(d.text)
+            if self._chars >= BUILD_BUFFER_CHARS:
+                self._settle(more=True)
+                self._flush_all()
+            return
+        s = shard_index(d.ref, self.n)
+        if s not in self.shards:
+            raise ValueError(f"doc {d.id} (session {d.ref!r}) belongs to shard {s}, "
+                             f"not to the shards rebuilt ({sorted(self.shards)})")
+        if self._stream:
+            name, index = self._gen(s)
+            w = self._writers.get(s)
+            if w is None:
+                w = self._writers[s] = self.sub.new_writer(index, BULK_HEAP_BYTES)
+            try:
+                w.add_document(to_tantivy_doc(d, self.sub.fmt(name)))
+            except ValueError as e:  # tantivy's error type
+                raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
+            return
+        self._bufs.setdefault(s, []).append(d)
+        self._chars += len(d.text)
+        if self._chars >= BUILD_BUFFER_CHARS:
+            self._flush_all()
+
+    def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
+        g = self._gens.get(s)
+        if g is None:
+            g = self._gens[s] = new_generation(self.sub, self._next)
+            self._next += 1
+        return g
+
+    def _flush(self, name: str, index: "tantivy.Index", docs: list[IndexDoc]) -> None:
+        """Write ``docs`` into generation ``name`` with a writer of its own
+        (thread-safe: runs in the flush pool)."""
+        fmt = self.sub.fmt(name)
+        writer = self.sub.new_writer(index, heap_for(len(docs)))
+        try:
+            for d in docs:
+                writer.add_document(to_tantivy_doc(d, fmt))
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            raise_write_failed(writer, e, self.sub.dir / name)
+        finally:
+            del writer
+            trim_heap()
+
+    def _flush_all(self) -> None:
+        """Write every buffer, FLUSH_THREADS shards at a time (tantivy works
+        without the GIL; each shard has its own writer and directory)."""
+        jobs = [(*self._gen(s), docs) for s, docs in sorted(self._bufs.items()) if docs]
+        self._bufs, self._chars = {}, 0
+        if len(jobs) <= 1 or FLUSH_THREADS <= 1:
+            for job in jobs:
+                self._flush(*job)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=FLUSH_THREADS) as pool:
+                futures = [pool.submit(self._flush, *job) for job in jobs]
+            for f in futures:
+                f.result()  # the first error, once every flush has ended
+
+    def commit(self) -> None:
+        """Write everything (nothing is published yet)."""
+        if self._decide is not None:
+            self._settle(more=False)
+        for s in sorted(self._writers):
+            try:
+                self._writers[s].commit()
+                self._writers[s].wait_merging_threads()
+            except ValueError as e:
+                raise SearchIndexError(f"{self.sub.dir / self._gens[s][0]}: commit failed: {e}") from e
+            del self._writers[s]
+        self._flush_all()
+        if self.n == 1 and 0 in self.shards:
+            self._gen(0)  # a one-shard layout always names a generation
+        for name, _index in self._gens.values():
+            if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
+                self.sub.collect_garbage(name)
+
+    def switch(self) -> None:
+        """Point CURRENT at the new generations, delete the ones they replace."""
+        gens = list(self.base.gens) if self.base is not None else [None] * self.n
+        for s in self.shards:
+            g = self._gens.get(s)
+            gens[s] = g[0] if g else None
+        m = Manifest(tuple(gens))
+        keep = self.sub.publish(m, dict(self._gens.values()))
+        self.sub.remove_orphans(keep)
+
+    def abort(self) -> None:
+        """Discard the new generations (the live ones stay)."""
+        for w in self._writers.values():
+            with contextlib.suppress(Exception):
+                w.rollback()
+            with contextlib.suppress(Exception):
+                w.wait_merging_threads()
+        gens, self._gens, self._bufs, self._writers, self._held = self._gens, {}, {}, {}, []
+        for name, _index in gens.values():
+            remove_tree(self.sub.dir / name, ignore_errors=True)
+
+    def run(self, docs: Iterable[IndexDoc]) -> None:
+        """add() every doc, commit(), switch(); abort() on any error."""
+        try:
+            for d in docs:
+                self.add(d)
+            self.commit()
+        except BaseException:
+            self.abort()
+            raise
+        self.switch()
+
+
+def link_generation(sub: SubIndex, name: str) -> "tuple[str, tantivy.Index]":
+    """[padded merge] A new generation of ``sub`` holding what generation
+    ``name`` holds, by hard links to its files (tantivy never changes a file
+    it wrote: a commit writes new files and replaces ``meta.json`` by a
+    rename, so writing to the copy leaves ``name`` as it was); returns
+    (new name, open Index).  Lock and temporary files are not linked.
+    Caller holds the sub-index lock.  Raises SearchIndexError when it
+    cannot be made (nothing is left behind)."""
+    new = f"gen-{sub.next_gen_number()}"
+    src, dst = sub.dir / name, sub.dir / new
+    try:
+        dst.mkdir()
+        for ent in os.scandir(src):
+            if ent.name.endswith(".lock") or ent.name.startswith(".tmp"):
+                continue
+            os.link(ent.path, dst / ent.name)
+        fsync_dir(dst)
+        index = tantivy.Index.open(str(dst))
+    except (OSError, ValueError) as e:
+        remove_tree(dst, ignore_errors=True)
+        raise SearchIndexError(f"{dst}: cannot link generation {name}: {e}") from e
+    register_analyzers(index)
+    sub.fmt(new)
+    return new, index

@@ -1,0 +1,226 @@
+"""The files of one search-index generation on disk, read without a writer:
+its segments (``segment_sizes``, ``generation_files``), the footer and
+CRC check of every file tantivy wrote (``verify_file``) and of a whole
+generation (``verify_generation``), tantivy's log-merge levels over its
+segments and the padding that makes a level merge (``merge_levels``,
+``pad_plan``), and ``remove_tree``.  Formats: ``docs/format.md``,
+"Search index"."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import tantivy
+
+from objstore.index.analysis import register_analyzers
+from objstore.index.errors import IndexCorruptError
+from objstore.index.readonly import shadow_dir, writable
+from objstore.index.schema import read_format
+
+__all__ = [
+    "FOOTER_MAGIC",
+    "generation_files",
+    "merge_levels",
+    "pad_plan",
+    "remove_tree",
+    "segment_sizes",
+    "verify_file",
+    "verify_generation",
+]
+
+#: The last 4 bytes of every file tantivy writes for a segment (little-endian u32).
+FOOTER_MAGIC = 1337
+_READ_CHUNK = 1 << 20
+
+
+def remove_tree(path, ignore_errors: bool = False) -> None:
+    """``shutil.rmtree``, imported on first use (shutil pulls bz2 and lzma: ~2 ms of every start)."""
+    import shutil
+    shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
+
+def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
+    """``(max_doc, deleted docs)`` of every segment in ``meta.json`` of
+    ``gen_dir``.  Raises ``IndexCorruptError`` for an unreadable ``meta.json``."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        return [(int(seg["max_doc"]), int((seg.get("deletes") or {}).get("num_deleted_docs", 0)))
+                for seg in meta.get("segments", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
+
+
+def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:
+    """(segments of ``meta.json`` with deletes as (segment id, deletes),
+    files of the generation dir that belong to no live segment, ignoring
+    ``meta.json``, ``.managed.json`` and lock files).  Raises
+    ``IndexCorruptError`` for an unreadable ``meta.json``."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
+    live: set[str] = set()
+    deletes = []
+    for seg in meta.get("segments", []):
+        sid = str(seg.get("segment_id", "")).replace("-", "")
+        live.add(sid)
+        if seg.get("deletes"):
+            deletes.append((sid, seg["deletes"]))
+    stray = [f for f in sorted(os.listdir(gen_dir))
+             if f not in ("meta.json", ".managed.json") and not f.endswith(".lock")
+             and f.split(".", 1)[0] not in live]
+    return deletes, stray
+
+
+def verify_file(path: Path) -> str | None:
+    """Check one file of a tantivy segment against its footer: None when
+    sound, else why not (one phrase).
+
+    Format (tantivy 0.27, ``directory/footer.rs``): the body, then a JSON
+    object ``{"version": {...}, "crc": C}``, then its length as a
+    little-endian u32, then ``FOOTER_MAGIC`` as a little-endian u32; ``C`` is
+    the CRC-32 (IEEE, ``zlib.crc32``) of the body.  This is the check
+    tantivy's ``Index::validate_checksum`` makes, which tantivy-py does not
+    expose.  Reads the file once, 1 MiB at a time."""
+    import zlib
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < 8:
+                return "truncated (no footer)"
+            f.seek(size - 8)
+            tail = f.read(8)
+            n, magic = int.from_bytes(tail[:4], "little"), int.from_bytes(tail[4:], "little")
+            if magic != FOOTER_MAGIC or n > size - 8:
+                return "no tantivy footer (truncated or overwritten)"
+            body = size - 8 - n
+            f.seek(body)
+            try:
+                crc = json.loads(f.read(n))["crc"]
+            except (ValueError, KeyError, TypeError):
+                return "unreadable footer"
+            f.seek(0)
+            got, left = 0, body
+            while left:
+                chunk = f.read(min(left, _READ_CHUNK))
+                if not chunk:
+                    return "shorter than it says"
+                got = zlib.crc32(chunk, got)
+                left -= len(chunk)
+    except FileNotFoundError:
+        return "missing"
+    except OSError as e:
+        return f"cannot be read: {e.strerror or e}"
+    return None if got == crc else "checksum mismatch"
+
+
+def verify_generation(gen_dir: Path) -> list[str]:
+    """Check one generation directory: its ``meta.json`` reads and its schema is one of the formats
+    (:func:`~objstore.index.schema.read_format`), every file of
+    every segment it lists passes :func:`verify_file`, and tantivy opens
+    it and a searcher over all its segments.  Returns [] when sound, else one
+    line naming the generation (``<sub>/gen-<n>``), the number of damaged
+    files and the first of them.  Cost: one read of every byte of the
+    generation (CRC-32 at memory speed) plus an open; the stored documents
+    are not decompressed.  Never raises for what it finds."""
+    where = f"{gen_dir.parent.name}/{gen_dir.name}"
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        live = {str(seg["segment_id"]).replace("-", "") for seg in meta.get("segments", [])}
+        names = os.listdir(gen_dir)
+    except FileNotFoundError as e:
+        return [f"search index {where}: {os.path.basename(e.filename or 'meta.json')} is missing"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return [f"search index {where}: meta.json unreadable ({e})"]
+    bad = []
+    for name in sorted(names):
+        if name.split(".", 1)[0] in live and not name.endswith(".lock"):
+            why = verify_file(gen_dir / name)
+            if why:
+                bad.append(f"{name}: {why}")
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        return [f"search index {where}: {len(bad)} damaged file(s): {bad[0]}{more}"]
+    try:
+        read_format(gen_dir)
+    except IndexCorruptError as e:
+        return [f"search index {where}: {e}"]
+    try:
+        path = gen_dir if writable(gen_dir) else shadow_dir(gen_dir)
+        index = tantivy.Index.open(str(path))
+        register_analyzers(index)
+        index.searcher().num_docs
+    except (ValueError, OSError) as e:
+        return [f"search index {where}: cannot be opened ({e})"]
+    return []
+
+
+#: [padded merge] tantivy's default merge policy (``LogMergePolicy::default()``,
+#: tantivy ``src/indexer/log_merge_policy.rs``, the only one tantivy-py's writers
+#: use): segments above LOG_MERGE_MAX_DOCS live documents are never merged; the
+#: others, sorted by ``max_doc`` (descending, stable), fall into levels: a
+#: segment whose log2(max(live documents, LOG_MERGE_MIN_LAYER_DOCS)) is below the
+#: current level's log2 size minus LOG_MERGE_LEVEL_LOG_SIZE starts a new level
+#: (and sets its size); a commit merges every level of at least
+#: LOG_MERGE_MIN_SEGMENTS segments into one segment, dropping deleted documents
+#: and every term no live document has any more (``merger.rs``:
+#: ``total_doc_freq == 0``: the term is not written).
+LOG_MERGE_MIN_SEGMENTS = 8
+LOG_MERGE_MIN_LAYER_DOCS = 10_000
+LOG_MERGE_LEVEL_LOG_SIZE = 0.75
+LOG_MERGE_MAX_DOCS = 10_000_000
+
+
+def merge_levels(segments: list[tuple[int, int]]) -> list[tuple[float, list[int]]]:
+    """The levels tantivy's default merge policy sees in ``segments``
+    (``(max_doc, live documents)`` each, in any order): a list of
+    ``(level log2 size, [indexes into segments])``, largest level first,
+    as ``LogMergePolicy::compute_merge_candidates`` groups them (see
+    LOG_MERGE_MIN_SEGMENTS: a level with that many members is merged at the
+    next commit)."""
+    import math
+    order = sorted((i for i, (_md, live) in enumerate(segments) if live <= LOG_MERGE_MAX_DOCS),
+                   key=lambda i: -segments[i][0])
+    levels: list[tuple[float, list[int]]] = []
+    cur = math.inf
+    for i in order:
+        size = math.log2(max(LOG_MERGE_MIN_LAYER_DOCS, segments[i][1]))
+        if size < cur - LOG_MERGE_LEVEL_LOG_SIZE:
+            cur = size
+            levels.append((cur, []))
+        levels[-1][1].append(i)
+    return levels
+
+
+def pad_plan(segments: list[tuple[int, int]], targets: set[int], extra: list[int] = ()) -> tuple[int, int] | None:
+    """[padded merge] How to make tantivy's default merge policy merge the
+    segments ``targets`` (indexes into ``segments``, ``(max_doc, live
+    documents)`` each, as they will be once the caller's deletes are
+    committed): ``(pads, docs)``, commit ``pads`` more segments of ``docs``
+    documents each, after the segments of ``extra`` documents the caller
+    commits first (``extra``: their sizes), and the level holding every
+    target then has LOG_MERGE_MIN_SEGMENTS members, so tantivy merges it
+    (the targets with the level's other segments).  None when no padding
+    does it (the targets are in different levels, or a pad would land in
+    another level).  The smallest pad that joins the level is chosen:
+    ``ceil(2 ** (level size - LOG_MERGE_LEVEL_LOG_SIZE))`` documents, one
+    when the level is the lowest (every segment under
+    LOG_MERGE_MIN_LAYER_DOCS counts as that many)."""
+    import math
+    base = list(segments) + [(n, n) for n in extra]
+    levels = merge_levels(base)
+    home = [lv for lv in levels if targets & set(lv[1])]
+    if len(home) != 1 or not targets <= set(home[0][1]):
+        return None
+    size = home[0][0]
+    want = 2 ** (size - LOG_MERGE_LEVEL_LOG_SIZE)
+    docs = 1 if want <= LOG_MERGE_MIN_LAYER_DOCS else math.ceil(want) + 1
+    for pads in range(LOG_MERGE_MIN_SEGMENTS):
+        trial = base + [(docs, docs)] * pads
+        for _size, members in merge_levels(trial):
+            if targets <= set(members) and len(members) >= LOG_MERGE_MIN_SEGMENTS:
+                return pads, docs
+    return None
