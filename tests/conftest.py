@@ -116,6 +116,29 @@ def wait_remember_done(home, timeout: float = 120) -> None:
         time.sleep(0.005)
 
 
+def signal_forget_midway(home, args, sig: int, env: dict | None = None) -> tuple[int, str]:
+    """Start ``mem forget ARGS --yes`` (a real process, ``env`` added to the
+    environment) and send it ``sig`` once the index journal of the store at
+    ``home`` names the objects it will delete (its history rewrite, index
+    purge and deletes follow): ``(returncode, stderr)``.  Bounded: 120 s."""
+    import time
+    p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", *args, "--yes"], cwd=REPO,
+                         env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = Path(home) / "index-journal"
+    end = time.monotonic() + 120
+    while time.monotonic() < end and p.poll() is None:
+        try:
+            if b"D\t" in journal.read_bytes():
+                break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.002)
+    assert p.poll() is None, "the forget ended before the signal could be sent"
+    p.send_signal(sig)
+    _out, err = p.communicate(timeout=120)
+    return p.returncode, err.decode()
+
+
 @pytest.fixture
 def mem():
     """Run ``mem`` as a real subprocess (``python -m cmds``); after a

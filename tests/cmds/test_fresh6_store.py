@@ -88,26 +88,8 @@ def _big_session(mem, tmp_path, word: str, n: int = 2000):
 def _forget_then(store_path, word: str, sig: int):
     """Start ``mem forget --match WORD --yes``, send ``sig`` once it has
     journalled the objects it will delete (the history rewrite follows)."""
-    import os
-    import subprocess
-    import sys
-    import time
-    from tests.conftest import REPO
-    p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", "--match", word, "--yes"], cwd=REPO,
-                         env={**os.environ, **PERSON}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    journal = store_path / "index-journal"
-    end = time.monotonic() + 120
-    while time.monotonic() < end and p.poll() is None:
-        try:
-            if b"D\t" in journal.read_bytes():
-                break
-        except FileNotFoundError:
-            pass
-        time.sleep(0.002)
-    assert p.poll() is None, "the forget ended before the signal could be sent"
-    p.send_signal(sig)
-    out, err = p.communicate(timeout=120)
-    return p.returncode, err.decode()
+    from tests.conftest import signal_forget_midway
+    return signal_forget_midway(store_path, ["--match", word], sig, PERSON)
 
 
 def test_forget_killed_midway_is_finished_by_the_next_writer(mem, store_path, tmp_path):

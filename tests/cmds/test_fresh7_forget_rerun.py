@@ -8,15 +8,11 @@ sent once the forget has journalled what it deletes."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
 import uuid
 
 from objstore.memory.forget import scan_store
-from tests.conftest import REPO
+from tests.conftest import signal_forget_midway
 
 PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
 SID = "f7f7f7f7-0000-4000-8000-000000000007"
@@ -37,24 +33,11 @@ def _import_session(mem, tmp_path, n: int = 2000) -> None:
 
 
 def _kill_forget_midway(store_path, *args: str) -> None:
-    """Run ``mem forget ARGS --yes`` and SIGKILL it once the index journal
-    names the objects it will delete (its history rewrite, index purge and
-    deletes follow)."""
-    p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", *args, "--yes"], cwd=REPO,
-                         env={**os.environ, **PERSON}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    journal = store_path / "index-journal"
-    end = time.monotonic() + 120
-    while time.monotonic() < end and p.poll() is None:
-        try:
-            if b"D\t" in journal.read_bytes():
-                break
-        except FileNotFoundError:
-            pass
-        time.sleep(0.002)
-    assert p.poll() is None, "the forget ended before it could be killed"
-    p.send_signal(signal.SIGKILL)
-    p.communicate(timeout=120)
-    assert p.returncode == -signal.SIGKILL
+    """SIGKILL ``mem forget ARGS --yes`` once the index journal names the
+    objects it will delete (its history rewrite, index purge and deletes
+    follow)."""
+    code, _err = signal_forget_midway(store_path, args, signal.SIGKILL, PERSON)
+    assert code == -signal.SIGKILL
 
 
 def test_rerun_of_a_killed_session_forget_says_already_forgotten(mem, store_path, tmp_path):
