@@ -46,6 +46,20 @@ def sha256(data: bytes = b""):
     return lib.sha256(data)
 
 
+def blake2b(data: bytes = b"", *, digest_size: int = 64):
+    """A BLAKE2b hash object (RFC 7693) of ``data`` with a ``digest_size``-byte
+    digest (1..64), as ``hashlib.blake2b`` gives: CPython's own ``_blake2``,
+    which is what ``hashlib.blake2b`` is, so that a reader does not load
+    ``hashlib`` and with it OpenSSL's ``_hashlib`` (2.5-4 ms of a new
+    process: docs/benchmarks.md, "Session 9 (branch `lat9`)").  Raises
+    ValueError for a ``digest_size`` out of range."""
+    try:
+        from _blake2 import blake2b as own
+    except ImportError:  # pragma: no cover - another interpreter
+        from hashlib import blake2b as own
+    return own(data, digest_size=digest_size)
+
+
 def is_full_id(text: str) -> bool:
     """True when ``text`` is a full 64-character lowercase hex id."""
     return len(text) == ID_HEX_LEN and bool(_HEX.fullmatch(text))

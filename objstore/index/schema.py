@@ -9,7 +9,6 @@ document.  The schema is specified in ``docs/format.md`` ("Search index",
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import tantivy
 
+from objstore.core.ids import blake2b
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import fold
 from objstore.index.analysis import (
@@ -72,11 +72,11 @@ ID_KEY_BYTES = 16
 def id_key(oid: str) -> bytes:
     """The ``id`` term of object id ``oid`` (64 lowercase hex) in a
     generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a 16-byte digest
-    (RFC 7693, ``hashlib.blake2b(digest_size=16)``) of its 32 raw bytes.
+    (RFC 7693, ``hashlib.blake2b(digest_size=16)``; :func:`objstore.core.ids.blake2b`) of its 32 raw bytes.
     A hash rather than a prefix, so that ids that are not digests (tests'
     ``"0" * 63 + "1"``) differ in their keys as digests do; two ids share a
     key with probability 2**-128 per pair."""
-    return hashlib.blake2b(bytes.fromhex(oid), digest_size=ID_KEY_BYTES).digest()
+    return blake2b(bytes.fromhex(oid), digest_size=ID_KEY_BYTES).digest()
 
 
 # --------------------------------------------------------------------------

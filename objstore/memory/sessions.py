@@ -32,7 +32,7 @@ from blake3 import blake3
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
-from objstore.core.ids import MIN_PREFIX_LEN
+from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
@@ -382,8 +382,7 @@ class SessionState(Record):
 
 def session_state_path(store: Store, sid: str) -> Path:
     """The state cache file of ``sid`` (see the module doc)."""
-    import hashlib  # deferred: OpenSSL's _hashlib costs ~2 ms, and a recall never needs it (start-up)
-    h = hashlib.sha256(sid.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    h = sha256(sid.encode("utf-8", "surrogatepass")).hexdigest()[:32]   # not hashlib's: OpenSSL costs ~2-4 ms
     return store.root / "cache" / "session-state" / f"{h}.json"
 
 
@@ -463,8 +462,7 @@ def drop_session_cache(store: Store, sid: str) -> None:
 # --------------------------------------------------------------------------- the turn appender
 
 def _digest(text: str) -> bytes:
-    import hashlib  # deferred (see session_state_path)
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def message_digest(turn: Turn) -> bytes:
