@@ -344,11 +344,12 @@ class SubIndex:
         self._manifest_seen: tuple[tuple, Manifest] | None = None  # (CURRENT's signature, its parse)
         self._mutex = threading.RLock()
 
-    def fmt(self, name: str) -> GenFormat:
-        """Format of generation ``name`` (read from its meta.json once)."""
+    def fmt(self, name: str, raw: bytes | None = None) -> GenFormat:
+        """Format of generation ``name`` (read from its meta.json once;
+        ``raw``: that file's bytes, when the caller has read them)."""
         f = self._fmts.get(name)
         if f is None:
-            f = self._fmts[name] = read_format(self.dir / name)
+            f = self._fmts[name] = read_format(self.dir / name, raw)
         return f
 
     # -- CURRENT ---------------------------------------------------------
@@ -487,15 +488,28 @@ class SubIndex:
 
     # -- open ------------------------------------------------------------
     def _open_gen(self, name: str) -> "tantivy.Index":
+        """Open generation ``name``.  Its ``meta.json`` is read once here, for
+        its format and its signature: the handle opened after that read holds
+        that commit or a later one, so :meth:`reload_if_changed` need not
+        reload it before the first search (a reload reads ``meta.json`` again
+        under tantivy's lock: with the format's read, ~0.3-0.5 ms a
+        generation of a new process's recall; docs/benchmarks.md, "Session 9
+        (branch `lat9`)").  A handle taken from the resident helper's shared
+        set is reloaded on first use as before."""
         path = self.dir / name
-        if not (path / "meta.json").is_file():
-            raise IndexCorruptError(f"{path}: no meta.json")
+        meta_path = os.fspath(path / "meta.json")
+        try:
+            with open(meta_path, "rb") as f:
+                st = os.fstat(f.fileno())
+                raw = f.read()
+        except OSError:   # missing, or not a file
+            raise IndexCorruptError(f"{path}: no meta.json") from None
         try:
             shared = _SHARED[0] if _SHARED else None
             key = os.fspath(path)
             index = shared.get(key) if shared is not None else None
             if index is not None:
-                self.fmt(name)
+                self.fmt(name, raw)
                 return index
             if not writable(path):  # a read-only store: tantivy needs a place for its lock file
                 path = shadow_dir(path)
@@ -505,7 +519,9 @@ class SubIndex:
                 raise
             raise IndexCorruptError(f"{path}: cannot open index: {e}") from e
         register_analyzers(index)
-        self.fmt(name)
+        self.fmt(name, raw)
+        self._meta_paths[name] = meta_path
+        self._seen[name] = (st.st_ino, st.st_size, st.st_mtime_ns)
         if shared is not None:
             shared.put(key, index)
         return index

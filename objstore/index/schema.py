@@ -340,13 +340,16 @@ def _norms_text_only(fields: dict) -> bool:
     return True
 
 
-def read_format(gen_dir: Path) -> GenFormat:
+def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     """The format of the generation in directory ``gen_dir``, from the schema
-    in its ``meta.json``.  Raises ``IndexCorruptError`` for an unreadable
-    ``meta.json``, an unknown tokenizer on ``text``, or an ``oid`` field
-    that is not a stored bytes field beside an indexed bytes ``id``."""
+    in its ``meta.json`` (read here, or ``raw``: its bytes, read by the
+    caller).  Raises ``IndexCorruptError`` for an unreadable ``meta.json``,
+    an unknown tokenizer on ``text``, or an ``oid`` field that is not a
+    stored bytes field beside an indexed bytes ``id``."""
     try:
-        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        if raw is None:
+            raw = (gen_dir / "meta.json").read_bytes()
+        meta = json.loads(raw.decode("utf-8"))
         fields = {f["name"]: f for f in meta["schema"]}
         indexing = fields["text"]["options"]["indexing"]
         tok = indexing["tokenizer"]

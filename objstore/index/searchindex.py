@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple
+from collections import namedtuple
+from typing import Callable, Iterable
 
 from objstore.index.analysis import (
     ANALYZERS,
@@ -523,7 +524,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexReads):
         self.close()
 
 
-class _Ref(NamedTuple):
-    """What ``holds_more`` reads of a document: its ``ref``."""
-
-    ref: str
+#: What ``holds_more`` reads of a document: its ``ref``.  (``collections.namedtuple``,
+#: not ``typing.NamedTuple``: that one compiles each annotation at import, ~1 ms of a
+#: new process; docs/benchmarks.md, "Session 9 (branch `lat9`)".)
+_Ref = namedtuple("_Ref", "ref")
