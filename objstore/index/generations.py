@@ -502,8 +502,10 @@ class SubIndex:
             with open(meta_path, "rb") as f:
                 st = os.fstat(f.fileno())
                 raw = f.read()
-        except OSError:   # missing, or not a file
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise IndexCorruptError(f"{path}: no meta.json") from None
+        except OSError as e:   # as read_format says it
+            raise IndexCorruptError(f"{path}/meta.json: unreadable schema: {e}") from e
         try:
             shared = _SHARED[0] if _SHARED else None
             key = os.fspath(path)
