@@ -1,0 +1,63 @@
+"""The fresh tester's session-9 findings (lane rob9): input limits, the
+vault without a terminal, and a missing store for readers and writers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+PERSON = {"MEM_AGENT": "0"}
+
+
+def _mem_with_stdin(home, args, stdin_file):
+    """Run mem with ``stdin_file`` (an open file) as standard input; returns
+    (the process, how far it read the file: the shared offset)."""
+    p = subprocess.run([sys.executable, "-m", "cmds", "--home", str(home), *args], stdin=stdin_file,
+                       capture_output=True, text=True, cwd=REPO, env={**os.environ, **PERSON}, timeout=60)
+    return p, os.lseek(stdin_file.fileno(), 0, os.SEEK_CUR)
+
+
+def test_remember_refuses_an_oversized_standard_input_without_reading_it_all(tmp_path):
+    """A 200 MB value on stdin was read whole (~400 MB of memory) before the
+    100,000-character limit refused it; now the read stops past the limit."""
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        f.truncate(20 << 20)           # 20 MB of NUL characters (sparse: no disk cost)
+    with open(big, "rb") as f:
+        p, read = _mem_with_stdin(tmp_path / "s", ["remember", "project/x/big", "-"], f)
+    assert p.returncode == 2, p.stderr
+    assert "longer than 100000 characters" in p.stderr
+    assert read < 1 << 20, f"read {read} bytes of a 20 MB input"
+    # at the limit (plus the final newline it drops) the value is written
+    ok = tmp_path / "ok.txt"
+    ok.write_text("v" * 100_000 + "\n")
+    with open(ok, "rb") as f:
+        p, _ = _mem_with_stdin(tmp_path / "s", ["remember", "project/x/ok", "-"], f)
+    assert p.returncode == 0, p.stderr
+    got = subprocess.run([sys.executable, "-m", "cmds", "--home", str(tmp_path / "s"), "get", "project/x/ok"],
+                         capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert got.stdout.rstrip("\n") == "v" * 100_000
+
+
+def test_vault_init_without_a_terminal_names_passphrase_file(mem, tmp_path):
+    r = mem("--home", str(tmp_path / "s"), "vault", "init", input="", env=PERSON, exit_code=2)
+    assert "--passphrase-file is required" in r.stderr
+    assert not (tmp_path / "s" / "vault").exists()
+    pw = tmp_path / "pw"
+    pw.write_text("a long enough passphrase\n")
+    mem("--home", str(tmp_path / "s"), "vault", "init", "--passphrase-file", str(pw), env=PERSON)
+    assert (tmp_path / "s" / "vault").is_dir()
+
+
+def test_readers_exit_10_and_create_nothing_writers_create_the_store(mem, tmp_path):
+    home = tmp_path / "none"
+    for args in (["get", "user/k"], ["log", "user/k"], ["search", "word"], ["recall", "word"], ["fsck"],
+                 ["keys"], ["sessions"], ["context"]):
+        r = mem("--home", str(home), *args, exit_code=10)
+        assert "no mem store" in r.stderr, args
+        assert not home.exists(), args
+    mem("--home", str(home), "remember", "user/k", "a value", env=PERSON)
+    assert mem("--home", str(home), "get", "user/k").stdout.strip() == "a value"
