@@ -13,6 +13,7 @@ this module held before that split are imported here too (``__all__``).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,13 @@ from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, I
 
 __all__ = ["BLOCK_BYTES", "DICT_MIN_BYTES", "HEADER_LEN", "IDX_MAGIC", "PACK_MAGIC", "PARENT_MARK", "TRAIN_FRAMES",
            "U32", "Pack", "PackBytes", "PackInfo", "PackSet", "idx_size"]
+
+
+#: a ``.pack`` without its ``.idx`` older than this is no writer between its
+#: two renames (seconds; a writer renames the index right after the pack)
+ORPHAN_AGE_S = 60.0
+#: what to do about a pack whose index is missing
+ORPHAN_HINT = "'mem fsck --repair' reads the objects the refs need back from the pack (it is self-describing)"
 
 
 class PackSet:
@@ -224,6 +232,23 @@ class PackSet:
             m = PACK_NAME.fullmatch(name)
             return bool(m) and not (self.pack_dir / f"pack-{m.group(1)}.idx").exists()
         return self._list(incomplete)
+
+    def orphan_packs(self, min_age_s: float = ORPHAN_AGE_S) -> list[Path]:
+        """:meth:`incomplete_packs` whose ``.pack`` is at least ``min_age_s``
+        old: not a writer between its two renames (a pack's index follows
+        it within the same call) but a crash leftover or a pack whose index
+        was lost (deleted, a bad copy).  Its objects are still in it: the
+        pack is self-describing (``docs/format.md``, "Packs"), and ``mem
+        fsck --repair`` reads back those a ref needs (``salvage.salvage_pack``)."""
+        now = time.time()
+        out = []
+        for p in self.incomplete_packs():
+            try:
+                if now - p.stat().st_mtime >= min_age_s:
+                    out.append(p)
+            except OSError:
+                pass
+        return out
 
     def _list(self, keep) -> list[Path]:
         try:

@@ -61,3 +61,52 @@ def test_readers_exit_10_and_create_nothing_writers_create_the_store(mem, tmp_pa
         assert not home.exists(), args
     mem("--home", str(home), "remember", "user/k", "a value", env=PERSON)
     assert mem("--home", str(home), "get", "user/k").stdout.strip() == "a value"
+
+
+def test_a_pack_whose_index_was_deleted_is_damage_that_repair_reads_back(mem, tmp_path):
+    """A deleted pack .idx made search miss silently (exit 0, no warning),
+    `fsck --repair` dropped the sessions the pack held and `gc` deleted the
+    .pack as a crash leftover: every turn lost, though the pack is
+    self-describing.  Now readers warn, fsck names the pack, gc keeps it
+    while objects are missing, and repair reads back what the refs need."""
+    import time
+    samples = REPO / "cmds" / "data" / "sample-projects"
+    home = ["--home", str(tmp_path / "s")]
+    mem(*home, "import", "claude-code", str(samples), env=PERSON)
+    assert "database fixture" in mem(*home, "search", "database").stdout
+    [idx] = (tmp_path / "s" / "objects" / "pack").glob("pack-*.idx")
+    idx.unlink()
+    pack = idx.with_suffix(".pack")
+    old = time.time() - 3600                 # not a writer between its two renames
+    os.utime(pack, (old, old))
+    r = mem(*home, "search", "database")
+    assert "database fixture" not in r.stdout and "damaged object" in r.stderr
+    r = mem(*home, "fsck", exit_code=13)
+    assert f"pack {pack.name}: its index is missing" in r.stdout
+    r = mem(*home, "gc", "--prune=now")
+    assert pack.exists()                      # not deleted as a crash leftover: refs need its objects
+    r = mem(*home, "fsck", "--repair")
+    assert "back from a pack whose index was missing" in r.stdout and "removed sessions" not in r.stdout
+    assert "database fixture" in mem(*home, "search", "database").stdout
+    assert "6 turns" in mem(*home, "sessions").stdout
+    assert mem(*home, "fsck").stdout.splitlines()[-1].startswith("ok:")
+    assert not pack.exists()                 # set aside in the quarantine, not deleted
+    assert list((tmp_path / "s" / "quarantine").rglob(pack.name))
+
+
+def test_a_crash_leftover_pack_without_index_is_a_warning_and_gc_removes_it(mem, tmp_path):
+    """A .pack without .idx that no ref needs (a writer killed between its
+    two renames) is not damage: fsck warns, gc removes it as before."""
+    import time
+    home = ["--home", str(tmp_path / "s")]
+    mem(*home, "remember", "user/k", "a value", env=PERSON)
+    pack_dir = tmp_path / "s" / "objects" / "pack"
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    stray = pack_dir / ("pack-" + "ab" * 32 + ".pack")
+    stray.write_bytes(b"MPAK" + bytes(8) + bytes(32))
+    old = time.time() - 3600
+    os.utime(stray, (old, old))
+    r = mem(*home, "fsck")
+    assert "crash leftover" in r.stdout
+    mem(*home, "gc", "--prune=now")
+    assert not stray.exists()
