@@ -110,3 +110,37 @@ def test_a_crash_leftover_pack_without_index_is_a_warning_and_gc_removes_it(mem,
     assert "crash leftover" in r.stdout
     mem(*home, "gc", "--prune=now")
     assert not stray.exists()
+
+
+def _flip_crc_digit(path) -> None:
+    """Change one digit of the CRC in a tantivy file's footer: the body is
+    untouched, so tantivy opens and reads it; only a CRC check sees it."""
+    b = path.read_bytes()
+    j = b.rfind(b'"crc":') + 6
+    b = b[:j] + (b"1" if b[j:j + 1] != b"1" else b"2") + b[j + 1:]
+    path.write_bytes(b)
+
+
+def test_a_segment_file_whose_checksum_fails_makes_search_and_recall_exit_13(mem, tmp_path):
+    """fsck exited 13 for a .store file whose CRC did not match, while search
+    and recall answered from it with exit 0; docs/exit-codes.md says 13."""
+    home = ["--home", str(tmp_path / "s")]
+    for i in range(3):
+        mem(*home, "remember", f"project/x/k{i}", f"value {i} about zebras", env=PERSON)
+    assert "zebras" in mem(*home, "search", "zebras").stdout      # checked once, then remembered as checked
+    gen = next((tmp_path / "s" / "index" / "facts").glob("gen-*"))
+    assert (gen / ".verified").is_file()
+    _flip_crc_digit(sorted(gen.glob("*.store"))[0])
+    for args in (["search", "zebras"], ["recall", "zebras", "--project", "x"]):
+        r = mem(*home, *args, exit_code=13)
+        assert "checksum mismatch" in r.stderr and "mem reindex" in r.stderr, args
+    assert "checksum mismatch" in mem(*home, "fsck", exit_code=13).stdout
+    # the hook fails open: it exits 0 and the session goes on
+    from tests.hooks._util import hook_env, run_hook
+    rc, _o, _e, _t = run_hook(tmp_path / "s", {"hook_event_name": "UserPromptSubmit", "session_id":
+                                               "65545678-aaaa-bbbb-cccc-1234567890ad", "cwd": str(tmp_path),
+                                               "prompt": "what about zebras"},
+                              env=hook_env(tmp_path / "s", MEM_HOOK_FORK="0"))
+    assert rc == 0
+    mem(*home, "reindex")
+    assert "zebras" in mem(*home, "search", "zebras").stdout
