@@ -365,8 +365,8 @@ class Store:
             NotFound: no copy anywhere (and no pack is damaged or has lost
                 its index).
             CorruptObject: every copy is damaged, or the object is absent
-                while a damaged pack, or a ``.pack`` whose ``.idx`` is
-                missing (``PackSet.orphan_packs``), could hold it.
+                while a damaged pack could hold it, or a ``.pack`` whose
+                ``.idx`` is missing holds it (``PackSet.orphan_holding``).
         """
         packs = self.packs
         err: CorruptObject | None = None
@@ -391,10 +391,10 @@ class Store:
                     err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
                                         f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
                 else:
-                    orphans = packs.orphan_packs()   # a listdir, on a miss only
-                    if not orphans:
+                    orphan = packs.orphan_holding(oid)   # a listdir, on a miss only
+                    if orphan is None:
                         raise
-                    err = CorruptObject(f"object {oid} is not readable: it may be in pack {orphans[0].name}, "
+                    err = CorruptObject(f"object {oid} is not readable: it is in pack {orphan.name}, "
                                         "whose index is missing", hint=ORPHAN_HINT)
             except CorruptObject as e:
                 err = e
