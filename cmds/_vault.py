@@ -42,8 +42,10 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool = False, check
             check(pw)
         return pw
     if not sys.stdin.isatty():
-        raise InvalidInput("no terminal to ask for the vault passphrase",
-                           hint="give it with --passphrase-file FILE (or '-' for standard input)")
+        raise InvalidInput("no terminal to ask for the vault passphrase: without one, --passphrase-file is "
+                           "required (nothing was changed)",
+                           hint="give it with --passphrase-file FILE, the passphrase on its first line "
+                                "(or '-' for standard input)")
     pw = click.prompt("Vault passphrase", hide_input=True, err=True)
     if check is not None:
         check(pw)

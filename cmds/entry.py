@@ -77,7 +77,7 @@ def _via_helper(argv: list[str]) -> None:
         try:
             if os.isatty(0):
                 return
-            stdin = sys.stdin.buffer.read()
+            stdin = sys.stdin.buffer.read(hc.MAX_STDIN + 1)   # more: far over the value limit, refused here
         except (OSError, ValueError, AttributeError):
             return
     got = hc.forward(argv, root, stdin) if stdin is None or len(stdin) <= hc.MAX_STDIN else None

@@ -86,7 +86,7 @@ def command(ctx, repair, as_json):
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
-                             "refetched": fixed.refetched, "lost": fixed.lost, "stubs": fixed.stubs,
+                             "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "reindexed": reindexed,
                              "config": config_fixed}
@@ -121,8 +121,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
     if r.dropped_objects:
         click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
-    if r.refetched:
-        click.echo(f"repair: re-fetched {plural(len(r.refetched), 'object')}")
+    if r.unindexed:
+        click.echo(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing")
+    if len(r.refetched) > r.unindexed:
+        click.echo(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
     for name in r.restored_refs:
         if name.startswith("tombstones/"):
             click.echo(f"repair: restored {name} (the ref of a tombstone still stored was missing)")

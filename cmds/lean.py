@@ -187,6 +187,19 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
     return 1 if exit_code and not hits else 0
 
 
+def read_value_stdin() -> str:
+    """The value of ``mem remember KEY -``: standard input, less one final
+    newline.  Reads at most ``MAX_BODY_CHARS`` + 2 characters: a longer
+    input is refused (InvalidInput, exit 2) before the rest is read, so a
+    200 MB input costs what the limit costs, not twice its size in memory."""
+    from objstore import MAX_BODY_CHARS, InvalidInput
+    text = sys.stdin.read(MAX_BODY_CHARS + 2)
+    text = text[:-1] if text.endswith("\n") else text
+    if len(text) > MAX_BODY_CHARS:
+        raise InvalidInput(f"body is longer than {MAX_BODY_CHARS} characters (standard input was not read further)")
+    return text
+
+
 def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, valid_from, expect, pin,
              as_json: bool, relates_to=(), contradicts=(), derived_from=(), rollup_of=(),
              session: str | None = None, agent: str | None = None) -> int:
@@ -213,8 +226,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
                                    "(soul.md is the user's alone)")
     trust = trust or default_trust(os.environ)  # by who is calling: an agent's write goes through review
     if text == "-":
-        text = sys.stdin.read()
-        text = text[:-1] if text.endswith("\n") else text
+        text = read_value_stdin()
     namespace = namespace_of(session, sub_agent) or ""
     edges = [(rel, t) for rel, ts in (("relates_to", relates_to), ("contradicts", contradicts),
                                       ("derived_from", derived_from), ("rollup_of", rollup_of)) for t in ts]

@@ -137,7 +137,10 @@ def cli(home, lock_timeout, ascii_only):
     Facts are versioned per key (a new value supersedes, the old one stays in
     'mem log'); sessions are captured as turns; 'mem forget' + 'mem gc' remove
     a value from every file of the store.  The options below are mem's own
-    and go before the command (mem --home DIR clone URL).
+    and go before the command (mem --home DIR clone URL).  A command that
+    writes (remember, import, setup, remote add, vault init, …) creates a
+    missing store; one that only reads (get, log, search, recall, fsck, …)
+    exits 10 instead and creates nothing.
 
     \b
     Exit status: 0 ok, 1 failed, 2 usage or invalid input, 3 partial,

@@ -29,10 +29,13 @@ def command(name, repair, as_json, store):
     again every object a damaged or missing pack held, drops that pack
     from the manifest and deletes it.  Objects this store lacks too are
     named, and it exits 13 after sending what it could.  A remote that
-    lost its manifest (packs, but no manifest) makes pull, clone and push
-    exit 13; 'mem push --repair' adopts its packs (they are read, and
-    rewritten without what this store forgot) and writes a manifest of this
-    store's refs; other machines then push theirs again.
+    lost its manifest (packs, but no manifest) or whose manifest is
+    damaged (it does not decrypt or decode) makes pull, clone and push
+    exit 13; 'mem push --repair' adopts its packs: they are read, the head
+    of every key and session they hold is found again and merged here as a
+    pull would, the packs are rewritten without what this store forgot, and
+    a new manifest replaces the damaged one (its snapshots are not found
+    again).
 
     \b
     Examples:

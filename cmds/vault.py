@@ -37,7 +37,9 @@ def init(ctx, pq, passphrase_file, as_json):
     """Create the vault: a new age key, its private half encrypted to a passphrase.
 
     The passphrase (at least 12 characters) is asked twice on the terminal,
-    or read from --passphrase-file; it is never a command-line argument.  It
+    or read from --passphrase-file; it is never a command-line argument.
+    Without a terminal on standard input (a script, a pipe, an agent's
+    shell) --passphrase-file is required: init exits 2 without it.  It
     is stretched with scrypt at age's default work factor (2^18: about a
     second).  Losing the passphrase loses every sealed value: no one,
     including mem, can recover them.
@@ -53,7 +55,8 @@ def init(ctx, pq, passphrase_file, as_json):
     MEM_AGENT set) init is refused with exit 6 before anything is created.
 
     Exit status: 0 created; 1 --pq not supported by this installation;
-    2 passphrase too short or not confirmed; 6 the store has a vault
+    2 passphrase too short or not confirmed, or no terminal and no
+    --passphrase-file; 6 the store has a vault
     already, or run by an agent; 11 store locked.
     """
     import os

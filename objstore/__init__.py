@@ -31,6 +31,7 @@ _API: dict[str, tuple[str, str]] = {
     "AmbiguousId": ("objstore.core.errors", "AmbiguousId"),
     "IntegrityError": ("objstore.core.errors", "IntegrityError"),
     "InvalidInput": ("objstore.core.errors", "InvalidInput"),
+    "MAX_BODY_CHARS": ("objstore.memory.facts", "MAX_BODY_CHARS"),
     "NotFound": ("objstore.core.errors", "NotFound"),
     "Refused": ("objstore.core.errors", "Refused"),
     "Fact": ("objstore.core.objects", "Fact"),

@@ -102,7 +102,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.packwriter", "objstore.memory.memfiles",
          # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
          # only where a setting is used (decay, derive.auto)
-         "objstore.core.tomledit", "objstore.core.settings")
+         "objstore.core.tomledit", "objstore.core.settings",
+         # off every start-up: a pack is salvaged only on a miss while a .pack has lost its .idx
+         "objstore.core.salvage")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -56,6 +56,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         raise
     for idx, err in packs.broken:
         rep.problems.append(f"pack {idx.name}: {err}")
+    orphans = packs.orphan_packs()
     for pack in packs.packs:
         rep.problems.extend(f"pack {pack.name[:16]}: {p}" for p in pack.verify())
     # every object once: its loose copy if it has one, else the first sound
@@ -121,6 +122,13 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         rep.problems.append(str(e))
         live = set()
     rep.unreachable = len(set(objs) - live)
+    for pack in orphans:   # a .pack without its .idx: a crash leftover, or a lost index if objects are missing
+        if missing or rep.problems:
+            rep.problems.append(f"pack {pack.name}: its index is missing, so its objects cannot be read; "
+                                "'mem fsck --repair' reads those the refs need back from the pack")
+        else:
+            rep.warnings.append(f"pack {pack.name}: its index is missing and no ref needs what it holds "
+                                "(a crash leftover); 'mem gc' removes it")
     for oid in lost_tombstones(store, live, objs):
         rep.problems.append(f"tombstone {oid}: its ref tombstones/{oid} is missing (deleted?), so what it "
                             "forgets could be written back; 'mem fsck --repair' sets the ref again")

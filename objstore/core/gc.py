@@ -210,7 +210,9 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
         small = [p for p in store.packs.packs if p.name not in done and p.info().size < PACK_TARGET_BYTES // 2]
         if len(small) + len(packs) + (1 if loose_to_pack else 0) > 1:
             packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size) for p in small)
-    temps = list(store.packs.temp_files()) + list(store.packs.incomplete_packs())
+    # a .pack without its .idx is a crash leftover, unless the store misses objects: then its index
+    # may have been lost and the pack holds them (fsck --repair reads them back): kept
+    temps = list(store.packs.temp_files()) + ([] if hold else list(store.packs.incomplete_packs()))
     for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index"):
         for dirpath, _dirs, files in os.walk(base):
             for f in files:

@@ -13,6 +13,7 @@ this module held before that split are imported here too (``__all__``).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,13 @@ from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, I
 
 __all__ = ["BLOCK_BYTES", "DICT_MIN_BYTES", "HEADER_LEN", "IDX_MAGIC", "PACK_MAGIC", "PARENT_MARK", "TRAIN_FRAMES",
            "U32", "Pack", "PackBytes", "PackInfo", "PackSet", "idx_size"]
+
+
+#: a ``.pack`` without its ``.idx`` older than this is no writer between its
+#: two renames (seconds; a writer renames the index right after the pack)
+ORPHAN_AGE_S = 60.0
+#: what to do about a pack whose index is missing
+ORPHAN_HINT = "'mem fsck --repair' reads the objects the refs need back from the pack (it is self-describing)"
 
 
 class PackSet:
@@ -59,6 +67,7 @@ class PackSet:
         self.pack_dir = Path(pack_dir)
         self.skip_broken = skip_broken
         self.broken: list[tuple[Path, MemError]] = []
+        self._orphan_ids: dict[tuple[Path, int], frozenset[str]] = {}   # orphan_holding
         self._packs: dict[str, Pack] = {}
         self._order: list[Pack] = []
         self._last: Pack | None = None  # the pack of the last hit (get)
@@ -224,6 +233,45 @@ class PackSet:
             m = PACK_NAME.fullmatch(name)
             return bool(m) and not (self.pack_dir / f"pack-{m.group(1)}.idx").exists()
         return self._list(incomplete)
+
+    def orphan_packs(self, min_age_s: float = ORPHAN_AGE_S) -> list[Path]:
+        """:meth:`incomplete_packs` whose ``.pack`` is at least ``min_age_s``
+        old: not a writer between its two renames (a pack's index follows
+        it within the same call) but a crash leftover or a pack whose index
+        was lost (deleted, a bad copy).  Its objects are still in it: the
+        pack is self-describing (``docs/format.md``, "Packs"), and ``mem
+        fsck --repair`` reads back those a ref needs (``salvage.salvage_pack``)."""
+        now = time.time()
+        out = []
+        for p in self.incomplete_packs():
+            try:
+                if now - p.stat().st_mtime >= min_age_s:
+                    out.append(p)
+            except OSError:
+                pass
+        return out
+
+    def orphan_holding(self, oid: str) -> Path | None:
+        """The :meth:`orphan_packs` ``.pack`` that holds object ``oid``, or
+        None.  Each orphan's ids are read once per (path, mtime) by
+        ``salvage.salvage_pack`` (the whole pack, front to back) and kept:
+        called on a miss only, and an orphan stays only until ``mem fsck
+        --repair`` or ``mem gc`` takes it away."""
+        from objstore.core.salvage import salvage_pack  # deferred: imports shutil (bz2, lzma: ~2 ms of every start)
+        for p in self.orphan_packs():
+            try:
+                key = (p, p.stat().st_mtime_ns)
+            except OSError:
+                continue
+            ids = self._orphan_ids.get(key)
+            if ids is None:
+                try:
+                    ids = self._orphan_ids[key] = frozenset(o for o, _f in salvage_pack(p))
+                except OSError:
+                    continue
+            if oid in ids:
+                return p
+        return None
 
     def _list(self, keep) -> list[Path]:
         try:

@@ -43,7 +43,7 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import Pack, PackSet
+from objstore.core.pack import ORPHAN_HINT, Pack, PackSet
 from objstore.core.packformat import TRAIN_BYTES, TRAIN_FRAMES, DeflateReader
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
@@ -362,9 +362,11 @@ class Store:
         :attr:`damaged`.
 
         Raises:
-            NotFound: no copy anywhere (and no pack is damaged).
+            NotFound: no copy anywhere (and no pack is damaged or has lost
+                its index).
             CorruptObject: every copy is damaged, or the object is absent
-                while a damaged pack could hold it.
+                while a damaged pack could hold it, or a ``.pack`` whose
+                ``.idx`` is missing holds it (``PackSet.orphan_holding``).
         """
         packs = self.packs
         err: CorruptObject | None = None
@@ -385,10 +387,15 @@ class Store:
             try:
                 return packs.get(oid)
             except NotFound:
-                if not packs.broken:
-                    raise
-                err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
-                                    f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
+                if packs.broken:
+                    err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
+                                        f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
+                else:
+                    orphan = packs.orphan_holding(oid)   # a listdir, on a miss only
+                    if orphan is None:
+                        raise
+                    err = CorruptObject(f"object {oid} is not readable: it is in pack {orphan.name}, "
+                                        "whose index is missing", hint=ORPHAN_HINT)
             except CorruptObject as e:
                 err = e
         self.damaged.setdefault(oid, str(err))

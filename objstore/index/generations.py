@@ -33,6 +33,7 @@ from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 # generation_files .. verify_generation and the procmem names are also re-exported for callers of this module
 from objstore.index.genfiles import (
+    check_new_files,
     generation_files,
     merge_levels,
     pad_plan,
@@ -513,6 +514,7 @@ class SubIndex:
             if index is not None:
                 self.fmt(name, raw)
                 return index
+            check_new_files(path)   # tantivy checks no CRC: a damaged file must not answer silently
             if not writable(path):  # a read-only store: tantivy needs a place for its lock file
                 path = shadow_dir(path)
             index = tantivy.Index.open(str(path))

@@ -8,6 +8,7 @@ segments and the padding that makes a level merge (``merge_levels``,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -26,6 +27,7 @@ __all__ = [
     "pad_plan",
     "remove_tree",
     "segment_sizes",
+    "check_new_files",
     "verify_file",
     "verify_generation",
 ]
@@ -33,6 +35,9 @@ __all__ = [
 #: The last 4 bytes of every file tantivy writes for a segment (little-endian u32).
 FOOTER_MAGIC = 1337
 _READ_CHUNK = 1 << 20
+#: the file of a generation directory naming the segment files already
+#: checked (:func:`check_new_files`)
+VERIFIED = ".verified"
 
 
 def remove_tree(path, ignore_errors: bool = False) -> None:
@@ -56,7 +61,7 @@ def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
 def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:
     """(segments of ``meta.json`` with deletes as (segment id, deletes),
     files of the generation dir that belong to no live segment, ignoring
-    ``meta.json``, ``.managed.json`` and lock files).  Raises
+    ``meta.json``, ``.managed.json``, :data:`VERIFIED` and lock files).  Raises
     ``IndexCorruptError`` for an unreadable ``meta.json``."""
     try:
         meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
@@ -70,7 +75,8 @@ def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]
         if seg.get("deletes"):
             deletes.append((sid, seg["deletes"]))
     stray = [f for f in sorted(os.listdir(gen_dir))
-             if f not in ("meta.json", ".managed.json") and not f.endswith(".lock")
+             if f not in ("meta.json", ".managed.json", VERIFIED) and not f.endswith(".lock")
+             and not f.startswith(VERIFIED + ".tmp")
              and f.split(".", 1)[0] not in live]
     return deletes, stray
 
@@ -115,6 +121,63 @@ def verify_file(path: Path) -> str | None:
     except OSError as e:
         return f"cannot be read: {e.strerror or e}"
     return None if got == crc else "checksum mismatch"
+
+
+def check_new_files(gen_dir: Path) -> None:
+    """Check, before a generation is opened for reading, every file of its
+    live segments that was not checked before (:func:`verify_file`: its
+    tantivy footer and CRC-32): tantivy checks neither when it opens or
+    reads, so a damaged byte the query does not reach was a silent wrong
+    answer, exit 0 where ``mem fsck`` exits 13.
+
+    Segment files are written once and never changed, so a file checked
+    once is named in ``gen_dir/.verified`` by ``name size mtime_ns inode``
+    and only ``stat``-ed afterwards (one stat per file per process that
+    opens the generation); a file changed since (a rewrite, a copy) is
+    checked again.  Cost: one read of each new file, once (a commit's new
+    segment, a rebuilt generation).  ``.verified`` is written by an atomic
+    rename; when it cannot be written (a read-only store) the files are
+    checked at every open.  A byte that rots in place (same size, mtime and
+    inode) is found by ``mem fsck``, not here.
+
+    Raises IndexCorruptError naming the first damaged file; a file removed
+    meanwhile (a merge) is skipped: tantivy's open reports one it needs."""
+    try:
+        meta = json.loads((gen_dir / "meta.json").read_text(encoding="utf-8"))
+        live = {str(seg["segment_id"]).replace("-", "") for seg in meta.get("segments", [])}
+        names = os.listdir(gen_dir)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return   # tantivy's open and read_format report an unreadable generation
+    try:
+        with open(gen_dir / VERIFIED, encoding="utf-8") as f:
+            done = set(f.read().splitlines())
+    except (OSError, ValueError):
+        done = set()
+    sigs, new = [], False
+    for name in sorted(names):
+        if name.split(".", 1)[0] not in live or name.endswith(".lock"):
+            continue
+        try:
+            st = os.stat(gen_dir / name)
+        except OSError:
+            continue
+        sig = f"{name} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
+        if sig not in done:
+            why = verify_file(gen_dir / name)
+            if why == "missing":
+                continue
+            if why:
+                raise IndexCorruptError(f"search index {gen_dir.parent.name}/{gen_dir.name}: {name}: {why}")
+            new = True
+        sigs.append(sig)
+    if new:
+        tmp = gen_dir / f"{VERIFIED}.tmp-{os.getpid()}"
+        try:
+            tmp.write_text("".join(s + "\n" for s in sigs), encoding="utf-8")
+            os.replace(tmp, gen_dir / VERIFIED)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 def verify_generation(gen_dir: Path) -> list[str]:

@@ -62,7 +62,10 @@ class RepairReport:
         quarantined: files moved or copied there.
         salvaged: objects recovered from damaged packs.
         dropped_objects: damaged objects removed from packs and loose files.
-        refetched: ids restored by ``fetch``.
+        refetched: ids restored by ``fetch`` (and from a pack whose index
+            is missing: ``unindexed`` of them).
+        unindexed: objects a chain needed read back from a ``.pack`` whose
+            ``.idx`` is missing (the pack is then set aside).
         lost: ids a chain needed that nothing could restore.
         stubs: lost stubs written.
         mended: refs whose chain was rewritten.
@@ -75,6 +78,7 @@ class RepairReport:
     salvaged: int = 0
     dropped_objects: list[str] = field(default_factory=list)
     refetched: list[str] = field(default_factory=list)
+    unindexed: int = 0
     lost: list[str] = field(default_factory=list)
     stubs: int = 0
     mended: list[str] = field(default_factory=list)
@@ -109,7 +113,10 @@ def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
         _set_aside(store, q, rep)
         objs = _scan(store)
         _restore_refs(store, q, objs, rep)
-        _mend(store, objs, rep, fetch)
+        orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
+        _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch)
+        for pack in orphans:
+            q.move(pack)
         store.damaged.clear()
         rep.quarantined = [str(p) for p in q.moved]
         rep.quarantine = str(q.dir) if q.moved else ""
@@ -209,6 +216,29 @@ def _scan(store: Store) -> dict[str, object]:
 
 
 # -- 2 and 3. re-fetch and mend --------------------------------------------------
+
+def _from_orphans(orphans: list, fetch: Fetch | None, rep: RepairReport) -> Fetch:
+    """A source of lost objects that first reads the ``.pack`` files whose
+    ``.idx`` is missing (a lost index: the pack is self-describing, each
+    frame's id its BLAKE3), then ``fetch``.  Only objects a chain needs are
+    taken (``_get``), so a crash leftover's objects (or a forget's pack
+    removal stopped between its two unlinks) are not brought back."""
+    frames: dict[str, bytes] = {}
+    for pack in orphans:
+        try:
+            for oid, frame in salvage_pack(pack):
+                frames.setdefault(oid, frame)
+        except OSError:
+            pass
+
+    def get(oid: str) -> bytes | None:
+        frame = frames.get(oid)
+        if frame is not None:
+            rep.unindexed += 1
+            return frame
+        return fetch(oid) if fetch is not None else None
+    return get
+
 
 def _get(store: Store, objs: dict, oid: str, rep: RepairReport, fetch: Fetch | None):
     obj = objs.get(oid)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from objstore.core.errors import IntegrityError, NotFound, RefConflict, RemoteUnavailable, WrongKey
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound, RefConflict, RemoteUnavailable, WrongKey
 from objstore.core.store import Store
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
@@ -67,7 +67,11 @@ class Remote:
 
     def __init__(self, t: Transport, desc: Descriptor | None, sealer: Sealer | None) -> None:
         self.t, self.desc, self.sealer = t, desc, sealer
-        self.adopt = False   # push --repair: a lost manifest's packs are adopted (listed, then rewritten)
+        self.adopt = False   # push --repair: a lost or damaged manifest's packs are adopted (listed, then rewritten)
+        #: set by :meth:`manifest` when it adopted (``adopt`` and no readable manifest)
+        self.adopted = False
+        #: the refs ``push --repair`` read back from the adopted packs (``repair.adopted_refs``)
+        self.adopted_refs: dict[str, str] = {}
 
     def manifest(self) -> tuple[Manifest, str | None, int]:
         """The remote's manifest, its etag (None: there is none yet) and
@@ -84,23 +88,35 @@ class Remote:
           :data:`FIRST_PUSH_WAIT_S` old, or that long has passed here; then
           RemoteUnavailable;
         - with ``adopt`` (``mem push --repair``): a manifest naming every
-          pack, whatever its age, and no refs."""
+          pack, whatever its age, with :attr:`adopted_refs` as its refs;
+          likewise when the manifest is there but damaged (it does not open
+          or decode: CorruptObject without ``adopt``), with that damaged
+          manifest's etag, so the repair's compare-and-swap replaces it.
+
+        Raises IntegrityError (CorruptObject: damaged), RemoteUnavailable,
+        WrongKey, UnsupportedVersion."""
         if self.desc is None:
             return Manifest(), None, 0
         import time
         deadline, delay = time.monotonic() + FIRST_PUSH_WAIT_S, 0.05
         while True:
+            etag, size = None, 0
             try:
                 stored, etag = self.t.read(MANIFEST)
-                return Manifest.decode(self.sealer.open(stored, "manifest")), etag, len(stored)
+                size = len(stored)
+                return Manifest.decode(self.sealer.open(stored, "manifest")), etag, size
             except NotFound:
                 pass
+            except CorruptObject:
+                if not self.adopt:
+                    raise
             listed = self.t.list("packs/")
-            if not listed:
+            if not listed and etag is None:
                 return Manifest(), None, 0
             packs = sorted(n.rsplit("/", 1)[-1] for n, _size, _mtime in listed)
             if self.adopt:   # push --repair: every pack, whatever its age
-                return Manifest(packs=packs), None, 0
+                self.adopted = True
+                return Manifest(packs=packs, refs=dict(self.adopted_refs)), etag, size
             now = time.time()
             orphans = [n for n, _size, mtime in listed if now - mtime > MANIFEST_LOST_AFTER_S]
             if orphans:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.packwriter import PackWriter
 from objstore.core.store import Store, now_ms
@@ -20,11 +20,48 @@ from objstore.remote.connection import MAX_ATTEMPTS, Progress, Remote, SyncResul
 from objstore.remote.upload import drop_garbage, upload_pack, verified_frame
 
 
-def read_remote_pack(r: Remote, name: str, tmp: Path) -> dict[str, str | None]:
+class AdoptedRefs:
+    """The refs a remote's packs imply, for a remote whose manifest is lost
+    or damaged (``push --repair`` adopts its packs): every object is
+    self-describing, so each chain's head is found again.
+
+    ``facts/<key>`` names the fact of the highest version (then the latest
+    ``recorded_at``, then the larger id), ``sessions/<id>`` the turn of the
+    highest ``seq`` (then id), ``tombstones/<id>`` every tombstone and
+    ``queue/<item id>`` every queue item.  Snapshots and the list of
+    decided queue items lived in the manifest only and are not found again.
+    """
+
+    def __init__(self) -> None:
+        self._best: dict[str, tuple[tuple, str]] = {}
+
+    def add(self, oid: str, obj: object) -> None:
+        """Count object ``oid`` (decoded ``obj``)."""
+        if isinstance(obj, Fact):
+            name, rank = f"facts/{obj.key}", (obj.version, obj.recorded_at, oid)
+        elif isinstance(obj, Turn):
+            name, rank = f"sessions/{obj.session}", (obj.seq, 0, oid)
+        elif isinstance(obj, Tombstone):
+            name, rank = f"tombstones/{oid}", ()
+        elif isinstance(obj, QueueItem):
+            name, rank = f"queue/{obj.item_id}", (oid,)
+        else:
+            return
+        cur = self._best.get(name)
+        if cur is None or rank > cur[0]:
+            self._best[name] = (rank, oid)
+
+    def refs(self) -> dict[str, str]:
+        """``{ref name: head id}``."""
+        return {name: oid for name, (_rank, oid) in sorted(self._best.items())}
+
+
+def read_remote_pack(r: Remote, name: str, tmp: Path, heads: AdoptedRefs | None = None) -> dict[str, str | None]:
     """Read remote pack ``name`` back and verify it as a pull does (its
     name, the seal, every entry re-hashed); returns ``{id: parent id or
-    None}`` of its objects.  Raises IntegrityError (damaged), RefConflict
-    (missing), WrongKey, RemoteUnavailable."""
+    None}`` of its objects, and counts each in ``heads`` when given.
+    Raises IntegrityError (damaged), RefConflict (missing), WrongKey,
+    RemoteUnavailable."""
     pack, idx, _n = r.pack(name)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -40,6 +77,8 @@ def read_remote_pack(r: Remote, name: str, tmp: Path) -> dict[str, str | None]:
                         raise frame
                     obj = decode(frame, strict=False)
                     out[oid] = obj.parent if isinstance(obj, (Fact, Turn)) else None
+                    if heads is not None:
+                        heads.add(oid, obj)
         except InvalidInput as e:
             raise IntegrityError(str(e)) from None
         return out
@@ -58,6 +97,12 @@ def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
     then the damaged pack stays named (another machine may hold the rest)
     and IntegrityError is raised after what could be sent was sent.
 
+    A remote whose manifest is lost or damaged (``r.adopt``: the manifest
+    read adopts every pack) gets its refs back from the sound packs
+    (:class:`AdoptedRefs`, kept in ``r.adopted_refs``): the push that
+    follows merges them as a pull would, so a ref only that manifest named
+    is not lost.
+
     Raises IntegrityError, WrongKey, RemoteUnavailable, and RefConflict
     when other pushers won the compare-and-swap ``MAX_ATTEMPTS`` times."""
     if r.desc is None:
@@ -65,15 +110,18 @@ def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
     scratch = store.root / "tmp" / f"repair-{os.getpid()}-{os.urandom(3).hex()}"
     for _attempt in range(MAX_ATTEMPTS):
         m, etag, _n = r.manifest()
+        heads = AdoptedRefs() if r.adopted else None
         parents: dict[str, str | None] = {}
         damaged: list[str] = []
         for i, name in enumerate(m.packs):
             if progress:
                 progress("verify", i, len(m.packs))
             try:
-                parents.update(read_remote_pack(r, name, scratch))
+                parents.update(read_remote_pack(r, name, scratch, heads))
             except (IntegrityError, RefConflict):
                 damaged.append(name)
+        if heads is not None:
+            r.adopted_refs = m.refs = heads.refs()
         res.remote_packs_checked = len(m.packs)
         if progress:
             progress("verify", len(m.packs), len(m.packs))

@@ -128,7 +128,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 snaps = [s for i, s in enumerate(snaps) if i in keep]
             have = {cache[p][i:i + 32].hex() for p in m.packs if p in cache for i in range(0, len(cache[p]), 32)}
             gc = rep.remote_rewritten or any(n not in refs for n in m.refs if not n.startswith("queue/")) \
-                or bool(res.snapshots_pruned) or (etag is None and bool(m.packs))  # adopted: rewritten
+                or bool(res.snapshots_pruned) or (r.adopted and bool(m.packs))  # adopted: rewritten
             replaced: list[str] = []
             try:
                 snaps = [_purge_snapshot(store, s, fidx, refs, RemoteObjects(r, cache)) for s in snaps] if gc else snaps
@@ -175,7 +175,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                            done=sorted(set(m.done) | decided_items(store)),
                            garbage=sorted(set(m.garbage) | set(replaced)), snapshots=snaps)
             if new.refs == m.refs and new.packs == sorted(m.packs) and not m.garbage and not new_names \
-                    and new.done == sorted(m.done) and len(snaps) == len(m.snapshots) and not snapshot:
+                    and new.done == sorted(m.done) and len(snaps) == len(m.snapshots) and not snapshot \
+                    and not r.adopted:   # an adopted manifest is written even when it says the same
                 break   # nothing to do
             data = r.sealer.seal(new.encode())
             try:
