@@ -315,21 +315,53 @@ class Refs:
             self._packed_key[ns], self._packed[ns] = key, (data, table, bad)
         return self._packed[ns]
 
-    def _packed_name_ok(self, ns: str, name: str) -> bool:
-        """Whether ``name`` is the path of a ref file of ``ns`` under
-        ``refs/<ns>/`` as :meth:`path` writes it: a session's escaped id (one
-        segment), a fact's ``<scope>/<escaped name>`` or
-        ``project/<escaped p>/<escaped name>``."""
+    @staticmethod
+    def _packed_name_ok(ns: str, name: str) -> bool:
+        """Whether ``name`` has the shape of the path of a ref file of
+        ``ns`` under ``refs/<ns>/``: a session's escaped id (one segment), a
+        fact's ``user/<escaped name>``, ``global/<escaped name>`` or
+        ``project/<escaped p>/<escaped name>``; no segment empty, starting
+        with ``.`` or ending in ``.lock``.  (Whether its escapes are the
+        canonical ones is :meth:`_noncanonical`'s, asked by fsck only.)"""
         segs = name.split("/")
         if any(not x or x.startswith(".") or x.endswith(".lock") for x in segs):
             return False
         if ns == "sessions":
             return len(segs) == 1
-        try:
-            self.name_of(self.root / ns / name)
-        except (InvalidInput, ValueError):
-            return False
-        return True
+        return len(segs) == 2 and segs[0] in ("user", "global") or len(segs) == 3 and segs[0] == "project"
+
+    def _ref_of_packed(self, ns: str, name: str) -> str:
+        """The ref name of packed name ``name`` (of the right shape) of
+        ``ns``: its segments unescaped, as a listing of the loose files reads
+        them."""
+        if ns == "sessions":
+            return f"sessions/{unicodedata.normalize('NFC', unescape_name(name))}"
+        segs = name.split("/")
+        scope = segs[0] if len(segs) == 2 else f"project/{unescape_name(segs[1])}"
+        return unicodedata.normalize("NFC", f"{ns}/{scope}/{unescape_name(segs[-1])}")
+
+    def _noncanonical(self, ns: str) -> list[tuple[int, bytes]]:
+        """(line number, line) of the well-shaped lines of the packed file
+        of ``ns`` that name no ref: a path :meth:`path` would not write
+        (an escape that is not the canonical one, a key no key rule
+        allows).  Read by no reader (every lookup goes by :meth:`path`);
+        ``fsck`` reports them and :meth:`drop_bad_packed` removes them."""
+        data, table, _bad = self._packed_state(ns)
+        out = []
+        for n, line in enumerate(data.split(b"\n"), 1):
+            m = _PACKED_LINE.match(line)
+            if m is None:
+                continue
+            name = m.group(2).decode("utf-8", "replace")
+            if name not in table:
+                continue
+            try:
+                ok = self._spath(self._ref_of_packed(ns, name), escape_name) == f"{self._root_s}/{ns}/{name}"
+            except InvalidInput:
+                ok = False
+            if not ok:
+                out.append((n, line))
+        return out
 
     def _packed_name(self, ref: str, p: str) -> tuple[str | None, str]:
         """(namespace, packed name) of ``ref`` whose file is ``p``
@@ -347,7 +379,7 @@ class Refs:
         :meth:`drop_bad_packed` removes them)."""
         what = {"sessions": "session", "facts": "fact ref path"}
         return [f"refs/{PACKED_FILES[ns]} line {n}: not '<id> <{what[ns]}>': {line[:80]!r}"
-                for ns in PACKED_FILES for n, line in self._packed_state(ns)[2]]
+                for ns in PACKED_FILES for n, line in sorted(self._packed_state(ns)[2] + self._noncanonical(ns))]
 
     def drop_bad_packed(self) -> list[str]:
         """Rewrite each packed file without its bad lines; returns the ref
@@ -357,9 +389,13 @@ class Refs:
         names = []
         for ns in PACKED_FILES:
             _data, table, bad = self._packed_state(ns)
-            if not bad:
+            odd = self._noncanonical(ns)
+            if not (bad or odd):
                 continue
-            for _n, line in bad:
+            table = dict(table)
+            for _n, line in odd:
+                table.pop(line.partition(b" ")[2].decode("utf-8", "replace"), None)
+            for _n, line in bad + odd:
                 _, sp, rest = line.partition(b" ")
                 if not (sp and rest):
                     continue
@@ -370,10 +406,10 @@ class Refs:
                         validate_session_id(sid)
                         names.append(f"sessions/{sid}")
                     elif self._packed_name_ok(ns, text):
-                        names.append(self.name_of(self.root / ns / text))
-                except (UnicodeDecodeError, InvalidInput, ValueError):
+                        names.append(self._ref_of_packed(ns, text))
+                except (UnicodeDecodeError, InvalidInput):
                     continue
-            self._write_packed(ns, dict(table))
+            self._write_packed(ns, table)
         return names
 
     def _write_packed(self, ns: str, table: dict[str, str]) -> None:
@@ -670,8 +706,8 @@ class Refs:
             return
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
         if namespace in ("facts", "sealed"):
-            if namespace == "facts":  # the packed lines were checked to be names of ref files
-                names.update(self.name_of(base / name) for name in packed)
+            if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
+                names.update(self._ref_of_packed(namespace, name) for name in packed)
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
                 if scope_dir == "project":

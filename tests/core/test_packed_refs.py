@@ -156,12 +156,14 @@ def test_a_bulk_move_of_fact_refs_packs_them(refs):
 def test_a_bad_packed_fact_line_is_ignored_reported_and_dropped(refs):
     refs.set_many_if_equals([("facts/user/k", None, A), ("facts/global/tz", None, B)], lambda: None)
     p = refs.root / PACKED_FACTS
-    p.write_text(p.read_text().replace(B, "z" * 64) + f"{C} ../x\n{C} user/.k\n{C} nope\n")
+    # a bad id, three bad paths, and a path no ref has (its 'K' not escaped as '%4B')
+    p.write_text(p.read_text().replace(B, "z" * 64) + f"{C} ../x\n{C} user/.k\n{C} nope\n{C} user/K\n")
     assert refs.read("facts/global/tz") is None and refs.read("facts/user/k") == A
+    assert refs.read("facts/user/K") is None
     assert list(refs.iter("facts")) == [("facts/user/k", A)]
     problems = refs.packed_problems()
-    assert len(problems) == 4 and all(x.startswith("refs/packed-facts line ") for x in problems)
-    assert refs.drop_bad_packed() == ["facts/global/tz"]
+    assert len(problems) == 5 and all(x.startswith("refs/packed-facts line ") for x in problems)
+    assert refs.drop_bad_packed() == ["facts/global/tz", "facts/user/K"]
     assert refs.packed_problems() == [] and p.read_text() == f"{A} user/k\n"
 
 
