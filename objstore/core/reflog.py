@@ -13,9 +13,11 @@ block for its ~220 bytes), one line per move::
 
     <old id or 64 zeros> SP <new id or 64 zeros> SP <ms> SP <escaped session id> TAB <command> LF
 
-A session's reflog is its lines there, in file order, then its file's:
-once the file exists, every later line goes to it.  ``docs/format.md``,
-"Reflogs".
+and those of a bulk move of fact refs (an import's sub-agent summaries)
+into ``<store>/logs/packed-facts``, the name being the ref file's path
+under ``refs/facts/`` (``<scope>/<escaped name>``).  A packed ref's reflog
+is its lines there, in file order, then its file's: once the file exists,
+every later line goes to it.  ``docs/format.md``, "Reflogs".
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ from objstore.core.record import Frozen, set_fields
 
 #: ``logs/PACKED_SESSIONS``: reflog lines of session refs written by bulk moves (module doc)
 PACKED_SESSIONS = "packed-sessions"
+#: ``logs/PACKED_FACTS``: reflog lines of fact refs written by bulk moves (module doc; session 9)
+PACKED_FACTS = "packed-facts"
+#: namespace -> the file under ``logs/`` that holds its refs' packed reflog lines
+PACKED_FILES = {"sessions": PACKED_SESSIONS, "facts": PACKED_FACTS}
 
 
 class ReflogEntry(Frozen):
@@ -81,38 +87,42 @@ class Reflog:
         self._write(p, line, durable)
         audit.append(self.root, time_ms, cmd, ref, old, new)
 
-    def _packed_name(self, ref: str) -> str | None:
-        """The name a session ref's lines carry in ``logs/packed-sessions``
-        (its escaped file name), None for any other ref (and on a store
-        whose ref names are not migrated)."""
-        if self.refs.legacy or not ref.startswith("sessions/"):
+    def _packed_name(self, ref: str) -> tuple[str, str] | None:
+        """(packed file, name) of the lines of a session or fact ref: the
+        file under ``logs/`` (:data:`PACKED_FILES`) and the name its lines
+        carry there (the ref file's path under ``refs/<namespace>/``: a
+        session's escaped id, a fact's ``<scope>/<escaped name>``); None for
+        any other ref (and on a store whose ref names are not migrated; for
+        a fact ref, on a format-1 store: ``Refs.pack_facts``)."""
+        ns = ref.partition("/")[0]
+        if self.refs.legacy or ns not in PACKED_FILES or (ns == "facts" and not self.refs.pack_facts):
             return None
-        return self.path(ref).name
+        return PACKED_FILES[ns], self.refs.path(ref).relative_to(self.refs.root / ns).as_posix()
 
     def append_many(self, moves: list[tuple[str, str | None, str | None]], time_ms: int, command: str) -> None:
         """Append the entries of a bulk move (``(ref, old, new)`` each, one
         time and command), not fsynced (the caller syncs the filesystem):
-        the lines of session refs without a reflog file in one write to
-        ``logs/packed-sessions``, the others to their files; every entry to
-        the audit log."""
+        the lines of session and fact refs without a reflog file in one
+        write to ``logs/packed-sessions`` and one to ``logs/packed-facts``,
+        the others to their files; every entry to the audit log."""
         cmd = self._clean(command)
-        packed = []
+        packed: dict[str, list[str]] = {}
         for ref, old, new in moves:
-            name = self._packed_name(ref)
-            if name is None or self.path(ref).exists():
+            where = self._packed_name(ref)
+            if where is None or self.path(ref).exists():
                 self.append(ref, old, new, time_ms, command, durable=False)
                 continue
-            packed.append(f"{old or ZERO_ID} {new or ZERO_ID} {time_ms} {name}\t{cmd}\n")
+            packed.setdefault(where[0], []).append(f"{old or ZERO_ID} {new or ZERO_ID} {time_ms} {where[1]}\t{cmd}\n")
             audit.append(self.root, time_ms, cmd, ref, old, new)
-        if packed:
+        for fname, lines in packed.items():
             self.root.mkdir(parents=True, exist_ok=True)
-            self._write(self.root / PACKED_SESSIONS, "".join(packed).encode("utf-8", "replace"), False)
+            self._write(self.root / fname, "".join(lines).encode("utf-8", "replace"), False)
 
-    def _packed_lines(self) -> list[tuple[str, ReflogEntry]]:
-        """``(escaped session name, entry)`` of every well-formed line of
-        ``logs/packed-sessions``, in file order (none without the file)."""
+    def _packed_lines(self, fname: str = PACKED_SESSIONS) -> list[tuple[str, ReflogEntry]]:
+        """``(name, entry)`` of every well-formed line of the packed file
+        ``logs/<fname>``, in file order (none without the file)."""
         try:
-            data = (self.root / PACKED_SESSIONS).read_text("utf-8", "replace")
+            data = (self.root / fname).read_text("utf-8", "replace")
         except FileNotFoundError:
             return []
         out = []
@@ -126,23 +136,25 @@ class Reflog:
         return out
 
     def packed_refs(self) -> list[str]:
-        """The names (``sessions/<id>``) of the refs with lines in
-        ``logs/packed-sessions``, each once, in order of first line."""
+        """The names (``sessions/<id>``, ``facts/<key>``) of the refs with
+        lines in ``logs/packed-sessions`` and ``logs/packed-facts``, each
+        once, in order of first line (sessions first)."""
         out: dict[str, None] = {}
-        for name, _e in self._packed_lines():
-            try:
-                out.setdefault(self.refs.name_of(self.refs.root / "sessions" / name), None)
-            except InvalidInput:  # not the file name of any session ref
-                continue
+        for ns, fname in PACKED_FILES.items():
+            for name, _e in self._packed_lines(fname):
+                try:
+                    out.setdefault(self.refs.name_of(self.refs.root / ns / name), None)
+                except (InvalidInput, ValueError):  # not the path of any ref file of ns
+                    continue
         return list(out)
 
     def read(self, ref: str) -> list[ReflogEntry]:
-        """Entries oldest first: a session ref's lines in
-        ``logs/packed-sessions``, then its file's; malformed lines are
-        skipped.  (A reflog not yet migrated to its escaped name,
-        ``Refs.migrate_names``, is read from its old one.)"""
-        name = self._packed_name(ref)
-        out = [e for n, e in self._packed_lines() if n == name] if name is not None else []
+        """Entries oldest first: a session or fact ref's lines in its packed
+        file (``logs/packed-sessions``, ``logs/packed-facts``), then its
+        file's; malformed lines are skipped.  (A reflog not yet migrated to
+        its escaped name, ``Refs.migrate_names``, is read from its old one.)"""
+        where = self._packed_name(ref)
+        out = [e for n, e in self._packed_lines(where[0]) if n == where[1]] if where is not None else []
         try:
             data = self.path(ref).read_text("utf-8", "replace")
         except FileNotFoundError:
@@ -162,8 +174,8 @@ class Reflog:
         return out
 
     def drop(self, ref: str) -> bool:
-        """Delete a ref's whole reflog: its file, and a session ref's lines
-        in ``logs/packed-sessions`` (the file rewritten without them,
+        """Delete a ref's whole reflog: its file, and a session or fact
+        ref's lines in its packed file (the file rewritten without them,
         atomically and durably; removed when nothing is left).  True if
         there was one."""
         p = self.path(ref)
@@ -174,10 +186,10 @@ class Reflog:
             fsync_dir(p.parent)
         except FileNotFoundError:
             pass
-        name = self._packed_name(ref)
-        if name is None:
+        where = self._packed_name(ref)
+        if where is None:
             return found
-        packed = self.root / PACKED_SESSIONS
+        packed, name = self.root / where[0], where[1]
         try:
             lines = packed.read_bytes().splitlines(keepends=True)
         except FileNotFoundError:
@@ -201,10 +213,11 @@ class Reflog:
 
     def iter_all_ids(self):
         """Every id named by any reflog entry (gc roots)."""
-        for _name, e in self._packed_lines():
-            for x in (e.old, e.new):
-                if x is not None:
-                    yield x
+        for fname in PACKED_FILES.values():
+            for _name, e in self._packed_lines(fname):
+                for x in (e.old, e.new):
+                    if x is not None:
+                        yield x
         base = self.root / "refs"
         if not base.is_dir():
             return

@@ -22,14 +22,16 @@ A ref file holds the 64-hex id and a newline.  Updates take ``<file>.lock``
 (``atomic.LockFile``), re-read the ref under it and fail with
 :class:`RefConflict` when it is not at the expected id.
 
-**Packed session refs** (git's ``packed-refs``, for one namespace): a bulk
+**Packed refs** (git's ``packed-refs``, one file per namespace): a bulk
 move of session refs (:meth:`Refs.set_many_if_equals`, an import's
-publish) writes them into one file, ``refs/packed-sessions``, instead of
-one file each (a 65-byte ref takes a 4 KiB block).  A session ref is its
-loose file when there is one, else its line there.  Any other move of a
-packed session ref (a hook's, forget's) writes the loose file and takes
-the line out, so the file never names an id a ref no longer points at.
-Format: ``docs/format.md``, "Refs".
+publish) writes them into one file, ``refs/packed-sessions``, and a bulk
+move of fact refs (an import's sub-agent summaries, ``IndexBatch``'s
+flush) into ``refs/packed-facts``, instead of one file each (a 65-byte
+ref takes a 4 KiB block).  Such a ref is its loose file when there is
+one, else its line there.  Any other move of a packed ref (a hook's, a
+``remember``, forget's) writes the loose file and takes the line out, so
+the file never names an id a ref no longer points at.  Format:
+``docs/format.md``, "Refs".
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ from objstore.core.ids import is_full_id
 
 #: ``refs/PACKED_SESSIONS``: packed session refs (module doc)
 PACKED_SESSIONS = "packed-sessions"
+#: ``refs/PACKED_FACTS``: packed fact refs (module doc; session 9)
+PACKED_FACTS = "packed-facts"
+#: namespace -> the file under ``refs/`` that packs its refs (a bulk move of
+#: refs of one of these namespaces only goes there)
+PACKED_FILES = {"sessions": PACKED_SESSIONS, "facts": PACKED_FACTS}
 _PACKED_LINE = re.compile(rb"([0-9a-f]{64}) ([^\n]+)\Z")
 MAX_KEY_CHARS = 512
 MAX_SEGMENT_BYTES = 200
@@ -268,72 +275,148 @@ class Refs:
         #: migrated store, where an old name could reach another ref's file
         #: on a case-insensitive filesystem.
         self.legacy = False
+        #: a bulk move of fact refs may go to ``refs/packed-facts`` (store
+        #: format 2; a format-1 store keeps a file per fact ref).  Packed
+        #: lines are read whatever this says.
+        self.pack_facts = True
         self._root_s = os.fspath(root)
-        self._packed_key: tuple | None = None  # (inode, size, mtime_ns) of the packed file parsed
-        self._packed: tuple[bytes, dict[str, str], list[tuple[int, bytes]]] = (b"", {}, [])
+        #: namespace -> (inode, size, mtime_ns) of its packed file as parsed, and what it held
+        self._packed_key: dict[str, tuple | None] = {}
+        self._packed: dict[str, tuple[bytes, dict[str, str], list[tuple[int, bytes]]]] = {}
 
-    # -- packed session refs ----------------------------------------------
-    def _packed_state(self) -> tuple[bytes, dict[str, str], list[tuple[int, bytes]]]:
-        """(content, {escaped session file name: id}, [(line number, bad
-        line)]) of ``refs/packed-sessions``, parsed again only when the file
-        was replaced or changed; empty when there is none."""
-        p = self.root / PACKED_SESSIONS
+    # -- packed refs ----------------------------------------------------------
+    def _packed_state(self, ns: str = "sessions") -> tuple[bytes, dict[str, str], list[tuple[int, bytes]]]:
+        """(content, {packed name: id}, [(line number, bad line)]) of the
+        packed file of namespace ``ns`` (:data:`PACKED_FILES`), parsed again
+        only when the file was replaced or changed; empty when there is
+        none.  A packed name is the ref file's path under ``refs/<ns>/``
+        (:meth:`_packed_name`)."""
+        p = self.root / PACKED_FILES[ns]
         try:
             st = os.stat(p)
         except FileNotFoundError:
-            self._packed_key, self._packed = None, (b"", {}, [])
-            return self._packed
+            self._packed_key[ns], self._packed[ns] = None, (b"", {}, [])
+            return self._packed[ns]
         key = (st.st_ino, st.st_size, st.st_mtime_ns)
-        if key != self._packed_key:
+        if key != self._packed_key.get(ns):
             try:
                 data = p.read_bytes()
             except FileNotFoundError:
-                return self._packed_state()
+                return self._packed_state(ns)
             table: dict[str, str] = {}
             bad: list[tuple[int, bytes]] = []
             for n, line in enumerate(data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n"), 1):
                 m = _PACKED_LINE.match(line)
                 name = m.group(2).decode("utf-8", "replace") if m else ""
-                if m is None or name.startswith(".") or "/" in name or name.endswith(".lock"):
+                if m is None or not self._packed_name_ok(ns, name):
                     bad.append((n, line))
                     continue
                 table[name] = m.group(1).decode("ascii")
-            self._packed_key, self._packed = key, (data, table, bad)
-        return self._packed
+            self._packed_key[ns], self._packed[ns] = key, (data, table, bad)
+        return self._packed[ns]
+
+    @staticmethod
+    def _packed_name_ok(ns: str, name: str) -> bool:
+        """Whether ``name`` has the shape of the path of a ref file of
+        ``ns`` under ``refs/<ns>/``: a session's escaped id (one segment), a
+        fact's ``user/<escaped name>``, ``global/<escaped name>`` or
+        ``project/<escaped p>/<escaped name>``; no segment empty, starting
+        with ``.`` or ending in ``.lock``.  (Whether its escapes are the
+        canonical ones is :meth:`_noncanonical`'s, asked by fsck only.)"""
+        segs = name.split("/")
+        if any(not x or x.startswith(".") or x.endswith(".lock") for x in segs):
+            return False
+        if ns == "sessions":
+            return len(segs) == 1
+        return len(segs) == 2 and segs[0] in ("user", "global") or len(segs) == 3 and segs[0] == "project"
+
+    def _ref_of_packed(self, ns: str, name: str) -> str:
+        """The ref name of packed name ``name`` (of the right shape) of
+        ``ns``: its segments unescaped, as a listing of the loose files reads
+        them."""
+        if ns == "sessions":
+            return f"sessions/{unicodedata.normalize('NFC', unescape_name(name))}"
+        segs = name.split("/")
+        scope = segs[0] if len(segs) == 2 else f"project/{unescape_name(segs[1])}"
+        return unicodedata.normalize("NFC", f"{ns}/{scope}/{unescape_name(segs[-1])}")
+
+    def _noncanonical(self, ns: str) -> list[tuple[int, bytes]]:
+        """(line number, line) of the well-shaped lines of the packed file
+        of ``ns`` that name no ref: a path :meth:`path` would not write
+        (an escape that is not the canonical one, a key no key rule
+        allows).  Read by no reader (every lookup goes by :meth:`path`);
+        ``fsck`` reports them and :meth:`drop_bad_packed` removes them."""
+        data, table, _bad = self._packed_state(ns)
+        out = []
+        for n, line in enumerate(data.split(b"\n"), 1):
+            m = _PACKED_LINE.match(line)
+            if m is None:
+                continue
+            name = m.group(2).decode("utf-8", "replace")
+            if name not in table:
+                continue
+            try:
+                ok = self._spath(self._ref_of_packed(ns, name), escape_name) == f"{self._root_s}/{ns}/{name}"
+            except InvalidInput:
+                ok = False
+            if not ok:
+                out.append((n, line))
+        return out
+
+    def _packed_name(self, ref: str, p: str) -> tuple[str | None, str]:
+        """(namespace, packed name) of ``ref`` whose file is ``p``
+        (:meth:`_spath`); the namespace is None for a ref of a namespace
+        that is never packed."""
+        ns = ref.partition("/")[0]
+        if ns not in PACKED_FILES:
+            return None, ""
+        return ns, p[len(self._root_s) + len(ns) + 2:]
 
     def packed_problems(self) -> list[str]:
-        """One line per line of ``refs/packed-sessions`` that is not
-        ``<id> SP <escaped session id>`` (ignored by every reader; ``fsck``
-        reports them, :meth:`drop_bad_packed` removes them)."""
-        return [f"refs/{PACKED_SESSIONS} line {n}: not '<id> <session>': {line[:80]!r}"
-                for n, line in self._packed_state()[2]]
+        """One line per line of a packed file (``refs/packed-sessions``,
+        ``refs/packed-facts``) that is not ``<id> SP <ref file path>``
+        (ignored by every reader; ``fsck`` reports them,
+        :meth:`drop_bad_packed` removes them)."""
+        what = {"sessions": "session", "facts": "fact ref path"}
+        return [f"refs/{PACKED_FILES[ns]} line {n}: not '<id> <{what[ns]}>': {line[:80]!r}"
+                for ns in PACKED_FILES for n, line in sorted(self._packed_state(ns)[2] + self._noncanonical(ns))]
 
     def drop_bad_packed(self) -> list[str]:
-        """Rewrite ``refs/packed-sessions`` without its bad lines; returns
-        the session ref names those lines seem to name (the text after their
-        first space), for the caller to restore from their reflogs.  Caller
-        holds the store lock."""
-        _data, table, bad = self._packed_state()
-        if not bad:
-            return []
+        """Rewrite each packed file without its bad lines; returns the ref
+        names those lines seem to name (the text after their first space),
+        for the caller to restore from their reflogs.  Caller holds the
+        store lock."""
         names = []
-        for _n, line in bad:
-            _, sp, rest = line.partition(b" ")
-            if sp and rest:
+        for ns in PACKED_FILES:
+            _data, table, bad = self._packed_state(ns)
+            odd = self._noncanonical(ns)
+            if not (bad or odd):
+                continue
+            table = dict(table)
+            for _n, line in odd:
+                table.pop(line.partition(b" ")[2].decode("utf-8", "replace"), None)
+            for _n, line in bad + odd:
+                _, sp, rest = line.partition(b" ")
+                if not (sp and rest):
+                    continue
                 try:
-                    sid = unicodedata.normalize("NFC", unescape_name(rest.decode("utf-8")))
-                    validate_session_id(sid)
+                    text = rest.decode("utf-8")
+                    if ns == "sessions":
+                        sid = unicodedata.normalize("NFC", unescape_name(text))
+                        validate_session_id(sid)
+                        names.append(f"sessions/{sid}")
+                    elif self._packed_name_ok(ns, text):
+                        names.append(self._ref_of_packed(ns, text))
                 except (UnicodeDecodeError, InvalidInput):
                     continue
-                names.append(f"sessions/{sid}")
-        self._write_packed(dict(table))
+            self._write_packed(ns, table)
         return names
 
-    def _write_packed(self, table: dict[str, str]) -> None:
-        """Replace ``refs/packed-sessions`` by ``table`` (escaped name -> id):
+    def _write_packed(self, ns: str, table: dict[str, str]) -> None:
+        """Replace the packed file of ``ns`` by ``table`` (packed name -> id):
         lines sorted by name, written through a lock file (fsync, rename,
         directory fsync); an empty table removes the file."""
-        with LockFile(self.root / PACKED_SESSIONS, steal_stale=True) as lf:
+        with LockFile(self.root / PACKED_FILES[ns], steal_stale=True) as lf:
             if table:
                 lf.write(b"".join(f"{table[k]} {k}\n".encode("utf-8") for k in sorted(table)))
             else:
@@ -405,15 +488,18 @@ class Refs:
         """The id a ref points at, or None.  Raises CorruptObject for a
         ref file that does not hold an id.  A ref not yet migrated to its
         escaped name (:meth:`migrate_names`) is read from its old name; a
-        session ref without a file from ``refs/packed-sessions``."""
+        session or fact ref without a file from its packed file
+        (``refs/packed-sessions``, ``refs/packed-facts``)."""
         p = self._spath(ref, escape_name)
         text = self._read_file(ref, p)
         if text is None and self.legacy:
             old = self._spath(ref, legacy_name)
             if old != p:
                 text = self._read_file(ref, old)
-        if text is None and ref.startswith("sessions/"):
-            text = self._packed_state()[1].get(p.rpartition("/")[2])
+        if text is None:
+            ns, name = self._packed_name(ref, p)
+            if ns is not None:
+                text = self._packed_state(ns)[1].get(name)
         return text
 
     def damaged_files(self, ref: str) -> list[Path]:
@@ -479,19 +565,20 @@ class Refs:
         """
         p = self.path(ref)
         old = self.legacy_path(ref) if self.legacy else p
-        packed = ref.startswith("sessions/") and p.name in self._packed_state()[1]
+        ns, name = self._packed_name(ref, os.fspath(p))
+        packed = ns is not None and name in self._packed_state(ns)[1]
         with LockFile(p, steal_stale=True) as lf:
             actual = self.read(ref)
             if actual != expected:
                 raise RefConflict(ref, expected, actual)
             if new is None:
                 if packed:  # out of the packed file first: a crash in between must not bring it back
-                    self._unpack([p.name])
+                    self._unpack(ns, [name])
                 lf.delete()
             else:
                 lf.write(new.encode("ascii") + b"\n")
         if packed and new is not None:  # the loose file now shadows the line: take it out
-            self._unpack([p.name])
+            self._unpack(ns, [name])
         if old != p and old.exists():  # the value now lives under the escaped name only
             old.unlink()
             self._prune_empty_dirs(old.parent)
@@ -511,8 +598,10 @@ class Refs:
         paths = [self.path(ref) for ref, _e, _n in moves]
         if len(set(paths)) != len(paths):
             raise InvalidInput("set_many_if_equals: a ref is listed twice")
-        if not self.legacy and all(ref.startswith("sessions/") for ref, _e, _n in moves):
-            self._set_many_packed(moves, paths, sync)
+        nss = {ref.partition("/")[0] for ref, _e, _n in moves}
+        if not self.legacy and len(nss) == 1 and next(iter(nss)) in PACKED_FILES \
+                and (self.pack_facts or nss != {"facts"}):
+            self._set_many_packed(nss.pop(), moves, paths, sync)
             return
         taken: list[tuple[Path, Path, int]] = []  # (ref path, lock path, fd)
         try:
@@ -548,40 +637,40 @@ class Refs:
                 self._prune_empty_dirs(p.parent)
         sync()
 
-    def _unpack(self, names: list[str]) -> None:
-        """Take the escaped session file ``names`` out of the packed file."""
-        table = dict(self._packed_state()[1])
+    def _unpack(self, ns: str, names: list[str]) -> None:
+        """Take the packed names ``names`` out of the packed file of ``ns``."""
+        table = dict(self._packed_state(ns)[1])
         if any(table.pop(n, None) is not None for n in names):
-            self._write_packed(table)
+            self._write_packed(ns, table)
 
-    def _set_many_packed(self, moves, paths: list[Path], sync) -> None:
-        """:meth:`set_many_if_equals` of session refs only: the new ids go
-        into ``refs/packed-sessions`` in one atomic rewrite, then the loose
-        files of the moved refs (which would shadow their lines) are
-        unlinked and ``sync()`` makes that durable.  Every expected value is
-        checked first (RefConflict moves none).  After a crash a ref holds
-        its old id (its loose file still shadows the new line) or its new
-        one, never a torn one."""
-        table = dict(self._packed_state()[1])
-        for (ref, expected, _new), p in zip(moves, paths):
+    def _set_many_packed(self, ns: str, moves, paths: list[Path], sync) -> None:
+        """:meth:`set_many_if_equals` of refs of one packed namespace ``ns``
+        (sessions, facts): the new ids go into its packed file in one atomic
+        rewrite, then the loose files of the moved refs (which would shadow
+        their lines) are unlinked and ``sync()`` makes that durable.  Every
+        expected value is checked first (RefConflict moves none).  After a
+        crash a ref holds its old id (its loose file still shadows the new
+        line) or its new one, never a torn one."""
+        table = dict(self._packed_state(ns)[1])
+        names = [self._packed_name(ref, os.fspath(p))[1] for (ref, _e, _n), p in zip(moves, paths)]
+        for (ref, expected, _new), p, name in zip(moves, paths, names):
             actual = self._read_file(ref, p)
             if actual is None:
-                actual = table.get(p.name)
+                actual = table.get(name)
             if actual != expected:
                 raise RefConflict(ref, expected, actual)
-        for (_ref, _e, new), p in zip(moves, paths):
+        for (_ref, _e, new), name in zip(moves, names):
             if new is None:
-                table.pop(p.name, None)
+                table.pop(name, None)
             else:
-                table[p.name] = new
-        self._write_packed(table)
-        for (_ref, _e, new), p in zip(moves, paths):
+                table[name] = new
+        self._write_packed(ns, table)
+        for p in paths:
             try:
                 p.unlink()
             except FileNotFoundError:
                 continue
-            if new is None:
-                self._prune_empty_dirs(p.parent)
+            self._prune_empty_dirs(p.parent)
         sync()
 
     def _prune_empty_dirs(self, d: Path) -> None:
@@ -600,7 +689,7 @@ class Refs:
         except FileNotFoundError:
             names = set()
         if namespace == "sessions":
-            names |= set(self._packed_state()[1])
+            names |= set(self._packed_state("sessions")[1])
         return len(names)
 
     def iter(self, namespace: str, *, damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
@@ -612,12 +701,14 @@ class Refs:
         refs are still yielded (readers go on with the healthy part;
         ``mem fsck --repair`` restores it from its reflog)."""
         base = self.root / namespace
-        packed = self._packed_state()[1] if namespace == "sessions" else {}
+        packed = self._packed_state(namespace)[1] if namespace in PACKED_FILES else {}
         if not base.is_dir() and not packed:
             return
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
         if namespace in ("facts", "sealed"):
-            for scope_dir in sorted(os.listdir(base)):
+            if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
+                names.update(self._ref_of_packed(namespace, name) for name in packed)
+            for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
                 if scope_dir == "project":
                     subs = [(f"project/{unescape_name(p)}", d / p) for p in sorted(os.listdir(d)) if (d / p).is_dir()]

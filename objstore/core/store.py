@@ -8,7 +8,7 @@ a recovery callback); a bare ``Store.open`` has neither.
 
 Layout (``docs/format.md``)::
 
-    <store>/config            CBOR map: {"format": 1, "hash": "blake3", "created": ms}
+    <store>/config            CBOR map: {"format": 2, "hash": "blake3", "created": ms}
     <store>/objects/ab/cd…    loose objects (zlib of the framed object)
     <store>/refs/…            refs (see refs.py)
     <store>/logs/refs/…       reflogs (see reflog.py)
@@ -51,7 +51,14 @@ from objstore.core.refs import Refs
 if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
 
-STORE_FORMAT = 1
+#: the store format new stores are written with: 2 (session 9) = fact refs
+#: moved in bulk may be packed (``refs/packed-facts``, ``logs/packed-facts``),
+#: which a mem that knows only 1 would not see (and its gc would drop what
+#: they name), so it refuses the store instead
+STORE_FORMAT = 2
+#: store formats this code opens; a format-1 store is written as before
+#: (every fact ref and its reflog a file of its own)
+STORE_FORMATS = (1, 2)
 #: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
 REF_NAMES = 2
 #: what :meth:`Store.init` makes before the config (a creation that died
@@ -284,12 +291,14 @@ class Store:
             raise CorruptObject(f"{root}/config is not a mem store config",
                                 hint="'mem fsck --repair' sets it aside and writes the default config "
                                      "(objects and refs are kept)") from None
-        if type(fmt) is not int or fmt != STORE_FORMAT or hash_name != "blake3":
+        if type(fmt) is not int or fmt not in STORE_FORMATS or hash_name != "blake3":
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
-                                     f"(this mem knows format {STORE_FORMAT}, blake3)", hint="upgrade mem")
+                                     f"(this mem knows formats {', '.join(map(str, STORE_FORMATS))}, blake3)",
+                                     hint="upgrade mem")
         st = cls(root, **kw)
         st._config = cfg
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
+        st.refs.pack_facts = fmt >= 2
         return st
 
     @classmethod
@@ -797,7 +806,7 @@ class Store:
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return
-        # session refs without a reflog file: their lines in logs/packed-sessions (reflog.py)
+        # session and fact refs without a reflog file: their lines in logs/packed-sessions, logs/packed-facts (reflog.py)
         self.reflog.append_many(moves, now_ms() if time_ms is None else time_ms, message)
         syncfs(self.root)
 

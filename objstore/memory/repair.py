@@ -292,7 +292,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     ref is set again to the newest id its reflog moved it to whose object
     is sound and of the ref's type (``restored_refs``), else it is gone
     (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
-    bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions that name no id
+    bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions, packed-facts that name no id
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):

@@ -77,7 +77,7 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
         moves = [RefMove(name, e.old, e.new, e.time, e.command) for e in entries]
     else:
         moves = []
-        names = dict.fromkeys(store.reflog.packed_refs())  # sessions with lines in logs/packed-sessions
+        names = dict.fromkeys(store.reflog.packed_refs())  # refs with lines in logs/packed-sessions, packed-facts
         base = store.reflog.root / "refs"
         for dirpath, _dirs, files in os.walk(base):
             for f in files:

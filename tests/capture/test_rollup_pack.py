@@ -94,7 +94,9 @@ def test_an_import_moves_its_summary_refs_in_one_batch(store, corpus, monkeypatc
         assert v.id in {h.id for h in store.index.search(v.fact.body, kinds=("fact",), limit=20)}
     assert store.journal.is_empty()
     assert fsck(store).ok
-    assert 0 < len(fsyncs) <= 8      # whatever the number of summaries (six each before: 18 here)
+    # whatever the number of summaries (six each before: 18 here); refs/packed-facts adds two, once
+    # per batch (the file and its folder: it is durable before the loose refs it replaces go)
+    assert 0 < len(fsyncs) <= 10
 
 
 def test_an_import_rolls_up_from_the_chains_it_wrote(tmp_path, corpus, monkeypatch):

@@ -1,6 +1,7 @@
-"""Packed session refs (``refs/packed-sessions``, docs/format.md "Refs"): a
-bulk move writes one file, a single move unpacks the ref, nothing is left
-naming an old id, a bad line is ignored, reported and repaired."""
+"""Packed session and fact refs (``refs/packed-sessions``,
+``refs/packed-facts``, docs/format.md "Refs"): a bulk move writes one file,
+a single move unpacks the ref, nothing is left naming an old id, a bad line
+is ignored, reported and repaired."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import os
 import pytest
 
 from objstore.core.errors import RefConflict
+from objstore.core.reflog import PACKED_FACTS as REFLOG_PACKED_FACTS
 from objstore.core.reflog import PACKED_SESSIONS as REFLOG_PACKED
-from objstore.core.refs import PACKED_SESSIONS, Refs
+from objstore.core.refs import PACKED_FACTS, PACKED_SESSIONS, Refs
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64
 
@@ -101,7 +103,10 @@ def test_a_bulk_move_packs_its_session_reflog_lines(store):
     log = store.root / "logs" / REFLOG_PACKED
     assert log.read_text() == f"{'0' * 64} {A} 5 s1\timport one\n{'0' * 64} {B} 5 %41b c\timport one\n"
     assert not (store.root / "logs" / "refs" / "sessions").exists()
-    assert store.reflog.path("facts/user/k").exists()             # other refs keep their files
+    # a fact ref's lines go to logs/packed-facts, named by its file's path under refs/facts/
+    assert (store.root / "logs" / REFLOG_PACKED_FACTS).read_text() == f"{'0' * 64} {C} 5 user/k\timport one\n"
+    assert not store.reflog.path("facts/user/k").exists()
+    assert [(e.new, e.command) for e in store.reflog.read("facts/user/k")] == [(C, "import one")]
     assert [(e.old, e.new, e.time, e.command) for e in store.reflog.read("sessions/Ab c")] == \
         [(None, B, 5, "import one")]
     store.update_ref("sessions/s1", A, C, "hook", time_ms=6)          # a single move: its own file
@@ -114,3 +119,107 @@ def test_a_bulk_move_packs_its_session_reflog_lines(store):
     assert store.reflog.drop("sessions/Ab c") and store.reflog.read("sessions/Ab c") == []
     assert "%41b c" not in log.read_text() and " s1\t" in log.read_text()
     assert store.reflog.drop("sessions/s1") and not log.exists() and store.reflog.read("sessions/s1") == []
+
+
+def _loose_facts(refs: Refs) -> list[str]:
+    return sorted(os.path.relpath(os.path.join(d, f), refs.root / "facts")
+                  for d, _dirs, files in os.walk(refs.root / "facts") for f in files)
+
+
+def test_a_bulk_move_of_fact_refs_packs_them(refs):
+    """``refs/packed-facts``: the file's path under ``refs/facts/`` names
+    each ref (scope folder and escaped name, as the loose file would be);
+    readers see the lines, a single move unpacks, a delete leaves no id."""
+    refs.set_many_if_equals([("facts/user/k", None, A), ("facts/project/Api x/Db/host", None, B)],
+                            lambda: None)
+    assert _loose_facts(refs) == []
+    assert (refs.root / PACKED_FACTS).read_text() == f"{B} project/%41pi x/%44b%2Fhost\n{A} user/k\n"
+    assert refs.read("facts/user/k") == A and refs.read("facts/project/Api x/Db/host") == B
+    assert list(refs.iter("facts")) == [("facts/project/Api x/Db/host", B), ("facts/user/k", A)]
+    with pytest.raises(RefConflict):
+        refs.set_many_if_equals([("facts/user/k", B, C), ("facts/user/j", None, C)], lambda: None)
+    assert refs.read("facts/user/j") is None
+    refs.set_if_equals("facts/user/k", A, C)                      # a single move: its loose file
+    assert _loose_facts(refs) == ["user/k"] and refs.read("facts/user/k") == C
+    assert A not in (refs.root / PACKED_FACTS).read_text()
+    refs.set_if_equals("facts/project/Api x/Db/host", B, None)    # a packed ref deleted: gone for good
+    assert refs.read("facts/project/Api x/Db/host") is None and not (refs.root / PACKED_FACTS).exists()
+    assert list(refs.iter("facts")) == [("facts/user/k", C)]
+    # a bulk move of refs of two namespaces packs neither
+    refs.set_many_if_equals([("facts/user/j", None, A), ("sessions/s1", None, B)], lambda: None)
+    assert _loose_facts(refs) == ["user/j", "user/k"] and not (refs.root / PACKED_FACTS).exists()
+    # a loose fact ref moved in bulk goes into the file, its loose file (and folder) go
+    refs.set_many_if_equals([("facts/user/j", A, B), ("facts/user/k", C, A)], lambda: None)
+    assert _loose_facts(refs) == [] and refs.read("facts/user/j") == B and refs.read("facts/user/k") == A
+
+
+def test_a_bad_packed_fact_line_is_ignored_reported_and_dropped(refs):
+    refs.set_many_if_equals([("facts/user/k", None, A), ("facts/global/tz", None, B)], lambda: None)
+    p = refs.root / PACKED_FACTS
+    # a bad id, three bad paths, and a path no ref has (its 'K' not escaped as '%4B')
+    p.write_text(p.read_text().replace(B, "z" * 64) + f"{C} ../x\n{C} user/.k\n{C} nope\n{C} user/K\n")
+    assert refs.read("facts/global/tz") is None and refs.read("facts/user/k") == A
+    assert refs.read("facts/user/K") is None
+    assert list(refs.iter("facts")) == [("facts/user/k", A)]
+    problems = refs.packed_problems()
+    assert len(problems) == 5 and all(x.startswith("refs/packed-facts line ") for x in problems)
+    assert refs.drop_bad_packed() == ["facts/global/tz", "facts/user/K"]
+    assert refs.packed_problems() == [] and p.read_text() == f"{A} user/k\n"
+
+
+def test_an_import_packs_its_summary_refs_and_fsck_forget_gc_agree(invoke, store_path, tmp_path):
+    """The import's sub-agent summaries (one bulk move of fact refs) go to
+    ``refs/packed-facts`` and their reflog lines to ``logs/packed-facts``;
+    forgetting one leaves neither its ids nor its name there."""
+    import shutil
+    from pathlib import Path
+    sample = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
+    corpus = tmp_path / "corpus"
+    shutil.copytree(sample, corpus)
+    agent = next(corpus.rglob("agent-*.jsonl"))
+    second = agent.read_text().replace(agent.stem[len("agent-"):], "b0000000000000001")
+    agent.with_name("agent-b0000000000000001.jsonl").write_text(second)      # a second sub-agent
+    invoke("import", "claude-code", str(corpus))
+    packed = (store_path / "refs" / PACKED_FACTS).read_text().splitlines()
+    log = store_path / "logs" / REFLOG_PACKED_FACTS
+    assert len(packed) == 2 and len(log.read_text().splitlines()) == 2
+    assert not (store_path / "logs" / "refs" / "facts").exists() or not any(
+        f for _d, _s, f in os.walk(store_path / "logs" / "refs" / "facts"))
+    keys = {k["key"]: k["id"] for k in invoke("keys", "--json").json if "/summary/" in k["key"]}
+    assert len(keys) == 2
+    assert invoke("fsck").stdout.startswith("ok:")
+    key = sorted(keys)[0]
+    head = keys[key]
+    assert head in "".join(packed)
+    assert [m["ref"] for m in invoke("reflog", f"facts/{key}", "--json").json] == [f"facts/{key}"]
+    invoke("forget", key, "--yes")
+    assert head not in (store_path / "refs" / PACKED_FACTS).read_text()
+    assert head not in log.read_text() and len(log.read_text().splitlines()) == 1
+    invoke("gc", "--prune=now")
+    assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_a_format_1_store_keeps_a_file_per_fact_ref(store_path):
+    """Store format 2 is what lets fact refs be packed: a store of format 1
+    (made by a mem before session 9) is opened and written as before, and a
+    format this mem does not know is refused with nothing changed."""
+    import cbor2
+
+    from objstore.core.errors import UnsupportedVersion
+    from objstore.core.store import STORE_FORMAT, Store
+    Store.init(store_path).close()
+    cfg = cbor2.loads((store_path / "config").read_bytes())
+    assert cfg["format"] == STORE_FORMAT == 2
+    (store_path / "config").write_bytes(cbor2.dumps({**cfg, "format": 1}, canonical=True))
+    st = Store.open(store_path)
+    try:
+        st.update_refs([("facts/user/k", None, A), ("facts/user/j", None, B)], "import", time_ms=5)
+        assert not (store_path / "refs" / PACKED_FACTS).exists()
+        assert not (store_path / "logs" / REFLOG_PACKED_FACTS).exists()
+        assert st.refs.path("facts/user/k").read_text() == A + "\n" and st.reflog.path("facts/user/j").exists()
+        assert [e.new for e in st.reflog.read("facts/user/k")] == [A]
+    finally:
+        st.close()
+    (store_path / "config").write_bytes(cbor2.dumps({**cfg, "format": 3}, canonical=True))
+    with pytest.raises(UnsupportedVersion, match="knows formats 1, 2"):
+        Store.open(store_path)
