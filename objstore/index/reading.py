@@ -532,6 +532,20 @@ class SearchIndexReads:
                 out.add(sid)
         return out
 
+    def missing_fact_ids(self, ids: Iterable[str]) -> set[str]:
+        """The fact version ids of ``ids`` (64 hex) that have no document in
+        the facts index (kind ``fact`` or ``history``, in ``facts/`` or an
+        older store's ``history/``; a deleted but not purged document counts
+        as present): all of them when there is no facts index.  A cheap
+        check that the index holds what it should, e.g. before trusting
+        :meth:`substring_candidates` for facts, as :meth:`missing_turns` is
+        for turns.  Raises ``IndexCorruptError``."""
+        ids = list(ids)
+        if not ids:
+            return set()
+        opened = self._open_searchers(("fact", "history"))
+        return {oid for oid in ids if not any(o.searcher.doc_freq("id", o.fmt.key(oid)) for o in opened)}
+
     def substring_candidates(self, text: str, kind: str = "turn") -> set[str] | None:
         """Ids of the documents of ``kind`` that may contain ``text`` as a
         substring, ignoring case and whitespace runs (the rule of
