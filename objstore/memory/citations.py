@@ -8,7 +8,7 @@ answers which facts cite an object, so the forget read every key's whole
 chain for it: O(facts) reads and decodes (at a million turns, 8,330
 sub-agent summaries of up to 1,000 ``rollup_of`` edges each, ~1.3 s).
 The memo ``<store>/cache/fact-cites`` keeps, per chain head id, the ids
-of the chain's versions the search index should hold (``documents.key_docs``)
+of the chain's versions the search index should hold (``documents.indexed_versions``)
 and every source and edge target of its versions.  With the first, a
 ``--match`` forget trusts the facts index's substring prefilter for a key
 only when each of those ids is in the index (a key the memo does not know
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.store import Store
-from objstore.memory.documents import key_docs
+from objstore.memory.documents import indexed_versions
 
 __all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry"]
 
@@ -58,7 +58,7 @@ def chain_entry(chain: list) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         out.update(dict.fromkeys(t for _rel, t in v.fact.edges))
     if any("\t" in s or "\n" in s for s in out):
         return None
-    return tuple(d.id for d in key_docs(chain)), tuple(out)
+    return tuple(v.id for v, _kind in indexed_versions(chain)), tuple(out)
 
 
 class FactCites:
@@ -102,7 +102,7 @@ class FactCites:
 
     def indexed_ids(self, head: str) -> tuple[str, ...] | None:
         """The ids of the versions of ``head``'s chain that the search index
-        should hold (``documents.key_docs``), or None when the memo does
+        should hold (``documents.indexed_versions``), or None when the memo does
         not know the head."""
         got = self.known.get(head)
         return None if got is None else got[0]

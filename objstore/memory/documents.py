@@ -115,8 +115,16 @@ def key_docs(chain: list) -> list:
     newest first): its current version (kind ``fact``), then the other
     versions that are not forgotten (kind ``history``: recall resolves
     their hits to the current one)."""
+    return [fact_doc(v.id, v.fact) if kind == "fact" else history_doc(v.id, v.fact)
+            for v, kind in indexed_versions(chain)]
+
+
+def indexed_versions(chain: list) -> list:
+    """``(version, kind)`` of each version of ``chain`` (newest first) that
+    the index holds, in :func:`key_docs`' order: the current one (kind
+    ``fact``), then the others neither forgotten nor empty (``history``)."""
     cur = current_of(chain)
-    docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
-    docs += [history_doc(v.id, v.fact) for v in chain
-             if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body]
-    return docs
+    out = [(cur, "fact")] if cur is not None else []
+    out += [(v, "history") for v in chain
+            if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body]
+    return out
