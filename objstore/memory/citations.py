@@ -30,8 +30,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import IntegrityError
 from objstore.core.store import Store
 from objstore.memory.documents import indexed_versions
+from objstore.memory.facts import list_keys, walk
 
 __all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry"]
 
@@ -140,8 +142,6 @@ def refresh(store: Store) -> int:
     key's chain the first time, the keys written since afterwards.
     Returns the number of chains read.  Takes the store lock; raises
     StoreLocked."""
-    from objstore.core.errors import IntegrityError
-    from objstore.memory.facts import list_keys, walk
     with store.lock("gc"):
         heads = dict(list_keys(store))
         memo = FactCites.load(store)
