@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     for n in ("plan_forget", "_match_sessions", "_chain", "scrub_derived", "redact_ids", "memory_file_rest",
-              "all_tombstones", "turn_docs", "turn_docs_in_shards", "current_fact_docs", "list_keys",
+              "all_tombstones", "turn_docs", "turn_docs_in_shards", "fact_docs", "list_keys",
               "_rewrite_facts", "rewrite_chain"):
         wrap(F, n)
     wrap(F.queue, "drop", "queue.drop")

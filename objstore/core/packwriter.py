@@ -255,8 +255,21 @@ class PackWriter:
                 return v - 1, s
             s = (s + 1) & mask
 
-    def _grow(self) -> None:
-        cap = len(self._table) * 2
+    def reserve(self, count: int) -> None:
+        """Size the id table for ``count`` objects in all, so that adding
+        them does not grow it step by step (each growth re-inserts every id
+        added so far): for a copy of a pack whose size is known
+        (``Store._copy_pack``).  Only grows; raises as :meth:`add` when the
+        writer is not open."""
+        self._check_open()
+        cap = len(self._table)
+        while 2 * count > cap:
+            cap *= 2
+        if cap > len(self._table):
+            self._grow(cap)
+
+    def _grow(self, cap: int | None = None) -> None:
+        cap = cap or len(self._table) * 2
         t = array("I", bytes(4 * cap))
         mask = cap - 1
         ids = self._ids
@@ -504,7 +517,10 @@ class PackWriter:
                                "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")
         raws = [bytes.fromhex(o) for o in oids]
         if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS \
-                or len(set(raws)) != len(raws) or any(self._lookup(r)[0] >= 0 for r in raws):
+                or len(set(raws)) != len(raws):
+            return False
+        found = [self._lookup(r) for r in raws]
+        if any(i >= 0 for i, _slot in found):
             return False
         n = self.count
         if n + len(raws) > MAX_OBJECTS:
@@ -512,12 +528,21 @@ class PackWriter:
         self._fix_dictionary()
         self._flush_block()
         self._write_inflight(every=True)
-        for r in raws:
-            _i, slot = self._lookup(r)
-            self._table[slot] = self.count + 1
-            self._ids += r
-            if 2 * self.count > len(self._table):
-                self._grow()
+        slots = [slot for _i, slot in found]
+        # the free slots found above stay right while they differ (each probe stopped at the first
+        # empty slot, so no id takes a slot on another's path) and the table does not grow
+        if len(set(slots)) == len(slots) and 2 * (n + len(raws)) <= len(self._table):
+            t = self._table
+            for k, slot in enumerate(slots, n + 1):
+                t[slot] = k
+            self._ids += b"".join(raws)
+        else:
+            for r in raws:
+                _i, slot = self._lookup(r)
+                self._table[slot] = self.count + 1
+                self._ids += r
+                if 2 * self.count > len(self._table):
+                    self._grow()
         self._put_block(data, len(raws))
         return True
 

@@ -621,6 +621,7 @@ class Store:
         except CorruptObject:
             return False
         with PackWriter(self.root / "objects" / "pack", dictionary=d, version=pack.version) as w:
+            w.reserve(len(pack))
             if pack.version >= 3:
                 self._copy_blocks(pack, keep, w)
             for oid, data in (pack.raw_entries_in_body_order() if pack.version == 2 else ()):

@@ -532,6 +532,34 @@ class SearchIndexReads:
                 out.add(sid)
         return out
 
+    def missing_fact_ids(self, ids: Iterable[str]) -> set[str]:
+        """The fact version ids of ``ids`` (64 hex) that have no live
+        document in the facts index (kind ``fact`` or ``history``, in
+        ``facts/`` or an older store's ``history/``; a deleted document,
+        which no search finds, is missing): all of them when there is no
+        facts index.  The check that the index holds what it should before
+        a caller trusts :meth:`substring_candidates` for facts.  One query
+        per generation counts the live documents of all the ids (the index
+        holds at most one live document per id: an add replaces it); only
+        when fewer are found is each id looked up.  Raises
+        ``IndexCorruptError``."""
+        want = list(dict.fromkeys(ids))
+        if not want:
+            return set()
+        opened = self._open_searchers(("fact", "history"))
+        try:
+            found = 0
+            for o in opened:
+                q = tantivy.Query.term_set_query(o.index.schema, "id", [o.fmt.key(i) for i in want])
+                found += o.searcher.search(q, 1, count=True).count
+            if opened and found == len(want):
+                return set()
+            return {i for i in want
+                    if not any(o.searcher.search(tantivy.Query.term_query(o.index.schema, "id", o.fmt.key(i)),
+                                                 1, count=False).hits for o in opened)}
+        except ValueError as e:
+            raise IndexCorruptError(f"id lookup in the facts index failed: {e}") from e
+
     def substring_candidates(self, text: str, kind: str = "turn") -> set[str] | None:
         """Ids of the documents of ``kind`` that may contain ``text`` as a
         substring, ignoring case and whitespace runs (the rule of

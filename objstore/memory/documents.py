@@ -34,6 +34,21 @@ def current_fact_docs(store: Store, chain: Callable[[str], list] | None = None,
     return docs
 
 
+def fact_docs(store: Store, chain: Callable[[str], list] | None = None,
+              heads: Iterable[tuple[str, str]] | None = None) -> Iterator:
+    """The documents of every key's versions (:func:`key_docs`: the current
+    one, kind ``fact``, and the others, kind ``history``): all the facts
+    index holds.  ``chain`` and ``heads`` as for :func:`current_fact_docs`.
+    A chain whose head is missing or damaged is left out (the walk notes
+    it in ``store.damaged``)."""
+    for _key, head in (list_keys(store) if heads is None else heads):
+        try:
+            versions = chain(head) if chain is not None else list(walk(store, head))
+        except IntegrityError:
+            continue
+        yield from key_docs(versions)
+
+
 def turn_docs(store: Store, ids) -> Iterator:
     """The documents of the turns ``ids`` that are readable and not
     forgotten (an id that is missing, damaged or not a turn is left out)."""
@@ -91,12 +106,7 @@ def iter_docs(store: Store) -> Iterator:
     A chain whose head is missing or damaged is left out (the walk notes it
     in ``store.damaged``, which commands report; ``mem fsck --repair``
     mends the chain, and a later reindex indexes what it kept)."""
-    for _key, head in list_keys(store):
-        try:
-            chain = list(walk(store, head))
-        except IntegrityError:
-            continue
-        yield from key_docs(chain)
+    yield from fact_docs(store)
     yield from all_turn_docs(store)
 
 
@@ -105,8 +115,16 @@ def key_docs(chain: list) -> list:
     newest first): its current version (kind ``fact``), then the other
     versions that are not forgotten (kind ``history``: recall resolves
     their hits to the current one)."""
+    return [fact_doc(v.id, v.fact) if kind == "fact" else history_doc(v.id, v.fact)
+            for v, kind in indexed_versions(chain)]
+
+
+def indexed_versions(chain: list) -> list:
+    """``(version, kind)`` of each version of ``chain`` (newest first) that
+    the index holds, in :func:`key_docs`' order: the current one (kind
+    ``fact``), then the others neither forgotten nor empty (``history``)."""
     cur = current_of(chain)
-    docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
-    docs += [history_doc(v.id, v.fact) for v in chain
-             if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body]
-    return docs
+    out = [(cur, "fact")] if cur is not None else []
+    out += [(v, "history") for v in chain
+            if (cur is None or v.id != cur.id) and not v.fact.forgotten and v.fact.body]
+    return out

@@ -53,8 +53,9 @@ from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import SearchIndexError
-from objstore.memory import queue
-from objstore.memory.documents import current_fact_docs, key_docs, turn_docs, turn_docs_in_shards
+from objstore.memory import citations, queue
+from objstore.memory.citations import FactCites
+from objstore.memory.documents import fact_docs, key_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
                                    walk)
 from objstore.memory.memfiles import remove_matching
@@ -99,6 +100,9 @@ class ForgetPlan:
     #: key -> head id of every key, when planning listed them (``--match``): the
     #: execution's passes over every key start from it instead of listing the refs again
     heads: dict[str, str] | None = field(default=None, repr=False)
+    #: what each chain cites, by head id (``citations``: ``cache/fact-cites``), once loaded: the
+    #: execution's passes over every key read only the chains that may cite what changes
+    cites: FactCites | None = field(default=None, repr=False)
     #: a whole key or session that no longer exists because an earlier forget
     #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
     #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
@@ -310,6 +314,8 @@ def _chain(store: Store, plan: ForgetPlan, head: str) -> list[Version]:
     chain = plan.chains.get(head)
     if chain is None:
         chain = plan.chains[head] = list(walk(store, head))
+        if plan.cites is not None:
+            plan.cites.note(head, chain)
     return chain
 
 
@@ -320,7 +326,11 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     plan.match = norm
     hits = matcher(match)  # the one normalization (objstore.core.text)
     plan.heads = dict(list_keys(store))   # read once (the execution's passes start from it)
+    plan.cites = FactCites.load(store)
+    maybe = _match_keys(store, match, plan.heads, plan.cites)
     for key, head in plan.heads.items():
+        if maybe is not None and key not in maybe:
+            continue
         chain = _chain(store, plan, head)
         hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
         if not hit:
@@ -344,6 +354,34 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         if hits(it.item.body):
             plan.queue_items.append(it.id)
     return plan
+
+
+def _match_keys(store: Store, match: str, heads: dict[str, str], cites: FactCites) -> set[str] | None:
+    """The keys of ``heads`` (key -> head id) that may hold a version
+    containing ``match``: those whose documents (current or ``history``)
+    the index's substring prefilter names, and every key whose versions the
+    index cannot vouch for, read and matched whole: its head unknown to the
+    memo ``cites`` (which names the ids the index should hold), or one of
+    those ids absent from the index (``SearchIndex.missing_fact_ids``).
+    None when the index cannot answer (scan every key)."""
+    try:
+        cands = store.index.substring_candidate_refs(match, "fact")
+        old = store.index.substring_candidate_refs(match, "history")
+        if cands is None or old is None:
+            return None
+        out = set(cands.values()) | set(old.values())
+        expect: dict[str, tuple[str, ...]] = {}
+        for key, head in heads.items():
+            ids = cites.indexed_ids(head)
+            if ids is None:
+                out.add(key)
+            else:
+                expect[key] = ids
+        absent = store.index.missing_fact_ids(i for ids in expect.values() for i in ids)
+        out.update(key for key, ids in expect.items() if not absent.isdisjoint(ids))
+        return out
+    except SearchIndexError:
+        return None
 
 
 def _match_sessions(store: Store, match: str, heads: dict[str, str] | None = None) -> set[str] | None:
@@ -434,9 +472,14 @@ def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,
     at once, whatever its age and whatever damage holds the rest back: what
     a forget that met damage could not delete (``ForgetPlan.unchecked``,
     set aside and salvaged by ``mem fsck --repair``) is gone after the next
-    gc.  Returns the ``GcPlan``; raises StoreLocked."""
-    return core_gc.gc(store, grace_s=core_gc.DEFAULT_GRACE_S if grace_s is None else grace_s, dry_run=dry_run,
+    gc.  Then the fact citations memo is brought up to date
+    (:func:`objstore.memory.citations.refresh`).  Returns the ``GcPlan``;
+    raises StoreLocked."""
+    plan = core_gc.gc(store, grace_s=core_gc.DEFAULT_GRACE_S if grace_s is None else grace_s, dry_run=dry_run,
                       progress=progress, forgotten=forgotten_check(store))
+    if not dry_run:
+        citations.refresh(store)   # the next forget's passes then read only the chains they need
+    return plan
 
 
 def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "forget",
@@ -519,6 +562,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # 2. history rewrite
     # every key's head, kept up to date as this forget moves refs (nothing else does: the lock is held)
     heads = dict(plan.heads) if plan.heads is not None else dict(list_keys(store))
+    if plan.cites is None:
+        plan.cites = FactCites.load(store)
     idmap: dict[str, str] = {}
     for key in plan.keys:  # the ref and its whole reflog go
         store.update_ref(fact_ref(key), store.refs.read(fact_ref(key)), None, rewrite=True)
@@ -557,7 +602,10 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             break
         passed, fresh = fresh, {}
         gone = gone_keys if _pass == 0 else set()
+        wanted = passed.keys() | gone
         for key, head in list(heads.items()):
+            if not plan.cites.may_cite(head, wanted):   # its chain cites nothing that changes
+                continue
             chain = _chain(store, plan, head)
             cites = [v for v in chain if not passed.keys().isdisjoint(v.fact.sources)
                      or (v.fact.edges and not (passed.keys().isdisjoint(t for _r, t in v.fact.edges)
@@ -579,6 +627,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                                   owner="mem forget", note="needs review: a source of this curated fact was "
                                                            "forgotten; keep it (accept) or let it go (reject)")
 
+    plan.cites.save(heads)   # (its entries of replaced heads name what they cited: they go)
+
     # review-queue items that propose a forgotten value (or concern a forgotten key)
     for key in plan.keys:
         res.queue_dropped += queue.drop(store, key=key)
@@ -599,8 +649,10 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         add = [d for key in rewritten_keys if key in heads
                for d in key_docs(_chain(store, plan, heads[key])) if d.kind == "fact" or d.id in new_ids]
         if not store.index.purge_facts(doomed, lambda ids: _fact_docs(store, plan, heads, ids), add):
-            store.index.purge("fact", current_fact_docs(store, chain=lambda head: _chain(store, plan, head),
-                                                        heads=heads.items()))
+            # (every version: a rebuild from the current ones alone dropped the other keys'
+            # older versions, which recall and the --match prefilter (_match_keys) read)
+            store.index.purge("fact", fact_docs(store, chain=lambda head: _chain(store, plan, head),
+                                                heads=heads.items()))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be

@@ -1239,3 +1239,29 @@ def test_v4_small_pack_is_written_without_a_dictionary(tmp_path):
         assert [f for _o, f in p.frames_in_body_order()] == small
         assert [f for _o, f in r.frames_in_body_order()] == big
     assert v4.size < v3.size
+
+
+@pytest.mark.parametrize("reserve", [True, False])
+def test_block_copy_into_a_small_or_reserved_table_finds_every_id(tmp_path, reserve):
+    """add_block inserts a block's ids from one lookup each while their free
+    slots differ and the table does not grow, else one by one: with a
+    writer sized for the pack (reserve) and with one that grows from its
+    first 1,024 slots, every copied id is found, each once, and a block
+    holding an id already there is refused and leaves the writer as it was."""
+    frames = _chain(3000, width=3)
+    src = write_pack(tmp_path / "a", frames, version=4)
+    with Pack(src.idx_path) as p:
+        blocks = list(p.raw_blocks_in_body_order())
+        assert len(blocks) > 10 and sum(len(ids) for ids, _d in blocks) == 3000
+        w = PackWriter(tmp_path / "b", dictionary=p.dictionary(), version=4)
+        if reserve:
+            w.reserve(len(p))
+        assert all(w.add_block(ids, data) for ids, data in blocks[:-1])
+        n = w.count
+        assert w.add_block(blocks[-1][0][:1] + blocks[0][0][:1], blocks[-1][1]) is False  # one id is there
+        assert w.count == n
+        assert w.add_block(*blocks[-1])
+        copied = w.finish()
+    with Pack(copied.idx_path) as b:
+        assert len(b) == 3000
+        assert all(b.get(hash_bytes(f)) == f for f in frames)

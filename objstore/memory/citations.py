@@ -1,0 +1,158 @@
+"""What each fact chain cites and which of its versions the index holds: a
+derived memo for a forget's passes over every key (``docs/format.md``,
+"Fact citations cache").
+
+A forget rewrites every fact version whose ``sources`` or edges name a
+forgotten or rewritten object (``docs/forget.md``, step 2).  No index
+answers which facts cite an object, so the forget read every key's whole
+chain for it: O(facts) reads and decodes (at a million turns, 8,330
+sub-agent summaries of up to 1,000 ``rollup_of`` edges each, ~1.3 s).
+The memo ``<store>/cache/fact-cites`` keeps, per chain head id, the ids
+of the chain's versions the search index should hold (``documents.indexed_versions``)
+and every source and edge target of its versions.  With the first, a
+``--match`` forget trusts the facts index's substring prefilter for a key
+only when each of those ids is in the index (a key the memo does not know
+is read and matched whole); with the second, its passes read only the
+chains that cite what changes.  A head id
+fixes its chain (an id is the hash of the content, and each version names
+its parent), so an entry is never wrong: a key whose ref moved has a new
+head, not found in the memo, and is read again.  A chain whose walk
+stopped at a damaged version is not kept (a repair may make it longer under
+the same head).  The file is derived: a missing, damaged or unknown one
+reads as empty and is written again by the next forget, which also drops
+the entries of heads that are no longer any key's head (they name the
+ids of replaced versions and of what they cited).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import IntegrityError
+from objstore.core.store import Store
+from objstore.memory.documents import indexed_versions
+from objstore.memory.facts import list_keys, walk
+
+__all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry"]
+
+#: the memo, relative to the store root
+CITES_FILE = Path("cache") / "fact-cites"
+#: its first line
+CITES_MAGIC = "mem fact-cites 1"
+#: its last line: a file without it was cut short and is read as empty
+CITES_END = "end"
+
+
+def chain_entry(chain: list) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The memo's entry of the versions ``chain`` (``facts.Version``, newest
+    first): ``(ids of its versions the index holds, every source and edge
+    target of its versions, each once)``, or None when the chain cannot be
+    kept: its walk stopped at a damaged version (the oldest one has a
+    parent), or a cited string holds a tab or a newline (the file's
+    separators)."""
+    if not chain or chain[-1].fact.parent is not None:
+        return None
+    out: dict[str, None] = {}
+    for v in chain:
+        out.update(dict.fromkeys(v.fact.sources))
+        out.update(dict.fromkeys(t for _rel, t in v.fact.edges))
+    if any("\t" in s or "\n" in s for s in out):
+        return None
+    return tuple(v.id for v, _kind in indexed_versions(chain)), tuple(out)
+
+
+class FactCites:
+    """The memo of one store, read once (:meth:`load`), kept up to date as
+    a forget reads chains (:meth:`note`), written back under the store lock
+    (:meth:`save`)."""
+
+    def __init__(self, root: Path, known: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
+        self.path = root / CITES_FILE
+        #: head id -> (ids of its chain's versions the index holds, what its chain cites)
+        self.known = known
+        self._dirty = False
+
+    @classmethod
+    def load(cls, store: Store) -> "FactCites":
+        """The memo of ``store`` as its file holds it; empty when the file
+        is missing, unreadable, not of this format or not ended by its
+        last line (CITES_END).  Never raises for the file's content; reads no object."""
+        root = store.root
+        known: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        try:
+            text = (root / CITES_FILE).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return cls(root, known)
+        lines = text.split("\n")
+        if lines[0] != CITES_MAGIC or lines[-2:] != [CITES_END, ""]:   # not ours, or cut short
+            return cls(root, known)
+        for line in lines[1:-2]:
+            parts = line.split("\t")
+            if len(parts) < 2 or len(parts[0]) != 64:
+                return cls(root, {})
+            known[parts[0]] = (tuple(parts[1].split(" ")) if parts[1] else (), tuple(parts[2:]))
+        return cls(root, known)
+
+    def may_cite(self, head: str, wanted: Iterable[str]) -> bool:
+        """False when the memo knows that the chain of ``head`` cites none
+        of ``wanted`` (a set or a dict's keys, for the membership tests);
+        True when it cites one or the memo does not know the head."""
+        got = self.known.get(head)
+        return got is None or not wanted.isdisjoint(got[1])
+
+    def indexed_ids(self, head: str) -> tuple[str, ...] | None:
+        """The ids of the versions of ``head``'s chain that the search index
+        should hold (``documents.indexed_versions``), or None when the memo does
+        not know the head."""
+        got = self.known.get(head)
+        return None if got is None else got[0]
+
+    def note(self, head: str, chain: list) -> None:
+        """Remember the entry of the chain of ``head`` (its versions, newest
+        first, as read; :func:`chain_entry`; nothing when it cannot)."""
+        if head in self.known:
+            return
+        got = chain_entry(chain)
+        if got is not None:
+            self.known[head] = got
+            self._dirty = True
+
+    def save(self, heads: Mapping[str, str]) -> None:
+        """Write the memo with the entries of ``heads`` (key -> head id:
+        every key's head now) only, when it gained an entry or holds a head
+        that is no longer current.  Atomic and durable.  Caller holds the store lock."""
+        current = set(heads.values())
+        if not self._dirty and current.issuperset(self.known):
+            return
+        self.known = {h: c for h, c in self.known.items() if h in current}
+        parts = [CITES_MAGIC]
+        parts += ["\t".join((h, " ".join(ids), *c)) for h, (ids, c) in self.known.items()]
+        parts.append(CITES_END)
+        atomic_write(self.path, ("\n".join(parts) + "\n").encode("utf-8"))
+        self._dirty = False
+
+
+def refresh(store: Store) -> int:
+    """Bring the memo of ``store`` up to date: read the chain of every key
+    whose head it does not know, drop the entries of heads that are no
+    longer current, write it.  ``mem gc`` calls it after its sweep, so that
+    the next forget reads only the chains it needs.  O(chains read): every
+    key's chain the first time, the keys written since afterwards.
+    Returns the number of chains read.  Takes the store lock; raises
+    StoreLocked."""
+    with store.lock("gc"):
+        heads = dict(list_keys(store))
+        memo = FactCites.load(store)
+        n = 0
+        for head in heads.values():
+            if head in memo.known:
+                continue
+            try:
+                memo.note(head, list(walk(store, head)))
+            except IntegrityError:   # a damaged head: fsck --repair mends it; a forget reads it
+                continue
+            n += 1
+        memo.save(heads)
+        return n
