@@ -103,6 +103,9 @@ class ForgetPlan:
     #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
     #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
     already_forgotten: tuple[str, int] | None = None
+    #: ``(kind, selector)`` naming this forget in ``objstore.core.unfinished`` (the
+    #: digest of a ``--match`` text, never the text); None for a resumed forget
+    selector: tuple[str, str] | None = None
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
@@ -169,7 +172,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
     given = [x is not None for x in (what, match, session)]
     if sum(given) != 1:
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
-    plan = ForgetPlan()
+    plan = ForgetPlan(selector=forget_selector(what=what, match=match, session=session))
     if session is not None:
         sid = resolve_session(store, session)
         if sid is None:   # forgotten before (e.g. by a forget that was killed and finished since)?
@@ -227,6 +230,20 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             return plan
     plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def forget_selector(*, what: str | None = None, match: str | None = None,
+                    session: str | None = None) -> tuple[str, str]:
+    """``(kind, selector)`` naming a forget in ``objstore.core.unfinished``
+    (give exactly one): ``("match", SHA-256 hex of the normalized text)``,
+    ``("session", id as given)`` or ``("what", KEY, KEY@vN or id as given)``.
+    The same forget run again gets the same pair; no value is in it."""
+    if match is not None:
+        return ("match", value_digest(match).hex())
+    if session is not None:
+        return ("session", session)
+    assert what is not None
+    return ("what", what)
 
 
 def forgotten_before(store: Store, *, key: str | None = None, session: str | None = None) -> tuple[str, int] | None:
@@ -389,10 +406,12 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
                         for v in vs]
-        if dry_run or plan.is_empty():
+        if dry_run:
             return res
-        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
-            res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
+        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # nothing stored holds it
+            if plan.queue_items:                                             # (but queued proposals may)
+                res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
+            nothing_left(store, plan)
             return res
         kept = memory_file_rest(store, plan)
         _execute(store, plan, res, reason, tombstones)
@@ -401,6 +420,18 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
                          command="forget: the matching entries removed", reviewed=True)
             res.kept_entries.append((key, v.version.id))
         return res
+
+
+def nothing_left(store: Store, plan: ForgetPlan) -> bool:
+    """``plan`` (not dry) found nothing stored left to forget: a forget of
+    the same selector that was stopped before it wrote all its tombstones
+    (``objstore.core.unfinished``) is finished, so its note goes.  Takes
+    the store lock (re-entrant) only when there is such a note.  Returns
+    True when there was one.  Raises StoreLocked, OSError."""
+    if plan.selector is None or not store.unfinished.list():
+        return False
+    with store.lock("forget"):
+        return store.unfinished.done(*plan.selector)
 
 
 def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, str]]:
@@ -471,6 +502,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
              clear_journal: bool = True) -> None:
     now = now_ms()
     have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
+    # a forget stopped before its D lines below has tombstones for part of what it removes only,
+    # and a --match text cannot be read back: nothing but a rerun can finish it, and this note
+    # (no value: a digest for --match) keeps it said after a reader clears the journal
+    if plan.selector is not None:
+        store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
     # after this point is finished by the next holder of the store lock (resume_forget)
     touched = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
@@ -514,7 +550,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                                      {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
-    store.journal.append([f"D\t{o}" for o in sorted(doomed)])
+    # every tombstone is written: recovery can finish it from here, and the U line (same write,
+    # last) tells it to delete the note should this forget be stopped before it does
+    settled = [f"U\t{store.unfinished.name(*plan.selector)}"] if plan.selector is not None and tombstones else []
+    store.journal.append([f"D\t{o}" for o in sorted(doomed)] + settled)
+    if settled:
+        store.unfinished.done(*plan.selector)
 
     # 2. history rewrite
     # every key's head, kept up to date as this forget moves refs (nothing else does: the lock is held)
@@ -631,6 +672,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     if clear_journal:
         store.journal.clear()
+    if plan.selector is not None and not tombstones:   # (no tombstone lets recovery finish it: only now)
+        store.unfinished.done(*plan.selector)
 
 
 def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[str]) -> list:
