@@ -7,7 +7,11 @@ version or turn, ignoring case and whitespace runs) or a whole session.
 
 Order of work (:func:`forget`), so that a crash at any point leaves a
 tombstone for whatever is not yet gone, and the next writer (journal
-replay) or a rerun finishes the job:
+replay) or a rerun finishes the job.  A crash during step 1 leaves
+tombstones for part of it only, and a ``match`` text is not stored: a note
+(``objstore.core.unfinished``) written before the first tombstone, deleted
+once the journal says they are all written, keeps it said until the same
+forget runs again:
 
 1. **Tombstones**: for fact versions the key + SHA-256 of the normalized
    value, and a ``text`` tombstone (SHA-256 and length) of each value of at
@@ -544,7 +548,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     fact_rewrites = {key: tail_from(_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}
     turn_rewrites = {sid: tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
-                                     {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
+                                    {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
     # every tombstone is written: recovery can finish it from here, and the U line (same write,
@@ -605,7 +609,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 doomed.update(v.id for v in tail)
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
                 heads[key], ids = rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
-                                                 gone_keys)
+                                                gone_keys)
                 idmap.update(ids)
                 fresh.update(ids)
                 if fact_ref(key) not in res.rewritten:

@@ -65,7 +65,8 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``hooks``, ``transcripts``, ``remotes``.
+        check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``hooks``,
+            ``transcripts``, ``remotes``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -104,6 +105,7 @@ def _permissions(root: Path) -> list[Finding]:
 
 
 def _unfinished(store: Store) -> list[Finding]:
+    """A forget stopped before it wrote all its tombstones (``objstore.core.unfinished``): an error each."""
     return [Finding("forget", "error", f"{s.describe()} was stopped before it had written all its tombstones: "
                     "what it removes may still be stored and found, and push, backup and export refuse "
                     "until it is run again", s.rerun()) for s in store.unfinished.list()]
@@ -249,7 +251,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root) + _locks(store.root, now)
+    out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
+           + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))
            + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")
