@@ -33,13 +33,15 @@ def command(fmt, scope, out, as_json, store):
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
     needs -o FOLDER, a bad --scope); 4 the output's folder does not exist;
-    10 no store.
+    6 a forget was stopped before it finished (rerun it first; nothing is
+    written); 10 no store.
     """
     import json
 
     import os
 
-    from objstore import InvalidInput, export_jsonl, export_markdown, validate_key
+    from objstore import InvalidInput, export_jsonl, export_markdown, refuse_while_unfinished, validate_key
+    refuse_while_unfinished(store.unfinished, "export")   # before -o truncates a file
     if scope is not None:
         try:
             validate_key(scope.rstrip("/") + "/x")

@@ -138,6 +138,10 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         plan = plan_forget(store, what=what, match=match, session=session)
         from objstore import remotes_holding
         remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
+        if plan.is_empty() and not dry_run:   # nothing is left: the same forget, if one was stopped
+            from objstore import nothing_left  # before it wrote all its tombstones, is finished
+            if nothing_left(store, plan) and not as_json:
+                click.echo("the same forget, stopped earlier before it finished, is now finished", err=True)
         scrub_only = plan.is_empty() and scrub_sources  # already forgotten (or never stored): the sources may
         if scrub_only:                                   # still hold it (asks per file: outside the lock)
             pass

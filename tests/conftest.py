@@ -116,22 +116,28 @@ def wait_remember_done(home, timeout: float = 120) -> None:
         time.sleep(0.005)
 
 
-def signal_forget_midway(home, args, sig: int, env: dict | None = None) -> tuple[int, str]:
+def journal_deletes(home) -> bool:
+    """The index journal of the store at ``home`` names objects a forget
+    will delete (``D`` lines: every tombstone of that forget is written)."""
+    try:
+        return b"D\t" in (Path(home) / "index-journal").read_bytes()
+    except FileNotFoundError:
+        return False
+
+
+def signal_forget_midway(home, args, sig: int, env: dict | None = None, ready=journal_deletes) -> tuple[int, str]:
     """Start ``mem forget ARGS --yes`` (a real process, ``env`` added to the
-    environment) and send it ``sig`` once the index journal of the store at
-    ``home`` names the objects it will delete (its history rewrite, index
-    purge and deletes follow): ``(returncode, stderr)``.  Bounded: 120 s."""
+    environment) and send it ``sig`` once ``ready(home)`` holds for the
+    store at ``home``; by default once the index journal names the objects
+    it will delete (its history rewrite, index purge and deletes follow):
+    ``(returncode, stderr)``.  Bounded: 120 s."""
     import time
     p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", *args, "--yes"], cwd=REPO,
                          env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    journal = Path(home) / "index-journal"
     end = time.monotonic() + 120
     while time.monotonic() < end and p.poll() is None:
-        try:
-            if b"D\t" in journal.read_bytes():
-                break
-        except FileNotFoundError:
-            pass
+        if ready(home):
+            break
         time.sleep(0.002)
     assert p.poll() is None, "the forget ended before the signal could be sent"
     p.send_signal(sig)

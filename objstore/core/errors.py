@@ -84,6 +84,12 @@ class Refused(MemError):
     exit_code = 6
 
 
+class ForgetUnfinished(Refused):
+    """A copy out of the store (``push``, ``backup``, ``export``) refused
+    while a forget stopped before it wrote all its tombstones is not run
+    again (``objstore.core.unfinished``; exit 6)."""
+
+
 #: the hint an agent gets instead of the way past a person-only gate
 PERSON_ONLY_HINT = "only a person can do this: ask the user to run it in their own terminal"
 

@@ -13,6 +13,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
+from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
 
 
 @dataclass
@@ -135,7 +136,13 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
     # a process killed mid-way leaves the journal as the crash-safety design expects: the next
     # lock holder finishes it, so these are warnings (the store is not damaged), not problems
     j = store.journal.read()
-    if j.forgets or j.turn_forgets:
+    stopped = store.unfinished.list()
+    for s in stopped:   # stopped before all its tombstones were written: only the same forget finishes it
+        rep.warnings.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} was stopped before it had written "
+                            "all its tombstones: what it removes may still be stored, and no write or repair "
+                            f"can finish it; run it again: {s.rerun()}  (push, backup and export refuse "
+                            "until then)")
+    if (j.forgets or j.turn_forgets) and not stopped:
         rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
                             "session(s) was stopped before it finished (what it removes may still be stored); "
                             "'mem fsck --repair' (or any write) finishes it")

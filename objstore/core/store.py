@@ -36,6 +36,7 @@ import cbor2
 from objstore.core import audit
 from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.journal import IndexJournal
+from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   StoreLocked, StoreNotFound, UnsupportedVersion)
@@ -156,6 +157,8 @@ class Store:
         self.refs = Refs(root / "refs")
         self.reflog = Reflog(root / "logs", self.refs)
         self.journal = IndexJournal(root / "index-journal")
+        #: forgets stopped before they wrote all their tombstones (``objstore.core.unfinished``)
+        self.unfinished = UnfinishedForgets(root / UNFINISHED_DIR, self.journal)
         self.lock_timeout = lock_timeout
         self.index_factory = index_factory
         self.recovery = recovery

@@ -7,7 +7,11 @@ version or turn, ignoring case and whitespace runs) or a whole session.
 
 Order of work (:func:`forget`), so that a crash at any point leaves a
 tombstone for whatever is not yet gone, and the next writer (journal
-replay) or a rerun finishes the job:
+replay) or a rerun finishes the job.  A crash during step 1 leaves
+tombstones for part of it only, and a ``match`` text is not stored: a note
+(``objstore.core.unfinished``) written before the first tombstone, deleted
+once the journal says they are all written, keeps it said until the same
+forget runs again:
 
 1. **Tombstones**: for fact versions the key + SHA-256 of the normalized
    value, and a ``text`` tombstone (SHA-256 and length) of each value of at
@@ -36,19 +40,15 @@ replay) or a rerun finishes the job:
 
 from __future__ import annotations
 
-import os
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.ids import MIN_PREFIX_LEN
-from objstore.core.errors import IntegrityError, InvalidInput, MemError, NotFound
+from objstore.core.errors import IntegrityError, InvalidInput, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
-from objstore.core.pack import Pack
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
@@ -56,15 +56,16 @@ from objstore.index.errors import SearchIndexError
 from objstore.memory import citations, queue
 from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, turn_docs, turn_docs_in_shards
-from objstore.memory.facts import (Version, commit_version, list_keys, remember, resolve_version, versions,
+from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, forgotten_at, scan_store,  # noqa: F401  (re-exported)
+                                         scrub_derived)
+from objstore.memory.facts import (Version, list_keys, remember, resolve_version, versions,
                                    walk)
 from objstore.memory.memfiles import remove_matching
+from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import is_memory_file_key, namespace_root
 from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone)
-
-MIN_MATCH_CHARS = 3
 
 
 @dataclass
@@ -107,6 +108,9 @@ class ForgetPlan:
     #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
     #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
     already_forgotten: tuple[str, int] | None = None
+    #: ``(kind, selector)`` naming this forget in ``objstore.core.unfinished`` (the
+    #: digest of a ``--match`` text, never the text); None for a resumed forget
+    selector: tuple[str, str] | None = None
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
@@ -173,7 +177,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
     given = [x is not None for x in (what, match, session)]
     if sum(given) != 1:
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
-    plan = ForgetPlan()
+    plan = ForgetPlan(selector=forget_selector(what=what, match=match, session=session))
     if session is not None:
         sid = resolve_session(store, session)
         if sid is None:   # forgotten before (e.g. by a forget that was killed and finished since)?
@@ -231,6 +235,20 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             return plan
     plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def forget_selector(*, what: str | None = None, match: str | None = None,
+                    session: str | None = None) -> tuple[str, str]:
+    """``(kind, selector)`` naming a forget in ``objstore.core.unfinished``
+    (give exactly one): ``("match", SHA-256 hex of the normalized text)``,
+    ``("session", id as given)`` or ``("what", KEY, KEY@vN or id as given)``.
+    The same forget run again gets the same pair; no value is in it."""
+    if match is not None:
+        return ("match", value_digest(match).hex())
+    if session is not None:
+        return ("session", session)
+    assert what is not None
+    return ("what", what)
 
 
 def forgotten_before(store: Store, *, key: str | None = None, session: str | None = None) -> tuple[str, int] | None:
@@ -427,10 +445,12 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
                         for v in vs]
-        if dry_run or plan.is_empty():
+        if dry_run:
             return res
-        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # only queued proposals
-            res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
+        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # nothing stored holds it
+            if plan.queue_items:                                             # (but queued proposals may)
+                res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
+            nothing_left(store, plan)
             return res
         kept = memory_file_rest(store, plan)
         _execute(store, plan, res, reason, tombstones)
@@ -439,6 +459,18 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
                          command="forget: the matching entries removed", reviewed=True)
             res.kept_entries.append((key, v.version.id))
         return res
+
+
+def nothing_left(store: Store, plan: ForgetPlan) -> bool:
+    """``plan`` (not dry) found nothing stored left to forget: a forget of
+    the same selector that was stopped before it wrote all its tombstones
+    (``objstore.core.unfinished``) is finished, so its note goes.  Takes
+    the store lock (re-entrant) only when there is such a note.  Returns
+    True when there was one.  Raises StoreLocked, OSError."""
+    if plan.selector is None or not store.unfinished.list():
+        return False
+    with store.lock("forget"):
+        return store.unfinished.done(*plan.selector)
 
 
 def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, str]]:
@@ -514,6 +546,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
              clear_journal: bool = True) -> None:
     now = now_ms()
     have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
+    # a forget stopped before its D lines below has tombstones for part of what it removes only,
+    # and a --match text cannot be read back: nothing but a rerun can finish it, and this note
+    # (no value: a digest for --match) keeps it said after a reader clears the journal
+    if plan.selector is not None:
+        store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
     # after this point is finished by the next holder of the store lock (resume_forget)
     touched = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
@@ -551,13 +588,18 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for ids in plan.unreadable.values():          # damaged turns of the sessions: deleted unread
         doomed.update(ids)
     # rewritten chains: everything from the first forgotten element on is replaced
-    fact_rewrites = {key: _tail_from(_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
+    fact_rewrites = {key: tail_from(_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}
-    turn_rewrites = {sid: _tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
-                                     {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
+    turn_rewrites = {sid: tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
+                                    {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
-    store.journal.append([f"D\t{o}" for o in sorted(doomed)])
+    # every tombstone is written: recovery can finish it from here, and the U line (same write,
+    # last) tells it to delete the note should this forget be stopped before it does
+    settled = [f"U\t{store.unfinished.name(*plan.selector)}"] if plan.selector is not None and tombstones else []
+    store.journal.append([f"D\t{o}" for o in sorted(doomed)] + settled)
+    if settled:
+        store.unfinished.done(*plan.selector)
 
     # 2. history rewrite
     # every key's head, kept up to date as this forget moves refs (nothing else does: the lock is held)
@@ -574,7 +616,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
-        heads[key], ids = _rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
+        heads[key], ids = rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
         idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
     new_turns: list[str] = []  # the rewritten sessions' new turns, to index
@@ -611,11 +653,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                      or (v.fact.edges and not (passed.keys().isdisjoint(t for _r, t in v.fact.edges)
                                                and gone.isdisjoint(t for _r, t in v.fact.edges)))]
             if cites:
-                tail = _tail_from(chain, {cites[-1].id})
+                tail = tail_from(chain, {cites[-1].id})
                 doomed.update(v.id for v in tail)
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
-                heads[key], ids = _rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
-                                                 gone_keys)
+                heads[key], ids = rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
+                                                gone_keys)
                 idmap.update(ids)
                 fresh.update(ids)
                 if fact_ref(key) not in res.rewritten:
@@ -683,6 +725,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     if clear_journal:
         store.journal.clear()
+    if plan.selector is not None and not tombstones:   # (no tombstone lets recovery finish it: only now)
+        store.unfinished.done(*plan.selector)
 
 
 def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[str]) -> list:
@@ -751,169 +795,3 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
     res = ForgetResult(plan)
     _execute(store, plan, res, "forget (resumed)", clear_journal=False)
     return res
-
-
-def _tail_from(chain_newest_first: list, ids: set[str]) -> list:
-    """The part of a chain (newest first) from the oldest element in ``ids`` up to the head."""
-    idx = max((i for i, x in enumerate(chain_newest_first) if x.id in ids), default=-1)
-    return chain_newest_first[: idx + 1]
-
-
-def rewrite_chain(store: Store, tail: list, remake: Callable, forget_ids: set[str],
-                  parent: str | None) -> tuple[str | None, dict[str, str]]:
-    """The one history rewrite, for fact chains and turn chains alike.
-
-    ``tail`` is the end of a chain (newest first: ``facts.Version`` or
-    ``sessions.TurnVersion``) from the oldest element that changes up to the
-    head; ``parent`` is the id the oldest one keeps as its parent.  Oldest
-    first, each element is stored again as the object ``remake(element,
-    gone, new parent)``, where ``gone`` says it is forgotten (its id is in
-    ``forget_ids``).  Returns ``(new head id, {old id: new id, or
-    "forgotten:<new id>" for a forgotten element})``.  The caller moves the
-    ref (``facts.commit_version`` or ``Store.update_ref``, with
-    ``rewrite=True``).
-    """
-    new_head = parent
-    idmap: dict[str, str] = {}
-    for x in reversed(tail):
-        gone = x.id in forget_ids
-        new_head = store.put(remake(x, gone, new_head))
-        idmap[x.id] = f"forgotten:{new_head}" if gone else new_head
-    return new_head, idmap
-
-
-def _rewrite_edges(edges: tuple, idmap: dict[str, str], gone_keys: set[str]) -> tuple:
-    """Edges after a forget: an edge to a forgotten key, version or turn is
-    dropped (``idmap`` value ``forgotten…``, or a key in ``gone_keys``); one
-    to a rewritten object follows it to its new id."""
-    out = []
-    for rel, t in edges:
-        if t in gone_keys:
-            continue
-        new = idmap.get(t, t)
-        if not new.startswith("forgotten"):
-            out.append((rel, new))
-    return tuple(out)
-
-
-def _rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[str], now: int,
-                   idmap: dict[str, str], command: str,
-                   gone_keys: set[str] = frozenset()) -> tuple[str | None, dict[str, str]]:
-    """Rewrite ``tail`` (newest first) of a key's chain and commit it: sources
-    and edges follow ``idmap`` (:func:`_rewrite_edges`); a forgotten version
-    keeps no edges.  Returns the new head and ``rewrite_chain``'s id map."""
-    new_head, ids = rewrite_chain(store, tail, lambda v, gone, parent: v.fact.replace(
-        body="" if gone else v.fact.body, parent=parent,
-        sources=tuple(idmap.get(s, s) for s in v.fact.sources), forgotten=now if gone else v.fact.forgotten,
-        edges=() if gone else _rewrite_edges(v.fact.edges, idmap, gone_keys)),
-        forget_ids, tail[-1].fact.parent if tail else None)
-    # the index is rebuilt physically by forget itself (step 3)
-    commit_version(store, key, tail[0].id, new_head, old_chain=[], new_chain=[], command=f"forget: {command}",
-                   time_ms=now, rewrite=True, index=False)
-    return new_head, ids
-
-
-# -- derived files --------------------------------------------------------------
-
-def scrub_derived(store: Store, needles: list[str]) -> list[str]:
-    """Remove forgotten texts from derived files: every file under
-    ``<store>/cache`` and every ``<store>/logs/*.log``.  A line-oriented text
-    file loses the lines that contain a needle (rewritten atomically); any
-    other file containing one is deleted (caches are rebuilt on demand).
-    Matching is ``objstore.core.text.matcher`` (NFC, case folding,
-    whitespace runs).  Returns the files changed, relative to the store.
-    """
-    needles = [n for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
-    tests = [matcher(n) for n in needles]
-    if not tests:
-        return []
-    # a file of ASCII bytes without ESC folds to its .lower() (NFC and casefold of ASCII, no escape
-    # to strip): its bytes can hold a needle only if they hold the needle's longest word
-    # (the probe matcher() tests first), lower-cased; a non-ASCII word cannot be in them
-    probes = [max(normalize_value(n).split(" "), key=len) for n in needles]
-    ascii_probes = [p.encode("ascii") for p in probes if p.isascii()]
-
-    def hit(s: str) -> bool:
-        return any(t(s) for t in tests)
-
-    def cannot_hit(data: bytes) -> bool:
-        if not data.isascii() or b"\x1b" in data:
-            return False
-        low = data.lower()
-        return not any(p in low for p in ascii_probes)
-
-    changed = []
-    # string paths: a store of a million turns has ~25,000 small files under cache/lineage,
-    # and a Path per file cost more than reading it
-    targets: list[str] = [os.path.join(d, f) for d, _s, fs in os.walk(store.root / "cache") for f in fs]
-    logs = store.root / "logs"
-    if logs.is_dir():
-        targets += [e.path for e in os.scandir(logs) if e.is_file()]
-    for name in targets:
-        try:
-            with open(name, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
-            continue
-        p = Path(name)
-        text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
-        if text_like:
-            lines = data.splitlines(keepends=True)
-            kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
-            atomic_write(p, b"".join(kept))
-        else:
-            p.unlink()
-        changed.append(str(p.relative_to(store.root)))
-    return changed
-
-
-# -- verification -----------------------------------------------------------------
-
-def scan_store(root, needles: list[bytes]) -> list[str]:
-    """Sentinel scan: every file under ``root`` whose bytes, or whose
-    zlib-decompressed bytes (loose objects), or any decompressed entry of a
-    pack, contain any of ``needles``.
-
-    Returns the matching paths relative to ``root`` (empty = clean).  Used
-    after a forget to show that the value is found nowhere on disk.
-    """
-    hits = []
-    base = Path(root)
-    for dirpath, _dirs, files in os.walk(base):
-        for f in files:
-            p = Path(dirpath) / f
-            try:
-                data = p.read_bytes()
-            except OSError:
-                continue
-            views = [data]
-            try:
-                views.append(zlib.decompress(data))
-            except zlib.error:
-                pass
-            if p.suffix == ".pack" and p.with_suffix(".idx").exists():
-                try:
-                    with Pack(p.with_suffix(".idx")) as pack:
-                        for _oid, frame in pack.frames_in_body_order():
-                            if isinstance(frame, MemError):
-                                raise frame
-                            views.append(frame)
-                except MemError:
-                    views.append(b"".join(needles))  # unreadable pack: report it, never pass it
-            if any(n in v for n in needles for v in views):
-                hits.append(str(p.relative_to(base)))
-    return sorted(hits)
-
-
-def forgotten_at(store: Store, text: str) -> int | None:
-    """When ``text`` was forgotten, from the tombstones: the time (ms) of the
-    newest tombstone whose digest is that of ``text`` (normalized): a
-    ``--match`` rule, a forgotten fact value or a forgotten turn text; None
-    when no tombstone names it.  Lets ``mem forget --match TEXT
-    --scrub-sources`` scrub the agent's transcripts after a plain forget,
-    when nothing in the store holds the text any more."""
-    digest = value_digest(text)
-    times = [t.time for t in all_tombstones(store) if t.value_sha256 == digest]
-    return max(times) if times else None

@@ -41,6 +41,8 @@ def recover(store: Store) -> RecoveryReport:
     named any key or session) is replayed the same way: the index is
     rebuilt, the journal is copied to the quarantine, then cleared."""
     j = store.journal.read()
+    for name in j.settled:   # a forget that wrote all its tombstones: finished below, its note goes
+        store.unfinished.discard(name)
     if j.forgets or j.turn_forgets:   # a forget was stopped: finish it first (its steps 2-5)
         try:
             resume_forget(store, j.forgets, j.turn_forgets)

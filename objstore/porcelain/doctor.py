@@ -10,6 +10,9 @@ Checks (each returns findings, never raises for what it finds):
   crash journal is empty) and is not damaged (``SearchIndex.verify``: its
   generations open and their files match their checksums); a warning when it was built before terminal
   escape sequences were removed from texts (``mem reindex``).
+* ``forget``: no forget was stopped before it wrote all its tombstones
+  (``objstore.core.unfinished``): only the same forget, run again,
+  finishes one; push, backup and export refuse until then.
 * ``config``: ``<store>/config.toml`` can be read: an unreadable one stops
   capture (an exclusion that cannot be read must not be ignored), and the
   hooks only log it.
@@ -62,7 +65,8 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``permissions``, ``index``, ``config``, ``projects``, ``locks``, ``hooks``, ``transcripts``, ``remotes``.
+        check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``hooks``,
+            ``transcripts``, ``remotes``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -100,6 +104,13 @@ def _permissions(root: Path) -> list[Finding]:
                     f"(e.g. {loose[0]})", f"chmod -R go-rwx {root}  (or: mem doctor --fix)", tuple(loose))]
 
 
+def _unfinished(store: Store) -> list[Finding]:
+    """A forget stopped before it wrote all its tombstones (``objstore.core.unfinished``): an error each."""
+    return [Finding("forget", "error", f"{s.describe()} was stopped before it had written all its tombstones: "
+                    "what it removes may still be stored and found, and push, backup and export refuse "
+                    "until it is run again", s.rerun()) for s in store.unfinished.list()]
+
+
 def _index(store: Store) -> list[Finding]:
     d = store.root / "index"
     if not d.is_dir() or not any(d.iterdir()):
@@ -112,7 +123,7 @@ def _index(store: Store) -> list[Finding]:
                         "mem reindex  (or any search: it rebuilds a partial index)")]
     if not store.journal.is_empty():
         j = store.journal.read()
-        if j.forgets or j.turn_forgets:
+        if (j.forgets or j.turn_forgets) and not store.unfinished.list():   # (else: see _unfinished)
             return [Finding("index", "error", "a forget was stopped before it finished: what it removes "
                             "may still be stored and found",
                             "mem fsck --repair  (or any write: the next lock finishes the forget)")]
@@ -240,7 +251,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _index(store) + _config(store.root) + _projects(store.root) + _locks(store.root, now)
+    out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
+           + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))
            + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")

@@ -40,6 +40,7 @@ from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
+from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, walk
 from objstore.memory.scope import is_memory_file_key
@@ -153,7 +154,11 @@ def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True
 
 
 def export_jsonl(store: Store, out: IO[str], *, scope: str | None = None) -> ExportResult:
-    """Write a ``mem-export/1`` export of ``store`` to the text stream ``out``."""
+    """Write a ``mem-export/1`` export of ``store`` to the text stream ``out``.
+
+    Raises ForgetUnfinished (exit 6, nothing written) while a forget is
+    unfinished (``objstore.core.unfinished``)."""
+    refuse_while_unfinished(store.unfinished, "export")
     res = ExportResult()
     for rec in iter_export(store, scope=scope, result=res):
         out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -351,7 +356,9 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
     """Write a readable Markdown tree of ``store`` under ``out_dir``: one file
     per key (``facts/<key>.md``: current value, then every version) and per
     session (``sessions/<project>/<id>.md``).  Forgotten versions show as
-    forgotten; sealed keys are listed, never their values."""
+    forgotten; sealed keys are listed, never their values.  Raises
+    ForgetUnfinished (exit 6, nothing written) while a forget is unfinished."""
+    refuse_while_unfinished(store.unfinished, "export")
     res = ExportResult()
     out_dir = Path(out_dir)
     for name, oid in store.refs.iter("facts"):

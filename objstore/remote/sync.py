@@ -41,6 +41,7 @@ from pathlib import Path
 from objstore.core.errors import NotFound, RefConflict
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
+from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.opening import open_store
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
@@ -96,9 +97,14 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     back and verified first, and damaged ones are replaced from this store
     (:func:`repair_remote`).
 
-    Raises as :func:`pull`, and RefConflict when another machine won the
-    compare-and-swap ``MAX_ATTEMPTS`` times in a row.
+    Raises as :func:`pull`, RefConflict when another machine won the
+    compare-and-swap ``MAX_ATTEMPTS`` times in a row, and ForgetUnfinished
+    (exit 6; nothing sent, the remote unchanged) while a forget stopped
+    before it wrote all its tombstones is not run again
+    (``objstore.core.unfinished``): what it removes may still be stored.
     """
+    action = "backup" if snapshot else "push"
+    refuse_while_unfinished(store.unfinished, action)   # before connecting: nothing is sent
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
@@ -111,10 +117,11 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             m, etag, cache, rep = fetch(store, r, spec, res, progress, "push")
         except RefConflict:
             continue
-        tmp = store.root / "tmp" / f"push-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
         with store.lock("push"):
+            refuse_while_unfinished(store.unfinished, action)   # one stopped since the check above
+            tmp = store.root / "tmp" / f"push-{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
             refs = local_refs(store)
             fidx = forget_index(store)
             snaps = list(m.snapshots)

@@ -1,0 +1,129 @@
+"""What a forget leaves on disk besides objects, refs and the index:
+derived files it scrubs (:func:`scrub_derived`, step 5 of
+``docs/forget.md``), the sentinel scan that shows a value is found nowhere
+(:func:`scan_store`), and when a text was forgotten (:func:`forgotten_at`).
+Split from ``objstore.memory.forget`` by concern; that module re-exports
+these names."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import MemError
+from objstore.core.objects import normalize_value, value_digest
+from objstore.core.pack import Pack
+from objstore.core.store import Store
+from objstore.core.text import matcher
+from objstore.memory.tombstones import all_tombstones
+
+#: the shortest text (normalized) that ``--match`` forgets and that a scrub looks for
+MIN_MATCH_CHARS = 3
+
+
+# -- derived files --------------------------------------------------------------
+
+def scrub_derived(store: Store, needles: list[str]) -> list[str]:
+    """Remove forgotten texts from derived files: every file under
+    ``<store>/cache`` and every ``<store>/logs/*.log``.  A line-oriented text
+    file loses the lines that contain a needle (rewritten atomically); any
+    other file containing one is deleted (caches are rebuilt on demand).
+    Matching is ``objstore.core.text.matcher`` (NFC, case folding,
+    whitespace runs).  Returns the files changed, relative to the store.
+    """
+    needles = [n for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    tests = [matcher(n) for n in needles]
+    if not tests:
+        return []
+    # a file of ASCII bytes without ESC folds to its .lower() (NFC and casefold of ASCII, no escape
+    # to strip): its bytes can hold a needle only if they hold the needle's longest word
+    # (the probe matcher() tests first), lower-cased; a non-ASCII word cannot be in them
+    probes = [max(normalize_value(n).split(" "), key=len) for n in needles]
+    ascii_probes = [p.encode("ascii") for p in probes if p.isascii()]
+
+    def hit(s: str) -> bool:
+        return any(t(s) for t in tests)
+
+    def cannot_hit(data: bytes) -> bool:
+        if not data.isascii() or b"\x1b" in data:
+            return False
+        low = data.lower()
+        return not any(p in low for p in ascii_probes)
+
+    changed = []
+    # string paths: a store of a million turns has ~25,000 small files under cache/lineage,
+    # and a Path per file cost more than reading it
+    targets: list[str] = [os.path.join(d, f) for d, _s, fs in os.walk(store.root / "cache") for f in fs]
+    logs = store.root / "logs"
+    if logs.is_dir():
+        targets += [e.path for e in os.scandir(logs) if e.is_file()]
+    for name in targets:
+        try:
+            with open(name, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
+            continue
+        p = Path(name)
+        text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
+        if text_like:
+            lines = data.splitlines(keepends=True)
+            kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
+            atomic_write(p, b"".join(kept))
+        else:
+            p.unlink()
+        changed.append(str(p.relative_to(store.root)))
+    return changed
+
+
+# -- verification -----------------------------------------------------------------
+
+def scan_store(root, needles: list[bytes]) -> list[str]:
+    """Sentinel scan: every file under ``root`` whose bytes, or whose
+    zlib-decompressed bytes (loose objects), or any decompressed entry of a
+    pack, contain any of ``needles``.
+
+    Returns the matching paths relative to ``root`` (empty = clean).  Used
+    after a forget to show that the value is found nowhere on disk.
+    """
+    hits = []
+    base = Path(root)
+    for dirpath, _dirs, files in os.walk(base):
+        for f in files:
+            p = Path(dirpath) / f
+            try:
+                data = p.read_bytes()
+            except OSError:
+                continue
+            views = [data]
+            try:
+                views.append(zlib.decompress(data))
+            except zlib.error:
+                pass
+            if p.suffix == ".pack" and p.with_suffix(".idx").exists():
+                try:
+                    with Pack(p.with_suffix(".idx")) as pack:
+                        for _oid, frame in pack.frames_in_body_order():
+                            if isinstance(frame, MemError):
+                                raise frame
+                            views.append(frame)
+                except MemError:
+                    views.append(b"".join(needles))  # unreadable pack: report it, never pass it
+            if any(n in v for n in needles for v in views):
+                hits.append(str(p.relative_to(base)))
+    return sorted(hits)
+
+
+def forgotten_at(store: Store, text: str) -> int | None:
+    """When ``text`` was forgotten, from the tombstones: the time (ms) of the
+    newest tombstone whose digest is that of ``text`` (normalized): a
+    ``--match`` rule, a forgotten fact value or a forgotten turn text; None
+    when no tombstone names it.  Lets ``mem forget --match TEXT
+    --scrub-sources`` scrub the agent's transcripts after a plain forget,
+    when nothing in the store holds the text any more."""
+    digest = value_digest(text)
+    times = [t.time for t in all_tombstones(store) if t.value_sha256 == digest]
+    return max(times) if times else None
