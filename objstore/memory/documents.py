@@ -19,26 +19,14 @@ from objstore.memory.facts import current_of, fact_doc, history_doc, list_keys, 
 from objstore.memory.sessions import turn_doc, walk_turns
 
 
-def current_fact_docs(store: Store, chain: Callable[[str], list] | None = None,
-                      heads: Iterable[tuple[str, str]] | None = None) -> list:
-    """The documents of every key's current version (kind ``fact``).
-    ``chain(head id)``: the versions from a head, newest first, if the
-    caller has them at hand (default: read with ``facts.walk``); ``heads``:
-    ``(key, head id)`` of every key, if the caller has them (default:
-    ``facts.list_keys``)."""
-    docs = []
-    for _key, head in (list_keys(store) if heads is None else heads):
-        cur = current_of(chain(head) if chain is not None else list(walk(store, head)))
-        if cur is not None:
-            docs.append(fact_doc(cur.id, cur.fact))
-    return docs
-
-
 def fact_docs(store: Store, chain: Callable[[str], list] | None = None,
               heads: Iterable[tuple[str, str]] | None = None) -> Iterator:
     """The documents of every key's versions (:func:`key_docs`: the current
     one, kind ``fact``, and the others, kind ``history``): all the facts
-    index holds.  ``chain`` and ``heads`` as for :func:`current_fact_docs`.
+    index holds.  ``chain(head id)``: the versions from a head, newest
+    first, if the caller has them at hand (default: read with
+    ``facts.walk``); ``heads``: ``(key, head id)`` of every key, if the
+    caller has them (default: ``facts.list_keys``).
     A chain whose head is missing or damaged is left out (the walk notes
     it in ``store.damaged``)."""
     for _key, head in (list_keys(store) if heads is None else heads):

@@ -15,7 +15,7 @@ from objstore.core.refs import fact_ref, session_ref
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
-from objstore.memory.documents import current_fact_docs, iter_docs, turn_docs_in_shards
+from objstore.memory.documents import fact_docs, iter_docs, turn_docs_in_shards
 from objstore.memory.forget import resume_forget
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
@@ -103,7 +103,7 @@ def _replay(store: Store) -> RecoveryReport:
         return rep
     _drop_forgotten_reflogs(store, j)
     if j.forgets:
-        store.index.purge("fact", current_fact_docs(store))
+        store.index.purge("fact", fact_docs(store))   # every version: recall and --match read history
         rep.forgets = len(j.forgets)
     elif j.facts:
         adds, deletes = [], []
