@@ -151,7 +151,6 @@ def test_rules_name_their_documented_format():
     "DB_PASSWORD=changeme",
     "password=password",
     "password=None",
-    "passwd=qwerty",
     "max_tokens=4096",
     "secret_key = 'dev'",
     "TOKEN_FILE=/run/secrets/token",
