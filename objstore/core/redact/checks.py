@@ -287,7 +287,7 @@ _LABEL_NOT_VALUES = _NOT_VALUES | _PROSE_WORDS | _PASSWORD_TALK | frozenset((
     "boolean integer number object array any char varchar field input value values column type optional "
     "mandatory sensitive private secure protected plain plaintext cleartext encrypted hashed salted "
     "masked redacted omitted removed hidden unknown missing disabled enabled inherit inherited prompt "
-    "interactive keyring keychain vault environment config configured provided supplied updated accepted "
+    "interactive keyring keychain vault config configured provided supplied updated accepted "
     "rejected denied matched mismatch correct ok okay fine good bad none passwords secrets tokens "
     "anonymous nobody forgotten forgot lost locked unlocked blocked unchanged different temporary random "
     "automatic manual whatever".split()))
