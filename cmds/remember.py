@@ -114,8 +114,10 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     KEY is <scope>/<name> with scope user, global or project/<name>.
     TEXT '-' reads the value from standard input; a TEXT starting with '-'
     (a PEM block) is taken as the value, and a usage error never echoes it.  Credentials in a plain
-    value (API keys, tokens, private keys) are replaced by [REDACTED:<rule>]
-    before writing, with a warning; seal a secret with --sensitivity secret.  A value and kind
+    value (API keys, tokens, private keys, 'Password: X') are replaced by [REDACTED:<rule>]
+    before writing, with a warning, and so is the whole value, whatever its shape, under a KEY
+    named for a credential (project/api/staging-password, .../github-token, .../api-key) when it
+    is one word or a passphrase; seal a secret with --sensitivity secret.  A value and kind
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
     Run by an agent (Claude Code, Codex, Gemini CLI, Cursor, or MEM_AGENT

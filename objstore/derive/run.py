@@ -259,7 +259,7 @@ def content_words(text: str) -> set[str]:
 
 def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     """Apply the rules (module doc) to one proposal of excerpt ``ex``."""
-    from objstore.core.redact import redact, remove_credentials  # deferred: the rules compile at import
+    from objstore.core.redact import redact_named, remove_credentials  # deferred: the rules compile at import
     key = str(prop.get("key") or "")
     kind = str(prop.get("kind") or "")
     value = str(prop.get("value") or "").strip()
@@ -281,7 +281,7 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if not value or len(value) > MAX_VALUE_CHARS:
         d.rule, d.detail = "invalid", "empty value" if not value else f"value over {MAX_VALUE_CHARS} characters"
         return d
-    if redact(value).text != value:
+    if redact_named(value, key).hits:
         d.rule, d.detail = "invalid", "the value holds a credential"
         return d
     if any(t.value_sha256 == value_digest(value) for t in tombstones_for(store, key)):

@@ -503,8 +503,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         namespace = validate_session_id(namespace)
     redacted = 0
     if sensitivity != "secret":  # credentials never reach disk in the clear (objstore/core/redact/)
-        from objstore.core.redact import redact  # deferred: the redaction rules compile at import
-        red = redact(body)
+        from objstore.core.redact import redact_named  # deferred: the redaction rules compile at import
+        red = redact_named(body, key)   # under a key named for a credential, the whole value
         body, redacted = red.text, len(red.hits)
         check_key_credentials(key)
     if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it

@@ -198,7 +198,7 @@ def person_only_content(obj) -> str | None:
         return "a tombstone (forgetting is the person's)"
     if not isinstance(obj, Fact):
         return None
-    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+    from objstore.core.redact import redact_named  # deferred: the redaction rules compile at import
     if is_memory_file_key(obj.key):
         return "a memory file"
     if obj.trust == "user_stated":
@@ -209,7 +209,7 @@ def person_only_content(obj) -> str | None:
         return "a standing fact" if obj.curated == 2 else "a curated fact"
     if obj.body and looks_like_instruction(obj.body):
         return "a value that reads like an instruction to a model"
-    if obj.body and redact(obj.body).hits:
+    if obj.body and redact_named(obj.body, obj.key).hits:
         return "a value holding a credential"
     return None
 

@@ -58,7 +58,9 @@ CASES = [
     (f"SECRET_KEY_BASE={RAILS} bin/rails server", RAILS, "generic-secret"),
     (f"  secret_key_base: {RAILS}", RAILS, "generic-secret"),
     ("gpg passphrase: correct horse battery staple", "correct horse battery staple", "password-phrase"),
-    ("passphrase=correct-horse-battery-staple", "correct-horse-battery-staple", "password-phrase"),
+    # a value alone on its line after a password label is a password whatever its shape (red9): the
+    # generic-secret rule names it first
+    ("passphrase=correct-horse-battery-staple", "correct-horse-battery-staple", "generic-secret"),
     # fresh7-attack F5: a sentence's end, and a bare 'pass' key
     ("and the passphrase: orange zebra quantum lamp.", "orange zebra quantum lamp", "password-phrase"),
     ("vpn creds: user: admin pass: Pw!2024xQ", "Pw!2024xQ", "generic-secret"),

@@ -151,7 +151,6 @@ def test_rules_name_their_documented_format():
     "DB_PASSWORD=changeme",
     "password=password",
     "password=None",
-    "passwd=qwerty",
     "max_tokens=4096",
     "secret_key = 'dev'",
     "TOKEN_FILE=/run/secrets/token",
@@ -528,6 +527,13 @@ PATHOLOGICAL = {
     "sign in as admin with *": ("sign in as admin with " * 12_000)[:262_144],
     "password is aa bb cc…": ("password is aa bb cc dd ee ff gg hh ii jj kk " * 6_000)[:262_144],
     "passwort lautet x!!!…": (("passwort lautet Geheim123" + "!" * 100 + " ") * 2_100)[:262_144],
+    # red9: a password's owner between it and its verb, a labelled value alone on its line, api key
+    "password for a a a…": ("password for " + "a " * 131_000)[:262_144],
+    "password for the box *": ("password for the box " * 12_500)[:262_144],
+    "password for aaa… is": (("password for " + "a" * 200 + " is ") * 1_200)[:262_144],
+    "Password: abcdef\n*": ("Password: abcdef\n" * 15_500)[:262_144],
+    "password: a-a-a…": ("password: " + "a-" * 131_000)[:262_144],
+    "api key: *": ("api key: " * 29_200)[:262_144],
 }
 
 

@@ -83,7 +83,10 @@ mysql-password            the password attached to ``-p`` on a ``mysql``/``mysql
 password-phrase           the token after ``password|passwd|passphrase is|was`` in    (no vendor format: keyword heuristics,
                           plain words when it looks like a password (>= 6 chars,       see ``phrase_secret``)
                           a digit, symbol or inner capital: ``my password is
-                          hunterUniq2024``), and a 4-12 digit ``pin is 4821``;
+                          hunterUniq2024``), also with what it opens in between
+                          (``the password for the staging box is X``, ``... box:
+                          X``: a preposition and 1-5 words), and a 4-12 digit
+                          ``pin is 4821``;
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X``, a quoted value after
                           ``password|passphrase|secret is``, and ``password X``
@@ -127,8 +130,31 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           with digits or symbols (``password=hunter2``,
                           ``token=abc123def456``), or is a quoted literal after a
                           password keyword (``looks_assigned``); code such as
-                          ``password = getpass()`` or ``token = tokens[i]`` is left
+                          ``password = getpass()`` or ``token = tokens[i]`` is left;
+                          ``api key``, ``secret key`` with a blank too; after a
+                          password label (``password|passwd|passwort|passphrase|
+                          pwd|*_pass``, not an attribute ``self.password``) a value
+                          of letters alone with nothing after it on its line
+                          (``Password: correcthorsebattery``, ``passwd=qwerty``;
+                          not ``password: str``, ``password: hashedPassword``,
+                          ``Password: incorrect``: ``labelled_password_ok``)
+named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
+                          imports, derived facts) replaces the whole value under a
+                          key named for a credential (``.../staging-password``,
+                          ``.../github-token``, ``.../api-key``) when it is one
+                          token or a passphrase (``hunter2``; not ``stored in
+                          1Password``, ``$DB_PASSWORD``: ``named_value_ok``)
 ========================  ==========================================================  ==========================================
+
+The promise, in short: a vendor token is redacted by its format wherever it
+is; a value after an explicit password label (``Password: X``,
+``passwd=X``, ``pwd: X``, ``DB_PASS=X``) or stored under a key named for a
+credential is redacted whatever its shape (all lower case, no digit:
+``correcthorsebattery``, ``hunter``) unless it reads as code or prose; in
+free prose (``the password for the staging box is X``) only a token that
+looks like a password is (a digit, a symbol or an inner capital), so
+``the password is stored in the vault`` and ``the password is
+correcthorsebattery`` are both left as typed.
 
 When matches overlap they are merged into one ``[REDACTED:<rule>]`` named after
 the most specific rule (vendor formats before ``jwt``, ``url-password``,
@@ -170,11 +196,14 @@ from collections import Counter, namedtuple
 from objstore.core.record import Frozen, set_fields
 from objstore.core.redact import prefilter
 from objstore.core.redact.rule import Rule
+from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
+from objstore.core.redact.scanners import credential_name
 from objstore.core.text import replace_spans
 
 __all__ = [
-    "DEFAULT_MAX_SCAN_CHARS", "RULES", "Hit", "RedactResult", "Rule", "redact", "redact_value", "remove_credentials",
+    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "credential_name", "redact",
+    "redact_named", "redact_value", "remove_credentials",
 ]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
@@ -349,6 +378,36 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
         cur = nxt
     hits.sort(key=lambda h: (h.start, h.end))
     return RedactResult(cur, tuple(hits))
+
+
+NAMED_RULE = "named-secret"
+
+
+def redact_named(text: str, name: str) -> RedactResult:
+    """:func:`redact` for a value stored under ``name`` (a fact key): when
+    the name says the value is a credential (:func:`credential_name`:
+    ``project/api/staging-password``, ``db_passwd``, ``github-token``,
+    ``openai_api_key``) and the value is one token or a passphrase of plain
+    words (:func:`named_value_ok`: ``hunter2``, ``correcthorsebattery``,
+    ``correct horse battery staple``), the whole value, whatever its shape,
+    becomes ``[REDACTED:named-secret]`` (blanks around it kept); otherwise
+    (``stored in 1Password``, ``$DB_PASSWORD``, a key named ``password-policy``)
+    the text rules run as :func:`redact`.
+
+    Returns:
+        A :class:`RedactResult` whose offsets are in ``text``.
+
+    Raises:
+        TypeError: ``text`` or ``name`` is not a ``str``.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"redact_named() takes a str name, not {type(name).__name__}")
+    kind = credential_name(name)
+    if kind is not None and isinstance(text, str):
+        s, e = len(text) - len(text.lstrip()), len(text.rstrip())
+        if named_value_ok(text[s:e], password=kind == "password"):
+            return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
+    return redact(text)
 
 
 def redact_value(text: str) -> str:

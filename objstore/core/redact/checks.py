@@ -277,3 +277,65 @@ def word_passphrase_ok(v: str) -> bool:
     words = v.lower().replace("-", " ").split()
     return len(words) >= 3 and not any(w in _PROSE_WORDS for w in words) and not _PLACEHOLDER_RE.search(v)
 
+
+
+# ---- a value after an explicit password label, and under a credential name (red9) ------------------
+#: words that are no password when they stand alone after a password label: types and schema words
+#: ('password: string'), states and places ('Password: incorrect', 'password: keychain'), and the
+#: words of :data:`_NOT_VALUES`, :data:`_PROSE_WORDS` and :data:`_PASSWORD_TALK`
+_LABEL_NOT_VALUES = _NOT_VALUES | _PROSE_WORDS | _PASSWORD_TALK | frozenset((
+    "boolean integer number object array any char varchar field input value values column type optional "
+    "mandatory sensitive private secure protected plain plaintext cleartext encrypted hashed salted "
+    "masked redacted omitted removed hidden unknown missing disabled enabled inherit inherited prompt "
+    "interactive keyring keychain vault config configured provided supplied updated accepted "
+    "rejected denied matched mismatch correct ok okay fine good bad none passwords secrets tokens "
+    "anonymous nobody forgotten forgot lost locked unlocked blocked unchanged different temporary random "
+    "automatic manual whatever".split()))
+_LABEL_WORD_RE = Lazy(r"(?:[a-z]+|[A-Z][a-z]+)(?:-(?:[a-z]+|[A-Z][a-z]+)){0,9}", FLAGS)
+
+
+def labelled_password_ok(v: str) -> bool:
+    """A value made of letters alone (``correcthorsebattery``, ``Hunter``,
+    ``correct-horse-battery``) after an explicit password label
+    (``Password:``, ``passwd=``, ``pwd:``, ``DB_PASS=``) with nothing after
+    it on its line: a password whatever its shape, unless it reads as code or
+    prose.  6+ characters; each word (``-`` joins them) all lower case or
+    capitalised (camelCase and PascalCase are identifiers and types in code:
+    ``password: hashedPassword``, ``password: SecretStr``; all capitals a
+    placeholder or a constant's name); not a placeholder; one word: not one
+    of :data:`_LABEL_NOT_VALUES` (``password: string``, ``Password:
+    incorrect``); several: none a word of prose or of talk about passwords
+    (``password: read-only`` is prose, ``correct-horse-battery-staple`` a
+    password).  Values with digits or symbols are
+    :func:`looks_assigned`'s."""
+    if not (6 <= len(v) <= 128 and _LABEL_WORD_RE.fullmatch(v) is not None and not _PLACEHOLDER_RE.search(v)):
+        return False
+    words = v.lower().split("-")
+    if len(words) == 1:
+        return words[0] not in _LABEL_NOT_VALUES
+    return not any(w in _PROSE_WORDS or w in _PASSWORD_TALK for w in words)
+
+
+def named_value_ok(v: str, *, password: bool) -> bool:
+    """``v`` (stripped) is the whole of a value stored under a name that says
+    it is a credential (``project/api/staging-password``): a password or a
+    key whatever its shape, when it is one token (``hunter2``,
+    ``correcthorsebattery``, ``4821``) or a passphrase of 3-10 words of
+    letters alone (:func:`unquoted_passphrase_ok`: ``correct horse battery
+    staple``).  Not: a note about the credential (``stored in 1Password``,
+    ``rotate every ninety days``, ``packed canary-58813 one``), a
+    reference, path or URL (``$DB_PASSWORD``,
+    ``~/.ssh/id_ed25519``, ``https://vault/…``), a placeholder or a word
+    such as ``none``, ``unset`` or ``vault``, a value already redacted;
+    and, unless ``password`` (the name says password, passphrase or pin),
+    a number (``max-token`` = ``4096``)."""
+    if not v or len(v) > 4096 or "[REDACTED:" in v:
+        return False
+    if any(c.isspace() for c in v):
+        words = v.split()
+        return (len(words) <= 10 and "\n" not in v and all(w.isascii() and w.isalpha() for w in words)
+                and unquoted_passphrase_ok(v))
+    low = v.lower()
+    return (len(v) >= 4 and "://" not in v and not v.startswith(("$", "%", "{", "<", "/", "~", "*"))
+            and low not in _LABEL_NOT_VALUES and low not in _URL_PW_WORDS and not _PLACEHOLDER_RE.search(v)
+            and (password or not v.isdigit()))

@@ -19,6 +19,10 @@ from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VA
 _PHRASE_VERB_BARE = (r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
                      r"[ \t]{0,4}:?[ \t]{1,4}")
 _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
+# what a password opens, between it and its verb: 'for|of|to|on|at|in|from' and 1-5 words ('the password for the
+# staging box is X', 'the password of db.example.com was X'); a word does not end a sentence or a clause
+_PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
+_PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
 _PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 _PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
@@ -249,10 +253,11 @@ RULES: list[Rule] = [
        KW + ASSIGN + r"(?P<secret>" + VALUE + r"{8,4096}+)" + VALUE_END,
        ci=True, priority=50, check=looks_secret, scan=scan_generic, anchors=GEN_ANCHORS),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): 'my password/passwd/passphrase is|was <token>' in plain "
-       "words, where the token looks like a password (phrase_secret)",
-       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:[ \t]{1,4}for[ \t]{1,4}[^\s]{1,64}?)?" + _PHRASE_VERB
-       + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       "keyword heuristics (no vendor format): 'my password/passwd is|was <token>' in plain words, also "
+       "with what it opens between ('the password for the staging box is <token>', 'the password of "
+       "the admin account: <token>'), where the token looks like a password (phrase_secret)",
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
+       + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=phrase_secret, anchors=("passw",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase is <token>'",

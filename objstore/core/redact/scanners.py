@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from objstore.core.redact.checks import looks_assigned, looks_secret
+from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
@@ -83,8 +83,9 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
 _KEY_OWNERS = ("api", "access", "auth", "private")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
-       + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-")) + "))"
-       r"(?:[_-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE
+       + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-", " ")) + "))"
+       r"(?:[ _-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'
+
 ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
@@ -96,6 +97,40 @@ _GEN_RUN = Lazy(VALUE + r"*+", FLAGS)
 
 
 GEN_ANCHORS = ("pass", "pw", "secret", "token", "key")   # every KW alternative starts with one
+_NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
+
+
+def credential_name(name: str) -> str | None:
+    """What the last ``/``-part of ``name`` (a fact key) says its value is,
+    by the keywords of the generic-secret rule (:data:`KW`) at its end:
+    ``"password"`` for ``project/api/staging-password``, ``db_passwd``,
+    ``wifi-passphrase``, ``DB_PASS``, ``pwd``; ``"secret"`` for
+    ``github-token``, ``api-key``, ``openai_api_key``, ``client-secret``,
+    ``secret-key-base``; None for ``password-policy``, ``tokens``,
+    ``token-budget``, ``keyboard``, ``bypass``."""
+    seg = name.rsplit("/", 1)[-1].lower()
+    for m in _NAME_RE.finditer(seg):
+        return "password" if seg.startswith(("pass", "pw"), m.start()) else "secret"
+    return None
+# nothing but blanks, a closing quote and a sentence's full stop between a value and the end of its line
+# (a raw line break, or one escaped in JSON once or more), or of the JSON string that holds it ('"}', '",')
+_LINE_END = Lazy(r"(?:\\{0,3}[\"'`])?[ \t]{0,8}[.!]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$)"
+                 r"|\\{0,3}\"[ \t]{0,8}[,}\]]", FLAGS)
+
+
+def _password_label(low: str, p: int) -> bool:
+    """The keyword at ``p`` of the lowercased text is an explicit password
+    label: ``password``, ``passwd``, ``passwort``, ``passphrase``, ``pwd`` or
+    a name ending ``_pass`` (``DB_PASS``); not ``pw`` nor a bare ``pass``
+    (``pw: playwright``, a compiler's ``pass: parse``), nor a name in code:
+    an attribute or a variable (``self.password = account``,
+    ``$password = input``, ``obj->password``, ``@password``)."""
+    if not (low.startswith(("passw", "passphrase", "pwd"), p) or (low.startswith("pass", p) and low[p - 1:p] == "_")):
+        return False
+    i = p
+    while i > 0 and i > p - 64 and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        i -= 1
+    return low[i - 1:i] not in (".", "$", ">", "@")
 
 
 def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
@@ -186,8 +221,10 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         if at >= 0 and _in_url(text, p + off, ws):
             e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
         v = text[s:e]
-        if looks_secret(v) or looks_assigned(v, password=low.startswith(("pass", "pw"), p),
-                                             quoted=s > 0 and text[s - 1] in "\"'`"):
+        quoted = s > 0 and text[s - 1] in "\"'`"
+        if looks_secret(v) or looks_assigned(v, password=low.startswith(("pass", "pw"), p), quoted=quoted) or (
+                not quoted and _password_label(low, p) and _LINE_END.match(text, e) is not None
+                and labelled_password_ok(v)):
             out.append((s, e, rule.priority, rule.name))
 
 

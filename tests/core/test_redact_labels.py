@@ -1,0 +1,152 @@
+"""What the fresh tester found stored in clear after session 8, and the
+promise that decides it (objstore/core/redact/__init__.py, "The promise"):
+a value after an explicit password label, alone on its line, and a value
+stored under a key named for a credential are redacted whatever their
+shape (all lower case, no digit); ``api key: X`` with a blank is a label like
+``api_key: X``; a password's owner may sit between it and its verb (``the
+password for the staging box is X``); free prose keeps its shape test.
+Every value here is fake."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore.core.redact import NAMED_RULE, credential_name, redact, redact_named
+from tests.cmds._credentials import check_kept, check_redacted
+
+HEX32 = "0f3c9a7e5b1d4c2a8e6f0b9d7c5a3e1f"
+
+# (text, the secret that must disappear, the rule expected to name it)
+CASES = [
+    ("the password for the staging box is Xq7pLm2wZ9", "Xq7pLm2wZ9", "password-phrase"),
+    ("the password for the staging box is Xq7pLm2wZ9. Don't share it.", "Xq7pLm2wZ9", "password-phrase"),
+    ("Password for the staging box: Xq7pLm2wZ9", "Xq7pLm2wZ9", "password-phrase"),
+    ("the password of db.example.com was Pa55w0rdFake", "Pa55w0rdFake", "password-phrase"),
+    ("the password to the admin account is now Adm1nFake!x", "Adm1nFake!x", "password-phrase"),
+    (f"api key: {HEX32}", HEX32, "generic-secret"),
+    (f"API key: {HEX32}", HEX32, "generic-secret"),
+    (f"API Key = {HEX32}", HEX32, "generic-secret"),
+    (f"the access key: {HEX32} (rotate it)", HEX32, "generic-secret"),
+    ("secret key: abc123def456ghi789", "abc123def456ghi789", "generic-secret"),
+    ("Password: correcthorsebattery", "correcthorsebattery", "generic-secret"),
+    ("host: db1\nPassword: correcthorsebattery\nport: 5432", "correcthorsebattery", "generic-secret"),
+    ('{"text": "host: db1\\npassword: correcthorsebattery\\nport: 5432"}', "correcthorsebattery",
+     "generic-secret"),                                  # a raw transcript line: the break is JSON-escaped
+    ("passwd=qwertyuiop", "qwertyuiop", "generic-secret"),
+    ("passwd=qwerty", "qwerty", "generic-secret"),       # kept as typed before red9: now a password
+    ("pwd: letmeinnow", "letmeinnow", "generic-secret"),
+    ("export DB_PASS=sunshine", "sunshine", "generic-secret"),
+    ("  POSTGRES_PASSWORD: postgres\n  POSTGRES_USER: app", "postgres", "generic-secret"),
+    ("password: correct-horse-battery-staple", "correct-horse-battery-staple", "generic-secret"),
+    ("Passwort: Geheimnisvoll", "Geheimnisvoll", "generic-secret"),
+    ("the wifi password: `treehouse`", "treehouse", "generic-secret"),
+]
+
+LOOKALIKES = [
+    "the password is stored in the vault",
+    "the password for the staging box is stored in the vault",
+    "the password for each user is hashed with bcrypt",
+    "The password for this account is required.",
+    "[sudo] password for alice: ",
+    "the password manager is Bitwarden",
+    "password: str",
+    "def login(username: str, password: str) -> bool:",
+    "    password: Optional[str] = None",
+    "Args:\n    password: the user's password.\n    token: the session token.\n",
+    "const user = { email, password: hashedPassword }",
+    "  password: hashedPassword\n",
+    "  password: hashed\n}",
+    "password = getpass()",
+    "        self.password = account\n",
+    "self.username, self.password = credentials\n",
+    "$password = request\n",
+    "Password: required",
+    "Password: incorrect",
+    "Password: ********",
+    "password: <hidden>",
+    "PASSWORD: CHANGEME",
+    "password: read-only",
+    "password: Password\n",
+    "pw: playwright",
+    "first pass: tokenize",
+    "api key: see the docs",
+    "cache key: user_profile_v2",
+    "primary key: id",
+    "private key: ~/.ssh/id_ed25519",
+]
+
+
+@pytest.mark.parametrize("text,secret,rule", CASES)
+def test_the_credential_is_redacted_by_its_rule(text, secret, rule):
+    check_redacted(text, secret, rule)
+
+
+@pytest.mark.parametrize("text,secret,rule", CASES[:3] + CASES[10:12])
+def test_the_surrounding_words_are_kept(text, secret, rule):
+    """Only the value goes: the label, the owner and the rest of the line stay."""
+    r = redact(text)
+    assert r.text == text.replace(secret, f"[REDACTED:{rule}]"), r.text
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_lookalikes_are_kept(text):
+    check_kept(text)
+
+
+def test_a_labelled_value_followed_by_more_words_is_prose():
+    """The label's promise holds for a value alone on its line; after it,
+    more words make the line prose (and a password with a digit is still
+    found by its shape)."""
+    assert redact("Password: incorrectly typed three times").hits == ()
+    assert redact("Password: hunter2 (staging)").text == "Password: [REDACTED:generic-secret] (staging)"
+
+
+@pytest.mark.parametrize("name,kind", [
+    ("project/api/staging-password", "password"), ("user/wifi-passphrase", "password"), ("DB_PASS", "password"),
+    ("project/db/passwd", "password"), ("project/api/github-token", "secret"), ("project/api/api-key", "secret"),
+    ("project/llm/openai_api_key", "secret"), ("project/oauth/client-secret", "secret"),
+    ("project/rails/secret-key-base", "secret"), ("project/api/apikey", "secret"),
+    ("project/auth/password-policy", None), ("project/api/tokens", None), ("project/llm/token-budget", None),
+    ("user/keyboard", None), ("project/net/bypass", None), ("project/api-token/notes", None),
+    ("project/cache/cache-key", None), ("project/db/primary_key", None),
+])
+def test_credential_name_reads_the_last_part_of_a_key(name, kind):
+    assert credential_name(name) == kind
+
+
+@pytest.mark.parametrize("key,value", [
+    ("project/api/staging-password", "hunter2"),
+    ("project/api/staging-password", "correcthorsebattery"),
+    ("project/db/passwd", "1234"),
+    ("user/wifi-passphrase", "correct horse battery staple"),
+    ("project/api/github-token", "abcd1234"),
+    ("project/llm/openai_api_key", "sk-not-a-real-key"),
+])
+def test_a_value_under_a_credential_name_is_redacted_whatever_its_shape(key, value):
+    r = redact_named(f" {value}\n", key)
+    assert r.text == f" [REDACTED:{NAMED_RULE}]\n" and [(h.start, h.end) for h in r.hits] == [(1, 1 + len(value))]
+    assert redact_named(r.text, key).text == r.text         # idempotent
+
+
+@pytest.mark.parametrize("key,value", [
+    ("project/db/password", "stored in 1Password under prod-db"),
+    ("project/db/password", "$DB_PASSWORD"),
+    ("project/db/password", "see the vault"),
+    ("project/db/password", "none"),
+    ("project/auth/password-policy", "hunter2"),
+    ("project/llm/max-token", "4096"),
+    ("project/ssh/private-key", "~/.ssh/id_ed25519"),
+    ("project/api/token", "https://vault.example.com/v1/secret/api"),
+    ("project/api/token", "rotate it every ninety days"),
+    ("project/p/secret", "packed canary-58813 one"),       # words with digits: a note, not a passphrase
+])
+def test_a_note_under_a_credential_name_is_kept(key, value):
+    assert redact_named(value, key).text == value
+
+
+def test_under_another_name_the_text_rules_run():
+    assert redact_named("the password for the staging box is Xq7pLm2wZ9", "project/api/notes").text == \
+        "the password for the staging box is [REDACTED:password-phrase]"
+    assert redact_named("hunter2", "project/api/notes").text == "hunter2"
+    with pytest.raises(TypeError):
+        redact_named("x", None)     # type: ignore[arg-type]
