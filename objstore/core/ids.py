@@ -29,21 +29,31 @@ def sha256(data: bytes = b""):
     per byte), so a command that hashes a few short texts (the prompt hook:
     a prompt's key, a transcript's cursor name) does not load OpenSSL:
     ``import hashlib`` costs a new process 2.5-4 ms (docs/benchmarks.md,
-    "Session 8 (branch `lean8`)")."""
+    "Session 8 (branch `lean8`)").  The built-in module is looked up once
+    (a failed ``import _sha2`` searches every ``sys.path`` entry again on
+    each call: 60-90 µs on CPython 3.11, where it does not exist)."""
     lib = sys.modules.get("hashlib")
-    if lib is None:
+    if lib is not None:
+        return lib.sha256(data)
+    return (_own_sha256 or _find_own_sha256())(data)
+
+
+_own_sha256 = None
+
+
+def _find_own_sha256():
+    """CPython's own SHA-256 constructor (``_sha2`` from 3.12, ``_sha256``
+    before), or hashlib's when neither exists; found once."""
+    global _own_sha256
+    try:
+        from _sha2 import sha256 as own   # CPython >= 3.12
+    except ImportError:
         try:
-            from _sha2 import sha256 as own   # CPython >= 3.12
-        except ImportError:
-            try:
-                from _sha256 import sha256 as own   # CPython 3.11
-            except ImportError:  # pragma: no cover - another interpreter
-                import hashlib as lib
-            else:
-                return own(data)
-        else:
-            return own(data)
-    return lib.sha256(data)
+            from _sha256 import sha256 as own   # CPython 3.11
+        except ImportError:  # pragma: no cover - another interpreter
+            from hashlib import sha256 as own
+    _own_sha256 = own
+    return own
 
 
 def is_full_id(text: str) -> bool:
