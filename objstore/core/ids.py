@@ -31,7 +31,7 @@ def sha256(data: bytes = b""):
     ``import hashlib`` costs a new process 2.5-4 ms (docs/benchmarks.md,
     "Session 8 (branch `lean8`)").  The built-in module is looked up once
     (a failed ``import _sha2`` searches every ``sys.path`` entry again on
-    each call: 60-90 µs on CPython 3.11, where it does not exist)."""
+    each call: ~67 µs of CPU on CPython 3.11, where it does not exist)."""
     lib = sys.modules.get("hashlib")
     if lib is not None:
         return lib.sha256(data)
