@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
+from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -320,7 +320,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         yield from after
         after.clear()
 
-    with open(path, "rb") as f:
+    with open(path, "rb", buffering=READ_BUFFER) as f:
         if start:
             f.seek(start)
         pos = start

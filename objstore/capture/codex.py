@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from objstore.capture.transcript import (MAX_LINE_BYTES, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
+from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
 from objstore.memory.sessions import CapturedTurn
@@ -532,7 +532,7 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     path = Path(path)
     stats.files += 1
     reader = _Reader(path, stats)
-    with open(path, "rb") as f:
+    with open(path, "rb", buffering=READ_BUFFER) as f:
         first = True
         for raw in read_lines(f):
             rec = decode_line(raw, stats, first)

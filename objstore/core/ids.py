@@ -29,21 +29,31 @@ def sha256(data: bytes = b""):
     per byte), so a command that hashes a few short texts (the prompt hook:
     a prompt's key, a transcript's cursor name) does not load OpenSSL:
     ``import hashlib`` costs a new process 2.5-4 ms (docs/benchmarks.md,
-    "Session 8 (branch `lean8`)")."""
+    "Session 8 (branch `lean8`)").  The built-in module is looked up once
+    (a failed ``import _sha2`` searches every ``sys.path`` entry again on
+    each call: ~67 µs of CPU on CPython 3.11, where it does not exist)."""
     lib = sys.modules.get("hashlib")
-    if lib is None:
+    if lib is not None:
+        return lib.sha256(data)
+    return (_own_sha256 or _find_own_sha256())(data)
+
+
+_own_sha256 = None
+
+
+def _find_own_sha256():
+    """CPython's own SHA-256 constructor (``_sha2`` from 3.12, ``_sha256``
+    before), or hashlib's when neither exists; found once."""
+    global _own_sha256
+    try:
+        from _sha2 import sha256 as own   # CPython >= 3.12
+    except ImportError:
         try:
-            from _sha2 import sha256 as own   # CPython >= 3.12
-        except ImportError:
-            try:
-                from _sha256 import sha256 as own   # CPython 3.11
-            except ImportError:  # pragma: no cover - another interpreter
-                import hashlib as lib
-            else:
-                return own(data)
-        else:
-            return own(data)
-    return lib.sha256(data)
+            from _sha256 import sha256 as own   # CPython 3.11
+        except ImportError:  # pragma: no cover - another interpreter
+            from hashlib import sha256 as own
+    _own_sha256 = own
+    return own
 
 
 def blake2b(data: bytes = b"", *, digest_size: int = 64):
@@ -53,11 +63,17 @@ def blake2b(data: bytes = b"", *, digest_size: int = 64):
     ``hashlib`` and with it OpenSSL's ``_hashlib`` (2.5-4 ms of a new
     process: docs/benchmarks.md, "Session 9 (branch `lat9`)").  Raises
     ValueError for a ``digest_size`` out of range."""
-    try:
-        from _blake2 import blake2b as own
-    except ImportError:  # pragma: no cover - another interpreter
-        from hashlib import blake2b as own
-    return own(data, digest_size=digest_size)
+    global _own_blake2b
+    if _own_blake2b is None:   # looked up once (an import per call costs ~1 µs: a turn's digest)
+        try:
+            from _blake2 import blake2b as own
+        except ImportError:  # pragma: no cover - another interpreter
+            from hashlib import blake2b as own
+        _own_blake2b = own
+    return _own_blake2b(data, digest_size=digest_size)
+
+
+_own_blake2b = None
 
 
 def is_full_id(text: str) -> bool:

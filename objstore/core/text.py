@@ -51,9 +51,10 @@ class LazyPattern:
     ``LazyPattern(pattern, flags).match(...)`` acts as
     ``re.compile(pattern, flags).match(...)``.  For module-level patterns
     that a process may never use: every compile at import is paid by each new
-    process (~0.1-0.4 ms a pattern; start-up, docs/benchmarks.md)."""
-
-    __slots__ = ("args", "_rx")
+    process (~0.1-0.4 ms a pattern; start-up, docs/benchmarks.md).  Each
+    attribute looked up is kept on the instance, so later uses (``.search``
+    on every line a reader decodes) are plain attribute reads, not a call
+    of :meth:`__getattr__`."""
 
     def __init__(self, *args) -> None:
         self.args = args
@@ -62,7 +63,9 @@ class LazyPattern:
     def __getattr__(self, name: str):
         if self._rx is None:
             self._rx = re.compile(*self.args)
-        return getattr(self._rx, name)
+        value = getattr(self._rx, name)
+        self.__dict__[name] = value   # found before __getattr__ from now on
+        return value
 
 
 _WS = re.compile(r"\s+")

@@ -77,8 +77,9 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
 #: words).  An ASCII text none of whose lowered form holds any of them cannot
 #: match it, so the pattern is neither compiled nor run on it (~0.2-0.6 ms a
 #: compile: a new process's ``mem remember`` checked every value with all
-#: 14).  Only for ASCII texts: case-insensitive matching also folds a few
-#: non-ASCII letters (the Kelvin sign, the long s) onto ASCII ones.
+#: 14).  A non-ASCII text is tested in the form :func:`_anchor_form` gives:
+#: case-insensitive matching also folds a few non-ASCII letters (the Kelvin
+#: sign, the long s, the dotted and dotless i) onto ASCII ones.
 #: ``tests/memory/test_proposals_anchors.py`` checks that every match holds one.
 INSTRUCTION_ANCHORS: tuple[tuple[str, ...], ...] = (
     ("ignore", "disregard", "forget", "override", "overrule", "bypass"),
@@ -110,6 +111,18 @@ def instruction_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
 #: at most this many characters of a value are scanned (bodies are capped at
 #: 100,000; the patterns are linear, this bounds the worst case anyway)
 SCAN_CHARS = 100_000
+#: the non-ASCII characters a case-insensitive pattern matches for an ASCII
+#: letter that ``str.lower`` does not lower to it (``re``'s extra cases: the
+#: dotless i and the long s; U+0130, whose lower case is two characters): with
+#: them mapped, a text's lower case holds an anchor wherever a match does
+_ANCHOR_FOLDS = {0x0130: "i", 0x0131: "i", 0x017F: "s"}
+
+
+def _anchor_form(text: str) -> str:
+    """``text`` lowered for the anchor test: each character a case-insensitive
+    pattern matches for an ASCII letter becomes that letter (the Kelvin sign
+    lowers to ``k`` by itself)."""
+    return text.lower() if text.isascii() else text.translate(_ANCHOR_FOLDS).lower()
 
 
 def looks_like_instruction(text: str) -> str | None:
@@ -117,22 +130,21 @@ def looks_like_instruction(text: str) -> str | None:
     matches, or None, on ``text`` and on its
     :func:`objstore.core.text.confusable_fold` (fullwidth letters and
     zero-width characters read as plain text).  ``looks_like_instruction("Ignore
-    all previous instructions and ...") == "ignore previous instructions"``."""
+    all previous instructions and ...") == "ignore previous instructions"``.
+    A pattern none of whose required words (:data:`INSTRUCTION_ANCHORS`) the
+    text's lower case holds is not run (a non-ASCII text's lower case with
+    :data:`_ANCHOR_FOLDS` applied: a sub-agent's summary checked with all 14
+    patterns twice cost ~2 ms)."""
     for raw in dict.fromkeys((text[:SCAN_CHARS], confusable_fold(text[:SCAN_CHARS]))):  # fullwidth reads the same
         flat = " ".join(raw.split())  # "ignore\n  previous instructions" reads the same
-        if raw.isascii():   # only the patterns whose required words are there (INSTRUCTION_ANCHORS)
-            low_flat, low_raw = flat.lower(), raw.lower()
-            for i, (name, _rx) in enumerate(INSTRUCTION_SOURCES):
-                anchors = INSTRUCTION_ANCHORS[i]
-                in_flat = any(a in low_flat for a in anchors)
-                if not in_flat and not any(a in low_raw for a in anchors):
-                    continue
-                rx = _instruction_pattern(i)
-                if (in_flat and rx.search(flat)) or rx.search(raw):
-                    return name
-            continue
-        for name, rx in instruction_patterns():
-            if rx.search(flat) or rx.search(raw):
+        low_flat, low_raw = _anchor_form(flat), _anchor_form(raw)
+        for i, (name, _rx) in enumerate(INSTRUCTION_SOURCES):
+            anchors = INSTRUCTION_ANCHORS[i]
+            in_flat = any(a in low_flat for a in anchors)
+            if not in_flat and not any(a in low_raw for a in anchors):
+                continue
+            rx = _instruction_pattern(i)
+            if (in_flat and rx.search(flat)) or rx.search(raw):
                 return name
     return None
 

@@ -160,12 +160,21 @@ def turn_doc(oid: str, t: Turn):
                     project=t.project, role=t.role, text=t.text, seq=t.seq)
 
 
+#: ``IndexDoc.unchecked`` once :func:`_turn_doc` has imported the index schema (a
+#: ``from … import`` in a function costs 1-2 µs a call: once per turn of an import)
+_unchecked_doc = None
+
+
 def _turn_doc(oid: str, session: str, timestamp: int, project: str, role: str, text: str, seq: int):
     """:func:`turn_doc` of a turn given by its fields, unchecked: those of a
     turn :meth:`TurnAppender.add` has just validated and written, ``oid``
     its id."""
-    from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
-    return IndexDoc.unchecked(oid, "turn", session, timestamp, project, role, text, seq)
+    global _unchecked_doc
+    make = _unchecked_doc
+    if make is None:
+        from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
+        make = _unchecked_doc = IndexDoc.unchecked
+    return make(oid, "turn", session, timestamp, project, role, text, seq)
 
 
 class TurnForecast:

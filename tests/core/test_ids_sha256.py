@@ -54,3 +54,18 @@ def test_the_readers_modules_do_not_load_hashlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False", hashlib.blake2b(bytes.fromhex(oid), digest_size=16).hexdigest(),
                    hashlib.blake2b(b"hello", digest_size=16).hexdigest()]
+
+
+def test_the_builtin_module_is_looked_up_once():
+    """A failed ``import _sha2`` (CPython 3.11 has ``_sha256``) searches every
+    ``sys.path`` entry again: after the first call, no call imports anything."""
+    code = ("import sys; from objstore.core.ids import sha256; sha256(b'x')\n"
+            "class Spy:\n"
+            "    asked = []\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        Spy.asked.append(name)\n"
+            "sys.meta_path.insert(0, Spy())\n"
+            "for i in range(50): sha256(b'abc%d' % i).hexdigest()\n"
+            "print('hashlib' in sys.modules, len(Spy.asked))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "0"]

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""CPU of the import's parse worker, in process, per source tree, interleaved:
+``python bench/parse_worker_cpu.py TREE [TREE ...] [--corpus DIR] [--runs N]``.
+
+For each tree (a checkout or a ``git archive`` of a commit), in turn, ``--runs``
+times: a new Python process with that tree first on ``sys.path`` does what the
+import's child (``objstore.capture.parseworker``) does for every transcript of
+``--corpus`` (default ``/tmp/bench-corpus``, ``bench/gen_corpus.py``): parse,
+redact, forecast (``sessions.TurnForecast``) and pickle the messages, with
+``hashlib`` loaded as in the child.  Prints the load average, the process's
+CPU seconds and wall time, the bytes pickled and a SHA-256 of them (the same
+digest for two trees: the same rows, redactions and forecasts).  Compare CPU,
+not wall time, on a shared machine (docs/benchmarks.md, "Session 9 (branch
+`imp9`)").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+CHILD = r"""
+import hashlib, os, pickle, sys, time
+from pathlib import Path
+sys.path.insert(0, os.path.abspath(sys.argv[1]))
+from objstore.capture import claude_code
+from objstore.capture.parseworker import parse_rows, project_guesser
+from objstore.capture.transcript import enable_fast_json
+from objstore.memory.sessions import TurnForecast
+enable_fast_json()
+files = list(claude_code.discover([sys.argv[2]]))
+h, n = hashlib.sha256(), 0
+t0, c0 = time.perf_counter(), time.process_time()
+fc, guess = TurnForecast("claude-code"), project_guesser({})
+for p in files:
+    for msg in parse_rows("objstore.capture.claude_code", p, fc, guess):
+        b = pickle.dumps(msg, protocol=5)
+        n += len(b)
+        h.update(b)
+print(f"cpu {time.process_time() - c0:.2f} s  wall {time.perf_counter() - t0:.2f} s  "
+      f"pickled {n / 1e6:.1f} MB  sha256 {h.hexdigest()[:16]}")
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trees", nargs="+")
+    ap.add_argument("--corpus", default="/tmp/bench-corpus")
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    for i in range(a.runs):
+        for tree in a.trees:
+            load = open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
+            out = subprocess.run([sys.executable, "-c", CHILD, tree, a.corpus], capture_output=True, text=True,
+                                 check=True).stdout.strip()
+            print(f"run {i + 1}  {tree}  load {load}  {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
