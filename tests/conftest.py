@@ -125,11 +125,24 @@ def journal_deletes(home) -> bool:
         return False
 
 
-def signal_forget_midway(home, args, sig: int, env: dict | None = None, ready=journal_deletes) -> tuple[int, str]:
+def journal_settled(home) -> bool:
+    """The index journal of the store at ``home`` holds a forget's ``U``
+    line, the last of the one write that carries its ``D`` lines: that
+    write is whole.  (Seeing ``D`` lines alone is not enough: a reader can
+    see a long append half done, and a kill then lands inside the write,
+    which the kernel cuts short, leaving ``D`` lines without their ``U``.)"""
+    try:
+        return b"U\t" in (Path(home) / "index-journal").read_bytes()
+    except FileNotFoundError:
+        return False
+
+
+def signal_forget_midway(home, args, sig: int, env: dict | None = None, ready=journal_settled) -> tuple[int, str]:
     """Start ``mem forget ARGS --yes`` (a real process, ``env`` added to the
     environment) and send it ``sig`` once ``ready(home)`` holds for the
-    store at ``home``; by default once the index journal names the objects
-    it will delete (its history rewrite, index purge and deletes follow):
+    store at ``home``; by default once the index journal names, in one whole
+    write, the objects it will delete (:func:`journal_settled`; its history
+    rewrite, index purge and deletes follow):
     ``(returncode, stderr)``.  Bounded: 120 s."""
     import time
     p = subprocess.Popen([sys.executable, "-m", "cmds", "forget", *args, "--yes"], cwd=REPO,

@@ -39,6 +39,7 @@ from objstore.core.errors import InvalidInput
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import PACK_TARGET_BYTES, Store
+from objstore.core.unfinished import DIRNAME
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
 MAX_PACKS = 16
@@ -213,7 +214,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     # a .pack without its .idx is a crash leftover, unless the store misses objects: then its index
     # may have been lost and the pack holds them (fsck --repair reads them back): kept
     temps = list(store.packs.temp_files()) + ([] if hold else list(store.packs.incomplete_packs()))
-    for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index"):
+    for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index",
+                 store.root / DIRNAME):   # (a forget killed while it wrote its note)
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
                 # index writers also hold the store lock, so under it tantivy's

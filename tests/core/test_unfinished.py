@@ -81,3 +81,16 @@ def test_a_finished_forget_leaves_no_note(st):
     forget(st, match="4471-ocelot")
     forget(st, what="project/a/two")
     assert list((st.root / "forget-unfinished").iterdir()) == []
+
+
+def test_gc_removes_the_temporary_file_of_a_note_whose_writer_was_killed(st):
+    """``atomic_write``'s ``.NAME.tmpPID`` beside the notes, left by a forget
+    killed while it wrote its note: a leftover gc deletes, like the others;
+    the notes themselves stay."""
+    from objstore.core.gc import gc
+    st.unfinished.mark("what", "project/a/pw", 2, "forget")
+    tmp = st.root / "forget-unfinished" / ".db8778c0899058c1c8647d0b5f50bcb2.tmp19220"
+    tmp.write_bytes(b"what\tproject/a/pw")
+    gc(st, grace_s=0)
+    assert not tmp.exists()
+    assert [s.selector for s in st.unfinished.list()] == ["project/a/pw"]
