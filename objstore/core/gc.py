@@ -223,9 +223,10 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
                 if ((f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs")
                         or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
                     temps.append(Path(dirpath) / f)
+    temps += _dead_scratch(store.root / "tmp")
     for p in temps:
         try:
-            freed += p.stat().st_size
+            freed += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
         except OSError:
             pass
     old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
@@ -256,7 +257,10 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
     plan.deleted += sum(p.unreachable for p in plan.packs if p.unreachable)
     for p in plan.temp_files:
         try:
-            p.unlink()
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
         except OSError:
             pass
     for q in plan.quarantine:
@@ -290,3 +294,32 @@ def gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, dry_run: bool = False,
         if not dry_run:
             execute(store, plan, progress)
         return plan
+
+
+#: a scratch directory under ``<store>/tmp``: ``push-<pid>``, ``remote-<pid>-<hex>``,
+#: ``repair-<pid>-<hex>`` (objstore.remote): the packs a push or pull is
+#: building or has received, plaintext objects included
+_SCRATCH = re.compile(r"(?:push|remote|repair)-(\d+)(?:-[0-9a-f]+)?")
+
+
+def _dead_scratch(tmp: Path) -> list[Path]:
+    """The scratch directories under ``tmp`` whose process is gone (a push
+    or pull killed midway leaves its packs there, values and all: a forget
+    and gc must not leave them behind).  One whose process id is alive (or
+    reused: the safe side) is kept."""
+    out = []
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return out
+    for name in names:
+        m = _SCRATCH.fullmatch(name)
+        if m is None:
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            out.append(tmp / name)
+        except (OSError, OverflowError, ValueError):
+            pass          # alive (another user's) or not a pid: kept
+    return out
