@@ -209,6 +209,24 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
     return f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it"
 
 
+#: exit code when standard output is closed early (``mem log KEY | head -1``):
+#: 128 + SIGPIPE, what a Unix tool killed by SIGPIPE reports (git, cat)
+EXIT_BROKEN_PIPE = 141
+
+
+def broken_pipe() -> int:
+    """Standard output was closed by the reader: point it at ``/dev/null``
+    so the interpreter's flush at exit prints nothing, and return
+    :data:`EXIT_BROKEN_PIPE` (docs/exit-codes.md)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def hint_of(e) -> str | None:
     """The hint of the MemError ``e`` for this process's caller: an agent
     (``objstore.agent_of``) is never told how to pass a person-only gate

@@ -20,7 +20,7 @@ import os
 import sys
 import unicodedata
 
-from ._out import hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
+from ._out import broken_pipe, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
@@ -709,7 +709,7 @@ def main(argv: list[str]) -> int | None:
             report_error(f"no such file or directory: {e.filename or e}", None, 4, params.get("as_json", False))
             return 4
         except BrokenPipeError:
-            return 1
+            return broken_pipe()
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 - the last line of defence

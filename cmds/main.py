@@ -15,7 +15,7 @@ import traceback
 import click
 
 from ._common import FiniteFloatRange
-from ._out import hint_of, refuse_bad_utf8, report_error, unexpected_error, wants_json
+from ._out import broken_pipe, hint_of, refuse_bad_utf8, report_error, unexpected_error, wants_json
 
 EXIT_INTERRUPTED = 130
 
@@ -115,7 +115,7 @@ class MemGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:
-            ctx.exit(1)
+            ctx.exit(broken_pipe())
         except Exception as e:  # noqa: BLE001 - the last line of defence
             report_error(*unexpected_error(e), 1, bool(ctx.meta.get("mem_json")))
             if os.environ.get("MEM_DEBUG"):
@@ -229,7 +229,7 @@ def _main(argv: list[str]) -> int:
         click.echo("Interrupted.", err=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 1
+        return broken_pipe()
 
 
 def entry() -> None:
