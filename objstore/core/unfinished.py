@@ -40,6 +40,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write, fsync_dir
 from objstore.core.errors import ForgetUnfinished
+from objstore.core.ids import sha256
 from objstore.core.journal import IndexJournal
 from objstore.core.record import Record, set_fields
 
@@ -96,8 +97,7 @@ class UnfinishedForgets:
     @staticmethod
     def name(kind: str, selector: str) -> str:
         """The file name of the note of ``(kind, selector)`` (module doc)."""
-        import hashlib  # here: loading OpenSSL costs ~2 ms that readers never need
-        return hashlib.sha256(f"{kind}\t{selector}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return sha256(f"{kind}\t{selector}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     def _file(self, kind: str, selector: str) -> Path:
         return self.path / self.name(kind, selector)
