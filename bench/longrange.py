@@ -55,6 +55,9 @@ is its reach, how much its coder), and, of those frames after ``lines``,
 the bytes still covered by runs of 24+ bytes, starting at a word, that
 repeat more than 32 KiB back (what a chunk table of lines cannot reach).
 
+``--one-pack`` encodes the frames of all the packs as one pack (body
+order, pack after pack), as gc's merge of small packs would hold them.
+
 ``--lzma`` also prints ``lzma-stream``: each pack's frames (parent ids
 kept) as one LZMA stream (preset 6, 8 MiB dictionary): the bound no
 random read can have.
@@ -439,6 +442,8 @@ def main() -> None:
     ap.add_argument("--sources", type=int, default=16)
     ap.add_argument("--forms", nargs="*", default=["v4", "lines"],
                     choices=["v4", "lines", "online", "lines-far", "numbered", "numruns", "json", "borrow"])
+    ap.add_argument("--one-pack", action="store_true",
+                    help="encode every pack's frames as one pack (as gc merges small packs)")
     ap.add_argument("--reach", type=int, metavar="N",
                     help="also measure reach against coder on the first N frames of the largest pack")
     ap.add_argument("--json")
@@ -455,6 +460,8 @@ def main() -> None:
             fr.append(frame)
             ids.append(raw_id(oid))
         packs.append((fr, ids))
+    if a.one_pack:
+        packs = [([f for fr, _ in packs for f in fr], [i for _, ids in packs for i in ids])]
     total = sum(len(f) for fr, _ in packs for f in fr)
     res = {"objects": sum(len(fr) for fr, _ in packs), "frame_bytes": total, "packs": len(packs), "forms": {}}
     print(f"{res['objects']} objects, {total:,} bytes of frames, {len(packs)} packs")
