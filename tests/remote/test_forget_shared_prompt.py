@@ -91,7 +91,11 @@ def test_session_forget_leaves_another_sessions_identical_prompt_and_push_works(
     with open_store(tmp_path / "B") as c:
         pull(c, get_remote(c, "origin"))
     assert _texts(tmp_path / "B", C) == [SHARED, "ok c", "the c secret plan", "noted c"]
-    assert scan_store(home, [b"the a secret plan"]) == [] and scan_store(tmp_path / "B", [b"the a secret plan"]) == []
+    fresh, _res = clone(tmp_path / "C", str(remote), encrypt=False)   # and a clone made now
+    fresh.close()
+    assert _texts(tmp_path / "C", A) == [] and _texts(tmp_path / "C", B)[0] == SHARED
+    for where in (home, tmp_path / "B", tmp_path / "C"):
+        assert scan_store(where, [b"the a secret plan"]) == []
 
 
 def test_push_refusal_says_the_forget_that_fixes_it(tmp_path):
