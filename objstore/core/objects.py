@@ -372,7 +372,8 @@ class Tombstone(Frozen):
     matches a tombstone of its key is refused unless stated by the user.
 
     Attributes:
-        key: the key (for turns later: the source record id).
+        key: the key (for a turn: its source, or ``turn:<session>/<source>``
+            for a text-derived one: ``objstore.memory.tombstones``).
         value_sha256: 32 bytes, :func:`value_digest` of the value.
         time: ms since epoch of the forget.
         reason: free text, e.g. ``forget``.

@@ -63,9 +63,9 @@ from objstore.memory.facts import (Version, list_keys, remember, resolve_version
 from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import is_memory_file_key, namespace_root
-from objstore.memory.sessions import TurnVersion, drop_session_cache, resolve_session, walk_turns
+from objstore.memory.sessions import TurnVersion, drop_session_cache, load_session, resolve_session, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
-                                        put_tombstone, text_tombstone)
+                                        put_tombstone, session_scoped, text_tombstone, turn_tombstone_key)
 
 
 @dataclass
@@ -204,6 +204,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
                 plan.keys[key] = versions(store, key)
         if plan.unreadable:
             _scan_session_turns(store, plan)
+        _add_copies(store, plan)
         return plan
     if match is not None:
         return _plan_match(store, match, plan)
@@ -225,6 +226,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             if head is None or oid not in {t.id for t in walk_turns(store, head)}:
                 raise NotFound(f"turn {oid} is not in session {obj.session}")
             plan.turns.setdefault(obj.session, []).append(TurnVersion(oid, obj))
+            _add_copies(store, plan)
         else:
             raise InvalidInput(f"{oid} is a {obj.TYPE_NAME}; only fact versions and turns can be forgotten")
         return plan
@@ -314,6 +316,40 @@ def _scan_session_turns(store: Store, plan: ForgetPlan) -> None:
         have = {tv.id for tv in tvs} | set(plan.unreadable.get(sid, []))
         plan.unreadable.setdefault(sid, []).extend(sorted(indexed - have))
     plan.unchecked += [f"pack {Path(idx).name}" for idx, _err in store.packs.broken]
+
+
+def _add_copies(store: Store, plan: ForgetPlan) -> None:
+    """Add to ``plan.turns`` the live copies, in the other sessions, of the
+    planned turns whose tombstones are not scoped to their session (a
+    record id: ``tombstones.turn_tombstone_key``): a turn of the same
+    source and text, e.g. in a resumed session that copied the record.  The
+    tombstone forgets the copy too (``tombstones.TurnForgets``), so forget
+    takes it now, as capture and push would.  Cost: each session's cached
+    state (its sources) is read; only a session holding one of the sources
+    is walked."""
+    want: set[tuple[str, bytes]] = set()
+    for sid, tvs in (*plan.sessions.items(), *plan.turns.items()):
+        for tv in tvs:
+            if tv.turn.text and tv.turn.source and not session_scoped(tv.turn.source):
+                want.add((tv.turn.source, value_digest(tv.turn.text)))
+    if not want:
+        return
+    sources = {src for src, _d in want}
+    for name, head in list(store.refs.iter("sessions")):
+        sid = name[len("sessions/"):]
+        if sid in plan.sessions:
+            continue
+        try:
+            if sources.isdisjoint(load_session(store, sid).sources):
+                continue
+            chain = list(walk_turns(store, head))
+        except (IntegrityError, NotFound):
+            continue                  # a damaged session: fsck --repair; the tombstone still forgets the copy
+        planned = {tv.id for tv in plan.turns.get(sid, [])}
+        for tv in reversed(chain):
+            if tv.id not in planned and tv.turn.text and tv.turn.source in sources \
+                    and (tv.turn.source, value_digest(tv.turn.text)) in want:
+                plan.turns.setdefault(sid, []).append(tv)
 
 
 def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
@@ -569,10 +605,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for sid, tvs in plan.sessions.items():
         _tombstone(store, res, have, f"session:{sid}", value_digest(sid), now, reason)
         for tv in tvs:
-            _tombstone(store, res, have, tv.turn.source, value_digest(tv.turn.text), now, reason)
+            _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
+                       now, reason)
     for sid, tvs in plan.turns.items():
         for tv in tvs:
-            _tombstone(store, res, have, tv.turn.source, value_digest(tv.turn.text), now, reason)
+            _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
+                       now, reason)
         if plan.match:
             _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
                        f"match:{len(plan.match)}")
@@ -786,8 +824,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
         if sid in flt.sessions:
             plan.sessions[sid] = tvs[::-1]
         else:
-            hit = [tv for tv in tvs if tv.turn.text and ((tv.turn.source and tv.turn.source in flt.sources)
-                                                         or value_digest(tv.turn.text) in flt.digests)]
+            hit = [tv for tv in tvs if flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
             if hit:
                 plan.turns[sid] = hit
     if not (plan.keys or plan.versions or plan.sessions or plan.turns):

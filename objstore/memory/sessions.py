@@ -729,16 +729,18 @@ class TurnAppender:
         if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
             return None
         text, forgotten = ct.text, 0
-        if flt.forgets(ct.source, text) or (ct.alias and ct.alias in flt.sources):
+        source = ct.alias or ct.source
+        red = self._redacted(text) if (flt.turns and text) else None
+        if red is not None and flt.forgets(sid, (source, ct.source), (text, red[0])):
             text, forgotten = "", now_ms()      # kept as an emptied turn: it never comes back
             self.forgotten += 1
         elif sid in flt.rules:
             text, n = redact_matches(text, flt.rules[sid])
             self.matches_redacted += bool(n)
+            red = None if n else red
         if text:
-            text, n = self._redacted(text)  # credentials never reach disk
+            text, n = red if red is not None else self._redacted(text)  # credentials never reach disk
             self.secrets_redacted += n
-        source = ct.alias or ct.source
         harness = harness or self.harness
         seq = st.next_seq
         fc = ct.forecast

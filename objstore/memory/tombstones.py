@@ -3,8 +3,9 @@ from coming back.
 
 A tombstone (``objstore.core.objects.Tombstone``, under
 ``refs/tombstones/<id>``) names a key and the SHA-256 of a normalized value
-(a forgotten or rejected fact value), a turn's source record id (a forgotten
-turn), ``session:<id>`` (a forgotten session) or ``match:<id>`` (a
+(a forgotten or rejected fact value), a turn's source record id or, for a
+text-derived source, ``turn:<session>/<source>`` (a forgotten turn: which
+turns it forgets is :class:`TurnForgets`), ``session:<id>`` (a forgotten session) or ``match:<id>`` (a
 ``forget --match`` rule of a session: the hash and length of the match text,
 never the text) or :data:`TEXT_KEY` (a forgotten text that may not come back
 inside any other value: the hash and length of a ``--match`` text or of a
@@ -124,6 +125,135 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
     return None
 
 
+# -- turn tombstones: the one rule ---------------------------------------------
+
+#: turn sources derived from the turn's text (and its place), not from a record id:
+#: a Claude Code prompt's alias ``cc:p:<hash>:<n>`` (``capture.claude_code.prompt_alias``),
+#: a Codex message ``cx:u:<hash>[:<n>]`` / ``cx:a:<hash>[:<n>]``, a proxy turn
+#: ``px:<hash of the first message>:<index>:<part>``, an evaluation's ``eval:<n>``.  Two
+#: sessions hold the same one for two records ("[Request interrupted by user]" in each)
+TEXT_DERIVED_SOURCES = ("cc:p:", "cx:u:", "cx:a:", "px:", "eval:")
+#: the key prefix of a tombstone scoped to one session: ``turn:<session id>/<source>``
+#: (a session id holds no ``/``, so the first ``/`` ends it)
+SCOPED_PREFIX = "turn:"
+_NOT_TURN = ("session:", "match:", *_FACT_SCOPES)
+
+
+def session_scoped(source: str) -> bool:
+    """True when a turn's ``source`` is text-derived (:data:`TEXT_DERIVED_SOURCES`),
+    so its tombstone is scoped to its session (:func:`turn_tombstone_key`)."""
+    return source.startswith(TEXT_DERIVED_SOURCES)
+
+
+def turn_tombstone_key(session: str, source: str) -> str:
+    """The ``key`` of the tombstone of a forgotten turn of ``session`` with
+    ``source``: ``turn:<session>/<source>`` when the source is text-derived
+    (:data:`TEXT_DERIVED_SOURCES`: it names a text, not a record, so the
+    tombstone forgets that session's turn only), else the source itself (a
+    record id: the same record with the same text is forgotten in any
+    session, e.g. a resumed session's copy)."""
+    return f"{SCOPED_PREFIX}{session}/{source}" if session_scoped(source) else source
+
+
+def turn_target(t: Tombstone) -> tuple[str | None, str] | None:
+    """``(session or None, source)`` that a turn tombstone names, None for
+    a tombstone of anything else (a fact key, ``session:``, ``match:``,
+    ``text``, a rejection).  The session is None for an unscoped one (a
+    record id, or a text-derived source forgotten by an older mem)."""
+    k = t.key
+    if t.reason == "rejected" or ":" not in k or k.startswith(_NOT_TURN):
+        return None
+    if k.startswith(SCOPED_PREFIX):
+        sid, sep, source = k[len(SCOPED_PREFIX):].partition("/")
+        return (sid, source) if sep and sid and source else None
+    return (None, k)
+
+
+class TurnForgets:
+    """Which turns the turn tombstones forget: **the one rule**, used by
+    local forget (``forget.resume_forget``, gc's ``forgotten_check``),
+    capture (:class:`CaptureFilter`) and push/pull
+    (``objstore.remote.merge.ForgetIndex``) alike.
+
+    A turn tombstone forgets a turn when its source is the turn's source,
+    its ``value_sha256`` is the SHA-256 of the turn's normalized text, and,
+    when it is scoped (``turn:<session>/<source>``), the turn is of that
+    session.  An unscoped tombstone of a text-derived source (written by an
+    older mem) is read as scoped to the sessions of its forget when that
+    forget was a session forget (a ``session:`` tombstone with the same
+    ``time`` and ``reason``: its turns were that forget's sessions' turns,
+    which the ``session:`` tombstones forget whole); otherwise it is read
+    as unscoped, as that mem meant it.
+
+    Memory: one dict entry per turn tombstone.
+    """
+
+    __slots__ = ("_pairs", "_scoped", "_legacy", "_companions", "_settled", "_any")
+
+    def __init__(self) -> None:
+        self._pairs: dict[tuple[str, bytes], int] = {}              # (source, sha256) -> time
+        self._scoped: dict[tuple[str, str, bytes], int] = {}       # (session, source, sha256) -> time
+        self._legacy: list[Tombstone] = []                         # old unscoped text-derived ones
+        self._companions: dict[tuple[int, str], set[str]] = {}     # (time, reason) -> forgotten sessions
+        self._settled: tuple[dict, dict] | None = ({}, {})
+        self._any = False
+
+    def add(self, t: Tombstone) -> bool:
+        """Take one tombstone of any kind; True when it is a turn tombstone."""
+        if t.key.startswith("session:") and t.reason != "rejected":
+            self._companions.setdefault((t.time, t.reason), set()).add(t.key[len("session:"):])
+            if self._legacy:
+                self._settled = None
+            return False
+        target = turn_target(t)
+        if target is None:
+            return False
+        self._any = True
+        sid, source = target
+        if sid is not None:
+            _earliest(self._scoped, (sid, source, t.value_sha256), t.time)
+        elif session_scoped(source):
+            self._legacy.append(t)
+            self._settled = None
+        else:
+            _earliest(self._pairs, (source, t.value_sha256), t.time)
+        return True
+
+    def __bool__(self) -> bool:
+        return self._any
+
+    def when(self, session: str, source: str, text: str, digest: bytes | None = None) -> int | None:
+        """The earliest time (ms) of a tombstone that forgets the turn of
+        ``session`` with ``source`` and ``text`` (``digest``: its
+        ``value_digest``, when the caller has it), else None.  An empty
+        text is never forgotten again."""
+        if not self._any or not text:
+            return None
+        d = value_digest(text) if digest is None else digest
+        pairs, scoped = self._legacy_read()
+        found = [x for x in (self._pairs.get((source, d)), self._scoped.get((session, source, d)),
+                             pairs.get((source, d)), scoped.get((session, source, d))) if x is not None]
+        return min(found) if found else None
+
+    def _legacy_read(self) -> tuple[dict, dict]:
+        if self._settled is None:
+            pairs: dict = {}
+            scoped: dict = {}
+            for t in self._legacy:
+                sids = self._companions.get((t.time, t.reason))
+                if sids:
+                    for sid in sids:
+                        _earliest(scoped, (sid, t.key, t.value_sha256), t.time)
+                else:
+                    _earliest(pairs, (t.key, t.value_sha256), t.time)
+            self._settled = (pairs, scoped)
+        return self._settled
+
+
+def _earliest(d: dict, k, when: int) -> None:
+    d[k] = min(d.get(k, when), when)
+
+
 # -- no resurrection -----------------------------------------------------------
 
 class CaptureFilter(Record):
@@ -131,43 +261,46 @@ class CaptureFilter(Record):
 
     Attributes:
         sessions: forgotten whole sessions (their records are skipped).
-        sources: source record ids of forgotten turns (captured with the text removed).
-        digests: SHA-256 of the normalized text of forgotten turns: a record
-            whose text hashes to one is captured emptied too, whatever its
-            source id (a copy of the record in another file or position).
+        turns: the forgotten turns (:class:`TurnForgets`): a record is
+            captured emptied when :meth:`forgets` says so.
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
     """
 
-    __slots__ = ("sessions", "sources", "digests", "rules")
+    __slots__ = ("sessions", "turns", "rules")
 
-    def __init__(self, sessions: set[str] | None = None, sources: set[str] | None = None,
-                 digests: set[bytes] | None = None, rules: dict[str, list[tuple[bytes, int]]] | None = None) -> None:
-        set_fields(self, set() if sessions is None else sessions, set() if sources is None else sources,
-                   set() if digests is None else digests, {} if rules is None else rules)
+    def __init__(self, sessions: set[str] | None = None, turns: TurnForgets | None = None,
+                 rules: dict[str, list[tuple[bytes, int]]] | None = None) -> None:
+        set_fields(self, set() if sessions is None else sessions, TurnForgets() if turns is None else turns,
+                   {} if rules is None else rules)
 
     def __bool__(self) -> bool:
-        return bool(self.sessions or self.sources or self.rules)
+        return bool(self.sessions or self.turns or self.rules)
 
-    def forgets(self, source: str, text: str) -> bool:
-        """True when a captured record must be stored emptied."""
-        return source in self.sources or (bool(self.digests) and value_digest(text) in self.digests)
+    def forgets(self, session: str, sources: tuple[str, ...], texts: tuple[str, ...]) -> bool:
+        """True when a captured record of ``session`` must be stored
+        emptied: a turn tombstone forgets it under one of its ``sources``
+        (the source stored, and the record's own id when that differs: a
+        prompt stored under its alias) with one of its ``texts`` (as read,
+        and as stored: credentials redacted)."""
+        if not self.turns:
+            return False
+        digests = {value_digest(x): x for x in texts if x}
+        return any(self.turns.when(session, s, x, d) is not None
+                   for s in set(sources) if s for d, x in digests.items())
 
 
 def capture_filter(store: Store) -> CaptureFilter:
     """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones)."""
     flt = CaptureFilter()
     for t in all_tombstones(store):
+        if flt.turns.add(t):
+            continue
         if t.key.startswith("session:"):
             flt.sessions.add(t.key[len("session:"):])
         elif t.key.startswith("match:"):
-            try:
-                n = int(t.reason.split(":", 1)[1])
-            except (IndexError, ValueError):
-                continue
-            flt.rules.setdefault(t.key[len("match:"):], []).append((t.value_sha256, n))
-        elif ":" in t.key and not t.key.startswith(("user/", "global/", "project/")):
-            flt.sources.add(t.key)
-            flt.digests.add(t.value_sha256)
+            r = _rule(t)
+            if r is not None:
+                flt.rules.setdefault(t.key[len("match:"):], []).append(r)
     return flt
 
 
@@ -182,7 +315,7 @@ def forgotten_check(store: Store):
 
     def check(obj) -> bool:
         if isinstance(obj, Turn):
-            return obj.session in flt.sessions or (bool(obj.text) and flt.forgets(obj.source, obj.text))
+            return obj.session in flt.sessions or flt.turns.when(obj.session, obj.source, obj.text) is not None
         if isinstance(obj, Fact):
             return bool(obj.body) and (obj.key, value_digest(obj.body)) in facts
         return False

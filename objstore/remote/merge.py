@@ -32,8 +32,9 @@ set, so every machine that merges the same inputs writes the same objects
 
 **Sessions** follow the same steps with turns: identity (session, role,
 timestamp, harness, source, cwd, project), order (timestamp, seq, source,
-identity), ``seq`` renumbered; a turn whose source a turn tombstone names
-with the SHA-256 of its text is emptied; a session named by a
+identity), ``seq`` renumbered; a turn that a turn tombstone forgets (its
+source and the SHA-256 of its text, and its session when the tombstone is
+scoped to one: ``tombstones.TurnForgets``) is emptied; a session named by a
 ``session:<id>`` tombstone is removed.
 """
 
@@ -46,7 +47,7 @@ import cbor2
 
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
-from objstore.memory.tombstones import TEXT_KEY, forgotten_in
+from objstore.memory.tombstones import TEXT_KEY, TurnForgets, forgotten_in
 
 
 @dataclass
@@ -55,12 +56,13 @@ class ForgetIndex:
 
     Attributes:
         facts: ``(key, sha256)`` -> earliest forget time (ms).
-        turns: ``(source, sha256)`` -> earliest forget time.
+        turns: the turn tombstones (``tombstones.TurnForgets``: the rule
+            local forget and capture use too).
         sessions: session id -> earliest forget time.
     """
 
     facts: dict[tuple[str, bytes], int] = field(default_factory=dict)
-    turns: dict[tuple[str, bytes], int] = field(default_factory=dict)
+    turns: TurnForgets = field(default_factory=TurnForgets)
     sessions: dict[str, int] = field(default_factory=dict)
     forgets: list[Tombstone] = field(default_factory=list)
     latest: int = 0
@@ -73,14 +75,14 @@ class ForgetIndex:
             return
         self.forgets.append(t)
         self.latest = max(self.latest, t.time)
-        if t.key.startswith("match:") or t.key == TEXT_KEY:
+        if self.turns.add(t) or t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
             d, k = self.sessions, t.key[len("session:"):]
         elif t.key.startswith(("user/", "global/", "project/")):
             d, k = self.facts, (t.key, t.value_sha256)
         else:
-            d, k = self.turns, (t.key, t.value_sha256)
+            return
         d[k] = min(d.get(k, t.time), t.time)
 
     def fact_time(self, f: Fact) -> int | None:
@@ -97,10 +99,11 @@ class ForgetIndex:
         return when
 
     def turn_time(self, t: Turn) -> int | None:
-        """Forget time for a live turn a tombstone names."""
-        if not self.turns or t.forgotten or not t.text:
+        """Forget time for a live turn a turn tombstone forgets
+        (``tombstones.TurnForgets.when``)."""
+        if t.forgotten:
             return None
-        return self.turns.get((t.source, value_digest(t.text)))
+        return self.turns.when(t.session, t.source, t.text)
 
     def __bool__(self) -> bool:
         return bool(self.facts or self.turns or self.sessions or self.forgets)

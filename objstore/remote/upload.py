@@ -72,8 +72,12 @@ def write_bundles(store: Store, send: list[str], fidx: ForgetIndex, tmp: Path,
             obj = decode(frame, strict=False) if fidx else None
             if (isinstance(obj, Fact) and fidx.fact_time(obj) is not None) or \
                     (isinstance(obj, Turn) and fidx.turn_time(obj) is not None):
-                raise IntegrityError(f"refusing to push {oid}: a tombstone forgets its value",
-                                     hint="run 'mem pull' and 'mem fsck', then push again")
+                what = f"version {obj.version} of {obj.key}" if isinstance(obj, Fact) else \
+                    f"turn {obj.seq} of session {obj.session}"
+                raise IntegrityError(f"refusing to push {oid} ({what}): a tombstone forgets its value, "
+                                     "but this store still holds it",
+                                     hint=f"forget it here as the tombstone says: 'mem forget {oid} --yes', "
+                                          "then push again")
             if w is None:
                 w, size = PackWriter(tmp / str(len(out))), 0
                 out.append(tmp / str(len(out)))
