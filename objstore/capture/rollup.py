@@ -148,8 +148,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         n = len(chain)
         tail = ""
         if n:
-            snippet = " ".join(chain.last_text.split())[:300]
-            tail = f" Its last turn ({chain.last_role}): {snippet}"
+            tail = f" Its last turn ({chain.last_role}): {chain.last_snippet()}"
         body = (f"{INCOMPLETE}: sub-agent {child}{' ' + what if what else ''} ended without a final message "
                 f"(crash, kill or interrupt) after {n} turn{'s' if n != 1 else ''}.{tail}")
     with store.lock(command):

@@ -234,3 +234,25 @@ def test_rollups_that_fail_leave_the_last_turns_to_the_journal(tmp_path, corpus,
                    for v in sums.values())
     finally:
         again.close()
+
+
+def test_chain_notes_keep_only_what_the_snippet_reads():
+    """An import keeps a sub-agent's ChainNotes until its rollup: the last
+    turn's text is cut to what the incomplete summary quotes, and the quote
+    is the one the whole text gives (a text mostly blanks is kept whole)."""
+    from objstore.memory.sessions import SNIPPET_CHARS, ChainNotes
+
+    word = "report " * 2000
+    texts = [word, "x" * 10_000, " \n\t" * 3000 + word, "a b\n" * 1000, "short  text\n", ""]
+    for text in texts:
+        notes = ChainNotes()
+        notes.add_fields("ab" * 32, 0, "/w", "p", "user", "first turn " * 500)
+        notes.add_fields("cd" * 32, 0, "", "", "assistant", text)
+        assert notes.last_snippet() == " ".join(text.split())[:SNIPPET_CHARS]
+        assert notes.last_role == "assistant" and len(notes) == 2
+    long = ChainNotes()
+    long.add_fields("ab" * 32, 0, "", "", "assistant", word)
+    assert len(long.last_text) < len(word) // 10
+    blanks = ChainNotes()
+    blanks.add_fields("ab" * 32, 0, "", "", "assistant", " \n\t" * 3000 + word)
+    assert len(blanks.last_snippet()) == SNIPPET_CHARS
