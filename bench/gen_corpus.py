@@ -383,7 +383,15 @@ class Text:
         def ri(lo: int, hi: int) -> int:
             return lo + int(rnd() * (hi - lo + 1))
 
-        self.ch, self.ri = ch, ri
+        W, cum = P.words, P.cum
+        total, hi, bis = cum[-1] + 0.0, len(W) - 1, bisect.bisect
+
+        def words(n: int) -> str:
+            """n words of the project's Zipf list: ``random.choices(W, cum_weights=cum, k=n)``
+            inlined (the same draws and picks: the output does not change)."""
+            return " ".join([W[bis(cum, rnd() * total, 0, hi)] for _ in range(n)])
+
+        self.ch, self.ri, self.words = ch, ri, words
         nouns = P.nouns
         self.slots = {
             "v": lambda: ch(VERBS), "v2": lambda: ch(VERBS), "v3": lambda: ch(VERBS) + "s",
@@ -402,10 +410,7 @@ class Text:
         self.code_slots = dict(self.slots, v=lambda: ch(P.vars), v2=lambda: ch(P.vars), a=lambda: ch(P.vars),
                                n=lambda: ch(nouns))
 
-    # -- small pieces
-    def words(self, n: int) -> str:
-        return " ".join(self.r.choices(self.p.words, cum_weights=self.p.cum, k=n))
-
+    # -- small pieces (words(n): made in __init__)
     def fill(self, tpl: str, slots=None) -> str:
         s = slots or self.slots
         parts = _TEMPLATES.get(tpl)
@@ -689,6 +694,10 @@ class FileCache:
 
 # --------------------------------------------------------------------------- writing
 
+#: json.dumps(rec, ensure_ascii=False, separators=(",", ":")) without a new encoder per record
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 class Writer:
     """One transcript file: envelope, threading (parentUuid), clock and byte counts."""
 
@@ -709,7 +718,7 @@ class Writer:
         self.clock += max(1, int(ms))
 
     def emit(self, rec: dict) -> None:
-        line = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = _ENCODE(rec).encode("utf-8") + b"\n"
         self.f.write(line)
         g = self.gen
         g.bytes += len(line)
