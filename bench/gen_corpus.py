@@ -48,6 +48,9 @@ from pathlib import Path
 
 # The corpus the brief describes (peers were measured on it).
 BRIEF_SESSIONS, BRIEF_TURNS, BRIEF_TOOL_CALLS, BRIEF_BYTES = 300, 18099, 19397, 144_000_000
+#: Sessions written with one feedback state (size and tool-call steering): a
+#: shard; shards are independent, so they are written in parallel (--jobs).
+SHARD_SESSIONS = 1000
 MARKER = ".gen_corpus"          # written into OUT_DIR so --force only wipes our own output
 EPOCH_START_MS = 1_761_955_200_000  # 2025-11-01T00:00:00Z: first session start
 SPAN_DAYS = 180
@@ -380,7 +383,15 @@ class Text:
         def ri(lo: int, hi: int) -> int:
             return lo + int(rnd() * (hi - lo + 1))
 
-        self.ch, self.ri = ch, ri
+        W, cum = P.words, P.cum
+        total, hi, bis = cum[-1] + 0.0, len(W) - 1, bisect.bisect
+
+        def words(n: int) -> str:
+            """n words of the project's Zipf list: ``random.choices(W, cum_weights=cum, k=n)``
+            inlined (the same draws and picks: the output does not change)."""
+            return " ".join([W[bis(cum, rnd() * total, 0, hi)] for _ in range(n)])
+
+        self.ch, self.ri, self.words = ch, ri, words
         nouns = P.nouns
         self.slots = {
             "v": lambda: ch(VERBS), "v2": lambda: ch(VERBS), "v3": lambda: ch(VERBS) + "s",
@@ -399,10 +410,7 @@ class Text:
         self.code_slots = dict(self.slots, v=lambda: ch(P.vars), v2=lambda: ch(P.vars), a=lambda: ch(P.vars),
                                n=lambda: ch(nouns))
 
-    # -- small pieces
-    def words(self, n: int) -> str:
-        return " ".join(self.r.choices(self.p.words, cum_weights=self.p.cum, k=n))
-
+    # -- small pieces (words(n): made in __init__)
     def fill(self, tpl: str, slots=None) -> str:
         s = slots or self.slots
         parts = _TEMPLATES.get(tpl)
@@ -686,6 +694,10 @@ class FileCache:
 
 # --------------------------------------------------------------------------- writing
 
+#: json.dumps(rec, ensure_ascii=False, separators=(",", ":")) without a new encoder per record
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 class Writer:
     """One transcript file: envelope, threading (parentUuid), clock and byte counts."""
 
@@ -706,7 +718,7 @@ class Writer:
         self.clock += max(1, int(ms))
 
     def emit(self, rec: dict) -> None:
-        line = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = _ENCODE(rec).encode("utf-8") + b"\n"
         self.f.write(line)
         g = self.gen
         g.bytes += len(line)
@@ -869,17 +881,67 @@ class Generator:
                                               "date": f"2026-0{r.randint(1, 9)}-{r.randint(10, 28)}"})
         return main, agents, compact, needles
 
-    def run(self) -> dict:
+    def run(self, lo: int = 0, hi: int | None = None) -> dict:
+        """Write sessions ``lo``..``hi`` (default: all) with this generator's
+        feedback state (a shard: ``generate``); return the counters."""
         main, agents, compact, needles = self.plan()
+        hi = self.a.sessions if hi is None else hi
         t_start = time.time()
-        for i in range(self.a.sessions):
+        step = max(1, self.a.sessions // 20)
+        for i in range(lo, hi):
             Session(self, i, main[i], agents.get(i, []), i in compact, needles.get(i, [])).run()
             self.c["sessions"] += 1
-            if not self.a.quiet and (i + 1) % max(1, self.a.sessions // 20) == 0:
-                print(f"  {i + 1}/{self.a.sessions} sessions, {self.turns_done} turns, "
-                      f"{self.bytes / 1e6:.1f} MB, {time.time() - t_start:.1f}s", file=sys.stderr)
+            if not self.a.quiet and (i + 1) % step == 0:
+                print(f"  session {i + 1}/{self.a.sessions}: shard {lo}..{hi - 1}, {self.turns_done} turns, "
+                      f"{self.bytes / 1e6:.1f} MB, {time.time() - t_start:.1f}s", file=sys.stderr, flush=True)
         self.c["turns"] = self.c["prompts"] + self.c["assistant_messages"]
         return self.c
+
+    def result(self) -> dict:
+        """What a shard hands back to ``generate`` (picklable)."""
+        return {"counts": self.c, "bytes": self.bytes, "records": self.records, "max_line": self.max_line,
+                "by_type": self.by_type, "needles": self.needles, "scale": self.scale}
+
+
+def shards(sessions: int, size: int = SHARD_SESSIONS) -> list[tuple[int, int]]:
+    """The session ranges [lo, hi) written with a feedback state of their own,
+    ``size`` sessions each (a corpus of at most ``size`` sessions, such as
+    the brief's, is one shard: written as before shards existed)."""
+    return [(lo, min(sessions, lo + size)) for lo in range(0, sessions, size)]
+
+
+def _run_shard(args, lo: int, hi: int) -> dict:
+    """Write one shard (in a worker process, or in this one)."""
+    g = Generator(args)
+    g.run(lo, hi)
+    return g.result()
+
+
+def generate(args, jobs: int = 1) -> dict:
+    """Write the corpus of ``args`` shard by shard, ``jobs`` shards at a
+    time (processes); the output does not depend on ``jobs``.  Returns the
+    shards' results merged, in session order."""
+    ranges = shards(args.sessions, args.shard_sessions)
+    if jobs <= 1 or len(ranges) == 1:
+        results = [_run_shard(args, lo, hi) for lo, hi in ranges]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(ranges)), mp_context=ctx) as pool:
+            results = list(pool.map(_run_shard, [args] * len(ranges), *zip(*ranges)))
+    merged = {"counts": {}, "bytes": 0, "records": 0, "max_line": 0, "by_type": {}, "needles": [], "scale": 1.0}
+    for r in results:
+        for k, v in r["counts"].items():
+            merged["counts"][k] = merged["counts"].get(k, 0) + v
+        for k, v in r["by_type"].items():
+            merged["by_type"][k] = merged["by_type"].get(k, 0) + v
+        merged["bytes"] += r["bytes"]
+        merged["records"] += r["records"]
+        merged["max_line"] = max(merged["max_line"], r["max_line"])
+        merged["needles"] += r["needles"]
+        merged["scale"] = r["scale"]
+    return merged
 
 
 def allocate(total: int, weights: list[float], floor: int) -> list[int]:
@@ -1373,8 +1435,16 @@ def main(argv=None) -> int:
                     help="sessions with a compaction (default sessions/50, >= 1)")
     ap.add_argument("--needles", type=int, default=None, help="planted facts (default sessions/20 in 4..20)")
     ap.add_argument("--force", action="store_true", help="replace an OUT_DIR written by this script")
+    ap.add_argument("--shard-sessions", type=int, default=SHARD_SESSIONS,
+                    help="sessions written with one feedback state (default %(default)s; changes the output)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="shards written at a time, in processes (default: the CPU count); "
+                         "the output does not depend on it")
     ap.add_argument("-q", "--quiet", action="store_true")
     a = ap.parse_args(argv)
+    jobs = max(1, a.jobs)
+    if a.shard_sessions < 1:
+        ap.error("need --shard-sessions >= 1")
     if a.sessions < 1 or a.turns < a.sessions or a.projects < 1 or not 0 <= a.subagent_share < 0.9:
         ap.error("need sessions >= 1, turns >= sessions, projects >= 1, 0 <= subagent-share < 0.9")
     if a.scale_bytes is None:
@@ -1393,15 +1463,17 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text("written by bench/gen_corpus.py\n")
     t0 = time.time()
-    g = Generator(a)
-    counts = g.run()
-    summary = {"args": {k: v for k, v in vars(a).items() if k not in ("out", "force", "quiet")},
-               "counts": counts, "bytes": g.bytes, "records": g.records, "max_line_bytes": g.max_line,
-               "records_by_type": dict(sorted(g.by_type.items())),
-               "size_scale": round(g.scale, 4),
+    g = generate(a, jobs)
+    counts = g["counts"]
+    summary = {"args": {k: v for k, v in vars(a).items() if k not in ("out", "force", "quiet", "jobs", "shard_sessions")},
+               "counts": counts, "bytes": g["bytes"], "records": g["records"], "max_line_bytes": g["max_line"],
+               "records_by_type": dict(sorted(g["by_type"].items())),
+               "size_scale": round(g["scale"], 4),
                "files": counts["sessions"] + counts["subagents"]}
+    if a.sessions > a.shard_sessions:  # feedback per shard (a corpus written before shards differs)
+        summary["args"]["shard_sessions"] = a.shard_sessions
     (out / "corpus.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (out / "needles.json").write_text(json.dumps(g.needles, indent=2, ensure_ascii=False) + "\n")
+    (out / "needles.json").write_text(json.dumps(g["needles"], indent=2, ensure_ascii=False) + "\n")
     if not a.quiet:
         print(json.dumps({**summary, "wall_s": round(time.time() - t0, 2)}, indent=2))
     return 0

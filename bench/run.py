@@ -213,7 +213,12 @@ def generate_corpus(runner: Runner, out: Path, sessions: int, turns: int, seed: 
     deterministic)."""
     try:
         have = json.loads((out / "corpus.json").read_text())["args"]
-        if (out / ".gen_corpus").exists() and (have["sessions"], have["turns"], have["seed"]) == (sessions, turns, seed):
+        # a corpus of more than SHARD_SESSIONS sessions written before the generator's
+        # shards (no shard_sessions) differs from what it writes now
+        from gen_corpus import SHARD_SESSIONS  # bench/ is this script's directory
+        shard = SHARD_SESSIONS if sessions > SHARD_SESSIONS else None
+        if (out / ".gen_corpus").exists() and (have["sessions"], have["turns"], have["seed"]) == (sessions, turns, seed) \
+                and have.get("shard_sessions") == shard:
             return {"reused": True}
     except (OSError, ValueError, KeyError, TypeError):
         pass

@@ -57,6 +57,10 @@ OWNER = "rollup"
 #: :func:`rollup_files` moves the summaries it wrote into one pack when they
 #: are at least this many (an import; a hook's few stay loose until gc)
 PACK_ROLLUPS_AT = 32
+#: summaries a batch of rollups (``mem import``) keeps before it moves their refs and
+#: indexes them: an import of a million turns has ~8,000 sub-agents, whose summaries
+#: (~5 KB each) and their index write all at its end were ~100 MB of its peak memory
+FLUSH_DOCS = 1000
 
 
 class RollupResult(Frozen):
@@ -148,8 +152,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         n = len(chain)
         tail = ""
         if n:
-            snippet = " ".join(chain.last_text.split())[:300]
-            tail = f" Its last turn ({chain.last_role}): {snippet}"
+            tail = f" Its last turn ({chain.last_role}): {chain.last_snippet()}"
         body = (f"{INCOMPLETE}: sub-agent {child}{' ' + what if what else ''} ended without a final message "
                 f"(crash, kill or interrupt) after {n} turn{'s' if n != 1 else ''}.{tail}")
     with store.lock(command):
@@ -187,9 +190,10 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     be running).  Errors on one file (unreadable, a damaged chain) skip it.
     ``batch`` (``mem import``'s hundreds of rollups): the store lock is held
     throughout, and the summaries' refs are moved and they are indexed in one
-    write at the end (``facts.IndexBatch(defer_refs=True)``: a few syncs for
-    all instead of six fsyncs each; until then they are not visible, and a
-    crash before leaves the files to be read again by the next import).
+    write at the end, or every FLUSH_DOCS summaries (``facts.IndexBatch(defer_refs=True)``:
+    a few syncs for all instead of six fsyncs each; until then they are not
+    visible, and a crash before leaves the files to be read again by the next
+    import).
     ``chains``: sub-agent namespace -> its :class:`ChainNotes`, for those the
     caller wrote whole (``TurnAppender.subagent_chains``): not read again.
     ``index_batch`` (with ``batch``): the :class:`~objstore.memory.facts.IndexBatch`
@@ -229,6 +233,8 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
                               description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
                               refused=capture_refused(store, oc.session, oc.cwd, **seen),
                               chain=chains.get(oc.session)))
+            if ib is not None and ib.kept >= FLUSH_DOCS:  # bounded memory: the summaries' text, and
+                ib.flush()                                  # one writer's heap for their index
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every
                 store.packs.drop_pages()          # pack: keep their index pages from piling up in memory
         except (OSError, MemError):

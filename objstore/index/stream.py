@@ -16,9 +16,11 @@ from objstore.index.schema import IndexDoc
 
 __all__ = ["COMMIT_THREADS", "FEED_CHUNK", "IndexStream"]
 
-#: shards an :meth:`IndexStream.commit` writes at a time: the second core
-#: while the caller waits for the batch, or has nothing else to do between
-#: its files (while it is busy the two simply share the cores)
+#: shards an :meth:`IndexStream.commit` that the caller waits for writes at a
+#: time (the second core); a commit in the background while the caller reads
+#: the next files writes one (the caller has the other core, and each writer
+#: at work holds its heap, its shard's part of the batch and its merges: at a
+#: million turns two at a time were the import's peak memory)
 COMMIT_THREADS = 2
 #: documents an :class:`IndexStream` hands to its feeding thread at a time
 #: (converted and added shard by shard: a shard's indexing thread works
@@ -49,8 +51,9 @@ class IndexStream:
     the batch before it.  :meth:`close` waits, ends the writer (documents
     not committed are dropped) and releases the sub-index lock.  Adding an
     id already indexed replaces it.  Usable as a context manager (closes).
-    Memory: the pending batch's documents plus COMMIT_THREADS writers' heaps
-    (BULK_HEAP_BYTES each for a shard's part of more than BULK_DOCS documents).
+    Memory: the pending batch's documents plus one writer's heap in the
+    background, COMMIT_THREADS writers' when the caller waits (BULK_HEAP_BYTES
+    each for a shard's part of more than BULK_DOCS documents).
     A stream that creates the turns sub-index decides its layout when the
     first batch is committed (``SearchIndex.stream(expected_docs=)``).
 
@@ -112,7 +115,8 @@ class IndexStream:
     def commit(self, *, wait: bool = True) -> None:
         """Write every document added so far: in a background thread,
         after the batch before it; ``wait`` (default) returns once it is
-        committed.  Two shards are written at a time (:data:`COMMIT_THREADS`).
+        committed.  Shards are written :data:`COMMIT_THREADS` at a time when
+        ``wait``, else one at a time (the caller goes on on the other core).
         Raises ``SearchIndexError`` (a batch failed: the stream is then
         closed) or ``ValueError`` when closed."""
         if self._w is None:
@@ -135,7 +139,7 @@ class IndexStream:
         def run() -> None:
             """Write the batch (in the background thread)."""
             try:
-                w.commit_batch(*batch, threads=COMMIT_THREADS)
+                w.commit_batch(*batch, threads=COMMIT_THREADS if wait else 1)
             except BaseException as e:  # reported by wait()
                 err.append(e)
 

@@ -318,6 +318,11 @@ class IndexBatch:
         self._notes: list[str] = []        # keys whose journal note is kept
         self._command: str | None = None   # the reflog message of the kept moves
 
+    @property
+    def kept(self) -> int:
+        """Index documents kept for the next :meth:`flush`."""
+        return len(self._docs)
+
     def before(self, key: str) -> str | None:
         """Called before a version of ``key`` is read or committed: flushes when
         the batch holds a version of ``key`` already; returns its index error or None."""

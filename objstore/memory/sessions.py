@@ -91,6 +91,14 @@ class SessionInfo(Frozen):
         set_fields(self, id, project, started, last, turns, head, damaged)
 
 
+#: characters of a sub-agent's last turn, whitespace collapsed, that its rollup
+#: quotes when the sub-agent ended without a final message (:meth:`ChainNotes.last_snippet`)
+SNIPPET_CHARS = 300
+#: a longer last text is kept by :class:`ChainNotes` as its first this many
+#: characters when they hold the snippet (an import keeps one per sub-agent to the end)
+_KEEP_CHARS = 4 * SNIPPET_CHARS
+
+
 class ChainNotes(Record):
     """What a sub-agent's rollup (``objstore.capture.rollup``) reads of its
     chain: ``ids`` the raw 32-byte ids of its turns, oldest first, end to
@@ -98,7 +106,10 @@ class ChainNotes(Record):
     sub-agent turn it writes), ``forgotten`` the positions of the turns
     ``forget`` emptied, ``cwd`` the first non-empty working directory,
     ``project`` the last non-empty project, ``last_role`` / ``last_text``
-    the last turn's.  Built by :meth:`add` turn by turn: by
+    the last turn's (its text cut to what :meth:`last_snippet` reads: an
+    import keeps the notes of every sub-agent it writes until its rollups,
+    and a report of several KB each added up to tens of MB at a million
+    turns).  Built by :meth:`add` turn by turn: by
     :class:`TurnAppender` for the sub-agent sessions it writes from their
     first turn (an import), or by :meth:`of` from a chain read back."""
 
@@ -125,7 +136,16 @@ class ChainNotes(Record):
             self.cwd = cwd
         if project:
             self.project = project
+        if len(text) > _KEEP_CHARS:
+            head = text[:_KEEP_CHARS]
+            if len(" ".join(head.split())) >= SNIPPET_CHARS:  # else (mostly blanks) kept whole
+                text = head
         self.last_role, self.last_text = role, text
+
+    def last_snippet(self) -> str:
+        """The last turn's text with its whitespace collapsed to single
+        blanks, at most SNIPPET_CHARS characters ("" without a turn)."""
+        return " ".join(self.last_text.split())[:SNIPPET_CHARS]
 
     def kept_ids(self, last: int) -> tuple[str, ...]:
         """The ids (64 hex) of the chain's last ``last`` turns that were not

@@ -234,3 +234,62 @@ def test_rollups_that_fail_leave_the_last_turns_to_the_journal(tmp_path, corpus,
                    for v in sums.values())
     finally:
         again.close()
+
+
+def test_chain_notes_keep_only_what_the_snippet_reads():
+    """An import keeps a sub-agent's ChainNotes until its rollup: the last
+    turn's text is cut to what the incomplete summary quotes, and the quote
+    is the one the whole text gives (a text mostly blanks is kept whole)."""
+    from objstore.memory.sessions import SNIPPET_CHARS, ChainNotes
+
+    word = "report " * 2000
+    texts = [word, "x" * 10_000, " \n\t" * 3000 + word, "a b\n" * 1000, "short  text\n", ""]
+    for text in texts:
+        notes = ChainNotes()
+        notes.add_fields("ab" * 32, 0, "/w", "p", "user", "first turn " * 500)
+        notes.add_fields("cd" * 32, 0, "", "", "assistant", text)
+        assert notes.last_snippet() == " ".join(text.split())[:SNIPPET_CHARS]
+        assert notes.last_role == "assistant" and len(notes) == 2
+    long = ChainNotes()
+    long.add_fields("ab" * 32, 0, "", "", "assistant", word)
+    assert len(long.last_text) < len(word) // 10
+    blanks = ChainNotes()
+    blanks.add_fields("ab" * 32, 0, "", "", "assistant", " \n\t" * 3000 + word)
+    assert len(blanks.last_snippet()) == SNIPPET_CHARS
+
+
+def test_an_import_flushes_its_summaries_every_flush_docs(tmp_path, corpus, monkeypatch):
+    """An import's rollups move refs and index every FLUSH_DOCS summaries
+    instead of all at the end (an import of a million turns kept ~8,000 and
+    wrote their index at once): the same summaries, each visible, indexed
+    and in its reflog once, and the journal empty at the end."""
+    from objstore import open_store
+    from objstore.memory import facts as facts_mod
+
+    real_flush = facts_mod.IndexBatch.flush
+
+    def run(root: Path, flush_docs: int) -> tuple[dict, list[int]]:
+        monkeypatch.setattr(rollup_mod, "FLUSH_DOCS", flush_docs)
+        flushed: list[int] = []
+
+        def flush(self):
+            if self._moves:
+                flushed.append(len(self._moves))
+            return real_flush(self)
+        monkeypatch.setattr(facts_mod.IndexBatch, "flush", flush)
+        st = open_store(root, create=True)
+        try:
+            import_transcripts(st, "claude-code", [corpus])
+            sums = _summaries(st)
+            for key, v in sums.items():
+                assert [e.new for e in st.reflog.read(f"facts/{key}")] == [v.id]
+                assert v.id in {h.id for h in st.index.search(v.fact.body, kinds=("fact",), limit=20)}
+            assert st.journal.is_empty() and fsck(st).ok
+            return {k: (v.fact.body, v.fact.edges) for k, v in sums.items()}, flushed
+        finally:
+            st.close()
+
+    whole, once = run(tmp_path / "a", 1000)
+    parts, several = run(tmp_path / "b", 2)
+    assert whole == parts and len(whole) >= 3, (once, several)
+    assert once == [len(whole)] and max(several) <= 2 and sum(several) == len(whole)

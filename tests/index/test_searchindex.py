@@ -1352,3 +1352,35 @@ def test_a_word_with_a_token_too_long_to_index_finds_nothing(ix: SearchIndex) ->
     assert ids(ix.search(long_word + " auth.py", texts=lambda o: {k: "fix auth.py then re-index" for k in o})) \
         == [oid("glued")]
     assert ix.search("py")  # the short word still finds them
+
+
+def test_a_bulk_stream_writes_one_shard_at_a_time_in_the_background(root: Path, monkeypatch) -> None:
+    """A many-shard import's batch committed in the background (the caller
+    reads on) is written by one writer at a time, in the stream's own
+    thread: each writer at work holds its heap, its part of the batch and
+    its merges.  A commit the caller waits for uses COMMIT_THREADS."""
+    import threading
+
+    from objstore.index.generations import SubIndex
+    from objstore.index.stream import COMMIT_THREADS
+
+    threads: list[str] = []
+    real = SubIndex.new_writer
+
+    def new_writer(self, index, heap=15_000_000):
+        threads.append(threading.current_thread().name)
+        return real(self, index, heap)
+    monkeypatch.setattr(SubIndex, "new_writer", new_writer)
+    ix = SearchIndex(root)
+    with ix.stream(fresh=True, expected_docs=1_000_000) as st:  # 16 shards: batches, not open writers
+        for i in range(40):
+            st.add(sturn(f"b{i}", f"s{i}", f"background {i}"))
+        st.commit(wait=False)
+        st.wait()
+        background, threads[:] = list(threads), []
+        for i in range(40, 80):
+            st.add(sturn(f"b{i}", f"s{i}", f"background {i}"))
+        st.commit()
+    assert ix.turn_shard_count() == 16 and len(ix.search("background", limit=100)) == 80
+    assert len(background) >= 8 and set(background) == {"mem-index"}
+    assert len(threads) >= 8 and len(set(threads)) == COMMIT_THREADS and "mem-index" not in threads

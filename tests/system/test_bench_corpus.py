@@ -51,6 +51,23 @@ def test_same_arguments_give_identical_bytes(corpus, tmp_path):
     assert tree(other).keys() != a.keys()
 
 
+def test_shards_written_in_parallel_give_the_same_bytes(corpus, tmp_path):
+    """Sessions in shards of --shard-sessions, each with its own size and
+    tool-call feedback: the same bytes whichever --jobs writes them, the turn
+    count still exact, and a corpus of one shard the same as without shards."""
+    one, two = tmp_path / "j1", tmp_path / "j2"
+    s1 = generate(one, "--shard-sessions", "2", "-j", "1")
+    s2 = generate(two, "--shard-sessions", "2", "-j", "2")
+    a, b = tree(one), tree(two)
+    assert a.keys() == b.keys() and all(a[k] == b[k] for k in a)
+    assert s1 == s2 and s1["args"]["shard_sessions"] == 2
+    assert s1["counts"]["turns"] == 200 and s1["counts"]["sessions"] == 5
+    assert a != tree(corpus[0])   # three shards steer apart from one
+    whole = tmp_path / "whole"
+    generate(whole, "--shard-sessions", "5", "-j", "2")
+    assert tree(whole) == tree(corpus[0])
+
+
 def test_shape_and_counts(corpus):
     out, s = corpus
     c = s["counts"]
