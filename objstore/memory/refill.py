@@ -57,13 +57,13 @@ class Gap(Record):
     ``last`` (oldest first), the source of the survivor ``below`` it (None at
     the chain's start) and ``above`` it, ``lost`` the id the top placeholder
     names (or None); ``kept``: the records kept for it so far, ``(captured
-    turn, harness)``; ``open``: it is being filled."""
+    turn, harness)``."""
 
-    __slots__ = ("first", "last", "below", "above", "lost", "kept", "open")
+    __slots__ = ("first", "last", "below", "above", "lost", "kept")
 
     def __init__(self, first: int, last: int, below: str | None, above: str, lost: str | None,
-                 kept: list | None = None, open: bool = False) -> None:
-        set_fields(self, first, last, below, above, lost, [] if kept is None else kept, open)
+                 kept: list | None = None) -> None:
+        set_fields(self, first, last, below, above, lost, [] if kept is None else kept)
 
     @property
     def size(self) -> int:
@@ -116,7 +116,6 @@ class RefillPlan:
         self.prev = source
         if gap is None:
             return None, False
-        gap.open = False
         del self.gaps[gap.below]
         return gap, source == gap.above and len(gap.kept) == gap.size
 
@@ -130,7 +129,7 @@ class RefillPlan:
             if gap is None:
                 self.prev = source
                 return False
-            gap.open, self.filling = True, gap
+            self.filling = gap
         if all(ct.source != item[0].source for ct, _h in gap.kept):  # a repeated record is kept once
             gap.kept.append(item)
         return True
@@ -144,7 +143,6 @@ class RefillPlan:
         self.prev = _START
         if gap is None:
             return None
-        gap.open = False
         if drop:
             gap.kept = []
             return None
