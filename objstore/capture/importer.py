@@ -36,6 +36,7 @@ from objstore.core.store import Store
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
 from objstore.memory.facts import IndexBatch
+from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.sessions import CapturedTurn, TurnAppender
 
@@ -135,7 +136,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     seen: dict[str, bool] = {}
     grown: set[str] = set()  # sessions this import added turns to
     with store.lock(command):
-        app = TurnAppender(store, command=command, harness=harness, pack=True, refill=True)
+        refill = Refill(store)  # a mended session's lost turns go back in their places
+        app = TurnAppender(store, command=command, harness=harness, pack=True, refill=refill)
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
         wrap = import_filter(store, app)
         ledger: set[str] = set()
@@ -250,8 +252,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 worker.close()
             app.close()
             record_sources(store, ledger, res.errors)
-        if app.replaced:  # turns rewritten above a filled gap: their old documents go
-            ierr = app.unindex_replaced() if res.index_error is None else None
+        if refill.replaced:  # turns rewritten above a filled gap: their old documents go
+            ierr = refill.unindex() if res.index_error is None else None
             res.index_error = res.index_error or ierr
         if res.index_error is None and app.added:
             try:  # a store past the small layout its first import gave its turns index: laid out anew
@@ -263,7 +265,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
-    res.turns_refilled, res.gaps_verified = app.refilled, app.gaps_verified
+    res.turns_refilled, res.gaps_verified = refill.refilled, refill.gaps_verified
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)
@@ -279,9 +281,9 @@ def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res
     try:
         _add_each(app, turns, path, res, bad_sessions, seen, grown, file_sids)
     except BaseException:
-        app.end_file(read_whole=False)  # a lost turn's records kept for its place wait for a whole read
+        app.refill.end_file(app, read_whole=False)  # records kept for a lost turn's place wait for a whole read
         raise
-    app.end_file()
+    app.refill.end_file(app)
 
 
 def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,

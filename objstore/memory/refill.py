@@ -4,9 +4,10 @@
 A repair keeps a lost turn's place with a *lost placeholder*
 (:func:`is_lost_placeholder`; ``objstore.memory.repair``).  When ``mem
 import`` reads the session's transcript again (``--reread``), the records
-that are not in the chain are the lost ones: a :class:`RefillPlan` tells the
-turn appender (``objstore.memory.sessions.TurnAppender``) which of them fill
-a *gap* (a run of consecutive placeholders) and when a gap is complete.
+that are not in the chain are the lost ones: a :class:`RefillPlan` tells
+which of them fill a *gap* (a run of consecutive placeholders) and when a
+gap is complete, and :class:`Refill`, which ``mem import`` hands to its turn
+appender (``objstore.memory.sessions.TurnAppender``), writes them.
 
 The rule.  The transcript is read in order.  A gap is opened by the record
 just below it (the survivor whose source is the one before the gap's first
@@ -31,6 +32,8 @@ from __future__ import annotations
 from objstore.core.objects import Turn
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
+from objstore.index.errors import SearchIndexError
+from objstore.memory.sessions import CapturedTurn, SessionState, TurnAppender, taints_after
 
 #: how the ``source`` of a lost placeholder starts (``lost:<id>`` or ``lost:<seq>``)
 LOST_SOURCE = "lost:"
@@ -148,3 +151,117 @@ class RefillPlan:
             return None
         del self.gaps[gap.below]
         return gap
+
+
+class Refill:
+    """What a :class:`~objstore.memory.sessions.TurnAppender` of ``store``
+    given one (``refill=``) does for the sessions that hold lost placeholders: one
+    :class:`RefillPlan` each (made when the appender loads the session),
+    the records kept for their gaps, and the gaps written.
+
+    Attributes:
+        plans: session id -> its plan.
+        refilled: turns written in the places of placeholders.
+        gaps_verified: gaps whose top turn hashed to the id its placeholder
+            names (the turns above got their ids from before the damage back).
+        replaced: ids of turns that left their chain when it was rewritten
+            above a filled gap (their index documents: :meth:`unindex`).
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.plans: dict[str, RefillPlan] = {}
+        self.refilled = 0
+        self.gaps_verified = 0
+        self.replaced: list[str] = []
+
+    def loaded(self, sid: str, st: SessionState) -> None:
+        """The appender loaded ``st``: a plan is made when its chain holds a
+        placeholder (O(its turns) once per load; the chain is read only then)."""
+        if any(s.startswith(LOST_SOURCE) for s in st.sources):
+            plan = RefillPlan.of(self.store, st.head)
+            if plan is not None:
+                self.plans[sid] = plan
+
+    def keep_only(self, sids: set[str]) -> None:
+        """Forget the plans of the sessions not in ``sids`` (the appender
+        dropped their states: a later load makes them again)."""
+        self.plans = {sid: p for sid, p in self.plans.items() if sid in sids}
+
+    def add(self, app: TurnAppender, sid: str, st: SessionState, ct: CapturedTurn, known: bool,
+            harness: str | None) -> str | None:
+        """``TurnAppender.add`` for a session with a plan: the record is
+        skipped (``known``: it may close a gap), kept for a gap, or
+        appended (its id returned)."""
+        plan = self.plans[sid]
+        if known:
+            gap, fits = plan.known(ct.source if ct.source in st.sources else ct.alias)
+            if gap is not None:
+                self._close(app, sid, st, plan, gap, fits)
+            return None
+        if plan.unknown(ct.alias or ct.source, (ct, harness)):
+            return None
+        return self._append(app, sid, st, plan, ct, harness)
+
+    def end_file(self, app: TurnAppender, *, read_whole: bool = True) -> None:
+        """The caller has given every record of one transcript file: a gap
+        still being filled does not fit (its records are appended), or,
+        when the file could not be read to its end (``read_whole`` False),
+        its records are dropped (a later read fills it)."""
+        for sid, plan in list(self.plans.items()):
+            gap = plan.end_of_file(drop=not read_whole)
+            if gap is not None:
+                self._close(app, sid, app.state(sid), plan, gap, False)
+
+    def unindex(self) -> str | None:
+        """Delete the documents of :attr:`replaced` from the search index
+        (once the turns are published and the import's index stream is
+        closed); returns the index error message, or None."""
+        ids, self.replaced = self.replaced, []
+        if not ids:
+            return None
+        try:
+            self.store.index.add((), delete_ids=ids, delete_kinds=("turn",))
+        except SearchIndexError as e:
+            return str(e)
+        return None
+
+    @staticmethod
+    def _append(app: TurnAppender, sid: str, st: SessionState, plan: RefillPlan, ct: CapturedTurn,
+                harness: str | None) -> str:
+        oid, turn = app.write_next(sid, st, ct, harness, app.filter(), forecast=False)
+        plan.chain.append([oid, turn])
+        return oid
+
+    def _close(self, app: TurnAppender, sid: str, st: SessionState, plan: RefillPlan, gap: Gap,
+               fits: bool) -> None:
+        """A gap's records are all read: written in its places when it
+        ``fits`` (and the turns above rewritten onto them), else appended
+        at the session's end."""
+        if not fits:
+            for ct, harness in gap.kept:
+                self._append(app, sid, st, plan, ct, harness)
+            return
+        chain, flt = plan.chain, app.filter()
+        saved = (st.next_seq, st.head_role, st.head_source, st.taints)
+        below = chain[gap.first - 1] if gap.first else None
+        st.head = below[0] if below else None
+        st.taints = taints_after(below[1]) if below else False
+        st.next_seq = chain[gap.first][1].seq
+        filled = [list(app.write_next(sid, st, ct, harness, flt, forecast=False)) for ct, harness in gap.kept]
+        self.refilled += len(filled)
+        self.gaps_verified += st.head == gap.lost
+        for _oid, stub in chain[gap.first:gap.last + 1]:
+            st.sources.discard(stub.source)
+        chain[gap.first:gap.last + 1] = filled
+        parent = st.head
+        for j in range(gap.last + 1, len(chain)):   # the turns above, onto the filled ones
+            oid, turn = chain[j]
+            turn = turn.replace(parent=parent)
+            parent = app.put_rewritten(turn)
+            chain[j] = [parent, turn]
+            if not turn.forgotten and oid != parent:
+                self.replaced.append(oid)
+        st.head = parent
+        st.next_seq, st.head_role, st.head_source, st.taints = saved
+        app.dirty.add(sid)

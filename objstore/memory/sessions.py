@@ -40,7 +40,6 @@ from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.provenance import reads_outside
 from objstore.memory.facts import list_keys, walk
-from objstore.memory.refill import LOST_SOURCE, RefillPlan
 from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_root, parent_namespace
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 
@@ -530,7 +529,7 @@ class TurnAppender:
     """
 
     def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False,
-                 refill: bool = False) -> None:
+                 refill=None) -> None:
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         self.store = store
         self.command = command
@@ -571,15 +570,9 @@ class TurnAppender:
         #: them instead of the chain); ``_whole``: session -> it had no turn when first loaded
         self.subagent_chains: dict[str, ChainNotes] = {}
         self._whole: dict[str, bool] = {}
-        #: ``refill``: the caller reads whole transcripts in order (``mem import``), so the records
-        #: that fill the lost placeholders of a mended session are known (``objstore.memory.refill``)
+        #: ``objstore.memory.refill.Refill`` when the caller reads whole transcripts in order
+        #: (``mem import``): the records a mended session lacks go in its lost placeholders' places
         self.refill = refill
-        self._plans: dict[str, RefillPlan] = {}     # sessions with lost placeholders -> their plan
-        self.refilled = 0        # turns written in the places of lost placeholders
-        self.gaps_verified = 0   # gaps whose top turn hashed to the id its placeholder names
-        #: ids of turns that left their chain when it was rewritten above a filled gap
-        #: (their index documents are deleted by :meth:`unindex_replaced`)
-        self.replaced: list[str] = []
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` with its credentials replaced, and how many were."""
@@ -654,7 +647,8 @@ class TurnAppender:
         after :meth:`publish`), so a long import keeps memory bounded; a later
         turn of one of them reloads it (from the state cache)."""
         self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
-        self._plans = {sid: p for sid, p in self._plans.items() if sid in self.dirty}  # else read again
+        if self.refill is not None:
+            self.refill.keep_only(self.dirty)
         # published messages are read from their chains now (``start_head`` moved past them)
         self.message_digests = {k: d for k, d in self.message_digests.items() if k[0] in self.dirty}
 
@@ -700,9 +694,8 @@ class TurnAppender:
         self.message_digests.clear()
         self.subagent_chains.clear()
         self._whole.clear()
-        self._plans.clear()
-        self.refilled = self.gaps_verified = 0
-        self.replaced = []
+        if self.refill is not None:
+            self.refill.keep_only(set())
         self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
 
     def state(self, sid: str) -> SessionState:
@@ -711,10 +704,8 @@ class TurnAppender:
         if st is None:
             st = self.states[sid] = load_session(self.store, sid)
             self._whole.setdefault(sid, st.head is None)  # later loads (after a publish) keep it
-            if self.refill and any(s.startswith(LOST_SOURCE) for s in st.sources):
-                plan = RefillPlan.of(self.store, st.head)
-                if plan is not None:
-                    self._plans[sid] = plan
+            if self.refill is not None:
+                self.refill.loaded(sid, st)
         return st
 
     def valid_sid(self, sid: str) -> str | None:
@@ -746,18 +737,19 @@ class TurnAppender:
             return None
         st = self.state(sid)
         known = ct.source in st.sources or bool(ct.alias and ct.alias in st.sources)
-        plan = self._plans.get(sid) if self._plans else None
-        if plan is not None:
-            return self._refill_step(sid, st, plan, ct, known, harness)
+        if self.refill is not None and sid in self.refill.plans:
+            return self.refill.add(self, sid, st, ct, known, harness)
         if known:
             return None
-        return self._write(sid, st, ct, harness, flt)[0]
+        return self.write_next(sid, st, ct, harness, flt)[0]
 
-    def _write(self, sid: str, st: "SessionState", ct: CapturedTurn, harness: str | None, flt: CaptureFilter,
-               forecast: bool = True) -> tuple[str, Turn | None]:
-        """Write ``ct`` as the next turn of ``st`` (known not to hold it):
-        returns its id and the :class:`Turn` (None when a forecast frame was
-        written; ``forecast=False`` always builds the turn)."""
+    def write_next(self, sid: str, st: "SessionState", ct: CapturedTurn, harness: str | None,
+                   flt: CaptureFilter, forecast: bool = True) -> tuple[str, Turn | None]:
+        """Write ``ct`` as the next turn of ``st`` (``st.head``, ``st.next_seq``:
+        the caller knows the chain does not hold it) with every capture rule
+        (forget filter, ``--match`` rules, redaction, taint); returns its id
+        and the :class:`Turn` (None when a forecast frame was written;
+        ``forecast=False`` always builds the turn)."""
         turn = None
         text, forgotten = ct.text, 0
         if flt.forgets(ct.source, text) or (ct.alias and ct.alias in flt.sources):
@@ -804,86 +796,14 @@ class TurnAppender:
             self.added += 1
         return oid, turn
 
-    # -- lost placeholders filled again (objstore.memory.refill) -------------------------------
-    def _refill_step(self, sid: str, st: "SessionState", plan: RefillPlan, ct: CapturedTurn, known: bool,
-                     harness: str | None) -> str | None:
-        """:meth:`add` for a session with lost placeholders: the record is
-        skipped (known: it may close a gap), kept for a gap, or appended."""
-        if known:
-            gap, fits = plan.known(ct.source if ct.source in st.sources else ct.alias)
-            if gap is not None:
-                self._close_gap(sid, st, plan, gap, fits)
-            return None
-        if plan.unknown(ct.alias or ct.source, (ct, harness)):
-            return None
-        return self._append(sid, st, plan, ct, harness)
-
-    def _append(self, sid: str, st: "SessionState", plan: RefillPlan, ct: CapturedTurn,
-                harness: str | None) -> str:
-        """Write ``ct`` at the end of a session that has a plan (kept in its chain)."""
-        oid, turn = self._write(sid, st, ct, harness, self.filter(), forecast=False)
-        plan.chain.append([oid, turn])
+    def put_rewritten(self, turn: Turn) -> str:
+        """Write ``turn``, a chain's turn moved onto a new parent (no capture
+        rule: it was applied when the turn was first written); indexed unless
+        forgotten.  Returns its id."""
+        oid = self._put(encode(turn))
+        if not turn.forgotten:
+            self._index(turn_doc(oid, turn))
         return oid
-
-    def _close_gap(self, sid: str, st: "SessionState", plan: RefillPlan, gap, fits: bool) -> None:
-        """A gap's records are all read: written in its places when it
-        ``fits``, else appended at the session's end (see ``refill``)."""
-        if not fits:
-            for ct, harness in gap.kept:
-                self._append(sid, st, plan, ct, harness)
-            return
-        chain, flt = plan.chain, self.filter()
-        saved = (st.next_seq, st.head_role, st.head_source, st.taints)
-        below = chain[gap.first - 1] if gap.first else None
-        st.head = below[0] if below else None
-        st.taints = taints_after(below[1]) if below else False
-        st.next_seq = chain[gap.first][1].seq
-        filled = []
-        for ct, harness in gap.kept:
-            oid, turn = self._write(sid, st, ct, harness, flt, forecast=False)
-            filled.append([oid, turn])
-        self.refilled += len(filled)
-        self.gaps_verified += st.head == gap.lost
-        for _oid, stub in chain[gap.first:gap.last + 1]:
-            st.sources.discard(stub.source)
-        chain[gap.first:gap.last + 1] = filled
-        parent = st.head
-        for j in range(gap.last + 1, len(chain)):   # the turns above, onto the filled ones
-            oid, turn = chain[j]
-            turn = turn.replace(parent=parent)
-            parent = self._put(encode(turn))
-            chain[j] = [parent, turn]
-            if not turn.forgotten:
-                self._index(turn_doc(parent, turn))
-                if oid != parent:
-                    self.replaced.append(oid)
-        st.head = parent
-        st.next_seq, st.head_role, st.head_source, st.taints = saved
-        self.dirty.add(sid)
-
-    def end_file(self, *, read_whole: bool = True) -> None:
-        """The caller has given every record of one transcript file: a gap
-        still being filled does not fit (its records are appended), or,
-        when the file could not be read to its end (``read_whole`` False),
-        its records are dropped (a later read fills it).  Only with
-        ``refill``."""
-        for sid, plan in list(self._plans.items()):
-            gap = plan.end_of_file(drop=not read_whole)
-            if gap is not None:
-                self._close_gap(sid, self.state(sid), plan, gap, False)
-
-    def unindex_replaced(self) -> str | None:
-        """Delete from the search index the documents of :attr:`replaced`
-        (call once the turns are published and the import's index stream
-        is closed); returns the index error message, or None."""
-        ids, self.replaced = self.replaced, []
-        if not ids:
-            return None
-        try:
-            self.store.index.add((), delete_ids=ids, delete_kinds=("turn",))
-        except SearchIndexError as e:
-            return str(e)
-        return None
 
     def publish(self, *, index: bool = True, wait: bool = True, defer_index: bool = False) -> str | None:
         """Make written turns durable and visible; returns an index error
