@@ -108,8 +108,11 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    + ")")
         if r.turns_refilled:
             click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
-                       f"(mem fsck --repair's placeholders); {plural(r.gaps_verified, 'gap')} "
-                       "verified: the ids are those from before the damage")
+                       "(mem fsck --repair's placeholders); "
+                       + (f"{plural(r.gaps_verified, 'gap')} verified: ids as before the damage"
+                          if r.gaps_verified else
+                          "not verified (a turn differs from its first writing, e.g. a forgotten one): "
+                          "the turns after them have new ids"))
         if r.files == 0 and r.files_skipped == 0:
             click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
         if r.secrets_redacted:
