@@ -30,7 +30,9 @@ def command(ctx, repair, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  A missing or
+    rewritten onto it; a ref with nothing left is deleted.  A session's lost
+    turns come back in their places when its transcript is read again (mem
+    import --reread; docs/design.md "Damage and repair").  A missing or
     damaged <store>/config (the directory still has objects/ and refs/) is
     rewritten with the defaults (docs/format.md "config"; a damaged one is
     kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".
@@ -133,6 +135,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
                        "a ref set back is moved forward)")
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+    if any(name.startswith("sessions/") for name in r.mended):
+        click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
+                   "their lost turns back in their places", err=True)
     for name in r.dropped_refs:
         click.echo(f"repair: removed {name}: nothing of it could be read")
     if r.lost:

@@ -38,7 +38,11 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     come back exactly; a ref the store already has elsewhere is kept).
     Importing the same files again adds nothing, and a transcript unchanged
     since this store last read it (same size, times, inode and first and
-    last bytes) is not read at all; --reread reads it anyway.  A bad line or an
+    last bytes) is not read at all; --reread reads it anyway.  After 'mem fsck
+    --repair' kept a lost turn's place with a "lost" placeholder, --reread of
+    the session's transcript puts the turn back in that place (the turns
+    after it get their ids from before the damage back when it is rebuilt
+    exactly; a forgotten turn comes back emptied).  A bad line or an
     unreadable file is skipped and counted, never fatal.  Tool results are
     cut to 4,000 characters.  The summary counts every session in the
     files given, as mem sessions lists them: a sub-agent's transcript is a
@@ -92,6 +96,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
                    "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted,
+                   "turns_refilled": r.turns_refilled, "gaps_verified": r.gaps_verified,
                    "errors": r.errors, "index_error": r.index_error})
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
@@ -101,6 +106,13 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored"
                    + (f"; {plural(r.files_unchanged, 'unchanged file')} not read again" if r.files_unchanged else "")
                    + ")")
+        if r.turns_refilled:
+            click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
+                       "(mem fsck --repair's placeholders); "
+                       + (f"{plural(r.gaps_verified, 'gap')} verified: ids as before the damage"
+                          if r.gaps_verified else
+                          "not verified (a turn differs from its first writing, e.g. a forgotten one): "
+                          "the turns after them have new ids"))
         if r.files == 0 and r.files_skipped == 0:
             click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
         if r.secrets_redacted:

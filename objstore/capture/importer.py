@@ -36,6 +36,7 @@ from objstore.core.store import Store
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
 from objstore.memory.facts import IndexBatch
+from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.sessions import CapturedTurn, TurnAppender
 
@@ -75,6 +76,10 @@ class ImportResult:
     turns_skipped: int = 0
     turns_forgotten: int = 0
     secrets_redacted: int = 0
+    #: turns written in the places of lost placeholders (``objstore.memory.refill``), and how
+    #: many of those places' gaps got their ids from before the damage back (verified)
+    turns_refilled: int = 0
+    gaps_verified: int = 0
     errors: list[str] = field(default_factory=list)
     index_error: str | None = None
 
@@ -131,7 +136,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     seen: dict[str, bool] = {}
     grown: set[str] = set()  # sessions this import added turns to
     with store.lock(command):
-        app = TurnAppender(store, command=command, harness=harness, pack=True)
+        refill = Refill(store)  # a mended session's lost turns go back in their places
+        app = TurnAppender(store, command=command, harness=harness, pack=True, refill=refill)
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
         wrap = import_filter(store, app)
         ledger: set[str] = set()
@@ -246,6 +252,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 worker.close()
             app.close()
             record_sources(store, ledger, res.errors)
+        if refill.replaced:  # turns rewritten above a filled gap: their old documents go
+            ierr = refill.unindex() if res.index_error is None else None
+            res.index_error = res.index_error or ierr
         if res.index_error is None and app.added:
             try:  # a store past the small layout its first import gave its turns index: laid out anew
                 grow_turn_layout(store)
@@ -256,6 +265,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
+    res.turns_refilled, res.gaps_verified = refill.refilled, refill.gaps_verified
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)
@@ -268,6 +278,16 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
 def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
                bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str]) -> None:
     """Append one file's (filtered) turns; counts into ``res``.  OSError propagates."""
+    try:
+        _add_each(app, turns, path, res, bad_sessions, seen, grown, file_sids)
+    except BaseException:
+        app.refill.end_file(app, read_whole=False)  # records kept for a lost turn's place wait for a whole read
+        raise
+    app.refill.end_file(app)
+
+
+def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
+              bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str]) -> None:
     for ct in turns:
         res.turns_seen += 1
         sid = app.valid_sid(ct.session)

@@ -548,7 +548,8 @@ class TurnAppender:
     changed), ``secrets_redacted`` (credentials replaced).
     """
 
-    def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False) -> None:
+    def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False,
+                 refill=None) -> None:
         from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         self.store = store
         self.command = command
@@ -589,6 +590,9 @@ class TurnAppender:
         #: them instead of the chain); ``_whole``: session -> it had no turn when first loaded
         self.subagent_chains: dict[str, ChainNotes] = {}
         self._whole: dict[str, bool] = {}
+        #: ``objstore.memory.refill.Refill`` when the caller reads whole transcripts in order
+        #: (``mem import``): the records a mended session lacks go in its lost placeholders' places
+        self.refill = refill
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` with its credentials replaced, and how many were."""
@@ -663,6 +667,8 @@ class TurnAppender:
         after :meth:`publish`), so a long import keeps memory bounded; a later
         turn of one of them reloads it (from the state cache)."""
         self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
+        if self.refill is not None:
+            self.refill.keep_only(self.dirty)
         # published messages are read from their chains now (``start_head`` moved past them)
         self.message_digests = {k: d for k, d in self.message_digests.items() if k[0] in self.dirty}
 
@@ -708,6 +714,8 @@ class TurnAppender:
         self.message_digests.clear()
         self.subagent_chains.clear()
         self._whole.clear()
+        if self.refill is not None:
+            self.refill.keep_only(set())
         self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
 
     def state(self, sid: str) -> SessionState:
@@ -716,6 +724,8 @@ class TurnAppender:
         if st is None:
             st = self.states[sid] = load_session(self.store, sid)
             self._whole.setdefault(sid, st.head is None)  # later loads (after a publish) keep it
+            if self.refill is not None:
+                self.refill.loaded(sid, st)
         return st
 
     def valid_sid(self, sid: str) -> str | None:
@@ -746,8 +756,21 @@ class TurnAppender:
             self.forgotten += 1
             return None
         st = self.state(sid)
-        if ct.source in st.sources or (ct.alias and ct.alias in st.sources):
+        known = ct.source in st.sources or bool(ct.alias and ct.alias in st.sources)
+        if self.refill is not None and sid in self.refill.plans:
+            return self.refill.add(self, sid, st, ct, known, harness)
+        if known:
             return None
+        return self.write_next(sid, st, ct, harness, flt)[0]
+
+    def write_next(self, sid: str, st: "SessionState", ct: CapturedTurn, harness: str | None,
+                   flt: CaptureFilter, forecast: bool = True) -> tuple[str, Turn | None]:
+        """Write ``ct`` as the next turn of ``st`` (``st.head``, ``st.next_seq``:
+        the caller knows the chain does not hold it) with every capture rule
+        (forget filter, ``--match`` rules, redaction, taint); returns its id
+        and the :class:`Turn` (None when a forecast frame was written;
+        ``forecast=False`` always builds the turn)."""
+        turn = None
         text, forgotten = ct.text, 0
         source = ct.alias or ct.source
         red = self._redacted(text) if (flt.turns and text) else None
@@ -763,7 +786,7 @@ class TurnAppender:
             self.secrets_redacted += n
         harness = harness or self.harness
         seq = st.next_seq
-        fc = ct.forecast
+        fc = ct.forecast if forecast else None
         if fc is not None and self.pack and not forgotten and fc[0] == (
                 sid, seq, ct.role, text, ct.timestamp, harness, ct.cwd, ct.project, source, st.head,
                 ct.entrypoint, st.taints):
@@ -793,6 +816,15 @@ class TurnAppender:
         if not forgotten:
             self._index(_turn_doc(oid, sid, ct.timestamp, ct.project, ct.role, text, seq))
             self.added += 1
+        return oid, turn
+
+    def put_rewritten(self, turn: Turn) -> str:
+        """Write ``turn``, a chain's turn moved onto a new parent (no capture
+        rule: it was applied when the turn was first written); indexed unless
+        forgotten.  Returns its id."""
+        oid = self._put(encode(turn))
+        if not turn.forgotten:
+            self._index(turn_doc(oid, turn))
         return oid
 
     def publish(self, *, index: bool = True, wait: bool = True, defer_index: bool = False) -> str | None:
