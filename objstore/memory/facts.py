@@ -607,8 +607,7 @@ def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
         key = name[len("facts/"):]
         if not prefix or key == prefix or key.startswith(want):
             out.append((key, oid))
-    for name in damaged:  # the healthy keys are listed; the damage is noted (fsck --repair mends it)
-        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
+    store.note_damaged_refs("facts", damaged)  # the healthy keys are listed; the damage is noted (fsck --repair mends it)
     return out
 
 

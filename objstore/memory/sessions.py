@@ -251,8 +251,7 @@ def list_sessions(store: Store) -> list[SessionInfo]:
                                started=min(times) if times else 0, last=max(times) if times else 0,
                                turns=len(chain), head=oid,
                                damaged=not chain or chain[-1].turn.parent is not None))
-    for name in damaged:  # listed sessions are the healthy ones; fsck --repair mends the ref
-        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
+    store.note_damaged_refs("sessions", damaged)  # listed sessions are the healthy ones; fsck --repair mends the rest
     out.sort(key=lambda s: (s.started, s.id))
     return out
 
