@@ -118,7 +118,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     if repair:
         repair_remote(store, r, spec, res, progress)
     else:   # a first push of ours killed between its packs and its manifest: the manifest read finishes it
-        r.own_packs = lambda names: own_orphan_packs(store, r, names)
+        r.own_packs = lambda names: own_orphan_packs(store, r, names, rconfig.sent_packs(store, spec.name))
     for attempt in range(1, MAX_ATTEMPTS + 1):
         res.attempts = attempt
         try:
@@ -180,6 +180,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                     progress("send", sum(sizes[:i]), sum(sizes))
                 stored = r.sealer.seal(bundle(idx_path.with_suffix(".pack").read_bytes(), idx_path.read_bytes()))
                 name = content_name(stored)
+                rconfig.note_sent(store, spec.name, name)   # before the upload: a kill leaves the record
                 upload_pack(r.t, f"packs/{name}", stored)   # read back by size/checksum before it is named
                 new_names.append(name)
                 res.bytes_sent += len(stored)
@@ -212,6 +213,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 with Pack(idx_path) as p:
                     cache[name] = b"".join(bytes.fromhex(o) for o in sorted(p))
             rconfig.save_ids(store, spec.name, cache)
+            rconfig.clear_sent(store, spec.name)         # a manifest names them now
             break
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
