@@ -52,6 +52,8 @@ def summary(res) -> str:
         parts.append(f"{res.forgotten} forgotten values purged")
     if res.remote_packs_rewritten:
         parts.append(f"{res.remote_packs_rewritten} remote packs rewritten")
+    if res.remote_packs_adopted:
+        parts.append(f"{res.remote_packs_adopted} remote packs of an unfinished push adopted")
     if res.remote_packs_repaired:
         parts.append(f"{len(res.remote_packs_repaired)} damaged remote packs replaced "
                      f"({res.remote_objects_resent} objects sent again)")

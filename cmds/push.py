@@ -35,7 +35,10 @@ def command(name, repair, as_json, store):
     of every key and session they hold is found again and merged here as a
     pull would, the packs are rewritten without what this store forgot, and
     a new manifest replaces the damaged one (its snapshots are not found
-    again).
+    again).  Packs without a manifest that a push of this store sent and
+    was killed before naming (a first push killed before its manifest)
+    need no --repair: a plain push verifies them, finds it holds every
+    object in them, adopts them and finishes.
 
     \b
     Examples:

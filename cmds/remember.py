@@ -138,7 +138,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     --session (or $MEM_SESSION) writes the version in that session's
     namespace, --agent NAME in its sub-agent NAME's: a sub-agent reads its
     own and its ancestors' facts, never a sibling's; a parent reads its
-    sub-agents' facts demoted (docs/design.md, "Namespaces").
+    sub-agents' facts demoted (docs/design.md, "Namespaces"). A key, session or
+    agent name that holds a credential is refused: names are stored in the clear.
 
     \b
     Examples:
@@ -149,8 +150,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
       mem remember project/api/db-note "moved to 5434" --relates-to project/api/db
       mem remember project/api/cache "redis 7" --session S1 --agent explorer
 
-    Exit status: 0 written, unchanged or queued; 2 invalid key, text, edge or
-    agent name, or --agent without a session;
+    Exit status: 0 written, unchanged or queued; 2 invalid key, text, edge,
+    session or agent name, or --agent without a session;
     4 secret without a vault, or an edge TARGET not found; 5 --expect did not match (nothing written);
     6 refused (forgotten value; a plain write to a sealed key or a secret
     one to a plain key; --trust user_stated or --pin run by an agent; a

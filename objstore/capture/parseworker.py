@@ -59,7 +59,7 @@ from pathlib import Path
 from objstore.capture.transcript import enable_fast_json
 from objstore.core.redact import redact
 from objstore.memory.scope import identity_of, name_in
-from objstore.memory.sessions import TurnForecast
+from objstore.memory.sessions import TurnForecast, cap_turn_text
 
 __all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows", "project_guesser"]
 
@@ -121,13 +121,14 @@ def parse_rows(reader_module: str, path: Path, forecast: TurnForecast | None = N
     err = None
     try:
         for ct in reader.parse_file(path, stats):
-            red = redact(ct.text) if ct.text else None
+            text = cap_turn_text(ct.text)   # what the turn stores: sent instead of a longer text
+            red = redact(text) if text else None
             redacted = red.text if red is not None and red.hits else None
-            fc = forecast.next(ct, ct.text if redacted is None else redacted,
+            fc = forecast.next(ct, text if redacted is None else redacted,
                                None if guess is None else guess(ct.cwd, ct.project)) if forecast is not None else None
-            rows.append((ct.session, ct.source, ct.role, ct.text, ct.timestamp, ct.cwd, ct.project, ct.alias,
+            rows.append((ct.session, ct.source, ct.role, text, ct.timestamp, ct.cwd, ct.project, ct.alias,
                          ct.entrypoint, redacted, len(red.hits) if red is not None else 0, fc))
-            chars += len(ct.text)
+            chars += len(text)
             if len(rows) >= CHUNK_TURNS or chars >= CHUNK_CHARS:
                 yield ("turns", rows)
                 rows, chars = [], 0

@@ -94,6 +94,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
     rep.problems.extend(errs[o] for o in sorted(errs))
     packs.close()
     rep.problems += store.refs.packed_problems()
+    rep.problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
+                     for where in store.reflog.packed_damage()]
     for ns, cls in _EXPECT.items():
         damaged: list[str] = []
         try:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput
+from objstore.core.lock import pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import PACK_TARGET_BYTES, Store
@@ -316,10 +317,6 @@ def _dead_scratch(tmp: Path) -> list[Path]:
         m = _SCRATCH.fullmatch(name)
         if m is None:
             continue
-        try:
-            os.kill(int(m.group(1)), 0)
-        except ProcessLookupError:
+        if not pid_alive(int(m.group(1))):   # alive, another user's or reused: kept
             out.append(tmp / name)
-        except (OSError, OverflowError, ValueError):
-            pass          # alive (another user's) or not a pid: kept
     return out

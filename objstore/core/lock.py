@@ -56,6 +56,37 @@ def lock_held(path: str | os.PathLike) -> bool:
     return False
 
 
+def pid_alive(pid: int) -> bool:
+    """True unless the process ``pid`` on this machine is known to be gone
+    (``kill(pid, 0)`` says no such process).  A pid that exists but belongs
+    to another user, or a value that is not a pid, counts as alive: the safe
+    side for callers that would otherwise delete or blame something."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError, ValueError, TypeError):
+        return True
+    return True
+
+
+def describe_holder(info: dict) -> str:
+    """The words a lock-busy message uses for the holder record ``info``
+    (see :func:`lock_holder`): ``" by pid N (command)"`` when that process is
+    alive (or on another host, where it cannot be checked), ``" (last held by
+    pid N (command), which has exited)"`` when it is gone from this machine
+    (the lock is then held by a child it forked, or by a writer that has not
+    yet written its own record), ``""`` when there is no record."""
+    pid = info.get("pid")
+    if pid is None:
+        return ""
+    what = f"pid {pid} ({info.get('command') or '?'})"
+    host = info.get("host")
+    if (host in (None, _hostname())) and not pid_alive(pid):
+        return f" (last held by {what}, which has exited)"
+    return f" by {what}"
+
+
 def lock_holder(path: str | os.PathLike) -> dict:
     """The record the holder of the store lock at ``path`` wrote (``pid``,
     ``host``, ``time``, ``command``), or ``{}`` when there is none or it
@@ -141,9 +172,9 @@ class StoreLock:
     def _holder(fd: int) -> str:
         try:
             info = json.loads(os.pread(fd, 4096, 0) or b"{}")
-            return f" by pid {info.get('pid')} ({info.get('command') or '?'})"
         except (OSError, ValueError):
             return ""
+        return describe_holder(info) if isinstance(info, dict) else ""
 
     def release(self) -> None:
         """Release one level; the flock is dropped at depth 0."""

@@ -40,6 +40,11 @@ PACKED_FACTS = "packed-facts"
 PACKED_FILES = {"sessions": PACKED_SESSIONS, "facts": PACKED_FACTS}
 
 
+def _is_id(x: str) -> bool:
+    """Whether ``x`` is 64 lower-case hex digits (an id, or the zero id)."""
+    return len(x) == 64 and not x.strip("0123456789abcdef")
+
+
 class ReflogEntry(Frozen):
     """One ref move: ``old``/``new`` are ids or None, ``time`` ms, ``command``."""
 
@@ -118,22 +123,57 @@ class Reflog:
             self.root.mkdir(parents=True, exist_ok=True)
             self._write(self.root / fname, "".join(lines).encode("utf-8", "replace"), False)
 
-    def _packed_lines(self, fname: str = PACKED_SESSIONS) -> list[tuple[str, ReflogEntry]]:
+    def _packed_lines(self, fname: str = PACKED_SESSIONS,
+                      bad: list[int] | None = None) -> list[tuple[str, ReflogEntry]]:
         """``(name, entry)`` of every well-formed line of the packed file
-        ``logs/<fname>``, in file order (none without the file)."""
+        ``logs/<fname>``, in file order (none without the file).  ``bad``:
+        a list that receives the (1-based) number of each other line."""
         try:
             data = (self.root / fname).read_text("utf-8", "replace")
         except FileNotFoundError:
             return []
         out = []
-        for line in data.splitlines():
+        for n, line in enumerate(data.splitlines(), 1):
             parts = line.split(" ", 3)
-            if len(parts) < 4 or not parts[2].isdigit() or "\t" not in parts[3]:
+            if (len(parts) < 4 or not parts[2].isdigit() or "\t" not in parts[3]
+                    or not all(_is_id(x) for x in parts[:2])):
+                if bad is not None:
+                    bad.append(n)
                 continue
             name, _, cmd = parts[3].partition("\t")
             old, new = (None if x == ZERO_ID else x for x in parts[:2])
             out.append((name, ReflogEntry(old, new, int(parts[2]), cmd)))
         return out
+
+    def packed_damage(self) -> list[str]:
+        """``logs/<packed file> line N`` for each line of ``logs/packed-sessions``
+        and ``logs/packed-facts`` that is not ``<old> SP <new> SP <ms> SP
+        <name> TAB <command>`` with two ids: every reader skips it (``mem
+        fsck`` reports it, ``mem fsck --repair`` drops it:
+        :meth:`drop_bad_packed`)."""
+        out = []
+        for fname in PACKED_FILES.values():
+            bad: list[int] = []
+            self._packed_lines(fname, bad)
+            out += [f"logs/{fname} line {n}" for n in bad]
+        return out
+
+    def drop_bad_packed(self) -> int:
+        """Rewrite each packed reflog file without its damaged lines
+        (:meth:`packed_damage`), atomically and durably; returns how many
+        lines were dropped.  Caller holds the store lock."""
+        dropped = 0
+        for fname in PACKED_FILES.values():
+            bad: list[int] = []
+            self._packed_lines(fname, bad)
+            if not bad:
+                continue
+            p = self.root / fname
+            lines = p.read_bytes().splitlines(keepends=True)
+            skip = set(bad)
+            atomic_write(p, b"".join(ln for n, ln in enumerate(lines, 1) if n not in skip))
+            dropped += len(bad)
+        return dropped
 
     def packed_refs(self) -> list[str]:
         """The names (``sessions/<id>``, ``facts/<key>``) of the refs with

@@ -381,6 +381,15 @@ class Refs:
         return [f"refs/{PACKED_FILES[ns]} line {n}: not '<id> <{what[ns]}>': {line[:80]!r}"
                 for ns in PACKED_FILES for n, line in sorted(self._packed_state(ns)[2] + self._noncanonical(ns))]
 
+    def packed_damage(self, ns: str) -> list[str]:
+        """``refs/<packed file> line N`` for each line of the packed file of
+        ``ns`` (``sessions``, ``facts``) that is not ``<id> SP <ref file
+        path>``: the refs those lines held are missing from every listing,
+        which notes them as damage (:meth:`objstore.core.store.Store.note_damaged_refs`)."""
+        if ns not in PACKED_FILES:
+            return []
+        return [f"refs/{PACKED_FILES[ns]} line {n}" for n, _line in self._packed_state(ns)[2]]
+
     def drop_bad_packed(self) -> list[str]:
         """Rewrite each packed file without its bad lines; returns the ref
         names those lines seem to name (the text after their first space),

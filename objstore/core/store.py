@@ -761,6 +761,18 @@ class Store:
                 pass
         return n
 
+    def note_damaged_refs(self, ns: str, names: list[str] = ()) -> None:
+        """Record in :attr:`damaged` what a listing of the refs of ``ns``
+        went on without: ``names``, refs whose file does not hold an id
+        (``Refs.iter(damaged=...)``), and the lines of ``ns``'s packed file
+        that are not ``<id> <ref>`` (``Refs.packed_damage``), whose refs it
+        could not see.  Front ends warn about :attr:`damaged`; ``mem fsck``
+        lists it, ``mem fsck --repair`` mends it."""
+        for name in names:
+            self.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
+        for where in self.refs.packed_damage(ns):
+            self.damaged.setdefault(f"ref {where}", "not '<id> <ref>': the ref it held is skipped")
+
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
                    time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to

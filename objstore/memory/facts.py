@@ -415,14 +415,19 @@ def resolve_edges(store: Store, key: str, edges, known_turns: Collection[str] = 
     return normalize_edges(out)
 
 
-def check_key_credentials(key: str) -> None:
+def check_key_credentials(key: str, what: str = "key") -> None:
     """Raise InvalidInput when ``key`` holds a credential (as the redaction
-    rules find it, ``/`` and ``-`` read as spaces): a key names ref files,
-    audit log lines, tombstones and exports, none of which is redacted."""
+    rules find it, ``/``, ``-`` and ``.`` read as spaces): a key names ref
+    files, audit log lines, tombstones and exports, none of which is
+    redacted.  The one rule for every name a write stores in the clear:
+    ``what`` says which (``"key"``; ``"session"`` for a namespace,
+    ``<session>[.agent-<name>]``, which fact versions, ref names and the
+    session list carry)."""
     from objstore.core.redact import redact  # deferred: the redaction rules compile at import
-    if redact(key.replace("/", " ").replace("-", " ")).hits:
-        raise InvalidInput("the key holds a credential: it would be stored in the clear in file names and logs",
-                           hint="name what the value is, not the value")
+    if redact(key.replace("/", " ").replace("-", " ").replace(".", " ")).hits:
+        raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in file names and logs",
+                           hint="name what the value is, not the value" if what == "key"
+                           else f"name the {what} for what it is, not with a secret")
 
 
 def check_memory_file_write(key: str, trust: str) -> None:
@@ -512,6 +517,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         red = redact_named(body, key)   # under a key named for a credential, the whole value
         body, redacted = red.text, len(red.hits)
         check_key_credentials(key)
+        if namespace:
+            check_key_credentials(namespace, "session")
     if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it
         raise InvalidInput("a secret value is sealed, not written as a plain fact",
                            hint="use objstore.vault.sealed.remember_sealed (mem remember --sensitivity secret)")
@@ -605,8 +612,7 @@ def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
         key = name[len("facts/"):]
         if not prefix or key == prefix or key.startswith(want):
             out.append((key, oid))
-    for name in damaged:  # the healthy keys are listed; the damage is noted (fsck --repair mends it)
-        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
+    store.note_damaged_refs("facts", damaged)  # the healthy keys are listed; the damage is noted (fsck --repair mends it)
     return out
 
 

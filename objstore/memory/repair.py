@@ -293,6 +293,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     is sound and of the ref's type (``restored_refs``), else it is gone
     (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
     bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions, packed-facts that name no id
+    store.reflog.drop_bad_packed()             # and of logs/packed-sessions, packed-facts: read by nobody
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):

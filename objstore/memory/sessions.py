@@ -173,6 +173,39 @@ def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
         yield TurnVersion(tid, t)
 
 
+#: most characters a captured turn's text keeps (``mem remember`` caps a value
+#: at the same 100,000: ``facts.MAX_BODY_CHARS``); a longer one keeps its head
+#: and tail around a marker (:func:`cap_turn_text`)
+MAX_TURN_CHARS = 100_000
+_CAP_HEAD = (MAX_TURN_CHARS - 64) * 3 // 5   # 64: room for the marker
+_CAP_TAIL = MAX_TURN_CHARS - 64 - _CAP_HEAD
+_CAP_SEEK = 256                              # how far a cut moves to fall on white space
+
+
+def cap_turn_text(text: str) -> str:
+    """``text`` when it has at most :data:`MAX_TURN_CHARS` characters; else
+    its first ~60,000 and last ~40,000 characters around the line
+    ``[… N characters cut …]`` (N: how many were left out), each cut moved
+    to white space within 256 characters when there is some (a token, a
+    credential among them, is not split, so redaction still sees it
+    whole).  The result has at most :data:`MAX_TURN_CHARS` characters, so
+    capping again changes nothing.  Applied before redaction to every turn
+    a capture writes (``TurnAppender``, and ``mem import``'s parse worker
+    for the turns it forecasts): a 20 MB paste is kept as its ends, as
+    recall and injection show a turn's ends anyway."""
+    if len(text) <= MAX_TURN_CHARS:
+        return text
+    head = _CAP_HEAD
+    ws = max(text.rfind(c, head - _CAP_SEEK, head) for c in " \n\t")
+    if ws > 0:
+        head = ws
+    tail = len(text) - _CAP_TAIL
+    ws = [i for i in (text.find(c, tail, tail + _CAP_SEEK) for c in " \n\t") if i >= 0]
+    if ws:
+        tail = min(ws) + 1
+    return f"{text[:head]}\n[… {tail - head} characters cut …]\n{text[tail:]}"
+
+
 def turn_doc(oid: str, t: Turn):
     """The search-index document of a turn."""
     from objstore.index.schema import IndexDoc  # deferred: the index schema imports tantivy
@@ -271,8 +304,7 @@ def list_sessions(store: Store) -> list[SessionInfo]:
                                started=min(times) if times else 0, last=max(times) if times else 0,
                                turns=len(chain), head=oid,
                                damaged=not chain or chain[-1].turn.parent is not None))
-    for name in damaged:  # listed sessions are the healthy ones; fsck --repair mends the ref
-        store.damaged.setdefault(f"ref {name}", "the ref file does not hold an object id")
+    store.note_damaged_refs("sessions", damaged)  # listed sessions are the healthy ones; fsck --repair mends the rest
     out.sort(key=lambda s: (s.started, s.id))
     return out
 
@@ -595,10 +627,18 @@ class TurnAppender:
         self.refill = refill
 
     def _redacted(self, text: str) -> tuple[str, int]:
-        """``text`` with its credentials replaced, and how many were."""
+        """``text`` as a turn stores it (capped, credentials replaced:
+        :meth:`_stored`, or as :attr:`redactions` has it), and how many
+        credentials were replaced."""
         got = self.redactions.get(text)
         if got is not None:
             return got
+        return self._stored(text)
+
+    def _stored(self, text: str) -> tuple[str, int]:
+        """The text a turn of ``text`` stores (capped, :func:`cap_turn_text`,
+        then its credentials replaced) and how many credentials were."""
+        text = cap_turn_text(text)
         red = self._redact(text)
         return (red.text, len(red.hits)) if red.hits else (text, 0)
 
@@ -931,8 +971,7 @@ class TurnAppender:
         taken), so that :meth:`add` finds it in :attr:`redactions`."""
         for text in texts:
             if text and text not in self.redactions:
-                red = self._redact(text)
-                self.redactions[text] = (red.text, len(red.hits)) if red.hits else (text, 0)
+                self.redactions[text] = self._stored(text)
 
     def wait_index(self, *, clear: bool = True) -> str | None:
         """Pack mode: wait for the batch of turns the last :meth:`publish`

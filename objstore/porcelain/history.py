@@ -88,6 +88,8 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
                     continue
         for name in names:
             moves += [RefMove(name, e.old, e.new, e.time, e.command) for e in store.reflog.read(name)]
+    for where in store.reflog.packed_damage():  # lines every reader skips: said, not hidden
+        store.damaged.setdefault(f"ref {where}", "not a reflog line: skipped")
     order = sorted(range(len(moves)), key=lambda i: (moves[i].time, i), reverse=True)
     out = [moves[i] for i in order]
     return out[:limit] if limit is not None else out

@@ -174,6 +174,39 @@ def save_ids(store: Store, name: str, ids: dict[str, bytes]) -> None:
     atomic_write(ids_path(store, name), msgpack.packb(ids))
 
 
+def sent_path(store: Store, name: str) -> Path:
+    """``<store>/cache/remotes/<name>.sent``: the packs a push of this store
+    uploaded to remote ``name`` that no manifest it wrote names yet."""
+    return store.root / "cache" / "remotes" / f"{name}.sent"
+
+
+def note_sent(store: Store, name: str, pack: str) -> None:
+    """Record, durably and before its upload, that this store is sending
+    bundle ``pack`` (its content name) to remote ``name``: a push killed
+    before its manifest leaves the record, by which the next push knows the
+    remote's manifest-less packs for its own (``repair.own_orphan_packs``)."""
+    p = sent_path(store, name)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "a", encoding="ascii") as f:
+        f.write(pack + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def sent_packs(store: Store, name: str) -> set[str]:
+    """The bundle names :func:`note_sent` recorded for remote ``name`` (empty
+    when none or unreadable)."""
+    try:
+        return set(sent_path(store, name).read_text("ascii", "replace").split())
+    except OSError:
+        return set()
+
+
+def clear_sent(store: Store, name: str) -> None:
+    """Forget the record of :func:`note_sent`: a manifest names those packs now."""
+    sent_path(store, name).unlink(missing_ok=True)
+
+
 def remotes_holding(store: Store, ids: set[str]) -> list[str]:
     """Names of the remotes known to hold any of the objects ``ids`` (64 hex):
     those whose pack-ids cache (:func:`load_ids`, what the remote's packs held

@@ -56,6 +56,9 @@ class SyncResult:
     remote_packs_repaired: list[str] = field(default_factory=list)
     remote_objects_resent: int = 0
     remote_objects_lost: list[str] = field(default_factory=list)
+    #: packs a first push of this store left without a manifest (killed between
+    #: them), verified and adopted by a plain push (``repair.own_orphan_packs``)
+    remote_packs_adopted: int = 0
 
     def as_dict(self) -> dict:
         """The summary as a JSON-ready dict."""
@@ -72,6 +75,9 @@ class Remote:
         self.adopted = False
         #: the refs ``push --repair`` read back from the adopted packs (``repair.adopted_refs``)
         self.adopted_refs: dict[str, str] = {}
+        #: set by a plain push: ``own_packs(names)`` -> the refs of packs without a
+        #: manifest when this store wrote them (``repair.own_orphan_packs``), else None
+        self.own_packs: Callable[[list[str]], dict[str, str] | None] | None = None
 
     def manifest(self) -> tuple[Manifest, str | None, int]:
         """The remote's manifest, its etag (None: there is none yet) and
@@ -87,6 +93,10 @@ class Remote:
           until the manifest appears, or the newest pack is
           :data:`FIRST_PUSH_WAIT_S` old, or that long has passed here; then
           RemoteUnavailable;
+        - a plain push (:attr:`own_packs` set) first asks whether the packs
+          are its own (a first push of this store killed between its packs
+          and its manifest, ``repair.own_orphan_packs``): then they are
+          adopted as below, at once, whatever their age;
         - with ``adopt`` (``mem push --repair``): a manifest naming every
           pack, whatever its age, with :attr:`adopted_refs` as its refs;
           likewise when the manifest is there but damaged (it does not open
@@ -117,6 +127,13 @@ class Remote:
             if self.adopt:   # push --repair: every pack, whatever its age
                 self.adopted = True
                 return Manifest(packs=packs, refs=dict(self.adopted_refs)), etag, size
+            if self.own_packs is not None and etag is None:   # no manifest at all, not a damaged one
+                check, self.own_packs = self.own_packs, None     # once (it reads packs: no recursion)
+                refs = check(packs)
+                if refs is not None:   # a first push of this store killed before its manifest
+                    self.adopt = self.adopted = True
+                    self.adopted_refs = refs
+                    return Manifest(packs=packs, refs=dict(refs)), etag, size
             now = time.time()
             orphans = [n for n, _size, mtime in listed if now - mtime > MANIFEST_LOST_AFTER_S]
             if orphans:

@@ -86,6 +86,33 @@ def read_remote_pack(r: Remote, name: str, tmp: Path, heads: AdoptedRefs | None 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def own_orphan_packs(store: Store, r: Remote, names: list[str], sent: set[str]) -> dict[str, str] | None:
+    """Whether the packs ``names`` of a remote with no manifest are this
+    store's: a first push killed after its upload and before its manifest
+    (rob10).  Every name must be one this store recorded sending and no
+    manifest of its named yet (``sent``: ``config.sent_packs``; a remote
+    whose manifest was lost after a push that finished is not this case:
+    it stays an integrity error for ``push --repair``); each is read back
+    and verified as a pull does (its name, the seal, every entry
+    re-hashed); and every object in it must be one this store holds (an id
+    is the hash of the object's bytes: then the packs hold nothing this
+    store could not send again, and adopting them loses nothing).  Returns
+    the refs the packs imply (:class:`AdoptedRefs`), or None when one of
+    these fails (another machine's first push in flight, lost data)."""
+    if not names or not set(names) <= sent:
+        return None
+    heads = AdoptedRefs()
+    scratch = store.root / "tmp" / f"repair-{os.getpid()}-{os.urandom(3).hex()}"
+    for name in names:
+        try:
+            ids = read_remote_pack(r, name, scratch, heads)
+        except (IntegrityError, RefConflict, CorruptObject):
+            return None
+        if not all(store.has(oid) for oid in ids):
+            return None
+    return heads.refs()
+
+
 def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
                   progress: Progress | None = None) -> None:
     """``mem push --repair``: read back every pack the remote's manifest

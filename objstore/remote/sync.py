@@ -49,7 +49,7 @@ from objstore.remote.connection import (MAX_ATTEMPTS, Progress, Remote, SyncResu
                                         remote_info)
 from objstore.remote.fetch import RemoteObjects, decided_items, fetch, forget_index, local_refs
 from objstore.remote.layout import MANIFEST, Manifest, Snapshot, bundle, content_name
-from objstore.remote.repair import repair_remote
+from objstore.remote.repair import own_orphan_packs, repair_remote
 from objstore.remote.snapshots import (DAY_MS, TIERS_DAYS, keep_snapshots, list_snapshots,
                                        restore)
 from objstore.remote.snapshots import purge_snapshot as _purge_snapshot   # looked up here by push (a test wraps it)
@@ -91,6 +91,12 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
          repair: bool = False, _now: int | None = None) -> SyncResult:
     """Pull, then send what the remote lacks and move its manifest.
 
+    A remote with packs and no manifest whose packs this store wrote (a
+    first push killed before its manifest) is finished without
+    ``--repair``: the packs are verified and adopted
+    (:func:`objstore.remote.repair.own_orphan_packs`,
+    ``res.remote_packs_adopted``).
+
     With ``snapshot`` (``mem backup``) the new manifest also records a dated
     snapshot of the refs, and snapshots beyond the tiers are pruned
     (:func:`prune_snapshots`).  With ``repair`` every remote pack is read
@@ -111,12 +117,16 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     r.adopt = repair
     if repair:
         repair_remote(store, r, spec, res, progress)
+    else:   # a first push of ours killed between its packs and its manifest: the manifest read finishes it
+        r.own_packs = lambda names: own_orphan_packs(store, r, names, rconfig.sent_packs(store, spec.name))
     for attempt in range(1, MAX_ATTEMPTS + 1):
         res.attempts = attempt
         try:
             m, etag, cache, rep = fetch(store, r, spec, res, progress, "push")
         except RefConflict:
             continue
+        if r.adopted and not repair:
+            res.remote_packs_adopted = len(m.packs)
         with store.lock("push"):
             refuse_while_unfinished(store.unfinished, action)   # one stopped since the check above
             tmp = store.root / "tmp" / f"push-{os.getpid()}"
@@ -170,6 +180,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                     progress("send", sum(sizes[:i]), sum(sizes))
                 stored = r.sealer.seal(bundle(idx_path.with_suffix(".pack").read_bytes(), idx_path.read_bytes()))
                 name = content_name(stored)
+                rconfig.note_sent(store, spec.name, name)   # before the upload: a kill leaves the record
                 upload_pack(r.t, f"packs/{name}", stored)   # read back by size/checksum before it is named
                 new_names.append(name)
                 res.bytes_sent += len(stored)
@@ -202,6 +213,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 with Pack(idx_path) as p:
                     cache[name] = b"".join(bytes.fromhex(o) for o in sorted(p))
             rconfig.save_ids(store, spec.name, cache)
+            rconfig.clear_sent(store, spec.name)         # a manifest names them now
             break
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -150,3 +150,42 @@ def test_under_another_name_the_text_rules_run():
     assert redact_named("hunter2", "project/api/notes").text == "hunter2"
     with pytest.raises(TypeError):
         redact_named("x", None)     # type: ignore[arg-type]
+
+
+# rob10: the value on the line after a password label that ends its line
+NEXT_LINE_CASES = [
+    ("Password:\n  hunter2xyz", "hunter2xyz"),
+    ("Password:\nhunter2xyz\nport: 5432", "hunter2xyz"),
+    ("password:\r\n    correcthorsebattery", "correcthorsebattery"),
+    ("db passwd =\n\tTr0ub4dor&3", "Tr0ub4dor&3"),
+    ('creds = {"password":\n    "Tr0ub4dor&3"}', "Tr0ub4dor&3"),
+    ('{"text": "the login is admin\\nPassword:\\n  hunter2xyz\\n"}', "hunter2xyz"),   # JSON-escaped breaks
+]
+
+NEXT_LINE_LOOKALIKES = [
+    "password:\n  type: string\n  minLength: 8",
+    "password:\n  required: true",
+    "Password:\nUsername:",
+    "Enter the password:\nEnter it below and press return",
+    "password:\n  - hunter2xyz",            # a list item: YAML/markdown structure, not a lone value
+    "Password:\n\nhunter2xyz",              # a blank line between: no longer the label's value
+    "Password:\n  incorrect",
+    "Password:\n  ********",
+    "password:\n  <your password>",
+    "password:\n  ${DB_PASSWORD}",
+    "password =\n    os.environ['DB_PASSWORD']",
+    "token:\n  abc123def456ghi",           # not a password label (a random token is its own rules')
+    "def login(username,\n          password):\n    return check(password)",
+    "## Password:\n### Reset",
+]
+
+
+@pytest.mark.parametrize("text,secret", NEXT_LINE_CASES)
+def test_a_password_on_the_line_after_its_label_is_redacted(text, secret):
+    check_redacted(text, secret, "generic-secret")
+    assert redact(text).text == text.replace(secret, "[REDACTED:generic-secret]")
+
+
+@pytest.mark.parametrize("text", NEXT_LINE_LOOKALIKES)
+def test_next_line_lookalikes_are_kept(text):
+    check_kept(text)

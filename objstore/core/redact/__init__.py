@@ -137,7 +137,11 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           of letters alone with nothing after it on its line
                           (``Password: correcthorsebattery``, ``passwd=qwerty``;
                           not ``password: str``, ``password: hashedPassword``,
-                          ``Password: incorrect``: ``labelled_password_ok``)
+                          ``Password: incorrect``: ``labelled_password_ok``); when
+                          the label ends its line, the value alone on the next
+                          line by the same checks (``Password:`` LF ``  hunter2xyz``;
+                          not ``password:`` LF ``  type: string``, a list item,
+                          a label, a blank line between: ``_next_line_value``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,
@@ -148,7 +152,8 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
 
 The promise, in short: a vendor token is redacted by its format wherever it
 is; a value after an explicit password label (``Password: X``,
-``passwd=X``, ``pwd: X``, ``DB_PASS=X``) or stored under a key named for a
+``passwd=X``, ``pwd: X``, ``DB_PASS=X``, or ``Password:`` with X alone on
+the next line) or stored under a key named for a
 credential is redacted whatever its shape (all lower case, no digit:
 ``correcthorsebattery``, ``hunter``) unless it reads as code or prose; in
 free prose (``the password for the staging box is X``) only a token that

@@ -182,6 +182,33 @@ def _in_url(text: str, hs: int, ws: int) -> bool:
     return i >= 0 and _URL_BREAK.search(text, i, hs) is None
 
 
+# a line break right after a password label (raw, or escaped in JSON once or more), then the
+# next line's indentation and an optional opening quote: where a value alone on that line starts
+_NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16}(?:\\{0,3}[\"'`])?", FLAGS)
+
+
+def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list) -> None:
+    """After an explicit password label that ends its line (``Password:``,
+    ``passwd =``), the value alone on the next line (rob10): ``Password:``
+    LF ``  hunter2xyz``.  Taken when it is the whole of that line and a
+    password by the shapes a value on the label's own line is judged by
+    (:func:`looks_secret`, :func:`looks_assigned`, :func:`labelled_password_ok`);
+    never a label, list item or heading (``Username:``, ``- item``,
+    ``# Notes``) nor the start of prose or code (``Enter it below``,
+    ``type: string``: something follows on the line)."""
+    nl = _NEXT_LINE.match(text, e, we)
+    if nl is None:
+        return
+    s = nl.end()
+    e = _GEN_RUN.match(text, s, we).end()
+    v = text[s:e]
+    if (len(v) < 4 or v[-1] in ":." or v[0] in "-*#>+=!?" or _LINE_END.match(text, e) is None
+            or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
+        return
+    if looks_secret(v) or looks_assigned(v, password=True, quoted=False) or labelled_password_ok(v):
+        out.append((s, e, rule.priority, rule.name))
+
+
 def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """Keyword heads, then the value after each.  A head is tried only where
     ``str.find`` saw an anchor word in the lowercased window (faster than
@@ -215,6 +242,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
             continue
         vend = e - off
+        if e == s and _password_label(low, p):
+            _next_line_value(rule, text, e, we, out)   # 'Password:' LF '  hunter2xyz'
+            continue
         if e - s < 4:
             continue
         at = text.find("@", s, e)

@@ -1,0 +1,74 @@
+"""One damaged line of a packed ref file (``refs/packed-sessions``,
+``refs/packed-facts``) or of a packed reflog (``logs/packed-*``): readers go
+on with the healthy part, and say on stderr what they skipped (exit 0, as
+for a damaged ref file: docs/exit-codes.md, 13); ``mem fsck`` exits 13;
+``mem fsck --repair`` mends it.  Before, ``mem sessions`` dropped the
+session without a word (fresh9 tester)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
+
+
+@pytest.fixture
+def imported(invoke, tmp_path, store_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SAMPLE, corpus)
+    agent = next(corpus.rglob("agent-*.jsonl"))     # two sub-agents: their summaries go to refs/packed-facts
+    agent.with_name("agent-b0000000000000001.jsonl").write_text(
+        agent.read_text().replace(agent.stem[len("agent-"):], "b0000000000000001"))
+    invoke("import", "claude-code", str(corpus))
+    return store_path
+
+
+def _damage_first_line(p: Path) -> None:
+    lines = p.read_text().splitlines(keepends=True)
+    lines[0] = "zz" + lines[0][2:]          # the id is no longer an id
+    p.write_text("".join(lines))
+
+
+def test_a_damaged_packed_session_line_is_said_and_repaired(invoke, imported):
+    before = {s["id"] for s in invoke("sessions", "--json").json}
+    assert len(before) >= 2
+    _damage_first_line(imported / "refs" / "packed-sessions")
+    r = invoke("sessions", "--json")
+    assert len(r.json) == len(before) - 1
+    assert "damaged ref (refs/packed-sessions line 1) skipped" in r.stderr, r.stderr
+    r = invoke("fsck", exit_code=13)
+    assert "refs/packed-sessions line 1" in r.stdout + r.stderr
+    invoke("fsck", "--repair")
+    r = invoke("sessions", "--json")
+    assert {s["id"] for s in r.json} == before and "damaged" not in r.stderr
+    assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_a_damaged_packed_fact_line_is_said(invoke, imported):
+    keys = invoke("keys", "--json").json
+    _damage_first_line(imported / "refs" / "packed-facts")
+    r = invoke("keys", "--json")
+    assert len(r.json) == len(keys) - 1
+    assert "damaged ref (refs/packed-facts line 1) skipped" in r.stderr, r.stderr
+    invoke("fsck", exit_code=13)
+    invoke("fsck", "--repair")
+    assert len(invoke("keys", "--json").json) == len(keys)
+
+
+def test_a_damaged_packed_reflog_line_is_said_and_dropped(invoke, imported):
+    log = imported / "logs" / "packed-sessions"
+    n = len(invoke("reflog", "--json").json)
+    _damage_first_line(log)
+    r = invoke("reflog", "--json")
+    assert len(r.json) == n - 1
+    assert "damaged ref (logs/packed-sessions line 1) skipped" in r.stderr, r.stderr
+    r = invoke("fsck", exit_code=13)
+    assert "logs/packed-sessions line 1" in r.stdout + r.stderr
+    invoke("fsck", "--repair")
+    assert not log.read_text().startswith("zz")
+    r = invoke("reflog", "--json")
+    assert len(r.json) == n - 1 and "damaged" not in r.stderr
+    assert invoke("fsck").stdout.startswith("ok:")
