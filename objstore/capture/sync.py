@@ -26,7 +26,8 @@ session.  A session that copies an earlier session's records (``--resume``
 into a new id, a fork) is recognised by its first assistant message id (API
 ids are unique): the **lineage** cache maps that id to the sessions that
 start with it, and records of the copied prefix that any of them already holds
-are dropped (:class:`_Lineage`).
+are dropped (:class:`_Lineage`).  The cursors themselves are in
+:mod:`objstore.capture.cursors`.
 
 Caches (all under ``<store>/cache``; derived, safe to delete; they hold ids,
 offsets and hashes, never text):
@@ -62,14 +63,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
-from objstore.capture.claude_code import (ParseStats, ReaderState, parse_file, prompt_hash, scan_prompts,
+from objstore.capture.claude_code import (ParseStats, parse_file, prompt_hash, scan_prompts,
                                           subagent_outcome)
+from objstore.capture.cursors import Cursor, cursor_key, iter_cursors, load_cursor, save_cursor, text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import project_of, strip_mem_context
-from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
@@ -84,17 +85,9 @@ __all__ = ["Cursor", "PromptResult", "PromptSnapshot", "SyncResult", "capture_pr
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
 FP_BYTES = 4096                # fingerprint of a file's first bytes (detects a rewrite in place)
-MSG_FIRST_MAX = 20_000         # message ids remembered per file (oldest dropped)
 LINEAGE_LOOKAHEAD = 64         # turns held back while looking for a file's first message id
 NEW_FILE_LOOKBACK_MS = 86_400_000  # catch-up takes new files of a known folder written since a day before
                                    # mem first saw that folder (older ones are history: 'mem import')
-_CURSOR_V = 1
-
-
-def _h(text: str) -> str:
-    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 # --------------------------------------------------------------------------- writing
 
 def _valid_text(text: str) -> str:
@@ -105,102 +98,6 @@ def _valid_text(text: str) -> str:
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
     return text.replace("\x00", "\ufffd")
-
-
-# --------------------------------------------------------------------------- cursors
-
-class Cursor(Record):
-    """Where a transcript file has been read to (see the module doc).
-    ``stopped``: a Stop hook ran since the last prompt hook read the file:
-    the agent's answer is finished, so the next prompt hook reads its
-    trailing message too (capture_prompt)."""
-
-    __slots__ = ("path", "dev", "ino", "offset", "fp", "fp_len", "session", "ended", "created", "synced", "skipping",
-                 "stopped", "lineage", "reader")
-
-    def __init__(self, path: str, dev: int = 0, ino: int = 0, offset: int = 0, fp: str = "", fp_len: int = 0,
-                 session: str = "", ended: bool = False, created: int = 0, synced: int = 0, skipping: bool = False,
-                 stopped: bool = False, lineage: dict | None = None, reader: ReaderState | None = None) -> None:
-        set_fields(self, path, dev, ino, offset, fp, fp_len, session, ended, created, synced, skipping, stopped,
-                   {} if lineage is None else lineage, ReaderState() if reader is None else reader)
-
-    def head(self) -> dict:
-        return {"v": _CURSOR_V, "path": self.path, "dev": self.dev, "ino": self.ino,
-                "offset": self.offset, "fp": self.fp, "fp_len": self.fp_len, "session": self.session,
-                "ended": self.ended, "created": self.created, "synced": self.synced,
-                "skipping": self.skipping, "stopped": self.stopped, "lineage": self.lineage}
-
-
-def _cursor_dir(store: Store) -> Path:
-    return store.root / "cache" / "cursors"
-
-
-def _cursor_key(path: Path) -> str:
-    return _h(os.path.realpath(path))
-
-
-def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor | None:
-    """The saved cursor of a transcript file, or None."""
-    base = _cursor_dir(store) / _cursor_key(path)
-    try:
-        h = json.loads(base.with_suffix(".json").read_bytes())
-        if h.get("v") != _CURSOR_V:
-            return None
-        cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]), offset=int(h["offset"]),
-                     fp=str(h["fp"]), fp_len=int(h["fp_len"]), session=str(h.get("session", "")),
-                     ended=bool(h.get("ended")), created=int(h.get("created", 0)),
-                     synced=int(h.get("synced", 0)), skipping=bool(h.get("skipping")),
-                     stopped=bool(h.get("stopped")), lineage=dict(h.get("lineage") or {}))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if with_state:
-        try:
-            r = json.loads(base.with_suffix(".state").read_bytes())
-            if "prev_prompt" not in r:
-                raise ValueError("a cursor of an older mem: read the file again for prev_prompt")
-            cur.reader = ReaderState(msg_first=dict(r.get("msg_first", {})), prompts=dict(r.get("prompts", {})),
-                                     prompt_ids=dict(r.get("prompt_ids", {})),
-                                     last_prompt=str(r.get("last_prompt", "")),
-                                     prev_prompt=str(r.get("prev_prompt", "")),
-                                     answer_done=str(r.get("answer_done", "")))
-        except (OSError, ValueError, TypeError, AttributeError):
-            cur.offset = 0          # bookkeeping lost: read the file again (idempotent)
-            cur.fp = ""
-            cur.fp_len = 0
-    return cur
-
-
-def save_cursor(store: Store, cur: Cursor) -> None:
-    """Write a cursor (not fsynced: a lost cursor only means reading again)."""
-    base = _cursor_dir(store) / _cursor_key(Path(cur.path))
-    mf = cur.reader.msg_first
-    if len(mf) > MSG_FIRST_MAX:
-        mf = dict(list(mf.items())[-MSG_FIRST_MAX:])
-    state = {"msg_first": mf, "prompts": cur.reader.prompts, "prompt_ids": cur.reader.prompt_ids,
-             "last_prompt": cur.reader.last_prompt, "prev_prompt": cur.reader.prev_prompt,
-             "answer_done": cur.reader.answer_done,
-             "offset": cur.offset, "dev": cur.dev, "ino": cur.ino}  # what prompt_snapshot reads alone
-    atomic_write(base.with_suffix(".state"), json.dumps(state).encode(), durable=False)
-    atomic_write(base.with_suffix(".json"), json.dumps(cur.head()).encode(), durable=False)
-
-
-def iter_cursors(store: Store) -> Iterator[Cursor]:
-    """Every saved cursor (headers only)."""
-    d = _cursor_dir(store)
-    try:
-        names = sorted(os.listdir(d))
-    except FileNotFoundError:
-        return
-    for n in names:
-        if n.endswith(".json"):
-            try:
-                h = json.loads((d / n).read_bytes())
-                cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]),
-                             offset=int(h["offset"]), session=str(h.get("session", "")),
-                             ended=bool(h.get("ended")), created=int(h.get("created", 0)))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-            yield cur
 
 
 def _fingerprint(path: Path, n: int) -> str:
@@ -264,7 +161,7 @@ class _Lineage:
         return self.seed
 
     def _check(self, first_msg: str, sid: str) -> None:
-        h = _h(first_msg)
+        h = text_key(first_msg)
         cache = self.w.store.root / "cache"
         ids = lineage_sessions(cache, h)
         parents = [x for x in ids if x != sid]
@@ -757,7 +654,7 @@ def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptS
         return PromptSnapshot()
     size, start, count, prev, known = st.st_size, 0, 0, "", {}
     try:
-        r = json.loads((Path(root) / "cache" / "cursors" / _cursor_key(transcript)).with_suffix(".state")
+        r = json.loads((Path(root) / "cache" / "cursors" / cursor_key(transcript)).with_suffix(".state")
                        .read_bytes())
         off = int(r["offset"])
         if (int(r["dev"]), int(r["ino"])) == (st.st_dev, st.st_ino) and off <= size:
@@ -890,7 +787,7 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
     if not line.strip() or line[:1].isspace() or has_marker(cfg, line) or path_excluded(cfg, cwd):
         return None
     text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
-    src = f"sh:{started_ms}:{_h(line)[:16]}"
+    src = f"sh:{started_ms}:{text_key(line)[:16]}"
     with store.lock("hook shell"):
         if no_capture_of(sid, no_capture_sessions(store)):
             return None

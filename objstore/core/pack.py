@@ -20,7 +20,8 @@ from pathlib import Path
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import AmbiguousId, CorruptObject, MemError, NotFound, UnsupportedVersion
 from objstore.core.ids import check_prefix
-from objstore.core.packfile import Pack, PackBytes, PackInfo
+from objstore.core.packbytes import PackBytes
+from objstore.core.packfile import Pack, PackInfo
 from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, IDX_NAME, PACK_MAGIC,
                                       PACK_NAME, PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT, idx_size,
                                       raw_id)

@@ -1,7 +1,7 @@
 """One pack read by id: :class:`Pack` (a ``pack-<name>.pack`` and its
 ``.idx`` on disk: lookups, whole-pack reads in body order, ``verify``),
-:class:`PackInfo` (a finished pack's names and sizes) and
-:class:`PackBytes` (a pack and its index held in memory, a remote's bundle).
+:class:`PackInfo` (a finished pack's names and sizes); a pack and its index
+held in memory (a remote's bundle) is :class:`objstore.core.packbytes.PackBytes`.
 
 The format, the checks an open makes and the block decoding are in
 :mod:`objstore.core.packformat`; a store's directory of packs is
@@ -763,74 +763,3 @@ class Pack:
 
     def __repr__(self) -> str:
         return f"Pack({str(self.idx_path)!r}, count={getattr(self, 'count', '?')})"
-
-
-class PackBytes:
-    """A pack and its index held in memory (a remote's bundle), read by id
-    without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1 to 4 (version 4: a left-out
-    parent id put back by hashing the frame it names).
-
-    Raises CorruptObject (a malformed header) or UnsupportedVersion."""
-
-    def __init__(self, pack: bytes, idx: bytes) -> None:
-        self.pack, self.idx = pack, idx
-        if len(idx) < IDX_FIXED or len(pack) < PACK_MIN:
-            raise CorruptObject("pack bundle: truncated")
-        magic, version, n = HEADER.unpack_from(idx, 0)
-        pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
-        if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
-            raise CorruptObject("pack bundle: not a pack and its index")
-        if version not in READ_VERSIONS or pversion not in READ_VERSIONS:
-            raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
-        if pversion != version:
-            raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
-        self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0
-        if len(idx) != idx_size(n, version, self._nblocks):
-            raise CorruptObject("pack bundle: not a pack and its index")
-        self.version, self.count = version, n
-        self._zr: DeflateReader | None = None
-
-    def get(self, oid: str) -> bytes | None:
-        """The verified frame of ``oid``, or None when the index does not
-        list it.  Raises CorruptObject (bounds, decompression, hash)."""
-        raw, idx, n = raw_id(oid), self.idx, self.count
-        lo, hi = 0, n
-        while lo < hi:  # the id table is sorted
-            mid = (lo + hi) // 2
-            if idx[1036 + 32 * mid:1068 + 32 * mid] < raw:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
-            return None
-        if self.version >= 3:
-            b, nb = U32.unpack_from(idx, 1036 + 32 * n + 4 * lo)[0], self._nblocks
-            if b >= nb:
-                raise CorruptObject(f"pack bundle: object {oid}: block {b} of {nb}")
-            off = U64.unpack_from(idx, 1040 + 38 * n + 8 * b)[0]
-            length = U32.unpack_from(idx, 1040 + 38 * n + 8 * nb + 4 * b)[0]
-        else:
-            off = U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
-            length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
-        if off < HEADER_LEN or length < 5 or off + length > len(self.pack) - SUM_LEN:
-            raise CorruptObject(f"pack bundle: object {oid}: entry outside the pack body")
-        data = memoryview(self.pack)[off + 4:off + length]
-        try:
-            if self.version == 1:
-                frame = zlib.decompress(data)
-            else:
-                if self._zr is None:
-                    d = U32.unpack_from(self.pack, HEADER_LEN)[0]
-                    self._zr = DeflateReader(bytes(self.pack[DICT_AT:DICT_AT + d]), self.version)
-                if self.version == 2:
-                    frame = self._zr.decompress(data, MAX_ENTRY)
-                else:
-                    k = U16.unpack_from(idx, 1036 + 36 * n + 2 * lo)[0]
-                    frame = self._zr.block_frame(data, k)
-        except (zlib.error, ValueError) as e:
-            raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None
-        if blake3(frame).digest() != raw:
-            raise CorruptObject(f"pack bundle: object {oid} does not hash to its id")
-        return frame

@@ -160,7 +160,7 @@ pack-4bb10fd5…0564f690.idx, 1144 bytes (1100 + 44·1):
 This module holds the format: its constants and sizes, the file names, and
 the decoding of a block (:class:`DeflateReader`), shared by the readers
 (:mod:`objstore.core.packfile`: :class:`~objstore.core.packfile.Pack`, one
-pack file, and :class:`~objstore.core.packfile.PackBytes`, one held in
+pack file, and :class:`~objstore.core.packbytes.PackBytes`, one held in
 memory; :mod:`objstore.core.pack`: :class:`~objstore.core.pack.PackSet`, a
 store's pack directory), the writer (:mod:`objstore.core.packwriter`) and
 the salvage of damaged packs (:mod:`objstore.core.salvage`).
