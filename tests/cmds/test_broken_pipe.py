@@ -5,6 +5,7 @@ processes, a real pipe closed by its reader after one byte."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -18,8 +19,9 @@ from tests.conftest import REPO
 
 @pytest.fixture(scope="module")
 def big_store(tmp_path_factory):
-    """200 versions of one key and 200 keys, ~1 KB each: every listing is
-    far larger than a pipe's buffer, so it is written after the close."""
+    """200 versions of one key and 200 keys, ~1 KB each: every listing
+    (``search``: ~47 KB) is far larger than the test's pipe buffer (one page,
+    below), so it is still being written when the reader closes."""
     home = tmp_path_factory.mktemp("pipe") / "store"
     s = open_store(home, create=True)
     for i in range(200):
@@ -31,11 +33,16 @@ def big_store(tmp_path_factory):
 
 @pytest.mark.parametrize("argv", [["log", "project/p/long"], ["search", "pipeline", "--limit", "400"]])
 def test_a_reader_whose_pipe_is_closed_exits_141_quietly(big_store, argv):
+    r, w = os.pipe()
+    # A pipe of one page, not Linux's default 64 KiB: with the default, a listing
+    # under 64 KiB fit whole in the buffer and the command could exit 0 before the close.
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
     p = subprocess.Popen([sys.executable, "-m", "cmds", *argv], cwd=REPO,
                          env={**os.environ, "MEM_HOME": str(big_store)},
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert p.stdout.read(1)   # one byte, as `head -c1` reads, then the reader goes away
-    p.stdout.close()
+                         stdout=w, stderr=subprocess.PIPE)
+    os.close(w)
+    with os.fdopen(r, "rb", buffering=0) as out:
+        assert out.read(1)   # one byte, as `head -c1` reads, then the reader goes away
     err = p.stderr.read()
     assert p.wait(timeout=60) == 141, err
     assert err == b""
