@@ -92,6 +92,7 @@ def test_label_and_pair_forms_lose_the_whole_token(text, secret, rule):
     "secret: true",
     "secret: str",
     "secret: ${API_SECRET}",
+    "secret: secret: secret:",               # a label after a label is no value
     "the password is an example like Example#2024",   # free prose keeps the substring test
     "Authorization: Bearer your-example-token-here",
 ])

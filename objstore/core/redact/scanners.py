@@ -255,9 +255,10 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         quoted = s > 0 and text[s - 1] in "\"'`"
         label = _password_label(low, p)    # only a whole placeholder is kept after one (red10)
         # 'secret: hunter2' (red10): an unquoted secret is held to a password's length, not a token's
-        # (quoted, a password keyword takes any literal: 'SECRET_KEY = "AWS_SECRET_ACCESS_KEY"' is a name)
+        # (quoted, a password keyword takes any literal: 'SECRET_KEY = "AWS_SECRET_ACCESS_KEY"' is a name;
+        # 'secret: secret: ...' a label, not a value)
         password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
-                                                        and not low[p - 1:p].isalnum())
+                                                        and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and label and _LINE_END.match(text, e) is not None and labelled_password_ok(v)):
             out.append((s, e, rule.priority, rule.name))
