@@ -21,13 +21,18 @@ _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LETTERS = _LOWER | _UPPER
 _CAPS_WORD = _UPPER | {"_"}     # ``PASSWORD``, ``MY_PW``: a placeholder or a variable's name, not a value
 
-#: words a whole placeholder value is made of (``your_password_here``, ``example-password``,
-#: ``change-me``, ``<db password>``): after a label or under a credential name (red10), only a
-#: value made of these words alone is a placeholder; ``Example#2024`` or ``dummy-Pa55`` is not
-_PLACEHOLDER_WORDS = frozenset((
-    "xxx xxxx changeme change me placeholder redacted example sample dummy fake test replace insert enter "
-    "put todo fixme tbd your my the a an new here goes this value pass password passwd pwd pw "
-    "passphrase secret token key api apikey access auth db database string".split()))
+#: words that mark a value as a placeholder when the whole value is made of them and of
+#: :data:`_PLACEHOLDER_FILLER` (``your_password_here``, ``example-password``, ``change-me``):
+#: after a label or under a credential name (red10) only such a value is a placeholder;
+#: ``Example#2024`` or ``dummy-Pa55`` is not, nor ``test`` or ``my-password`` (no marker)
+_PLACEHOLDER_MARKERS = frozenset((
+    "xxx xxxx changeme change placeholder redacted example sample dummy replace insert enter todo fixme tbd "
+    "your here".split()))
+_PLACEHOLDER_FILLER = frozenset((
+    "me put my the a an new goes this value pass password passwd pwd pw passphrase secret token key api "
+    "apikey access auth db database".split()))
+#: one word alone that is a placeholder (besides the markers): the credential's own name
+_PLACEHOLDER_NAMES = frozenset("password passwd pwd passphrase secret token".split())
 _PLACEHOLDER_SPLIT_RE = Lazy(r"[-_ .]+", FLAGS)
 _REFERENCE_RE = Lazy(r"\$\{[^{}]{1,128}\}|\$[A-Za-z_][A-Za-z0-9_]{0,127}|%[A-Za-z_][A-Za-z0-9_]{0,127}%"
                      r"|<[^<>]{1,128}>|\{\{[^{}]{1,128}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,127}\}|%\(?[a-z_]*\)?s", FLAGS)
@@ -39,10 +44,11 @@ def is_placeholder(v: str) -> bool:
     ``***``, ``...``); a reference or template (``${VAR}``, ``$VAR``,
     ``%VAR%``, ``<password>``, ``{{ pw }}``, ``{pw}``, ``%s``); a value
     already redacted (``[REDACTED:rule]``); or only
-    placeholder words joined by ``-``, ``_``, ``.`` or blanks
-    (``changeme``, ``example``, ``password``, ``your-password``,
-    ``your_password_here``, ``example_password``), each word possibly in
-    capitals (``YOUR_TOKEN``).  A value that merely holds such a word
+    placeholder words joined by ``-``, ``_``, ``.`` or blanks, one of them
+    a marker (:data:`_PLACEHOLDER_MARKERS`: ``changeme``, ``example``,
+    ``your-password``, ``your_password_here``, ``example_password``; in
+    capitals too: ``YOUR_TOKEN``), or the credential's name alone
+    (``password``); not ``test`` or ``my-password``, which are passwords.  A value that merely holds such a word
     (``Example#2024``, ``sample!Pw9``, ``myexamplepass1``,
     ``hunter2EXAMPLE``) is not: :func:`not_placeholder` and the prose
     checks still use the substring test, a label or a credential name this
@@ -51,7 +57,10 @@ def is_placeholder(v: str) -> bool:
     if not v or set(v) <= set("xX*.#•·-_ ") or "[REDACTED:" in v or _REFERENCE_RE.fullmatch(v):
         return True
     words = [w for w in _PLACEHOLDER_SPLIT_RE.split(v.lower()) if w]
-    return bool(words) and all(w in _PLACEHOLDER_WORDS or set(w) <= {"x"} for w in words)
+    if len(words) == 1 and words[0] in _PLACEHOLDER_NAMES:
+        return True
+    marked = [w in _PLACEHOLDER_MARKERS or set(w) <= {"x"} for w in words]
+    return any(marked) and all(m or w in _PLACEHOLDER_FILLER for m, w in zip(marked, words))
 
 
 def _placeholder(v: str, labelled: bool) -> bool:
