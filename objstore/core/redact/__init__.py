@@ -97,6 +97,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           ``the user / group split``), also with no blanks when the
                           password has letters and digits and no ``.`` or ``/``
                           (``login admin/Pw!2024x``; not ``login users/groups.py``);
+                          a trailing ``!`` goes with a pair's password (``admin /
+                          P@ssw0rd!``); a dash label ``Password - X`` (X shaped
+                          like a password and not a whole placeholder);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
                           Passwort ist|lautet X`` (a trailing ``!`` kept with X);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
@@ -129,13 +132,17 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           looks random (see ``looks_secret``), or mixes letters
                           with digits or symbols (``password=hunter2``,
                           ``token=abc123def456``), or is a quoted literal after a
-                          password keyword (``looks_assigned``); code such as
+                          password keyword (``looks_assigned``; an unquoted
+                          ``secret: X`` is held to a password's 6 characters:
+                          ``secret: hunter2``); code such as
                           ``password = getpass()`` or ``token = tokens[i]`` is left;
                           ``api key``, ``secret key`` with a blank too; after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
                           of letters alone with nothing after it on its line
                           (``Password: correcthorsebattery``, ``passwd=qwerty``;
+                          after such a label only a whole placeholder is kept,
+                          ``Password: Example#2024`` is redacted;
                           not ``password: str``, ``password: hashedPassword``,
                           ``Password: incorrect``: ``labelled_password_ok``); when
                           the label ends its line, the value alone on the next
@@ -146,16 +153,21 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,
                           ``.../github-token``, ``.../api-key``) when it is one
-                          token or a passphrase (``hunter2``; not ``stored in
-                          1Password``, ``$DB_PASSWORD``: ``named_value_ok``)
+                          token or a passphrase (``hunter2``, ``Example#2024``;
+                          not ``stored in 1Password``, ``$DB_PASSWORD``,
+                          ``changeme``: ``named_value_ok``)
 ========================  ==========================================================  ==========================================
 
 The promise, in short: a vendor token is redacted by its format wherever it
 is; a value after an explicit password label (``Password: X``,
-``passwd=X``, ``pwd: X``, ``DB_PASS=X``, or ``Password:`` with X alone on
-the next line) or stored under a key named for a
+``passwd=X``, ``pwd: X``, ``DB_PASS=X``, ``Password - X``, ``secret: X``, or
+``Password:`` with X alone on the next line) or stored under a key named for a
 credential is redacted whatever its shape (all lower case, no digit:
-``correcthorsebattery``, ``hunter``) unless it reads as code or prose; in
+``correcthorsebattery``, ``hunter``; a placeholder word inside:
+``Example#2024``, ``dummy-Pa55``, ``hunter2EXAMPLE``) unless it reads as code
+or prose, or the WHOLE value is a placeholder (``checks.is_placeholder``:
+``changeme``, ``example``, ``xxxx``, ``***``, ``<password>``, ``${VAR}``,
+``$VAR``, ``%VAR%``, ``your_password_here``; red10); in
 free prose (``the password for the staging box is X``) only a token that
 looks like a password is (a digit, a symbol or an inner capital), so
 ``the password is stored in the vault`` and ``the password is

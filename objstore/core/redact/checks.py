@@ -21,6 +21,53 @@ _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LETTERS = _LOWER | _UPPER
 _CAPS_WORD = _UPPER | {"_"}     # ``PASSWORD``, ``MY_PW``: a placeholder or a variable's name, not a value
 
+#: words that mark a value as a placeholder when the whole value is made of them and of
+#: :data:`_PLACEHOLDER_FILLER` (``your_password_here``, ``example-password``, ``change-me``):
+#: after a label or under a credential name (red10) only such a value is a placeholder;
+#: ``Example#2024`` or ``dummy-Pa55`` is not, nor ``test`` or ``my-password`` (no marker)
+_PLACEHOLDER_MARKERS = frozenset((
+    "xxx xxxx changeme change placeholder redacted example sample dummy replace insert enter todo fixme tbd "
+    "your here".split()))
+_PLACEHOLDER_FILLER = frozenset((
+    "me put my the a an new goes this value pass password passwd pwd pw passphrase secret token key api "
+    "apikey access auth db database".split()))
+#: one word alone that is a placeholder (besides the markers): the credential's own name
+_PLACEHOLDER_NAMES = frozenset("password passwd pwd passphrase secret token".split())
+_PLACEHOLDER_SPLIT_RE = Lazy(r"[-_ .]+", FLAGS)
+_REFERENCE_RE = Lazy(r"\$\{[^{}]{1,128}\}|\$[A-Za-z_][A-Za-z0-9_]{0,127}|%[A-Za-z_][A-Za-z0-9_]{0,127}%"
+                     r"|<[^<>]{1,128}>|\{\{[^{}]{1,128}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,127}\}|%\(?[a-z_]*\)?s", FLAGS)
+
+
+def is_placeholder(v: str) -> bool:
+    """The WHOLE of ``v`` (stripped) stands in for a credential rather than
+    being one: empty; a run of ``x``, ``*``, ``.`` or ``#`` (``xxxx``,
+    ``***``, ``...``); a reference or template (``${VAR}``, ``$VAR``,
+    ``%VAR%``, ``<password>``, ``{{ pw }}``, ``{pw}``, ``%s``); a value
+    already redacted (``[REDACTED:rule]``); or only
+    placeholder words joined by ``-``, ``_``, ``.`` or blanks, one of them
+    a marker (:data:`_PLACEHOLDER_MARKERS`: ``changeme``, ``example``,
+    ``your-password``, ``your_password_here``, ``example_password``; in
+    capitals too: ``YOUR_TOKEN``), or the credential's name alone
+    (``password``); not ``test`` or ``my-password``, which are passwords.  A value that merely holds such a word
+    (``Example#2024``, ``sample!Pw9``, ``myexamplepass1``,
+    ``hunter2EXAMPLE``) is not: :func:`not_placeholder` and the prose
+    checks still use the substring test, a label or a credential name this
+    one (red10)."""
+    v = v.strip().strip("\"'`:")        # pip's masked 'user:****' leaves ':****'
+    if not v or set(v) <= set("xX*.#•·-_ ") or "[REDACTED:" in v or _REFERENCE_RE.fullmatch(v):
+        return True
+    words = [w for w in _PLACEHOLDER_SPLIT_RE.split(v.lower()) if w]
+    if len(words) == 1 and words[0] in _PLACEHOLDER_NAMES:
+        return True
+    marked = [w in _PLACEHOLDER_MARKERS or set(w) <= {"x"} for w in words]
+    return any(marked) and all(m or w in _PLACEHOLDER_FILLER for m, w in zip(marked, words))
+
+
+def _placeholder(v: str, labelled: bool) -> bool:
+    """The placeholder test a check applies: the whole value (:func:`is_placeholder`)
+    after a label or under a credential name, else any placeholder word inside it."""
+    return is_placeholder(v) if labelled else _PLACEHOLDER_RE.search(v) is not None
+
 
 def _entropy(s: str) -> float:
     """Shannon entropy of ``s`` in bits per character."""
@@ -28,7 +75,7 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
-def looks_secret(v: str) -> bool:
+def looks_secret(v: str, *, labelled: bool = False) -> bool:
     """True when an assigned value looks like a credential rather than code or prose.
 
     Conservative: identifiers and dotted names (``tokens``, ``self.secret``,
@@ -37,6 +84,9 @@ def looks_secret(v: str) -> bool:
     value needs letters mixed with digits or symbols and a character entropy
     typical of random strings (>= 3 bits/char); an identifier-shaped value
     needs more (mixed case, >= 2 digits, >= 12 chars, >= 3.3 bits/char).
+    ``labelled``: the value follows an explicit password label, so only a
+    whole placeholder (:func:`is_placeholder`) is one (``Example#2024`` is
+    a password there).
     """
     n = len(v)
     if n < 8 or n > 4096 or v[0] in "$%/~.#{" or _WORDY_RE.fullmatch(v):
@@ -44,7 +94,7 @@ def looks_secret(v: str) -> bool:
     chars = set(v)
     if len(chars) < 8 or chars.isdisjoint(_LETTERS):
         return False                       # < 3 bits/char; numbers, dates, punctuation
-    if "://" in v or _PLACEHOLDER_RE.search(v):
+    if "://" in v or _placeholder(v, labelled):
         return False
     if _IDENT_RE.fullmatch(v):
         # identifier-shaped (so with digits): code (``token2``, ``api_key_v2``) unless
@@ -63,7 +113,7 @@ _NOT_VALUES = frozenset({"none", "null", "nil", "true", "false", "undefined", "r
                          "password", "passwd", "passphrase", "token"})
 
 
-def looks_assigned(v: str, *, password: bool, quoted: bool) -> bool:
+def looks_assigned(v: str, *, password: bool, quoted: bool, labelled: bool = False) -> bool:
     """True when a value assigned to a credential keyword is a credential even
     though it does not look random (:func:`looks_secret` missed it): a human
     password (``password=hunter2``, ``PGPASSWORD=mydbpass99``), a short
@@ -75,9 +125,10 @@ def looks_assigned(v: str, *, password: bool, quoted: bool) -> bool:
     ``%s``, ``{x}``), paths and URLs, placeholders, words and dotted names
     without digits (code: ``password=password``, ``token=self.token``),
     snake_case identifiers (``next_token2``, ``api_key_v2``), literals such
-    as ``None`` or ``true``."""
+    as ``None`` or ``true``.  ``labelled``: after an explicit password
+    label only a whole placeholder is one (:func:`is_placeholder`)."""
     n = len(v)
-    if n < 4 or n > 4096 or v[0] in "$%/~.#{" or "/" in v or "://" in v or _PLACEHOLDER_RE.search(v):
+    if n < 4 or n > 4096 or v[0] in "$%/~.#{" or "/" in v or "://" in v or _placeholder(v, labelled):
         return False
     if v.lower() in _NOT_VALUES or v.isdigit():
         return False
@@ -120,10 +171,26 @@ def phrase_secret(v: str) -> bool:
     at least 6 characters, not a placeholder, and a digit, a symbol, or an
     upper-case letter after the first character (``hunterUniq2024``,
     ``HookNatPw0``, ``s3cret!``)."""
-    if len(v) < 6 or v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v):
+    return _phrase_shape(v, labelled=False)
+
+
+def _phrase_shape(v: str, *, labelled: bool) -> bool:
+    """:func:`phrase_secret`'s test; ``labelled``: only a whole placeholder is one."""
+    if len(v) < 6 or v.startswith(("$", "%", "<", "{", "*")) or _placeholder(v, labelled):
         return False
     return any(c.isdigit() or not c.isalnum() for c in v) or (
         any(c.isupper() for c in v[1:]) and any(c.islower() for c in v))
+
+
+def labelled_phrase_ok(v: str) -> bool:
+    """The token of a dash label ``Password - X`` (red10): shaped like a
+    password as :func:`phrase_secret` asks (``hunter2``; not ``required``),
+    and not a whole placeholder (:func:`is_placeholder`): ``Example#2024``
+    is a password there, ``<password>`` and ``your-password`` are not.  A
+    trailing ``!`` is taken with the token but does not make one
+    (``Password - Changeme2024!`` loses the ``!`` too; ``Password - never!``
+    stays)."""
+    return _phrase_shape(v.rstrip("!"), labelled=True)
 
 
 def pin_ok(v: str) -> bool:
@@ -178,9 +245,11 @@ def net_secret_ok(v: str) -> bool:
 
 def pair_password_ok(v: str) -> bool:
     """The password of ``login admin / Pw!2024x``: looks like a password
-    (:func:`phrase_secret`) and is not a path, an option or a reference
-    (``/``, ``-``, ``$``)."""
-    return "/" not in v and not v.startswith("-") and phrase_secret(v) and cli_secret_ok(v)
+    (:func:`phrase_secret`; a trailing ``!`` is taken with the token, red10:
+    ``admin / P@ssw0rd!`` loses the whole of it, but does not make a word
+    one: ``login as admin / whatever!``) and is not a path, an option or a
+    reference (``/``, ``-``, ``$``)."""
+    return "/" not in v and not v.startswith("-") and phrase_secret_bang_ok(v) and cli_secret_ok(v)
 
 
 def sql_literal_ok(v: str) -> bool:
@@ -302,13 +371,15 @@ def labelled_password_ok(v: str) -> bool:
     prose.  6+ characters; each word (``-`` joins them) all lower case or
     capitalised (camelCase and PascalCase are identifiers and types in code:
     ``password: hashedPassword``, ``password: SecretStr``; all capitals a
-    placeholder or a constant's name); not a placeholder; one word: not one
+    placeholder or a constant's name); not a whole placeholder
+    (:func:`is_placeholder`: ``changeme``, ``your-password``; ``samplepass`` is
+    a password); one word: not one
     of :data:`_LABEL_NOT_VALUES` (``password: string``, ``Password:
     incorrect``); several: none a word of prose or of talk about passwords
     (``password: read-only`` is prose, ``correct-horse-battery-staple`` a
     password).  Values with digits or symbols are
     :func:`looks_assigned`'s."""
-    if not (6 <= len(v) <= 128 and _LABEL_WORD_RE.fullmatch(v) is not None and not _PLACEHOLDER_RE.search(v)):
+    if not (6 <= len(v) <= 128 and _LABEL_WORD_RE.fullmatch(v) is not None and not is_placeholder(v)):
         return False
     words = v.lower().split("-")
     if len(words) == 1:
@@ -325,7 +396,9 @@ def named_value_ok(v: str, *, password: bool) -> bool:
     staple``).  Not: a note about the credential (``stored in 1Password``,
     ``rotate every ninety days``, ``packed canary-58813 one``), a
     reference, path or URL (``$DB_PASSWORD``,
-    ``~/.ssh/id_ed25519``, ``https://vault/…``), a placeholder or a word
+    ``~/.ssh/id_ed25519``, ``https://vault/…``), a whole placeholder
+    (:func:`is_placeholder`: ``changeme``, ``your_password_here``, ``<pw>``;
+    not ``Example#2024`` or ``hunter2EXAMPLE``: red10) or a word
     such as ``none``, ``unset`` or ``vault``, a value already redacted;
     and, unless ``password`` (the name says password, passphrase or pin),
     a number (``max-token`` = ``4096``)."""
@@ -337,5 +410,5 @@ def named_value_ok(v: str, *, password: bool) -> bool:
                 and unquoted_passphrase_ok(v))
     low = v.lower()
     return (len(v) >= 4 and "://" not in v and not v.startswith(("$", "%", "{", "<", "/", "~", "*"))
-            and low not in _LABEL_NOT_VALUES and low not in _URL_PW_WORDS and not _PLACEHOLDER_RE.search(v)
+            and low not in _LABEL_NOT_VALUES and low not in _URL_PW_WORDS and not is_placeholder(v)
             and (password or not v.isdigit()))

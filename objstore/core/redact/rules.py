@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from objstore.core.redact.checks import (bare_password_ok, bearer_ok, cli_secret_ok, hf_token_ok, looks_secret,
+from objstore.core.redact.checks import (bare_password_ok, bearer_ok, cli_secret_ok, hf_token_ok, labelled_phrase_ok,
+                                         looks_secret,
                                          mysql_password_ok, net_secret_ok, not_placeholder, pair_password_ok,
                                          pair_slash_ok, phrase_secret, phrase_secret_bang_ok, pin_ok,
                                          quoted_phrase_ok, sas_sig_ok, sql_bare_ok, sql_literal_ok,
@@ -23,6 +24,7 @@ _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 # staging box is X', 'the password of db.example.com was X'); a word does not end a sentence or a clause
 _PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
 _PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
+_PHRASE_DASH = r"[ \t]{1,4}[-\u2013\u2014][ \t]{1,4}[\"'`]?"   # 'Password - X', 'password \u2013 X' (red10)
 _PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 _PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
@@ -260,6 +262,11 @@ RULES: list[Rule] = [
        + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=phrase_secret, anchors=("passw",)),
     _r("password-phrase",
+       "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10), where the token "
+       "looks like a password and is not a whole placeholder (labelled_phrase_ok)",
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d" + _PHRASE_DASH + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=labelled_phrase_ok, anchors=("passw",)),
+    _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase is <token>'",
        r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=phrase_secret, anchors=("passphrase",)),
@@ -460,7 +467,7 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): a 'user / password' pair after a credential word "
        "('login admin / Pw!2024x', 'creds: admin / Pw!2024x', 'log in as admin:Pw!2024x'); a path, a "
        "fraction or 'the user / group split' has no credential word before it",
-       _PAIR_HEAD + _PAIR_USER + r"(?:[ \t]{1,4}/[ \t]{1,4}|:)[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
+       _PAIR_HEAD + _PAIR_USER + r"(?:[ \t]{1,4}/[ \t]{1,4}|:)[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=pair_password_ok, anchors=_PAIR_STARTS,
        scan=scan_at(*_PAIR_STARTS, coarse=_PAIR_COARSE)),
     # ---- redact7: phrases that were stored in clear ----
@@ -468,7 +475,7 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): a 'user/password' pair with no blanks after a credential word "
        "('login admin/Pw!2024x', 'creds admin/hunter2x9'); only a password with letters and digits and no "
        "'.' or '/' (not 'login users/groups.py')",
-       _PAIR_HEAD + _PAIR_USER + r"/[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
+       _PAIR_HEAD + _PAIR_USER + r"/[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=pair_slash_ok, anchors=_PAIR_STARTS,
        scan=scan_at(*_PAIR_STARTS, coarse=_PAIR_COARSE)),
     _r("password-phrase",
@@ -502,7 +509,7 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'sign in|log in as <user> with|using [password] <token>' (a "
        "credential word, a user, then the password; pair_password_ok)",
        _PAIR_HEAD + _PAIR_USER + r"[ \t]{1,4}(?:with|using)(?:[ \t]{1,4}(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass))?"
-       r"[ \t]{0,4}:?[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN + ")",
+       r"[ \t]{0,4}:?[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=pair_password_ok, anchors=_PAIR_STARTS,
        scan=scan_at(*_PAIR_STARTS, coarse=_PAIR_COARSE)),
     _r("password-phrase",

@@ -205,7 +205,8 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list) -> None:
     if (len(v) < 4 or v[-1] in ":." or v[0] in "-*#>+=!?" or _LINE_END.match(text, e) is None
             or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
         return
-    if looks_secret(v) or looks_assigned(v, password=True, quoted=False) or labelled_password_ok(v):
+    if (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
+            or labelled_password_ok(v)):
         out.append((s, e, rule.priority, rule.name))
 
 
@@ -252,9 +253,14 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             e = at                         # ``scheme://token:SECRET@host``: the host is not the secret
         v = text[s:e]
         quoted = s > 0 and text[s - 1] in "\"'`"
-        if looks_secret(v) or looks_assigned(v, password=low.startswith(("pass", "pw"), p), quoted=quoted) or (
-                not quoted and _password_label(low, p) and _LINE_END.match(text, e) is not None
-                and labelled_password_ok(v)):
+        label = _password_label(low, p)    # only a whole placeholder is kept after one (red10)
+        # 'secret: hunter2' (red10): an unquoted secret is held to a password's length, not a token's
+        # (quoted, a password keyword takes any literal: 'SECRET_KEY = "AWS_SECRET_ACCESS_KEY"' is a name;
+        # 'secret: secret: ...' a label, not a value)
+        password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
+                                                        and not low[p - 1:p].isalnum() and v[-1] != ":")
+        if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
+                not quoted and label and _LINE_END.match(text, e) is not None and labelled_password_ok(v)):
             out.append((s, e, rule.priority, rule.name))
 
 
