@@ -255,7 +255,7 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     header_seen = False
     tainted: set[str] = set()   # forgotten objects and those whose history holds one
     with store.lock(command):
-        tombs = all_tombstones(store)
+        tombs = all_tombstones(store, strict=True)   # a lost tombstone: nothing is imported
         gone = forgotten_check(store)
 
         def forgotten(obj) -> bool:
