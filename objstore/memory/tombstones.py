@@ -312,13 +312,15 @@ class CaptureFilter(Record):
                    for s in set(sources) if s for d, x in digests.items())
 
 
-def capture_filter(store: Store) -> CaptureFilter:
+def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
     """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones).
+    ``strict`` False (finishing a stopped forget): a lost tombstone is
+    skipped.
 
     Raises:
-        LostTombstone: a tombstone ref names an object that cannot be read:
-            capture fails closed (:func:`all_tombstones` ``strict``)."""
-    return _filter(all_tombstones(store, strict=True))
+        LostTombstone: ``strict`` and a tombstone ref names an object that
+            cannot be read: capture fails closed (:func:`all_tombstones`)."""
+    return _filter(all_tombstones(store, strict=strict))
 
 
 def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
