@@ -9,9 +9,12 @@ from ._common import emit_json, home_path, json_option, open_store, plural, prog
 @click.option("--repair", is_flag=True,
               help="Set damaged objects aside in <store>/quarantine, mend the histories around what is "
                    "lost, rebuild the search index, then check again.")
+@click.option("--drop-lost-tombstones", is_flag=True,
+              help="With --repair: delete a tombstone ref whose object is lost instead of keeping it. What "
+                   "it forgot is then no longer filtered: a re-import can capture it again.")
 @json_option
 @click.pass_context
-def command(ctx, repair, as_json):
+def command(ctx, repair, drop_lost_tombstones, as_json):
     """Verify every object, ref and parent link, and the search index.
 
     Re-hashes and decodes every object (rejecting non-canonical bytes),
@@ -30,7 +33,12 @@ def command(ctx, repair, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  A session's lost
+    rewritten onto it; a ref with nothing left is deleted.  A tombstone
+    whose object is lost is kept and reported (exit 13): what it forgot is
+    unknown, so import, the hooks and the proxy capture no turn until
+    'mem pull' from a remote that holds it restores it; with
+    --drop-lost-tombstones the ref is deleted instead, and what it forgot
+    can be captured again (scrub or forget it again).  A session's lost
     turns come back in their places when its transcript is read again (mem
     import --reread; docs/design.md "Damage and repair").  A missing or
     damaged <store>/config (the directory still has objects/ and refs/) is
@@ -54,12 +62,15 @@ def command(ctx, repair, as_json):
       mem fsck
       mem fsck --json
       mem fsck --repair
+      mem fsck --repair --drop-lost-tombstones
 
     Exit status: 0 clean (after --repair: clean now); 13 corruption found,
     a damaged search index included (or left after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
-    from objstore import IntegrityError
+    from objstore import IntegrityError, InvalidInput
     from objstore import fsck, verify_index
+    if drop_lost_tombstones and not repair:
+        raise InvalidInput("--drop-lost-tombstones works only with --repair")
     config_fixed = None
     if repair:   # before opening: a damaged or missing config would refuse the open
         from objstore import repair_config
@@ -70,7 +81,7 @@ def command(ctx, repair, as_json):
     fixed = reindexed = None
     if repair:
         from objstore import reindex, repair_store
-        fixed = repair_store(store)
+        fixed = repair_store(store, drop_lost_tombstones=drop_lost_tombstones)
         if fixed.changed or verify_index(store):
             with progress_bar("indexing") as update:
                 reindexed = reindex(store, progress=lambda done: update(done))
@@ -90,7 +101,8 @@ def command(ctx, repair, as_json):
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
-                             "restored_refs": fixed.restored_refs, "reindexed": reindexed,
+                             "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
+                             "reindexed": reindexed,
                              "config": config_fixed}
         emit_json(doc)
     else:
@@ -113,8 +125,13 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     summary, "nothing to repair" only when nothing at all was repaired."""
     if reindexed is not None:
         click.echo(f"repair: rebuilt the search index ({plural(reindexed, 'document')})")
+    for name in r.lost_tombstones:
+        click.echo(f"repair: kept {name}: its object is lost, so no turn is captured until it is restored")
+    if r.lost_tombstones:
+        click.echo("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
+                   "--drop-lost-tombstones' drops it (what it forgot may then be captured again)", err=True)
     if not r.changed:
-        if reindexed is None and not config_fixed:
+        if reindexed is None and not config_fixed and not r.lost_tombstones:
             click.echo("repair: nothing to repair")
         return
     if r.quarantine:
@@ -139,6 +156,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)
     for name in r.dropped_refs:
-        click.echo(f"repair: removed {name}: nothing of it could be read")
+        if name.startswith("tombstones/"):
+            click.echo(f"repair: removed {name}: its object is lost; what it forgot is no longer filtered and "
+                       "a re-import can capture it again")
+        else:
+            click.echo(f"repair: removed {name}: nothing of it could be read")
     if r.lost:
         click.echo(f"repair: {plural(len(set(r.lost)), 'object')} lost")

@@ -30,6 +30,7 @@ _API: dict[str, tuple[str, str]] = {
     "MemError": ("objstore.core.errors", "MemError"),
     "AmbiguousId": ("objstore.core.errors", "AmbiguousId"),
     "IntegrityError": ("objstore.core.errors", "IntegrityError"),
+    "LostTombstone": ("objstore.core.errors", "LostTombstone"),
     "InvalidInput": ("objstore.core.errors", "InvalidInput"),
     "MAX_BODY_CHARS": ("objstore.memory.facts", "MAX_BODY_CHARS"),
     "NotFound": ("objstore.core.errors", "NotFound"),

@@ -126,6 +126,17 @@ class CorruptObject(IntegrityError):
     type (exit 13)."""
 
 
+class LostTombstone(IntegrityError):
+    """A tombstone ref (``refs/tombstones/<id>``) names an object that
+    cannot be read (lost to damage), so what it forgot is unknown: capture
+    refuses to write turns until it is restored or explicitly dropped
+    (exit 13; ``docs/forget.md``, "A tombstone lost to damage")."""
+
+    default_hint = ("restore it with 'mem pull' from a remote (or a backup restore) that holds it; "
+                    "'mem fsck --repair --drop-lost-tombstones' drops it, and what it forgot may then "
+                    "be captured again")
+
+
 class ReadOnlyStore(MemError):
     """A write to a store this process cannot write (a read-only mount, or
     files it has no write permission on); reading goes on (exit 16)."""

@@ -40,6 +40,10 @@ class FsckReport:
         return not self.problems
 
 
+#: what fsck adds to a tombstone ref whose object cannot be read
+LOST_TOMBSTONE = ("; what it forgot is unknown, so no turn is captured until 'mem pull' from a remote "
+                  "that holds it restores it ('mem fsck --repair --drop-lost-tombstones' drops it instead, "
+                  "and what it forgot may then be captured again)")
 _EXPECT = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
 
 
@@ -108,7 +112,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
             rep.refs += 1
             obj = objs.get(oid)
             if obj is None:
-                rep.problems.append(f"ref {name} -> {oid}: missing or corrupt object")
+                rep.problems.append(f"ref {name} -> {oid}: missing or corrupt object" + (
+                    LOST_TOMBSTONE if ns == "tombstones" else ""))
                 continue
             if not isinstance(obj, cls):
                 rep.problems.append(f"ref {name} -> {oid}: is a {obj.TYPE_NAME}, expected a {cls.TYPE_NAME}")

@@ -25,11 +25,15 @@ Order of work, under the store lock:
    compare-and-swap with a reflog entry ``fsck --repair``.  A lost head has
    no stub (its number is unknown): the newest survivor becomes the head.
    A sealed key's chain may have gaps, so lost sealed versions get no stub.
-   A ref with nothing left (and a tombstone or queue ref whose object is
-   lost) is deleted: the report names it.
+   A ref with nothing left (and a queue ref whose object is lost) is
+   deleted: the report names it.  A tombstone ref whose object is lost is
+   kept and reported (``lost_tombstones``): what it forgot is unknown, so
+   capture refuses to write turns (``tombstones.capture_filter``) until a
+   pull restores the object, or ``drop_lost_tombstones`` deletes the ref.
 4. The caller rebuilds the search index (``reindex``): it may name lost ids.
 
-The result passes ``fsck``; nothing that was readable is dropped.
+The result passes ``fsck`` (unless a lost tombstone is kept); nothing that
+was readable is dropped.
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ class RepairReport:
         mended: refs whose chain was rewritten.
         dropped_refs: refs deleted because nothing of them was left.
         restored_refs: damaged ref files set aside and the ref set again from its reflog.
+        lost_tombstones: ``tombstones/<id>`` refs kept although their object
+            is lost (forget fails closed: capture writes no turn while one is
+            left; the store still fails ``fsck``, exit 13).
     """
 
     quarantine: str = ""
@@ -84,6 +91,7 @@ class RepairReport:
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
+    lost_tombstones: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -92,11 +100,14 @@ class RepairReport:
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs)
 
 
-def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
+def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
     """Repair ``store`` in place (see the module doc); returns the report.
 
     Args:
         fetch: optional source of lost objects by id (remotes plug in here).
+        drop_lost_tombstones: delete a ``tombstones/<id>`` ref whose object
+            is lost (``dropped_refs``) instead of keeping it
+            (``lost_tombstones``): what it forgot may then be captured again.
     Raises:
         StoreLocked, ReadOnlyStore: the store lock cannot be taken.
         UnsupportedVersion: a pack is of a version a newer mem writes
@@ -114,7 +125,7 @@ def repair(store: Store, *, fetch: Fetch | None = None) -> RepairReport:
         objs = _scan(store)
         _restore_refs(store, q, objs, rep)
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
-        _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch)
+        _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch, drop_lost_tombstones)
         for pack in orphans:
             q.move(pack)
         store.damaged.clear()
@@ -321,7 +332,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
         rep.restored_refs.append(f"tombstones/{oid}")
 
 
-def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None) -> None:
+def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:
     now = now_ms()
     heads_named = set(store.reflog.iter_all_ids())
     for kind in _KINDS:
@@ -338,8 +349,11 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None) -> N
     for ns, cls in (("tombstones", Tombstone), ("queue", QueueItem)):
         for name, oid in list(store.refs.iter(ns)):
             if not isinstance(_get(store, objs, oid, rep, fetch), cls):
-                store.update_ref(name, oid, None, rewrite=True)  # the ref and its reflog go
                 rep.lost.append(oid)
+                if cls is Tombstone and not drop_lost_tombstones:   # forget fails closed: the ref stays
+                    rep.lost_tombstones.append(name)
+                    continue
+                store.update_ref(name, oid, None, rewrite=True)  # the ref and its reflog go
                 rep.dropped_refs.append(name)
 
 

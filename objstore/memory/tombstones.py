@@ -22,6 +22,7 @@ rules are written down in ``docs/format.md`` ("Tombstone") and
 from __future__ import annotations
 
 
+from objstore.core.errors import CorruptObject, LostTombstone, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
@@ -52,9 +53,31 @@ def is_rejected(store: Store, key: str, body: str) -> bool:
     return any(t.value_sha256 == digest for t in tombstones_for(store, key))
 
 
-def all_tombstones(store: Store) -> list[Tombstone]:
-    """Every tombstone in the store."""
-    return [store.get(oid, Tombstone) for _n, oid in store.refs.iter("tombstones")]
+def all_tombstones(store: Store, *, strict: bool = False) -> list[Tombstone]:
+    """Every readable tombstone in the store.
+
+    A ``tombstones/<id>`` ref whose object cannot be read (lost to damage:
+    ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
+    unless ``strict``: what it forgot is unknown, so a caller that must not
+    let anything forgotten back (capture: :func:`capture_filter`, importing
+    an export) asks for ``strict``.
+
+    Raises:
+        LostTombstone: ``strict`` and a tombstone ref names an unreadable
+            object (the message names each id)."""
+    out: list[Tombstone] = []
+    lost: list[str] = []
+    for _n, oid in store.refs.iter("tombstones"):
+        try:
+            out.append(store.get(oid, Tombstone))
+        except (CorruptObject, NotFound):
+            lost.append(oid)
+    if lost and strict:
+        raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
+                            f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
+                            f"{'it' if len(lost) == 1 else 'they'} forgot is unknown, so no turn is "
+                            "captured until it is restored or dropped")
+    return out
 
 
 #: the key of a text tombstone (no ':' and no scope, so an older mem, which
@@ -289,10 +312,20 @@ class CaptureFilter(Record):
                    for s in set(sources) if s for d, x in digests.items())
 
 
-def capture_filter(store: Store) -> CaptureFilter:
-    """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones)."""
+def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
+    """The :class:`CaptureFilter` of ``store`` (one pass over its tombstones).
+    ``strict`` False (finishing a stopped forget): a lost tombstone is
+    skipped.
+
+    Raises:
+        LostTombstone: ``strict`` and a tombstone ref names an object that
+            cannot be read: capture fails closed (:func:`all_tombstones`)."""
+    return _filter(all_tombstones(store, strict=strict))
+
+
+def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     flt = CaptureFilter()
-    for t in all_tombstones(store):
+    for t in tombstones:
         if flt.turns.add(t):
             continue
         if t.key.startswith("session:"):
@@ -304,14 +337,18 @@ def capture_filter(store: Store) -> CaptureFilter:
     return flt
 
 
-def forgotten_check(store: Store):
+def forgotten_check(store: Store, *, strict: bool = False):
     """``check(obj) -> bool``: True for a fact version or turn whose value
     a tombstone of ``store`` forgets (a turn of a forgotten session, a turn
     whose source or text a tombstone names, a version whose key + value
     digest a tombstone names).  gc deletes unreachable objects it marks at
-    once (``objstore.core.gc.plan_gc`` ``forgotten``)."""
-    flt = capture_filter(store)
-    facts = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.key.startswith(("user/", "global/", "project/"))}
+    once (``objstore.core.gc.plan_gc`` ``forgotten``).  ``strict``: as
+    :func:`all_tombstones` (raises LostTombstone); otherwise a lost
+    tombstone marks nothing (gc and forget still run: gc then keeps those
+    objects the usual time)."""
+    tombs = all_tombstones(store, strict=strict)
+    flt = _filter(tombs)
+    facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES)}
 
     def check(obj) -> bool:
         if isinstance(obj, Turn):

@@ -249,13 +249,15 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             ``keep_existing``); or ``agent`` and the export holds forgotten
             or person-only content (no ref is changed).
         StoreLocked: the store lock was not obtained in time.
+        LostTombstone: a tombstone ref names an object that cannot be read
+            (what it forgot is unknown: nothing is imported).
     """
     res = ImportResult()
     refs: list[tuple[str, str]] = []
     header_seen = False
     tainted: set[str] = set()   # forgotten objects and those whose history holds one
     with store.lock(command):
-        tombs = all_tombstones(store)
+        tombs = all_tombstones(store, strict=True)   # a lost tombstone: nothing is imported
         gone = forgotten_check(store)
 
         def forgotten(obj) -> bool:

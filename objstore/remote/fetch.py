@@ -22,6 +22,7 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
+from objstore.memory.tombstones import all_tombstones
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult
 
@@ -29,10 +30,14 @@ from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult
 SYNCED = ("facts", "sessions", "tombstones", "queue")
 
 
-def forget_index(store: Store) -> ForgetIndex:
+def forget_index(store: Store, *, strict: bool = True) -> ForgetIndex:
+    """The store's tombstones as a :class:`ForgetIndex`.  Raises
+    LostTombstone when one cannot be read and ``strict`` (what it forgot is
+    unknown, so nothing is merged; :func:`merge` first restores one the
+    remote holds)."""
     fidx = ForgetIndex()
-    for _n, oid in store.refs.iter("tombstones"):
-        fidx.add(store.get(oid, Tombstone))
+    for t in all_tombstones(store, strict=strict):
+        fidx.add(t)
     return fidx
 
 
@@ -56,7 +61,7 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
     todo = [p for p in m.packs if p not in cache]
     if not todo:
         return prep
-    fidx = forget_index(store)
+    fidx = forget_index(store, strict=False)   # objects only: the merge reads them all (strict)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for i, name in enumerate(todo):
@@ -191,6 +196,22 @@ def decided_items(store: Store) -> set[str]:
     return {f for f in os.listdir(d) if len(f) == 64 and store.refs.read(f"queue/{f}") is None}
 
 
+def _restore_lost_tombstones(store: Store, remote: RemoteObjects, res: SyncResult) -> None:
+    """A ``tombstones/<id>`` ref here whose object cannot be read (lost to
+    damage; ``fsck --repair`` keeps the ref) gets the object back from the
+    remote's packs when they hold it (stored only if it hashes to ``id``);
+    named in ``res.refs_updated``."""
+    for name, oid in list(store.refs.iter("tombstones")):
+        try:
+            store.get(oid, Tombstone)
+            continue
+        except (CorruptObject, NotFound):
+            pass
+        obj = remote.get(oid)
+        if isinstance(obj, Tombstone) and store.put(obj) == oid:
+            res.refs_updated.append(name)
+
+
 @dataclass
 class MergeReport:
     remote_rewritten: bool = False
@@ -209,6 +230,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             store.get(oid, Tombstone)  # present and sound before it is named
             store.update_ref(name, None, oid, command, audit_only=True)
             res.refs_updated.append(name)
+    _restore_lost_tombstones(store, remote, res)
     fidx = forget_index(store)
     local = local_refs(store)
     journal: list[str] = []
