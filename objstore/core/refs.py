@@ -306,12 +306,13 @@ class Refs:
             table: dict[str, str] = {}
             bad: list[tuple[int, bytes]] = []
             lines = data.split(b"\n")
-            for n, line in enumerate(lines[:-1] if data.endswith(b"\n") else lines, 1):
+            # a last line without its newline is cut short (every write ends each line): its
+            # name may be a prefix of the real one, so it names no ref (fsck --repair rebuilds it)
+            cut = 0 if data.endswith(b"\n") else len(lines)
+            for n, line in enumerate(lines[:-1] if not cut else lines, 1):
                 m = _PACKED_LINE.match(line)
                 name = m.group(2).decode("utf-8", "replace") if m else ""
-                # a last line without its newline is cut short (every write ends each line): its
-                # name may be a prefix of the real one, so it names no ref (fsck --repair rebuilds it)
-                if m is None or not self._packed_name_ok(ns, name) or n == len(lines) and data and not data.endswith(b"\n"):
+                if m is None or not self._packed_name_ok(ns, name) or n == cut:
                     bad.append((n, line))
                     continue
                 table[name] = m.group(1).decode("ascii")
