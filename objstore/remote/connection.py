@@ -191,7 +191,8 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
     from objstore.vault import age  # deferred: imports cryptography
     if age.recipient_of(ident) != desc.recipient:
         raise WrongKey(f"the remote {spec.name} is encrypted to another sync key than this store's",
-                       hint="import the key of the store that created it: mem remote key import FILE")
+                       hint="import the key of the store that created it: 'mem remote key import FILE' "
+                            "(or clone with --key FILE)")
     return Remote(t, desc, Sealer(desc.recipient, ident))
 
 
