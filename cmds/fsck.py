@@ -38,7 +38,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     unknown, so import, the hooks and the proxy capture no turn until
     'mem pull' from a remote that holds it restores it; with
     --drop-lost-tombstones the ref is deleted instead, and what it forgot
-    can be captured again (scrub or forget it again).  A session's lost
+    can be captured again (scrub or forget it again).  A session ref
+    that cannot be read (a damaged line of refs/packed-sessions, garbage or
+    cut short, or a damaged ref file) is set again from its reflog, else
+    rebuilt from the turn objects: its head is its turn no other turn names
+    as parent (of several, the one a reflog names, else the highest seq; the
+    report says so).  A session a forget tombstoned stays forgotten.  A session's lost
     turns come back in their places when its transcript is read again (mem
     import --reread; docs/design.md "Damage and repair").  A missing or
     damaged <store>/config (the directory still has objects/ and refs/) is
@@ -102,6 +107,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
+                             "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "reindexed": reindexed,
                              "config": config_fixed}
         emit_json(doc)
@@ -150,6 +156,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         else:
             click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name in r.misnamed:
+        click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
+    for name in r.rebuilt:
+        click.echo(f"repair: rebuilt {name} from its turn objects (its ref was damaged)"
+                   + ("; several turns had no child: took the one a reflog names, else the highest seq"
+                      if name in r.rebuilt_ambiguous else ""))
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     if any(name.startswith("sessions/") for name in r.mended):

@@ -31,9 +31,13 @@ def command(prune, dry_run, as_json, store):
     finds damage gc deletes nothing unreachable (what the damage hid cannot
     be told apart from garbage); 'mem fsck --repair' first.  An
     unreachable version or turn whose value a tombstone forgets (a forget
-    that met damage) is deleted at once by every gc.
+    that met damage) is deleted at once by every gc.  A damaged ref (a ref
+    file that does not hold an id, a damaged line of refs/packed-sessions
+    or refs/packed-facts) makes gc refuse with exit 13 and change nothing:
+    the objects only it reached would look unreachable and be deleted
+    before 'mem fsck --repair' could rebuild it from them.
 
-    Exit status: 0 ok; 2 bad --prune; 11 store locked.
+    Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 a damaged ref.
     """
     from objstore import gc, parse_prune
     grace = parse_prune(prune)

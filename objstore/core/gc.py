@@ -35,9 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
+from objstore.core.refs import PACKED_FILES
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import PACK_TARGET_BYTES, Store
 from objstore.core.unfinished import DIRNAME
@@ -137,8 +138,16 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     (:attr:`GcPlan.purge`), whatever its age, also while damage holds the
     rest back."""
     missing: list = []
+    bad_refs: list[str] = []
     store.packs.reload()
-    live = reachable(store, missing=missing)
+    live = reachable(store, missing=missing, damaged=bad_refs)
+    bad_refs += [where for ns in PACKED_FILES for where in store.refs.packed_damage(ns)]
+    if bad_refs:   # the objects only such a ref reached look unreachable: a prune would delete what repair needs
+        raise IntegrityError(f"gc refused: {len(bad_refs)} damaged ref{'s' if len(bad_refs) != 1 else ''} "
+                             f"({', '.join(bad_refs[:3])}{', …' if len(bad_refs) > 3 else ''}); what "
+                             "they point at would look unreachable and be deleted",
+                             hint="'mem fsck --repair' restores them (from their reflogs or the turn "
+                                  "objects), then gc again")
     live.update(lost_tombstones(store, live))   # a tombstone whose ref was lost is kept (fsck --repair sets it)
     damaged = sorted({m[1] for m in missing})
     hold = bool(damaged or store.packs.broken)  # the walk is incomplete: delete nothing it did not see

@@ -31,18 +31,22 @@ def roots(store: Store, *, include_reflogs: bool = True,
             yield "reflog", oid
 
 
-def reachable(store: Store, *, include_reflogs: bool = True, missing: list | None = None) -> set[str]:
+def reachable(store: Store, *, include_reflogs: bool = True, missing: list | None = None,
+              damaged: list[str] | None = None) -> set[str]:
     """Every id reachable from :func:`roots`.
 
     Args:
         missing: if given, ``(referrer, id)`` of links to absent or corrupt
             objects are appended to it instead of raising, and a ref that
             does not hold an id is left out (fsck reports it).
+        damaged: if given (with ``missing``), the names of those refs are
+            appended to it.
     Raises:
         NotFound / CorruptObject for a broken link when ``missing`` is None.
     """
     seen: set[str] = set()
-    for where, oid in roots(store, include_reflogs=include_reflogs, damaged=[] if missing is not None else None):
+    for where, oid in roots(store, include_reflogs=include_reflogs, damaged=(damaged if damaged is not None else [])
+                           if missing is not None else None):
         referrer = where
         while oid is not None and oid not in seen:
             try:

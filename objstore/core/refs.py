@@ -305,10 +305,14 @@ class Refs:
                 return self._packed_state(ns)
             table: dict[str, str] = {}
             bad: list[tuple[int, bytes]] = []
-            for n, line in enumerate(data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n"), 1):
+            lines = data.split(b"\n")
+            # a last line without its newline is cut short (every write ends each line): its
+            # name may be a prefix of the real one, so it names no ref (fsck --repair rebuilds it)
+            cut = 0 if data.endswith(b"\n") else len(lines)
+            for n, line in enumerate(lines[:-1] if not cut else lines, 1):
                 m = _PACKED_LINE.match(line)
                 name = m.group(2).decode("utf-8", "replace") if m else ""
-                if m is None or not self._packed_name_ok(ns, name):
+                if m is None or not self._packed_name_ok(ns, name) or n == cut:
                     bad.append((n, line))
                     continue
                 table[name] = m.group(1).decode("ascii")
@@ -404,9 +408,10 @@ class Refs:
             table = dict(table)
             for _n, line in odd:
                 table.pop(line.partition(b" ")[2].decode("utf-8", "replace"), None)
-            for _n, line in bad + odd:
+            cut = 0 if _data.endswith(b"\n") else _data.count(b"\n") + 1   # a truncated last line
+            for n, line in bad + odd:
                 _, sp, rest = line.partition(b" ")
-                if not (sp and rest):
+                if not (sp and rest) or n == cut:   # its name may be cut short: never a ref's name
                     continue
                 try:
                     text = rest.decode("utf-8")

@@ -48,6 +48,7 @@ from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
+from objstore.core.refs import session_ref
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
 
@@ -78,6 +79,11 @@ class RepairReport:
         lost_tombstones: ``tombstones/<id>`` refs kept although their object
             is lost (forget fails closed: capture writes no turn while one is
             left; the store still fails ``fsck``, exit 13).
+        rebuilt: session refs set again from the turn objects (no readable
+            ref or reflog entry named them).
+        rebuilt_ambiguous: those of ``rebuilt`` with several candidate heads.
+        misnamed: session refs removed because their turn is of another
+            session (a damaged name); that session is then rebuilt.
     """
 
     quarantine: str = ""
@@ -92,12 +98,16 @@ class RepairReport:
     dropped_refs: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
     lost_tombstones: list[str] = field(default_factory=list)
+    rebuilt: list[str] = field(default_factory=list)
+    rebuilt_ambiguous: list[str] = field(default_factory=list)
+    misnamed: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
-                    or self.stubs or self.mended or self.dropped_refs or self.restored_refs)
+                    or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
+                    or self.misnamed)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -123,7 +133,19 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         q = Quarantine(store.root)
         _set_aside(store, q, rep)
         objs = _scan(store)
+        lost_sessions: list[str] = []   # session refs no reader can read: rebuilt from the turns below
+        for _ in store.refs.iter("sessions", damaged=lost_sessions):
+            pass
+        lost_sessions += store.refs.packed_damage("sessions")
         _restore_refs(store, q, objs, rep)
+        for name, oid in list(store.refs.iter("sessions", damaged=[])):
+            head = objs.get(oid)   # a name damaged into another valid name (one flipped character)
+            if isinstance(head, Turn) and session_ref(head.session) != name:
+                store.update_ref(name, oid, None, f"fsck --repair: its turn is of session {head.session}")
+                rep.misnamed.append(name)
+                lost_sessions.append(name)
+        if lost_sessions:
+            _rebuild_sessions(store, objs, rep)
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch, drop_lost_tombstones)
         for pack in orphans:
@@ -330,6 +352,45 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
         rep.restored_refs.append(f"tombstones/{oid}")
+
+
+def _rebuild_sessions(store: Store, objs: dict, rep: RepairReport) -> None:
+    """Set the ref of every session whose turns are stored but which has no
+    ref (its ref file or packed line was damaged and its reflog named
+    nothing: a garbage or truncated ``refs/packed-sessions`` names no
+    session) to its head: its turn that no other turn of it names as
+    parent; of several, the one a reflog names, then the highest seq, then
+    the latest.  A session a ``session:`` tombstone forgets stays gone.
+    Moves go through :meth:`Store.update_refs` with the reflog message
+    ``fsck --repair: rebuilt from objects`` (``rebuilt``; ``rebuilt_ambiguous``
+    those that had several candidates)."""
+    forgotten = {o.key[len("session:"):] for o in objs.values()
+                 if isinstance(o, Tombstone) and o.key.startswith("session:") and o.reason != "rejected"}
+    turns: dict[str, dict[str, Turn]] = {}
+    for oid, o in objs.items():
+        if isinstance(o, Turn) and o.session not in forgotten:
+            turns.setdefault(o.session, {})[oid] = o
+    named = None
+    moves = []
+    for sid in sorted(turns):
+        name = session_ref(sid)
+        try:
+            if store.refs.read(name) is not None:
+                continue
+        except CorruptObject:   # still damaged (set aside above unless it could not be): leave it
+            continue
+        mine = turns[sid]
+        parents = {t.parent for t in mine.values()}
+        heads = [oid for oid in mine if oid not in parents] or list(mine)
+        if len(heads) > 1:
+            if named is None:
+                named = set(store.reflog.iter_all_ids())
+            rep.rebuilt_ambiguous.append(name)
+        head = max(heads, key=lambda oid: (oid in (named or ()), mine[oid].seq, mine[oid].timestamp, oid))
+        moves.append((name, None, head))
+    if moves:
+        store.update_refs(moves, "fsck --repair: rebuilt from objects")
+        rep.rebuilt.extend(m[0] for m in moves)
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:
