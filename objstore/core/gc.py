@@ -39,8 +39,9 @@ from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
+from objstore.core.repack import PACK_TARGET_BYTES
 from objstore.core.salvage import quarantine_files
-from objstore.core.store import PACK_TARGET_BYTES, Store
+from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
 
 DEFAULT_GRACE_S = 14 * 24 * 3600

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import time
 from _thread import get_ident   # the running thread's id (the threading module costs start-up)
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -40,14 +40,14 @@ from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForget
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   StoreLocked, StoreNotFound, UnsupportedVersion)
-from objstore.core.ids import check_prefix, hash_bytes
+from objstore.core.ids import check_prefix
 from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import ORPHAN_HINT, Pack, PackSet
-from objstore.core.packformat import TRAIN_BYTES, TRAIN_FRAMES, DeflateReader
+from objstore.core.pack import ORPHAN_HINT, PackSet
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
+from objstore.core.repack import PackRewrites
 
 if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
@@ -80,11 +80,6 @@ FACT_COMMIT_WAIT_S = 30.0
 #: the lock command of a fact write whose index commit a reader waits for
 FACT_WRITER = "remember"
 T = TypeVar("T")
-#: the size at which :meth:`Store.repack` (gc, forget) finishes a pack and
-#: begins the next: a forget rewrites the one pack that holds its objects,
-#: so its cost is bounded by this, not by the store (one 1.2 GB pack at a
-#: million turns took a one-turn forget to minutes)
-PACK_TARGET_BYTES = 32 * 1024 * 1024
 
 
 def now_ms() -> int:
@@ -131,7 +126,7 @@ def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int)
 _LEFT_OPEN: list = []
 
 
-class Store:
+class Store(PackRewrites):
     """An open store.
 
     Use :meth:`open` (existing store) or :meth:`init` (create if missing).
@@ -147,6 +142,9 @@ class Store:
         recovery: ``recovery(store)``, called when the lock is taken and the
             index journal is not empty (a writer crashed); None: nothing
             replays the journal.
+
+    Its pack rewrites (:meth:`repack`, :meth:`delete_objects`,
+    :meth:`pack_loose`) come from :class:`objstore.core.repack.PackRewrites`.
     """
 
     def __init__(self, root: Path, *, lock_timeout: float = 10.0,
@@ -564,203 +562,7 @@ class Store:
                     or lock_holder(self.root / "locks" / "store.lock").get("command") != FACT_WRITER:
                 return False
 
-    def delete_object(self, oid: str) -> bool:
-        """Delete an object at once, loose and packed (a pack that holds it
-        is rewritten without it); True if it existed.  Caller holds the lock."""
-        return bool(self.delete_objects([oid]))
-
-    def delete_objects(self, oids: Iterable[str]) -> int:
-        """Delete objects at once wherever they are: loose files unlinked,
-        the packs holding one rewritten without them (:meth:`repack`).
-        Returns how many were found.  Caller holds the store lock."""
-        gone = set(oids)
-        n = sum(self.objects.delete(o) for o in gone)
-        self.packs.reload()
-        hit = [p for p in self.packs.packs if any(p.contains(o) for o in gone)]
-        n += sum(1 for p in hit for o in gone if p.contains(o))
-        keep = lambda _pack, oid: oid not in gone  # noqa: E731
-        self.repack([p for p in hit if not self._copy_pack(p, keep)], keep=keep)
-        return n
-
-    def _copy_pack(self, pack: Pack, keep: Callable[[Pack, str], bool]) -> bool:
-        """Rewrite a version-2 or version-3 ``pack`` without the objects
-        ``keep`` drops by copying the compressed entries of the others as
-        they are (no decompression: O(bytes) of the pack, so that forgetting
-        one object of a large pack, e.g. the one gc merged, stays cheap;
-        version 3: every block that keeps all its objects is copied, a block
-        that loses one is inflated and its other objects compressed again)
-        under the pack's own dictionary, when that dictionary
-        cannot hold a dropped object: it is exactly ``make_dictionary`` of
-        the pack's first frames (the TRAIN_FRAMES frames or TRAIN_BYTES it
-        was made from, ``docs/format.md``, "Packs") and none of the frames
-        whose bytes it took (``dictionary_sources``) is dropped (or it is
-        empty).  Returns False, writing nothing, when that does not hold
-        (version 1, a dropped or damaged object among those frames):
-        :meth:`repack` compresses again.  An entry whose bounds or length prefix are damaged is left
-        out and noted in :attr:`damaged`; one whose bytes are damaged is
-        copied as it is (``fsck`` still finds it), unless (version 3) its
-        block loses an object: then its objects that no longer read are
-        left out and noted.  Caller holds the store lock."""
-        from objstore.core.packwriter import (  # deferred: readers never write a pack
-            PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3, 4):
-            return False
-        try:
-            d = pack.dictionary()
-            if d:
-                frames: list[bytes] = []
-                order: list[str] = []
-                size = 0
-                for oid, frame in pack.frames_in_body_order():
-                    if isinstance(frame, CorruptObject):
-                        return False
-                    frames.append(frame)
-                    order.append(oid)
-                    size += len(frame)
-                    if len(frames) >= TRAIN_FRAMES or size >= TRAIN_BYTES:
-                        break
-                if make_dictionary(frames) != d or not all(keep(pack, order[i]) for i in dictionary_sources(frames)):
-                    return False
-        except CorruptObject:
-            return False
-        with PackWriter(self.root / "objects" / "pack", dictionary=d, version=pack.version) as w:
-            w.reserve(len(pack))
-            if pack.version >= 3:
-                self._copy_blocks(pack, keep, w)
-            for oid, data in (pack.raw_entries_in_body_order() if pack.version == 2 else ()):
-                if not keep(pack, oid):
-                    continue
-                if isinstance(data, CorruptObject):  # out of bounds, bad length prefix: left out
-                    self.damaged.setdefault(oid, str(data))
-                    continue
-                w.add_entry(oid, data)  # copied as stored (a damaged entry stays as damaged for fsck to find)
-        self.packs.reload()  # the new pack and its index are durable now
-        self.packs.remove_pack(pack)
-        return True
-
-    def _copy_blocks(self, pack: Pack, keep: Callable[[Pack, str], bool], w) -> None:
-        """:meth:`_copy_pack` of a version-3 ``pack`` into the writer ``w``
-        (same dictionary): whole blocks copied, those losing an object
-        inflated and their kept objects added again."""
-        zr = DeflateReader(w.dictionary, pack.version)
-        for ids, data in pack.raw_blocks_in_body_order():
-            if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
-                    and w.add_block(ids, data, pack.version):
-                continue  # copied as stored (a damaged block stays as damaged for fsck to find)
-            frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
-            for k, oid in enumerate(ids):
-                if not keep(pack, oid):
-                    continue
-                if k < len(frames) and hash_bytes(frames[k]) == oid:
-                    w.add(frames[k])
-                    continue
-                try:  # the block's bounds or positions are damaged: the object as a get reads it
-                    w.add(pack.get(oid))
-                except CorruptObject as e:
-                    self.damaged.setdefault(oid, str(e))
-
-    def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
-               progress: Callable[[int, int], None] | None = None,
-               max_bytes: int | None = None) -> int:
-        """The one pack rewrite (used by :meth:`delete_objects` and gc):
-        write new packs (in the current pack format) holding the
-        ``loose`` objects and the objects of the ``old`` packs for which
-        ``keep(pack, id)`` is true, make them durable, then remove the ``old``
-        packs.  A new pack is finished and the next begun once it holds
-        ``max_bytes`` (default PACK_TARGET_BYTES): a later forget rewrites
-        one pack of bounded size, not the whole store gc merged.  Objects are read in each old pack's body order (objects
-        written together stay together), verified, and compressed again,
-        with a new dictionary made from what is kept: a version-2 pack's
-        dictionary holds the bytes of the frames it was made from, so a
-        rewrite that drops an object (``forget``) must never copy the old
-        dictionary, or the forgotten value would survive in it.  A damaged object of an old pack is left out and
-        noted in :attr:`damaged`; that old pack is then kept (its damage stays
-        for ``fsck --repair``) unless it holds an object ``keep`` drops, which
-        must not survive anywhere.  The loose files are left for the caller
-        to delete.  ``progress(done, total)`` is called every 1,000 objects.
-        Returns the number of objects in the new packs.  Caller holds the
-        store lock."""
-        loose = list(loose)
-        if not loose and not old:
-            return 0
-        limit = PACK_TARGET_BYTES if max_bytes is None else max_bytes
-        total = len(loose) + sum(len(p) for p in old)
-        done = count = 0
-        kept_old: list[Pack] = []
-        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
-        pack_dir = self.root / "objects" / "pack"
-        pack_dir.mkdir(parents=True, exist_ok=True)
-        writers: list[PackWriter] = []
-
-        def writer() -> PackWriter:
-            """The pack being written, a new one once it holds ``limit`` bytes."""
-            nonlocal count
-            if writers and writers[-1].size >= limit:
-                count += writers[-1].count
-                writers[-1].finish()  # durable; the old packs go only after the last one is
-            if not writers or writers[-1].info is not None:
-                writers.append(PackWriter(pack_dir))
-            return writers[-1]
-        try:
-            for oid in loose:
-                writer().add(self.objects.get(oid))
-                done += 1
-                if progress and done % 1000 == 0:
-                    progress(done, total)
-            for pack in old:
-                dropped = damaged = False
-                for oid, frame in pack.frames_in_body_order():
-                    done += 1
-                    if progress and done % 1000 == 0:
-                        progress(done, total)
-                    if not keep(pack, oid):
-                        dropped = True
-                        continue
-                    if isinstance(frame, CorruptObject):
-                        self.damaged.setdefault(oid, str(frame))
-                        damaged = True
-                        continue
-                    writer().add(frame)
-                if damaged and not dropped:
-                    kept_old.append(pack)
-            if writers and writers[-1].info is None:
-                count += writers[-1].count
-                writers[-1].finish()
-        except BaseException:
-            for w in writers:  # the finished ones stay: duplicates of objects the old packs still hold
-                if w.info is None:
-                    w.abort()
-            raise
-        self.packs.reload()  # the new packs and their indexes are durable now
-        for pack in old:
-            if pack not in kept_old:
-                self.packs.remove_pack(pack)
-        return count
-
     # -- refs ------------------------------------------------------------
-    def pack_loose(self, oids: Iterable[str]) -> int:
-        """Move the loose objects ``oids`` into one new pack (:meth:`repack`
-        with no old pack), then delete their loose files and the fan-out
-        directories left empty.  For a writer that has just written many
-        loose objects it knows (an import's sub-agent rollups): each loose
-        object takes at least one 4 KiB block and often a directory.  Ids
-        that are not loose are skipped.  Readers that miss a deleted loose
-        file find the object in the new pack (:meth:`read_frame` reloads
-        the packs).  Returns the number packed.  Caller holds the store lock."""
-        ids = [o for o in dict.fromkeys(oids) if self.objects.contains(o)]
-        if not ids:
-            return 0
-        n = self.repack([], keep=lambda _p, _o: True, loose=ids)
-        dirs = {self.objects.path(o).parent for o in ids}
-        for o in ids:
-            self.objects.delete(o)
-        for d in dirs:
-            try:
-                d.rmdir()
-            except OSError:  # not empty (other loose objects), or gone
-                pass
-        return n
-
     def note_damaged_refs(self, ns: str, names: list[str] = ()) -> None:
         """Record in :attr:`damaged` what a listing of the refs of ``ns``
         went on without: ``names``, refs whose file does not hold an id
