@@ -35,7 +35,7 @@ def test_objstore_imports_no_cli_and_never_prints():
 
 
 def test_objstore_import_does_not_pull_click():
-    code = "import sys, objstore.core.store, objstore.memory.facts, objstore.memory.sessions, objstore.memory.forget, objstore.core.gc; " \
+    code = "import sys, objstore.core.store, objstore.memory.facts, objstore.memory.sessions, objstore.memory.appender, objstore.memory.forget, objstore.core.gc; " \
            "print(sorted(m for m in ('click','prompt_toolkit') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert out.strip() == "[]"

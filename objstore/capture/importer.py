@@ -3,7 +3,7 @@
 Streams each file through its reader (``claude_code``, ``codex``) and the
 same exclusions and lineage rule as the hooks (``sync.import_filter``), and
 appends the turns with the one turn appender
-(``objstore.memory.sessions.TurnAppender``, in pack mode): objects go into
+(``objstore.memory.appender.TurnAppender``, in pack mode): objects go into
 packs of at most :data:`PACK_ROLL` objects, and each complete pack is made
 durable before the session refs that name its turns are published and the
 turns indexed.  Capture is idempotent: importing the same transcript again
@@ -38,7 +38,8 @@ from objstore.memory.documents import grow_turn_layout
 from objstore.memory.facts import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
-from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn
 
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete

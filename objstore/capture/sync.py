@@ -46,7 +46,7 @@ in) lists session ids captured with ``MEM_NO_CAPTURE=1``; every path skips
 them.  Exclusions live in ``<store>/config.toml`` (:class:`CaptureConfig`).
 
 Every write goes through the one turn appender
-(``objstore.memory.sessions.TurnAppender``) under the store lock: it applies
+(``objstore.memory.appender.TurnAppender``) under the store lock: it applies
 the forget filter (a forgotten session or record never comes back), redacts
 credentials (``objstore.core.redact``) and publishes in the store's order:
 objects (synced), then refs by compare-and-swap with their reflog entry, then
@@ -76,7 +76,8 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.memory.sessions import CapturedTurn, TurnAppender, message_digest, walk_turns
+from objstore.memory.appender import TurnAppender, message_digest
+from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.scope import register_project
 
 __all__ = ["Cursor", "PromptResult", "PromptSnapshot", "SyncResult", "capture_prompt", "capture_shell", "catch_up",

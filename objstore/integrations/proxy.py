@@ -57,7 +57,8 @@ from objstore.core.jsonspan import Node, scan
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.scope import project_aliases
-from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn
 from objstore.retrieval.context import escape_text, render_context, load_state as context_load_state, save_state as context_save_state
 from objstore.retrieval.inject import inject_for_prompt
 

@@ -18,7 +18,7 @@ prompt counts as ``agent_observed``, never ``user_stated``
 output from outside (a web fetch or search, a download with ``curl``, a
 file in a dependency or system folder, which the person did not write),
 every later turn of it may carry what that content said.  The one turn
-writer (``sessions.TurnAppender``) marks the turn after an assistant turn
+writer (``appender.TurnAppender``) marks the turn after an assistant turn
 that called such a tool, and every turn after it, with ``Turn.untrusted``
 (:func:`reads_outside` decides from the assistant turn's ``[tool_use NAME]
 {input}`` lines); recall shows the label.  Turns stored before this rule

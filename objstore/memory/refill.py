@@ -7,7 +7,7 @@ import`` reads the session's transcript again (``--reread``), the records
 that are not in the chain are the lost ones: a :class:`RefillPlan` tells
 which of them fill a *gap* (a run of consecutive placeholders) and when a
 gap is complete, and :class:`Refill`, which ``mem import`` hands to its turn
-appender (``objstore.memory.sessions.TurnAppender``), writes them.
+appender (``objstore.memory.appender.TurnAppender``), writes them.
 
 The rule.  The transcript is read in order.  A gap is opened by the record
 just below it (the survivor whose source is the one before the gap's first
@@ -33,7 +33,8 @@ from objstore.core.objects import Turn
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
-from objstore.memory.sessions import CapturedTurn, SessionState, TurnAppender, taints_after
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn, SessionState, taints_after
 
 #: how the ``source`` of a lost placeholder starts (``lost:<id>`` or ``lost:<seq>``)
 LOST_SOURCE = "lost:"
@@ -154,7 +155,7 @@ class RefillPlan:
 
 
 class Refill:
-    """What a :class:`~objstore.memory.sessions.TurnAppender` of ``store``
+    """What a :class:`~objstore.memory.appender.TurnAppender` of ``store``
     given one (``refill=``) does for the sessions that hold lost placeholders: one
     :class:`RefillPlan` each (made when the appender loads the session),
     the records kept for their gaps, and the gaps written.

@@ -12,7 +12,7 @@ inside any other value: the hash and length of a ``--match`` text or of a
 forgotten fact value of at least :data:`MIN_TEXT_CHARS` characters).
 ``facts.remember`` refuses a lower-trust write of a tombstoned value
 (:func:`forgotten_in`: the value of that key, any forgotten fact value, or a
-value holding a forgotten text); every turn writer (``sessions.TurnAppender``:
+value holding a forgotten text); every turn writer (``appender.TurnAppender``:
 import, hooks, evaluations) applies the :class:`CaptureFilter`, so a
 forgotten session, record or text is never captured again.  The matching
 rules are written down in ``docs/format.md`` ("Tombstone") and

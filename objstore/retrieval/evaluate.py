@@ -75,7 +75,8 @@ from objstore.core.refs import validate_key
 from objstore.core.store import Store
 from objstore.memory.facts import fact_doc, remember, versions
 from objstore.memory.opening import open_store
-from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn
 from objstore.retrieval.context import render_context
 from objstore.retrieval.inject import GateConfig, inject_for_prompt
 from objstore.retrieval.recall import RecallOptions, recall

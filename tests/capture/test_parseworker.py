@@ -19,7 +19,8 @@ from objstore import open_store
 from objstore.capture import importer
 from objstore.capture.parseworker import ParseWorker, WorkerFailed
 from objstore.memory.forget import scan_store
-from objstore.memory.sessions import CapturedTurn, TurnAppender
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn
 
 REPO = Path(__file__).resolve().parents[2]
 GH = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"

@@ -37,7 +37,8 @@ def test_agents_write_and_read_their_namespaces(invoke, monkeypatch):
 def test_plain_recall_names_the_namespace(mem, store):
     """``mem recall`` (text, a real process) names a fact's and a sub-agent
     turn's namespace, as --json does."""
-    from objstore.memory.sessions import CapturedTurn, TurnAppender
+    from objstore.memory.appender import TurnAppender
+    from objstore.memory.sessions import CapturedTurn
     app = TurnAppender(store, command="test")
     with store.lock("test"):
         for sid in ("S1", "S1.agent-explorer"):

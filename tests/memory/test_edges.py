@@ -7,7 +7,8 @@ import pytest
 
 from objstore.core.errors import InvalidInput, NotFound
 from objstore.memory import facts
-from objstore.memory.sessions import CapturedTurn, TurnAppender, session_turns
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn, session_turns
 
 
 def _turns(store, sid: str, texts: list[str]) -> list[str]:

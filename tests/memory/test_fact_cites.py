@@ -10,7 +10,8 @@ from objstore.index.searchindex import SearchIndex
 from objstore.memory import facts
 from objstore.memory.citations import CITES_FILE, FactCites, refresh
 from objstore.memory.forget import forget, scan_store
-from objstore.memory.sessions import CapturedTurn, TurnAppender, walk_turns
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn, walk_turns
 
 
 def _reads(monkeypatch) -> list[str]:

@@ -235,7 +235,8 @@ def _subagent_with_rollup(store: Store, parent_sid: str) -> dict:
     """A sub-agent session under ``parent_sid`` whose middle turn holds the
     canary, a fact it recorded from that turn, and the parent's rollup
     summary with edges to both (issue 16)."""
-    from objstore.memory.sessions import CapturedTurn, TurnAppender
+    from objstore.memory.appender import TurnAppender
+    from objstore.memory.sessions import CapturedTurn
     sub = f"{parent_sid}.agent-a1b2c3"
     app = TurnAppender(store, command="test")
     texts = ["searching the config for the staging token", f"found it: {CANARY} in staging.env",
@@ -299,7 +300,8 @@ def test_forgetting_a_subagent_fact_and_turn_under_a_real_rollup(tmp_path):
     forgotten; the summary loses the edge, a repeated SubagentStop does not
     bring it back, and no id or text of them is left anywhere."""
     from objstore.capture.rollup import rollup, rollup_edges
-    from objstore.memory.sessions import CapturedTurn, TurnAppender
+    from objstore.memory.appender import TurnAppender
+    from objstore.memory.sessions import CapturedTurn
     store, planted = _build(tmp_path, _transcript_sources()[0])
     parent = _sid(store, CANARY)
     sub = f"{parent}.agent-b2c3d4"

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 from objstore.memory.provenance import reads_outside, turn_author, turn_trust
-from objstore.memory.sessions import CapturedTurn, TurnAppender, session_turns
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn, session_turns
 from objstore.retrieval.recall import recall
 from tests.conftest import shared_path
 

@@ -17,7 +17,8 @@ from objstore.core.gc import execute, plan_gc
 from objstore.core.refs import session_ref
 from objstore.memory.forget import forget
 from objstore.memory.opening import open_store
-from objstore.memory.sessions import CapturedTurn, TurnAppender, walk_turns
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn, walk_turns
 
 
 def _ct(sid: str, n: int, text: str) -> CapturedTurn:

@@ -1,0 +1,502 @@
+"""The turn appender: :class:`TurnAppender`, the one writer of turns.
+
+``mem import``, the hooks and evaluations append through it.  It applies
+the forget filter (``tombstones.CaptureFilter``: a forgotten session, record
+or text never comes back), redacts credentials (``objstore.core.redact``)
+and publishes in the store's order: objects (synced), the index journal,
+refs by compare-and-swap with their reflog entry, then the search index.
+Appending is idempotent: each turn carries the id of its source record, and
+a record whose source is already in the session's chain is skipped, so
+capturing the same transcript again adds nothing.  The chains, the session
+state cache and the captured-turn records it reads and writes are
+``objstore.memory.sessions``'.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from objstore.core.codec import encode
+from objstore.core.errors import InvalidInput, MemError
+from objstore.core.objects import Turn
+from objstore.core.refs import session_ref, validate_session_id
+from objstore.core.store import Store, now_ms, syncfs
+from objstore.index.errors import IndexBusyError, SearchIndexError
+from objstore.memory.scope import AGENT_SEP
+from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
+                                      save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
+from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
+
+if TYPE_CHECKING:
+    from objstore.core.packwriter import PackWriter
+
+
+def message_digest(turn: Turn) -> bytes:
+    """:meth:`TurnAppender.text_digest` of a stored turn's text, or ``b""`` for a
+    forgotten (emptied) turn."""
+    return b"" if turn.forgotten else digest_text(turn.text)
+
+
+def live_turn_docs(store: Store, docs: list, olds: dict[str, str | None]) -> list:
+    """The turn documents of ``docs`` whose turn is still in its session's
+    chain, above the session's old head ``olds[session]`` (the head before
+    the write that stored them), and not forgotten: what may be indexed
+    after the store lock was released (:meth:`TurnAppender.index_deferred`).
+    A session that was forgotten or rewritten meanwhile keeps none."""
+    by: dict[str, list] = {}
+    for d in docs:
+        by.setdefault(d.ref, []).append(d)
+    out = []
+    for sid, ds in by.items():
+        want = {d.id for d in ds}
+        live: set[str] = set()
+        try:
+            for tv in walk_turns(store, store.refs.read(session_ref(sid))):
+                if tv.id == olds.get(sid) or len(live) == len(want):
+                    break
+                if tv.id in want and not tv.turn.forgotten:
+                    live.add(tv.id)
+        except MemError:
+            pass       # no ref (forgotten), or a damaged chain: index nothing of it
+        out += [d for d in ds if d.id in live]
+    return out
+
+
+class TurnAppender:
+    """The one writer of turns: ``mem import`` (``objstore.capture.importer``),
+    the hooks (``objstore.capture.sync``) and evaluations
+    (``objstore.retrieval.evaluate``) all append through it.  The caller
+    holds the store lock.
+
+    :meth:`add` writes one turn object, unless its session id is unusable,
+    its record (source or alias) is already in the session, or its session
+    was forgotten; a forgotten record is stored emptied, ``--match`` rules
+    are applied, credentials are redacted.  Objects go loose (the first 64
+    fsynced one by one, the rest synced once in :meth:`publish`) or, with
+    ``pack=True`` (bulk import, evaluations), into one pack.  :meth:`publish`
+    makes the objects durable, notes the sessions in the index journal, moves
+    each touched session ref by compare-and-swap with its reflog entry
+    (``Store.update_ref``), saves the state caches and indexes the new turns
+    (``index=False`` leaves that to the next writer through the journal).
+
+    Counters: ``written`` (objects), ``added`` (turns that are not
+    forgotten), ``forgotten`` (records of forgotten sessions skipped, and
+    records stored emptied), ``matches_redacted`` (turns a ``--match`` rule
+    changed), ``secrets_redacted`` (credentials replaced).
+    """
+
+    def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False,
+                 refill=None) -> None:
+        from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+        self.store = store
+        self.command = command
+        self.harness = harness
+        self.pack = pack
+        self.states: dict[str, SessionState] = {}
+        self.dirty: set[str] = set()
+        self.docs: list = []
+        self.written = 0
+        self.added = 0
+        self.forgotten = 0
+        self.matches_redacted = 0
+        self.secrets_redacted = 0
+        self._flt: CaptureFilter | None = None
+        self._redact = redact
+        self._valid: dict[str, str | None] = {}
+        self._bulk = False
+        self._writer: PackWriter | None = None
+        self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
+        #: pack mode: about how many turns this appender will write (0: unknown), read
+        #: at its first index commit: a store without a turns index lays it out for
+        #: that many (``SearchIndex.stream``); the caller updates it as it reads
+        self.expected_turns = 0
+        self._stream_error: str | None = None
+        #: (session, source) -> :meth:`text_digest` of the assistant messages written by this
+        #: appender (``cc:msg:`` sources), readable before :meth:`publish` makes them visible
+        self.message_digests: dict[tuple[str, str], bytes] = {}
+        #: text -> (the text with its credentials replaced, how many), computed
+        #: elsewhere by ``objstore.core.redact.redact`` (``mem import``'s parse
+        #: worker); a text not in it is redacted here
+        self.redactions: dict[str, tuple[str, int]] = {}
+        #: (owned journal entries, documents, session -> old head) of publishes with defer_index
+        self._deferred: list = []
+        self._oids: list[str] = []          # loose objects written since the last publish
+        self._flt_refs: list | None = None  # the tombstone refs the forget filter was read from
+        #: sub-agent session -> :class:`ChainNotes` of its whole chain, for the sub-agent
+        #: sessions this appender writes from their first turn (an import's rollups read
+        #: them instead of the chain); ``_whole``: session -> it had no turn when first loaded
+        self.subagent_chains: dict[str, ChainNotes] = {}
+        self._whole: dict[str, bool] = {}
+        #: ``objstore.memory.refill.Refill`` when the caller reads whole transcripts in order
+        #: (``mem import``): the records a mended session lacks go in its lost placeholders' places
+        self.refill = refill
+
+    def _redacted(self, text: str) -> tuple[str, int]:
+        """``text`` as a turn stores it (capped, credentials replaced:
+        :meth:`_stored`, or as :attr:`redactions` has it), and how many
+        credentials were replaced."""
+        got = self.redactions.get(text)
+        if got is not None:
+            return got
+        return self._stored(text)
+
+    def _stored(self, text: str) -> tuple[str, int]:
+        """The text a turn of ``text`` stores (capped, :func:`cap_turn_text`,
+        then its credentials replaced) and how many credentials were."""
+        text = cap_turn_text(text)
+        red = self._redact(text)
+        return (red.text, len(red.hits)) if red.hits else (text, 0)
+
+    def text_digest(self, text: str) -> bytes:
+        """16-byte digest of ``text`` as a turn would store it (credentials
+        redacted): what tells two copies of one message apart (``objstore.capture.sync``,
+        resumed and forked sessions)."""
+        if text:
+            text = self._redacted(text)[0]
+        return digest_text(text)
+
+    @property
+    def pending(self) -> int:
+        """Objects written since the last :meth:`publish`."""
+        return self._writer.count if self._writer is not None else 0
+
+    def _put(self, frame: bytes, digest: bytes | None = None) -> str:
+        """Write one frame; ``digest``: its BLAKE3 when known (pack mode)."""
+        if self.pack:
+            if self._writer is None:
+                self._writer = self.store.pack_writer()
+            return self._writer.add(frame, digest)
+        # the first turns are fsynced one by one (cheap); past 64, the rest
+        # are written without fsync and the filesystem is synced once in publish
+        # (per write: the store's flag is shared with other threads' writers)
+        objs = self.store.objects
+        durable = objs.durable and self.written < 64
+        if objs.durable and not durable:
+            self._bulk = True
+        oid = objs.put(frame, durable=durable)
+        self._oids.append(oid)
+        return oid
+
+    def close(self) -> None:
+        """Drop an unpublished pack (after an error, too)."""
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None
+        self._close_stream()
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()  # uncommitted documents are dropped: the index journal replays them
+
+    def _index(self, doc) -> None:
+        """Send a turn's document to the index: in pack mode straight to the
+        import's stream (tantivy indexes it in its own thread, visible at the
+        next :meth:`publish`), else kept for :meth:`publish`."""
+        if not self.pack:
+            self.docs.append(doc)
+            return
+        if self._stream_error is not None:
+            return  # the index is behind; the journal replays these sessions
+        try:
+            if self._stream is None:
+                self._stream = self.store.index.stream(  # turns it has just written; a new layout
+                    "turn", fresh=True, expected_docs=lambda: self.expected_turns)  # sized at the 1st commit
+            self._stream.add(doc)
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+
+    def drop_states(self) -> None:
+        """Forget the in-memory state of the sessions (all published: call
+        after :meth:`publish`), so a long import keeps memory bounded; a later
+        turn of one of them reloads it (from the state cache)."""
+        self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
+        if self.refill is not None:
+            self.refill.keep_only(self.dirty)
+        # published messages are read from their chains now (``start_head`` moved past them)
+        self.message_digests = {k: d for k, d in self.message_digests.items() if k[0] in self.dirty}
+
+    def filter(self) -> CaptureFilter:
+        """The store's :class:`CaptureFilter` (read once)."""
+        if self._flt is None:
+            self._flt_refs = list(self.store.refs.iter("tombstones"))   # what it is read from (revalidate)
+            self._flt = capture_filter(self.store)
+        return self._flt
+
+    def sync_objects(self) -> None:
+        """Make the loose objects written without fsync durable (one
+        filesystem sync); :meth:`publish` does it before any ref moves, a
+        caller that added turns before taking the store lock does it first."""
+        if self._bulk:
+            syncfs(self.store.root)
+            self._bulk = False
+
+    def revalidate(self) -> bool:
+        """For turns added *before* the store lock was taken (loose mode;
+        the caller now holds it): True when they can be published as they
+        are: every session they read is still at the head they were chained
+        to, the tombstones are those the forget filter was read from (a
+        forget meanwhile could empty one of them), and every object written
+        is still there (a ``gc --prune=now`` meanwhile).  Else the caller
+        calls :meth:`reset` and adds them again, under the lock."""
+        store = self.store
+        if self._flt is not None and list(store.refs.iter("tombstones")) != self._flt_refs:
+            return False
+        if any(store.refs.read(st.ref) != st.start_head for st in self.states.values()):
+            return False
+        return all(store.objects.contains(oid) for oid in self._oids)
+
+    def reset(self) -> None:
+        """Forget every turn added since the last :meth:`publish` (their
+        objects stay, unreferenced: gc's) and every state read."""
+        self.states.clear()
+        self.dirty.clear()
+        self.docs = []
+        self._flt = self._flt_refs = None
+        self._oids = []
+        self._bulk = False
+        self.message_digests.clear()
+        self.subagent_chains.clear()
+        self._whole.clear()
+        if self.refill is not None:
+            self.refill.keep_only(set())
+        self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
+
+    def state(self, sid: str) -> SessionState:
+        """The (cached) state of a validated session id."""
+        st = self.states.get(sid)
+        if st is None:
+            st = self.states[sid] = load_session(self.store, sid)
+            self._whole.setdefault(sid, st.head is None)  # later loads (after a publish) keep it
+            if self.refill is not None:
+                self.refill.loaded(sid, st)
+        return st
+
+    def valid_sid(self, sid: str) -> str | None:
+        """``sid`` validated and normalised, or None when it cannot be a ref name."""
+        if sid not in self._valid:
+            try:
+                self._valid[sid] = validate_session_id(sid)
+            except InvalidInput:
+                self._valid[sid] = None
+        return self._valid[sid]
+
+    def known(self, ct: CapturedTurn) -> bool:
+        """True when the turn (by source or alias) is already in its session."""
+        sid = self.valid_sid(ct.session)
+        if sid is None:
+            return True
+        srcs = self.state(sid).sources
+        return ct.source in srcs or bool(ct.alias and ct.alias in srcs)
+
+    def add(self, ct: CapturedTurn, *, harness: str | None = None) -> str | None:
+        """Write one turn unless its session or record is known or forgotten;
+        returns the new object id or None."""
+        sid = self.valid_sid(ct.session)
+        if sid is None:
+            return None
+        flt = self.filter()
+        if sid in flt.sessions:
+            self.forgotten += 1
+            return None
+        st = self.state(sid)
+        known = ct.source in st.sources or bool(ct.alias and ct.alias in st.sources)
+        if self.refill is not None and sid in self.refill.plans:
+            return self.refill.add(self, sid, st, ct, known, harness)
+        if known:
+            return None
+        return self.write_next(sid, st, ct, harness, flt)[0]
+
+    def write_next(self, sid: str, st: "SessionState", ct: CapturedTurn, harness: str | None,
+                   flt: CaptureFilter, forecast: bool = True) -> tuple[str, Turn | None]:
+        """Write ``ct`` as the next turn of ``st`` (``st.head``, ``st.next_seq``:
+        the caller knows the chain does not hold it) with every capture rule
+        (forget filter, ``--match`` rules, redaction, taint); returns its id
+        and the :class:`Turn` (None when a forecast frame was written;
+        ``forecast=False`` always builds the turn)."""
+        turn = None
+        text, forgotten = ct.text, 0
+        source = ct.alias or ct.source
+        red = self._redacted(text) if (flt.turns and text) else None
+        if red is not None and flt.forgets(sid, (source, ct.source), (text, red[0])):
+            text, forgotten = "", now_ms()      # kept as an emptied turn: it never comes back
+            self.forgotten += 1
+        elif sid in flt.rules:
+            text, n = redact_matches(text, flt.rules[sid])
+            self.matches_redacted += bool(n)
+            red = None if n else red
+        if text:
+            text, n = red if red is not None else self._redacted(text)  # credentials never reach disk
+            self.secrets_redacted += n
+        harness = harness or self.harness
+        seq = st.next_seq
+        fc = ct.forecast if forecast else None
+        if fc is not None and self.pack and not forgotten and fc[0] == (
+                sid, seq, ct.role, text, ct.timestamp, harness, ct.cwd, ct.project, source, st.head,
+                ct.entrypoint, st.taints):
+            # the turn below, encoded and hashed elsewhere (TurnForecast): every field is the same
+            oid = self._put(fc[1], fc[2])
+            taints, msg = fc[3], fc[4]
+        else:
+            turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
+                        harness=harness, cwd=ct.cwd, project=ct.project, source=source,
+                        parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint,
+                        untrusted=st.taints)
+            oid = self._put(encode(turn))
+            taints, msg = taints_after(turn), None
+        self.written += 1
+        st.head, st.next_seq = oid, seq + 1
+        st.head_role, st.head_source = ct.role, source
+        st.taints = taints  # session taint spreads forward only
+        st.sources.add(source)      # what the chain holds, so the cache equals a walk
+        if ct.role == "assistant" and source.startswith("cc:msg:"):
+            self.message_digests[(sid, source)] = b"" if forgotten else (msg or digest_text(text))  # = message_digest
+        if AGENT_SEP in sid and self._whole.get(sid):
+            notes = self.subagent_chains.get(sid)
+            if notes is None:
+                notes = self.subagent_chains[sid] = ChainNotes()
+            notes.add_fields(oid, forgotten, ct.cwd, ct.project, ct.role, text)
+        self.dirty.add(sid)
+        if not forgotten:
+            self._index(turn_doc_fields(oid, sid, ct.timestamp, ct.project, ct.role, text, seq))
+            self.added += 1
+        return oid, turn
+
+    def put_rewritten(self, turn: Turn) -> str:
+        """Write ``turn``, a chain's turn moved onto a new parent (no capture
+        rule: it was applied when the turn was first written); indexed unless
+        forgotten.  Returns its id."""
+        oid = self._put(encode(turn))
+        if not turn.forgotten:
+            self._index(turn_doc(oid, turn))
+        return oid
+
+    def publish(self, *, index: bool = True, wait: bool = True, defer_index: bool = False) -> str | None:
+        """Make written turns durable and visible; returns an index error
+        message (turns stored, index behind; the journal replays it) or None.
+
+        In pack mode the new turns are indexed by the import's
+        :class:`~objstore.index.searchindex.IndexStream` in a background
+        thread; ``wait=False`` returns before that batch is committed (the
+        index journal keeps its sessions until the next :meth:`publish`
+        has waited for it), so the caller can go on reading transcripts.
+
+        ``defer_index`` (loose mode, with ``index``): the sessions are noted
+        in journal entries this process owns (``IndexJournal.own``) and the
+        new turns are indexed by :meth:`index_deferred`, which the caller
+        runs *after* it has released the store lock: a large batch holds
+        the lock for its object and ref writes only (the proxy's capture
+        writer).  Where owned entries are not possible it indexes here."""
+        store = self.store
+        if self._writer is not None:
+            self._writer.finish()  # the pack and its index are durable before any ref names them
+            self._writer = None
+            store.packs.reload()
+        err = self._wait_index()
+        if not self.dirty:
+            return err
+        self.sync_objects()      # objects durable before any ref names them
+        t = now_ms()
+        moved = sorted(self.dirty)
+        moves = [(sid, self.states[sid].start_head) for sid in moved]
+        owned = store.journal.own(moves) if (defer_index and index and not self.pack) else None
+        if owned is None:
+            store.journal.sessions(moves)
+        # one batch: the filesystem synced a few times, not three fsyncs per session
+        store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)
+                           for sid in moved], self.command, time_ms=t)
+        for sid in moved:
+            st = self.states[sid]
+            st.start_head = st.head
+            if not self.pack:  # a bulk import leaves no cache file per session (a 4 KiB block each);
+                save_session_state(store, st)  # the next writer of one walks its chain once
+        self.dirty.clear()
+        self._oids = []
+        docs, self.docs = self.docs, []
+        if owned is not None:
+            self._deferred.append((owned, docs, dict(moves)))
+            return None
+        if self._stream_error is not None:
+            return self._stream_error
+        if not index:
+            self._close_stream()
+            return None
+        try:
+            if docs:
+                store.index.add(docs)
+            if self._stream is not None:
+                self._stream.commit(wait=wait)  # the refs name these turns now: index them
+                return self._wait_index() if wait else None
+            store.journal.clear()
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+            return str(e)
+        return None
+
+    def index_deferred(self, *, busy_wait_s: float = 600.0) -> str | None:
+        """Index the turns of :meth:`publish` ``(defer_index=True)``; the
+        caller does *not* hold the store lock.  Under the turns index's own
+        writer lock, only turns still in their session's chain and not
+        forgotten are added (:func:`live_turn_docs`): a ``forget`` that ran
+        since the publish has rewritten the chain and purged the index, and
+        what it removed does not come back; a forget that starts now purges
+        after this commit (it waits for the same lock).  Then the owned
+        journal entries are deleted; on an index error they are left to the
+        next holder of the store lock, which replays them.  A busy index
+        (another writer holds its lock) is waited for up to ``busy_wait_s``
+        seconds in all (the caller is a background writer nobody waits
+        for).  Returns the index error message or None."""
+        import time  # deferred: the hooks' import path stays lean
+        err = None
+        pending, self._deferred = self._deferred, []
+        deadline = time.monotonic() + busy_wait_s
+        for owned, docs, olds in pending:
+            try:
+                while docs:
+                    try:
+                        self.store.index.add(docs, keep=lambda ds, olds=olds: live_turn_docs(self.store, ds, olds))
+                        break
+                    except IndexBusyError:
+                        if time.monotonic() >= deadline:
+                            raise
+            except SearchIndexError as e:
+                err = err or str(e)
+                owned.abandon()
+                continue
+            except BaseException:
+                owned.abandon()
+                raise
+            owned.done()
+        return err
+
+    def redact_ahead(self, texts) -> None:
+        """Compute the redaction of ``texts`` now (before the store lock is
+        taken), so that :meth:`add` finds it in :attr:`redactions`."""
+        for text in texts:
+            if text and text not in self.redactions:
+                self.redactions[text] = self._stored(text)
+
+    def wait_index(self, *, clear: bool = True) -> str | None:
+        """Pack mode: wait for the batch of turns the last :meth:`publish`
+        (``wait=False``) left being indexed; once it is committed, clear the
+        index journal (``clear``: when the caller's own index writes since,
+        noted there too, are committed as well; else the next writer
+        replays them).  Returns the index error, or None."""
+        return self._wait_index(clear=clear)
+
+    def _wait_index(self, *, clear: bool = True) -> str | None:
+        """Wait for the stream's batch being written; clear the index journal
+        when it is committed (and ``clear``).  Returns the index error, or None."""
+        if self._stream is None:
+            return self._stream_error
+        try:
+            self._stream.wait()
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+            return self._stream_error
+        if clear:
+            self.store.journal.clear()
+        return None
