@@ -46,6 +46,9 @@ def summary(res) -> str:
         parts.append(f"{len(res.refs_updated)} refs updated")
     if res.merged:
         parts.append(f"{len(res.merged)} merged")
+    if res.turns_refilled:
+        parts.append(f"{res.turns_refilled} lost turns put back in their places "
+                     f"({res.gaps_verified} gaps verified: ids as before the damage)")
     if res.queued:
         parts.append(f"{len(res.queued)} challenges queued (mem queue)")
     if res.forgotten:
