@@ -43,9 +43,15 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     cut short, or a damaged ref file) is set again from its reflog, else
     rebuilt from the turn objects: its head is its turn no other turn names
     as parent (of several, the one a reflog names, else the highest seq; the
-    report says so).  A session a forget tombstoned stays forgotten.  A session's lost
-    turns come back in their places when its transcript is read again (mem
-    import --reread; docs/design.md "Damage and repair").  A missing or
+    report says so).  A fact key's ref (a damaged line of refs/packed-facts,
+    or a damaged ref file) is set again from its reflog, else rebuilt from
+    its version objects the same way, except that when several versions
+    have no child none is picked: they are named in the key's reflog (gc
+    keeps them) and the repair exits 13.  What a forget tombstoned stays
+    forgotten (a history holding a forgotten turn or value is passed over).
+    A session's lost turns come back in their places when its transcript is
+    read again (mem import --reread) or from a remote (mem pull;
+    docs/design.md "Damage and repair").  A missing or
     damaged <store>/config (the directory still has objects/ and refs/) is
     rewritten with the defaults (docs/format.md "config"; a damaged one is
     kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".

@@ -410,8 +410,10 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
             continue
         if len(heads) > 1:
             if kind.cls is Fact:   # which value is current is not the repair's to guess
-                for h in sorted(heads):
-                    store.reflog.append(name, None, h, now, "fsck --repair: candidate head, none picked")
+                for h in sorted(heads):   # named by the reflog (a gc root), the ref left unset
+                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now)
+                    store.update_ref(name, h, None, "fsck --repair: several candidate heads, none picked",
+                                     time_ms=now)
                 rep.unresolved[name] = sorted(heads)
                 continue
             if named is None:
