@@ -205,6 +205,7 @@ class Refill:
     Attributes:
         plans: session id -> its plan.
         refilled: turns written in the places of placeholders.
+        gaps_refilled: runs of placeholders filled.
         gaps_verified: gaps whose top turn hashed to the id its placeholder
             names (the turns above got their ids from before the damage back).
         replaced: ids of turns that left their chain when it was rewritten
@@ -215,6 +216,7 @@ class Refill:
         self.store = store
         self.plans: dict[str, RefillPlan] = {}
         self.refilled = 0
+        self.gaps_refilled = 0
         self.gaps_verified = 0
         self.replaced: list[str] = []
 
@@ -293,6 +295,7 @@ class Refill:
         st.next_seq = chain[gap.first][1].seq
         filled = [list(app.write_next(sid, st, ct, harness, flt, forecast=False)) for ct, harness in gap.kept]
         self.refilled += len(filled)
+        self.gaps_refilled += 1
         self.gaps_verified += st.head == gap.lost
         for _oid, stub in chain[gap.first:gap.last + 1]:
             st.sources.discard(stub.source)

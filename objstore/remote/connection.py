@@ -63,6 +63,7 @@ class SyncResult:
     #: other side's turns took, and the runs of them rebuilt byte for byte
     #: (ids as before the damage; ``objstore.remote.merge.Outcome``)
     turns_refilled: int = 0
+    gaps_refilled: int = 0
     gaps_verified: int = 0
 
     def as_dict(self) -> dict:

@@ -143,7 +143,7 @@ class Outcome:
         parked: queue items (challenges) parked by the merge.
         dropped_ids: ids of the input chains that the result does not reach.
         refilled: lost placeholders (``mem fsck --repair``) whose places
-            the other side's turns took.
+            the other side's turns took; ``gaps_refilled`` the runs of them.
         gaps_verified: runs of them rebuilt byte for byte (the result holds
             the id the run's top placeholder names).
     """
@@ -155,6 +155,7 @@ class Outcome:
     parked: list[QueueItem] = field(default_factory=list)
     dropped_ids: set[str] = field(default_factory=set)
     refilled: int = 0
+    gaps_refilled: int = 0
     gaps_verified: int = 0
 
 
@@ -245,6 +246,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     out.final_ids = {oid for oid, _ in final} if out.head is not None else set()
     out.dropped_ids = ({oid for oid, _ in local} | {oid for oid, _ in remote}) - out.final_ids
     out.refilled = sum(g.size for g in gaps) if out.head is not None else 0
+    out.gaps_refilled = len(gaps) if out.head is not None else 0
     out.gaps_verified = sum(g.lost in out.final_ids for g in gaps)
     return out
 

@@ -155,8 +155,11 @@ def test_a_forgotten_turn_stays_forgotten(invoke, store_path, session):
 
     r = _reread(invoke, session)
     assert r["turns_refilled"] == 3 and r["turns_forgotten"] == 1
+    # verified: the forgotten turn is written with its tombstone's time, which is what the forget wrote
+    assert r["gaps_refilled"] == r["gaps_verified"] == 1
     after = _turns(invoke)
-    assert [(t["seq"], t["source"], t["text"]) for t in after] == [(t["seq"], t["source"], t["text"]) for t in before]
+    assert [(t["seq"], t["source"], t["text"], t["id"]) for t in after] == \
+           [(t["seq"], t["source"], t["text"], t["id"]) for t in before]
     assert after[k]["text"] == "" and f"marker{k}x" not in invoke("show", SID).stdout
     assert _hits(invoke, f"marker{k}x") == [] and len(_hits(invoke, f"marker{k + 1}x")) == 1
     assert "(lost" not in invoke("show", SID).stdout
