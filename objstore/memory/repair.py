@@ -386,7 +386,7 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
     :meth:`Store.update_refs` with the reflog message ``fsck --repair:
     rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs`` and
     a walk of each candidate's chain."""
-    forgotten = forgotten_check(store)
+    forgotten = forgotten_check(store, rejections=False)
     sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])} if kind.cls is Fact else set()
     by_label: dict[str, dict[str, object]] = {}
     for oid, o in objs.items():

@@ -342,7 +342,7 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     return flt
 
 
-def forgotten_check(store: Store, *, strict: bool = False):
+def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = True):
     """``check(obj) -> bool``: True for a fact version or turn whose value
     a tombstone of ``store`` forgets (a turn of a forgotten session, a turn
     whose source or text a tombstone names, a version whose key + value
@@ -350,8 +350,13 @@ def forgotten_check(store: Store, *, strict: bool = False):
     once (``objstore.core.gc.plan_gc`` ``forgotten``).  ``strict``: as
     :func:`all_tombstones` (raises LostTombstone); otherwise a lost
     tombstone marks nothing (gc and forget still run: gc then keeps those
-    objects the usual time)."""
+    objects the usual time).  ``rejections`` False: a ``rejected``
+    tombstone (``mem queue reject``: a value refused below ``user_stated``,
+    which the person may still state) marks nothing (``fsck --repair``
+    rebuilding a ref)."""
     tombs = all_tombstones(store, strict=strict)
+    if not rejections:
+        tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
     facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES)}
 

@@ -101,3 +101,16 @@ def test_two_heads_pick_none_and_exit_13(invoke, store_path, tmp_path):
         assert invoke("cat-object", h).stdout
     invoke("remember", "user/editor", "helix")
     assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_a_rejected_value_the_person_stated_later_is_rebuilt(invoke, store_path):
+    """A rejection refuses a lower-trust value; it forgets nothing: the key
+    whose current value the person stated after rejecting it comes back."""
+    invoke("remember", "user/shell", "zsh")
+    invoke("remember", "--trust", "derived", "user/shell", "fish")
+    [item] = invoke("queue", "--json").json
+    invoke("queue", "reject", item["id"][:12])
+    invoke("remember", "user/shell", "fish")
+    _lose_ref(store_path, "user/shell")
+    invoke("fsck", "--repair")
+    assert _keys(invoke) == {"user/shell": "fish"}
