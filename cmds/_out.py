@@ -170,6 +170,17 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}s"
 
 
+def refill_summary(gaps: int, verified: int) -> str:
+    """How many runs of ``fsck --repair``'s lost placeholders an import or a
+    pull filled and how many of them were rebuilt byte for byte (verified),
+    with why the others are not (docs/format.md, "Lost placeholders")."""
+    out = f"{verified} of {plural(gaps, 'gap')} verified: ids as before the damage"
+    if gaps > verified:
+        out += (f"; {gaps - verified} not: a turn there differs from its first writing (one emptied at "
+                "capture by a mem before session 11 has that capture's time), so the turns above have new ids")
+    return out
+
+
 def safe(text: str) -> str:
     """Text for a terminal: control characters (escape sequences, carriage
     returns, NUL, C1 controls) shown as ``\\xNN`` and bidirectional controls

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from ._out import size
+from ._out import refill_summary, size
 
 
 def s3_env() -> dict[str, str]:
@@ -46,6 +46,9 @@ def summary(res) -> str:
         parts.append(f"{len(res.refs_updated)} refs updated")
     if res.merged:
         parts.append(f"{len(res.merged)} merged")
+    if res.turns_refilled:
+        parts.append(f"{res.turns_refilled} lost turns put back in their places "
+                     f"({refill_summary(res.gaps_refilled, res.gaps_verified)})")
     if res.queued:
         parts.append(f"{len(res.queued)} challenges queued (mem queue)")
     if res.forgotten:

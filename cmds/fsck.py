@@ -43,9 +43,15 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     cut short, or a damaged ref file) is set again from its reflog, else
     rebuilt from the turn objects: its head is its turn no other turn names
     as parent (of several, the one a reflog names, else the highest seq; the
-    report says so).  A session a forget tombstoned stays forgotten.  A session's lost
-    turns come back in their places when its transcript is read again (mem
-    import --reread; docs/design.md "Damage and repair").  A missing or
+    report says so).  A fact key's ref (a damaged line of refs/packed-facts,
+    or a damaged ref file) is set again from its reflog, else rebuilt from
+    its version objects the same way, except that when several versions
+    have no child none is picked: they are named in the key's reflog (gc
+    keeps them) and the repair exits 13.  What a forget tombstoned stays
+    forgotten (a history holding a forgotten turn or value is passed over).
+    A session's lost turns come back in their places when its transcript is
+    read again (mem import --reread) or from a remote (mem pull;
+    docs/design.md "Damage and repair").  A missing or
     damaged <store>/config (the directory still has objects/ and refs/) is
     rewritten with the defaults (docs/format.md "config"; a damaged one is
     kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".
@@ -93,6 +99,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     with progress_bar("checking") as update:
         rep = fsck(store, progress=update)
     rep.problems.extend(verify_index(store))
+    if fixed is not None:   # not rebuilt: which value is current is not the repair's to guess
+        rep.problems.extend(f"{name}: its ref was lost and {len(heads)} of its versions have no child; "
+                            "none was picked" for name, heads in fixed.unresolved.items())
     store.damaged.clear()  # reported below, not as a warning
     from objstore import registry_damage
     why = registry_damage(store.root)
@@ -108,6 +117,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
+                             "unresolved_refs": fixed.unresolved,
                              "reindexed": reindexed,
                              "config": config_fixed}
         emit_json(doc)
@@ -159,9 +169,16 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     for name in r.misnamed:
         click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
     for name in r.rebuilt:
-        click.echo(f"repair: rebuilt {name} from its turn objects (its ref was damaged)"
+        click.echo(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
+                   "objects (its ref was damaged)"
                    + ("; several turns had no child: took the one a reflog names, else the highest seq"
                       if name in r.rebuilt_ambiguous else ""))
+    for name, heads in r.unresolved.items():
+        click.echo(f"repair: did not rebuild {name}: its candidate heads "
+                   f"{', '.join(h[:12] for h in heads)} are in its reflog")
+    if r.unresolved:
+        click.echo("hint: 'mem reflog KEY' lists them and 'mem cat-object ID' shows each; 'mem remember KEY "
+                   "VALUE' then sets the value to keep", err=True)
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     if any(name.startswith("sessions/") for name in r.mended):

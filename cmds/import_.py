@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from ._common import ExistingPath, emit_json, json_option, plural, progress_bar, with_store
+from ._out import refill_summary
 
 
 def default_paths(harness: str) -> list[str]:
@@ -96,7 +97,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
                    "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted,
-                   "turns_refilled": r.turns_refilled, "gaps_verified": r.gaps_verified,
+                   "turns_refilled": r.turns_refilled, "gaps_refilled": r.gaps_refilled,
+                   "gaps_verified": r.gaps_verified,
                    "errors": r.errors, "index_error": r.index_error})
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
@@ -108,11 +110,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    + ")")
         if r.turns_refilled:
             click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
-                       "(mem fsck --repair's placeholders); "
-                       + (f"{plural(r.gaps_verified, 'gap')} verified: ids as before the damage"
-                          if r.gaps_verified else
-                          "not verified (a turn differs from its first writing, e.g. a forgotten one): "
-                          "the turns after them have new ids"))
+                       f"(mem fsck --repair's placeholders); {refill_summary(r.gaps_refilled, r.gaps_verified)}")
         if r.files == 0 and r.files_skipped == 0:
             click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
         if r.secrets_redacted:

@@ -80,6 +80,7 @@ class ImportResult:
     #: turns written in the places of lost placeholders (``objstore.memory.refill``), and how
     #: many of those places' gaps got their ids from before the damage back (verified)
     turns_refilled: int = 0
+    gaps_refilled: int = 0
     gaps_verified: int = 0
     errors: list[str] = field(default_factory=list)
     index_error: str | None = None
@@ -266,7 +267,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
-    res.turns_refilled, res.gaps_verified = refill.refilled, refill.gaps_verified
+    res.turns_refilled, res.gaps_refilled, res.gaps_verified = refill.refilled, refill.gaps_refilled, refill.gaps_verified
     res.files = len(files) - res.files_skipped
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)

@@ -319,8 +319,9 @@ class TurnAppender:
         text, forgotten = ct.text, 0
         source = ct.alias or ct.source
         red = self._redacted(text) if (flt.turns and text) else None
-        if red is not None and flt.forgets(sid, (source, ct.source), (text, red[0])):
-            text, forgotten = "", now_ms()      # kept as an emptied turn: it never comes back
+        gone = flt.forgets(sid, (source, ct.source), (text, red[0])) if red is not None else None
+        if gone is not None:
+            text, forgotten = "", gone      # kept as an emptied turn (its tombstone's time): it never comes back
             self.forgotten += 1
         elif sid in flt.rules:
             text, n = redact_matches(text, flt.rules[sid])

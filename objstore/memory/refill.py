@@ -25,6 +25,11 @@ gap that does not fit (the transcript changed, the capture settings
 changed) is left as it was and its records are appended at the session's
 end, as any new record.  Memory: the chain's ``(id, Turn)`` pairs, for the
 sessions that hold placeholders only.
+
+A pull applies the same plan with another machine's chain of the session
+as the transcript (:func:`refill_from`, called by
+``objstore.remote.merge.merge_chain``): it writes nothing itself, the merge
+re-links what it returns.
 """
 
 from __future__ import annotations
@@ -154,6 +159,44 @@ class RefillPlan:
         return gap
 
 
+def refill_from(chain: list, other: list) -> tuple[list, list[Gap]]:
+    """The placeholder runs of ``chain`` that ``other`` (another copy of the
+    session, e.g. a remote's: ``mem pull``) fills, by the module's rule with
+    ``other`` read as the transcript: its turns, oldest first, are the
+    records, and a turn is *known* when ``chain`` holds its ``source``.
+
+    Args:
+        chain, other: ``[(id, Turn)]`` oldest first, each the whole chain of
+            one session (``other`` may be empty).
+    Returns:
+        ``(chain with each fitting run's placeholders replaced by the
+        ``(id, Turn)`` pairs of ``other`` that stand for them, as they are:
+        the caller re-links them and what follows, gaps filled)``.  A gap's
+        ``lost`` id is in the re-linked result exactly when the run was
+        rebuilt byte for byte (*verified*).  A run is left as it is when
+        ``other`` does not fit it (a turn more or less between its
+        neighbours) or when what fits it holds a placeholder.  Pure: reads
+        and writes nothing.  Cost: O(len(chain) + len(other)).
+    """
+    plan = RefillPlan([list(e) for e in chain])
+    if not plan.gaps or not other:
+        return chain, []
+    have = {t.source for _o, t in chain if not is_lost_placeholder(t)}
+    fits: list[Gap] = []
+    for oid, t in other:
+        if t.source in have:
+            gap, fit = plan.known(t.source)
+            if gap is not None and fit and not any(is_lost_placeholder(k[0]) for k in gap.kept):
+                fits.append(gap)
+        else:
+            plan.unknown(t.source, (t, oid))
+    plan.end_of_file()
+    out = list(chain)
+    for gap in sorted(fits, key=lambda g: -g.first):   # from the top: earlier positions stay put
+        out[gap.first:gap.last + 1] = [(oid, t) for t, oid in gap.kept]
+    return out, fits
+
+
 class Refill:
     """What a :class:`~objstore.memory.appender.TurnAppender` of ``store``
     given one (``refill=``) does for the sessions that hold lost placeholders: one
@@ -163,6 +206,7 @@ class Refill:
     Attributes:
         plans: session id -> its plan.
         refilled: turns written in the places of placeholders.
+        gaps_refilled: runs of placeholders filled.
         gaps_verified: gaps whose top turn hashed to the id its placeholder
             names (the turns above got their ids from before the damage back).
         replaced: ids of turns that left their chain when it was rewritten
@@ -173,6 +217,7 @@ class Refill:
         self.store = store
         self.plans: dict[str, RefillPlan] = {}
         self.refilled = 0
+        self.gaps_refilled = 0
         self.gaps_verified = 0
         self.replaced: list[str] = []
 
@@ -251,6 +296,7 @@ class Refill:
         st.next_seq = chain[gap.first][1].seq
         filled = [list(app.write_next(sid, st, ct, harness, flt, forecast=False)) for ct, harness in gap.kept]
         self.refilled += len(filled)
+        self.gaps_refilled += 1
         self.gaps_verified += st.head == gap.lost
         for _oid, stub in chain[gap.first:gap.last + 1]:
             st.sources.discard(stub.source)

@@ -48,9 +48,9 @@ from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
-from objstore.core.refs import session_ref
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
+from objstore.memory.tombstones import forgotten_check
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
 Fetch = Callable[[str], "bytes | None"]
@@ -79,11 +79,15 @@ class RepairReport:
         lost_tombstones: ``tombstones/<id>`` refs kept although their object
             is lost (forget fails closed: capture writes no turn while one is
             left; the store still fails ``fsck``, exit 13).
-        rebuilt: session refs set again from the turn objects (no readable
-            ref or reflog entry named them).
-        rebuilt_ambiguous: those of ``rebuilt`` with several candidate heads.
-        misnamed: session refs removed because their turn is of another
-            session (a damaged name); that session is then rebuilt.
+        rebuilt: session and fact refs set again from the turn or version
+            objects (no readable ref or reflog entry named them).
+        rebuilt_ambiguous: sessions of ``rebuilt`` that had several
+            candidate heads (the one a reflog names, else the highest seq).
+        misnamed: session and fact refs removed because their head is of
+            another session or key (a damaged name); that one is then rebuilt.
+        unresolved: fact refs not rebuilt because several versions of the
+            key have no child -> those candidate heads (recorded in the
+            key's reflog; the store is left failing: exit 13).
     """
 
     quarantine: str = ""
@@ -101,13 +105,14 @@ class RepairReport:
     rebuilt: list[str] = field(default_factory=list)
     rebuilt_ambiguous: list[str] = field(default_factory=list)
     misnamed: list[str] = field(default_factory=list)
+    unresolved: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
-                    or self.misnamed)
+                    or self.misnamed or self.unresolved)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -133,19 +138,23 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         q = Quarantine(store.root)
         _set_aside(store, q, rep)
         objs = _scan(store)
-        lost_sessions: list[str] = []   # session refs no reader can read: rebuilt from the turns below
-        for _ in store.refs.iter("sessions", damaged=lost_sessions):
-            pass
-        lost_sessions += store.refs.packed_damage("sessions")
+        lost: dict[str, list[str]] = {}   # session and fact refs no reader can read: rebuilt from the objects
+        for kind in _REBUILT:
+            lost[kind.ns] = []
+            for _ in store.refs.iter(kind.ns, damaged=lost[kind.ns]):
+                pass
+            lost[kind.ns] += store.refs.packed_damage(kind.ns)
         _restore_refs(store, q, objs, rep)
-        for name, oid in list(store.refs.iter("sessions", damaged=[])):
-            head = objs.get(oid)   # a name damaged into another valid name (one flipped character)
-            if isinstance(head, Turn) and session_ref(head.session) != name:
-                store.update_ref(name, oid, None, f"fsck --repair: its turn is of session {head.session}")
-                rep.misnamed.append(name)
-                lost_sessions.append(name)
-        if lost_sessions:
-            _rebuild_sessions(store, objs, rep)
+        for kind in _REBUILT:
+            for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
+                head = objs.get(oid)   # a name damaged into another valid name (one flipped character)
+                if isinstance(head, kind.cls) and f"{kind.ns}/{kind.label(head)}" != name:
+                    store.update_ref(name, oid, None, f"fsck --repair: its {kind.what} is of "
+                                                      f"{kind.ns[:-1]} {kind.label(head)}")
+                    rep.misnamed.append(name)
+                    lost[kind.ns].append(name)
+            if lost[kind.ns]:
+                _rebuild(store, objs, rep, kind)
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch, drop_lost_tombstones)
         for pack in orphans:
@@ -294,6 +303,7 @@ class _Kind:
 
     def __init__(self, ns: str, cls, root: int | None) -> None:
         self.ns, self.cls, self.root = ns, cls, root  # root None: gaps allowed, no stubs
+        self.what = "turn" if cls is Turn else "version"
 
     def label(self, obj) -> str:
         return obj.session if self.cls is Turn else obj.key
@@ -315,6 +325,8 @@ class _Kind:
 
 
 _KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
+#: the namespaces whose refs are rebuilt from their objects (``_rebuild``)
+_REBUILT = _KINDS[:2]
 
 
 _REF_TYPES = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
@@ -354,43 +366,81 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
         rep.restored_refs.append(f"tombstones/{oid}")
 
 
-def _rebuild_sessions(store: Store, objs: dict, rep: RepairReport) -> None:
-    """Set the ref of every session whose turns are stored but which has no
-    ref (its ref file or packed line was damaged and its reflog named
-    nothing: a garbage or truncated ``refs/packed-sessions`` names no
-    session) to its head: its turn that no other turn of it names as
-    parent; of several, the one a reflog names, then the highest seq, then
-    the latest.  A session a ``session:`` tombstone forgets stays gone.
-    Moves go through :meth:`Store.update_refs` with the reflog message
-    ``fsck --repair: rebuilt from objects`` (``rebuilt``; ``rebuilt_ambiguous``
-    those that had several candidates)."""
-    forgotten = {o.key[len("session:"):] for o in objs.values()
-                 if isinstance(o, Tombstone) and o.key.startswith("session:") and o.reason != "rejected"}
-    turns: dict[str, dict[str, Turn]] = {}
+def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None:
+    """Set the ref of every session (fact key) of ``kind`` whose turns
+    (versions) are stored but which has no ref (its ref file or packed line
+    was damaged and its reflog named nothing: a garbage or truncated
+    ``refs/packed-sessions`` or ``refs/packed-facts`` names nothing) to its
+    head: its object that no other object of it names as parent.
+
+    What a tombstone forgets stays forgotten: a head whose chain (read
+    through the stored objects) holds a turn or version a tombstone forgets
+    (``tombstones.forgotten_check``: a ``session:`` tombstone, a turn
+    tombstone, a fact key + value digest; e.g. the history from before a
+    forget, salvaged from an old pack) is no candidate, nor is a key with a
+    ``sealed/`` ref, nor a fact chain with no live version.  Of several
+    candidates, a session takes the one a reflog names, then the highest
+    seq, then the latest (``rebuilt_ambiguous``); a fact key takes none
+    (``unresolved``: its candidates are recorded in its reflog, so gc keeps
+    them, and the caller exits 13).  Moves go through
+    :meth:`Store.update_refs` with the reflog message ``fsck --repair:
+    rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs`` and
+    a walk of each candidate's chain."""
+    forgotten = forgotten_check(store, rejections=False)
+    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])} if kind.cls is Fact else set()
+    by_label: dict[str, dict[str, object]] = {}
     for oid, o in objs.items():
-        if isinstance(o, Turn) and o.session not in forgotten:
-            turns.setdefault(o.session, {})[oid] = o
+        if isinstance(o, kind.cls) and kind.label(o) not in sealed:
+            by_label.setdefault(kind.label(o), {})[oid] = o
     named = None
     moves = []
-    for sid in sorted(turns):
-        name = session_ref(sid)
+    now = now_ms()
+    for label in sorted(by_label):
+        name = f"{kind.ns}/{label}"
         try:
             if store.refs.read(name) is not None:
                 continue
         except CorruptObject:   # still damaged (set aside above unless it could not be): leave it
             continue
-        mine = turns[sid]
-        parents = {t.parent for t in mine.values()}
+        mine = by_label[label]
+        parents = {o.parent for o in mine.values()}
         heads = [oid for oid in mine if oid not in parents] or list(mine)
+        heads = [h for h in heads if _candidate(mine, h, forgotten, kind.cls is Fact)]
+        if not heads:
+            continue
         if len(heads) > 1:
+            if kind.cls is Fact:   # which value is current is not the repair's to guess
+                for h in sorted(heads):   # named by the reflog (a gc root), the ref left unset
+                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now)
+                    store.update_ref(name, h, None, "fsck --repair: several candidate heads, none picked",
+                                     time_ms=now)
+                rep.unresolved[name] = sorted(heads)
+                continue
             if named is None:
                 named = set(store.reflog.iter_all_ids())
             rep.rebuilt_ambiguous.append(name)
-        head = max(heads, key=lambda oid: (oid in (named or ()), mine[oid].seq, mine[oid].timestamp, oid))
+        head = max(heads, key=lambda oid: (oid in (named or ()), kind.num(mine[oid]), kind.time(mine[oid]), oid))
         moves.append((name, None, head))
     if moves:
         store.update_refs(moves, "fsck --repair: rebuilt from objects")
         rep.rebuilt.extend(m[0] for m in moves)
+        done = {m[0] for m in moves}
+        rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
+
+
+def _candidate(mine: dict, head: str, forgotten, live_needed: bool) -> bool:
+    """True when the chain from ``head`` (through ``mine``, id -> object)
+    holds nothing a tombstone forgets and, with ``live_needed``, a live
+    (not forgotten) element."""
+    live, oid, seen = False, head, set()
+    while oid is not None and oid in mine and oid not in seen:
+        seen.add(oid)
+        o = mine[oid]
+        if forgotten(o):
+            return False
+        live = live or not o.forgotten
+        oid = o.parent
+    return live or not live_needed
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:

@@ -299,17 +299,22 @@ class CaptureFilter(Record):
     def __bool__(self) -> bool:
         return bool(self.sessions or self.turns or self.rules)
 
-    def forgets(self, session: str, sources: tuple[str, ...], texts: tuple[str, ...]) -> bool:
-        """True when a captured record of ``session`` must be stored
-        emptied: a turn tombstone forgets it under one of its ``sources``
-        (the source stored, and the record's own id when that differs: a
-        prompt stored under its alias) with one of its ``texts`` (as read,
-        and as stored: credentials redacted)."""
+    def forgets(self, session: str, sources: tuple[str, ...], texts: tuple[str, ...]) -> int | None:
+        """When a captured record of ``session`` must be stored emptied (a
+        turn tombstone forgets it under one of its ``sources``: the source
+        stored, and the record's own id when that differs, a prompt stored
+        under its alias; with one of its ``texts``: as read, and as stored,
+        credentials redacted): the earliest such tombstone's time (ms),
+        which the turn's ``forgotten`` takes, as ``mem forget`` and a
+        pull's merge write it, so a record captured again is the object it
+        was (``objstore.memory.refill``: a refilled run holding it
+        verifies).  None when it is kept."""
         if not self.turns:
-            return False
+            return None
         digests = {value_digest(x): x for x in texts if x}
-        return any(self.turns.when(session, s, x, d) is not None
-                   for s in set(sources) if s for d, x in digests.items())
+        times = [w for s in set(sources) if s for d, x in digests.items()
+                 if (w := self.turns.when(session, s, x, d)) is not None]
+        return min(times) if times else None
 
 
 def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
@@ -337,7 +342,7 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     return flt
 
 
-def forgotten_check(store: Store, *, strict: bool = False):
+def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = True):
     """``check(obj) -> bool``: True for a fact version or turn whose value
     a tombstone of ``store`` forgets (a turn of a forgotten session, a turn
     whose source or text a tombstone names, a version whose key + value
@@ -345,8 +350,13 @@ def forgotten_check(store: Store, *, strict: bool = False):
     once (``objstore.core.gc.plan_gc`` ``forgotten``).  ``strict``: as
     :func:`all_tombstones` (raises LostTombstone); otherwise a lost
     tombstone marks nothing (gc and forget still run: gc then keeps those
-    objects the usual time)."""
+    objects the usual time).  ``rejections`` False: a ``rejected``
+    tombstone (``mem queue reject``: a value refused below ``user_stated``,
+    which the person may still state) marks nothing (``fsck --repair``
+    rebuilding a ref)."""
     tombs = all_tombstones(store, strict=strict)
+    if not rejections:
+        tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
     facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES)}
 

@@ -59,6 +59,12 @@ class SyncResult:
     #: packs a first push of this store left without a manifest (killed between
     #: them), verified and adopted by a plain push (``repair.own_orphan_packs``)
     remote_packs_adopted: int = 0
+    #: a pull's merge: ``fsck --repair``'s lost placeholders whose places the
+    #: other side's turns took, and the runs of them rebuilt byte for byte
+    #: (ids as before the damage; ``objstore.remote.merge.Outcome``)
+    turns_refilled: int = 0
+    gaps_refilled: int = 0
+    gaps_verified: int = 0
 
     def as_dict(self) -> dict:
         """The summary as a JSON-ready dict."""

@@ -263,6 +263,9 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
                 store.put(obj)
             emptied += out.emptied
             parked += out.parked
+            res.turns_refilled += out.refilled
+            res.gaps_refilled += out.gaps_refilled
+            res.gaps_verified += out.gaps_verified
             out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
             rewritten = bool(out.emptied) or (lh is not None and lh not in final)
         if rh is not None and rh not in final:

@@ -35,7 +35,11 @@ timestamp, harness, source, cwd, project), order (timestamp, seq, source,
 identity), ``seq`` renumbered; a turn that a turn tombstone forgets (its
 source and the SHA-256 of its text, and its session when the tombstone is
 scoped to one: ``tombstones.TurnForgets``) is emptied; a session named by a
-``session:<id>`` tombstone is removed.
+``session:<id>`` tombstone is removed.  Before step 1, a run of ``mem fsck
+--repair``'s lost placeholders on either side is filled with the other
+side's turns when they fit it (``objstore.memory.refill.refill_from``, the
+rule of ``mem import --reread``), each side from the other as it was given,
+so the merge stays symmetric.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import cbor2
 
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
+from objstore.memory.refill import refill_from
 from objstore.memory.tombstones import TEXT_KEY, TurnForgets, forgotten_in
 
 
@@ -137,6 +142,10 @@ class Outcome:
         emptied: texts emptied by tombstones (to scrub derived files).
         parked: queue items (challenges) parked by the merge.
         dropped_ids: ids of the input chains that the result does not reach.
+        refilled: lost placeholders (``mem fsck --repair``) whose places
+            the other side's turns took; ``gaps_refilled`` the runs of them.
+        gaps_verified: runs of them rebuilt byte for byte (the result holds
+            the id the run's top placeholder names).
     """
 
     head: str | None
@@ -145,6 +154,9 @@ class Outcome:
     emptied: list[str] = field(default_factory=list)
     parked: list[QueueItem] = field(default_factory=list)
     dropped_ids: set[str] = field(default_factory=set)
+    refilled: int = 0
+    gaps_refilled: int = 0
+    gaps_verified: int = 0
 
 
 def _common_prefix(a: list, b: list) -> int:
@@ -162,6 +174,9 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     may be empty) under the module's rule.  ``kind`` is ``fact`` or
     ``turn``.  Writes nothing: the caller stores ``Outcome.new_objects``.
     """
+    gaps: list = []
+    if kind == "turn":   # fsck --repair's lost placeholders, filled from the other side's turns
+        local, remote, gaps = _refill(local, remote)
     p = _common_prefix(local, remote)
     ff = len(local) == p or len(remote) == p
     if len(local) == p:
@@ -190,6 +205,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     out.parked = parked
     # tombstones, then re-link from the first change
     new: list[tuple[str, object]] = []
+    final: list[tuple[str, object]] = []   # the result chain (a re-linked copy may get an input's id back)
     parent: str | None = None
     changed = False
     number = 0
@@ -222,24 +238,28 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
             obj = obj.replace(**repl)
             oid = _oid(encode(obj))
             new.append((oid, obj))
+        final.append((oid, obj))
         parent = oid
-    final = _final(items, new)
     live = any(not o.forgotten for _i, o in final)
     out.head = parent if (final and live) else None
     out.new_objects = new if out.head is not None else []
     out.final_ids = {oid for oid, _ in final} if out.head is not None else set()
     out.dropped_ids = ({oid for oid, _ in local} | {oid for oid, _ in remote}) - out.final_ids
+    out.refilled = sum(g.size for g in gaps) if out.head is not None else 0
+    out.gaps_refilled = len(gaps) if out.head is not None else 0
+    out.gaps_verified = sum(g.lost in out.final_ids for g in gaps)
     return out
 
 
-def _final(items, new):
-    """The result chain: ``items`` with rewritten entries replaced, in order."""
-    # rewritten entries appear in ``new`` in chain order, from the first change on
-    if not new:
-        return items
-    first = len(items) - len(new)
-    # a rewrite propagates to every later element (parents change), so ``new`` is the tail
-    return list(items[:first]) + list(new)
+def _refill(local: list, remote: list) -> tuple[list, list, list]:
+    """Each side's runs of lost placeholders filled from the other side's
+    turns (``objstore.memory.refill.refill_from``: the rule ``mem import
+    --reread`` applies to a transcript), each from the *unfilled* other
+    side, so the result does not depend on which side is local; returns
+    both chains and the gaps filled."""
+    lf, lg = refill_from(local, remote)
+    rf, rg = refill_from(remote, local)
+    return lf, rf, lg + rg
 
 
 def _oid(frame: bytes) -> str:

@@ -9,6 +9,7 @@ what ``mem sessions`` / ``mem show`` / ``mem search`` / ``mem fsck`` say."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -155,8 +156,11 @@ def test_a_forgotten_turn_stays_forgotten(invoke, store_path, session):
 
     r = _reread(invoke, session)
     assert r["turns_refilled"] == 3 and r["turns_forgotten"] == 1
+    # verified: the forgotten turn is written with its tombstone's time, which is what the forget wrote
+    assert r["gaps_refilled"] == r["gaps_verified"] == 1
     after = _turns(invoke)
-    assert [(t["seq"], t["source"], t["text"]) for t in after] == [(t["seq"], t["source"], t["text"]) for t in before]
+    assert [(t["seq"], t["source"], t["text"], t["id"]) for t in after] == \
+           [(t["seq"], t["source"], t["text"], t["id"]) for t in before]
     assert after[k]["text"] == "" and f"marker{k}x" not in invoke("show", SID).stdout
     assert _hits(invoke, f"marker{k}x") == [] and len(_hits(invoke, f"marker{k + 1}x")) == 1
     assert "(lost" not in invoke("show", SID).stdout
@@ -225,6 +229,29 @@ def test_a_changed_transcript_leaves_the_gap(invoke, store_path, session, tmp_pa
     assert len(after) == N + 1 and after[-1]["text"].startswith("turn 50 marker50x")
     _fsck_clean(invoke)
     assert _reread(invoke, edited)["turns_added"] == 0
+
+
+def test_an_edited_record_fills_the_gap_unverified_and_says_so(invoke, store_path, session, tmp_path):
+    """A record of the gap whose text changed in the transcript still fits
+    (as many records, in order) but cannot hash to the lost id: the gap is
+    filled, counted as not verified in --json and in the text line, and the
+    turns above keep the ids the repair gave them."""
+    _as_version_2(store_path)
+    before = _turns(invoke)
+    _flip_entries(store_path, [before[i]["id"] for i in (50, 51)])
+    _repair(invoke)
+    texts = _texts()
+    texts[51] += " edited"
+    edited = tmp_path / "edited"
+    _transcript(edited / "-home-dev-acme-api" / f"{SID}.jsonl", texts)
+    shutil.copytree(store_path, tmp_path / "copy")
+    r = _reread(invoke, edited)
+    assert r["turns_refilled"] == 2 and r["gaps_refilled"] == 1 and r["gaps_verified"] == 0
+    after = _turns(invoke)
+    assert len(after) == N and after[51]["text"].endswith(" edited") and after[52]["id"] != before[52]["id"]
+    out = invoke("--home", str(tmp_path / "copy"), "import", "claude-code", "--reread", str(edited)).stdout
+    assert "0 of 1 gap verified" in out and "1 not: a turn there differs from its first writing" in out
+    _fsck_clean(invoke)
 
 
 def _turn(seq: int, source: str, parent: str | None, lost: bool = False) -> Turn:

@@ -118,8 +118,8 @@ def test_forget_of_one_prompt_is_scoped_in_capture_and_push(tmp_path):
         fc = _session(proj, C, "c")
         import_claude_code(s, [fa, fc], reread=True)
         assert _texts(s, A)[0] == "" and _texts(s, C)[0] == SHARED
-        assert capture_filter(s).forgets(A, (prompt_alias(SHARED, {}),), (SHARED,))
-        assert not capture_filter(s).forgets(C, (prompt_alias(SHARED, {}),), (SHARED,))
+        assert capture_filter(s).forgets(A, (prompt_alias(SHARED, {}),), (SHARED,)) is not None
+        assert capture_filter(s).forgets(C, (prompt_alias(SHARED, {}),), (SHARED,)) is None
 
 
 def test_an_older_unscoped_prompt_tombstone_still_blanks_what_it_did(tmp_path):
