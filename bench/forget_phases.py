@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import objstore.memory.forget as F
+import objstore.memory.forgetplan as FP
 from objstore.core.store import Store
 from objstore.index.searchindex import SearchIndex
 from objstore.memory.opening import open_store
@@ -56,10 +57,12 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    for n in ("plan_forget", "_match_sessions", "_chain", "scrub_derived", "redact_ids", "memory_file_rest",
+    for n in ("plan_forget", "plan_chain", "scrub_derived", "redact_ids", "memory_file_rest",
               "all_tombstones", "turn_docs", "turn_docs_in_shards", "fact_docs", "list_keys",
               "_rewrite_facts", "rewrite_chain"):
         wrap(F, n)
+    for n in ("_match_sessions", "_match_keys", "plan_chain", "list_keys"):   # called inside the planning module
+        wrap(FP, n)
     wrap(F.queue, "drop", "queue.drop")
     for n in ("delete_objects", "update_ref", "put"):
         wrap(Store, n, "Store." + n)

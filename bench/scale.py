@@ -18,6 +18,7 @@ Usage::
     python bench/scale.py --turns 1000000            # the check (~8 GB of corpus)
     python bench/scale.py --turns 100000 --runs 9    # what fits in a few minutes
     python bench/scale.py --turns 2000 --runs 2 --base-turns 600   # a smoke run
+    python bench/scale.py --work NEW --latency-only BASE BIG --corpora W   # latencies only, on copies
 
 Stores and corpora stay in ``--work`` (default ``/tmp/mem-scale``) and are
 reused by a later run of the same sources and size. Results: ``WORK/scale.json``
@@ -80,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snapshot", type=Path, metavar="DIR",
                     help="copy the big store to DIR (replaced) after the latencies, before gc: to profile "
                          "gc and forget again on copies without importing again")
+    ap.add_argument("--latency-only", nargs=2, type=Path, metavar=("BASE_HOME", "BIG_HOME"),
+                    help="only the latencies, on these two existing stores (e.g. copies of the stores a full "
+                         "run left in --work: neither is imported, gc'd nor changed by a forget); their "
+                         "corpora's needles are read from --corpora")
+    ap.add_argument("--corpora", type=Path, metavar="DIR",
+                    help="with --latency-only: the directory holding scale-corpus-base and "
+                         "scale-corpus-t<turns> (default: --work)")
     args = ap.parse_args(argv)
     work = args.work.resolve()
     bench.prepare_work(work)
@@ -93,6 +101,20 @@ def main(argv: list[str] | None = None) -> int:
         mem = bench.install_snapshot(bench.export_rev(args.mem_rev, work / "mem-src"), work / "mem-venv")
     else:
         mem = bench.mem_command(args.mem)
+    if args.latency_only:
+        corpora = (args.corpora or work).resolve()
+        points = {"base": {"_home": args.latency_only[0].resolve(), "_corpus": corpora / "scale-corpus-base"},
+                  "big": {"_home": args.latency_only[1].resolve(), "_corpus": corpora / f"scale-corpus-t{args.turns}"}}
+        load = os.getloadavg()
+        lat = latencies(runner, mem, points, args.runs, work)
+        print(json.dumps({"argv": " ".join(map(shlex.quote, sys.argv)), "loadavg_start": load,
+                          "loadavg_end": os.getloadavg(), "latency": lat}, indent=1))
+        for what, d in lat.items():
+            b, g = d["base"], d["big"]
+            print(f"{what}: base {b['median_ms']} ms (CPU {b['cpu_median_ms']}), big {g['median_ms']} ms "
+                  f"(CPU {g['cpu_median_ms']}): {g['median_ms'] / b['median_ms']:.2f}x "
+                  f"(CPU {g['cpu_median_ms'] / b['cpu_median_ms']:.2f}x)", file=sys.stderr)
+        return 0
     reuse = bench.tree_digest(bench.src_of(mem))
     points = {"base": bench.scale_point(runner, mem, work, args.base_turns, args.seed, "base", reuse),
               "big": bench.scale_point(runner, mem, work, args.turns, args.seed, f"t{args.turns}", reuse)}

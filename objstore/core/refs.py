@@ -719,9 +719,8 @@ class Refs:
         if not base.is_dir() and not packed:
             return
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
+        loose: set[str] = set()  # the names of the loose files (the others are read from ``packed`` alone)
         if namespace in ("facts", "sealed"):
-            if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
-                names.update(self._ref_of_packed(namespace, name) for name in packed)
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
                 if scope_dir == "project":
@@ -732,15 +731,23 @@ class Refs:
                     for f in sorted(os.listdir(sd)):
                         if f.startswith(".") or f.endswith(".lock"):
                             continue
-                        names.add(unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}"))
+                        loose.add(unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}"))
+            names.update(loose)
+            if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
+                names.update(self._ref_of_packed(namespace, name) for name in packed)
         else:
             esc = unescape_name if namespace == "sessions" else (lambda f: f)
             listed = os.listdir(base) if base.is_dir() else []
-            names = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in [*listed, *packed]
+            loose = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in listed
                      if not f.startswith(".") and not f.endswith(".lock")}
+            names = loose | {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in packed
+                             if not f.startswith(".") and not f.endswith(".lock")}
         for name in sorted(names):
             try:
-                oid = self.read(name)
+                if name in loose or self.legacy:
+                    oid = self.read(name)
+                else:  # no loose file (as listed): what :meth:`read` finds is its canonical packed line
+                    oid = packed.get(self._packed_name(name, self._spath(name, escape_name))[1])
             except CorruptObject:
                 if damaged is None:
                     raise

@@ -8,12 +8,13 @@ copy of a generation by hard links for a purge to write into
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from typing import Callable, Iterable
 
 import tantivy
 
-from objstore.core.atomic import fsync_dir
+from objstore.core.atomic import atomic_write, fsync_dir
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import SearchIndexError
 from objstore.index.generations import (
@@ -27,11 +28,12 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import generation_files, remove_tree
+from objstore.index.genfiles import VERIFIED, generation_files, remove_tree
 from objstore.index.procmem import trim_heap
 from objstore.index.schema import IndexDoc, to_tantivy_doc
 
-__all__ = ["BUILD_BUFFER_CHARS", "FLUSH_THREADS", "GenerationBuild", "link_generation"]
+__all__ = ["BUILD_BUFFER_CHARS", "FLUSH_THREADS", "GenerationBuild", "graft_segments", "isolate_segments",
+           "link_generation"]
 
 #: Text (characters) a rebuild of many shards buffers before it writes them.
 BUILD_BUFFER_CHARS = 64_000_000
@@ -235,3 +237,84 @@ def link_generation(sub: SubIndex, name: str) -> "tuple[str, tantivy.Index]":
     register_analyzers(index)
     sub.fmt(new)
     return new, index
+
+
+def _segment_file_names(src: str, seg_ids: set[str]) -> list[str]:
+    """The files of directory ``src`` that belong to the segments ``seg_ids``
+    (tantivy's segment ids without dashes: a segment's files are named
+    ``<id>.<ext>`` or ``<id>.<opstamp>.del``)."""
+    return [f for f in os.listdir(src) if f.split(".", 1)[0] in seg_ids]
+
+
+def _write_meta(dst: "os.PathLike[str]", meta: dict) -> None:
+    """Write ``meta.json`` and ``.managed.json`` (every file tantivy should
+    collect when unused: the listed segments' files and ``meta.json``) of
+    the generation dir ``dst``, each by an atomic rename, durable."""
+    live = {str(seg["segment_id"]).replace("-", "") for seg in meta["segments"]}
+    managed = sorted(["meta.json", *_segment_file_names(os.fspath(dst), live)])
+    atomic_write(dst / ".managed.json", json.dumps(managed).encode())
+    atomic_write(dst / "meta.json", json.dumps(meta, indent=2).encode())
+
+
+def isolate_segments(sub: SubIndex, name: str, ords: set[int]) -> "tuple[str, tantivy.Index, dict]":
+    """[isolated merge] A new generation of ``sub`` holding only the
+    segments ``ords`` (positions in the ``meta.json`` of generation
+    ``name``), by hard links to their files, with a ``meta.json`` listing
+    only them (``name``'s, cut down: same schema, settings and opstamp), so
+    that a writer's merges there see no other segment; returns (new name,
+    open Index, ``name``'s parsed ``meta.json``).  :func:`graft_segments`
+    then adds the other segments back.  Caller holds the sub-index lock.
+    Raises SearchIndexError when it cannot be made (nothing is left behind)."""
+    new = f"gen-{sub.next_gen_number()}"
+    src, dst = sub.dir / name, sub.dir / new
+    try:
+        meta = json.loads((src / "meta.json").read_text(encoding="utf-8"))
+        segs = meta["segments"]
+        if not ords or max(ords) >= len(segs):
+            raise ValueError(f"no segment {sorted(ords)} among {len(segs)}")
+        keep = {str(segs[o]["segment_id"]).replace("-", "") for o in ords}
+        dst.mkdir()
+        for f in _segment_file_names(os.fspath(src), keep):
+            os.link(src / f, dst / f)
+        if (src / VERIFIED).exists():   # the linked files keep their signatures: not checked again
+            os.link(src / VERIFIED, dst / VERIFIED)
+        _write_meta(dst, {**meta, "segments": [segs[o] for o in sorted(ords)]})
+        fsync_dir(dst)
+        index = tantivy.Index.open(str(dst))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        remove_tree(dst, ignore_errors=True)
+        raise SearchIndexError(f"{dst}: cannot isolate segments of generation {name}: {e}") from e
+    register_analyzers(index)
+    sub.fmt(new)
+    return new, index, meta
+
+
+def graft_segments(sub: SubIndex, new: str, name: str, meta: dict, ords: set[int]) -> "tantivy.Index":
+    """[isolated merge] Complete generation ``new`` made by
+    :func:`isolate_segments` from generation ``name`` (``meta``: its parsed
+    ``meta.json``): link every segment of ``name`` but ``ords`` (files and
+    deletes as they are) into ``new``, and list them in ``new``'s
+    ``meta.json`` after the segments its writer left there, under the
+    higher of the two opstamps (a segment's ``.del`` file is named by an
+    opstamp no later than its generation's).  ``new`` then holds what
+    ``name`` holds, less what the writer deleted in the isolated segments,
+    plus what it added.  Returns it opened anew.  No writer of ``new`` is
+    open; caller holds the sub-index lock.  Raises SearchIndexError (the
+    caller removes ``new``)."""
+    src, dst = sub.dir / name, sub.dir / new
+    try:
+        mine = json.loads((dst / "meta.json").read_text(encoding="utf-8"))
+        others = [seg for o, seg in enumerate(meta["segments"]) if o not in ords]
+        ids = {str(seg["segment_id"]).replace("-", "") for seg in others}
+        if ids & {str(seg["segment_id"]).replace("-", "") for seg in mine["segments"]}:
+            raise ValueError("a segment id in both")
+        for f in _segment_file_names(os.fspath(src), ids):
+            os.link(src / f, dst / f)
+        _write_meta(dst, {**mine, "segments": mine["segments"] + others,
+                          "opstamp": max(int(mine["opstamp"]), int(meta["opstamp"]))})
+        fsync_dir(dst)
+        index = tantivy.Index.open(str(dst))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SearchIndexError(f"{dst}: cannot graft the segments of generation {name}: {e}") from e
+    register_analyzers(index)
+    return index

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Iterator
 import tantivy
 
 from objstore.index.errors import SearchIndexError
-from objstore.index.genbuild import GenerationBuild, link_generation
+from objstore.index.genbuild import GenerationBuild, graft_segments, isolate_segments, link_generation
 from objstore.index.generations import (
     BULK_HEAP_BYTES,
     HOME,
@@ -28,7 +28,7 @@ from objstore.index.generations import (
 from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
 from objstore.index.schema import KINDS, IndexDoc, delete_object, doc_object_id, to_tantivy_doc
 
-__all__ = ["MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges"]
+__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges"]
 
 #: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
 #: level of at least 8 segments is merged; segments under 10,000 live documents
@@ -45,6 +45,9 @@ PAD_KIND = "pad"
 #: [padded merge] False: a shard with segments above MERGE_LEVEL_DOCS is
 #: purged by rewriting its segments from the objects (the path before it)
 PADDED_MERGE = True
+#: [isolated merge] False: the padded merge writes into a copy of the whole
+#: generation, where the level it pads is merged whole (the path before it)
+ISOLATED_MERGE = True
 
 
 class SearchIndexPurges:
@@ -444,14 +447,25 @@ class SearchIndexPurges:
             where[o] = where.get(o, 0) + 1
         after = [(md, md - dl - where.get(k, 0)) for k, (md, dl) in enumerate(sizes)]
         docs = [d for d in add if d.id not in set(present)]
-        plan = pad_plan(after, set(where), [len(docs)] if docs else [])
+        extra = [len(docs)] if docs else []
+        # [isolated merge] the segments holding them alone, when padding makes them merge there and
+        # no document added has a copy in another segment (its replacing delete reaches no other)
+        targets = sorted(where)
+        plan = pad_plan([after[k] for k in targets], set(range(len(targets))), extra) if ISOLATED_MERGE \
+            and not any(sr.doc_freq("id", fmt.key(d.id)) > 0 for d in docs) else None
+        isolated = plan is not None
+        if plan is None:
+            plan = pad_plan(after, set(where), extra)
         if plan is None:
             return None
         pads, per = plan
         for d in docs:
             self._check_doc(d, kinds)
         try:
-            new, nindex = link_generation(sub, name)
+            if isolated:
+                new, nindex, meta = isolate_segments(sub, name, set(targets))
+            else:
+                new, nindex = link_generation(sub, name)
         except SearchIndexError:  # no hard links here (a filesystem without them): the other paths
             return None
         ok = False
@@ -464,9 +478,10 @@ class SearchIndexPurges:
                     delete_object(writer, nindex.schema, fmt, d.id)
                     writer.add_document(to_tantivy_doc(d, fmt))
                 writer.commit()
+                pad = tantivy.Document(kind=[PAD_KIND])   # (one document object, added again and again)
                 for _ in range(pads):
                     for _k in range(per):
-                        writer.add_document(tantivy.Document(kind=[PAD_KIND]))
+                        writer.add_document(pad)
                     writer.commit()
                 writer.wait_merging_threads()
             except BaseException as e:
@@ -481,6 +496,12 @@ class SearchIndexPurges:
                 except BaseException as e:
                     raise_write_failed(writer, e, sub.dir / new)
                 del writer
+            if isolated:   # the shard's other segments, as they are, beside the merged ones
+                del nindex
+                try:
+                    nindex = graft_segments(sub, new, name, meta, set(targets))
+                except SearchIndexError:
+                    return False   # (the copy is removed below; the caller rebuilds the shard)
             nsr = self._reopen(sub, new, nindex)
             stray = generation_files(sub.dir / new)[1]
             # no document holds a doomed id any more, deleted or not (doc_freq counts deleted ones):

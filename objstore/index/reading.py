@@ -519,19 +519,18 @@ class SearchIndexReads:
         if cur is None:
             return set(heads)
         m, indexes = cur
-        searchers: dict[str, tantivy.Searcher] = {}
-        out: set[str] = set()
+        by_shard: dict[int, list[tuple[str, str]]] = {}
         for sid, tid in heads.items():
-            name = m.gens[shard_index(sid, m.n)]
+            by_shard.setdefault(shard_index(sid, m.n), []).append((sid, tid))
+        out: set[str] = set()
+        for s, pairs in by_shard.items():
+            name = m.gens[s]
             if name is None:
-                out.add(sid)
+                out.update(sid for sid, _tid in pairs)
                 continue
-            searcher = searchers.get(name)
-            if searcher is None:
-                indexes[name].reload()  # exact: never trust a cached view here
-                searcher = searchers[name] = indexes[name].searcher()
-            if not searcher.doc_freq("id", self._subs["turn"].fmt(name).key(tid)):
-                out.add(sid)
+            indexes[name].reload()  # exact: never trust a cached view here
+            doc_freq, key = indexes[name].searcher().doc_freq, self._subs["turn"].fmt(name).key
+            out.update(sid for sid, tid in pairs if not doc_freq("id", key(tid)))
         return out
 
     def missing_fact_ids(self, ids: Iterable[str]) -> set[str]:

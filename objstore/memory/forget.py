@@ -42,90 +42,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
-from objstore.core.ids import MIN_PREFIX_LEN
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
+from objstore.core.objects import Fact, Tombstone, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.index.errors import SearchIndexError
 from objstore.memory import citations, queue
 from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, turn_docs, turn_docs_in_shards
 from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, forgotten_at, scan_store,  # noqa: F401  (re-exported)
                                          scrub_derived)
-from objstore.memory.facts import (Version, list_keys, remember, resolve_version, versions,
-                                   walk)
+from objstore.memory.forgetplan import (ForgetPlan, forget_selector, forgotten_before,  # noqa: F401  (re-exported)
+                                        plan_chain, plan_forget)
+from objstore.memory.facts import Version, list_keys, remember, versions
 from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
-from objstore.memory.scope import is_memory_file_key, namespace_root
-from objstore.memory.sessions import TurnVersion, drop_session_cache, load_session, resolve_session, walk_turns
+from objstore.memory.scope import is_memory_file_key
+from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
-                                        put_tombstone, session_scoped, text_tombstone, turn_tombstone_key)
-
-
-@dataclass
-class ForgetPlan:
-    """What a forget removes.
-
-    Attributes:
-        keys: whole keys -> all their versions (newest first).
-        versions: key -> the versions to blank (the key survives).
-        sessions: whole sessions -> all their turns (oldest first).
-        turns: session -> the turns to blank (the session survives).
-        match: the normalized match text (``--match``), else None.
-    """
-
-    keys: dict[str, list[Version]] = field(default_factory=dict)
-    versions: dict[str, list[Version]] = field(default_factory=dict)
-    sessions: dict[str, list[TurnVersion]] = field(default_factory=dict)
-    turns: dict[str, list[TurnVersion]] = field(default_factory=dict)
-    match: str | None = None
-
-    queue_items: list[str] = field(default_factory=list)
-    #: session -> ids of its damaged turns (a damaged head, the turn a walk
-    #: stopped at): deleted unread, found again in the index by id
-    unreadable: dict[str, list[str]] = field(default_factory=dict)
-    #: damaged objects elsewhere in the store that could not be read, so not
-    #: told apart from the forgotten sessions' turns (``mem fsck --repair``
-    #: sets them aside; ``mem gc`` then deletes what a tombstone forgets)
-    unchecked: list[str] = field(default_factory=list)
-
-    #: fact chains read while planning, by head id (:func:`_chain`): the
-    #: execution's passes over every key read each chain once, not again per pass
-    chains: dict[str, list] = field(default_factory=dict, repr=False)
-    #: key -> head id of every key, when planning listed them (``--match``): the
-    #: execution's passes over every key start from it instead of listing the refs again
-    heads: dict[str, str] | None = field(default=None, repr=False)
-    #: what each chain cites, by head id (``citations``: ``cache/fact-cites``), once loaded: the
-    #: execution's passes over every key read only the chains that may cite what changes
-    cites: FactCites | None = field(default=None, repr=False)
-    #: a whole key or session that no longer exists because an earlier forget
-    #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
-    #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
-    already_forgotten: tuple[str, int] | None = None
-    #: ``(kind, selector)`` naming this forget in ``objstore.core.unfinished`` (the
-    #: digest of a ``--match`` text, never the text); None for a resumed forget
-    selector: tuple[str, str] | None = None
-
-    def is_empty(self) -> bool:
-        """True when nothing matched."""
-        return not (self.keys or self.versions or self.sessions or self.turns or self.queue_items)
-
-    def object_ids(self) -> set[str]:
-        """Ids of the fact versions and turns that hold what is forgotten."""
-        return ({v.id for vs in (*self.keys.values(), *self.versions.values()) for v in vs}
-                | {t.id for ts in (*self.sessions.values(), *self.turns.values()) for t in ts})
-
-    def counts(self) -> dict[str, int]:
-        """Numbers for the summary: versions, turns, keys, sessions."""
-        return {"keys": len(self.keys), "sessions": len(self.sessions),
-                "versions": sum(map(len, self.keys.values())) + sum(map(len, self.versions.values())),
-                "turns": sum(map(len, self.sessions.values())) + sum(map(len, self.turns.values()))}
+                                        put_tombstone, text_tombstone, turn_tombstone_key)
 
 
 @dataclass
@@ -156,304 +94,6 @@ class ForgetResult:
     #: ``(key, new version id)`` of memory files written again without the matching entries
     kept_entries: list[tuple[str, str]] = field(default_factory=list)
 
-
-# -- planning ----------------------------------------------------------------
-
-def plan_forget(store: Store, *, what: str | None = None, match: str | None = None,
-                session: str | None = None) -> ForgetPlan:
-    """Resolve a selector to a :class:`ForgetPlan` (reads only).
-
-    Args:
-        what: ``KEY``, ``KEY@vN`` or an object id (>= 4 hex, a fact version or
-            a turn).
-        match: text to find in every fact version and turn, ignoring case
-            and whitespace runs (>= 3 characters after normalizing).
-        session: a session id (exact or a unique prefix): the session, its
-            sub-agent sessions and their summary facts (whose text is the
-            session's).
-    Raises:
-        InvalidInput (no selector, several, short match), NotFound.
-    """
-    given = [x is not None for x in (what, match, session)]
-    if sum(given) != 1:
-        raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
-    plan = ForgetPlan(selector=forget_selector(what=what, match=match, session=session))
-    if session is not None:
-        sid = resolve_session(store, session)
-        if sid is None:   # forgotten before (e.g. by a forget that was killed and finished since)?
-            plan.already_forgotten = forgotten_before(store, session=session)
-            if plan.already_forgotten is None:
-                resolve_session(store, session, required=True)   # raises NotFound
-            return plan
-        # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
-        for name, head in store.refs.iter("sessions"):
-            s = name[len("sessions/"):]
-            if s == sid or s.startswith(sid + ".agent-") or s == sid + ".sidechain":
-                try:
-                    chain = list(reversed(list(walk_turns(store, head))))
-                except IntegrityError:      # the head itself is damaged
-                    chain = []
-                    plan.unreadable.setdefault(s, []).append(head)
-                if chain and chain[0].turn.parent is not None:   # the walk stopped at a damaged turn
-                    plan.unreadable.setdefault(s, []).append(chain[0].turn.parent)
-                plan.sessions[s] = chain
-        # its sub-agents' summaries (``capture.rollup``, ``*/summary/<id>.agent-*``) hold its text too
-        for key, _head in list_keys(store):
-            scope, sep, leaf = key.rpartition("/summary/")
-            if sep and scope and (leaf in plan.sessions or leaf.startswith(sid + ".agent-")):
-                plan.keys[key] = versions(store, key)
-        if plan.unreadable:
-            _scan_session_turns(store, plan)
-        _add_copies(store, plan)
-        return plan
-    if match is not None:
-        return _plan_match(store, match, plan)
-    assert what is not None
-    if "@" in what:
-        v = resolve_version(store, what)
-        _add_version(store, plan, v)
-        return plan
-    if "/" not in what:
-        oid = store.resolve(what)  # InvalidInput / NotFound / AmbiguousId
-        obj = store.get(oid)
-        if isinstance(obj, Fact):
-            head = store.refs.read(fact_ref(obj.key))
-            if head is None or oid not in {v.id for v in walk(store, head)}:
-                raise NotFound(f"fact version {oid} is not in the history of {obj.key}")
-            _add_version(store, plan, Version(oid, obj))
-        elif isinstance(obj, Turn):
-            head = store.refs.read(session_ref(obj.session))
-            if head is None or oid not in {t.id for t in walk_turns(store, head)}:
-                raise NotFound(f"turn {oid} is not in session {obj.session}")
-            plan.turns.setdefault(obj.session, []).append(TurnVersion(oid, obj))
-            _add_copies(store, plan)
-        else:
-            raise InvalidInput(f"{oid} is a {obj.TYPE_NAME}; only fact versions and turns can be forgotten")
-        return plan
-    key = validate_key(what)
-    if store.refs.read(fact_ref(key)) is None:
-        plan.already_forgotten = forgotten_before(store, key=key)
-        if plan.already_forgotten is not None:
-            return plan
-    plan.keys[key] = versions(store, key)   # NotFound when there is no such key
-    return plan
-
-
-def forget_selector(*, what: str | None = None, match: str | None = None,
-                    session: str | None = None) -> tuple[str, str]:
-    """``(kind, selector)`` naming a forget in ``objstore.core.unfinished``
-    (give exactly one): ``("match", SHA-256 hex of the normalized text)``,
-    ``("session", id as given)`` or ``("what", KEY, KEY@vN or id as given)``.
-    The same forget run again gets the same pair; no value is in it."""
-    if match is not None:
-        return ("match", value_digest(match).hex())
-    if session is not None:
-        return ("session", session)
-    assert what is not None
-    return ("what", what)
-
-
-def forgotten_before(store: Store, *, key: str | None = None, session: str | None = None) -> tuple[str, int] | None:
-    """Whether a whole ``key`` or ``session`` that the store no longer holds
-    was removed by an earlier forget: ``(tombstone key, time in ms of the
-    newest such forget)``, else None.  A key counts when a tombstone of a
-    forget (not of a review-queue rejection) names it; a session when its
-    ``session:<id>`` tombstone exists, ``session`` being the id or a prefix
-    of at least ``MIN_PREFIX_LEN`` characters that names one forgotten
-    session (its sub-agent namespaces aside).  Reads every tombstone: call it
-    only when the key or session is not found."""
-    if (key is None) == (session is None):
-        raise ValueError("give exactly one of key, session")
-    if key is not None:
-        times = [t.time for t in all_tombstones(store) if t.key == key and t.reason != "rejected"]
-        return (key, max(times)) if times else None
-    found: dict[str, int] = {}
-    for t in all_tombstones(store):
-        if not t.key.startswith("session:"):
-            continue
-        sid = t.key[len("session:"):]
-        if sid == session or (len(session) >= MIN_PREFIX_LEN and sid.startswith(session)
-                              and namespace_root(sid) == sid):
-            found[sid] = max(found.get(sid, 0), t.time)
-    if session in found:
-        return (f"session:{session}", found[session])
-    if len(found) == 1:
-        sid, when = found.popitem()
-        return (f"session:{sid}", when)
-    return None
-
-
-def _scan_session_turns(store: Store, plan: ForgetPlan) -> None:
-    """A session's chain is broken by damage: the turns the walk could not
-    reach (older than the damage, or all of them under a damaged head) are
-    still readable in the objects.  Read every object of the store once and
-    add each turn of a planned session to it (oldest first), so forget
-    removes every readable copy at once; objects that cannot be read are
-    noted in ``plan.unchecked``.  Costs one read of every object: only when
-    a forgotten session is damaged."""
-    known = {tv.id for tvs in plan.sessions.values() for tv in tvs}
-    known.update(o for ids in plan.unreadable.values() for o in ids)
-    ids = set(store.objects)
-    store.packs.reload()
-    for pack in store.packs.packs:
-        ids.update(pack)
-    for oid in sorted(ids - known):
-        try:
-            obj = store.get(oid)
-        except (IntegrityError, NotFound):
-            plan.unchecked.append(oid)
-            continue
-        if isinstance(obj, Turn) and obj.session in plan.sessions:
-            plan.sessions[obj.session].append(TurnVersion(oid, obj))
-    for sid, tvs in plan.sessions.items():
-        tvs.sort(key=lambda tv: (tv.turn.seq, tv.turn.timestamp, tv.id))
-        # the index may hold turns whose objects are unreadable (in a pack that does not open):
-        # they are purged by id with the rest
-        try:
-            indexed = store.index.turn_ids_of(sid)
-        except SearchIndexError:
-            indexed = set()     # a broken index is rebuilt from the objects (mem reindex): nothing to purge
-        have = {tv.id for tv in tvs} | set(plan.unreadable.get(sid, []))
-        plan.unreadable.setdefault(sid, []).extend(sorted(indexed - have))
-    plan.unchecked += [f"pack {Path(idx).name}" for idx, _err in store.packs.broken]
-
-
-def _add_copies(store: Store, plan: ForgetPlan) -> None:
-    """Add to ``plan.turns`` the live copies, in the other sessions, of the
-    planned turns whose tombstones are not scoped to their session (a
-    record id: ``tombstones.turn_tombstone_key``): a turn of the same
-    source and text, e.g. in a resumed session that copied the record.  The
-    tombstone forgets the copy too (``tombstones.TurnForgets``), so forget
-    takes it now, as capture and push would.  Cost: each session's cached
-    state (its sources) is read; only a session holding one of the sources
-    is walked."""
-    want: set[tuple[str, bytes]] = set()
-    for sid, tvs in (*plan.sessions.items(), *plan.turns.items()):
-        for tv in tvs:
-            if tv.turn.text and tv.turn.source and not session_scoped(tv.turn.source):
-                want.add((tv.turn.source, value_digest(tv.turn.text)))
-    if not want:
-        return
-    sources = {src for src, _d in want}
-    for name, head in list(store.refs.iter("sessions")):
-        sid = name[len("sessions/"):]
-        if sid in plan.sessions:
-            continue
-        try:
-            if sources.isdisjoint(load_session(store, sid).sources):
-                continue
-            chain = list(walk_turns(store, head))
-        except (IntegrityError, NotFound):
-            continue                  # a damaged session: fsck --repair; the tombstone still forgets the copy
-        planned = {tv.id for tv in plan.turns.get(sid, [])}
-        for tv in reversed(chain):
-            if tv.id not in planned and tv.turn.text and tv.turn.source in sources \
-                    and (tv.turn.source, value_digest(tv.turn.text)) in want:
-                plan.turns.setdefault(sid, []).append(tv)
-
-
-def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
-    chain = versions(store, v.fact.key)
-    live = [x for x in chain if not x.fact.forgotten]
-    if len(live) == 1 and live[0].id == v.id:
-        plan.keys[v.fact.key] = chain  # the last remaining value: the key goes
-    else:
-        plan.versions.setdefault(v.fact.key, []).append(v)
-
-
-def _chain(store: Store, plan: ForgetPlan, head: str) -> list[Version]:
-    """The versions from ``head`` (newest first), read once per forget:
-    objects never change, so a chain is known by its head id (a key that
-    moves has a new head and is read again)."""
-    chain = plan.chains.get(head)
-    if chain is None:
-        chain = plan.chains[head] = list(walk(store, head))
-        if plan.cites is not None:
-            plan.cites.note(head, chain)
-    return chain
-
-
-def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
-    norm = normalize_value(match)
-    if len(norm) < MIN_MATCH_CHARS:
-        raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
-    plan.match = norm
-    hits = matcher(match)  # the one normalization (objstore.core.text)
-    plan.heads = dict(list_keys(store))   # read once (the execution's passes start from it)
-    plan.cites = FactCites.load(store)
-    maybe = _match_keys(store, match, plan.heads, plan.cites)
-    for key, head in plan.heads.items():
-        if maybe is not None and key not in maybe:
-            continue
-        chain = _chain(store, plan, head)
-        hit = [v for v in chain if not v.fact.forgotten and hits(v.fact.body)]
-        if not hit:
-            continue
-        live = [v for v in chain if not v.fact.forgotten]
-        if len(hit) == len(live):
-            plan.keys[key] = chain
-        else:
-            plan.versions[key] = hit
-    # [searchindex shards] the index's substring prefilter names the sessions that can match;
-    # every session is scanned when it cannot answer or lags behind the session refs
-    heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}  # read once
-    only = _match_sessions(store, match, heads)
-    for sid, head in heads.items():
-        if only is not None and sid not in only:
-            continue
-        hit = [tv for tv in walk_turns(store, head) if not tv.turn.forgotten and hits(tv.turn.text)]
-        if hit:
-            plan.turns[sid] = list(reversed(hit))
-    for it in queue.items(store):  # proposals waiting for review may hold the text too
-        if hits(it.item.body):
-            plan.queue_items.append(it.id)
-    return plan
-
-
-def _match_keys(store: Store, match: str, heads: dict[str, str], cites: FactCites) -> set[str] | None:
-    """The keys of ``heads`` (key -> head id) that may hold a version
-    containing ``match``: those whose documents (current or ``history``)
-    the index's substring prefilter names, and every key whose versions the
-    index cannot vouch for, read and matched whole: its head unknown to the
-    memo ``cites`` (which names the ids the index should hold), or one of
-    those ids absent from the index (``SearchIndex.missing_fact_ids``).
-    None when the index cannot answer (scan every key)."""
-    try:
-        cands = store.index.substring_candidate_refs(match, "fact")
-        old = store.index.substring_candidate_refs(match, "history")
-        if cands is None or old is None:
-            return None
-        out = set(cands.values()) | set(old.values())
-        expect: dict[str, tuple[str, ...]] = {}
-        for key, head in heads.items():
-            ids = cites.indexed_ids(head)
-            if ids is None:
-                out.add(key)
-            else:
-                expect[key] = ids
-        absent = store.index.missing_fact_ids(i for ids in expect.values() for i in ids)
-        out.update(key for key, ids in expect.items() if not absent.isdisjoint(ids))
-        return out
-    except SearchIndexError:
-        return None
-
-
-def _match_sessions(store: Store, match: str, heads: dict[str, str] | None = None) -> set[str] | None:
-    """[searchindex shards] Sessions holding a turn that may contain ``match``
-    (``SearchIndex.substring_candidate_refs``), or None: scan them all.
-    ``heads``: session id -> head turn id of every session (default: read)."""
-    try:
-        cands = store.index.substring_candidate_refs(match, "turn")
-        if cands is None:
-            return None
-        if heads is None:
-            heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
-        for sid in store.index.missing_turns(heads):  # a head the index lacks: it is behind
-            if not store.get(heads[sid], Turn).forgotten:  # (forgotten turns are never indexed)
-                return None
-    except SearchIndexError:
-        return None
-    return set(cands.values())
 
 
 # -- execution ---------------------------------------------------------------
@@ -524,7 +164,7 @@ def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, st
         if not is_memory_file_key(key):
             continue
         head_id = store.refs.read(fact_ref(key))
-        chain = _chain(store, plan, head_id) if head_id else []
+        chain = plan_chain(store, plan, head_id) if head_id else []
         if not chain or chain[0].fact.forgotten or not hits(chain[0].fact.body):
             continue
         rest = remove_matching(key, chain[0].fact.body, hits)
@@ -626,7 +266,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for ids in plan.unreadable.values():          # damaged turns of the sessions: deleted unread
         doomed.update(ids)
     # rewritten chains: everything from the first forgotten element on is replaced
-    fact_rewrites = {key: tail_from(_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
+    fact_rewrites = {key: tail_from(plan_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}
     turn_rewrites = {sid: tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
                                     {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
@@ -686,7 +326,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for key, head in list(heads.items()):
             if not plan.cites.may_cite(head, wanted):   # its chain cites nothing that changes
                 continue
-            chain = _chain(store, plan, head)
+            chain = plan_chain(store, plan, head)
             cites = [v for v in chain if not passed.keys().isdisjoint(v.fact.sources)
                      or (v.fact.edges and not (passed.keys().isdisjoint(t for _r, t in v.fact.edges)
                                                and gone.isdisjoint(t for _r, t in v.fact.edges)))]
@@ -727,11 +367,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         # documents added; where that cannot be done, the facts' index is rebuilt from every key
         new_ids = {n.removeprefix("forgotten:") for n in idmap.values()}
         add = [d for key in rewritten_keys if key in heads
-               for d in key_docs(_chain(store, plan, heads[key])) if d.kind == "fact" or d.id in new_ids]
+               for d in key_docs(plan_chain(store, plan, heads[key])) if d.kind == "fact" or d.id in new_ids]
         if not store.index.purge_facts(doomed, lambda ids: _fact_docs(store, plan, heads, ids), add):
             # (every version: a rebuild from the current ones alone dropped the other keys'
             # older versions, which recall and the --match prefilter (_match_keys) read)
-            store.index.purge("fact", fact_docs(store, chain=lambda head: _chain(store, plan, head),
+            store.index.purge("fact", fact_docs(store, chain=lambda head: plan_chain(store, plan, head),
                                                 heads=heads.items()))
     if plan.sessions or plan.turns:
         # only the segments that hold the forgotten turns are rewritten (their
@@ -779,7 +419,7 @@ def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[
         except (IntegrityError, NotFound, InvalidInput):
             continue
         if key in heads:
-            out += [d for d in key_docs(_chain(store, plan, heads[key])) if d.id == oid]
+            out += [d for d in key_docs(plan_chain(store, plan, heads[key])) if d.id == oid]
     return out
 
 
@@ -804,7 +444,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
         if head is None:
             continue
         try:
-            chain = _chain(store, plan, head)
+            chain = plan_chain(store, plan, head)
         except IntegrityError:
             continue           # a damaged head: fsck --repair, then a rerun of the forget
         live = [v for v in chain if not v.fact.forgotten]

@@ -58,6 +58,21 @@ def test_a_single_move_unpacks_and_leaves_no_old_id(refs):
     assert _loose(refs) == [] and refs.read("sessions/s1") == A
 
 
+def test_iter_gives_what_read_gives_loose_over_packed_and_no_noncanonical_line(refs):
+    """``iter`` reads a ref that has no loose file from the parsed packed
+    table (no open per ref): the same id ``read`` gives, a loose file still
+    winning over its packed line, and a line under a name ``path`` would
+    not write (``%73`` for ``s``) naming no ref."""
+    refs.set_many_if_equals([("sessions/s1", None, A), ("sessions/Ab c", None, B)], lambda: None)
+    p = refs.root / PACKED_SESSIONS
+    p.write_text(p.read_text() + f"{C} %73\n")
+    (refs.root / "sessions").mkdir(exist_ok=True)
+    (refs.root / "sessions" / "s1").write_text(C + "\n")   # a loose file beside its packed line
+    listed = list(refs.iter("sessions"))
+    assert listed == [("sessions/Ab c", B), ("sessions/s1", C)]
+    assert all(refs.read(name) == oid for name, oid in listed) and refs.read("sessions/s") is None
+
+
 def test_a_bad_line_is_ignored_reported_and_dropped(refs):
     refs.set_many_if_equals([("sessions/s1", None, A), ("sessions/s2", None, B)], lambda: None)
     p = refs.root / PACKED_SESSIONS

@@ -141,3 +141,63 @@ def test_a_generation_left_by_a_killed_purge_goes_with_the_next_purge(tmp_path):
     assert not left.exists()
     assert idx.purge_turns({victim.id}, load=lambda ids: []) == set()  # nothing left to do: no error
     assert not _raw_hits(root, [b"zorblatquux", b"Zorblatquux"]) and idx.verify_purged([victim.id]) == []
+
+
+def test_the_segment_holding_a_turn_is_merged_alone_and_its_level_peers_are_kept(tmp_path):
+    """[isolated merge] A turn in a segment whose level holds another large
+    segment: only its segment is merged (with the padding, in a generation
+    that lists it alone), and the peer is linked back as it was (same files,
+    same inodes); nothing of the turn is left in any file."""
+    root = tmp_path / "index"
+    idx = SearchIndex(root, shards=1)
+    victim = _doc(5_555, f"the staging host is {CANARY} today")
+    first = [_doc(n) for n in range(17_000) if n != 5_555] + [victim]
+    idx.add(first)
+    peer = [_doc(50_000 + n) for n in range(12_000)]   # log2 13.55: the same level as 17,000 (14.05)
+    idx.add(peer)
+    gen = _gen(root)
+    before = _segments(gen)
+    assert sorted(m for _s, m, _d in before) == [12_000, 17_000]
+    assert [m for _s, m in merge_levels([(m, m) for _s, m, _d in before])] == [[0, 1]]
+    peer_seg = next(s for s, m, _d in before if m == 12_000)
+    inodes = {p.name: p.stat().st_ino for p in gen.iterdir() if p.name.startswith(peer_seg)}
+
+    assert idx.purge_turns({victim.id}, load=lambda ids: []) == set()
+
+    new = _gen(root)
+    assert new != gen and not gen.exists()
+    after = _segments(new)
+    assert (peer_seg, 12_000, 0) in after   # the peer is not merged: linked back, files and all
+    assert {p.name: p.stat().st_ino for p in new.iterdir() if p.name.startswith(peer_seg)} == inodes
+    merged = [x for x in after if x[0] != peer_seg]
+    assert len(merged) == 1 and merged[0][1] - merged[0][2] == 16_999   # only padding is deleted
+    assert json.loads((new / ".managed.json").read_text()) == sorted(
+        p.name for p in new.iterdir() if p.name.split(".", 1)[0] in {s for s, _m, _d in after} or p.name == "meta.json")
+    assert idx.term_doc_freq(CANARY) == {"zorblatquux": 0, "wexbrindle": 0}
+    assert not _raw_hits(root, [b"zorblatquux", b"Zorblatquux", b"wexbrindl", b"Wexbrindle", victim.id.encode(),
+                                bytes.fromhex(victim.id)])
+    assert idx.doc_count()["turn"] == 17_000 - 1 + 12_000
+    assert idx.verify() == [] and idx.verify_purged([victim.id]) == []
+    assert {h.id for h in idx.search("turn 50007", limit=1)} == {_id(50_007)}   # the peer answers
+    assert PAD_KIND not in {h.kind for h in idx.search("turn deploy", limit=50)}
+
+
+def test_isolated_merge_that_cannot_be_completed_rebuilds_the_shard(tmp_path, monkeypatch):
+    """[isolated merge] When the other segments cannot be linked back (here:
+    ``graft_segments`` fails as on a full disk), the isolated generation is
+    removed and the caller is told to rebuild the shard; the live
+    generation is untouched until then."""
+    from objstore.index.errors import SearchIndexError
+
+    def fail(*_a, **_k):
+        raise SearchIndexError("disk full")
+
+    root = tmp_path / "index"
+    idx = SearchIndex(root, shards=1)
+    victim = _doc(5_555, f"the staging host is {CANARY} today")
+    idx.add([_doc(n) for n in range(17_000) if n != 5_555] + [victim])
+    gen = _gen(root)
+    monkeypatch.setattr("objstore.index.purge.graft_segments", fail)
+    assert idx.purge_turns({victim.id}, load=lambda ids: []) == {0}
+    assert _gen(root) == gen and sorted(p.name for p in (root / "turns").iterdir() if p.name.startswith("gen-")) \
+        == [gen.name]

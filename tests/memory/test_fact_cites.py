@@ -5,7 +5,7 @@ the search index lacks a version's document.  Real stores, real tantivy."""
 
 from __future__ import annotations
 
-import objstore.memory.forget as F
+import objstore.memory.forgetplan as F
 from objstore.index.searchindex import SearchIndex
 from objstore.memory import facts
 from objstore.memory.citations import CITES_FILE, FactCites, refresh
@@ -15,7 +15,7 @@ from objstore.memory.sessions import CapturedTurn, walk_turns
 
 
 def _reads(monkeypatch) -> list[str]:
-    """The keys whose chains a forget reads (``forget._chain`` misses its
+    """The keys whose chains a forget reads (``forgetplan.plan_chain`` misses its
     cache) while it plans and rewrites: until it purges the index (whose
     merge reads back a few other keys' documents)."""
     seen: list[str] = []

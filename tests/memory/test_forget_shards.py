@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from objstore.memory import forget as forget_mod
+from objstore.memory import forgetplan as forget_mod
 from objstore.retrieval.evaluate import write_sessions
-from objstore.memory.forget import ForgetPlan, _plan_match, forget, scan_store
+from objstore.memory.forget import forget, scan_store
+from objstore.memory.forgetplan import ForgetPlan, _plan_match
 from objstore.core.objects import Turn
 from objstore.retrieval.search import search
 from objstore.memory.sessions import walk_turns
