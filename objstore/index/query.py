@@ -18,8 +18,15 @@ from typing import Callable, Iterable, Sequence
 import tantivy
 
 from objstore.core.text import normalize_value
-from objstore.index.analysis import MAX_TOKEN_BYTES, PLAIN_MAX_TOKEN_BYTES, QUERY_STOPWORDS, plain_tokens, tokenize
-from objstore.index.schema import FLAG_LONG
+from objstore.index.analysis import (
+    MAX_TOKEN_BYTES,
+    PLAIN_MAX_TOKEN_BYTES,
+    QUERY_STOPWORDS,
+    plain_stop_words,
+    plain_tokens,
+    tokenize,
+)
+from objstore.index.schema import FLAG_LONG, GenFormat
 
 __all__ = [
     "MAX_QUERY_WORDS",
@@ -222,14 +229,31 @@ def substring_conditions(text: str) -> tuple[list[str], list[str]] | None:
     return list(dict.fromkeys(exact)), list(dict.fromkeys(edges))
 
 
-def substring_query(schema: "tantivy.Schema", exact: list[str], edges: list[str]) -> "tantivy.Query":
+def substring_query(schema: "tantivy.Schema", fmt: GenFormat, exact: list[str], edges: list[str]) -> "tantivy.Query":
     """AND(term plain:t for t in exact) AND (AND(regex plain:r for r in
     edges) OR flags:long), constant score 1, for the conditions of
-    :func:`substring_conditions`.  ``ValueError`` from tantivy for a regex
+    :func:`substring_conditions` in a generation of format ``fmt`` with
+    schema ``schema``.  With ``fmt.plain_stop`` each ``plain:`` test is
+    that test on ``plain`` OR on ``plainall`` OR on ``text`` (a term test
+    on ``text`` only for a word of :func:`plain_stop_words`: the only terms
+    ``plain`` leaves to ``text``).  ``ValueError`` from tantivy for a regex
     it cannot compile (e.g. an automaton too large)."""
-    must = [tantivy.Query.term_query(schema, "plain", t) for t in exact]
-    if edges:
+    if fmt.plain_stop:
+        stop = plain_stop_words()
+
+        def either(qs: list) -> "tantivy.Query":
+            """OR of ``qs``."""
+            return qs[0] if len(qs) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in qs])
+
+        must = [either([tantivy.Query.term_query(schema, f, t)
+                        for f in (("plain", "plainall", "text") if t in stop else ("plain", "plainall"))])
+                for t in exact]
+        rx = [either([tantivy.Query.regex_query(schema, f, r) for f in ("plain", "plainall", "text")])
+              for r in edges]
+    else:
+        must = [tantivy.Query.term_query(schema, "plain", t) for t in exact]
         rx = [tantivy.Query.regex_query(schema, "plain", r) for r in edges]
+    if edges:
         e = rx[0] if len(rx) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in rx])
         must.append(tantivy.Query.boolean_query([
             (tantivy.Occur.Should, e),

@@ -603,7 +603,7 @@ class SearchIndexReads:
         if not all(o.fmt.has_plain for o in opened):
             return None
         out: dict[str, str] = {}
-        queries: list[tuple[tantivy.Schema, tantivy.Query]] = []  # equal schemas share a query
+        queries: list[tuple[tantivy.Schema, tantivy.Query]] = []  # equal schemas (so formats) share a query
         for o in opened:
             n = int(o.searcher.num_docs)
             if n == 0:
@@ -612,7 +612,7 @@ class SearchIndexReads:
             q = next((q for sc, q in queries if sc == schema), None)
             if q is None:
                 try:
-                    q = substring_query(schema, exact, edges)
+                    q = substring_query(schema, o.fmt, exact, edges)
                 except ValueError:  # e.g. an automaton too large for tantivy's regex
                     return None
                 queries.append((schema, q))
