@@ -439,7 +439,8 @@ class SubIndex:
         ``IndexBusyError`` if tantivy's own writer lock is held,
         ``SearchIndexError`` for another failure."""
         try:
-            register_writer_analyzers(index)  # mem_plain_s: only a writer analyses plain
+            if self.new_fmt.plain_stop or any(f.plain_stop for f in list(self._fmts.values())):
+                register_writer_analyzers(index)  # mem_plain_s: only a writer of the turns analyses it
             writer = index.writer(heap_size=heap, num_threads=1)
         except ValueError as e:
             if _is_lock_busy(e):

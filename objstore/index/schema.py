@@ -251,13 +251,15 @@ FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, ha
 
 def new_format(analyzer: str, kind: str) -> GenFormat:
     """The format of new generations of sub-index ``kind`` ("fact", "turn" or
-    "history") with ``analyzer`` option: :data:`FORMATS` for the facts, and
-    for the turns the same without the ``pairs`` field (since session 7: a
-    multi-token word is the conjunction of its terms there, its glued form
-    checked against the hits' text when the caller can read it,
-    ``SearchIndex.search``'s ``texts``).  ``KeyError`` for an unknown analyzer."""
+    "history") with ``analyzer`` option: :data:`FORMATS` for the turns
+    without the ``pairs`` field (since session 7: a multi-token word is the
+    conjunction of its terms there, its glued form checked against the
+    hits' text when the caller can read it, ``SearchIndex.search``'s
+    ``texts``), and for the facts without ``plain_stop`` (a few hundred
+    documents, where dropping words saves little, and a ``remember`` would
+    otherwise build ``mem_plain_s``: ~3-8 ms).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False) if kind == "turn" else fmt
+    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False)
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":

@@ -319,9 +319,10 @@ def test_plainall_and_the_stop_plain_go_with_their_text_tokenizer_only(tmp_path:
     assert read_format(gen).plain_stop
 
 
-def test_a_reader_builds_no_stop_analyzer(tmp_path: Path) -> None:
-    """Only a writer registers ``mem_plain_s`` (building it reads the word
-    list): a process that only searches never pays for it."""
+def test_a_reader_and_a_fact_writer_build_no_stop_analyzer(tmp_path: Path) -> None:
+    """Only a writer of the turns registers ``mem_plain_s`` (building it
+    reads the word list): a process that only searches, or writes a fact
+    (the facts' generations keep every word in ``plain``), never pays for it."""
     import subprocess
     import sys
     root = tmp_path / "index"
@@ -331,8 +332,12 @@ def test_a_reader_builds_no_stop_analyzer(tmp_path: Path) -> None:
     finally:
         ix.close()
     code = ("import sys; from objstore.index.searchindex import SearchIndex; from objstore.index import analysis; "
-            f"ix = SearchIndex({str(root)!r}); hits = ix.search('reader'); ix.close(); "
+            "from objstore.index.schema import IndexDoc; "
+            f"ix = SearchIndex({str(root)!r}); hits = ix.search('reader'); "
+            "ix.add([IndexDoc('ab' * 32, 'fact', 'project/x/k', 1, 'x', 'note', 'the fact')]); ix.close(); "
             "print(len(hits), 'plain_s' in analysis._ANALYZERS, bool(analysis._STOP_WORDS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert out.stdout.split() == ["1", "False", "False"]
+    (fgen,) = live_gens(root, "facts")
+    assert not read_format(fgen).plain_stop

@@ -1294,7 +1294,7 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
     try:
         ix.add([fact("h2", "हिन्दी notes about auth.py"), fact("c2", "日本語の文書")])
         fields = {f["name"]: f for f in json.loads((live_gen(root, "facts") / "meta.json").read_text())["schema"]}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_s"
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"
         both = ("fact", "turn")
         assert set(ids(ix.search("हिन्दी", kinds=both))) == {oid("h1"), oid("h2")}
         assert set(ids(ix.search("auth.py", kinds=both))) == {oid("h1"), oid("h2")}
