@@ -294,19 +294,24 @@ def test_a_generation_of_before_is_read_and_rewritten_in_the_new_format(tmp_path
         ix.close()
 
 
+def _one_turn_index(tmp_path: Path, text: str) -> Path:
+    """An index (new format) of one turn holding ``text``; its root."""
+    root = tmp_path / "index"
+    ix = SearchIndex(root)
+    try:
+        ix.add([turn("t1", text)])
+    finally:
+        ix.close()
+    return root
+
+
 def test_plainall_and_the_stop_plain_go_with_their_text_tokenizer_only(tmp_path: Path) -> None:
     """``read_format`` (so ``mem fsck``) reports a ``mem_simple_stem_s``
     generation without its ``plain``/``plainall`` pair, and a
     ``mem_plain_s`` ``plain`` under another ``text`` tokenizer, as a damaged
     schema; a mem of before knows no ``mem_simple_stem_s`` and reports the
     generation as damaged (unknown tokenizer) rather than miss a word."""
-    root = tmp_path / "index"
-    ix = SearchIndex(root)
-    try:
-        ix.add([turn("m1", "golf hotel")])
-    finally:
-        ix.close()
-    (gen,) = live_gens(root)
+    (gen,) = live_gens(_one_turn_index(tmp_path, "golf hotel"))
     text = (gen / "meta.json").read_text()
     assert '"mem_simple_stem_s"' in text and '"mem_plain_s"' in text
     (gen / "meta.json").write_text(text.replace('"mem_simple_stem_s"', '"mem_simple_stem_k"'))
@@ -325,12 +330,7 @@ def test_a_reader_and_a_fact_writer_build_no_stop_analyzer(tmp_path: Path) -> No
     (the facts' generations keep every word in ``plain``), never pays for it."""
     import subprocess
     import sys
-    root = tmp_path / "index"
-    ix = SearchIndex(root)
-    try:
-        ix.add([turn("r1", "the reader test")])
-    finally:
-        ix.close()
+    root = _one_turn_index(tmp_path, "the reader test")
     code = ("import sys; from objstore.index.searchindex import SearchIndex; from objstore.index import analysis; "
             "from objstore.index.schema import IndexDoc; "
             f"ix = SearchIndex({str(root)!r}); hits = ix.search('reader'); "
