@@ -575,7 +575,10 @@ class SearchIndexReads:
         be whole tokens of the document, its first token the end of one,
         its last the start of one (a single token: inside one); a document
         flagged ``long`` (may hold a token too long for the field) passes
-        the first/last-token tests.  The algorithm and its proof are in
+        the first/last-token tests.  In a generation with
+        ``GenFormat.plain_stop`` the words ``plain`` leaves out are looked
+        up in ``text``, and a body ``plain`` could cut otherwise in
+        ``plainall``.  The algorithm and its proof are in
         ``docs/format.md``, "Substring prefilter".
 
         None: no index of ``kind``; a live generation without the ``plain``

@@ -288,8 +288,8 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     if fmt.has_seq:
         sb.add_integer_field("seq", stored=not fmt.fast_time_seq, indexed=True, fast=True)
     if fmt.has_plain:
-        sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_STOP_ANALYZER if fmt.plain_stop else PLAIN_ANALYZER,
-                          index_option="basic")
+        plain_tok = PLAIN_STOP_ANALYZER if fmt.plain_stop else PLAIN_ANALYZER
+        sb.add_text_field("plain", stored=False, tokenizer_name=plain_tok, index_option="basic")
         sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
         if fmt.plain_stop:  # the bodies that are not plain_aligned, every token
             sb.add_text_field("plainall", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")

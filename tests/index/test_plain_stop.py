@@ -142,7 +142,8 @@ def _generated_bodies(n: int, seed: int = 11) -> list[str]:
     r = random.Random(seed)
     stop = sorted(plain_stop_words())
     other = ["running", "databases", "quokka", "zebraquokka", "updated", "Café", "naïve", "Straße", "ΣΊΣΥΦΟΣ",
-             "İstanbul", "ǰob", "日本語", "हिन्दी", "snake_case", "CamelCase", "x" * 70, "y" * 200, "auth.py"]
+             "İstanbul", "ǰob", "日本語", "हिन्दी", "snake_case", "CamelCase", "x" * 70, "y" * 200,
+             "auth.py"]
     out = []
     for _ in range(n):
         words = [r.choice(stop) if r.random() < 0.7 else r.choice(other) for _ in range(r.randint(1, 40))]
