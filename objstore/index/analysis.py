@@ -7,7 +7,9 @@ Snowball English stemmer), ``mem_simple_stem`` (the filters of ``mem_stem``
 after tantivy's ``simple`` tokenizer over :func:`simple_text`: the same
 terms but where a token holds a combining mark that is not alphabetic, for
 half the CPU; new generations' ``text``), ``mem_plain`` (tantivy's ``simple`` tokenizer
-on case-folded text, for the substring prefilter) and ``mem_pairs`` (the
+on case-folded text, for the substring prefilter; ``mem_plain_s`` is it without the words of
+``plainwords.txt``, the ``plain`` of generations whose ``text`` is named ``mem_simple_stem_s``)
+and ``mem_pairs`` (the
 adjacent-token pairs of :func:`glued_pairs`, lowercased and ASCII-folded:
 what a generation without positions answers multi-token words with).  The analyzer objects are
 built once per process (building one compiles the token regex) and
@@ -16,6 +18,7 @@ registered on every index opened (:func:`register_analyzers`).
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import unicodedata
@@ -29,6 +32,8 @@ __all__ = [
     "MAX_TOKEN_BYTES",
     "PLAIN_MAX_TOKEN_BYTES",
     "PLAIN_ANALYZER",
+    "PLAIN_STOP_ANALYZER",
+    "SIMPLE_STEM_STOP_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
@@ -42,7 +47,10 @@ __all__ = [
     "is_cjk_token",
     "joined_token",
     "nfc",
+    "plain_aligned",
+    "plain_stop_words",
     "plain_tokens",
+    "register_writer_analyzers",
     "register_analyzers",
     "simple_text",
     "simple_tokens",
@@ -72,6 +80,17 @@ SIMPLE_STEM_ANALYZER = "mem_simple_stem"
 #: session 8): a ``mem`` from before knows no such tokenizer and reports the
 #: generation as damaged instead of misreading its ``id``
 SIMPLE_STEM_KEYED_ANALYZER = "mem_simple_stem_k"
+#: ``mem_simple_stem`` under a third name, the ``text`` tokenizer of the
+#: generations whose ``plain`` leaves out the words of ``plainwords.txt``
+#: (``schema.GenFormat.plain_stop``, since session 11): a ``mem`` from
+#: before would look a substring up in ``plain`` alone and miss them, so it
+#: must report such a generation as damaged instead
+SIMPLE_STEM_STOP_ANALYZER = "mem_simple_stem_s"
+#: ``mem_plain`` followed by tantivy's stop-word filter of the words of
+#: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
+#: ``plain_stop`` generation, registered on the indexes a writer writes
+#: (:func:`register_writer_analyzers`)
+PLAIN_STOP_ANALYZER = "mem_plain_s"
 #: analyzer option of :class:`~objstore.index.searchindex.SearchIndex` ->
 #: tokenizer name of the ``text`` field in the schema
 ANALYZERS: dict[str, str] = {"stem": STEM_ANALYZER, "words": WORDS_ANALYZER}
@@ -124,16 +143,72 @@ def _build_pairs_analyzer() -> "tantivy.TextAnalyzer":
             .build())
 
 
-def _build_plain_analyzer(limit: int | None = PLAIN_MAX_TOKEN_BYTES) -> "tantivy.TextAnalyzer":
+def _build_plain_analyzer(limit: int | None = PLAIN_MAX_TOKEN_BYTES, stop: bool = False) -> "tantivy.TextAnalyzer":
     """``mem_plain``: tantivy's ``simple`` tokenizer (maximal runs of
     alphanumeric characters, Rust ``char::is_alphanumeric``; about twice as
     fast as the ``mem_words`` regex) and no other filter (the text is
     case-folded by Python before it reaches it), tokens of ``limit`` bytes or
-    more dropped; ``limit=None`` keeps every token (used on match texts)."""
+    more dropped; ``limit=None`` keeps every token (used on match texts).
+    ``stop``: ``mem_plain_s``, then the words of :func:`plain_stop_words`
+    dropped (tantivy's ``custom_stopword`` filter, in Rust)."""
     b = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
     if limit is not None:
         b = b.filter(tantivy.Filter.remove_long(limit))
+    if stop:
+        b = b.filter(tantivy.Filter.custom_stopword(sorted(plain_stop_words())))
     return b.build()
+
+
+_STOP_WORDS: list = []  # [frozenset]: read on first use
+
+
+def plain_stop_words() -> frozenset[str]:
+    """The words ``mem_plain_s`` drops (``objstore/index/plainwords.txt``,
+    one a line; made by ``bench/plain_words.py``): ASCII tokens of
+    ``mem_plain`` that ``mem_simple_stem`` indexes as themselves (the
+    stemmer leaves them as they are, and they are shorter than
+    MAX_TOKEN_BYTES), so that a ``text`` term stands for each where
+    ``plain`` has none (``docs/format.md``, "Substring prefilter").
+    Read once per process (~10,000 words).  Raises ``OSError`` when the
+    file is missing (a broken installation)."""
+    if not _STOP_WORDS:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "plainwords.txt"),
+                  encoding="ascii") as fh:
+            _STOP_WORDS.append(frozenset(fh.read().split()))
+    return _STOP_WORDS[0]
+
+
+# The characters whose case folding (``str.casefold``) a ``mem_plain``
+# token may end or start inside of, or which fold to ASCII letters that
+# ``mem_simple_stem``'s lowercasing and ASCII folding do not give: found by
+# asking tantivy-py 0.27's analyzers about every code point whose casefold
+# differs from itself (no other character can differ:
+# ``test_plain_split_chars_are_those_the_analyzers_cut_differently``).  A body
+# holding one is indexed in ``plainall`` instead of ``plain``
+# (:func:`plain_aligned`).  ``İ`` folds to ``i`` + U+0307 (which separates),
+# the Greek ones to a letter + a combining mark, ``ﬅ`` to ``st`` where
+# ASCII folding leaves it.
+_PLAIN_SPLIT = ((0x130, 0x130), (0x149, 0x149), (0x1f0, 0x1f0), (0x390, 0x390), (0x3b0, 0x3b0),
+                (0x1e96, 0x1e9a), (0x1f50, 0x1f50), (0x1f52, 0x1f52), (0x1f54, 0x1f54), (0x1f56, 0x1f56),
+                (0x1fb6, 0x1fb7), (0x1fc6, 0x1fc7), (0x1fd2, 0x1fd3), (0x1fd6, 0x1fd7), (0x1fe2, 0x1fe4),
+                (0x1fe6, 0x1fe7), (0x1ff6, 0x1ff7), (0xfb05, 0xfb05))
+_PLAIN_SPLIT_RX: list = []  # compiled on the first non-ASCII text
+
+
+def plain_aligned(text: str) -> bool:
+    """Whether ``text`` (NFC, escape sequences removed: as indexed) holds
+    none of the characters of ``_PLAIN_SPLIT``: then every ASCII
+    ``mem_plain`` token of ``text.casefold()`` is also a token of
+    ``mem_simple_stem`` before stemming (the same characters, cut at the
+    same places), so a ``plain`` that drops a word of
+    :func:`plain_stop_words` loses nothing ``text`` does not hold
+    (``docs/format.md``, "Substring prefilter").  An ASCII text is one
+    ``str.isascii``; any other one regex scan (~1 ns a character)."""
+    if text.isascii():
+        return True
+    if not _PLAIN_SPLIT_RX:
+        _PLAIN_SPLIT_RX.append(re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in _PLAIN_SPLIT) + "]"))
+    return _PLAIN_SPLIT_RX[0].search(text) is None
 
 
 _ANALYZERS: dict[str, "tantivy.TextAnalyzer"] = {}  # built on first use (start-up time)
@@ -160,6 +235,20 @@ def register_analyzers(index: "tantivy.Index") -> None:
         for name, a in _REGISTERED.items():
             index.register_tokenizer(name, a)
         index.register_tokenizer(SIMPLE_STEM_KEYED_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        index.register_tokenizer(SIMPLE_STEM_STOP_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+
+
+def register_writer_analyzers(index: "tantivy.Index") -> None:
+    """Register ``mem_plain_s`` on ``index`` (after :func:`register_analyzers`),
+    before a writer of it is made: only writers analyse ``plain``, and
+    building it (reading ``plainwords.txt``, ~10,000 words into tantivy's
+    filter) costs ~2 ms that a reading process never pays.  Built once per
+    process.  Raises ``OSError`` when the word list is missing."""
+    with _ANALYZER_LOCK:
+        a = _ANALYZERS.get("plain_s")
+        if a is None:
+            a = _ANALYZERS["plain_s"] = _build_plain_analyzer(stop=True)
+        index.register_tokenizer(PLAIN_STOP_ANALYZER, a)
 
 
 def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":

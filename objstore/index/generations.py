@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Iterator, NoReturn
 import tantivy
 
 from objstore.core.atomic import fsync_dir
-from objstore.index.analysis import register_analyzers
+from objstore.index.analysis import register_analyzers, register_writer_analyzers
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 # the CURRENT file, shard_index, OpenGeneration and the open-generation cache; re-exported for callers
 from objstore.index.genmanifest import (
@@ -439,6 +439,8 @@ class SubIndex:
         ``IndexBusyError`` if tantivy's own writer lock is held,
         ``SearchIndexError`` for another failure."""
         try:
+            if self.new_fmt.plain_stop or any(f.plain_stop for f in list(self._fmts.values())):
+                register_writer_analyzers(index)  # mem_plain_s: only a writer of the turns analyses it
             writer = index.writer(heap_size=heap, num_threads=1)
         except ValueError as e:
             if _is_lock_busy(e):

@@ -574,7 +574,10 @@ class SearchIndexReads:
         be whole tokens of the document, its first token the end of one,
         its last the start of one (a single token: inside one); a document
         flagged ``long`` (may hold a token too long for the field) passes
-        the first/last-token tests.  The algorithm and its proof are in
+        the first/last-token tests.  In a generation with
+        ``GenFormat.plain_stop`` the words ``plain`` leaves out are looked
+        up in ``text``, and a body ``plain`` could cut otherwise in
+        ``plainall``.  The algorithm and its proof are in
         ``docs/format.md``, "Substring prefilter".
 
         None: no index of ``kind``; a live generation without the ``plain``
@@ -602,7 +605,7 @@ class SearchIndexReads:
         if not all(o.fmt.has_plain for o in opened):
             return None
         out: dict[str, str] = {}
-        queries: list[tuple[tantivy.Schema, tantivy.Query]] = []  # equal schemas share a query
+        queries: list[tuple[tantivy.Schema, tantivy.Query]] = []  # equal schemas (so formats) share a query
         for o in opened:
             n = int(o.searcher.num_docs)
             if n == 0:
@@ -611,7 +614,7 @@ class SearchIndexReads:
             q = next((q for sc, q in queries if sc == schema), None)
             if q is None:
                 try:
-                    q = substring_query(schema, exact, edges)
+                    q = substring_query(schema, o.fmt, exact, edges)
                 except ValueError:  # e.g. an automaton too large for tantivy's regex
                     return None
                 queries.append((schema, q))

@@ -22,13 +22,16 @@ from objstore.core.text import fold
 from objstore.index.analysis import (
     ANALYZERS,
     PLAIN_ANALYZER,
+    PLAIN_STOP_ANALYZER,
     PAIRS_ANALYZER,
     PLAIN_MAX_TOKEN_BYTES,
     SIMPLE_STEM_ANALYZER,
     SIMPLE_STEM_KEYED_ANALYZER,
+    SIMPLE_STEM_STOP_ANALYZER,
     glued_pairs,
     joined_token,
     nfc,
+    plain_aligned,
     simple_text,
     simple_tokens,
     stem_tokens,
@@ -170,23 +173,31 @@ class GenFormat(Frozen):
     prefilter never read one), set in ``meta.json`` by
     :func:`create_index` since tantivy-py 0.27 cannot ask for it;
     ``fast_time_seq``: whether ``time`` and ``seq`` are fast fields only,
-    not stored (:func:`hits_at` reads them from their columns).
+    not stored (:func:`hits_at` reads them from their columns);
+    ``plain_stop``: whether ``plain`` is analysed by ``mem_plain_s`` (the
+    words of :func:`~objstore.index.analysis.plain_stop_words` left out:
+    ``text`` holds them) and a field ``plainall`` (``mem_plain``, every
+    token) takes the case-folded body instead where it is not
+    :func:`~objstore.index.analysis.plain_aligned`; ``text`` is then named
+    ``mem_simple_stem_s`` (``id_key_field`` is True too).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
-                 "simple", "id_key_field", "text_norms_only", "fast_time_seq")
+                 "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
-                 fast_time_seq: bool = False) -> None:
+                 fast_time_seq: bool = False, plain_stop: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
-                   id_key_field, text_norms_only, fast_time_seq)
+                   id_key_field, text_norms_only, fast_time_seq, plain_stop)
 
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
         if self.simple:
+            if self.plain_stop:
+                return SIMPLE_STEM_STOP_ANALYZER
             return SIMPLE_STEM_KEYED_ANALYZER if self.id_key_field else SIMPLE_STEM_ANALYZER
         return ANALYZERS[self.analyzer]
 
@@ -234,19 +245,21 @@ class GenFormat(Frozen):
 #: The format of new generations per analyzer option (those of the turns:
 #: :func:`new_format`).
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
-                            id_key_field=True, text_norms_only=True, fast_time_seq=True),
+                            id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True),
            "words": GenFormat("words", False, False)}
 
 
 def new_format(analyzer: str, kind: str) -> GenFormat:
     """The format of new generations of sub-index ``kind`` ("fact", "turn" or
-    "history") with ``analyzer`` option: :data:`FORMATS` for the facts, and
-    for the turns the same without the ``pairs`` field (since session 7: a
-    multi-token word is the conjunction of its terms there, its glued form
-    checked against the hits' text when the caller can read it,
-    ``SearchIndex.search``'s ``texts``).  ``KeyError`` for an unknown analyzer."""
+    "history") with ``analyzer`` option: :data:`FORMATS` for the turns
+    without the ``pairs`` field (since session 7: a multi-token word is the
+    conjunction of its terms there, its glued form checked against the
+    hits' text when the caller can read it, ``SearchIndex.search``'s
+    ``texts``), and for the facts without ``plain_stop`` (a few hundred
+    documents, where dropping words saves little, and a ``remember`` would
+    otherwise build ``mem_plain_s``: ~3-8 ms).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False) if kind == "turn" else fmt
+    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False)
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
@@ -275,8 +288,11 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     if fmt.has_seq:
         sb.add_integer_field("seq", stored=not fmt.fast_time_seq, indexed=True, fast=True)
     if fmt.has_plain:
-        sb.add_text_field("plain", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
+        plain_tok = PLAIN_STOP_ANALYZER if fmt.plain_stop else PLAIN_ANALYZER
+        sb.add_text_field("plain", stored=False, tokenizer_name=plain_tok, index_option="basic")
         sb.add_text_field("flags", stored=False, tokenizer_name="raw", index_option="basic")
+        if fmt.plain_stop:  # the bodies that are not plain_aligned, every token
+            sb.add_text_field("plainall", stored=False, tokenizer_name=PLAIN_ANALYZER, index_option="basic")
     if fmt.has_pairs:
         sb.add_text_field("pairs", stored=False, tokenizer_name=PAIRS_ANALYZER, index_option="basic")
     if fmt.no_escapes:    # a marker: never written to
@@ -344,8 +360,10 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     """The format of the generation in directory ``gen_dir``, from the schema
     in its ``meta.json`` (read here, or ``raw``: its bytes, read by the
     caller).  Raises ``IndexCorruptError`` for an unreadable ``meta.json``,
-    an unknown tokenizer on ``text``, or an ``oid`` field that is not a
-    stored bytes field beside an indexed bytes ``id``."""
+    an unknown tokenizer on ``text``, an ``oid`` field that is not a
+    stored bytes field beside an indexed bytes ``id``, or a ``text`` named
+    ``mem_simple_stem_s`` without a ``plain`` of ``mem_plain_s`` and a
+    ``plainall`` of ``mem_plain`` (or such fields under another ``text``)."""
     try:
         if raw is None:
             raw = (gen_dir / "meta.json").read_bytes()
@@ -366,16 +384,30 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
-    names[SIMPLE_STEM_ANALYZER] = names[SIMPLE_STEM_KEYED_ANALYZER] = "stem"
+    names[SIMPLE_STEM_ANALYZER] = names[SIMPLE_STEM_KEYED_ANALYZER] = names[SIMPLE_STEM_STOP_ANALYZER] = "stem"
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
-    if id_key_field != (tok == SIMPLE_STEM_KEYED_ANALYZER):
+    if id_key_field != (tok in (SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER)):
         raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
-                                f"tokenizer and only with it (text uses {tok!r})")
+                                f"and {SIMPLE_STEM_STOP_ANALYZER} tokenizers and only with them (text uses {tok!r})")
+    plain_stop = tok == SIMPLE_STEM_STOP_ANALYZER
+    if plain_stop != (_field_tokenizer(fields, "plain") == PLAIN_STOP_ANALYZER) or plain_stop != (
+            _field_tokenizer(fields, "plainall") == PLAIN_ANALYZER) or ("plainall" in fields and not plain_stop):
+        raise IndexCorruptError(f"{gen_dir}/meta.json: a plain field of {PLAIN_STOP_ANALYZER} and a plainall field "
+                                f"go with the {SIMPLE_STEM_STOP_ANALYZER} tokenizer and only with it (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
-                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER), id_key_field, norms_text_only,
-                     fast_time_seq)
+                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER), id_key_field,
+                     norms_text_only, fast_time_seq, plain_stop)
+
+
+def _field_tokenizer(fields: dict, name: str) -> str | None:
+    """The tokenizer of text field ``name`` of a ``meta.json`` schema (fields
+    by name), or None when there is no such field or it is not indexed text."""
+    try:
+        return fields[name]["options"]["indexing"]["tokenizer"]
+    except (KeyError, TypeError):
+        return None
 
 
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
@@ -383,8 +415,9 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     stored fields, the NFC body in ``text`` (through :func:`simple_text` in
     a ``simple`` format), if ``fmt.has_pairs`` its
     :func:`glued_pairs` in ``pairs`` and, if ``fmt.has_plain``, the
-    case-folded body in ``plain`` and ``flags`` = ``long`` when that is
-    PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
+    case-folded body in ``plain`` (with ``fmt.plain_stop``: in ``plainall``
+    instead when it is not :func:`plain_aligned`) and ``flags`` = ``long``
+    when that is PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
     if fmt.id_key_field:
         doc.add_bytes("id", id_key(d.id))
@@ -408,7 +441,7 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
             doc.add_text("pairs", pairs)
     if fmt.has_plain:
         folded = fold(text)  # the one matching form (core.text); whitespace runs do not matter here
-        doc.add_text("plain", folded)
+        doc.add_text("plainall" if fmt.plain_stop and not plain_aligned(text) else "plain", folded)
         if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
                 and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
             doc.add_text("flags", FLAG_LONG)  # may hold a token the plain field dropped

@@ -12,7 +12,7 @@ prefilter (with its proof) and the measured costs are specified in
 by concern in this package (imports go down the list):
 
 * ``errors``: :class:`SearchIndexError` and its subclasses;
-* ``analysis``: the ``mem_words`` / ``mem_stem`` / ``mem_simple_stem`` / ``mem_plain`` analyzers,
+* ``analysis``: the ``mem_words`` / ``mem_stem`` / ``mem_simple_stem`` / ``mem_plain`` / ``mem_plain_s`` analyzers,
   :func:`tokenize`, :func:`index_terms`;
 * ``schema``: :class:`IndexDoc`, :class:`Hit`, the formats and the tantivy
   schema and documents;

@@ -78,7 +78,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         assert fields["oid"]["type"] == "bytes" and fields["oid"]["options"]["stored"]
         assert not fields["oid"]["options"]["indexed"]
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_s"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
@@ -171,7 +171,7 @@ def test_an_oid_field_goes_with_the_keyed_tokenizer_only(root: Path) -> None:
         ix.close()
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_k"', '"mem_simple_stem"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_s"', '"mem_simple_stem"'))
     with pytest.raises(IndexCorruptError, match="oid"):
         read_format(gen)
     assert verify_generation(gen)

@@ -31,3 +31,17 @@ def test_every_package_is_listed():
              for p in (REPO / top).rglob("__init__.py") if "__pycache__" not in p.parts}
     assert {"objstore", "objstore.core", "cmds"} <= found
     assert sorted(found - set(cfg["packages"])) == []
+
+
+def test_objstore_data_files_are_packaged():
+    """Every file under objstore/ that is not Python (the word list of
+    objstore/index/plainwords.txt) is in its package's package data: a
+    non-editable install without it could not write a search index."""
+    cfg = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data = cfg.get("package-data", {})
+    files = [p for p in (REPO / "objstore").rglob("*")
+             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    assert any(p.name == "plainwords.txt" for p in files)
+    for p in files:
+        pkg = ".".join(p.parent.relative_to(REPO).parts)
+        assert any(fnmatch.fnmatch(p.name, pat) for pat in data.get(pkg, [])), p
