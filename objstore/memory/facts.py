@@ -302,7 +302,15 @@ class IndexBatch:
     caller clears it once its other index writes are committed too (``mem
     import``, whose last batch of turns is committed while its rollups
     run), unless :attr:`error` names a failed flush (then the next writer
-    replays the journal)."""
+    replays the journal).
+
+    :attr:`pack` (with ``defer_refs``; set it before the first write: ``mem
+    import``'s many rollups, ``rollup.PACK_ROLLUPS_AT``): the versions'
+    objects (:meth:`put`) go into one new pack instead of a loose file
+    each, and :meth:`flush` finishes it (durable, its index written) before
+    any ref names them: no loose file to write, read back, pack and delete
+    afterwards.  A crash before the flush leaves the pack's temp file, which
+    gc removes, as it does an import's own."""
 
     def __init__(self, store: Store, *, defer_refs: bool = False, clear_journal: bool = True) -> None:
         self.store = store
@@ -317,6 +325,10 @@ class IndexBatch:
         self._moves: list[tuple[str, str | None, str | None]] = []  # (ref, old, new), write order
         self._notes: list[str] = []        # keys whose journal note is kept
         self._command: str | None = None   # the reflog message of the kept moves
+        #: write the versions' objects into one pack (see above)
+        self.pack = False
+        self._writer = None                 # that pack, open until the next flush,
+        self._frames: list[bytes] = []      # and what it holds (written loose if it fails)
 
     @property
     def kept(self) -> int:
@@ -347,11 +359,46 @@ class IndexBatch:
         self._dels += dels
         self._reindex = self._reindex or reindex
 
+    def put(self, frame: bytes) -> str:
+        """Store one version's framed object for a deferred ref move; return
+        its id: into the batch's pack (:attr:`pack`), else a loose object
+        without fsync (the flush syncs the filesystem before a ref names it).
+        A pack that fails (a write error) is dropped and its objects are
+        written loose instead.  Raises ``OSError`` (a failed loose write)."""
+        if self.pack:
+            try:
+                if self._writer is None:
+                    self._writer = self.store.pack_writer()
+                    self._frames = []
+                oid = self._writer.add(frame)
+                self._frames.append(frame)
+                return oid
+            except OSError:
+                self._unpack()
+        return self.store.objects.put(frame, durable=False)
+
+    def _unpack(self) -> None:
+        """Drop the batch's pack and write its objects loose (no fsync: the
+        flush syncs); later objects are written loose too."""
+        w, frames, self._writer, self._frames, self.pack = self._writer, self._frames, None, [], False
+        if w is not None:
+            w.abort()
+        for f in frames:
+            self.store.objects.put(f, durable=False)
+
     def flush(self) -> str | None:
         """Write what was kept; returns an index error message (the versions
         stand, the journal lets the next writer catch up) or None.  Raises
         RefConflict when a kept ref is no longer at its old value (no ref
         moved; the caller held the store lock, so only a bug does that)."""
+        if self._writer is not None:
+            try:
+                self._writer.finish()  # the pack and its index are durable before any ref names its objects
+            except OSError:
+                self._unpack()          # loose, made durable by the sync below
+            else:
+                self._writer, self._frames = None, []
+                self.store.packs.reload()
         moves, notes, command = self._moves, self._notes, self._command
         self._moves, self._notes = [], []
         if moves:
@@ -568,8 +615,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated
                     edges=new_edges, namespace=namespace)
-        if index_batch is not None and index_batch.defer_refs:  # synced by the batch's flush
-            oid = store.objects.put(encode(fact), durable=False)
+        if index_batch is not None and index_batch.defer_refs:  # durable by the batch's flush
+            oid = index_batch.put(encode(fact))
         else:
             oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]

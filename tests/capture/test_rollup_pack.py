@@ -293,3 +293,75 @@ def test_an_import_flushes_its_summaries_every_flush_docs(tmp_path, corpus, monk
     parts, several = run(tmp_path / "b", 2)
     assert whole == parts and len(whole) >= 3, (once, several)
     assert once == [len(whole)] and max(several) <= 2 and sum(several) == len(whole)
+
+
+def test_a_batch_writes_its_summaries_into_the_pack_never_loose(store, corpus, monkeypatch):
+    """With PACK_ROLLUPS_AT sub-agent files or more, an import's summaries go
+    straight into one pack (IndexBatch.pack): no loose object is written for
+    them (nothing to read back, pack and delete), and the pack is finished
+    before their refs move."""
+    from objstore.core.loose import LooseObjects
+    from objstore.memory import facts as facts_mod
+
+    monkeypatch.setattr(rollup_mod, "PACK_ROLLUPS_AT", 2)
+    loose_puts = []
+    real_put = LooseObjects.put
+    monkeypatch.setattr(LooseObjects, "put", lambda self, frame, **kw: loose_puts.append(frame) or real_put(self, frame, **kw))
+    at_flush = []
+    real_flush = facts_mod.IndexBatch.flush
+
+    def flush(self):
+        if self._moves:
+            at_flush.append(self.pack)
+        return real_flush(self)
+    monkeypatch.setattr(facts_mod.IndexBatch, "flush", flush)
+    import_transcripts(store, "claude-code", [corpus])
+    sums = _summaries(store)
+    assert len(sums) >= 3 and at_flush == [True]
+    assert all(store.packs.contains(v.id) for v in sums.values())
+    assert not any(b"summary" in f for f in loose_puts)
+    assert not _loose(store.root)
+    assert fsck(store).ok
+
+
+@pytest.mark.parametrize("fail", ["add", "finish"])
+def test_a_batch_pack_that_fails_leaves_its_summaries_loose(store, corpus, monkeypatch, fail):
+    """A write error of the batch's pack (disk full: injected into the pack
+    writer the rollups open, at its second object or at its finish) drops
+    the pack and writes its summaries loose (packed afterwards as without
+    it, when the pack was dropped before the rollups ended): every summary
+    stands, readable, with its ref and reflog; no temp file is left and
+    fsck finds nothing wrong."""
+    from objstore.core.packwriter import PackWriter
+
+    monkeypatch.setattr(rollup_mod, "PACK_ROLLUPS_AT", 2)
+
+    class Failing(PackWriter):
+        def add(self, frame, digest=None):
+            if fail == "add" and self.count == 1:
+                raise OSError(28, "No space left on device")
+            return super().add(frame, digest)
+
+        def finish(self):
+            if fail == "finish":
+                raise OSError(28, "No space left on device")
+            return super().finish()
+
+    real_rollup_files = rollup_mod.rollup_files
+    opened = []
+
+    def rollup_files(*a, **kw):   # only the rollups' writer fails: the turns' packs are finished by now
+        monkeypatch.setattr(store, "pack_writer", lambda: opened.append(1) or Failing(store.root / "objects" / "pack"))
+        return real_rollup_files(*a, **kw)
+    monkeypatch.setattr("objstore.capture.importer.rollup_files", rollup_files)
+    import_transcripts(store, "claude-code", [corpus])
+    sums = _summaries(store)
+    assert len(sums) >= 3 and opened == [1]
+    for key, v in sums.items():
+        assert v is not None and v.fact.body and store.get(v.id).body == v.fact.body
+        assert [e.new for e in store.reflog.read(f"facts/{key}")] == [v.id]
+    # loose, or (a pack dropped at its second object: written loose, then packed as without a batch pack)
+    loose = {p.parent.name + p.name for p in _loose(store.root)}
+    assert all(v.id in loose if fail == "finish" else store.packs.contains(v.id) for v in sums.values())
+    assert not list(store.packs.temp_files())
+    assert fsck(store).ok
