@@ -310,7 +310,10 @@ class IndexBatch:
     each, and :meth:`flush` finishes it (durable, its index written) before
     any ref names them: no loose file to write, read back, pack and delete
     afterwards.  A crash before the flush leaves the pack's temp file, which
-    gc removes, as it does an import's own."""
+    gc removes, as it does an import's own; a write error drops the versions
+    kept since the last flush and every later put and flush raises it (no
+    ref names an object of the failed pack; ``mem import`` fails, and its
+    sub-agent files, not marked read, are rolled up by the next one)."""
 
     def __init__(self, store: Store, *, defer_refs: bool = False, clear_journal: bool = True) -> None:
         self.store = store
@@ -327,8 +330,8 @@ class IndexBatch:
         self._command: str | None = None   # the reflog message of the kept moves
         #: write the versions' objects into one pack (see above)
         self.pack = False
-        self._writer = None                 # that pack, open until the next flush,
-        self._frames: list[bytes] = []      # and what it holds (written loose if it fails)
+        self._writer = None                 # that pack, open until the next flush
+        self._failed: OSError | None = None  # the error that ended it, raised from then on
 
     @property
     def kept(self) -> int:
@@ -363,42 +366,49 @@ class IndexBatch:
         """Store one version's framed object for a deferred ref move; return
         its id: into the batch's pack (:attr:`pack`), else a loose object
         without fsync (the flush syncs the filesystem before a ref names it).
-        A pack that fails (a write error) is dropped and its objects are
-        written loose instead.  Raises ``OSError`` (a failed loose write)."""
-        if self.pack:
-            try:
-                if self._writer is None:
-                    self._writer = self.store.pack_writer()
-                    self._frames = []
-                oid = self._writer.add(frame)
-                self._frames.append(frame)
-                return oid
-            except OSError:
-                self._unpack()
-        return self.store.objects.put(frame, durable=False)
+        Raises ``OSError``: a failed write; once the batch's pack has failed,
+        every later :meth:`put` and :meth:`flush` raise it too."""
+        if not self.pack:
+            return self.store.objects.put(frame, durable=False)
+        if self._failed is not None:
+            raise self._failed
+        try:
+            if self._writer is None:
+                self._writer = self.store.pack_writer()
+            return self._writer.add(frame)
+        except OSError as e:
+            self._failed = e
+            raise
 
-    def _unpack(self) -> None:
-        """Drop the batch's pack and write its objects loose (no fsync: the
-        flush syncs); later objects are written loose too."""
-        w, frames, self._writer, self._frames, self.pack = self._writer, self._frames, None, [], False
-        if w is not None:
-            w.abort()
-        for f in frames:
-            self.store.objects.put(f, durable=False)
+    def _drop(self) -> None:
+        """After the batch's pack failed: abort it and forget every version
+        kept since the last flush (their objects were in it; none of their
+        refs moved): the caller's next run writes them (``mem import`` marks
+        its sub-agent files read only after their rollups)."""
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None
+        self._moves, self._notes, self._docs, self._dels, self._keys, self._reindex = [], [], [], [], set(), False
 
     def flush(self) -> str | None:
         """Write what was kept; returns an index error message (the versions
         stand, the journal lets the next writer catch up) or None.  Raises
         RefConflict when a kept ref is no longer at its old value (no ref
-        moved; the caller held the store lock, so only a bug does that)."""
-        if self._writer is not None:
+        moved; the caller held the store lock, so only a bug does that), and
+        ``OSError`` when the batch's pack failed (:meth:`put`) or cannot be
+        finished: then no ref moves, the versions kept are dropped, and every
+        later call raises it too (the batch is over)."""
+        if self._writer is not None or self._failed is not None:
             try:
+                if self._failed is not None:
+                    raise self._failed
                 self._writer.finish()  # the pack and its index are durable before any ref names its objects
-            except OSError:
-                self._unpack()          # loose, made durable by the sync below
-            else:
-                self._writer, self._frames = None, []
-                self.store.packs.reload()
+            except OSError as e:
+                self._drop()
+                self._failed = self._failed or e
+                raise
+            self._writer = None
+            self.store.packs.reload()
         moves, notes, command = self._moves, self._notes, self._command
         self._moves, self._notes = [], []
         if moves:

@@ -325,13 +325,13 @@ def test_a_batch_writes_its_summaries_into_the_pack_never_loose(store, corpus, m
 
 
 @pytest.mark.parametrize("fail", ["add", "finish"])
-def test_a_batch_pack_that_fails_leaves_its_summaries_loose(store, corpus, monkeypatch, fail):
+def test_a_batch_pack_that_fails_fails_the_import_and_loses_nothing(store, corpus, monkeypatch, fail):
     """A write error of the batch's pack (disk full: injected into the pack
-    writer the rollups open, at its second object or at its finish) drops
-    the pack and writes its summaries loose (packed afterwards as without
-    it, when the pack was dropped before the rollups ended): every summary
-    stands, readable, with its ref and reflog; no temp file is left and
-    fsck finds nothing wrong."""
+    writer the rollups open, at its second object or at its finish): the
+    import raises it, no summary ref moved (none names an object of the
+    failed pack), no temp file is left, fsck finds nothing wrong; the
+    sub-agent files were not marked read, so the next import writes every
+    summary."""
     from objstore.core.packwriter import PackWriter
 
     monkeypatch.setattr(rollup_mod, "PACK_ROLLUPS_AT", 2)
@@ -350,18 +350,23 @@ def test_a_batch_pack_that_fails_leaves_its_summaries_loose(store, corpus, monke
     real_rollup_files = rollup_mod.rollup_files
     opened = []
 
-    def rollup_files(*a, **kw):   # only the rollups' writer fails: the turns' packs are finished by now
-        monkeypatch.setattr(store, "pack_writer", lambda: opened.append(1) or Failing(store.root / "objects" / "pack"))
-        return real_rollup_files(*a, **kw)
+    def rollup_files(*a, **kw):   # only the first import's rollups fail: its turns' packs are finished by now
+        if not opened:
+            store.pack_writer = lambda: opened.append(1) or Failing(store.root / "objects" / "pack")
+        try:
+            return real_rollup_files(*a, **kw)
+        finally:
+            vars(store).pop("pack_writer", None)
     monkeypatch.setattr("objstore.capture.importer.rollup_files", rollup_files)
-    import_transcripts(store, "claude-code", [corpus])
+    with pytest.raises(OSError, match="No space left"):
+        import_transcripts(store, "claude-code", [corpus])
+    assert opened == [1] and _summaries(store) == {}
+    assert not list(store.packs.temp_files()) and not _loose(store.root)
+    assert fsck(store).ok
+    res = import_transcripts(store, "claude-code", [corpus])   # the same files, nothing failing now
     sums = _summaries(store)
-    assert len(sums) >= 3 and opened == [1]
+    assert res.turns_added == 0 and len(sums) >= 3
     for key, v in sums.items():
         assert v is not None and v.fact.body and store.get(v.id).body == v.fact.body
         assert [e.new for e in store.reflog.read(f"facts/{key}")] == [v.id]
-    # loose, or (a pack dropped at its second object: written loose, then packed as without a batch pack)
-    loose = {p.parent.name + p.name for p in _loose(store.root)}
-    assert all(v.id in loose if fail == "finish" else store.packs.contains(v.id) for v in sums.values())
-    assert not list(store.packs.temp_files())
     assert fsck(store).ok
