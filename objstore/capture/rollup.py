@@ -54,8 +54,10 @@ MAX_EDGES = 1000
 OWNER = "rollup"
 
 
-#: :func:`rollup_files` moves the summaries it wrote into one pack when they
-#: are at least this many (an import; a hook's few stay loose until gc)
+#: :func:`rollup_files` puts the summaries into one pack when there are at
+#: least this many: in a batch (an import: this many sub-agent files) each is
+#: written into the pack (``IndexBatch.pack``), else the loose ones written are
+#: packed after; a hook's few stay loose until gc
 PACK_ROLLUPS_AT = 32
 #: summaries a batch of rollups (``mem import``) keeps before it moves their refs and
 #: indexes them: an import of a million turns has ~8,000 sub-agents, whose summaries
@@ -193,7 +195,8 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     write at the end, or every FLUSH_DOCS summaries (``facts.IndexBatch(defer_refs=True)``:
     a few syncs for all instead of six fsyncs each; until then they are not
     visible, and a crash before leaves the files to be read again by the next
-    import).
+    import); with PACK_ROLLUPS_AT sub-agent files or more, the summaries are
+    written into one pack (``IndexBatch.pack``), finished before their refs move.
     ``chains``: sub-agent namespace -> its :class:`ChainNotes`, for those the
     caller wrote whole (``TurnAppender.subagent_chains``): not read again.
     ``index_batch`` (with ``batch``): the :class:`~objstore.memory.facts.IndexBatch`
@@ -204,6 +207,9 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
         with store.lock(command):
             # the refs move in one batch at its flush
             ib = index_batch if index_batch is not None else IndexBatch(store, defer_refs=True)
+            paths = list(paths)
+            # many summaries: written into one pack as they come, not loose files packed afterwards
+            ib.pack = sum(1 for p in paths if Path(p).name.startswith("agent-")) >= PACK_ROLLUPS_AT
             try:
                 return _rollup_files(store, paths, final, idle_s, command, ib, chains or {})
             finally:
@@ -240,7 +246,8 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
         except (OSError, MemError):
             continue
     written = [r.id for r in out if r.status == "written" and r.id]
-    if len(written) >= PACK_ROLLUPS_AT:  # an import's many summaries: one pack, not a loose file (and dir) each
+    if len(written) >= PACK_ROLLUPS_AT and not (ib is not None and ib.pack):
+        # many summaries written loose (not in a batch): one pack, not a loose file (and dir) each
         try:
             with store.lock(command):
                 store.pack_loose(written)

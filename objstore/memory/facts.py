@@ -302,7 +302,18 @@ class IndexBatch:
     caller clears it once its other index writes are committed too (``mem
     import``, whose last batch of turns is committed while its rollups
     run), unless :attr:`error` names a failed flush (then the next writer
-    replays the journal)."""
+    replays the journal).
+
+    :attr:`pack` (with ``defer_refs``; set it before the first write: ``mem
+    import``'s many rollups, ``rollup.PACK_ROLLUPS_AT``): the versions'
+    objects (:meth:`put`) go into one new pack instead of a loose file
+    each, and :meth:`flush` finishes it (durable, its index written) before
+    any ref names them: no loose file to write, read back, pack and delete
+    afterwards.  A crash before the flush leaves the pack's temp file, which
+    gc removes, as it does an import's own; a write error drops the versions
+    kept since the last flush and every later put and flush raises it (no
+    ref names an object of the failed pack; ``mem import`` fails, and its
+    sub-agent files, not marked read, are rolled up by the next one)."""
 
     def __init__(self, store: Store, *, defer_refs: bool = False, clear_journal: bool = True) -> None:
         self.store = store
@@ -317,6 +328,10 @@ class IndexBatch:
         self._moves: list[tuple[str, str | None, str | None]] = []  # (ref, old, new), write order
         self._notes: list[str] = []        # keys whose journal note is kept
         self._command: str | None = None   # the reflog message of the kept moves
+        #: write the versions' objects into one pack (see above)
+        self.pack = False
+        self._writer = None                 # that pack, open until the next flush
+        self._failed: OSError | None = None  # the error that ended it, raised from then on
 
     @property
     def kept(self) -> int:
@@ -347,11 +362,53 @@ class IndexBatch:
         self._dels += dels
         self._reindex = self._reindex or reindex
 
+    def put(self, frame: bytes) -> str:
+        """Store one version's framed object for a deferred ref move; return
+        its id: into the batch's pack (:attr:`pack`), else a loose object
+        without fsync (the flush syncs the filesystem before a ref names it).
+        Raises ``OSError``: a failed write; once the batch's pack has failed,
+        every later :meth:`put` and :meth:`flush` raise it too."""
+        if not self.pack:
+            return self.store.objects.put(frame, durable=False)
+        if self._failed is not None:
+            raise self._failed
+        try:
+            if self._writer is None:
+                self._writer = self.store.pack_writer()
+            return self._writer.add(frame)
+        except OSError as e:
+            self._failed = e
+            raise
+
+    def _drop(self) -> None:
+        """After the batch's pack failed: abort it and forget every version
+        kept since the last flush (their objects were in it; none of their
+        refs moved): the caller's next run writes them (``mem import`` marks
+        its sub-agent files read only after their rollups)."""
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None
+        self._moves, self._notes, self._docs, self._dels, self._keys, self._reindex = [], [], [], [], set(), False
+
     def flush(self) -> str | None:
         """Write what was kept; returns an index error message (the versions
         stand, the journal lets the next writer catch up) or None.  Raises
         RefConflict when a kept ref is no longer at its old value (no ref
-        moved; the caller held the store lock, so only a bug does that)."""
+        moved; the caller held the store lock, so only a bug does that), and
+        ``OSError`` when the batch's pack failed (:meth:`put`) or cannot be
+        finished: then no ref moves, the versions kept are dropped, and every
+        later call raises it too (the batch is over)."""
+        if self._writer is not None or self._failed is not None:
+            try:
+                if self._failed is not None:
+                    raise self._failed
+                self._writer.finish()  # the pack and its index are durable before any ref names its objects
+            except OSError as e:
+                self._drop()
+                self._failed = self._failed or e
+                raise
+            self._writer = None
+            self.store.packs.reload()
         moves, notes, command = self._moves, self._notes, self._command
         self._moves, self._notes = [], []
         if moves:
@@ -568,8 +625,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated
                     edges=new_edges, namespace=namespace)
-        if index_batch is not None and index_batch.defer_refs:  # synced by the batch's flush
-            oid = store.objects.put(encode(fact), durable=False)
+        if index_batch is not None and index_batch.defer_refs:  # durable by the batch's flush
+            oid = index_batch.put(encode(fact))
         else:
             oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]

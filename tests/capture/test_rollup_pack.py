@@ -293,3 +293,80 @@ def test_an_import_flushes_its_summaries_every_flush_docs(tmp_path, corpus, monk
     parts, several = run(tmp_path / "b", 2)
     assert whole == parts and len(whole) >= 3, (once, several)
     assert once == [len(whole)] and max(several) <= 2 and sum(several) == len(whole)
+
+
+def test_a_batch_writes_its_summaries_into_the_pack_never_loose(store, corpus, monkeypatch):
+    """With PACK_ROLLUPS_AT sub-agent files or more, an import's summaries go
+    straight into one pack (IndexBatch.pack): no loose object is written for
+    them (nothing to read back, pack and delete), and the pack is finished
+    before their refs move."""
+    from objstore.core.loose import LooseObjects
+    from objstore.memory import facts as facts_mod
+
+    monkeypatch.setattr(rollup_mod, "PACK_ROLLUPS_AT", 2)
+    loose_puts = []
+    real_put = LooseObjects.put
+    monkeypatch.setattr(LooseObjects, "put", lambda self, frame, **kw: loose_puts.append(frame) or real_put(self, frame, **kw))
+    at_flush = []
+    real_flush = facts_mod.IndexBatch.flush
+
+    def flush(self):
+        if self._moves:
+            at_flush.append(self.pack)
+        return real_flush(self)
+    monkeypatch.setattr(facts_mod.IndexBatch, "flush", flush)
+    import_transcripts(store, "claude-code", [corpus])
+    sums = _summaries(store)
+    assert len(sums) >= 3 and at_flush == [True]
+    assert all(store.packs.contains(v.id) for v in sums.values())
+    assert not any(b"summary" in f for f in loose_puts)
+    assert not _loose(store.root)
+    assert fsck(store).ok
+
+
+@pytest.mark.parametrize("fail", ["add", "finish"])
+def test_a_batch_pack_that_fails_fails_the_import_and_loses_nothing(store, corpus, monkeypatch, fail):
+    """A write error of the batch's pack (disk full: injected into the pack
+    writer the rollups open, at its second object or at its finish): the
+    import raises it, no summary ref moved (none names an object of the
+    failed pack), no temp file is left, fsck finds nothing wrong; the
+    sub-agent files were not marked read, so the next import writes every
+    summary."""
+    from objstore.core.packwriter import PackWriter
+
+    monkeypatch.setattr(rollup_mod, "PACK_ROLLUPS_AT", 2)
+
+    class Failing(PackWriter):
+        def add(self, frame, digest=None):
+            if fail == "add" and self.count == 1:
+                raise OSError(28, "No space left on device")
+            return super().add(frame, digest)
+
+        def finish(self):
+            if fail == "finish":
+                raise OSError(28, "No space left on device")
+            return super().finish()
+
+    real_rollup_files = rollup_mod.rollup_files
+    opened = []
+
+    def rollup_files(*a, **kw):   # only the first import's rollups fail: its turns' packs are finished by now
+        if not opened:
+            store.pack_writer = lambda: opened.append(1) or Failing(store.root / "objects" / "pack")
+        try:
+            return real_rollup_files(*a, **kw)
+        finally:
+            vars(store).pop("pack_writer", None)
+    monkeypatch.setattr("objstore.capture.importer.rollup_files", rollup_files)
+    with pytest.raises(OSError, match="No space left"):
+        import_transcripts(store, "claude-code", [corpus])
+    assert opened == [1] and _summaries(store) == {}
+    assert not list(store.packs.temp_files()) and not _loose(store.root)
+    assert fsck(store).ok
+    res = import_transcripts(store, "claude-code", [corpus])   # the same files, nothing failing now
+    sums = _summaries(store)
+    assert res.turns_added == 0 and len(sums) >= 3
+    for key, v in sums.items():
+        assert v is not None and v.fact.body and store.get(v.id).body == v.fact.body
+        assert [e.new for e in store.reflog.read(f"facts/{key}")] == [v.id]
+    assert fsck(store).ok
