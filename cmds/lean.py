@@ -91,7 +91,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     rebuild_missing_index(store)
     reader = namespace_of(session, agent)
     within = None
-    if from_agent:  # (objstore.memory.sessions, 48 KB, only then)
+    if from_agent:  # (objstore.memory.sessions is imported only then)
         from objstore import agent_namespace
         within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,

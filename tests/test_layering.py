@@ -106,7 +106,7 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # off every start-up: a pack is salvaged only on a miss while a .pack has lost its .idx
          "objstore.core.salvage",
          # off the readers' start-up: get and recall never park a write for review, nor rebuild the
-         # index from the objects (documents imports the sessions module, 48 KB)
+         # index from the objects (documents imports the sessions module)
          "objstore.memory.proposals", "objstore.memory.documents")
 
 

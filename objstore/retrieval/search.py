@@ -148,7 +148,7 @@ def verify_index(store: Store) -> list[str]:
 
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:
     """Rebuild the search index from scratch; return the number of documents."""
-    from objstore.memory.documents import iter_docs  # deferred: it imports sessions (48 KB), which readers need not
+    from objstore.memory.documents import iter_docs  # deferred: it imports the sessions module, which readers need not
     with store.lock("reindex"):
         n = store.index.rebuild(iter_docs(store), progress=progress)
         store.journal.clear()

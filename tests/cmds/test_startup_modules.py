@@ -32,7 +32,7 @@ BANNED = {
     # one ref and one object read: no index, no sessions, no review queue, no redaction
     "get": EVERY_PATH | {"tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
                          "objstore.memory.proposals", "objstore.core.redact", "cmds._hookrun"},
-    # the index and the facts, not the sessions module (48 KB: only --from-agent needs it)
+    # the index and the facts, not the sessions module (only --from-agent needs it)
     "recall": EVERY_PATH | {"objstore.memory.sessions", "objstore.memory.documents", "objstore.memory.proposals",
                             "objstore.core.redact", "cmds._hookrun"},
     # the caller's process: its index commit (tantivy) runs in a child after the answer
