@@ -86,13 +86,14 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     phrasings, dated, passages a later statement changed marked so; with
     ``as_of`` the store as it stood then.  ``session``/``agent``: read as
     that namespace; ``from_agent``: only what that sub-agent recorded."""
-    from objstore import agent_namespace
     from objstore import recall as _recall
     projects = project_scope(project, all_projects, store)
     rebuild_missing_index(store)
     reader = namespace_of(session, agent)
-    within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None) \
-        if from_agent else None
+    within = None
+    if from_agent:  # (objstore.memory.sessions is imported only then)
+        from objstore import agent_namespace
+        within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
     if as_json:
@@ -237,8 +238,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
             raise UsageProblem("a sealed value has no namespace: drop --session/--agent")
         return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json,
                                 owner=agent or "user")
-    from . import _hookrun
-    if _hookrun.DEFERRED is None and not (OWN_PROCESS and _index_in_place(store.root)):
+    if _helper_jobs() is None and not (OWN_PROCESS and _index_in_place(store.root)):
         r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                       sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
     else:  # the answer once the version, its ref and reflog are durable, the index after (helper or detached child)
@@ -303,6 +303,16 @@ OWN_PROCESS = False
 AFTER: list = []
 
 
+def _helper_jobs() -> list | None:
+    """``cmds._hookrun.DEFERRED``: the resident helper's jobs for after the
+    answer, or None outside the helper.  Read from ``sys.modules``: the
+    helper imports ``_hookrun`` when it starts, and a new process's
+    ``remember`` need not import it (with ``select`` and ``signal``) to
+    learn that it is None."""
+    hookrun = sys.modules.get(f"{__package__}._hookrun")
+    return None if hookrun is None else hookrun.DEFERRED
+
+
 def _index_in_place(root) -> bool:
     """True when the store's search index has its facts sub-index (one
     ``stat``): then a new process's ``remember`` may commit it after the
@@ -329,7 +339,6 @@ def _remember_then_index(store, key: str, text: str, **kw):
     lock)."""
     from objstore import open_store
     from objstore import remember as _remember
-    from . import _hookrun
     own = open_store(store.root, lock_timeout=store.lock_timeout)
     later: list = []
     try:
@@ -346,8 +355,9 @@ def _remember_then_index(store, key: str, text: str, **kw):
                 job()   # an error leaves the journal: the next holder of the lock replays it
         finally:
             own.close()
-    if _hookrun.DEFERRED is not None:
-        _hookrun.DEFERRED.append(index)
+    deferred = _helper_jobs()
+    if deferred is not None:
+        deferred.append(index)
     else:
         AFTER.append((index, own, bool(later)))
     return own, r

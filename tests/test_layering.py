@@ -104,7 +104,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # only where a setting is used (decay, derive.auto)
          "objstore.core.tomledit", "objstore.core.settings",
          # off every start-up: a pack is salvaged only on a miss while a .pack has lost its .idx
-         "objstore.core.salvage")
+         "objstore.core.salvage",
+         # off the readers' start-up: get and recall never park a write for review, nor rebuild the
+         # index from the objects (documents imports the sessions module)
+         "objstore.memory.proposals", "objstore.memory.documents")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

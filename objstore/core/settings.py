@@ -30,6 +30,7 @@ import cbor2
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, ReadOnlyStore
 from objstore.core.record import Frozen, set_fields
+from objstore.core.text import LazyPattern
 
 CONFIG_FILE = "config.toml"
 #: the spellings of a boolean (as git config takes them)
@@ -199,7 +200,8 @@ class ConfigProblem(Frozen):
         return f"{where}: {self.reason}: {effect} ('mem doctor' shows it)"
 
 
-_AT_LINE = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)\s*$")
+#: a TOML error's position (only a broken config.toml: compiled then, not by every command)
+_AT_LINE = LazyPattern(r"\s*\(at (?:line (\d+), column \d+|end of document)\)\s*$")
 
 
 def capture_unaffected(raw: bytes) -> bool:

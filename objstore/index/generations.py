@@ -342,7 +342,7 @@ class SubIndex:
             if index is not None:
                 self.fmt(name, raw)
                 return index
-            check_new_files(path)   # tantivy checks no CRC: a damaged file must not answer silently
+            check_new_files(path, raw)   # tantivy checks no CRC: a damaged file must not answer silently
             if not writable(path):  # a read-only store: tantivy needs a place for its lock file
                 path = shadow_dir(path)
             index = tantivy.Index.open(str(path))

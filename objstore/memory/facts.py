@@ -21,7 +21,6 @@ from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_r
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
-from objstore.memory.proposals import park
 from objstore.memory.scope import is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
@@ -612,6 +611,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                               agent_hint=PERSON_ONLY_HINT)
         # a lower-trust write never overrules the person, and an instruction-shaped
         # value of any trust is reviewed before it can be injected: the review queue
+        from objstore.memory.proposals import park  # deferred: readers (get, recall) never park
         parked = park(store, key, body, current=current_of(chain), kind=kind, trust=trust,
                       sensitivity=sensitivity, owner=owner, sources=tuple(sources), reviewed=reviewed)
         if parked is not None:

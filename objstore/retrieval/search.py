@@ -15,7 +15,6 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
-from objstore.memory.documents import iter_docs
 from objstore.memory.facts import current_of, walk
 
 
@@ -149,6 +148,7 @@ def verify_index(store: Store) -> list[str]:
 
 def reindex(store: Store, progress: Callable[[int], None] | None = None) -> int:
     """Rebuild the search index from scratch; return the number of documents."""
+    from objstore.memory.documents import iter_docs  # deferred: it imports the sessions module, which readers need not
     with store.lock("reindex"):
         n = store.index.rebuild(iter_docs(store), progress=progress)
         store.journal.clear()

@@ -177,7 +177,8 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
     """Words written in lower case somewhere in ``texts`` (normalized)."""
     out: set[str] = set()
     for t in texts:
-        out.update(map(normalize, set(_LOWER_RE.findall(t[:4000]))))
+        out.update(w.lower() if w.isascii() else normalize(w)   # (normalize, inlined for ASCII)
+                   for w in set(_LOWER_RE.findall(t[:4000])))
     return out
 
 

@@ -15,9 +15,14 @@ from cmds import lean
 from tests.conftest import REPO
 
 CLICK = "import sys\nfrom cmds.main import main\nsys.exit(main(sys.argv[1:]))\n"
-LEAN = ("import sys, atexit\n"
-        "atexit.register(lambda: sys.stderr.write('CLICK-IMPORTED\\n') if 'click' in sys.modules else None)\n"
-        "from cmds.entry import entry\nentry()\n")
+# the check runs inside entry's own last exit step (_skip_teardown, which ends a lean
+# command's process by os._exit: a callback registered before it would never run)
+LEAN = ("import sys\nimport cmds.entry as e\n_leave = e._skip_teardown\n"
+        "def _report():\n"
+        "    if 'click' in sys.modules:\n"
+        "        sys.stderr.write('CLICK-IMPORTED\\n')\n"
+        "    _leave()\n"
+        "e._skip_teardown = _report\ne.entry()\n")
 
 
 def run(code: str, *args: str, input: str | None = None) -> subprocess.CompletedProcess:

@@ -1,0 +1,85 @@
+"""What a new ``mem`` process of the commands an agent or a hook runs
+(``get``, ``recall``, ``remember``, the prompt hook) leaves unimported:
+each module below was once on one of these paths and cost start-up time
+(docs/benchmarks.md, "Start-up" and the sessions' sections).  The modules
+are listed by the process itself, from inside ``cmds.entry``'s last exit
+step, as the console script runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO, wait_remember_done
+
+# the list is written from inside entry's own last exit step (_skip_teardown, which ends
+# the process by os._exit: an atexit callback registered before it would never run)
+PROBE = ("import sys\nimport cmds.entry as e\n_leave = e._skip_teardown\n"
+         "def _report():\n"
+         "    sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+         "    _leave()\n"
+         "e._skip_teardown = _report\ne.entry()\n")
+
+#: never on any of these paths: click (the lean path), OpenSSL (hashlib), the
+#: dataclasses chain (inspect, ast, dis), secrets, socket, shutil with bz2/lzma
+EVERY_PATH = {"click", "hashlib", "_hashlib", "dataclasses", "inspect", "ast", "secrets", "socket", "shutil",
+              "bz2", "lzma", "tempfile"}
+BANNED = {
+    # one ref and one object read: no index, no sessions, no review queue, no redaction
+    "get": EVERY_PATH | {"tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
+                         "objstore.memory.proposals", "objstore.core.redact", "cmds._hookrun"},
+    # the index and the facts, not the sessions module (only --from-agent needs it)
+    "recall": EVERY_PATH | {"objstore.memory.sessions", "objstore.memory.documents", "objstore.memory.proposals",
+                            "objstore.core.redact", "cmds._hookrun"},
+    # the caller's process: its index commit (tantivy) runs in a child after the answer
+    "remember": EVERY_PATH | {"tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
+                              "cmds._hookrun", "select", "signal"},
+    "hook": EVERY_PATH,
+}
+
+
+def modules_of(*args: str, input: str | None = None) -> set[str]:
+    p = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, input=input,
+                       cwd=REPO, env=dict(os.environ), timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("MODULES ")]
+    assert len(lines) == 1, p.stderr
+    return set(lines[0].split()[1:])
+
+
+@pytest.fixture
+def filled(store_path, tmp_path):
+    """A store with a fact and a captured prompt (a turns and a facts sub-index)."""
+    hook = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "S-startup", "cwd": str(tmp_path),
+                       "prompt": "the staging database listens on port 5433"})
+    env = {**os.environ, "MEM_HOOK_FORK": "0"}
+    for args, stdin in ((["remember", "project/startup/db", "postgres 16 on port 5433"], None),
+                        (["hook", "claude-code"], hook)):
+        p = subprocess.run([sys.executable, "-m", "cmds", *args], input=stdin, capture_output=True, text=True,
+                           cwd=REPO, env=env, timeout=60)
+        assert p.returncode == 0, p.stderr
+    wait_remember_done(store_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", sorted(BANNED))
+def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name):
+    if name == "get":
+        mods = modules_of("get", "project/startup/db")
+    elif name == "recall":
+        mods = modules_of("recall", "--all-projects", "--json", "staging database port")
+        assert "tantivy" in mods and "objstore.index.searchindex" in mods   # it did search
+    elif name == "remember":
+        mods = modules_of("remember", "project/startup/db", "postgres 17 on port 5433")
+        wait_remember_done(store_path)   # the index commit, in the child
+    else:
+        mods = modules_of("hook", "claude-code", input=json.dumps(
+            {"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-2", "cwd": str(filled),
+             "prompt": "which port does the staging database use?"}))
+        assert "tantivy" in mods   # it searched for the injection
+    assert "objstore.core.store" in mods   # it opened the store
+    assert not mods & BANNED[name], sorted(mods & BANNED[name])
