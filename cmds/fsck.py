@@ -62,6 +62,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     leaves it alone (mem doctor tells how to fix it): until it is fixed,
     projects it no longer names go by their qualified names.
 
+    So are a damaged remotes.json (not JSON, or not the shape docs/format.md
+    gives) and a damaged sync-key (no age identity in it: garbage, cut
+    short, empty): --repair leaves both as they are and says what to do.
+    A sync key is never deleted or replaced by mem: without it the data of
+    the encrypted remotes cannot be read (put back a copy, or move it away
+    and 'mem remote key import' the key from another store).
+
     \b
     Examples:
       mem fsck
@@ -70,7 +77,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
       mem fsck --repair --drop-lost-tombstones
 
     Exit status: 0 clean (after --repair: clean now); 13 corruption found,
-    a damaged search index included (or left after --repair); 10 no store; 11 store locked; 16 read-only store.
+    a damaged search index, remotes.json or sync-key included (or left
+    after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
     from objstore import IntegrityError, InvalidInput
     from objstore import fsck, verify_index
@@ -98,6 +106,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     why = registry_damage(store.root)
     if why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
         rep.problems.append(f"project registry: {why}")
+    from objstore import remote_files_damage
+    remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
+    rep.problems.extend(p for p, _todo in remote_damage)
     if as_json:
         doc = {"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
                "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings}
@@ -109,11 +120,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "reindexed": reindexed,
-                             "config": config_fixed}
+                             "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
     else:
         if fixed is not None:
             _print_repair(fixed, reindexed, config_fixed)
+            for line in _left_for_you(remote_damage):
+                click.echo(f"repair: {line}")
         for p in rep.problems:
             click.echo(f"error: {p}")
         for w in rep.warnings:
@@ -121,9 +134,19 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {rep.objects} objects, {rep.refs} refs, "
                    f"{rep.unreachable} unreachable, {len(rep.problems)} problems")
         if not rep.ok and not repair:
-            click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
+            if len(rep.problems) > len(remote_damage):
+                click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
+            for p, todo in remote_damage:     # --repair leaves these to the user
+                click.echo(f"hint: {p.split(' ', 1)[0]}: {todo}", err=True)
     if not rep.ok:
         raise click.exceptions.Exit(IntegrityError.exit_code)
+
+
+def _left_for_you(remote_damage: list[tuple[str, str]]) -> list[str]:
+    """What --repair leaves to the user, one line per damaged remote file:
+    remotes.json and sync-key are never rewritten or deleted (losing the sync
+    key loses the encrypted remotes' data)."""
+    return [f"left {p.split(' ', 1)[0]} as it is: {todo}" for p, todo in remote_damage]
 
 
 def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> None:

@@ -189,6 +189,7 @@ _API: dict[str, tuple[str, str]] = {
     "get_remote": ("objstore.remote.config", "get_remote"),
     "add_remote": ("objstore.remote.config", "add_remote"),
     "remove_remote": ("objstore.remote.config", "remove_remote"),
+    "remote_files_damage": ("objstore.remote.config", "damage"),
     "export_sync_key": ("objstore.remote.config", "export_key"),
     "import_sync_key": ("objstore.remote.config", "write_key"),
     "S3_SETTINGS": ("objstore.remote.transport", "S3_SETTINGS"),
