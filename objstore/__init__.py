@@ -69,6 +69,7 @@ _API: dict[str, tuple[str, str]] = {
     "versions": ("objstore.memory.facts", "versions"),
     "walk": ("objstore.memory.facts", "walk"),
     "list_keys": ("objstore.memory.facts", "list_keys"),
+    "key_chains": ("objstore.memory.facts", "key_chains"),
     "resolve_version": ("objstore.memory.facts", "resolve_version"),
     "queue_accept": ("objstore.memory.memfiles", "accept_item"),
     "memory_read": ("objstore.memory.memfiles", "read_file"),
