@@ -43,7 +43,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     cut short, or a damaged ref file) is set again from its reflog, else
     rebuilt from the turn objects: its head is its turn no other turn names
     as parent (of several, the one a reflog names, else the highest seq; the
-    report says so).  A session a forget tombstoned stays forgotten.  A session's lost
+    report says so).  A ref that names an id the store does not hold while
+    its reflog's last entry names a sound head (a changed digit) is set to
+    that head: no object was lost, and the report says so.  A session a
+    forget tombstoned stays forgotten.  A session's lost
     turns come back in their places when its transcript is read again (mem
     import --reread; docs/design.md "Damage and repair").  A missing or
     damaged <store>/config (the directory still has objects/ and refs/) is
@@ -119,6 +122,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
+                             "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -179,6 +183,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         else:
             click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name, was, now in r.reset_refs:
+        click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
+                   "is not in this store (a damaged ref; no object was lost)")
     for name in r.misnamed:
         click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
     for name in r.rebuilt:
