@@ -85,8 +85,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
             objs[oid] = decode(frame)
             errs.pop(oid, None)
         except (CorruptObject, UnsupportedVersion, NotFound) as e:
-            why = str(e)    # a pack's error names the object already: "<pack path>: object <id>: …"
-            errs.setdefault(oid, why if f"object {oid}" in why else f"object {oid}: {why}")
+            why = str(e).replace(f"object {oid}: ", "", 1)   # a pack's error names it too: said once
+            errs.setdefault(oid, f"object {oid}: {why}")
     for oid in loose:
         try:
             check(oid, store.objects.get(oid))

@@ -28,6 +28,7 @@ def test_each_damaged_object_of_a_pack_is_named_once(mem, tmp_path):
     named = [m for ln in errors for m in re.findall(r"object ([0-9a-f]{64})", ln)]
     assert len(named) >= 5
     assert len(named) == len(set(named)), "\n".join(errors)          # never twice
+    assert all(ln.startswith("error: object ") for ln in errors if re.search(r"object [0-9a-f]{64}", ln))
     count = [ln for ln in errors if re.search(r": \d+ damaged entr(y|ies)$", ln)]
     assert len(count) == 1 and f"{len(named)} damaged entries" in count[0]
     doc = json.loads(mem("--home", str(home), "fsck", "--json", exit_code=13).stdout)
