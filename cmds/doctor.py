@@ -31,15 +31,19 @@ def command(do_fix, as_json, store):
     """
     import os
 
-    from objstore import diagnose, doctor_fix, list_remotes, remote_reachable
+    from objstore import diagnose, doctor_fix, list_remotes, remote_files_damage, remote_reachable
     from .hooks_install import mem_command, settings_path
-    remotes = [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)]
-    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes)
+    remote_files = remote_files_damage(store)    # a damaged remotes.json is a finding, not the end of doctor
+    remotes = [] if any(p.startswith("remotes.json") for p, _todo in remote_files) else \
+        [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)]
+    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
+                        remote_files=remote_files)
     done = []
     if do_fix:
         done = doctor_fix(store, findings)
         if done:
-            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes)
+            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
+                                remote_files=remote_files)
     errors = [f for f in findings if f.severity == "error"]
     if as_json:
         emit_json({"ok": not errors, "fixed": done,

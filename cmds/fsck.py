@@ -49,6 +49,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     have no child none is picked: they are named in the key's reflog (gc
     keeps them) and the repair exits 13.  What a forget tombstoned stays
     forgotten (a history holding a forgotten turn or value is passed over).
+    A ref that names an id the store does not hold while its reflog's last
+    entry names a sound head (a changed digit) is set to that head: no
+    object was lost, and the report says so.
     A session's lost turns come back in their places when its transcript is
     read again (mem import --reread) or from a remote (mem pull;
     docs/design.md "Damage and repair").  A missing or
@@ -68,6 +71,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     leaves it alone (mem doctor tells how to fix it): until it is fixed,
     projects it no longer names go by their qualified names.
 
+    So are a damaged remotes.json (not JSON, or not the shape docs/format.md
+    gives) and a damaged sync-key (no age identity in it: garbage, cut
+    short, empty): --repair leaves both as they are and says what to do.
+    A sync key is never deleted or replaced by mem: without it the data of
+    the encrypted remotes cannot be read (put back a copy, or move it away
+    and 'mem remote key import' the key from another store).
+
     \b
     Examples:
       mem fsck
@@ -76,7 +86,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
       mem fsck --repair --drop-lost-tombstones
 
     Exit status: 0 clean (after --repair: clean now); 13 corruption found,
-    a damaged search index included (or left after --repair); 10 no store; 11 store locked; 16 read-only store.
+    a damaged search index, remotes.json or sync-key included (or left
+    after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
     from objstore import IntegrityError, InvalidInput
     from objstore import fsck, verify_index
@@ -107,6 +118,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     why = registry_damage(store.root)
     if why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
         rep.problems.append(f"project registry: {why}")
+    from objstore import remote_files_damage
+    remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
+    rep.problems.extend(p for p, _todo in remote_damage)
     if as_json:
         doc = {"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
                "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings}
@@ -118,12 +132,15 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
+                             "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
                              "reindexed": reindexed,
-                             "config": config_fixed}
+                             "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
     else:
         if fixed is not None:
             _print_repair(fixed, reindexed, config_fixed)
+            for line in _left_for_you(remote_damage):
+                click.echo(f"repair: {line}")
         for p in rep.problems:
             click.echo(f"error: {p}")
         for w in rep.warnings:
@@ -131,9 +148,19 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {rep.objects} objects, {rep.refs} refs, "
                    f"{rep.unreachable} unreachable, {len(rep.problems)} problems")
         if not rep.ok and not repair:
-            click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
+            if len(rep.problems) > len(remote_damage):
+                click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
+            for p, todo in remote_damage:     # --repair leaves these to the user
+                click.echo(f"hint: {p.split(' ', 1)[0]}: {todo}", err=True)
     if not rep.ok:
         raise click.exceptions.Exit(IntegrityError.exit_code)
+
+
+def _left_for_you(remote_damage: list[tuple[str, str]]) -> list[str]:
+    """What --repair leaves to the user, one line per damaged remote file:
+    remotes.json and sync-key are never rewritten or deleted (losing the sync
+    key loses the encrypted remotes' data)."""
+    return [f"left {p.split(' ', 1)[0]} as it is: {todo}" for p, todo in remote_damage]
 
 
 def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> None:
@@ -166,6 +193,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         else:
             click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name, was, now in r.reset_refs:
+        click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
+                   "is not in this store (a damaged ref; no object was lost)")
     for name in r.misnamed:
         click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
     for name in r.rebuilt:

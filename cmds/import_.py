@@ -48,7 +48,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     cut to 4,000 characters.  The summary counts every session in the
     files given, as mem sessions lists them: a sub-agent's transcript is a
     session of its own (<session>.agent-<id>), counted and named as a
-    sub-agent, and the sessions of unchanged files count as already stored.
+    sub-agent: "N new, M already stored" counts sessions (those of unchanged
+    files are already stored), then the turns read that were already
+    stored (--reread), then the unchanged files not read (--json: the same
+    counts, sessions_already_stored and turns_already_stored among them).
 
     \b
     Examples:
@@ -90,11 +93,16 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
             raise click.UsageError(f"no {harness} transcripts at {default_paths(harness)[0]}; give PATHS")
     with progress_bar("importing") as update:
         r = import_transcripts(store, harness, paths, progress=update, reread=reread)
+    # one unit per count: sessions (an unchanged file's are already stored), and the turns read that were
+    sessions_stored = r.sessions - r.sessions_new
+    turns_stored = r.turns_seen - r.turns_added - r.turns_skipped
     if as_json:
         emit_json({"harness": harness, "files": r.files, "files_skipped": r.files_skipped,
                    "files_unchanged": r.files_unchanged,
                    "sessions": r.sessions, "subagent_sessions": r.subagent_sessions, "sessions_new": r.sessions_new,
+                   "sessions_already_stored": sessions_stored,
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
+                   "turns_already_stored": turns_stored,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
                    "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted,
                    "turns_refilled": r.turns_refilled, "gaps_refilled": r.gaps_refilled,
@@ -104,8 +112,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
                    f"({plural(r.sessions, 'session')}"
                    + (f" incl. {plural(r.subagent_sessions, 'sub-agent')}" if r.subagent_sessions else "")
-                   + f", {r.sessions_new} new; "
-                   f"{r.turns_seen - r.turns_added - r.turns_skipped} already stored"
+                   + f": {r.sessions_new} new, {sessions_stored} already stored"
+                   + (f"; {plural(turns_stored, 'turn')} read again, already stored" if turns_stored else "")
                    + (f"; {plural(r.files_unchanged, 'unchanged file')} not read again" if r.files_unchanged else "")
                    + ")")
         if r.turns_refilled:

@@ -17,12 +17,14 @@ def command(prefix, as_json, store):
       mem keys
       mem keys project/api/
 
-    Exit status: 0 ok; 10 no store.
+    A key whose ref is damaged (its file holds no id, or it names a
+    missing or damaged object) is skipped with a warning on stderr.
+
+    Exit status: 0 ok (damaged refs skipped included); 10 no store.
     """
-    from objstore import current_of, list_keys, walk
+    from objstore import current_of, key_chains
     rows = []
-    for key, head in list_keys(store, prefix):
-        chain = list(walk(store, head))
+    for key, chain in key_chains(store, prefix):
         cur = current_of(chain)
         rows.append((key, cur, len(chain)))
     if as_json:

@@ -49,7 +49,8 @@ def command(name, repair, as_json, store):
     Exit status: 0 ok; 4 no such remote; 5 lost the race to other pushers
     12 times; 6 a forget was stopped before it finished (run it again
     first: nothing is sent); 12 wrong sync key; 13 damaged remote data (with --repair:
-    objects no pack and not this store holds); 14 newer remote
+    objects no pack and not this store holds), or a damaged remotes.json or
+    sync-key here (mem fsck names it); 14 newer remote
     format; 15 remote unreachable, credentials refused, bucket or folder
     missing (mem never creates the folder: make it first), or the pack
     did not arrive whole twice (the manifest did not move).

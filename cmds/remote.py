@@ -28,7 +28,8 @@ def command():
       mem remote key export -o mem-sync.key
 
     Exit status: 0 ok; 2 bad name or URL; 4 no such remote; 12 wrong key;
-    15 remote unreachable.
+    13 a damaged remotes.json or sync-key (mem fsck names it); 15 remote
+    unreachable.
     """
 
 
@@ -80,7 +81,7 @@ def list_(as_json, store):
     Examples:
       mem remote list --json
 
-    Exit status: 0 ok.
+    Exit status: 0 ok; 13 a damaged remotes.json.
     """
     from objstore import list_remotes
     rs = list_remotes(store)
@@ -150,7 +151,8 @@ def key():
       mem remote key export -o mem-sync.key
       mem remote key import mem-sync.key
 
-    Exit status: 0 ok; 2 not a key; 4 no key yet.
+    Exit status: 0 ok; 2 not a key; 4 no key yet; 13 a damaged sync-key
+    (never replaced: move it away first).
     """
 
 
@@ -166,7 +168,8 @@ def key_export(output, store):
       mem remote key export -o mem-sync.key
 
     Exit status: 0 ok; 4 no sync key yet (push first); 6 run by an agent
-    (whoever holds the key reads every remote).
+    (whoever holds the key reads every remote); 13 the sync-key file is
+    damaged.
     """
     from objstore import require_person
     require_person(os.environ, "mem remote key export", instead="ask the user to export it")
@@ -191,7 +194,9 @@ def key_import(file, store):
     Examples:
       mem remote key import mem-sync.key
 
-    Exit status: 0 ok; 2 not a sync key; 6 run by an agent.
+    Exit status: 0 ok; 2 not a sync key; 6 run by an agent; 13 this
+    store's sync-key file is damaged (move it away first: it is never
+    replaced).
     """
     from objstore import require_person
     require_person(os.environ, "mem remote key import", instead="ask the user to import the key")

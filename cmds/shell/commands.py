@@ -610,10 +610,9 @@ def counts(store: Store) -> Counts:
 def build_catalog(store: Store) -> Catalog:
     """A :class:`Catalog` snapshot of ``store`` (for completion and the toolbar)."""
     from objstore import queue_drop, queue_items
-    from objstore import current_of, list_keys, walk
+    from objstore import current_of, key_chains
     keys, versions, dormant = [], {}, 0
-    for key, head in list_keys(store):
-        chain = list(walk(store, head))
+    for key, chain in key_chains(store):
         cur = current_of(chain)
         keys.append(key)
         versions[key] = chain[0].fact.version if chain else 0

@@ -63,7 +63,9 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
         rep.problems.append(f"pack {idx.name}: {err}")
     orphans = packs.orphan_packs()
     for pack in packs.packs:
-        rep.problems.extend(f"pack {pack.name[:16]}: {p}" for p in pack.verify())
+        # the pack's own damage, with a count of its damaged entries: each damaged
+        # object is named once, below (twice before: here and by the object walk)
+        rep.problems.extend(f"pack {pack.name[:16]}: {p}" for p in pack.verify(per_entry=False))
     # every object once: its loose copy if it has one, else the first sound
     # copy in a pack (as PackSet.get); each pack is read in body order, so
     # that a version-3 block is inflated once, not once per object
@@ -83,7 +85,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
             objs[oid] = decode(frame)
             errs.pop(oid, None)
         except (CorruptObject, UnsupportedVersion, NotFound) as e:
-            errs.setdefault(oid, f"object {oid}: {e}")
+            why = str(e).replace(f"object {oid}: ", "", 1)   # a pack's error names it too: said once
+            errs.setdefault(oid, f"object {oid}: {why}")
     for oid in loose:
         try:
             check(oid, store.objects.get(oid))

@@ -594,7 +594,7 @@ class Pack:
 
     # -- checking -----------------------------------------------------------
 
-    def verify(self, *, max_problems: int = 100) -> list[str]:
+    def verify(self, *, max_problems: int = 100, per_entry: bool = True) -> list[str]:
         """Check everything; return a list of problems (empty = sound).
 
         Checks: the index checksum; the pack trailer against the pack bytes,
@@ -605,7 +605,9 @@ class Pack:
         the positions it gives, and each lost object named); and that the
         entries (blocks) tile the pack body exactly (no gaps, overlap or garbage).
         Reads both files fully (O(size)); never raises for damage it finds.
-        At most ``max_problems`` entry problems are listed, then a count.
+        At most ``max_problems`` entry problems are listed, then a count;
+        with ``per_entry`` False none is, only their count ("<pack>: N
+        damaged entries": ``fsck`` names each damaged object once itself).
         """
         problems: list[str] = []
         ip, pp = self.idx_path, self.pack_path
@@ -652,7 +654,7 @@ class Pack:
                 for oid, got in self.frames_in_body_order():
                     if isinstance(got, CorruptObject):
                         bad += 1
-                        if bad <= max_problems:
+                        if per_entry and bad <= max_problems:
                             problems.append(str(got))
                 entries = sorted(self._block(b) for b in range(self._nblocks))
                 bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
@@ -690,9 +692,12 @@ class Pack:
                         self._decode_entry(pm[off:off + length], raw)
                     except CorruptObject as e:
                         bad += 1
-                        if bad <= max_problems:
+                        if per_entry and bad <= max_problems:
                             problems.append(str(e))
-            if bad > max_problems:
+            if not per_entry:
+                if bad:
+                    problems.append(f"{pp}: {bad} damaged entr{'ies' if bad != 1 else 'y'}")
+            elif bad > max_problems:
                 problems.append(f"{pp}: {bad - max_problems} more damaged entries")
             # the entries (version 3: the blocks) tile the body: walk the length prefixes
             total = sum(length for _off, length in entries)

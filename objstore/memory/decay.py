@@ -41,7 +41,7 @@ from objstore.core.errors import InvalidInput, NotFound
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import Version, commit_version, current_of, list_keys, walk
+from objstore.memory.facts import Version, commit_version, current_of, key_chains, list_keys, walk
 from objstore.core.atomic import atomic_write
 
 DAY_MS = 86_400_000
@@ -272,8 +272,7 @@ def plan_decay(store: Store, *, days: int | None = None, now: int | None = None)
     out: list[DecayCandidate] = []
     checked = 0
     activity = _load_activity(store)
-    for key, head in list_keys(store):
-        chain = list(walk(store, head))
+    for key, chain in key_chains(store):
         cur = current_of(chain)
         if cur is None:
             continue
@@ -328,8 +327,8 @@ def decay(store: Store, *, days: int | None = None, now: int | None = None, dry_
 def dormant(store: Store) -> list[Version]:
     """Current versions that are dormant, by key."""
     out = []
-    for _key, head in list_keys(store):
-        cur = current_of(list(walk(store, head)))
+    for _key, chain in key_chains(store):
+        cur = current_of(chain)
         if cur is not None and cur.fact.dormant:
             out.append(cur)
     return out

@@ -11,9 +11,10 @@ without displacing the newer value.  No score or model ever decides it.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 
-from objstore.core.errors import PERSON_ONLY_HINT, AmbiguousId, InvalidInput, NotFound, RefConflict, Refused
+from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, NotFound, RefConflict,
+                                  Refused)
 from objstore.core.ids import check_prefix
 from objstore.core.objects import EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges
 from objstore.core.record import Frozen, set_fields
@@ -98,6 +99,35 @@ def walk(store: Store, oid: str | None) -> Iterator[Version]:
     (``oid`` itself) is missing or damaged."""
     for vid, f in store.walk_chain(oid, Fact, "fact version"):
         yield Version(vid, f)
+
+
+def listed_chain(store: Store, ref: str, head: str, walker: Callable[[Store, str], Iterable] = walk) -> list | None:
+    """For a reader that lists or searches many refs: the chain of ``ref``
+    (``facts/<key>``, ``sessions/<id>``) from its ``head``, newest first
+    (``walker``: :func:`walk` for a key, ``sessions.walk_turns`` for a
+    session), or None when the head itself is missing or damaged.  The ref
+    is then skipped, noted in ``store.damaged`` as a damaged ref (front ends
+    warn "damaged ref (<ref>) skipped", as for a ref file holding garbage;
+    ``mem fsck`` reports it, ``--repair`` mends it), and the listing goes on.
+    Readers of one key (``mem get KEY``) use :func:`versions`, which raises."""
+    known = head in store.damaged
+    try:
+        return list(walker(store, head))
+    except IntegrityError as e:
+        why = store.damaged.get(head, str(e)) if known else store.damaged.pop(head, str(e))
+        store.damaged.setdefault(f"ref {ref}", f"names {head}, which is missing or damaged: {why}")
+        return None
+
+
+def key_chains(store: Store, prefix: str = "") -> Iterator[tuple[str, list[Version]]]:
+    """``(key, versions newest first)`` of every key whose ref can be read
+    (:func:`list_keys`, :func:`listed_chain`: one whose ref file or head
+    object is damaged is skipped and noted in ``store.damaged``), sorted by
+    key; optionally under ``prefix`` as :func:`list_keys` takes it."""
+    for key, head in list_keys(store, prefix):
+        chain = listed_chain(store, f"facts/{key}", head)
+        if chain is not None:
+            yield key, chain
 
 
 def _weighed(chain: list[Version], reader: str | None) -> list[Version]:

@@ -88,6 +88,10 @@ class RepairReport:
         unresolved: fact refs not rebuilt because several versions of the
             key have no child -> those candidate heads (recorded in the
             key's reflog; the store is left failing: exit 13).
+        reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
+            was not in the store while their reflog's last entry names a
+            sound head: the ref was damaged (a changed digit), no object was
+            lost; the ref is set to that head (then mended if need be).
     """
 
     quarantine: str = ""
@@ -106,13 +110,14 @@ class RepairReport:
     rebuilt_ambiguous: list[str] = field(default_factory=list)
     misnamed: list[str] = field(default_factory=list)
     unresolved: dict[str, list[str]] = field(default_factory=dict)
+    reset_refs: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
-                    or self.misnamed or self.unresolved)
+                    or self.misnamed or self.unresolved or self.reset_refs)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -488,6 +493,16 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     upper, broken = _walk(store, objs, head, rep, fetch, kind.cls)
     if broken is None:
         return  # the whole chain is readable
+    if not upper:   # the head itself cannot be read: a lost object, or a damaged ref?
+        last = next((e.new for e in reversed(store.reflog.read(name))), None)
+        if last is not None and last != head and isinstance(_get(store, objs, last, rep, fetch), kind.cls):
+            # the ref holds an id its reflog never moved it to (one changed digit): nothing was lost
+            store.update_ref(name, head, last, "fsck --repair: ref set to the head its reflog names", time_ms=now)
+            rep.reset_refs.append((name, head, last))
+            head = last
+            upper, broken = _walk(store, objs, head, rep, fetch, kind.cls)
+            if broken is None:
+                return
     rep.lost.append(broken)
     used = {oid for oid, _ in upper}
     pool = [(oid, obj) for oid, obj in cands if oid not in used]

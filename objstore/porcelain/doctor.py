@@ -239,8 +239,13 @@ def _remotes(remotes: list[tuple[str, str | None]]) -> list[Finding]:
             for name, why in remotes if why]
 
 
+def _remote_files(damage: list[tuple[str, str]]) -> list[Finding]:
+    return [Finding("remotes", "error", problem, todo) for problem, todo in damage]
+
+
 def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem",
-             now: float | None = None, remotes: list[tuple[str, str | None]] = ()) -> list[Finding]:
+             now: float | None = None, remotes: list[tuple[str, str | None]] = (),
+             remote_files: list[tuple[str, str]] = ()) -> list[Finding]:
     """Run every check (module doc) and return the findings, errors first.
 
     Args:
@@ -249,12 +254,14 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
         hook_command: the mem command the hooks should run (for messages).
         remotes: ``(name, None or why it cannot be read)`` of each remote
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
+        remote_files: ``(problem, what the user must do)`` of a damaged
+            ``remotes.json`` or ``sync-key`` (``objstore.remote.config.damage``).
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now)
            + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store))
-           + _remotes(list(remotes)))
+           + _remote_files(list(remote_files)) + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")
 
 

@@ -17,7 +17,7 @@ from objstore.core.errors import MemError
 from objstore.core.objects import TYPES
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import current_of, walk
+from objstore.memory.facts import current_of, key_chains, listed_chain
 from objstore.memory.queue import count as queue_count
 from objstore.memory.sessions import walk_turns
 
@@ -108,8 +108,7 @@ def store_stats(store: Store, *, progress=None, now: int | None = None) -> Store
         if progress is not None and i % 2000 == 0:
             progress(i, len(ids))
 
-    for name, oid in store.refs.iter("facts"):
-        chain = list(walk(store, oid))
+    for name, chain in key_chains(store):
         s.versions += len(chain)
         for v in chain:
             if v.fact.recorded_at >= start:
@@ -129,9 +128,12 @@ def store_stats(store: Store, *, progress=None, now: int | None = None) -> Store
     s.facts_by_state["sealed"] = sum(1 for _ in store.refs.iter("sealed"))
     s.facts_by_state["queued"] = queue_count(store)
 
-    for _name, oid in store.refs.iter("sessions"):
+    for name, oid in store.refs.iter("sessions"):
+        chain = listed_chain(store, name, oid, walk_turns)
+        if chain is None:
+            continue   # a damaged ref: noted in store.damaged, warned about
         project = ""
-        for tv in walk_turns(store, oid):
+        for tv in chain:
             t = tv.turn
             project = t.project or project
             s.turns_by_project[t.project or "-"] += 1

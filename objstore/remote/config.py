@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.errors import IntegrityError, InvalidInput, NotFound
 from objstore.core.store import Store
 from objstore.remote.layout import check_identity
 from objstore.remote.transport import parse_url
@@ -46,13 +46,66 @@ def _path(store: Store) -> Path:
     return store.root / "remotes.json"
 
 
+REMOTES_HINT = ("it holds no secret: fix it by hand, or move it away and 'mem remote add NAME URL' "
+                "each remote again")
+KEY_HINT = ("without it the encrypted remotes cannot be read: put back a copy ('mem remote key export' "
+            "writes one), or move it away and 'mem remote key import FILE' the key from another store")
+
+
+def _damage(data: bytes) -> tuple[dict, str]:
+    """Parse the bytes of ``remotes.json``: (name -> entry, "") or ({}, why
+    it is damaged).  An entry is ``{"url": text, "endpoint": text|null,
+    "encrypt": bool}`` (endpoint and encrypt may be absent)."""
+    if not data.strip():
+        return {}, "empty"
+    try:
+        d = json.loads(data.decode("utf-8"))
+    except ValueError as e:       # UnicodeDecodeError is one
+        return {}, f"not UTF-8 JSON ({e})"
+    if not isinstance(d, dict):
+        return {}, f"a JSON {type(d).__name__}, not an object of remotes"
+    for name, e in d.items():
+        if not (isinstance(e, dict) and isinstance(e.get("url"), str)
+                and isinstance(e.get("endpoint"), (str, type(None)))
+                and isinstance(e.get("encrypt", True), bool)):
+            return {}, f"remote {name!r} is not {{\"url\": text, \"endpoint\": text|null, \"encrypt\": bool}}"
+    return d, ""
+
+
 def _load(store: Store) -> dict:
     try:
-        return json.loads(_path(store).read_text("utf-8"))
+        data = _path(store).read_bytes()
     except FileNotFoundError:
         return {}
-    except ValueError:
-        raise InvalidInput(f"{_path(store)} is not valid JSON; fix or delete it") from None
+    d, why = _damage(data)
+    if why:
+        raise IntegrityError(f"{_path(store)} is damaged: {why}", hint=REMOTES_HINT)
+    return d
+
+
+def damage(store: Store) -> list[tuple[str, str]]:
+    """What is wrong with the remotes' local files: one (problem, what the
+    user must do) pair per damaged file, [] when sound or absent.  Damage is
+    ``remotes.json`` that does not parse or has the wrong shape, a
+    ``sync-key`` that holds no age X25519 identity, either unreadable.
+    Never changes them (``mem fsck`` reports these, ``--repair`` leaves them:
+    a sync key is never deleted).  Raises nothing."""
+    out = []
+    try:
+        why = _damage(_path(store).read_bytes())[1]
+    except FileNotFoundError:
+        why = ""
+    except OSError as e:
+        why = f"cannot be read ({e.strerror})"
+    if why:
+        out.append((f"remotes.json is damaged: {why}", REMOTES_HINT))
+    try:
+        read_key(store)
+    except IntegrityError as e:
+        out.append((str(e).replace(str(store.root) + os.sep, "", 1), KEY_HINT))
+    except OSError as e:
+        out.append((f"sync-key is damaged: cannot be read ({e.strerror})", KEY_HINT))
+    return out
 
 
 def list_remotes(store: Store) -> list[RemoteSpec]:
@@ -113,11 +166,19 @@ def key_path(store: Store) -> Path:
 
 
 def read_key(store: Store) -> str | None:
-    """The sync identity (``AGE-SECRET-KEY-1…``), or None."""
+    """The sync identity (``AGE-SECRET-KEY-1…``), or None when the store has
+    no ``sync-key``.  Raises IntegrityError (the file holds no such identity:
+    garbage, cut short, empty; exit 13, never deleted here)."""
+    p = key_path(store)
     try:
-        return check_identity(key_path(store).read_text("utf-8"))
+        data = p.read_bytes()
     except FileNotFoundError:
         return None
+    try:
+        return check_identity(data.decode("utf-8"))
+    except (InvalidInput, UnicodeDecodeError) as e:
+        why = "not UTF-8" if isinstance(e, UnicodeDecodeError) else str(e)
+        raise IntegrityError(f"{p} is damaged: {why}", hint=KEY_HINT) from None
 
 
 def write_key(store: Store, identity: str) -> None:

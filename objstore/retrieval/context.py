@@ -72,7 +72,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.decay import decay_days, touch
-from objstore.memory.facts import current_version, list_keys, visible
+from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.queue import disputed as disputed_keys
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 
@@ -192,15 +192,13 @@ def _current_facts(store: Store, projects: Sequence[str] | None,
     as namespace ``reader`` sees it (``scope.visibility``; None: every
     namespace)."""
     out = []
-    for key, _head in list_keys(store):
+    for key, head in list_keys(store):
         if visibility(key, "", projects, reader) is None:
             continue
-        try:
-            cur = current_version(store, key, reader)
-        except MemError:
-            continue
-        if cur is not None and visible(cur[1]) and namespace_rank(reader, cur[1].namespace) is not None:
-            out.append(cur)
+        chain = listed_chain(store, f"facts/{key}", head)   # None: a damaged ref, noted and skipped
+        cur = None if chain is None else current_of(chain, reader=reader)
+        if cur is not None and visible(cur.fact) and namespace_rank(reader, cur.fact.namespace) is not None:
+            out.append((cur.id, cur.fact))
     return out
 
 

@@ -15,7 +15,8 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
-from objstore.memory.facts import current_of, walk
+from objstore.memory.documents import iter_docs
+from objstore.memory.facts import current_of, listed_chain
 
 
 def searchable(query: str) -> bool:
@@ -95,7 +96,10 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                 head = store.refs.read("facts/" + h.ref)
                 if head is None:
                     continue
-                cur = current_of(list(walk(store, head)))
+                chain = listed_chain(store, "facts/" + h.ref, head)
+                if chain is None:
+                    continue   # a damaged ref: noted, warned about (fsck --repair mends it)
+                cur = current_of(chain)
                 if cur is None or cur.id in seen or (cur.fact.kind in HELD_OUT_KINDS and not include_directives):
                     continue
                 seen.add(cur.id)

@@ -87,7 +87,7 @@ def test_queue_json_without_list(invoke):
 def test_import_summary_counts_every_session_as_mem_sessions_lists_them(mem, sample):
     first = mem("import", "claude-code", str(sample), "--json").json
     assert (first["sessions"], first["subagent_sessions"], first["sessions_new"]) == (3, 1, 3)
-    assert "(3 sessions incl. 1 sub-agent, 0 new;" in mem("import", "claude-code", str(sample)).stdout
+    assert "(3 sessions incl. 1 sub-agent: 0 new, 3 already stored;" in mem("import", "claude-code", str(sample)).stdout
     # one transcript grows; the others (the sub-agent's among them) are not read again, yet still counted
     f = sample / "-home-dev-acme-api" / f"{OTHER}.jsonl"
     rec = next(json.loads(line) for line in f.read_text().splitlines()[::-1] if '"type": "user"' in line)

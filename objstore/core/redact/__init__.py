@@ -97,9 +97,11 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           ``the user / group split``), also with no blanks when the
                           password has letters and digits and no ``.`` or ``/``
                           (``login admin/Pw!2024x``; not ``login users/groups.py``);
-                          a trailing ``!`` goes with a pair's password (``admin /
-                          P@ssw0rd!``); a dash label ``Password - X`` (X shaped
-                          like a password and not a whole placeholder);
+                          a trailing ``!`` goes with the password in every form
+                          (``admin / P@ssw0rd!``, ``the password is P@ssw0rd!``,
+                          as ``password: P@ssw0rd!``; ``is wrong!`` stays); a
+                          dash label ``Password - X`` (X shaped like a password
+                          and not a whole placeholder);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
                           Passwort ist|lautet X`` (a trailing ``!`` kept with X);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as

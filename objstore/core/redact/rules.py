@@ -259,8 +259,8 @@ RULES: list[Rule] = [
        "with what it opens between ('the password for the staging box is <token>', 'the password of "
        "the admin account: <token>'), where the token looks like a password (phrase_secret)",
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
-       + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=phrase_secret, anchors=("passw",)),
+       + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10), where the token "
        "looks like a password and is not a whole placeholder (labelled_phrase_ok)",
@@ -268,8 +268,8 @@ RULES: list[Rule] = [
        ci=True, priority=51, check=labelled_phrase_ok, anchors=("passw",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase is <token>'",
-       r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=phrase_secret, anchors=("passphrase",)),
+       r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin is <4-12 digits>'",
        r"pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
@@ -278,8 +278,8 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>'",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
        r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)" + _PHRASE_VERB
-       + r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=52, check=phrase_secret, anchors=("secret", "token", "key"),
+       + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", leftmost=True)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
@@ -461,8 +461,8 @@ RULES: list[Rule] = [
        ci=True, priority=44, check=sql_literal_ok, anchors=("password",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pw is <token>', 'the pw was <token>'",
-       r"pw(?<![a-z0-9_\-\]]pw)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=phrase_secret, anchors=("pw",)),
+       r"pw(?<![a-z0-9_\-\]]pw)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("pw",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): a 'user / password' pair after a credential word "
        "('login admin / Pw!2024x', 'creds: admin / Pw!2024x', 'log in as admin:Pw!2024x'); a path, a "
@@ -482,8 +482,8 @@ RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'the vpn|wifi|admin|root|db... pass is <token>' (a pass of a "
        "named account, not 'the second pass is 2x faster')",
        r"pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
-       + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=phrase_secret, anchors=("pass",)),
+       + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("pass",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'",
        r"passwort(?<![a-z0-9_\-\]]passwort)"

@@ -1,0 +1,100 @@
+"""A damaged ``remotes.json`` or ``sync-key`` (lane rob11): every command
+that reads it exits 13 (a damaged store file, docs/exit-codes.md) naming the
+file and what to do; ``mem fsck`` reports it; ``--repair`` says what the
+user must do and never rewrites nor deletes either file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from objstore import IntegrityError
+from objstore.remote.config import add_remote, damage, ensure_key, list_remotes, read_key
+
+PERSON = {"MEM_AGENT": "0"}
+
+REMOTES = [b"garbage\xff\x00", b'{"origin": {"url"', b"[1, 2]", b"", b" \n", b'{"origin": 5}', b'{"origin": {}}',
+           b'{"origin": {"url": "/x", "encrypt": "yes"}}', b'{"origin": {"url": "/x", "endpoint": 3}}']
+KEYS = [b"garbage\xff\x00", b"AGE-SECRET-KEY-1QQQ", b"", b"# created: 2026-01-01T00:00:00Z\n", "cut"]
+
+
+def test_every_damaged_shape_is_an_integrity_error_and_damage_names_it(store, tmp_path):
+    """On the real files of a store: each damaged remotes.json or sync-key
+    is IntegrityError (exit 13) for its readers and one line of damage()."""
+    add_remote(store, "origin", str(tmp_path))
+    good_remotes = (store.root / "remotes.json").read_bytes()
+    good_key = (store.root / "sync-key").read_bytes() if ensure_key(store) else b""
+    assert damage(store) == []
+    for data in REMOTES:
+        (store.root / "remotes.json").write_bytes(data)
+        with pytest.raises(IntegrityError, match="remotes.json is damaged"):
+            list_remotes(store)
+        [(problem, todo)] = damage(store)
+        assert problem.startswith("remotes.json is damaged") and "mem remote add" in todo
+        assert (store.root / "remotes.json").read_bytes() == data
+    (store.root / "remotes.json").write_bytes(good_remotes)
+    for data in KEYS:
+        data = good_key[:-30] if data == "cut" else data
+        (store.root / "sync-key").write_bytes(data)
+        with pytest.raises(IntegrityError, match="sync-key is damaged"):
+            read_key(store)
+        with pytest.raises(IntegrityError):
+            ensure_key(store)                 # never replaced by a new key
+        [(problem, todo)] = damage(store)
+        assert problem.startswith("sync-key is damaged") and "cannot be read" in todo
+        assert (store.root / "sync-key").read_bytes() == data
+    (store.root / "sync-key").unlink()
+    (store.root / "remotes.json").unlink()
+    assert damage(store) == [] and read_key(store) is None and list_remotes(store) == []
+
+
+@pytest.fixture
+def pushed(mem, tmp_path):
+    """A store that pushed once to an encrypted folder remote: (home, remote)."""
+    home, remote = tmp_path / "s", tmp_path / "remote"
+    remote.mkdir()
+    mem("--home", str(home), "remember", "user/editor", "vim", env=PERSON)
+    mem("--home", str(home), "remote", "add", "origin", str(remote), env=PERSON)
+    mem("--home", str(home), "push")
+    assert (home / "sync-key").is_file()
+    return home, remote
+
+
+def test_damaged_remotes_json_exits_13_and_fsck_reports_it(mem, pushed):
+    home, _ = pushed
+    for data, args in ((b"[1, 2]", ["remote", "list"]), (b'{"origin": {}}', ["push"]), (b"", ["pull"])):
+        (home / "remotes.json").write_bytes(data)
+        r = mem("--home", str(home), *args, exit_code=13)
+        assert "remotes.json is damaged" in r.stderr, (args, r.stderr)
+        assert "mem remote add" in r.stderr and "internal error" not in r.stderr
+    r = mem("--home", str(home), "fsck", exit_code=13)
+    assert "error: remotes.json is damaged: empty" in r.stdout
+    assert "hint: remotes.json: it holds no secret" in r.stderr and "--repair" not in r.stderr
+    r = mem("--home", str(home), "fsck", "--repair", exit_code=13)
+    assert "repair: left remotes.json as it is" in r.stdout
+    r = mem("--home", str(home), "doctor", exit_code=1)          # a finding, not the end of doctor
+    assert "[remotes] remotes.json is damaged: empty" in r.stdout and "mem remote add" in r.stdout
+    assert (home / "remotes.json").read_bytes() == b""        # never rewritten
+
+
+def test_damaged_sync_key_exits_13_repair_keeps_it_and_import_mends_it(mem, pushed):
+    home, _ = pushed
+    good = (home / "sync-key").read_bytes()
+    data = good[:-30]
+    (home / "sync-key").write_bytes(data)
+    for args in (["push"], ["remote", "key", "export", "-o", str(home.parent / "k.txt")]):
+        r = mem("--home", str(home), *args, env=PERSON, exit_code=13)
+        assert "sync-key is damaged" in r.stderr, (args, r.stderr)
+        assert "internal error" not in r.stderr
+    r = mem("--home", str(home), "fsck", "--repair", "--json", exit_code=13)
+    doc = json.loads(r.stdout)
+    assert any(p.startswith("sync-key is damaged") for p in doc["problems"])
+    assert any(x.startswith("left sync-key as it is") for x in doc["repair"]["left_for_you"])
+    assert (home / "sync-key").read_bytes() == data            # never deleted, never rewritten
+    # the way out the message names: move it away, import the good key
+    (home / "sync-key").rename(home / "sync-key.damaged")
+    (home.parent / "good.key").write_bytes(good)
+    mem("--home", str(home), "remote", "key", "import", str(home.parent / "good.key"), env=PERSON)
+    mem("--home", str(home), "pull")
+    mem("--home", str(home), "fsck")
