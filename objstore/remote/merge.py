@@ -31,8 +31,13 @@ set, so every machine that merges the same inputs writes the same objects
    A chain with no live version left is removed (the key goes).
 
 **Sessions** follow the same steps with turns: identity (session, role,
-timestamp, harness, source, cwd, project), order (timestamp, seq, source,
-identity), ``seq`` renumbered; a turn that a turn tombstone forgets (its
+timestamp, harness, source, cwd, project); the order is the chains' own,
+never the clock (a transcript's timestamps may step back: a clock step, a
+resumed session): a turn that follows another in either tail follows it in
+the result, and among the turns free to go next the smallest (seq,
+timestamp, source, identity) goes first (``_turn_order``), so a tail that
+only rewrote turns in place (``mem forget`` of one turn) keeps its order
+and ids; ``seq`` renumbered; a turn that a turn tombstone forgets (its
 source and the SHA-256 of its text, and its session when the tombstone is
 scoped to one: ``tombstones.TurnForgets``) is emptied; a session named by a
 ``session:<id>`` tombstone is removed.  Before step 1, a run of ``mem fsck
@@ -44,6 +49,7 @@ so the merge stays symmetric.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 import blake3
@@ -192,12 +198,11 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
             if cur is None or _prefer(oid, obj, *cur):
                 best[k] = (oid, obj)
         if kind == "fact":
-            tail = sorted(best.items(), key=lambda kv: (kv[1][1].valid_from, kv[1][1].recorded_at,
-                                                         kv[1][1].owner, kv[0]))
+            tail = [v for _k, v in sorted(best.items(), key=lambda kv: (kv[1][1].valid_from, kv[1][1].recorded_at,
+                                                                         kv[1][1].owner, kv[0]))]
         else:
-            tail = sorted(best.items(), key=lambda kv: (kv[1][1].timestamp, kv[1][1].seq,
-                                                         kv[1][1].source, kv[0]))
-        items = list(local[:p]) + [v for _k, v in tail]
+            tail = _turn_order(best, [[ident(o) for _i, o in local[p:]], [ident(o) for _i, o in remote[p:]]])
+        items = list(local[:p]) + tail
     out = Outcome(head=None)
     parked: list[QueueItem] = []
     if kind == "fact" and not ff:
@@ -248,6 +253,57 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     out.refilled = sum(g.size for g in gaps) if out.head is not None else 0
     out.gaps_refilled = len(gaps) if out.head is not None else 0
     out.gaps_verified = sum(g.lost in out.final_ids for g in gaps)
+    return out
+
+
+def _turn_order(best: dict[bytes, tuple[str, Turn]], chains: list[list[bytes]]) -> list[tuple[str, Turn]]:
+    """The united turns of a session's two tails in chain order: a turn that
+    follows another in either tail follows it in the result (a session's
+    order is its parent chain, never its clock: a transcript's timestamps
+    may step back); among the turns free to go next, the one with the
+    smallest ``(seq, timestamp, source, identity)`` goes first.  When the
+    tails order the same turns both ways (a cycle), the smallest of the
+    turns left goes next.  Symmetric in the tails (their edges are
+    united), so the result does not depend on which side is local.
+
+    Args:
+        best: identity -> the ``(id, Turn)`` kept for it (every identity of
+            ``chains``).
+        chains: each tail's identities, oldest first.
+    Returns:
+        ``[(id, Turn)]`` in the merged order.  Cost: O(n log n) in the
+        number of turns of the tails.
+    """
+    succ: dict[bytes, set[bytes]] = {k: set() for k in best}
+    for chain in chains:
+        for a, b in zip(chain, chain[1:]):
+            if a != b:
+                succ[a].add(b)
+    npred = dict.fromkeys(best, 0)
+    for nxt in succ.values():
+        for b in nxt:
+            npred[b] += 1
+
+    def rank(k: bytes) -> tuple:
+        t = best[k][1]
+        return (t.seq, t.timestamp, t.source, k)
+
+    ready = [rank(k) for k, n in npred.items() if n == 0]
+    heapq.heapify(ready)
+    left = set(best)
+    out: list[tuple[str, Turn]] = []
+    while left:
+        if not ready:   # a cycle: the smallest turn left goes next
+            heapq.heappush(ready, min(rank(k) for k in left))
+        k = heapq.heappop(ready)[-1]
+        if k not in left:
+            continue
+        left.discard(k)
+        out.append(best[k])
+        for b in succ[k]:
+            npred[b] -= 1
+            if npred[b] == 0 and b in left:
+                heapq.heappush(ready, rank(b))
     return out
 
 
