@@ -192,6 +192,11 @@ def test_merge_keeps_each_tail_in_chain_order_and_is_symmetric():
         chain.append((parent, t))
     out = merge_chain(chain, local, ForgetIndex(), "turn")
     assert out.head == chain[-1][0] and _sources(out, chain, local) == ["a", "b", "c", "d", "e", "f"]
+    # forgotten here while the other side captured more of the session: its new turns follow
+    longer = _chain(base + [("d", 14), ("e", 2), ("f", 13), ("g", 1), ("h", 0)])
+    one, two = merge_chain(chain, longer, ForgetIndex(), "turn"), merge_chain(longer, chain, ForgetIndex(), "turn")
+    assert one.head == two.head and _sources(one, chain, longer) == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert chain[-1][0] in one.final_ids      # the forgotten chain is kept as it is, the new turns onto it
 
 
 def test_merge_of_tails_that_disagree_on_the_order_is_deterministic():
