@@ -24,7 +24,8 @@ def command(text, files, no_remotes, as_json, store):
     and white space ignored; keys too), every other file of the store (logs,
     caches, the review shell's history) and the names of its files (a ref
     is named by its key), the search index, the agent transcripts
-    the store imported from, the Markdown notes it imported, your shell
+    the store captured from (imported, or read by the hooks), the Markdown
+    notes it imported, your shell
     history files, every remote and
     backup (read back and decrypted with the sync key), and any --file.
     Use it to check a forget.  Without TEXT it asks for it without echo, so
@@ -58,7 +59,7 @@ def command(text, files, no_remotes, as_json, store):
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: not in the store, the index, the imported transcripts or the shell history")
+        click.echo("found nowhere: not in the store, the index, the captured transcripts or the shell history")
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
