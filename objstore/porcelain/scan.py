@@ -10,8 +10,10 @@ Places searched:
   shell history kept in the store), raw and zlib-decompressed, for the
   UTF-8 bytes of the text; and the **names** of every file and folder of
   the store (a ref file is named by its key), normalized, percent-decoded;
-* the **keys** of fact versions, queue items, tombstones and sealed
-  values (a key is text too: it can hold what a person typed);
+* the **names** objects carry: the keys of fact versions, queue items,
+  tombstones and sealed values, a fact's namespace (session and sub-agent
+  names) and owner, a turn's session id and working directory (a name is
+  text too: it can hold what a person typed);
 * **the search index**, by asking it (its document store is compressed);
 * **the agents' transcripts** this store captured from (imported, or read
   by the hooks: ``objstore.capture.importer.imported_sources``);
@@ -55,7 +57,16 @@ class ScanHit:
     detail: str = ""
 
 
+def _in(norm: str, *fields: str) -> bool:
+    """``norm`` occurs in one of ``fields`` (normalized)."""
+    return any(f and norm in normalize_value(f) for f in fields)
+
+
 def _object_hits(store: Store, norm: str) -> list[ScanHit]:
+    """Objects holding the text in a value or in a name they carry: a
+    fact's key, namespace (session and sub-agent names) and owner (the
+    agent that wrote it), a turn's session id and working directory, a
+    queue item's key and owner, a tombstone's or sealed value's key."""
     hits = []
     for oid in sorted(set(store.objects) | set(store.packs)):
         try:
@@ -63,16 +74,16 @@ def _object_hits(store: Store, norm: str) -> list[ScanHit]:
         except MemError:
             continue
         if isinstance(obj, Fact):
-            if norm in normalize_value(obj.body) or norm in normalize_value(obj.key):
+            if _in(norm, obj.body, obj.key, obj.namespace, obj.owner):
                 hits.append(ScanHit("object", oid, f"fact {obj.key} v{obj.version}"))
         elif isinstance(obj, Turn):
-            if norm in normalize_value(obj.text):
+            if _in(norm, obj.text, obj.session, obj.cwd):
                 hits.append(ScanHit("object", oid, f"turn {obj.session} #{obj.seq} ({obj.role})"))
         elif isinstance(obj, QueueItem):
-            if norm in normalize_value(obj.body) or norm in normalize_value(obj.key):
+            if _in(norm, obj.body, obj.key, obj.owner):
                 hits.append(ScanHit("object", oid, f"queue item for {obj.key}"))
         elif isinstance(obj, (Tombstone, Sealed)):   # their keys are names a text can end up in
-            if norm in normalize_value(obj.key):
+            if _in(norm, obj.key, getattr(obj, "owner", "")):
                 hits.append(ScanHit("object", oid, f"{obj.TYPE_NAME} {obj.key}"))
     return hits
 

@@ -56,3 +56,89 @@ def test_a_scrubbed_hooked_transcript_brings_nothing_back_on_the_next_hook(tmp_p
     now = [x[3] for x in turns(store_path)]
     assert not [x for x in now if CANARY in x], now
     assert "next prompt" in now
+
+
+# -- 2/5: the one name rule refuses every credential shape, naming the field -------------------------
+ANT = "sk-ant-api03-" + "Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX"
+SLACK = "xoxb-" + "2048613395-Qm9vZ1x7Tz3RkP0a"
+GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.mark.parametrize("args, field, secret", [
+    (("project/x/" + ANT, "v"), "key", ANT),
+    (("project/x/" + SLACK, "v"), "key", SLACK),
+    (("project/api/Password: Zq7mm", "v"), "key", "Zq7mm"),
+    (("project/x/pwd=Zq7mm", "v"), "key", "Zq7mm"),
+    (("project/x/secret - Kx9mm", "v"), "key", "Kx9mm"),
+    (("user/editor", "vim", "--session", SLACK), "session", SLACK),
+    (("user/editor", "vim", "--session", "S1", "--agent", ANT), "agent", ANT),
+    (("user/editor", "vim", "--session", "S1", "--agent", GHP), "agent", GHP),
+    (("user/editor", "vim", "--session", f"S1.agent-{GHP}"), "agent", GHP),
+])
+def test_a_name_holding_any_credential_shape_is_refused(mem, store_path, args, field, secret):
+    mem("init")
+    r = mem("remember", *args, exit_code=2)
+    assert f"the {field} holds a credential" in r.stderr, r.stderr
+    assert secret not in r.stderr
+    assert not any(secret in p.name for p in store_path.rglob("*"))
+    mem("scan", secret, "--no-remotes")   # found nowhere
+
+
+@pytest.mark.parametrize("key", ["project/x/db-password-policy", "project/api/token-budget",
+                                 "project/x/secret-rotation", "project/x/password: see below"])
+def test_names_that_only_talk_about_credentials_are_kept(mem, key):
+    mem("remember", key, "v")
+
+
+def test_name_hits_finds_what_redact_finds_in_a_value():
+    from objstore.core.redact import name_hits, redact
+    for secret in (ANT, SLACK, GHP, "AKIA" + "Q3EGRJ7TZNPW2XVA"):
+        assert redact(secret).hits and name_hits(f"project/x/{secret}") and name_hits(f"a-{secret}".lstrip("a-"))
+    assert name_hits("S1") == () and name_hits("project/api/staging-password") == ()
+
+
+# -- 2: mem scan reads the names objects carry --------------------------------------------------------
+def test_scan_finds_a_text_in_a_namespace_an_owner_and_a_session_id(tmp_path, mem, store_path):
+    mem("remember", "project/x/port", "5432", "--session", "wombat-session-31", "--agent", "quokka-agent")
+    mem("remember", "project/x/host", "db1", env={"MEM_AGENT": "numbat-bot"})
+    for text_, detail in (("wombat-session-31", "fact project/x/port v1"), ("quokka-agent", "fact project/x/port v1"),
+                          ("numbat-bot", "fact project/x/host v1")):
+        r = mem("scan", text_, "--no-remotes", "--json", exit_code=1)
+        assert [h for h in r.json if h["place"] == "object" and h["detail"] == detail], \
+            (text_, r.json)
+    t = _hooked_transcript(tmp_path, store_path)
+    r = mem("scan", SID[-12:], "--no-remotes", "--json", exit_code=1)
+    assert [h for h in r.json if h["place"] == "object" and h["detail"].startswith(f"turn {SID}")], r.json
+    assert t.exists()
+
+
+# -- 3: a value after any label, on its line or the next, and the short-value floor ------------------
+REDACTED_VALUES = ["Password:\nZq7mmXy2", "secret:\nKx9mmAb3", "Password -\nKx9mmAb3", "secret:\n  Kx9mm",
+                   "Password: Zq7mm", "pwd=Zq7mm", "secret - Kx9mm", "db_pass: ab12", "passwd -\n  Zq7mm"]
+KEPT_VALUES = ["password: see below", "Password: hello", "secret: none", "password - see below",
+               "Password: 12345", "secret:\n  type: string", "the secret - hidden", "Password: ab1 is wrong",
+               "pwd: ~/src2", "password:\n- item one"]
+
+
+@pytest.mark.parametrize("value", REDACTED_VALUES)
+def test_a_labelled_value_is_redacted_on_remember(mem, value):
+    secret = value.split()[-1]
+    mem("remember", "project/x/notes", f"login for the box\n{value}\nend")
+    got = mem("get", "project/x/notes").stdout
+    assert secret not in got and "[REDACTED:" in got, got
+
+
+@pytest.mark.parametrize("value", KEPT_VALUES)
+def test_prose_after_a_label_is_kept(value):
+    from objstore.core.redact import redact
+    assert redact(value).text == value
+
+
+def test_a_labelled_value_on_the_next_line_is_redacted_on_import(tmp_path, mem, store_path):
+    t = tmp_path / "t" / f"{SID}.jsonl"
+    t.parent.mkdir()
+    t.write_bytes(line(user("u1", "secret:\nKx9mmAb3\nand Password -\nZq7mm", SID))
+                  + line(asst("a1", "m1", [text("ok")], SID)))
+    mem("import", "claude-code", str(t))
+    texts = " ".join(x[3] for x in turns(store_path))
+    assert "Kx9mmAb3" not in texts and "Zq7mm" not in texts and texts.count("[REDACTED:") == 2, texts

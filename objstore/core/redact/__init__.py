@@ -221,8 +221,8 @@ from objstore.core.redact.scanners import credential_name
 from objstore.core.text import replace_spans
 
 __all__ = [
-    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "credential_name", "redact",
-    "redact_named", "redact_value", "remove_credentials",
+    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "credential_name", "name_hits",
+    "redact", "redact_named", "redact_value", "remove_credentials",
 ]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
@@ -427,6 +427,32 @@ def redact_named(text: str, name: str) -> RedactResult:
         if named_value_ok(text[s:e], password=kind == "password"):
             return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
     return redact(text)
+
+
+#: the readings of a name :func:`name_hits` scans: separators kept (``sk-ant-…``, ``xoxb-…``,
+#: ``pwd=Zq7mm``), ``/`` and ``.`` read as blanks (a token right after one), and ``-`` too
+#: (``api-key-…``-style words); each maps a character to one character, so offsets hold
+_NAME_READINGS = (str.maketrans("", ""), str.maketrans("/.", "  "), str.maketrans("/.-", "   "))
+
+
+def name_hits(name: str) -> tuple[Hit, ...]:
+    """The credentials in a name a write stores in the clear (a fact key,
+    a session id, a sub-agent name): :func:`redact`'s hits over the name
+    as typed, then with ``/`` and ``.`` read as blanks, then with ``-``
+    too (the first reading that finds one wins).  So every shape the value
+    redaction knows is found in a name: a vendor token whose format holds
+    dashes (``project/x/sk-ant-api03-…``, ``xoxb-…``), one right after a
+    separator, a labelled value (``project/api/Password: Zq7mm``,
+    ``pwd=Zq7mm``, ``secret - Kx9mm``).  Offsets are in ``name`` (each
+    reading replaces one character by one).  Empty when there is none.
+    Raises ``TypeError`` for a non-str."""
+    if not isinstance(name, str):
+        raise TypeError(f"name_hits() takes a str, not {type(name).__name__}")
+    for table in _NAME_READINGS:
+        hits = redact(name.translate(table)).hits
+        if hits:
+            return hits
+    return ()
 
 
 def redact_value(text: str) -> str:
