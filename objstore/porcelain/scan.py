@@ -8,7 +8,9 @@ Places searched:
   space runs folded);
 * **store files** that are not objects (logs, caches, state files, the
   shell history kept in the store), raw and zlib-decompressed, for the
-  UTF-8 bytes of the text; and the **names** of every file and folder of
+  UTF-8 bytes of the text (a pack, in the quarantine too, by its
+  decompressed objects: a damaged one is searched in what still
+  decompresses and reported ``skipped``, never as a match); and the **names** of every file and folder of
   the store (a ref file is named by its key), normalized, percent-decoded;
 * the **names** objects carry: the keys of fact versions, queue items,
   tombstones and sealed values, a fact's namespace (session and sub-agent
@@ -47,7 +49,11 @@ class ScanHit:
     """One place holding the text.
 
     Attributes:
-        place: ``object``, ``store file``, ``index``, ``transcript`` or ``file``.
+        place: ``object``, ``store file``, ``index``, ``transcript`` or
+            ``file``; ``skipped`` for a file that could not be searched
+            whole (a damaged pack, one in the quarantine: the objects that
+            still decompress were searched and hold no match), which is not
+            a match.
         where: an object id with its type and key/session, or a path.
         detail: e.g. ``fact project/api/db v2`` or ``3 lines``.
     """
@@ -112,7 +118,9 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         blobs: ``(place, name, plaintext)`` read elsewhere, e.g. every object
             of a remote (place ``remote NAME``).
     Returns:
-        the hits, objects first; empty when the text is found nowhere.
+        the hits, objects first; empty when the text is found nowhere
+        (entries of place ``skipped`` say what could not be searched whole
+        and are no match).
     Raises:
         InvalidInput: a blank text.
     Cost: decodes every object (O(store size)).
@@ -122,9 +130,12 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         raise InvalidInput("nothing to scan for: the text is blank")
     hits = _object_hits(store, norm) + _name_hits(store, norm)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
-    for rel in scan_store(store.root, needles):
+    unsure: list[str] = []
+    for rel in scan_store(store.root, needles, unsure):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
+    hits += [ScanHit("skipped", str(store.root / rel), "a damaged pack: searched the objects that still "
+                     "decompress; the rest cannot be read") for rel in unsure]
     if index and searchable(text):   # punctuation alone is in no index term
         try:
             for h in search(store, text, limit=50):

@@ -142,3 +142,21 @@ def test_a_labelled_value_on_the_next_line_is_redacted_on_import(tmp_path, mem, 
     mem("import", "claude-code", str(t))
     texts = " ".join(x[3] for x in turns(store_path))
     assert "Kx9mmAb3" not in texts and "Zq7mm" not in texts and texts.count("[REDACTED:") == 2, texts
+
+
+# -- 4: the quarantine is searched by its objects, never a false match -----------------------------
+def test_scan_reads_a_quarantined_pack_by_its_objects_and_never_matches_falsely(invoke, tmp_path, store_path, mem):
+    from tests.memory.test_refill import SID as RSID, _flip_block_of, _texts, _transcript
+    src = tmp_path / "projects"
+    _transcript(src / "-home-dev-acme-api" / f"{RSID}.jsonl", _texts())
+    invoke("import", "claude-code", str(src))
+    invoke("gc", "--prune=now")
+    last = invoke("show", RSID, "--json").json["turns"][-1]["id"]
+    _flip_block_of(store_path, last, 0.5)
+    invoke("fsck", "--repair", "--json", exit_code=None)
+    quarantined = [p for p in (store_path / "quarantine").rglob("*.pack")]
+    assert quarantined, "the repair set no pack aside"
+    r = mem("scan", "zzqq-never-stored-9931", "--no-remotes", "--json")      # exit 0: found nowhere
+    assert r.json == [] and "skipped" in r.stderr and "quarantine" in r.stderr, (r.stdout, r.stderr)
+    r = mem("scan", "marker0x", "--no-remotes", "--json", exit_code=1)       # an object that still decompresses
+    assert [h for h in r.json if h["place"] == "store file" and "/quarantine/" in h["where"]], r.json
