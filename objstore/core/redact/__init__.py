@@ -100,8 +100,11 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           a trailing ``!`` goes with the password in every form
                           (``admin / P@ssw0rd!``, ``the password is P@ssw0rd!``,
                           as ``password: P@ssw0rd!``; ``is wrong!`` stays); a
-                          dash label ``Password - X`` (X shaped like a password
-                          and not a whole placeholder);
+                          dash label ``Password - X`` (also ``passwd``,
+                          ``passwort``, ``passphrase``, ``pwd``, ``secret``, and X
+                          alone on the next line: ``Password -`` LF ``X``; X
+                          shaped like a password and not a whole placeholder,
+                          or a short value that ends its line: see below);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
                           Passwort ist|lautet X`` (a trailing ``!`` kept with X);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
@@ -150,7 +153,18 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           the label ends its line, the value alone on the next
                           line by the same checks (``Password:`` LF ``  hunter2xyz``;
                           not ``password:`` LF ``  type: string``, a list item,
-                          a label, a blank line between: ``_next_line_value``)
+                          a label, a blank line between: ``_next_line_value``);
+                          ``secret`` as such a label too, for the next line and
+                          the short value. The short value (scan12): 4 or 5
+                          characters alone after a password or ``secret`` label,
+                          nothing after it on its line, with letters and digits
+                          or symbols (``Password: Zq7mm``, ``pwd=Zq7mm``,
+                          ``secret - Kx9mm``, ``secret:`` LF ``ab12``); a value of
+                          letters alone keeps the 6-character floor and the word
+                          lists (``password: see below``, ``Password: hello``,
+                          ``secret: none`` stay), digits alone stay
+                          (``Password: 1234``), as do references and paths
+                          (``short_labelled_ok``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,
@@ -162,9 +176,11 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
 
 The promise, in short: a vendor token is redacted by its format wherever it
 is; a value after an explicit password label (``Password: X``,
-``passwd=X``, ``pwd: X``, ``DB_PASS=X``, ``Password - X``, ``secret: X``, or
-``Password:`` with X alone on the next line) or stored under a key named for a
-credential is redacted whatever its shape (all lower case, no digit:
+``passwd=X``, ``pwd: X``, ``DB_PASS=X``, ``Password - X``, ``secret: X``,
+``secret - X``, or any of them with X alone on the next line) or stored under
+a key named for a credential is redacted whatever its shape (after a label, 4
+characters are enough when X has letters with digits or symbols and ends its
+line: ``Password: Zq7mm``; 6 for letters alone) (all lower case, no digit:
 ``correcthorsebattery``, ``hunter``; a placeholder word inside:
 ``Example#2024``, ``dummy-Pa55``, ``hunter2EXAMPLE``) unless it reads as code
 or prose, or the WHOLE value is a placeholder (``checks.is_placeholder``:
