@@ -464,10 +464,15 @@ def name_hits(name: str) -> tuple[Hit, ...]:
     Raises ``TypeError`` for a non-str."""
     if not isinstance(name, str):
         raise TypeError(f"name_hits() takes a str, not {type(name).__name__}")
+    seen = None
     for table in _NAME_READINGS:
-        hits = redact(name.translate(table)).hits
+        reading = name.translate(table)
+        if reading == seen:         # no separator of this reading in the name: already scanned
+            continue
+        hits = redact(reading).hits
         if hits:
             return hits
+        seen = reading
     return ()
 
 
