@@ -394,11 +394,12 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     sorted): those ``mem import`` read (:func:`_ledger_sources`) and those
     the hooks read (Claude Code capture: the path of each transcript cursor,
     ``cache/cursors``, :func:`objstore.capture.cursors.iter_cursors`).  The
-    one list ``mem scan`` and ``mem forget --scrub-sources`` read, so a transcript is scanned and scrubbed the same way whoever
-    captured it.  ``damaged``: as :func:`_ledger_sources`; ``hooked=False``:
-    the imported files alone (``mem doctor`` warns about those it can no
-    longer read; Claude Code deletes old transcripts itself).  Never raises
-    for the files' content."""
+    one list ``mem scan`` and ``mem forget --scrub-sources`` read, so a
+    transcript is scanned and scrubbed the same way whoever captured it.
+    ``damaged``: as :func:`_ledger_sources`; ``hooked=False``: the imported
+    files alone (``mem doctor`` warns about those it can no longer read;
+    Claude Code deletes old transcripts itself).  Never raises for the
+    files' content."""
     paths = set(_ledger_sources(store, damaged))
     if hooked:
         paths.update(c.path for c in iter_cursors(store) if os.path.isabs(c.path) and "\0" not in c.path)

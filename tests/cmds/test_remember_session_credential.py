@@ -10,7 +10,8 @@ import pytest
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
-@pytest.mark.parametrize("args, field", [(("--session", TOKEN), "session"), (("--session", f"S1.agent-{TOKEN}"), "agent"),
+@pytest.mark.parametrize("args, field", [(("--session", TOKEN), "session"),
+                                         (("--session", f"S1.agent-{TOKEN}"), "agent"),
                                          (("--session", "S1", "--agent", TOKEN), "agent")])
 def test_a_session_holding_a_credential_is_refused(mem, store, store_path, args, field):
     r = mem("remember", "user/editor", "vim", *args, exit_code=2)
