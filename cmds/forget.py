@@ -79,7 +79,8 @@ def _plan_json(plan) -> dict:
               help="Forget every fact version and turn containing TEXT (case and spacing ignored; >= 3 chars).")
 @click.option("--session", "session", metavar="ID", help="Forget a whole session.")
 @click.option("--scrub-sources", is_flag=True,
-              help="With --match: also redact TEXT in the transcript files the store imported from (asks per file); "
+              help="With --match: also redact TEXT in the transcript files the store captured from, imported "
+                   "or read by the hooks (asks per file); "
                    "also after TEXT was forgotten.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")

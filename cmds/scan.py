@@ -21,12 +21,15 @@ def command(text, files, no_remotes, as_json, store):
     """Show every place TEXT still exists: store, index, transcripts, shell history.
 
     Searches the store's objects (decoded, matching as forget does: case
-    and white space ignored; keys too), every other file of the store (logs,
-    caches, the review shell's history) and the names of its files (a ref
-    is named by its key), the search index, the agent transcripts
-    the store imported from, the Markdown notes it imported, your shell
-    history files, every remote and
-    backup (read back and decrypted with the sync key), and any --file.
+    and white space ignored; the names they carry too: keys, session ids,
+    sub-agent and agent names), every other file of the store (logs,
+    caches, the review shell's history, the quarantine's packs by their
+    objects: a damaged one is searched in what still decompresses and
+    named on stderr as skipped, never a match) and the names of its files
+    (a ref is named by its key), the search index, the agent transcripts
+    the store captured from (imported, or read by the hooks), the Markdown
+    notes it imported, your shell history files, every remote and backup
+    (read back and decrypted with the sync key), and any --file.
     Use it to check a forget.  Without TEXT it asks for it without echo, so
     a secret is not left in your shell history.  The text is never printed.
 
@@ -55,10 +58,14 @@ def command(text, files, no_remotes, as_json, store):
                            files=[*extra, *notes, *map(Path, files)], blobs=blobs)
     for name, why in unreadable:
         click.echo(f"could not read remote {name}: {why}", err=True)
+    skipped = [h for h in hits if h.place == "skipped"]
+    hits = [h for h in hits if h.place != "skipped"]
+    for h in skipped:
+        click.echo(f"skipped {h.where}: {h.detail}", err=True)
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: not in the store, the index, the imported transcripts or the shell history")
+        click.echo("found nowhere: not in the store, the index, the captured transcripts or the shell history")
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))

@@ -24,6 +24,7 @@ from pathlib import Path
 from blake3 import blake3
 
 from objstore.capture import claude_code, codex
+from objstore.capture.cursors import iter_cursors
 from objstore.capture.parseworker import ParseWorker, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
@@ -388,9 +389,26 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -
     return import_transcripts(store, "claude-code", paths, **kw)
 
 
-def imported_sources(store: Store, damaged: list[str] | None = None) -> list[str]:
-    """Transcript files this store has imported from (absolute paths), for
-    ``mem forget --scrub-sources``.  Kept in ``<store>/cache/imported-files``:
+def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True) -> list[str]:
+    """Every transcript file this store has captured from (absolute paths,
+    sorted): those ``mem import`` read (:func:`_ledger_sources`) and those
+    the hooks read (Claude Code capture: the path of each transcript cursor,
+    ``cache/cursors``, :func:`objstore.capture.cursors.iter_cursors`).  The
+    one list ``mem scan`` and ``mem forget --scrub-sources`` read, so a
+    transcript is scanned and scrubbed the same way whoever captured it.
+    ``damaged``: as :func:`_ledger_sources`; ``hooked=False``: the imported
+    files alone (``mem doctor`` warns about those it can no longer read;
+    Claude Code deletes old transcripts itself).  Never raises for the
+    files' content."""
+    paths = set(_ledger_sources(store, damaged))
+    if hooked:
+        paths.update(c.path for c in iter_cursors(store) if os.path.isabs(c.path) and "\0" not in c.path)
+    return sorted(paths)
+
+
+def _ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]:
+    """Transcript files ``mem import`` has read (absolute paths).  Kept in
+    ``<store>/cache/imported-files``:
     one path a line, UTF-8 with undecodable bytes of a path escaped
     (``surrogateescape``, as ``os.fsdecode``).
 
@@ -440,8 +458,8 @@ def _read_ledger_files(store: Store) -> set[str]:
 
 def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None) -> None:
     """Add transcript paths to the ledger of imported files (a damaged
-    ledger is rebuilt first: :func:`imported_sources`)."""
-    new = paths - set(imported_sources(store, damaged))
+    ledger is rebuilt first: :func:`_ledger_sources`)."""
+    new = paths - set(_ledger_sources(store, damaged))
     if not new:
         return
     p = store.root / LEDGER_FILE

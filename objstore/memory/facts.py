@@ -22,7 +22,7 @@ from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_r
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
-from objstore.memory.scope import is_memory_file_key, namespace_rank
+from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -502,15 +502,25 @@ def resolve_edges(store: Store, key: str, edges, known_turns: Collection[str] = 
 
 
 def check_key_credentials(key: str, what: str = "key") -> None:
-    """Raise InvalidInput when ``key`` holds a credential (as the redaction
-    rules find it, ``/``, ``-`` and ``.`` read as spaces): a key names ref
-    files, audit log lines, tombstones and exports, none of which is
-    redacted.  The one rule for every name a write stores in the clear:
-    ``what`` says which (``"key"``; ``"session"`` for a namespace,
-    ``<session>[.agent-<name>]``, which fact versions, ref names and the
-    session list carry)."""
-    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
-    if redact(key.replace("/", " ").replace("-", " ").replace(".", " ")).hits:
+    """Raise InvalidInput when ``key`` holds a credential, any shape the
+    value redaction knows (:func:`objstore.core.redact.name_hits`: the
+    same rules, over the name as typed and with its separators read as
+    blanks): a key names ref files, audit log lines, tombstones and
+    exports, none of which is redacted.  The one rule for every name a
+    write stores in the clear: ``what`` says which (``"key"``,
+    ``"session"``, ``"agent"``; ``"namespace"`` for
+    ``<session>[.agent-<name>…]``, which fact versions, ref names and the
+    session list carry: its session and each sub-agent name are checked
+    alone, and the message names the one that holds it, ``the agent holds
+    a credential``).  The message never holds the name."""
+    if what == "namespace":
+        session, agents = agent_path(key)
+        check_key_credentials(session, "session")
+        for agent in agents:
+            check_key_credentials(agent, "agent")
+        return
+    from objstore.core.redact import name_hits  # deferred: the redaction rules compile at import
+    if name_hits(key):
         raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in file names and logs",
                            hint="name what the value is, not the value" if what == "key"
                            else f"name the {what} for what it is, not with a secret")
@@ -604,7 +614,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         body, redacted = red.text, len(red.hits)
         check_key_credentials(key)
         if namespace:
-            check_key_credentials(namespace, "session")
+            check_key_credentials(namespace, "namespace")
     if sensitivity == "secret":  # never stored in the clear: objstore.vault.sealed seals it
         raise InvalidInput("a secret value is sealed, not written as a plain fact",
                            hint="use objstore.vault.sealed.remember_sealed (mem remember --sensitivity secret)")

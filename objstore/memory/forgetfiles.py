@@ -15,6 +15,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
+from objstore.core.salvage import salvage_pack
 from objstore.core.store import Store
 from objstore.core.text import matcher
 from objstore.memory.tombstones import all_tombstones
@@ -81,10 +82,47 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
 
 # -- verification -----------------------------------------------------------------
 
-def scan_store(root, needles: list[bytes]) -> list[str]:
+def _pack_frames(p: Path) -> tuple[list[bytes], bool]:
+    """The decompressed frames of pack ``p`` and whether they are known to
+    be all of it: through its index when that reads, else what
+    :func:`objstore.core.salvage.salvage_pack` still decompresses, which
+    may be only part of it (a damaged pack, bytes set aside in the
+    quarantine: False).  A pack without an index (being written, or
+    orphaned) is read by salvage too and not counted as unreadable (what
+    salvage cannot frame of it is unknown, as it was before it was read)."""
+    if not p.with_suffix(".idx").exists():
+        try:
+            return [frame for _oid, frame in salvage_pack(p)], True
+        except OSError:
+            return [], True
+    try:
+        with Pack(p.with_suffix(".idx")) as pack:
+            frames = []
+            for _oid, frame in pack.frames_in_body_order():
+                if isinstance(frame, MemError):
+                    raise frame
+                frames.append(frame)
+            return frames, True
+    except MemError:
+        pass
+    try:
+        return [frame for _oid, frame in salvage_pack(p)], False
+    except OSError:
+        return [], False
+
+
+def scan_store(root, needles: list[bytes], unsure: list[str] | None = None) -> list[str]:
     """Sentinel scan: every file under ``root`` whose bytes, or whose
     zlib-decompressed bytes (loose objects), or any decompressed entry of a
     pack, contain any of ``needles``.
+
+    A pack that cannot be read whole (damaged, or bytes ``fsck --repair``
+    set aside in the quarantine) is searched in every entry that still
+    decompresses (:func:`_pack_frames`); when none holds a needle, the rest
+    is unknown: its path (relative to ``root``) is appended to ``unsure``
+    when given (``mem scan`` says it could not search all of it, and
+    reports no match), else it counts as a match (the check after a forget
+    never passes what it could not read).
 
     Returns the matching paths relative to ``root`` (empty = clean).  Used
     after a forget to show that the value is found nowhere on disk.
@@ -103,17 +141,15 @@ def scan_store(root, needles: list[bytes]) -> list[str]:
                 views.append(zlib.decompress(data))
             except zlib.error:
                 pass
-            if p.suffix == ".pack" and p.with_suffix(".idx").exists():
-                try:
-                    with Pack(p.with_suffix(".idx")) as pack:
-                        for _oid, frame in pack.frames_in_body_order():
-                            if isinstance(frame, MemError):
-                                raise frame
-                            views.append(frame)
-                except MemError:
-                    views.append(b"".join(needles))  # unreadable pack: report it, never pass it
+            whole = True
+            if p.suffix == ".pack":
+                frames, whole = _pack_frames(p)
+                views += frames
+            rel = str(p.relative_to(base))
             if any(n in v for n in needles for v in views):
-                hits.append(str(p.relative_to(base)))
+                hits.append(rel)
+            elif not whole:
+                (unsure if unsure is not None else hits).append(rel)
     return sorted(hits)
 
 

@@ -8,12 +8,17 @@ Places searched:
   space runs folded);
 * **store files** that are not objects (logs, caches, state files, the
   shell history kept in the store), raw and zlib-decompressed, for the
-  UTF-8 bytes of the text; and the **names** of every file and folder of
+  UTF-8 bytes of the text (a pack, in the quarantine too, by its
+  decompressed objects: a damaged one is searched in what still
+  decompresses and reported ``skipped``, never as a match); and the **names** of every file and folder of
   the store (a ref file is named by its key), normalized, percent-decoded;
-* the **keys** of fact versions, queue items, tombstones and sealed
-  values (a key is text too: it can hold what a person typed);
+* the **names** objects carry: the keys of fact versions, queue items,
+  tombstones and sealed values, a fact's namespace (session and sub-agent
+  names) and owner, a turn's session id and working directory (a name is
+  text too: it can hold what a person typed);
 * **the search index**, by asking it (its document store is compressed);
-* **the agents' transcripts** this store imported from;
+* **the agents' transcripts** this store captured from (imported, or read
+  by the hooks: ``objstore.capture.importer.imported_sources``);
 * **other files** the caller names (shell history files);
 * **remotes and backups**: blobs the caller reads back and decrypts
   (``objstore.remote.inspect.remote_plaintexts``), passed as ``blobs``.
@@ -44,7 +49,11 @@ class ScanHit:
     """One place holding the text.
 
     Attributes:
-        place: ``object``, ``store file``, ``index``, ``transcript`` or ``file``.
+        place: ``object``, ``store file``, ``index``, ``transcript`` or
+            ``file``; ``skipped`` for a file that could not be searched
+            whole (a damaged pack, one in the quarantine: the objects that
+            still decompress were searched and hold no match), which is not
+            a match.
         where: an object id with its type and key/session, or a path.
         detail: e.g. ``fact project/api/db v2`` or ``3 lines``.
     """
@@ -54,7 +63,16 @@ class ScanHit:
     detail: str = ""
 
 
+def _in(norm: str, *fields: str) -> bool:
+    """``norm`` occurs in one of ``fields`` (normalized)."""
+    return any(f and norm in normalize_value(f) for f in fields)
+
+
 def _object_hits(store: Store, norm: str) -> list[ScanHit]:
+    """Objects holding the text in a value or in a name they carry: a
+    fact's key, namespace (session and sub-agent names) and owner (the
+    agent that wrote it), a turn's session id and working directory, a
+    queue item's key and owner, a tombstone's or sealed value's key."""
     hits = []
     for oid in sorted(set(store.objects) | set(store.packs)):
         try:
@@ -62,16 +80,16 @@ def _object_hits(store: Store, norm: str) -> list[ScanHit]:
         except MemError:
             continue
         if isinstance(obj, Fact):
-            if norm in normalize_value(obj.body) or norm in normalize_value(obj.key):
+            if _in(norm, obj.body, obj.key, obj.namespace, obj.owner):
                 hits.append(ScanHit("object", oid, f"fact {obj.key} v{obj.version}"))
         elif isinstance(obj, Turn):
-            if norm in normalize_value(obj.text):
+            if _in(norm, obj.text, obj.session, obj.cwd):
                 hits.append(ScanHit("object", oid, f"turn {obj.session} #{obj.seq} ({obj.role})"))
         elif isinstance(obj, QueueItem):
-            if norm in normalize_value(obj.body) or norm in normalize_value(obj.key):
+            if _in(norm, obj.body, obj.key, obj.owner):
                 hits.append(ScanHit("object", oid, f"queue item for {obj.key}"))
         elif isinstance(obj, (Tombstone, Sealed)):   # their keys are names a text can end up in
-            if norm in normalize_value(obj.key):
+            if _in(norm, obj.key, getattr(obj, "owner", "")):
                 hits.append(ScanHit("object", oid, f"{obj.TYPE_NAME} {obj.key}"))
     return hits
 
@@ -100,7 +118,9 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         blobs: ``(place, name, plaintext)`` read elsewhere, e.g. every object
             of a remote (place ``remote NAME``).
     Returns:
-        the hits, objects first; empty when the text is found nowhere.
+        the hits, objects first; empty when the text is found nowhere
+        (entries of place ``skipped`` say what could not be searched whole
+        and are no match).
     Raises:
         InvalidInput: a blank text.
     Cost: decodes every object (O(store size)).
@@ -110,9 +130,12 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         raise InvalidInput("nothing to scan for: the text is blank")
     hits = _object_hits(store, norm) + _name_hits(store, norm)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
-    for rel in scan_store(store.root, needles):
+    unsure: list[str] = []
+    for rel in scan_store(store.root, needles, unsure):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
+    hits += [ScanHit("skipped", str(store.root / rel), "a damaged pack: searched the objects that still "
+                     "decompress; the rest cannot be read") for rel in unsure]
     if index and searchable(text):   # punctuation alone is in no index term
         try:
             for h in search(store, text, limit=50):

@@ -100,8 +100,11 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           a trailing ``!`` goes with the password in every form
                           (``admin / P@ssw0rd!``, ``the password is P@ssw0rd!``,
                           as ``password: P@ssw0rd!``; ``is wrong!`` stays); a
-                          dash label ``Password - X`` (X shaped like a password
-                          and not a whole placeholder);
+                          dash label ``Password - X`` (also ``passwd``,
+                          ``passwort``, ``passphrase``, ``pwd``, ``secret``, and X
+                          alone on the next line: ``Password -`` LF ``X``; X
+                          shaped like a password and not a whole placeholder,
+                          or a short value that ends its line: see below);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
                           Passwort ist|lautet X`` (a trailing ``!`` kept with X);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
@@ -150,7 +153,18 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           the label ends its line, the value alone on the next
                           line by the same checks (``Password:`` LF ``  hunter2xyz``;
                           not ``password:`` LF ``  type: string``, a list item,
-                          a label, a blank line between: ``_next_line_value``)
+                          a label, a blank line between: ``_next_line_value``);
+                          ``secret`` as such a label too, for the next line and
+                          the short value. The short value (scan12): 4 or 5
+                          characters alone after a password or ``secret`` label,
+                          nothing after it on its line, with letters and digits
+                          or symbols (``Password: Zq7mm``, ``pwd=Zq7mm``,
+                          ``secret - Kx9mm``, ``secret:`` LF ``ab12``); a value of
+                          letters alone keeps the 6-character floor and the word
+                          lists (``password: see below``, ``Password: hello``,
+                          ``secret: none`` stay), digits alone stay
+                          (``Password: 1234``), as do references and paths
+                          (``short_labelled_ok``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,
@@ -162,9 +176,11 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
 
 The promise, in short: a vendor token is redacted by its format wherever it
 is; a value after an explicit password label (``Password: X``,
-``passwd=X``, ``pwd: X``, ``DB_PASS=X``, ``Password - X``, ``secret: X``, or
-``Password:`` with X alone on the next line) or stored under a key named for a
-credential is redacted whatever its shape (all lower case, no digit:
+``passwd=X``, ``pwd: X``, ``DB_PASS=X``, ``Password - X``, ``secret: X``,
+``secret - X``, or any of them with X alone on the next line) or stored under
+a key named for a credential is redacted whatever its shape (after a label, 4
+characters are enough when X has letters with digits or symbols and ends its
+line: ``Password: Zq7mm``; 6 for letters alone) (all lower case, no digit:
 ``correcthorsebattery``, ``hunter``; a placeholder word inside:
 ``Example#2024``, ``dummy-Pa55``, ``hunter2EXAMPLE``) unless it reads as code
 or prose, or the WHOLE value is a placeholder (``checks.is_placeholder``:
@@ -221,8 +237,8 @@ from objstore.core.redact.scanners import credential_name
 from objstore.core.text import replace_spans
 
 __all__ = [
-    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "credential_name", "redact",
-    "redact_named", "redact_value", "remove_credentials",
+    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "credential_name", "name_hits",
+    "redact", "redact_named", "redact_value", "remove_credentials",
 ]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
@@ -427,6 +443,37 @@ def redact_named(text: str, name: str) -> RedactResult:
         if named_value_ok(text[s:e], password=kind == "password"):
             return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
     return redact(text)
+
+
+#: the readings of a name :func:`name_hits` scans: separators kept (``sk-ant-…``, ``xoxb-…``,
+#: ``pwd=Zq7mm``), ``/`` and ``.`` read as blanks (a token right after one), and ``-`` too
+#: (``api-key-…``-style words); each maps a character to one character, so offsets hold
+_NAME_READINGS = (str.maketrans("", ""), str.maketrans("/.", "  "), str.maketrans("/.-", "   "))
+
+
+def name_hits(name: str) -> tuple[Hit, ...]:
+    """The credentials in a name a write stores in the clear (a fact key,
+    a session id, a sub-agent name): :func:`redact`'s hits over the name
+    as typed, then with ``/`` and ``.`` read as blanks, then with ``-``
+    too (the first reading that finds one wins).  So every shape the value
+    redaction knows is found in a name: a vendor token whose format holds
+    dashes (``project/x/sk-ant-api03-…``, ``xoxb-…``), one right after a
+    separator, a labelled value (``project/api/Password: Zq7mm``,
+    ``pwd=Zq7mm``, ``secret - Kx9mm``).  Offsets are in ``name`` (each
+    reading replaces one character by one).  Empty when there is none.
+    Raises ``TypeError`` for a non-str."""
+    if not isinstance(name, str):
+        raise TypeError(f"name_hits() takes a str, not {type(name).__name__}")
+    seen = None
+    for table in _NAME_READINGS:
+        reading = name.translate(table)
+        if reading == seen:         # no separator of this reading in the name: already scanned
+            continue
+        hits = redact(reading).hits
+        if hits:
+            return hits
+        seen = reading
+    return ()
 
 
 def redact_value(text: str) -> str:

@@ -387,6 +387,31 @@ def labelled_password_ok(v: str) -> bool:
     return not any(w in _PROSE_WORDS or w in _PASSWORD_TALK for w in words)
 
 
+#: the fewest characters of a value :func:`short_labelled_ok` takes after a label
+SHORT_LABELLED_MIN = 4
+
+
+def short_labelled_ok(v: str) -> bool:
+    """A short value (``Zq7mm``, ``ab12``, ``pa$$``) alone after an
+    explicit password or secret label with nothing after it on its line
+    (``Password: Zq7mm``, ``pwd=Zq7mm``, ``secret - Kx9mm``, or on the
+    label's next line; scan12): a password, though shorter than the 6
+    characters a password needs elsewhere, when it has letters with digits
+    or symbols: a word of prose has neither (``password: see below``,
+    ``Password: hello``, ``secret: none``: a value of letters alone keeps
+    :func:`labelled_password_ok`'s 6-character floor and word lists).
+    :data:`SHORT_LABELLED_MIN` (4) characters at least; not digits alone
+    (``Password: 1234`` can be a count or a port as well as a PIN), a
+    reference, path or URL (``$PW``, ``~/x``, ``a/b``), nor a whole
+    placeholder (:func:`is_placeholder`: ``****``, ``<pw>``, ``${PW}``)."""
+    if not (SHORT_LABELLED_MIN <= len(v) <= 128) or v[0] in "$%/~.#{<*" or "/" in v or v.isdigit():
+        return False
+    chars = set(v)
+    if chars.isdisjoint(_LETTERS) or chars <= _LETTERS | {"_", "-", "."} or is_placeholder(v):
+        return False
+    return v.lower() not in _LABEL_NOT_VALUES
+
+
 def named_value_ok(v: str, *, password: bool) -> bool:
     """``v`` (stripped) is the whole of a value stored under a name that says
     it is a credential (``project/api/staging-password``): a password or a

@@ -9,7 +9,8 @@ from objstore.core.redact.checks import (bare_password_ok, bearer_ok, cli_secret
                                          looks_secret,
                                          mysql_password_ok, net_secret_ok, not_placeholder, pair_password_ok,
                                          pair_slash_ok, phrase_secret, phrase_secret_bang_ok, pin_ok,
-                                         quoted_phrase_ok, sas_sig_ok, sql_bare_ok, sql_literal_ok,
+                                         quoted_phrase_ok, sas_sig_ok, short_labelled_ok, sql_bare_ok,
+                                         sql_literal_ok,
                                          unquoted_passphrase_ok, url_password_ok, word_passphrase_ok)
 from objstore.core.redact.rule import Rule, make_rule, tok
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
@@ -24,7 +25,13 @@ _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 # staging box is X', 'the password of db.example.com was X'); a word does not end a sentence or a clause
 _PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
 _PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
-_PHRASE_DASH = r"[ \t]{1,4}[-\u2013\u2014][ \t]{1,4}[\"'`]?"   # 'Password - X', 'password \u2013 X' (red10)
+# a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
+# its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
+# passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
+_DASH_LABELS = ("passw", "passphrase", "pwd", "secret")
+_DASH_HEAD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
+              r"|pwd(?<![A-Za-z0-9_\-\]]pwd)|secret(?<![A-Za-z0-9_\-\]]secret))"
+              r"[ \t]{1,4}[-\u2013\u2014](?:[ \t]{1,4}|[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16})[\"'`]?")
 _PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 _PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
@@ -262,10 +269,17 @@ RULES: list[Rule] = [
        + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",)),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10), where the token "
+       "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10; also passwd, "
+       "passwort, passphrase, pwd, secret, and the token alone on the next line: scan12), where the token "
        "looks like a password and is not a whole placeholder (labelled_phrase_ok)",
-       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d" + _PHRASE_DASH + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=labelled_phrase_ok, anchors=("passw",)),
+       _DASH_HEAD + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=labelled_phrase_ok, anchors=_DASH_LABELS, scan=scan_at(*_DASH_LABELS)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): a dash label with a short token that ends its line "
+       "('secret - Kx9mm', 'Password -' LF 'Zq7mm'; scan12), letters with digits or symbols "
+       "(short_labelled_ok)",
+       _DASH_HEAD + r"(?P<secret>[^\s\"'`]{4,128}+)(?=[\"'`]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$))",
+       ci=True, priority=51, check=short_labelled_ok, anchors=_DASH_LABELS, scan=scan_at(*_DASH_LABELS)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase is <token>'",
        r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret
+from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
@@ -118,14 +118,18 @@ _LINE_END = Lazy(r"(?:\\{0,3}[\"'`])?[ \t]{0,8}[.!]?[ \t]{0,8}(?:\r|\n|\\{1,3}[r
                  r"|\\{0,3}\"[ \t]{0,8}[,}\]]", FLAGS)
 
 
-def _password_label(low: str, p: int) -> bool:
+def _password_label(low: str, p: int, *, secret: bool = False) -> bool:
     """The keyword at ``p`` of the lowercased text is an explicit password
     label: ``password``, ``passwd``, ``passwort``, ``passphrase``, ``pwd`` or
-    a name ending ``_pass`` (``DB_PASS``); not ``pw`` nor a bare ``pass``
+    a name ending ``_pass`` (``DB_PASS``); with ``secret``, also ``secret``
+    (``secret:``, ``client_secret=``: a label whose value ending its line
+    is judged as a password's, :func:`short_labelled_ok`, and read on the
+    next line); not ``pw`` nor a bare ``pass``
     (``pw: playwright``, a compiler's ``pass: parse``), nor a name in code:
     an attribute or a variable (``self.password = account``,
     ``$password = input``, ``obj->password``, ``@password``)."""
-    if not (low.startswith(("passw", "passphrase", "pwd"), p) or (low.startswith("pass", p) and low[p - 1:p] == "_")):
+    if not (low.startswith(("passw", "passphrase", "pwd"), p) or (low.startswith("pass", p) and low[p - 1:p] == "_")
+            or (secret and low.startswith("secret", p))):
         return False
     i = p
     while i > 0 and i > p - 64 and (low[i - 1].isalnum() or low[i - 1] == "_"):
@@ -206,7 +210,7 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list) -> None:
             or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
         return
     if (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
-            or labelled_password_ok(v)):
+            or labelled_password_ok(v) or short_labelled_ok(v)):
         out.append((s, e, rule.priority, rule.name))
 
 
@@ -243,8 +247,8 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
             continue
         vend = e - off
-        if e == s and _password_label(low, p):
-            _next_line_value(rule, text, e, we, out)   # 'Password:' LF '  hunter2xyz'
+        if e == s and _password_label(low, p, secret=True):
+            _next_line_value(rule, text, e, we, out)   # 'Password:' LF '  hunter2xyz', 'secret:' LF '  Kx9mm'
             continue
         if e - s < 4:
             continue
@@ -260,7 +264,8 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
                                                         and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
-                not quoted and label and _LINE_END.match(text, e) is not None and labelled_password_ok(v)):
+                not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
+                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))):
             out.append((s, e, rule.priority, rule.name))
 
 
