@@ -319,9 +319,14 @@ def working_dir() -> str | None:
 def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
-    if store.damaged:
+    lost = [k[len("lost facts/"):] for k in store.damaged if k.startswith("lost facts/")]
+    if lost:   # mem fsck --repair kept the place of a lost current value: nothing more to repair
+        echo(safe(f"warning: {plural(len(lost), 'key')} whose current value was lost to damage skipped "
+                  f"({lost[0]}{', …' if len(lost) > 1 else ''}); 'mem get KEY' says which versions are left"),
+             err=True)
+    if any(not k.startswith("lost ") for k in store.damaged):
         refs = [k[4:] for k in store.damaged if k.startswith("ref ")]
-        objs = [k for k in store.damaged if not k.startswith("ref ")]
+        objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]
         what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
                ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
         echo(f"warning: {' and '.join(what)} skipped; "
@@ -395,8 +400,8 @@ def body_text(obj) -> str:
     object ``mem forget`` emptied (its ``forgotten`` field, ms since epoch),
     or ``(lost: …)`` for one ``mem fsck --repair`` could not recover."""
     if getattr(obj, "forgotten", 0):
-        marks = getattr(obj, "sources", None) or (getattr(obj, "source", "") or "",)
-        if any(m.startswith("lost") for m in marks):  # emptied by mem fsck --repair, not by forget
+        from objstore import is_lost_stub
+        if is_lost_stub(obj):  # emptied by mem fsck --repair, not by forget
             return f"(lost: mem fsck --repair could not recover this {'version' if hasattr(obj, 'body') else 'turn'})"
         return f"(forgotten at {fmt_time(obj.forgotten)})"
     return safe(obj.body if hasattr(obj, "body") else obj.text)

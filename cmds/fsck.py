@@ -49,6 +49,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     have no child none is picked: they are named in the key's reflog (gc
     keeps them) and the repair exits 13.  What a forget tombstoned stays
     forgotten (a history holding a forgotten turn or value is passed over).
+    When a key's newest version is lost, its place is kept as a 'lost'
+    placeholder above the newest readable version, which is older and is
+    not made current: mem get KEY exits 13 and names both, and the repair
+    exits 13 (mem revert KEY makes the older value current again, mem
+    remember KEY VALUE sets another).
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
@@ -113,6 +118,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     if fixed is not None:   # not rebuilt: which value is current is not the repair's to guess
         rep.problems.extend(f"{name}: its ref was lost and {len(heads)} of its versions have no child; "
                             "none was picked" for name, heads in fixed.unresolved.items())
+        rep.problems.extend(f"{name}: its current value was lost; v{n}, the newest readable version, was not "
+                            "made current" for name, n in fixed.lost_heads.items())
     store.damaged.clear()  # reported below, not as a warning
     from objstore import registry_damage
     why = registry_damage(store.root)
@@ -133,6 +140,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
+                             "lost_heads": fixed.lost_heads,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -211,6 +219,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
                    "VALUE' then sets the value to keep", err=True)
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+    for name, n in r.lost_heads.items():
+        click.echo(f"repair: the current value of {name[len('facts/'):]} was lost: its place is kept (v{n + 1}, "
+                   f"'lost'); v{n}, the newest readable version, is older and was not made current")
+    if r.lost_heads:
+        click.echo("hint: 'mem log KEY' shows what is left; 'mem revert KEY' makes the older value current "
+                   "again, 'mem remember KEY VALUE' sets the value to keep", err=True)
     if any(name.startswith("sessions/") for name in r.mended):
         click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import has_legacy_at, validate_key
@@ -122,6 +122,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
                 rep.problems.append(f"ref {name} -> {oid}: is a {obj.TYPE_NAME}, expected a {cls.TYPE_NAME}")
                 continue
             _check_chain(name, oid, obj, objs, rep)
+            if ns == "facts" and is_lost_stub(obj):   # kept by fsck --repair; the person picks the value
+                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+                                    f"served as current until a newer version is written ('mem revert "
+                                    f"{name[6:]}' writes the older value again, 'mem remember' a new one)")
             newer = rolled_back(store, name, oid, objs) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "

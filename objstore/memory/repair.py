@@ -22,8 +22,12 @@ Order of work, under the store lock:
    version some reflog names as a head is preferred, then the most recently
    recorded); numbers with no survivor get stubs too.  Every version above
    a stub is rewritten onto the new parent (new ids), and the ref moves by
-   compare-and-swap with a reflog entry ``fsck --repair``.  A lost head has
-   no stub (its number is unknown): the newest survivor becomes the head.
+   compare-and-swap with a reflog entry ``fsck --repair``.  A fact key's
+   lost head gets a stub numbered one above the newest survivor (its own
+   number is at least that): the key's current value is lost, and no reader
+   serves the survivor as current (``facts.lost_current``; ``lost_heads``)
+   until the person writes a newer version.  A session's lost head has no
+   stub (its number is unknown): the newest surviving turn becomes the head.
    A sealed key's chain may have gaps, so lost sealed versions get no stub.
    A ref with nothing left (and a queue ref whose object is lost) is
    deleted: the report names it.  A tombstone ref whose object is lost is
@@ -88,6 +92,12 @@ class RepairReport:
         unresolved: fact refs not rebuilt because several versions of the
             key have no child -> those candidate heads (recorded in the
             key's reflog; the store is left failing: exit 13).
+        lost_heads: fact ref -> the version number of its newest readable
+            version, for keys whose head (the current value, as far as
+            anything tells) was lost: a lost stub numbered one above it is
+            the head now, so no reader serves the older value as current
+            (``facts.lost_current``: ``get`` exits 13) until a newer
+            version is written (the caller exits 13 too).
         reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
@@ -111,6 +121,7 @@ class RepairReport:
     misnamed: list[str] = field(default_factory=list)
     unresolved: dict[str, list[str]] = field(default_factory=dict)
     reset_refs: list[tuple[str, str, str]] = field(default_factory=list)
+    lost_heads: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -515,6 +526,11 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     else:
         n = max((kind.num(o) for _, o in pool), default=None)
         lost = None
+        if kind.cls is Fact and n is not None:
+            # a lost head of a key keeps its place above the newest survivor (its number is at least
+            # that one's + 1): the survivor is an older value, never served as current in its stead
+            entries.append(("stub", n + 1, broken))
+            rep.lost_heads[name] = n
     floor = kind.root if kind.root is not None else 0
     while n is not None and n >= floor:
         at_n = [(oid, o) for oid, o in pool if kind.num(o) == n and oid not in used]
