@@ -95,7 +95,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
     from objstore import IntegrityError, InvalidInput
-    from objstore import fsck, verify_index
+    from objstore import forgotten_check, fsck, verify_index
     if drop_lost_tombstones and not repair:
         raise InvalidInput("--drop-lost-tombstones works only with --repair")
     config_fixed = None
@@ -113,7 +113,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             with progress_bar("indexing") as update:
                 reindexed = reindex(store, progress=lambda done: update(done))
     with progress_bar("checking") as update:
-        rep = fsck(store, progress=update)
+        rep = fsck(store, progress=update, forgotten=forgotten_check(store, rejections=False))
     rep.problems.extend(verify_index(store))
     if fixed is not None:   # not rebuilt: which value is current is not the repair's to guess
         rep.problems.extend(f"{name}: its ref was lost and {len(heads)} of its versions have no child; "
@@ -140,7 +140,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
-                             "lost_heads": fixed.lost_heads,
+                             "lost_heads": fixed.lost_heads, "refound_refs": fixed.refound,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -201,6 +201,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         else:
             click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name in r.refound:
+        click.echo(f"repair: restored {name} from its reflog (no ref named its stored "
+                   f"{'turns' if name.startswith('sessions/') else 'versions'})")
     for name, was, now in r.reset_refs:
         click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")
@@ -208,7 +211,7 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
     for name in r.rebuilt:
         click.echo(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
-                   "objects (its ref was damaged)"
+                   "objects (its ref was damaged or missing)"
                    + ("; several turns had no child: took the one a reflog names, else the highest seq"
                       if name in r.rebuilt_ambiguous else ""))
     for name, heads in r.unresolved.items():
