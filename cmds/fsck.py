@@ -64,7 +64,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     rewritten with the defaults (docs/format.md "config"; a damaged one is
     kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".
 
-    Also problems: a ref set back to an older version than its reflog's
+    Also problems: a session or key whose turns or versions are stored
+    but that no ref names (e.g. refs/packed-sessions deleted; --repair sets
+    the ref again to the head its reflog names, else rebuilds it from the
+    objects as above, and gc deletes nothing unreachable meanwhile), a ref
+    set back to an older version than its reflog's
     last entry names (--repair moves it forward again), a tombstone object
     whose ref tombstones/ID is missing (--repair sets it again; gc keeps
     such tombstones) and a damaged index-journal record (--repair, like any
