@@ -67,7 +67,7 @@ _API: dict[str, tuple[str, str]] = {
     "reads_outside": ("objstore.memory.provenance", "reads_outside"),
     "current": ("objstore.memory.facts", "current"),
     "current_of": ("objstore.memory.facts", "current_of"),
-    "lost_current": ("objstore.memory.facts", "lost_current"),
+    "lost_current": ("objstore.memory.lost", "lost_current"),
     "lost_current_message": ("objstore.memory.facts", "lost_current_message"),
     "successor_of": ("objstore.memory.facts", "successor_of"),
     "versions": ("objstore.memory.facts", "versions"),

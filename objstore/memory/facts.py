@@ -16,13 +16,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, NotFound, RefConflict,
                                   Refused)
 from objstore.core.ids import check_prefix
-from objstore.core.objects import (EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, is_lost_stub,
-                                   normalize_edges)
+from objstore.core.objects import EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
+from objstore.memory.lost import lost_current
 from objstore.memory.scope import is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
@@ -125,14 +125,15 @@ def key_chains(store: Store, prefix: str = "") -> Iterator[tuple[str, list[Versi
     (:func:`list_keys`, :func:`listed_chain`: one whose ref file or head
     object is damaged is skipped and noted in ``store.damaged``, and so is
     one whose current value was lost, noted as ``lost facts/<key>``:
-    :func:`lost_current`), sorted by key; optionally under ``prefix`` as
+    ``lost.lost_current``), sorted by key; optionally under ``prefix`` as
     :func:`list_keys` takes it."""
     for key, head in list_keys(store, prefix):
         chain = listed_chain(store, f"facts/{key}", head)
         if chain is None:
             continue
-        if is_lost_stub(chain[0].fact) and current_of(chain) is None:
-            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, chain[0]))
+        lost = lost_current(chain) if current_of(chain) is None else None
+        if lost is not None:
+            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, lost))
             continue
         yield key, chain
 
@@ -174,27 +175,6 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     if lost_current(chain, best, as_of) is not None:
         return None   # the current value was lost to damage: an older one is not served in its place
     return best
-
-
-def lost_current(chain: list[Version], best: Version | None = None, as_of: int | None = None) -> Version | None:
-    """The lost stub of ``chain`` (newest first) that may have held the
-    key's current value, or None.
-
-    A lost stub (``objects.is_lost_stub``) is the place ``mem fsck
-    --repair`` kept for a version it could not recover; its ``valid_from``
-    is unknown, so a stub numbered above ``best`` (the version the
-    supersession rule picks among the readable ones; None: any stub) may
-    have been current, and ``best`` may be a superseded value.  Then
-    :func:`current_of` answers None (so ``keys``, ``context``, ``recall``,
-    the index and the hooks serve nothing for the key) and :func:`current`
-    raises IntegrityError (``mem get`` exits 13) until a newer version is
-    written (``mem remember``, ``mem revert``).  With ``as_of`` (ms), only
-    a stub recorded by then counts (the repair wrote it after the lost
-    version; what was current before the repair is not known).  Returns
-    the newest such stub."""
-    floor = best.fact.version if best is not None else 0
-    return next((v for v in chain if v.fact.version > floor and is_lost_stub(v.fact)
-                 and (as_of is None or v.fact.recorded_at <= as_of)), None)
 
 
 def successor_of(chain: list[Version], oid: str) -> Version | None:
@@ -244,12 +224,9 @@ def current(store: Store, key: str, as_of: int | None = None, when: str = "") ->
     then, :func:`current_of`).
 
     Raises:
-        NotFound: no such key, or no version of it is current (all
-            forgotten; none recorded and valid by ``as_of``: ``when`` is
-            that time as the caller writes it, for the message).
-        IntegrityError: the current value was lost to damage
-            (:func:`lost_current`): the message names the lost version and
-            the newest readable one, never serves it as current.
+        NotFound: no such key, or none of it is current (all forgotten; none
+            valid by ``as_of``, which the message writes as ``when``).
+        IntegrityError: the current value was lost (``lost.lost_current``).
     """
     chain = versions(store, key)
     cur = current_of(chain, as_of)
@@ -266,7 +243,7 @@ def current(store: Store, key: str, as_of: int | None = None, when: str = "") ->
 
 def lost_current_message(key: str, chain: list[Version], lost: Version) -> str:
     """What a reader says of a key whose current value was lost
-    (:func:`lost_current`): the lost version and the newest readable one."""
+    (``lost.lost_current``): the lost version and the newest readable one."""
     older = current_of([v for v in chain if v.fact.version < lost.fact.version])
     return (f"the current value of {key} was lost to damage (v{lost.fact.version}, kept as a 'lost' placeholder "
             "by mem fsck --repair)" + (f"; v{older.fact.version} is the newest readable value, not necessarily "
