@@ -230,8 +230,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo(f"repair: the current value of {name[len('facts/'):]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")
     if r.lost_heads:
-        click.echo("hint: 'mem log KEY' shows what is left; 'mem revert KEY' makes the older value current "
-                   "again, 'mem remember KEY VALUE' sets the value to keep", err=True)
+        click.echo("hint: 'mem pull' from a remote that holds the value brings it back; else 'mem log KEY' shows "
+                   "what is left, 'mem revert KEY' makes the older value current again, 'mem remember KEY VALUE' "
+                   "sets the value to keep", err=True)
     if any(name.startswith("sessions/") for name in r.mended):
         click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)

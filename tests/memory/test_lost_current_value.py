@@ -64,3 +64,16 @@ def test_a_key_with_only_its_head_is_dropped_as_before(invoke, store_path):
     r = invoke("fsck", "--repair")
     assert "removed facts/user/pager" in r.stdout
     invoke("get", "user/pager", exit_code=4)
+
+
+def test_a_pull_from_a_remote_that_holds_the_value_brings_it_back(invoke, store_path, tmp_path):
+    remote = tmp_path / "remote"
+    remote.mkdir()
+    invoke("remember", "user/editor", "vim")
+    invoke("remember", "user/editor", "helix")
+    invoke("remote", "add", "r", str(remote), "--no-encrypt")
+    invoke("push", "r")
+    _damage_head(store_path, "user/editor")
+    invoke("fsck", "--repair", exit_code=13)
+    invoke("pull", "r")
+    assert invoke("get", "user/editor").stdout.strip() == "helix"
