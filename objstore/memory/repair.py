@@ -417,14 +417,13 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
     found = unnamed_chains(mine, has_ref, forgotten)
     logs = store.reflog.read_many(sorted(found))
     named = None
-    moves = []
+    moves, restored = [], []
     now = now_ms()
     for name in sorted(found):
         heads = found[name]["heads"]
         logged = next((e.new for e in reversed(logs[name]) if e.new in heads), None)
         if logged is not None:   # its own reflog names the head: restored, not guessed
-            store.update_ref(name, None, logged, "fsck --repair: ref restored from its reflog", time_ms=now)
-            rep.refound.append(name)
+            restored.append((name, None, logged))
             continue
         if len(heads) > 1:
             if kind.cls is Fact:   # which value is current is not the repair's to guess
@@ -439,10 +438,13 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
             rep.rebuilt_ambiguous.append(name)
         head = max(heads, key=lambda oid: (oid in (named or ()), kind.num(mine[oid]), kind.time(mine[oid]), oid))
         moves.append((name, None, head))
+    if restored:   # one bulk move each (refs/packed-*), as an import's
+        store.update_refs(restored, "fsck --repair: ref restored from its reflog")
+        rep.refound.extend(m[0] for m in restored)
     if moves:
         store.update_refs(moves, "fsck --repair: rebuilt from objects")
         rep.rebuilt.extend(m[0] for m in moves)
-    done = {m[0] for m in moves} | set(rep.refound)
+    done = {m[0] for m in moves + restored}
     rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
 
 
