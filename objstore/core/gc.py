@@ -159,7 +159,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     live.update(lost_tombstones(store, live))   # a tombstone whose ref was lost is kept (fsck --repair sets it)
     damaged = sorted({m[1] for m in missing})
     dead_objs: dict[str, object] = {}   # unreachable objects decoded (when ``forgotten`` is given: read once)
-    unnamed = _unnamed(store, live, forgotten, dead_objs) if forgotten is not None else []
+    pack_dead = {pack.name: [o for o in pack if o not in live] for pack in store.packs.packs}
+    unnamed = _unnamed(store, live, pack_dead, forgotten, dead_objs) if forgotten is not None else []
     # the walk is incomplete, or a ref is missing: delete nothing it did not see
     hold = bool(damaged or store.packs.broken or unnamed)
     cutoff = time.time() - grace_s
@@ -200,7 +201,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     packs: list[PackPlan] = []
     remaining = 0
     for pack in store.packs.packs:
-        dead = [o for o in pack if o not in live]
+        dead = pack_dead[pack.name] if pack.name in pack_dead else [o for o in pack if o not in live]
         unreachable.extend(dead)
         try:
             old_enough = grace_s <= 0 or pack.idx_path.stat().st_mtime < cutoff
@@ -256,15 +257,17 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
                   purge=sorted(purge), unnamed=unnamed)
 
 
-def _unnamed(store: Store, live: set, forgotten: Callable[[object], bool], out: dict[str, object]) -> list[str]:
-    """Decode every unreachable object into ``out`` (id -> object; a
+def _unnamed(store: Store, live: set, pack_dead: dict[str, list[str]], forgotten: Callable[[object], bool],
+             out: dict[str, object]) -> list[str]:
+    """Decode every unreachable object (loose, and ``pack_dead``: pack
+    name -> its unreachable ids) into ``out`` (id -> object; a
     damaged one is left out) and return the sessions and fact keys among
     them that no ref names and that are not forgotten
     (:func:`objstore.core.unnamed.unnamed_chains`, as ``mem fsck`` reports
     them)."""
     ids = {o for o in store.objects if o not in live}
-    for pack in store.packs.packs:
-        ids.update(o for o in pack if o not in live)
+    for dead in pack_dead.values():
+        ids.update(dead)
     for oid in ids:
         try:
             out[oid] = store.get(oid)
