@@ -13,7 +13,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
-from objstore.core.unnamed import unnamed_chains
+from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
 
 
@@ -190,16 +190,7 @@ ROLLBACK_CHECKED = ("facts", "sealed")
 def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool], rep: FsckReport) -> None:
     """A problem for each session and fact key whose objects are stored but
     that no ref names (:func:`objstore.core.unnamed.unnamed_chains`)."""
-    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])}
-
-    def has_ref(name: str) -> bool:
-        if name.startswith("facts/") and name[len("facts/"):] in sealed:
-            return True
-        try:
-            return store.refs.read(name) is not None
-        except MemError:   # damaged: reported above
-            return True
-    found = unnamed_chains(objs, has_ref, forgotten)
+    found = unnamed_chains(objs, ref_check(store), forgotten)
     logs = store.reflog.read_many(sorted(found))
     for name in sorted(found):
         what = "turns" if name.startswith("sessions/") else "versions"

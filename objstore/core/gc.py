@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import IntegrityError, InvalidInput, MemError
+from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
@@ -43,7 +43,7 @@ from objstore.core.repack import PACK_TARGET_BYTES
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
-from objstore.core.unnamed import unnamed_chains
+from objstore.core.unnamed import ref_check, unnamed_chains
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
 MAX_PACKS = 16
@@ -273,16 +273,7 @@ def _unnamed(store: Store, live: set, pack_dead: dict[str, list[str]], forgotten
             out[oid] = store.get(oid)
         except Exception:  # noqa: BLE001 - a damaged object: fsck --repair's business
             continue
-    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])}
-
-    def has_ref(name: str) -> bool:
-        if name.startswith("facts/") and name[len("facts/"):] in sealed:
-            return True
-        try:
-            return store.refs.read(name) is not None
-        except MemError:
-            return True
-    return sorted(unnamed_chains(out, has_ref, forgotten))
+    return sorted(unnamed_chains(out, ref_check(store), forgotten))
 
 
 def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | None = None) -> GcPlan:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn
 
 #: ref namespace -> the object type its chains are made of (the ones rebuilt from their objects)
@@ -30,6 +31,24 @@ def ref_name_of(obj: object) -> str | None:
     return None
 
 
+def ref_check(store) -> Callable[[str], bool]:
+    """``has_ref(name)`` for :func:`unnamed_chains` on ``store`` (a
+    ``core.store.Store``): True when the ref exists, when it cannot be read
+    (a damaged ref file or line: reported and mended as such, not rebuilt
+    here), or, for ``facts/<key>``, when the key is sealed (its plain
+    versions were forgotten by the seal)."""
+    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])}
+
+    def has_ref(name: str) -> bool:
+        if name.startswith("facts/") and name[len("facts/"):] in sealed:
+            return True
+        try:
+            return store.refs.read(name) is not None
+        except MemError:
+            return True
+    return has_ref
+
+
 def unnamed_chains(objs: dict[str, object], has_ref: Callable[[str], bool],
                    forgotten: Callable[[object], bool]) -> dict[str, dict[str, list[str]]]:
     """The sessions and fact keys of ``objs`` (id -> decoded object) that no
@@ -38,7 +57,7 @@ def unnamed_chains(objs: dict[str, object], has_ref: Callable[[str], bool],
     Args:
         has_ref: ``has_ref(name)`` for ``sessions/<id>`` and ``facts/<key>``:
             True when that ref exists (or cannot be read: left alone), or
-            the key is sealed.
+            the key is sealed (:func:`ref_check`).
         forgotten: ``forgotten(obj)``: True for an object a tombstone
             forgets (``objstore.memory.tombstones.forgotten_check``).
     Returns:

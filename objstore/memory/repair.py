@@ -54,7 +54,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
-from objstore.core.unnamed import unnamed_chains
+from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.tombstones import forgotten_check
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
@@ -403,18 +403,8 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
     :meth:`Store.update_refs` with the reflog message ``fsck --repair:
     rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs``, a
     walk of each candidate's chain and one read of the packed reflog."""
-    forgotten = forgotten_check(store, rejections=False)
-    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])} if kind.cls is Fact else set()
-
-    def has_ref(name: str) -> bool:
-        if name[len(kind.ns) + 1:] in sealed:
-            return True
-        try:
-            return store.refs.read(name) is not None
-        except CorruptObject:   # still damaged (set aside above unless it could not be): leave it
-            return True
     mine = {oid: o for oid, o in objs.items() if isinstance(o, kind.cls)}
-    found = unnamed_chains(mine, has_ref, forgotten)
+    found = unnamed_chains(mine, ref_check(store), forgotten_check(store, rejections=False))
     logs = store.reflog.read_many(sorted(found))
     named = None
     moves, restored = [], []
