@@ -211,12 +211,16 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
     """Message and hint for an exception no handler knew (exit 1): a full disk
     or a quota (``ENOSPC``/``EDQUOT``) is the machine's state, not a bug, and
     what was stored before is intact (every write is atomic); anything else is
-    an internal error to report."""
+    an internal error to report (a decoding error by its type and position
+    only: its repr holds the bytes read, which may be key material)."""
     import errno
     if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" writing {e.filename}" if e.filename else ""
         return (f"no space left on device{where}",
                 "free some space and run the command again; nothing already stored was lost")
+    if isinstance(e, UnicodeError):   # its repr holds the bytes it read (a key file's, say): never echoed
+        return (f"internal error: {type(e).__name__}: {getattr(e, 'encoding', '')} {getattr(e, 'reason', '')} "
+                f"at byte {getattr(e, 'start', '?')}", "run with MEM_DEBUG=1 for the traceback, and report it")
     return f"internal error: {e!r}", "run with MEM_DEBUG=1 for the traceback, and report it"
 
 
@@ -319,9 +323,14 @@ def working_dir() -> str | None:
 def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
-    if store.damaged:
+    lost = [k[len("lost facts/"):] for k in store.damaged if k.startswith("lost facts/")]
+    if lost:   # mem fsck --repair kept the place of a lost current value: nothing more to repair
+        echo(safe(f"warning: {plural(len(lost), 'key')} whose current value was lost to damage skipped "
+                  f"({lost[0]}{', …' if len(lost) > 1 else ''}); 'mem get KEY' says which versions are left"),
+             err=True)
+    if any(not k.startswith("lost ") for k in store.damaged):
         refs = [k[4:] for k in store.damaged if k.startswith("ref ")]
-        objs = [k for k in store.damaged if not k.startswith("ref ")]
+        objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]
         what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
                ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
         echo(f"warning: {' and '.join(what)} skipped; "
@@ -395,8 +404,8 @@ def body_text(obj) -> str:
     object ``mem forget`` emptied (its ``forgotten`` field, ms since epoch),
     or ``(lost: …)`` for one ``mem fsck --repair`` could not recover."""
     if getattr(obj, "forgotten", 0):
-        marks = getattr(obj, "sources", None) or (getattr(obj, "source", "") or "",)
-        if any(m.startswith("lost") for m in marks):  # emptied by mem fsck --repair, not by forget
+        from objstore import is_lost_stub
+        if is_lost_stub(obj):  # emptied by mem fsck --repair, not by forget
             return f"(lost: mem fsck --repair could not recover this {'version' if hasattr(obj, 'body') else 'turn'})"
         return f"(forgotten at {fmt_time(obj.forgotten)})"
     return safe(obj.body if hasattr(obj, "body") else obj.text)

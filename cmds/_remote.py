@@ -11,6 +11,25 @@ import click
 from ._out import refill_summary, size
 
 
+def read_key_file(path: str) -> str:
+    """The sync key (``AGE-SECRET-KEY-1…``) in the file at ``path``
+    (``mem remote key import``, ``remote add --key``, ``clone --key``): read
+    as bytes and checked by ``objstore.check_identity``, so a file that is
+    not UTF-8 text, or holds no identity, is refused with InvalidInput (exit
+    2) whose message names the file and never shows its bytes."""
+    from objstore import InvalidInput, check_identity
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except OSError as e:
+        raise InvalidInput(f"{path}: cannot be read: {e.strerror}") from None
+    try:
+        return check_identity(data)
+    except InvalidInput as e:
+        raise InvalidInput(f"{path}: {e.message}", hint="give the file 'mem remote key export' wrote on the "
+                                                       "other machine") from None
+
+
 def s3_env() -> dict[str, str]:
     """The ``AWS_*`` settings of this process (passed to the library, which
     never reads the environment itself)."""

@@ -37,8 +37,8 @@ def command(ctx, url, key_file, endpoint, name, as_json):
                            hint="use 'mem remote add' and 'mem pull' in an existing store")
     key = None
     if key_file:
-        with open(key_file, encoding="utf-8") as f:
-            key = f.read()
+        from ._remote import read_key_file
+        key = read_key_file(key_file)
     store, res = clone(home, url, name=name, endpoint=endpoint, key=key, env=s3_env(), progress=progress(),
                        lock_timeout=lock_timeout(ctx))
     store.close()

@@ -49,6 +49,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     have no child none is picked: they are named in the key's reflog (gc
     keeps them) and the repair exits 13.  What a forget tombstoned stays
     forgotten (a history holding a forgotten turn or value is passed over).
+    When a key's newest version is lost, its place is kept as a 'lost'
+    placeholder above the newest readable version, which is older and is
+    not made current: mem get KEY exits 13 and names both, and the repair
+    exits 13 (mem revert KEY makes the older value current again, mem
+    remember KEY VALUE sets another).
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
@@ -59,7 +64,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     rewritten with the defaults (docs/format.md "config"; a damaged one is
     kept as config.damaged-<ms>).  See docs/design.md, "Damage and repair".
 
-    Also problems: a ref set back to an older version than its reflog's
+    Also problems: a session or key whose turns or versions are stored
+    but that no ref names (e.g. refs/packed-sessions deleted; --repair sets
+    the ref again to the head its reflog names, else rebuilds it from the
+    objects as above, and gc deletes nothing unreachable meanwhile), a ref
+    set back to an older version than its reflog's
     last entry names (--repair moves it forward again), a tombstone object
     whose ref tombstones/ID is missing (--repair sets it again; gc keeps
     such tombstones) and a damaged index-journal record (--repair, like any
@@ -90,7 +99,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
     from objstore import IntegrityError, InvalidInput
-    from objstore import fsck, verify_index
+    from objstore import forgotten_check, fsck, verify_index
     if drop_lost_tombstones and not repair:
         raise InvalidInput("--drop-lost-tombstones works only with --repair")
     config_fixed = None
@@ -108,11 +117,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             with progress_bar("indexing") as update:
                 reindexed = reindex(store, progress=lambda done: update(done))
     with progress_bar("checking") as update:
-        rep = fsck(store, progress=update)
+        rep = fsck(store, progress=update, forgotten=forgotten_check(store, rejections=False))
     rep.problems.extend(verify_index(store))
     if fixed is not None:   # not rebuilt: which value is current is not the repair's to guess
         rep.problems.extend(f"{name}: its ref was lost and {len(heads)} of its versions have no child; "
                             "none was picked" for name, heads in fixed.unresolved.items())
+        rep.problems.extend(f"{name}: its current value was lost; v{n}, the newest readable version, was not "
+                            "made current" for name, n in fixed.lost_heads.items())
     store.damaged.clear()  # reported below, not as a warning
     from objstore import registry_damage
     why = registry_damage(store.root)
@@ -133,6 +144,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
+                             "lost_heads": fixed.lost_heads, "refound_refs": fixed.refound,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -193,6 +205,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         else:
             click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name in r.refound:
+        click.echo(f"repair: restored {name} from its reflog (no ref named its stored "
+                   f"{'turns' if name.startswith('sessions/') else 'versions'})")
     for name, was, now in r.reset_refs:
         click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")
@@ -200,7 +215,7 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
     for name in r.rebuilt:
         click.echo(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
-                   "objects (its ref was damaged)"
+                   "objects (its ref was damaged or missing)"
                    + ("; several turns had no child: took the one a reflog names, else the highest seq"
                       if name in r.rebuilt_ambiguous else ""))
     for name, heads in r.unresolved.items():
@@ -211,6 +226,13 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
                    "VALUE' then sets the value to keep", err=True)
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+    for name, n in r.lost_heads.items():
+        click.echo(f"repair: the current value of {name[len('facts/'):]} was lost: its place is kept (v{n + 1}, "
+                   f"'lost'); v{n}, the newest readable version, is older and was not made current")
+    if r.lost_heads:
+        click.echo("hint: 'mem pull' from a remote that holds the value brings it back; else 'mem log KEY' shows "
+                   "what is left, 'mem revert KEY' makes the older value current again, 'mem remember KEY VALUE' "
+                   "sets the value to keep", err=True)
     if any(name.startswith("sessions/") for name in r.mended):
         click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)

@@ -52,7 +52,7 @@ def command(prune, dry_run, as_json, store):
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
                    "quarantine": [str(q) for q in plan.quarantine],
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
-                   "damaged": plan.damaged})
+                   "damaged": plan.damaged, "unnamed": plan.unnamed})
         return
     would = "would " if dry_run else ""
     click.echo(f"{plural(plan.live, 'reachable object')}; {len(plan.unreachable)} unreachable")
@@ -68,7 +68,12 @@ def command(prune, dry_run, as_json, store):
                f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
     if plan.quarantine:
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} older than the grace period")
-    if plan.damaged or store.packs.broken:
+    if plan.unnamed:
+        n = len(plan.unnamed)
+        click.echo(f"kept every unreachable object: {n} session{'s' if n != 1 else ''} or key{'s' if n != 1 else ''} "
+                   f"({plan.unnamed[0]}{', …' if len(plan.unnamed) > 1 else ''}) {'has' if len(plan.unnamed) == 1 else 'have'} "
+                   "stored turns or versions but no ref; run 'mem fsck --repair' (it sets the refs again), then gc again")
+    elif plan.damaged or store.packs.broken:
         click.echo(f"kept every unreachable object: the store has damage ({plural(len(plan.damaged), 'object')}"
                    f", {plural(len(store.packs.broken), 'unreadable pack')}), so what lies behind it is unknown; "
                    "run 'mem fsck --repair', then gc again")

@@ -25,7 +25,10 @@ def command(key, as_of, as_json, store):
       mem get project/api/db --json
 
     Exit status: 0 found; 4 no such key (or no value current at --as-of);
-    6 the key is sealed (its value is shown only by mem sealed show); 10 no store.
+    6 the key is sealed (its value is shown only by mem sealed show); 10 no store;
+    13 the current value was lost to damage (mem fsck --repair kept its
+    place; the message names the newest readable version: mem revert KEY
+    makes it current again).
     """
     from . import lean
     exit_with(lean.get(store, key, as_json, as_of))

@@ -36,16 +36,11 @@ class UsageProblem(Exception):
 def get(store, key: str, as_json: bool, as_of: int | None = None) -> int:
     """``mem get KEY [--as-of TIME]``: print the current value, or the one
     current at ``as_of`` (exactly the stored bytes when stdout is not a
-    terminal).  Raises NotFound when nothing was current at ``as_of``."""
-    from objstore import NotFound, current, current_of, refuse_if_sealed, versions
+    terminal).  Raises NotFound when nothing was current at ``as_of``,
+    IntegrityError when the current value was lost to damage."""
+    from objstore import current, refuse_if_sealed
     refuse_if_sealed(store, key)
-    if as_of is None:
-        v = current(store, key)
-    else:
-        v = current_of(versions(store, key), as_of)
-        if v is None:
-            raise NotFound(f"{key} had no current value at {fmt_time(as_of)}",
-                           hint=f"see its versions with: mem log {key}")
+    v = current(store, key, as_of, fmt_time(as_of) if as_of is not None else "")
     if as_json:
         emit_json(version_json(v, current=True))
     elif sys.stdout.isatty():

@@ -30,7 +30,7 @@ def command(key, as_of, as_json, store):
     Exit status: 0 ok; 4 no such key (or nothing recorded by --as-of); 10 no store.
     """
     from objstore import NotFound
-    from objstore import current_of, versions
+    from objstore import current_of, lost_current, lost_current_message, versions
     from objstore import is_sealed
     if is_sealed(store, key):
         return _sealed_log(store, key, as_of, as_json)
@@ -40,6 +40,9 @@ def command(key, as_of, as_json, store):
         if not chain:
             raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
     cur = current_of(chain, as_of)
+    lost = lost_current(chain, None, as_of) if cur is None else None
+    if lost is not None:   # said first: no version below is marked current, and why
+        click.echo(f"warning: {lost_current_message(key, chain, lost)}", err=True)
     if as_json:
         emit_json([version_json(v, current=cur is not None and v.id == cur.id) for v in chain])
         return

@@ -61,9 +61,9 @@ def add(name, url, endpoint, no_encrypt, key_file, as_json, store):
     require_person(os.environ, "mem remote add",
                    instead="ask the user to add it (where memory is sent and what a pull brings in are theirs)")
     from objstore import add_remote, import_sync_key
+    from ._remote import read_key_file
     if key_file:
-        with open(key_file, encoding="utf-8") as f:
-            import_sync_key(store, f.read())
+        import_sync_key(store, read_key_file(key_file))
     r = add_remote(store, name, url, endpoint=endpoint, encrypt=not no_encrypt)
     if as_json:
         emit_json(r.as_dict())
@@ -201,6 +201,6 @@ def key_import(file, store):
     from objstore import require_person
     require_person(os.environ, "mem remote key import", instead="ask the user to import the key")
     from objstore import import_sync_key
-    with open(file, encoding="utf-8") as f:
-        import_sync_key(store, f.read())
+    from ._remote import read_key_file
+    import_sync_key(store, read_key_file(file))
     click.echo("sync key imported")

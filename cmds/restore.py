@@ -41,8 +41,8 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
                     url, name, endpoint = r.url, r.name, endpoint or r.endpoint
     key = None
     if key_file:
-        with open(key_file, encoding="utf-8") as f:
-            key = f.read()
+        from ._remote import read_key_file
+        key = read_key_file(key_file)
     store, res = restore(home, url, snapshot=snap, name=name, endpoint=endpoint, key=key, env=s3_env(),
                          progress=progress())
     store.close()

@@ -28,7 +28,7 @@ def _json(oid: str, obj) -> dict:
 
 def fact_status(store, oid: str, fact) -> tuple[str, int | None]:
     """``(status, current version number)`` of a fact version.  ``status``:
-    ``current``, ``forgotten``, ``superseded by vN`` (vN the version that
+    ``current``, ``forgotten``, ``lost`` (a lost stub ``mem fsck --repair`` kept), ``superseded by vN`` (vN the version that
     replaced this one, the next one by the supersession rule, as ``mem log``
     lists them; not necessarily the current one), ``not current`` (e.g.
     valid only from a future time), or ``unknown`` when the key's history
@@ -41,7 +41,8 @@ def fact_status(store, oid: str, fact) -> tuple[str, int | None]:
     cur = current_of(chain)
     cur_v = cur.fact.version if cur is not None else None
     if fact.forgotten:
-        return "forgotten", cur_v
+        from objstore import is_lost_stub
+        return ("lost" if is_lost_stub(fact) else "forgotten"), cur_v
     if cur is None:
         return "unknown", None
     if cur.id == oid:
@@ -51,7 +52,7 @@ def fact_status(store, oid: str, fact) -> tuple[str, int | None]:
 
 
 def _print_object(oid: str, obj, status: str | None = None, store=None, current_version: int | None = None) -> None:
-    from objstore import Fact, Sealed, Tombstone, Turn
+    from objstore import Fact, Sealed, Tombstone, Turn, is_lost_stub
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
         click.echo(safe(f"key:         {obj.key}  (v{obj.version}, sealed)"))
@@ -63,7 +64,7 @@ def _print_object(oid: str, obj, status: str | None = None, store=None, current_
                         f"read it with: mem sealed show {obj.key} --version {obj.version}"))
     if isinstance(obj, Fact):
         shown = status
-        if status in ("not current", "forgotten") or (status or "").startswith("superseded"):
+        if status in ("not current", "forgotten", "lost") or (status or "").startswith("superseded"):
             if current_version is not None and status != f"superseded by v{current_version}":
                 shown = f"{status}; current: v{current_version}"  # the successor is not the current one
         click.echo(safe(f"key:         {obj.key}  (v{obj.version}{', ' + shown if shown else ''})"))
@@ -73,7 +74,7 @@ def _print_object(oid: str, obj, status: str | None = None, store=None, current_
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
         click.echo(f"parent:      {obj.parent or '-'}")
         if obj.forgotten:
-            lost = any(x.startswith("lost") for x in obj.sources)
+            lost = is_lost_stub(obj)
             click.echo(f"{'lost' if lost else 'forgotten'}:   {fmt_time(obj.forgotten)} "
                        f"({'mem fsck --repair could not recover it' if lost else 'its value was removed'})")
         if obj.pinned:
@@ -99,7 +100,7 @@ def _print_object(oid: str, obj, status: str | None = None, store=None, current_
         click.echo(f"parent:      {obj.parent or '-'}")
         if obj.forgotten:
             click.echo(f"forgotten:   {fmt_time(obj.forgotten)}"
-                       + (" (lost: mem fsck --repair could not recover it)" if obj.source.startswith("lost") else ""))
+                       + (" (lost: mem fsck --repair could not recover it)" if is_lost_stub(obj) else ""))
         click.echo("")
         click.echo(body_text(obj))
     elif isinstance(obj, Tombstone):

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
+from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
 
 
@@ -47,10 +48,17 @@ LOST_TOMBSTONE = ("; what it forgot is unknown, so no turn is captured until 'me
 _EXPECT = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
 
 
-def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> FsckReport:
+def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
+         forgotten: Callable[[object], bool] | None = None) -> FsckReport:
     """Check the whole store.  See the module doc.  Raises UnsupportedVersion
     (exit 14) when a pack is of a version a newer mem writes: that is not
-    damage."""
+    damage.
+
+    ``forgotten(obj)`` (the memory layer's tombstone check, as ``mem fsck
+    --repair`` rebuilds refs with it) enables one more check: a session or
+    fact key whose turns or versions are stored but that no ref names
+    (``objstore.core.unnamed``; e.g. ``refs/packed-sessions`` deleted) is a
+    problem; what a tombstone forgets is garbage, not a lost ref."""
     rep = FsckReport()
     objs: dict[str, object] = {}
     packs = PackSet(store.root / "objects" / "pack", skip_broken=True)
@@ -122,10 +130,16 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
                 rep.problems.append(f"ref {name} -> {oid}: is a {obj.TYPE_NAME}, expected a {cls.TYPE_NAME}")
                 continue
             _check_chain(name, oid, obj, objs, rep)
+            if ns == "facts" and is_lost_stub(obj):   # kept by fsck --repair; the person picks the value
+                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+                                    f"served as current until a newer version is written ('mem revert "
+                                    f"{name[6:]}' writes the older value again, 'mem remember' a new one)")
             newer = rolled_back(store, name, oid, objs) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
                                     f"entry moved it to {newer} ('mem fsck --repair' restores that)")
+    if forgotten is not None:
+        _check_unnamed(store, objs, forgotten, rep)
     missing: list = []
     try:
         live = reachable(store, missing=missing)
@@ -171,6 +185,19 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None) -> Fs
 #: session would cost O(sessions x lines); a session set back loses no turn
 #: object, the next import or hook moves it on)
 ROLLBACK_CHECKED = ("facts", "sealed")
+
+
+def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool], rep: FsckReport) -> None:
+    """A problem for each session and fact key whose objects are stored but
+    that no ref names (:func:`objstore.core.unnamed.unnamed_chains`)."""
+    found = unnamed_chains(objs, ref_check(store), forgotten)
+    logs = store.reflog.read_many(sorted(found))
+    for name in sorted(found):
+        what = "turns" if name.startswith("sessions/") else "versions"
+        named = any(e.new in found[name]["heads"] for e in logs[name])
+        rep.problems.append(f"ref {name}: missing, while {len(found[name]['ids'])} of its {what} are stored"
+                            + (" and its reflog names its head" if named else "")
+                            + " ('mem fsck --repair' sets it again; 'mem gc' keeps them meanwhile)")
 
 
 def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:

@@ -43,6 +43,7 @@ from objstore.core.repack import PACK_TARGET_BYTES
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
+from objstore.core.unnamed import ref_check, unnamed_chains
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
 MAX_PACKS = 16
@@ -123,6 +124,12 @@ class GcPlan:
     #: deleted now, whatever their age and even while the store has damage
     #: (a forget that met damaged objects leaves them for gc to finish)
     purge: list[str] = field(default_factory=list)
+    #: sessions and fact keys (``sessions/<id>``, ``facts/<key>``) whose
+    #: unreachable objects no ref names although no tombstone forgets them
+    #: (``objstore.core.unnamed``: a deleted ``refs/packed-sessions``): gc
+    #: then deletes no unreachable object but what ``purge`` holds, until
+    #: ``mem fsck --repair`` sets their refs again
+    unnamed: list[str] = field(default_factory=list)
 
     @property
     def changes(self) -> bool:
@@ -151,7 +158,11 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
                                   "objects), then gc again")
     live.update(lost_tombstones(store, live))   # a tombstone whose ref was lost is kept (fsck --repair sets it)
     damaged = sorted({m[1] for m in missing})
-    hold = bool(damaged or store.packs.broken)  # the walk is incomplete: delete nothing it did not see
+    dead_objs: dict[str, object] = {}   # unreachable objects decoded (when ``forgotten`` is given: read once)
+    pack_dead = {pack.name: [o for o in pack if o not in live] for pack in store.packs.packs}
+    unnamed = _unnamed(store, live, pack_dead, forgotten, dead_objs) if forgotten is not None else []
+    # the walk is incomplete, or a ref is missing: delete nothing it did not see
+    hold = bool(damaged or store.packs.broken or unnamed)
     cutoff = time.time() - grace_s
     loose_to_pack, to_delete, unreachable = [], [], []
     kept_young = freed = 0
@@ -160,10 +171,9 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     def forgets(oid: str) -> bool:
         if forgotten is None:
             return False
-        try:
-            obj = store.get(oid)
-        except Exception:  # noqa: BLE001 - a damaged object: fsck --repair's business
-            return False
+        obj = dead_objs.get(oid)
+        if obj is None:
+            return False   # a damaged object: fsck --repair's business
         if forgotten(obj):
             purge.add(oid)
             return True
@@ -191,7 +201,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     packs: list[PackPlan] = []
     remaining = 0
     for pack in store.packs.packs:
-        dead = [o for o in pack if o not in live]
+        dead = pack_dead[pack.name] if pack.name in pack_dead else [o for o in pack if o not in live]
         unreachable.extend(dead)
         try:
             old_enough = grace_s <= 0 or pack.idx_path.stat().st_mtime < cutoff
@@ -244,7 +254,26 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
                   temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q,
-                  purge=sorted(purge))
+                  purge=sorted(purge), unnamed=unnamed)
+
+
+def _unnamed(store: Store, live: set, pack_dead: dict[str, list[str]], forgotten: Callable[[object], bool],
+             out: dict[str, object]) -> list[str]:
+    """Decode every unreachable object (loose, and ``pack_dead``: pack
+    name -> its unreachable ids) into ``out`` (id -> object; a
+    damaged one is left out) and return the sessions and fact keys among
+    them that no ref names and that are not forgotten
+    (:func:`objstore.core.unnamed.unnamed_chains`, as ``mem fsck`` reports
+    them)."""
+    ids = {o for o in store.objects if o not in live}
+    for dead in pack_dead.values():
+        ids.update(dead)
+    for oid in ids:
+        try:
+            out[oid] = store.get(oid)
+        except Exception:  # noqa: BLE001 - a damaged object: fsck --repair's business
+            continue
+    return sorted(unnamed_chains(out, ref_check(store), forgotten))
 
 
 def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | None = None) -> GcPlan:

@@ -77,14 +77,38 @@ def describe_holder(info: dict) -> str:
     pid N (command), which has exited)"`` when it is gone from this machine
     (the lock is then held by a child it forked, or by a writer that has not
     yet written its own record), ``""`` when there is no record."""
+    who = _who(info)
+    if who is None:
+        return ""
+    what, gone = who
+    return f" (last held by {what}, which has exited)" if gone else f" by {what}"
+
+
+def _who(info: dict) -> tuple[str, bool] | None:
+    """``("pid N (command)", gone)`` of a holder record (``gone``: that
+    process has exited, on this machine), or None when there is none."""
     pid = info.get("pid")
     if pid is None:
-        return ""
-    what = f"pid {pid} ({info.get('command') or '?'})"
+        return None
     host = info.get("host")
-    if (host in (None, _hostname())) and not pid_alive(pid):
-        return f" (last held by {what}, which has exited)"
-    return f" by {what}"
+    return f"pid {pid} ({info.get('command') or '?'})", (host in (None, _hostname())) and not pid_alive(pid)
+
+
+def _busy(info: dict, holders: int, timeout: float) -> StoreLocked:
+    """The StoreLocked of a wait that timed out: ``info`` the last holder
+    record, ``holders`` how many different holders the wait saw.  One
+    holder: "store is locked by pid N (command)" (or "last held by …,
+    which has exited": a child it forked holds it).  Several: the lock was
+    not stuck but busy, taken by one writer after another (a stream of
+    hooks, an import beside them), and the last one is named as such."""
+    who = _who(info)
+    if holders > 1 and who is not None:
+        last = who[0] + (", which has exited" if who[1] else "")
+        return StoreLocked(f"store is busy: {holders} writers held the lock one after another while this "
+                           f"command waited (the last: {last}); gave up after {timeout:g}s",
+                           hint="run it again, or give it longer: --lock-timeout SECONDS (or $MEM_LOCK_TIMEOUT)")
+    return StoreLocked(f"store is locked{describe_holder(info)}; gave up after {timeout:g}s",
+                       hint="wait for it to finish, or raise --lock-timeout")
 
 
 def lock_holder(path: str | os.PathLike) -> dict:
@@ -139,19 +163,19 @@ class StoreLock:
             raise
         deadline = time.monotonic() + self.timeout
         delay = 0.002
+        holders: dict[tuple, None] = {}   # the holder records seen while waiting, in order
         while True:
             try:
                 if fcntl is not None:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                info = self._record(fd)
+                if info.get("pid") is not None:
+                    holders[(info.get("pid"), info.get("host"), info.get("time"), info.get("command"))] = None
                 if time.monotonic() >= deadline:
-                    holder = self._holder(fd)
                     os.close(fd)
-                    raise StoreLocked(
-                        f"store is locked{holder}; gave up after {self.timeout:g}s",
-                        hint="wait for it to finish, or raise --lock-timeout",
-                    ) from None
+                    raise _busy(info, len(holders), self.timeout) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         info = json.dumps({"pid": os.getpid(), "host": _hostname(),
@@ -169,12 +193,13 @@ class StoreLock:
                 raise
 
     @staticmethod
-    def _holder(fd: int) -> str:
+    def _record(fd: int) -> dict:
+        """The holder record in the lock file (``{}``: none, unreadable)."""
         try:
             info = json.loads(os.pread(fd, 4096, 0) or b"{}")
         except (OSError, ValueError):
-            return ""
-        return describe_holder(info) if isinstance(info, dict) else ""
+            return {}
+        return info if isinstance(info, dict) else {}
 
     def release(self) -> None:
         """Release one level; the flock is dropped at depth 0."""

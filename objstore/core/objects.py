@@ -37,6 +37,23 @@ ROLES = ("user", "assistant", "tool", "system")
 HEADLESS_ENTRYPOINT_PREFIX = "sdk-"
 
 
+#: how the ``source`` (a turn) or a ``sources`` entry (a fact version) of a
+#: lost stub starts: ``lost:<id>`` or ``lost:<seq>``; a stub whose lost id is
+#: unknown has the bare ``lost`` (docs/format.md, "Lost placeholders")
+LOST_SOURCE = "lost:"
+
+
+def is_lost_stub(obj: Any) -> bool:
+    """True for a fact version or turn ``mem fsck --repair`` wrote in the
+    place of one it could not recover (``objstore.memory.repair``): emptied,
+    ``forgotten`` set, and its source ``lost`` or ``lost:…``.  A forgotten
+    version or turn (``mem forget``) is not one."""
+    if not getattr(obj, "forgotten", 0):
+        return False
+    marks = getattr(obj, "sources", None) or (getattr(obj, "source", "") or "",)
+    return any(m == "lost" or m.startswith(LOST_SOURCE) for m in marks)
+
+
 def interactive_entrypoint(entrypoint: str) -> bool:
     """True for a turn a person was present for: every entrypoint but the
     headless ones (``sdk-*``); "" (not recorded: older transcripts, other

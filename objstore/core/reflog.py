@@ -213,6 +213,25 @@ class Reflog:
             out.append(ReflogEntry(old, new, int(parts[2]), parts[3] if len(parts) > 3 else ""))
         return out
 
+    def read_many(self, refs: list[str]) -> dict[str, list[ReflogEntry]]:
+        """:meth:`read` of each of ``refs`` (ref name -> entries, oldest
+        first), reading each packed file once rather than once per ref."""
+        wanted = {}
+        for ref in refs:
+            where = self._packed_name(ref)
+            if where is not None:
+                wanted[where] = ref
+        out: dict[str, list[ReflogEntry]] = {ref: [] for ref in refs}
+        for fname in {w[0] for w in wanted}:
+            for name, e in self._packed_lines(fname):
+                ref = wanted.get((fname, name))
+                if ref is not None:
+                    out[ref].append(e)
+        for ref in refs:   # a ref with a file of its own (rare for these namespaces): read whole
+            if self.refs.legacy or self.path(ref).exists():
+                out[ref] = self.read(ref)
+        return out
+
     def drop(self, ref: str) -> bool:
         """Delete a ref's whole reflog: its file, and a session or fact
         ref's lines in its packed file (the file rewritten without them,

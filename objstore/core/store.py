@@ -126,6 +126,17 @@ def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int)
 _LEFT_OPEN: list = []
 
 
+def config_missing(root: Path) -> CorruptObject:
+    """The error of a store whose ``config`` is missing while its
+    ``objects/`` and ``refs/`` are there: the same for a command that reads
+    (``Store.open``) and one that writes (``Store.init``, which refuses to
+    make a new store over it): exit 13, as a damaged config, and the hint
+    names the one repair (``Store.repair_config``, run by ``mem fsck
+    --repair``)."""
+    return CorruptObject(f"{root} is a mem store whose config is missing",
+                         hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
+
+
 class Store(PackRewrites):
     """An open store.
 
@@ -183,7 +194,8 @@ class Store(PackRewrites):
         creation that died before its config (empty skeleton directories
         only) is finished; anything else without a config is refused.
         Raises StoreNotFound (empty path), InvalidInput (not a directory,
-        not empty and not a store, a store whose config is missing)."""
+        not empty and not a store), CorruptObject (a store whose config is
+        missing: :func:`config_missing`, as :meth:`open` says it)."""
         root = Path(root).expanduser()
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
@@ -217,9 +229,7 @@ class Store(PackRewrites):
             files for d in entries for _p, _d, files in os.walk(root / d))   # a creation that died
         if entries and not left:
             if "objects" in entries and "refs" in entries:
-                raise InvalidInput(f"{root} is a mem store whose config is missing; refusing to create one there",
-                                   hint="'mem fsck --repair' writes the default config back (objects and refs "
-                                        "are kept)")
+                raise config_missing(root)
             raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
                                hint="point --home / MEM_HOME at a new or empty directory")
         for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
@@ -267,9 +277,10 @@ class Store(PackRewrites):
         """Open an existing store.
 
         Raises:
-            StoreNotFound: no ``config`` at ``root``.
+            StoreNotFound: no store at ``root``.
             UnsupportedVersion: the store's format is newer than this code.
-            CorruptObject: the config cannot be read.
+            CorruptObject: the config cannot be read, or it is missing while
+                ``objects/`` and ``refs/`` are there (:func:`config_missing`).
         """
         root = Path(root).expanduser()
         if not str(root):
@@ -278,9 +289,7 @@ class Store(PackRewrites):
             raw = (root / "config").read_bytes()
         except (FileNotFoundError, NotADirectoryError):
             if (root / "objects").is_dir() and (root / "refs").is_dir():
-                raise StoreNotFound(f"{root} is a mem store whose config is missing",
-                                    hint="'mem fsck --repair' writes the default config back (objects and refs "
-                                         "are kept)") from None
+                raise config_missing(root) from None
             raise StoreNotFound(f"no mem store at {root}",
                                 hint="run 'mem init', or point --home / MEM_HOME at a store") from None
         except OSError as e:
@@ -323,15 +332,16 @@ class Store(PackRewrites):
             return None
         except UnsupportedVersion:
             return None
-        except StoreNotFound:
-            what = "config was missing: wrote the default one"
         except CorruptObject:
-            aside = root / f"config.damaged-{now_ms()}"
-            try:
-                os.replace(root / "config", aside)
-            except OSError as e:
-                raise CorruptObject(f"{root}/config cannot be set aside: {e.strerror}") from None
-            what = f"config was damaged (kept as {aside.name}): wrote the default one"
+            if not (root / "config").exists():   # config_missing
+                what = "config was missing: wrote the default one"
+            else:
+                aside = root / f"config.damaged-{now_ms()}"
+                try:
+                    os.replace(root / "config", aside)
+                except OSError as e:
+                    raise CorruptObject(f"{root}/config cannot be set aside: {e.strerror}") from None
+                what = f"config was damaged (kept as {aside.name}): wrote the default one"
         atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
                                                    "ref_names": 1}, canonical=True))
         return what

@@ -22,6 +22,7 @@ from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_r
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
+from objstore.memory.lost import lost_current
 from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
@@ -122,12 +123,19 @@ def listed_chain(store: Store, ref: str, head: str, walker: Callable[[Store, str
 def key_chains(store: Store, prefix: str = "") -> Iterator[tuple[str, list[Version]]]:
     """``(key, versions newest first)`` of every key whose ref can be read
     (:func:`list_keys`, :func:`listed_chain`: one whose ref file or head
-    object is damaged is skipped and noted in ``store.damaged``), sorted by
-    key; optionally under ``prefix`` as :func:`list_keys` takes it."""
+    object is damaged is skipped and noted in ``store.damaged``, and so is
+    one whose current value was lost, noted as ``lost facts/<key>``:
+    ``lost.lost_current``), sorted by key; optionally under ``prefix`` as
+    :func:`list_keys` takes it."""
     for key, head in list_keys(store, prefix):
         chain = listed_chain(store, f"facts/{key}", head)
-        if chain is not None:
-            yield key, chain
+        if chain is None:
+            continue
+        lost = lost_current(chain) if current_of(chain) is None else None
+        if lost is not None:
+            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, lost))
+            continue
+        yield key, chain
 
 
 def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
@@ -163,7 +171,10 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
         cands = [v for v in live if v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of]
     if not cands:
         return None
-    return max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
+    best = max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
+    if lost_current(chain, best, as_of) is not None:
+        return None   # the current value was lost to damage: an older one is not served in its place
+    return best
 
 
 def successor_of(chain: list[Version], oid: str) -> Version | None:
@@ -208,9 +219,35 @@ def current_version(store: Store, key: str, reader: str | None = None) -> tuple[
     return None if cur is None else (cur.id, cur.fact)
 
 
-def current(store: Store, key: str) -> Version:
-    """The current version of ``key``.  Raises NotFound."""
-    return current_of(versions(store, key))  # type: ignore[return-value]
+def current(store: Store, key: str, as_of: int | None = None, when: str = "") -> Version:
+    """The current version of ``key`` (with ``as_of``, ms: the one current
+    then, :func:`current_of`).
+
+    Raises:
+        NotFound: no such key, or none of it is current (all forgotten; none
+            valid by ``as_of``, which the message writes as ``when``).
+        IntegrityError: the current value was lost (``lost.lost_current``).
+    """
+    chain = versions(store, key)
+    cur = current_of(chain, as_of)
+    if cur is not None:
+        return cur
+    lost = lost_current(chain, None, as_of)
+    if lost is None:
+        raise NotFound(f"{key} had no current value at {when or as_of}" if as_of is not None
+                       else f"{key} has no current value", hint=f"see its versions with: mem log {key}")
+    raise IntegrityError(lost_current_message(key, chain, lost),
+                         hint=f"'mem log {key}' shows what is readable; 'mem revert {key}' makes the older value "
+                              f"current again, 'mem remember {key} VALUE' sets a new one")
+
+
+def lost_current_message(key: str, chain: list[Version], lost: Version) -> str:
+    """What a reader says of a key whose current value was lost
+    (``lost.lost_current``): the lost version and the newest readable one."""
+    older = current_of([v for v in chain if v.fact.version < lost.fact.version])
+    return (f"the current value of {key} was lost to damage (v{lost.fact.version}, kept as a 'lost' placeholder "
+            "by mem fsck --repair)" + (f"; v{older.fact.version} is the newest readable value, not necessarily "
+                                       "the current one" if older is not None else ""))
 
 
 #: the index kinds that hold fact versions (current ones, and the others in history)

@@ -34,15 +34,13 @@ re-links what it returns.
 
 from __future__ import annotations
 
-from objstore.core.objects import Turn
+from objstore.core.objects import LOST_SOURCE, Turn
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn, SessionState, taints_after
 
-#: how the ``source`` of a lost placeholder starts (``lost:<id>`` or ``lost:<seq>``)
-LOST_SOURCE = "lost:"
 
 _START = None  # ``prev`` at the start of a file: the gap keyed by it is the one at the chain's start
 

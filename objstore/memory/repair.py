@@ -22,8 +22,12 @@ Order of work, under the store lock:
    version some reflog names as a head is preferred, then the most recently
    recorded); numbers with no survivor get stubs too.  Every version above
    a stub is rewritten onto the new parent (new ids), and the ref moves by
-   compare-and-swap with a reflog entry ``fsck --repair``.  A lost head has
-   no stub (its number is unknown): the newest survivor becomes the head.
+   compare-and-swap with a reflog entry ``fsck --repair``.  A fact key's
+   lost head gets a stub numbered one above the newest survivor (its own
+   number is at least that): the key's current value is lost, and no reader
+   serves the survivor as current (``facts.lost_current``; ``lost_heads``)
+   until the person writes a newer version.  A session's lost head has no
+   stub (its number is unknown): the newest surviving turn becomes the head.
    A sealed key's chain may have gaps, so lost sealed versions get no stub.
    A ref with nothing left (and a queue ref whose object is lost) is
    deleted: the report names it.  A tombstone ref whose object is lost is
@@ -50,6 +54,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store, now_ms
+from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.tombstones import forgotten_check
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
@@ -88,6 +93,15 @@ class RepairReport:
         unresolved: fact refs not rebuilt because several versions of the
             key have no child -> those candidate heads (recorded in the
             key's reflog; the store is left failing: exit 13).
+        refound: session and fact refs that no ref file or packed line held
+            (deleted, or a damaged line dropped) while their turns or
+            versions are stored: set again to the head their reflog names.
+        lost_heads: fact ref -> the version number of its newest readable
+            version, for keys whose head (the current value, as far as
+            anything tells) was lost: a lost stub numbered one above it is
+            the head now, so no reader serves the older value as current
+            (``facts.lost_current``: ``get`` exits 13) until a newer
+            version is written (the caller exits 13 too).
         reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
@@ -111,13 +125,15 @@ class RepairReport:
     misnamed: list[str] = field(default_factory=list)
     unresolved: dict[str, list[str]] = field(default_factory=dict)
     reset_refs: list[tuple[str, str, str]] = field(default_factory=list)
+    lost_heads: dict[str, int] = field(default_factory=dict)
+    refound: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
-                    or self.misnamed or self.unresolved or self.reset_refs)
+                    or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -143,12 +159,6 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         q = Quarantine(store.root)
         _set_aside(store, q, rep)
         objs = _scan(store)
-        lost: dict[str, list[str]] = {}   # session and fact refs no reader can read: rebuilt from the objects
-        for kind in _REBUILT:
-            lost[kind.ns] = []
-            for _ in store.refs.iter(kind.ns, damaged=lost[kind.ns]):
-                pass
-            lost[kind.ns] += store.refs.packed_damage(kind.ns)
         _restore_refs(store, q, objs, rep)
         for kind in _REBUILT:
             for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
@@ -157,9 +167,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
                     store.update_ref(name, oid, None, f"fsck --repair: its {kind.what} is of "
                                                       f"{kind.ns[:-1]} {kind.label(head)}")
                     rep.misnamed.append(name)
-                    lost[kind.ns].append(name)
-            if lost[kind.ns]:
-                _rebuild(store, objs, rep, kind)
+            _rebuild(store, objs, rep, kind)   # a damaged ref no reflog restored, or one deleted outright
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch, drop_lost_tombstones)
         for pack in orphans:
@@ -374,78 +382,60 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
 def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None:
     """Set the ref of every session (fact key) of ``kind`` whose turns
     (versions) are stored but which has no ref (its ref file or packed line
-    was damaged and its reflog named nothing: a garbage or truncated
-    ``refs/packed-sessions`` or ``refs/packed-facts`` names nothing) to its
-    head: its object that no other object of it names as parent.
+    was damaged or deleted: a garbage, truncated or removed
+    ``refs/packed-sessions`` or ``refs/packed-facts``): found by
+    :func:`objstore.core.unnamed.unnamed_chains`, the check ``mem fsck``
+    and ``mem gc`` use too.
 
+    The ref is set to the newest id its reflog moved it to that is one of
+    its candidate heads (``restored_refs``: nothing is guessed), else to
+    its head: its object that no other object of it names as parent.
     What a tombstone forgets stays forgotten: a head whose chain (read
     through the stored objects) holds a turn or version a tombstone forgets
     (``tombstones.forgotten_check``: a ``session:`` tombstone, a turn
     tombstone, a fact key + value digest; e.g. the history from before a
     forget, salvaged from an old pack) is no candidate, nor is a key with a
     ``sealed/`` ref, nor a fact chain with no live version.  Of several
-    candidates, a session takes the one a reflog names, then the highest
-    seq, then the latest (``rebuilt_ambiguous``); a fact key takes none
-    (``unresolved``: its candidates are recorded in its reflog, so gc keeps
-    them, and the caller exits 13).  Moves go through
+    candidates no reflog names, a session takes the one any reflog names,
+    then the highest seq, then the latest (``rebuilt_ambiguous``); a fact
+    key takes none (``unresolved``: its candidates are recorded in its
+    reflog, so gc keeps them, and the caller exits 13).  Moves go through
     :meth:`Store.update_refs` with the reflog message ``fsck --repair:
-    rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs`` and
-    a walk of each candidate's chain."""
-    forgotten = forgotten_check(store, rejections=False)
-    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])} if kind.cls is Fact else set()
-    by_label: dict[str, dict[str, object]] = {}
-    for oid, o in objs.items():
-        if isinstance(o, kind.cls) and kind.label(o) not in sealed:
-            by_label.setdefault(kind.label(o), {})[oid] = o
+    rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs``, a
+    walk of each candidate's chain and one read of the packed reflog."""
+    mine = {oid: o for oid, o in objs.items() if isinstance(o, kind.cls)}
+    found = unnamed_chains(mine, ref_check(store), forgotten_check(store, rejections=False))
+    logs = store.reflog.read_many(sorted(found))
     named = None
-    moves = []
+    moves, restored = [], []
     now = now_ms()
-    for label in sorted(by_label):
-        name = f"{kind.ns}/{label}"
-        try:
-            if store.refs.read(name) is not None:
-                continue
-        except CorruptObject:   # still damaged (set aside above unless it could not be): leave it
-            continue
-        mine = by_label[label]
-        parents = {o.parent for o in mine.values()}
-        heads = [oid for oid in mine if oid not in parents] or list(mine)
-        heads = [h for h in heads if _candidate(mine, h, forgotten, kind.cls is Fact)]
-        if not heads:
+    for name in sorted(found):
+        heads = found[name]["heads"]
+        logged = next((e.new for e in reversed(logs[name]) if e.new in heads), None)
+        if logged is not None:   # its own reflog names the head: restored, not guessed
+            restored.append((name, None, logged))
             continue
         if len(heads) > 1:
             if kind.cls is Fact:   # which value is current is not the repair's to guess
-                for h in sorted(heads):   # named by the reflog (a gc root), the ref left unset
+                for h in heads:   # named by the reflog (a gc root), the ref left unset
                     store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now)
                     store.update_ref(name, h, None, "fsck --repair: several candidate heads, none picked",
                                      time_ms=now)
-                rep.unresolved[name] = sorted(heads)
+                rep.unresolved[name] = heads
                 continue
             if named is None:
                 named = set(store.reflog.iter_all_ids())
             rep.rebuilt_ambiguous.append(name)
         head = max(heads, key=lambda oid: (oid in (named or ()), kind.num(mine[oid]), kind.time(mine[oid]), oid))
         moves.append((name, None, head))
+    if restored:   # one bulk move each (refs/packed-*), as an import's
+        store.update_refs(restored, "fsck --repair: ref restored from its reflog")
+        rep.refound.extend(m[0] for m in restored)
     if moves:
         store.update_refs(moves, "fsck --repair: rebuilt from objects")
         rep.rebuilt.extend(m[0] for m in moves)
-        done = {m[0] for m in moves}
-        rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
-
-
-def _candidate(mine: dict, head: str, forgotten, live_needed: bool) -> bool:
-    """True when the chain from ``head`` (through ``mine``, id -> object)
-    holds nothing a tombstone forgets and, with ``live_needed``, a live
-    (not forgotten) element."""
-    live, oid, seen = False, head, set()
-    while oid is not None and oid in mine and oid not in seen:
-        seen.add(oid)
-        o = mine[oid]
-        if forgotten(o):
-            return False
-        live = live or not o.forgotten
-        oid = o.parent
-    return live or not live_needed
+    done = {m[0] for m in moves + restored}
+    rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:
@@ -515,6 +505,11 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     else:
         n = max((kind.num(o) for _, o in pool), default=None)
         lost = None
+        if kind.cls is Fact and n is not None:
+            # a lost head of a key keeps its place above the newest survivor (its number is at least
+            # that one's + 1): the survivor is an older value, never served as current in its stead
+            entries.append(("stub", n + 1, broken))
+            rep.lost_heads[name] = n
     floor = kind.root if kind.root is not None else 0
     while n is not None and n >= floor:
         at_n = [(oid, o) for oid, o in pool if kind.num(o) == n and oid not in used]

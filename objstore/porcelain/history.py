@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
-from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, value_digest
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
 from objstore.core.refs import fact_ref, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
@@ -315,7 +315,7 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         if tf.parent is None:
             raise Refused(f"{key} v{tf.version} created the key: there is no earlier value to go back to",
                           hint=f"to remove the key, forget it: mem forget {key}")
-        if tf.forgotten:
+        if tf.forgotten and not is_lost_stub(tf):   # a lost value's place: its older value comes back
             raise Refused(f"{key} v{tf.version} was forgotten; a forget cannot be reverted")
         prev = next((v for v in chain if v.id == tf.parent), None)
         if prev is None:

@@ -190,9 +190,11 @@ class Sealer:
             raise CorruptObject(f"the remote's {what} is damaged: {e}", hint=REMOTE_DAMAGE_HINT) from None
 
 
-def check_identity(identity: str) -> str:
+def check_identity(identity: str | bytes) -> str:
     """Validate a sync key (an ``AGE-SECRET-KEY-1…`` line or an age-keygen
-    file's text) and return the identity.  Raises InvalidInput."""
+    file's text, or its bytes) and return the identity.  Raises InvalidInput
+    (its message never holds the key: e.g. "not a sync key: identity file
+    is not UTF-8 text")."""
     from objstore.vault import age  # deferred: imports cryptography
     try:
         ids = age.parse_identity_file(identity)

@@ -16,7 +16,7 @@ import pytest
 
 import objstore.core.store as store_mod
 from objstore import open_store, remember
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,8 +62,10 @@ def test_a_store_without_config_that_holds_data_is_still_refused(tmp_path):
     remember(st, "user/k", "v")
     st.close()
     (root / "config").unlink()
-    with pytest.raises(InvalidInput, match="config is missing"):
+    with pytest.raises(CorruptObject, match="config is missing"):   # as a reader is told (exit 13)
         open_store(root, create=True)
+    with pytest.raises(CorruptObject, match="config is missing"):
+        open_store(root)
 
 
 def test_a_folder_of_something_else_is_refused(tmp_path):

@@ -42,5 +42,7 @@ def test_a_lost_head_object_is_still_reported_lost(mem, tmp_path):
     mem("--home", str(home), "remember", "user/editor", "emacs", env={"MEM_AGENT": "0"})
     head = (home / "refs" / "facts" / "user" / "editor").read_text().strip()
     (home / "objects" / head[:2] / head[2:]).unlink()
-    doc = json.loads(mem("--home", str(home), "fsck", "--repair", "--json").stdout)
+    # the current value is lost: the older one is not made current (the person's call, exit 13)
+    doc = json.loads(mem("--home", str(home), "fsck", "--repair", "--json", exit_code=13).stdout)
     assert doc["repair"]["lost"] == [head] and doc["repair"]["reset_refs"] == []
+    assert doc["repair"]["lost_heads"] == {"facts/user/editor": 1}
