@@ -287,7 +287,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     sb = tantivy.SchemaBuilder()
     if fmt.id_key_field:
         # the delete and lookup key: a 16-byte key costs 34 B per document in the term dictionary,
-        # the whole 32-byte id 62 (docs/format.md, "Search index: schema")
+        # a 12-byte one (fast_oid) 27, the whole 32-byte id 62 (docs/format.md, "Search index: schema")
         sb.add_bytes_field("id", stored=False, indexed=True)
         if fmt.fast_oid:  # 32 random bytes: 32 B per document in columns, ~40 in the doc store
             for name in OID_COLUMNS:
