@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 from pathlib import Path
 
 import tantivy
@@ -81,6 +82,7 @@ FAST_ID_KEY_BYTES = 12
 #: The fast fields of a :attr:`GenFormat.fast_oid` generation that hold the
 #: object id: its 32 raw bytes as four big-endian u64, in order.
 OID_COLUMNS = ("oid0", "oid1", "oid2", "oid3")
+_FOUR_U64 = struct.Struct(">4Q")
 
 
 def id_key(oid: str, size: int = ID_KEY_BYTES) -> bytes:
@@ -460,8 +462,8 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     if fmt.fast_oid:
         raw = bytes.fromhex(d.id)
         doc.add_bytes("id", id_key(d.id, FAST_ID_KEY_BYTES))
-        for k, name in enumerate(OID_COLUMNS):
-            doc.add_unsigned(name, int.from_bytes(raw[8 * k:8 * k + 8], "big"))
+        for name, v in zip(OID_COLUMNS, _FOUR_U64.unpack(raw)):
+            doc.add_unsigned(name, v)
     elif fmt.id_key_field:
         doc.add_bytes("id", id_key(d.id))
         doc.add_bytes("oid", bytes.fromhex(d.id))
@@ -525,8 +527,8 @@ def ids_at(searcher: "tantivy.Searcher", fmt: GenFormat, addrs: list) -> list[st
         return [doc_object_id(searcher.doc(a)) for a in addrs]
     cols = [searcher.fast_field_values(name, addrs) for name in OID_COLUMNS]
     try:
-        return [b"".join(v.to_bytes(8, "big") for v in parts).hex() for parts in zip(*cols)]
-    except (AttributeError, OverflowError) as e:   # None: a document without its id
+        return [_FOUR_U64.pack(*parts).hex() for parts in zip(*cols)]
+    except struct.error as e:   # None: a document without its id
         raise IndexCorruptError(f"a document without its object id in {OID_COLUMNS}: {e}") from e
 
 
