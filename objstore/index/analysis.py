@@ -34,6 +34,7 @@ __all__ = [
     "PLAIN_ANALYZER",
     "PLAIN_STOP_ANALYZER",
     "SIMPLE_STEM_STOP_ANALYZER",
+    "SIMPLE_STEM_FAST_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
@@ -86,6 +87,12 @@ SIMPLE_STEM_KEYED_ANALYZER = "mem_simple_stem_k"
 #: before would look a substring up in ``plain`` alone and miss them, so it
 #: must report such a generation as damaged instead
 SIMPLE_STEM_STOP_ANALYZER = "mem_simple_stem_s"
+#: ``mem_simple_stem`` under a fourth name, the ``text`` tokenizer of the
+#: generations whose object ids are in fast columns and whose ``id`` key is
+#: 12 bytes (``schema.GenFormat.fast_oid``, since session 12): a ``mem``
+#: from before would read no id from their documents and look ids up by a
+#: 16-byte key, so it must report such a generation as damaged instead
+SIMPLE_STEM_FAST_ANALYZER = "mem_simple_stem_f"
 #: ``mem_plain`` followed by tantivy's stop-word filter of the words of
 #: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
 #: ``plain_stop`` generation, registered on the indexes a writer writes
@@ -236,6 +243,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
             index.register_tokenizer(name, a)
         index.register_tokenizer(SIMPLE_STEM_KEYED_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_STOP_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        index.register_tokenizer(SIMPLE_STEM_FAST_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def register_writer_analyzers(index: "tantivy.Index") -> None:

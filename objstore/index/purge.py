@@ -26,7 +26,7 @@ from objstore.index.generations import (
     shard_index,
 )
 from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
-from objstore.index.schema import KINDS, IndexDoc, delete_object, doc_object_id, to_tantivy_doc
+from objstore.index.schema import KINDS, IndexDoc, delete_object, ids_at, to_tantivy_doc
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges"]
 
@@ -286,7 +286,7 @@ class SearchIndexPurges:
                 if s in todo:
                     continue
                 everything = sr.search(tantivy.Query.all_query(), max(1, int(sr.num_docs))).hits
-                ids = [doc_object_id(sr.doc(addr)) for _score, addr in everything if addr.segment_ord in segs]
+                ids = ids_at(sr, fmt, [addr for _score, addr in everything if addr.segment_ord in segs])
                 del sr, everything
                 keep = [i for i in ids if i not in doomed]
                 docs = [d for d in load(keep) if d.id not in doomed]
@@ -364,8 +364,8 @@ class SearchIndexPurges:
         # a segment whose live documents are all deleted here is dropped at the commit, not merged:
         # the one-document commits make up for it, so that MERGE_SEGMENTS segments are left to merge
         where: dict[int, int] = {}
+        fmt = sub.fmt(name)
         if int(sr.num_segments) == len(sizes):   # segment_ord is the order of meta.json
-            fmt = sub.fmt(name)
             for i in present:
                 for _s, addr in sr.search(tantivy.Query.term_query(index.schema, "id", fmt.key(i)), 1).hits:
                     where[addr.segment_ord] = where.get(addr.segment_ord, 0) + 1
@@ -374,7 +374,7 @@ class SearchIndexPurges:
         docs = [d for d in add if d.id not in doomed]
         if len(docs) < commits:  # live documents of this generation, added again one per commit
             hits = sr.search(tantivy.Query.all_query(), commits + len(present) + 8).hits
-            ids = [i for i in (doc_object_id(sr.doc(addr)) for _s, addr in hits) if i not in doomed]
+            ids = [i for i in ids_at(sr, fmt, [addr for _s, addr in hits]) if i not in doomed]
             docs += [d for d in load(ids[: commits - len(docs)]) if d.id not in doomed]
         if not docs:
             return None

@@ -27,7 +27,7 @@ from objstore.index.query import (
     substring_conditions,
     substring_query,
 )
-from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, doc_object_id, hit_from_doc, hits_at
+from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, hits_at, ids_at
 
 __all__ = ["FLAT_FILTERS", "GLUED_FETCH", "REPLACED_RETRIES", "SearchIndexReads"]
 
@@ -459,8 +459,8 @@ class SearchIndexReads:
             index.reload()
             searcher = index.searcher()
             q = tantivy.Query.term_query(index.schema, "ref", session)
-            return {hit_from_doc(searcher.doc(addr), 0.0).id
-                    for _score, addr in searcher.search(q, max(1, searcher.num_docs), count=False).hits}
+            return set(ids_at(searcher, self._subs["turn"].fmt(name),
+                              [addr for _score, addr in searcher.search(q, max(1, searcher.num_docs), count=False).hits]))
         except ValueError as e:
             raise IndexCorruptError(f"search in {self._subs['turn'].dir / name} failed: {e}") from e
 
@@ -619,10 +619,11 @@ class SearchIndexReads:
                     return None
                 queries.append((schema, q))
             try:
-                for _score, addr in o.searcher.search(q, n, count=False).hits:
+                addrs = [addr for _score, addr in o.searcher.search(q, n, count=False).hits]
+                for addr, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs)):
                     doc = o.searcher.doc(addr)
                     if o.only is None or doc.get_first("kind") == o.only:
-                        out[doc_object_id(doc)] = doc.get_first("ref") or ""
+                        out[oid] = doc.get_first("ref") or ""
             except ValueError as e:
                 raise IndexCorruptError(f"search in {o.sub.dir / o.name} failed: {e}") from e
         return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 from pathlib import Path
 
 import tantivy
@@ -26,6 +27,7 @@ from objstore.index.analysis import (
     PAIRS_ANALYZER,
     PLAIN_MAX_TOKEN_BYTES,
     SIMPLE_STEM_ANALYZER,
+    SIMPLE_STEM_FAST_ANALYZER,
     SIMPLE_STEM_KEYED_ANALYZER,
     SIMPLE_STEM_STOP_ANALYZER,
     glued_pairs,
@@ -42,6 +44,8 @@ __all__ = [
     "FLAG_LONG",
     "FORMATS",
     "ID_KEY_BYTES",
+    "FAST_ID_KEY_BYTES",
+    "OID_COLUMNS",
     "id_key",
     "GenFormat",
     "Hit",
@@ -53,6 +57,7 @@ __all__ = [
     "doc_object_id",
     "hit_from_doc",
     "hits_at",
+    "ids_at",
     "read_format",
     "new_format",
     "schema_for",
@@ -70,16 +75,26 @@ FLAG_LONG = "long"
 #: its ``id`` field for an object id (:func:`id_key`; the whole id is stored
 #: in ``oid``).
 ID_KEY_BYTES = 16
+#: Bytes of that key in a generation with :attr:`GenFormat.fast_oid` (a
+#: 12-byte key takes ~7 B less per document in the term dictionary; two ids
+#: share one with probability 2**-96 per pair, ~2**-57 over a million turns).
+FAST_ID_KEY_BYTES = 12
+#: The fast fields of a :attr:`GenFormat.fast_oid` generation that hold the
+#: object id: its 32 raw bytes as four big-endian u64, in order.
+OID_COLUMNS = ("oid0", "oid1", "oid2", "oid3")
+_FOUR_U64 = struct.Struct(">4Q")
 
 
-def id_key(oid: str) -> bytes:
+def id_key(oid: str, size: int = ID_KEY_BYTES) -> bytes:
     """The ``id`` term of object id ``oid`` (64 lowercase hex) in a
-    generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a 16-byte digest
-    (RFC 7693, ``hashlib.blake2b(digest_size=16)``; :func:`objstore.core.ids.blake2b`) of its 32 raw bytes.
+    generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a ``size``-byte digest
+    (RFC 7693, ``hashlib.blake2b(digest_size=size)``; :func:`objstore.core.ids.blake2b`) of its 32 raw bytes;
+    ``size`` is ID_KEY_BYTES (16), or FAST_ID_KEY_BYTES (12) in a
+    :attr:`GenFormat.fast_oid` generation (a 12-byte digest is not a cut 16-byte one).
     A hash rather than a prefix, so that ids that are not digests (tests'
     ``"0" * 63 + "1"``) differ in their keys as digests do; two ids share a
-    key with probability 2**-128 per pair."""
-    return blake2b(bytes.fromhex(oid), digest_size=ID_KEY_BYTES).digest()
+    key with probability 2**-(8 * size) per pair."""
+    return blake2b(bytes.fromhex(oid), digest_size=size).digest()
 
 
 # --------------------------------------------------------------------------
@@ -179,23 +194,29 @@ class GenFormat(Frozen):
     ``text`` holds them) and a field ``plainall`` (``mem_plain``, every
     token) takes the case-folded body instead where it is not
     :func:`~objstore.index.analysis.plain_aligned`; ``text`` is then named
-    ``mem_simple_stem_s`` (``id_key_field`` is True too).
+    ``mem_simple_stem_s`` (``id_key_field`` is True too); ``fast_oid``:
+    the object id is not stored but held in four u64 fast fields
+    (:data:`OID_COLUMNS`; :func:`ids_at` reads them) and the ``id`` key is
+    FAST_ID_KEY_BYTES long; ``text`` is then named ``mem_simple_stem_f``
+    (``plain_stop`` is True too).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
-                 "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop")
+                 "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
-                 fast_time_seq: bool = False, plain_stop: bool = False) -> None:
+                 fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
-                   id_key_field, text_norms_only, fast_time_seq, plain_stop)
+                   id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid)
 
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
         if self.simple:
+            if self.fast_oid:
+                return SIMPLE_STEM_FAST_ANALYZER
             if self.plain_stop:
                 return SIMPLE_STEM_STOP_ANALYZER
             return SIMPLE_STEM_KEYED_ANALYZER if self.id_key_field else SIMPLE_STEM_ANALYZER
@@ -220,7 +241,7 @@ class GenFormat(Frozen):
         generation's ``id`` field: its :func:`id_key` (``id_key_field``),
         its raw 32 bytes, or the hex itself."""
         if self.id_key_field:
-            return id_key(oid)
+            return id_key(oid, FAST_ID_KEY_BYTES if self.fast_oid else ID_KEY_BYTES)
         return bytes.fromhex(oid) if self.id_bytes else oid
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
@@ -245,7 +266,8 @@ class GenFormat(Frozen):
 #: The format of new generations per analyzer option (those of the turns:
 #: :func:`new_format`).
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
-                            id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True),
+                            id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
+                            fast_oid=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -257,18 +279,23 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
     hits' text when the caller can read it, ``SearchIndex.search``'s
     ``texts``), and for the facts without ``plain_stop`` (a few hundred
     documents, where dropping words saves little, and a ``remember`` would
-    otherwise build ``mem_plain_s``: ~3-8 ms).  ``KeyError`` for an unknown analyzer."""
+    otherwise build ``mem_plain_s``: ~3-8 ms) nor ``fast_oid`` (which
+    goes with it).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False)
+    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False)
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     sb = tantivy.SchemaBuilder()
     if fmt.id_key_field:
         # the delete and lookup key: a 16-byte key costs 34 B per document in the term dictionary,
-        # the whole 32-byte id 62 (docs/format.md, "Search index: schema")
+        # a 12-byte one (fast_oid) 27, the whole 32-byte id 62 (docs/format.md, "Search index: schema")
         sb.add_bytes_field("id", stored=False, indexed=True)
-        sb.add_bytes_field("oid", stored=True, indexed=False)
+        if fmt.fast_oid:  # 32 random bytes: 32 B per document in columns, ~40 in the doc store
+            for name in OID_COLUMNS:
+                sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
+        else:
+            sb.add_bytes_field("oid", stored=True, indexed=False)
     elif fmt.id_bytes:
         sb.add_bytes_field("id", stored=True, indexed=True)
     else:
@@ -362,8 +389,11 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     caller).  Raises ``IndexCorruptError`` for an unreadable ``meta.json``,
     an unknown tokenizer on ``text``, an ``oid`` field that is not a
     stored bytes field beside an indexed bytes ``id``, or a ``text`` named
-    ``mem_simple_stem_s`` without a ``plain`` of ``mem_plain_s`` and a
-    ``plainall`` of ``mem_plain`` (or such fields under another ``text``)."""
+    ``mem_simple_stem_s`` or ``mem_simple_stem_f`` without a ``plain`` of
+    ``mem_plain_s`` and a ``plainall`` of ``mem_plain`` (or such fields
+    under another ``text``), or a ``text`` named ``mem_simple_stem_f``
+    without the fast u64 fields :data:`OID_COLUMNS` beside an indexed bytes
+    ``id`` (or such fields under another ``text``)."""
     try:
         if raw is None:
             raw = (gen_dir / "meta.json").read_bytes()
@@ -372,8 +402,13 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         indexing = fields["text"]["options"]["indexing"]
         tok = indexing["tokenizer"]
         positions = indexing.get("record", "position") == "position"
-        id_key_field = "oid" in fields
-        if id_key_field and not (fields["oid"]["type"] == "bytes" and fields["oid"]["options"].get("stored")
+        fast_oid = OID_COLUMNS[0] in fields
+        if fast_oid and not (all(fields[c]["type"] == "u64" and fields[c]["options"].get("fast") for c in OID_COLUMNS)
+                             and "oid" not in fields
+                             and fields["id"]["type"] == "bytes" and fields["id"]["options"].get("indexed")):
+            raise ValueError(f"{', '.join(OID_COLUMNS)} must be fast u64 fields beside an indexed bytes id")
+        id_key_field = "oid" in fields or fast_oid
+        if "oid" in fields and not (fields["oid"]["type"] == "bytes" and fields["oid"]["options"].get("stored")
                               and fields["id"]["type"] == "bytes" and fields["id"]["options"].get("indexed")):
             raise ValueError("oid must be a stored bytes field beside an indexed bytes id")
         norms_text_only = _norms_text_only(fields)
@@ -384,21 +419,26 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
-    names[SIMPLE_STEM_ANALYZER] = names[SIMPLE_STEM_KEYED_ANALYZER] = names[SIMPLE_STEM_STOP_ANALYZER] = "stem"
+    simple_names = (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER,
+                    SIMPLE_STEM_FAST_ANALYZER)
+    names.update(dict.fromkeys(simple_names, "stem"))
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
-    if id_key_field != (tok in (SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER)):
-        raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
-                                f"and {SIMPLE_STEM_STOP_ANALYZER} tokenizers and only with them (text uses {tok!r})")
-    plain_stop = tok == SIMPLE_STEM_STOP_ANALYZER
+    plain_stop = tok in (SIMPLE_STEM_STOP_ANALYZER, SIMPLE_STEM_FAST_ANALYZER)
     if plain_stop != (_field_tokenizer(fields, "plain") == PLAIN_STOP_ANALYZER) or plain_stop != (
             _field_tokenizer(fields, "plainall") == PLAIN_ANALYZER) or ("plainall" in fields and not plain_stop):
         raise IndexCorruptError(f"{gen_dir}/meta.json: a plain field of {PLAIN_STOP_ANALYZER} and a plainall field "
-                                f"go with the {SIMPLE_STEM_STOP_ANALYZER} tokenizer and only with it (text uses {tok!r})")
+                                f"go with the {SIMPLE_STEM_STOP_ANALYZER} and {SIMPLE_STEM_FAST_ANALYZER} tokenizers "
+                                f"and only with them (text uses {tok!r})")
+    if fast_oid != (tok == SIMPLE_STEM_FAST_ANALYZER):
+        raise IndexCorruptError(f"{gen_dir}/meta.json: the {', '.join(OID_COLUMNS)} fields go with the "
+                                f"{SIMPLE_STEM_FAST_ANALYZER} tokenizer and only with it (text uses {tok!r})")
+    if id_key_field != (tok in simple_names[1:]):
+        raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
+                                f"and {SIMPLE_STEM_STOP_ANALYZER} tokenizers and only with them (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
-                     tok in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER), id_key_field,
-                     norms_text_only, fast_time_seq, plain_stop)
+                     tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -419,7 +459,12 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     instead when it is not :func:`plain_aligned`) and ``flags`` = ``long``
     when that is PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
-    if fmt.id_key_field:
+    if fmt.fast_oid:
+        raw = bytes.fromhex(d.id)
+        doc.add_bytes("id", id_key(d.id, FAST_ID_KEY_BYTES))
+        for name, v in zip(OID_COLUMNS, _FOUR_U64.unpack(raw)):
+            doc.add_unsigned(name, v)
+    elif fmt.id_key_field:
         doc.add_bytes("id", id_key(d.id))
         doc.add_bytes("oid", bytes.fromhex(d.id))
     elif fmt.id_bytes:
@@ -451,7 +496,8 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
 def doc_object_id(doc: "tantivy.Document") -> str:
     """The object id (64 lowercase hex) of a stored tantivy document, from
     ``oid`` field (:attr:`GenFormat.id_key_field`) or of either form of the
-    ``id`` field (:attr:`GenFormat.id_bytes`)."""
+    ``id`` field (:attr:`GenFormat.id_bytes`); not for a
+    :attr:`GenFormat.fast_oid` generation's (:func:`ids_at`)."""
     v = doc.get_first("oid")
     if v is None:
         v = doc.get_first("id")
@@ -469,13 +515,32 @@ def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: 
         writer.delete_documents_by_term("id", oid)
 
 
-def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None, seq: int | None = None) -> Hit:
+def ids_at(searcher: "tantivy.Searcher", fmt: GenFormat, addrs: list) -> list[str]:
+    """The object id (64 lowercase hex) of the document at each
+    ``DocAddress`` of ``addrs``, in order, from a searcher of a generation
+    of format ``fmt``: its :data:`OID_COLUMNS` (one ``fast_field_values``
+    call each) in a :attr:`GenFormat.fast_oid` generation, else its stored
+    fields (:func:`doc_object_id`).  Raises ``ValueError`` (tantivy) for a
+    damaged document or column, ``IndexCorruptError`` for a document
+    without a value in a column."""
+    if not fmt.fast_oid:
+        return [doc_object_id(searcher.doc(a)) for a in addrs]
+    cols = [searcher.fast_field_values(name, addrs) for name in OID_COLUMNS]
+    try:
+        return [_FOUR_U64.pack(*parts).hex() for parts in zip(*cols)]
+    except struct.error as e:   # None: a document without its id
+        raise IndexCorruptError(f"a document without its object id in {OID_COLUMNS}: {e}") from e
+
+
+def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None, seq: int | None = None,
+                 oid: str | None = None) -> Hit:
     """The :class:`Hit` of a stored tantivy document with ``score``;
     ``time``/``seq``: their values when the caller read them from the fast
     fields (a :attr:`GenFormat.fast_time_seq` generation stores neither;
-    default: the stored ones, 0 when absent)."""
+    default: the stored ones, 0 when absent); ``oid``: the object id when
+    the caller read it (:func:`ids_at`; default: the stored one)."""
     return Hit(
-        id=doc_object_id(doc),
+        id=doc_object_id(doc) if oid is None else oid,
         kind=doc.get_first("kind"),
         ref=doc.get_first("ref") or "",
         time=int((doc.get_first("time") if time is None else time) or 0),
@@ -491,12 +556,17 @@ def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[
     order, from a searcher of a generation of format ``fmt``: the stored
     fields, and in a :attr:`GenFormat.fast_time_seq` generation ``time``
     and ``seq`` from their fast fields (one ``fast_field_values`` call
-    each, tantivy-py 0.27).  Raises ``ValueError`` (tantivy) for a
-    damaged document."""
+    each, tantivy-py 0.27), in a :attr:`GenFormat.fast_oid` generation the
+    object id from its columns too (:func:`ids_at`).  Raises ``ValueError``
+    (tantivy) for a damaged document, ``IndexCorruptError`` for a document
+    without an id."""
     docs = [searcher.doc(addr) for _score, addr in scored]
-    if not fmt.fast_time_seq:
+    if not fmt.fast_time_seq and not fmt.fast_oid:
         return [hit_from_doc(d, score) for d, (score, _addr) in zip(docs, scored)]
     addrs = [addr for _score, addr in scored]
-    times = searcher.fast_field_values("time", addrs)
-    seqs = searcher.fast_field_values("seq", addrs) if fmt.has_seq else [0] * len(addrs)
-    return [hit_from_doc(d, score, t or 0, q or 0) for d, (score, _addr), t, q in zip(docs, scored, times, seqs)]
+    none = [None] * len(addrs)
+    times = [t or 0 for t in searcher.fast_field_values("time", addrs)] if fmt.fast_time_seq else none
+    seqs = [q or 0 for q in searcher.fast_field_values("seq", addrs)] if fmt.fast_time_seq and fmt.has_seq else (
+        [0] * len(addrs) if fmt.fast_time_seq else none)
+    oids = ids_at(searcher, fmt, addrs) if fmt.fast_oid else none
+    return [hit_from_doc(d, score, t, q, o) for d, (score, _addr), t, q, o in zip(docs, scored, times, seqs, oids)]

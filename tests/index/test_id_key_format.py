@@ -1,6 +1,8 @@
 """The generation format of session 8: ``id`` indexed as a 16-byte key
 (``schema.id_key``), the whole id stored in ``oid``, fieldnorms on
-``text`` only (``docs/format.md``, "Search index: schema").  Older
+``text`` only (``docs/format.md``, "Search index: schema"), the facts'
+format still; the turns' since session 12 (``fast_oid``): a 12-byte key
+and the id in four fast u64 columns, nothing of it stored.  Older
 generations (the whole id indexed and stored in ``id``, every text field
 with fieldnorms) are read, written and purged as they are."""
 
@@ -16,7 +18,7 @@ import tantivy
 from objstore.index import schema as schema_mod
 from objstore.index.errors import IndexCorruptError
 from objstore.index.generations import verify_generation
-from objstore.index.schema import ID_KEY_BYTES, IndexDoc, id_key, read_format
+from objstore.index.schema import FAST_ID_KEY_BYTES, ID_KEY_BYTES, OID_COLUMNS, IndexDoc, id_key, read_format
 from objstore.index.searchindex import SearchIndex
 
 
@@ -61,13 +63,17 @@ def test_id_key_is_a_16_byte_hash_that_tells_test_ids_apart() -> None:
     assert len(id_key(a)) == ID_KEY_BYTES == 16
     assert id_key(a) == hashlib.blake2b(bytes.fromhex(a), digest_size=16).digest()
     assert id_key(a) != id_key(b)
+    assert id_key(a, FAST_ID_KEY_BYTES) == hashlib.blake2b(bytes.fromhex(a), digest_size=12).digest()
+    assert id_key(a, FAST_ID_KEY_BYTES) != id_key(a)[:FAST_ID_KEY_BYTES] and FAST_ID_KEY_BYTES == 12
 
 
 def test_new_generation_schema_and_round_trip(root: Path) -> None:
-    """A new generation: ``id`` indexed only, ``oid`` stored only, fieldnorms
-    on ``text`` alone; hits carry the whole id; deleting one id keeps an id
-    equal to it in all but its last byte."""
-    a, b = "0" * 63 + "1", "0" * 63 + "2"
+    """A new turns generation: ``id`` indexed only (a 12-byte key), the
+    whole id in four fast u64 columns and stored nowhere, fieldnorms on
+    ``text`` alone; hits carry the whole id (every read path); deleting one
+    id keeps an id equal to it in all but its last byte.  A new facts
+    generation keeps the stored ``oid`` and the 16-byte key."""
+    a, b = "0" * 63 + "1", "f" * 62 + "e0"   # b: every column above 2**63
     ix = SearchIndex(root)
     try:
         ix.add([sturn("", "s1", "alpha bravo report", 0, ident=a), sturn("", "s1", "alpha charlie", 1, ident=b)])
@@ -75,14 +81,17 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         fields = schema_fields(gen)
         assert fields["id"]["type"] == "bytes" and fields["id"]["options"]["indexed"]
         assert not fields["id"]["options"]["stored"]
-        assert fields["oid"]["type"] == "bytes" and fields["oid"]["options"]["stored"]
-        assert not fields["oid"]["options"]["indexed"]
+        assert "oid" not in fields
+        for c in OID_COLUMNS:
+            assert fields[c]["type"] == "u64" and fields[c]["options"]["fast"]
+            assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
+        assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_s"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_f"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
-        assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only and fmt.fast_time_seq
+        assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only and fmt.fast_time_seq and fmt.fast_oid
         assert {h.id for h in ix.search("alpha")} == {a, b}
         # time and seq come back from the fast fields, in every read path
         assert {(h.id, h.time, h.seq, h.ref) for h in ix.search("alpha")} == {
@@ -94,13 +103,26 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         assert [h.id for h in ix.search("alpha")] == [b]
         assert ix.missing_turns({"s1": b}) == set()
         assert ix.substring_candidates("charlie") == {b}
-        # tantivy itself: the indexed term is the key, not the raw id
-        index = tantivy.Index.open(str(gen))
+        assert ix.turn_ids_of("s1") == {b}
+        # tantivy itself: the indexed term is the 12-byte key, not the raw id nor the 16-byte key
+        index = tantivy.Index.open(str(live_gen(root, "turns")))
         sr = index.searcher()
-        assert sr.doc_freq("id", id_key(b)) == 1 and sr.doc_freq("id", bytes.fromhex(b)) == 0
+        assert sr.doc_freq("id", id_key(b, 12)) == 1
+        assert sr.doc_freq("id", id_key(b)) == 0 and sr.doc_freq("id", bytes.fromhex(b)) == 0
+        ix.add([IndexDoc(oid("f1"), "fact", "project/x/f1", 1, "x", "note", "alpha fact")])
+        facts = live_gen(root, "facts")
+        fields = schema_fields(facts)
+        assert fields["oid"]["type"] == "bytes" and fields["oid"]["options"]["stored"]
+        assert not fields["oid"]["options"]["indexed"] and OID_COLUMNS[0] not in fields
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"
+        assert not read_format(facts).fast_oid
+        assert {h.id for h in ix.search("alpha", kinds=("fact", "turn"))} == {b, oid("f1")}
+        sr = tantivy.Index.open(str(facts)).searcher()
+        assert sr.doc_freq("id", id_key(oid("f1"))) == 1
     finally:
         ix.close()
     assert verify_generation(live_gen(root, "turns")) == []
+    assert verify_generation(live_gen(root, "facts")) == []
 
 
 def test_an_older_generation_is_read_written_and_purged_as_it_is(root: Path, monkeypatch) -> None:
@@ -142,13 +164,14 @@ def test_an_older_generation_is_read_written_and_purged_as_it_is(root: Path, mon
 
 def test_a_malformed_oid_field_is_reported(root: Path) -> None:
     """``read_format`` (and so ``verify_generation``, which ``mem fsck``
-    runs) refuses a schema whose ``oid`` is not a stored bytes field."""
+    runs) refuses a schema whose ``oid`` is not a stored bytes field (a
+    facts generation: the turns' have no ``oid``)."""
     ix = SearchIndex(root)
     try:
-        ix.add([sturn("m1", "s1", "golf hotel")])
+        ix.add([IndexDoc(oid("m1"), "fact", "project/x/m1", 1, "x", "note", "golf hotel")])
     finally:
         ix.close()
-    gen = live_gen(root, "turns")
+    gen = live_gen(root, "facts")
     meta = json.loads((gen / "meta.json").read_text())
     for f in meta["schema"]:
         if f["name"] == "oid":
@@ -166,12 +189,89 @@ def test_an_oid_field_goes_with_the_keyed_tokenizer_only(root: Path) -> None:
     damaged schema."""
     ix = SearchIndex(root)
     try:
+        ix.add([IndexDoc(oid("m1"), "fact", "project/x/m1", 1, "x", "note", "golf hotel")])
+    finally:
+        ix.close()
+    gen = live_gen(root, "facts")
+    text = (gen / "meta.json").read_text()
+    assert '"mem_simple_stem_k"' in text
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_k"', '"mem_simple_stem"'))
+    with pytest.raises(IndexCorruptError, match="oid"):
+        read_format(gen)
+    assert verify_generation(gen)
+
+
+def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> None:
+    """A turns generation's ``oid0``..``oid3`` columns are read only under
+    ``mem_simple_stem_f`` (a mem of session 11 knows no such tokenizer and
+    reports the generation as damaged instead of reading no id); under
+    ``mem_simple_stem_s``, or with a column that is not a fast u64, or
+    missing, the schema is damaged (``mem fsck`` names it)."""
+    ix = SearchIndex(root)
+    try:
         ix.add([sturn("m1", "s1", "golf hotel")])
     finally:
         ix.close()
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_s"', '"mem_simple_stem"'))
-    with pytest.raises(IndexCorruptError, match="oid"):
+    assert read_format(gen).fast_oid
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_f"', '"mem_simple_stem_s"'))
+    with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)
+    for damage in ("not fast", "missing"):
+        meta = json.loads(text)
+        if damage == "missing":
+            meta["schema"] = [f for f in meta["schema"] if f["name"] != "oid3"]
+        else:
+            next(f for f in meta["schema"] if f["name"] == "oid2")["options"]["fast"] = False
+        (gen / "meta.json").write_text(json.dumps(meta))
+        with pytest.raises(IndexCorruptError, match="oid"):
+            read_format(gen)
+        problems = verify_generation(gen)
+        assert len(problems) == 1 and "oid" in problems[0]
+    (gen / "meta.json").write_text(text)
+    assert verify_generation(gen) == []
+
+
+def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkeypatch) -> None:
+    """The same turns indexed in the session-11 format (stored ``oid``,
+    16-byte key) and in the session-12 one (``fast_oid``) answer every
+    read the same: hits (id, score, time, seq, ref, project, role, in
+    order), a session's turns by seq, the substring prefilter, the turn ids
+    of a session, missing turns; and a delete removes the same turn."""
+    rng = __import__("random").Random(5)
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "running", "runs", "the", "function", "error",
+             "timeout", "auth.py", "visionkit", "日本語", "naïve"]
+    docs = [IndexDoc(oid(f"d{i}"), "turn", f"s{i % 7}", 1_700_000_000_000 + i * 13, f"p{i % 3}",
+                     ("user", "assistant", "tool")[i % 3], " ".join(rng.choice(words) for _ in range(rng.randint(1, 30))),
+                     i // 7)
+            for i in range(300)]
+
+    def answers(root: Path) -> list:
+        ix = SearchIndex(root)
+        try:
+            ix.add(docs)
+            out = [[(h.id, h.score, h.time, h.seq, h.ref, h.project, h.role) for h in ix.search(q, limit=60)]
+                   for q in ("alpha", "run", "the function", "auth.py", "日本語", "naive error", "zzz")]
+            out.append({n: h.id for n, h in ix.turns_at("s3", [0, 1, 2, 40]).items()})
+            out.append([ix.substring_candidates(n) for n in ("unctio", "unnin", "visionkit", "日本")])
+            out.append(ix.turn_ids_of("s2"))
+            out.append(ix.missing_turns({"s1": docs[1].id, "s9": oid("nowhere")}))
+            ix.add([], delete_ids=[docs[8].id])
+            out.append([h.id for h in ix.search("alpha bravo", limit=300)])
+            return out
+        finally:
+            ix.close()
+
+    new = answers(tmp_path / "new" / "index")
+    gens = sorted((tmp_path / "new" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and all(read_format(g).fast_oid for g in gens)
+    old_fmt = schema_mod.FORMATS["stem"].replace(fast_oid=False)
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = answers(tmp_path / "old" / "index")
+    gens = sorted((tmp_path / "old" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and not any(read_format(g).fast_oid for g in gens)
+    assert old == new
+    assert all(new[:5]) and docs[8].id not in new[-1]

@@ -12,6 +12,7 @@ from blake3 import blake3
 
 from objstore.index.generations import merge_levels, pad_plan
 from objstore.index.searchindex import PAD_KIND, IndexDoc, SearchIndex
+from tests.index.test_searchindex import physical_turn_ids
 
 CANARY = "Zorblatquux-Wexbrindle"
 
@@ -87,6 +88,7 @@ def test_a_turn_in_a_large_segment_is_purged_by_a_merge_of_its_level(tmp_path):
     assert len(merged) == 1 and merged[0][2] == merged[0][1] - 19_999  # only padding is deleted
     assert idx.term_doc_freq(CANARY) == {"zorblatquux": 0, "wexbrindle": 0}
     assert not _raw_hits(root, [b"zorblatquux", b"Zorblatquux", b"wexbrindl", b"Wexbrindle", victim.id.encode(), bytes.fromhex(victim.id)])
+    assert victim.id not in physical_turn_ids(root) and big[0].id in physical_turn_ids(root)
     assert idx.doc_count()["turn"] == 20_000 - 1 + 30 + 1
     assert [h.id for h in idx.search("rewritten tail")] == [tail.id]
     assert {h.id for h in idx.search("service 5 deploy", limit=3)} <= {d.id for d in big}
@@ -176,6 +178,7 @@ def test_the_segment_holding_a_turn_is_merged_alone_and_its_level_peers_are_kept
     assert idx.term_doc_freq(CANARY) == {"zorblatquux": 0, "wexbrindle": 0}
     assert not _raw_hits(root, [b"zorblatquux", b"Zorblatquux", b"wexbrindl", b"Wexbrindle", victim.id.encode(),
                                 bytes.fromhex(victim.id)])
+    assert victim.id not in physical_turn_ids(root)
     assert idx.doc_count()["turn"] == 17_000 - 1 + 12_000
     assert idx.verify() == [] and idx.verify_purged([victim.id]) == []
     assert {h.id for h in idx.search("turn 50007", limit=1)} == {_id(50_007)}   # the peer answers

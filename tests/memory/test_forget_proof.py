@@ -108,6 +108,14 @@ def _assert_doc_stores_clean(store: Store) -> None:
         assert not any(n in data for n in NEEDLES), p
 
 
+def _index_turn_ids(store: Store) -> set[str]:
+    """Every turn id the turns index holds physically (deleted documents too)."""
+    from tests.index.test_searchindex import physical_turn_ids
+    ids = physical_turn_ids(store.root / "index")
+    assert ids   # surviving turns are seen: the check can fail
+    return ids
+
+
 def _assert_gone(store: Store, planted: Path) -> None:
     gc(store, grace_s=0)
     assert scan_store(store.root, NEEDLES) == []
@@ -275,6 +283,7 @@ def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how)
         _assert_gone(store, planted)
         gone_ids = [*sa["turns"], sa["finding"], sa["rollup"]]
         assert scan_store(store.root, [i.encode() for i in gone_ids] + [bytes.fromhex(i) for i in gone_ids]) == []
+        assert not set(gone_ids) & _index_turn_ids(store)   # the turns' ids live in fast columns, not the doc store
         return
     else:
         forget(store, what="project/p/sub-finding")
@@ -292,6 +301,7 @@ def test_forgetting_a_subagent_fact_leaves_the_rollup_edges_clean(tmp_path, how)
     _assert_gone(store, planted)
     gone_ids = [sa["turns"][1], sa["turns"][2], sa["finding"], sa["rollup"]]
     assert scan_store(store.root, [i.encode() for i in gone_ids] + [bytes.fromhex(i) for i in gone_ids]) == []
+    assert not set(gone_ids) & _index_turn_ids(store)   # the turns' ids live in fast columns, not the doc store
 
 
 def test_forgetting_a_subagent_fact_and_turn_under_a_real_rollup(tmp_path):
@@ -331,6 +341,7 @@ def test_forgetting_a_subagent_fact_and_turn_under_a_real_rollup(tmp_path):
     _assert_gone(store, planted)
     gone = [tids[1], tids[2], finding.version.id, r.id]
     assert scan_store(store.root, [i.encode() for i in gone] + [bytes.fromhex(i) for i in gone]) == []
+    assert not set(gone) & _index_turn_ids(store)   # the turns' ids live in fast columns, not the doc store
 
 
 def test_forget_in_a_packed_store_leaves_no_trace_in_the_pack_dictionary(tmp_path):
