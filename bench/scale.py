@@ -19,6 +19,7 @@ Usage::
     python bench/scale.py --turns 100000 --runs 9    # what fits in a few minutes
     python bench/scale.py --turns 2000 --runs 2 --base-turns 600   # a smoke run
     python bench/scale.py --work NEW --latency-only BASE BIG --corpora W   # latencies only, on copies
+    python bench/scale.py --work NEW --latency-only BASE BIG --corpora W --mem A --vs B --cold-counts
 
 Stores and corpora stay in ``--work`` (default ``/tmp/mem-scale``) and are
 reused by a later run of the same sources and size. Results: ``WORK/scale.json``
@@ -51,16 +52,38 @@ def hook_event(work: Path):
     return ev
 
 
-def latencies(runner, mem, points: dict, runs: int, work: Path) -> dict:
-    """recall / get / hook as new processes on every point's store, interleaved."""
+def drop_counts(home: Path) -> None:
+    """Remove the scoped counts recalls keep per index generation
+    (``index/*/gen-*/.counts``): the next recall counts as the first one
+    in that state of the index does."""
+    for f in home.glob("index/*/gen-*/.counts"):
+        f.unlink(missing_ok=True)
+
+
+def latencies(runner, mem, points: dict, runs: int, work: Path, *, mems: dict | None = None,
+              cold: bool = False) -> dict:
+    """recall / get / hook as new processes on every point's store, interleaved.
+    ``mems``: {label: command} measured in turn with each other (keys of the
+    result ``<tag>`` become ``<tag>@<label>``); ``cold``: the kept counts
+    are removed before every recall and hook run."""
     specs = {}
-    for tag, p in points.items():
-        env = {"MEM_HOME": str(p["_home"])}
-        qs = [n["query"] for n in bench.load_needles(p["_corpus"])] or ["error"]
-        specs[f"recall:{tag}"] = ((lambda qs: lambda i: mem + ["recall", "--all-projects", "--json", "-n", "10",
-                                                               qs[i % len(qs)]])(qs), env)
-        specs[f"get:{tag}"] = (lambda i: mem + ["get", "project/scale/api-port"], env)
-        specs[f"hook:{tag}"] = (lambda i: mem + ["hook", "claude-code"], env, hook_event(work))
+    for label, m in (mems or {"": mem}).items():
+        for tag, p in points.items():
+            env = {"MEM_HOME": str(p["_home"])}
+            key = f"{tag}@{label}" if label else tag
+            qs = [n["query"] for n in bench.load_needles(p["_corpus"])] or ["error"]
+
+            def first(argv_for, home=p["_home"]):
+                """``argv_for``, after the kept counts went (with ``cold``)."""
+                def argv(i: int) -> list[str]:
+                    if cold:
+                        drop_counts(home)
+                    return argv_for(i)
+                return argv
+            specs[f"recall:{key}"] = (first((lambda qs, m: lambda i: m + ["recall", "--all-projects", "--json", "-n",
+                                                                           "10", qs[i % len(qs)]])(qs, m)), env)
+            specs[f"get:{key}"] = ((lambda m: lambda i: m + ["get", "project/scale/api-port"])(m), env)
+            specs[f"hook:{key}"] = (first((lambda m: lambda i: m + ["hook", "claude-code"])(m)), env, hook_event(work))
     rows = bench.interleaved(runner, specs, runs)
     out: dict = {}
     for name, rs in rows.items():
@@ -85,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="only the latencies, on these two existing stores (e.g. copies of the stores a full "
                          "run left in --work: neither is imported, gc'd nor changed by a forget); their "
                          "corpora's needles are read from --corpora")
+    ap.add_argument("--vs", metavar="MEM", help="with --latency-only: also measure this mem command (e.g. another "
+                                                "revision's), in turn with --mem, the ratio of each apart")
+    ap.add_argument("--cold-counts", action="store_true",
+                    help="with --latency-only: remove the stores' kept scoped counts (index/*/gen-*/.counts) "
+                         "before every recall and hook run")
     ap.add_argument("--corpora", type=Path, metavar="DIR",
                     help="with --latency-only: the directory holding scale-corpus-base and "
                          "scale-corpus-t<turns> (default: --work)")
@@ -106,14 +134,17 @@ def main(argv: list[str] | None = None) -> int:
         points = {"base": {"_home": args.latency_only[0].resolve(), "_corpus": corpora / "scale-corpus-base"},
                   "big": {"_home": args.latency_only[1].resolve(), "_corpus": corpora / f"scale-corpus-t{args.turns}"}}
         load = os.getloadavg()
-        lat = latencies(runner, mem, points, args.runs, work)
+        mems = {"mem": mem, "vs": bench.mem_command(args.vs)} if args.vs else None
+        lat = latencies(runner, mem, points, args.runs, work, mems=mems, cold=args.cold_counts)
         print(json.dumps({"argv": " ".join(map(shlex.quote, sys.argv)), "loadavg_start": load,
                           "loadavg_end": os.getloadavg(), "latency": lat}, indent=1))
         for what, d in lat.items():
-            b, g = d["base"], d["big"]
-            print(f"{what}: base {b['median_ms']} ms (CPU {b['cpu_median_ms']}), big {g['median_ms']} ms "
-                  f"(CPU {g['cpu_median_ms']}): {g['median_ms'] / b['median_ms']:.2f}x "
-                  f"(CPU {g['cpu_median_ms'] / b['cpu_median_ms']:.2f}x)", file=sys.stderr)
+            for label in (mems or {"": None}):
+                at = f"@{label}" if label else ""
+                b, g = d["base" + at], d["big" + at]
+                print(f"{what}{at}: base {b['median_ms']} ms (CPU {b['cpu_median_ms']}), big {g['median_ms']} ms "
+                      f"(CPU {g['cpu_median_ms']}): {g['median_ms'] / b['median_ms']:.2f}x "
+                      f"(CPU {g['cpu_median_ms'] / b['cpu_median_ms']:.2f}x)", file=sys.stderr)
         return 0
     reuse = bench.tree_digest(bench.src_of(mem))
     points = {"base": bench.scale_point(runner, mem, work, args.base_turns, args.seed, "base", reuse),

@@ -226,8 +226,9 @@ _REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on
 def register_analyzers(index: "tantivy.Index") -> None:
     """Register ``mem_words``, ``mem_stem``, ``mem_simple_stem`` (also as
     ``mem_simple_stem_k``), ``mem_plain`` and ``mem_pairs`` on ``index``
-    (a ``tantivy.Index``; needed on every open before reading or writing
-    it).  The analyzer objects are built
+    (a ``tantivy.Index``; needed before a writer of it is made:
+    ``SubIndex.new_writer`` calls it, a generation opened for reading goes
+    without, as its queries are built from terms).  The analyzer objects are built
     once per process and shared by every index (building one compiles the
     token regex, ~0.7 ms; a process opening 16 shards would pay that 48 times)."""
     with _ANALYZER_LOCK:

@@ -20,6 +20,7 @@ by concern in this package (imports go down the list):
   substring prefilter;
 * ``procmem``: process memory (malloc trim, mapped segment pages);
 * ``genfiles``: a generation's files, their verification, the merge plan;
+* ``countcache``: filtered document counts kept per generation (``.counts``);
 * ``generations``: one sub-index on disk, its ``CURRENT``, shards and
   generations, the live generations' writer;
 * ``genbuild``: new generations published at once (rebuilds, linked copies);
@@ -159,6 +160,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexReads):
         self._holds_more = holds_more
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
         self._count_cache: dict[tuple, int] = {}  # filtered document counts (_counts)
+        self._count_files: dict[tuple, object] = {}  # (sub dir, generation) -> its countcache.GenCounts
 
     def exists(self) -> bool:
         """Whether any sub-index has been written: a ``CURRENT`` file exists
