@@ -225,6 +225,23 @@ def test_prompt_hook_same_output_and_captures(helper, store, tmp_path):
     assert helper.proc.poll() is None
 
 
+def test_an_event_naming_the_prompt_event_runs_in_the_client(helper, store):
+    """The client parses no JSON: it sends the helper an event whose bytes
+    hold "UserPromptSubmit", and the helper, which parses it, answers that
+    event only.  A SessionStart whose text names it is sent back ("run it
+    yourself") and runs in the client, printing what it prints without the
+    helper."""
+    start = json.dumps({"session_id": "s-named", "cwd": str(store.parent), "hook_event_name": "SessionStart",
+                        "source": "startup", "note": "not a UserPromptSubmit"}).encode()
+    plain = run(store, "hook", "claude-code", helper=False, input=start)
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "cmds", "hook", "claude-code"], input=start,
+                       capture_output=True, env=_env(store), cwd=REPO, timeout=60)
+    assert p.returncode == plain.returncode == 0
+    assert p.stdout == plain.stdout
+    assert b"| objstore.core" in p.stderr    # ran here, not in the helper
+    assert helper.proc.poll() is None
+
+
 def test_fallbacks_print_the_same(store, tmp_path):
     args = ("recall", "--all-projects", "--json", "port")
     plain = run(store, *args, helper=False)
@@ -632,6 +649,16 @@ def test_installed_script_hands_over_without_importing_re(store):
         assert not any(n.startswith("objstore") for n in names), "ran in the client, not in the helper"
         assert "re" not in names and "enum" not in names
         assert names - bare <= CLIENT_MODULES, names - bare
+        # the prompt hook's client reads the event without json (re) or cmds._hookrun
+        transcript = store.parent / "t-script.jsonl"
+        transcript.write_text("")
+        event = _hook_event(store, "s-script", "which port does the api listen on", transcript)
+        p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(REPO / "bin" / "mem"), "hook", "claude-code"],
+                           input=event, capture_output=True, env=env, cwd=REPO, timeout=60)
+        hook_names = {ln.rsplit(b"|", 1)[1].strip().decode() for ln in p.stderr.splitlines()
+                      if ln.startswith(b"import time:") and ln.count(b"|") == 2} - {"imported package"}
+        assert p.returncode == 0 and not any(n.startswith("objstore") for n in hook_names), p.stderr
+        assert hook_names - bare <= CLIENT_MODULES | {"cmds._hookstdin", "select"}, hook_names - bare
         old = store / "pip-console-script"   # the same check sees pip's generated script import re
         old.write_text("import re\nimport sys\nfrom cmds.entry import entry\nsys.exit(entry())\n")
         p, names = imported(str(old), "get", "project/p/port")
