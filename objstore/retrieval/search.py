@@ -15,7 +15,6 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
-from objstore.memory.documents import iter_docs
 from objstore.memory.facts import current_of, listed_chain
 
 
