@@ -342,11 +342,34 @@ if __name__ == '__main__':
 """
 
 
+def mem_script(src: Path, python: str | Path) -> str:
+    """The text of the ``mem`` command pip would install from the tree
+    ``src`` into an environment whose interpreter is ``python``: the tree's
+    own script (``[tool.setuptools] script-files``, ``bin/mem`` since
+    session 12) with its first line made ``#!python``, else pip's console
+    script for ``[project.scripts]`` (older trees: it imports ``re``).
+    Raises SystemExit when the tree names neither."""
+    lines = (src / "pyproject.toml").read_text().splitlines()
+    for line in lines:
+        if line.startswith("script-files"):
+            for name in line.split("=", 1)[1].strip(" []").split(","):
+                rel = name.strip().strip('"')
+                if Path(rel).name == "mem":
+                    body = (src / rel).read_text().split("\n", 1)[1]
+                    return f"#!{python}\n{body}"
+    for i, line in enumerate(lines):
+        if line.strip() == "[project.scripts]":  # the console script pip would write: mem = "module:func"
+            target = next(l.split("=", 1)[1].strip().strip('"') for l in lines[i + 1:] if l.startswith("mem"))
+            module, func = target.split(":")
+            return PIP_SCRIPT.format(python=python, module=module, func=func)
+    raise SystemExit(f"bench: {src}/pyproject.toml names no 'mem' script")
+
+
 def install_snapshot(src: Path, venv: Path) -> list[str]:
     """Lay ``src`` (a snapshot of this repository) out as ``pip install``
     would: a new virtualenv whose site-packages holds ``objstore`` and
-    ``cmds``, compiled, with a ``memvcs`` dist-info and pip's console
-    script ``bin/mem``. Dependencies come from this interpreter's
+    ``cmds``, compiled, with a ``memvcs`` dist-info and the ``bin/mem``
+    pip would install (:func:`mem_script`). Dependencies come from this interpreter's
     site-packages through a path line in a ``.pth`` file (such a directory's
     own ``.pth`` files, like an editable install's finder, are not run).
 
@@ -364,23 +387,17 @@ def install_snapshot(src: Path, venv: Path) -> list[str]:
     for pkg in ("objstore", "cmds"):
         shutil.copytree(src / pkg, site / pkg)
     compileall.compile_dir(str(site), quiet=1)
-    version, target = "0", None
-    lines = (src / "pyproject.toml").read_text().splitlines()
-    for i, line in enumerate(lines):
+    version = "0"
+    for line in (src / "pyproject.toml").read_text().splitlines():
         if line.startswith("version") and version == "0":
             version = line.split("=", 1)[1].strip().strip('"')
-        if line.strip() == "[project.scripts]":  # the console script pip would write: mem = "module:func"
-            target = next(l.split("=", 1)[1].strip().strip('"') for l in lines[i + 1:] if l.startswith("mem"))
-    if target is None:
-        raise SystemExit("bench: pyproject.toml names no 'mem' console script")
-    module, func = target.split(":")
+    text = mem_script(src, vpy)
     di = site / f"memvcs-{version}.dist-info"
     di.mkdir()
     (di / "METADATA").write_text(f"Metadata-Version: 2.1\nName: memvcs\nVersion: {version}\n")
-    (di / "entry_points.txt").write_text(f"[console_scripts]\nmem = {target}\n")
     (site / "_mem_bench_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     script = venv / "bin" / "mem"
-    script.write_text(PIP_SCRIPT.format(python=vpy, module=module, func=func))
+    script.write_text(text)
     script.chmod(0o755)
     return [str(script)]
 

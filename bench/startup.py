@@ -2,8 +2,9 @@
 """New-process start-up of the commands an agent or a hook runs, in one or
 more source trees, interleaved on one store (issue 12, "Start-up").
 
-Each sample forks and execs ``mem`` (pip's console script, ``cmds.entry:entry``,
-in a virtualenv whose site-packages reach this interpreter's dependencies
+Each sample forks and execs the ``mem`` each tree's install would have
+(``bench/run.py``'s ``mem_script``: ``bin/mem``, or pip's console script for
+an older tree's ``[project.scripts]``), one per tree, in a virtualenv whose site-packages reach this interpreter's dependencies
 through a ``.pth`` path line, so no editable-install finder runs) with
 ``PYTHONPATH`` set to the tree, and reads the child's wall time and user+sys
 CPU from ``os.wait4`` (the hook's forked capture child is not counted: the
@@ -37,15 +38,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = """#!{python}
-# -*- coding: utf-8 -*-
-import re
-import sys
-from cmds.entry import entry
-if __name__ == '__main__':
-    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit(entry())
-"""
 PROMPTS = ["why does the ledgerly migration fail on the staging database?",
            "what port does the api listen on now?", "fix the flaky auth test in tuzadez",
            "remind me what we decided about the profile rollout"]
@@ -73,8 +65,9 @@ def commands(home: Path) -> dict:
     }
 
 
-def make_env(work: Path) -> tuple[str, str]:
-    """A virtualenv in ``work`` with pip's console script; (python, mem)."""
+def make_env(work: Path, trees: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """A virtualenv in ``work`` with the ``mem`` script of each tree
+    (``bin/mem-<tree name>``); (python, {tree name: script})."""
     venv = work / "venv"
     py = venv / "bin" / "python3"
     if not py.exists():
@@ -82,10 +75,14 @@ def make_env(work: Path) -> tuple[str, str]:
         site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                               capture_output=True, text=True, check=True).stdout.strip()
         Path(site, "_mem_startup_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    mem = venv / "bin" / "mem"
-    mem.write_text(SCRIPT.format(python=py))
-    mem.chmod(0o755)
-    return str(py), str(mem)
+    from run import mem_script
+    mems = {}
+    for name, tree in trees.items():
+        mem = venv / "bin" / f"mem-{name}"
+        mem.write_text(mem_script(Path(tree), py))
+        mem.chmod(0o755)
+        mems[name] = str(mem)
+    return str(py), mems
 
 
 def run(argv: list[str], env: dict, cwd: Path, stdin: bytes | None) -> tuple[float, float, int]:
@@ -167,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     home = args.work / "home"
     home.mkdir(exist_ok=True)
-    py, mem = make_env(args.work)
+    py, mems = make_env(args.work, trees)
     cmds = commands(home)
     names = [n for n in args.only.split(",") if n] or list(cmds)
 
@@ -175,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
                 "MEM_HOME": str(args.store), "PYTHONPATH": tree}
 
-    first = next(iter(trees.values()))
+    first, mem = next(iter(trees.values())), next(iter(mems.values()))
     if "get" in names:  # a key with one version
         subprocess.run([mem, "remember", GET_KEY, "a single value"], env=env_of(first), cwd=home,
                        capture_output=True)
@@ -187,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             mk, stdin = cmds[name]
             for tname, tree in trees.items():
-                w, c, code = run([mem, *mk(i, tname)], env_of(tree), home, stdin(i, tname) if stdin else None)
+                w, c, code = run([mems[tname], *mk(i, tname)], env_of(tree), home, stdin(i, tname) if stdin else None)
                 if name == "hook":
                     settle(mem, env_of(first), home, args.store)
                 if code != 0:
@@ -216,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             mk, stdin = cmds[name]
             for tname, tree in trees.items():
-                it = importtime(py, mem, mk(0, tname), env_of(tree), home, stdin(0, tname) if stdin else None,
+                it = importtime(py, mems[tname], mk(0, tname), env_of(tree), home, stdin(0, tname) if stdin else None,
                                 args.importtime)
                 if name == "hook":
                     settle(mem, env_of(first), home, args.store)

@@ -71,6 +71,14 @@ def run(req: Request) -> Reply | None:
     name, home = command_of(req.argv)
     if name is None:
         return None
+    event = None
+    if name == "hook":   # the client sends what may be a UserPromptSubmit (cmds.entry): only that runs here
+        try:
+            event = _hookrun.parse_event(req.stdin)
+        except _hookrun.HookInputError:
+            return None
+        if event.get("hook_event_name") != "UserPromptSubmit":
+            return None
     saved_env = dict(os.environ)
     saved_tz = os.environ.get("TZ")
     saved_cwd = os.getcwd()
@@ -117,7 +125,7 @@ def run(req: Request) -> Reply | None:
                 env["MEM_HOME"] = home
 
             def read():
-                return _hookrun.parse_event(req.stdin)
+                return event
             status = _hookrun.run_claude_code(env=env, out=sys.stdout, read=read)
         else:
             status = lean.main(list(req.argv))

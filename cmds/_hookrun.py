@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
+
 #: hard wall-clock budget per event, seconds (Claude Code: 600 s default,
 #: 30 s for UserPromptSubmit, 1.5 s shared by all SessionEnd hooks)
 BUDGET_S = {"SessionStart": 3.0, "SubagentStart": 2.0, "UserPromptSubmit": 2.0, "Stop": 5.0, "SubagentStop": 5.0,
@@ -43,8 +45,6 @@ PROMPT_CAPTURE_LOCK_WAIT_S = 30.0
 #: ends while another command's record, an import or a gc holds the lock is still recorded
 SHELL_LOCK_WAIT_S = 10.0
 SHELL_BUDGET_S = SHELL_LOCK_WAIT_S + 5.0
-STDIN_TIMEOUT_S = 1.0
-MAX_STDIN_BYTES = 32 << 20
 MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
 #: transcript bytes one event may read (per file; catch-up: in all): what parses well within the
 #: budget on a slow machine (~6 MB/s with the writes); the rest is read by the next events
@@ -57,10 +57,6 @@ CAPTURE_EVENTS = ("Stop", "SubagentStop", "PreCompact", "SessionEnd")
 
 class HookTimeout(Exception):
     """The event's wall-clock budget ran out."""
-
-
-class HookInputError(Exception):
-    """stdin did not hold one JSON object within the bounds."""
 
 
 # --------------------------------------------------------------------------- plumbing
@@ -108,39 +104,6 @@ def _first_json(buf: bytes | bytearray):
     text = bytes(buf).decode("utf-8", "surrogatepass")
     start = len(text) - len(text.lstrip())
     return json.JSONDecoder().raw_decode(text, start)[0]
-
-
-def read_stdin_bytes(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> bytes:
-    """The bytes of one JSON object from ``fd``: returns as soon as the bytes
-    read parse as an object (the pipe need not be closed), at EOF or after
-    ``timeout`` seconds (with what arrived); raises :class:`HookInputError`
-    past ``max_bytes``."""
-    buf = bytearray()
-    deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            ready, _, _ = select.select([fd], [], [], left)
-        except (OSError, ValueError):
-            ready = [fd]
-        if not ready:
-            break
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        buf += chunk
-        if len(buf) > max_bytes:
-            raise HookInputError("stdin-too-large")
-        if chunk.rstrip().endswith(b"}") or (not chunk.strip() and buf[-256:].rstrip().endswith(b"}")):
-            try:
-                obj = _first_json(buf)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                return bytes(buf)
-    return bytes(buf)
 
 
 def parse_event(buf: bytes) -> dict:

@@ -91,12 +91,13 @@ def _via_helper(argv: list[str]) -> None:
 
 
 def _hook_via_helper(argv: list[str], root: str, home) -> None:
-    """The hook: read the event, send UserPromptSubmit to the helper, run the
-    others (or any that the helper does not answer) here."""
+    """The hook: read the event (:mod:`cmds._hookstdin`: no ``json``, no
+    :mod:`cmds._hookrun`), send one that names UserPromptSubmit to the
+    helper, which parses it and answers that event only (any other, or one
+    that does not parse: "run it yourself"), and run the others (or any
+    that the helper does not answer) here."""
     from . import _helperclient as hc
-    from . import _hookrun
-    from cmds._hookrun import HookInputError, parse_event, read_stdin_bytes, run_claude_code
-    _hookrun.OWN_PROCESS = True   # run here, os._exit follows
+    from ._hookstdin import HookInputError, read_stdin_bytes
     env = {**os.environ, "MEM_HOME": home} if home else None
     try:
         buf = read_stdin_bytes(sys.stdin.fileno())
@@ -105,17 +106,21 @@ def _hook_via_helper(argv: list[str], root: str, home) -> None:
 
         def fail():
             raise err
-        _exit(run_claude_code(env=env, read=fail))
-    try:
-        data = parse_event(buf)
-    except HookInputError:
-        data = None
-    if isinstance(data, dict) and data.get("hook_event_name") == "UserPromptSubmit":
+        _exit(_run_hook_here(env, fail))
+    if b"UserPromptSubmit" in buf:   # a cheap sieve: the helper checks the event's name
         got = hc.forward(argv, root, buf, hook=True)
         if got is not None:
             hc.write_out(got[1], got[2])
             os._exit(got[0] & 0xFF)
-    _exit(run_claude_code(env=env, read=lambda: parse_event(buf)))
+    _exit(_run_hook_here(env, None, buf))
+
+
+def _run_hook_here(env, read, buf: bytes | None = None) -> int:
+    """``mem hook claude-code`` in this process (``os._exit`` follows),
+    the event read from ``read()``, else parsed from ``buf``."""
+    from . import _hookrun
+    _hookrun.OWN_PROCESS = True   # run here, os._exit follows
+    return _hookrun.run_claude_code(env=env, read=read or (lambda: _hookrun.parse_event(buf)))
 
 
 def entry() -> None:

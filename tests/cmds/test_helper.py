@@ -83,10 +83,10 @@ def store(base_store, tmp_path) -> Path:
 
 
 class Helper:
-    def __init__(self, store: Path, idle: float = 60) -> None:
+    def __init__(self, store: Path, idle: float = 60, flags: tuple[str, ...] = (), env: dict | None = None) -> None:
         self.store = store
-        self.proc = subprocess.Popen([sys.executable, "-m", "cmds", "helper", "serve", "--idle", str(idle)],
-                                     env=_env(store), cwd=REPO, stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen([sys.executable, *flags, "-m", "cmds", "helper", "serve", "--idle", str(idle)],
+                                     env=env or _env(store), cwd=REPO, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -222,6 +222,23 @@ def test_prompt_hook_same_output_and_captures(helper, store, tmp_path):
                         "source": "startup"}).encode()
     p = run(store, "hook", "claude-code", input=start)
     assert p.returncode == 0
+    assert helper.proc.poll() is None
+
+
+def test_an_event_naming_the_prompt_event_runs_in_the_client(helper, store):
+    """The client parses no JSON: it sends the helper an event whose bytes
+    hold "UserPromptSubmit", and the helper, which parses it, answers that
+    event only.  A SessionStart whose text names it is sent back ("run it
+    yourself") and runs in the client, printing what it prints without the
+    helper."""
+    start = json.dumps({"session_id": "s-named", "cwd": str(store.parent), "hook_event_name": "SessionStart",
+                        "source": "startup", "note": "not a UserPromptSubmit"}).encode()
+    plain = run(store, "hook", "claude-code", helper=False, input=start)
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "cmds", "hook", "claude-code"], input=start,
+                       capture_output=True, env=_env(store), cwd=REPO, timeout=60)
+    assert p.returncode == plain.returncode == 0
+    assert p.stdout == plain.stdout
+    assert b"| objstore.core" in p.stderr    # ran here, not in the helper
     assert helper.proc.poll() is None
 
 
@@ -595,3 +612,56 @@ def test_status_stop_and_commands_talk_only_to_this_stores_helper(helper, store,
     assert run(store, "get", "user/editor").stdout == b"emacs with evil mode\n"
     own = run(store, "helper", "status", "--json")      # the helper's own store still reaches it
     assert own.returncode == 0 and json.loads(own.stdout)["pid"] == helper.proc.pid
+
+
+
+#: the modules the installed `mem` may import, beyond the interpreter's own start-up, before it
+#: writes the helper's answer: the entry point and the client (socket, CRC of the code stamp)
+CLIENT_MODULES = {"cmds", "cmds.entry", "atexit", "cmds._helperclient", "binascii", "_socket", "time",
+                  # and os, which `site` imports when it runs (not here: -S)
+                  "os", "posixpath", "genericpath", "stat", "_stat", "_collections_abc"}
+
+
+def test_installed_script_hands_over_without_importing_re(store):
+    """``bin/mem`` (the `mem` pip installs: pyproject's ``script-files``)
+    imports nothing but the entry point and the helper client before the
+    helper answers; not ``re`` (with ``enum``, ``functools``,
+    ``collections``), which pip's generated console script imports first:
+    ~5-8 ms of a ~20 ms client (docs/benchmarks.md, "Session 12 (branch
+    start12)").  Everything runs with ``-S`` (no ``site``, whose ``.pth``
+    files, such as an editable install's finder, may import ``re``
+    themselves; the dependencies by ``PYTHONPATH``), the helper too: the
+    code stamp holds ``sys.prefix``, which ``site`` sets in a venv."""
+    import sysconfig
+    env = _env(store, PYTHONPATH=os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"]]))
+
+    def imported(*argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+        p = subprocess.run([sys.executable, "-S", "-X", "importtime", *argv], capture_output=True,
+                           env=env, cwd=REPO, timeout=60)
+        return p, {ln.rsplit(b"|", 1)[1].strip().decode() for ln in p.stderr.splitlines()
+                   if ln.startswith(b"import time:") and ln.count(b"|") == 2} - {"imported package"}
+    want = run(store, "get", "project/p/port", helper=False).stdout
+    h = Helper(store, flags=("-S",), env=env)
+    try:
+        bare = imported("-c", "pass")[1]
+        p, names = imported(str(REPO / "bin" / "mem"), "get", "project/p/port")
+        assert p.returncode == 0 and p.stdout == want, p.stderr
+        assert not any(n.startswith("objstore") for n in names), "ran in the client, not in the helper"
+        assert "re" not in names and "enum" not in names
+        assert names - bare <= CLIENT_MODULES, names - bare
+        # the prompt hook's client reads the event without json (re) or cmds._hookrun
+        transcript = store.parent / "t-script.jsonl"
+        transcript.write_text("")
+        event = _hook_event(store, "s-script", "which port does the api listen on", transcript)
+        p = subprocess.run([sys.executable, "-S", "-X", "importtime", str(REPO / "bin" / "mem"), "hook", "claude-code"],
+                           input=event, capture_output=True, env=env, cwd=REPO, timeout=60)
+        hook_names = {ln.rsplit(b"|", 1)[1].strip().decode() for ln in p.stderr.splitlines()
+                      if ln.startswith(b"import time:") and ln.count(b"|") == 2} - {"imported package"}
+        assert p.returncode == 0 and not any(n.startswith("objstore") for n in hook_names), p.stderr
+        assert hook_names - bare <= CLIENT_MODULES | {"cmds._hookstdin", "select"}, hook_names - bare
+        old = store / "pip-console-script"   # the same check sees pip's generated script import re
+        old.write_text("import re\nimport sys\nfrom cmds.entry import entry\nsys.exit(entry())\n")
+        p, names = imported(str(old), "get", "project/p/port")
+        assert p.stdout == want and "re" in names - bare
+    finally:
+        h.stop()

@@ -76,3 +76,21 @@ def test_refuses_a_work_dir_it_did_not_make(tmp_path):
                        capture_output=True, text=True, timeout=60, cwd=REPO)
     assert r.returncode != 0 and "not empty" in r.stderr
     assert (work / "precious.txt").read_text() == "keep me"
+
+
+def test_mem_script_is_the_one_pip_installs(tmp_path):
+    """The bench runs the `mem` a tree's install has (bench/run.py's
+    mem_script): this tree's bin/mem (pyproject's script-files, no
+    `import re`), an older tree's pip console script ([project.scripts])."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_run_module", RUN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = mod.mem_script(REPO, "/venv/bin/python")
+    assert text.startswith("#!/venv/bin/python\n") and "from cmds.entry import entry" in text
+    assert "\nimport re\n" not in text and text.split("\n", 1)[1] == (REPO / "bin" / "mem").read_text().split("\n", 1)[1]
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "pyproject.toml").write_text('[project]\nname = "memvcs"\n\n[project.scripts]\nmem = "cmds.entry:entry"\n')
+    text = mod.mem_script(old, "/venv/bin/python")
+    assert text.startswith("#!/venv/bin/python\n") and "\nimport re\n" in text and "sys.exit(entry())" in text
