@@ -47,6 +47,7 @@ __all__ = [
     "glued_pairs",
     "is_cjk_token",
     "joined_token",
+    "lower_folds",
     "nfc",
     "plain_aligned",
     "plain_stop_words",
@@ -451,6 +452,57 @@ def simple_text(text: str) -> str:
         cjk, blank = astral_subs
         text = cjk.sub(r" \g<0> ", blank.sub(" ", text))
     return text
+
+
+# The blocks of the non-ASCII characters agents' transcripts are made of
+# (accented Latin, dashes and ellipses, arrows, mathematical and technical
+# symbols, box drawing, check marks and other dingbats): a body whose every
+# character is ASCII or one of theirs that none of the tables above names and
+# whose ``str.lower`` is its ``str.casefold`` (:func:`lower_folds`) is indexed
+# as it is in ``text`` and its lowercase in ``plain``, one scan of it deciding
+# (``str.casefold`` is per character and ``str.lower`` too but for U+03A3, not
+# in them; ``str.lower`` costs about half of ``str.casefold`` on such a text).
+_LOWER_FOLD_BLOCKS = ((0xA0, 0x24F), (0x2000, 0x245F), (0x2500, 0x27BF))
+_LOWER_FOLD_RX: list = []  # compiled on the first non-ASCII text
+
+
+def _lower_fold_rx() -> "re.Pattern":
+    """The pattern of :func:`lower_folds`: any character but ASCII and those
+    of ``_LOWER_FOLD_BLOCKS`` that are in no table of :func:`simple_text` or
+    :func:`plain_aligned` and whose ``str.lower`` is their ``str.casefold``
+    in this Python's Unicode (one class of BMP characters: a bitmap test a
+    character, astral ones never in it).  Built once per process (~1 ms)."""
+    if not _LOWER_FOLD_RX:
+        named = bytearray(0x10000)  # BMP code points in a table of simple_text or plain_aligned
+        for a, b in _SIMPLE_CJK + _SIMPLE_BLANK + _PLAIN_SPLIT:
+            if a <= 0xFFFF:
+                named[a:min(b, 0xFFFF) + 1] = b"\x01" * (min(b, 0xFFFF) + 1 - a)
+        keep = [cp for a, b in _LOWER_FOLD_BLOCKS for cp in range(a, b + 1)
+                if not named[cp] and chr(cp).lower() == chr(cp).casefold()]
+        runs: list[list[int]] = []
+        for cp in keep:
+            if runs and runs[-1][1] == cp - 1:
+                runs[-1][1] = cp
+            else:
+                runs.append([cp, cp])
+        _LOWER_FOLD_RX.append(re.compile("[^\x00-\x7f" + "".join(
+            f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs) + "]"))
+    return _LOWER_FOLD_RX[0]
+
+
+def lower_folds(text: str) -> bool:
+    """Whether ``text`` (NFC, as :func:`nfc` gives it) is indexed as the
+    plain forms of an ASCII text are: then ``simple_text(text) == text``,
+    ``plain_aligned(text)`` and ``fold(text) == text.lower()``
+    (``objstore.core.text.fold``).  True for a text whose characters are
+    ASCII or of the common symbol and Latin blocks (``_LOWER_FOLD_BLOCKS``)
+    and without escape sequences; False otherwise, which says nothing (the
+    caller computes each form).  One scan of the text (~3 ns a character
+    for a non-ASCII one); :func:`objstore.index.schema.to_tantivy_doc`'s
+    shortcut."""
+    if strip_escapes(text) is not text:  # a sequence stripping leaves (fold strips once more)
+        return False
+    return text.isascii() or _lower_fold_rx().search(text) is None
 
 
 def simple_tokens(tok: str) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from objstore.index.analysis import (
     SIMPLE_STEM_STOP_ANALYZER,
     glued_pairs,
     joined_token,
+    lower_folds,
     nfc,
     plain_aligned,
     simple_text,
@@ -477,7 +478,8 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     doc.add_text("project", d.project)
     doc.add_text("role", d.role)
     text = nfc(d.text)
-    doc.add_text("text", simple_text(text) if fmt.simple else text)
+    common = lower_folds(text)  # one scan: each form below is then the text's own (the import's many bodies)
+    doc.add_text("text", simple_text(text) if fmt.simple and not common else text)
     if fmt.has_seq:
         doc.add_integer("seq", d.seq)
     if fmt.has_pairs:
@@ -485,8 +487,9 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
         if pairs:
             doc.add_text("pairs", pairs)
     if fmt.has_plain:
-        folded = fold(text)  # the one matching form (core.text); whitespace runs do not matter here
-        doc.add_text("plainall" if fmt.plain_stop and not plain_aligned(text) else "plain", folded)
+        # the one matching form (core.text's fold); whitespace runs do not matter here
+        folded = text.lower() if common else fold(text)
+        doc.add_text("plainall" if fmt.plain_stop and not (common or plain_aligned(text)) else "plain", folded)
         if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
                 and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
             doc.add_text("flags", FLAG_LONG)  # may hold a token the plain field dropped
