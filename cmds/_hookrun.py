@@ -371,6 +371,25 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
 
 
+def _holds_credential(sid: str, agent_id: str = "") -> bool:
+    """Whether a hook event's ``session_id`` (or its ``agent_id``) holds a
+    credential by the one name rule
+    (:func:`objstore.memory.facts.check_key_credentials`): such an id would
+    name a session ref file, its reflog, the audit log, the index and the
+    hook log, none of which is redacted.  The event is then skipped whole
+    (nothing captured, nothing injected; one hook-log line without the id):
+    the hook fails open, and the next event of a sound session is served."""
+    from objstore import InvalidInput
+    from objstore.memory.facts import check_key_credentials
+    try:
+        check_key_credentials(sid, "namespace")
+        if agent_id:
+            check_key_credentials(agent_id, "agent")
+    except InvalidInput:
+        return True
+    return False
+
+
 def _subagent_namespace(sid: str, data: dict) -> str | None:
     """``<session>.agent-<agent_id>`` of a hook event fired inside (or about)
     a subagent, or None (no or unusable ``agent_id``)."""
@@ -511,6 +530,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
     cwd = _s(data.get("cwd"))
     if not sid:
         raise HookInputError("no-session-id")
+    if _holds_credential(sid, _s(data.get("agent_id"))):
+        run.session = "-"     # the id is never written, not even to the log
+        raise HookInputError("session-id-credential")
     if cwd and not _is_text(cwd):  # a path that was not UTF-8: no project, the prompt is still captured
         run.log("bad-cwd")
         cwd = ""

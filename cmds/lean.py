@@ -203,10 +203,10 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
     in the namespace of ``session``/``agent`` (:func:`namespace_of`).
     Raises UsageProblem for ``--pin`` with ``--sensitivity secret``, or for
     edges or a namespace on a secret."""
-    from objstore import agent_of, default_trust, now_ms
+    from objstore import default_trust, now_ms, writing_agent
     from objstore import remember as _remember
     sub_agent = agent
-    agent = agent_of(os.environ)
+    agent = writing_agent(os.environ)   # the owner the version stores: no credential (exit 2)
     if agent is not None and (trust == "user_stated" or pin is not None):  # at most agent_observed, as MCP
         from objstore import require_person
         require_person(os.environ, "mem remember --trust user_stated" if trust == "user_stated"

@@ -77,8 +77,8 @@ def show_cmd(file, project, as_json, store):
 
 
 def _apply(store, project, plan, as_json):
-    from objstore import agent_of, memory_apply
-    agent = agent_of(os.environ)
+    from objstore import memory_apply, writing_agent
+    agent = writing_agent(os.environ)   # the proposal's owner: no credential (exit 2)
     if agent is not None:  # an agent's edit is a proposal the owner accepts (soul.md: refused)
         _propose_for_agent(store, project, plan, agent, as_json)
         return

@@ -155,8 +155,8 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
     """
     import os
 
-    from objstore import agent_of, default_trust, import_sealed
-    agent = agent_of(os.environ)
+    from objstore import default_trust, import_sealed, writing_agent
+    agent = writing_agent(os.environ)   # the owner the version stores: no credential (exit 2)
     if agent is not None and trust == "user_stated":
         from objstore import require_person
         require_person(os.environ, "mem sealed import --trust user_stated",

@@ -112,6 +112,7 @@ _API: dict[str, tuple[str, str]] = {
     "purge_history": ("objstore.memory.history", "purge_history"),
     "config_problem": ("objstore.core.settings", "config_problem"),
     "agent_of": ("objstore.memory.caller", "agent_of"),
+    "writing_agent": ("objstore.memory.caller", "writing_agent"),
     "default_trust": ("objstore.memory.caller", "default_trust"),
     "require_person": ("objstore.memory.caller", "require_person"),
     "person_only": ("objstore.memory.caller", "person_only"),

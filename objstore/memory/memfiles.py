@@ -343,7 +343,8 @@ def _journal(store: Store, scope: str, session: str, approval: str, action: str,
 def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-"):
     """Queue an agent's edit for the owner's approval; returns the queue's
     ``Parked(item id, new)`` (``new`` False: the same edit was queued already).
-    Raises InvalidInput (a bad plan) and Refused (``soul.md``, or an edit that
+    Raises InvalidInput (a bad plan; an ``owner`` or ``session`` holding a
+    credential, :func:`_queue_plan`) and Refused (``soul.md``, or an edit that
     would fail now: it is checked against the file as it is)."""
     plan = normalize_plan(plan)
     if plan["file"] == "soul":
@@ -358,7 +359,14 @@ def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", 
 
 
 def _queue_plan(store: Store, scope: str, plan: dict, *, owner: str, trust: str, session: str, note: str):
-    """Queue a (normalized) plan as a ``memory-edit`` item; ``Parked``."""
+    """Queue a (normalized) plan as a ``memory-edit`` item; ``Parked``.
+    ``owner`` and ``session`` are stored in the clear (the item and its
+    body): a credential in either raises InvalidInput, the one name rule
+    (:func:`objstore.memory.facts.check_key_credentials`)."""
+    from objstore.memory.facts import check_key_credentials  # deferred: facts imports the queue's modules
+    check_key_credentials(owner, "agent")
+    if session != "-":
+        check_key_credentials(session, "namespace")
     body = json.dumps({**plan, "scope": scope, "session": session}, ensure_ascii=False, sort_keys=True)
     return queue.propose(store, EDIT_KIND, file_key(scope, plan["file"]), body, fact_kind="user",
                          trust=trust, owner=owner, note=note)
