@@ -379,8 +379,7 @@ def _holds_credential(sid: str, agent_id: str = "") -> bool:
     hook log, none of which is redacted.  The event is then skipped whole
     (nothing captured, nothing injected; one hook-log line without the id):
     the hook fails open, and the next event of a sound session is served."""
-    from objstore import InvalidInput
-    from objstore.memory.facts import check_key_credentials
+    from objstore import InvalidInput, check_key_credentials
     try:
         check_key_credentials(sid, "namespace")
         if agent_id:

@@ -70,22 +70,6 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def writing_agent(env: Mapping[str, str]) -> str | None:
-    """:func:`agent_of`, for a write that stores the name (a fact's or a
-    proposal's ``owner``): the name is stored in the clear, so it gets the
-    one name rule (:func:`objstore.memory.facts.check_key_credentials`, the
-    field ``agent``), as ``--agent`` does.  ``MEM_AGENT`` is the only source
-    of a free name (a harness marker names a fixed agent).
-    Raises InvalidInput (exit 2, ``the agent holds a credential``; the
-    message never holds the name) when it holds one; returns None for a
-    person."""
-    agent = agent_of(env)
-    if agent is not None:
-        from objstore.memory.facts import check_key_credentials  # deferred: a reader never loads facts here
-        check_key_credentials(agent, "agent")
-    return agent
-
-
 def default_trust(env: Mapping[str, str]) -> str:
     """The trust a write gets when its caller did not choose one:
     ``agent_observed`` inside an agent (:func:`agent_of`), else

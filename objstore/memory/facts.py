@@ -11,7 +11,7 @@ without displacing the newer value.  No score or model ever decides it.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 
 from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, NotFound, RefConflict,
                                   Refused)
@@ -22,6 +22,7 @@ from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_r
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
+from objstore.memory.caller import agent_of
 from objstore.memory.lost import lost_current
 from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
@@ -561,6 +562,20 @@ def check_key_credentials(key: str, what: str = "key") -> None:
         raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in file names and logs",
                            hint="name what the value is, not the value" if what == "key"
                            else f"name the {what} for what it is, not with a secret")
+
+
+def writing_agent(env: Mapping[str, str]) -> str | None:
+    """:func:`objstore.memory.caller.agent_of`, for a write that stores the
+    name (a fact's or a proposal's ``owner``): stored in the clear, it gets
+    the one name rule (:func:`check_key_credentials`, the field
+    ``agent``), as ``--agent`` does.  ``MEM_AGENT`` is where a free name
+    comes from (a harness marker names a fixed agent).  Returns None for a
+    person.  Raises InvalidInput (exit 2, ``the agent holds a credential``;
+    the message never holds the name) when the name holds one."""
+    agent = agent_of(env)
+    if agent is not None:
+        check_key_credentials(agent, "agent")
+    return agent
 
 
 def check_memory_file_write(key: str, trust: str) -> None:
