@@ -12,13 +12,14 @@ import zlib
 
 from blake3 import blake3
 
-from objstore.core.errors import CorruptObject, UnsupportedVersion
+from objstore.core.errors import CorruptObject
 from objstore.core.packformat import (
     DICT_AT, HEADER, HEADER_LEN, IDX_FIXED, IDX_MAGIC, MAX_ENTRY, PACK_MAGIC, PACK_MIN, READ_VERSIONS, SUM_LEN, U16,
-    U32, U64, UPGRADE_HINT,
+    U32, U64,
     DeflateReader,
     idx_size,
     raw_id,
+    version_problem,
 )
 
 
@@ -28,7 +29,8 @@ class PackBytes:
     :class:`Pack` for lookups, versions 1 to 4 (version 4: a left-out
     parent id put back by hashing the frame it names).
 
-    Raises CorruptObject (a malformed header) or UnsupportedVersion."""
+    Raises CorruptObject (a malformed header; a version of 0 or above
+    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 5 up to it)."""
 
     def __init__(self, pack: bytes, idx: bytes) -> None:
         self.pack, self.idx = pack, idx
@@ -38,9 +40,9 @@ class PackBytes:
         pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
         if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
             raise CorruptObject("pack bundle: not a pack and its index")
-        if version not in READ_VERSIONS or pversion not in READ_VERSIONS:
-            raise UnsupportedVersion(f"pack bundle: pack version {pversion}, index version {version} "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+        for what, v in (("pack index", version), ("pack", pversion)):
+            if v not in READ_VERSIONS:
+                raise version_problem("pack bundle", what, v)
         if pversion != version:
             raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
         self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0

@@ -22,16 +22,17 @@ from pathlib import Path
 
 from blake3 import blake3
 
-from objstore.core.errors import CorruptObject, InvalidInput, NotFound, UnsupportedVersion
+from objstore.core.errors import CorruptObject, InvalidInput, NotFound
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
     BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX_FIXED, IDX_MAGIC, IDX_NAME, MAX_ENTRY,
-    PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64, UPGRADE_HINT,
+    PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
     DeflateReader,
     Inflate,
     idx_size,
     put_parent,
     raw_id,
+    version_problem,
 )
 from objstore.core.record import Frozen, set_fields
 
@@ -82,9 +83,11 @@ class Pack:
         InvalidInput: the file name is not ``pack-<64 hex>.idx``.
         NotFound: the index file does not exist.
         CorruptObject: the index or pack is truncated, damaged or missing
-            (the message names the file).
-        UnsupportedVersion: an index or pack format version other than 1,
-            2, 3 or 4 (a newer mem's: exit 14, "upgrade mem").
+            (the message names the file); a version of 0 or above
+            ``packformat.MAX_FORMAT_VERSION`` in either header (a damaged
+            field, not a newer mem).
+        UnsupportedVersion: an index or pack format version from 5 to
+            ``MAX_FORMAT_VERSION`` (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
         name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
@@ -124,8 +127,7 @@ class Pack:
         if magic != IDX_MAGIC:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
         if version not in READ_VERSIONS:
-            raise UnsupportedVersion(f"{ip}: pack index version {version} is not supported "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+            raise version_problem(str(ip), "pack index", version)
         self.version = version
         self._ids_off = HEADER_LEN + FANOUT_LEN
         self._nblocks = 0
@@ -182,10 +184,9 @@ class Pack:
         if magic != PACK_MAGIC:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
         if version not in READ_VERSIONS:
-            raise UnsupportedVersion(f"{pp}: pack version {version} is not supported "
-                                     f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+            raise version_problem(str(pp), "pack", version)
         if version != self.version:
-            raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version}")
+            raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version} (damaged)")
         if pn != n:
             raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
         if os.pread(fd, SUM_LEN, self.size - SUM_LEN) != recorded:

@@ -174,7 +174,7 @@ import zlib
 
 from blake3 import blake3
 
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import CorruptObject, InvalidInput, MemError, UnsupportedVersion
 from objstore.core.ids import is_full_id
 
 PACK_MAGIC = b"MPAK"
@@ -248,6 +248,24 @@ IDX_NAME = re.compile(r"pack-([0-9a-f]{64})\.idx")
 PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
 TEMP_PREFIX = "tmp-pack-"
 UPGRADE_HINT = "a newer mem wrote it: upgrade mem to read it"
+#: the highest format version a header may hold and still be read as "a newer mem wrote
+#: this": versions count up one at a time (4 after twelve sessions), so a larger one
+#: (a flipped byte in the top three of the u32, ``00 ff 00 04``) is a damaged field:
+#: an integrity error that ``mem fsck`` reports and ``--repair`` salvages (docs/format.md)
+MAX_FORMAT_VERSION = 255
+
+
+def version_problem(where: str, what: str, version: int) -> MemError:
+    """The error for a header ``version`` this mem does not read (``what``:
+    ``"pack"``, ``"pack index"``; ``where``: the file, for the message):
+    CorruptObject (exit 13) above :data:`MAX_FORMAT_VERSION` or at 0 (no
+    mem writes it: the field is damaged), else UnsupportedVersion (exit 14,
+    a newer mem).  Returned, not raised."""
+    if version == 0 or version > MAX_FORMAT_VERSION:
+        return CorruptObject(f"{where}: {what} version {version} is damaged (no mem writes a version "
+                             f"above {MAX_FORMAT_VERSION}; this mem reads {', '.join(map(str, READ_VERSIONS))})")
+    return UnsupportedVersion(f"{where}: {what} version {version} is not supported "
+                              f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
 
 
 def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:

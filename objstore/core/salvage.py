@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.ids import hash_bytes
-from objstore.core.packformat import MAX_ENTRY, DeflateReader
+from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -41,13 +41,42 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     stored after the header (a damaged dictionary loses every entry);
     versions 3 and 4: a block of frames in that form, of which the frames
     before a damaged byte are yielded (version 4: with the parent ids the
-    block left out put back).
+    block left out put back).  A header whose version field is none of
+    these (a damaged field: ``00 ff 00 04``) is read as the version of the
+    index beside it (``pack-<name>.idx``, which a mem writes alike) when that
+    one is readable, else in each version, newest first, and the reading
+    that yields the most frames is kept (a newer version's frames read as
+    an older one's lose their left-out parent ids and do not decode).
     Never raises for damaged content; OSError if the file cannot be read."""
-    data = Path(pack_path).read_bytes()
+    pack_path = Path(pack_path)
+    data = pack_path.read_bytes()
+    version = _LEN.unpack_from(data, 4)[0] if len(data) >= _HEADER_LEN + 4 else 0
+    if version not in READ_VERSIONS:
+        try:
+            with open(pack_path.with_suffix(".idx"), "rb") as f:
+                head = f.read(_HEADER_LEN)
+            version = _LEN.unpack_from(head, 4)[0] if len(head) == _HEADER_LEN else 0
+        except OSError:
+            version = 0
+    if version in READ_VERSIONS:
+        yield from _frames(data, version)
+        return
+    best: list[tuple[str, bytes]] = []
+    for v in reversed(READ_VERSIONS):
+        try:
+            got = list(_frames(data, v))
+        except Exception:  # noqa: BLE001 - a wrong reading of damaged bytes: it finds nothing
+            got = []
+        if len(got) > len(best):
+            best = got
+    yield from best
+
+
+def _frames(data: bytes, version: int) -> Iterator[tuple[str, bytes]]:
+    """:func:`salvage_pack` of the bytes ``data`` read as pack ``version``."""
     end = max(_HEADER_LEN, len(data) - _SUM_LEN)
     off = _HEADER_LEN
     zr = None
-    version = _LEN.unpack_from(data, 4)[0] if len(data) >= _HEADER_LEN + 4 else 0
     if version in (2, 3, 4):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
