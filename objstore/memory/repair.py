@@ -9,7 +9,9 @@ Order of work, under the store lock:
    decompresses salvaged as a loose object, then its ``.pack`` and ``.idx``
    are moved to the quarantine; a pack that opens but holds damaged entries
    is copied to the quarantine and rewritten without them (a sound copy of
-   the same object elsewhere is kept).
+   the same object elsewhere is kept, and so is every sound frame of the
+   pack that its index names under no id: a damaged id in the ``.idx`` id
+   table loses nothing, read front to back as a pack with no index is).
 2. **Re-fetch** (the ``fetch`` callback, e.g. from a remote): every object a
    chain needs but the store lacks is asked for by id; a frame that hashes
    to that id is stored as a loose object.  Without a callback, or when it
@@ -223,6 +225,11 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
                 ok = not isinstance(frame, CorruptObject) and _sound(frame)
                 if not ok:
                     damaged_in.setdefault(pack.name, []).append(oid)
+        # a damaged id in the index (one flipped byte of its id table): the entry's frame is intact
+        # but hashes to another id, which the index no longer names.  The pack is self-describing
+        # (each frame's id is its BLAKE3): every sound frame it holds under no id of its index is
+        # kept under its real id, as when the index is missing (``_from_orphans``)
+        unindexed = _unindexed_frames([p for p in ps.packs if p.name in damaged_in])
         # a pack whose every object reads but whose checksums do not match (a byte of its index's
         # checksum, of its trailer, of dictionary bytes no block refers to): its objects go loose
         # (gc packs them again) and the files are set aside, so fsck is clean again
@@ -256,8 +263,29 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
         store.delete_objects(bad_packed)
         for frame in keep.values():
             store.objects.put(frame)
+        for oid, frame in unindexed.items():
+            if not store.has(oid):
+                store.objects.put(frame)
+                rep.salvaged += 1
         rep.dropped_objects.extend(o for o in bad_packed if o not in keep)
     store.packs.reload()
+
+
+def _unindexed_frames(packs: list) -> dict[str, bytes]:
+    """``{id: frame}`` of every sound frame of ``packs`` (opened
+    :class:`~objstore.core.packfile.Pack`) that its pack's index does not
+    name: read front to back (:func:`~objstore.core.salvage.salvage_pack`),
+    each id the frame's BLAKE3, so what it returns is sound by construction.
+    A pack that cannot be read gives none (OSError is not raised)."""
+    out: dict[str, bytes] = {}
+    for pack in packs:
+        try:
+            for oid, frame in salvage_pack(pack.pack_path):
+                if oid not in out and not pack.contains(oid) and _sound(frame):
+                    out[oid] = frame
+        except OSError:
+            pass
+    return out
 
 
 def _scan(store: Store) -> dict[str, object]:

@@ -1,0 +1,46 @@
+"""fix12b finding 1: one flipped byte in a pack index's id table lost an
+intact object.  ``mem fsck --repair`` read the entry, saw that its content
+hashes to another id (the very id a session needed), dropped it as damaged
+and left a lost placeholder, where deleting the ``.idx`` outright lost
+nothing.  The pack is self-describing (each frame's id is its BLAKE3), so
+every frame it still holds is now kept under its real id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from objstore.core.packfile import Pack
+from objstore.core.packformat import FANOUT_LEN, HEADER_LEN, ID_LEN
+
+SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
+
+
+def test_a_flipped_byte_in_the_idx_id_table_loses_nothing(invoke, store_path):
+    invoke("import", "claude-code", str(SAMPLE))
+    invoke("remember", "user/editor", "helix")
+    invoke("gc", "--prune=now")
+    assert not list((store_path / "objects").glob("??/*"))  # everything is packed
+    before = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
+    shown = {sid: invoke("show", sid).stdout for sid in before}
+    big = max((store_path / "objects" / "pack").glob("pack-*.idx"), key=lambda p: p.stat().st_size)
+    with Pack(big) as p:
+        i = p.count // 2
+        oid = p._id_at(i).hex()
+    at = HEADER_LEN + FANOUT_LEN + i * ID_LEN + ID_LEN - 1  # the id's last byte: the fan-out still holds
+    b = bytearray(big.read_bytes())
+    b[at] ^= 0xFF
+    big.write_bytes(bytes(b))
+
+    r = invoke("fsck", "--json", exit_code=13)
+    assert any(oid in p for p in r.json["problems"])  # the content hashes to the real id
+    r = invoke("fsck", "--repair", "--json").json
+    assert r["ok"] and r["repair"]["lost"] == [], r
+    assert oid not in r["repair"]["dropped_objects"]  # the object is intact: only its index entry was damaged
+    assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == before
+    assert {sid: invoke("show", sid).stdout for sid in before} == shown
+    assert "lost" not in "".join(shown.values())
+    out = invoke("fsck").stdout
+    assert out.splitlines()[-1].startswith("ok:"), out
+    invoke("gc", "--prune=now")
+    assert invoke("fsck").stdout.splitlines()[-1].startswith("ok:")
+    assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == before
