@@ -196,7 +196,7 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     if r.dropped_objects:
         click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
     if r.unindexed:
-        click.echo(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing")
+        click.echo(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
         click.echo(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
     for name in r.restored_refs:

@@ -9,9 +9,10 @@ Order of work, under the store lock:
    decompresses salvaged as a loose object, then its ``.pack`` and ``.idx``
    are moved to the quarantine; a pack that opens but holds damaged entries
    is copied to the quarantine and rewritten without them (a sound copy of
-   the same object elsewhere is kept, and so is every sound frame of the
-   pack that its index names under no id: a damaged id in the ``.idx`` id
-   table loses nothing, read front to back as a pack with no index is).
+   the same object elsewhere is kept; an entry whose id in the ``.idx`` is
+   damaged holds an intact frame under another id: step 2 reads the
+   quarantined copy front to back, as a pack with no index, for the ids a
+   chain needs).
 2. **Re-fetch** (the ``fetch`` callback, e.g. from a remote): every object a
    chain needs but the store lacks is asked for by id; a frame that hashes
    to that id is stored as a loose object.  Without a callback, or when it
@@ -46,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
@@ -77,7 +79,8 @@ class RepairReport:
         refetched: ids restored by ``fetch`` (and from a pack whose index
             is missing: ``unindexed`` of them).
         unindexed: objects a chain needed read back from a ``.pack`` whose
-            ``.idx`` is missing (the pack is then set aside).
+            ``.idx`` is missing (the pack is then set aside) or does not
+            name them (a damaged id in its id table).
         lost: ids a chain needed that nothing could restore.
         stubs: lost stubs written.
         mended: refs whose chain was rewritten.
@@ -159,7 +162,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         finally:
             ps.close()
         q = Quarantine(store.root)
-        _set_aside(store, q, rep)
+        rewritten = _set_aside(store, q, rep)
         objs = _scan(store)
         _restore_refs(store, q, objs, rep)
         for kind in _REBUILT:
@@ -171,7 +174,8 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
                     rep.misnamed.append(name)
             _rebuild(store, objs, rep, kind)   # a damaged ref no reflog restored, or one deleted outright
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
-        _mend(store, objs, rep, _from_orphans(orphans, fetch, rep) if orphans else fetch, drop_lost_tombstones)
+        sources = orphans + rewritten
+        _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
         for pack in orphans:
             q.move(pack)
         store.damaged.clear()
@@ -192,7 +196,13 @@ def _sound(frame: bytes) -> bool:
         return False
 
 
-def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
+def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
+    """Step 1 (module doc).  Returns the quarantine copies of the packs
+    rewritten without their damaged entries: a damaged id in a ``.idx`` id
+    table leaves the entry's frame intact under an id the index no longer
+    names, so step 3 reads them like a pack with no index (``_from_orphans``:
+    only an object a chain needs, by its BLAKE3, is taken; a damaged entry
+    that happens to decode is not)."""
     bad_loose = []
     resealed: list = []
     for oid in list(store.objects):
@@ -225,11 +235,6 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
                 ok = not isinstance(frame, CorruptObject) and _sound(frame)
                 if not ok:
                     damaged_in.setdefault(pack.name, []).append(oid)
-        # a damaged id in the index (one flipped byte of its id table): the entry's frame is intact
-        # but hashes to another id, which the index no longer names.  The pack is self-describing
-        # (each frame's id is its BLAKE3): every sound frame it holds under no id of its index is
-        # kept under its real id, as when the index is missing (``_from_orphans``)
-        unindexed = _unindexed_frames([p for p in ps.packs if p.name in damaged_in])
         # a pack whose every object reads but whose checksums do not match (a byte of its index's
         # checksum, of its trailer, of dictionary bytes no block refers to): its objects go loose
         # (gc packs them again) and the files are set aside, so fsck is clean again
@@ -245,9 +250,10 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
         q.move(pack.pack_path)
         q.move(pack.idx_path)
     store.packs.reload()
+    rewritten = []
     for p in store.packs.packs:
         if p.name in damaged_in:
-            q.copy(p.pack_path)
+            rewritten.append(q.copy(p.pack_path))
             q.copy(p.idx_path)
     for oid in bad_loose:
         q.move(store.objects.path(oid), name=oid)
@@ -263,29 +269,9 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> None:
         store.delete_objects(bad_packed)
         for frame in keep.values():
             store.objects.put(frame)
-        for oid, frame in unindexed.items():
-            if not store.has(oid):
-                store.objects.put(frame)
-                rep.salvaged += 1
         rep.dropped_objects.extend(o for o in bad_packed if o not in keep)
     store.packs.reload()
-
-
-def _unindexed_frames(packs: list) -> dict[str, bytes]:
-    """``{id: frame}`` of every sound frame of ``packs`` (opened
-    :class:`~objstore.core.packfile.Pack`) that its pack's index does not
-    name: read front to back (:func:`~objstore.core.salvage.salvage_pack`),
-    each id the frame's BLAKE3, so what it returns is sound by construction.
-    A pack that cannot be read gives none (OSError is not raised)."""
-    out: dict[str, bytes] = {}
-    for pack in packs:
-        try:
-            for oid, frame in salvage_pack(pack.pack_path):
-                if oid not in out and not pack.contains(oid) and _sound(frame):
-                    out[oid] = frame
-        except OSError:
-            pass
-    return out
+    return rewritten
 
 
 def _scan(store: Store) -> dict[str, object]:
@@ -301,9 +287,9 @@ def _scan(store: Store) -> dict[str, object]:
 # -- 2 and 3. re-fetch and mend --------------------------------------------------
 
 def _from_orphans(orphans: list, fetch: Fetch | None, rep: RepairReport) -> Fetch:
-    """A source of lost objects that first reads the ``.pack`` files whose
-    ``.idx`` is missing (a lost index: the pack is self-describing, each
-    frame's id its BLAKE3), then ``fetch``.  Only objects a chain needs are
+    """A source of lost objects that first reads the ``.pack`` files
+    ``orphans`` (paths) whose ``.idx`` is missing or damaged (the pack is
+    self-describing, each frame's id its BLAKE3), then ``fetch``.  Only objects a chain needs are
     taken (``_get``), so a crash leftover's objects (or a forget's pack
     removal stopped between its two unlinks) are not brought back."""
     frames: dict[str, bytes] = {}

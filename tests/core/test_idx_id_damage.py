@@ -2,8 +2,9 @@
 intact object.  ``mem fsck --repair`` read the entry, saw that its content
 hashes to another id (the very id a session needed), dropped it as damaged
 and left a lost placeholder, where deleting the ``.idx`` outright lost
-nothing.  The pack is self-describing (each frame's id is its BLAKE3), so
-every frame it still holds is now kept under its real id."""
+nothing.  The pack is self-describing (each frame's id is its BLAKE3): the
+quarantined copy of the rewritten pack is now read back, as a pack with no
+index, for the ids a chain needs."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def test_a_flipped_byte_in_the_idx_id_table_loses_nothing(invoke, store_path):
     r = invoke("fsck", "--repair", "--json").json
     assert r["ok"] and r["repair"]["lost"] == [], r
     assert oid not in r["repair"]["dropped_objects"]  # the object is intact: only its index entry was damaged
+    assert r["repair"]["unindexed"] == 1  # read back from the quarantined copy, by its BLAKE3
     assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == before
     assert {sid: invoke("show", sid).stdout for sid in before} == shown
     assert "lost" not in "".join(shown.values())
