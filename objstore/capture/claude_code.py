@@ -44,8 +44,9 @@ class ReaderState(Record):
         prev_prompt: the hash of the last user prompt read, answered or not (what a prompt
             hook compares its prompt with: ``objstore.capture.sync.prompt_snapshot``).
         hold_tail: in; when True, a run of assistant records at the end of the range is
-            kept back (its message may still be growing) and read again next time.  A
-            last line without its newline is never read when a state is given.
+            kept back (its message may still be growing) and read again next time, with
+            the prompts after it (typed while it streams: they follow it, as a whole read
+            gives them).  A last line without its newline is never read when a state is given.
         resume_at: out; byte offset where the next read should start.
         answer_done: :func:`answer_hash` of the agent's last message as a Stop hook gave
             it (``last_assistant_message``), or "": a trailing assistant run whose text
@@ -404,11 +405,10 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         if hold and group is not None and _run_is(group, rs.answer_done):
             rs.answer_done = ""        # the Stop hook's last message: whole, read it now
         elif hold and group is not None:
-            # its message may still be growing: read it (and what follows) again next time;
-            # the prompts after it are complete records: given now, skipped as known when re-read
+            # its message may still be growing: read it and the prompts after it (typed while it
+            # streams) again next time, so they come after it as ``mem import`` orders them
             pos = group.start
             group = None
-            yield from after
             after.clear()
         rs.resume_at = pos
         yield from flush()

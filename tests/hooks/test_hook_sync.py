@@ -214,9 +214,14 @@ def test_prompt_already_in_transcript_is_not_stored_twice(store, store_path, tmp
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(b"".join(lines[:7]) + lines[7])        # the record of prompt "two" is written first
     _sync(store, t)
+    # the reader keeps the prompt back with the open answer before it (fix12b: it follows that
+    # answer once read), so the hook stores it, under the key the reader gives it
     r = sync.capture_prompt(store, session_id=SID, prompt="two", cwd="/x", transcript=t)
-    assert r.status == "known"
+    assert r.status == "captured"
+    assert sync.capture_prompt(store, session_id=SID, prompt="two", cwd="/x", transcript=t).status == "known"
+    _sync(store, t, final=True)
     assert sum(1 for x in turns(store_path) if x[3] == "two") == 1
+    assert bag(store_path) == _fresh_import(tmp_path, t)
 
 
 def test_hook_registered_twice(store, store_path, tmp_path):
