@@ -44,18 +44,24 @@ print(f"cpu {time.process_time() - c0:.2f} s  wall {time.perf_counter() - t0:.2f
 """
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_in_turn(child: str, description: str, default_runs: int) -> None:
+    """Run the script ``child`` (argv: TREE CORPUS) once per tree per run, the trees in turn,
+    printing each child's one line with the load average; ``bench/tantivy_doc_cpu.py`` shares it."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("trees", nargs="+")
     ap.add_argument("--corpus", default="/tmp/bench-corpus")
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=default_runs)
     a = ap.parse_args()
     for i in range(a.runs):
         for tree in a.trees:
             load = open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
-            out = subprocess.run([sys.executable, "-c", CHILD, tree, a.corpus], capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-c", child, tree, a.corpus], capture_output=True, text=True,
                                  check=True).stdout.strip()
             print(f"run {i + 1}  {tree}  load {load}  {out}", flush=True)
+
+
+def main() -> None:
+    run_in_turn(CHILD, __doc__.splitlines()[0], 3)
 
 
 if __name__ == "__main__":

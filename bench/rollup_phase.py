@@ -39,7 +39,7 @@ def main() -> None:
     sys.path.insert(0, os.path.abspath(a.tree))
     from objstore.capture import claude_code, importer
     from objstore.capture.rollup import rollup_files
-    from objstore.memory.facts import IndexBatch
+    from objstore.memory.indexbatch import IndexBatch
     from objstore.memory.opening import open_store
     if a.mode == "build":
         importer.rollup_files = lambda *_a, **_k: []

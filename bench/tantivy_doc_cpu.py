@@ -16,9 +16,7 @@ for two trees: the same documents).  Compare CPU on a shared machine.
 
 from __future__ import annotations
 
-import argparse
 import os
-import subprocess
 import sys
 
 CHILD = r"""
@@ -51,17 +49,9 @@ print(f"docs {len(docs)}  cpu {cpu:.3f} s  wall {wall:.3f} s  sha256 {h.hexdiges
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("trees", nargs="+")
-    ap.add_argument("--corpus", default="/tmp/bench-corpus")
-    ap.add_argument("--runs", type=int, default=2)
-    a = ap.parse_args()
-    for i in range(a.runs):
-        for tree in a.trees:
-            load = open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
-            out = subprocess.run([sys.executable, "-c", CHILD, tree, a.corpus], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-            print(f"run {i + 1}  {tree}  load {load}  {out}", flush=True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from parse_worker_cpu import run_in_turn
+    run_in_turn(CHILD, __doc__.splitlines()[0], 2)
 
 
 if __name__ == "__main__":

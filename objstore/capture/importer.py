@@ -36,7 +36,7 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
-from objstore.memory.facts import IndexBatch
+from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.appender import TurnAppender

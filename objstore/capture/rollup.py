@@ -38,7 +38,8 @@ from objstore.core.errors import IntegrityError, MemError, NotFound
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store
-from objstore.memory.facts import IndexBatch, RememberResult, current_of, remember, walk
+from objstore.memory.facts import RememberResult, current_of, remember, walk
+from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.scope import parent_namespace
 from objstore.memory.sessions import ChainNotes, session_turns
 from objstore.memory.tombstones import all_tombstones
@@ -114,7 +115,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             summary naming how far it got.
         project: the project when its turns name none.
         agent_type, description: shown in a "did not complete" summary.
-        index_batch: the index write is kept there (``facts.IndexBatch``).
+        index_batch: the index write is kept there (``indexbatch.IndexBatch``).
         cwd: the sub-agent's working directory (else its turns').
         refused: ``sync.capture_refused`` of it when the caller asked
             already (None: allowed); by default asked here.  A sub-agent
@@ -192,14 +193,14 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     be running).  Errors on one file (unreadable, a damaged chain) skip it.
     ``batch`` (``mem import``'s hundreds of rollups): the store lock is held
     throughout, and the summaries' refs are moved and they are indexed in one
-    write at the end, or every FLUSH_DOCS summaries (``facts.IndexBatch(defer_refs=True)``:
+    write at the end, or every FLUSH_DOCS summaries (``indexbatch.IndexBatch(defer_refs=True)``:
     a few syncs for all instead of six fsyncs each; until then they are not
     visible, and a crash before leaves the files to be read again by the next
     import); with PACK_ROLLUPS_AT sub-agent files or more, the summaries are
     written into one pack (``IndexBatch.pack``), finished before their refs move.
     ``chains``: sub-agent namespace -> its :class:`ChainNotes`, for those the
     caller wrote whole (``TurnAppender.subagent_chains``): not read again.
-    ``index_batch`` (with ``batch``): the :class:`~objstore.memory.facts.IndexBatch`
+    ``index_batch`` (with ``batch``): the :class:`~objstore.memory.indexbatch.IndexBatch`
     to use (``defer_refs``; ``mem import`` keeps the journal for its last
     turns: ``clear_journal=False``) instead of a new one; flushed here too.
     """

@@ -275,7 +275,7 @@ def history_doc(oid: str, f: Fact):
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],
                    new_chain: list[Version], command: str, time_ms: int | None = None,
                    rewrite: bool = False, index: bool = True,
-                   index_batch: "IndexBatch | None" = None, later: list | None = None) -> str | None:
+                   index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None) -> str | None:
     """The one commit of a fact version, used by every writer of a fact
     (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
 
@@ -290,7 +290,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     ``index=False`` leaves the index to the caller (``forget`` rebuilds it
     physically).
     ``index_batch``: the index write is kept in it (the journal note is
-    written now) for one write of many versions (:class:`IndexBatch`).
+    written now) for one write of many versions (:class:`~objstore.memory.indexbatch.IndexBatch`).
 
     ``later``: a list: the index commit is not made here but appended to it
     as a callable (no arguments; returns the index error message or None)
@@ -343,157 +343,6 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
         later.append(index_now)
         return None
     return index_now()
-
-
-class IndexBatch:
-    """The search-index writes of many fact versions, done as one
-    (``SearchIndex.add``: one commit instead of one per version): a bulk
-    writer (an import's sub-agent rollups) passes it to :func:`remember` /
-    :func:`commit_version`, which note the index journal as usual, and calls
-    :meth:`flush` at the end.  The caller holds the store lock from the first
-    write to the flush (the flush clears the journal).  A key written twice
-    flushes the batch first, before its journal note (deletes apply before
-    adds within one write).
-
-    ``defer_refs``: the versions' objects are written without fsync and
-    their journal notes and ref moves are kept too, and :meth:`flush` makes
-    them in the store's order with a few syncs for the whole batch instead
-    of six fsyncs per version: the filesystem synced (the objects durable),
-    the journal notes (one append), the refs and their reflog entries
-    (``Store.update_refs``), then the index, then the journal cleared.
-    Until the flush the new versions are not visible (their refs have not
-    moved); a crash before it leaves unreferenced objects (gc's) and, once
-    the notes are written, a journal that recovery replays.
-
-    ``clear_journal`` False: a flush never clears the index journal; the
-    caller clears it once its other index writes are committed too (``mem
-    import``, whose last batch of turns is committed while its rollups
-    run), unless :attr:`error` names a failed flush (then the next writer
-    replays the journal).
-
-    :attr:`pack` (with ``defer_refs``; set it before the first write: ``mem
-    import``'s many rollups, ``rollup.PACK_ROLLUPS_AT``): the versions'
-    objects (:meth:`put`) go into one new pack instead of a loose file
-    each, and :meth:`flush` finishes it (durable, its index written) before
-    any ref names them: no loose file to write, read back, pack and delete
-    afterwards.  A crash before the flush leaves the pack's temp file, which
-    gc removes, as it does an import's own; a write error drops the versions
-    kept since the last flush and every later put and flush raises it (no
-    ref names an object of the failed pack; ``mem import`` fails, and its
-    sub-agent files, not marked read, are rolled up by the next one)."""
-
-    def __init__(self, store: Store, *, defer_refs: bool = False, clear_journal: bool = True) -> None:
-        self.store = store
-        self.defer_refs = defer_refs
-        self.clear_journal = clear_journal
-        #: the first index error of a flush, or None
-        self.error: str | None = None
-        self._docs: list = []
-        self._dels: list[str] = []
-        self._keys: set[str] = set()
-        self._reindex = False
-        self._moves: list[tuple[str, str | None, str | None]] = []  # (ref, old, new), write order
-        self._notes: list[str] = []        # keys whose journal note is kept
-        self._command: str | None = None   # the reflog message of the kept moves
-        #: write the versions' objects into one pack (see above)
-        self.pack = False
-        self._writer = None                 # that pack, open until the next flush
-        self._failed: OSError | None = None  # the error that ended it, raised from then on
-
-    @property
-    def kept(self) -> int:
-        """Index documents kept for the next :meth:`flush`."""
-        return len(self._docs)
-
-    def before(self, key: str) -> str | None:
-        """Called before a version of ``key`` is read or committed: flushes when
-        the batch holds a version of ``key`` already; returns its index error or None."""
-        return self.flush() if key in self._keys else None
-
-    def move(self, key: str, ref: str, old: str | None, new: str | None, command: str, noted: bool) -> None:
-        """Keep one version's ref move from ``old`` to ``new`` (``defer_refs``),
-        and its journal note when ``noted``.  Moves of another reflog message
-        than the kept ones flush those first."""
-        if self._moves and command != self._command:
-            self.flush()
-        self._keys.add(key)
-        self._moves.append((ref, old, new))
-        self._command = command
-        if noted:
-            self._notes.append(key)
-
-    def keep(self, key: str, docs: list, dels: list[str], reindex: bool) -> None:
-        """Keep one version's index write (after its journal note)."""
-        self._keys.add(key)
-        self._docs += docs
-        self._dels += dels
-        self._reindex = self._reindex or reindex
-
-    def put(self, frame: bytes) -> str:
-        """Store one version's framed object for a deferred ref move; return
-        its id: into the batch's pack (:attr:`pack`), else a loose object
-        without fsync (the flush syncs the filesystem before a ref names it).
-        Raises ``OSError``: a failed write; once the batch's pack has failed,
-        every later :meth:`put` and :meth:`flush` raise it too."""
-        if not self.pack:
-            return self.store.objects.put(frame, durable=False)
-        if self._failed is not None:
-            raise self._failed
-        try:
-            if self._writer is None:
-                self._writer = self.store.pack_writer()
-            return self._writer.add(frame)
-        except OSError as e:
-            self._failed = e
-            raise
-
-    def _drop(self) -> None:
-        """After the batch's pack failed: abort it and forget every version
-        kept since the last flush (their objects were in it; none of their
-        refs moved): the caller's next run writes them (``mem import`` marks
-        its sub-agent files read only after their rollups)."""
-        if self._writer is not None:
-            self._writer.abort()
-            self._writer = None
-        self._moves, self._notes, self._docs, self._dels, self._keys, self._reindex = [], [], [], [], set(), False
-
-    def flush(self) -> str | None:
-        """Write what was kept; returns an index error message (the versions
-        stand, the journal lets the next writer catch up) or None.  Raises
-        RefConflict when a kept ref is no longer at its old value (no ref
-        moved; the caller held the store lock, so only a bug does that), and
-        ``OSError`` when the batch's pack failed (:meth:`put`) or cannot be
-        finished: then no ref moves, the versions kept are dropped, and every
-        later call raises it too (the batch is over)."""
-        if self._writer is not None or self._failed is not None:
-            try:
-                if self._failed is not None:
-                    raise self._failed
-                self._writer.finish()  # the pack and its index are durable before any ref names its objects
-            except OSError as e:
-                self._drop()
-                self._failed = self._failed or e
-                raise
-            self._writer = None
-            self.store.packs.reload()
-        moves, notes, command = self._moves, self._notes, self._command
-        self._moves, self._notes = [], []
-        if moves:
-            syncfs(self.store.root)             # the versions' objects are durable before any ref names them
-            self.store.journal.fact(*notes)     # before the refs move: recovery can redo the index
-            self.store.update_refs(moves, command)
-        docs, dels, reindex = self._docs, self._dels, self._reindex
-        self._docs, self._dels, self._keys, self._reindex = [], [], set(), False
-        if not (docs or dels):
-            return None
-        try:
-            self.store.index.add(docs, delete_ids=dels, delete_kinds=FACT_KINDS)
-            if reindex and self.clear_journal:
-                self.store.journal.clear()
-        except SearchIndexError as e:
-            self.error = self.error or str(e)
-            return str(e)
-        return None
 
 
 def resolve_edge_target(store: Store, key: str, target: str) -> str:
@@ -597,7 +446,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              owner: str = "user", sources: tuple[str, ...] = (), pinned: bool | None = None,
              command: str = "remember", reviewed: bool = False,
              edges=(), replace_edges: bool = False, namespace: str = "",
-             index_batch: IndexBatch | None = None, later: list | None = None,
+             index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None,
              known_turns: Collection[str] = ()) -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
@@ -637,7 +486,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             or ``"none"`` for "the key must not exist yet".
         pinned: default keeps the head's pin.
         edges: see above.
-        index_batch: keep the index write there (:class:`IndexBatch`).
+        index_batch: keep the index write there (:class:`~objstore.memory.indexbatch.IndexBatch`).
         known_turns: full ids of turns the caller has just read from this
             store: edges to them are not looked up again (:func:`resolve_edges`).
     Returns:

@@ -115,7 +115,8 @@ def test_worker_reports_its_end(tmp_path):
 
 
 def test_an_index_batch_not_flushed_is_replayed_from_the_journal(store_path):
-    from objstore.memory.facts import IndexBatch, remember
+    from objstore.memory.facts import remember
+    from objstore.memory.indexbatch import IndexBatch
     store = open_store(store_path, create=True)
     with store.lock("test"):
         ib = IndexBatch(store)

@@ -55,13 +55,13 @@ def corpus(tmp_path_factory) -> Path:
 
 def test_an_import_moves_its_summary_refs_in_one_batch(store, corpus, monkeypatch):
     """rollup_files(batch=True) keeps the summaries' ref moves until the
-    batch's flush (facts.IndexBatch(defer_refs=True)): none is visible
+    batch's flush (indexbatch.IndexBatch(defer_refs=True)): none is visible
     before, all are after, with their reflog entries, their index
     documents and an empty journal; and the rollups fsync a few times in
     all, not six times per summary."""
     import os
 
-    from objstore.memory import facts as facts_mod
+    from objstore.memory import indexbatch as facts_mod
 
     seen = {}
     real_flush = facts_mod.IndexBatch.flush
@@ -264,7 +264,7 @@ def test_an_import_flushes_its_summaries_every_flush_docs(tmp_path, corpus, monk
     wrote their index at once): the same summaries, each visible, indexed
     and in its reflog once, and the journal empty at the end."""
     from objstore import open_store
-    from objstore.memory import facts as facts_mod
+    from objstore.memory import indexbatch as facts_mod
 
     real_flush = facts_mod.IndexBatch.flush
 
@@ -301,7 +301,7 @@ def test_a_batch_writes_its_summaries_into_the_pack_never_loose(store, corpus, m
     them (nothing to read back, pack and delete), and the pack is finished
     before their refs move."""
     from objstore.core.loose import LooseObjects
-    from objstore.memory import facts as facts_mod
+    from objstore.memory import indexbatch as facts_mod
 
     monkeypatch.setattr(rollup_mod, "PACK_ROLLUPS_AT", 2)
     loose_puts = []
