@@ -2,7 +2,7 @@
 rebuild of some or all shards of a sub-index (``GenerationBuild``) and a
 copy of a generation by hard links for a purge to write into
 (``link_generation``).  The live generations' own writer is
-``generations.StreamWriter``; layout and crash safety: ``docs/format.md``,
+``genwriter.StreamWriter``; layout and crash safety: ``docs/format.md``,
 "Search index"."""
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from objstore.index.generations import (
     Manifest,
     SubIndex,
     heap_for,
-    new_generation,
     raise_write_failed,
     shard_index,
 )
+from objstore.index.genwriter import new_generation
 from objstore.index.genfiles import VERIFIED, generation_files, remove_tree
 from objstore.index.procmem import trim_heap
 from objstore.index.schema import IndexDoc, to_tantivy_doc

@@ -1,7 +1,7 @@
 """The index writer of a bulk import: :class:`IndexStream`
 (``SearchIndex.stream``), which converts documents per shard as they come
 and commits each batch in a background thread, shard by shard, or feeds
-them to open writers as they come (``generations.StreamWriter``).
+them to open writers as they come (``genwriter.StreamWriter``).
 Layout and crash safety: ``docs/format.md``, "Search index"."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import contextlib
 from typing import Callable
 
 from objstore.index.errors import SearchIndexError
-from objstore.index.generations import WRITER_HEAP_BYTES, StreamWriter, SubIndex
+from objstore.index.generations import WRITER_HEAP_BYTES, SubIndex
+from objstore.index.genwriter import StreamWriter
 from objstore.index.procmem import limit_malloc_arenas
 from objstore.index.schema import IndexDoc
 

@@ -9,6 +9,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from objstore.index import genwriter
 from objstore.index.generations import SubIndex
 from objstore.index.searchindex import IndexDoc, SearchIndex
 
@@ -84,7 +85,7 @@ def _legacy_history(root: Path, docs: list[IndexDoc]) -> None:
     """Write ``docs`` into ``history/`` as a store written before this layout did."""
     sub = SubIndex(root, "history", 10.0)
     with sub.locked():
-        sub.apply(docs, [], 1)
+        genwriter.apply(sub, docs, [], 1)
 
 
 def test_an_older_stores_history_is_read_deleted_from_and_moved_by_a_rebuild(tmp_path):

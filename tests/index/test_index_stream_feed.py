@@ -58,8 +58,8 @@ def two_shards(monkeypatch) -> None:
 @pytest.mark.parametrize("feed_shards", [4, 0])  # 0: the import writes its batches at the publish
 def test_fed_documents_make_the_segments_and_ranking_of_a_batch_write(tmp_path: Path, monkeypatch,
                                                                        feed_shards: int) -> None:
-    import objstore.index.generations as gen
-    monkeypatch.setattr(gen, "FEED_SHARDS", feed_shards)
+    import objstore.index.genwriter as genwriter
+    monkeypatch.setattr(genwriter, "FEED_SHARDS", feed_shards)
     words = ["alpha beta", "beta gamma delta", "alpha alpha omega", "gamma", "delta beta alpha"]
     batches = [[sturn(i, f"{words[i % 5]} common {i}") for i in range(b * 40, b * 40 + 40)] for b in range(3)]
     batches[1].append(batches[1][0])  # an id added twice in one batch is added once
