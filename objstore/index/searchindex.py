@@ -51,7 +51,7 @@ from objstore.index.analysis import (
     tokenize,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
-from objstore.index import genwriter
+from objstore.index.genwriter import apply_batch
 from objstore.index.genbuild import GenerationBuild
 from objstore.index.generations import (
     HOME,
@@ -367,7 +367,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexReads):
                     if not kdocs and not kdels:
                         continue
                 layout = self._import_shards(expected_docs) if kind == "turn" else self._layout_shards(kind)
-                added += genwriter.apply(sub, kdocs, kdels, layout)
+                added += apply_batch(sub, kdocs, kdels, layout)
         return added
 
     def stream(self, kind: str = "turn", *, fresh: bool = False,
