@@ -196,8 +196,10 @@ def merge_index_segments(store: Store) -> int:
     """Merge each turn shard's small search-index segments into one, under
     the store lock (``SearchIndex.merge_small_segments``): recall opens,
     queries and closes fewer segments.  Returns the segments fewer; 0 when
-    the store has no complete index or it is damaged (``mem fsck`` reports
-    that; nothing is changed).  Raises StoreLocked, IndexBusyError."""
+    the store was opened without its index, has no complete one, or it is
+    damaged (``mem fsck`` reports that; nothing is changed).  Raises StoreLocked, IndexBusyError."""
+    if store.index_factory is None:   # a store opened without its search index
+        return 0
     with store.lock("gc"):
         idx = store.index
         if not idx.exists() or idx.is_partial():
