@@ -71,6 +71,7 @@ from objstore.index.schema import (
 )
 from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, SearchIndexPurges
 from objstore.index.reading import SearchIndexReads
+from objstore.index.segmerge import SearchIndexMerges
 from objstore.index.snippets import make_snippet
 from objstore.index.stream import IndexStream
 
@@ -117,7 +118,7 @@ _PROGRESS_EVERY = 1000
 PARTIAL_FILE = "PARTIAL"
 
 
-class SearchIndex(SearchIndexPurges, SearchIndexReads):
+class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
     """BM25 full-text index of facts and turns kept under ``root``
     (``<store>/index``); layout and algorithms: ``docs/format.md``,
     "Search index".
