@@ -227,12 +227,15 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     for name, n in r.lost_heads.items():
-        click.echo(f"repair: the current value of {name[len('facts/'):]} was lost: its place is kept (v{n + 1}, "
+        click.echo(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")
-    if r.lost_heads:
+    if any(name.startswith("facts/") for name in r.lost_heads):
         click.echo("hint: 'mem pull' from a remote that holds the value brings it back; else 'mem log KEY' shows "
                    "what is left, 'mem revert KEY' makes the older value current again, 'mem remember KEY VALUE' "
                    "sets the value to keep", err=True)
+    if any(name.startswith("sealed/") for name in r.lost_heads):   # never pushed: no remote holds it
+        click.echo("hint: a sealed value is on no remote: 'mem sealed show KEY --version N' reads an older one, "
+                   "'mem remember KEY VALUE --sensitivity secret' sets the value to keep", err=True)
     if any(name.startswith("sessions/") for name in r.mended):
         click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)

@@ -23,7 +23,7 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.caller import agent_of
-from objstore.memory.lost import lost_current
+from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
@@ -246,9 +246,7 @@ def lost_current_message(key: str, chain: list[Version], lost: Version) -> str:
     """What a reader says of a key whose current value was lost
     (``lost.lost_current``): the lost version and the newest readable one."""
     older = current_of([v for v in chain if v.fact.version < lost.fact.version])
-    return (f"the current value of {key} was lost to damage (v{lost.fact.version}, kept as a 'lost' placeholder "
-            "by mem fsck --repair)" + (f"; v{older.fact.version} is the newest readable value, not necessarily "
-                                       "the current one" if older is not None else ""))
+    return lost_message(key, lost.fact.version, older.fact.version if older is not None else None)
 
 
 #: the index kinds that hold fact versions (current ones, and the others in history)

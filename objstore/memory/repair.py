@@ -53,7 +53,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
 from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back
 from objstore.core.ids import hash_bytes
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
@@ -101,12 +101,12 @@ class RepairReport:
         refound: session and fact refs that no ref file or packed line held
             (deleted, or a damaged line dropped) while their turns or
             versions are stored: set again to the head their reflog names.
-        lost_heads: fact ref -> the version number of its newest readable
-            version, for keys whose head (the current value, as far as
-            anything tells) was lost: a lost stub numbered one above it is
+        lost_heads: fact or sealed ref -> the version number of its newest
+            readable version, for keys whose head (the current value, as far
+            as anything tells) was lost: a lost stub numbered one above it is
             the head now, so no reader serves the older value as current
-            (``facts.lost_current``: ``get`` exits 13) until a newer
-            version is written (the caller exits 13 too).
+            (``lost.lost_current``: ``get``, ``sealed show`` exit 13) until a
+            newer version is written (the caller exits 13 too).
         reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
@@ -343,6 +343,11 @@ class _Kind:
 
     def stub(self, label: str, n: int, parent: str | None, lost: str | None, like, now: int):
         tag = f"lost:{lost}" if lost else "lost"
+        if self.cls is Sealed:   # only a lost head gets one: its trust is the survivor's (a lower-trust
+            # sealed write over it stays refused as over the value it stands for)
+            return Sealed(key=label, kind=getattr(like, "kind", "reference"), version=n, parent=parent,
+                          valid_from=0, recorded_at=now, trust=getattr(like, "trust", "user_stated"),
+                          owner=getattr(like, "owner", "user"), age=lost_sealed_age(lost))
         if self.cls is Turn:
             return Turn(session=label, seq=n, role="system", text="", timestamp=0,
                         harness=getattr(like, "harness", ""), cwd="", project=getattr(like, "project", ""),
@@ -519,7 +524,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     else:
         n = max((kind.num(o) for _, o in pool), default=None)
         lost = None
-        if kind.cls is Fact and n is not None:
+        if kind.cls is not Turn and n is not None:
             # a lost head of a key keeps its place above the newest survivor (its number is at least
             # that one's + 1): the survivor is an older value, never served as current in its stead
             entries.append(("stub", n + 1, broken))
