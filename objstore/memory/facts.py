@@ -132,11 +132,24 @@ def key_chains(store: Store, prefix: str = "") -> Iterator[tuple[str, list[Versi
         chain = listed_chain(store, f"facts/{key}", head)
         if chain is None:
             continue
-        lost = lost_current(chain) if current_of(chain) is None else None
-        if lost is not None:
-            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, lost))
+        if current_noting_lost(store, key, chain) is None and f"lost facts/{key}" in store.damaged:
             continue
         yield key, chain
+
+
+def current_noting_lost(store: Store, key: str, chain: list[Version], as_of: int | None = None,
+                        reader: str | None = None) -> Version | None:
+    """:func:`current_of` of ``key``'s ``chain``; when it is None because
+    the current value was lost to damage (``lost.lost_current``), that is
+    noted in ``store.damaged`` as ``lost facts/<key>`` (the CLI warns once
+    on stderr: ``keys``, ``search``, ``recall`` skip the key and never serve
+    an older version as current).  Raises nothing."""
+    cur = current_of(chain, as_of, reader)
+    if cur is None:
+        lost = lost_current(chain, None, as_of)
+        if lost is not None:
+            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, lost))
+    return cur
 
 
 def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
