@@ -138,6 +138,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
+                             "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
@@ -195,6 +196,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
     if r.dropped_objects:
         click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
+    if r.misindexed:   # a damaged .idx id: the object is intact, only its entry was wrong
+        one = len(r.misindexed) == 1
+        click.echo(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "
+                   f"not match {'its object' if one else 'their objects'} (a damaged .idx); the "
+                   f"{'object is' if one else 'objects are'} intact in the pack, and a history that needs "
+                   f"{'it reads it' if one else 'them reads them'} back")
     if r.unindexed:
         click.echo(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
