@@ -53,7 +53,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     placeholder above the newest readable version, which is older and is
     not made current: mem get KEY exits 13 and names both, and the repair
     exits 13 (mem revert KEY makes the older value current again, mem
-    remember KEY VALUE sets another).
+    remember KEY VALUE sets another).  A sealed key's lost newest version
+    is kept the same way (mem sealed show KEY exits 13; --version N reads
+    an older one).
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
@@ -82,7 +84,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
-    short, empty): --repair leaves both as they are and says what to do.
+    short, empty), or a missing one while an encrypted remote this store
+    synced with needs it (the problem names those remotes): --repair
+    leaves them as they are and says what to do.
     A sync key is never deleted or replaced by mem: without it the data of
     the encrypted remotes cannot be read (put back a copy, or move it away
     and 'mem remote key import' the key from another store).
