@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import IntegrityError, InvalidInput, NotFound
+from objstore.core.errors import IntegrityError, InvalidInput, NotFound, WrongKey
 from objstore.core.store import Store
 from objstore.remote.layout import check_identity
 from objstore.remote.transport import FolderTransport, parse_url
@@ -238,8 +238,16 @@ def write_key(store: Store, identity: str) -> None:
 
 
 def ensure_key(store: Store) -> str:
-    """The sync key, created on first use."""
+    """The sync key, created on first use.  Raises WrongKey (exit 12) when
+    the store has none while encrypted remotes it synced with need the one
+    it had (:func:`keyed_remotes`): a new key would not open them, and
+    would keep the old one from being imported again (:func:`write_key`
+    keeps one key a store); IntegrityError (a damaged ``sync-key``)."""
     k = read_key(store)
+    if k is None and (used := keyed_remotes(store)):
+        raise WrongKey(f"this store's sync-key is missing, and the encrypted remote{'s' if len(used) > 1 else ''} "
+                       f"{', '.join(repr(n) for n in used)} need{'' if len(used) > 1 else 's'} it: no new key "
+                       "is made in its place", hint=MISSING_KEY_HINT)
     if k is None:
         from objstore.vault import age  # deferred: imports cryptography
         k, _r = age.generate_x25519()

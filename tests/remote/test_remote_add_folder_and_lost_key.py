@@ -3,7 +3,8 @@
 key an encrypted remote needs was gone.  Now a folder remote must exist when
 it is added (exit 15, nothing written, not even ``--key``), and fsck exits
 13 naming the remotes a lost ``sync-key`` locks out (``--repair`` never
-makes a key); push and pull to them exit 12 with a message naming it."""
+makes a key); push and pull to them exit 12 with a message naming it, and
+no push makes a new key in its place."""
 
 from __future__ import annotations
 
@@ -87,6 +88,11 @@ def test_fsck_names_the_remotes_a_lost_sync_key_locks_out(mem, tmp_path):
         assert "the remote origin is encrypted and this store has no sync key" in r.stderr, r.stderr
         assert "mem remote key import" in r.stderr and not (home / "sync-key").exists()
     mem(*h, "pull", "plain")                            # a remote in the clear needs no key
+    # a first push to another encrypted remote makes no new key in the lost one's place (it would lock
+    # 'origin' out for good: a store keeps one key, so the old one could not be imported again)
+    r = mem(*h, "push", "unused", exit_code=12)
+    assert "sync-key is missing" in r.stderr and "'origin'" in r.stderr, r.stderr
+    assert not (home / "sync-key").exists() and not any((tmp_path / "unused").iterdir())
     (tmp_path / "k").write_bytes(key)
     mem(*h, "remote", "key", "import", str(tmp_path / "k"), env=PERSON)
     assert mem(*h, "fsck").stdout.startswith("ok:")
