@@ -22,7 +22,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound, WrongKey
 from objstore.core.store import Store
-from objstore.remote.layout import check_identity
+from objstore.remote.layout import DESCRIPTOR, Descriptor, check_identity
 from objstore.remote.transport import FolderTransport, parse_url
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -126,9 +126,28 @@ def keyed_remotes(store: Store) -> list[str]:
     held.  Without ``sync-key`` that key is lost here (:func:`damage`
     reports it, exit 13).  A remote only added, never synced, needs no key
     yet (its first push creates one); a remote whose cache was deleted is
-    not named (its push and pull still exit 12).  Raises IntegrityError (a
+    not named (its push and pull still exit 12).  The ``encrypt`` flag of
+    ``remotes.json`` says what a first push creates, and a clone records it
+    whatever the remote is; so a folder remote's own descriptor decides
+    when it can be read here (a local file: nothing is contacted), and a
+    folder remote in the clear is not named.  Raises IntegrityError (a
     damaged ``remotes.json``)."""
-    return [r.name for r in list_remotes(store) if r.encrypt and ids_path(store, r.name).is_file()]
+    return [r.name for r in list_remotes(store)
+            if r.encrypt and ids_path(store, r.name).is_file() and _encrypted_here(r)]
+
+
+def _encrypted_here(spec: RemoteSpec) -> bool:
+    """False when ``spec`` is a folder remote whose descriptor (a local
+    file) says it is not encrypted; True otherwise (encrypted, an S3
+    remote, or a descriptor that cannot be read here)."""
+    u = parse_url(spec.url)
+    if u.kind != "folder":
+        return True
+    try:
+        desc = Descriptor.decode((Path(u.path) / DESCRIPTOR).read_bytes())
+    except Exception:  # noqa: BLE001 - unreadable or damaged: the flag decides
+        return True
+    return desc.encryption != "none"
 
 
 def list_remotes(store: Store) -> list[RemoteSpec]:
