@@ -5,8 +5,9 @@ passes its text through :func:`redact`.  It runs inside an agent hook, so it is
 built to be cheap on ordinary text and bounded on hostile text.  The package, by concern: ``rule`` (the
 rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
-``rules`` (``RULES``, the table below), ``prefilter`` (which rules a window
-runs) and this module (windows, merging, rendering, the public API):
+``rules`` (``RULES``, the table below: the token formats) and ``passwords``
+(its password labels, phrases and command lines), ``prefilter`` (which rules
+a window runs) and this module (windows, merging, rendering, the public API):
 
 * the **prefilter** is ``re``'s own literal-prefix scan: every pattern starts
   with a literal (``ghp_``, ``AKIA``, ``-----BEGIN ``, ``://``,
