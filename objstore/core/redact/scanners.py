@@ -197,6 +197,7 @@ _PROSE_AFTER = Lazy(r"[,;.]?[ \t]{1,8}(?:[A-Za-z(\"'`#]|[^\x00-\x7f])", FLAGS)
 # a date or a time (a log line's stamp: '2026-02-27T01:24:49.093Z INFO ...'), not a password
 _STAMP = Lazy(r"[0-9]{1,4}[-:./][0-9]{1,4}(?:[-:./T][0-9]{1,4}){0,6}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9:]{2,5})?", FLAGS)
 # a label alone on its line (no ':' or '='): password, passwd, passwort, passphrase, pwd, then the line's end
+_BARE_STARTS = ("passw", "passp", "pwd")   # what it starts with: most anchors (token, key, secret) are no label
 _BARE_LABEL = Lazy(r"(?:passw(?:or)?[dt]|passwd|passphrase|pwd)[ \t]{0,8}(?=\r?\n|\\{1,3}(?:r\\{1,3})?n)", FLAGS)
 
 
@@ -287,7 +288,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             if last < vend:
                 continue
         if (m := match(low, p, end)) is None:
-            if (b := _bare_label(low, p, end, off)) >= 0:
+            if low.startswith(_BARE_STARTS, p) and (b := _bare_label(low, p, end, off)) >= 0:
                 last = b
                 _next_line_value(rule, text, b + off, we, out, bare=True)   # 'password' LF 'PlumTree#77'
             continue
