@@ -689,12 +689,17 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None) 
         dog.disarm()
         if isinstance(e, SystemExit) and e.code in (0, None):
             return 0
-        run.log(type(e).__name__ if not isinstance(e, (HookInputError, HookTimeout)) else
-                f"{type(e).__name__}:{e}")
+        run.log(_failure(e))
         if env.get("MEM_DEBUG"):
             import traceback
             traceback.print_exc()
         return 0
+
+
+def _failure(e: BaseException) -> str:
+    """What the hook log says of the error that ended a hook: its type, and
+    for bad input or the time budget the reason (``HookInputError:no-session-id``)."""
+    return f"{type(e).__name__}:{e}" if isinstance(e, (HookInputError, HookTimeout)) else type(e).__name__
 
 
 # --------------------------------------------------------------------------- shell
@@ -712,6 +717,9 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
         dog.arm(run.budget)
         if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1" or not command_line.strip():
             return 0
+        if _holds_credential(session):
+            run.session = "-"     # the id is never written, not even to the log
+            raise HookInputError("session-id-credential")
         import objstore
         store = _open_store(run.root, SHELL_LOCK_WAIT_S)
         try:
@@ -721,7 +729,7 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
             store.close()
         return 0
     except BaseException as e:  # noqa: BLE001 - the fail-open boundary
-        run.log(type(e).__name__)
+        run.log(_failure(e))
         return 0
     finally:
         dog.disarm()

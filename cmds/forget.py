@@ -80,8 +80,8 @@ def _plan_json(plan) -> dict:
 @click.option("--session", "session", metavar="ID", help="Forget a whole session.")
 @click.option("--scrub-sources", is_flag=True,
               help="With --match: also redact TEXT in the transcript files the store captured from, imported "
-                   "or read by the hooks (asks per file); "
-                   "also after TEXT was forgotten.")
+                   "or read by the hooks, and in your shell history files (~/.bash_history, ~/.zsh_history, "
+                   "fish's, ~/.histfile) (asks per file); also after TEXT was forgotten.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")
 @json_option
@@ -203,24 +203,26 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
 
 def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> None:
     """Nothing in the store holds MATCH: scrub only the transcript files."""
-    from objstore import find_in_sources, forgotten_at
+    from objstore import forgotten_at
     when = forgotten_at(store, match)
     what = (f"already forgotten ({fmt_time(when)})" if when else "nothing in the store matches")
     if dry_run:
-        hits = find_in_sources(_sources(store), match)
+        hits = _source_hits(store, match)
         if as_json:
-            emit_json({"dry_run": True, "forgotten_at": when, "sources": [str(h.path) for h in hits]})
+            emit_json({"dry_run": True, "forgotten_at": when, "sources": [str(h.path) for h, _p in hits]})
             return
-        click.echo(f"{what}; would scrub {plural(len(hits), 'transcript file')}")
-        for h in hits:
-            click.echo(safe(f"  {h.path}: {plural(h.lines, 'line')}"))
+        nh = sum(1 for _h, plain in hits if plain)
+        click.echo(f"{what}; would scrub {plural(len(hits) - nh, 'transcript file')}"
+                   + (f" and {plural(nh, 'shell history file')}" if nh else ""))
+        for h, plain in hits:
+            click.echo(safe(f"  {'shell history ' if plain else ''}{h.path}: {plural(h.lines, 'line')}"))
         return
-    click.echo(f"{what}; scrubbing the transcript files", err=as_json)
+    click.echo(f"{what}; scrubbing the transcript and shell history files", err=as_json)
     done = _scrub_sources(store, match, yes, quiet_stdout=as_json)
     if as_json:
         emit_json({"dry_run": False, "forgotten": False, "forgotten_at": when, "sources_scrubbed": done})
     elif not done:
-        click.echo("no transcript file holds it")
+        click.echo("no transcript file holds it, nor a shell history")
 
 
 def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None:
@@ -281,11 +283,24 @@ def _sources(store) -> list[str]:
     return paths
 
 
+def _source_hits(store, match: str) -> list:
+    """``(hit, plain)`` for each file holding MATCH: the transcripts the store
+    captured from, then the shell history files 'mem scan' reads (plain text)."""
+    import os
+
+    from objstore import find_in_sources, shell_histories
+    hits = [(h, False) for h in find_in_sources(_sources(store), match)]
+    histories = [str(p) for p in shell_histories(os.path.expanduser("~"))]
+    return hits + [(h, True) for h in find_in_sources(histories, match, plain=True)]
+
+
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
-    from objstore import find_in_sources, scrub_source
+    from objstore import scrub_source
     done = []
-    for hit in find_in_sources(_sources(store), match):
-        click.echo(f"{hit.path}: the text is on {plural(hit.lines, 'line')}", err=quiet_stdout)
+    shells = False
+    for hit, plain in _source_hits(store, match):
+        what = "shell history " if plain else ""
+        click.echo(f"{what}{hit.path}: the text is on {plural(hit.lines, 'line')}", err=quiet_stdout)
         if not yes:
             try:
                 ok = click.confirm(f"redact it in {hit.path} (no backup is kept)?", err=True)
@@ -293,7 +308,11 @@ def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> 
                 ok = False
             if not ok:
                 continue
-        n = scrub_source(hit.path, match)
+        n = scrub_source(hit.path, match, plain=plain)
         click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
         done.append(str(hit.path))
+        shells = shells or plain
+    if shells:
+        click.echo("note: a shell still open keeps its own history and may write the line back when it exits "
+                   "('history -c' in it, or close it, then scrub again)", err=True)
     return done

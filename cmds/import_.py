@@ -69,9 +69,16 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     value that reads like an instruction or holds a credential, or a
     tombstone refuses the whole import (exit 6) before any ref moves.
 
+    A transcript whose file name holds a credential (a session id is taken
+    from it) is skipped whole, and a session id holding one has its turns
+    skipped: each is counted and named on stderr with the credential
+    masked, nothing of it is stored.
+
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
-    skipped and named); 2 a jsonl line is damaged; 4 a path does not exist;
+    skipped and named); 2 a jsonl line is damaged, or a jsonl object's
+    session id, namespace or owner holds a credential (the field named,
+    no ref changed); 4 a path does not exist;
     6 a jsonl ref exists here at another version (see --keep-existing), an
     agent imports a jsonl holding forgotten or person-only content (above),
     or --mine run by an agent; 11 store locked.
@@ -110,7 +117,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    "errors": r.errors, "index_error": r.index_error})
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
-                   f"({plural(r.sessions, 'session')}"
+                   + (f"and skipped {r.files_skipped} " if r.files_skipped else "")
+                   + f"({plural(r.sessions, 'session')}"
                    + (f" incl. {plural(r.subagent_sessions, 'sub-agent')}" if r.subagent_sessions else "")
                    + f": {r.sessions_new} new, {sessions_stored} already stored"
                    + (f"; {plural(turns_stored, 'turn')} read again, already stored" if turns_stored else "")

@@ -7,8 +7,6 @@ import click
 
 from ._common import ExistingPath, emit_json, json_option, with_store
 
-SHELL_HISTORIES = ("~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fish_history", "~/.histfile")
-
 
 @click.command("scan")
 @click.argument("text", required=False)
@@ -42,7 +40,7 @@ def command(text, files, no_remotes, as_json, store):
     Exit status: 0 found nowhere; 1 found somewhere; 2 a blank text;
     10 no store.
     """
-    from objstore import imported_notes, imported_sources, scan_everywhere
+    from objstore import imported_notes, imported_sources, scan_everywhere, shell_histories
     if text is None:
         import sys
         if sys.stdin.isatty():
@@ -51,7 +49,7 @@ def command(text, files, no_remotes, as_json, store):
             text = sys.stdin.readline().rstrip("\n")
     if not text.strip():
         raise click.BadParameter("the text is blank", param_hint="TEXT")
-    extra = [p for p in (Path(os.path.expanduser(h)) for h in SHELL_HISTORIES) if p.is_file()]
+    extra = shell_histories(os.path.expanduser("~"))
     blobs, unreadable = _remote_blobs(store, no_remotes)
     notes = imported_notes(store)  # Markdown notes 'mem import markdown' read
     hits = scan_everywhere(store, text, transcripts=imported_sources(store),
@@ -70,7 +68,7 @@ def command(text, files, no_remotes, as_json, store):
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
         click.echo(f"found in {len(hits)} place(s); 'mem forget --match TEXT' removes it from the store, "
-                   "--scrub-sources from the transcripts", err=True)
+                   "--scrub-sources from the transcripts and the shell history", err=True)
     if hits:
         raise click.exceptions.Exit(1)
 

@@ -34,8 +34,10 @@ from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
+from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
+from objstore.memory.facts import check_key_credentials
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
@@ -131,7 +133,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     if reader is None:
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
     command = command or f"import {harness}"
-    files = list(reader.discover(paths))
+    files, named = _credential_named(list(reader.discover(paths)))
     res = ImportResult()
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
@@ -270,12 +272,45 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.secrets_redacted = app.secrets_redacted
     res.turns_refilled, res.gaps_refilled, res.gaps_verified = refill.refilled, refill.gaps_refilled, refill.gaps_verified
     res.files = len(files) - res.files_skipped
+    res.files_skipped += len(named)
+    res.errors[:0] = [f"{_shown(p)}: the file name holds a credential (a session id is taken from it); file "
+                      "skipped, nothing of it stored: rename it to import it" for p in named]
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)
     res.sessions = len(seen)
     res.subagent_sessions = sum(1 for sid in seen if parent_namespace(sid) is not None)
     res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
+
+
+def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """``(files to read, files whose name holds a credential)``: a
+    transcript's name gives its session id when its records carry none
+    (``<session>.jsonl``, ``agent-<id>.jsonl``) and its path is kept in the
+    read ledgers, none of which is redacted; by the one name rule
+    (:func:`objstore.memory.facts.check_key_credentials`) such a file is
+    skipped whole (counted in ``files_skipped``), not read, not recorded."""
+    named = []
+    for p in files:
+        try:
+            check_key_credentials(p.name, "session")
+        except InvalidInput:
+            named.append(p)
+    if not named:
+        return files, []
+    drop = set(named)
+    return [p for p in files if p not in drop], named
+
+
+def _shown(path: Path | str) -> str:
+    """``path`` as a message shows it: what of its file name holds a
+    credential (:func:`objstore.core.redact.name_hits`) as ``[REDACTED]``."""
+    from objstore.core.redact import name_hits  # deferred: the redaction rules compile at import
+    head, name = os.path.split(str(path))
+    hits = name_hits(name)
+    if not hits:
+        return str(path)
+    return os.path.join(head, replace_spans(name, [(h.start, h.end) for h in hits], "[REDACTED]"))
 
 
 def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
@@ -297,7 +332,9 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
         if sid is None:
             if ct.session not in bad_sessions:
                 bad_sessions.add(ct.session)
-                res.errors.append(f"{path}: session id {ct.session[:80]!r} is not usable; turns skipped")
+                res.errors.append(f"{_shown(path)}: a session id holds a credential (never stored nor shown); "
+                                  "its turns skipped" if ct.session in app.credential_sids else
+                                  f"{_shown(path)}: session id {ct.session[:80]!r} is not usable; turns skipped")
             res.turns_skipped += 1
             continue
         if sid not in app.filter().sessions and sid not in seen:  # a forgotten one stays gone

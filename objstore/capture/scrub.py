@@ -1,12 +1,18 @@
 """Scrub forgotten text out of the agent's own transcript files (the
-sources a store imported from): ``mem forget --match TEXT --scrub-sources``.
+sources a store imported from) and out of the person's shell history files
+(:func:`shell_histories`, the ones ``mem scan`` reads): ``mem forget
+--match TEXT --scrub-sources``.
 
-Only JSON string values are changed: each line of a JSONL transcript that
+In a transcript only JSON string values are changed: each line of a JSONL transcript that
 contains the text (under the store's one normalization,
 ``objstore.core.text``: NFC, case folding, whitespace runs) is parsed, every string
 in it has the matches replaced by ``[REDACTED]``, and the line is written back
-compactly; other lines are kept byte for byte.  The file is replaced
-atomically with its mode kept, and records the agent appends meanwhile are
+compactly; other lines are kept byte for byte.  A shell history is plain
+text (``plain=True``): a line holding the text has the matches replaced by
+``[REDACTED]`` and every other byte of it kept (bash's ``#<time>`` lines,
+zsh's ``: <time>:0;`` prefix, fish's ``- cmd:`` entries keep their form).
+The file is replaced
+atomically with its mode kept, and records the agent (or a shell) appends meanwhile are
 carried over (:func:`scrub`).  Nothing is backed up (a backup would be one
 more copy of the text).
 """
@@ -25,6 +31,16 @@ from objstore.core.errors import InvalidInput
 from objstore.core.text import matcher, normalize_value, replace_matches
 
 REDACTED = "[REDACTED]"
+
+#: the shell history files ``mem scan`` reads and ``mem forget --scrub-sources`` scrubs, under
+#: the home folder: bash, zsh, fish, and the zsh history some distributions name ``~/.histfile``
+SHELL_HISTORIES = (".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".histfile")
+
+
+def shell_histories(home: str | os.PathLike) -> list[Path]:
+    """The shell history files of :data:`SHELL_HISTORIES` that exist (as
+    regular files) under ``home`` (the person's home folder), in that order."""
+    return [p for p in (Path(home) / h for h in SHELL_HISTORIES) if p.is_file()]
 
 
 def match_pattern(text: str) -> Callable[[str], bool]:
@@ -69,16 +85,17 @@ def _walk(value, text: str):
     return value
 
 
-def find(paths: list[str], text: str) -> list[ScrubHit]:
+def find(paths: list[str], text: str, *, plain: bool = False) -> list[ScrubHit]:
     """The files among ``paths`` that contain ``text`` (each decoded JSON
     string is searched, so escapes such as ``\\n`` or ``\\u00e9`` do not hide
-    it).  Raises InvalidInput for a blank text; unreadable files are skipped."""
+    it; ``plain``: lines of plain text, a shell history).  Raises
+    InvalidInput for a blank text; unreadable files are skipped."""
     match = match_pattern(text)
     hits = []
     for p in map(Path, paths):
         try:
             with open(p, "rb") as f:
-                n = sum(1 for line in f if _line_hits(line, match))
+                n = sum(1 for line in f if _line_hits(line, match, plain))
         except OSError:
             continue
         if n:
@@ -86,11 +103,11 @@ def find(paths: list[str], text: str) -> list[ScrubHit]:
     return hits
 
 
-def _line_hits(line: bytes, match: Callable[[str], bool]) -> bool:
-    s = line.decode("utf-8", "replace")
+def _line_hits(line: bytes, match: Callable[[str], bool], plain: bool = False) -> bool:
+    s = line.decode("utf-8", "surrogateescape" if plain else "replace")
     if match(s):
         return True
-    if "\\" not in s:  # no JSON escape: the decoded strings are substrings of the line
+    if plain or "\\" not in s:  # no JSON escape: the decoded strings are substrings of the line
         return False
     try:
         return any(match(v) for v in _strings(json.loads(s)))
@@ -108,10 +125,11 @@ TAIL_MAX_S = 5.0
 
 class _LineScrubber:
     """Scrub complete lines as bytes arrive (:meth:`feed`); a last line
-    without its newline waits for the rest (:meth:`rest` at the end)."""
+    without its newline waits for the rest (:meth:`rest` at the end).
+    ``plain``: lines of plain text (a shell history), not JSON."""
 
-    def __init__(self, text: str) -> None:
-        self.text, self.match = text, match_pattern(text)
+    def __init__(self, text: str, plain: bool = False) -> None:
+        self.text, self.match, self.plain = text, match_pattern(text), plain
         self.partial = b""
         self.changed = 0
 
@@ -125,9 +143,13 @@ class _LineScrubber:
         return self._line(data) if data else b""
 
     def _line(self, line: bytes) -> bytes:
-        if not _line_hits(line, self.match):
+        if not _line_hits(line, self.match, self.plain):
             return line
         end = line[len(line.rstrip(b"\r\n")):]
+        if self.plain:           # every byte but the matches kept, undecodable ones too
+            body = line[: len(line) - len(end)].decode("utf-8", "surrogateescape")
+            self.changed += 1
+            return replace_matches(body, self.text, REDACTED)[0].encode("utf-8", "surrogateescape") + end
         body = line[: len(line) - len(end)].decode("utf-8", "replace")
         try:
             new = json.dumps(_walk(json.loads(body), self.text), ensure_ascii=False, separators=(",", ":"))
@@ -137,11 +159,13 @@ class _LineScrubber:
         return new.encode("utf-8") + end
 
 
-def scrub(path: Path, text: str) -> int:
+def scrub(path: Path, text: str, *, plain: bool = False) -> int:
     """Redact ``text`` in one JSONL file; returns the lines rewritten.  Each
     match inside a JSON string is replaced by ``[REDACTED]`` (the rest of
     the string is kept); a line that is not JSON but contains the text has
-    the text replaced as plain text.  Raises InvalidInput for a blank text,
+    the text replaced as plain text.  ``plain``: the file is plain text (a
+    shell history, :func:`shell_histories`): every match on a line is
+    replaced, the line's other bytes kept.  Raises InvalidInput for a blank text,
     OSError for an unreadable or unwritable file.
 
     The file may be a live transcript that its agent appends to: the new
@@ -151,7 +175,8 @@ def scrub(path: Path, text: str) -> int:
     :data:`TAIL_QUIET_POLLS` polls (so no appended record is lost; one
     appended around the rename may land after records the agent wrote to
     the new file since)."""
-    sc = _LineScrubber(text)
+    path = Path(os.path.realpath(path))   # a history linked into a dotfiles folder stays a link
+    sc = _LineScrubber(text, plain)
     with open(path, "rb") as old:
         def more() -> bytes:
             return old.read()
@@ -161,7 +186,7 @@ def scrub(path: Path, text: str) -> int:
             if not chunk:
                 break
             out.append(sc.feed(chunk))
-        if not sc.changed and not (sc.partial and _line_hits(sc.partial, sc.match)):
+        if not sc.changed and not (sc.partial and _line_hits(sc.partial, sc.match, plain)):
             return 0
         mode = os.fstat(old.fileno()).st_mode & 0o7777
         atomic_write(path, b"".join(out))

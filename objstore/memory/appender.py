@@ -22,6 +22,7 @@ from objstore.core.objects import Turn
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
+from objstore.memory.facts import check_key_credentials
 from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
@@ -103,6 +104,8 @@ class TurnAppender:
         self._flt: CaptureFilter | None = None
         self._redact = redact
         self._valid: dict[str, str | None] = {}
+        #: session ids refused because they hold a credential (:meth:`valid_sid`)
+        self.credential_sids: set[str] = set()
         self._bulk = False
         self._writer: PackWriter | None = None
         self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
@@ -274,12 +277,24 @@ class TurnAppender:
         return st
 
     def valid_sid(self, sid: str) -> str | None:
-        """``sid`` validated and normalised, or None when it cannot be a ref name."""
+        """``sid`` validated and normalised, or None when it cannot be a ref
+        name or when it, or a sub-agent name in it, holds a credential (the
+        one name rule, :func:`objstore.memory.facts.check_key_credentials`:
+        a session id names ref files, reflogs, the audit log and the index,
+        none of which is redacted); such an id is added to
+        :attr:`credential_sids`, so a caller can say why without showing it."""
         if sid not in self._valid:
             try:
-                self._valid[sid] = validate_session_id(sid)
+                ok: str | None = validate_session_id(sid)
             except InvalidInput:
-                self._valid[sid] = None
+                ok = None
+            if ok is not None:
+                try:
+                    check_key_credentials(ok, "namespace")
+                except InvalidInput:
+                    ok = None
+                    self.credential_sids.add(sid)
+            self._valid[sid] = ok
         return self._valid[sid]
 
     def known(self, ct: CapturedTurn) -> bool:

@@ -36,13 +36,13 @@ from typing import IO, Any
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
 from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused
-from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone
+from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone, Turn
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.caller import person_only
-from objstore.memory.facts import current_of, walk
+from objstore.memory.facts import check_key_credentials, current_of, walk
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.sessions import walk_turns
@@ -214,6 +214,31 @@ def person_only_content(obj) -> str | None:
     return None
 
 
+def _check_names(obj, lineno: int) -> None:
+    """Raise InvalidInput (exit 2) when a name ``obj`` (an object of an
+    export, on line ``lineno``) carries holds a credential, by the one name
+    rule (:func:`objstore.memory.facts.check_key_credentials`): a fact's
+    key, namespace (session and sub-agent names) and owner (the agent
+    that wrote it), a turn's session id, a queue item's key and owner.
+    Names are stored in the clear (ref files, the audit log, the index) and
+    an import keeps ids, so it cannot mask them: the line is refused, the
+    field named, the name never shown."""
+    if isinstance(obj, Fact):
+        names = (("key", obj.key), ("namespace", obj.namespace), ("agent", obj.owner))
+    elif isinstance(obj, Turn):
+        names = (("namespace", obj.session),)
+    elif isinstance(obj, QueueItem):
+        names = (("key", obj.key), ("agent", obj.owner))
+    else:
+        return
+    for what, name in names:
+        if name:
+            try:
+                check_key_credentials(name, what)
+            except InvalidInput as e:
+                raise InvalidInput(f"line {lineno}: {e.message}") from None
+
+
 def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import jsonl",
                  progress=None, keep_existing: bool = False, agent: str | None = None) -> ImportResult:
     """Bring a ``mem-export/1`` export into ``store`` (see module doc).
@@ -242,9 +267,11 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     refusal is ``caller.person_only``'s, exit 6).
 
     Raises:
-        InvalidInput: not a ``mem-export/1`` stream, a malformed line, or an
-            object whose id is not the one recorded (nothing after that line
-            is written; refs are only written after every object was read).
+        InvalidInput: not a ``mem-export/1`` stream, a malformed line, an
+            object whose id is not the one recorded, or a name that holds a
+            credential (:func:`_check_names`; a ref's name too) (nothing
+            after that line is written; refs are only written after every
+            object was read).
         Refused: refs of the export exist here at other versions (and not
             ``keep_existing``); or ``agent`` and the export holds forgotten
             or person-only content (no ref is changed).
@@ -285,6 +312,10 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                     if not isinstance(rec.get("ref"), str) or not isinstance(rec.get("id"), str):
                         raise InvalidInput(f"line {lineno}: bad ref record")
                     store.refs.path(rec["ref"])  # validates the name
+                    try:
+                        check_key_credentials(rec["ref"], "ref")
+                    except InvalidInput as e:
+                        raise InvalidInput(f"line {lineno}: {e.message}") from None
                     refs.append((rec["ref"], rec["id"]))
                     continue
                 obj = _object_from(rec, lineno)
@@ -292,6 +323,7 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 if oid != rec["id"]:
                     raise InvalidInput(f"line {lineno}: the {rec['object']} does not hash to its recorded id "
                                        f"{rec['id'][:12]} (the line was changed or damaged)")
+                _check_names(obj, lineno)
                 if agent is not None:
                     what = person_only_content(obj)
                     if what is not None:

@@ -534,6 +534,10 @@ PATHOLOGICAL = {
     "Password: abcdef\n*": ("Password: abcdef\n" * 15_500)[:262_144],
     "password: a-a-a…": ("password: " + "a-" * 131_000)[:262_144],
     "api key: *": ("api key: " * 29_200)[:262_144],
+    # red13: a label alone on its line, and a next line whose first token has prose after it
+    "password\n*": ("password\n" * 29_200)[:262_144],
+    "password\nPlumTree#77 x\n*": ("password\nPlumTree#77 x\n" * 11_400)[:262_144],
+    "Password:\nab12 is x\n*": ("Password:\nab12 is x\n" * 13_200)[:262_144],
 }
 
 

@@ -189,3 +189,44 @@ def test_a_password_on_the_line_after_its_label_is_redacted(text, secret):
 @pytest.mark.parametrize("text", NEXT_LINE_LOOKALIKES)
 def test_next_line_lookalikes_are_kept(text):
     check_kept(text)
+
+
+# red13: the password on the label's next line with prose after it on that line (its first token,
+# judged by the short-value rule), and a label alone on its line with no ':' or '='
+PROSE_AFTER_CASES = [
+    ("Password:\nPlumTree#77 is set for the db", "PlumTree#77", " is set for the db"),
+    ("password\nPlumTree#77", "PlumTree#77", ""),
+    ("password\nPlumTree#77 is set for the db", "PlumTree#77", " is set for the db"),
+    ("Password:\nPlumTree#77. Set for the db", "PlumTree#77", ". Set for the db"),
+    ("pwd:\n  Zq7mm (the staging one)", "Zq7mm", " (the staging one)"),
+    ('Password:\n"PlumTree#77" is set', "PlumTree#77", '" is set'),
+    ("  Passwort\n  Geheim#2024, bitte nicht teilen", "Geheim#2024", ", bitte nicht teilen"),
+    ('{"text": "Username\\nadmin\\nPassword\\nPlumTree#77\\n"}', "PlumTree#77", "\\n\"}"),
+    ('{"text": "Password:\\nPlumTree#77 is set"}', "PlumTree#77", ' is set"}'),
+]
+
+PROSE_AFTER_LOOKALIKES = [
+    "Password:\nContact the admin for it",      # a word of prose: letters alone
+    "Password\nthe admin one is in the vault",
+    "password\nusername\nemail",                  # field names read out: letters alone after a bare label
+    "password\n  pw2 = hash(x)",                  # code: an operator after the token
+    "if password:\n    user2.set(password)",
+    "Password:\n2026-02-27T01:24:49.093Z INFO login ok",   # a log line's stamp
+    "password\n2026-02-27",
+    "the password\nPlumTree#77",                  # not a label alone on its line
+    "Password:\n- PlumTree#77 is set",            # a list item
+    "Password:\nNote: it is in the vault",
+    "Password:\n\nPlumTree#77 is set",           # a blank line between
+]
+
+
+@pytest.mark.parametrize("text,secret,rest", PROSE_AFTER_CASES)
+def test_the_first_token_of_the_next_line_is_redacted_and_the_prose_kept(text, secret, rest):
+    check_redacted(text, secret, "generic-secret")
+    out = redact(text).text
+    assert out.endswith("[REDACTED:generic-secret]" + rest), out
+
+
+@pytest.mark.parametrize("text", PROSE_AFTER_LOOKALIKES)
+def test_prose_after_a_label_line_is_kept(text):
+    check_kept(text)

@@ -5,8 +5,9 @@ passes its text through :func:`redact`.  It runs inside an agent hook, so it is
 built to be cheap on ordinary text and bounded on hostile text.  The package, by concern: ``rule`` (the
 rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
-``rules`` (``RULES``, the table below), ``prefilter`` (which rules a window
-runs) and this module (windows, merging, rendering, the public API):
+``rules`` (``RULES``, the table below: the token formats) and ``passwords``
+(its password labels, phrases and command lines), ``prefilter`` (which rules
+a window runs) and this module (windows, merging, rendering, the public API):
 
 * the **prefilter** is ``re``'s own literal-prefix scan: every pattern starts
   with a literal (``ghp_``, ``AKIA``, ``-----BEGIN ``, ``://``,
@@ -154,6 +155,13 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           line by the same checks (``Password:`` LF ``  hunter2xyz``;
                           not ``password:`` LF ``  type: string``, a list item,
                           a label, a blank line between: ``_next_line_value``);
+                          with prose after it on that line, its first token
+                          when it has letters with digits or symbols
+                          (``Password:`` LF ``PlumTree#77 is set for the db``:
+                          the token, not the prose; not a word, a log stamp,
+                          nor code: ``pw2 = x``; red13); a label alone on its
+                          line (``password`` LF ``PlumTree#77``: a form read
+                          out) the same, never a value of letters alone;
                           ``secret`` as such a label too, for the next line and
                           the short value. The short value (scan12): 4 or 5
                           characters alone after a password or ``secret`` label,
@@ -177,7 +185,8 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
 The promise, in short: a vendor token is redacted by its format wherever it
 is; a value after an explicit password label (``Password: X``,
 ``passwd=X``, ``pwd: X``, ``DB_PASS=X``, ``Password - X``, ``secret: X``,
-``secret - X``, or any of them with X alone on the next line) or stored under
+``secret - X``, or any of them with X alone on the next line, or first on
+it with prose after, or after ``password`` alone on its line) or stored under
 a key named for a credential is redacted whatever its shape (after a label, 4
 characters are enough when X has letters with digits or symbols and ends its
 line: ``Password: Zq7mm``; 6 for letters alone) (all lower case, no digit:

@@ -191,26 +191,76 @@ def _in_url(text: str, hs: int, ws: int) -> bool:
 _NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16}(?:\\{0,3}[\"'`])?", FLAGS)
 
 
-def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list) -> None:
+# after the first token of a label's next line: a blank and the start of a word (a letter, an opening
+# bracket or quote, a '#' comment, a non-ASCII character), not an operator ('pw2 = x', 'a1b2 += 1')
+_PROSE_AFTER = Lazy(r"[,;.]?[ \t]{1,8}(?:[A-Za-z(\"'`#]|[^\x00-\x7f])", FLAGS)
+# a date or a time (a log line's stamp: '2026-02-27T01:24:49.093Z INFO ...'), not a password
+_STAMP = Lazy(r"[0-9]{1,4}[-:./][0-9]{1,4}(?:[-:./T][0-9]{1,4}){0,6}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9:]{2,5})?", FLAGS)
+# a label alone on its line (no ':' or '='): password, passwd, passwort, passphrase, pwd, then the line's end
+_BARE_STARTS = ("passw", "passp", "pwd")   # what it starts with: most anchors (token, key, secret) are no label
+_BARE_LABEL = Lazy(r"(?:passw(?:or)?[dt]|passwd|passphrase|pwd)[ \t]{0,8}(?=\r?\n|\\{1,3}(?:r\\{1,3})?n)", FLAGS)
+
+
+def _bare_label(low: str, p: int, end: int, off: int) -> int:
+    """The end of a password label at ``p`` of the lowercased window that is
+    alone on its line (``Password`` LF ``PlumTree#77``: a form or a table
+    read out, red13), else -1.  Its line starts at the text's start, after a
+    line break (raw or escaped) or at a string's opening quote, then
+    indentation; ``off``: where ``low`` starts in the text."""
+    m = _BARE_LABEL.match(low, p, end)
+    if m is None:
+        return -1
+    i = p
+    while i > 0 and low[i - 1] in " \t":
+        i -= 1
+    if (i == 0 and off == 0) or (i > 0 and low[i - 1] in "\n\r\"'`") or (i > 1 and low[i - 2:i] in ("\\n", "\\r")):
+        return m.end()
+    return -1
+
+
+def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare: bool = False) -> None:
     """After an explicit password label that ends its line (``Password:``,
-    ``passwd =``), the value alone on the next line (rob10): ``Password:``
+    ``passwd =``), the value on the next line (rob10): ``Password:``
     LF ``  hunter2xyz``.  Taken when it is the whole of that line and a
     password by the shapes a value on the label's own line is judged by
     (:func:`looks_secret`, :func:`looks_assigned`, :func:`labelled_password_ok`);
-    never a label, list item or heading (``Username:``, ``- item``,
-    ``# Notes``) nor the start of prose or code (``Enter it below``,
-    ``type: string``: something follows on the line)."""
+    or (red13) when it is that line's first token and prose follows it
+    (``Password:`` LF ``PlumTree#77 is set for the db``: the token, not the
+    prose) and it has letters with digits or symbols (the short-value rule,
+    :func:`short_labelled_ok`) or reads as random (:func:`looks_secret`); a
+    full stop ending the token is the sentence's.  ``bare``: the label
+    has no ``:`` or ``=`` (``password`` alone on its line,
+    :func:`_bare_label`), so a value of letters alone (a list of field
+    names: ``password`` LF ``username``) is not taken.  Never a label, list
+    item or heading (``Username:``, ``- item``, ``# Notes``), a word of
+    prose (``Enter it below``), nor code (``type: string``, ``pw2 = x``:
+    an operator follows the token)."""
     nl = _NEXT_LINE.match(text, e, we)
     if nl is None:
         return
     s = nl.end()
     e = _GEN_RUN.match(text, s, we).end()
     v = text[s:e]
-    if (len(v) < 4 or v[-1] in ":." or v[0] in "-*#>+=!?" or _LINE_END.match(text, e) is None
+    if (len(v) < 4 or v[-1] == ":" or v[0] in "-*#>+=!?"
             or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
         return
-    if (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
-            or labelled_password_ok(v) or short_labelled_ok(v)):
+    if (bare or _LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
+        return                                     # 'password' LF '2026-02-27T01:24:49Z INFO ...'
+    if _LINE_END.match(text, e) is not None:       # the whole line
+        if v[-1] != "." and (looks_secret(v, labelled=True)
+                             or looks_assigned(v, password=True, quoted=False, labelled=True)
+                             or (not bare and labelled_password_ok(v)) or short_labelled_ok(v)):
+            out.append((s, e, rule.priority, rule.name))
+        return
+    if text[s - 1] in "\"'`":
+        after = e + 1                              # a quoted value is the whole of its quotes
+    elif v[-1] == ".":
+        e = after = e - 1
+        v = v[:-1]
+    else:
+        after = e
+    if (_PROSE_AFTER.match(text, after) is not None and len(v) >= 4
+            and (short_labelled_ok(v) or looks_secret(v, labelled=True))):
         out.append((s, e, rule.priority, rule.name))
 
 
@@ -238,6 +288,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             if last < vend:
                 continue
         if (m := match(low, p, end)) is None:
+            if low.startswith(_BARE_STARTS, p) and (b := _bare_label(low, p, end, off)) >= 0:
+                last = b
+                _next_line_value(rule, text, b + off, we, out, bare=True)   # 'password' LF 'PlumTree#77'
             continue
         s, e = m.span(1)
         last = s
