@@ -41,6 +41,13 @@ and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
 rank learning methods", SIGIR 2009): ``score = sum(1 / (rrf_k + rank))``
 with ``rrf_k = 60``; with one phrasing the order is that phrasing's.
 
+Facts are ranked as keys by the rule ``search`` shares
+(:mod:`objstore.retrieval.keyrank`): a match on an older version counts
+``HISTORY_WEIGHT`` of its score, and a fact whose key a phrasing names
+(``db`` for "what is the db host") comes first, before other facts and
+turns (each phrasing also searches the facts alone for such keys, when
+turns are searched too).
+
 Then each candidate is resolved against the objects, best first:
 
 * a fact candidate is its **key**: the key's current version is read from
