@@ -17,6 +17,7 @@ from objstore.core.store import Store
 from objstore.index.analysis import tokenize
 from objstore.memory.facts import current_of, listed_chain
 from objstore.retrieval.keyrank import FACT_KINDS, rank_keys
+from objstore.retrieval.querywords import question_terms
 
 
 def searchable(query: str) -> bool:
@@ -134,7 +135,6 @@ def _fact_order(store: Store, query: str, hits: list, depth: int, both: bool) ->
     keep the index's order).  ``both``: turns were searched too, so the
     facts are searched alone as well (``depth`` hits) for the named keys
     the turns kept out of ``hits``."""
-    from objstore.retrieval.querywords import question_terms
     terms = question_terms([query])[0]
     by_id = {h.id: h for h in hits}
     ranks = rank_keys(hits, terms)
