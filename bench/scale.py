@@ -113,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold-counts", action="store_true",
                     help="with --latency-only: remove the stores' kept scoped counts (index/*/gen-*/.counts) "
                          "before every recall and hook run")
+    ap.add_argument("--also", nargs=2, type=Path, metavar=("BASE_HOME", "BIG_HOME"),
+                    help="with --latency-only: a second pair of stores of the same corpora, measured in turn "
+                         "with the first (e.g. copies after 'mem gc' merged their small segments); its "
+                         "figures are tagged base2 / big2")
     ap.add_argument("--corpora", type=Path, metavar="DIR",
                     help="with --latency-only: the directory holding scale-corpus-base and "
                          "scale-corpus-t<turns> (default: --work)")
@@ -133,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         corpora = (args.corpora or work).resolve()
         points = {"base": {"_home": args.latency_only[0].resolve(), "_corpus": corpora / "scale-corpus-base"},
                   "big": {"_home": args.latency_only[1].resolve(), "_corpus": corpora / f"scale-corpus-t{args.turns}"}}
+        pairs = [("base", "big")]
+        if args.also:
+            points["base2"] = {**points["base"], "_home": args.also[0].resolve()}
+            points["big2"] = {**points["big"], "_home": args.also[1].resolve()}
+            pairs.append(("base2", "big2"))
         load = os.getloadavg()
         mems = {"mem": mem, "vs": bench.mem_command(args.vs)} if args.vs else None
         lat = latencies(runner, mem, points, args.runs, work, mems=mems, cold=args.cold_counts)
@@ -140,11 +149,12 @@ def main(argv: list[str] | None = None) -> int:
                           "loadavg_end": os.getloadavg(), "latency": lat}, indent=1))
         for what, d in lat.items():
             for label in (mems or {"": None}):
-                at = f"@{label}" if label else ""
-                b, g = d["base" + at], d["big" + at]
-                print(f"{what}{at}: base {b['median_ms']} ms (CPU {b['cpu_median_ms']}), big {g['median_ms']} ms "
-                      f"(CPU {g['cpu_median_ms']}): {g['median_ms'] / b['median_ms']:.2f}x "
-                      f"(CPU {g['cpu_median_ms'] / b['cpu_median_ms']:.2f}x)", file=sys.stderr)
+                for bt, gt in pairs:
+                    at = f"@{label}" if label else ""
+                    b, g = d[bt + at], d[gt + at]
+                    print(f"{what}{at}: {bt} {b['median_ms']} ms (CPU {b['cpu_median_ms']}), {gt} {g['median_ms']} ms "
+                          f"(CPU {g['cpu_median_ms']}): {g['median_ms'] / b['median_ms']:.2f}x "
+                          f"(CPU {g['cpu_median_ms'] / b['cpu_median_ms']:.2f}x)", file=sys.stderr)
         return 0
     reuse = bench.tree_digest(bench.src_of(mem))
     points = {"base": bench.scale_point(runner, mem, work, args.base_turns, args.seed, "base", reuse),

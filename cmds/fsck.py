@@ -53,7 +53,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     placeholder above the newest readable version, which is older and is
     not made current: mem get KEY exits 13 and names both, and the repair
     exits 13 (mem revert KEY makes the older value current again, mem
-    remember KEY VALUE sets another).
+    remember KEY VALUE sets another).  A sealed key's lost newest version
+    is kept the same way (mem sealed show KEY exits 13; --version N reads
+    an older one).
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
@@ -82,7 +84,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
-    short, empty): --repair leaves both as they are and says what to do.
+    short, empty), or a missing one while an encrypted remote this store
+    synced with needs it (the problem names those remotes): --repair
+    leaves them as they are and says what to do.
     A sync key is never deleted or replaced by mem: without it the data of
     the encrypted remotes cannot be read (put back a copy, or move it away
     and 'mem remote key import' the key from another store).
@@ -138,6 +142,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
+                             "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
@@ -195,6 +200,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
     if r.dropped_objects:
         click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
+    if r.misindexed:   # a damaged .idx id: the object is intact, only its entry was wrong
+        one = len(r.misindexed) == 1
+        click.echo(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "
+                   f"not match {'its object' if one else 'their objects'} (a damaged .idx); the "
+                   f"{'object is' if one else 'objects are'} intact in the pack, and a history that needs "
+                   f"{'it reads it' if one else 'them reads them'} back")
     if r.unindexed:
         click.echo(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
@@ -227,12 +238,15 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     for name in r.mended:
         click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
     for name, n in r.lost_heads.items():
-        click.echo(f"repair: the current value of {name[len('facts/'):]} was lost: its place is kept (v{n + 1}, "
+        click.echo(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")
-    if r.lost_heads:
+    if any(name.startswith("facts/") for name in r.lost_heads):
         click.echo("hint: 'mem pull' from a remote that holds the value brings it back; else 'mem log KEY' shows "
                    "what is left, 'mem revert KEY' makes the older value current again, 'mem remember KEY VALUE' "
                    "sets the value to keep", err=True)
+    if any(name.startswith("sealed/") for name in r.lost_heads):   # never pushed: no remote holds it
+        click.echo("hint: a sealed value is on no remote: 'mem sealed show KEY --version N' reads an older one, "
+                   "'mem remember KEY VALUE --sensitivity secret' sets the value to keep", err=True)
     if any(name.startswith("sessions/") for name in r.mended):
         click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)

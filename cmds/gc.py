@@ -20,7 +20,8 @@ def command(prune, dry_run, as_json, store):
     objects are rewritten without them.  Unreachable objects younger than
     the grace period survive, so a writer that has stored an object but not
     yet moved its ref is never robbed.  The plan is computed first and
-    executed once; --dry-run prints it and stops.
+    executed once; --dry-run prints it and stops.  Then each shard's small
+    search index segments are merged into one (recall reads fewer files).
 
     \b
     Examples:
@@ -52,7 +53,8 @@ def command(prune, dry_run, as_json, store):
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
                    "quarantine": [str(q) for q in plan.quarantine],
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
-                   "damaged": plan.damaged, "unnamed": plan.unnamed})
+                   "damaged": plan.damaged, "unnamed": plan.unnamed,
+                   "segments_merged": plan.segments_merged})
         return
     would = "would " if dry_run else ""
     click.echo(f"{plural(plan.live, 'reachable object')}; {len(plan.unreachable)} unreachable")
@@ -68,6 +70,8 @@ def command(prune, dry_run, as_json, store):
                f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
     if plan.quarantine:
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} older than the grace period")
+    if plan.segments_merged:
+        click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     if plan.unnamed:
         n = len(plan.unnamed)
         click.echo(f"kept every unreachable object: {n} session{'s' if n != 1 else ''} or key{'s' if n != 1 else ''} "

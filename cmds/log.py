@@ -73,14 +73,17 @@ def sealed_json(sv, *, current: bool) -> dict:
 
 def _sealed_log(store, key, as_of, as_json):
     from objstore import NotFound
-    from objstore import sealed_versions
+    from objstore import current_sealed, is_lost_stub, lost_sealed_message, sealed_versions
     chain = sealed_versions(store, key)
     if as_of is not None:
         chain = [v for v in chain if v.sealed.recorded_at <= as_of]
         if not chain:
             raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
-    cands = [v for v in chain if as_of is None or v.sealed.valid_from <= as_of]
-    cur = max(cands, key=lambda v: (v.sealed.valid_from, v.sealed.version)).id if cands else None
+    cur_v = current_sealed(chain, as_of)
+    cur = cur_v.id if cur_v is not None else None
+    lost = lost_sealed_message(key, chain, as_of) if cur is None else None
+    if lost:   # said first: no version below is marked current, and why
+        click.echo(f"warning: {lost}", err=True)
     if as_json:
         emit_json([sealed_json(v, current=v.id == cur) for v in chain])
         return
@@ -89,4 +92,4 @@ def _sealed_log(store, key, as_of, as_json):
         mark = "  (current)" if v.id == cur else ""
         click.echo(click.style(f"v{s.version}  {v.id[:12]}", fg="yellow")
                    + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}  sealed{mark}")
-        click.echo(safe(f"    {SEALED_MASK.format(key=s.key)}"))
+        click.echo("    (lost)" if is_lost_stub(s) else safe(f"    {SEALED_MASK.format(key=s.key)}"))

@@ -53,18 +53,21 @@ def add(name, url, endpoint, no_encrypt, key_file, as_json, store):
       mem remote add origin s3://bucket/prefix --endpoint http://127.0.0.1:9000
       mem remote add usb /media/usb/mem --key mem-sync.key
 
+    A folder must exist (mem never creates it: a disk that is not mounted
+    is not filled in on the system disk); an S3 bucket is not contacted.
+    Nothing is written when the add is refused, not even the --key.
+
     Exit status: 0 ok; 2 bad name, URL or key; 6 run by an agent (a
     remote decides where memory goes and what a pull brings in: the
-    person's choice).
+    person's choice); 15 the folder does not exist or is a file.
     """
     from objstore import require_person
     require_person(os.environ, "mem remote add",
                    instead="ask the user to add it (where memory is sent and what a pull brings in are theirs)")
-    from objstore import add_remote, import_sync_key
+    from objstore import add_remote
     from ._remote import read_key_file
-    if key_file:
-        import_sync_key(store, read_key_file(key_file))
-    r = add_remote(store, name, url, endpoint=endpoint, encrypt=not no_encrypt)
+    r = add_remote(store, name, url, endpoint=endpoint, encrypt=not no_encrypt,
+                   key=read_key_file(key_file) if key_file else None)
     if as_json:
         emit_json(r.as_dict())
     else:

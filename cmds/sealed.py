@@ -52,11 +52,20 @@ def list_(prefix, as_json, store):
     """
     from objstore import list_sealed
     rows = list_sealed(store, prefix)
+    for r in rows:
+        if r.current is None:   # its current value was lost: no older version is listed as current
+            click.echo(safe(f"warning: the current value of {r.key} was lost to damage ('mem log {r.key}' "
+                            "shows what is left)"), err=True)
     if as_json:
-        emit_json([{"key": r.key, "versions": r.versions, "current_version": r.current.sealed.version,
-                    "id": r.current.id, "valid_from": r.current.sealed.valid_from} for r in rows])
+        emit_json([{"key": r.key, "versions": r.versions,
+                    "current_version": r.current.sealed.version if r.current else None,
+                    "id": r.current.id if r.current else None,
+                    "valid_from": r.current.sealed.valid_from if r.current else None} for r in rows])
         return
     for r in rows:
+        if r.current is None:
+            click.echo(safe(f"{r.key}  lost/{r.versions}  sealed  current value lost"))
+            continue
         click.echo(safe(f"{r.key}  v{r.current.sealed.version}/{r.versions}  sealed  "
                         f"valid {fmt_time(r.current.sealed.valid_from)}"))
 
@@ -85,28 +94,36 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
 
     Exit status: 0 ok; 2 --all with --version or --raw; 4 no such sealed key,
     version or vault; 12 wrong passphrase, or a version not encrypted to
-    the vault; 13 a damaged age file.
+    the vault; 13 a damaged age file, or the current value (or version N)
+    was lost to damage (mem fsck --repair kept its place: the older value
+    is not shown as current).
     """
-    from objstore import current_sealed, open_identity, open_value, pick_version, sealed_versions
+    from objstore import current_sealed, is_lost_stub, lost_sealed_message, open_identity, open_value
+    from objstore import pick_version, sealed_versions
     if show_all and (version is not None or raw):
         raise click.UsageError("--all shows every version; it does not go with --version or --raw")
     chain = sealed_versions(store, key)
     picked = chain if show_all else [pick_version(chain, version)]
     identities = open_identity(store, read_passphrase(passphrase_file))
-    values = [(sv, open_value(identities, sv)) for sv in picked]
+    # --all: a lost version's place holds no value (null / "(lost)"); alone, it exits 13 (open_value)
+    values = [(sv, None if show_all and is_lost_stub(sv.sealed) else open_value(identities, sv)) for sv in picked]
     cur = current_sealed(chain)
+    cur_id = cur.id if cur is not None else None
+    if show_all and cur is None and lost_sealed_message(key, chain):
+        click.echo(f"warning: {lost_sealed_message(key, chain)}", err=True)
     if as_json:
-        docs = [{**_meta_json(sv, current=sv.id == cur.id), "value": data.decode("utf-8", "replace")}
-                for sv, data in values]
+        docs = [{**_meta_json(sv, current=sv.id == cur_id),
+                 "value": None if data is None else data.decode("utf-8", "replace")} for sv, data in values]
         emit_json(docs if show_all else docs[0])
         return
     if show_all:
         for sv, data in values:
             s = sv.sealed
-            mark = "  (current)" if sv.id == cur.id else ""
+            mark = "  (current)" if sv.id == cur_id else ""
             click.echo(click.style(f"v{s.version}  {sv.id[:12]}", fg="yellow")
                        + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}{mark}")
-            for line in safe(data.decode("utf-8", "replace")).splitlines() or [""]:
+            text = "(lost)" if data is None else safe(data.decode("utf-8", "replace"))
+            for line in text.splitlines() or [""]:
                 click.echo(f"    {line}")
         return
     data = values[0][1]

@@ -176,6 +176,7 @@ _API: dict[str, tuple[str, str]] = {
     "VAULT_WORK_FACTOR": ("objstore.vault.sealed", "DEFAULT_WORK_FACTOR"),
     "armor_sealed": ("objstore.vault.sealed", "armor"),
     "current_sealed": ("objstore.vault.sealed", "current_sealed"),
+    "lost_sealed_message": ("objstore.vault.sealed", "lost_sealed_message"),
     "forget_sealed": ("objstore.vault.sealed", "forget_sealed"),
     "import_sealed": ("objstore.vault.sealed", "import_sealed"),
     "is_sealed": ("objstore.memory.facts", "is_sealed"),

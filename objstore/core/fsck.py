@@ -134,6 +134,11 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                 rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
                                     f"served as current until a newer version is written ('mem revert "
                                     f"{name[6:]}' writes the older value again, 'mem remember' a new one)")
+            if ns == "sealed" and is_lost_stub(obj):
+                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+                                    f"served as current until a newer version is written ('mem sealed show "
+                                    f"{name[7:]} --version N' reads an older one, 'mem remember {name[7:]} VALUE "
+                                    "--sensitivity secret' writes a new one)")
             newer = rolled_back(store, name, oid, objs) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "

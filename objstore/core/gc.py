@@ -130,6 +130,9 @@ class GcPlan:
     #: then deletes no unreachable object but what ``purge`` holds, until
     #: ``mem fsck --repair`` sets their refs again
     unnamed: list[str] = field(default_factory=list)
+    #: segments fewer in the turns' search index after ``objstore.gc``
+    #: merged each shard's small ones (``SearchIndex.merge_small_segments``)
+    segments_merged: int = 0
 
     @property
     def changes(self) -> bool:

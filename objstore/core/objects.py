@@ -43,11 +43,29 @@ HEADLESS_ENTRYPOINT_PREFIX = "sdk-"
 LOST_SOURCE = "lost:"
 
 
+#: the header a sealed lost stub's ``age`` starts with (after ``AGE_INTRO``):
+#: a stanza of a type no age tool knows and no MAC, so nothing decrypts it
+#: (docs/format.md, "Lost placeholders")
+LOST_AGE_STANZA = b"-> mem-lost"
+
+
+def lost_sealed_age(lost: str | None) -> bytes:
+    """The ``age`` field of a sealed lost stub: ``age-encryption.org/v1\n``,
+    then ``-> mem-lost <id>\n`` (the lost version's 64-hex id) or ``->
+    mem-lost\n`` when it is unknown."""
+    return b"age-encryption.org/v1\n" + LOST_AGE_STANZA + (b" " + lost.encode("ascii") if lost else b"") + b"\n"
+
+
 def is_lost_stub(obj: Any) -> bool:
-    """True for a fact version or turn ``mem fsck --repair`` wrote in the
-    place of one it could not recover (``objstore.memory.repair``): emptied,
-    ``forgotten`` set, and its source ``lost`` or ``lost:…``.  A forgotten
-    version or turn (``mem forget``) is not one."""
+    """True for a fact version, turn or sealed version ``mem fsck --repair``
+    wrote in the place of one it could not recover
+    (``objstore.memory.repair``): a fact or turn emptied, ``forgotten`` set,
+    and its source ``lost`` or ``lost:…``; a sealed version whose ``age``
+    is :func:`lost_sealed_age`'s.  A forgotten version or turn (``mem
+    forget``) is not one."""
+    age = getattr(obj, "age", None)
+    if age is not None:
+        return age.startswith(lost_sealed_age(None)[:-1])
     if not getattr(obj, "forgotten", 0):
         return False
     marks = getattr(obj, "sources", None) or (getattr(obj, "source", "") or "",)

@@ -40,9 +40,9 @@ class PackBytes:
         pmagic, pversion, pn = HEADER.unpack_from(pack, 0)
         if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
             raise CorruptObject("pack bundle: not a pack and its index")
-        for what, v in (("pack index", version), ("pack", pversion)):
+        for what, v, other in (("pack index", version, pversion), ("pack", pversion, version)):
             if v not in READ_VERSIONS:
-                raise version_problem("pack bundle", what, v)
+                raise version_problem("pack bundle", what, v, other=other)
         if pversion != version:
             raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
         self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0

@@ -29,6 +29,7 @@ from objstore.core.packformat import (
     PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
     DeflateReader,
     Inflate,
+    header_version,
     idx_size,
     put_parent,
     raw_id,
@@ -127,7 +128,7 @@ class Pack:
         if magic != IDX_MAGIC:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
         if version not in READ_VERSIONS:
-            raise version_problem(str(ip), "pack index", version)
+            raise version_problem(str(ip), "pack index", version, other=header_version(self.pack_path))
         self.version = version
         self._ids_off = HEADER_LEN + FANOUT_LEN
         self._nblocks = 0
@@ -184,7 +185,7 @@ class Pack:
         if magic != PACK_MAGIC:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
         if version not in READ_VERSIONS:
-            raise version_problem(str(pp), "pack", version)
+            raise version_problem(str(pp), "pack", version, other=self.version)
         if version != self.version:
             raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version} (damaged)")
         if pn != n:

@@ -255,17 +255,37 @@ UPGRADE_HINT = "a newer mem wrote it: upgrade mem to read it"
 MAX_FORMAT_VERSION = 255
 
 
-def version_problem(where: str, what: str, version: int) -> MemError:
+def version_problem(where: str, what: str, version: int, other: int | None = None) -> MemError:
     """The error for a header ``version`` this mem does not read (``what``:
-    ``"pack"``, ``"pack index"``; ``where``: the file, for the message):
-    CorruptObject (exit 13) above :data:`MAX_FORMAT_VERSION` or at 0 (no
-    mem writes it: the field is damaged), else UnsupportedVersion (exit 14,
-    a newer mem).  Returned, not raised."""
+    ``"pack"``, ``"pack index"``; ``where``: the file, for the message;
+    ``other``: the version in the header of its pair, the pack's index or
+    the index's pack, None when that cannot be read).  CorruptObject (exit
+    13) above :data:`MAX_FORMAT_VERSION` or at 0 (no mem writes it: the
+    field is damaged), or when ``other`` differs (every mem writes a pack
+    and its index with one version: one of the two fields is damaged, e.g.
+    4 -> 5 is one flipped bit); else UnsupportedVersion (exit 14, a newer
+    mem wrote both).  Returned, not raised."""
     if version == 0 or version > MAX_FORMAT_VERSION:
         return CorruptObject(f"{where}: {what} version {version} is damaged (no mem writes a version "
                              f"above {MAX_FORMAT_VERSION}; this mem reads {', '.join(map(str, READ_VERSIONS))})")
+    if other is not None and other != version:
+        pair = "index" if what == "pack" else "pack"
+        return CorruptObject(f"{where}: {what} version {version} is damaged: its {pair} has version {other} "
+                             "(a mem writes a pack and its index with one version)")
     return UnsupportedVersion(f"{where}: {what} version {version} is not supported "
                               f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+
+
+def header_version(path) -> int | None:
+    """The version field of the header of the pack or pack index file at
+    ``path`` (the u32 after the magic), or None when it cannot be read (a
+    missing or cut short file)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEADER_LEN)
+    except OSError:
+        return None
+    return HEADER.unpack(head)[1] if len(head) == HEADER_LEN else None
 
 
 def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.ids import hash_bytes
-from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader
+from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader, header_version
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -52,12 +52,7 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     data = pack_path.read_bytes()
     version = _LEN.unpack_from(data, 4)[0] if len(data) >= _HEADER_LEN + 4 else 0
     if version not in READ_VERSIONS:
-        try:
-            with open(pack_path.with_suffix(".idx"), "rb") as f:
-                head = f.read(_HEADER_LEN)
-            version = _LEN.unpack_from(head, 4)[0] if len(head) == _HEADER_LEN else 0
-        except OSError:
-            version = 0
+        version = header_version(pack_path.with_suffix(".idx")) or 0
     if version in READ_VERSIONS:
         yield from _frames(data, version)
         return

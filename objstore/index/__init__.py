@@ -27,6 +27,8 @@ Modules, lowest first (each imports only those above it):
 * ``snippets``: ``make_snippet``;
 * ``purge``: ``SearchIndexPurges``, the purge side of ``SearchIndex``
   (forget by rebuild, merge, padded merge);
+* ``segmerge``: ``SearchIndexMerges``, gc's merge of each turn shard's small
+  segments;
 * ``reading``: ``SearchIndexReads``, the read side of ``SearchIndex``
   (search, counts, lookups, purge proof);
 * ``stream``: ``IndexStream``, a bulk import's writer;

@@ -35,6 +35,7 @@ __all__ = [
     "PLAIN_STOP_ANALYZER",
     "SIMPLE_STEM_STOP_ANALYZER",
     "SIMPLE_STEM_FAST_ANALYZER",
+    "SIMPLE_STEM_SHORT_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
@@ -94,6 +95,12 @@ SIMPLE_STEM_STOP_ANALYZER = "mem_simple_stem_s"
 #: from before would read no id from their documents and look ids up by a
 #: 16-byte key, so it must report such a generation as damaged instead
 SIMPLE_STEM_FAST_ANALYZER = "mem_simple_stem_f"
+#: ``mem_simple_stem`` under a fifth name, the ``text`` tokenizer of the
+#: ``fast_oid`` generations whose ``id`` key is 10 bytes, not 12
+#: (``schema.GenFormat.short_key``, since session 13): a ``mem`` from before
+#: would look ids up by a 12-byte key and find none, so it must report such
+#: a generation as damaged instead
+SIMPLE_STEM_SHORT_ANALYZER = "mem_simple_stem_t"
 #: ``mem_plain`` followed by tantivy's stop-word filter of the words of
 #: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
 #: ``plain_stop`` generation, registered on the indexes a writer writes
@@ -246,6 +253,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
         index.register_tokenizer(SIMPLE_STEM_KEYED_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_STOP_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_FAST_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        index.register_tokenizer(SIMPLE_STEM_SHORT_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def register_writer_analyzers(index: "tantivy.Index") -> None:

@@ -1,6 +1,6 @@
 """Writers of a sub-index's live generations: :class:`StreamWriter`
 (batches of adds and deletes, or documents fed to open writers during a
-bulk import), :func:`apply` (one batch through it) and
+bulk import), :func:`apply_batch` (one batch through it) and
 :func:`new_generation`.  The sub-index itself (``CURRENT``, ``LOCK``,
 generation folders) is ``generations.SubIndex``'s.  Layout, crash safety
 and concurrency: ``docs/format.md``, "Search index".
@@ -32,7 +32,7 @@ from objstore.index.genfiles import remove_tree
 from objstore.index.procmem import drop_mapped_pages, trim_heap
 from objstore.index.schema import GenFormat, IndexDoc, create_index, delete_object, to_tantivy_doc
 
-__all__ = ["FEED_SHARDS", "StreamWriter", "apply", "new_generation"]
+__all__ = ["FEED_SHARDS", "StreamWriter", "apply_batch", "new_generation"]
 
 #: documents :meth:`StreamWriter.feed` converts to tantivy's form before it adds them
 _FEED_CONVERT = 256
@@ -380,7 +380,7 @@ class StreamWriter:
     abort = close
 
 
-def apply(sub: SubIndex, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
+def apply_batch(sub: SubIndex, docs: list[IndexDoc], delete_ids: list[str], new_shards: int) -> int:
     """Delete then add, one commit per touched live generation (caller
     holds the lock), through a :class:`StreamWriter`.  Docs of a shard
     that has no generation yet go to a new one (``CURRENT`` rewritten

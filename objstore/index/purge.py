@@ -28,7 +28,8 @@ from objstore.index.generations import (
 from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
 from objstore.index.schema import KINDS, IndexDoc, delete_object, ids_at, to_tantivy_doc
 
-__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges"]
+__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges",
+           "pad_merge"]
 
 #: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
 #: level of at least 8 segments is merged; segments under 10,000 live documents
@@ -48,6 +49,44 @@ PADDED_MERGE = True
 #: [isolated merge] False: the padded merge writes into a copy of the whole
 #: generation, where the level it pads is merged whole (the path before it)
 ISOLATED_MERGE = True
+
+
+def pad_merge(sub: SubIndex, new: str, nindex: "tantivy.Index", pads: int, per: int,
+              first: "Callable[[tantivy.IndexWriter], None] | None" = None) -> None:
+    """[padded merge] Make tantivy merge a level of generation ``new`` of
+    ``sub`` (open as ``nindex``, not live: a copy this process writes alone):
+    one writer runs ``first(writer)`` (the caller's deletes and adds) and
+    commits, then commits ``pads`` segments of ``per`` empty ``PAD_KIND``
+    documents each (:func:`~objstore.index.genfiles.pad_plan`'s answer), so
+    that the level reaches LOG_MERGE_MIN_SEGMENTS segments and its merge
+    runs, and waits for it; a second writer deletes the padding documents
+    (they stay as deleted, empty documents, ~13 bytes each, in the merged
+    segment until it is merged again).  Raises SearchIndexError when a write
+    fails (``raise_write_failed``: rolled back); the caller removes ``new``.
+    Caller holds the sub-index lock."""
+    writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)
+    try:
+        if first is not None:
+            first(writer)
+        writer.commit()
+        pad = tantivy.Document(kind=[PAD_KIND])   # (one document object, added again and again)
+        for _ in range(pads):
+            for _k in range(per):
+                writer.add_document(pad)
+            writer.commit()
+        writer.wait_merging_threads()
+    except BaseException as e:
+        raise_write_failed(writer, e, sub.dir / new)
+    del writer
+    if pads:
+        writer = sub.new_writer(nindex, WRITER_HEAP_BYTES)
+        try:
+            writer.delete_documents_by_term("kind", PAD_KIND)
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException as e:
+            raise_write_failed(writer, e, sub.dir / new)
+        del writer
 
 
 class SearchIndexPurges:
@@ -469,33 +508,16 @@ class SearchIndexPurges:
         except SearchIndexError:  # no hard links here (a filesystem without them): the other paths
             return None
         ok = False
+
+        def first(writer: "tantivy.IndexWriter") -> None:
+            """The forget's deletes and the session's new documents, before the padding."""
+            for i in present:
+                delete_object(writer, nindex.schema, fmt, i)
+            for d in docs:
+                delete_object(writer, nindex.schema, fmt, d.id)
+                writer.add_document(to_tantivy_doc(d, fmt))
         try:
-            writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)
-            try:
-                for i in present:
-                    delete_object(writer, nindex.schema, fmt, i)
-                for d in docs:
-                    delete_object(writer, nindex.schema, fmt, d.id)
-                    writer.add_document(to_tantivy_doc(d, fmt))
-                writer.commit()
-                pad = tantivy.Document(kind=[PAD_KIND])   # (one document object, added again and again)
-                for _ in range(pads):
-                    for _k in range(per):
-                        writer.add_document(pad)
-                    writer.commit()
-                writer.wait_merging_threads()
-            except BaseException as e:
-                raise_write_failed(writer, e, sub.dir / new)
-            del writer
-            if pads:
-                writer = sub.new_writer(nindex, WRITER_HEAP_BYTES)
-                try:
-                    writer.delete_documents_by_term("kind", PAD_KIND)
-                    writer.commit()
-                    writer.wait_merging_threads()
-                except BaseException as e:
-                    raise_write_failed(writer, e, sub.dir / new)
-                del writer
+            pad_merge(sub, new, nindex, pads, per, first)
             if isolated:   # the shard's other segments, as they are, beside the merged ones
                 del nindex
                 try:

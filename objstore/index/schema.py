@@ -29,6 +29,7 @@ from objstore.index.analysis import (
     SIMPLE_STEM_ANALYZER,
     SIMPLE_STEM_FAST_ANALYZER,
     SIMPLE_STEM_KEYED_ANALYZER,
+    SIMPLE_STEM_SHORT_ANALYZER,
     SIMPLE_STEM_STOP_ANALYZER,
     glued_pairs,
     joined_token,
@@ -46,6 +47,7 @@ __all__ = [
     "FORMATS",
     "ID_KEY_BYTES",
     "FAST_ID_KEY_BYTES",
+    "SHORT_ID_KEY_BYTES",
     "OID_COLUMNS",
     "id_key",
     "GenFormat",
@@ -80,6 +82,12 @@ ID_KEY_BYTES = 16
 #: 12-byte key takes ~7 B less per document in the term dictionary; two ids
 #: share one with probability 2**-96 per pair, ~2**-57 over a million turns).
 FAST_ID_KEY_BYTES = 12
+#: Bytes of that key in a generation with :attr:`GenFormat.short_key` (the
+#: turns' generations written since session 13): ~3.6 B less per document
+#: than 12 in the term dictionary (the bench corpus: 1,085,992 -> 952,170
+#: bytes of ``id`` terms); two ids share one with probability 2**-80 per
+#: pair, ~2**-41 over a million turns.
+SHORT_ID_KEY_BYTES = 10
 #: The fast fields of a :attr:`GenFormat.fast_oid` generation that hold the
 #: object id: its 32 raw bytes as four big-endian u64, in order.
 OID_COLUMNS = ("oid0", "oid1", "oid2", "oid3")
@@ -90,8 +98,9 @@ def id_key(oid: str, size: int = ID_KEY_BYTES) -> bytes:
     """The ``id`` term of object id ``oid`` (64 lowercase hex) in a
     generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a ``size``-byte digest
     (RFC 7693, ``hashlib.blake2b(digest_size=size)``; :func:`objstore.core.ids.blake2b`) of its 32 raw bytes;
-    ``size`` is ID_KEY_BYTES (16), or FAST_ID_KEY_BYTES (12) in a
-    :attr:`GenFormat.fast_oid` generation (a 12-byte digest is not a cut 16-byte one).
+    ``size`` is ID_KEY_BYTES (16), FAST_ID_KEY_BYTES (12) in a
+    :attr:`GenFormat.fast_oid` generation, SHORT_ID_KEY_BYTES (10) in a
+    :attr:`GenFormat.short_key` one (a shorter digest is not a cut longer one).
     A hash rather than a prefix, so that ids that are not digests (tests'
     ``"0" * 63 + "1"``) differ in their keys as digests do; two ids share a
     key with probability 2**-(8 * size) per pair."""
@@ -199,23 +208,29 @@ class GenFormat(Frozen):
     the object id is not stored but held in four u64 fast fields
     (:data:`OID_COLUMNS`; :func:`ids_at` reads them) and the ``id`` key is
     FAST_ID_KEY_BYTES long; ``text`` is then named ``mem_simple_stem_f``
-    (``plain_stop`` is True too).
+    (``plain_stop`` is True too); ``short_key``: a ``fast_oid``
+    generation whose ``id`` key is SHORT_ID_KEY_BYTES long; ``text`` is
+    then named ``mem_simple_stem_t``.
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
-                 "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid")
+                 "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
+                 "short_key")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
-                 fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False) -> None:
+                 fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
+                 short_key: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
-                   id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid)
+                   id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key)
 
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
         if self.simple:
+            if self.short_key:
+                return SIMPLE_STEM_SHORT_ANALYZER
             if self.fast_oid:
                 return SIMPLE_STEM_FAST_ANALYZER
             if self.plain_stop:
@@ -242,7 +257,8 @@ class GenFormat(Frozen):
         generation's ``id`` field: its :func:`id_key` (``id_key_field``),
         its raw 32 bytes, or the hex itself."""
         if self.id_key_field:
-            return id_key(oid, FAST_ID_KEY_BYTES if self.fast_oid else ID_KEY_BYTES)
+            return id_key(oid, SHORT_ID_KEY_BYTES if self.short_key else
+                          FAST_ID_KEY_BYTES if self.fast_oid else ID_KEY_BYTES)
         return bytes.fromhex(oid) if self.id_bytes else oid
 
     def forms(self, toks: tuple[str, ...]) -> tuple[str, ...]:
@@ -268,7 +284,7 @@ class GenFormat(Frozen):
 #: :func:`new_format`).
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
                             id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
-                            fast_oid=True),
+                            fast_oid=True, short_key=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -283,14 +299,15 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
     otherwise build ``mem_plain_s``: ~3-8 ms) nor ``fast_oid`` (which
     goes with it).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False)
+    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False)
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
     sb = tantivy.SchemaBuilder()
     if fmt.id_key_field:
         # the delete and lookup key: a 16-byte key costs 34 B per document in the term dictionary,
-        # a 12-byte one (fast_oid) 27, the whole 32-byte id 62 (docs/format.md, "Search index: schema")
+        # a 12-byte one (fast_oid) 27-29, a 10-byte one (short_key) 23-25, the whole 32-byte id 62
+        # (docs/format.md, "Search index: schema")
         sb.add_bytes_field("id", stored=False, indexed=True)
         if fmt.fast_oid:  # 32 random bytes: 32 B per document in columns, ~40 in the doc store
             for name in OID_COLUMNS:
@@ -392,8 +409,8 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     stored bytes field beside an indexed bytes ``id``, or a ``text`` named
     ``mem_simple_stem_s`` or ``mem_simple_stem_f`` without a ``plain`` of
     ``mem_plain_s`` and a ``plainall`` of ``mem_plain`` (or such fields
-    under another ``text``), or a ``text`` named ``mem_simple_stem_f``
-    without the fast u64 fields :data:`OID_COLUMNS` beside an indexed bytes
+    under another ``text``), or a ``text`` named ``mem_simple_stem_f`` or
+    ``mem_simple_stem_t`` without the fast u64 fields :data:`OID_COLUMNS` beside an indexed bytes
     ``id`` (or such fields under another ``text``)."""
     try:
         if raw is None:
@@ -421,25 +438,29 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
     simple_names = (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER,
-                    SIMPLE_STEM_FAST_ANALYZER)
+                    SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER)
+    fast_names = (SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER)
     names.update(dict.fromkeys(simple_names, "stem"))
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
-    plain_stop = tok in (SIMPLE_STEM_STOP_ANALYZER, SIMPLE_STEM_FAST_ANALYZER)
+    plain_stop = tok in (SIMPLE_STEM_STOP_ANALYZER, *fast_names)
     if plain_stop != (_field_tokenizer(fields, "plain") == PLAIN_STOP_ANALYZER) or plain_stop != (
             _field_tokenizer(fields, "plainall") == PLAIN_ANALYZER) or ("plainall" in fields and not plain_stop):
         raise IndexCorruptError(f"{gen_dir}/meta.json: a plain field of {PLAIN_STOP_ANALYZER} and a plainall field "
-                                f"go with the {SIMPLE_STEM_STOP_ANALYZER} and {SIMPLE_STEM_FAST_ANALYZER} tokenizers "
+                                f"go with the {SIMPLE_STEM_STOP_ANALYZER}, {SIMPLE_STEM_FAST_ANALYZER} and "
+                                f"{SIMPLE_STEM_SHORT_ANALYZER} tokenizers "
                                 f"and only with them (text uses {tok!r})")
-    if fast_oid != (tok == SIMPLE_STEM_FAST_ANALYZER):
+    if fast_oid != (tok in fast_names):
         raise IndexCorruptError(f"{gen_dir}/meta.json: the {', '.join(OID_COLUMNS)} fields go with the "
-                                f"{SIMPLE_STEM_FAST_ANALYZER} tokenizer and only with it (text uses {tok!r})")
+                                f"{SIMPLE_STEM_FAST_ANALYZER} and {SIMPLE_STEM_SHORT_ANALYZER} tokenizers and "
+                                f"only with them (text uses {tok!r})")
     if id_key_field != (tok in simple_names[1:]):
         raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
                                 f"and {SIMPLE_STEM_STOP_ANALYZER} tokenizers and only with them (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
-                     tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid)
+                     tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
+                     tok == SIMPLE_STEM_SHORT_ANALYZER)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -462,7 +483,7 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
     doc = tantivy.Document()
     if fmt.fast_oid:
         raw = bytes.fromhex(d.id)
-        doc.add_bytes("id", id_key(d.id, FAST_ID_KEY_BYTES))
+        doc.add_bytes("id", fmt.key(d.id))
         for name, v in zip(OID_COLUMNS, _FOUR_U64.unpack(raw)):
             doc.add_unsigned(name, v)
     elif fmt.id_key_field:

@@ -51,7 +51,7 @@ from objstore.index.analysis import (
     tokenize,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
-from objstore.index import genwriter
+from objstore.index.genwriter import apply_batch
 from objstore.index.genbuild import GenerationBuild
 from objstore.index.generations import (
     HOME,
@@ -71,6 +71,7 @@ from objstore.index.schema import (
 )
 from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, SearchIndexPurges
 from objstore.index.reading import SearchIndexReads
+from objstore.index.segmerge import SearchIndexMerges
 from objstore.index.snippets import make_snippet
 from objstore.index.stream import IndexStream
 
@@ -117,7 +118,7 @@ _PROGRESS_EVERY = 1000
 PARTIAL_FILE = "PARTIAL"
 
 
-class SearchIndex(SearchIndexPurges, SearchIndexReads):
+class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
     """BM25 full-text index of facts and turns kept under ``root``
     (``<store>/index``); layout and algorithms: ``docs/format.md``,
     "Search index".
@@ -367,7 +368,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexReads):
                     if not kdocs and not kdels:
                         continue
                 layout = self._import_shards(expected_docs) if kind == "turn" else self._layout_shards(kind)
-                added += genwriter.apply(sub, kdocs, kdels, layout)
+                added += apply_batch(sub, kdocs, kdels, layout)
         return added
 
     def stream(self, kind: str = "turn", *, fresh: bool = False,

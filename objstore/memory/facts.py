@@ -23,7 +23,7 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.caller import agent_of
-from objstore.memory.lost import lost_current
+from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
@@ -132,11 +132,24 @@ def key_chains(store: Store, prefix: str = "") -> Iterator[tuple[str, list[Versi
         chain = listed_chain(store, f"facts/{key}", head)
         if chain is None:
             continue
-        lost = lost_current(chain) if current_of(chain) is None else None
-        if lost is not None:
-            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, lost))
+        if current_noting_lost(store, key, chain) is None and f"lost facts/{key}" in store.damaged:
             continue
         yield key, chain
+
+
+def current_noting_lost(store: Store, key: str, chain: list[Version], as_of: int | None = None,
+                        reader: str | None = None) -> Version | None:
+    """:func:`current_of` of ``key``'s ``chain``; when it is None because
+    the current value was lost to damage (``lost.lost_current``), that is
+    noted in ``store.damaged`` as ``lost facts/<key>`` (the CLI warns once
+    on stderr: ``keys``, ``search``, ``recall`` skip the key and never serve
+    an older version as current).  Raises nothing."""
+    cur = current_of(chain, as_of, reader)
+    if cur is None:
+        lost = lost_current(chain, None, as_of)
+        if lost is not None:
+            store.damaged.setdefault(f"lost facts/{key}", lost_current_message(key, chain, lost))
+    return cur
 
 
 def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
@@ -246,9 +259,7 @@ def lost_current_message(key: str, chain: list[Version], lost: Version) -> str:
     """What a reader says of a key whose current value was lost
     (``lost.lost_current``): the lost version and the newest readable one."""
     older = current_of([v for v in chain if v.fact.version < lost.fact.version])
-    return (f"the current value of {key} was lost to damage (v{lost.fact.version}, kept as a 'lost' placeholder "
-            "by mem fsck --repair)" + (f"; v{older.fact.version} is the newest readable value, not necessarily "
-                                       "the current one" if older is not None else ""))
+    return lost_message(key, lost.fact.version, older.fact.version if older is not None else None)
 
 
 #: the index kinds that hold fact versions (current ones, and the others in history)

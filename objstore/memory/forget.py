@@ -50,6 +50,7 @@ from objstore.core.objects import Fact, Tombstone, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
+from objstore.index.errors import IndexCorruptError
 from objstore.memory import citations, queue
 from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, turn_docs, turn_docs_in_shards
@@ -187,7 +188,26 @@ def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,
                       progress=progress, forgotten=forgotten_check(store))
     if not dry_run:
         citations.refresh(store)   # the next forget's passes then read only the chains they need
+        plan.segments_merged = merge_index_segments(store)
     return plan
+
+
+def merge_index_segments(store: Store) -> int:
+    """Merge each turn shard's small search-index segments into one, under
+    the store lock (``SearchIndex.merge_small_segments``): recall opens,
+    queries and closes fewer segments.  Returns the segments fewer; 0 when
+    the store was opened without its index, has no complete one, or it is
+    damaged (``mem fsck`` reports that; nothing is changed).  Raises StoreLocked, IndexBusyError."""
+    if store.index_factory is None:   # a store opened without its search index
+        return 0
+    with store.lock("gc"):
+        idx = store.index
+        if not idx.exists() or idx.is_partial():
+            return 0
+        try:
+            return idx.merge_small_segments()
+        except IndexCorruptError:
+            return 0
 
 
 def forget_key(store: Store, key: str, *, dry_run: bool = False, reason: str = "forget",

@@ -10,23 +10,39 @@ from __future__ import annotations
 from objstore.core.objects import is_lost_stub
 
 
+def _obj(v):
+    """The object of a chain entry: a ``facts.Version``'s fact, a
+    ``sealed.SealedVersion``'s sealed version."""
+    return v.fact if hasattr(v, "fact") else v.sealed
+
+
 def lost_current(chain: list, best=None, as_of: int | None = None):
-    """The lost stub of ``chain`` (``facts.Version`` objects, newest first)
-    that may have held the key's current value (a Version), or None.
+    """The lost stub of ``chain`` (``facts.Version`` or
+    ``sealed.SealedVersion`` objects, newest first) that may have held the
+    key's current value (an entry of ``chain``), or None.
 
     A lost stub (``objects.is_lost_stub``) is the place ``mem fsck
     --repair`` kept for a version it could not recover; its ``valid_from``
     is unknown, so a stub numbered above ``best`` (the version the
     supersession rule picks among the readable ones; None: any stub) may
     have been current, and ``best`` may be a superseded value.  Then
-    ``facts.current_of`` answers None (so ``keys``, ``context``, ``recall``,
-    the index and the hooks serve nothing for the key) and ``facts.current``
-    raises IntegrityError (``mem get`` exits 13) until a newer version is
-    written (``mem remember``, ``mem revert``).  With ``as_of`` (ms), only
-    a stub recorded by then counts (the repair wrote it after the lost
-    version; what was current before the repair is not known).  Returns
+    ``facts.current_of`` and ``sealed.current_sealed`` answer None (so
+    ``keys``, ``context``, ``recall``, the index and the hooks serve nothing
+    for the key) and ``facts.current`` and ``sealed.pick_version`` raise
+    IntegrityError (``mem get``, ``mem sealed show`` exit 13) until a newer
+    version is written (``mem remember``, ``mem revert``).  With ``as_of``
+    (ms), only a stub recorded by then counts (the repair wrote it after the
+    lost version; what was current before the repair is not known).  Returns
     the newest such stub."""
-    floor = best.fact.version if best is not None else 0
-    return next((v for v in chain if v.fact.version > floor and is_lost_stub(v.fact)
-                 and (as_of is None or v.fact.recorded_at <= as_of)), None)
+    floor = _obj(best).version if best is not None else 0
+    return next((v for v in chain if (o := _obj(v)).version > floor and is_lost_stub(o)
+                 and (as_of is None or o.recorded_at <= as_of)), None)
 
+
+def lost_message(key: str, lost: int, older: int | None) -> str:
+    """What every reader says of a key whose current value was lost: the
+    lost version's number ``lost`` and the newest readable one's ``older``
+    (None: none is left)."""
+    return (f"the current value of {key} was lost to damage (v{lost}, kept as a 'lost' placeholder "
+            "by mem fsck --repair)" + (f"; v{older} is the newest readable value, not necessarily "
+                                       "the current one" if older is not None else ""))

@@ -53,7 +53,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
 from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back
 from objstore.core.ids import hash_bytes
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
@@ -76,6 +76,10 @@ class RepairReport:
         quarantined: files moved or copied there.
         salvaged: objects recovered from damaged packs.
         dropped_objects: damaged objects removed from packs and loose files.
+        misindexed: pack index entries removed because their id is not the
+            id of the intact object they point at (a damaged id in a
+            ``.idx`` id table) -> that object's id.  Nothing of the object
+            is lost: a chain that needs it reads it back (``unindexed``).
         refetched: ids restored by ``fetch`` (and from a pack whose index
             is missing: ``unindexed`` of them).
         unindexed: objects a chain needed read back from a ``.pack`` whose
@@ -101,12 +105,12 @@ class RepairReport:
         refound: session and fact refs that no ref file or packed line held
             (deleted, or a damaged line dropped) while their turns or
             versions are stored: set again to the head their reflog names.
-        lost_heads: fact ref -> the version number of its newest readable
-            version, for keys whose head (the current value, as far as
-            anything tells) was lost: a lost stub numbered one above it is
+        lost_heads: fact or sealed ref -> the version number of its newest
+            readable version, for keys whose head (the current value, as far
+            as anything tells) was lost: a lost stub numbered one above it is
             the head now, so no reader serves the older value as current
-            (``facts.lost_current``: ``get`` exits 13) until a newer
-            version is written (the caller exits 13 too).
+            (``lost.lost_current``: ``get``, ``sealed show`` exit 13) until a
+            newer version is written (the caller exits 13 too).
         reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
@@ -117,6 +121,7 @@ class RepairReport:
     quarantined: list[str] = field(default_factory=list)
     salvaged: int = 0
     dropped_objects: list[str] = field(default_factory=list)
+    misindexed: dict[str, str] = field(default_factory=dict)
     refetched: list[str] = field(default_factory=list)
     unindexed: int = 0
     lost: list[str] = field(default_factory=list)
@@ -136,7 +141,7 @@ class RepairReport:
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
-        return bool(self.quarantined or self.salvaged or self.dropped_objects or self.refetched
+        return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads)
 
@@ -235,6 +240,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
                 ok = not isinstance(frame, CorruptObject) and _sound(frame)
                 if not ok:
                     damaged_in.setdefault(pack.name, []).append(oid)
+            if pack.name in damaged_in:
+                rep.misindexed.update(_misindexed(pack))
         # a pack whose every object reads but whose checksums do not match (a byte of its index's
         # checksum, of its trailer, of dictionary bytes no block refers to): its objects go loose
         # (gc packs them again) and the files are set aside, so fsck is clean again
@@ -269,9 +276,28 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
         store.delete_objects(bad_packed)
         for frame in keep.values():
             store.objects.put(frame)
-        rep.dropped_objects.extend(o for o in bad_packed if o not in keep)
+        rep.dropped_objects.extend(o for o in bad_packed if o not in keep and o not in rep.misindexed)
     store.packs.reload()
     return rewritten
+
+
+def _misindexed(pack) -> dict[str, str]:
+    """The entries of ``pack`` (an open ``Pack``) whose id in the ``.idx``
+    is not the id of the intact frame they point at (a damaged id table):
+    index id -> the frame's BLAKE3 id.  Paired by position, the index's
+    body order against the frames the body yields read without its index
+    (:func:`salvage_pack`), of frames that decode (a damaged frame that
+    still inflates hashes to another id too, but does not decode); {} when
+    the body does not read whole (then the damage is not the index's
+    alone).  Reads the pack once."""
+    try:
+        real = [oid if _sound(frame) else None for oid, frame in salvage_pack(pack.pack_path)]
+    except OSError:
+        return {}
+    listed = pack.ids_in_body_order()
+    if len(real) != len(listed):
+        return {}
+    return {a: b for a, b in zip(listed, real) if b is not None and a != b}
 
 
 def _scan(store: Store) -> dict[str, object]:
@@ -343,6 +369,11 @@ class _Kind:
 
     def stub(self, label: str, n: int, parent: str | None, lost: str | None, like, now: int):
         tag = f"lost:{lost}" if lost else "lost"
+        if self.cls is Sealed:   # only a lost head gets one: its trust is the survivor's (a lower-trust
+            # sealed write over it stays refused as over the value it stands for)
+            return Sealed(key=label, kind=getattr(like, "kind", "reference"), version=n, parent=parent,
+                          valid_from=0, recorded_at=now, trust=getattr(like, "trust", "user_stated"),
+                          owner=getattr(like, "owner", "user"), age=lost_sealed_age(lost))
         if self.cls is Turn:
             return Turn(session=label, seq=n, role="system", text="", timestamp=0,
                         harness=getattr(like, "harness", ""), cwd="", project=getattr(like, "project", ""),
@@ -519,7 +550,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     else:
         n = max((kind.num(o) for _, o in pool), default=None)
         lost = None
-        if kind.cls is Fact and n is not None:
+        if kind.cls is not Turn and n is not None:
             # a lost head of a key keeps its place above the newest survivor (its number is at least
             # that one's + 1): the survivor is an older value, never served as current in its stead
             entries.append(("stub", n + 1, broken))

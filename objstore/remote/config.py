@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import IntegrityError, InvalidInput, NotFound
+from objstore.core.errors import IntegrityError, InvalidInput, NotFound, WrongKey
 from objstore.core.store import Store
-from objstore.remote.layout import check_identity
-from objstore.remote.transport import parse_url
+from objstore.remote.layout import DESCRIPTOR, Descriptor, check_identity
+from objstore.remote.transport import FolderTransport, parse_url
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -48,6 +48,9 @@ def _path(store: Store) -> Path:
 
 REMOTES_HINT = ("it holds no secret: fix it by hand, or move it away and 'mem remote add NAME URL' "
                 "each remote again")
+MISSING_KEY_HINT = ("put back a copy of the sync-key file, or 'mem remote key import FILE' the key from another "
+                    "store that syncs with the remote ('mem remote key export -o FILE' there); mem never makes "
+                    "a new one in its place")
 KEY_HINT = ("without it the encrypted remotes cannot be read: put back a copy ('mem remote key export' "
             "writes one), or move it away and 'mem remote key import FILE' the key from another store")
 
@@ -87,7 +90,9 @@ def damage(store: Store) -> list[tuple[str, str]]:
     """What is wrong with the remotes' local files: one (problem, what the
     user must do) pair per damaged file, [] when sound or absent.  Damage is
     ``remotes.json`` that does not parse or has the wrong shape, a
-    ``sync-key`` that holds no age X25519 identity, either unreadable.
+    ``sync-key`` that holds no age X25519 identity, either unreadable, and
+    a missing ``sync-key`` while encrypted remotes this store synced with
+    need it (:func:`keyed_remotes`; the problem names them).
     Never changes them (``mem fsck`` reports these, ``--repair`` leaves them:
     a sync key is never deleted).  Raises nothing."""
     out = []
@@ -100,12 +105,49 @@ def damage(store: Store) -> list[tuple[str, str]]:
     if why:
         out.append((f"remotes.json is damaged: {why}", REMOTES_HINT))
     try:
-        read_key(store)
+        key = read_key(store)
     except IntegrityError as e:
         out.append((str(e).replace(str(store.root) + os.sep, "", 1), KEY_HINT))
     except OSError as e:
         out.append((f"sync-key is damaged: cannot be read ({e.strerror})", KEY_HINT))
+    else:
+        used = [] if key is not None or why else keyed_remotes(store)
+        if used:
+            names = ", ".join(repr(n) for n in used)
+            out.append((f"sync-key is missing: the encrypted remote{'s' if len(used) > 1 else ''} {names} "
+                        "cannot be read or written without it (push and pull exit 12)", MISSING_KEY_HINT))
     return out
+
+
+def keyed_remotes(store: Store) -> list[str]:
+    """The names (sorted) of the encrypted remotes this store synced with: a
+    push, pull, clone, backup or restore left their pack-ids cache
+    (:func:`ids_path`), so their data is encrypted to a sync key this store
+    held.  Without ``sync-key`` that key is lost here (:func:`damage`
+    reports it, exit 13).  A remote only added, never synced, needs no key
+    yet (its first push creates one); a remote whose cache was deleted is
+    not named (its push and pull still exit 12).  The ``encrypt`` flag of
+    ``remotes.json`` says what a first push creates, and a clone records it
+    whatever the remote is; so a folder remote's own descriptor decides
+    when it can be read here (a local file: nothing is contacted), and a
+    folder remote in the clear is not named.  Raises IntegrityError (a
+    damaged ``remotes.json``)."""
+    return [r.name for r in list_remotes(store)
+            if r.encrypt and ids_path(store, r.name).is_file() and _encrypted_here(r)]
+
+
+def _encrypted_here(spec: RemoteSpec) -> bool:
+    """False when ``spec`` is a folder remote whose descriptor (a local
+    file) says it is not encrypted; True otherwise (encrypted, an S3
+    remote, or a descriptor that cannot be read here)."""
+    u = parse_url(spec.url)
+    if u.kind != "folder":
+        return True
+    try:
+        desc = Descriptor.decode((Path(u.path) / DESCRIPTOR).read_bytes())
+    except Exception:  # noqa: BLE001 - unreadable or damaged: the flag decides
+        return True
+    return desc.encryption != "none"
 
 
 def list_remotes(store: Store) -> list[RemoteSpec]:
@@ -133,16 +175,35 @@ def get_remote(store: Store, name: str | None) -> RemoteSpec:
     raise NotFound(f"no remote {name!r}", hint="mem remote list")
 
 
-def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None, encrypt: bool = True) -> RemoteSpec:
-    """Record a remote (nothing is contacted).  Raises InvalidInput (bad or
-    taken name, bad URL)."""
+def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None, encrypt: bool = True,
+               key: str | None = None) -> RemoteSpec:
+    """Record a remote.  An S3 bucket is not contacted; a folder must exist
+    and be a folder (``FolderTransport.check``: mem never creates it, so a
+    remote on a disk that is not mounted is never filled in on the system
+    disk), whether or not it can be written (a read-only copy serves pull
+    and clone; a push to it exits 15 naming the folder).  ``key`` (an age
+    X25519 identity, ``mem remote add --key``) is stored as the sync key
+    (:func:`write_key`) once every check passed: a refused add writes nothing.
+
+    Raises:
+        InvalidInput: a bad or taken name, a bad URL, a ``key`` that is not
+            one or differs from the store's sync key (exit 2).
+        RemoteUnavailable: the folder does not exist or is a file (exit 15).
+        IntegrityError: ``remotes.json`` or ``sync-key`` is damaged (exit 13).
+    """
     if not NAME_RE.match(name or ""):
         raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
     u = parse_url(url)
+    if u.kind == "folder":
+        FolderTransport(u.path).check()
+    if key is not None:
+        key = check_identity(key)
     with store.lock("remote add"):
         d = _load(store)
         if name in d:
             raise InvalidInput(f"remote {name!r} exists", hint=f"mem remote remove {name} first")
+        if key is not None:
+            write_key(store, key)
         d[name] = {"url": str(u) if u.kind == "s3" else u.path, "endpoint": endpoint, "encrypt": encrypt}
         atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
     return get_remote(store, name)
@@ -196,8 +257,16 @@ def write_key(store: Store, identity: str) -> None:
 
 
 def ensure_key(store: Store) -> str:
-    """The sync key, created on first use."""
+    """The sync key, created on first use.  Raises WrongKey (exit 12) when
+    the store has none while encrypted remotes it synced with need the one
+    it had (:func:`keyed_remotes`): a new key would not open them, and
+    would keep the old one from being imported again (:func:`write_key`
+    keeps one key a store); IntegrityError (a damaged ``sync-key``)."""
     k = read_key(store)
+    if k is None and (used := keyed_remotes(store)):
+        raise WrongKey(f"this store's sync-key is missing, and the encrypted remote{'s' if len(used) > 1 else ''} "
+                       f"{', '.join(repr(n) for n in used)} need{'' if len(used) > 1 else 's'} it: no new key "
+                       "is made in its place", hint=MISSING_KEY_HINT)
     if k is None:
         from objstore.vault import age  # deferred: imports cryptography
         k, _r = age.generate_x25519()

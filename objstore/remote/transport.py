@@ -135,7 +135,8 @@ class FolderTransport(Transport):
         if not self.root.is_dir():
             if self.root.exists():
                 raise RemoteUnavailable(f"the remote folder {self.root} is not a folder",
-                                        hint="a remote is a folder: 'mem remote remove' it and add a folder")
+                                        hint="a folder remote names a folder, not a file ('mem remote list' shows the "
+                                             "remotes' paths)")
             raise RemoteUnavailable(f"the remote folder {self.root} does not exist",
                                     hint=f"create it first (mkdir -p {self.root}), or mount its disk")
 

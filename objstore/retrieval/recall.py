@@ -102,6 +102,7 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 from objstore.memory.facts import current_of, current_version, listed_chain, visible, walk  # noqa: F401  (re-exported)
+from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
@@ -699,7 +700,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
             chain = listed_chain(store, "facts/" + c.ref, head)
             if chain is None:
                 return None   # a damaged ref: noted, warned about (fsck --repair mends it)
-            cur = current_of(chain, as_of, reader=ns.reader)
+            cur = current_noting_lost(store, c.ref, chain, as_of, ns.reader)   # a lost current value: warned
             if cur is None:
                 return None
             oid, f = cur.id, cur.fact

@@ -15,7 +15,7 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
-from objstore.memory.facts import current_of, listed_chain
+from objstore.memory.facts import current_noting_lost, listed_chain
 from objstore.retrieval.keyrank import FACT_KINDS, rank_keys
 from objstore.retrieval.querywords import question_terms
 
@@ -108,7 +108,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                 chain = listed_chain(store, "facts/" + h.ref, head)
                 if chain is None:
                     continue   # a damaged ref: noted, warned about (fsck --repair mends it)
-                cur = current_of(chain)
+                cur = current_noting_lost(store, h.ref, chain)   # a lost current value: warned, skipped
                 if cur is None or cur.id in seen or (cur.fact.kind in HELD_OUT_KINDS and not include_directives):
                     continue
                 seen.add(cur.id)

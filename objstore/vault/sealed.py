@@ -35,12 +35,13 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   RefConflict, Refused, WrongPassphrase)
 from objstore.core.ids import check_prefix
-from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, value_digest
+from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, is_lost_stub, value_digest
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_memory_file_write, check_text, commit_version, walk
 from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
+from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.tombstones import tombstones_for
 
 VAULT_DIR = "vault"
@@ -80,12 +81,13 @@ class SealedVersion:
 @dataclass(frozen=True, slots=True)
 class SealedKey:
     """One sealed key for listings: ``head`` id, number of ``versions`` and
-    the ``current`` version (supersession rule of ``facts``)."""
+    the ``current`` version (supersession rule of ``facts``; None when it
+    was lost to damage, :func:`current_sealed`)."""
 
     key: str
     head: str
     versions: int
-    current: SealedVersion
+    current: SealedVersion | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +96,14 @@ class SealedWrite:
 
     Attributes:
         version: the new sealed version.  previous: the head before, or None.
-        current: id of the key's current sealed version after the write.
+        current: id of the key's current sealed version after the write
+            (None: a lost value still outranks it, :func:`current_sealed`).
     """
 
     key: str
     version: SealedVersion
     previous: str | None
-    current: str
+    current: str | None
 
 
 @dataclass
@@ -288,6 +291,9 @@ def open_value(identities: list[str], sv: SealedVersion) -> bytes:
             (e.g. an imported file made for another key).
         IntegrityError: the age file is damaged or was tampered with.
     """
+    if is_lost_stub(sv.sealed):
+        raise IntegrityError(f"{sv.sealed.key} v{sv.sealed.version} was lost to damage (a 'lost' placeholder "
+                             "kept by mem fsck --repair): it holds no value")
     from objstore.vault import age  # deferred: imports cryptography
     try:
         return age.decrypt(sv.sealed.age, identities)
@@ -327,19 +333,43 @@ def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
     return walk_sealed(store, head)
 
 
-def current_sealed(chain: list[SealedVersion]) -> SealedVersion | None:
+def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> SealedVersion | None:
     """The current version of a sealed chain: the greatest ``valid_from``
-    (ties: the higher version), as ``facts.current_of``."""
-    if not chain:
+    (ties: the higher version), as ``facts.current_of``; with ``as_of``
+    (ms), among the versions valid by then.  None when no version qualifies
+    or the current value was lost to damage (a lost stub of ``mem fsck
+    --repair`` numbered above that version, ``lost.lost_current``: the
+    older value is never served as current)."""
+    best = max((v for v in chain if not is_lost_stub(v.sealed) and (as_of is None or v.sealed.valid_from <= as_of)),
+               key=lambda v: (v.sealed.valid_from, v.sealed.version), default=None)
+    if best is None or lost_current(chain, best, as_of) is not None:
         return None
-    return max(chain, key=lambda v: (v.sealed.valid_from, v.sealed.version))
+    return best
+
+
+def lost_sealed_message(key: str, chain: list[SealedVersion], as_of: int | None = None) -> str | None:
+    """What a reader says when ``key``'s current sealed value (at ``as_of``,
+    ms) was lost (``lost.lost_message``: the lost version and the newest
+    readable one), or None when it was not."""
+    lost = lost_current(chain, None, as_of) if current_sealed(chain, as_of) is None else None
+    if lost is None:
+        return None
+    older = current_sealed([v for v in chain if v.sealed.version < lost.sealed.version])
+    return lost_message(key, lost.sealed.version, older.sealed.version if older is not None else None)
 
 
 def pick_version(chain: list[SealedVersion], version: int | None) -> SealedVersion:
     """Version number ``version`` of a chain, or the current one (None).
-    Raises NotFound."""
+    Raises NotFound; IntegrityError when the current value was lost to
+    damage (:func:`lost_sealed_message`; exit 13)."""
     if version is None:
-        return current_sealed(chain)  # type: ignore[return-value]
+        cur = current_sealed(chain)
+        if cur is None:
+            key = chain[0].sealed.key
+            raise IntegrityError(lost_sealed_message(key, chain) or f"{key} has no current sealed value",
+                                 hint=f"'mem sealed show {key} --version N' reads an older version; 'mem remember "
+                                      f"{key} VALUE --sensitivity secret' (or 'mem sealed import') sets a new one")
+        return cur
     for sv in chain:
         if sv.sealed.version == version:
             return sv
@@ -391,7 +421,8 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
             raise RefConflict(ref, expect, old)
     prev = store.get(old, Sealed) if old else None
     if trust != "user_stated" and old is not None:
-        cur = current_sealed(walk_sealed(store, old))
+        before = walk_sealed(store, old)
+        cur = current_sealed(before) or lost_current(before)   # a lost value's stub carries its trust
         if cur is not None and cur.sealed.trust == "user_stated":
             # as a plain key's lower-trust write is queued instead of overruling the person; a sealed
             # value is not queued (the queue shows values): refused, nothing written
@@ -407,7 +438,8 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
     oid = store.put(s)
     store.update_ref(ref, old, oid, command, time_ms=now)
     chain = [SealedVersion(oid, s), *(walk_sealed(store, old) if old else [])]
-    return SealedWrite(key, SealedVersion(oid, s), old, current_sealed(chain).id)  # type: ignore[union-attr]
+    cur = current_sealed(chain)
+    return SealedWrite(key, SealedVersion(oid, s), old, cur.id if cur is not None else None)
 
 
 def _check_kind(kind: str | None) -> None:

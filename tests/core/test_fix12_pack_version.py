@@ -56,3 +56,30 @@ def test_a_bundle_read_in_memory_follows_the_same_bound(store_path, imported, ve
     pack[4:8] = idx[4:8] = version.to_bytes(4, "big")
     with pytest.raises(error):
         PackBytes(bytes(pack), bytes(idx))
+    for which in (pack, idx):   # one of the pair alone: damage whatever the version (session 13)
+        which[4:8] = (4).to_bytes(4, "big")
+        with pytest.raises(CorruptObject, match="damaged"):
+            PackBytes(bytes(pack), bytes(idx))
+        which[4:8] = version.to_bytes(4, "big")
+
+
+@pytest.mark.parametrize("which, version", [("idx", 5), ("pack", 5), ("idx", 255), ("pack", 7)])
+def test_one_file_of_a_pair_at_a_newer_version_is_damage(invoke, store_path, imported, which, version):
+    """Session 13 (fix13): an index whose header reads 5 beside its pack
+    reading 4 (4 -> 5 is one flipped bit) read as "a newer mem" (exit 14)
+    for good.  A mem writes a pack and its index with one version, so one
+    of them alone at another is a damaged field: exit 13 naming both
+    versions, and fsck --repair salvages the pack, losing nothing."""
+    big = _packs(store_path)[0]
+    f = big if which == "pack" else big.with_suffix(".idx")
+    b = bytearray(f.read_bytes())
+    b[4:8] = version.to_bytes(4, "big")
+    f.write_bytes(bytes(b))
+    r = invoke("fsck", exit_code=13)
+    other = "index" if which == "pack" else "pack"
+    assert f"version {version} is damaged: its {other} has version 4" in r.stdout, r.stdout
+    assert "newer mem" not in r.stdout + r.stderr
+    r = invoke("fsck", "--repair", "--json").json
+    assert r["ok"] and r["repair"]["lost"] == [] and r["repair"]["salvaged"] > 0, r["repair"]
+    assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == imported
+    assert invoke("get", "user/editor").stdout.strip() == "helix"

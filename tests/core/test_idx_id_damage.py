@@ -16,13 +16,16 @@ from objstore.core.packformat import FANOUT_LEN, HEADER_LEN, ID_LEN
 SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
 
 
-def test_a_flipped_byte_in_the_idx_id_table_loses_nothing(invoke, store_path):
+def _packed(invoke, store_path) -> None:
     invoke("import", "claude-code", str(SAMPLE))
     invoke("remember", "user/editor", "helix")
     invoke("gc", "--prune=now")
     assert not list((store_path / "objects").glob("??/*"))  # everything is packed
-    before = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
-    shown = {sid: invoke("show", sid).stdout for sid in before}
+
+
+def _flip_an_idx_id(store_path) -> tuple[str, str]:
+    """Flip the last byte of one id in the largest ``.idx``: (the object's
+    id, the id its entry now reads)."""
     big = max((store_path / "objects" / "pack").glob("pack-*.idx"), key=lambda p: p.stat().st_size)
     with Pack(big) as p:
         i = p.count // 2
@@ -31,12 +34,21 @@ def test_a_flipped_byte_in_the_idx_id_table_loses_nothing(invoke, store_path):
     b = bytearray(big.read_bytes())
     b[at] ^= 0xFF
     big.write_bytes(bytes(b))
+    return oid, oid[:-2] + f"{int(oid[-2:], 16) ^ 0xFF:02x}"
+
+
+def test_a_flipped_byte_in_the_idx_id_table_loses_nothing(invoke, store_path):
+    _packed(invoke, store_path)
+    before = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
+    shown = {sid: invoke("show", sid).stdout for sid in before}
+    oid, wrong = _flip_an_idx_id(store_path)
 
     r = invoke("fsck", "--json", exit_code=13)
     assert any(oid in p for p in r.json["problems"])  # the content hashes to the real id
     r = invoke("fsck", "--repair", "--json").json
     assert r["ok"] and r["repair"]["lost"] == [], r
     assert oid not in r["repair"]["dropped_objects"]  # the object is intact: only its index entry was damaged
+    assert r["repair"]["misindexed"] == {wrong: oid} and r["repair"]["dropped_objects"] == []
     assert r["repair"]["unindexed"] == 1  # read back from the quarantined copy, by its BLAKE3
     assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == before
     assert {sid: invoke("show", sid).stdout for sid in before} == shown
@@ -46,3 +58,15 @@ def test_a_flipped_byte_in_the_idx_id_table_loses_nothing(invoke, store_path):
     invoke("gc", "--prune=now")
     assert invoke("fsck").stdout.splitlines()[-1].startswith("ok:")
     assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == before
+
+
+def test_the_repair_says_an_index_entry_was_dropped_not_an_object(mem, store_path):
+    """Session 13 (fix13): the text said "dropped 1 damaged object" beside
+    "read 1 object back", as if something were lost."""
+    _packed(mem, store_path)
+    _flip_an_idx_id(store_path)
+    out = mem("fsck", "--repair").stdout
+    assert "damaged object" not in out, out
+    assert ("repair: dropped 1 pack index entry whose id did not match its object (a damaged .idx); the object is "
+            "intact in the pack") in out
+    assert "repair: read 1 object back from a pack whose index was missing or damaged" in out

@@ -85,7 +85,7 @@ def _legacy_history(root: Path, docs: list[IndexDoc]) -> None:
     """Write ``docs`` into ``history/`` as a store written before this layout did."""
     sub = SubIndex(root, "history", 10.0)
     with sub.locked():
-        genwriter.apply(sub, docs, [], 1)
+        genwriter.apply_batch(sub, docs, [], 1)
 
 
 def test_an_older_stores_history_is_read_deleted_from_and_moved_by_a_rebuild(tmp_path):

@@ -2,7 +2,8 @@
 (``schema.id_key``), the whole id stored in ``oid``, fieldnorms on
 ``text`` only (``docs/format.md``, "Search index: schema"), the facts'
 format still; the turns' since session 12 (``fast_oid``): a 12-byte key
-and the id in four fast u64 columns, nothing of it stored.  Older
+and the id in four fast u64 columns, nothing of it stored; since session
+13 (``short_key``) a 10-byte key.  Older
 generations (the whole id indexed and stored in ``id``, every text field
 with fieldnorms) are read, written and purged as they are."""
 
@@ -18,7 +19,15 @@ import tantivy
 from objstore.index import schema as schema_mod
 from objstore.index.errors import IndexCorruptError
 from objstore.index.generations import verify_generation
-from objstore.index.schema import FAST_ID_KEY_BYTES, ID_KEY_BYTES, OID_COLUMNS, IndexDoc, id_key, read_format
+from objstore.index.schema import (
+    FAST_ID_KEY_BYTES,
+    ID_KEY_BYTES,
+    OID_COLUMNS,
+    SHORT_ID_KEY_BYTES,
+    IndexDoc,
+    id_key,
+    read_format,
+)
 from objstore.index.searchindex import SearchIndex
 
 
@@ -65,10 +74,13 @@ def test_id_key_is_a_16_byte_hash_that_tells_test_ids_apart() -> None:
     assert id_key(a) != id_key(b)
     assert id_key(a, FAST_ID_KEY_BYTES) == hashlib.blake2b(bytes.fromhex(a), digest_size=12).digest()
     assert id_key(a, FAST_ID_KEY_BYTES) != id_key(a)[:FAST_ID_KEY_BYTES] and FAST_ID_KEY_BYTES == 12
+    assert id_key(a, SHORT_ID_KEY_BYTES) == hashlib.blake2b(bytes.fromhex(a), digest_size=10).digest()
+    assert id_key(a, SHORT_ID_KEY_BYTES) != id_key(a, FAST_ID_KEY_BYTES)[:10] and SHORT_ID_KEY_BYTES == 10
+    assert id_key(a, SHORT_ID_KEY_BYTES) != id_key(b, SHORT_ID_KEY_BYTES)
 
 
 def test_new_generation_schema_and_round_trip(root: Path) -> None:
-    """A new turns generation: ``id`` indexed only (a 12-byte key), the
+    """A new turns generation: ``id`` indexed only (a 10-byte key), the
     whole id in four fast u64 columns and stored nowhere, fieldnorms on
     ``text`` alone; hits carry the whole id (every read path); deleting one
     id keeps an id equal to it in all but its last byte.  A new facts
@@ -87,11 +99,12 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
             assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
         assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_f"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_t"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
         assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only and fmt.fast_time_seq and fmt.fast_oid
+        assert fmt.short_key
         assert {h.id for h in ix.search("alpha")} == {a, b}
         # time and seq come back from the fast fields, in every read path
         assert {(h.id, h.time, h.seq, h.ref) for h in ix.search("alpha")} == {
@@ -104,10 +117,10 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         assert ix.missing_turns({"s1": b}) == set()
         assert ix.substring_candidates("charlie") == {b}
         assert ix.turn_ids_of("s1") == {b}
-        # tantivy itself: the indexed term is the 12-byte key, not the raw id nor the 16-byte key
+        # tantivy itself: the indexed term is the 10-byte key, not the raw id nor a longer key
         index = tantivy.Index.open(str(live_gen(root, "turns")))
         sr = index.searcher()
-        assert sr.doc_freq("id", id_key(b, 12)) == 1
+        assert sr.doc_freq("id", id_key(b, 10)) == 1 and sr.doc_freq("id", id_key(b, 12)) == 0
         assert sr.doc_freq("id", id_key(b)) == 0 and sr.doc_freq("id", bytes.fromhex(b)) == 0
         ix.add([IndexDoc(oid("f1"), "fact", "project/x/f1", 1, "x", "note", "alpha fact")])
         facts = live_gen(root, "facts")
@@ -115,7 +128,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         assert fields["oid"]["type"] == "bytes" and fields["oid"]["options"]["stored"]
         assert not fields["oid"]["options"]["indexed"] and OID_COLUMNS[0] not in fields
         assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"
-        assert not read_format(facts).fast_oid
+        assert not read_format(facts).fast_oid and not read_format(facts).short_key
         assert {h.id for h in ix.search("alpha", kinds=("fact", "turn"))} == {b, oid("f1")}
         sr = tantivy.Index.open(str(facts)).searcher()
         assert sr.doc_freq("id", id_key(oid("f1"))) == 1
@@ -203,10 +216,12 @@ def test_an_oid_field_goes_with_the_keyed_tokenizer_only(root: Path) -> None:
 
 def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> None:
     """A turns generation's ``oid0``..``oid3`` columns are read only under
-    ``mem_simple_stem_f`` (a mem of session 11 knows no such tokenizer and
-    reports the generation as damaged instead of reading no id); under
-    ``mem_simple_stem_s``, or with a column that is not a fast u64, or
-    missing, the schema is damaged (``mem fsck`` names it)."""
+    ``mem_simple_stem_t`` or ``mem_simple_stem_f`` (a mem of session 11
+    knows neither tokenizer and reports the generation as damaged instead
+    of reading no id; one of session 12 knows no ``_t``, and would look its
+    ids up by a 12-byte key); under ``mem_simple_stem_s``, or with a column
+    that is not a fast u64, or missing, the schema is damaged (``mem fsck``
+    names it)."""
     ix = SearchIndex(root)
     try:
         ix.add([sturn("m1", "s1", "golf hotel")])
@@ -214,8 +229,11 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
         ix.close()
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
-    assert read_format(gen).fast_oid
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_f"', '"mem_simple_stem_s"'))
+    assert read_format(gen).fast_oid and read_format(gen).short_key
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_t"', '"mem_simple_stem_f"'))
+    fmt = read_format(gen)  # read as the session-12 format: the same fields, a 12-byte key
+    assert fmt.fast_oid and not fmt.short_key and fmt.tokenizer == "mem_simple_stem_f"
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_t"', '"mem_simple_stem_s"'))
     with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)
@@ -236,7 +254,8 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
 
 def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkeypatch) -> None:
     """The same turns indexed in the session-11 format (stored ``oid``,
-    16-byte key) and in the session-12 one (``fast_oid``) answer every
+    16-byte key), in the session-12 one (``fast_oid``, 12-byte key) and
+    in the session-13 one (``short_key``, 10-byte key) answer every
     read the same: hits (id, score, time, seq, ref, project, role, in
     order), a session's turns by seq, the substring prefilter, the turn ids
     of a session, missing turns; and a delete removes the same turn."""
@@ -266,12 +285,54 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
 
     new = answers(tmp_path / "new" / "index")
     gens = sorted((tmp_path / "new" / "index" / "turns").glob("gen-*"))
-    assert len(gens) > 1 and all(read_format(g).fast_oid for g in gens)
-    old_fmt = schema_mod.FORMATS["stem"].replace(fast_oid=False)
+    assert len(gens) > 1 and all(read_format(g).short_key for g in gens)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False))
+    s12 = answers(tmp_path / "s12" / "index")
+    gens = sorted((tmp_path / "s12" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and all(read_format(g).fast_oid and not read_format(g).short_key for g in gens)
+    old_fmt = schema_mod.FORMATS["stem"].replace(fast_oid=False, short_key=False)
     monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt)
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     old = answers(tmp_path / "old" / "index")
     gens = sorted((tmp_path / "old" / "index" / "turns").glob("gen-*"))
     assert len(gens) > 1 and not any(read_format(g).fast_oid for g in gens)
-    assert old == new
+    assert old == new and s12 == new
     assert all(new[:5]) and docs[8].id not in new[-1]
+
+
+def test_a_session_12_generation_is_read_written_and_purged_as_it_is(root: Path, monkeypatch) -> None:
+    """A turns generation of session 12 (``mem_simple_stem_f``: a 12-byte
+    key) is searched, added to and deleted from by its own key; a purge of
+    its shard rewrites it with the 10-byte key, and the purged turn's key
+    is in neither form afterwards."""
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False))
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    docs = [sturn("p1", "s1", "kilo lima one"), sturn("p2", "s1", "kilo lima two", 1)]
+    old.add(docs)
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    gen = live_gen(root, "turns")
+    assert read_format(gen).fast_oid and not read_format(gen).short_key
+    ix = SearchIndex(root)
+    try:
+        ix.add([sturn("p3", "s1", "kilo three", 2)], delete_ids=[oid("p1")])
+        gen = live_gen(root, "turns")
+        assert not read_format(gen).short_key                          # written to as it is
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert sr.doc_freq("id", id_key(oid("p3"), 12)) == 1 and sr.doc_freq("id", id_key(oid("p3"), 10)) == 0
+        assert {h.id for h in ix.search("kilo")} == {oid("p2"), oid("p3")}
+        assert ix.missing_turns({"s1": oid("p3")}) == set()
+        ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1]])
+        gen = live_gen(root, "turns")
+        assert read_format(gen).short_key                              # rewritten in the new format
+        assert {h.id for h in ix.search("kilo")} == {oid("p2")}
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert sr.doc_freq("id", id_key(oid("p2"), 10)) == 1
+        assert all(sr.doc_freq("id", id_key(oid(s), n)) == 0 for s in ("p1", "p3") for n in (10, 12))
+        assert ix.verify_purged([oid("p1"), oid("p3")]) == []
+    finally:
+        ix.close()
+    assert verify_generation(live_gen(root, "turns")) == []

@@ -315,7 +315,9 @@ def test_doctor_reports_an_unreadable_remote(invoke, tmp_path, monkeypatch):
     import sys
     monkeypatch.setenv("MEM_HOOK_COMMAND", str(Path(sys.executable).parent / "mem"))
     invoke("setup", "--shell", "none")
+    (tmp_path / "no-such-disk" / "mem").mkdir(parents=True)
     invoke("remote", "add", "gone", str(tmp_path / "no-such-disk" / "mem"))
+    (tmp_path / "no-such-disk" / "mem").rmdir()         # the disk is gone since the add
     r = invoke("doctor", "--json", exit_code=1).json
     f = [x for x in r["findings"] if x["check"] == "remotes"]
     assert f and "gone" in f[0]["message"] and f[0]["fix"].startswith("mem remote list")

@@ -138,7 +138,12 @@ def test_push_to_a_folder_that_does_not_exist_exits_15_and_creates_nothing(invok
     a = ["--home", str(tmp_path / "a")]
     invoke(*a, "remember", "project/acme/db", "Postgres 16")
     gone = tmp_path / "media" / "usb" / "mem"
+    r = invoke(*a, "remote", "add", "usb", str(gone), exit_code=15)   # session 13: refused at once
+    assert f"the remote folder {gone} does not exist" in r.stderr and not (tmp_path / "media").exists()
+    gone.mkdir(parents=True)
     invoke(*a, "remote", "add", "usb", str(gone))
+    import shutil
+    shutil.rmtree(tmp_path / "media")                   # the disk is unmounted after the add
     for cmd in (["push", "usb"], ["backup", "usb"], ["pull", "usb"]):
         r = invoke(*a, *cmd, exit_code=15)
         assert f"the remote folder {gone} does not exist" in r.stderr and "mkdir -p" in r.stderr, r.stderr
@@ -157,7 +162,13 @@ def test_a_remote_that_is_a_file_or_has_a_damaged_descriptor_says_where_the_dama
     a = ["--home", str(tmp_path / "a")]
     invoke(*a, "remember", "user/x", "v")
     (tmp_path / "afile").write_text("x")
+    r = invoke(*a, "remote", "add", "f", str(tmp_path / "afile"), exit_code=15)
+    assert "is not a folder" in r.stderr
+    (tmp_path / "afile").unlink()
+    (tmp_path / "afile").mkdir()
     invoke(*a, "remote", "add", "f", str(tmp_path / "afile"))
+    (tmp_path / "afile").rmdir()
+    (tmp_path / "afile").write_text("x")                # a file in the folder's place since the add
     r = invoke(*a, "push", "f", exit_code=15)
     assert "is not a folder" in r.stderr
     (tmp_path / "r").mkdir()
