@@ -35,6 +35,10 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     scoped to the current project (from --project, $MEM_PROJECT, or the
     working directory's git remote or folder name) plus user and global
     facts; --all-projects widens that.  Secret facts are never shown.
+    A fact whose key the question names (project/api/db for "what is the
+    db host") comes first, ahead of the turns about it; a match on an
+    older version counts half (facts are ordered as mem search orders
+    them).
 
     Every hit shows its date.  For a question about the present, a passage
     whose value a later statement changed ranks below that statement and

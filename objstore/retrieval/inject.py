@@ -78,6 +78,7 @@ from objstore.memory.decay import touch
 from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
+from objstore.retrieval.keyrank import key_name
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
@@ -257,12 +258,6 @@ def _nidf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) / math.log(2.0 * n + 2.0)
 
 
-def _key_words(key: str) -> str:
-    parts = key.split("/")
-    name = parts[2:] if parts[0] == "project" else parts[1:]
-    return " ".join(name)
-
-
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
                       tool_output: str | None = None, cwd: str | None = None,
                       config: GateConfig | None = None, project: str | None = None,
@@ -393,7 +388,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             continue
         if not config.dormant(f):
             showable[key] = (c, f)
-        key_terms = set(index_terms(_key_words(key)))
+        key_terms = set(index_terms(key_name(key)))
         body = f.body[:20_000]
         for old in sorted(old_hits.get(key, ())):  # a prompt about an old value gets the current one
             if old != c.id:
@@ -535,7 +530,7 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
         except MemError:
             pass
         old -= set(cur)
-        f_terms = set(index_terms((_key_words(key) + " " + f.body)[:4000]))
+        f_terms = set(index_terms((key_name(key) + " " + f.body)[:4000]))
         shared = t_terms & f_terms
         a = Item(time=when, project="", values=t_vals, matched=shared, relevance=1.0, terms=t_terms)
         b = Item(time=max(f.valid_from, f.recorded_at), project="", values=cur, matched=shared, relevance=1.0,

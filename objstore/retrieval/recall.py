@@ -41,6 +41,13 @@ and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual
 rank learning methods", SIGIR 2009): ``score = sum(1 / (rrf_k + rank))``
 with ``rrf_k = 60``; with one phrasing the order is that phrasing's.
 
+Facts are ranked as keys by the rule ``search`` shares
+(:mod:`objstore.retrieval.keyrank`): a match on an older version counts
+``HISTORY_WEIGHT`` of its score, and a fact whose key a phrasing names
+(``db`` for "what is the db host") comes first, before other facts and
+turns (each phrasing also searches the facts alone for such keys, when
+turns are searched too).
+
 Then each candidate is resolved against the objects, best first:
 
 * a fact candidate is its **key**: the key's current version is read from
@@ -99,6 +106,7 @@ from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
+from objstore.retrieval.keyrank import FACT_KINDS, key_score, names_key, rank_keys
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
@@ -122,13 +130,22 @@ class _Cand(Record):
     ``rel``: best normalised score over the phrasings (for the supersession
     rule); ``own``: its own BM25 score / the phrasing's best, before the
     factors (0: a neighbour); the rule's relevance is the larger of this and
-    the final score's share."""
+    the final score's share; ``named``: a fact whose key a phrasing names
+    (``keyrank.names_key``: it comes first)."""
 
-    __slots__ = ("kind", "ref", "seq", "hit_id", "score", "session", "queries", "rel", "own")
+    __slots__ = ("kind", "ref", "seq", "hit_id", "score", "session", "queries", "rel", "own", "named")
 
     def __init__(self, kind: str, ref: str, seq: int = 0, hit_id: str | None = None, score: float = 0.0,
-                 session: str = "", queries: set | None = None, rel: float = 0.0, own: float = 0.0) -> None:
-        set_fields(self, kind, ref, seq, hit_id, score, session, set() if queries is None else queries, rel, own)
+                 session: str = "", queries: set | None = None, rel: float = 0.0, own: float = 0.0,
+                 named: bool = False) -> None:
+        set_fields(self, kind, ref, seq, hit_id, score, session, set() if queries is None else queries, rel, own,
+                   named)
+
+
+def _cand_order(c: _Cand) -> tuple:
+    """The sort key of candidates, best first: the facts the question names
+    (``keyrank`` rule 2), then by score."""
+    return (not c.named, -c.score, c.kind, c.ref, c.seq)
 
 
 DAY_MS = 86_400_000
@@ -165,10 +182,17 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         hits.sort(key=lambda h: -h.score)
     if as_of is not None:
         hits = [h for h in hits if h.kind != "turn" or h.time <= as_of][:opts.depth]
-    if not hits:
+    qterms = question_terms([query])[0]
+    alone = []  # the facts the question names, searched alone: turns may fill the hits above
+    if "fact" in kinds and "turn" in kinds:
+        alone = [r for r in rank_keys(store.index.search(query, limit=opts.depth, kinds=FACT_KINDS,
+                                                         projects=None if projects is None else [*projects, ""],
+                                                         roles=roles, stopwords=opts.stopwords,
+                                                         scope_idf=opts.scope_idf), qterms) if r.named]
+    if not hits and not alone:
         return []
     raw = {h.id: h.score for h in hits}
-    raw_top = max(raw.values()) or 1.0
+    raw_top = max(raw.values(), default=0.0) or 1.0
     # the factors multiply a score list beside the hits (a new Hit per factor and hit cost ~7 % of a recall)
     score = [h.score for h in hits]
     if opts.coverage:
@@ -184,15 +208,19 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         for i, h in enumerate(hits):
             if h.kind == "turn":
                 score[i] = score[i] * (1.0 + opts.recency * 0.5 ** ((newest - h.time) / half))
-    top = max(score) or 1.0
+    top = max(score, default=0.0) or 1.0
     positions = "turn" in kinds and store.index.has_seq("turn")  # else no neighbours, key by id
     cands: dict[tuple, _Cand] = {}
     session_sum: dict[str, float] = defaultdict(float)
     for h, hs in zip(hits, score):
         s = hs / top
-        if h.kind in ("fact", "history"):  # a key: whichever version matched, the current one is shown
-            c = cands.setdefault(("fact", h.ref), _Cand("fact", h.ref, hit_id=h.id))
-            c.score = max(c.score, s)
+        if h.kind in FACT_KINDS:  # a key: whichever version matched, the current one is shown
+            s = key_score(h.kind, hs) / top
+            c = cands.get(("fact", h.ref))
+            if c is None:
+                c = cands[("fact", h.ref)] = _Cand("fact", h.ref, hit_id=h.id, named=names_key(h.ref, qterms))
+            if s > c.score:
+                c.score, c.hit_id = s, h.id
             continue
         k = ("turn", h.ref, h.seq) if positions else ("turn", h.id, 0)
         c = cands.setdefault(k, _Cand("turn", k[1], h.seq))
@@ -214,7 +242,12 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         for c in cands.values():
             if c.kind == "turn":
                 c.score += opts.session_boost * session_sum.get(c.session, 0.0)
-    return sorted(cands.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
+    if alone:  # in their own search's scale (they come first whatever it is)
+        best = alone[0].score if len(alone) == 1 else max(r.score for r in alone)
+        for r in alone:
+            c = cands.setdefault(("fact", r.key), _Cand("fact", r.key, hit_id=r.hit_id, named=True))
+            c.score = max(c.score, r.score / (best or 1.0))
+    return sorted(cands.values(), key=_cand_order)
 
 
 def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, float], opts: RecallOptions,
@@ -363,12 +396,13 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             q = with_base_forms(store, q, kinds=WHAT[what], projects=proj, scope=opts.scope_idf)
         ranked = rank_query(store, q, kinds=WHAT[what], projects=proj, turns=turns, terms=terms,
                             exclude_sessions=exclude_sessions, roles=roles, opts=opts, as_of=as_of)
-        top = ranked[0].score if ranked else 1.0
+        top = max((c.score for c in ranked), default=1.0)
         for rank, c in enumerate(ranked):
             k = (c.kind, c.ref, c.seq)
             f = fused.get(k)
             if f is None:
                 f = fused[k] = _Cand(c.kind, c.ref, c.seq, c.hit_id, session=c.session)
+            f.named = f.named or c.named
             f.hit_id = f.hit_id or c.hit_id
             f.score += 1.0 / (opts.rrf_k + rank + 1)
             f.rel = max(f.rel, c.score / (top or 1.0), c.own)
@@ -381,13 +415,14 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             del fused[k]
         else:
             fused[k].score *= w
-    order = sorted(fused.values(), key=lambda c: (-c.score, c.kind, c.ref, c.seq))
+    order = sorted(fused.values(), key=_cand_order)
     res = RecallResult(queries=qs, projects=proj, as_of=as_of)
     by_text: dict[bytes, int] = {}
     query_text = " ".join(qs)
     pool = max(limit, opts.pool) if opts.supersede and wants_current(qs) else limit
     got_hits: list[RecallHit] = []
     extra: list[_Extra] = []
+    named: set[int] = set()  # indexes in got_hits of the facts the question names
     _prefetch_neighbours(store, order[:pool + pool // 2])
     # a fact's namespace is known once it is read: with namespaces in play read further,
     # then let the demotion reorder (a descendant's fact never displaces the reader's own)
@@ -413,6 +448,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             by_text[digest] = len(got_hits)
             got_hits.append(hit)
             extra.append(_Extra(full, old_bodies, c.rel))
+            if c.named:
+                named.add(len(got_hits) - 1)
 
     # ``pool`` hits once restatements are dropped: each one dropped lets a further candidate in
     want = pool
@@ -420,7 +457,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         take(want * 3 if ns.active() else want)
         sel = list(range(len(got_hits)))
         if ns.active():
-            sel = sorted(sel, key=lambda i: -got_hits[i].score)
+            sel = sorted(sel, key=lambda i: (i not in named, -got_hits[i].score))
         sel = sel[:want]
         keep = restatements_dropped(store, [got_hits[i] for i in sel]) \
             if any(got_hits[i].edges for i in sel) else [True] * len(sel)

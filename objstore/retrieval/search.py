@@ -16,6 +16,8 @@ from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
 from objstore.memory.facts import current_noting_lost, listed_chain
+from objstore.retrieval.keyrank import FACT_KINDS, rank_keys
+from objstore.retrieval.querywords import question_terms
 
 
 def searchable(query: str) -> bool:
@@ -41,7 +43,9 @@ class SearchResult(Frozen):
     Attributes:
         kind: ``fact`` or ``turn``.  id: object id.  ref: key or session id.
         time: ms since epoch.  role: turn role or fact kind.  project: project or "".
-        score: BM25 score (higher is better; comparable within one query).
+        score: BM25 score (higher is better; comparable within one query);
+            a fact's is its key's (``keyrank.key_score``), and the facts the
+            query names come first whatever their score.
         snippet: a window of the text around the first match.
         resolved_from: for a fact, the id of the stale version that matched,
             when the hit was resolved to the current version.
@@ -64,7 +68,12 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     A fact hit shows its key's current version: searching facts also
     searches the versions that are not current (index kind ``history``), and
     a hit on one of those resolves to the current value (``resolved_from``
-    names the version that matched), as ``recall`` does.  Raises
+    names the version that matched), as ``recall`` does.  Facts are
+    ordered by the rule ``recall`` shares (:mod:`objstore.retrieval.keyrank`):
+    one result per key, a match on an older version counts
+    ``HISTORY_WEIGHT`` of its score, and the keys the query names
+    (``db`` for "what is the db host") come first; the rest, facts and
+    turns, by score.  Raises
     InvalidInput (exit 2) for a query with no searchable word
     (:func:`check_searchable`), ``IndexCorruptError`` (exit 13) for an
     unreadable index; a missing one gives no hits (see :func:`index_missing`)."""
@@ -87,11 +96,12 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
             got[o] = t.text
         return got
 
-    for h in store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts):
+    hits = store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts)
+    for h in _fact_order(store, query, hits, limit * 2 + 5, "turn" in kinds and "fact" in kinds):
         if len(out) >= limit:
             break
         try:
-            if h.kind in ("fact", "history"):
+            if h.kind in FACT_KINDS:
                 head = store.refs.read("facts/" + h.ref)
                 if head is None:
                     continue
@@ -115,6 +125,29 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out
+
+
+def _fact_order(store: Store, query: str, hits: list, depth: int, both: bool) -> list:
+    """``hits`` (best first) in the order of the fact ranking rule
+    (:mod:`objstore.retrieval.keyrank`): one hit per key, the version hit
+    that gave its ``key_score``, with that score; the keys the query names
+    first, then the rest by score (facts and turns together; equal scores
+    keep the index's order).  ``both``: turns were searched too, so the
+    facts are searched alone as well (``depth`` hits) for the named keys
+    the turns kept out of ``hits``."""
+    terms = question_terms([query])[0]
+    by_id = {h.id: h for h in hits}
+    ranks = rank_keys(hits, terms)
+    if both:
+        alone = store.index.search(query, limit=depth, kinds=FACT_KINDS)
+        named = [r for r in rank_keys(alone, terms) if r.named]
+        by_id.update((h.id, h) for h in alone if h.id not in by_id)
+        got = {r.key for r in named}
+        ranks = named + [r for r in ranks if r.key not in got]
+    keyed = [by_id[r.hit_id].replace(score=r.score) for r in ranks]
+    first = [h for h, r in zip(keyed, ranks) if r.named]
+    rest = [h for h, r in zip(keyed, ranks) if not r.named] + [h for h in hits if h.kind not in FACT_KINDS]
+    return first + sorted(rest, key=lambda h: -h.score)
 
 
 def index_missing(store: Store) -> bool:
