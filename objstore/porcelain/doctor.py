@@ -7,7 +7,8 @@ Checks (each returns findings, never raises for what it finds):
   0600 files); the store holds private text.
 * ``index``: the derived search index exists, is complete (no ``PARTIAL``
   mark: ``objstore.index.searchindex``), is not behind the refs (its
-  crash journal is empty) and is not damaged (``SearchIndex.verify``: its
+  crash journal is empty once a ``remember`` committing its index is waited
+  for; a live writer still at work is a warning, not an error) and is not damaged (``SearchIndex.verify``: its
   generations open and their files match their checksums); a warning when it was built before terminal
   escape sequences were removed from texts (``mem reindex``).
 * ``forget``: no forget was stopped before it wrote all its tombstones
@@ -45,8 +46,8 @@ from pathlib import Path
 
 from objstore.capture.importer import imported_sources
 from objstore.core.settings import config_problem
-from objstore.core.lock import lock_held
-from objstore.core.store import INIT_LOCK
+from objstore.core.lock import lock_held, lock_holder
+from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, registry_damage
@@ -111,6 +112,21 @@ def _unfinished(store: Store) -> list[Finding]:
                     "until it is run again", s.rerun()) for s in store.unfinished.list()]
 
 
+def _writer_at_work(store: Store) -> bool:
+    """True when the index journal is not empty because a live writer holding
+    the store lock is still at work (an import, a forget), after waiting, as
+    a reader does (``Store.try_recover``), up to ``FACT_COMMIT_WAIT_S``
+    seconds for a ``remember`` committing its fact's index.  Never takes the
+    lock: a stopped writer's journal is left for the findings to report."""
+    lock = store.root / "locks" / "store.lock"
+    deadline = time.monotonic() + FACT_COMMIT_WAIT_S
+    while not store.journal.is_empty() and lock_held(lock):
+        if lock_holder(lock).get("command") != FACT_WRITER or time.monotonic() >= deadline:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def _index(store: Store) -> list[Finding]:
     d = store.root / "index"
     if not d.is_dir() or not any(d.iterdir()):
@@ -121,7 +137,10 @@ def _index(store: Store) -> list[Finding]:
     if (d / "PARTIAL").is_file():
         return [Finding("index", "error", "the search index holds only what was written since it was deleted",
                         "mem reindex  (or any search: it rebuilds a partial index)")]
-    if not store.journal.is_empty():
+    if _writer_at_work(store):
+        return [Finding("index", "warning", "a write is in progress: the search index catches up when "
+                        "it ends", "wait for it, then run mem doctor again")]
+    if not store.journal.is_empty():    # and no live writer holds the lock: one was stopped
         j = store.journal.read()
         if (j.forgets or j.turn_forgets) and not store.unfinished.list():   # (else: see _unfinished)
             return [Finding("index", "error", "a forget was stopped before it finished: what it removes "
