@@ -389,6 +389,22 @@ def _holds_credential(sid: str, agent_id: str = "") -> bool:
     return False
 
 
+def _cwd_holds_credential(cwd: str) -> bool:
+    """Whether a hook event's (or a shell command's) working directory holds
+    a credential (``/home/dev/AKIA…``) by the one name rule
+    (:func:`objstore.memory.facts.check_key_credentials`, the path's ``/``
+    and ``.`` read as blanks): the path would name a project in
+    ``projects.json``, ``cache/activity.json`` and the turns, none of which
+    is redacted.  The event is then skipped like one whose session id holds
+    a credential (one hook-log line, ``cwd-credential``, without the path)."""
+    from objstore import InvalidInput, check_key_credentials
+    try:
+        check_key_credentials(cwd, "cwd")
+    except InvalidInput:
+        return True
+    return False
+
+
 def _subagent_namespace(sid: str, data: dict) -> str | None:
     """``<session>.agent-<agent_id>`` of a hook event fired inside (or about)
     a subagent, or None (no or unusable ``agent_id``)."""
@@ -535,6 +551,8 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
     if cwd and not _is_text(cwd):  # a path that was not UTF-8: no project, the prompt is still captured
         run.log("bad-cwd")
         cwd = ""
+    if cwd and _cwd_holds_credential(cwd):   # the path is never written, not even to the log
+        raise HookInputError("cwd-credential")
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
     store = _open_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
@@ -720,6 +738,8 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
         if _holds_credential(session):
             run.session = "-"     # the id is never written, not even to the log
             raise HookInputError("session-id-credential")
+        if cwd and _cwd_holds_credential(cwd):   # the path is never written, not even to the log
+            raise HookInputError("cwd-credential")
         import objstore
         store = _open_store(run.root, SHELL_LOCK_WAIT_S)
         try:

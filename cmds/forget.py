@@ -113,7 +113,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
 
     Exit status: 0 forgotten (or dry run, or nothing matched, or the key
     or session was already forgotten: a forget that was killed is finished
-    by the next command, this one included); 2 bad selector; 4 no such key,
+    by the next command, this one included); 2 bad selector (also a KEY or
+    --session holding a credential: refused, never echoed); 4 no such key,
     object or session; 1 not confirmed;
     6 run by an agent; 11 store locked; 130 interrupted.
     """

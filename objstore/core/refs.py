@@ -84,6 +84,17 @@ def _check_chars(text: str, what: str) -> None:
             raise InvalidInput(f"{what}: not valid Unicode (lone surrogate)")
 
 
+def refuse_if_credential(name, what: str) -> None:
+    """Before a format error that echoes ``name``: raise the credential
+    refusal instead when ``name`` holds one
+    (:func:`objstore.core.redact.check_name`, the field ``what``), so a
+    malformed name is never echoed with a secret in it.  Run on the error
+    path only: a well-formed name pays nothing here."""
+    if isinstance(name, str) and name:
+        from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+        check_name(name, what)
+
+
 def validate_key(key: str, *, existing: bool = False) -> str:
     """Validate a fact key and return it NFC-normalized.
 
@@ -91,8 +102,17 @@ def validate_key(key: str, *, existing: bool = False) -> str:
     ``project/api`` (no name), ``/abs``, ``user/../x``, ``other/x``,
     ``user/a@v2`` are not.  With ``existing`` (reading a key a store already
     holds) a ``@`` is let through: older versions of mem accepted it.
-    Raises :class:`InvalidInput` with the reason.
+    Raises :class:`InvalidInput` with the reason; for a bad key holding a
+    credential, ``the key holds a credential`` (never echoing it).
     """
+    try:
+        return _validate_key(key, existing)
+    except InvalidInput:
+        refuse_if_credential(key, "key")
+        raise
+
+
+def _validate_key(key: str, existing: bool) -> str:
     if not isinstance(key, str) or not key:
         raise InvalidInput("key is empty")
     _check_chars(key, f"bad key {key!r}")
@@ -174,8 +194,18 @@ def validate_session_id(sid: str) -> str:
     ``.``, a ``.lock`` end, ``@`` and ``..`` inside are fine (the ref file
     name escapes what would collide, :func:`escape_name`).  Refused, with
     InvalidInput: empty, ``.`` or ``..``, ``/``, control or invisible
-    formatting characters, ``\\``, white space at either end, too long.
+    formatting characters, ``\\``, white space at either end, too long;
+    an id so refused that holds a credential gets ``the session holds a
+    credential`` (never echoing it).
     """
+    try:
+        return _validate_session_id(sid)
+    except InvalidInput:
+        refuse_if_credential(sid, "session")
+        raise
+
+
+def _validate_session_id(sid: str) -> str:
     if not isinstance(sid, str) or not sid:
         raise InvalidInput("session id is empty")
     _check_chars(sid, f"bad session id {sid!r}")

@@ -417,11 +417,8 @@ def check_key_credentials(key: str, what: str = "key") -> None:
         for agent in agents:
             check_key_credentials(agent, "agent")
         return
-    from objstore.core.redact import name_hits  # deferred: the redaction rules compile at import
-    if name_hits(key):
-        raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in file names and logs",
-                           hint="name what the value is, not the value" if what == "key"
-                           else f"name the {what} for what it is, not with a secret")
+    from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+    check_name(key, what)
 
 
 def writing_agent(env: Mapping[str, str]) -> str | None:

@@ -100,11 +100,13 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             sub-agent sessions and their summary facts (whose text is the
             session's).
     Raises:
-        InvalidInput (no selector, several, short match), NotFound.
+        InvalidInput (no selector, several, short match, a KEY or session id
+            holding a credential: :func:`check_selector_name`), NotFound.
     """
     given = [x is not None for x in (what, match, session)]
     if sum(given) != 1:
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
+    check_selector_name(what=what, session=session)
     plan = ForgetPlan(selector=forget_selector(what=what, match=match, session=session))
     if session is not None:
         sid = resolve_session(store, session)
@@ -165,6 +167,21 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             return plan
     plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def check_selector_name(*, what: str | None = None, session: str | None = None) -> None:
+    """Refuse a name selector holding a credential with InvalidInput (exit
+    2, ``the session holds a credential`` / ``the key holds …``; the
+    message never holds it): a forget writes its selector in the clear (a
+    ``session:<id>`` tombstone, the unfinished-forget note, the audit log)
+    and its errors echo it (``no session …``).  The one name rule
+    (:func:`objstore.core.redact.check_name`); ``--match`` text is not a
+    name (only its SHA-256 is kept), nor is an object id."""
+    from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+    if session is not None:
+        check_name(session, "session")
+    if what is not None:
+        check_name(what.rpartition("@")[0] if "@" in what else what, "key")
 
 
 def forget_selector(*, what: str | None = None, match: str | None = None,

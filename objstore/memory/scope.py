@@ -43,7 +43,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
-from objstore.core.refs import MAX_FILE_BYTES, MAX_SEGMENT_BYTES, escape_name, validate_key
+from objstore.core.refs import MAX_FILE_BYTES, MAX_SEGMENT_BYTES, refuse_if_credential, escape_name, validate_key
 from objstore.core.text import LazyPattern
 
 _REMOTE_RE = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
@@ -404,8 +404,10 @@ _AGENT_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 def check_agent(name: str) -> str:
     """Validate a sub-agent name or id (``explorer``, ``a36efb2a1231c41e2``):
     1-64 characters of letters, digits, ``_`` and ``-``, starting with a
-    letter or digit.  Returns it; raises InvalidInput."""
+    letter or digit.  Returns it; raises InvalidInput (``the agent holds a
+    credential`` for a bad name holding one: never echoed)."""
     if not isinstance(name, str) or not _AGENT_RE.match(name):
+        refuse_if_credential(name, "agent")
         raise InvalidInput(f"bad agent name {name!r}: want 1-64 letters, digits, '_' or '-'",
                            hint="e.g. --agent explorer")
     return name
@@ -416,6 +418,7 @@ def child_namespace(parent: str, agent: str) -> str:
     ``<parent>.agent-<agent>`` (the session id its turns carry).  Raises
     InvalidInput for an empty parent or a bad agent name."""
     if not parent:
+        refuse_if_credential(agent, "agent")   # a name holding a credential: refused as such, not hidden by this
         raise InvalidInput("a sub-agent's namespace needs its session (--session or $MEM_SESSION)")
     return f"{parent}{AGENT_SEP}{check_agent(agent)}"
 

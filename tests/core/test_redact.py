@@ -344,7 +344,11 @@ def test_whole_stdlib_hits_are_few_and_printed():
     ``http://evil:thing@``): true positives by format.  Since quoted string
     literals after a password keyword count (bandit B105), the test fixtures'
     hard-coded passwords fire too (``password = 'python'``, ``PASSWD =
-    "test123"``, ``pwd="python"``: ~20 in 3.11), still no false positive."""
+    "test123"``, ``pwd="python"``: ~20 in 3.11), still no false positive.
+    Since red13b a token right after the word password in prose is one
+    (``use password hunter2x9``): test_netrc.py's six ``.netrc`` lines
+    (``login log password pass1``, ``password pa#ss``) fire, the format's
+    own passwords: 23 -> 29 in 3.11."""
     counts: collections.Counter[str] = collections.Counter()
     size = 0
     t0 = time.perf_counter()
@@ -364,7 +368,7 @@ def test_whole_stdlib_hits_are_few_and_printed():
     print(f"\n[redact] whole stdlib: {size / 1e6:.1f} MB in {dt:.2f} s, hits {dict(counts)}")
     for s in shown:
         print("   ", s)
-    assert sum(counts.values()) <= 25
+    assert sum(counts.values()) <= 31
 
 
 def _transcript_lines() -> list[str]:

@@ -237,6 +237,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter, namedtuple
 
+from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.redact import prefilter
 from objstore.core.redact.rule import Rule
@@ -246,7 +247,7 @@ from objstore.core.redact.scanners import credential_name
 from objstore.core.text import replace_spans
 
 __all__ = [
-    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "credential_name", "name_hits",
+    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "check_name", "credential_name", "name_hits",
     "redact", "redact_named", "redact_value", "remove_credentials",
 ]
 
@@ -483,6 +484,21 @@ def name_hits(name: str) -> tuple[Hit, ...]:
             return hits
         seen = reading
     return ()
+
+
+def check_name(name: str, what: str = "key") -> None:
+    """Raise :class:`~objstore.core.errors.InvalidInput` (exit 2) when the
+    name ``name`` holds a credential (:func:`name_hits`): ``the <what> holds
+    a credential``.  The one refusal, and the one message, for every name a
+    write or a selector would keep in the clear (a fact key, a session id, an
+    agent name: ``what`` says which field).  The message never holds the
+    name.  Run before any format check, so a malformed name holding a secret
+    is refused without being echoed (``bad agent name '…'``).  Returns None
+    otherwise; raises ``TypeError`` for a non-str."""
+    if name_hits(name):
+        raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in file names and logs",
+                           hint="name what the value is, not the value" if what == "key"
+                           else f"name the {what} for what it is, not with a secret")
 
 
 def redact_value(text: str) -> str:

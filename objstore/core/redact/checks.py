@@ -412,6 +412,36 @@ def short_labelled_ok(v: str) -> bool:
     return v.lower() not in _LABEL_NOT_VALUES
 
 
+#: tokens with letters and digits that name a scheme, encoding or version, not a password
+#: ('password sha256', 'password utf8', 'password oauth2'): :func:`prose_token_ok` skips them
+_TECH_TOKENS = frozenset((
+    "sha1 sha224 sha256 sha384 sha512 sha-1 sha-256 sha-512 md4 md5 utf8 utf-8 utf16 utf-16 base32 base64 "
+    "base64url pbkdf2 argon2 argon2i argon2d argon2id scrypt bcrypt ntlmv2 oauth1 oauth2 http2 http3 ipv4 "
+    "ipv6 x509 pkcs1 pkcs8 pkcs12 aes128 aes256 aes-128 aes-256 rsa2048 rsa4096 ed25519 2fa mfa totp "
+    "v1 v2 v3 s3".split()))
+_VERSIONISH_RE = Lazy(r"[a-z]{0,3}[0-9][0-9.\-]*", FLAGS)
+
+
+def prose_token_ok(v: str) -> bool:
+    """The token right after the word password in prose (``use password
+    hunter2x9``, ``noted the password hunter2x9 for staging``; red13b): a
+    password when :func:`short_labelled_ok` takes it (letters with digits or
+    symbols, 4+ characters, not a prose word, a reference or a placeholder)
+    and it reads as no code or tech word: no bracket, ``=``, ``<``, ``>``,
+    ``,`` or backslash (``password VARCHAR(255)``, ``password=>x``, a JSON
+    line's ``x.\\n-`` escape), not a version or
+    number (``v1.2``, ``2.0``) nor a scheme (``sha256``, ``utf8``:
+    :data:`_TECH_TOKENS`), nor a word of :data:`_LABEL_NOT_VALUES` with
+    a mark (ftplib's ``passwd anonymous@``).  Words of letters alone never
+    pass: ``password reset``, ``password hashing`` are prose."""
+    v = v.rstrip("!")
+    low = v.lower()
+    if low.strip("@#*?.-_") in _LABEL_NOT_VALUES:   # a word with a mark ('passwd anonymous@'): prose
+        return False
+    return (short_labelled_ok(v) and not any(c in "()[]{}=<>,\\" for c in v) and low not in _TECH_TOKENS
+            and _VERSIONISH_RE.fullmatch(low) is None)
+
+
 def named_value_ok(v: str, *, password: bool) -> bool:
     """``v`` (stripped) is the whole of a value stored under a name that says
     it is a credential (``project/api/staging-password``): a password or a

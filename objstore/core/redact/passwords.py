@@ -10,7 +10,7 @@ import re
 
 from objstore.core.redact.checks import (bare_password_ok, cli_secret_ok, labelled_phrase_ok, mysql_password_ok,
                                          net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
-                                         pin_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
+                                         pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import scan_at
@@ -128,6 +128,12 @@ PASSWORD_RULES: list[Rule] = [
        "(short_labelled_ok)",
        _DASH_HEAD + r"(?P<secret>[^\s\"'`]{4,128}+)(?=[\"'`]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$))",
        ci=True, priority=51, check=short_labelled_ok, anchors=_DASH_LABELS, scan=scan_at(*_DASH_LABELS)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): a token right after the word password in prose ('noted "
+       "the password hunter2x9 for staging', 'use password hunter2x9', 'the password hunter2x9 works'; "
+       "red13b), where the token passes the short-value rule and is no code or tech word (prose_token_ok)",
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{1,4}(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=prose_token_ok, anchors=("passw",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase is <token>'",
        r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
