@@ -432,11 +432,14 @@ def prose_token_ok(v: str) -> bool:
     line's ``x.\\n-`` escape), not a version or
     number (``v1.2``, ``2.0``) nor a scheme (``sha256``, ``utf8``:
     :data:`_TECH_TOKENS`), nor a word of :data:`_LABEL_NOT_VALUES` with
-    a mark (ftplib's ``passwd anonymous@``).  Words of letters alone never
+    a mark (ftplib's ``passwd anonymous@``) or with digits after it
+    (``password reset2024``).  Words of letters alone never
     pass: ``password reset``, ``password hashing`` are prose."""
     v = v.rstrip("!")
     low = v.lower()
     if low.strip("@#*?.-_") in _LABEL_NOT_VALUES:   # a word with a mark ('passwd anonymous@'): prose
+        return False
+    if low.rstrip("0123456789") in _LABEL_NOT_VALUES:   # a prose word and a number ('password reset2024'): prose
         return False
     return (short_labelled_ok(v) and not any(c in "()[]{}=<>,\\" for c in v) and low not in _TECH_TOKENS
             and _VERSIONISH_RE.fullmatch(low) is None)
