@@ -107,3 +107,14 @@ def rank_keys(hits: Iterable, terms: Collection[str]) -> list[KeyRank]:
     ranks = [KeyRank(k, s, oid, names_key(k, terms)) for k, (s, oid) in best.items()]
     ranks.sort(key=lambda r: (not r.named, -r.score, r.key))
     return ranks
+
+
+def named_alone(store, query: str, terms: Collection[str], limit: int, **filters) -> tuple[list[KeyRank], list]:
+    """The keys ``query`` names, found by searching the facts alone (kinds
+    :data:`FACT_KINDS`, ``limit`` hits, ``filters`` passed on to
+    ``SearchIndex.search``: projects, roles, ...): where turns are searched
+    too they may fill the hits above a named key.  Returns (the named keys
+    by :func:`rank_keys`' rule, the facts-alone hits).  Raises what
+    ``SearchIndex.search`` raises (``IndexCorruptError``)."""
+    hits = store.index.search(query, limit=limit, kinds=FACT_KINDS, **filters)
+    return [r for r in rank_keys(hits, terms) if r.named], hits

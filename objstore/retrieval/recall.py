@@ -106,7 +106,7 @@ from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
-from objstore.retrieval.keyrank import FACT_KINDS, key_score, names_key, rank_keys
+from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
@@ -185,10 +185,9 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     qterms = question_terms([query])[0]
     alone = []  # the facts the question names, searched alone: turns may fill the hits above
     if "fact" in kinds and "turn" in kinds:
-        alone = [r for r in rank_keys(store.index.search(query, limit=opts.depth, kinds=FACT_KINDS,
-                                                         projects=None if projects is None else [*projects, ""],
-                                                         roles=roles, stopwords=opts.stopwords,
-                                                         scope_idf=opts.scope_idf), qterms) if r.named]
+        alone, _ = named_alone(store, query, qterms, opts.depth,
+                               projects=None if projects is None else [*projects, ""],
+                               roles=roles, stopwords=opts.stopwords, scope_idf=opts.scope_idf)
     if not hits and not alone:
         return []
     raw = {h.id: h.score for h in hits}
@@ -243,7 +242,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
             if c.kind == "turn":
                 c.score += opts.session_boost * session_sum.get(c.session, 0.0)
     if alone:  # in their own search's scale (they come first whatever it is)
-        best = alone[0].score if len(alone) == 1 else max(r.score for r in alone)
+        best = max(r.score for r in alone)
         for r in alone:
             c = cands.setdefault(("fact", r.key), _Cand("fact", r.key, hit_id=r.hit_id, named=True))
             c.score = max(c.score, r.score / (best or 1.0))

@@ -16,7 +16,7 @@ from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
 from objstore.memory.facts import current_noting_lost, listed_chain
-from objstore.retrieval.keyrank import FACT_KINDS, rank_keys
+from objstore.retrieval.keyrank import FACT_KINDS, named_alone, rank_keys
 from objstore.retrieval.querywords import question_terms
 
 
@@ -139,8 +139,7 @@ def _fact_order(store: Store, query: str, hits: list, depth: int, both: bool) ->
     by_id = {h.id: h for h in hits}
     ranks = rank_keys(hits, terms)
     if both:
-        alone = store.index.search(query, limit=depth, kinds=FACT_KINDS)
-        named = [r for r in rank_keys(alone, terms) if r.named]
+        named, alone = named_alone(store, query, terms, depth)
         by_id.update((h.id, h) for h in alone if h.id not in by_id)
         got = {r.key for r in named}
         ranks = named + [r for r in ranks if r.key not in got]
