@@ -46,6 +46,11 @@ from objstore.memory.sessions import CapturedTurn
 
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
+#: a new turns index is laid out (``TurnAppender.start_index``: its size extrapolated from what was read)
+#: once this many turns are written and 1/LAYOUT_PART of the bytes to read are read, or at the first publish
+#: (PACK_ROLL objects), whichever comes first: tantivy indexes from then on, beside the parsing
+LAYOUT_TURNS = 4096
+LAYOUT_PART = 10
 #: bytes of transcripts to read from which an import parses them in a child process (its start costs ~50 ms)
 PARALLEL_MIN_BYTES = 8 << 20
 #: bytes of transcripts to read in this process from which it decodes them with msgspec when
@@ -186,6 +191,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             for _ in src:  # the filters read every turn; if one stopped early, the next file still starts
                 pass       # at its own messages
 
+        laid_out = False  # app.start_index() called
         try:
             for i, path in enumerate(files):
                 real, ident, unchanged, err = plan[i]
@@ -218,6 +224,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.errors.append(f"{path}: {e.strerror or e}")
                 ledger.add(real)
                 read_bytes += sizes.get(path, 0)
+                if not laid_out and app.added >= LAYOUT_TURNS and read_bytes * LAYOUT_PART >= to_read_bytes:
+                    # tantivy indexes from here on, not only after the first publish
+                    app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)
+                    app.start_index()
+                    laid_out = True
                 last = i == len(files) - 1
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
                     app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)

@@ -210,6 +210,23 @@ class TurnAppender:
             self._stream_error = str(e)
             self._close_stream()
 
+    def start_index(self) -> None:
+        """Pack mode: lay out a turns index this import creates now, sized by
+        :attr:`expected_turns` as it is, instead of at the first
+        :meth:`publish`, so that tantivy indexes the turns written so far
+        and those that follow while the caller goes on
+        (``IndexStream.start``); nothing is visible before a publish.
+        Nothing without turns written, after an index error, or when the
+        layout exists.  An index error is kept and returned by the next
+        :meth:`publish` (the journal replays those sessions)."""
+        if self._stream is None or self._stream_error is not None:
+            return
+        try:
+            self._stream.start()
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+
     def drop_states(self) -> None:
         """Forget the in-memory state of the sessions (all published: call
         after :meth:`publish`), so a long import keeps memory bounded; a later
