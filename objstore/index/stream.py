@@ -55,12 +55,13 @@ class IndexStream:
     Memory: the pending batch's documents plus one writer's heap in the
     background, COMMIT_THREADS writers' when the caller waits (BULK_HEAP_BYTES
     each for a shard's part of more than BULK_DOCS documents).
-    A stream that creates the turns sub-index decides its layout when the
-    first batch is committed (``SearchIndex.stream(expected_docs=)``).
+    A stream that creates the turns sub-index decides its layout at
+    :meth:`start` or, if not called, when the first batch is committed
+    (``SearchIndex.stream(expected_docs=)``).
 
     A ``fresh`` stream whose layout has at most STREAM_SHARDS shards feeds
-    its documents (from the first one when the layout exists, else from the
-    first commit, which decides it) to one open writer per shard
+    its documents (from the first one when the layout exists, else from
+    :meth:`start` or the first commit, which decides it) to one open writer per shard
     as they come (:meth:`StreamWriter.feed`, in a feeding thread that takes
     them FEED_CHUNK at a time): tantivy indexes a batch while the caller
     produces it, and a commit only commits the open writers, so the

@@ -110,7 +110,7 @@ class TurnAppender:
         self._writer: PackWriter | None = None
         self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
         #: pack mode: about how many turns this appender will write (0: unknown), read
-        #: at its first index commit: a store without a turns index lays it out for
+        #: at :meth:`start_index` or its first index commit: a store without a turns index lays it out for
         #: that many (``SearchIndex.stream``); the caller updates it as it reads
         self.expected_turns = 0
         self._stream_error: str | None = None
