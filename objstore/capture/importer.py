@@ -25,7 +25,7 @@ from blake3 import blake3
 
 from objstore.capture import claude_code, codex
 from objstore.capture.cursors import iter_cursors
-from objstore.capture.parseworker import ParseWorker, WorkerFailed
+from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.capture.transcript import enable_fast_json
@@ -124,7 +124,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         progress: called as ``progress(files_done, files_total)``.
         workers: 1 parses and redacts the files in a child process
             (``objstore.capture.parseworker``) while this one stores what it
-            has sent (the machine's second core); 0 parses here; None (default)
+            has sent (the machine's second core); 2 or more, in that many
+            children, the files taken in turn (``ParseWorkers``); 0 parses here; None (default)
             uses the child when there are two cores and at least
             :data:`PARALLEL_MIN_BYTES` to read.  The result is the same
             either way; if the child dies, this process parses the rest.
@@ -356,7 +357,7 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
 
 
 def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str,
-                  registry: dict[str, str] | None = None) -> ParseWorker | None:
+                  registry: dict[str, str] | None = None) -> ParseWorker | ParseWorkers | None:
     """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
     less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
     child cannot be started (then this process parses)."""
@@ -365,6 +366,8 @@ def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str
     if workers is None and _bytes_of(to_read) < PARALLEL_MIN_BYTES:
         return None
     try:
+        if workers is not None and workers > 1:
+            return ParseWorkers(reader.__name__, to_read, harness, registry, workers)
         return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:
         return None
