@@ -25,7 +25,7 @@ from blake3 import blake3
 
 from objstore.capture import claude_code, codex
 from objstore.capture.cursors import iter_cursors
-from objstore.capture.parseworker import ParseWorker, WorkerFailed
+from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.capture.transcript import enable_fast_json
@@ -46,6 +46,11 @@ from objstore.memory.sessions import CapturedTurn
 
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
+#: a new turns index is laid out (``TurnAppender.start_index``: its size extrapolated from what was read)
+#: once this many turns are written and 1/LAYOUT_PART of the bytes to read are read, or at the first publish
+#: (PACK_ROLL objects), whichever comes first: tantivy indexes from then on, beside the parsing
+LAYOUT_TURNS = 4096
+LAYOUT_PART = 10
 #: bytes of transcripts to read from which an import parses them in a child process (its start costs ~50 ms)
 PARALLEL_MIN_BYTES = 8 << 20
 #: bytes of transcripts to read in this process from which it decodes them with msgspec when
@@ -119,7 +124,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         progress: called as ``progress(files_done, files_total)``.
         workers: 1 parses and redacts the files in a child process
             (``objstore.capture.parseworker``) while this one stores what it
-            has sent (the machine's second core); 0 parses here; None (default)
+            has sent (the machine's second core); 2 or more, in that many
+            children, the files taken in turn (``ParseWorkers``); 0 parses here; None (default)
             uses the child when there are two cores and at least
             :data:`PARALLEL_MIN_BYTES` to read.  The result is the same
             either way; if the child dies, this process parses the rest.
@@ -186,6 +192,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             for _ in src:  # the filters read every turn; if one stopped early, the next file still starts
                 pass       # at its own messages
 
+        laid_out = False  # app.start_index() called
         try:
             for i, path in enumerate(files):
                 real, ident, unchanged, err = plan[i]
@@ -218,6 +225,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.errors.append(f"{path}: {e.strerror or e}")
                 ledger.add(real)
                 read_bytes += sizes.get(path, 0)
+                if not laid_out and app.added >= LAYOUT_TURNS and read_bytes * LAYOUT_PART >= to_read_bytes:
+                    # tantivy indexes from here on, not only after the first publish
+                    app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)
+                    app.start_index()
+                    laid_out = True
                 last = i == len(files) - 1
                 if last or app.pending >= PACK_ROLL or len(app.docs) >= INDEX_BATCH:
                     app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)
@@ -345,7 +357,7 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
 
 
 def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str,
-                  registry: dict[str, str] | None = None) -> ParseWorker | None:
+                  registry: dict[str, str] | None = None) -> ParseWorker | ParseWorkers | None:
     """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
     less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
     child cannot be started (then this process parses)."""
@@ -354,6 +366,8 @@ def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str
     if workers is None and _bytes_of(to_read) < PARALLEL_MIN_BYTES:
         return None
     try:
+        if workers is not None and workers > 1:
+            return ParseWorkers(reader.__name__, to_read, harness, registry, workers)
         return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:
         return None

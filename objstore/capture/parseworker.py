@@ -61,7 +61,8 @@ from objstore.core.redact import redact
 from objstore.memory.scope import identity_of, name_in
 from objstore.memory.sessions import TurnForecast, cap_turn_text
 
-__all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "WorkerFailed", "parse_rows", "project_guesser"]
+__all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "ParseWorkers", "WorkerFailed", "parse_rows",
+           "project_guesser"]
 
 CHUNK_TURNS = 256
 CHUNK_CHARS = 1 << 20
@@ -234,6 +235,46 @@ class ParseWorker:
                 pass
 
     def __enter__(self) -> "ParseWorker":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class ParseWorkers:
+    """``n`` :class:`ParseWorker` children sharing ``paths``: the i-th path
+    is parsed by child ``i % n``, and :meth:`messages` reads the files'
+    messages in the order of ``paths``, as one worker gives them.  Each
+    child keeps its own forecast chains and project guesses, so a session
+    that goes on in another child's file is not forecast there (the
+    importer then encodes those turns itself: the same result).  Memory:
+    each child's queue and pipe.  Raises ``OSError`` if a child cannot be
+    started (those started are ended)."""
+
+    def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
+                 registry: dict[str, str] | None = None, n: int = 2) -> None:
+        self._workers: list[ParseWorker] = []
+        try:
+            for k in range(max(1, n)):
+                self._workers.append(ParseWorker(reader_module, paths[k::max(1, n)], harness, registry))
+        except OSError:
+            self.close()
+            raise
+        self._next = 0
+
+    def messages(self) -> Iterator[tuple]:
+        """The next file's messages (:meth:`ParseWorker.messages`), from the
+        child that parsed it.  Raises :class:`WorkerFailed`."""
+        w = self._workers[self._next % len(self._workers)]
+        self._next += 1
+        return w.messages()
+
+    def close(self) -> None:
+        """End every child.  Idempotent."""
+        for w in self._workers:
+            w.close()
+
+    def __enter__(self) -> "ParseWorkers":
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -95,7 +95,7 @@ class StreamWriter:
         opened = sub.open_current()
         self._next = sub.next_gen_number()  # before removing orphans: numbers never repeat
         sub.remove_orphans(set(opened[1]) if opened else set())
-        self._layout: Callable[[], int] | None = None  # decides n at the first take() (no index yet)
+        self._layout: Callable[[], int] | None = None  # decides n (no index yet): take(), decide_layout()
         self._unsharded: dict[str, IndexDoc] = {}  # documents added before n is decided
         if opened is None:
             self.base: Manifest | None = None
@@ -145,7 +145,7 @@ class StreamWriter:
     def add(self, d: IndexDoc) -> None:
         """Add ``d`` to its shard at the next :meth:`commit` (which raises
         ``SearchIndexError`` if tantivy refuses it)."""
-        if self.n is None:  # the layout is decided at the first take()
+        if self.n is None:  # the layout is decided at the first take() or decide_layout()
             self._unsharded.setdefault(d.id, d)
             return
         s = self._shard_of.get(d.ref)
@@ -160,6 +160,16 @@ class StreamWriter:
         empty: for :meth:`commit_batch` in another thread.  The first call
         of a writer whose layout is not decided yet decides it (see the class
         doc) and shards what was added so far."""
+        self.decide_layout()
+        batch = (self._adds, self._dels)
+        self._adds, self._dels = {}, []
+        return batch
+
+    def decide_layout(self) -> None:
+        """Decide the layout of a writer that has none yet (see the class
+        doc: ``new_shards`` called once) and shard what was added so far;
+        nothing when it is decided.  Raises ``ValueError`` when
+        ``new_shards`` gives no count in 1..MAX_SHARDS."""
         if self.n is None:
             n = self._layout()
             if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SHARDS:
@@ -168,9 +178,6 @@ class StreamWriter:
             pending, self._unsharded = self._unsharded, {}
             for d in pending.values():
                 self.add(d)
-        batch = (self._adds, self._dels)
-        self._adds, self._dels = {}, []
-        return batch
 
     def commit(self) -> None:
         """Write and commit the batch so far (see the class doc).  Raises
@@ -253,7 +260,7 @@ class StreamWriter:
     @property
     def can_feed(self) -> bool:
         """Whether :meth:`feed` may be used: a ``fresh`` writer whose layout
-        is decided (:meth:`take` was called) and holds at most FEED_SHARDS
+        is decided (:meth:`take` or :meth:`decide_layout` was called) and holds at most FEED_SHARDS
         shards (one open writer per shard; more would hold that many
         writers' memory for the whole import), with nothing to delete."""
         return self.fresh and self.n is not None and self.n <= FEED_SHARDS and not self._dels

@@ -379,10 +379,11 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         are of objects the caller has just written, which the index cannot
         hold yet (``StreamWriter``: no lookup of each id to replace a copy).
         ``expected_docs``: about how many documents the stream will carry, or
-        a function of no argument returning it, called once when the first
-        batch is committed (a bulk import then knows how much of its input it
-        has read); when the stream creates the turns sub-index, its layout
-        has one shard per SHARD_TARGET_DOCS of them, 1..DEFAULT_TURN_SHARDS
+        a function of no argument returning it, called once, at
+        ``IndexStream.start`` or else when the first batch is committed (a
+        bulk import then knows how much of its input it has read); when the
+        stream creates the turns sub-index, its layout has one shard per
+        SHARD_TARGET_DOCS of them, 1..DEFAULT_TURN_SHARDS
         (:meth:`_import_shards`; 0: DEFAULT_TURN_SHARDS); an existing layout
         is kept.
         Takes the sub-index lock
@@ -404,7 +405,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
             layout: "int | Callable[[], int]" = self._layout_shards(sub.kind)
         elif callable(expected_docs):
             def layout() -> int:
-                """The turns layout, sized by what the import expects by its first commit."""
+                """The turns layout, sized by what the import expects when it is decided."""
                 return self._import_shards(max(0, int(expected_docs())))
         else:
             layout = self._import_shards(max(0, int(expected_docs)))

@@ -55,12 +55,13 @@ class IndexStream:
     Memory: the pending batch's documents plus one writer's heap in the
     background, COMMIT_THREADS writers' when the caller waits (BULK_HEAP_BYTES
     each for a shard's part of more than BULK_DOCS documents).
-    A stream that creates the turns sub-index decides its layout when the
-    first batch is committed (``SearchIndex.stream(expected_docs=)``).
+    A stream that creates the turns sub-index decides its layout at
+    :meth:`start` or, if not called, when the first batch is committed
+    (``SearchIndex.stream(expected_docs=)``).
 
     A ``fresh`` stream whose layout has at most STREAM_SHARDS shards feeds
-    its documents (from the first one when the layout exists, else from the
-    first commit, which decides it) to one open writer per shard
+    its documents (from the first one when the layout exists, else from
+    :meth:`start` or the first commit, which decides it) to one open writer per shard
     as they come (:meth:`StreamWriter.feed`, in a feeding thread that takes
     them FEED_CHUNK at a time): tantivy indexes a batch while the caller
     produces it, and a commit only commits the open writers, so the
@@ -150,6 +151,34 @@ class IndexStream:
         self._job = (t, err)
         if wait:
             self.wait()
+
+    def start(self) -> None:
+        """Decide the layout of a stream that creates its sub-index now,
+        before its first :meth:`commit` (``expected_docs`` is called now),
+        and, where it can feed (``fresh``, at most STREAM_SHARDS shards),
+        hand the documents added so far to the open writers, shard by shard,
+        and every later one as it comes: tantivy indexes them before the
+        first commit.  Nothing is visible before a commit.  Nothing when the
+        layout is decided already.  Raises ``SearchIndexError`` (the stream
+        is then closed), ``ValueError`` when closed."""
+        if self._w is None:
+            raise ValueError("the index stream is closed")
+        w = self._w
+        if self._feed is not None or w.n is not None:
+            return
+        try:
+            w.decide_layout()
+            if not w.can_feed:
+                return
+            adds = w.take()[0]  # no deletes: can_feed
+            self._start_feed()
+        except BaseException as e:
+            self.close()
+            if isinstance(e, SearchIndexError):
+                raise
+            raise SearchIndexError(f"index write failed: {e}") from e
+        for sh in sorted(adds):  # generations created in shard order, as commit_batch does
+            self._feed[1].put(list(adds[sh].values()))
 
     def _start_feed(self) -> None:
         """Start the feeding thread: documents added from now on go to open writers."""

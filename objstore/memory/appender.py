@@ -110,7 +110,7 @@ class TurnAppender:
         self._writer: PackWriter | None = None
         self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
         #: pack mode: about how many turns this appender will write (0: unknown), read
-        #: at its first index commit: a store without a turns index lays it out for
+        #: at :meth:`start_index` or its first index commit: a store without a turns index lays it out for
         #: that many (``SearchIndex.stream``); the caller updates it as it reads
         self.expected_turns = 0
         self._stream_error: str | None = None
@@ -206,6 +206,23 @@ class TurnAppender:
                 self._stream = self.store.index.stream(  # turns it has just written; a new layout
                     "turn", fresh=True, expected_docs=lambda: self.expected_turns)  # sized at the 1st commit
             self._stream.add(doc)
+        except SearchIndexError as e:
+            self._stream_error = str(e)
+            self._close_stream()
+
+    def start_index(self) -> None:
+        """Pack mode: lay out a turns index this import creates now, sized by
+        :attr:`expected_turns` as it is, instead of at the first
+        :meth:`publish`, so that tantivy indexes the turns written so far
+        and those that follow while the caller goes on
+        (``IndexStream.start``); nothing is visible before a publish.
+        Nothing without turns written, after an index error, or when the
+        layout exists.  An index error is kept and returned by the next
+        :meth:`publish` (the journal replays those sessions)."""
+        if self._stream is None or self._stream_error is not None:
+            return
+        try:
+            self._stream.start()
         except SearchIndexError as e:
             self._stream_error = str(e)
             self._close_stream()

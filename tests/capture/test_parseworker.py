@@ -55,9 +55,10 @@ def _summary(r) -> tuple:
             r.index_error)
 
 
-def test_worker_stores_what_an_import_in_process_stores(corpus, tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])  # 2: two children, files taken in turn
+def test_worker_stores_what_an_import_in_process_stores(corpus, tmp_path, workers):
     here, refs_here = _import(tmp_path / "here", corpus, 0)
-    child, refs_child = _import(tmp_path / "child", corpus, 1)
+    child, refs_child = _import(tmp_path / "child", corpus, workers)
     assert refs_child == refs_here and len(refs_here) >= 5
     assert _summary(child) == _summary(here)
     assert child.turns_added > 100 and child.secrets_redacted == 1 and child.files_skipped == 1
@@ -69,11 +70,12 @@ def test_worker_stores_what_an_import_in_process_stores(corpus, tmp_path):
         assert [h.ref for h in hits] == ["s-secret"]
     finally:
         store.close()
-    again, _ = _import(tmp_path / "child", corpus, 1)   # nothing new: nothing read again
+    again, _ = _import(tmp_path / "child", corpus, workers)   # nothing new: nothing read again
     assert again.turns_added == 0 and again.files_unchanged == again.files
 
 
-def test_a_worker_killed_mid_import_leaves_the_rest_to_this_process(corpus, tmp_path, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_worker_killed_mid_import_leaves_the_rest_to_this_process(corpus, tmp_path, monkeypatch, workers):
     started: list[ParseWorker] = []
     real_init = ParseWorker.__init__
 
@@ -94,8 +96,8 @@ def test_a_worker_killed_mid_import_leaves_the_rest_to_this_process(corpus, tmp_
 
     monkeypatch.setattr(ParseWorker, "messages", messages)
     here, refs_here = _import(tmp_path / "here", corpus, 0)
-    child, refs_child = _import(tmp_path / "child", corpus, 1)
-    assert started and started[0]._proc.poll() is not None
+    child, refs_child = _import(tmp_path / "child", corpus, workers)
+    assert len(started) == workers and all(w._proc.poll() is not None for w in started)
     assert refs_child == refs_here
     assert _summary(child) == _summary(here)
 
@@ -236,7 +238,7 @@ def test_forecasts_are_used_only_for_the_turns_they_forecast(tmp_path, monkeypat
         return real_add(self, frame, digest)
     monkeypatch.setattr(PackWriter, "add", add)
     out = {}
-    for w in (0, 1):
+    for w in (0, 1, 2):
         given.clear()
         store = open_store(tmp_path / f"s{w}", create=True)
         try:
@@ -256,7 +258,8 @@ def test_forecasts_are_used_only_for_the_turns_they_forecast(tmp_path, monkeypat
         finally:
             store.close()
     assert out[1][0] == out[0][0] and out[1][1] == out[0][1]
-    assert not any(out[0][2])
+    assert out[2][0] == out[0][0] and out[2][1] == out[0][1]   # two children: the same store
+    assert not any(out[0][2]) and any(out[2][2])
     used = out[1][2]
     assert any(used) and not all(used), used     # some forecasts used, some not
     assert used[-3:] == [True] * 3                # the repository's sub-folder: its name guessed in the child

@@ -150,3 +150,73 @@ def test_a_stream_into_an_existing_layout_feeds_from_its_first_document(tmp_path
         assert ix.verify() == []
     finally:
         ix.close()
+
+
+@pytest.mark.parametrize("feed_shards", [4, 0])  # 0: a layout too large to feed is decided, written at the commit
+def test_a_stream_started_before_its_first_commit_is_laid_out_then_with_a_batch_writes_result(
+        tmp_path: Path, monkeypatch, feed_shards: int) -> None:
+    """``IndexStream.start`` (an import's early layout): ``expected_docs`` is
+    asked then, once; the documents added so far and those after are fed
+    (nothing visible before the commit), and the result is a batch write's."""
+    import objstore.index.genwriter as genwriter
+    monkeypatch.setattr(genwriter, "FEED_SHARDS", feed_shards)
+    words = ["alpha beta", "beta gamma delta", "alpha alpha omega", "gamma", "delta beta alpha"]
+    batches = [[sturn(i, f"{words[i % 5]} common {i}") for i in range(b * 40, b * 40 + 40)] for b in range(3)]
+    root = tmp_path / "started" / "index"
+    ix = SearchIndex(root)
+    asked: list[int] = []
+    try:
+        with ix.stream(fresh=True, expected_docs=lambda: asked.append(st.added) or 4) as st:
+            for d in batches[0][:11]:
+                st.add(d)
+            assert not (root / "turns").exists() or not list((root / "turns").glob("gen-*"))
+            st.start()
+            assert asked == [11]  # sized by what it had then
+            assert not (root / "turns" / "CURRENT").exists() and ix.search("common", limit=50) == []
+            for d in batches[0][11:]:
+                st.add(d)
+            st.start()  # decided: nothing more
+            for k, batch in enumerate(batches):
+                if k:
+                    for d in batch:
+                        st.add(d)
+                st.commit(wait=False)
+            st.wait()
+        assert asked == [11]
+        plain = write(tmp_path / "batch" / "index", False, batches)
+        try:
+            assert ix.turn_shard_count() == plain.turn_shard_count() == 2
+            assert segments(root) == segments(tmp_path / "batch" / "index")
+            for q in ("alpha", "common", "beta delta", "omega"):
+                assert hits(ix, q) == hits(plain, q)
+        finally:
+            plain.close()
+        assert ix.verify() == []
+    finally:
+        ix.close()
+
+
+def test_a_started_stream_closed_before_its_first_commit_leaves_no_index(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    ix = SearchIndex(root)
+    try:
+        st = ix.stream(fresh=True, expected_docs=lambda: 4)
+        for i in range(10):
+            st.add(sturn(i, f"first {i}"))
+        st.start()
+        for i in range(10, 20):
+            st.add(sturn(i, f"second {i}"))
+        st.close()  # never committed: dropped, no layout named
+        assert not (root / "turns" / "CURRENT").exists()
+        assert ix.search("first", limit=50) == []
+        with pytest.raises(ValueError):
+            st.start()
+        with ix.stream(fresh=True, expected_docs=lambda: 2) as again:  # laid out anew: one shard
+            again.add(sturn(30, "first 30"))
+            again.commit()
+        assert [h.id for h in ix.search("first", limit=50)] == [oid("t30")]
+        assert ix.turn_shard_count() == 1
+        assert len(list((root / "turns").glob("gen-*"))) == 1  # the dropped writers' generations were removed
+        assert ix.verify() == []
+    finally:
+        ix.close()
