@@ -25,6 +25,7 @@ import objstore.memory.forget as F
 import objstore.memory.forgetplan as FP
 from objstore.core.store import Store
 from objstore.index.searchindex import SearchIndex
+from objstore.memory.citations import FactCites
 from objstore.memory.opening import open_store
 
 acc: dict[str, list] = {}
@@ -69,6 +70,12 @@ def main(argv: list[str]) -> int:
     for n in ("purge", "purge_facts", "purge_turns", "purge_turn_shards", "verify_purged", "term_doc_freq",
               "missing_turns", "substring_candidate_refs"):
         wrap(SearchIndex, n, "SearchIndex." + n)
+    for n in ("_copy_pack", "_copy_blocks"):   # the pack rewrite of delete_objects
+        wrap(Store, n, "Store." + n)
+    for n in ("_purge_by_merge", "_purge_by_padded_merge"):   # which merge a purge took
+        wrap(SearchIndex, n, "SearchIndex." + n)
+    wrap(FactCites, "load", "FactCites.load")
+    wrap(FactCites, "save", "FactCites.save")
     w0, t0 = time.monotonic(), time.process_time()
     store = open_store(Path(argv[0]))
     t1 = time.process_time()

@@ -28,7 +28,7 @@ from objstore.index.generations import (
 from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
 from objstore.index.schema import KINDS, IndexDoc, delete_object, ids_at, to_tantivy_doc
 
-__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges",
+__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges", "isolated_is_smaller",
            "pad_merge"]
 
 #: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
@@ -87,6 +87,27 @@ def pad_merge(sub: SubIndex, new: str, nindex: "tantivy.Index", pads: int, per: 
         except BaseException as e:
             raise_write_failed(writer, e, sub.dir / new)
         del writer
+
+
+def isolated_is_smaller(sizes: list[tuple[int, int]], sr: "tantivy.Searcher", schema: "tantivy.Schema",
+                        fmt, present: list[str]) -> bool:
+    """[isolated merge] Whether the segments holding the ids ``present``
+    (live documents found by ``sr``, a searcher of a generation whose
+    ``meta.json`` gives ``sizes``, ``(max_doc, deleted)`` per segment, and
+    whose id format is ``fmt``) hold at most half the generation's
+    documents: merging them alone (:meth:`SearchIndexPurges._purge_by_padded_merge`)
+    then costs a fraction of a merge of every segment.  False when the
+    searcher's segments are not those of ``sizes`` or an id has no live
+    document."""
+    if int(sr.num_segments) != len(sizes) or not sizes:
+        return False
+    where: set[int] = set()
+    for i in present:
+        hits = sr.search(tantivy.Query.term_query(schema, "id", fmt.key(i)), 1).hits
+        if not hits:
+            return False
+        where.add(hits[0][1].segment_ord)
+    return 2 * sum(sizes[k][0] for k in where) <= sum(md for md, _dl in sizes)
 
 
 class SearchIndexPurges:
@@ -165,13 +186,24 @@ class SearchIndexPurges:
             present = [i for i in doomed if sr.doc_freq("id", fmt.key(i)) > 0]
             if not present:
                 return False
-            merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, add,
-                                          kinds=("fact", "history"))
-            if merged is not None:
-                return merged
-            index.reload()
-            sr = index.searcher()
-            padded = self._purge_by_padded_merge(sub, name, index, sr, present, add, kinds=("fact", "history"))
+            padded = None
+            if isolated_is_smaller(segment_sizes(sub.dir / name), sr, index.schema, fmt, present):
+                # the segments holding them merged alone (e.g. a sub-agent's summary in the import's
+                # small last segment, not its 8,000-document first one): a fraction of the merge below
+                padded = self._purge_by_padded_merge(sub, name, index, sr, present, add,
+                                                     kinds=("fact", "history"), isolated_only=True)
+                if padded is False:   # not clean (a doomed id has a deleted copy in another segment,
+                    padded = None     # e.g. a version indexed as current, then as history): as before
+                    index.reload()
+                    sr = index.searcher()
+            if padded is None:
+                merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, add,
+                                              kinds=("fact", "history"))
+                if merged is not None:
+                    return merged
+                index.reload()
+                sr = index.searcher()
+                padded = self._purge_by_padded_merge(sub, name, index, sr, present, add, kinds=("fact", "history"))
             if not padded:
                 return False
             gens = list(m.gens)
@@ -449,7 +481,7 @@ class SearchIndexPurges:
 
     def _purge_by_padded_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
                                present: list[str], add: list[IndexDoc], kinds: tuple[str, ...] = ("turn",),
-                               ) -> "tuple[str, tantivy.Index] | bool | None":
+                               isolated_only: bool = False) -> "tuple[str, tantivy.Index] | bool | None":
         """[padded merge] Physically remove ``present`` (doomed ids counted
         in generation ``name`` of ``sub``) from a copy of the generation by a
         merge of only the segments tantivy's merge policy puts in one level
@@ -471,7 +503,8 @@ class SearchIndexPurges:
         publishes it; False when it is not (the copy is removed; the caller
         rebuilds the shard); None when nothing was tried (no live document
         leads to a doomed id, no padding makes the level merge, or the
-        generation cannot be hard-linked).  Caller
+        generation cannot be hard-linked; ``isolated_only``: also when the
+        segments holding them cannot be merged alone).  Caller
         holds the sub-index lock."""
         sizes = segment_sizes(sub.dir / name)
         if int(sr.num_segments) != len(sizes):
@@ -493,7 +526,7 @@ class SearchIndexPurges:
         plan = pad_plan([after[k] for k in targets], set(range(len(targets))), extra) if ISOLATED_MERGE \
             and not any(sr.doc_freq("id", fmt.key(d.id)) > 0 for d in docs) else None
         isolated = plan is not None
-        if plan is None:
+        if plan is None and not isolated_only:
             plan = pad_plan(after, set(where), extra)
         if plan is None:
             return None

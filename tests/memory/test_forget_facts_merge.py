@@ -68,3 +68,33 @@ def test_forget_of_a_whole_key_merges_and_a_second_forget_too(store, monkeypatch
     for needle in (CANARY.lower().encode(), b"ferrous-wombat-1212"):
         assert _raw_hits(store.root / "index", needle) == []
     assert len(search(store, "build cache runner", limit=50)) >= 10
+
+
+def _fact_segments(store) -> list[str]:
+    import json
+    sub = store.index._subs["fact"]
+    (_s, name), = sub.manifest().live()
+    return [s["segment_id"] for s in json.loads((sub.dir / name / "meta.json").read_text())["segments"]]
+
+
+def test_forget_of_a_fact_in_a_small_segment_merges_that_segment_alone(store, monkeypatch):
+    # the facts of an import in one large segment (a reindex writes them in one commit),
+    # then a later fact alone in a small one: its forget merges the small one alone
+    # (an isolated padded merge), and the large segment stays as it was, files and all
+    from objstore.retrieval.search import reindex
+    for i in range(60):
+        remember(store, f"project/s/k{i}", f"summary {i} of a sub-agent's work on the parser and its tests")
+    reindex(store)
+    big = _fact_segments(store)
+    assert len(big) == 1
+    remember(store, "project/s/late", f"the staging host is {CANARY} until friday")
+    assert len(_fact_segments(store)) == 2
+    seen = _calls(monkeypatch)
+    res = forget(store, match=CANARY)
+    assert res.index_problems == []
+    assert seen == {"facts": [True], "rebuild": 0}
+    assert big[0] in _fact_segments(store)          # the large segment was not merged
+    assert _raw_hits(store.root / "index", CANARY.lower().encode()) == []
+    assert scan_store(store.root / "index", [CANARY.encode(), CANARY.lower().encode()]) == []
+    assert len(search(store, "sub-agent parser tests", limit=100)) >= 50
+    assert "project/s/late" not in dict(list_keys(store))
