@@ -10,6 +10,7 @@ The format, the checks an open makes and the block decoding are in
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import mmap
 import os
@@ -25,14 +26,16 @@ from blake3 import blake3
 from objstore.core.errors import CorruptObject, InvalidInput, NotFound
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
-    BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX_FIXED, IDX_MAGIC, IDX_NAME, MAX_ENTRY,
-    PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
+    IDX_NAME, MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
     DeflateReader,
     Inflate,
     header_version,
     idx_size,
+    pos_width,
     put_parent,
     raw_id,
+    uint_table,
     version_problem,
 )
 from objstore.core.record import Frozen, set_fields
@@ -131,11 +134,19 @@ class Pack:
             raise version_problem(str(ip), "pack index", version, other=header_version(self.pack_path))
         self.version = version
         self._ids_off = HEADER_LEN + FANOUT_LEN
+        #: bytes of an id in the id table (version 5: without its first byte, which the fan-out gives)
+        self._idw = IDX5_ID_LEN if version >= 5 else ID_LEN
+        #: width of a body position and of a place in the id table (version 5: by the count; version 4: u32)
+        self._w = pos_width(n) if version >= 5 else 4
         self._nblocks = 0
-        if version >= 3:  # the block table's length B follows the positions
+        if version >= 5:  # each object's body position, then the block table
+            self._pos_off = self._ids_off + self._idw * n
+            nb_off = self._pos_off + self._w * n
+        elif version >= 3:  # the block table's length B follows the positions
             self._bno_off = self._ids_off + ID_LEN * n
             self._ord_off = self._bno_off + 4 * n
             nb_off = self._ord_off + 2 * n
+        if version >= 3:
             if self._idx_size < nb_off + 4 + 2 * SUM_LEN:
                 raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need at least "
                                     f"{nb_off + 4 + 2 * SUM_LEN} (truncated or damaged)")
@@ -144,8 +155,8 @@ class Pack:
                 raise CorruptObject(f"{ip}: {self._nblocks} blocks for {n} objects (damaged)")
             self._boffs_off = nb_off + 4
             self._blens_off = self._boffs_off + 8 * self._nblocks
-            self._bfirst_off = self._blens_off + 4 * self._nblocks  # version 4
-            self._inv_off = self._bfirst_off + 4 * self._nblocks  # version 4
+            self._bfirst_off = self._blens_off + 4 * self._nblocks  # versions 4, 5
+            self._inv_off = self._bfirst_off + 4 * self._nblocks  # versions 4, 5
         need = idx_size(n, version, self._nblocks)
         if self._idx_size != need:
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
@@ -156,7 +167,7 @@ class Pack:
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
         if version >= 4:
-            self._sum_off = self._inv_off + 4 * n
+            self._sum_off = self._inv_off + self._w * n
         elif version >= 3:
             self._sum_off = self._blens_off + 4 * self._nblocks
         else:
@@ -224,8 +235,12 @@ class Pack:
     # -- lookups ------------------------------------------------------------
 
     def _id_at(self, i: int) -> bytes:
-        o = self._ids_off + i * ID_LEN
-        return self._mm[o:o + ID_LEN]
+        idw = self._idw
+        o = self._ids_off + i * idw
+        if idw == ID_LEN:
+            return self._mm[o:o + ID_LEN]
+        # version 5: the first byte is the fan-out bucket holding position i
+        return bytes((bisect.bisect_right(self._fanout, i) - 1,)) + self._mm[o:o + idw]
 
     def find_raw(self, raw: bytes) -> int:
         """Position of raw id ``raw`` (32 bytes) in the id table, or -1:
@@ -234,14 +249,15 @@ class Pack:
         in each pack with it)."""
         b = raw[0]
         lo, hi = self._fanout[b], self._fanout[b + 1]
-        mm, base = self._mm, self._ids_off
+        mm, base, idw = self._mm, self._ids_off, self._idw
+        key = raw[ID_LEN - idw:]  # version 5: the table holds the bytes after the first
         while lo < hi:
             mid = (lo + hi) >> 1
-            o = base + mid * ID_LEN
-            k = mm[o:o + ID_LEN]
-            if k < raw:
+            o = base + mid * idw
+            k = mm[o:o + idw]
+            if k < key:
                 lo = mid + 1
-            elif k == raw:
+            elif k == key:
                 return mid
             else:
                 hi = mid
@@ -252,7 +268,7 @@ class Pack:
         ``(0, 0)``, which no bounds check passes, for a block number past
         the block table)."""
         if self.version >= 3:
-            return self._block(U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
+            return self._block(self._place(i)[0])
         return (U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
                 U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
 
@@ -265,7 +281,29 @@ class Pack:
 
     def _ordinal(self, i: int) -> int:
         """Version 3: the position of object ``i`` in its block (0 before)."""
-        return U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
+        return self._place(i)[1] if self.version >= 3 else 0
+
+    def _place(self, i: int) -> tuple[int, int]:
+        """Versions 3-5: (block number, position in the block) of object
+        ``i`` of the id table; version 5 from its body position (the block:
+        the last whose first body position is not after it); a block number
+        past the table (B) for a damaged position."""
+        mm = self._mm
+        if self.version < 5:
+            return U32.unpack_from(mm, self._bno_off + 4 * i)[0], U16.unpack_from(mm, self._ord_off + 2 * i)[0]
+        w = self._w
+        o = self._pos_off + w * i
+        p = int.from_bytes(mm[o:o + w], "big")
+        lo, hi, base = 0, self._nblocks, self._bfirst_off
+        while lo < hi:  # the first block whose first body position is after p
+            mid = (lo + hi) >> 1
+            if U32.unpack_from(mm, base + 4 * mid)[0] <= p:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == 0 or p >= self.count:
+            return self._nblocks, 0
+        return lo - 1, p - U32.unpack_from(mm, base + 4 * (lo - 1))[0]
 
     def _block_id(self, b: int, j: int) -> bytes:
         """Version 4: the raw id of object ``j`` of block ``b``, from the
@@ -278,7 +316,9 @@ class Pack:
         o = U32.unpack_from(self._mm, self._bfirst_off + 4 * b)[0] + j
         if o >= n:
             return bytes(ID_LEN)
-        i = U32.unpack_from(self._mm, self._inv_off + 4 * o)[0]
+        w = self._w
+        p = self._inv_off + w * o
+        i = int.from_bytes(self._mm[p:p + w], "big")
         return self._id_at(i) if i < n else bytes(ID_LEN)
 
     def _cached_frame(self, got: tuple[list[bytes], tuple[int, ...] | None, int], k: int) -> bytes:
@@ -324,14 +364,16 @@ class Pack:
         """The verified frame of the object at position ``i`` of the id
         table, whose raw id is ``raw`` (:meth:`find_raw`).  Raises
         CorruptObject as :meth:`get`."""
-        off, length = self._entry(i)
         if self.version >= 3:
-            k = self._ordinal(i)
+            b, k = self._place(i)
+            off, length = self._block(b)
             got = self._blocks.get(off)
             if got is not None and k < len(got[0]):
                 frame = self._cached_frame(got, k)
                 if blake3(frame).digest() == raw:
                     return frame
+        else:
+            off, length = self._entry(i)
         if off < self._body_start or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
                                 f"is outside the pack body")
@@ -339,7 +381,7 @@ class Pack:
         if len(data) != length:
             raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
         if self.version >= 3:
-            return self._read_block(data, raw, off, k, U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
+            return self._read_block(data, raw, off, k, b)
         return self._decode_entry(data, raw)
 
     def _read_block(self, data: bytes, raw: bytes, off: int, k: int, b: int) -> bytes:
@@ -380,7 +422,8 @@ class Pack:
         """Positions in the id table, in the order of the pack body (version
         3: by block, then by position in the block)."""
         if self.version >= 3:
-            return sorted(range(self.count), key=lambda i: (self._entry(i)[0], self._ordinal(i)))
+            places = self._places()
+            return sorted(range(self.count), key=lambda i: (self._block(places[0][i])[0], places[1][i]))
         return sorted(range(self.count), key=lambda i: self._entry(i)[0])
 
     def raw_blocks_in_body_order(self) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
@@ -396,7 +439,7 @@ class Pack:
         blocks: dict[tuple[int, int], list[tuple[int, int]]] = {}
         # the tables read at once (not an unpack per object: a forget copies a pack of ~130,000)
         n, nb, im = self.count, self._nblocks, self._mm
-        bnos, ords = _table(im, "I", self._bno_off, n), _table(im, "H", self._ord_off, n)
+        bnos, ords = self._places()
         boffs, blens = _table(im, "Q", self._boffs_off, nb), _table(im, "I", self._blens_off, nb)
         for i, (b, k) in enumerate(zip(bnos, ords)):
             key = (boffs[b], blens[b]) if b < nb else (0, 0)  # (0, 0): no bounds check passes
@@ -406,11 +449,10 @@ class Pack:
             members.append((k, i))
         if not blocks:
             return
-        base = self._ids_off
         with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             for (off, length), members in sorted(blocks.items()):
                 members.sort()
-                ids = [im[base + i * ID_LEN:base + (i + 1) * ID_LEN].hex() for _k, i in members]
+                ids = [self._id_at(i).hex() for _k, i in members]
                 if off < self._body_start or length < 5 or off + length > self._body_end:
                     yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
                     continue
@@ -422,6 +464,25 @@ class Pack:
                     yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
                     continue
                 yield ids, data[4:]
+
+    def _places(self) -> tuple[array, array]:
+        """Versions 3-5: (block numbers, positions in their blocks) of every
+        object, in id order, the tables read at once (:meth:`_place` of each;
+        version 5: from the body positions and the blocks' first ones)."""
+        n, nb, im = self.count, self._nblocks, self._mm
+        if self.version < 5:
+            return _table(im, "I", self._bno_off, n), _table(im, "H", self._ord_off, n)
+        firsts = _table(im, "I", self._bfirst_off, nb)
+        bnos, ords = array("I"), array("I")
+        for p in uint_table(im, self._pos_off, n, self._w):
+            b = bisect.bisect_right(firsts, p) - 1
+            if b < 0 or p >= n:  # damaged: a block past the table
+                bnos.append(nb)
+                ords.append(0)
+            else:
+                bnos.append(b)
+                ords.append(p - firsts[b])
+        return bnos, ords
 
     def frames_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
         """``(id, frame)`` of every object in the order of the pack body,
@@ -576,11 +637,12 @@ class Pack:
         hi_raw = bytes.fromhex((p + "f" * 64)[:64])
         b = lo_raw[0]  # a prefix has >= 4 hex digits: lo and hi share byte 0
         lo, hi = self._fanout[b], self._fanout[b + 1]
-        mm, base = self._mm, self._ids_off
+        mm, base, idw = self._mm, self._ids_off, self._idw
+        key = lo_raw[ID_LEN - idw:]  # version 5: the table holds the bytes after the first
         while lo < hi:
             mid = (lo + hi) >> 1
-            o = base + mid * ID_LEN
-            if mm[o:o + ID_LEN] < lo_raw:
+            o = base + mid * idw
+            if mm[o:o + idw] < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -659,9 +721,13 @@ class Pack:
                         if per_entry and bad <= max_problems:
                             problems.append(str(got))
                 entries = sorted(self._block(b) for b in range(self._nblocks))
-                bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
+                if self.version >= 5:
+                    bnos, problem = self._verify_positions()
+                    problems += problem
+                else:
+                    bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
                 used = set(bnos)
-                if self.version >= 4:
+                if self.version == 4:
                     problems += self._verify_body_tables(bnos)
                 if used != set(range(self._nblocks)):
                     problems.append(f"{ip}: objects name blocks {sorted(used - set(range(self._nblocks)))[:5]} "
@@ -733,6 +799,26 @@ class Pack:
                 return [f"{self.idx_path}: the body-position table does not name object {self._id_at(i).hex()} "
                         f"at its block and position"]
         return []
+
+    def _verify_positions(self) -> tuple[array, list[str]]:
+        """Version 5: (each object's block number, in id order, a number
+        past the table for a damaged position; the problems found): the
+        blocks' first body positions start at 0 and rise, each by one or
+        more (no block without an object), and each body position's place
+        in the id table names the object whose body position it is."""
+        mm, n, nb, w = self._mm, self.count, self._nblocks, self._w
+        problems = []
+        firsts = _table(mm, "I", self._bfirst_off, nb)
+        if nb and (firsts[0] != 0 or firsts[-1] >= n or any(a >= b for a, b in zip(firsts, firsts[1:]))):
+            problems.append(f"{self.idx_path}: the blocks' first body positions are damaged")
+        pos = uint_table(mm, self._pos_off, n, w)
+        inv = uint_table(mm, self._inv_off, n, w)
+        for i, p in enumerate(pos):
+            if p >= n or inv[p] != i:
+                problems.append(f"{self.idx_path}: the body positions do not name object {self._id_at(i).hex()} "
+                                "where the body-position table places it")
+                break
+        return self._places()[0], problems
 
     def info(self) -> PackInfo:
         """This pack as a :class:`PackInfo`."""

@@ -72,7 +72,7 @@ def _frames(data: bytes, version: int) -> Iterator[tuple[str, bytes]]:
     end = max(_HEADER_LEN, len(data) - _SUM_LEN)
     off = _HEADER_LEN
     zr = None
-    if version in (2, 3, 4):
+    if version in (2, 3, 4, 5):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:
