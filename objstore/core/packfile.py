@@ -138,6 +138,7 @@ class Pack:
         self._idw = IDX5_ID_LEN if version >= 5 else ID_LEN
         #: width of a body position and of a place in the id table (version 5: by the count; version 4: u32)
         self._w = pos_width(n) if version >= 5 else 4
+        self._firsts: array | None = None  # version 5: the blocks' first body positions, once read
         self._nblocks = 0
         if version >= 5:  # each object's body position, then the block table
             self._pos_off = self._ids_off + self._idw * n
@@ -294,16 +295,13 @@ class Pack:
         w = self._w
         o = self._pos_off + w * i
         p = int.from_bytes(mm[o:o + w], "big")
-        lo, hi, base = 0, self._nblocks, self._bfirst_off
-        while lo < hi:  # the first block whose first body position is after p
-            mid = (lo + hi) >> 1
-            if U32.unpack_from(mm, base + 4 * mid)[0] <= p:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo == 0 or p >= self.count:
+        firsts = self._firsts
+        if firsts is None:  # B numbers (4 bytes a block of ~64 KiB of frames), read on the first lookup
+            firsts = self._firsts = _table(mm, "I", self._bfirst_off, self._nblocks)
+        b = bisect.bisect_right(firsts, p) - 1  # the last block whose first body position is not after p
+        if b < 0 or p >= self.count:
             return self._nblocks, 0
-        return lo - 1, p - U32.unpack_from(mm, base + 4 * (lo - 1))[0]
+        return b, p - firsts[b]
 
     def _block_id(self, b: int, j: int) -> bytes:
         """Version 4: the raw id of object ``j`` of block ``b``, from the

@@ -22,16 +22,20 @@ position in the block (``u16``), then the number of blocks B and the
 blocks' offsets (``u64``) and entry lengths (``u32``).  A read
 inflates its block only up to the end of its frame; a damaged byte of a
 block loses the objects of that block from the damaged one on.  Version
-4, which new packs are written in, is version 3 whose block content has,
+4 is version 3 whose block content has,
 after the lengths, a u16 *parent reference* per frame: a frame whose
 parent id (the 32 bytes after its last PARENT_MARK) is the id of an
 earlier frame ``j`` of the block is stored without it, reference ``j + 1``
 (the frames and ids are unchanged: a read puts it back before hashing);
 its index adds each block's first body position and, per body position,
 the object's place in the id table, so that a read takes the parent id
-from the index.  All versions use the standard library's zlib only.
-``docs/format.md`` ("Packs") specifies the four, with a worked example
-of each.
+from the index.  Version 5, which new packs are written in, is version
+4's pack file with a smaller index: ids without their first byte (the
+fan-out gives it), one body position per object instead of a block
+number and position, positions and places :func:`pos_width` bytes wide
+(35 bytes an object instead of 42 up to 65,536 objects).  All versions
+use the standard library's zlib only.  ``docs/format.md`` ("Packs")
+specifies the five, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
 
