@@ -33,7 +33,7 @@ class PackBytes:
     parent id put back by hashing the frame it names).
 
     Raises CorruptObject (a malformed header; a version of 0 or above
-    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 5 up to it)."""
+    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 6 up to it)."""
 
     def __init__(self, pack: bytes, idx: bytes) -> None:
         self.pack, self.idx = pack, idx

@@ -60,8 +60,9 @@ class PackInfo(Frozen):
         idx_path: ``<pack_dir>/pack-<name>.idx``.
         count: number of objects (distinct ids) in the pack.
         size: size of the ``.pack`` file in bytes.
-        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``;
-            version 3: ``1104 + 38 * count + 12 * blocks``).
+        idx_size: size of the ``.idx`` file in bytes
+            (:func:`~objstore.core.packformat.idx_size`: ``1100 + 44 * count``;
+            version 5: ``1104 + (31 + 2 * W) * count + 16 * blocks``).
     """
 
     __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
@@ -90,7 +91,7 @@ class Pack:
             (the message names the file); a version of 0 or above
             ``packformat.MAX_FORMAT_VERSION`` in either header (a damaged
             field, not a newer mem).
-        UnsupportedVersion: an index or pack format version from 5 to
+        UnsupportedVersion: an index or pack format version from 6 to
             ``MAX_FORMAT_VERSION`` (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
