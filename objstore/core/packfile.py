@@ -609,8 +609,17 @@ class Pack:
 
     def iter_raw(self) -> Iterator[bytes]:
         """Every raw id (32 bytes) in the pack, in ascending order."""
-        for i in range(self.count):
-            yield self._id_at(i)
+        mm, base, idw, fan = self._mm, self._ids_off, self._idw, self._fanout
+        if idw == ID_LEN:
+            for i in range(self.count):
+                o = base + i * ID_LEN
+                yield mm[o:o + ID_LEN]
+            return
+        for b in range(256):  # version 5: each fan-out bucket's first byte before its ids' other bytes
+            head = bytes((b,))
+            for i in range(fan[b], fan[b + 1]):
+                o = base + i * idw
+                yield head + mm[o:o + idw]
 
     def __iter__(self) -> Iterator[str]:
         """Every id in the pack (64 hex), in ascending order."""
