@@ -328,6 +328,17 @@ def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:
     return IDX_FIXED + IDX_PER_OBJECT * count
 
 
+def int_table(buf, code: str, off: int, count: int) -> array:
+    """``count`` big-endian integers of array type ``code`` (``"H"``,
+    ``"I"``, ``"Q"``) at ``off`` of ``buf`` (the index mapping), as an
+    array in this machine's order."""
+    t = array(code)
+    t.frombytes(buf[off:off + t.itemsize * count])
+    if sys.byteorder == "little":
+        t.byteswap()
+    return t
+
+
 def uint_table(buf, off: int, count: int, width: int) -> array:
     """``count`` unsigned big-endian integers of ``width`` bytes (2, 3 or 4)
     at ``off`` of ``buf`` (bytes, mmap), as an ``array("I")`` in this
