@@ -14,23 +14,26 @@ from blake3 import blake3
 
 from objstore.core.errors import CorruptObject
 from objstore.core.packformat import (
-    DICT_AT, HEADER, HEADER_LEN, IDX_FIXED, IDX_MAGIC, MAX_ENTRY, PACK_MAGIC, PACK_MIN, READ_VERSIONS, SUM_LEN, U16,
-    U32, U64,
+    DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC, MAX_ENTRY,
+    PACK_MAGIC, PACK_MIN, READ_VERSIONS, SUM_LEN, U16, U32, U64,
     DeflateReader,
     idx_size,
+    pos_width,
     raw_id,
     version_problem,
 )
+
+_IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
 
 
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1 to 4 (version 4: a left-out
+    :class:`Pack` for lookups, versions 1 to 5 (versions 4, 5: a left-out
     parent id put back by hashing the frame it names).
 
     Raises CorruptObject (a malformed header; a version of 0 or above
-    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 5 up to it)."""
+    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 6 up to it)."""
 
     def __init__(self, pack: bytes, idx: bytes) -> None:
         self.pack, self.idx = pack, idx
@@ -45,31 +48,57 @@ class PackBytes:
                 raise version_problem("pack bundle", what, v, other=other)
         if pversion != version:
             raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
-        self._nblocks = U32.unpack_from(idx, 1036 + 38 * n)[0] if version >= 3 and len(idx) >= 1040 + 38 * n else 0
+        # version 5: ids without their first byte, then W-byte body positions; 3, 4: block numbers, positions
+        self._idw = IDX5_ID_LEN if version >= 5 else ID_LEN
+        self._w = pos_width(n) if version >= 5 else 0
+        nb_off = _IDS + (self._idw + self._w) * n if version >= 5 else _IDS + 38 * n
+        self._nblocks = U32.unpack_from(idx, nb_off)[0] if version >= 3 and len(idx) >= nb_off + 4 else 0
+        self._boffs = nb_off + 4
         if len(idx) != idx_size(n, version, self._nblocks):
             raise CorruptObject("pack bundle: not a pack and its index")
         self.version, self.count = version, n
+        self._fanout = (0,) + FANOUT.unpack_from(idx, HEADER_LEN)
         self._zr: DeflateReader | None = None
 
     def get(self, oid: str) -> bytes | None:
         """The verified frame of ``oid``, or None when the index does not
         list it.  Raises CorruptObject (bounds, decompression, hash)."""
-        raw, idx, n = raw_id(oid), self.idx, self.count
-        lo, hi = 0, n
-        while lo < hi:  # the id table is sorted
+        raw, idx, n, idw = raw_id(oid), self.idx, self.count, self._idw
+        key = raw[ID_LEN - idw:]  # version 5: the table holds the bytes after the first
+        # the id table is sorted; version 5: the fan-out gives the range of the first byte
+        lo, hi = (self._fanout[raw[0]], self._fanout[raw[0] + 1]) if self.version >= 5 else (0, n)
+        end = hi
+        while lo < hi:
             mid = (lo + hi) // 2
-            if idx[1036 + 32 * mid:1068 + 32 * mid] < raw:
+            if idx[_IDS + idw * mid:_IDS + idw * (mid + 1)] < key:
                 lo = mid + 1
             else:
                 hi = mid
-        if lo >= n or idx[1036 + 32 * lo:1068 + 32 * lo] != raw:
+        if lo >= min(n, end) or idx[_IDS + idw * lo:_IDS + idw * (lo + 1)] != key:
             return None
+        nb = self._nblocks
+        if self.version >= 5:
+            w = self._w
+            o = _IDS + idw * n + w * lo
+            p = int.from_bytes(idx[o:o + w], "big")
+            first = self._boffs + 12 * nb  # the blocks' first body positions
+            blo, bhi = 0, nb
+            while blo < bhi:  # the first block whose first body position is after p
+                mid = (blo + bhi) // 2
+                if U32.unpack_from(idx, first + 4 * mid)[0] <= p:
+                    blo = mid + 1
+                else:
+                    bhi = mid
+            b = blo - 1 if blo and p < n else nb
+            k = p - U32.unpack_from(idx, first + 4 * b)[0] if b < nb else -1
+        else:
+            b = U32.unpack_from(idx, _IDS + 32 * n + 4 * lo)[0] if self.version >= 3 else 0
+            k = U16.unpack_from(idx, _IDS + 36 * n + 2 * lo)[0] if self.version >= 3 else 0
         if self.version >= 3:
-            b, nb = U32.unpack_from(idx, 1036 + 32 * n + 4 * lo)[0], self._nblocks
-            if b >= nb:
+            if b >= nb or k < 0:
                 raise CorruptObject(f"pack bundle: object {oid}: block {b} of {nb}")
-            off = U64.unpack_from(idx, 1040 + 38 * n + 8 * b)[0]
-            length = U32.unpack_from(idx, 1040 + 38 * n + 8 * nb + 4 * b)[0]
+            off = U64.unpack_from(idx, self._boffs + 8 * b)[0]
+            length = U32.unpack_from(idx, self._boffs + 8 * nb + 4 * b)[0]
         else:
             off = U64.unpack_from(idx, 1036 + 32 * n + 8 * lo)[0]
             length = U32.unpack_from(idx, 1036 + 40 * n + 4 * lo)[0]
@@ -86,7 +115,6 @@ class PackBytes:
                 if self.version == 2:
                     frame = self._zr.decompress(data, MAX_ENTRY)
                 else:
-                    k = U16.unpack_from(idx, 1036 + 36 * n + 2 * lo)[0]
                     frame = self._zr.block_frame(data, k)
         except (zlib.error, ValueError) as e:
             raise CorruptObject(f"pack bundle: object {oid}: cannot decompress ({e})") from None

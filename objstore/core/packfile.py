@@ -10,11 +10,9 @@ The format, the checks an open makes and the block decoding are in
 
 from __future__ import annotations
 
-import itertools
+import bisect
 import mmap
 import os
-import struct
-import sys
 import zlib
 from array import array
 from collections.abc import Iterator
@@ -25,28 +23,21 @@ from blake3 import blake3
 from objstore.core.errors import CorruptObject, InvalidInput, NotFound
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
-    BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX_FIXED, IDX_MAGIC, IDX_NAME, MAX_ENTRY,
-    PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
+    IDX_NAME, MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
     DeflateReader,
-    Inflate,
     header_version,
     idx_size,
+    int_table,
+    pos_width,
     put_parent,
     raw_id,
+    uint_table,
     version_problem,
 )
+from objstore.core.packcheck import PackChecks
 from objstore.core.record import Frozen, set_fields
 
-
-
-def _table(mm, code: str, off: int, count: int) -> array:
-    """``count`` big-endian integers of array type ``code`` at ``off`` of
-    the index mapping ``mm``, as an array in this machine's order."""
-    t = array(code)
-    t.frombytes(mm[off:off + t.itemsize * count])
-    if sys.byteorder == "little":
-        t.byteswap()
-    return t
 
 class PackInfo(Frozen):
     """A finished pack.
@@ -57,8 +48,9 @@ class PackInfo(Frozen):
         idx_path: ``<pack_dir>/pack-<name>.idx``.
         count: number of objects (distinct ids) in the pack.
         size: size of the ``.pack`` file in bytes.
-        idx_size: size of the ``.idx`` file in bytes (``1100 + 44 * count``;
-            version 3: ``1104 + 38 * count + 12 * blocks``).
+        idx_size: size of the ``.idx`` file in bytes
+            (:func:`~objstore.core.packformat.idx_size`: ``1100 + 44 * count``;
+            version 5: ``1104 + (31 + 2 * W) * count + 16 * blocks``).
     """
 
     __slots__ = ("name", "pack_path", "idx_path", "count", "size", "idx_size")
@@ -67,7 +59,7 @@ class PackInfo(Frozen):
         set_fields(self, name, pack_path, idx_path, count, size, idx_size)
 
 
-class Pack:
+class Pack(PackChecks):
     """One complete pack, opened through its index.
 
     Opening is O(1) in the pack size: it mmaps the index (pages are read on
@@ -87,7 +79,7 @@ class Pack:
             (the message names the file); a version of 0 or above
             ``packformat.MAX_FORMAT_VERSION`` in either header (a damaged
             field, not a newer mem).
-        UnsupportedVersion: an index or pack format version from 5 to
+        UnsupportedVersion: an index or pack format version from 6 to
             ``MAX_FORMAT_VERSION`` (a newer mem's: exit 14, "upgrade mem").
 
     Attributes:
@@ -131,11 +123,20 @@ class Pack:
             raise version_problem(str(ip), "pack index", version, other=header_version(self.pack_path))
         self.version = version
         self._ids_off = HEADER_LEN + FANOUT_LEN
+        #: bytes of an id in the id table (version 5: without its first byte, which the fan-out gives)
+        self._idw = IDX5_ID_LEN if version >= 5 else ID_LEN
+        #: width of a body position and of a place in the id table (version 5: by the count; version 4: u32)
+        self._w = pos_width(n) if version >= 5 else 4
+        self._firsts: array | None = None  # version 5: the blocks' first body positions, once read
         self._nblocks = 0
-        if version >= 3:  # the block table's length B follows the positions
+        if version >= 5:  # each object's body position, then the block table
+            self._pos_off = self._ids_off + self._idw * n
+            nb_off = self._pos_off + self._w * n
+        elif version >= 3:  # the block table's length B follows the positions
             self._bno_off = self._ids_off + ID_LEN * n
             self._ord_off = self._bno_off + 4 * n
             nb_off = self._ord_off + 2 * n
+        if version >= 3:
             if self._idx_size < nb_off + 4 + 2 * SUM_LEN:
                 raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need at least "
                                     f"{nb_off + 4 + 2 * SUM_LEN} (truncated or damaged)")
@@ -144,8 +145,8 @@ class Pack:
                 raise CorruptObject(f"{ip}: {self._nblocks} blocks for {n} objects (damaged)")
             self._boffs_off = nb_off + 4
             self._blens_off = self._boffs_off + 8 * self._nblocks
-            self._bfirst_off = self._blens_off + 4 * self._nblocks  # version 4
-            self._inv_off = self._bfirst_off + 4 * self._nblocks  # version 4
+            self._bfirst_off = self._blens_off + 4 * self._nblocks  # versions 4, 5
+            self._inv_off = self._bfirst_off + 4 * self._nblocks  # versions 4, 5
         need = idx_size(n, version, self._nblocks)
         if self._idx_size != need:
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
@@ -156,7 +157,7 @@ class Pack:
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
         if version >= 4:
-            self._sum_off = self._inv_off + 4 * n
+            self._sum_off = self._inv_off + self._w * n
         elif version >= 3:
             self._sum_off = self._blens_off + 4 * self._nblocks
         else:
@@ -224,8 +225,12 @@ class Pack:
     # -- lookups ------------------------------------------------------------
 
     def _id_at(self, i: int) -> bytes:
-        o = self._ids_off + i * ID_LEN
-        return self._mm[o:o + ID_LEN]
+        idw = self._idw
+        o = self._ids_off + i * idw
+        if idw == ID_LEN:
+            return self._mm[o:o + ID_LEN]
+        # version 5: the first byte is the fan-out bucket holding position i
+        return bytes((bisect.bisect_right(self._fanout, i) - 1,)) + self._mm[o:o + idw]
 
     def find_raw(self, raw: bytes) -> int:
         """Position of raw id ``raw`` (32 bytes) in the id table, or -1:
@@ -234,14 +239,15 @@ class Pack:
         in each pack with it)."""
         b = raw[0]
         lo, hi = self._fanout[b], self._fanout[b + 1]
-        mm, base = self._mm, self._ids_off
+        mm, base, idw = self._mm, self._ids_off, self._idw
+        key = raw[ID_LEN - idw:]  # version 5: the table holds the bytes after the first
         while lo < hi:
             mid = (lo + hi) >> 1
-            o = base + mid * ID_LEN
-            k = mm[o:o + ID_LEN]
-            if k < raw:
+            o = base + mid * idw
+            k = mm[o:o + idw]
+            if k < key:
                 lo = mid + 1
-            elif k == raw:
+            elif k == key:
                 return mid
             else:
                 hi = mid
@@ -252,7 +258,7 @@ class Pack:
         ``(0, 0)``, which no bounds check passes, for a block number past
         the block table)."""
         if self.version >= 3:
-            return self._block(U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
+            return self._block(self._place(i)[0])
         return (U64.unpack_from(self._mm, self._offs_off + 8 * i)[0],
                 U32.unpack_from(self._mm, self._lens_off + 4 * i)[0])
 
@@ -265,7 +271,26 @@ class Pack:
 
     def _ordinal(self, i: int) -> int:
         """Version 3: the position of object ``i`` in its block (0 before)."""
-        return U16.unpack_from(self._mm, self._ord_off + 2 * i)[0] if self.version >= 3 else 0
+        return self._place(i)[1] if self.version >= 3 else 0
+
+    def _place(self, i: int) -> tuple[int, int]:
+        """Versions 3-5: (block number, position in the block) of object
+        ``i`` of the id table; version 5 from its body position (the block:
+        the last whose first body position is not after it); a block number
+        past the table (B) for a damaged position."""
+        mm = self._mm
+        if self.version < 5:
+            return U32.unpack_from(mm, self._bno_off + 4 * i)[0], U16.unpack_from(mm, self._ord_off + 2 * i)[0]
+        w = self._w
+        o = self._pos_off + w * i
+        p = int.from_bytes(mm[o:o + w], "big")
+        firsts = self._firsts
+        if firsts is None:  # B numbers (4 bytes a block of ~64 KiB of frames), read on the first lookup
+            firsts = self._firsts = int_table(mm, "I", self._bfirst_off, self._nblocks)
+        b = bisect.bisect_right(firsts, p) - 1  # the last block whose first body position is not after p
+        if b < 0 or p >= self.count:
+            return self._nblocks, 0
+        return b, p - firsts[b]
 
     def _block_id(self, b: int, j: int) -> bytes:
         """Version 4: the raw id of object ``j`` of block ``b``, from the
@@ -278,7 +303,9 @@ class Pack:
         o = U32.unpack_from(self._mm, self._bfirst_off + 4 * b)[0] + j
         if o >= n:
             return bytes(ID_LEN)
-        i = U32.unpack_from(self._mm, self._inv_off + 4 * o)[0]
+        w = self._w
+        p = self._inv_off + w * o
+        i = int.from_bytes(self._mm[p:p + w], "big")
         return self._id_at(i) if i < n else bytes(ID_LEN)
 
     def _cached_frame(self, got: tuple[list[bytes], tuple[int, ...] | None, int], k: int) -> bytes:
@@ -324,14 +351,16 @@ class Pack:
         """The verified frame of the object at position ``i`` of the id
         table, whose raw id is ``raw`` (:meth:`find_raw`).  Raises
         CorruptObject as :meth:`get`."""
-        off, length = self._entry(i)
         if self.version >= 3:
-            k = self._ordinal(i)
+            b, k = self._place(i)
+            off, length = self._block(b)
             got = self._blocks.get(off)
             if got is not None and k < len(got[0]):
                 frame = self._cached_frame(got, k)
                 if blake3(frame).digest() == raw:
                     return frame
+        else:
+            off, length = self._entry(i)
         if off < self._body_start or length < 5 or off + length > self._body_end:
             raise CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry offset {off} length {length} "
                                 f"is outside the pack body")
@@ -339,7 +368,7 @@ class Pack:
         if len(data) != length:
             raise CorruptObject(f"{self.pack_path}: object {raw.hex()}: short read (file truncated?)")
         if self.version >= 3:
-            return self._read_block(data, raw, off, k, U32.unpack_from(self._mm, self._bno_off + 4 * i)[0])
+            return self._read_block(data, raw, off, k, b)
         return self._decode_entry(data, raw)
 
     def _read_block(self, data: bytes, raw: bytes, off: int, k: int, b: int) -> bytes:
@@ -380,7 +409,8 @@ class Pack:
         """Positions in the id table, in the order of the pack body (version
         3: by block, then by position in the block)."""
         if self.version >= 3:
-            return sorted(range(self.count), key=lambda i: (self._entry(i)[0], self._ordinal(i)))
+            places = self._places()
+            return sorted(range(self.count), key=lambda i: (self._block(places[0][i])[0], places[1][i]))
         return sorted(range(self.count), key=lambda i: self._entry(i)[0])
 
     def raw_blocks_in_body_order(self) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
@@ -396,8 +426,8 @@ class Pack:
         blocks: dict[tuple[int, int], list[tuple[int, int]]] = {}
         # the tables read at once (not an unpack per object: a forget copies a pack of ~130,000)
         n, nb, im = self.count, self._nblocks, self._mm
-        bnos, ords = _table(im, "I", self._bno_off, n), _table(im, "H", self._ord_off, n)
-        boffs, blens = _table(im, "Q", self._boffs_off, nb), _table(im, "I", self._blens_off, nb)
+        bnos, ords = self._places()
+        boffs, blens = int_table(im, "Q", self._boffs_off, nb), int_table(im, "I", self._blens_off, nb)
         for i, (b, k) in enumerate(zip(bnos, ords)):
             key = (boffs[b], blens[b]) if b < nb else (0, 0)  # (0, 0): no bounds check passes
             members = blocks.get(key)
@@ -406,11 +436,10 @@ class Pack:
             members.append((k, i))
         if not blocks:
             return
-        base = self._ids_off
         with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             for (off, length), members in sorted(blocks.items()):
                 members.sort()
-                ids = [im[base + i * ID_LEN:base + (i + 1) * ID_LEN].hex() for _k, i in members]
+                ids = [self._id_at(i).hex() for _k, i in members]
                 if off < self._body_start or length < 5 or off + length > self._body_end:
                     yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
                     continue
@@ -422,6 +451,25 @@ class Pack:
                     yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
                     continue
                 yield ids, data[4:]
+
+    def _places(self) -> tuple[array, array]:
+        """Versions 3-5: (block numbers, positions in their blocks) of every
+        object, in id order, the tables read at once (:meth:`_place` of each;
+        version 5: from the body positions and the blocks' first ones)."""
+        n, nb, im = self.count, self._nblocks, self._mm
+        if self.version < 5:
+            return int_table(im, "I", self._bno_off, n), int_table(im, "H", self._ord_off, n)
+        firsts = int_table(im, "I", self._bfirst_off, nb)
+        bnos, ords = array("I"), array("I")
+        for p in uint_table(im, self._pos_off, n, self._w):
+            b = bisect.bisect_right(firsts, p) - 1
+            if b < 0 or p >= n:  # damaged: a block past the table
+                bnos.append(nb)
+                ords.append(0)
+            else:
+                bnos.append(b)
+                ords.append(p - firsts[b])
+        return bnos, ords
 
     def frames_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
         """``(id, frame)`` of every object in the order of the pack body,
@@ -549,8 +597,17 @@ class Pack:
 
     def iter_raw(self) -> Iterator[bytes]:
         """Every raw id (32 bytes) in the pack, in ascending order."""
-        for i in range(self.count):
-            yield self._id_at(i)
+        mm, base, idw, fan = self._mm, self._ids_off, self._idw, self._fanout
+        if idw == ID_LEN:
+            for i in range(self.count):
+                o = base + i * ID_LEN
+                yield mm[o:o + ID_LEN]
+            return
+        for b in range(256):  # version 5: each fan-out bucket's first byte before its ids' other bytes
+            head = bytes((b,))
+            for i in range(fan[b], fan[b + 1]):
+                o = base + i * idw
+                yield head + mm[o:o + idw]
 
     def __iter__(self) -> Iterator[str]:
         """Every id in the pack (64 hex), in ascending order."""
@@ -576,11 +633,12 @@ class Pack:
         hi_raw = bytes.fromhex((p + "f" * 64)[:64])
         b = lo_raw[0]  # a prefix has >= 4 hex digits: lo and hi share byte 0
         lo, hi = self._fanout[b], self._fanout[b + 1]
-        mm, base = self._mm, self._ids_off
+        mm, base, idw = self._mm, self._ids_off, self._idw
+        key = lo_raw[ID_LEN - idw:]  # version 5: the table holds the bytes after the first
         while lo < hi:
             mid = (lo + hi) >> 1
-            o = base + mid * ID_LEN
-            if mm[o:o + ID_LEN] < lo_raw:
+            o = base + mid * idw
+            if mm[o:o + idw] < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -594,145 +652,7 @@ class Pack:
             lo += 1
         return out
 
-    # -- checking -----------------------------------------------------------
-
-    def verify(self, *, max_problems: int = 100, per_entry: bool = True) -> list[str]:
-        """Check everything; return a list of problems (empty = sound).
-
-        Checks: the index checksum; the pack trailer against the pack bytes,
-        the index's record and the file name; the header counts; the fan-out
-        against the ids; strict id order; every entry in bounds, with a
-        matching length prefix, decompressing and hashing to its id (version
-        3: every block inflating to exactly the frames its index lists, at
-        the positions it gives, and each lost object named); and that the
-        entries (blocks) tile the pack body exactly (no gaps, overlap or garbage).
-        Reads both files fully (O(size)); never raises for damage it finds.
-        At most ``max_problems`` entry problems are listed, then a count;
-        with ``per_entry`` False none is, only their count ("<pack>: N
-        damaged entries": ``fsck`` names each damaged object once itself).
-        """
-        problems: list[str] = []
-        ip, pp = self.idx_path, self.pack_path
-        mm, n = self._mm, self.count
-        with memoryview(mm) as mv:
-            if blake3(mv[:self._idx_size - SUM_LEN]).digest() != mv[self._idx_size - SUM_LEN:]:
-                problems.append(f"{ip}: index checksum mismatch")
-        recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
-        fd = self._pf.fileno()
-        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as pm, memoryview(pm) as pv:
-            if len(pm) != self.size:
-                problems.append(f"{pp}: size changed from {self.size} to {len(pm)} bytes since it was opened")
-                return problems
-            h = blake3(max_threads=blake3.AUTO)
-            h.update(pv[:self._body_end])
-            actual = h.digest()
-            if actual != pv[self._body_end:]:
-                problems.append(f"{pp}: pack checksum mismatch (trailer {pm[self._body_end:].hex()}, "
-                                f"content {actual.hex()})")
-            if recorded != pm[self._body_end:]:
-                problems.append(f"{ip}: records pack checksum {recorded.hex()}, the pack's trailer is "
-                                f"{pm[self._body_end:].hex()}")
-            if recorded.hex() != self.name:
-                problems.append(f"{ip}: records pack checksum {recorded.hex()}, the file is named for {self.name}")
-            if HEADER.unpack_from(pm, 0) != (PACK_MAGIC, self.version, n):
-                problems.append(f"{pp}: header does not match the index ({n} objects)")
-            # fan-out and order
-            counts = [0] * 256
-            prev = b""
-            order_ok = True
-            for i in range(n):
-                k = self._id_at(i)
-                counts[k[0]] += 1
-                if order_ok and k <= prev:
-                    problems.append(f"{ip}: ids not strictly ascending at position {i}")
-                    order_ok = False
-                prev = k
-            fan = list(itertools.accumulate(counts))
-            if tuple(fan) != FANOUT.unpack_from(mm, HEADER_LEN):
-                problems.append(f"{ip}: fan-out table does not match the ids")
-            # every entry
-            bad = 0
-            if self.version >= 3:
-                for oid, got in self.frames_in_body_order():
-                    if isinstance(got, CorruptObject):
-                        bad += 1
-                        if per_entry and bad <= max_problems:
-                            problems.append(str(got))
-                entries = sorted(self._block(b) for b in range(self._nblocks))
-                bnos = struct.unpack_from(f">{n}I", mm, self._bno_off)
-                used = set(bnos)
-                if self.version >= 4:
-                    problems += self._verify_body_tables(bnos)
-                if used != set(range(self._nblocks)):
-                    problems.append(f"{ip}: objects name blocks {sorted(used - set(range(self._nblocks)))[:5]} "
-                                    f"past the table, or blocks {sorted(set(range(self._nblocks)) - used)[:5]} "
-                                    f"hold none of them")
-                try:
-                    zr = self._inflater()
-                    for ids, data in self.raw_blocks_in_body_order():
-                        if isinstance(data, CorruptObject):
-                            continue  # named above, object by object
-                        try:
-                            k = U32.unpack(Inflate(zr.decompressor(), data).take(4))[0]
-                        except ValueError:
-                            continue  # damaged: named above
-                        if k != len(ids):
-                            problems.append(f"{pp}: the block at {self._entry(self.find_raw(bytes.fromhex(ids[0])))[0]} "
-                                            f"holds {k} objects, its index lists {len(ids)}")
-                except CorruptObject as e:
-                    problems.append(str(e))
-            else:
-                entries = []
-                for i in range(n):
-                    raw = self._id_at(i)
-                    off, length = self._entry(i)
-                    entries.append((off, length))
-                    try:
-                        if off < self._body_start or length < 5 or off + length > self._body_end:
-                            raise CorruptObject(f"{ip}: object {raw.hex()}: entry offset {off} length {length} "
-                                                f"is outside the pack body")
-                        self._decode_entry(pm[off:off + length], raw)
-                    except CorruptObject as e:
-                        bad += 1
-                        if per_entry and bad <= max_problems:
-                            problems.append(str(e))
-            if not per_entry:
-                if bad:
-                    problems.append(f"{pp}: {bad} damaged entr{'ies' if bad != 1 else 'y'}")
-            elif bad > max_problems:
-                problems.append(f"{pp}: {bad - max_problems} more damaged entries")
-            # the entries (version 3: the blocks) tile the body: walk the length prefixes
-            total = sum(length for _off, length in entries)
-            pos, walked = self._body_start, 0
-            while pos + 4 <= self._body_end and walked <= len(entries):
-                pos += 4 + U32.unpack_from(pm, pos)[0]
-                walked += 1
-            if pos != self._body_end or walked != len(entries) or total != self._body_end - self._body_start:
-                problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
-                                f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
-        return problems
-
-    def _verify_body_tables(self, bnos: tuple[int, ...]) -> list[str]:
-        """Version 4: each block's first body position is the number of
-        objects in the blocks before it, and each body position names the
-        object at it in the id table (``bnos``: each object's block number,
-        in id order)."""
-        mm, n, nb = self._mm, self.count, self._nblocks
-        per = [0] * nb
-        for b in bnos:
-            if b < nb:
-                per[b] += 1
-        firsts = list(struct.unpack_from(f">{nb}I", mm, self._bfirst_off))
-        if firsts != (list(itertools.accumulate([0] + per[:-1])) if nb else []):
-            return [f"{self.idx_path}: the blocks' first body positions do not match their objects"]
-        ords = struct.unpack_from(f">{n}H", mm, self._ord_off)
-        inv = struct.unpack_from(f">{n}I", mm, self._inv_off)
-        for i, (b, k) in enumerate(zip(bnos, ords)):
-            o = firsts[b] + k if b < nb else n
-            if o >= n or inv[o] != i:
-                return [f"{self.idx_path}: the body-position table does not name object {self._id_at(i).hex()} "
-                        f"at its block and position"]
-        return []
+    # -- checking: verify (PackChecks, objstore.core.packcheck) ------------
 
     def info(self) -> PackInfo:
         """This pack as a :class:`PackInfo`."""

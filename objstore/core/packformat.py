@@ -22,16 +22,20 @@ position in the block (``u16``), then the number of blocks B and the
 blocks' offsets (``u64``) and entry lengths (``u32``).  A read
 inflates its block only up to the end of its frame; a damaged byte of a
 block loses the objects of that block from the damaged one on.  Version
-4, which new packs are written in, is version 3 whose block content has,
+4 is version 3 whose block content has,
 after the lengths, a u16 *parent reference* per frame: a frame whose
 parent id (the 32 bytes after its last PARENT_MARK) is the id of an
 earlier frame ``j`` of the block is stored without it, reference ``j + 1``
 (the frames and ids are unchanged: a read puts it back before hashing);
 its index adds each block's first body position and, per body position,
 the object's place in the id table, so that a read takes the parent id
-from the index.  All versions use the standard library's zlib only.
-``docs/format.md`` ("Packs") specifies the four, with a worked example
-of each.
+from the index.  Version 5, which new packs are written in, is version
+4's pack file with a smaller index: ids without their first byte (the
+fan-out gives it), one body position per object instead of a block
+number and position, positions and places :func:`pos_width` bytes wide
+(35 bytes an object instead of 42 up to 65,536 objects).  All versions
+use the standard library's zlib only.  ``docs/format.md`` ("Packs")
+specifies the five, with a worked example of each.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -170,7 +174,9 @@ from __future__ import annotations
 
 import re
 import struct
+import sys
 import zlib
+from array import array
 
 from blake3 import blake3
 
@@ -183,10 +189,12 @@ IDX_MAGIC = b"MIDX"
 #: object; 2: a raw DEFLATE stream per object, compressed with the pack's own
 #: preset dictionary; 3: raw DEFLATE blocks of several objects with that
 #: dictionary; 4: the blocks of version 3, each frame's parent id left out
-#: when it is the id of an earlier frame of its block); all four are read
-PACK_VERSION = 4
-IDX_VERSION = 4
-READ_VERSIONS = (1, 2, 3, 4)
+#: when it is the id of an earlier frame of its block; 5: the pack of
+#: version 4 with a smaller index: ids without their first byte, one body
+#: position per object, positions POS_WIDTH bytes wide); all five are read
+PACK_VERSION = 5
+IDX_VERSION = 5
+READ_VERSIONS = (1, 2, 3, 4, 5)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
@@ -237,6 +245,8 @@ ID_LEN = 32
 IDX_FIXED = HEADER_LEN + FANOUT_LEN + 2 * SUM_LEN  # 1100
 IDX_PER_OBJECT = ID_LEN + 8 + 4  # 44, in versions 1 and 2
 IDX3_PER_OBJECT = ID_LEN + 4 + 2  # 38 in version 3: id, block number, position; + 4 (B) + 12 per block
+#: version 5: bytes of an id in the id table (its first byte is the fan-out bucket it lies in)
+IDX5_ID_LEN = ID_LEN - 1
 U16 = struct.Struct(">H")
 DICT_AT = HEADER_LEN + 4  # versions 2, 3: the dictionary follows its u32 length at offset 12
 PACK_MIN = HEADER_LEN + SUM_LEN  # 44
@@ -288,17 +298,76 @@ def header_version(path) -> int | None:
     return HEADER.unpack(head)[1] if len(head) == HEADER_LEN else None
 
 
+def pos_width(count: int) -> int:
+    """Version 5: the width in bytes W of a body position and of a place in
+    the id table in the index of a pack of ``count`` objects: 2 up to 65,536
+    objects, 3 up to 16,777,216, else 4 (each value is below ``count``)."""
+    return 2 if count <= 1 << 16 else 3 if count <= 1 << 24 else 4
+
+
+def body_version(version: int) -> int:
+    """The version whose pack body (entries, blocks) a pack of ``version``
+    has: version 5 differs from version 4 in its index only, so a block of
+    one is copied into a pack of the other as it is."""
+    return 4 if version == 5 else version
+
+
 def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:
     """Exact size in bytes of the index of a pack of ``count`` objects
     (``1100 + 44·count`` in versions 1 and 2; in version 3, whose objects
     lie in ``blocks`` blocks, ``1104 + 38·count + 12·blocks``; in version 4
     ``1104 + 42·count + 16·blocks``: each block's first body position and
-    each body position's place in the id table too)."""
+    each body position's place in the id table too; in version 5
+    ``1104 + (31 + 2·W)·count + 16·blocks``, W = :func:`pos_width`)."""
+    if version >= 5:
+        return IDX_FIXED + 4 + (IDX5_ID_LEN + 2 * pos_width(count)) * count + 16 * blocks
     if version >= 4:
         return IDX_FIXED + 4 + (IDX3_PER_OBJECT + 4) * count + 16 * blocks
     if version >= 3:
         return IDX_FIXED + 4 + IDX3_PER_OBJECT * count + 12 * blocks
     return IDX_FIXED + IDX_PER_OBJECT * count
+
+
+def int_table(buf, code: str, off: int, count: int) -> array:
+    """``count`` big-endian integers of array type ``code`` (``"H"``,
+    ``"I"``, ``"Q"``) at ``off`` of ``buf`` (the index mapping), as an
+    array in this machine's order."""
+    t = array(code)
+    t.frombytes(buf[off:off + t.itemsize * count])
+    if sys.byteorder == "little":
+        t.byteswap()
+    return t
+
+
+def uint_table(buf, off: int, count: int, width: int) -> array:
+    """``count`` unsigned big-endian integers of ``width`` bytes (2, 3 or 4)
+    at ``off`` of ``buf`` (bytes, mmap), as an ``array("I")`` in this
+    machine's order (the version-5 index's tables, read at once)."""
+    src = buf[off:off + width * count]
+    if width == 3:  # widened to 4 bytes: a zero byte before each value
+        wide = bytearray(4 * count)
+        wide[1::4], wide[2::4], wide[3::4] = src[0::3], src[1::3], src[2::3]
+        src = wide
+    t = array("H" if width == 2 else "I")
+    t.frombytes(src)
+    if sys.byteorder == "little":
+        t.byteswap()
+    return t if width != 2 else array("I", t)
+
+
+def uint_bytes(values, width: int) -> bytes:
+    """The big-endian bytes of the unsigned integers ``values`` (an
+    iterable, each below 2**(8·``width``)), ``width`` bytes (2, 3 or 4)
+    each: :func:`uint_table`'s inverse."""
+    t = array("H" if width == 2 else "I", values)
+    if sys.byteorder == "little":
+        t.byteswap()
+    b = t.tobytes()
+    if width != 3:
+        return b
+    out = bytearray(3 * len(t))
+    out[0::3], out[1::3], out[2::3] = b[1::4], b[2::4], b[3::4]
+    return bytes(out)
 
 
 class DeflateReader:

@@ -24,9 +24,12 @@ from objstore.core.errors import InvalidInput
 from objstore.core.packfile import PackInfo
 from objstore.core.packformat import (
     BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
-    DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
-    PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
+    DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS,
+    PACK_MAGIC, PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
+    body_version,
     idx_size,
+    pos_width,
+    uint_bytes,
 )
 
 assert array("H").itemsize == 2 and array("I").itemsize == 4 and array("Q").itemsize == 8
@@ -171,7 +174,8 @@ class PackWriter:
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
             versions 3, 4: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
-        version: the pack format to write (default PACK_VERSION, 4: raw
+        version: the pack format to write (default PACK_VERSION, 5: the
+            pack of version 4 with the smaller index; 4: raw
             DEFLATE blocks of up to BLOCK_BYTES of frames with the pack's
             preset dictionary, a frame's parent id left out when it is an
             earlier frame's of its block; 3: the same blocks, every frame
@@ -498,14 +502,15 @@ class PackWriter:
         return oid
 
     def add_block(self, oids: list[str], data: bytes, version: int | None = None) -> bool:
-        """Versions 3 and 4: add a whole block as it is stored (``data``,
+        """Versions 3 to 5: add a whole block as it is stored (``data``,
         its raw DEFLATE stream, as :meth:`Pack.raw_blocks_in_body_order`
         gives it; ``oids`` its objects in block order), without
         decompressing: for rewriting packs (``forget``), where
         re-compression would dominate.  The writer must use the source
-        pack's dictionary (``dictionary=``) and version (a block's content
-        differs between versions 3 and 4); ``version``, the source pack's,
-        is checked when given.  The block is not re-verified here (``fsck``
+        pack's dictionary (``dictionary=``) and a version with its pack body
+        (a block's content differs between versions 3 and 4; 4 and 5 share
+        it: :func:`~objstore.core.packformat.body_version`); ``version``,
+        the source pack's, is checked when given.  The block is not re-verified here (``fsck``
         does that).  Returns False, adding nothing, when one of ``oids`` is
         already in this writer or ``version`` is not the writer's (the
         caller adds the block's frames instead).  Raises as :meth:`add`,
@@ -513,10 +518,10 @@ class PackWriter:
         dictionary."""
         self._check_open()
         if self.version < 3 or self.dictionary is None:
-            raise InvalidInput("add_block needs a version-3 or -4 writer with the source pack's dictionary "
+            raise InvalidInput("add_block needs a version-3 to -5 writer with the source pack's dictionary "
                                "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")
         raws = [bytes.fromhex(o) for o in oids]
-        if (version is not None and version != self.version) or not raws or len(raws) > BLOCK_OBJECTS \
+        if (version is not None and body_version(version) != body_version(self.version)) or not raws or len(raws) > BLOCK_OBJECTS \
                 or len(set(raws)) != len(raws):
             return False
         found = [self._lookup(r) for r in raws]
@@ -650,9 +655,23 @@ class PackWriter:
         put(HEADER.pack(IDX_MAGIC, self.version, n))
         put(_be(fanout))
         step = 4096  # bounded temporaries: ~4096 small objects per chunk
+        skip = ID_LEN - IDX5_ID_LEN if self.version >= 5 else 0  # version 5: the fan-out gives the first byte
         for s in range(0, n, step):
-            put(b"".join([ids[i * ID_LEN:(i + 1) * ID_LEN] for i in order[s:s + step]]))
-        if self.version >= 3:  # block numbers, positions, then the block table
+            put(b"".join([ids[i * ID_LEN + skip:(i + 1) * ID_LEN] for i in order[s:s + step]]))
+        if self.version >= 5:  # body positions (= write positions), the block table, each body position's place
+            w = pos_width(n)
+            for s in range(0, n, step):
+                put(uint_bytes(order[s:s + step], w))
+            put(U32.pack(len(self._boffs)))
+            put(_be(self._boffs))
+            put(_be(self._blens))
+            put(_be(self._bfirst))
+            inv = array("I", bytes(4 * n))
+            for s, i in enumerate(order):
+                inv[i] = s
+            for s in range(0, n, step):
+                put(uint_bytes(inv[s:s + step], w))
+        elif self.version >= 3:  # block numbers, positions, then the block table
             bnos, ordinals = self._bnos, self._ordinals
             for s in range(0, n, step):
                 put(_be(array("I", [bnos[i] for i in order[s:s + step]])))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.pack import Pack
-from objstore.core.packformat import TRAIN_BYTES, TRAIN_FRAMES, DeflateReader
+from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, DeflateReader, body_version
 
 if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
@@ -69,7 +69,7 @@ class PackRewrites:
         left out and noted.  Caller holds the store lock."""
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3, 4):
+        if pack.version not in (2, 3, 4, 5):
             return False
         try:
             d = pack.dictionary()
@@ -89,7 +89,9 @@ class PackRewrites:
                     return False
         except CorruptObject:
             return False
-        with PackWriter(self.root / "objects" / "pack", dictionary=d, version=pack.version) as w:
+        # a version-4 pack is copied into the current version (the same blocks, a smaller index)
+        version = PACK_VERSION if body_version(pack.version) == body_version(PACK_VERSION) else pack.version
+        with PackWriter(self.root / "objects" / "pack", dictionary=d, version=version) as w:
             w.reserve(len(pack))
             if pack.version >= 3:
                 self._copy_blocks(pack, keep, w)

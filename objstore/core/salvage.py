@@ -39,8 +39,8 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     end (the rest cannot be framed).  Version 1: each entry a zlib stream
     after the 12-byte header; version 2: a raw DEFLATE stream with the preset dictionary
     stored after the header (a damaged dictionary loses every entry);
-    versions 3 and 4: a block of frames in that form, of which the frames
-    before a damaged byte are yielded (version 4: with the parent ids the
+    versions 3 to 5: a block of frames in that form, of which the frames
+    before a damaged byte are yielded (versions 4, 5: with the parent ids the
     block left out put back).  A header whose version field is none of
     these (a damaged field: ``00 ff 00 04``) is read as the version of the
     index beside it (``pack-<name>.idx``, which a mem writes alike) when that
@@ -72,7 +72,7 @@ def _frames(data: bytes, version: int) -> Iterator[tuple[str, bytes]]:
     end = max(_HEADER_LEN, len(data) - _SUM_LEN)
     off = _HEADER_LEN
     zr = None
-    if version in (2, 3, 4):
+    if version in (2, 3, 4, 5):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:

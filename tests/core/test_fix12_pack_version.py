@@ -15,7 +15,7 @@ import pytest
 
 from objstore.core.errors import CorruptObject, UnsupportedVersion
 from objstore.core.packbytes import PackBytes
-from objstore.core.packformat import MAX_FORMAT_VERSION
+from objstore.core.packformat import MAX_FORMAT_VERSION, PACK_VERSION
 from objstore.core.salvage import salvage_pack
 from tests.core.test_store_damage import _flip, _packs, imported  # noqa: F401 - the fixture
 
@@ -47,7 +47,7 @@ def test_salvage_reads_a_pack_whose_version_field_is_damaged_without_its_index(t
     assert want
 
 
-@pytest.mark.parametrize("version, error", [(5, UnsupportedVersion), (MAX_FORMAT_VERSION, UnsupportedVersion),
+@pytest.mark.parametrize("version, error", [(PACK_VERSION + 1, UnsupportedVersion), (MAX_FORMAT_VERSION, UnsupportedVersion),
                                             (MAX_FORMAT_VERSION + 1, CorruptObject), (0x00FF0004, CorruptObject),
                                             (0, CorruptObject)])
 def test_a_bundle_read_in_memory_follows_the_same_bound(store_path, imported, version, error):
@@ -57,13 +57,14 @@ def test_a_bundle_read_in_memory_follows_the_same_bound(store_path, imported, ve
     with pytest.raises(error):
         PackBytes(bytes(pack), bytes(idx))
     for which in (pack, idx):   # one of the pair alone: damage whatever the version (session 13)
-        which[4:8] = (4).to_bytes(4, "big")
+        which[4:8] = PACK_VERSION.to_bytes(4, "big")
         with pytest.raises(CorruptObject, match="damaged"):
             PackBytes(bytes(pack), bytes(idx))
         which[4:8] = version.to_bytes(4, "big")
 
 
-@pytest.mark.parametrize("which, version", [("idx", 5), ("pack", 5), ("idx", 255), ("pack", 7)])
+@pytest.mark.parametrize("which, version", [("idx", PACK_VERSION + 1), ("pack", PACK_VERSION + 1), ("idx", 255),
+                                            ("pack", 7)])
 def test_one_file_of_a_pair_at_a_newer_version_is_damage(invoke, store_path, imported, which, version):
     """Session 13 (fix13): an index whose header reads 5 beside its pack
     reading 4 (4 -> 5 is one flipped bit) read as "a newer mem" (exit 14)
@@ -77,7 +78,7 @@ def test_one_file_of_a_pair_at_a_newer_version_is_damage(invoke, store_path, imp
     f.write_bytes(bytes(b))
     r = invoke("fsck", exit_code=13)
     other = "index" if which == "pack" else "pack"
-    assert f"version {version} is damaged: its {other} has version 4" in r.stdout, r.stdout
+    assert f"version {version} is damaged: its {other} has version {PACK_VERSION}" in r.stdout, r.stdout
     assert "newer mem" not in r.stdout + r.stderr
     r = invoke("fsck", "--repair", "--json").json
     assert r["ok"] and r["repair"]["lost"] == [] and r["repair"]["salvaged"] > 0, r["repair"]

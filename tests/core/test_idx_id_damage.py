@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from objstore.core.packfile import Pack
-from objstore.core.packformat import FANOUT_LEN, HEADER_LEN, ID_LEN
+from objstore.core.packformat import FANOUT_LEN, HEADER_LEN
 
 SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects"
 
@@ -30,7 +30,8 @@ def _flip_an_idx_id(store_path) -> tuple[str, str]:
     with Pack(big) as p:
         i = p.count // 2
         oid = p._id_at(i).hex()
-    at = HEADER_LEN + FANOUT_LEN + i * ID_LEN + ID_LEN - 1  # the id's last byte: the fan-out still holds
+        width = p._idw  # an id's bytes in the table: ID_LEN, version 5 one less (the fan-out gives the first)
+    at = HEADER_LEN + FANOUT_LEN + i * width + width - 1  # the id's last byte: the fan-out still holds
     b = bytearray(big.read_bytes())
     b[at] ^= 0xFF
     big.write_bytes(bytes(b))

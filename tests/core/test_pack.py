@@ -777,7 +777,7 @@ def test_older_packs_still_read_and_repack_into_v4(tmp_path):
     write_pack(pdir, frames[:60], version=1)
     write_pack(pdir, frames[60:120], version=2)
     write_pack(pdir, frames[120:150], version=3)
-    write_pack(pdir, frames[150:])
+    write_pack(pdir, frames[150:], version=4)
     store.packs.reload()
     assert sorted(p.version for p in store.packs.packs) == [1, 2, 3, 4]
     assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
@@ -785,8 +785,9 @@ def test_older_packs_still_read_and_repack_into_v4(tmp_path):
     with store.lock("test"):
         assert store.delete_objects(gone) == 4
     store.packs.reload()
-    # the version-4 pack (30 frames: no dictionary) is copied without its object, the others repacked
-    assert {p.version for p in store.packs.packs} == {4}
+    # the version-4 pack (30 frames: no dictionary) is copied without its object into version 5 (its
+    # blocks as they are, the smaller index), the others repacked
+    assert {p.version for p in store.packs.packs} == {5}
     assert not any(store.has(g) for g in gone)
     assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 70, 130, 160))
     for p in store.packs.packs:
@@ -1008,20 +1009,22 @@ def test_v3_blocks_copy_with_the_same_dictionary(tmp_path, version):
 def test_a_newer_pack_version_is_refused_as_unsupported(pack_dir, which):
     """An older mem meeting a pack of a newer version (a pull, a clone, a
     copied store) says so (UnsupportedVersion, exit 14), never reads it as
-    damage or garbage: here, version 5 in this mem's place, in both files
-    as a newer mem writes them.  One of the two alone at 5 beside the
-    other's 4 is a damaged field (session 13): CorruptObject, exit 13."""
+    damage or garbage: here, version 6 in this mem's place (5), in both files
+    as a newer mem writes them.  One of the two alone at 6 beside the
+    other's 5 is a damaged field (session 13): CorruptObject, exit 13."""
     from objstore.core.pack import PackBytes
+    from objstore.core.packformat import PACK_VERSION
+    newer = PACK_VERSION + 1
     info = write_pack(pack_dir, _turns(40))
     for path in ([info.pack_path] if which == "pack" else [info.idx_path] if which == "idx"
                  else [info.pack_path, info.idx_path]):
         data = bytearray(path.read_bytes())
-        data[4:8] = (5).to_bytes(4, "big")
+        data[4:8] = newer.to_bytes(4, "big")
         path.write_bytes(bytes(data))
     error = UnsupportedVersion if which == "both" else CorruptObject
-    with pytest.raises(error, match="version 5"):
+    with pytest.raises(error, match=f"version {newer}"):
         Pack(info.idx_path)
-    with pytest.raises(error, match="version 5"):
+    with pytest.raises(error, match=f"version {newer}"):
         PackBytes(info.pack_path.read_bytes(), info.idx_path.read_bytes())
     with pytest.raises(error):
         PackSet(pack_dir)
@@ -1106,7 +1109,7 @@ def test_v4_layout_parents_left_out_and_body_tables(pack_dir):
     position, the object's place in the id table (u32): 1104 + 42·N + 16·B."""
     from objstore.core.pack import PARENT_MARK
     frames = _chain(900, width=3, per=40)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=4)
     ix, data = info.idx_path.read_bytes(), info.pack_path.read_bytes()
     n = 900
     nb = struct.unpack_from(">I", ix, 1036 + 38 * n)[0]
@@ -1150,7 +1153,7 @@ def test_v4_layout_parents_left_out_and_body_tables(pack_dir):
 def test_worked_example_layout_v4(pack_dir):
     """docs/format.md's version-4 worked example, except the DEFLATE bytes (zlib-build dependent)."""
     frame = encode(GOLDEN)
-    info = write_pack(pack_dir, [frame])
+    info = write_pack(pack_dir, [frame], version=4)
     pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
     assert pk[:16] == bytes.fromhex("4d50414b 00000004 00000001 00000000")
     L = struct.unpack(">I", pk[16:20])[0]
@@ -1204,7 +1207,7 @@ def test_v4_damaged_body_table_fails_reads_never_lies(pack_dir):
     finds a left-out parent id) makes the reads that need it fail as
     corruption and verify name it; no read returns a wrong frame."""
     frames = _chain(400, width=3)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=4)
     n = 400
     ix = info.idx_path.read_bytes()
     nb = struct.unpack_from(">I", ix, 1036 + 38 * n)[0]

@@ -125,13 +125,13 @@ def test_a_pack_that_cannot_be_opened_is_salvaged(invoke, store_path, imported):
     assert (Path(r["repair"]["quarantine"]) / big.name).exists()
 
 
-@pytest.mark.parametrize("version", [5, 255])
+@pytest.mark.parametrize("version", [6, 255])
 def test_a_newer_pack_version_is_not_damage(invoke, store_path, imported, version):
-    """fresh7 F2: a pack a newer mem wrote (its version field says 5) made
+    """fresh7 F2: a pack a newer mem wrote (its version field says 6 here) made
     fsck exit 13 ("damage") and fsck --repair set the intact pack aside and
     remove every session it held.  Both now exit 14 and change nothing.  A
     newer mem writes the pack and its index with one version (session 13:
-    one of the two alone at 5 is damage, test_fix12_pack_version)."""
+    one of the two alone at 6 is damage, test_fix12_pack_version)."""
     big = _packs(store_path)[0]
     old = {}
     for f in (big, big.with_suffix(".idx")):
@@ -226,7 +226,8 @@ def _damage_object(store_path: Path, oid: str) -> None:
     byte inside its pack entry; version 3, whose entries are blocks (a byte
     of a block's stream loses the block's objects from it on:
     tests/core/test_pack.py, test_v3_damage_stays_in_its_block), its
-    position in the index, so that it no longer reads."""
+    position in the index (version 5: its body position), so that it no
+    longer reads."""
     from objstore.core.pack import Pack
     for idx in (store_path / "objects" / "pack").glob("*.idx"):
         with Pack(idx) as p:
@@ -234,7 +235,12 @@ def _damage_object(store_path: Path, oid: str) -> None:
                 continue
             i = p.find_raw(bytes.fromhex(oid))
             off, length = p._entry(i)
-            path, at = (p.pack_path, off + length - 3) if p.version < 3 else (idx, p._ord_off + 2 * i + 1)
+            if p.version < 3:
+                path, at = p.pack_path, off + length - 3
+            elif p.version < 5:
+                path, at = idx, p._ord_off + 2 * i + 1
+            else:  # version 5: the last byte of its body position
+                path, at = idx, p._pos_off + p._w * (i + 1) - 1
         _flip(path, at)
         return
     raise AssertionError(f"{oid} is not packed")
