@@ -333,6 +333,27 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     return name
 
 
+def forget_projects(store, hits) -> int:
+    """Remove from the store's project registry every entry whose identity
+    (a path, a remote URL) or name ``hits`` (a predicate, ``text.matcher``
+    of a ``forget --match`` text): ``mem forget --match`` takes the text
+    from everything the store wrote.  A project captured again later is
+    registered again (:func:`register_project`).  A damaged registry is
+    left as it is (``mem doctor`` reports it).  Takes the store lock
+    (re-entrant); returns the entries removed.  Raises StoreLocked, OSError."""
+    import json
+    if not any(hits(k) or hits(v) for k, v in load_registry(store.root).items()):
+        return 0
+    with store.lock("project"):
+        r = read_registry(store.root)
+        keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v))}
+        gone = len(r.projects) - len(keep)
+        if gone and not r.damage:
+            atomic_write(store.root / REGISTRY_FILE,
+                         json.dumps({"v": 1, "projects": keep}, indent=1, sort_keys=True).encode("utf-8"))
+        return gone if not r.damage else 0
+
+
 def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = None,
                     store_root: str | os.PathLike | None = None) -> tuple[str, ...]:
     """Every name the project of ``cwd`` may go by, its name first, without
