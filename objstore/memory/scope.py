@@ -311,12 +311,16 @@ def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = Fa
 def register_project(store, cwd: str | os.PathLike | None) -> str:
     """Give the project of ``cwd`` its name in the store's registry (once;
     names never change) and return it; ``""`` for no project.  Takes the
-    store lock; the file holds identities and names, never credentials.
-    A damaged registry is left as it is (``mem doctor`` reports it): the
+    store lock; the file holds identities and names, never credentials
+    (a ``cwd`` holding one, ``objstore.core.redact.path_holds_credential``,
+    gets ``""`` and is not registered).  A damaged registry is left as it is (``mem doctor`` reports it): the
     name is given for now, not written."""
     ident = identity_of(cwd)
     if ident is None:
         return ""
+    from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
+    if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
+        return ""                   # a credential in the path is written nowhere (the one path rule)
     import json
     reg = load_registry(store.root)
     if ident.id in reg:
