@@ -301,6 +301,10 @@ class TurnAppender:
                 ok: str | None = validate_session_id(sid)
             except InvalidInput:
                 ok = None
+                try:                # malformed too (too long, a '/'): still never shown when it holds one
+                    check_key_credentials(sid, "session")
+                except InvalidInput:
+                    self.credential_sids.add(sid)
             if ok is not None:
                 try:
                     check_key_credentials(ok, "namespace")

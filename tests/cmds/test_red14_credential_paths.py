@@ -77,3 +77,14 @@ def test_a_hook_event_whose_transcript_path_holds_a_credential_is_skipped_and_fa
     assert log.count("transcript-path-credential") == 2 and ANT not in log, log
     assert not turns(store_path)
     assert _files_holding(store_path, ANT) == []
+
+
+def test_import_never_echoes_a_malformed_session_id_that_holds_a_credential(tmp_path, mem, store_path):
+    mem("init")
+    sid = "sk-ant-api03-" + "Z" * 95          # too long for a session id, and a credential
+    t = tmp_path / "cc" / "-home-dev-app" / "5d1e6f0a-0000-4000-8000-00000000f021.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(line(user("u1", "hello", sid)) + line(asst("a1", "m1", [text("hi")], sid)))
+    r = mem("import", "claude-code", str(tmp_path / "cc"), "--reread", exit_code=None)
+    assert "a session id holds a credential" in r.stderr and "Z" * 20 not in r.stdout + r.stderr, r.stderr
+    assert not turns(store_path)
