@@ -63,6 +63,7 @@ from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file_key
 from objstore.memory.sessions import drop_session_cache, walk_turns
+from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone, turn_tombstone_key)
 
@@ -425,6 +426,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta})   # their lines name replaced heads
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value

@@ -10,9 +10,10 @@ distinct values its turns carry: one line ``<head id>\\t<session id as
 JSON>\\t<values as a JSON list>`` per session (UTF-8, values sorted).  A
 session whose ref still points at the cached head is not read; one that
 grew is read back to the cached head only; one whose chain was rewritten
-(a forget) is read whole.  Derived, safe to delete; the forget's scrub of
-derived files (``forgetfiles.scrub_derived``) drops the lines holding a
-forgotten text, so those sessions are read again next time.
+(a forget) is read whole.  Derived, safe to delete; every forget drops the
+lines of the sessions it rewrote or removed (:func:`drop_sessions`), and
+its scrub of derived files (``forgetfiles.scrub_derived``) the lines holding
+a forgotten text, so those sessions are read again next time.
 """
 
 from __future__ import annotations
@@ -87,6 +88,33 @@ def session_values(store: Store, heads: dict[str, str]) -> dict[str, set[str]]:
         except OSError:
             pass
     return out
+
+
+def drop_sessions(store: Store, sids) -> None:
+    """Remove the cache lines of the sessions ``sids`` (a forget rewrote or
+    removed them: a line would keep a deleted head's id, a fingerprint of
+    what was forgotten, and the values of a forgotten session); they are
+    read again when next asked.  A missing or unreadable cache is left as
+    it is; a write that fails is skipped (OSError is not raised)."""
+    sids = set(sids)
+    path = store.root / "cache" / META_FILE
+    try:
+        lines = path.read_text("utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return
+    keep = []
+    for line in lines:
+        try:
+            sid = json.loads(line.split("\t", 2)[1])
+        except (ValueError, IndexError):
+            continue
+        if sid not in sids:
+            keep.append(line)
+    if len(keep) != len(lines):
+        try:
+            atomic_write(path, "".join(keep).encode("utf-8"), durable=False)
+        except OSError:
+            pass
 
 
 def meta_hits(store: Store, heads: dict[str, str], hits) -> dict[str, list[TurnVersion]]:
