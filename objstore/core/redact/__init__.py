@@ -461,6 +461,11 @@ def redact_named(text: str, name: str) -> RedactResult:
 _NAME_READINGS = (str.maketrans("", ""), str.maketrans("/.", "  "), str.maketrans("/.-", "   "))
 
 
+#: words of a password label (``scanners._password_label`` reads them): a name holding none
+#: is not read prefix by prefix (:func:`name_hits`)
+_NAME_LABELS = ("pass", "pwd", "pw:", "pw=", "secret", "pin:", "pin=", "token", "key:", "key=")
+
+
 def name_hits(name: str) -> tuple[Hit, ...]:
     """The credentials in a name a write stores in the clear (a fact key,
     a session id, a sub-agent name): :func:`redact`'s hits over the name
@@ -469,9 +474,11 @@ def name_hits(name: str) -> tuple[Hit, ...]:
     redaction knows is found in a name: a vendor token whose format holds
     dashes (``project/x/sk-ant-api03-…``, ``xoxb-…``), one right after a
     separator, a labelled value (``project/api/Password: Zq7mm``,
-    ``pwd=Zq7mm``, ``secret - Kx9mm``); last, the rest of the name after
-    each ``-`` between two letters or digits (a dashed token after a word:
-    ``-home-dev-sk-ant-…``).  Offsets are in ``name`` (each
+    ``pwd=Zq7mm``, ``secret - Kx9mm``); then, in a name with a password
+    label, each prefix that ends before a blank (a labelled short value
+    with words after it, ``Password: Zq7mm x``, which a value reads as
+    prose); last, the rest of the name after each ``-`` between two letters
+    or digits (a dashed token after a word: ``-home-dev-sk-ant-…``).  Offsets are in ``name`` (each
     reading replaces one character by one).  Empty when there is none.
     Raises ``TypeError`` for a non-str."""
     if not isinstance(name, str):
@@ -485,9 +492,19 @@ def name_hits(name: str) -> tuple[Hit, ...]:
         if hits:
             return hits
         seen = reading
+    plain = name.translate(_NAME_READINGS[1])
+    # a labelled short value with words after it (``Password: Zq7mm x``): a value is read as
+    # prose there, but a name holds no prose after a password: each prefix of the name that
+    # ends before a blank is read as a value that ends its line
+    low = plain.lower()
+    if any(w in low for w in _NAME_LABELS):
+        for i, ch in enumerate(plain):
+            if ch in " \t,;" and i and not plain[i - 1].isspace():
+                hits = redact(plain[:i]).hits
+                if hits:
+                    return hits
     # a dashed token right after a '-' (``-home-dev-sk-ant-…``, a Claude project folder): the
     # first reading joins it to the word before, the last splits the token itself
-    plain = name.translate(_NAME_READINGS[1])
     for i, ch in enumerate(plain):
         if ch == "-" and plain[i + 1:i + 2].isalnum() and i and plain[i - 1].isalnum():
             hits = redact(plain[i + 1:]).hits
