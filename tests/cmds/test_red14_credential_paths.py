@@ -9,23 +9,13 @@ Real files, real ``mem`` processes; every credential here is fake."""
 from __future__ import annotations
 
 import json
-import os
 
-from tests.hooks._util import asst, hook_env, line, payload, run_hook, text, turns, user
+from tests.hooks._util import asst, files_holding as _files_holding, hook_env, line, payload, run_hook, text, turns, user
 
 ANT = "sk-ant-api03-" + "Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX"
 AKIA = "AKIA" + "2E0A8F3B244C9986"
 
 
-def _files_holding(root, secret: str) -> list[str]:
-    out = []
-    for d, _dirs, files in os.walk(root):
-        for f in files:
-            p = os.path.join(d, f)
-            with open(p, "rb") as fh:
-                if secret.encode() in fh.read():
-                    out.append(p)
-    return out
 
 
 def _in_store(mem, secret: str) -> list:

@@ -8,9 +8,8 @@ decoded) and by a byte search of every file."""
 from __future__ import annotations
 
 import json
-import os
 
-from tests.hooks._util import asst, line, payload, run_hook, text, user
+from tests.hooks._util import asst, files_holding, line, payload, run_hook, text, user
 
 WORD = "zebraquokka"
 
@@ -22,18 +21,6 @@ def _turn_fields(store_path) -> list[tuple[str, str, str, str]]:
     with open_store(store_path) as s:
         return [(tv.turn.session, tv.turn.text, tv.turn.cwd, tv.turn.project)
                 for _n, head in s.refs.iter("sessions") for tv in walk_turns(s, head)]
-
-
-def _files_holding(root, word: str) -> list[str]:
-    """Every file under ``root`` whose bytes hold ``word`` (``grep -r``)."""
-    out = []
-    for d, _s, fs in os.walk(root):
-        for f in fs:
-            p = os.path.join(d, f)
-            with open(p, "rb") as fh:
-                if word.encode() in fh.read().lower():
-                    out.append(os.path.relpath(p, root))
-    return out
 
 
 def test_forget_match_takes_the_text_out_of_cwd_project_registry_and_caches(tmp_path, mem, store_path):
@@ -69,7 +56,7 @@ def test_forget_match_takes_the_text_out_of_cwd_project_registry_and_caches(tmp_
     got = mem("scan", WORD, "--no-remotes", "--json", exit_code=None)
     places = [h for h in (json.loads(got.stdout) if got.stdout.strip() else []) if h["place"] != "transcript"]
     assert places == [], places
-    assert _files_holding(store_path, WORD) == []
+    assert files_holding(store_path, WORD) == []
     assert mem("fsck").stdout
     # said once: a second forget finds nothing (the turn-meta cache read again, not stale)
     assert "nothing matches" in mem("forget", "--match", WORD, "--yes").stdout
