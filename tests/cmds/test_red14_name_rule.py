@@ -28,3 +28,15 @@ def test_prose_about_a_password_in_a_key_is_still_a_key(mem, store_path, key):
     mem("init")
     r = mem("remember", key, "v1", exit_code=None)
     assert "holds a credential" not in r.stderr, r.stderr
+
+
+def test_memory_add_says_a_credential_was_replaced_as_remember_does(mem, store_path):
+    """Tester test14 (d): ``mem memory add`` stored ``[REDACTED:generic-secret]``
+    without the warning ``mem remember`` gives (one warning, ``cmds._out.warn_redacted``)."""
+    mem("init")
+    r = mem("memory", "add", "memory", "password: Zq7mm!x9")
+    assert "1 credential(s) in the value were replaced" in r.stderr and "Zq7mm" not in r.stdout + r.stderr, r.stderr
+    shown = mem("memory", "show", "memory").stdout
+    assert "[REDACTED:generic-secret]" in shown and "Zq7mm" not in shown, shown
+    r = mem("memory", "add", "memory", "the build uses make")
+    assert "replaced" not in r.stderr, r.stderr
