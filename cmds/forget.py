@@ -158,14 +158,20 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         if scrub_only:                                   # still hold it (asks per file: outside the lock)
             pass
         elif plan.is_empty():
+            left = []
+            if match is not None and not dry_run:   # caches, logs and the registry may still name it
+                from objstore import scrub_leftovers
+                left = scrub_leftovers(store, match)
             if as_json:
-                emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
+                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, **_plan_json(plan)})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
                 name, when = plan.already_forgotten
                 click.echo(f"{safe(name.replace('session:', 'session ', 1))} was already forgotten "
                            f"({fmt_time(when)}); nothing left to forget")
             else:
-                click.echo("nothing matches; nothing forgotten")
+                click.echo("nothing matches; nothing forgotten" if not left else
+                           f"nothing stored holds it; scrubbed {plural(len(left), 'derived file')} that named it "
+                           f"({', '.join(left[:5])})")
             return
         else:
             if not as_json:

@@ -106,6 +106,7 @@ _API: dict[str, tuple[str, str]] = {
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
     "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
+    "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
     "nothing_left": ("objstore.memory.forget", "nothing_left"),
     "refuse_while_unfinished": ("objstore.core.unfinished", "refuse_while_unfinished"),
     "preview": ("objstore.memory.forget", "preview"),

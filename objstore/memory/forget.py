@@ -151,6 +151,25 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
         return store.unfinished.done(*plan.selector)
 
 
+def scrub_leftovers(store: Store, match: str) -> list[str]:
+    """For a ``--match`` text no object holds any more (forgotten before,
+    or a session forgotten whole by ``--session``): step 5 alone, under the
+    store lock (re-entrant): the cache and log lines and files that still
+    name it (``forgetfiles.scrub_derived``: ``cache/imported-files``, the
+    read ledgers, ``logs/audit``) and the project registry entries
+    (``scope.forget_projects``).  Returns the files changed, relative to the
+    store.  Raises InvalidInput for a text shorter than ``MIN_MATCH_CHARS``,
+    StoreLocked, OSError."""
+    norm = normalize_value(match)
+    if len(norm) < MIN_MATCH_CHARS:
+        raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
+    with store.lock("forget"):
+        out = scrub_derived(store, [norm])
+        if forget_projects(store, matcher(norm)):
+            out.append(REGISTRY_FILE)
+    return out
+
+
 def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, str]]:
     """For a ``--match`` forget: memory-file keys (``memfiles``) whose
     current text holds the match -> (that version, its text without the

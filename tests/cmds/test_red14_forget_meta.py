@@ -73,3 +73,21 @@ def test_forget_match_dry_run_names_the_turns_and_changes_nothing(tmp_path, mem,
     doc = json.loads(r.stdout)
     assert doc["meta"] == 2 and len(doc["metadata"]) == 2 and doc["turns"] == 0, doc
     assert any(WORD in c for _s, _t, c, _p in _turn_fields(store_path))
+
+
+def test_forget_match_after_the_session_went_scrubs_the_ledgers_that_still_name_it(tmp_path, mem, store_path):
+    """Tester test14 (a): after ``forget --session`` + gc, the import ledgers
+    (``cache/imported-files``, the read ledger) still named the transcript's
+    folder; ``forget --match`` said "nothing matches" and left them."""
+    sid = "5d1e6f0a-0000-4000-8000-00000000e021"
+    t = tmp_path / "cc" / f"-home-u-{WORD}" / f"{sid}.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(line(user("u1", "hello", sid, cwd="/home/u/x")) + line(asst("a1", "m1", [text("hi")], sid, cwd="/home/u/x")))
+    mem("import", "claude-code", str(tmp_path / "cc"))
+    mem("forget", "--session", sid, "--yes")
+    mem("gc", "--prune=now")
+    assert files_holding(store_path, WORD)            # the ledgers name the folder
+    r = mem("forget", "--match", WORD, "--yes")
+    assert "scrubbed" in r.stdout and "cache/imported-files" in r.stdout, r.stdout
+    assert files_holding(store_path, WORD) == []
+    assert "nothing matches" in mem("forget", "--match", WORD, "--yes").stdout
