@@ -72,7 +72,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     A transcript whose file name holds a credential (a session id is taken
     from it) is skipped whole, and a session id holding one has its turns
     skipped: each is counted and named on stderr with the credential
-    masked, nothing of it is stored.
+    masked, nothing of it is stored. A transcript in a folder whose path
+    holds one is skipped whole too (not named); a turn whose recorded
+    working directory holds one is stored without its directory and
+    project (`paths_refused` in `--json`).
 
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
