@@ -391,18 +391,17 @@ def _holds_credential(sid: str, agent_id: str = "") -> bool:
 
 def _cwd_holds_credential(cwd: str) -> bool:
     """Whether a hook event's (or a shell command's) working directory holds
-    a credential (``/home/dev/AKIA…``) by the one name rule
-    (:func:`objstore.memory.facts.check_key_credentials`, the path's ``/``
+    a credential (``/home/dev/AKIA…``) by the one path rule
+    (:func:`objstore.core.redact.path_holds_credential`, the path's ``/``
     and ``.`` read as blanks): the path would name a project in
     ``projects.json``, ``cache/activity.json`` and the turns, none of which
     is redacted.  The event is then skipped like one whose session id holds
-    a credential (one hook-log line, ``cwd-credential``, without the path)."""
-    from objstore import InvalidInput, check_key_credentials
-    try:
-        check_key_credentials(cwd, "cwd")
-    except InvalidInput:
-        return True
-    return False
+    a credential (one hook-log line, ``cwd-credential``, without the path);
+    so is one whose ``transcript_path`` or ``agent_transcript_path`` holds
+    one (``transcript-path-credential``: a cursor and the ledgers name the
+    file)."""
+    from objstore import path_holds_credential  # the one path rule (turns, registry, import)
+    return path_holds_credential(cwd)
 
 
 def _subagent_namespace(sid: str, data: dict) -> str | None:
@@ -553,6 +552,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         cwd = ""
     if cwd and _cwd_holds_credential(cwd):   # the path is never written, not even to the log
         raise HookInputError("cwd-credential")
+    if any(_cwd_holds_credential(p) for p in (_s(data.get("transcript_path")), _s(data.get("agent_transcript_path")))
+           if p):
+        raise HookInputError("transcript-path-credential")   # (its ledger and cursor would keep the path)
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
     store = _open_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))

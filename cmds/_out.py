@@ -54,6 +54,16 @@ def _isatty(stream) -> bool:
 PLAIN = False
 
 
+def warn_redacted(n: int) -> None:
+    """The warning of a write whose value lost ``n`` credentials to
+    ``[REDACTED:<rule>]`` (``remember``, ``memory add|replace``), with the
+    way to keep a secret; nothing when ``n`` is 0."""
+    if n:
+        echo(f"warning: {n} credential(s) in the value were replaced by [REDACTED:<rule>] before writing",
+             err=True)
+        echo("hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)", err=True)
+
+
 def emit_json(obj) -> None:
     """Print one JSON document on stdout (or, after ``--plain``, its
     :func:`plain_lines`)."""

@@ -142,7 +142,8 @@ def _show_run(res, as_json, quiet=False):
         what = {"write": "admit", "invalid": "reject", "tombstoned": "skip (forgotten)",
                 "no-evidence": "reject (no evidence)", "suspicious": "queue (suspicious)",
                 "key-conflict": f"queue (replaces {d.replaces})", "change-user-stated": "queue (you stated otherwise)"}
-        click.echo(safe(f"{what.get(d.rule, d.rule):<28} {d.key} = {' '.join(d.value.split())[:80]}"))
+        shown = derive_decision_json(d)["value"]   # credentials masked, as in --json
+        click.echo(safe(f"{what.get(d.rule, d.rule):<28} {d.key} = {' '.join(shown.split())[:80]}"))
     for sid, why in res.failed.items():
         click.echo(safe(f"failed: session {sid}: {why} (stays unread)"), err=True)
     tail = f"report {res.report}" if res.applied else "nothing filed (add --apply)"

@@ -36,7 +36,8 @@ def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
     click.echo(f"{verb} {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
-               + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else ""))
+               + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else "")
+               + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else ""))
     lines = []
     for key, vs in plan.keys.items():
         lines.append(f"  key {key} (all {plural(len(vs), 'version')})")
@@ -52,6 +53,9 @@ def _preview(plan, dry_run: bool, store=None) -> None:
     for sid, tvs in plan.turns.items():
         lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  {short(tv.turn.text, 50)}"
                   for tv in tvs]
+    lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  (its working directory or project; "
+              "text kept)" for sid, tvs in plan.meta.items() for tv in tvs
+              if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
     lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
     if store is not None:
         lines[:0] = _fallbacks(store, plan)  # first, so a long preview cannot hide it
@@ -61,12 +65,17 @@ def _preview(plan, dry_run: bool, store=None) -> None:
         click.echo(f"  … and {len(lines) - PREVIEW_LINES} more")
 
 
+def _meta_phrase(n: int) -> str:
+    return f"{plural(n, 'turn')}' working directory or project name (their text kept)"
+
+
 def _plan_json(plan) -> dict:
     return {"keys": {k: [v.id for v in vs] for k, vs in plan.keys.items()},
             "versions": [{"key": k, "id": v.id, "version": v.fact.version}
                          for k, vs in plan.versions.items() for v in vs],
             "sessions": {s: len(t) for s, t in plan.sessions.items()},
             "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
+            "metadata": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.meta.items() for tv in tvs],
             "unreadable": {s: ids for s, ids in plan.unreadable.items()}, "unchecked": list(plan.unchecked),
             "already_forgotten": ({"name": plan.already_forgotten[0], "time_ms": plan.already_forgotten[1]}
                                   if plan.already_forgotten else None),
@@ -76,7 +85,8 @@ def _plan_json(plan) -> dict:
 @click.command("forget")
 @click.argument("what", required=False, shell_complete=complete_key)
 @click.option("--match", "match", metavar="TEXT",
-              help="Forget every fact version and turn containing TEXT (case and spacing ignored; >= 3 chars).")
+              help="Forget every fact version and turn containing TEXT, and take it out of the working "
+                   "directory and project name turns carry (case and spacing ignored; >= 3 chars).")
 @click.option("--session", "session", metavar="ID", help="Forget a whole session.")
 @click.option("--scrub-sources", is_flag=True,
               help="With --match: also redact TEXT in the transcript files the store captured from, imported "
@@ -148,14 +158,20 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         if scrub_only:                                   # still hold it (asks per file: outside the lock)
             pass
         elif plan.is_empty():
+            left = []
+            if match is not None and not dry_run:   # caches, logs and the registry may still name it
+                from objstore import scrub_leftovers
+                left = scrub_leftovers(store, match)
             if as_json:
-                emit_json({"dry_run": dry_run, "forgotten": False, **_plan_json(plan)})
+                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, **_plan_json(plan)})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
                 name, when = plan.already_forgotten
                 click.echo(f"{safe(name.replace('session:', 'session ', 1))} was already forgotten "
                            f"({fmt_time(when)}); nothing left to forget")
             else:
-                click.echo("nothing matches; nothing forgotten")
+                click.echo("nothing matches; nothing forgotten" if not left else
+                           f"nothing stored holds it; scrubbed {plural(len(left), 'derived file')} that named it "
+                           f"({', '.join(left[:5])})")
             return
         else:
             if not as_json:
@@ -185,10 +201,11 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                    f"{'hold' if len(remotes) > 1 else 'holds'} the value (a push from here sent it); "
                    "the next 'mem push' or 'mem backup' to each purges it", err=True)
     c = r.plan.counts()
-    if r.queue_dropped and not (c["versions"] or c["turns"]):
+    if r.queue_dropped and not (c["versions"] or c["turns"] or c["meta"]):
         click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text")
         return
-    click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}: "
+    click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
+               + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "") + ": "
                f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, {plural(r.objects_deleted, 'object')} deleted, search index purged")
     for p in r.index_problems:

@@ -72,7 +72,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     A transcript whose file name holds a credential (a session id is taken
     from it) is skipped whole, and a session id holding one has its turns
     skipped: each is counted and named on stderr with the credential
-    masked, nothing of it is stored.
+    masked, nothing of it is stored. A transcript in a folder whose path
+    holds one is skipped whole too (not named); a turn whose recorded
+    working directory holds one is stored without its directory and
+    project (`paths_refused` in `--json`).
 
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
@@ -111,7 +114,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
                    "turns_already_stored": turns_stored,
                    "lines": r.lines, "lines_skipped": r.lines_skipped, "records_ignored": r.records_ignored,
-                   "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted,
+                   "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted, "paths_refused": r.paths_refused,
                    "turns_refilled": r.turns_refilled, "gaps_refilled": r.gaps_refilled,
                    "gaps_verified": r.gaps_verified,
                    "errors": r.errors, "index_error": r.index_error})
@@ -131,6 +134,9 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
             click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
         if r.secrets_redacted:
             click.echo(f"redacted {plural(r.secrets_redacted, 'credential')} before storing", err=True)
+        if r.paths_refused:
+            click.echo(f"stored {plural(r.paths_refused, 'turn')} without its working directory and project: "
+                       "the path holds a credential", err=True)
         if r.lines_skipped:
             click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
                        err=True)

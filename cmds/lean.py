@@ -20,7 +20,7 @@ import os
 import sys
 import unicodedata
 
-from ._out import broken_pipe, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
+from ._out import broken_pipe, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
@@ -257,10 +257,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
                      f"mem queue accept {r.queued[:12]}", err=True)
         return 0
     f = r.version.fact
-    if r.redacted:
-        echo(f"warning: {r.redacted} credential(s) in the value were replaced by [REDACTED:<rule>] "
-             "before writing", err=True)
-        echo("hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)", err=True)
+    warn_redacted(r.redacted)
     if r.index_error:
         echo(f"warning: written, but the search index was not updated: {r.index_error}\n"
              "hint: run 'mem reindex'", err=True)

@@ -85,9 +85,11 @@ def _apply(store, project, plan, as_json):
     r = memory_apply(store, _scope(project), plan, session=_session())
     if as_json:
         emit_json({"file": r.file, "chars": r.chars, "limit": r.limit, "moved": r.moved, "id": r.version,
-                   "queued": r.queued})
+                   "queued": r.queued, "redacted": r.redacted})
     else:
         click.echo(r.message)
+        from ._out import warn_redacted
+        warn_redacted(r.redacted)
         if r.moved:
             click.echo(f"moved {len(r.moved)} entr{'y' if len(r.moved) == 1 else 'ies'} to archive.md")
 

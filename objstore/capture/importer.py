@@ -85,6 +85,8 @@ class ImportResult:
     turns_skipped: int = 0
     turns_forgotten: int = 0
     secrets_redacted: int = 0
+    #: turns stored without their working directory and project, which held a credential
+    paths_refused: int = 0
     #: turns written in the places of lost placeholders (``objstore.memory.refill``), and how
     #: many of those places' gaps got their ids from before the damage back (verified)
     turns_refilled: int = 0
@@ -282,11 +284,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
+    res.paths_refused = app.paths_refused
     res.turns_refilled, res.gaps_refilled, res.gaps_verified = refill.refilled, refill.gaps_refilled, refill.gaps_verified
     res.files = len(files) - res.files_skipped
     res.files_skipped += len(named)
-    res.errors[:0] = [f"{_shown(p)}: the file name holds a credential (a session id is taken from it); file "
-                      "skipped, nothing of it stored: rename it to import it" for p in named]
+    res.errors[:0] = [_named_error(p) for p in named]
     res.lines, res.lines_skipped, res.records_ignored = stats.lines, stats.lines_skipped, stats.records_ignored
     res.session_ids = sorted(seen)
     res.sessions = len(seen)
@@ -301,17 +303,34 @@ def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
     (``<session>.jsonl``, ``agent-<id>.jsonl``) and its path is kept in the
     read ledgers, none of which is redacted; by the one name rule
     (:func:`objstore.memory.facts.check_key_credentials`) such a file is
-    skipped whole (counted in ``files_skipped``), not read, not recorded."""
+    skipped whole (counted in ``files_skipped``), not read, not recorded;
+    so is a file in a folder whose path holds one
+    (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),
+    which the ledgers and the turns' project would keep."""
+    from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
     named = []
     for p in files:
         try:
             check_key_credentials(p.name, "session")
+            if path_holds_credential(os.path.dirname(os.path.abspath(p))):
+                named.append(p)
         except InvalidInput:
             named.append(p)
     if not named:
         return files, []
     drop = set(named)
     return [p for p in files if p not in drop], named
+
+
+def _named_error(p: Path) -> str:
+    """The error line of a file :func:`_credential_named` skipped; a folder
+    holding a credential is not shown at all."""
+    from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
+    if path_holds_credential(os.path.dirname(os.path.abspath(p))):
+        return ("a transcript's folder holds a credential (its path would be stored in the clear): file skipped, "
+                "nothing of it stored; rename the folder to import it")
+    return (f"{_shown(p)}: the file name holds a credential (a session id is taken from it); file "
+            "skipped, nothing of it stored: rename it to import it")
 
 
 def _shown(path: Path | str) -> str:

@@ -28,7 +28,7 @@ from typing import Callable, Iterator
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
-from objstore.core.text import matcher, normalize_value, replace_matches
+from objstore.core.text import find_spans, matcher, normalize_value, replace_matches
 
 REDACTED = "[REDACTED]"
 
@@ -95,12 +95,41 @@ def find(paths: list[str], text: str, *, plain: bool = False) -> list[ScrubHit]:
     for p in map(Path, paths):
         try:
             with open(p, "rb") as f:
-                n = sum(1 for line in f if _line_hits(line, match, plain))
+                if plain:       # as the scrub reads it: the whole text, a match may span lines
+                    n = len(plain_spans(f.read().decode("utf-8", "surrogateescape"), text))
+                else:
+                    n = sum(1 for line in f if _line_hits(line, match, plain))
         except OSError:
             continue
         if n:
             hits.append(ScrubHit(p, n))
     return hits
+
+
+def plain_spans(body: str, text: str) -> list[tuple[int, int]]:
+    """Where ``text`` is in ``body``, a plain-text file (a shell history),
+    as ``(start, end)`` character offsets: the store's one match
+    (``core.text.find_spans``), a line end inside a match read as the blank
+    it is, and a shell's line continuation too (a backslash right before
+    the line end, read away: ``export PASS=`` + backslash + newline +
+    ``hunter2x9`` holds ``PASS=hunter2x9``, as the shell ran it).  The one
+    reading :func:`find`, :func:`scrub` and ``mem scan`` share."""
+    spans = find_spans(body, text)
+    if "\\\n" not in body:
+        return spans
+    # the continuation read away ('\' + newline -> ''), offsets mapped back to body
+    keep = [i for i in range(len(body)) if not (body[i] == "\\" and body[i + 1:i + 2] == "\n")
+            and not (body[i] == "\n" and i and body[i - 1] == "\\")]
+    joined = "".join(body[i] for i in keep)
+    extra = [(keep[a], keep[b - 1] + 1) for a, b in find_spans(joined, text)]
+    out = sorted(set(spans) | set(extra))
+    merged: list[tuple[int, int]] = []
+    for a, b in out:                # a span of each reading over the same text: one
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
 
 
 def _line_hits(line: bytes, match: Callable[[str], bool], plain: bool = False) -> bool:
@@ -134,12 +163,36 @@ class _LineScrubber:
         self.changed = 0
 
     def feed(self, data: bytes) -> bytes:
+        if self.plain:              # whole lines at once: a match may span lines (``PASS=\`` + newline)
+            data = self.partial + data
+            cut = data.rfind(b"\n") + 1
+            self.partial = data[cut:]
+            return self._plain(data[:cut])
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
         return b"".join(self._line(ln + b"\n") for ln in lines)
 
+    def _plain(self, block: bytes) -> bytes:
+        """``block`` of plain text with every match replaced, across line
+        ends too (a command continued on the next line, a heredoc): a span
+        becomes ``[REDACTED]`` followed by the line ends it covered, so the
+        file keeps its lines; every other byte is kept."""
+        body = block.decode("utf-8", "surrogateescape")
+        spans = plain_spans(body, self.text)
+        if not spans:
+            return block
+        out, pos = [], 0
+        for a, b in spans:
+            out += [body[pos:a], REDACTED, "\n" * body.count("\n", a, b)]
+            pos = b
+        out.append(body[pos:])
+        self.changed += len(spans)
+        return "".join(out).encode("utf-8", "surrogateescape")
+
     def rest(self) -> bytes:
         data, self.partial = self.partial, b""
+        if self.plain:
+            return self._plain(data) if data else b""
         return self._line(data) if data else b""
 
     def _line(self, line: bytes) -> bytes:

@@ -28,7 +28,7 @@ the new value at the end within the first six content words, or use
 ``mem remember KEY VALUE``.
 
 A statement is never lost: the prompt hook writes it with the prompt's turn
-under one store lock (``capture.sync.capture_prompt``); when the hook could
+under one store lock (``capture.live.capture_prompt``); when the hook could
 not (the store was locked, its budget ran out, it was killed), the
 transcript sync that later stores the prompt's turn writes it
 (:func:`write_statement` with ``late=True``): once, since only a turn the

@@ -1,5 +1,6 @@
-"""Capture in the agent's path: incremental transcript sync, prompt and shell
-capture, exclusions, and the small caches that keep a hook cheap.
+"""Capture in the agent's path: incremental transcript sync, exclusions, and
+the small caches that keep a hook cheap.  Prompt and shell capture (one turn
+at once) are in :mod:`objstore.capture.live`.
 
 Used by ``mem hook`` (``cmds/hook.py``); ``mem import`` shares the filters
 (:func:`import_filter`).  Formats: ``docs/agent-formats.md`` §1 (hook
@@ -56,32 +57,27 @@ writer through the index journal, which is what the journal is for).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
-from objstore.capture.claude_code import (ParseStats, parse_file, prompt_hash, scan_prompts,
-                                          subagent_outcome)
-from objstore.capture.cursors import Cursor, cursor_key, iter_cursors, load_cursor, save_cursor, text_key
+from objstore.capture.claude_code import ParseStats, parse_file, subagent_outcome
+from objstore.capture.cursors import Cursor, iter_cursors, load_cursor, save_cursor, text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of, write_statement
-from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.errors import MemError
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
-from objstore.core.record import Frozen, Record, set_fields
-from objstore.core.refs import validate_session_id
+from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.scope import register_project
 
-__all__ = ["Cursor", "PromptResult", "PromptSnapshot", "SyncResult", "capture_prompt", "capture_shell", "catch_up",
-           "import_filter", "prompt_snapshot", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
+__all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
@@ -91,7 +87,7 @@ NEW_FILE_LOOKBACK_MS = 86_400_000  # catch-up takes new files of a known folder 
                                    # mem first saw that folder (older ones are history: 'mem import')
 # --------------------------------------------------------------------------- writing
 
-def _valid_text(text: str) -> str:
+def valid_text(text: str) -> str:
     """``text`` with lone surrogates (a broken \\ud83d escape, undecodable
     bytes from argv) and NULs replaced, so it can be stored as UTF-8."""
     try:
@@ -345,13 +341,13 @@ def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, 
     return cur, False
 
 
-def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg: CaptureConfig,
-              no_capture: set[str], max_bytes: int, observe=None,
-              stopped: str | None = None, stated: list | None = None) -> tuple[SyncResult, Cursor | None]:
+def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg: CaptureConfig,
+             no_capture: set[str], max_bytes: int, observe=None,
+             stopped: str | None = None, stated: list | None = None) -> tuple[SyncResult, Cursor | None]:
     """Read one transcript from its cursor into ``writer``.  ``stated``: a
     list that receives ``(turn id, CapturedTurn)`` of each prompt of a main
     transcript this sync adds that states a fact ("remember that …":
-    ``objstore.capture.statements``), for :func:`_write_stated`."""
+    ``objstore.capture.statements``), for :func:`write_stated`."""
     res = SyncResult(path=str(path))
     try:
         st = os.stat(path)
@@ -359,7 +355,7 @@ def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cf
         res.missing = True
         return res, None
     cur, res.reset = _open_cursor(store, path, st)
-    if stopped is not None and not _is_subagent(path):    # a Stop hook: the answer is finished
+    if stopped is not None and not is_subagent(path):    # a Stop hook: the answer is finished
         cur.stopped = True
         cur.reader.answer_done = stopped
     res.start = res.offset = cur.offset
@@ -370,7 +366,7 @@ def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cf
     stats = ParseStats()
     rs = cur.reader
     rs.hold_tail = not final
-    lineage = _Lineage(writer, cur.lineage) if not _is_subagent(path) else None
+    lineage = _Lineage(writer, cur.lineage) if not is_subagent(path) else None
     saved = {"skipping": cur.skipping}
     for attempt in (0, 1):
         turns = parse_file(path, stats, start=cur.offset, end=end, state=rs)
@@ -405,7 +401,9 @@ def _sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cf
     return res, cur
 
 
-def _is_subagent(path: Path) -> bool:
+def is_subagent(path: Path) -> bool:
+    """True when ``path`` is a sub-agent's transcript (its file name starts
+    with ``agent-``): read by the rollup, never given a prompt key."""
     return Path(path).name.startswith("agent-")
 
 
@@ -458,23 +456,23 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             for p in paths:
                 if deadline is not None and time.monotonic() > deadline:
                     break
-                whole = final or (_is_subagent(Path(p)) and _subagent_ended(Path(p)))
-                res, cur = _sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
+                whole = final or (is_subagent(Path(p)) and _subagent_ended(Path(p)))
+                res, cur = sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
                                      max_bytes=max_bytes, stopped=stopped, stated=stated)
                 if whole:
                     done.add(res.path)
                 out.append(res)
                 if cur is not None:  # (a subagent file read whole is rolled up below: ended)
-                    cur.ended = cur.ended or ended or (whole and _is_subagent(Path(p)))
+                    cur.ended = cur.ended or ended or (whole and is_subagent(Path(p)))
                     cursors.append(cur)
-            _write_stated(store, stated, command)   # before the turns' publish: a crash between writes both again
+            write_stated(store, stated, command)   # before the turns' publish: a crash between writes both again
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
         finally:
             w.close()
         for cur in cursors:
             save_cursor(store, cur)
         if rollup:  # a subagent file that grew, or ended, is rolled up into its parent
-            subs = [r for r in out if _is_subagent(Path(r.path)) and not r.missing]
+            subs = [r for r in out if is_subagent(Path(r.path)) and not r.missing]
             ended_ = [Path(r.path) for r in subs if r.path in done]
             grew = [Path(r.path) for r in subs if r.path not in done and r.offset > r.start]
             for group, whole in ((ended_, True), (grew, False)):
@@ -483,8 +481,8 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     return out
 
 
-def _write_stated(store: Store, stated: list, command: str, own: str = "") -> object:
-    """Write the statements of prompts a sync added (``_sync_one``'s
+def write_stated(store: Store, stated: list, command: str, own: str = "") -> object:
+    """Write the statements of prompts a sync added (``sync_one``'s
     ``stated``), each citing its turn: late (``statements.write_statement``:
     never over a value written or forgotten since), except the prompt whose
     source or alias is ``own`` (the prompt hook's own prompt, typed now),
@@ -551,7 +549,7 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
     known: set[str] = set()
     for cur in iter_cursors(store):
         known.add(cur.path)
-        if not _is_subagent(Path(cur.path)):
+        if not is_subagent(Path(cur.path)):
             d = os.path.dirname(cur.path)
             dirs[d] = min(dirs.get(d, cur.created), cur.created)
         if cur.path in skip_keys:
@@ -561,7 +559,7 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
         except OSError:
             continue
         if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size == cur.offset \
-                and (cur.ended or not _is_subagent(Path(cur.path)) or now - st.st_mtime < ROLLUP_IDLE_S):
+                and (cur.ended or not is_subagent(Path(cur.path)) or now - st.st_mtime < ROLLUP_IDLE_S):
             continue  # unchanged (a subagent file that went idle unended: rolled up now)
         todo.append((Path(cur.path), now - st.st_mtime >= idle_s))
     for d, since in dirs.items():
@@ -594,206 +592,3 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
             out.extend(rs)
             spent += sum(r.offset - r.start for r in rs)
     return out
-
-
-# --------------------------------------------------------------------------- prompt capture
-
-class PromptResult(Record):
-    """Outcome of :func:`capture_prompt`: ``status`` is ``captured``,
-    ``known`` (already stored, e.g. read from the transcript first),
-    ``deferred`` (too much of the transcript unread to fix the key: the
-    sync stores it), ``excluded`` (path glob), ``no-capture``, ``marked``
-    (ignore marker) or ``empty`` (nothing left once ``<mem-context>`` is
-    removed).  ``stated``: with ``statement=True``, the ``RememberResult``
-    of the prompt's "remember that …" statement written with its turn
-    (None: no statement, or not written with it)."""
-
-    __slots__ = ("status", "id", "source", "synced", "stated")
-
-    def __init__(self, status: str, id: str | None = None, source: str = "", synced: int = 0,
-                 stated=None) -> None:
-        set_fields(self, status, id, source, synced, stated)
-
-
-class PromptSnapshot(Frozen):
-    """The key a prompt hook gives its prompt, fixed from the transcript as it
-    was when the hook started, before anything else runs.
-
-    ``key`` is ``cc:p:<hash>:<n>``: ``n`` counts the prompt records of this
-    text in the transcript's first ``size`` bytes (the hook's start), as the
-    reader counts them, plus one unless the last prompt record there has this
-    text (then the delivery is that record: written before the hook ran, or a
-    delivery that runs late).  Every delivery of one prompt (the hook
-    registered twice) sees the same bytes and so computes the same key, and
-    the reader gives the record the same key: the write is idempotent by
-    construction, whatever runs in between.  ``key`` is "" when the
-    transcript cannot tell (none given, a subagent's, or more than
-    ``SNAPSHOT_MAX_BYTES`` unread): see :func:`capture_prompt`."""
-
-    __slots__ = ("key", "size")
-
-    def __init__(self, key: str = "", size: int = 0) -> None:
-        set_fields(self, key, size)
-
-
-#: bytes past the cursor a prompt hook reads to fix its prompt's key; beyond,
-#: the transcript sync stores the prompt (Stop, SessionEnd, catch-up)
-SNAPSHOT_MAX_BYTES = 8 << 20
-
-
-def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptSnapshot:
-    """:class:`PromptSnapshot` of ``prompt`` from ``transcript`` (no lock, no
-    store object: the hook's hot path).  The cursor under ``root`` (the
-    store directory) gives the counts up to its offset, so only the bytes
-    after it are scanned (:func:`claude_code.scan_prompts`)."""
-    if transcript is None or _is_subagent(transcript):
-        return PromptSnapshot()
-    h = prompt_hash(strip_mem_context(prompt))
-    try:
-        st = os.stat(transcript)
-    except OSError:
-        return PromptSnapshot()
-    size, start, count, prev, known = st.st_size, 0, 0, "", {}
-    try:
-        r = json.loads((Path(root) / "cache" / "cursors" / cursor_key(transcript)).with_suffix(".state")
-                       .read_bytes())
-        off = int(r["offset"])
-        if (int(r["dev"]), int(r["ino"])) == (st.st_dev, st.st_ino) and off <= size:
-            start, count, prev = off, int(r["prompts"].get(h, 0)), str(r["prev_prompt"])
-            known = r["prompt_ids"]
-            if not isinstance(known, dict):
-                raise TypeError("prompt_ids")
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        start, count, prev, known = 0, 0, "", {}      # no usable cursor: scan from the start
-    if size - start > SNAPSHOT_MAX_BYTES:
-        return PromptSnapshot(size=size)
-    seen: set[str] = set()
-    try:
-        for uid, ph in scan_prompts(transcript, start=start, end=size):
-            prev = ph
-            if ph == h and uid not in seen and uid not in known:
-                seen.add(uid)
-                count += 1
-    except OSError:
-        return PromptSnapshot(size=size)
-    return PromptSnapshot(f"cc:p:{h}:{count if prev == h else count + 1}", size)
-
-
-def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
-                   transcript: Path | None = None, cfg: CaptureConfig | None = None,
-                   command: str = "hook UserPromptSubmit", index: bool = False,
-                   time_ms: int | None = None, snapshot: PromptSnapshot | None = None,
-                   entrypoint: str = "", statement: bool = False) -> PromptResult:
-    """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
-    the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
-
-    The key is ``snapshot.key`` (:func:`prompt_snapshot`, taken now when not
-    given): the one the transcript reader gives the record that holds this
-    prompt.  Under the store lock, the session's transcript is first read
-    from its cursor when little is new (so the previous answer lands before
-    this prompt; its trailing message too when a Stop hook marked the
-    answer finished, see :func:`sync_files` ``stopped``), then the turn is written unless its key is already in the
-    session: check and write under one lock, so concurrent deliveries store
-    it once.  When the snapshot has no key although a transcript is given
-    (too much unread), nothing is written (``deferred``): the transcript
-    sync stores the prompt.  Without a transcript, ``n`` is one more than
-    the session's prompts of this text, unless its newest turn is this very
-    prompt.  The text is redacted; ``index=False`` leaves indexing to the
-    next writer (the Stop hook) through the index journal.  Takes the store
-    lock (StoreLocked propagates).  Raises InvalidInput for a bad session id.
-
-    ``statement``: a "remember that …" prompt's fact
-    (``objstore.capture.statements``) is written under the same lock, after
-    the turn object and before the turn is published, citing the turn
-    (``stated`` in the result): a hook stopped at any point leaves both
-    unwritten (the transcript sync then writes both) or the fact written.
-    Statements of earlier prompts the pre-read of the transcript adds are
-    written too (late, as by :func:`sync_files`).
-    """
-    cfg = cfg if cfg is not None else load_config(store.root)
-    sid = validate_session_id(session_id)
-    if has_marker(cfg, prompt):
-        return PromptResult("marked")
-    prompt = strip_mem_context(_valid_text(prompt))   # mem's own injections never come back as evidence
-    if not prompt.strip():
-        return PromptResult("empty")
-    if path_excluded(cfg, cwd):
-        return PromptResult("excluded")
-    snap = snapshot if snapshot is not None else prompt_snapshot(store.root, transcript, prompt)
-    h = prompt_hash(prompt)
-    with store.lock(command):
-        if no_capture_of(sid, no_capture_sessions(store)):
-            return PromptResult("no-capture")
-        if transcript is not None and not snap.key and not _is_subagent(transcript):
-            return PromptResult("deferred")
-        w = TurnAppender(store, command=command)
-        synced = 0
-        cur = None
-        stated: list = []
-        if transcript is not None and not _is_subagent(transcript):
-            try:
-                fst = os.stat(transcript)
-                cur0 = load_cursor(store, transcript, with_state=False)
-                done = cur0.offset if cur0 and (cur0.dev, cur0.ino) == (fst.st_dev, fst.st_ino) else 0
-                if fst.st_size - done <= PRE_SYNC_MAX_BYTES:
-                    # after a Stop the answer is finished: read it whole, so it lands before this
-                    # prompt; else an assistant message at the end may still be streaming (the
-                    # prompt was typed mid-answer) and cutting it now would split it in two turns
-                    stopped = bool(cur0 and done and cur0.stopped)
-                    res, cur = _sync_one(store, w, transcript, final=stopped, cfg=cfg,
-                                         no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES,
-                                         stated=stated)
-                    synced = res.turns_added
-                    if cur is not None:
-                        cur.stopped = False         # the next answer is not finished yet
-            except OSError:
-                pass
-        st = w.state(sid)
-        key = snap.key
-        if not key and st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
-            key = st.head_source        # no transcript: the newest turn is this very prompt
-        if not key:
-            key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
-                                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()),
-                                             default=0))
-        ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                          cwd, project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
-        oid = w.add(ct)
-        status = "captured" if oid else "known"
-        try:
-            if statement and oid and statement_of(prompt) is not None:
-                stated.append((oid, ct.replace(alias=key)))
-            mine = _write_stated(store, stated, command, own=key if statement else "")
-            w.publish(index=index)
-        finally:
-            w.close()
-        if cur is not None:
-            save_cursor(store, cur)
-    return PromptResult(status, oid, key, synced, mine)
-
-
-# --------------------------------------------------------------------------- shell capture
-
-def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str, status: int,
-                  duration_ms: int, started_ms: int, cfg: CaptureConfig | None = None) -> str | None:
-    """Store one command the person ran in their shell as a user turn of a
-    ``shell`` session: the command line (redacted), then ``[exit N, T s,
-    cwd]``.  Source ``sh:<started ms>:<hash>`` makes a repeat call a no-op.
-    A command starting with a space, a marked one, an excluded path or a
-    no-capture session is not stored.  Returns the new id or None."""
-    cfg = cfg if cfg is not None else load_config(store.root)
-    sid = validate_session_id(session_id)
-    line = _valid_text(command_line).rstrip("\n")
-    cwd = _valid_text(cwd)
-    if not line.strip() or line[:1].isspace() or has_marker(cfg, line) or path_excluded(cfg, cwd):
-        return None
-    text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
-    src = f"sh:{started_ms}:{text_key(line)[:16]}"
-    with store.lock("hook shell"):
-        if no_capture_of(sid, no_capture_sessions(store)):
-            return None
-        w = TurnAppender(store, command="hook shell", harness="shell")
-        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_of(cwd)))
-        w.publish(index=False)
-    return oid
-

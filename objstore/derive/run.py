@@ -437,8 +437,14 @@ def reports(store: Store) -> list[dict]:
 
 
 def decision_json(d: Decision, *, with_value: bool = True) -> dict:
-    """A decision as JSON (``with_value`` False for anything stored)."""
+    """A decision as JSON (``with_value`` False for anything stored); the
+    value as shown, its credentials replaced (``core.redact.redact_value``):
+    a rejected proposal holding one was never stored and is not printed
+    either (``mem derive``'s report, text or JSON)."""
     out = asdict(d)
     if not with_value:
         out.pop("value")
+    else:
+        from objstore.core.redact import redact_value  # deferred: the rules compile at import
+        out["value"] = redact_value(out["value"])
     return out

@@ -106,6 +106,8 @@ class TurnAppender:
         self._valid: dict[str, str | None] = {}
         #: session ids refused because they hold a credential (:meth:`valid_sid`)
         self.credential_sids: set[str] = set()
+        #: turns written without their cwd and project, which held a credential (:meth:`_path_refused`)
+        self.paths_refused = 0
         self._bulk = False
         self._writer: PackWriter | None = None
         self._stream = None          # pack mode: the import's one index writer (SearchIndex.stream)
@@ -293,6 +295,17 @@ class TurnAppender:
                 self.refill.loaded(sid, st)
         return st
 
+    def _path_refused(self, cwd: str, project: str) -> bool:
+        """Whether a turn's ``cwd`` or ``project`` holds a credential (the
+        one path rule, ``objstore.core.redact.path_holds_credential``):
+        the turn is then written without either (``""``, unknown) and
+        :attr:`paths_refused` counts it."""
+        from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
+        if path_holds_credential(cwd) or path_holds_credential(project):
+            self.paths_refused += 1
+            return True
+        return False
+
     def valid_sid(self, sid: str) -> str | None:
         """``sid`` validated and normalised, or None when it cannot be a ref
         name or when it, or a sub-agent name in it, holds a credential (the
@@ -305,6 +318,10 @@ class TurnAppender:
                 ok: str | None = validate_session_id(sid)
             except InvalidInput:
                 ok = None
+                try:                # malformed too (too long, a '/'): still never shown when it holds one
+                    check_key_credentials(sid, "session")
+                except InvalidInput:
+                    self.credential_sids.add(sid)
             if ok is not None:
                 try:
                     check_key_credentials(ok, "namespace")
@@ -363,17 +380,20 @@ class TurnAppender:
             text, n = red if red is not None else self._redacted(text)  # credentials never reach disk
             self.secrets_redacted += n
         harness = harness or self.harness
+        cwd, project = ct.cwd, ct.project
+        if (cwd or project) and self._path_refused(cwd, project):
+            cwd = project = ""              # a credential in the path: written nowhere (counted)
         seq = st.next_seq
         fc = ct.forecast if forecast else None
         if fc is not None and self.pack and not forgotten and fc[0] == (
-                sid, seq, ct.role, text, ct.timestamp, harness, ct.cwd, ct.project, source, st.head,
+                sid, seq, ct.role, text, ct.timestamp, harness, cwd, project, source, st.head,
                 ct.entrypoint, st.taints):
             # the turn below, encoded and hashed elsewhere (TurnForecast): every field is the same
             oid = self._put(fc[1], fc[2])
             taints, msg = fc[3], fc[4]
         else:
             turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
-                        harness=harness, cwd=ct.cwd, project=ct.project, source=source,
+                        harness=harness, cwd=cwd, project=project, source=source,
                         parent=st.head, forgotten=forgotten, entrypoint=ct.entrypoint,
                         untrusted=st.taints)
             oid = self._put(encode(turn))
@@ -389,10 +409,10 @@ class TurnAppender:
             notes = self.subagent_chains.get(sid)
             if notes is None:
                 notes = self.subagent_chains[sid] = ChainNotes()
-            notes.add_fields(oid, forgotten, ct.cwd, ct.project, ct.role, text)
+            notes.add_fields(oid, forgotten, cwd, project, ct.role, text)
         self.dirty.add(sid)
         if not forgotten:
-            self._index(turn_doc_fields(oid, sid, ct.timestamp, ct.project, ct.role, text, seq))
+            self._index(turn_doc_fields(oid, sid, ct.timestamp, project, ct.role, text, seq))
             self.added += 1
         return oid, turn
 

@@ -61,8 +61,9 @@ from objstore.memory.forgetplan import (ForgetPlan, forget_selector, forgotten_b
 from objstore.memory.facts import Version, list_keys, remember, versions
 from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
-from objstore.memory.scope import is_memory_file_key
+from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file_key
 from objstore.memory.sessions import drop_session_cache, walk_turns
+from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         put_tombstone, text_tombstone, turn_tombstone_key)
 
@@ -124,7 +125,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
                         for v in vs]
         if dry_run:
             return res
-        if not (plan.keys or plan.versions or plan.sessions or plan.turns):  # nothing stored holds it
+        if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta):  # nothing stored holds it
             if plan.queue_items:                                             # (but queued proposals may)
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
@@ -148,6 +149,25 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
         return False
     with store.lock("forget"):
         return store.unfinished.done(*plan.selector)
+
+
+def scrub_leftovers(store: Store, match: str) -> list[str]:
+    """For a ``--match`` text no object holds any more (forgotten before,
+    or a session forgotten whole by ``--session``): step 5 alone, under the
+    store lock (re-entrant): the cache and log lines and files that still
+    name it (``forgetfiles.scrub_derived``: ``cache/imported-files``, the
+    read ledgers, ``logs/audit``) and the project registry entries
+    (``scope.forget_projects``).  Returns the files changed, relative to the
+    store.  Raises InvalidInput for a text shorter than ``MIN_MATCH_CHARS``,
+    StoreLocked, OSError."""
+    norm = normalize_value(match)
+    if len(norm) < MIN_MATCH_CHARS:
+        raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
+    with store.lock("forget"):
+        out = scrub_derived(store, [norm])
+        if forget_projects(store, matcher(norm)):
+            out.append(REGISTRY_FILE)
+    return out
 
 
 def memory_file_rest(store: Store, plan: ForgetPlan) -> dict[str, tuple[Fact, str]]:
@@ -250,7 +270,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
     # after this point is finished by the next holder of the store lock (resume_forget)
     touched = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
-    touched += [f"T\t{s}" for s in (*plan.sessions, *plan.turns)]
+    touched += [f"T\t{s}" for s in (*plan.sessions, *plan.turns, *(s for s in plan.meta if s not in plan.turns))]
     store.journal.append(touched)
     # 1. tombstones, then the journal note of everything that will go
     for key, vs in (*plan.keys.items(), *plan.versions.items()):
@@ -288,8 +308,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # rewritten chains: everything from the first forgotten element on is replaced
     fact_rewrites = {key: tail_from(plan_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
                      for key, vs in plan.versions.items()}
+    # (a turn whose cwd or project holds the --match text is rewritten too: plan.meta)
     turn_rewrites = {sid: tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
-                                    {tv.id for tv in tvs}) for sid, tvs in plan.turns.items()}
+                                    {tv.id for tv in (*plan.turns.get(sid, ()), *plan.meta.get(sid, ()))})
+                     for sid in {**plan.turns, **plan.meta}}
+    meta_hit = matcher(plan.match) if plan.meta else (lambda _v: False)
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
     # every tombstone is written: recovery can finish it from here, and the U line (same write,
@@ -319,11 +342,13 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         res.rewritten.append(fact_ref(key))
     new_turns: list[str] = []  # the rewritten sessions' new turns, to index
     for sid, tail in turn_rewrites.items():
-        forget_ids = {tv.id for tv in plan.turns[sid]}
+        forget_ids = {tv.id for tv in plan.turns.get(sid, ())}
         new_head, ids = rewrite_chain(
             store, tail, lambda tv, gone, parent: tv.turn.replace(
                 text="" if gone else tv.turn.text, parent=parent,
-                forgotten=now if gone else tv.turn.forgotten),
+                forgotten=now if gone else tv.turn.forgotten,
+                cwd="" if meta_hit(tv.turn.cwd) else tv.turn.cwd,
+                project="" if meta_hit(tv.turn.project) else tv.turn.project),
             forget_ids, tail[-1].turn.parent if tail else None)
         idmap.update(ids)
         new_turns.extend(n for n in ids.values() if not n.startswith("forgotten:"))
@@ -393,7 +418,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             # older versions, which recall and the --match prefilter (_match_keys) read)
             store.index.purge("fact", fact_docs(store, chain=lambda head: plan_chain(store, plan, head),
                                                 heads=heads.items()))
-    if plan.sessions or plan.turns:
+    if plan.sessions or plan.turns or plan.meta:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
         # done is rebuilt whole ([searchindex shards])
@@ -420,6 +445,9 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta})   # their lines name replaced heads
+    if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
+        res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
     if clear_journal:
         store.journal.clear()

@@ -22,6 +22,7 @@ from objstore.memory.facts import Version, list_keys, resolve_version, versions,
 from objstore.memory.scope import namespace_root
 from objstore.memory.sessions import TurnVersion, load_session, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, session_scoped
+from objstore.memory.turnmeta import meta_hits
 
 
 @dataclass
@@ -33,6 +34,9 @@ class ForgetPlan:
         versions: key -> the versions to blank (the key survives).
         sessions: whole sessions -> all their turns (oldest first).
         turns: session -> the turns to blank (the session survives).
+        meta: session -> the turns whose ``cwd`` or ``project`` holds the
+            ``--match`` text (oldest first): rewritten with that field
+            emptied, their text kept (``objstore.memory.turnmeta``).
         match: the normalized match text (``--match``), else None.
     """
 
@@ -40,6 +44,7 @@ class ForgetPlan:
     versions: dict[str, list[Version]] = field(default_factory=dict)
     sessions: dict[str, list[TurnVersion]] = field(default_factory=dict)
     turns: dict[str, list[TurnVersion]] = field(default_factory=dict)
+    meta: dict[str, list[TurnVersion]] = field(default_factory=dict)
     match: str | None = None
 
     queue_items: list[str] = field(default_factory=list)
@@ -70,18 +75,21 @@ class ForgetPlan:
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
-        return not (self.keys or self.versions or self.sessions or self.turns or self.queue_items)
+        return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items)
 
     def object_ids(self) -> set[str]:
         """Ids of the fact versions and turns that hold what is forgotten."""
         return ({v.id for vs in (*self.keys.values(), *self.versions.values()) for v in vs}
-                | {t.id for ts in (*self.sessions.values(), *self.turns.values()) for t in ts})
+                | {t.id for ts in (*self.sessions.values(), *self.turns.values(), *self.meta.values()) for t in ts})
 
     def counts(self) -> dict[str, int]:
-        """Numbers for the summary: versions, turns, keys, sessions."""
+        """Numbers for the summary: versions, turns, keys, sessions, and
+        ``meta``: turns that keep their text and lose a ``cwd``/``project``."""
         return {"keys": len(self.keys), "sessions": len(self.sessions),
                 "versions": sum(map(len, self.keys.values())) + sum(map(len, self.versions.values())),
-                "turns": sum(map(len, self.sessions.values())) + sum(map(len, self.turns.values()))}
+                "turns": sum(map(len, self.sessions.values())) + sum(map(len, self.turns.values())),
+                "meta": sum(1 for sid, tvs in self.meta.items() for t in tvs
+                            if t.id not in {x.id for x in self.turns.get(sid, ())})}
 
 
 
@@ -352,6 +360,8 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         hit = [tv for tv in walk_turns(store, head) if not tv.turn.forgotten and hits(tv.turn.text)]
         if hit:
             plan.turns[sid] = list(reversed(hit))
+    # what a turn carries besides its text: its cwd and project (the index holds neither)
+    plan.meta = meta_hits(store, heads, hits)
     for it in queue.items(store):  # proposals waiting for review may hold the text too
         if hits(it.item.body):
             plan.queue_items.append(it.id)

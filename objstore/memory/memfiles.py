@@ -140,13 +140,14 @@ def read_file(store: Store, scope: str, name: str) -> MemFile:
 
 class EditResult(Record):
     """An applied edit: ``file``, ``chars`` and ``limit`` after, ``message``
-    (``memory.md updated (1,510 of 2,200 characters)``), ``moved`` entries."""
+    (``memory.md updated (1,510 of 2,200 characters)``), ``moved`` entries,
+    ``redacted``: credentials the new text lost to ``[REDACTED:<rule>]``."""
 
-    __slots__ = ("file", "chars", "limit", "message", "moved", "version", "queued")
+    __slots__ = ("file", "chars", "limit", "message", "moved", "version", "queued", "redacted")
 
     def __init__(self, file: str, chars: int, limit: int, message: str, moved: list[str] | None = None,
-                 version: str | None = None, queued: str | None = None) -> None:
-        set_fields(self, file, chars, limit, message, [] if moved is None else moved, version, queued)
+                 version: str | None = None, queued: str | None = None, redacted: int = 0) -> None:
+        set_fields(self, file, chars, limit, message, [] if moved is None else moved, version, queued, redacted)
 
 
 def _instruction_entry(plan: dict) -> tuple[str, str] | None:
@@ -284,11 +285,12 @@ def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", appr
                               f"an instruction to a model; accept it with: mem queue accept {p.item[:12]})",
                               [], f.version, p.item)
         t = now_ms()
-        version = f.version
+        version, redacted = f.version, 0
         if text != f.text:
             # an emptied file is stored as the separator alone (a value cannot be empty)
-            version = remember(store, f.key, text or SEP, kind="user", trust="user_stated", owner="user",
-                               command=f"{command} {plan['action']}", reviewed=True).version.id
+            wrote = remember(store, f.key, text or SEP, kind="user", trust="user_stated", owner="user",
+                             command=f"{command} {plan['action']}", reviewed=True)
+            version, redacted = wrote.version.id, wrote.redacted
         if moved:
             arch = read_file(store, scope, "archive")
             block = "\n".join(f"{SEP} moved {_iso(t)} from {f.name}.md in session {session}\n{e}" for e in moved)
@@ -297,7 +299,8 @@ def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", appr
                      owner="user", command=f"{command} move", reviewed=True)
         _journal(store, scope, session, approval, plan["action"], f"{f.name}.md", f.entries, new)
     return EditResult(f"{f.name}.md", len(text), f.limit,
-                      f"{f.name}.md updated ({_fmt(len(text))} of {_fmt(f.limit)} characters)", moved, version)
+                      f"{f.name}.md updated ({_fmt(len(text))} of {_fmt(f.limit)} characters)", moved, version,
+                      redacted=redacted)
 
 
 def set_file(store: Store, scope: str, name: str, text: str, *, session: str = "-") -> EditResult:

@@ -311,12 +311,16 @@ def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = Fa
 def register_project(store, cwd: str | os.PathLike | None) -> str:
     """Give the project of ``cwd`` its name in the store's registry (once;
     names never change) and return it; ``""`` for no project.  Takes the
-    store lock; the file holds identities and names, never credentials.
-    A damaged registry is left as it is (``mem doctor`` reports it): the
+    store lock; the file holds identities and names, never credentials
+    (a ``cwd`` holding one, ``objstore.core.redact.path_holds_credential``,
+    gets ``""`` and is not registered).  A damaged registry is left as it is (``mem doctor`` reports it): the
     name is given for now, not written."""
     ident = identity_of(cwd)
     if ident is None:
         return ""
+    from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
+    if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
+        return ""                   # a credential in the path is written nowhere (the one path rule)
     import json
     reg = load_registry(store.root)
     if ident.id in reg:
@@ -331,6 +335,27 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
                          json.dumps({"v": 1, "projects": reg}, indent=1, sort_keys=True).encode("utf-8"),
                          durable=False)
     return name
+
+
+def forget_projects(store, hits) -> int:
+    """Remove from the store's project registry every entry whose identity
+    (a path, a remote URL) or name ``hits`` (a predicate, ``text.matcher``
+    of a ``forget --match`` text): ``mem forget --match`` takes the text
+    from everything the store wrote.  A project captured again later is
+    registered again (:func:`register_project`).  A damaged registry is
+    left as it is (``mem doctor`` reports it).  Takes the store lock
+    (re-entrant); returns the entries removed.  Raises StoreLocked, OSError."""
+    import json
+    if not any(hits(k) or hits(v) for k, v in load_registry(store.root).items()):
+        return 0
+    with store.lock("project"):
+        r = read_registry(store.root)
+        keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v))}
+        gone = len(r.projects) - len(keep)
+        if gone and not r.damage:
+            atomic_write(store.root / REGISTRY_FILE,
+                         json.dumps({"v": 1, "projects": keep}, indent=1, sort_keys=True).encode("utf-8"))
+        return gone if not r.damage else 0
 
 
 def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = None,

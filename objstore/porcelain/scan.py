@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from objstore.capture.scrub import find
+from objstore.capture.scrub import find, plain_spans
 from objstore.core.codec import decode
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
@@ -154,6 +154,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
             data = p.read_bytes()
         except OSError:
             continue
-        if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")):
+        if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")) \
+                or plain_spans(data.decode("utf-8", "surrogateescape"), text):   # (a shell's continued line)
             hits.append(ScanHit("file", str(p)))
     return hits

@@ -8,23 +8,12 @@ name holding a credential was echoed by its format error (``bad agent name
 
 from __future__ import annotations
 
-import os
-
 import pytest
+
+from tests.hooks._util import files_holding as _files_holding
 
 ANT = "sk-ant-api03-" + "Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX"
 GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-
-
-def _files_holding(root, secret: str) -> list[str]:
-    out = []
-    for d, _dirs, files in os.walk(root):
-        for f in files:
-            p = os.path.join(d, f)
-            with open(p, "rb") as fh:
-                if secret.encode() in fh.read():
-                    out.append(p)
-    return out
 
 
 @pytest.mark.parametrize("args, field, secret", [

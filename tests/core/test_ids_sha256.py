@@ -21,7 +21,7 @@ def test_the_digests_of_hashlib():
 
 def test_a_process_without_hashlib_does_not_load_it():
     code = ("import sys; from objstore.core.ids import sha256; "
-            "from objstore.capture.claude_code import prompt_hash; import objstore.capture.sync; "
+            "from objstore.capture.claude_code import prompt_hash; import objstore.capture.sync, objstore.capture.live; "
             "import objstore.capture.statements; "
             "d = sha256(b'abc').hexdigest(); p = prompt_hash('hello  world'); "
             "print('hashlib' in sys.modules, d, p)")

@@ -283,3 +283,13 @@ def test_plan_limits_per_call_and_per_turn(invoke, tmp_path):
         assert any(len(t) == MAX_TURN_CHARS for e in p.excerpts for _n, _i, _r, t in e.turns)
         assert all([n for n, *_ in e.turns] == list(range(1, len(e.turns) + 1)) for e in p.excerpts)
         assert "[1] user: LONG-" in build_prompt(p.excerpts[0], [])
+
+
+def test_the_report_never_shows_a_proposed_credential(rig, invoke):
+    """Lane red14 (tester test14 (c)): a proposal whose value holds a
+    credential is rejected unstored, and the report masks it too."""
+    ghp = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    out = invoke("derive").stdout
+    assert "project/acme-api/token" in out and ghp not in out, out
+    r = invoke("derive", "--json").json
+    assert ghp not in str(r["decisions"]), r["decisions"]

@@ -200,3 +200,15 @@ def waits_on(pid: int, path: Path) -> bool:
         except OSError:
             continue
     return False
+
+
+def files_holding(root, secret: str) -> list[str]:
+    """Every file under ``root`` whose bytes hold ``secret`` (``grep -rl``)."""
+    out = []
+    for d, _dirs, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                if secret.encode() in fh.read():
+                    out.append(p)
+    return out

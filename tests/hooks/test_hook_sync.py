@@ -1,4 +1,4 @@
-"""Incremental transcript sync and prompt capture (objstore.capture.sync):
+"""Incremental transcript sync and prompt capture (objstore.capture.sync, objstore.capture.live):
 cursors, torn lines, replaced files, split messages, idempotence from every
 side, exclusions.  Real files, a real store, the real reader."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from objstore.capture import sync
+from objstore.capture import live, sync
 from objstore.capture.claude_code import prompt_alias
 from objstore.capture.importer import import_transcripts
 from objstore.memory.sessions import load_session
@@ -194,7 +194,7 @@ def test_prompt_hook_then_transcript_then_import_store_each_prompt_once(store, s
     t.write_bytes(b"")
     at = 0
     for i, p in enumerate(("fix the flaky test", "yes", "yes")):
-        r = sync.capture_prompt(store, session_id=SID, prompt=p, cwd="/home/u/proj", transcript=t)
+        r = live.capture_prompt(store, session_id=SID, prompt=p, cwd="/home/u/proj", transcript=t)
         # the second "yes" repeats the transcript's last prompt before its record is written:
         # the hook cannot tell it from a late delivery of the first, so the sync stores it
         assert r.status == ("known" if i == 2 else "captured"), r
@@ -216,9 +216,9 @@ def test_prompt_already_in_transcript_is_not_stored_twice(store, store_path, tmp
     _sync(store, t)
     # the reader keeps the prompt back with the open answer before it (fix12b: it follows that
     # answer once read), so the hook stores it, under the key the reader gives it
-    r = sync.capture_prompt(store, session_id=SID, prompt="two", cwd="/x", transcript=t)
+    r = live.capture_prompt(store, session_id=SID, prompt="two", cwd="/x", transcript=t)
     assert r.status == "captured"
-    assert sync.capture_prompt(store, session_id=SID, prompt="two", cwd="/x", transcript=t).status == "known"
+    assert live.capture_prompt(store, session_id=SID, prompt="two", cwd="/x", transcript=t).status == "known"
     _sync(store, t, final=True)
     assert sum(1 for x in turns(store_path) if x[3] == "two") == 1
     assert bag(store_path) == _fresh_import(tmp_path, t)
@@ -228,8 +228,8 @@ def test_hook_registered_twice(store, store_path, tmp_path):
     lines = _session(prompts=("one",))
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(b"")
-    a = sync.capture_prompt(store, session_id=SID, prompt="one", transcript=t)
-    b = sync.capture_prompt(store, session_id=SID, prompt="one", transcript=t)
+    a = live.capture_prompt(store, session_id=SID, prompt="one", transcript=t)
+    b = live.capture_prompt(store, session_id=SID, prompt="one", transcript=t)
     assert (a.status, b.status) == ("captured", "known")
     t.write_bytes(b"".join(lines))
     _sync(store, t)
@@ -257,7 +257,7 @@ def test_own_injection_is_never_captured(store, store_path, tmp_path):
                                     stdout=json.dumps({"hookSpecificOutput": {"additionalContext": inj}})))
                   + line(asst("a1", "msg_1", [text("It is 5433.")], SID)))
     _sync(store, t, final=True)
-    sync.capture_prompt(store, session_id=SID, prompt=f"{inj} and the host?", transcript=None)
+    live.capture_prompt(store, session_id=SID, prompt=f"{inj} and the host?", transcript=None)
     texts = " ".join(x[3] for x in turns(store_path))
     assert "5433</mem-context>" not in texts and "project/api/port" not in texts
     assert "what port?" in texts and "and the host?" in texts
@@ -268,8 +268,8 @@ def test_exclusions_config_marker_and_no_capture(store, store_path, tmp_path):
     cfg = sync.load_config(store_path)
     assert sync.path_excluded(cfg, "/home/u/secret") and sync.path_excluded(cfg, "/home/u/secret/sub")
     assert not sync.path_excluded(cfg, "/home/u/secretive")
-    assert sync.capture_prompt(store, session_id=SID, prompt="x", cwd="/home/u/secret/a").status == "excluded"
-    assert sync.capture_prompt(store, session_id=SID, prompt="  #nomem my password is hunter2").status == "marked"
+    assert live.capture_prompt(store, session_id=SID, prompt="x", cwd="/home/u/secret/a").status == "excluded"
+    assert live.capture_prompt(store, session_id=SID, prompt="  #nomem my password is hunter2").status == "marked"
     # the marked prompt and the answer to it stay out of transcript capture too
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(line(user("u1", "#nomem what is my ssn", SID)) + line(asst("a1", "m1", [text("it is 123")], SID))
@@ -283,7 +283,7 @@ def test_exclusions_config_marker_and_no_capture(store, store_path, tmp_path):
     t2 = tmp_path / f"{other}.jsonl"
     t2.write_bytes(b"".join(_session(other)))
     _sync(store, t2, final=True)
-    assert sync.capture_prompt(store, session_id=other, prompt="p").status == "no-capture"
+    assert live.capture_prompt(store, session_id=other, prompt="p").status == "no-capture"
     r = import_transcripts(store, "claude-code", [t2])
     assert r.turns_added == 0
     assert not any(x[0] == other for x in turns(store_path))
@@ -411,7 +411,7 @@ def test_session_state_cache_follows_other_writers(store, store_path, tmp_path):
 def test_prompt_and_transcript_capture_redact_credentials(store, store_path, tmp_path):
     key = "AKIA" + "Q3EGRJ7TZNPW2XVA"
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    sync.capture_prompt(store, session_id=SID, prompt=f"deploy with {key} please")
+    live.capture_prompt(store, session_id=SID, prompt=f"deploy with {key} please")
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(line(user("u1", "and the token?", SID))
                   + line(asst("a1", "m1", [text(f"use {token}")], SID)))
@@ -441,5 +441,5 @@ def test_forgotten_session_and_record_never_come_back_through_a_sync(store, stor
     t2.write_bytes(b"".join(lines))
     os.replace(t2, t)
     _sync(store, t, final=True)
-    sync.capture_prompt(store, session_id=SID, prompt="after forget", transcript=t)
+    live.capture_prompt(store, session_id=SID, prompt="after forget", transcript=t)
     assert not any(x[0] == SID and x[3] for x in turns(store_path))

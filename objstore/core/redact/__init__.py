@@ -248,7 +248,7 @@ from objstore.core.text import replace_spans
 
 __all__ = [
     "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "check_name", "credential_name", "name_hits",
-    "redact", "redact_named", "redact_value", "remove_credentials",
+    "path_holds_credential", "redact", "redact_named", "redact_value", "remove_credentials",
 ]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
@@ -461,6 +461,11 @@ def redact_named(text: str, name: str) -> RedactResult:
 _NAME_READINGS = (str.maketrans("", ""), str.maketrans("/.", "  "), str.maketrans("/.-", "   "))
 
 
+#: words of a password label (``scanners._password_label`` reads them): a name holding none
+#: is not read prefix by prefix (:func:`name_hits`)
+_NAME_LABELS = ("pass", "pwd", "pw:", "pw=", "secret", "pin:", "pin=", "token", "key:", "key=")
+
+
 def name_hits(name: str) -> tuple[Hit, ...]:
     """The credentials in a name a write stores in the clear (a fact key,
     a session id, a sub-agent name): :func:`redact`'s hits over the name
@@ -469,7 +474,11 @@ def name_hits(name: str) -> tuple[Hit, ...]:
     redaction knows is found in a name: a vendor token whose format holds
     dashes (``project/x/sk-ant-api03-…``, ``xoxb-…``), one right after a
     separator, a labelled value (``project/api/Password: Zq7mm``,
-    ``pwd=Zq7mm``, ``secret - Kx9mm``).  Offsets are in ``name`` (each
+    ``pwd=Zq7mm``, ``secret - Kx9mm``); then, in a name with a password
+    label, each prefix that ends before a blank (a labelled short value
+    with words after it, ``Password: Zq7mm x``, which a value reads as
+    prose); last, the rest of the name after each ``-`` between two letters
+    or digits (a dashed token after a word: ``-home-dev-sk-ant-…``).  Offsets are in ``name`` (each
     reading replaces one character by one).  Empty when there is none.
     Raises ``TypeError`` for a non-str."""
     if not isinstance(name, str):
@@ -483,7 +492,46 @@ def name_hits(name: str) -> tuple[Hit, ...]:
         if hits:
             return hits
         seen = reading
+    plain = name.translate(_NAME_READINGS[1])
+    # a labelled short value with words after it (``Password: Zq7mm x``): a value is read as
+    # prose there, but a name holds no prose after a password: each prefix of the name that
+    # ends before a blank is read as a value that ends its line
+    low = plain.lower()
+    if any(w in low for w in _NAME_LABELS):
+        for i, ch in enumerate(plain):
+            if ch in " \t,;" and i and not plain[i - 1].isspace():
+                hits = redact(plain[:i]).hits
+                if hits:
+                    return hits
+    # a dashed token right after a '-' (``-home-dev-sk-ant-…``, a Claude project folder): the
+    # first reading joins it to the word before, the last splits the token itself
+    for i, ch in enumerate(plain):
+        if ch == "-" and plain[i + 1:i + 2].isalnum() and i and plain[i - 1].isalnum():
+            hits = redact(plain[i + 1:]).hits
+            if hits:
+                return tuple(Hit(h.rule, h.start + i + 1, h.end + i + 1) for h in hits)
     return ()
+
+
+#: paths already judged by :func:`path_holds_credential` (a capture names the same few cwds
+#: on every turn); bounded: cleared whole when full
+_PATHS: dict[str, bool] = {}
+
+
+def path_holds_credential(path: str) -> bool:
+    """Whether a path mem would write in the clear (a turn's working
+    directory or project, a transcript's path in the read ledgers and the
+    hook log) holds a credential by the one name rule (:func:`name_hits`,
+    its ``/`` and ``.`` read as blanks: ``/home/dev/AKIA…/app``,
+    ``…/sk-ant-…/x.jsonl``).  Callers skip what would carry it and count it,
+    never showing the path.  Cached per path.  Raises ``TypeError`` for a
+    non-str."""
+    got = _PATHS.get(path)
+    if got is None:
+        if len(_PATHS) >= 4096:
+            _PATHS.clear()
+        got = _PATHS[path] = bool(name_hits(path))
+    return got
 
 
 def check_name(name: str, what: str = "key") -> None:

@@ -1,0 +1,235 @@
+"""Capture as it happens: one prompt (the UserPromptSubmit hook) or one
+shell command (``mem hook shell``) stored as a user turn at once, under the
+store lock, through the one turn appender.
+
+Split from :mod:`objstore.capture.sync` (the incremental transcript sync,
+whose cursor, lineage and filters the prompt path shares).  Keys and
+idempotence: ``docs/hooks.md``, ``docs/design.md`` (the prompt key
+``cc:p:<hash>:<n>``, :func:`prompt_snapshot`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from objstore.capture.claude_code import prompt_hash, scan_prompts
+from objstore.capture.cursors import cursor_key, load_cursor, save_cursor, text_key
+from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
+                                    no_capture_sessions, path_excluded)
+from objstore.capture.statements import statement_of
+from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, is_subagent, project_namer, sync_one, valid_text,
+                                   write_stated)
+from objstore.capture.transcript import project_of, strip_mem_context
+from objstore.core.record import Frozen, Record, set_fields
+from objstore.core.refs import validate_session_id
+from objstore.core.store import Store, now_ms
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn
+
+__all__ = ["PromptResult", "PromptSnapshot", "SNAPSHOT_MAX_BYTES", "capture_prompt", "capture_shell",
+           "prompt_snapshot"]
+
+
+# --------------------------------------------------------------------------- prompt capture
+
+class PromptResult(Record):
+    """Outcome of :func:`capture_prompt`: ``status`` is ``captured``,
+    ``known`` (already stored, e.g. read from the transcript first),
+    ``deferred`` (too much of the transcript unread to fix the key: the
+    sync stores it), ``excluded`` (path glob), ``no-capture``, ``marked``
+    (ignore marker) or ``empty`` (nothing left once ``<mem-context>`` is
+    removed).  ``stated``: with ``statement=True``, the ``RememberResult``
+    of the prompt's "remember that …" statement written with its turn
+    (None: no statement, or not written with it)."""
+
+    __slots__ = ("status", "id", "source", "synced", "stated")
+
+    def __init__(self, status: str, id: str | None = None, source: str = "", synced: int = 0,
+                 stated=None) -> None:
+        set_fields(self, status, id, source, synced, stated)
+
+
+class PromptSnapshot(Frozen):
+    """The key a prompt hook gives its prompt, fixed from the transcript as it
+    was when the hook started, before anything else runs.
+
+    ``key`` is ``cc:p:<hash>:<n>``: ``n`` counts the prompt records of this
+    text in the transcript's first ``size`` bytes (the hook's start), as the
+    reader counts them, plus one unless the last prompt record there has this
+    text (then the delivery is that record: written before the hook ran, or a
+    delivery that runs late).  Every delivery of one prompt (the hook
+    registered twice) sees the same bytes and so computes the same key, and
+    the reader gives the record the same key: the write is idempotent by
+    construction, whatever runs in between.  ``key`` is "" when the
+    transcript cannot tell (none given, a subagent's, or more than
+    ``SNAPSHOT_MAX_BYTES`` unread): see :func:`capture_prompt`."""
+
+    __slots__ = ("key", "size")
+
+    def __init__(self, key: str = "", size: int = 0) -> None:
+        set_fields(self, key, size)
+
+
+#: bytes past the cursor a prompt hook reads to fix its prompt's key; beyond,
+#: the transcript sync stores the prompt (Stop, SessionEnd, catch-up)
+SNAPSHOT_MAX_BYTES = 8 << 20
+
+
+def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptSnapshot:
+    """:class:`PromptSnapshot` of ``prompt`` from ``transcript`` (no lock, no
+    store object: the hook's hot path).  The cursor under ``root`` (the
+    store directory) gives the counts up to its offset, so only the bytes
+    after it are scanned (:func:`claude_code.scan_prompts`)."""
+    if transcript is None or is_subagent(transcript):
+        return PromptSnapshot()
+    h = prompt_hash(strip_mem_context(prompt))
+    try:
+        st = os.stat(transcript)
+    except OSError:
+        return PromptSnapshot()
+    size, start, count, prev, known = st.st_size, 0, 0, "", {}
+    try:
+        r = json.loads((Path(root) / "cache" / "cursors" / cursor_key(transcript)).with_suffix(".state")
+                       .read_bytes())
+        off = int(r["offset"])
+        if (int(r["dev"]), int(r["ino"])) == (st.st_dev, st.st_ino) and off <= size:
+            start, count, prev = off, int(r["prompts"].get(h, 0)), str(r["prev_prompt"])
+            known = r["prompt_ids"]
+            if not isinstance(known, dict):
+                raise TypeError("prompt_ids")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        start, count, prev, known = 0, 0, "", {}      # no usable cursor: scan from the start
+    if size - start > SNAPSHOT_MAX_BYTES:
+        return PromptSnapshot(size=size)
+    seen: set[str] = set()
+    try:
+        for uid, ph in scan_prompts(transcript, start=start, end=size):
+            prev = ph
+            if ph == h and uid not in seen and uid not in known:
+                seen.add(uid)
+                count += 1
+    except OSError:
+        return PromptSnapshot(size=size)
+    return PromptSnapshot(f"cc:p:{h}:{count if prev == h else count + 1}", size)
+
+
+def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
+                   transcript: Path | None = None, cfg: CaptureConfig | None = None,
+                   command: str = "hook UserPromptSubmit", index: bool = False,
+                   time_ms: int | None = None, snapshot: PromptSnapshot | None = None,
+                   entrypoint: str = "", statement: bool = False) -> PromptResult:
+    """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
+    the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
+
+    The key is ``snapshot.key`` (:func:`prompt_snapshot`, taken now when not
+    given): the one the transcript reader gives the record that holds this
+    prompt.  Under the store lock, the session's transcript is first read
+    from its cursor when little is new (so the previous answer lands before
+    this prompt; its trailing message too when a Stop hook marked the
+    answer finished, see :func:`sync_files` ``stopped``), then the turn is written unless its key is already in the
+    session: check and write under one lock, so concurrent deliveries store
+    it once.  When the snapshot has no key although a transcript is given
+    (too much unread), nothing is written (``deferred``): the transcript
+    sync stores the prompt.  Without a transcript, ``n`` is one more than
+    the session's prompts of this text, unless its newest turn is this very
+    prompt.  The text is redacted; ``index=False`` leaves indexing to the
+    next writer (the Stop hook) through the index journal.  Takes the store
+    lock (StoreLocked propagates).  Raises InvalidInput for a bad session id.
+
+    ``statement``: a "remember that …" prompt's fact
+    (``objstore.capture.statements``) is written under the same lock, after
+    the turn object and before the turn is published, citing the turn
+    (``stated`` in the result): a hook stopped at any point leaves both
+    unwritten (the transcript sync then writes both) or the fact written.
+    Statements of earlier prompts the pre-read of the transcript adds are
+    written too (late, as by :func:`sync_files`).
+    """
+    cfg = cfg if cfg is not None else load_config(store.root)
+    sid = validate_session_id(session_id)
+    if has_marker(cfg, prompt):
+        return PromptResult("marked")
+    prompt = strip_mem_context(valid_text(prompt))   # mem's own injections never come back as evidence
+    if not prompt.strip():
+        return PromptResult("empty")
+    if path_excluded(cfg, cwd):
+        return PromptResult("excluded")
+    snap = snapshot if snapshot is not None else prompt_snapshot(store.root, transcript, prompt)
+    h = prompt_hash(prompt)
+    with store.lock(command):
+        if no_capture_of(sid, no_capture_sessions(store)):
+            return PromptResult("no-capture")
+        if transcript is not None and not snap.key and not is_subagent(transcript):
+            return PromptResult("deferred")
+        w = TurnAppender(store, command=command)
+        synced = 0
+        cur = None
+        stated: list = []
+        if transcript is not None and not is_subagent(transcript):
+            try:
+                fst = os.stat(transcript)
+                cur0 = load_cursor(store, transcript, with_state=False)
+                done = cur0.offset if cur0 and (cur0.dev, cur0.ino) == (fst.st_dev, fst.st_ino) else 0
+                if fst.st_size - done <= PRE_SYNC_MAX_BYTES:
+                    # after a Stop the answer is finished: read it whole, so it lands before this
+                    # prompt; else an assistant message at the end may still be streaming (the
+                    # prompt was typed mid-answer) and cutting it now would split it in two turns
+                    stopped = bool(cur0 and done and cur0.stopped)
+                    res, cur = sync_one(store, w, transcript, final=stopped, cfg=cfg,
+                                        no_capture=no_capture_sessions(store), max_bytes=PRE_SYNC_MAX_BYTES,
+                                        stated=stated)
+                    synced = res.turns_added
+                    if cur is not None:
+                        cur.stopped = False         # the next answer is not finished yet
+            except OSError:
+                pass
+        st = w.state(sid)
+        key = snap.key
+        if not key and st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
+            key = st.head_source        # no transcript: the newest turn is this very prompt
+        if not key:
+            key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
+                                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()),
+                                             default=0))
+        ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
+                          cwd, project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
+        oid = w.add(ct)
+        status = "captured" if oid else "known"
+        try:
+            if statement and oid and statement_of(prompt) is not None:
+                stated.append((oid, ct.replace(alias=key)))
+            mine = write_stated(store, stated, command, own=key if statement else "")
+            w.publish(index=index)
+        finally:
+            w.close()
+        if cur is not None:
+            save_cursor(store, cur)
+    return PromptResult(status, oid, key, synced, mine)
+
+
+# --------------------------------------------------------------------------- shell capture
+
+def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str, status: int,
+                  duration_ms: int, started_ms: int, cfg: CaptureConfig | None = None) -> str | None:
+    """Store one command the person ran in their shell as a user turn of a
+    ``shell`` session: the command line (redacted), then ``[exit N, T s,
+    cwd]``.  Source ``sh:<started ms>:<hash>`` makes a repeat call a no-op.
+    A command starting with a space, a marked one, an excluded path or a
+    no-capture session is not stored.  Returns the new id or None."""
+    cfg = cfg if cfg is not None else load_config(store.root)
+    sid = validate_session_id(session_id)
+    line = valid_text(command_line).rstrip("\n")
+    cwd = valid_text(cwd)
+    if not line.strip() or line[:1].isspace() or has_marker(cfg, line) or path_excluded(cfg, cwd):
+        return None
+    text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
+    src = f"sh:{started_ms}:{text_key(line)[:16]}"
+    with store.lock("hook shell"):
+        if no_capture_of(sid, no_capture_sessions(store)):
+            return None
+        w = TurnAppender(store, command="hook shell", harness="shell")
+        oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_of(cwd)))
+        w.publish(index=False)
+    return oid
+
