@@ -188,6 +188,8 @@ _API: dict[str, tuple[str, str]] = {
     "refuse_if_sealed": ("objstore.memory.facts", "refuse_if_sealed"),
     "remember_sealed": ("objstore.vault.sealed", "remember_sealed"),
     "seal_key": ("objstore.vault.sealed", "seal_key"),
+    "sealed_message": ("objstore.memory.facts", "sealed_message"),
+    "sealed_named": ("objstore.retrieval.keyrank", "sealed_named"),
     "sealed_versions": ("objstore.vault.sealed", "sealed_versions"),
     "unseal_key": ("objstore.vault.sealed", "unseal_key"),
     "RemoteUnavailable": ("objstore.core.errors", "RemoteUnavailable"),

@@ -602,9 +602,13 @@ def refuse_if_sealed(store: Store, key: str) -> None:
     """Raise Refused when ``key`` is sealed: for readers of plain values
     (``mem get``), which must say so rather than print anything."""
     if is_sealed(store, key):
-        key = validate_key(key)
-        raise Refused(f"{key} is sealed: its value is shown only by 'mem sealed show {key}', "
-                      "which asks for the vault passphrase")
+        raise Refused(sealed_message(validate_key(key)))
+
+
+def sealed_message(key: str) -> str:
+    """What every reader of plain values says of sealed ``key`` (``mem get``
+    refusing it, ``mem recall`` noting one its question names)."""
+    return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
