@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from objstore.core.record import Frozen, set_fields
-from objstore.retrieval.querywords import stop_stems
+from objstore.memory.scope import applies
+from objstore.retrieval.querywords import question_terms, stop_stems
 
 #: A match on an older version of a key counts this share of its score (rule 1).
 HISTORY_WEIGHT = 0.5
@@ -130,8 +131,6 @@ def sealed_named(store, queries: Collection[str], projects: Collection[str] | No
     keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
     if not keys:
         return []
-    from objstore.memory.scope import applies
-    from objstore.retrieval.querywords import question_terms
     cache: dict[str, frozenset[str]] = {}
     terms = [question_terms([q])[0] for q in queries]
     return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects))
