@@ -70,6 +70,8 @@ _API: dict[str, tuple[str, str]] = {
     "current": ("objstore.memory.facts", "current"),
     "current_of": ("objstore.memory.facts", "current_of"),
     "lost_current": ("objstore.memory.lost", "lost_current"),
+    "lost_keys": ("objstore.memory.lost", "lost_keys"),
+    "lost_keys_warning": ("objstore.memory.lost", "lost_keys_warning"),
     "lost_current_message": ("objstore.memory.facts", "lost_current_message"),
     "successor_of": ("objstore.memory.facts", "successor_of"),
     "versions": ("objstore.memory.facts", "versions"),

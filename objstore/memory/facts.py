@@ -225,11 +225,13 @@ def current_version(store: Store, key: str, reader: str | None = None) -> tuple[
     """``(id, Fact)`` of ``key``'s current version by the supersession rule
     as namespace ``reader`` sees it (``facts.current_of``; None: the
     person's view), or None (no such key, nothing current).  Raises
-    IntegrityError for a broken history."""
+    IntegrityError for a broken history.  A key whose current value was
+    lost to damage answers None and is noted in ``store.damaged``
+    (:func:`current_noting_lost`), so the caller can say so."""
     head = store.refs.read("facts/" + key)
     if head is None:
         return None
-    cur = current_of(list(walk(store, head)), reader=reader)
+    cur = current_noting_lost(store, key, list(walk(store, head)), reader=reader)
     return None if cur is None else (cur.id, cur.fact)
 
 
