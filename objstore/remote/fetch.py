@@ -125,14 +125,18 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
         except (IntegrityError, InvalidInput) as e:
             shutil.rmtree(tmp, ignore_errors=True)
             raise IntegrityError(f"remote pack {pack_place(r.t, name)} is damaged: {e}", hint=REPAIR_HINT) from None
+        if name in listed:
+            seen[name] = listed[name]
+        if name in again:   # a known bundle, verified whole: the same bytes (its name), nothing to install
+            prep.cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))   # (a pack here would
+            for suffix in (".pack", ".idx"):                                     # duplicate its objects)
+                (tmp / f"pack-{checksum}{suffix}").unlink()
+            continue
         for suffix in (".pack", ".idx"):
             with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
                 os.fsync(f.fileno())
-        if name not in again:   # a known bundle read again to verify it brings nothing new
-            res.packs_received += 1
-            res.objects_received += len(ids)
-        if name in listed:
-            seen[name] = listed[name]
+        res.packs_received += 1
+        res.objects_received += len(ids)
         prep.packs.append((name, checksum, ids, doomed))
     prep.seen = seen
     if progress:
@@ -144,9 +148,13 @@ def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
     """Install downloaded packs (caller holds the store lock, and merges in
     the same hold): objects a local tombstone forgets are journalled for
     deletion first, then ``.pack`` and ``.idx`` (last: it marks the pack
-    complete) move in.  Returns the updated pack-ids cache."""
+    complete) move in.  Records the verified bundles' stamps
+    (``prep.seen``).  Returns the updated pack-ids cache."""
     cache = prep.cache
     if not prep.packs:
+        if prep.seen is not None:   # known bundles verified again, none new
+            rconfig.save_ids(store, spec.name, cache)
+            rconfig.save_seen(store, spec.name, prep.seen)
         return cache
     pack_dir = store.root / "objects" / "pack"
     pack_dir.mkdir(parents=True, exist_ok=True)
