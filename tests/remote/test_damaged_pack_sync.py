@@ -82,10 +82,10 @@ def test_an_unchanged_remote_is_not_read_again_and_a_store_without_stamps_verifi
     again = a.pull()
     assert again.packs_received == 0 and again.bytes_received == len(_manifest(target))
     (a.root / "cache" / "remotes" / "origin.seen").unlink()   # a store synced by an older mem
-    local = sorted(os.listdir(a.root / "objects" / "pack"))
+    local = sorted(p for p in (a.root / "objects").rglob("*") if p.is_file())
     once = a.pull()
     assert once.bytes_received > len(_manifest(target)) and once.objects_received == 0
-    assert sorted(os.listdir(a.root / "objects" / "pack")) == local   # verified, not installed a second time
+    assert sorted(p for p in (a.root / "objects").rglob("*") if p.is_file()) == local   # verified, not installed
     assert a.pull().bytes_received == len(_manifest(target))
 
 
