@@ -128,15 +128,18 @@ def keyed_remotes(store: Store) -> list[str]:
     (:func:`ids_path`), so their data is encrypted to a sync key this store
     held.  Without ``sync-key`` that key is lost here (:func:`damage`
     reports it, exit 13).  A remote only added, never synced, needs no key
-    yet (its first push creates one); a remote whose cache was deleted is
-    not named (its push and pull still exit 12).  The ``encrypt`` flag of
+    yet (its first push creates one); the verified-bundle stamps
+    (:func:`seen_path`) witness a sync too, so a deleted ``.ids`` alone does
+    not hide it; a remote whose whole cache was deleted is not named (its
+    push and pull still exit 12).  The ``encrypt`` flag of
     ``remotes.json`` says what a first push creates, and a clone records it
     whatever the remote is; so a folder remote's own descriptor decides
     when it can be read here (a local file: nothing is contacted), and a
     folder remote in the clear is not named.  Raises IntegrityError (a
     damaged ``remotes.json``)."""
     return [r.name for r in list_remotes(store)
-            if r.encrypt and ids_path(store, r.name).is_file() and _encrypted_here(r)]
+            if r.encrypt and (ids_path(store, r.name).is_file() or seen_path(store, r.name).is_file())
+            and _encrypted_here(r)]
 
 
 def _encrypted_here(spec: RemoteSpec) -> bool:
