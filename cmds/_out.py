@@ -333,11 +333,10 @@ def working_dir() -> str | None:
 def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
-    lost = [k[len("lost facts/"):] for k in store.damaged if k.startswith("lost facts/")]
-    if lost:   # mem fsck --repair kept the place of a lost current value: nothing more to repair
-        echo(safe(f"warning: {plural(len(lost), 'key')} whose current value was lost to damage skipped "
-                  f"({lost[0]}{', …' if len(lost) > 1 else ''}); 'mem get KEY' says which versions are left"),
-             err=True)
+    from objstore import lost_keys, lost_keys_warning
+    text = lost_keys_warning(lost_keys(store.damaged))
+    if text:   # mem fsck --repair kept the place of a lost current value: nothing more to repair
+        echo(safe(f"warning: {text}"), err=True)
     if any(not k.startswith("lost ") for k in store.damaged):
         refs = [k[4:] for k in store.damaged if k.startswith("ref ")]
         objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]

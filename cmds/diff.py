@@ -33,9 +33,10 @@ def command(key, va, vb, as_json, store):
       mem diff project/api/db v1 v3
       mem diff project/api/db --json
 
-    Exit status: 0 ok (also when the versions are equal); 2 a bad version;
-    4 no such key or version, or nothing to compare with; 6 the key is
-    sealed; 10 no store.
+    Exit status: 0 ok (also when the versions are equal, or when the
+    version has none before it: nothing to diff, said so; --json gives a
+    and b the same); 2 a bad version; 4 no such key or version; 6 the key
+    is sealed; 10 no store.
     """
     from objstore import diff_versions, refuse_if_sealed
     refuse_if_sealed(store, key)
@@ -44,6 +45,10 @@ def command(key, va, vb, as_json, store):
         emit_json({"key": d.key, "a": {"version": d.a.fact.version, "id": d.a.id},
                    "b": {"version": d.b.fact.version, "id": d.b.id}, "changed": d.changed,
                    "ops": [{"op": o.op, "text": o.text} for o in d.ops]})
+        return
+    if d.a.id == d.b.id and va is None:
+        click.echo(f"{d.key} has no version before v{d.b.fact.version} {d.b.id[:12]}: nothing to diff "
+                   f"(mem log {d.key})")
         return
     color = click.get_current_context().color  # None: colour only on a terminal; False under NO_COLOR
     click.echo(f"{d.key}  v{d.a.fact.version} {d.a.id[:12]} -> v{d.b.fact.version} {d.b.id[:12]}"

@@ -20,7 +20,8 @@ def command(prune, dry_run, as_json, store):
     objects are rewritten without them.  Unreachable objects younger than
     the grace period survive, so a writer that has stored an object but not
     yet moved its ref is never robbed.  The plan is computed first and
-    executed once; --dry-run prints it and stops.  Then each shard's small
+    executed once; --dry-run prints it and stops (also which turn shards'
+    small search index segments it would merge, and how many).  Then each shard's small
     search index segments are merged into one (recall reads fewer files).
 
     \b
@@ -54,7 +55,9 @@ def command(prune, dry_run, as_json, store):
                    "quarantine": [str(q) for q in plan.quarantine],
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
-                   "segments_merged": plan.segments_merged})
+                   "segments_merged": plan.segments_merged,
+                   "segment_merges": [{"generation": g, "segments": n, "documents": d}
+                                      for g, n, d in plan.segment_merges]})
         return
     would = "would " if dry_run else ""
     click.echo(f"{plural(plan.live, 'reachable object')}; {len(plan.unreachable)} unreachable")
@@ -72,6 +75,9 @@ def command(prune, dry_run, as_json, store):
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} older than the grace period")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
+    for g, n, d in plan.segment_merges:
+        click.echo(f"would merge {n} small search index segments of turns generation {g} into one "
+                   f"({plural(d, 'document')}; {n - 1} fewer)")
     if plan.unnamed:
         n = len(plan.unnamed)
         click.echo(f"kept every unreachable object: {n} session{'s' if n != 1 else ''} or key{'s' if n != 1 else ''} "

@@ -77,9 +77,14 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     working directory holds one is stored without its directory and
     project (`paths_refused` in `--json`).
 
+    A file that is no transcript at all (a FIFO or device, or one in
+    which no line is a transcript record: binary, another format) is
+    skipped, counted and named on stderr; when every file found is such
+    a file, the import exits 2 (a folder holding transcripts too exits 0).
+
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
-    skipped and named); 2 a jsonl line is damaged, or a jsonl object's
+    skipped and named); 2 no file found is a transcript (above), a jsonl line is damaged, or a jsonl object's
     session id, namespace or owner holds a credential (the field named,
     no ref changed); 4 a path does not exist;
     6 a jsonl ref exists here at another version (see --keep-existing), an
@@ -108,7 +113,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     turns_stored = r.turns_seen - r.turns_added - r.turns_skipped
     if as_json:
         emit_json({"harness": harness, "files": r.files, "files_skipped": r.files_skipped,
-                   "files_unchanged": r.files_unchanged,
+                   "files_not_transcripts": r.files_not_transcripts, "files_unchanged": r.files_unchanged,
                    "sessions": r.sessions, "subagent_sessions": r.subagent_sessions, "sessions_new": r.sessions_new,
                    "sessions_already_stored": sessions_stored,
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
@@ -145,6 +150,12 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     if r.index_error:
         click.echo(f"warning: turns are stored but the search index was not updated: {r.index_error}\n"
                    "hint: run 'mem reindex'", err=True)
+    if r.files == 0 and r.files_skipped and r.files_not_transcripts == r.files_skipped:
+        from objstore import InvalidInput
+        raise InvalidInput(f"nothing given is a {harness} transcript: "
+                           f"{plural(r.files_not_transcripts, 'file')} skipped (named above), nothing stored",
+                           hint=f"give {harness} transcript files or their folders"
+                                + (f" (default {default_paths(harness)[0]})" if default_paths(harness) else ""))
 
 
 def _import_jsonl(store, paths, as_json, keep_existing=False):

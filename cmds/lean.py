@@ -91,12 +91,16 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
         within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
+    from objstore import sealed_message, sealed_named
+    sealed = sealed_named(store, queries, projects) if what != "turns" else []
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
-                   "superseded": res.superseded, "as_of": as_of,
+                   "superseded": res.superseded, "as_of": as_of, "sealed": sealed,
                    "hits": [h.to_json() for h in res.hits]})
         return 0
+    for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
+        echo(safe(f"note: {sealed_message(key)}"), err=True)
     if not res.hits:
         scope = f" in project {projects[0]} (from {'--project' if project else 'the working directory'})" \
             if projects else ""

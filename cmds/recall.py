@@ -34,7 +34,9 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     where they came from (session, time, role, project).  Results are
     scoped to the current project (from --project, $MEM_PROJECT, or the
     working directory's git remote or folder name) plus user and global
-    facts; --all-projects widens that.  Secret facts are never shown.
+    facts; --all-projects widens that.  Secret facts are never shown: a
+    sealed key the question names (user/pin for "what is my pin") gets a
+    note on stderr pointing to 'mem sealed show KEY' (--json: "sealed").
     A fact whose key the question names (project/api/db for "what is the
     db host") comes first, ahead of the turns about it; a match on an
     older version counts half (facts are ordered as mem search orders

@@ -18,7 +18,11 @@ def command(key, as_json, store):
     Then the plain versions are removed as by 'mem forget' (ref, reflog,
     search index, objects, derived files), so that after 'mem gc' no file of
     the store holds the plaintext.  Read it back with 'mem sealed show KEY';
-    'mem unseal KEY' makes it plain again.
+    'mem unseal KEY' makes it plain again.  A version whose value was lost
+    to damage ('mem fsck --repair' kept its place as a 'lost' placeholder)
+    keeps its place as a sealed placeholder, so the older value does not
+    become current by sealing: 'mem sealed show KEY' exits 13 naming both
+    until a newer value is written.
 
     \b
     Examples:
@@ -41,13 +45,15 @@ def command(key, as_json, store):
     r = seal_key(store, key)
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
-                   "removed": [{"id": i, "version": n} for i, n in r.removed],
+                   "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
                    "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems})
         return
     if r.already:
         click.echo(f"{r.key} is sealed already")
         return
-    click.echo(f"sealed {r.key}: {plural(len(r.sealed), 'version')} encrypted to the vault, "
+    kept = (f" (the place of {', '.join(f'v{n}' for n in r.lost)}, lost to damage, kept as a 'lost' placeholder: "
+            "no older value becomes current)") if r.lost else ""
+    click.echo(f"sealed {r.key}: {plural(len(r.sealed) - len(r.lost), 'version')} encrypted to the vault{kept}, "
                f"{plural(len(r.removed), 'plain version')} removed")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)

@@ -81,6 +81,9 @@ class ImportResult:
     records_ignored: int = 0
     session_ids: list[str] = field(default_factory=list)
     files_skipped: int = 0
+    #: of ``files_skipped``: files that are no transcript at all (not a regular file, such as
+    #: a FIFO or a device, or read whole without one transcript record: binary, another format)
+    files_not_transcripts: int = 0
     files_unchanged: int = 0
     turns_skipped: int = 0
     turns_forgotten: int = 0
@@ -108,7 +111,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     pack roll (and at the end) publishes the session refs by compare-and-swap,
     then indexes them.  A file that cannot be read (a dangling link, not a
     regular file, an I/O error) is skipped and counted, never fatal; so is a
-    turn whose session id is not a valid ref name.
+    turn whose session id is not a valid ref name, and a file read whole in
+    which no line is a transcript record (binary, another format: counted
+    in ``files_not_transcripts`` too, and not marked read).
 
     A file whose identity (:mod:`objstore.core.fileid`: stat and a digest of
     its first and last bytes) is the one recorded when this store last read
@@ -210,6 +215,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                                 seen[sid] = False
                     else:
                         counts = (res.turns_seen, res.turns_skipped)
+                        lines0, skipped0 = stats.lines, stats.lines_skipped
                         try:
                             add_file(path, file_sids)
                         except WorkerFailed:
@@ -221,9 +227,18 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                             add_file(path, file_sids)
                         finally:
                             app.redactions.clear()
-                        read.append((real, ident, sorted(file_sids)))
+                        lines = stats.lines - lines0
+                        if lines and stats.lines_skipped - skipped0 == lines:
+                            # not one line was a record: not marked read, so each import says so again
+                            res.files_skipped += 1
+                            res.files_not_transcripts += 1
+                            res.errors.append(f"{path}: not a {harness} transcript (none of its "
+                                              f"{lines} lines is a transcript record); skipped")
+                        else:
+                            read.append((real, ident, sorted(file_sids)))
                 except OSError as e:
                     res.files_skipped += 1
+                    res.files_not_transcripts += err is not None
                     res.errors.append(f"{path}: {e.strerror or e}")
                 ledger.add(real)
                 read_bytes += sizes.get(path, 0)

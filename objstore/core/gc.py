@@ -133,6 +133,10 @@ class GcPlan:
     #: segments fewer in the turns' search index after ``objstore.gc``
     #: merged each shard's small ones (``SearchIndex.merge_small_segments``)
     segments_merged: int = 0
+    #: ``dry_run``: what that merge would do, ``(generation, segments merged
+    #: into one, their live documents)`` per turn shard
+    #: (``SearchIndex.small_segment_plan``)
+    segment_merges: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def changes(self) -> bool:

@@ -91,6 +91,27 @@ class SearchIndexMerges:
                 fewer += new[2]
         return fewer
 
+    def small_segment_plan(self) -> list[tuple[str, int, int]]:
+        """What :meth:`merge_small_segments` would merge, read only (``mem gc
+        --dry-run``): ``(generation name, segments merged into one, their
+        live documents)`` per turn shard that has at least two small
+        segments (:func:`small_segments` over ``meta.json``'s sizes), in
+        shard order; empty when there is no turns index.  Takes no lock and
+        writes nothing; a merge that would then find the shard changed or
+        the copy not clean merges less.  Raises ``SearchIndexError`` (a
+        damaged ``CURRENT``)."""
+        sub: SubIndex = self._subs["turn"]
+        m = sub.manifest()
+        if m is None:
+            return []
+        out = []
+        for _s, name in m.live():
+            sizes = segment_sizes(sub.dir / name)
+            targets = small_segments(sizes)
+            if targets:
+                out.append((name, len(targets), sum(sizes[i][0] - sizes[i][1] for i in targets)))
+        return out
+
     def _merge_shard_small(self, sub: SubIndex, name: str, index: "tantivy.Index",
                            ) -> "tuple[str, tantivy.Index, int] | None":
         """Generation ``name``'s small segments merged in a new generation:

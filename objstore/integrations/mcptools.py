@@ -33,6 +33,7 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
+from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
@@ -164,6 +165,8 @@ class MemoryTools:
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
         within = agent_namespace(self.store, from_agent, session) if from_agent else None
+        for k in [k for k in self.store.damaged if k.startswith("lost facts/")]:
+            self.store.damaged.pop(k, None)   # a long-lived server: only what this call reads is said
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
                      include_directives=bool(include_directives), namespace=self._namespace(session, agent),
                      within=within)
@@ -189,7 +192,11 @@ class MemoryTools:
             items.append(item)
             if len(items) >= limit:
                 break
-        return {"project": projects[0] if projects else None, "items": items}
+        out = {"project": projects[0] if projects else None, "items": items}
+        warning = lost_keys_warning([k for k in lost_keys(self.store.damaged) if caller.sees_key(k)])
+        if warning:   # the same text as the CLI's stderr warning (objstore.memory.lost)
+            out["warning"] = warning
+        return out
 
     def tool_get(self, caller: Caller, key: str) -> dict:
         """The current value of ``key``."""

@@ -225,11 +225,13 @@ def current_version(store: Store, key: str, reader: str | None = None) -> tuple[
     """``(id, Fact)`` of ``key``'s current version by the supersession rule
     as namespace ``reader`` sees it (``facts.current_of``; None: the
     person's view), or None (no such key, nothing current).  Raises
-    IntegrityError for a broken history."""
+    IntegrityError for a broken history.  A key whose current value was
+    lost to damage answers None and is noted in ``store.damaged``
+    (:func:`current_noting_lost`), so the caller can say so."""
     head = store.refs.read("facts/" + key)
     if head is None:
         return None
-    cur = current_of(list(walk(store, head)), reader=reader)
+    cur = current_noting_lost(store, key, list(walk(store, head)), reader=reader)
     return None if cur is None else (cur.id, cur.fact)
 
 
@@ -602,9 +604,13 @@ def refuse_if_sealed(store: Store, key: str) -> None:
     """Raise Refused when ``key`` is sealed: for readers of plain values
     (``mem get``), which must say so rather than print anything."""
     if is_sealed(store, key):
-        key = validate_key(key)
-        raise Refused(f"{key} is sealed: its value is shown only by 'mem sealed show {key}', "
-                      "which asks for the vault passphrase")
+        raise Refused(sealed_message(validate_key(key)))
+
+
+def sealed_message(key: str) -> str:
+    """What every reader of plain values says of sealed ``key`` (``mem get``
+    refusing it, ``mem recall`` noting one its question names)."""
+    return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:

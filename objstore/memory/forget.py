@@ -50,7 +50,7 @@ from objstore.core.objects import Fact, Tombstone, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.index.errors import IndexCorruptError
+from objstore.index.errors import IndexCorruptError, SearchIndexError
 from objstore.memory import citations, queue
 from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, turn_docs, turn_docs_in_shards
@@ -209,7 +209,25 @@ def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,
     if not dry_run:
         citations.refresh(store)   # the next forget's passes then read only the chains they need
         plan.segments_merged = merge_index_segments(store)
+    else:
+        plan.segment_merges = index_segment_plan(store)
     return plan
+
+
+def index_segment_plan(store: Store) -> list[tuple[str, int, int]]:
+    """What :func:`merge_index_segments` would merge (``mem gc --dry-run``),
+    read only: ``SearchIndex.small_segment_plan``; empty when the store was
+    opened without its index, has no complete one, or it is damaged (as
+    the merge itself skips it).  Raises nothing of the index."""
+    if store.index_factory is None:
+        return []
+    idx = store.index
+    try:
+        if not idx.exists() or idx.is_partial():
+            return []
+        return idx.small_segment_plan()
+    except (IndexCorruptError, SearchIndexError):
+        return []
 
 
 def merge_index_segments(store: Store) -> int:

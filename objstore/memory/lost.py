@@ -46,3 +46,22 @@ def lost_message(key: str, lost: int, older: int | None) -> str:
     return (f"the current value of {key} was lost to damage (v{lost}, kept as a 'lost' placeholder "
             "by mem fsck --repair)" + (f"; v{older} is the newest readable value, not necessarily "
                                        "the current one" if older is not None else ""))
+
+
+def lost_keys(damaged) -> list[str]:
+    """The keys a reader skipped because their current value was lost,
+    from ``store.damaged`` (its ``lost facts/<key>`` entries), in the order
+    noted."""
+    return [k[len("lost facts/"):] for k in damaged if k.startswith("lost facts/")]
+
+
+def lost_keys_warning(keys: list[str]) -> str | None:
+    """The one warning every front end gives for ``keys`` (:func:`lost_keys`)
+    that a read skipped: the CLI on stderr (``keys``, ``search``,
+    ``recall``, ``context``), the prompt hook in the context it injects, the
+    MCP ``recall`` tool in its result (``warning``).  None for no key."""
+    if not keys:
+        return None
+    n = len(keys)
+    return (f"{n} key{'' if n == 1 else 's'} whose current value was lost to damage skipped "
+            f"({keys[0]}{', …' if n > 1 else ''}); 'mem get KEY' says which versions are left")

@@ -155,9 +155,12 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
     (the highest version number below ``b``'s); with only ``a`` given, ``b`` is
     the current version.  A forgotten version diffs as empty text.
 
+    A key with one version below ``b`` and no ``a`` given diffs ``b``
+    with itself (``a`` is ``b``, no change): there is nothing to compare,
+    which is no error (``mem diff`` says so, exit 0).
+
     Raises:
-        NotFound: no such key or version, or the key has a single version and
-            no ``a`` was given.
+        NotFound: no such key or version.
         InvalidInput: a bad key.
     """
     chain = versions(store, key)
@@ -168,9 +171,7 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
         va = _pick(chain, a, key)
     else:
         older = [v for v in chain if v.fact.version < vb.fact.version]
-        if not older:
-            raise NotFound(f"{key} v{vb.fact.version} has no earlier version to compare with")
-        va = max(older, key=lambda v: v.fact.version)
+        va = max(older, key=lambda v: v.fact.version) if older else vb
     return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body))
 
 

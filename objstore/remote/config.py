@@ -9,6 +9,9 @@
   holds it reads the remote.
 * ``<store>/cache/remotes/<name>.ids``: msgpack map pack name -> the raw
   ids (32 bytes each) that remote pack holds (derived: rebuilt by a pull).
+* ``<store>/cache/remotes/<name>.seen``: msgpack map pack name -> the
+  ``[size, mtime, etag]`` the remote listed for it when this store last
+  verified it whole (derived: a missing stamp means "read it again").
 """
 
 from __future__ import annotations
@@ -125,15 +128,18 @@ def keyed_remotes(store: Store) -> list[str]:
     (:func:`ids_path`), so their data is encrypted to a sync key this store
     held.  Without ``sync-key`` that key is lost here (:func:`damage`
     reports it, exit 13).  A remote only added, never synced, needs no key
-    yet (its first push creates one); a remote whose cache was deleted is
-    not named (its push and pull still exit 12).  The ``encrypt`` flag of
+    yet (its first push creates one); the verified-bundle stamps
+    (:func:`seen_path`) witness a sync too, so a deleted ``.ids`` alone does
+    not hide it; a remote whose whole cache was deleted is not named (its
+    push and pull still exit 12).  The ``encrypt`` flag of
     ``remotes.json`` says what a first push creates, and a clone records it
     whatever the remote is; so a folder remote's own descriptor decides
     when it can be read here (a local file: nothing is contacted), and a
     folder remote in the clear is not named.  Raises IntegrityError (a
     damaged ``remotes.json``)."""
     return [r.name for r in list_remotes(store)
-            if r.encrypt and ids_path(store, r.name).is_file() and _encrypted_here(r)]
+            if r.encrypt and (ids_path(store, r.name).is_file() or seen_path(store, r.name).is_file())
+            and _encrypted_here(r)]
 
 
 def _encrypted_here(spec: RemoteSpec) -> bool:
@@ -218,6 +224,7 @@ def remove_remote(store: Store, name: str) -> RemoteSpec:
         d.pop(name, None)
         atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
         ids_path(store, name).unlink(missing_ok=True)
+        seen_path(store, name).unlink(missing_ok=True)
     return r
 
 
@@ -302,6 +309,30 @@ def save_ids(store: Store, name: str, ids: dict[str, bytes]) -> None:
     """Write the pack-ids cache of a remote."""
     import msgpack
     atomic_write(ids_path(store, name), msgpack.packb(ids))
+
+
+def seen_path(store: Store, name: str) -> Path:
+    """``<store>/cache/remotes/<name>.seen``."""
+    return store.root / "cache" / "remotes" / f"{name}.seen"
+
+
+def load_seen(store: Store, name: str) -> dict[str, tuple[int, float, str]]:
+    """Bundle name -> the ``(size, mtime, etag)`` stamp the remote listed for
+    it when this store last verified it whole (downloaded and every object
+    re-hashed, or uploaded and read back); empty when missing or unreadable
+    (every bundle is then verified again)."""
+    import msgpack
+    try:
+        d = msgpack.unpackb(seen_path(store, name).read_bytes())
+        return {k: (int(v[0]), float(v[1]), str(v[2])) for k, v in d.items()}
+    except Exception:
+        return {}
+
+
+def save_seen(store: Store, name: str, seen: dict[str, tuple[int, float, str]]) -> None:
+    """Write the verified-bundle stamps of a remote (:func:`load_seen`)."""
+    import msgpack
+    atomic_write(seen_path(store, name), msgpack.packb({k: list(v) for k, v in seen.items()}))
 
 
 def sent_path(store: Store, name: str) -> Path:

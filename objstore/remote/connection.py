@@ -156,18 +156,28 @@ class Remote:
             delay = min(delay * 2, 1.0)
 
     def pack(self, name: str) -> tuple[bytes, bytes, int]:
+        """Bundle ``name``'s ``(pack, idx, stored size)``, checked against its
+        name and opened.  Raises IntegrityError naming the remote file
+        (:func:`pack_place`) when it is missing while the manifest names it
+        or does not match its name, RefConflict when a push replaced it,
+        WrongKey, RemoteUnavailable."""
         try:
             stored, _e = self.t.read(f"packs/{name}")
         except NotFound:
             if name in self.manifest()[0].packs:   # still named: lost on the remote, not replaced by a push
-                raise IntegrityError(f"remote pack {name[:16]}… is missing (its manifest names it)",
+                raise IntegrityError(f"remote pack {pack_place(self.t, name)} is missing (its manifest names it)",
                                      hint=REPAIR_HINT) from None
             raise RefConflict("remote pack", name, None) from None  # replaced under us: retry from the manifest
         if content_name(stored) != name:
-            raise IntegrityError(f"remote pack {name[:16]}… does not match its name (damaged on the remote)",
-                                 hint=REPAIR_HINT)
+            raise IntegrityError(f"remote pack {pack_place(self.t, name)} does not match its name "
+                                 "(damaged on the remote)", hint=REPAIR_HINT)
         pack, idx = unbundle(self.sealer.open(stored, f"pack {name[:16]}…"))
         return pack, idx, len(stored)
+
+
+def pack_place(t: Transport, name: str) -> str:
+    """How messages name remote bundle ``name``: ``packs/<name> on the remote <where>``."""
+    return f"packs/{name} on the remote {t.where}"
 
 
 def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool) -> Remote:

@@ -12,7 +12,7 @@ from pathlib import Path
 from objstore.core.atomic import fsync_dir
 from objstore.core.codec import decode
 from objstore.core.pack import PackBytes
-from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
@@ -24,7 +24,7 @@ from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
 from objstore.memory.tombstones import all_tombstones
 from objstore.remote.merge import ForgetIndex, merge_chain
-from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult
+from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 
 
 SYNCED = ("facts", "sessions", "tombstones", "queue")
@@ -48,28 +48,63 @@ class Prepared:
     tmp: Path
     cache: dict[str, bytes]
     packs: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)  # name, checksum, ids, doomed
+    #: the verified-bundle stamps to record (``config.load_seen``); None: unchanged
+    seen: dict[str, tuple[int, float, str]] | None = None
+
+
+def changed_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec) -> tuple[list[str], dict]:
+    """The manifest's bundles this store holds in its pack-ids cache that
+    must be read and verified again, and the remote's listing of
+    ``packs/`` (bundle name -> stamp, ``Transport.stamps``): those whose
+    size, mtime or etag differ from the stamp recorded when this store last
+    verified them (damaged, cut short or rewritten on the remote since), or
+    that have no stamp.  One listing, no bundle read when nothing changed.
+
+    Raises IntegrityError naming the remote file when the manifest names a
+    bundle the remote does not hold (lost on the remote), RefConflict when
+    the manifest moved since ``m`` was read (a push replaced it)."""
+    if not m.packs:
+        return [], {}
+    listed = {n.rsplit("/", 1)[-1]: st for n, st in r.t.stamps("packs/").items()}
+    missing = [p for p in m.packs if p not in listed]
+    if missing:
+        if sorted(r.manifest()[0].packs) != sorted(m.packs):
+            raise RefConflict("remote manifest", None, None)   # a push replaced them: read it again
+        raise IntegrityError(f"remote pack {pack_place(r.t, missing[0])} is missing (its manifest names it)"
+                             + (f"; {len(missing) - 1} more" if len(missing) > 1 else ""), hint=REPAIR_HINT)
+    seen = rconfig.load_seen(store, spec.name)
+    ids = rconfig.load_ids(store, spec.name)
+    return [p for p in m.packs if p in ids and seen.get(p) != listed[p]], listed
 
 
 def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: SyncResult,
                    progress: Progress | None) -> Prepared:
-    """Download the remote packs this store lacks into a scratch directory,
-    each checked against its name, decrypted and every entry re-hashed
-    (no lock held: nothing of the store changes)."""
-    cache = {k: v for k, v in rconfig.load_ids(store, spec.name).items() if k in m.packs}
+    """Download the remote packs this store lacks, and those it knows whose
+    stamp changed on the remote (:func:`changed_packs`), into a scratch
+    directory, each checked against its name, decrypted and every entry
+    re-hashed (no lock held: nothing of the store changes).  Raises
+    IntegrityError naming the remote file (``packs/<name> on the remote
+    <where>``) when one is missing or damaged: nothing is taken."""
+    again, listed = changed_packs(store, r, m, spec)
+    cache = {k: v for k, v in rconfig.load_ids(store, spec.name).items() if k in m.packs and k not in again}
     tmp = store.root / "tmp" / f"remote-{os.getpid()}-{os.urandom(3).hex()}"
     prep = Prepared(tmp, cache)
     todo = [p for p in m.packs if p not in cache]
     if not todo:
         return prep
+    seen = {k: v for k, v in rconfig.load_seen(store, spec.name).items() if k in cache and listed.get(k) == v}
     fidx = forget_index(store, strict=False)   # objects only: the merge reads them all (strict)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for i, name in enumerate(todo):
         if progress:
             progress("receive", i, len(todo))
-        pack, idx, n = r.pack(name)
+        try:
+            pack, idx, n = r.pack(name)
+        except IntegrityError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         res.bytes_received += n
-        res.packs_received += 1
         checksum = idx[-64:-32].hex() if len(idx) >= 64 else ""
         (tmp / f"pack-{checksum}.pack").write_bytes(pack)
         (tmp / f"pack-{checksum}.idx").write_bytes(idx)
@@ -89,12 +124,21 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
                         doomed.append(oid)
         except (IntegrityError, InvalidInput) as e:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise IntegrityError(f"remote pack {name[:16]}… is damaged: {e}", hint=REPAIR_HINT) from None
+            raise IntegrityError(f"remote pack {pack_place(r.t, name)} is damaged: {e}", hint=REPAIR_HINT) from None
+        if name in listed:
+            seen[name] = listed[name]
+        if name in again:   # a known bundle, verified whole: the same bytes (its name), nothing to install
+            prep.cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))   # (a pack here would
+            for suffix in (".pack", ".idx"):                                     # duplicate its objects)
+                (tmp / f"pack-{checksum}{suffix}").unlink()
+            continue
         for suffix in (".pack", ".idx"):
             with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
                 os.fsync(f.fileno())
+        res.packs_received += 1
         res.objects_received += len(ids)
         prep.packs.append((name, checksum, ids, doomed))
+    prep.seen = seen
     if progress:
         progress("receive", len(todo), len(todo))
     return prep
@@ -104,9 +148,13 @@ def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
     """Install downloaded packs (caller holds the store lock, and merges in
     the same hold): objects a local tombstone forgets are journalled for
     deletion first, then ``.pack`` and ``.idx`` (last: it marks the pack
-    complete) move in.  Returns the updated pack-ids cache."""
+    complete) move in.  Records the verified bundles' stamps
+    (``prep.seen``).  Returns the updated pack-ids cache."""
     cache = prep.cache
     if not prep.packs:
+        if prep.seen is not None:   # known bundles verified again, none new
+            rconfig.save_ids(store, spec.name, cache)
+            rconfig.save_seen(store, spec.name, prep.seen)
         return cache
     pack_dir = store.root / "objects" / "pack"
     pack_dir.mkdir(parents=True, exist_ok=True)
@@ -121,6 +169,8 @@ def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
                 fsync_dir(pack_dir)
         cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
     rconfig.save_ids(store, spec.name, cache)
+    if prep.seen is not None:
+        rconfig.save_seen(store, spec.name, prep.seen)
     store.packs.reload()
     return cache
 

@@ -191,8 +191,10 @@ def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
             drop = [] if lost else damaged
             packs = sorted((set(m.packs) - set(drop)) | ({new_name} if new_name else set()))
             if new_name is not None or drop:   # else nothing this store can mend (raised below)
+                # a bundle of the same objects can have the damaged one's name (an unencrypted remote's
+                # bundles are deterministic): upload_pack rewrote it whole, so it is no garbage
                 new = Manifest(seq=m.seq + 1, time=now_ms(), refs=dict(m.refs), packs=packs, done=list(m.done),
-                               garbage=sorted(set(m.garbage) | set(drop)), snapshots=list(m.snapshots))
+                               garbage=sorted((set(m.garbage) | set(drop)) - {new_name}), snapshots=list(m.snapshots))
                 try:
                     etag2 = r.t.swap(MANIFEST, r.sealer.seal(new.encode()), etag)
                 except RefConflict:

@@ -207,8 +207,12 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             res.bytes_sent += len(data)
             drop_garbage(r, new, etag2)   # the manifest no longer names them: now the replaced packs go
             res.remote_packs_rewritten = len(replaced)
-            delete_orphans(r.t, set(new.packs))
+            stamps = delete_orphans(r.t, set(new.packs))
             cache = {p: v for p, v in cache.items() if p in new.packs}
+            seen = {p: v for p, v in rconfig.load_seen(store, spec.name).items() if p in new.packs}
+            # read back whole after the upload (upload_pack): verified as they stand now
+            seen.update({p: stamps[p] for p in new_names if p in stamps})
+            rconfig.save_seen(store, spec.name, seen)
             for name, idx_path in zip(new_names, idx_paths):
                 with Pack(idx_path) as p:
                     cache[name] = b"".join(bytes.fromhex(o) for o in sorted(p))

@@ -109,6 +109,14 @@ class Transport:
         reading it.  Raises NotFound, RemoteUnavailable."""
         raise NotImplementedError
 
+    def stamps(self, prefix: str) -> dict[str, tuple[int, float, str]]:
+        """name -> ``(size, mtime seconds, etag or "")`` of every name starting
+        with ``prefix``, from one listing: what changes when a file is
+        rewritten, damaged or cut short (a pull or push compares it with the
+        stamp it recorded when it last verified a pack).  Raises
+        RemoteUnavailable."""
+        return {n: (size, mtime, "") for n, size, mtime in self.list(prefix)}
+
     def check(self) -> None:
         """Raise RemoteUnavailable when the remote cannot be reached at all."""
 
@@ -375,6 +383,15 @@ class S3Transport(Transport):
                 for m in batch:
                     out.append((m["path"], m["size"], m["last_modified"].timestamp()))
             return sorted(out)
+        except Exception as e:
+            raise self._fail(e, "listing") from None
+
+    def stamps(self, prefix: str) -> dict[str, tuple[int, float, str]]:
+        """As :meth:`Transport.stamps`, with the object's ETag (S3's
+        LastModified has whole seconds: a rewrite in the same second keeps it)."""
+        try:
+            return {m["path"]: (m["size"], m["last_modified"].timestamp(), m.get("e_tag") or "")
+                    for batch in self._ob.list(self.s, prefix=prefix or None) for m in batch}
         except Exception as e:
             raise self._fail(e, "listing") from None
 

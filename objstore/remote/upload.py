@@ -131,8 +131,18 @@ def upload_pack(t: Transport, name: str, data: bytes) -> None:
     A copy that is not whole (a truncated upload, or a damaged one an earlier
     push left under the same name) is deleted and sent once more; if that
     is not whole either, it is deleted and RemoteUnavailable (exit 15) is
-    raised: the manifest did not move, so the remote is as before."""
-    t.create(name, data)
+    raised: the manifest did not move, so the remote is as before.  A copy
+    that was already there is read back whole once (a folder's check is its
+    size alone, and a flipped byte keeps it): the push records the bundle as
+    verified (``config.save_seen``)."""
+    if not t.create(name, data):
+        try:
+            same = t.read(name)[0] == data
+        except NotFound:
+            same = False
+        if not same:
+            t.delete(name)
+            t.create(name, data)
     bad = upload_check(t, name, data)
     if bad is None:
         return
@@ -172,14 +182,18 @@ def drop_garbage(r, new: Manifest, etag: str) -> None:
             pass  # the next push clears the list
 
 
-def delete_orphans(t: Transport, listed: set[str]) -> None:
+def delete_orphans(t: Transport, listed: set[str]) -> dict[str, tuple[int, float, str]]:
     """Delete bundles no manifest names, older than the grace period (a
-    push that crashed between its upload and its manifest)."""
+    push that crashed between its upload and its manifest).  Returns the
+    listing it read (bundle name -> stamp, ``Transport.stamps``; empty when
+    the remote could not be listed), by which a push records the stamps of
+    the bundles it uploaded."""
     import time
     try:
-        for name, _size, mtime in t.list("packs/"):
-            p = name.rsplit("/", 1)[-1]
+        stamps = {n.rsplit("/", 1)[-1]: st for n, st in t.stamps("packs/").items()}
+        for p, (_size, mtime, _etag) in stamps.items():
             if p not in listed and time.time() - mtime > ORPHAN_GRACE_S:
                 t.delete(f"packs/{p}")
+        return stamps
     except (RemoteUnavailable, OSError):
-        pass   # best effort: the push itself has succeeded; a later push retries
+        return {}   # best effort: the push itself has succeeded; a later push retries

@@ -76,9 +76,10 @@ from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.memory.decay import touch
 from objstore.memory.facts import current_version, visible, walk
+from objstore.memory.lost import lost_keys_warning
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
-from objstore.retrieval.keyrank import key_name
+from objstore.retrieval.keyrank import key_name, names_key
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
@@ -258,6 +259,11 @@ def _nidf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) / math.log(2.0 * n + 2.0)
 
 
+#: a fact candidate's reason when its key's current value was lost to damage
+#: (``objstore.memory.lost``): the injection carries the warning instead
+LOST_REASON = "current value lost to damage"
+
+
 def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_assistant: str | None = None,
                       tool_output: str | None = None, cwd: str | None = None,
                       config: GateConfig | None = None, project: str | None = None,
@@ -375,7 +381,9 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         cands.append(c)
         cur = current_version(store, key, namespace)
         if cur is None:
-            c.reason = "no current version"
+            # the warning is for a key the prompt names (keyrank's rule), not for every weak candidate
+            c.reason = LOST_REASON if f"lost facts/{key}" in store.damaged and names_key(key, weight) \
+                else "no current version"
             continue
         c.id, f = cur
         if not visible(f):
@@ -494,6 +502,10 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         else:
             n_turns += 1
     lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already))
+    lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
+    if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
+        inj.trace["lost_keys"] = lost
+        lines.append(f"- warning: {escape_text(lost_keys_warning(lost) or '')}")
     if not lines:
         return
     inj.text = open_tag + "\n".join(lines) + "\n" + close_tag

@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from objstore.core.record import Frozen, set_fields
-from objstore.retrieval.querywords import stop_stems
+from objstore.memory.scope import applies
+from objstore.retrieval.querywords import question_terms, stop_stems
 
 #: A match on an older version of a key counts this share of its score (rule 1).
 HISTORY_WEIGHT = 0.5
@@ -118,3 +119,19 @@ def named_alone(store, query: str, terms: Collection[str], limit: int, **filters
     ``SearchIndex.search`` raises (``IndexCorruptError``)."""
     hits = store.index.search(query, limit=limit, kinds=FACT_KINDS, **filters)
     return [r for r in rank_keys(hits, terms) if r.named], hits
+
+
+def sealed_named(store, queries: Collection[str], projects: Collection[str] | None) -> list[str]:
+    """The sealed keys (``refs/sealed/``) that one of ``queries`` names
+    (:func:`names_key`) in the scope ``projects`` (None: every project),
+    sorted: recall never shows a sealed value, and says so for these
+    (``facts.sealed_message``) rather than answering "nothing recalled"
+    as if the store held nothing.  Cheap: no ref of that namespace, no
+    work."""
+    keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
+    if not keys:
+        return []
+    cache: dict[str, frozenset[str]] = {}
+    terms = [question_terms([q])[0] for q in queries]
+    return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects))
+                  and any(names_key(k, t, cache) for t in terms))

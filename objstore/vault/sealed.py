@@ -35,7 +35,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   RefConflict, Refused, WrongPassphrase)
 from objstore.core.ids import check_prefix
-from objstore.core.objects import KINDS, Fact, Sealed, Tombstone, is_lost_stub, value_digest
+from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, is_lost_stub, lost_sealed_age,
+                                   value_digest)
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_memory_file_write, check_text, commit_version, walk
@@ -115,10 +116,13 @@ class SealResult:
         removed: ``(fact id, version number)`` of every plaintext version removed.
         already: the key was sealed already (nothing to do).
         index_problems: what the index purge check found (empty = clean).
+        lost: version numbers of 'lost' placeholders (``mem fsck --repair``'s)
+            whose places were kept as sealed lost stubs (among ``sealed``).
     """
 
     key: str
     sealed: list[tuple[str, int]] = field(default_factory=list)
+    lost: list[int] = field(default_factory=list)
     removed: list[tuple[str, int]] = field(default_factory=list)
     already: bool = False
     objects_deleted: int = 0
@@ -390,13 +394,24 @@ def list_sealed(store: Store, prefix: str = "") -> list[SealedKey]:
     return out
 
 
-def _plain_versions(store: Store, key: str) -> list[Version]:
+def _plain_versions(store: Store, key: str, *, lost: bool = False) -> list[Version]:
     """The plain versions of ``key`` that still hold a value (newest first);
-    versions emptied by a forget are left out."""
+    versions emptied by a forget are left out, and so are ``mem fsck
+    --repair``'s 'lost' placeholders unless ``lost`` (their places count)."""
     head = store.refs.read(fact_ref(key))
     if head is None:
         return []
-    return [v for v in walk(store, head) if not getattr(v.fact, "forgotten", 0)]
+    return [v for v in walk(store, head)
+            if not getattr(v.fact, "forgotten", 0) or (lost and is_lost_stub(v.fact))]
+
+
+def _lost_id(f: Fact) -> str | None:
+    """The lost version's id a plain 'lost' placeholder names (``lost:<id>``), or None."""
+    for m in f.sources:
+        tail = m[len(LOST_SOURCE):] if m.startswith(LOST_SOURCE) else ""
+        if len(tail) == 64 and all(c in "0123456789abcdef" for c in tail):
+            return tail
+    return None
 
 
 def _meta(x) -> tuple:
@@ -563,7 +578,7 @@ def seal_key(store: Store, key: str) -> SealResult:
     key = validate_key(key)
     with store.lock("seal"):
         recipient = vault_info(store).recipient
-        plain = _plain_versions(store, key)
+        plain = _plain_versions(store, key, lost=True)
         sref = sealed_ref(key)
         shead = store.refs.read(sref)
         res = SealResult(key)
@@ -586,12 +601,14 @@ def seal_key(store: Store, key: str) -> SealResult:
             parent = None
             for v in oldest_first:
                 f = v.fact
+                # a lost placeholder keeps its place as a sealed one: sealing must not make the older value current
+                age = lost_sealed_age(_lost_id(f)) if is_lost_stub(f) else encrypt_value(recipient, f.body)
                 s = Sealed(key=key, kind=f.kind, version=f.version, parent=parent, valid_from=f.valid_from,
-                           recorded_at=f.recorded_at, trust=f.trust, owner=f.owner,
-                           age=encrypt_value(recipient, f.body))
+                           recorded_at=f.recorded_at, trust=f.trust, owner=f.owner, age=age)
                 parent = store.put(s)
                 res.sealed.append((parent, f.version))
             store.update_ref(sref, None, parent, "seal")
+        res.lost = [v.fact.version for v in oldest_first if is_lost_stub(v.fact)]
         fr = forget.forget_key(store, key, reason="seal", tombstones=False)
         res.removed = list(fr.versions)
         res.objects_deleted = fr.objects_deleted

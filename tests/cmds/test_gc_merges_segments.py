@@ -32,6 +32,14 @@ def test_gc_merges_the_segments_two_imports_left(invoke, store_path, tmp_path):
     found = {tuple(q): sorted(h["id"] for h in invoke("search", *q, "--json", "-n", "50").json) for q in queries}
     assert any(found.values())
     recalled = invoke("recall", "--all-projects", "--json", "flaky fixture").json["hits"]
+    # --dry-run says which shard's segments it would merge, and changes nothing (fix14)
+    dry = invoke("gc", "--dry-run", "--json").json
+    assert dry["segments_merged"] == 0 and _segments(store_path) == before
+    [plan] = dry["segment_merges"]
+    assert plan["segments"] == before and plan["documents"] > 0
+    assert (store_path / "index" / "turns" / plan["generation"] / "meta.json").is_file()
+    assert f"would merge {before} small search index segments of turns generation {plan['generation']} into one" \
+        in invoke("gc", "--dry-run").stdout
     r = invoke("gc", "--json").json
     assert r["segments_merged"] == before - _segments(store_path) >= 1
     for q in queries:
@@ -43,4 +51,5 @@ def test_gc_merges_the_segments_two_imports_left(invoke, store_path, tmp_path):
     assert again[0]["id"] == recalled[0]["id"]
     assert invoke("fsck", "--json").json["ok"]
     assert invoke("gc", "--json").json["segments_merged"] == 0   # nothing left to merge
+    assert invoke("gc", "--dry-run", "--json").json["segment_merges"] == []
     assert "segments fewer" not in invoke("gc").stdout

@@ -31,7 +31,8 @@ def test_refused_first_write_and_empty_first_import_leave_no_store(invoke, tmp_p
     assert not home.exists()
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n")
-    invoke("import", "claude-code", str(bad))
+    assert "nothing given is a claude-code transcript" in invoke("import", "claude-code", str(bad),
+                                                                exit_code=2).stderr   # (fix14)
     assert not home.exists()
     invoke("remember", "user/editor", "neovim")
     assert (home / "config").is_file()

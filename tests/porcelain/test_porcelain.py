@@ -53,7 +53,7 @@ def test_diff_is_word_level_and_defaults_to_previous_vs_current(tour, invoke):
     invoke("diff", "project/api/db", "v9", exit_code=4)
     invoke("diff", "project/api/db", "two", exit_code=2)
     invoke("remember", "project/api/once", "only one")
-    invoke("diff", "project/api/once", exit_code=4)
+    assert "nothing to diff" in invoke("diff", "project/api/once").stdout   # one version: no error (fix14)
 
 
 def test_blame_names_the_command_the_review_and_the_cited_turn(tour, invoke):

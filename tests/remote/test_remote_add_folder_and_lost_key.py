@@ -78,6 +78,8 @@ def test_fsck_names_the_remotes_a_lost_sync_key_locks_out(mem, tmp_path):
     r = mem(*h, "fsck", exit_code=13)
     assert "error: sync-key is missing: the encrypted remote 'origin' cannot be read" in r.stdout
     assert "'plain'" not in r.stdout and "'unused'" not in r.stdout
+    (home / "cache" / "remotes" / "origin.ids").unlink()   # the stamps witness the sync too (fix14)
+    assert "the encrypted remote 'origin' cannot be read" in mem(*h, "fsck", exit_code=13).stdout
     assert "hint: sync-key: put back a copy" in r.stderr and "mem remote key import" in r.stderr
     doc = json.loads(mem(*h, "fsck", "--json", exit_code=13).stdout)
     assert any("'origin'" in p for p in doc["problems"]) and not doc["ok"]

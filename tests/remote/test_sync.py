@@ -338,7 +338,9 @@ def test_push_repair_replaces_a_damaged_remote_pack(machines, target):
     a.push()
     [bad] = _damage_remote_packs(target)
     remember(a.store, "user/later", "written after the damage")
-    a.push()                                            # a plain push does not read the old pack back
+    with pytest.raises(IntegrityError) as e:            # a plain push sees the changed pack (fix14)
+        a.push()                                        # and builds nothing on it
+    assert f"packs/{bad}" in str(e.value)
     with pytest.raises(IntegrityError) as e:
         clone(a.root.parent / "b", target.url, endpoint=target.endpoint, key=a.key(), env=target.env)
     assert "mem push --repair" in (e.value.hint or "")

@@ -1,0 +1,61 @@
+"""``mem import claude-code|codex`` of what is no transcript at all (fix14):
+/dev/urandom, a FIFO, a binary file, a folder of binary files exited 0 as
+if something had been imported.  Each such file is skipped, counted
+(``files_not_transcripts``) and named on stderr; when every file found is
+one, the import exits 2 and stores nothing; a folder that also holds a
+transcript exits 0 with the count."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects" / "-home-dev-acme-api"
+TRANSCRIPT = "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"
+
+
+def _binary(path: Path, n: int = 6000) -> Path:
+    path.write_bytes(os.urandom(n) + b"\n\x00\xff" + os.urandom(n))
+    return path
+
+
+def _sessions(mem, home) -> str:
+    return mem("--home", home, "sessions", exit_code=None).stdout
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_nothing_that_is_a_transcript_exits_2_and_stores_nothing(mem, tmp_path, harness):
+    home = str(tmp_path / "s")
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    folder = tmp_path / "bins"
+    folder.mkdir()
+    for i in range(3):
+        _binary(folder / f"rollout-{i}.jsonl")
+    for path in ("/dev/urandom", str(fifo), str(_binary(tmp_path / "one.jsonl")), str(folder)):
+        r = mem("--home", home, "import", harness, path, exit_code=2, timeout=60)
+        assert f"nothing given is a {harness} transcript" in r.stderr and "nothing stored" in r.stderr
+        assert "skipped" in r.stdout
+    r = mem("--home", home, "import", harness, str(folder), "--json", exit_code=2)
+    out = json.loads(r.stdout)
+    assert (out["files"], out["files_skipped"], out["files_not_transcripts"], out["turns_added"]) == (0, 3, 3, 0)
+    assert json.loads(r.stderr.strip().splitlines()[-1])["code"] == 2
+    assert sum("not a " + harness + " transcript" in line for line in r.stderr.splitlines()) == 3
+
+
+def test_a_folder_with_a_transcript_and_binary_files_exits_0_with_the_count(mem, tmp_path):
+    home, folder = str(tmp_path / "s"), tmp_path / "proj"
+    folder.mkdir()
+    shutil.copy(SAMPLE / TRANSCRIPT, folder / TRANSCRIPT)
+    _binary(folder / "0badc0de-0000-4000-8000-000000000000.jsonl")
+    r = mem("--home", home, "import", "claude-code", str(folder), "--json")
+    out = json.loads(r.stdout)
+    assert (out["files"], out["files_skipped"], out["files_not_transcripts"]) == (1, 1, 1)
+    assert out["turns_added"] > 0 and "not a claude-code transcript" in r.stderr
+    assert "5f0c9a52" in _sessions(mem, home)
+    again = mem("--home", home, "import", "claude-code", str(folder))   # the binary file is said again
+    assert "and skipped 1" in again.stdout and "1 unchanged file not read again" in again.stdout

@@ -1,0 +1,45 @@
+"""fix14: ``mem seal`` of a plain key whose newest version is a 'lost'
+placeholder (``mem fsck --repair``'s) dropped the placeholder and sealed the
+older value as current; now the placeholder keeps its place as a sealed
+lost stub.  And the readers of plain values say a sealed key is sealed with
+one text (``facts.sealed_message``): ``get`` exits 6 with it, ``recall``
+notes a sealed key its question names instead of only "nothing
+recalled"."""
+
+from __future__ import annotations
+
+from objstore.core.objects import Sealed, is_lost_stub, lost_sealed_age
+
+
+def test_seal_keeps_the_place_of_a_lost_current_value(vstore, store_path, invoke, pwfile):
+    pw = ["--passphrase-file", str(pwfile)]
+    invoke("remember", "user/pin", "1111-kw")
+    invoke("remember", "user/pin", "2222-kw")
+    head = vstore.refs.read("facts/user/pin")
+    (store_path / "objects" / head[:2] / head[2:]).write_bytes(b"garbage")
+    invoke("fsck", "--repair", exit_code=13)
+    invoke("get", "user/pin", exit_code=13)
+    r = invoke("seal", "user/pin")
+    assert "the place of v2, lost to damage, kept as a 'lost' placeholder" in r.stdout
+    assert invoke("seal", "user/pin", "--json", exit_code=0).json["already"] is True
+    stub = vstore.get(vstore.refs.read("sealed/user/pin"), Sealed)
+    assert is_lost_stub(stub) and stub.version == 2 and stub.age == lost_sealed_age(head)
+    r = invoke("sealed", "show", "user/pin", *pw, exit_code=13)    # never the older value as current
+    assert "1111" not in r.stdout and "v2, kept as a 'lost' placeholder" in r.stderr
+    assert invoke("sealed", "show", "user/pin", "--version", "1", *pw).stdout == "1111-kw\n"
+    assert vstore.refs.read("facts/user/pin") is None                # the plain versions are gone
+    invoke("remember", "user/pin", "3333-kw", "--sensitivity", "secret")   # a new value ends it
+    assert invoke("sealed", "show", "user/pin", *pw).stdout == "3333-kw\n"
+
+
+def test_get_and_recall_say_a_key_is_sealed_with_one_text(vstore, invoke):
+    invoke("remember", "user/pin", "4821-kw", "--sensitivity", "secret")
+    invoke("remember", "user/editor", "helix")
+    text = "user/pin is sealed: its value is shown only by 'mem sealed show user/pin'"
+    assert text in invoke("get", "user/pin", exit_code=6).stderr
+    r = invoke("recall", "what is my pin", "--all-projects")
+    assert f"note: {text}" in r.stderr and "4821" not in r.stdout + r.stderr
+    assert invoke("recall", "what is my pin", "--all-projects", "--json").json["sealed"] == ["user/pin"]
+    r = invoke("recall", "which editor do I use", "--all-projects")
+    assert "is sealed" not in r.stderr and "helix" in r.stdout
+    assert invoke("recall", "what is my pin", "--what", "turns", "--json").json["sealed"] == []
