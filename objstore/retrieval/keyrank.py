@@ -74,7 +74,6 @@ KEY_ABBREVIATIONS: tuple[tuple[str, ...], ...] = (
     ("auth", "authn", "authentication"),
     ("k8s", "kubernetes"),
     ("repo", "repos", "repository", "repositories"),
-    ("env", "envs", "environment", "environments"),
     ("prod", "production"),
     ("dev", "development"),
     ("deps", "dependency", "dependencies"),

@@ -21,7 +21,7 @@ FACTS = {
     "project/acme/k8s": "GKE cluster prod-1 in europe-west1, three node pools",
     "project/acme/repo": "github.com/acme/platform, monorepo, main is protected",
     "project/acme/auth": "Keycloak OIDC at sso.acme.internal, JWT tokens expire after 15 min",
-    "project/acme/environment": "staging and prod, both on GKE",
+    "project/acme/documentation": "docs are built with mkdocs and published on merge",
     "project/acme/dependencies": "pinned with uv lock; renovate opens the update PRs",
     # facts whose text holds the long spellings: BM25 alone finds these first
     "project/acme/deploy": "deploy with ArgoCD; the database migrations run first, the configuration "
@@ -37,7 +37,7 @@ QUESTIONS = {
     "which kubernetes cluster": "project/acme/k8s",
     "which repository holds the code": "project/acme/repo",
     "how does authentication work": "project/acme/auth",
-    "which env runs the app": "project/acme/environment",
+    "where do the docs get published": "project/acme/documentation",
     "how are deps pinned": "project/acme/dependencies",
 }
 
@@ -45,7 +45,7 @@ TALK = [
     ("user", "the database is slow, and the configuration of the pool looks wrong"),
     ("assistant", "The database pool size in the configuration is 5; the repository has no override."),
     ("user", "can kubernetes restart the pods when authentication fails?"),
-    ("assistant", "Kubernetes restarts them; authentication failures are logged, the env is staging."),
+    ("assistant", "Kubernetes restarts them; authentication failures are logged, the docs say so."),
     ("user", "do the deps of the repository pin the database driver?"),
 ]
 
