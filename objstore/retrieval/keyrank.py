@@ -35,13 +35,13 @@ whichever version matched.  So a key is ranked, not a version:
    key-name match alone, never to the BM25 text: the search for the named
    keys also looks for the question's words' other spellings
    (:func:`other_forms`) and keeps only the keys so named.
-4. **A named key is never crowded out.**  When the search of the facts
-   alone is full (``limit`` hits, so more facts may match), the fact keys
-   are listed and every key the question names that the hits missed is
-   added (scored as the last hit: its own score is no higher).
+4. **Many matching facts do not crowd a named key out.**  When the search
+   of the facts alone is full (``limit`` hits, so more facts may match),
+   the facts are searched alone again, :data:`NAMED_DEPTH` deep, for the
+   named keys (``mem search deploy`` over 40 facts saying "deploy" more
+   often than ``project/acme/deploy`` does).
 
-The rules are pure but :func:`named_alone`, which searches the index and
-lists the keys; ``index_terms`` needs tantivy's stemmer, imported when
+The rules are pure but :func:`named_alone`, which searches the index; ``index_terms`` needs tantivy's stemmer, imported when
 first called.
 """
 
@@ -49,11 +49,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from objstore.core.errors import CorruptObject, IntegrityError, NotFound
-from objstore.core.objects import Fact
 from objstore.core.record import Frozen, set_fields
-from objstore.memory.facts import list_keys
-from objstore.memory.scope import key_project, namespace_rank
+from objstore.memory.scope import namespace_rank
 from objstore.retrieval.querywords import stop_stems
 
 #: A match on an older version of a key counts this share of its score (rule 1).
@@ -61,6 +58,11 @@ HISTORY_WEIGHT = 0.5
 
 #: The index kinds holding facts: searched alone for the keys a question names (rule 2).
 FACT_KINDS = ("fact", "history")
+
+#: Fact hits searched for the named keys when the first search of the facts
+#: alone is full (rule 4): ~4 ms on 100,000 keys; listing the keys would
+#: cost seconds there (docs/design.md, "Ranking facts").
+NAMED_DEPTH = 200
 
 #: The spellings of one key word (rule 3): a question naming a key either
 #: way names it.  Few and unambiguous; a word whose stem is another common
@@ -231,42 +233,19 @@ def named_alone(store, query: str, terms: Collection[str], limit: int, *, hits: 
     finds ``project/acme/db``).  ``hits``: the caller's own search of
     ``query`` over the facts alone (at most ``limit`` hits), used instead
     when the question has no other forms.  When the hits are full
-    (``limit`` of them), the keys the question names that they missed are
-    added from the list of keys (rule 4).  ``terms``: the question's index
+    (``limit`` of them), the facts are searched alone again for
+    :data:`NAMED_DEPTH` hits (rule 4).  ``terms``: the question's index
     terms.
 
     Returns (the named keys by :func:`rank_keys`' rule, the facts-alone
-    hits, a listed key's made up as a ``fact`` hit of its head).  Raises
+    hits).  Raises
     what ``SearchIndex.search`` raises (``IndexCorruptError``)."""
     extra = other_forms(terms)
     if hits is None or extra:
         hits = store.index.search(" ".join([query, *extra]), limit=limit, kinds=FACT_KINDS, **filters)
-    if len(hits) >= limit:
-        hits = hits + _listed_named(store, terms, {h.ref for h in hits}, min(h.score for h in hits), **filters)
-    return [r for r in rank_keys(hits, terms) if r.named], hits
-
-
-def _listed_named(store, terms: Collection[str], have: set[str], score: float,
-                  projects=None, roles=None, **_scoring) -> list:
-    """A ``fact`` hit (score ``score``) of the head of every key the
-    question with index terms ``terms`` names that is not in ``have``,
-    within the ``projects`` (a key of no project counts as ``""``) and
-    ``roles`` (fact kinds) filters, by the key list (rule 4).  A key is
-    read (its index terms) only when a word of its name starts as a term
-    or an abbreviation of the question does (4 characters)."""
-    from objstore.index.schema import Hit  # deferred: the index schema imports tantivy
-    starts = {t[:4] for t in terms} | {w[:4] for w in other_forms(terms)}
-    out = []
-    for key, head in list_keys(store):
-        if key in have or not any(s in key_name(key).lower() for s in starts):
-            continue
-        project = key_project(key) or ""
-        if (projects is not None and project not in projects) or not names_key(key, terms):
-            continue
-        try:
-            f = store.get(head, Fact)
-        except (NotFound, CorruptObject, IntegrityError):
-            continue  # a lost head: the callers skip such a key too
-        if roles is None or f.kind in roles:
-            out.append(Hit(head, "fact", key, f.valid_from, project, f.kind, score))
-    return out
+    if len(hits) >= limit < NAMED_DEPTH:  # full: more facts match, a named key may be below them
+        hits = store.index.search(" ".join([query, *extra]), limit=NAMED_DEPTH, kinds=FACT_KINDS, **filters)
+    # only a key with a word starting as a term or a spelling does is stemmed (~20 us a key)
+    starts = {t[:4] for t in terms} | {w[:4] for w in extra}
+    maybe = [h for h in hits if any(x in key_name(h.ref).lower() for x in starts)]
+    return [r for r in rank_keys(maybe, terms) if r.named], hits
