@@ -126,8 +126,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             body = h.text if len(h.text) <= 800 else h.text[:799] + f"… (mem get {h.key})"
             echo("    " + safe(body).replace("\n", "\n    "))
             if h.resolved_from:
-                echo(style(f"    (matched an older version {h.resolved_from[:12]}; "
-                           "this is the current value)", dim=True))
+                echo(older_note(h.resolved_from))
         else:
             where = f"{h.session}#{h.seq}"
             who = h.author if h.author in ("parent_agent",) else h.role  # a sub-agent's prompt is not the person's
@@ -184,7 +183,15 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
             echo(style(safe(f"{label}  {h.ref}"), fg="yellow")
                  + f"  {fmt_time(h.time)}  {h.id[:12]}  score {h.score:.2f}")
             echo(f"    {safe(h.snippet)}")
+            if h.resolved_from:
+                echo(older_note(h.resolved_from))
     return 1 if exit_code and not hits else 0
+
+
+def older_note(resolved_from: str) -> str:
+    """The line under a fact hit of ``recall`` or ``search`` that matched an
+    older version (``resolved_from``, its id) and shows the current value."""
+    return style(f"    (matched an older version {resolved_from[:12]}; this is the current value)", dim=True)
 
 
 def read_value_stdin() -> str:

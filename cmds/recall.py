@@ -38,7 +38,9 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     sealed key the question names (user/pin for "what is my pin") gets a
     note on stderr pointing to 'mem sealed show KEY' (--json: "sealed").
     A fact whose key the question names (project/api/db for "what is the
-    db host") comes first, ahead of the turns about it; a match on an
+    db host", or "what database": a short and a long spelling of a common
+    abbreviation name the same key) comes first, ahead of the turns about
+    it; a match on an
     older version counts half (facts are ordered as mem search orders
     them).
 

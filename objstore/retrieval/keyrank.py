@@ -25,17 +25,32 @@ whichever version matched.  So a key is ranked, not a version:
    among the best hits already; the callers also search the facts alone
    (:data:`FACT_KINDS`), so that a named key is found when turns full of
    the same words fill the hits of a search over both.
+3. **A key word may be spelled short or long.**  A key name and a
+   question match through :data:`KEY_ABBREVIATIONS`, a small static table
+   of the abbreviations keys use (``db`` / ``database``, ``cfg`` /
+   ``config`` / ``configuration``, ``k8s`` / ``kubernetes``, ...): each
+   word of a group stands for the group's first (:func:`key_term`), on
+   both sides of rule 2 (``project/acme/db`` is named by "what database do
+   we use", ``project/acme/database`` by "which db").  It applies to the
+   key-name match alone, never to the BM25 text: the search for the named
+   keys also looks for the question's words' other spellings
+   (:func:`other_forms`) and keeps only the keys so named.
+4. **Many matching facts do not crowd a named key out.**  When the search
+   of the facts alone is full (``limit`` hits, so more facts may match),
+   the facts are searched alone again, :data:`NAMED_DEPTH` deep, for the
+   named keys (``mem search deploy`` over 40 facts saying "deploy" more
+   often than ``project/acme/deploy`` does).
 
-Pure: no store, no I/O (the callers search); ``index_terms`` needs
-tantivy's stemmer, imported when first called.
+The rules are pure but :func:`named_alone`, which searches the index; ``index_terms`` needs tantivy's stemmer, imported when
+first called.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Frozen, set_fields
-from objstore.memory.scope import applies
+from objstore.memory.scope import applies, namespace_rank
 from objstore.retrieval.querywords import question_terms, stop_stems
 
 #: A match on an older version of a key counts this share of its score (rule 1).
@@ -43,6 +58,75 @@ HISTORY_WEIGHT = 0.5
 
 #: The index kinds holding facts: searched alone for the keys a question names (rule 2).
 FACT_KINDS = ("fact", "history")
+
+#: Fact hits searched for the named keys when the first search of the facts
+#: alone is full (rule 4): ~4 ms on 100,000 keys; listing the keys would
+#: cost seconds there (docs/design.md, "Ranking facts").
+NAMED_DEPTH = 200
+
+#: The spellings of one key word (rule 3): a question naming a key either
+#: way names it.  Few and unambiguous; a word whose stem is another common
+#: word's is left out (``authorization``: is it ``auth``?), and two the
+#: stemmer merges with another word are kept on purpose (``production`` ->
+#: ``product``, ``development`` -> ``develop``: "the product" names a key
+#: ``prod``).  Documented in ``docs/design.md`` ("Ranking facts").
+KEY_ABBREVIATIONS: tuple[tuple[str, ...], ...] = (
+    ("db", "dbs", "database", "databases"),
+    ("cfg", "conf", "config", "configs", "configuration", "configurations"),
+    ("auth", "authn", "authentication"),
+    ("k8s", "kubernetes"),
+    ("repo", "repos", "repository", "repositories"),
+    ("prod", "production"),
+    ("dev", "development"),
+    ("deps", "dependency", "dependencies"),
+    ("creds", "credential", "credentials"),
+    ("pkg", "pkgs", "package", "packages"),
+    ("docs", "doc", "documentation"),
+    ("msg", "msgs", "message", "messages"),
+    ("pg", "postgres", "postgresql"),
+    ("js", "javascript"),
+    ("ts", "typescript"),
+)
+
+_CANON: list[tuple[dict[str, str], dict[str, tuple[str, ...]]]] = []  # built on first use (stems need tantivy)
+
+
+def _abbreviations() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """(stem -> its group's first stem, first stem -> the group's words) of
+    :data:`KEY_ABBREVIATIONS`, computed once."""
+    if not _CANON:
+        from objstore.index.searchindex import index_terms  # deferred: tantivy
+        canon: dict[str, str] = {}
+        words: dict[str, tuple[str, ...]] = {}
+        for group in KEY_ABBREVIATIONS:
+            first = index_terms(group[0])[0]
+            words[first] = group
+            for w in group:
+                canon[index_terms(w)[0]] = first
+        _CANON.append((canon, words))
+    return _CANON[0]
+
+
+def key_term(term: str) -> str:
+    """The one form of an index term (stemmed) for the key-name match
+    (rule 3): the first spelling of its :data:`KEY_ABBREVIATIONS` group
+    (``databas`` -> ``db``, ``kubernet`` -> ``k8s``), else ``term``."""
+    return _abbreviations()[0].get(term, term)
+
+
+def other_forms(terms: Collection[str]) -> list[str]:
+    """The words the question with index terms ``terms`` may name a key by
+    besides its own (rule 3): every spelling of the
+    :data:`KEY_ABBREVIATIONS` groups of ``terms`` whose stem is not among
+    them, in the table's order (``{"databas", "use"}`` -> ``["db",
+    "dbs"]``); [] when no term is in the table."""
+    canon, words = _abbreviations()
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
+    have = set(terms)
+    out: list[str] = []
+    for first in dict.fromkeys(canon[t] for t in terms if t in canon):
+        out += [w for w in words[first] if index_terms(w)[0] not in have and w not in out]
+    return out
 
 
 def key_name(key: str) -> str:
@@ -56,11 +140,13 @@ def key_name(key: str) -> str:
 def name_terms(key: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The index terms of :func:`key_name` (stemmed), without the query
     stop words' stems: the terms a question must hold to name ``key``
-    (empty: no question names it).  ``cache``: key -> terms, when given."""
+    (empty: no question names it), each in its :func:`key_term` form
+    (``project/acme/database`` -> ``{"db"}``).  ``cache``: key -> terms,
+    when given."""
     got = cache.get(key) if cache is not None else None
     if got is None:
         from objstore.index.searchindex import index_terms  # deferred: tantivy
-        got = frozenset(index_terms(key_name(key))) - stop_stems()
+        got = frozenset(key_term(t) for t in index_terms(key_name(key)) if t not in stop_stems())
         if cache is not None:
             cache[key] = got
     return got
@@ -68,9 +154,13 @@ def name_terms(key: str, cache: dict[str, frozenset[str]] | None = None) -> froz
 
 def names_key(key: str, terms: Collection[str], cache: dict[str, frozenset[str]] | None = None) -> bool:
     """Whether a question whose index terms are ``terms`` names ``key``
-    (rule 2): every one of the key's :func:`name_terms` is among them."""
+    (rules 2 and 3): every one of the key's :func:`name_terms` is among
+    them, either spelling of an abbreviation counting as one."""
     want = name_terms(key, cache)
-    return bool(want) and want <= set(terms)
+    if not want:
+        return False
+    have = terms if isinstance(terms, (set, frozenset)) else set(terms)
+    return want <= have or want <= {key_term(t) for t in have}
 
 
 def key_score(kind: str, score: float) -> float:
@@ -110,15 +200,55 @@ def rank_keys(hits: Iterable, terms: Collection[str]) -> list[KeyRank]:
     return ranks
 
 
-def named_alone(store, query: str, terms: Collection[str], limit: int, **filters) -> tuple[list[KeyRank], list]:
+def older_match(chain: Sequence, shown: str, matched: str | None, as_of: int | None = None,
+                reader: str | None = None) -> str | None:
+    """``matched`` (the version id the search hit) when it is an older
+    version of ``chain`` (``facts.Version``, newest first) than ``shown``
+    (the id of the current version shown) that may be named, else None:
+    the hit ``search`` and ``recall`` mark "matched an older version"
+    (``resolved_from``; rule 1): with ``as_of`` (ms),
+    a version recorded after that time must not be named, nor one the
+    ``reader`` namespace cannot read (a sibling sub-agent's), nor one that
+    is not older than the one shown."""
+    if not matched or matched == shown:
+        return None
+    v = next((v for v in chain if v.id == matched), None)
+    if v is None or (as_of is not None and v.fact.recorded_at > as_of):
+        return None
+    if namespace_rank(reader, v.fact.namespace) is None:
+        return None
+    cur = next((c for c in chain if c.id == shown), None)
+    if cur is not None and (v.fact.valid_from, v.fact.version) >= (cur.fact.valid_from, cur.fact.version):
+        return None
+    return matched
+
+
+def named_alone(store, query: str, terms: Collection[str], limit: int, *, hits: list | None = None,
+                **filters) -> tuple[list[KeyRank], list]:
     """The keys ``query`` names, found by searching the facts alone (kinds
     :data:`FACT_KINDS`, ``limit`` hits, ``filters`` passed on to
     ``SearchIndex.search``: projects, roles, ...): where turns are searched
-    too they may fill the hits above a named key.  Returns (the named keys
-    by :func:`rank_keys`' rule, the facts-alone hits).  Raises what
-    ``SearchIndex.search`` raises (``IndexCorruptError``)."""
-    hits = store.index.search(query, limit=limit, kinds=FACT_KINDS, **filters)
-    return [r for r in rank_keys(hits, terms) if r.named], hits
+    too they may fill the hits above a named key.  The search holds the
+    question's words and their :func:`other_forms` (rule 3: "database"
+    finds ``project/acme/db``).  ``hits``: the caller's own search of
+    ``query`` over the facts alone (at most ``limit`` hits), used instead
+    when the question has no other forms.  When the hits are full
+    (``limit`` of them), the facts are searched alone again for
+    :data:`NAMED_DEPTH` hits (rule 4).  ``terms``: the question's index
+    terms.
+
+    Returns (the named keys by :func:`rank_keys`' rule, the facts-alone
+    hits).  Raises
+    what ``SearchIndex.search`` raises (``IndexCorruptError``)."""
+    extra = other_forms(terms)
+    if hits is None or extra:
+        hits = store.index.search(" ".join([query, *extra]), limit=limit, kinds=FACT_KINDS, **filters)
+    if len(hits) >= limit < NAMED_DEPTH:  # full: more facts match, a named key may be below them
+        hits = store.index.search(" ".join([query, *extra]), limit=NAMED_DEPTH, kinds=FACT_KINDS, **filters)
+    # only a key with a word starting as a term or a spelling does is stemmed (~20 us a key)
+    starts = {t[:4] for t in terms} | {w[:4] for w in extra}
+    maybe = [h for h in hits if any(x in key_name(h.ref).lower() for x in starts)]
+    return [r for r in rank_keys(maybe, terms) if r.named], hits
 
 
 def sealed_named(store, queries: Collection[str], projects: Collection[str] | None) -> list[str]:

@@ -106,7 +106,7 @@ from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.retrieval.dates import time_windows
-from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key
+from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, older_match
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
@@ -184,8 +184,8 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         hits = [h for h in hits if h.kind != "turn" or h.time <= as_of][:opts.depth]
     qterms = question_terms([query])[0]
     alone = []  # the facts the question names, searched alone: turns may fill the hits above
-    if "fact" in kinds and "turn" in kinds:
-        alone, _ = named_alone(store, query, qterms, opts.depth,
+    if "fact" in kinds:
+        alone, _ = named_alone(store, query, qterms, opts.depth, hits=None if "turn" in kinds else hits,
                                projects=None if projects is None else [*projects, ""],
                                roles=roles, stopwords=opts.stopwords, scope_idf=opts.scope_idf)
     if not hits and not alone:
@@ -664,26 +664,6 @@ class _NsView:
         return None if r is None else namespace_weight(r)
 
 
-def _older_match(chain: Sequence, shown: str, matched: str | None, as_of: int | None,
-                 reader: str | None = None) -> str | None:
-    """``matched`` (the version id the search hit) when it is an older
-    version of ``chain`` that may be named, else None: with ``as_of`` (ms),
-    a version recorded after that time must not be named, nor one the
-    ``reader`` namespace cannot read (a sibling sub-agent's), nor one that
-    is not older than the one shown."""
-    if not matched or matched == shown:
-        return None
-    v = next((v for v in chain if v.id == matched), None)
-    if v is None or (as_of is not None and v.fact.recorded_at > as_of):
-        return None
-    if namespace_rank(reader, v.fact.namespace) is None:
-        return None
-    cur = next((c for c in chain if c.id == shown), None)
-    if cur is not None and (v.fact.valid_from, v.fact.version) >= (cur.fact.valid_from, cur.fact.version):
-        return None
-    return matched
-
-
 def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] | None,
                  opts: RecallOptions, as_of: int | None = None, include_directives: bool = False,
                  turns: dict[str, Turn] | None = None,
@@ -716,7 +696,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              project=key_project(f.key) or "", trust=f.trust, key=f.key,
                              version=f.version, fact_kind=f.kind, valid_from=f.valid_from,
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
-                             resolved_from=_older_match(chain, oid, c.hit_id, as_of, ns.reader),
+                             resolved_from=older_match(chain, oid, c.hit_id, as_of, ns.reader),
                              queries=tuple(sorted(c.queries)), edges=f.edges, namespace=f.namespace), \
                 f.key.replace("/", " ") + "\n" + f.body, older
         oid = c.hit_id

@@ -16,7 +16,7 @@ from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
 from objstore.memory.facts import current_noting_lost, listed_chain
-from objstore.retrieval.keyrank import FACT_KINDS, named_alone, rank_keys
+from objstore.retrieval.keyrank import FACT_KINDS, named_alone, older_match, rank_keys
 from objstore.retrieval.querywords import question_terms
 
 
@@ -47,8 +47,10 @@ class SearchResult(Frozen):
             a fact's is its key's (``keyrank.key_score``), and the facts the
             query names come first whatever their score.
         snippet: a window of the text around the first match.
-        resolved_from: for a fact, the id of the stale version that matched,
-            when the hit was resolved to the current version.
+        resolved_from: for a fact, the id of the older version that matched
+            (``keyrank.older_match``, as recall marks it), when the hit was
+            resolved to the current version; ``id`` and ``snippet`` are the
+            current version's.
     """
 
     __slots__ = ("kind", "id", "ref", "time", "role", "project", "score", "snippet", "resolved_from")
@@ -97,7 +99,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
         return got
 
     hits = store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts)
-    for h in _fact_order(store, query, hits, limit * 2 + 5, "turn" in kinds and "fact" in kinds):
+    for h in _fact_order(store, query, hits, limit * 2 + 5, "fact" in kinds, "turn" in kinds):
         if len(out) >= limit:
             break
         try:
@@ -114,7 +116,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                 seen.add(cur.id)
                 f: Fact = cur.fact
                 out.append(SearchResult("fact", cur.id, f.key, f.valid_from, f.kind, h.project, h.score,
-                                        make_snippet(f.body, query), None if cur.id == h.id else h.id))
+                                        make_snippet(f.body, query), older_match(chain, cur.id, h.id)))
             else:
                 t = turns.get(h.id) or store.get(h.id, Turn)
                 if h.id in seen:
@@ -127,19 +129,20 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     return out
 
 
-def _fact_order(store: Store, query: str, hits: list, depth: int, both: bool) -> list:
+def _fact_order(store: Store, query: str, hits: list, depth: int, facts: bool, turns: bool) -> list:
     """``hits`` (best first) in the order of the fact ranking rule
     (:mod:`objstore.retrieval.keyrank`): one hit per key, the version hit
     that gave its ``key_score``, with that score; the keys the query names
     first, then the rest by score (facts and turns together; equal scores
-    keep the index's order).  ``both``: turns were searched too, so the
-    facts are searched alone as well (``depth`` hits) for the named keys
-    the turns kept out of ``hits``."""
+    keep the index's order).  ``facts``: facts were searched, so the keys
+    the query names are taken from ``keyrank.named_alone`` (``depth``
+    hits; a search of the facts alone when ``turns`` were searched too, as
+    they may keep a named key out of ``hits``)."""
     terms = question_terms([query])[0]
     by_id = {h.id: h for h in hits}
     ranks = rank_keys(hits, terms)
-    if both:
-        named, alone = named_alone(store, query, terms, depth)
+    if facts:
+        named, alone = named_alone(store, query, terms, depth, hits=None if turns else hits)
         by_id.update((h.id, h) for h in alone if h.id not in by_id)
         got = {r.key for r in named}
         ranks = named + [r for r in ranks if r.key not in got]
