@@ -45,6 +45,7 @@ from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.pack import ORPHAN_HINT, PackSet
+from objstore.core.packformat import UPGRADE_HINT
 from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 from objstore.core.repack import PackRewrites
@@ -387,6 +388,9 @@ class Store(PackRewrites):
             CorruptObject: every copy is damaged, or the object is absent
                 while a damaged pack could hold it, or a ``.pack`` whose
                 ``.idx`` is missing holds it (``PackSet.orphan_holding``).
+            UnsupportedVersion: absent while a pack of a version this mem
+                does not read (a newer mem wrote it) could hold it: exit 14
+                and "upgrade mem", never damage (``docs/format.md``, "Packs").
         """
         packs = self.packs
         err: CorruptObject | None = None
@@ -407,6 +411,10 @@ class Store(PackRewrites):
             try:
                 return packs.get(oid)
             except NotFound:
+                newer = next(((i, e) for i, e in packs.broken if isinstance(e, UnsupportedVersion)), None)
+                if newer is not None:  # not damage: docs/format.md's exit 14, never 'fsck --repair'
+                    raise UnsupportedVersion(f"object {oid} is not readable here: {newer[1].message}: a newer mem "
+                                             f"wrote this store's pack {newer[0].stem}", hint=UPGRADE_HINT) from None
                 if packs.broken:
                     err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
                                         f"{packs.broken[0][0].name} ({packs.broken[0][1]})")

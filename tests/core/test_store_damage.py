@@ -145,6 +145,15 @@ def test_a_newer_pack_version_is_not_damage(invoke, store_path, imported, versio
         assert "newer mem" in r.stdout + r.stderr and "upgrade mem" in r.stdout + r.stderr
     assert sorted(p.name for p in store_path.rglob("*")) == before   # nothing set aside, no ref removed
     assert not (store_path / "quarantine").exists()
+    # session 14 (objs14): a read of an object the newer pack may hold said "damaged object ...
+    # 'mem fsck --repair' sets it aside" (get, log exit 13; sessions, search, recall exit 0 with
+    # that warning, sessions listing each as "damaged: mem fsck --repair"): it exits 14 too
+    for args in (("sessions",), ("sessions", "--json")):
+        r = invoke(*args, exit_code=14)
+        out = r.stdout + r.stderr
+        assert "upgrade mem" in out and "newer mem" in out, out
+        assert "damaged" not in out and "--repair" not in out, out
+    assert not (store_path / "quarantine").exists()
     for f, data in old.items():                   # the same bytes read again once "upgraded"
         f.write_bytes(data)
     assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == imported
