@@ -504,7 +504,15 @@ def name_hits(name: str) -> tuple[Hit, ...]:
                 if hits:
                     return hits
     # a dashed token right after a '-' (``-home-dev-sk-ant-…``, a Claude project folder): the
-    # first reading joins it to the word before, the last splits the token itself
+    # first reading joins it to the word before, the last splits the token itself.  Each suffix
+    # is a substring of ``plain``, and a match of an anchored rule holds one of its gates: when
+    # every rule is anchored and no gate occurs in ``plain``, none occurs in a suffix, and no
+    # suffix is scanned (a session UUID's four dashes cost four scans otherwise, every import)
+    if "-" not in plain:
+        return ()
+    plan = prefilter.plan(RULES)
+    if None not in plan.slow_sets and not prefilter.present(prefilter.lower(plain), plan)[0]:
+        return ()
     for i, ch in enumerate(plain):
         if ch == "-" and plain[i + 1:i + 2].isalnum() and i and plain[i - 1].isalnum():
             hits = redact(plain[i + 1:]).hits
