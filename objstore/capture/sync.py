@@ -158,6 +158,11 @@ class _Lineage:
         return self.seed
 
     def _check(self, first_msg: str, sid: str) -> None:
+        if self.w.valid_sid(sid) is None:
+            # a session the appender refuses (not a ref name, or an id holding a credential): its
+            # turns are skipped, and its id goes in no file, the lineage log neither
+            self.saved.update(checked=True, parents=[], in_copy=False)
+            return
         h = text_key(first_msg)
         cache = self.w.store.root / "cache"
         ids = lineage_sessions(cache, h)

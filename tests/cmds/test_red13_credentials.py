@@ -95,6 +95,22 @@ def test_import_skips_the_turns_of_a_session_id_holding_a_credential(tmp_path, m
     _not_stored(mem, ANT)
 
 
+def test_a_session_id_holding_a_credential_goes_in_no_store_file(tmp_path, mem, store_path):
+    # session 14's last tester: the lineage check (a session's first assistant message) wrote
+    # "<hash> <session id>" to cache/lineage.log before the appender refused the session
+    proj = tmp_path / "cc" / "-home-u-proj"
+    proj.mkdir(parents=True)
+    t = proj / "5d1e6f0a-0000-4000-8000-0000000000b3.jsonl"
+    t.write_bytes(line(user("u1", "which flag", ANT)) + line(asst("a1", "msg_lin1", [text("the wombat flag")], ANT))
+                  + line(user("u2", "and the quokka flag", "ok-3")))
+    r = mem("import", "claude-code", str(t))
+    assert "a session id holds a credential" in r.stderr and ANT not in r.stdout + r.stderr, r.stderr
+    assert [x[0] for x in turns(store_path)] == ["ok-3"]
+    held = [p for p in store_path.rglob("*") if p.is_file() and ANT.encode() in p.read_bytes()]
+    assert held == [], held
+    _not_stored(mem, ANT)
+
+
 def _shell(env, session: str, i: int, command: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cmds", "hook", "shell", "--session", session, "--cwd", "/tmp",
                            "--status", "0", "--start", str(1767225600000 + i * 1000), "--duration", "5"],
