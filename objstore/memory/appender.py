@@ -135,6 +135,12 @@ class TurnAppender:
         #: ``objstore.memory.refill.Refill`` when the caller reads whole transcripts in order
         #: (``mem import``): the records a mended session lacks go in its lost placeholders' places
         self.refill = refill
+        #: pack mode: session -> the non-empty cwd and project values of its turns written since the
+        #: last publish; ``_meta``: session -> [head before this appender's first publish of it, head
+        #: now, values], or None when a chain was rewritten or moved by another writer meanwhile:
+        #: given to ``turnmeta.record_written`` by :meth:`close` (the first forget --match reads no chain)
+        self._meta_new: dict[str, set[str]] = {}
+        self._meta: dict[str, list | None] = {}
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` as a turn stores it (capped, credentials replaced:
@@ -183,11 +189,38 @@ class TurnAppender:
         return oid
 
     def close(self) -> None:
-        """Drop an unpublished pack (after an error, too)."""
+        """Drop an unpublished pack (after an error, too); in pack mode, note
+        the published sessions' cwd and project values in the turn-meta cache
+        (``turnmeta.record_written``)."""
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
         self._close_stream()
+        meta, self._meta = self._meta, {}
+        self._meta_new.clear()
+        written = {sid: (m[0], m[1], m[2]) for sid, m in meta.items() if m is not None}
+        if written:
+            from objstore.memory.turnmeta import record_written  # deferred: only an import's close needs it
+            record_written(self.store, written)
+
+    def _note_published(self, moves: list[tuple[str, str | None]]) -> None:
+        """Pack mode, after :meth:`publish` moved the refs of ``moves``
+        (session, its head before): note each session's old and new head and
+        the values of the turns written on top, for :meth:`close`."""
+        for sid, base in moves:
+            vals = self._meta_new.pop(sid, set())
+            head = self.states[sid].head
+            if sid not in self._meta:
+                self._meta[sid] = [base, head, vals]
+                continue
+            m = self._meta[sid]
+            if m is None:
+                continue
+            if m[1] != base:        # another writer moved it between two publishes: read it when asked
+                self._meta[sid] = None
+                continue
+            m[1] = head
+            m[2] |= vals
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
@@ -281,6 +314,7 @@ class TurnAppender:
         self.message_digests.clear()
         self.subagent_chains.clear()
         self._whole.clear()
+        self._meta_new.clear()
         if self.refill is not None:
             self.refill.keep_only(set())
         self.written = self.added = self.forgotten = self.matches_redacted = self.secrets_redacted = 0
@@ -399,6 +433,11 @@ class TurnAppender:
             oid = self._put(encode(turn))
             taints, msg = taints_after(turn), None
         self.written += 1
+        if self.pack and (cwd or project):
+            vals = self._meta_new.get(sid)
+            if vals is None:
+                vals = self._meta_new[sid] = set()
+            vals.update(v for v in (cwd, project) if v)
         st.head, st.next_seq = oid, seq + 1
         st.head_role, st.head_source = ct.role, source
         st.taints = taints  # session taint spreads forward only
@@ -416,11 +455,18 @@ class TurnAppender:
             self.added += 1
         return oid, turn
 
+    def chain_rewritten(self, sid: str) -> None:
+        """Note that session ``sid``'s chain is rewritten, not only extended
+        (a gap filled, turns moved onto a new parent): :meth:`close` does not
+        extend its turn-meta cache line (it is read again when asked)."""
+        self._meta[sid] = None
+
     def put_rewritten(self, turn: Turn) -> str:
         """Write ``turn``, a chain's turn moved onto a new parent (no capture
         rule: it was applied when the turn was first written); indexed unless
         forgotten.  Returns its id."""
         oid = self._put(encode(turn))
+        self.chain_rewritten(turn.session)
         if not turn.forgotten:
             self._index(turn_doc(oid, turn))
         return oid
@@ -459,6 +505,8 @@ class TurnAppender:
         # one batch: the filesystem synced a few times, not three fsyncs per session
         store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)
                            for sid in moved], self.command, time_ms=t)
+        if self.pack:
+            self._note_published(moves)
         for sid in moved:
             st = self.states[sid]
             st.start_head = st.head

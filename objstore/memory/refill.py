@@ -293,6 +293,7 @@ class Refill:
         st.taints = taints_after(below[1]) if below else False
         st.next_seq = chain[gap.first][1].seq
         filled = [list(app.write_next(sid, st, ct, harness, flt, forecast=False)) for ct, harness in gap.kept]
+        app.chain_rewritten(sid)
         self.refilled += len(filled)
         self.gaps_refilled += 1
         self.gaps_verified += st.head == gap.lost

@@ -80,14 +80,51 @@ def session_values(store: Store, heads: dict[str, str]) -> dict[str, set[str]]:
         if whole:
             fresh[sid] = (head, values)
     if changed:
-        lines = [f"{head}\t{json.dumps(sid, ensure_ascii=False)}\t{json.dumps(sorted(v), ensure_ascii=False)}\n"
-                 for sid, (head, v) in sorted(fresh.items())]
-        try:
-            (store.root / "cache").mkdir(exist_ok=True)
-            atomic_write(store.root / "cache" / META_FILE, "".join(lines).encode("utf-8"), durable=False)
-        except OSError:
-            pass
+        _save(store, fresh)
     return out
+
+
+def _save(store: Store, entries: dict[str, tuple[str, set[str]]]) -> None:
+    """Write the cache anew from ``entries`` (session id -> (head id, values));
+    a write that fails is skipped (the cache is only a shortcut)."""
+    lines = [f"{head}\t{json.dumps(sid, ensure_ascii=False)}\t{json.dumps(sorted(v), ensure_ascii=False)}\n"
+             for sid, (head, v) in sorted(entries.items())]
+    try:
+        (store.root / "cache").mkdir(exist_ok=True)
+        atomic_write(store.root / "cache" / META_FILE, "".join(lines).encode("utf-8"), durable=False)
+    except OSError:
+        pass
+
+
+def record_written(store: Store, written: dict[str, tuple[str | None, str, set[str]]]) -> None:
+    """Bring the cache up to date with turns a writer has just published, so
+    that the first ``forget --match`` after an import does not read every
+    turn of the store again (at a million turns, 2M turns: ~73 s of CPU;
+    docs/benchmarks.md, "Session 15 (branch `seg15`)").  ``written``:
+    session id -> (the head its ref had before the writer's turns, None
+    for a new session; the head its ref has now; the non-empty ``cwd`` and
+    ``project`` values of the turns written on top).  A new session gets its
+    line; a session whose cached line names the old head gets the new head
+    and both sets of values; any other session is left as it is (no line,
+    or a line of another head: read again when asked, as before).  Only
+    for chains the writer extended: a chain rewritten (turns moved onto a
+    new parent) must not be given.  Raises nothing (a write that fails is
+    skipped)."""
+    if not written:
+        return
+    cached = _load(store)
+    changed = False
+    for sid, (base, head, values) in written.items():
+        old = cached.get(sid)
+        if base is None:
+            cached[sid] = (head, set(values))
+        elif old is not None and old[0] == base:
+            cached[sid] = (head, old[1] | values)
+        else:
+            continue
+        changed = True
+    if changed:
+        _save(store, cached)
 
 
 def drop_sessions(store: Store, sids) -> None:

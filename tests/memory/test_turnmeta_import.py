@@ -1,0 +1,80 @@
+"""Lane seg15: ``mem import`` writes the turn-meta cache (``cache/turn-meta``:
+per session its head and the distinct cwd/project values of its turns) for
+the sessions it published, so the first ``forget --match`` after an import
+reads no chain (at a million turns that first read was ~73 s of CPU).  The
+cache an import writes must be the one a full read of the chains writes:
+both are compared byte for byte on real stores written by real ``mem``
+processes."""
+
+from __future__ import annotations
+
+from tests.hooks._util import asst, line, text, user
+
+SID_A = "5d1e6f0a-0000-4000-8000-00000000f001"
+SID_B = "5d1e6f0a-0000-4000-8000-00000000f002"
+
+
+def _transcript(root, folder, sid, rows) -> None:
+    p = root / folder / f"{sid}.jsonl"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "ab") as f:
+        for r in rows:
+            f.write(line(r))
+
+
+def _rebuilt(store_path) -> bytes:
+    """The cache as a read of every chain writes it (the path before seg15)."""
+    from objstore.memory.opening import open_store
+    from objstore.memory.turnmeta import META_FILE, session_values
+    path = store_path / "cache" / META_FILE
+    kept = path.read_bytes()
+    path.unlink()
+    try:
+        with open_store(store_path) as s:
+            session_values(s, {name[len("sessions/"):]: head for name, head in s.refs.iter("sessions")})
+        return path.read_bytes()
+    finally:
+        path.write_bytes(kept)
+
+
+def test_import_writes_the_turn_meta_cache_a_full_read_would(tmp_path, mem, store_path):
+    cc = tmp_path / "cc"
+    _transcript(cc, "-srv-alpha", SID_A, [user("u1", "build it", SID_A, cwd="/srv/alpha"),
+                                          asst("a1", "m1", [text("built")], SID_A, cwd="/srv/alpha/sub")])
+    _transcript(cc, "-srv-beta", SID_B, [user("u2", "test it", SID_B, cwd="/srv/beta"),
+                                         asst("a2", "m2", [text("tested")], SID_B, cwd="/srv/beta")])
+    mem("import", "claude-code", str(cc))
+    cache = store_path / "cache" / "turn-meta"
+    assert cache.exists(), "mem import wrote no turn-meta cache"
+    lines = cache.read_text("utf-8").splitlines()
+    assert len(lines) == 2 and any("/srv/alpha/sub" in ln for ln in lines), lines
+    assert cache.read_bytes() == _rebuilt(store_path)
+
+    # a second import that extends a session with a new cwd: its line gets the new head, both values
+    _transcript(cc, "-srv-alpha", SID_A, [user("u3", "deploy it", SID_A, cwd="/srv/gamma")])
+    mem("import", "claude-code", str(cc))
+    assert "/srv/gamma" in cache.read_text("utf-8")
+    assert cache.read_bytes() == _rebuilt(store_path)
+
+    # and forget --match of a working directory finds its turns through it
+    r = mem("forget", "--match", "gamma", "--yes")
+    assert "working directory or project name" in r.stdout, r.stdout
+    assert "gamma" not in cache.read_text("utf-8")
+
+
+def test_import_leaves_a_line_it_cannot_extend_to_be_read_again(tmp_path, mem, store_path):
+    """A session whose cached line is not at the head the import started from
+    (no line: the cache was deleted) keeps no line; a forget reads it."""
+    cc = tmp_path / "cc"
+    _transcript(cc, "-srv-alpha", SID_A, [user("u1", "build it", SID_A, cwd="/srv/alpha")])
+    mem("import", "claude-code", str(cc))
+    cache = store_path / "cache" / "turn-meta"
+    cache.unlink()
+    _transcript(cc, "-srv-alpha", SID_A, [user("u2", "ship it", SID_A, cwd="/srv/delta")])
+    _transcript(cc, "-srv-beta", SID_B, [user("u3", "test it", SID_B, cwd="/srv/beta")])
+    mem("import", "claude-code", str(cc))
+    lines = cache.read_text("utf-8").splitlines()
+    assert len(lines) == 1 and SID_B in lines[0], lines     # the new session only
+    r = mem("forget", "--match", "delta", "--dry-run", "--json")
+    assert '"meta": 1' in r.stdout, r.stdout                  # found by reading the chain
+    assert cache.read_bytes() == _rebuilt(store_path)
