@@ -27,6 +27,7 @@ from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
+from objstore.memory.turnmeta import record_written
 
 if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
@@ -200,7 +201,6 @@ class TurnAppender:
         self._meta_new.clear()
         written = {sid: (m[0], m[1], m[2]) for sid, m in meta.items() if m is not None}
         if written:
-            from objstore.memory.turnmeta import record_written  # deferred: only an import's close needs it
             record_written(self.store, written)
 
     def _note_published(self, moves: list[tuple[str, str | None]]) -> None:
