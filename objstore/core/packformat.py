@@ -202,14 +202,15 @@ DEFLATE_LEVEL = 4
 DEFLATE_MEMLEVEL = 6
 #: versions 3-5: the writer closes a block once its frames hold BLOCK_BYTES
 #: (or it holds BLOCK_OBJECTS frames), and compresses it at this level and
-#: memLevel.  The readers take any block size and level: 64 KiB at level 6
-#: up to session 14 (the bench corpus: 12.8 MB in 0.95 s of CPU, against
-#: 18.0 MB in 1.3 s per object in version 2; docs/benchmarks.md, Session 7),
-#: 128 KiB at level 8 since session 15 (−284 KB of its 11.4 MB of blocks for
-#: a random read that inflates twice as much: docs/benchmarks.md, Session 15)
+#: memLevel (the bench corpus: 12.8 MB in 0.95 s of CPU, against 18.0 MB in
+#: 1.3 s per object in version 2; docs/benchmarks.md, Session 7).  The
+#: readers take any block size: 64 KiB up to session 14, 128 KiB since
+#: (−0.21 MB of the corpus's 12.7 MB of packs, no more writer CPU, a random
+#: read inflating twice as much; level 8 would take 0.08 MB more for +0.5 s
+#: of writer CPU: docs/benchmarks.md, Session 15)
 BLOCK_BYTES = 128 * 1024
 BLOCK_OBJECTS = 0xFFFF
-BLOCK_LEVEL = 8
+BLOCK_LEVEL = 6
 BLOCK_MEMLEVEL = 8
 #: version 4: the 9 bytes before a parent id in a frame: the canonical CBOR of
 #: the map key "parent" (``66 70 61 72 65 6e 74``) and the head of a 32-byte

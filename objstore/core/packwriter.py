@@ -173,8 +173,7 @@ class PackWriter:
         pack_dir: ``<store>/objects/pack``; created if missing.
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
-            versions 3-5: DEFLATE level 0-9 (default BLOCK_LEVEL, 8; 6
-            before session 15).
+            versions 3-5: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
         version: the pack format to write (default PACK_VERSION, 5: the
             pack of version 4 with the smaller index; 4: raw
             DEFLATE blocks of up to BLOCK_BYTES of frames with the pack's
