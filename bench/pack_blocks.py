@@ -6,7 +6,7 @@ Reads every frame of STORE's packs (pack by pack, in body order), then per
 round, the forms in turn (order rotating each round): writes each pack's
 frames again as a version-5 pack whose writer closes blocks at SIZE bytes
 and compresses them at LEVEL (``--form SIZE:LEVEL``; default the writer's
-values before session 15, 64 KiB at level 6, and since, 128 KiB at level 6)
+values, 64 KiB at level 6, and 128 KiB blocks at level 6: docs/benchmarks.md, Session 15)
 into a scratch folder (CPU of ``write_pack``, ``time.process_time``; the
 writer's compressing thread's CPU counts too), then opens the packs and
 reads ``--reads`` ids in a random order (the same for every form) with a

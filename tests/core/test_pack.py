@@ -888,7 +888,7 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
     assert 4096 <= d <= 32 * 1024
     got, where = [], {}
     blocks = _blocks(data)
-    assert len(blocks) == nb > 2
+    assert len(blocks) == nb > 3
     for off, length, stream in blocks:
         dctx = zlib.decompressobj(-15, zdict=data[16:16 + d])
         content = dctx.decompress(stream)
