@@ -11,7 +11,6 @@ only gc deletes them, after the refs that reached them are gone).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import time
 from pathlib import Path
@@ -117,6 +116,7 @@ def lock_holder(path: str | os.PathLike) -> dict:
     cannot be read.  Informational: the record is written just after the
     flock is taken, so for a moment it may still name the previous
     holder."""
+    import json   # here: a reader that takes no lock (get) never loads json (start-up)
     try:
         with open(path, "rb") as f:
             info = json.loads(f.read(4096) or b"{}")
@@ -178,6 +178,7 @@ class StoreLock:
                     raise _busy(info, len(holders), self.timeout) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
+        import json
         info = json.dumps({"pid": os.getpid(), "host": _hostname(),
                            "time": int(time.time()), "command": self.command}).encode()
         # fixed-size record, no ftruncate (which costs ~0.1-0.2 s on some filesystems)
@@ -195,6 +196,7 @@ class StoreLock:
     @staticmethod
     def _record(fd: int) -> dict:
         """The holder record in the lock file (``{}``: none, unreadable)."""
+        import json
         try:
             info = json.loads(os.pread(fd, 4096, 0) or b"{}")
         except (OSError, ValueError):

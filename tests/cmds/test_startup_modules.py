@@ -30,7 +30,7 @@ EVERY_PATH = {"click", "hashlib", "_hashlib", "dataclasses", "inspect", "ast", "
               "bz2", "lzma", "tempfile"}
 BANNED = {
     # one ref and one object read: no index, no sessions, no review queue, no redaction
-    "get": EVERY_PATH | {"tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
+    "get": EVERY_PATH | {"json", "tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
                          "objstore.memory.proposals", "objstore.core.redact", "cmds._hookrun"},
     # the index and the facts, not the sessions module (only --from-agent needs it)
     "recall": EVERY_PATH | {"objstore.memory.sessions", "objstore.memory.documents", "objstore.memory.proposals",
