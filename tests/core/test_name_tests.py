@@ -48,3 +48,19 @@ def test_is_gen_name_is_the_old_pattern():
     for n in ["gen-1", "gen-10", "gen-0", "gen-01", "gen-", "gen", "gen-1a", "gen-1\n", "gen-\u0661", "Gen-1",
               "xgen-1", "gen-123456789", "gen-1 ", "gen-+1", "gen--1", "gen-²"]:
         assert is_gen_name(n) == bool(old.match(n)), n
+
+
+def test_credential_name_without_an_anchor_is_the_pattern_s_answer():
+    """credential_name returns at once for a key part holding none of
+    GEN_ANCHORS: the pattern (every match starts with an anchor) says the same."""
+    from objstore.core.redact.scanners import GEN_ANCHORS, _NAME_RE, credential_name
+    names = ["project/bench/api-port", "user/one", "project/a/db", "k15", "project/x/keyboard", "user/pw", "user/PWD",
+             "project/api/staging-password", "user/db_passwd", "user/DB_PASS", "user/github-token", "user/api-key",
+             "user/openai_api_key", "user/client-secret", "user/secret-key-base", "user/password-policy",
+             "user/tokens", "user/token-budget", "user/bypass", "user/wifi-passphrase", "user/Ke\u212a", "user/ſecret"]
+    for n in names:
+        seg = n.rsplit("/", 1)[-1].lower()
+        m = next(_NAME_RE.finditer(seg), None)
+        assert (credential_name(n) is not None) == (m is not None), n
+        if not any(a in seg for a in GEN_ANCHORS):
+            assert m is None, n
