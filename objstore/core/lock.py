@@ -153,6 +153,7 @@ class StoreLock:
         if self._fd is not None:
             self.depth += 1
             return
+        import json   # before the flock: the module's first load is not paid while others wait
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -178,7 +179,6 @@ class StoreLock:
                     raise _busy(info, len(holders), self.timeout) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
-        import json
         info = json.dumps({"pid": os.getpid(), "host": _hostname(),
                            "time": int(time.time()), "command": self.command}).encode()
         # fixed-size record, no ftruncate (which costs ~0.1-0.2 s on some filesystems)
