@@ -3,7 +3,6 @@ lowercase hex characters; abbreviations and the loose-object path."""
 
 from __future__ import annotations
 
-import re
 import sys
 
 from blake3 import blake3
@@ -14,7 +13,14 @@ ID_HEX_LEN = 64
 ZERO_ID = "0" * ID_HEX_LEN
 #: the shortest abbreviation of an object id or a session id a command takes
 MIN_PREFIX_LEN = 4
-_HEX = re.compile(r"[0-9a-f]+")
+_HEX_DIGITS = "0123456789abcdef"
+
+
+def is_hex(text: str) -> bool:
+    """True when ``text`` is one or more lowercase hex digits (``[0-9a-f]+``):
+    a string test, not a regular expression, so that no process on a reader
+    path compiles one for it (start-up, docs/benchmarks.md)."""
+    return bool(text) and not text.strip(_HEX_DIGITS)
 
 
 def hash_bytes(data: bytes) -> str:
@@ -78,7 +84,7 @@ _own_blake2b = None
 
 def is_full_id(text: str) -> bool:
     """True when ``text`` is a full 64-character lowercase hex id."""
-    return len(text) == ID_HEX_LEN and bool(_HEX.fullmatch(text))
+    return len(text) == ID_HEX_LEN and is_hex(text)
 
 
 def check_prefix(text: str) -> str:
@@ -87,7 +93,7 @@ def check_prefix(text: str) -> str:
     Returns it lower-cased.  Raises :class:`InvalidInput` otherwise.
     """
     t = text.strip().lower()
-    if not (MIN_PREFIX_LEN <= len(t) <= ID_HEX_LEN and _HEX.fullmatch(t)):
+    if not (MIN_PREFIX_LEN <= len(t) <= ID_HEX_LEN and is_hex(t)):
         raise InvalidInput(f"not an object id: {text!r} (want 4 to 64 hex characters)")
     return t
 

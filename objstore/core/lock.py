@@ -11,7 +11,6 @@ only gc deletes them, after the refs that reached them are gone).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import time
 from pathlib import Path
@@ -117,6 +116,7 @@ def lock_holder(path: str | os.PathLike) -> dict:
     cannot be read.  Informational: the record is written just after the
     flock is taken, so for a moment it may still name the previous
     holder."""
+    import json   # here: a reader that takes no lock (get) never loads json (start-up)
     try:
         with open(path, "rb") as f:
             info = json.loads(f.read(4096) or b"{}")
@@ -153,6 +153,7 @@ class StoreLock:
         if self._fd is not None:
             self.depth += 1
             return
+        import json   # before the flock: the module's first load is not paid while others wait
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -195,6 +196,7 @@ class StoreLock:
     @staticmethod
     def _record(fd: int) -> dict:
         """The holder record in the lock file (``{}``: none, unreadable)."""
+        import json
         try:
             info = json.loads(os.pread(fd, 4096, 0) or b"{}")
         except (OSError, ValueError):

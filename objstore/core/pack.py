@@ -22,9 +22,9 @@ from objstore.core.errors import AmbiguousId, CorruptObject, MemError, NotFound,
 from objstore.core.ids import check_prefix
 from objstore.core.packbytes import PackBytes
 from objstore.core.packfile import Pack, PackInfo
-from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, IDX_NAME, PACK_MAGIC,
-                                      PACK_NAME, PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT, idx_size,
-                                      raw_id)
+from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, PACK_MAGIC,
+                                      PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT, idx_size,
+                                      pack_name_id, raw_id)
 
 __all__ = ["BLOCK_BYTES", "DICT_MIN_BYTES", "HEADER_LEN", "IDX_MAGIC", "PACK_MAGIC", "PARENT_MARK", "TRAIN_FRAMES",
            "U32", "Pack", "PackBytes", "PackInfo", "PackSet", "idx_size"]
@@ -82,10 +82,10 @@ class PackSet:
             return found
         with it:
             for ent in it:
-                m = IDX_NAME.fullmatch(ent.name)
-                if m:
+                name = pack_name_id(ent.name, ".idx")
+                if name is not None:
                     try:
-                        found[m.group(1)] = (ent.stat().st_mtime, Path(ent.path))
+                        found[name] = (ent.stat().st_mtime, Path(ent.path))
                     except FileNotFoundError:
                         pass
         return found
@@ -231,8 +231,8 @@ class PackSet:
         the two renames or between the two unlinks of a removal, or a writer
         between them right now.  gc may delete those older than its grace period."""
         def incomplete(name: str) -> bool:
-            m = PACK_NAME.fullmatch(name)
-            return bool(m) and not (self.pack_dir / f"pack-{m.group(1)}.idx").exists()
+            pack_id = pack_name_id(name, ".pack")
+            return pack_id is not None and not (self.pack_dir / f"pack-{pack_id}.idx").exists()
         return self._list(incomplete)
 
     def orphan_packs(self, min_age_s: float = ORPHAN_AGE_S) -> list[Path]:

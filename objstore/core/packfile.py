@@ -24,11 +24,12 @@ from objstore.core.errors import CorruptObject, InvalidInput, NotFound
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
     BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
-    IDX_NAME, MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
     DeflateReader,
     header_version,
     idx_size,
     int_table,
+    pack_name_id,
     pos_width,
     put_parent,
     raw_id,
@@ -89,10 +90,10 @@ class Pack(PackChecks):
 
     def __init__(self, idx_path: Path | str) -> None:
         self.idx_path = Path(idx_path)
-        m = IDX_NAME.fullmatch(self.idx_path.name)
-        if not m:
+        name = pack_name_id(self.idx_path.name, ".idx")
+        if name is None:
             raise InvalidInput(f"{self.idx_path}: not a pack index name (want pack-<64 hex>.idx)")
-        self.name = m.group(1)
+        self.name = name
         self.pack_path = self.idx_path.with_name(f"pack-{self.name}.pack")
         self._mm: mmap.mmap | None = None
         self._pf = None

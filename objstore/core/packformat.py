@@ -172,7 +172,6 @@ the salvage of damaged packs (:mod:`objstore.core.salvage`).
 
 from __future__ import annotations
 
-import re
 import struct
 import sys
 import zlib
@@ -254,8 +253,18 @@ FRAME_MAGIC = b"MEMO"  # codec.MAGIC; not imported to keep this module free of c
 MAX_OBJECTS = 2**32 - 1
 MAX_ENTRY = 2**32 - 1  # entry length 4 + L is a u32
 
-IDX_NAME = re.compile(r"pack-([0-9a-f]{64})\.idx")
-PACK_NAME = re.compile(r"pack-([0-9a-f]{64})\.pack")
+
+
+def pack_name_id(name: str, suffix: str) -> str | None:
+    """The 64-hex checksum in a pack file's name ``pack-<64 hex><suffix>``
+    (``suffix`` ``.idx`` or ``.pack``), or None for any other name.  A string
+    test, not a regular expression: every reader lists the pack directory."""
+    if len(name) != 69 + len(suffix) or not name.startswith("pack-") or not name.endswith(suffix):
+        return None
+    hex_id = name[5:69]
+    return hex_id if is_full_id(hex_id) else None
+
+
 TEMP_PREFIX = "tmp-pack-"
 UPGRADE_HINT = "a newer mem wrote it: upgrade mem to read it"
 #: the highest format version a header may hold and still be read as "a newer mem wrote

@@ -37,7 +37,6 @@ the file never names an id a ref no longer points at.  Format:
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,6 +44,7 @@ from pathlib import Path
 from objstore.core.atomic import LockFile
 from objstore.core.errors import CorruptObject, InvalidInput, RefConflict
 from objstore.core.ids import is_full_id
+from objstore.core.text import LazyPattern
 
 #: ``refs/PACKED_SESSIONS``: packed session refs (module doc)
 PACKED_SESSIONS = "packed-sessions"
@@ -53,7 +53,17 @@ PACKED_FACTS = "packed-facts"
 #: namespace -> the file under ``refs/`` that packs its refs (a bulk move of
 #: refs of one of these namespaces only goes there)
 PACKED_FILES = {"sessions": PACKED_SESSIONS, "facts": PACKED_FACTS}
-_PACKED_LINE = re.compile(rb"([0-9a-f]{64}) ([^\n]+)\Z")
+
+
+def _packed_line(line: bytes) -> tuple[bytes, bytes] | None:
+    """``(64 hex id, name)`` of one line of a packed-refs file (without its
+    newline): ``<64 lowercase hex> <name>``, the name one byte or more and
+    holding no newline; None for any other line.  A byte test, not a regular
+    expression (the readers of every command parse these lines)."""
+    if len(line) < 66 or line[64] != 0x20 or b"\n" in line:
+        return None
+    hex_id = line[:64]
+    return (hex_id, line[65:]) if not hex_id.strip(b"0123456789abcdef") else None
 MAX_KEY_CHARS = 512
 MAX_SEGMENT_BYTES = 200
 #: longest escaped file name (NAME_MAX is 255; "<name>.lock" must fit too)
@@ -257,7 +267,7 @@ def escape_name(name: str) -> str:
     return "".join(out)
 
 
-_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_ESCAPES = LazyPattern(r"(?:%[0-9A-Fa-f]{2})+")
 
 
 def unescape_name(name: str) -> str:
@@ -340,12 +350,12 @@ class Refs:
             # name may be a prefix of the real one, so it names no ref (fsck --repair rebuilds it)
             cut = 0 if data.endswith(b"\n") else len(lines)
             for n, line in enumerate(lines[:-1] if not cut else lines, 1):
-                m = _PACKED_LINE.match(line)
-                name = m.group(2).decode("utf-8", "replace") if m else ""
+                m = _packed_line(line)
+                name = m[1].decode("utf-8", "replace") if m else ""
                 if m is None or not self._packed_name_ok(ns, name) or n == cut:
                     bad.append((n, line))
                     continue
-                table[name] = m.group(1).decode("ascii")
+                table[name] = m[0].decode("ascii")
             self._packed_key[ns], self._packed[ns] = key, (data, table, bad)
         return self._packed[ns]
 
@@ -383,10 +393,10 @@ class Refs:
         data, table, _bad = self._packed_state(ns)
         out = []
         for n, line in enumerate(data.split(b"\n"), 1):
-            m = _PACKED_LINE.match(line)
+            m = _packed_line(line)
             if m is None:
                 continue
-            name = m.group(2).decode("utf-8", "replace")
+            name = m[1].decode("utf-8", "replace")
             if name not in table:
                 continue
             try:

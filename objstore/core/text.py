@@ -68,7 +68,7 @@ class LazyPattern:
         return value
 
 
-_WS = re.compile(r"\s+")
+_WS = LazyPattern(r"\s+")
 #: terminal escape sequences (ECMA-48 / ISO 6429): CSI ``ESC [`` or C1 ``\x9b``
 #: (parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E:
 #: colours, cursor moves), OSC ``ESC ]`` to BEL or ``ESC \\`` (titles, hyperlinks),

@@ -25,7 +25,7 @@ import unicodedata
 
 import tantivy
 
-from objstore.core.text import strip_escapes
+from objstore.core.text import LazyPattern, strip_escapes
 
 __all__ = [
     "ANALYZERS",
@@ -564,7 +564,7 @@ _PAIR_CJK = ((0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x30
              (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFF66, 0xFFDC), (0x20000, 0x3134F))
 # maximal runs of letters and digits (``[^\W_]`` is ``str.isalnum``; a class that also
 # excluded the CJK ranges would cost ~4-30 ms to compile in every process importing this)
-_ALNUM_RUN = re.compile(r"[^\W_]+")
+_ALNUM_RUN = LazyPattern(r"[^\W_]+")
 
 
 def _pair_tokens(word: str) -> list[str]:

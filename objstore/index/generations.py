@@ -32,10 +32,10 @@ from objstore.index.analysis import register_analyzers, register_writer_analyzer
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
 # the CURRENT file, shard_index, OpenGeneration and the open-generation cache; re-exported for callers
 from objstore.index.genmanifest import (
-    GEN_RE,
     MAX_SHARDS,
     Manifest,
     OpenGeneration,
+    is_gen_name,
     keep_generations_open,
     kept_generations,
     parse_manifest,
@@ -232,7 +232,7 @@ class SubIndex:
             names = os.listdir(self.dir)
         except FileNotFoundError:
             return []
-        return sorted((n for n in names if GEN_RE.match(n)), key=lambda n: int(n[4:]))
+        return sorted((n for n in names if is_gen_name(n)), key=lambda n: int(n[4:]))
 
     def next_gen_number(self) -> int:
         """One more than the highest generation number on disk or in CURRENT."""

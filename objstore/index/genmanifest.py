@@ -1,6 +1,6 @@
 """What names a sub-index's generations and keeps them open: the
 ``CURRENT`` file (:class:`Manifest`, :func:`parse_manifest`,
-:data:`MAX_SHARDS`, :data:`GEN_RE`), the shard of a session
+:data:`MAX_SHARDS`, :func:`is_gen_name`), the shard of a session
 (:func:`shard_index`), a generation opened for reading
 (:class:`OpenGeneration`), and the process-wide cache of open generations
 (:func:`keep_generations_open`, :func:`kept_generations`).
@@ -13,7 +13,6 @@ a sub-index with these, and re-exports the public names).  Format:
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from blake3 import blake3 as _blake3
@@ -23,8 +22,14 @@ from objstore.index.errors import IndexCorruptError
 
 #: Largest shard count a CURRENT file may name.
 MAX_SHARDS = 4096
-#: A generation directory's name: ``gen-<n>``, ``n`` from 1.
-GEN_RE = re.compile(r"gen-([1-9][0-9]*)\Z")
+
+
+def is_gen_name(name: str) -> bool:
+    """Whether ``name`` is a generation directory's name: ``gen-<n>``, ``n``
+    from 1 in ASCII digits without a leading zero.  A string test, not a
+    regular expression (every index open lists the generations)."""
+    n = name[4:]
+    return name.startswith("gen-") and n[:1] not in ("", "0") and n.isascii() and n.isdigit()
 
 
 class _SharedGenerations:
@@ -167,7 +172,7 @@ def parse_manifest(raw: str, path: Path) -> Manifest:
     ``docs/format.md``); ``IndexCorruptError`` for anything else."""
     lines = raw.strip().split("\n")
     bad = IndexCorruptError(f"{path}: bad content {raw[:40]!r}")
-    if len(lines) == 1 and GEN_RE.match(lines[0].strip()):
+    if len(lines) == 1 and is_gen_name(lines[0].strip()):
         return Manifest((lines[0].strip(),))
     head = lines[0].split()
     if len(head) != 2 or head[0] != "shards" or not head[1].isdigit():
@@ -180,7 +185,7 @@ def parse_manifest(raw: str, path: Path) -> Manifest:
         line = line.strip()
         if line == "-":
             gens.append(None)
-        elif GEN_RE.match(line):
+        elif is_gen_name(line):
             gens.append(line)
         else:
             raise bad

@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Mapping
 
 import tantivy
 
+from objstore.core.ids import is_full_id
 from objstore.index.analysis import tokenize, word_pairs
 from objstore.index.countcache import GenCounts, count_key
 from objstore.index.errors import IndexCorruptError
@@ -29,7 +30,7 @@ from objstore.index.query import (
     substring_conditions,
     substring_query,
 )
-from objstore.index.schema import KINDS, OBJECT_ID_RE, Hit, hits_at, ids_at
+from objstore.index.schema import KINDS, Hit, hits_at, ids_at
 
 __all__ = ["FLAT_FILTERS", "GLUED_FETCH", "REPLACED_RETRIES", "SearchIndexReads"]
 
@@ -675,7 +676,7 @@ class SearchIndexReads:
         """
         ids = list(ids)
         for i in ids:
-            if not isinstance(i, str) or not OBJECT_ID_RE.match(i):
+            if not isinstance(i, str) or not is_full_id(i):
                 raise ValueError(f"id must be 64 lowercase hex, got {i!r}")
         problems: list[str] = []
         for k, sub in self._subs.items():

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import struct
 from pathlib import Path
 
 import tantivy
 
-from objstore.core.ids import blake2b
+from objstore.core.ids import blake2b, is_full_id
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import fold
 from objstore.index.analysis import (
@@ -54,7 +53,6 @@ __all__ = [
     "Hit",
     "IndexDoc",
     "KINDS",
-    "OBJECT_ID_RE",
     "create_index",
     "delete_object",
     "doc_object_id",
@@ -69,8 +67,6 @@ __all__ = [
 
 #: Document kinds, one sub-index each.
 KINDS: tuple[str, ...] = ("fact", "turn", "history")
-#: An object id: 64 lowercase hex digits.
-OBJECT_ID_RE = re.compile(r"[0-9a-f]{64}\Z")
 #: Value of the ``flags`` field of a document whose case-folded body is
 #: PLAIN_MAX_TOKEN_BYTES or more (``plain`` may lack one of its tokens).
 FLAG_LONG = "long"
@@ -132,7 +128,7 @@ class IndexDoc(Frozen):
     def __init__(self, id: str, kind: str, ref: str, time: int, project: str, role: str, text: str,
                  seq: int = 0) -> None:
         set_fields(self, id, kind, ref, time, project, role, text, seq)
-        if not isinstance(self.id, str) or not OBJECT_ID_RE.match(self.id):
+        if not isinstance(self.id, str) or not is_full_id(self.id):
             raise ValueError(f"IndexDoc.id must be 64 lowercase hex, got {self.id!r}")
         if self.kind not in KINDS:
             raise ValueError(f"IndexDoc.kind must be one of {KINDS}, got {self.kind!r}")

@@ -43,6 +43,7 @@ from pathlib import Path
 from collections import namedtuple
 from typing import Callable, Iterable
 
+from objstore.core.ids import is_full_id
 from objstore.index.analysis import (
     ANALYZERS,
     PLAIN_MAX_TOKEN_BYTES,
@@ -65,7 +66,6 @@ from objstore.index.genfiles import segment_sizes
 from objstore.index.query import MAX_QUERY_WORDS
 from objstore.index.schema import (
     KINDS,
-    OBJECT_ID_RE,
     Hit,
     IndexDoc,
 )
@@ -342,7 +342,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         dels = list(dict.fromkeys(delete_ids))
         delete_kinds = frozenset(delete_kinds)
         for i in dels:
-            if not isinstance(i, str) or not OBJECT_ID_RE.match(i):
+            if not isinstance(i, str) or not is_full_id(i):
                 raise ValueError(f"delete id must be 64 lowercase hex, got {i!r}")
         self._check_root()
         if self._holds_more is not None:

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 
+from objstore.core.text import LazyPattern
+
 __all__ = ["time_windows", "DAY_MS"]
 
 DAY_MS = 86_400_000
@@ -38,7 +40,7 @@ _NAMES = ("january", "february", "march", "april", "may", "june", "july", "augus
 _MONTHS = {n: i + 1 for i, n in enumerate(_NAMES)}
 _MONTHS.update({n[:3]: i + 1 for i, n in enumerate(_NAMES)})
 _MONTHS["sept"] = 9
-_YEAR_RE = re.compile(r"(?:19|20)\d\d")
+_YEAR_RE = LazyPattern(r"(?:19|20)\d\d")
 _PATTERNS: list[re.Pattern] = []  # compiled on the first text that holds a year (start-up time)
 
 

@@ -77,13 +77,14 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
+from objstore.core.text import LazyPattern
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
-_DIGIT_RE = re.compile(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
+_DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
-_NAME_RE = re.compile(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
-_SENTENCE_START_RE = re.compile(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
+_NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
+_SENTENCE_START_RE = LazyPattern(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
 
 
 def normalize(text: str) -> str:
@@ -93,7 +94,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
 
 
-_DEC_RE = re.compile(r"\d+\.\d+(?:\.\d+)*")
+_DEC_RE = LazyPattern(r"\d+\.\d+(?:\.\d+)*")
 
 
 def _type_of(tok: str) -> str:
@@ -182,7 +183,7 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
     return out
 
 
-_LOWER_RE = re.compile(r"(?<![\w.])[a-z][\w.+-]*")
+_LOWER_RE = LazyPattern(r"(?<![\w.])[a-z][\w.+-]*")
 
 
 #: which kinds of value a value of each kind can replace: a sentence's first

@@ -14,7 +14,8 @@ import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from objstore.index.schema import FORMATS, OBJECT_ID_RE, new_format, read_format
+from objstore.core.ids import is_full_id
+from objstore.index.schema import FORMATS, new_format, read_format
 from objstore.index.searchindex import (
     Hit,
     IndexBusyError,
@@ -194,7 +195,7 @@ def where(needle: str, files: dict[str, bytes]) -> list[str]:
     """Files holding ``needle``; an object id is looked for in both forms an
     index generation may store it in (64 hex digits, or its 32 raw bytes)."""
     forms = [needle.encode()]
-    if OBJECT_ID_RE.match(needle):
+    if is_full_id(needle):
         forms.append(bytes.fromhex(needle))
     return [name for name, data in files.items() if any(f in data for f in forms)]
 

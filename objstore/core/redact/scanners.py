@@ -109,6 +109,10 @@ def credential_name(name: str) -> str | None:
     ``secret-key-base``; None for ``password-policy``, ``tokens``,
     ``token-budget``, ``keyboard``, ``bypass``."""
     seg = name.rsplit("/", 1)[-1].lower()
+    # every match of :data:`KW` starts with one of its anchors: a name without any never
+    # compiles the pattern (~2-4 ms: remember and the prompt hook check every key and id)
+    if not any(a in seg for a in GEN_ANCHORS):
+        return None
     for m in _NAME_RE.finditer(seg):
         return "password" if seg.startswith(("pass", "pw"), m.start()) else "secret"
     return None
