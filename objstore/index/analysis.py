@@ -36,6 +36,7 @@ __all__ = [
     "SIMPLE_STEM_STOP_ANALYZER",
     "SIMPLE_STEM_FAST_ANALYZER",
     "SIMPLE_STEM_SHORT_ANALYZER",
+    "SIMPLE_STEM_DIFF_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
@@ -51,6 +52,7 @@ __all__ = [
     "lower_folds",
     "nfc",
     "plain_aligned",
+    "plain_differing",
     "plain_stop_words",
     "plain_tokens",
     "register_writer_analyzers",
@@ -101,6 +103,13 @@ SIMPLE_STEM_FAST_ANALYZER = "mem_simple_stem_f"
 #: would look ids up by a 12-byte key and find none, so it must report such
 #: a generation as damaged instead
 SIMPLE_STEM_SHORT_ANALYZER = "mem_simple_stem_t"
+#: ``mem_simple_stem`` under a sixth name, the ``text`` tokenizer of the
+#: ``short_key`` generations whose ``plain`` holds only the words ``text``
+#: does not hold as themselves (:func:`plain_differing`;
+#: ``schema.GenFormat.plain_diff``, since session 15): a ``mem`` from before
+#: would look most words up in ``plain`` alone and miss them, so it must
+#: report such a generation as damaged instead
+SIMPLE_STEM_DIFF_ANALYZER = "mem_simple_stem_d"
 #: ``mem_plain`` followed by tantivy's stop-word filter of the words of
 #: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
 #: ``plain_stop`` generation, registered on the indexes a writer writes
@@ -245,7 +254,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
             # each regex one built once per process, not twice (~1.1 ms at start-up)
             _REGISTERED.update({WORDS_ANALYZER: _analyzer(False),
                                 STEM_ANALYZER: _analyzer(True),
-                                SIMPLE_STEM_ANALYZER: _build_analyzer(stem=True, simple=True),
+                                SIMPLE_STEM_ANALYZER: _analyzer("simple_stem"),
                                 PLAIN_ANALYZER: _build_plain_analyzer(),
                                 PAIRS_ANALYZER: _analyzer("pairs")})
         for name, a in _REGISTERED.items():
@@ -254,6 +263,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
         index.register_tokenizer(SIMPLE_STEM_STOP_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_FAST_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_SHORT_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        index.register_tokenizer(SIMPLE_STEM_DIFF_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def register_writer_analyzers(index: "tantivy.Index") -> None:
@@ -263,20 +273,63 @@ def register_writer_analyzers(index: "tantivy.Index") -> None:
     filter) costs ~2 ms that a reading process never pays.  Built once per
     process.  Raises ``OSError`` when the word list is missing."""
     with _ANALYZER_LOCK:
-        a = _ANALYZERS.get("plain_s")
-        if a is None:
-            a = _ANALYZERS["plain_s"] = _build_plain_analyzer(stop=True)
-        index.register_tokenizer(PLAIN_STOP_ANALYZER, a)
+        index.register_tokenizer(PLAIN_STOP_ANALYZER, _analyzer("plain_s"))
+
+
+def plain_differing(folded: str) -> str:
+    """The ``plain`` of a ``plain_diff`` generation for the case-folded,
+    :func:`plain_aligned` body ``folded``: its distinct ``mem_plain_s``
+    tokens (so shorter than PLAIN_MAX_TOKEN_BYTES, none of
+    :func:`plain_stop_words`) but those that ``text`` holds as themselves
+    (ASCII, shorter than MAX_TOKEN_BYTES, left as they are by the stemmer
+    of ``mem_simple_stem``), joined by spaces in no set order ("" when none
+    is left).  The substring prefilter asks ``text`` for the words left out
+    (``docs/format.md``, "Substring prefilter").  Each word's answer is
+    memoised (cleared at _DIFFERS_MAX words): one ``analyze`` of the
+    body and one of its new short ASCII words.  Raises ``ValueError`` for
+    text tantivy cannot take (e.g. a lone surrogate)."""
+    with _ANALYZER_LOCK:
+        words = set(_analyzer("plain_s").analyze(folded))
+        memo = _DIFFERS
+        new = [w for w in words if w not in memo]
+        if new:
+            if len(memo) + len(new) > _DIFFERS_MAX:
+                memo.clear()
+            short = []
+            for w in new:
+                if w.isascii() and len(w) < MAX_TOKEN_BYTES:
+                    short.append(w)
+                else:
+                    memo[w] = True
+            if short:
+                # an ASCII token of mem_plain is a run of [0-9a-z]: mem_simple_stem cuts the joined words
+                # at the same spaces, one term each (none dropped: all are shorter than its limit)
+                stems = _analyzer("simple_stem").analyze(" ".join(short))
+                if len(stems) != len(short):  # never, by the above; asked one by one rather than trusted
+                    stems = [(_analyzer("simple_stem").analyze(w) or [""])[0] for w in short]
+                for w, s in zip(short, stems):
+                    memo[w] = s != w
+        return " ".join([w for w in words if memo[w]])
+
+
+#: word -> whether :func:`plain_differing` keeps it in ``plain`` (a pure
+#: function of the word; cleared when it would hold more than _DIFFERS_MAX)
+_DIFFERS: dict[str, bool] = {}
+_DIFFERS_MAX = 131072
 
 
 def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
     """The shared words (False), stemming (True), ``"plain"`` (no filter,
-    no length limit), ``"pairs"`` or ``"simple"`` (``mem_simple_stem``
-    without the stemmer) analyzer; caller holds _ANALYZER_LOCK."""
+    no length limit), ``"plain_s"`` (``mem_plain_s``), ``"pairs"``,
+    ``"simple"`` (``mem_simple_stem`` without the stemmer) or
+    ``"simple_stem"`` (``mem_simple_stem``) analyzer; caller holds
+    _ANALYZER_LOCK."""
     key = stem if isinstance(stem, str) else ("stem" if stem else "words")
     a = _ANALYZERS.get(key)
     if a is None:
         a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
+                               else _build_plain_analyzer(stop=True) if key == "plain_s"
+                               else _build_analyzer(stem=True, simple=True) if key == "simple_stem"
                                else _build_pairs_analyzer() if key == "pairs"
                                else _build_analyzer(simple=True) if key == "simple"
                                else _build_analyzer(key == "stem"))
