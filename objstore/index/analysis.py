@@ -285,19 +285,21 @@ def plain_differing(folded: str) -> str:
     joined by spaces in no set order ("" when none is left); the field's
     ``mem_plain_s`` then drops those of PLAIN_MAX_TOKEN_BYTES or more.  The
     substring prefilter asks ``text`` for the words left out
-    (``docs/format.md``, "Substring prefilter").  An ASCII body is cut by
-    ``bytes.translate`` and ``split`` (the same runs of ``[0-9a-z]`` as
-    tantivy's ``simple`` tokenizer; ~0.5 s for the corpus's 17 M characters
-    of ASCII bodies against ~0.65 s for its 16 M of others at load 25), any
-    other by ``mem_plain``.  Each word's answer is memoised (cleared at
-    _DIFFERS_MAX words): one ``analyze`` of a body's new short ASCII words.
-    Raises ``ValueError`` for text tantivy cannot take (e.g. a lone
-    surrogate)."""
+    (``docs/format.md``, "Substring prefilter").  The body's UTF-8 is cut
+    at its ASCII separators (``bytes.translate`` and ``split``): a run of
+    ASCII letters and digits between them is a whole ``mem_plain`` token; a
+    run holding a non-ASCII byte is kept as it is (the field's analyzer
+    cuts it into its tokens, some of which ``text`` may hold too: more than
+    needed, never less).  ~1.1-1.4 s for the corpus's 33 M characters at
+    load 25, against 1.6-1.9 s cutting every body with ``mem_plain``.
+    Each word's answer is memoised (cleared at _DIFFERS_MAX words): one
+    ``analyze`` of a body's new short ASCII words.  Never raises for a
+    ``str`` (a lone surrogate passes through, for tantivy to refuse)."""
+    raw = folded.encode("utf-8", "surrogatepass")
+    # runs between ASCII separators: an ASCII one is a whole mem_plain token; one holding a non-ASCII
+    # character is kept whole (the field's own analyzer cuts it, perhaps into words text holds too)
+    words = set(raw.translate(_ASCII_SEPARATORS).split())
     with _ANALYZER_LOCK:
-        if folded.isascii():
-            words = set(folded.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split())
-        else:
-            words = set(_analyzer("plain").analyze(folded))
         new = words.difference(_DIFFERS_SEEN)
         if new:
             if len(_DIFFERS_SEEN) + len(new) > _DIFFERS_MAX:
@@ -309,23 +311,23 @@ def plain_differing(folded: str) -> str:
                 # an ASCII token of mem_plain is a run of [0-9a-z]: mem_simple_stem cuts the joined words
                 # at the same spaces, one term each (none dropped: all are shorter than its limit)
                 stemmer = _analyzer("simple_stem")
-                stems = stemmer.analyze(" ".join(short))
+                stems = stemmer.analyze(b" ".join(short).decode("ascii"))
                 if len(stems) != len(short):  # never, by the above; asked one by one rather than trusted
-                    stems = [(stemmer.analyze(w) or [""])[0] for w in short]
-                _DIFFERS_KEEP.update(w for w, s in zip(short, stems) if s != w)
+                    stems = [(stemmer.analyze(w.decode("ascii")) or [""])[0] for w in short]
+                _DIFFERS_KEEP.update(w for w, s in zip(short, stems) if s.encode("ascii") != w)
             _DIFFERS_SEEN.update(new)
-        return " ".join(words.intersection(_DIFFERS_KEEP))
+        kept = words.intersection(_DIFFERS_KEEP)
+    return b" ".join(kept).decode("utf-8", "surrogatepass")
 
 
 #: the words :func:`plain_differing` has decided (a pure function of the
 #: word), and of them those it keeps in ``plain``; both cleared when the
 #: first would hold more than _DIFFERS_MAX
-_DIFFERS_SEEN: set[str] = set()
-_DIFFERS_KEEP: set[str] = set()
+_DIFFERS_SEEN: set[bytes] = set()
+_DIFFERS_KEEP: set[bytes] = set()
 _DIFFERS_MAX = 131072
 #: ``bytes.translate`` table: every ASCII byte that is not a letter or
-#: digit to a space (an ASCII body's ``mem_plain`` tokens are then its
-#: ``split()``)
+#: digit to a space, every other byte as it is (:func:`plain_differing`)
 _ASCII_SEPARATORS = bytes(c if chr(c).isalnum() else 0x20 for c in range(128)) + bytes(range(128, 256))
 
 
