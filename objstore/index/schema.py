@@ -289,10 +289,12 @@ class GenFormat(Frozen):
 
 
 #: The format of new generations per analyzer option (those of the turns:
-#: :func:`new_format`).
+#: :func:`new_format`).  ``plain_diff`` is built, read and tested but not
+#: yet written by default: it cut the corpus's store by 958 KB for ~+0.6 s
+#: of import CPU (``docs/benchmarks.md``, "Session 15 (branch ``idx15``)").
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
                             id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
-                            fast_oid=True, short_key=True, plain_diff=True),
+                            fast_oid=True, short_key=True, plain_diff=False),
            "words": GenFormat("words", False, False)}
 
 

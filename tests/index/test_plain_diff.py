@@ -29,11 +29,20 @@ from tests.index.test_plain_stop import (
 )
 
 
+@pytest.fixture(autouse=True)
+def plain_diff_format(monkeypatch) -> None:
+    """New turn generations in the ``plain_diff`` format (built and read,
+    not yet the default: ``schema.FORMATS``)."""
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=True))
+
+
 def test_plain_differing_keeps_only_what_text_does_not_hold_as_itself() -> None:
     long_ascii = "q" * MAX_TOKEN_BYTES          # text drops it: plain keeps it
     body = f"the running visionkit quokka returns café 日本 x1 {long_ascii} error running"
     kept = plain_differing(body)
-    assert sorted(kept.split(" ")) == sorted(["running", "returns", "café", "日本", long_ascii])
+    plain = analysis._build_plain_analyzer(None)  # what the field's analyzer makes of the value
+    assert sorted(plain.analyze(kept)) == sorted(["running", "returns", "café", "日本", long_ascii])
     assert plain_differing("the visionkit error") == ""
     # each word left out is a text term of itself, asked of mem_simple_stem directly
     stem = analysis._build_analyzer(stem=True, simple=True)
@@ -112,3 +121,38 @@ def test_prefilter_holds_the_older_candidates_on_real_transcripts(tmp_path: Path
     bodies = _transcript_bodies(400)
     assert len(bodies) > 200
     assert _compare(tmp_path, monkeypatch, bodies, _needles(bodies, 100, seed=13)) > 70
+
+
+def test_a_plain_diff_generation_is_read_and_purged_by_the_default_format(tmp_path: Path, monkeypatch) -> None:
+    """A store holding ``plain_diff`` generations (written by a mem with the
+    format on) is searched, added to as it is and prefiltered by a mem
+    writing session 13's format; a purge of its shard rewrites it in that
+    format, and the purged turn's words are gone from every field."""
+    root = tmp_path / "index"
+    ix = SearchIndex(root, shards=1)
+    docs = [turn("a", "quokka running visionkit"), turn("b", "zebra quokka", 1)]
+    try:
+        ix.add(docs)
+    finally:
+        ix.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    assert not schema_mod.FORMATS["stem"].plain_diff
+    (gen,) = live_gens(root)
+    assert read_format(gen).plain_diff
+    ix = SearchIndex(root, shards=1)
+    try:
+        ix.add([turn("c", "quokka three", 2)])
+        (gen,) = live_gens(root)
+        assert read_format(gen).plain_diff                              # written to as it is
+        assert ix.substring_candidates("uokk") == {oid("a"), oid("b"), oid("c")}
+        ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1], turn("c", "quokka three", 2)])
+        (gen,) = live_gens(root)
+        assert not read_format(gen).plain_diff and read_format(gen).short_key   # rewritten
+        assert ix.substring_candidates("uokk") == {oid("b"), oid("c")}
+        assert ix.substring_candidates("visionkit") == set()
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert all(sr.doc_freq(f, "visionkit") == 0 for f in ("plain", "plainall", "text"))
+        assert ix.verify_purged([oid("a")]) == []
+    finally:
+        ix.close()
