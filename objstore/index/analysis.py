@@ -36,6 +36,7 @@ __all__ = [
     "SIMPLE_STEM_STOP_ANALYZER",
     "SIMPLE_STEM_FAST_ANALYZER",
     "SIMPLE_STEM_SHORT_ANALYZER",
+    "SIMPLE_STEM_DIFF_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
@@ -51,6 +52,7 @@ __all__ = [
     "lower_folds",
     "nfc",
     "plain_aligned",
+    "plain_differing",
     "plain_stop_words",
     "plain_tokens",
     "register_writer_analyzers",
@@ -101,6 +103,13 @@ SIMPLE_STEM_FAST_ANALYZER = "mem_simple_stem_f"
 #: would look ids up by a 12-byte key and find none, so it must report such
 #: a generation as damaged instead
 SIMPLE_STEM_SHORT_ANALYZER = "mem_simple_stem_t"
+#: ``mem_simple_stem`` under a sixth name, the ``text`` tokenizer of the
+#: ``short_key`` generations whose ``plain`` holds only the words ``text``
+#: does not hold as themselves (:func:`plain_differing`;
+#: ``schema.GenFormat.plain_diff``, since session 15): a ``mem`` from before
+#: would look most words up in ``plain`` alone and miss them, so it must
+#: report such a generation as damaged instead
+SIMPLE_STEM_DIFF_ANALYZER = "mem_simple_stem_d"
 #: ``mem_plain`` followed by tantivy's stop-word filter of the words of
 #: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
 #: ``plain_stop`` generation, registered on the indexes a writer writes
@@ -245,7 +254,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
             # each regex one built once per process, not twice (~1.1 ms at start-up)
             _REGISTERED.update({WORDS_ANALYZER: _analyzer(False),
                                 STEM_ANALYZER: _analyzer(True),
-                                SIMPLE_STEM_ANALYZER: _build_analyzer(stem=True, simple=True),
+                                SIMPLE_STEM_ANALYZER: _analyzer("simple_stem"),
                                 PLAIN_ANALYZER: _build_plain_analyzer(),
                                 PAIRS_ANALYZER: _analyzer("pairs")})
         for name, a in _REGISTERED.items():
@@ -254,6 +263,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
         index.register_tokenizer(SIMPLE_STEM_STOP_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_FAST_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_SHORT_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        index.register_tokenizer(SIMPLE_STEM_DIFF_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def register_writer_analyzers(index: "tantivy.Index") -> None:
@@ -263,20 +273,76 @@ def register_writer_analyzers(index: "tantivy.Index") -> None:
     filter) costs ~2 ms that a reading process never pays.  Built once per
     process.  Raises ``OSError`` when the word list is missing."""
     with _ANALYZER_LOCK:
-        a = _ANALYZERS.get("plain_s")
-        if a is None:
-            a = _ANALYZERS["plain_s"] = _build_plain_analyzer(stop=True)
-        index.register_tokenizer(PLAIN_STOP_ANALYZER, a)
+        index.register_tokenizer(PLAIN_STOP_ANALYZER, _analyzer("plain_s"))
+
+
+def plain_differing(folded: str) -> str:
+    """The ``plain`` of a ``plain_diff`` generation for the case-folded,
+    :func:`plain_aligned` body ``folded``: its distinct ``mem_plain``
+    tokens but those that ``text`` holds as themselves (ASCII, shorter than
+    MAX_TOKEN_BYTES, left as they are by the stemmer of
+    ``mem_simple_stem``; the words of :func:`plain_stop_words` are such),
+    joined by spaces in no set order ("" when none is left); the field's
+    ``mem_plain_s`` then drops those of PLAIN_MAX_TOKEN_BYTES or more.  The
+    substring prefilter asks ``text`` for the words left out
+    (``docs/format.md``, "Substring prefilter").  The body's UTF-8 is cut
+    at its ASCII separators (``bytes.translate`` and ``split``): a run of
+    ASCII letters and digits between them is a whole ``mem_plain`` token; a
+    run holding a non-ASCII byte is kept as it is (the field's analyzer
+    cuts it into its tokens, some of which ``text`` may hold too: more than
+    needed, never less).  ~1.1-1.4 s for the corpus's 33 M characters at
+    load 25, against 1.6-1.9 s cutting every body with ``mem_plain``.
+    Each word's answer is memoised (cleared at _DIFFERS_MAX words): one
+    ``analyze`` of a body's new short ASCII words.  Never raises for a
+    ``str`` (a lone surrogate passes through, for tantivy to refuse)."""
+    raw = folded.encode("utf-8", "surrogatepass")
+    # runs between ASCII separators: an ASCII one is a whole mem_plain token; one holding a non-ASCII
+    # character is kept whole (the field's own analyzer cuts it, perhaps into words text holds too)
+    words = set(raw.translate(_ASCII_SEPARATORS).split())
+    with _ANALYZER_LOCK:
+        new = words.difference(_DIFFERS_SEEN)
+        if new:
+            if len(_DIFFERS_SEEN) + len(new) > _DIFFERS_MAX:
+                _DIFFERS_SEEN.clear()
+                _DIFFERS_KEEP.clear()
+            short = [w for w in new if w.isascii() and len(w) < MAX_TOKEN_BYTES]
+            _DIFFERS_KEEP.update(new.difference(short))
+            if short:
+                # an ASCII token of mem_plain is a run of [0-9a-z]: mem_simple_stem cuts the joined words
+                # at the same spaces, one term each (none dropped: all are shorter than its limit)
+                stemmer = _analyzer("simple_stem")
+                stems = stemmer.analyze(b" ".join(short).decode("ascii"))
+                if len(stems) != len(short):  # never, by the above; asked one by one rather than trusted
+                    stems = [(stemmer.analyze(w.decode("ascii")) or [""])[0] for w in short]
+                _DIFFERS_KEEP.update(w for w, s in zip(short, stems) if s.encode("ascii") != w)
+            _DIFFERS_SEEN.update(new)
+        kept = words.intersection(_DIFFERS_KEEP)
+    return b" ".join(kept).decode("utf-8", "surrogatepass")
+
+
+#: the words :func:`plain_differing` has decided (a pure function of the
+#: word), and of them those it keeps in ``plain``; both cleared when the
+#: first would hold more than _DIFFERS_MAX
+_DIFFERS_SEEN: set[bytes] = set()
+_DIFFERS_KEEP: set[bytes] = set()
+_DIFFERS_MAX = 131072
+#: ``bytes.translate`` table: every ASCII byte that is not a letter or
+#: digit to a space, every other byte as it is (:func:`plain_differing`)
+_ASCII_SEPARATORS = bytes(c if chr(c).isalnum() else 0x20 for c in range(128)) + bytes(range(128, 256))
 
 
 def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
     """The shared words (False), stemming (True), ``"plain"`` (no filter,
-    no length limit), ``"pairs"`` or ``"simple"`` (``mem_simple_stem``
-    without the stemmer) analyzer; caller holds _ANALYZER_LOCK."""
+    no length limit), ``"plain_s"`` (``mem_plain_s``), ``"pairs"``,
+    ``"simple"`` (``mem_simple_stem`` without the stemmer) or
+    ``"simple_stem"`` (``mem_simple_stem``) analyzer; caller holds
+    _ANALYZER_LOCK."""
     key = stem if isinstance(stem, str) else ("stem" if stem else "words")
     a = _ANALYZERS.get(key)
     if a is None:
         a = _ANALYZERS[key] = (_build_plain_analyzer(None) if key == "plain"
+                               else _build_plain_analyzer(stop=True) if key == "plain_s"
+                               else _build_analyzer(stem=True, simple=True) if key == "simple_stem"
                                else _build_pairs_analyzer() if key == "pairs"
                                else _build_analyzer(simple=True) if key == "simple"
                                else _build_analyzer(key == "stem"))

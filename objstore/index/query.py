@@ -241,6 +241,11 @@ def _edge_words(t: str, lo: bool, ro: bool) -> list[str]:
     return [w for w in stop if w.endswith(t)] if lo else [w for w in stop if w.startswith(t)]
 
 
+def _either(qs: list) -> "tantivy.Query":
+    """OR of the queries ``qs`` (one or more)."""
+    return qs[0] if len(qs) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in qs])
+
+
 def substring_query(schema: "tantivy.Schema", fmt: GenFormat, exact: list[str],
                     edges: list[tuple[str, bool, bool]]) -> "tantivy.Query":
     """AND(term plain:t for t in exact) AND (AND(regex plain:r for each
@@ -253,17 +258,19 @@ def substring_query(schema: "tantivy.Schema", fmt: GenFormat, exact: list[str],
     ``plain`` leaves to it): a term test of a listed word, and for an edge
     the listed words its regex matches (:func:`_edge_words`, one term-set
     query; a regex over ``text``'s whole term dictionary cost as much as
-    the rest of the query).  ``ValueError`` from tantivy for a regex it
+    the rest of the query).  With ``fmt.plain_diff`` (``plain`` holds only
+    the words ``text`` does not hold as themselves) each test is that test
+    on ``plain`` OR ``plainall`` OR ``text`` for every token, the regexes
+    over ``text``'s whole term dictionary.  ``ValueError`` from tantivy for a regex it
     cannot compile (e.g. an automaton too large)."""
     regexes = [(".*" if lo else "") + _rx_escape(t) + (".*" if ro else "") for t, lo, ro in edges]
-    if fmt.plain_stop:
+    if fmt.plain_diff:
+        fields = ("plain", "plainall", "text")
+        must = [_either([tantivy.Query.term_query(schema, f, t) for f in fields]) for t in exact]
+        rx = [_either([tantivy.Query.regex_query(schema, f, r) for f in fields]) for r in regexes]
+    elif fmt.plain_stop:
         stop = plain_stop_words()
-
-        def either(qs: list) -> "tantivy.Query":
-            """OR of ``qs``."""
-            return qs[0] if len(qs) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in qs])
-
-        must = [either([tantivy.Query.term_query(schema, f, t)
+        must = [_either([tantivy.Query.term_query(schema, f, t)
                         for f in (("plain", "plainall", "text") if t in stop else ("plain", "plainall"))])
                 for t in exact]
         rx = []
@@ -272,7 +279,7 @@ def substring_query(schema: "tantivy.Schema", fmt: GenFormat, exact: list[str],
             words = _edge_words(*edge)
             if words:
                 qs.append(tantivy.Query.term_set_query(schema, "text", words))
-            rx.append(either(qs))
+            rx.append(_either(qs))
     else:
         must = [tantivy.Query.term_query(schema, "plain", t) for t in exact]
         rx = [tantivy.Query.regex_query(schema, "plain", r) for r in regexes]

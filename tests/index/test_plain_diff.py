@@ -1,0 +1,158 @@
+"""``plain`` without any word ``text`` holds as itself (``GenFormat.plain_diff``,
+session 15; ``docs/format.md``, "Substring prefilter"): the words kept are
+those the stemmer changes, non-ASCII ones and long ones; the prefilter asks
+``text`` for every word, misses no body holding the needle, and names at
+least the candidates of the session-13 format (which kept every unlisted
+word in ``plain``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tantivy
+
+from objstore.core.text import normalize_value
+from objstore.index import analysis, schema as schema_mod
+from objstore.index.analysis import MAX_TOKEN_BYTES, plain_differing
+from objstore.index.schema import read_format
+from objstore.index.searchindex import SearchIndex
+
+from tests.index.test_plain_stop import (
+    DATA,
+    _generated_bodies,
+    _needles,
+    _transcript_bodies,
+    live_gens,
+    oid,
+    turn,
+)
+
+
+@pytest.fixture(autouse=True)
+def plain_diff_format(monkeypatch) -> None:
+    """New turn generations in the ``plain_diff`` format (built and read,
+    not yet the default: ``schema.FORMATS``)."""
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=True))
+
+
+def test_plain_differing_keeps_only_what_text_does_not_hold_as_itself() -> None:
+    long_ascii = "q" * MAX_TOKEN_BYTES          # text drops it: plain keeps it
+    body = f"the running visionkit quokka returns café 日本 x1 {long_ascii} error running"
+    kept = plain_differing(body)
+    plain = analysis._build_plain_analyzer(None)  # what the field's analyzer makes of the value
+    assert sorted(plain.analyze(kept)) == sorted(["running", "returns", "café", "日本", long_ascii])
+    assert plain_differing("the visionkit error") == ""
+    # each word left out is a text term of itself, asked of mem_simple_stem directly
+    stem = analysis._build_analyzer(stem=True, simple=True)
+    for w in ("visionkit", "quokka", "x1", "error", "q" * (MAX_TOKEN_BYTES - 1)):
+        assert stem.analyze(w) == [w] and plain_differing(w) == ""
+    for w in ("running", "returns", "databases"):
+        assert stem.analyze(w) != [w] and plain_differing(w) == w
+
+
+def test_a_new_generation_keeps_only_differing_words_in_plain(tmp_path: Path) -> None:
+    """In tantivy itself: an unlisted word that stems to itself is no
+    ``plain`` term (a ``text`` one instead), a word the stemmer changes is;
+    a body with a split character keeps every token in ``plainall``; and
+    each needle's candidates are the bodies holding it."""
+    root = tmp_path / "index"
+    ix = SearchIndex(root, shards=1)
+    try:
+        ix.add([turn("a", "Quokka running visionkit"), turn("b", "İstanbul quokka", 1), turn("c", "ZEBRA", 2)])
+        (gen,) = live_gens(root)
+        fmt = read_format(gen)
+        assert fmt.plain_diff and fmt.plain_stop and fmt.tokenizer == "mem_simple_stem_d"
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert sr.doc_freq("plain", "quokka") == 0 and sr.doc_freq("text", "quokka") == 2
+        assert sr.doc_freq("plain", "visionkit") == 0 and sr.doc_freq("plain", "zebra") == 0
+        assert sr.doc_freq("plain", "running") == 1
+        assert sr.doc_freq("plainall", "quokka") == 1
+        assert ix.substring_candidates("quokka") == {oid("a"), oid("b")}
+        assert ix.substring_candidates("uokk") == {oid("a"), oid("b")}
+        assert ix.substring_candidates("ionkit") == {oid("a")}
+        assert ix.substring_candidates("ebr") == {oid("c")}
+        assert ix.substring_candidates("unnin") == {oid("a")}
+        assert ix.substring_candidates("quokka running") == {oid("a")}
+    finally:
+        ix.close()
+
+
+def _candidates(root: Path, bodies: list[str], needles: list[str]) -> list:
+    ix = SearchIndex(root, shards=1)
+    try:
+        ix.add([turn(f"b{i}", b, i, session=f"s{i % 5}") for i, b in enumerate(bodies)])
+        return [ix.substring_candidates(n) for n in needles], [read_format(g) for g in live_gens(root)]
+    finally:
+        ix.close()
+
+
+def _compare(tmp_path: Path, monkeypatch, bodies: list[str], needles: list[str]) -> int:
+    """Index ``bodies`` in the new format and in session 13's; every
+    needle's new candidates hold the old ones, which hold every body
+    holding it.  Returns how many needles both answered."""
+    new, fmts = _candidates(tmp_path / "new", bodies, needles)
+    assert all(f.plain_diff for f in fmts)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=False))
+    old, fmts = _candidates(tmp_path / "s13", bodies, needles)
+    assert all(f.short_key and not f.plain_diff for f in fmts)
+    norm_bodies = [(oid(f"b{i}"), normalize_value(b)) for i, b in enumerate(bodies)]
+    answered = 0
+    for needle, n, o in zip(needles, new, old):
+        assert (n is None) == (o is None), needle
+        norm = normalize_value(needle)
+        if n is None or not norm:
+            continue
+        answered += 1
+        holding = {i for i, nb in norm_bodies if norm in nb}
+        assert holding <= o <= n, (needle, holding - n, o - n)
+    return answered
+
+
+def test_prefilter_holds_the_older_candidates_on_generated_bodies(tmp_path: Path, monkeypatch) -> None:
+    bodies = _generated_bodies(100, seed=23)
+    assert _compare(tmp_path, monkeypatch, bodies, _needles(bodies, 100, seed=9)) > 70
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="no shared transcripts on this machine")
+def test_prefilter_holds_the_older_candidates_on_real_transcripts(tmp_path: Path, monkeypatch) -> None:
+    bodies = _transcript_bodies(400)
+    assert len(bodies) > 200
+    assert _compare(tmp_path, monkeypatch, bodies, _needles(bodies, 100, seed=13)) > 70
+
+
+def test_a_plain_diff_generation_is_read_and_purged_by_the_default_format(tmp_path: Path, monkeypatch) -> None:
+    """A store holding ``plain_diff`` generations (written by a mem with the
+    format on) is searched, added to as it is and prefiltered by a mem
+    writing session 13's format; a purge of its shard rewrites it in that
+    format, and the purged turn's words are gone from every field."""
+    root = tmp_path / "index"
+    ix = SearchIndex(root, shards=1)
+    docs = [turn("a", "quokka running visionkit"), turn("b", "zebra quokka", 1)]
+    try:
+        ix.add(docs)
+    finally:
+        ix.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    assert not schema_mod.FORMATS["stem"].plain_diff
+    (gen,) = live_gens(root)
+    assert read_format(gen).plain_diff
+    ix = SearchIndex(root, shards=1)
+    try:
+        ix.add([turn("c", "quokka three", 2)])
+        (gen,) = live_gens(root)
+        assert read_format(gen).plain_diff                              # written to as it is
+        assert ix.substring_candidates("uokk") == {oid("a"), oid("b"), oid("c")}
+        ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1], turn("c", "quokka three", 2)])
+        (gen,) = live_gens(root)
+        assert not read_format(gen).plain_diff and read_format(gen).short_key   # rewritten
+        assert ix.substring_candidates("uokk") == {oid("b"), oid("c")}
+        assert ix.substring_candidates("visionkit") == set()
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert all(sr.doc_freq(f, "visionkit") == 0 for f in ("plain", "plainall", "text"))
+        assert ix.verify_purged([oid("a")]) == []
+    finally:
+        ix.close()
