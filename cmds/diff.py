@@ -3,6 +3,7 @@
 import click
 
 from ._common import complete_key, emit_json, json_option, safe, with_store
+from ._out import body_text
 
 
 def _version(text):
@@ -35,15 +36,16 @@ def command(key, va, vb, as_json, store):
 
     Exit status: 0 ok (also when the versions are equal, or when the
     version has none before it: nothing to diff, said so; --json gives a
-    and b the same); 2 a bad version; 4 no such key or version; 6 the key
+    and b the same).  A version mem forget emptied (or mem fsck --repair
+    could not recover) diffs as empty text, and a line says so, as mem log
+    does (--json: its "forgotten" time, ms, else 0); 2 a bad version; 4 no such key or version; 6 the key
     is sealed; 10 no store.
     """
     from objstore import diff_versions, refuse_if_sealed
     refuse_if_sealed(store, key)
     d = diff_versions(store, key, _version(va), _version(vb))
     if as_json:
-        emit_json({"key": d.key, "a": {"version": d.a.fact.version, "id": d.a.id},
-                   "b": {"version": d.b.fact.version, "id": d.b.id}, "changed": d.changed,
+        emit_json({"key": d.key, "a": _side_json(d.a), "b": _side_json(d.b), "changed": d.changed,
                    "ops": [{"op": o.op, "text": o.text} for o in d.ops]})
         return
     if d.a.id == d.b.id and va is None:
@@ -53,6 +55,10 @@ def command(key, va, vb, as_json, store):
     color = click.get_current_context().color  # None: colour only on a terminal; False under NO_COLOR
     click.echo(f"{d.key}  v{d.a.fact.version} {d.a.id[:12]} -> v{d.b.fact.version} {d.b.id[:12]}"
                + ("" if d.changed else "  (no change in the value)"))
+    for v in (d.a,) if d.a.id == d.b.id else (d.a, d.b):
+        if v.fact.forgotten:   # its value is gone: the diff shows it as empty, say why
+            click.echo(f"note: v{v.fact.version} {body_text(v.fact)[1:-1]}: its value is gone and diffs as empty "
+                       f"(mem log {d.key})")
     parts = []
     for o in d.ops:
         t = safe(o.text)
@@ -63,3 +69,7 @@ def command(key, va, vb, as_json, store):
         else:
             parts.append(click.style(f"{{+{t}+}}", fg="green") if color is not False else f"{{+{t}+}}")
     click.echo("".join(parts), color=color)
+
+
+def _side_json(v) -> dict:
+    return {"version": v.fact.version, "id": v.id, "forgotten": v.fact.forgotten or 0}
