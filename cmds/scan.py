@@ -63,14 +63,45 @@ def command(text, files, no_remotes, as_json, store):
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: not in the store, the index, the captured transcripts or the shell history")
+        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable)))
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
-        click.echo(f"found in {len(hits)} place(s); 'mem forget --match TEXT' removes it from the store, "
-                   "--scrub-sources from the transcripts and the shell history", err=True)
+        click.echo(_next_step(hits), err=True)
     if hits:
         raise click.exceptions.Exit(1)
+
+
+def _nowhere(store, skipped: bool, unreadable: int) -> str:
+    """Where a scan that found nothing looked, remotes included (their
+    names: a remote not read is said so, never counted as clean)."""
+    from objstore import list_remotes
+    names = [] if skipped else [spec.name for spec in list_remotes(store)]
+    looked = "not in the store, the index, the captured transcripts, the shell history"
+    if skipped:
+        return looked + " (remotes and backups not read: --no-remotes)"
+    if not names:
+        return looked + " (no remotes)"
+    if unreadable:
+        return looked + f" or the remotes read ({unreadable} could not be read: see above)"
+    return looked + " or the remotes and their backups (" + ", ".join(names) + ")"
+
+
+def _next_step(hits) -> str:
+    """What removes what was found: a forget for what is here, a push for
+    a remote's packs (a forget here is done once; the push carries its
+    tombstones and rewrites the remote packs that still hold the value)."""
+    from ._out import plural
+    remotes = sorted({h.place.split(" ", 1)[1] for h in hits if h.place.startswith("remote ")})
+    local = [h for h in hits if not h.place.startswith("remote ")]
+    out = f"found in {plural(len(hits), 'place')}"
+    if local:
+        out += "; 'mem forget --match TEXT' removes it from the store, --scrub-sources from the transcripts and the shell history"
+    if remotes:
+        push = " and ".join(f"'mem push {n}'" for n in remotes)
+        out += (f"; then {push} carries the forget there" if local else f"; only on remotes: {push}") \
+            + " and rewrites the remote packs that hold it ('mem backup' the backups)"
+    return out
 
 
 def _remote_blobs(store, skip):
