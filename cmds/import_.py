@@ -140,8 +140,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
         if r.secrets_redacted:
             click.echo(f"redacted {plural(r.secrets_redacted, 'credential')} before storing", err=True)
         if r.paths_refused:
-            click.echo(f"stored {plural(r.paths_refused, 'turn')} without its working directory and project: "
-                       "the path holds a credential", err=True)
+            click.echo(f"stored {plural(r.paths_refused, 'turn')} without a working directory or project: "
+                       "its path holds a credential", err=True)
         if r.lines_skipped:
             click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
                        err=True)
