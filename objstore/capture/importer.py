@@ -28,7 +28,7 @@ from objstore.capture.cursors import iter_cursors
 from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
-from objstore.capture.transcript import enable_fast_json
+from objstore.capture.transcript import count_files, enable_fast_json
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, identity
@@ -84,6 +84,9 @@ class ImportResult:
     #: of ``files_skipped``: files that are no transcript at all (not a regular file, such as
     #: a FIFO or a device, or read whole without one transcript record: binary, another format)
     files_not_transcripts: int = 0
+    #: when no transcript file was found: the regular files the folders given hold (none named
+    #: as a transcript: no ``.jsonl``), at most 1000; 0 for an empty folder
+    files_other: int = 0
     files_unchanged: int = 0
     turns_skipped: int = 0
     turns_forgotten: int = 0
@@ -146,8 +149,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     if reader is None:
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
     command = command or f"import {harness}"
+    paths = list(paths)
     files, named = _credential_named(list(reader.discover(paths)))
     res = ImportResult()
+    if not files and not named:
+        res.files_other = count_files(paths)
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
     # sessions seen -> "new" (no turn stored before this import)
@@ -168,7 +174,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         for path in files:
             real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
             if not path.is_file():
-                plan.append((real, None, False, f"not a regular file (or a dangling link): {path}"))
+                plan.append((real, None, False, "not a regular file (or a dangling link)"))  # named once, by the caller's line
                 continue
             ident = identity(path)
             plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
