@@ -67,7 +67,8 @@ def command(text, files, no_remotes, as_json, store):
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
-        click.echo(_next_step(hits), err=True)
+        from objstore import keys_naming
+        click.echo(_next_step(hits, keys_naming(store, text)), err=True)
     if hits:
         raise click.exceptions.Exit(1)
 
@@ -87,16 +88,22 @@ def _nowhere(store, skipped: bool, unreadable: int) -> str:
     return looked + " or the remotes and their backups (" + ", ".join(names) + ")"
 
 
-def _next_step(hits) -> str:
+def _next_step(hits, keys: list[str]) -> str:
     """What removes what was found: a forget for what is here, a push for
     a remote's packs (a forget here is done once; the push carries its
-    tombstones and rewrites the remote packs that still hold the value)."""
-    from ._out import plural
+    tombstones and rewrites the remote packs that still hold the value),
+    and ``mem forget KEY`` for the ``keys`` whose name holds the text
+    (forget --match empties values, never a key's name)."""
+    from ._out import plural, safe
     remotes = sorted({h.place.split(" ", 1)[1] for h in hits if h.place.startswith("remote ")})
     local = [h for h in hits if not h.place.startswith("remote ")]
     out = f"found in {plural(len(hits), 'place')}"
     if local:
         out += "; 'mem forget --match TEXT' removes it from the store, --scrub-sources from the transcripts and the shell history"
+    if keys:
+        out += (f"; the name of {plural(len(keys), 'key')} holds it ("
+                + ", ".join(safe(k) for k in keys[:5]) + (", …" if len(keys) > 5 else "")
+                + "): 'mem forget KEY' forgets a key whole, --match never renames one")
     if remotes:
         push = " and ".join(f"'mem push {n}'" for n in remotes)
         out += (f"; then {push} carries the forget there" if local else f"; only on remotes: {push}") \

@@ -63,6 +63,20 @@ class ScanHit:
     detail: str = ""
 
 
+def keys_naming(store: Store, text: str) -> list[str]:
+    """The keys (plain and sealed, sorted, each once) whose name holds
+    ``text``, matched as ``scan`` and ``forget --match`` match (case and
+    white space ignored).  ``forget --match`` empties values, never renames
+    a key: ``mem forget KEY`` forgets such a key whole (docs/forget.md), and
+    ``forget --match`` and ``mem scan`` name these keys to say so.  Raises
+    InvalidInput for a blank text."""
+    norm = normalize_value(text)
+    if not norm:
+        raise InvalidInput("the text to match is blank")
+    keys = {name.split("/", 1)[1] for ns in ("facts", "sealed") for name, _oid in store.refs.iter(ns, damaged=[])}
+    return sorted(k for k in keys if norm in normalize_value(k))
+
+
 def _in(norm: str, *fields: str) -> bool:
     """``norm`` occurs in one of ``fields`` (normalized)."""
     return any(f and norm in normalize_value(f) for f in fields)
