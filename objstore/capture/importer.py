@@ -209,6 +209,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         try:
             for i, path in enumerate(files):
                 real, ident, unchanged, err = plan[i]
+                listed = err is None   # a file that is no transcript is never recorded as a source
                 try:
                     if err is not None:
                         raise OSError(err)
@@ -240,13 +241,15 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                             res.files_not_transcripts += 1
                             res.errors.append(f"{path}: not a {harness} transcript (none of its "
                                               f"{lines} lines is a transcript record); skipped")
+                            listed = False
                         else:
                             read.append((real, ident, sorted(file_sids)))
                 except OSError as e:
                     res.files_skipped += 1
                     res.files_not_transcripts += err is not None
                     res.errors.append(f"{path}: {e.strerror or e}")
-                ledger.add(real)
+                if listed:   # read (or read before): cache/imported-files lists it for scan and --scrub-sources
+                    ledger.add(real)
                 read_bytes += sizes.get(path, 0)
                 if not laid_out and app.added >= LAYOUT_TURNS and read_bytes * LAYOUT_PART >= to_read_bytes:
                     # tantivy indexes from here on, not only after the first publish
