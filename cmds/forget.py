@@ -315,8 +315,10 @@ def _signals_deferred():
 def _sources(store) -> list[str]:
     """The imported transcript files; a damaged ledger (a cache) is a warning."""
     from objstore import imported_sources
+
+    from .import_ import transcript_roots
     damaged: list[str] = []
-    paths = imported_sources(store, damaged)
+    paths = imported_sources(store, damaged, roots=transcript_roots())
     for d in damaged:
         click.echo(f"warning: {d}", err=True)
     return paths

@@ -16,6 +16,13 @@ def default_paths(harness: str) -> list[str]:
     return [str(Path(os.environ.get("CLAUDE_CONFIG_DIR", "~/.claude")).expanduser() / "projects")]
 
 
+def transcript_roots() -> list[str]:
+    """Every harness's transcript folder on this machine: where ``mem scan``
+    and ``forget --scrub-sources`` look for the files a forget hid in the
+    ledger of imported files (``objstore.imported_sources``, ``roots``)."""
+    return [p for h in ("claude-code", "codex") for p in default_paths(h)]
+
+
 @click.command("import")
 @click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory", "claude-memory"]))
 @click.argument("paths", nargs=-1, type=ExistingPath())
