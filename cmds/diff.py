@@ -32,6 +32,7 @@ def command(key, va, vb, as_json, store):
     Examples:
       mem diff project/api/db
       mem diff project/api/db v1 v3
+      mem diff project/api/db@v1          # the same as: mem diff project/api/db v1
       mem diff project/api/db --json
 
     Exit status: 0 ok (also when the versions are equal, or when the
@@ -41,7 +42,12 @@ def command(key, va, vb, as_json, store):
     does (--json: its "forgotten" time, ms, else 0); 2 a bad version; 4 no such key or version; 6 the key
     is sealed; 10 no store.
     """
-    from objstore import diff_versions, refuse_if_sealed
+    from objstore import diff_versions, parse_version_spec, refuse_if_sealed
+    key, at = parse_version_spec(key)   # KEY@vN: the same as KEY vN (as log, show, forget name a version)
+    if at is not None:
+        if vb is not None:
+            raise click.UsageError("KEY@vN names vA: give at most one more version (mem diff KEY@v1 v3)")
+        va, vb = f"v{at}", va
     refuse_if_sealed(store, key)
     d = diff_versions(store, key, _version(va), _version(vb))
     if as_json:

@@ -31,3 +31,16 @@ def test_diff_says_a_version_was_forgotten(invoke):
     assert out.count("note:") == 1 and "note: v1" in invoke("diff", "project/a/db", "v2", "v1").stdout
     d = invoke("diff", "project/a/db", "--json").json
     assert d["a"]["forgotten"] > 0 and d["b"]["forgotten"] == 0
+
+
+def test_diff_accepts_key_at_version(invoke):
+    """``mem diff KEY@v2`` exited 2 "'@' is not allowed in keys" while
+    KEY@vN names a version elsewhere (tester test15 (D)): it is KEY vN."""
+    for v in ("one", "two", "three"):
+        invoke("remember", "project/a/f", v)
+    assert invoke("diff", "project/a/f@v1").stdout == invoke("diff", "project/a/f", "v1").stdout
+    assert "v1 " in invoke("diff", "project/a/f@v1").stdout and "-> v3" in invoke("diff", "project/a/f@v1").stdout
+    assert "[-one-]{+two+}" in invoke("diff", "project/a/f@V1", "v2").stdout
+    invoke("diff", "project/a/f@v1", "v2", "v3", exit_code=2)
+    assert "bad version" in invoke("diff", "project/a/f@x", exit_code=2).stderr
+    invoke("diff", "project/a/f@v9", exit_code=4)
