@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from ._out import refill_summary, size
+from ._out import plural, refill_summary, size
 
 
 def read_key_file(path: str) -> str:
@@ -58,29 +58,29 @@ def summary(res) -> str:
     """One human line for a :class:`objstore.remote.sync.SyncResult`."""
     parts = []
     if res.objects_sent or res.bytes_sent:
-        parts.append(f"sent {res.objects_sent} objects ({size(res.bytes_sent)})")
+        parts.append(f"sent {plural(res.objects_sent, 'object')} ({size(res.bytes_sent)})")
     if res.objects_received or res.bytes_received:
-        parts.append(f"received {res.objects_received} objects ({size(res.bytes_received)})")
+        parts.append(f"received {plural(res.objects_received, 'object')} ({size(res.bytes_received)})")
     if res.refs_updated:
-        parts.append(f"{len(res.refs_updated)} refs updated")
+        parts.append(f"{plural(len(res.refs_updated), 'ref')} updated")
     if res.merged:
         parts.append(f"{len(res.merged)} merged")
     if res.turns_refilled:
-        parts.append(f"{res.turns_refilled} lost turns put back in their places "
+        parts.append(f"{plural(res.turns_refilled, 'lost turn')} put back in their places "
                      f"({refill_summary(res.gaps_refilled, res.gaps_verified)})")
     if res.queued:
-        parts.append(f"{len(res.queued)} challenges queued (mem queue)")
+        parts.append(f"{plural(len(res.queued), 'challenge')} queued (mem queue)")
     if res.forgotten:
-        parts.append(f"{res.forgotten} forgotten values purged")
+        parts.append(f"{plural(res.forgotten, 'forgotten value')} purged")
     if res.remote_packs_rewritten:
-        parts.append(f"{res.remote_packs_rewritten} remote packs rewritten")
+        parts.append(f"{plural(res.remote_packs_rewritten, 'remote pack')} rewritten")
     if res.remote_packs_adopted:
-        parts.append(f"{res.remote_packs_adopted} remote packs of an unfinished push adopted")
+        parts.append(f"{plural(res.remote_packs_adopted, 'remote pack')} of an unfinished push adopted")
     if res.remote_packs_repaired:
-        parts.append(f"{len(res.remote_packs_repaired)} damaged remote packs replaced "
-                     f"({res.remote_objects_resent} objects sent again)")
+        parts.append(f"{plural(len(res.remote_packs_repaired), 'damaged remote pack')} replaced "
+                     f"({plural(res.remote_objects_resent, 'object')} sent again)")
     elif res.remote_packs_checked:
-        parts.append(f"{res.remote_packs_checked} remote packs verified")
+        parts.append(f"{plural(res.remote_packs_checked, 'remote pack')} verified")
     return ", ".join(parts) or "up to date"
 
 

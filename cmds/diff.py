@@ -3,6 +3,7 @@
 import click
 
 from ._common import complete_key, emit_json, json_option, safe, with_store
+from ._out import body_text
 
 
 def _version(text):
@@ -31,19 +32,26 @@ def command(key, va, vb, as_json, store):
     Examples:
       mem diff project/api/db
       mem diff project/api/db v1 v3
+      mem diff project/api/db@v1          # the same as: mem diff project/api/db v1
       mem diff project/api/db --json
 
     Exit status: 0 ok (also when the versions are equal, or when the
     version has none before it: nothing to diff, said so; --json gives a
-    and b the same); 2 a bad version; 4 no such key or version; 6 the key
+    and b the same).  A version mem forget emptied (or mem fsck --repair
+    could not recover) diffs as empty text, and a line says so, as mem log
+    does (--json: its "forgotten" time, ms, else 0); 2 a bad version; 4 no such key or version; 6 the key
     is sealed; 10 no store.
     """
-    from objstore import diff_versions, refuse_if_sealed
+    from objstore import diff_versions, parse_version_spec, refuse_if_sealed
+    key, at = parse_version_spec(key)   # KEY@vN: the same as KEY vN (as log, show, forget name a version)
+    if at is not None:
+        if vb is not None:
+            raise click.UsageError("KEY@vN names vA: give at most one more version (mem diff KEY@v1 v3)")
+        va, vb = f"v{at}", va
     refuse_if_sealed(store, key)
     d = diff_versions(store, key, _version(va), _version(vb))
     if as_json:
-        emit_json({"key": d.key, "a": {"version": d.a.fact.version, "id": d.a.id},
-                   "b": {"version": d.b.fact.version, "id": d.b.id}, "changed": d.changed,
+        emit_json({"key": d.key, "a": _side_json(d.a), "b": _side_json(d.b), "changed": d.changed,
                    "ops": [{"op": o.op, "text": o.text} for o in d.ops]})
         return
     if d.a.id == d.b.id and va is None:
@@ -53,6 +61,10 @@ def command(key, va, vb, as_json, store):
     color = click.get_current_context().color  # None: colour only on a terminal; False under NO_COLOR
     click.echo(f"{d.key}  v{d.a.fact.version} {d.a.id[:12]} -> v{d.b.fact.version} {d.b.id[:12]}"
                + ("" if d.changed else "  (no change in the value)"))
+    for v in (d.a,) if d.a.id == d.b.id else (d.a, d.b):
+        if v.fact.forgotten:   # its value is gone: the diff shows it as empty, say why
+            click.echo(f"note: v{v.fact.version} {body_text(v.fact)[1:-1]}: its value is gone and diffs as empty "
+                       f"(mem log {d.key})")
     parts = []
     for o in d.ops:
         t = safe(o.text)
@@ -63,3 +75,7 @@ def command(key, va, vb, as_json, store):
         else:
             parts.append(click.style(f"{{+{t}+}}", fg="green") if color is not False else f"{{+{t}+}}")
     click.echo("".join(parts), color=color)
+
+
+def _side_json(v) -> dict:
+    return {"version": v.fact.version, "id": v.id, "forgotten": v.fact.forgotten or 0}

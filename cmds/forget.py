@@ -163,15 +163,19 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                 from objstore import scrub_leftovers
                 left = scrub_leftovers(store, match)
             if as_json:
-                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, **_plan_json(plan)})
+                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, **_plan_json(plan),
+                           **({"keys_naming": _keys_naming(store, match)} if match is not None else {})})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
                 name, when = plan.already_forgotten
                 click.echo(f"{safe(name.replace('session:', 'session ', 1))} was already forgotten "
                            f"({fmt_time(when)}); nothing left to forget")
             else:
-                click.echo("nothing matches; nothing forgotten" if not left else
-                           f"nothing stored holds it; scrubbed {plural(len(left), 'derived file')} that named it "
-                           f"({', '.join(left[:5])})")
+                named = _keys_naming(store, match) if match is not None else []
+                click.echo(("nothing matches" if not named else "no value holds it") + "; nothing forgotten"
+                           if not left else
+                           f"nothing stored holds it as a value; scrubbed {plural(len(left), 'derived file')} "
+                           f"that named it ({', '.join(left[:5])})")
+                _say_keys_naming(named)
             return
         else:
             if not as_json:
@@ -187,6 +191,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
+    if match is not None and not as_json:
+        _say_keys_naming(_keys_naming(store, match))
     scrubbed_files = []
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
@@ -217,6 +223,21 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
+
+
+def _keys_naming(store, match: str) -> list[str]:
+    from objstore import keys_naming
+    return keys_naming(store, match)
+
+
+def _say_keys_naming(keys: list[str]) -> None:
+    """forget --match empties values and never renames a key: the keys
+    whose name holds the text are named, with what forgets them
+    (docs/forget.md, "A text in a key's name")."""
+    if keys:
+        shown = ", ".join(safe(k) for k in keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+        click.echo(f"note: the name of {plural(len(keys), 'key')} holds it ({shown}): --match empties values, "
+                   f"never a key's name; 'mem forget KEY' forgets a key whole", err=True)
 
 
 def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> None:
@@ -294,8 +315,10 @@ def _signals_deferred():
 def _sources(store) -> list[str]:
     """The imported transcript files; a damaged ledger (a cache) is a warning."""
     from objstore import imported_sources
+
+    from .import_ import transcript_roots
     damaged: list[str] = []
-    paths = imported_sources(store, damaged)
+    paths = imported_sources(store, damaged, roots=transcript_roots())
     for d in damaged:
         click.echo(f"warning: {d}", err=True)
     return paths

@@ -68,7 +68,7 @@ def command(prune, dry_run, as_json, store):
             click.echo(f"  … and {len(plan.unreachable) - 50} more")
     click.echo(f"{would}pack {plural(len(plan.loose_to_pack), 'loose object')}")
     for p in plan.packs:
-        click.echo(f"{would}{p.action} pack {p.name[:16]} ({p.objects} objects, {p.unreachable} unreachable)")
+        click.echo(f"{would}{p.action} pack {p.name[:16]} ({plural(p.objects, 'object')}, {p.unreachable} unreachable)")
     click.echo(f"{would}delete {plural(len(plan.to_delete), 'loose object')} and "
                f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
     if plan.quarantine:
@@ -76,11 +76,11 @@ def command(prune, dry_run, as_json, store):
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:
-        click.echo(f"would merge {n} small search index segments of turns generation {g} into one "
-                   f"({plural(d, 'document')}; {n - 1} fewer)")
+        click.echo(f"would merge {plural(n, 'small search index segment')} of turns generation {g} "
+                   f"({plural(d, 'document')} in all) into one segment: {plural(n - 1, 'segment')} fewer")
     if plan.unnamed:
         n = len(plan.unnamed)
-        click.echo(f"kept every unreachable object: {n} session{'s' if n != 1 else ''} or key{'s' if n != 1 else ''} "
+        click.echo(f"kept every unreachable object: {plural(n, 'session')} or key{'s' if n != 1 else ''} "
                    f"({plan.unnamed[0]}{', …' if len(plan.unnamed) > 1 else ''}) {'has' if len(plan.unnamed) == 1 else 'have'} "
                    "stored turns or versions but no ref; run 'mem fsck --repair' (it sets the refs again), then gc again")
     elif plan.damaged or store.packs.broken:

@@ -16,6 +16,13 @@ def default_paths(harness: str) -> list[str]:
     return [str(Path(os.environ.get("CLAUDE_CONFIG_DIR", "~/.claude")).expanduser() / "projects")]
 
 
+def transcript_roots() -> list[str]:
+    """Every harness's transcript folder on this machine: where ``mem scan``
+    and ``forget --scrub-sources`` look for the files a forget hid in the
+    ledger of imported files (``objstore.imported_sources``, ``roots``)."""
+    return [p for h in ("claude-code", "codex") for p in default_paths(h)]
+
+
 @click.command("import")
 @click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory", "claude-memory"]))
 @click.argument("paths", nargs=-1, type=ExistingPath())
@@ -81,6 +88,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     which no line is a transcript record: binary, another format) is
     skipped, counted and named on stderr; when every file found is such
     a file, the import exits 2 (a folder holding transcripts too exits 0).
+    So does a folder given that holds files but none named as a transcript
+    (a binary file, notes: nothing in it is one); an empty folder, or the
+    default one holding nothing, exits 0 with a hint. A path holding a
+    credential is never echoed in these messages.
 
     Exit status: 0 ok (even with skipped lines or files of transcripts and
     notes; a jsonl ref whose history holds what this store forgot is
@@ -102,6 +113,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                            instead="import without --mine: the notes are agent_observed and never overrule the user")
         return _import_markdown(store, harness, paths, scope, mine, as_json)
     from objstore import import_transcripts
+    given = bool(paths)
     if not paths:
         paths = tuple(p for p in default_paths(harness) if Path(p).exists())
         if not paths:
@@ -113,7 +125,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     turns_stored = r.turns_seen - r.turns_added - r.turns_skipped
     if as_json:
         emit_json({"harness": harness, "files": r.files, "files_skipped": r.files_skipped,
-                   "files_not_transcripts": r.files_not_transcripts, "files_unchanged": r.files_unchanged,
+                   "files_not_transcripts": r.files_not_transcripts, "files_other": r.files_other, "files_unchanged": r.files_unchanged,
                    "sessions": r.sessions, "subagent_sessions": r.subagent_sessions, "sessions_new": r.sessions_new,
                    "sessions_already_stored": sessions_stored,
                    "turns_added": r.turns_added, "turns_seen": r.turns_seen, "turns_skipped": r.turns_skipped,
@@ -135,13 +147,13 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
         if r.turns_refilled:
             click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
                        f"(mem fsck --repair's placeholders); {refill_summary(r.gaps_refilled, r.gaps_verified)}")
-        if r.files == 0 and r.files_skipped == 0:
-            click.echo(f"hint: no {harness} transcripts found under {', '.join(paths)}", err=True)
+        if r.files == 0 and r.files_skipped == 0 and not (given and r.files_other):
+            click.echo(f"hint: no {harness} transcripts found under {_shown_paths(paths)}", err=True)
         if r.secrets_redacted:
             click.echo(f"redacted {plural(r.secrets_redacted, 'credential')} before storing", err=True)
         if r.paths_refused:
-            click.echo(f"stored {plural(r.paths_refused, 'turn')} without its working directory and project: "
-                       "the path holds a credential", err=True)
+            click.echo(f"stored {plural(r.paths_refused, 'turn')} without a working directory or project: "
+                       "its path holds a credential", err=True)
         if r.lines_skipped:
             click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
                        err=True)
@@ -150,12 +162,23 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     if r.index_error:
         click.echo(f"warning: turns are stored but the search index was not updated: {r.index_error}\n"
                    "hint: run 'mem reindex'", err=True)
-    if r.files == 0 and r.files_skipped and r.files_not_transcripts == r.files_skipped:
+    if r.files == 0 and (r.files_not_transcripts == r.files_skipped > 0 or (given and not r.files_skipped
+                                                                              and r.files_other)):
         from objstore import InvalidInput
-        raise InvalidInput(f"nothing given is a {harness} transcript: "
-                           f"{plural(r.files_not_transcripts, 'file')} skipped (named above), nothing stored",
+        what = (f"{plural(r.files_not_transcripts, 'file')} skipped (named above)" if r.files_skipped else
+                f"{_shown_paths(paths)} holds {plural(r.files_other, 'file')}"
+                + (" or more" if r.files_other >= 1000 else "") + f", none named as one ({'rollout-*.jsonl' if harness == 'codex' else '*.jsonl'})")
+        raise InvalidInput(f"nothing given is a {harness} transcript: {what}, nothing stored",
                            hint=f"give {harness} transcript files or their folders"
                                 + (f" (default {default_paths(harness)[0]})" if default_paths(harness) else ""))
+
+
+def _shown_paths(paths) -> str:
+    """The paths given, for a message: one whose text holds a credential
+    is never echoed (``objstore.path_holds_credential``)."""
+    from objstore import path_holds_credential
+    return ", ".join("(a path holding a credential, not shown)" if path_holds_credential(str(p)) else str(p)
+                     for p in paths)
 
 
 def _import_jsonl(store, paths, as_json, keep_existing=False):

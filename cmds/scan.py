@@ -41,6 +41,8 @@ def command(text, files, no_remotes, as_json, store):
     10 no store.
     """
     from objstore import imported_notes, imported_sources, scan_everywhere, shell_histories
+
+    from .import_ import transcript_roots
     if text is None:
         import sys
         if sys.stdin.isatty():
@@ -52,7 +54,7 @@ def command(text, files, no_remotes, as_json, store):
     extra = shell_histories(os.path.expanduser("~"))
     blobs, unreadable = _remote_blobs(store, no_remotes)
     notes = imported_notes(store)  # Markdown notes 'mem import markdown' read
-    hits = scan_everywhere(store, text, transcripts=imported_sources(store),
+    hits = scan_everywhere(store, text, transcripts=imported_sources(store, roots=transcript_roots()),
                            files=[*extra, *notes, *map(Path, files)], blobs=blobs)
     for name, why in unreadable:
         click.echo(f"could not read remote {name}: {why}", err=True)
@@ -63,14 +65,52 @@ def command(text, files, no_remotes, as_json, store):
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: not in the store, the index, the captured transcripts or the shell history")
+        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable)))
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
-        click.echo(f"found in {len(hits)} place(s); 'mem forget --match TEXT' removes it from the store, "
-                   "--scrub-sources from the transcripts and the shell history", err=True)
+        from objstore import keys_naming
+        click.echo(_next_step(hits, keys_naming(store, text)), err=True)
     if hits:
         raise click.exceptions.Exit(1)
+
+
+def _nowhere(store, skipped: bool, unreadable: int) -> str:
+    """Where a scan that found nothing looked, remotes included (their
+    names: a remote not read is said so, never counted as clean)."""
+    from objstore import list_remotes
+    names = [] if skipped else [spec.name for spec in list_remotes(store)]
+    looked = "not in the store, the index, the captured transcripts, the shell history"
+    if skipped:
+        return looked + " (remotes and backups not read: --no-remotes)"
+    if not names:
+        return looked + " (no remotes)"
+    if unreadable:
+        return looked + f" or the remotes read ({unreadable} could not be read: see above)"
+    return looked + " or the remotes and their backups (" + ", ".join(names) + ")"
+
+
+def _next_step(hits, keys: list[str]) -> str:
+    """What removes what was found: a forget for what is here, a push for
+    a remote's packs (a forget here is done once; the push carries its
+    tombstones and rewrites the remote packs that still hold the value),
+    and ``mem forget KEY`` for the ``keys`` whose name holds the text
+    (forget --match empties values, never a key's name)."""
+    from ._out import plural, safe
+    remotes = sorted({h.place.split(" ", 1)[1] for h in hits if h.place.startswith("remote ")})
+    local = [h for h in hits if not h.place.startswith("remote ")]
+    out = f"found in {plural(len(hits), 'place')}"
+    if local:
+        out += "; 'mem forget --match TEXT' removes it from the store, --scrub-sources from the transcripts and the shell history"
+    if keys:
+        out += (f"; the name of {plural(len(keys), 'key')} holds it ("
+                + ", ".join(safe(k) for k in keys[:5]) + (", …" if len(keys) > 5 else "")
+                + "): 'mem forget KEY' forgets a key whole, --match never renames one")
+    if remotes:
+        push = " and ".join(f"'mem push {n}'" for n in remotes)
+        out += (f"; then {push} carries the forget there" if local else f"; only on remotes: {push}") \
+            + " and rewrites the remote packs that hold it ('mem backup' the backups)"
+    return out
 
 
 def _remote_blobs(store, skip):

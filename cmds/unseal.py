@@ -18,6 +18,8 @@ def command(key, passphrase_file, as_json, store):
     every version, writes them back as plain 'private' facts with their
     version numbers, valid_from and recorded_at, indexes the current one,
     and deletes the sealed versions.  A wrong passphrase changes nothing.
+    A version mem fsck --repair kept as a 'lost' placeholder stays one, in
+    its place (mem get then says the current value was lost).
 
     \b
     Examples:

@@ -228,6 +228,7 @@ _API: dict[str, tuple[str, str]] = {
     "export_markdown": ("objstore.porcelain.interchange", "export_markdown"),
     "import_jsonl": ("objstore.porcelain.interchange", "import_jsonl"),
     "scan_everywhere": ("objstore.porcelain.scan", "scan"),
+    "keys_naming": ("objstore.porcelain.scan", "keys_naming"),
     "diagnose": ("objstore.porcelain.doctor", "diagnose"),
     "doctor_fix": ("objstore.porcelain.doctor", "fix"),
     "import_markdown": ("objstore.capture.markdown", "import_markdown"),

@@ -28,10 +28,10 @@ from objstore.capture.cursors import iter_cursors
 from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
-from objstore.capture.transcript import enable_fast_json
+from objstore.capture.transcript import count_files, enable_fast_json
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
-from objstore.core.fileid import ReadLedger, identity
+from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
@@ -84,6 +84,9 @@ class ImportResult:
     #: of ``files_skipped``: files that are no transcript at all (not a regular file, such as
     #: a FIFO or a device, or read whole without one transcript record: binary, another format)
     files_not_transcripts: int = 0
+    #: when no transcript file was found: the regular files the folders given hold (none named
+    #: as a transcript: no ``.jsonl``), at most 1000; 0 for an empty folder
+    files_other: int = 0
     files_unchanged: int = 0
     turns_skipped: int = 0
     turns_forgotten: int = 0
@@ -146,8 +149,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     if reader is None:
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
     command = command or f"import {harness}"
+    paths = list(paths)
     files, named = _credential_named(list(reader.discover(paths)))
     res = ImportResult()
+    if not files and not named:
+        res.files_other = count_files(paths)
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
     # sessions seen -> "new" (no turn stored before this import)
@@ -168,7 +174,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         for path in files:
             real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
             if not path.is_file():
-                plan.append((real, None, False, f"not a regular file (or a dangling link): {path}"))
+                plan.append((real, None, False, "not a regular file (or a dangling link)"))  # named once, by the caller's line
                 continue
             ident = identity(path)
             plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
@@ -203,6 +209,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         try:
             for i, path in enumerate(files):
                 real, ident, unchanged, err = plan[i]
+                listed = err is None   # a file that is no transcript is never recorded as a source
                 try:
                     if err is not None:
                         raise OSError(err)
@@ -234,13 +241,15 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                             res.files_not_transcripts += 1
                             res.errors.append(f"{path}: not a {harness} transcript (none of its "
                                               f"{lines} lines is a transcript record); skipped")
+                            listed = False
                         else:
                             read.append((real, ident, sorted(file_sids)))
                 except OSError as e:
                     res.files_skipped += 1
                     res.files_not_transcripts += err is not None
                     res.errors.append(f"{path}: {e.strerror or e}")
-                ledger.add(real)
+                if listed:   # read (or read before): cache/imported-files lists it for scan and --scrub-sources
+                    ledger.add(real)
                 read_bytes += sizes.get(path, 0)
                 if not laid_out and app.added >= LAYOUT_TURNS and read_bytes * LAYOUT_PART >= to_read_bytes:
                     # tantivy indexes from here on, not only after the first publish
@@ -474,7 +483,8 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -
     return import_transcripts(store, "claude-code", paths, **kw)
 
 
-def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True) -> list[str]:
+def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True,
+                     roots: Iterable[str | os.PathLike] = ()) -> list[str]:
     """Every transcript file this store has captured from (absolute paths,
     sorted): those ``mem import`` read (:func:`_ledger_sources`) and those
     the hooks read (Claude Code capture: the path of each transcript cursor,
@@ -483,12 +493,32 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     transcript is scanned and scrubbed the same way whoever captured it.
     ``damaged``: as :func:`_ledger_sources`; ``hooked=False``: the imported
     files alone (``mem doctor`` warns about those it can no longer read;
-    Claude Code deletes old transcripts itself).  Never raises for the
-    files' content."""
+    Claude Code deletes old transcripts itself).  ``roots``: the
+    transcript folders (the harnesses' defaults) walked to find the files
+    of the ledger's hidden entries (a forget hid a path naming a forgotten
+    text: ``forgetfiles.hidden_source``); a hidden file elsewhere is not
+    found.  Never raises for the files' content."""
     paths = set(_ledger_sources(store, damaged))
+    hidden = {x for x in paths if is_hidden_source(x)}
+    paths -= hidden
+    if hidden:
+        paths |= _find_hidden(hidden, roots)
     if hooked:
         paths.update(c.path for c in iter_cursors(store) if os.path.isabs(c.path) and "\0" not in c.path)
     return sorted(paths)
+
+
+def _find_hidden(hidden: set[str], roots: Iterable[str | os.PathLike]) -> set[str]:
+    """The files under ``roots`` (walked, symlinked folders not followed)
+    whose absolute path hashes to one of the ``hidden`` ledger entries."""
+    found = set()
+    for root in roots:
+        for d, _dirs, files in os.walk(os.path.abspath(root)):
+            for f in files:
+                path = os.path.join(d, f)
+                if hidden_source(path) in hidden:
+                    found.add(path)
+    return found
 
 
 def _ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]:
@@ -513,7 +543,7 @@ def _ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]
                            "--scrub-sources sees only the files the read ledgers list")
         return sorted(_read_ledger_files(store))
     lines = data.decode("utf-8", "surrogateescape").split("\n")
-    paths = {x for x in lines if os.path.isabs(x) and "\0" not in x}
+    paths = {x for x in lines if (os.path.isabs(x) and "\0" not in x) or is_hidden_source(x)}
     bad = sum(1 for x in lines if x and x not in paths)
     if bad:
         paths |= _read_ledger_files(store)
@@ -544,7 +574,8 @@ def _read_ledger_files(store: Store) -> set[str]:
 def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None) -> None:
     """Add transcript paths to the ledger of imported files (a damaged
     ledger is rebuilt first: :func:`_ledger_sources`)."""
-    new = paths - set(_ledger_sources(store, damaged))
+    listed = set(_ledger_sources(store, damaged))
+    new = {x for x in paths - listed if hidden_source(x) not in listed}   # a hidden one stays hidden
     if not new:
         return
     p = store.root / LEDGER_FILE

@@ -37,6 +37,34 @@ REDACTED = "[REDACTED]"
 SHELL_HISTORIES = (".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".histfile")
 
 
+def open_regular(path: str | os.PathLike):
+    """``path`` opened for reading in binary, only if it is a regular file:
+    a FIFO, a device (``/dev/urandom``), a socket or a folder raises OSError
+    ("not a regular file") without being read or waited on (opened
+    non-blocking, checked with fstat), so a scan or a scrub of a path a
+    ledger lists can neither hang on a FIFO nor read a device forever."""
+    import stat
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def is_regular(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a regular file (links followed; False when it
+    cannot be stat'ed)."""
+    import stat
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def shell_histories(home: str | os.PathLike) -> list[Path]:
     """The shell history files of :data:`SHELL_HISTORIES` that exist (as
     regular files) under ``home`` (the person's home folder), in that order."""
@@ -94,7 +122,7 @@ def find(paths: list[str], text: str, *, plain: bool = False) -> list[ScrubHit]:
     hits = []
     for p in map(Path, paths):
         try:
-            with open(p, "rb") as f:
+            with open_regular(p) as f:
                 if plain:       # as the scrub reads it: the whole text, a match may span lines
                     n = len(plain_spans(f.read().decode("utf-8", "surrogateescape"), text))
                 else:
@@ -230,7 +258,7 @@ def scrub(path: Path, text: str, *, plain: bool = False) -> int:
     the new file since)."""
     path = Path(os.path.realpath(path))   # a history linked into a dotfiles folder stays a link
     sc = _LineScrubber(text, plain)
-    with open(path, "rb") as old:
+    with open_regular(path) as old:
         def more() -> bytes:
             return old.read()
         out = [sc.feed(more())]

@@ -243,6 +243,24 @@ def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[
     return _discover(roots, is_transcript)
 
 
+def count_files(paths: Iterable[str | os.PathLike], limit: int = 1000) -> int:
+    """How many regular files the folders among ``paths`` hold, walked as
+    :func:`discover_files` walks them (symlinked directories not followed),
+    counting at most ``limit``: an import that found no transcript under a
+    folder says whether the folder held other files (then nothing in it is
+    a transcript) or none at all.  Files named directly are not counted.
+    Never raises (an unreadable folder counts what could be listed)."""
+    n = 0
+    for root in map(Path, paths):
+        if not root.is_dir():
+            continue
+        for d, _dirs, files in os.walk(root):
+            n += sum(1 for f in files if os.path.isfile(os.path.join(d, f)))
+            if n >= limit:
+                return limit
+    return n
+
+
 def _discover(roots: list[Path], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
     seen: set[str] = set()
     for root in roots:

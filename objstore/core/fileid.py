@@ -110,3 +110,26 @@ class ReadLedger:
                           ensure_ascii=True, separators=(",", ":")).encode()
         atomic_write(Path(self.path), data, durable=False)
         self._dirty = False
+
+
+# -- hidden ledger entries ----------------------------------------------------------
+
+#: a ledger line standing for a path a forget hid (``objstore.memory.forgetfiles``)
+HIDDEN_PREFIX = "sha256:"
+
+
+def hidden_source(path: str) -> str:
+    """The line that stands for transcript path ``path`` in
+    ``cache/imported-files`` once a forget found a forgotten text in it:
+    ``sha256:`` and the SHA-256 (hex) of the path's UTF-8 bytes (undecodable
+    bytes as ``os.fsencode``), so the ledger no longer holds the text while
+    ``mem scan`` and ``--scrub-sources`` still find the file by walking the
+    transcript folders and hashing their paths (docs/forget.md)."""
+    import hashlib
+    return HIDDEN_PREFIX + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def is_hidden_source(line: str) -> bool:
+    """Whether a ledger line is a :func:`hidden_source` entry."""
+    tail = line[len(HIDDEN_PREFIX):]
+    return line.startswith(HIDDEN_PREFIX) and len(tail) == 64 and all(c in "0123456789abcdef" for c in tail)

@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.fileid import hidden_source
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
@@ -25,6 +26,11 @@ MIN_MATCH_CHARS = 3
 
 
 # -- derived files --------------------------------------------------------------
+
+#: the ledger of transcript files imports read (``objstore.capture.importer``); a forget hides a
+#: line naming a forgotten text (:func:`hidden_source`) instead of dropping it
+SOURCES_FILE = "cache/imported-files"
+
 
 def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     """Remove forgotten texts from derived files: every file under
@@ -70,7 +76,12 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             continue
         p = Path(name)
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
-        if text_like:
+        if name == os.path.join(store.root, SOURCES_FILE):
+            # the transcripts a later --scrub-sources must still find: hidden, never dropped
+            lines = data.decode("utf-8", "surrogateescape").splitlines()
+            kept_s = [hidden_source(ln) if hit(ln) and os.path.isabs(ln) else ln for ln in lines]
+            atomic_write(p, "".join(ln + "\n" for ln in kept_s).encode("utf-8", "surrogateescape"))
+        elif text_like:
             lines = data.splitlines(keepends=True)
             kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
             atomic_write(p, b"".join(kept))

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from objstore.capture.scrub import find, plain_spans
+from objstore.capture.scrub import find, is_regular, open_regular, plain_spans
 from objstore.core.codec import decode
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
@@ -61,6 +61,20 @@ class ScanHit:
     place: str
     where: str
     detail: str = ""
+
+
+def keys_naming(store: Store, text: str) -> list[str]:
+    """The keys (plain and sealed, sorted, each once) whose name holds
+    ``text``, matched as ``scan`` and ``forget --match`` match (case and
+    white space ignored).  ``forget --match`` empties values, never renames
+    a key: ``mem forget KEY`` forgets such a key whole (docs/forget.md), and
+    ``forget --match`` and ``mem scan`` name these keys to say so.  Raises
+    InvalidInput for a blank text."""
+    norm = normalize_value(text)
+    if not norm:
+        raise InvalidInput("the text to match is blank")
+    keys = {name.split("/", 1)[1] for ns in ("facts", "sealed") for name, _oid in store.refs.iter(ns, damaged=[])}
+    return sorted(k for k in keys if norm in normalize_value(k))
 
 
 def _in(norm: str, *fields: str) -> bool:
@@ -144,15 +158,21 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         except MemError as e:
             hits.append(ScanHit("index", "(not searchable)", str(e)))
     if transcripts:
-        for th in find([str(p) for p in transcripts], text):
+        transcripts = [str(p) for p in transcripts]
+        hits += [ScanHit("skipped", p, "not a regular file: not read (a FIFO or a device a ledger lists)")
+                 for p in transcripts if os.path.exists(p) and not is_regular(p)]
+        for th in find(transcripts, text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
     for place, name, data in blobs:
         if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")):
             hits.append(ScanHit(place, name))
     for p in map(Path, files):
         try:
-            data = p.read_bytes()
+            with open_regular(p) as f:
+                data = f.read()
         except OSError:
+            if p.exists() and not is_regular(p):
+                hits.append(ScanHit("skipped", str(p), "not a regular file: not read"))
             continue
         if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")) \
                 or plain_spans(data.decode("utf-8", "surrogateescape"), text):   # (a shell's continued line)

@@ -414,6 +414,18 @@ def _lost_id(f: Fact) -> str | None:
     return None
 
 
+def _plain_lost_stub(m: Sealed, parent: str | None) -> Fact:
+    """The plain 'lost' placeholder standing for sealed lost stub ``m``
+    (``unseal_key``; the inverse of ``seal_key``'s mapping): emptied,
+    ``forgotten`` set, its source ``lost:<id>`` of the lost version when the
+    stub names it (``lost_sealed_age``), else ``lost``."""
+    tail = m.age[len(lost_sealed_age(None)) - 1:].strip()
+    lost = tail.decode("ascii", "replace") if len(tail) == 64 else ""
+    return Fact(key=m.key, kind=m.kind, body="", version=m.version, parent=parent, valid_from=m.valid_from,
+                recorded_at=m.recorded_at, trust=m.trust, sensitivity="private", owner=m.owner,
+                sources=(f"{LOST_SOURCE}{lost}" if lost else "lost",), forgotten=max(m.recorded_at, 1))
+
+
 def _meta(x) -> tuple:
     return (x.version, x.valid_from, x.recorded_at, x.kind, x.trust, x.owner)
 
@@ -641,9 +653,12 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
     key = validate_key(key)
     with store.lock("unseal"):
         chain = sealed_versions(store, key)
-        texts = {s.id: open_text(identities, s) for s in chain}
+        # a lost placeholder holds no value: it becomes a plain one in its place (as seal_key maps a
+        # plain one to a sealed one), so the older value never becomes current by unsealing
+        texts = {s.id: open_text(identities, s) for s in chain if not is_lost_stub(s.sealed)}
         for s in chain:
-            check_text(texts[s.id], f"{key} v{s.sealed.version}")
+            if s.id in texts:
+                check_text(texts[s.id], f"{key} v{s.sealed.version}")
         plain = _plain_versions(store, key)
         res = UnsealResult(key)
         oldest_first = list(reversed(chain))
@@ -659,9 +674,12 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
             new_chain: list[Version] = []
             for s in oldest_first:
                 m = s.sealed
-                f = Fact(key=key, kind=m.kind, body=texts[s.id], version=m.version, parent=parent,
-                         valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
-                         sensitivity="private", owner=m.owner)
+                if s.id in texts:
+                    f = Fact(key=key, kind=m.kind, body=texts[s.id], version=m.version, parent=parent,
+                             valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
+                             sensitivity="private", owner=m.owner)
+                else:
+                    f = _plain_lost_stub(m, parent)
                 parent = store.put(f)
                 new_chain.insert(0, Version(parent, f))
                 res.restored.append((parent, m.version))

@@ -59,3 +59,40 @@ def test_a_folder_with_a_transcript_and_binary_files_exits_0_with_the_count(mem,
     assert "5f0c9a52" in _sessions(mem, home)
     again = mem("--home", home, "import", "claude-code", str(folder))   # the binary file is said again
     assert "and skipped 1" in again.stdout and "1 unchanged file not read again" in again.stdout
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_a_folder_of_files_none_named_as_a_transcript_exits_2_an_empty_one_0(mem, tmp_path, harness):
+    """A folder holding only a binary file (no .jsonl) exited 0 with "no
+    transcripts found" (tester s14): its files are there and none is a
+    transcript, as for files_not_transcripts, so exit 2; an empty folder
+    is nothing to import yet (exit 0, the hint); /dev/urandom is named once."""
+    home = str(tmp_path / "s")
+    folder = tmp_path / "bins"
+    folder.mkdir()
+    _binary(folder / "blob.bin")
+    r = mem("--home", home, "import", harness, str(folder), exit_code=2)
+    assert f"nothing given is a {harness} transcript: {folder} holds 1 file, none named as one" in r.stderr
+    r = mem("--home", home, "import", harness, str(folder), "--json", exit_code=2)
+    assert json.loads(r.stdout)["files_other"] == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = mem("--home", home, "import", harness, str(empty))
+    assert f"no {harness} transcripts found under {empty}" in r.stderr
+    r = mem("--home", home, "import", harness, "/dev/urandom", exit_code=2, timeout=60)
+    assert r.stderr.count("/dev/urandom") == 1, r.stderr
+
+
+def test_the_no_transcripts_hint_never_echoes_a_credential_path(mem, tmp_path):
+    """The hints name the folder given as typed: one whose path holds a
+    credential is not shown (the name rule of redact.path_holds_credential)."""
+    home = str(tmp_path / "s")
+    token = "ghp_" + "a1B2" * 9
+    folder = tmp_path / token
+    folder.mkdir()
+    r = mem("--home", home, "import", "claude-code", str(folder))
+    assert "no claude-code transcripts found under (a path holding a credential, not shown)" in r.stderr
+    _binary(folder / "blob.bin")
+    r = mem("--home", home, "import", "claude-code", str(folder), exit_code=2)
+    assert "(a path holding a credential, not shown) holds 1 file" in r.stderr
+    assert token not in r.stdout + r.stderr

@@ -38,8 +38,9 @@ def test_gc_merges_the_segments_two_imports_left(invoke, store_path, tmp_path):
     [plan] = dry["segment_merges"]
     assert plan["segments"] == before and plan["documents"] > 0
     assert (store_path / "index" / "turns" / plan["generation"] / "meta.json").is_file()
-    assert f"would merge {before} small search index segments of turns generation {plan['generation']} into one" \
-        in invoke("gc", "--dry-run").stdout
+    said = invoke("gc", "--dry-run").stdout   # what merges into what, and what it saves (tester s14)
+    assert (f"would merge {before} small search index segments of turns generation {plan['generation']} "
+            f"({plan['documents']} documents in all) into one segment: {before - 1} segment") in said, said
     r = invoke("gc", "--json").json
     assert r["segments_merged"] == before - _segments(store_path) >= 1
     for q in queries:

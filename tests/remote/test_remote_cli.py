@@ -23,7 +23,7 @@ def test_two_machines_by_cli(invoke, tmp_path):
     assert invoke(*b, "get", "project/acme/db").stdout.strip() == "Postgres 16"
     invoke(*b, "remember", "project/acme/db", "Postgres 17")
     invoke(*b, "push")
-    assert "1 refs updated" in invoke(*a, "pull").stdout
+    assert "1 ref updated" in invoke(*a, "pull").stdout
     assert invoke(*a, "get", "project/acme/db").stdout.strip() == "Postgres 17"
     # a second clone into an existing store is refused, and nothing changes
     r = invoke(*a, "clone", remote, "--key", str(tmp_path / "k"), exit_code=2)

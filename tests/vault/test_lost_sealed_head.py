@@ -71,3 +71,28 @@ def test_a_sealed_key_with_only_its_head_is_dropped(vstore, store_path, invoke, 
     r = invoke("fsck", "--repair")
     assert "removed sealed/user/door" in r.stdout
     invoke("sealed", "show", "user/door", "--passphrase-file", str(pwfile), exit_code=4)
+
+
+def test_unseal_of_a_key_whose_newest_version_was_lost(vstore, store_path, invoke, pwfile):
+    """``mem unseal`` of a sealed key whose newest version is fsck
+    --repair's lost placeholder exited 13 with a hint to run fsck --repair
+    (already done; tester s14): the placeholder becomes a plain one in its
+    place, as seal turns a plain one into a sealed one, so the older value
+    never becomes current; a new value ends it as for any plain key."""
+    pw = ["--passphrase-file", str(pwfile)]
+    for v in ("4821-kw", "9375-kw"):
+        invoke("remember", "user/bank/pin", v, "--sensitivity", "secret")
+    lost = _damage_head(vstore, store_path, "user/bank/pin")
+    invoke("fsck", "--repair", exit_code=13)
+    r = invoke("unseal", "user/bank/pin", *pw)
+    assert "2 versions restored" in r.stdout
+    r = invoke("get", "user/bank/pin", exit_code=13)
+    assert "4821" not in r.stdout and "the current value of user/bank/pin was lost to damage (v2" in r.stderr
+    log = invoke("log", "user/bank/pin")
+    assert "(lost: mem fsck --repair could not recover this version)" in log.stdout and "4821-kw" in log.stdout
+    from objstore.core.objects import Fact
+    stub = vstore.get(vstore.refs.read("facts/user/bank/pin"), Fact)
+    assert is_lost_stub(stub) and stub.sources == (f"lost:{lost}",) and stub.version == 2
+    assert invoke("sealed", "list", "--json").json == []
+    invoke("remember", "user/bank/pin", "1111-kw")
+    assert invoke("get", "user/bank/pin").stdout == "1111-kw\n"

@@ -1,0 +1,42 @@
+"""``forget --match TEXT`` where TEXT is in a project path dropped the
+transcript's line from cache/imported-files, so ``mem scan TEXT`` said
+"found nowhere" and ``--scrub-sources`` "no transcript file holds it"
+while the file held it; a word only the forgotten text had dropped the line
+of a folder not holding TEXT too (tester test15 (B)).  The line is hidden
+(``sha256:`` of the path), never dropped: scan and --scrub-sources find
+the file again in the transcript folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects" / "-home-dev-acme-api"
+
+
+def test_a_forgotten_project_path_keeps_its_transcripts_findable(mem, tmp_path, store_path):
+    projects = tmp_path / "claude" / "projects"
+    for folder, name in (("-home-dev-zebrafinch-orchard-app", "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"),
+                         ("-home-dev-zebrafinch", "a3e1d7b0-1c2f-4b8a-9e55-7c6d0f9b2e33.jsonl")):
+        (projects / folder).mkdir(parents=True)
+        text = (SAMPLE / name).read_text().replace("/home/dev/acme-api", "/home/dev/zebrafinch-orchard/app")
+        (projects / folder / name).write_text(text)
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    mem("import", "claude-code", env=env)
+    ledger = store_path / "cache" / "imported-files"
+    assert len(ledger.read_text().split()) == 2
+    mem("forget", "--match", "zebrafinch-orchard", "--yes", env=env)
+    lines = ledger.read_text().split()
+    assert len(lines) == 2 and all(x.startswith("sha256:") for x in lines), lines   # hidden, both kept
+    assert "zebrafinch" not in ledger.read_text()
+    r = mem("scan", "zebrafinch-orchard", "--no-remotes", env=env, exit_code=1)
+    assert r.stdout.count("transcript ") == 2, r.stdout
+    r = mem("forget", "--match", "zebrafinch-orchard", "--scrub-sources", "--dry-run", env=env)
+    assert "would scrub 2 transcript files" in r.stdout, r.stdout
+    mem("forget", "--match", "zebrafinch-orchard", "--scrub-sources", "--yes", env=env)
+    for f in projects.rglob("*.jsonl"):
+        assert "zebrafinch-orchard" not in f.read_text()
+    # a later import of the same files does not list their paths in the clear again
+    mem("import", "claude-code", env=env)
+    assert "zebrafinch" not in ledger.read_text()
+    assert os.path.getsize(ledger) > 0
