@@ -11,7 +11,8 @@ from ``/proc/self/task`` every 20 ms: tantivy's indexing threads are
 ``thrd-tantivy-index*``; Python threads are given their ``threading`` name
 as their native name, ``py-<name>``, e.g. ``py-mem-index``, ``py-pack-deflate``,
 ``py-mem-parse-re``; a thread that lives less than a sample is left in
-"unattributed"), peak RSS, the turns index's bytes, shards and segments,
+"unattributed"), peak RSS, the peak of this process's and its children's
+RSS summed (sampled with the threads), the turns index's bytes, shards and segments,
 and the wall time the main thread spent blocked in ``IndexStream.wait``
 (what the import's publishes waited for the index; the last one is the
 tail after the last publish).  Linux only.
@@ -59,10 +60,15 @@ def main() -> None:
     store = open_store(a.store, create=True)
     base, seen, stop, me = _threads(), {}, threading.Event(), []
 
+    tree_peak = [0, 0]   # KB: the process's and its children's VmRSS summed, the children's alone
+
     def sample() -> None:
         me.append(str(threading.get_native_id()))
         while not stop.is_set():
             seen.update(_threads())
+            kids = sum(_rss_kb(pid) for pid in _children())
+            tree_peak[0] = max(tree_peak[0], _rss_kb("self") + kids)
+            tree_peak[1] = max(tree_peak[1], kids)
             stop.wait(0.02)
 
     th = threading.Thread(target=sample, daemon=True)
@@ -88,11 +94,37 @@ def main() -> None:
     print(f"wall {wall:.2f} s, process CPU {proc:.2f} s: main thread {main_cpu:.2f} s; parse worker "
           f"{ch.ru_utime + ch.ru_stime:.2f} s; turns {res.turns_added}; peak RSS "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"peak tree RSS (this process + its children, sampled): {tree_peak[0] / 1024:.0f} MB, "
+          f"the children's {tree_peak[1] / 1024:.0f} MB")
     print("other threads: " + ", ".join(f"{g} {c:.2f} s" for g, c in groups.most_common() if c >= 0.01)
           + f"; unattributed {rest:.2f} s")
     print(f"turns index: {size / 1e6:.1f} MB, {shards} shards, {segments} segments")
     print("main thread blocked on the index (wall s): "
           + ", ".join(f"{w:.2f}" for w in waits if w >= 0.005) + f"; total {sum(waits):.2f} s")
+
+
+def _children() -> list[str]:
+    """The pids of this process's children (the parse workers)."""
+    out: list[str] = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/children") as f:
+                out.extend(f.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _rss_kb(pid: str) -> int:
+    """VmRSS of ``pid`` in KB (0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def _name_threads() -> None:

@@ -53,6 +53,11 @@ LAYOUT_TURNS = 4096
 LAYOUT_PART = 10
 #: bytes of transcripts to read from which an import parses them in a child process (its start costs ~50 ms)
 PARALLEL_MIN_BYTES = 8 << 20
+#: bytes of transcripts to read from which an import (``workers`` None, two cores or more) parses them in
+#: two children (``ParseWorkers``, the files taken in turn) rather than one: below it the second child's
+#: start (~0.15 s of CPU) and the forecasts it loses at sessions that cross files cost more than it saves
+#: (docs/benchmarks.md, "Session 15 (branch imp15)")
+PARALLEL2_MIN_BYTES = 64 << 20
 #: bytes of transcripts to read in this process from which it decodes them with msgspec when
 #: installed (``transcript.enable_fast_json``: importing it costs ~15 ms; the parse worker always does)
 FAST_JSON_MIN_BYTES = 1 << 20
@@ -136,9 +141,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             (``objstore.capture.parseworker``) while this one stores what it
             has sent (the machine's second core); 2 or more, in that many
             children, the files taken in turn (``ParseWorkers``); 0 parses here; None (default)
-            uses the child when there are two cores and at least
-            :data:`PARALLEL_MIN_BYTES` to read.  The result is the same
-            either way; if the child dies, this process parses the rest.
+            uses one child when there are two cores and at least
+            :data:`PARALLEL_MIN_BYTES` to read, two from
+            :data:`PARALLEL2_MIN_BYTES`.  The result is the same
+            either way; if a child dies, this process parses the rest.
     Returns:
         :class:`ImportResult`.
     Raises:
@@ -401,15 +407,20 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
 
 def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str,
                   registry: dict[str, str] | None = None) -> ParseWorker | ParseWorkers | None:
-    """A :class:`ParseWorker` for ``to_read``, or None: ``workers`` 0, one core,
-    less than :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the
-    child cannot be started (then this process parses)."""
+    """A :class:`ParseWorker` for ``to_read`` (``workers`` 1), :class:`ParseWorkers`
+    (``workers`` 2 or more), or None: ``workers`` 0, one core, less than
+    :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the child cannot
+    be started (then this process parses).  ``workers`` None is 1, or 2 from
+    :data:`PARALLEL2_MIN_BYTES` to read."""
     if workers == 0 or not to_read or not sys.executable or (workers is None and (os.cpu_count() or 1) < 2):
         return None
-    if workers is None and _bytes_of(to_read) < PARALLEL_MIN_BYTES:
-        return None
+    if workers is None:
+        size = _bytes_of(to_read)
+        if size < PARALLEL_MIN_BYTES:
+            return None
+        workers = 2 if size >= PARALLEL2_MIN_BYTES else 1
     try:
-        if workers is not None and workers > 1:
+        if workers > 1:
             return ParseWorkers(reader.__name__, to_read, harness, registry, workers)
         return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:

@@ -17,7 +17,7 @@ from tests.conftest import gen_corpus
 
 from objstore import open_store
 from objstore.capture import importer
-from objstore.capture.parseworker import ParseWorker, WorkerFailed
+from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.memory.forget import scan_store
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
@@ -39,7 +39,7 @@ def corpus(tmp_path_factory) -> Path:
     return out
 
 
-def _import(root: Path, corpus: Path, workers: int):
+def _import(root: Path, corpus: Path, workers: int | None):
     store = open_store(root, create=True)
     try:
         r = importer.import_transcripts(store, "claude-code", [corpus], workers=workers)
@@ -100,6 +100,38 @@ def test_a_worker_killed_mid_import_leaves_the_rest_to_this_process(corpus, tmp_
     assert len(started) == workers and all(w._proc.poll() is not None for w in started)
     assert refs_child == refs_here
     assert _summary(child) == _summary(here)
+
+
+def test_the_default_takes_two_children_from_parallel2_min_bytes(corpus, tmp_path, monkeypatch):
+    """``workers`` None: no child below PARALLEL_MIN_BYTES, one below
+    PARALLEL2_MIN_BYTES, two from it (both thresholds lowered here to the
+    corpus's size, so the real files cross them); the store is the same."""
+    from objstore.capture import claude_code
+    monkeypatch.setattr(importer.os, "cpu_count", lambda: 2)
+    files = sorted(claude_code.discover([corpus]))
+    size = importer._bytes_of(files)
+    assert size > 1000
+    chosen = []
+    for low, two in ((size + 1, size + 2), (size, size + 1), (size - 1, size)):
+        monkeypatch.setattr(importer, "PARALLEL_MIN_BYTES", low)
+        monkeypatch.setattr(importer, "PARALLEL2_MIN_BYTES", two)
+        w = importer._start_worker(claude_code, files, None, "claude-code")
+        chosen.append(type(w).__name__)
+        if w is not None:
+            w.close()
+    assert chosen == ["NoneType", "ParseWorker", "ParseWorkers"]
+    started: list[int] = []
+    real_init = ParseWorkers.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        started.append(len(self._workers))
+
+    monkeypatch.setattr(ParseWorkers, "__init__", init)
+    here, refs_here = _import(tmp_path / "here", corpus, 0)
+    default, refs_default = _import(tmp_path / "default", corpus, None)   # the last thresholds
+    assert started == [2]
+    assert refs_default == refs_here and _summary(default) == _summary(here)
 
 
 def test_worker_reports_its_end(tmp_path):
