@@ -136,7 +136,8 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
             with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
                 os.fsync(f.fileno())
         res.packs_received += 1
-        res.objects_received += len(ids)
+        # objects this store did not hold: a bundle a `push --repair` rewrote holds the ones it has
+        res.objects_received += sum(1 for o in ids if not store.has(o))
         prep.packs.append((name, checksum, ids, doomed))
     prep.seen = seen
     if progress:
