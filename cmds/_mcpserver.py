@@ -24,7 +24,9 @@ import time
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, TextContent
+from pydantic import ValidationError
 
 from objstore import (AuthError, Caller, ConfirmTokens, KeyRing, Limits, MemError, MemoryTools, RateLimited,
                       RateLimiter, WRITING_TOOLS, check_arguments, query_digest, tools_for)
@@ -57,25 +59,72 @@ def _error_text(e: MemError) -> str:
     return f"{_CODES.get(type(e).__name__, 'error')}: {e.message}" + (f" (hint: {hint})" if hint else "")
 
 
+def _error(text: str) -> CallToolResult:
+    """A tool error result whose text is ``text`` as it is: returned, not
+    raised, since the SDK puts ``Error executing tool <name>: `` before the
+    text of a raised ``ToolError`` and the text must start with its code."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _expected(prop: dict) -> str:
+    """What a JSON-schema property of a tool's input takes, in words."""
+    if "anyOf" in prop:
+        kinds = [_expected(p) for p in prop["anyOf"] if p.get("type") != "null"]
+        return " or ".join(k for k in dict.fromkeys(kinds) if k)
+    if "enum" in prop:
+        return "one of " + ", ".join(map(repr, prop["enum"]))
+    if "const" in prop:
+        return repr(prop["const"])
+    t = prop.get("type")
+    if t == "object" and "enum" in (prop.get("propertyNames") or {}):
+        inner = _expected(prop.get("additionalProperties") or {})
+        return (f"an object whose keys are {', '.join(prop['propertyNames']['enum'])}"
+                + (f", each {inner}" if inner != "a value of its type" else ""))
+    if t == "array":
+        inner = _expected(prop.get("items") or {})
+        return "a list" + (f" of {inner.split(' ', 1)[-1]}s" if inner.startswith(("a ", "an ")) else "")
+    return {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+            "object": "an object"}.get(t, "a value of its type")
+
+
+def _validation_text(e: ValidationError, schema: dict) -> str:
+    """``bad_input: …`` naming each argument that failed the tool's input
+    schema and what it takes; never a value (pydantic's own text quotes the
+    input and links to errors.pydantic.dev)."""
+    props = schema.get("properties") or {}
+    missing, wrong = [], []
+    for err in e.errors():
+        name = str(err["loc"][0]) if err.get("loc") else "?"
+        (missing if err.get("type") == "missing" else wrong).append(name)
+    parts = [f"missing argument {n!r}" for n in dict.fromkeys(missing)]
+    parts += [f"argument {n!r} must be {_expected(props.get(n) or {})}" for n in dict.fromkeys(wrong)
+              if n not in missing]
+    return "bad_input: " + "; ".join(parts)
+
+
 class Runner:
     """Runs one tool call for the caller of the current request."""
 
     def __init__(self, tools: MemoryTools, limits: Limits, caller: Caller | None, parse_time) -> None:
         self.tools, self.limits, self.caller, self.parse_time = tools, limits, caller, parse_time
 
-    def caller_of(self, ctx: Context | None) -> Caller:
+    def caller_of(self, ctx: Context | None) -> Caller | None:
+        """The caller of this process (stdio) or of the request (HTTP: set
+        by :class:`Gate`); None when there is none."""
         if self.caller is not None:
             return self.caller
         req = getattr(ctx.request_context, "request", None) if ctx is not None else None
         c = getattr(getattr(req, "state", None), "mem_caller", None) if req is not None else None
-        if c is None:  # the gate always sets it; never serve without a caller
-            raise ToolError("forbidden: no authenticated caller")
         return c
 
-    def run(self, ctx: Context | None, name: str, args: dict[str, Any]) -> dict:
+    def run(self, ctx: Context | None, name: str, args: dict[str, Any]) -> dict | CallToolResult:
+        """The tool's result, or an error result (:func:`_error`) whose text
+        starts with its code (``not_found: …``)."""
         t0 = time.perf_counter()
         args = {k: v for k, v in args.items() if v is not None}
         caller = self.caller_of(ctx)
+        if caller is None:  # the gate always sets it; never serve without a caller
+            return _error("forbidden: no authenticated caller")
         rec: dict[str, Any] = {"tool": name, "caller": caller.name, "args": sorted(args)}
         for q in _QUERY_ARGS:
             if q in args:
@@ -89,7 +138,7 @@ class Runner:
             return out
         except MemError as e:
             rec["outcome"] = _CODES.get(type(e).__name__, "error")
-            raise ToolError(_error_text(e)) from None
+            return _error(_error_text(e))
         finally:
             rec["ms"] = round((time.perf_counter() - t0) * 1000, 2)
             _log(rec)
@@ -110,10 +159,15 @@ class ArgumentGate:
     echoed back in a validation message.  A call of a tool the caller's role
     is not served (an agent calling ``pin``) gets the refusal of
     :meth:`MemoryTools.check_allowed` (``refused: the MCP tool pin is a
-    person's decision …``), not the SDK's "unknown tool"."""
+    person's decision …``), not the SDK's "unknown tool".  Then it checks
+    the arguments against the tool's input schema itself, so a missing or
+    wrong-typed argument gets ``bad_input: missing argument 'key'`` rather
+    than the SDK's ``Error executing tool get: 1 validation error …``; an
+    unknown tool gets ``not_found: …``."""
 
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
+        self.tools: dict[str, Tool] = {}   # the server's tools, set by build_server
 
     async def __call__(self, ctx, call_next):
         if ctx.method == "tools/call" and isinstance(ctx.params, dict):
@@ -132,15 +186,35 @@ class ArgumentGate:
                 _log({"tool": name, "caller": c.name if c else "?",
                       "args": sorted(map(str, args)) if isinstance(args, dict) else [], "outcome": code})
                 text = _error_text(e) if step == "role" else f"{code}: {e.message}"
-                return {"content": [{"type": "text", "text": text}], "isError": True}
+                return _error(text)
+            text = self._check_schema(name, args)
+            if text:
+                _log({"tool": name if isinstance(name, str) and text.startswith("bad_input") else "?",
+                      "caller": c.name if c else "?",
+                      "args": sorted(map(str, args)) if isinstance(args, dict) else [],
+                      "outcome": text.split(":", 1)[0]})
+                return _error(text)
         return await call_next(ctx)
+
+    def _check_schema(self, name, args) -> str:
+        """The error text of a call of an unknown tool or with arguments its
+        input schema refuses; ``""`` when the call may run."""
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        if tool is None:  # (the name is not echoed: it is the caller's text)
+            return f"not_found: no such tool on this server (its tools: {', '.join(sorted(self.tools))})"
+        if not isinstance(args, dict):
+            return "bad_input: arguments must be an object"
+        try:
+            tool.fn_metadata.validate_arguments(args)
+        except ValidationError as e:
+            return _validation_text(e, tool.parameters)
+        return ""
 
 
 def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
     """An :class:`MCPServer` serving the tools ``names`` through ``runner``."""
     from importlib.metadata import version
-    server = MCPServer("mem", instructions=INSTRUCTIONS, version=version("memvcs"), log_level="WARNING",
-                       middleware=[ArgumentGate(runner)])
+    gate = ArgumentGate(runner)
     r = runner
 
     def recall(queries: list[str] | str, project: str | None = None, all_projects: bool = False,
@@ -252,9 +326,9 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
     fns = {f.__name__: f for f in (recall, get, log, search, context, remember, forget, forget_matching,
                                    seal, pin, reinforce, queue_list, queue_accept, queue_reject, list_sealed,
                                    memory, promote)}
-    for n in names:
-        server.add_tool(fns[n], name=n)
-    return server
+    gate.tools = {n: Tool.from_function(fns[n], name=n) for n in names}
+    return MCPServer("mem", instructions=INSTRUCTIONS, version=version("memvcs"), log_level="WARNING",
+                     middleware=[gate], tools=list(gate.tools.values()))
 
 
 def make_tools(store, projects) -> MemoryTools:

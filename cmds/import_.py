@@ -23,6 +23,12 @@ def transcript_roots() -> list[str]:
     return [p for h in ("claude-code", "codex") for p in default_paths(h)]
 
 
+#: what a folder given to ``mem import HARNESS`` is searched for (the names the harness gives its
+#: transcripts: objstore.capture.claude_code.discover / codex.discover); a file named directly is read
+#: whatever its name
+_FOLDER_FILES = {"claude-code": "*.jsonl files", "codex": "rollout-*.jsonl files (the names Codex gives them)"}
+
+
 @click.command("import")
 @click.argument("harness", type=click.Choice(["claude-code", "codex", "jsonl", "markdown", "codex-memory", "claude-memory"]))
 @click.argument("paths", nargs=-1, type=ExistingPath())
@@ -41,7 +47,9 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     PATHS are transcript files or folders: for claude-code a whole
     ~/.claude/projects tree (the default), one project folder or single
     .jsonl files, subagent transcripts included in all three layouts; for
-    codex the rollout files under ~/.codex/sessions (the default); for
+    codex the rollout files under ~/.codex/sessions (the default; a folder
+    is searched for Codex's names, rollout-*.jsonl, and a file named
+    directly is read whatever its name); for
     jsonl the files 'mem export' wrote (ids are checked, so the histories
     come back exactly; a ref the store already has elsewhere is kept).
     Importing the same files again adds nothing, and a transcript unchanged
@@ -148,7 +156,9 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
             click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
                        f"(mem fsck --repair's placeholders); {refill_summary(r.gaps_refilled, r.gaps_verified)}")
         if r.files == 0 and r.files_skipped == 0 and not (given and r.files_other):
-            click.echo(f"hint: no {harness} transcripts found under {_shown_paths(paths)}", err=True)
+            click.echo(f"hint: no {harness} transcripts found under {_shown_paths(paths)}: "
+                       f"a folder is searched for {_FOLDER_FILES.get(harness, 'transcript files')} only; "
+                       "name a file to import it whatever its name", err=True)
         if r.secrets_redacted:
             click.echo(f"redacted {plural(r.secrets_redacted, 'credential')} before storing", err=True)
         if r.paths_refused:
@@ -170,7 +180,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                 + (" or more" if r.files_other >= 1000 else "") + f", none named as one ({'rollout-*.jsonl' if harness == 'codex' else '*.jsonl'})")
         raise InvalidInput(f"nothing given is a {harness} transcript: {what}, nothing stored",
                            hint=f"give {harness} transcript files or their folders"
-                                + (f" (default {default_paths(harness)[0]})" if default_paths(harness) else ""))
+                                + (f" (default {default_paths(harness)[0]})" if default_paths(harness) else "")
+                                + "; name a file to import it whatever its name")
 
 
 def _shown_paths(paths) -> str:

@@ -16,7 +16,9 @@ def command(name, as_json, store):
     from this store's objects, packs and index.  A key written on both
     machines keeps both versions; the supersession rule picks the same
     current value on every machine; a lower-trust value that challenges a
-    user_stated one goes to the review queue.
+    user_stated one goes to the review queue.  "received N objects" counts
+    the objects this store did not hold (a bundle 'mem push --repair'
+    rewrote elsewhere is read again, and adds nothing new).
 
     \b
     Examples:

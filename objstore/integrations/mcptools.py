@@ -31,7 +31,7 @@ from objstore.integrations.access import ADMIN_TOOLS, CONFIRM_TOOLS, Caller, Con
 from objstore.memory.caller import person_only
 from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
-from objstore.memory.facts import current, current_of, remember, versions
+from objstore.memory.facts import check_text, current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
 from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
@@ -283,6 +283,7 @@ class MemoryTools:
             raise Refused(f"{key} is outside this key's namespaces ({', '.join(caller.namespaces)})")
         if not isinstance(value, str):
             raise InvalidInput("value must be text")
+        check_text(value, "value")    # named as the caller knows it (remember would say "body")
         pairs = self._edge_pairs(caller, edges)
         r = remember(self.store, key, value, kind=kind, trust=caller.trust, valid_from=valid_from,
                      expect=expect, owner=caller.name, command=f"mcp remember ({caller.name})",
@@ -425,6 +426,8 @@ class MemoryTools:
         """Accept a proposal (optionally edited): written user_stated; a
         memory-file edit is applied to its file."""
         it = self._queue_item(caller, item)
+        if value is not None:
+            check_text(value, "value")
         d = accept_item(self.store, it.id, body=value)
         return {"item": d.item.id, "action": d.action, "key": d.item.item.key, "id": d.version,
                 "version": d.version_number, "written": d.written,

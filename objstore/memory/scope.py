@@ -364,7 +364,11 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     repeats (rules in the module doc).  ``override`` replaces the working
     directory's project.  ``store_root``: the store whose project registry
     names it (None: names as a store with an empty registry would give
-    them).  ``()`` when there is no project.  An identity a damaged
+    them).  ``()`` when there is no project, and for a ``cwd`` holding a
+    credential (``objstore.core.redact.path_holds_credential``, checked
+    for a directory the registry does not name): such a directory is never
+    registered (:func:`register_project`), its turns carry no project, and
+    no message may name it.  An identity a damaged
     registry does not name goes by its qualified name only."""
     if override is not None:
         name = clean_name(override)
@@ -374,6 +378,10 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
         return ()
     r = read_registry(store_root)
     reg = r.projects
+    if ident.id not in reg:         # (a registered one passed this rule: no rules compiled on that path)
+        from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
+        if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
+            return ()               # the one path rule, as register_project
     name = name_in(ident, reg, bool(r.damage))
     if r.damage and ident.id not in reg:
         return (name,)
