@@ -87,6 +87,12 @@ def _expected(prop: dict) -> str:
             "object": "an object"}.get(t, "a value of its type")
 
 
+def _types(prop: dict) -> set[str]:
+    """The JSON types a JSON-schema property of a tool's input names."""
+    return {prop["type"]} if isinstance(prop.get("type"), str) else \
+        {t for p in prop.get("anyOf") or () for t in _types(p)}
+
+
 def _validation_text(e: ValidationError, schema: dict) -> str:
     """``bad_input: …`` naming each argument that failed the tool's input
     schema and what it takes; never a value (pydantic's own text quotes the
@@ -204,6 +210,11 @@ class ArgumentGate:
             return f"not_found: no such tool on this server (its tools: {', '.join(sorted(self.tools))})"
         if not isinstance(args, dict):
             return "bad_input: arguments must be an object"
+        props = (tool.parameters or {}).get("properties") or {}
+        flags = [n for n, v in args.items() if isinstance(v, bool) and n in props
+                 and "boolean" not in _types(props[n])]
+        if flags:  # (pydantic takes true as the integer 1)
+            return "bad_input: " + "; ".join(f"argument {n!r} must be {_expected(props[n])}" for n in flags)
         try:
             tool.fn_metadata.validate_arguments(args)
         except ValidationError as e:

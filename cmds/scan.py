@@ -101,7 +101,8 @@ def _next_step(hits, keys: list[str]) -> str:
     local = [h for h in hits if not h.place.startswith("remote ")]
     out = f"found in {plural(len(hits), 'place')}"
     if local:
-        out += "; 'mem forget --match TEXT' removes it from the store, --scrub-sources from the transcripts and the shell history"
+        out += ("; 'mem forget --match TEXT' removes it from the store" + (" where a value or a turn holds it" if keys else "")
+                + ", --scrub-sources from the transcripts and the shell history")
     if keys:
         out += (f"; the name of {plural(len(keys), 'key')} holds it ("
                 + ", ".join(safe(k) for k in keys[:5]) + (", …" if len(keys) > 5 else "")

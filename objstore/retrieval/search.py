@@ -32,9 +32,9 @@ def check_searchable(queries: Sequence[str]) -> None:
     :func:`searchable`: the one rule of ``search`` and ``recall`` (a query of
     punctuation alone is a mistake to report, not a search with no hits)."""
     if not any(searchable(q) for q in queries):
-        raise InvalidInput(f"no searchable word in {queries[0]!r}" if len(queries) == 1
-                           else "no searchable word in any query",
-                           hint="a query needs at least one letter or digit")
+        raise InvalidInput("no searchable word in the query" if len(queries) == 1  # (never echoed: it
+                           else "no searchable word in any query",             # may be long, or a secret)
+                           hint="a query needs at least one letter or digit, in a word of at most 64 bytes")
 
 
 class SearchResult(Frozen):

@@ -17,6 +17,7 @@ def test_forget_match_and_scan_name_the_key_holding_the_text(invoke):
     assert invoke("get", "project/zebrafish/db").stdout == "postgres\n"
     r = invoke("scan", "zebrafish", exit_code=1)
     assert "the name of 1 key holds it (project/zebrafish/db): 'mem forget KEY'" in r.stderr, r.stderr
+    assert "removes it from the store where a value or a turn holds it" in r.stderr, r.stderr  # (not from a key's name)
     invoke("forget", "project/zebrafish/db", "--yes")
     assert "keys_naming" not in invoke("scan", "zebrafish", "--json", exit_code=None).stdout
     r = invoke("forget", "--match", "zebrafish", "--dry-run")

@@ -27,6 +27,8 @@ CASES = [
     ("get", {"key": 5}, "bad_input", "argument 'key' must be a string"),
     ("recall", {"queries": 5}, "bad_input", "argument 'queries' must be a list of strings or a string"),
     ("recall", {"queries": "x", "limit": "many"}, "bad_input", "argument 'limit' must be an integer"),
+    ("recall", {"queries": "x", "limit": True}, "bad_input", "argument 'limit' must be an integer"),
+    ("search", {"query": "q" * 5000}, "bad_input", "no searchable word in the query"),  # a 5,000-byte word
     ("remember", {"key": "user/a", "value": "v", "kind": "weird"}, "bad_input", "argument 'kind' must be one of"),
     ("remember", {"value": 3}, "bad_input", "missing argument 'key'; argument 'value' must be a string"),
     ("remember", {"key": "user/a", "value": "x" * 100_001}, "bad_input", "value is longer than 100000"),
@@ -43,6 +45,7 @@ def _check(name: str, args: dict, res, code: str, words: str) -> None:
     assert words in text, (name, text)
     assert "Error executing" not in text and "pydantic" not in text and "input_value" not in text, text
     assert GH_TOKEN not in text
+    assert "q" * 100 not in text and len(text) < 2000, text   # what was sent is never echoed back
 
 
 def test_stdio_tool_errors_start_with_their_code(store_path):
