@@ -181,8 +181,12 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
             if not as_json:
                 _preview(plan, dry_run, store)
             if dry_run:
+                hits = _source_hits(store, match) if scrub_sources and match is not None else None
                 if as_json:
-                    emit_json({"dry_run": True, **_plan_json(plan)})
+                    emit_json({"dry_run": True, **_plan_json(plan),
+                               **({"sources": [str(h.path) for h, _p in hits]} if hits is not None else {})})
+                elif hits is not None:
+                    _say_would_scrub("and then", hits)
                 return
             if not yes:
                 confirm_or_exit("forget these for good?")
@@ -240,6 +244,16 @@ def _say_keys_naming(keys: list[str]) -> None:
                    f"never a key's name; 'mem forget KEY' forgets a key whole", err=True)
 
 
+def _say_would_scrub(lead: str, hits) -> None:
+    """The files ``--scrub-sources --dry-run`` would scrub (``hits`` of
+    ``_source_hits``), one line each, after ``lead``."""
+    nh = sum(1 for _h, plain in hits if plain)
+    click.echo(f"{lead} would scrub {plural(len(hits) - nh, 'transcript file')}"
+               + (f" and {plural(nh, 'shell history file')}" if nh else ""))
+    for h, plain in hits:
+        click.echo(safe(f"  {'shell history ' if plain else ''}{h.path}: {plural(h.lines, 'line')}"))
+
+
 def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> None:
     """Nothing in the store holds MATCH: scrub only the transcript files."""
     from objstore import forgotten_at
@@ -250,11 +264,7 @@ def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> N
         if as_json:
             emit_json({"dry_run": True, "forgotten_at": when, "sources": [str(h.path) for h, _p in hits]})
             return
-        nh = sum(1 for _h, plain in hits if plain)
-        click.echo(f"{what}; would scrub {plural(len(hits) - nh, 'transcript file')}"
-                   + (f" and {plural(nh, 'shell history file')}" if nh else ""))
-        for h, plain in hits:
-            click.echo(safe(f"  {'shell history ' if plain else ''}{h.path}: {plural(h.lines, 'line')}"))
+        _say_would_scrub(what + ";", hits)
         return
     click.echo(f"{what}; scrubbing the transcript and shell history files", err=as_json)
     done = _scrub_sources(store, match, yes, quiet_stdout=as_json)

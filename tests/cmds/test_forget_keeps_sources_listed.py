@@ -40,3 +40,22 @@ def test_a_forgotten_project_path_keeps_its_transcripts_findable(mem, tmp_path, 
     mem("import", "claude-code", env=env)
     assert "zebrafinch" not in ledger.read_text()
     assert os.path.getsize(ledger) > 0
+
+
+def test_scrub_sources_dry_run_lists_the_files_when_the_store_holds_the_text_too(mem, tmp_path, store_path):
+    """``--scrub-sources --dry-run`` lists the transcript files it would
+    scrub also when the store still holds the text (final tester D5: the
+    files were listed only when nothing was left in the store)."""
+    projects = tmp_path / "claude" / "projects"
+    name = "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"
+    (projects / "-home-dev-acme-api").mkdir(parents=True)
+    (projects / "-home-dev-acme-api" / name).write_text((SAMPLE / name).read_text())
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    mem("import", "claude-code", env=env)
+    word = "acme-api"
+    r = mem("forget", "--match", word, "--scrub-sources", "--dry-run", env=env)
+    assert "would forget" in r.stdout and "and then would scrub 1 transcript file" in r.stdout, r.stdout
+    assert name in r.stdout, r.stdout
+    j = mem("forget", "--match", word, "--scrub-sources", "--dry-run", "--json", env=env).json
+    assert [Path(p).name for p in j["sources"]] == [name]
+    assert word in (projects / "-home-dev-acme-api" / name).read_text()   # a dry run changes nothing
