@@ -415,6 +415,8 @@ class TurnAppender:
             self.secrets_redacted += n
         harness = harness or self.harness
         cwd, project = ct.cwd, ct.project
+        if (cwd or project) and sid in flt.rules:   # a --match forget empties a cwd/project holding its text
+            cwd, project = ("" if v and redact_matches(v, flt.rules[sid])[1] else v for v in (cwd, project))
         if (cwd or project) and self._path_refused(cwd, project):
             cwd = project = ""              # a credential in the path: written nowhere (counted)
         seq = st.next_seq

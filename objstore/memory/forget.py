@@ -309,7 +309,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
                        now, reason)
-        if plan.match:
+    if plan.match:   # the session's later turns: the text, and a cwd/project holding it (plan.meta) too
+        for sid in dict.fromkeys((*plan.turns, *plan.meta)):
             _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
                        f"match:{len(plan.match)}")
     doomed: set[str] = set()

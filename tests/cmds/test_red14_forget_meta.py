@@ -91,3 +91,26 @@ def test_forget_match_after_the_session_went_scrubs_the_ledgers_that_still_name_
     assert "scrubbed" in r.stdout and "cache/imported-files" in r.stdout, r.stdout
     assert files_holding(store_path, WORD) == []
     assert "nothing matches" in mem("forget", "--match", WORD, "--yes").stdout
+
+
+def test_a_session_forget_match_touched_only_by_its_cwd_keeps_it_out_of_later_turns(tmp_path, mem, store_path):
+    """The session goes on after ``forget --match`` took TEXT out of its
+    turns' cwd (their text never held it): the next import stores the new
+    turns without that cwd and with ``[forgotten]`` for TEXT in their text
+    (final tester D1: the later turn came back with the cwd and the text)."""
+    cwd = f"/home/dev/{WORD}-orchard/app"
+    sid = "5d1e6f0a-0000-4000-8000-00000000e011"
+    t = tmp_path / "cc" / "-home-dev-x" / f"{sid}.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
+                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    mem("import", "claude-code", str(tmp_path / "cc"))
+    r = mem("forget", "--match", f"{WORD}-orchard", "--yes")
+    assert "working directory or project name" in r.stdout, r.stdout
+    with t.open("ab") as f:   # the session goes on
+        f.write(line(user("u2", f"is {WORD.title()}-Orchard deployed yet", sid, cwd=cwd)))
+    mem("import", "claude-code", str(tmp_path / "cc"))
+    fields = [f for f in _turn_fields(store_path) if f[0] == sid]
+    assert len(fields) == 3, fields
+    assert not [f for f in fields if WORD in f[1].lower() or WORD in f[2] or WORD in f[3]], fields
+    assert "is [forgotten] deployed yet" in [f[1] for f in fields]
