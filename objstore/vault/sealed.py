@@ -672,8 +672,21 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
             old = store.refs.read(ref)  # None, or a chain of emptied versions only (replaced)
             parent = None
             new_chain: list[Version] = []
+            old_chain = list(walk(store, old)) if old else []
+            emptied = {v.fact.version: v.fact for v in old_chain if v.fact.forgotten}
+            now = now_ms()
             for s in oldest_first:
                 m = s.sealed
+                # a version a forget emptied was not sealed (a gap in the sealed chain): it keeps its place as
+                # a forgotten placeholder, so the numbering is unchanged (the root stays v1, fsck; KEY@vN)
+                for n in range((new_chain[0].fact.version if new_chain else 0) + 1, m.version):
+                    g = emptied.get(n)
+                    g = g.replace(parent=parent) if g is not None else Fact(
+                        key=key, kind=m.kind, body="", version=n, parent=parent, valid_from=m.valid_from,
+                        recorded_at=m.recorded_at, trust=m.trust, sensitivity="private", owner=m.owner,
+                        forgotten=now)
+                    parent = store.put(g)
+                    new_chain.insert(0, Version(parent, g))
                 if s.id in texts:
                     f = Fact(key=key, kind=m.kind, body=texts[s.id], version=m.version, parent=parent,
                              valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
@@ -683,7 +696,6 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
                 parent = store.put(f)
                 new_chain.insert(0, Version(parent, f))
                 res.restored.append((parent, m.version))
-            old_chain = list(walk(store, old)) if old else []
             res.index_error = commit_version(store, key, old, parent, old_chain=old_chain, new_chain=new_chain,
                                              command="unseal")
         res.dropped = _drop_sealed(store, key, chain)
