@@ -286,7 +286,7 @@ class Pack(PackChecks):
         o = self._pos_off + w * i
         p = int.from_bytes(mm[o:o + w], "big")
         firsts = self._firsts
-        if firsts is None:  # B numbers (4 bytes a block of ~64 KiB of frames), read on the first lookup
+        if firsts is None:  # B numbers (4 bytes a block of ~BLOCK_BYTES of frames), read on the first lookup
             firsts = self._firsts = int_table(mm, "I", self._bfirst_off, self._nblocks)
         b = bisect.bisect_right(firsts, p) - 1  # the last block whose first body position is not after p
         if b < 0 or p >= self.count:

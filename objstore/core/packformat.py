@@ -16,7 +16,7 @@ compressed with that dictionary as zlib's preset dictionary (RFC 1950
 §2.2, ``deflateSetDictionary``); the index has the same layout with
 version 2.  Version 3 has the same header and dictionary, but an entry is
 a *block*: the raw DEFLATE stream (with the dictionary) of ``u32 K``, K ``u32`` frame lengths and K frames
-back to back, closed once its frames hold BLOCK_BYTES (64 KiB); its index
+back to back, closed once its frames hold BLOCK_BYTES (128 KiB; 64 KiB before session 16); its index
 gives each object, after the ids, its block number (``u32``) and its
 position in the block (``u16``), then the number of blocks B and the
 blocks' offsets (``u64``) and entry lengths (``u32``).  A read
@@ -199,11 +199,15 @@ READ_VERSIONS = (1, 2, 3, 4, 5)
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
 DEFLATE_LEVEL = 4
 DEFLATE_MEMLEVEL = 6
-#: version 3: a block is closed once its frames hold BLOCK_BYTES (or it holds
-#: BLOCK_OBJECTS frames), and compressed at this level and memLevel (the bench
-#: corpus: 12.8 MB in 0.95 s of CPU, against 18.0 MB in 1.3 s per object in
-#: version 2; docs/benchmarks.md, Session 7)
-BLOCK_BYTES = 64 * 1024
+#: versions 3-5: the writer closes a block once its frames hold BLOCK_BYTES
+#: (or it holds BLOCK_OBJECTS frames), and compresses it at this level and
+#: memLevel (the bench corpus: 12.8 MB in 0.95 s of CPU, against 18.0 MB in
+#: 1.3 s per object in version 2; docs/benchmarks.md, Session 7).  The
+#: readers take any block size: 64 KiB up to session 15, 128 KiB since
+#: (−0.21 MB of the corpus's 12.7 MB of packs, no more writer CPU, a random
+#: read inflating twice as much; level 8 would take 0.08 MB more for +0.5 s
+#: of writer CPU: docs/benchmarks.md, Sessions 15, 16)
+BLOCK_BYTES = 128 * 1024
 BLOCK_OBJECTS = 0xFFFF
 BLOCK_LEVEL = 6
 BLOCK_MEMLEVEL = 8
@@ -215,7 +219,7 @@ BLOCK_MEMLEVEL = 8
 #: "Packs"): a turn's parent is most often the turn before it.
 PARENT_MARK = b"\x66parent\x58\x20"
 #: version 3: a pack keeps the frames of the last this many blocks it read
-#: (at most 64 KiB each, plus one frame larger than that; dropped by
+#: (at most BLOCK_BYTES each, plus one frame larger than that; dropped by
 #: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
 BLOCK_CACHE = 4
 #: versions 2 and 3: the dictionary is taken from the first frames of a pack, up to

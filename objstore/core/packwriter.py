@@ -36,7 +36,7 @@ assert array("H").itemsize == 2 and array("I").itemsize == 4 and array("Q").item
 _SWAP = sys.byteorder == "little"  # arrays are native-endian, the files big-endian
 _BUF = 1 << 20
 #: version 3: blocks are compressed in a thread of the writer's own, at most
-#: INFLIGHT_BLOCKS (each ≤ 64 KiB of frames) ahead of the file, so that an
+#: INFLIGHT_BLOCKS (each ≤ BLOCK_BYTES of frames) ahead of the file, so that an
 #: import's main thread only collects frames (zlib releases the GIL)
 DEFLATE_THREAD = True
 INFLIGHT_BLOCKS = 2
@@ -173,7 +173,7 @@ class PackWriter:
         pack_dir: ``<store>/objects/pack``; created if missing.
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
-            versions 3, 4: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
+            versions 3-5: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
         version: the pack format to write (default PACK_VERSION, 5: the
             pack of version 4 with the smaller index; 4: raw
             DEFLATE blocks of up to BLOCK_BYTES of frames with the pack's

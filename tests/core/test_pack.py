@@ -681,6 +681,14 @@ def _turns(n: int, width: int = 1) -> list[bytes]:
                         project="acme", source=f"cc:{i}", parent=None)) for i in range(n)]
 
 
+def _fill(blocks: float, width: int = 3) -> int:
+    """How many frames of :func:`_chain` at ``width`` fill about ``blocks``
+    blocks of the writer's BLOCK_BYTES (~340 bytes a frame at width 3): the
+    tests of blocks follow the block size the writer closes at."""
+    from objstore.core.pack import BLOCK_BYTES
+    return int(blocks * BLOCK_BYTES * 50 / sum(map(len, _chain(50, width))))
+
+
 def test_v2_layout_dictionary_and_entries(pack_dir):
     """A version-2 pack: header version 2, the dictionary's length and bytes
     at offset 12, then one length-prefixed raw DEFLATE stream per object
@@ -876,14 +884,15 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
     bytes) gives each object its block's number (u32) and its position in
     it (u16), then B and the B blocks' offsets (u64) and lengths (u32)."""
     from objstore.core.pack import BLOCK_BYTES, HEADER_LEN, U32
-    frames = _turns(900, width=3)
+    n = _fill(4.7)  # four blocks and part of a fifth
+    frames = _turns(n, width=3)
     info = write_pack(pack_dir, frames, version=3)
     ix = info.idx_path.read_bytes()
-    nb = struct.unpack_from(">I", ix, 1036 + 38 * 900)[0]
-    assert info.idx_size == len(ix) == idx_size(900, 3, nb) == 1104 + 38 * 900 + 12 * nb
+    nb = struct.unpack_from(">I", ix, 1036 + 38 * n)[0]
+    assert info.idx_size == len(ix) == idx_size(n, 3, nb) == 1104 + 38 * n + 12 * nb
     assert ix[:8] == IDX_MAGIC + b"\x00\x00\x00\x03"
     data = info.pack_path.read_bytes()
-    assert data[:12] == PACK_MAGIC + b"\x00\x00\x00\x03" + (900).to_bytes(4, "big")
+    assert data[:12] == PACK_MAGIC + b"\x00\x00\x00\x03" + (n).to_bytes(4, "big")
     d = U32.unpack_from(data, HEADER_LEN)[0]
     assert 4096 <= d <= 32 * 1024
     got, where = [], {}
@@ -903,7 +912,7 @@ def test_v3_layout_dictionary_and_blocks(pack_dir):
         assert pos == len(content)
         assert sum(lens) - lens[-1] < BLOCK_BYTES  # a block closes once it holds BLOCK_BYTES
     assert got == frames  # write order kept
-    n = 900
+    n = len(frames)
     table = 1040 + 38 * n
     for i in range(n):
         oid = ix[1036 + 32 * i:1068 + 32 * i].hex()
@@ -946,7 +955,7 @@ def test_v3_damage_stays_in_its_block(pack_dir, version):
     about the damaged one on: every object of every other block still
     reads, verify names each lost object, and the objects of the block
     before the damage still read."""
-    frames = _chain(900, width=3)
+    frames = _chain(_fill(4.7), width=3)
     info = write_pack(pack_dir, frames, version=version)
     blocks = _blocks(info.pack_path.read_bytes())
     off, length, _stream = blocks[2]
@@ -973,19 +982,20 @@ def test_v3_damage_stays_in_its_block(pack_dir, version):
 @pytest.mark.parametrize("version", [3, 4])
 def test_v3_salvage_reads_every_block_without_the_index(pack_dir, version):
     from objstore.core.salvage import salvage_pack
-    frames = _chain(600, width=3)
+    n = _fill(3.1)
+    frames = _chain(n, width=3)
     info = write_pack(pack_dir, frames, version=version)
     assert [f for _o, f in salvage_pack(info.pack_path)] == frames
     off, length, _stream = _blocks(info.pack_path.read_bytes())[1]
     flip(info.pack_path, off + 30)  # early in the second block: the block is lost, the rest salvaged
     got = {o for o, _f in salvage_pack(info.pack_path)}
-    assert len(got) < 600 and set(got) <= {hash_bytes(f) for f in frames}
+    assert len(got) < n and set(got) <= {hash_bytes(f) for f in frames}
     assert {hash_bytes(f) for f in frames[-100:]} <= got
 
 
 @pytest.mark.parametrize("version", [3, 4])
 def test_v3_blocks_copy_with_the_same_dictionary(tmp_path, version):
-    frames = _chain(900, width=3)
+    frames = _chain(_fill(4.7), width=3)
     src = write_pack(tmp_path / "a", frames, version=version)
     with Pack(src.idx_path) as p:
         with pytest.raises(InvalidInput):
@@ -1053,7 +1063,8 @@ def test_v3_reads_from_several_threads(pack_dir, version):
     are shared, its inflater holds no state between reads."""
     import random
     import threading
-    frames = _chain(1200, width=3)
+    n = _fill(6)
+    frames = _chain(n, width=3)
     info = write_pack(pack_dir, frames, version=version)
     want = {hash_bytes(f): f for f in frames}
     errors: list[str] = []
@@ -1073,7 +1084,7 @@ def test_v3_reads_from_several_threads(pack_dir, version):
         assert not any(t.is_alive() for t in threads)
         ps.drop_pages()
         assert all(ps.get(o) == f for o, f in list(want.items())[::50])
-    assert errors == [] and info.count == 1200
+    assert errors == [] and info.count == n
 
 
 # -- format 4: the blocks of format 3, a parent id left out when it is an earlier frame's of the block -------
@@ -1108,10 +1119,10 @@ def test_v4_layout_parents_left_out_and_body_tables(pack_dir):
     bytes) followed by each block's first body position (u32) and, per body
     position, the object's place in the id table (u32): 1104 + 42·N + 16·B."""
     from objstore.core.pack import PARENT_MARK
-    frames = _chain(900, width=3, per=40)
+    n = _fill(4.7)
+    frames = _chain(n, width=3, per=40)
     info = write_pack(pack_dir, frames, version=4)
     ix, data = info.idx_path.read_bytes(), info.pack_path.read_bytes()
-    n = 900
     nb = struct.unpack_from(">I", ix, 1036 + 38 * n)[0]
     assert ix[:8] == IDX_MAGIC + b"\x00\x00\x00\x04" and data[:8] == PACK_MAGIC + b"\x00\x00\x00\x04"
     assert info.idx_size == len(ix) == idx_size(n, 4, nb) == 1104 + 42 * n + 16 * nb
@@ -1144,7 +1155,7 @@ def test_v4_layout_parents_left_out_and_body_tables(pack_dir):
         assert all(p.get(hash_bytes(f)) == f for f in frames[::-1])
         assert [f for _o, f in p.frames_in_body_order()] == frames
     with Pack(info.idx_path) as p:  # a new reader, objects read alone (no block kept)
-        assert all(p.get(hash_bytes(frames[i])) == frames[i] for i in (899, 450, 41, 1))
+        assert all(p.get(hash_bytes(frames[i])) == frames[i] for i in (n - 1, n // 2, 41, 1))
     from objstore.core.pack import PackBytes
     pb = PackBytes(data, ix)
     assert all(pb.get(hash_bytes(f)) == f for f in frames[::97])
@@ -1254,11 +1265,12 @@ def test_block_copy_into_a_small_or_reserved_table_finds_every_id(tmp_path, rese
     writer sized for the pack (reserve) and with one that grows from its
     first 1,024 slots, every copied id is found, each once, and a block
     holding an id already there is refused and leaves the writer as it was."""
-    frames = _chain(3000, width=3)
+    total = _fill(15.5)
+    frames = _chain(total, width=3)
     src = write_pack(tmp_path / "a", frames, version=4)
     with Pack(src.idx_path) as p:
         blocks = list(p.raw_blocks_in_body_order())
-        assert len(blocks) > 10 and sum(len(ids) for ids, _d in blocks) == 3000
+        assert len(blocks) > 10 and sum(len(ids) for ids, _d in blocks) == total
         w = PackWriter(tmp_path / "b", dictionary=p.dictionary(), version=4)
         if reserve:
             w.reserve(len(p))
@@ -1269,5 +1281,5 @@ def test_block_copy_into_a_small_or_reserved_table_finds_every_id(tmp_path, rese
         assert w.add_block(*blocks[-1])
         copied = w.finish()
     with Pack(copied.idx_path) as b:
-        assert len(b) == 3000
+        assert len(b) == total
         assert all(b.get(hash_bytes(f)) == f for f in frames)

@@ -23,7 +23,7 @@ from objstore.core.pack import IDX_MAGIC, PACK_MAGIC, Pack, PackBytes, idx_size
 from objstore.core.packformat import PACK_VERSION, pos_width, uint_bytes, uint_table
 from objstore.core.packwriter import PackWriter, write_pack
 from objstore.core.salvage import salvage_pack
-from tests.core.test_pack import GOLDEN, GOLDEN_ID, _chain, _v4_blocks, flip
+from tests.core.test_pack import GOLDEN, GOLDEN_ID, _chain, _fill, _v4_blocks, flip
 
 
 @pytest.fixture
@@ -79,10 +79,10 @@ def test_v5_layout_ids_without_their_first_byte_and_body_positions(pack_dir):
     and first body positions, each body position's place in the id table
     (W bytes), the pack checksum, the index checksum: 1104 + 35·N + 16·B
     bytes for N ≤ 65,536.  The pack body is version 4's."""
-    frames = _chain(900, width=3, per=40)
+    n = _fill(4.7)  # four blocks and part of a fifth
+    frames = _chain(n, width=3, per=40)
     info = write_pack(pack_dir, frames)
     ix, data = info.idx_path.read_bytes(), info.pack_path.read_bytes()
-    n = 900
     t = _layout(ix, n)
     assert ix[:12] == IDX_MAGIC + struct.pack(">II", 5, n) and data[:8] == PACK_MAGIC + b"\x00\x00\x00\x05"
     assert t["w"] == 2 and t["nb"] > 3
@@ -111,7 +111,7 @@ def test_v5_layout_ids_without_their_first_byte_and_body_positions(pack_dir):
         assert p.resolve_prefix(one[:6]) == [x for x in (i.hex() for i in sorted(ids)) if x.startswith(one[:6])]
         assert not p.contains(("%02x" % (ids[0][0] ^ 1)) + hash_bytes(frames[0])[2:])  # same tail, other bucket
     with Pack(info.idx_path) as p:  # a new reader, objects read alone (no block kept)
-        assert all(p.get(hash_bytes(frames[i])) == frames[i] for i in (899, 450, 41, 1, 0))
+        assert all(p.get(hash_bytes(frames[i])) == frames[i] for i in (n - 1, n // 2, 41, 1, 0))
     pb = PackBytes(data, ix)
     assert all(pb.get(hash_bytes(f)) == f for f in frames[::7])
     assert pb.get("ab" * 32) is None
@@ -184,10 +184,11 @@ def test_v5_damaged_block_starts_are_named(pack_dir, byte):
     frame), and verify names the blocks whose object count no longer
     matches their stream (its low byte) or the table itself (its high
     byte: past the objects)."""
-    frames = _chain(400, width=3)
+    n = _fill(2.5)
+    frames = _chain(n, width=3)
     info = write_pack(pack_dir, frames)
-    t = _layout(info.idx_path.read_bytes(), 400)
-    at = t["pos_at"] + 2 * 400 + 4 + 12 * t["nb"] + 4 * 1 + byte  # a byte of block 1's first body position
+    t = _layout(info.idx_path.read_bytes(), n)
+    at = t["pos_at"] + 2 * n + 4 + 12 * t["nb"] + 4 * 1 + byte  # a byte of block 1's first body position
     data = bytearray(info.idx_path.read_bytes())
     data[at] ^= 1
     info.idx_path.write_bytes(bytes(data))

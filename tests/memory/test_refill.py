@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import json
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
 
 from objstore.core.objects import Turn
+from objstore.core.packformat import BLOCK_BYTES
 from objstore.memory.refill import RefillPlan, is_lost_placeholder
 
 SID = "5f0c9a52-7a43-4d6e-9b1e-0000000a1b2c"
 N = 160
-#: about 450 bytes a turn: a 64 KiB pack block holds ~100 of them, so the session spans two blocks
-FILLER = " ".join(f"w{k}" for k in range(110))
+#: a turn's text about BLOCK_BYTES / 150 long (~440 bytes at 64 KiB, ~980 at
+#: 128 KiB): a pack block holds ~100-130 turns, so the session spans two blocks
+FILLER = " ".join(f"w{k}" for k in range(BLOCK_BYTES // 600))
 
 
 def _transcript(path: Path, texts: list[str], skip: int | None = None) -> None:
@@ -72,15 +75,33 @@ def _pack(store_path: Path, oid: str | None = None):
 
 def _flip_block_of(store_path: Path, oid: str, where: float) -> list[str]:
     """Flip a byte ``where`` (0..1) into the compressed block that holds
-    ``oid``; returns the ids of that block's objects."""
+    ``oid``, or the first byte after it whose flip breaks the block's
+    DEFLATE stream (it fails to inflate, or ends short), so that the block
+    loses its objects from about there on: a flip inside a literal that
+    later matches copy loses only the objects that copy it (here every
+    10th turn, the texts repeating by 10).  Returns the ids of that block's
+    objects."""
     ps, pack = _pack(store_path, oid)
     try:
         path = pack.pack_path
         data = path.read_bytes()
         ids, block = next((ids, b) for ids, b in pack.raw_blocks_in_body_order() if oid in ids)
+        zdict = pack.dictionary()
     finally:
         ps.close()
-    at = data.index(block) + max(2, int(len(block) * where))
+
+    def breaks(k: int) -> bool:
+        bad = bytearray(block)
+        bad[k] ^= 0xFF
+        d = zlib.decompressobj(-15, zdict=zdict) if zdict else zlib.decompressobj(-15)
+        try:
+            d.decompress(bytes(bad))
+        except zlib.error:
+            return True
+        return not d.eof or bool(d.unused_data)
+
+    k = next(k for k in range(max(2, int(len(block) * where)), len(block)) if breaks(k))
+    at = data.index(block) + k
     b = bytearray(data)
     b[at] ^= 0xFF
     path.write_bytes(bytes(b))

@@ -117,6 +117,7 @@ def test_the_merge_fills_either_side_alike(invoke, store_path, pushed):
     b = merge_chain(whole, mended, ForgetIndex(), "turn")
     assert a.head == b.head == whole[-1][0] and a.final_ids == b.final_ids == {o for o, _t in whole}
     assert a.refilled == b.refilled > 0 and a.gaps_verified == b.gaps_verified == 1
-    # a remote whose chain does not fit the gap (a turn missing) leaves the placeholders
-    c = merge_chain(mended, whole[:N // 2 - 1] + whole[N // 2:], ForgetIndex(), "turn")
+    # a remote whose chain does not fit the gap (a turn of it missing) leaves the placeholders
+    gap = [i for i, (_o, t) in enumerate(mended) if t.source.startswith("lost:")]
+    c = merge_chain(mended, whole[:gap[0]] + whole[gap[0] + 1:], ForgetIndex(), "turn")
     assert c.refilled == 0
