@@ -21,7 +21,8 @@ gives each object, after the ids, its block number (``u32``) and its
 position in the block (``u16``), then the number of blocks B and the
 blocks' offsets (``u64``) and entry lengths (``u32``).  A read
 inflates its block only up to the end of its frame; a damaged byte of a
-block loses the objects of that block from the damaged one on.  Version
+block loses the objects of that block from the damaged one on (a changed
+literal the stream still inflates past: those its change reaches).  Version
 4 is version 3 whose block content has,
 after the lengths, a u16 *parent reference* per frame: a frame whose
 parent id (the 32 bytes after its last PARENT_MARK) is the id of an
@@ -204,7 +205,7 @@ DEFLATE_MEMLEVEL = 6
 #: memLevel (the bench corpus: 12.8 MB in 0.95 s of CPU, against 18.0 MB in
 #: 1.3 s per object in version 2; docs/benchmarks.md, Session 7).  The
 #: readers take any block size: 64 KiB up to session 15, 128 KiB since
-#: (−0.21 MB of the corpus's 12.7 MB of packs, no more writer CPU, a random
+#: (−0.21 MB of the corpus's 12.59 MB of objects, no more writer CPU, a random
 #: read inflating twice as much; level 8 would take 0.08 MB more for +0.5 s
 #: of writer CPU: docs/benchmarks.md, Sessions 15, 16)
 BLOCK_BYTES = 128 * 1024
