@@ -10,7 +10,12 @@ one).  ``get``, ``recall``, the UserPromptSubmit hook and ``remember`` run as
 new processes, trees and commands taken in turn so that load falls on all
 alike; after each sample the helper is waited for until it greets again (the
 work it does after an answer, the hook's capture and remember's index
-commit, is over and counted with its request).  Per row: wall and client
+commit, is over and counted with its request).  ``--before helper`` (or
+``plain``) runs one more ``remember`` right before each sample, through the
+helper (or as a new process without it, ``MEM_NO_HELPER=1``), and does not
+wait: the sample then starts while that write's index commit holds the
+store lock, as in ``bench/run.py --helper``'s interleaving (docs/benchmarks.md,
+"Session 16 (branch `lat16`)").  Per row: wall and client
 CPU (user + sys, ``os.wait4``) medians, and the helper's CPU per request
 (``/proc/PID/stat``, 10 ms ticks: a mean over the runs).
 
@@ -48,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--only", default=",".join(CASES), help="comma-separated: get,recall,hook,remember")
     ap.add_argument("--home", type=Path, default=Path("/tmp/mem-helper-ab-home"))
+    ap.add_argument("--before", choices=("idle", "helper", "plain"), default="idle",
+                    help="right before each sample: nothing (the helper idle), or a remember through the "
+                         "helper, or one without it")
     args = ap.parse_args(argv)
     trees = [(t.split("=", 1)[0], *t.split("=", 1)[1].split(":", 1)) for t in args.tree]
     args.home.mkdir(parents=True, exist_ok=True)
@@ -73,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         for k in args.only.split(","):
             cmd, hook = CASES[k]
             for name, mem, store in trees:
+                if args.before != "idle":
+                    pre = env_of(store) if args.before == "helper" else {**env_of(store), "MEM_NO_HELPER": "1"}
+                    run([mem, "remember", "project/bench/api-port", f"before {i} {k} {name}"], pre, args.home, None)
                 c0 = cpu_of(pids[name])
                 r = run([mem] + [a.replace("{i}", f"{9000 + i} {name}") for a in cmd], env_of(store), args.home,
                         event(i) if hook else None)
@@ -81,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                     got[0].sock.close()
                 if i:
                     res.setdefault((k, name), []).append((*r, cpu_of(pids[name]) - c0))
-    print(f"runs {args.runs}, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"runs {args.runs}, before each sample: {args.before}, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| command | tree | wall median (min) | client CPU median | helper CPU per request |")
     print("|---|---|---|---|---|")
     for (k, name), rows in res.items():

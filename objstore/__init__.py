@@ -17,7 +17,10 @@ Tantivy index) → ``memory`` (facts, sessions, tombstones, queue, decay, forget
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any
 
 # public name -> (module, attribute)
 _API: dict[str, tuple[str, str]] = {

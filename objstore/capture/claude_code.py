@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
 
 from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
@@ -23,6 +23,10 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.memory.sessions import CapturedTurn
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
            "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts", "SubagentOutcome",

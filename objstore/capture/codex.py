@@ -25,12 +25,16 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
                                          decode_line, discover_files, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
 from objstore.memory.sessions import CapturedTurn
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CapturedTurn", "ParseStats", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
            "discover", "parse_file"]

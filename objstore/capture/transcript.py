@@ -10,13 +10,16 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterator
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 TOOL_RESULT_MAX_CHARS = 4000        # tool results and tool_use input JSON are cut to this

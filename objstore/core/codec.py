@@ -15,13 +15,14 @@ requires byte equality, so a non-canonical frame is rejected as corrupt.
 
 from __future__ import annotations
 
-from typing import Any
-
-import cbor2
-
+from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import TYPES, MemObject
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAGIC = b"MEMO"
 FORMAT_VERSION = 1

@@ -8,7 +8,10 @@ to messages and exit codes in exactly one place (``cmds/main.py``); the table is
 
 from __future__ import annotations
 
-from typing import ClassVar
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import ClassVar
+
 
 
 class MemError(Exception):

@@ -13,12 +13,15 @@ The byte-level format is specified in ``docs/format.md``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
+from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import hash_bytes, is_full_id, to_hex, to_raw
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import normalize_value, value_digest  # noqa: F401  (re-exported: the one normalization)
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 KINDS = ("user", "feedback", "project", "reference", "directive", "summary")
 #: kinds stored and searchable on request, but held out of injection and default
@@ -517,8 +520,6 @@ def queue_item_id(kind: str, key: str, body: str) -> str:
     not the id of the :class:`QueueItem` object, which also holds the time
     and provenance of the first proposal.
     """
-    import cbor2
-
     return hash_bytes(cbor2.dumps(["mem queue item", kind, key, normalize_value(body)], canonical=True))
 
 

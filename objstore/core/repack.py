@@ -10,13 +10,13 @@ method here expects the caller to hold the store lock.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.pack import Pack
 from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, DeflateReader, body_version
 
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
 

@@ -25,9 +25,8 @@ import math
 import re
 from pathlib import Path
 
-import cbor2
-
 from objstore.core.atomic import atomic_write
+from objstore.core.cborext import cbor2
 from objstore.core.errors import InvalidInput, ReadOnlyStore
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import LazyPattern

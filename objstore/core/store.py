@@ -29,12 +29,10 @@ from _thread import get_ident   # the running thread's id (the threading module 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-import cbor2
 
 from objstore.core import audit
 from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
+from objstore.core.cborext import cbor2
 from objstore.core.journal import IndexJournal
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.core.codec import decode, encode
@@ -50,8 +48,13 @@ from objstore.core.reflog import Reflog
 from objstore.core.refs import Refs
 from objstore.core.repack import PackRewrites
 
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from objstore.core.packwriter import PackWriter
+
+    T = TypeVar("T")
 
 #: the store format new stores are written with: 2 (session 9) = fact refs
 #: moved in bulk may be packed (``refs/packed-facts``, ``logs/packed-facts``),
@@ -80,7 +83,6 @@ FACT_WAIT_S = 1.0
 FACT_COMMIT_WAIT_S = 30.0
 #: the lock command of a fact write whose index commit a reader waits for
 FACT_WRITER = "remember"
-T = TypeVar("T")
 
 
 def now_ms() -> int:

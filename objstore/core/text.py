@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = [
     "LazyPattern",

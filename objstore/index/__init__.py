@@ -41,7 +41,10 @@ specified in ``docs/format.md``, "Search index (derived)".
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import Any
 
 # public name -> module of objstore.index that defines it
 _API: dict[str, str] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import tantivy
 

@@ -21,8 +21,8 @@ import fcntl
 import os
 import threading
 import time as _time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, NoReturn
 
 import tantivy
 from blake3 import blake3
@@ -54,6 +54,10 @@ from objstore.index.genfiles import (
 from objstore.index.procmem import drop_mapped_pages, limit_malloc_arenas
 from objstore.index.readonly import shadow_dir, writable
 from objstore.index.schema import GenFormat, new_format, read_format
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 __all__ = [
     "BULK_DOCS",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import tantivy
 

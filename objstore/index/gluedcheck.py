@@ -10,7 +10,7 @@ Split from :mod:`objstore.index.reading` (which calls it from
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import tantivy
 

@@ -8,7 +8,7 @@ Algorithms and proofs: ``docs/format.md``, "Search index: physical purge"."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import tantivy
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import tantivy
 

@@ -11,7 +11,7 @@ take no lock; a generation a writer replaced meanwhile is read again from
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import tantivy
 

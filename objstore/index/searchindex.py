@@ -41,7 +41,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 from collections import namedtuple
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from objstore.core.ids import is_full_id
 from objstore.index.analysis import (

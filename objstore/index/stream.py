@@ -7,7 +7,7 @@ Layout and crash safety: ``docs/format.md``, "Search index"."""
 from __future__ import annotations
 
 import contextlib
-from typing import Callable
+from collections.abc import Callable
 
 from objstore.index.errors import SearchIndexError
 from objstore.index.generations import WRITER_HEAP_BYTES, SubIndex

@@ -14,8 +14,6 @@ state cache and the captured-turn records it reads and writes are
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from objstore.core.codec import encode
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Turn
@@ -29,6 +27,7 @@ from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, ca
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 from objstore.memory.turnmeta import record_written
 
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
 

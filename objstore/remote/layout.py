@@ -18,8 +18,8 @@ import struct
 from dataclasses import dataclass, field
 
 import blake3
-import cbor2
 
+from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, InvalidInput, UnsupportedVersion, WrongKey
 
 REMOTE_FORMAT = 1

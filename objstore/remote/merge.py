@@ -53,8 +53,8 @@ import heapq
 from dataclasses import dataclass, field
 
 import blake3
-import cbor2
 
+from objstore.core.cborext import cbor2
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.memory.refill import refill_from

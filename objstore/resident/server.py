@@ -34,7 +34,7 @@ import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from objstore.core.errors import InvalidInput
 from objstore.core.lock import lock_held

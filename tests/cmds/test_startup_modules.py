@@ -28,9 +28,11 @@ PROBE = ("import sys\nimport cmds.entry as e\n_leave = e._skip_teardown\n"
          "e._skip_teardown = _report\ne.entry()\n")
 
 #: never on any of these paths: click (the lean path), OpenSSL (hashlib), the
-#: dataclasses chain (inspect, ast, dis), secrets, socket, shutil with bz2/lzma
+#: dataclasses chain (inspect, ast, dis), secrets, socket, shutil with bz2/lzma,
+#: typing (annotations only: ``TYPE_CHECKING = False`` blocks) and with it the
+#: ``cbor2`` package's ``__init__`` (objstore.core.cborext loads its C codec alone)
 EVERY_PATH = {"click", "hashlib", "_hashlib", "dataclasses", "inspect", "ast", "secrets", "socket", "shutil",
-              "bz2", "lzma", "tempfile"}
+              "bz2", "lzma", "tempfile", "typing", "cbor2"}
 BANNED = {
     # one ref and one object read: no index, no sessions, no review queue, no redaction
     "get": EVERY_PATH | {"json", "tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
