@@ -340,8 +340,8 @@ class TurnAppender:
         :attr:`paths_refused` counts it."""
         global _path_holds_credential
         held = _path_holds_credential
-        if held is None:   # deferred (the rules compile at import), then kept: a ``from … import`` costs ~1 µs a turn
-            from objstore.core.redact import path_holds_credential
+        if held is None:   # then kept: a ``from … import`` costs ~1 µs, once per turn of an import
+            from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
             held = _path_holds_credential = path_holds_credential
         if held(cwd) or held(project):
             self.paths_refused += 1
