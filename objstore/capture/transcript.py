@@ -200,7 +200,7 @@ def decode_line(raw: bytes | None, stats: ParseStats, first: bool) -> dict | Non
         return None
     if first and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    rec = decode_record(raw) if raw.strip() else None
+    rec = decode_record(raw) if raw and not raw.isspace() else None   # as raw.strip(), without copying the line
     if rec is None:
         stats.lines_skipped += 1
     return rec

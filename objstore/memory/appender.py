@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from objstore.core.packwriter import PackWriter
 
 
+#: ``objstore.core.redact.path_holds_credential`` once :meth:`TurnAppender._path_refused` has imported it
+_path_holds_credential = None
+
+
 def message_digest(turn: Turn) -> bytes:
     """:meth:`TurnAppender.text_digest` of a stored turn's text, or ``b""`` for a
     forgotten (emptied) turn."""
@@ -333,8 +337,12 @@ class TurnAppender:
         one path rule, ``objstore.core.redact.path_holds_credential``):
         the turn is then written without either (``""``, unknown) and
         :attr:`paths_refused` counts it."""
-        from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
-        if path_holds_credential(cwd) or path_holds_credential(project):
+        global _path_holds_credential
+        held = _path_holds_credential
+        if held is None:   # then kept: a ``from … import`` costs ~1 µs, once per turn of an import
+            from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
+            held = _path_holds_credential = path_holds_credential
+        if held(cwd) or held(project):
             self.paths_refused += 1
             return True
         return False

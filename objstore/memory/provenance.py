@@ -50,6 +50,7 @@ _FOREIGN_PARTS = frozenset({"node_modules", "site-packages", "dist-packages", "v
                             ".m2", ".gradle", "downloads", "bower_components", ".rustup"})
 _FOREIGN_ROOTS = ("/usr/", "/opt/", "/tmp/", "/var/", "/nix/store/")
 _READ_TOOLS = frozenset({"read", "notebookread", "view", "read_file", "cat"})
+_SHELL_TOOLS = frozenset({"bash", "shell", "local_shell", "exec_command", "container.exec"})
 _TOOL_USE = LazyPattern(r"\[tool_use ([^\]\n]{1,200})\] ?([^\n]*)")
 
 
@@ -83,6 +84,15 @@ def _foreign_path(path: str, cwd: str) -> bool:
     return not inside and p.startswith(_FOREIGN_ROOTS)
 
 
+def _tool_args(raw: str) -> dict:
+    """The JSON object of a ``[tool_use NAME] {json input}`` line's input, or {}."""
+    try:
+        args = json.loads(raw) if raw.startswith("{") else {}
+    except ValueError:
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
 def reads_outside(text: str, cwd: str = "") -> bool:
     """Whether an assistant turn's text calls a tool whose output comes from
     outside: a web fetch or search (:data:`OUTSIDE_TOOLS`, MCP tools named
@@ -97,18 +107,16 @@ def reads_outside(text: str, cwd: str = "") -> bool:
         low = name.lower()
         if low in OUTSIDE_TOOLS or (low.startswith("mcp__") and _MCP_OUTSIDE.search(low.split("__", 2)[-1])):
             return True
-        try:
-            args = json.loads(raw) if raw.startswith("{") else {}
-        except ValueError:
-            args = {}
-        if not isinstance(args, dict):
-            args = {}
-        if low in ("bash", "shell", "local_shell", "exec_command", "container.exec"):
+        shell = low in _SHELL_TOOLS
+        if not shell and low not in _READ_TOOLS:
+            continue        # (Edit, Grep, Task ...): its input is not read, so not decoded
+        args = _tool_args(raw)
+        if shell:
             cmd = args.get("command", raw)
             cmd = " ".join(map(str, cmd)) if isinstance(cmd, list) else str(cmd)
             if _SHELL_OUTSIDE.search(cmd):
                 return True
-        elif low in _READ_TOOLS:
+        else:
             path = args.get("file_path") or args.get("path") or args.get("notebook_path") or ""
             if isinstance(path, str) and path and _foreign_path(path, cwd):
                 return True

@@ -262,9 +262,9 @@ class TurnForecast:
         source = ct.alias or ct.source
         project = ct.project if project is None else project
         try:
-            turn = Turn(session=sid, seq=seq, role=ct.role, text=text, timestamp=ct.timestamp,
-                        harness=self.harness, cwd=ct.cwd, project=project, source=source, parent=head,
-                        entrypoint=ct.entrypoint, untrusted=taints)
+            # positional (Turn's field order): keyword passing is a quarter of the construction, once per turn
+            turn = Turn(sid, seq, ct.role, text, ct.timestamp, self.harness, ct.cwd, project, source, head, 0,
+                        ct.entrypoint, taints)
             frame = encode(turn)
         except MemError:
             self._chains[ct.session] = None  # the appender cannot write it either: no forecast after it
