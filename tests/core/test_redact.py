@@ -758,3 +758,29 @@ def test_fresh7_f5_leftovers_are_redacted(text, secret, rule):
 ])
 def test_fresh7_f5_look_alikes_are_kept(text):
     assert redact(text).text == text
+
+
+# test16 F5: a passphrase named with no verb, and a passcode (every value fake)
+@pytest.mark.parametrize("text, secret", [
+    ("the wifi passphrase Tiger99xx", "Tiger99xx"),
+    ("remember that the wifi is called CorpNet and the passphrase Tiger99xx", "Tiger99xx"),
+    ("noted the gpg passphrase Plum#Tree77 for the signing key", "Plum#Tree77"),
+    ("the passcode is 7741#a", "7741#a"),
+    ("my passcode is 774155", "774155"),
+    ("the door passcode was Kq7mm!x2", "Kq7mm!x2"),
+])
+def test_test16_f5_passphrase_and_passcode_are_redacted(text, secret):
+    res = redact(text)
+    assert secret not in res.text and "[REDACTED:password-phrase]" in res.text, res.text
+    assert redact(res.text).text == res.text
+
+
+@pytest.mark.parametrize("text", [
+    "the passphrase rotation policy is strict; set a passphrase for the key",
+    "the passphrase prompt appears twice and the passphrase field is empty",
+    "use a passphrase instead; the passphrase should be long",
+    "the passcode is required; the passcode is wrong; passcode is enabled on the phone",
+    "a passcode screen shows; the passcode was reset yesterday",
+])
+def test_test16_f5_passphrase_and_passcode_prose_is_kept(text):
+    assert redact(text).text == text

@@ -87,7 +87,7 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           hunterUniq2024``), also with what it opens in between
                           (``the password for the staging box is X``, ``... box:
                           X``: a preposition and 1-5 words), and a 4-12 digit
-                          ``pin is 4821``;
+                          ``pin is 4821`` (also ``passcode is 7741#a``);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X``, a quoted value after
                           ``password|passphrase|secret is``, and ``password X``
@@ -110,7 +110,8 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           Passwort ist|lautet X`` (a trailing ``!`` kept with X);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
                           admin with X``; ``the password is <4+ words>`` unquoted
-                          (no prose word); ``passphrase: <3+
+                          (no prose word); ``the wifi passphrase Tiger99xx`` (no
+                          verb, as ``password hunter2x9``); ``passphrase: <3+
                           words>`` to the end of the line (not ``passphrase: not set``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
