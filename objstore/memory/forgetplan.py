@@ -21,7 +21,7 @@ from objstore.memory.forgetfiles import MIN_MATCH_CHARS
 from objstore.memory.facts import Version, list_keys, resolve_version, versions, walk
 from objstore.memory.scope import namespace_root
 from objstore.memory.sessions import TurnVersion, load_session, resolve_session, walk_turns
-from objstore.memory.tombstones import FACT_SCOPES, HIDDEN_MARK, all_tombstones, key_names, session_scoped
+from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
 from objstore.memory.turnmeta import meta_hits
 
 
@@ -369,7 +369,7 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             t = store.get(tid, Tombstone)
         except (CorruptObject, NotFound):
             continue   # (capture fails closed on it: docs/forget.md)
-        if t.key.startswith(FACT_SCOPES) and HIDDEN_MARK not in t.key and hits(t.key):
+        if names_key_in_clear(t) and hits(t.key):
             plan.retomb.append(tid)
     # [searchindex shards] the index's substring prefilter names the sessions that can match;
     # every session is scanned when it cannot answer or lags behind the session refs

@@ -59,6 +59,12 @@ def hidden_key(key: str) -> str:
     return f"{key.partition('/')[0]}{HIDDEN_MARK}{sha256(key.encode('utf-8')).hexdigest()}"
 
 
+def names_key_in_clear(t: Tombstone) -> bool:
+    """True when ``t`` is the tombstone of a fact key that names the key
+    by name, not by hash (:func:`hidden_key`)."""
+    return t.key.startswith(_FACT_SCOPES) and HIDDEN_MARK not in t.key
+
+
 def key_names(key: str) -> tuple[str, str]:
     """The two ``key`` fields a tombstone of the fact ``key`` can hold: the
     key itself and :func:`hidden_key`."""
@@ -112,7 +118,7 @@ TEXT_KEY = "text"
 #: tombstone; a shorter one ("vim", "8080") is a common word, refused only
 #: as a whole value
 MIN_TEXT_CHARS = 8
-FACT_SCOPES = ("user/", "global/", "project/")
+_FACT_SCOPES = ("user/", "global/", "project/")
 
 
 def text_tombstone(digest: bytes, length: int, time: int) -> Tombstone:
@@ -168,7 +174,7 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
             r = _rule(t)
             if r is not None:
                 rules.append(r)
-        elif t.key.startswith(FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 in digests:
+        elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 in digests:
             other = True
     if other:
         return "value"
@@ -188,7 +194,7 @@ TEXT_DERIVED_SOURCES = ("cc:p:", "cx:u:", "cx:a:", "px:", "eval:")
 #: the key prefix of a tombstone scoped to one session: ``turn:<session id>/<source>``
 #: (a session id holds no ``/``, so the first ``/`` ends it)
 SCOPED_PREFIX = "turn:"
-_NOT_TURN = ("session:", "match:", *FACT_SCOPES)
+_NOT_TURN = ("session:", "match:", *_FACT_SCOPES)
 
 
 def session_scoped(source: str) -> bool:
@@ -387,7 +393,7 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
     if not rejections:
         tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
-    facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(FACT_SCOPES)}
+    facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES)}
     hidden = any(HIDDEN_MARK in k for k, _d in facts)   # (a hash per fact only then)
 
     def check(obj) -> bool:

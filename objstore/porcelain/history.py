@@ -16,7 +16,7 @@ from pathlib import Path
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
-from objstore.core.refs import fact_ref, validate_key, validate_session_id
+from objstore.core.refs import fact_ref, refuse_if_credential, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
@@ -74,6 +74,7 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
         name = ref_of(ref)
         entries = store.reflog.read(name)
         if not entries:
+            refuse_if_credential(name, "ref name")
             raise NotFound(f"no reflog for {name}", hint="list refs with: mem keys / mem sessions")
         moves = [RefMove(name, e.old, e.new, e.time, e.command) for e in entries]
     else:
