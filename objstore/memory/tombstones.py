@@ -23,7 +23,7 @@ from __future__ import annotations
 
 
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
-from objstore.core.ids import sha256
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
