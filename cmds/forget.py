@@ -57,6 +57,9 @@ def _preview(plan, dry_run: bool, store=None) -> None:
               "text kept)" for sid, tvs in plan.meta.items() for tv in tvs
               if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
     lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
+    if plan.retomb:
+        lines.append(f"  {plural(len(plan.retomb), 'tombstone')} of a forgotten key whose name holds it "
+                     "(written again naming the key by hash)")
     if store is not None:
         lines[:0] = _fallbacks(store, plan)  # first, so a long preview cannot hide it
     for line in lines[:PREVIEW_LINES]:
@@ -77,6 +80,7 @@ def _plan_json(plan) -> dict:
             "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
             "metadata": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.meta.items() for tv in tvs],
             "unreadable": {s: ids for s, ids in plan.unreadable.items()}, "unchecked": list(plan.unchecked),
+            "tombstones_renamed": list(plan.retomb),
             "already_forgotten": ({"name": plan.already_forgotten[0], "time_ms": plan.already_forgotten[1]}
                                   if plan.already_forgotten else None),
             **plan.counts()}
@@ -211,6 +215,10 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                    f"{'hold' if len(remotes) > 1 else 'holds'} the value (a push from here sent it); "
                    "the next 'mem push' or 'mem backup' to each purges it", err=True)
     c = r.plan.counts()
+    if r.plan.retomb and not (c["versions"] or c["turns"] or c["meta"] or r.queue_dropped):
+        click.echo(f"named {plural(len(r.plan.retomb), 'forgotten key')} by hash in {'its tombstone' if len(r.plan.retomb) == 1 else 'their tombstones'} "
+                   f"(the name held it): {plural(r.objects_deleted, 'object')} deleted")
+        return
     if r.queue_dropped and not (c["versions"] or c["turns"] or c["meta"]):
         click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text")
         return

@@ -9,7 +9,11 @@ non-blank line or a sentence of it, and the statement ends at that line's
 end.  A cue on a later line (a pasted log, README or issue), in a quoted
 (``>``) or fenced (```` ``` ````) line is not a statement.
 :func:`remember_statement` writes it under a deterministic key,
-``<scope>/remembered/<the statement's first content words>``, scope being
+``<scope>/remembered/<the content words of the statement's subject>``
+(:func:`_name_words`: what comes before its first ``is``/``=``/``:``, so
+the value is in the body, which ``forget --match`` empties, not in a name;
+a ``remembered/`` key whose name holds a ``--match`` text is forgotten whole
+and tombstoned by hash, ``objstore.memory.forgetplan``), scope being
 the project of the working directory (else ``user``), with the prompt's
 source as the evidence, and returns the result the caller confirms in the
 injected context.  A statement holding a credential is redacted by
@@ -18,14 +22,12 @@ injected context.  A statement holding a credential is redacted by
 The key is made from the statement with every credential removed
 (``redact.remove_credentials``), so no part of a secret, nor a redaction
 marker, is ever in a key, a ref file name, the audit log or a tombstone.
-Distinct statements get distinct keys: when the key of the first content
-words already holds a different statement (its content words differ), the
+Distinct statements get distinct keys: when the key of the subject
+already holds a different statement (its content words differ), the
 new one is written under that key plus ``-`` and the first 8 hex digits of
 the SHA-256 of its content words, so it never supersedes the other.  The
 same statement again (case, punctuation and stop words aside) keeps its
-key; to give a remembered thing a new value, restate it word for word with
-the new value at the end within the first six content words, or use
-``mem remember KEY VALUE``.
+key; to give a remembered thing a new value, use ``mem remember KEY VALUE``.
 
 A statement is never lost: the prompt hook writes it with the prompt's turn
 under one store lock (``capture.live.capture_prompt``); when the hook could
@@ -89,13 +91,34 @@ def _content_words(statement: str) -> list[str]:
     return [w for w in re.findall(r"\w+", normalize_value(text)) if w not in _STOP]
 
 
+#: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …")
+_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|[=:](?!/)")
+
+
+def _name_words(statement: str) -> list[str]:
+    """The words a statement's key is named from: the content words of its
+    subject, the part before its first ``is``/``are``/``was``/``were``,
+    ``=`` or ``:`` ("the deploy host is walrus-orchid-77": ``deploy``,
+    ``host``), at most six; a statement with no such word, or with no
+    content word before it ("ghp_… is the deploy token", the credential
+    removed), its first three content words."""
+    text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
+    m = _COPULA.search(f" {text} ")
+    if m is not None:
+        subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in _STOP]
+        if subject:
+            return subject[:6]
+    return [w for w in re.findall(r"\w+", text) if w not in _STOP][:3]
+
+
 def statement_key(statement: str, project: str | None, store: Store | None = None) -> str:
-    """The key a statement is written under (module doc): never holds a
-    credential.  With ``store``: when that key holds a different statement,
-    the key with a hash suffix (distinct statements, distinct keys)."""
+    """The key a statement is written under (module doc): named from its
+    subject (:func:`_name_words`), never holds a credential.  With
+    ``store``: when that key holds a different statement, the key with a
+    hash suffix (distinct statements, distinct keys)."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
-    key = f"{scope}/remembered/{'-'.join(words[:6] or ['note'])[:120]}"
+    key = f"{scope}/remembered/{'-'.join(_name_words(statement) or ['note'])[:120]}"
     if store is None:
         return key
     head = store.refs.read(fact_ref(key))

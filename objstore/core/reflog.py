@@ -236,7 +236,10 @@ class Reflog:
         """Delete a ref's whole reflog: its file, and a session or fact
         ref's lines in its packed file (the file rewritten without them,
         atomically and durably; removed when nothing is left).  True if
-        there was one."""
+        there was one.  The folders the file leaves empty go too, up to its
+        namespace's (``logs/refs/facts``): a key's folders are named after
+        its segments (``project/zebrafish/…``), which a forget of the key
+        must not leave behind, as ``Refs`` does for the ref."""
         p = self.path(ref)
         found = False
         try:
@@ -245,6 +248,13 @@ class Reflog:
             fsync_dir(p.parent)
         except FileNotFoundError:
             pass
+        top, d = self.root / "refs" / ref.partition("/")[0], p.parent
+        while found and d != top and top in d.parents:
+            try:
+                d.rmdir()
+            except OSError:
+                break
+            d = d.parent
         where = self._packed_name(ref)
         if where is None:
             return found

@@ -7,7 +7,8 @@ line in place and keeps the rest of the file (``objstore.core.tomledit``).
 Only the settings listed here are written: a misspelt name is refused
 (with the closest names offered) instead of silently ignored.  A
 credential never goes in the file: ``derive.api_key_env`` holds the *name*
-of the variable that holds the key.
+of the variable that holds the key, and a value holding a credential is
+refused for every setting, never echoed (:func:`set_setting`).
 
 Booleans are spelt as git config spells them (``git-config(1)``, "Values"):
 ``true``/``yes``/``on``/``1`` and ``false``/``no``/``off``/``0``, any case;
@@ -140,8 +141,19 @@ def parse(name: str, text: str):
             raise InvalidInput(f"{name} is one of {', '.join(s.choices)}, not {text!r}")
         return t
     if s.pattern and not re.fullmatch(s.pattern, t):
-        raise InvalidInput(f"{name}: {text!r} is not a valid value ({s.help})")
+        raise InvalidInput(f"{name}: not a valid value ({s.help})",
+                           hint="the value is not shown: it may be a key pasted by mistake"
+                           if name == "derive.api_key_env" else None)
     return t
+
+
+#: what to do instead of writing a credential into a setting (:func:`parse`)
+_SECRET_HINT = {
+    "": "config.toml holds no secret: a model's key goes in an env variable that derive.api_key_env names",
+    "derive.base_url": "give the URL without user:password@; the key goes in the env variable that "
+                       "derive.api_key_env names (e.g. OPENAI_API_KEY)",
+    "derive.api_key_env": "set it to the NAME of the variable (e.g. OPENAI_API_KEY) and export the key in it",
+}
 
 
 def as_bool(v) -> bool | None:
@@ -382,10 +394,18 @@ def value(root: str | Path, name: str):
 
 def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     """Set ``name`` from its text form (:func:`parse`); returns the typed
-    value and whether the file changed.  Raises InvalidInput; ReadOnlyStore
+    value and whether the file changed.  Raises InvalidInput (also for a
+    value holding a credential: ``the setting <name> holds a credential``,
+    ``objstore.core.redact.check_name``, the value never in the message,
+    before :func:`parse` could echo it); ReadOnlyStore
     when the file cannot be written (a read-only mount, no permission)."""
     from objstore.core.tomledit import set_value  # defer: tomllib and the editor only when a setting is written
 
+    setting(name)
+    # a credential is never written to config.toml nor shown, in any setting (parse's errors
+    # echo the text); derive.api_key_env names the variable that holds the key
+    from objstore.core.redact import check_name   # deferred: the rules compile at import
+    check_name(text.strip(), f"setting {name}", where="config.toml", hint=_SECRET_HINT.get(name, _SECRET_HINT[""]))
     v = parse(name, text)
     table, key = name.split(".", 1)
     try:

@@ -39,7 +39,7 @@ from collections.abc import Iterable
 
 from objstore.core.errors import InvalidInput, NotFound
 from objstore.core.record import Frozen, Record, set_fields
-from objstore.core.refs import fact_ref, validate_key
+from objstore.core.refs import fact_ref, refuse_if_credential, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import Version, commit_version, current_of, key_chains, list_keys, walk
 from objstore.core.atomic import atomic_write
@@ -137,6 +137,7 @@ def _chain(store: Store, key: str) -> tuple[str, list[Version], Version]:
     key = validate_key(key)
     head = store.refs.read(fact_ref(key))
     if head is None:
+        refuse_if_credential(key, "key")
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
     chain = list(walk(store, head))
     cur = current_of(chain)

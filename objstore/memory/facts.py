@@ -18,7 +18,8 @@ from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError,
 from objstore.core.ids import check_prefix
 from objstore.core.objects import EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges
 from objstore.core.record import Frozen, set_fields
-from objstore.core.refs import fact_ref, key_scope, parse_version_spec, sealed_ref, validate_key, validate_session_id
+from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_if_credential, sealed_ref, validate_key,
+                                validate_session_id)
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import SearchIndexError
@@ -88,6 +89,7 @@ def versions(store: Store, key: str) -> list[Version]:
     key = validate_key(key, existing=True)
     oid = store.refs.read(fact_ref(key))
     if oid is None:
+        refuse_if_credential(key, "key")   # (echoed below: never a key holding a secret)
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
     return list(walk(store, oid))
 
@@ -376,6 +378,7 @@ def resolve_edge_target(store: Store, key: str, target: str) -> str:
         if target == key:
             raise InvalidInput(f"{key} cannot have an edge to itself")
         if store.refs.read(fact_ref(target)) is None:
+            refuse_if_credential(target, "key")
             raise NotFound(f"no key {target} to link to", hint="list keys with: mem keys")
         return target
     oid = store.resolve(check_prefix(target))

@@ -65,7 +65,7 @@ from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file
 from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
-                                        put_tombstone, text_tombstone, turn_tombstone_key)
+                                        hidden_key, put_tombstone, text_tombstone, turn_tombstone_key)
 
 
 @dataclass
@@ -125,7 +125,8 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
                         for v in vs]
         if dry_run:
             return res
-        if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta):  # nothing stored holds it
+        if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta  # nothing stored holds it
+                or plan.retomb):
             if plan.queue_items:                                             # (but queued proposals may)
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
@@ -291,10 +292,13 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     touched += [f"T\t{s}" for s in (*plan.sessions, *plan.turns, *(s for s in plan.meta if s not in plan.turns))]
     store.journal.append(touched)
     # 1. tombstones, then the journal note of everything that will go
+    # (a key whose name holds the --match text is named by hash: a tombstone must not hold the text)
+    named = matcher(plan.match) if plan.match else (lambda _k: False)
     for key, vs in (*plan.keys.items(), *plan.versions.items()):
+        tkey = hidden_key(key) if named(key) else key
         for v in vs:
             if not v.fact.forgotten:
-                _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
+                _tombstone(store, res, have, tkey, value_digest(v.fact.body), now, reason)
                 n = len(normalize_value(v.fact.body))
                 if n >= MIN_TEXT_CHARS:   # nor may it come back inside another value
                     _text_tombstone(store, res, have, value_digest(v.fact.body), n, now)
@@ -314,6 +318,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
                        f"match:{len(plan.match)}")
     doomed: set[str] = set()
+    for tid in plan.retomb:   # an older tombstone naming such a key: by hash now, and the old one goes
+        t = store.get(tid, Tombstone)
+        _tombstone(store, res, have, hidden_key(t.key), t.value_sha256, t.time, t.reason)
+        store.update_ref(f"tombstones/{tid}", tid, None, "tombstone: named by hash", audit_only=True)
+        doomed.add(tid)
     for vs in plan.keys.values():
         doomed.update(v.id for v in vs)
         if vs and vs[-1].fact.parent is not None:  # the walk stopped at a damaged version: it goes too

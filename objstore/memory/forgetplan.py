@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.ids import MIN_PREFIX_LEN
-from objstore.core.errors import IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Turn, normalize_value, value_digest
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store
@@ -21,7 +21,7 @@ from objstore.memory.forgetfiles import MIN_MATCH_CHARS
 from objstore.memory.facts import Version, list_keys, resolve_version, versions, walk
 from objstore.memory.scope import namespace_root
 from objstore.memory.sessions import TurnVersion, load_session, resolve_session, walk_turns
-from objstore.memory.tombstones import all_tombstones, session_scoped
+from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
 from objstore.memory.turnmeta import meta_hits
 
 
@@ -46,6 +46,9 @@ class ForgetPlan:
     turns: dict[str, list[TurnVersion]] = field(default_factory=dict)
     meta: dict[str, list[TurnVersion]] = field(default_factory=dict)
     match: str | None = None
+    #: ids of tombstones whose key (a fact key) holds the ``--match`` text: each is
+    #: written again naming its key by hash (``tombstones.hidden_key``), and goes
+    retomb: list[str] = field(default_factory=list)
 
     queue_items: list[str] = field(default_factory=list)
     #: session -> ids of its damaged turns (a damaged head, the turn a walk
@@ -75,7 +78,8 @@ class ForgetPlan:
 
     def is_empty(self) -> bool:
         """True when nothing matched."""
-        return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items)
+        return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items
+                    or self.retomb)
 
     def object_ids(self) -> set[str]:
         """Ids of the fact versions and turns that hold what is forgotten."""
@@ -94,6 +98,9 @@ class ForgetPlan:
 
 
 # -- planning ----------------------------------------------------------------
+
+#: what a key holds when mem named it from a stated value (``capture.statements.statement_key``)
+DERIVED = "/remembered/"
 
 def plan_forget(store: Store, *, what: str | None = None, match: str | None = None,
                 session: str | None = None) -> ForgetPlan:
@@ -218,7 +225,8 @@ def forgotten_before(store: Store, *, key: str | None = None, session: str | Non
     if (key is None) == (session is None):
         raise ValueError("give exactly one of key, session")
     if key is not None:
-        times = [t.time for t in all_tombstones(store) if t.key == key and t.reason != "rejected"]
+        names = key_names(key)   # (by name, or by hash: a forget --match of a text in its name)
+        times = [t.time for t in all_tombstones(store) if t.key in names and t.reason != "rejected"]
         return (key, max(times)) if times else None
     found: dict[str, int] = {}
     for t in all_tombstones(store):
@@ -350,6 +358,19 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             plan.keys[key] = chain
         else:
             plan.versions[key] = hit
+    # a key mem named from a stated value ("<scope>/remembered/<its words>", capture.statements)
+    # whose name holds the text goes whole: its name is the value's words, not a name the person chose
+    for key, head in plan.heads.items():
+        if key not in plan.keys and hits(key.partition(DERIVED)[2]):
+            plan.keys[key] = plan_chain(store, plan, head)
+    # a tombstone naming such a key (any fact key) by name holds the text: written again by hash
+    for name, tid in store.refs.iter("tombstones"):
+        try:
+            t = store.get(tid, Tombstone)
+        except (CorruptObject, NotFound):
+            continue   # (capture fails closed on it: docs/forget.md)
+        if names_key_in_clear(t) and hits(t.key):
+            plan.retomb.append(tid)
     # [searchindex shards] the index's substring prefilter names the sessions that can match;
     # every session is scanned when it cannot answer or lags behind the session refs
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}  # read once

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
@@ -41,9 +42,39 @@ def put_tombstone(store: Store, tombstone: Tombstone) -> str:
     return tid
 
 
+#: what a fact key's tombstone written by hash holds after the key's scope (:func:`hidden_key`)
+HIDDEN_MARK = "/key-sha256:"
+
+
+def hidden_key(key: str) -> str:
+    """The ``key`` of a tombstone that names the fact ``key`` by hash, not
+    by name: its scope (the first ``/``-part: ``user``, ``global`` or
+    ``project``), ``/key-sha256:`` and the SHA-256 (64 lowercase hex) of
+    the UTF-8 of ``key`` (``project/key-sha256:9f…`` for
+    ``project/x/remembered/deploy-host-walrus-orchid-77``).  ``forget
+    --match TEXT`` writes it for a key whose name holds TEXT
+    (docs/format.md, "Tombstone"): the scope kept, so it counts as a fact
+    key's tombstone everywhere (an older mem too: a key no fact has, whose
+    forgotten value is refused under any other key)."""
+    return f"{key.partition('/')[0]}{HIDDEN_MARK}{sha256(key.encode('utf-8')).hexdigest()}"
+
+
+def names_key_in_clear(t: Tombstone) -> bool:
+    """True when ``t`` is the tombstone of a fact key that names the key
+    by name, not by hash (:func:`hidden_key`)."""
+    return t.key.startswith(_FACT_SCOPES) and HIDDEN_MARK not in t.key
+
+
+def key_names(key: str) -> tuple[str, str]:
+    """The two ``key`` fields a tombstone of the fact ``key`` can hold: the
+    key itself and :func:`hidden_key`."""
+    return (key, hidden_key(key))
+
+
 def tombstones_for(store: Store, key: str) -> list[Tombstone]:
-    """Tombstones recorded for ``key``."""
-    return [t for t in all_tombstones(store) if t.key == key]
+    """Tombstones recorded for ``key`` (by name or by hash: :func:`key_names`)."""
+    names = key_names(key)
+    return [t for t in all_tombstones(store) if t.key in names]
 
 
 def is_rejected(store: Store, key: str, body: str) -> bool:
@@ -110,8 +141,8 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
     """Why a lower-trust write of ``body`` under ``key`` must be refused,
     or None.  ``tombstones``: :func:`all_tombstones`.
 
-    * ``"key"``: a tombstone of ``key`` (a forget or a rejection) names the
-      normalized ``body`` (SHA-256 equality);
+    * ``"key"``: a tombstone of ``key`` (by name or by hash, :func:`key_names`;
+      a forget or a rejection) names the normalized ``body`` (SHA-256 equality);
     * ``"value"``: ``body`` equals a fact value forgotten under another key
       (a tombstone of a ``user/``, ``global/`` or ``project/`` key whose
       reason is not ``rejected``: a rejection is about that key only);
@@ -134,8 +165,9 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
     digests = {value_digest(body), value_digest(seen)}
     rules: list[tuple[bytes, int]] = []
     other = False
+    names = key_names(key)
     for t in tombstones:
-        if t.key == key:
+        if t.key in names:
             if t.value_sha256 in digests:
                 return "key"
         elif t.key == TEXT_KEY or t.key.startswith("match:"):
@@ -362,12 +394,16 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
         tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
     facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES)}
+    hidden = any(HIDDEN_MARK in k for k, _d in facts)   # (a hash per fact only then)
 
     def check(obj) -> bool:
         if isinstance(obj, Turn):
             return obj.session in flt.sessions or flt.turns.when(obj.session, obj.source, obj.text) is not None
         if isinstance(obj, Fact):
-            return bool(obj.body) and (obj.key, value_digest(obj.body)) in facts
+            if not obj.body:
+                return False
+            digest = value_digest(obj.body)
+            return (obj.key, digest) in facts or (hidden and (hidden_key(obj.key), digest) in facts)
         return False
     return check
 

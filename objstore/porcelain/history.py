@@ -16,10 +16,11 @@ from pathlib import Path
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
-from objstore.core.refs import fact_ref, validate_key, validate_session_id
+from objstore.core.refs import fact_ref, refuse_if_credential, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
+from objstore.memory.tombstones import key_names
 
 #: ref namespaces a REF argument may start with; anything else is a fact key
 REF_NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -73,6 +74,7 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
         name = ref_of(ref)
         entries = store.reflog.read(name)
         if not entries:
+            refuse_if_credential(name, "ref name")
             raise NotFound(f"no reflog for {name}", hint="list refs with: mem keys / mem sessions")
         moves = [RefMove(name, e.old, e.new, e.time, e.command) for e in entries]
     else:
@@ -381,9 +383,10 @@ def unreject(store: Store, prefix: str, *, command: str = "revert queue reject")
         item = store.get(oid, QueueItem)
         digest = value_digest(item.body)
         dropped = None
+        names = key_names(item.key)   # (by name, or by hash: tombstones.hidden_key)
         for name, tid in store.refs.iter("tombstones"):
             t = store.get(tid, Tombstone)
-            if t.key == item.key and t.value_sha256 == digest and t.reason == "rejected":
+            if t.key in names and t.value_sha256 == digest and t.reason == "rejected":
                 store.update_ref(name, tid, None, command, audit_only=True)  # tombstone refs keep no reflog
                 dropped = tid
         store.update_ref(ref, None, oid, command)

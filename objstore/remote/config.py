@@ -24,6 +24,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound, WrongKey
+from objstore.core.refs import refuse_if_credential
 from objstore.core.store import Store
 from objstore.remote.layout import DESCRIPTOR, Descriptor, check_identity
 from objstore.remote.transport import FolderTransport, parse_url
@@ -49,6 +50,9 @@ def _path(store: Store) -> Path:
     return store.root / "remotes.json"
 
 
+#: a credential given in a remote's URL or endpoint (:func:`add_remote`)
+_SECRET_HINT = ("give S3 keys in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) when you run "
+                "mem, never in a URL; a folder whose path holds a secret: use another folder")
 REMOTES_HINT = ("it holds no secret: fix it by hand, or move it away and 'mem remote add NAME URL' "
                 "each remote again")
 MISSING_KEY_HINT = ("put back a copy of the sync-key file, or 'mem remote key import FILE' the key from another "
@@ -178,6 +182,7 @@ def get_remote(store: Store, name: str | None) -> RemoteSpec:
     for r in rs:
         if r.name == name:
             return r
+    refuse_if_credential(name, "remote name")   # (echoed below: never a name holding a secret)
     raise NotFound(f"no remote {name!r}", hint="mem remote list")
 
 
@@ -193,10 +198,20 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
 
     Raises:
         InvalidInput: a bad or taken name, a bad URL, a ``key`` that is not
-            one or differs from the store's sync key (exit 2).
+            one or differs from the store's sync key, a name, URL or
+            ``endpoint`` holding a credential (``the remote URL holds a
+            credential``, never shown; exit 2).
         RemoteUnavailable: the folder does not exist or is a file (exit 15).
         IntegrityError: ``remotes.json`` or ``sync-key`` is damaged (exit 13).
     """
+    # remotes.json and every message name them in the clear: a credential in one is refused
+    # first, unshown (S3 keys come from AWS_* or the profile at each run, never the URL)
+    from objstore.core.redact import check_name   # deferred: the rules compile at import
+    check_name(name or "", "remote name", where="remotes.json and every message naming the remote",
+               hint="name the remote for where it is (origin, backup, nas)")
+    for what, text in (("remote URL", url), ("--endpoint URL", endpoint)):
+        if text:
+            check_name(text, what, where="remotes.json", hint=_SECRET_HINT)
     if not NAME_RE.match(name or ""):
         raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
     u = parse_url(url)

@@ -22,7 +22,7 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import all_tombstones
+from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 
@@ -371,10 +371,16 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     # 3. index, and the objects a tombstone forgets (the journal replay does both)
     if journal or not store.journal.is_empty():
         recover(store)
+    # a key forgotten by hash (its name held a forgotten text: tombstones.hidden_key) whose ref went
+    # here: the lines naming it (the audit log's, a cache's) go as the forget took them out there
+    hashed = {k for k, _d in fidx.facts if HIDDEN_MARK in k} if fidx.hidden else set()
+    named = [n[len("facts/"):] for n, _o, new, _r in moves
+             if new is None and n.startswith("facts/") and hidden_key(n[len("facts/"):]) in hashed]
     if emptied:
         res.forgotten += len(emptied)
         queue.drop(store, needles=[e for e in emptied if e.strip()])
-        scrub_derived(store, emptied)
+    if emptied or named:
+        scrub_derived(store, emptied + named)
     return rep
 
 

@@ -58,7 +58,7 @@ from objstore.core.cborext import cbor2
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.memory.refill import refill_from
-from objstore.memory.tombstones import TEXT_KEY, TurnForgets, forgotten_in
+from objstore.memory.tombstones import HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key
 
 
 @dataclass
@@ -77,6 +77,8 @@ class ForgetIndex:
     sessions: dict[str, int] = field(default_factory=dict)
     forgets: list[Tombstone] = field(default_factory=list)
     latest: int = 0
+    #: a fact tombstone names its key by hash (``tombstones.hidden_key``): facts are looked up that way too
+    hidden: bool = False
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -92,6 +94,7 @@ class ForgetIndex:
             d, k = self.sessions, t.key[len("session:"):]
         elif t.key.startswith(("user/", "global/", "project/")):
             d, k = self.facts, (t.key, t.value_sha256)
+            self.hidden = self.hidden or HIDDEN_MARK in t.key
         else:
             return
         d[k] = min(d.get(k, t.time), t.time)
@@ -104,7 +107,10 @@ class ForgetIndex:
         machine with the same tombstones)."""
         if not self.forgets or f.forgotten or not f.body:
             return None
-        when = self.facts.get((f.key, value_digest(f.body)))
+        digest = value_digest(f.body)
+        when = self.facts.get((f.key, digest))
+        if when is None and self.hidden:   # a key forgotten by hash (tombstones.hidden_key)
+            when = self.facts.get((hidden_key(f.key), digest))
         if when is None and f.trust != "user_stated" and forgotten_in(self.forgets, f.key, f.body) is not None:
             when = self.latest
         return when
@@ -121,7 +127,8 @@ class ForgetIndex:
 
     def queue_item_forgotten(self, q: QueueItem) -> bool:
         """True when a proposal's value was forgotten for its key."""
-        return (q.key, value_digest(q.body)) in self.facts
+        digest = value_digest(q.body)
+        return (q.key, digest) in self.facts or (self.hidden and (hidden_key(q.key), digest) in self.facts)
 
 
 def fact_identity(f: Fact) -> bytes:

@@ -37,7 +37,7 @@ from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityErro
 from objstore.core.ids import check_prefix
 from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, is_lost_stub, lost_sealed_age,
                                    value_digest)
-from objstore.core.refs import fact_ref, sealed_ref, validate_key
+from objstore.core.refs import fact_ref, refuse_if_credential, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_memory_file_write, check_text, commit_version, walk
 from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
@@ -596,6 +596,7 @@ def seal_key(store: Store, key: str) -> SealResult:
         res = SealResult(key)
         if not plain:
             if shead is None:
+                refuse_if_credential(key, "key")
                 raise NotFound(f"no key {key}", hint="list keys with: mem keys")
             if store.refs.read(fact_ref(key)) is not None:  # only emptied versions remain
                 forget.forget_key(store, key, reason="seal", tombstones=False)

@@ -740,6 +740,13 @@ HF_UPPER = "hf_" + "QWERTYUIOPASDFGHJKLZXCVBNMQWERTYUI"
     ("das Passwort ist Sommer2024fake! Bitte merken.", "Sommer2024fake!", "password-phrase"),
     (f"export HF_TOKEN={HF_LOWER}", HF_LOWER, "huggingface-token"),
     (f"token {HF_UPPER} for the hub", HF_UPPER, "huggingface-token"),
+    # test16 F5: a passphrase named with no verb, and a passcode
+    ("the wifi passphrase Tiger99xx", "Tiger99xx", "password-phrase"),
+    ("remember that the wifi is called CorpNet and the passphrase Tiger99xx", "Tiger99xx", "password-phrase"),
+    ("noted the gpg passphrase Plum#Tree77 for the signing key", "Plum#Tree77", "password-phrase"),
+    ("the passcode is 7741#a", "7741#a", "password-phrase"),
+    ("my passcode is 774155", "774155", "password-phrase"),
+    ("the door passcode was Kq7mm!x2", "Kq7mm!x2", "password-phrase"),
 ])
 def test_fresh7_f5_leftovers_are_redacted(text, secret, rule):
     res = redact(text)
@@ -755,6 +762,13 @@ def test_fresh7_f5_leftovers_are_redacted(text, secret, rule):
     "the password is too short and has no digits",
     "das Passwort ist falsch! Das Passwort lautet noch nicht fest.",
     "hf_abcdefghijklmnopqrstuvwxyzabcdefgh is a snake_case name; 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",
+    # test16 F5: prose about passphrases and passcodes
+    "the passphrase rotation policy is strict; set a passphrase for the key",
+    "the passphrase prompt appears twice and the passphrase field is empty",
+    "use a passphrase instead; the passphrase should be long",
+    "the passcode is required; the passcode is wrong; passcode is enabled on the phone",
+    "a passcode screen shows; the passcode was reset yesterday",
 ])
 def test_fresh7_f5_look_alikes_are_kept(text):
     assert redact(text).text == text
+

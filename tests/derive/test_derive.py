@@ -133,7 +133,7 @@ def test_remember_that_in_a_prompt_is_written_at_once(store_path, tmp_path):
     assert r.returncode == 0
     ctx = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Remembered as you asked (user_stated)" in ctx and "staging db is on port 6000" in ctx
-    key = "project/acme-api/remembered/staging-db-port-6000"
+    key = "project/acme-api/remembered/staging-db"
     got = subprocess.run([sys.executable, "-m", "cmds", "log", key, "--json"], text=True, capture_output=True,
                          env=env, cwd=repo, timeout=60)
     v = json.loads(got.stdout)[0]
@@ -150,7 +150,7 @@ def test_statement_recognition():
     assert statement_of("ok. Don't forget that CI needs Postgres 16!") == "CI needs Postgres 16"
     assert statement_of("what do you remember about the db?") is None
     assert statement_of("remember") is None
-    assert statement_key("the staging db is on port 6000", None) == "user/remembered/staging-db-port-6000"
+    assert statement_key("the staging db is on port 6000", None) == "user/remembered/staging-db"
 
 
 def test_revert_a_derive_run(rig, invoke):

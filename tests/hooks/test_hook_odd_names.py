@@ -38,13 +38,13 @@ def test_a_folder_with_an_at_and_a_session_id_ending_in_lock(tmp_path, mem):
         assert rc == 0
         if ev == "UserPromptSubmit":
             ctx = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-            assert "project/svc-v2/remembered/frobnicator-port-7411" in ctx
+            assert "project/svc-v2/remembered/frobnicator-port" in ctx
     assert "InvalidInput" not in hook_log(store)
     e = {"MEM_HOME": str(store)}
     sessions = mem("sessions", "--json", env=e).json
     assert [(s["id"], s["project"], s["turns"]) for s in sessions] == [(SID, "svc-v2", 2)]
     assert "the frobnicator port is 7411" in mem("show", SID, env=e).stdout
-    assert mem("get", "project/svc-v2/remembered/frobnicator-port-7411", env=e).stdout.strip() \
+    assert mem("get", "project/svc-v2/remembered/frobnicator-port", env=e).stdout.strip() \
         == "the frobnicator port is 7411"
     hits = mem("recall", "frobnicator", "--all-projects", "--json", env=e).json
     assert any(h.get("session") == SID for h in hits["hits"] if h["kind"] == "turn")

@@ -27,7 +27,7 @@ from tests.hooks._util import asst, hook_env, hook_log, line, index_lock_held, l
 
 SID = "0b1c2d3e-0000-4000-8000-0000000000b1"
 PROMPT = "remember that the staging keys rotate on fridays"
-SUFFIX = "/remembered/staging-keys-rotate-fridays"
+SUFFIX = "/remembered/staging-keys-rotate"
 
 
 def _start(tmp_path: Path, store: Path) -> Path:

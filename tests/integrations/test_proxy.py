@@ -445,7 +445,7 @@ def test_remember_that_through_the_proxy(rig):
     client(rig, **{"x-mem-session": "rem-px"}).messages.create(
         model="m", max_tokens=5, messages=[{"role": "user", "content": "remember that the deploy window is Friday"}])
     assert "Remembered as you asked" in rig["up"].requests[-1][2].decode()
-    r = mem(rig, "get", "user/remembered/deploy-window-friday")
+    r = mem(rig, "get", "user/remembered/deploy-window")
     assert r.stdout.strip() == "the deploy window is Friday"
 
 

@@ -87,7 +87,7 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           hunterUniq2024``), also with what it opens in between
                           (``the password for the staging box is X``, ``... box:
                           X``: a preposition and 1-5 words), and a 4-12 digit
-                          ``pin is 4821``;
+                          ``pin is 4821`` (also ``passcode is 7741#a``);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X``, a quoted value after
                           ``password|passphrase|secret is``, and ``password X``
@@ -110,7 +110,8 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           Passwort ist|lautet X`` (a trailing ``!`` kept with X);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
                           admin with X``; ``the password is <4+ words>`` unquoted
-                          (no prose word); ``passphrase: <3+
+                          (no prose word); ``the wifi passphrase Tiger99xx`` (no
+                          verb, as ``password hunter2x9``); ``passphrase: <3+
                           words>`` to the end of the line (not ``passphrase: not set``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
@@ -542,19 +543,22 @@ def path_holds_credential(path: str) -> bool:
     return got
 
 
-def check_name(name: str, what: str = "key") -> None:
+def check_name(name: str, what: str = "key", *, where: str = "file names and logs", hint: str = "") -> None:
     """Raise :class:`~objstore.core.errors.InvalidInput` (exit 2) when the
     name ``name`` holds a credential (:func:`name_hits`): ``the <what> holds
     a credential``.  The one refusal, and the one message, for every name a
-    write or a selector would keep in the clear (a fact key, a session id, an
-    agent name: ``what`` says which field).  The message never holds the
-    name.  Run before any format check, so a malformed name holding a secret
-    is refused without being echoed (``bad agent name '…'``).  Returns None
-    otherwise; raises ``TypeError`` for a non-str."""
+    write or a selector would keep in the clear or echo (a fact key, a
+    session id, an agent name, a project, a remote's name, URL or endpoint,
+    a setting of ``config.toml``: ``what`` says which field, ``where`` where
+    it would be written, ``hint`` what to do instead).  The message never
+    holds the name.  Run before any format check or lookup, so a malformed
+    or unknown name holding a secret is refused without being echoed (``bad
+    agent name '…'``, ``no key …``).  Returns None otherwise; raises
+    ``TypeError`` for a non-str."""
     if name_hits(name):
-        raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in file names and logs",
-                           hint="name what the value is, not the value" if what == "key"
-                           else f"name the {what} for what it is, not with a secret")
+        raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in {where}",
+                           hint=hint or ("name what the value is, not the value" if what == "key"
+                                         else f"name the {what} for what it is, not with a secret"))
 
 
 def redact_value(text: str) -> str:

@@ -129,19 +129,23 @@ PASSWORD_RULES: list[Rule] = [
        _DASH_HEAD + r"(?P<secret>[^\s\"'`]{4,128}+)(?=[\"'`]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$))",
        ci=True, priority=51, check=short_labelled_ok, anchors=_DASH_LABELS, scan=scan_at(*_DASH_LABELS)),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): a token right after the word password in prose ('noted "
-       "the password hunter2x9 for staging', 'use password hunter2x9', 'the password hunter2x9 works'; "
-       "red13b), where the token passes the short-value rule and is no code or tech word (prose_token_ok)",
-       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{1,4}(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=prose_token_ok, anchors=("passw",)),
+       "keyword heuristics (no vendor format): a token right after the word password or passphrase in "
+       "prose ('noted the password hunter2x9 for staging', 'use password hunter2x9', 'the password "
+       "hunter2x9 works'; red13b; 'the wifi passphrase Tiger99xx': test16 F5), where the token passes the "
+       "short-value rule and is no code or tech word (prose_token_ok)",
+       r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase))[ \t]{1,4}"
+       r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=prose_token_ok, anchors=("passw", "passphrase")),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): 'my passphrase is <token>'",
-       r"passphrase(?<![A-Za-z0-9_\-\]]passphrase)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase",)),
+       "keyword heuristics (no vendor format): 'my passphrase|passcode is <token>' (passcode: test16 F5)",
+       r"(?:passphrase(?<![A-Za-z0-9_\-\]]passphrase)|passcode(?<![A-Za-z0-9_\-\]]passcode))" + _PHRASE_VERB
+       + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase", "passcode")),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): 'my pin is <4-12 digits>'",
-       r"pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=pin_ok, anchors=("pin",)),
+       "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>'",
+       r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
+       + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>'",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
