@@ -127,6 +127,25 @@ def record_written(store: Store, written: dict[str, tuple[str | None, str, set[s
         _save(store, cached)
 
 
+def refresh(store: Store) -> int:
+    """Bring the cache of ``store`` up to date with every session ref
+    (:func:`session_values`): ``mem gc`` calls it after its sweep, so that a
+    store imported before the cache existed (session 15), or whose cache was
+    deleted or went stale, does not leave the first ``forget --match`` to
+    read every turn.  The lines written are byte for byte those an import
+    writes (:func:`record_written`: one per session, sorted).  Returns the
+    number of sessions read (0: the cache was current, nothing written).
+    Takes the store lock (a forget drops lines under it); raises
+    StoreLocked."""
+    with store.lock("gc"):
+        heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
+        cached = _load(store)
+        stale = sum(1 for sid, head in heads.items() if cached.get(sid, ("",))[0] != head)
+        if stale or len(cached) != len(heads):
+            session_values(store, heads)
+        return stale
+
+
 def drop_sessions(store: Store, sids) -> None:
     """Remove the cache lines of the sessions ``sids`` (a forget rewrote or
     removed them: a line would keep a deleted head's id, a fingerprint of
