@@ -11,7 +11,9 @@
   ids (32 bytes each) that remote pack holds (derived: rebuilt by a pull).
 * ``<store>/cache/remotes/<name>.seen``: msgpack map pack name -> the
   ``[size, mtime, etag]`` the remote listed for it when this store last
-  verified it whole (derived: a missing stamp means "read it again").
+  verified it whole (derived: a missing stamp means "read it again"); a
+  folder remote's etag is the blake3 hex of the file's bytes
+  (``FolderTransport.stamps``), an S3 one the object's ETag.
 """
 
 from __future__ import annotations
