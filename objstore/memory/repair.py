@@ -111,6 +111,9 @@ class RepairReport:
             the head now, so no reader serves the older value as current
             (``lost.lost_current``: ``get``, ``sealed show`` exit 13) until a
             newer version is written (the caller exits 13 too).
+        gaps_filled: fact ref -> the number of forgotten placeholders put in
+            the missing places of its whole but misnumbered chain
+            (:func:`_fill_gaps`; among ``mended``).
         reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
@@ -137,6 +140,7 @@ class RepairReport:
     reset_refs: list[tuple[str, str, str]] = field(default_factory=list)
     lost_heads: dict[str, int] = field(default_factory=dict)
     refound: list[str] = field(default_factory=list)
+    gaps_filled: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -522,12 +526,52 @@ def _walk(store, objs, oid, rep, fetch, cls) -> tuple[list[tuple[str, object]], 
     return chain, None
 
 
+def _fill_gaps(store: Store, name: str, head: str, chain: list[tuple[str, Fact]], rep: RepairReport,
+               now: int) -> None:
+    """A fact chain that is whole but misnumbered: its root numbered above 1,
+    or a version that does not follow its parent's number.  ``mem unseal``
+    before session 15 dropped the places of versions a forget had emptied
+    (``mem fsck``: "root version … is numbered 2", "version 3 follows
+    version 1"; every clone of the store too).  Each missing number gets a
+    forgotten placeholder (empty ``body``, the other fields the next
+    version's, as ``sealed.unseal_key`` fills a gap now; ``forgotten`` that
+    version's ``recorded_at``, not the repair's time, so that every clone
+    repaired alike writes the same ids and their syncs agree), the versions
+    above are rewritten onto it (new ids) and the ref
+    moves with a reflog entry ``fsck --repair`` (``rep.gaps_filled``).  A
+    chain numbered downwards out of order (a version at or below its
+    parent's) is left for fsck to report."""
+    oldest_first = [obj for _oid, obj in reversed(chain)]
+    want = 1
+    for f in oldest_first:
+        if f.version < want:
+            return
+        want = f.version + 1
+    if all(f.version == i + 1 for i, f in enumerate(oldest_first)):
+        return
+    parent: str | None = None
+    filled = 0
+    for oid, f in reversed(chain):
+        below = 0 if parent is None else store.get(parent, Fact).version
+        for n in range(below + 1, f.version):
+            parent = store.put(Fact(key=f.key, kind=f.kind, body="", version=n, parent=parent,
+                                    valid_from=f.valid_from, recorded_at=f.recorded_at, trust=f.trust,
+                                    sensitivity=f.sensitivity, owner=f.owner, forgotten=max(f.recorded_at, 1)))
+            filled += 1
+        parent = oid if f.parent == parent else store.put(f.replace(parent=parent))
+    store.update_ref(name, head, parent, "fsck --repair: forgotten places filled", time_ms=now)
+    rep.gaps_filled[name] = filled
+    rep.mended.append(name)
+
+
 def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, cands: list, heads_named: set,
                 rep: RepairReport, fetch: Fetch | None, now: int) -> None:
     label = name.split("/", 1)[1]
     upper, broken = _walk(store, objs, head, rep, fetch, kind.cls)
-    if broken is None:
-        return  # the whole chain is readable
+    if broken is None:   # the whole chain is readable
+        if kind.cls is Fact:
+            _fill_gaps(store, name, head, upper, rep, now)
+        return
     if not upper:   # the head itself cannot be read: a lost object, or a damaged ref?
         last = next((e.new for e in reversed(store.reflog.read(name))), None)
         if last is not None and last != head and isinstance(_get(store, objs, last, rep, fetch), kind.cls):
