@@ -8,6 +8,7 @@ forgotten placeholder; the chain is written here as that unseal left it."""
 from __future__ import annotations
 
 from objstore.core.objects import Fact
+from tests.conftest import fact_chain
 
 
 def _damaged_store(store_path):
@@ -23,17 +24,6 @@ def _damaged_store(store_path):
         s.update_ref("facts/user/test/db", None, v4, "unseal")
 
 
-def _chain(store_path):
-    from objstore.memory.opening import open_store
-    with open_store(store_path) as s:
-        out, oid = [], s.refs.read("facts/user/test/db")
-        while oid:
-            f = s.get(oid, Fact)
-            out.append((f.version, bool(f.forgotten), f.body))
-            oid = f.parent
-        return out
-
-
 def test_fsck_repair_fills_the_places_an_old_unseal_dropped(mem, store_path, tmp_path):
     _damaged_store(store_path)
     r = mem("fsck", exit_code=13)
@@ -41,7 +31,8 @@ def test_fsck_repair_fills_the_places_an_old_unseal_dropped(mem, store_path, tmp
     r = mem("fsck", "--repair")
     assert "2 missing version numbers kept as forgotten placeholders" in r.stdout, r.stdout
     assert mem("fsck", exit_code=None).exit_code == 0
-    assert _chain(store_path) == [(4, False, "value 4"), (3, True, ""), (2, False, "value 2"), (1, True, "")]
+    assert fact_chain(store_path, "user/test/db") == [(4, False, "value 4"), (3, True, ""), (2, False, "value 2"),
+                                                      (1, True, "")]
     assert mem("get", "user/test/db").stdout.strip() == "value 4"
     assert "forgotten" in mem("diff", "user/test/db@v1", exit_code=None).stdout
     assert "nothing to repair" in mem("fsck", "--repair").stdout

@@ -7,7 +7,7 @@ placeholder in every gap, so the numbering is unchanged."""
 
 from __future__ import annotations
 
-from objstore.core.objects import Fact
+from tests.conftest import fact_chain
 
 
 def test_seal_and_unseal_keep_a_forgotten_versions_place(mem, store_path, pwfile, tmp_path):
@@ -26,14 +26,7 @@ def test_seal_and_unseal_keep_a_forgotten_versions_place(mem, store_path, pwfile
     assert mem("get", key).stdout.strip() == "value 3"
     log = mem("log", key).stdout
     assert "value 1" not in log
-    from objstore.core.store import Store
-    s = Store.open(store_path)
-    chain, oid = [], s.refs.read(f"facts/{key}")
-    while oid:
-        f = s.get(oid, Fact)
-        chain.append((f.version, bool(f.forgotten), f.body))
-        oid = f.parent
-    assert chain == [(3, False, "value 3"), (2, False, "value 2"), (1, True, "")]
+    assert fact_chain(store_path, key) == [(3, False, "value 3"), (2, False, "value 2"), (1, True, "")]
     # seal again, then unseal again: the same
     mem("seal", key)
     mem("unseal", key, "--passphrase-file", str(pwfile))
@@ -50,17 +43,6 @@ def test_seal_and_unseal_keep_a_forgotten_versions_place(mem, store_path, pwfile
     d = mem(*c, "diff", f"{key}@v1", exit_code=None)
     assert "forgotten" in d.stdout + d.stderr, d.stdout + d.stderr
     assert mem(*c, "get", key).stdout.strip() == "value 3"
-
-
-def _chain(store_path, key):
-    from objstore.core.store import Store
-    s = Store.open(store_path)
-    chain, oid = [], s.refs.read(f"facts/{key}")
-    while oid:
-        f = s.get(oid, Fact)
-        chain.append((f.version, bool(f.forgotten), f.body))
-        oid = f.parent
-    return chain
 
 
 def test_seal_and_unseal_keep_the_forgotten_newest_versions_place(mem, store_path, pwfile):
@@ -83,7 +65,7 @@ def test_seal_and_unseal_keep_the_forgotten_newest_versions_place(mem, store_pat
     mem("fsck")
     mem("unseal", key, "--passphrase-file", str(pwfile))
     assert mem("fsck", exit_code=None).exit_code == 0
-    assert _chain(store_path, key) == [(3, True, ""), (2, False, "value 2"), (1, False, "value 1")]
+    assert fact_chain(store_path, key) == [(3, True, ""), (2, False, "value 2"), (1, False, "value 1")]
     log = mem("log", key).stdout
     assert "v3" in log and "forgotten at" in log and "value 3" not in log, log
     assert mem("get", key).stdout.strip() == "value 2"
@@ -92,6 +74,6 @@ def test_seal_and_unseal_keep_the_forgotten_newest_versions_place(mem, store_pat
     mem("remember", key, "value 4", "--sensitivity", "secret")
     assert "v4" in mem("log", key).stdout
     mem("unseal", key, "--passphrase-file", str(pwfile))
-    assert _chain(store_path, key) == [(4, False, "value 4"), (3, True, ""), (2, False, "value 2"),
+    assert fact_chain(store_path, key) == [(4, False, "value 4"), (3, True, ""), (2, False, "value 2"),
                                        (1, False, "value 1")]
     assert mem("fsck", exit_code=None).exit_code == 0
