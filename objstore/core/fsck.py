@@ -254,7 +254,8 @@ def _check_chain(name: str, oid: str, obj, objs: dict, rep: FsckReport) -> None:
             for rel, target in obj.edges:  # an id target must exist (a key may be written later)
                 if "/" not in target and not isinstance(objs.get(target), (Fact, Turn)):
                     rep.warnings.append(f"{name}: version {obj.version} has a {rel} edge to {target[:12]}, "
-                                        "which is not a fact version or turn in this store")
+                                        "which is not a fact version or turn in this store ('mem fsck --repair' "
+                                        "drops it)")
         if isinstance(obj, (Fact, Sealed)) and obj.key != label:
             rep.problems.append(f"{name}: version {oid} belongs to key {obj.key!r}")
         if isinstance(obj, Turn) and obj.session != label:

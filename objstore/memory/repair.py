@@ -111,6 +111,9 @@ class RepairReport:
             the head now, so no reader serves the older value as current
             (``lost.lost_current``: ``get``, ``sealed show`` exit 13) until a
             newer version is written (the caller exits 13 too).
+        edges_dropped: fact ref -> the number of edges dropped from its
+            versions because their target is no fact version or turn of the
+            store (:func:`_drop_dangling_edges`).
         gaps_filled: fact ref -> the number of forgotten placeholders put in
             the missing places of its whole but misnumbered chain
             (:func:`_fill_gaps`; among ``mended``).
@@ -141,13 +144,15 @@ class RepairReport:
     lost_heads: dict[str, int] = field(default_factory=dict)
     refound: list[str] = field(default_factory=list)
     gaps_filled: dict[str, int] = field(default_factory=dict)
+    edges_dropped: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
-                    or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads)
+                    or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
+                    or self.edges_dropped)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -185,6 +190,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
+        _drop_dangling_edges(store, objs, rep, now_ms())
         for pack in orphans:
             q.move(pack)
         store.damaged.clear()
@@ -510,6 +516,45 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop
                     continue
                 store.update_ref(name, oid, None, rewrite=True)  # the ref and its reflog go
                 rep.dropped_refs.append(name)
+
+
+def _drop_dangling_edges(store: Store, objs: dict, rep: RepairReport, now: int) -> None:
+    """A fact version's edge to an id that is no fact version or turn of the
+    store (``mem fsck`` warns of it): a ``forget --match`` killed after it
+    had rewritten a session's turns and before it rewrote the summaries
+    citing them (the recovery finishes the purge, not the edges; the old
+    turn ids are gone, so their new ids cannot be told).  The edge is
+    dropped: each chain holding one is rewritten from its oldest such
+    version up (new ids; the versions keep everything else) and its ref
+    moves with the reflog entry ``fsck --repair: dangling edges dropped``
+    (``rep.edges_dropped``: ref -> edges dropped)."""
+    def dangling(target: str) -> bool:
+        if "/" in target:   # a key: it may be written later
+            return False
+        obj = objs.get(target)
+        if obj is None and store.has(target):
+            try:
+                obj = decode(store.read_frame(target))
+            except (*_DAMAGE, UnsupportedVersion):
+                obj = None
+        return not isinstance(obj, (Fact, Turn))
+    for name, head in list(store.refs.iter("facts")):
+        chain, broken = _walk(store, objs, head, rep, None, Fact)
+        if broken is not None:
+            continue   # left as _mend left it
+        bad = {oid: tuple(e for e in f.edges if dangling(e[1])) for oid, f in chain if f.edges}
+        bad = {oid: b for oid, b in bad.items() if b}
+        if not bad:
+            continue
+        parent: str | None = None
+        for oid, f in reversed(chain):   # oldest first
+            drop = bad.get(oid, ())
+            if not drop and f.parent == parent:
+                parent = oid
+                continue
+            parent = store.put(f.replace(parent=parent, edges=tuple(e for e in f.edges if e not in drop)))
+        store.update_ref(name, head, parent, "fsck --repair: dangling edges dropped", time_ms=now)
+        rep.edges_dropped[name] = sum(map(len, bad.values()))
 
 
 def _walk(store, objs, oid, rep, fetch, cls) -> tuple[list[tuple[str, object]], str | None]:
