@@ -59,6 +59,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
+    A key's chain that is whole but misses version numbers (its root
+    numbered 2, or v4 on v2: an unseal before session 15 dropped forgotten
+    versions' places) gets a forgotten placeholder in each missing place.
+    A version's edge to an id that is no fact version or turn here (a
+    forget --match killed before it rewrote the summaries citing the turns
+    it rewrote; fsck warns) is dropped.
     A session's lost turns come back in their places when its transcript is
     read again (mem import --reread) or from a remote (mem pull;
     docs/design.md "Damage and repair").  A missing or
@@ -149,7 +155,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
-                             "lost_heads": fixed.lost_heads, "refound_refs": fixed.refound,
+                             "lost_heads": fixed.lost_heads, "gaps_filled": fixed.gaps_filled,
+                             "edges_dropped": fixed.edges_dropped,
+                             "refound_refs": fixed.refound,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -236,7 +244,14 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         click.echo("hint: 'mem reflog KEY' lists them and 'mem cat-object ID' shows each; 'mem remember KEY "
                    "VALUE' then sets the value to keep", err=True)
     for name in r.mended:
-        click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+        if name in r.gaps_filled:   # whole, but misnumbered (an unseal before session 15 dropped forgotten places)
+            click.echo(f"repair: mended {name}: {plural(r.gaps_filled[name], 'missing version number')} "
+                       "kept as forgotten placeholders (a forgotten version's place an older mem unseal dropped)")
+        else:
+            click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+    for name, n in r.edges_dropped.items():
+        click.echo(f"repair: dropped {plural(n, 'edge')} of {name} to ids that are no fact version or turn here "
+                   "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)")
     for name, n in r.lost_heads.items():
         click.echo(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")

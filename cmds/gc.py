@@ -22,7 +22,11 @@ def command(prune, dry_run, as_json, store):
     yet moved its ref is never robbed.  The plan is computed first and
     executed once; --dry-run prints it and stops (also which turn shards'
     small search index segments it would merge, and how many).  Then each shard's small
-    search index segments are merged into one (recall reads fewer files).
+    search index segments are merged into one (recall reads fewer files),
+    and the cache of the turns' working directories and project names
+    (cache/turn-meta, what 'mem forget --match' reads instead of every turn)
+    is written for the sessions it lacks or has out of date (--json:
+    turn_meta_sessions_read).
 
     \b
     Examples:
@@ -56,6 +60,7 @@ def command(prune, dry_run, as_json, store):
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
+                   "turn_meta_sessions_read": plan.turn_meta_read,
                    "segment_merges": [{"generation": g, "segments": n, "documents": d}
                                       for g, n, d in plan.segment_merges]})
         return

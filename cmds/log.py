@@ -73,7 +73,7 @@ def sealed_json(sv, *, current: bool) -> dict:
 
 def _sealed_log(store, key, as_of, as_json):
     from objstore import NotFound
-    from objstore import current_sealed, is_lost_stub, lost_sealed_message, sealed_versions
+    from objstore import current_sealed, forgotten_stub_time, is_lost_stub, lost_sealed_message, sealed_versions
     chain = sealed_versions(store, key)
     if as_of is not None:
         chain = [v for v in chain if v.sealed.recorded_at <= as_of]
@@ -92,4 +92,6 @@ def _sealed_log(store, key, as_of, as_json):
         mark = "  (current)" if v.id == cur else ""
         click.echo(click.style(f"v{s.version}  {v.id[:12]}", fg="yellow")
                    + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}  sealed{mark}")
-        click.echo("    (lost)" if is_lost_stub(s) else safe(f"    {SEALED_MASK.format(key=s.key)}"))
+        gone = forgotten_stub_time(s)
+        click.echo("    (lost)" if is_lost_stub(s) else f"    (forgotten at {fmt_time(gone)})" if gone is not None
+                   else safe(f"    {SEALED_MASK.format(key=s.key)}"))

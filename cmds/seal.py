@@ -46,6 +46,7 @@ def command(key, as_json, store):
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
+                   "forgotten": r.forgotten,
                    "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems})
         return
     if r.already:
@@ -53,7 +54,10 @@ def command(key, as_json, store):
         return
     kept = (f" (the place of {', '.join(f'v{n}' for n in r.lost)}, lost to damage, kept as a 'lost' placeholder: "
             "no older value becomes current)") if r.lost else ""
-    click.echo(f"sealed {r.key}: {plural(len(r.sealed) - len(r.lost), 'version')} encrypted to the vault{kept}, "
+    if r.forgotten is not None:
+        kept += f" (the place of the forgotten v{r.forgotten} kept, so it stays forgotten)"
+    encrypted = len(r.sealed) - len(r.lost) - (r.forgotten is not None)
+    click.echo(f"sealed {r.key}: {plural(encrypted, 'version')} encrypted to the vault{kept}, "
                f"{plural(len(r.removed), 'plain version')} removed")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)

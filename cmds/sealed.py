@@ -98,15 +98,16 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
     was lost to damage (mem fsck --repair kept its place: the older value
     is not shown as current).
     """
-    from objstore import current_sealed, is_lost_stub, lost_sealed_message, open_identity, open_value
+    from objstore import current_sealed, is_empty_place, is_lost_stub, lost_sealed_message, open_identity, open_value
     from objstore import pick_version, sealed_versions
     if show_all and (version is not None or raw):
         raise click.UsageError("--all shows every version; it does not go with --version or --raw")
     chain = sealed_versions(store, key)
     picked = chain if show_all else [pick_version(chain, version)]
     identities = open_identity(store, read_passphrase(passphrase_file))
-    # --all: a lost version's place holds no value (null / "(lost)"); alone, it exits 13 (open_value)
-    values = [(sv, None if show_all and is_lost_stub(sv.sealed) else open_value(identities, sv)) for sv in picked]
+    # --all: a lost or forgotten version's place holds no value (null / "(lost)", "(forgotten)"); alone, a
+    # lost one exits 13, a forgotten one 4 (open_value)
+    values = [(sv, None if show_all and is_empty_place(sv.sealed) else open_value(identities, sv)) for sv in picked]
     cur = current_sealed(chain)
     cur_id = cur.id if cur is not None else None
     if show_all and cur is None and lost_sealed_message(key, chain):
@@ -122,7 +123,8 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
             mark = "  (current)" if sv.id == cur_id else ""
             click.echo(click.style(f"v{s.version}  {sv.id[:12]}", fg="yellow")
                        + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}{mark}")
-            text = "(lost)" if data is None else safe(data.decode("utf-8", "replace"))
+            text = (("(lost)" if is_lost_stub(s) else "(forgotten)") if data is None
+                    else safe(data.decode("utf-8", "replace")))
             for line in text.splitlines() or [""]:
                 click.echo(f"    {line}")
         return
@@ -216,8 +218,10 @@ def export(key, version, output, armor, store):
     --armor); 4 no such sealed key or version.
     """
     from objstore import InvalidInput
-    from objstore import armor_sealed, pick_version, sealed_versions
+    from objstore import NotFound, armor_sealed, forgotten_stub_time, pick_version, sealed_versions
     sv = pick_version(sealed_versions(store, key), version)
+    if forgotten_stub_time(sv.sealed) is not None:
+        raise NotFound(f"{key} v{sv.sealed.version} was forgotten (mem forget): it holds no age file")
     data = armor_sealed(sv.sealed.age) if armor else sv.sealed.age
     if output == "-":
         if not armor and sys.stdout.isatty():

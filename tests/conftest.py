@@ -23,6 +23,20 @@ except ImportError:  # pragma: no cover - hypothesis comes with the test extra
     pass
 
 
+def fact_chain(store_path, key: str) -> list[tuple[int, bool, str]]:
+    """``(version, forgotten?, body)`` of every version of ``key``'s plain
+    chain in the store at ``store_path``, newest first (read from its ref)."""
+    from objstore.core.objects import Fact
+    from objstore.memory.opening import open_store
+    with open_store(store_path) as s:
+        out, oid = [], s.refs.read(f"facts/{key}")
+        while oid:
+            f = s.get(oid, Fact)
+            out.append((f.version, bool(f.forgotten), f.body))
+            oid = f.parent
+        return out
+
+
 def gen_corpus(out: Path, *args: str) -> Path:
     """Write a synthetic Claude Code corpus to ``out`` with
     ``bench/gen_corpus.py`` (``args``: its options, e.g. ``"--sessions",

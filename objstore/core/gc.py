@@ -137,6 +137,9 @@ class GcPlan:
     #: into one, their live documents)`` per turn shard
     #: (``SearchIndex.small_segment_plan``)
     segment_merges: list[tuple[str, int, int]] = field(default_factory=list)
+    #: sessions ``objstore.gc`` read to bring ``cache/turn-meta`` up to date
+    #: (``objstore.memory.turnmeta.refresh``; 0: it was current)
+    turn_meta_read: int = 0
 
     @property
     def changes(self) -> bool:

@@ -59,6 +59,32 @@ def lost_sealed_age(lost: str | None) -> bytes:
     return b"age-encryption.org/v1\n" + LOST_AGE_STANZA + (b" " + lost.encode("ascii") if lost else b"") + b"\n"
 
 
+#: the header a sealed *forgotten stub*'s ``age`` starts with (after
+#: ``AGE_INTRO``): the place of a forgotten version above a sealed key's newest
+#: kept one (docs/format.md, "Lost placeholders")
+FORGOTTEN_AGE_STANZA = b"-> mem-forgotten"
+
+
+def forgotten_sealed_age(forgotten: int) -> bytes:
+    """The ``age`` field of a sealed forgotten stub: ``age-encryption.org/v1\n``,
+    then ``-> mem-forgotten <ms>\n``, ``<ms>`` the forget's time (decimal ms
+    since the epoch, the emptied fact's ``forgotten``).  ``mem seal`` writes
+    one where a forget emptied the newest versions, so ``mem unseal`` gives
+    that place back (``objstore.vault.sealed``)."""
+    return AGE_INTRO + FORGOTTEN_AGE_STANZA + b" " + str(int(forgotten)).encode("ascii") + b"\n"
+
+
+def forgotten_stub_time(obj: Any) -> int | None:
+    """The forget's time (ms) of a sealed forgotten stub
+    (:func:`forgotten_sealed_age`), or None for any other object."""
+    age = getattr(obj, "age", None)
+    head = AGE_INTRO + FORGOTTEN_AGE_STANZA + b" "
+    if age is None or not age.startswith(head) or not age.endswith(b"\n"):
+        return None
+    ms = age[len(head):-1]
+    return int(ms) if ms.isdigit() and len(ms) <= 16 else None
+
+
 def is_lost_stub(obj: Any) -> bool:
     """True for a fact version, turn or sealed version ``mem fsck --repair``
     wrote in the place of one it could not recover

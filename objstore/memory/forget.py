@@ -64,6 +64,7 @@ from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file_key
 from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.turnmeta import drop_sessions
+from objstore.memory.turnmeta import refresh as turnmeta_refresh
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
                                         hidden_key, put_tombstone, text_tombstone, turn_tombstone_key)
 
@@ -203,12 +204,15 @@ def gc(store: Store, *, grace_s: float | None = None, dry_run: bool = False,
     a forget that met damage could not delete (``ForgetPlan.unchecked``,
     set aside and salvaged by ``mem fsck --repair``) is gone after the next
     gc.  Then the fact citations memo is brought up to date
-    (:func:`objstore.memory.citations.refresh`).  Returns the ``GcPlan``;
+    (:func:`objstore.memory.citations.refresh`), and so is the turn-meta
+    cache (:func:`objstore.memory.turnmeta.refresh`; ``plan.turn_meta_read``
+    the sessions it read).  Returns the ``GcPlan``;
     raises StoreLocked."""
     plan = core_gc.gc(store, grace_s=core_gc.DEFAULT_GRACE_S if grace_s is None else grace_s, dry_run=dry_run,
                       progress=progress, forgotten=forgotten_check(store))
     if not dry_run:
         citations.refresh(store)   # the next forget's passes then read only the chains they need
+        plan.turn_meta_read = turnmeta_refresh(store)   # and its --match reads no session for cwd/project
         plan.segments_merged = merge_index_segments(store)
     else:
         plan.segment_merges = index_segment_plan(store)

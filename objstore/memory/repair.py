@@ -111,6 +111,12 @@ class RepairReport:
             the head now, so no reader serves the older value as current
             (``lost.lost_current``: ``get``, ``sealed show`` exit 13) until a
             newer version is written (the caller exits 13 too).
+        edges_dropped: fact ref -> the number of edges dropped from its
+            versions because their target is no fact version or turn of the
+            store (:func:`_drop_dangling_edges`).
+        gaps_filled: fact ref -> the number of forgotten placeholders put in
+            the missing places of its whole but misnumbered chain
+            (:func:`_fill_gaps`; among ``mended``).
         reset_refs: ``(ref, id it held, id it holds now)`` of refs whose head
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
@@ -137,13 +143,16 @@ class RepairReport:
     reset_refs: list[tuple[str, str, str]] = field(default_factory=list)
     lost_heads: dict[str, int] = field(default_factory=dict)
     refound: list[str] = field(default_factory=list)
+    gaps_filled: dict[str, int] = field(default_factory=dict)
+    edges_dropped: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
-                    or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads)
+                    or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
+                    or self.edges_dropped)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -181,6 +190,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
+        _drop_dangling_edges(store, objs, rep, now_ms())
         for pack in orphans:
             q.move(pack)
         store.damaged.clear()
@@ -508,6 +518,45 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop
                 rep.dropped_refs.append(name)
 
 
+def _drop_dangling_edges(store: Store, objs: dict, rep: RepairReport, now: int) -> None:
+    """A fact version's edge to an id that is no fact version or turn of the
+    store (``mem fsck`` warns of it): a ``forget --match`` killed after it
+    had rewritten a session's turns and before it rewrote the summaries
+    citing them (the recovery finishes the purge, not the edges; the old
+    turn ids are gone, so their new ids cannot be told).  The edge is
+    dropped: each chain holding one is rewritten from its oldest such
+    version up (new ids; the versions keep everything else) and its ref
+    moves with the reflog entry ``fsck --repair: dangling edges dropped``
+    (``rep.edges_dropped``: ref -> edges dropped)."""
+    def dangling(target: str) -> bool:
+        if "/" in target:   # a key: it may be written later
+            return False
+        obj = objs.get(target)
+        if obj is None and store.has(target):
+            try:
+                obj = decode(store.read_frame(target))
+            except (*_DAMAGE, UnsupportedVersion):
+                obj = None
+        return not isinstance(obj, (Fact, Turn))
+    for name, head in list(store.refs.iter("facts")):
+        chain, broken = _walk(store, objs, head, rep, None, Fact)
+        if broken is not None:
+            continue   # left as _mend left it
+        bad = {oid: tuple(e for e in f.edges if dangling(e[1])) for oid, f in chain if f.edges}
+        bad = {oid: b for oid, b in bad.items() if b}
+        if not bad:
+            continue
+        parent: str | None = None
+        for oid, f in reversed(chain):   # oldest first
+            drop = bad.get(oid, ())
+            if not drop and f.parent == parent:
+                parent = oid
+                continue
+            parent = store.put(f.replace(parent=parent, edges=tuple(e for e in f.edges if e not in drop)))
+        store.update_ref(name, head, parent, "fsck --repair: dangling edges dropped", time_ms=now)
+        rep.edges_dropped[name] = sum(map(len, bad.values()))
+
+
 def _walk(store, objs, oid, rep, fetch, cls) -> tuple[list[tuple[str, object]], str | None]:
     """Readable chain from ``oid`` (newest first) and the id where it broke (None: reached the root)."""
     chain: list[tuple[str, object]] = []
@@ -522,12 +571,52 @@ def _walk(store, objs, oid, rep, fetch, cls) -> tuple[list[tuple[str, object]], 
     return chain, None
 
 
+def _fill_gaps(store: Store, name: str, head: str, chain: list[tuple[str, Fact]], rep: RepairReport,
+               now: int) -> None:
+    """A fact chain that is whole but misnumbered: its root numbered above 1,
+    or a version that does not follow its parent's number.  ``mem unseal``
+    before session 15 dropped the places of versions a forget had emptied
+    (``mem fsck``: "root version … is numbered 2", "version 3 follows
+    version 1"; every clone of the store too).  Each missing number gets a
+    forgotten placeholder (empty ``body``, the other fields the next
+    version's, as ``sealed.unseal_key`` fills a gap now; ``forgotten`` that
+    version's ``recorded_at``, not the repair's time, so that every clone
+    repaired alike writes the same ids and their syncs agree), the versions
+    above are rewritten onto it (new ids) and the ref
+    moves with a reflog entry ``fsck --repair`` (``rep.gaps_filled``).  A
+    chain numbered downwards out of order (a version at or below its
+    parent's) is left for fsck to report."""
+    oldest_first = [obj for _oid, obj in reversed(chain)]
+    want = 1
+    for f in oldest_first:
+        if f.version < want:
+            return
+        want = f.version + 1
+    if all(f.version == i + 1 for i, f in enumerate(oldest_first)):
+        return
+    parent: str | None = None
+    filled = 0
+    for oid, f in reversed(chain):
+        below = 0 if parent is None else store.get(parent, Fact).version
+        for n in range(below + 1, f.version):
+            parent = store.put(Fact(key=f.key, kind=f.kind, body="", version=n, parent=parent,
+                                    valid_from=f.valid_from, recorded_at=f.recorded_at, trust=f.trust,
+                                    sensitivity=f.sensitivity, owner=f.owner, forgotten=max(f.recorded_at, 1)))
+            filled += 1
+        parent = oid if f.parent == parent else store.put(f.replace(parent=parent))
+    store.update_ref(name, head, parent, "fsck --repair: forgotten places filled", time_ms=now)
+    rep.gaps_filled[name] = filled
+    rep.mended.append(name)
+
+
 def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, cands: list, heads_named: set,
                 rep: RepairReport, fetch: Fetch | None, now: int) -> None:
     label = name.split("/", 1)[1]
     upper, broken = _walk(store, objs, head, rep, fetch, kind.cls)
-    if broken is None:
-        return  # the whole chain is readable
+    if broken is None:   # the whole chain is readable
+        if kind.cls is Fact:
+            _fill_gaps(store, name, head, upper, rep, now)
+        return
     if not upper:   # the head itself cannot be read: a lost object, or a damaged ref?
         last = next((e.new for e in reversed(store.reflog.read(name))), None)
         if last is not None and last != head and isinstance(_get(store, objs, last, rep, fetch), kind.cls):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import IntegrityError
+from objstore.core.errors import IntegrityError, MemError
 from objstore.core.store import Store
 from objstore.memory.sessions import TurnVersion, walk_turns
 
@@ -125,6 +125,31 @@ def record_written(store: Store, written: dict[str, tuple[str | None, str, set[s
         changed = True
     if changed:
         _save(store, cached)
+
+
+def refresh(store: Store) -> int:
+    """Bring the cache of ``store`` up to date with every session ref
+    (:func:`session_values`): ``mem gc`` calls it after its sweep, so that a
+    store imported before the cache existed (session 15), or whose cache was
+    deleted or went stale, does not leave the first ``forget --match`` to
+    read every turn.  The lines written are byte for byte those an import
+    writes (:func:`record_written`: one per session, sorted).  Returns the
+    number of sessions read (0: the cache was current, nothing written, or
+    it could not be brought up to date).  Takes the store lock (a forget
+    drops lines under it).  Raises nothing of its own: the cache is only a
+    shortcut, so a lock another process holds, or damage (a ref that does
+    not hold an id, a newer mem's object), leaves it as it was and the gc
+    that called it succeeds."""
+    try:
+        with store.lock("gc"):
+            heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
+            cached = _load(store)
+            stale = sum(1 for sid, head in heads.items() if cached.get(sid, ("",))[0] != head)
+            if stale or len(cached) != len(heads):
+                session_values(store, heads)
+            return stale
+    except MemError:
+        return 0
 
 
 def drop_sessions(store: Store, sids) -> None:

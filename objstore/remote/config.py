@@ -11,7 +11,9 @@
   ids (32 bytes each) that remote pack holds (derived: rebuilt by a pull).
 * ``<store>/cache/remotes/<name>.seen``: msgpack map pack name -> the
   ``[size, mtime, etag]`` the remote listed for it when this store last
-  verified it whole (derived: a missing stamp means "read it again").
+  verified it whole (derived: a missing stamp means "read it again"); a
+  folder remote's etag is the blake3 hex of the file's bytes
+  (``FolderTransport.stamps``), an S3 one the object's ETag.
 """
 
 from __future__ import annotations
@@ -136,10 +138,12 @@ def keyed_remotes(store: Store) -> list[str]:
     (:func:`seen_path`) witness a sync too, so a deleted ``.ids`` alone does
     not hide it; a remote whose whole cache was deleted is not named (its
     push and pull still exit 12).  The ``encrypt`` flag of
-    ``remotes.json`` says what a first push creates, and a clone records it
-    whatever the remote is; so a folder remote's own descriptor decides
-    when it can be read here (a local file: nothing is contacted), and a
-    folder remote in the clear is not named.  Raises IntegrityError (a
+    ``remotes.json`` says what a first push creates; a clone or restore
+    records it from the remote's descriptor, and every sync refuses a
+    descriptor that contradicts it (``connection.check_encryption``), so an
+    S3 remote goes by the flag (nothing is contacted).  A folder remote's
+    own descriptor decides (a local file), and a folder remote in the clear
+    is not named.  Raises IntegrityError (a
     damaged ``remotes.json``)."""
     return [r.name for r in list_remotes(store)
             if r.encrypt and (ids_path(store, r.name).is_file() or seen_path(store, r.name).is_file())

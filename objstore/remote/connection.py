@@ -180,12 +180,53 @@ def pack_place(t: Transport, name: str) -> str:
     return f"packs/{name} on the remote {t.where}"
 
 
-def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool) -> Remote:
+def check_encryption(store: Store, spec: RemoteSpec, desc: Descriptor) -> None:
+    """Refuse a remote whose descriptor (``mem-remote``, which anyone who
+    can write the folder or bucket can replace) does not say what this
+    store recorded for it (``remotes.json`` ``encrypt``):
+
+    * it says ``none`` while the remote was added encrypted, and this store
+      holds a sync key or has never synced with it: a push would send every
+      value in the clear and a pull take unauthenticated data.  (A store
+      cloned before session 16 from a remote in the clear recorded
+      ``encrypt`` true whatever the remote was; having synced with it and
+      holding no key, it goes on as before.)
+    * it says encrypted while the remote was added with ``--no-encrypt``:
+      ``mem fsck`` would not name it when the sync key is lost
+      (``config.keyed_remotes`` trusts the flag).
+
+    Raises IntegrityError (exit 13) naming both and what to do."""
+    said = desc.encryption != "none"
+    if said == spec.encrypt:
+        return
+    if not said:
+        synced = rconfig.ids_path(store, spec.name).is_file() or rconfig.seen_path(store, spec.name).is_file()
+        if synced and rconfig.read_key(store) is None:
+            return
+        raise IntegrityError(
+            f"the remote {spec.name} says it is not encrypted (its mem-remote file), but it was added here as "
+            "encrypted: nothing is sent to it in the clear, nothing is taken from it",
+            hint=f"if it was made with --no-encrypt on purpose, record that: 'mem remote remove {spec.name}', then "
+                 f"'mem remote add {spec.name} URL --no-encrypt'; else its mem-remote file was replaced: restore "
+                 "the remote from a copy")
+    raise IntegrityError(
+        f"the remote {spec.name} says it is encrypted (its mem-remote file), but it was added here with "
+        "--no-encrypt", hint=f"record it as it is: 'mem remote remove {spec.name}', then 'mem remote add "
+                             f"{spec.name} URL' (with --key FILE when this store has no sync key)")
+
+
+def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool,
+            check: bool = True) -> Remote:
     """Open remote ``spec`` (transport, descriptor, sealer); ``create`` makes
-    an empty one.  Raises RemoteUnavailable, WrongKey, UnsupportedVersion."""
+    an empty one.  ``check``: refuse a descriptor that contradicts ``spec``
+    (:func:`check_encryption`; ``clone`` records what the remote is
+    instead).  Raises RemoteUnavailable, WrongKey, UnsupportedVersion,
+    IntegrityError."""
     t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
+        if check:
+            check_encryption(store, spec, desc)
     except NotFound:
         t.check()
         if not create:
@@ -210,6 +251,20 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
                        hint="import the key of the store that created it: 'mem remote key import FILE' "
                             "(or clone with --key FILE)")
     return Remote(t, desc, Sealer(desc.recipient, ident))
+
+
+def add_found_remote(store: Store, name: str, url: str, endpoint: str | None,
+                     env: Mapping[str, str] | None) -> tuple[RemoteSpec, Remote]:
+    """Record remote ``name`` at ``url`` for a store made from it (clone,
+    restore), its ``encrypt`` flag as the remote's descriptor says (so that
+    a later descriptor saying otherwise is caught: :func:`check_encryption`),
+    and connect.  Raises NotFound (no mem remote there: nothing recorded),
+    and as :func:`connect` and ``config.add_remote``."""
+    r = connect(store, RemoteSpec(name, url, endpoint), env, create=False, check=False)
+    if r.desc is None:
+        raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push")
+    spec = rconfig.add_remote(store, name, url, endpoint=endpoint, encrypt=r.desc.encryption != "none")
+    return spec, r
 
 
 def remote_info(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> dict:

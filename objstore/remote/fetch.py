@@ -128,20 +128,26 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
             raise IntegrityError(f"remote pack {pack_place(r.t, name)} is damaged: {e}", hint=REPAIR_HINT) from None
         if name in listed:
             seen[name] = listed[name]
-        if name in again:   # a known bundle, verified whole: the same bytes (its name), nothing to install
-            prep.cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))   # (a pack here would
-            for suffix in (".pack", ".idx"):                                     # duplicate its objects)
+        new = 0
+        if name not in again:
+            # objects this store did not hold: a bundle a `push --repair` rewrote holds the ones it has
+            # (loose ids listed once: a stat per id would cost ~10 µs each on a clone of a million)
+            if loose is None:
+                loose = set(store.objects)
+            new = sum(1 for o in ids if o not in loose and not store.packs.contains(o))
+        if name in again or (not new and not doomed):
+            # a known bundle verified whole (the same bytes: its name), or one holding only objects this
+            # store has already (a repair's bundle of objects stored here otherwise): nothing to install,
+            # a pack here would hold its objects twice until a gc
+            prep.cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
+            for suffix in (".pack", ".idx"):
                 (tmp / f"pack-{checksum}{suffix}").unlink()
             continue
         for suffix in (".pack", ".idx"):
             with open(tmp / f"pack-{checksum}{suffix}", "rb") as f:
                 os.fsync(f.fileno())
         res.packs_received += 1
-        # objects this store did not hold: a bundle a `push --repair` rewrote holds the ones it has
-        # (loose ids listed once: a stat per id would cost ~10 µs each on a clone of a million)
-        if loose is None:
-            loose = set(store.objects)
-        res.objects_received += sum(1 for o in ids if o not in loose and not store.packs.contains(o))
+        res.objects_received += new
         prep.packs.append((name, checksum, ids, doomed))
     prep.seen = seen
     if progress:

@@ -16,7 +16,7 @@ from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest, Snapshot
 from objstore.remote.merge import ForgetIndex, merge_chain
-from objstore.remote.connection import Progress, SyncResult, connect
+from objstore.remote.connection import Progress, SyncResult, add_found_remote, connect
 from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
 
 
@@ -90,8 +90,11 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
         if key:
             rconfig.write_key(store, key)
         known = {x.name: x for x in rconfig.list_remotes(store)}
-        spec = known.get(name) or rconfig.add_remote(store, name, url, endpoint=endpoint)
-        r = connect(store, spec, env, create=False)
+        spec = known.get(name)
+        if spec is None:
+            spec, r = add_found_remote(store, name, url, endpoint, env)
+        else:
+            r = connect(store, spec, env, create=False)
         m, _e, n = r.manifest()
         if not m.snapshots:
             raise NotFound(f"the remote {url} has no snapshot", hint="make one with: mem backup")

@@ -38,14 +38,14 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from objstore.core.errors import NotFound, RefConflict
+from objstore.core.errors import RefConflict
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
 from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.opening import open_store
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
-from objstore.remote.connection import (MAX_ATTEMPTS, Progress, Remote, SyncResult, connect,
+from objstore.remote.connection import (MAX_ATTEMPTS, Progress, Remote, SyncResult, add_found_remote, connect,
                                         remote_info)
 from objstore.remote.fetch import RemoteObjects, decided_items, fetch, forget_index, local_refs
 from objstore.remote.layout import MANIFEST, Manifest, Snapshot, bundle, content_name
@@ -233,7 +233,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
 def clone(root: str | os.PathLike, url: str, *, name: str = "origin", endpoint: str | None = None,
           key: str | None = None, encrypt: bool = True, env: Mapping[str, str] | None = None,
           progress: Progress | None = None, lock_timeout: float = 10.0) -> tuple[Store, SyncResult]:
-    """Create a store at ``root`` from a remote: remote ``name`` recorded,
+    """Create a store at ``root`` from a remote: remote ``name`` recorded
+    (``encrypt`` as the remote's descriptor says, whatever ``encrypt``),
     the sync key stored, every object fetched, refs set, index built.
 
     On any error a store this call created is removed again.
@@ -245,10 +246,7 @@ def clone(root: str | os.PathLike, url: str, *, name: str = "origin", endpoint: 
     try:
         if key:
             rconfig.write_key(store, key)
-        spec = rconfig.add_remote(store, name, url, endpoint=endpoint, encrypt=encrypt)
-        r = connect(store, spec, env, create=False)
-        if r.desc is None:
-            raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push")
+        spec, _r = add_found_remote(store, name, url, endpoint, env)
         res = pull(store, spec, env=env, progress=progress)
         return store, res
     except BaseException:

@@ -245,6 +245,27 @@ class FolderTransport(Transport):
                     out.append((name, st.st_size, st.st_mtime))
         return sorted(out)
 
+    def stamps(self, prefix: str) -> dict[str, tuple[int, float, str]]:
+        """As :meth:`Transport.stamps`, the etag the blake3 hex of the file's
+        bytes: a folder's size and mtime say nothing of a byte changed in
+        place with its mtime set back (``touch -r``), so every file is read
+        and hashed (about 3 GB/s: 4 ms for the 13 MB of a 37,000-turn store;
+        docs/benchmarks.md).  A file deleted since the walk is left out."""
+        import blake3  # deferred: only a sync lists stamps
+        out = {}
+        for name, size, mtime in self.list(prefix):
+            try:
+                h = blake3.blake3(max_threads=1)
+                with open(self.root / name, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        h.update(chunk)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise RemoteUnavailable(f"cannot read {name} from {self.where}: {e.strerror}") from None
+            out[name] = (size, mtime, h.hexdigest())
+        return out
+
 
 def _etag(data: bytes) -> str:
     import hashlib

@@ -35,8 +35,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   RefConflict, Refused, WrongPassphrase)
 from objstore.core.ids import check_prefix
-from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, is_lost_stub, lost_sealed_age,
-                                   value_digest)
+from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, forgotten_sealed_age,
+                                   forgotten_stub_time, is_lost_stub, lost_sealed_age, value_digest)
 from objstore.core.refs import fact_ref, refuse_if_credential, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_memory_file_write, check_text, commit_version, walk
@@ -118,11 +118,14 @@ class SealResult:
         index_problems: what the index purge check found (empty = clean).
         lost: version numbers of 'lost' placeholders (``mem fsck --repair``'s)
             whose places were kept as sealed lost stubs (among ``sealed``).
+        forgotten: the version number of the forgotten newest version kept
+            as a sealed forgotten stub (among ``sealed``), or None.
     """
 
     key: str
     sealed: list[tuple[str, int]] = field(default_factory=list)
     lost: list[int] = field(default_factory=list)
+    forgotten: int | None = None
     removed: list[tuple[str, int]] = field(default_factory=list)
     already: bool = False
     objects_deleted: int = 0
@@ -298,6 +301,8 @@ def open_value(identities: list[str], sv: SealedVersion) -> bytes:
     if is_lost_stub(sv.sealed):
         raise IntegrityError(f"{sv.sealed.key} v{sv.sealed.version} was lost to damage (a 'lost' placeholder "
                              "kept by mem fsck --repair): it holds no value")
+    if forgotten_stub_time(sv.sealed) is not None:
+        raise NotFound(f"{sv.sealed.key} v{sv.sealed.version} was forgotten (mem forget): it holds no value")
     from objstore.vault import age  # deferred: imports cryptography
     try:
         return age.decrypt(sv.sealed.age, identities)
@@ -344,7 +349,7 @@ def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> Seal
     or the current value was lost to damage (a lost stub of ``mem fsck
     --repair`` numbered above that version, ``lost.lost_current``: the
     older value is never served as current)."""
-    best = max((v for v in chain if not is_lost_stub(v.sealed) and (as_of is None or v.sealed.valid_from <= as_of)),
+    best = max((v for v in chain if not is_empty_place(v.sealed) and (as_of is None or v.sealed.valid_from <= as_of)),
                key=lambda v: (v.sealed.valid_from, v.sealed.version), default=None)
     if best is None or lost_current(chain, best, as_of) is not None:
         return None
@@ -403,6 +408,19 @@ def _plain_versions(store: Store, key: str, *, lost: bool = False) -> list[Versi
         return []
     return [v for v in walk(store, head)
             if not getattr(v.fact, "forgotten", 0) or (lost and is_lost_stub(v.fact))]
+
+
+def is_empty_place(s: Sealed) -> bool:
+    """True for a sealed version that holds no value: a lost stub
+    (``objects.is_lost_stub``) or a forgotten stub
+    (``objects.forgotten_sealed_age``)."""
+    return is_lost_stub(s) or forgotten_stub_time(s) is not None
+
+
+def _kept(chain: list[SealedVersion]) -> list[SealedVersion]:
+    """``chain`` without its forgotten stubs (what a plain chain's
+    :func:`_plain_versions` ``lost=True`` matches)."""
+    return [s for s in chain if forgotten_stub_time(s.sealed) is None]
 
 
 def _lost_id(f: Fact) -> str | None:
@@ -565,6 +583,17 @@ def _drop_seal_tombstones(store: Store, key: str) -> None:
             store.delete_object(oid)
 
 
+def _forgotten_top(store: Store, key: str, kept: int) -> Version | None:
+    """The newest version of ``key``'s plain chain when a forget emptied it
+    and it is numbered above ``kept`` (the newest version holding a value or
+    a lost stub), else None."""
+    head = store.refs.read(fact_ref(key))
+    top = next(iter(walk(store, head)), None) if head else None
+    if top is None or top.fact.version <= kept or not top.fact.forgotten or is_lost_stub(top.fact):
+        return None
+    return top
+
+
 def seal_key(store: Store, key: str) -> SealResult:
     """Seal every plain version of ``key``, then remove the plaintext.
 
@@ -580,7 +609,10 @@ def seal_key(store: Store, key: str) -> SealResult:
 
     After step 1 and before step 2 the key is both plain and sealed with the
     same metadata; :func:`seal_key` then resumes at step 2.  No passphrase
-    is needed.  Versions emptied by an earlier forget are not sealed.
+    is needed.  Versions emptied by an earlier forget are not sealed: below
+    the newest kept version they leave a gap (:func:`unseal_key` fills it);
+    above it the newest keeps its place as a forgotten stub
+    (``objects.forgotten_sealed_age``), so the numbering survives.
 
     Raises:
         NotFound: no vault, or no such key.
@@ -606,10 +638,11 @@ def seal_key(store: Store, key: str) -> SealResult:
         oldest_first = list(reversed(plain))
         if shead is not None:
             chain = walk_sealed(store, shead)
-            if [_meta(s.sealed) for s in reversed(chain)] != [_meta(v.fact) for v in oldest_first]:
+            if [_meta(s.sealed) for s in reversed(_kept(chain))] != [_meta(v.fact) for v in oldest_first]:
                 raise Refused(f"{key} is both plain and sealed, with different versions",
                               hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")
             res.sealed = [(s.id, s.sealed.version) for s in reversed(chain)]
+            res.forgotten = next((s.sealed.version for s in chain if forgotten_stub_time(s.sealed) is not None), None)
         else:
             parent = None
             for v in oldest_first:
@@ -620,6 +653,17 @@ def seal_key(store: Store, key: str) -> SealResult:
                            recorded_at=f.recorded_at, trust=f.trust, owner=f.owner, age=age)
                 parent = store.put(s)
                 res.sealed.append((parent, f.version))
+            # a forget that emptied the newest versions: the top one keeps its place as a forgotten stub (the
+            # gaps below it, as every other emptied version's, are filled again by unseal_key)
+            top = _forgotten_top(store, key, plain[0].fact.version)
+            if top is not None:
+                f = top.fact
+                s = Sealed(key=key, kind=f.kind, version=f.version, parent=parent, valid_from=f.valid_from,
+                           recorded_at=f.recorded_at, trust=f.trust, owner=f.owner,
+                           age=forgotten_sealed_age(f.forgotten))
+                parent = store.put(s)
+                res.sealed.append((parent, f.version))
+                res.forgotten = f.version
             store.update_ref(sref, None, parent, "seal")
         res.lost = [v.fact.version for v in oldest_first if is_lost_stub(v.fact)]
         fr = forget.forget_key(store, key, reason="seal", tombstones=False)
@@ -656,7 +700,7 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
         chain = sealed_versions(store, key)
         # a lost placeholder holds no value: it becomes a plain one in its place (as seal_key maps a
         # plain one to a sealed one), so the older value never becomes current by unsealing
-        texts = {s.id: open_text(identities, s) for s in chain if not is_lost_stub(s.sealed)}
+        texts = {s.id: open_text(identities, s) for s in chain if not is_empty_place(s.sealed)}
         for s in chain:
             if s.id in texts:
                 check_text(texts[s.id], f"{key} v{s.sealed.version}")
@@ -664,7 +708,7 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
         res = UnsealResult(key)
         oldest_first = list(reversed(chain))
         if plain:
-            if [_meta(v.fact) for v in reversed(plain)] != [_meta(s.sealed) for s in oldest_first]:
+            if [_meta(v.fact) for v in reversed(plain)] != [_meta(s.sealed) for s in reversed(_kept(chain))]:
                 raise Refused(f"{key} is both plain and sealed, with different versions",
                               hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")
             res.restored = [(v.id, v.fact.version) for v in reversed(plain)]
@@ -692,6 +736,10 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
                     f = Fact(key=key, kind=m.kind, body=texts[s.id], version=m.version, parent=parent,
                              valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
                              sensitivity="private", owner=m.owner)
+                elif (gone := forgotten_stub_time(m)) is not None:   # a forgotten newest version: its place again
+                    f = Fact(key=key, kind=m.kind, body="", version=m.version, parent=parent,
+                             valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
+                             sensitivity="private", owner=m.owner, forgotten=max(gone, 1))
                 else:
                     f = _plain_lost_stub(m, parent)
                 parent = store.put(f)

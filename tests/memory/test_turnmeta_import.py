@@ -78,3 +78,31 @@ def test_import_leaves_a_line_it_cannot_extend_to_be_read_again(tmp_path, mem, s
     r = mem("forget", "--match", "delta", "--dry-run", "--json")
     assert '"meta": 1' in r.stdout, r.stdout                  # found by reading the chain
     assert cache.read_bytes() == _rebuilt(store_path)
+
+
+def test_gc_writes_a_missing_or_stale_turn_meta_cache_as_an_import_does(tmp_path, mem, store_path):
+    """fix16b: a store imported before seg15 has no cache/turn-meta, and
+    only the first forget --match wrote it (reading every turn).  mem gc
+    reads the store anyway: it writes the cache, byte for byte the one the
+    import wrote, when it is missing or names another head."""
+    cc = tmp_path / "cc"
+    _transcript(cc, "-srv-alpha", SID_A, [user("u1", "build it", SID_A, cwd="/srv/alpha"),
+                                          asst("a1", "m1", [text("built")], SID_A, cwd="/srv/alpha/sub")])
+    _transcript(cc, "-srv-beta", SID_B, [user("u2", "test it", SID_B, cwd="/srv/beta")])
+    mem("import", "claude-code", str(cc))
+    cache = store_path / "cache" / "turn-meta"
+    imported = cache.read_bytes()
+    assert len(imported.splitlines()) == 2
+    cache.unlink()                                       # as a store imported before seg15
+    r = mem("gc", "--json").json
+    assert cache.read_bytes() == imported
+    assert r["turn_meta_sessions_read"] == 2, r
+    # stale: a line naming a head the session no longer has, and a session without a line
+    lines = imported.decode().splitlines(keepends=True)
+    cache.write_text("0" * 64 + lines[0][64:])
+    assert mem("gc", "--json").json["turn_meta_sessions_read"] == 2
+    assert cache.read_bytes() == imported
+    # current: nothing read, nothing written
+    before = cache.stat().st_mtime_ns
+    assert mem("gc", "--json").json["turn_meta_sessions_read"] == 0
+    assert cache.stat().st_mtime_ns == before and cache.read_bytes() == imported

@@ -7,7 +7,7 @@ placeholder in every gap, so the numbering is unchanged."""
 
 from __future__ import annotations
 
-from objstore.core.objects import Fact
+from tests.conftest import fact_chain
 
 
 def test_seal_and_unseal_keep_a_forgotten_versions_place(mem, store_path, pwfile, tmp_path):
@@ -26,14 +26,7 @@ def test_seal_and_unseal_keep_a_forgotten_versions_place(mem, store_path, pwfile
     assert mem("get", key).stdout.strip() == "value 3"
     log = mem("log", key).stdout
     assert "value 1" not in log
-    from objstore.core.store import Store
-    s = Store.open(store_path)
-    chain, oid = [], s.refs.read(f"facts/{key}")
-    while oid:
-        f = s.get(oid, Fact)
-        chain.append((f.version, bool(f.forgotten), f.body))
-        oid = f.parent
-    assert chain == [(3, False, "value 3"), (2, False, "value 2"), (1, True, "")]
+    assert fact_chain(store_path, key) == [(3, False, "value 3"), (2, False, "value 2"), (1, True, "")]
     # seal again, then unseal again: the same
     mem("seal", key)
     mem("unseal", key, "--passphrase-file", str(pwfile))
@@ -50,3 +43,37 @@ def test_seal_and_unseal_keep_a_forgotten_versions_place(mem, store_path, pwfile
     d = mem(*c, "diff", f"{key}@v1", exit_code=None)
     assert "forgotten" in d.stdout + d.stderr, d.stdout + d.stderr
     assert mem(*c, "get", key).stdout.strip() == "value 3"
+
+
+def test_seal_and_unseal_keep_the_forgotten_newest_versions_place(mem, store_path, pwfile):
+    """fix16b: a forget of the *newest* version left no gap below a sealed
+    version, so seal kept nothing of it and unseal gave back a chain ending
+    at v2: 'mem log' lost the forgotten v3 and the next write was numbered 3
+    again.  Seal now keeps that place as a forgotten stub."""
+    key = "user/test/db"
+    for v in (1, 2, 3):
+        mem("remember", key, f"value {v}")
+    mem("forget", f"{key}@v3", "--yes")
+    mem("vault", "init", "--passphrase-file", str(pwfile), input="")
+    out = mem("seal", key).stdout
+    assert "1 version encrypted" not in out and "2 versions encrypted" in out and "forgotten v3" in out, out
+    log = mem("log", key).stdout
+    assert "v3" in log and "forgotten" in log, log
+    shown = mem("sealed", "show", key, "--all", "--passphrase-file", str(pwfile)).stdout
+    assert "(forgotten)" in shown and "value 2" in shown and "value 3" not in shown, shown
+    assert mem("sealed", "show", key, "--passphrase-file", str(pwfile)).stdout.strip() == "value 2"
+    mem("fsck")
+    mem("unseal", key, "--passphrase-file", str(pwfile))
+    assert mem("fsck", exit_code=None).exit_code == 0
+    assert fact_chain(store_path, key) == [(3, True, ""), (2, False, "value 2"), (1, False, "value 1")]
+    log = mem("log", key).stdout
+    assert "v3" in log and "forgotten at" in log and "value 3" not in log, log
+    assert mem("get", key).stdout.strip() == "value 2"
+    # the numbering goes on above the forgotten place, sealed or plain
+    mem("seal", key)
+    mem("remember", key, "value 4", "--sensitivity", "secret")
+    assert "v4" in mem("log", key).stdout
+    mem("unseal", key, "--passphrase-file", str(pwfile))
+    assert fact_chain(store_path, key) == [(4, False, "value 4"), (3, True, ""), (2, False, "value 2"),
+                                       (1, False, "value 1")]
+    assert mem("fsck", exit_code=None).exit_code == 0
