@@ -63,7 +63,9 @@ _STOP = frozenset("a an the is are was were be our my we i to of on in at for an
 
 
 def statement_of(prompt: str) -> str | None:
-    """The stated fact of a "remember that …" prompt, or None."""
+    """The stated fact of a "remember that …" prompt, or None; a secret
+    named by its predicate ("X is the admin password") already replaced by
+    a redaction marker (:func:`guard_secret_subject`)."""
     first = (prompt or "").lstrip().split("\n", 1)[0]   # the person's own line, not a pasted block
     if first.lstrip().startswith((">", "```", "~~~")):
         return None
@@ -73,12 +75,13 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
-    end = re.search(r"(?<=[.!?])\s", what)
+    # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
+    end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
     what = what[: end.start()] if end else what
     what = what.strip().rstrip(".!").strip()
     if len(what) < 3:
         return None
-    return what[:MAX_CHARS]
+    return guard_secret_subject(what[:MAX_CHARS])[0]
 
 
 _MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")
@@ -95,6 +98,46 @@ def _content_words(statement: str) -> list[str]:
 _COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|[=:](?!/)")
 
 
+#: the head nouns of a predicate that names a secret ("… is the admin password", "… was our door pin")
+_SECRET_WORDS = frozenset("password passwd passphrase passcode pin token secret key".split())
+#: what ends a predicate's noun phrase: an owner ("the admin password for staging")
+_OWNER_WORDS = frozenset("for of on at in to from".split())
+#: the marker a password-shaped subject token is replaced with (the password rules' name)
+_SECRET_MARK = "[REDACTED:password-phrase]"
+_TRIM = "\"'`()[]{}<>,;:.!?"
+
+
+def _shaped(token: str) -> bool:
+    """A token shaped like a password or a PIN: a digit, or a symbol other
+    than ``-``/``_``/``.``/``'`` (``Hunter2x9!``, ``Tr0ub4dor&3``, ``4821``,
+    ``pa$$word``); a word of letters (``the``, ``deploy-host``) is not."""
+    t = token.strip(_TRIM)
+    return bool(t) and any(c.isdigit() or not (c.isalnum() or c in "-_.'") for c in t)
+
+
+def guard_secret_subject(statement: str) -> tuple[str, bool]:
+    """``(statement, named)``: a statement whose predicate's head noun names a
+    secret (:data:`_SECRET_WORDS`: "Hunter2x9! is the admin password", "4821
+    is my door pin") with every password-shaped token of its subject
+    (:func:`_shaped`) replaced by ``[REDACTED:password-phrase]``, and True:
+    its key is then named from the predicate (test16 F12: such a subject is
+    the secret, never a key's name, and the value keeps it redacted even when
+    no redaction rule takes it: ``hunter22`` alone).  Any other statement as
+    it is, and False.  Over the statement's first copula (:data:`_COPULA`)."""
+    m = _COPULA.search(f" {statement} ")
+    if m is None:
+        return statement, False
+    cut = max(m.start() - 1, 0)
+    pred = re.findall(r"\w+", normalize_value(statement[m.end() - 1:]))
+    pred = [w for w in pred[:next((i for i, w in enumerate(pred) if w in _OWNER_WORDS), len(pred))]
+            if w not in _STOP]
+    if not pred or pred[-1] not in _SECRET_WORDS:
+        return statement, False
+    subject = re.sub(r"\S+", lambda t: _SECRET_MARK if _shaped(t.group()) and _MARKER.search(t.group()) is None
+                     else t.group(), statement[:cut])
+    return subject + statement[cut:], True
+
+
 def _name_words(statement: str) -> list[str]:
     """The words a statement's key is named from: the content words of its
     subject, the part before its first ``is``/``are``/``was``/``were``,
@@ -102,8 +145,11 @@ def _name_words(statement: str) -> list[str]:
     ``host``), at most six; a statement with no such word, or with no
     content word before it ("ghp_… is the deploy token", the credential
     removed), its first three content words."""
+    statement, secret = guard_secret_subject(statement)
     text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
     m = _COPULA.search(f" {text} ")
+    if m is not None and secret:
+        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in _STOP][:6]
     if m is not None:
         subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in _STOP]
         if subject:

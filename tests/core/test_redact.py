@@ -772,3 +772,38 @@ def test_fresh7_f5_leftovers_are_redacted(text, secret, rule):
 def test_fresh7_f5_look_alikes_are_kept(text):
     assert redact(text).text == text
 
+
+
+# test16 F12: a password named next to the word with no verb after it: before it, set off after it, or after
+# 'set ... to' (every value fake)
+@pytest.mark.parametrize("text, secret", [
+    ("Tr0ub4dor&3 is the db password", "Tr0ub4dor&3"),
+    ("Hunter2x9! is the admin password", "Hunter2x9!"),
+    ("hunter2x9 is the admin password.", "hunter2x9"),
+    ("note: 'Plum#Tree77' was our old wifi passphrase, rotate it", "Plum#Tree77"),
+    ("Kq7mm!x2 is the door passcode for the lab", "Kq7mm!x2"),
+    ("the admin password, Hunter2x9!, must rotate", "Hunter2x9!"),
+    ("admin password (Hunter2x9!) rotates monthly", "Hunter2x9!"),
+    ("I set the password to Hunter2x9!", "Hunter2x9!"),
+    ("we changed the db passphrase to 'Tiger99xx' today", "Tiger99xx"),
+    ("login with admin and Hunter2x9!", "Hunter2x9!"),
+    ("sign in as bob and the password Xy77zzQ!", "Xy77zzQ!"),
+])
+def test_test16_f12_a_password_beside_the_word_is_redacted(text, secret):
+    res = redact(text)
+    assert secret not in res.text and res.text.replace("[REDACTED:password-phrase]", secret) == text, res.text
+    assert redact(res.text).text == res.text
+
+
+@pytest.mark.parametrize("text", [
+    "this is the password; that is the passphrase prompt",
+    "argon2id is the password hashing algorithm; SHA256 is the password hash",
+    "MY_PASSWORD is the password, $DB_PASS is the passphrase, ${PW} is the passcode",
+    "user.password is the password field; v1.2 is the password policy version",
+    "the password, username and email are required; password (optional) and passphrase (SHA256)",
+    "add password to login form; reset password to default; set the password to <password>",
+    "set the passphrase as required; the passcode to unlock the phone; the password to v2 of the api",
+    "login with google and then retry; sign in as admin and id=443894502a; credential the and x9=Y2",
+])
+def test_test16_f12_look_alikes_are_kept(text):
+    assert redact(text).text == text

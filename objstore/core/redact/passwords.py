@@ -12,7 +12,7 @@ from objstore.core.redact.checks import (bare_password_ok, cli_secret_ok, labell
                                          net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
-from objstore.core.redact.rule import Rule, make_rule
+from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
 
@@ -103,6 +103,62 @@ _HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
 _PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
                 "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
                 "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
+
+
+# ---- a password named next to the word, not after a verb (test16 F12) ------------------------
+#: the words of a password (each with its boundary look-behind after the literal: re's fast search)
+_PW_WORD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
+            r"|passcode(?<![A-Za-z0-9_\-\]]passcode))")
+_PW_STARTS = ("passw", "passphrase", "passcode")
+#: 'the', 'my' ... and up to three words naming whose password it is ('the admin', 'our new wifi')
+_PW_OWNER_WORDS = (r"(?:(?:the|my|our|your|his|her|their|its|a|an|this|that)[ \t]{1,4})?"
+                   r"(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,3}")
+#: '<token> is|was the admin password', over the lowercased text before a password word, to its end
+_PW_BEFORE = Lazy(r"(?<![^\s\"'`(\[])[\"'`]?(?P<secret>[^\s\"'`]{4,128}?)[\"'`]?[ \t]{1,4}(?:is|was|=)[ \t]{1,4}"
+                  + _PW_OWNER_WORDS + r"\Z", FLAGS)
+#: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',',
+#: the line's end) or goes on with a word that is no noun the word qualifies ('... password for staging',
+#: not '... password hashing scheme', '... password field')
+_PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:for|of|on|at|in|to|from|and|but|so|now"
+                      r"|here|there|again|too|also|we|i|you|they|that|which|until|since|when|btw|today)(?![a-z0-9_]))",
+                      FLAGS)
+#: the verbs of 'login with admin and <token>' (a user, 'and', the password)
+_LOGIN_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in")
+_LOGIN_STARTS = ("log", "sign")
+_PW_BEFORE_SPAN = 200    # how far before the word its token and '... is the <owner>' are looked for
+
+
+def _token_ok(v: str) -> bool:
+    """A token named a password with no verb after the word (test16 F12:
+    ``Hunter2x9! is the admin password``, ``the admin password,
+    Hunter2x9!, must rotate``, ``I set the password to Hunter2x9!``): shaped
+    like one (:func:`phrase_secret_bang_ok`: 6+ characters, a digit, a symbol
+    or an inner capital) and no code or tech word (:func:`prose_token_ok`:
+    letters with digits or symbols, no bracket or ``=``, not ``sha256``, a
+    version, a snake_case name or a placeholder)."""
+    return phrase_secret_bang_ok(v) and prose_token_ok(v) and cli_secret_ok(v)
+
+
+def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """The scan of '<token> is the admin password': at each password word
+    (``str.find`` of :data:`_PW_STARTS` over the lowercased window) whose
+    clause ends after it (:data:`_PW_CLAUSE_END`), :data:`_PW_BEFORE`
+    searched in the :data:`_PW_BEFORE_SPAN` characters before the word, up
+    to it.  A regex has no variable-width look-behind, and one that starts
+    with a free token would be tried at every offset of the window."""
+    s0, e0 = ws - off, we - off
+    word = rule.lowered
+    for lit in _PW_STARTS:
+        p = low.find(lit, s0, e0)
+        while p >= 0:
+            m = word.match(low, p, e0)
+            if m is not None and _PW_CLAUSE_END.match(low, m.end(), e0) is not None:
+                b = _PW_BEFORE.search(low, max(s0, p - _PW_BEFORE_SPAN), p)
+                if b is not None:
+                    s, e = b.span("secret")
+                    if _token_ok(text[s + off:e + off]):
+                        out.append((s + off, e + off, rule.priority, rule.name))
+            p = low.find(lit, p + 1, e0)
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -392,5 +448,29 @@ PASSWORD_RULES: list[Rule] = [
        + r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
        r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",
        ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase"),
-       scan=scan_at("passw", "passphrase")),
+       scan=scan_at("passw", "passphrase")),    # ---- fix16d: a password next to the word, not after a verb (test16 F12) ----
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): '<token> is|was the [admin|db ...] password|passphrase|passcode' "
+       "(the token before the word; test16 F12), where the clause ends at the word and the token looks like "
+       "a password (_token_ok)",
+       _PW_WORD, ci=True, priority=51, anchors=_PW_STARTS, scan=_scan_before),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): a token set off after the word, 'the admin password, <token>, "
+       "must rotate', 'admin password (<token>) rotates' (test16 F12; _token_ok)",
+       _PW_WORD + r"[ \t]{0,4}[,(][ \t]{0,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + r")(?=[\"'`]?[ \t]{0,4}[,)])",
+       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'set|reset|changed the password to|as <token>' (test16 F12; "
+       "_token_ok)",
+       _PW_WORD + r"[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'login with <user> and <token>' (a credential word, a user, "
+       "'and' and a token that cannot be prose: bare_password_ok; test16 F12)",
+       "(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _LOGIN_WORDS) + r")"
+       r"[ \t]{1,4}(?:with|as|using)[ \t]{1,4}" + _PAIR_USER
+       + r"[ \t]{1,4}and[ \t]{1,4}(?:(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass)[ \t]{1,4})?"
+       r"[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=lambda v: bare_password_ok(v.rstrip("!")) and _token_ok(v),
+       anchors=_LOGIN_STARTS, scan=scan_at(*_LOGIN_STARTS)),
 ]

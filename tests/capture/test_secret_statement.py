@@ -1,0 +1,44 @@
+"""test16 F12: "remember that Hunter2x9! is the admin password" (the prompt
+hook) made a fact whose KEY was the password (``…/remembered/hunter2x9``,
+value ``Hunter2x9``: the statement was cut at the ``!``) and stored the
+prompt unredacted.  Now a statement whose predicate names a secret has its
+password-shaped subject redacted and its key named from the predicate, and
+the redaction rules take a password beside the word.  Real ``mem``
+processes (the hook, keys, show) on a real store."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.capture.test_fresh6_capture import SID, _files_holding, _keys, _prompt
+
+
+@pytest.mark.parametrize("prompt, secret, key, turn", [
+    ("remember that Hunter2x9! is the admin password", "Hunter2x9", "project/p5/remembered/admin-password", True),
+    ("remember that Tr0ub4dor&3 is the db password for staging", "Tr0ub4dor", "project/p5/remembered/db-password-staging",
+     True),
+    # no redaction rule takes a short PIN-like token ('GPIO17 is the LED pin' is hardware): the statement's
+    # guard keeps it out of the fact and its key; the prompt's turn keeps the person's words
+    ("remember that kq77 is my door pin", "kq77", "project/p5/remembered/door-pin", False),
+])
+def test_a_stated_secret_is_never_a_key_and_is_stored_redacted(tmp_path, mem, prompt, secret, key, turn):
+    store = tmp_path / "store"
+    _prompt(store, tmp_path, prompt)
+    keys = _keys(mem, store)
+    remembered = [k for k in keys if "/remembered/" in k]
+    assert remembered == [key], remembered
+    e = {"MEM_HOME": str(store)}
+    assert "[REDACTED:password-phrase]" in mem("get", key, env=e).stdout
+    if not turn:
+        assert not any(secret in n for n in _files_holding(store, secret) if "/refs/" in n or "/logs/" in n)
+        return
+    assert secret.lower() not in mem("show", SID, env=e).stdout.lower()     # the prompt's turn, redacted too
+    assert _files_holding(store, secret) == []                              # no object, ref name, log or index
+
+
+def test_a_statement_about_a_plain_thing_keeps_its_subject(tmp_path, mem):
+    store = tmp_path / "store"
+    _prompt(store, tmp_path, "remember that the deploy host is walrus-orchid-77. It moved in May")
+    _prompt(store, tmp_path, "remember that port 5432 is the db port")
+    remembered = sorted(k for k in _keys(mem, store) if "/remembered/" in k)
+    assert remembered == ["project/p5/remembered/deploy-host", "project/p5/remembered/port-5432"], remembered
