@@ -13,7 +13,13 @@ Unicode ``CaseFolding.txt`` C+F: ``"Straße"`` -> ``"strasse"``), then every
 run of whitespace (``str.isspace``) replaced by one space, stripped.  A text
 *contains* a needle when the needle's normalized form is a non-empty
 substring of the text's normalized form; the decomposed ``"cafe\\u0301"``
-and ``"CAFÉ"`` are then the same word.
+and ``"CAFÉ"`` are then the same word.  It also contains it when the same
+holds of both as they read (:func:`confusable_fold`: NFKC, default-ignorable
+code points dropped; test16 F14): a zero-width space, soft hyphen or joiner
+pasted inside ``"gir\\u200baffe"``, or fullwidth ``"ｚｅｂｒａ"``, match
+``giraffe`` and ``zebra``.  The normalized form itself (tombstone digests,
+queue item ids, the index's ``plain`` field) is unchanged: old ``match:``
+rules and ids stay valid.
 
 :func:`find_spans` and :func:`replace_matches` locate matches in the
 original text (not its normalized copy), so a scrub replaces exactly the
@@ -39,6 +45,7 @@ __all__ = [
     "matcher",
     "normalize_value",
     "normalized_map",
+    "reads_differently",
     "replace_matches",
     "replace_spans",
     "strip_escapes",
@@ -148,6 +155,22 @@ def confusable_fold(text: str) -> str:
     return unicodedata.normalize("NFKC", _IGNORABLE.sub("", text))
 
 
+#: the invisible characters pasted most often (soft hyphen, zero-width space/non-joiner/joiner,
+#: LRM/RLM, word joiner, BOM): :func:`reads_differently` looks for these alone
+_COMMON_INVISIBLE = "\u00ad\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
+
+
+def reads_differently(text: str) -> bool:
+    """A fast test for the index (~2 ns a character, where
+    :func:`confusable_fold` costs ~14): False when ``text`` is ASCII, or in
+    NFKC and holds none of :data:`_COMMON_INVISIBLE`; then its
+    :func:`confusable_fold` is itself but for the rarer default-ignorable
+    code points (variation selectors, tags, Hangul fillers)."""
+    if text.isascii():
+        return False
+    return not unicodedata.is_normalized("NFKC", text) or any(c in text for c in _COMMON_INVISIBLE)
+
+
 def normalize_value(text: str) -> str:
     """The normalized form of a text, used for tombstones and matching.
 
@@ -167,17 +190,28 @@ def value_digest(text: str) -> bytes:
 
 def matcher(needle: str) -> Callable[[str], bool]:
     """A predicate ``f(text) -> bool``: whether ``text`` contains ``needle``
-    (see the module docstring).  Precomputes the needle's form, and rejects
-    most texts with one substring test on ``fold(text)`` before collapsing
-    its whitespace.  A needle that normalizes to ``""`` matches nothing."""
+    (see the module docstring), as it is or as it reads
+    (:func:`confusable_fold` of both: a zero-width space or a soft hyphen
+    inside the text, fullwidth letters, do not hide it; test16 F14).
+    Precomputes the needle's forms, and rejects most texts with one
+    substring test on ``fold(text)`` before collapsing its whitespace (an
+    ASCII text reads as it is: the second test only for a needle that does not).  A needle that normalizes to ``""``
+    matches nothing."""
     norm = normalize_value(needle)
     if not norm:
         return lambda _text: False
     probe = max(norm.split(" "), key=len)  # has no whitespace: a test on fold() is exact
+    seen = normalize_value(confusable_fold(needle))
+    sprobe = max(seen.split(" "), key=len)
 
     def match(text: str) -> bool:
         f = fold(text)
-        return probe in f and norm in _WS.sub(" ", f)
+        if probe in f and norm in _WS.sub(" ", f):
+            return True
+        if not seen or (text.isascii() and seen == norm):   # an ASCII text reads as it is
+            return False
+        f = fold(confusable_fold(text))
+        return sprobe in f and seen in _WS.sub(" ", f)
 
     return match
 
@@ -188,45 +222,52 @@ def contains(text: str, needle: str) -> bool:
     return matcher(needle)(text)
 
 
-def _nfc_chunks(text: str) -> list[tuple[int, int, str]]:
+def _nfc_chunks(text: str, seen: bool = False) -> list[tuple[int, int, str]]:
     """``(start, end, NFC of text[start:end])`` covering ``text`` in order,
     whose NFC parts concatenate to ``NFC(text)``: one chunk per character
     when ``text`` is already NFC, else a starter with the characters that
     compose or reorder with it (a chunk is merged with the next one whenever
-    normalizing them apart differs from normalizing them together)."""
-    if unicodedata.is_normalized("NFC", text):
+    normalizing them apart differs from normalizing them together).
+    ``seen``: the parts are of :func:`confusable_fold` instead (NFKC,
+    default-ignorable characters dropped: such a character's part is ``""``)."""
+    def norm(t: str) -> str:
+        return confusable_fold(t) if seen else unicodedata.normalize("NFC", t)
+
+    if not seen and unicodedata.is_normalized("NFC", text):
         return [(i, i + 1, ch) for i, ch in enumerate(text)]
     starts = [i for i, ch in enumerate(text) if i == 0 or unicodedata.combining(ch) == 0]
     chunks: list[tuple[int, int, str]] = []
     for k, a in enumerate(starts):
         b = starts[k + 1] if k + 1 < len(starts) else len(text)
-        part = unicodedata.normalize("NFC", text[a:b])
+        part = norm(text[a:b])
         if chunks:
             pa, _pb, pn = chunks[-1]
-            joined = unicodedata.normalize("NFC", text[pa:b])
+            joined = norm(text[pa:b])
             if joined != pn + part:  # composes across the boundary (e.g. Hangul jamo)
                 chunks[-1] = (pa, b, joined)
                 continue
         chunks.append((a, b, part))
-    if "".join(c[2] for c in chunks) != unicodedata.normalize("NFC", text):
-        return [(0, len(text), unicodedata.normalize("NFC", text))]  # never expected; stay correct
+    if "".join(c[2] for c in chunks) != norm(text):
+        return [(0, len(text), norm(text))]  # never expected; stay correct
     return chunks
 
 
-def normalized_map(text: str) -> tuple[str, list[int], list[int]]:
+def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[int]]:
     """``(norm, starts, ends)``: the normalized form of ``text`` (as
     :func:`normalize_value`, except that a trailing whitespace run leaves
     one space) and, for each of its characters, the span
     ``text[starts[k]:ends[k]]`` of the original characters it comes from.
     A match ``norm[s:e]`` (which never starts or ends with the collapsed
-    space when the needle is normalized) is ``text[starts[s]:ends[e - 1]]``."""
+    space when the needle is normalized) is ``text[starts[s]:ends[e - 1]]``.
+    ``seen``: the normalized form of :func:`confusable_fold` of ``text``
+    (a dropped invisible character maps to no character of ``norm``)."""
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     space = False
     esc = _escape_spans(text)
     k = 0
-    for a, b, part in _nfc_chunks(text):
+    for a, b, part in _nfc_chunks(text, seen):
         while k < len(esc) and esc[k][1] <= a:
             k += 1
         if k < len(esc) and esc[k][0] <= a:
@@ -255,16 +296,23 @@ def find_spans(text: str, needle: str) -> list[tuple[int, int]]:
     norm_needle = normalize_value(needle)
     if not norm_needle or not matcher(needle)(text):
         return []
-    norm, starts, ends = normalized_map(text)
     spans: list[tuple[int, int]] = []
-    pos = 0
-    while True:
-        s = norm.find(norm_needle, pos)
-        if s < 0:
-            break
-        e = s + len(norm_needle)
-        spans.append((starts[s], ends[e - 1]))
-        pos = e
+    forms = [(False, norm_needle)]
+    seen = normalize_value(confusable_fold(needle))
+    if not text.isascii() or seen != norm_needle:   # as it reads too (matcher): fullwidth, a zero-width space
+        forms.append((True, seen))
+    for seen, nd in forms:
+        if not nd:
+            continue
+        norm, starts, ends = normalized_map(text, seen)
+        pos = 0
+        while True:
+            s = norm.find(nd, pos)
+            if s < 0:
+                break
+            e = s + len(nd)
+            spans.append((starts[s], ends[e - 1]))
+            pos = e
     return _merge(spans)
 
 

@@ -18,7 +18,7 @@ import tantivy
 
 from objstore.core.ids import blake2b, is_full_id
 from objstore.core.record import Frozen, set_fields
-from objstore.core.text import fold
+from objstore.core.text import confusable_fold, fold, reads_differently
 from objstore.index.analysis import (
     ANALYZERS,
     PLAIN_ANALYZER,
@@ -525,6 +525,16 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
                 doc.add_text("plain", kept)
         else:
             doc.add_text("plainall", folded)
+        if reads_differently(text):
+            seen = confusable_fold(text)
+            if seen != text:
+                # as it reads too (core.text.matcher; test16 F14): the words a zero-width space or soft hyphen
+                # cut, or fullwidth letters hid, in their plain form; only the words that differ and can hold
+                # a token (an ASCII word without a letter or digit, '...' of an ellipsis, holds none)
+                alt = " ".join(sorted(w for w in set(fold(seen).split()) - set(folded.split())
+                                      if not w.isascii() or any(c.isalnum() for c in w)))
+                if alt:
+                    doc.add_text("plainall" if fmt.plain_stop else "plain", alt)
         if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
                 and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
             doc.add_text("flags", FLAG_LONG)  # may hold a token the plain field dropped

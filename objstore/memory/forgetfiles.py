@@ -18,7 +18,7 @@ from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
 from objstore.core.salvage import salvage_pack
 from objstore.core.store import Store
-from objstore.core.text import matcher
+from objstore.core.text import confusable_fold, matcher
 from objstore.memory.tombstones import all_tombstones
 
 #: the shortest text (normalized) that ``--match`` forgets and that a scrub looks for
@@ -47,7 +47,8 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     # a file of ASCII bytes without ESC folds to its .lower() (NFC and casefold of ASCII, no escape
     # to strip): its bytes can hold a needle only if they hold the needle's longest word
     # (the probe matcher() tests first), lower-cased; a non-ASCII word cannot be in them
-    probes = [max(normalize_value(n).split(" "), key=len) for n in needles]
+    # (and the needle as it reads: fullwidth 'ｚｅｂｒａ' matches an ASCII 'zebra', core.text.matcher)
+    probes = [max(normalize_value(f).split(" "), key=len) for n in needles for f in (n, confusable_fold(n))]
     ascii_probes = [p.encode("ascii") for p in probes if p.isascii()]
 
     def hit(s: str) -> bool:

@@ -40,6 +40,7 @@ import os
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.objects import KINDS, QUEUE_KINDS, QueueItem, Tombstone, normalize_value, value_digest
+from objstore.core.text import matcher
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, validate_key
 from objstore.core.store import Store, now_ms
@@ -304,7 +305,7 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
     Returns the item ids removed.  Caller may hold the store lock (taken
     here, re-entrant).
     """
-    norms = [normalize_value(n) for n in needles if normalize_value(n)]
+    tests = [matcher(n) for n in needles if normalize_value(n)]   # the one matching rule (core.text)
     removed: list[str] = []
     with store.lock("forget"):
         names = {n[len(NAMESPACE) + 1:] for n, _ in store.refs.iter(NAMESPACE)}
@@ -324,8 +325,7 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
                     q = store.get(oid, QueueItem)
                 except MemError:  # a missing or broken item must not stop a forget
                     continue
-                body = normalize_value(q.body)
-                if (key is not None and (q.key == key or q.other == key)) or any(n in body for n in norms):
+                if (key is not None and (q.key == key or q.other == key)) or any(t(q.body) for t in tests):
                     hit = True
             if not hit:
                 continue

@@ -30,7 +30,7 @@ only where it was found.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -40,6 +40,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
 from objstore.core.store import Store
+from objstore.core.text import matcher
 from objstore.memory.forget import scan_store
 from objstore.retrieval.search import search, searchable
 
@@ -74,15 +75,16 @@ def keys_naming(store: Store, text: str) -> list[str]:
     if not norm:
         raise InvalidInput("the text to match is blank")
     keys = {name.split("/", 1)[1] for ns in ("facts", "sealed") for name, _oid in store.refs.iter(ns, damaged=[])}
-    return sorted(k for k in keys if norm in normalize_value(k))
+    m = matcher(text)
+    return sorted(k for k in keys if m(k))
 
 
-def _in(norm: str, *fields: str) -> bool:
-    """``norm`` occurs in one of ``fields`` (normalized)."""
-    return any(f and norm in normalize_value(f) for f in fields)
+def _in(m: Callable[[str], bool], *fields: str) -> bool:
+    """The text of ``m`` (``core.text.matcher``) occurs in one of ``fields``."""
+    return any(f and m(f) for f in fields)
 
 
-def _object_hits(store: Store, norm: str) -> list[ScanHit]:
+def _object_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
     """Objects holding the text in a value or in a name they carry: a
     fact's key, namespace (session and sub-agent names) and owner (the
     agent that wrote it), a turn's session id and working directory, a
@@ -94,28 +96,28 @@ def _object_hits(store: Store, norm: str) -> list[ScanHit]:
         except MemError:
             continue
         if isinstance(obj, Fact):
-            if _in(norm, obj.body, obj.key, obj.namespace, obj.owner):
+            if _in(m, obj.body, obj.key, obj.namespace, obj.owner):
                 hits.append(ScanHit("object", oid, f"fact {obj.key} v{obj.version}"))
         elif isinstance(obj, Turn):
-            if _in(norm, obj.text, obj.session, obj.cwd):
+            if _in(m, obj.text, obj.session, obj.cwd):
                 hits.append(ScanHit("object", oid, f"turn {obj.session} #{obj.seq} ({obj.role})"))
         elif isinstance(obj, QueueItem):
-            if _in(norm, obj.body, obj.key, obj.owner):
+            if _in(m, obj.body, obj.key, obj.owner):
                 hits.append(ScanHit("object", oid, f"queue item for {obj.key}"))
         elif isinstance(obj, (Tombstone, Sealed)):   # their keys are names a text can end up in
-            if _in(norm, obj.key, getattr(obj, "owner", "")):
+            if _in(m, obj.key, getattr(obj, "owner", "")):
                 hits.append(ScanHit("object", oid, f"{obj.TYPE_NAME} {obj.key}"))
     return hits
 
 
-def _name_hits(store: Store, norm: str) -> list[ScanHit]:
+def _name_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
     """Files and folders of the store whose path (a ref named by a key,
     e.g. ``refs/facts/<key>``) holds the text."""
     hits = []
     for dirpath, dirs, files in os.walk(store.root):
         for name in (*dirs, *files):
             rel = os.path.relpath(os.path.join(dirpath, name), store.root)
-            if norm in normalize_value(name) or norm in normalize_value(unquote(name)):
+            if m(name) or m(unquote(name)):
                 hits.append(ScanHit("store file", str(store.root / rel), "its name"))
     return hits
 
@@ -142,7 +144,8 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     norm = normalize_value(text)
     if not norm:
         raise InvalidInput("nothing to scan for: the text is blank")
-    hits = _object_hits(store, norm) + _name_hits(store, norm)
+    m = matcher(text)     # the one matching rule (as it reads too: core.text)
+    hits = _object_hits(store, m) + _name_hits(store, m)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     unsure: list[str] = []
     for rel in scan_store(store.root, needles, unsure):
@@ -153,7 +156,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     if index and searchable(text):   # punctuation alone is in no index term
         try:
             for h in search(store, text, limit=50):
-                if norm in normalize_value(h.snippet or ""):
+                if m(h.snippet or ""):
                     hits.append(ScanHit("index", h.id, f"{h.kind} {h.ref}"))
         except MemError as e:
             hits.append(ScanHit("index", "(not searchable)", str(e)))
@@ -164,7 +167,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         for th in find(transcripts, text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
     for place, name, data in blobs:
-        if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")):
+        if any(n in data for n in needles) or m(data.decode("utf-8", "replace")):
             hits.append(ScanHit(place, name))
     for p in map(Path, files):
         try:
@@ -174,7 +177,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
             if p.exists() and not is_regular(p):
                 hits.append(ScanHit("skipped", str(p), "not a regular file: not read"))
             continue
-        if any(n in data for n in needles) or norm in normalize_value(data.decode("utf-8", "replace")) \
+        if any(n in data for n in needles) or m(data.decode("utf-8", "replace")) \
                 or plain_spans(data.decode("utf-8", "surrogateescape"), text):   # (a shell's continued line)
             hits.append(ScanHit("file", str(p)))
     return hits
