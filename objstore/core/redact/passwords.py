@@ -113,9 +113,10 @@ _PW_STARTS = ("passw", "passphrase", "passcode")
 #: 'the', 'my' ... and up to three words naming whose password it is ('the admin', 'our new wifi')
 _PW_OWNER_WORDS = (r"(?:(?:the|my|our|your|his|her|their|its|a|an|this|that)[ \t]{1,4})?"
                    r"(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,3}")
-#: '<token> is|was the admin password', over the lowercased text before a password word, to its end
-_PW_BEFORE = Lazy(r"(?<![^\s\"'`(\[])[\"'`]?(?P<secret>[^\s\"'`]{4,128}?)[\"'`]?[ \t]{1,4}(?:is|was|=)[ \t]{1,4}"
-                  + _PW_OWNER_WORDS + r"\Z", FLAGS)
+#: ' is|was the admin ' of '<token> is|was the admin password', over the lowercased text before a password
+#: word, to its end (the token is the run before it: :func:`_scan_before`)
+_PW_BEFORE = Lazy(r"(?<=[^\s\"'`])[\"'`]?[ \t]{1,4}(?:is|was|=)[ \t]{1,4}" + _PW_OWNER_WORDS + r"\Z", FLAGS)
+_PW_TOKEN_STOP = frozenset(" \t\r\n\"'`([")
 #: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',',
 #: the line's end) or goes on with a word that is no noun the word qualifies ('... password for staging',
 #: not '... password hashing scheme', '... password field')
@@ -124,7 +125,6 @@ _PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4
                       FLAGS)
 #: the verbs of 'login with admin and <token>' (a user, 'and', the password)
 _LOGIN_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in")
-_LOGIN_STARTS = ("log", "sign")
 _PW_BEFORE_SPAN = 200    # how far before the word its token and '... is the <owner>' are looked for
 
 
@@ -144,7 +144,8 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
     (``str.find`` of :data:`_PW_STARTS` over the lowercased window) whose
     clause ends after it (:data:`_PW_CLAUSE_END`), :data:`_PW_BEFORE`
     searched in the :data:`_PW_BEFORE_SPAN` characters before the word, up
-    to it.  A regex has no variable-width look-behind, and one that starts
+    to it, and the token the run of characters before that (up to a blank,
+    a quote or an opening bracket).  A regex has no variable-width look-behind, and one that starts
     with a free token would be tried at every offset of the window."""
     s0, e0 = ws - off, we - off
     word = rule.lowered
@@ -153,10 +154,14 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         while p >= 0:
             m = word.match(low, p, e0)
             if m is not None and _PW_CLAUSE_END.match(low, m.end(), e0) is not None:
-                b = _PW_BEFORE.search(low, max(s0, p - _PW_BEFORE_SPAN), p)
+                lo = max(s0, p - _PW_BEFORE_SPAN)
+                b = _PW_BEFORE.search(low, lo, p)
                 if b is not None:
-                    s, e = b.span("secret")
-                    if _token_ok(text[s + off:e + off]):
+                    e = s = b.start()
+                    while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
+                        s -= 1
+                    if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
+                            and _token_ok(text[s + off:e + off]):
                         out.append((s + off, e + off, rule.priority, rule.name))
             p = low.find(lit, p + 1, e0)
 
@@ -458,12 +463,12 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): a token set off after the word, 'the admin password, <token>, "
        "must rotate', 'admin password (<token>) rotates' (test16 F12; _token_ok)",
        _PW_WORD + r"[ \t]{0,4}[,(][ \t]{0,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + r")(?=[\"'`]?[ \t]{0,4}[,)])",
-       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS),
+       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'set|reset|changed the password to|as <token>' (test16 F12; "
        "_token_ok)",
        _PW_WORD + r"[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS),
+       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'login with <user> and <token>' (a credential word, a user, "
        "'and' and a token that cannot be prose: bare_password_ok; test16 F12)",
@@ -472,5 +477,5 @@ PASSWORD_RULES: list[Rule] = [
        + r"[ \t]{1,4}and[ \t]{1,4}(?:(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass)[ \t]{1,4})?"
        r"[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=lambda v: bare_password_ok(v.rstrip("!")) and _token_ok(v),
-       anchors=_LOGIN_STARTS, scan=scan_at(*_LOGIN_STARTS)),
+       anchors=_LOGIN_WORDS, scan=scan_at(*_LOGIN_WORDS)),
 ]
