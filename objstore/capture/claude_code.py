@@ -271,7 +271,7 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
 
 
 def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None = None,
-               state: ReaderState | None = None) -> Iterator[CapturedTurn]:
+               state: ReaderState | None = None, data: bytes | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Claude Code transcript (agent-formats §2.2-2.4).
 
     Sessions: main file -> record ``sessionId`` (fallback: file stem); subagent files of
@@ -296,7 +296,9 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     lone surrogates, > MAX_LINE_BYTES) and records carrying no turn (attachments, isMeta,
     compact summaries, API errors, system/summary/progress/... and unknown types).
     ``<mem-context>`` blocks are removed from every text.  Never raises on bad content;
-    OSError from opening/reading the file propagates.
+    OSError from opening/reading the file propagates.  ``data``: the file's bytes, read
+    from memory instead of ``path`` (which still names the file: its session and layout;
+    ``mem forget --scrub-sources`` parses a transcript as it will be once scrubbed).
     """
     path = Path(path)
     stats.files += 1
@@ -321,7 +323,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         yield from after
         after.clear()
 
-    with open(path, "rb", buffering=READ_BUFFER) as f:
+    import io
+    with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
         if start:
             f.seek(start)
         pos = start

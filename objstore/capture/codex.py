@@ -497,7 +497,7 @@ class _Reader:
         return self._release_all() + self._close()
 
 
-def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
+def parse_file(path: Path, stats: ParseStats, *, data: bytes | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Codex rollout file (agent-formats §3.1).
 
     Session: the thread id of the file's first ``session_meta`` (``payload.id``; legacy:
@@ -527,12 +527,14 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     ``:2`` ... appended (occurrence order).  Never line numbers or envelope timestamps.
 
     Bad lines are skipped and counted exactly as the Claude Code reader does.  Never raises
-    on bad content; OSError from opening/reading the file propagates.
+    on bad content; OSError from opening/reading the file propagates.  ``data``: the
+    file's bytes, read from memory instead of ``path`` (which still names the file).
     """
+    import io
     path = Path(path)
     stats.files += 1
     reader = _Reader(path, stats)
-    with open(path, "rb", buffering=READ_BUFFER) as f:
+    with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
         first = True
         for raw in read_lines(f):
             rec = decode_line(raw, stats, first)
