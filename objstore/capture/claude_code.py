@@ -210,6 +210,22 @@ def _file_context(path: Path) -> tuple[bool, str]:
     return True, ""   # layout 2.0.x: agent-<id>.jsonl next to sessions
 
 
+#: the record ``type`` s Claude Code writes (agent-formats §2.2, observed 1.0.24 -> 2.1.177, and
+#: those seen in third-party fixtures): a line of none of them, without ``sessionId`` or ``uuid``,
+#: is no Claude Code record (a file of only such lines is no transcript)
+RECORD_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
+                          "progress", "attachment", "permission-mode", "last-prompt", "ai-title", "custom-title",
+                          "mode", "worktree-state", "file-history-delete"})
+
+
+def is_record(rec: dict) -> bool:
+    """Whether the JSON object ``rec`` is a Claude Code transcript record: its
+    ``type`` is one of :data:`RECORD_TYPES`, or another text with the
+    envelope's ``sessionId`` or ``uuid`` (a type a later version adds)."""
+    kind = rec.get("type")
+    return isinstance(kind, str) and (kind in RECORD_TYPES or "sessionId" in rec or "uuid" in rec)
+
+
 def _is_turn_record(rec: dict) -> bool:
     """A ``user`` or ``assistant`` record that may carry a turn (not meta, a compact
     summary or an API error)."""
@@ -342,6 +358,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             kind = rec.get("type")
             if not _is_turn_record(rec):
                 stats.records_ignored += 1
+                stats.records_foreign += not is_record(rec)
                 continue
 
             sid = as_str(rec.get("sessionId"))

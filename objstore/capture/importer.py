@@ -228,7 +228,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                                 seen[sid] = False
                     else:
                         counts = (res.turns_seen, res.turns_skipped)
-                        lines0, skipped0 = stats.lines, stats.lines_skipped
+                        lines0, skipped0 = stats.lines, stats.lines_skipped + stats.records_foreign
                         try:
                             add_file(path, file_sids)
                         except WorkerFailed:
@@ -241,8 +241,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         finally:
                             app.redactions.clear()
                         lines = stats.lines - lines0
-                        if lines and stats.lines_skipped - skipped0 == lines:
-                            # not one line was a record: not marked read, so each import says so again
+                        if lines and stats.lines_skipped + stats.records_foreign - skipped0 == lines:
+                            # not one line was a record of the harness (bad lines, or JSON such as
+                            # {"x": 1}): not marked read, so each import says so again
                             res.files_skipped += 1
                             res.files_not_transcripts += 1
                             res.errors.append(f"{path}: not a {harness} transcript (none of its "
@@ -460,11 +461,13 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                                    row[11] if len(row) > 11 else None)
             recent.append(texts)
         else:
-            _tag, (files, lines, skipped, ignored), err = msg
+            _tag, counts, err = msg
+            files, lines, skipped, ignored = counts[:4]
             stats.files += files
             stats.lines += lines
             stats.lines_skipped += skipped
             stats.records_ignored += ignored
+            stats.records_foreign += counts[4] if len(counts) > 4 else 0
             if err is not None:
                 raise OSError(err)
 
