@@ -107,3 +107,30 @@ def test_a_scrubbed_codex_message_does_not_come_back(mem, tmp_path, store_path):
     assert REST not in _search(mem, REST, env)
     mem("gc", "--prune=now", env=env)
     assert scan_store(store_path, [REST.encode(), SECRET.encode()]) == []
+
+
+def test_the_stop_hook_of_a_live_session_does_not_bring_a_scrubbed_prompt_back(mem, tmp_path, store_path):
+    """Tester test16 F1: the hooks captured the session, ``forget --match
+    --scrub-sources`` emptied and scrubbed the prompt, the session went on
+    and its next Stop hook (which reads the rewritten file again) stored the
+    prompt's rest as a new turn."""
+    from tests.hooks._util import asst, line, payload, run_hook, text, turns, user, wait_store_processes_gone
+    sid = "22222222-2222-3333-4444-555555555555"
+    t = tmp_path / "home" / ".claude" / "projects" / "-tmp-proj" / f"{sid}.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(line(user("u1", f"the deploy box is called {SECRET} near {REST}", sid=sid))
+                  + line(asst("a1", "msg_1", [text("Noted.")], sid=sid)) + line(user("u2", "thanks", sid=sid,
+                                                                                  ts="2026-01-05T10:00:02Z")))
+    assert run_hook(store_path, payload("SessionEnd", sid, t))[0] == 0
+    wait_store_processes_gone(store_path)          # a hook's capture may finish in a detached child
+    assert any(REST in x[3] for x in turns(store_path))
+    mem("forget", "--match", SECRET, "--scrub-sources", "--yes")
+    assert SECRET not in t.read_text() and REST in t.read_text()
+    with open(t, "ab") as fh:
+        fh.write(line(user("u3", "and later the gerbilnovel", sid=sid, ts="2026-01-05T10:00:03Z")))
+    assert run_hook(store_path, payload("Stop", sid, t, stop_hook_active=False))[0] == 0
+    wait_store_processes_gone(store_path)
+    mem("import", "claude-code", str(t))
+    got = [x[3] for x in turns(store_path) if x[0] == sid]
+    assert not any(REST in x for x in got), got
+    assert sum("gerbilnovel" in x for x in got) == 1 and len(got) == 4, got
