@@ -240,6 +240,16 @@ class _LineScrubber:
         return new.encode("utf-8") + end
 
 
+def scrubbed(data: bytes, text: str) -> tuple[bytes, int]:
+    """``(data as :func:`scrub` rewrites it, lines rewritten)`` for the bytes
+    ``data`` of a JSONL transcript, in memory (``capture.scrubguard`` parses
+    a transcript as the scrub will leave it, writing no copy).  Raises
+    InvalidInput for a blank text."""
+    sc = _LineScrubber(text)
+    out = sc.feed(data) + sc.rest()
+    return out, sc.changed
+
+
 def scrub(path: Path, text: str, *, plain: bool = False) -> int:
     """Redact ``text`` in one JSONL file; returns the lines rewritten.  Each
     match inside a JSON string is replaced by ``[REDACTED]`` (the rest of

@@ -22,7 +22,8 @@ import json
 import os
 from pathlib import Path
 
-from objstore.capture.scrub import _LineScrubber, open_regular, scrub
+from objstore.capture import claude_code, codex
+from objstore.capture.scrub import open_regular, scrub, scrubbed
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.tombstones import put_tombstone, scrubbed_tombstone
@@ -49,7 +50,6 @@ def _is_codex(data: bytes) -> bool:
 
 
 def _parse(path: Path, data: bytes) -> list:
-    from objstore.capture import claude_code, codex
     reader = codex if _is_codex(data) else claude_code
     return list(reader.parse_file(path, reader.ParseStats(), data=data))
 
@@ -72,7 +72,7 @@ def scrubbed_records(store: Store, path: Path, data: bytes, new: bytes) -> list:
         sid = app.valid_sid(b.session)
         if kb == ka or sid is None or sid in flt.sessions or kb not in app.state(sid).sources:
             continue
-        when = flt.forgets(sid, (kb, b.source), (b.text, app._redacted(b.text)[0]))
+        when = flt.forgets(sid, (kb, b.source), (b.text, app.stored_text(b.text)))
         out.append(scrubbed_tombstone(sid, kb, a.source, when or now))
     return out
 
@@ -86,9 +86,8 @@ def scrub_captured(store: Store, path: str | os.PathLike, text: str) -> int:
     path = Path(os.path.realpath(path))
     with open_regular(path) as f:
         data = f.read()
-    sc = _LineScrubber(text)
-    new = sc.feed(data) + sc.rest()
-    if sc.changed:
+    new, changed = scrubbed(data, text)
+    if changed:
         with store.lock("forget"):
             for t in scrubbed_records(store, path, data, new):
                 put_tombstone(store, t)

@@ -159,6 +159,10 @@ class TurnAppender:
         red = self._redact(text)
         return (red.text, len(red.hits)) if red.hits else (text, 0)
 
+    def stored_text(self, text: str) -> str:
+        """``text`` as a turn of it stores it (capped, credentials replaced)."""
+        return self._redacted(text)[0]
+
     def text_digest(self, text: str) -> bytes:
         """16-byte digest of ``text`` as a turn would store it (credentials
         redacted): what tells two copies of one message apart (``objstore.capture.sync``,

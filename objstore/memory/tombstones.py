@@ -23,6 +23,7 @@ from __future__ import annotations
 
 
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
@@ -187,7 +188,6 @@ def turn_tombstone_key(session: str, source: str) -> str:
 def source_digest(source: str) -> bytes:
     """SHA-256 of a record's source as a transcript reader gives it (UTF-8):
     what a scrubbed-record tombstone holds (:func:`scrubbed_tombstone`)."""
-    from objstore.core.ids import sha256
     return sha256(source.encode("utf-8", "surrogatepass")).digest()
 
 
