@@ -134,3 +134,38 @@ def test_the_stop_hook_of_a_live_session_does_not_bring_a_scrubbed_prompt_back(m
     got = [x[3] for x in turns(store_path) if x[0] == sid]
     assert not any(REST in x for x in got), got
     assert sum("gerbilnovel" in x for x in got) == 1 and len(got) == 4, got
+
+
+def test_codex_event_messages_scrubbed_after_two_forgets_are_not_stored_again(mem, tmp_path, store_path):
+    """Tester test16 F1b: a Codex rollout of ``event_msg`` messages only;
+    forget, the session goes on, forget with ``--scrub-sources``: the next
+    import stored every scrubbed message again (user and assistant, the
+    forgotten ones included), ``cx:u:``/``cx:a:`` being hashes of the text."""
+    sid = "019fc8be-3658-7ca3-9e29-000000000001"
+    day = tmp_path / "codex" / "sessions" / "2026" / "01" / "02"
+    day.mkdir(parents=True)
+    f = day / f"rollout-2026-01-02T00-00-00-{sid}.jsonl"
+    env = {"CODEX_HOME": str(tmp_path / "codex")}
+
+    def msg(kind: str, text_: str, sec: int) -> None:
+        p = {"type": kind, "message": text_, **({"images": []} if kind == "user_message" else {})}
+        with open(f, "a") as fh:
+            fh.write(json.dumps({"timestamp": f"2026-08-03T10:49:0{sec}.000Z", "type": "event_msg",
+                                 "payload": p}) + "\n")
+
+    f.write_text(json.dumps({"timestamp": "2026-08-03T10:49:00.000Z", "type": "session_meta",
+                             "payload": {"id": sid, "cwd": "/home/dev/widget", "originator": "codex_cli_rs"}}) + "\n")
+    msg("user_message", "the vault code is heron-slate-55", 1)
+    msg("agent_message", "Got it, heron-slate-55.", 2)
+    msg("user_message", "thanks", 3)
+    mem("import", "codex", env=env)
+    mem("forget", "--match", "heron-slate", "--yes", env=env)
+    msg("user_message", "again heron-slate-55 please", 4)
+    msg("agent_message", "heron-slate-55 noted", 5)
+    mem("import", "codex", env=env)
+    mem("forget", "--match", "heron-slate", "--yes", "--scrub-sources", env=env)
+    assert "heron-slate" not in f.read_text()
+    r = mem("import", "codex", "--json", env=env).json
+    assert r["turns_added"] == 0, r
+    shown = mem("show", sid, env=env).stdout
+    assert "[REDACTED]" not in shown and "vault code" not in shown, shown
