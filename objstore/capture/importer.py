@@ -172,7 +172,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         wrap = import_filter(store, app)
         ledger: set[str] = set()
         read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
-        lkey = _ledger_key(store)   # a path a forget hid is keyed hidden in the read ledger too
+        lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
         rolls_up = harness == "claude-code"
         held: list[tuple[str, list | None, list[str]]] = []  # sub-agent files read in full, marked after their rollup
@@ -473,13 +473,14 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                 raise OSError(err)
 
 
-def _ledger_key(store: Store) -> Callable[[str], str]:
+def _ledger_key(store: Store, damaged: list[str] | None = None) -> Callable[[str], str]:
     """``key(real path) -> str``: the key of a transcript in the import read
     ledger (``cache/read-ledger-<harness>.json``): its real path, or, for a
     path a forget hid in ``cache/imported-files`` (it names a forgotten
     text: ``forgetfiles``, ``core.fileid.hidden_source``), the same hidden
-    form, so a re-import never writes a forgotten path back in the clear."""
-    hidden = {x for x in _ledger_sources(store) if is_hidden_source(x)}
+    form, so a re-import never writes a forgotten path back in the clear.
+    ``damaged``: as :func:`_ledger_sources` (a damaged list is rebuilt here)."""
+    hidden = {x for x in _ledger_sources(store, damaged) if is_hidden_source(x)}
     if not hidden:
         return lambda real: real
     return lambda real: h if (h := hidden_source(real)) in hidden else real
