@@ -169,3 +169,48 @@ def test_codex_event_messages_scrubbed_after_two_forgets_are_not_stored_again(me
     assert r["turns_added"] == 0, r
     shown = mem("show", sid, env=env).stdout
     assert "[REDACTED]" not in shown and "vault code" not in shown, shown
+
+
+def test_a_transcript_held_open_by_its_agent_loses_no_record_after_the_scrub(mem, tmp_path, store_path):
+    """Tester test16 F11: the scrub replaced the transcript (a new inode); an
+    agent that keeps its file open for appending (Codex's rollout recorder)
+    went on writing into the unlinked old file, and every later record was
+    lost.  The scrub now rewrites the lines in place, each keeping its
+    length, so the writer's records land in the file."""
+    import os
+    import subprocess
+    import sys
+    import time
+    sid = "88888888-2222-3333-4444-555555555555"
+    t = tmp_path / "claude" / "projects" / "-tmp-proj" / f"{sid}.jsonl"
+    t.parent.mkdir(parents=True)
+    recs = []
+    for i in range(3):
+        recs.append({"type": "user", "sessionId": sid, "uuid": f"u-{i}", "cwd": "/tmp/proj",
+                     "timestamp": f"2026-12-03T16:00:0{i}.000Z",
+                     "message": {"role": "user", "content": f"line {i} with toucan-ember-3"}})
+    t.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    mem("import", "claude-code", env=env)
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import json, sys, time\n"
+        "f = open(sys.argv[1], 'a')\n"
+        "for i in range(30):\n"
+        "    f.write(json.dumps({'type': 'user', 'sessionId': sys.argv[2], 'uuid': 'live-%d' % i,\n"
+        "        'cwd': '/tmp/proj', 'timestamp': '2026-12-03T16:01:00.000Z',\n"
+        "        'message': {'role': 'user', 'content': 'live line %d' % i}}) + '\\n')\n"
+        "    f.flush(); time.sleep(0.1)\n"), str(t), sid])
+    time.sleep(0.5)
+    ino = os.stat(t).st_ino
+    mem("forget", "--match", "toucan-ember", "--yes", "--scrub-sources", env=env)
+    assert writer.wait(timeout=60) == 0
+    body = t.read_text()
+    assert os.stat(t).st_ino == ino                        # the same file, written in place
+    assert "toucan-ember" not in body
+    assert sum(f'"live line {i}"' in body for i in range(30)) == 30, body
+    lines = body.splitlines()
+    assert all(json.loads(x) for x in lines) and len(lines) == 33
+    r = mem("import", "claude-code", "--json", env=env).json
+    assert r["lines_skipped"] == 0 and r["turns_added"] >= 1, r
+    found = mem("search", "line", "--limit", "50", env=env).stdout
+    assert "toucan" not in found and "line 0 with" not in found, found     # the forgotten prompts stay out
