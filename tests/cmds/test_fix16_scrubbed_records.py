@@ -9,6 +9,7 @@ while the session's new records are still captured."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -214,3 +215,23 @@ def test_a_transcript_held_open_by_its_agent_loses_no_record_after_the_scrub(mem
     assert r["lines_skipped"] == 0 and r["turns_added"] >= 1, r
     found = mem("search", "line", "--limit", "50", env=env).stdout
     assert "toucan" not in found and "line 0 with" not in found, found     # the forgotten prompts stay out
+
+
+def test_real_transcripts_scrubbed_after_a_forget_bring_back_no_turn_and_no_summary(mem, tmp_path, store_path):
+    """Tester test16 F1c, on the real claude-code-log transcripts: forget,
+    gc, then ``--scrub-sources``: the next import added 6 turns and a second
+    version of each sub-agent summary of the scrubbed session."""
+    from tests.conftest import shared_path
+    src = shared_path("data", "transcripts", "claude-code-log", "projects")
+    shutil.copytree(src, tmp_path / "claude" / "projects")
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    mem("import", "claude-code", env=env)
+    mem("forget", "--match", "git worktree", "--yes", env=env)
+    mem("gc", "--prune=now", env=env)
+    keys = mem("keys", "--json", env=env).stdout             # (the forget rewrote summaries citing the turns)
+    mem("forget", "--match", "git worktree", "--yes", "--scrub-sources", env=env)
+    for args in ((), ("--reread",)):
+        r = mem("import", "claude-code", *args, "--json", env=env).json
+        assert r["turns_added"] == 0, (args, r)
+    assert mem("keys", "--json", env=env).stdout == keys          # no summary written again
+    assert mem("search", "worktree", "--json", env=env, exit_code=None).stdout.lower().count("git worktree") == 0
