@@ -117,6 +117,9 @@ def _walk(value, text: str, marker: str = REDACTED):
 #: the markers a rewritten JSONL line tries, in order, until it is no longer than the line it
 #: replaces (:class:`_LineScrubber`: a transcript is scrubbed in place, each line keeping its length)
 MARKERS = (REDACTED, "[R]", "*")
+#: what a match is replaced by first, then each marker in turn (a private-use character: JSON
+#: writes it as it is, one character)
+_PLACEHOLDER = "\ue000"
 
 
 def find(paths: list[str], text: str, *, plain: bool = False) -> list[ScrubHit]:
@@ -258,11 +261,20 @@ class _LineScrubber:
             return replace_matches(body, self.text, REDACTED)[0].encode("utf-8", "surrogateescape") + end
         body = line[: len(line) - len(end)].decode("utf-8", "replace")
         room = len(line) - len(end)
+        # matched once, with a placeholder each marker then takes the place of (one it holds
+        # already: matched once per marker)
+        ph = _PLACEHOLDER if _PLACEHOLDER not in body else None
         try:
             rec = json.loads(body)
-            outs = (json.dumps(_walk(rec, self.text, m), ensure_ascii=False, separators=(",", ":")) for m in MARKERS)
+            if ph:
+                once = json.dumps(_walk(rec, self.text, ph), ensure_ascii=False, separators=(",", ":"))
+                outs = (once.replace(ph, m) for m in MARKERS)
+            else:
+                outs = (json.dumps(_walk(rec, self.text, m), ensure_ascii=False, separators=(",", ":"))
+                        for m in MARKERS)
         except ValueError:
-            outs = (replace_matches(body, self.text, m)[0] for m in MARKERS)
+            once = replace_matches(body, self.text, ph)[0] if ph else None
+            outs = (once.replace(ph, m) if ph else replace_matches(body, self.text, m)[0] for m in MARKERS)
         self.changed += 1
         new = b""
         for out in outs:        # the first marker that keeps the line's length (padded with blanks)
