@@ -3,7 +3,7 @@
 interleaved, medians of 7."""
 import os, shutil, statistics, subprocess, sys
 SRC = "/tmp/bench-corpus/-workspace-infra-live/b4b38bdb-3f3c-4ba7-bbc6-21743dc43596.jsonl"
-code = ("import shutil,sys,time; from objstore.capture.scrub import scrub; f='/tmp/fix16/ab.jsonl'; "
+code = ("import shutil,sys,time; from objstore.capture.scrub import scrub; f='/tmp/scrub_in_place_ab.jsonl'; "
         f"shutil.copy('{SRC}', f); t=time.process_time(); scrub(f, 'terraform'); print(time.process_time()-t)")
 res = {"base": [], "new": []}
 for i in range(7):
