@@ -148,6 +148,7 @@ _API: dict[str, tuple[str, str]] = {
     "resolve_session": ("objstore.memory.sessions", "resolve_session"),
     "find_in_sources": ("objstore.capture.scrub", "find"),
     "scrub_source": ("objstore.capture.scrub", "scrub"),
+    "scrub_captured": ("objstore.capture.scrubguard", "scrub_captured"),
     "shell_histories": ("objstore.capture.scrub", "shell_histories"),
     "catch_up": ("objstore.capture.sync", "catch_up"),
     "sync_files": ("objstore.capture.sync", "sync_files"),

@@ -504,6 +504,12 @@ def name_hits(name: str) -> tuple[Hit, ...]:
                 hits = redact(plain[:i]).hits
                 if hits:
                     return hits
+    # a token glued to the letters before it (``user/x/vAKIA…``, ``xghp_…``, ``asdsk-ant-…``): a
+    # value rule starts a token where a word starts, a name has no blank to give it one; so the
+    # rest of the name from each anchor that follows a letter, digit or ``_`` is scanned too
+    hits = _glued_hits(plain)
+    if hits:
+        return hits
     # a dashed token right after a '-' (``-home-dev-sk-ant-…``, a Claude project folder): the
     # first reading joins it to the word before, the last splits the token itself.  Each suffix
     # is a substring of ``plain``, and a match of an anchored rule holds one of its gates: when
@@ -519,6 +525,25 @@ def name_hits(name: str) -> tuple[Hit, ...]:
             hits = redact(plain[i + 1:]).hits
             if hits:
                 return tuple(Hit(h.rule, h.start + i + 1, h.end + i + 1) for h in hits)
+    return ()
+
+
+def _glued_hits(plain: str) -> tuple[Hit, ...]:
+    """The hits of :func:`redact` over the rest of ``plain`` (a name, its
+    separators read as blanks) from each place an anchor of a rule (its
+    literal start: ``akia``, ``ghp_``, ``sk-ant-``, ``xoxb-``, …; the
+    prefilter's ``fast_gates``) follows a letter, digit or ``_``, offsets
+    in ``plain``; the first such place with one wins.  Cost: one scan of a
+    suffix per glued anchor found (a key holds few)."""
+    low = prefilter.lower(plain)
+    for a in prefilter.plan(RULES).fast_gates:
+        at = low.find(a, 1)
+        while at > 0:
+            if plain[at - 1].isalnum() or plain[at - 1] == "_":
+                hits = redact(plain[at:]).hits
+                if hits:
+                    return tuple(Hit(h.rule, h.start + at, h.end + at) for h in hits)
+            at = low.find(a, at + 1)
     return ()
 
 
