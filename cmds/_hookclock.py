@@ -2,16 +2,17 @@
 
 A hook's hard stop (its budget and :data:`HARD_STOP_AFTER_S`) bounds the
 wall-clock time the agent waits, so it counts from the process's start, not
-from the moment :mod:`cmds._hookrun` runs: on two busy cores a new interpreter and the imports before the hook's
-own timer took over a second (tester finding F8, session 16: twelve prompt
-hooks at once during an import took 3.06-3.70 s where the budget promises
-an exit 3 s after the start).  So ``mem hook claude-code`` arms a hard stop
+from the moment :mod:`cmds._hookrun` runs: on two busy cores a new
+interpreter and the imports before the hook's own timer took over a second
+(tester finding F8, session 16: twelve prompt hooks at once during an import
+took 3.06-3.70 s where the budget promises an exit 3 s after the start).  So ``mem hook claude-code`` arms a hard stop
 here before it imports anything else (:func:`arm_early`, from
 :func:`cmds.entry.entry`), and the hook's watchdog sets its hard stop from
 :func:`started` (its budget for work still counts from when its code runs,
 but ends half a second before that stop, so a slow start leaves the time to
-log the timeout and leave: ``cmds._hookrun._Run.left``).  Only ``os`` and ``time`` at import (``signal`` when a stop
-is armed): the helper client's path imports this module too.
+log the timeout and leave: ``cmds._hookrun._Run.left``).  Only ``os`` and
+``time`` at import (the C module ``_signal`` when a stop is armed): the
+helper client's path imports this module too.
 """
 
 import os
@@ -73,7 +74,9 @@ def arm_early(event: str | None = None) -> None:
     stdin is read: :data:`DEFAULT_BUDGET_S`), counted from :func:`started`.
     The hook's own watchdog (:class:`cmds._hookrun._Watchdog`) replaces it
     once it runs.  Nothing where SIGALRM does not exist."""
-    import signal
+    # the C module: ``signal`` imports enum and with it functools, operator, reprlib (~3-5 ms of
+    # the helper client's ~20 ms, tests/cmds/test_helper.py)
+    import _signal as signal
     if not hasattr(signal, "setitimer") or not hasattr(signal, "SIGALRM"):
         return
     budget = BUDGET_S.get(event, DEFAULT_BUDGET_S) if event else DEFAULT_BUDGET_S

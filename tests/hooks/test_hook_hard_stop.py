@@ -24,7 +24,7 @@ SID = "S-hard-stop"
 
 #: the first SIGALRM timer a new ``mem hook claude-code`` process sets: its length, the modules
 #: imported by then, and how long after the process's start (by /proc) it was set
-SPY = ("import signal, sys, time\n"
+SPY = ("import _signal, signal, sys, time\n"
        "real = signal.setitimer\n"
        "def spy(which, seconds, *a):\n"
        "    if not getattr(spy, 'done', False):\n"
@@ -33,7 +33,7 @@ SPY = ("import signal, sys, time\n"
        "        sys.stderr.write('ARMED ' + repr((seconds, time.monotonic() - _hookclock.started(),\n"
        "                                           sorted(sys.modules))) + '\\n')\n"
        "    return real(which, seconds, *a)\n"
-       "signal.setitimer = spy\n"
+       "signal.setitimer = _signal.setitimer = spy\n"
        "import cmds.entry as e\n"
        "sys.argv = ['mem', 'hook', 'claude-code']\n"
        "e.entry()\n")
