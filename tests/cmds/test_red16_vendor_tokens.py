@@ -131,3 +131,49 @@ def test_a_transcript_import_stores_none_of_them(tmp_path):
     env = hook_env(store)
     import_cases(tmp_path / "t.jsonl", env, CASES, LOOKALIKES, "2026-01-16")
     assert_none_stored(store, CASES, LOOKALIKES)
+
+
+# tester F10: a token right after an escape or a '_' (a word character before its prefix), or with a
+# '_' glued after it, was kept: escaped text (code, URLs, JSON) puts one there
+GH = "ghp_FAKEw2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJk"
+AKID = "AKIAFAKEODNN7EXAMPLE"
+ESCAPED = [
+    (f'print("line\\n{GH}")', GH, "github-token"),
+    (f"b'\\x00{AKID}'", AKID, "aws-access-key-id"),
+    (f'curl "https://x/?a=1%0A{GH}"', GH, "github-token"),
+    (f"token%3D{GH}", GH, "github-token"),
+    (f"\\u0022{GH}", GH, "github-token"),
+    (f"GITHUB_TOKEN_{GH}", GH, "github-token"),
+    (f"key_{AKID}", AKID, "aws-access-key-id"),
+    ("token_sk-ant-api03-FAKEefghijklmnopqrstuvwxyz0123456789AB", "sk-ant-api03-FAKEefghijklmnopqrstuvwxyz0123456789AB",
+     "anthropic-key"),
+    (f"{GH}_backup.txt", GH, "github-token"),
+    (f"cat\\t{DATABRICKS}", DATABRICKS, "databricks-token"),
+]
+# still kept: a prefix inside a word or after a dash, a token glued to more token characters
+ESCAPED_LOOKALIKES = ["cache-key-5d41402abc4b2a76b9719d911017c592", "hf_hub_download; my_hf_home",
+                      "xAKIAFAKEODNN7EXAMPLE; AKIAFAKEODNN7EXAMPLEX; the-ghp_ prefix"]
+
+
+@pytest.mark.parametrize("text,secret,rule", ESCAPED)
+def test_a_token_after_an_escape_or_an_underscore_is_redacted(text, secret, rule):
+    check_redacted(text, secret, rule)
+
+
+@pytest.mark.parametrize("text", ESCAPED_LOOKALIKES)
+def test_a_prefix_inside_a_word_is_still_kept(text):
+    check_kept(text)
+
+
+def test_names_gluing_a_token_after_an_underscore_are_refused(tmp_path):
+    for name in (f"sess_{GH}", f"project/x/tok_{AKID}", f"s_{AKID}"):
+        assert name_hits(name), name
+    env = hook_env(tmp_path / "store")
+    p = _mem(env, "remember", "project/x/k", "v", "--session", f"sess_{GH}")
+    assert p.returncode == 2 and GH not in p.stdout + p.stderr, p.stdout + p.stderr
+    p = _mem(env, "remember", f"project/x/tok_{AKID}", "v")
+    assert p.returncode == 2 and AKID not in p.stdout + p.stderr, p.stdout + p.stderr
+    for i, (text, secret, rule) in enumerate(ESCAPED[:4]):
+        p = _mem(env, "remember", f"project/x/e{i}", text)
+        g = _mem(env, "get", f"project/x/e{i}")
+        assert p.returncode == 0 and secret not in g.stdout and f"[REDACTED:{rule}]" in g.stdout, g.stdout
