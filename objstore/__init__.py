@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 _API: dict[str, tuple[str, str]] = {
     "open_store": ("objstore.memory.opening", "open_store"),
     "Store": ("objstore.core.store", "Store"),
-    "is_store": ("objstore.core.store", "is_store"),
-    "append_log": ("objstore.core.store", "append_log"),
-    "logs_path": ("objstore.core.store", "logs_path"),
+    "is_store": ("objstore.core.logfiles", "is_store"),
+    "append_log": ("objstore.core.logfiles", "append_log"),
+    "logs_path": ("objstore.core.logfiles", "logs_path"),
     "now_ms": ("objstore.core.store", "now_ms"),
     "MemError": ("objstore.core.errors", "MemError"),
     "AmbiguousId": ("objstore.core.errors", "AmbiguousId"),

@@ -70,6 +70,19 @@ azure-storage-key         the base64 key after ``AccountKey=``, ``SharedAccessKe
                           ``AZURE_STORAGE_KEY=``, ``--account-key``                   string"; az storage ``--account-key``
 azure-sas-token           the ``sig=`` of a SAS URL or token (``?``/``&``/``;sig=``;    Azure Storage "Create a service SAS"
                           30+ URL-encoded base64 characters)
+vault-token               ``hvs. hvb. hvr.`` + 24.. [A-Za-z0-9_-] (both letter        HashiCorp Vault "Tokens: token prefixes";
+                          cases); the legacy ``s. b. r.`` + 24 base62 only after      ``vault login`` command
+                          ``vault login [opts]``, ``VAULT_TOKEN``, ``X-Vault-Token``
+databricks-token          ``dapi`` + 32 hex                                           Databricks "Personal access token
+                                                                                      authentication"
+telegram-bot-token        the ``AA`` + 32..33 [A-Za-z0-9_-] after ``<8+ digit id>:``  Telegram Bot API "Authorizing your bot"
+                          (the bot id is kept)
+linear-api-key            ``lin_api_ lin_oauth_`` + 40..64 [A-Za-z0-9]                Linear "API and Webhooks"
+atlassian-api-token       ``ATATT3`` + 60..400 [A-Za-z0-9_=-]                         Atlassian "Manage API tokens"
+discord-bot-token         base64url(user id) ``.`` 6 ``.`` 27..38 (three parts; the   Discord "Reference: Authentication"
+                          first decodes to a 17-20 digit snowflake) in a window       (bot tokens)
+                          naming ``discord``, or after ``Authorization: Bot``
+mailgun-key               ``key-`` + 32 hex                                           Mailgun "API keys"
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
