@@ -13,7 +13,9 @@ Formats: ``s6`` = the format new generations had in session 6 (``mem_stem``
 regex tokenizer, ``plain``, ``pairs``), ``s7`` = the current one of the turns
 (``schema.new_format("stem", "turn")``: ``mem_simple_stem``, no ``pairs``),
 ``s7-simple`` = ``mem_simple_stem`` with ``pairs`` (the current format of the
-facts, ``schema.FORMATS["stem"]``).  Run each a few times, interleaved: the machine
+facts, ``schema.FORMATS["stem"]``), ``s15`` = the turns' format without
+``plain_diff`` (sessions 13 to 15), ``s15-diff`` = with it (the turns'
+default since session 16).  Run each a few times, interleaved: the machine
 is shared, compare CPU, not wall time.
 """
 
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import tantivy  # noqa: E402
 
-from objstore.index.analysis import register_analyzers  # noqa: E402
+from objstore.index.analysis import register_analyzers, register_writer_analyzers  # noqa: E402
 from objstore.index.schema import (  # noqa: E402
     FORMATS,
     GenFormat,
@@ -46,6 +48,8 @@ FMTS = {
     "s6": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True),
     "s7-simple": FORMATS["stem"],
     "s7": new_format("stem", "turn"),
+    "s15": new_format("stem", "turn").replace(plain_diff=False),
+    "s15-diff": new_format("stem", "turn").replace(plain_diff=True),
 }
 
 
@@ -71,6 +75,7 @@ def run(fmt: GenFormat, texts: list[str], workdir: Path) -> tuple[float, float, 
     d.mkdir()
     index = tantivy.Index(_build_schema(fmt), path=str(d))
     register_analyzers(index)
+    register_writer_analyzers(index)
     docs = [IndexDoc(i.to_bytes(32, "big").hex(), "turn", f"session-{i // 120:05d}", 1_700_000_000_000 + i * 1000,
                      "project-a", ("user", "assistant", "tool")[i % 3], t, i % 120) for i, t in enumerate(texts)]
     c0 = time.process_time()

@@ -26,13 +26,10 @@ import sys
 import time
 from pathlib import Path
 
+# the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
+from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
 
-#: hard wall-clock budget per event, seconds (Claude Code: 600 s default,
-#: 30 s for UserPromptSubmit, 1.5 s shared by all SessionEnd hooks)
-BUDGET_S = {"SessionStart": 3.0, "SubagentStart": 2.0, "UserPromptSubmit": 2.0, "Stop": 5.0, "SubagentStop": 5.0,
-            "PreCompact": 5.0, "SessionEnd": 1.2}
-DEFAULT_BUDGET_S = 3.0
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
 DEFAULT_LOCK_TIMEOUT_S = 1.0
@@ -152,30 +149,43 @@ def read_command_line(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: i
 
 class _Watchdog:
     """SIGALRM timer: raises :class:`HookTimeout` in the main thread when the
-    budget is spent; if the process is still alive one second later it exits
-    0 at once (``os._exit``).  A no-op where SIGALRM does not exist."""
+    budget is spent; if the process is still alive one second later
+    (:data:`HARD_STOP_AFTER_S`) it exits 0 at once (``os._exit``), also when
+    the boundary that caught the timeout has disarmed it (closing the store,
+    logging and leaving get that second, no more).  A no-op where SIGALRM
+    does not exist."""
 
     def __init__(self, hard_exit: bool | None = None) -> None:
         self.ok = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
         self._old = None
+        self.fired = False
+        #: the ``time.monotonic()`` of the hard stop, when it is set by a deadline (else one second after
+        #: the timeout)
+        self.hard_at: float | None = None
         #: exit the process one second after the budget (never in the resident helper)
         self.hard_exit = DEFERRED is None if hard_exit is None else hard_exit
 
     def arm(self, seconds: float) -> None:
+        """Raise :class:`HookTimeout` in ``seconds``; at once when that is
+        not positive (a hook process that took its whole budget to start)."""
         if not self.ok:
             return
         if self._old is None:
             self._old = signal.signal(signal.SIGALRM, self._fire)
+        if seconds <= 0:
+            self._fire()
         signal.setitimer(signal.ITIMER_REAL, max(0.01, seconds))
 
     def _fire(self, *_a) -> None:
         if self.hard_exit:
+            self.fired = True
             signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
-            signal.setitimer(signal.ITIMER_REAL, 1.0)
+            after = HARD_STOP_AFTER_S if self.hard_at is None else self.hard_at - time.monotonic()
+            signal.setitimer(signal.ITIMER_REAL, max(0.01, after))
         raise HookTimeout("budget")
 
     def disarm(self) -> None:
-        if not self.ok:
+        if not self.ok or self.fired:   # fired: the hard stop stays armed until the process ends
             return
         signal.setitimer(signal.ITIMER_REAL, 0)
         if self._old is not None:
@@ -508,20 +518,31 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
 class _Run:
     """One hook invocation: what it knows and how it logs."""
 
-    def __init__(self, hook: str, env) -> None:
+    def __init__(self, hook: str, env, started: float | None = None) -> None:
         self.hook = hook
         self.env = env
         self.root = store_root(env)
         self.event = "-"
         self.session = "-"
         self.t0 = time.monotonic()
+        #: the process's start (a new hook process: cmds._hookclock), else t0
+        self.started = self.t0 if started is None else started
         self.budget = DEFAULT_BUDGET_S
+
+    def hard_stop_at(self) -> float:
+        """When the process exits 0 whatever it is doing: the budget and
+        :data:`HARD_STOP_AFTER_S` after the process's start."""
+        return self.started + self.budget + HARD_STOP_AFTER_S
 
     def log(self, what: str) -> None:
         log_line(self.root, self.hook, self.event, self.session, what)
 
     def left(self) -> float:
-        return self.budget - (time.monotonic() - self.t0)
+        """Seconds of the budget left: the budget counts from when the hook's
+        code starts (``t0``), but ends at the latest half the hard stop's
+        second before :meth:`hard_stop_at`, so a hook that was slow to start
+        still has the time to log its timeout and leave."""
+        return min(self.t0 + self.budget, self.hard_stop_at() - HARD_STOP_AFTER_S / 2) - time.monotonic()
 
     def guarded(self, what, fn, *a, **kw):
         """Run one part; an error is logged and gives None (fail open)."""
@@ -681,24 +702,30 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         store.close(keep_index=OWN_PROCESS and DEFERRED is None)
 
 
-def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None) -> int:
+def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, started: float | None = None) -> int:
     """``mem hook claude-code``: read the event on stdin, act, print context.
     ``read()``: the event, when the caller has read stdin already (it raises
-    :class:`HookInputError` as :func:`read_stdin` does).
+    :class:`HookInputError` as :func:`read_stdin` does).  ``started``: the
+    ``time.monotonic()`` of the process's start (a new hook process,
+    :func:`cmds._hookclock.armed`): the hard stop comes at the latest a
+    second after the budget counted from then (:meth:`_Run.hard_stop_at`);
+    default: no earlier than the budget counted from now.
     Returns the exit status: 0, also on any error (fail open)."""
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
     if _flag(env, "MEM_PROXY_ACTIVE"):
         return 0  # this session runs through mem proxy, which captures and injects: stand aside
-    run = _Run("claude-code", env)
+    run = _Run("claude-code", env, started)
     dog = _Watchdog()
     try:
-        dog.arm(DEFAULT_BUDGET_S)
+        dog.hard_at = run.hard_stop_at() if started is not None else None
+        dog.arm(run.left())
         data = read() if read is not None else read_stdin(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
         run.event = _clean(_s(data.get("hook_event_name")) or "-", 40)
         run.session = _s(data.get("session_id")) or "-"
         run.budget = BUDGET_S.get(run.event, DEFAULT_BUDGET_S)
-        dog.arm(max(0.05, run.left()))
+        dog.hard_at = run.hard_stop_at() if started is not None else None
+        dog.arm(run.left())
         result = _claude_dispatch(run, data)
         dog.disarm()
         if result is not None:

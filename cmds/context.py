@@ -65,7 +65,8 @@ def command(project, budget, prompt_budget, session_id, source, prompt, previous
     With --session S --agent NAME: the block sub-agent NAME of S gets at its
     start (its own and its ancestors' facts, never a sibling's).
 
-    Exit status: 0 ok (also when nothing applies); 2 bad option or agent
+    Exit status: 0 ok (also when nothing applies); 2 --project or
+    $MEM_PROJECT holding a credential (never echoed), bad option or agent
     name, --agent without --session; 10 no store.
     """
     from . import lean

@@ -108,6 +108,8 @@ def _hook_via_helper(argv: list[str], root: str, home) -> None:
             raise err
         _exit(_run_hook_here(env, fail))
     if b"UserPromptSubmit" in buf:   # a cheap sieve: the helper checks the event's name
+        from . import _hookclock
+        _hookclock.arm_early("UserPromptSubmit")   # its own hard stop, not the default's
         got = hc.forward(argv, root, buf, hook=True)
         if got is not None:
             hc.write_out(got[1], got[2])
@@ -118,26 +120,32 @@ def _hook_via_helper(argv: list[str], root: str, home) -> None:
 def _run_hook_here(env, read, buf: bytes | None = None) -> int:
     """``mem hook claude-code`` in this process (``os._exit`` follows),
     the event read from ``read()``, else parsed from ``buf``."""
-    from . import _hookrun
+    from . import _hookclock, _hookrun
     _hookrun.OWN_PROCESS = True   # run here, os._exit follows
-    return _hookrun.run_claude_code(env=env, read=read or (lambda: _hookrun.parse_event(buf)))
+    return _hookrun.run_claude_code(env=env, read=read or (lambda: _hookrun.parse_event(buf)),
+                                    started=_hookclock.armed())
 
 
 def entry() -> None:
     """``mem``: the resident helper, the hook fast path, the lean path, else
     the click CLI."""
     argv = sys.argv[1:]
+    if argv[-2:] == ["hook", "claude-code"]:
+        # first of all: its budget counts from the process's start, and under load the imports
+        # below take a while (cmds._hookclock)
+        from . import _hookclock
+        _hookclock.arm_early()
     atexit.register(_skip_teardown)
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
     if argv == ["hook", "claude-code"]:
-        from . import _hookrun
+        from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it
-        _exit(_hookrun.run_claude_code())
+        _exit(_hookrun.run_claude_code(started=_hookclock.armed()))
     if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
-        from . import _hookrun
+        from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True
-        _exit(_hookrun.run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}))
+        _exit(_hookrun.run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}, started=_hookclock.armed()))
     from cmds import lean
     lean.OWN_PROCESS = True   # os._exit follows: a remember's index commit may outlive the answer
     code = lean.main(argv)

@@ -354,7 +354,7 @@ def _source_hits(store, match: str) -> list:
 
 
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
-    from objstore import scrub_source
+    from objstore import scrub_captured, scrub_source
     done = []
     shells = False
     for hit, plain in _source_hits(store, match):
@@ -367,7 +367,8 @@ def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> 
                 ok = False
             if not ok:
                 continue
-        n = scrub_source(hit.path, match, plain=plain)
+        # a transcript: its rewritten records are named first, so no capture takes them for new ones
+        n = scrub_source(hit.path, match, plain=True) if plain else scrub_captured(store, hit.path, match)
         click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
         done.append(str(hit.path))
         shells = shells or plain

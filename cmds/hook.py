@@ -52,9 +52,10 @@ def claude_code():
 
     Exit status: always 0 (errors go to the hook log).
     """
+    from ._hookclock import armed
     from ._hookrun import run_claude_code
     ctx = click.get_current_context()
-    ctx.exit(run_claude_code(env=_env(ctx)))
+    ctx.exit(run_claude_code(env=_env(ctx), started=armed()))
 
 
 @command.command("shell")

@@ -214,6 +214,22 @@ def _file_context(path: Path) -> tuple[bool, str]:
     return True, ""   # layout 2.0.x: agent-<id>.jsonl next to sessions
 
 
+#: the record ``type`` s Claude Code writes (agent-formats §2.2, observed 1.0.24 -> 2.1.177, and
+#: those seen in third-party fixtures): a line of none of them, without ``sessionId`` or ``uuid``,
+#: is no Claude Code record (a file of only such lines is no transcript)
+RECORD_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
+                          "progress", "attachment", "permission-mode", "last-prompt", "ai-title", "custom-title",
+                          "mode", "worktree-state", "file-history-delete"})
+
+
+def is_record(rec: dict) -> bool:
+    """Whether the JSON object ``rec`` is a Claude Code transcript record: its
+    ``type`` is one of :data:`RECORD_TYPES`, or another text with the
+    envelope's ``sessionId`` or ``uuid`` (a type a later version adds)."""
+    kind = rec.get("type")
+    return isinstance(kind, str) and (kind in RECORD_TYPES or "sessionId" in rec or "uuid" in rec)
+
+
 def _is_turn_record(rec: dict) -> bool:
     """A ``user`` or ``assistant`` record that may carry a turn (not meta, a compact
     summary or an API error)."""
@@ -275,7 +291,7 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
 
 
 def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None = None,
-               state: ReaderState | None = None) -> Iterator[CapturedTurn]:
+               state: ReaderState | None = None, data: bytes | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Claude Code transcript (agent-formats §2.2-2.4).
 
     Sessions: main file -> record ``sessionId`` (fallback: file stem); subagent files of
@@ -300,7 +316,9 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     lone surrogates, > MAX_LINE_BYTES) and records carrying no turn (attachments, isMeta,
     compact summaries, API errors, system/summary/progress/... and unknown types).
     ``<mem-context>`` blocks are removed from every text.  Never raises on bad content;
-    OSError from opening/reading the file propagates.
+    OSError from opening/reading the file propagates.  ``data``: the file's bytes, read
+    from memory instead of ``path`` (which still names the file: its session and layout;
+    ``mem forget --scrub-sources`` parses a transcript as it will be once scrubbed).
     """
     path = Path(path)
     stats.files += 1
@@ -325,7 +343,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         yield from after
         after.clear()
 
-    with open(path, "rb", buffering=READ_BUFFER) as f:
+    import io
+    with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
         if start:
             f.seek(start)
         pos = start
@@ -343,6 +362,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             kind = rec.get("type")
             if not _is_turn_record(rec):
                 stats.records_ignored += 1
+                stats.records_foreign += not is_record(rec)
                 continue
 
             sid = as_str(rec.get("sessionId"))

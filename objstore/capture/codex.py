@@ -501,7 +501,31 @@ class _Reader:
         return self._release_all() + self._close()
 
 
-def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
+#: the ``type`` s of a legacy bare ResponseItem line (agent-formats §3.1), and of the envelope
+_ITEM_TYPES = frozenset({"message", "reasoning", "agent_message", "ghost_snapshot", "tool_search_call",
+                         "tool_search_output", "compaction", *_TOOL_CALLS, *_TOOL_OUTPUTS})
+_ENVELOPE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted",
+                             "world_state", "inter_agent_communication", "inter_agent_communication_metadata"})
+
+
+def is_record(rec: dict) -> bool:
+    """Whether the JSON object ``rec`` is a Codex rollout record
+    (agent-formats §3.1): a ``{timestamp, type, payload}`` envelope (any
+    ``type`` of text, a later version's too, with a ``payload``, or one of
+    the known types), or a legacy line: ``{"record_type": ...}``, the
+    header (``id`` text, no ``type``) or a bare ResponseItem of a known
+    type."""
+    kind = rec.get("type")
+    if "payload" in rec:
+        return isinstance(kind, str)
+    if "record_type" in rec:
+        return True
+    if kind is None:
+        return isinstance(rec.get("id"), str)
+    return isinstance(kind, str) and (kind in _ITEM_TYPES or kind in _ENVELOPE_TYPES)
+
+
+def parse_file(path: Path, stats: ParseStats, *, data: bytes | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Codex rollout file (agent-formats §3.1).
 
     Session: the thread id of the file's first ``session_meta`` (``payload.id``; legacy:
@@ -531,12 +555,14 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
     ``:2`` ... appended (occurrence order).  Never line numbers or envelope timestamps.
 
     Bad lines are skipped and counted exactly as the Claude Code reader does.  Never raises
-    on bad content; OSError from opening/reading the file propagates.
+    on bad content; OSError from opening/reading the file propagates.  ``data``: the
+    file's bytes, read from memory instead of ``path`` (which still names the file).
     """
+    import io
     path = Path(path)
     stats.files += 1
     reader = _Reader(path, stats)
-    with open(path, "rb", buffering=READ_BUFFER) as f:
+    with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
         first = True
         for raw in read_lines(f):
             rec = decode_line(raw, stats, first)
@@ -546,5 +572,6 @@ def parse_file(path: Path, stats: ParseStats) -> Iterator[CapturedTurn]:
             ts = timestamp_ms(rec.get("timestamp"))
             if ts:
                 reader.last_ts = ts
+            stats.records_foreign += not is_record(rec)
             yield from reader.feed(rec, ts or reader.last_ts)
         yield from reader.finish()

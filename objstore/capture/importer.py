@@ -172,6 +172,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         wrap = import_filter(store, app)
         ledger: set[str] = set()
         read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
+        lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
         rolls_up = harness == "claude-code"
         held: list[tuple[str, list | None, list[str]]] = []  # sub-agent files read in full, marked after their rollup
@@ -183,7 +184,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 plan.append((real, None, False, "not a regular file (or a dangling link)"))  # named once, by the caller's line
                 continue
             ident = identity(path)
-            plan.append((real, ident, not reread and read_ledger.unchanged(real, ident), None))
+            plan.append((real, ident, not reread and read_ledger.unchanged(lkey(real), ident), None))
         to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
         # sub-agent files read: each gets its summary in its parent's namespace (unchanged: written)
         agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
@@ -222,13 +223,13 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.files_unchanged += unchanged
                     file_sids: set[str] = set()
                     if unchanged:  # its sessions still count in the summary, as already stored
-                        for sid in read_ledger.sessions_of(real):
+                        for sid in read_ledger.sessions_of(lkey(real)):
                             if sid not in seen and sid not in app.filter().sessions \
                                     and store.refs.read(session_ref(sid)) is not None:
                                 seen[sid] = False
                     else:
                         counts = (res.turns_seen, res.turns_skipped)
-                        lines0, skipped0 = stats.lines, stats.lines_skipped
+                        lines0, skipped0 = stats.lines, stats.lines_skipped + stats.records_foreign
                         try:
                             add_file(path, file_sids)
                         except WorkerFailed:
@@ -241,8 +242,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         finally:
                             app.redactions.clear()
                         lines = stats.lines - lines0
-                        if lines and stats.lines_skipped - skipped0 == lines:
-                            # not one line was a record: not marked read, so each import says so again
+                        if lines and stats.lines_skipped + stats.records_foreign - skipped0 == lines:
+                            # not one line was a record of the harness (bad lines, or JSON such as
+                            # {"x": 1}): not marked read, so each import says so again
                             res.files_skipped += 1
                             res.files_not_transcripts += 1
                             res.errors.append(f"{path}: not a {harness} transcript (none of its "
@@ -276,7 +278,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         if rolls_up and os.path.basename(entry[0]).startswith("agent-"):
                             held.append(entry)  # a sub-agent's file: marked once its summary is written
                         else:
-                            read_ledger.mark(*entry)
+                            _mark(read_ledger, lkey, *entry)
                     read_ledger.save()
                     read = []
                 if progress:
@@ -293,7 +295,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 ierr = app.wait_index(clear=ib.error is None)  # a failed flush: the next writer replays
                 res.index_error = res.index_error or ierr
                 for entry in held:
-                    read_ledger.mark(*entry)
+                    _mark(read_ledger, lkey, *entry)
                 if held:
                     read_ledger.save()
         finally:
@@ -460,13 +462,38 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                                    row[11] if len(row) > 11 else None)
             recent.append(texts)
         else:
-            _tag, (files, lines, skipped, ignored), err = msg
+            _tag, counts, err = msg
+            files, lines, skipped, ignored = counts[:4]
             stats.files += files
             stats.lines += lines
             stats.lines_skipped += skipped
             stats.records_ignored += ignored
+            stats.records_foreign += counts[4] if len(counts) > 4 else 0
             if err is not None:
                 raise OSError(err)
+
+
+def _ledger_key(store: Store, damaged: list[str] | None = None) -> Callable[[str], str]:
+    """``key(real path) -> str``: the key of a transcript in the import read
+    ledger (``cache/read-ledger-<harness>.json``): its real path, or, for a
+    path a forget hid in ``cache/imported-files`` (it names a forgotten
+    text: ``forgetfiles``, ``core.fileid.hidden_source``), the same hidden
+    form, so a re-import never writes a forgotten path back in the clear.
+    ``damaged``: as :func:`_ledger_sources` (a damaged list is rebuilt here)."""
+    hidden = {x for x in _ledger_sources(store, damaged) if is_hidden_source(x)}
+    if not hidden:
+        return lambda real: real
+    return lambda real: h if (h := hidden_source(real)) in hidden else real
+
+
+def _mark(read_ledger: ReadLedger, lkey: Callable[[str], str], real: str, ident: list | None,
+          sessions: list[str]) -> None:
+    """Mark ``real`` read in ``read_ledger`` under its key (:func:`_ledger_key`);
+    a hidden one loses any entry an older mem wrote under its clear path."""
+    key = lkey(real)
+    read_ledger.mark(key, ident, sessions)
+    if key != real:
+        read_ledger.forget(real)
 
 
 def _ledger_salt(store: Store, harness: str) -> str:

@@ -32,7 +32,7 @@ this module):
   importer's turn appender uses instead of encoding and hashing when the
   turn it writes has those fields (None without a harness; a row of 11
   items, as an older child sent, is read as one without a forecast); then
-  ``("file", (files, lines, lines_skipped, records_ignored), error)``,
+  ``("file", (files, lines, lines_skipped, records_ignored, records_foreign), error)``,
   ``error`` being the ``OSError`` message that ended the file early or
   ``None``;
 * after the last file, the child exits with status 0.
@@ -137,7 +137,7 @@ def parse_rows(reader_module: str, path: Path, forecast: TurnForecast | None = N
         err = e.strerror or str(e)
     if rows:
         yield ("turns", rows)
-    yield ("file", (stats.files, stats.lines, stats.lines_skipped, stats.records_ignored), err)
+    yield ("file", (stats.files, stats.lines, stats.lines_skipped, stats.records_ignored, stats.records_foreign), err)
 
 
 def _child() -> None:

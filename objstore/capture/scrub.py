@@ -103,14 +103,23 @@ def _strings(value) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _walk(value, text: str):
+def _walk(value, text: str, marker: str = REDACTED):
     if isinstance(value, str):
-        return replace_matches(value, text, REDACTED)[0]
+        return replace_matches(value, text, marker)[0]
     if isinstance(value, list):
-        return [_walk(v, text) for v in value]
+        return [_walk(v, text, marker) for v in value]
     if isinstance(value, dict):
-        return {(_walk(k, text) if isinstance(k, str) else k): _walk(v, text) for k, v in value.items()}
+        return {(_walk(k, text, marker) if isinstance(k, str) else k): _walk(v, text, marker)
+                for k, v in value.items()}
     return value
+
+
+#: the markers a rewritten JSONL line tries, in order, until it is no longer than the line it
+#: replaces (:class:`_LineScrubber`: a transcript is scrubbed in place, each line keeping its length)
+MARKERS = (REDACTED, "[R]", "*")
+#: what a match is replaced by first, then each marker in turn (a private-use character: JSON
+#: writes it as it is, one character)
+_PLACEHOLDER = "\ue000"
 
 
 def find(paths: list[str], text: str, *, plain: bool = False) -> list[ScrubHit]:
@@ -189,6 +198,11 @@ class _LineScrubber:
         self.text, self.match, self.plain = text, match_pattern(text), plain
         self.partial = b""
         self.changed = 0
+        #: JSONL: bytes fed so far (complete lines), the ``(offset, new line)`` of each line
+        #: rewritten, and whether one could not keep its length (then the file is replaced)
+        self.pos = 0
+        self.edits: list[tuple[int, bytes]] = []
+        self.unfit = False
 
     def feed(self, data: bytes) -> bytes:
         if self.plain:              # whole lines at once: a match may span lines (``PASS=\`` + newline)
@@ -198,7 +212,15 @@ class _LineScrubber:
             return self._plain(data[:cut])
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
-        return b"".join(self._line(ln + b"\n") for ln in lines)
+        out = []
+        for ln in lines:
+            old = ln + b"\n"
+            new = self._line(old)
+            if new is not old:
+                self.edits.append((self.pos, new))
+            self.pos += len(old)
+            out.append(new)
+        return b"".join(out)
 
     def _plain(self, block: bytes) -> bytes:
         """``block`` of plain text with every match replaced, across line
@@ -221,7 +243,13 @@ class _LineScrubber:
         data, self.partial = self.partial, b""
         if self.plain:
             return self._plain(data) if data else b""
-        return self._line(data) if data else b""
+        if not data:
+            return b""
+        new = self._line(data)
+        if new is not data:
+            self.edits.append((self.pos, new))
+        self.pos += len(data)
+        return new
 
     def _line(self, line: bytes) -> bytes:
         if not _line_hits(line, self.match, self.plain):
@@ -232,12 +260,89 @@ class _LineScrubber:
             self.changed += 1
             return replace_matches(body, self.text, REDACTED)[0].encode("utf-8", "surrogateescape") + end
         body = line[: len(line) - len(end)].decode("utf-8", "replace")
+        room = len(line) - len(end)
+        # matched once, with a placeholder each marker then takes the place of (one it holds
+        # already: matched once per marker)
+        ph = _PLACEHOLDER if _PLACEHOLDER not in body else None
         try:
-            new = json.dumps(_walk(json.loads(body), self.text), ensure_ascii=False, separators=(",", ":"))
+            rec = json.loads(body)
+            if ph:
+                once = json.dumps(_walk(rec, self.text, ph), ensure_ascii=False, separators=(",", ":"))
+                outs = (once.replace(ph, m) for m in MARKERS)
+            else:
+                outs = (json.dumps(_walk(rec, self.text, m), ensure_ascii=False, separators=(",", ":"))
+                        for m in MARKERS)
         except ValueError:
-            new = replace_matches(body, self.text, REDACTED)[0]
+            once = replace_matches(body, self.text, ph)[0] if ph else None
+            outs = (once.replace(ph, m) if ph else replace_matches(body, self.text, m)[0] for m in MARKERS)
         self.changed += 1
-        return new.encode("utf-8") + end
+        new = b""
+        for out in outs:        # the first marker that keeps the line's length (padded with blanks)
+            new = out.encode("utf-8")
+            if len(new) <= room:
+                return new + b" " * (room - len(new)) + end
+        self.unfit = True       # longer whatever the marker: this file is replaced, not written in place
+        return new + end
+
+
+def scrubbed(data: bytes, text: str) -> tuple[bytes, int]:
+    """``(data as :func:`scrub` rewrites it, lines rewritten)`` for the bytes
+    ``data`` of a JSONL transcript, in memory (``capture.scrubguard`` parses
+    a transcript as the scrub will leave it, writing no copy).  Raises
+    InvalidInput for a blank text."""
+    sc = _LineScrubber(text)
+    out = sc.feed(data) + sc.rest()
+    return out, sc.changed
+
+
+def _scrub_in_place(path: Path, text: str) -> int | None:
+    """Scrub the JSONL file ``path`` in place (the same inode: an agent
+    holding it open for appending, as Codex's rollout recorder does, goes on
+    writing to the file, not to an unlinked one): each rewritten line keeps
+    its length (:class:`_LineScrubber`: the first of :data:`MARKERS` that
+    fits, padded with blanks, which JSON allows), so only those lines'
+    bytes are written (``pwrite``), never past the end an agent appends at;
+    what is appended meanwhile is read and scrubbed the same way until the
+    file stays unchanged for :data:`TAIL_QUIET_POLLS` polls (a last line
+    without its newline is waited for, up to :data:`TAIL_MAX_S`).  Returns
+    the lines rewritten, or None, having written nothing, when a line
+    cannot keep its length (then :func:`scrub` replaces the file)."""
+    sc = _LineScrubber(text)
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_NOCTTY", 0))
+    try:
+        import stat
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            sc.feed(f.read())
+            if sc.unfit:
+                return None
+            written = 0
+            quiet, end = 0, time.monotonic() + TAIL_MAX_S
+            while True:
+                for off, line in sc.edits[written:]:
+                    if not sc.unfit:
+                        os.pwrite(fd, line, off)
+                written = len(sc.edits)
+                if quiet >= TAIL_QUIET_POLLS and not sc.partial or time.monotonic() >= end:
+                    break
+                chunk = f.read()
+                if chunk:
+                    quiet = 0
+                    sc.feed(chunk)
+                    if sc.unfit:        # an appended line that cannot keep its length: left as it is
+                        break           # (mem scan still finds it; the lines before are scrubbed)
+                else:
+                    quiet += 1
+                    time.sleep(TAIL_POLL_S)
+            if sc.partial and _line_hits(sc.partial, sc.match):   # a last line never ended: as it is
+                rest = sc.rest()
+                if not sc.unfit:
+                    os.pwrite(fd, rest, sc.pos - len(rest))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return sc.changed
 
 
 def scrub(path: Path, text: str, *, plain: bool = False) -> int:
@@ -257,6 +362,10 @@ def scrub(path: Path, text: str, *, plain: bool = False) -> int:
     appended around the rename may land after records the agent wrote to
     the new file since)."""
     path = Path(os.path.realpath(path))   # a history linked into a dotfiles folder stays a link
+    if not plain:
+        n = _scrub_in_place(path, text)
+        if n is not None:
+            return n
     sc = _LineScrubber(text, plain)
     with open_regular(path) as old:
         def more() -> bytes:

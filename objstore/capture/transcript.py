@@ -47,12 +47,16 @@ class ParseStats(Record):
     (bad), ignored (valid record carrying no turn), or contributes to a turn.
     ``files``: parse_file calls; ``lines``: lines read, blank ones included;
     ``lines_skipped``: bad lines (see parse_file); ``records_ignored``: valid
-    JSON objects that gave no turn."""
+    JSON objects that gave no turn; ``records_foreign``: of those, the objects
+    that are no record the harness writes (``{"x": 1}``: no record type of
+    agent-formats §2.2 / §3.1), so a file of only such lines (and bad ones) is
+    no transcript."""
 
-    __slots__ = ("files", "lines", "lines_skipped", "records_ignored")
+    __slots__ = ("files", "lines", "lines_skipped", "records_ignored", "records_foreign")
 
-    def __init__(self, files: int = 0, lines: int = 0, lines_skipped: int = 0, records_ignored: int = 0) -> None:
-        set_fields(self, files, lines, lines_skipped, records_ignored)
+    def __init__(self, files: int = 0, lines: int = 0, lines_skipped: int = 0, records_ignored: int = 0,
+                 records_foreign: int = 0) -> None:
+        set_fields(self, files, lines, lines_skipped, records_ignored, records_foreign)
 
 
 def as_str(v: Any) -> str:

@@ -34,6 +34,7 @@ from objstore.core import audit
 from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.cborext import cbor2
 from objstore.core.journal import IndexJournal
+from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
@@ -88,41 +89,6 @@ FACT_WRITER = "remember"
 def now_ms() -> int:
     """Current time as integer milliseconds since the Unix epoch."""
     return time.time_ns() // 1_000_000
-
-
-def is_store(root: str | os.PathLike) -> bool:
-    """True when ``root`` holds a store (its ``config`` file exists)."""
-    return (Path(root).expanduser() / "config").is_file()
-
-
-def logs_path(root: str | os.PathLike) -> Path:
-    """The folder of the store's logs (``<root>/logs``: reflogs, the hook and
-    audit logs)."""
-    return Path(root).expanduser() / "logs"
-
-
-def append_log(root: str | os.PathLike, name: str, line: str, *, max_bytes: int) -> bool:
-    """Append ``line`` (ASCII; others replaced) to the store's log
-    ``<root>/logs/<name>`` (mode 0600), first rotating it to ``<name>.1``
-    when it is larger than ``max_bytes``.  Only when ``root`` is a store
-    (:func:`is_store`); returns whether the line was written.  Raises
-    OSError.  ``forget`` scrubs these logs (``forget.scrub_derived``)."""
-    if not is_store(root):
-        return False
-    d = logs_path(root)
-    d.mkdir(exist_ok=True)
-    p = d / name
-    try:
-        if p.stat().st_size > max_bytes:
-            os.replace(p, d / f"{name}.1")
-    except FileNotFoundError:
-        pass
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, line.encode("ascii", "replace"))
-    finally:
-        os.close(fd)
-    return True
 
 
 #: indexes a :meth:`Store.close` left open for the process's exit (``keep_index``)

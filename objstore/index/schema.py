@@ -285,12 +285,13 @@ class GenFormat(Frozen):
 
 
 #: The format of new generations per analyzer option (those of the turns:
-#: :func:`new_format`).  ``plain_diff`` is built, read and tested but not
-#: yet written by default: it cut the corpus's store by 958 KB for ~+0.6 s
-#: of import CPU (``docs/benchmarks.md``, "Session 15 (branch ``idx15``)").
+#: :func:`new_format`).  The turns' generations are ``plain_diff`` since
+#: session 16 (built in session 15: −958 KB on the corpus's store for
+#: ~0.5 s of import CPU; ``docs/benchmarks.md``, "Session 16 (branch
+#: ``size16``)").
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
                             id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
-                            fast_oid=True, short_key=True, plain_diff=False),
+                            fast_oid=True, short_key=True, plain_diff=True),
            "words": GenFormat("words", False, False)}
 
 

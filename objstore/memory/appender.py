@@ -162,6 +162,10 @@ class TurnAppender:
         red = self._redact(text)
         return (red.text, len(red.hits)) if red.hits else (text, 0)
 
+    def stored_text(self, text: str) -> str:
+        """``text`` as a turn of it stores it (capped, credentials replaced)."""
+        return self._redacted(text)[0]
+
     def text_digest(self, text: str) -> bytes:
         """16-byte digest of ``text`` as a turn would store it (credentials
         redacted): what tells two copies of one message apart (``objstore.capture.sync``,
@@ -378,7 +382,8 @@ class TurnAppender:
         if sid is None:
             return True
         srcs = self.state(sid).sources
-        return ct.source in srcs or bool(ct.alias and ct.alias in srcs)
+        hit = self.filter().as_stored(sid, ct.source)
+        return ct.source in srcs or bool(ct.alias and ct.alias in srcs) or bool(hit and hit[0] in srcs)
 
     def add(self, ct: CapturedTurn, *, harness: str | None = None) -> str | None:
         """Write one turn unless its session or record is known or forgotten;
@@ -391,6 +396,10 @@ class TurnAppender:
             self.forgotten += 1
             return None
         st = self.state(sid)
+        hit = flt.as_stored(sid, ct.source)
+        if hit is not None:     # a record --scrub-sources rewrote: it is the stored turn, under its old key
+            ct = CapturedTurn(ct.session, ct.source, ct.role, ct.text, ct.timestamp, ct.cwd, ct.project, hit[0],
+                              ct.entrypoint)
         known = ct.source in st.sources or bool(ct.alias and ct.alias in st.sources)
         if self.refill is not None and sid in self.refill.plans:
             return self.refill.add(self, sid, st, ct, known, harness)
@@ -408,8 +417,12 @@ class TurnAppender:
         turn = None
         text, forgotten = ct.text, 0
         source = ct.alias or ct.source
-        red = self._redacted(text) if (flt.turns and text) else None
-        gone = flt.forgets(sid, (source, ct.source), (text, red[0])) if red is not None else None
+        hit = flt.as_stored(sid, ct.source)
+        if hit is not None:     # a scrubbed record whose turn the chain lost: never its scrubbed rest
+            source = hit[0]
+        red = self._redacted(text) if (flt.turns and text and hit is None) else None
+        gone = hit[1] if hit is not None else \
+            flt.forgets(sid, (source, ct.source), (text, red[0])) if red is not None else None
         if gone is not None:
             text, forgotten = "", gone      # kept as an emptied turn (its tombstone's time): it never comes back
             self.forgotten += 1

@@ -364,7 +364,10 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     repeats (rules in the module doc).  ``override`` replaces the working
     directory's project.  ``store_root``: the store whose project registry
     names it (None: names as a store with an empty registry would give
-    them).  ``()`` when there is no project, and for a ``cwd`` holding a
+    them).  Raises InvalidInput (exit 2, ``the project holds a
+    credential``, the name never shown) for an ``override`` holding one
+    (``objstore.core.redact.check_name``; a name the registry holds is not
+    scanned again).  ``()`` when there is no project, and for a ``cwd`` holding a
     credential (``objstore.core.redact.path_holds_credential``, checked
     for a directory the registry does not name): such a directory is never
     registered (:func:`register_project`), its turns carry no project, and
@@ -372,6 +375,11 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     registry does not name goes by its qualified name only."""
     if override is not None:
         name = clean_name(override)
+        if name != override or name not in read_registry(store_root).projects.values():
+            # a name messages and --json echo: never one holding a credential (a registered
+            # name passed the path rule; a new one costs the redaction rules' import, ~10 ms)
+            from objstore.core.redact import check_name  # deferred: the rules compile at import
+            check_name(override, "project")
         return (name,) if name else ()
     ident = identity_of(cwd)
     if ident is None:

@@ -194,7 +194,10 @@ TEXT_DERIVED_SOURCES = ("cc:p:", "cx:u:", "cx:a:", "px:", "eval:")
 #: the key prefix of a tombstone scoped to one session: ``turn:<session id>/<source>``
 #: (a session id holds no ``/``, so the first ``/`` ends it)
 SCOPED_PREFIX = "turn:"
-_NOT_TURN = ("session:", "match:", *_FACT_SCOPES)
+#: the key prefix of a scrubbed-record tombstone: ``scrubbed:<session id>/<stored source>``
+#: (:func:`scrubbed_tombstone`)
+SCRUBBED_PREFIX = "scrubbed:"
+_NOT_TURN = ("session:", "match:", SCRUBBED_PREFIX, *_FACT_SCOPES)
 
 
 def session_scoped(source: str) -> bool:
@@ -211,6 +214,27 @@ def turn_tombstone_key(session: str, source: str) -> str:
     record id: the same record with the same text is forgotten in any
     session, e.g. a resumed session's copy)."""
     return f"{SCOPED_PREFIX}{session}/{source}" if session_scoped(source) else source
+
+
+def source_digest(source: str) -> bytes:
+    """SHA-256 of a record's source as a transcript reader gives it (UTF-8):
+    what a scrubbed-record tombstone holds (:func:`scrubbed_tombstone`)."""
+    return sha256(source.encode("utf-8", "surrogatepass")).digest()
+
+
+def scrubbed_tombstone(session: str, stored: str, read_as: str, time: int) -> Tombstone:
+    """The tombstone that keeps a transcript record whose text ``mem forget
+    --scrub-sources`` rewrote from being captured again as a new turn: the
+    record of ``session`` that a reader now gives the source ``read_as``
+    (``CapturedTurn.source``, e.g. ``cc:<uuid>``, or a Codex message's
+    ``cx:u:<hash of the scrubbed text>``) is the stored turn whose source is
+    ``stored`` (its alias or source when it was captured, before the
+    scrub).  ``time``: when that turn was forgotten (its ``forgotten``), or
+    the scrub's time when it was not.  Key ``scrubbed:<session>/<stored>``,
+    ``value_sha256`` :func:`source_digest` of ``read_as`` (never a text),
+    reason ``scrubbed`` (docs/format.md, "Tombstone")."""
+    return Tombstone(key=f"{SCRUBBED_PREFIX}{session}/{stored}", value_sha256=source_digest(read_as), time=time,
+                     reason="scrubbed")
 
 
 def turn_target(t: Tombstone) -> tuple[str | None, str] | None:
@@ -322,17 +346,30 @@ class CaptureFilter(Record):
         turns: the forgotten turns (:class:`TurnForgets`): a record is
             captured emptied when :meth:`forgets` says so.
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
+        scrubbed: ``(session, source_digest(source as read))`` -> ``(stored
+            source, time)`` of the scrubbed-record tombstones
+            (:func:`scrubbed_tombstone`; :meth:`as_stored`).
     """
 
-    __slots__ = ("sessions", "turns", "rules")
+    __slots__ = ("sessions", "turns", "rules", "scrubbed")
 
     def __init__(self, sessions: set[str] | None = None, turns: TurnForgets | None = None,
-                 rules: dict[str, list[tuple[bytes, int]]] | None = None) -> None:
+                 rules: dict[str, list[tuple[bytes, int]]] | None = None,
+                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None) -> None:
         set_fields(self, set() if sessions is None else sessions, TurnForgets() if turns is None else turns,
-                   {} if rules is None else rules)
+                   {} if rules is None else rules, {} if scrubbed is None else scrubbed)
 
     def __bool__(self) -> bool:
-        return bool(self.sessions or self.turns or self.rules)
+        return bool(self.sessions or self.turns or self.rules or self.scrubbed)
+
+    def as_stored(self, session: str, source: str) -> tuple[str, int] | None:
+        """``(stored source, time)`` when a scrubbed-record tombstone names
+        the record of ``session`` read with ``source`` (a record ``mem
+        forget --scrub-sources`` rewrote after it was captured): it is the
+        stored turn with that source, never a new one; if the chain no
+        longer holds it, it is written emptied, ``forgotten`` = ``time``.
+        None otherwise."""
+        return self.scrubbed.get((session, source_digest(source))) if self.scrubbed else None
 
     def forgets(self, session: str, sources: tuple[str, ...], texts: tuple[str, ...]) -> int | None:
         """When a captured record of ``session`` must be stored emptied (a
@@ -374,6 +411,10 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
             r = _rule(t)
             if r is not None:
                 flt.rules.setdefault(t.key[len("match:"):], []).append(r)
+        elif t.key.startswith(SCRUBBED_PREFIX) and t.reason != "rejected":
+            sid, sep, stored = t.key[len(SCRUBBED_PREFIX):].partition("/")
+            if sep and sid and stored:
+                flt.scrubbed[(sid, t.value_sha256)] = (stored, t.time)
     return flt
 
 

@@ -123,7 +123,11 @@ def test_store_locked_by_gc_gives_up_quietly_then_catches_up(tmp_path):
             rc, out, err, dt = run_hook(store, payload(ev, SID, t, **extra), env=hook_env(store, MEM_HOOK_FORK="0"))
             assert rc == 0 and out == "", err
             assert dt < 12, (ev, dt)
-        assert hook_log(store).count("StoreLocked") >= 3
+        # each gave up quietly: the lock wait ran out, or on a loaded machine the budget, which counts from
+        # the process's start (SessionEnd's 1.2 s can be spent starting up before its 0.3 s lock wait ends)
+        log = hook_log(store)
+        assert log.count("StoreLocked") + log.count("HookTimeout:budget") >= 3, log
+        assert "StoreLocked" in log
         assert not _texts(store)
     finally:
         release.set()

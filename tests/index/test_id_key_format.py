@@ -99,7 +99,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
             assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
         assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_t"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_d"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
@@ -230,10 +230,10 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
     assert read_format(gen).fast_oid and read_format(gen).short_key
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_t"', '"mem_simple_stem_f"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_f"'))
     fmt = read_format(gen)  # read as the session-12 format: the same fields, a 12-byte key
     assert fmt.fast_oid and not fmt.short_key and fmt.tokenizer == "mem_simple_stem_f"
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_t"', '"mem_simple_stem_s"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_s"'))
     with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)
@@ -255,7 +255,8 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
 def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkeypatch) -> None:
     """The same turns indexed in the session-11 format (stored ``oid``,
     16-byte key), in the session-12 one (``fast_oid``, 12-byte key) and
-    in the session-13 one (``short_key``, 10-byte key) answer every
+    in the session-13 one (``short_key``, 10-byte key) and in the
+    session-16 one (``plain_diff``) answer every
     read the same: hits (id, score, time, seq, ref, project, role, in
     order), a session's turns by seq, the substring prefilter, the turn ids
     of a session, missing turns; and a delete removes the same turn."""
@@ -285,19 +286,24 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
 
     new = answers(tmp_path / "new" / "index")
     gens = sorted((tmp_path / "new" / "index" / "turns").glob("gen-*"))
-    assert len(gens) > 1 and all(read_format(g).short_key for g in gens)
+    assert len(gens) > 1 and all(read_format(g).short_key and read_format(g).plain_diff for g in gens)
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False))
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=False))
+    s13 = answers(tmp_path / "s13" / "index")
+    gens = sorted((tmp_path / "s13" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and all(read_format(g).short_key and not read_format(g).plain_diff for g in gens)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False, plain_diff=False))
     s12 = answers(tmp_path / "s12" / "index")
     gens = sorted((tmp_path / "s12" / "index" / "turns").glob("gen-*"))
     assert len(gens) > 1 and all(read_format(g).fast_oid and not read_format(g).short_key for g in gens)
-    old_fmt = schema_mod.FORMATS["stem"].replace(fast_oid=False, short_key=False)
+    old_fmt = schema_mod.FORMATS["stem"].replace(fast_oid=False, short_key=False, plain_diff=False)
     monkeypatch.setitem(schema_mod.FORMATS, "stem", old_fmt)
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     old = answers(tmp_path / "old" / "index")
     gens = sorted((tmp_path / "old" / "index" / "turns").glob("gen-*"))
     assert len(gens) > 1 and not any(read_format(g).fast_oid for g in gens)
-    assert old == new and s12 == new
+    assert old == new and s12 == new and s13 == new
     assert all(new[:5]) and docs[8].id not in new[-1]
 
 
@@ -306,7 +312,7 @@ def test_a_session_12_generation_is_read_written_and_purged_as_it_is(root: Path,
     key) is searched, added to and deleted from by its own key; a purge of
     its shard rewrites it with the 10-byte key, and the purged turn's key
     is in neither form afterwards."""
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False))
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False, plain_diff=False))
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     old = SearchIndex(root)
     docs = [sturn("p1", "s1", "kilo lima one"), sturn("p2", "s1", "kilo lima two", 1)]

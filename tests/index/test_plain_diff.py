@@ -1,5 +1,6 @@
 """``plain`` without any word ``text`` holds as itself (``GenFormat.plain_diff``,
-session 15; ``docs/format.md``, "Substring prefilter"): the words kept are
+session 15, the turns' default since session 16; ``docs/format.md``,
+"Substring prefilter"): the words kept are
 those the stemmer changes, non-ASCII ones and long ones; the prefilter asks
 ``text`` for every word, misses no body holding the needle, and names at
 least the candidates of the session-13 format (which kept every unlisted
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from objstore.core.text import normalize_value
+from objstore.core.text import fold, normalize_value
 from objstore.index import analysis, schema as schema_mod
 from objstore.index.analysis import MAX_TOKEN_BYTES, plain_differing
 from objstore.index.schema import read_format
@@ -31,10 +32,10 @@ from tests.index.test_plain_stop import (
 
 @pytest.fixture(autouse=True)
 def plain_diff_format(monkeypatch) -> None:
-    """New turn generations in the ``plain_diff`` format (built and read,
-    not yet the default: ``schema.FORMATS``)."""
+    """New turn generations in the ``plain_diff`` format: the default
+    (``schema.FORMATS``) since session 16."""
+    assert schema_mod.FORMATS["stem"].plain_diff
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=True))
 
 
 def test_plain_differing_keeps_only_what_text_does_not_hold_as_itself() -> None:
@@ -50,6 +51,26 @@ def test_plain_differing_keeps_only_what_text_does_not_hold_as_itself() -> None:
         assert stem.analyze(w) == [w] and plain_differing(w) == ""
     for w in ("running", "returns", "databases"):
         assert stem.analyze(w) != [w] and plain_differing(w) == w
+
+
+def test_plain_differing_keeps_every_word_across_a_memo_reset(monkeypatch) -> None:
+    """The memo of decided words is cleared when it would grow past
+    ``_DIFFERS_MAX`` (a store of a million turns reaches it): the body
+    that clears it still keeps its every differing word, also those
+    decided before the reset (session 15's version kept only the new
+    ones there, so a forget's prefilter would have missed that body)."""
+    bodies = [fold(b) for b in _generated_bodies(300, seed=31) + (_transcript_bodies(60) if DATA.is_dir() else [])]
+    monkeypatch.setattr(analysis, "_DIFFERS_SEEN", set())
+    monkeypatch.setattr(analysis, "_DIFFERS_KEEP", set())
+    want = [set(plain_differing(b).split()) for b in bodies]
+    assert sum(map(len, want)) > 300
+    for cap in (7, 50, 400):
+        monkeypatch.setattr(analysis, "_DIFFERS_MAX", cap)
+        analysis._DIFFERS_SEEN.clear()
+        analysis._DIFFERS_KEEP.clear()
+        # each body twice: the second time its words were all decided, perhaps before a reset
+        got = [set(plain_differing(b).split()) for b in bodies for _ in (0, 1)]
+        assert got == [w for w in want for _ in (0, 1)], cap
 
 
 def test_a_new_generation_keeps_only_differing_words_in_plain(tmp_path: Path) -> None:
@@ -123,12 +144,14 @@ def test_prefilter_holds_the_older_candidates_on_real_transcripts(tmp_path: Path
     assert _compare(tmp_path, monkeypatch, bodies, _needles(bodies, 100, seed=13)) > 70
 
 
-def test_a_plain_diff_generation_is_read_and_purged_by_the_default_format(tmp_path: Path, monkeypatch) -> None:
-    """A store holding ``plain_diff`` generations (written by a mem with the
-    format on) is searched, added to as it is and prefiltered by a mem
-    writing session 13's format; a purge of its shard rewrites it in that
+def test_an_older_generation_is_read_and_purged_into_the_default_format(tmp_path: Path, monkeypatch) -> None:
+    """A store holding session 13's generations (``short_key`` without
+    ``plain_diff``: every unlisted word in ``plain``, written by a mem of
+    sessions 13 to 15) is searched, added to as it is and prefiltered by
+    this mem; a purge of its shard rewrites it in the ``plain_diff``
     format, and the purged turn's words are gone from every field."""
     root = tmp_path / "index"
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=False))
     ix = SearchIndex(root, shards=1)
     docs = [turn("a", "quokka running visionkit"), turn("b", "zebra quokka", 1)]
     try:
@@ -137,22 +160,25 @@ def test_a_plain_diff_generation_is_read_and_purged_by_the_default_format(tmp_pa
         ix.close()
     monkeypatch.undo()
     schema_mod._SCHEMAS.clear()
-    assert not schema_mod.FORMATS["stem"].plain_diff
+    assert schema_mod.FORMATS["stem"].plain_diff
     (gen,) = live_gens(root)
-    assert read_format(gen).plain_diff
+    assert not read_format(gen).plain_diff and read_format(gen).short_key
+    assert tantivy.Index.open(str(gen)).searcher().doc_freq("plain", "visionkit") == 1
     ix = SearchIndex(root, shards=1)
     try:
         ix.add([turn("c", "quokka three", 2)])
         (gen,) = live_gens(root)
-        assert read_format(gen).plain_diff                              # written to as it is
+        assert not read_format(gen).plain_diff                          # written to as it is
+        assert tantivy.Index.open(str(gen)).searcher().doc_freq("plain", "quokka") == 3
         assert ix.substring_candidates("uokk") == {oid("a"), oid("b"), oid("c")}
         ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1], turn("c", "quokka three", 2)])
         (gen,) = live_gens(root)
-        assert not read_format(gen).plain_diff and read_format(gen).short_key   # rewritten
+        assert read_format(gen).plain_diff and read_format(gen).short_key   # rewritten
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert sr.doc_freq("plain", "quokka") == 0 and sr.doc_freq("text", "quokka") == 2
         assert ix.substring_candidates("uokk") == {oid("b"), oid("c")}
         assert ix.substring_candidates("visionkit") == set()
-        sr = tantivy.Index.open(str(gen)).searcher()
-        assert all(sr.doc_freq(f, "visionkit") == 0 for f in ("plain", "plainall", "text"))
+        assert all(sr.doc_freq(f, w) == 0 for f in ("plain", "plainall", "text") for w in ("visionkit", "running"))
         assert ix.verify_purged([oid("a")]) == []
     finally:
         ix.close()

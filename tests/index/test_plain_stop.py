@@ -270,7 +270,7 @@ def test_a_generation_of_before_is_read_and_rewritten_in_the_new_format(tmp_path
     a purge of its shard rewrites it with ``plain_stop``."""
     root = tmp_path / "index"
     monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(
-        plain_stop=False, fast_oid=False, short_key=False))
+        plain_stop=False, fast_oid=False, short_key=False, plain_diff=False))
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     old = SearchIndex(root)
     docs = [turn("o1", "the function returns"), turn("o2", "the value", 1)]
@@ -308,16 +308,16 @@ def _one_turn_index(tmp_path: Path, text: str) -> Path:
 
 
 def test_plainall_and_the_stop_plain_go_with_their_text_tokenizer_only(tmp_path: Path) -> None:
-    """``read_format`` (so ``mem fsck``) reports a ``mem_simple_stem_t``
-    (session 13; ``_f``, session 12, and ``_s``, session 11, alike) generation
+    """``read_format`` (so ``mem fsck``) reports a ``mem_simple_stem_d``
+    (session 16; ``_t``, ``_f`` and ``_s``, sessions 13, 12 and 11, alike) generation
     without its ``plain``/``plainall`` pair, and a ``mem_plain_s``
     ``plain`` under another ``text`` tokenizer, as a damaged schema; a mem
     of before knows no ``mem_simple_stem_s`` and reports the generation as
     damaged (unknown tokenizer) rather than miss a word."""
     (gen,) = live_gens(_one_turn_index(tmp_path, "golf hotel"))
     text = (gen / "meta.json").read_text()
-    assert '"mem_simple_stem_t"' in text and '"mem_plain_s"' in text
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_t"', '"mem_simple_stem_k"'))
+    assert '"mem_simple_stem_d"' in text and '"mem_plain_s"' in text
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_k"'))
     with pytest.raises(IndexCorruptError, match="plainall"):
         read_format(gen)
     (gen / "meta.json").write_text(text.replace('"mem_plain_s"', '"mem_plain"'))

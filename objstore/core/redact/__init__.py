@@ -70,6 +70,19 @@ azure-storage-key         the base64 key after ``AccountKey=``, ``SharedAccessKe
                           ``AZURE_STORAGE_KEY=``, ``--account-key``                   string"; az storage ``--account-key``
 azure-sas-token           the ``sig=`` of a SAS URL or token (``?``/``&``/``;sig=``;    Azure Storage "Create a service SAS"
                           30+ URL-encoded base64 characters)
+vault-token               ``hvs. hvb. hvr.`` + 24.. [A-Za-z0-9_-] (both letter        HashiCorp Vault "Tokens: token prefixes";
+                          cases); the legacy ``s. b. r.`` + 24 base62 only after      ``vault login`` command
+                          ``vault login [opts]``, ``VAULT_TOKEN``, ``X-Vault-Token``
+databricks-token          ``dapi`` + 32 hex                                           Databricks "Personal access token
+                                                                                      authentication"
+telegram-bot-token        the ``AA`` + 32..33 [A-Za-z0-9_-] after ``<8+ digit id>:``  Telegram Bot API "Authorizing your bot"
+                          (the bot id is kept)
+linear-api-key            ``lin_api_ lin_oauth_`` + 40..64 [A-Za-z0-9]                Linear "API and Webhooks"
+atlassian-api-token       ``ATATT3`` + 60..400 [A-Za-z0-9_=-]                         Atlassian "Manage API tokens"
+discord-bot-token         base64url(user id) ``.`` 6 ``.`` 27..38 (three parts; the   Discord "Reference: Authentication"
+                          first decodes to a 17-20 digit snowflake) in a window       (bot tokens)
+                          naming ``discord``, or after ``Authorization: Bot``
+mailgun-key               ``key-`` + 32 hex                                           Mailgun "API keys"
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
@@ -504,6 +517,12 @@ def name_hits(name: str) -> tuple[Hit, ...]:
                 hits = redact(plain[:i]).hits
                 if hits:
                     return hits
+    # a token glued to the letters before it (``user/x/vAKIA…``, ``xghp_…``, ``asdsk-ant-…``): a
+    # value rule starts a token where a word starts, a name has no blank to give it one; so the
+    # rest of the name from each anchor that follows a letter, digit or ``_`` is scanned too
+    hits = _glued_hits(plain)
+    if hits:
+        return hits
     # a dashed token right after a '-' (``-home-dev-sk-ant-…``, a Claude project folder): the
     # first reading joins it to the word before, the last splits the token itself.  Each suffix
     # is a substring of ``plain``, and a match of an anchored rule holds one of its gates: when
@@ -519,6 +538,25 @@ def name_hits(name: str) -> tuple[Hit, ...]:
             hits = redact(plain[i + 1:]).hits
             if hits:
                 return tuple(Hit(h.rule, h.start + i + 1, h.end + i + 1) for h in hits)
+    return ()
+
+
+def _glued_hits(plain: str) -> tuple[Hit, ...]:
+    """The hits of :func:`redact` over the rest of ``plain`` (a name, its
+    separators read as blanks) from each place an anchor of a rule (its
+    literal start: ``akia``, ``ghp_``, ``sk-ant-``, ``xoxb-``, …; the
+    prefilter's ``fast_gates``) follows a letter, digit or ``_``, offsets
+    in ``plain``; the first such place with one wins.  Cost: one scan of a
+    suffix per glued anchor found (a key holds few)."""
+    low = prefilter.lower(plain)
+    for a in prefilter.plan(RULES).fast_gates:
+        at = low.find(a, 1)
+        while at > 0:
+            if plain[at - 1].isalnum() or plain[at - 1] == "_":
+                hits = redact(plain[at:]).hits
+                if hits:
+                    return tuple(Hit(h.rule, h.start + at, h.end + at) for h in hits)
+            at = low.find(a, at + 1)
     return ()
 
 

@@ -470,3 +470,30 @@ def named_value_ok(v: str, *, password: bool) -> bool:
     return (len(v) >= 4 and "://" not in v and not v.startswith(("$", "%", "{", "<", "/", "~", "*"))
             and low not in _LABEL_NOT_VALUES and low not in _URL_PW_WORDS and not is_placeholder(v)
             and (password or not v.isdigit()))
+
+
+# ---- vendor tokens that were stored in the clear (red16, tester F9) ------------------------------
+
+def vault_token_ok(v: str) -> bool:
+    """A HashiCorp Vault token (``hvs.…``, ``s.…`` after ``vault login``):
+    its random base62 / base64url body has both letter cases (24 random
+    characters are all one case once in ~10^7), so a lowercase word or
+    identifier after the prefix (``hvs.some_module_name_here``) is kept; not
+    a whole placeholder (``s.XXXXXXXXXXXXXXXXXXXXXXXX``)."""
+    return mixed_case(v[v.index(".") + 1:]) and not is_placeholder(v)
+
+
+def discord_bot_token_ok(v: str) -> bool:
+    """A Discord bot token (``<id>.<time>.<hmac>``, three base64url parts):
+    its first part is the bot's user id, a snowflake of 17-20 decimal digits,
+    in base64 (``MTIz…`` for ``123…``); it decodes to digits alone, the first
+    not 0, and the last part is random (both letter cases).  Anything else of
+    that shape (a dotted identifier, a version) is kept."""
+    import base64
+    import binascii
+    first, _mid, last = v.split(".", 2)
+    try:
+        uid = base64.urlsafe_b64decode(first + "=" * (-len(first) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return 17 <= len(uid) <= 20 and uid.isdigit() and uid[:1] != b"0" and mixed_case(last)

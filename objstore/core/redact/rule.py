@@ -21,7 +21,13 @@ IFLAGS = re.ASCII | re.IGNORECASE
 # The look-behind is written *after* the literal prefix, (``ghp_(?<!Xghp_)``),
 # so that ``re`` can still search for the prefix with its fast literal scan.
 LBC = r"[A-Za-z0-9_+\-\]]"
-LA = r"(?![A-Za-z0-9_+\-\[])"
+#: a token ends where the next character cannot belong to it; a ``_`` after it does not cancel it
+#: (``ghp_…_backup.txt``: a name glued to it; tester F10, session 16)
+LA = r"(?![A-Za-z0-9+\-\[])"
+#: what may stand right before a token's prefix though it ends in a token character (tester F10,
+#: session 16): a ``_`` (``GITHUB_TOKEN_ghp_…``, ``key_AKIA…``) and an escape that puts a letter or
+#: a digit there (``\n``, ``\t``, ``\r``, ``\0``; ``\x00``, ``\u0022``; URL-encoded ``%0A``, ``%3D``)
+ESCAPES_BEFORE = (r"_", r"\\[ntr0]", r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"%[0-9A-Fa-f]{2}")
 
 
 class Tok(str):
@@ -32,8 +38,9 @@ class Tok(str):
 
 def tok(prefixes: tuple[str, ...], body: str, lbc: str = LBC, la: str = LA) -> str:
     """``(?:p1(?<!Xp1)|p2(?<!Xp2)...)body`` + look-ahead: a prefixed token on
-    a boundary.  The prefixes, lowercased, are the rule's anchors (:class:`Rule`)."""
-    alts = "|".join(f"{re.escape(p)}(?<!{lbc}{re.escape(p)})" for p in prefixes)
+    a boundary (or after ``_`` or an escape: :data:`ESCAPES_BEFORE`).  The prefixes, lowercased, are the rule's anchors (:class:`Rule`)."""
+    alts = "|".join(f"{q}(?:(?<!{lbc}{q})|" + "|".join(f"(?<={e}{q})" for e in ESCAPES_BEFORE) + ")"
+                    for q in map(re.escape, prefixes))
     tok = Tok(f"(?:{alts}){body}{la}")
     tok.anchors = tuple(p.lower() for p in prefixes)
     return tok

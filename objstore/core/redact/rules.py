@@ -5,8 +5,8 @@ headers, the ``key=value`` keyword rule), then the password labels, phrases and 
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import (bearer_ok, hf_token_ok, looks_secret, not_placeholder, sas_sig_ok,
-                                         url_password_ok)
+from objstore.core.redact.checks import (bearer_ok, discord_bot_token_ok, hf_token_ok, looks_secret,
+                                         not_placeholder, sas_sig_ok, url_password_ok, vault_token_ok)
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import Rule, make_rule, tok
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
@@ -20,6 +20,11 @@ _AZURE_KEY_WORDS = ("accountkey", "sharedaccesskey", "azure_storage_key", "azure
 _AZURE_ANCHORS = ("accountkey", "sharedaccesskey", "_key", "--account-key")
 
 _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \t]{0,8}"
+
+#: a Discord bot token: base64url of the bot's user id (a snowflake: 17-20 digits, so it starts M, N or O;
+#: checks.discord_bot_token_ok decodes it), of a time (6 characters), and an HMAC (27 or 38)
+_DISCORD_BOT = (r"[MNO](?<![A-Za-z0-9_\-.][MNO])[A-Za-z0-9_-]{22,26}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}+"
+                r"(?![A-Za-z0-9_\-\[.])")
 
 _r = make_rule   # the table below is aligned to this short name
 
@@ -133,6 +138,53 @@ RULES: list[Rule] = [
        "base64 HMAC-SHA256> of a SAS token or SAS URL "
        "https://learn.microsoft.com/en-us/rest/api/storageservices/create-service-sas",
        r"[sS][iI][gG]=(?<=[?&;][sS][iI][gG]=)(?P<secret>[A-Za-z0-9%+/=_-]{20,512}+)", check=sas_sig_ok, anchors=("sig=",)),
+    # ---- red16: vendor tokens that were stored in clear (tester F9) ----
+    _r("vault-token",
+       "HashiCorp Vault 'Tokens: token prefixes' (Vault 1.10+: hvs. service, hvb. batch, hvr. recovery + "
+       "base64url; a namespace's token ends .<namespace id>) "
+       "https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes",
+       tok(("hvs.", "hvb.", "hvr."), r"[A-Za-z0-9_-]{24,512}+(?:\.[A-Za-z0-9]{1,16}+)?"), check=vault_token_ok),
+    _r("vault-token",
+       "HashiCorp Vault tokens before 1.10 (s. service, b. batch, r. recovery + 24.. base62): no prefix of "
+       "their own, so only where Vault takes one: 'vault login [options] TOKEN', VAULT_TOKEN, X-Vault-Token, "
+       "vault_token https://developer.hashicorp.com/vault/docs/commands/login",
+       r"vault(?<![a-z0-9]vault)(?:[ \t]{1,4}login(?:[ \t]{1,4}-{1,2}[a-z][a-z0-9_-]{0,30}+(?:=[^\s]{0,128}+)?){0,6}+"
+       r"[ \t]{1,4}(?:token=)?|[_-]token(?:\\{0,3}[\"'])?[ \t]{0,8}[:=][ \t]{0,8})(?:\\{0,3}[\"'])?"
+       r"(?P<secret>[sbr]\.[a-z0-9]{24,255}+)(?![a-z0-9_.\-])",
+       ci=True, check=vault_token_ok, anchors=("vault",)),
+    _r("databricks-token",
+       "Databricks 'Personal access token authentication' (dapi + 32 hex, sometimes -<digit>) "
+       "https://docs.databricks.com/en/dev-tools/auth/pat.html",
+       tok(("dapi",), r"[a-f0-9]{32}(?:-[0-9])?")),
+    _r("telegram-bot-token",
+       "Telegram Bot API 'Authorizing your bot': <bot id>:<35 characters>, the secret part AA + 33 "
+       "[A-Za-z0-9_-] (32 in the Bot API tutorial's example; the id, 8+ digits before the colon, is public "
+       "and kept) https://core.telegram.org/bots/api",
+       r":(?P<secret>AA(?<=[0-9]{8}:AA)[A-Za-z0-9_-]{32,33}+)(?![A-Za-z0-9_\-\[])", anchors=(":aa",)),
+    _r("linear-api-key",
+       "Linear 'API and Webhooks' personal API keys (lin_api_ + 40 [A-Za-z0-9]) and OAuth tokens "
+       "(lin_oauth_ + 64 hex) https://linear.app/developers/graphql",
+       tok(("lin_api_", "lin_oauth_"), r"[A-Za-z0-9]{40,64}+")),
+    _r("atlassian-api-token",
+       "Atlassian 'Manage API tokens for your Atlassian account' (ATATT3 + ~186 base64url characters, the last "
+       "=<8 hex> a checksum) "
+       "https://support.atlassian.com/atlassian-account/docs/manage-api-tokens-for-your-atlassian-account/",
+       tok(("ATATT3",), r"[A-Za-z0-9_=-]{60,400}+")),
+    _r("discord-bot-token",
+       "Discord 'Reference: Authentication' bot tokens (Authorization: Bot <token>): base64(bot user id) . "
+       "base64(time) . HMAC, three base64url parts https://discord.com/developers/docs/reference#authentication; "
+       "no prefix: only in a window that names discord (as trufflehog's detector; a token= or TOKEN= "
+       "assignment is generic-secret's)",
+       _DISCORD_BOT, check=discord_bot_token_ok, anchors=("discord",)),
+    _r("discord-bot-token",
+       "Discord 'Reference: Authentication': 'Authorization: Bot <token>' "
+       "https://discord.com/developers/docs/reference#authentication",
+       _AUTH_HDR + r"bot[ \t]{1,8}(?P<secret>" + _DISCORD_BOT.lower() + ")",
+       ci=True, check=discord_bot_token_ok, anchors=("authorization",)),
+    _r("mailgun-key",
+       "Mailgun 'API keys' (private key-<32 hex>) "
+       "https://documentation.mailgun.com/docs/mailgun/api-reference/authentication",
+       tok(("key-",), r"[a-f0-9]{32}")),
     _r("anthropic-key",
        "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
        "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",

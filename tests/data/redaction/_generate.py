@@ -326,6 +326,30 @@ assistant: the second pass is 2x faster; passphrase: not set; login users/groups
 """, [(VPN_PW, "password-phrase"), (WORDS_PP, "password-phrase"), (DE_PW, "password-phrase"),
       (SLASH_PW, "password-phrase")])
 
+# red16 (tester F9): Vault, Databricks, Telegram, Linear, Atlassian, Discord bot, Mailgun
+B64URL = ALNUM + "_-"
+VAULT_HVS = "hvs." + "CAES" + fake(91, B64URL)
+VAULT_S = "s." + fake(24)
+DATABRICKS = "dapi" + r(32, HEX)
+TELEGRAM = "AA" + fake(33, B64URL)
+LINEAR = "lin_api_" + fake(40)
+ATLASSIAN = "ATATT3" + fake(177, B64URL) + "=" + r(8, "0123456789ABCDEF")
+DISCORD_BOT = base64.urlsafe_b64encode(b"112233445566778899").decode() + "." + r(6, B64URL) + "." + fake(38, B64URL)
+MAILGUN = "key-" + r(32, HEX)
+files["vendor-tokens-2.sh"] = (f"""# a shell history of a demo app (every value FAKE)
+vault login {VAULT_HVS}
+export VAULT_TOKEN={VAULT_S}
+export DATABRICKS_TOKEN={DATABRICKS}
+curl https://api.telegram.org/bot123456789:{TELEGRAM}/getMe
+curl -H 'Authorization: {LINEAR}' https://api.linear.app/graphql
+curl -u dev@example.com:{ATLASSIAN} https://acme.atlassian.net/rest/api/3/myself
+curl -H 'Authorization: Bot {DISCORD_BOT}' https://discord.com/api/v10/users/@me
+curl -s --user 'api:{MAILGUN}' https://api.mailgun.net/v3/mg.example.com/messages
+# look-alikes that stay: hvs.example_module_name, vault login -method=userpass, lin_api_client.py, key-value
+""", [(VAULT_HVS, "vault-token"), (VAULT_S, "vault-token"), (DATABRICKS, "databricks-token"),
+      (TELEGRAM, "telegram-bot-token"), (LINEAR, "linear-api-key"), (ATLASSIAN, "atlassian-api-token"),
+      (DISCORD_BOT, "discord-bot-token"), (MAILGUN, "mailgun-key")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
