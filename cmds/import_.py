@@ -178,8 +178,13 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
         what = (f"{plural(r.files_not_transcripts, 'file')} skipped (named above)" if r.files_skipped else
                 f"{_shown_paths(paths)} holds {plural(r.files_other, 'file')}"
                 + (" or more" if r.files_other >= 1000 else "") + f", none named as one ({'rollout-*.jsonl' if harness == 'codex' else '*.jsonl'})")
+        from objstore import other_harness
+        other = next((o for p in paths if (o := other_harness(p, harness))), None)
+        if other is not None:   # the other harness's transcript given to this import (test16 F13)
+            what += f"; it is a {other} transcript"
         raise InvalidInput(f"nothing given is a {harness} transcript: {what}, nothing stored",
-                           hint=f"give {harness} transcript files or their folders"
+                           hint=(f"import it with 'mem import {other} FILE'; " if other else "")
+                                + f"give {harness} transcript files or their folders"
                                 + (f" (default {default_paths(harness)[0]})" if default_paths(harness) else "")
                                 + "; name a file to import it whatever its name")
 

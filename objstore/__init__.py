@@ -141,6 +141,7 @@ _API: dict[str, tuple[str, str]] = {
     "summary_key": ("objstore.capture.rollup", "summary_key"),
     "subagent_outcome": ("objstore.capture.claude_code", "subagent_outcome"),
     "import_transcripts": ("objstore.capture.importer", "import_transcripts"),
+    "other_harness": ("objstore.capture.importer", "other_harness"),
     "imported_sources": ("objstore.capture.importer", "imported_sources"),
     "list_sessions": ("objstore.memory.sessions", "list_sessions"),
     "session_turns": ("objstore.memory.sessions", "session_turns"),

@@ -620,3 +620,44 @@ def record_sources(store: Store, paths: set[str], damaged: list[str] | None = No
     p.parent.mkdir(parents=True, exist_ok=True)
     with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
         f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
+
+
+#: the other harness of each, for :func:`other_harness`
+_OTHER = {"claude-code": "codex", "codex": "claude-code"}
+#: how many lines of a file :func:`other_harness` looks at
+_SNIFF_LINES = 64
+
+
+def other_harness(path: str | os.PathLike, harness: str) -> str | None:
+    """The other harness (``"codex"`` for ``"claude-code"`` and back) whose
+    transcript the file ``path`` is, when none of its first
+    :data:`_SNIFF_LINES` lines is a record of ``harness`` and one is a record
+    of the other (``claude_code.is_record``, ``codex.is_record``): the hint
+    for a person who gave one harness's file to the other's import (test16
+    F13); None otherwise, and for a path that is no regular file or cannot be
+    read.  Reads at most those lines."""
+    other = _OTHER.get(harness)
+    if other is None:
+        return None
+    mine, theirs = ((claude_code.is_record, codex.is_record) if harness == "claude-code"
+                    else (codex.is_record, claude_code.is_record))
+    found = False
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            for n, line in enumerate(f):
+                if n >= _SNIFF_LINES:
+                    break
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(rec, dict):
+                    continue
+                if mine(rec):
+                    return None
+                found = found or theirs(rec)
+    except OSError:
+        return None
+    return other if found else None
