@@ -19,6 +19,14 @@ source as the evidence, and returns the result the caller confirms in the
 injected context.  A statement holding a credential is redacted by
 ``remember``; one over :data:`MAX_CHARS` is cut at a sentence end.
 
+A statement that names a secret ("Hunter2x9! is the admin password", "4821 is
+my door pin": the head noun of what follows its copula is a password,
+passphrase, passcode, pin, token, secret or key) has every password-shaped
+token of its subject (a digit, or a symbol) replaced by a redaction marker and
+is keyed from that predicate (``…/remembered/admin-password``;
+:func:`guard_secret_subject`, test16 F12): the secret is never a key's name,
+even when no redaction rule takes it.
+
 The key is made from the statement with every credential removed
 (``redact.remove_credentials``), so no part of a secret, nor a redaction
 marker, is ever in a key, a ref file name, the audit log or a tombstone.
