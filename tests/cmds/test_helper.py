@@ -582,10 +582,10 @@ def test_prompt_hook_through_the_helper_waits_for_a_held_lock_after_answering(he
     assert _stored_session(store, "s-locked", 60), (store / "logs").exists() and list((store / "logs").glob("*"))
     if prompt.startswith("remember that"):   # the fact is written after the turn: wait for it too
         deadline = time.monotonic() + 60
-        while b"staging-keys-rotate-fridays" not in (keys := run(store, "keys", "--json", helper=False).stdout) \
+        while b"/remembered/staging-keys-rotate\"" not in (keys := run(store, "keys", "--json", helper=False).stdout) \
                 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert b"staging-keys-rotate-fridays" in keys, keys
+        assert b"/remembered/staging-keys-rotate\"" in keys, keys
     assert helper.proc.poll() is None
 
 
