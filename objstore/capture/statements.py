@@ -107,7 +107,8 @@ _COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|[=:](?!/)")
 
 
 #: the head nouns of a predicate that names a secret ("… is the admin password", "… was our door pin")
-_SECRET_WORDS = frozenset("password passwd passphrase passcode pin token secret key".split())
+_SECRET_WORDS = frozenset("password passwd pwd pw pass passphrase passcode pin token secret key login credential "
+                          "credentials".split())
 #: what ends a predicate's noun phrase: an owner ("the admin password for staging")
 _OWNER_WORDS = frozenset("for of on at in to from".split())
 #: the marker a password-shaped subject token is replaced with (the password rules' name)
@@ -121,6 +122,15 @@ def _shaped(token: str) -> bool:
     ``pa$$word``); a word of letters (``the``, ``deploy-host``) is not."""
     t = token.strip(_TRIM)
     return bool(t) and any(c.isdigit() or not (c.isalnum() or c in "-_.'") for c in t)
+
+
+def _strong(token: str) -> bool:
+    """A token that can only be a password, whatever the statement says of it:
+    letters, digits and a symbol other than ``-``/``_``/``.``/``'`` together
+    (``Wombat#4471``, ``Lark#5521``; not ``python3``, ``v1.2``, ``k8s``)."""
+    t = token.strip(_TRIM)
+    return (any(c.isalpha() for c in t) and any(c.isdigit() for c in t)
+            and any(not (c.isalnum() or c in "-_.'") for c in t))
 
 
 def guard_secret_subject(statement: str) -> tuple[str, bool]:
@@ -152,8 +162,10 @@ def _name_words(statement: str) -> list[str]:
     ``=`` or ``:`` ("the deploy host is walrus-orchid-77": ``deploy``,
     ``host``), at most six; a statement with no such word, or with no
     content word before it ("ghp_… is the deploy token", the credential
-    removed), its first three content words."""
+    removed), its first three content words.  A token only a password has the
+    shape of (:func:`_strong`) is never one of them (test16b B1)."""
     statement, secret = guard_secret_subject(statement)
+    statement = re.sub(r"\S+", lambda t: " " if _strong(t.group()) else t.group(), statement)   # never a key's name
     text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:

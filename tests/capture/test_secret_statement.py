@@ -20,6 +20,9 @@ from tests.capture.test_fresh6_capture import SID, _files_holding, _keys, _promp
     # no redaction rule takes a short PIN-like token ('GPIO17 is the LED pin' is hardware): the statement's
     # guard keeps it out of the fact and its key; the prompt's turn keeps the person's words
     ("remember that kq77 is my door pin", "kq77", "project/p5/remembered/door-pin", False),
+    # test16b B1: 'pass' and 'login' name a secret too; the prompt's turn keeps the words no rule takes
+    ("remember that Wombat#4471 is the root pass", "Wombat", "project/p5/remembered/root-pass", False),
+    ("remember that admin / Lark#5521 is the login", "Lark", "project/p5/remembered/login", False),
 ])
 def test_a_stated_secret_is_never_a_key_and_is_stored_redacted(tmp_path, mem, prompt, secret, key, turn):
     store = tmp_path / "store"
@@ -42,3 +45,14 @@ def test_a_statement_about_a_plain_thing_keeps_its_subject(tmp_path, mem):
     _prompt(store, tmp_path, "remember that port 5432 is the db port")
     remembered = sorted(k for k in _keys(mem, store) if "/remembered/" in k)
     assert remembered == ["project/p5/remembered/deploy-host", "project/p5/remembered/port-5432"], remembered
+
+
+def test_a_token_only_a_password_has_the_shape_of_never_names_a_key(tmp_path, mem):
+    """test16b B1: letters, digits and a symbol together (``Owl$7733x``) are
+    never a key's words, whatever the predicate says; ``python3`` still is."""
+    store = tmp_path / "store"
+    _prompt(store, tmp_path, "remember that Owl$7733x rotates every month")
+    _prompt(store, tmp_path, "remember that python3 is the default interpreter")
+    remembered = sorted(k for k in _keys(mem, store) if "/remembered/" in k)
+    assert remembered == ["project/p5/remembered/python3", "project/p5/remembered/rotates-every-month"], remembered
+    assert not any("owl" in n.lower() for n in _files_holding(store, "Owl$7733x") if "/refs/" in n or "/logs/" in n)
