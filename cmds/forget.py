@@ -146,6 +146,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         if is_sealed(store, what) and store.refs.read(fact_ref(validate_key(what))) is None:
             _forget_sealed_key(store, validate_key(what), yes, dry_run, as_json, forget_sealed)
             return
+    if what and "@" in what and "/" in what.partition("@")[0]:
+        _refuse_sealed_version(store, what.partition("@")[0])
     import contextlib
     # with --yes nothing waits on a person: the plan shown is made under the store lock
     # and carried out under it, planned once; otherwise forget plans again after the answer
@@ -282,6 +284,20 @@ def _scrub_only(store, match: str, yes: bool, dry_run: bool, as_json: bool) -> N
         click.echo("no transcript file holds it, nor a shell history")
 
 
+def _refuse_sealed_version(store, key: str) -> None:
+    """``KEY@vN`` of a sealed key: its versions are encrypted, so one cannot be
+    emptied; say so (exit 4), not "no key" (test16b B3)."""
+    from objstore import NotFound, fact_ref, is_sealed, validate_key
+    try:
+        key = validate_key(key)
+    except Exception:  # noqa: BLE001 - a bad key gets forget's own message below
+        return
+    if is_sealed(store, key) and store.refs.read(fact_ref(key)) is None:
+        raise NotFound(f"{key} is sealed: its versions are encrypted and cannot be forgotten one by one",
+                       hint=f"forget every sealed version with 'mem forget {key}' (or 'mem sealed forget {key}'), "
+                            f"or 'mem unseal {key}' first")
+
+
 def _forget_sealed_key(store, key, yes, dry_run, as_json, forget_sealed) -> None:
     """A sealed key: its encrypted versions go, nothing is decrypted."""
     if not as_json:
@@ -336,7 +352,7 @@ def _sources(store) -> list[str]:
 
     from .import_ import transcript_roots
     damaged: list[str] = []
-    paths = imported_sources(store, damaged, roots=transcript_roots())
+    paths = imported_sources(store, damaged, roots=transcript_roots(), neighbours=True)
     for d in damaged:
         click.echo(f"warning: {d}", err=True)
     return paths

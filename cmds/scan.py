@@ -54,7 +54,7 @@ def command(text, files, no_remotes, as_json, store):
     extra = shell_histories(os.path.expanduser("~"))
     blobs, unreadable = _remote_blobs(store, no_remotes)
     notes = imported_notes(store)  # Markdown notes 'mem import markdown' read
-    hits = scan_everywhere(store, text, transcripts=imported_sources(store, roots=transcript_roots()),
+    hits = scan_everywhere(store, text, transcripts=imported_sources(store, roots=transcript_roots(), neighbours=True),
                            files=[*extra, *notes, *map(Path, files)], blobs=blobs)
     for name, why in unreadable:
         click.echo(f"could not read remote {name}: {why}", err=True)

@@ -522,7 +522,7 @@ def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -
 
 
 def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True,
-                     roots: Iterable[str | os.PathLike] = ()) -> list[str]:
+                     roots: Iterable[str | os.PathLike] = (), neighbours: bool = False) -> list[str]:
     """Every transcript file this store has captured from (absolute paths,
     sorted): those ``mem import`` read (:func:`_ledger_sources`) and those
     the hooks read (Claude Code capture: the path of each transcript cursor,
@@ -535,7 +535,12 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     transcript folders (the harnesses' defaults) walked to find the files
     of the ledger's hidden entries (a forget hid a path naming a forgotten
     text: ``forgetfiles.hidden_source``); a hidden file elsewhere is not
-    found.  Never raises for the files' content."""
+    found.  ``neighbours``: also every ``*.jsonl`` file beside a captured
+    one (same folder, not walked further): the transcripts the next import
+    or SessionStart catch-up would read from those folders, not captured
+    yet (test16b B9: ``mem scan`` said "found nowhere" and
+    ``--scrub-sources`` left such a file holding the text, which the next
+    import stored).  Never raises for the files' content."""
     paths = set(_ledger_sources(store, damaged))
     hidden = {x for x in paths if is_hidden_source(x)}
     paths -= hidden
@@ -543,7 +548,23 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
         paths |= _find_hidden(hidden, roots)
     if hooked:
         paths.update(c.path for c in iter_cursors(store) if os.path.isabs(c.path) and "\0" not in c.path)
+    if neighbours:
+        paths |= _neighbours(paths)
     return sorted(paths)
+
+
+def _neighbours(paths: set[str]) -> set[str]:
+    """The regular ``*.jsonl`` files in the folders of ``paths`` (not walked
+    further, symlinks not followed); a folder that cannot be listed adds
+    nothing."""
+    found = set()
+    for folder in {os.path.dirname(p) for p in paths}:
+        try:
+            with os.scandir(folder) as it:
+                found.update(e.path for e in it if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False))
+        except OSError:
+            continue
+    return found
 
 
 def _find_hidden(hidden: set[str], roots: Iterable[str | os.PathLike]) -> set[str]:

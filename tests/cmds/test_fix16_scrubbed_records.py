@@ -235,3 +235,29 @@ def test_real_transcripts_scrubbed_after_a_forget_bring_back_no_turn_and_no_summ
         assert r["turns_added"] == 0, (args, r)
     assert mem("keys", "--json", env=env).stdout == keys          # no summary written again
     assert mem("search", "worktree", "--json", env=env, exit_code=None).stdout.lower().count("git worktree") == 0
+
+
+def test_a_transcript_beside_a_captured_one_is_scanned_and_scrubbed_before_its_import(mem, tmp_path, store_path):
+    """test16b B9: a second session's transcript in a captured transcript's
+    folder, not imported yet, was out of ``mem scan`` ("found nowhere") and
+    of ``--scrub-sources``, and the next import stored the forgotten text in
+    the clear.  Both now read the ``*.jsonl`` files beside captured ones."""
+    f = _claude_transcript(tmp_path)
+    mem("import", "claude-code", str(f))
+    later = f.with_name("34343434-2222-4333-8444-555555555555.jsonl")
+    rec = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/acme-api",
+           "sessionId": later.stem, "version": "2.1.42", "timestamp": "2026-03-02T10:00:00.000Z", "type": "user",
+           "message": {"role": "user", "content": f"again {SECRET} in a new session"},
+           "uuid": "11111111-2222-4333-8444-666666666666"}
+    later.write_text(json.dumps(rec) + "\n")
+    (f.parent / "notes.txt").write_text(SECRET)                    # not a transcript's name: not read
+    r = mem("scan", SECRET, "--no-remotes", exit_code=1)
+    assert str(later) in r.stdout and "notes.txt" not in r.stdout, r.stdout
+    mem("forget", "--match", SECRET, "--scrub-sources", "--yes")
+    assert SECRET not in later.read_text() and "again" in later.read_text()
+    mem("import", "claude-code", str(f.parent))
+    assert "again" in mem("show", later.stem).stdout
+    mem("gc", "--prune=now")
+    from objstore import scan_store
+    assert scan_store(store_path, [SECRET.encode()]) == []
+    mem("scan", SECRET, "--no-remotes", exit_code=0)               # notes.txt still holds it: not a transcript

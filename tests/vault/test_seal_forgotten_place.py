@@ -77,3 +77,15 @@ def test_seal_and_unseal_keep_the_forgotten_newest_versions_place(mem, store_pat
     assert fact_chain(store_path, key) == [(4, False, "value 4"), (3, True, ""), (2, False, "value 2"),
                                        (1, False, "value 1")]
     assert mem("fsck", exit_code=None).exit_code == 0
+
+
+def test_forget_of_one_version_of_a_sealed_key_says_it_is_sealed(mem, store_path, pwfile):
+    """test16b B3: ``mem forget KEY@vN`` of a sealed key said "no key KEY";
+    it says the key is sealed (exit 4) and how to forget it, and keeps it."""
+    key = "user/bank/note"
+    mem("remember", key, "note v1 mole-cedar")
+    mem("vault", "init", "--passphrase-file", str(pwfile), input="")
+    mem("seal", key)
+    r = mem("forget", f"{key}@v1", "--yes", exit_code=4)
+    assert "is sealed" in r.stderr and f"mem forget {key}" in r.stderr and "no key" not in r.stderr, r.stderr
+    assert key in mem("sealed", "list").stdout
