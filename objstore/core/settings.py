@@ -405,7 +405,8 @@ def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     # a credential is never written to config.toml nor shown, in any setting (parse's errors
     # echo the text); derive.api_key_env names the variable that holds the key
     from objstore.core.redact import check_name   # deferred: the rules compile at import
-    check_name(text.strip(), f"setting {name}", where="config.toml", hint=_SECRET_HINT.get(name, _SECRET_HINT[""]))
+    check_name(text.strip(), f"setting {name}", where="config.toml", hint=_SECRET_HINT.get(name, _SECRET_HINT[""]),
+               url=name.endswith("url"))
     v = parse(name, text)
     table, key = name.split(".", 1)
     try:

@@ -215,7 +215,7 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
                hint="name the remote for where it is (origin, backup, nas)")
     for what, text in (("remote URL", url), ("--endpoint URL", endpoint)):
         if text:
-            check_name(text, what, where="remotes.json", hint=_SECRET_HINT)
+            check_name(text, what, where="remotes.json", hint=_SECRET_HINT, url=True)
     if not NAME_RE.match(name or ""):
         raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
     u = parse_url(url)

@@ -74,7 +74,9 @@ def parse_url(url: str) -> RemoteURL:
             raise InvalidInput(f"bad file URL {url!r}: want file:///absolute/path")
         return RemoteURL("folder", path=os.path.abspath(u.path))
     if "://" in url:
-        raise InvalidInput(f"unsupported remote URL {url!r}", hint="use s3://bucket/prefix or a folder path")
+        # the scheme only: the rest may hold a user or a key (test16b B10)
+        raise InvalidInput(f"unsupported remote URL scheme {url.partition('://')[0][:20]!r}",
+                           hint="use s3://bucket/prefix or a folder path")
     return RemoteURL("folder", path=os.path.abspath(os.path.expanduser(url)))
 
 

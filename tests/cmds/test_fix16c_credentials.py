@@ -82,3 +82,27 @@ def test_a_bad_api_key_env_is_not_echoed(mem, e):
     of an unknown provider pasted by mistake) is refused without echo too."""
     r = mem("config", "derive.api_key_env", "zq8-Xv71-mmKp3-Rt0Lw9", env=e, exit_code=2)
     assert "derive.api_key_env: not a valid value" in r.stderr and "zq8-Xv71" not in r.stderr
+
+
+HEX40 = "9fj38dk2lq0s8d7f6g5h1a2b3c4d5e6f7a8b9c0d"
+
+
+@pytest.mark.parametrize("args, field", [
+    (("remote", "add", "o5", f"s3://{HEX40}@bucket/p"), "the remote URL holds a credential"),
+    (("remote", "add", "o6", f"https://{HEX40}@example.com/r"), "the remote URL holds a credential"),
+    (("config", "derive.base_url", f"https://{HEX40}@llm.example.com/v1"), "the setting derive.base_url holds"),
+])
+def test_a_bare_token_before_the_at_of_a_url_is_refused_unshown(mem, store_path, e, args, field):
+    """test16b B10: a token of no known shape as a URL's userinfo was written
+    to remotes.json / config.toml, and ``remote add https://TOKEN@host``
+    echoed it in "unsupported remote URL"."""
+    r = mem(*args, env=e, exit_code=2)
+    assert field in r.stderr and HEX40 not in r.stdout + r.stderr, r.stderr
+    for name in ("remotes.json", "config.toml"):
+        p = store_path / name
+        assert not p.exists() or HEX40 not in p.read_text()
+
+
+def test_an_unsupported_url_is_named_by_its_scheme_only(mem, e):
+    r = mem("remote", "add", "o7", "ftp://example.com/secretpath-tapir", env=e, exit_code=2)
+    assert "'ftp'" in r.stderr and "tapir" not in r.stderr, r.stderr

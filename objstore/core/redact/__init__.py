@@ -581,7 +581,8 @@ def path_holds_credential(path: str) -> bool:
     return got
 
 
-def check_name(name: str, what: str = "key", *, where: str = "file names and logs", hint: str = "") -> None:
+def check_name(name: str, what: str = "key", *, where: str = "file names and logs", hint: str = "",
+               url: bool = False) -> None:
     """Raise :class:`~objstore.core.errors.InvalidInput` (exit 2) when the
     name ``name`` holds a credential (:func:`name_hits`): ``the <what> holds
     a credential``.  The one refusal, and the one message, for every name a
@@ -592,11 +593,21 @@ def check_name(name: str, what: str = "key", *, where: str = "file names and log
     holds the name.  Run before any format check or lookup, so a malformed
     or unknown name holding a secret is refused without being echoed (``bad
     agent name '…'``, ``no key …``).  Returns None otherwise; raises
-    ``TypeError`` for a non-str."""
-    if name_hits(name):
+    ``TypeError`` for a non-str.  ``url=True``: the name is a URL, and any
+    user or key before an ``@`` of its authority (``s3://TOKEN@bucket``,
+    ``https://user:pw@host``) is refused the same way, whatever its shape
+    (test16b B10: a bare 40-hex token there matched no rule)."""
+    if name_hits(name) or (url and _url_userinfo(name)):
         raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in {where}",
                            hint=hint or ("name what the value is, not the value" if what == "key"
                                          else f"name the {what} for what it is, not with a secret"))
+
+
+def _url_userinfo(text: str) -> bool:
+    """Whether ``text`` is ``scheme://…@…`` with an ``@`` before the first
+    ``/`` after the scheme (RFC 3986 3.2.1 userinfo)."""
+    scheme, sep, rest = text.strip().partition("://")
+    return bool(sep) and "@" in rest.split("/", 1)[0] and scheme.replace("+", "").isalnum()
 
 
 def redact_value(text: str) -> str:
