@@ -11,7 +11,7 @@ from functools import partial
 
 from objstore.core.redact.checks import (bare_password_ok, cli_secret_ok, labelled_phrase_ok, mysql_password_ok,
                                          net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
-                                         pin_ok, prose_token_ok, quoted_phrase_ok, random_run_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
+                                         pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
@@ -21,8 +21,8 @@ from objstore.core.redact.scanners import scan_at
 # text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
 # red16b (test16b B8): an arrow stands for the verb ('prod password -> X'), and 'is the same as staging: X'
 # names the value after the other owner's
-_PHRASE_VERB_BARE = (r"(?:[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
-                     r"[ \t]{0,4}:?|[ \t]{0,4}->)[ \t]{1,4}"
+_PHRASE_VERB_BARE = (r"[ \t]{0,4}(?:(?<=[ \t])(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
+                     r"[ \t]{0,4}:?|->)[ \t]{1,4}"
                      r"(?:(?:the[ \t]{1,4})?same[ \t]{1,4}as(?:[ \t]{1,4}[^\s,;:!?]{1,64}){1,4}[ \t]{0,4}:[ \t]{1,4})?")
 _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 # what a password opens, between it and its verb: 'for|of|to|on|at|in|from' and 1-5 words ('the password for the
@@ -31,6 +31,10 @@ _PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from)(?:[ \t]{1,4}[^\s,;:!?]{0
 # red16b: the owner of a token, api key, secret or pin: 'for|of' and 1-5 words ('the api key for stripe is X'; not
 # 'token at shard use like upload_record is id=…' in a log line)
 _PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:!?=]){1,5}"
+#: red16b: a run right after 'token', 'secret', 'api key' with no verb ('deploy bot token <40 hex>', test16b B8):
+#: 20+ letters and digits, both (in the one rule of those words: a rule of its own cost +3% of a prompt's scan)
+_RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?[a-z])"
+               r"(?=[a-z0-9]{20,256}+(?![a-z0-9_\-.\[]))")
 _PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
@@ -154,25 +158,37 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
     searched in the :data:`_PW_BEFORE_SPAN` characters before the word, up
     to it, and the token the run of characters before that (up to a blank,
     a quote or an opening bracket).  ``starts``: the literals the rule's
-    words begin with (``pass`` for '<token> is the root pass', red16b).  A regex has no variable-width look-behind, and one that starts
-    with a free token would be tried at every offset of the window."""
+    words begin with; none: the rule's pattern starts with a literal and
+    ``finditer`` finds each word ('<token> is the root pass', red16b).  A
+    regex has no variable-width look-behind, and one that starts with a
+    free token would be tried at every offset of the window."""
     s0, e0 = ws - off, we - off
     word = rule.lowered
-    for lit in starts:
-        p = low.find(lit, s0, e0)
-        while p >= 0:
-            m = word.match(low, p, e0)
-            if m is not None and _PW_CLAUSE_END.match(low, m.end(), e0) is not None:
-                lo = max(s0, p - _PW_BEFORE_SPAN)
-                b = _PW_BEFORE.search(low, lo, p)
-                if b is not None:
-                    e = s = b.start()
-                    while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
-                        s -= 1
-                    if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
-                            and _token_ok(text[s + off:e + off]):
-                        out.append((s + off, e + off, rule.priority, rule.name))
-            p = low.find(lit, p + 1, e0)
+    if starts:
+        found = (word.match(low, p, e0) for lit in starts for p in _find_each(low, lit, s0, e0))
+    else:                           # a word with one literal prefix: re's own search, in C
+        found = word.finditer(low, s0, e0)
+    for m in found:
+        if m is None or _PW_CLAUSE_END.match(low, m.end(), e0) is None:
+            continue
+        p = m.start()
+        lo = max(s0, p - _PW_BEFORE_SPAN)
+        b = _PW_BEFORE.search(low, lo, p)
+        if b is not None:
+            e = s = b.start()
+            while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
+                s -= 1
+            if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
+                    and _token_ok(text[s + off:e + off]):
+                out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _find_each(low: str, lit: str, s0: int, e0: int):
+    """Each offset of ``lit`` in ``low[s0:e0]`` (overlapping), in order."""
+    p = low.find(lit, s0, e0)
+    while p >= 0:
+        yield p
+        p = low.find(lit, p + 1, e0)
 
 
 # ---- red16b: a password before 'is what I log in with' (test16b B1) ------------------------------
@@ -253,11 +269,12 @@ PASSWORD_RULES: list[Rule] = [
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "
-       "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'; red16b)",
+       "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'), or a random run "
+       "right after the word ('deploy bot token <40 hex>': 20+ letters and digits, both; test16b B8)",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
        r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)"
-       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r")"
-       + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
+       + _RANDOM_RUN + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", leftmost=True)),
     _r("password-phrase",
@@ -529,22 +546,13 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): '<token> is|was the root|admin ... pass' (the word pass alone; "
        "test16b B1), where the clause ends at the word and the token looks like a password (_token_ok)",
        r"pass(?<![A-Za-z0-9_\-\]]pass)(?![a-z0-9_])", ci=True, priority=51, anchors=("pass",),
-       scan=partial(_scan_before, starts=("pass",))),
+       scan=partial(_scan_before, starts=())),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'user admin pass <token>', 'the root pass <token>' with no verb "
        "(a pass of a named account; test16b B8), only a token shaped like a password (_token_ok)",
-       r"pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
-       r"[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       r"pass[ \t](?:" + "|".join(f"(?<={re.escape(w)} pass[ \t])" for w in _PASS_OWNERS) + r")"
+       r"[ \t]{0,3}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=_token_ok, anchors=("pass",)),
-    _r("password-phrase",
-       "keyword heuristics (no vendor format): a random run right after the word token, secret or api key "
-       "('deploy bot token <40 hex>'; test16b B8): 32+ hex digits, or 20+ letters and digits mixed "
-       "(random_run_ok)",
-       r"(?:token(?<![A-Za-z0-9_\-\]]token)|secret(?<![A-Za-z0-9_\-\]]secret)"
-       r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key))s?[ \t]{1,4}[\"'`]?"
-       r"(?P<secret>[a-z0-9]{20,256}+)(?![a-z0-9_\-.\[])",
-       ci=True, priority=52, check=random_run_ok, anchors=("secret", "token", "key"),
-       scan=scan_at("secret", "token", "api")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
        "admin account' (test16b B1), where the token looks like a password (_token_ok)",
