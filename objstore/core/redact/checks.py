@@ -198,20 +198,6 @@ def pin_ok(v: str) -> bool:
     return _PHRASE_PIN_RE.fullmatch(v) is not None
 
 
-def random_run_ok(v: str) -> bool:
-    """A run of letters and digits right after ``token`` / ``secret`` /
-    ``api key`` with no verb (test16b B8: ``deploy bot token 8f3a…``) is a
-    credential when it is random: 32+ hex digits (not all digits), or 20+
-    characters with letters and digits and a Shannon entropy of 3.5+
-    bits a character; not a placeholder."""
-    if len(v) < 20 or not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v) \
-            or _PLACEHOLDER_RE.search(v):
-        return False
-    if len(v) >= 32 and all(c in "0123456789abcdefABCDEF" for c in v):
-        return True
-    return _entropy(v) >= 3.5
-
-
 def mysql_password_ok(v: str) -> bool:
     """``-p$MYSQL_PWD`` / ``-p<password>`` / ``-p****`` are placeholders."""
     return not (v.startswith(("$", "%", "<", "{", "*")) or _PLACEHOLDER_RE.search(v))
