@@ -807,3 +807,42 @@ def test_test16_f12_a_password_beside_the_word_is_redacted(text, secret):
 ])
 def test_test16_f12_look_alikes_are_kept(text):
     assert redact(text).text == text
+
+
+# test16b B8 / B1: the owner phrase ('the api key for stripe is X'), the arrow, 'the same as staging: X', a random
+# run right after 'token', 'admin pass X', 'my PIN: X' and a password before 'is what I log in with' (every value fake)
+_HEX40 = "8f3a9c0d1e2b4a6f8c0d1e2b4a6f8c0d1e2b4a6f"
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("the api key for stripe is 9fj38dk2lq0s8d7f6g5h", "9fj38dk2lq0s8d7f6g5h"),
+    (f"the token for the deploy bot is {_HEX40}", _HEX40),
+    (f"deploy bot token {_HEX40}", _HEX40),
+    ("the secret for the ci runner: Kx9!mm2Lq", "Kx9!mm2Lq"),
+    ("user admin pass Wombat#4471", "Wombat#4471"),
+    ("my PIN: 4471", "4471"),
+    ("the pin for the door is 4471", "4471"),
+    ("prod password -> Owl$7733", "Owl$7733"),
+    ("the password for prod is the same as staging: Owl$7733", "Owl$7733"),
+    ("Zq8!Lm3#Rt is what I log in with", "Zq8!Lm3#Rt"),
+    ("remember that hunter2x9 is what we use for the admin account", "hunter2x9"),
+    ("remember that Wombat#4471 is the root pass", "Wombat#4471"),
+])
+def test_test16b_b8_phrasings_are_redacted(text, secret):
+    res = redact(text)
+    assert secret not in res.text and res.text.replace("[REDACTED:password-phrase]", secret) == text, res.text
+    assert redact(res.text).text == res.text
+
+
+@pytest.mark.parametrize("text", [
+    "the token for the next page is in the response",
+    "pin the version to 3.2",
+    "pass the flag --x",
+    "the key for the map is the id",
+    "the token for page 2 is abc; the secret for the build is in vault; the pin for led is gpio17",
+    "O(n) is the second pass; v1.2.3 is the first pass; this is what I log in with",
+    "the access token expires; deploy token abcdefghijklmnopqrstuv; secret 12345678901234567890123",
+    "the password -> hash step; pin: 12; the password is the same as staging",
+])
+def test_test16b_b8_look_alikes_are_kept(text):
+    assert redact(text).text == text

@@ -7,6 +7,7 @@ The token formats (vendor prefixes, protocol fields, ``key=value``) are in :mod:
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from objstore.core.redact.checks import (bare_password_ok, cli_secret_ok, labelled_phrase_ok, mysql_password_ok,
                                          net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
@@ -18,12 +19,22 @@ from objstore.core.redact.scanners import scan_at
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
 # text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
-_PHRASE_VERB_BARE = (r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
-                     r"[ \t]{0,4}:?[ \t]{1,4}")
+# red16b (test16b B8): an arrow stands for the verb ('prod password -> X'), and 'is the same as staging: X'
+# names the value after the other owner's
+_PHRASE_VERB_BARE = (r"[ \t]{0,4}(?:(?<=[ \t])(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
+                     r"[ \t]{0,4}:?|->)[ \t]{1,4}"
+                     r"(?:(?:the[ \t]{1,4})?same[ \t]{1,4}as(?:[ \t]{1,4}[^\s,;:!?]{1,64}){1,4}[ \t]{0,4}:[ \t]{1,4})?")
 _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 # what a password opens, between it and its verb: 'for|of|to|on|at|in|from' and 1-5 words ('the password for the
 # staging box is X', 'the password of db.example.com was X'); a word does not end a sentence or a clause
 _PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
+# red16b: the owner of a token, api key, secret or pin: 'for|of' and 1-5 words ('the api key for stripe is X'; not
+# 'token at shard use like upload_record is id=…' in a log line)
+_PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:!?=]){1,5}"
+#: red16b: a run right after 'token', 'secret', 'api key' with no verb ('deploy bot token <40 hex>', test16b B8):
+#: 20+ letters and digits, both (in the one rule of those words: a rule of its own cost +3% of a prompt's scan)
+_RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?[a-z])"
+               r"(?=[a-z0-9]{20,256}+(?![a-z0-9_\-.\[]))")
 _PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
@@ -139,31 +150,78 @@ def _token_ok(v: str) -> bool:
     return phrase_secret_bang_ok(v) and prose_token_ok(v) and cli_secret_ok(v)
 
 
-def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None,
+                 starts: tuple[str, ...] = _PW_STARTS) -> None:
     """The scan of '<token> is the admin password': at each password word
     (``str.find`` of :data:`_PW_STARTS` over the lowercased window) whose
     clause ends after it (:data:`_PW_CLAUSE_END`), :data:`_PW_BEFORE`
     searched in the :data:`_PW_BEFORE_SPAN` characters before the word, up
     to it, and the token the run of characters before that (up to a blank,
-    a quote or an opening bracket).  A regex has no variable-width look-behind, and one that starts
-    with a free token would be tried at every offset of the window."""
+    a quote or an opening bracket).  ``starts``: the literals the rule's
+    words begin with; none: the rule's pattern starts with a literal and
+    ``finditer`` finds each word ('<token> is the root pass', red16b).  A
+    regex has no variable-width look-behind, and one that starts with a
+    free token would be tried at every offset of the window."""
     s0, e0 = ws - off, we - off
     word = rule.lowered
-    for lit in _PW_STARTS:
-        p = low.find(lit, s0, e0)
-        while p >= 0:
-            m = word.match(low, p, e0)
-            if m is not None and _PW_CLAUSE_END.match(low, m.end(), e0) is not None:
-                lo = max(s0, p - _PW_BEFORE_SPAN)
-                b = _PW_BEFORE.search(low, lo, p)
-                if b is not None:
-                    e = s = b.start()
-                    while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
-                        s -= 1
-                    if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
-                            and _token_ok(text[s + off:e + off]):
-                        out.append((s + off, e + off, rule.priority, rule.name))
-            p = low.find(lit, p + 1, e0)
+    if starts:
+        found = (word.match(low, p, e0) for lit in starts for p in _find_each(low, lit, s0, e0))
+    else:                           # a word with one literal prefix: re's own search, in C
+        found = word.finditer(low, s0, e0)
+    for m in found:
+        if m is None or _PW_CLAUSE_END.match(low, m.end(), e0) is None:
+            continue
+        p = m.start()
+        lo = max(s0, p - _PW_BEFORE_SPAN)
+        b = _PW_BEFORE.search(low, lo, p)
+        if b is not None:
+            e = s = b.start()
+            while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
+                s -= 1
+            if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
+                    and _token_ok(text[s + off:e + off]):
+                out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _find_each(low: str, lit: str, s0: int, e0: int):
+    """Each offset of ``lit`` in ``low[s0:e0]`` (overlapping), in order."""
+    p = low.find(lit, s0, e0)
+    while p >= 0:
+        yield p
+        p = low.find(lit, p + 1, e0)
+
+
+# ---- red16b: a password before 'is what I log in with' (test16b B1) ------------------------------
+#: ' is what I log in with', ' is what we use for the admin account', at an ``is`` of the lowercased text
+_USE_AFTER = Lazy(r"is[ \t]{1,4}what[ \t]{1,4}(?:i|we|you|they)[ \t]{1,4}(?:use[ \t]{1,4}to[ \t]{1,4})?"
+                  r"(?:(?:log|sign)(?:[ \t]?|-)(?:in|on)|login|logon|signin)(?:[ \t]{1,4}(?:with|as))?(?![a-z0-9_])"
+                  r"|is[ \t]{1,4}what[ \t]{1,4}(?:i|we|you|they)[ \t]{1,4}use[ \t]{1,4}(?:for|on)[ \t]{1,4}"
+                  r"(?:(?:the|my|our)[ \t]{1,4})?(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,2}"
+                  r"(?:account|login|logins|vpn|wifi|server|box|db|database|admin|root)(?![a-z0-9_])", FLAGS)
+
+
+def _scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """The scan of '<token> is what I log in with' (test16b B1): at each
+    `` is what `` of the lowercased window that :data:`_USE_AFTER` matches,
+    the token is the run of characters before the blanks (and a quote)
+    before ``is``, up to a blank, a quote or an opening bracket, kept when
+    it looks like a password (:func:`_token_ok`)."""
+    s0, e0 = ws - off, we - off
+    p = low.find(" what ", s0, e0)
+    while p >= 0:
+        i = p - 2                                  # the 'is' of ' is what '
+        if i - 1 >= s0 and low.startswith("is", i) and low[i - 1] in " \t" and _USE_AFTER.match(low, i, e0):
+            e = i
+            while e > s0 and low[e - 1] in " \t":
+                e -= 1
+            if e > s0 and low[e - 1] in "\"'`":
+                e -= 1
+            s = e
+            while s > s0 and e - s <= 128 and low[s - 1] not in _PW_TOKEN_STOP:
+                s -= 1
+            if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and _token_ok(text[s + off:e + off]):
+                out.append((s + off, e + off, rule.priority, rule.name))
+        p = low.find(" what ", p + 1, e0)
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -203,15 +261,20 @@ PASSWORD_RULES: list[Rule] = [
        + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase", "passcode")),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>'",
+       "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
+       "for the door is <digits>' (red16b)",
        r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
-       + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN + ")",
+       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
+       + _PHRASE_COLON + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
     _r("password-phrase",
-       "keyword heuristics (no vendor format): 'the secret/token/api key is <token>'",
+       "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "
+       "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'), or a random run "
+       "right after the word ('deploy bot token <40 hex>': 20+ letters and digits, both; test16b B8)",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
-       r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)" + _PHRASE_VERB
-       + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)"
+       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
+       + _RANDOM_RUN + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", leftmost=True)),
     _r("password-phrase",
@@ -478,4 +541,20 @@ PASSWORD_RULES: list[Rule] = [
        r"[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=lambda v: bare_password_ok(v.rstrip("!")) and _token_ok(v),
        anchors=_LOGIN_WORDS, scan=scan_at(*_LOGIN_WORDS)),
+    # ---- red16b: phrasings that were stored in clear (test16b B8, B1) ----
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): '<token> is|was the root|admin ... pass' (the word pass alone; "
+       "test16b B1), where the clause ends at the word and the token looks like a password (_token_ok)",
+       r"pass(?<![A-Za-z0-9_\-\]]pass)(?![a-z0-9_])", ci=True, priority=51, anchors=("pass",),
+       scan=partial(_scan_before, starts=())),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'user admin pass <token>', 'the root pass <token>' with no verb "
+       "(a pass of a named account; test16b B8), only a token shaped like a password (_token_ok)",
+       r"pass[ \t](?:" + "|".join(f"(?<={re.escape(w)} pass[ \t])" for w in _PASS_OWNERS) + r")"
+       r"[ \t]{0,3}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       ci=True, priority=51, check=_token_ok, anchors=("pass",)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
+       "admin account' (test16b B1), where the token looks like a password (_token_ok)",
+       r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=_scan_use_after),
 ]
