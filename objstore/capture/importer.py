@@ -555,16 +555,18 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
 
 def _neighbours(paths: set[str]) -> set[str]:
     """The regular ``*.jsonl`` files in the folders of ``paths`` (not walked
-    further, symlinks not followed); a folder that cannot be listed adds
-    nothing."""
-    found = set()
+    further, symlinks not followed) that an import would read: not one whose
+    name holds a credential (:func:`_credential_named`: never captured, and
+    its path is never shown); a folder that cannot be listed adds nothing."""
+    found: set[str] = set()
     for folder in {os.path.dirname(p) for p in paths}:
         try:
             with os.scandir(folder) as it:
                 found.update(e.path for e in it if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False))
         except OSError:
             continue
-    return found
+    new = sorted(found - paths)
+    return set(map(str, _credential_named([Path(p) for p in new])[0])) if new else set()
 
 
 def _find_hidden(hidden: set[str], roots: Iterable[str | os.PathLike]) -> set[str]:

@@ -23,22 +23,25 @@ VALUE = "walrus-orchid-77"
 def test_a_stated_fact_is_keyed_by_its_subject_and_forget_match_leaves_nothing(tmp_path, mem):
     store = tmp_path / "store"
     _prompt(store, tmp_path, f"remember that the deploy host is {VALUE}")
+    _prompt(store, tmp_path, "remember that kiwimango5 runs the nightly build")
+    # a password in the subject ("… is what we use for the admin account") is redacted, never a key (red16b)
     _prompt(store, tmp_path, "remember that hunter2x9 is what we use for the admin account")
     keys = _keys(mem, store)
     assert "project/p5/remembered/deploy-host" in keys, keys          # the subject, not the value
-    assert "project/p5/remembered/hunter2x9" in keys, keys            # (the subject is the value here)
+    key = "project/p5/remembered/kiwimango5-runs-nightly"
+    assert key in keys, keys                                          # (no copula: its first words hold the value)
+    assert not any("hunter2x9" in k for k in keys), keys
     e = {"MEM_HOME": str(store)}
-    for text in ("walrus-orchid", "hunter2x9"):
+    for text in ("walrus-orchid", "kiwimango5"):
         mem("forget", "--match", text, "--yes", env=e)
     mem("gc", "--prune=now", env=e)
-    for text in ("walrus", "hunter2x9"):
+    for text in ("walrus", "kiwimango5"):
         assert mem("scan", text, env=e).stdout.startswith("found nowhere"), text
         assert _files_holding(store, text) == [], text               # ref names, reflogs, audit log too
     # the tombstone still does its work: by hash of the key
-    out = mem("forget", "project/p5/remembered/hunter2x9", "--yes", env=e).stdout
+    out = mem("forget", key, "--yes", env=e).stdout
     assert "already forgotten" in out, out
-    r = mem("remember", "project/p5/remembered/hunter2x9", "hunter2x9 is what we use for the admin account",
-            "--trust", "agent_observed", env=e, exit_code=6)
+    r = mem("remember", key, "kiwimango5 runs the nightly build", "--trust", "agent_observed", env=e, exit_code=6)
     assert "forgotten" in r.stderr
     mem("fsck", env=e)
 
