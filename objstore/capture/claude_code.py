@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text, decode_record,
-                                         decode_line, discover_files, project_of, read_lines, strip_mem_context,
-                                         timestamp_ms)
+from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, RecordFields,
+                                         as_str, cut_text, decode_record, decode_line, discover_files, project_of,
+                                         read_lines, strip_mem_context, timestamp_ms)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
@@ -237,6 +237,12 @@ def _is_turn_record(rec: dict) -> bool:
         and rec.get("isCompactSummary") is not True and rec.get("isApiErrorMessage") is not True
 
 
+#: the keys :func:`parse_file` reads from a record, in the order it unpacks them (``msgspec``
+#: skips the others, ``toolUseResult`` above all: :class:`~objstore.capture.transcript.RecordFields`)
+_TURN_FIELDS = RecordFields("type", "sessionId", "agentId", "isSidechain", "uuid", "cwd", "entrypoint", "timestamp",
+                            "message", "isMeta", "isCompactSummary", "isApiErrorMessage")
+
+
 def _record_uid(rec: dict, raw: bytes) -> str:
     """The record's ``uuid``, or ``h:`` + 32 hex of the SHA-256 of the raw line."""
     return as_str(rec.get("uuid")) or "h:" + sha256(raw.strip()).hexdigest()[:32]
@@ -355,31 +361,33 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             if state is not None and raw is not None and not raw.endswith(b"\n"):
                 pos = line_at          # incomplete last line: read it again next time
                 break
-            rec = decode_line(raw, stats, first)
+            rec = decode_line(raw, stats, first, _TURN_FIELDS)
             first = first and raw is None
             if rec is None:
                 continue
-            kind = rec.get("type")
-            if not _is_turn_record(rec):
+            # the record's values of _TURN_FIELDS' keys (ABSENT: no such key), as rec.get(key) read them
+            kind, sid, agent, sidechain, uid, cwd, ep, ts, msg, meta, compact, api_error = rec
+            if kind not in ("user", "assistant") or meta is True or compact is True or api_error is True:
+                # not _is_turn_record; is_record's test of the same values
                 stats.records_ignored += 1
-                stats.records_foreign += not is_record(rec)
+                stats.records_foreign += not (isinstance(kind, str) and (
+                    kind in RECORD_TYPES or sid is not ABSENT or uid is not ABSENT))
                 continue
 
-            sid = as_str(rec.get("sessionId"))
-            agent = as_str(rec.get("agentId"))
+            sid = as_str(sid)
+            agent = as_str(agent)
             if is_sub:
                 parent = sid or dir_parent
                 agent = agent or file_agent
                 session = f"{parent}.agent-{agent}" if parent else f"agent-{agent}"
             else:
                 session = sid or path.stem
-                if rec.get("isSidechain") is True:
+                if sidechain is True:
                     session += f".agent-{agent}" if agent else ".sidechain"
-            uid = _record_uid(rec, raw)
-            cwd = as_str(rec.get("cwd"))
-            ep = as_str(rec.get("entrypoint"))[:40]
-            ts = timestamp_ms(rec.get("timestamp"))
-            msg = rec.get("message")
+            uid = as_str(uid) or "h:" + sha256(raw.strip()).hexdigest()[:32]  # as _record_uid
+            cwd = as_str(cwd)
+            ep = as_str(ep)[:40]
+            ts = timestamp_ms(ts)
             content = msg.get("content") if isinstance(msg, dict) else None
 
             if kind == "assistant":

@@ -6,6 +6,7 @@ line; the readers give the same turns either way."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,91 @@ def test_hooks_and_small_imports_never_import_msgspec(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "True"]
+
+
+# --------------------------------------------------------------------------- RecordFields (session 17)
+
+FIELDS = ("type", "a", "sessionId")
+
+
+def _fields_both(raw: bytes) -> tuple[tuple | None, tuple | None, tuple | None]:
+    """RecordFields(*FIELDS).decode(raw) with the stdlib, with msgspec's struct, and
+    ``of`` the whole record the stdlib decodes (None where it refuses the line)."""
+    transcript.enable_fast_json(False)
+    try:
+        rec = transcript.decode_record(raw)
+        whole = None if rec is None else transcript.RecordFields(*FIELDS).of(rec)
+        slow = transcript.RecordFields(*FIELDS).decode(raw)
+        assert transcript.enable_fast_json()
+        fast = transcript.RecordFields(*FIELDS).decode(raw)
+    finally:
+        transcript.enable_fast_json(False)
+    return slow, fast, whole
+
+
+def _skipped_beside(raw: bytes) -> bytes:
+    """``raw`` (a line of TRICKY) as the value of a key RecordFields skips, beside kept ones."""
+    return b'{"type": "user", "skipped": ' + raw.strip() + b', "a": [1, "x"]}'
+
+
+@pytest.mark.parametrize("raw", TRICKY + [_skipped_beside(r) for r in TRICKY] + [
+    b'{"typ\\u0065": "user", "a": 1}', b'{"type": "user", "type": "assistant"}', b'{"a": null}', b'{"b": 1}',
+    b'{"type": "user", "toolUseResult": {"stdout": "' + b"x" * 5000 + b'"}, "sessionId": "s"}'])
+def test_record_fields_are_the_records_values(raw):
+    """A key's value, ABSENT for a missing key, None for null, the line refused alike,
+    whatever a skipped value holds (a NaN, invalid UTF-8, a lone surrogate, a number
+    out of range, nesting too deep), with msgspec's struct and without it."""
+    slow, fast, whole = _fields_both(raw)
+    assert slow == whole
+    if raw.startswith(b'{"type": "user", "skipped": ') and re.search(rb"[0-9]{4301}", raw):
+        # the one difference (RecordFields' doc): the stdlib refuses an integer of over 4,300 digits
+        # (sys.get_int_max_str_digits), msgspec skips it unread; Claude Code writes none
+        assert whole is None and fast == ("user", [1, "x"], transcript.ABSENT)
+        return
+    assert repr(fast) == repr(whole)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, json_values, st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(NASTY)), max_size=3))
+def test_fuzzed_record_fields_decode_alike(kept, skipped, splices):
+    raw = json.dumps({"a": kept, "v": skipped, "type": "user"}).encode("utf-8", "surrogatepass")
+    for at, junk in splices:
+        at %= len(raw) + 1
+        raw = raw[:at] + junk + raw[at:]
+    slow, fast, whole = _fields_both(raw)
+    assert slow == whole or repr(slow) == repr(whole)  # NaN != NaN
+    assert repr(fast) == repr(whole)
+
+
+def test_claude_code_counts_the_same_records_both_ways(tmp_path):
+    """parse_file's counters (lines, skipped, ignored, foreign) and turns with the
+    struct decoder and with the stdlib, over records of every kind and bad lines."""
+    lines = [
+        {"type": "user", "sessionId": "s1", "uuid": "u1", "message": {"content": "hello"}, "toolUseResult": "x" * 99},
+        {"type": "assistant", "sessionId": "s1", "uuid": "u2", "message": {"id": "m1", "content": "hi"}},
+        {"type": "progress", "sessionId": None}, {"type": "mystery"}, {"type": "mystery", "uuid": None},
+        {"type": "user", "isMeta": True, "sessionId": "s1"}, {"type": 7}, {"sessionId": "s1"},
+        {"type": "user", "sessionId": "s1", "uuid": "u3", "message": {"content": [
+            {"type": "tool_result", "content": "out"}]}, "toolUseResult": {"stdout": float("nan")}},
+        {"type": "user", "sessionId": "s1", "message": {"content": "no uuid"}, "isSidechain": True, "agentId": "a"},
+    ]
+    raw = b"".join(json.dumps(r).encode() + b"\n" for r in lines)
+    raw += b'{"type": "user", "sessionId": "s1", "uuid": "u4", "message": {"content": "bad \xff"}, "x": 1e999}\n'
+    raw += b'{"type": "user", "sessionId": "s1", "uuid": "u5", "message": {"content": "ok"}, "x": "\xff"}\n'
+    raw += b'not json\n[1]\n\n{"type": "user", "sessionId": "s1", "uuid": "u6", "message": {"content": "\\ud83d"}}\n'
+    p = tmp_path / "s1.jsonl"
+    p.write_bytes(raw)
+    got = []
+    for fast in (False, True):
+        transcript.enable_fast_json(False)
+        try:
+            assert not fast or transcript.enable_fast_json()
+            stats = claude_code.ParseStats()
+            turns = list(claude_code.parse_file(p, stats))
+        finally:
+            transcript.enable_fast_json(False)
+        got.append((turns, (stats.lines, stats.lines_skipped, stats.records_ignored, stats.records_foreign)))
+    assert got[0] == got[1]
+    # 7 turns (u5: invalid UTF-8 in a skipped value; u4: in the text too, replaced); skipped: not json, [1], the
+    # blank line; ignored: 6, of which foreign: the mystery type without sessionId or uuid (a null uuid is one), 7, no type
+    assert len(got[0][0]) == 7 and got[0][1] == (16, 3, 6, 3)
