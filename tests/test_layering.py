@@ -107,7 +107,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.salvage",
          # off the readers' start-up: get and recall never park a write for review, nor rebuild the
          # index from the objects (documents imports the sessions module)
-         "objstore.memory.proposals", "objstore.memory.documents")
+         "objstore.memory.proposals", "objstore.memory.documents",
+         # off the import's parse worker (session 17): it forecasts turns (the sessions module) but
+         # never reads a fact; facts imports the store, its refs, packs and tombstones
+         "objstore.memory.facts")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

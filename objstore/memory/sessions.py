@@ -30,10 +30,12 @@ from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
-from objstore.core.store import Store
 from objstore.memory.provenance import reads_outside
-from objstore.memory.facts import list_keys, walk
 from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_root, parent_namespace
+
+TYPE_CHECKING = False  # typing's, without importing typing (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from objstore.core.store import Store
 
 
 class TurnVersion(Frozen):
@@ -353,6 +355,7 @@ def subagent_namespaces(store: Store) -> set[str]:
     child namespace (their turns), and the namespaces of fact versions
     written there (``remember --session S --agent NAME``; every version of
     every key is read, so this costs one object read per fact version)."""
+    from objstore.memory.facts import list_keys, walk  # deferred: the import's parse worker never needs facts
     out = {n[len("sessions/"):] for n, _oid in store.refs.iter("sessions")}
     for _key, head in list_keys(store):
         try:
