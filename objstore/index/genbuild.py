@@ -30,7 +30,7 @@ from objstore.index.generations import (
 from objstore.index.genwriter import new_generation
 from objstore.index.genfiles import VERIFIED, generation_files, remove_tree
 from objstore.index.procmem import trim_heap
-from objstore.index.schema import IndexDoc, to_tantivy_doc
+from objstore.index.schema import IndexDoc, PlainCarriers, to_tantivy_doc
 
 __all__ = ["BUILD_BUFFER_CHARS", "FLUSH_THREADS", "GenerationBuild", "graft_segments", "isolate_segments",
            "link_generation"]
@@ -83,6 +83,9 @@ class GenerationBuild:
         self._gens: dict[int, tuple[str, tantivy.Index]] = {}
         self._stream = self._decide is None and len(self.shards) <= STREAM_SHARDS
         self._writers: dict[int, tantivy.IndexWriter] = {}
+        # which plain words each document carries (schema.PlainCarriers): new generations, no deletes;
+        # a failed write aborts the whole build
+        self._carriers = PlainCarriers()
 
     def _settle(self, more: bool) -> None:
         """Decide the shard count (see the class doc) and shard what was held."""
@@ -115,7 +118,7 @@ class GenerationBuild:
             if w is None:
                 w = self._writers[s] = self.sub.new_writer(index, BULK_HEAP_BYTES)
             try:
-                w.add_document(to_tantivy_doc(d, self.sub.fmt(name)))
+                w.add_document(to_tantivy_doc(d, self.sub.fmt(name), self._carriers))
             except ValueError as e:  # tantivy's error type
                 raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
             return
@@ -138,7 +141,7 @@ class GenerationBuild:
         writer = self.sub.new_writer(index, heap_for(len(docs)))
         try:
             for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
+                writer.add_document(to_tantivy_doc(d, fmt, self._carriers))
             writer.commit()
             writer.wait_merging_threads()
         except BaseException as e:

@@ -649,13 +649,16 @@ class SearchIndexReads:
             if n == 0:
                 continue
             schema = o.index.schema
-            q = next((q for sc, q in queries if sc == schema), None)
+            q = None if o.fmt.plain_vocab else next((q for sc, q in queries if sc == schema), None)
             if q is None:
-                try:
-                    q = substring_query(schema, o.fmt, exact, edges)
+                sr = o.searcher
+                try:   # a plain_vocab generation's query names stems of its own plain terms
+                    q = substring_query(schema, o.fmt, exact, edges,
+                                        lambda prefix: [t for t, _n in sr.terms_with_prefix("plain", prefix)])
                 except ValueError:  # e.g. an automaton too large for tantivy's regex
                     return None
-                queries.append((schema, q))
+                if not o.fmt.plain_vocab:
+                    queries.append((schema, q))
             try:
                 addrs = [addr for _score, addr in o.searcher.search(q, n, count=False).hits]
                 for addr, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs)):

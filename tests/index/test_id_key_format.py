@@ -99,7 +99,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
             assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
         assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_d"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_v"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
@@ -230,10 +230,10 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
     assert read_format(gen).fast_oid and read_format(gen).short_key
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_f"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_f"'))
     fmt = read_format(gen)  # read as the session-12 format: the same fields, a 12-byte key
     assert fmt.fast_oid and not fmt.short_key and fmt.tokenizer == "mem_simple_stem_f"
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_s"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_s"'))
     with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)
