@@ -259,7 +259,9 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     session-16 one (``plain_diff``) answer every
     read the same: hits (id, score, time, seq, ref, project, role, in
     order), a session's turns by seq, the substring prefilter, the turn ids
-    of a session, missing turns; and a delete removes the same turn."""
+    of a session, missing turns; and a delete removes the same turn.  The
+    session-17 one (``plain_vocab``) too, but that its prefilter may name
+    more documents (those holding the stem of a word it matches)."""
     rng = __import__("random").Random(5)
     words = ["alpha", "bravo", "charlie", "delta", "echo", "running", "runs", "the", "function", "error",
              "timeout", "auth.py", "visionkit", "日本語", "naïve"]
@@ -284,9 +286,15 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
         finally:
             ix.close()
 
+    vocab = answers(tmp_path / "vocab" / "index")
+    gens = sorted((tmp_path / "vocab" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and all(read_format(g).plain_vocab for g in gens)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_vocab=False))
     new = answers(tmp_path / "new" / "index")
     gens = sorted((tmp_path / "new" / "index" / "turns").glob("gen-*"))
-    assert len(gens) > 1 and all(read_format(g).short_key and read_format(g).plain_diff for g in gens)
+    assert len(gens) > 1 and all(read_format(g).short_key and read_format(g).plain_diff
+                                 and not read_format(g).plain_vocab for g in gens)
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=False))
     s13 = answers(tmp_path / "s13" / "index")
@@ -304,6 +312,8 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     gens = sorted((tmp_path / "old" / "index" / "turns").glob("gen-*"))
     assert len(gens) > 1 and not any(read_format(g).fast_oid for g in gens)
     assert old == new and s12 == new and s13 == new
+    assert vocab[:8] == new[:8] and vocab[9:] == new[9:]
+    assert all(v >= n for v, n in zip(vocab[8], new[8])) and vocab[8] != new[8]   # "unnin": also "runs"
     assert all(new[:5]) and docs[8].id not in new[-1]
 
 
