@@ -15,11 +15,11 @@ from pathlib import Path
 
 import tantivy
 
-from objstore.index import schema as schema_mod
 from objstore.index.analysis import MAX_TOKEN_BYTES
 from objstore.index.schema import PlainCarriers, read_format
 from objstore.index.searchindex import SearchIndex
 
+from tests.index.test_plain_diff import write_older_generation
 from tests.index.test_plain_stop import live_gens, oid, turn
 
 
@@ -106,17 +106,8 @@ def test_a_session_16_generation_is_read_and_purged_into_the_vocabulary_format(t
     to as it is and prefiltered; a purge of its shard rewrites it in the
     vocabulary format."""
     root = tmp_path / "index"
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_vocab=False))
-    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
-    ix = SearchIndex(root, shards=1)
     docs = [turn("a", "quokka running", 0), turn("b", "running zebra", 1)]
-    try:
-        ix.add(docs)
-    finally:
-        ix.close()
-    monkeypatch.undo()
-    schema_mod._SCHEMAS.clear()
-    (gen,) = live_gens(root)
+    gen = write_older_generation(root, monkeypatch, docs, plain_vocab=False)
     assert read_format(gen).plain_diff and not read_format(gen).plain_vocab
     assert read_format(gen).tokenizer == "mem_simple_stem_d"
     ix = SearchIndex(root, shards=1)
