@@ -41,6 +41,16 @@ BUILD_BUFFER_CHARS = 64_000_000
 FLUSH_THREADS = 2
 
 
+#: most characters of text :meth:`GenerationBuild.add` holds of one session
+#: to write its documents in ``seq`` order (a longer session is written in
+#: parts, each in order: a word may then have a carrier in each part)
+RUN_CHARS = 8_000_000
+
+
+def _seq_of(d: IndexDoc) -> int:
+    return d.seq
+
+
 class GenerationBuild:
     """New generations for some (or all) shards of a sub-index, written from a
     stream of documents; :meth:`switch` publishes them with one write of
@@ -86,6 +96,10 @@ class GenerationBuild:
         # which plain words each document carries (schema.PlainCarriers): new generations, no deletes;
         # a failed write aborts the whole build
         self._carriers = PlainCarriers()
+        # the documents of the session being added, given newest first (sessions are walked back from
+        # their heads): written oldest first, so that a word's first holder carries it, not every one
+        self._run: list[IndexDoc] = []
+        self._run_chars = 0
 
     def _settle(self, more: bool) -> None:
         """Decide the shard count (see the class doc) and shard what was held."""
@@ -99,8 +113,25 @@ class GenerationBuild:
 
     def add(self, d: IndexDoc) -> None:
         """Send ``d`` to the new generation of its shard (streamed or
-        buffered).  Raises ``ValueError`` if its shard is not one being
-        rebuilt, ``SearchIndexError`` if tantivy refuses it."""
+        buffered), a session's documents in ``seq`` order: those of one
+        session given one after the other are held (at most RUN_CHARS
+        characters of text) until another session's come or :meth:`commit`.
+        Raises ``ValueError`` if its shard is not one being rebuilt,
+        ``SearchIndexError`` if tantivy refuses it."""
+        if self._run and (d.ref != self._run[0].ref or self._run_chars >= RUN_CHARS):
+            self._end_run()
+        self._run.append(d)
+        self._run_chars += len(d.text)
+
+    def _end_run(self) -> None:
+        """Add the held documents of one session, by ``seq``."""
+        run, self._run, self._run_chars = self._run, [], 0
+        run.sort(key=_seq_of)
+        for d in run:
+            self._add(d)
+
+    def _add(self, d: IndexDoc) -> None:
+        """:meth:`add` of one document, now."""
         if self._decide is not None:
             self._held.append(d)
             self._chars += len(d.text)
@@ -167,6 +198,7 @@ class GenerationBuild:
 
     def commit(self) -> None:
         """Write everything (nothing is published yet)."""
+        self._end_run()
         if self._decide is not None:
             self._settle(more=False)
         for s in sorted(self._writers):
@@ -201,6 +233,7 @@ class GenerationBuild:
             with contextlib.suppress(Exception):
                 w.wait_merging_threads()
         gens, self._gens, self._bufs, self._writers, self._held = self._gens, {}, {}, {}, []
+        self._run, self._run_chars = [], 0
         for name, _index in gens.values():
             remove_tree(self.sub.dir / name, ignore_errors=True)
 

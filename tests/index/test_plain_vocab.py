@@ -75,6 +75,34 @@ def test_a_session_carries_a_changed_word_once_and_the_prefilter_finds_every_hol
         ix.close()
 
 
+def test_a_rebuild_given_sessions_newest_first_writes_them_oldest_first(tmp_path: Path, monkeypatch) -> None:
+    """``mem reindex``, a forget's rebuild of shards and a new layout walk
+    each session back from its head: ``GenerationBuild`` writes a
+    session's documents by ``seq``, so only the first holder carries the
+    word; a session longer than ``RUN_CHARS`` is written in parts, each in
+    order (more carriers, the same candidates)."""
+    from objstore.index import genbuild
+
+    bodies = ["quokka running", "still running", "running café", "the runner runs", "running late"]
+    docs = [turn(f"d{i}", b, i) for i, b in enumerate(bodies)] + [turn("e", "running too", 0, session="s2")]
+    holders = {d.id for d in docs if "running" in d.text}
+    for run_chars, carriers in ((genbuild.RUN_CHARS, 2), (1, 5)):
+        monkeypatch.setattr(genbuild, "RUN_CHARS", run_chars)
+        root = tmp_path / f"index-{run_chars}"
+        ix = SearchIndex(root, shards=1)
+        try:
+            assert ix.rebuild(reversed(docs)) == len(docs)
+            (gen,) = live_gens(root)
+            assert read_format(gen).plain_vocab
+            assert tantivy.Index.open(str(gen)).searcher().doc_freq("plain", "running") == carriers
+            for needle in ("unnin", "running", "g caf", "still runn"):
+                want = {d.id for d in docs if needle in d.text}
+                assert want <= ix.substring_candidates(needle), needle
+            assert ix.substring_candidates("unnin") >= holders
+        finally:
+            ix.close()
+
+
 def test_a_purge_of_the_carrier_with_the_session_rewritten_keeps_every_holder_found(tmp_path: Path) -> None:
     """As a forget does it: the carrier (seq 0) and every later turn of its
     session doomed, an emptied turn and the rewritten tail added in the
