@@ -37,6 +37,7 @@ __all__ = [
     "SIMPLE_STEM_FAST_ANALYZER",
     "SIMPLE_STEM_SHORT_ANALYZER",
     "SIMPLE_STEM_DIFF_ANALYZER",
+    "SIMPLE_STEM_VOCAB_ANALYZER",
     "QUERY_STOPWORDS",
     "STEM_ANALYZER",
     "PAIRS_ANALYZER",
@@ -53,6 +54,7 @@ __all__ = [
     "nfc",
     "plain_aligned",
     "plain_differing",
+    "plain_differing_words",
     "plain_stop_words",
     "plain_tokens",
     "register_writer_analyzers",
@@ -110,6 +112,13 @@ SIMPLE_STEM_SHORT_ANALYZER = "mem_simple_stem_t"
 #: would look most words up in ``plain`` alone and miss them, so it must
 #: report such a generation as damaged instead
 SIMPLE_STEM_DIFF_ANALYZER = "mem_simple_stem_d"
+#: ``mem_simple_stem`` under a seventh name, the ``text`` tokenizer of the
+#: ``plain_diff`` generations whose ``plain`` holds a word the stemmer
+#: changes only in the first document of a session that holds it
+#: (``schema.GenFormat.plain_vocab``, since session 17): a ``mem`` from
+#: before would look such a word up in ``plain`` alone and miss the later
+#: documents, so it must report such a generation as damaged instead
+SIMPLE_STEM_VOCAB_ANALYZER = "mem_simple_stem_v"
 #: ``mem_plain`` followed by tantivy's stop-word filter of the words of
 #: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
 #: ``plain_stop`` generation, registered on the indexes a writer writes
@@ -264,6 +273,7 @@ def register_analyzers(index: "tantivy.Index") -> None:
         index.register_tokenizer(SIMPLE_STEM_FAST_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_SHORT_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
         index.register_tokenizer(SIMPLE_STEM_DIFF_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        index.register_tokenizer(SIMPLE_STEM_VOCAB_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
 
 
 def register_writer_analyzers(index: "tantivy.Index") -> None:
@@ -278,11 +288,18 @@ def register_writer_analyzers(index: "tantivy.Index") -> None:
 
 def plain_differing(folded: str) -> str:
     """The ``plain`` of a ``plain_diff`` generation for the case-folded,
+    :func:`plain_aligned` body ``folded``: the words of
+    :func:`plain_differing_words` joined by spaces in no set order."""
+    return b" ".join(plain_differing_words(folded)).decode("utf-8", "surrogatepass")
+
+
+def plain_differing_words(folded: str) -> "set[bytes]":
+    """The words (UTF-8, surrogates passed) of the ``plain`` of a ``plain_diff`` generation for the case-folded,
     :func:`plain_aligned` body ``folded``: its distinct ``mem_plain``
     tokens but those that ``text`` holds as themselves (ASCII, shorter than
     MAX_TOKEN_BYTES, left as they are by the stemmer of
     ``mem_simple_stem``; the words of :func:`plain_stop_words` are such),
-    joined by spaces in no set order ("" when none is left); the field's
+    as a set (empty when none is left); the field's
     ``mem_plain_s`` then drops those of PLAIN_MAX_TOKEN_BYTES or more.  The
     substring prefilter asks ``text`` for the words left out
     (``docs/format.md``, "Substring prefilter").  The body's UTF-8 is cut
@@ -320,8 +337,7 @@ def plain_differing(folded: str) -> str:
                     stems = [(stemmer.analyze(w.decode("ascii")) or [""])[0] for w in short]
                 _DIFFERS_KEEP.update(w for w, s in zip(short, stems) if s.encode("ascii") != w)
             _DIFFERS_SEEN.update(new)
-        kept = _DIFFERS_KEEP.intersection(words)
-    return b" ".join(kept).decode("utf-8", "surrogatepass")
+        return _DIFFERS_KEEP.intersection(words)
 
 
 #: the words :func:`plain_differing` has decided (a pure function of the

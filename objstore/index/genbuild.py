@@ -30,7 +30,7 @@ from objstore.index.generations import (
 from objstore.index.genwriter import new_generation
 from objstore.index.genfiles import VERIFIED, generation_files, remove_tree
 from objstore.index.procmem import trim_heap
-from objstore.index.schema import IndexDoc, to_tantivy_doc
+from objstore.index.schema import IndexDoc, PlainCarriers, to_tantivy_doc
 
 __all__ = ["BUILD_BUFFER_CHARS", "FLUSH_THREADS", "GenerationBuild", "graft_segments", "isolate_segments",
            "link_generation"]
@@ -39,6 +39,16 @@ __all__ = ["BUILD_BUFFER_CHARS", "FLUSH_THREADS", "GenerationBuild", "graft_segm
 BUILD_BUFFER_CHARS = 64_000_000
 #: Shards a rebuild of many shards writes at the same time.
 FLUSH_THREADS = 2
+
+
+#: most characters of text :meth:`GenerationBuild.add` holds of one session
+#: to write its documents in ``seq`` order (a longer session is written in
+#: parts, each in order: a word may then have a carrier in each part)
+RUN_CHARS = 8_000_000
+
+
+def _seq_of(d: IndexDoc) -> int:
+    return d.seq
 
 
 class GenerationBuild:
@@ -83,6 +93,13 @@ class GenerationBuild:
         self._gens: dict[int, tuple[str, tantivy.Index]] = {}
         self._stream = self._decide is None and len(self.shards) <= STREAM_SHARDS
         self._writers: dict[int, tantivy.IndexWriter] = {}
+        # which plain words each document carries (schema.PlainCarriers): new generations, no deletes;
+        # a failed write aborts the whole build
+        self._carriers = PlainCarriers()
+        # the documents of the session being added, given newest first (sessions are walked back from
+        # their heads): written oldest first, so that a word's first holder carries it, not every one
+        self._run: list[IndexDoc] = []
+        self._run_chars = 0
 
     def _settle(self, more: bool) -> None:
         """Decide the shard count (see the class doc) and shard what was held."""
@@ -96,8 +113,25 @@ class GenerationBuild:
 
     def add(self, d: IndexDoc) -> None:
         """Send ``d`` to the new generation of its shard (streamed or
-        buffered).  Raises ``ValueError`` if its shard is not one being
-        rebuilt, ``SearchIndexError`` if tantivy refuses it."""
+        buffered), a session's documents in ``seq`` order: those of one
+        session given one after the other are held (at most RUN_CHARS
+        characters of text) until another session's come or :meth:`commit`.
+        Raises ``ValueError`` if its shard is not one being rebuilt,
+        ``SearchIndexError`` if tantivy refuses it."""
+        if self._run and (d.ref != self._run[0].ref or self._run_chars >= RUN_CHARS):
+            self._end_run()
+        self._run.append(d)
+        self._run_chars += len(d.text)
+
+    def _end_run(self) -> None:
+        """Add the held documents of one session, by ``seq``."""
+        run, self._run, self._run_chars = self._run, [], 0
+        run.sort(key=_seq_of)
+        for d in run:
+            self._add(d)
+
+    def _add(self, d: IndexDoc) -> None:
+        """:meth:`add` of one document, now."""
         if self._decide is not None:
             self._held.append(d)
             self._chars += len(d.text)
@@ -115,7 +149,7 @@ class GenerationBuild:
             if w is None:
                 w = self._writers[s] = self.sub.new_writer(index, BULK_HEAP_BYTES)
             try:
-                w.add_document(to_tantivy_doc(d, self.sub.fmt(name)))
+                w.add_document(to_tantivy_doc(d, self.sub.fmt(name), self._carriers))
             except ValueError as e:  # tantivy's error type
                 raise SearchIndexError(f"{self.sub.dir / name}: add failed: {e}") from e
             return
@@ -138,7 +172,7 @@ class GenerationBuild:
         writer = self.sub.new_writer(index, heap_for(len(docs)))
         try:
             for d in docs:
-                writer.add_document(to_tantivy_doc(d, fmt))
+                writer.add_document(to_tantivy_doc(d, fmt, self._carriers))
             writer.commit()
             writer.wait_merging_threads()
         except BaseException as e:
@@ -164,6 +198,7 @@ class GenerationBuild:
 
     def commit(self) -> None:
         """Write everything (nothing is published yet)."""
+        self._end_run()
         if self._decide is not None:
             self._settle(more=False)
         for s in sorted(self._writers):
@@ -198,6 +233,7 @@ class GenerationBuild:
             with contextlib.suppress(Exception):
                 w.wait_merging_threads()
         gens, self._gens, self._bufs, self._writers, self._held = self._gens, {}, {}, {}, []
+        self._run, self._run_chars = [], 0
         for name, _index in gens.values():
             remove_tree(self.sub.dir / name, ignore_errors=True)
 

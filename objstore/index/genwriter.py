@@ -30,7 +30,7 @@ from objstore.index.generations import (
 )
 from objstore.index.genfiles import remove_tree
 from objstore.index.procmem import drop_mapped_pages, trim_heap
-from objstore.index.schema import GenFormat, IndexDoc, create_index, delete_object, to_tantivy_doc
+from objstore.index.schema import GenFormat, IndexDoc, PlainCarriers, create_index, delete_object, to_tantivy_doc
 
 __all__ = ["FEED_SHARDS", "StreamWriter", "apply_batch", "new_generation"]
 
@@ -120,6 +120,9 @@ class StreamWriter:
         # add() (the caller's thread) and commit_batch() (IndexStream's
         # background thread) both create and publish generations
         self._mutex = threading.Lock()
+        # which words of a plain_vocab generation's plain each document carries: cleared before a
+        # batch with deletes and after a rolled-back write (schema.PlainCarriers)
+        self._carriers = PlainCarriers()
 
     def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
         with self._mutex:
@@ -196,6 +199,9 @@ class StreamWriter:
         (the first shard's that failed; the other shards of the batch may be
         written)."""
         dels = list(dict.fromkeys(dels))
+        if dels:   # a deleted document may have carried a plain word for a later one
+            self._carriers.clear()
+        carriers = self._carriers
         shards = sorted(set(adds) | (set(self._live) if dels else set()))
         trim = False
         batch_docs = sum(len(v) for v in adds.values())  # (a batch over many small shards counts whole)
@@ -223,9 +229,10 @@ class StreamWriter:
                 for i in to_delete:
                     delete_object(writer, index.schema, fmt, i)
                 for doc in docs.values():
-                    writer.add_document(to_tantivy_doc(doc, fmt))
+                    writer.add_document(to_tantivy_doc(doc, fmt, carriers))
                 writer.commit()
             except BaseException as e:
+                carriers.clear()
                 raise_write_failed(writer, e, self.sub.dir / name)
             try:
                 writer.wait_merging_threads()
@@ -297,7 +304,7 @@ class StreamWriter:
             fmt, writer = w[1], w[2]
             try:
                 for i in range(0, len(group), _FEED_CONVERT):  # converted a few at a time: bounded memory
-                    for tdoc in [to_tantivy_doc(d, fmt) for d in group[i:i + _FEED_CONVERT]]:
+                    for tdoc in [to_tantivy_doc(d, fmt, self._carriers) for d in group[i:i + _FEED_CONVERT]]:
                         writer.add_document(tdoc)
             except BaseException as e:
                 self.end_open(rollback=True)
@@ -350,6 +357,8 @@ class StreamWriter:
         dropped first (else they are dropped with the writer too: tantivy
         commits nothing it is not told to)."""
         writers, self._open, self._fed = self._open, {}, set()
+        if rollback:
+            self._carriers.clear()
         for _name, _fmt, writer in writers.values():
             if rollback:
                 with contextlib.suppress(Exception):

@@ -24,6 +24,7 @@ from objstore.index.analysis import (
     QUERY_STOPWORDS,
     plain_stop_words,
     plain_tokens,
+    stem_tokens,
     tokenize,
 )
 from objstore.index.schema import FLAG_LONG, GenFormat
@@ -246,8 +247,26 @@ def _either(qs: list) -> "tantivy.Query":
     return qs[0] if len(qs) == 1 else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in qs])
 
 
+def _stems_of_carried(words: Iterable[str]) -> list[str]:
+    """The stems (``text``'s terms) of the words of ``words`` that a
+    :attr:`GenFormat.plain_vocab` generation may hold in ``plain`` only in
+    a session's first document holding them (ASCII letters and digits,
+    shorter than MAX_TOKEN_BYTES, changed by the stemmer), distinct."""
+    ws = tuple(w for w in words if w.isascii() and w.isalnum() and len(w) < MAX_TOKEN_BYTES)
+    return list(dict.fromkeys(s for w, s in zip(ws, stem_tokens(ws)) if s != w)) if ws else []
+
+
+def _edge_match(words: Iterable[str], t: str, lo: bool, ro: bool) -> list[str]:
+    """The words of ``words`` an edge token's regex matches: ending with
+    ``t`` (``lo``), starting with it (``ro``), or holding it (both)."""
+    if lo and ro:
+        return [w for w in words if t in w]
+    return [w for w in words if w.endswith(t)] if lo else [w for w in words if w.startswith(t)]
+
+
 def substring_query(schema: "tantivy.Schema", fmt: GenFormat, exact: list[str],
-                    edges: list[tuple[str, bool, bool]]) -> "tantivy.Query":
+                    edges: list[tuple[str, bool, bool]],
+                    plain_terms: "Callable[[str], Iterable[str]] | None" = None) -> "tantivy.Query":
     """AND(term plain:t for t in exact) AND (AND(regex plain:r for each
     edge token) OR flags:long), constant score 1, for the conditions of
     :func:`substring_conditions` in a generation of format ``fmt`` with
@@ -261,10 +280,32 @@ def substring_query(schema: "tantivy.Schema", fmt: GenFormat, exact: list[str],
     the rest of the query).  With ``fmt.plain_diff`` (``plain`` holds only
     the words ``text`` does not hold as themselves) each test is that test
     on ``plain`` OR ``plainall`` OR ``text`` for every token, the regexes
-    over ``text``'s whole term dictionary.  ``ValueError`` from tantivy for a regex it
-    cannot compile (e.g. an automaton too large)."""
+    over ``text``'s whole term dictionary.  With ``fmt.plain_vocab``
+    (``plain`` holds a word the stemmer changes only in a session's first
+    documents holding it, every holder has its stem in ``text``) the test
+    of an inner token also asks ``text`` for its stem, and an edge's test
+    also asks ``text`` for the stems of the ``plain`` terms its regex
+    matches (``plain_terms(prefix)``: the generation's ``plain`` terms
+    starting with ``prefix``, all of them for ``""``; required for such a
+    generation, which so has a query of its own).  ``ValueError`` from tantivy for a regex it
+    cannot compile (e.g. an automaton too large), or without ``plain_terms``
+    for a ``plain_vocab`` format."""
     regexes = [(".*" if lo else "") + _rx_escape(t) + (".*" if ro else "") for t, lo, ro in edges]
-    if fmt.plain_diff:
+    if fmt.plain_vocab:
+        if plain_terms is None:
+            raise ValueError("a plain_vocab generation's substring query needs its plain terms")
+        fields = ("plain", "plainall", "text")
+        must = [_either([tantivy.Query.term_query(schema, f, t) for f in fields]
+                        + [tantivy.Query.term_query(schema, "text", s) for s in _stems_of_carried((t,))])
+                for t in exact]
+        rx = []
+        for r, (t, lo, ro) in zip(regexes, edges):
+            qs = [tantivy.Query.regex_query(schema, f, r) for f in fields]
+            stems = _stems_of_carried(_edge_match(plain_terms(t if ro and not lo else ""), t, lo, ro))
+            if stems:
+                qs.append(tantivy.Query.term_set_query(schema, "text", stems))
+            rx.append(_either(qs))
+    elif fmt.plain_diff:
         fields = ("plain", "plainall", "text")
         must = [_either([tantivy.Query.term_query(schema, f, t) for f in fields]) for t in exact]
         rx = [_either([tantivy.Query.regex_query(schema, f, r) for f in fields]) for r in regexes]

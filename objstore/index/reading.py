@@ -607,7 +607,10 @@ class SearchIndexReads:
         the first/last-token tests.  In a generation with
         ``GenFormat.plain_stop`` the words ``plain`` leaves out are looked
         up in ``text``, and a body ``plain`` could cut otherwise in
-        ``plainall``.  The algorithm and its proof are in
+        ``plainall``; in a ``plain_vocab`` one ``text`` is also asked for
+        the stems of the words the stemmer changes (``plain`` holds such a
+        word only for a session's first documents holding it), so more
+        documents may be named.  The algorithm and its proof are in
         ``docs/format.md``, "Substring prefilter".
 
         None: no index of ``kind``; a live generation without the ``plain``
@@ -649,13 +652,21 @@ class SearchIndexReads:
             if n == 0:
                 continue
             schema = o.index.schema
-            q = next((q for sc, q in queries if sc == schema), None)
+            q = None if o.fmt.plain_vocab else next((q for sc, q in queries if sc == schema), None)
             if q is None:
-                try:
-                    q = substring_query(schema, o.fmt, exact, edges)
+                sr, seen = o.searcher, {}
+
+                def plain_terms(prefix: str) -> list[str]:
+                    """The generation's plain terms starting with ``prefix`` (each prefix read once)."""
+                    if prefix not in seen:
+                        seen[prefix] = [t for t, _n in sr.terms_with_prefix("plain", prefix)]
+                    return seen[prefix]
+                try:   # a plain_vocab generation's query names stems of its own plain terms
+                    q = substring_query(schema, o.fmt, exact, edges, plain_terms)
                 except ValueError:  # e.g. an automaton too large for tantivy's regex
                     return None
-                queries.append((schema, q))
+                if not o.fmt.plain_vocab:
+                    queries.append((schema, q))
             try:
                 addrs = [addr for _score, addr in o.searcher.search(q, n, count=False).hits]
                 for addr, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs)):

@@ -24,9 +24,11 @@ from objstore.index.analysis import (
     PLAIN_ANALYZER,
     PLAIN_STOP_ANALYZER,
     PAIRS_ANALYZER,
+    MAX_TOKEN_BYTES,
     PLAIN_MAX_TOKEN_BYTES,
     SIMPLE_STEM_ANALYZER,
     SIMPLE_STEM_DIFF_ANALYZER,
+    SIMPLE_STEM_VOCAB_ANALYZER,
     SIMPLE_STEM_FAST_ANALYZER,
     SIMPLE_STEM_KEYED_ANALYZER,
     SIMPLE_STEM_SHORT_ANALYZER,
@@ -36,7 +38,7 @@ from objstore.index.analysis import (
     lower_folds,
     nfc,
     plain_aligned,
-    plain_differing,
+    plain_differing_words,
     simple_text,
     simple_tokens,
     stem_tokens,
@@ -50,6 +52,7 @@ __all__ = [
     "FAST_ID_KEY_BYTES",
     "SHORT_ID_KEY_BYTES",
     "OID_COLUMNS",
+    "PlainCarriers",
     "id_key",
     "GenFormat",
     "Hit",
@@ -212,25 +215,35 @@ class GenFormat(Frozen):
     generation whose ``plain`` holds only the words of a body that ``text``
     does not hold as themselves (:func:`~objstore.index.analysis.plain_differing`;
     the substring prefilter asks ``text`` for any word); ``text`` is then
-    named ``mem_simple_stem_d``.
+    named ``mem_simple_stem_d``; ``plain_vocab``: a ``plain_diff``
+    generation whose ``plain`` holds a word the stemmer changes (ASCII,
+    shorter than MAX_TOKEN_BYTES) only in the documents a writer's
+    :class:`PlainCarriers` lets carry it (at least the first of each
+    session, by ``seq``, among those it wrote; every document that other
+    writers add carries all its words); the substring prefilter asks
+    ``text`` for the stem of every such ``plain`` term an open token
+    matches; ``text`` is then named ``mem_simple_stem_v``.
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
                  "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
-                 "short_key", "plain_diff")
+                 "short_key", "plain_diff", "plain_vocab")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
                  fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
-                 short_key: bool = False, plain_diff: bool = False) -> None:
+                 short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
-                   id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff)
+                   id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff,
+                   plain_vocab and plain_diff)   # a format without plain_diff has no vocabulary either
 
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
         if self.simple:
+            if self.plain_vocab:
+                return SIMPLE_STEM_VOCAB_ANALYZER
             if self.plain_diff:
                 return SIMPLE_STEM_DIFF_ANALYZER
             if self.short_key:
@@ -291,7 +304,7 @@ class GenFormat(Frozen):
 #: ``size16``)").
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
                             id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
-                            fast_oid=True, short_key=True, plain_diff=True),
+                            fast_oid=True, short_key=True, plain_diff=True, plain_vocab=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -307,7 +320,7 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
     goes with it).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
     return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
-                                                                            plain_diff=False)
+                                                                            plain_diff=False, plain_vocab=False)
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
@@ -446,8 +459,10 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         raise IndexCorruptError(f"{gen_dir}/meta.json: unreadable schema: {e}") from e
     names = {v: k for k, v in ANALYZERS.items()}
     simple_names = (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER,
-                    SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER)
-    fast_names = (SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER)
+                    SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER,
+                    SIMPLE_STEM_VOCAB_ANALYZER)
+    fast_names = (SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER,
+                  SIMPLE_STEM_VOCAB_ANALYZER)
     names.update(dict.fromkeys(simple_names, "stem"))
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
@@ -456,12 +471,13 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
             _field_tokenizer(fields, "plainall") == PLAIN_ANALYZER) or ("plainall" in fields and not plain_stop):
         raise IndexCorruptError(f"{gen_dir}/meta.json: a plain field of {PLAIN_STOP_ANALYZER} and a plainall field "
                                 f"go with the {SIMPLE_STEM_STOP_ANALYZER}, {SIMPLE_STEM_FAST_ANALYZER}, "
-                                f"{SIMPLE_STEM_SHORT_ANALYZER} and {SIMPLE_STEM_DIFF_ANALYZER} tokenizers "
+                                f"{SIMPLE_STEM_SHORT_ANALYZER}, {SIMPLE_STEM_DIFF_ANALYZER} and "
+                                f"{SIMPLE_STEM_VOCAB_ANALYZER} tokenizers "
                                 f"and only with them (text uses {tok!r})")
     if fast_oid != (tok in fast_names):
         raise IndexCorruptError(f"{gen_dir}/meta.json: the {', '.join(OID_COLUMNS)} fields go with the "
-                                f"{SIMPLE_STEM_FAST_ANALYZER}, {SIMPLE_STEM_SHORT_ANALYZER} and "
-                                f"{SIMPLE_STEM_DIFF_ANALYZER} tokenizers and "
+                                f"{SIMPLE_STEM_FAST_ANALYZER}, {SIMPLE_STEM_SHORT_ANALYZER}, "
+                                f"{SIMPLE_STEM_DIFF_ANALYZER} and {SIMPLE_STEM_VOCAB_ANALYZER} tokenizers and "
                                 f"only with them (text uses {tok!r})")
     if id_key_field != (tok in simple_names[1:]):
         raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
@@ -469,7 +485,7 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
                      tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
-                     tok in (SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER), tok == SIMPLE_STEM_DIFF_ANALYZER)
+                     tok in fast_names[1:], tok in fast_names[2:], tok == SIMPLE_STEM_VOCAB_ANALYZER)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -481,14 +497,69 @@ def _field_tokenizer(fields: dict, name: str) -> str | None:
         return None
 
 
-def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
+class PlainCarriers:
+    """Which words of the ``plain`` of a :attr:`GenFormat.plain_vocab`
+    generation a document carries: a writer's memo, per session (``ref``),
+    of the least ``seq`` of a document it wrote that carries each word the
+    stemmer changes.  A document carries every such word unless a document
+    of its session with a smaller ``seq`` written by the same writer since
+    the memo was last cleared carries it (so each holder of a word has a
+    carrier of it at or before its own ``seq``: a forget empties a turn and
+    rewrites every later turn of its session, whose new documents carry
+    their words again); every other word is always carried.  The writer
+    must :meth:`clear` it before a batch that deletes a document and after
+    a write it rolls back (a carrier gone); clearing only costs bytes.
+    Bounded: cleared at MAX words (then every document carries its words
+    again until each session has written them once more).  Thread-safe for
+    writers of distinct sessions (each session's documents go to one shard,
+    one writer thread); the worst a race does is a word carried twice.
+    ``docs/format.md``, "Search index: formats and analyzers"."""
+
+    #: words remembered in all before the memo is cleared (~100 B each)
+    MAX = 262_144
+    __slots__ = ("_first", "_n")
+
+    def __init__(self) -> None:
+        self._first: dict[str, dict[bytes, int]] = {}
+        self._n = 0
+
+    def clear(self) -> None:
+        """Forget every carrier (after a delete or a rolled-back write)."""
+        self._first, self._n = {}, 0
+
+    def carried(self, ref: str, seq: int, words: "set[bytes]") -> "set[bytes] | list[bytes]":
+        """The words of ``words`` (:func:`~objstore.index.analysis.plain_differing_words`
+        of a document of session ``ref`` at ``seq``) that the document
+        carries in ``plain``, recorded as carried (see the class doc)."""
+        first = self._first.get(ref)
+        if first is None:
+            if self._n >= self.MAX:
+                self.clear()
+            first = self._first[ref] = {}
+        out = []
+        added = 0
+        for w in words:
+            if w.isascii() and len(w) < MAX_TOKEN_BYTES:
+                q = first.get(w)
+                if q is not None and q < seq:
+                    continue
+                if q is None:
+                    added += 1
+                first[w] = seq
+            out.append(w)
+        self._n += added
+        return out
+
+
+def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None" = None) -> "tantivy.Document":
     """The tantivy document of ``d`` for a generation of format ``fmt``: the
     stored fields, the NFC body in ``text`` (through :func:`simple_text` in
     a ``simple`` format), if ``fmt.has_pairs`` its
     :func:`glued_pairs` in ``pairs`` and, if ``fmt.has_plain``, the
     case-folded body in ``plain`` (with ``fmt.plain_stop``: in ``plainall``
     instead when it is not :func:`plain_aligned`; with ``fmt.plain_diff``
-    only its :func:`plain_differing` words in ``plain``) and ``flags`` = ``long``
+    only its :func:`plain_differing_words` in ``plain``; with ``fmt.plain_vocab``
+    and ``carriers`` only those that ``carriers`` says it carries) and ``flags`` = ``long``
     when that is PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
     if fmt.fast_oid:
@@ -521,7 +592,13 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat) -> "tantivy.Document":
         # the one matching form (core.text's fold); whitespace runs do not matter here
         folded = text.lower() if common else fold(text)
         if not fmt.plain_stop or common or plain_aligned(text):
-            kept = plain_differing(folded) if fmt.plain_diff else folded
+            if fmt.plain_diff:
+                words = plain_differing_words(folded)
+                if carriers is not None and fmt.plain_vocab and words:
+                    words = carriers.carried(d.ref, d.seq, words)
+                kept = b" ".join(words).decode("utf-8", "surrogatepass")
+            else:
+                kept = folded
             if kept:
                 doc.add_text("plain", kept)
         else:

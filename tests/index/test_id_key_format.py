@@ -99,7 +99,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
             assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
         assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_d"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_v"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
@@ -230,10 +230,10 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
     assert read_format(gen).fast_oid and read_format(gen).short_key
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_f"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_f"'))
     fmt = read_format(gen)  # read as the session-12 format: the same fields, a 12-byte key
     assert fmt.fast_oid and not fmt.short_key and fmt.tokenizer == "mem_simple_stem_f"
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_d"', '"mem_simple_stem_s"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_s"'))
     with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)
@@ -259,7 +259,9 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     session-16 one (``plain_diff``) answer every
     read the same: hits (id, score, time, seq, ref, project, role, in
     order), a session's turns by seq, the substring prefilter, the turn ids
-    of a session, missing turns; and a delete removes the same turn."""
+    of a session, missing turns; and a delete removes the same turn.  The
+    session-17 one (``plain_vocab``) too, but that its prefilter may name
+    more documents (those holding the stem of a word it matches)."""
     rng = __import__("random").Random(5)
     words = ["alpha", "bravo", "charlie", "delta", "echo", "running", "runs", "the", "function", "error",
              "timeout", "auth.py", "visionkit", "日本語", "naïve"]
@@ -284,9 +286,15 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
         finally:
             ix.close()
 
+    vocab = answers(tmp_path / "vocab" / "index")
+    gens = sorted((tmp_path / "vocab" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and all(read_format(g).plain_vocab for g in gens)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_vocab=False))
     new = answers(tmp_path / "new" / "index")
     gens = sorted((tmp_path / "new" / "index" / "turns").glob("gen-*"))
-    assert len(gens) > 1 and all(read_format(g).short_key and read_format(g).plain_diff for g in gens)
+    assert len(gens) > 1 and all(read_format(g).short_key and read_format(g).plain_diff
+                                 and not read_format(g).plain_vocab for g in gens)
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=False))
     s13 = answers(tmp_path / "s13" / "index")
@@ -304,6 +312,8 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     gens = sorted((tmp_path / "old" / "index" / "turns").glob("gen-*"))
     assert len(gens) > 1 and not any(read_format(g).fast_oid for g in gens)
     assert old == new and s12 == new and s13 == new
+    assert vocab[:8] == new[:8] and vocab[9:] == new[9:]
+    assert all(v >= n for v, n in zip(vocab[8], new[8])) and vocab[8] != new[8]   # "unnin": also "runs"
     assert all(new[:5]) and docs[8].id not in new[-1]
 
 

@@ -84,7 +84,7 @@ def test_a_new_generation_keeps_only_differing_words_in_plain(tmp_path: Path) ->
         ix.add([turn("a", "Quokka running visionkit"), turn("b", "İstanbul quokka", 1), turn("c", "ZEBRA", 2)])
         (gen,) = live_gens(root)
         fmt = read_format(gen)
-        assert fmt.plain_diff and fmt.plain_stop and fmt.tokenizer == "mem_simple_stem_d"
+        assert fmt.plain_diff and fmt.plain_stop and fmt.tokenizer == "mem_simple_stem_v"
         sr = tantivy.Index.open(str(gen)).searcher()
         assert sr.doc_freq("plain", "quokka") == 0 and sr.doc_freq("text", "quokka") == 2
         assert sr.doc_freq("plain", "visionkit") == 0 and sr.doc_freq("plain", "zebra") == 0
@@ -144,16 +144,13 @@ def test_prefilter_holds_the_older_candidates_on_real_transcripts(tmp_path: Path
     assert _compare(tmp_path, monkeypatch, bodies, _needles(bodies, 100, seed=13)) > 70
 
 
-def test_an_older_generation_is_read_and_purged_into_the_default_format(tmp_path: Path, monkeypatch) -> None:
-    """A store holding session 13's generations (``short_key`` without
-    ``plain_diff``: every unlisted word in ``plain``, written by a mem of
-    sessions 13 to 15) is searched, added to as it is and prefiltered by
-    this mem; a purge of its shard rewrites it in the ``plain_diff``
-    format, and the purged turn's words are gone from every field."""
-    root = tmp_path / "index"
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_diff=False))
+def write_older_generation(root: Path, monkeypatch, docs: list, **flags: bool) -> Path:
+    """Index ``docs`` into a new one-shard index at ``root`` in the turns'
+    format with ``flags`` changed (``GenFormat.replace``: an older mem's
+    format), then put the default format back; returns the generation."""
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(**flags))
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     ix = SearchIndex(root, shards=1)
-    docs = [turn("a", "quokka running visionkit"), turn("b", "zebra quokka", 1)]
     try:
         ix.add(docs)
     finally:
@@ -162,6 +159,18 @@ def test_an_older_generation_is_read_and_purged_into_the_default_format(tmp_path
     schema_mod._SCHEMAS.clear()
     assert schema_mod.FORMATS["stem"].plain_diff
     (gen,) = live_gens(root)
+    return gen
+
+
+def test_an_older_generation_is_read_and_purged_into_the_default_format(tmp_path: Path, monkeypatch) -> None:
+    """A store holding session 13's generations (``short_key`` without
+    ``plain_diff``: every unlisted word in ``plain``, written by a mem of
+    sessions 13 to 15) is searched, added to as it is and prefiltered by
+    this mem; a purge of its shard rewrites it in the ``plain_diff``
+    format, and the purged turn's words are gone from every field."""
+    root = tmp_path / "index"
+    docs = [turn("a", "quokka running visionkit"), turn("b", "zebra quokka", 1)]
+    gen = write_older_generation(root, monkeypatch, docs, plain_diff=False)
     assert not read_format(gen).plain_diff and read_format(gen).short_key
     assert tantivy.Index.open(str(gen)).searcher().doc_freq("plain", "visionkit") == 1
     ix = SearchIndex(root, shards=1)

@@ -1348,7 +1348,7 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
     finally:
         ix.close()
     tok = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
-    assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_d"
+    assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_v"
 
 
 _GLUE_PIECES = st.sampled_from(list("authpyAUTHPY.._-/ \n\téÉ日本") + ["\u0301", "\x1b[1m", "ß", "ǅ"])
