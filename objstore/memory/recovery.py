@@ -48,7 +48,13 @@ def recover(store: Store) -> RecoveryReport:
             resume_forget(store, j.forgets, j.turn_forgets)
         except SearchIndexError:
             pass                      # the index is rebuilt below; the objects are already rewritten
+        # the summaries citing turns it rewrote before the stop name ids that are gone (as fsck --repair)
         j = store.journal.read()
+        from objstore.memory.repair import drop_dangling_edges   # deferred: only after a stopped forget
+        mended = drop_dangling_edges(store, j.deletes - reachable(store)) if j.deletes else {}
+        if mended:   # their old versions leave the index as a forget's do (the facts sub-index is rewritten)
+            store.journal.append([f"P\t{n[len('facts/'):]}" for n in sorted(mended)])
+            j = store.journal.read()
     if j.damaged:
         return _rebuild(store, j, keep_copy=True)
     try:
