@@ -22,7 +22,7 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key
+from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key, text_rule
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 
@@ -273,6 +273,40 @@ def _restore_lost_tombstones(store: Store, remote: RemoteObjects, res: SyncResul
             res.refs_updated.append(name)
 
 
+def unseen_rules(store: Store, local: dict[str, str], remote: dict[str, str]
+                 ) -> dict[str, list[tuple[tuple[bytes, int], int]]]:
+    """The forgotten texts (``tombstones.text_rule``) that one side of a
+    merge held and the other did not, by the side that lacked them
+    (``merge.ForgetIndex.unseen``): ``local`` and ``remote`` are the
+    ``tombstones/<id>`` refs (name -> id) this store held before the pull
+    and the remote's manifest names.  A text is held by a side when any of
+    its tombstones names the rule.  Reads only the tombstones one side
+    lacks, and the shared ones only when those hold a rule (a tombstone
+    that cannot be read is skipped: ``forget_index`` has refused already
+    when it matters)."""
+    def rules(names) -> dict[tuple[bytes, int], int]:
+        out: dict[tuple[bytes, int], int] = {}
+        for n in names:
+            try:
+                t = store.get(local.get(n) or remote[n], Tombstone)
+            except (CorruptObject, NotFound):
+                continue
+            r = text_rule(t)
+            if r is not None:
+                out[r] = min(out.get(r, t.time), t.time)
+        return out
+    only_l, only_r = rules(sorted(local.keys() - remote.keys())), rules(sorted(remote.keys() - local.keys()))
+    if not only_l and not only_r:
+        return {}
+    both = rules(sorted(local.keys() & remote.keys()))
+    out: dict[str, list[tuple[tuple[bytes, int], int]]] = {}
+    for side, have in (("remote", only_l), ("local", only_r)):   # a side lacks what only the other held
+        lacked = [(r, w) for r, w in have.items() if r not in both]
+        if lacked:
+            out[side] = lacked
+    return out
+
+
 @dataclass
 class MergeReport:
     remote_rewritten: bool = False
@@ -293,6 +327,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             res.refs_updated.append(name)
     _restore_lost_tombstones(store, remote, res)
     fidx = forget_index(store)
+    fidx.unseen = unseen_rules(store, {n: o for n, o in local.items() if n.startswith("tombstones/")},
+                               {n: o for n, o in m.refs.items() if n.startswith("tombstones/")})
     local = local_refs(store)
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []
@@ -323,6 +359,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             for oid, obj in out.new_objects:
                 store.put(obj)
             emptied += out.emptied
+            res.forgotten_text += out.unseen
             parked += out.parked
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled
@@ -332,6 +369,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         if rh is not None and rh not in final:
             rep.remote_rewritten = True
         if out_head == lh:
+            if is_fact and rewritten and dropped:   # emptied here, never current here (a pulled value a
+                journal += [f"D\t{o}" for o in sorted(dropped)]   # text rule forgets): its objects go
             continue
         key = name.split("/", 1)[1]
         if is_fact:
