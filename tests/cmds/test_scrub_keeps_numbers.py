@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
+
+from tests.conftest import live_appender
 
 SID = "55555555-2222-3333-4444-555555555555"
 
@@ -39,14 +39,7 @@ def test_numbers_keep_their_source_text_and_the_file_its_inode(mem, tmp_path):
     t, env = _transcript(tmp_path, [one.encode(), two.encode(), json.dumps(_record(3, "short ok")).encode()])
     sizes = [len(x) for x in t.read_bytes().splitlines()]
     mem("import", "claude-code", env=env)
-    writer = subprocess.Popen([sys.executable, "-c", (
-        "import json, sys, time\n"
-        "f = open(sys.argv[1], 'a')\n"
-        "for i in range(30):\n"
-        "    f.write(json.dumps({'type': 'user', 'sessionId': sys.argv[2], 'uuid': 'live-%d' % i,\n"
-        "        'cwd': '/tmp/t16-proj', 'timestamp': '2026-12-03T16:01:00.000Z',\n"
-        "        'message': {'role': 'user', 'content': 'live %d' % i}}) + '\\n')\n"
-        "    f.flush(); time.sleep(0.1)\n"), str(t), SID])
+    writer = live_appender(t, SID, "/tmp/t16-proj", "live %d")
     time.sleep(0.5)
     ino = os.stat(t).st_ino
     r = mem("forget", "--match", "yak-garnet", "--yes", "--scrub-sources", env=env)
