@@ -84,8 +84,10 @@ def is_rejected(store: Store, key: str, body: str) -> bool:
     return any(t.value_sha256 == digest for t in tombstones_for(store, key))
 
 
-def all_tombstones(store: Store, *, strict: bool = False) -> list[Tombstone]:
-    """Every readable tombstone in the store.
+def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None
+                   ) -> list[Tombstone]:
+    """Every readable tombstone in the store (``named``, when given, gets
+    each one under its ref name, ``tombstones/<id>``).
 
     A ``tombstones/<id>`` ref whose object cannot be read (lost to damage:
     ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
@@ -98,11 +100,14 @@ def all_tombstones(store: Store, *, strict: bool = False) -> list[Tombstone]:
             object (the message names each id)."""
     out: list[Tombstone] = []
     lost: list[str] = []
-    for _n, oid in store.refs.iter("tombstones"):
+    for n, oid in store.refs.iter("tombstones"):
         try:
             out.append(store.get(oid, Tombstone))
         except (CorruptObject, NotFound):
             lost.append(oid)
+            continue
+        if named is not None:
+            named[n] = out[-1]
     if lost and strict:
         raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
                             f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
