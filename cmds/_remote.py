@@ -72,6 +72,9 @@ def summary(res) -> str:
         parts.append(f"{plural(len(res.queued), 'challenge')} queued (mem queue)")
     if res.forgotten:
         parts.append(f"{plural(res.forgotten, 'forgotten value')} purged")
+    if res.forgotten_text:
+        parts.append(f"{plural(res.forgotten_text, 'value')} holding a text 'forget --match' forgot, written "
+                     f"where that forget had not arrived, forgotten as it would have been")
     if res.remote_packs_rewritten:
         parts.append(f"{plural(res.remote_packs_rewritten, 'remote pack')} rewritten")
     if res.remote_packs_adopted:

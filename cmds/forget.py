@@ -170,7 +170,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                 left = scrub_leftovers(store, match)
             if as_json:
                 emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, **_plan_json(plan),
-                           **({"keys_naming": _keys_naming(store, match)} if match is not None else {})})
+                           **({"keys_naming": _keys_naming(store, match), "sealed_not_searched": _sealed(store)}
+                              if match is not None else {})})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
                 name, when = plan.already_forgotten
                 click.echo(f"{safe(name.replace('session:', 'session ', 1))} was already forgotten "
@@ -182,6 +183,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                            f"nothing stored holds it as a value; scrubbed {plural(len(left), 'derived file')} "
                            f"that named it ({', '.join(left[:5])})")
                 _say_keys_naming(named)
+            if match is not None:
+                _say_sealed_unsearched(store)
             return
         else:
             if not as_json:
@@ -203,6 +206,7 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         return
     if match is not None and not as_json:
         _say_keys_naming(_keys_naming(store, match))
+        _say_sealed_unsearched(store)
     scrubbed_files = []
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
@@ -210,7 +214,8 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
         emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
-                   "sources_scrubbed": scrubbed_files, "remotes_holding": remotes})
+                   "sources_scrubbed": scrubbed_files, "remotes_holding": remotes,
+                   **({"sealed_not_searched": _sealed(store)} if match is not None else {})})
         return
     if remotes:
         click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} "
@@ -242,6 +247,24 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
 def _keys_naming(store, match: str) -> list[str]:
     from objstore import keys_naming
     return keys_naming(store, match)
+
+
+def _sealed(store) -> int:
+    """The number of sealed keys (``refs/sealed/``): their values are encrypted."""
+    return sum(1 for _ in store.refs.iter("sealed"))
+
+
+def _say_sealed_unsearched(store) -> None:
+    """--match reads no sealed value (each is encrypted; forget never asks
+    for the passphrase): say how many keys it could not search, and how to
+    reach them (test16b B3: it said "nothing matches" while a sealed
+    version held the text, and 'mem unseal' put it back in the clear)."""
+    n = _sealed(store)
+    if n:
+        click.echo(f"note: {plural(n, 'sealed key')} {'was' if n == 1 else 'were'} not searched (their values are "
+                   "encrypted): 'mem sealed list' names them, 'mem sealed show KEY' reads one, "
+                   "'mem sealed forget KEY' forgets one whole; a key unsealed later is not checked either, "
+                   "so run this forget again after 'mem unseal'", err=True)
 
 
 def _say_keys_naming(keys: list[str]) -> None:
@@ -369,6 +392,16 @@ def _source_hits(store, match: str) -> list:
     return hits + [(h, True) for h in find_in_sources(histories, match, plain=True)]
 
 
+def _inode(path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file ``path`` names (a link followed), or None."""
+    import os
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
     from objstore import scrub_captured, scrub_source
     done = []
@@ -384,8 +417,13 @@ def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> 
             if not ok:
                 continue
         # a transcript: its rewritten records are named first, so no capture takes them for new ones
+        before = _inode(hit.path)
         n = scrub_source(hit.path, match, plain=True) if plain else scrub_captured(store, hit.path, match)
         click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
+        if not plain and before is not None and _inode(hit.path) != before:
+            click.echo(f"warning: {hit.path} was replaced, not rewritten in place (a line could not keep its "
+                       "length): an agent still writing it loses what it writes from now; close that session",
+                       err=True)
         done.append(str(hit.path))
         shells = shells or plain
     if shells:

@@ -172,6 +172,21 @@ def signal_forget_midway(home, args, sig: int, env: dict | None = None, ready=jo
     return p.returncode, err.decode()
 
 
+def live_appender(path, session: str, cwd: str, content: str = "live line %d", n: int = 30) -> subprocess.Popen:
+    """Start an agent stand-in that holds the transcript ``path`` open for
+    appending (as Codex's rollout recorder does) and writes ``n`` Claude
+    Code user records of ``session`` (``uuid`` ``live-<i>``, text
+    ``content % i``), 0.1 s apart; the caller waits for it."""
+    return subprocess.Popen([sys.executable, "-c", (
+        "import json, sys, time\n"
+        "f = open(sys.argv[1], 'a')\n"
+        "for i in range(int(sys.argv[5])):\n"
+        "    f.write(json.dumps({'type': 'user', 'sessionId': sys.argv[2], 'uuid': 'live-%d' % i,\n"
+        "        'cwd': sys.argv[3], 'timestamp': '2026-12-03T16:01:00.000Z',\n"
+        "        'message': {'role': 'user', 'content': sys.argv[4] % i}}) + '\\n')\n"
+        "    f.flush(); time.sleep(0.1)\n"), str(path), session, cwd, content, str(n)])
+
+
 @pytest.fixture
 def mem():
     """Run ``mem`` as a real subprocess (``python -m cmds``); after a

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from objstore.capture.claude_code import ReaderState
 from objstore.core.atomic import atomic_write
+from objstore.core.fileid import HIDDEN_PREFIX as HIDDEN, hidden_source
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
@@ -38,19 +39,25 @@ class Cursor(Record):
     """Where a transcript file has been read to (see the module doc).
     ``stopped``: a Stop hook ran since the last prompt hook read the file:
     the agent's answer is finished, so the next prompt hook reads its
-    trailing message too (capture_prompt)."""
+    trailing message too (capture_prompt).  ``hidden``: the path holds a
+    text a ``forget --match`` forgot, so the saved header names it by
+    ``core.fileid.hidden_source`` (``sha256:`` + hex), never in the clear;
+    :func:`load_cursor` gives ``path`` back from its caller's path, and
+    :func:`iter_cursors` yields the hidden form."""
 
     __slots__ = ("path", "dev", "ino", "offset", "fp", "fp_len", "session", "ended", "created", "synced", "skipping",
-                 "stopped", "lineage", "reader")
+                 "stopped", "lineage", "reader", "hidden")
 
     def __init__(self, path: str, dev: int = 0, ino: int = 0, offset: int = 0, fp: str = "", fp_len: int = 0,
                  session: str = "", ended: bool = False, created: int = 0, synced: int = 0, skipping: bool = False,
-                 stopped: bool = False, lineage: dict | None = None, reader: ReaderState | None = None) -> None:
+                 stopped: bool = False, lineage: dict | None = None, reader: ReaderState | None = None,
+                 hidden: bool = False) -> None:
         set_fields(self, path, dev, ino, offset, fp, fp_len, session, ended, created, synced, skipping, stopped,
-                   {} if lineage is None else lineage, ReaderState() if reader is None else reader)
+                   {} if lineage is None else lineage, ReaderState() if reader is None else reader, hidden)
 
     def head(self) -> dict:
-        return {"v": _CURSOR_V, "path": self.path, "dev": self.dev, "ino": self.ino,
+        path = self.path if not self.hidden or self.path.startswith(HIDDEN) else hidden_source(self.path)
+        return {"v": _CURSOR_V, "path": path, "dev": self.dev, "ino": self.ino,
                 "offset": self.offset, "fp": self.fp, "fp_len": self.fp_len, "session": self.session,
                 "ended": self.ended, "created": self.created, "synced": self.synced,
                 "skipping": self.skipping, "stopped": self.stopped, "lineage": self.lineage}
@@ -80,6 +87,8 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
                      stopped=bool(h.get("stopped")), lineage=dict(h.get("lineage") or {}))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if cur.path.startswith(HIDDEN):   # named by hash (Cursor.hidden): the file is the one asked for
+        cur.path, cur.hidden = os.path.realpath(path), True
     if with_state:
         try:
             r = json.loads(base.with_suffix(".state").read_bytes())
@@ -97,8 +106,14 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
     return cur
 
 
+def cursor_saved(store: Store, path: Path) -> bool:
+    """Whether a cursor of the transcript ``path`` is saved (one stat)."""
+    return (_cursor_dir(store) / cursor_key(path)).with_suffix(".json").exists()
+
+
 def save_cursor(store: Store, cur: Cursor) -> None:
-    """Write a cursor (not fsynced: a lost cursor only means reading again)."""
+    """Write a cursor (not fsynced: a lost cursor only means reading again).
+    A hidden one (``cur.hidden``) names its path by hash."""
     base = _cursor_dir(store) / cursor_key(Path(cur.path))
     mf = cur.reader.msg_first
     if len(mf) > MSG_FIRST_MAX:
@@ -112,7 +127,8 @@ def save_cursor(store: Store, cur: Cursor) -> None:
 
 
 def iter_cursors(store: Store) -> Iterator[Cursor]:
-    """Every saved cursor (headers only)."""
+    """Every saved cursor (headers only; a hidden one's ``path`` is its
+    ``sha256:`` form)."""
     d = _cursor_dir(store)
     try:
         names = sorted(os.listdir(d))
@@ -125,6 +141,7 @@ def iter_cursors(store: Store) -> Iterator[Cursor]:
                 cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]),
                              offset=int(h["offset"]), session=str(h.get("session", "")),
                              ended=bool(h.get("ended")), created=int(h.get("created", 0)))
+                cur.hidden = cur.path.startswith(HIDDEN)
             except (OSError, ValueError, KeyError, TypeError):
                 continue
             yield cur

@@ -542,12 +542,12 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     ``--scrub-sources`` left such a file holding the text, which the next
     import stored).  Never raises for the files' content."""
     paths = set(_ledger_sources(store, damaged))
-    hidden = {x for x in paths if is_hidden_source(x)}
+    hooks = [c.path for c in iter_cursors(store)] if hooked else []
+    hidden = {x for x in (*paths, *hooks) if is_hidden_source(x)}   # a hidden cursor too (Cursor.hidden)
     paths -= hidden
     if hidden:
         paths |= _find_hidden(hidden, roots)
-    if hooked:
-        paths.update(c.path for c in iter_cursors(store) if os.path.isabs(c.path) and "\0" not in c.path)
+    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p)
     if neighbours:
         paths |= _neighbours(paths)
     return sorted(paths)

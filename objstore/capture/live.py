@@ -19,8 +19,8 @@ from objstore.capture.cursors import cursor_key, load_cursor, save_cursor, text_
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of
-from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, is_subagent, project_namer, sync_one, valid_text,
-                                   write_stated)
+from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, is_subagent, project_namer, sync_one,
+                                   valid_text, write_stated)
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
@@ -201,6 +201,8 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                 stated.append((oid, ct.replace(alias=key)))
             mine = write_stated(store, stated, command, own=key if statement else "")
             w.publish(index=index)
+            if cur is not None:
+                hide_forgotten_paths(store, w, [cur])
         finally:
             w.close()
         if cur is not None:

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Iterator
 
+from objstore.core import jsonspan
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.text import find_spans, matcher, normalize_value, replace_matches
@@ -103,15 +105,34 @@ def _strings(value) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _walk(value, text: str, marker: str = REDACTED):
-    if isinstance(value, str):
-        return replace_matches(value, text, marker)[0]
-    if isinstance(value, list):
-        return [_walk(v, text, marker) for v in value]
-    if isinstance(value, dict):
-        return {(_walk(k, text, marker) if isinstance(k, str) else k): _walk(v, text, marker)
-                for k, v in value.items()}
-    return value
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _in_strings(body: str, text: str, marker: str) -> str:
+    """The JSON text ``body`` (it parses; a byte that is not UTF-8 read as
+    a ``surrogateescape`` character) with every match of ``text`` inside a
+    JSON string (a key or a value, matched on the decoded string) replaced
+    by ``marker``, and every character outside those strings kept as it
+    was: numbers keep their source text (``1E2`` stays ``1E2``, where a
+    parse and dump wrote ``100.0``, longer: test16b B7), and so do the
+    spacing and the strings without a match.  A string with a match is
+    written again as ``json.dumps(ensure_ascii=False)`` writes it, no
+    longer than its source but for the marker (``\\u00e9`` becomes
+    ``é``), with a lone surrogate as its ``\\uXXXX`` escape: a byte that
+    is not UTF-8 inside such a string then takes 6 bytes, the one way such
+    a line grows.  Cost: one match test per string of the line; a JSON
+    decode and encode of each string that matches."""
+    out, pos = [], 0
+    for m in jsonspan.STRING.finditer(body):   # a valid JSON text: every '"' outside a string starts one
+        value = json.loads(m.group())
+        new, n = replace_matches(value, text, marker)
+        if not n:
+            continue
+        enc = _SURROGATE.sub(lambda c: f"\\u{ord(c.group()):04x}", json.dumps(new, ensure_ascii=False))
+        out += [body[pos:m.start()], enc]
+        pos = m.end()
+    out.append(body[pos:])
+    return "".join(out)
 
 
 #: the markers a rewritten JSONL line tries, in order, until it is no longer than the line it
@@ -259,26 +280,25 @@ class _LineScrubber:
             body = line[: len(line) - len(end)].decode("utf-8", "surrogateescape")
             self.changed += 1
             return replace_matches(body, self.text, REDACTED)[0].encode("utf-8", "surrogateescape") + end
-        body = line[: len(line) - len(end)].decode("utf-8", "replace")
+        body = line[: len(line) - len(end)].decode("utf-8", "surrogateescape")   # other bytes kept as read
         room = len(line) - len(end)
         # matched once, with a placeholder each marker then takes the place of (one it holds
         # already: matched once per marker)
         ph = _PLACEHOLDER if _PLACEHOLDER not in body else None
         try:
-            rec = json.loads(body)
+            json.loads(body)   # a JSON record: only its strings that hold a match are written again
             if ph:
-                once = json.dumps(_walk(rec, self.text, ph), ensure_ascii=False, separators=(",", ":"))
+                once = _in_strings(body, self.text, ph)
                 outs = (once.replace(ph, m) for m in MARKERS)
             else:
-                outs = (json.dumps(_walk(rec, self.text, m), ensure_ascii=False, separators=(",", ":"))
-                        for m in MARKERS)
+                outs = (_in_strings(body, self.text, m) for m in MARKERS)
         except ValueError:
             once = replace_matches(body, self.text, ph)[0] if ph else None
             outs = (once.replace(ph, m) if ph else replace_matches(body, self.text, m)[0] for m in MARKERS)
         self.changed += 1
         new = b""
         for out in outs:        # the first marker that keeps the line's length (padded with blanks)
-            new = out.encode("utf-8")
+            new = out.encode("utf-8", "surrogateescape")
             if len(new) <= room:
                 return new + b" " * (room - len(new)) + end
         self.unfit = True       # longer whatever the marker: this file is replaced, not written in place

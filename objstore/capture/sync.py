@@ -64,17 +64,19 @@ from pathlib import Path
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
 from objstore.capture.claude_code import ParseStats, parse_file, subagent_outcome
-from objstore.capture.cursors import Cursor, iter_cursors, load_cursor, save_cursor, text_key
+from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor, text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of, write_statement
 from objstore.core.errors import MemError
+from objstore.core.fileid import hidden_source
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
 from objstore.memory.sessions import CapturedTurn, walk_turns
+from objstore.memory.tombstones import redact_matches
 from objstore.memory.scope import register_project
 
 __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
@@ -330,6 +332,25 @@ class SyncResult(Record):
                    more)
 
 
+def hide_forgotten_paths(store: Store, w: TurnAppender, cursors: list[Cursor]) -> None:
+    """A cursor about to be saved for the first time (none is saved: a new
+    transcript, or one whose cursor a forget deleted because it named a
+    forgotten text) whose path holds a ``forget --match`` text of any
+    session (the ``match:`` rules: ``tombstones.redact_matches``, the match
+    the appender applies to a turn's ``cwd``) is saved hidden
+    (``Cursor.hidden``: its path by hash), so the hook that goes on
+    capturing a session in a folder named after a forgotten text does not
+    write the path back (session 17).  Cost: a stat per cursor; the rules
+    are read only for a new cursor."""
+    fresh = [c for c in cursors if not c.hidden and not cursor_saved(store, Path(c.path))]
+    if not fresh:
+        return
+    rules = [r for rs in w.filter().rules.values() for r in rs]
+    if rules:
+        for c in fresh:
+            c.hidden = bool(redact_matches(c.path, rules)[1])
+
+
 def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, bool]:
     """The file's cursor, reset (offset 0, fresh bookkeeping) when the file
     is new, replaced, shorter than the cursor, or its first bytes changed."""
@@ -472,6 +493,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                     cursors.append(cur)
             write_stated(store, stated, command)   # before the turns' publish: a crash between writes both again
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
+            hide_forgotten_paths(store, w, cursors)
         finally:
             w.close()
         for cur in cursors:
@@ -552,7 +574,11 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
     todo: list[tuple[Path, bool]] = []
     dirs: dict[str, int] = {}
     known: set[str] = set()
+    hidden: dict[str, Cursor] = {}   # a cursor naming its file by hash: found by listing its folder below
     for cur in iter_cursors(store):
+        if cur.hidden:
+            hidden[cur.path] = cur
+            continue
         known.add(cur.path)
         if not is_subagent(Path(cur.path)):
             d = os.path.dirname(cur.path)
@@ -579,6 +605,11 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
             try:
                 st = os.stat(p)
             except OSError:
+                continue
+            cur = hidden.get(hidden_source(p)) if hidden else None
+            if cur is not None:   # a hidden cursor's file: read again only when it changed, as above
+                if (st.st_dev, st.st_ino, st.st_size) != (cur.dev, cur.ino, cur.offset):
+                    todo.append((Path(p), now - st.st_mtime >= idle_s))
                 continue
             if st.st_mtime * 1000 >= since - NEW_FILE_LOOKBACK_MS:
                 todo.append((Path(p), now - st.st_mtime >= idle_s))

@@ -30,6 +30,7 @@ import os
 from blake3 import blake3
 
 from objstore.core.atomic import atomic_write
+from objstore.core.ids import sha256   # not hashlib: the prompt hook names a hidden cursor so
 
 EDGE_BYTES = 4096
 LEDGER_VERSION = 1
@@ -125,8 +126,7 @@ def hidden_source(path: str) -> str:
     bytes as ``os.fsencode``), so the ledger no longer holds the text while
     ``mem scan`` and ``--scrub-sources`` still find the file by walking the
     transcript folders and hashing their paths (docs/forget.md)."""
-    import hashlib
-    return HIDDEN_PREFIX + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+    return HIDDEN_PREFIX + sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def is_hidden_source(line: str) -> bool:

@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 
 _WS = " \t\r\n"
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+#: one JSON string token (in a valid JSON text, ``finditer`` from its start finds exactly its strings)
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 
 
@@ -61,7 +62,7 @@ def skip_ws(text: str, i: int) -> int:
 def string_end(text: str, i: int) -> int:
     """Index just past the JSON string starting at ``text[i] == '"'``.
     Raises ValueError for an unterminated string."""
-    m = _STRING.match(text, i)
+    m = STRING.match(text, i)
     if m is None:
         raise ValueError(f"unterminated string at {i}")
     return m.end()

@@ -7,6 +7,7 @@ these names."""
 
 from __future__ import annotations
 
+import json
 import os
 import zlib
 from pathlib import Path
@@ -82,6 +83,8 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             lines = data.decode("utf-8", "surrogateescape").splitlines()
             kept_s = [hidden_source(ln) if hit(ln) and os.path.isabs(ln) else ln for ln in lines]
             atomic_write(p, "".join(ln + "\n" for ln in kept_s).encode("utf-8", "surrogateescape"))
+        elif p.parent.name == "cursors" and p.suffix == ".json" and (hid := _hidden_cursor(data, hit)):
+            atomic_write(p, hid, durable=False)   # a hook's cursor: its path by hash, its place kept
         elif text_like:
             lines = data.splitlines(keepends=True)
             kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
@@ -90,6 +93,24 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))
     return changed
+
+
+def _hidden_cursor(data: bytes, hit) -> bytes | None:
+    """A hook cursor's header (``capture.cursors``) whose only hit is its
+    ``path``, written again with the path by hash (``hidden_source``; the
+    hook keeps it so: ``Cursor.hidden``), so the next hook neither reads
+    the transcript again from its start nor writes the path back; None
+    when anything else in it holds the text (the file is deleted)."""
+    try:
+        h = json.loads(data)
+        path = h["path"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(path, str) or not os.path.isabs(path) or not hit(path):
+        return None
+    h["path"] = hidden_source(path)
+    out = json.dumps(h).encode()
+    return None if hit(out.decode("utf-8", "replace")) else out
 
 
 # -- verification -----------------------------------------------------------------

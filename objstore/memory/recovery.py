@@ -17,6 +17,7 @@ from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.documents import fact_docs, iter_docs, turn_docs_in_shards
 from objstore.memory.forget import resume_forget
+from objstore.memory.repair import drop_dangling_edges
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
 
@@ -48,7 +49,12 @@ def recover(store: Store) -> RecoveryReport:
             resume_forget(store, j.forgets, j.turn_forgets)
         except SearchIndexError:
             pass                      # the index is rebuilt below; the objects are already rewritten
+        # the summaries citing turns it rewrote before the stop name ids that are gone (as fsck --repair)
         j = store.journal.read()
+        mended = drop_dangling_edges(store, j.deletes - reachable(store)) if j.deletes else {}
+        if mended:   # their old versions leave the index as a forget's do (the facts sub-index is rewritten)
+            store.journal.append([f"P\t{n[len('facts/'):]}" for n in sorted(mended)])
+            j = store.journal.read()
     if j.damaged:
         return _rebuild(store, j, keep_copy=True)
     try:

@@ -518,7 +518,44 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop
                 rep.dropped_refs.append(name)
 
 
-def _drop_dangling_edges(store: Store, objs: dict, rep: RepairReport, now: int) -> None:
+class _Read(dict):
+    """``objs`` for :func:`_drop_dangling_edges` outside a repair's scan:
+    each object read from the store when first asked for (None when it
+    cannot be read)."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+
+    def get(self, oid, default=None):
+        if oid not in self:
+            try:
+                self[oid] = decode(self.store.read_frame(oid)) if self.store.has(oid) else None
+            except (*_DAMAGE, UnsupportedVersion):
+                self[oid] = None
+        obj = self[oid]
+        return default if obj is None else obj
+
+
+def drop_dangling_edges(store: Store, gone: set[str]) -> dict[str, int]:
+    """The recovery of a stopped forget (``objstore.memory.recovery``) ends
+    with the step of ``fsck --repair`` that drops fact edges to ids no
+    longer stored (:func:`_drop_dangling_edges`: a killed ``forget --match``
+    rewrote a session's turns but not the summaries whose ``rollup_of``
+    names them), so a push right after carries none (test16b B4).
+    ``gone``: ids about to be deleted (the journal's ``D`` ids nothing
+    reaches), counted as not stored.  Caller holds the store lock.
+    Returns ref -> edges dropped.  Cost: reads every fact chain (only after
+    a stopped forget)."""
+    rep = RepairReport()
+    objs = _Read(store)
+    objs.update(dict.fromkeys(gone))
+    _drop_dangling_edges(store, objs, rep, now_ms(), "forget (resumed): dangling edges dropped")
+    return rep.edges_dropped
+
+
+def _drop_dangling_edges(store: Store, objs: dict, rep: RepairReport, now: int,
+                         why: str = "fsck --repair: dangling edges dropped") -> None:
     """A fact version's edge to an id that is no fact version or turn of the
     store (``mem fsck`` warns of it): a ``forget --match`` killed after it
     had rewritten a session's turns and before it rewrote the summaries
@@ -526,13 +563,13 @@ def _drop_dangling_edges(store: Store, objs: dict, rep: RepairReport, now: int) 
     turn ids are gone, so their new ids cannot be told).  The edge is
     dropped: each chain holding one is rewritten from its oldest such
     version up (new ids; the versions keep everything else) and its ref
-    moves with the reflog entry ``fsck --repair: dangling edges dropped``
+    moves with the reflog entry ``why``
     (``rep.edges_dropped``: ref -> edges dropped)."""
     def dangling(target: str) -> bool:
         if "/" in target:   # a key: it may be written later
             return False
         obj = objs.get(target)
-        if obj is None and store.has(target):
+        if obj is None and target not in objs and store.has(target):
             try:
                 obj = decode(store.read_frame(target))
             except (*_DAMAGE, UnsupportedVersion):
@@ -553,7 +590,7 @@ def _drop_dangling_edges(store: Store, objs: dict, rep: RepairReport, now: int) 
                 parent = oid
                 continue
             parent = store.put(f.replace(parent=parent, edges=tuple(e for e in f.edges if e not in drop)))
-        store.update_ref(name, head, parent, "fsck --repair: dangling edges dropped", time_ms=now)
+        store.update_ref(name, head, parent, why, time_ms=now)
         rep.edges_dropped[name] = sum(map(len, bad.values()))
 
 

@@ -84,8 +84,10 @@ def is_rejected(store: Store, key: str, body: str) -> bool:
     return any(t.value_sha256 == digest for t in tombstones_for(store, key))
 
 
-def all_tombstones(store: Store, *, strict: bool = False) -> list[Tombstone]:
-    """Every readable tombstone in the store.
+def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None
+                   ) -> list[Tombstone]:
+    """Every readable tombstone in the store (``named``, when given, gets
+    each one under its ref name, ``tombstones/<id>``).
 
     A ``tombstones/<id>`` ref whose object cannot be read (lost to damage:
     ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
@@ -98,11 +100,14 @@ def all_tombstones(store: Store, *, strict: bool = False) -> list[Tombstone]:
             object (the message names each id)."""
     out: list[Tombstone] = []
     lost: list[str] = []
-    for _n, oid in store.refs.iter("tombstones"):
+    for n, oid in store.refs.iter("tombstones"):
         try:
             out.append(store.get(oid, Tombstone))
         except (CorruptObject, NotFound):
             lost.append(oid)
+            continue
+        if named is not None:
+            named[n] = out[-1]
     if lost and strict:
         raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
                             f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
@@ -178,9 +183,30 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
             other = True
     if other:
         return "value"
-    if rules and any(find_matches(normalized_map(text)[0], rules, word_starts=True) for text in {body, seen}):
+    if rules and holds_text(body, rules, seen):
         return "text"
     return None
+
+
+def text_rule(t: Tombstone) -> tuple[bytes, int] | None:
+    """``(sha256, length)`` of a forgotten text's rule (a :data:`TEXT_KEY`
+    or ``match:`` tombstone; not a rejection), else None."""
+    if t.reason == "rejected" or not (t.key == TEXT_KEY or t.key.startswith("match:")):
+        return None
+    return _rule(t)
+
+
+def holds_text(body: str, rules: list[tuple[bytes, int]], seen: str | None = None) -> bool:
+    """True when ``body`` holds a forgotten text of ``rules``
+    (``[(sha256, length)]``: :func:`text_rule`) starting where a word starts,
+    as written or as it reads (``seen``: its
+    :func:`objstore.core.text.confusable_fold`, computed when None): the
+    test :func:`forgotten_in` makes for ``"text"``.  Cost: one SHA-256 per
+    word start of the normalized ``body`` and distinct rule length."""
+    if not rules or not body:
+        return False
+    seen = confusable_fold(body) if seen is None else seen
+    return any(find_matches(normalized_map(text)[0], rules, word_starts=True) for text in {body, seen})
 
 
 # -- turn tombstones: the one rule ---------------------------------------------

@@ -45,6 +45,9 @@ class SyncResult:
     merged: list[str] = field(default_factory=list)
     queued: list[str] = field(default_factory=list)
     forgotten: int = 0
+    #: of ``forgotten``: values holding a text a ``forget --match`` forgot, written where that forget
+    #: had not arrived (``merge.ForgetIndex.unseen_time``), forgotten as it would have forgotten them
+    forgotten_text: int = 0
     remote_packs_rewritten: int = 0
     attempts: int = 0
     snapshot: str | None = None

@@ -22,7 +22,7 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key
+from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key, text_rule
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 
@@ -30,13 +30,13 @@ from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult
 SYNCED = ("facts", "sessions", "tombstones", "queue")
 
 
-def forget_index(store: Store, *, strict: bool = True) -> ForgetIndex:
-    """The store's tombstones as a :class:`ForgetIndex`.  Raises
-    LostTombstone when one cannot be read and ``strict`` (what it forgot is
-    unknown, so nothing is merged; :func:`merge` first restores one the
-    remote holds)."""
+def forget_index(store: Store, *, strict: bool = True, named: dict[str, Tombstone] | None = None) -> ForgetIndex:
+    """The store's tombstones as a :class:`ForgetIndex` (``named``: as
+    ``tombstones.all_tombstones``).  Raises LostTombstone when one cannot
+    be read and ``strict`` (what it forgot is unknown, so nothing is
+    merged; :func:`merge` first restores one the remote holds)."""
     fidx = ForgetIndex()
-    for t in all_tombstones(store, strict=strict):
+    for t in all_tombstones(store, strict=strict, named=named):
         fidx.add(t)
     return fidx
 
@@ -273,6 +273,36 @@ def _restore_lost_tombstones(store: Store, remote: RemoteObjects, res: SyncResul
             res.refs_updated.append(name)
 
 
+def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str]
+                 ) -> dict[str, list[tuple[tuple[bytes, int], int]]]:
+    """The forgotten texts (``tombstones.text_rule``) that one side of a
+    merge held and the other did not, by the side that lacked them
+    (``merge.ForgetIndex.unseen``): ``local`` and ``remote`` are the
+    ``tombstones/<id>`` ref names this store held before the pull and the
+    remote's manifest names; ``held``: every readable tombstone here now,
+    by ref name (both sides', the remote's installed).  A text is held by a
+    side when any of its tombstones names the rule.  Pure: reads nothing
+    (a tombstone that cannot be read is not in ``held``)."""
+    def rules(names) -> dict[tuple[bytes, int], int]:
+        out: dict[tuple[bytes, int], int] = {}
+        for n in names:
+            t = held.get(n)
+            r = text_rule(t) if t is not None else None
+            if r is not None:
+                out[r] = min(out.get(r, t.time), t.time)
+        return out
+    only_l, only_r = rules(local - remote), rules(remote - local)
+    if not only_l and not only_r:
+        return {}
+    both = rules(local & remote)
+    out: dict[str, list[tuple[tuple[bytes, int], int]]] = {}
+    for side, have in (("remote", only_l), ("local", only_r)):   # a side lacks what only the other held
+        lacked = [(r, w) for r, w in sorted(have.items()) if r not in both]
+        if lacked:
+            out[side] = lacked
+    return out
+
+
 @dataclass
 class MergeReport:
     remote_rewritten: bool = False
@@ -292,7 +322,10 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             store.update_ref(name, None, oid, command, audit_only=True)
             res.refs_updated.append(name)
     _restore_lost_tombstones(store, remote, res)
-    fidx = forget_index(store)
+    held: dict[str, Tombstone] = {}
+    fidx = forget_index(store, named=held)
+    fidx.unseen = unseen_rules(held, {n for n in local if n.startswith("tombstones/")},
+                               {n for n in m.refs if n.startswith("tombstones/")})
     local = local_refs(store)
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []
@@ -323,6 +356,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             for oid, obj in out.new_objects:
                 store.put(obj)
             emptied += out.emptied
+            res.forgotten_text += out.unseen
             parked += out.parked
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled
@@ -332,6 +366,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         if rh is not None and rh not in final:
             rep.remote_rewritten = True
         if out_head == lh:
+            if is_fact and rewritten and dropped:   # emptied here, never current here (a pulled value a
+                journal += [f"D\t{o}" for o in sorted(dropped)]   # text rule forgets): its objects go
             continue
         key = name.split("/", 1)[1]
         if is_fact:

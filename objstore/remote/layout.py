@@ -174,7 +174,10 @@ class Sealer:
         return age.encrypt(data, [self.recipient])
 
     def open(self, stored: bytes, what: str) -> bytes:
-        """The plaintext of a stored blob.  Raises WrongKey, CorruptObject."""
+        """The plaintext of a stored blob.  Raises WrongKey (the sync key
+        is not the one :attr:`recipient` names), CorruptObject (damaged: it
+        does not open with the key :attr:`recipient` names, or its header
+        MAC or a payload chunk fails)."""
         if self.recipient is None:
             return stored
         from objstore.vault import age  # deferred: imports cryptography
@@ -184,6 +187,13 @@ class Sealer:
         try:
             return age.decrypt(stored, [self.identity])
         except age.NoIdentityMatched:
+            if age.recipient_of(self.identity) == self.recipient:
+                # the key check: the descriptor names the public key of the key this store holds, and the
+                # remote seals everything to that recipient alone, so the key is right and the stanza that
+                # wraps the file key (its share or its wrapped key) was damaged (test16b B2)
+                raise CorruptObject(f"the remote's {what} is damaged: it does not open with the sync key "
+                                    "whose public key the remote's descriptor names",
+                                    hint=REMOTE_DAMAGE_HINT) from None
             raise WrongKey(f"the sync key does not open the remote's {what}",
                            hint="use the key of the store that created the remote (mem remote key export)") from None
         except age.AgeError as e:

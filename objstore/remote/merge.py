@@ -25,7 +25,11 @@ set, so every machine that merges the same inputs writes the same objects
    wrote on the machine that forgot it.  A version below ``user_stated``
    that ``mem remember`` would refuse here (its value was forgotten under
    another key, or holds a forgotten text: ``tombstones.forgotten_in``) is
-   emptied the same way, ``forgotten`` = the latest forget's time.
+   emptied the same way, ``forgotten`` = the latest forget's time.  A
+   version of any trust that holds a forgotten text which the side it came
+   from did not hold yet (``ForgetIndex.unseen_time``: written on a machine
+   the ``forget --match`` had not reached) is emptied too, ``forgotten`` =
+   that text's earliest forget.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -58,7 +62,7 @@ from objstore.core.cborext import cbor2
 from objstore.core.codec import encode
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.memory.refill import refill_from
-from objstore.memory.tombstones import HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key
+from objstore.memory.tombstones import HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key, holds_text
 
 
 @dataclass
@@ -79,6 +83,11 @@ class ForgetIndex:
     latest: int = 0
     #: a fact tombstone names its key by hash (``tombstones.hidden_key``): facts are looked up that way too
     hidden: bool = False
+    #: forgotten texts (``tombstones.text_rule``: a ``forget --match`` text or a long forgotten value)
+    #: that one side of this merge held and the other did not: side (``"local"`` / ``"remote"``) ->
+    #: ``[((sha256, length), earliest forget time)]`` of the rules *that side lacked*
+    #: (``fetch.unseen_rules``); see :meth:`unseen_time`
+    unseen: dict[str, list[tuple[tuple[bytes, int], int]]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -114,6 +123,27 @@ class ForgetIndex:
         if when is None and f.trust != "user_stated" and forgotten_in(self.forgets, f.key, f.body) is not None:
             when = self.latest
         return when
+
+    def unseen_time(self, f: Fact, sides: tuple[str, ...]) -> int | None:
+        """Forget time for a live version, of any trust, that holds a
+        forgotten text (``tombstones.holds_text``) which every side it comes
+        from (``sides``: ``"local"``, ``"remote"``, or both for a version
+        the two chains share) did not know: it was written where that
+        ``forget --match`` had not arrived yet, so it is forgotten as that
+        forget would have forgotten it there (time: the earliest forget of
+        the text, the same on every machine).  A version a side that knew
+        the text kept live (a person stated it again after the forget) is
+        left alone.  Cost: nothing without such texts; else one SHA-256 per
+        word start of the body and rule length."""
+        if not self.unseen or f.forgotten or not f.body or not sides:
+            return None
+        lacked = set.intersection(*({r for r, _w in self.unseen.get(s, ())} for s in sides))
+        if not lacked:
+            return None
+        for rule, when in sorted(self.unseen[sides[0]], key=lambda rw: (rw[1], rw[0])):
+            if rule in lacked and holds_text(f.body, [rule]):
+                return when
+        return None
 
     def turn_time(self, t: Turn) -> int | None:
         """Forget time for a live turn a turn tombstone forgets
@@ -170,6 +200,8 @@ class Outcome:
     refilled: int = 0
     gaps_refilled: int = 0
     gaps_verified: int = 0
+    #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``)
+    unseen: int = 0
 
 
 def _common_prefix(a: list, b: list) -> int:
@@ -221,8 +253,13 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     parent: str | None = None
     changed = False
     number = 0
+    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
+        if when is None and kind == "fact" and fidx.unseen:
+            when = fidx.unseen_time(obj, tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids))
+            if when is not None:
+                out.unseen += 1
         repl: dict = {}
         if when is not None:
             if kind == "fact":

@@ -179,9 +179,9 @@ def test_a_transcript_held_open_by_its_agent_loses_no_record_after_the_scrub(mem
     lost.  The scrub now rewrites the lines in place, each keeping its
     length, so the writer's records land in the file."""
     import os
-    import subprocess
-    import sys
     import time
+
+    from tests.conftest import live_appender
     sid = "88888888-2222-3333-4444-555555555555"
     t = tmp_path / "claude" / "projects" / "-tmp-proj" / f"{sid}.jsonl"
     t.parent.mkdir(parents=True)
@@ -193,14 +193,7 @@ def test_a_transcript_held_open_by_its_agent_loses_no_record_after_the_scrub(mem
     t.write_text("".join(json.dumps(r) + "\n" for r in recs))
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     mem("import", "claude-code", env=env)
-    writer = subprocess.Popen([sys.executable, "-c", (
-        "import json, sys, time\n"
-        "f = open(sys.argv[1], 'a')\n"
-        "for i in range(30):\n"
-        "    f.write(json.dumps({'type': 'user', 'sessionId': sys.argv[2], 'uuid': 'live-%d' % i,\n"
-        "        'cwd': '/tmp/proj', 'timestamp': '2026-12-03T16:01:00.000Z',\n"
-        "        'message': {'role': 'user', 'content': 'live line %d' % i}}) + '\\n')\n"
-        "    f.flush(); time.sleep(0.1)\n"), str(t), sid])
+    writer = live_appender(t, sid, "/tmp/proj")
     time.sleep(0.5)
     ino = os.stat(t).st_ino
     mem("forget", "--match", "toucan-ember", "--yes", "--scrub-sources", env=env)

@@ -1,0 +1,108 @@
+"""``forget --match`` follows the text to a machine that had not seen it
+(test16 F7, test16b B6): machine B writes a value holding a text that
+machine A forgot by ``--match`` before B learnt of that forget; A's pull
+(and B's, once the forget reaches it) forgets that value as A's forget
+would have, says so without naming the text, and a value a person states
+again *after* the forget reached their machine stays.  Real ``mem``
+processes on two stores and a folder remote; the library path on a folder
+and on S3 (moto)."""
+
+from __future__ import annotations
+
+import json
+
+from objstore import scan_store
+
+TEXT = "falcon-umber-4410"
+
+
+def _homes(tmp_path, mem):
+    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
+    r.mkdir()
+    mem("remember", "project/a/k1", f"{TEXT} is the build host", env={"MEM_HOME": str(a)})
+    mem("remember", "project/a/other", "the runner is in rack four", env={"MEM_HOME": str(a)})
+    mem("remote", "add", "origin", str(r), env={"MEM_HOME": str(a)})
+    mem("push", env={"MEM_HOME": str(a)})
+    mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env={"MEM_HOME": str(a)})
+    mem("clone", str(r), "--key", str(tmp_path / "k.key"), env={"MEM_HOME": str(b)})
+    return {"MEM_HOME": str(a)}, {"MEM_HOME": str(b)}, a, b
+
+
+def _get(mem, env, key):
+    return mem("get", key, "--json", env=env, exit_code=None)
+
+
+def test_pull_forgets_a_value_written_where_the_forget_had_not_arrived(tmp_path, mem):
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("forget", "--match", "falcon-umber", "--yes", env=ea)
+    mem("gc", "--prune=now", env=ea)
+    mem("remember", "project/a/k1", f"{TEXT} is the build host (v2)", env=eb)
+    mem("remember", "project/a/k2", f"use {TEXT.upper()} for builds", env=eb)   # case differs
+    mem("push", env=eb)
+    out = mem("pull", env=ea)
+    assert "2 values holding a text 'forget --match' forgot" in out.stdout, out.stdout
+    assert "falcon" not in (out.stdout + out.stderr).lower()
+    assert _get(mem, ea, "project/a/k1").exit_code != 0
+    assert _get(mem, ea, "project/a/k2").exit_code != 0
+    assert json.loads(_get(mem, ea, "project/a/other").stdout)["body"] == "the runner is in rack four"
+    mem("gc", "--prune=now", env=ea)
+    assert scan_store(a, [b"falcon", b"FALCON"]) == []
+    assert "0 problems" in mem("fsck", env=ea).stdout
+    # A's push carries the emptied versions; B's pull converges on them
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    mem("gc", "--prune=now", env=eb)
+    assert _get(mem, eb, "project/a/k1").exit_code != 0
+    assert scan_store(b, [b"falcon", b"FALCON"]) == []
+    log_a = mem("log", "project/a/other", "--json", env=ea).stdout
+    assert log_a == mem("log", "project/a/other", "--json", env=eb).stdout
+
+
+def test_the_forget_arriving_forgets_what_was_written_before_it(tmp_path, mem):
+    """The other direction: A pushes the forget first; B, which wrote the
+    text offline, learns of it by its pull and forgets its own copy."""
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("remember", "project/a/k3", f"offline note: {TEXT} rebooted", env=eb)
+    mem("forget", "--match", "falcon-umber", "--yes", env=ea)
+    mem("push", env=ea)
+    out = mem("pull", env=eb)
+    assert "1 value holding a text 'forget --match' forgot" in out.stdout, out.stdout
+    mem("gc", "--prune=now", env=eb)
+    assert _get(mem, eb, "project/a/k3").exit_code != 0
+    assert scan_store(b, [b"falcon"]) == []
+    mem("push", env=eb)
+    mem("pull", env=ea)
+    mem("gc", "--prune=now", env=ea)
+    assert scan_store(a, [b"falcon"]) == []
+
+
+def test_a_person_stating_it_after_the_forget_arrived_keeps_it(tmp_path, mem):
+    """The rule of ``mem remember`` (a person may state a forgotten text
+    again) holds across machines: B stated it after its pull brought the
+    forget, so A's pull keeps it."""
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("forget", "--match", "falcon-umber", "--yes", env=ea)
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    mem("remember", "project/a/k1", f"{TEXT} is back as the build host", env=eb)
+    mem("push", env=eb)
+    out = mem("pull", env=ea)
+    assert "forget --match" not in out.stdout
+    assert json.loads(_get(mem, ea, "project/a/k1").stdout)["body"] == f"{TEXT} is back as the build host"
+
+
+def test_library_pull_on_folder_and_s3(machines):
+    from objstore import forget, remember
+    a = machines("a")
+    remember(a.store, "project/a/k1", f"{TEXT} is the build host")
+    a.push()
+    b = machines("b", clone_from=a)
+    forget(a.store, match="falcon-umber")
+    remember(b.store, "project/a/k1", f"{TEXT} is the build host (v2)")
+    b.push()
+    res = a.pull()
+    assert res.forgotten_text == 1
+    assert a.store.refs.read("facts/project/a/k1") is None
+    a.push()
+    res = b.pull()
+    assert b.store.refs.read("facts/project/a/k1") is None
