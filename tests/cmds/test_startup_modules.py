@@ -40,9 +40,10 @@ BANNED = {
     # the index and the facts, not the sessions module (only --from-agent needs it)
     "recall": EVERY_PATH | {"objstore.memory.sessions", "objstore.memory.documents", "objstore.memory.proposals",
                             "objstore.core.redact", "cmds._hookrun"},
-    # the caller's process: its index commit (tantivy) runs in a child after the answer
+    # the caller's process: its index commit (tantivy) runs in a child after the answer; the
+    # lock's holder record is written without json
     "remember": EVERY_PATH | {"tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
-                              "cmds._hookrun", "select", "signal"},
+                              "cmds._hookrun", "select", "signal", "json"},
     "hook": EVERY_PATH,
 }
 
