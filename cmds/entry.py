@@ -57,6 +57,33 @@ def private_umask() -> None:
     os.umask(os.umask(0o077) | 0o077)
 
 
+def pathlib_without_urllib() -> None:
+    """Import ``pathlib`` without ``urllib.parse``: pathlib (Python 3.11,
+    3.12) imports it when it loads, for ``Path.as_uri`` alone, and
+    ``urllib.parse`` imports ``ipaddress``: ~1.5-3 ms of every new process
+    that opens a store (docs/benchmarks.md, "Session 17 (branch `lat17`)").
+    A stand-in module gives pathlib a ``quote_from_bytes`` that imports the
+    real one when it is first called, and leaves ``sys.modules`` before
+    pathlib's import returns, so any later ``import urllib.parse`` loads
+    the real module.  Nothing when pathlib or urllib.parse is loaded
+    already (an editable install's finder loads pathlib at start-up)."""
+    if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
+        return
+    stand_in = type(sys)("urllib.parse")
+
+    def quote_from_bytes(bs, safe="/"):
+        """``urllib.parse.quote_from_bytes``, the real one imported on first use."""
+        from urllib.parse import quote_from_bytes as real
+        return real(bs, safe)
+    stand_in.quote_from_bytes = quote_from_bytes
+    sys.modules["urllib.parse"] = stand_in
+    try:
+        import pathlib  # noqa: F401
+    finally:
+        if sys.modules.get("urllib.parse") is stand_in:
+            del sys.modules["urllib.parse"]
+
+
 def _via_helper(argv: list[str]) -> None:
     """Exit with the helper's answer when it runs this command line; return
     to run it here otherwise."""
@@ -138,6 +165,7 @@ def entry() -> None:
     atexit.register(_skip_teardown)
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
+    pathlib_without_urllib()   # the helper did not answer: this process opens the store
     if argv == ["hook", "claude-code"]:
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it

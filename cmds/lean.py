@@ -329,17 +329,19 @@ def _remember_then_index(store, key: str, text: str, **kw):
     """``remember`` in the resident helper, or in the console script's own
     process (:data:`OWN_PROCESS`): ``(store, RememberResult)``.
 
-    The write (object, journal note, ref and reflog, all durable) is made on
-    a store of its own whose lock is held past the answer; the index commit
-    (``objstore.remember(later=...)``) runs after the answer is sent, then
-    the lock is released: in the helper, from ``cmds._hookrun.DEFERRED``;
-    in a new process, in a child forked once the answer is written
-    (:func:`_index_after_answer`), which inherits the lock.  Meanwhile a
-    reader in another process waits for the lock (``Store.try_recover``),
-    and a crash leaves the journal for the next holder of the lock to
-    replay (docs/format.md, "Index journal").  The caller goes on with the
-    store returned (a flagged contradiction is written under the same
-    lock)."""
+    The write (object, owned journal entry, ref and reflog, all durable) is
+    made on a store of its own whose lock is held until the answer is
+    written; then the lock is released and the index commit
+    (``objstore.remember(later=...)``, under the facts sub-index's own
+    lock) runs: in the helper, from ``cmds._hookrun.DEFERRED``; in a new
+    process, in a child forked once the answer is written
+    (:func:`_index_after_answer`), which inherits the entry's ``flock``.
+    So the next writer does not wait for this commit.  Meanwhile a reader
+    in another process waits for the commit on that ``flock``
+    (``Store.try_recover``), and a crash leaves the entry for the next
+    holder of the store lock to replay (docs/format.md, "Owned entries").
+    The caller goes on with the store returned (a flagged contradiction is
+    written under the same lock)."""
     from objstore import open_store
     from objstore import remember as _remember
     own = open_store(store.root, lock_timeout=store.lock_timeout)
@@ -352,10 +354,11 @@ def _remember_then_index(store, key: str, text: str, **kw):
         raise
 
     def index() -> None:
-        """After the answer: the index commit, then the lock goes."""
+        """After the answer: the lock goes, then the index commit."""
         try:
+            own.release_lock()
             for job in later:
-                job()   # an error leaves the journal: the next holder of the lock replays it
+                job()   # an error leaves the owned entry: the next holder of the lock replays it
         finally:
             own.close()
     deferred = _helper_jobs()
@@ -371,16 +374,19 @@ def _index_after_answer() -> None:
     written: in a child forked for them (a new session, stdio on
     ``/dev/null``), so that the caller of ``mem remember`` does not wait for
     a tantivy commit and its ``fdatasync``s (docs/benchmarks.md, "Session
-    8 (branch `lean8`)").  The child inherits the store lock (an ``flock``
-    belongs to the open file description, which the fork shares) and
-    releases it when its commit is done; this process lets go of its
-    descriptor without unlocking.  The write itself was durable before the
-    answer (the version, its ref and reflog, the journal's ``F`` line), and
-    a child that dies leaves that line for the next holder of the lock.
+    8 (branch `lean8`)").  The store lock is released before the fork: the
+    child commits under the facts sub-index's lock and holds the owned
+    journal entry's ``flock`` (an ``flock`` belongs to the open file
+    description, which the fork shares; this process's copy closes at its
+    exit) until its commit is done.  The write itself was durable before
+    the answer (the version, its ref and reflog, the owned ``F`` entry), and
+    a child that dies leaves that entry for the next holder of the lock.
     Runs them here instead when there is nothing to commit, ``fork`` does
     not exist or fails, or tantivy is loaded already (its threads are not
     carried into a forked child)."""
     jobs, AFTER[:] = list(AFTER), []
+    for _job, own, _work in jobs:
+        own.release_lock()    # the next writer need not wait for this commit
     if not any(work for _job, _own, work in jobs) or not hasattr(os, "fork") or "tantivy" in sys.modules:
         for job, _own, _work in jobs:
             job()
@@ -412,7 +418,7 @@ def _index_after_answer() -> None:
         finally:
             os._exit(0)
     for _job, own, _work in jobs:
-        own.abandon_lock()   # the child's now: closed here without unlocking
+        own.close()   # the child commits; the owned entry's flock stays with its copy of the descriptor
 
 
 def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json, owner: str = "user") -> int:

@@ -115,19 +115,40 @@ def invoke():
 
 def wait_remember_done(home, timeout: float = 120) -> None:
     """Wait until no ``mem remember`` holds the lock of the store at
-    ``home``: a new process's ``remember`` answers once its write is
-    durable and commits the search index in a detached child that holds
-    the store lock until it is done (cmds/lean.py, ``_index_after_answer``).
-    A test that looks at the store's files right after, or damages them,
-    waits for that child first.  Bounded: raises after ``timeout`` s."""
+    ``home`` and none is still committing its index: a new process's
+    ``remember`` answers once its write is durable and commits the search
+    index in a detached child, after the store lock, holding an owned
+    journal entry (``index-journal.d/``) until it is done (cmds/lean.py,
+    ``_index_after_answer``).  A test that looks at the store's files right
+    after, or damages them, waits for that child first.  Bounded: raises
+    after ``timeout`` s."""
     import time
+    from objstore.core.journal import IndexJournal
     from objstore.core.lock import lock_held, lock_holder
     path = Path(home) / "locks" / "store.lock"
+    journal = IndexJournal(Path(home) / "index-journal")
     deadline = time.monotonic() + timeout
-    while lock_held(path) and lock_holder(path).get("command") == "remember":
+    while (lock_held(path) and lock_holder(path).get("command") == "remember") \
+            or not all(map(journal.settled, _owned_files(journal))):
         if time.monotonic() > deadline:
-            raise AssertionError(f"a remember still holds {path} after {timeout} s")
+            raise AssertionError(f"a remember still holds {path} or commits its index after {timeout} s")
         time.sleep(0.005)
+
+
+def _owned_files(journal) -> list[Path]:
+    """The owned journal files of fact writers (``F`` lines) in ``journal``'s directory."""
+    out = []
+    try:
+        names = os.listdir(journal.owned_dir)
+    except FileNotFoundError:
+        return out
+    for n in names:
+        try:
+            if not n.startswith(".tmp-") and b"F\t" in (journal.owned_dir / n).read_bytes():
+                out.append(journal.owned_dir / n)
+        except FileNotFoundError:
+            pass
+    return out
 
 
 def journal_deletes(home) -> bool:

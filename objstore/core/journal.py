@@ -27,11 +27,13 @@ notes ``U`` lines name before it clears the journal, never keeps a note of a
 forget it can finish, nor drops one it cannot.
 
 **Owned entries** (``<store>/index-journal.d/<name>``, same line format, ``S``
-lines only): a writer that indexes its turns *after* it has released the
-store lock (the proxy's capture writer, so that a large batch holds the lock
-for its object and ref writes only) notes its sessions in a file of its own,
-created under the store lock before the refs move and held with an
-exclusive ``flock`` for as long as its writer lives.  While that flock is
+or ``F`` lines): a writer that indexes *after* it has released the store
+lock (the proxy's capture writer, so that a large batch holds the lock for
+its object and ref writes only; a ``remember`` that answers before its index
+commit, ``objstore.memory.facts.commit_version(later=...)``) notes its
+sessions or keys in a file of its own, created under the store lock before
+the refs move and held with an exclusive ``flock`` for as long as its
+writer lives.  While that flock is
 held the entries are the owner's business: :meth:`IndexJournal.read`,
 :meth:`IndexJournal.is_empty` and recovery skip them, so no other writer
 repeats the indexing the owner is doing.  The owner deletes the file once
@@ -132,6 +134,8 @@ class IndexJournal:
         #: ``<path>.d``: the owned entries of live writers (module doc)
         self.owned_dir = path.with_name(path.name + ".d")
         self._dead: dict[Path, int] = {}   # owned files whose writer died, flocked by this process
+        #: owned files whose writer lived at the last :meth:`is_empty` / :meth:`read` (their flock held)
+        self.live: list[Path] = []
 
     def own(self, moves: list[tuple[str, str | None]]) -> OwnedEntries | None:
         """Note session moves (as :meth:`sessions`) in an owned file that
@@ -139,6 +143,22 @@ class IndexJournal:
         and calls this before it moves the refs.  None where ``flock`` does
         not exist: the caller then notes them with :meth:`sessions` and
         indexes under the lock.  Raises OSError."""
+        return self._own([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
+
+    def own_facts(self, keys: list[str]) -> OwnedEntries | None:
+        """Note that each key's indexed version will change (as :meth:`fact`)
+        in an owned file that this process holds (module doc): for a fact
+        writer that commits the index after it has released the store lock
+        (``commit_version(later=...)``).  The caller holds the store lock
+        and calls this before the ref moves.  None where ``flock`` does not
+        exist (the caller then notes them with :meth:`fact` and indexes
+        under the lock).  Raises OSError."""
+        return self._own([f"F\t{key}" for key in keys])
+
+    def _own(self, lines: list[str]) -> OwnedEntries | None:
+        """An owned file holding ``lines`` (records without newlines), durable
+        (file and directory fsynced) and ``flock``ed by this process before
+        its name is visible."""
         if fcntl is None:
             return None
         self.owned_dir.mkdir(exist_ok=True)
@@ -147,7 +167,7 @@ class IndexJournal:
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)      # held before the name is visible: never seen unowned
-            os.write(fd, "".join(f"S\t{sid}\t{old or '-'}\n" for sid, old in moves).encode("utf-8", "surrogatepass"))
+            os.write(fd, "".join(line.replace("\n", " ") + "\n" for line in lines).encode("utf-8", "surrogatepass"))
             os.fsync(fd)
             os.rename(tmp, self.owned_dir / name)
             dfd = os.open(self.owned_dir, os.O_RDONLY)
@@ -163,7 +183,9 @@ class IndexJournal:
 
     def _scan_dead(self) -> list[Path]:
         """Owned files whose writer is gone (their flock can be taken); this
-        process keeps their flocks until :meth:`clear` deletes them."""
+        process keeps their flocks until :meth:`clear` deletes them.  Also
+        sets :attr:`live` to the owned files whose writer lives."""
+        self.live = []
         try:
             names = os.listdir(self.owned_dir)
         except (FileNotFoundError, NotADirectoryError):
@@ -174,6 +196,8 @@ class IndexJournal:
                 continue
             fd = _flock_if_free(p)
             if fd is None:                          # its writer lives: its entries are its own
+                if not name.startswith(".tmp-"):
+                    self.live.append(p)
                 continue
             if name.startswith(".tmp-"):            # a writer died while creating it: nothing moved yet
                 try:
@@ -183,6 +207,30 @@ class IndexJournal:
                 continue
             self._dead[p] = fd
         return sorted(self._dead)
+
+    def live_facts(self) -> list[Path]:
+        """Of :attr:`live` (as the last :meth:`is_empty` or :meth:`read` found
+        it), the owned files that note a fact write (``F`` lines): a
+        ``remember`` that has answered and is committing its index."""
+        out = []
+        for p in self.live:
+            try:
+                if b"F\t" in p.read_bytes():
+                    out.append(p)
+            except OSError:
+                pass                                # done meanwhile
+        return out
+
+    @staticmethod
+    def settled(path: Path) -> bool:
+        """True when the owned file ``path`` is gone (its writer's index
+        commit is done) or its ``flock`` is free (its writer died: the next
+        replay takes it)."""
+        fd = _flock_if_free(path)
+        if fd is None:
+            return not path.exists()
+        os.close(fd)
+        return True
 
     def append(self, lines: list[str], *, durable: bool = True) -> None:
         """Append lines (without newlines; fields tab-separated) and fsync."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from objstore.core.errors import ReadOnlyStore, StoreLocked
@@ -31,6 +32,29 @@ def _hostname() -> str:
         return os.uname().nodename
     import socket
     return socket.gethostname()
+
+
+def _json_str(s: str) -> str | None:
+    """``json.dumps(s)`` for a string of printable ASCII without ``"`` or
+    ``\\`` (a host name, a command name): the same bytes, without loading
+    ``json`` (~1.5-2 ms of a writer's start-up, docs/benchmarks.md "Session 17
+    (branch `lat17`)"); None for any other string."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'
+    return None
+
+
+def holder_record(pid: int, host: str, command: str) -> Callable[[int], bytes]:
+    """``record(time_s)``: the lock file's holder record, the bytes of
+    ``json.dumps({"pid", "host", "time", "command"})`` (docs/format.md, "Store
+    lock").  Built before the flock is taken, so that a first load of
+    ``json`` (a host or command name that needs escaping) is not paid while
+    others wait."""
+    h, c = _json_str(host), _json_str(command)
+    if h is None or c is None:
+        import json
+        return lambda t: json.dumps({"pid": pid, "host": host, "time": t, "command": command}).encode()
+    return lambda t: f'{{"pid": {pid}, "host": {h}, "time": {t}, "command": {c}}}'.encode()
 
 
 def lock_held(path: str | os.PathLike) -> bool:
@@ -153,7 +177,7 @@ class StoreLock:
         if self._fd is not None:
             self.depth += 1
             return
-        import json   # before the flock: the module's first load is not paid while others wait
+        record = holder_record(os.getpid(), _hostname(), self.command)   # before the flock
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -179,10 +203,8 @@ class StoreLock:
                     raise _busy(info, len(holders), self.timeout) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
-        info = json.dumps({"pid": os.getpid(), "host": _hostname(),
-                           "time": int(time.time()), "command": self.command}).encode()
         # fixed-size record, no ftruncate (which costs ~0.1-0.2 s on some filesystems)
-        os.pwrite(fd, info[:255].ljust(256, b" "), 0)
+        os.pwrite(fd, record(int(time.time()))[:255].ljust(256, b" "), 0)
         self._fd = fd
         self.depth = 1
         if self.on_acquire is not None:

@@ -523,9 +523,27 @@ class Store(PackRewrites):
         passes less), so that a read that follows an acknowledged write
         finds the new value even on a loaded machine; anything else (an
         import's turns, a forget) is replayed only if the lock is free at
-        once.  Taking the lock replays what is left (a crashed writer's)."""
+        once.  Taking the lock replays what is left (a crashed writer's).
+        A fact write whose index commit runs after the store lock is
+        released (an owned journal entry of a live writer: a ``remember``
+        that has answered, ``commit_version(later=...)``) is waited for on
+        that entry's ``flock``, bounded the same way; a writer that dies
+        meanwhile leaves its entry to the replay."""
         if self.journal.is_empty():
-            return True
+            pending = self.journal.live_facts()
+            if not pending:
+                return True
+            # a remember that has answered commits its index after the store lock (an owned entry):
+            # wait for its commit, not for the lock (docs/format.md, "Owned entries")
+            deadline = time.monotonic() + (FACT_COMMIT_WAIT_S if wait is None else wait)
+            delay = 0.001
+            while not all(map(self.journal.settled, pending)):
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(delay)
+                delay = min(delay * 2, 0.02)
+            if self.journal.is_empty():
+                return True
         j = self.journal.read()
         if not (j.facts and not (j.forgets or j.turn_forgets or j.deletes)):
             try:
@@ -649,6 +667,12 @@ class Store(PackRewrites):
         if self._packs is not None:
             self._packs.close()
             self._packs = None
+        self.release_lock()
+
+    def release_lock(self) -> None:
+        """Release the store lock this instance holds, whatever the depth,
+        keeping the index and packs open (a ``remember`` whose index
+        commit runs after it, under the sub-index's own lock)."""
         for lk in list(self._locks.values()):
             while lk.depth > 0:
                 lk.release()

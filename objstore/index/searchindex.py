@@ -293,7 +293,8 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
     # -- writing ---------------------------------------------------------
     def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = (),
             delete_kinds: Iterable[str] = KINDS,
-            keep: Callable[[list[IndexDoc]], list[IndexDoc]] | None = None, expected_docs: int = 0) -> int:
+            keep: Callable[[list[IndexDoc]], list[IndexDoc]] | None = None, expected_docs: int = 0,
+            facts_of: Callable[[], tuple[list[IndexDoc], list[str]]] | None = None) -> int:
         """Index ``docs`` and delete the documents whose id is in
         ``delete_ids`` from the sub-indexes of ``delete_kinds`` (default: all;
         a fact writer passes ``("fact", "history")`` so that one write does
@@ -320,6 +321,14 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         once the turns sub-index's writer lock is held; only those it
         returns are added (a writer that indexes without the store lock
         drops what a forget removed meanwhile: a purge takes the same lock).
+
+        ``facts_of() -> (fact and history docs, ids to delete)``: called
+        once the facts sub-index's writer lock is held; what it returns is
+        written with the call's own (a fact writer that commits without the
+        store lock reads the key's refs there, so that commits made in any
+        order leave the index as the last ref move has it, and what a
+        forget removed meanwhile does not come back: a purge takes the
+        same lock).
 
         ``expected_docs``: when this write creates the turns sub-index, the
         turns the caller is about to add in all (in this and later calls: a
@@ -360,12 +369,29 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
             else:
                 kdocs = list(by_sub[kind].values())
                 kdels = dels if any(HOME[k] == kind for k in delete_kinds) else []
-            if not kdocs and (not kdels or sub.manifest() is None):
+            late = facts_of is not None and kind == "fact"
+            if not kdocs and not late and (not kdels or sub.manifest() is None):
                 continue
             with sub.locked():
                 if keep is not None and kind == "turn":
                     kdocs = keep(kdocs)
                     if not kdocs and not kdels:
+                        continue
+                if late:
+                    fdocs, fdels = facts_of()  # type: ignore[misc]
+                    for d in fdocs:
+                        if not isinstance(d, IndexDoc) or HOME[d.kind] != "fact":
+                            raise ValueError(f"facts_of() must give fact or history IndexDoc items, got {d!r}")
+                        by_sub["fact"].setdefault(d.id, d)
+                        if d.kind == "history":
+                            history_ids.append(d.id)
+                    for i in fdels:
+                        if not isinstance(i, str) or not is_full_id(i):
+                            raise ValueError(f"delete id must be 64 lowercase hex, got {i!r}")
+                    dels = list(dict.fromkeys([*dels, *fdels]))
+                    kdocs = list(by_sub["fact"].values())
+                    kdels = dels if any(HOME[k] == kind for k in delete_kinds) else []
+                    if not kdocs and (not kdels or sub.manifest() is None):
                         continue
                 layout = self._import_shards(expected_docs) if kind == "turn" else self._layout_shards(kind)
                 added += apply_batch(sub, kdocs, kdels, layout)

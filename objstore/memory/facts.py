@@ -22,7 +22,7 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
                                 validate_session_id)
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
-from objstore.index.errors import SearchIndexError
+from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.caller import agent_of
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
@@ -268,6 +268,10 @@ def lost_current_message(key: str, chain: list[Version], lost: Version) -> str:
 
 #: the index kinds that hold fact versions (current ones, and the others in history)
 FACT_KINDS = ("fact", "history")
+#: Seconds a fact's index commit made after the answer (``commit_version(later=...)``)
+#: waits for the facts sub-index when another writer holds it (a gc, a rebuild, an
+#: import's facts) before it leaves its journal entry to the next replay
+LATER_BUSY_WAIT_S = 120.0
 
 
 def fact_doc(oid: str, f: Fact):
@@ -309,12 +313,20 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
 
     ``later``: a list: the index commit is not made here but appended to it
     as a callable (no arguments; returns the index error message or None)
-    for a caller that answers first (the resident helper); the journal
-    note, written whenever the index will change, stays until that
-    callable has committed, so a crash before loses nothing (the next
-    holder of the store lock replays it) and a reader waits for the commit
-    or replays it (``Store.try_recover``).  The callable must run while
-    the store lock taken for this call is still held.
+    for a caller that answers first (the resident helper, a new process's
+    ``remember``).  The journal note is then an owned entry
+    (``IndexJournal.own_facts``: durable and ``flock``ed by this process
+    before the ref moves), so the callable may run after the store lock is
+    released: the next writer does not wait for this commit.  It commits
+    under the facts sub-index's own lock, from the key's refs as they are
+    then (:meth:`SearchIndex.add` ``facts_of``: writes committed in any
+    order, or a forget between, leave the index as a replay would), waiting
+    up to :data:`LATER_BUSY_WAIT_S` for a busy sub-index; then the entry
+    goes.  A crash before loses nothing (the entry's ``flock`` drops and
+    the next holder of the store lock replays it); a reader waits for the
+    commit on that ``flock`` (``Store.try_recover``); an index error leaves
+    the entry to the replay.  Where ``flock`` does not exist the index is
+    committed here, under the lock, and nothing is appended.
 
     Returns an index error message (the write stands; the journal lets the
     next writer catch up) or None.  Raises RefConflict (nothing moved).
@@ -327,13 +339,23 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     past = ([old_cur] if old_cur else []) if reindex else [v for v in new_chain if v.id not in old_ids]
     batch_error = index_batch.before(key) if index_batch is not None and index else None
     noted = reindex or (index and later is not None and index_batch is None and bool(past))
+    owned = None
     if index_batch is not None and index_batch.defer_refs and not rewrite:
         index_batch.move(key, fact_ref(key), old, new, command, noted)  # made by its flush, in this order
     else:
-        if noted:
+        if noted and later is not None and index_batch is None:
+            owned = store.journal.own_facts([key])  # the commit may run after the store lock is released
+        if noted and owned is None:
             store.journal.fact(key)  # before the ref moves: recovery can redo the index
-        store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
+        try:
+            store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
+        except BaseException:
+            if owned is not None:
+                owned.done()     # nothing moved: nothing to index
+            raise
     if not (index and (reindex or past)):
+        if owned is not None:
+            owned.done()
         return None
     def documents() -> list:
         # built when committed: the index schema imports tantivy, which a
@@ -354,10 +376,49 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
             return str(e)
         return None
 
-    if later is not None:
-        later.append(index_now)
+    if later is not None and owned is not None:
+        touched = list(dict.fromkeys([*(v.id for v in past), *([new_cur.id] if reindex else []), *dels]))  # type: ignore[union-attr]
+
+        def facts_now() -> tuple[list, list[str]]:
+            """Under the facts sub-index's lock: this write's documents as the
+            key's refs have them now (a later write, or a forget, may have
+            moved them since; what a journal replay of ``F`` does, for the
+            versions this write touched)."""
+            head = store.refs.read(fact_ref(key))
+            chain = new_chain if head == new else (list(walk(store, head)) if head else [])
+            cur = current_of(chain)
+            by_id = {v.id: v for v in chain}
+            gone = [i for i in touched if cur is None or i != cur.id]
+            docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
+            docs += [history_doc(i, by_id[i].fact) for i in gone
+                     if i in by_id and not by_id[i].fact.forgotten and by_id[i].fact.body]
+            return docs, gone
+
+        def index_after() -> str | None:
+            """The index commit of this write, with or without the store lock
+            (see above): the owned journal entry goes once it is made, and
+            stays for the next replay if it fails."""
+            import time  # deferred: the write's path stays lean
+            deadline = time.monotonic() + LATER_BUSY_WAIT_S
+            try:
+                while True:
+                    try:
+                        store.index.add((), delete_kinds=FACT_KINDS, facts_of=facts_now)
+                        break
+                    except IndexBusyError:  # a gc, rebuild or import holds the facts sub-index
+                        if time.monotonic() >= deadline:
+                            raise
+            except SearchIndexError as e:  # the write stands; the owned entry lets the index catch up
+                owned.abandon()  # type: ignore[union-attr]
+                return str(e)
+            except BaseException:
+                owned.abandon()  # type: ignore[union-attr]
+                raise
+            owned.done()  # type: ignore[union-attr]
+            return None
+        later.append(index_after)
         return None
-    return index_now()
+    return index_now()   # with ``later`` too where no owned entry can be made (no flock): under the lock, now
 
 
 def resolve_edge_target(store: Store, key: str, target: str) -> str:
@@ -469,9 +530,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     (:func:`current_of`).
 
     ``later``: a list to receive the index commit as a callable instead of
-    making it here (:func:`commit_version`; the resident helper answers
-    first); the caller runs it while it still holds the store lock, which
-    it must then have taken before this call.
+    making it here (:func:`commit_version`; the resident helper and a new
+    process's ``remember`` answer first); the caller may run it after it
+    has released the store lock.
 
     ``reviewed``: a person reviewed this value (queue accept): the
     instruction-shape check, which otherwise parks a write of any trust, is

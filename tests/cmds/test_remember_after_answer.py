@@ -1,8 +1,9 @@
 """``mem remember`` in the resident helper answers once the version, its ref
 and reflog are durable, and commits the search index after the answer,
-holding the store lock until it has: a read that follows, in any process,
-sees the new value (it waits for the lock while the index journal notes a
-fact write), and a crash in between loses nothing (the journal is replayed).
+under an owned journal entry (``index-journal.d/``) that it holds until it
+has, having released the store lock: a read that follows, in any process,
+sees the new value (it waits on that entry's ``flock``), and a crash in
+between loses nothing (the entry is replayed).
 The helper's request is run in this process as the helper runs it
 (``cmds._helperserve.run``, then the reply's ``after``)."""
 
@@ -55,7 +56,7 @@ def _fact_ids(root: Path, word: str) -> set[str]:
         s.close()
 
 
-def test_the_answer_comes_first_the_index_after_under_the_lock(home):
+def test_the_answer_comes_first_the_index_after_under_an_owned_entry(home):
     from cmds import _helperserve
     reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
     try:
@@ -64,8 +65,10 @@ def test_the_answer_comes_first_the_index_after_under_the_lock(home):
         try:
             assert s.refs.read("facts/" + KEY) is not None
             assert s.get(s.refs.read("facts/" + KEY)).body.endswith("6543 now")   # durable before the answer
-            assert s.journal.read().facts == {KEY}                               # the index is noted as behind
-            with pytest.raises(StoreLocked):                                     # and its commit holds the lock
+            assert s.journal.is_empty()              # nothing for another writer to replay: the entry is owned
+            owned = s.journal.live_facts()                                       # the index is noted as behind
+            assert len(owned) == 1 and owned[0].read_bytes() == f"F\t{KEY}\n".encode()
+            with pytest.raises(StoreLocked):         # the lock is held until the answer is out (after() begins)
                 with s.lock("test"):
                     pass
         finally:
@@ -75,7 +78,8 @@ def test_the_answer_comes_first_the_index_after_under_the_lock(home):
         reply.after()
     s = open_store(home, lock_timeout=0)
     try:
-        assert s.journal.is_empty()
+        assert s.journal.is_empty() and s.journal.live_facts() == []
+        assert list((home / "index-journal.d").iterdir()) == []   # the entry went with the commit
         with s.lock("test"):  # released
             pass
         assert [h.ref for h in search(s, "6543")] == [KEY]
@@ -114,8 +118,8 @@ def _start_reader(home):
 
 
 def test_in_process_reader_waits_for_a_fact_write_in_flight(home):
-    """``Store.try_recover``: a second store of this process (its own lock
-    file descriptor) waits for the lock the helper's write holds."""
+    """``Store.try_recover``: a second store of this process (its own file
+    descriptors) waits for the owned entry the helper's write holds."""
     from cmds import _helperserve
     reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
     reader, got, t = _start_reader(home)
@@ -148,30 +152,28 @@ def test_a_crash_between_the_answer_and_the_index_loses_nothing(home):
 
 def test_a_reader_waits_for_a_fact_commit_slower_than_its_first_wait(home, monkeypatch):
     """CI's loaded machine: the helper's index commit after the answer took
-    longer than the reader's wait (``FACT_WAIT_S``), and the reader searched
-    the index without the acknowledged value.  The interleaving is forced:
-    the commit starts only once the reader's first wait for the lock has
-    given up; the reader must keep waiting while the holder is that fact's
-    writer (bounded by ``FACT_COMMIT_WAIT_S``) and then find the value."""
+    longer than the reader's first wait (``FACT_WAIT_S``), and the reader
+    searched the index without the acknowledged value.  The interleaving is
+    forced: the commit starts only once the reader has waited on the owned
+    entry for longer than that; the reader must keep waiting (bounded by
+    ``FACT_COMMIT_WAIT_S``) and then find the value."""
+    import time
     from cmds import _helperserve
-    from objstore.core import lock as lockmod
     from objstore.core import store as storemod
-    monkeypatch.setattr(storemod, "FACT_WAIT_S", 0.05)   # the first wait gives up quickly
-    gave_up = threading.Event()
-    real_acquire = lockmod.StoreLock.acquire
+    from objstore.core.journal import IndexJournal
+    monkeypatch.setattr(storemod, "FACT_WAIT_S", 0.05)
+    waiting = threading.Event()
+    real_settled = IndexJournal.settled
 
-    def acquire(self):
-        try:
-            real_acquire(self)
-        except StoreLocked:
-            if self.command == "recover":
-                gave_up.set()
-            raise
-    monkeypatch.setattr(lockmod.StoreLock, "acquire", acquire)
+    def settled(path):
+        waiting.set()
+        return real_settled(path)
+    monkeypatch.setattr(IndexJournal, "settled", staticmethod(settled))
     reply = _helperserve.run(_request(home, "remember", KEY, "the api listens on port 6543 now"))
     reader, got, t = _start_reader(home)
     try:
-        assert gave_up.wait(60), "the reader never waited for the lock"
+        assert waiting.wait(60), "the reader never waited for the commit"
+        time.sleep(0.3)   # six times FACT_WAIT_S
     finally:
         reply.after()   # the commit, later than the reader's first wait
     t.join(60)

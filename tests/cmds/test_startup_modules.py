@@ -40,9 +40,10 @@ BANNED = {
     # the index and the facts, not the sessions module (only --from-agent needs it)
     "recall": EVERY_PATH | {"objstore.memory.sessions", "objstore.memory.documents", "objstore.memory.proposals",
                             "objstore.core.redact", "cmds._hookrun"},
-    # the caller's process: its index commit (tantivy) runs in a child after the answer
+    # the caller's process: its index commit (tantivy) runs in a child after the answer; the
+    # lock's holder record is written without json
     "remember": EVERY_PATH | {"tantivy", "objstore.index.searchindex", "objstore.memory.sessions",
-                              "cmds._hookrun", "select", "signal"},
+                              "cmds._hookrun", "select", "signal", "json"},
     "hook": EVERY_PATH,
 }
 
@@ -119,3 +120,32 @@ def test_get_and_remember_compile_none_of_our_patterns(filled, store_path, name)
     assert not NOT_COMPILED & set(pats), sorted(NOT_COMPILED & set(pats), key=str)
     # the key names no credential word: the credential-name pattern (objstore.core.redact.scanners) is not built
     assert not [p for p in pats if isinstance(p, str) and p.startswith("(?:(?:passw")], pats
+
+
+def test_a_process_without_an_editable_finder_opens_the_store_without_urllib(filled):
+    """pathlib loads urllib.parse (and ipaddress) for ``Path.as_uri`` alone:
+    ``cmds.entry.pathlib_without_urllib`` gives it a stand-in, which is out of
+    ``sys.modules`` afterwards.  Here ``site`` does not run (as for a pip
+    install, whose start-up loads no pathlib; this suite's editable finder
+    does), the dependencies are reached by a plain path entry, and ``get``
+    runs; then the process still has a working ``Path.as_uri`` and the real
+    ``urllib.parse``."""
+    import sysconfig
+    code = ("import sys\n"
+            f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
+            "assert 'pathlib' not in sys.modules\n"
+            "sys.argv = ['mem', 'get', 'project/startup/db']\n"
+            "import cmds.entry as e\n"
+            "def _report():\n"
+            "    sys.stdout.flush()\n"
+            "    print('LOADED', 'urllib.parse' in sys.modules, 'ipaddress' in sys.modules, 'pathlib' in sys.modules)\n"
+            "    from pathlib import Path\n"
+            "    import urllib.parse\n"
+            "    print('AFTER', Path('/a b').as_uri(), urllib.parse.urlsplit('http://h/p').netloc)\n"
+            "    e._EXIT[:] = []\n"
+            "e._skip_teardown = _report\n"
+            "e.entry()\n")
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=filled,
+                       env=dict(os.environ), timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["postgres 16 on port 5433", "LOADED False False True", "AFTER file:///a%20b h"]
