@@ -10,7 +10,11 @@ Per request (:func:`prepare`):
    from ``x-claude-code-agent-id``), else ``px-`` + a hash of the system
    prompt and the first message.  The thread is a hash of the first
    message.  The project is ``X-Mem-Project``, else the working directory
-   the system prompt names (``Working directory: /path``).
+   the system prompt names (``Working directory: /path``).  A header that
+   is no valid name, or that holds a credential by the one name rule
+   (``objstore.core.redact.check_name``: a session id names refs, logs and
+   the trace; a project names keys and the pinned block), is ignored as if
+   absent, and the trace says which header (never its value).
 2. **State** (``<store>/cache/proxy/<session hash>-<thread>``, JSON lines,
    no suffix so ``mem forget`` drops the lines that hold a forgotten text):
    the pinned block, every recall block with the index and hash of the
@@ -56,6 +60,7 @@ from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.memory.facts import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
@@ -83,13 +88,16 @@ def _hdr(headers: Mapping[str, str], name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """Who a request belongs to: ``session`` (a valid session id), ``thread``
-    (16 hex), ``project`` (a project name or ""), ``cwd`` (or "")."""
+    """Who a request belongs to: ``session`` (a valid session id holding no
+    credential), ``thread`` (16 hex), ``project`` (a project name holding
+    none, or ""), ``cwd`` (or ""), ``ignored`` (the names of the headers
+    set aside as :func:`identify` says, lower-case)."""
 
     session: str
     thread: str
     project: str
     cwd: str
+    ignored: tuple[str, ...] = ()
 
 
 def _system_text(system) -> str:
@@ -125,31 +133,52 @@ def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
     return out
 
 
+def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
+    """The session a request's headers name ("" for none): ``X-Mem-Session``,
+    else Claude Code's.  One that is no valid session id or holds a
+    credential (the writer's one name rule,
+    ``facts.check_key_credentials(…, "namespace")``) is "", its header
+    added to ``ignored``."""
+    for name in ("x-mem-session", "x-claude-code-session-id"):
+        sid = _hdr(headers, name)
+        if not sid:
+            continue
+        if name == "x-claude-code-session-id":
+            agent = _hdr(headers, "x-claude-code-agent-id")
+            sid += f"-agent-{_h(agent, 12)}" if agent else ""
+        try:
+            sid = validate_session_id(sid)
+            check_key_credentials(sid, "namespace")
+        except MemError:
+            ignored.append(name)
+            return ""
+        return sid
+    return ""
+
+
 def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     """The conversation of a request (module doc, item 1)."""
     msgs = body.get("messages") or []
     first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
     thread = _h(first)
-    sid = _hdr(headers, "x-mem-session")
-    if not sid:
-        cc = _hdr(headers, "x-claude-code-session-id")
-        if cc:
-            agent = _hdr(headers, "x-claude-code-agent-id")
-            sid = cc + (f"-agent-{_h(agent, 12)}" if agent else "")
-    if sid:
-        try:
-            sid = validate_session_id(sid)
-        except MemError:
-            sid = ""
-    if not sid:
-        sid = "px-" + _h(_system_text(body.get("system")) + "\0" + first)
+    ignored: list[str] = []
+    sid = _session_of(headers, ignored) or "px-" + _h(_system_text(body.get("system")) + "\0" + first)
     m = _WORKDIR.search(_system_text(body.get("system")))
     cwd = m.group(1) if m else ""
-    project = _hdr(headers, "x-mem-project")
+    project = ""
+    named = _hdr(headers, "x-mem-project")
+    if named:
+        try:    # as --project and $MEM_PROJECT: cleaned, refused when it holds a credential
+            aliases = project_aliases(None, override=named)
+        except MemError:
+            aliases = ()
+        if not aliases:
+            ignored.append("x-mem-project")
+        project = aliases[0] if aliases else ""
     if not project and cwd:
         aliases = project_aliases(cwd)
         project = aliases[0] if aliases else ""
-    return Conversation(sid, thread, project, cwd)
+    return Conversation(sid, thread, project, cwd, tuple(ignored))
 
 
 # -- state ---------------------------------------------------------------------
@@ -296,6 +325,8 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     out = Prepared(raw, conv, n_messages=len(msgs),
                    trace={"session": conv.session, "thread": conv.thread,
                           "roles": [m.get("role") if isinstance(m, dict) else None for m in msgs]})
+    if conv.ignored:    # the header's name, never its value
+        out.trace["ignored"] = list(conv.ignored)
     try:
         root = scan(text)
     except (ValueError, RecursionError):
