@@ -138,6 +138,18 @@ class MemoryTools:
             return child_namespace(session or "", agent)
         return session or None
 
+    def _from_agent(self, caller: Caller, agent: str, session: str | None) -> str:
+        """``sessions.agent_namespace`` for ``recall``'s ``from_agent``.  Its
+        errors list the sub-agents and sessions the store holds (a hint
+        "its sub-agents: …", the namespaces an ambiguous name matches):
+        a confined caller gets one NotFound for every miss instead."""
+        try:
+            return agent_namespace(self.store, agent, session)
+        except NotFound:        # AmbiguousId too
+            if not caller.namespaces:
+                raise
+            raise NotFound(f"no sub-agent {agent}") from None
+
     def _need_key(self, caller: Caller, key: str) -> str:
         key = validate_key(key)
         if not caller.sees_key(key):
@@ -165,7 +177,7 @@ class MemoryTools:
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        within = agent_namespace(self.store, from_agent, session) if from_agent else None
+        within = self._from_agent(caller, from_agent, session) if from_agent else None
         for k in [k for k in self.store.damaged if k.startswith("lost facts/")]:
             self.store.damaged.pop(k, None)   # a long-lived server: only what this call reads is said
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
@@ -458,8 +470,15 @@ class MemoryTools:
         return {"items": out}
 
     def _queue_item(self, caller: Caller, item: str):
-        it = resolve(self.store, item)
-        if not caller.sees_key(it.item.key):
+        """The queue item ``item`` names; for a confined caller, a missing,
+        ambiguous or outside one alike is NotFound ``no queue item …``."""
+        try:
+            it = resolve(self.store, item)
+        except NotFound:        # AmbiguousId too
+            if not caller.namespaces:
+                raise
+            it = None
+        if it is None or not caller.sees_key(it.item.key):
             raise NotFound(f"no queue item {item}")
         return it
 

@@ -133,3 +133,31 @@ def test_an_outside_id_reads_as_a_missing_one(store):
     with serve() as (base, _log):
         anyio.run(main, base + "/mcp", base + "/admin/mcp")
     assert _mem("get", "project/apiv2/port").stdout.strip() == "apiv2 port 9090"
+
+
+def test_sub_agent_and_queue_lookups_list_nothing_outside(store):
+    _mem("remember", "project/apiv2/x", "explored thing", "--session", "sessA", "--agent", "explorer")
+    _mem("remember", "project/apiv2/y", "explained thing", "--session", "sessA", "--agent", "explainer")
+    key = _mint("api-bot", "agent", "--namespace", "project/api")
+    owner = _mint("api-owner", "owner", "--namespace", "project/api")
+    everyone = _mint("all-bot", "agent")
+    missing = _missing_prefix(store)
+
+    async def main(url, admin):
+        async with http_session(url, key) as s:
+            amb = _err(await s.call_tool("recall", {"queries": "thing", "from_agent": "expl"}))
+            miss = _err(await s.call_tool("recall", {"queries": "thing", "from_agent": "nope", "session": "sessA"}))
+            assert amb == "not_found: no sub-agent expl" and miss == "not_found: no sub-agent nope"
+        async with http_session(url, everyone) as s:   # unconfined: the lists help, as on the CLI
+            amb = _err(await s.call_tool("recall", {"queries": "thing", "from_agent": "expl"}))
+            assert "sessA.agent-explainer" in amb
+            # a proposal against the person's value of an outside key waits in the queue
+            item = _sc(await s.call_tool("remember", {"key": "project/apiv2/port", "value": "apiv2 port 1"}))["queued"]
+        async with http_session(admin, owner) as s:
+            out = _err(await s.call_tool("queue_accept", {"item": item[:6]}))
+            none = _err(await s.call_tool("queue_accept", {"item": missing}))
+            assert out.replace(item[:6], "P") == none.replace(missing, "P") == "not_found: no queue item P"
+
+    with serve() as (base, _log):
+        anyio.run(main, base + "/mcp", base + "/admin/mcp")
+    assert _mem("get", "project/apiv2/port").stdout.strip() == "apiv2 port 9090"
