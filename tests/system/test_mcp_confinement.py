@@ -1,10 +1,11 @@
 """A key confined to namespaces, against the real ``mem serve`` through the
 official MCP client: whatever lies outside reads exactly as missing, in
-every tool (tester findings T1 and T2 of session 17).
+every tool (tester findings T1, T2 and T14 of session 17).
 
 * ``context`` never names, counts or shows an outside fact: not as
   "dormant" (T1), not as the other side of a conflict, not in the memory
-  files of a scope the key does not cover.
+  files of a scope the key does not cover (T14: another project's
+  memory.md, the owner's soul.md and user.md).
 * an edge (``remember`` ``edges``) or a ``forget`` by object id or prefix
   answers an outside object exactly as a missing one: same message, no id
   handed back (T2)."""
@@ -67,6 +68,9 @@ def store(store_path):
     _mem("remember", "project/apiv2/port", "apiv2 port 9090")
     _mem("remember", "user/editor", "vim, always vim")
     _mem("memory", "add", "memory", "The owner's private plan lives in memory.md.")
+    _mem("memory", "add", "memory", "apiv2 private note: quokka-ledger-5", "--project", "apiv2")   # T14
+    _mem("memory", "add", "user", "user private note: narwhal-pencil-8")
+    _mem("memory", "add", "soul", "soul note: ibis-copper-3")
     # a waiting review item: project/api/port contradicts project/apiv2/port
     _mem("remember", "project/api/port", "api port 8081", "--contradicts", "project/apiv2/port")
     return store_path
@@ -85,6 +89,8 @@ def test_context_names_nothing_outside_the_namespaces(store):
                 assert "project/apiv2/port" not in text and "9090" not in text, (args, text)
                 assert "user/editor" not in text and "vim" not in text, (args, text)
                 assert "private plan" not in text and "memory.md" not in text, (args, text)
+                for word in ("quokka", "narwhal", "ibis", "soul.md", "user.md"):
+                    assert word not in text, (args, word, text)
                 assert {f["key"] for f in cx["facts"]} <= {"project/api/port"}
             cx = _sc(await s.call_tool("context", {"project": "api"}))
             assert "api port 8081" in cx["text"] and "IN CONFLICT" not in cx["text"]
@@ -92,6 +98,9 @@ def test_context_names_nothing_outside_the_namespaces(store):
             cx = _sc(await s.call_tool("context", {"project": "api"}))
             assert "IN CONFLICT with project/apiv2/port" in cx["text"]
             assert "vim, always vim" in cx["text"] and "private plan" in cx["text"]
+            assert "narwhal-pencil-8" in cx["text"] and "ibis-copper-3" in cx["text"]
+            cx = _sc(await s.call_tool("context", {"project": "apiv2"}))
+            assert "quokka-ledger-5" in cx["text"]
 
     with serve() as (base, _log):
         anyio.run(main, base + "/mcp")
