@@ -51,6 +51,7 @@ import re
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from objstore.capture.statements import remember_statement
@@ -146,14 +147,37 @@ def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
         if name == "x-claude-code-session-id":
             agent = _hdr(headers, "x-claude-code-agent-id")
             sid += f"-agent-{_h(agent, 12)}" if agent else ""
-        try:
-            sid = validate_session_id(sid)
-            check_key_credentials(sid, "namespace")
-        except MemError:
+        sid = _valid_session(sid)
+        if not sid:
             ignored.append(name)
-            return ""
         return sid
     return ""
+
+
+@lru_cache(maxsize=1024)
+def _valid_session(sid: str) -> str:
+    """``sid`` validated, or "" when it is no session id or holds a
+    credential.  Cached: every request of a conversation names the same one
+    (the name rule costs ~0.1 ms a name)."""
+    try:
+        sid = validate_session_id(sid)
+        check_key_credentials(sid, "namespace")
+    except MemError:
+        return ""
+    return sid
+
+
+@lru_cache(maxsize=1024)
+def _header_project(named: str) -> str:
+    """An ``X-Mem-Project`` value as a project name, as ``--project`` takes
+    it (``scope.project_aliases``: cleaned, refused when it holds a
+    credential); "" when it is refused or nothing usable is left.  Cached
+    as :func:`_valid_session`."""
+    try:
+        aliases = project_aliases(None, override=named)
+    except MemError:
+        return ""
+    return aliases[0] if aliases else ""
 
 
 def identify(headers: Mapping[str, str], body: dict) -> Conversation:
@@ -165,16 +189,10 @@ def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     sid = _session_of(headers, ignored) or "px-" + _h(_system_text(body.get("system")) + "\0" + first)
     m = _WORKDIR.search(_system_text(body.get("system")))
     cwd = m.group(1) if m else ""
-    project = ""
     named = _hdr(headers, "x-mem-project")
-    if named:
-        try:    # as --project and $MEM_PROJECT: cleaned, refused when it holds a credential
-            aliases = project_aliases(None, override=named)
-        except MemError:
-            aliases = ()
-        if not aliases:
-            ignored.append("x-mem-project")
-        project = aliases[0] if aliases else ""
+    project = _header_project(named) if named else ""
+    if named and not project:
+        ignored.append("x-mem-project")
     if not project and cwd:
         aliases = project_aliases(cwd)
         project = aliases[0] if aliases else ""
