@@ -33,7 +33,10 @@ Per request (:func:`prepare`):
    tombstones): the messages not captured yet (user text, tool results,
    assistant text) are handed to the writer before forwarding, the
    assistant's answer when the response ends (:func:`response_turns`,
-   :func:`capture_turns`).  A turn's source is
+   :func:`capture_turns`).  A prompt starting with the ignore marker
+   (``#nomem``) and everything up to the next prompt (tool results, the
+   answers, the response to it) are never handed over, and nothing is
+   recalled or remembered for it (:func:`nomem_stretch`).  A turn's source is
    ``px:<thread>:<message index>:<part>``, so a retried request captures
    nothing twice.  Our own ``<mem-context>`` blocks are never captured.
 
@@ -310,6 +313,9 @@ class Prepared:
             error.
         n_messages: the number of messages (the answer becomes message n).
         pending: the turns to capture (``CapturedTurn``), for :func:`capture_turns`.
+        unmarked: False when the newest prompt starts with the ignore marker
+            (``#nomem``, :func:`nomem_stretch`): the answer to it is not
+            captured either.
     """
 
     body: bytes
@@ -318,10 +324,39 @@ class Prepared:
     pending: list = field(default_factory=list)
     trace: dict = field(default_factory=dict)
     n_messages: int = 0
+    unmarked: bool = True
 
 
 def _is_user_text(msg) -> bool:
     return isinstance(msg, dict) and msg.get("role") == "user" and bool(_text_of(msg.get("content")))
+
+
+def _is_prompt(msg) -> bool:
+    """A user message the person typed: text and no tool result (a message
+    answering tool calls continues the answer, even with a harness's
+    reminder text beside its results)."""
+    if not _is_user_text(msg):
+        return False
+    c = msg.get("content")
+    return not (isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c))
+
+
+def nomem_stretch(cfg, msgs: list) -> list[bool]:
+    """For each message of a conversation, whether it lies in a marked
+    stretch: a prompt (:func:`_is_prompt`) one of whose text blocks starts
+    with the ignore marker (``policy.has_marker``: ``#nomem``), and every
+    message after it up to the next prompt — the assistant's answers and
+    the tool results between them.  The hooks' and importers' rule
+    (``capture.sync._filtered``: the marked prompt and every turn up to the
+    next prompt) over the messages of a request; a prompt is the whole
+    message, so a harness's reminder block beside a marked prompt goes with
+    it.  ``cfg``: the store's ``CaptureConfig``."""
+    out, skipping = [], False
+    for m in msgs:
+        if _is_prompt(m):
+            skipping = any(has_marker(cfg, t) for _p, t in _text_of(m.get("content")))
+        out.append(skipping)
+    return out
 
 
 def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bool = True) -> Prepared:
@@ -353,15 +388,21 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     mnode = root.member("messages")
     if mnode is None or mnode.kind != "array" or len(mnode.items) != len(msgs):
         return out
+    try:
+        marked = nomem_stretch(load_config(store.root), msgs)
+    except MemError:        # an unreadable config.toml: the writer refuses every turn anyway
+        marked = [False] * len(msgs)
+    out.unmarked = not marked[-1]
     with locked_state(state_file(store, conv)) as st:
         if capture:
             ts = now_ms()
             for idx in range(st.captured + 1, len(msgs)):
-                out.pending += _turns_of(conv, idx, msgs[idx], ts)
+                if not marked[idx]:
+                    out.pending += _turns_of(conv, idx, msgs[idx], ts)
             st.captured = len(msgs) - 1
             out.turns = len(out.pending)
         try:
-            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace)
+            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace, marked[-1])
         except Exception as e:  # noqa: BLE001 - nor does injection
             out.trace["error"] = f"injection failed ({type(e).__name__}): forwarded unchanged"
             return out
@@ -370,7 +411,10 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     return out
 
 
-def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) -> list:
+def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, marked: bool = False) -> list:
+    """The splices of a request (module doc, item 3); ``marked``: the newest
+    prompt starts with the ignore marker, so nothing is recalled or
+    remembered for it (as the prompt hook does)."""
     edits = []
     if st.pinned is None:
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None, store_root=store.root)
@@ -389,7 +433,9 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) ->
         elif snode.kind == "array" or text[snode.start] == '"':
             edits.append(_append_block(text, snode, st.pinned))
     last = len(msgs) - 1
-    if _is_user_text(msgs[last]) and last not in st.recall:
+    if marked and _is_user_text(msgs[last]) and last not in st.recall:
+        st.recall[last] = (_h(text[mnode.items[last].start:mnode.items[last].end]), "", [])
+    elif _is_user_text(msgs[last]) and last not in st.recall:
         prompt = "\n".join(t for _p, t in _text_of(msgs[last]["content"]))
         prev = msgs[last - 1] if last > 0 else None
         prev_text = "\n".join(t for _p, t in _text_of(prev.get("content"))) if isinstance(prev, dict) \
@@ -520,8 +566,8 @@ def response_turns(prep: Prepared, data: bytes, *, streamed: bool) -> list:
     """The assistant's answer to a prepared request as turns to capture (the
     answer is message ``prep.n_messages`` of the conversation); [] when it
     holds no text."""
-    if prep.conv is None:
-        return []
+    if prep.conv is None or not prep.unmarked:
+        return []           # the answer to a #nomem prompt is not captured either
     text = assistant_text_from_sse(data) if streamed else assistant_text_from_json(data)
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:
