@@ -296,7 +296,8 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
       mem mcp install claude-code --scope project --dry-run
 
     Exit status: 0 installed or already there; 2 the file is not valid
-    JSON/TOML, or holds a different 'mem' server.
+    JSON/TOML, or holds a different 'mem' server, or the --http URL holds a
+    credential (never written: the key goes in --key-env's variable).
     """
     install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json)
 

@@ -48,6 +48,19 @@ def _check_env(var: str) -> str:
     return var
 
 
+def _check_url(url: str) -> str:
+    """Refuse (InvalidInput, exit 2, never echoed) an ``--http`` URL holding
+    a credential — a mem key in its query, a password in its userinfo: the
+    agent's configuration file keeps the URL in the clear, and the key
+    belongs in a variable (``--key-env``).  The one name rule,
+    ``objstore.core.redact.check_name(…, url=True)``, as for a remote's URL."""
+    from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+    check_name(url, "--http URL", where="the agent's MCP configuration file",
+               hint="give the server's address alone; the key goes in the variable --key-env names "
+                    f"(default {DEFAULT_KEY_ENV})", url=True)
+    return url
+
+
 def server_args(home: str | None = None) -> list[str]:
     """The stdio server's arguments: ``["mcp"]``, or ``["--home", home, "mcp"]``
     when ``home`` (an absolute store path) is given."""
@@ -57,9 +70,11 @@ def server_args(home: str | None = None) -> list[str]:
 def claude_code_entry(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV,
                       home: str | None = None) -> dict:
     """The ``mcpServers.mem`` value: stdio running ``command [--home HOME] mcp``,
-    or HTTP at ``url`` with the bearer key taken from ``$key_env``."""
+    or HTTP at ``url`` with the bearer key taken from ``$key_env``.  Raises
+    InvalidInput for a bad variable name or a URL holding a credential."""
     if url:
-        return {"type": "http", "url": url, "headers": {"Authorization": f"Bearer ${{{_check_env(key_env)}}}"}}
+        return {"type": "http", "url": _check_url(url),
+                "headers": {"Authorization": f"Bearer ${{{_check_env(key_env)}}}"}}
     return {"type": "stdio", "command": command, "args": server_args(home), "env": {}}
 
 
@@ -150,9 +165,9 @@ def _toml_str(s: str) -> str:
 def codex_table(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV,
                 home: str | None = None) -> tuple[dict, str]:
     """``(values, TOML text)`` of the ``[mcp_servers.mem]`` table (``home``: as
-    :func:`server_args`)."""
+    :func:`server_args`).  Raises InvalidInput as :func:`claude_code_entry`."""
     if url:
-        values = {"url": url, "bearer_token_env_var": _check_env(key_env)}
+        values = {"url": _check_url(url), "bearer_token_env_var": _check_env(key_env)}
     else:
         values = {"command": command, "args": server_args(home)}
     lines = [f"[mcp_servers.{SERVER_NAME}]"]

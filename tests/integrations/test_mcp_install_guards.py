@@ -1,8 +1,12 @@
-"""mem mcp uninstall/install and a ``mem`` MCP server entry mem never wrote
-(tester finding T13 of session 17): the user's own server by that name is
-left alone (exit 2, the file byte for byte) unless ``--force``; an entry of
-mem's shape is removed without an undo record, as before.  Real files in a
-temporary HOME."""
+"""mem mcp install/uninstall guards (tester findings T13 and T18 of session
+17), on real files in a temporary HOME.
+
+* A ``mem`` MCP server entry mem never wrote (T13): the user's own server
+  by that name is left alone (exit 2, the file byte for byte) unless
+  ``--force``; an entry of mem's shape is removed without an undo record,
+  as before.
+* An ``--http`` URL holding a credential (T18) is refused, exit 2, never
+  echoed, nothing written: the key belongs in the ``--key-env`` variable."""
 
 from __future__ import annotations
 
@@ -69,3 +73,26 @@ def test_claude_code_http_entry_of_mems_shape_goes(home, invoke):
                                                       "headers": {"Authorization": "Bearer ${MEM_KEY}"}}}}))
     invoke("mcp", "uninstall", "claude-code")
     assert json.loads(cfg.read_text()) == {"mcpServers": {}}
+
+
+MEMK = "memk_pXA1f0pLjLdtS0lOJffu9xBR9OMc6F0Wu_vxSx-gYFk"
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude-code"])
+@pytest.mark.parametrize("url", [f"http://127.0.0.1:8765/mcp?token={MEMK}",
+                                 "http://user:Zq7mm9xQpass@127.0.0.1:8765/mcp",
+                                 f"http://127.0.0.1:8765/{GH}/mcp"])
+def test_an_http_url_holding_a_credential_is_refused_unechoed(home, invoke, agent, url):
+    """T18: the file would keep the URL in the clear; the key belongs in --key-env's variable."""
+    cfg = home / ".codex" / "config.toml" if agent == "codex" else home / ".claude.json"
+    cfg.parent.mkdir(exist_ok=True)
+    cfg.write_text("" if agent == "codex" else "{}\n")
+    before = cfg.read_bytes()
+    for extra in ((), ("--dry-run",)):
+        r = invoke("mcp", "install", agent, "--http", url, *extra, exit_code=2)
+        assert "the --http URL holds a credential" in r.stderr
+        for secret in (MEMK, "Zq7mm9xQpass", GH):
+            assert secret not in r.stderr + r.stdout
+        assert cfg.read_bytes() == before
+    invoke("mcp", "install", agent, "--http", "http://127.0.0.1:8765/mcp")     # the address alone is fine
+    assert "127.0.0.1:8765/mcp" in cfg.read_text()
