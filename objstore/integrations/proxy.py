@@ -59,6 +59,7 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
+from objstore.capture.transcript import cut_text
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -72,7 +73,6 @@ from objstore.retrieval.context import escape_text, render_context, load_state a
 from objstore.retrieval.inject import inject_for_prompt
 
 STATE_DIR = "cache/proxy"
-TOOL_TEXT_MAX = 4000
 HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
 _MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
@@ -133,7 +133,7 @@ def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
                 if isinstance(c, list) else ""
             t = t.strip()
             if t:
-                out.append((f"r{i}", t[:TOOL_TEXT_MAX]))
+                out.append((f"r{i}", cut_text(t)))   # the importers' one cut (…[cut N chars])
     return out
 
 

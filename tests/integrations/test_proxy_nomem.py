@@ -1,9 +1,11 @@
-"""mem proxy and a ``#nomem`` prompt (tester finding T15 of session 17), with
+"""What mem proxy captures of a conversation: a ``#nomem`` prompt (tester
+finding T15 of session 17) and long tool results, with
 the official anthropic SDK against a real proxy process and a loopback
 upstream (the rig of ``test_proxy.py``): the prompt, every other block of
 its message (Claude Code's ``<system-reminder>``), the tool results and the
 answers up to the next prompt are not captured — as docs/hooks.md says of
-the hooks — and nothing is recalled for it."""
+the hooks — and nothing is recalled for it; a long tool result is cut by
+the importers' one cut (``capture.transcript.cut_text``)."""
 
 from __future__ import annotations
 
@@ -69,3 +71,18 @@ def test_a_prompt_after_a_tool_stretch_is_captured_again(rig):
     got = _texts(rig, sid, 4)
     assert got == [("user", "a normal first prompt"), ("assistant", "first answer"),
                    ("user", "a normal third prompt"), ("assistant", "third answer")], got
+
+
+def test_a_long_tool_result_is_cut_as_the_importers_cut_it(rig):
+    """One cut for every capture path (``capture.transcript.cut_text``), so a
+    change to it (where a credential may straddle the cut) reaches the proxy."""
+    from objstore.capture.transcript import cut_text
+    sid = f"cut-{uuid.uuid4().hex[:8]}"
+    long = " ".join(f"line{i:05d}" for i in range(600))          # 5,999 characters
+    msgs = [{"role": "user", "content": "a normal prompt that runs a tool"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "tu9", "name": "Bash", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu9", "content": long}]}]
+    client(rig, **{"x-mem-session": sid}).messages.create(model="m", max_tokens=10, messages=msgs,
+                                                          extra_headers={"x-test-answer": "done"})
+    got = _texts(rig, sid, 3)
+    assert ("tool", cut_text(long)) in got and cut_text(long).endswith("…[cut 1999 chars]"), got
