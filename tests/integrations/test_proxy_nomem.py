@@ -29,6 +29,13 @@ def _texts(rig, sid: str, n: int) -> list[tuple[str, str]]:
     return [(t["role"], t["text"]) for t in turns]
 
 
+def _ask(c, msgs: list, answer: str) -> list:
+    """Send ``msgs`` (the upstream answers ``answer``); the conversation with
+    the answer added, as a harness sends it next time."""
+    c.messages.create(model="m", max_tokens=10, messages=msgs, extra_headers={"x-test-answer": answer})
+    return msgs + [{"role": "assistant", "content": answer}]
+
+
 def test_a_nomem_prompt_and_its_answer_are_not_captured(rig):
     sid = f"nomem-{uuid.uuid4().hex[:8]}"
     c = client(rig, **{"x-mem-session": sid})
@@ -43,12 +50,8 @@ def test_a_nomem_prompt_and_its_answer_are_not_captured(rig):
                                            {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"p": "x"}}]}
     m3 = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1",
                                        "content": "codename ferret-cobalt-6 confirmed"}, REMINDER]}
-    c.messages.create(model="m", max_tokens=10, messages=[m1, m2, m3],
-                      extra_headers={"x-test-answer": "Confirmed ferret-cobalt-6."})
-    m4 = {"role": "assistant", "content": "Confirmed ferret-cobalt-6."}
-    m5 = {"role": "user", "content": "next normal prompt about the weather"}
-    c.messages.create(model="m", max_tokens=10, messages=[m1, m2, m3, m4, m5],
-                      extra_headers={"x-test-answer": "a normal answer"})
+    msgs = _ask(c, [m1, m2, m3], "Confirmed ferret-cobalt-6.")
+    _ask(c, msgs + [{"role": "user", "content": "next normal prompt about the weather"}], "a normal answer")
     got = _texts(rig, sid, 2)
     assert got == [("user", "next normal prompt about the weather"), ("assistant", "a normal answer")], got
     assert "ferret" not in mem(rig, "search", "ferret-cobalt-6", "--json").stdout
@@ -58,16 +61,10 @@ def test_a_nomem_prompt_and_its_answer_are_not_captured(rig):
 def test_a_prompt_after_a_tool_stretch_is_captured_again(rig):
     sid = f"nomem-{uuid.uuid4().hex[:8]}"
     c = client(rig, **{"x-mem-session": sid})
-    m1 = {"role": "user", "content": "a normal first prompt"}
-    c.messages.create(model="m", max_tokens=10, messages=[m1], extra_headers={"x-test-answer": "first answer"})
-    m2 = {"role": "assistant", "content": "first answer"}
-    m3 = {"role": "user", "content": "#NOMEM a marked second prompt, walrus-amber-2"}
-    c.messages.create(model="m", max_tokens=10, messages=[m1, m2, m3],
-                      extra_headers={"x-test-answer": "walrus-amber-2 noted"})
-    m4 = {"role": "assistant", "content": "walrus-amber-2 noted"}
-    m5 = {"role": "user", "content": "a normal third prompt"}
-    c.messages.create(model="m", max_tokens=10, messages=[m1, m2, m3, m4, m5],
-                      extra_headers={"x-test-answer": "third answer"})
+    msgs = _ask(c, [{"role": "user", "content": "a normal first prompt"}], "first answer")
+    msgs = _ask(c, msgs + [{"role": "user", "content": "#NOMEM a marked second prompt, walrus-amber-2"}],
+                "walrus-amber-2 noted")
+    _ask(c, msgs + [{"role": "user", "content": "a normal third prompt"}], "third answer")
     got = _texts(rig, sid, 4)
     assert got == [("user", "a normal first prompt"), ("assistant", "first answer"),
                    ("user", "a normal third prompt"), ("assistant", "third answer")], got
