@@ -158,6 +158,17 @@ class Runner:
                                "'@<ms since epoch>' or 'now'") from None
 
 
+def _arg_names(args: Any) -> list[str]:
+    """A call's argument names for the log, sorted; a name holding a
+    credential (the one name rule, ``objstore.path_holds_credential``: the
+    gate refuses such a call, and its log line must not keep the name) is
+    logged as ``-``, as the hook log writes a refused session id."""
+    if not isinstance(args, dict):
+        return []
+    from objstore import path_holds_credential
+    return sorted("-" if path_holds_credential(str(k)) else str(k) for k in args)
+
+
 class ArgumentGate:
     """SDK middleware: bound every ``tools/call``'s arguments and refuse any
     credential shape by rule name (:func:`check_arguments`) *before* the SDK
@@ -189,15 +200,16 @@ class ArgumentGate:
                     MemoryTools.check_allowed(c, name)
             except MemError as e:
                 code = _CODES.get(type(e).__name__, "error")
-                _log({"tool": name, "caller": c.name if c else "?",
-                      "args": sorted(map(str, args)) if isinstance(args, dict) else [], "outcome": code})
+                known = isinstance(name, str) and hasattr(MemoryTools, "tool_" + name)
+                _log({"tool": name if known else "?", "caller": c.name if c else "?", "args": _arg_names(args),
+                      "outcome": code})
                 text = _error_text(e) if step == "role" else f"{code}: {e.message}"
                 return _error(text)
             text = self._check_schema(name, args)
             if text:
                 _log({"tool": name if isinstance(name, str) and text.startswith("bad_input") else "?",
                       "caller": c.name if c else "?",
-                      "args": sorted(map(str, args)) if isinstance(args, dict) else [],
+                      "args": _arg_names(args),
                       "outcome": text.split(":", 1)[0]})
                 return _error(text)
         return await call_next(ctx)

@@ -296,43 +296,58 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
       mem mcp install claude-code --scope project --dry-run
 
     Exit status: 0 installed or already there; 2 the file is not valid
-    JSON/TOML, or holds a different 'mem' server.
+    JSON/TOML, or holds a different 'mem' server, or the --http URL holds a
+    credential (never written: the key goes in --key-env's variable).
     """
     install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json)
 
 
 @command.command("uninstall")
 @_opts
+@click.option("--force", is_flag=True, help="Remove a 'mem' entry even when it is not mem's (another server by that name).")
 @click.pass_context
-def uninstall_cmd(ctx, agent, scope, dry_run, as_json):
+def uninstall_cmd(ctx, agent, scope, dry_run, as_json, force):
     """Remove mem's MCP server from Claude Code's or Codex's configuration.
 
     A file still as the install left it gets back its exact bytes from
     before (a file the install created is deleted); a file changed since
-    loses only mem's entry.
+    loses only mem's entry.  A 'mem' entry that is not mem's (another
+    program's server by that name, written by hand) is left alone, exit 2,
+    unless --force.
 
     \b
     Examples:
       mem mcp uninstall codex
       mem mcp uninstall claude-code --scope project
 
-    Exit status: 0 removed or not installed; 2 the file is not valid JSON/TOML.
+    Exit status: 0 removed or not installed; 2 the file is not valid
+    JSON/TOML, or its 'mem' entry is not mem's (without --force).
     """
-    uninstall_mcp(ctx, agent, scope, dry_run, as_json)
+    uninstall_mcp(ctx, agent, scope, dry_run, as_json, force=force)
 
 
-def uninstall_mcp(ctx, agent: str, scope: str, dry_run: bool, as_json: bool, quiet: bool = False):
-    """Remove from ``agent``'s configuration; returns the plan."""
+def uninstall_mcp(ctx, agent: str, scope: str, dry_run: bool, as_json: bool, quiet: bool = False,
+                  force: bool = False):
+    """Remove from ``agent``'s configuration; returns the plan.  An entry
+    that is not mem's is refused (InvalidInput) unless ``force``
+    (``mcpinstall.is_mem_server``)."""
     import json
 
-    from objstore import plan_claude_code_mcp_removal, plan_codex_mcp_removal, write_settings
+    from objstore import (claude_code_mcp_entry, codex_mcp_table, plan_claude_code_mcp_removal,
+                          plan_codex_mcp_removal, write_settings)
+    from .hooks_install import mem_command, store_arg
     path = config_path(agent, scope)
     rec_path = _record_path(ctx, agent, path)
     try:
         record = json.loads(rec_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = None
-    plan = (plan_codex_mcp_removal if agent == "codex" else plan_claude_code_mcp_removal)(path, record=record)
+    if agent == "codex":
+        plan = plan_codex_mcp_removal(path, record=record, force=force,
+                                      ours=codex_mcp_table(mem_command(), home=store_arg(ctx))[0])
+    else:
+        plan = plan_claude_code_mcp_removal(path, record=record, force=force,
+                                            ours=claude_code_mcp_entry(mem_command(), home=store_arg(ctx)))
     if not dry_run:
         if plan.changed:
             write_settings(plan)

@@ -301,6 +301,7 @@ _API: dict[str, tuple[str, str]] = {
     "MemoryTools": ("objstore.integrations.mcptools", "MemoryTools"),
     "MCP_NOTICE": ("objstore.integrations.mcptools", "NOTICE"),
     "claude_code_mcp_entry": ("objstore.integrations.mcpinstall", "claude_code_entry"),
+    "codex_mcp_table": ("objstore.integrations.mcpinstall", "codex_table"),
     "plan_claude_code_mcp": ("objstore.integrations.mcpinstall", "plan_claude_code"),
     "plan_claude_code_mcp_removal": ("objstore.integrations.mcpinstall", "plan_claude_code_removal"),
     "plan_codex_mcp": ("objstore.integrations.mcpinstall", "plan_codex"),

@@ -46,6 +46,7 @@ from typing import Any, Iterable, Mapping
 
 from objstore.core.atomic import LockFile, atomic_write
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
+from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 
 KEY_PREFIX = "memk_"
@@ -154,6 +155,21 @@ class Caller:
         if not self.namespaces:
             return True
         return bool(project) and f"project/{project}" in self.namespaces
+
+    def sees_object(self, obj: object) -> bool:
+        """True when a stored object is inside this caller's namespaces: a
+        fact version by its key (:meth:`sees_key`), a captured turn by its
+        project (:meth:`sees_project`); any other object (a tree, a
+        tombstone, a queue item) only for an unconfined caller.  The test
+        for an object a caller names by id (an edge target), so an outside
+        id reads exactly as a missing one."""
+        if not self.namespaces:
+            return True
+        if isinstance(obj, Fact):
+            return self.sees_key(obj.key)
+        if isinstance(obj, Turn):
+            return self.sees_project(obj.project)
+        return False
 
     def may(self, tool: str) -> bool:
         """True when ``tool`` is one of :attr:`tools`."""

@@ -23,7 +23,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from objstore.core.errors import InvalidInput, NotFound, Refused
+from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
+from objstore.core.ids import check_prefix
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
@@ -39,7 +40,7 @@ from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import child_namespace, project_aliases
 from objstore.memory.sessions import agent_namespace
-from objstore.retrieval.context import is_dormant, render_context
+from objstore.retrieval.context import render_context
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.sealed import has_vault, is_sealed, list_sealed, seal_key
@@ -137,6 +138,18 @@ class MemoryTools:
             return child_namespace(session or "", agent)
         return session or None
 
+    def _from_agent(self, caller: Caller, agent: str, session: str | None) -> str:
+        """``sessions.agent_namespace`` for ``recall``'s ``from_agent``.  Its
+        errors list the sub-agents and sessions the store holds (a hint
+        "its sub-agents: …", the namespaces an ambiguous name matches):
+        a confined caller gets one NotFound for every miss instead."""
+        try:
+            return agent_namespace(self.store, agent, session)
+        except NotFound:        # AmbiguousId too
+            if not caller.namespaces:
+                raise
+            raise NotFound(f"no sub-agent {agent}") from None
+
     def _need_key(self, caller: Caller, key: str) -> str:
         key = validate_key(key)
         if not caller.sees_key(key):
@@ -164,7 +177,7 @@ class MemoryTools:
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        within = agent_namespace(self.store, from_agent, session) if from_agent else None
+        within = self._from_agent(caller, from_agent, session) if from_agent else None
         for k in [k for k in self.store.damaged if k.startswith("lost facts/")]:
             self.store.damaged.pop(k, None)   # a long-lived server: only what this call reads is said
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
@@ -259,9 +272,8 @@ class MemoryTools:
         """The session-start memory block for a project (what the hook injects;
         with ``session``/``agent`` as that session or sub-agent reads it)."""
         projects = self._projects(caller, project, False)
-        hidden = (lambda f: is_dormant(f) or not caller.sees_key(f.key)) if caller.namespaces else is_dormant
-        block = render_context(self.store, projects or (), dormant=hidden,
-                               namespace=self._namespace(session, agent))
+        block = render_context(self.store, projects or (), namespace=self._namespace(session, agent),
+                               sees=caller.sees_key if caller.namespaces else None)
         return {"project": block.project or None, "text": block.text,
                 "facts": [{"key": k, "id": i} for k, i in block.facts], "omitted": block.omitted}
 
@@ -305,19 +317,47 @@ class MemoryTools:
     def _edge_pairs(self, caller: Caller, edges: Any) -> list[tuple[str, str]]:
         """``{relation: [target, ...]}`` -> ``(relation, target)`` pairs, in
         the shape ``facts.remember`` checks.  A target key (or ``KEY@vN``)
-        the caller may not see is NotFound, as ``get`` says."""
+        the caller may not see is NotFound, as ``get`` says; so, for a
+        confined caller, is an object id (or prefix) that names nothing,
+        more than one object, or an object outside its namespaces
+        (:meth:`Caller.sees_object`), with one message for all three, so a
+        prefix tells nothing of what lies outside."""
         if edges is None:
             return []
         if not isinstance(edges, dict) or not all(
                 isinstance(r, str) and isinstance(ts, (list, tuple)) and all(isinstance(t, str) for t in ts)
                 for r, ts in edges.items()):
             raise InvalidInput("edges must map a relation to a list of targets: {\"contradicts\": [\"KEY\"]}")
-        pairs = [(rel, t) for rel, ts in edges.items() for t in ts]
-        for _rel, t in pairs:
-            name = t.partition("@")[0]
-            if "/" in name and not caller.sees_key(validate_key(name, existing=True)):
+        return [(rel, self._edge_target(caller, t)) for rel, ts in edges.items() for t in ts]
+
+    def _edge_target(self, caller: Caller, target: str) -> str:
+        """One edge target checked against ``caller``'s namespaces
+        (:meth:`_edge_pairs`): a key form as given, an id in full."""
+        name = target.partition("@")[0]
+        if "/" in name:
+            if not caller.sees_key(validate_key(name, existing=True)):
                 raise NotFound(f"no key {name} to link to")
-        return pairs
+            return target
+        if not caller.namespaces:
+            return target       # facts.resolve_edge_target says what is wrong with it
+        oid = self._seen_id(caller, target)
+        if oid is None:
+            raise NotFound(f"no fact version or turn {target.strip().lower()} to link to",
+                           hint="give more of its id")
+        return oid
+
+    def _seen_id(self, caller: Caller, target: str) -> str | None:
+        """The full id of the one object ``target`` (an id, or a prefix of
+        >= 4 hex) names when ``caller`` sees it (:meth:`Caller.sees_object`);
+        None when it names none, more than one, an unreadable one or one
+        outside the caller's namespaces: a confined caller's answer for all
+        four is the same.  Raises InvalidInput for a target that is no id."""
+        prefix = check_prefix(target)
+        try:
+            oid = self.store.resolve(prefix)
+            return oid if caller.sees_object(self.store.get(oid)) else None
+        except MemError:        # none, more than one (AmbiguousId), unreadable
+            return None
 
     # ------------------------------------------------------------------ admin
     def _confirmed(self, caller: Caller, action: str, args: dict, confirm: str | None,
@@ -339,21 +379,34 @@ class MemoryTools:
             raise InvalidInput("give a key, KEY@vN or an object id")
         target = target.strip()
 
-        def inside(plan) -> None:
+        def inside():
+            """The plan, for a confined caller only when everything in it is
+            inside its namespaces; an outside key, version or id, and a
+            missing one, read alike (no message names what lies outside)."""
+            if not caller.namespaces:
+                return plan_forget(self.store, what=target)
+            name = target.partition("@")[0]
+            nothing = NotFound(f"nothing to forget for {target}")
+            if not (caller.sees_key(validate_key(name)) if "/" in name else self._seen_id(caller, target)):
+                raise nothing
+            try:
+                plan = plan_forget(self.store, what=target)
+            except NotFound:
+                raise nothing from None
             keys = set(plan.keys) | set(plan.versions)
-            if caller.namespaces and (plan.sessions or plan.turns or not all(map(caller.sees_key, keys))):
-                raise NotFound(f"nothing to forget for {target}")
+            if plan.sessions or plan.turns or not all(map(caller.sees_key, keys)):
+                raise nothing
+            return plan
 
         def preview() -> dict:
-            plan = plan_forget(self.store, what=target)
-            inside(plan)
+            plan = inside()
             if plan.is_empty():
                 raise NotFound(f"nothing to forget for {target}")
             return {"preview": _plan_preview(plan)}
         p = self._confirmed(caller, "forget", {"target": target}, confirm, preview)
         if p is not None:
             return p
-        inside(plan_forget(self.store, what=target))
+        inside()
         res = forget(self.store, what=target, reason=f"mcp forget ({caller.name})")
         return {"done": True, "forgotten": _plan_preview(res.plan)["counts"], "tombstones": len(res.tombstones),
                 "index_problems": res.index_problems}
@@ -417,8 +470,15 @@ class MemoryTools:
         return {"items": out}
 
     def _queue_item(self, caller: Caller, item: str):
-        it = resolve(self.store, item)
-        if not caller.sees_key(it.item.key):
+        """The queue item ``item`` names; for a confined caller, a missing,
+        ambiguous or outside one alike is NotFound ``no queue item …``."""
+        try:
+            it = resolve(self.store, item)
+        except NotFound:        # AmbiguousId too
+            if not caller.namespaces:
+                raise
+            it = None
+        if it is None or not caller.sees_key(it.item.key):
             raise NotFound(f"no queue item {item}")
         return it
 

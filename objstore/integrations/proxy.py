@@ -10,7 +10,11 @@ Per request (:func:`prepare`):
    from ``x-claude-code-agent-id``), else ``px-`` + a hash of the system
    prompt and the first message.  The thread is a hash of the first
    message.  The project is ``X-Mem-Project``, else the working directory
-   the system prompt names (``Working directory: /path``).
+   the system prompt names (``Working directory: /path``).  A header that
+   is no valid name, or that holds a credential by the one name rule
+   (``objstore.core.redact.check_name``: a session id names refs, logs and
+   the trace; a project names keys and the pinned block), is ignored as if
+   absent, and the trace says which header (never its value).
 2. **State** (``<store>/cache/proxy/<session hash>-<thread>``, JSON lines,
    no suffix so ``mem forget`` drops the lines that hold a forgotten text):
    the pinned block, every recall block with the index and hash of the
@@ -29,7 +33,10 @@ Per request (:func:`prepare`):
    tombstones): the messages not captured yet (user text, tool results,
    assistant text) are handed to the writer before forwarding, the
    assistant's answer when the response ends (:func:`response_turns`,
-   :func:`capture_turns`).  A turn's source is
+   :func:`capture_turns`).  A prompt starting with the ignore marker
+   (``#nomem``) and everything up to the next prompt (tool results, the
+   answers, the response to it) are never handed over, and nothing is
+   recalled or remembered for it (:func:`nomem_stretch`).  A turn's source is
    ``px:<thread>:<message index>:<part>``, so a retried request captures
    nothing twice.  Our own ``<mem-context>`` blocks are never captured.
 
@@ -47,15 +54,18 @@ import re
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
+from objstore.capture.transcript import cut_text
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.memory.facts import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
@@ -63,7 +73,6 @@ from objstore.retrieval.context import escape_text, render_context, load_state a
 from objstore.retrieval.inject import inject_for_prompt
 
 STATE_DIR = "cache/proxy"
-TOOL_TEXT_MAX = 4000
 HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
 _MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
@@ -83,13 +92,16 @@ def _hdr(headers: Mapping[str, str], name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """Who a request belongs to: ``session`` (a valid session id), ``thread``
-    (16 hex), ``project`` (a project name or ""), ``cwd`` (or "")."""
+    """Who a request belongs to: ``session`` (a valid session id holding no
+    credential), ``thread`` (16 hex), ``project`` (a project name holding
+    none, or ""), ``cwd`` (or ""), ``ignored`` (the names of the headers
+    set aside as :func:`identify` says, lower-case)."""
 
     session: str
     thread: str
     project: str
     cwd: str
+    ignored: tuple[str, ...] = ()
 
 
 def _system_text(system) -> str:
@@ -121,8 +133,54 @@ def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
                 if isinstance(c, list) else ""
             t = t.strip()
             if t:
-                out.append((f"r{i}", t[:TOOL_TEXT_MAX]))
+                out.append((f"r{i}", cut_text(t)))   # the importers' one cut (…[cut N chars])
     return out
+
+
+def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
+    """The session a request's headers name ("" for none): ``X-Mem-Session``,
+    else Claude Code's.  One that is no valid session id or holds a
+    credential (the writer's one name rule,
+    ``facts.check_key_credentials(…, "namespace")``) is "", its header
+    added to ``ignored``."""
+    for name in ("x-mem-session", "x-claude-code-session-id"):
+        sid = _hdr(headers, name)
+        if not sid:
+            continue
+        if name == "x-claude-code-session-id":
+            agent = _hdr(headers, "x-claude-code-agent-id")
+            sid += f"-agent-{_h(agent, 12)}" if agent else ""
+        sid = _valid_session(sid)
+        if not sid:
+            ignored.append(name)
+        return sid
+    return ""
+
+
+@lru_cache(maxsize=1024)
+def _valid_session(sid: str) -> str:
+    """``sid`` validated, or "" when it is no session id or holds a
+    credential.  Cached: every request of a conversation names the same one
+    (the name rule costs ~0.1 ms a name)."""
+    try:
+        sid = validate_session_id(sid)
+        check_key_credentials(sid, "namespace")
+    except MemError:
+        return ""
+    return sid
+
+
+@lru_cache(maxsize=1024)
+def _header_project(named: str) -> str:
+    """An ``X-Mem-Project`` value as a project name, as ``--project`` takes
+    it (``scope.project_aliases``: cleaned, refused when it holds a
+    credential); "" when it is refused or nothing usable is left.  Cached
+    as :func:`_valid_session`."""
+    try:
+        aliases = project_aliases(None, override=named)
+    except MemError:
+        return ""
+    return aliases[0] if aliases else ""
 
 
 def identify(headers: Mapping[str, str], body: dict) -> Conversation:
@@ -130,26 +188,18 @@ def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     msgs = body.get("messages") or []
     first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
     thread = _h(first)
-    sid = _hdr(headers, "x-mem-session")
-    if not sid:
-        cc = _hdr(headers, "x-claude-code-session-id")
-        if cc:
-            agent = _hdr(headers, "x-claude-code-agent-id")
-            sid = cc + (f"-agent-{_h(agent, 12)}" if agent else "")
-    if sid:
-        try:
-            sid = validate_session_id(sid)
-        except MemError:
-            sid = ""
-    if not sid:
-        sid = "px-" + _h(_system_text(body.get("system")) + "\0" + first)
+    ignored: list[str] = []
+    sid = _session_of(headers, ignored) or "px-" + _h(_system_text(body.get("system")) + "\0" + first)
     m = _WORKDIR.search(_system_text(body.get("system")))
     cwd = m.group(1) if m else ""
-    project = _hdr(headers, "x-mem-project")
+    named = _hdr(headers, "x-mem-project")
+    project = _header_project(named) if named else ""
+    if named and not project:
+        ignored.append("x-mem-project")
     if not project and cwd:
         aliases = project_aliases(cwd)
         project = aliases[0] if aliases else ""
-    return Conversation(sid, thread, project, cwd)
+    return Conversation(sid, thread, project, cwd, tuple(ignored))
 
 
 # -- state ---------------------------------------------------------------------
@@ -263,6 +313,9 @@ class Prepared:
             error.
         n_messages: the number of messages (the answer becomes message n).
         pending: the turns to capture (``CapturedTurn``), for :func:`capture_turns`.
+        unmarked: False when the newest prompt starts with the ignore marker
+            (``#nomem``, :func:`nomem_stretch`): the answer to it is not
+            captured either.
     """
 
     body: bytes
@@ -271,10 +324,39 @@ class Prepared:
     pending: list = field(default_factory=list)
     trace: dict = field(default_factory=dict)
     n_messages: int = 0
+    unmarked: bool = True
 
 
 def _is_user_text(msg) -> bool:
     return isinstance(msg, dict) and msg.get("role") == "user" and bool(_text_of(msg.get("content")))
+
+
+def _is_prompt(msg) -> bool:
+    """A user message the person typed: text and no tool result (a message
+    answering tool calls continues the answer, even with a harness's
+    reminder text beside its results)."""
+    if not _is_user_text(msg):
+        return False
+    c = msg.get("content")
+    return not (isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c))
+
+
+def nomem_stretch(cfg, msgs: list) -> list[bool]:
+    """For each message of a conversation, whether it lies in a marked
+    stretch: a prompt (:func:`_is_prompt`) one of whose text blocks starts
+    with the ignore marker (``policy.has_marker``: ``#nomem``), and every
+    message after it up to the next prompt — the assistant's answers and
+    the tool results between them.  The hooks' and importers' rule
+    (``capture.sync._filtered``: the marked prompt and every turn up to the
+    next prompt) over the messages of a request; a prompt is the whole
+    message, so a harness's reminder block beside a marked prompt goes with
+    it.  ``cfg``: the store's ``CaptureConfig``."""
+    out, skipping = [], False
+    for m in msgs:
+        if _is_prompt(m):
+            skipping = any(has_marker(cfg, t) for _p, t in _text_of(m.get("content")))
+        out.append(skipping)
+    return out
 
 
 def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bool = True) -> Prepared:
@@ -296,6 +378,8 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     out = Prepared(raw, conv, n_messages=len(msgs),
                    trace={"session": conv.session, "thread": conv.thread,
                           "roles": [m.get("role") if isinstance(m, dict) else None for m in msgs]})
+    if conv.ignored:    # the header's name, never its value
+        out.trace["ignored"] = list(conv.ignored)
     try:
         root = scan(text)
     except (ValueError, RecursionError):
@@ -304,15 +388,21 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     mnode = root.member("messages")
     if mnode is None or mnode.kind != "array" or len(mnode.items) != len(msgs):
         return out
+    try:
+        marked = nomem_stretch(load_config(store.root), msgs)
+    except MemError:        # an unreadable config.toml: the writer refuses every turn anyway
+        marked = [False] * len(msgs)
+    out.unmarked = not marked[-1]
     with locked_state(state_file(store, conv)) as st:
         if capture:
             ts = now_ms()
             for idx in range(st.captured + 1, len(msgs)):
-                out.pending += _turns_of(conv, idx, msgs[idx], ts)
+                if not marked[idx]:
+                    out.pending += _turns_of(conv, idx, msgs[idx], ts)
             st.captured = len(msgs) - 1
             out.turns = len(out.pending)
         try:
-            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace)
+            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace, marked[-1])
         except Exception as e:  # noqa: BLE001 - nor does injection
             out.trace["error"] = f"injection failed ({type(e).__name__}): forwarded unchanged"
             return out
@@ -321,7 +411,10 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     return out
 
 
-def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) -> list:
+def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, marked: bool = False) -> list:
+    """The splices of a request (module doc, item 3); ``marked``: the newest
+    prompt starts with the ignore marker, so nothing is recalled or
+    remembered for it (as the prompt hook does)."""
     edits = []
     if st.pinned is None:
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None, store_root=store.root)
@@ -340,7 +433,9 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict) ->
         elif snode.kind == "array" or text[snode.start] == '"':
             edits.append(_append_block(text, snode, st.pinned))
     last = len(msgs) - 1
-    if _is_user_text(msgs[last]) and last not in st.recall:
+    if marked and _is_user_text(msgs[last]) and last not in st.recall:
+        st.recall[last] = (_h(text[mnode.items[last].start:mnode.items[last].end]), "", [])
+    elif _is_user_text(msgs[last]) and last not in st.recall:
         prompt = "\n".join(t for _p, t in _text_of(msgs[last]["content"]))
         prev = msgs[last - 1] if last > 0 else None
         prev_text = "\n".join(t for _p, t in _text_of(prev.get("content"))) if isinstance(prev, dict) \
@@ -471,8 +566,8 @@ def response_turns(prep: Prepared, data: bytes, *, streamed: bool) -> list:
     """The assistant's answer to a prepared request as turns to capture (the
     answer is message ``prep.n_messages`` of the conversation); [] when it
     holds no text."""
-    if prep.conv is None:
-        return []
+    if prep.conv is None or not prep.unmarked:
+        return []           # the answer to a #nomem prompt is not captured either
     text = assistant_text_from_sse(data) if streamed else assistant_text_from_json(data)
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:

@@ -434,13 +434,16 @@ def journal(store: Store, scope: str) -> list[dict]:
     return out
 
 
-def render_files(store: Store, scopes: list[str]) -> str:
+def render_files(store: Store, scopes: list[str], *, sees=None) -> str:
     """The memory files' part of the session block: for each scope, ``#
     soul.md``, ``# memory.md (1,474 of 2,200 characters)``, ``# user.md (0
     of 1,375 characters)`` with ``(empty)`` under an empty file; a file over
-    its limit (edited by hand) or unreadable says so instead of vanishing."""
+    its limit (edited by hand) or unreadable says so instead of vanishing.
+    ``sees``: a confined reader's key filter (``str -> bool``, as
+    ``retrieval.context.render_context`` takes it): a file whose key
+    (:func:`file_key`) it refuses is left out, neither read nor named."""
     parts = []
-    files = {(s, n): None for s in scopes for n in FILES}
+    files = {(s, n): None for s in scopes for n in FILES if sees is None or sees(f"{s}/memory/{n}.md")}
     for s, n in files:
         try:
             files[(s, n)] = read_file(store, s, n)
@@ -450,6 +453,8 @@ def render_files(store: Store, scopes: list[str]) -> str:
         return ""  # no memory file was ever written: the block stays as it was
     for scope in scopes:
         for name in FILES:
+            if (scope, name) not in files:
+                continue    # outside the reader's namespaces
             f = files[(scope, name)]
             if f is None:  # an unreadable file is named, never silently dropped
                 parts.append(f"# {name}.md ({scope}): unreadable; see: mem memory show {name}")
