@@ -256,9 +256,11 @@ def _import_claude_memory(store, paths, as_json):
     r = import_claude_memory(store, home)
     if as_json:
         emit_json({"files": r.files, "proposed": r.proposed, "present": r.present, "queued": r.queued,
-                   "skipped": [{"path": p, "reason": w} for p, w in r.skipped]})
+                   "redacted": r.redacted, "skipped": [{"path": p, "reason": w} for p, w in r.skipped]})
         return
     click.echo(f"read {plural(r.files, 'memory file')}: {plural(r.proposed, 'entry')} proposed for your approval "
                f"(mem queue list), {r.present} already there")
+    if r.redacted:
+        click.echo(f"redacted {plural(r.redacted, 'credential')} before proposing", err=True)
     for p, why in r.skipped:
         click.echo(f"skipped {p}: {why}", err=True)
