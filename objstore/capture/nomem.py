@@ -32,7 +32,7 @@ from pathlib import Path
 
 from objstore.capture.claude_code import MarkedCalls, marked_agent_calls, subagent_start
 from objstore.capture.policy import CaptureConfig, has_marker, mark_no_capture
-from objstore.core.errors import MemError
+from objstore.core.errors import InvalidInput, MemError
 from objstore.core.store import Store
 
 #: parent transcript -> ((size, mtime_ns, marker), its MarkedCalls): a sync or import reads many
@@ -96,7 +96,10 @@ def subagent_excluded(store: Store, path: Path, cfg: CaptureConfig, no_capture: 
         return sub.session
     if not _calls(sub.parent, cfg).started(sub):
         return None
+    from objstore.core.redact import name_hits  # deferred: the redaction rules compile at import
     try:
+        if name_hits(sub.session):   # the one name rule: no-capture is a file in the clear
+            raise InvalidInput("the session holds a credential")   # (its turns are refused anyway)
         mark_no_capture(store, sub.session)
     except (OSError, MemError):
         return None
