@@ -192,9 +192,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
 def _shown_paths(paths) -> str:
     """The paths given, for a message: one whose text holds a credential
     is never echoed (``objstore.path_holds_credential``)."""
-    from objstore import path_holds_credential
-    return ", ".join("(a path holding a credential, not shown)" if path_holds_credential(str(p)) else str(p)
-                     for p in paths)
+    from objstore import shown_path
+    return ", ".join(shown_path(str(p)) for p in paths)
 
 
 def _import_jsonl(store, paths, as_json, keep_existing=False):

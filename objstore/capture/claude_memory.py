@@ -21,13 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import MemError
-from objstore.core.redact import path_holds_credential, redact
+from objstore.core.redact import redact, shown_path
 from objstore.core.store import Store
 from objstore.memory.memfiles import propose_edit, read_file
 from objstore.memory.scope import project_aliases
-
-#: what a message says for a path :func:`path_holds_credential` finds one in
-NOT_SHOWN = "(a path holding a credential, not shown)"
 
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
@@ -109,7 +106,7 @@ def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = 
         for md in sorted(mem_dir.glob("*.md")):
             targets.append((md, f"project/{project}", "memory"))
     for path, scope, name in targets:
-        shown = NOT_SHOWN if path_holds_credential(str(path)) else str(path)
+        shown = shown_path(str(path))
         try:
             text = path.read_text("utf-8", errors="replace")
         except OSError as e:
