@@ -52,8 +52,8 @@ class ExistingPath(click.Path):
     def convert(self, value, param, ctx):
         import os
         if value != "-" and not os.path.lexists(os.fsdecode(value)):
-            from objstore import NotFound
-            raise NotFound(f"{os.fsdecode(value)}: no such file or directory")
+            from objstore import NotFound, shown_path
+            raise NotFound(f"{shown_path(os.fsdecode(value))}: no such file or directory")
         return super().convert(value, param, ctx)
 
 

@@ -201,6 +201,13 @@ def safe(text: str) -> str:
     return escape_invisible(text)
 
 
+def missing_path(e: FileNotFoundError) -> str:
+    """The path a ``FileNotFoundError`` names, for its message: never one
+    holding a credential (``objstore.shown_path``)."""
+    from objstore import shown_path
+    return shown_path(os.fsdecode(e.filename)) if e.filename is not None else str(e)
+
+
 def report_error(message: str, hint: str | None, code: int, as_json: bool) -> None:
     """The error every command prints on stderr, once (``docs/exit-codes.md``):
     ``Error: …`` and an optional ``hint: …``, or with ``--json`` only one JSON

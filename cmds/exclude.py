@@ -40,7 +40,10 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
     --remove run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT
     set) are refused with exit 6; the preview works for anyone.
 
-    Exit status: 0 ok; 2 no action, or a blank glob; 1 the config cannot be
+    A glob holding a credential is refused (exit 2, never echoed: the
+    config file keeps it in the clear); --remove takes one out.
+
+    Exit status: 0 ok; 2 no action, a blank glob or one holding a credential; 1 the config cannot be
     edited; 6 --apply/--remove run by an agent; 10 no store.
     """
     from objstore import NotFound, add_exclusion, exclusion_preview, forget, list_exclusions, remove_exclusion
@@ -55,6 +58,7 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
                        instead="preview it (mem exclude --add GLOB) and ask the user to apply it")
     if do_list:
         globs = list_exclusions(root)
+        globs = [_shown(g) for g in globs]   # one written by hand holding a credential: not echoed
         if as_json:
             emit_json(globs)
         else:
@@ -63,9 +67,9 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
     if remove:
         done = remove_exclusion(root, remove)
         if as_json:
-            emit_json({"removed": done, "glob": remove})
+            emit_json({"removed": done, "glob": _shown(remove)})
         else:
-            click.echo(f"removed {remove}" if done else f"{remove} was not excluded; nothing changed")
+            click.echo(f"removed {_shown(remove)}" if done else f"{_shown(remove)} was not excluded; nothing changed")
         return
     pv = exclusion_preview(store, add)
     added = forgotten = False
@@ -99,3 +103,10 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
             click.echo("what is already stored stays; forget it with: mem forget --session ID", err=True)
         elif forgotten:
             click.echo(f"forgot {plural(len(pv.sessions), 'session')}; run 'mem gc --prune=now' to purge them now")
+
+
+def _shown(glob: str) -> str:
+    """A glob for output: one holding a credential reads ``(a glob holding a
+    credential, not shown)`` (``objstore.path_holds_credential``)."""
+    from objstore import path_holds_credential
+    return "(a glob holding a credential, not shown)" if path_holds_credential(glob) else glob

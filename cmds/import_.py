@@ -192,25 +192,27 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
 def _shown_paths(paths) -> str:
     """The paths given, for a message: one whose text holds a credential
     is never echoed (``objstore.path_holds_credential``)."""
-    from objstore import path_holds_credential
-    return ", ".join("(a path holding a credential, not shown)" if path_holds_credential(str(p)) else str(p)
-                     for p in paths)
+    from objstore import shown_path
+    return ", ".join(shown_path(str(p)) for p in paths)
 
 
 def _import_jsonl(store, paths, as_json, keep_existing=False):
     from objstore import agent_of, import_jsonl
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
-    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": []}
+    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": [],
+             "redacted": [], "turns_with_credentials": 0, "sessions_with_credentials": []}
     for p in paths:
         if not os.path.isfile(p):
             raise click.BadParameter(f"{p} is not a file (give the file 'mem export' wrote)", param_hint="PATHS")
         with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
             r = import_jsonl(store, f, progress=update, keep_existing=keep_existing, agent=agent_of(os.environ))
-        for k in ("objects", "present", "refs", "refs_kept"):
+        for k in ("objects", "present", "refs", "refs_kept", "turns_with_credentials"):
             total[k] += getattr(r, k)
         total["conflicts"] += r.conflicts
         total["forgotten"] += r.forgotten
+        total["redacted"] += [{"key": k, "version": v} for k, v in r.redacted]
+        total["sessions_with_credentials"] += r.sessions_with_credentials
     if as_json:
         emit_json(total)
         return
@@ -223,6 +225,19 @@ def _import_jsonl(store, paths, as_json, keep_existing=False):
     if total["refs_kept"]:
         click.echo(f"kept {plural(total['refs_kept'], 'ref')} this store already had at another version: "
                    + ", ".join(total["conflicts"][:5]) + (" …" if len(total["conflicts"]) > 5 else ""), err=True)
+    red = total["redacted"]
+    if red:   # the key is shown (a name holding a credential was refused), never the value
+        click.echo(f"warning: {plural(len(red), 'imported value')} held a credential; each got a redacted version "
+                   "on top ([REDACTED:<rule>]): " + ", ".join(f"{x['key']}@v{x['version']}" for x in red[:5])
+                   + (" …" if len(red) > 5 else ""), err=True)
+        click.echo(f"hint: the imported version stays in the key's history; remove it with: "
+                   f"mem forget {red[0]['key']}@v{red[0]['version']}", err=True)
+    if total["turns_with_credentials"]:
+        ss = total["sessions_with_credentials"]
+        click.echo(f"warning: {plural(total['turns_with_credentials'], 'imported turn')} hold a credential, in "
+                   f"{plural(len(ss), 'session')}: " + ", ".join(ss[:5]) + (" …" if len(ss) > 5 else ""), err=True)
+        click.echo(f"hint: a turn keeps its id, so it cannot be redacted in place: mem forget --session {ss[0]}",
+                   err=True)
 
 
 def _import_markdown(store, harness, paths, scope, mine, as_json):
@@ -256,9 +271,11 @@ def _import_claude_memory(store, paths, as_json):
     r = import_claude_memory(store, home)
     if as_json:
         emit_json({"files": r.files, "proposed": r.proposed, "present": r.present, "queued": r.queued,
-                   "skipped": [{"path": p, "reason": w} for p, w in r.skipped]})
+                   "redacted": r.redacted, "skipped": [{"path": p, "reason": w} for p, w in r.skipped]})
         return
     click.echo(f"read {plural(r.files, 'memory file')}: {plural(r.proposed, 'entry')} proposed for your approval "
                f"(mem queue list), {r.present} already there")
+    if r.redacted:
+        click.echo(f"redacted {plural(r.redacted, 'credential')} before proposing", err=True)
     for p, why in r.skipped:
         click.echo(f"skipped {p}: {why}", err=True)

@@ -21,7 +21,7 @@ import sys
 import unicodedata
 
 from ._out import broken_pipe, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
-from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, report_error,
+from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, missing_path, parse_time, report_error,
                    safe, style, version_json, edges_json)
 
 EXIT_INTERRUPTED = 130
@@ -725,7 +725,7 @@ def main(argv: list[str]) -> int | None:
             report_error(str(e), None, 2, wants_json(argv))
             return 2
         except FileNotFoundError as e:
-            report_error(f"no such file or directory: {e.filename or e}", None, 4, params.get("as_json", False))
+            report_error(f"no such file or directory: {missing_path(e)}", None, 4, params.get("as_json", False))
             return 4
         except BrokenPipeError:
             return broken_pipe()

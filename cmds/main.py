@@ -15,7 +15,7 @@ import traceback
 import click
 
 from ._common import FiniteFloatRange
-from ._out import broken_pipe, hint_of, refuse_bad_utf8, report_error, unexpected_error, wants_json
+from ._out import broken_pipe, hint_of, missing_path, refuse_bad_utf8, report_error, unexpected_error, wants_json
 
 EXIT_INTERRUPTED = 130
 
@@ -110,7 +110,7 @@ class MemGroup(click.Group):
             report_error(e.message, hint_of(e), e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
-            report_error(f"no such file or directory: {e.filename or e}", None, 4, bool(ctx.meta.get("mem_json")))
+            report_error(f"no such file or directory: {missing_path(e)}", None, 4, bool(ctx.meta.get("mem_json")))
             ctx.exit(4)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise

@@ -99,11 +99,14 @@ def _propose_for_agent(store, project, plan, agent, as_json):
     if plan["file"] == "soul":
         require_person(os.environ, f"mem memory {plan['action']} soul (soul.md is the owner's alone)",
                        instead="propose edits to memory.md or user.md: mem memory propose add memory TEXT")
-    iid = memory_propose(store, _scope(project), plan, owner=agent, session=_session()).item
+    p = memory_propose(store, _scope(project), plan, owner=agent, session=_session())
+    iid = p.item
     if as_json:
-        emit_json({"queued": iid, "applied": False})
+        emit_json({"queued": iid, "applied": False, "redacted": p.redacted})
     else:
         click.echo(f"queued {iid[:12]} for the owner's approval (mem queue show {iid[:12]})")
+        from ._out import warn_redacted
+        warn_redacted(p.redacted)
         click.echo(f"note: run by {agent} (an agent), so proposed, not applied: a person accepts it with "
                    f"mem queue accept {iid[:12]}", err=True)
 
@@ -237,11 +240,14 @@ def propose_cmd(action, file, args, owner, project, as_json, store):
         plan = {"action": "remove", "file": file, "old": args[0]}
     else:
         plan = _read_plan(file, args[0])
-    iid = memory_propose(store, _scope(project), plan, owner=owner, session=_session()).item
+    p = memory_propose(store, _scope(project), plan, owner=owner, session=_session())
+    iid = p.item
     if as_json:
-        emit_json({"queued": iid})
+        emit_json({"queued": iid, "redacted": p.redacted})
     else:
         click.echo(f"queued {iid[:12]} for the owner's approval (mem queue show {iid[:12]})")
+        from ._out import warn_redacted
+        warn_redacted(p.redacted)
 
 
 @command.command("journal")

@@ -540,3 +540,131 @@ def _content(rec: dict) -> list:
     msg = rec.get("message")
     c = msg.get("content") if isinstance(msg, dict) else None
     return c if isinstance(c, list) else ([{"type": "text", "text": c}] if isinstance(c, str) else [])
+
+
+# --------------------------------------------------------------------------- sub-agents of an excluded prompt
+
+class SubagentStart(Frozen):
+    """How a Claude Code sub-agent transcript ``agent-<id>.jsonl`` begins,
+    and where its parent is (agent-formats §2.3).
+
+    Attributes:
+        session: the namespace its turns are captured under,
+            ``<parent>.agent-<agentId>`` (as :func:`parse_file` names it).
+        agent_id: its agent id (from the records, else the file name).
+        prompt: the text of its first prompt (the task its parent gave it;
+            "" when the first records hold none).
+        tool_use_id: ``toolUseId`` of its ``agent-<id>.meta.json`` ("" when absent).
+        parent: the parent's main transcript: ``<dir>/<session>.jsonl`` next
+            to the ``<session>/subagents/`` folder (layout >= 2.1.2) or next
+            to the file (2.0.x); it may not exist.
+    """
+
+    __slots__ = ("session", "agent_id", "prompt", "tool_use_id", "parent")
+
+    def __init__(self, session: str, agent_id: str, prompt: str, tool_use_id: str, parent: Path) -> None:
+        set_fields(self, session, agent_id, prompt, tool_use_id, parent)
+
+
+#: lines of a sub-agent file read to find its first prompt (it is the first record but for a
+#: leading attachment or meta line or two)
+_START_LINES = 16
+
+
+def subagent_start(path: Path) -> SubagentStart | None:
+    """The :class:`SubagentStart` of sub-agent transcript ``path``, or None
+    (not a sub-agent file, or no record names its parent).  Reads at most
+    :data:`_START_LINES` lines and the ``.meta.json`` beside it.  OSError
+    propagates."""
+    path = Path(path)
+    is_sub, dir_parent = _file_context(path)
+    if not is_sub:
+        return None
+    agent, parent, prompt = path.stem[len("agent-"):], "", ""
+    stats = ParseStats()
+    with open(path, "rb") as f:
+        for n, raw in zip(range(_START_LINES), read_lines(f)):
+            rec = decode_line(raw, stats, n == 0)
+            if rec is None or not is_record(rec):
+                continue
+            parent = parent or as_str(rec.get("sessionId"))
+            agent = as_str(rec.get("agentId")) or agent
+            if rec.get("type") == "user" and _is_turn_record(rec):
+                msg = rec.get("message")
+                prompt = _user_parts(msg.get("content") if isinstance(msg, dict) else None)[0]
+                break
+    parent = parent or dir_parent
+    if not agent or not parent:
+        return None
+    tool = ""
+    try:
+        m = json.loads(path.with_name(path.stem + ".meta.json").read_bytes())
+        tool = as_str(m.get("toolUseId")) if isinstance(m, dict) else ""
+    except (OSError, ValueError):
+        pass
+    parts = path.parts
+    where = path.parent
+    for i in range(len(parts) - 2, 0, -1):   # <dir>/<session>/subagents/…/agent-<id>.jsonl
+        if parts[i] == "subagents":
+            where = Path(*parts[:i - 1])
+            break
+    return SubagentStart(f"{parent}.agent-{agent}", agent, prompt, tool, where / f"{parent}.jsonl")
+
+
+class MarkedCalls(Frozen):
+    """The sub-agent calls a main transcript makes while answering a marked
+    prompt (:func:`marked_agent_calls`): ``prompts`` (their task texts,
+    trimmed), ``tool_use_ids`` and ``agent_ids`` (from the calls' results,
+    ``toolUseResult.agentId``), each a frozenset."""
+
+    __slots__ = ("prompts", "tool_use_ids", "agent_ids")
+
+    def __init__(self, prompts: frozenset, tool_use_ids: frozenset, agent_ids: frozenset) -> None:
+        set_fields(self, prompts, tool_use_ids, agent_ids)
+
+    def started(self, sub: SubagentStart) -> bool:
+        """Whether sub-agent ``sub`` is one of these calls: its first prompt is
+        a call's task, or its meta file or agent id names a call."""
+        return bool((sub.prompt.strip() and sub.prompt.strip() in self.prompts)
+                    or (sub.tool_use_id and sub.tool_use_id in self.tool_use_ids)
+                    or sub.agent_id in self.agent_ids)
+
+
+def marked_agent_calls(path: Path, is_marked, *, data: bytes | None = None) -> MarkedCalls:
+    """The sub-agent calls (a ``tool_use`` whose ``input.prompt`` is a text:
+    ``Agent``, ``Task``) main transcript ``path`` makes in a marked stretch:
+    from a prompt ``is_marked(text)`` is true for up to the next prompt,
+    the rule ``objstore.capture.sync`` applies to the turns (prompts as
+    :func:`parse_file` reads them; sidechain records do not end a
+    stretch).  ``data``: the file's bytes, already read.  OSError
+    propagates; bad lines are skipped."""
+    prompts: set[str] = set()
+    tools: set[str] = set()
+    agents: set[str] = set()
+    stats = ParseStats()
+    marked = False
+    import io
+    with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
+        for n, raw in enumerate(read_lines(f)):
+            rec = decode_line(raw, stats, n == 0)
+            if rec is None or not _is_turn_record(rec) or rec.get("isSidechain") is True:
+                continue
+            msg = rec.get("message")
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if rec.get("type") == "user":
+                text = _user_parts(content)[0]
+                if text.strip():
+                    marked = bool(is_marked(text))
+                elif marked:
+                    res = rec.get("toolUseResult")
+                    if isinstance(res, dict) and as_str(res.get("agentId")):
+                        agents.add(as_str(res.get("agentId")))
+                continue
+            if marked and isinstance(content, list):
+                for b in content:
+                    inp = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
+                    if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
+                        prompts.add(inp["prompt"].strip())
+                        if as_str(b.get("id")):
+                            tools.add(as_str(b.get("id")))
+    return MarkedCalls(frozenset(prompts - {""}), frozenset(tools), frozenset(agents))

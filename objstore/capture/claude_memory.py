@@ -8,7 +8,9 @@ to the matching memory file (``user.md`` for the user's CLAUDE.md,
 for the owner: nothing is applied without them.  Importing again proposes
 nothing new: an entry the file already holds is skipped, and a queued
 proposal has the same id as before.  An entry that would not fit the file is
-reported, not proposed (consolidate first).
+reported, not proposed (consolidate first).  Entries are proposed redacted
+(``objstore.core.redact``; ``memfiles.redact_plan``): a queued proposal is
+an object, and holds no credential in the clear.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import MemError
+from objstore.core.redact import redact, shown_path
 from objstore.core.store import Store
 from objstore.memory.memfiles import propose_edit, read_file
 from objstore.memory.scope import project_aliases
@@ -29,11 +32,15 @@ _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 @dataclass
 class ClaudeMemoryImport:
     """Counts: ``files`` read, ``proposed`` (queued now), ``present`` (already
-    in the file or already queued), ``skipped`` ``[(path, reason)]``."""
+    in the file or already queued), ``skipped`` ``[(path, reason)]`` (a path
+    holding a credential reads ``a path holding a credential, not shown``),
+    ``redacted``: credentials the proposed entries lost to
+    ``[REDACTED:<rule>]`` before they were queued."""
 
     files: int = 0
     proposed: int = 0
     present: int = 0
+    redacted: int = 0
     queued: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
@@ -99,25 +106,30 @@ def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = 
         for md in sorted(mem_dir.glob("*.md")):
             targets.append((md, f"project/{project}", "memory"))
     for path, scope, name in targets:
+        shown = shown_path(str(path))
         try:
             text = path.read_text("utf-8", errors="replace")
         except OSError as e:
-            res.skipped.append((str(path), e.strerror or str(e)))
+            res.skipped.append((shown, e.strerror or str(e)))
             continue
         res.files += 1
         have = set(read_file(store, scope, name).entries)
         for entry in entries_of(text):
+            # a stored file holds its entries redacted: compare (and name) the entry as it would be stored
+            red = redact(entry)
+            entry = red.text
             if entry in have:
                 res.present += 1
                 continue
             try:
                 parked = propose_edit(store, scope, {"action": "add", "file": name, "text": entry}, owner=owner)
             except MemError as e:
-                res.skipped.append((str(path), f"{entry[:40]!r}: {e.message}"))
+                res.skipped.append((shown, f"{entry[:40]!r}: {e.message}"))
                 continue
             if parked.new:
                 res.queued.append(parked.item)
                 res.proposed += 1
+                res.redacted += len(red.hits)
             else:
                 res.present += 1
     return res

@@ -43,11 +43,19 @@ class ExcludePreview:
         return sum(n for *_x, n in self.sessions)
 
 
-def normalize_glob(glob: str) -> str:
-    """The stored form of a glob: ``~`` expanded, normalized; raises
-    InvalidInput for a blank one."""
+def normalize_glob(glob: str, *, to_store: bool = True) -> str:
+    """The stored form of a glob: ``~`` expanded, normalized.  Raises
+    InvalidInput for a blank one and, ``to_store`` (a glob to preview or
+    add, which ``config.toml`` would keep and the preview echoes), for one
+    holding a credential (the one name rule, ``redact.check_name``: ``the
+    glob holds a credential``, never echoed, as ``mem config`` refuses
+    one).  :func:`remove_exclusion` takes one (``to_store=False``), so
+    a glob written by hand can still be taken out."""
     if not glob or not glob.strip():
         raise InvalidInput("the glob is empty")
+    if to_store:
+        from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+        check_name(glob, "glob", where="config.toml", hint="exclude the folder above it, or a glob without it")
     return os.path.normpath(os.path.expanduser(glob.strip()))
 
 
@@ -89,8 +97,8 @@ def add_exclusion(root: Path, glob: str) -> bool:
 
 
 def remove_exclusion(root: Path, glob: str) -> bool:
-    """Remove ``glob``; False when it was not there."""
-    g = normalize_glob(glob)
+    """Remove ``glob`` (also one holding a credential); False when it was not there."""
+    g = normalize_glob(glob, to_store=False)
     cur = list_exclusions(root)
     if g not in cur:
         return False

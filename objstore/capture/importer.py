@@ -203,12 +203,13 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
 
         def add_file(path: Path, file_sids: set[str]) -> None:
             """Append one file's turns, parsed here or by the worker."""
+            sub = path if rolls_up and path.name.startswith("agent-") else None   # #nomem's sub-agents
             if worker is None:
-                _add_turns(app, wrap(reader.parse_file(path, stats)), path, res, bad_sessions, seen, grown,
+                _add_turns(app, wrap(reader.parse_file(path, stats), sub), path, res, bad_sessions, seen, grown,
                            file_sids)
                 return
             src = _from_worker(worker, app, stats)
-            _add_turns(app, wrap(src), path, res, bad_sessions, seen, grown, file_sids)
+            _add_turns(app, wrap(src, sub), path, res, bad_sessions, seen, grown, file_sids)
             for _ in src:  # the filters read every turn; if one stopped early, the next file still starts
                 pass       # at its own messages
 

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
+from objstore.core.redact import PATH_NOT_SHOWN, path_holds_credential, shown_path
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
 from objstore.memory.decay import restate
@@ -158,6 +159,10 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
             ``.md`` file.
     A file that cannot be read, or whose key is invalid, is skipped and
     listed in ``skipped``; a secret-looking value is redacted by ``remember``.
+    A file whose path below the folder holds a credential (the one name rule,
+    ``redact.path_holds_credential``, on the path as written: the key lower-
+    cases it), or every file of a folder whose path holds one, is skipped
+    and listed as ``redact.PATH_NOT_SHOWN``, never by its path.
     """
     validate_key(f"{scope}/x")
     res = MarkdownImport()
@@ -170,7 +175,12 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
         elif whole:
             base, files = item, sorted(p for p in item.rglob("*.md") if p.is_file())
         else:
-            raise InvalidInput(f"{item} is neither a folder nor a .md file")
+            raise InvalidInput(f"{shown_path(str(item))} is neither a folder nor a .md file")
+        if path_holds_credential(str(base.resolve())):
+            # its path would be stored in the clear (the ledger, the owner name): skipped, not shown
+            res.skipped += [(PATH_NOT_SHOWN, "the folder's path holds a credential: rename it, then import it")
+                            for _p in files]
+            continue
         fid = folder_id(base)
         fkey = f"{fid}:{scope}"
         seen = ledger.setdefault(fkey, {"folder": str(base.resolve()), "scope": scope, "files": {}})
@@ -182,16 +192,22 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
             present.add(rel)
             if progress is not None:
                 progress(i + 1, len(files))
+            if path_holds_credential(rel):
+                # checked as written: the key lower-cases it (past the name rule), the ledger and
+                # the versions' sources keep it in the clear
+                res.skipped.append((PATH_NOT_SHOWN, "the file's path holds a credential: rename it, then import it"))
+                continue
+            shown = str(p)
             try:
                 meta, body = parse_note(p.read_bytes().decode("utf-8"))
             except OSError as e:
-                res.skipped.append((str(p), e.strerror or str(e)))
+                res.skipped.append((shown, e.strerror or str(e)))
                 continue
             except UnicodeDecodeError:
-                res.skipped.append((str(p), "not valid UTF-8 text"))
+                res.skipped.append((shown, "not valid UTF-8 text"))
                 continue
             if not body:
-                res.skipped.append((str(p), "empty"))
+                res.skipped.append((shown, "empty"))
                 continue
             res.files += 1
             stem = rel[:-3] if rel.lower().endswith(".md") else rel
@@ -214,7 +230,7 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
                     else:
                         res.unchanged += 1
             except MemError as e:
-                res.skipped.append((str(p), e.message))
+                res.skipped.append((shown, e.message))
                 continue
             old = seen["files"].get(rel, [])
             for k in set(old) - set(keys):  # the file now has fewer parts (or another key)

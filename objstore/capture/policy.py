@@ -11,6 +11,7 @@ import fnmatch
 import os
 from pathlib import Path
 
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, read_regular
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
@@ -57,7 +58,7 @@ def load_config(root: Path) -> CaptureConfig:
     stops: an exclusion that cannot be read must not be ignored)."""
     p = Path(root) / CONFIG_FILE
     try:
-        raw = p.read_bytes()
+        raw = read_regular(p, SMALL_FILE_MAX_BYTES)   # a FIFO or a device: unreadable, never waited on
     except FileNotFoundError:
         return CaptureConfig()
     except OSError as e:

@@ -28,6 +28,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 
 from objstore.core import jsonspan
+from objstore.core.atomic import open_regular  # noqa: F401 - the one non-blocking open (scan, scrubguard)
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.text import find_spans, matcher, normalize_value, replace_matches
@@ -37,24 +38,6 @@ REDACTED = "[REDACTED]"
 #: the shell history files ``mem scan`` reads and ``mem forget --scrub-sources`` scrubs, under
 #: the home folder: bash, zsh, fish, and the zsh history some distributions name ``~/.histfile``
 SHELL_HISTORIES = (".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".histfile")
-
-
-def open_regular(path: str | os.PathLike):
-    """``path`` opened for reading in binary, only if it is a regular file:
-    a FIFO, a device (``/dev/urandom``), a socket or a folder raises OSError
-    ("not a regular file") without being read or waited on (opened
-    non-blocking, checked with fstat), so a scan or a scrub of a path a
-    ledger lists can neither hang on a FIFO nor read a device forever."""
-    import stat
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"not a regular file: {path}")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def is_regular(path: str | os.PathLike) -> bool:

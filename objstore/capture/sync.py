@@ -64,6 +64,7 @@ from pathlib import Path
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
 from objstore.capture.claude_code import ParseStats, parse_file, subagent_outcome
+from objstore.capture.nomem import subagent_excluded
 from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor, text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
@@ -281,14 +282,20 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
               saved: dict, lineage: _Lineage | None, namer=None) -> Iterator[CapturedTurn]:
     """Apply the exclusions: no-capture sessions, excluded paths, the ignore
     marker (the marked prompt and every turn up to the next prompt), then
-    the lineage filter.  ``saved`` persists the marker state (``skipping``)."""
+    the lineage filter.  ``saved`` persists the marker state (``skipping``;
+    ``by``, the session whose prompt set it, within one read).  An inline
+    sidechain's prompt (``<by>.agent-…``, ``<by>.sidechain``: Claude Code <=
+    1.0.x) does not end a stretch: its sub-agent was started by the
+    excluded answer (a sub-agent with a file of its own: ``nomem``)."""
 
     def base() -> Iterator[CapturedTurn]:
         for ct in turns:
             if no_capture_of(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
                 continue
-            if ct.role == "user":
+            if ct.role == "user" and not (saved.get("skipping") and saved.get("by")
+                                          and ct.session.startswith(saved["by"] + ".")):
                 saved["skipping"] = has_marker(cfg, ct.text)
+                saved["by"] = ct.session
             if saved.get("skipping"):
                 continue
             if namer is not None:
@@ -301,7 +308,9 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
 
 def import_filter(store: Store, appender: TurnAppender):
     """For ``mem import``: a function ``wrap(turns) -> turns`` applying the
-    same exclusions and lineage rule as the hooks (fresh state per file).
+    same exclusions and lineage rule as the hooks (fresh state per file;
+    ``path``, the file the turns are read from: a sub-agent's started by a
+    ``#nomem`` answer is excluded, ``nomem.subagent_excluded``).
     ``appender``: the import's turn appender, whose sessions (published or
     not) the lineage rule reads, so a copy imported in the same run is seen.
     Raises InvalidInput for an unreadable config."""
@@ -310,8 +319,10 @@ def import_filter(store: Store, appender: TurnAppender):
     w = appender
     namer = project_namer(store)
 
-    def wrap(turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
+    def wrap(turns: Iterable[CapturedTurn], path: Path | None = None) -> Iterator[CapturedTurn]:
         saved: dict = {}
+        if path is not None:   # a sub-agent started by a #nomem answer: its namespace joins ``ids``
+            subagent_excluded(store, path, cfg, ids)
         return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer)
     return wrap
 
@@ -380,6 +391,8 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     except OSError:
         res.missing = True
         return res, None
+    if is_subagent(path):   # started by a #nomem answer: its namespace joins ``no_capture``
+        subagent_excluded(store, path, cfg, no_capture)
     cur, res.reset = _open_cursor(store, path, st)
     if stopped is not None and not is_subagent(path):    # a Stop hook: the answer is finished
         cur.stopped = True

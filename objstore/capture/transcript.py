@@ -333,7 +333,7 @@ def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[
     roots = [Path(p) for p in paths]
     for root in roots:
         if not root.exists():
-            raise FileNotFoundError(f"no such file or directory: {str(root)!r}")
+            raise FileNotFoundError(2, "no such file or directory", str(root))   # ENOENT; the path as filename
     return _discover(roots, is_transcript)
 
 

@@ -138,3 +138,41 @@ class LockFile:
         else:
             os.replace(self.lock_path, self.path)
         fsync_dir(self.path.parent)
+
+
+def open_regular(path: str | os.PathLike):
+    """``path`` opened for reading in binary, only if it is a regular file:
+    a FIFO, a device (``/dev/urandom``), a socket or a folder raises OSError
+    (``EINVAL``, strerror "not a regular file") without being read or waited
+    on (opened non-blocking, checked with fstat), so a scan, a scrub or a
+    read of a store file can neither hang on a FIFO nor read a device
+    forever.  FileNotFoundError and other OSErrors of ``open`` propagate."""
+    import stat
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(22, "not a regular file", os.fsdecode(path))   # EINVAL
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+#: the most a store's small file (``config``, ``config.toml``) may hold: a larger one is damage
+#: (a device or a runaway write), reported as unreadable, never read whole into memory
+SMALL_FILE_MAX_BYTES = 1 << 20
+
+
+def read_regular(path: str | os.PathLike, max_bytes: int) -> bytes:
+    """The bytes of regular file ``path`` (:func:`open_regular`: a FIFO or a
+    device raises OSError, strerror "not a regular file"), at most
+    ``max_bytes``: a longer file raises OSError (``EFBIG``, strerror "larger
+    than N bytes") after reading ``max_bytes + 1``.  For a store's small
+    files (``config``, ``config.toml``), whose readers report an OSError as
+    the file being unreadable."""
+    with open_regular(path) as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OSError(27, f"larger than {max_bytes:,} bytes", os.fsdecode(path))   # EFBIG
+    return data

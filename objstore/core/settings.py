@@ -26,7 +26,7 @@ import math
 import re
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.cborext import cbor2
 from objstore.core.errors import InvalidInput, ReadOnlyStore
 from objstore.core.record import Frozen, set_fields
@@ -305,7 +305,7 @@ def config_problem(root: str | Path) -> ConfigProblem | None:
     except (OSError, UnicodeDecodeError):
         pass
     try:
-        raw = p.read_bytes()
+        raw = read_regular(p, SMALL_FILE_MAX_BYTES)   # a FIFO or a device: unreadable, never waited on
     except OSError as e:
         return ConfigProblem(str(p), 0, f"cannot be read ({e.strerror})", True)
     _doc, problem = parse_config(p, raw)
@@ -322,7 +322,7 @@ def load_toml(root: str | Path) -> dict:
     InvalidInput naming the file and the line (:func:`parse_config`)."""
     p = Path(root) / CONFIG_FILE
     try:
-        raw = p.read_bytes()
+        raw = read_regular(p, SMALL_FILE_MAX_BYTES)
     except FileNotFoundError:
         return {}
     except OSError as e:
@@ -351,7 +351,7 @@ def _stored(root: Path) -> dict[str, tuple[object, str]]:
         elif s.legacy:
             if legacy is None:
                 try:
-                    legacy = cbor2.loads((root / "config").read_bytes())
+                    legacy = cbor2.loads(read_regular(root / "config", SMALL_FILE_MAX_BYTES))
                 except Exception:  # noqa: BLE001 - Store.open validates that file; a setting never fails on it
                     legacy = {}
                 legacy = legacy if isinstance(legacy, dict) else {}

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from objstore.core import audit
-from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.cborext import cbor2
 from objstore.core.journal import IndexJournal
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
@@ -255,7 +255,7 @@ class Store(PackRewrites):
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         try:
-            raw = (root / "config").read_bytes()
+            raw = read_regular(root / "config", SMALL_FILE_MAX_BYTES)   # a FIFO or device: no hang (test17 T11)
         except (FileNotFoundError, NotADirectoryError):
             if (root / "objects").is_dir() and (root / "refs").is_dir():
                 raise config_missing(root) from None

@@ -508,9 +508,10 @@ class MemoryTools:
                               instead="propose an edit of memory.md or user.md")
         if caller.role in ("owner", "admin"):
             r = apply_edit(self.store, scope, plan, command=f"mcp memory ({caller.name})")
-            return {"applied": True, "file": r.file, "chars": r.chars, "limit": r.limit, "message": r.message}
+            return {"applied": True, "file": r.file, "chars": r.chars, "limit": r.limit, "message": r.message,
+                    "redacted": r.redacted}
         p = propose_edit(self.store, scope, plan, owner=caller.name)
-        return {"applied": False, "queued": p.item,
+        return {"applied": False, "queued": p.item, "redacted": p.redacted,
                 "note": "proposed: it applies when the person accepts it in their review queue"}
 
     def tool_promote(self, caller: Caller, key: str, standing: bool = False, demote: bool = False) -> dict:

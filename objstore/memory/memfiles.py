@@ -203,6 +203,34 @@ def normalize_plan(plan: dict) -> dict:
     return out
 
 
+def redact_plan(plan: dict) -> tuple[dict, int]:
+    """A normalized plan with each entry text it names (``text``, ``old``,
+    ``new``, a consolidate's ``entries`` and ``add``) through the one
+    redaction (``objstore.core.redact.redact``), and the number of
+    credentials replaced by ``[REDACTED:<rule>]``.  Applied before a plan
+    is queued (its JSON is a queue item's body) or applied (a stored file
+    holds entries redacted, so an ``old`` typed with the credential still
+    names its entry, and no message echoes one).  Idempotent."""
+    from objstore.core.redact import redact  # deferred: the redaction rules compile at import
+    n = 0
+
+    def red(t: str) -> str:
+        nonlocal n
+        r = redact(t)
+        n += len(r.hits)
+        return r.text
+
+    out = dict(plan)
+    for f in ("text", "old", "new"):
+        if f in out:
+            out[f] = red(out[f])
+    if "entries" in out:
+        out["entries"] = [{**e, **{f: red(e[f]) for f in ("old", "new") if f in e}} for e in out["entries"]]
+    if "add" in out:
+        out["add"] = [red(x) for x in out["add"]]
+    return out, n
+
+
 def _apply_plan(entries: list[str], plan: dict) -> tuple[list[str], list[str]]:
     """(new entries, moved entries); Refused when an OLD is not an entry now."""
     name = f"{plan['file']}.md"
@@ -268,7 +296,7 @@ def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", appr
     accepting it applies the plan to the file as it is then (:func:`accept_item`),
     so later edits are kept.  ``reviewed``: a person accepted this plan
     (queue accept), which skips that check."""
-    plan = normalize_plan(plan)
+    plan, plan_red = redact_plan(normalize_plan(plan))
     with store.lock(command):
         f = read_file(store, scope, plan["file"])
         new, moved = _apply_plan(f.entries, plan)
@@ -283,14 +311,14 @@ def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", appr
             return EditResult(f"{f.name}.md", f.chars, f.limit,
                               f"queued for review: {p.item[:12]} ({f.name}.md is unchanged: the entry reads like "
                               f"an instruction to a model; accept it with: mem queue accept {p.item[:12]})",
-                              [], f.version, p.item)
+                              [], f.version, p.item, redacted=plan_red)
         t = now_ms()
-        version, redacted = f.version, 0
+        version, redacted = f.version, plan_red
         if text != f.text:
             # an emptied file is stored as the separator alone (a value cannot be empty)
             wrote = remember(store, f.key, text or SEP, kind="user", trust="user_stated", owner="user",
                              command=f"{command} {plan['action']}", reviewed=True)
-            version, redacted = wrote.version.id, wrote.redacted
+            version, redacted = wrote.version.id, plan_red + wrote.redacted
         if moved:
             arch = read_file(store, scope, "archive")
             block = "\n".join(f"{SEP} moved {_iso(t)} from {f.name}.md in session {session}\n{e}" for e in moved)
@@ -345,11 +373,13 @@ def _journal(store: Store, scope: str, session: str, approval: str, action: str,
 
 def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-"):
     """Queue an agent's edit for the owner's approval; returns the queue's
-    ``Parked(item id, new)`` (``new`` False: the same edit was queued already).
+    ``Parked(item id, new, redacted)`` (``new`` False: the same edit was
+    queued already; ``redacted``: credentials its texts lost to
+    ``[REDACTED:<rule>]``, :func:`redact_plan`, before it was queued).
     Raises InvalidInput (a bad plan; an ``owner`` or ``session`` holding a
     credential, :func:`_queue_plan`) and Refused (``soul.md``, or an edit that
     would fail now: it is checked against the file as it is)."""
-    plan = normalize_plan(plan)
+    plan, n = redact_plan(normalize_plan(plan))
     if plan["file"] == "soul":
         raise Refused("soul.md is the owner's alone: an agent cannot propose edits to it")
     f = read_file(store, scope, plan["file"])
@@ -357,8 +387,9 @@ def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", 
     if len(join_entries(new)) > f.limit:
         raise Refused(f"{f.name}.md would be {_fmt(len(join_entries(new)))} of {_fmt(f.limit)} characters; "
                       "use consolidate to move entries to the archive.")
-    return _queue_plan(store, scope, plan, owner=owner, trust="agent_observed", session=session,
-                       note=describe(plan))
+    p = _queue_plan(store, scope, plan, owner=owner, trust="agent_observed", session=session,
+                    note=describe(plan))
+    return queue.Parked(p.item, p.new, p.redacted + n)
 
 
 def _queue_plan(store: Store, scope: str, plan: dict, *, owner: str, trust: str, session: str, note: str):

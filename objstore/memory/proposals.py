@@ -160,12 +160,14 @@ class Parked(Frozen):
             queued), or None when the write was absorbed without an item (a
             lower-trust write of the value the key already holds).
         new: True when this call queued it.
+        redacted: credentials the proposal lost to ``[REDACTED:<rule>]``
+            before it was stored (``objstore.memory.queue.propose``).
     """
 
-    __slots__ = ("item", "new")
+    __slots__ = ("item", "new", "redacted")
 
-    def __init__(self, item: str | None, new: bool = False) -> None:
-        set_fields(self, item, new)
+    def __init__(self, item: str | None, new: bool = False, redacted: int = 0) -> None:
+        set_fields(self, item, new, redacted)
 
 
 def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:

@@ -87,6 +87,16 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
             sources: tuple[str, ...] = (), other: str = "", note: str = "") -> Parked:
     """Queue a proposal directly (for writers that always want review).
 
+    Nothing queued holds a credential in the clear (an item is an object:
+    gc keeps it while queued, push carries it, ``queue list`` prints it):
+    ``body`` goes through the one redaction for a value stored under
+    ``key`` (``objstore.core.redact.redact_named``) and ``note`` through
+    ``redact``, as ``facts.remember`` does before it parks a write.  A
+    ``memory-edit`` body is a JSON plan whose entry texts its writer
+    redacted one by one (``memfiles.redact_plan``): the JSON text itself is
+    not rewritten (a span could cut an escape).  The returned ``Parked``
+    counts the credentials replaced (``redacted``).
+
     Raises:
         InvalidInput: bad kind, key or body.
         Refused: the value was rejected (or forgotten) for this key before.
@@ -95,6 +105,14 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
         raise InvalidInput(f"queue item kind must be one of {', '.join(QUEUE_KINDS)}, not {kind!r}")
     key = validate_key(key)
     check_text(body)
+    from objstore.core.redact import redact, redact_named  # deferred: the rules compile at import
+    red = 0
+    if kind != "memory-edit":
+        r = redact_named(body, key)
+        body, red = r.text, len(r.hits)
+    if note:
+        r = redact(note)
+        note, red = r.text, red + len(r.hits)
     with store.lock("queue"):
         why = forgotten_in(all_tombstones(store), key, body)
         if why == "key":
@@ -109,7 +127,8 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
         item = QueueItem(kind=kind, key=key, body=body, fact_kind=fact_kind, trust=trust,
                          sensitivity=sensitivity, owner=owner, sources=tuple(sources), other=other,
                          note=note, time=now_ms())
-        return enqueue(store, item)
+        p = enqueue(store, item)
+        return Parked(p.item, p.new, red)
 
 
 def flag_conflict(store: Store, key: str, other: str, *, owner: str = "user", note: str = "") -> Parked:

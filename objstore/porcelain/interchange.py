@@ -35,6 +35,7 @@ from typing import IO, Any
 
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
+from objstore.core.redact import redact, redact_named
 from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused
 from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone, Turn
 from objstore.core.record import fields
@@ -42,7 +43,7 @@ from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.caller import person_only
-from objstore.memory.facts import check_key_credentials, current_of, walk
+from objstore.memory.facts import check_key_credentials, current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.sessions import walk_turns
@@ -76,6 +77,13 @@ class ImportResult:
     refs_kept: int = 0
     conflicts: list[str] = field(default_factory=list)
     forgotten: list[str] = field(default_factory=list)
+    #: keys whose imported current value held a credential: ``(key, version number of the
+    #: imported value)``; a redacted version was written on top (:func:`_redact_on_top`)
+    redacted: list[tuple[str, int]] = field(default_factory=list)
+    #: turns the import wrote whose text holds a credential, and their sessions (ids kept:
+    #: a turn cannot be rewritten; ``mem forget --session`` or ``--match`` removes them)
+    turns_with_credentials: int = 0
+    sessions_with_credentials: list[str] = field(default_factory=list)
 
 
 def _fields_json(obj) -> dict[str, Any]:
@@ -343,6 +351,10 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 else:
                     store.put(obj)
                     res.objects += 1
+                    if isinstance(obj, Turn) and obj.text and redact(obj.text).hits:
+                        res.turns_with_credentials += 1
+                        if obj.session not in res.sessions_with_credentials:
+                            res.sessions_with_credentials.append(obj.session)
                 if progress is not None and lineno % 1000 == 0:
                     progress(lineno, None)
         if not header_seen:
@@ -370,9 +382,33 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 continue
             store.update_ref(name, None, oid, command, time_ms=now)
             res.refs += 1
+            if name.startswith("facts/"):
+                _redact_on_top(store, name[len("facts/"):], res, command)
     if res.refs:
         reindex(store)
     return res
+
+
+def _redact_on_top(store: Store, key: str, res: ImportResult, command: str) -> None:
+    """After ``import jsonl`` set fact ref ``key``: when its current value
+    holds a credential (the one value rule, ``redact.redact_named``: an
+    export written by a mem that did not know that token's format yet, or
+    edited by hand), write the redacted value as a new version on top (same
+    kind, trust and owner: ``facts.remember``, which redacts) and record
+    ``(key, version number)`` in ``res.redacted``.  The import keeps ids, so
+    the imported version itself stays in the key's history; ``mem forget
+    KEY@vN`` removes it.  Caller holds the store lock."""
+    chain = list(walk(store, store.refs.read(f"facts/{key}")))
+    cur = current_of(chain)
+    if cur is None or not cur.fact.body or cur.fact.sensitivity == "secret":
+        return
+    red = redact_named(cur.fact.body, key)
+    if not red.hits:
+        return
+    f = cur.fact
+    remember(store, key, red.text, kind=f.kind, trust=f.trust, sensitivity=f.sensitivity, owner=f.owner,
+             sources=tuple(f.sources), command=f"{command} redact", reviewed=True)
+    res.redacted.append((key, f.version))
 
 
 def _md_escape(text: str) -> str:

@@ -581,6 +581,18 @@ def path_holds_credential(path: str) -> bool:
     return got
 
 
+#: what a message shows in place of a path :func:`path_holds_credential` finds one in
+PATH_NOT_SHOWN = "(a path holding a credential, not shown)"
+
+
+def shown_path(path: str) -> str:
+    """``path`` for a message or a skipped-file list, or
+    :data:`PATH_NOT_SHOWN` when it holds a credential
+    (:func:`path_holds_credential`): the one way every importer names a
+    file it skips.  Raises ``TypeError`` for a non-str."""
+    return PATH_NOT_SHOWN if path_holds_credential(path) else path
+
+
 def check_name(name: str, what: str = "key", *, where: str = "file names and logs", hint: str = "",
                url: bool = False) -> None:
     """Raise :class:`~objstore.core.errors.InvalidInput` (exit 2) when the
