@@ -255,14 +255,14 @@ from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.redact import prefilter
 from objstore.core.redact.rule import Rule
-from objstore.core.redact.checks import named_value_ok
+from objstore.core.redact.checks import PIN_CODE_OWNERS, hardware_pin, named_value_ok
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.scanners import credential_name
-from objstore.core.text import replace_spans
+from objstore.core.text import ascii_reading, reading_span, replace_spans
 
 __all__ = [
-    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "check_name", "credential_name", "name_hits",
-    "path_holds_credential", "redact", "redact_named", "redact_value", "remove_credentials",
+    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "PIN_CODE_OWNERS", "RULES", "Hit", "RedactResult", "Rule", "check_name",
+    "credential_name", "hardware_pin", "name_hits", "path_holds_credential", "redact", "redact_named", "redact_value", "remove_credentials",
 ]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
@@ -353,6 +353,12 @@ def _find(text: str, window: int) -> list[list]:
         if we >= n:
             break
         ws += step
+    return _merge(cands)
+
+
+def _merge(cands: list) -> list[list]:
+    """Candidate ``(start, end, priority, name)`` spans merged where they
+    overlap (the lower priority names the union), sorted."""
     if not cands:
         return []
     cands.sort(key=lambda c: (c[0], -c[1]))
@@ -419,6 +425,12 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
         return RedactResult(text)
     window = max(int(max_scan_chars), _MIN_WINDOW)
     spans = _find(text, window)
+    read = ascii_reading(text)
+    if read is not None:
+        # a token with an invisible or fullwidth character inside (red17, test16b B5): the rules run over
+        # the text as it reads too, and each hit there takes the characters it reads from
+        reading, rmoves = read
+        spans = _merge(spans + [[*reading_span(rmoves, s, e), p, n] for s, e, p, n in _find(reading, window)])
     if not spans:
         return RedactResult(text)
     cur, moves = _render(text, spans)
