@@ -151,7 +151,7 @@ ESCAPED = [
     (f"cat\\t{DATABRICKS}", DATABRICKS, "databricks-token"),
 ]
 # still kept: a prefix inside a word or after a dash, a token glued to more token characters (red17: an AWS key
-# id or a GitHub token glued to the letters before it, 'xAKIA…', is now redacted: tests/core/test_red17_redaction.py)
+# id or a GitHub token glued to the letters before it, 'xAKIA…', is now redacted: tests/cmds/test_red17_redaction.py)
 ESCAPED_LOOKALIKES = ["cache-key-5d41402abc4b2a76b9719d911017c592", "hf_hub_download; my_hf_home",
                       "AKIAFAKEODNN7EXAMPLEX; AKIAFAKEODNN7EXAMPLE2; the-ghp_ prefix"]
 

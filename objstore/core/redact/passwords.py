@@ -44,7 +44,7 @@ _CODE_WORD = r"code(?:" + "|".join(f"(?<={re.escape(w)} code)" for w in PIN_CODE
 _CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
 #: and where the clause ends ('pin 2024 release' is no PIN)
-_PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`]?[.,;!?)\]][\s\"'`]|[\"'`.,;!?)\]]{0,3}[ \t]*(?:\r|\n|\\[rn]|$)))"
+_PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -137,10 +137,11 @@ _PW_OWNER_WORDS = (r"(?:(?:the|my|our|your|his|her|their|its|a|an|this|that)[ \t
 #: word, to its end (the token is the run before it: :func:`_scan_before`)
 _PW_BEFORE = Lazy(r"(?<=[^\s\"'`])[\"'`]?[ \t]{1,4}(?:is|was|=)[ \t]{1,4}" + _PW_OWNER_WORDS + r"\Z", FLAGS)
 _PW_TOKEN_STOP = frozenset(" \t\r\n\"'`([")
-#: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',',
+#: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',', a JSON
+#: string's end '"}' (red17),
 #: the line's end) or goes on with a word that is no noun the word qualifies ('... password for staging',
 #: not '... password hashing scheme', '... password field')
-_PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:for|of|on|at|in|to|from|and|but|so|now"
+_PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:for|of|on|at|in|to|from|and|but|so|now"
                       r"|here|there|again|too|also|we|i|you|they|that|which|until|since|when|btw|today)(?![a-z0-9_]))",
                       FLAGS)
 #: the verbs of 'login with admin and <token>' (a user, 'and', the password)
