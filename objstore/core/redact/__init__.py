@@ -27,7 +27,15 @@ a window runs) and this module (windows, merging, rendering, the public API):
 * every pattern is **linear**: its quantifiers are bounded (and possessive
   where a token ends), no quantified group can match the same text two ways,
   and the look-behind means a token can only start where a run of token
-  characters starts, so ``re`` never re-reads a run from every offset.
+  characters starts, so ``re`` never re-reads a run from every offset
+  (a format taken glued, ``tok(glued=True)``, starts at each occurrence of
+  its literal prefix: still one bounded try each);
+* a text holding an invisible (zero-width space, soft hyphen, word joiner)
+  or fullwidth/mathematical character next to a token character is also
+  scanned **as it reads** (:func:`objstore.core.text.ascii_reading`), and
+  each hit there redacts the characters it reads from (``ghp\u200b_…``,
+  ``ＡＫＩＡ…``; red17, test16b B5); an ASCII text costs nothing more, a
+  non-ASCII one a few ``str.find`` and an NFKC quick check.
 
 Rules (``RULES``; the ``source`` field of each names the documented format):
 
@@ -39,13 +47,16 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           blocks with no END line and tails with no BEGIN line,
                           raw or JSON-escaped (``\\n``)
 gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
-aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9]           AWS IAM "unique identifiers" (ID prefixes)
+aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9], also      AWS IAM "unique identifiers" (ID prefixes)
+                          glued to a word on either side (``xAKIA…``, ``AKIA…x``)
 aws-secret-access-key     40-char base64 value after ``aws_secret_access_key``,       AWS CLI config files / access keys docs
                           ``SecretAccessKey``, ``secret_key`` (= : => or blank);
                           unlabelled: a mixed-case 40-char base64 token within
                           256 chars of an access key id
 gcp-api-key               ``AIza`` + 35 [A-Za-z0-9_-]                                 Google Cloud "Manage API keys"
-github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9]          GitHub "authentication token formats"
+github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9], also    GitHub "authentication token formats"
+                          glued to the word before (``xghp_…``; the formats
+                          taken glued: the red17 note in ``rules``)
 github-fine-grained-pat   ``github_pat_`` + 22..255 [A-Za-z0-9_]                      GitHub fine-grained PAT (22 + _ + 59)
 gitlab-token              ``glpat- gldt- glrt- glptt- glft- gloas- glcbt- glagent-    GitLab "Token overview: token prefixes"
                           glimt- glsoat- glffct-`` + 20.. [A-Za-z0-9_-] (routable
