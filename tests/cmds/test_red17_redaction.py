@@ -189,3 +189,44 @@ def test_a_transcript_import_stores_none_of_them(tmp_path):
     env = hook_env(store)
     import_cases(tmp_path / "t.jsonl", env, _cases(), B5_LOOKALIKES + PHRASE_LOOKALIKES, "2026-01-17")
     _assert_none_stored(stored_texts(store))
+
+
+# test17 T10: mem's own command lines, captured by the shell hook or as an agent's Bash tool call
+MEM_CMDS = [
+    ("mem remember user/bank/pin 4471-9902 --sensitivity secret", "4471-9902"),
+    ("mem remember user/wifi 'Kestrel Lantern 2291' --sensitivity secret", "Kestrel Lantern 2291"),
+    ("mem remember project/api/github-token 'abc123def456ghi789'", "abc123def456ghi789"),
+    ("mem forget --match walrus-orchid-77 --yes", "walrus-orchid-77"),
+    ("cd /tmp && mem scan lynx-copper-8 --no-remotes; ls", "lynx-copper-8"),
+    ("mem forget --match='heron slate 9' --yes", "heron slate 9"),
+    ('/opt/bin/mem --home /tmp/s remember --sensitivity=secret user/k "Owl pass 7733"', "Owl pass 7733"),
+]
+MEM_CMD_KEPT = ["mem remember project/x/host 'the deploy host is ok'", "mem remember user/notes - < f.txt",
+                "mem scan --file notes.txt", "remember to run mem forget later; mem recall walrus"]
+
+
+@pytest.mark.parametrize("command, secret", MEM_CMDS)
+def test_a_value_on_mems_own_command_line_is_redacted(command, secret):
+    import json
+    for text in (command, "[tool_use Bash] " + json.dumps({"command": command, "description": "run it"})):
+        r = redact(text)
+        assert secret not in r.text and "[REDACTED:mem-command]" in r.text, r.text
+        assert redact(r.text).text == r.text
+
+
+@pytest.mark.parametrize("command", MEM_CMD_KEPT)
+def test_mems_other_command_lines_are_kept(command):
+    assert redact(command).text == command
+
+
+def test_the_shell_hook_and_an_import_store_no_value_of_a_mem_command(tmp_path):
+    from tests.cmds._credentials import run_shell_hook
+    store = tmp_path / "store"
+    env = hook_env(store, MEM_SHELL_CAPTURE="1")
+    for i, (command, _secret) in enumerate(MEM_CMDS):
+        run_shell_hook(env, "shell-t10", i, command)
+    import_cases(tmp_path / "t.jsonl", env, [(c, s, "mem-command") for c, s in MEM_CMDS], MEM_CMD_KEPT, "2026-01-18")
+    texts = stored_texts(store)
+    for _command, secret in MEM_CMDS:
+        assert secret not in texts, secret
+    assert texts.count("[REDACTED:mem-command]") >= 3 * len(MEM_CMDS) and MEM_CMD_KEPT[0] in texts
