@@ -52,7 +52,7 @@ import re
 
 from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
-from objstore.core.redact import remove_credentials
+from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin, remove_credentials
 from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
@@ -136,12 +136,14 @@ def _strong(token: str) -> bool:
 def guard_secret_subject(statement: str) -> tuple[str, bool]:
     """``(statement, named)``: a statement whose predicate's head noun names a
     secret (:data:`_SECRET_WORDS`: "Hunter2x9! is the admin password", "4821
-    is my door pin") with every password-shaped token of its subject
+    is my door pin"; a keypad's code, "4471 is the alarm code": red17) with every password-shaped token of its subject
     (:func:`_shaped`) replaced by ``[REDACTED:password-phrase]``, and True:
     its key is then named from the predicate (test16 F12: such a subject is
     the secret, never a key's name, and the value keeps it redacted even when
     no redaction rule takes it: ``hunter22`` alone).  Any other statement as
-    it is, and False.  Over the statement's first copula (:data:`_COPULA`)."""
+    it is, and False, also a pin of a board (a word of the statement names
+    hardware, :func:`~objstore.core.redact.hardware_pin`: "GPIO17 is the LED
+    pin", red17).  Over the statement's first copula (:data:`_COPULA`)."""
     m = _COPULA.search(f" {statement} ")
     if m is None:
         return statement, False
@@ -149,8 +151,11 @@ def guard_secret_subject(statement: str) -> tuple[str, bool]:
     pred = re.findall(r"\w+", normalize_value(statement[m.end() - 1:]))
     pred = [w for w in pred[:next((i for i, w in enumerate(pred) if w in _OWNER_WORDS), len(pred))]
             if w not in _STOP]
-    if not pred or pred[-1] not in _SECRET_WORDS:
+    if not pred or not (pred[-1] in _SECRET_WORDS or (pred[-1] == "code" and len(pred) > 1
+                                                      and pred[-2] in PIN_CODE_OWNERS)):
         return statement, False
+    if pred[-1] == "pin" and any(map(hardware_pin, re.findall(r"\w+", normalize_value(statement)))):
+        return statement, False     # a board's pin, not a PIN: 'GPIO17 is the LED pin' (red17)
     subject = re.sub(r"\S+", lambda t: _SECRET_MARK if _shaped(t.group()) and _MARKER.search(t.group()) is None
                      else t.group(), statement[:cut])
     return subject + statement[cut:], True

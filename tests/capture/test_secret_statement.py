@@ -17,12 +17,13 @@ from tests.capture.test_fresh6_capture import SID, _files_holding, _keys, _promp
     ("remember that Hunter2x9! is the admin password", "Hunter2x9", "project/p5/remembered/admin-password", True),
     ("remember that Tr0ub4dor&3 is the db password for staging", "Tr0ub4dor", "project/p5/remembered/db-password-staging",
      True),
-    # no redaction rule takes a short PIN-like token ('GPIO17 is the LED pin' is hardware): the statement's
-    # guard keeps it out of the fact and its key; the prompt's turn keeps the person's words
-    ("remember that kq77 is my door pin", "kq77", "project/p5/remembered/door-pin", False),
-    # test16b B1: 'pass' and 'login' name a secret too; the prompt's turn keeps the words no rule takes
-    ("remember that Wombat#4471 is the root pass", "Wombat", "project/p5/remembered/root-pass", False),
-    ("remember that admin / Lark#5521 is the login", "Lark", "project/p5/remembered/login", False),
+    # a short PIN-like token before 'my door pin' (red17: redacted in the prompt's turn too; 'GPIO17 is the LED
+    # pin' is hardware, test_a_hardware_pin_is_not_a_secret)
+    ("remember that kq77 is my door pin", "kq77", "project/p5/remembered/door-pin", True),
+    ("remember that 4471 is the alarm code", "4471", "project/p5/remembered/alarm-code", True),
+    # test16b B1: 'pass' and 'login' name a secret too (red16b, red17: the prompt's turn redacted as well)
+    ("remember that Wombat#4471 is the root pass", "Wombat", "project/p5/remembered/root-pass", True),
+    ("remember that admin / Lark#5521 is the login", "Lark", "project/p5/remembered/login", True),
 ])
 def test_a_stated_secret_is_never_a_key_and_is_stored_redacted(tmp_path, mem, prompt, secret, key, turn):
     store = tmp_path / "store"
@@ -56,3 +57,18 @@ def test_a_token_only_a_password_has_the_shape_of_never_names_a_key(tmp_path, me
     remembered = sorted(k for k in _keys(mem, store) if "/remembered/" in k)
     assert remembered == ["project/p5/remembered/python3", "project/p5/remembered/rotates-every-month"], remembered
     assert not any("owl" in n.lower() for n in _files_holding(store, "Owl$7733x") if "/refs/" in n or "/logs/" in n)
+
+
+def test_a_hardware_pin_is_not_a_secret(tmp_path, mem):
+    """red17: 'GPIO17 is the LED pin' names a board's pin, not a PIN: the
+    statement is stored as typed (keyed from its subject), while a PIN
+    stated the same way ('4471 is my door pin') stays redacted."""
+    store = tmp_path / "store"
+    _prompt(store, tmp_path, "remember that GPIO17 is the LED pin")
+    _prompt(store, tmp_path, "remember that 4471 is my door pin")
+    remembered = sorted(k for k in _keys(mem, store) if "/remembered/" in k)
+    assert remembered == ["project/p5/remembered/door-pin", "project/p5/remembered/gpio17"], remembered
+    e = {"MEM_HOME": str(store)}
+    assert mem("get", "project/p5/remembered/gpio17", env=e).stdout.strip() == "GPIO17 is the LED pin"
+    assert "4471" not in mem("get", "project/p5/remembered/door-pin", env=e).stdout
+    assert "4471" not in mem("show", SID, env=e).stdout and "GPIO17 is the LED pin" in mem("show", SID, env=e).stdout

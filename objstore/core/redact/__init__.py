@@ -27,7 +27,15 @@ a window runs) and this module (windows, merging, rendering, the public API):
 * every pattern is **linear**: its quantifiers are bounded (and possessive
   where a token ends), no quantified group can match the same text two ways,
   and the look-behind means a token can only start where a run of token
-  characters starts, so ``re`` never re-reads a run from every offset.
+  characters starts, so ``re`` never re-reads a run from every offset
+  (a format taken glued, ``tok(glued=True)``, starts at each occurrence of
+  its literal prefix: still one bounded try each);
+* a text holding an invisible (zero-width space, soft hyphen, word joiner)
+  or fullwidth/mathematical character next to a token character is also
+  scanned **as it reads** (:func:`objstore.core.text.ascii_reading`), and
+  each hit there redacts the characters it reads from (``ghp\u200b_…``,
+  ``ＡＫＩＡ…``; red17, test16b B5); an ASCII text costs nothing more, a
+  non-ASCII one a few ``str.find`` and an NFKC quick check.
 
 Rules (``RULES``; the ``source`` field of each names the documented format):
 
@@ -39,13 +47,16 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           blocks with no END line and tails with no BEGIN line,
                           raw or JSON-escaped (``\\n``)
 gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
-aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9]           AWS IAM "unique identifiers" (ID prefixes)
+aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9], also      AWS IAM "unique identifiers" (ID prefixes)
+                          glued to a word on either side (``xAKIA…``, ``AKIA…x``)
 aws-secret-access-key     40-char base64 value after ``aws_secret_access_key``,       AWS CLI config files / access keys docs
                           ``SecretAccessKey``, ``secret_key`` (= : => or blank);
                           unlabelled: a mixed-case 40-char base64 token within
                           256 chars of an access key id
 gcp-api-key               ``AIza`` + 35 [A-Za-z0-9_-]                                 Google Cloud "Manage API keys"
-github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9]          GitHub "authentication token formats"
+github-token              ``ghp_ gho_ ghu_ ghs_ ghr_`` + 36..251 [A-Za-z0-9], also    GitHub "authentication token formats"
+                          glued to the word before (``xghp_…``; the formats
+                          taken glued: the red17 note in ``rules``)
 github-fine-grained-pat   ``github_pat_`` + 22..255 [A-Za-z0-9_]                      GitHub fine-grained PAT (22 + _ + 59)
 gitlab-token              ``glpat- gldt- glrt- glptt- glft- gloas- glcbt- glagent-    GitLab "Token overview: token prefixes"
                           glimt- glsoat- glffct-`` + 20.. [A-Za-z0-9_-] (routable
@@ -126,6 +137,11 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (no prose word); ``the wifi passphrase Tiger99xx`` (no
                           verb, as ``password hunter2x9``); ``passphrase: <3+
                           words>`` to the end of the line (not ``passphrase: not set``)
+mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
+                          agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``)
+                          --sensitivity secret`` or of a KEY named for a
+                          credential, the TEXT of ``mem forget --match TEXT`` and
+                          ``mem scan TEXT``
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
                           ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),
@@ -255,14 +271,14 @@ from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.redact import prefilter
 from objstore.core.redact.rule import Rule
-from objstore.core.redact.checks import named_value_ok
+from objstore.core.redact.checks import PIN_CODE_OWNERS, hardware_pin, named_value_ok
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.scanners import credential_name
-from objstore.core.text import replace_spans
+from objstore.core.text import ascii_reading, reading_span, replace_spans
 
 __all__ = [
-    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "RULES", "Hit", "RedactResult", "Rule", "check_name", "credential_name", "name_hits",
-    "path_holds_credential", "redact", "redact_named", "redact_value", "remove_credentials",
+    "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "PIN_CODE_OWNERS", "RULES", "Hit", "RedactResult", "Rule", "check_name",
+    "credential_name", "hardware_pin", "name_hits", "path_holds_credential", "redact", "redact_named", "redact_value", "remove_credentials",
 ]
 
 DEFAULT_MAX_SCAN_CHARS = 262_144
@@ -353,6 +369,12 @@ def _find(text: str, window: int) -> list[list]:
         if we >= n:
             break
         ws += step
+    return _merge(cands)
+
+
+def _merge(cands: list) -> list[list]:
+    """Candidate ``(start, end, priority, name)`` spans merged where they
+    overlap (the lower priority names the union), sorted."""
     if not cands:
         return []
     cands.sort(key=lambda c: (c[0], -c[1]))
@@ -419,6 +441,12 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
         return RedactResult(text)
     window = max(int(max_scan_chars), _MIN_WINDOW)
     spans = _find(text, window)
+    read = ascii_reading(text)
+    if read is not None:
+        # a token with an invisible or fullwidth character inside (red17, test16b B5): the rules run over
+        # the text as it reads too, and each hit there takes the characters it reads from
+        reading, rmoves = read
+        spans = _merge(spans + [[*reading_span(rmoves, s, e), p, n] for s, e, p, n in _find(reading, window)])
     if not spans:
         return RedactResult(text)
     cur, moves = _render(text, spans)

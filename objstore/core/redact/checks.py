@@ -193,9 +193,45 @@ def labelled_phrase_ok(v: str) -> bool:
     return _phrase_shape(v.rstrip("!"), labelled=True)
 
 
-def pin_ok(v: str) -> bool:
-    """``my pin is 4821``: a PIN is 4 to 12 digits (``the LED pin is GPIO17`` is hardware)."""
+#: red17: a short PIN-like token of letters and digits (``kq77``, ``7ab9x2``): 4-8 characters, 2+ of each
+_PIN_MIXED_RE = Lazy(r"(?=(?:[a-z]*[0-9]){2})(?=(?:[0-9]*[a-z]){2})[a-z0-9]{4,8}", FLAGS)
+#: red17 (the statement guard's false positive 'GPIO17 is the LED pin'): a hardware pin's name, a GPIO
+#: (``gpio17``, ``gp2``, ``io5``), a port pin (``pa15``, ``pb3``), an Arduino pin (``d13``, ``a0``)
+_HW_PIN_RE = Lazy(r"(?:gpio|gp|io|p[a-k]|d|a|pin)[0-9]{1,3}", FLAGS)
+#: red17: words of a board's pin (a GPIO, a header's, an LED's), not a personal identification number: a
+#: statement holding one names no PIN ('GPIO17 is the LED pin', 'pin 18 is the header's data pin')
+HARDWARE_WORDS = frozenset((
+    "gpio gpios led leds header headers board boards breadboard pcb pinout arduino raspberry rpi esp32 "
+    "esp8266 stm32 mcu microcontroller chip sensor relay servo motor button pwm adc dac analog digital i2c spi "
+    "uart sda scl miso mosi sck cs tx rx gnd vcc 3v3 5v reset jumper connector data clock power ground input "
+    "output signal enable interrupt irq pullup pulldown".split()))
+#: red17: what a keypad code opens ('the door code is 4471', 'my alarm code: 4471'); not 'exit', 'status', 'zip'
+PIN_CODE_OWNERS = ("door", "gate", "garage", "alarm", "safe", "lock", "lockbox", "keypad", "entry", "building",
+                   "locker", "padlock", "combination", "combo", "atm", "sim", "voicemail", "unlock", "phone",
+                   "card", "bank", "vault")
+
+
+def hardware_pin(word: str) -> bool:
+    """Whether ``word`` (lower case) names a hardware pin or a board's part
+    (:data:`HARDWARE_WORDS`, or a pin's name: ``gpio17``, ``pa15``, ``d13``)."""
+    return word in HARDWARE_WORDS or _HW_PIN_RE.fullmatch(word) is not None
+
+
+def pin_digits_ok(v: str) -> bool:
+    """A PIN with no verb before it (``pin 4471``, ``door code 4471``):
+    4 to 12 digits only (``pin py311`` pins a Python)."""
     return _PHRASE_PIN_RE.fullmatch(v) is not None
+
+
+def pin_ok(v: str) -> bool:
+    """``my pin is 4821``: a PIN is 4 to 12 digits; or (red17) a short
+    PIN-like token of letters and digits, 4-8 characters with two or more
+    of each (``kq77``), that names no hardware pin (``gpio17``, ``pa15``:
+    :func:`hardware_pin`) nor a scheme (``sha256``)."""
+    if _PHRASE_PIN_RE.fullmatch(v) is not None:
+        return True
+    low = v.lower()
+    return _PIN_MIXED_RE.fullmatch(low) is not None and not hardware_pin(low) and low not in _TECH_TOKENS
 
 
 def mysql_password_ok(v: str) -> bool:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from objstore.core.redact.checks import (bare_password_ok, cli_secret_ok, labelled_phrase_ok, mysql_password_ok,
+from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_secret_ok, hardware_pin,
+                                         labelled_phrase_ok, mysql_password_ok,
                                          net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import scan_at
+from objstore.core.redact.scanners import credential_name, scan_at
 
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
@@ -36,6 +37,14 @@ _PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:
 _RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?[a-z])"
                r"(?=[a-z0-9]{20,256}+(?![a-z0-9_\-.\[]))")
 _PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
+#: red17: the code of a keypad ('door code', 'alarm code': :data:`~.checks.PIN_CODE_OWNERS`), and its anchors
+#: (each phrase, not 'code': a literal that most transcript lines hold costs the matcher a Python step per
+#: occurrence, and every rule it gates a run)
+_CODE_WORD = r"code(?:" + "|".join(f"(?<={re.escape(w)} code)" for w in PIN_CODE_OWNERS) + ")"
+_CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS)
+#: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
+#: and where the clause ends ('pin 2024 release' is no PIN)
+_PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -128,10 +137,11 @@ _PW_OWNER_WORDS = (r"(?:(?:the|my|our|your|his|her|their|its|a|an|this|that)[ \t
 #: word, to its end (the token is the run before it: :func:`_scan_before`)
 _PW_BEFORE = Lazy(r"(?<=[^\s\"'`])[\"'`]?[ \t]{1,4}(?:is|was|=)[ \t]{1,4}" + _PW_OWNER_WORDS + r"\Z", FLAGS)
 _PW_TOKEN_STOP = frozenset(" \t\r\n\"'`([")
-#: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',',
+#: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',', a JSON
+#: string's end '"}' (red17),
 #: the line's end) or goes on with a word that is no noun the word qualifies ('... password for staging',
 #: not '... password hashing scheme', '... password field')
-_PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:for|of|on|at|in|to|from|and|but|so|now"
+_PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:for|of|on|at|in|to|from|and|but|so|now"
                       r"|here|there|again|too|also|we|i|you|they|that|which|until|since|when|btw|today)(?![a-z0-9_]))",
                       FLAGS)
 #: the verbs of 'login with admin and <token>' (a user, 'and', the password)
@@ -151,7 +161,7 @@ def _token_ok(v: str) -> bool:
 
 
 def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None,
-                 starts: tuple[str, ...] = _PW_STARTS) -> None:
+                 starts: tuple[str, ...] = _PW_STARTS, ok=None, pin: bool = False) -> None:
     """The scan of '<token> is the admin password': at each password word
     (``str.find`` of :data:`_PW_STARTS` over the lowercased window) whose
     clause ends after it (:data:`_PW_CLAUSE_END`), :data:`_PW_BEFORE`
@@ -161,7 +171,12 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
     words begin with; none: the rule's pattern starts with a literal and
     ``finditer`` finds each word ('<token> is the root pass', red16b).  A
     regex has no variable-width look-behind, and one that starts with a
-    free token would be tried at every offset of the window."""
+    free token would be tried at every offset of the window.  ``ok``: the
+    token's check (default :func:`_token_ok`); ``pin`` (red17: '<token> is
+    my door pin'): tokens from 4 characters on go to ``ok`` (PIN-sized), and
+    none where a word of the owner or of the 48 characters after the word
+    names hardware ('1234 is the LED pin': :func:`hardware_pin`)."""
+    ok = ok or _token_ok
     s0, e0 = ws - off, we - off
     word = rule.lowered
     if starts:
@@ -179,8 +194,12 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
                 s -= 1
             if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
-                    and _token_ok(text[s + off:e + off]):
+                    and ok(text[s + off:e + off]) \
+                    and not (pin and any(map(hardware_pin, _WORDS.findall(low, b.start(), min(e0, m.end() + 48))))):
                 out.append((s + off, e + off, rule.priority, rule.name))
+
+
+_WORDS = Lazy(r"[a-z0-9]+", FLAGS)
 
 
 def _find_each(low: str, lit: str, s0: int, e0: int):
@@ -224,6 +243,131 @@ def _scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str
         p = low.find(" what ", p + 1, e0)
 
 
+# ---- red17: a 'user / password' pair before 'is the login' (test16b B1 addendum) ------------------------
+#: ' is|are the admin ' before a credential word, to its end (as :data:`_PW_BEFORE`, with are/were)
+_PAIR_BEFORE = Lazy(r"(?<=[^\s\"'`])[\"'`]?[ \t]{1,4}(?:is|was|are|were)[ \t]{1,4}" + _PW_OWNER_WORDS + r"\Z", FLAGS)
+#: the user and the '/' of 'admin / <password>' (blanks around it) before the password, to its end
+_PAIR_USER_BEFORE = Lazy(r"(?<![^\s\"'`(])[\"'`]?[a-z][a-z0-9_.@+\-]{0,63}[\"'`]?[ \t]{1,4}/[ \t]{1,4}[\"'`]?\Z", FLAGS)
+#: a user that is a noun of the login UI or of a bug report ('the login page / Dashboard2024 is the login')
+_PAIR_NOT_USER_RE = Lazy(r"[\"'`]?(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[\"'`]?[ \t/:]", FLAGS)
+#: a glued pair 'admin/<password>' or 'admin:<password>' (the user, the separator)
+_PAIR_GLUED = Lazy(r"[\"'`]?[a-z][a-z0-9_.@+\-]{0,63}[\"'`]?[/:]", FLAGS)
+
+
+def _pair_ok(v: str) -> bool:
+    """The password of 'admin / <token> is the login': a pair's password
+    (:func:`pair_password_ok`) that reads as no code (:func:`_token_ok`: not
+    a log line's ``\\nLedgerError:``)."""
+    return pair_password_ok(v) and _token_ok(v)
+
+
+def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """The scan of 'admin / <password> is the login' (red17, test16b B1):
+    at each credential word (``login``, ``logon``, ``creds``,
+    ``credentials``: the rule's pattern, which starts with a literal that
+    ``re`` searches for) whose clause ends
+    after it (:data:`_PW_CLAUSE_END`), :data:`_PAIR_BEFORE` (' is the
+    admin ') searched in the :data:`_PW_BEFORE_SPAN` characters before it;
+    the run before that is the password when a user and a blank-separated
+    ``/`` stand before it (:data:`_PAIR_USER_BEFORE`;
+    :func:`_pair_ok`), or the part after the first ``:`` or ``/`` of a run
+    ``user:password`` / ``user/password`` (:data:`_PAIR_GLUED`;
+    :func:`_pair_ok`, and :func:`pair_slash_ok` after a ``/``); a user that
+    is a noun of a login UI (``page``, ``form``: :data:`_PAIR_NOT_USER`) is none."""
+    s0, e0 = ws - off, we - off
+    for m in rule.lowered.finditer(low, s0, e0):
+        if _PW_CLAUSE_END.match(low, m.end(), e0) is None:
+            continue
+        p = m.start()
+        lo = max(s0, p - _PW_BEFORE_SPAN)
+        b = _PAIR_BEFORE.search(low, lo, p)
+        if b is None:
+            continue
+        e = s = b.start()
+        while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
+            s -= 1
+        if not (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) or e - s > 128 or (s and low[s - 1] == "[") \
+                or "]" in low[s:e]:
+            continue                # (a redaction marker is no password: a second pass takes nothing)
+        u = _PAIR_USER_BEFORE.search(low, max(lo, s - 80), s)
+        if u is not None:
+            if _PAIR_NOT_USER_RE.match(low, u.start()) is None and _pair_ok(text[s + off:e + off]):
+                out.append((s + off, e + off, rule.priority, rule.name))
+            continue
+        g = _PAIR_GLUED.match(low, s, e)
+        if g is not None and g.end() < e and _PAIR_NOT_USER_RE.match(low, s) is None:
+            v = text[g.end() + off:e + off]
+            if _pair_ok(v) and (low[g.end() - 1] == ":" or pair_slash_ok(v)):
+                out.append((g.end() + off, e + off, rule.priority, rule.name))
+
+
+# ---- test17 T10: mem's own command lines (shell capture, an agent's Bash tool call) ---------------------
+#: 'mem [--home DIR] remember|forget|scan' (also '…/bin/mem'), over the lowercased text
+_MEM_CMD = (r"mem(?<![a-z0-9_\-.]mem)(?:[ \t]{1,4}--home(?:=|[ \t]{1,4})[^\s;|&\"']{1,256}+)?[ \t]{1,4}"
+            r"(?P<sub>remember|forget|scan)(?![a-z0-9_\-])")
+_MEM_ANCHORS = ("mem remember", "mem forget", "mem scan", "mem --home")
+#: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
+_MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}])", FLAGS)
+#: one argument: quoted ('…', "…", a JSON-escaped \"…\"), or a run of other characters
+_MEM_ARG = Lazy(r"'[^'\n]*'|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|[^\s'\"]+", FLAGS)
+#: the options of 'mem remember' / 'mem scan' that take a value (cmds/remember.py, cmds/scan.py)
+_MEM_VALUE_OPTS = frozenset(("--kind", "--trust", "--sensitivity", "--valid-from", "--expect", "--relates-to",
+                             "--contradicts", "--derived-from", "--rollup-of", "--session", "--agent", "--file",
+                             "--home"))
+
+
+def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """The values on mem's own command lines (test17 T10: the shell hook and
+    an agent's Bash tool call captured them verbatim): the VALUE of ``mem
+    remember KEY VALUE`` when the command says ``--sensitivity secret`` or
+    KEY names a credential (:func:`~.scanners.credential_name`:
+    ``…/github-token``, ``…/db-password``), the TEXT of ``mem forget --match
+    TEXT`` (what a forget removes must not come back through its own command)
+    and of ``mem scan TEXT``.  The command ends at a line's end, ``;``,
+    ``&``, ``|`` or the end of a JSON string; its arguments are read as a
+    shell splits them (quotes kept with the argument)."""
+    s0, e0 = ws - off, we - off
+    for m in rule.lowered.finditer(low, s0, e0):
+        end = _MEM_END.search(low, m.end(), e0)
+        stop = end.start() if end is not None else e0
+        args = [(a.start(), a.end()) for a in _MEM_ARG.finditer(low, m.end(), stop)]
+        words = [low[a:b] for a, b in args]
+        sub = m.group("sub")
+        pos, secret, take = [], False, None
+        i = 0
+        while i < len(args):
+            w = words[i]
+            if take is not None:
+                if take == "--sensitivity" and w.strip("'\"\\") == "secret":
+                    secret = True
+                if take == "--match":
+                    pos.append((i, "match"))
+                take = None
+            elif w.startswith("--"):
+                name, eq, val = w.partition("=")
+                if name == "--sensitivity" and val.strip("'\"\\") == "secret":
+                    secret = True
+                if name == "--match" and eq and val and "[redacted:" not in val:
+                    a, b = args[i]
+                    out.append((a + len(name) + 1 + off, b + off, rule.priority, rule.name))
+                elif (not eq or not val) and (name in _MEM_VALUE_OPTS or name == "--match"):
+                    take = name             # its value is the next argument ('--match X', "--match='X Y'")
+            elif not w.startswith("-") or w == "-":
+                pos.append((i, "arg"))
+            i += 1
+        plain = [i for i, kind in pos if kind == "arg"]
+        spans = [args[i] for i, kind in pos if kind == "match"]
+        if sub == "scan" and plain:
+            spans.append(args[plain[0]])
+        elif sub == "remember" and len(plain) >= 2 and words[plain[1]] != "-":
+            key = words[plain[0]].strip("'\"\\")
+            if secret or credential_name(key) is not None:
+                spans.append(args[plain[1]])
+        for a, b in spans:
+            if "[redacted:" not in low[a:b]:     # a marker is no value: a second pass takes nothing
+                out.append((a + off, b + off, rule.priority, rule.name))
+
+
 _r = make_rule   # the table below is aligned to this short name
 
 #: the rules after ``rules.RULES``'s token formats, in table order (a tie in priority goes to the earlier)
@@ -265,8 +409,16 @@ PASSWORD_RULES: list[Rule] = [
        "for the door is <digits>' (red16b)",
        r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r")(?P<secret>" + _PHRASE_TOKEN + ")",
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
+       "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "
+       "code is 1', 'the status code: 404')",
+       _CODE_WORD + r"s?(?![a-z0-9_])"
+       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
+       ci=True, priority=51, check=pin_ok, anchors=_CODE_ANCHORS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "
        "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'), or a random run "
@@ -557,4 +709,25 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
        "admin account' (test16b B1), where the token looks like a password (_token_ok)",
        r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=_scan_use_after),
+    _r("mem-command",
+       "mem's own command lines (docs/cli.md): the VALUE of 'mem remember KEY VALUE --sensitivity secret' or of a "
+       "KEY named for a credential, the TEXT of 'mem forget --match TEXT' and 'mem scan TEXT' (test17 T10)",
+       _MEM_CMD, ci=True, priority=44, anchors=_MEM_ANCHORS, scan=_scan_mem_command),
+    # ---- red17: phrasings that were stored in clear (test16b B1 addendum, B8 left-outs) ----
+    # (one rule per word: a pattern that starts with one literal is searched by re in C; an alternation of
+    # words, or str.find of 'code' / 'log', is tried at every such word of a transcript)
+    *(_r("password-phrase",
+         "keyword heuristics (no vendor format): '<PIN> is my door pin', '4471 is the alarm code' (the token "
+         "before the word; red17), a PIN-sized token (pin_ok: 4-12 digits, or 4-8 letters and digits) where no "
+         "word names hardware ('1234 is the LED pin', 'GPIO17 is the header pin')",
+         word + r"(?![a-z0-9_])", ci=True, priority=51, anchors=anchors,
+         scan=partial(_scan_before, starts=(), ok=pin_ok, pin=True))
+      for word, anchors in ((r"pin(?<![A-Za-z0-9_\-\]]pin)", ("pin",)), (_CODE_WORD, _CODE_ANCHORS))),
+    *(_r("password-phrase",
+         "keyword heuristics (no vendor format): 'admin / <token> is the login', 'admin:<token> are the creds' "
+         "(a user / password pair before a credential word; red17, test16b B1), where the password looks like "
+         "one (_pair_ok)",
+         word + r"s?(?![a-z0-9_])", ci=True, priority=51, anchors=anchors, scan=_scan_pair_before)
+      for word, anchors in ((r"log(?<![a-z0-9_\-\]]log)(?:in|on|-in)", ("login", "logon", "log-in")),
+                            (r"cred(?<![a-z0-9_\-\]]cred)(?:ential)?", ("cred",)))),
 ]

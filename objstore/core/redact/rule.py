@@ -27,7 +27,12 @@ LA = r"(?![A-Za-z0-9+\-\[])"
 #: what may stand right before a token's prefix though it ends in a token character (tester F10,
 #: session 16): a ``_`` (``GITHUB_TOKEN_ghp_…``, ``key_AKIA…``) and an escape that puts a letter or
 #: a digit there (``\n``, ``\t``, ``\r``, ``\0``; ``\x00``, ``\u0022``; URL-encoded ``%0A``, ``%3D``)
-ESCAPES_BEFORE = (r"_", r"\\[ntr0]", r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"%[0-9A-Fa-f]{2}")
+#: red17 (test16b B5): the same escapes encoded twice (``%250A``, ``%5Cn``) and Python's ``\\U0000000A``
+ESCAPES_BEFORE = (r"_", r"\\[ntr0]", r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"%[0-9A-Fa-f]{2}",
+                  r"%25[0-9A-Fa-f]{2}", r"%5[Cc][ntr0]", r"\\U[0-9A-Fa-f]{8}")
+#: red17 (test16b B5): the look-ahead of a token whose body is capitals and digits alone (``AKIA`` + 16): a
+#: lower-case letter after it ends it (``AKIAIOSFODNN7EXAMPLEx``, a token glued to the word after it)
+LA_CAPS = r"(?![A-Z0-9+\-\[])"
 
 
 class Tok(str):
@@ -36,14 +41,24 @@ class Tok(str):
     anchors: tuple[str, ...]
 
 
-def tok(prefixes: tuple[str, ...], body: str, lbc: str = LBC, la: str = LA) -> str:
+def tok(prefixes: tuple[str, ...], body: str, lbc: str = LBC, la: str = LA, glued: bool = False) -> str:
     """``(?:p1(?<!Xp1)|p2(?<!Xp2)...)body`` + look-ahead: a prefixed token on
-    a boundary (or after ``_`` or an escape: :data:`ESCAPES_BEFORE`).  The prefixes, lowercased, are the rule's anchors (:class:`Rule`)."""
+    a boundary (or after ``_`` or an escape: :data:`ESCAPES_BEFORE`).  The prefixes, lowercased, are the rule's anchors (:class:`Rule`).
+    ``glued=True``: no look-behind at all, the token is taken wherever its prefix is, glued to the
+    letters or digits before it (``xghp_…``, ``tokenAKIA…``: red17, test16b B5); only for a format whose
+    prefix and body together cannot be part of a longer word (GitHub's own secret scanning takes
+    ``ghp_`` + 36 anywhere)."""
+    if glued:
+        return _tok(f"(?:{'|'.join(map(re.escape, prefixes))}){body}{la}", prefixes)
     alts = "|".join(f"{q}(?:(?<!{lbc}{q})|" + "|".join(f"(?<={e}{q})" for e in ESCAPES_BEFORE) + ")"
                     for q in map(re.escape, prefixes))
-    tok = Tok(f"(?:{alts}){body}{la}")
-    tok.anchors = tuple(p.lower() for p in prefixes)
-    return tok
+    return _tok(f"(?:{alts}){body}{la}", prefixes)
+
+
+def _tok(pattern: str, prefixes: tuple[str, ...]) -> Tok:
+    t = Tok(pattern)
+    t.anchors = tuple(p.lower() for p in prefixes)
+    return t
 
 
 class Rule:

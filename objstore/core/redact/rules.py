@@ -8,7 +8,7 @@ from __future__ import annotations
 from objstore.core.redact.checks import (bearer_ok, discord_bot_token_ok, hf_token_ok, looks_secret,
                                          not_placeholder, sas_sig_ok, url_password_ok, vault_token_ok)
 from objstore.core.redact.passwords import PASSWORD_RULES
-from objstore.core.redact.rule import Rule, make_rule, tok
+from objstore.core.redact.rule import LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
                                            scan_aws_pair, scan_generic, scan_pem)
 
@@ -26,6 +26,13 @@ _AUTH_HDR = r"authorization\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?[ \
 _DISCORD_BOT = (r"[MNO](?<![A-Za-z0-9_\-.][MNO])[A-Za-z0-9_-]{22,26}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}+"
                 r"(?![A-Za-z0-9_\-\[.])")
 
+#: the prefixes of an AWS access key id
+_AWS_IDS = ("AKIA", "ASIA", "ABIA", "ACCA")
+#: red17 (test16b B5): the formats taken glued to the word before them (``tok(..., glued=True)``: ``xghp_…``,
+#: ``keyAKIA…``): a literal prefix of 4+ characters and a fixed-shape body of 16+ that no word or identifier
+#: holds; not ``hf_``, ``key-``, ``dapi``, ``eyJ``, legacy ``sk-``, Stripe's ``sk_test_`` (``task_test_validation``:
+#: words, identifiers and base64 blobs hold them glued)
+
 _r = make_rule   # the table below is aligned to this short name
 
 RULES: list[Rule] = [
@@ -42,7 +49,7 @@ RULES: list[Rule] = [
     _r("aws-access-key-id",
        "AWS IAM User Guide, 'Unique identifiers' (AKIA access key, ASIA temporary STS key, ABIA, ACCA) "
        "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html",
-       tok(("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}")),
+       tok(_AWS_IDS, r"[A-Z0-9]{16}", la=LA_CAPS, glued=True)),
     _r("aws-secret-access-key",
        "AWS CLI 'Configuration and credential file settings' (aws_secret_access_key, 40 chars) and "
        "STS Credentials.SecretAccessKey https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-files.html "
@@ -55,31 +62,31 @@ RULES: list[Rule] = [
        "secret access key, e.g. the console's accessKeys.csv) "
        "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html "
        "(an unlabelled 40-char base64 value near a key id)",
-       tok(("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}"), priority=4, scan=scan_aws_pair),
+       tok(_AWS_IDS, r"[A-Z0-9]{16}", la=LA_CAPS, glued=True), priority=4, scan=scan_aws_pair),
     _r("gcp-api-key",
        "Google Cloud 'Manage API keys' (AIza + 35 chars) https://cloud.google.com/docs/authentication/api-keys",
-       tok(("AIza",), r"[A-Za-z0-9_-]{35}")),
+       tok(("AIza",), r"[A-Za-z0-9_-]{35}", glued=True)),
     _r("github-token",
        "GitHub 'About authentication: GitHub's token formats' (ghp_ PAT, gho_ OAuth, ghu_ user-to-server, "
        "ghs_ server-to-server, ghr_ refresh; 36 chars now, up to 255 announced) "
        "https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/",
-       tok(("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{36,251}+")),
+       tok(("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{36,251}+", glued=True)),
     _r("github-fine-grained-pat",
        "GitHub fine-grained personal access tokens: github_pat_ + 22 + '_' + 59 chars "
        "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/"
        "managing-your-personal-access-tokens",
-       tok(("github_pat_",), r"[A-Za-z0-9_]{22,255}+")),
+       tok(("github_pat_",), r"[A-Za-z0-9_]{22,255}+", glued=True)),
     _r("gitlab-token",
        "GitLab 'Token overview: token prefixes' (glpat- personal/project/group, gldt- deploy, glrt- runner, "
        "glptt- trigger, glft- feed, gloas- OAuth secret, glcbt- CI job, glagent-, glimt-, glsoat-, glffct-; "
        "routable tokens end .<version>.<crc>) https://docs.gitlab.com/ee/security/tokens/",
        tok(("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "gloas-", "glcbt-", "glagent-", "glimt-",
-             "glsoat-", "glffct-"), r"[A-Za-z0-9_-]{20,255}+(?:\.[A-Za-z0-9_-]{1,64}+){0,2}")),
+             "glsoat-", "glffct-"), r"[A-Za-z0-9_-]{20,255}+(?:\.[A-Za-z0-9_-]{1,64}+){0,2}", glued=True)),
     _r("slack-token",
        "Slack 'Token types' (xoxb- bot, xoxp- user, xoxa-/xoxr- access/refresh, xoxe- config, "
        "xoxc-/xoxd-/xoxs- session, xapp- app-level) https://api.slack.com/authentication/token-types",
        tok(("xoxa-", "xoxb-", "xoxc-", "xoxd-", "xoxe-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xoxe.xoxp-",
-             "xapp-"), r"[A-Za-z0-9-]{10,250}+")),
+             "xapp-"), r"[A-Za-z0-9-]{10,250}+", glued=True)),
     _r("slack-webhook",
        "Slack 'Sending messages using incoming webhooks' (https://hooks.slack.com/services/T../B../secret) "
        "https://api.slack.com/messaging/webhooks",
@@ -98,10 +105,10 @@ RULES: list[Rule] = [
     _r("npm-token",
        "npm 'About access tokens' / GitHub blog 'npm's new access token format' (npm_ + 36 chars) "
        "https://github.blog/2021-09-23-announcing-npms-new-access-token-format/",
-       tok(("npm_",), r"[A-Za-z0-9]{36}")),
+       tok(("npm_",), r"[A-Za-z0-9]{36}", glued=True)),
     _r("mem-key",
        "mem MCP server keys: memk_ + 43 base64url characters (256 random bits), docs/mcp.md",
-       tok(("memk_",), r"[A-Za-z0-9_-]{43}")),
+       tok(("memk_",), r"[A-Za-z0-9_-]{43}", glued=True)),
     # ---- redact7: vendor tokens that were stored in clear ----
     _r("huggingface-token",
        "Hugging Face 'User access tokens' (hf_ + 34 letters) https://huggingface.co/docs/hub/security-tokens",
@@ -113,11 +120,11 @@ RULES: list[Rule] = [
     _r("digitalocean-token",
        "DigitalOcean token prefixes: dop_v1_ personal access token, doo_v1_ OAuth token, dor_v1_ refresh token, "
        "+ 64 hex https://docs.digitalocean.com/reference/api/create-personal-access-token/",
-       tok(("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"), anchors=("_v1_",)),   # one gate, not "do"
+       tok(("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}", glued=True), anchors=("_v1_",)),   # one gate, not "do"
     _r("shopify-token",
        "Shopify access tokens: shpat_ Admin API access token, shpca_ custom app, shppa_ private app, shpss_ "
        "shared secret, + 32 hex https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens",
-       tok(("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}")),
+       tok(("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}", glued=True)),
     _r("discord-webhook",
        "Discord 'Webhook Resource': Execute Webhook POST /webhooks/{webhook.id}/{webhook.token} (the token "
        "is the credential; discord.com, discordapp.com, ptb./canary.) "
@@ -164,12 +171,12 @@ RULES: list[Rule] = [
     _r("linear-api-key",
        "Linear 'API and Webhooks' personal API keys (lin_api_ + 40 [A-Za-z0-9]) and OAuth tokens "
        "(lin_oauth_ + 64 hex) https://linear.app/developers/graphql",
-       tok(("lin_api_", "lin_oauth_"), r"[A-Za-z0-9]{40,64}+")),
+       tok(("lin_api_", "lin_oauth_"), r"[A-Za-z0-9]{40,64}+", glued=True)),
     _r("atlassian-api-token",
        "Atlassian 'Manage API tokens for your Atlassian account' (ATATT3 + ~186 base64url characters, the last "
        "=<8 hex> a checksum) "
        "https://support.atlassian.com/atlassian-account/docs/manage-api-tokens-for-your-atlassian-account/",
-       tok(("ATATT3",), r"[A-Za-z0-9_=-]{60,400}+")),
+       tok(("ATATT3",), r"[A-Za-z0-9_=-]{60,400}+", glued=True)),
     _r("discord-bot-token",
        "Discord 'Reference: Authentication' bot tokens (Authorization: Bot <token>): base64(bot user id) . "
        "base64(time) . HMAC, three base64url parts https://discord.com/developers/docs/reference#authentication; "
@@ -188,7 +195,7 @@ RULES: list[Rule] = [
     _r("anthropic-key",
        "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
        "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",
-       tok(("sk-ant-",), r"[A-Za-z0-9_-]{20,400}+"), priority=9),
+       tok(("sk-ant-",), r"[A-Za-z0-9_-]{20,400}+", glued=True), priority=9),
     _r("openai-key",
        "OpenAI API reference 'Authentication' (project keys sk-proj-, service accounts sk-svcacct-, admin "
        "sk-admin-, legacy user keys sk- + 48 chars) https://platform.openai.com/docs/api-reference/authentication",

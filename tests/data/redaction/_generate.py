@@ -336,6 +336,7 @@ LINEAR = "lin_api_" + fake(40)
 ATLASSIAN = "ATATT3" + fake(177, B64URL) + "=" + r(8, "0123456789ABCDEF")
 DISCORD_BOT = base64.urlsafe_b64encode(b"112233445566778899").decode() + "." + r(6, B64URL) + "." + fake(38, B64URL)
 MAILGUN = "key-" + r(32, HEX)
+MEM_SECRET = "FAKE-4471-9902"   # test17 T10: a value sealed by mem's own command line (fixed: no draw of the seed)
 files["vendor-tokens-2.sh"] = (f"""# a shell history of a demo app (every value FAKE)
 vault login {VAULT_HVS}
 export VAULT_TOKEN={VAULT_S}
@@ -345,10 +346,11 @@ curl -H 'Authorization: {LINEAR}' https://api.linear.app/graphql
 curl -u dev@example.com:{ATLASSIAN} https://acme.atlassian.net/rest/api/3/myself
 curl -H 'Authorization: Bot {DISCORD_BOT}' https://discord.com/api/v10/users/@me
 curl -s --user 'api:{MAILGUN}' https://api.mailgun.net/v3/mg.example.com/messages
+mem remember user/bank/pin {MEM_SECRET} --sensitivity secret
 # look-alikes that stay: hvs.example_module_name, vault login -method=userpass, lin_api_client.py, key-value
 """, [(VAULT_HVS, "vault-token"), (VAULT_S, "vault-token"), (DATABRICKS, "databricks-token"),
       (TELEGRAM, "telegram-bot-token"), (LINEAR, "linear-api-key"), (ATLASSIAN, "atlassian-api-token"),
-      (DISCORD_BOT, "discord-bot-token"), (MAILGUN, "mailgun-key")])
+      (DISCORD_BOT, "discord-bot-token"), (MAILGUN, "mailgun-key"), (MEM_SECRET, "mem-command")])
 
 manifest = {}
 for name, (text, secrets) in files.items():
