@@ -230,5 +230,6 @@ def test_forget_scrub_sources_matches_like_the_store(mem, tmp_path, planted, mat
     r = mem("forget", "--match", match, "--scrub-sources", "--yes", "--json")
     assert r.json["sources_scrubbed"] == [str(planted_file.resolve())]
     assert planted not in planted_file.read_text()
-    assert "[REDACTED]" in planted_file.read_text()
+    # the scrub keeps each line's length: the marker is [REDACTED], [R] or * (capture/scrub.MARKERS)
+    assert any(m in planted_file.read_text() for m in ("[REDACTED]", "[R]"))
     assert mem("forget", "--match", match).stdout.startswith("nothing matches")
