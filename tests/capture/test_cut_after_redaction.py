@@ -1,0 +1,128 @@
+"""A credential crossing a cut is redacted, never kept as a prefix (tester
+finding T19 of session 17).  Tool results and tool inputs are cut to
+``TOOL_RESULT_MAX_CHARS``, a sub-agent's summary to ``MAX_SUMMARY_CHARS``, a
+long markdown note is split into ``MAX_PART_CHARS`` parts; each cut ran
+before redaction, so a credential straddling it was stored as a prefix no
+rule recognised (36 of 40 characters of an AWS secret key), or whole with its
+label cut off.  Now the text is redacted before it is cut and the cut falls
+at a word's end (``redact.redact_cut``); real ``mem import`` and hook
+processes on real files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from tests.hooks._util import asst, line, payload, run_hook, tool_result, tool_use, turns, user
+
+AWS = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9wPLmKEY"
+DBPW = "Zq7mm9xQ!Lark#5521xyz"
+GHP = "ghp_Q9w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjK9"
+OUTPUTS = ["a" * 3940 + f" aws_secret_access_key = {AWS}",
+           "a" * 3970 + f" DB_PASSWORD={DBPW}",
+           "a" * 3975 + f" {GHP} tail"]
+WRITE = "a" * 3950 + f" AWS_SECRET_ACCESS_KEY={AWS}"
+S = "14141414-2222-4333-8444-555555555555"
+
+
+def leaked(text: str) -> list[str]:
+    """Every 6-character piece of a secret value that ``text`` holds."""
+    out = []
+    for v in (AWS, DBPW, GHP[4:]):
+        out += [v[i:i + 6] for i in range(len(v) - 5) if v[i:i + 6] in text]
+    return out
+
+
+def _claude(tmp_path):
+    f = tmp_path / "claude" / "projects" / "-tmp-proj" / f"{S}.jsonl"
+    f.parent.mkdir(parents=True)
+    recs = [user("u0", "run it", sid=S)]
+    for i, out in enumerate(OUTPUTS):
+        recs += [asst(f"a{i}", f"m{i}", [tool_use(f"t{i}", command=f"cat creds{i}")], sid=S),
+                 user(f"r{i}", [tool_result(f"t{i}", out)], sid=S)]
+    recs.append(asst("a9", "m9", [tool_use("t9", "Write", file_path="/tmp/x", content=WRITE)], sid=S))
+    f.write_bytes(b"".join(line(r) for r in recs))
+    return f
+
+
+def test_claude_code_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_path, store_path):
+    _claude(tmp_path)
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    r = mem("import", "claude-code", "--json", env=env).json
+    assert r["turns_added"] == 8, r
+    texts = [t for _s, _q, _r, t, _src in sorted(turns(store_path))]
+    tools = [t for t in texts if t.startswith("aaa")]
+    assert len(tools) == 3 and not leaked("\n".join(texts)), leaked("\n".join(texts))
+    assert tools[0].endswith(" aws_secret_access_key = [REDACTED:aws-secret-access-key]"), tools[0][-80:]
+    assert "[REDACTED:" in tools[2] and tools[2].endswith("…[cut 4 chars]"), tools[2][-80:]
+    assert tools[1].endswith("a …[cut 37 chars]"), tools[1][-80:]   # the cut word dropped whole
+    write = next(t for t in texts if t.startswith("[tool_use Write]"))
+    assert write.endswith("a …[cut 79 chars]"), write[-120:]        # label=value is one word: dropped whole
+    assert mem("search", "wJalrXUtnFEMI", env=env).stdout.count("wJalr") == 0
+    # the one turn writer's dedup is by source id: reading the file again from its start (no
+    # cursor) adds no turn, whatever text an earlier cut stored
+    shutil.rmtree(store_path / "cache")   # every cache: the files are read again from their start
+    r = mem("import", "claude-code", "--json", env=env).json
+    assert r["turns_added"] == 0 and r["turns_already_stored"] == 8, r
+    assert len(turns(store_path)) == 8
+
+
+def test_codex_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_path, store_path):
+    sid = "0199a1b2-5c3d-7e10-8f00-0000000000c9"
+    d = tmp_path / "codex" / "sessions" / "2026" / "03" / "02"
+    d.mkdir(parents=True)
+    ts = "2026-03-02T10:00:00.000Z"
+    recs = [{"timestamp": ts, "type": "session_meta", "payload": {"id": sid, "timestamp": ts, "cwd": "/tmp/proj"}},
+            {"timestamp": ts, "type": "response_item",
+             "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}},
+            {"timestamp": ts, "type": "response_item",
+             "payload": {"type": "function_call", "name": "exec_command", "call_id": "c1",
+                         "arguments": json.dumps({"cmd": "cat creds"})}},
+            {"timestamp": ts, "type": "response_item",
+             "payload": {"type": "function_call_output", "call_id": "c1",
+                         "output": "a" * 3945 + f" aws_secret_access_key = {AWS}"}}]
+    f = d / f"rollout-2026-03-02T10-00-00-{sid}.jsonl"
+    f.write_bytes(b"".join(line(r) for r in recs))
+    r = mem("import", "codex", str(tmp_path / "codex" / "sessions"), "--json").json
+    assert r["turns_added"] >= 2, r
+    texts = "\n".join(t for _s, _q, _r, t, _src in turns(store_path))
+    assert not leaked(texts), texts[-200:]
+    # the marker would cross the cut: it is dropped, never cut inside
+    assert "aws_secret_access_key = …[cut 32 chars]" in texts, texts[-200:]
+    shutil.rmtree(store_path / "cache")   # every cache: the files are read again from their start
+    r = mem("import", "codex", str(tmp_path / "codex" / "sessions"), "--json").json
+    assert r["turns_added"] == 0 and r["turns_already_stored"] >= 2, r
+
+
+def test_subagent_summary_cut_keeps_no_prefix_of_a_token(store_path, tmp_path):
+    from objstore.capture.rollup import summary_key
+    from objstore.memory.facts import versions
+    from objstore.memory.opening import open_store
+    final = "b" * 19990 + f" {GHP} and the rest of the summary"
+    main = tmp_path / "projects" / "-home-u-proj" / f"{S}.jsonl"
+    sub = main.with_suffix("") / "subagents" / "agent-adelta04.jsonl"
+    sub.parent.mkdir(parents=True)
+    main.write_bytes(line(user("u1", "look into it", sid=S)))
+    sub.write_bytes(line(user("b1", "check it", sid=S, isSidechain=True, agentId="adelta04")))
+    ev = payload("SubagentStop", S, main, agent_id="adelta04", agent_type="general-purpose",
+                 agent_transcript_path=str(sub), last_assistant_message=final, stop_hook_active=False)
+    rc, out, err, _t = run_hook(store_path, ev)
+    assert rc == 0, err
+    with open_store(store_path) as s:
+        vs = versions(s, summary_key(f"{S}.agent-adelta04", "proj"))
+    body = vs[0].fact.body
+    assert len(body) <= 20_000 and not leaked(body), body[-80:]
+    assert body.endswith("b …"), body[-80:]    # the marker would cross the cut: dropped, never cut inside
+
+
+def test_markdown_split_redacts_the_whole_note_first(mem, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "long.md").write_text("word " * 19996 + f"{GHP} and more words after")
+    (notes / "long2.md").write_text("x" * 99985 + f" AWS_SECRET_ACCESS_KEY={AWS} tail")
+    mem("import", "markdown", str(notes))
+    got = {k: mem("get", f"user/notes/notes/{k}").stdout for k in ("long/part-1", "long/part-2",
+                                                                    "long2/part-1", "long2/part-2")}
+    assert not leaked("\n".join(got.values())), got
+    assert "[REDACTED:github-token]" in got["long/part-1"] + got["long/part-2"]
+    assert "AWS_SECRET_ACCESS_KEY=[REDACTED:" in got["long2/part-2"], got["long2/part-2"][:120]
