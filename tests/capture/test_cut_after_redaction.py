@@ -126,3 +126,12 @@ def test_markdown_split_redacts_the_whole_note_first(mem, tmp_path):
     assert not leaked("\n".join(got.values())), got
     assert "[REDACTED:github-token]" in got["long/part-1"] + got["long/part-2"]
     assert "AWS_SECRET_ACCESS_KEY=[REDACTED:" in got["long2/part-2"], got["long2/part-2"][:120]
+
+
+def test_a_long_remember_that_statement_keeps_no_prefix_of_a_token(store_path):
+    """The "remember that …" statement is cut to ``statements.MAX_CHARS``
+    (600): it stored ``… the deploy key is ghp_Q9w`` before."""
+    from objstore.capture.statements import statement_of
+    s = statement_of("remember that " + "word " * 115 + f"the deploy key is {GHP} for ci")
+    assert s is not None and len(s) <= 600 and s.endswith("the deploy key is"), s[-60:]
+    assert "ghp_" not in s and not leaked(s)
