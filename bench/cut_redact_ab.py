@@ -1,7 +1,8 @@
 """CPU of the tool-result cut on a corpus's over-limit tool results (tester
 finding T19, session 17): A = the old cut (``text[:4000]``, then the turn
 writer's redaction of the head), B = :func:`objstore.core.redact.redact_cut`
-(redacts up to 4,000 + 16 Ki characters first), then the writer's redaction.
+(redacts up to 4,000 + 16 Ki characters to find a credential crossing the
+cut, cuts before it), then the writer's redaction of the head.
 Interleaved A/B, process CPU, medians of ``--rounds``.
 
     PYTHONPATH=. python bench/cut_redact_ab.py /tmp/bench-corpus --rounds 9

@@ -151,7 +151,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
     if complete:
         if len(final) <= MAX_SUMMARY_CHARS:
             body = final
-        else:   # redacted before the cut, cut at a word's end: no prefix of a credential kept (T19)
+        else:   # cut before a credential crossing it, at a word's end: no prefix kept (T19)
             from objstore.core.redact import redact_cut  # deferred: the redaction rules compile at import
             head, over = redact_cut(final, MAX_SUMMARY_CHARS - 1)
             body = head + "…" if over else head

@@ -89,7 +89,7 @@ def statement_of(prompt: str) -> str | None:
     what = what.strip().rstrip(".!").strip()
     if len(what) < 3:
         return None
-    if len(what) > MAX_CHARS:   # redacted before the cut, cut at a word's end: no prefix of a credential (T19)
+    if len(what) > MAX_CHARS:   # cut before a credential crossing it, at a word's end (T19)
         what = redact_cut(what, MAX_CHARS)[0].rstrip()
     return guard_secret_subject(what)[0]
 

@@ -66,9 +66,10 @@ def as_str(v: Any) -> str:
 
 def cut_text(text: str) -> str:
     """``text`` when it has at most :data:`TOOL_RESULT_MAX_CHARS` characters;
-    else its head, redacted before the cut and cut at a word's end
-    (``redact.redact_cut``: no prefix of a credential survives, T19), then
-    ``…[cut N chars]`` (N: characters of the redacted text left out)."""
+    else its head, cut before any credential that crosses the cut and at a
+    word's end (``redact.redact_cut``: no prefix of a credential survives,
+    T19), then ``…[cut N chars]`` (N: characters left out).  Not redacted
+    here: the turn writer redacts (and counts) what the head holds."""
     if len(text) <= TOOL_RESULT_MAX_CHARS:
         return text
     from objstore.core.redact import redact_cut  # deferred: the redaction rules compile at import

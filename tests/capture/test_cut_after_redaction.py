@@ -4,8 +4,9 @@ finding T19 of session 17).  Tool results and tool inputs are cut to
 long markdown note is split into ``MAX_PART_CHARS`` parts; each cut ran
 before redaction, so a credential straddling it was stored as a prefix no
 rule recognised (36 of 40 characters of an AWS secret key), or whole with its
-label cut off.  Now the text is redacted before it is cut and the cut falls
-at a word's end (``redact.redact_cut``); real ``mem import`` and hook
+label cut off.  Now the text is cut before a credential crossing the cut,
+at a word's end (``redact.redact_cut``), and a long note is redacted whole
+before it is split; real ``mem import`` and hook
 processes on real files."""
 
 from __future__ import annotations
@@ -53,11 +54,12 @@ def test_claude_code_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_
     texts = [t for _s, _q, _r, t, _src in sorted(turns(store_path))]
     tools = [t for t in texts if t.startswith("aaa")]
     assert len(tools) == 3 and not leaked("\n".join(texts)), leaked("\n".join(texts))
-    assert tools[0].endswith(" aws_secret_access_key = [REDACTED:aws-secret-access-key]"), tools[0][-80:]
-    assert "[REDACTED:" in tools[2] and tools[2].endswith("…[cut 4 chars]"), tools[2][-80:]
-    assert tools[1].endswith("a …[cut 37 chars]"), tools[1][-80:]   # the cut word dropped whole
+    # each cut moved to the start of the credential crossing it (a word's end)
+    assert tools[0].endswith(" aws_secret_access_key = …[cut 40 chars]"), tools[0][-80:]
+    assert tools[1].endswith("a …[cut 33 chars]"), tools[1][-80:]
+    assert tools[2].endswith("a …[cut 45 chars]"), tools[2][-80:]
     write = next(t for t in texts if t.startswith("[tool_use Write]"))
-    assert write.endswith("a …[cut 79 chars]"), write[-120:]        # label=value is one word: dropped whole
+    assert write.endswith("a …[cut 87 chars]"), write[-120:]        # label=value is one word: dropped whole
     assert mem("search", "wJalrXUtnFEMI", env=env).stdout.count("wJalr") == 0
     # the one turn writer's dedup is by source id: reading the file again from its start (no
     # cursor) adds no turn, whatever text an earlier cut stored
@@ -87,8 +89,7 @@ def test_codex_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_path, 
     assert r["turns_added"] >= 2, r
     texts = "\n".join(t for _s, _q, _r, t, _src in turns(store_path))
     assert not leaked(texts), texts[-200:]
-    # the marker would cross the cut: it is dropped, never cut inside
-    assert "aws_secret_access_key = …[cut 32 chars]" in texts, texts[-200:]
+    assert "aws_secret_access_key = …[cut 40 chars]" in texts, texts[-200:]
     shutil.rmtree(store_path / "cache")   # every cache: the files are read again from their start
     r = mem("import", "codex", str(tmp_path / "codex" / "sessions"), "--json").json
     assert r["turns_added"] == 0 and r["turns_already_stored"] >= 2, r
@@ -112,7 +113,7 @@ def test_subagent_summary_cut_keeps_no_prefix_of_a_token(store_path, tmp_path):
         vs = versions(s, summary_key(f"{S}.agent-adelta04", "proj"))
     body = vs[0].fact.body
     assert len(body) <= 20_000 and not leaked(body), body[-80:]
-    assert body.endswith("b …"), body[-80:]    # the marker would cross the cut: dropped, never cut inside
+    assert body.endswith("b …"), body[-80:]     # cut before the token, not inside it
 
 
 def test_markdown_split_redacts_the_whole_note_first(mem, tmp_path):

@@ -694,16 +694,27 @@ def cut_point(text: str, pos: int, seek: int = CUT_SEEK) -> int:
 
 
 def redact_cut(text: str, limit: int) -> tuple[str, int]:
-    """``text``'s head of at most ``limit`` characters, redacted BEFORE it is
-    cut (tester finding T19: cutting first kept a prefix of a credential that
-    straddled the cut, which no rule then recognised), and the number of
-    characters of the redacted text left out (0: nothing is left out; ``text``
-    itself when it has at most ``limit`` characters: the writer redacts it).  The first ``limit`` +
-    :data:`CUT_LOOKAHEAD` characters are redacted; the cut falls at
-    :func:`cut_point`.  Raises ``TypeError`` for a non-str."""
+    """``text``'s head of at most ``limit`` characters, cut where no
+    credential is split (tester finding T19: a plain cut kept a prefix of a
+    credential that straddled it, which no rule then recognised), and the
+    number of characters of ``text`` left out (0: ``text`` itself, it has
+    at most ``limit`` characters).  The first ``limit`` +
+    :data:`CUT_LOOKAHEAD` characters are redacted to find the credentials
+    (:func:`redact`); the cut moves to the start of one that crosses it, then
+    to a word's end (:func:`cut_point`), until none crosses it.  The head is
+    NOT redacted: its writer redacts it (and counts what it replaced).
+    Raises ``TypeError`` for a non-str."""
     if len(text) <= limit:
         return text, 0
-    window = text[:limit + CUT_LOOKAHEAD]
-    red = redact(window).text
-    end = cut_point(red, limit)
-    return red[:end], len(red) - end + len(text) - len(window)
+    hits = sorted(redact(text[:limit + CUT_LOOKAHEAD]).hits, key=lambda h: h.start, reverse=True)
+    end = limit
+    while True:
+        for h in hits:              # latest first: a move can only bring an earlier one across
+            if h.start < end < h.end:
+                end = h.start
+        new = cut_point(text, end)
+        if new == end or not any(h.start < new < h.end for h in hits):
+            end = new
+            break
+        end = new
+    return text[:end], len(text) - end
