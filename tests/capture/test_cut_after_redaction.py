@@ -21,7 +21,8 @@ DBPW = "Zq7mm9xQ!Lark#5521xyz"
 GHP = "ghp_Q9w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjK9"
 OUTPUTS = ["a" * 3940 + f" aws_secret_access_key = {AWS}",
            "a" * 3970 + f" DB_PASSWORD={DBPW}",
-           "a" * 3975 + f" {GHP} tail"]
+           "a" * 3975 + f" {GHP} tail",
+           f"{GHP} " + "c" * 5000]                           # one inside the head: the writer redacts it
 WRITE = "a" * 3950 + f" AWS_SECRET_ACCESS_KEY={AWS}"
 S = "14141414-2222-4333-8444-555555555555"
 
@@ -50,10 +51,11 @@ def test_claude_code_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_
     _claude(tmp_path)
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     r = mem("import", "claude-code", "--json", env=env).json
-    assert r["turns_added"] == 8, r
+    assert r["turns_added"] == 10 and r["secrets_redacted"] == 1, r
     texts = [t for _s, _q, _r, t, _src in sorted(turns(store_path))]
     tools = [t for t in texts if t.startswith("aaa")]
     assert len(tools) == 3 and not leaked("\n".join(texts)), leaked("\n".join(texts))
+    assert "[REDACTED:github-token] ccc" in "\n".join(texts)
     # each cut moved to the start of the credential crossing it (a word's end)
     assert tools[0].endswith(" aws_secret_access_key = …[cut 40 chars]"), tools[0][-80:]
     assert tools[1].endswith("a …[cut 33 chars]"), tools[1][-80:]
@@ -65,8 +67,8 @@ def test_claude_code_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_
     # cursor) adds no turn, whatever text an earlier cut stored
     shutil.rmtree(store_path / "cache")   # every cache: the files are read again from their start
     r = mem("import", "claude-code", "--json", env=env).json
-    assert r["turns_added"] == 0 and r["turns_already_stored"] == 8, r
-    assert len(turns(store_path)) == 8
+    assert r["turns_added"] == 0 and r["turns_already_stored"] == 10, r
+    assert len(turns(store_path)) == 10
 
 
 def test_codex_import_keeps_no_prefix_of_a_credential_at_the_cut(mem, tmp_path, store_path):
@@ -136,3 +138,15 @@ def test_a_long_remember_that_statement_keeps_no_prefix_of_a_token(store_path):
     s = statement_of("remember that " + "word " * 115 + f"the deploy key is {GHP} for ci")
     assert s is not None and len(s) <= 600 and s.endswith("the deploy key is"), s[-60:]
     assert "ghp_" not in s and not leaked(s)
+
+
+def test_a_cut_never_falls_inside_a_marker_nor_a_word():
+    from objstore.core.redact import cut_point, redact_cut
+    marked = "x " * 10 + "[REDACTED:github-token] tail"
+    assert cut_point(marked, 30) == 20 and marked[:20].endswith("x ")   # moved to the marker's start
+    assert cut_point("word " * 3 + "abcdefgh", 18) == 15               # after the last blank
+    assert cut_point("y" * 600, 500) == 500                           # no break within 256: where it is
+    # a credential crossing the cut: the head ends before it, raw (the writer redacts the head)
+    text = f"{GHP} " + "z " * 1970 + f"{GHP} tail"       # the second token spans characters 3981-4020
+    head, n = redact_cut(text, 4000)
+    assert head == f"{GHP} " + "z " * 1970 and n == 45
