@@ -150,3 +150,13 @@ def test_a_cut_never_falls_inside_a_marker_nor_a_word():
     text = f"{GHP} " + "z " * 1970 + f"{GHP} tail"       # the second token spans characters 3981-4020
     head, n = redact_cut(text, 4000)
     assert head == f"{GHP} " + "z " * 1970 and n == 45
+
+
+def test_the_stop_hook_capture_keeps_no_prefix_of_a_credential_at_the_cut(store_path, tmp_path):
+    f = _claude(tmp_path)
+    rc, _out, err, _t = run_hook(store_path, payload("Stop", S, f, stop_hook_active=False))
+    assert rc == 0, err
+    texts = "\n".join(t for _s, _q, _r, t, _src in turns(store_path))
+    # the four tool results (the last record, the Write, may wait for the next capture)
+    assert texts.count("…[cut ") >= 4 and not leaked(texts), texts[-300:]
+    assert " aws_secret_access_key = …[cut 40 chars]" in texts
