@@ -43,7 +43,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
-from objstore.core.redact import PATH_NOT_SHOWN, path_holds_credential, shown_path
+from objstore.core.redact import PATH_NOT_SHOWN, cut_point, path_holds_credential, redact, shown_path
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
 from objstore.memory.decay import restate
@@ -96,9 +96,12 @@ def parse_note(text: str) -> tuple[dict[str, str], str]:
 def split_parts(body: str, limit: int = MAX_PART_CHARS) -> list[str]:
     """Split ``body`` at headings into ordered parts of at most ``limit``
     characters (a section longer than the limit is cut at line ends, then
-    hard)."""
+    at a word's end: ``redact.cut_point``).  A longer body is redacted
+    whole BEFORE it is split, so a credential crossing a cut is still
+    recognised, and no cut falls inside a word (T19)."""
     if len(body) <= limit:
         return [body]
+    body = redact(body).text
     starts = [m.start() for m in _HEADING.finditer(body)]
     cuts = sorted({0, *starts})
     sections = [body[a:b] for a, b in zip(cuts, [*cuts[1:], len(body)])]
@@ -107,7 +110,7 @@ def split_parts(body: str, limit: int = MAX_PART_CHARS) -> list[str]:
     for sec in sections:
         while len(sec) > limit:
             cut = sec.rfind("\n", 0, limit)
-            cut = cut if cut > 0 else limit
+            cut = cut if cut > 0 else (cut_point(sec, limit) or limit)
             if cur:
                 parts.append(cur)
                 cur = ""

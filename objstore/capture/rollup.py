@@ -149,7 +149,12 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
     final = (final or "").strip()
     complete = bool(final)
     if complete:
-        body = final if len(final) <= MAX_SUMMARY_CHARS else final[:MAX_SUMMARY_CHARS - 1] + "…"
+        if len(final) <= MAX_SUMMARY_CHARS:
+            body = final
+        else:   # cut before a credential crossing it, at a word's end: no prefix kept (T19)
+            from objstore.core.redact import redact_cut  # deferred: the redaction rules compile at import
+            head, over = redact_cut(final, MAX_SUMMARY_CHARS - 1)
+            body = head + "…" if over else head
     else:
         what = " ".join(x for x in (agent_type, f"({description})" if description else "") if x)
         n = len(chain)

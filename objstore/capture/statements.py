@@ -52,7 +52,7 @@ import re
 
 from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
-from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin, remove_credentials
+from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin, redact_cut, remove_credentials
 from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
@@ -89,7 +89,9 @@ def statement_of(prompt: str) -> str | None:
     what = what.strip().rstrip(".!").strip()
     if len(what) < 3:
         return None
-    return guard_secret_subject(what[:MAX_CHARS])[0]
+    if len(what) > MAX_CHARS:   # cut before a credential crossing it, at a word's end (T19)
+        what = redact_cut(what, MAX_CHARS)[0].rstrip()
+    return guard_secret_subject(what)[0]
 
 
 _MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")

@@ -65,8 +65,16 @@ def as_str(v: Any) -> str:
 
 
 def cut_text(text: str) -> str:
-    over = len(text) - TOOL_RESULT_MAX_CHARS
-    return text if over <= 0 else f"{text[:TOOL_RESULT_MAX_CHARS]}…[cut {over} chars]"
+    """``text`` when it has at most :data:`TOOL_RESULT_MAX_CHARS` characters;
+    else its head, cut before any credential that crosses the cut and at a
+    word's end (``redact.redact_cut``: no prefix of a credential survives,
+    T19), then ``…[cut N chars]`` (N: characters left out).  Not redacted
+    here: the turn writer redacts (and counts) what the head holds."""
+    if len(text) <= TOOL_RESULT_MAX_CHARS:
+        return text
+    from objstore.core.redact import redact_cut  # deferred: the redaction rules compile at import
+    head, over = redact_cut(text, TOOL_RESULT_MAX_CHARS)
+    return f"{head}…[cut {over} chars]" if over else head
 
 
 def strip_mem_context(text: str) -> str:

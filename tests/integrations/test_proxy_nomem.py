@@ -83,3 +83,19 @@ def test_a_long_tool_result_is_cut_as_the_importers_cut_it(rig):
                                                           extra_headers={"x-test-answer": "done"})
     got = _texts(rig, sid, 3)
     assert ("tool", cut_text(long)) in got and cut_text(long).endswith("…[cut 1999 chars]"), got
+
+
+def test_a_credential_crossing_the_tool_result_cut_is_not_kept_as_a_prefix(rig):
+    """Tester finding T19: the proxy cut a tool result before redaction and
+    stored ``… ghp_Q9w2E3r4T5y6U7i8O9p0`` (20 of 36 secret characters)."""
+    sid = f"cut-{uuid.uuid4().hex[:8]}"
+    secret = "Q9w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjK9"
+    msgs = [{"role": "user", "content": "a normal prompt that prints the env"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "tu8", "name": "Bash", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu8",
+                                          "content": "a" * 3975 + f" ghp_{secret} tail"}]}]
+    client(rig, **{"x-mem-session": sid}).messages.create(model="m", max_tokens=10, messages=msgs,
+                                                          extra_headers={"x-test-answer": "done"})
+    tool = [t for r, t in _texts(rig, sid, 3) if r == "tool"]
+    assert tool and tool[0].endswith("a …[cut 45 chars]"), tool
+    assert not any(secret[i:i + 6] in tool[0] for i in range(len(secret) - 5)), tool
