@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from objstore.core.text import confusable_fold, confusable_lines, fold, reads_differently
 from objstore.index.analysis import lower_folds, nfc
-from objstore.index.schema import new_format, reading_words, to_tantivy_doc
-from objstore.index.schema import IndexDoc
+from objstore.index.schema import IndexDoc, new_format, reading_words, to_tantivy_doc
 
 
 def _reference(text: str, folded: str) -> str:
