@@ -53,7 +53,6 @@ def command(key, passphrase_file, keep_credentials, redact_credentials, as_json,
     import os
 
     from objstore import open_identity, require_person, sealed_versions, unseal_key
-    from objstore.vault.sealed import rules_said
     if keep_credentials and redact_credentials:
         raise click.UsageError("--keep-credentials and --redact-credentials do not go together")
     require_person(os.environ, "mem unseal", instead="ask the user to unseal it")
@@ -66,7 +65,7 @@ def command(key, passphrase_file, keep_credentials, redact_credentials, as_json,
                    "hint: run 'mem reindex'", err=True)
     if r.credential_in:
         held = f"{plural(len(r.credential_in), 'restored version')} ({', '.join(f'v{n}' for n in r.credential_in)}) " \
-               f"held a credential ({rules_said(r.credentials)})"
+               f"held a credential ({r.rules_said})"
         click.echo(f"warning: {held}: each was replaced by [REDACTED:<rule>]; the sealed copy is deleted"
                    if r.redacted else f"warning: {held}: stored in the clear, as --keep-credentials asked", err=True)
     if as_json:

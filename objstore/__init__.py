@@ -66,6 +66,7 @@ _API: dict[str, tuple[str, str]] = {
     "check_key_credentials": ("objstore.memory.facts", "check_key_credentials"),
     "path_holds_credential": ("objstore.core.redact", "path_holds_credential"),
     "shown_path": ("objstore.core.redact", "shown_path"),
+    "check_name": ("objstore.core.redact", "check_name"),
     "EDGE_KINDS": ("objstore.core.objects", "EDGE_KINDS"),
     "resolve_edges": ("objstore.memory.facts", "resolve_edges"),
     "flag_contradictions": ("objstore.memory.edges", "flag_contradictions"),

@@ -149,6 +149,11 @@ class UnsealResult:
     credential_in: list[int] = field(default_factory=list)
     redacted: bool = False
 
+    @property
+    def rules_said(self) -> str:
+        """:func:`rules_said` of ``credentials``."""
+        return rules_said(self.credentials)
+
 
 #: what :func:`unseal_key` does with a version holding a credential
 UNSEAL_CREDENTIALS = ("refuse", "keep", "redact")
@@ -174,8 +179,8 @@ def credential_versions(key: str, texts: dict[int, str]) -> tuple[dict[int, obje
 
 
 def rules_said(rules: dict[str, int]) -> str:
-    """``github-token ×2, named-secret`` (rule names, sorted; never a value)."""
-    return ", ".join(f"{r} ×{n}" if n > 1 else r for r, n in sorted(rules.items()))
+    """``github-token x2, named-secret`` (rule names, sorted; never a value)."""
+    return ", ".join(f"{r} x{n}" if n > 1 else r for r, n in sorted(rules.items()))
 
 
 # --------------------------------------------------------------------------- the vault

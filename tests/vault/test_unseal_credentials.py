@@ -26,7 +26,7 @@ def _sealed_three(mem) -> None:
 def test_unseal_refuses_a_credential_without_showing_it(vstore, store_path, mem, pwfile):
     _sealed_three(mem)
     r = mem("unseal", KEY, "--passphrase-file", str(pwfile), exit_code=6)
-    assert "2 of 3 versions" in r.stderr and "github-token ×3" in r.stderr
+    assert "2 of 3 versions" in r.stderr and "github-token x3" in r.stderr
     assert "--redact-credentials" in r.stderr and "--keep-credentials" in r.stderr
     assert "Q9w2" not in r.stdout + r.stderr
     assert fact_chain(store_path, KEY) == []                     # nothing changed: still sealed only
@@ -41,7 +41,7 @@ def test_unseal_redact_credentials_leaves_no_byte_of_the_token(vstore, store_pat
     _sealed_three(mem)
     r = mem("unseal", KEY, "--passphrase-file", str(pwfile), "--redact-credentials", "--json")
     assert r.json["credentials"] == {"versions": [2, 3], "rules": {"github-token": 3}, "redacted": True}
-    assert "2 restored versions (v2, v3) held a credential (github-token ×3)" in r.stderr
+    assert "2 restored versions (v2, v3) held a credential (github-token x3)" in r.stderr
     assert "Q9w2" not in r.stdout + r.stderr
     assert fact_chain(store_path, KEY) == [(3, False, "rotated: [REDACTED:github-token] and [REDACTED:github-token]"),
                                            (2, False, "token [REDACTED:github-token]"), (1, False, "no token yet")]
@@ -57,7 +57,7 @@ def test_unseal_keep_credentials_restores_them_and_warns(vstore, store_path, mem
     assert mem("get", "user/wifi/guest").stdout == "the guest network is homenet-5g\n"
     _sealed_three(mem)
     r = mem("unseal", KEY, "--passphrase-file", str(pwfile), "--keep-credentials")
-    assert "warning: 2 restored versions (v2, v3) held a credential (github-token ×3): stored in the clear" \
+    assert "warning: 2 restored versions (v2, v3) held a credential (github-token x3): stored in the clear" \
         in r.stderr and "Q9w2" not in r.stderr
     assert mem("get", KEY).stdout == f"rotated: {TOKEN[:-4]}ZZZZ and {TOKEN}\n"
 
