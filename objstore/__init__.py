@@ -113,6 +113,7 @@ _API: dict[str, tuple[str, str]] = {
     "forgotten_at": ("objstore.memory.forget", "forgotten_at"),
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
+    "plan_credentials": ("objstore.memory.forgetplan", "plan_credentials"),
     "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
     "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
     "nothing_left": ("objstore.memory.forget", "nothing_left"),
