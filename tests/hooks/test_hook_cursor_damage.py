@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.hooks._util import asst, bag, chains_ok, hook_log, line, payload, run_hook, text, user
+from tests.hooks._util import asst, bag, chains_ok, hook_env, hook_log, line, payload, run_hook, text, user
 
 SID = "dddddddd-2222-3333-4444-555555555555"
 
@@ -80,3 +80,23 @@ def test_doctor_fix_removes_an_unusable_cursor(mem, tmp_path, store_path):
         f.write(_exchange(1))
     _stop(store_path, t, "SessionEnd")
     assert set(bag(store_path).values()) == {1} and len(bag(store_path)) == 4
+
+
+def test_the_prompt_hook_reads_past_a_negative_offset_in_the_state_file(tmp_path, store_path):
+    """The prompt hook reads the cursor's ``.state`` alone (``live.prompt_snapshot``):
+    a negative offset there made it seek before the file's start and defer the
+    prompt to the next Stop; now it scans the transcript from its start and
+    stores the prompt at once."""
+    t = tmp_path / "proj" / f"{SID}.jsonl"
+    t.parent.mkdir()
+    t.write_bytes(b"".join(_exchange(i) for i in range(2)))
+    _stop(store_path, t)
+    [st] = (store_path / "cache" / "cursors").glob("*.state")
+    r = json.loads(st.read_text())
+    r["offset"] = -50
+    st.write_text(json.dumps(r))
+    rc, _out, err, _s = run_hook(store_path, payload("UserPromptSubmit", SID, t, prompt="the next question"),
+                                 env=hook_env(store_path, MEM_HOOK_FORK="0"))
+    assert rc == 0, err
+    assert bag(store_path)[(SID, "user", "the next question")] == 1       # stored at once, not deferred
+    assert set(bag(store_path).values()) == {1}
