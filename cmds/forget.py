@@ -129,7 +129,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     redaction rules: a credential a rule added since it was stored finds,
     and the start of one a cut kept (a mem before session 18 cut long tool
     results, sub-agent summaries and the proxy's tool results before
-    redacting, so '... ghp_Q9w2E3r4...[cut 21 chars]' could be stored).
+    redacting, so '... ghp_Q9w2E3r4...[cut 21 chars]' could be stored;
+    and it split long Markdown notes into parts hard, a token in two halves).
     Each such version or turn keeps its place, rewritten with
     [REDACTED:<rule>] in place of what was found; the old text goes from
     the objects, packs, search index and logs as for any forget (run 'mem

@@ -5,6 +5,7 @@ these names."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -205,9 +206,10 @@ def plan_credentials(store: Store) -> ForgetPlan:
     fact version and turn whose text still holds a credential by today's
     rules (``core.redact.leftovers.redact_stored``: one a rule added since
     it was stored finds, or the start of one a cut kept before session 18,
-    test17 T19) is rewritten in its place with its text redacted
-    (``redacted_versions``, ``redacted``, ``texts``; ``rules`` counts them
-    by rule name).  Sealed values are not read (they are encrypted).  No
+    test17 T19; or a credential split across the seam of two parts of a
+    Markdown note: :func:`_plan_seams`) is rewritten in its place with its
+    text redacted (``redacted_versions``, ``redacted``, ``texts``; ``rules``
+    counts them by rule name).  Sealed values are not read (they are encrypted).  No
     selector is noted (``selector`` None): the same command run again finds
     what a stopped one left.  Cost: every stored text is redacted once
     (as an import does), and each cut is tried up to 128 times (a few ms).
@@ -230,6 +232,7 @@ def plan_credentials(store: Store) -> ForgetPlan:
                 plan.redacted_versions.setdefault(key, []).append(v)
                 plan.texts[v.id] = text
                 seen(counts)
+    _plan_seams(store, plan, seen)
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
         for tv in walk_turns(store, head):
@@ -242,6 +245,36 @@ def plan_credentials(store: Store) -> ForgetPlan:
                 seen(counts)
     plan.rules = rules
     return plan
+
+
+def _plan_seams(store: Store, plan: ForgetPlan, seen) -> None:
+    """:func:`plan_credentials` for the parts of a Markdown note (``<key>/part-N``,
+    ``capture.markdown``) a mem before session 18 split hard: the current
+    values of each two parts in a row are read across their seam
+    (``leftovers.seam_leftovers``), after what the plan already redacts in
+    them; a credential found there is redacted in each part it reaches."""
+    from objstore.core.redact.leftovers import seam_leftovers  # deferred: the rules compile at import
+    parts: dict[str, dict[int, str]] = {}
+    for key in plan.heads or {}:
+        m = re.fullmatch(r"(.+)/part-([1-9][0-9]*)", key)
+        if m:
+            parts.setdefault(m.group(1), {})[int(m.group(2))] = key
+    for note in parts.values():
+        for n in sorted(note):
+            if n + 1 not in note:
+                continue
+            va, vb = (plan_chain(store, plan, plan.heads[note[i]])[0] for i in (n, n + 1))
+            if va.fact.forgotten or vb.fact.forgotten:
+                continue
+            a, b, counts = seam_leftovers(plan.texts.get(va.id, va.fact.body), plan.texts.get(vb.id, vb.fact.body))
+            if not counts:
+                continue
+            for v, text in ((va, a), (vb, b)):
+                if text != plan.texts.get(v.id, v.fact.body):
+                    if v.id not in plan.texts:
+                        plan.redacted_versions.setdefault(v.fact.key, []).append(v)
+                    plan.texts[v.id] = text
+            seen(counts)
 
 
 def check_selector_name(*, what: str | None = None, session: str | None = None) -> None:

@@ -101,3 +101,27 @@ def test_forget_credentials_is_the_persons_and_goes_alone(mem, store_path):
     mem("forget", "--credentials", "--yes", env={"MEM_AGENT": "claude"}, exit_code=6)
     mem("forget", "--credentials", "--match", "abc", exit_code=2)
     assert _leaks(store_path)                            # refused: nothing changed
+
+
+def test_forget_credentials_mends_a_token_a_hard_markdown_split_cut_in_two(mem, store_path):
+    """``mem import markdown`` before session 18 split a note over 100,000
+    characters hard, then redacted each part alone: a token's halves (and a
+    secret whose label stayed in the part before) were kept."""
+    note1 = "word " * 19_996 + "ghp_Q9w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjK9 and more words after"
+    note2 = "x" * 99_985 + " AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY tail"
+    with open_store(store_path, create=True) as s:
+        for name, body in (("long", note1), ("long2", note2)):
+            for n, part in enumerate((body[:100_000], body[100_000:]), 1):
+                remember(s, f"user/notes/{name}/part-{n}", part, kind="reference")
+    assert _leaks(store_path)
+    r = mem("forget", "--credentials", "--yes", "--json").json
+    assert sorted(v["key"] for v in r["versions"]) == ["user/notes/long/part-1", "user/notes/long/part-2",
+                                                        "user/notes/long2/part-2"]
+    assert r["rules"] == {"aws-secret-access-key": 1, "github-token": 1}
+    mem("gc", "--prune=now")
+    assert _leaks(store_path) == []
+    assert fact_chain(store_path, "user/notes/long/part-1")[0][2].endswith("word [REDACTED:github-token]")
+    assert fact_chain(store_path, "user/notes/long/part-2")[0][2] == "[REDACTED:github-token] and more words after"
+    assert fact_chain(store_path, "user/notes/long2/part-2")[0][2] == \
+        "ESS_KEY=[REDACTED:aws-secret-access-key] tail"
+    assert len(fact_chain(store_path, "user/notes/long2/part-1")[0][2]) == 100_000      # untouched

@@ -12,7 +12,10 @@ can show (:func:`cut_positions`):
   characters by the Claude Code and Codex readers and the hooks;
 * a trailing ``…``: a sub-agent's summary fact, cut at 20,000;
 * a text of exactly 4,000 characters: a tool result the proxy cut, with no
-  mark.
+  mark;
+* the seam between two parts of a Markdown note ``mem import markdown``
+  split hard (``…/part-1``, ``…/part-2``): a token in two halves, or a
+  value whose label stayed in the part before (:func:`seam_leftovers`).
 
 :func:`cut_leftovers` tells a credential's start at such a cut from a
 plain word: the text before the cut is completed with token characters
@@ -109,11 +112,47 @@ def redact_stored(text: str, name: str = "") -> tuple[str, Counter]:
     out = r.text
     counts = Counter(r.counts)
     left = cut_leftovers(out)
-    if left:
-        parts, pos = [], 0
-        for h in left:          # in order, disjoint (each ends at its own cut)
-            parts += [out[pos:h.start], f"[REDACTED:{h.rule}]"]
-            pos = h.end
-        out = "".join(parts) + out[pos:]
+    if left:                    # in order, disjoint (each ends at its own cut)
+        out = _replaced(out, [(h.start, h.end, h.rule) for h in left])
         counts.update(h.rule for h in left)
     return out, counts
+
+
+#: characters each side of a seam read together (:func:`seam_leftovers`)
+_SEAM = 512
+
+
+def seam_leftovers(before: str, after: str) -> tuple[str, str, Counter]:
+    """Two texts that were one before a hard split (a note's ``part-N`` and
+    ``part-N+1``): the end of ``before`` and the start of ``after`` (512
+    characters each) are redacted together, and what a hit there covers is
+    replaced by ``[REDACTED:<rule>]`` in each text it reaches (a token in two
+    halves, ``AWS_SECRET_ACC`` | ``ESS_KEY=wJalr…``: the value in ``after``).
+    Returns ``(before, after, {rule: count})``, the texts themselves and an
+    empty Counter when no hit reaches the seam's sides.  Raises TypeError
+    for a non-str."""
+    a, b = before[-_SEAM:], after[:_SEAM]
+    off = len(before) - len(a)
+    counts: Counter = Counter()
+    a_spans, b_spans = [], []
+    for h in redact(a + b).hits:
+        if h.end <= len(a) and "[REDACTED:" in a[h.start:h.end]:
+            continue
+        if h.start < len(a):
+            a_spans.append((off + h.start, off + min(h.end, len(a)), h.rule))
+        if h.end > len(a):
+            b_spans.append((max(h.start - len(a), 0), h.end - len(a), h.rule))
+        counts[h.rule] += 1
+    return _replaced(before, a_spans), _replaced(after, b_spans), counts
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each of the disjoint, ordered ``(start, end, rule)``
+    spans replaced by ``[REDACTED:<rule>]``."""
+    if not spans:
+        return text
+    parts, pos = [], 0
+    for s, e, rule in spans:
+        parts += [text[pos:s], f"[REDACTED:{rule}]"]
+        pos = e
+    return "".join(parts) + text[pos:]
