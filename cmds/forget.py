@@ -307,6 +307,8 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
         with held, _signals_deferred():
             if not yes:
                 plan = plan_credentials(store)
+                nv = sum(map(len, plan.redacted_versions.values()))
+                nt = sum(map(len, plan.redacted.values()))
             r = forget(store, plan=plan)
     if as_json:
         emit_json({"dry_run": False, "redacted": True, **where, "tombstones": r.tombstones,

@@ -96,11 +96,14 @@ def test_forget_credentials_redacts_the_prefixes_an_old_cut_kept(mem, store_path
     assert "nothing changed" in r.stdout
 
 
-def test_forget_credentials_is_the_persons_and_goes_alone(mem, store_path):
+def test_forget_credentials_is_the_persons_goes_alone_and_asks(mem, store_path):
     _old_store(store_path)
     mem("forget", "--credentials", "--yes", env={"MEM_AGENT": "claude"}, exit_code=6)
     mem("forget", "--credentials", "--match", "abc", exit_code=2)
-    assert _leaks(store_path)                            # refused: nothing changed
+    mem("forget", "--credentials", input="n\n", exit_code=1)
+    assert _leaks(store_path)                            # refused, or not confirmed: nothing changed
+    r = mem("forget", "--credentials", input="y\n")
+    assert "redacted 1 fact version and 4 turns" in r.stdout, r.stdout
 
 
 def test_forget_credentials_mends_a_token_a_hard_markdown_split_cut_in_two(mem, store_path):
