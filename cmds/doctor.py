@@ -6,7 +6,8 @@ from ._common import emit_json, json_option, with_store
 
 
 @click.command("doctor")
-@click.option("--fix", "do_fix", is_flag=True, help="Tighten permissions, remove stale lock files and unusable hook cursors.")
+@click.option("--fix", "do_fix", is_flag=True,
+              help="Tighten permissions, remove stale lock files and unusable hook cursors.")
 @json_option
 @with_store()
 def command(do_fix, as_json, store):

@@ -303,7 +303,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now)
-           + _hooks(list(settings), hook_command) + _cursors(store) + _transcripts(imported_sources(store, hooked=False))
+           + _hooks(list(settings), hook_command) + _cursors(store)
+           + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")
 
