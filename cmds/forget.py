@@ -145,7 +145,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     or session was already forgotten: a forget that was killed is finished
     by the next command, this one included); 2 bad selector (also a KEY or
     --session holding a credential: refused, never echoed); 4 no such key,
-    object or session; 1 not confirmed;
+    object or session; 1 not confirmed; 5 confirmed at the prompt, but a
+    version or turn the preview did not show was written meanwhile
+    (nothing forgotten);
     6 run by an agent; 11 store locked; 130 interrupted.
     """
     from objstore import forget, plan_forget
@@ -218,10 +220,17 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 elif hits is not None:
                     _say_would_scrub("and then", hits)
                 return
-            if not yes:
+            if yes:
+                with _signals_deferred():
+                    r = forget(store, what=what, match=match, session=session, plan=plan)
+            else:
                 confirm_or_exit("forget these for good?")
-            with _signals_deferred():
-                r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
+                from objstore import check_previewed
+                with store.lock("forget"):    # planned again: only what the person saw goes (test18 U8)
+                    shown, plan = plan, plan_forget(store, what=what, match=match, session=session)
+                    check_previewed(shown, plan)
+                    with _signals_deferred():
+                        r = forget(store, what=what, match=match, session=session, plan=plan)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return

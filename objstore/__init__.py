@@ -114,6 +114,7 @@ _API: dict[str, tuple[str, str]] = {
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
     "plan_credentials": ("objstore.memory.forgetplan", "plan_credentials"),
+    "check_previewed": ("objstore.memory.forgetplan", "check_previewed"),
     "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
     "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
     "nothing_left": ("objstore.memory.forget", "nothing_left"),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.ids import MIN_PREFIX_LEN
-from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.errors import ChangedSincePreview, CorruptObject, IntegrityError, InvalidInput, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -275,6 +275,25 @@ def _plan_seams(store: Store, plan: ForgetPlan, seen) -> None:
                         plan.redacted_versions.setdefault(v.fact.key, []).append(v)
                     plan.texts[v.id] = text
             seen(counts)
+
+
+def check_previewed(shown: ForgetPlan, now: ForgetPlan) -> None:
+    """Raise ChangedSincePreview (exit 5, nothing changed) when ``now`` (the
+    same selector planned again under the store lock, after the person
+    approved the preview of ``shown``) would remove a fact version or turn
+    ``shown`` did not name: one written since (test18 U8: the prompt showed
+    one version and two were forgotten).  Less is fine (forgotten meanwhile).
+    A ``--match`` plan is not compared: its text tombstone takes a value
+    holding the text whenever it is written (docs/forget.md)."""
+    if shown.match is not None:
+        return
+    extra = now.object_ids() - shown.object_ids()
+    if extra:
+        n = len(extra)
+        raise ChangedSincePreview(f"{n} more fact version{'s' if n != 1 else ''} or turn{'s' if n != 1 else ''} "
+                                  "of what you chose to forget were written since the preview you approved; "
+                                  "nothing was forgotten",
+                                  hint="run the forget again to see what it would forget now")
 
 
 def check_selector_name(*, what: str | None = None, session: str | None = None) -> None:
