@@ -98,6 +98,8 @@ TOP_RANK = 5
 HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.schema", "objstore.index.query",
          "objstore.index.generations", "objstore.index.snippets", "objstore.index.searchindex",
          "objstore.index", "objstore.core.redact", "objstore.vault.age",
+         # the redaction rules again (what a stored text still holds: mem forget --credentials only)
+         "objstore.core.redact.leftovers",
          # off the start-up paths: readers never write a pack; the prompt hook never renders memory files
          "objstore.core.packwriter", "objstore.memory.memfiles",
          # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
