@@ -294,7 +294,8 @@ def history_doc(oid: str, f: Fact):
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],
                    new_chain: list[Version], command: str, time_ms: int | None = None,
                    rewrite: bool = False, index: bool = True,
-                   index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None) -> str | None:
+                   index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None,
+                   objects_ready: Callable[[], None] | None = None) -> str | None:
     """The one commit of a fact version, used by every writer of a fact
     (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
 
@@ -329,6 +330,10 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     the entry to the replay.  Where ``flock`` does not exist the index is
     committed here, under the lock, and nothing is appended.
 
+    ``objects_ready``: for objects still being written
+    (``Store.put_started``): called once the journal note is durable and
+    before the ref moves (it raises what their write raised: nothing moves).
+
     Returns an index error message (the write stands; the journal lets the
     next writer catch up) or None.  Raises RefConflict (nothing moved).
     Caller holds the store lock.
@@ -349,6 +354,8 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
         if noted and owned is None:
             store.journal.fact(key)  # before the ref moves: recovery can redo the index
         try:
+            if objects_ready is not None:
+                objects_ready()  # the object durable before a ref names it
             store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
         except BaseException:
             if owned is not None:
@@ -694,14 +701,24 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated
                     edges=new_edges, namespace=namespace)
+        ready = None
         if index_batch is not None and index_batch.defer_refs:  # durable by the batch's flush
             oid = index_batch.put(encode(fact))
+        elif later is not None and index_batch is None:  # answers first: the object's fsyncs overlap the entry's
+            oid, ready = store.put_started(fact)
         else:
             oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
-        index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
-                                     command=command, time_ms=now, index_batch=index_batch,
-                                     later=later) or early_error
+        try:
+            index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
+                                         command=command, time_ms=now, index_batch=index_batch,
+                                         later=later, objects_ready=ready) or early_error
+        finally:
+            if ready is not None:
+                try:
+                    ready()     # (called already unless commit_version failed before the ref)
+                except Exception:  # noqa: BLE001 - commit_version raised its own error
+                    pass
         new_cur = current_of(new_chain)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
 
