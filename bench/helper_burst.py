@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cmds._helperclient import connect  # noqa: E402
+from helper_ab import helper_pids  # noqa: E402  (bench/helper_ab.py)
 from run import _proc_cpu_ms as cpu_of  # noqa: E402  (bench/run.py)
 from startup import run  # noqa: E402  (bench/startup.py: one new process, wall and CPU)
 
@@ -53,13 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     trees = [(t.split("=", 1)[0], *t.split("=", 1)[1].split(":", 1)) for t in args.tree]
     args.home.mkdir(parents=True, exist_ok=True)
-    pids = {}
-    for name, _mem, store in trees:
-        got = connect(store, 5.0)
-        if got is None:
-            raise SystemExit(f"helper_burst: no helper runs for {name} ({store}): mem --home {store} helper start")
-        got[0].sock.close()
-        pids[name] = got[1]
+    pids = helper_pids(trees, "helper_burst")
 
     def env(store: str) -> dict:
         e = {k: v for k, v in os.environ.items() if not k.startswith("MEM_") and k != "PYTHONPATH"}
