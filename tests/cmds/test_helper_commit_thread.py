@@ -78,11 +78,10 @@ def test_the_next_request_is_served_while_a_remembers_index_commit_waits(store):
     try:
         with facts_lock_held(store):
             assert served(store, "remember", KEY, "the api listens on port 6001")[0] == 0
-            t0 = time.monotonic()
+            # served: the helper greeted within the client's wait (10 s) and ran them, its commit still waiting
             assert served(store, "remember", KEY, "the api listens on port 6002")[0] == 0
             assert served(store, "get", KEY)[1] == b"the api listens on port 6002\n"
             assert served(store, "remember", "project/p/db", "postgres on db-7")[0] == 0
-            assert time.monotonic() - t0 < 8   # (the client waits 10 s for a busy helper's greeting)
             assert len(owned_entries(store)) == 3   # durable before the answers; committed after
             assert h.proc.poll() is None
         wait_no_entries(store)
