@@ -273,6 +273,8 @@ _API: dict[str, tuple[str, str]] = {
     "Reply": ("objstore.resident.server", "Reply"),
     "Request": ("objstore.resident.server", "Request"),
     "keep_generations_open": ("objstore.index.generations", "keep_generations_open"),
+    "commit_later": ("objstore.memory.facts", "commit_later"),
+    "LaterCommit": ("objstore.memory.facts", "LaterCommit"),
     "remember_statement": ("objstore.capture.statements", "remember_statement"),
     "write_statement": ("objstore.capture.statements", "write_statement"),
     "statement_of": ("objstore.capture.statements", "statement_of"),
