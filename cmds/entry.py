@@ -12,8 +12,18 @@ whatever the lean path does not fully understand, goes to the click CLI
 """
 
 import atexit
+import gc
 import os
 import sys
+
+#: the cyclic collector's thresholds while a lean or hook command runs: such a
+#: process loads 100-160 modules (their functions and classes are what the
+#: collector walks, again and again as the count grows) and ends after one
+#: answer; with the default (700, 10, 10) its collections cost ~1.5-4 ms of a
+#: recall's or a hook's CPU (docs/benchmarks.md, "Session 18 (branch `lat18`)").
+#: Still bounded: a young generation of 20,000 objects.  The click CLI (long
+#: commands: import, gc, forget, the helper) gets the default back.
+LEAN_GC_THRESHOLD = (20_000, 20, 100)
 
 _EXIT: list = []   # [exit status, pid] once a lean or hook command is done
 
@@ -156,6 +166,8 @@ def _run_hook_here(env, read, buf: bytes | None = None) -> int:
 def entry() -> None:
     """``mem``: the resident helper, the hook fast path, the lean path, else
     the click CLI."""
+    default_gc = gc.get_threshold()
+    gc.set_threshold(*LEAN_GC_THRESHOLD)
     argv = sys.argv[1:]
     if argv[-2:] == ["hook", "claude-code"]:
         # first of all: its budget counts from the process's start, and under load the imports
@@ -180,5 +192,6 @@ def entry() -> None:
     if code is not None:
         _exit(code)
     lean.OWN_PROCESS = False  # click runs it (the same bodies): as in any other program's process
+    gc.set_threshold(*default_gc)
     from cmds.main import entry as cli_entry
     cli_entry()
