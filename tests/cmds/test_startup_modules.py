@@ -47,7 +47,9 @@ BANNED = {
     # the prompt hook's own process fixes the prompt's key (capture.snapshot) and forks the write: the
     # capture chain (live, sync, rollup, the turn appender) is its child's (session 18, lat18)
     "hook": EVERY_PATH | {"objstore.capture.live", "objstore.capture.sync", "objstore.capture.rollup",
-                          "objstore.memory.appender", "objstore.memory.indexbatch"},
+                          "objstore.memory.appender", "objstore.memory.indexbatch",
+                          # nor the review queue: only a session-start block reads its conflicts
+                          "objstore.memory.queue", "objstore.memory.proposals"},
 }
 # the readers' locks are _thread's: threading's import was ~0.8 ms of each (session 18, lat18)
 for _path in ("get", "recall", "hook"):
