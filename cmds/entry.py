@@ -94,6 +94,30 @@ def pathlib_without_urllib() -> None:
             del sys.modules["urllib.parse"]
 
 
+def datetime_from_c() -> None:
+    """Make ``datetime`` the interpreter's C implementation, ``_datetime``,
+    without running ``datetime.py``: that file defines the whole
+    pure-Python implementation and then replaces it by ``from _datetime
+    import *`` (CPython 3.11-3.13), and tantivy's extension imports
+    ``datetime`` as it loads (its date fields), so every process that
+    searches paid ~1.5-2 ms of CPU for classes it never uses
+    (docs/benchmarks.md, "Session 18 (branch `lat18`)").  The C module has
+    every public name of ``datetime`` (``date``, ``datetime``, ``time``,
+    ``timedelta``, ``timezone``, ``tzinfo``, ``UTC``, ``MINYEAR``,
+    ``MAXYEAR``, ``datetime_CAPI``) and its types are named ``datetime.*``
+    (pickle, repr).  Only on the lean and hook paths (a process that ends
+    after one answer: :func:`entry` takes it back before click runs);
+    nothing when ``datetime`` is loaded already or the interpreter has no
+    ``_datetime`` (then ``datetime.py`` is the module)."""
+    if "datetime" in sys.modules:
+        return
+    try:
+        import _datetime
+    except ImportError:
+        return
+    sys.modules["datetime"] = _datetime
+
+
 def _via_helper(argv: list[str]) -> None:
     """Exit with the helper's answer when it runs this command line; return
     to run it here otherwise."""
@@ -178,6 +202,7 @@ def entry() -> None:
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
     pathlib_without_urllib()   # the helper did not answer: this process opens the store
+    datetime_from_c()
     if argv == ["hook", "claude-code"]:
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it
@@ -193,5 +218,7 @@ def entry() -> None:
         _exit(code)
     lean.OWN_PROCESS = False  # click runs it (the same bodies): as in any other program's process
     gc.set_threshold(*default_gc)
+    if sys.modules.get("datetime") is sys.modules.get("_datetime"):
+        del sys.modules["datetime"]   # click's commands import datetime.py as any program does
     from cmds.main import entry as cli_entry
     cli_entry()

@@ -161,3 +161,30 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib(fil
                        env=dict(os.environ), timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == ["postgres 16 on port 5433", "LOADED False False True", "AFTER file:///a%20b h"]
+
+
+DATETIME_PROBE = ("import sys\nimport cmds.entry as e\n_leave = e._skip_teardown\n"
+                  "def _report():\n"
+                  "    import datetime\n"
+                  "    sys.stderr.write(f'DATETIME {datetime.__name__} {datetime.datetime.__module__}\\n')\n"
+                  "    _leave()\n"
+                  "e._skip_teardown = _report\ne.entry()\n")
+
+
+def test_a_search_runs_no_datetime_py_and_click_gets_it_back(filled):
+    """tantivy imports ``datetime`` as it loads; ``cmds.entry.datetime_from_c``
+    gives the lean and hook paths the C module (``datetime.py`` defines the
+    pure-Python classes, then replaces them by the C ones): the recall still
+    dates its hits.  A command click runs gets ``datetime.py`` as usual."""
+    def run(*args: str) -> subprocess.CompletedProcess:
+        p = subprocess.run([sys.executable, "-c", DATETIME_PROBE, *args], capture_output=True, text=True,
+                           cwd=REPO, env=dict(os.environ), timeout=60)
+        assert p.returncode == 0, p.stderr
+        return p
+    p = run("recall", "--all-projects", "--json", "staging database port")
+    assert "DATETIME _datetime datetime" in p.stderr.splitlines(), p.stderr
+    hits = json.loads(p.stdout)["hits"]
+    assert hits and all(h["date"].startswith("20") and h["date"].endswith("Z") for h in hits), hits
+    p = run("log", "project/startup/db")   # not a lean command: click's
+    assert "DATETIME datetime datetime" in p.stderr.splitlines(), p.stderr
+    assert "postgres 16 on port 5433" in p.stdout
