@@ -94,6 +94,33 @@ def pathlib_without_urllib() -> None:
             del sys.modules["urllib.parse"]
 
 
+class _DatetimeFromC:
+    """The finder (first on ``sys.meta_path``) of :func:`datetime_from_c`:
+    it answers ``import datetime`` with the C module ``_datetime`` and
+    nothing else, so a process that never dates anything (``get``,
+    ``remember``) loads neither."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        """A spec for ``datetime`` (loaded by this class), else None."""
+        if name != "datetime":
+            return None
+        try:
+            import _datetime  # noqa: F401
+        except ImportError:   # an interpreter without it: datetime.py, as anywhere
+            return None
+        return type(sys.__spec__)("datetime", _DatetimeFromC)   # importlib's ModuleSpec, loaded at start-up
+
+    @staticmethod
+    def create_module(spec):
+        """The C module itself (imported by :meth:`find_spec`)."""
+        return sys.modules["_datetime"]
+
+    @staticmethod
+    def exec_module(module) -> None:
+        """Nothing: the C module is complete."""
+
+
 def datetime_from_c() -> None:
     """Make ``datetime`` the interpreter's C implementation, ``_datetime``,
     without running ``datetime.py``: that file defines the whole
@@ -105,17 +132,13 @@ def datetime_from_c() -> None:
     every public name of ``datetime`` (``date``, ``datetime``, ``time``,
     ``timedelta``, ``timezone``, ``tzinfo``, ``UTC``, ``MINYEAR``,
     ``MAXYEAR``, ``datetime_CAPI``) and its types are named ``datetime.*``
-    (pickle, repr).  Only on the lean and hook paths (a process that ends
-    after one answer: :func:`entry` takes it back before click runs);
-    nothing when ``datetime`` is loaded already or the interpreter has no
-    ``_datetime`` (then ``datetime.py`` is the module)."""
-    if "datetime" in sys.modules:
-        return
-    try:
-        import _datetime
-    except ImportError:
-        return
-    sys.modules["datetime"] = _datetime
+    (pickle, repr).  Loaded when first imported (:class:`_DatetimeFromC`).
+    Only on the lean and hook paths (a process that ends after one answer:
+    :func:`entry` takes it back before click runs); nothing when
+    ``datetime`` is loaded already or the interpreter has no ``_datetime``
+    (then ``datetime.py`` is the module)."""
+    if "datetime" not in sys.modules:
+        sys.meta_path.insert(0, _DatetimeFromC)
 
 
 def _via_helper(argv: list[str]) -> None:
@@ -218,7 +241,9 @@ def entry() -> None:
         _exit(code)
     lean.OWN_PROCESS = False  # click runs it (the same bodies): as in any other program's process
     gc.set_threshold(*default_gc)
-    if sys.modules.get("datetime") is sys.modules.get("_datetime"):
-        del sys.modules["datetime"]   # click's commands import datetime.py as any program does
+    if _DatetimeFromC in sys.meta_path:   # click's commands import datetime.py as any program does
+        sys.meta_path.remove(_DatetimeFromC)
+        if "datetime" in sys.modules and sys.modules["datetime"] is sys.modules.get("_datetime"):
+            del sys.modules["datetime"]
     from cmds.main import entry as cli_entry
     cli_entry()
