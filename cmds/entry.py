@@ -12,7 +12,6 @@ whatever the lean path does not fully understand, goes to the click CLI
 """
 
 import atexit
-import gc
 import os
 import sys
 
@@ -213,8 +212,6 @@ def _run_hook_here(env, read, buf: bytes | None = None) -> int:
 def entry() -> None:
     """``mem``: the resident helper, the hook fast path, the lean path, else
     the click CLI."""
-    default_gc = gc.get_threshold()
-    gc.set_threshold(*LEAN_GC_THRESHOLD)
     argv = sys.argv[1:]
     if argv[-2:] == ["hook", "claude-code"]:
         # first of all: its budget counts from the process's start, and under load the imports
@@ -226,6 +223,9 @@ def entry() -> None:
     _via_helper(argv)
     pathlib_without_urllib()   # the helper did not answer: this process opens the store
     datetime_from_c()
+    import gc   # (not before: the helper's client needs none of this)
+    default_gc = gc.get_threshold()
+    gc.set_threshold(*LEAN_GC_THRESHOLD)
     if argv == ["hook", "claude-code"]:
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it
