@@ -161,7 +161,7 @@ _API: dict[str, tuple[str, str]] = {
     "subagent_files": ("objstore.capture.sync", "subagent_files"),
     "has_marker": ("objstore.capture.policy", "has_marker"),
     "path_excluded": ("objstore.capture.policy", "path_excluded"),
-    "prompt_snapshot": ("objstore.capture.live", "prompt_snapshot"),
+    "prompt_snapshot": ("objstore.capture.snapshot", "prompt_snapshot"),
     "capture_shell": ("objstore.capture.live", "capture_shell"),
     "capture_prompt": ("objstore.capture.live", "capture_prompt"),
     "mark_no_capture": ("objstore.capture.policy", "mark_no_capture"),

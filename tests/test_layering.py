@@ -112,7 +112,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.memory.proposals", "objstore.memory.documents",
          # off the import's parse worker (session 17): it forecasts turns (the sessions module) but
          # never reads a fact; facts imports the store, its refs, packs and tombstones
-         "objstore.memory.facts")
+         "objstore.memory.facts",
+         # off the prompt hook's start-up (session 18): only a rendered context block (session start,
+         # 'mem context') reads the queued conflicts; the queue imports the proposals
+         "objstore.memory.queue")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -46,7 +46,7 @@ class ReaderState(Record):
         last_prompt: the hash of the last user prompt read if no assistant record came
             after it (an unanswered prompt), else "".
         prev_prompt: the hash of the last user prompt read, answered or not (what a prompt
-            hook compares its prompt with: ``objstore.capture.live.prompt_snapshot``).
+            hook compares its prompt with: ``objstore.capture.snapshot.prompt_snapshot``).
         hold_tail: in; when True, a run of assistant records at the end of the range is
             kept back (its message may still be growing) and read again next time, with
             the prompts after it (typed while it streams: they follow it, as a whole read
