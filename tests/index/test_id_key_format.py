@@ -410,3 +410,56 @@ def test_a_session_17_generation_is_read_written_and_purged_as_it_is(root: Path,
     finally:
         ix.close()
     assert verify_generation(live_gen(root, "turns")) == []
+
+
+def _column_copies(gen: Path, ident: str) -> int:
+    """How many documents of generation ``gen``, deleted ones included, hold
+    object id ``ident`` in their ``oid0``..``oid3`` columns (every doc id
+    below each segment's ``max_doc``)."""
+    sr = tantivy.Index.open(str(gen)).searcher()
+    segs = json.loads((gen / "meta.json").read_text())["segments"]
+    addrs = [tantivy.DocAddress(o, d) for o, seg in enumerate(segs) for d in range(seg["max_doc"])]
+    cols = [sr.fast_field_values(c, addrs) for c in OID_COLUMNS]
+    return sum(1 for parts in zip(*cols) if None not in parts
+               and b"".join(v.to_bytes(8, "big") for v in parts).hex() == ident)
+
+
+def test_the_proof_finds_a_deleted_copy_in_a_segment_no_search_reaches(root: Path) -> None:
+    """A turn indexed, then indexed again (its first document deleted, a
+    new one added in a later segment): no search finds the deleted copy,
+    but :func:`held_ids` does (the columns keep it until a merge), so
+    ``verify_purged`` reports it; the forget's purge then leaves no copy,
+    live or deleted, in any generation's columns.  (A proof by live
+    documents alone finds nothing to purge here and leaves the deleted
+    copy: checked by making :func:`held_ids` search.)"""
+    victim = sturn("x1", "s1", "xylophonesecret carried once")
+    others = [sturn(f"o{i}", "s1", f"ordinary words {i}", i + 1) for i in range(6)]
+    ix = SearchIndex(root, shards=1)
+    try:
+        ix.add([victim, *others[:3]])
+        ix.add(others[3:])
+        ix.add([victim])                       # re-indexed: the first copy deleted, not merged away
+        gen = live_gen(root, "turns")
+        fmt = read_format(gen)
+        assert fmt.col_id
+        assert _column_copies(gen, victim.id) == 2
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert len(sr.search(schema_mod.id_query(sr_schema := tantivy.Index.open(str(gen)).schema, fmt, victim.id),
+                             5).hits) == 1
+        assert held_ids(sr, fmt, [victim.id, oid("nowhere")], gen) == {victim.id}
+        ix.add([], delete_ids=[victim.id])     # a forget's delete: both copies deleted, still in the files
+        gen = live_gen(root, "turns")
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert not sr.search(schema_mod.id_query(sr_schema, fmt, victim.id), 5).hits
+        assert _column_copies(gen, victim.id) == 1   # (the segment of the live copy went whole)
+        assert held_ids(sr, fmt, [victim.id], gen) == {victim.id}
+        assert any("held" in p for p in ix.verify_purged([victim.id]))
+        todo = ix.purge_turns({victim.id}, load=lambda ids: [d for d in others if d.id in set(ids)])
+        if todo:
+            ix.purge_turn_shards(todo, others)
+        assert ix.verify_purged([victim.id]) == []
+        assert sorted(h.id for h in ix.search("ordinary", limit=20)) == sorted(d.id for d in others)
+    finally:
+        ix.close()
+    gens = [g for g in (root / "turns").glob("gen-*") if (g / "meta.json").exists()]
+    assert gens and all(_column_copies(g, victim.id) == 0 for g in gens)
