@@ -335,20 +335,27 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     assert all(new[:5]) and docs[8].id not in new[-1]
 
 
+def index_in_format(root: Path, monkeypatch, docs: list[IndexDoc], **older) -> Path:
+    """Index ``docs`` in a new store under ``root`` in the turns' format of
+    today with the flags ``older`` (e.g. ``col_id=False``), as an older mem
+    wrote it; the formats back as they were; the live turns generation."""
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(**older))
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    old.add(docs)
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    return live_gen(root, "turns")
+
+
 def test_a_session_12_generation_is_read_written_and_purged_as_it_is(root: Path, monkeypatch) -> None:
     """A turns generation of session 12 (``mem_simple_stem_f``: a 12-byte
     key) is searched, added to and deleted from by its own key; a purge of
     its shard rewrites it with the 10-byte key, and the purged turn's key
     is in neither form afterwards."""
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False, plain_diff=False))
-    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
-    old = SearchIndex(root)
     docs = [sturn("p1", "s1", "kilo lima one"), sturn("p2", "s1", "kilo lima two", 1)]
-    old.add(docs)
-    old.close()
-    monkeypatch.undo()
-    schema_mod._SCHEMAS.clear()
-    gen = live_gen(root, "turns")
+    gen = index_in_format(root, monkeypatch, docs, short_key=False, plain_diff=False)
     assert read_format(gen).fast_oid and not read_format(gen).short_key
     ix = SearchIndex(root)
     try:
@@ -377,15 +384,8 @@ def test_a_session_17_generation_is_read_written_and_purged_as_it_is(root: Path,
     added to and deleted from by its own term; a purge of its shard
     rewrites it without the ``id`` field (``col_id``), and neither the
     purged turn's term nor its columns are left."""
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(col_id=False))
-    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
-    old = SearchIndex(root)
     docs = [sturn("q1", "s1", "mike oscar one"), sturn("q2", "s1", "mike oscar two", 1)]
-    old.add(docs)
-    old.close()
-    monkeypatch.undo()
-    schema_mod._SCHEMAS.clear()
-    gen = live_gen(root, "turns")
+    gen = index_in_format(root, monkeypatch, docs, col_id=False)
     assert read_format(gen).plain_vocab and not read_format(gen).col_id
     ix = SearchIndex(root)
     try:
