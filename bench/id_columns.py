@@ -1,5 +1,5 @@
 """The turn id's lookups without the ``id`` term: ``schema.id_query``,
-``schema.held_ids`` and deletes in a ``col_id`` generation against the
+``genfiles.held_ids`` and deletes in a ``col_id`` generation against the
 session-17 format (the 10-byte ``id`` term), at N documents in one segment.
 
     python bench/id_columns.py [N]       # default 130,000: a shard of a 1M store
@@ -22,7 +22,8 @@ import tantivy  # noqa: E402
 
 from objstore.index import schema as sm  # noqa: E402
 from objstore.index.analysis import register_analyzers, register_writer_analyzers  # noqa: E402
-from objstore.index.schema import FORMATS, IndexDoc, create_index, held_ids, id_query, to_tantivy_doc  # noqa: E402
+from objstore.index.genfiles import held_ids  # noqa: E402
+from objstore.index.schema import FORMATS, IndexDoc, create_index, id_query, to_tantivy_doc  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 130_000
 rng = random.Random(1)

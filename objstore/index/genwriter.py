@@ -28,10 +28,9 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import remove_tree
+from objstore.index.genfiles import held_ids, remove_tree
 from objstore.index.procmem import drop_mapped_pages, trim_heap
-from objstore.index.schema import (GenFormat, IndexDoc, PlainCarriers, create_index, delete_object, held_ids,
-                                   to_tantivy_doc)
+from objstore.index.schema import GenFormat, IndexDoc, PlainCarriers, create_index, delete_object, to_tantivy_doc
 
 __all__ = ["FEED_SHARDS", "StreamWriter", "apply_batch", "new_generation"]
 

@@ -25,8 +25,8 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
-from objstore.index.schema import KINDS, IndexDoc, delete_object, held_ids, id_query, ids_at, to_tantivy_doc
+from objstore.index.genfiles import generation_files, held_ids, pad_plan, segment_sizes
+from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges", "isolated_is_smaller",
            "pad_merge"]

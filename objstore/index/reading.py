@@ -21,7 +21,7 @@ from objstore.index.analysis import tokenize, word_pairs
 from objstore.index.countcache import GenCounts, count_key
 from objstore.index.errors import IndexCorruptError
 from objstore.index.generations import HOME, OpenGeneration, is_panic, shard_index
-from objstore.index.genfiles import generation_files
+from objstore.index.genfiles import generation_files, held_ids
 from objstore.index.gluedcheck import GLUED_FETCH, check_glued
 from objstore.index.query import (
     build_query,
@@ -31,7 +31,7 @@ from objstore.index.query import (
     substring_conditions,
     substring_query,
 )
-from objstore.index.schema import KINDS, Hit, held_ids, hits_at, ids_at
+from objstore.index.schema import KINDS, Hit, hits_at, ids_at
 
 __all__ = ["FLAT_FILTERS", "GLUED_FETCH", "REPLACED_RETRIES", "SearchIndexReads"]
 

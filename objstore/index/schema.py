@@ -63,7 +63,6 @@ __all__ = [
     "delete_object",
     "doc_object_id",
     "hit_from_doc",
-    "held_ids",
     "hits_at",
     "id_query",
     "ids_at",
@@ -228,7 +227,7 @@ class GenFormat(Frozen):
     matches; ``text`` is then named ``mem_simple_stem_v``; ``col_id``: a
     ``plain_vocab`` generation without the ``id`` field: an object's
     documents are found by the :data:`OID_COLUMNS` alone (:func:`id_query`,
-    :func:`held_ids`); ``text`` is then named ``mem_simple_stem_c``.
+    :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``.
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
@@ -672,59 +671,13 @@ def id_query(schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> "tantivy.Que
     ~0.45 ms at 130,000 documents, so two, not four; two ids share 128
     bits with probability 2**-128 per pair, where the 10-byte ``id`` term
     they replace shared 80).  Like any search it finds live documents
-    only: whether a deleted copy is left is :func:`held_ids`'s question.
+    only: whether a deleted copy is left is :func:`~objstore.index.genfiles.held_ids`'s question.
     Raises ``ValueError`` for a malformed id."""
     if not fmt.col_id:
         return tantivy.Query.term_query(schema, "id", fmt.key(oid))
     return tantivy.Query.boolean_query([
         (tantivy.Occur.Must, tantivy.Query.range_query(schema, name, tantivy.FieldType.Unsigned, v, v))
         for name, v in zip(OID_COLUMNS[:2], _FOUR_U64.unpack(bytes.fromhex(oid))[:2])])
-
-
-def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | set[str]", gen_dir: Path,
-             index: "tantivy.Index | None" = None) -> set[str]:
-    """The ids of ``oids`` (64 lowercase hex) that a document of the
-    generation in ``gen_dir`` (format ``fmt``, read by ``searcher``) holds,
-    **live or deleted**: a deleted document keeps its terms and columns in
-    its segment's files until a merge rewrites the segment, so an id not
-    held is one of which no byte is left (the forget's proof).  By
-    ``doc_freq`` of the ``id`` term (it counts deleted documents) or, in a
-    ``col_id`` generation, by reading ``oid0`` at every doc id below each
-    segment's ``max_doc`` (``meta.json``, whose segment count and live
-    documents must be the searcher's) and the other columns of the
-    documents whose ``oid0`` matches (``docs/format.md``, "Search index:
-    formats", ``col_id``).  ``index``: the open index of ``gen_dir``, for
-    a caller that does not hold the sub-index lock: when a commit came
-    between its searcher and ``meta.json``, it is reloaded and both read
-    again (up to 5 times).  Raises ``IndexCorruptError`` when ``meta.json``
-    is unreadable or does not describe the searcher's segments."""
-    oids = list(dict.fromkeys(oids))
-    if not oids:
-        return set()
-    if not fmt.col_id:
-        return {i for i in oids if searcher.doc_freq("id", fmt.key(i)) > 0}
-    from objstore.index.genfiles import segment_sizes   # (genfiles imports this module)
-    for attempt in range(5):
-        got = segment_sizes(gen_dir)
-        sizes, live = [md for md, _dl in got], sum(md - dl for md, dl in got)
-        # segment_ord is the order of meta.json: a doc id past a segment's max_doc would panic in tantivy
-        if int(searcher.num_segments) == len(sizes) and int(searcher.num_docs) == live:
-            break
-        if index is None or attempt == 4:
-            raise IndexCorruptError(f"{gen_dir}: {int(searcher.num_segments)} segments of {int(searcher.num_docs)} "
-                                    f"documents searched, {len(sizes)} of {live} in meta.json")
-        index.reload()
-        searcher = index.searcher()
-    want: dict[int, list[str]] = {}
-    for i in oids:
-        want.setdefault(int(i[:16], 16), []).append(i)
-    addrs = [tantivy.DocAddress(o, d) for o, n in enumerate(sizes) for d in range(n)]
-    cand = [a for a, v in zip(addrs, searcher.fast_field_values(OID_COLUMNS[0], addrs)) if v in want]
-    if not cand:
-        return set()
-    cols = [searcher.fast_field_values(name, cand) for name in OID_COLUMNS]
-    found = {_FOUR_U64.pack(*parts).hex() for parts in zip(*cols) if None not in parts}
-    return {i for i in oids if i in found}
 
 
 def ids_at(searcher: "tantivy.Searcher", fmt: GenFormat, addrs: list) -> list[str]:

@@ -5,7 +5,7 @@ format still; the turns' since session 12 (``fast_oid``): a 12-byte key
 and the id in four fast u64 columns, nothing of it stored; since session
 13 (``short_key``) a 10-byte key; since session 18 (``col_id``) no
 ``id`` field: the columns answer lookups, deletes and the forget's proof
-(``schema.id_query``, ``schema.held_ids``).  Older
+(``schema.id_query``, ``genfiles.held_ids``).  Older
 generations (the whole id indexed and stored in ``id``, every text field
 with fieldnorms) are read, written and purged as they are."""
 
@@ -20,6 +20,7 @@ import tantivy
 
 from objstore.index import schema as schema_mod
 from objstore.index.errors import IndexCorruptError
+from objstore.index.genfiles import held_ids
 from objstore.index.generations import verify_generation
 from objstore.index.schema import (
     FAST_ID_KEY_BYTES,
@@ -27,7 +28,6 @@ from objstore.index.schema import (
     OID_COLUMNS,
     SHORT_ID_KEY_BYTES,
     IndexDoc,
-    held_ids,
     id_key,
     read_format,
 )
