@@ -227,7 +227,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 confirm_or_exit("forget these for good?")
                 from objstore import check_previewed
                 with store.lock("forget"):    # planned again: only what the person saw goes (test18 U8)
-                    shown, plan = plan, plan_forget(store, what=what, match=match, session=session)
+                    shown, plan = plan.object_ids(), plan_forget(store, what=what, match=match, session=session)
                     check_previewed(shown, plan)
                     with _signals_deferred():
                         r = forget(store, what=what, match=match, session=session, plan=plan)

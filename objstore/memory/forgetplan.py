@@ -6,6 +6,7 @@ these names."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -277,17 +278,19 @@ def _plan_seams(store: Store, plan: ForgetPlan, seen) -> None:
             seen(counts)
 
 
-def check_previewed(shown: ForgetPlan, now: ForgetPlan) -> None:
-    """Raise ChangedSincePreview (exit 5, nothing changed) when ``now`` (the
-    same selector planned again under the store lock, after the person
-    approved the preview of ``shown``) would remove a fact version or turn
-    ``shown`` did not name: one written since (test18 U8: the prompt showed
-    one version and two were forgotten).  Less is fine (forgotten meanwhile).
+def check_previewed(shown: AbstractSet[str], now: ForgetPlan) -> None:
+    """Raise ChangedSincePreview (exit 5, MCP ``conflict``; nothing changed)
+    when ``now`` (the selector planned again under the store lock, after
+    the person approved a preview) would remove a fact version or turn
+    whose id is not in ``shown`` (``object_ids()`` of the plan the preview
+    showed): one written since (test18 U8: the prompt showed one version
+    and two were forgotten).  Less is fine (forgotten meanwhile).  One
+    check for the CLI's prompt and the MCP ``forget`` tool's confirm token.
     A ``--match`` plan is not compared: its text tombstone takes a value
     holding the text whenever it is written (docs/forget.md)."""
-    if shown.match is not None:
+    if now.match is not None:
         return
-    extra = now.object_ids() - shown.object_ids()
+    extra = now.object_ids() - shown
     if extra:
         n = len(extra)
         raise ChangedSincePreview(f"{n} more fact version{'s' if n != 1 else ''} or turn{'s' if n != 1 else ''} "
