@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from stat import S_ISREG   # (os imported stat already: free)
 
 from objstore.core.errors import StoreLocked
 
@@ -147,16 +148,28 @@ def open_regular(path: str | os.PathLike):
     on (opened non-blocking, checked with fstat), so a scan, a scrub or a
     read of a store file can neither hang on a FIFO nor read a device
     forever.  FileNotFoundError and other OSErrors of ``open`` propagate."""
-    import stat
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    fd, _size = _regular_fd(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(22, "not a regular file", os.fsdecode(path))   # EINVAL
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def _regular_fd(path: str | os.PathLike) -> tuple[int, int]:
+    """``(fd, size)``: ``path`` opened read-only and non-blocking (a FIFO
+    opens without waiting for a writer), or OSError ``EINVAL`` "not a
+    regular file" (closed) when fstat says it is none."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not S_ISREG(st.st_mode):
+            raise OSError(22, "not a regular file", os.fsdecode(path))   # EINVAL
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
 
 
 #: the most a store's small file (``config``, ``config.toml``) may hold: a larger one is damage
@@ -179,13 +192,8 @@ def read_regular(path: str | os.PathLike, max_bytes: int) -> bytes:
     object (``LooseObjects.get``, a chain walk's hot path: one ``open``,
     one ``fstat``, usually one ``read``, fewer calls than ``open().read()``;
     docs/benchmarks.md, session 18 dmg18)."""
-    import stat
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    fd, size = _regular_fd(path)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(22, "not a regular file", os.fsdecode(path))   # EINVAL
-        size = st.st_size
         if size > max_bytes:
             raise OSError(27, f"larger than {max_bytes:,} bytes", os.fsdecode(path))   # EFBIG
         data = os.read(fd, size + 1)   # non-blocking has no effect on a regular file
