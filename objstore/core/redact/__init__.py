@@ -138,10 +138,15 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           verb, as ``password hunter2x9``); ``passphrase: <3+
                           words>`` to the end of the line (not ``passphrase: not set``)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
-                          agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``)
-                          --sensitivity secret`` or of a KEY named for a
-                          credential, the TEXT of ``mem forget --match TEXT`` and
-                          ``mem scan TEXT``
+                          agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
+                          --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)
+                          credential, the TEXT of ``mem forget --match TEXT`` and     Pipelines, Here Documents, Here
+                          ``mem scan TEXT``; what feeds ``remember KEY -``,           Strings, Process Substitution
+                          ``sealed import KEY -`` and ``--passphrase-file -``
+                          (``echo``/``printf`` before it in the pipeline, a
+                          here-string, a here-document, ``<(echo X)``); mem run
+                          as ``$M``/``"$MEM"``/``${MEM_BIN}``, a path or
+                          ``python -m cmds`` (red18: ``memcmd``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
                           ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),

@@ -14,6 +14,7 @@ from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_
                                          net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
+from objstore.core.redact.memcmd import MEM_COMMAND_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import credential_name, scan_at
 
@@ -299,73 +300,6 @@ def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: s
             v = text[g.end() + off:e + off]
             if _pair_ok(v) and (low[g.end() - 1] == ":" or pair_slash_ok(v)):
                 out.append((g.end() + off, e + off, rule.priority, rule.name))
-
-
-# ---- test17 T10: mem's own command lines (shell capture, an agent's Bash tool call) ---------------------
-#: 'mem [--home DIR] remember|forget|scan' (also '…/bin/mem'), over the lowercased text
-_MEM_CMD = (r"mem(?<![a-z0-9_\-.]mem)(?:[ \t]{1,4}--home(?:=|[ \t]{1,4})[^\s;|&\"']{1,256}+)?[ \t]{1,4}"
-            r"(?P<sub>remember|forget|scan)(?![a-z0-9_\-])")
-_MEM_ANCHORS = ("mem remember", "mem forget", "mem scan", "mem --home")
-#: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
-_MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}])", FLAGS)
-#: one argument: quoted ('…', "…", a JSON-escaped \"…\"), or a run of other characters
-_MEM_ARG = Lazy(r"'[^'\n]*'|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|[^\s'\"]+", FLAGS)
-#: the options of 'mem remember' / 'mem scan' that take a value (cmds/remember.py, cmds/scan.py)
-_MEM_VALUE_OPTS = frozenset(("--kind", "--trust", "--sensitivity", "--valid-from", "--expect", "--relates-to",
-                             "--contradicts", "--derived-from", "--rollup-of", "--session", "--agent", "--file",
-                             "--home"))
-
-
-def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """The values on mem's own command lines (test17 T10: the shell hook and
-    an agent's Bash tool call captured them verbatim): the VALUE of ``mem
-    remember KEY VALUE`` when the command says ``--sensitivity secret`` or
-    KEY names a credential (:func:`~.scanners.credential_name`:
-    ``…/github-token``, ``…/db-password``), the TEXT of ``mem forget --match
-    TEXT`` (what a forget removes must not come back through its own command)
-    and of ``mem scan TEXT``.  The command ends at a line's end, ``;``,
-    ``&``, ``|`` or the end of a JSON string; its arguments are read as a
-    shell splits them (quotes kept with the argument)."""
-    s0, e0 = ws - off, we - off
-    for m in rule.lowered.finditer(low, s0, e0):
-        end = _MEM_END.search(low, m.end(), e0)
-        stop = end.start() if end is not None else e0
-        args = [(a.start(), a.end()) for a in _MEM_ARG.finditer(low, m.end(), stop)]
-        words = [low[a:b] for a, b in args]
-        sub = m.group("sub")
-        pos, secret, take = [], False, None
-        i = 0
-        while i < len(args):
-            w = words[i]
-            if take is not None:
-                if take == "--sensitivity" and w.strip("'\"\\") == "secret":
-                    secret = True
-                if take == "--match":
-                    pos.append((i, "match"))
-                take = None
-            elif w.startswith("--"):
-                name, eq, val = w.partition("=")
-                if name == "--sensitivity" and val.strip("'\"\\") == "secret":
-                    secret = True
-                if name == "--match" and eq and val and "[redacted:" not in val:
-                    a, b = args[i]
-                    out.append((a + len(name) + 1 + off, b + off, rule.priority, rule.name))
-                elif (not eq or not val) and (name in _MEM_VALUE_OPTS or name == "--match"):
-                    take = name             # its value is the next argument ('--match X', "--match='X Y'")
-            elif not w.startswith("-") or w == "-":
-                pos.append((i, "arg"))
-            i += 1
-        plain = [i for i, kind in pos if kind == "arg"]
-        spans = [args[i] for i, kind in pos if kind == "match"]
-        if sub == "scan" and plain:
-            spans.append(args[plain[0]])
-        elif sub == "remember" and len(plain) >= 2 and words[plain[1]] != "-":
-            key = words[plain[0]].strip("'\"\\")
-            if secret or credential_name(key) is not None:
-                spans.append(args[plain[1]])
-        for a, b in spans:
-            if "[redacted:" not in low[a:b]:     # a marker is no value: a second pass takes nothing
-                out.append((a + off, b + off, rule.priority, rule.name))
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -709,10 +643,7 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
        "admin account' (test16b B1), where the token looks like a password (_token_ok)",
        r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=_scan_use_after),
-    _r("mem-command",
-       "mem's own command lines (docs/cli.md): the VALUE of 'mem remember KEY VALUE --sensitivity secret' or of a "
-       "KEY named for a credential, the TEXT of 'mem forget --match TEXT' and 'mem scan TEXT' (test17 T10)",
-       _MEM_CMD, ci=True, priority=44, anchors=_MEM_ANCHORS, scan=_scan_mem_command),
+    *MEM_COMMAND_RULES,
     # ---- red17: phrasings that were stored in clear (test16b B1 addendum, B8 left-outs) ----
     # (one rule per word: a pattern that starts with one literal is searched by re in C; an alternation of
     # words, or str.find of 'code' / 'log', is tried at every such word of a transcript)
