@@ -241,21 +241,36 @@ def test_shell_capture_never_puts_the_command_line_in_argv(tmp_path, shell):
     token = "ghp_Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1Je" + shell[:2].upper() + "q4sX"
     lock = open(store / "locks" / "store.lock", "a+")
     fcntl.flock(lock, fcntl.LOCK_EX)        # the hook waits (up to 10 s) for it: its process stays alive
+    # Watch the process table while the shell runs, not after it: the hook
+    # gives up on the lock after 10 s, and on a loaded machine the session
+    # (its exit reads the pty to its end) can take longer than that.
+    import threading
+    failed: list[BaseException] = []
+
+    def session() -> None:
+        try:
+            _pty_session(argv, env, [f"export GITHUB_TOKEN={token}"])
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            failed.append(e)
+    shell_thread = threading.Thread(target=session, daemon=True)
     try:
-        _pty_session(argv, env, [f"export GITHUB_TOKEN={token}"])
+        shell_thread.start()
         mine = f"MEM_HOME={store}".encode()
-        end = time.monotonic() + 60
+        end = time.monotonic() + 120
         seen = []
         while time.monotonic() < end and not seen:
             lines = _cmdlines()
             assert not [c for c in lines.values() if token.encode() in c]
             seen = [p for p, c in lines.items() if b"hook\0shell" in c and mine in _env_of(p)]
-            time.sleep(0.05)
+            time.sleep(0.02)
         assert seen, "no 'mem hook shell' process was seen waiting for the lock"
         assert not [c for c in _cmdlines().values() if token.encode() in c]
     finally:
         fcntl.flock(lock, fcntl.LOCK_UN)
         lock.close()
+    shell_thread.join(180)
+    if failed:
+        raise failed[0]
     from tests.hooks._util import turns
     end = time.monotonic() + 60
     while time.monotonic() < end and not any(x[3].startswith("$ export") for x in turns(store)):
