@@ -22,8 +22,8 @@ import time
 import pytest
 
 from objstore.core.redact import redact
-from tests.cmds._credentials import import_cases, run_shell_hook, stored_texts
-from tests.hooks._util import hook_env, hook_log, turns
+from tests.cmds._credentials import store_commands
+from tests.hooks._util import hook_log, turns
 
 # (command line, the secret it carries)
 CASES = [
@@ -86,15 +86,8 @@ def test_a_mem_command_line_without_a_secret_is_kept(command):
 
 
 def test_mem_hook_shell_and_an_imported_bash_call_store_no_secret(tmp_path):
-    store = tmp_path / "store"
-    env = hook_env(store, MEM_SHELL_CAPTURE="1")
     cases = CASES + [HEREDOC]
-    for i, (command, _secret) in enumerate(cases):
-        run_shell_hook(env, "shell-r18", i, command)
-    import_cases(tmp_path / "t.jsonl", env, [(c, s, "mem-command") for c, s in cases], KEPT, "2026-01-19")
-    texts = stored_texts(store)
-    for _command, secret in cases:
-        assert secret not in texts, secret
+    texts = store_commands(tmp_path, cases, KEPT, "2026-01-19")
     # each command three times (shell hook, the prompt, the Bash call); the look-alikes as typed
     assert texts.count("[REDACTED:mem-command]") >= 3 * len(cases) and KEPT[0] in texts and KEPT[4] in texts
 
