@@ -7,10 +7,10 @@ rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
 ``rules`` (``RULES``, the table below: the token formats) and ``passwords``
 (its password labels and phrases; at their places, ``commandline``: passwords
-on a command line or in SQL, and ``memcmd``: mem's own command lines),
-``prefilter`` (which rules a window runs), ``names`` (the name rule),
-``cuts`` (cutting a text where no credential is split), ``engine`` (windows,
-merging, rendering) and this module (the rule table below, the public API):
+on a command line or in SQL, and mem's own command lines), ``prefilter``
+(which rules a window runs), ``names`` (the name rule), ``engine`` (windows,
+merging, rendering; cutting a text where no credential is split) and this
+module (the rule table below, the public API):
 
 * the **prefilter** is ``re``'s own literal-prefix scan: every pattern starts
   with a literal (``ghp_``, ``AKIA``, ``-----BEGIN ``, ``://``,
@@ -149,7 +149,7 @@ mem-command               mem's own command lines (test17 T10: shell capture, an
                           (``echo``/``printf`` before it in the pipeline, a
                           here-string, a here-document, ``<(echo X)``); mem run
                           as ``$M``/``"$MEM"``/``${MEM_BIN}``, a path or
-                          ``python -m cmds`` (red18: ``memcmd``)
+                          ``python -m cmds`` (red18: ``commandline``)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
                           ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),
@@ -274,9 +274,8 @@ from __future__ import annotations
 
 from objstore.core.redact import prefilter  # noqa: F401  (redact.prefilter: the bench and tests read it)
 from objstore.core.redact.checks import PIN_CODE_OWNERS, hardware_pin
-from objstore.core.redact.cuts import CUT_LOOKAHEAD, CUT_SEEK, cut_point, redact_cut
-from objstore.core.redact.engine import (DEFAULT_MAX_SCAN_CHARS, Hit, RedactResult, redact, redact_value,
-                                         remove_credentials)
+from objstore.core.redact.engine import (CUT_LOOKAHEAD, CUT_SEEK, DEFAULT_MAX_SCAN_CHARS, Hit, RedactResult, cut_point,
+                                         redact, redact_cut, redact_value, remove_credentials)
 from objstore.core.redact.names import (NAMED_RULE, PATH_NOT_SHOWN, check_name, name_hits, path_holds_credential,
                                         redact_named, shown_path)
 from objstore.core.redact.rule import Rule
