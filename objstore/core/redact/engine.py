@@ -218,7 +218,7 @@ def remove_credentials(text: str, replacement: str = " ") -> str:
     return replace_spans(text, [(h.start, h.end) for h in r.hits], replacement)
 
 
-#: how far past a cut :func:`redact_cut` redacts, so a credential crossing the cut is seen whole
+#: how far on either side of a cut :func:`redact_cut` redacts, so a credential crossing it is seen whole
 #: (a 4,096-bit RSA private key block is ~3,300 characters)
 CUT_LOOKAHEAD = 16 * 1024
 #: how far back a cut moves to fall after white space or a quote / comma
@@ -260,47 +260,53 @@ def cut_point(text: str, pos: int, seek: int = CUT_SEEK, *, tail: bool = False) 
     return ws + 1 if ws >= 0 else pos
 
 
+def _spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The credentials :func:`redact` finds in ``text[lo:hi]``, as
+    ``(start, end)`` in ``text``, in order."""
+    return sorted((h.start + lo, h.end + lo) for h in redact(text[lo:hi]).hits)
+
+
+def _settle(text: str, pos: int, spans: list[tuple[int, int]], tail: bool) -> int:
+    """A cut at ``pos`` moved past every span of ``spans`` that crosses it
+    (to its start for a head, its end for a tail) and then to a word's edge
+    (:func:`cut_point`), until none crosses it."""
+    while True:
+        for s, e in (spans if tail else reversed(spans)):   # a move can only bring a further one across
+            if s < pos < e:
+                pos = e if tail else s
+        new = cut_point(text, pos, tail=tail)
+        if new == pos or not any(s < new < e for s, e in spans):
+            return new
+        pos = new
+
+
 def redact_cut(text: str, limit: int, *, tail: bool = False) -> tuple[str, int]:
     """``text``'s head of at most ``limit`` characters, cut where no
     credential is split (tester finding T19: a plain cut kept a prefix of a
     credential that straddled it, which no rule then recognised), and the
     number of characters of ``text`` left out (0: ``text`` itself, it has
-    at most ``limit`` characters).  The first ``limit`` +
-    :data:`CUT_LOOKAHEAD` characters are redacted to find the credentials
-    (:func:`redact`); the cut moves to the start of one that crosses it, then
-    to a word's end (:func:`cut_point`), until none crosses it.  The head is
-    NOT redacted: its writer redacts it (and counts what it replaced).
-    ``tail=True``: the mirror image, ``text``'s tail of at most ``limit``
-    characters (the last ``limit`` + :data:`CUT_LOOKAHEAD` redacted; the
-    start moves past a credential that crosses it, then to a word's start),
-    so no suffix of a credential is kept either (``sessions.cap_turn_text``
-    keeps a turn's head and tail: red18).
-    Raises ``TypeError`` for a non-str."""
-    if len(text) <= limit:
+    at most ``limit`` characters).  The :data:`CUT_LOOKAHEAD` characters on
+    either side of the cut are redacted to find the credentials
+    (:func:`redact`; all of the head when the cut moves back that far); the
+    cut moves to the start of one that crosses it, then to a word's end
+    (:func:`cut_point`), until none crosses it.  The head is NOT redacted:
+    its writer redacts it (and counts what it replaced).  ``tail=True``: the
+    mirror image, ``text``'s tail of at most ``limit`` characters (its start
+    moves past a credential that crosses it, then to a word's start), so no
+    suffix of a credential is kept either (``sessions.cap_turn_text`` keeps
+    a turn's head and tail: red18).  Raises ``TypeError`` for a non-str."""
+    n = len(text)
+    if n <= limit:
         return text, 0
     if tail:
-        lo = max(0, len(text) - limit - CUT_LOOKAHEAD)
-        spans = sorted((h.start + lo, h.end + lo) for h in redact(text[lo:]).hits)
-        start = len(text) - limit
-        while True:
-            for s, e in spans:      # earliest first: a move can only bring a later one across
-                if s < start < e:
-                    start = e
-            new = cut_point(text, start, tail=True)
-            if new == start or not any(s < new < e for s, e in spans):
-                start = new
-                break
-            start = new
+        cut = n - limit
+        lo, hi = max(0, cut - CUT_LOOKAHEAD), min(n, cut + CUT_LOOKAHEAD)
+        start = _settle(text, cut, _spans(text, lo, hi), True)
+        if start > hi - CUT_SEEK:          # moved past the window: every credential of the tail
+            start = _settle(text, cut, _spans(text, lo, n), True)
         return text[start:], start
-    hits = sorted(redact(text[:limit + CUT_LOOKAHEAD]).hits, key=lambda h: h.start, reverse=True)
-    end = limit
-    while True:
-        for h in hits:              # latest first: a move can only bring an earlier one across
-            if h.start < end < h.end:
-                end = h.start
-        new = cut_point(text, end)
-        if new == end or not any(h.start < new < h.end for h in hits):
-            end = new
-            break
-        end = new
-    return text[:end], len(text) - end
+    lo = max(0, limit - CUT_LOOKAHEAD)
+    end = _settle(text, limit, _spans(text, lo, limit + CUT_LOOKAHEAD), False)
+    if 0 < lo and end < lo + CUT_SEEK:     # moved back past the window: every credential of the head
+        end = _settle(text, limit, _spans(text, 0, limit + CUT_LOOKAHEAD), False)
+    return text[:end], n - end
