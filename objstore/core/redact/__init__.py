@@ -147,9 +147,14 @@ mem-command               mem's own command lines (test17 T10: shell capture, an
                           ``mem scan TEXT``; what feeds ``remember KEY -``,           Strings, Process Substitution
                           ``sealed import KEY -`` and ``--passphrase-file -``
                           (``echo``/``printf`` before it in the pipeline, a
-                          here-string, a here-document, ``<(echo X)``); mem run
-                          as ``$M``/``"$MEM"``/``${MEM_BIN}``, a path or
-                          ``python -m cmds`` (red18: ``commandline``)
+                          here-string, a here-document, ``<(echo X)``), and the
+                          ``echo X > f`` before ``--passphrase-file f`` or ``<
+                          f``; mem run as ``$M``/``"$MEM"``/``${MEM_BIN}``, a
+                          path or ``python -m cmds`` (red18: ``commandline``)
+age-input                 what age(1) encrypts from standard input on the same        age(1)
+                          command line (``echo X | age -r R``, ``age -p <<< X``,
+                          ``echo X > f && age -r R f``; not ``age -d``): the value
+                          a person seals for ``mem sealed import`` (test18 U1)
 cli-password              a password given to a command on its command line:          the tools' own manuals (sshpass(1),
                           ``sshpass -p``, ``docker|podman|az|oc|cf... login -p``,      curl(1), redis-cli, openssl-passphrase-
                           ``curl -u user:pw``, ``redis-cli -a``, ``openssl -k`` /     options(1), htpasswd(1), sudo(8),

@@ -296,6 +296,8 @@ _MEM_EXPANSION = Lazy(r"\\?[\"']?(?:\$[a-z_][a-z0-9_]*|\$\{[a-z_][a-z0-9_]*\}|\$
                   r"[^\s()|;&]+[ \t]*\))\\?[\"']?", FLAGS)
 #: a printf format of '%s' and escapes alone (printf '%s\n' X): kept
 _MEM_FORMAT_ONLY = Lazy(r"\\?[\"']?(?:%[sb]|\\+[nrt0])+\\?[\"']?", FLAGS)
+#: an output or input redirection word ('>', '>>', '2>', '>f', '<', '<f'; not '<<' / '<<<' / '<('), its operator
+_MEM_REDIRECT = Lazy(r"[0-9&]?(?:>>?|<(?![<(]))", FLAGS)
 #: a here-document operator and its delimiter ('<<EOF', "<<-'EOF'", '<< "END"')
 _MEM_HEREDOC = Lazy(r"<<-?[ \t]{0,4}\\?[\"']?([a-z_][a-z0-9_]{0,31})\\?[\"']?", FLAGS)
 #: a here-document's line end: a line break, raw or JSON-escaped, or the end of the JSON string holding it
@@ -328,27 +330,55 @@ def _echo_spans(low: str, args: list[tuple[int, int]]) -> list[tuple[int, int]]:
         if sub:
             e = s + len(low[s:e].rstrip(")}"))    # '(echo X)': the subshell's end is no argument
         w = low[s:e]
+        if _MEM_REDIRECT.match(w):
+            break                                  # 'echo X > f': the redirection and its file are no argument
         if (w.startswith("-") and len(w) <= 4) or (head == "printf" and not out and _MEM_FORMAT_ONLY.fullmatch(low, s, e)):
             continue
         out.append((s, e))
     return out
 
 
-def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, words: list) -> list[tuple[int, int]]:
+def _written_to(low: str, seg: list[tuple[int, int]], files: list[str]) -> bool:
+    """Whether the command of words ``seg`` redirects its output to one of
+    ``files`` (``> f``, ``>> f``, ``>f``; quotes ignored)."""
+    for i, (s, e) in enumerate(seg):
+        w = low[s:e]
+        m = _MEM_REDIRECT.match(w)
+        if m is None or w.startswith("<"):
+            continue
+        name = w[m.end():] or (low[seg[i + 1][0]:seg[i + 1][1]] if i + 1 < len(seg) else "")
+        if name.strip("'\\\"") in files:
+            return True
+    return False
+
+
+def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, words: list,
+             files: list[str], stdin: bool) -> list[tuple[int, int]]:
     """What feeds standard input to the command at ``low[start:stop]``
     (module doc): the ``echo`` / ``printf`` arguments of its pipeline
     before it (from the last pipeline start within 1,024 characters), a
-    here-string's word, a here-document's lines."""
-    out: list[tuple[int, int]] = []
+    here-string's word, a here-document's lines (those when ``stdin``: its
+    standard input carries the secret); and the arguments of an ``echo`` /
+    ``printf`` before it (within 1,024 characters) that writes one of
+    ``files`` (the files the command reads its secret from: ``echo X > f &&
+    mem vault init --passphrase-file f``)."""
+    out: list[tuple[int, int]] = []        # from commands that wrote one of files
+    pipe: list[tuple[int, int]] = []       # from the commands of the pipeline that ends in this one
     seg: list[tuple[int, int]] = []
     for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 1024), start):
-        if t.group("cut") is not None:
-            seg = []
-        elif t.group() == "|":
-            out += _echo_spans(low, seg)
+        if t.group("cut") is not None or t.group() == "|":
+            if files and _written_to(low, seg, files):
+                out += _echo_spans(low, seg)
+            elif stdin and t.group() == "|":
+                pipe += _echo_spans(low, seg)
+            if t.group("cut") is not None:
+                pipe = []                  # a new pipeline starts
             seg = []
         else:
             seg.append(t.span())
+    out += pipe
+    if not stdin:
+        return out
     for i, w in enumerate(words):
         if w.startswith("<<<"):
             if len(w) > 3:
@@ -408,6 +438,8 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         pos: list[int] = []            # the positional arguments
         spans: list[tuple[int, int]] = []
         secret = stdin = False
+        files: list[str] = []          # the files it reads a secret from ('--passphrase-file f')
+        inputs: list[str] = []         # its standard input's file ('< f'): a secret when stdin is one
         take = None
         for i, w in enumerate(words):
             if take is not None:
@@ -420,6 +452,10 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                     stdin = stdin or v == "-"
                     if w.startswith("<("):
                         spans += _substitution(low, args[i][0], e0)
+                    elif v != "-":
+                        files.append(v)
+                elif take == "<":
+                    inputs.append(v)
                 take = None
             elif w.startswith("--") and w != "--":
                 name, eq, val = w.partition("=")
@@ -430,10 +466,16 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                     spans.append((args[i][0] + len(name) + 1, args[i][1]))
                 elif name == "--passphrase-file" and v:
                     stdin = stdin or v == "-"
+                    if v != "-":
+                        files.append(v)
                 if (not eq or not val) and name in _MEM_VALUE_OPTS:
                     take = name         # its value is the next argument ('--match X', "--match='X Y'")
             elif w.startswith("<"):
-                continue                # a redirection ('< f.txt', '<<< X', '<<EOF'): read by _feeders
+                if w == "<":
+                    take = "<"          # standard input from the next word's file
+                elif not w.startswith(("<<", "<(")):
+                    inputs.append(w[1:].strip("'\"\\"))
+                continue                # a here-string, a here-document: read by _feeders
             elif not w.startswith("-") or w in ("-", "--") or (sub == "remember" and len(pos) == 1):
                 if w != "--":
                     pos.append(i)       # remember takes '-…' as its VALUE ('-----BEGIN …', cmds/remember.py)
@@ -448,9 +490,62 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                 spans.append(args[pos[1]])
         elif sub == "sealed" and len(pos) >= 3 and words[pos[0]] == "import" and words[pos[2]] == "-":
             stdin = True
-        if stdin:
-            spans += _feeders(low, m.start(), stop, s0, e0, args, words)
+        if stdin or files:
+            spans += _feeders(low, m.start(), stop, s0, e0, args, words, files + inputs if stdin else files, stdin)
         for a, b in spans:
+            if "[redacted:" not in low[a:b] and not _MEM_EXPANSION.fullmatch(low, a, b):
+                out.append((a + off, b + off, rule.priority, rule.name))
+
+
+#: age(1) and the options of it that take a value (https://github.com/FiloSottile/age, age(1): -r, -R, -i, -o)
+_AGE = r"age(?<![a-z0-9_\-.]age)(?=[ \t]{1,4}-)"
+_AGE_VALUE_OPTS = frozenset(("-r", "-R", "-i", "-o", "--recipient", "--recipients-file", "--identity", "--output"))
+
+
+def _scan_age_input(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """What ``age`` encrypts from standard input (test18 U1 addendum: ``echo
+    X | age -r age1… -o f.age``, the way a value is sealed for ``mem sealed
+    import``): with a recipient (``-r``, ``-R``), ``-e`` or ``-p`` and no
+    input file, the ``echo`` / ``printf`` before it in the pipeline, a
+    here-string, a here-document (:func:`_feeders`); with an input file,
+    an ``echo`` / ``printf`` before it that wrote that file.  Decrypting
+    (``-d``) reads a ciphertext: nothing."""
+    s0, e0 = ws - off, we - off
+    for m in rule.lowered.finditer(low, s0, e0):
+        end = _MEM_END.search(low, m.end(), e0)
+        stop = end.start() if end is not None else e0
+        args = _mem_args(low, m.end(), stop)
+        words = [low[a:b] for a, b in args]
+        encrypt, inputs, take = False, [], None
+        for w in words:
+            if take is not None:
+                if take == "<":
+                    inputs.append(w.strip("'\"\\"))
+                take = None
+            elif w.startswith("<<"):
+                take = "<<<" if w == "<<<" else None     # a here-string's word, a here-document: read by _feeders
+            elif _MEM_REDIRECT.match(w):
+                r = _MEM_REDIRECT.match(w)
+                if w.startswith("<") and len(w) > 1:
+                    inputs.append(w[1:].strip("'\"\\"))
+                elif len(w) == r.end():
+                    take = "<" if w == "<" else ">"      # the file of '< f' is its input, of '> f' its output
+            elif w in ("-d", "--decrypt"):
+                encrypt = False
+                break
+            elif w.startswith("-") and w != "-":
+                name = w.split("=", 1)[0]
+                if name in ("-r", "-R", "-e", "-p", "--recipient", "--recipients-file", "--encrypt", "--passphrase") \
+                        or (len(w) > 2 and w[1] != "-" and any(c in w[1:] for c in "rRep")):
+                    encrypt = True
+                if name in _AGE_VALUE_OPTS and "=" not in w or (len(w) > 2 and w[1] != "-" and w[-1] in "rRio"):
+                    take = name
+            elif not w.startswith("<("):
+                inputs.append(w.strip("'\"\\"))
+        if not encrypt:
+            continue
+        stdin = not [f for f in inputs if f != "-"]
+        for a, b in _feeders(low, m.start(), stop, s0, e0, args, words, inputs, stdin):
             if "[redacted:" not in low[a:b] and not _MEM_EXPANSION.fullmatch(low, a, b):
                 out.append((a + off, b + off, rule.priority, rule.name))
 
@@ -464,4 +559,10 @@ MEM_COMMAND_RULES: list[Rule] = [
               "(echo/printf, here-string, here-document); mem run as a path, a variable or 'python -m cmds' (red18)",
               launcher + _MEM_HOME + _MEM_SUBS, ci=True, priority=44, anchors=anchors, scan=_scan_mem_command)
     for launcher, anchors in _MEM_LAUNCHERS
+] + [
+    make_rule("age-input",
+              "what age(1) encrypts from standard input, given on the same command line: 'echo|printf X | age -r "
+              "RECIPIENT', 'age -p <<< X', 'echo X > f && age -r R f' (the value a person seals for 'mem sealed import'; "
+              "test18 U1) https://github.com/FiloSottile/age",
+              _AGE, ci=True, priority=44, anchors=("age -",), scan=_scan_age_input),
 ]
