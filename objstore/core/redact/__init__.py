@@ -206,7 +206,11 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           line (``password`` LF ``PlumTree#77``: a form read
                           out) the same, never a value of letters alone;
                           ``secret`` as such a label too, for the next line and
-                          the short value. The short value (scan12): 4 or 5
+                          the short value; a key's or a token's label
+                          (``api_key:``, ``API key:``, ``token:``) for the next
+                          line, with a key's shape: random-looking, or 8+
+                          characters with letters and digits or symbols, not a
+                          log stamp (test18 U7). The short value (scan12): 4 or 5
                           characters alone after a password or ``secret`` label,
                           nothing after it on its line, with letters and digits
                           or symbols (``Password: Zq7mm``, ``pwd=Zq7mm``,
