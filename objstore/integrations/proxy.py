@@ -400,7 +400,8 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     with locked_state(state_file(store, conv)) as st:
         if capture:
             ts = now_ms()
-            secret = secret_calls(msgs) if st.captured + 1 < len(msgs) else frozenset()
+            # a tool result answers the calls of the message just before it (the Messages API's rule)
+            secret = secret_calls(msgs[max(0, st.captured):]) if st.captured + 1 < len(msgs) else frozenset()
             for idx in range(st.captured + 1, len(msgs)):
                 if not marked[idx]:
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret)
@@ -486,7 +487,7 @@ def _writer(store: Store):
 
 
 def secret_calls(msgs: list) -> frozenset:
-    """The ids of the ``tool_use`` blocks of a request's assistant messages
+    """The ids of the ``tool_use`` blocks of assistant messages ``msgs``
     that print secret material (``transcript.prints_secret`` of their input's
     JSON, as the Claude Code reader renders it): their results are not
     captured (tester U9)."""

@@ -159,9 +159,11 @@ def test_proxy_withholds_the_sealed_value(tmp_path):
                                      {"type": "tool_result", "tool_use_id": "toolu_ls",
                                       "content": [{"type": "text", "text": "notes.txt"}]}]}]}
     store = tmp_path / "store"
+    first = {**body, "messages": body["messages"][:1]}      # the prompt's request, then the one with the results
     with open_store(store, create=True) as s:
-        prep = prepare(s, json.dumps(body).encode(), {"x-mem-session": "px-sealed"})
-        capture_turns(s, prep.pending)
+        for req in (first, body):
+            prep = prepare(s, json.dumps(req).encode(), {"x-mem-session": "px-sealed"})
+            capture_turns(s, prep.pending)
     got = _texts(store)
     assert ("tool", SECRET_OUTPUT) in got and ("tool", "notes.txt") in got
     _not_found(store)
