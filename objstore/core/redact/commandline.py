@@ -423,17 +423,32 @@ def _substitution(low: str, a: int, e0: int) -> list[tuple[int, int]]:
     return _echo_spans(low, _mem_args(low, a + 2, close)) if close > 0 else []
 
 
+def _commands(rule: Rule, low: str, s0: int, e0: int):
+    """Each command ``rule`` finds in ``low[s0:e0]``: ``(match, where it
+    ends, its arguments' spans, its arguments)``; it ends at a line's end,
+    ``;``, ``&``, ``|`` or the end of a JSON string (:data:`_MEM_END`)."""
+    for m in rule.lowered.finditer(low, s0, e0):
+        end = _MEM_END.search(low, m.end(), e0)
+        stop = end.start() if end is not None else e0
+        args = _mem_args(low, m.end(), stop)
+        yield m, stop, args, [low[a:b] for a, b in args]
+
+
+def _emit(rule: Rule, low: str, off: int, spans: list[tuple[int, int]], out: list) -> None:
+    """``spans`` as ``rule``'s hits, but a redaction marker (a second pass
+    takes nothing) and a value that only expands a variable or reads a file."""
+    for a, b in spans:
+        if "[redacted:" not in low[a:b] and not _MEM_EXPANSION.fullmatch(low, a, b):
+            out.append((a + off, b + off, rule.priority, rule.name))
+
+
 def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The values on mem's own command lines (module doc): the command ends
     at a line's end, ``;``, ``&``, ``|`` or the end of a JSON string; its
     arguments are read as a shell splits them (quotes kept with the
     argument)."""
     s0, e0 = ws - off, we - off
-    for m in rule.lowered.finditer(low, s0, e0):
-        end = _MEM_END.search(low, m.end(), e0)
-        stop = end.start() if end is not None else e0
-        args = _mem_args(low, m.end(), stop)
-        words = [low[a:b] for a, b in args]
+    for m, stop, args, words in _commands(rule, low, s0, e0):
         sub = m.group("sub")
         pos: list[int] = []            # the positional arguments
         spans: list[tuple[int, int]] = []
@@ -492,9 +507,7 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
             stdin = True
         if stdin or files:
             spans += _feeders(low, m.start(), stop, s0, e0, args, words, files + inputs if stdin else files, stdin)
-        for a, b in spans:
-            if "[redacted:" not in low[a:b] and not _MEM_EXPANSION.fullmatch(low, a, b):
-                out.append((a + off, b + off, rule.priority, rule.name))
+        _emit(rule, low, off, spans, out)
 
 
 #: age(1) and the options of it that take a value (https://github.com/FiloSottile/age, age(1): -r, -R, -i, -o)
@@ -511,11 +524,7 @@ def _scan_age_input(rule: Rule, text: str, ws: int, we: int, out: list, low: str
     an ``echo`` / ``printf`` before it that wrote that file.  Decrypting
     (``-d``) reads a ciphertext: nothing."""
     s0, e0 = ws - off, we - off
-    for m in rule.lowered.finditer(low, s0, e0):
-        end = _MEM_END.search(low, m.end(), e0)
-        stop = end.start() if end is not None else e0
-        args = _mem_args(low, m.end(), stop)
-        words = [low[a:b] for a, b in args]
+    for m, stop, args, words in _commands(rule, low, s0, e0):
         encrypt, inputs, take = False, [], None
         for w in words:
             if take is not None:
@@ -545,9 +554,7 @@ def _scan_age_input(rule: Rule, text: str, ws: int, we: int, out: list, low: str
         if not encrypt:
             continue
         stdin = not [f for f in inputs if f != "-"]
-        for a, b in _feeders(low, m.start(), stop, s0, e0, args, words, inputs, stdin):
-            if "[redacted:" not in low[a:b] and not _MEM_EXPANSION.fullmatch(low, a, b):
-                out.append((a + off, b + off, rule.priority, rule.name))
+        _emit(rule, low, off, _feeders(low, m.start(), stop, s0, e0, args, words, inputs, stdin), out)
 
 
 #: the rule, one entry per launcher (each pattern starts with its own literal: ``re`` searches for it)
