@@ -24,6 +24,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 
 MSG_FIRST_MAX = 20_000         # message ids remembered per file (oldest dropped)
+SECRET_CALLS_MAX = 1_000       # ids of calls printing secret material (ReaderState.secret_calls) kept per file
 _CURSOR_V = 1
 
 
@@ -133,7 +134,8 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
                                      prompt_ids=dict(r.get("prompt_ids", {})),
                                      last_prompt=str(r.get("last_prompt", "")),
                                      prev_prompt=str(r.get("prev_prompt", "")),
-                                     answer_done=str(r.get("answer_done", "")))
+                                     answer_done=str(r.get("answer_done", "")),
+                                     secret_calls=[str(i) for i in r.get("secret_calls", [])])
         except (OSError, ValueError, TypeError, AttributeError):
             cur.offset = 0          # bookkeeping lost: read the file again (idempotent)
             cur.fp = ""
@@ -155,7 +157,7 @@ def save_cursor(store: Store, cur: Cursor) -> None:
         mf = dict(list(mf.items())[-MSG_FIRST_MAX:])
     state = {"msg_first": mf, "prompts": cur.reader.prompts, "prompt_ids": cur.reader.prompt_ids,
              "last_prompt": cur.reader.last_prompt, "prev_prompt": cur.reader.prev_prompt,
-             "answer_done": cur.reader.answer_done,
+             "answer_done": cur.reader.answer_done, "secret_calls": cur.reader.secret_calls[-SECRET_CALLS_MAX:],
              "offset": cur.offset, "dev": cur.dev, "ino": cur.ino}  # what prompt_snapshot reads alone
     atomic_write(base.with_suffix(".state"), json.dumps(state).encode(), durable=False)
     atomic_write(base.with_suffix(".json"), json.dumps(cur.head()).encode(), durable=False)
