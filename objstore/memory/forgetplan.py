@@ -498,9 +498,10 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             plan.turns[sid] = list(reversed(hit))
     # what a turn carries besides its text: its cwd and project (the index holds neither)
     plan.meta = meta_hits(store, heads, hits)
-    for it in queue.items(store):  # proposals waiting for review may hold the text too
-        if hits(it.item.body):
-            plan.queue_items.append(it.id)
+    # proposals, waiting for review or decided (a rejected one keeps its object in the item's reflog)
+    for iid, _cur, _oids, got in queue.traces(store):
+        if any(hits(q.body) for q in got):
+            plan.queue_items.append(iid)
     return plan
 
 

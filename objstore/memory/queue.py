@@ -36,6 +36,7 @@ reflogs, objects) for ``forget``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix, is_full_id
@@ -326,11 +327,37 @@ def _settle(store: Store, it: Item, *, keep: str, edited: str | None = None) -> 
     return Decision(it, action, value, r.version.id, r.version.fact.version, r.written, keys=targets)
 
 
+def traces(store: Store) -> Iterator[tuple[str, str | None, set[str], list[QueueItem]]]:
+    """Every item the store still holds a trace of, queued or decided
+    (accepted and rejected items keep their reflog, and so their objects,
+    until a forget drops them): ``(item id, current object id or None when
+    decided, every object id its ref and reflog name, those objects read)``.
+    A missing or broken object is left out of the list (never raised): a
+    forget must not stop on it."""
+    names = {n[len(NAMESPACE) + 1:] for n, _ in store.refs.iter(NAMESPACE)}
+    logdir = store.root / "logs" / "refs" / NAMESPACE
+    if logdir.is_dir():
+        names |= {f for f in os.listdir(logdir) if is_full_id(f)}
+    for iid in sorted(names):
+        ref = item_ref(iid)
+        oids = {x for e in store.reflog.read(ref) for x in (e.old, e.new) if x}
+        cur = store.refs.read(ref)
+        if cur:
+            oids.add(cur)
+        got = []
+        for oid in sorted(oids):
+            try:
+                got.append(store.get(oid, QueueItem))
+            except MemError:
+                continue
+        yield iid, cur, oids, got
+
+
 def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = ()) -> list[str]:
-    """Remove every trace of the items (queued or decided) that are for
-    ``key`` or whose value contains one of ``needles`` (ignoring case and
-    whitespace runs): their refs, their reflogs and their objects.  For
-    ``forget``, which must leave no copy of a value.
+    """Remove every trace of the items (queued or decided: :func:`traces`)
+    that are for ``key`` or whose value contains one of ``needles``
+    (ignoring case and whitespace runs): their refs, their reflogs and their
+    objects.  For ``forget``, which must leave no copy of a value.
 
     Returns the item ids removed.  Caller may hold the store lock (taken
     here, re-entrant).
@@ -338,27 +365,12 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
     tests = [matcher(n) for n in needles if normalize_value(n)]   # the one matching rule (core.text)
     removed: list[str] = []
     with store.lock("forget"):
-        names = {n[len(NAMESPACE) + 1:] for n, _ in store.refs.iter(NAMESPACE)}
-        logdir = store.root / "logs" / "refs" / NAMESPACE
-        if logdir.is_dir():
-            names |= {f for f in os.listdir(logdir) if is_full_id(f)}
         doomed: set[str] = set()
-        for iid in sorted(names):
-            ref = item_ref(iid)
-            oids = {x for e in store.reflog.read(ref) for x in (e.old, e.new) if x}
-            cur = store.refs.read(ref)
-            if cur:
-                oids.add(cur)
-            hit = False
-            for oid in oids:
-                try:
-                    q = store.get(oid, QueueItem)
-                except MemError:  # a missing or broken item must not stop a forget
-                    continue
-                if (key is not None and (q.key == key or q.other == key)) or any(t(q.body) for t in tests):
-                    hit = True
-            if not hit:
+        for iid, cur, oids, got in traces(store):
+            if not any((key is not None and (q.key == key or q.other == key)) or any(t(q.body) for t in tests)
+                       for q in got):
                 continue
+            ref = item_ref(iid)
             if cur:
                 store.update_ref(ref, cur, None, rewrite=True)  # the ref and its whole reflog go
             else:
