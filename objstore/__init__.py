@@ -66,6 +66,7 @@ _API: dict[str, tuple[str, str]] = {
     "check_key_credentials": ("objstore.memory.facts", "check_key_credentials"),
     "path_holds_credential": ("objstore.core.redact", "path_holds_credential"),
     "shown_path": ("objstore.core.redact", "shown_path"),
+    "redact_value": ("objstore.core.redact", "redact_value"),
     "EDGE_KINDS": ("objstore.core.objects", "EDGE_KINDS"),
     "resolve_edges": ("objstore.memory.facts", "resolve_edges"),
     "flag_contradictions": ("objstore.memory.edges", "flag_contradictions"),
