@@ -115,6 +115,8 @@ _API: dict[str, tuple[str, str]] = {
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
     "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
     "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
+    "drop_leftover_temps": ("objstore.memory.forget", "drop_leftover_temps"),
+    "stale_temps": ("objstore.core.gc", "stale_temps"),
     "nothing_left": ("objstore.memory.forget", "nothing_left"),
     "refuse_while_unfinished": ("objstore.core.unfinished", "refuse_while_unfinished"),
     "preview": ("objstore.memory.forget", "preview"),
