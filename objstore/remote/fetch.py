@@ -361,6 +361,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled
             res.gaps_verified += out.gaps_verified
+            res.versions_refilled += out.versions_refilled
             out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
             rewritten = bool(out.emptied) or (lh is not None and lh not in final)
         if rh is not None and rh not in final:
