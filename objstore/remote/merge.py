@@ -203,7 +203,7 @@ class Outcome:
     refilled: int = 0
     gaps_refilled: int = 0
     gaps_verified: int = 0
-    #: a fact key's lost placeholders whose places the other side's versions took (:func:`_refill_versions`)
+    #: versions of the other side put back in the places of a fact key's lost placeholders (:func:`_refill_versions`)
     versions_refilled: int = 0
     #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``)
     unseen: int = 0
@@ -314,7 +314,7 @@ def _refill_versions(chain: list, other: list) -> tuple[list, int]:
     """``chain`` (a fact key's, ``[(id, Fact)]`` oldest first) with each
     run of ``mem fsck --repair``'s lost placeholders (``objects.is_lost_stub``)
     replaced by the versions of ``other`` it stands for, and how many
-    placeholders went.  A run stands for the versions after the one below
+    versions took their places.  A run stands for the versions after the one below
     it (its base: the run's first parent, or the start) up to the id its
     top placeholder names (``lost:<id>``, ``memory.repair``: the head or
     the version the break was found at); it is replaced when ``other``
@@ -339,7 +339,7 @@ def _refill_versions(chain: list, other: list) -> tuple[list, int]:
         base = at.get(out[-1][0], -2) if out else -1     # -2: the base is not in ``other``
         if top in at and base >= -1 and at[top] > base:
             out.extend(other[base + 1:at[top] + 1])
-            filled += j - i + 1
+            filled += at[top] - base
         else:
             out.extend(chain[i:j + 1])
         i = j + 1
