@@ -247,7 +247,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     temps = leftover_temps(store, incomplete=not hold)
     for p in temps:
         try:
-            freed += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+            freed += temp_size(p)
         except OSError:
             pass
     old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
@@ -297,10 +297,7 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
     plan.deleted += sum(p.unreachable for p in plan.packs if p.unreachable)
     for p in plan.temp_files:
         try:
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            else:
-                p.unlink()
+            remove_temp(p)
         except OSError:
             pass
     for q in plan.quarantine:
@@ -388,11 +385,24 @@ def stale_temps(store: Store) -> list[tuple[Path, int]]:
     out = []
     for p in temps:
         try:
-            size = sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+            out.append((p, temp_size(p)))
         except OSError:
             continue
-        out.append((p, size))
     return out
+
+
+def temp_size(p: Path) -> int:
+    """Bytes of a temp file, or of the files under a scratch folder.  Raises OSError."""
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+
+def remove_temp(p: Path) -> None:
+    """Delete a temp file, or a scratch folder with what it holds (a symlink
+    is unlinked, never followed).  Raises OSError."""
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p)
+    else:
+        p.unlink()
 
 
 def stale_temps_note(store: Store, most: int = 5) -> str | None:

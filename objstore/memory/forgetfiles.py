@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import zlib
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.fileid import hidden_source
-from objstore.core.gc import leftover_temps
+from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
@@ -113,11 +112,8 @@ def drop_leftover_temps(store: Store) -> list[tuple[str, int]]:
     with store.lock("forget"):
         for p in leftover_temps(store, incomplete=False):
             try:
-                size = sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
-                if p.is_dir() and not p.is_symlink():
-                    shutil.rmtree(p)
-                else:
-                    p.unlink()
+                size = temp_size(p)
+                remove_temp(p)
             except OSError:
                 continue
             out.append((str(p.relative_to(store.root)), size))
