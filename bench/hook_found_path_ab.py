@@ -1,6 +1,7 @@
 """A/B CPU time of `mem hook claude-code` (a Stop event over a 400-record
 transcript already synced) between two trees, interleaved; median of N runs
 each.  Usage: python bench/hook_found_path_ab.py BASE_TREE NEW_TREE N"""
+import json, os, resource, shutil, statistics, subprocess, sys, uuid
 A, B, N = sys.argv[1], sys.argv[2], int(sys.argv[3])
 work = "/tmp/fix18b-bench/w"; shutil.rmtree(work, ignore_errors=True); os.makedirs(work)
 sid = "abababab-2222-3333-4444-555555555555"
