@@ -353,6 +353,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             for oid in out.final_ids:   # kept as they are: they must exist here
                 if oid in remote.fetched and not store.has(oid):
                     store.put(remote.fetched[oid])
+                    res.objects_received += 1   # (a repair's lost versions, read back from the remote's packs)
             for oid, obj in out.new_objects:
                 store.put(obj)
             emptied += out.emptied

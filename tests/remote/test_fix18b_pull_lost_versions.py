@@ -44,6 +44,7 @@ def test_pull_puts_the_remote_versions_back_in_the_places_of_the_lost_ones(mem, 
 
     r = mem("pull")
     assert "8 lost versions put back in their places" in r.stdout, r.stdout
+    assert "received 8 objects" in r.stdout, r.stdout    # read back from the remote's packs (was "0 objects")
     assert _log(mem) == before                           # numbers, ids and values as before the damage
     assert mem("get", KEY).stdout.strip().endswith(f"value {16 + above}")
     assert mem("fsck").stdout.splitlines()[-1].startswith("ok:")
