@@ -47,6 +47,19 @@ CASES = {
 }
 
 
+def helper_pids(trees: list[tuple[str, str, str]], who: str) -> dict[str, int]:
+    """``{tree name: pid of its store's running helper}`` for ``(name, mem,
+    store)`` trees; exits naming the first store whose helper is not running."""
+    pids = {}
+    for name, _mem, store in trees:
+        got = connect(store, 5.0)
+        if got is None:
+            raise SystemExit(f"{who}: no helper runs for {name} ({store}): mem --home {store} helper start")
+        got[0].sock.close()
+        pids[name] = got[1]
+    return pids
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tree", action="append", required=True, metavar="NAME=MEM:STORE")
@@ -69,13 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-ab-{i}", "cwd": home,
                            "transcript_path": home + "/none.jsonl",
                            "prompt": "why did the database migration fail on the deploy branch"}).encode()
-    pids = {}
-    for name, _mem, store in trees:
-        got = connect(store, 5.0)
-        if got is None:
-            raise SystemExit(f"helper_ab: no helper runs for {name} ({store}): mem --home {store} helper start")
-        got[0].sock.close()
-        pids[name] = got[1]
+    pids = helper_pids(trees, "helper_ab")
     res: dict = {}
     for i in range(args.runs + 1):   # round 0 warms up
         for k in args.only.split(","):

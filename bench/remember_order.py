@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", action="append", required=True, metavar="NAME=MEM:STORE")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--home", type=Path, default=Path("/tmp/mem-helper-ab-home"))
+    ap.add_argument("--block", type=int, default=1,
+                    help="rounds a tree runs in a row before the next tree's turn (2: exactly measure_helper's "
+                         "order within a tree, where half the helper samples follow a helper remember)")
     args = ap.parse_args(argv)
     trees = [(t.split("=", 1)[0], *t.split("=", 1)[1].split(":", 1)) for t in args.tree]
     args.home.mkdir(parents=True, exist_ok=True)
@@ -49,14 +52,20 @@ def main(argv: list[str] | None = None) -> int:
             e["MEM_NO_HELPER"] = "1"
         return e
     res: dict = {}
-    for i in range(args.runs + 1):   # round 0 warms up
+    prev: dict = {}
+    block = max(1, args.block)
+    for b in range(0, args.runs + 1, block):   # round 0 warms up
         for name, mem, store in trees:
-            for kind in (("without", "with") if i % 2 == 0 else ("with", "without")):
-                r = run([mem, "remember", "project/bench/api-port", f"api listens on {i} {kind} {name}"],
-                        env(store, kind == "with"), args.home, None)
-                if i:
-                    res.setdefault((name, kind), []).append(r)
-    print(f"runs {args.runs}, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            for i in range(b, min(b + block, args.runs + 1)):
+                for kind in (("without", "with") if i % 2 == 0 else ("with", "without")):
+                    r = run([mem, "remember", "project/bench/api-port", f"api listens on {i} {kind} {name}"],
+                            env(store, kind == "with"), args.home, None)
+                    if i:
+                        res.setdefault((name, kind), []).append(r)
+                        if kind == "with":   # split by what ran right before it (in this tree)
+                            res.setdefault((name, f"with, after {prev.get(name, '-')}"), []).append(r)
+                    prev[name] = kind
+    print(f"runs {args.runs}, block {block}, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| tree | helper | wall median (min) | client CPU median |")
     print("|---|---|---|---|")
     for (name, kind), rows in res.items():

@@ -10,7 +10,10 @@ client's encodings and terminal flags), ``SIGALRM`` and its timer (the
 hook's watchdog), ``cmds._out.PLAIN``.  One request at a time
 (``objstore.resident.server``).  The hook's capture, which a new process
 forks off, runs here after the answer is sent (:data:`cmds._hookrun.DEFERRED`):
-no fork in the helper.
+no fork in the helper.  A ``remember``'s index commit, made after its answer,
+runs in the helper's commit thread (:class:`Committer`), so that the next
+request does not wait for it; writes that queue while a commit runs are
+committed together (``objstore.commit_later``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,88 @@ def _text(buf: io.BytesIO, enc: tuple[str, str]) -> io.TextIOWrapper:
         return io.TextIOWrapper(buf, encoding=enc[0], errors=enc[1], write_through=True)
     except LookupError:
         return io.TextIOWrapper(buf, encoding="utf-8", errors="strict", write_through=True)
+
+
+class Committer:
+    """The helper's commit thread: runs the index commits of ``remember``
+    requests that have answered (``objstore.remember(later=...)``'s jobs,
+    handed over by :func:`cmds.lean._remember_then_index` through
+    :data:`cmds.lean.COMMIT_LATER`), one batch at a time: every write that
+    queued while the previous commit ran goes into one commit of the facts
+    sub-index (``objstore.commit_later``, a group commit).  Each write was
+    durable before its answer (object, owned journal entry, ref, reflog);
+    until its commit is made a reader waits on the entry's ``flock``
+    (``Store.try_recover``), and an error or a crash leaves the entry to the
+    next holder of the store lock to replay.  The thread opens index
+    handles of its own (``kept_generations`` is the request thread's)."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        self._empty = queue.Empty
+        self._thread = threading.Thread(target=self._loop, name="mem-commit", daemon=True)
+        self._thread.start()
+
+    def submit(self, jobs: list, done) -> bool:
+        """Queue ``jobs`` (callables of no argument; ``LaterCommit``s are
+        committed together) and ``done()`` (called after them, whatever
+        happened: the write's store is closed).  False when the thread is
+        not running (the caller then runs them itself)."""
+        if not self._thread.is_alive():
+            return False
+        self._q.put((jobs, done))
+        return True
+
+    def _loop(self) -> None:
+        from objstore import LaterCommit, commit_later
+        stop = False
+        while not stop:
+            first = self._q.get()
+            if first is None:
+                return
+            batch = [first]
+            while True:           # what queued meanwhile: one commit for all
+                try:
+                    item = self._q.get_nowait()
+                except self._empty:
+                    break
+                if item is None:
+                    stop = True
+                    break
+                batch.append(item)
+            jobs = [j for item_jobs, _done in batch for j in item_jobs]
+            groups: dict = {}
+            others = []
+            for j in jobs:
+                if isinstance(j, LaterCommit):   # one commit per store (the helper serves one)
+                    groups.setdefault(os.fspath(j.store.root), []).append(j)
+                else:
+                    others.append(j)
+            try:
+                for group in groups.values():
+                    try:
+                        commit_later(group)   # done or abandoned, each: an error leaves the entries to the replay
+                    except Exception:  # noqa: BLE001 - the helper goes on
+                        pass
+                for job in others:
+                    try:
+                        job()
+                    except Exception:  # noqa: BLE001
+                        pass
+            finally:
+                for _jobs, done in batch:
+                    try:
+                        done()
+                    except Exception:  # noqa: BLE001
+                        pass
+
+    def close(self, timeout: float) -> None:
+        """Let the queued commits finish (up to ``timeout`` seconds), then
+        stop; what is left stays in the owned journal entries, which the
+        next holder of the store lock replays once this process is gone."""
+        self._q.put(None)
+        self._thread.join(timeout)
 
 
 def warm(root: str) -> None:
@@ -162,4 +247,15 @@ def serve(root: str, idle_s: float, ready=None) -> str:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, lambda *_a: sys.exit(0))  # unwinds: the socket is removed
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    return objstore.serve_helper(root, stamp, run, idle_s=idle_s, ready=ready, between=cache.refresh)
+    from . import lean
+    committer = Committer()
+    lean.COMMIT_LATER = committer.submit
+    try:
+        return objstore.serve_helper(root, stamp, run, idle_s=idle_s, ready=ready, between=cache.refresh)
+    finally:
+        lean.COMMIT_LATER = None
+        committer.close(CLOSE_WAIT_S)
+
+
+#: Seconds a stopping helper waits for its queued index commits
+CLOSE_WAIT_S = 30.0

@@ -500,6 +500,15 @@ def _capture_statement(store, **kw) -> None:
     _prompt_statement(store, **kw)
 
 
+def _capture_prompt(store, **kw):
+    """``objstore.capture_prompt`` looked up when it runs: in the capture
+    child, so the hook's own process does not import the capture chain
+    (``capture.live``, ``sync``, ``rollup``, ``appender``) only to hand it
+    over (docs/benchmarks.md, "Session 18 (branch `lat18`)")."""
+    import objstore
+    return objstore.capture_prompt(store, **kw)
+
+
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
                        namespace: str | None = None, forked: bool = False) -> str:
     try:
@@ -660,7 +669,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
                     elif fork_off(run, "capture", _capture_statement, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                                   budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                         statement_done = True   # the store is locked: turn and fact once it is free
-                elif fork_off(run, "capture", objstore.capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                elif fork_off(run, "capture", _capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                               budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **{**kw, "index": True}):
                     # the child, off the agent's path, indexes its turn too: else the next prompt's
                     # hook would, and wait for the merge a commit may start in a large shard

@@ -47,6 +47,12 @@ _CODES = {"NotFound": "not_found", "AmbiguousId": "not_found", "InvalidInput": "
 _QUERY_ARGS = ("queries", "query", "text")
 
 
+def _code(e: MemError) -> str:
+    """The stable code of a tool error: its class's, else its nearest base
+    class's in ``_CODES`` (``ChangedSincePreview`` is a ``conflict``)."""
+    return next((_CODES[c.__name__] for c in type(e).__mro__ if c.__name__ in _CODES), "error")
+
+
 def _log(record: dict) -> None:
     """One JSON line on stderr: tool, key name, outcome, ms, argument names.
     Never a value, a query or a key (queries appear as a digest)."""
@@ -60,7 +66,7 @@ def _log(record: dict) -> None:
 def _error_text(e: MemError) -> str:
     """A tool error's text: ``<code>: <message> (hint: <hint>)``."""
     hint = e.hint_for(True)  # an MCP caller is an agent
-    return f"{_CODES.get(type(e).__name__, 'error')}: {e.message}" + (f" (hint: {hint})" if hint else "")
+    return f"{_code(e)}: {e.message}" + (f" (hint: {hint})" if hint else "")
 
 
 def _error(text: str) -> CallToolResult:
@@ -147,7 +153,7 @@ class Runner:
             rec["outcome"] = "ok"
             return out
         except MemError as e:
-            rec["outcome"] = _CODES.get(type(e).__name__, "error")
+            rec["outcome"] = _code(e)
             return _error(_error_text(e))
         finally:
             rec["ms"] = round((time.perf_counter() - t0) * 1000, 2)
@@ -203,7 +209,7 @@ class ArgumentGate:
                 if c is not None and isinstance(name, str) and hasattr(MemoryTools, "tool_" + name):
                     MemoryTools.check_allowed(c, name)
             except MemError as e:
-                code = _CODES.get(type(e).__name__, "error")
+                code = _code(e)
                 known = isinstance(name, str) and hasattr(MemoryTools, "tool_" + name)
                 _log({"tool": name if known else "?", "caller": c.name if c else "?", "args": _arg_names(args),
                       "outcome": code})

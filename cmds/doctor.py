@@ -6,7 +6,8 @@ from ._common import emit_json, json_option, with_store
 
 
 @click.command("doctor")
-@click.option("--fix", "do_fix", is_flag=True, help="Tighten permissions and remove stale lock files.")
+@click.option("--fix", "do_fix", is_flag=True,
+              help="Tighten permissions, remove stale lock files and unusable hook cursors.")
 @json_option
 @with_store()
 def command(do_fix, as_json, store):
@@ -16,9 +17,12 @@ def command(do_fix, as_json, store):
     exists, is in step with the refs and is not damaged (its files match
     their checksums, as mem fsck checks); no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command
-    that exists; the imported transcripts can still be read (a warning);
-    every remote answers and the sync key opens it.
-    --fix repairs permissions and stale locks; the rest names a command.
+    that exists; every hook cursor (where a transcript has been read to) can
+    be used (a warning: capture reads that transcript again from its start,
+    storing nothing twice); the imported transcripts can still be read (a
+    warning); every remote answers and the sync key opens it.
+    --fix repairs permissions, stale locks and unusable cursors; the rest
+    names a command.
 
     \b
     Examples:

@@ -15,6 +15,15 @@ import atexit
 import os
 import sys
 
+#: the cyclic collector's thresholds while a lean or hook command runs: such a
+#: process loads 100-160 modules (their functions and classes are what the
+#: collector walks, again and again as the count grows) and ends after one
+#: answer; with the default (700, 10, 10) its collections cost ~1.5-4 ms of a
+#: recall's or a hook's CPU (docs/benchmarks.md, "Session 18 (branch `lat18`)").
+#: Still bounded: a young generation of 20,000 objects.  The click CLI (long
+#: commands: import, gc, forget, the helper) gets the default back.
+LEAN_GC_THRESHOLD = (20_000, 20, 100)
+
 _EXIT: list = []   # [exit status, pid] once a lean or hook command is done
 
 
@@ -82,6 +91,53 @@ def pathlib_without_urllib() -> None:
     finally:
         if sys.modules.get("urllib.parse") is stand_in:
             del sys.modules["urllib.parse"]
+
+
+class _DatetimeFromC:
+    """The finder (first on ``sys.meta_path``) of :func:`datetime_from_c`:
+    it answers ``import datetime`` with the C module ``_datetime`` and
+    nothing else, so a process that never dates anything (``get``,
+    ``remember``) loads neither."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        """A spec for ``datetime`` (loaded by this class), else None."""
+        if name != "datetime":
+            return None
+        try:
+            import _datetime  # noqa: F401
+        except ImportError:   # an interpreter without it: datetime.py, as anywhere
+            return None
+        return type(sys.__spec__)("datetime", _DatetimeFromC)   # importlib's ModuleSpec, loaded at start-up
+
+    @staticmethod
+    def create_module(spec):
+        """The C module itself (imported by :meth:`find_spec`)."""
+        return sys.modules["_datetime"]
+
+    @staticmethod
+    def exec_module(module) -> None:
+        """Nothing: the C module is complete."""
+
+
+def datetime_from_c() -> None:
+    """Make ``datetime`` the interpreter's C implementation, ``_datetime``,
+    without running ``datetime.py``: that file defines the whole
+    pure-Python implementation and then replaces it by ``from _datetime
+    import *`` (CPython 3.11-3.13), and tantivy's extension imports
+    ``datetime`` as it loads (its date fields), so every process that
+    searches paid ~1.5-2 ms of CPU for classes it never uses
+    (docs/benchmarks.md, "Session 18 (branch `lat18`)").  The C module has
+    every public name of ``datetime`` (``date``, ``datetime``, ``time``,
+    ``timedelta``, ``timezone``, ``tzinfo``, ``UTC``, ``MINYEAR``,
+    ``MAXYEAR``, ``datetime_CAPI``) and its types are named ``datetime.*``
+    (pickle, repr).  Loaded when first imported (:class:`_DatetimeFromC`).
+    Only on the lean and hook paths (a process that ends after one answer:
+    :func:`entry` takes it back before click runs); nothing when
+    ``datetime`` is loaded already or the interpreter has no ``_datetime``
+    (then ``datetime.py`` is the module)."""
+    if "datetime" not in sys.modules:
+        sys.meta_path.insert(0, _DatetimeFromC)
 
 
 def _via_helper(argv: list[str]) -> None:
@@ -166,6 +222,10 @@ def entry() -> None:
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
     pathlib_without_urllib()   # the helper did not answer: this process opens the store
+    datetime_from_c()
+    import gc   # (not before: the helper's client needs none of this)
+    default_gc = gc.get_threshold()
+    gc.set_threshold(*LEAN_GC_THRESHOLD)
     if argv == ["hook", "claude-code"]:
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it
@@ -180,5 +240,10 @@ def entry() -> None:
     if code is not None:
         _exit(code)
     lean.OWN_PROCESS = False  # click runs it (the same bodies): as in any other program's process
+    gc.set_threshold(*default_gc)
+    if _DatetimeFromC in sys.meta_path:   # click's commands import datetime.py as any program does
+        sys.meta_path.remove(_DatetimeFromC)
+        if "datetime" in sys.modules and sys.modules["datetime"] is sys.modules.get("_datetime"):
+            del sys.modules["datetime"]
     from cmds.main import entry as cli_entry
     cli_entry()

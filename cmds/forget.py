@@ -92,6 +92,9 @@ def _plan_json(plan) -> dict:
               help="Forget every fact version and turn containing TEXT, and take it out of the working "
                    "directory and project name turns carry (case and spacing ignored; >= 3 chars).")
 @click.option("--session", "session", metavar="ID", help="Forget a whole session.")
+@click.option("--credentials", is_flag=True,
+              help="Redact, in place, every stored value and turn that still holds a credential by today's rules "
+                   "(also a token's start a cut kept before session 18).")
 @click.option("--scrub-sources", is_flag=True,
               help="With --match: also redact TEXT in the transcript files the store captured from, imported "
                    "or read by the hooks, and in your shell history files (~/.bash_history, ~/.zsh_history, "
@@ -100,7 +103,7 @@ def _plan_json(plan) -> dict:
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")
 @json_option
 @with_store()
-def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
+def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_json, store):
     """Forget a key, a version, an object, matching text or a session.
 
     WHAT is KEY (every version), KEY@vN (one version) or an object id (a fact
@@ -120,6 +123,19 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
       mem forget --session 03eb5929 --yes
       mem forget --match "AKIA..." --scrub-sources
       mem forget --match "hunter2" --scrub-sources   # after a plain forget
+      mem forget --credentials --dry-run
+
+    --credentials reads every stored fact version and turn with today's
+    redaction rules: a credential a rule added since it was stored finds,
+    and the start of one a cut kept (a mem before session 18 cut long tool
+    results, sub-agent summaries and the proxy's tool results before
+    redacting, so '... ghp_Q9w2E3r4...[cut 21 chars]' could be stored;
+    and it split long Markdown notes into parts hard, a token in two halves).
+    Each such version or turn keeps its place, rewritten with
+    [REDACTED:<rule>] in place of what was found; the old text goes from
+    the objects, packs, search index and logs as for any forget (run 'mem
+    gc --prune=now' after).  The preview names them and counts the rules,
+    never showing a text.
 
     Forgetting is the person's decision: run by an agent (CLAUDECODE,
     Codex's variables or MEM_AGENT set) it is refused with exit 6 and
@@ -129,7 +145,9 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
     or session was already forgotten: a forget that was killed is finished
     by the next command, this one included); 2 bad selector (also a KEY or
     --session holding a credential: refused, never echoed); 4 no such key,
-    object or session; 1 not confirmed;
+    object or session; 1 not confirmed; 5 confirmed at the prompt, but a
+    version or turn the preview did not show was written meanwhile
+    (nothing forgotten);
     6 run by an agent; 11 store locked; 130 interrupted.
     """
     from objstore import forget, plan_forget
@@ -140,6 +158,11 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
 
         from objstore import require_person
         require_person(os.environ, "mem forget")   # an agent may ask the person, never forget for them
+    if credentials:
+        if what or match is not None or session is not None or scrub_sources:
+            raise click.UsageError("--credentials goes alone (with --dry-run, --yes, --json)")
+        _forget_credentials(store, yes, dry_run, as_json)
+        return
     if what and "/" in what and "@" not in what:
         from objstore import fact_ref, validate_key
         from objstore import forget_sealed, is_sealed
@@ -202,10 +225,17 @@ def command(what, match, session, scrub_sources, yes, dry_run, as_json, store):
                 elif hits is not None:
                     _say_would_scrub("and then", hits)
                 return
-            if not yes:
+            if yes:
+                with _signals_deferred():
+                    r = forget(store, what=what, match=match, session=session, plan=plan)
+            else:
                 confirm_or_exit("forget these for good?")
-            with _signals_deferred():
-                r = forget(store, what=what, match=match, session=session, plan=plan if yes else None)
+                from objstore import check_previewed
+                with store.lock("forget"):    # planned again: only what the person saw goes (test18 U8)
+                    shown, plan = plan.object_ids(), plan_forget(store, what=what, match=match, session=session)
+                    check_previewed(shown, plan)
+                    with _signals_deferred():
+                        r = forget(store, what=what, match=match, session=session, plan=plan)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -259,6 +289,70 @@ def _say_temps(temps: list[tuple[str, int]]) -> None:
                    f"({sum(n for _p, n in temps):,} bytes: {', '.join(p for p, _n in temps[:3])}"
                    f"{', …' if len(temps) > 3 else ''}): {'they' if len(temps) > 1 else 'it'} may have held it",
                    err=True)
+
+
+def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
+    """``mem forget --credentials`` (``objstore.plan_credentials``): preview
+    (ids, never a text), confirm, redact."""
+    from objstore import forget, plan_credentials, remotes_holding
+    held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
+    with held:
+        plan = plan_credentials(store)
+        rules = ", ".join(f"{r} x{n}" if n > 1 else r for r, n in sorted(plan.rules.items()))
+        where = {"versions": [{"key": k, "id": v.id, "version": v.fact.version}
+                              for k, vs in plan.redacted_versions.items() for v in vs],
+                 "turns": [{"session": sid, "id": tv.id, "seq": tv.turn.seq}
+                           for sid, tvs in plan.redacted.items() for tv in tvs],
+                 "rules": dict(sorted(plan.rules.items()))}
+        if plan.is_empty():
+            if as_json:
+                emit_json({"dry_run": dry_run, "redacted": False, **where})
+            else:
+                click.echo("no stored value or turn holds a credential by today's rules; nothing changed")
+            return
+        nv, nt = len(where["versions"]), len(where["turns"])
+        remotes = remotes_holding(store, plan.object_ids())
+        if not as_json:
+            click.echo(f"{'would redact' if dry_run else 'will redact'} {plural(nv, 'fact version')} and "
+                       f"{plural(nt, 'turn')} still holding a credential ({rules}); each keeps its place")
+            lines = [f"  {safe(x['key'])}@v{x['version']}  {x['id'][:12]}" for x in where["versions"]]
+            lines += [f"  turn {safe(x['session'])} #{x['seq']}  {x['id'][:12]}" for x in where["turns"]]
+            for line in lines[:PREVIEW_LINES]:
+                click.echo(line)
+            if len(lines) > PREVIEW_LINES:
+                click.echo(f"  … and {len(lines) - PREVIEW_LINES} more")
+        if dry_run:
+            if as_json:
+                emit_json({"dry_run": True, "redacted": False, **where})
+            return
+        if not yes:
+            confirm_or_exit("redact these for good?")
+            held = store.lock("forget")     # planned again under the lock: nothing changes in between
+        else:
+            held = contextlib.nullcontext()
+        with held, _signals_deferred():
+            if not yes:
+                plan = plan_credentials(store)
+                nv = sum(map(len, plan.redacted_versions.values()))
+                nt = sum(map(len, plan.redacted.values()))
+            r = forget(store, plan=plan)
+    if as_json:
+        emit_json({"dry_run": False, "redacted": True, **where, "tombstones": r.tombstones,
+                   "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
+                   "index_clean": not r.index_problems, "scrubbed": r.scrubbed, "remotes_holding": remotes})
+        return
+    click.echo(f"redacted {plural(nv, 'fact version')} and {plural(nt, 'turn')}: "
+               f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
+               f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, "
+               f"{plural(r.objects_deleted, 'object')} deleted, search index purged")
+    if remotes:
+        click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} "
+                   f"{'hold' if len(remotes) > 1 else 'holds'} the old text (a push from here sent it); "
+                   "the next 'mem push' or 'mem backup' to each purges it", err=True)
+    for p in r.index_problems:
+        click.echo(f"warning: index: {p}", err=True)
+    click.echo("note: the agent's own transcript files may still hold the credential; 'mem scan' finds a "
+               "text you know, and docs/forget.md says how to scrub it", err=True)
 
 
 def _keys_naming(store, match: str) -> list[str]:

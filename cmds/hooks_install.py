@@ -42,13 +42,25 @@ def command_exists(cmd: str) -> bool:
     return shutil.which(cmd) is not None
 
 
-def store_arg(ctx: click.Context) -> str | None:
-    """The store to bake into the hooks: None for the default ``~/.mem``,
-    else the absolute path of ``--home`` / ``$MEM_HOME``."""
+def store_arg(ctx: click.Context, *, check: bool = True) -> str | None:
+    """The store to bake into the hooks, the MCP configuration and the shell
+    line: None for the default ``~/.mem``, else the absolute path of
+    ``--home`` / ``$MEM_HOME``.  Raises InvalidInput (exit 2, the path not
+    shown: ``objstore.core.redact.check_name``) when that path holds a
+    credential (test17 T20: ``MEM_HOME=/tmp/x/ghp_…`` was echoed and written
+    into ~/.claude/settings.json and ~/.bashrc), unless ``check`` is False:
+    an uninstall computing what an install wrote, to match it (nothing is
+    written or shown)."""
     home = home_path(ctx)
     if os.path.realpath(home) == os.path.realpath(Path(DEFAULT_HOME).expanduser()):
         return None
-    return os.path.abspath(home).replace("\\", "/")
+    path = os.path.abspath(home).replace("\\", "/")
+    if check:
+        from objstore import check_name
+        check_name(path, "store path (--home / $MEM_HOME)",
+                   where="the agent's settings, its MCP configuration and your shell's rc file",
+                   hint="keep the store in a folder whose path names no secret")
+    return path
 
 
 def _record_path(ctx: click.Context, settings: Path) -> Path:
@@ -181,8 +193,9 @@ def command():
     nothing changes; --dry-run is anyone's.
 
     Exit status: 0 ok (also when nothing changed); 2 the settings file is
-    not a JSON object (it is left untouched), or a custom store with
-    --scope project; 6 uninstall run by an agent; 16 the store is
+    not a JSON object (it is left untouched), a custom store with --scope
+    project, or a store path that holds a credential (install; not shown,
+    nothing written); 6 uninstall run by an agent; 16 the store is
     read-only (nothing changed).
     """
 
@@ -201,7 +214,8 @@ def install_cmd(ctx, agent, scope, dry_run, undo, as_json):
     Examples:
       mem hooks install claude-code --scope user
 
-    Exit status: 0 ok; 2 the settings file is not a JSON object; 6
+    Exit status: 0 ok; 2 the settings file is not a JSON object, or the
+    store path holds a credential (not shown, nothing written); 6
     --uninstall run by an agent.
     """
     (uninstall if undo else install)(ctx, scope, dry_run, as_json)

@@ -304,6 +304,12 @@ OWN_PROCESS = False
 #: the index commits of this process's ``remember`` that wait for the answer
 #: (:func:`_remember_then_index` outside the resident helper)
 AFTER: list = []
+#: In the resident helper: ``submit(jobs, done)``, which hands a
+#: ``remember``'s index commits (``objstore.remember(later=...)``) and the
+#: closing of its store to the helper's commit thread
+#: (:class:`cmds._helperserve.Committer`), so that the next request does not
+#: wait for them; None elsewhere
+COMMIT_LATER = None
 
 
 def _helper_jobs() -> list | None:
@@ -336,15 +342,21 @@ def _remember_then_index(store, key: str, text: str, **kw):
     lock) runs: in the helper, from ``cmds._hookrun.DEFERRED``; in a new
     process, in a child forked once the answer is written
     (:func:`_index_after_answer`), which inherits the entry's ``flock``.
-    So the next writer does not wait for this commit.  Meanwhile a reader
-    in another process waits for the commit on that ``flock``
-    (``Store.try_recover``), and a crash leaves the entry for the next
-    holder of the store lock to replay (docs/format.md, "Owned entries").
-    The caller goes on with the store returned (a flagged contradiction is
-    written under the same lock)."""
+    So the next writer does not wait for this commit.  In the helper the
+    commit runs in its commit thread (:data:`COMMIT_LATER`), so the next
+    request is not held by it either (the store is then opened by its
+    absolute path: the request thread changes directory per request).
+    Meanwhile a reader waits for the commit on that ``flock``
+    (``Store.try_recover``; in the helper's request thread too: a ``flock``
+    belongs to the open file description), and a crash leaves the entry for
+    the next holder of the store lock to replay (docs/format.md, "Owned
+    entries").  The caller goes on with the store returned (a flagged
+    contradiction is written under the same lock)."""
     from objstore import open_store
     from objstore import remember as _remember
-    own = open_store(store.root, lock_timeout=store.lock_timeout)
+    submit = COMMIT_LATER if _helper_jobs() is not None else None
+    own = open_store(os.path.abspath(store.root) if submit is not None else store.root,
+                     lock_timeout=store.lock_timeout)
     later: list = []
     try:
         own.lock("remember").acquire()
@@ -354,13 +366,19 @@ def _remember_then_index(store, key: str, text: str, **kw):
         raise
 
     def index() -> None:
-        """After the answer: the lock goes, then the index commit."""
+        """After the answer: the lock goes, then the index commit (here, or
+        handed to the helper's commit thread, which closes the store)."""
+        handed = False
         try:
             own.release_lock()
-            for job in later:
-                job()   # an error leaves the owned entry: the next holder of the lock replays it
+            if submit is not None and later:
+                handed = submit(later, own.close)
+            if not handed:
+                for job in later:
+                    job()   # an error leaves the owned entry: the next holder of the lock replays it
         finally:
-            own.close()
+            if not handed:
+                own.close()
     deferred = _helper_jobs()
     if deferred is not None:
         deferred.append(index)

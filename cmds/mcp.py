@@ -296,8 +296,9 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
       mem mcp install claude-code --scope project --dry-run
 
     Exit status: 0 installed or already there; 2 the file is not valid
-    JSON/TOML, or holds a different 'mem' server, or the --http URL holds a
-    credential (never written: the key goes in --key-env's variable).
+    JSON/TOML, or holds a different 'mem' server, or the --http URL or the
+    store path (--home / $MEM_HOME) holds a credential (never written nor
+    shown: the key goes in --key-env's variable).
     """
     install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json)
 
@@ -342,12 +343,13 @@ def uninstall_mcp(ctx, agent: str, scope: str, dry_run: bool, as_json: bool, qui
         record = json.loads(rec_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = None
+    home = store_arg(ctx, check=False)   # to match what an install wrote: neither written nor shown
     if agent == "codex":
         plan = plan_codex_mcp_removal(path, record=record, force=force,
-                                      ours=codex_mcp_table(mem_command(), home=store_arg(ctx))[0])
+                                      ours=codex_mcp_table(mem_command(), home=home)[0])
     else:
         plan = plan_claude_code_mcp_removal(path, record=record, force=force,
-                                            ours=claude_code_mcp_entry(mem_command(), home=store_arg(ctx)))
+                                            ours=claude_code_mcp_entry(mem_command(), home=home))
     if not dry_run:
         if plan.changed:
             write_settings(plan)

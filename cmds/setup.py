@@ -130,7 +130,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     with exit 6 and nothing changes (--undo --dry-run is anyone's).
 
     Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
-    (it is left untouched), or a custom store with --scope project;
+    (it is left untouched), a custom store with --scope project, or a store
+    path that holds a credential (not shown; nothing is written);
     6 --undo run by an agent; 16 the store is read-only (nothing changed).
     """
     from . import hooks_install
@@ -138,10 +139,13 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         from objstore import require_person
         require_person(os.environ, "mem setup --undo (turning capture off)",
                        instead="show the user the command: mem setup --undo")
+    from objstore import shown_path
+    if not undo:   # a store path holding a credential: refused (exit 2, not shown) before anything is written
+        hooks_install.store_arg(ctx)
     chosen = shell
     asked_none = shell == "none"
     shell = shell or detect_shell()
-    report: dict = {"store": str(home_path(ctx)), "dry_run": dry_run, "undo": undo}
+    report: dict = {"store": shown_path(str(home_path(ctx))), "dry_run": dry_run, "undo": undo}
     lines: list[str] = []
     if undo:
         if not no_hooks:
@@ -165,7 +169,7 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
             report.setdefault("mcp", {})[agent] = {"path": str(plan.path), "changed": plan.changed}
             did = _did("removed from", "would remove from", dry_run)
             lines.append(f"mcp ({agent}): {did if plan.changed else 'not in'} {plan.path}")
-        lines.append(f"store: kept at {home_path(ctx)} (delete it yourself to drop your memory)")
+        lines.append(f"store: kept at {shown_path(str(home_path(ctx)))} (delete it yourself to drop your memory)")
     else:
         from objstore import is_store, open_store
         root = home_path(ctx)
@@ -173,7 +177,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         if not dry_run:
             open_store(root, create=True).close()
         report["store_created"] = not existed
-        lines.append(f"store: {'exists at' if existed else 'created at' if not dry_run else 'would create'} {root}")
+        lines.append(f"store: {'exists at' if existed else 'created at' if not dry_run else 'would create'} "
+                     f"{shown_path(str(root))}")
         if not no_hooks:
             plan = hooks_install.install(ctx, scope, dry_run, False, quiet=True)
             report["hooks"] = {"path": str(plan.path), "changed": plan.changed, "events": list(plan.events),

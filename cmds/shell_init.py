@@ -60,7 +60,8 @@ def command(ctx, shell):
       eval "$(mem --home ~/work-store shell-init bash)"
 
     Exit status: 0 ok; 1 the integration files are missing from this
-    installation.
+    installation; 2 the store path (--home / $MEM_HOME) holds a credential
+    (not shown: the lines would carry it into the shell).
     """
     p = asset(shell)
     try:

@@ -98,6 +98,8 @@ TOP_RANK = 5
 HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.schema", "objstore.index.query",
          "objstore.index.generations", "objstore.index.snippets", "objstore.index.searchindex",
          "objstore.index", "objstore.core.redact", "objstore.vault.age",
+         # the redaction rules again (what a stored text still holds: mem forget --credentials only)
+         "objstore.core.redact.leftovers",
          # off the start-up paths: readers never write a pack; the prompt hook never renders memory files
          "objstore.core.packwriter", "objstore.memory.memfiles",
          # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
@@ -110,7 +112,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.memory.proposals", "objstore.memory.documents",
          # off the import's parse worker (session 17): it forecasts turns (the sessions module) but
          # never reads a fact; facts imports the store, its refs, packs and tombstones
-         "objstore.memory.facts")
+         "objstore.memory.facts",
+         # off the prompt hook's start-up (session 18): only a rendered context block (session start,
+         # 'mem context') reads the queued conflicts; the queue imports the proposals
+         "objstore.memory.queue")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, RecordFields,
-                                         as_str, cut_text, decode_record, decode_line, discover_files, project_of,
-                                         read_lines, strip_mem_context, timestamp_ms)
+from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, SECRET_OUTPUT, TOOL_RESULT_MAX_CHARS,
+                                         ParseStats, RecordFields, as_str, cut_text, decode_record, decode_line,
+                                         discover_files, prints_secret, project_of, read_lines, strip_mem_context,
+                                         timestamp_ms)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
@@ -46,7 +47,7 @@ class ReaderState(Record):
         last_prompt: the hash of the last user prompt read if no assistant record came
             after it (an unanswered prompt), else "".
         prev_prompt: the hash of the last user prompt read, answered or not (what a prompt
-            hook compares its prompt with: ``objstore.capture.live.prompt_snapshot``).
+            hook compares its prompt with: ``objstore.capture.snapshot.prompt_snapshot``).
         hold_tail: in; when True, a run of assistant records at the end of the range is
             kept back (its message may still be growing) and read again next time, with
             the prompts after it (typed while it streams: they follow it, as a whole read
@@ -55,16 +56,20 @@ class ReaderState(Record):
         answer_done: :func:`answer_hash` of the agent's last message as a Stop hook gave
             it (``last_assistant_message``), or "": a trailing assistant run whose text
             has this hash is whole, so ``hold_tail`` does not keep it back (then cleared).
+        secret_calls: the ``tool_use`` ids of the calls that print secret material
+            (:func:`~objstore.capture.transcript.prints_secret`: ``mem sealed show`` ...), in
+            the order read: their ``tool_result`` is stored as ``SECRET_OUTPUT``, also when
+            it comes in a later read than the call (a hook's next sync).
     """
     __slots__ = ("msg_first", "prompts", "prompt_ids", "last_prompt", "prev_prompt", "hold_tail", "resume_at",
-                 "answer_done")
+                 "answer_done", "secret_calls")
 
     def __init__(self, msg_first: dict | None = None, prompts: dict | None = None, prompt_ids: dict | None = None,
                  last_prompt: str = "", prev_prompt: str = "", hold_tail: bool = False, resume_at: int = 0,
-                 answer_done: str = "") -> None:
+                 answer_done: str = "", secret_calls: list | None = None) -> None:
         set_fields(self, {} if msg_first is None else msg_first, {} if prompts is None else prompts,
                    {} if prompt_ids is None else prompt_ids, last_prompt, prev_prompt, hold_tail, resume_at,
-                   answer_done)
+                   answer_done, [] if secret_calls is None else secret_calls)
 
 
 _CMD_RE = LazyPattern(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
@@ -163,7 +168,9 @@ def _flatten_result(content: Any) -> str:
     return "\n".join(t for t in out if t)
 
 
-def _assistant_blocks(content: Any) -> list[str]:
+def _assistant_blocks(content: Any, secret_calls: list | None = None) -> list[str]:
+    """The turn text blocks of an assistant record's ``message.content``; the id of each
+    ``tool_use`` that :func:`prints_secret` is appended to ``secret_calls`` (once)."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
@@ -185,6 +192,10 @@ def _assistant_blocks(content: Any) -> list[str]:
             except (TypeError, ValueError, RecursionError):
                 inp = ""
             out.append(f"[tool_use {as_str(b.get('name'))}] {cut_text(inp)}")
+            if secret_calls is not None and prints_secret(inp):
+                i = as_str(b.get("id"))
+                if i and i not in secret_calls:
+                    secret_calls.append(i)
     return [t for t in out if t.strip()]
 
 
@@ -248,9 +259,10 @@ def _record_uid(rec: dict, raw: bytes) -> str:
     return as_str(rec.get("uuid")) or "h:" + sha256(raw.strip()).hexdigest()[:32]
 
 
-def _user_parts(content: Any) -> tuple[str, list[str]]:
+def _user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, list[str]]:
     """(prompt text, tool result bodies) of a user record's ``message.content``, both
-    without ``<mem-context>`` elements; the text is "" when the record holds no prompt."""
+    without ``<mem-context>`` elements; the text is "" when the record holds no prompt.
+    The result of a call in ``secret_calls`` (by ``tool_use_id``) is ``SECRET_OUTPUT``."""
     texts: list[str] = []
     results: list[str] = []
     if isinstance(content, str):
@@ -262,6 +274,9 @@ def _user_parts(content: Any) -> tuple[str, list[str]]:
             elif isinstance(b, dict) and b.get("type") == "text":
                 texts.append(as_str(b.get("text")))
             elif isinstance(b, dict) and b.get("type") == "tool_result":
+                if secret_calls and as_str(b.get("tool_use_id")) in secret_calls:
+                    results.append(SECRET_OUTPUT)
+                    continue
                 body = _flatten_result(b.get("content"))
                 if b.get("is_error") is True:
                     body = f"[error] {body}" if body else "[error]"
@@ -392,7 +407,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
-                blocks = _assistant_blocks(content)
+                blocks = _assistant_blocks(content, rs.secret_calls)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
                     yield from flush()
@@ -415,7 +430,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
-            text, results = _user_parts(content)
+            text, results = _user_parts(content, rs.secret_calls)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)

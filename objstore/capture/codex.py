@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterable, Iterator
 
-from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str, cut_text,
-                                         decode_line, discover_files, project_of, read_lines, strip_mem_context,
-                                         timestamp_ms)
+from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, SECRET_OUTPUT, TOOL_RESULT_MAX_CHARS, ParseStats,
+                                         as_str, cut_text, decode_line, discover_files, prints_secret, project_of,
+                                         read_lines, strip_mem_context, timestamp_ms)
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -180,7 +180,8 @@ def _unwrap_exec(s: str) -> str:
     return v["output"]
 
 
-def _tool_use(p: dict) -> str:
+def _call(p: dict) -> tuple[str, str]:
+    """(tool name, arguments as text, uncut) of a tool call item."""
     kind = p.get("type")
     if kind == "function_call":
         name, ns, args = as_str(p.get("name")), as_str(p.get("namespace")), p.get("arguments")
@@ -194,8 +195,7 @@ def _tool_use(p: dict) -> str:
         name, args = "web_search", p.get("action")
     else:   # tool_search_call
         name, args = "tool_search", p.get("arguments")
-    text = args if isinstance(args, str) else ("" if args is None else _dumps(args))
-    return f"[tool_use {name}] {cut_text(text)}"
+    return name, args if isinstance(args, str) else ("" if args is None else _dumps(args))
 
 
 def _reasoning(p: dict) -> str:
@@ -240,6 +240,7 @@ class _Reader:
     counts: dict = field(default_factory=dict)
     used: set = field(default_factory=set)
     held: dict = field(default_factory=lambda: {"user": [], "assistant": []})
+    secret_calls: set = field(default_factory=set)    # call_ids whose output is SECRET_OUTPUT (prints_secret)
     recent_item: dict = field(default_factory=lambda: {"user": deque(maxlen=_RECENT_MAX),
                                                         "assistant": deque(maxlen=_RECENT_MAX)})
     recent_event: dict = field(default_factory=lambda: {"user": deque(maxlen=_RECENT_MAX),
@@ -472,8 +473,9 @@ class _Reader:
             return out
         if kind in _TOOL_OUTPUTS:
             out = self._release_all() + self._close()
-            body = cut_text(strip_mem_context(_output_text(p.get("output"))))
             call = _key_id(p.get("call_id"))
+            body = SECRET_OUTPUT if call and call in self.secret_calls else \
+                cut_text(strip_mem_context(_output_text(p.get("output"))))
             source = self._key(f"out:{call}") if call else self._item_key(p, "out")
             if body.strip():
                 out.append(self._turn(source, "tool", body, ts, self.cwd))
@@ -486,8 +488,11 @@ class _Reader:
                 block = _reasoning(p)
                 source = self._item_key(p, "rs") if block else ""
             else:
-                block = _tool_use(p)
+                name, args = _call(p)
+                block = f"[tool_use {name}] {cut_text(args)}"
                 call = _key_id(p.get("call_id"))
+                if call and prints_secret(args):     # its output is not stored (tester U9)
+                    self.secret_calls.add(call)
                 source = self._key(f"call:{call}") if call else self._item_key(p, "call")
             if block:
                 self._add_block(source, block, ts, self.cwd)

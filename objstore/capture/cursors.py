@@ -24,6 +24,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 
 MSG_FIRST_MAX = 20_000         # message ids remembered per file (oldest dropped)
+SECRET_CALLS_MAX = 1_000       # ids of calls printing secret material (ReaderState.secret_calls) kept per file
 _CURSOR_V = 1
 
 
@@ -73,19 +74,54 @@ def cursor_key(path: Path) -> str:
     return text_key(os.path.realpath(path))
 
 
+def _count(h: dict, name: str) -> int:
+    """``h[name]`` when it is a JSON integer >= 0 (not a bool, a float or a
+    string of digits); else ValueError naming the field (KeyError when
+    absent)."""
+    v = h[name]
+    if type(v) is not int or v < 0:
+        raise ValueError(f"its {name} is not a byte count or number >= 0")
+    return v
+
+
+def parse_head(data: bytes) -> Cursor:
+    """The cursor a header file (``<h>.json``) holds, without its reader
+    state.  Raises ValueError (with why, never quoting a value: a path may
+    hold a credential) when it cannot be used: not JSON, not an object, a
+    version other than this mem's, ``path`` not a string, or ``dev``,
+    ``ino``, ``offset``, ``fp_len``, ``created``, ``synced`` not an integer
+    >= 0 (a negative offset made every later sync of the file fail, test17
+    T16).  An unusable cursor is treated as a missing one: the file is read
+    again from its start and the turn writer's dedup stores nothing twice."""
+    try:
+        h = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise ValueError("it is not JSON") from None
+    if not isinstance(h, dict):
+        raise ValueError("it is not a JSON object")
+    if h.get("v") != _CURSOR_V:
+        raise ValueError("it was written by another version of mem")
+    try:
+        if not isinstance(h["path"], str):
+            raise ValueError("its path is not a string")
+        if not isinstance(h.get("lineage") or {}, dict):
+            raise ValueError("its lineage is not an object")
+        return Cursor(path=h["path"], dev=_count(h, "dev"), ino=_count(h, "ino"), offset=_count(h, "offset"),
+                      fp=str(h["fp"]), fp_len=_count(h, "fp_len"), session=str(h.get("session", "")),
+                      ended=bool(h.get("ended")), created=_count({"created": h.get("created", 0)}, "created"),
+                      synced=_count({"synced": h.get("synced", 0)}, "synced"), skipping=bool(h.get("skipping")),
+                      stopped=bool(h.get("stopped")), lineage=dict(h.get("lineage") or {}))
+    except KeyError as e:
+        raise ValueError(f"its {e.args[0]} is missing") from None
+
+
 def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor | None:
-    """The saved cursor of a transcript file, or None."""
+    """The saved cursor of a transcript file, or None (none saved, or one
+    :func:`parse_head` finds unusable: the file is read again from 0)."""
     base = _cursor_dir(store) / cursor_key(path)
     try:
-        h = json.loads(base.with_suffix(".json").read_bytes())
-        if h.get("v") != _CURSOR_V:
-            return None
-        cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]), offset=int(h["offset"]),
-                     fp=str(h["fp"]), fp_len=int(h["fp_len"]), session=str(h.get("session", "")),
-                     ended=bool(h.get("ended")), created=int(h.get("created", 0)),
-                     synced=int(h.get("synced", 0)), skipping=bool(h.get("skipping")),
-                     stopped=bool(h.get("stopped")), lineage=dict(h.get("lineage") or {}))
-    except (OSError, ValueError, KeyError, TypeError):
+        cur = parse_head(base.with_suffix(".json").read_bytes())
+    except (OSError, ValueError):
         return None
     if cur.path.startswith(HIDDEN):   # named by hash (Cursor.hidden): the file is the one asked for
         cur.path, cur.hidden = os.path.realpath(path), True
@@ -98,7 +134,8 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
                                      prompt_ids=dict(r.get("prompt_ids", {})),
                                      last_prompt=str(r.get("last_prompt", "")),
                                      prev_prompt=str(r.get("prev_prompt", "")),
-                                     answer_done=str(r.get("answer_done", "")))
+                                     answer_done=str(r.get("answer_done", "")),
+                                     secret_calls=[str(i) for i in r.get("secret_calls", [])])
         except (OSError, ValueError, TypeError, AttributeError):
             cur.offset = 0          # bookkeeping lost: read the file again (idempotent)
             cur.fp = ""
@@ -120,28 +157,66 @@ def save_cursor(store: Store, cur: Cursor) -> None:
         mf = dict(list(mf.items())[-MSG_FIRST_MAX:])
     state = {"msg_first": mf, "prompts": cur.reader.prompts, "prompt_ids": cur.reader.prompt_ids,
              "last_prompt": cur.reader.last_prompt, "prev_prompt": cur.reader.prev_prompt,
-             "answer_done": cur.reader.answer_done,
+             "answer_done": cur.reader.answer_done, "secret_calls": cur.reader.secret_calls[-SECRET_CALLS_MAX:],
              "offset": cur.offset, "dev": cur.dev, "ino": cur.ino}  # what prompt_snapshot reads alone
     atomic_write(base.with_suffix(".state"), json.dumps(state).encode(), durable=False)
     atomic_write(base.with_suffix(".json"), json.dumps(cur.head()).encode(), durable=False)
 
 
 def iter_cursors(store: Store) -> Iterator[Cursor]:
-    """Every saved cursor (headers only; a hidden one's ``path`` is its
-    ``sha256:`` form)."""
+    """Every saved, usable cursor (headers only; a hidden one's ``path`` is
+    its ``sha256:`` form); :func:`unusable_cursors` names the others."""
+    for _name, cur in _headers(store):
+        if isinstance(cur, Cursor):
+            yield cur
+
+
+def unusable_cursors(store: Store) -> list[tuple[str, str]]:
+    """``(cursor file name, why)`` of each saved header that
+    :func:`parse_head` refuses (damaged, or another mem's): harmless to
+    capture (the transcript is read again from its start, storing nothing
+    twice) but a sign of damage; ``mem doctor`` names them and ``--fix``
+    removes them (:func:`drop_cursor`)."""
+    return [(name, why) for name, why in _headers(store) if isinstance(why, str)]
+
+
+def drop_cursor(store: Store, name: str) -> bool:
+    """Remove the cursor ``<name>`` (``<h>.json``, as
+    :func:`unusable_cursors` names it) and its ``<h>.state``; True when the
+    header was there.  Only a cursor file name is accepted (ValueError
+    otherwise)."""
+    if not name.endswith(".json") or "/" in name or name.startswith("."):
+        raise ValueError("not a cursor file name")
+    base = _cursor_dir(store) / name
+    try:
+        base.with_suffix(".state").unlink()
+    except FileNotFoundError:
+        pass
+    try:
+        base.unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def _headers(store: Store) -> Iterator[tuple[str, Cursor | str]]:
+    """``(file name, cursor or why it is unusable)`` of each ``*.json`` in the
+    cursor folder, sorted by name; an unreadable file is skipped."""
     d = _cursor_dir(store)
     try:
         names = sorted(os.listdir(d))
     except FileNotFoundError:
         return
     for n in names:
-        if n.endswith(".json"):
+        if n.endswith(".json") and not n.startswith("."):
             try:
-                h = json.loads((d / n).read_bytes())
-                cur = Cursor(path=str(h["path"]), dev=int(h["dev"]), ino=int(h["ino"]),
-                             offset=int(h["offset"]), session=str(h.get("session", "")),
-                             ended=bool(h.get("ended")), created=int(h.get("created", 0)))
-                cur.hidden = cur.path.startswith(HIDDEN)
-            except (OSError, ValueError, KeyError, TypeError):
+                data = (d / n).read_bytes()
+            except OSError:
                 continue
-            yield cur
+            try:
+                cur = parse_head(data)
+            except ValueError as e:
+                yield n, str(e)
+                continue
+            cur.hidden = cur.path.startswith(HIDDEN)
+            yield n, cur

@@ -5,24 +5,26 @@ store lock, through the one turn appender.
 Split from :mod:`objstore.capture.sync` (the incremental transcript sync,
 whose cursor, lineage and filters the prompt path shares).  Keys and
 idempotence: ``docs/hooks.md``, ``docs/design.md`` (the prompt key
-``cc:p:<hash>:<n>``, :func:`prompt_snapshot`).
+``cc:p:<hash>:<n>``, :func:`prompt_snapshot`, which lives in
+:mod:`objstore.capture.snapshot` so that the prompt hook's process need not
+import this chain, and is re-exported here).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from objstore.capture.claude_code import prompt_hash, scan_prompts
-from objstore.capture.cursors import cursor_key, load_cursor, save_cursor, text_key
+from objstore.capture.claude_code import prompt_hash
+from objstore.capture.cursors import load_cursor, save_cursor, text_key
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of
-from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, is_subagent, project_namer, sync_one,
+from objstore.capture.snapshot import SNAPSHOT_MAX_BYTES, PromptSnapshot, is_subagent, prompt_snapshot
+from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, project_namer, sync_one,
                                    valid_text, write_stated)
 from objstore.capture.transcript import project_of, strip_mem_context
-from objstore.core.record import Frozen, Record, set_fields
+from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
@@ -49,70 +51,6 @@ class PromptResult(Record):
     def __init__(self, status: str, id: str | None = None, source: str = "", synced: int = 0,
                  stated=None) -> None:
         set_fields(self, status, id, source, synced, stated)
-
-
-class PromptSnapshot(Frozen):
-    """The key a prompt hook gives its prompt, fixed from the transcript as it
-    was when the hook started, before anything else runs.
-
-    ``key`` is ``cc:p:<hash>:<n>``: ``n`` counts the prompt records of this
-    text in the transcript's first ``size`` bytes (the hook's start), as the
-    reader counts them, plus one unless the last prompt record there has this
-    text (then the delivery is that record: written before the hook ran, or a
-    delivery that runs late).  Every delivery of one prompt (the hook
-    registered twice) sees the same bytes and so computes the same key, and
-    the reader gives the record the same key: the write is idempotent by
-    construction, whatever runs in between.  ``key`` is "" when the
-    transcript cannot tell (none given, a subagent's, or more than
-    ``SNAPSHOT_MAX_BYTES`` unread): see :func:`capture_prompt`."""
-
-    __slots__ = ("key", "size")
-
-    def __init__(self, key: str = "", size: int = 0) -> None:
-        set_fields(self, key, size)
-
-
-#: bytes past the cursor a prompt hook reads to fix its prompt's key; beyond,
-#: the transcript sync stores the prompt (Stop, SessionEnd, catch-up)
-SNAPSHOT_MAX_BYTES = 8 << 20
-
-
-def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptSnapshot:
-    """:class:`PromptSnapshot` of ``prompt`` from ``transcript`` (no lock, no
-    store object: the hook's hot path).  The cursor under ``root`` (the
-    store directory) gives the counts up to its offset, so only the bytes
-    after it are scanned (:func:`claude_code.scan_prompts`)."""
-    if transcript is None or is_subagent(transcript):
-        return PromptSnapshot()
-    h = prompt_hash(strip_mem_context(prompt))
-    try:
-        st = os.stat(transcript)
-    except OSError:
-        return PromptSnapshot()
-    size, start, count, prev, known = st.st_size, 0, 0, "", {}
-    try:
-        r = json.loads((Path(root) / "cache" / "cursors" / cursor_key(transcript)).with_suffix(".state")
-                       .read_bytes())
-        off = int(r["offset"])
-        if (int(r["dev"]), int(r["ino"])) == (st.st_dev, st.st_ino) and off <= size:
-            start, count, prev = off, int(r["prompts"].get(h, 0)), str(r["prev_prompt"])
-            known = r["prompt_ids"]
-            if not isinstance(known, dict):
-                raise TypeError("prompt_ids")
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        start, count, prev, known = 0, 0, "", {}      # no usable cursor: scan from the start
-    if size - start > SNAPSHOT_MAX_BYTES:
-        return PromptSnapshot(size=size)
-    seen: set[str] = set()
-    try:
-        for uid, ph in scan_prompts(transcript, start=start, end=size):
-            prev = ph
-            if ph == h and uid not in seen and uid not in known:
-                seen.add(uid)
-                count += 1
-    except OSError:
-        return PromptSnapshot(size=size)
-    return PromptSnapshot(f"cc:p:{h}:{count if prev == h else count + 1}", size)
 
 
 def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",

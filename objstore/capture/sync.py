@@ -69,6 +69,7 @@ from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cu
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
+from objstore.capture.snapshot import is_subagent
 from objstore.capture.statements import statement_of, write_statement
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import hidden_source
@@ -471,12 +472,6 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     res.offset = cur.offset
     res.more = cur.offset < st.st_size and end < st.st_size
     return res, cur
-
-
-def is_subagent(path: Path) -> bool:
-    """True when ``path`` is a sub-agent's transcript (its file name starts
-    with ``agent-``): read by the rollup, never given a prompt key."""
-    return Path(path).name.startswith("agent-")
 
 
 def subagent_files(transcript: Path) -> list[Path]:

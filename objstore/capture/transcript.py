@@ -82,6 +82,46 @@ def strip_mem_context(text: str) -> str:
     return _MEM_CONTEXT_RE.sub("", text).strip() if _MEM_CONTEXT_START_RE.search(text) else text
 
 
+#: what a tool call's result becomes when the call prints a sealed value or a secret key
+#: (:func:`prints_secret`): the turn keeps its place, the material is not stored
+SECRET_OUTPUT = "[REDACTED:sealed-value]"
+#: between two words of a command as a tool call's input holds it: blanks, a JSON argv's
+#: ``", "`` (Codex ``["mem", "sealed", ...]``), JSON-escaped tabs/newlines/quotes
+_ARG_SEP = r"(?:[ \t\"',]|\\[nt\"]){1,16}"
+_ARG = r"[^\s\"',|;&]{1,256}"
+#: ``mem [--home DIR] [--lock-timeout S] [--ascii] sealed show|export`` / ``remote key export``
+#: (also ``…/bin/mem`` and ``python -m cmds``): the commands that write a decrypted sealed
+#: value, a sealed age file or the sync key to standard output (cmds/sealed.py, cmds/remote.py)
+_MEM_SECRET_RE = LazyPattern(
+    rf"(?:mem(?<![\w.\-]mem)|-m{_ARG_SEP}cmds)(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
+    rf"|{_ARG_SEP}--ascii){{0,4}}{_ARG_SEP}(?:sealed{_ARG_SEP}(?:show|export)|remote{_ARG_SEP}key{_ARG_SEP}export)"
+    r"(?![\w\-])")
+#: ``age … -d|--decrypt``: the stock tool decrypting (docs/vault.md:
+#: ``mem sealed export KEY | age -d -i <store>/vault/identity.age``)
+_AGE_DECRYPT_RE = LazyPattern(rf"age(?<![\w.\-]age)(?:{_ARG_SEP}{_ARG}){{0,12}}?{_ARG_SEP}"
+                              r"(?:-d|--decrypt)(?![\w\-])")
+
+
+def prints_secret(call: str) -> bool:
+    """Whether a tool call prints secret material, so its result must not be
+    stored (tester U9: the decrypted sealed value came back as a plain,
+    searchable, pushable turn).  ``call``: the call's input as a capture
+    renders it (the JSON of Claude Code's ``input``, Codex's ``arguments`` /
+    ``action``), or a command line.  True when it runs ``mem sealed show``,
+    ``mem sealed export``, ``mem remote key export`` (whatever the output
+    option: the whole result is withheld) or ``age -d`` / ``--decrypt``,
+    anywhere in the command (a pipeline, ``&&``, a subshell).  A command that
+    only names one (``grep 'mem sealed show' docs``) also matches: its result
+    is withheld too, which loses a search result, never a secret.  The
+    readers pair the call with its result by id (Claude Code
+    ``tool_use.id`` / ``tool_result.tool_use_id``, Codex ``call_id``, the
+    proxy's request) and store :data:`SECRET_OUTPUT` in its place."""
+    if "sealed" in call or "remote" in call:
+        if _MEM_SECRET_RE.search(call) is not None:
+            return True
+    return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
+
+
 def timestamp_ms(v: Any) -> int:
     if not isinstance(v, str) or not v:
         return 0

@@ -81,6 +81,16 @@ class RefConflict(MemError):
         self.ref, self.expected, self.actual = ref, expected, actual
 
 
+class ChangedSincePreview(RefConflict):
+    """What a confirmed action would change grew after the preview the
+    person approved: a version or turn written since (exit 5, as a
+    compare-and-swap conflict; test18 U8).  Nothing was changed."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        MemError.__init__(self, message, hint=hint)
+        self.ref = self.expected = self.actual = None
+
+
 class Refused(MemError):
     """A write refused by policy, e.g. a value that matches a tombstone (exit 6)."""
 

@@ -39,7 +39,7 @@ from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForget
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   StoreLocked, StoreNotFound, UnsupportedVersion)
-from objstore.core.ids import check_prefix
+from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
@@ -332,6 +332,39 @@ class Store(PackRewrites):
     def put(self, obj: MemObject) -> str:
         """Write an object (loose); return its id."""
         return self.objects.put(encode(obj))
+
+    def put_started(self, obj: MemObject) -> tuple[str, Callable[[], None]]:
+        """:meth:`put` in a thread of its own: ``(id, ready)``, where
+        ``ready()`` waits until the object is durable (the loose write's
+        fsyncs, ``docs/format.md``, "Loose objects") and raises what the
+        write raised; it may be called again.  For a writer that has other
+        files to make durable before a ref names the object (a ``remember``'s
+        owned journal entry): their fsyncs then overlap, where the
+        filesystem commits them together (docs/benchmarks.md, "Session 18
+        (branch `hlp18`)").  The caller calls ``ready()`` before anything
+        names the id, and before it returns or forks."""
+        import _thread
+        frame = encode(obj)
+        oid = hash_bytes(frame)
+        done = _thread.allocate_lock()
+        done.acquire()
+        box: list = []
+
+        def write() -> None:
+            try:
+                self.objects.put(frame)
+            except BaseException as e:  # noqa: BLE001 - handed to ready()
+                box.append(e)
+            finally:
+                done.release()
+        _thread.start_new_thread(write, ())
+
+        def ready() -> None:
+            with done:
+                pass
+            if box:
+                raise box[0]
+        return oid, ready
 
     @property
     def packs(self) -> PackSet:

@@ -40,6 +40,7 @@ __all__ = [
     "LazyPattern",
     "ascii_reading",
     "confusable_fold",
+    "confusable_lines",
     "contains",
     "escape_invisible",
     "find_spans",
@@ -237,6 +238,29 @@ def confusable_fold(text: str) -> str:
     if text.isascii():
         return text
     return unicodedata.normalize("NFKC", _IGNORABLE.sub("", text))
+
+
+def confusable_lines(text: str) -> tuple[str, str]:
+    """``(part, seen)``: the lines of ``text`` (cut at ``"\n"``) that
+    :func:`confusable_fold` changes, joined by ``"\n"`` in order, and
+    ``confusable_fold`` of them; ``("", "")`` when it changes none; ``text``
+    itself (every line) and its ``confusable_fold`` when ``text`` holds a
+    default-ignorable code point.  ``confusable_fold(text)`` is then
+    ``text`` with each of those lines replaced by its line of ``seen``:
+    NFKC never composes or reorders across a line feed (a starter that
+    composes with nothing, UAX #15 "stable code points") and maps no
+    character to a line feed, so each line is normalized alone.  For a long text
+    that only a few lines make read differently (an ellipsis ``…``, which
+    every cut tool output ends with): one NFKC check a line (~2 ns a
+    character) instead of a normalization of the whole text (~30 ns a
+    character in ``_IGNORABLE.sub`` and NFKC)."""
+    if _IGNORABLE.search(text) is not None:
+        return text, confusable_fold(text)
+    changed = [line for line in text.split("\n") if not unicodedata.is_normalized("NFKC", line)]
+    if not changed:
+        return "", ""
+    part = "\n".join(changed)
+    return part, unicodedata.normalize("NFKC", part)
 
 
 #: the invisible characters pasted most often (soft hyphen, zero-width space/non-joiner/joiner,

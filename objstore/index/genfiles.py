@@ -18,11 +18,12 @@ import tantivy
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexCorruptError
 from objstore.index.readonly import shadow_dir, writable
-from objstore.index.schema import read_format
+from objstore.index.schema import OID_COLUMNS, GenFormat, read_format
 
 __all__ = [
     "FOOTER_MAGIC",
     "generation_files",
+    "held_ids",
     "merge_levels",
     "pad_plan",
     "remove_tree",
@@ -59,6 +60,49 @@ def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
                 for seg in meta.get("segments", [])]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
+
+
+def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | set[str]", gen_dir: Path,
+             index: "tantivy.Index | None" = None) -> set[str]:
+    """The ids of ``oids`` (64 lowercase hex) that a document of the
+    generation in ``gen_dir`` (format ``fmt``, read by ``searcher``) holds,
+    **live or deleted**: a deleted document keeps its terms and columns in
+    its segment's files until a merge rewrites the segment, so an id not
+    held is one of which no byte is left (the forget's proof).  By
+    ``doc_freq`` of the ``id`` term (it counts deleted documents) or, in a
+    ``col_id`` generation, by reading ``oid0`` at every doc id below each
+    segment's ``max_doc`` (``meta.json``, whose segment count and live
+    documents must be the searcher's) and the other columns of the
+    documents whose ``oid0`` matches (``docs/format.md``, "Search index:
+    formats", ``col_id``).  ``index``: the open index of ``gen_dir``, for
+    a caller that does not hold the sub-index lock: when a commit came
+    between its searcher and ``meta.json``, it is reloaded and both read
+    again (up to 5 times).  Raises ``IndexCorruptError`` when ``meta.json``
+    is unreadable or does not describe the searcher's segments."""
+    oids = list(dict.fromkeys(oids))
+    if not oids:
+        return set()
+    if not fmt.col_id:
+        return {i for i in oids if searcher.doc_freq("id", fmt.key(i)) > 0}
+    for attempt in range(5):
+        got = segment_sizes(gen_dir)
+        sizes, live = [md for md, _dl in got], sum(md - dl for md, dl in got)
+        # segment_ord is the order of meta.json: a doc id past a segment's max_doc would panic in tantivy
+        if int(searcher.num_segments) == len(sizes) and int(searcher.num_docs) == live:
+            break
+        if index is None or attempt == 4:
+            raise IndexCorruptError(f"{gen_dir}: {int(searcher.num_segments)} segments of {int(searcher.num_docs)} "
+                                    f"documents searched, {len(sizes)} of {live} in meta.json")
+        index.reload()
+        searcher = index.searcher()
+    want = {int(i[:16], 16) for i in oids}
+    addrs = [tantivy.DocAddress(o, d) for o, n in enumerate(sizes) for d in range(n)]
+    cand = [a for a, v in zip(addrs, searcher.fast_field_values(OID_COLUMNS[0], addrs)) if v in want]
+    if not cand:
+        return set()
+    cols = [searcher.fast_field_values(name, cand) for name in OID_COLUMNS]
+    found = {b"".join(v.to_bytes(8, "big") for v in parts).hex() for parts in zip(*cols) if None not in parts}
+    return {i for i in oids if i in found}
 
 
 def generation_files(gen_dir: Path) -> tuple[list[tuple[str, object]], list[str]]:

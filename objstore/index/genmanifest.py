@@ -13,6 +13,7 @@ a sub-index with these, and re-exports the public names).  Format:
 from __future__ import annotations
 
 import os
+from _thread import get_ident
 from pathlib import Path
 
 from blake3 import blake3 as _blake3
@@ -43,10 +44,17 @@ class _SharedGenerations:
     :class:`SubIndex` reloads every handle it takes from here on first use
     (its own ``_seen`` is empty), so it always reads the last commit;
     :meth:`refresh` drops what is no longer live and reloads what changed, so
-    that segments a ``forget`` or ``gc`` removed are not kept mapped."""
+    that segments a ``forget`` or ``gc`` removed are not kept mapped.
+
+    Only the thread that made it uses it (``owner``, the helper's request
+    thread; :func:`kept_generations`): the helper's commit thread opens
+    handles of its own, so that no tantivy handle is written through in one
+    thread while another searches or reloads it, and this dict is never
+    changed by two threads at once."""
 
     def __init__(self) -> None:
         self._open: dict[str, tuple[tuple[int, int], "tantivy.Index", tuple | None]] = {}
+        self.owner = get_ident()
 
     @staticmethod
     def _dir_id(path: str) -> tuple[int, int] | None:
@@ -128,8 +136,9 @@ def keep_generations_open() -> _SharedGenerations:
 
 def kept_generations() -> _SharedGenerations | None:
     """The cache :func:`keep_generations_open` made, or None when this
-    process keeps no generations open."""
-    return _SHARED[0] if _SHARED else None
+    process keeps no generations open or this is not the thread that made
+    it (the resident helper's commit thread)."""
+    return _SHARED[0] if _SHARED and _SHARED[0].owner == get_ident() else None
 
 
 def shard_index(session_id: str, n: int) -> int:

@@ -17,7 +17,7 @@ import tantivy
 from objstore.index.analysis import glued_in, holds_term
 from objstore.index.errors import IndexCorruptError
 from objstore.index.query import build_query
-from objstore.index.schema import Hit
+from objstore.index.schema import Hit, id_query
 
 #: With ``texts``, a search over a generation without ``pairs`` fetches this
 #: many times ``limit`` hits before checking them (a hit below that rank is
@@ -78,7 +78,7 @@ def check_glued(hits: list[Hit], found: list, opened: list, rescore: dict, forms
                     """The factor of the ``k``-th word left."""
                     return bj[idx[k]] if joined else bw[idx[k]]
                 ids_q = tantivy.Query.boolean_query([
-                    (tantivy.Occur.Should, tantivy.Query.term_query(schema, "id", o.fmt.key(hits[k].id)))
+                    (tantivy.Occur.Should, id_query(schema, o.fmt, hits[k].id))
                     for k in ks])
                 q = build_query(schema, [forms[i][keep[n]] for n in idx], [joins[i][keep[n]] for n in idx],
                                 boost, made=made, pairs=[() for _ in idx],

@@ -25,8 +25,8 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
-from objstore.index.schema import KINDS, IndexDoc, delete_object, ids_at, to_tantivy_doc
+from objstore.index.genfiles import generation_files, held_ids, pad_plan, segment_sizes
+from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges", "isolated_is_smaller",
            "pad_merge"]
@@ -103,7 +103,7 @@ def isolated_is_smaller(sizes: list[tuple[int, int]], sr: "tantivy.Searcher", sc
         return False
     where: set[int] = set()
     for i in present:
-        hits = sr.search(tantivy.Query.term_query(schema, "id", fmt.key(i)), 1).hits
+        hits = sr.search(id_query(schema, fmt, i), 1).hits
         if not hits:
             return False
         where.add(hits[0][1].segment_ord)
@@ -183,7 +183,8 @@ class SearchIndexPurges:
             index.reload()
             sr = index.searcher()
             fmt = sub.fmt(name)
-            present = [i for i in doomed if sr.doc_freq("id", fmt.key(i)) > 0]
+            held = held_ids(sr, fmt, doomed, sub.dir / name)
+            present = [i for i in doomed if i in held]
             if not present:
                 return False
             padded = None
@@ -322,7 +323,8 @@ class SearchIndexPurges:
                 index.reload()
                 sr = index.searcher()
                 fmt = sub.fmt(name)
-                present = [i for i in doomed if sr.doc_freq("id", fmt.key(i)) > 0]
+                held = held_ids(sr, fmt, doomed, sub.dir / name)
+                present = [i for i in doomed if i in held]
                 if not present:
                     continue
                 merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, adds.get(s, []))
@@ -349,7 +351,7 @@ class SearchIndexPurges:
                 schema = index.schema
                 segs: set[int] = set()
                 for i in present:
-                    hits = sr.search(tantivy.Query.term_query(schema, "id", fmt.key(i)), 1).hits
+                    hits = sr.search(id_query(schema, fmt, i), 1).hits
                     if not hits:  # only a deleted copy: no live document leads to its segment
                         todo.add(s)
                         break
@@ -367,7 +369,7 @@ class SearchIndexPurges:
                                        ids, [[*docs, *adds.pop(s, [])]], replace=False)
                 # a doomed id still counted, or a segment left with deletes (an id of the
                 # rewritten segments had a copy elsewhere): the shard is rebuilt whole
-                if any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present) or not self._only_pad_deletes(sub, name, sr, index.schema):
+                if held_ids(sr, fmt, present, sub.dir / name) or not self._only_pad_deletes(sub, name, sr, index.schema):
                     todo.add(s)
         rest = [d for ds in adds.values() for d in ds if shard_index(d.ref, m.n) not in todo]
         if rest:
@@ -438,7 +440,7 @@ class SearchIndexPurges:
         fmt = sub.fmt(name)
         if int(sr.num_segments) == len(sizes):   # segment_ord is the order of meta.json
             for i in present:
-                for _s, addr in sr.search(tantivy.Query.term_query(index.schema, "id", fmt.key(i)), 1).hits:
+                for _s, addr in sr.search(id_query(index.schema, fmt, i), 1).hits:
                     where[addr.segment_ord] = where.get(addr.segment_ord, 0) + 1
         kept = sum(1 for k, (md, dl) in enumerate(sizes) if md - dl - where.get(k, 0) > 0)
         commits = max(1, MERGE_SEGMENTS - kept)
@@ -458,7 +460,7 @@ class SearchIndexPurges:
         sr = self._write_purge(sub, name, index, WRITER_HEAP_BYTES, present, batches, replace=True)
         stray = generation_files(sub.dir / name)[1]
         return (not stray and self._only_pad_deletes(sub, name, sr, index.schema)
-                and not any(sr.doc_freq("id", fmt.key(i)) > 0 for i in present))
+                and not held_ids(sr, fmt, present, sub.dir / name))
 
     @staticmethod
     def _only_pad_deletes(sub: SubIndex, name: str, sr: "tantivy.Searcher", schema: "tantivy.Schema") -> bool:
@@ -512,7 +514,7 @@ class SearchIndexPurges:
         fmt = sub.fmt(name)
         where: dict[int, int] = {}
         for i in present:
-            hits = sr.search(tantivy.Query.term_query(index.schema, "id", fmt.key(i)), 1).hits
+            hits = sr.search(id_query(index.schema, fmt, i), 1).hits
             if not hits:
                 return None
             o = hits[0][1].segment_ord
@@ -524,7 +526,7 @@ class SearchIndexPurges:
         # no document added has a copy in another segment (its replacing delete reaches no other)
         targets = sorted(where)
         plan = pad_plan([after[k] for k in targets], set(range(len(targets))), extra) if ISOLATED_MERGE \
-            and not any(sr.doc_freq("id", fmt.key(d.id)) > 0 for d in docs) else None
+            and not held_ids(sr, fmt, [d.id for d in docs], sub.dir / name) else None
         isolated = plan is not None
         if plan is None and not isolated_only:
             plan = pad_plan(after, set(where), extra)
@@ -559,11 +561,11 @@ class SearchIndexPurges:
                     return False   # (the copy is removed below; the caller rebuilds the shard)
             nsr = self._reopen(sub, new, nindex)
             stray = generation_files(sub.dir / new)[1]
-            # no document holds a doomed id any more, deleted or not (doc_freq counts deleted ones):
-            # their text is gone; a delete left elsewhere in the shard (a re-indexed turn) holds
-            # another document, as verify_purged reasons
+            # no document holds a doomed id any more, deleted or not (held_ids: doc_freq counts deleted
+            # ones, a col_id generation's columns are read at every doc id): their text is gone; a delete
+            # left elsewhere in the shard (a re-indexed turn) holds another document, as verify_purged reasons
             ok = (not stray and self._no_live_pads(nsr, nindex.schema)
-                  and not any(nsr.doc_freq("id", fmt.key(i)) > 0 for i in present))
+                  and not held_ids(nsr, fmt, present, sub.dir / new))
             del nsr
         finally:
             if not ok:

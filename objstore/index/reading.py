@@ -21,7 +21,7 @@ from objstore.index.analysis import tokenize, word_pairs
 from objstore.index.countcache import GenCounts, count_key
 from objstore.index.errors import IndexCorruptError
 from objstore.index.generations import HOME, OpenGeneration, is_panic, shard_index
-from objstore.index.genfiles import generation_files
+from objstore.index.genfiles import generation_files, held_ids
 from objstore.index.gluedcheck import GLUED_FETCH, check_glued
 from objstore.index.query import (
     build_query,
@@ -559,8 +559,10 @@ class SearchIndexReads:
                 out.update(sid for sid, _tid in pairs)
                 continue
             indexes[name].reload()  # exact: never trust a cached view here
-            doc_freq, key = indexes[name].searcher().doc_freq, self._subs["turn"].fmt(name).key
-            out.update(sid for sid, tid in pairs if not doc_freq("id", key(tid)))
+            sub = self._subs["turn"]
+            held = held_ids(indexes[name].searcher(), sub.fmt(name), [tid for _sid, tid in pairs], sub.dir / name,
+                            indexes[name])
+            out.update(sid for sid, tid in pairs if tid not in held)
         return out
 
     def missing_fact_ids(self, ids: Iterable[str]) -> set[str]:
@@ -721,11 +723,9 @@ class SearchIndexReads:
                 searcher = index.searcher()
                 fmt = sub.fmt(name)
                 held = False
-                for i in ids:
-                    df = searcher.doc_freq("id", fmt.key(i))
-                    if df:
-                        held = True
-                        problems.append(f"{label}: doc_freq(id={i}) = {df}")
+                for i in sorted(held_ids(searcher, fmt, ids, gen_dir, index)):
+                    held = True
+                    problems.append(f"{label}: id {i} held (doc_freq or columns)")
                 if held:  # a deleted document still counts in doc_freq: only then can a delete hold it
                     problems += [f"{label}: segment {sid} has deletes {n} (deleted text still in its files)"
                                  for sid, n in deletes]

@@ -18,7 +18,7 @@ import tantivy
 
 from objstore.core.ids import blake2b, is_full_id
 from objstore.core.record import Frozen, set_fields
-from objstore.core.text import confusable_fold, fold, reads_differently
+from objstore.core.text import confusable_fold, confusable_lines, fold, reads_differently
 from objstore.index.analysis import (
     ANALYZERS,
     PLAIN_ANALYZER,
@@ -29,6 +29,7 @@ from objstore.index.analysis import (
     SIMPLE_STEM_ANALYZER,
     SIMPLE_STEM_DIFF_ANALYZER,
     SIMPLE_STEM_VOCAB_ANALYZER,
+    SIMPLE_STEM_COLID_ANALYZER,
     SIMPLE_STEM_FAST_ANALYZER,
     SIMPLE_STEM_KEYED_ANALYZER,
     SIMPLE_STEM_SHORT_ANALYZER,
@@ -63,8 +64,10 @@ __all__ = [
     "doc_object_id",
     "hit_from_doc",
     "hits_at",
+    "id_query",
     "ids_at",
     "read_format",
+    "reading_words",
     "new_format",
     "schema_for",
     "to_tantivy_doc",
@@ -222,26 +225,33 @@ class GenFormat(Frozen):
     session, by ``seq``, among those it wrote; every document that other
     writers add carries all its words); the substring prefilter asks
     ``text`` for the stem of every such ``plain`` term an open token
-    matches; ``text`` is then named ``mem_simple_stem_v``.
+    matches; ``text`` is then named ``mem_simple_stem_v``; ``col_id``: a
+    ``plain_vocab`` generation without the ``id`` field: an object's
+    documents are found by the :data:`OID_COLUMNS` alone (:func:`id_query`,
+    :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``.
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
                  "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
-                 "short_key", "plain_diff", "plain_vocab")
+                 "short_key", "plain_diff", "plain_vocab", "col_id")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
                  fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
-                 short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False) -> None:
+                 short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False,
+                 col_id: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
                    id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff,
-                   plain_vocab and plain_diff)   # a format without plain_diff has no vocabulary either
+                   plain_vocab and plain_diff,   # a format without plain_diff has no vocabulary either
+                   col_id and plain_vocab and plain_diff)
 
     @property
     def tokenizer(self) -> str:
         """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
         if self.simple:
+            if self.col_id:
+                return SIMPLE_STEM_COLID_ANALYZER
             if self.plain_vocab:
                 return SIMPLE_STEM_VOCAB_ANALYZER
             if self.plain_diff:
@@ -272,7 +282,10 @@ class GenFormat(Frozen):
     def key(self, oid: str) -> "str | bytes":
         """The term of object id ``oid`` (64 lowercase hex) in this
         generation's ``id`` field: its :func:`id_key` (``id_key_field``),
-        its raw 32 bytes, or the hex itself."""
+        its raw 32 bytes, or the hex itself.  Not for a ``col_id``
+        generation (it has no ``id`` field: :func:`id_query`)."""
+        if self.col_id:
+            raise ValueError("a col_id generation has no id term")
         if self.id_key_field:
             return id_key(oid, SHORT_ID_KEY_BYTES if self.short_key else
                           FAST_ID_KEY_BYTES if self.fast_oid else ID_KEY_BYTES)
@@ -304,7 +317,7 @@ class GenFormat(Frozen):
 #: ``size16``)").
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
                             id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
-                            fast_oid=True, short_key=True, plain_diff=True, plain_vocab=True),
+                            fast_oid=True, short_key=True, plain_diff=True, plain_vocab=True, col_id=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -320,7 +333,7 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
     goes with it).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
     return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
-                                                                            plain_diff=False, plain_vocab=False)
+                                                                            plain_diff=False, plain_vocab=False, col_id=False)
 
 
 def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
@@ -329,7 +342,8 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         # the delete and lookup key: a 16-byte key costs 34 B per document in the term dictionary,
         # a 12-byte one (fast_oid) 27-29, a 10-byte one (short_key) 23-25, the whole 32-byte id 62
         # (docs/format.md, "Search index: schema")
-        sb.add_bytes_field("id", stored=False, indexed=True)
+        if not fmt.col_id:   # (col_id: the columns answer lookups: -21 B per document)
+            sb.add_bytes_field("id", stored=False, indexed=True)
         if fmt.fast_oid:  # 32 random bytes: 32 B per document in columns, ~40 in the doc store
             for name in OID_COLUMNS:
                 sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
@@ -442,9 +456,13 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         tok = indexing["tokenizer"]
         positions = indexing.get("record", "position") == "position"
         fast_oid = OID_COLUMNS[0] in fields
+        col_id = fields["text"]["options"]["indexing"]["tokenizer"] == SIMPLE_STEM_COLID_ANALYZER
+        if col_id and ("id" in fields or not fast_oid):
+            raise ValueError(f"a text of {SIMPLE_STEM_COLID_ANALYZER} goes with {', '.join(OID_COLUMNS)} and no id")
         if fast_oid and not (all(fields[c]["type"] == "u64" and fields[c]["options"].get("fast") for c in OID_COLUMNS)
                              and "oid" not in fields
-                             and fields["id"]["type"] == "bytes" and fields["id"]["options"].get("indexed")):
+                             and (col_id or fields.get("id", {}).get("type") == "bytes"
+                                  and fields["id"]["options"].get("indexed"))):
             raise ValueError(f"{', '.join(OID_COLUMNS)} must be fast u64 fields beside an indexed bytes id")
         id_key_field = "oid" in fields or fast_oid
         if "oid" in fields and not (fields["oid"]["type"] == "bytes" and fields["oid"]["options"].get("stored")
@@ -460,9 +478,9 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     names = {v: k for k, v in ANALYZERS.items()}
     simple_names = (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER,
                     SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER,
-                    SIMPLE_STEM_VOCAB_ANALYZER)
+                    SIMPLE_STEM_VOCAB_ANALYZER, SIMPLE_STEM_COLID_ANALYZER)
     fast_names = (SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER,
-                  SIMPLE_STEM_VOCAB_ANALYZER)
+                  SIMPLE_STEM_VOCAB_ANALYZER, SIMPLE_STEM_COLID_ANALYZER)
     names.update(dict.fromkeys(simple_names, "stem"))
     if tok not in names:
         raise IndexCorruptError(f"{gen_dir}: text field uses unknown tokenizer {tok!r}")
@@ -483,9 +501,9 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         raise IndexCorruptError(f"{gen_dir}/meta.json: an oid field goes with the {SIMPLE_STEM_KEYED_ANALYZER} "
                                 f"and {SIMPLE_STEM_STOP_ANALYZER} tokenizers and only with them (text uses {tok!r})")
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
-                     fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
+                     col_id or fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
                      tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
-                     tok in fast_names[1:], tok in fast_names[2:], tok == SIMPLE_STEM_VOCAB_ANALYZER)
+                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -551,6 +569,40 @@ class PlainCarriers:
         return out
 
 
+def reading_words(text: str, folded: str) -> str:
+    """The words ``text`` adds to ``plain`` (or ``plainall``) as it reads
+    (test16 F14): those of ``fold(confusable_fold(text))`` that are not
+    words of ``folded`` (``fold(text)``, as :func:`to_tantivy_doc` has it),
+    but for an ASCII word without a letter or digit (``...`` of an
+    ellipsis: it holds no token), sorted and joined by spaces; "" when none.
+    Words are ``str.split``'s.  Only the lines that read differently are
+    folded again (:func:`~objstore.core.text.confusable_lines`; ``fold`` is
+    line by line too when ``text`` holds no escape sequence): the words of
+    the other lines are words of ``folded`` already.  A candidate word is
+    looked up among ``folded``'s words only when it occurs in ``folded`` at
+    all (the set of them is built for that text then).  The same words as
+    folding the whole reading (session 17) in ~40 % of its time on the
+    corpus's 1,823 such texts (each a cut tool output ending in ``…``)."""
+    if "\x1b" in text or "\x9b" in text:   # fold strips escape sequences, which may span lines
+        part, seen = text, confusable_fold(text)
+    else:
+        part, seen = confusable_lines(text)
+    if seen == part:
+        return ""
+    words = None
+    out = []
+    for w in set(fold(seen).split()).difference((folded if part is text else fold(part)).split()):
+        if w.isascii() and not any(c.isalnum() for c in w):
+            continue
+        if w in folded:
+            if words is None:
+                words = set(folded.split())
+            if w in words:
+                continue
+        out.append(w)
+    return " ".join(sorted(out))
+
+
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None" = None) -> "tantivy.Document":
     """The tantivy document of ``d`` for a generation of format ``fmt``: the
     stored fields, the NFC body in ``text`` (through :func:`simple_text` in
@@ -564,7 +616,8 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
     doc = tantivy.Document()
     if fmt.fast_oid:
         raw = bytes.fromhex(d.id)
-        doc.add_bytes("id", fmt.key(d.id))
+        if not fmt.col_id:
+            doc.add_bytes("id", fmt.key(d.id))
         for name, v in zip(OID_COLUMNS, _FOUR_U64.unpack(raw)):
             doc.add_unsigned(name, v)
     elif fmt.id_key_field:
@@ -604,15 +657,11 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
         else:
             doc.add_text("plainall", folded)
         if reads_differently(text):
-            seen = confusable_fold(text)
-            if seen != text:
-                # as it reads too (core.text.matcher; test16 F14): the words a zero-width space or soft hyphen
-                # cut, or fullwidth letters hid, in their plain form; only the words that differ and can hold
-                # a token (an ASCII word without a letter or digit, '...' of an ellipsis, holds none)
-                alt = " ".join(sorted(w for w in set(fold(seen).split()) - set(folded.split())
-                                      if not w.isascii() or any(c.isalnum() for c in w)))
-                if alt:
-                    doc.add_text("plainall" if fmt.plain_stop else "plain", alt)
+            # as it reads too (core.text.matcher; test16 F14): the words a zero-width space or soft hyphen
+            # cut, or fullwidth letters hid, in their plain form
+            alt = reading_words(text, folded)
+            if alt:
+                doc.add_text("plainall" if fmt.plain_stop else "plain", alt)
         if (len(folded) * 4 >= PLAIN_MAX_TOKEN_BYTES
                 and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
             doc.add_text("flags", FLAG_LONG)  # may hold a token the plain field dropped
@@ -634,11 +683,32 @@ def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: 
     """Delete (at the writer's next commit) the documents of object ``oid``
     from a generation of format ``fmt`` with schema ``schema``: by term for
     a hex ``id``; by a term query for a bytes ``id`` (:meth:`GenFormat.key`;
-    tantivy-py 0.27 does not delete by a bytes term)."""
-    if fmt.id_bytes:
+    tantivy-py 0.27 does not delete by a bytes term); by :func:`id_query`
+    in a ``col_id`` generation."""
+    if fmt.col_id:
+        writer.delete_documents_by_query(id_query(schema, fmt, oid))
+    elif fmt.id_bytes:
         writer.delete_documents_by_query(tantivy.Query.term_query(schema, "id", fmt.key(oid)))
     else:
         writer.delete_documents_by_term("id", oid)
+
+
+def id_query(schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> "tantivy.Query":
+    """The query of the documents of object ``oid`` (64 lowercase hex) in a
+    generation of format ``fmt`` with schema ``schema``: its ``id`` term
+    (:meth:`GenFormat.key`), or in a ``col_id`` generation ``oid0`` and
+    ``oid1`` equal to the id's first 16 bytes (two one-value range queries,
+    which tantivy answers by scanning the columns: each column read costs
+    ~0.45 ms at 130,000 documents, so two, not four; two ids share 128
+    bits with probability 2**-128 per pair, where the 10-byte ``id`` term
+    they replace shared 80).  Like any search it finds live documents
+    only: whether a deleted copy is left is :func:`~objstore.index.genfiles.held_ids`'s question.
+    Raises ``ValueError`` for a malformed id."""
+    if not fmt.col_id:
+        return tantivy.Query.term_query(schema, "id", fmt.key(oid))
+    return tantivy.Query.boolean_query([
+        (tantivy.Occur.Must, tantivy.Query.range_query(schema, name, tantivy.FieldType.Unsigned, v, v))
+        for name, v in zip(OID_COLUMNS[:2], _FOUR_U64.unpack(bytes.fromhex(oid))[:2])])
 
 
 def ids_at(searcher: "tantivy.Searcher", fmt: GenFormat, addrs: list) -> list[str]:

@@ -477,11 +477,14 @@ class ConfirmTokens:
 
     :meth:`issue` returns a token for one action and its exact arguments;
     :meth:`redeem` accepts it once, for that action and those arguments,
-    within ``ttl_s`` seconds.  Only the token's digest is kept, in memory.
+    within ``ttl_s`` seconds, and gives back what the preview showed
+    (``shown``: for ``forget`` the ids of the versions and turns it named,
+    so that the confirmed call acts on those only, test18 U8).  Only the
+    token's digest is kept, in memory, with ``shown``.
     """
 
     ttl_s: float = CONFIRM_TTL_S
-    _tokens: dict[str, tuple[str, str, float]] = field(default_factory=dict)
+    _tokens: dict[str, tuple[str, str, float, Any]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @staticmethod
@@ -489,19 +492,22 @@ class ConfirmTokens:
         body = json.dumps({"action": action, "args": dict(args)}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def issue(self, action: str, args: Mapping[str, Any], *, now: float | None = None) -> str:
-        """A fresh token for ``action`` with ``args`` (JSON-able)."""
+    def issue(self, action: str, args: Mapping[str, Any], *, shown: Any = None, now: float | None = None) -> str:
+        """A fresh token for ``action`` with ``args`` (JSON-able); ``shown``
+        (what the preview named, kept as given) is what :meth:`redeem`
+        returns."""
         t = time.time() if now is None else now
         token = "confirm-" + secrets.token_urlsafe(16)
         with self._lock:
-            for k, (_a, _d, exp) in list(self._tokens.items()):
+            for k, (_a, _d, exp, _s) in list(self._tokens.items()):
                 if exp <= t:
                     del self._tokens[k]
-            self._tokens[_digest(token)] = (action, self._args_digest(action, args), t + self.ttl_s)
+            self._tokens[_digest(token)] = (action, self._args_digest(action, args), t + self.ttl_s, shown)
         return token
 
-    def redeem(self, token: str, action: str, args: Mapping[str, Any], *, now: float | None = None) -> None:
-        """Spend ``token`` on ``action`` with ``args``.
+    def redeem(self, token: str, action: str, args: Mapping[str, Any], *, now: float | None = None) -> Any:
+        """Spend ``token`` on ``action`` with ``args``; returns the ``shown``
+        it was issued with.
 
         Raises:
             Refused: unknown or already used, expired, for another action or
@@ -514,7 +520,7 @@ class ConfirmTokens:
             if got is None:
                 raise Refused("unknown or already used confirm token; nothing was changed",
                               hint="call again without confirm for a new preview and token")
-            a, d, exp = got
+            a, d, exp, shown = got
             if exp <= t:
                 del self._tokens[key]
                 raise Refused("the confirm token expired; nothing was changed",
@@ -524,3 +530,4 @@ class ConfirmTokens:
             if d != self._args_digest(action, args):
                 raise Refused("the confirm token is for other arguments; nothing was changed")
             del self._tokens[key]
+        return shown

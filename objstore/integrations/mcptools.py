@@ -34,6 +34,7 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import check_text, current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
+from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
@@ -361,20 +362,24 @@ class MemoryTools:
 
     # ------------------------------------------------------------------ admin
     def _confirmed(self, caller: Caller, action: str, args: dict, confirm: str | None,
-                   preview: Callable[[], dict]) -> dict | None:
-        """None when ``confirm`` is a valid token (act now); else the preview
-        with a new token."""
+                   preview: Callable[[], tuple[dict, Any]]) -> tuple[dict | None, Any]:
+        """``(None, shown)`` when ``confirm`` is a valid token (act now;
+        ``shown``: what its preview named); else ``(the preview with a new
+        token, None)``.  ``preview`` returns ``(the preview, shown)``."""
         assert action in CONFIRM_TOOLS and self.confirm is not None
         if confirm:
-            self.confirm.redeem(confirm, action, args)
-            return None
-        out = preview()
-        out.update(done=False, confirm=self.confirm.issue(action, args), expires_in_s=int(self.confirm.ttl_s),
+            return None, self.confirm.redeem(confirm, action, args)
+        out, shown = preview()
+        out.update(done=False, confirm=self.confirm.issue(action, args, shown=shown),
+                   expires_in_s=int(self.confirm.ttl_s),
                    next=f"call {action} again with the same arguments and confirm=<token> to do it")
-        return out
+        return out, None
 
     def tool_forget(self, caller: Caller, target: str, confirm: str | None = None) -> dict:
-        """Forget a key, a version (KEY@vN) or an object id: two calls."""
+        """Forget a key, a version (KEY@vN) or an object id: two calls.  The
+        second forgets nothing and raises ChangedSincePreview (``conflict``)
+        when a version written since the preview would go too (test18 U8:
+        the token binds what its preview named; ``check_previewed``)."""
         if not isinstance(target, str) or not target.strip():
             raise InvalidInput("give a key, KEY@vN or an object id")
         target = target.strip()
@@ -398,16 +403,18 @@ class MemoryTools:
                 raise nothing
             return plan
 
-        def preview() -> dict:
+        def preview() -> tuple[dict, frozenset[str]]:
             plan = inside()
             if plan.is_empty():
                 raise NotFound(f"nothing to forget for {target}")
-            return {"preview": _plan_preview(plan)}
-        p = self._confirmed(caller, "forget", {"target": target}, confirm, preview)
+            return {"preview": _plan_preview(plan)}, frozenset(plan.object_ids())
+        p, shown = self._confirmed(caller, "forget", {"target": target}, confirm, preview)
         if p is not None:
             return p
-        inside()
-        res = forget(self.store, what=target, reason=f"mcp forget ({caller.name})")
+        with self.store.lock("forget"):     # planned again: only what the preview showed goes
+            plan = inside()
+            check_previewed(shown, plan)
+            res = forget(self.store, what=target, reason=f"mcp forget ({caller.name})", plan=plan)
         return {"done": True, "forgotten": _plan_preview(res.plan)["counts"], "tombstones": len(res.tombstones),
                 "index_problems": res.index_problems}
 
@@ -416,12 +423,12 @@ class MemoryTools:
         if caller.namespaces:
             raise Refused("a key confined to namespaces forgets by key only (text matches reach every project)")
 
-        def preview() -> dict:
+        def preview() -> tuple[dict, None]:      # its text tombstone takes later values too
             plan = plan_forget(self.store, match=text)
             if plan.is_empty():
                 raise NotFound("nothing contains that text")
-            return {"preview": _plan_preview(plan)}
-        p = self._confirmed(caller, "forget_matching", {"text": text}, confirm, preview)
+            return {"preview": _plan_preview(plan)}, None
+        p, _ = self._confirmed(caller, "forget_matching", {"text": text}, confirm, preview)
         if p is not None:
             return p
         res = forget(self.store, match=text, reason=f"mcp forget_matching ({caller.name})")
@@ -434,13 +441,13 @@ class MemoryTools:
         if not has_vault(self.store):
             raise NotFound("no vault to seal into", hint="create one with: mem vault init")
 
-        def preview() -> dict:
+        def preview() -> tuple[dict, None]:
             chain = versions(self.store, key)
             if not chain:
                 raise NotFound(f"no key {key}")
             return {"preview": {"key": key, "versions": len(chain),
-                                "effect": "every version is encrypted to the vault and its plaintext removed"}}
-        p = self._confirmed(caller, "seal", {"key": key}, confirm, preview)
+                                "effect": "every version is encrypted to the vault and its plaintext removed"}}, None
+        p, _ = self._confirmed(caller, "seal", {"key": key}, confirm, preview)
         if p is not None:
             return p
         res = seal_key(self.store, key)

@@ -59,7 +59,7 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import cut_text
+from objstore.capture.transcript import SECRET_OUTPUT, cut_text, prints_secret
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -112,9 +112,10 @@ def _system_text(system) -> str:
     return ""
 
 
-def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
+def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset()) -> list[tuple[str, str]]:
     """``(part, text)`` of a message's content: ``text`` blocks (part ``t<i>``),
-    and with ``tool`` the ``tool_result`` blocks (``r<i>``).  Thinking,
+    and with ``tool`` the ``tool_result`` blocks (``r<i>``; the result of a
+    call in ``secret``, by ``tool_use_id``, is ``SECRET_OUTPUT``).  Thinking,
     images and tool_use are skipped; our own blocks are removed."""
     if isinstance(content, str):
         t = _MEM_CONTEXT.sub("", content).strip()
@@ -127,6 +128,9 @@ def _text_of(content, *, tool: bool = False) -> list[tuple[str, str]]:
             t = _MEM_CONTEXT.sub("", b["text"]).strip()
             if t:
                 out.append((f"t{i}", t))
+        elif tool and b.get("type") == "tool_result" and secret and isinstance(b.get("tool_use_id"), str) \
+                and b["tool_use_id"] in secret:
+            out.append((f"r{i}", SECRET_OUTPUT))
         elif tool and b.get("type") == "tool_result":
             c = b.get("content")
             t = c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
@@ -396,9 +400,11 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     with locked_state(state_file(store, conv)) as st:
         if capture:
             ts = now_ms()
+            # a tool result answers the calls of the message just before it (the Messages API's rule)
+            secret = secret_calls(msgs[max(0, st.captured):]) if st.captured + 1 < len(msgs) else frozenset()
             for idx in range(st.captured + 1, len(msgs)):
                 if not marked[idx]:
-                    out.pending += _turns_of(conv, idx, msgs[idx], ts)
+                    out.pending += _turns_of(conv, idx, msgs[idx], ts, secret)
             st.captured = len(msgs) - 1
             out.turns = len(out.pending)
         try:
@@ -480,12 +486,31 @@ def _writer(store: Store):
     return TurnAppender(store, command="proxy", harness=HARNESS)
 
 
-def _turns_of(conv: Conversation, idx: int, msg, ts: int) -> list:
+def secret_calls(msgs: list) -> frozenset:
+    """The ids of the ``tool_use`` blocks of assistant messages ``msgs``
+    that print secret material (``transcript.prints_secret`` of their input's
+    JSON, as the Claude Code reader renders it): their results are not
+    captured (tester U9)."""
+    out = set()
+    for m in msgs:
+        c = m.get("content") if isinstance(m, dict) and m.get("role") == "assistant" else None
+        for b in c if isinstance(c, list) else ():
+            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                try:
+                    inp = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
+                except (TypeError, ValueError, RecursionError):
+                    continue
+                if prints_secret(inp):
+                    out.add(b["id"])
+    return frozenset(out)
+
+
+def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = frozenset()) -> list:
     if not isinstance(msg, dict):
         return []
     role = msg.get("role")
     out = []
-    for part, t in _text_of(msg.get("content"), tool=role == "user"):
+    for part, t in _text_of(msg.get("content"), tool=role == "user", secret=secret):
         r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
         out.append(CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:{part}", r, t, ts, conv.cwd, conv.project))
     return out

@@ -294,7 +294,8 @@ def history_doc(oid: str, f: Fact):
 def commit_version(store: Store, key: str, old: str | None, new: str | None, *, old_chain: list[Version],
                    new_chain: list[Version], command: str, time_ms: int | None = None,
                    rewrite: bool = False, index: bool = True,
-                   index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None) -> str | None:
+                   index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None,
+                   objects_ready: Callable[[], None] | None = None) -> str | None:
     """The one commit of a fact version, used by every writer of a fact
     (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
 
@@ -312,9 +313,10 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     written now) for one write of many versions (:class:`~objstore.memory.indexbatch.IndexBatch`).
 
     ``later``: a list: the index commit is not made here but appended to it
-    as a callable (no arguments; returns the index error message or None)
-    for a caller that answers first (the resident helper, a new process's
-    ``remember``).  The journal note is then an owned entry
+    as a callable (no arguments; returns the index error message or None),
+    a :class:`LaterCommit` (which :func:`commit_later` also commits with
+    others in one commit), for a caller that answers first (the resident
+    helper, a new process's ``remember``).  The journal note is then an owned entry
     (``IndexJournal.own_facts``: durable and ``flock``ed by this process
     before the ref moves), so the callable may run after the store lock is
     released: the next writer does not wait for this commit.  It commits
@@ -327,6 +329,10 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     commit on that ``flock`` (``Store.try_recover``); an index error leaves
     the entry to the replay.  Where ``flock`` does not exist the index is
     committed here, under the lock, and nothing is appended.
+
+    ``objects_ready``: for objects still being written
+    (``Store.put_started``): called once the journal note is durable and
+    before the ref moves (it raises what their write raised: nothing moves).
 
     Returns an index error message (the write stands; the journal lets the
     next writer catch up) or None.  Raises RefConflict (nothing moved).
@@ -348,6 +354,8 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
         if noted and owned is None:
             store.journal.fact(key)  # before the ref moves: recovery can redo the index
         try:
+            if objects_ready is not None:
+                objects_ready()  # the object durable before a ref names it
             store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
         except BaseException:
             if owned is not None:
@@ -378,47 +386,100 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
 
     if later is not None and owned is not None:
         touched = list(dict.fromkeys([*(v.id for v in past), *([new_cur.id] if reindex else []), *dels]))  # type: ignore[union-attr]
-
-        def facts_now() -> tuple[list, list[str]]:
-            """Under the facts sub-index's lock: this write's documents as the
-            key's refs have them now (a later write, or a forget, may have
-            moved them since; what a journal replay of ``F`` does, for the
-            versions this write touched)."""
-            head = store.refs.read(fact_ref(key))
-            chain = new_chain if head == new else (list(walk(store, head)) if head else [])
-            cur = current_of(chain)
-            by_id = {v.id: v for v in chain}
-            gone = [i for i in touched if cur is None or i != cur.id]
-            docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
-            docs += [history_doc(i, by_id[i].fact) for i in gone
-                     if i in by_id and not by_id[i].fact.forgotten and by_id[i].fact.body]
-            return docs, gone
-
-        def index_after() -> str | None:
-            """The index commit of this write, with or without the store lock
-            (see above): the owned journal entry goes once it is made, and
-            stays for the next replay if it fails."""
-            import time  # deferred: the write's path stays lean
-            deadline = time.monotonic() + LATER_BUSY_WAIT_S
-            try:
-                while True:
-                    try:
-                        store.index.add((), delete_kinds=FACT_KINDS, facts_of=facts_now)
-                        break
-                    except IndexBusyError:  # a gc, rebuild or import holds the facts sub-index
-                        if time.monotonic() >= deadline:
-                            raise
-            except SearchIndexError as e:  # the write stands; the owned entry lets the index catch up
-                owned.abandon()  # type: ignore[union-attr]
-                return str(e)
-            except BaseException:
-                owned.abandon()  # type: ignore[union-attr]
-                raise
-            owned.done()  # type: ignore[union-attr]
-            return None
-        later.append(index_after)
+        later.append(LaterCommit(store, key, touched, new, new_chain, owned))
         return None
     return index_now()   # with ``later`` too where no owned entry can be made (no flock): under the lock, now
+
+
+class LaterCommit:
+    """One fact write's index commit made after its answer
+    (:func:`commit_version` ``later=``): the write's ``store``, ``key``, the
+    version ids it ``touched`` (the one it displaced, the one it wrote),
+    the head it wrote (``new``, whose chain ``new_chain`` is) and its owned
+    journal entry (``owned``, ``IndexJournal.own_facts``).  Calling it
+    commits it alone (no arguments; returns the index error message or
+    None); :func:`commit_later` commits several in one commit."""
+
+    __slots__ = ("store", "key", "touched", "new", "new_chain", "owned")
+
+    def __init__(self, store: Store, key: str, touched: list[str], new: str | None, new_chain: list[Version],
+                 owned) -> None:
+        self.store, self.key, self.touched, self.new, self.new_chain, self.owned = \
+            store, key, touched, new, new_chain, owned
+
+    def __call__(self) -> str | None:
+        return commit_later([self])
+
+
+def _facts_now(group: list[LaterCommit]) -> tuple[list, list[str]]:
+    """Under the facts sub-index's lock: the documents of the writes of one
+    key (``group``, oldest first) as the key's ref has it now (a later
+    write, or a forget, may have moved it since; what a journal replay of
+    ``F`` does, for the versions these writes touched): ``(docs, ids to
+    delete)``.  The ref is read once, so writes committed together never
+    index two heads of one key."""
+    last = group[-1]
+    head = last.store.refs.read(fact_ref(last.key))
+    match = next((c for c in reversed(group) if c.new == head), None)
+    chain = match.new_chain if match is not None else (list(walk(last.store, head)) if head else [])
+    cur = current_of(chain)
+    by_id = {v.id: v for v in chain}
+    touched = list(dict.fromkeys(i for c in group for i in c.touched))
+    gone = [i for i in touched if cur is None or i != cur.id]
+    docs = [fact_doc(cur.id, cur.fact)] if cur is not None else []
+    docs += [history_doc(i, by_id[i].fact) for i in gone
+             if i in by_id and not by_id[i].fact.forgotten and by_id[i].fact.body]
+    return docs, gone
+
+
+def commit_later(commits: list[LaterCommit]) -> str | None:
+    """The index commit of fact writes that have answered
+    (:class:`LaterCommit`, all of one store), with or without the store
+    lock: one commit of ``facts/`` for all of them (a group commit: the
+    resident helper's commit thread passes every write that queued while the
+    previous commit ran), under the facts sub-index's own lock, from each
+    key's ref as it is then (``SearchIndex.add(facts_of=...)``); waits up to
+    :data:`LATER_BUSY_WAIT_S` for a busy sub-index.  Once made, each write's
+    owned journal entry goes; on an error they all stay for the next replay
+    (``docs/format.md``, "Owned entries").  Returns the index error message
+    or None; raises what the index raises other than SearchIndexError (the
+    entries stay)."""
+    if not commits:
+        return None
+    by_key: dict[str, list[LaterCommit]] = {}
+    for c in commits:
+        by_key.setdefault(c.key, []).append(c)
+
+    def facts_of() -> tuple[list, list[str]]:
+        docs: list = []
+        gone: list[str] = []
+        for group in by_key.values():
+            d, g = _facts_now(group)
+            docs += d
+            gone += g
+        return docs, gone
+
+    import time  # deferred: the write's path stays lean
+    deadline = time.monotonic() + LATER_BUSY_WAIT_S
+    try:
+        while True:
+            try:
+                commits[0].store.index.add((), delete_kinds=FACT_KINDS, facts_of=facts_of)
+                break
+            except IndexBusyError:  # a gc, rebuild or import holds the facts sub-index
+                if time.monotonic() >= deadline:
+                    raise
+    except SearchIndexError as e:  # the writes stand; the owned entries let the index catch up
+        for c in commits:
+            c.owned.abandon()
+        return str(e)
+    except BaseException:
+        for c in commits:
+            c.owned.abandon()
+        raise
+    for c in commits:
+        c.owned.done()
+    return None
 
 
 def resolve_edge_target(store: Store, key: str, target: str) -> str:
@@ -640,14 +701,24 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated
                     edges=new_edges, namespace=namespace)
+        ready = None
         if index_batch is not None and index_batch.defer_refs:  # durable by the batch's flush
             oid = index_batch.put(encode(fact))
+        elif later is not None and index_batch is None:  # answers first: the object's fsyncs overlap the entry's
+            oid, ready = store.put_started(fact)
         else:
             oid = store.put(fact)
         new_chain = [Version(oid, fact), *chain]
-        index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
-                                     command=command, time_ms=now, index_batch=index_batch,
-                                     later=later) or early_error
+        try:
+            index_error = commit_version(store, key, old, oid, old_chain=chain, new_chain=new_chain,
+                                         command=command, time_ms=now, index_batch=index_batch,
+                                         later=later, objects_ready=ready) or early_error
+        finally:
+            if ready is not None:
+                try:
+                    ready()     # (called already unless commit_version failed before the ref)
+                except Exception:  # noqa: BLE001 - commit_version raised its own error
+                    pass
         new_cur = current_of(new_chain)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
 

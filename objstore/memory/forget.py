@@ -130,7 +130,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if dry_run:
             return res
         if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta  # nothing stored holds it
-                or plan.retomb):
+                or plan.retomb or plan.redacted or plan.redacted_versions):
             if plan.queue_items:                                             # (but queued proposals may)
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
@@ -295,8 +295,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
     # after this point is finished by the next holder of the store lock (resume_forget)
-    touched = [f"P\t{k}" for k in (*plan.keys, *plan.versions)]
-    touched += [f"T\t{s}" for s in (*plan.sessions, *plan.turns, *(s for s in plan.meta if s not in plan.turns))]
+    touched = [f"P\t{k}" for k in dict.fromkeys((*plan.keys, *plan.versions, *plan.redacted_versions))]
+    touched += [f"T\t{s}" for s in dict.fromkeys((*plan.sessions, *plan.turns, *plan.meta, *plan.redacted))]
     store.journal.append(touched)
     # 1. tombstones, then the journal note of everything that will go
     # (a key whose name holds the --match text is named by hash: a tombstone must not hold the text)
@@ -309,6 +309,15 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 n = len(normalize_value(v.fact.body))
                 if n >= MIN_TEXT_CHARS:   # nor may it come back inside another value
                     _text_tombstone(store, res, have, value_digest(v.fact.body), n, now)
+    # a value or turn rewritten redacted (--credentials): its old text may not come back (a pull),
+    # the redacted one differs from it (a tombstone names a value by its digest)
+    for key, vs in plan.redacted_versions.items():
+        for v in vs:
+            _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
+    for sid, tvs in plan.redacted.items():
+        for tv in tvs:
+            _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
+                       now, reason)
     if plan.match:   # the match text, in any later value (the rules per session below: in turns)
         _text_tombstone(store, res, have, value_digest(plan.match), len(plan.match), now)
     for sid, tvs in plan.sessions.items():
@@ -341,12 +350,15 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for ids in plan.unreadable.values():          # damaged turns of the sessions: deleted unread
         doomed.update(ids)
     # rewritten chains: everything from the first forgotten element on is replaced
-    fact_rewrites = {key: tail_from(plan_chain(store, plan, store.refs.read(fact_ref(key))), {v.id for v in vs})
-                     for key, vs in plan.versions.items()}
+    fact_rewrites = {key: tail_from(plan_chain(store, plan, store.refs.read(fact_ref(key))),
+                                    {v.id for v in (*plan.versions.get(key, ()), *plan.redacted_versions.get(key, ()))})
+                     for key in dict.fromkeys((*plan.versions, *plan.redacted_versions))}
     # (a turn whose cwd or project holds the --match text is rewritten too: plan.meta)
+    # (and one rewritten with its text redacted: plan.redacted, --credentials)
     turn_rewrites = {sid: tail_from(list(walk_turns(store, store.refs.read(session_ref(sid)))),
-                                    {tv.id for tv in (*plan.turns.get(sid, ()), *plan.meta.get(sid, ()))})
-                     for sid in {**plan.turns, **plan.meta}}
+                                    {tv.id for tv in (*plan.turns.get(sid, ()), *plan.meta.get(sid, ()),
+                                                      *plan.redacted.get(sid, ()))})
+                     for sid in {**plan.turns, **plan.meta, **plan.redacted}}
     meta_hit = matcher(plan.match) if plan.meta else (lambda _v: False)
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
@@ -372,7 +384,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             idmap[tv.id] = "forgotten"
     for key, tail in fact_rewrites.items():
-        heads[key], ids = rewrite_facts(store, key, tail, {v.id for v in plan.versions[key]}, now, {}, reason)
+        heads[key], ids = rewrite_facts(store, key, tail, {v.id for v in plan.versions.get(key, ())}, now, {},
+                                        reason, texts=plan.texts)
         idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
     new_turns: list[str] = []  # the rewritten sessions' new turns, to index
@@ -380,7 +393,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         forget_ids = {tv.id for tv in plan.turns.get(sid, ())}
         new_head, ids = rewrite_chain(
             store, tail, lambda tv, gone, parent: tv.turn.replace(
-                text="" if gone else tv.turn.text, parent=parent,
+                text="" if gone else plan.texts.get(tv.id, tv.turn.text), parent=parent,
                 forgotten=now if gone else tv.turn.forgotten,
                 cwd="" if meta_hit(tv.turn.cwd) else tv.turn.cwd,
                 project="" if meta_hit(tv.turn.project) else tv.turn.project),
@@ -453,7 +466,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             # older versions, which recall and the --match prefilter (_match_keys) read)
             store.index.purge("fact", fact_docs(store, chain=lambda head: plan_chain(store, plan, head),
                                                 heads=heads.items()))
-    if plan.sessions or plan.turns or plan.meta:
+    if plan.sessions or plan.turns or plan.meta or plan.redacted:
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
         # done is rebuilt whole ([searchindex shards])
@@ -469,8 +482,9 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     # 5. derived files that may quote a forgotten text
     needles = [v.fact.body for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs if v.fact.body]
-    needles += [tv.turn.text for tvs in (*plan.sessions.values(), *plan.turns.values()) for tv in tvs
-                if tv.turn.text]
+    needles += [tv.turn.text for tvs in (*plan.sessions.values(), *plan.turns.values(), *plan.redacted.values())
+                for tv in tvs if tv.turn.text]
+    needles += [v.fact.body for vs in plan.redacted_versions.values() for v in vs if v.fact.body]
     if plan.match:
         needles.append(plan.match)
     # words that only the forgotten texts had (absent from the purged index) are needles too,
@@ -481,7 +495,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
     res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
-    drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta})   # their lines name replaced heads
+    drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value

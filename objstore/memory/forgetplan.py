@@ -5,11 +5,13 @@ these names."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.ids import MIN_PREFIX_LEN
-from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.errors import ChangedSincePreview, CorruptObject, IntegrityError, InvalidInput, NotFound
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -38,6 +40,11 @@ class ForgetPlan:
             ``--match`` text (oldest first): rewritten with that field
             emptied, their text kept (``objstore.memory.turnmeta``).
         match: the normalized match text (``--match``), else None.
+        redacted: session -> the turns (newest first) rewritten in their
+            place with their text redacted (``--credentials``,
+            :func:`plan_credentials`): the new text is ``texts[id]``.
+        redacted_versions: key -> the versions (newest first) rewritten in
+            their place with their value redacted (``texts[id]``).
     """
 
     keys: dict[str, list[Version]] = field(default_factory=dict)
@@ -46,6 +53,12 @@ class ForgetPlan:
     turns: dict[str, list[TurnVersion]] = field(default_factory=dict)
     meta: dict[str, list[TurnVersion]] = field(default_factory=dict)
     match: str | None = None
+    redacted: dict[str, list[TurnVersion]] = field(default_factory=dict)
+    redacted_versions: dict[str, list[Version]] = field(default_factory=dict)
+    #: a redacted turn's or version's id -> the text it is rewritten with
+    texts: dict[str, str] = field(default_factory=dict)
+    #: rule name -> credentials (and credential starts a cut kept) the redacted texts held
+    rules: dict[str, int] = field(default_factory=dict)
     #: ids of tombstones whose key (a fact key) holds the ``--match`` text: each is
     #: written again naming its key by hash (``tombstones.hidden_key``), and goes
     retomb: list[str] = field(default_factory=list)
@@ -79,21 +92,26 @@ class ForgetPlan:
     def is_empty(self) -> bool:
         """True when nothing matched."""
         return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items
-                    or self.retomb)
+                    or self.retomb or self.redacted or self.redacted_versions)
 
     def object_ids(self) -> set[str]:
         """Ids of the fact versions and turns that hold what is forgotten."""
-        return ({v.id for vs in (*self.keys.values(), *self.versions.values()) for v in vs}
-                | {t.id for ts in (*self.sessions.values(), *self.turns.values(), *self.meta.values()) for t in ts})
+        return ({v.id for vs in (*self.keys.values(), *self.versions.values(), *self.redacted_versions.values())
+                 for v in vs}
+                | {t.id for ts in (*self.sessions.values(), *self.turns.values(), *self.meta.values(),
+                                   *self.redacted.values()) for t in ts})
 
     def counts(self) -> dict[str, int]:
-        """Numbers for the summary: versions, turns, keys, sessions, and
-        ``meta``: turns that keep their text and lose a ``cwd``/``project``."""
+        """Numbers for the summary: versions, turns, keys, sessions,
+        ``meta``: turns that keep their text and lose a ``cwd``/``project``,
+        and ``redacted``: turns and versions rewritten with their text
+        redacted."""
         return {"keys": len(self.keys), "sessions": len(self.sessions),
                 "versions": sum(map(len, self.keys.values())) + sum(map(len, self.versions.values())),
                 "turns": sum(map(len, self.sessions.values())) + sum(map(len, self.turns.values())),
                 "meta": sum(1 for sid, tvs in self.meta.items() for t in tvs
-                            if t.id not in {x.id for x in self.turns.get(sid, ())})}
+                            if t.id not in {x.id for x in self.turns.get(sid, ())}),
+                "redacted": sum(map(len, self.redacted.values())) + sum(map(len, self.redacted_versions.values()))}
 
 
 
@@ -182,6 +200,103 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             return plan
     plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def plan_credentials(store: Store) -> ForgetPlan:
+    """The plan of ``mem forget --credentials`` (reads only): every live
+    fact version and turn whose text still holds a credential by today's
+    rules (``core.redact.leftovers.redact_stored``: one a rule added since
+    it was stored finds, or the start of one a cut kept before session 18,
+    test17 T19; or a credential split across the seam of two parts of a
+    Markdown note: :func:`_plan_seams`) is rewritten in its place with its
+    text redacted (``redacted_versions``, ``redacted``, ``texts``; ``rules``
+    counts them by rule name).  Sealed values are not read (they are encrypted).  No
+    selector is noted (``selector`` None): the same command run again finds
+    what a stopped one left.  Cost: every stored text is redacted once
+    (as an import does), and each cut is tried up to 128 times (a few ms).
+    Raises IntegrityError for a damaged head (``mem fsck --repair``)."""
+    from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
+    plan = ForgetPlan()
+    rules: dict[str, int] = {}
+
+    def seen(counts) -> None:
+        for r, n in counts.items():
+            rules[r] = rules.get(r, 0) + n
+    plan.heads = dict(list_keys(store))
+    plan.cites = FactCites.load(store)
+    for key, head in plan.heads.items():
+        for v in plan_chain(store, plan, head):
+            if v.fact.forgotten or not v.fact.body:
+                continue
+            text, counts = redact_stored(v.fact.body, key)
+            if counts:
+                plan.redacted_versions.setdefault(key, []).append(v)
+                plan.texts[v.id] = text
+                seen(counts)
+    _plan_seams(store, plan, seen)
+    for name, head in store.refs.iter("sessions"):
+        sid = name[len("sessions/"):]
+        for tv in walk_turns(store, head):
+            if tv.turn.forgotten or not tv.turn.text:
+                continue
+            text, counts = redact_stored(tv.turn.text)
+            if counts:
+                plan.redacted.setdefault(sid, []).append(tv)
+                plan.texts[tv.id] = text
+                seen(counts)
+    plan.rules = rules
+    return plan
+
+
+def _plan_seams(store: Store, plan: ForgetPlan, seen) -> None:
+    """:func:`plan_credentials` for the parts of a Markdown note (``<key>/part-N``,
+    ``capture.markdown``) a mem before session 18 split hard: the current
+    values of each two parts in a row are read across their seam
+    (``leftovers.seam_leftovers``), after what the plan already redacts in
+    them; a credential found there is redacted in each part it reaches."""
+    from objstore.core.redact.leftovers import seam_leftovers  # deferred: the rules compile at import
+    parts: dict[str, dict[int, str]] = {}
+    for key in plan.heads or {}:
+        m = re.fullmatch(r"(.+)/part-([1-9][0-9]*)", key)
+        if m:
+            parts.setdefault(m.group(1), {})[int(m.group(2))] = key
+    for note in parts.values():
+        for n in sorted(note):
+            if n + 1 not in note:
+                continue
+            va, vb = (plan_chain(store, plan, plan.heads[note[i]])[0] for i in (n, n + 1))
+            if va.fact.forgotten or vb.fact.forgotten:
+                continue
+            a, b, counts = seam_leftovers(plan.texts.get(va.id, va.fact.body), plan.texts.get(vb.id, vb.fact.body))
+            if not counts:
+                continue
+            for v, text in ((va, a), (vb, b)):
+                if text != plan.texts.get(v.id, v.fact.body):
+                    if v.id not in plan.texts:
+                        plan.redacted_versions.setdefault(v.fact.key, []).append(v)
+                    plan.texts[v.id] = text
+            seen(counts)
+
+
+def check_previewed(shown: AbstractSet[str], now: ForgetPlan) -> None:
+    """Raise ChangedSincePreview (exit 5, MCP ``conflict``; nothing changed)
+    when ``now`` (the selector planned again under the store lock, after
+    the person approved a preview) would remove a fact version or turn
+    whose id is not in ``shown`` (``object_ids()`` of the plan the preview
+    showed): one written since (test18 U8: the prompt showed one version
+    and two were forgotten).  Less is fine (forgotten meanwhile).  One
+    check for the CLI's prompt and the MCP ``forget`` tool's confirm token.
+    A ``--match`` plan is not compared: its text tombstone takes a value
+    holding the text whenever it is written (docs/forget.md)."""
+    if now.match is not None:
+        return
+    extra = now.object_ids() - shown
+    if extra:
+        n = len(extra)
+        raise ChangedSincePreview(f"{n} more fact version{'s' if n != 1 else ''} or turn{'s' if n != 1 else ''} "
+                                  "of what you chose to forget were written since the preview you approved; "
+                                  "nothing was forgotten",
+                                  hint="run the forget again to see what it would forget now")
 
 
 def check_selector_name(*, what: str | None = None, session: str | None = None) -> None:

@@ -105,14 +105,7 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
         raise InvalidInput(f"queue item kind must be one of {', '.join(QUEUE_KINDS)}, not {kind!r}")
     key = validate_key(key)
     check_text(body)
-    from objstore.core.redact import redact, redact_named  # deferred: the rules compile at import
-    red = 0
-    if kind != "memory-edit":
-        r = redact_named(body, key)
-        body, red = r.text, len(r.hits)
-    if note:
-        r = redact(note)
-        note, red = r.text, red + len(r.hits)
+    body, note, red = redact_proposal(kind, key, body, note)
     with store.lock("queue"):
         why = forgotten_in(all_tombstones(store), key, body)
         if why == "key":
@@ -129,6 +122,24 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
                          note=note, time=now_ms())
         p = enqueue(store, item)
         return Parked(p.item, p.new, red)
+
+
+def redact_proposal(kind: str, key: str, body: str, note: str) -> tuple[str, str, int]:
+    """The one redaction of a proposal before it is queued (:func:`propose`,
+    and a challenge a pull parks from another machine's version,
+    ``objstore.remote.fetch``): ``body`` through
+    ``objstore.core.redact.redact_named`` under ``key`` (not a
+    ``memory-edit``'s JSON plan, whose entries its writer redacted), ``note``
+    through ``redact``.  Returns ``(body, note, credentials replaced)``."""
+    from objstore.core.redact import redact, redact_named  # deferred: the rules compile at import
+    red = 0
+    if kind != "memory-edit":
+        r = redact_named(body, key)
+        body, red = r.text, len(r.hits)
+    if note:
+        r = redact(note)
+        note, red = r.text, red + len(r.hits)
+    return body, note, red
 
 
 def flag_conflict(store: Store, key: str, other: str, *, owner: str = "user", note: str = "") -> Parked:

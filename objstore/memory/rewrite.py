@@ -56,12 +56,16 @@ def _rewrite_edges(edges: tuple, idmap: dict[str, str], gone_keys: set[str]) -> 
 
 def rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[str], now: int,
                    idmap: dict[str, str], command: str,
-                   gone_keys: set[str] = frozenset()) -> tuple[str | None, dict[str, str]]:
+                   gone_keys: set[str] = frozenset(),
+                   texts: dict[str, str] | None = None) -> tuple[str | None, dict[str, str]]:
     """Rewrite ``tail`` (newest first) of a key's chain and commit it: sources
     and edges follow ``idmap`` (:func:`_rewrite_edges`); a forgotten version
-    keeps no edges.  Returns the new head and ``rewrite_chain``'s id map."""
+    keeps no edges; a version whose id ``texts`` names gets that value (a
+    redacted one: ``mem forget --credentials``).  Returns the new head and
+    ``rewrite_chain``'s id map."""
+    texts = texts or {}
     new_head, ids = rewrite_chain(store, tail, lambda v, gone, parent: v.fact.replace(
-        body="" if gone else v.fact.body, parent=parent,
+        body="" if gone else texts.get(v.id, v.fact.body), parent=parent,
         sources=tuple(idmap.get(s, s) for s in v.fact.sources), forgotten=now if gone else v.fact.forgotten,
         edges=() if gone else _rewrite_edges(v.fact.edges, idmap, gone_keys)),
         forget_ids, tail[-1].fact.parent if tail else None)

@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.importer import imported_sources
 from objstore.core.gc import stale_temps_note
 from objstore.core.settings import config_problem
@@ -73,7 +74,7 @@ class Finding:
 
     Attributes:
         check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``temps``,
-            ``hooks``, ``transcripts``, ``remotes``.
+            ``hooks``, ``cursors``, ``transcripts``, ``remotes``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -265,6 +266,17 @@ def _hooks(settings: list[Path], command: str) -> list[Finding]:
     return out
 
 
+def _cursors(store: Store) -> list[Finding]:
+    bad = unusable_cursors(store)
+    if not bad:
+        return []
+    name, why = bad[0]
+    d = store.root / "cache" / "cursors"
+    return [Finding("cursors", "warning", f"{len(bad)} hook cursor(s) cannot be used (e.g. {d / name}: {why}): "
+                    "capture reads that transcript again from its start, storing nothing twice",
+                    "mem doctor --fix  (removes them)", tuple(n for n, _why in bad))]
+
+
 def _transcripts(sources: list[str]) -> list[Finding]:
     gone = [p for p in sources if not os.access(p, os.R_OK)]
     if not gone:
@@ -301,14 +313,16 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now) + _temps(store)
-           + _hooks(list(settings), hook_command) + _transcripts(imported_sources(store, hooked=False))
+           + _hooks(list(settings), hook_command) + _cursors(store)
+           + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)))
     return sorted(out, key=lambda f: f.severity != "error")
 
 
 def fix(store: Store, findings: list[Finding]) -> list[str]:
-    """Repair what can be repaired without asking: tighten permissions and
-    remove stale lock files.  Returns what was done, one line each."""
+    """Repair what can be repaired without asking: tighten permissions,
+    remove stale lock files and unusable hook cursors.  Returns what was
+    done, one line each."""
     done = []
     for f in findings:
         if f.check == "permissions":
@@ -330,4 +344,8 @@ def fix(store: Store, findings: list[Finding]) -> list[str]:
                 except FileNotFoundError:
                     pass
             done.append(f"removed {removed} stale lock file(s)")
+        elif f.check == "cursors":
+            still = dict(unusable_cursors(store))     # a hook may have rewritten one since
+            removed = sum(drop_cursor(store, n) for n in f.paths if n in still)
+            done.append(f"removed {removed} unusable hook cursor(s)")
     return done

@@ -406,6 +406,11 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         if name.startswith("queue/") and name[len("queue/"):] in set(m.done):
             store.update_ref(name, local[name], None, f"{command}: decided elsewhere", time_ms=now)
     for q in parked:
+        # a challenge parked from another machine's version: redacted as a local proposal is (that
+        # machine's mem may have had fewer rules), so the queue holds no credential in the clear
+        body, note, red = queue.redact_proposal(q.kind, q.key, q.body, q.note)
+        if red:
+            q = q.replace(body=body, note=note)
         ref = f"queue/{q.item_id}"
         if q.item_id in done or store.refs.read(ref) is not None:
             continue

@@ -73,7 +73,6 @@ from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
-from objstore.memory.queue import disputed as disputed_keys
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 
 DEFAULT_BUDGET = 1500
@@ -450,6 +449,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         note = "\n… (cut to fit the session budget; the whole files: mem memory show)\n\n"
         files = files[: max(0, room - len(note) - CHARS_PER_TOKEN)] + note
     used = estimate_tokens(head + files + tail)
+    from objstore.memory.queue import disputed as disputed_keys   # deferred: the prompt hook renders no block
     conflicts = disputed_keys(store)  # {} without a queued conflict (one directory listing)
     if sees is not None and conflicts:
         conflicts = {k: tuple(o for o in others if sees(o)) for k, others in conflicts.items()}
@@ -499,6 +499,7 @@ def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool
 def _same_disputes(store: Store, start: dict) -> bool:
     """Whether the facts of a stored block are marked in conflict exactly as
     the review queue says now (a decision, or a new conflict, re-renders)."""
+    from objstore.memory.queue import disputed as disputed_keys   # deferred: as in render_context
     now = disputed_keys(store)
     return sorted(k for k, _ in start.get("facts") or [] if k in now) == list(start.get("disputed") or [])
 

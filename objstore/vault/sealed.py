@@ -135,12 +135,52 @@ class SealResult:
 @dataclass
 class UnsealResult:
     """What :func:`unseal_key` did: ``restored`` ``(fact id, version)`` of
-    the plain versions written, ``dropped`` sealed object count."""
+    the plain versions written, ``dropped`` sealed object count;
+    ``credentials`` ``{rule name: count}`` over the restored versions that
+    held a credential (:func:`credential_versions`) and ``credential_in``
+    their version numbers, both empty when none did; ``redacted``: those
+    were restored with each credential replaced (``credentials="redact"``)."""
 
     key: str
     restored: list[tuple[str, int]] = field(default_factory=list)
     dropped: int = 0
     index_error: str | None = None
+    credentials: dict[str, int] = field(default_factory=dict)
+    credential_in: list[int] = field(default_factory=list)
+    redacted: bool = False
+
+    @property
+    def rules_said(self) -> str:
+        """:func:`rules_said` of ``credentials``."""
+        return rules_said(self.credentials)
+
+
+#: what :func:`unseal_key` does with a version holding a credential
+UNSEAL_CREDENTIALS = ("refuse", "keep", "redact")
+
+
+def credential_versions(key: str, texts: dict[int, str]) -> tuple[dict[int, object], dict[str, int]]:
+    """The versions of ``texts`` (``{version: value}`` of ``key``) that hold
+    a credential by the rules every plain writer applies
+    (``core.redact.redact_named``: the text rules, and the whole value under
+    a key named for a credential): ``({version: RedactResult}, {rule name:
+    count})``, both empty when none does.  Never holds a value beyond the
+    results' redacted texts."""
+    from objstore.core.redact import redact_named  # deferred: the redaction rules compile at import
+    hits: dict[int, object] = {}
+    rules: dict[str, int] = {}
+    for n, text in texts.items():
+        r = redact_named(text, key)
+        if r.hits:
+            hits[n] = r
+            for rule, c in r.counts.items():
+                rules[rule] = rules.get(rule, 0) + c
+    return hits, rules
+
+
+def rules_said(rules: dict[str, int]) -> str:
+    """``github-token x2, named-secret`` (rule names, sorted; never a value)."""
+    return ", ".join(f"{r} x{n}" if n > 1 else r for r, n in sorted(rules.items()))
 
 
 # --------------------------------------------------------------------------- the vault
@@ -679,7 +719,7 @@ def _drop_sealed(store: Store, key: str, chain: list[SealedVersion]) -> int:
     return store.delete_objects([s.id for s in chain])
 
 
-def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
+def unseal_key(store: Store, key: str, identities: list[str], *, credentials: str = "refuse") -> UnsealResult:
     """Restore every sealed version of ``key`` as a plain ``private`` fact
     (same version numbers, valid_from, recorded_at, kind, trust, owner),
     index the current one, then delete the sealed versions.
@@ -688,14 +728,27 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
     changes nothing.  A crash after the plain versions are written leaves
     both; rerunning finishes by dropping the sealed ones.
 
+    A version holding a credential (:func:`credential_versions`, the rules
+    every plain writer redacts by; test17 T17: unseal wrote one back plain,
+    indexed, injected and pushable, with no word): ``credentials`` says
+    what to do: ``"refuse"`` (the default) raises Refused, naming how many
+    versions and which rules (never a value), before anything is written;
+    ``"keep"`` restores them as they are (the person's decision); ``"redact"``
+    restores them with each credential replaced by ``[REDACTED:<rule>]``
+    (the sealed copy is then deleted: the credential is gone from the store).
+
     Args:
         identities: from :func:`open_identity`.
+        credentials: one of :data:`UNSEAL_CREDENTIALS`.
     Raises:
         NotFound (not sealed), WrongPassphrase, IntegrityError, InvalidInput
-        (a version is not UTF-8 text), Refused (the key also has different
-        plain versions), StoreLocked.
+        (a version is not UTF-8 text; an unknown ``credentials``), Refused
+        (the key also has different plain versions; a version holds a
+        credential and ``credentials`` is ``"refuse"``), StoreLocked.
     """
     key = validate_key(key)
+    if credentials not in UNSEAL_CREDENTIALS:
+        raise InvalidInput(f"credentials must be one of {', '.join(UNSEAL_CREDENTIALS)}")
     with store.lock("unseal"):
         chain = sealed_versions(store, key)
         # a lost placeholder holds no value: it becomes a plain one in its place (as seal_key maps a
@@ -713,6 +766,23 @@ def unseal_key(store: Store, key: str, identities: list[str]) -> UnsealResult:
                               hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")
             res.restored = [(v.id, v.fact.version) for v in reversed(plain)]
         else:
+            held, rules = credential_versions(key, {s.sealed.version: texts[s.id] for s in chain if s.id in texts})
+            if held:
+                res.credentials, res.credential_in = rules, sorted(held)
+                if credentials == "refuse":
+                    n = len(held)
+                    raise Refused(f"{n} of {len(texts)} version{'s' if len(texts) != 1 else ''} of {key} "
+                                  f"hold{'s' if n == 1 else ''} a credential ({rules_said(rules)}): unsealing "
+                                  "would store it in the clear, where search, recall, the agent's context and "
+                                  "push carry it; nothing was changed",
+                                  hint=f"keep it sealed (mem sealed show {key} reads it); or unseal with "
+                                  "--redact-credentials (each becomes [REDACTED:<rule>]; the sealed copy is "
+                                  "deleted, so the credential is gone) or --keep-credentials (stored in the clear)")
+                if credentials == "redact":
+                    res.redacted = True
+                    for s in chain:
+                        if s.sealed.version in held:
+                            texts[s.id] = held[s.sealed.version].text
             ref = fact_ref(key)
             old = store.refs.read(ref)  # None, or a chain of emptied versions only (replaced)
             parent = None

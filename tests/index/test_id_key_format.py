@@ -3,7 +3,9 @@
 ``text`` only (``docs/format.md``, "Search index: schema"), the facts'
 format still; the turns' since session 12 (``fast_oid``): a 12-byte key
 and the id in four fast u64 columns, nothing of it stored; since session
-13 (``short_key``) a 10-byte key.  Older
+13 (``short_key``) a 10-byte key; since session 18 (``col_id``) no
+``id`` field: the columns answer lookups, deletes and the forget's proof
+(``schema.id_query``, ``genfiles.held_ids``).  Older
 generations (the whole id indexed and stored in ``id``, every text field
 with fieldnorms) are read, written and purged as they are."""
 
@@ -18,6 +20,7 @@ import tantivy
 
 from objstore.index import schema as schema_mod
 from objstore.index.errors import IndexCorruptError
+from objstore.index.genfiles import held_ids
 from objstore.index.generations import verify_generation
 from objstore.index.schema import (
     FAST_ID_KEY_BYTES,
@@ -80,10 +83,11 @@ def test_id_key_is_a_16_byte_hash_that_tells_test_ids_apart() -> None:
 
 
 def test_new_generation_schema_and_round_trip(root: Path) -> None:
-    """A new turns generation: ``id`` indexed only (a 10-byte key), the
-    whole id in four fast u64 columns and stored nowhere, fieldnorms on
-    ``text`` alone; hits carry the whole id (every read path); deleting one
-    id keeps an id equal to it in all but its last byte.  A new facts
+    """A new turns generation: no ``id`` field, the whole id in four fast
+    u64 columns and stored nowhere, fieldnorms on ``text`` alone; hits
+    carry the whole id (every read path); deleting one id keeps an id equal
+    to it in all but its last byte, and leaves the deleted one held (its
+    columns are still in the segment) until a merge.  A new facts
     generation keeps the stored ``oid`` and the 16-byte key."""
     a, b = "0" * 63 + "1", "f" * 62 + "e0"   # b: every column above 2**63
     ix = SearchIndex(root)
@@ -91,20 +95,18 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         ix.add([sturn("", "s1", "alpha bravo report", 0, ident=a), sturn("", "s1", "alpha charlie", 1, ident=b)])
         gen = live_gen(root, "turns")
         fields = schema_fields(gen)
-        assert fields["id"]["type"] == "bytes" and fields["id"]["options"]["indexed"]
-        assert not fields["id"]["options"]["stored"]
-        assert "oid" not in fields
+        assert "id" not in fields and "oid" not in fields
         for c in OID_COLUMNS:
             assert fields[c]["type"] == "u64" and fields[c]["options"]["fast"]
             assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
         assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_v"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_c"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
         assert fmt.id_key_field and fmt.id_bytes and fmt.text_norms_only and fmt.fast_time_seq and fmt.fast_oid
-        assert fmt.short_key
+        assert fmt.short_key and fmt.plain_vocab and fmt.col_id
         assert {h.id for h in ix.search("alpha")} == {a, b}
         # time and seq come back from the fast fields, in every read path
         assert {(h.id, h.time, h.seq, h.ref) for h in ix.search("alpha")} == {
@@ -117,11 +119,14 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         assert ix.missing_turns({"s1": b}) == set()
         assert ix.substring_candidates("charlie") == {b}
         assert ix.turn_ids_of("s1") == {b}
-        # tantivy itself: the indexed term is the 10-byte key, not the raw id nor a longer key
-        index = tantivy.Index.open(str(live_gen(root, "turns")))
-        sr = index.searcher()
-        assert sr.doc_freq("id", id_key(b, 10)) == 1 and sr.doc_freq("id", id_key(b, 12)) == 0
-        assert sr.doc_freq("id", id_key(b)) == 0 and sr.doc_freq("id", bytes.fromhex(b)) == 0
+        # tantivy itself: no id term at all; the deleted document's columns still hold a (held_ids reads
+        # every doc id, deleted ones too), an id differing from b in its last byte is held by none
+        gen = live_gen(root, "turns")
+        sr = tantivy.Index.open(str(gen)).searcher()
+        with pytest.raises(ValueError):
+            sr.doc_freq("id", id_key(b, 10))
+        assert sr.num_docs == 1
+        assert held_ids(sr, fmt, [a, b, b[:-1] + "1", "0" * 64], gen) == {a, b}
         ix.add([IndexDoc(oid("f1"), "fact", "project/x/f1", 1, "x", "note", "alpha fact")])
         facts = live_gen(root, "facts")
         fields = schema_fields(facts)
@@ -216,12 +221,13 @@ def test_an_oid_field_goes_with_the_keyed_tokenizer_only(root: Path) -> None:
 
 def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> None:
     """A turns generation's ``oid0``..``oid3`` columns are read only under
-    ``mem_simple_stem_t`` or ``mem_simple_stem_f`` (a mem of session 11
-    knows neither tokenizer and reports the generation as damaged instead
-    of reading no id; one of session 12 knows no ``_t``, and would look its
-    ids up by a 12-byte key); under ``mem_simple_stem_s``, or with a column
-    that is not a fast u64, or missing, the schema is damaged (``mem fsck``
-    names it)."""
+    ``mem_simple_stem_f``, ``_t``, ``_d``, ``_v`` beside an indexed ``id``
+    or ``_c`` without one (a mem of session 11 knows none of them and
+    reports the generation as damaged instead of reading no id; one of
+    session 17 knows no ``_c``, and would look its ids up by a term that
+    is not there); an older name without the ``id`` field, ``_c`` with one,
+    ``mem_simple_stem_s``, or a column that is not a fast u64, or missing:
+    the schema is damaged (``mem fsck`` names it)."""
     ix = SearchIndex(root)
     try:
         ix.add([sturn("m1", "s1", "golf hotel")])
@@ -229,11 +235,18 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
         ix.close()
     gen = live_gen(root, "turns")
     text = (gen / "meta.json").read_text()
-    assert read_format(gen).fast_oid and read_format(gen).short_key
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_f"'))
-    fmt = read_format(gen)  # read as the session-12 format: the same fields, a 12-byte key
-    assert fmt.fast_oid and not fmt.short_key and fmt.tokenizer == "mem_simple_stem_f"
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_s"'))
+    assert read_format(gen).fast_oid and read_format(gen).short_key and read_format(gen).col_id
+    for older in ("f", "t", "d", "v"):   # the columns without an id: no tokenizer but _c's
+        (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c"', f'"mem_simple_stem_{older}"'))
+        with pytest.raises(IndexCorruptError, match="oid0"):
+            read_format(gen)
+    meta = json.loads(text)
+    meta["schema"].append({"name": "id", "type": "bytes", "options": {"indexed": True, "stored": False,
+                                                                       "fast": False, "fieldnorms": False}})
+    (gen / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(IndexCorruptError, match="mem_simple_stem_c"):
+        read_format(gen)
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c"', '"mem_simple_stem_s"'))
     with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)
@@ -257,7 +270,7 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     16-byte key), in the session-12 one (``fast_oid``, 12-byte key) and
     in the session-13 one (``short_key``, 10-byte key) and in the
     session-16 one (``plain_diff``) answer every
-    read the same: hits (id, score, time, seq, ref, project, role, in
+    read the same (the session-18 one, ``col_id``, as the session-17 one): hits (id, score, time, seq, ref, project, role, in
     order), a session's turns by seq, the substring prefilter, the turn ids
     of a session, missing turns; and a delete removes the same turn.  The
     session-17 one (``plain_vocab``) too, but that its prefilter may name
@@ -286,9 +299,14 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
         finally:
             ix.close()
 
+    colid = answers(tmp_path / "colid" / "index")
+    gens = sorted((tmp_path / "colid" / "index" / "turns").glob("gen-*"))
+    assert len(gens) > 1 and all(read_format(g).col_id for g in gens)
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(col_id=False))
     vocab = answers(tmp_path / "vocab" / "index")
     gens = sorted((tmp_path / "vocab" / "index" / "turns").glob("gen-*"))
-    assert len(gens) > 1 and all(read_format(g).plain_vocab for g in gens)
+    assert len(gens) > 1 and all(read_format(g).plain_vocab and not read_format(g).col_id for g in gens)
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(plain_vocab=False))
     new = answers(tmp_path / "new" / "index")
@@ -311,10 +329,24 @@ def test_search_answers_the_same_in_the_session_11_format(tmp_path: Path, monkey
     old = answers(tmp_path / "old" / "index")
     gens = sorted((tmp_path / "old" / "index" / "turns").glob("gen-*"))
     assert len(gens) > 1 and not any(read_format(g).fast_oid for g in gens)
-    assert old == new and s12 == new and s13 == new
+    assert old == new and s12 == new and s13 == new and colid == vocab
     assert vocab[:8] == new[:8] and vocab[9:] == new[9:]
     assert all(v >= n for v, n in zip(vocab[8], new[8])) and vocab[8] != new[8]   # "unnin": also "runs"
     assert all(new[:5]) and docs[8].id not in new[-1]
+
+
+def index_in_format(root: Path, monkeypatch, docs: list[IndexDoc], **older) -> Path:
+    """Index ``docs`` in a new store under ``root`` in the turns' format of
+    today with the flags ``older`` (e.g. ``col_id=False``), as an older mem
+    wrote it; the formats back as they were; the live turns generation."""
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(**older))
+    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
+    old = SearchIndex(root)
+    old.add(docs)
+    old.close()
+    monkeypatch.undo()
+    schema_mod._SCHEMAS.clear()
+    return live_gen(root, "turns")
 
 
 def test_a_session_12_generation_is_read_written_and_purged_as_it_is(root: Path, monkeypatch) -> None:
@@ -322,15 +354,8 @@ def test_a_session_12_generation_is_read_written_and_purged_as_it_is(root: Path,
     key) is searched, added to and deleted from by its own key; a purge of
     its shard rewrites it with the 10-byte key, and the purged turn's key
     is in neither form afterwards."""
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(short_key=False, plain_diff=False))
-    monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
-    old = SearchIndex(root)
     docs = [sturn("p1", "s1", "kilo lima one"), sturn("p2", "s1", "kilo lima two", 1)]
-    old.add(docs)
-    old.close()
-    monkeypatch.undo()
-    schema_mod._SCHEMAS.clear()
-    gen = live_gen(root, "turns")
+    gen = index_in_format(root, monkeypatch, docs, short_key=False, plain_diff=False)
     assert read_format(gen).fast_oid and not read_format(gen).short_key
     ix = SearchIndex(root)
     try:
@@ -343,12 +368,98 @@ def test_a_session_12_generation_is_read_written_and_purged_as_it_is(root: Path,
         assert ix.missing_turns({"s1": oid("p3")}) == set()
         ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1]])
         gen = live_gen(root, "turns")
-        assert read_format(gen).short_key                              # rewritten in the new format
+        assert read_format(gen).col_id                                 # rewritten in the new format
         assert {h.id for h in ix.search("kilo")} == {oid("p2")}
         sr = tantivy.Index.open(str(gen)).searcher()
-        assert sr.doc_freq("id", id_key(oid("p2"), 10)) == 1
-        assert all(sr.doc_freq("id", id_key(oid(s), n)) == 0 for s in ("p1", "p3") for n in (10, 12))
+        assert held_ids(sr, read_format(gen), [oid(s) for s in ("p1", "p2", "p3")], gen) == {oid("p2")}
         assert ix.verify_purged([oid("p1"), oid("p3")]) == []
     finally:
         ix.close()
     assert verify_generation(live_gen(root, "turns")) == []
+
+
+def test_a_session_17_generation_is_read_written_and_purged_as_it_is(root: Path, monkeypatch) -> None:
+    """A turns generation of session 17 (``mem_simple_stem_v``: a 10-byte
+    ``id`` term beside the columns), as base 508e10d writes it, is searched,
+    added to and deleted from by its own term; a purge of its shard
+    rewrites it without the ``id`` field (``col_id``), and neither the
+    purged turn's term nor its columns are left."""
+    docs = [sturn("q1", "s1", "mike oscar one"), sturn("q2", "s1", "mike oscar two", 1)]
+    gen = index_in_format(root, monkeypatch, docs, col_id=False)
+    assert read_format(gen).plain_vocab and not read_format(gen).col_id
+    ix = SearchIndex(root)
+    try:
+        ix.add([sturn("q3", "s1", "mike three", 2)], delete_ids=[oid("q1")])
+        gen = live_gen(root, "turns")
+        fmt = read_format(gen)
+        assert not fmt.col_id                                          # written to as it is
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert sr.doc_freq("id", id_key(oid("q3"), 10)) == 1 and sr.doc_freq("id", id_key(oid("q1"), 10)) == 1
+        assert held_ids(sr, fmt, [oid("q1"), oid("q3"), oid("zz")], gen) == {oid("q1"), oid("q3")}
+        assert {h.id for h in ix.search("mike")} == {oid("q2"), oid("q3")}
+        assert ix.missing_turns({"s1": oid("q3")}) == set()
+        assert ix.verify_purged([oid("q1")])                           # its deleted copy is still there
+        ix.purge_turn_shards({ix.shard_of("s1")}, [docs[1]])
+        gen = live_gen(root, "turns")
+        assert read_format(gen).col_id                                 # rewritten in the new format
+        assert "id" not in schema_fields(gen)
+        assert {h.id for h in ix.search("mike")} == {oid("q2")}
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert held_ids(sr, read_format(gen), [oid(s) for s in ("q1", "q2", "q3")], gen) == {oid("q2")}
+        assert ix.verify_purged([oid("q1"), oid("q3")]) == []
+    finally:
+        ix.close()
+    assert verify_generation(live_gen(root, "turns")) == []
+
+
+def _column_copies(gen: Path, ident: str) -> int:
+    """How many documents of generation ``gen``, deleted ones included, hold
+    object id ``ident`` in their ``oid0``..``oid3`` columns (every doc id
+    below each segment's ``max_doc``)."""
+    sr = tantivy.Index.open(str(gen)).searcher()
+    segs = json.loads((gen / "meta.json").read_text())["segments"]
+    addrs = [tantivy.DocAddress(o, d) for o, seg in enumerate(segs) for d in range(seg["max_doc"])]
+    cols = [sr.fast_field_values(c, addrs) for c in OID_COLUMNS]
+    return sum(1 for parts in zip(*cols) if None not in parts
+               and b"".join(v.to_bytes(8, "big") for v in parts).hex() == ident)
+
+
+def test_the_proof_finds_a_deleted_copy_in_a_segment_no_search_reaches(root: Path) -> None:
+    """A turn indexed, then indexed again (its first document deleted, a
+    new one added in a later segment): no search finds the deleted copy,
+    but :func:`held_ids` does (the columns keep it until a merge), so
+    ``verify_purged`` reports it; the forget's purge then leaves no copy,
+    live or deleted, in any generation's columns.  (A proof by live
+    documents alone finds nothing to purge here and leaves the deleted
+    copy: checked by making :func:`held_ids` search.)"""
+    victim = sturn("x1", "s1", "xylophonesecret carried once")
+    others = [sturn(f"o{i}", "s1", f"ordinary words {i}", i + 1) for i in range(6)]
+    ix = SearchIndex(root, shards=1)
+    try:
+        ix.add([victim, *others[:3]])
+        ix.add(others[3:])
+        ix.add([victim])                       # re-indexed: the first copy deleted, not merged away
+        gen = live_gen(root, "turns")
+        fmt = read_format(gen)
+        assert fmt.col_id
+        assert _column_copies(gen, victim.id) == 2
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert len(sr.search(schema_mod.id_query(sr_schema := tantivy.Index.open(str(gen)).schema, fmt, victim.id),
+                             5).hits) == 1
+        assert held_ids(sr, fmt, [victim.id, oid("nowhere")], gen) == {victim.id}
+        ix.add([], delete_ids=[victim.id])     # a forget's delete: both copies deleted, still in the files
+        gen = live_gen(root, "turns")
+        sr = tantivy.Index.open(str(gen)).searcher()
+        assert not sr.search(schema_mod.id_query(sr_schema, fmt, victim.id), 5).hits
+        assert _column_copies(gen, victim.id) == 1   # (the segment of the live copy went whole)
+        assert held_ids(sr, fmt, [victim.id], gen) == {victim.id}
+        assert any("held" in p for p in ix.verify_purged([victim.id]))
+        todo = ix.purge_turns({victim.id}, load=lambda ids: [d for d in others if d.id in set(ids)])
+        if todo:
+            ix.purge_turn_shards(todo, others)
+        assert ix.verify_purged([victim.id]) == []
+        assert sorted(h.id for h in ix.search("ordinary", limit=20)) == sorted(d.id for d in others)
+    finally:
+        ix.close()
+    gens = [g for g in (root / "turns").glob("gen-*") if (g / "meta.json").exists()]
+    assert gens and all(_column_copies(g, victim.id) == 0 for g in gens)

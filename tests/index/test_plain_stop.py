@@ -316,8 +316,8 @@ def test_plainall_and_the_stop_plain_go_with_their_text_tokenizer_only(tmp_path:
     damaged (unknown tokenizer) rather than miss a word."""
     (gen,) = live_gens(_one_turn_index(tmp_path, "golf hotel"))
     text = (gen / "meta.json").read_text()
-    assert '"mem_simple_stem_v"' in text and '"mem_plain_s"' in text
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_v"', '"mem_simple_stem_k"'))
+    assert '"mem_simple_stem_c"' in text and '"mem_plain_s"' in text
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c"', '"mem_simple_stem_k"'))
     with pytest.raises(IndexCorruptError, match="plainall"):
         read_format(gen)
     (gen / "meta.json").write_text(text.replace('"mem_plain_s"', '"mem_plain"'))

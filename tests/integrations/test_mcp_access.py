@@ -70,12 +70,12 @@ def test_namespaces_confine_keys_and_turns():
 
 def test_confirm_tokens_once_for_that_action_and_arguments():
     ct = ConfirmTokens(ttl_s=600)
-    t = ct.issue("forget", {"target": "user/x"}, now=1000)
+    t = ct.issue("forget", {"target": "user/x"}, shown=frozenset({"ab12"}), now=1000)
     with pytest.raises(Refused, match="not forget_matching"):
         ct.redeem(t, "forget_matching", {"target": "user/x"}, now=1001)
     with pytest.raises(Refused, match="other arguments"):
         ct.redeem(t, "forget", {"target": "user/y"}, now=1001)
-    ct.redeem(t, "forget", {"target": "user/x"}, now=1002)
+    assert ct.redeem(t, "forget", {"target": "user/x"}, now=1002) == {"ab12"}   # what its preview showed
     with pytest.raises(Refused, match="already used"):
         ct.redeem(t, "forget", {"target": "user/x"}, now=1003)
     t2 = ct.issue("seal", {"key": "user/x"}, now=1000)

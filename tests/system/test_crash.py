@@ -1,5 +1,6 @@
-"""SIGKILL real processes at random moments during remember, import, gc,
-reindex and forget, and check after every kill: fsck clean, every
+"""SIGKILL real processes at random moments during remember (also as the
+resident helper makes it: the answer first, the index commits in its
+commit thread, several at once), import, gc, reindex and forget, and check after every kill: fsck clean, every
 acknowledged write present, the search index in step with the objects (after
 the automatic recovery), no stale lock, forgotten text gone.
 
@@ -30,7 +31,7 @@ from objstore.memory.opening import open_store
 WORKERS = Path(__file__).with_name("workers.py")
 SAMPLE = Path(str(resources.files("cmds") / "data" / "sample-projects"))
 KILLS = 2000 if os.environ.get("MEM_SOAK") == "1" else 200
-OPS = ("remember", "import", "gc", "reindex", "forget")
+OPS = ("remember", "remember-helper", "import", "gc", "reindex", "forget")
 
 
 def _make_transcripts(dest: Path, n: int) -> None:

@@ -72,6 +72,20 @@ def victim(store: Store, op: str, seed: int, extra: str) -> None:
             facts.remember(store, key, val)
             ack("remember", key, val)
             i += 1
+    elif op == "remember-helper":   # as the resident helper: answer first, the index in its commit thread
+        from cmds._helperserve import Committer
+        committer = Committer()
+        while True:
+            key = f"project/c/k{(seed + i) % 5}"
+            val = f"value s{seed} n{i} word{seed}x{i}"
+            own = open_store(store.root, lock_timeout=120)
+            later: list = []
+            own.lock("remember").acquire()
+            facts.remember(own, key, val, later=later)
+            own.release_lock()
+            ack("remember", key, val)   # the answer: object, owned entry, ref and reflog are durable
+            assert committer.submit(later, own.close)
+            i += 1
     elif op == "import":
         from objstore.capture.importer import import_claude_code
         while True:  # every other victim parses in a child process (objstore.capture.parseworker)

@@ -68,6 +68,13 @@ stripe-key                ``sk_live_ rk_live_ sk_test_ rk_test_`` + 10..247 alnu
                           ``whsec_`` + base64
 npm-token                 ``npm_`` + 36 [A-Za-z0-9]                                    npm/GitHub "npm's new access token format"
 mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
+age-secret-key            ``AGE-SECRET-KEY-1`` + 58 Bech32 upper case; plugin         age v1 spec (X25519 identities); C2SP
+                          identities ``AGE-PLUGIN-<NAME>-1`` + Bech32 (mem's sync     age-plugin "Identities"
+                          key and vault identity are such keys)
+pypi-token                ``pypi-AgEIcHlwaS5vcmc`` (pypi.org) / ``pypi-AgENdGVzdC5weX PyPI "API tokens" (a macaroon)
+                          BpLm9yZw`` (test.pypi.org) + 30.. [A-Za-z0-9_-]
+doppler-token             ``dp.pt. dp.ct. dp.st.[config.] dp.sa. dp.scim. dp.audit.`` Doppler "Token formats"
+                          + 40..44 [A-Za-z0-9]
 openai-key                ``sk-proj- sk-svcacct- sk-admin-`` + 20..; legacy ``sk-`` + OpenAI API reference "Authentication"
                           48 [A-Za-z0-9]                                              (project/service-account/admin keys)
 huggingface-token         ``hf_`` + 34..40 [A-Za-z0-9], both cases, or one case       Hugging Face "User access tokens"

@@ -109,6 +109,29 @@ RULES: list[Rule] = [
     _r("mem-key",
        "mem MCP server keys: memk_ + 43 base64url characters (256 random bits), docs/mcp.md",
        tok(("memk_",), r"[A-Za-z0-9_-]{43}", glued=True)),
+    # ---- session 18 (test18 U10): mem's own sync/vault key format and two more vendors ----
+    _r("age-secret-key",
+       "age v1 spec, 'X25519 recipient type' (AGE-SECRET-KEY-1 + Bech32 upper case, 58 characters: 32 bytes "
+       "and a 6-character checksum) https://age-encryption.org/v1 and the plugin identities "
+       "AGE-PLUGIN-<NAME>-1<Bech32> of C2SP age-plugin https://c2sp.org/age-plugin; mem's sync key and "
+       "vault identity are such keys (docs/sync.md, docs/vault.md)",
+       tok(("AGE-SECRET-KEY-1",), r"[02-9AC-HJ-NP-Z]{58}", la=LA_CAPS, glued=True)),
+    _r("age-secret-key",
+       "C2SP age-plugin 'Identities' (AGE-PLUGIN-<NAME>-1 + Bech32 upper case data) https://c2sp.org/age-plugin",
+       tok(("AGE-PLUGIN-",), r"[A-Z0-9]{1,32}+(?:-[A-Z0-9]{1,32}+){0,3}-1[02-9AC-HJ-NP-Z]{20,400}+",
+           la=LA_CAPS, glued=True)),
+    _r("pypi-token",
+       "PyPI 'API tokens' (pypi- + a base64url macaroon whose first bytes encode the location: "
+       "pypi-AgEIcHlwaS5vcmc for pypi.org, pypi-AgENdGVzdC5weXBpLm9yZw for test.pypi.org) "
+       "https://pypi.org/help/#apitoken",
+       tok(("pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"), r"[A-Za-z0-9_-]{30,}+", glued=True),
+       anchors=("pypi-age",)),
+    _r("doppler-token",
+       "Doppler 'Token formats' (dp.pt. personal, dp.ct. CLI, dp.st. service (dp.st.<config>. too), "
+       "dp.sa. service account, dp.scim. SCIM, dp.audit. audit; then 40-44 [A-Za-z0-9]) "
+       "https://docs.doppler.com/docs/token-formats",
+       tok(("dp.pt.", "dp.ct.", "dp.st.", "dp.sa.", "dp.scim.", "dp.audit."),
+           r"(?:[a-z0-9_-]{1,64}+\.)?[A-Za-z0-9]{40,44}+"), anchors=("dp.",)),
     # ---- redact7: vendor tokens that were stored in clear ----
     _r("huggingface-token",
        "Hugging Face 'User access tokens' (hf_ + 34 letters) https://huggingface.co/docs/hub/security-tokens",

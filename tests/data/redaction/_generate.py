@@ -352,6 +352,25 @@ mem remember user/bank/pin {MEM_SECRET} --sensitivity secret
       (TELEGRAM, "telegram-bot-token"), (LINEAR, "linear-api-key"), (ATLASSIAN, "atlassian-api-token"),
       (DISCORD_BOT, "discord-bot-token"), (MAILGUN, "mailgun-key"), (MEM_SECRET, "mem-command")])
 
+# session 18 (test18 U10): age identities (mem's own sync key format), PyPI, Doppler
+BECH32_UP = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+AGE_KEY = "AGE-SECRET-KEY-1" + r(58, BECH32_UP)
+AGE_PLUGIN = "AGE-PLUGIN-YUBIKEY-1" + r(60, BECH32_UP)
+PYPI = "pypi-AgEIcHlwaS5vcmc" + fake(120, B64URL)
+DOPPLER = "dp.st.prd." + fake(40)
+files["vendor-tokens-3.sh"] = (f"""# keys an agent prints or is given (every value FAKE)
+$ age-keygen
+# created: 2026-12-03T22:00:00Z
+# public key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
+{AGE_KEY}
+$ age-plugin-yubikey --identity
+{AGE_PLUGIN}
+twine upload -u __token__ -p {PYPI} dist/*
+doppler run --token {DOPPLER} -- npm start
+# look-alikes that stay: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p, pypi-simple, dp.st
+""", [(AGE_KEY, "age-secret-key"), (AGE_PLUGIN, "age-secret-key"), (PYPI, "pypi-token"),
+      (DOPPLER, "doppler-token")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
