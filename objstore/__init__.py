@@ -162,7 +162,7 @@ _API: dict[str, tuple[str, str]] = {
     "sync_files": ("objstore.capture.sync", "sync_files"),
     "answer_hash": ("objstore.capture.claude_code", "answer_hash"),
     "subagent_files": ("objstore.capture.sync", "subagent_files"),
-    "transcript_refused": ("objstore.capture.sync", "transcript_refused"),
+    "transcript_refused": ("objstore.capture.transcript", "transcript_refused"),
     "has_marker": ("objstore.capture.policy", "has_marker"),
     "path_excluded": ("objstore.capture.policy", "path_excluded"),
     "prompt_snapshot": ("objstore.capture.snapshot", "prompt_snapshot"),

@@ -27,8 +27,8 @@ from objstore.capture import claude_code, codex
 from objstore.capture.cursors import iter_cursors
 from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
-from objstore.capture.sync import import_filter, transcript_refused
-from objstore.capture.transcript import count_files, enable_fast_json
+from objstore.capture.sync import import_filter
+from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source
@@ -339,7 +339,7 @@ def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
     so is a file in a folder whose path holds one
     (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),
     which the ledgers and the turns' project would keep.  The one rule of
-    every sync too (:func:`objstore.capture.sync.transcript_refused`)."""
+    every sync too (:func:`objstore.capture.transcript.transcript_refused`)."""
     named = [p for p in files if transcript_refused(p)]
     if not named:
         return files, []

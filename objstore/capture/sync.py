@@ -71,19 +71,18 @@ from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.snapshot import is_subagent
 from objstore.capture.statements import statement_of, write_statement
-from objstore.core.errors import InvalidInput, MemError
+from objstore.capture.transcript import transcript_refused
+from objstore.core.errors import MemError
 from objstore.core.fileid import hidden_source
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
-from objstore.memory.facts import check_key_credentials
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import redact_matches
 from objstore.memory.scope import register_project
 
-__all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "transcript_refused",
-           "MAX_SYNC_BYTES"]
+__all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
@@ -101,30 +100,6 @@ def valid_text(text: str) -> str:
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
     return text.replace("\x00", "\ufffd")
-
-
-def transcript_refused(path: Path | str) -> bool:
-    """Whether a transcript file is never read because its path holds a
-    credential: its name (a session id is taken from it: the one name rule,
-    :func:`objstore.memory.facts.check_key_credentials`) or its folder
-    (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),
-    as given or as resolved (a cursor keeps the real path).  A read ledger,
-    a cursor and the turns' project would keep the path, none of which is
-    redacted.  The one rule of ``mem import`` (which skips and counts such a
-    file) and of every sync (:func:`sync_one`: a path a hook found by the
-    session's id, a catch-up's neighbour, a sub-agent file), so a file
-    import skips is never captured another way.  Cost: one cached check per
-    path (and a ``realpath``)."""
-    from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
-    given = os.path.abspath(path)
-    for p in {given, os.path.realpath(given)}:
-        try:
-            check_key_credentials(os.path.basename(p), "session")
-        except InvalidInput:
-            return True
-        if path_holds_credential(os.path.dirname(p)):
-            return True
-    return False
 
 
 def _fingerprint(path: Path, n: int) -> str:
