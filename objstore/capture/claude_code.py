@@ -645,14 +645,17 @@ class MarkedCalls(Frozen):
                     or sub.agent_id in self.agent_ids)
 
 
-def marked_agent_calls(path: Path, is_marked, *, data: bytes | None = None) -> MarkedCalls:
+def marked_agent_calls(path: Path, is_marked, *, data: bytes | None = None, sidechain: bool = False) -> MarkedCalls:
     """The sub-agent calls (a ``tool_use`` whose ``input.prompt`` is a text:
     ``Agent``, ``Task``) main transcript ``path`` makes in a marked stretch:
     from a prompt ``is_marked(text)`` is true for up to the next prompt,
     the rule ``objstore.capture.sync`` applies to the turns (prompts as
     :func:`parse_file` reads them; sidechain records do not end a
-    stretch).  ``data``: the file's bytes, already read.  OSError
-    propagates; bad lines are skipped."""
+    stretch).  ``sidechain=True``: ``path`` is a sub-agent's own file,
+    whose records are all sidechain ones, read as the main file's are (the
+    calls a sub-agent makes: ``nomem``'s chain, red18).  ``data``: the
+    file's bytes, already read.  OSError propagates; bad lines are
+    skipped."""
     prompts: set[str] = set()
     tools: set[str] = set()
     agents: set[str] = set()
@@ -662,7 +665,7 @@ def marked_agent_calls(path: Path, is_marked, *, data: bytes | None = None) -> M
     with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
         for n, raw in enumerate(read_lines(f)):
             rec = decode_line(raw, stats, n == 0)
-            if rec is None or not _is_turn_record(rec) or rec.get("isSidechain") is True:
+            if rec is None or not _is_turn_record(rec) or (rec.get("isSidechain") is True and not sidechain):
                 continue
             msg = rec.get("message")
             content = msg.get("content") if isinstance(msg, dict) else None

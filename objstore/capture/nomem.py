@@ -15,13 +15,19 @@ finds the sub-agent calls of its marked stretches
 a call's task, or whose ``.meta.json`` ``toolUseId`` or agent id names one,
 is marked never to capture (``policy.mark_no_capture`` of its namespace
 ``<session>.agent-<id>``), so no turn of it and no summary is written, and
-later reads skip it at once.  (Inline sidechains of Claude Code <= 1.0.x
+later reads skip it at once.  A sub-agent such a sub-agent starts (a
+nested one: its file sits beside the others, its parent's call is in the
+first sub-agent's file) is part of the same answer: the chain is followed
+from the marked stretches' calls through every call of each sub-agent
+they started (:func:`_started_down_the_chain`; red18).  (Inline sidechains of Claude Code <= 1.0.x
 sit in the main file and are skipped with the stretch:
 ``sync._filtered``.)
 
 Cost: a sub-agent file's first lines; its parent's bytes, searched for the
 marker (a parent without it is not parsed), once per parent size and
-modification time in a process.
+modification time in a process; only when the parent's marked stretches
+start sub-agents and this one is none of them, the first lines of its
+sibling files, and the whole files of the sub-agents in the chain.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import os
 import re
 from pathlib import Path
 
-from objstore.capture.claude_code import MarkedCalls, marked_agent_calls, subagent_start
+from objstore.capture.claude_code import MarkedCalls, SubagentStart, marked_agent_calls, subagent_start
 from objstore.capture.policy import CaptureConfig, has_marker, mark_no_capture
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.store import Store
@@ -76,6 +82,74 @@ def _calls(parent: Path, cfg: CaptureConfig) -> MarkedCalls:
     return got
 
 
+def _all_calls(path: Path) -> MarkedCalls:
+    """Every sub-agent call sub-agent file ``path`` makes (the whole file is
+    part of a marked answer: each of its stretches is marked); cached per
+    size and modification time like :func:`_calls`."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return _NONE
+    key = "sub:" + str(path)
+    stamp = (st.st_size, st.st_mtime_ns)
+    hit = _CALLS.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        got = marked_agent_calls(path, lambda _text: True, sidechain=True)
+    except OSError:
+        return _NONE
+    if len(_CALLS) >= 256:
+        _CALLS.clear()
+    _CALLS[key] = (stamp, got)
+    return got
+
+
+def _siblings(path: Path, sub: SubagentStart) -> list[tuple[Path, SubagentStart]]:
+    """The other sub-agent files of ``sub``'s session: the ``agent-*.jsonl``
+    beside ``path`` whose records name the same parent (2.0.x keeps every
+    session's sub-agents in one folder)."""
+    try:
+        names = sorted(os.listdir(path.parent))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if not name.startswith("agent-") or not name.endswith(".jsonl") or name == path.name:
+            continue
+        p = path.parent / name
+        try:
+            s = subagent_start(p)
+        except OSError:
+            continue
+        if s is not None and s.parent == sub.parent:
+            out.append((p, s))
+    return out
+
+
+def _started_down_the_chain(path: Path, sub: SubagentStart, first: MarkedCalls) -> bool:
+    """Whether sub-agent ``sub`` (file ``path``) was started by a sub-agent
+    that a call of ``first`` (the parent's marked stretches) started, or by
+    one that such a sub-agent started, and so on (a nested sub-agent of a
+    ``#nomem`` answer: red18).  Walks the sibling files breadth first, each
+    at most once (a cycle ends)."""
+    others = _siblings(path, sub)
+    frontier = [(p, s) for p, s in others if first.started(s)]
+    seen = {p for p, _s in frontier}
+    while frontier:
+        nxt = []
+        for p, _s in frontier:
+            calls = _all_calls(p)
+            if calls.started(sub):
+                return True
+            for q, t in others:
+                if q not in seen and calls.started(t):
+                    seen.add(q)
+                    nxt.append((q, t))
+        frontier = nxt
+    return False
+
+
 def subagent_excluded(store: Store, path: Path, cfg: CaptureConfig, no_capture: set[str] | None = None) -> str | None:
     """If Claude Code sub-agent transcript ``path`` was started while
     answering a marked prompt (module doc): mark its namespace never to
@@ -94,7 +168,9 @@ def subagent_excluded(store: Store, path: Path, cfg: CaptureConfig, no_capture: 
         return None
     if no_capture is not None and sub.session in no_capture:
         return sub.session
-    if not _calls(sub.parent, cfg).started(sub):
+    calls = _calls(sub.parent, cfg)
+    if not calls.started(sub) and not ((calls.prompts or calls.tool_use_ids or calls.agent_ids)
+                                       and _started_down_the_chain(Path(path), sub, calls)):
         return None
     from objstore.core.redact import name_hits  # deferred: the redaction rules compile at import
     try:

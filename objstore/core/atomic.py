@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from stat import S_ISREG   # (os imported stat already: free)
 
 from objstore.core.errors import StoreLocked
 
@@ -147,16 +148,28 @@ def open_regular(path: str | os.PathLike):
     on (opened non-blocking, checked with fstat), so a scan, a scrub or a
     read of a store file can neither hang on a FIFO nor read a device
     forever.  FileNotFoundError and other OSErrors of ``open`` propagate."""
-    import stat
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    fd, _size = _regular_fd(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(22, "not a regular file", os.fsdecode(path))   # EINVAL
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def _regular_fd(path: str | os.PathLike) -> tuple[int, int]:
+    """``(fd, size)``: ``path`` opened read-only and non-blocking (a FIFO
+    opens without waiting for a writer), or OSError ``EINVAL`` "not a
+    regular file" (closed) when fstat says it is none."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not S_ISREG(st.st_mode):
+            raise OSError(22, "not a regular file", os.fsdecode(path))   # EINVAL
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
 
 
 #: the most a store's small file (``config``, ``config.toml``) may hold: a larger one is damage
@@ -165,14 +178,36 @@ SMALL_FILE_MAX_BYTES = 1 << 20
 
 
 def read_regular(path: str | os.PathLike, max_bytes: int) -> bytes:
-    """The bytes of regular file ``path`` (:func:`open_regular`: a FIFO or a
-    device raises OSError, strerror "not a regular file"), at most
-    ``max_bytes``: a longer file raises OSError (``EFBIG``, strerror "larger
-    than N bytes") after reading ``max_bytes + 1``.  For a store's small
-    files (``config``, ``config.toml``), whose readers report an OSError as
-    the file being unreadable."""
-    with open_regular(path) as f:
-        data = f.read(max_bytes + 1)
+    """The bytes of regular file ``path``, at most ``max_bytes``: a FIFO, a
+    device (``/dev/zero``, also through a symlink), a socket or a folder
+    raises OSError (``EINVAL``, strerror "not a regular file") without being
+    read or waited on (opened non-blocking, checked with fstat, as
+    :func:`open_regular`); a longer file raises OSError (``EFBIG``, strerror
+    "larger than N bytes") before reading it when fstat says so, or after
+    reading ``max_bytes + 1`` when it grew meanwhile.  FileNotFoundError,
+    NotADirectoryError and other OSErrors of ``open`` propagate.
+
+    The one read of a store file that must not hang: its small files
+    (``config``, ``config.toml``, an index's ``CURRENT``) and every loose
+    object (``LooseObjects.get``, a chain walk's hot path: one ``open``,
+    one ``fstat``, usually one ``read``, fewer calls than ``open().read()``;
+    docs/benchmarks.md, session 18 dmg18)."""
+    fd, size = _regular_fd(path)
+    try:
+        if size > max_bytes:
+            raise OSError(27, f"larger than {max_bytes:,} bytes", os.fsdecode(path))   # EFBIG
+        data = os.read(fd, size + 1)   # non-blocking has no effect on a regular file
+        if len(data) != size:   # cut short (a read stops at 2 GiB, or the file changed): read on to its end
+            parts, total = [data], len(data)
+            while total <= max_bytes:
+                chunk = os.read(fd, min(1 << 24, max_bytes + 1 - total))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                total += len(chunk)
+            data = b"".join(parts)
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:
         raise OSError(27, f"larger than {max_bytes:,} bytes", os.fsdecode(path))   # EFBIG
     return data

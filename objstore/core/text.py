@@ -191,7 +191,16 @@ def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
     tags, are read only in a text that has one of those) next to an ASCII
     letter, digit, ``_``, ``-`` or ``.``.  Cost: a few ``str.find`` and one
     NFKC check of a non-ASCII text (~0.01 µs a character); a Python step
-    per replaced character only when one hides a token."""
+    per replaced character only when one hides a token.
+
+    Not read: Cyrillic and Greek look-alike letters (UTS #39
+    confusables: ``раssword`` with Cyrillic ``р``/``а``, ``ghр_…``).  Over
+    the 151 M characters of the two transcript corpora, 10 lines hold a
+    Cyrillic or Greek letter at all and none next to an ASCII letter, digit
+    or ``_`` (no keyword or token is ever written that way but to hide it
+    on purpose), while even the gate that finds such a letter costs +11 %
+    of the redaction's CPU on those lines (docs/benchmarks.md, "Session 18
+    (branch ``red18``)")."""
     if text.isascii() or not _hides(text):
         return None
     parts: list[str] = []

@@ -39,6 +39,7 @@ from objstore.index.genmanifest import (
     keep_generations_open,
     kept_generations,
     parse_manifest,
+    read_manifest,
     shard_index,
 )
 # generation_files .. verify_generation and the procmem names are also re-exported for callers of this module
@@ -187,10 +188,9 @@ class SubIndex:
         if seen is not None and seen[0] == sig:
             return seen[1]
         try:
-            raw = self._current.read_text(encoding="utf-8")
+            m = read_manifest(self._current)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        m = parse_manifest(raw, self._current)
         self._manifest_seen = (sig, m)  # replaced between stat and read: the next stat differs, read again
         return m
 

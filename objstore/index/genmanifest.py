@@ -1,5 +1,5 @@
 """What names a sub-index's generations and keeps them open: the
-``CURRENT`` file (:class:`Manifest`, :func:`parse_manifest`,
+``CURRENT`` file (:class:`Manifest`, :func:`read_manifest`, :func:`parse_manifest`,
 :data:`MAX_SHARDS`, :func:`is_gen_name`), the shard of a session
 (:func:`shard_index`), a generation opened for reading
 (:class:`OpenGeneration`), and the process-wide cache of open generations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from blake3 import blake3 as _blake3
 
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, read_regular
 from objstore.core.record import Frozen, set_fields
 from objstore.index.errors import IndexCorruptError
 
@@ -90,9 +91,8 @@ class _SharedGenerations:
             parent, name = os.path.split(path)
             if parent not in live:
                 try:
-                    with open(os.path.join(parent, "CURRENT"), encoding="utf-8") as f:
-                        live[parent] = {g for _s, g in parse_manifest(f.read(), Path(parent) / "CURRENT").live()}
-                except (OSError, ValueError, IndexCorruptError):
+                    live[parent] = {g for _s, g in read_manifest(Path(parent) / "CURRENT").live()}
+                except (OSError, IndexCorruptError):
                     live[parent] = None
             names = live[parent]
             if names is None or name not in names or self._dir_id(path) != dir_id:
@@ -174,6 +174,32 @@ class Manifest(Frozen):
         if self.n == 1 and self.gens[0] is not None:
             return self.gens[0] + "\n"
         return f"shards {self.n}\n" + "".join((g or "-") + "\n" for g in self.gens)
+
+
+def read_manifest(path: Path) -> Manifest:
+    """Read and parse the ``CURRENT`` file at ``path``: its bytes through
+    ``core.atomic.read_regular`` (a FIFO or a device in its place is never
+    waited on nor read, a file over 1 MiB never read whole), then
+    :func:`parse_manifest`.
+
+    Raises:
+        FileNotFoundError, NotADirectoryError: no ``CURRENT`` (no index).
+        IndexCorruptError: anything else that is not a ``CURRENT`` file:
+            not UTF-8 text (test18 U11), not a regular file, too large,
+            unreadable, or content :func:`parse_manifest` refuses; the
+            message names the file, the hint is ``mem reindex``.
+    """
+    try:
+        data = read_regular(path, SMALL_FILE_MAX_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
+        raise
+    except OSError as e:
+        raise IndexCorruptError(f"{path}: cannot be read ({e.strerror or e})") from None
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise IndexCorruptError(f"{path}: bad content {data[:40]!r} (not UTF-8 text)") from None
+    return parse_manifest(raw, path)
 
 
 def parse_manifest(raw: str, path: Path) -> Manifest:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import tantivy
 
-from objstore.index.errors import SearchIndexError
+from objstore.index.errors import IndexCorruptError, SearchIndexError
 from objstore.index.genbuild import GenerationBuild, graft_segments, isolate_segments, link_generation
 from objstore.index.generations import (
     BULK_HEAP_BYTES,
@@ -158,7 +158,8 @@ class SearchIndexPurges:
         at a million turns, 8,330 sub-agent summaries, ~3 s).
 
         Returns True when done (no doomed id counted, no live padding, no
-        dead file); False when it could not be done here (no facts index, a
+        dead file); False when it could not be done here (no facts index or
+        a damaged one: ``IndexCorruptError`` is never raised here, a
         doomed id only in a deleted copy, no padding makes the level merge,
         no hard links) or the result is not clean: the caller then purges
         with ``purge("fact", survivors)``, which also covers what the merge
@@ -170,8 +171,11 @@ class SearchIndexPurges:
             self._check_doc(d, ("fact", "history"))
         sub = self._subs["fact"]
         with sub.locked():
-            sub.remove_orphans_of_current()
-            cur = sub.open_current()
+            try:
+                sub.remove_orphans_of_current()
+                cur = sub.open_current()
+            except IndexCorruptError:   # an unreadable CURRENT or generation: the caller's rebuild replaces it
+                return False            # (a forget never depends on a readable index, test18 U11)
             if cur is None:
                 return False
             m, indexes = cur

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from objstore.core.errors import CorruptObject, IntegrityError, NotFound
 from objstore.core.objects import Turn
 from objstore.core.store import Store
+from objstore.index.errors import IndexCorruptError
 from objstore.memory.facts import current_of, fact_doc, history_doc, list_keys, walk
 from objstore.memory.sessions import turn_doc, walk_turns
 
@@ -57,6 +58,25 @@ def turn_docs_in_shards(store: Store, shards: set[int]) -> Iterator:
             for tv in walk_turns(store, head):
                 if not tv.turn.forgotten:
                     yield turn_doc(tv.id, tv.turn)
+
+
+def purge_turn_shards(store: Store, shards_of: Callable[[], set[int]]) -> None:
+    """Rebuild the turn shards ``shards_of()`` names (the shards a forget
+    could not purge by a merge, or those of the sessions a recovery
+    replays) from their surviving turns (``SearchIndex.purge_turn_shards``);
+    when ``turns/CURRENT`` or a generation cannot be read
+    (``IndexCorruptError``: not UTF-8, garbage, a FIFO in its place), the
+    whole turns index is laid out anew from every live turn instead
+    (``purge("turn", ...)``, as ``mem reindex``), so that a forget never
+    depends on a readable index nor leaves the forgotten text in it
+    (test18 U11).  Caller holds the store lock.  Raises
+    ``SearchIndexError`` for other index failures."""
+    try:
+        shards = shards_of()
+        if shards:
+            store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
+    except IndexCorruptError:
+        store.index.purge("turn", all_turn_docs(store))
 
 
 def grow_turn_layout(store: Store) -> bool:

@@ -53,7 +53,7 @@ from objstore.core.store import Store, now_ms
 from objstore.index.errors import IndexCorruptError, SearchIndexError
 from objstore.memory import citations, queue
 from objstore.memory.citations import FactCites
-from objstore.memory.documents import fact_docs, key_docs, turn_docs, turn_docs_in_shards
+from objstore.memory.documents import fact_docs, key_docs, purge_turn_shards, turn_docs
 from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, drop_leftover_temps,  # noqa: F401  (re-exported)
                                          forgotten_at, scan_store, scrub_derived)
 from objstore.memory.forgetplan import (ForgetPlan, forget_selector, forgotten_before,  # noqa: F401  (re-exported)
@@ -470,9 +470,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
         # done is rebuilt whole ([searchindex shards])
-        shards = store.index.purge_turns(doomed, lambda ids: turn_docs(store, ids), turn_docs(store, new_turns))
-        if shards:
-            store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
+        purge_turn_shards(store, lambda: store.index.purge_turns(doomed, lambda ids: turn_docs(store, ids),
+                                                                 turn_docs(store, new_turns)))
     res.index_problems = store.index.verify_purged(sorted(doomed))
 
     # 4. the objects, loose and packed, at once

@@ -15,7 +15,7 @@ from objstore.core.refs import fact_ref, session_ref
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
-from objstore.memory.documents import fact_docs, iter_docs, turn_docs_in_shards
+from objstore.memory.documents import fact_docs, iter_docs, purge_turn_shards
 from objstore.memory.forget import resume_forget
 from objstore.memory.repair import drop_dangling_edges
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
@@ -126,8 +126,7 @@ def _replay(store: Store) -> RecoveryReport:
         store.index.add(adds, delete_ids=deletes, delete_kinds=FACT_KINDS)
         rep.facts = len(j.facts)
     if j.turn_forgets:  # only the shards of the sessions named
-        shards = store.index.turn_shards(j.turn_forgets)
-        store.index.purge_turn_shards(shards, turn_docs_in_shards(store, shards))
+        purge_turn_shards(store, lambda: store.index.turn_shards(j.turn_forgets))
         rep.forgets += len(j.turn_forgets)
     elif j.sessions:
         docs = []

@@ -170,31 +170,31 @@ def walk_turns(store: Store, oid: str | None) -> Iterator[TurnVersion]:
 MAX_TURN_CHARS = 100_000
 _CAP_HEAD = (MAX_TURN_CHARS - 64) * 3 // 5   # 64: room for the marker
 _CAP_TAIL = MAX_TURN_CHARS - 64 - _CAP_HEAD
-_CAP_SEEK = 256                              # how far a cut moves to fall on white space
+_BLANKS = (" ", "\n", "\t")
 
 
 def cap_turn_text(text: str) -> str:
     """``text`` when it has at most :data:`MAX_TURN_CHARS` characters; else
     its first ~60,000 and last ~40,000 characters around the line
-    ``[… N characters cut …]`` (N: how many were left out), each cut moved
-    to white space within 256 characters when there is some (a token, a
-    credential among them, is not split, so redaction still sees it
-    whole).  The result has at most :data:`MAX_TURN_CHARS` characters, so
+    ``[… N characters cut …]`` (N: how many were left out), each cut where
+    it splits no credential and no word (``redact.redact_cut``, the one cut
+    of captured text; red18: the cut of its own kept the part of a token
+    that crossed it, which no rule then recognised, wherever the 256
+    characters around the cut held no blank, as in minified JSON; a blank
+    the cut falls next to goes with the cut, docs/format.md "Length cap").  The result has at most :data:`MAX_TURN_CHARS` characters, so
     capping again changes nothing.  Applied before redaction to every turn
     a capture writes (``TurnAppender``, and ``mem import``'s parse worker
     for the turns it forecasts): a 20 MB paste is kept as its ends, as
-    recall and injection show a turn's ends anyway."""
+    recall and injection show a turn's ends anyway; the parts kept are not
+    redacted here (the writer redacts and counts)."""
     if len(text) <= MAX_TURN_CHARS:
         return text
-    head = _CAP_HEAD
-    ws = max(text.rfind(c, head - _CAP_SEEK, head) for c in " \n\t")
-    if ws > 0:
-        head = ws
-    tail = len(text) - _CAP_TAIL
-    ws = [i for i in (text.find(c, tail, tail + _CAP_SEEK) for c in " \n\t") if i >= 0]
-    if ws:
-        tail = min(ws) + 1
-    return f"{text[:head]}\n[… {tail - head} characters cut …]\n{text[tail:]}"
+    from objstore.core.redact import redact_cut  # deferred: the redaction rules compile at import
+    head = redact_cut(text, _CAP_HEAD)[0]
+    tail = redact_cut(text, _CAP_TAIL, tail=True)[0]
+    head = head[:-1] if head[-1:] in _BLANKS else head     # the blank a cut fell after goes with the cut
+    tail = tail[1:] if tail[:1] in _BLANKS else tail
+    return f"{head}\n[… {len(text) - len(head) - len(tail)} characters cut …]\n{tail}"
 
 
 def turn_doc(oid: str, t: Turn):

@@ -152,6 +152,20 @@ def test_a_cut_never_falls_inside_a_marker_nor_a_word():
     assert head == f"{GHP} " + "z " * 1970 and n == 45
 
 
+
+def test_a_tail_starts_after_a_marker_a_word_and_a_crossing_credential():
+    # the mirror image, for a text kept as its tail (sessions.cap_turn_text: red18)
+    from objstore.core.redact import cut_point, redact_cut
+    marked = "head [REDACTED:github-token] x y"
+    assert cut_point(marked, 10, tail=True) == 29 and marked[29:] == "x y"   # moved past the marker
+    assert cut_point("abcdefgh word word", 3, tail=True) == 9                 # after the next blank
+    assert cut_point("y" * 600, 100, tail=True) == 100 and cut_point("ab", 0, tail=True) == 0
+    text = f"head {GHP}," + "z," * 1970 + f"{GHP} tail"   # the first token spans characters 5-45
+    tail, n = redact_cut(text, len(text) - 20, tail=True)
+    assert tail == "z," * 1970 + f"{GHP} tail" and n == 46 and tail == text[n:]
+    assert redact_cut("short", 10, tail=True) == ("short", 0)
+
+
 def test_the_stop_hook_capture_keeps_no_prefix_of_a_credential_at_the_cut(store_path, tmp_path):
     f = _claude(tmp_path)
     rc, _out, err, _t = run_hook(store_path, payload("Stop", S, f, stop_hook_active=False))

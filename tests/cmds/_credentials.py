@@ -84,3 +84,21 @@ def run_shell_hook(env: dict, session: str, i: int, command: str) -> None:
                         "--status", "0", "--start", str(1767225600000 + i * 1000), "--duration", "5", "--", command],
                        capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert p.returncode == 0, p.stderr
+
+
+def store_commands(tmp_path: Path, cases, kept, day: str) -> str:
+    """Each command line of ``cases`` (``(command, secret)``) recorded by
+    ``mem hook shell`` (the shell capture) and typed by the user and run as
+    an agent's Bash call in an imported transcript (:func:`import_cases`,
+    ``kept`` after them); asserts no secret is stored and returns the
+    store's turn texts."""
+    from tests.hooks._util import hook_env
+    store = tmp_path / "store"
+    env = hook_env(store, MEM_SHELL_CAPTURE="1")
+    for i, (command, _secret) in enumerate(cases):
+        run_shell_hook(env, f"shell-{day}", i, command)
+    import_cases(tmp_path / "t.jsonl", env, [(c, s, "mem-command") for c, s in cases], kept, day)
+    texts = stored_texts(store)
+    for _command, secret in cases:
+        assert secret not in texts, secret
+    return texts

@@ -99,9 +99,11 @@ def test_a_transcript_import_stores_none_of_them(tmp_path):
 
 
 def test_mems_own_sync_key_export_is_not_captured(tmp_path):
-    """The tester's capture case: an agent runs ``mem remote key export -o -``;
-    the key it prints (the one that decrypts every remote) comes back as the
-    Bash tool result of an imported session.  It is stored redacted."""
+    """The tester's capture case: an agent prints mem's sync key (the one
+    that decrypts every remote) with ``cat`` of the exported file; it came
+    back as the Bash tool result of an imported session.  It is stored
+    redacted by the age-secret-key rule (a result of ``mem remote key export
+    -o -`` itself is withheld whole: tests/capture/test_sealed_output_capture.py)."""
     store = tmp_path / "store"
     env = hook_env(store)
     rem = tmp_path / "rem"
@@ -116,7 +118,7 @@ def test_mems_own_sync_key_export_is_not_captured(tmp_path):
     proj.mkdir(parents=True)
     (proj / f"{sid}.jsonl").write_bytes(
         line(user("u1", "print my sync key", sid=sid))
-        + line(asst("a1", "m1", [tool_use("toolu_1", command="mem remote key export -o -")], sid=sid,
+        + line(asst("a1", "m1", [tool_use("toolu_1", command="cat ~/backup/mem-sync.key")], sid=sid,
                     ts="2026-01-05T10:00:02Z"))
         + line(user("u2", [tool_result("toolu_1", p.stdout)], sid=sid, ts="2026-01-05T10:00:03Z")))
     r = _mem(env, "import", "claude-code", str(proj))

@@ -220,13 +220,6 @@ def test_mems_other_command_lines_are_kept(command):
 
 
 def test_the_shell_hook_and_an_import_store_no_value_of_a_mem_command(tmp_path):
-    from tests.cmds._credentials import run_shell_hook
-    store = tmp_path / "store"
-    env = hook_env(store, MEM_SHELL_CAPTURE="1")
-    for i, (command, _secret) in enumerate(MEM_CMDS):
-        run_shell_hook(env, "shell-t10", i, command)
-    import_cases(tmp_path / "t.jsonl", env, [(c, s, "mem-command") for c, s in MEM_CMDS], MEM_CMD_KEPT, "2026-01-18")
-    texts = stored_texts(store)
-    for _command, secret in MEM_CMDS:
-        assert secret not in texts, secret
+    from tests.cmds._credentials import store_commands
+    texts = store_commands(tmp_path, MEM_CMDS, MEM_CMD_KEPT, "2026-01-18")
     assert texts.count("[REDACTED:mem-command]") >= 3 * len(MEM_CMDS) and MEM_CMD_KEPT[0] in texts

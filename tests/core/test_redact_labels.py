@@ -174,19 +174,45 @@ NEXT_LINE_LOOKALIKES = [
     "password:\n  <your password>",
     "password:\n  ${DB_PASSWORD}",
     "password =\n    os.environ['DB_PASSWORD']",
-    "token:\n  abc123def456ghi",           # not a password label (a random token is its own rules')
     "def login(username,\n          password):\n    return check(password)",
     "## Password:\n### Reset",
 ]
 
 
-@pytest.mark.parametrize("text,secret", NEXT_LINE_CASES)
+# test18 U7: a key's or a token's value alone on its label's next line (api_key:, API key:, token:), of a
+# key's shape: random-looking, or 8+ characters with letters and digits or symbols (was: only a password's label)
+KEY_NEXT_LINE_CASES = [
+    ("api_key:\nZq7mm9xQZq7mm9xQZq7mm9xQ", "Zq7mm9xQZq7mm9xQZq7mm9xQ"),
+    ("API key:\n  Zq7mm9xQZq7mm9xQZq7mm9xQ", "Zq7mm9xQZq7mm9xQZq7mm9xQ"),
+    ("token:\nZq7mm9xQZq7mm9xQZq7mm9xQ", "Zq7mm9xQZq7mm9xQZq7mm9xQ"),
+    ("token:\n  abc123def456ghi", "abc123def456ghi"),
+    ('access_token:\n"Zq7mm9xQZq7mm9xQZq7mm9xQ"', "Zq7mm9xQZq7mm9xQZq7mm9xQ"),
+    ('{"text": "row: api_key=\\nZq7mm9xQZq7mm9xQZq7mm9xQ"}', "Zq7mm9xQZq7mm9xQZq7mm9xQ"),   # JSON-escaped break
+    ("OPENAI_API_KEY =\n    k3y-Zq7mm9xQ2024", "k3y-Zq7mm9xQ2024"),
+]
+
+KEY_NEXT_LINE_LOOKALIKES = [
+    "token:\n  type: string\n  minLength: 8",
+    "api_key:\n  description: the key the service gives you",
+    "token:\n  v2",
+    "token:\n  gpt4o",                    # shorter than a key
+    "self.token:\n  abcdef12345",          # an attribute in code
+    "if token:\n    return x",
+    "api_key:\n  required",
+    "token:\n  2026-02-27T01:24:49Z",
+    "key:\n  Zq7mm9xQZq7mm9xQ",             # 'key' alone is no label (cache key, primary key)
+    "token:\n  ${API_TOKEN}",
+    "api_key:\n  <your api key>",
+]
+
+
+@pytest.mark.parametrize("text,secret", NEXT_LINE_CASES + KEY_NEXT_LINE_CASES)
 def test_a_password_on_the_line_after_its_label_is_redacted(text, secret):
     check_redacted(text, secret, "generic-secret")
     assert redact(text).text == text.replace(secret, "[REDACTED:generic-secret]")
 
 
-@pytest.mark.parametrize("text", NEXT_LINE_LOOKALIKES)
+@pytest.mark.parametrize("text", NEXT_LINE_LOOKALIKES + KEY_NEXT_LINE_LOOKALIKES)
 def test_next_line_lookalikes_are_kept(text):
     check_kept(text)
 

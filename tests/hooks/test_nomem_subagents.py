@@ -119,3 +119,77 @@ def test_hooks_leave_out_a_subagent_of_a_nomem_answer(tmp_path):
     # a later prompt does not get the excluded summary injected
     out = hook("UserPromptSubmit", prompt="what did the agent verify about the staging code?")
     assert SECRET not in out
+
+
+# red18: a sub-agent started by a sub-agent of a #nomem answer (and one below that) is part of the same answer
+NESTED_TASK = f"double-check the code {SECRET} on the replica"
+DEEP_TASK = "ask the replica once more"
+
+
+def _sub_calling(agent: str, prompt: str, call_id: str, task: str, child: str, answer: str,
+                 result: str = f"replica says {SECRET} works") -> bytes:
+    """A sub-agent's transcript in which it starts sub-agent ``child`` with ``task`` (its result
+    ``result``), then answers."""
+    kw = {"agentId": agent, "isSidechain": True}
+    done = asst(f"t{agent}", f"m{agent}2", [text(answer)], SID, **kw)
+    done["message"]["stop_reason"] = "end_turn"
+    return b"".join(line(r) for r in (
+        user(f"s{agent}", prompt, SID, **kw),
+        asst(f"c{agent}", f"m{agent}1", [tool_use(call_id, "Task", description="nested", prompt=task)], SID, **kw),
+        user(f"r{agent}", [tool_result(call_id, result)], SID,
+             toolUseResult={"agentId": child, "content": "ok"}, **kw),
+        done))
+
+
+def _nested_files(sub_dir, new_layout: bool):
+    """A (the #nomem answer's agent) starts C, C starts D; B (an ordinary prompt's agent) starts E."""
+    a = sub_dir / "agent-aaaa1111.jsonl"
+    a.write_bytes(_sub_calling("aaaa1111", TASK if new_layout else "a reworded task", "toolu_a1", NESTED_TASK,
+                               "cccc3333", f"verified: {SECRET} works"))
+    # 2.1.x: C is named by its task; 2.0.x: by the agent id of A's call result (its task reworded)
+    (sub_dir / "agent-cccc3333.jsonl").write_bytes(_sub_calling(
+        "cccc3333", NESTED_TASK if new_layout else "the replica check", "toolu_c1", DEEP_TASK, "dddd4444",
+        f"the replica has {SECRET}"))
+    (sub_dir / "agent-dddd4444.jsonl").write_bytes(_sub("dddd4444", "once more, reworded", f"yes, {SECRET}"))
+    (sub_dir / "agent-bbbb2222.jsonl").write_bytes(_sub_calling("bbbb2222", OK_TASK, "toolu_b1", "count them",
+                                                                "eeee5555", "README.md is there", "1 file"))
+    (sub_dir / "agent-eeee5555.jsonl").write_bytes(_sub("eeee5555", "count them", "one file"))
+    if new_layout:
+        (sub_dir / "agent-dddd4444.meta.json").write_text(json.dumps({"toolUseId": "toolu_c1"}))
+
+
+def test_import_leaves_out_the_nested_subagents_of_a_nomem_answer(tmp_path):
+    for new_layout in (True, False):
+        home, store = tmp_path / f"h{new_layout}", tmp_path / f"s{new_layout}"
+        main, sub_a, _sub_b = _layout(home, new_layout)
+        main.write_bytes(_main())
+        _nested_files(sub_a.parent, new_layout)
+        _mem(store, "import", "claude-code", str(home / ".claude" / "projects"))
+        objects, keys = _stored(store)
+        assert objects == [], objects
+        for agent in ("aaaa1111", "cccc3333", "dddd4444"):
+            assert f"agent-{agent}" not in keys, (agent, keys)
+        assert "agent-bbbb2222" in keys and "agent-eeee5555" in keys, keys    # the ordinary chain: captured
+
+
+def test_hooks_leave_out_a_nested_subagent_of_a_nomem_answer(tmp_path):
+    home, store = tmp_path / "home", tmp_path / "store"
+    main, sub_a, _sub_b = _layout(home, True)
+    _mem(store, "init")
+
+    def hook(event, **kw):
+        rc, _out, err, _s = run_hook(store, payload(event, SID, main, **kw))
+        assert rc == 0, err
+
+    hook("SessionStart", source="startup")
+    main.write_bytes(_main(2))
+    _nested_files(sub_a.parent, True)
+    for agent in ("dddd4444", "cccc3333", "aaaa1111"):       # the innermost stops first
+        hook("SubagentStop", agent_id=agent, agent_transcript_path=str(sub_a.parent / f"agent-{agent}.jsonl"),
+             last_assistant_message=f"the replica has {SECRET}")
+    main.write_bytes(_main(3))
+    hook("Stop", last_assistant_message="There is a README.")
+    hook("SessionEnd", reason="exit")
+    objects, keys = _stored(store)
+    assert objects == [], objects
+    assert not any(f"agent-{a}" in keys for a in ("aaaa1111", "cccc3333", "dddd4444")), keys

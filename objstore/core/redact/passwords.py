@@ -1,7 +1,8 @@
 """The password rules of :mod:`objstore.core.redact`'s table (``PASSWORD_RULES``, the tail of
 ``rules.RULES``): a value after a password label or in a phrase about one ('the password for the
-staging box is X', 'Password - X', 'login admin / X'), and passwords on a command line or in SQL
-(``mysql -pX``, ``sshpass -p X``, ``IDENTIFIED BY 'X'``), with the regex fragments they share.
+staging box is X', 'Password - X', 'login admin / X'), with the regex fragments they share; at their
+places in the table, the passwords on a command line or in SQL (``mysql -pX``, ``sshpass -p X``,
+``IDENTIFIED BY 'X'``) and mem's own command lines, both in :mod:`.commandline`.
 The token formats (vendor prefixes, protocol fields, ``key=value``) are in :mod:`.rules`."""
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import re
 from functools import partial
 
 from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_secret_ok, hardware_pin,
-                                         labelled_phrase_ok, mysql_password_ok,
-                                         net_secret_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
-                                         pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok, sql_bare_ok, sql_literal_ok,
+                                         labelled_phrase_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
+                                         pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
+from objstore.core.redact.commandline import COMMAND_LINE_RULES, MEM_COMMAND_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import credential_name, scan_at
+from objstore.core.redact.scanners import scan_at
 
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
@@ -55,43 +56,6 @@ _DASH_HEAD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)|passphrase(?<![A-
 _PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 _PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
-# mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
-# ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
-_MYSQL_CMD = (r"(?:mysql(?<![A-Za-z0-9_.\-]mysql)|mariadb(?<![A-Za-z0-9_.\-]mariadb))"
-              r"(?:dump|admin|import|show|check|pump|slap|sh|-dump|-admin|-import|-show|-check|-slap)?+"
-              r"(?![A-Za-z0-9_.])[^\n\r;|&]{0,512}?[ \t]-p[\"']?"
-              r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)")
-
-# ---- passwords passed to a command on its command line ------------------------------
-# An argument: optionally quoted, up to a blank, quote or shell operator.
-_ARG = r"[\"']?(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
-_WORD = r"[\"']?[^\s;|&\"']{1,256}+[\"']?"            # one positional argument
-_FLAGS_RUN = r"(?:[ \t]{1,4}-[A-Za-z]{1,8}+){1,4}+"   # a command's short-option clusters, bounded
-
-
-def _flags_with(letter: str) -> str:
-    """A look-ahead body: one of the next (at most 4) option clusters holds ``letter``."""
-    return r"(?:[ \t]{1,4}-[A-Za-z]{1,8}+){0,3}[ \t]{1,4}-[A-Za-z]{0,7}" + letter
-
-
-_ARGS_BEFORE = r"[^\n\r;|&]{0,256}?[ \t]"          # the command's other arguments, on the same command
-
-
-def _cmd(*names: str) -> str:
-    """``(?:n1(?<!Xn1)|n2(?<!Xn2)...)``: a command name on a word boundary."""
-    return "(?:" + "|".join(f"{re.escape(n)}(?<![A-Za-z0-9_.\\-]{re.escape(n)})" for n in names) + r")(?![A-Za-z0-9_.\-])"
-
-
-def _cmd_family(prefix: str, *suffixes: str, optional: bool = True) -> str:
-    """``prefix(?:s1|s2...)`` as a command name on a word boundary, written so
-    the pattern starts with one literal (``re`` then finds it with its fast
-    literal search): ``_cmd_family("mongo", "sh", "dump")`` is mongo, mongosh
-    or mongodump; ``optional=False``: a suffix is required."""
-    alts = "|".join(map(re.escape, suffixes))
-    return (f"{re.escape(prefix)}(?<![A-Za-z0-9_.\\-]{re.escape(prefix)})(?:{alts})" + ("?" if optional else "")
-            + r"(?![A-Za-z0-9_.\-])")
-
-
 # Credential words that introduce a 'user / password' pair in chat ('login admin / Pw!2024x',
 # 'creds: admin / Pw!2024x'), over the lowercased text; each alternative starts on a word boundary.
 _PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "creds", "cred",
@@ -112,12 +76,6 @@ _PAIR_NOT_USER = ("page", "screen", "form", "button", "flow", "url", "link", "vi
                   "method", "option", "dialog", "modal", "window", "component", "feature", "check", "and", "or")
 _PAIR_USER = (r"(?!(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])"
               r"[\"'`]?[a-z][a-z0-9_.@+\\\-]{0,63}+[\"'`]?")
-# 'sudo -S' / 'passwd' / ... read the password from standard input: a here-string feeds it
-_SUDO_S = r"sudo(?<![A-Za-z0-9_.\-]sudo)(?:[ \t]{1,4}-[A-Za-z]{1,8}+){0,4}?[ \t]{1,4}-[A-Za-z]{0,7}S"
-_STDIN_PW_CMDS = ("(?:" + _SUDO_S + "|" + _cmd("passwd", "smbpasswd", "kinit")
-                  + r"|--password-stdin(?![A-Za-z0-9_\-])|--passphrase-fd[ \t=]0(?![0-9]))")
-_HERE = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?[\"']?"
-_HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
 
 #: the accounts whose 'X pass is <token>' is a password ('the vpn pass is ...'), not a pass of a program
 _PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
@@ -301,73 +259,6 @@ def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                 out.append((g.end() + off, e + off, rule.priority, rule.name))
 
 
-# ---- test17 T10: mem's own command lines (shell capture, an agent's Bash tool call) ---------------------
-#: 'mem [--home DIR] remember|forget|scan' (also '…/bin/mem'), over the lowercased text
-_MEM_CMD = (r"mem(?<![a-z0-9_\-.]mem)(?:[ \t]{1,4}--home(?:=|[ \t]{1,4})[^\s;|&\"']{1,256}+)?[ \t]{1,4}"
-            r"(?P<sub>remember|forget|scan)(?![a-z0-9_\-])")
-_MEM_ANCHORS = ("mem remember", "mem forget", "mem scan", "mem --home")
-#: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
-_MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}])", FLAGS)
-#: one argument: quoted ('…', "…", a JSON-escaped \"…\"), or a run of other characters
-_MEM_ARG = Lazy(r"'[^'\n]*'|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|[^\s'\"]+", FLAGS)
-#: the options of 'mem remember' / 'mem scan' that take a value (cmds/remember.py, cmds/scan.py)
-_MEM_VALUE_OPTS = frozenset(("--kind", "--trust", "--sensitivity", "--valid-from", "--expect", "--relates-to",
-                             "--contradicts", "--derived-from", "--rollup-of", "--session", "--agent", "--file",
-                             "--home"))
-
-
-def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """The values on mem's own command lines (test17 T10: the shell hook and
-    an agent's Bash tool call captured them verbatim): the VALUE of ``mem
-    remember KEY VALUE`` when the command says ``--sensitivity secret`` or
-    KEY names a credential (:func:`~.scanners.credential_name`:
-    ``…/github-token``, ``…/db-password``), the TEXT of ``mem forget --match
-    TEXT`` (what a forget removes must not come back through its own command)
-    and of ``mem scan TEXT``.  The command ends at a line's end, ``;``,
-    ``&``, ``|`` or the end of a JSON string; its arguments are read as a
-    shell splits them (quotes kept with the argument)."""
-    s0, e0 = ws - off, we - off
-    for m in rule.lowered.finditer(low, s0, e0):
-        end = _MEM_END.search(low, m.end(), e0)
-        stop = end.start() if end is not None else e0
-        args = [(a.start(), a.end()) for a in _MEM_ARG.finditer(low, m.end(), stop)]
-        words = [low[a:b] for a, b in args]
-        sub = m.group("sub")
-        pos, secret, take = [], False, None
-        i = 0
-        while i < len(args):
-            w = words[i]
-            if take is not None:
-                if take == "--sensitivity" and w.strip("'\"\\") == "secret":
-                    secret = True
-                if take == "--match":
-                    pos.append((i, "match"))
-                take = None
-            elif w.startswith("--"):
-                name, eq, val = w.partition("=")
-                if name == "--sensitivity" and val.strip("'\"\\") == "secret":
-                    secret = True
-                if name == "--match" and eq and val and "[redacted:" not in val:
-                    a, b = args[i]
-                    out.append((a + len(name) + 1 + off, b + off, rule.priority, rule.name))
-                elif (not eq or not val) and (name in _MEM_VALUE_OPTS or name == "--match"):
-                    take = name             # its value is the next argument ('--match X', "--match='X Y'")
-            elif not w.startswith("-") or w == "-":
-                pos.append((i, "arg"))
-            i += 1
-        plain = [i for i, kind in pos if kind == "arg"]
-        spans = [args[i] for i, kind in pos if kind == "match"]
-        if sub == "scan" and plain:
-            spans.append(args[plain[0]])
-        elif sub == "remember" and len(plain) >= 2 and words[plain[1]] != "-":
-            key = words[plain[0]].strip("'\"\\")
-            if secret or credential_name(key) is not None:
-                spans.append(args[plain[1]])
-        for a, b in spans:
-            if "[redacted:" not in low[a:b]:     # a marker is no value: a second pass takes nothing
-                out.append((a + off, b + off, rule.priority, rule.name))
-
-
 _r = make_rule   # the table below is aligned to this short name
 
 #: the rules after ``rules.RULES``'s token formats, in table order (a tie in priority goes to the earlier)
@@ -441,172 +332,7 @@ PASSWORD_RULES: list[Rule] = [
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{1,4}(?P<secret>[A-Za-z0-9][^\s\"'`]{6,126}?"
        r"[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:[\s\"'`]|$))",
        priority=53, check=bare_password_ok, anchors=("passw",)),
-    _r("cli-password",
-       "sshpass(1) '-p password' (the password on the command line) https://linux.die.net/man/1/sshpass",
-       _cmd("sshpass") + _ARGS_BEFORE + r"-p[ \t]*" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("sshpass",)),
-    _r("cli-password",
-       "registry and cloud logins with '-p|--password <password>': docker/podman/nerdctl/buildah/skopeo/"
-       "helm/oras/crane login, az login, oc login, cf login "
-       "https://docs.docker.com/reference/cli/docker/login/ https://learn.microsoft.com/cli/azure/reference-index#az-login",
-       _cmd("docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "az", "oc", "cf")
-       + r"[^\n\r;|&]{0,128}?[ \t]login(?![A-Za-z0-9_.\-])" + _ARGS_BEFORE + r"(?:-p|--password)(?:[ \t]+|=)" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("login",)),
-    _r("cli-password",
-       "curl(1) '-u, --user <user:password>' and '-U, --proxy-user <user:password>' https://curl.se/docs/manpage.html",
-       _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?[\"']?[^\s:\"'`]{1,128}:"
-       r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)",
-       priority=45, check=cli_secret_ok, anchors=("curl",)),
-    _r("cli-password",
-       "redis-cli '-a <password>' / '--pass <password>' (https://redis.io/docs/latest/develop/tools/cli/)",
-       _cmd("redis-cli", "valkey-cli", "keydb-cli") + _ARGS_BEFORE + r"(?:-a|--pass)(?:[ \t]+|=)" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("-cli",)),
-    _r("cli-password",
-       "openssl(1) '-k password' and '-pass|-passin|-passout pass:password' (openssl-passphrase-options(1); "
-       "env:, file:, fd:, stdin are sources, not passwords) https://docs.openssl.org/master/man1/openssl-passphrase-options/",
-       _cmd("openssl") + _ARGS_BEFORE + r"(?:-k|-pass|-passin|-passout|-password)[ \t]+[\"']?(?:pass:)?"
-       r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)",
-       priority=45, check=cli_secret_ok, anchors=("openssl",)),
-    _r("cli-password",
-       "htpasswd(1) '-b' batch mode: 'htpasswd -b passwdfile user password', 'htpasswd -nb user password' "
-       "https://httpd.apache.org/docs/2.4/programs/htpasswd.html",
-       # -n prints instead of writing a file: one positional (user) before the password, else two
-       _cmd("htpasswd") + r"(?=" + _flags_with("b") + r")(?:(?=" + _flags_with("n") + r")" + _FLAGS_RUN
-       + r"[ \t]{1,4}" + _WORD + r"|(?!" + _flags_with("n") + r")" + _FLAGS_RUN + r"[ \t]{1,4}" + _WORD
-       + r"[ \t]{1,4}" + _WORD + r")[ \t]{1,4}" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("htpasswd",)),
-    _r("cli-password",
-       "sudo(8) '-S' reads the password from standard input: 'echo|printf <password> | sudo -S' "
-       "https://www.sudo.ws/docs/man/sudo.man/",
-       _cmd("echo", "printf") + r"(?:[ \t]+-[neE]+)*[ \t]+" + _ARG + r"[\"']?[ \t]*\|[ \t]*sudo[ \t]+"
-       r"(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*S",
-       priority=45, check=cli_secret_ok, anchors=("sudo",)),
-    _r("cli-password",
-       "'--password <password>' / '--passwd' / '--pass' / '--passphrase' (gpg) / '--http-password' ... with a "
-       "blank (the '=' form is generic-secret): an "
-       "option-argument after a blank, POSIX utility syntax guideline 6 "
-       "https://pubs.opengroup.org/onlinepubs/9799919799/basedefs/V1_chap12.html",
-       r"--(?:(?:http|https|ftp|proxy|db|admin|root|user|new|old|store|key|bind)-)?pass(?:w(?:or)?d|phrase)?[ \t]+"
-       + _ARG,
-       priority=46, check=cli_secret_ok, anchors=("-pass",)),
-    _r("mysql-password",
-       "MySQL 'Command Options for Connection Establishment' --password[=password], -p[password] (no space: "
-       "the password; -p alone prompts) https://dev.mysql.com/doc/refman/8.0/en/connection-options.html",
-       _MYSQL_CMD, priority=45, check=mysql_password_ok, anchors=("mysql", "mariadb")),
-    # ---- redact6: more command-line, here-string, SQL and chat forms ----
-    _r("cli-password",
-       "MongoDB shell and database tools '-p, --password <password>' (mongosh: '-p' alone prompts; the tools "
-       "take '--password=<password>, -p=<password>') https://www.mongodb.com/docs/mongodb-shell/reference/options/ "
-       "https://www.mongodb.com/docs/database-tools/mongodump/",
-       _cmd_family("mongo", "sh", "dump", "restore", "export", "import", "stat", "top", "files") + _ARGS_BEFORE
-       + r"(?:-p(?:[ \t]+|=)?|--password(?:[ \t]+|=))" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("mongo",)),
-    _r("cli-password",
-       "rabbitmqctl(8) 'add_user <username> <password>', 'change_password <username> <newpassword>', "
-       "'authenticate_user <username> <password>' (the password omitted: read from standard input) "
-       "https://www.rabbitmq.com/docs/man/rabbitmqctl.8",
-       _cmd("rabbitmqctl") + _ARGS_BEFORE + r"(?:add_user|change_password|authenticate_user)[ \t]{1,4}" + _WORD
-       + r"[ \t]{1,4}" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("rabbitmqctl",)),
-    _r("cli-password",
-       "Windows 'net user <username> <password> /add' (the password given; '*' prompts) "
-       "https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2012-r2-and-2012/cc771865(v=ws.11)",
-       r"net(?<![a-z0-9_.\-]net)[ ]users?[ \t]{1,4}(?:\"[^\"\n\r]{1,64}\"|[^\s/\"*]{1,64}+)[ \t]{1,4}" + _ARG,
-       ci=True, priority=45, check=net_secret_ok, anchors=("net use",)),
-    _r("cli-password",
-       "Windows 'net use [\\\\computer\\share] [password | *] [/user:[domain\\]user]' (the password after "
-       "the share, or after /user:) "
-       "https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2012-r2-and-2012/gg651155(v=ws.11)",
-       r"net(?<![a-z0-9_.\-]net)[ ]use[ \t]" + _ARGS_BEFORE
-       + r"(?:\\\\[^\s\"]{1,256}+|/user:[^\s\"]{1,128}+)[ \t]{1,4}" + _ARG,
-       ci=True, priority=45, check=net_secret_ok, anchors=("net use",)),
-    _r("cli-password",
-       "a password read from standard input fed by a bash here-string ('<<< word', bash(1) 'Here Strings'): "
-       "sudo -S, passwd, smbpasswd, kinit, '--password-stdin', gpg '--passphrase-fd 0' "
-       "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings https://www.sudo.ws/docs/man/sudo.man/",
-       _STDIN_PW_CMDS + _HERE + _HERE_SECRET,
-       priority=45, check=cli_secret_ok, anchors=("<<<",),
-       scan=scan_at("sudo", "passwd", "smbpasswd", "kinit", "--password-stdin", "--passphrase-fd")),
-    _r("cli-password",
-       "chpasswd(8) / chgpasswd(8) read 'user:password' lines from standard input: a here-string or "
-       "'echo|printf user:password |' feeds them (the name is kept) https://man7.org/linux/man-pages/man8/chpasswd.8.html",
-       _cmd("chpasswd", "chgpasswd") + _HERE + r"[^\s:\"'`;&|<>()]{1,64}+:" + _HERE_SECRET,
-       priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("chpasswd", "chgpasswd")),
-    _r("cli-password",
-       "chpasswd(8) / chgpasswd(8) read 'user:password' lines from standard input: "
-       "'echo|printf user:password | chpasswd' https://man7.org/linux/man-pages/man8/chpasswd.8.html",
-       _cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}[ \t]{1,4}(?:\$(?='))?[\"']?[^\s:\"'`;&|<>()]{1,64}+:"
-       + _HERE_SECRET + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:chpasswd|chgpasswd)(?![A-Za-z0-9_.\-])",
-       priority=45, check=cli_secret_ok, anchors=("passwd",), scan=scan_at("echo", "printf")),
-    _r("cli-password",
-       "passwd(1) '--stdin' / smbpasswd(8) '-s' / '--password-stdin' read the password from standard "
-       "input: 'echo|printf <password> | passwd --stdin' https://man7.org/linux/man-pages/man1/passwd.1.html "
-       "https://www.samba.org/samba/docs/current/man-html/smbpasswd.8.html",
-       _cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}[ \t]{1,4}(?:\$(?='))?" + _ARG
-       + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:(?:passwd|smbpasswd)(?![A-Za-z0-9_.\-])"
-       r"|[^\n\r;|&]{0,256}?--password-stdin(?![A-Za-z0-9_\-]))",
-       priority=45, check=cli_secret_ok, anchors=("passwd", "--password-stdin"),
-       scan=scan_at("echo", "printf")),
-    # a family with one literal prefix is left to re's literal search; the others are tried only where
-    # one of their names is (scan_at)
-    *(_r("cli-password", source, (cmds if isinstance(cmds, str) else _cmd(*cmds)) + _ARGS_BEFORE + opt + _ARG,
-         priority=45, check=cli_secret_ok, anchors=anchors,
-         scan=None if isinstance(cmds, str) else scan_at(*(starts or anchors)))
-      for cmds, opt, anchors, source, *starts in (
-          (_cmd("sqlcmd"), r"-P[ \t]*", ("sqlcmd",),
-           "sqlcmd '-P password' https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility"),
-          (_cmd_family("ldap", "search", "modify", "add", "delete", "passwd", "whoami", "modrdn", "compare", "exop",
-                       "url", optional=False), r"-w[ \t]*", ("ldap",),
-           "OpenLDAP ldapsearch(1) '-w passwd' (simple bind password; -W prompts) "
-           "https://www.openldap.org/software/man.cgi?query=ldapsearch"),
-          (("zip", "unzip", "zipcloak"), r"-P[ \t]*", ("zip", "unzip"),
-           "zip(1) '-P password, --password password', unzip(1) '-P password' "
-           "https://linux.die.net/man/1/zip https://linux.die.net/man/1/unzip"),
-          (_cmd_family("7z", "a", "r", "z"), r"-p", ("7z",),
-           "7-Zip '-p{Password}' switch (alone: prompts) https://7-zip.opensource.jp/chm/cmdline/switches/password.htm"),
-          (_cmd("keytool"), r"-(?:(?:src|dest)?(?:store|key)pass|new)[ \t]+", ("keytool",),
-           "keytool '-storepass', '-keypass', '-srcstorepass', '-deststorepass', '-new' "
-           "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html"),
-          (_cmd_family("mosquitto_", "pub", "sub", "rr", optional=False), r"(?:-P|--pw)[ \t]+", ("mosquitto_",),
-           "mosquitto_pub(1) '-P, --pw password' https://mosquitto.org/man/mosquitto_pub-1.html"),
-          (("plink", "pscp", "psftp", "putty"), r"-pw[ \t]+", ("-pw",),
-           "PuTTY 3.11.3.8 '-pw: specify a password' https://the.earth.li/~sgtatham/putty/0.81/htmldoc/Chapter3.html",
-           "plink", "pscp", "psftp", "putty"),
-          (("xfreerdp", "wlfreerdp", "sdl-freerdp", "sdl-freerdp3", "xfreerdp3"), r"/p:", ("freerdp",),
-           "FreeRDP '/p:<password>' https://github.com/FreeRDP/FreeRDP/wiki/CommandLineInterface",
-           "xfreerdp", "wlfreerdp", "sdl-freerdp"),
-          (_cmd("rdesktop"), r"-p[ \t]*", ("rdesktop",),
-           "rdesktop(1) '-p <password>' ('-p -' reads it from standard input) https://linux.die.net/man/1/rdesktop"),
-          (("mysqladmin", "mariadb-admin"), r"password[ \t]{1,4}", ("mysqladmin", "mariadb-admin"),
-           "mysqladmin 'password new_password' (sets a new password) "
-           "https://dev.mysql.com/doc/refman/8.0/en/mysqladmin.html"),
-      )),
-    _r("cli-password",
-       "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (smbcacls, smbget the same) "
-       "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
-       _cmd_family("smb", "client", "cacls", "get", "tree", "cquotas", optional=False) + _ARGS_BEFORE
-       + r"(?:-U|--user(?:name)?)(?:[ \t]+|=)?[\"']?[^\s%\"'`;&|<>()]{1,128}+%" + _HERE_SECRET,
-       priority=45, check=cli_secret_ok, anchors=("smb",)),
-    _r("sql-password",
-       "MySQL 'CREATE USER ... IDENTIFIED [WITH plugin] BY 'auth_string'' (ALTER USER, GRANT the same); "
-       "Oracle 'IDENTIFIED BY password' https://dev.mysql.com/doc/refman/8.0/en/create-user.html "
-       "https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/CREATE-USER.html",
-       r"identified(?<![a-z0-9_]identified)(?:[ \t]{1,4}with[ \t]{1,4}[a-z0-9_]{1,64}+)?[ \t]{1,4}by[ \t]{1,4}"
-       r"(?P<q>\\{0,3}['\"])(?P<secret>[^'\"\\\n\r]{1,256}+)\\{0,3}(?P=q)",
-       ci=True, priority=44, check=sql_literal_ok, anchors=("identified",)),
-    _r("sql-password",
-       "Oracle 'CREATE USER u IDENTIFIED BY password' (an unquoted password) "
-       "https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/CREATE-USER.html",
-       r"identified(?<![a-z0-9_]identified)[ \t]{1,4}by[ \t]{1,4}(?P<secret>[a-z0-9_#$!@%^*+=.\-]{1,128}+)"
-       r"(?![^\s;,)])",
-       ci=True, priority=44, check=sql_bare_ok, anchors=("identified",)),
-    _r("sql-password",
-       "PostgreSQL 'CREATE ROLE|USER ... [WITH] [ENCRYPTED] PASSWORD 'password'' (ALTER ROLE the same); "
-       "MySQL 'SET PASSWORD [FOR user] = 'auth_string'' https://www.postgresql.org/docs/current/sql-createrole.html "
-       "https://dev.mysql.com/doc/refman/8.0/en/set-password.html",
-       r"password(?<![a-z0-9_]password)(?:[ \t]{1,4}for[ \t]{1,4}[^=\n\r;]{1,128}?[ \t]{0,4}=|[ \t]{0,4}=)?"
-       r"[ \t]{1,4}(?P<q>\\{0,3}')(?P<secret>[^'\\\n\r]{1,256}+)(?P=q)",
-       ci=True, priority=44, check=sql_literal_ok, anchors=("password",)),
+    *COMMAND_LINE_RULES,
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pw is <token>', 'the pw was <token>'",
        r"pw(?<![a-z0-9_\-\]]pw)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
@@ -709,10 +435,7 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
        "admin account' (test16b B1), where the token looks like a password (_token_ok)",
        r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=_scan_use_after),
-    _r("mem-command",
-       "mem's own command lines (docs/cli.md): the VALUE of 'mem remember KEY VALUE --sensitivity secret' or of a "
-       "KEY named for a credential, the TEXT of 'mem forget --match TEXT' and 'mem scan TEXT' (test17 T10)",
-       _MEM_CMD, ci=True, priority=44, anchors=_MEM_ANCHORS, scan=_scan_mem_command),
+    *MEM_COMMAND_RULES,
     # ---- red17: phrasings that were stored in clear (test16b B1 addendum, B8 left-outs) ----
     # (one rule per word: a pattern that starts with one literal is searched by re in C; an alternation of
     # words, or str.find of 'code' / 'log', is tried at every such word of a transcript)

@@ -191,6 +191,9 @@ def _in_url(text: str, hs: int, ws: int) -> bool:
 
 
 # a line break right after a password label (raw, or escaped in JSON once or more), then the
+#: the fewest characters of a key's or token's value alone on its label's next line (test18 U7: 'api_key:' LF
+#: 'Zq7mm9xQ…'); a password's may be 4 (:func:`short_labelled_ok`)
+KEY_NEXT_LINE_MIN = 8
 # next line's indentation and an optional opening quote: where a value alone on that line starts
 _NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16}(?:\\{0,3}[\"'`])?", FLAGS)
 
@@ -222,7 +225,8 @@ def _bare_label(low: str, p: int, end: int, off: int) -> int:
     return -1
 
 
-def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare: bool = False) -> None:
+def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare: bool = False,
+                     key: bool = False) -> None:
     """After an explicit password label that ends its line (``Password:``,
     ``passwd =``), the value on the next line (rob10): ``Password:``
     LF ``  hunter2xyz``.  Taken when it is the whole of that line and a
@@ -235,10 +239,14 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
     full stop ending the token is the sentence's.  ``bare``: the label
     has no ``:`` or ``=`` (``password`` alone on its line,
     :func:`_bare_label`), so a value of letters alone (a list of field
-    names: ``password`` LF ``username``) is not taken.  Never a label, list
-    item or heading (``Username:``, ``- item``, ``# Notes``), a word of
-    prose (``Enter it below``), nor code (``type: string``, ``pw2 = x``:
-    an operator follows the token)."""
+    names: ``password`` LF ``username``) is not taken.  ``key``: the label
+    is a key's or a token's (``api_key:``, ``API key:``, ``token:``; test18
+    U7), whose value is a key's shape: random-looking (:func:`looks_secret`)
+    or :data:`KEY_NEXT_LINE_MIN` characters or more with letters and digits
+    or symbols (:func:`short_labelled_ok`), not a password's word.  Never a
+    label, list item or heading (``Username:``, ``- item``, ``# Notes``), a
+    word of prose (``Enter it below``), nor code (``type: string``, ``pw2 =
+    x``: an operator follows the token)."""
     nl = _NEXT_LINE.match(text, e, we)
     if nl is None:
         return
@@ -248,12 +256,15 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
     if (len(v) < 4 or v[-1] == ":" or v[0] in "-*#>+=!?"
             or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
         return
-    if (bare or _LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
+    if (bare or key or _LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
         return                                     # 'password' LF '2026-02-27T01:24:49Z INFO ...'
     if _LINE_END.match(text, e) is not None:       # the whole line
-        if v[-1] != "." and (looks_secret(v, labelled=True)
-                             or looks_assigned(v, password=True, quoted=False, labelled=True)
-                             or (not bare and labelled_password_ok(v)) or short_labelled_ok(v)):
+        if key:
+            ok = looks_secret(v, labelled=True) or (len(v) >= KEY_NEXT_LINE_MIN and short_labelled_ok(v))
+        else:
+            ok = (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
+                  or (not bare and labelled_password_ok(v)) or short_labelled_ok(v))
+        if v[-1] != "." and ok:
             out.append((s, e, rule.priority, rule.name))
         return
     if text[s - 1] in "\"'`":
@@ -263,7 +274,7 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
         v = v[:-1]
     else:
         after = e
-    if (_PROSE_AFTER.match(text, after) is not None and len(v) >= 4
+    if (_PROSE_AFTER.match(text, after) is not None and len(v) >= (KEY_NEXT_LINE_MIN if key else 4)
             and (short_labelled_ok(v) or looks_secret(v, labelled=True))):
         out.append((s, e, rule.priority, rule.name))
 
@@ -306,6 +317,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         vend = e - off
         if e == s and _password_label(low, p, secret=True):
             _next_line_value(rule, text, e, we, out)   # 'Password:' LF '  hunter2xyz', 'secret:' LF '  Kx9mm'
+            continue
+        if e == s and low.startswith(("token", "key"), p) and low[p - 1:p] not in (".", "$", ">", "@"):
+            _next_line_value(rule, text, e, we, out, key=True)   # 'api_key:' LF 'Zq7mm9xQ…', 'token:' LF …
             continue
         if e - s < 4:
             continue

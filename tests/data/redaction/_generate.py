@@ -337,6 +337,7 @@ ATLASSIAN = "ATATT3" + fake(177, B64URL) + "=" + r(8, "0123456789ABCDEF")
 DISCORD_BOT = base64.urlsafe_b64encode(b"112233445566778899").decode() + "." + r(6, B64URL) + "." + fake(38, B64URL)
 MAILGUN = "key-" + r(32, HEX)
 MEM_SECRET = "FAKE-4471-9902"   # test17 T10: a value sealed by mem's own command line (fixed: no draw of the seed)
+AGE_SECRET = "FAKE-Velvet-Otter-42"   # test18 U1: what age encrypts on the same line (fixed too)
 files["vendor-tokens-2.sh"] = (f"""# a shell history of a demo app (every value FAKE)
 vault login {VAULT_HVS}
 export VAULT_TOKEN={VAULT_S}
@@ -347,10 +348,12 @@ curl -u dev@example.com:{ATLASSIAN} https://acme.atlassian.net/rest/api/3/myself
 curl -H 'Authorization: Bot {DISCORD_BOT}' https://discord.com/api/v10/users/@me
 curl -s --user 'api:{MAILGUN}' https://api.mailgun.net/v3/mg.example.com/messages
 mem remember user/bank/pin {MEM_SECRET} --sensitivity secret
+printf '%s' '{AGE_SECRET}' | age -r age1examplerecipientfake -o pin.age
 # look-alikes that stay: hvs.example_module_name, vault login -method=userpass, lin_api_client.py, key-value
 """, [(VAULT_HVS, "vault-token"), (VAULT_S, "vault-token"), (DATABRICKS, "databricks-token"),
       (TELEGRAM, "telegram-bot-token"), (LINEAR, "linear-api-key"), (ATLASSIAN, "atlassian-api-token"),
-      (DISCORD_BOT, "discord-bot-token"), (MAILGUN, "mailgun-key"), (MEM_SECRET, "mem-command")])
+      (DISCORD_BOT, "discord-bot-token"), (MAILGUN, "mailgun-key"), (MEM_SECRET, "mem-command"),
+      (AGE_SECRET, "age-input")])
 
 # session 18 (test18 U10): age identities (mem's own sync key format), PyPI, Doppler
 BECH32_UP = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"

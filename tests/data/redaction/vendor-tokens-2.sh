@@ -8,4 +8,5 @@ curl -u dev@example.com:ATATT3FC7FAKEVOXytJCFVVSJQy1RcIVczxptKNi-7ixFzgCyal809ib
 curl -H 'Authorization: Bot MTEyMjMzNDQ1NTY2Nzc4ODk5.At_08F.FajFAKEOmATtmHw3d5qm9NkDpS4sbbaDEeQAlU' https://discord.com/api/v10/users/@me
 curl -s --user 'api:key-b710cdfb0304c54afe2814bd8cbe75ca' https://api.mailgun.net/v3/mg.example.com/messages
 mem remember user/bank/pin FAKE-4471-9902 --sensitivity secret
+printf '%s' 'FAKE-Velvet-Otter-42' | age -r age1examplerecipientfake -o pin.age
 # look-alikes that stay: hvs.example_module_name, vault login -method=userpass, lin_api_client.py, key-value

@@ -1,0 +1,196 @@
+"""The name rule of :mod:`objstore.core.redact` (moved out of its ``__init__`` as it was, red18):
+a name mem writes in the clear (a fact key, a session id, an agent name, a path) holding a
+credential is refused or not shown (:func:`name_hits`, :func:`check_name`,
+:func:`path_holds_credential`, :func:`shown_path`), and a value under a key named for a
+credential is redacted whole (:func:`redact_named`).  Public from :mod:`objstore.core.redact`."""
+
+from __future__ import annotations
+
+from objstore.core.errors import InvalidInput
+from objstore.core.redact import prefilter
+from objstore.core.redact.engine import Hit, RedactResult, redact
+from objstore.core.redact.checks import named_value_ok
+from objstore.core.redact.rules import RULES
+from objstore.core.redact.scanners import credential_name
+
+NAMED_RULE = "named-secret"
+
+
+def redact_named(text: str, name: str) -> RedactResult:
+    """:func:`redact` for a value stored under ``name`` (a fact key): when
+    the name says the value is a credential (:func:`credential_name`:
+    ``project/api/staging-password``, ``db_passwd``, ``github-token``,
+    ``openai_api_key``) and the value is one token or a passphrase of plain
+    words (:func:`named_value_ok`: ``hunter2``, ``correcthorsebattery``,
+    ``correct horse battery staple``), the whole value, whatever its shape,
+    becomes ``[REDACTED:named-secret]`` (blanks around it kept); otherwise
+    (``stored in 1Password``, ``$DB_PASSWORD``, a key named ``password-policy``)
+    the text rules run as :func:`redact`.
+
+    Returns:
+        A :class:`RedactResult` whose offsets are in ``text``.
+
+    Raises:
+        TypeError: ``text`` or ``name`` is not a ``str``.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"redact_named() takes a str name, not {type(name).__name__}")
+    kind = credential_name(name)
+    if kind is not None and isinstance(text, str):
+        s, e = len(text) - len(text.lstrip()), len(text.rstrip())
+        if named_value_ok(text[s:e], password=kind == "password"):
+            return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
+    return redact(text)
+
+
+#: the readings of a name :func:`name_hits` scans: separators kept (``sk-ant-…``, ``xoxb-…``,
+#: ``pwd=Zq7mm``), ``/`` and ``.`` read as blanks (a token right after one), and ``-`` too
+#: (``api-key-…``-style words); each maps a character to one character, so offsets hold
+_NAME_READINGS = (str.maketrans("", ""), str.maketrans("/.", "  "), str.maketrans("/.-", "   "))
+
+
+#: words of a password label (``scanners._password_label`` reads them): a name holding none
+#: is not read prefix by prefix (:func:`name_hits`)
+_NAME_LABELS = ("pass", "pwd", "pw:", "pw=", "secret", "pin:", "pin=", "token", "key:", "key=")
+
+
+def name_hits(name: str) -> tuple[Hit, ...]:
+    """The credentials in a name a write stores in the clear (a fact key,
+    a session id, a sub-agent name): :func:`redact`'s hits over the name
+    as typed, then with ``/`` and ``.`` read as blanks, then with ``-``
+    too (the first reading that finds one wins).  So every shape the value
+    redaction knows is found in a name: a vendor token whose format holds
+    dashes (``project/x/sk-ant-api03-…``, ``xoxb-…``), one right after a
+    separator, a labelled value (``project/api/Password: Zq7mm``,
+    ``pwd=Zq7mm``, ``secret - Kx9mm``); then, in a name with a password
+    label, each prefix that ends before a blank (a labelled short value
+    with words after it, ``Password: Zq7mm x``, which a value reads as
+    prose); last, the rest of the name after each ``-`` between two letters
+    or digits (a dashed token after a word: ``-home-dev-sk-ant-…``).  Offsets are in ``name`` (each
+    reading replaces one character by one).  Empty when there is none.
+    Raises ``TypeError`` for a non-str."""
+    if not isinstance(name, str):
+        raise TypeError(f"name_hits() takes a str, not {type(name).__name__}")
+    seen = None
+    for table in _NAME_READINGS:
+        reading = name.translate(table)
+        if reading == seen:         # no separator of this reading in the name: already scanned
+            continue
+        hits = redact(reading).hits
+        if hits:
+            return hits
+        seen = reading
+    plain = name.translate(_NAME_READINGS[1])
+    # a labelled short value with words after it (``Password: Zq7mm x``): a value is read as
+    # prose there, but a name holds no prose after a password: each prefix of the name that
+    # ends before a blank is read as a value that ends its line
+    low = plain.lower()
+    if any(w in low for w in _NAME_LABELS):
+        for i, ch in enumerate(plain):
+            if ch in " \t,;" and i and not plain[i - 1].isspace():
+                hits = redact(plain[:i]).hits
+                if hits:
+                    return hits
+    # a token glued to the letters before it (``user/x/vAKIA…``, ``xghp_…``, ``asdsk-ant-…``): a
+    # value rule starts a token where a word starts, a name has no blank to give it one; so the
+    # rest of the name from each anchor that follows a letter, digit or ``_`` is scanned too
+    hits = _glued_hits(plain)
+    if hits:
+        return hits
+    # a dashed token right after a '-' (``-home-dev-sk-ant-…``, a Claude project folder): the
+    # first reading joins it to the word before, the last splits the token itself.  Each suffix
+    # is a substring of ``plain``, and a match of an anchored rule holds one of its gates: when
+    # every rule is anchored and no gate occurs in ``plain``, none occurs in a suffix, and no
+    # suffix is scanned (a session UUID's four dashes cost four scans otherwise, every import)
+    if "-" not in plain:
+        return ()
+    plan = prefilter.plan(RULES)
+    if None not in plan.slow_sets and not prefilter.present(prefilter.lower(plain), plan)[0]:
+        return ()
+    for i, ch in enumerate(plain):
+        if ch == "-" and plain[i + 1:i + 2].isalnum() and i and plain[i - 1].isalnum():
+            hits = redact(plain[i + 1:]).hits
+            if hits:
+                return tuple(Hit(h.rule, h.start + i + 1, h.end + i + 1) for h in hits)
+    return ()
+
+
+def _glued_hits(plain: str) -> tuple[Hit, ...]:
+    """The hits of :func:`redact` over the rest of ``plain`` (a name, its
+    separators read as blanks) from each place an anchor of a rule (its
+    literal start: ``akia``, ``ghp_``, ``sk-ant-``, ``xoxb-``, …; the
+    prefilter's ``fast_gates``) follows a letter, digit or ``_``, offsets
+    in ``plain``; the first such place with one wins.  Cost: one scan of a
+    suffix per glued anchor found (a key holds few)."""
+    low = prefilter.lower(plain)
+    for a in prefilter.plan(RULES).fast_gates:
+        at = low.find(a, 1)
+        while at > 0:
+            if plain[at - 1].isalnum() or plain[at - 1] == "_":
+                hits = redact(plain[at:]).hits
+                if hits:
+                    return tuple(Hit(h.rule, h.start + at, h.end + at) for h in hits)
+            at = low.find(a, at + 1)
+    return ()
+
+
+#: paths already judged by :func:`path_holds_credential` (a capture names the same few cwds
+#: on every turn); bounded: cleared whole when full
+_PATHS: dict[str, bool] = {}
+
+
+def path_holds_credential(path: str) -> bool:
+    """Whether a path mem would write in the clear (a turn's working
+    directory or project, a transcript's path in the read ledgers and the
+    hook log) holds a credential by the one name rule (:func:`name_hits`,
+    its ``/`` and ``.`` read as blanks: ``/home/dev/AKIA…/app``,
+    ``…/sk-ant-…/x.jsonl``).  Callers skip what would carry it and count it,
+    never showing the path.  Cached per path.  Raises ``TypeError`` for a
+    non-str."""
+    got = _PATHS.get(path)
+    if got is None:
+        if len(_PATHS) >= 4096:
+            _PATHS.clear()
+        got = _PATHS[path] = bool(name_hits(path))
+    return got
+
+
+#: what a message shows in place of a path :func:`path_holds_credential` finds one in
+PATH_NOT_SHOWN = "(a path holding a credential, not shown)"
+
+
+def shown_path(path: str) -> str:
+    """``path`` for a message or a skipped-file list, or
+    :data:`PATH_NOT_SHOWN` when it holds a credential
+    (:func:`path_holds_credential`): the one way every importer names a
+    file it skips.  Raises ``TypeError`` for a non-str."""
+    return PATH_NOT_SHOWN if path_holds_credential(path) else path
+
+
+def check_name(name: str, what: str = "key", *, where: str = "file names and logs", hint: str = "",
+               url: bool = False) -> None:
+    """Raise :class:`~objstore.core.errors.InvalidInput` (exit 2) when the
+    name ``name`` holds a credential (:func:`name_hits`): ``the <what> holds
+    a credential``.  The one refusal, and the one message, for every name a
+    write or a selector would keep in the clear or echo (a fact key, a
+    session id, an agent name, a project, a remote's name, URL or endpoint,
+    a setting of ``config.toml``: ``what`` says which field, ``where`` where
+    it would be written, ``hint`` what to do instead).  The message never
+    holds the name.  Run before any format check or lookup, so a malformed
+    or unknown name holding a secret is refused without being echoed (``bad
+    agent name '…'``, ``no key …``).  Returns None otherwise; raises
+    ``TypeError`` for a non-str.  ``url=True``: the name is a URL, and any
+    user or key before an ``@`` of its authority (``s3://TOKEN@bucket``,
+    ``https://user:pw@host``) is refused the same way, whatever its shape
+    (test16b B10: a bare 40-hex token there matched no rule)."""
+    if name_hits(name) or (url and _url_userinfo(name)):
+        raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in {where}",
+                           hint=hint or ("name what the value is, not the value" if what == "key"
+                                         else f"name the {what} for what it is, not with a secret"))
+
+
+def _url_userinfo(text: str) -> bool:
+    """Whether ``text`` is ``scheme://…@…`` with an ``@`` before the first
+    ``/`` after the scheme (RFC 3986 3.2.1 userinfo)."""
+    scheme, sep, rest = text.strip().partition("://")
+    return bool(sep) and "@" in rest.split("/", 1)[0] and scheme.replace("+", "").isalnum()
