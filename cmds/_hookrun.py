@@ -230,7 +230,9 @@ def resolve_transcript(data: dict, env) -> Path | None:
     """The session's transcript.  ``transcript_path`` can be stale after
     ``/clear`` or a resume (it names the previous session's file) or missing:
     prefer ``<its folder>/<session_id>.jsonl``, then search
-    ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``."""
+    ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``.  The caller skips
+    the event when the file found holds a credential in its path
+    (``objstore.transcript_refused``, the rule of the given path)."""
     sid = _s(data.get("session_id"))
     p = _s(data.get("transcript_path"))
     safe_sid = bool(sid) and "/" not in sid and "\\" not in sid and sid not in (".", "..")
@@ -598,6 +600,9 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
             cfg = run.guarded("config", objstore.load_capture_config, store.root)
             capture = cfg is not None      # an unreadable config stops capture
         transcript = resolve_transcript(data, run.env) if capture else None
+        if transcript is not None and objstore.transcript_refused(transcript):
+            # found by the session's id (the given path is stale): the rule of the given path and of import
+            raise HookInputError("transcript-path-credential")
 
         if ev == "SessionStart":
             if capture:

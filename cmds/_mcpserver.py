@@ -23,9 +23,13 @@ import sys
 import time
 from typing import Any, Literal
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, TextContent
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, JSONRPCError,
+                       JSONRPCResponse, TextContent)
 from pydantic import ValidationError
 
 from objstore import (AuthError, Caller, ConfirmTokens, KeyRing, Limits, MemError, MemoryTools, RateLimited,
@@ -241,7 +245,7 @@ class ArgumentGate:
 
 
 def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
-    """An :class:`MCPServer` serving the tools ``names`` through ``runner``."""
+    """A :class:`MemServer` (an ``MCPServer``) serving the tools ``names`` through ``runner``."""
     from importlib.metadata import version
     gate = ArgumentGate(runner)
     r = runner
@@ -356,7 +360,7 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
                                    seal, pin, reinforce, queue_list, queue_accept, queue_reject, list_sealed,
                                    memory, promote)}
     gate.tools = {n: Tool.from_function(fns[n], name=n) for n in names}
-    return MCPServer("mem", instructions=INSTRUCTIONS, version=version("memvcs"), log_level="WARNING",
+    return MemServer("mem", instructions=INSTRUCTIONS, version=version("memvcs"), log_level="WARNING",
                      middleware=[gate], tools=list(gate.tools.values()))
 
 
@@ -366,9 +370,129 @@ def make_tools(store, projects) -> MemoryTools:
 
 
 def run_stdio(tools: MemoryTools, caller: Caller, parse_time) -> None:
-    """Serve ``caller``'s tools over stdio until the client closes stdin."""
+    """Serve ``caller``'s tools over stdio until the client closes stdin
+    (:meth:`MemServer.run_stdio_async`: a line the SDK cannot parse still
+    gets its reply)."""
     server = build_server(caller.tools, Runner(tools, Limits(), caller, parse_time))
     server.run("stdio")
+
+
+class MemServer(MCPServer):
+    """The SDK's ``MCPServer`` whose stdio loop answers what its transport
+    cannot parse: ``run_stdio_async`` is the SDK's own (mcp 2.3.0: its
+    stdio transport into its low-level ``Server.run``) with the transport's
+    read stream wrapped in :class:`_Answering`."""
+
+    async def run_stdio_async(self) -> None:
+        low = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            await low.run(_Answering(read_stream, write_stream), write_stream, low.create_initialization_options())
+
+
+#: the reply to a request the SDK could not read because a string in it is no valid Unicode
+_NOT_UNICODE = ("bad_input: the request holds a string that is not valid Unicode (a lone surrogate such as "
+                "\\ud800); nothing was read or changed")
+
+
+class _Answering:
+    """The stdio transport's read stream (the SDK's ``ReadStream`` of
+    ``SessionMessage | Exception``), passing messages on and answering, on
+    ``write``, each line the transport could not parse, which the SDK only
+    logs (tester finding U5: a client waited forever):
+
+    * not JSON: JSON-RPC ``-32700`` (parse error), ``id`` null;
+    * JSON, but no message (an array: batches are not served; an object
+      without a string ``method``, or with a bad ``id``): ``-32600``
+      (invalid request), with the request's ``id`` when it has a usable one;
+    * a request the SDK's strict parser refused though it is JSON (a string
+      holding a lone surrogate, ``\\ud800``, which RFC 8259 §8.2 allows
+      and Python reads): ``tools/call`` gets a tool error result
+      (``bad_input: … not valid Unicode``, as every refused call), any
+      other method ``-32602`` (invalid params); its ``id`` kept.
+
+    A notification (no ``id``) and a malformed response get nothing, as
+    JSON-RPC 2.0 §4.1 and §5 ask.  One log line each (``_log``: the outcome,
+    never the line)."""
+
+    def __init__(self, inner, write) -> None:
+        self._inner, self._write = inner, write
+
+    @property
+    def last_context(self):
+        """The sender context of the last item (the SDK reads it with ``getattr``)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self):
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._answer(item)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    async def _answer(self, exc: Exception) -> None:
+        reply = _reply_to_unread(exc)
+        if reply is None:
+            return
+        try:
+            await self._write.send(SessionMessage(reply))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+
+def _reply_to_unread(exc: Exception):
+    """The JSON-RPC message answering a line the stdio transport could not
+    parse (:class:`_Answering`), or None (a notification, a response, an
+    error that is not about a line)."""
+    if not isinstance(exc, ValidationError) or not exc.errors():
+        return None
+    first = exc.errors()[0]
+    doc = first.get("input")
+    unread = first.get("type") == "json_invalid"
+    if unread:   # pydantic's parser (jiter) refused the line: is it JSON at all?
+        try:
+            doc = json.loads(doc) if isinstance(doc, str) else None
+        except ValueError:
+            doc = None
+        if doc is None:
+            _log({"tool": "?", "caller": "-", "outcome": "parse_error"})
+            return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error"))
+    rid = doc.get("id") if isinstance(doc, dict) else None
+    rid = rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+    method = doc.get("method") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and "method" not in doc and ("result" in doc or "error" in doc):
+        return None                                 # a client's malformed response: never answered
+    if isinstance(doc, dict) and isinstance(method, str) and "id" not in doc:
+        return None                                 # a notification: never answered
+    if not unread or not isinstance(method, str) or rid is None:
+        _log({"tool": "?", "caller": "-", "outcome": "invalid_request"})
+        why = "batches are not served" if isinstance(doc, list) else "not a JSON-RPC 2.0 request"
+        return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {why}"))
+    _log({"tool": "?", "caller": "-", "outcome": "bad_input"})
+    if method == "tools/call":
+        res = CallToolResult(content=[TextContent(type="text", text=_NOT_UNICODE)], is_error=True)
+        return JSONRPCResponse(jsonrpc="2.0", id=rid, result=res.model_dump(by_alias=True, exclude_none=True))
+    return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=INVALID_PARAMS, message=_NOT_UNICODE))
 
 
 # --------------------------------------------------------------------------- HTTP

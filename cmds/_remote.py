@@ -68,6 +68,8 @@ def summary(res) -> str:
     if res.turns_refilled:
         parts.append(f"{plural(res.turns_refilled, 'lost turn')} put back in their places "
                      f"({refill_summary(res.gaps_refilled, res.gaps_verified)})")
+    if res.versions_refilled:
+        parts.append(f"{plural(res.versions_refilled, 'lost version')} put back in their places")
     if res.queued:
         parts.append(f"{plural(len(res.queued), 'challenge')} queued (mem queue)")
     if res.forgotten:

@@ -188,11 +188,14 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             pass
         elif plan.is_empty():
             left = []
+            temps = []
             if match is not None and not dry_run:   # caches, logs and the registry may still name it
-                from objstore import scrub_leftovers
+                from objstore import drop_leftover_temps, scrub_leftovers
                 left = scrub_leftovers(store, match)
+                temps = drop_leftover_temps(store)   # and a killed writer's temp pack may hold it
             if as_json:
-                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, **_plan_json(plan),
+                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left,
+                           "temps_deleted": [p for p, _n in temps], **_plan_json(plan),
                            **({"keys_naming": _keys_naming(store, match), "sealed_not_searched": _sealed(store)}
                               if match is not None else {})})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
@@ -206,6 +209,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                            f"nothing stored holds it as a value; scrubbed {plural(len(left), 'derived file')} "
                            f"that named it ({', '.join(left[:5])})")
                 _say_keys_naming(named)
+            if not as_json:
+                _say_temps(temps)
             if match is not None:
                 _say_sealed_unsearched(store)
             return
@@ -245,8 +250,10 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
                    "sources_scrubbed": scrubbed_files, "remotes_holding": remotes,
+                   "temps_deleted": [p for p, _n in r.temps_deleted],
                    **({"sealed_not_searched": _sealed(store)} if match is not None else {})})
         return
+    _say_temps(r.temps_deleted)
     if remotes:
         click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} "
                    f"{'hold' if len(remotes) > 1 else 'holds'} the value (a push from here sent it); "
@@ -272,6 +279,16 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
+
+
+def _say_temps(temps: list[tuple[str, int]]) -> None:
+    """Name the temp files of killed writers the forget deleted (they may
+    have held the text: ``objstore.drop_leftover_temps``)."""
+    if temps:
+        click.echo(f"deleted {plural(len(temps), 'temp file')} an interrupted write left "
+                   f"({sum(n for _p, n in temps):,} bytes: {', '.join(p for p, _n in temps[:3])}"
+                   f"{', …' if len(temps) > 3 else ''}): {'they' if len(temps) > 1 else 'it'} may have held it",
+                   err=True)
 
 
 def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:

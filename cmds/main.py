@@ -208,6 +208,16 @@ def _place_root_option(e: click.NoSuchOption, argv: list[str]) -> None:
     e.possibilities = []
 
 
+def _unechoed(e: click.ClickException) -> None:
+    """Replace any credential in a usage error's message by
+    ``[REDACTED:<rule>]`` (the value rule, ``objstore.redact_value``):
+    click quotes the word it refuses (``Got unexpected extra argument
+    (ghp_…)``, ``'sk-…' is not one of …``), and a message never echoes a
+    credential typed on the command line."""
+    from objstore import redact_value   # deferred: only a usage error compiles the rules
+    e.message = redact_value(e.message)
+
+
 def _main(argv: list[str]) -> int:
     bad = refuse_bad_utf8(argv)
     if bad is not None:  # refused before parsing: no command can store or match such text
@@ -220,6 +230,7 @@ def _main(argv: list[str]) -> int:
     except click.ClickException as e:
         if isinstance(e, click.NoSuchOption):
             _place_root_option(e, argv)
+        _unechoed(e)
         if wants_json(argv):
             report_error(e.format_message(), None, e.exit_code, True)
         else:

@@ -20,7 +20,8 @@ def command(text, files, no_remotes, as_json, store):
 
     Searches the store's objects (decoded, matching as forget does: case
     and white space ignored; the names they carry too: keys, session ids,
-    sub-agent and agent names), every other file of the store (logs,
+    sub-agent and agent names; the objects of a temp file a write left
+    under objects/, as far as they decompress), every other file of the store (logs,
     caches, the review shell's history, the quarantine's packs by their
     objects: a damaged one is searched in what still decompresses and
     named on stderr as skipped, never a match) and the names of its files

@@ -28,7 +28,7 @@ from objstore.capture.cursors import iter_cursors
 from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
-from objstore.capture.transcript import count_files, enable_fast_json
+from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source
@@ -37,7 +37,6 @@ from objstore.core.store import Store
 from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
-from objstore.memory.facts import check_key_credentials
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
@@ -339,16 +338,9 @@ def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
     skipped whole (counted in ``files_skipped``), not read, not recorded;
     so is a file in a folder whose path holds one
     (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),
-    which the ledgers and the turns' project would keep."""
-    from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
-    named = []
-    for p in files:
-        try:
-            check_key_credentials(p.name, "session")
-            if path_holds_credential(os.path.dirname(os.path.abspath(p))):
-                named.append(p)
-        except InvalidInput:
-            named.append(p)
+    which the ledgers and the turns' project would keep.  The one rule of
+    every sync too (:func:`objstore.capture.transcript.transcript_refused`)."""
+    named = [p for p in files if transcript_refused(p)]
     if not named:
         return files, []
     drop = set(named)

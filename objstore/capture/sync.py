@@ -71,6 +71,7 @@ from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.snapshot import is_subagent
 from objstore.capture.statements import statement_of, write_statement
+from objstore.capture.transcript import transcript_refused
 from objstore.core.errors import MemError
 from objstore.core.fileid import hidden_source
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -332,16 +333,18 @@ def import_filter(store: Store, appender: TurnAppender):
 
 class SyncResult(Record):
     """One file's sync: where it was read from and to, what was added;
-    ``more``: the byte budget stopped it before the end."""
+    ``more``: the byte budget stopped it before the end; ``refused``: not
+    read, its path holds a credential (:func:`transcript_refused`; also
+    ``missing``)."""
 
     __slots__ = ("path", "session", "start", "offset", "size", "turns_seen", "turns_added", "lines_skipped", "reset",
-                 "missing", "more")
+                 "missing", "more", "refused")
 
     def __init__(self, path: str, session: str = "", start: int = 0, offset: int = 0, size: int = 0,
                  turns_seen: int = 0, turns_added: int = 0, lines_skipped: int = 0, reset: bool = False,
-                 missing: bool = False, more: bool = False) -> None:
+                 missing: bool = False, more: bool = False, refused: bool = False) -> None:
         set_fields(self, path, session, start, offset, size, turns_seen, turns_added, lines_skipped, reset, missing,
-                   more)
+                   more, refused)
 
 
 def hide_forgotten_paths(store: Store, w: TurnAppender, cursors: list[Cursor]) -> None:
@@ -385,8 +388,13 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     """Read one transcript from its cursor into ``writer``.  ``stated``: a
     list that receives ``(turn id, CapturedTurn)`` of each prompt of a main
     transcript this sync adds that states a fact ("remember that …":
-    ``objstore.capture.statements``), for :func:`write_stated`."""
+    ``objstore.capture.statements``), for :func:`write_stated`.  A file
+    whose path holds a credential (:func:`transcript_refused`) is not read
+    and gets no cursor (``refused``, like ``missing``)."""
     res = SyncResult(path=str(path))
+    if transcript_refused(path):
+        res.refused = res.missing = True
+        return res, None
     try:
         st = os.stat(path)
     except OSError:

@@ -416,3 +416,25 @@ def _discover(roots: list[Path], is_transcript: Callable[[str], bool]) -> Iterat
             if key not in seen:
                 seen.add(key)
                 yield p
+
+
+def transcript_refused(path: Path | str) -> bool:
+    """Whether a transcript file is never read because its path holds a
+    credential: its name (a session id is taken from it) or its folder
+    (``…/sk-ant-…/x.jsonl``), as given or as resolved (a cursor keeps the
+    real path), by the one name rule (:func:`objstore.core.redact.name_hits`,
+    which ``check_key_credentials`` applies to a session id, and
+    :func:`objstore.core.redact.path_holds_credential` to a folder).  A read
+    ledger, a cursor and the turns' project would keep the path, none of
+    which is redacted.  The one rule of ``mem import`` (which skips and
+    counts such a file) and of every sync (``sync.sync_one``: a path a hook
+    found by the session's id, a catch-up's neighbour, a sub-agent file), so
+    a file import skips is never captured another way.  Cost: one
+    ``realpath`` and cached checks; here, not in ``sync``, so the prompt
+    hook checks a found path without importing the capture chain."""
+    from objstore.core.redact import name_hits, path_holds_credential  # deferred: the rules compile at import
+    given = os.path.abspath(path)
+    for p in {given, os.path.realpath(given)}:
+        if name_hits(os.path.basename(p)) or path_holds_credential(os.path.dirname(p)):
+            return True
+    return False

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
+from objstore.core.gc import stale_temps_note
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
@@ -175,6 +176,9 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
                             "session(s) was stopped before it finished (what it removes may still be stored); "
                             "'mem fsck --repair' (or any write) finishes it")
+    note = stale_temps_note(store)   # (tester finding U2: an import killed -9 left a temp pack of turns)
+    if note:
+        rep.warnings.append(note)
     if j.torn:
         rep.warnings.append("index-journal: a torn last record (a writer died while appending it, before it "
                             "moved any ref: ignored); any write clears it")

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.errors import IntegrityError, InvalidInput
-from objstore.core.lock import pid_alive
+from objstore.core.lock import lock_held, pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
 from objstore.core.repack import PACK_TARGET_BYTES
@@ -244,20 +244,10 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
             packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size) for p in small)
     # a .pack without its .idx is a crash leftover, unless the store misses objects: then its index
     # may have been lost and the pack holds them (fsck --repair reads them back): kept
-    temps = list(store.packs.temp_files()) + ([] if hold else list(store.packs.incomplete_packs()))
-    for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index",
-                 store.root / DIRNAME):   # (a forget killed while it wrote its note)
-        for dirpath, _dirs, files in os.walk(base):
-            for f in files:
-                # index writers also hold the store lock, so under it tantivy's
-                # ".tmp*" files are leftovers of a killed writer too
-                if ((f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs")
-                        or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
-                    temps.append(Path(dirpath) / f)
-    temps += _dead_scratch(store.root / "tmp")
+    temps = leftover_temps(store, incomplete=not hold)
     for p in temps:
         try:
-            freed += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+            freed += temp_size(p)
         except OSError:
             pass
     old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
@@ -307,10 +297,7 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
     plan.deleted += sum(p.unreachable for p in plan.packs if p.unreachable)
     for p in plan.temp_files:
         try:
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            else:
-                p.unlink()
+            remove_temp(p)
         except OSError:
             pass
     for q in plan.quarantine:
@@ -350,6 +337,89 @@ def gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, dry_run: bool = False,
 #: ``repair-<pid>-<hex>`` (objstore.remote): the packs a push or pull is
 #: building or has received, plaintext objects included
 _SCRATCH = re.compile(r"(?:push|remote|repair)-(\d+)(?:-[0-9a-f]+)?")
+
+
+def leftover_temps(store: Store, *, incomplete: bool = True) -> list[Path]:
+    """The temp files (and scratch folders) of writes that are not running:
+    ``objects/pack/tmp-pack-*`` (a pack or index being written,
+    ``docs/format.md`` "Packs"), with ``incomplete`` also the ``.pack``
+    files without their ``.idx``; ``.tmp`` files of atomic writes under
+    ``objects``, ``refs``, ``logs``, ``index`` and the unfinished-forget
+    notes, tantivy's ``.tmp*`` files, ref ``.lock`` files, and the scratch
+    folders under ``tmp/`` whose process is gone.  Exact only for a caller
+    holding the store lock, which every writer holds (``mem gc`` deletes
+    them all; ``forget`` those holding nothing a ref needs); without it see
+    :func:`stale_temps`.  Sorted per kind; never raises for a folder that
+    cannot be listed."""
+    temps = list(store.packs.temp_files()) + (list(store.packs.incomplete_packs()) if incomplete else [])
+    for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index",
+                 store.root / DIRNAME):   # (a forget killed while it wrote its note)
+        for dirpath, _dirs, files in os.walk(base):
+            for f in files:
+                # index writers also hold the store lock, so under it tantivy's
+                # ".tmp*" files are leftovers of a killed writer too
+                if ((f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs")
+                        or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
+                    temps.append(Path(dirpath) / f)
+    temps += _dead_scratch(store.root / "tmp")
+    return temps
+
+
+#: ``tmp-pack-<pid>-<n>[.idx]``: the pid of the pack's writer
+_TEMP_PACK = re.compile(r"tmp-pack-(\d+)-\d+(?:\.idx)?")
+
+
+def stale_temps(store: Store) -> list[tuple[Path, int]]:
+    """``(path, bytes)`` of the temp files a killed writer left
+    (:func:`leftover_temps`, without the ``.pack`` files that lack their
+    index: ``fsck`` reports those), read without the store lock: when a
+    live process holds it, only the ``tmp-pack-<pid>-*`` files whose pid
+    runs no more (a running writer's temp files are its own; a reused pid:
+    kept, the safe side).  A folder's size is the sum of its files.  What
+    ``mem fsck`` and ``mem doctor`` name and ``mem scan`` reads (tester
+    finding U2: an import killed -9 left a pack's temp file holding turns,
+    which nothing named until a gc)."""
+    temps = leftover_temps(store, incomplete=False)
+    if lock_held(store.root / "locks" / "store.lock"):
+        temps = [p for p in temps if (m := _TEMP_PACK.fullmatch(p.name)) and not pid_alive(int(m.group(1)))]
+    out = []
+    for p in temps:
+        try:
+            out.append((p, temp_size(p)))
+        except OSError:
+            continue
+    return out
+
+
+def temp_size(p: Path) -> int:
+    """Bytes of a temp file, or of the files under a scratch folder.  Raises OSError."""
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+
+def remove_temp(p: Path) -> None:
+    """Delete a temp file, or a scratch folder with what it holds (a symlink
+    is unlinked, never followed).  Raises OSError."""
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p)
+    else:
+        p.unlink()
+
+
+def stale_temps_note(store: Store, most: int = 5) -> str | None:
+    """What ``mem fsck`` and ``mem doctor`` say of :func:`stale_temps`
+    (None when there is none): each file (the first ``most``) with its
+    size, relative to the store, and what removes them."""
+    temps = stale_temps(store)
+    if not temps:
+        return None
+    named = ", ".join(f"{p.relative_to(store.root)} ({n:,} bytes)" for p, n in temps[:most])
+    if len(temps) == 1:
+        return (f"a temp file left by an interrupted write: {named}; it may hold what was being written "
+                "(turns, values), which nothing reads: 'mem gc' deletes it ('mem forget' too)")
+    more = f" and {len(temps) - most} more" if len(temps) > most else ""
+    return (f"{len(temps)} temp files left by interrupted writes, {sum(n for _p, n in temps):,} bytes: "
+            f"{named}{more}; they may hold what was being written (turns, values), which nothing reads: "
+            "'mem gc' deletes them ('mem forget' too)")
 
 
 def _dead_scratch(tmp: Path) -> list[Path]:

@@ -33,7 +33,7 @@ _LEN = struct.Struct(">I")   # entry length prefix
 _SUM_LEN = 32                # trailer checksum
 
 
-def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
+def salvage_pack(pack_path: Path, *, trailer: bool = True) -> Iterator[tuple[str, bytes]]:
     """``(id, frame)`` of every entry of ``pack_path`` that decompresses,
     in file order, stopping at the first entry whose length runs past the
     end (the rest cannot be framed).  Version 1: each entry a zlib stream
@@ -47,19 +47,22 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     one is readable, else in each version, newest first, and the reading
     that yields the most frames is kept (a newer version's frames read as
     an older one's lose their left-out parent ids and do not decode).
-    Never raises for damaged content; OSError if the file cannot be read."""
+    Never raises for damaged content; OSError if the file cannot be read.
+    ``trailer=False``: the file has no 32-byte checksum at its end (a
+    ``tmp-pack-*`` file a killed writer left: its last entry runs to the
+    end, a torn one yields what of it decompresses)."""
     pack_path = Path(pack_path)
     data = pack_path.read_bytes()
     version = _LEN.unpack_from(data, 4)[0] if len(data) >= _HEADER_LEN + 4 else 0
     if version not in READ_VERSIONS:
         version = header_version(pack_path.with_suffix(".idx")) or 0
     if version in READ_VERSIONS:
-        yield from _frames(data, version)
+        yield from _frames(data, version, trailer)
         return
     best: list[tuple[str, bytes]] = []
     for v in reversed(READ_VERSIONS):
         try:
-            got = list(_frames(data, v))
+            got = list(_frames(data, v, trailer))
         except Exception:  # noqa: BLE001 - a wrong reading of damaged bytes: it finds nothing
             got = []
         if len(got) > len(best):
@@ -67,9 +70,9 @@ def salvage_pack(pack_path: Path) -> Iterator[tuple[str, bytes]]:
     yield from best
 
 
-def _frames(data: bytes, version: int) -> Iterator[tuple[str, bytes]]:
+def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[str, bytes]]:
     """:func:`salvage_pack` of the bytes ``data`` read as pack ``version``."""
-    end = max(_HEADER_LEN, len(data) - _SUM_LEN)
+    end = max(_HEADER_LEN, len(data) - (_SUM_LEN if trailer else 0))
     off = _HEADER_LEN
     zr = None
     if version in (2, 3, 4, 5):
@@ -81,6 +84,8 @@ def _frames(data: bytes, version: int) -> Iterator[tuple[str, bytes]]:
             return
     while off + _LEN.size < end:
         (n,) = _LEN.unpack_from(data, off)
+        if n and off + 4 + n > end and not trailer and version >= 3:
+            n = end - off - 4        # a torn last block (no trailer): the frames before the tear
         if n == 0 or off + 4 + n > end:
             return
         if version >= 3:  # a block: every frame before its damage, if any

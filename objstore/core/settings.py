@@ -95,9 +95,15 @@ def default(name: str):
 
 def setting(name: str) -> Setting:
     """The :class:`Setting` called ``name``.  Raises InvalidInput for an
-    unknown name, offering the closest known names."""
+    unknown name, offering the closest known names; one holding a
+    credential (the one name rule, ``objstore.core.redact.name_hits``) is
+    not shown."""
     s = SETTINGS.get(name)
     if s is None:
+        from objstore.core.redact import name_hits   # deferred: the rules compile at import
+        if name_hits(name):
+            raise InvalidInput("unknown setting (its name holds a credential: not shown)",
+                               hint="'mem config' lists every setting")
         raise InvalidInput(f"unknown setting {name!r}", hint=_did_you_mean(name))
     return s
 

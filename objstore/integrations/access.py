@@ -106,9 +106,15 @@ def tools_for(role: str) -> tuple[str, ...]:
 
 def check_namespace(ns: str) -> str:
     """Validate one namespace (module docstring) and return it NFC-normalized,
-    without a trailing '/'.  Raises InvalidInput."""
+    without a trailing '/'.  Raises InvalidInput, also for one holding a
+    credential (the one name rule, :func:`objstore.core.redact.check_name`:
+    a key's namespaces are kept in the clear in ``mcp/keys.json`` and shown
+    by ``mem mcp keys list``; the message never holds it)."""
     if not isinstance(ns, str) or not ns.strip("/"):
         raise InvalidInput("a namespace is a scope or key prefix such as project/api or user")
+    from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+    check_name(ns, "namespace", where="mcp/keys.json and the key list",
+               hint="a namespace is a scope or key prefix such as project/api, never a secret")
     ns = ns.strip().rstrip("/")
     if ns in ("user", "global"):
         return ns
@@ -274,10 +280,9 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
     """
     if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable() or " " in name:
         raise InvalidInput("a key name is 1-64 printable characters without spaces, e.g. codex@laptop")
-    from objstore.core.redact import name_hits  # deferred: the redaction rules compile at import
-    hits = name_hits(name)   # the one name rule (objstore.memory.facts.check_key_credentials reads it too)
-    if hits:
-        raise InvalidInput(f"the key name holds a credential (rule {hits[0].rule})")
+    from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
+    check_name(name, "key name", where="mcp/keys.json and what the key writes",   # the one name rule
+               hint="name the key for who holds it, e.g. codex@laptop")
     tools_for(role)
     ns = tuple(dict.fromkeys(check_namespace(n) for n in namespaces))
     if expires_days is not None and not expires_days > 0:

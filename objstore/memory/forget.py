@@ -54,8 +54,8 @@ from objstore.index.errors import IndexCorruptError, SearchIndexError
 from objstore.memory import citations, queue
 from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, purge_turn_shards, turn_docs
-from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, forgotten_at, scan_store,  # noqa: F401  (re-exported)
-                                         scrub_derived)
+from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, drop_leftover_temps,  # noqa: F401  (re-exported)
+                                         forgotten_at, scan_store, scrub_derived)
 from objstore.memory.forgetplan import (ForgetPlan, forget_selector, forgotten_before,  # noqa: F401  (re-exported)
                                         plan_chain, plan_forget)
 from objstore.memory.facts import Version, list_keys, remember, versions
@@ -82,6 +82,8 @@ class ForgetResult:
         rewritten: refs whose history was rewritten.
         index_problems: findings of the index check (empty = clean).
         scrubbed: derived files scrubbed or removed.
+        temps_deleted: ``(path, bytes)`` of the temp files killed writers
+            left, deleted (``forgetfiles.drop_leftover_temps``).
     """
 
     plan: ForgetPlan
@@ -94,6 +96,7 @@ class ForgetResult:
     index_problems: list[str] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
     queue_dropped: list[str] = field(default_factory=list)
+    temps_deleted: list[tuple[str, int]] = field(default_factory=list)
     #: ``(key, new version id)`` of memory files written again without the matching entries
     kept_entries: list[tuple[str, str]] = field(default_factory=list)
 
@@ -490,6 +493,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
     drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)

@@ -1,7 +1,9 @@
 """What a forget leaves on disk besides objects, refs and the index:
 derived files it scrubs (:func:`scrub_derived`, step 5 of
 ``docs/forget.md``), the sentinel scan that shows a value is found nowhere
-(:func:`scan_store`), and when a text was forgotten (:func:`forgotten_at`).
+(:func:`scan_store`), the temp files of killed writers it deletes
+(:func:`drop_leftover_temps`), and when a text was forgotten
+(:func:`forgotten_at`).
 Split from ``objstore.memory.forget`` by concern; that module re-exports
 these names."""
 
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.fileid import hidden_source
+from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
@@ -93,6 +96,28 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))
     return changed
+
+
+def drop_leftover_temps(store: Store) -> list[tuple[str, int]]:
+    """Delete the temp files killed writers left (``gc.leftover_temps``,
+    without the ``.pack`` files that lack their index, which may hold what
+    a lost index named: ``mem fsck --repair`` reads them), under the store
+    lock (re-entrant), which every writer holds, so none is a running
+    write's.  A forget's step 5: a pack's temp file of an import killed -9
+    holds its turns, values and all, which no other step of a forget reads
+    (tester finding U2: ``forget --match`` said "nothing matches" while one
+    held the text, until a gc).  Returns ``(path relative to the store,
+    bytes)`` of each deleted.  Raises StoreLocked."""
+    out = []
+    with store.lock("forget"):
+        for p in leftover_temps(store, incomplete=False):
+            try:
+                size = temp_size(p)
+                remove_temp(p)
+            except OSError:
+                continue
+            out.append((str(p.relative_to(store.root)), size))
+    return out
 
 
 def _hidden_cursor(data: bytes, hit) -> bytes | None:

@@ -29,6 +29,9 @@ Checks (each returns findings, never raises for what it finds):
   (the store-wide lock), ``.mem-init.lock`` (the store's creation) and ``run/`` (the resident helper's
   ``helper.lock``), kept between holders: the kernel drops a flock with
   its process.
+* ``temps``: no temp file of a killed writer (``objstore.core.gc.stale_temps``:
+  a pack's ``tmp-pack-*`` an import killed -9 left holds its turns), named
+  with its size; ``mem gc`` deletes them.
 * ``hooks``: the agent settings files the caller names run ``mem hook
   claude-code`` for every event mem installs, with a command that exists.
 * ``transcripts``: the transcripts the store imported from can still be read
@@ -48,6 +51,7 @@ from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.importer import imported_sources
+from objstore.core.gc import stale_temps_note
 from objstore.core.settings import config_problem
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
@@ -69,8 +73,8 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``hooks``,
-            ``cursors``, ``transcripts``, ``remotes``.
+        check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``temps``,
+            ``hooks``, ``cursors``, ``transcripts``, ``remotes``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -224,6 +228,12 @@ def _locks(root: Path, now: float) -> list[Finding]:
                     "mem doctor --fix  (removes them)", tuple(stale))]
 
 
+def _temps(store: Store) -> list[Finding]:
+    """The temp files killed writers left (``gc.stale_temps``), by name and size."""
+    note = stale_temps_note(store)
+    return [Finding("temps", "warning", note, "mem gc  (deletes them)")] if note else []
+
+
 def _hooks(settings: list[Path], command: str) -> list[Finding]:
     out = []
     for path in settings:
@@ -302,7 +312,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
-           + _locks(store.root, now)
+           + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)))

@@ -5,7 +5,9 @@ Places searched:
 
 * **store objects**, decoded (fact versions, turns, queue items), matched
   with the one normalization (``normalize_value``: NFC, case-folded, white
-  space runs folded);
+  space runs folded); so are the objects of the **temp files** of a write
+  under ``objects`` (a pack being written, or left by a killed writer,
+  as far as it decompresses);
 * **store files** that are not objects (logs, caches, state files, the
   shell history kept in the store), raw and zlib-decompressed, for the
   UTF-8 bytes of the text (a pack, in the quarantine too, by its
@@ -30,6 +32,7 @@ only where it was found.
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +40,9 @@ from urllib.parse import unquote
 
 from objstore.capture.scrub import find, is_regular, open_regular, plain_spans
 from objstore.core.codec import decode
+from objstore.core.gc import leftover_temps
+from objstore.core.packformat import TEMP_PREFIX
+from objstore.core.salvage import salvage_pack
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
 from objstore.core.store import Store
@@ -50,8 +56,9 @@ class ScanHit:
     """One place holding the text.
 
     Attributes:
-        place: ``object``, ``store file``, ``index``, ``transcript`` or
-            ``file``; ``skipped`` for a file that could not be searched
+        place: ``object``, ``store file``, ``temp file`` (under
+            ``objects``: a write's, running or interrupted), ``index``,
+            ``transcript`` or ``file``; ``skipped`` for a file that could not be searched
             whole (a damaged pack, one in the quarantine: the objects that
             still decompress were searched and hold no match), which is not
             a match.
@@ -84,29 +91,77 @@ def _in(m: Callable[[str], bool], *fields: str) -> bool:
     return any(f and m(f) for f in fields)
 
 
+def _object_hit(obj: object, m: Callable[[str], bool]) -> str | None:
+    """What an object holding the text in a value or in a name it carries
+    is (``fact KEY vN``, ``turn S #n (role)``), or None: a fact's key,
+    namespace (session and sub-agent names) and owner (the agent that wrote
+    it), a turn's session id and working directory, a queue item's key and
+    owner, a tombstone's or sealed value's key."""
+    if isinstance(obj, Fact):
+        if _in(m, obj.body, obj.key, obj.namespace, obj.owner):
+            return f"fact {obj.key} v{obj.version}"
+    elif isinstance(obj, Turn):
+        if _in(m, obj.text, obj.session, obj.cwd):
+            return f"turn {obj.session} #{obj.seq} ({obj.role})"
+    elif isinstance(obj, QueueItem):
+        if _in(m, obj.body, obj.key, obj.owner):
+            return f"queue item for {obj.key}"
+    elif isinstance(obj, (Tombstone, Sealed)):   # their keys are names a text can end up in
+        if _in(m, obj.key, getattr(obj, "owner", "")):
+            return f"{obj.TYPE_NAME} {obj.key}"
+    return None
+
+
 def _object_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
-    """Objects holding the text in a value or in a name they carry: a
-    fact's key, namespace (session and sub-agent names) and owner (the
-    agent that wrote it), a turn's session id and working directory, a
-    queue item's key and owner, a tombstone's or sealed value's key."""
+    """The store's objects holding the text (:func:`_object_hit`)."""
     hits = []
     for oid in sorted(set(store.objects) | set(store.packs)):
         try:
             obj = decode(store.read_frame(oid), strict=False)
         except MemError:
             continue
-        if isinstance(obj, Fact):
-            if _in(m, obj.body, obj.key, obj.namespace, obj.owner):
-                hits.append(ScanHit("object", oid, f"fact {obj.key} v{obj.version}"))
-        elif isinstance(obj, Turn):
-            if _in(m, obj.text, obj.session, obj.cwd):
-                hits.append(ScanHit("object", oid, f"turn {obj.session} #{obj.seq} ({obj.role})"))
-        elif isinstance(obj, QueueItem):
-            if _in(m, obj.body, obj.key, obj.owner):
-                hits.append(ScanHit("object", oid, f"queue item for {obj.key}"))
-        elif isinstance(obj, (Tombstone, Sealed)):   # their keys are names a text can end up in
-            if _in(m, obj.key, getattr(obj, "owner", "")):
-                hits.append(ScanHit("object", oid, f"{obj.TYPE_NAME} {obj.key}"))
+        what = _object_hit(obj, m)
+        if what is not None:
+            hits.append(ScanHit("object", oid, what))
+    return hits
+
+
+def _temp_hits(store: Store, m: Callable[[str], bool], raw: set[str]) -> list[ScanHit]:
+    """The temp files under ``objects`` (``gc.leftover_temps``: a pack or
+    an object being written, or left by a killed writer; a ``.pack``
+    without its index) holding the text: their objects, as far as they
+    decompress (``salvage_pack``; a temp pack has no trailer), matched as
+    the store's are, or their bytes (``raw``: the paths, relative to the
+    store, :func:`~objstore.memory.forgetfiles.scan_store` found a needle
+    in).  Tester finding U2: an import killed -9 left a pack's temp file
+    holding its turns, and scan said "found nowhere"."""
+    hits = []
+    for p in leftover_temps(store):
+        rel = os.path.relpath(p, store.root)
+        if rel.split(os.sep, 1)[0] != "objects" or not p.is_file():
+            continue
+        frames: list[bytes] = []
+        try:
+            if p.suffix == ".pack" or (p.name.startswith(TEMP_PREFIX) and p.suffix != ".idx"):
+                frames = [f for _oid, f in salvage_pack(p, trailer=p.suffix == ".pack")]
+            else:   # a loose object's temp file: one zlib stream
+                frames = [zlib.decompress(p.read_bytes())]
+        except (OSError, zlib.error):
+            pass
+        found = []
+        for frame in frames:
+            try:
+                what = _object_hit(decode(frame, strict=False), m)
+            except MemError:
+                continue
+            if what is not None:
+                found.append(what)
+        if not found and rel not in raw:
+            continue
+        kind = ("a pack without its index ('mem fsck' names it)" if p.suffix == ".pack" else
+                "a temp file of a write, running or interrupted ('mem gc' removes it when no write runs)")
+        what = (f"{len(found)} object(s), e.g. {found[0]}, in " if found else "") + kind
+        hits.append(ScanHit("temp file", str(p), what))
     return hits
 
 
@@ -148,9 +203,13 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     hits = _object_hits(store, m) + _name_hits(store, m)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     unsure: list[str] = []
+    raw = set()
     for rel in scan_store(store.root, needles, unsure):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
+        else:
+            raw.add(rel)
+    hits += _temp_hits(store, m, raw)
     hits += [ScanHit("skipped", str(store.root / rel), "a damaged pack: searched the objects that still "
                      "decompress; the rest cannot be read") for rel in unsure]
     if index and searchable(text):   # punctuation alone is in no index term

@@ -68,6 +68,9 @@ class SyncResult:
     turns_refilled: int = 0
     gaps_refilled: int = 0
     gaps_verified: int = 0
+    #: a pull's merge: versions of the other side put back in the places of a
+    #: fact key's lost placeholders, ids and numbers as they were (``merge._refill_versions``)
+    versions_refilled: int = 0
 
     def as_dict(self) -> dict:
         """The summary as a JSON-ready dict."""

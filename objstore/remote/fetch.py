@@ -353,6 +353,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             for oid in out.final_ids:   # kept as they are: they must exist here
                 if oid in remote.fetched and not store.has(oid):
                     store.put(remote.fetched[oid])
+                    res.objects_received += 1   # (a repair's lost versions, read back from the remote's packs)
             for oid, obj in out.new_objects:
                 store.put(obj)
             emptied += out.emptied
@@ -361,6 +362,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled
             res.gaps_verified += out.gaps_verified
+            res.versions_refilled += out.versions_refilled
             out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
             rewritten = bool(out.emptied) or (lh is not None and lh not in final)
         if rh is not None and rh not in final:

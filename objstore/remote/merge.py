@@ -48,7 +48,9 @@ scoped to one: ``tombstones.TurnForgets``) is emptied; a session named by a
 --repair``'s lost placeholders on either side is filled with the other
 side's turns when they fit it (``objstore.memory.refill.refill_from``, the
 rule of ``mem import --reread``), each side from the other as it was given,
-so the merge stays symmetric.
+so the merge stays symmetric.  A fact key's run of lost placeholders is
+filled likewise, by the id its top placeholder names, with the other
+side's versions it stands for (:func:`_refill_versions`).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ import blake3
 
 from objstore.core.cborext import cbor2
 from objstore.core.codec import encode
-from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
+from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn, is_lost_stub, normalize_value,
+                                   value_digest)
 from objstore.memory.refill import refill_from
 from objstore.memory.tombstones import HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key, holds_text
 
@@ -200,6 +203,8 @@ class Outcome:
     refilled: int = 0
     gaps_refilled: int = 0
     gaps_verified: int = 0
+    #: versions of the other side put back in the places of a fact key's lost placeholders (:func:`_refill_versions`)
+    versions_refilled: int = 0
     #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``)
     unseen: int = 0
 
@@ -220,8 +225,12 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     ``turn``.  Writes nothing: the caller stores ``Outcome.new_objects``.
     """
     gaps: list = []
+    versions_refilled = 0
     if kind == "turn":   # fsck --repair's lost placeholders, filled from the other side's turns
         local, remote, gaps = _refill(local, remote)
+    else:                # ... and from the other side's versions, by the ids they name
+        (local, a), (remote, b) = _refill_versions(local, remote), _refill_versions(remote, local)
+        versions_refilled = a + b
     p = _common_prefix(local, remote)
     ff = len(local) == p or len(remote) == p
     if len(local) == p:
@@ -297,7 +306,44 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     out.refilled = sum(g.size for g in gaps) if out.head is not None else 0
     out.gaps_refilled = len(gaps) if out.head is not None else 0
     out.gaps_verified = sum(g.lost in out.final_ids for g in gaps)
+    out.versions_refilled = versions_refilled if out.head is not None else 0
     return out
+
+
+def _refill_versions(chain: list, other: list) -> tuple[list, int]:
+    """``chain`` (a fact key's, ``[(id, Fact)]`` oldest first) with each
+    run of ``mem fsck --repair``'s lost placeholders (``objects.is_lost_stub``)
+    replaced by the versions of ``other`` it stands for, and how many
+    versions took their places.  A run stands for the versions after the one below
+    it (its base: the run's first parent, or the start) up to the id its
+    top placeholder names (``lost:<id>``, ``memory.repair``: the head or
+    the version the break was found at); it is replaced when ``other``
+    holds that id above the base, so a pull from a remote that holds the
+    real versions puts them back in their places, numbers and ids as they
+    were, and a push never rewrites the remote's intact history (tester
+    finding U3: they were stacked after the placeholder, renumbered).  A
+    run whose ids ``other`` lacks is kept as it is."""
+    at = {oid: i for i, (oid, _o) in enumerate(other)}
+    out: list = []
+    filled = 0
+    i = 0
+    while i < len(chain):
+        if not is_lost_stub(chain[i][1]):
+            out.append(chain[i])
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(chain) and is_lost_stub(chain[j + 1][1]):
+            j += 1
+        top = next((m[len(LOST_SOURCE):] for m in chain[j][1].sources if m.startswith(LOST_SOURCE)), "")
+        base = at.get(out[-1][0], -2) if out else -1     # -2: the base is not in ``other``
+        if top in at and base >= -1 and at[top] > base:
+            out.extend(other[base + 1:at[top] + 1])
+            filled += at[top] - base
+        else:
+            out.extend(chain[i:j + 1])
+        i = j + 1
+    return out, filled
 
 
 def _turn_order(best: dict[bytes, tuple[str, Turn]], chains: list[list[bytes]]) -> list[tuple[str, Turn]]:
