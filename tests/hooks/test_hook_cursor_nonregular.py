@@ -137,3 +137,27 @@ def test_session_state_and_lineage_log_that_are_not_regular_files_do_not_stop_ca
     assert {(SID, "user", "the next question"), (SID, "user", "prompt 1"), (SID, "assistant", "answer 1")} <= set(b)
     assert chains_ok(store_path)
     assert "MemoryError" not in hook_log(store_path)
+
+
+@pytest.mark.parametrize("kind", ["devzero", "fifo"])
+def test_catch_up_reads_past_a_cursor_that_is_not_a_regular_file(tmp_path, store_path, kind):
+    """``mem hook catch-up`` (SessionStart, the shell wrapper) walks every
+    cursor: a FIFO one made it hang, a /dev/zero one read until MemoryError."""
+    t = tmp_path / "home" / ".claude" / "projects" / "-tmp-proj" / f"{SID}.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(_exchange(0))
+    _stop(store_path, t, "SessionEnd")
+    [c] = (store_path / "cache" / "cursors").glob("*.json")
+    _spoil(c, kind)
+    other = t.with_name("ffffffff-2222-3333-4444-555555555555.jsonl")    # a good cursor in the same folder:
+    other.write_bytes(line(user("o0", "other prompt", other.stem)))     # catch-up lists that folder
+    p = _mem(store_path, "hook", "claude-code", data=payload("SessionEnd", other.stem, other, reason="other"))
+    assert p.returncode == 0, p.stderr
+    with open(t, "ab") as f:
+        f.write(_exchange(1))
+    os.utime(t, (t.stat().st_atime - 600, t.stat().st_mtime - 600))    # idle: catch-up reads it
+    p = _mem(store_path, "hook", "catch-up")
+    assert p.returncode == 0, p.stderr
+    b = bag(store_path)
+    assert set(b.values()) == {1} and (SID, "assistant", "answer 1") in b
+    assert "MemoryError" not in hook_log(store_path)
