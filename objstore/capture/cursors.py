@@ -15,9 +15,10 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 
 from objstore.capture.claude_code import ReaderState
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.fileid import HIDDEN_PREFIX as HIDDEN, hidden_source
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
@@ -120,14 +121,14 @@ def load_cursor(store: Store, path: Path, *, with_state: bool = True) -> Cursor 
     :func:`parse_head` finds unusable: the file is read again from 0)."""
     base = _cursor_dir(store) / cursor_key(path)
     try:
-        cur = parse_head(base.with_suffix(".json").read_bytes())
-    except (OSError, ValueError):
+        cur = parse_head(read_regular(base.with_suffix(".json"), SMALL_FILE_MAX_BYTES))
+    except (OSError, ValueError):   # a FIFO, a device, a folder or a huge file: never waited on (test18b V2)
         return None
     if cur.path.startswith(HIDDEN):   # named by hash (Cursor.hidden): the file is the one asked for
         cur.path, cur.hidden = os.path.realpath(path), True
     if with_state:
         try:
-            r = json.loads(base.with_suffix(".state").read_bytes())
+            r = json.loads(read_regular(base.with_suffix(".state"), CACHE_FILE_MAX_BYTES))
             if "prev_prompt" not in r:
                 raise ValueError("a cursor of an older mem: read the file again for prev_prompt")
             cur.reader = ReaderState(msg_first=dict(r.get("msg_first", {})), prompts=dict(r.get("prompts", {})),
@@ -173,7 +174,9 @@ def iter_cursors(store: Store) -> Iterator[Cursor]:
 
 def unusable_cursors(store: Store) -> list[tuple[str, str]]:
     """``(cursor file name, why)`` of each saved header that
-    :func:`parse_head` refuses (damaged, or another mem's): harmless to
+    :func:`parse_head` refuses (damaged, or another mem's), or whose header
+    or ``<h>.state`` is not a regular file (a FIFO, a device, a folder,
+    also through a symlink) or is larger than its cap (test18b V2): harmless to
     capture (the transcript is read again from its start, storing nothing
     twice) but a sign of damage; ``mem doctor`` names them and ``--fix``
     removes them (:func:`drop_cursor`)."""
@@ -188,20 +191,46 @@ def drop_cursor(store: Store, name: str) -> bool:
     if not name.endswith(".json") or "/" in name or name.startswith("."):
         raise ValueError("not a cursor file name")
     base = _cursor_dir(store) / name
+    _remove(base.with_suffix(".state"))
+    return _remove(base)
+
+
+def _remove(p: Path) -> bool:
+    """Remove ``p`` (a file, a symlink, a FIFO, or a real folder with what
+    it holds); False when it was not there."""
     try:
-        base.with_suffix(".state").unlink()
-    except FileNotFoundError:
-        pass
-    try:
-        base.unlink()
+        if S_ISDIR(os.lstat(p).st_mode):
+            import shutil   # doctor --fix only: not on the hooks' import path
+            shutil.rmtree(p)
+        else:
+            p.unlink()
         return True
     except FileNotFoundError:
         return False
 
 
+def _state_unusable(p: Path) -> str | None:
+    """Why the ``<h>.state`` file ``p`` cannot be read (not a regular file,
+    or larger than its cap), from one stat; None when it can or is absent."""
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"its state file cannot be read ({e.strerror})"
+    if not S_ISREG(st.st_mode):
+        return "its state file is not a regular file"
+    if st.st_size > CACHE_FILE_MAX_BYTES:
+        return f"its state file is larger than {CACHE_FILE_MAX_BYTES:,} bytes"
+    return None
+
+
 def _headers(store: Store) -> Iterator[tuple[str, Cursor | str]]:
     """``(file name, cursor or why it is unusable)`` of each ``*.json`` in the
-    cursor folder, sorted by name; an unreadable file is skipped."""
+    cursor folder, sorted by name.  Read by ``core.atomic.read_regular``: a
+    FIFO, a device (a symlink to ``/dev/zero``), a folder or a file over the
+    cap is unusable, never waited on or read whole (test18b V2); one that
+    vanished meanwhile is skipped."""
     d = _cursor_dir(store)
     try:
         names = sorted(os.listdir(d))
@@ -210,13 +239,20 @@ def _headers(store: Store) -> Iterator[tuple[str, Cursor | str]]:
     for n in names:
         if n.endswith(".json") and not n.startswith("."):
             try:
-                data = (d / n).read_bytes()
-            except OSError:
+                data = read_regular(d / n, SMALL_FILE_MAX_BYTES)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                yield n, f"it cannot be read ({e.strerror})"
                 continue
             try:
                 cur = parse_head(data)
             except ValueError as e:
                 yield n, str(e)
+                continue
+            why = _state_unusable((d / n).with_suffix(".state"))
+            if why is not None:
+                yield n, why
                 continue
             cur.hidden = cur.path.startswith(HIDDEN)
             yield n, cur

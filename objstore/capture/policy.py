@@ -11,7 +11,7 @@ import fnmatch
 import os
 from pathlib import Path
 
-from objstore.core.atomic import SMALL_FILE_MAX_BYTES, read_regular
+from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, read_regular
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
@@ -127,7 +127,8 @@ def mark_no_capture(store: Store, sid: str) -> None:
 def no_capture_sessions(store: Store) -> set[str]:
     """Session ids recorded by :func:`mark_no_capture`."""
     try:
-        return set((store.root / NO_CAPTURE_FILE).read_text("utf-8").split("\n")) - {""}
+        raw = read_regular(store.root / NO_CAPTURE_FILE, CACHE_FILE_MAX_BYTES)   # a FIFO: never waited on
+        return set(raw.decode("utf-8").split("\n")) - {""}
     except FileNotFoundError:
         return set()
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from objstore.capture.claude_code import prompt_hash, scan_prompts
 from objstore.capture.cursors import cursor_key
 from objstore.capture.transcript import strip_mem_context
+from objstore.core.atomic import CACHE_FILE_MAX_BYTES, read_regular
 from objstore.core.record import Frozen, set_fields
 
 __all__ = ["PromptSnapshot", "SNAPSHOT_MAX_BYTES", "is_subagent", "prompt_snapshot"]
@@ -71,8 +72,8 @@ def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptS
         return PromptSnapshot()
     size, start, count, prev, known = st.st_size, 0, 0, "", {}
     try:
-        r = json.loads((Path(root) / "cache" / "cursors" / cursor_key(transcript)).with_suffix(".state")
-                       .read_bytes())
+        r = json.loads(read_regular((Path(root) / "cache" / "cursors" / cursor_key(transcript)).with_suffix(".state"),
+                                    CACHE_FILE_MAX_BYTES))   # a FIFO or /dev/zero: unusable, never waited on
         off = r["offset"]
         if type(off) is not int:     # a damaged cursor (test17 T16): as none
             raise TypeError("offset")

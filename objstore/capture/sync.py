@@ -61,6 +61,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from stat import S_ISREG
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
 from objstore.capture.claude_code import ParseStats, parse_file, subagent_outcome
@@ -72,6 +73,7 @@ from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
 from objstore.capture.snapshot import is_subagent
 from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import transcript_refused
+from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, open_regular, read_regular
 from objstore.core.errors import MemError
 from objstore.core.fileid import hidden_source
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -174,8 +176,7 @@ class _Lineage:
         parents = [x for x in ids if x != sid]
         if sid not in ids:
             cache.mkdir(parents=True, exist_ok=True)
-            with open(cache / LINEAGE_LOG, "a", encoding="utf-8") as f:
-                f.write(f"{h} {sid}\n")  # one write of one line: appends of other processes stay whole
+            _append_line(cache / LINEAGE_LOG, f"{h} {sid}\n")
         self.saved.update(checked=True, parents=parents, in_copy=bool(parents))
 
     def run(self, turns: Iterable[CapturedTurn]) -> Iterator[CapturedTurn]:
@@ -231,10 +232,12 @@ def lineage_sessions(cache: Path, h: str) -> list[str]:
     key = str(path)
     ino, done, table = _lineage_read.get(key, (-1, 0, {}))
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:   # a FIFO, a device, a folder: unusable, never waited on (test18b V2)
             st = os.fstat(f.fileno())
             if st.st_ino != ino or st.st_size < done:
                 ino, done, table = st.st_ino, 0, {}
+            if st.st_size - done > CACHE_FILE_MAX_BYTES:
+                raise OSError(27, "larger than its cap")   # EFBIG: damage, never read whole
             if st.st_size > done:
                 f.seek(done)
                 chunk = f.read(st.st_size - done)
@@ -245,14 +248,30 @@ def lineage_sessions(cache: Path, h: str) -> list[str]:
                         table[k].append(sid)
                 done += end
         _lineage_read[key] = (ino, done, table)
-    except FileNotFoundError:
+    except OSError:   # absent, or unusable (not a regular file, over the cap): no lineage known
         table = {}
     ids = list(table.get(h, ()))
     try:  # written before lineage.log (one file per message)
-        old = (cache / "lineage" / h).read_text("utf-8")
-    except (FileNotFoundError, NotADirectoryError):
+        old = read_regular(cache / "lineage" / h, SMALL_FILE_MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
         return ids
     return [*[x for x in old.split("\n") if x and x not in ids], *ids]
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append ``line`` to the regular file ``path`` (created when absent) in
+    one write (appends of other processes stay whole); nothing when ``path``
+    is a FIFO, a device, a folder or cannot be opened: a cache line lost,
+    never a hook waiting on a reader (test18b V2)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0), 0o600)
+    except OSError:
+        return
+    try:
+        if S_ISREG(os.fstat(fd).st_mode):
+            os.write(fd, line.encode("utf-8", "surrogatepass"))
+    finally:
+        os.close(fd)
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:

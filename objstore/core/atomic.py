@@ -175,6 +175,10 @@ def _regular_fd(path: str | os.PathLike) -> tuple[int, int]:
 #: the most a store's small file (``config``, ``config.toml``) may hold: a larger one is damage
 #: (a device or a runaway write), reported as unreadable, never read whole into memory
 SMALL_FILE_MAX_BYTES = 1 << 20
+#: the most a cache/state file the hooks read may hold (a cursor's ``<h>.state`` with its
+#: 20,000 message ids, a session's ``session-state/<h>.json``, ``lineage.log``): a larger one
+#: is damage, treated as unusable (read again from its source), never read whole
+CACHE_FILE_MAX_BYTES = 64 << 20
 
 
 def read_regular(path: str | os.PathLike, max_bytes: int) -> bytes:

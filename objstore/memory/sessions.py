@@ -23,7 +23,7 @@ from pathlib import Path
 
 from blake3 import blake3
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import CACHE_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
@@ -448,7 +448,7 @@ def load_session(store: Store, sid: str) -> SessionState:
     head = store.refs.read(ref)
     cached: dict | None = None
     try:
-        cached = json.loads(session_state_path(store, sid).read_bytes())
+        cached = json.loads(read_regular(session_state_path(store, sid), CACHE_FILE_MAX_BYTES))  # test18b V2
         if cached.get("sid") != sid:
             cached = None
     except (OSError, ValueError):
