@@ -29,7 +29,8 @@ substitution's ``echo`` / ``printf``.
 How mem is run (:data:`_MEM_LAUNCHERS`): ``mem`` as a word or a path's last part
 (``/opt/bin/mem``, ``env MEM_HOME=x mem``), a variable naming it (``$M``, ``"$MEM"``,
 ``${MEM_BIN}``) and the checkout's module (``python -m cmds``); ``--home DIR`` may stand before
-the command.  A VALUE that only expands a variable or reads a file (``"$TOKEN"``,
+the command.  A word is read as bash reads it: quoted ``'…'`` / ``"…"``, and ANSI-C ``$'…'`` / ``$"…"``
+one word with its ``$`` (test18b V3).  A VALUE that only expands a variable or reads a file (``"$TOKEN"``,
 ``"$(cat f)"``, ``$(< f)``) holds no secret in the text and is kept, as is a redaction marker
 (a second pass takes nothing).
 """
@@ -280,13 +281,16 @@ _MEM_LAUNCHERS = (
 )
 #: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
 _MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}\]])", FLAGS)
+#: a single-quoted word, bash's ANSI-C quoting ``$'…'`` (backslash escapes inside, bash(1) "QUOTING") and
+#: its locale translation ``$"…"`` (raw or JSON-escaped ``$\"…\"``): one word, the ``$`` with it (test18b V3)
+_QUOTED = (r"\$'(?:[^'\\\n]|\\.)*'|\$\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\$\"[^\"\n]*\"|'[^'\n]*'")
 #: the words of a pipeline before a command, as a shell reads them: a ``cut`` where one starts (a line's end or
 #: its JSON escape, ';', '&&', '||', '&', a JSON string's start '"command": "'), a quoted word (a line break
 #: inside it is none; not a JSON key), a command substitution, a pipe's '|', a run of other characters
-_MEM_PIPE_TOK = Lazy(r"(?P<cut>\r|\n|\\[nr]|;|&&|\|\||&|\":[ \t]{0,4}\")|\$\([^()\n]{0,256}\)|'[^'\n]*'"
-                 r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"(?![ \t]*:)|\||[^\s'\"|;&\\]+|\\", FLAGS)
+_MEM_PIPE_TOK = Lazy(r"(?P<cut>\r|\n|\\[nr]|;|&&|\|\||&|\":[ \t]{0,4}\")|\$\([^()\n]{0,256}\)|" + _QUOTED
+                 + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"(?![ \t]*:)|\||[^\s'\"|;&\\]+|\\", FLAGS)
 #: one argument: a command substitution, a pipe's '|', quoted ('…', "…", a JSON-escaped \"…\"), or a run of other characters
-_MEM_ARG = Lazy(r"\$\([^()\n]{0,256}\)|'[^'\n]*'|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|\||[^\s'\"|]+", FLAGS)
+_MEM_ARG = Lazy(r"\$\([^()\n]{0,256}\)|" + _QUOTED + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|\||[^\s'\"|]+", FLAGS)
 #: the options that take a value (cmds/remember.py, forget.py, scan.py, sealed.py, _vault.py)
 _MEM_VALUE_OPTS = frozenset(("--kind", "--trust", "--sensitivity", "--valid-from", "--expect", "--relates-to",
                          "--contradicts", "--derived-from", "--rollup-of", "--session", "--agent", "--file",
