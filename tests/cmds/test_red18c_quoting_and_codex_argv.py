@@ -5,7 +5,10 @@
   quoted secret (``[REDACTED:mem-command]'8181-0004'``);
 * V5: Codex's ``shell`` tool (``{"command": [argv…]}``) and
   ``local_shell_call`` (``action.command``) give the command as a list; the
-  rule, written for a command line, saw none of it.
+  rule, written for a command line, saw none of it;
+* V4: other ways of feeding the value on the same line: ``< <(echo X)``, a
+  file written by ``cat > f <<< X`` then read with ``< f``, ``yes X |``, and
+  ``NAME=X`` / ``export NAME=X`` before a mem command that reads ``$NAME``.
 
 Through ``redact``, real ``mem hook shell`` and ``mem import claude-code``
 processes (:func:`tests.cmds._credentials.store_commands`) and a real
@@ -53,6 +56,43 @@ def test_a_dollar_quoted_word_without_a_secret_is_kept():
 def test_the_shell_hook_and_a_claude_import_store_no_ansi_c_secret(tmp_path):
     texts = store_commands(tmp_path, ANSI_C, ["mem recall walrus-kept"], "2026-01-21")
     assert texts.count("[REDACTED:mem-command]") >= 3 * len(ANSI_C)
+
+
+STDIN_AND_VARS = [
+    ("mem sealed import user/k/b - < <(echo 8181-0002)", "8181-0002"),
+    ("PIN=8181-0015; echo $PIN | mem remember user/k/o - --sensitivity secret", "8181-0015"),
+    ('pin=8181-0025; mem remember user/k/o "$pin" --sensitivity secret', "8181-0025"),
+    ("export PIN=8181-0016 && echo $PIN | mem remember user/k/p - --sensitivity secret", "8181-0016"),
+    ("PIN='8181 0017'; mem remember user/k/q \"${PIN}\" --sensitivity secret", "8181 0017"),
+    ("cat > /tmp/v <<< 8181-0019; mem remember user/k/s - --sensitivity secret < /tmp/v", "8181-0019"),
+    ("yes 8181-0013 | head -1 | mem remember user/k/m - --sensitivity secret", "8181-0013"),
+]
+KEPT_V4 = [
+    'X=1; mem remember project/x/note "$X"',
+    'TOKEN=keepme; mem remember project/x/github-token "$GITHUB_TOKEN"',
+    "mem remember project/x/note - < <(echo kept-note)",
+    "yes kept-yes | head -1 | mem remember project/x/note -",
+]
+
+
+@pytest.mark.parametrize("command, secret", STDIN_AND_VARS)
+def test_a_value_fed_or_assigned_on_the_line_is_redacted(command, secret):
+    bash_call = "[tool_use Bash] " + json.dumps({"command": command, "description": "run it"})
+    for text in (command, bash_call):
+        r = redact(text)
+        assert secret not in r.text and r.text.count("[REDACTED:mem-command]") == 1, r.text
+        assert redact(r.text).text == r.text
+
+
+@pytest.mark.parametrize("command", KEPT_V4)
+def test_a_line_whose_mem_command_holds_no_secret_is_kept(command):
+    assert redact(command).text == command
+
+
+def test_the_shell_hook_and_a_claude_import_store_no_fed_or_assigned_secret(tmp_path):
+    texts = store_commands(tmp_path, STDIN_AND_VARS, KEPT_V4, "2026-01-22")
+    assert texts.count("[REDACTED:mem-command]") >= 3 * len(STDIN_AND_VARS)
+    assert "kept-note" in texts and "kept-yes" in texts
 
 
 # Codex argv calls: (how the call is given, the secret)

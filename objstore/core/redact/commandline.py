@@ -314,7 +314,7 @@ def _mem_args(low: str, a: int, b: int) -> list[tuple[int, int]]:
 
 
 def _echo_spans(low: str, args: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The arguments an ``echo`` / ``printf`` command of arguments ``args``
+    """The arguments an ``echo`` / ``printf`` / ``yes`` command of arguments ``args``
     prints (its options and a ``%s``-only printf format left out); none for
     any other command.  ``VAR=x``, ``builtin`` and ``command`` may stand
     first, and a subshell's ``(`` / ``{``, and the prompt's ``$`` of a
@@ -326,7 +326,7 @@ def _echo_spans(low: str, args: list[tuple[int, int]]) -> list[tuple[int, int]]:
     if i >= len(args):
         return []
     head = low[args[i][0]:args[i][1]].lstrip("({").rsplit("/", 1)[-1]
-    if head not in ("echo", "printf"):
+    if head not in ("echo", "printf", "yes"):
         return []
     out: list[tuple[int, int]] = []
     sub = low[args[i][0]] in "({"
@@ -372,7 +372,7 @@ def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, word
     for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 1024), start):
         if t.group("cut") is not None or t.group() == "|":
             if files and _written_to(low, seg, files):
-                out += _echo_spans(low, seg)
+                out += _echo_spans(low, seg) + _here_string(low, seg)
             elif stdin and t.group() == "|":
                 pipe += _echo_spans(low, seg)
             if t.group("cut") is not None:
@@ -394,6 +394,41 @@ def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, word
             if h is None:
                 continue
             out += _heredoc(low, stop, e0, h.group(1))
+    return out
+
+
+def _here_string(low: str, seg: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The word of a here-string among the words ``seg`` (``cat > f <<< X``: X)."""
+    for i, (s, e) in enumerate(seg):
+        if low.startswith("<<<", s):
+            if e - s > 3:
+                return [(s + 3, e)]
+            return [seg[i + 1]] if i + 1 < len(seg) else []
+    return []
+
+
+#: a variable's expansion ('$pin', '"${PIN}"'): its name
+_MEM_VAR = Lazy(r"\\?[\"']?\$\{?([a-z_][a-z0-9_]*)\}?\\?[\"']?", FLAGS)
+#: an assignment word ('PIN=x', "pin='a b'" is 'pin=' and a quoted word): its name
+_MEM_ASSIGN = Lazy(r"([a-z_][a-z0-9_]*)=", FLAGS)
+
+
+def _assigned(low: str, start: int, s0: int, names: set[str]) -> list[tuple[int, int]]:
+    """The values given on the line before ``start`` (within 1,024
+    characters) to the variables ``names`` a secret value of a mem command
+    reads (test18b V4: ``PIN=8181; echo $PIN | mem remember K - --sensitivity
+    secret``, ``export PIN=8181 && …``): ``NAME=value`` words, alone or after
+    ``export`` / ``local`` / ``declare`` / ``readonly``, a command's prefix."""
+    out: list[tuple[int, int]] = []
+    toks = [t.span() for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 1024), start)]
+    for i, (s, e) in enumerate(toks):
+        a = _MEM_ASSIGN.match(low, s, e)
+        if a is None or a.group(1) not in names:
+            continue
+        if a.end() < e:
+            out.append((a.end(), e))
+        elif i + 1 < len(toks) and toks[i + 1][0] == e and low[e] in "'\"$\\":
+            out.append(toks[i + 1])       # "PIN='a b'": the quoted word after the '='
     return out
 
 
@@ -459,6 +494,7 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         secret = stdin = False
         files: list[str] = []          # the files it reads a secret from ('--passphrase-file f')
         inputs: list[str] = []         # its standard input's file ('< f'): a secret when stdin is one
+        subs: list[int] = []           # its standard input's process substitution ('< <(echo X)')
         take = None
         for i, w in enumerate(words):
             if take is not None:
@@ -474,7 +510,10 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                     elif v != "-":
                         files.append(v)
                 elif take == "<":
-                    inputs.append(v)
+                    if w.startswith("<("):
+                        subs.append(args[i][0])   # '< <(echo X)': standard input from the substitution
+                    else:
+                        inputs.append(v)
                 take = None
             elif w.startswith("--") and w != "--":
                 name, eq, val = w.partition("=")
@@ -511,6 +550,12 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
             stdin = True
         if stdin or files:
             spans += _feeders(low, m.start(), stop, s0, e0, args, words, files + inputs if stdin else files, stdin)
+        if stdin:
+            for a in subs:
+                spans += _substitution(low, a, e0)
+        names = {v.group(1) for v in (_MEM_VAR.fullmatch(low, a, b) for a, b in spans) if v is not None}
+        if names:
+            spans += _assigned(low, m.start(), s0, names)
         _emit(rule, low, off, spans, out)
 
 
