@@ -8,7 +8,9 @@
   rule, written for a command line, saw none of it;
 * V4: other ways of feeding the value on the same line: ``< <(echo X)``, a
   file written by ``cat > f <<< X`` then read with ``< f``, ``yes X |``, and
-  ``NAME=X`` / ``export NAME=X`` before a mem command that reads ``$NAME``.
+  ``NAME=X`` / ``export NAME=X`` before a mem command that reads ``$NAME``;
+* V7, V8: a backslash-newline line continuation (raw, or JSON-escaped in a
+  Bash call) inside the command: bash joins it before it splits words.
 
 Through ``redact``, real ``mem hook shell`` and ``mem import claude-code``
 processes (:func:`tests.cmds._credentials.store_commands`) and a real
@@ -93,6 +95,35 @@ def test_the_shell_hook_and_a_claude_import_store_no_fed_or_assigned_secret(tmp_
     texts = store_commands(tmp_path, STDIN_AND_VARS, KEPT_V4, "2026-01-22")
     assert texts.count("[REDACTED:mem-command]") >= 3 * len(STDIN_AND_VARS)
     assert "kept-note" in texts and "kept-yes" in texts
+
+
+CONTINUED = [
+    ("mem remember user/bank/pin 8181-5004 \\\n  --sensitivity secret", "8181-5004"),
+    ("mem remember \\\n user/bank/pin 8181-5005 --sensitivity secret", "8181-5005"),
+    ("mem remember user/bank/pin 8181-6005 --sensitivity \\\nsecret", "8181-6005"),
+    ('mem forget --yes \\\n  --match "Quentin Sparrowhawk-2"', "Quentin Sparrowhawk-2"),
+    ("printf 'Velvet-Otter-9' \\\n  | mem sealed show user/k --passphrase-file -", "Velvet-Otter-9"),
+]
+
+
+@pytest.mark.parametrize("command, secret", CONTINUED)
+def test_a_continued_line_is_read_as_one(command, secret):
+    bash_call = "[tool_use Bash] " + json.dumps({"command": command, "description": "run it"})
+    for text in (command, bash_call):
+        r = redact(text)
+        assert secret not in r.text and r.text.count("[REDACTED:mem-command]") == 1, r.text
+        assert ("\\\\\\n" if text is bash_call else "\\\n") in r.text    # the continuation itself is kept
+        assert redact(r.text).text == r.text
+
+
+def test_a_continued_line_without_a_secret_is_kept():
+    for text in ("echo kept \\\n && mem recall x", "mem remember project/x/note \\\n  kept-value"):
+        assert redact(text).text == text
+
+
+def test_the_shell_hook_and_a_claude_import_store_no_continued_secret(tmp_path):
+    texts = store_commands(tmp_path, CONTINUED, ["mem recall walrus-kept"], "2026-01-23")
+    assert texts.count("[REDACTED:mem-command]") >= 2 * len(CONTINUED)
 
 
 # Codex argv calls: (how the call is given, the secret)

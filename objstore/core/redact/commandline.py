@@ -481,6 +481,43 @@ def _emit(rule: Rule, low: str, off: int, spans: list[tuple[int, int]], out: lis
             out.append((a + off, b + off, rule.priority, rule.name))
 
 
+#: a backslash-newline line continuation, raw or JSON-escaped (``\\\n``): bash removes it before it splits
+#: words (bash(1) "QUOTING": "A \\<newline> pair is treated as a line continuation"; test18b V7)
+_MEM_CONT = Lazy(r"\\\r?\n|\\\\\\(?:r\\\\)?n", FLAGS)
+
+
+def _joined(scan):
+    """``scan`` (a rule's scan function) run over the text with its line
+    continuations (:data:`_MEM_CONT`) removed, as the shell reads it; its
+    hits mapped back to the offsets of the text as given (a hit's start after
+    a removed continuation, its end before one)."""
+    import bisect
+
+    def run(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        s0, e0 = ws - off, we - off
+        if low.find("\\\n", s0, e0) < 0 and low.find("\\\\\\", s0, e0) < 0:
+            scan(rule, text, ws, we, out, low, off, at)
+            return
+        parts, at_j, gone, p = [], [], [0], 0       # at_j[k]: where the k-th removal is in the joined text
+        for c in _MEM_CONT.finditer(low, s0, e0):
+            parts.append(low[p:c.start()])
+            at_j.append(c.start() - gone[-1])
+            gone.append(gone[-1] + c.end() - c.start())
+            p = c.end()
+        if not at_j:
+            scan(rule, text, ws, we, out, low, off, at)
+            return
+        parts.append(low[p:])
+        hits: list = []
+        scan(rule, text, ws, we - gone[-1], hits, "".join(parts), off, at)
+        for a, b, prio, name in hits:
+            a, b = a - off, b - off
+            out.append((a + gone[bisect.bisect_right(at_j, a)] + off, b + gone[bisect.bisect_left(at_j, b)] + off,
+                        prio, name))
+    run.__doc__ = scan.__doc__
+    return run
+
+
 def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The values on mem's own command lines (module doc): the command ends
     at a line's end, ``;``, ``&``, ``|`` or the end of a JSON string; its
@@ -613,12 +650,12 @@ MEM_COMMAND_RULES: list[Rule] = [
               "or of a KEY named for a credential, the TEXT of 'mem forget --match TEXT' and 'mem scan TEXT' "
               "(test17 T10), what feeds 'remember KEY -', 'sealed import KEY -' and '--passphrase-file -' "
               "(echo/printf, here-string, here-document); mem run as a path, a variable or 'python -m cmds' (red18)",
-              launcher + _MEM_HOME + _MEM_SUBS, ci=True, priority=44, anchors=anchors, scan=_scan_mem_command)
+              launcher + _MEM_HOME + _MEM_SUBS, ci=True, priority=44, anchors=anchors, scan=_joined(_scan_mem_command))
     for launcher, anchors in _MEM_LAUNCHERS
 ] + [
     make_rule("age-input",
               "what age(1) encrypts from standard input, given on the same command line: 'echo|printf X | age -r "
               "RECIPIENT', 'age -p <<< X', 'echo X > f && age -r R f' (the value a person seals for 'mem sealed import'; "
               "test18 U1) https://github.com/FiloSottile/age",
-              _AGE, ci=True, priority=44, anchors=("age -",), scan=_scan_age_input),
+              _AGE, ci=True, priority=44, anchors=("age -",), scan=_joined(_scan_age_input)),
 ]
