@@ -69,7 +69,24 @@ STDIN_AND_VARS = [
     ("cat > /tmp/v <<< 8181-0019; mem remember user/k/s - --sensitivity secret < /tmp/v", "8181-0019"),
     ("yes 8181-0013 | head -1 | mem remember user/k/m - --sensitivity secret", "8181-0013"),
 ]
+#: test18b V8: 'xargs -I{}' hands the mem command what feeds xargs
+XARGS = [
+    ('echo "Quentin Sparrowhawk-6" | xargs -I{} mem forget --match {} --yes', "Quentin Sparrowhawk-6"),
+    ("echo 8181-0003 | xargs -I{} mem remember user/k/c {} --sensitivity secret", "8181-0003"),
+]
+
+
+@pytest.mark.parametrize("command, secret", XARGS)
+def test_what_feeds_xargs_is_redacted(command, secret):
+    bash_call = "[tool_use Bash] " + json.dumps({"command": command, "description": "run it"})
+    for text in (command, bash_call):
+        r = redact(text)
+        assert secret not in r.text and "| xargs -I{} mem " in r.text, r.text
+        assert redact(r.text).text == r.text
+
+
 KEPT_V4 = [
+    "echo kept-x | xargs -I{} mem remember project/x/note {}",
     'X=1; mem remember project/x/note "$X"',
     'TOKEN=keepme; mem remember project/x/github-token "$GITHUB_TOKEN"',
     "mem remember project/x/note - < <(echo kept-note)",

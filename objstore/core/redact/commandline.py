@@ -590,6 +590,9 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         if stdin:
             for a in subs:
                 spans += _substitution(low, a, e0)
+        if not stdin and any(low[a:b].strip("'\"\\") == "{}" for a, b in spans):
+            # 'echo X | xargs -I{} mem forget --match {}': the value is what feeds xargs (test18b V8)
+            spans += _feeders(low, m.start(), stop, s0, e0, args, words, [], True)
         names = {v.group(1) for v in (_MEM_VAR.fullmatch(low, a, b) for a, b in spans) if v is not None}
         if names:
             spans += _assigned(low, m.start(), s0, names)
