@@ -30,7 +30,9 @@ How mem is run (:data:`_MEM_LAUNCHERS`): ``mem`` as a word or a path's last part
 (``/opt/bin/mem``, ``env MEM_HOME=x mem``), a variable naming it (``$M``, ``"$MEM"``,
 ``${MEM_BIN}``) and the checkout's module (``python -m cmds``); ``--home DIR`` may stand before
 the command.  A word is read as bash reads it: quoted ``'…'`` / ``"…"``, and ANSI-C ``$'…'`` / ``$"…"``
-one word with its ``$`` (test18b V3).  A VALUE that only expands a variable or reads a file (``"$TOKEN"``,
+one word with its ``$`` (test18b V3), a backslash-newline continuation removed (V7).  Also (V4,
+V8): ``< <(echo X)``, ``yes X |``, ``cat > f <<< X`` before ``< f``, what feeds ``xargs -I{} mem … {}``, and
+``NAME=X`` / ``export NAME=X`` on the line when the value read is ``$NAME``.  A VALUE that only expands a variable or reads a file (``"$TOKEN"``,
 ``"$(cat f)"``, ``$(< f)``) holds no secret in the text and is kept, as is a redaction marker
 (a second pass takes nothing).
 """
