@@ -32,9 +32,9 @@ How mem is run (:data:`_MEM_LAUNCHERS`): ``mem`` as a word or a path's last part
 the command.  A word is read as bash reads it: quoted ``'…'`` / ``"…"``, and ANSI-C ``$'…'`` / ``$"…"``
 one word with its ``$`` (test18b V3), a backslash-newline continuation removed (V7).  Also (V4,
 V8): ``< <(echo X)``, ``yes X |``, ``cat > f <<< X`` before ``< f``, what feeds ``xargs -I{} mem … {}``, and
-``NAME=X`` / ``export NAME=X`` on the line when the value read is ``$NAME``.  A VALUE that only expands a variable or reads a file (``"$TOKEN"``,
-``"$(cat f)"``, ``$(< f)``) holds no secret in the text and is kept, as is a redaction marker
-(a second pass takes nothing).
+``NAME=X`` / ``export NAME=X`` on the line when the value read is ``$NAME``.  A VALUE that only
+expands a variable or reads a file (``"$TOKEN"``, ``"$(cat f)"``, ``$(< f)``) holds no secret in
+the text and is kept, as is a redaction marker (a second pass takes nothing).
 """
 
 from __future__ import annotations
@@ -292,7 +292,8 @@ _QUOTED = (r"\$'(?:[^'\\\n]|\\.)*'|\$\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\$\"[^\"\n]*\
 _MEM_PIPE_TOK = Lazy(r"(?P<cut>\r|\n|\\[nr]|;|&&|\|\||&|\":[ \t]{0,4}\")|\$\([^()\n]{0,256}\)|" + _QUOTED
                  + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"(?![ \t]*:)|\||[^\s'\"|;&\\]+|\\", FLAGS)
 #: one argument: a command substitution, a pipe's '|', quoted ('…', "…", a JSON-escaped \"…\"), or a run of other characters
-_MEM_ARG = Lazy(r"\$\([^()\n]{0,256}\)|" + _QUOTED + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|\||[^\s'\"|]+", FLAGS)
+_MEM_ARG = Lazy(r"\$\([^()\n]{0,256}\)|" + _QUOTED
+                + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|\||[^\s'\"|]+", FLAGS)
 #: the options that take a value (cmds/remember.py, forget.py, scan.py, sealed.py, _vault.py)
 _MEM_VALUE_OPTS = frozenset(("--kind", "--trust", "--sensitivity", "--valid-from", "--expect", "--relates-to",
                          "--contradicts", "--derived-from", "--rollup-of", "--session", "--agent", "--file",
