@@ -195,7 +195,69 @@ def _call(p: dict) -> tuple[str, str]:
         name, args = "web_search", p.get("action")
     else:   # tool_search_call
         name, args = "tool_search", p.get("arguments")
+    if kind in ("function_call", "local_shell_call"):
+        args = _argv_redacted(args)
     return name, args if isinstance(args, str) else ("" if args is None else _dumps(args))
+
+
+_SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
+
+
+def _argv_redacted(args: Any) -> Any:
+    """``args`` with the secrets of a ``command`` argv taken out, by the rules
+    of a command line (``objstore.core.redact``: ``mem-command``,
+    ``cli-password``, …; test18b V5).  Codex's ``shell`` tool (arguments
+    ``{"command": [argv…]}``) and ``local_shell_call`` (``action.command``)
+    give the command as a list, where the rules, written for a command line
+    (Claude's Bash ``command``, Codex's ``exec_command`` ``cmd``), see none:
+    ``["bash", "-lc", STRING]`` is redacted as STRING, any other argv as
+    the line ``shlex.join`` makes of it, each hit written back into the
+    elements it covers (the quotes ``shlex.join`` added left out).
+    ``args``: a JSON string (``arguments``) or a dict (``action``); returned
+    unchanged (the same object) when nothing is redacted, else as the same
+    kind with the redacted argv (a string re-dumped by :func:`_dumps`)."""
+    obj = args
+    if isinstance(args, str):
+        if '"command"' not in args or "[" not in args:
+            return args
+        try:
+            obj = json.loads(args)
+        except (ValueError, RecursionError):
+            return args
+    if not isinstance(obj, dict):
+        return args
+    argv = obj.get("command")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return args
+    import shlex
+    from objstore.core.redact import redact   # deferred: the redaction rules compile at import
+    new = list(argv)
+    if (len(argv) == 3 and argv[0].rsplit("/", 1)[-1] in _SHELLS and argv[1].startswith("-")
+            and argv[1].endswith("c")):
+        red = redact(argv[2])
+        new[2] = red.text
+    else:
+        quoted = [shlex.quote(a) for a in argv]
+        red = redact(" ".join(quoted))
+        at, spans = 0, []
+        for a, q in zip(argv, quoted):   # where each element's own characters are in the line
+            inner = at + (1 if q != a and "'" not in a else 0)
+            spans.append((at, at + len(q)) if "'" in a else (inner, inner + len(a)))
+            at += len(q) + 1
+        for i, (a, (s, e)) in enumerate(zip(argv, spans)):
+            cuts = [(max(h.start, s) - s, min(h.end, e) - s, h.rule) for h in red.hits if h.start < e and h.end > s]
+            if not cuts:
+                continue
+            if "'" in a:                 # its quoting is not a plain wrap: the whole element goes
+                new[i] = f"[REDACTED:{cuts[0][2]}]"
+                continue
+            for cs, ce, rule in sorted(cuts, reverse=True):
+                a = f"{a[:cs]}[REDACTED:{rule}]{a[ce:]}"
+            new[i] = a
+    if not red.hits:
+        return args
+    out = dict(obj, command=new)
+    return _dumps(out) if isinstance(args, str) else out
 
 
 def _reasoning(p: dict) -> str:

@@ -29,9 +29,12 @@ substitution's ``echo`` / ``printf``.
 How mem is run (:data:`_MEM_LAUNCHERS`): ``mem`` as a word or a path's last part
 (``/opt/bin/mem``, ``env MEM_HOME=x mem``), a variable naming it (``$M``, ``"$MEM"``,
 ``${MEM_BIN}``) and the checkout's module (``python -m cmds``); ``--home DIR`` may stand before
-the command.  A VALUE that only expands a variable or reads a file (``"$TOKEN"``,
-``"$(cat f)"``, ``$(< f)``) holds no secret in the text and is kept, as is a redaction marker
-(a second pass takes nothing).
+the command.  A word is read as bash reads it: quoted ``'…'`` / ``"…"``, and ANSI-C ``$'…'`` / ``$"…"``
+one word with its ``$`` (test18b V3), a backslash-newline continuation removed (V7).  Also (V4,
+V8): ``< <(echo X)``, ``yes X |``, ``cat > f <<< X`` before ``< f``, what feeds ``xargs -I{} mem … {}``, and
+``NAME=X`` / ``export NAME=X`` on the line when the value read is ``$NAME``.  A VALUE that only
+expands a variable or reads a file (``"$TOKEN"``, ``"$(cat f)"``, ``$(< f)``) holds no secret in
+the text and is kept, as is a redaction marker (a second pass takes nothing).
 """
 
 from __future__ import annotations
@@ -280,13 +283,17 @@ _MEM_LAUNCHERS = (
 )
 #: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
 _MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}\]])", FLAGS)
+#: a single-quoted word, bash's ANSI-C quoting ``$'…'`` (backslash escapes inside, bash(1) "QUOTING") and
+#: its locale translation ``$"…"`` (raw or JSON-escaped ``$\"…\"``): one word, the ``$`` with it (test18b V3)
+_QUOTED = (r"\$'(?:[^'\\\n]|\\.)*'|\$\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\$\"[^\"\n]*\"|'[^'\n]*'")
 #: the words of a pipeline before a command, as a shell reads them: a ``cut`` where one starts (a line's end or
 #: its JSON escape, ';', '&&', '||', '&', a JSON string's start '"command": "'), a quoted word (a line break
 #: inside it is none; not a JSON key), a command substitution, a pipe's '|', a run of other characters
-_MEM_PIPE_TOK = Lazy(r"(?P<cut>\r|\n|\\[nr]|;|&&|\|\||&|\":[ \t]{0,4}\")|\$\([^()\n]{0,256}\)|'[^'\n]*'"
-                 r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"(?![ \t]*:)|\||[^\s'\"|;&\\]+|\\", FLAGS)
+_MEM_PIPE_TOK = Lazy(r"(?P<cut>\r|\n|\\[nr]|;|&&|\|\||&|\":[ \t]{0,4}\")|\$\([^()\n]{0,256}\)|" + _QUOTED
+                 + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"(?![ \t]*:)|\||[^\s'\"|;&\\]+|\\", FLAGS)
 #: one argument: a command substitution, a pipe's '|', quoted ('…', "…", a JSON-escaped \"…\"), or a run of other characters
-_MEM_ARG = Lazy(r"\$\([^()\n]{0,256}\)|'[^'\n]*'|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|\||[^\s'\"|]+", FLAGS)
+_MEM_ARG = Lazy(r"\$\([^()\n]{0,256}\)|" + _QUOTED
+                + r"|\\\"(?:[^\\\n]|\\(?!\"))*\\\"|\"[^\"\n]*\"|\||[^\s'\"|]+", FLAGS)
 #: the options that take a value (cmds/remember.py, forget.py, scan.py, sealed.py, _vault.py)
 _MEM_VALUE_OPTS = frozenset(("--kind", "--trust", "--sensitivity", "--valid-from", "--expect", "--relates-to",
                          "--contradicts", "--derived-from", "--rollup-of", "--session", "--agent", "--file",
@@ -310,7 +317,7 @@ def _mem_args(low: str, a: int, b: int) -> list[tuple[int, int]]:
 
 
 def _echo_spans(low: str, args: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The arguments an ``echo`` / ``printf`` command of arguments ``args``
+    """The arguments an ``echo`` / ``printf`` / ``yes`` command of arguments ``args``
     prints (its options and a ``%s``-only printf format left out); none for
     any other command.  ``VAR=x``, ``builtin`` and ``command`` may stand
     first, and a subshell's ``(`` / ``{``, and the prompt's ``$`` of a
@@ -322,7 +329,7 @@ def _echo_spans(low: str, args: list[tuple[int, int]]) -> list[tuple[int, int]]:
     if i >= len(args):
         return []
     head = low[args[i][0]:args[i][1]].lstrip("({").rsplit("/", 1)[-1]
-    if head not in ("echo", "printf"):
+    if head not in ("echo", "printf", "yes"):
         return []
     out: list[tuple[int, int]] = []
     sub = low[args[i][0]] in "({"
@@ -368,7 +375,7 @@ def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, word
     for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 1024), start):
         if t.group("cut") is not None or t.group() == "|":
             if files and _written_to(low, seg, files):
-                out += _echo_spans(low, seg)
+                out += _echo_spans(low, seg) + _here_string(low, seg)
             elif stdin and t.group() == "|":
                 pipe += _echo_spans(low, seg)
             if t.group("cut") is not None:
@@ -390,6 +397,41 @@ def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, word
             if h is None:
                 continue
             out += _heredoc(low, stop, e0, h.group(1))
+    return out
+
+
+def _here_string(low: str, seg: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The word of a here-string among the words ``seg`` (``cat > f <<< X``: X)."""
+    for i, (s, e) in enumerate(seg):
+        if low.startswith("<<<", s):
+            if e - s > 3:
+                return [(s + 3, e)]
+            return [seg[i + 1]] if i + 1 < len(seg) else []
+    return []
+
+
+#: a variable's expansion ('$pin', '"${PIN}"'): its name
+_MEM_VAR = Lazy(r"\\?[\"']?\$\{?([a-z_][a-z0-9_]*)\}?\\?[\"']?", FLAGS)
+#: an assignment word ('PIN=x', "pin='a b'" is 'pin=' and a quoted word): its name
+_MEM_ASSIGN = Lazy(r"([a-z_][a-z0-9_]*)=", FLAGS)
+
+
+def _assigned(low: str, start: int, s0: int, names: set[str]) -> list[tuple[int, int]]:
+    """The values given on the line before ``start`` (within 1,024
+    characters) to the variables ``names`` a secret value of a mem command
+    reads (test18b V4: ``PIN=8181; echo $PIN | mem remember K - --sensitivity
+    secret``, ``export PIN=8181 && …``): ``NAME=value`` words, alone or after
+    ``export`` / ``local`` / ``declare`` / ``readonly``, a command's prefix."""
+    out: list[tuple[int, int]] = []
+    toks = [t.span() for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 1024), start)]
+    for i, (s, e) in enumerate(toks):
+        a = _MEM_ASSIGN.match(low, s, e)
+        if a is None or a.group(1) not in names:
+            continue
+        if a.end() < e:
+            out.append((a.end(), e))
+        elif i + 1 < len(toks) and toks[i + 1][0] == e and low[e] in "'\"$\\":
+            out.append(toks[i + 1])       # "PIN='a b'": the quoted word after the '='
     return out
 
 
@@ -442,6 +484,43 @@ def _emit(rule: Rule, low: str, off: int, spans: list[tuple[int, int]], out: lis
             out.append((a + off, b + off, rule.priority, rule.name))
 
 
+#: a backslash-newline line continuation, raw or JSON-escaped (``\\\n``): bash removes it before it splits
+#: words (bash(1) "QUOTING": "A \\<newline> pair is treated as a line continuation"; test18b V7)
+_MEM_CONT = Lazy(r"\\\r?\n|\\\\\\(?:r\\\\)?n", FLAGS)
+
+
+def _joined(scan):
+    """``scan`` (a rule's scan function) run over the text with its line
+    continuations (:data:`_MEM_CONT`) removed, as the shell reads it; its
+    hits mapped back to the offsets of the text as given (a hit's start after
+    a removed continuation, its end before one)."""
+    import bisect
+
+    def run(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        s0, e0 = ws - off, we - off
+        if low.find("\\\n", s0, e0) < 0 and low.find("\\\\\\", s0, e0) < 0:
+            scan(rule, text, ws, we, out, low, off, at)
+            return
+        parts, at_j, gone, p = [], [], [0], 0       # at_j[k]: where the k-th removal is in the joined text
+        for c in _MEM_CONT.finditer(low, s0, e0):
+            parts.append(low[p:c.start()])
+            at_j.append(c.start() - gone[-1])
+            gone.append(gone[-1] + c.end() - c.start())
+            p = c.end()
+        if not at_j:
+            scan(rule, text, ws, we, out, low, off, at)
+            return
+        parts.append(low[p:])
+        hits: list = []
+        scan(rule, text, ws, we - gone[-1], hits, "".join(parts), off, at)
+        for a, b, prio, name in hits:
+            a, b = a - off, b - off
+            out.append((a + gone[bisect.bisect_right(at_j, a)] + off, b + gone[bisect.bisect_left(at_j, b)] + off,
+                        prio, name))
+    run.__doc__ = scan.__doc__
+    return run
+
+
 def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The values on mem's own command lines (module doc): the command ends
     at a line's end, ``;``, ``&``, ``|`` or the end of a JSON string; its
@@ -455,6 +534,7 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         secret = stdin = False
         files: list[str] = []          # the files it reads a secret from ('--passphrase-file f')
         inputs: list[str] = []         # its standard input's file ('< f'): a secret when stdin is one
+        subs: list[int] = []           # its standard input's process substitution ('< <(echo X)')
         take = None
         for i, w in enumerate(words):
             if take is not None:
@@ -470,7 +550,10 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                     elif v != "-":
                         files.append(v)
                 elif take == "<":
-                    inputs.append(v)
+                    if w.startswith("<("):
+                        subs.append(args[i][0])   # '< <(echo X)': standard input from the substitution
+                    else:
+                        inputs.append(v)
                 take = None
             elif w.startswith("--") and w != "--":
                 name, eq, val = w.partition("=")
@@ -507,6 +590,15 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
             stdin = True
         if stdin or files:
             spans += _feeders(low, m.start(), stop, s0, e0, args, words, files + inputs if stdin else files, stdin)
+        if stdin:
+            for a in subs:
+                spans += _substitution(low, a, e0)
+        if not stdin and any(low[a:b].strip("'\"\\") == "{}" for a, b in spans):
+            # 'echo X | xargs -I{} mem forget --match {}': the value is what feeds xargs (test18b V8)
+            spans += _feeders(low, m.start(), stop, s0, e0, args, words, [], True)
+        names = {v.group(1) for v in (_MEM_VAR.fullmatch(low, a, b) for a, b in spans) if v is not None}
+        if names:
+            spans += _assigned(low, m.start(), s0, names)
         _emit(rule, low, off, spans, out)
 
 
@@ -564,12 +656,12 @@ MEM_COMMAND_RULES: list[Rule] = [
               "or of a KEY named for a credential, the TEXT of 'mem forget --match TEXT' and 'mem scan TEXT' "
               "(test17 T10), what feeds 'remember KEY -', 'sealed import KEY -' and '--passphrase-file -' "
               "(echo/printf, here-string, here-document); mem run as a path, a variable or 'python -m cmds' (red18)",
-              launcher + _MEM_HOME + _MEM_SUBS, ci=True, priority=44, anchors=anchors, scan=_scan_mem_command)
+              launcher + _MEM_HOME + _MEM_SUBS, ci=True, priority=44, anchors=anchors, scan=_joined(_scan_mem_command))
     for launcher, anchors in _MEM_LAUNCHERS
 ] + [
     make_rule("age-input",
               "what age(1) encrypts from standard input, given on the same command line: 'echo|printf X | age -r "
               "RECIPIENT', 'age -p <<< X', 'echo X > f && age -r R f' (the value a person seals for 'mem sealed import'; "
               "test18 U1) https://github.com/FiloSottile/age",
-              _AGE, ci=True, priority=44, anchors=("age -",), scan=_scan_age_input),
+              _AGE, ci=True, priority=44, anchors=("age -",), scan=_joined(_scan_age_input)),
 ]
