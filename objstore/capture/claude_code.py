@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, SECRET_OUTPUT, TOOL_RESULT_MAX_CHARS,
-                                         ParseStats, RecordFields, as_str, cut_text, decode_record, decode_line,
+                                         ParseStats, RecordFields, as_str, bash_mode, cut_text, decode_record, decode_line,
                                          discover_files, prints_secret, project_of, read_lines, strip_mem_context,
                                          timestamp_ms)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -259,10 +259,17 @@ def _record_uid(rec: dict, raw: bytes) -> str:
     return as_str(rec.get("uuid")) or "h:" + sha256(raw.strip()).hexdigest()[:32]
 
 
+#: in ``ReaderState.secret_calls``: the last ``!`` bash-mode command read prints secret material, so
+#: the ``<bash-stdout>`` after it is withheld (no ``tool_use`` id starts with "!")
+BASH_PRINTED = "!bash"
+
+
 def _user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, list[str]]:
     """(prompt text, tool result bodies) of a user record's ``message.content``, both
     without ``<mem-context>`` elements; the text is "" when the record holds no prompt.
-    The result of a call in ``secret_calls`` (by ``tool_use_id``) is ``SECRET_OUTPUT``."""
+    The result of a call in ``secret_calls`` (by ``tool_use_id``) is ``SECRET_OUTPUT``.  A ``!``
+    bash-mode prompt goes through :func:`~objstore.capture.transcript.bash_mode`, whose flag (the
+    last command prints a secret) is :data:`BASH_PRINTED` in ``secret_calls`` (given: kept there)."""
     texts: list[str] = []
     results: list[str] = []
     if isinstance(content, str):
@@ -281,7 +288,16 @@ def _user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, li
                 if b.get("is_error") is True:
                     body = f"[error] {body}" if body else "[error]"
                 results.append(cut_text(strip_mem_context(body)))
-    return strip_mem_context("\n".join(t for t in texts if t)), results
+    text = strip_mem_context("\n".join(t for t in texts if t))
+    if "<bash-" in text and secret_calls is not None:
+        # ``!`` bash mode: the command as a command line, the output of one printing a secret withheld
+        printed = BASH_PRINTED in secret_calls
+        text, now = bash_mode(text, printed)
+        if now and not printed:
+            secret_calls.append(BASH_PRINTED)
+        elif printed and not now:
+            secret_calls.remove(BASH_PRINTED)
+    return text, results
 
 
 def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Iterator[tuple[str, str]]:
@@ -291,6 +307,7 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
     complete lines; lines that cannot hold a user record are not decoded.  Reads nothing
     else and keeps no state (the prompt hook's snapshot).  OSError propagates."""
     stats = ParseStats()
+    bash: list = []     # bash mode's flag (_user_parts), so a prompt hashes as parse_file reads it
     with open(path, "rb") as f:
         if start:
             f.seek(start)
@@ -306,7 +323,7 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
             if rec is None or rec.get("type") != "user" or not _is_turn_record(rec):
                 continue
             msg = rec.get("message")
-            text, _results = _user_parts(msg.get("content") if isinstance(msg, dict) else None)
+            text, _results = _user_parts(msg.get("content") if isinstance(msg, dict) else None, bash)
             if text.strip():
                 yield _record_uid(rec, raw), prompt_hash(text)
 
@@ -597,6 +614,7 @@ def subagent_start(path: Path) -> SubagentStart | None:
         return None
     agent, parent, prompt = path.stem[len("agent-"):], "", ""
     stats = ParseStats()
+    bash: list = []     # bash mode's flag (_user_parts), so a prompt hashes as parse_file reads it
     with open(path, "rb") as f:
         for n, raw in zip(range(_START_LINES), read_lines(f)):
             rec = decode_line(raw, stats, n == 0)

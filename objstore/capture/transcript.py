@@ -122,6 +122,51 @@ def prints_secret(call: str) -> bool:
     return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
 
 
+#: Claude Code's ``!`` bash mode: the command a user ran and what it printed, as user prompts
+#: (docs/agent-formats.md §2.2): ``<bash-input>CMD</bash-input>``, ``<bash-stdout>OUT</bash-stdout>``,
+#: ``<bash-stderr>ERR</bash-stderr>``
+_BASH_INPUT_RE = LazyPattern(r"<bash-input>(.*?)</bash-input>", re.S)
+_BASH_OUTPUT_RE = LazyPattern(r"(<bash-(stdout|stderr)>)(.*?)(</bash-\2>)", re.S)
+
+
+def bash_mode(text: str, printed: bool) -> tuple[str, bool]:
+    """A user prompt of Claude Code's ``!`` bash mode made safe to store
+    (test18b V10): ``(text, printed)``.  The command of each
+    ``<bash-input>CMD</bash-input>`` is put on lines of its own
+    (``<bash-input>\\nCMD\\n</bash-input>``), so the turn writer's
+    redaction reads it as the command line it is, as it reads a Bash tool
+    call's ``command`` (the ``mem-command`` rule: ``mem remember K V
+    --sensitivity secret``, a value piped into ``mem sealed import K -``);
+    glued to the closing tag, its last word was ``secret</bash-input>``.
+    ``printed`` in: whether the last command read prints secret material
+    (:func:`prints_secret`); then the body of each ``<bash-stdout>`` /
+    ``<bash-stderr>`` element (an empty one stays empty) is :data:`SECRET_OUTPUT`.  Out: the same for
+    the next prompt (the output follows its command as a prompt of its
+    own): a command in ``text`` sets it, an output in ``text`` after the
+    last command clears it.  Text without ``<bash-`` comes back as it is."""
+    if "<bash-" not in text:
+        return text, printed
+    out: list[str] = []
+    at = 0
+
+    def outputs(chunk: str, withhold: bool) -> str:
+        if not withhold:
+            return chunk
+        return _BASH_OUTPUT_RE.sub(lambda m: m.group(1) + (m.group(3) and SECRET_OUTPUT) + m.group(4), chunk)
+
+    for m in _BASH_INPUT_RE.finditer(text):
+        out.append(outputs(text[at:m.start()], printed))
+        cmd = m.group(1).strip("\n")
+        out.append(f"<bash-input>\n{cmd}\n</bash-input>")
+        printed = prints_secret(cmd)
+        at = m.end()
+    tail = text[at:]
+    out.append(outputs(tail, printed))
+    if printed and _BASH_OUTPUT_RE.search(tail) is not None:
+        printed = False
+    return "".join(out), printed
+
+
 def timestamp_ms(v: Any) -> int:
     if not isinstance(v, str) or not v:
         return 0

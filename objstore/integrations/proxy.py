@@ -59,7 +59,7 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import SECRET_OUTPUT, cut_text, prints_secret
+from objstore.capture.transcript import SECRET_OUTPUT, bash_mode, cut_text, prints_secret
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -112,13 +112,18 @@ def _system_text(system) -> str:
     return ""
 
 
-def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset()) -> list[tuple[str, str]]:
+def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
+             bash: list | None = None) -> list[tuple[str, str]]:
     """``(part, text)`` of a message's content: ``text`` blocks (part ``t<i>``),
     and with ``tool`` the ``tool_result`` blocks (``r<i>``; the result of a
     call in ``secret``, by ``tool_use_id``, is ``SECRET_OUTPUT``).  Thinking,
-    images and tool_use are skipped; our own blocks are removed."""
+    images and tool_use are skipped; our own blocks are removed.  ``bash``:
+    ``[flag]`` of ``transcript.bash_mode`` (Claude Code's ``!`` bash mode),
+    carried from text to text and updated in place; None: texts as they are."""
     if isinstance(content, str):
         t = _MEM_CONTEXT.sub("", content).strip()
+        if bash is not None:
+            t, bash[0] = bash_mode(t, bash[0])
         return [("t0", t)] if t else []
     out = []
     for i, b in enumerate(content if isinstance(content, list) else []):
@@ -126,6 +131,8 @@ def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset()) ->
             continue
         if b.get("type") == "text" and isinstance(b.get("text"), str):
             t = _MEM_CONTEXT.sub("", b["text"]).strip()
+            if bash is not None:
+                t, bash[0] = bash_mode(t, bash[0])
             if t:
                 out.append((f"t{i}", t))
         elif tool and b.get("type") == "tool_result" and secret and isinstance(b.get("tool_use_id"), str) \
@@ -402,9 +409,14 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             ts = now_ms()
             # a tool result answers the calls of the message just before it (the Messages API's rule)
             secret = secret_calls(msgs[max(0, st.captured):]) if st.captured + 1 < len(msgs) else frozenset()
+            # ``!`` bash mode: whether the last command captured prints a secret (its output may come now)
+            bash = [False]
+            if 0 <= st.captured < len(msgs) and isinstance(msgs[st.captured], dict) \
+                    and msgs[st.captured].get("role") == "user":
+                _text_of(msgs[st.captured].get("content"), bash=bash)
             for idx in range(st.captured + 1, len(msgs)):
                 if not marked[idx]:
-                    out.pending += _turns_of(conv, idx, msgs[idx], ts, secret)
+                    out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
             st.captured = len(msgs) - 1
             out.turns = len(out.pending)
         try:
@@ -505,12 +517,14 @@ def secret_calls(msgs: list) -> frozenset:
     return frozenset(out)
 
 
-def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = frozenset()) -> list:
+def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = frozenset(),
+              bash: list | None = None) -> list:
     if not isinstance(msg, dict):
         return []
     role = msg.get("role")
     out = []
-    for part, t in _text_of(msg.get("content"), tool=role == "user", secret=secret):
+    for part, t in _text_of(msg.get("content"), tool=role == "user", secret=secret,
+                            bash=bash if role == "user" else None):
         r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
         out.append(CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:{part}", r, t, ts, conv.cwd, conv.project))
     return out
