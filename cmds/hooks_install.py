@@ -42,7 +42,8 @@ def command_exists(cmd: str) -> bool:
     return shutil.which(cmd) is not None
 
 
-def store_arg(ctx: click.Context, *, check: bool = True) -> str | None:
+def store_arg(ctx: click.Context, *, check: bool = True,
+              where: str = "the agent's settings, its MCP configuration and your shell's rc file") -> str | None:
     """The store to bake into the hooks, the MCP configuration and the shell
     line: None for the default ``~/.mem``, else the absolute path of
     ``--home`` / ``$MEM_HOME``.  Raises InvalidInput (exit 2, the path not
@@ -50,7 +51,8 @@ def store_arg(ctx: click.Context, *, check: bool = True) -> str | None:
     credential (test17 T20: ``MEM_HOME=/tmp/x/ghp_…`` was echoed and written
     into ~/.claude/settings.json and ~/.bashrc), unless ``check`` is False:
     an uninstall computing what an install wrote, to match it (nothing is
-    written or shown)."""
+    written or shown).  ``where`` names the files the path would go into,
+    for the message."""
     home = home_path(ctx)
     if os.path.realpath(home) == os.path.realpath(Path(DEFAULT_HOME).expanduser()):
         return None
@@ -58,7 +60,7 @@ def store_arg(ctx: click.Context, *, check: bool = True) -> str | None:
     if check:
         from objstore import check_name
         check_name(path, "store path (--home / $MEM_HOME)",
-                   where="the agent's settings, its MCP configuration and your shell's rc file",
+                   where=where,
                    hint="keep the store in a folder whose path names no secret")
     return path
 

@@ -319,10 +319,14 @@ def install_cmd(ctx, listen, dry_run):
       mem proxy install
       mem proxy install --dry-run
 
-    Exit status: 0 written (or printed); 2 a non-loopback --listen.
+    Exit status: 0 written (or printed); 2 a non-loopback --listen, or a store
+    path holding a credential (never shown).
     """
     parse_listen(listen)
     import shutil
+
+    from .hooks_install import store_arg
+    store_arg(ctx, where="the proxy's service file")   # test18b V6: a path holding a credential is refused, unshown
     home = home_path(ctx).resolve()
     exe = shutil.which("mem") or str(Path(sys.argv[0]).resolve())
     log = home / "logs" / "proxy.log"

@@ -1,7 +1,7 @@
 """test17 T20: a store path holding a credential (``MEM_HOME=/tmp/x/ghp_…``)
 was echoed by ``mem setup`` and written into ~/.claude/settings.json
 (``--home …``) and ~/.bashrc.  Now setup, hooks install, mcp install and
-shell-init refuse it (exit 2, the path never shown, nothing written, no
+shell-init refuse it, and proxy install (test18b V6) too (exit 2, the path never shown, nothing written, no
 store created); ``setup --undo`` still works and does not show it.  Real
 ``mem`` processes, real files."""
 
@@ -31,13 +31,15 @@ def _refused(r) -> None:
                                   ("setup", "--no-hooks", "--shell", "none"),
                                   ("hooks", "install", "claude-code"), ("hooks", "install", "claude-code", "--dry-run"),
                                   ("mcp", "install", "codex"), ("mcp", "install", "claude-code", "--dry-run"),
-                                  ("shell-init", "bash"), ("shell-init", "fish")])
+                                  ("shell-init", "bash"), ("shell-init", "fish"),
+                                  ("proxy", "install"), ("proxy", "install", "--dry-run")])
 def test_a_store_path_holding_a_credential_is_refused_and_never_written(mem, bad_home, args):
     home, store, env = bad_home
     _refused(mem(*args, env=env, exit_code=2))
     assert (home / ".bashrc").read_text() == "# my rc\n"
     assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
     assert not (home / ".codex" / "config.toml").exists()
+    assert not (home / ".config").exists()          # test18b V6: proxy install's systemd unit
     assert not store.exists()
 
 
