@@ -53,7 +53,7 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=15)
     args = ap.parse_args()
 
-    from objstore.vault import age, sealed as vault
+    from objstore.vault import age, identity, sealed as vault
     from objstore.memory.opening import open_store
 
     value = "v" * 1024
@@ -69,7 +69,7 @@ def main() -> None:
         root = Path(d) / "store"
         store = open_store(root, create=True)
         t = time.perf_counter()
-        vault.init_vault(store, PASSPHRASE)
+        identity.init_vault(store, PASSPHRASE)
         init_s = time.perf_counter() - t
         n = [0]
 
@@ -78,7 +78,7 @@ def main() -> None:
             vault.remember_sealed(store, f"user/bench/k{n[0] % 50}", value)
         rows.append(("remember_sealed 1 KB, durable (warm process)", f"{_median_us(write, args.runs) / 1000:.2f} ms"))
         t = time.perf_counter()
-        vault.open_identity(store, PASSPHRASE)
+        identity.open_identity(store, PASSPHRASE)
         rows.append(("open the vault (scrypt 2^18)", f"{time.perf_counter() - t:.2f} s"))
         rows.append(("mem vault init (scrypt 2^18, library)", f"{init_s:.2f} s"))
         store.close()

@@ -1,13 +1,8 @@
 """Sealed secrets: an age v1 vault that needs no passphrase to seal and a
 passphrase to read (``docs/vault.md``).
 
-The vault of a store is two files::
-
-    <store>/vault/recipient      the public age recipient (``age1…`` or
-                                 ``age1pq1…``) and a newline
-    <store>/vault/identity.age   the matching identity, as an age-keygen style
-                                 identity file encrypted with age's scrypt
-                                 recipient to the vault passphrase
+The vault of a store (its public recipient, and its identity encrypted to
+the vault passphrase) is :mod:`objstore.vault.identity`.
 
 A *sealed version* (``objects.Sealed``, type 5) keeps a fact's metadata in the
 clear and its value only as an age file encrypted to the recipient; the
@@ -29,11 +24,9 @@ imported, so checking whether a key is sealed costs nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from objstore.core.atomic import atomic_write
-from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
-                                  RefConflict, Refused, WrongPassphrase)
+from objstore.core.errors import (PERSON_ONLY_HINT, IntegrityError, InvalidInput, NotFound, RefConflict, Refused,
+                                  WrongPassphrase)
 from objstore.core.ids import check_prefix
 from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, forgotten_sealed_age,
                                    forgotten_stub_time, is_lost_stub, lost_sealed_age, value_digest)
@@ -44,31 +37,7 @@ from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # no
 from objstore.memory import forget
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.tombstones import tombstones_for
-
-VAULT_DIR = "vault"
-RECIPIENT_FILE = "recipient"
-IDENTITY_FILE = "identity.age"
-#: shortest vault passphrase accepted, in characters
-MIN_PASSPHRASE_CHARS = 12
-#: log2 of scrypt's N for the vault passphrase: age's default (2^18: about a
-#: second and 256 MiB here).  Lower values are for tests only.
-DEFAULT_WORK_FACTOR = 18
-
-
-@dataclass(frozen=True, slots=True)
-class VaultInfo:
-    """A store's vault.
-
-    Attributes:
-        recipient: the public ``age1…`` / ``age1pq1…`` string.
-        postquantum: True for the ML-KEM-768 + X25519 hybrid type.
-        recipient_path, identity_path: the two files of the vault.
-    """
-
-    recipient: str
-    postquantum: bool
-    recipient_path: Path
-    identity_path: Path
+from objstore.vault.identity import vault_info
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,135 +152,7 @@ def rules_said(rules: dict[str, int]) -> str:
     return ", ".join(f"{r} x{n}" if n > 1 else r for r, n in sorted(rules.items()))
 
 
-# --------------------------------------------------------------------------- the vault
-
-
-def vault_paths(store: Store) -> tuple[Path, Path]:
-    """``(recipient file, identity file)`` of the store's vault."""
-    d = store.root / VAULT_DIR
-    return d / RECIPIENT_FILE, d / IDENTITY_FILE
-
-
-def has_vault(store: Store) -> bool:
-    """True when the store has a vault (its recipient file exists)."""
-    return vault_paths(store)[0].is_file()
-
-
-def check_passphrase(passphrase: str) -> str:
-    """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
-    characters or not valid Unicode (InvalidInput); return it unchanged.
-
-    The passphrase is used as its UTF-8 bytes, exactly as typed (no
-    normalization), so the stock ``age`` tool accepts the same text."""
-    if not isinstance(passphrase, str):
-        raise InvalidInput("the passphrase must be text")
-    try:
-        passphrase.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput("the passphrase is not valid UTF-8 text") from None
-    if len(passphrase) < MIN_PASSPHRASE_CHARS:
-        raise InvalidInput(f"the vault passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
-                           f"(this one has {len(passphrase)})",
-                           hint="a few random words make a long passphrase that is easy to type")
-    return passphrase
-
-
-def init_vault(store: Store, passphrase: str, *, pq: bool = False,
-               work_factor: int = DEFAULT_WORK_FACTOR) -> VaultInfo:
-    """Create the store's vault: a new age identity (X25519, or with ``pq``
-    the ML-KEM-768 + X25519 hybrid), its recipient in the clear and the
-    identity file encrypted to ``passphrase`` with age's scrypt recipient.
-
-    Args:
-        passphrase: at least :data:`MIN_PASSPHRASE_CHARS` characters.
-        pq: the post-quantum hybrid type (age 1.3's ``mlkem768x25519``).
-        work_factor: log2 of scrypt's N; age's default 18.  Lower only in tests.
-    Returns:
-        :class:`VaultInfo`.
-    Raises:
-        InvalidInput: short passphrase, bad work factor.
-        Refused: the store already has a vault (a new one would make every
-            sealed value unreadable).
-        MemError: ``pq`` where the installed ``cryptography`` has no ML-KEM-768.
-
-    Order: the identity file is written (durably) before the recipient file,
-    so a recipient never exists without its identity; a crash in between
-    leaves no vault, and a new ``init`` overwrites the orphan identity file.
-    """
-    from objstore.vault import age  # deferred: imports cryptography
-    check_passphrase(passphrase)
-    if not isinstance(work_factor, int) or not 1 <= work_factor <= age.MAX_WORK_FACTOR:
-        raise InvalidInput(f"the scrypt work factor must be 1..{age.MAX_WORK_FACTOR}")
-    rpath, ipath = vault_paths(store)
-    with store.lock("vault init"):
-        if rpath.exists():
-            raise Refused(f"this store already has a vault ({rpath.parent})",
-                          hint="a new vault would make every sealed value unreadable; keep the one you have")
-        if pq:
-            if not age.hybrid_supported():
-                raise MemError("the post-quantum vault (ML-KEM-768 + X25519) needs a cryptography release "
-                               "with ML-KEM-768, which this installation lacks",
-                               hint="upgrade the cryptography package, or create a classic vault without --pq")
-            identity, recipient = age.generate_hybrid()
-        else:
-            identity, recipient = age.generate_x25519()
-        ident_file = age.format_identity_file(identity).encode("ascii")
-        atomic_write(ipath, age.encrypt(ident_file, passphrase=passphrase.encode("utf-8"),
-                                        work_factor=work_factor))
-        atomic_write(rpath, recipient.encode("ascii") + b"\n")
-    return VaultInfo(recipient, recipient.startswith("age1pq1"), rpath, ipath)
-
-
-def vault_info(store: Store) -> VaultInfo:
-    """The store's vault.  Raises NotFound (no vault), CorruptObject."""
-    rpath, ipath = vault_paths(store)
-    try:
-        text = rpath.read_text("ascii").strip()
-    except FileNotFoundError:
-        raise NotFound("this store has no vault", hint="create one with: mem vault init") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CorruptObject(f"{rpath} cannot be read: {e}") from None
-    if not text.startswith("age1") or not text.isalnum():
-        raise CorruptObject(f"{rpath} does not hold an age recipient")
-    if not ipath.is_file():
-        raise CorruptObject(f"{ipath} is missing: the vault's sealed values cannot be read",
-                            hint="restore it from a backup")
-    return VaultInfo(text, text.startswith("age1pq1"), rpath, ipath)
-
-
-def open_identity(store: Store, passphrase: str) -> list[str]:
-    """Decrypt the vault identity with ``passphrase`` (scrypt: about a
-    second at the default work factor).  Returns the identity strings.
-
-    Raises:
-        NotFound: no vault.
-        WrongPassphrase: the passphrase does not open the identity file.
-        CorruptObject: the identity file is damaged or does not match the
-            vault's recipient.
-    """
-    from objstore.vault import age  # deferred: imports cryptography
-    info = vault_info(store)
-    try:
-        data = info.identity_path.read_bytes()
-    except OSError as e:
-        raise CorruptObject(f"{info.identity_path} cannot be read: {e.strerror}") from None
-    try:
-        pw = passphrase.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput("the passphrase is not valid UTF-8 text") from None
-    try:
-        text = age.decrypt(data, passphrase=pw)
-    except age.NoIdentityMatched:
-        raise WrongPassphrase("wrong vault passphrase", hint="nothing was read or changed") from None
-    except age.AgeError as e:
-        raise CorruptObject(f"{info.identity_path} is not a passphrase-encrypted age identity file: {e}") from None
-    try:
-        identities = age.parse_identity_file(text)
-    except age.AgeError as e:
-        raise CorruptObject(f"{info.identity_path} holds no usable identity: {e}") from None
-    if info.recipient not in {age.recipient_of(i) for i in identities}:
-        raise CorruptObject(f"{info.identity_path} does not match the vault recipient in {info.recipient_path}")
-    return identities
+# --------------------------------------------------------------------------- the values' age files
 
 
 def encrypt_value(recipient: str, body: str) -> bytes:
@@ -738,7 +579,7 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
     (the sealed copy is then deleted: the credential is gone from the store).
 
     Args:
-        identities: from :func:`open_identity`.
+        identities: from ``identity.open_identity``.
         credentials: one of :data:`UNSEAL_CREDENTIALS`.
     Raises:
         NotFound (not sealed), WrongPassphrase, IntegrityError, InvalidInput

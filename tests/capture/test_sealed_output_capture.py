@@ -187,7 +187,7 @@ def test_shell_capture_stores_no_output_of_sealed_show(tmp_path):
     pp = tmp_path / "pp"
     pp.write_text("correct horse battery staple\n")
     from objstore.memory.opening import open_store
-    from objstore.vault.sealed import init_vault
+    from objstore.vault.identity import init_vault
     with open_store(store, create=True) as s:
         init_vault(s, "correct horse battery staple", work_factor=10)
     env, argv = interactive_shell("bash", bash, home, store)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from cmds.shell.commands import ShellState, dispatch
-from objstore.vault import sealed as vault
+from objstore.vault import identity, sealed as vault
 
 
 def test_sealed_key_is_masked_in_show_and_log(store):
-    vault.init_vault(store, "correct horse battery", work_factor=10)
+    identity.init_vault(store, "correct horse battery", work_factor=10)
     vault.remember_sealed(store, "user/pin", "7311-secret-pin")
     state = ShellState(store, width=80)
     for line in ("show user/pin", "log user/pin"):

@@ -22,7 +22,7 @@ def pwfile(tmp_path):
 @pytest.fixture
 def vstore(store):
     """A store with a vault (work factor 10)."""
-    from objstore.vault.sealed import init_vault
+    from objstore.vault.identity import init_vault
     init_vault(store, PASSPHRASE, work_factor=TEST_WORK_FACTOR)
     return store
 

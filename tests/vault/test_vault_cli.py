@@ -83,13 +83,13 @@ def test_init_on_a_terminal_asks_twice(tty, store_path, tmp_path):
 def test_pq_vault_seals_and_reads(store, invoke, pwfile):
     if not age.hybrid_supported():
         pytest.skip("this cryptography build has no ML-KEM-768")
-    from objstore.vault import sealed as vault
-    info = vault.init_vault(store, PASSPHRASE, pq=True, work_factor=10)
+    from objstore.vault import identity, sealed as vault
+    info = identity.init_vault(store, PASSPHRASE, pq=True, work_factor=10)
     assert info.postquantum and info.recipient.startswith("age1pq1")
     vault.remember_sealed(store, "user/pq/code", "quantum-safe 123")
     sv = vault.sealed_versions(store, "user/pq/code")[0]
     assert b"-> mlkem768x25519 " in sv.sealed.age
-    ids = vault.open_identity(store, PASSPHRASE)
+    ids = identity.open_identity(store, PASSPHRASE)
     assert vault.open_text(ids, sv) == "quantum-safe 123"
     assert invoke("sealed", "show", "user/pq/code", "--passphrase-file", str(pwfile)).stdout == "quantum-safe 123\n"
     assert invoke("vault", "info", "--json").json["postquantum"] is True
@@ -104,14 +104,14 @@ def test_pq_unsupported_is_a_clear_error(invoke, store_path, pwfile, monkeypatch
 
 
 def test_interrupted_init_leaves_no_vault_and_can_be_redone(store, pwfile, invoke):
-    from objstore.vault import sealed as vault
-    rpath, ipath = vault.vault_paths(store)
+    from objstore.vault import identity
+    rpath, ipath = identity.vault_paths(store)
     ipath.parent.mkdir(parents=True)
     ipath.write_bytes(b"age-encryption.org/v1\n-> scrypt half written")  # a crash before the recipient
-    assert not vault.has_vault(store)
+    assert not identity.has_vault(store)
     invoke("vault", "info", exit_code=4)
     invoke("vault", "init", "--passphrase-file", str(pwfile))
-    assert vault.open_identity(store, PASSPHRASE)
+    assert identity.open_identity(store, PASSPHRASE)
 
 
 def test_vault_commands_document_themselves():

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from objstore.memory import facts, tombstones
-from objstore.vault import sealed as vault
+from objstore.vault import identity, sealed as vault
 from objstore.core.errors import InvalidInput, Refused
 from objstore.memory.forget import scan_store
 from objstore.core.fsck import fsck
@@ -335,7 +335,7 @@ def test_interrupted_seal_and_unseal_resume(vstore, store_path, invoke, pwfile, 
     invoke("gc", "--prune=now")
     assert scan_store(store_path, _needles(SENTINEL)) == []
 
-    ids = vault.open_identity(vstore, PASSPHRASE)
+    ids = identity.open_identity(vstore, PASSPHRASE)
     with monkeypatch.context() as m:
         m.setattr(vault, "_drop_sealed", crash)
         with pytest.raises(Crash):
@@ -351,7 +351,7 @@ def test_interrupted_seal_and_unseal_resume(vstore, store_path, invoke, pwfile, 
 def test_sealing_1kb_is_well_under_a_millisecond(vstore):
     """The cost of sealing itself, after start-up: encrypting 1 KB to the
     vault recipient (X25519 + HKDF + ChaCha20-Poly1305 + HMAC)."""
-    rcpt = vault.vault_info(vstore).recipient
+    rcpt = identity.vault_info(vstore).recipient
     value = ("x" * 1023) + "y"
     vault.encrypt_value(rcpt, value)
     times = []

@@ -1,0 +1,176 @@
+"""The vault of a store: its two files, the age identity they hold and the
+passphrase that opens it (``docs/vault.md``; split from
+``objstore.vault.sealed``, which seals and reads values with it)::
+
+    <store>/vault/recipient      the public age recipient (``age1…`` or
+                                 ``age1pq1…``) and a newline
+    <store>/vault/identity.age   the matching identity, as an age-keygen style
+                                 identity file encrypted with age's scrypt
+                                 recipient to the vault passphrase
+
+The age implementation (``objstore.vault.age``, hence ``cryptography``) is
+imported only by the functions that need it, never when this module is
+imported, so checking whether a store has a vault costs nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write
+from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, Refused, WrongPassphrase
+from objstore.core.store import Store
+
+VAULT_DIR = "vault"
+RECIPIENT_FILE = "recipient"
+IDENTITY_FILE = "identity.age"
+#: shortest vault passphrase accepted, in characters
+MIN_PASSPHRASE_CHARS = 12
+#: log2 of scrypt's N for the vault passphrase: age's default (2^18: about a
+#: second and 256 MiB here).  Lower values are for tests only.
+DEFAULT_WORK_FACTOR = 18
+
+
+@dataclass(frozen=True, slots=True)
+class VaultInfo:
+    """A store's vault.
+
+    Attributes:
+        recipient: the public ``age1…`` / ``age1pq1…`` string.
+        postquantum: True for the ML-KEM-768 + X25519 hybrid type.
+        recipient_path, identity_path: the two files of the vault.
+    """
+
+    recipient: str
+    postquantum: bool
+    recipient_path: Path
+    identity_path: Path
+
+
+def vault_paths(store: Store) -> tuple[Path, Path]:
+    """``(recipient file, identity file)`` of the store's vault."""
+    d = store.root / VAULT_DIR
+    return d / RECIPIENT_FILE, d / IDENTITY_FILE
+
+
+def has_vault(store: Store) -> bool:
+    """True when the store has a vault (its recipient file exists)."""
+    return vault_paths(store)[0].is_file()
+
+
+def check_passphrase(passphrase: str) -> str:
+    """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
+    characters or not valid Unicode (InvalidInput); return it unchanged.
+
+    The passphrase is used as its UTF-8 bytes, exactly as typed (no
+    normalization), so the stock ``age`` tool accepts the same text."""
+    if not isinstance(passphrase, str):
+        raise InvalidInput("the passphrase must be text")
+    try:
+        passphrase.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("the passphrase is not valid UTF-8 text") from None
+    if len(passphrase) < MIN_PASSPHRASE_CHARS:
+        raise InvalidInput(f"the vault passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
+                           f"(this one has {len(passphrase)})",
+                           hint="a few random words make a long passphrase that is easy to type")
+    return passphrase
+
+
+def init_vault(store: Store, passphrase: str, *, pq: bool = False,
+               work_factor: int = DEFAULT_WORK_FACTOR) -> VaultInfo:
+    """Create the store's vault: a new age identity (X25519, or with ``pq``
+    the ML-KEM-768 + X25519 hybrid), its recipient in the clear and the
+    identity file encrypted to ``passphrase`` with age's scrypt recipient.
+
+    Args:
+        passphrase: at least :data:`MIN_PASSPHRASE_CHARS` characters.
+        pq: the post-quantum hybrid type (age 1.3's ``mlkem768x25519``).
+        work_factor: log2 of scrypt's N; age's default 18.  Lower only in tests.
+    Returns:
+        :class:`VaultInfo`.
+    Raises:
+        InvalidInput: short passphrase, bad work factor.
+        Refused: the store already has a vault (a new one would make every
+            sealed value unreadable).
+        MemError: ``pq`` where the installed ``cryptography`` has no ML-KEM-768.
+
+    Order: the identity file is written (durably) before the recipient file,
+    so a recipient never exists without its identity; a crash in between
+    leaves no vault, and a new ``init`` overwrites the orphan identity file.
+    """
+    from objstore.vault import age  # deferred: imports cryptography
+    check_passphrase(passphrase)
+    if not isinstance(work_factor, int) or not 1 <= work_factor <= age.MAX_WORK_FACTOR:
+        raise InvalidInput(f"the scrypt work factor must be 1..{age.MAX_WORK_FACTOR}")
+    rpath, ipath = vault_paths(store)
+    with store.lock("vault init"):
+        if rpath.exists():
+            raise Refused(f"this store already has a vault ({rpath.parent})",
+                          hint="a new vault would make every sealed value unreadable; keep the one you have")
+        if pq:
+            if not age.hybrid_supported():
+                raise MemError("the post-quantum vault (ML-KEM-768 + X25519) needs a cryptography release "
+                               "with ML-KEM-768, which this installation lacks",
+                               hint="upgrade the cryptography package, or create a classic vault without --pq")
+            identity, recipient = age.generate_hybrid()
+        else:
+            identity, recipient = age.generate_x25519()
+        ident_file = age.format_identity_file(identity).encode("ascii")
+        atomic_write(ipath, age.encrypt(ident_file, passphrase=passphrase.encode("utf-8"),
+                                        work_factor=work_factor))
+        atomic_write(rpath, recipient.encode("ascii") + b"\n")
+    return VaultInfo(recipient, recipient.startswith("age1pq1"), rpath, ipath)
+
+
+def vault_info(store: Store) -> VaultInfo:
+    """The store's vault.  Raises NotFound (no vault), CorruptObject."""
+    rpath, ipath = vault_paths(store)
+    try:
+        text = rpath.read_text("ascii").strip()
+    except FileNotFoundError:
+        raise NotFound("this store has no vault", hint="create one with: mem vault init") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CorruptObject(f"{rpath} cannot be read: {e}") from None
+    if not text.startswith("age1") or not text.isalnum():
+        raise CorruptObject(f"{rpath} does not hold an age recipient")
+    if not ipath.is_file():
+        raise CorruptObject(f"{ipath} is missing: the vault's sealed values cannot be read",
+                            hint="restore it from a backup")
+    return VaultInfo(text, text.startswith("age1pq1"), rpath, ipath)
+
+
+def open_identity(store: Store, passphrase: str) -> list[str]:
+    """Decrypt the vault identity with ``passphrase`` (scrypt: about a
+    second at the default work factor).  Returns the identity strings.
+
+    Raises:
+        NotFound: no vault.
+        WrongPassphrase: the passphrase does not open the identity file.
+        CorruptObject: the identity file is damaged or does not match the
+            vault's recipient.
+    """
+    from objstore.vault import age  # deferred: imports cryptography
+    info = vault_info(store)
+    try:
+        data = info.identity_path.read_bytes()
+    except OSError as e:
+        raise CorruptObject(f"{info.identity_path} cannot be read: {e.strerror}") from None
+    try:
+        pw = passphrase.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("the passphrase is not valid UTF-8 text") from None
+    try:
+        text = age.decrypt(data, passphrase=pw)
+    except age.NoIdentityMatched:
+        raise WrongPassphrase("wrong vault passphrase", hint="nothing was read or changed") from None
+    except age.AgeError as e:
+        raise CorruptObject(f"{info.identity_path} is not a passphrase-encrypted age identity file: {e}") from None
+    try:
+        identities = age.parse_identity_file(text)
+    except age.AgeError as e:
+        raise CorruptObject(f"{info.identity_path} holds no usable identity: {e}") from None
+    if info.recipient not in {age.recipient_of(i) for i in identities}:
+        raise CorruptObject(f"{info.identity_path} does not match the vault recipient in {info.recipient_path}")
+    return identities
