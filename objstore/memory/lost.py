@@ -12,13 +12,13 @@ from objstore.core.objects import is_lost_stub
 
 def _obj(v):
     """The object of a chain entry: a ``facts.Version``'s fact, a
-    ``sealed.SealedVersion``'s sealed version."""
+    ``chains.SealedVersion``'s sealed version."""
     return v.fact if hasattr(v, "fact") else v.sealed
 
 
 def lost_current(chain: list, best=None, as_of: int | None = None):
     """The lost stub of ``chain`` (``facts.Version`` or
-    ``sealed.SealedVersion`` objects, newest first) that may have held the
+    ``chains.SealedVersion`` objects, newest first) that may have held the
     key's current value (an entry of ``chain``), or None.
 
     A lost stub (``objects.is_lost_stub``) is the place ``mem fsck
@@ -26,9 +26,9 @@ def lost_current(chain: list, best=None, as_of: int | None = None):
     is unknown, so a stub numbered above ``best`` (the version the
     supersession rule picks among the readable ones; None: any stub) may
     have been current, and ``best`` may be a superseded value.  Then
-    ``facts.current_of`` and ``sealed.current_sealed`` answer None (so
+    ``facts.current_of`` and ``chains.current_sealed`` answer None (so
     ``keys``, ``context``, ``recall``, the index and the hooks serve nothing
-    for the key) and ``facts.current`` and ``sealed.pick_version`` raise
+    for the key) and ``facts.current`` and ``chains.pick_version`` raise
     IntegrityError (``mem get``, ``mem sealed show`` exit 13) until a newer
     version is written (``mem remember``, ``mem revert``).  With ``as_of``
     (ms), only a stub recorded by then counts (the repair wrote it after the

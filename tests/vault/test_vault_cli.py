@@ -83,11 +83,11 @@ def test_init_on_a_terminal_asks_twice(tty, store_path, tmp_path):
 def test_pq_vault_seals_and_reads(store, invoke, pwfile):
     if not age.hybrid_supported():
         pytest.skip("this cryptography build has no ML-KEM-768")
-    from objstore.vault import identity, sealed as vault
+    from objstore.vault import chains, identity, sealed as vault
     info = identity.init_vault(store, PASSPHRASE, pq=True, work_factor=10)
     assert info.postquantum and info.recipient.startswith("age1pq1")
     vault.remember_sealed(store, "user/pq/code", "quantum-safe 123")
-    sv = vault.sealed_versions(store, "user/pq/code")[0]
+    sv = chains.sealed_versions(store, "user/pq/code")[0]
     assert b"-> mlkem768x25519 " in sv.sealed.age
     ids = identity.open_identity(store, PASSPHRASE)
     assert vault.open_text(ids, sv) == "quantum-safe 123"

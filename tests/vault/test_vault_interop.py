@@ -42,9 +42,9 @@ def test_age_decrypts_a_sealed_value_with_the_vault_identity(vstore, store_path,
 def test_a_sealed_object_holds_the_exact_age_file(vstore, store_path, invoke, tty, tmp_path):
     """The bytes in the store are the age file itself (no wrapping): the
     sealed object's payload field, written out, is what age decrypts."""
-    from objstore.vault import sealed as vault
+    from objstore.vault import chains
     invoke("remember", "user/garage", VALUE, "--sensitivity", "secret")
-    sv = vault.sealed_versions(vstore, "user/garage")[0]
+    sv = chains.sealed_versions(vstore, "user/garage")[0]
     (tmp_path / "raw.age").write_bytes(sv.sealed.age)
     code, transcript = tty([AGE, "-d", "-i", str(store_path / "vault" / "identity.age"),
                             "-o", str(tmp_path / "raw.txt"), str(tmp_path / "raw.age")], [PASSPHRASE])

@@ -1,0 +1,119 @@
+"""Sealed version chains: walking them and picking their versions, from
+metadata only (no passphrase, no decryption; split from
+``objstore.vault.sealed``, which writes them).
+
+The versions of a sealed key chain by ``parent`` under ``refs/sealed/<key>``
+(``objects.Sealed``); the current one follows the supersession rule of
+``facts`` and is never an older value when the current one was lost to
+damage (``lost.lost_current``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from objstore.core.errors import IntegrityError, NotFound
+from objstore.core.objects import Sealed, forgotten_stub_time, is_lost_stub
+from objstore.core.refs import sealed_ref, validate_key
+from objstore.core.store import Store
+from objstore.memory.lost import lost_current, lost_message
+
+
+@dataclass(frozen=True, slots=True)
+class SealedVersion:
+    """A sealed version with its id."""
+
+    id: str
+    sealed: Sealed
+
+
+@dataclass(frozen=True, slots=True)
+class SealedKey:
+    """One sealed key for listings: ``head`` id, number of ``versions`` and
+    the ``current`` version (supersession rule of ``facts``; None when it
+    was lost to damage, :func:`current_sealed`)."""
+
+    key: str
+    head: str
+    versions: int
+    current: SealedVersion | None
+
+
+def walk_sealed(store: Store, oid: str | None) -> list[SealedVersion]:
+    """Sealed versions from ``oid`` back along ``parent`` links, newest first.
+    Raises IntegrityError when a linked object is missing."""
+    return [SealedVersion(sid, s) for sid, s in store.walk_chain(oid, Sealed, "sealed version")]
+
+
+def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
+    """Every sealed version of ``key``, newest first.  Raises NotFound
+    (``key`` is not sealed), InvalidInput."""
+    key = validate_key(key)
+    head = store.refs.read(sealed_ref(key))
+    if head is None:
+        raise NotFound(f"no sealed key {key}", hint="list them with: mem sealed list")
+    return walk_sealed(store, head)
+
+
+def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> SealedVersion | None:
+    """The current version of a sealed chain: the greatest ``valid_from``
+    (ties: the higher version), as ``facts.current_of``; with ``as_of``
+    (ms), among the versions valid by then.  None when no version qualifies
+    or the current value was lost to damage (a lost stub of ``mem fsck
+    --repair`` numbered above that version, ``lost.lost_current``: the
+    older value is never served as current)."""
+    best = max((v for v in chain if not is_empty_place(v.sealed) and (as_of is None or v.sealed.valid_from <= as_of)),
+               key=lambda v: (v.sealed.valid_from, v.sealed.version), default=None)
+    if best is None or lost_current(chain, best, as_of) is not None:
+        return None
+    return best
+
+
+def lost_sealed_message(key: str, chain: list[SealedVersion], as_of: int | None = None) -> str | None:
+    """What a reader says when ``key``'s current sealed value (at ``as_of``,
+    ms) was lost (``lost.lost_message``: the lost version and the newest
+    readable one), or None when it was not."""
+    lost = lost_current(chain, None, as_of) if current_sealed(chain, as_of) is None else None
+    if lost is None:
+        return None
+    older = current_sealed([v for v in chain if v.sealed.version < lost.sealed.version])
+    return lost_message(key, lost.sealed.version, older.sealed.version if older is not None else None)
+
+
+def pick_version(chain: list[SealedVersion], version: int | None) -> SealedVersion:
+    """Version number ``version`` of a chain, or the current one (None).
+    Raises NotFound; IntegrityError when the current value was lost to
+    damage (:func:`lost_sealed_message`; exit 13)."""
+    if version is None:
+        cur = current_sealed(chain)
+        if cur is None:
+            key = chain[0].sealed.key
+            raise IntegrityError(lost_sealed_message(key, chain) or f"{key} has no current sealed value",
+                                 hint=f"'mem sealed show {key} --version N' reads an older version; 'mem remember "
+                                      f"{key} VALUE --sensitivity secret' (or 'mem sealed import') sets a new one")
+        return cur
+    for sv in chain:
+        if sv.sealed.version == version:
+            return sv
+    raise NotFound(f"{chain[0].sealed.key} has no sealed version {version}")
+
+
+def list_sealed(store: Store, prefix: str = "") -> list[SealedKey]:
+    """Every sealed key (sorted), optionally under ``prefix`` (as
+    ``facts.list_keys``).  Reads metadata only: no passphrase."""
+    want = prefix if (not prefix or prefix.endswith("/")) else prefix + "/"
+    out = []
+    for name, head in store.refs.iter("sealed"):
+        key = name[len("sealed/"):]
+        if prefix and key != prefix and not key.startswith(want):
+            continue
+        chain = walk_sealed(store, head)
+        out.append(SealedKey(key, head, len(chain), current_sealed(chain)))  # type: ignore[arg-type]
+    return out
+
+
+def is_empty_place(s: Sealed) -> bool:
+    """True for a sealed version that holds no value: a lost stub
+    (``objects.is_lost_stub``) or a forgotten stub
+    (``objects.forgotten_sealed_age``)."""
+    return is_lost_stub(s) or forgotten_stub_time(s) is not None
