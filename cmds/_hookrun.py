@@ -386,7 +386,7 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
 def _holds_credential(sid: str, agent_id: str = "") -> bool:
     """Whether a hook event's ``session_id`` (or its ``agent_id``) holds a
     credential by the one name rule
-    (:func:`objstore.memory.facts.check_key_credentials`): such an id would
+    (:func:`objstore.memory.writechecks.check_key_credentials`): such an id would
     name a session ref file, its reflog, the audit log, the index and the
     hook log, none of which is redacted.  The event is then skipped whole
     (nothing captured, nothing injected; one hook-log line without the id):

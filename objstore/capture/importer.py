@@ -334,7 +334,7 @@ def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
     transcript's name gives its session id when its records carry none
     (``<session>.jsonl``, ``agent-<id>.jsonl``) and its path is kept in the
     read ledgers, none of which is redacted; by the one name rule
-    (:func:`objstore.memory.facts.check_key_credentials`) such a file is
+    (:func:`objstore.memory.writechecks.check_key_credentials`) such a file is
     skipped whole (counted in ``files_skipped``), not read, not recorded;
     so is a file in a folder whose path holds one
     (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),

@@ -51,11 +51,12 @@ from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
-from objstore.memory.facts import check_key_credentials, current, list_keys, remember
+from objstore.memory.facts import current, list_keys, remember
 from objstore.memory.tombstones import tombstones_for
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
 from objstore.memory.sessions import resolve_session, walk_turns
+from objstore.memory.writechecks import check_key_credentials
 
 MAX_CALL_CHARS = 24_000
 MAX_TURN_CHARS = 4_000

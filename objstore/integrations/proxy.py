@@ -65,7 +65,7 @@ from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import check_key_credentials
+from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
@@ -152,7 +152,7 @@ def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
     """The session a request's headers name ("" for none): ``X-Mem-Session``,
     else Claude Code's.  One that is no valid session id or holds a
     credential (the writer's one name rule,
-    ``facts.check_key_credentials(…, "namespace")``) is "", its header
+    ``writechecks.check_key_credentials(…, "namespace")``) is "", its header
     added to ``ignored``."""
     for name in ("x-mem-session", "x-claude-code-session-id"):
         sid = _hdr(headers, name)

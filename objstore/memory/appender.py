@@ -20,7 +20,7 @@ from objstore.core.objects import Turn
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
-from objstore.memory.facts import check_key_credentials
+from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
@@ -354,7 +354,7 @@ class TurnAppender:
     def valid_sid(self, sid: str) -> str | None:
         """``sid`` validated and normalised, or None when it cannot be a ref
         name or when it, or a sub-agent name in it, holds a credential (the
-        one name rule, :func:`objstore.memory.facts.check_key_credentials`:
+        one name rule, :func:`objstore.memory.writechecks.check_key_credentials`:
         a session id names ref files, reflogs, the audit log and the index,
         none of which is redacted); such an id is added to
         :attr:`credential_sids`, so a caller can say why without showing it."""

@@ -11,7 +11,7 @@ without displacing the newer value.  No score or model ever decides it.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, NotFound, RefConflict,
                                   Refused)
@@ -23,10 +23,10 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
-from objstore.memory.caller import agent_of
 from objstore.memory.lost import lost_current, lost_message
-from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
+from objstore.memory.scope import namespace_rank
 from objstore.memory.tombstones import all_tombstones, forgotten_in
+from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
@@ -524,55 +524,6 @@ def resolve_edges(store: Store, key: str, edges, known_turns: Collection[str] = 
             raise InvalidInput(f"edge relation must be one of {', '.join(EDGE_KINDS)}, not {rel!r}")
         out.append((rel, target if target in known_turns else resolve_edge_target(store, key, target)))
     return normalize_edges(out)
-
-
-def check_key_credentials(key: str, what: str = "key") -> None:
-    """Raise InvalidInput when ``key`` holds a credential, any shape the
-    value redaction knows (:func:`objstore.core.redact.name_hits`: the
-    same rules, over the name as typed and with its separators read as
-    blanks): a key names ref files, audit log lines, tombstones and
-    exports, none of which is redacted.  The one rule for every name a
-    write stores in the clear: ``what`` says which (``"key"``,
-    ``"session"``, ``"agent"``; ``"namespace"`` for
-    ``<session>[.agent-<name>…]``, which fact versions, ref names and the
-    session list carry: its session and each sub-agent name are checked
-    alone, and the message names the one that holds it, ``the agent holds
-    a credential``).  The message never holds the name."""
-    if what == "namespace":
-        session, agents = agent_path(key)
-        check_key_credentials(session, "session")
-        for agent in agents:
-            check_key_credentials(agent, "agent")
-        return
-    from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
-    check_name(key, what)
-
-
-def writing_agent(env: Mapping[str, str]) -> str | None:
-    """:func:`objstore.memory.caller.agent_of`, for a write that stores the
-    name (a fact's or a proposal's ``owner``): stored in the clear, it gets
-    the one name rule (:func:`check_key_credentials`, the field
-    ``agent``), as ``--agent`` does.  ``MEM_AGENT`` is where a free name
-    comes from (a harness marker names a fixed agent).  Returns None for a
-    person.  Raises InvalidInput (exit 2, ``the agent holds a credential``;
-    the message never holds the name) when the name holds one."""
-    agent = agent_of(env)
-    if agent is not None:
-        check_key_credentials(agent, "agent")
-    return agent
-
-
-def check_memory_file_write(key: str, trust: str) -> None:
-    """Raise Refused when ``key`` is a memory file's (``user/memory/soul.md``,
-    ``memory.md``, ``user.md``, a project's, their archive and journal:
-    ``scope.is_memory_file_key``) and ``trust`` is not ``user_stated``:
-    those files open every session block, so they are the person's; an
-    agent proposes an edit (``mem memory propose``, the MCP ``memory``
-    tool), which waits for review.  The one check for every writer: the
-    CLI, the MCP tools, imports, sealed writes."""
-    if trust != "user_stated" and is_memory_file_key(key):
-        raise Refused(f"{key} is a memory file: only the person writes it (this write is {trust})",
-                      hint="propose an edit instead: mem memory add|replace|remove (it waits in the review queue)")
 
 
 def remember(store: Store, key: str, body: str, *, kind: str | None = None,

@@ -39,9 +39,10 @@ from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory import queue
 from objstore.memory.decay import restate
-from objstore.memory.facts import check_key_credentials, current, remember
+from objstore.memory.facts import current, remember
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import is_memory_file_key
+from objstore.memory.writechecks import check_key_credentials
 
 FILES = ("soul", "memory", "user")
 LIMITS = {"soul": 4000, "memory": 2200, "user": 1375}
@@ -396,7 +397,7 @@ def _queue_plan(store: Store, scope: str, plan: dict, *, owner: str, trust: str,
     """Queue a (normalized) plan as a ``memory-edit`` item; ``Parked``.
     ``owner`` and ``session`` are stored in the clear (the item and its
     body): a credential in either raises InvalidInput, the one name rule
-    (:func:`objstore.memory.facts.check_key_credentials`)."""
+    (:func:`objstore.memory.writechecks.check_key_credentials`)."""
     check_key_credentials(owner, "agent")
     if session != "-":
         check_key_credentials(session, "namespace")

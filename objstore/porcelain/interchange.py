@@ -43,11 +43,12 @@ from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.caller import person_only
-from objstore.memory.facts import check_key_credentials, current_of, remember, walk
+from objstore.memory.facts import current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.sessions import walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
+from objstore.memory.writechecks import check_key_credentials
 from objstore.retrieval.search import reindex
 
 FORMAT = "mem-export/1"
@@ -225,7 +226,7 @@ def person_only_content(obj) -> str | None:
 def _check_names(obj, lineno: int) -> None:
     """Raise InvalidInput (exit 2) when a name ``obj`` (an object of an
     export, on line ``lineno``) carries holds a credential, by the one name
-    rule (:func:`objstore.memory.facts.check_key_credentials`): a fact's
+    rule (:func:`objstore.memory.writechecks.check_key_credentials`): a fact's
     key, namespace (session and sub-agent names) and owner (the agent
     that wrote it), a turn's session id, a queue item's key and owner.
     Names are stored in the clear (ref files, the audit log, the index) and

@@ -33,11 +33,12 @@ from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, 
                                    forgotten_stub_time, is_lost_stub, lost_sealed_age, value_digest)
 from objstore.core.refs import fact_ref, refuse_if_credential, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import DEFAULT_KIND, Version, check_memory_file_write, check_text, commit_version, walk
+from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
 from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
 from objstore.memory.lost import lost_current
 from objstore.memory.tombstones import tombstones_for
+from objstore.memory.writechecks import check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
 from objstore.vault.identity import vault_info
 
