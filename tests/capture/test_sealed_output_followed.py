@@ -188,3 +188,18 @@ def test_proxy_follows_the_file_and_the_background_shell(tmp_path):
     got = _texts(store)
     assert sorted(x for r, x in got if r == "tool") == sorted(["notes.txt"] + [SECRET_OUTPUT] * 4)
     _not_found(store)
+
+
+def test_bash_mode_follows_the_file(tmp_path):
+    """Claude Code's ``!`` bash mode: the command as a prompt, its output as the next one."""
+    got = _import(tmp_path, [
+        user("u1", f"<bash-input>{SHOW} > /tmp/pin.txt</bash-input>", SID),
+        user("u2", "<bash-stdout></bash-stdout><bash-stderr></bash-stderr>", SID),
+        user("u3", "<bash-input>cat /tmp/pin.txt</bash-input>", SID),
+        user("u4", f"<bash-stdout>{VALUE}</bash-stdout><bash-stderr></bash-stderr>", SID),
+        user("u5", "<bash-input>ls</bash-input>", SID),
+        user("u6", "<bash-stdout>notes.md</bash-stdout><bash-stderr></bash-stderr>", SID),
+    ])
+    outs = [x for _r, x in got if "bash-stdout" in x]
+    assert outs[1] == f"<bash-stdout>{SECRET_OUTPUT}</bash-stdout><bash-stderr></bash-stderr>", outs
+    assert "notes.md" in outs[2]
