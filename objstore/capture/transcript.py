@@ -156,9 +156,10 @@ def _taint_files(call: str, trail: list) -> None:
 
 def _names_taint(call: str, trail: list) -> bool:
     """Whether a word of ``call`` names a tainted file or background shell of ``trail``: the same
-    path, one path ending in ``/`` + the other (``x``, ``./x``, ``~/x`` and ``/tmp/x`` are one file),
+    path, one path ending in ``/`` + the other (``x``, ``./x``, ``~/x``, ``/tmp/x`` and ``/private/tmp/x``
+    are one file; ``@/tmp/x``, ``host:/tmp/x`` name it),
     a glob matching it (``cat /tmp/*``, ``*.txt``), or the shell's id."""
-    files = [t[len(TAINT_FILE):] for t in trail if t.startswith(TAINT_FILE)]
+    files = [t[len(TAINT_FILE):].lstrip("/") for t in trail if t.startswith(TAINT_FILE)]
     shells = {t[len(TAINT_SHELL):] for t in trail if t.startswith(TAINT_SHELL)}
     if not files and not shells:
         return False
@@ -166,7 +167,9 @@ def _names_taint(call: str, trail: list) -> bool:
     for word in _WORD_RE.findall(call):
         if word in shells:
             return True
-        w = word[2:] if word.startswith(("./", "~/")) else word
+        w = (word[2:] if word.startswith(("./", "~/")) else word).lstrip("/")
+        if not w:
+            continue
         for f in files:
             if w == f or f.endswith("/" + w) or w.endswith("/" + f):
                 return True
