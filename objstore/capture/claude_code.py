@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, SECRET_OUTPUT, TOOL_RESULT_MAX_CHARS,
+from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS,
                                          ParseStats, RecordFields, as_str, bash_mode, cut_text, decode_record, decode_line,
-                                         discover_files, prints_secret, project_of, read_lines, strip_mem_context,
-                                         timestamp_ms)
+                                         discover_files, project_of, read_lines, strip_mem_context,
+                                         timestamp_ms, withhold_result, withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
@@ -57,9 +57,11 @@ class ReaderState(Record):
             it (``last_assistant_message``), or "": a trailing assistant run whose text
             has this hash is whole, so ``hold_tail`` does not keep it back (then cleared).
         secret_calls: the ``tool_use`` ids of the calls that print secret material
-            (:func:`~objstore.capture.transcript.prints_secret`: ``mem sealed show`` ...), in
-            the order read: their ``tool_result`` is stored as ``SECRET_OUTPUT``, also when
-            it comes in a later read than the call (a hook's next sync).
+            (:func:`~objstore.capture.transcript.prints_secret`: ``mem sealed show`` ...) or read
+            what one left (:func:`~objstore.capture.transcript.withholds`: a file it wrote, its
+            background shell), in the order read: their ``tool_result`` is stored as
+            ``SECRET_OUTPUT``, also when it comes in a later read than the call (a hook's next
+            sync); with those files (``f:PATH``) and background shells (``s:ID``).
     """
     __slots__ = ("msg_first", "prompts", "prompt_ids", "last_prompt", "prev_prompt", "hold_tail", "resume_at",
                  "answer_done", "secret_calls")
@@ -170,7 +172,8 @@ def _flatten_result(content: Any) -> str:
 
 def _assistant_blocks(content: Any, secret_calls: list | None = None) -> list[str]:
     """The turn text blocks of an assistant record's ``message.content``; the id of each
-    ``tool_use`` that :func:`prints_secret` is appended to ``secret_calls`` (once)."""
+    ``tool_use`` whose result :func:`~objstore.capture.transcript.withholds` (``secret_calls``: its trail)
+    is appended to ``secret_calls`` (once)."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
@@ -192,7 +195,7 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None) -> list[st
             except (TypeError, ValueError, RecursionError):
                 inp = ""
             out.append(f"[tool_use {as_str(b.get('name'))}] {cut_text(inp)}")
-            if secret_calls is not None and prints_secret(inp):
+            if secret_calls is not None and withholds(inp, secret_calls):
                 i = as_str(b.get("id"))
                 if i and i not in secret_calls:
                     secret_calls.append(i)
@@ -281,10 +284,10 @@ def _user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, li
             elif isinstance(b, dict) and b.get("type") == "text":
                 texts.append(as_str(b.get("text")))
             elif isinstance(b, dict) and b.get("type") == "tool_result":
-                if secret_calls and as_str(b.get("tool_use_id")) in secret_calls:
-                    results.append(SECRET_OUTPUT)
-                    continue
                 body = _flatten_result(b.get("content"))
+                if secret_calls and as_str(b.get("tool_use_id")) in secret_calls:
+                    results.append(withhold_result(body, secret_calls))
+                    continue
                 if b.get("is_error") is True:
                     body = f"[error] {body}" if body else "[error]"
                 results.append(cut_text(strip_mem_context(body)))
@@ -292,7 +295,7 @@ def _user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, li
     if "<bash-" in text and secret_calls is not None:
         # ``!`` bash mode: the command as a command line, the output of one printing a secret withheld
         printed = BASH_PRINTED in secret_calls
-        text, now = bash_mode(text, printed)
+        text, now = bash_mode(text, printed, secret_calls)
         if now and not printed:
             secret_calls.append(BASH_PRINTED)
         elif printed and not now:

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterable, Iterator
 
-from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, SECRET_OUTPUT, TOOL_RESULT_MAX_CHARS, ParseStats,
-                                         as_str, cut_text, decode_line, discover_files, prints_secret, project_of,
-                                         read_lines, strip_mem_context, timestamp_ms)
+from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str,
+                                         cut_text, decode_line, discover_files, project_of, read_lines,
+                                         strip_mem_context, timestamp_ms, withhold_result, withholds)
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -302,7 +302,7 @@ class _Reader:
     counts: dict = field(default_factory=dict)
     used: set = field(default_factory=set)
     held: dict = field(default_factory=lambda: {"user": [], "assistant": []})
-    secret_calls: set = field(default_factory=set)    # call_ids whose output is SECRET_OUTPUT (prints_secret)
+    secret_calls: list = field(default_factory=list)  # call_ids whose output is SECRET_OUTPUT, and files (withholds)
     recent_item: dict = field(default_factory=lambda: {"user": deque(maxlen=_RECENT_MAX),
                                                         "assistant": deque(maxlen=_RECENT_MAX)})
     recent_event: dict = field(default_factory=lambda: {"user": deque(maxlen=_RECENT_MAX),
@@ -536,8 +536,9 @@ class _Reader:
         if kind in _TOOL_OUTPUTS:
             out = self._release_all() + self._close()
             call = _key_id(p.get("call_id"))
-            body = SECRET_OUTPUT if call and call in self.secret_calls else \
-                cut_text(strip_mem_context(_output_text(p.get("output"))))
+            text = _output_text(p.get("output"))
+            body = withhold_result(text, self.secret_calls) if call and call in self.secret_calls else \
+                cut_text(strip_mem_context(text))
             source = self._key(f"out:{call}") if call else self._item_key(p, "out")
             if body.strip():
                 out.append(self._turn(source, "tool", body, ts, self.cwd))
@@ -553,8 +554,8 @@ class _Reader:
                 name, args = _call(p)
                 block = f"[tool_use {name}] {cut_text(args)}"
                 call = _key_id(p.get("call_id"))
-                if call and prints_secret(args):     # its output is not stored (tester U9)
-                    self.secret_calls.add(call)
+                if call and withholds(args, self.secret_calls) and call not in self.secret_calls:
+                    self.secret_calls.append(call)     # its output is not stored (tester U9, sec20)
                 source = self._key(f"call:{call}") if call else self._item_key(p, "call")
             if block:
                 self._add_block(source, block, ts, self.cwd)

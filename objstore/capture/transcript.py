@@ -122,6 +122,106 @@ def prints_secret(call: str) -> bool:
     return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
 
 
+#: in a trail (:func:`withholds`): a file a withheld call wrote (``> F``, ``>> F``, ``tee F``, ``cp … F``)
+TAINT_FILE = "f:"
+#: in a trail: the id of a background shell (Claude Code ``run_in_background``) whose output a withheld
+#: call writes: read by ``BashOutput`` (``bash_id``), ``TaskOutput`` (``task_id``), ``KillShell`` (``shell_id``)
+TAINT_SHELL = "s:"
+#: a JSON-escaped newline, tab or quote, read as the blank it stands for
+_JSON_ESC_RE = LazyPattern(r"\\[nrt\"]")
+_WORD = r"[^\s\"'`;|&(){}<>=,]+"
+#: a word of a call: what a path or an id may be (shell operators, quotes and JSON punctuation split)
+_WORD_RE = LazyPattern(_WORD)
+#: where a command writes its output: ``> F``, ``>> F``, ``2> F``, ``&> F``, ``>| F`` (not ``>&2``); ``of=F``;
+#: ``-o F`` / ``--output[=]F``; the file words of ``tee`` / ``cp`` / ``mv`` / ``install`` / ``ln`` / ``rsync``
+_WRITES_RE = LazyPattern(
+    rf"(?<![<>])[0-9&]?>>?\|?[ \t]*({_WORD})|(?<![\w.\-])of=({_WORD})|(?<![\w\-])(?:-o|--output)(?:=|[ \t]+)({_WORD})"
+    rf"|(?<![\w.\-/])(?:tee|cp|mv|install|ln|rsync)((?:[ \t]+{_WORD})+)")
+#: the result of a ``run_in_background`` Bash call: ``Command running in background with ID: ID``
+#: (2.0: ``dce0af``), later versions add ``. Output is being written to: PATH``; Codex ``exec_command``:
+#: ``Process running with session ID N``, read on by ``write_stdin`` (``session_id``)
+_BACKGROUND_RE = LazyPattern(r"(?:running in background with ID:|Process running with session ID) ?([\w\-]+)"
+                             r"(?:\.? *Output is being written to: ?(\S+))?")
+_NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
+
+
+def _taint_files(call: str, trail: list) -> None:
+    """Add :data:`TAINT_FILE` entries to ``trail`` for the files ``call`` writes (:data:`_WRITES_RE`)."""
+    for m in _WRITES_RE.finditer(call):
+        words = m.group(4).split() if m.group(4) else [m.group(1) or m.group(2) or m.group(3)]
+        for w in words:
+            if w and not w.startswith("-") and w not in _NOT_FILES and TAINT_FILE + w not in trail:
+                trail.append(TAINT_FILE + w)
+
+
+def _names_taint(call: str, trail: list) -> bool:
+    """Whether a word of ``call`` names a tainted file or background shell of ``trail``: the same
+    path, one path ending in ``/`` + the other (``x``, ``./x``, ``~/x``, ``/tmp/x`` and ``/private/tmp/x``
+    are one file; ``@/tmp/x``, ``host:/tmp/x`` name it),
+    a glob matching it (``cat /tmp/*``, ``*.txt``), or the shell's id."""
+    files = [t[len(TAINT_FILE):].lstrip("/") for t in trail if t.startswith(TAINT_FILE)]
+    shells = {t[len(TAINT_SHELL):] for t in trail if t.startswith(TAINT_SHELL)}
+    if not files and not shells:
+        return False
+    import fnmatch
+    for word in _WORD_RE.findall(call):
+        if word in shells:
+            return True
+        w = (word[2:] if word.startswith(("./", "~/")) else word).lstrip("/")
+        if not w:
+            continue
+        for f in files:
+            if w == f or f.endswith("/" + w) or w.endswith("/" + f):
+                return True
+            if ("*" in w or "?" in w or "[" in w) and (fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
+                    f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1])):
+                return True
+    return False
+
+
+def withholds(call: str, trail: list) -> bool:
+    """Whether a tool call's result must not be stored: the one check every
+    capture path makes (the Claude Code and Codex readers, ``!`` bash mode,
+    the proxy).  ``call``: as for :func:`prints_secret`; ``trail``: the
+    reader's list of what it withholds, in reading order (kept between
+    reads, ``ReaderState.secret_calls``), read and extended here.  True when
+    the call prints secret material (:func:`prints_secret`), or when it
+    reads what such a call left behind (sec20): a file it wrote (``mem
+    sealed show K > /tmp/x``, ``| tee``, ``>>``, then ``cat /tmp/x``, the
+    ``Read`` tool, ``cp /tmp/x y`` and a glob ``cat /tmp/*``) or the
+    background shell it runs in (``run_in_background``, then ``BashOutput``
+    by its ``bash_id``: :func:`withhold_result` notes the id).  A withheld
+    call's own files join the trail (:data:`TAINT_FILE`), so a copy of a
+    copy is withheld too.  Not followed: a directory read (``grep -r x
+    /tmp``), a path built at run time (``$D/x``), quoted paths with blanks.
+    A word that only looks like such a file (``x`` in a description) also
+    withholds: that loses a result, never a secret."""
+    printed = prints_secret(call)
+    if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
+        return False            # the common case: nothing withheld so far wrote a file or ran in the background
+    if "\\" in call:
+        call = _JSON_ESC_RE.sub(" ", call)
+    if printed or _names_taint(call, trail):
+        _taint_files(call, trail)
+        return True
+    return False
+
+
+def withhold_result(body: str, trail: list) -> str:
+    """:data:`SECRET_OUTPUT`, what the result ``body`` of a withheld call is
+    stored as; a background shell the body names (``Command running in
+    background with ID: ID``, and ``Output is being written to: PATH``,
+    Claude Code's ``run_in_background`` result) joins ``trail``
+    (:data:`TAINT_SHELL`, :data:`TAINT_FILE`), so what later reads it is
+    withheld by :func:`withholds`."""
+    m = _BACKGROUND_RE.search(body) if "running " in body else None
+    if m is not None:
+        for t in (TAINT_SHELL + m.group(1), TAINT_FILE + m.group(2) if m.group(2) else ""):
+            if t and t not in trail:
+                trail.append(t)
+    return SECRET_OUTPUT
+
+
 #: Claude Code's ``!`` bash mode: the command a user ran and what it printed, as user prompts
 #: (docs/agent-formats.md §2.2): ``<bash-input>CMD</bash-input>``, ``<bash-stdout>OUT</bash-stdout>``,
 #: ``<bash-stderr>ERR</bash-stderr>``
@@ -129,7 +229,7 @@ _BASH_INPUT_RE = LazyPattern(r"<bash-input>(.*?)</bash-input>", re.S)
 _BASH_OUTPUT_RE = LazyPattern(r"(<bash-(stdout|stderr)>)(.*?)(</bash-\2>)", re.S)
 
 
-def bash_mode(text: str, printed: bool) -> tuple[str, bool]:
+def bash_mode(text: str, printed: bool, trail: list | None = None) -> tuple[str, bool]:
     """A user prompt of Claude Code's ``!`` bash mode made safe to store
     (test18b V10): ``(text, printed)``.  The command of each
     ``<bash-input>CMD</bash-input>`` is put on lines of its own
@@ -139,7 +239,8 @@ def bash_mode(text: str, printed: bool) -> tuple[str, bool]:
     --sensitivity secret``, a value piped into ``mem sealed import K -``);
     glued to the closing tag, its last word was ``secret</bash-input>``.
     ``printed`` in: whether the last command read prints secret material
-    (:func:`prints_secret`); then the body of each ``<bash-stdout>`` /
+    (:func:`withholds`, with ``trail``: a command reading a file such a
+    command wrote, too; None: a trail of this text alone); then the body of each ``<bash-stdout>`` /
     ``<bash-stderr>`` element (an empty one stays empty) is :data:`SECRET_OUTPUT`.  Out: the same for
     the next prompt (the output follows its command as a prompt of its
     own): a command in ``text`` sets it, an output in ``text`` after the
@@ -158,7 +259,7 @@ def bash_mode(text: str, printed: bool) -> tuple[str, bool]:
         out.append(outputs(text[at:m.start()], printed))
         cmd = m.group(1).strip("\n")
         out.append(f"<bash-input>\n{cmd}\n</bash-input>")
-        printed = prints_secret(cmd)
+        printed = withholds(cmd, [] if trail is None else trail)
         at = m.end()
     tail = text[at:]
     out.append(outputs(tail, printed))

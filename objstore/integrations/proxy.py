@@ -59,7 +59,7 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import SECRET_OUTPUT, bash_mode, cut_text, prints_secret
+from objstore.capture.transcript import SECRET_OUTPUT, bash_mode, cut_text, prints_secret, withhold_result, withholds
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -112,6 +112,12 @@ def _system_text(system) -> str:
     return ""
 
 
+def _result_text(c) -> str:
+    """The text of a ``tool_result`` block's ``content`` (a string, or its text blocks joined by newlines)."""
+    return c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
+        if isinstance(c, list) else ""
+
+
 def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
              bash: list | None = None) -> list[tuple[str, str]]:
     """``(part, text)`` of a message's content: ``text`` blocks (part ``t<i>``),
@@ -139,10 +145,7 @@ def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
                 and b["tool_use_id"] in secret:
             out.append((f"r{i}", SECRET_OUTPUT))
         elif tool and b.get("type") == "tool_result":
-            c = b.get("content")
-            t = c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
-                if isinstance(c, list) else ""
-            t = t.strip()
+            t = _result_text(b.get("content")).strip()
             if t:
                 out.append((f"r{i}", cut_text(t)))   # the importers' one cut (…[cut N chars])
     return out
@@ -408,7 +411,9 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
         if capture:
             ts = now_ms()
             # a tool result answers the calls of the message just before it (the Messages API's rule)
-            secret = secret_calls(msgs[max(0, st.captured):]) if st.captured + 1 < len(msgs) else frozenset()
+            # the whole conversation (a file a call wrote long ago may be read now), when any part of
+            # the body is a command printing secret material: else no call in it is one or reads one's file
+            secret = secret_calls(msgs) if st.captured + 1 < len(msgs) and prints_secret(text) else frozenset()
             # ``!`` bash mode: whether the last command captured prints a secret (its output may come now)
             bash = [False]
             if 0 <= st.captured < len(msgs) and isinstance(msgs[st.captured], dict) \
@@ -499,22 +504,29 @@ def _writer(store: Store):
 
 
 def secret_calls(msgs: list) -> frozenset:
-    """The ids of the ``tool_use`` blocks of assistant messages ``msgs``
-    that print secret material (``transcript.prints_secret`` of their input's
-    JSON, as the Claude Code reader renders it): their results are not
-    captured (tester U9)."""
-    out = set()
+    """The ids of the ``tool_use`` blocks of the messages ``msgs`` (a
+    conversation, in order) whose results are not captured (tester U9,
+    sec20): ``transcript.withholds`` of their input's JSON, as the Claude
+    Code reader renders it, along the trail of the calls before them (a
+    file a ``mem sealed show`` wrote, its background shell: the results of
+    withheld calls go through ``transcript.withhold_result``)."""
+    trail: list = []
     for m in msgs:
-        c = m.get("content") if isinstance(m, dict) and m.get("role") == "assistant" else None
+        role = m.get("role") if isinstance(m, dict) else None
+        c = m.get("content") if role in ("assistant", "user") else None
         for b in c if isinstance(c, list) else ():
-            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+            if not isinstance(b, dict):
+                continue
+            if role == "assistant" and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
                 try:
                     inp = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
                 except (TypeError, ValueError, RecursionError):
                     continue
-                if prints_secret(inp):
-                    out.add(b["id"])
-    return frozenset(out)
+                if withholds(inp, trail) and b["id"] not in trail:
+                    trail.append(b["id"])
+            elif role == "user" and b.get("type") == "tool_result" and b.get("tool_use_id") in trail:
+                withhold_result(_result_text(b.get("content")), trail)
+    return frozenset(trail)
 
 
 def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = frozenset(),

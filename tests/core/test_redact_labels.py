@@ -256,3 +256,43 @@ def test_the_first_token_of_the_next_line_is_redacted_and_the_prose_kept(text, s
 @pytest.mark.parametrize("text", PROSE_AFTER_LOOKALIKES)
 def test_prose_after_a_label_line_is_kept(text):
     check_kept(text)
+
+
+# sec20: the label in a sentence that ends its line ('Your password is:', 'Your API key is:'), and a shell
+# line continuation after the '=' ('API_KEY=\' LF the value): the value alone on the next line (was: kept)
+PHRASE_NEXT_LINE_CASES = [
+    ("Your password is:\nVelvet-Otter-Harbor-42", "Velvet-Otter-Harbor-42"),
+    ("Your new password is:\r\n  Tr0ub4dor&3\n", "Tr0ub4dor&3"),
+    ("Your API key is:\nZq7mm9xQZq7mm9xQZq7mm9xQ", "Zq7mm9xQZq7mm9xQZq7mm9xQ"),
+    ("The access token was:\n  Zq7mm9xQ4kLp2Wv8", "Zq7mm9xQ4kLp2Wv8"),
+    ("Here is your token:\nZq7mm9xQ4kLp2Wv8", "Zq7mm9xQ4kLp2Wv8"),
+    ("export API_KEY=\\\nZq7mm9xQ4kLp2Wv8", "Zq7mm9xQ4kLp2Wv8"),
+    ("API_KEY=\\\n    Zq7mm9xQ4kLp2Wv8\n./run.sh", "Zq7mm9xQ4kLp2Wv8"),
+    ("DB_PASSWORD= \\\n  hunter2xyz", "hunter2xyz"),
+    ('{"text": "Your API key is:\\nZq7mm9xQZq7mm9xQZq7mm9xQ"}', "Zq7mm9xQZq7mm9xQZq7mm9xQ"),   # JSON-escaped
+    ('{"command": "export API_KEY=\\\\\\nZq7mm9xQ4kLp2Wv8"}', "Zq7mm9xQ4kLp2Wv8"),
+]
+
+PHRASE_NEXT_LINE_LOOKALIKES = [
+    "Your password is:\nEnter it below and press return",
+    "Your password is:\n\nVelvet-Otter-Harbor-42",      # a blank line between, as after 'Password:'
+    "The key is:\n  Zq7mm9xQZq7mm9xQ",                   # 'key' alone is no label
+    "The primary key is:\n  id_column_12345",
+    "the api key is:\n  required",
+    "Your token is:\n  2026-02-27T01:24:49Z",
+    "export API_KEY=\\\n  $(cat ~/.keys/openai)",
+    "export API_KEY=\\\n  ${OPENAI_KEY}",
+    "export PATH=\\\n  /usr/local/bin:$PATH",
+    "the token is: shown below\nZq7mm9xQ4kLp2Wv8",        # the label does not end its line
+]
+
+
+@pytest.mark.parametrize("text,secret", PHRASE_NEXT_LINE_CASES)
+def test_a_value_on_the_line_after_a_phrase_label_or_a_continuation_is_redacted(text, secret):
+    check_redacted(text, secret, "generic-secret")
+    assert redact(text).text == text.replace(secret, "[REDACTED:generic-secret]")
+
+
+@pytest.mark.parametrize("text", PHRASE_NEXT_LINE_LOOKALIKES)
+def test_phrase_label_lookalikes_are_kept(text):
+    check_kept(text)

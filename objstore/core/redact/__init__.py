@@ -217,7 +217,11 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           (``api_key:``, ``API key:``, ``token:``) for the next
                           line, with a key's shape: random-looking, or 8+
                           characters with letters and digits or symbols, not a
-                          log stamp (test18 U7). The short value (scan12): 4 or 5
+                          log stamp (test18 U7); those labels in a sentence that
+                          ends the line (``Your password is:``, ``Your API key
+                          is:``) and a shell's line continuation after the
+                          ``=`` (``API_KEY=\\`` LF value) the same (sec20).
+                          The short value (scan12): 4 or 5
                           characters alone after a password or ``secret`` label,
                           nothing after it on its line, with letters and digits
                           or symbols (``Password: Zq7mm``, ``pwd=Zq7mm``,

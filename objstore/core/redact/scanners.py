@@ -194,8 +194,13 @@ def _in_url(text: str, hs: int, ws: int) -> bool:
 #: the fewest characters of a key's or token's value alone on its label's next line (test18 U7: 'api_key:' LF
 #: 'Zq7mm9xQ…'); a password's may be 4 (:func:`short_labelled_ok`)
 KEY_NEXT_LINE_MIN = 8
-# next line's indentation and an optional opening quote: where a value alone on that line starts
-_NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16}(?:\\{0,3}[\"'`])?", FLAGS)
+# next line's indentation and an optional opening quote: where a value alone on that line starts; a shell's
+# line continuation before the break ('API_KEY=\\' LF 'Zq7mm…': sec20)
+_NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\\[ \t]{0,8}(?=\r?\n))?(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16}(?:\\{0,3}[\"'`])?",
+                  FLAGS)
+# a label in a sentence that ends its line: 'Your password is:', 'Your API key is:', 'the token was now:' (sec20)
+_PHRASE_LABEL = Lazy(KW + r"[ \t]{1,4}(?:is|are|was)(?:[ \t]{1,4}(?:now|still))?[ \t]{0,4}:[ \t]{0,8}"
+                     r"(?=(?:\\[ \t]{0,8})?(?:\r?\n|\\{1,3}(?:r\\{1,3})?n))", FLAGS)
 
 
 # after the first token of a label's next line: a blank and the start of a word (a letter, an opening
@@ -279,6 +284,22 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
         out.append((s, e, rule.priority, rule.name))
 
 
+def _label_next_line(rule: Rule, low: str, p: int, text: str, e: int, we: int, out: list) -> bool:
+    """After a label that ends its line (the keyword at ``p`` of the
+    lowercased window, the label's end at ``e`` of the text), the value on
+    the next line (:func:`_next_line_value`) when the keyword is a
+    password's or a secret's (``Password:``, ``secret:``, ``Your password
+    is:``) or a key's or a token's (``api_key:``, ``token:``, ``Your API key
+    is:``, ``API_KEY=\\``); returns whether it was such a label."""
+    if _password_label(low, p, secret=True):
+        _next_line_value(rule, text, e, we, out)   # 'Password:' LF '  hunter2xyz', 'secret:' LF '  Kx9mm'
+        return True
+    if low.startswith(("token", "key"), p) and low[p - 1:p] not in (".", "$", ">", "@"):
+        _next_line_value(rule, text, e, we, out, key=True)   # 'api_key:' LF 'Zq7mm9xQ…', 'token:' LF …
+        return True
+    return False
+
+
 def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """Keyword heads, then the value after each.  A head is tried only where
     ``str.find`` saw an anchor word in the lowercased window (faster than
@@ -306,6 +327,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             if low.startswith(_BARE_STARTS, p) and (b := _bare_label(low, p, end, off)) >= 0:
                 last = b
                 _next_line_value(rule, text, b + off, we, out, bare=True)   # 'password' LF 'PlumTree#77'
+            elif (ph := _PHRASE_LABEL.match(low, p, end)) is not None:     # 'Your API key is:' LF 'Zq7mm…'
+                last = ph.end()
+                _label_next_line(rule, low, p, text, ph.end() + off, we, out)
             continue
         s, e = m.span(1)
         last = s
@@ -315,11 +339,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
             continue
         vend = e - off
-        if e == s and _password_label(low, p, secret=True):
-            _next_line_value(rule, text, e, we, out)   # 'Password:' LF '  hunter2xyz', 'secret:' LF '  Kx9mm'
-            continue
-        if e == s and low.startswith(("token", "key"), p) and low[p - 1:p] not in (".", "$", ">", "@"):
-            _next_line_value(rule, text, e, we, out, key=True)   # 'api_key:' LF 'Zq7mm9xQ…', 'token:' LF …
+        if e == s and _label_next_line(rule, low, p, text, e, we, out):
             continue
         if e - s < 4:
             continue
