@@ -20,8 +20,13 @@ answers one JSON object: ``{"facts": [{"key", "kind", "value", "turns":
 "lesson"}}``.
 
 **Rules, in order, per proposal** (:func:`decide`): ``invalid`` (bad key or
-kind, empty value, over :data:`MAX_VALUE_CHARS`, or the credential scan
-changes it); ``tombstoned`` (a forgotten or rejected value); ``no-evidence``
+kind, a memory file's key (only the person writes those:
+``facts.check_memory_file_write``), empty value, over
+:data:`MAX_VALUE_CHARS`, or the credential scan changes it);
+``tombstoned`` (what every lower-trust write refuses,
+``tombstones.forgotten_in``: a value forgotten or rejected under this key,
+forgotten under another, or holding a forgotten text; or a key forgotten
+whole that holds no current value); ``no-evidence``
 (a content word of the value is in none of the cited turns: the
 deterministic evidence check); ``suspicious`` (reads like an instruction:
 queued); ``key-conflict`` (``replaces`` names another key: queued);
@@ -46,13 +51,12 @@ from dataclasses import asdict, dataclass, field
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError, Refused
-from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value, value_digest
+from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
-from objstore.memory.facts import check_key_credentials, current, list_keys, remember
-from objstore.memory.tombstones import tombstones_for
+from objstore.memory.facts import check_key_credentials, check_memory_file_write, current, list_keys, remember
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
 from objstore.memory.sessions import resolve_session, walk_turns
@@ -271,6 +275,7 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     try:
         d.key = key = validate_key(key)
         check_key_credentials(key)
+        check_memory_file_write(key, "derived")
     except MemError as e:
         d.key = remove_credentials(key)     # (the report names it: never a credential)
         d.rule, d.detail = "invalid", f"bad key: {e.message}"
@@ -284,8 +289,9 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if redact_named(value, key).hits:
         d.rule, d.detail = "invalid", "the value holds a credential"
         return d
-    if any(t.value_sha256 == value_digest(value) for t in tombstones_for(store, key)):
-        d.rule = "tombstoned"
+    why = _forgotten(store, key, value)
+    if why:
+        d.rule, d.detail = "tombstoned", why
         return d
     evidence = content_words(" ".join(by_n[n][1] for n in cited if n in by_n))
     missing = content_words(value) - evidence
@@ -305,6 +311,32 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if cur is not None and cur.fact.trust == "user_stated" and normalize_value(cur.fact.body) != normalize_value(value):
         d.rule = "change-user-stated"
     return d
+
+
+_FORGOTTEN = {"key": "the value was forgotten under this key", "value": "the value was forgotten under another key",
+              "text": "the value holds a forgotten text"}
+
+
+def _forgotten(store: Store, key: str, value: str) -> str:
+    """Why a derived ``value`` under ``key`` would bring back what was
+    forgotten or rejected, else "": the check of every lower-trust write
+    (``tombstones.forgotten_in``), and a key forgotten whole (a tombstone
+    of the key that is not a rejection) that holds no current value (a
+    value the person wrote again after the forget is live: derive may
+    update it)."""
+    every = tombstones.all_tombstones(store)
+    why = tombstones.forgotten_in(every, key, value)
+    if why is not None:
+        return _FORGOTTEN[why]
+    names = tombstones.key_names(key)
+    if any(t.key in names and t.reason != "rejected" for t in every):
+        try:
+            live = current(store, key)
+        except MemError:
+            live = None
+        if live is None:
+            return "the key was forgotten"
+    return ""
 
 
 def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, max_calls: int | None = None,
@@ -380,8 +412,8 @@ def _file(store: Store, res: RunResult) -> None:
             try:
                 r = remember(store, d.key, d.value, kind=d.kind, trust="derived", owner="derive",
                              sources=tuple(d.turns), command="derive")
-            except Refused:  # a forgotten value or text (tombstones): not written, the run goes on
-                d.detail = (d.detail + "; " if d.detail else "") + "refused: forgotten"
+            except Refused as e:  # (decide checked what remember refuses; a forget or seal since): not written
+                d.rule, d.detail = "invalid", f"refused: {e.message}"
                 continue
             d.written = r.version.id if r.written else None
             d.queued = r.queued
