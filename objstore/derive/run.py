@@ -4,7 +4,8 @@ A model may propose; a rule decides (bead's dream job, memware's derive).
 
 **Reading.** A run reads, per session, only the turns after the last one a
 previous *applied* run read (``<store>/cache/derive-state.json``: session ->
-seq, keys and counts only).  A session whose model call failed stays unread
+seq, keys and counts only; a damaged one stops derive with exit 13 until
+``mem doctor --fix`` sets it aside: :func:`load_state`).  A session whose model call failed stays unread
 and is tried again next time.  Sources: ``interactive`` (default) reads the
 turns a person was present for, by the ``entrypoint`` capture records on
 each turn (``claude -p`` and the Agent SDKs record ``sdk-*``: skipped; a turn
@@ -49,8 +50,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
-from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError, Refused
+from objstore.core.atomic import atomic_write, read_regular
+from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
 from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
@@ -146,13 +147,53 @@ class RunResult:
         return out
 
 
-def load_state(store: Store) -> dict[str, int]:
-    """session -> last seq read by an applied run."""
+#: the largest derive-state.json read (a session id and a number per session: ~100 bytes each)
+MAX_STATE_BYTES = 64 << 20
+
+
+def _read_state(store: Store) -> tuple[dict[str, int], str | None]:
     try:
-        d = json.loads((store.root / STATE).read_text("utf-8"))
-        return {str(k): int(v) for k, v in d.items()} if isinstance(d, dict) else {}
-    except (FileNotFoundError, ValueError, TypeError):
-        return {}
+        raw = read_regular(store.root / STATE, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return {}, None
+    except OSError as e:   # a FIFO, a device or a folder in its place (never waited on), too large, unreadable
+        return {}, e.strerror or type(e).__name__
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return {}, "not UTF-8 text"
+    except (ValueError, RecursionError):
+        return {}, "not JSON"
+    if not isinstance(d, dict):
+        return {}, "not a JSON object"
+    if not all(type(v) is int for v in d.values()):
+        return {}, "a value is not a whole number"
+    return {str(k): v for k, v in d.items()}, None
+
+
+def state_damage(store: Store) -> str | None:
+    """Why ``<store>/cache/derive-state.json`` cannot be used, or None
+    (missing is fine: nothing was read yet).  Damaged: not a regular file
+    (a FIFO, device or folder in its place: never waited on, read through
+    ``core.atomic.read_regular``), over :data:`MAX_STATE_BYTES`, not UTF-8,
+    not JSON, not an object, or a value that is not an integer.  The text
+    names the file (``mem doctor`` shows it)."""
+    _d, why = _read_state(store)
+    return f"{store.root / STATE}: {why}" if why else None
+
+
+def load_state(store: Store) -> dict[str, int]:
+    """session -> last seq read by an applied run (``{}`` when the file is
+    missing).  Raises IntegrityError (exit 13) naming the file when it is
+    damaged (:func:`state_damage`): read as empty, the next run would read
+    every session again and overwrite it; ``mem doctor --fix`` sets it
+    aside."""
+    d, why = _read_state(store)
+    if why:
+        raise IntegrityError(f"{store.root / STATE} cannot be read ({why}): derive does not know which turns "
+                             "it already read", hint="mem doctor --fix  (sets it aside: the next run reads "
+                             "every session again)")
+    return d
 
 
 def plan(store: Store, provider: Provider, *, sources: str = "interactive",
@@ -161,7 +202,8 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
     ``sources``: ``interactive`` or ``all`` (module doc); raises
     InvalidInput for another value.  ``sessions``: only these, each an id
     or an unambiguous prefix (``resolve_session``); raises NotFound for one
-    that names no session, AmbiguousId for one that names several."""
+    that names no session, AmbiguousId for one that names several;
+    IntegrityError when ``derive-state.json`` is damaged (:func:`load_state`)."""
     if sources not in SOURCES:
         raise InvalidInput(f"unknown derive sources {sources!r}: use one of {', '.join(SOURCES)}")
     if sessions:
@@ -350,7 +392,9 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     while the model answers: the store lock is taken only to file.  Raises
     nothing for a model failure (recorded in ``failed``); StoreLocked when
     applying; ProviderError, before any call, when the provider cannot be
-    called at all (``check_ready``: the claude CLI is not on PATH)."""
+    called at all (``check_ready``: the claude CLI is not on PATH);
+    IntegrityError when applying and ``derive-state.json`` is damaged
+    (:func:`load_state`: nothing filed)."""
     if p.excerpts:
         check_ready(p.provider, env)
     res = RunResult(applied=apply)
@@ -391,13 +435,13 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     if not apply:
         return res
     with store.lock("derive"):
+        state = load_state(store)   # before filing: a state damaged since the plan files nothing
         _file(store, res)
         for sid, ep in episodes.items():
             if sid in res.failed:
                 continue
             _episode(store, sid, ep)
             res.episodes += 1
-        state = load_state(store)
         for sid, seq in advanced.items():
             if sid not in res.failed:
                 state[sid] = max(state.get(sid, -1), seq)

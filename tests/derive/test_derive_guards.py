@@ -61,3 +61,64 @@ def test_derive_never_writes_a_memory_file_nor_a_forgotten_key_or_value(rig, mem
         mem("get", key, exit_code=4)
     assert mem("get", "project/acme-api/deploy/fine").stdout.strip().endswith("deploys run")
     assert json.loads(mem("queue", "list", "--json").stdout) == []
+
+
+DAMAGE = {
+    "garbage": lambda p: p.write_bytes(b"\xff\xfe\x00garbage"),
+    "not-json": lambda p: p.write_text("{session: 3"),
+    "wrong-types": lambda p: p.write_text('{"guard": [1], "x": "2"}'),
+    "infinity": lambda p: p.write_text('{"guard": 1e999}'),
+    "deep": lambda p: p.write_text("[" * 100_000),
+    "fifo": lambda p: os.mkfifo(p),
+    "folder": lambda p: p.mkdir(),
+}
+
+
+@pytest.fixture
+def plain(mem, tmp_path):
+    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
+    transcript(projects / "guard.jsonl", "guard", [("user", "GUARD-SESSION: deploys run on walrus host")])
+    mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    model = Model({})
+    yield model, {"OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-test-derive"}
+    model.close()
+
+
+def _kind(p) -> object:
+    return p.read_bytes() if p.is_file() else os.lstat(p).st_mode
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_derive_state_is_named_and_set_aside(plain, mem, store_path, damage):
+    """W10: a damaged derive-state.json stops derive with exit 13 naming
+    the file (never a traceback, never a wait on a FIFO, never read as
+    empty and overwritten), derive.auto says state-damaged and sends
+    nothing, mem doctor names it, mem doctor --fix sets it aside."""
+    model, env = plain
+    state = store_path / "cache" / "derive-state.json"
+    DAMAGE[damage](state)
+    was = _kind(state)
+    r = mem("derive", "--plan", "--json", env=env, exit_code=13, timeout=30)
+    assert str(state) in r.stderr and "internal error" not in r.stderr, r.stderr
+    mem("derive", "--apply", env=env, exit_code=13, timeout=30)
+    mem("config", "derive.auto", "true")
+    shown = store_path / "cache" / "derive-plan-shown.json"
+    from objstore.derive.auto import auto_status
+    from objstore.derive.providers import from_config, load_config
+    from objstore.memory.opening import open_store
+    with open_store(store_path) as s:
+        prov = from_config(load_config(store_path), env)
+        shown.write_text(json.dumps({"time": 1, "destination": prov.destination()}))
+        assert auto_status(s, load_config(store_path), prov) == "state-damaged"
+    r = mem("derive", "--auto", env=env, timeout=30)
+    assert "state-damaged" in r.stderr and "mem doctor --fix" in r.stderr, r.stderr
+    assert model.requests == []                      # nothing sent
+    assert _kind(state) == was                       # left as it was
+    r = mem("doctor", exit_code=1, timeout=60)
+    assert "[derive]" in r.stdout and str(state) in r.stdout, r.stdout
+    assert "internal error" not in r.stderr
+    r = mem("doctor", "--fix", exit_code=None, timeout=60)
+    assert "set the damaged derive state aside" in r.stdout and "[derive]" not in r.stdout, r.stdout
+    assert not os.path.lexists(state) and list(state.parent.glob("derive-state.json.damaged-*"))
+    r = json.loads(mem("derive", "--apply", "--json", env=env).stdout)   # reads every session again
+    assert r["calls"] == 1 and json.loads(state.read_text()) == {"guard": 0}
