@@ -27,7 +27,7 @@ def test_an_edit_that_is_not_utf8_is_refused_and_loses_nothing(mem, tmp_path):
     before = _body(mem)
     r = mem("memory", "edit", "memory", env=_editor(tmp_path, b"Deploys happen on Fridays only.\n\xc2\xa7\nBad \xff "
                                                               b"byte\n"), exit_code=2)
-    assert "not UTF-8 text" in r.stderr and "offset 39" in r.stderr and "0xff" in r.stderr, r.stderr
+    assert "not UTF-8 text" in r.stderr and "(byte 0xff at offset 39); nothing changed" in r.stderr, r.stderr
     assert "internal error" not in r.stderr and "\ufffd" not in _body(mem)
     assert _body(mem) == before and len(json.loads(mem("log", "user/memory/memory.md", "--json").stdout)) == 1
     # a cut-short character at the end, after a BOM: the offset counts the file's bytes
