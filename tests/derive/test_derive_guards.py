@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
 from tests.derive._util import Model, transcript
+from tests.hooks._util import REPO, hook_env, payload, run_hook
 
 SCRIPT = {"GUARD-SESSION": {"facts": [
     {"key": "user/memory/memory.md", "kind": "user", "value": "deploys run on walrus host", "turns": [1]},
@@ -122,3 +125,20 @@ def test_a_damaged_derive_state_is_named_and_set_aside(plain, mem, store_path, d
     assert not os.path.lexists(state) and list(state.parent.glob("derive-state.json.damaged-*"))
     r = json.loads(mem("derive", "--apply", "--json", env=env).stdout)   # reads every session again
     assert r["calls"] == 1 and json.loads(state.read_text()) == {"guard": 0}
+
+
+def test_the_session_start_hook_starts_no_run_on_a_damaged_state_and_says_so(tmp_path, plain):
+    """W10: derive.auto on and the plan shown, but derive-state.json is a
+    FIFO: the session-start hook exits 0 at once, starts nothing, and logs
+    derive-state-damaged."""
+    model, menv = plain
+    store = tmp_path / "store"
+    env = hook_env(store, **menv)
+    for args in (("config", "derive.auto", "true"), ("derive", "--plan")):
+        assert subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO,
+                              capture_output=True, timeout=60).returncode == 0
+    os.mkfifo(store / "cache" / "derive-state.json")
+    rc, _out, err, secs = run_hook(store, payload("SessionStart", "g2", None, source="startup"), env=env)
+    assert rc == 0 and err == "" and secs < 10
+    assert "derive-state-damaged" in (store / "logs" / "hooks.log").read_text()
+    assert model.requests == [] and not (store / "cache" / "derive-auto-stamp").exists()
