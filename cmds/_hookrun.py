@@ -342,7 +342,10 @@ def start_derive_auto(run: "_Run", store) -> bool:
     if cfg.get("auto") is not True:
         return False
     prov = objstore.derive_provider(cfg, run.env)
-    if objstore.derive_auto_status(store, cfg, prov) != "due":
+    status = objstore.derive_auto_status(store, cfg, prov)
+    if status == "state-damaged":   # said, not run: mem doctor names the file
+        run.log("derive-state-damaged")
+    if status != "due":
         return False
     import subprocess
 

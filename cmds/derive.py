@@ -61,7 +61,8 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
     stay unread; and --auto when no run is due); 1 the provider cannot be
     called at all (the claude CLI is not on PATH; nothing was sent); 2 bad
     option or config; 4 --session names no session, or several; 10 no
-    store; 11 store locked.
+    store; 11 store locked; 13 cache/derive-state.json is damaged (nothing
+    sent or filed; mem doctor --fix sets it aside).
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -75,8 +76,8 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
     if auto:
         status = objstore.derive_auto_status(store, cfg, prov)
         if status != "due" or not objstore.derive_auto_claim(store, cfg, prov):
-            click.echo(f"no automatic derive run: {status if status != 'due' else 'another run claimed today'}",
-                       err=True)
+            click.echo(f"no automatic derive run: {status if status != 'due' else 'another run claimed today'}"
+                       + (f" ({_AUTO[status]})" if status == "state-damaged" else ""), err=True)
             return
         do_apply, quiet, max_calls = True, True, objstore.config_value(store.root, "derive.auto_max_calls")
     plan = objstore.derive_plan(store, prov, sources=sources, sessions=list(sessions) or None)
@@ -103,7 +104,9 @@ def command(ctx, show_plan, do_apply, provider, sources, sessions, auto, quiet, 
 _AUTO = {"off": "derive.auto is off: nothing runs unless you run it",
          "plan-not-shown": "derive.auto is on, but waits until the person runs 'mem derive --plan'",
          "due": "derive.auto is on: the next session start runs this in the background (once a day)",
-         "not-due": "derive.auto is on: it ran in the last 24 hours; the next session start after that runs it"}
+         "not-due": "derive.auto is on: it ran in the last 24 hours; the next session start after that runs it",
+         "state-damaged": "derive.auto is on, but cache/derive-state.json is damaged: nothing runs until "
+                          "'mem doctor --fix' sets it aside"}
 
 
 def _show_plan(plan, as_json, auto, quiet=False):

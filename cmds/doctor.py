@@ -7,7 +7,8 @@ from ._common import emit_json, json_option, with_store
 
 @click.command("doctor")
 @click.option("--fix", "do_fix", is_flag=True,
-              help="Tighten permissions, remove stale lock files and unusable hook cursors.")
+              help="Tighten permissions, remove stale lock files and unusable hook cursors, "
+                   "set a damaged derive-state.json aside.")
 @json_option
 @with_store()
 def command(do_fix, as_json, store):
@@ -20,9 +21,10 @@ def command(do_fix, as_json, store):
     that exists; every hook cursor (where a transcript has been read to) can
     be used (a warning: capture reads that transcript again from its start,
     storing nothing twice); the imported transcripts can still be read (a
-    warning); every remote answers and the sync key opens it.
-    --fix repairs permissions, stale locks and unusable cursors; the rest
-    names a command.
+    warning); every remote answers and the sync key opens it; derive's
+    cache/derive-state.json can be read.
+    --fix repairs permissions, stale locks and unusable cursors, and sets
+    a damaged derive-state.json aside; the rest names a command.
 
     \b
     Examples:
@@ -35,19 +37,19 @@ def command(do_fix, as_json, store):
     """
     import os
 
-    from objstore import diagnose, doctor_fix, list_remotes, remote_files_damage, remote_reachable
+    from objstore import derive_state_damage, diagnose, doctor_fix, list_remotes, remote_files_damage, remote_reachable
     from .hooks_install import mem_command, settings_path
     remote_files = remote_files_damage(store)    # a damaged remotes.json is a finding, not the end of doctor
     remotes = [] if any(p.startswith("remotes.json") for p, _todo in remote_files) else \
         [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)]
     findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
-                        remote_files=remote_files)
+                        remote_files=remote_files, derive_state=derive_state_damage(store))
     done = []
     if do_fix:
         done = doctor_fix(store, findings)
         if done:
             findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
-                                remote_files=remote_files)
+                                remote_files=remote_files, derive_state=derive_state_damage(store))
     errors = [f for f in findings if f.severity == "error"]
     if as_json:
         emit_json({"ok": not errors, "fixed": done,

@@ -67,6 +67,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     files are already stored), then the turns read that were already
     stored (--reread), then the unchanged files not read (--json: the same
     counts, sessions_already_stored and turns_already_stored among them).
+    markdown reads every .md file under the folders given, never a file
+    outside them through a symlink (skipped and named on stderr).
 
     \b
     Examples:

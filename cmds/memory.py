@@ -291,14 +291,15 @@ def edit_cmd(file, project, store):
     Examples:
       EDITOR=nano mem memory edit memory
 
-    Exit status: 0 updated (or unchanged); 6 over the limit, a duplicate, or
-    run by an agent.
+    Exit status: 0 updated (or unchanged); 2 the saved file is not UTF-8
+    text (the message gives the offset of the first bad byte; nothing
+    changed); 6 over the limit, a duplicate, or run by an agent.
     """
     from objstore import memory_read, memory_set, require_person
     require_person(os.environ, "mem memory edit", instead="propose an edit: mem memory propose add memory TEXT")
     f = memory_read(store, _scope(project), file)
-    text = click.edit(f.text + "\n", extension=".md", require_save=True)
-    if text is None or text.strip() == f.text.strip():
+    raw = click.edit((f.text + "\n").encode("utf-8"), extension=".md", require_save=True)  # bytes: read strictly
+    if raw is None or raw.strip() == f.text.encode("utf-8").strip():
         click.echo(f"{f.name}.md unchanged")
         return
-    click.echo(memory_set(store, _scope(project), file, text, session=_session()).message)
+    click.echo(memory_set(store, _scope(project), file, raw, session=_session()).message)

@@ -259,6 +259,7 @@ _API: dict[str, tuple[str, str]] = {
     "derive_plan": ("objstore.derive.run", "plan"),
     "derive_run": ("objstore.derive.run", "run"),
     "derive_reports": ("objstore.derive.run", "reports"),
+    "derive_state_damage": ("objstore.derive.run", "state_damage"),
     "derive_decision_json": ("objstore.derive.run", "decision_json"),
     "derive_provider": ("objstore.derive.providers", "from_config"),
     "derive_auto_status": ("objstore.derive.auto", "auto_status"),

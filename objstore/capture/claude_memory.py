@@ -11,6 +11,13 @@ proposal has the same id as before.  An entry that would not fit the file is
 reported, not proposed (consolidate first).  Entries are proposed redacted
 (``objstore.core.redact``; ``memfiles.redact_plan``): a queued proposal is
 an object, and holds no credential in the clear.
+
+Each file is read through ``core.atomic.read_regular`` (a FIFO, device or
+folder named ``*.md`` is skipped, never waited on) and as strict UTF-8
+(``memfiles.utf8_text``): a file that is not is skipped with the offset of
+its first bad byte, never proposed with replacement characters.  A path
+is shown as found, never resolved, and one holding a credential as
+``core.redact.shown_path`` shows it.
 """
 
 from __future__ import annotations
@@ -20,12 +27,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import MemError
+from objstore.core.atomic import read_regular
+from objstore.core.errors import InvalidInput, MemError
 from objstore.core.redact import redact, shown_path
 from objstore.core.store import Store
-from objstore.memory.memfiles import propose_edit, read_file
+from objstore.memory.memfiles import propose_edit, read_file, utf8_text
 from objstore.memory.scope import project_aliases
 
+#: the largest note read (a memory file holds at most a few thousand characters)
+MAX_NOTE_BYTES = 1 << 20
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
@@ -101,16 +111,19 @@ def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = 
     for mem_dir in sorted(home.glob("projects/*/memory")):
         project = _project_of(mem_dir.parent)
         if not project:
-            res.skipped.append((str(mem_dir), "no transcript there says which project it is"))
+            res.skipped.append((shown_path(str(mem_dir)), "no transcript there says which project it is"))
             continue
         for md in sorted(mem_dir.glob("*.md")):
             targets.append((md, f"project/{project}", "memory"))
     for path, scope, name in targets:
         shown = shown_path(str(path))
-        try:
-            text = path.read_text("utf-8", errors="replace")
+        try:   # a FIFO or a device in its place is never waited on; bytes that are not UTF-8 are not guessed
+            text = utf8_text(read_regular(path, MAX_NOTE_BYTES), "the file")
         except OSError as e:
-            res.skipped.append((shown, e.strerror or str(e)))
+            res.skipped.append((shown, e.strerror or type(e).__name__))
+            continue
+        except InvalidInput as e:
+            res.skipped.append((shown, e.message.removeprefix("the file is ")))
             continue
         res.files += 1
         have = set(read_file(store, scope, name).entries)

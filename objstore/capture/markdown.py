@@ -147,6 +147,15 @@ def _load_ledger(store: Store) -> dict:
         return {}
 
 
+def _inside(path: Path, real_base: Path) -> bool:
+    """True when ``path``, every symlink on it followed, is in the folder
+    whose resolved path is ``real_base``."""
+    try:
+        return path.resolve().is_relative_to(real_base)
+    except (OSError, RuntimeError):   # a symlink loop
+        return False
+
+
 def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "user", trust: str = "agent_observed",
                     owner: str | None = None, progress=None) -> MarkdownImport:
     """Import every ``.md`` file under ``folders`` (see module doc).
@@ -162,6 +171,10 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
             ``.md`` file.
     A file that cannot be read, or whose key is invalid, is skipped and
     listed in ``skipped``; a secret-looking value is redacted by ``remember``.
+    A file of a folder that is a symlink (or below one) to a file outside
+    that folder is skipped unread (``a symlink to a file outside the
+    folder: not read``): importing a folder reads only that folder; a
+    ``.md`` file named itself is read wherever it points.
     A file whose path below the folder holds a credential (the one name rule,
     ``redact.path_holds_credential``, on the path as written: the key lower-
     cases it), or every file of a folder whose path holds one, is skipped
@@ -185,6 +198,7 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
                             for _p in files]
             continue
         fid = folder_id(base)
+        real_base = base.resolve()
         fkey = f"{fid}:{scope}"
         seen = ledger.setdefault(fkey, {"folder": str(base.resolve()), "scope": scope, "files": {}})
         touched[fkey] = touched.get(fkey, False) or whole
@@ -201,6 +215,9 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
                 res.skipped.append((PATH_NOT_SHOWN, "the file's path holds a credential: rename it, then import it"))
                 continue
             shown = str(p)
+            if whole and not _inside(p, real_base):
+                res.skipped.append((shown, "a symlink to a file outside the folder: not read"))
+                continue
             try:
                 meta, body = parse_note(p.read_bytes().decode("utf-8"))
             except OSError as e:

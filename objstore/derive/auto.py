@@ -17,21 +17,30 @@ A run is due when all hold:
   (:func:`mark_plan_shown` records the destination line, never an excerpt);
   changing the provider, model or URL asks for the plan again;
 * the last automatic run started at least :data:`DUE_EVERY_MS` ago
-  (``<store>/cache/derive-auto-stamp``: ms since the epoch).
+  (``<store>/cache/derive-auto-stamp``: ms since the epoch);
+* ``<store>/cache/derive-state.json`` is not damaged (else the status is
+  ``state-damaged``: read as empty, the run would read every session again
+  and overwrite it; ``mem doctor`` names it, ``mem doctor --fix`` sets it
+  aside).
+
+Each file is read through ``core.atomic.read_regular``: a FIFO or a
+folder in its place is never waited on.
 """
 
 from __future__ import annotations
 
 import json
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.errors import StoreLocked
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider
+from objstore.derive.run import state_damage
 
 PLAN_SHOWN = "cache/derive-plan-shown.json"
 AUTO_STAMP = "cache/derive-auto-stamp"
 DUE_EVERY_MS = 24 * 3600 * 1000
+_SMALL = 64 << 10   # the plan-shown record and the stamp: a few dozen bytes
 
 
 def auto_enabled(cfg: dict) -> bool:
@@ -51,24 +60,26 @@ def mark_plan_shown(store: Store, provider: Provider, *, now: int | None = None)
 def plan_shown(store: Store, provider: Provider) -> bool:
     """True when the plan was shown for this provider's destination."""
     try:
-        d = json.loads((store.root / PLAN_SHOWN).read_bytes())
+        d = json.loads(read_regular(store.root / PLAN_SHOWN, _SMALL))
         return isinstance(d, dict) and d.get("destination") == provider.destination()
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
 
 
 def last_auto(store: Store) -> int:
     """ms of the last automatic run's start (0: never)."""
     try:
-        return int((store.root / AUTO_STAMP).read_text("ascii").strip())
+        return int(read_regular(store.root / AUTO_STAMP, _SMALL).decode("ascii").strip())
     except (OSError, ValueError, UnicodeDecodeError):
         return 0
 
 
 def auto_status(store: Store, cfg: dict, provider: Provider, *, now: int | None = None) -> str:
     """``off`` (derive.auto is not true), ``plan-not-shown``, ``not-due``
-    (an automatic run started less than a day ago) or ``due``.  Reads two
-    small files; takes no lock."""
+    (an automatic run started less than a day ago), ``state-damaged``
+    (``derive-state.json`` cannot be used: ``run.state_damage``) or ``due``.
+    Reads two small files, and the state when a run would be due; takes
+    no lock."""
     if not auto_enabled(cfg):
         return "off"
     if not plan_shown(store, provider):
@@ -76,6 +87,8 @@ def auto_status(store: Store, cfg: dict, provider: Provider, *, now: int | None 
     now = now_ms() if now is None else now
     if 0 <= now - last_auto(store) < DUE_EVERY_MS:
         return "not-due"
+    if state_damage(store):
+        return "state-damaged"
     return "due"
 
 

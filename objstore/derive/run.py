@@ -4,7 +4,8 @@ A model may propose; a rule decides (bead's dream job, memware's derive).
 
 **Reading.** A run reads, per session, only the turns after the last one a
 previous *applied* run read (``<store>/cache/derive-state.json``: session ->
-seq, keys and counts only).  A session whose model call failed stays unread
+seq, keys and counts only; a damaged one stops derive with exit 13 until
+``mem doctor --fix`` sets it aside: :func:`load_state`).  A session whose model call failed stays unread
 and is tried again next time.  Sources: ``interactive`` (default) reads the
 turns a person was present for, by the ``entrypoint`` capture records on
 each turn (``claude -p`` and the Agent SDKs record ``sdk-*``: skipped; a turn
@@ -20,8 +21,13 @@ answers one JSON object: ``{"facts": [{"key", "kind", "value", "turns":
 "lesson"}}``.
 
 **Rules, in order, per proposal** (:func:`decide`): ``invalid`` (bad key or
-kind, empty value, over :data:`MAX_VALUE_CHARS`, or the credential scan
-changes it); ``tombstoned`` (a forgotten or rejected value); ``no-evidence``
+kind, a memory file's key (only the person writes those:
+``writechecks.check_memory_file_write``), empty value, over
+:data:`MAX_VALUE_CHARS`, or the credential scan changes it);
+``tombstoned`` (what every lower-trust write refuses,
+``tombstones.forgotten_in``: a value forgotten or rejected under this key,
+forgotten under another, or holding a forgotten text; or a key forgotten
+whole that holds no current value); ``no-evidence``
 (a content word of the value is in none of the cited turns: the
 deterministic evidence check); ``suspicious`` (reads like an instruction:
 queued); ``key-conflict`` (``replaces`` names another key: queued);
@@ -44,19 +50,18 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
-from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput, MemError, Refused
-from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value, value_digest
+from objstore.core.atomic import atomic_write, read_regular
+from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
+from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
 from objstore.memory.facts import current, list_keys, remember
-from objstore.memory.tombstones import tombstones_for
+from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
 from objstore.memory.sessions import resolve_session, walk_turns
-from objstore.memory.writechecks import check_key_credentials
 
 MAX_CALL_CHARS = 24_000
 MAX_TURN_CHARS = 4_000
@@ -143,13 +148,53 @@ class RunResult:
         return out
 
 
-def load_state(store: Store) -> dict[str, int]:
-    """session -> last seq read by an applied run."""
+#: the largest derive-state.json read (a session id and a number per session: ~100 bytes each)
+MAX_STATE_BYTES = 64 << 20
+
+
+def _read_state(store: Store) -> tuple[dict[str, int], str | None]:
     try:
-        d = json.loads((store.root / STATE).read_text("utf-8"))
-        return {str(k): int(v) for k, v in d.items()} if isinstance(d, dict) else {}
-    except (FileNotFoundError, ValueError, TypeError):
-        return {}
+        raw = read_regular(store.root / STATE, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return {}, None
+    except OSError as e:   # a FIFO, a device or a folder in its place (never waited on), too large, unreadable
+        return {}, e.strerror or type(e).__name__
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return {}, "not UTF-8 text"
+    except (ValueError, RecursionError):
+        return {}, "not JSON"
+    if not isinstance(d, dict):
+        return {}, "not a JSON object"
+    if not all(type(v) is int for v in d.values()):
+        return {}, "a value is not a whole number"
+    return {str(k): v for k, v in d.items()}, None
+
+
+def state_damage(store: Store) -> str | None:
+    """Why ``<store>/cache/derive-state.json`` cannot be used, or None
+    (missing is fine: nothing was read yet).  Damaged: not a regular file
+    (a FIFO, device or folder in its place: never waited on, read through
+    ``core.atomic.read_regular``), over :data:`MAX_STATE_BYTES`, not UTF-8,
+    not JSON, not an object, or a value that is not an integer.  The text
+    names the file (``mem doctor`` shows it)."""
+    _d, why = _read_state(store)
+    return f"{store.root / STATE}: {why}" if why else None
+
+
+def load_state(store: Store) -> dict[str, int]:
+    """session -> last seq read by an applied run (``{}`` when the file is
+    missing).  Raises IntegrityError (exit 13) naming the file when it is
+    damaged (:func:`state_damage`): read as empty, the next run would read
+    every session again and overwrite it; ``mem doctor --fix`` sets it
+    aside."""
+    d, why = _read_state(store)
+    if why:
+        raise IntegrityError(f"{store.root / STATE} cannot be read ({why}): derive does not know which turns "
+                             "it already read", hint="mem doctor --fix  (sets it aside: the next run reads "
+                             "every session again)")
+    return d
 
 
 def plan(store: Store, provider: Provider, *, sources: str = "interactive",
@@ -158,7 +203,8 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
     ``sources``: ``interactive`` or ``all`` (module doc); raises
     InvalidInput for another value.  ``sessions``: only these, each an id
     or an unambiguous prefix (``resolve_session``); raises NotFound for one
-    that names no session, AmbiguousId for one that names several."""
+    that names no session, AmbiguousId for one that names several;
+    IntegrityError when ``derive-state.json`` is damaged (:func:`load_state`)."""
     if sources not in SOURCES:
         raise InvalidInput(f"unknown derive sources {sources!r}: use one of {', '.join(SOURCES)}")
     if sessions:
@@ -272,6 +318,7 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     try:
         d.key = key = validate_key(key)
         check_key_credentials(key)
+        check_memory_file_write(key, "derived")
     except MemError as e:
         d.key = remove_credentials(key)     # (the report names it: never a credential)
         d.rule, d.detail = "invalid", f"bad key: {e.message}"
@@ -285,8 +332,9 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if redact_named(value, key).hits:
         d.rule, d.detail = "invalid", "the value holds a credential"
         return d
-    if any(t.value_sha256 == value_digest(value) for t in tombstones_for(store, key)):
-        d.rule = "tombstoned"
+    why = _forgotten(store, key, value)
+    if why:
+        d.rule, d.detail = "tombstoned", why
         return d
     evidence = content_words(" ".join(by_n[n][1] for n in cited if n in by_n))
     missing = content_words(value) - evidence
@@ -308,6 +356,32 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     return d
 
 
+_FORGOTTEN = {"key": "the value was forgotten under this key", "value": "the value was forgotten under another key",
+              "text": "the value holds a forgotten text"}
+
+
+def _forgotten(store: Store, key: str, value: str) -> str:
+    """Why a derived ``value`` under ``key`` would bring back what was
+    forgotten or rejected, else "": the check of every lower-trust write
+    (``tombstones.forgotten_in``), and a key forgotten whole (a tombstone
+    of the key that is not a rejection) that holds no current value (a
+    value the person wrote again after the forget is live: derive may
+    update it)."""
+    every = tombstones.all_tombstones(store)
+    why = tombstones.forgotten_in(every, key, value)
+    if why is not None:
+        return _FORGOTTEN[why]
+    names = tombstones.key_names(key)
+    if any(t.key in names and t.reason != "rejected" for t in every):
+        try:
+            live = current(store, key)
+        except MemError:
+            live = None
+        if live is None:
+            return "the key was forgotten"
+    return ""
+
+
 def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, max_calls: int | None = None,
         trigger: str = "manual", progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Call the model for every excerpt of ``p`` and decide; with ``apply``
@@ -319,7 +393,9 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     while the model answers: the store lock is taken only to file.  Raises
     nothing for a model failure (recorded in ``failed``); StoreLocked when
     applying; ProviderError, before any call, when the provider cannot be
-    called at all (``check_ready``: the claude CLI is not on PATH)."""
+    called at all (``check_ready``: the claude CLI is not on PATH);
+    IntegrityError when applying and ``derive-state.json`` is damaged
+    (:func:`load_state`: nothing filed)."""
     if p.excerpts:
         check_ready(p.provider, env)
     res = RunResult(applied=apply)
@@ -360,13 +436,13 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     if not apply:
         return res
     with store.lock("derive"):
+        state = load_state(store)   # before filing: a state damaged since the plan files nothing
         _file(store, res)
         for sid, ep in episodes.items():
             if sid in res.failed:
                 continue
             _episode(store, sid, ep)
             res.episodes += 1
-        state = load_state(store)
         for sid, seq in advanced.items():
             if sid not in res.failed:
                 state[sid] = max(state.get(sid, -1), seq)
@@ -381,8 +457,8 @@ def _file(store: Store, res: RunResult) -> None:
             try:
                 r = remember(store, d.key, d.value, kind=d.kind, trust="derived", owner="derive",
                              sources=tuple(d.turns), command="derive")
-            except Refused:  # a forgotten value or text (tombstones): not written, the run goes on
-                d.detail = (d.detail + "; " if d.detail else "") + "refused: forgotten"
+            except Refused as e:  # (decide checked what remember refuses; a forget or seal since): not written
+                d.rule, d.detail = "invalid", f"refused: {e.message}"
                 continue
             d.written = r.version.id if r.written else None
             d.queued = r.queued

@@ -332,12 +332,35 @@ def apply_edit(store: Store, scope: str, plan: dict, *, session: str = "-", appr
                       redacted=redacted)
 
 
-def set_file(store: Store, scope: str, name: str, text: str, *, session: str = "-") -> EditResult:
+def utf8_text(raw: bytes, what: str) -> str:
+    """The text of a file's bytes ``raw`` (an edited memory file, a note
+    to import): strict UTF-8, a leading BOM dropped, CRLF read as LF (as
+    ``click.edit`` reads).  Raises InvalidInput ``<what> is not UTF-8 text
+    (byte 0xNN at offset N)``, the offset counted in ``raw`` from 0: a
+    replacement character in the bad byte's place would be stored as if
+    the owner had typed it."""
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    try:
+        text = raw[bom:].decode("utf-8")
+    except UnicodeDecodeError as e:
+        at = bom + e.start
+        raise InvalidInput(f"{what} is not UTF-8 text (byte 0x{raw[at]:02x} at offset {at:,})") from None
+    return text.replace("\r\n", "\n")
+
+
+def set_file(store: Store, scope: str, name: str, text: str | bytes, *, session: str = "-") -> EditResult:
     """The owner's whole-file edit (``mem memory edit``): the new text's
     entries must be valid and distinct and fit the limit.  Journalled as
-    action ``edit``.  Raises InvalidInput and Refused as :func:`apply_edit`."""
+    action ``edit``.  ``text`` as bytes (what the editor saved) is read by
+    :func:`utf8_text`.  Raises InvalidInput (bytes that are not UTF-8:
+    nothing changed) and Refused as :func:`apply_edit`."""
     if name not in FILES:
         raise InvalidInput(f"no memory file {name!r}: use one of {', '.join(FILES)}")
+    if isinstance(text, bytes):
+        try:
+            text = utf8_text(text, f"the edited {name}.md")
+        except InvalidInput as e:
+            raise InvalidInput(f"{e.message}; nothing changed", hint="save the file as UTF-8 and edit again") from None
     entries = [check_entry(e) for e in split_entries(text)]
     dup = {e for e in entries if entries.count(e) > 1}
     if dup:

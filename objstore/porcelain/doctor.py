@@ -37,6 +37,12 @@ Checks (each returns findings, never raises for what it finds):
 * ``transcripts``: the transcripts the store imported from can still be read
   (a warning: capture goes on without them).
 * ``remotes``: every remote answers and this store's sync key opens it.
+* ``derive``: ``cache/derive-state.json`` (which turns derive already
+  read) can be used (the caller asks ``objstore.derive.run.state_damage``);
+  while it is damaged ``mem derive`` exits 13 and ``derive.auto`` does not
+  run.  ``--fix`` renames it ``derive-state.json.damaged-<ms>`` (kept, as a
+  damaged ``config`` is): the next run reads every session again (a value
+  already stored is not written again: ``remember`` of the same value).
 """
 
 from __future__ import annotations
@@ -74,7 +80,7 @@ class Finding:
 
     Attributes:
         check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``temps``,
-            ``hooks``, ``cursors``, ``transcripts``, ``remotes``.
+            ``hooks``, ``cursors``, ``transcripts``, ``remotes``, ``derive``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -296,9 +302,17 @@ def _remote_files(damage: list[tuple[str, str]]) -> list[Finding]:
     return [Finding("remotes", "error", problem, todo) for problem, todo in damage]
 
 
+def _derive_state(store: Store, why: str | None) -> list[Finding]:
+    if not why:
+        return []
+    return [Finding("derive", "error", f"derive's state {why}: mem derive exits 13 and derive.auto does not run "
+                    "until it is set aside", "mem doctor --fix  (renames it; the next derive run reads every "
+                    "session again)", (str(store.root / "cache" / "derive-state.json"),))]
+
+
 def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem",
              now: float | None = None, remotes: list[tuple[str, str | None]] = (),
-             remote_files: list[tuple[str, str]] = ()) -> list[Finding]:
+             remote_files: list[tuple[str, str]] = (), derive_state: str | None = None) -> list[Finding]:
     """Run every check (module doc) and return the findings, errors first.
 
     Args:
@@ -309,20 +323,24 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
         remote_files: ``(problem, what the user must do)`` of a damaged
             ``remotes.json`` or ``sync-key`` (``objstore.remote.config.damage``).
+        derive_state: why ``cache/derive-state.json`` cannot be used, or None
+            (``objstore.derive.run.state_damage``, asked by the caller).
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))
-           + _remote_files(list(remote_files)) + _remotes(list(remotes)))
+           + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state))
     return sorted(out, key=lambda f: f.severity != "error")
 
 
 def fix(store: Store, findings: list[Finding]) -> list[str]:
     """Repair what can be repaired without asking: tighten permissions,
-    remove stale lock files and unusable hook cursors.  Returns what was
-    done, one line each."""
+    remove stale lock files and unusable hook cursors, set a damaged
+    ``derive-state.json`` aside (under the store lock, which a derive run
+    holds to write it).  Returns what was done, one line each.  Raises
+    StoreLocked when the lock is busy for that last one."""
     done = []
     for f in findings:
         if f.check == "permissions":
@@ -348,4 +366,12 @@ def fix(store: Store, findings: list[Finding]) -> list[str]:
             still = dict(unusable_cursors(store))     # a hook may have rewritten one since
             removed = sum(drop_cursor(store, n) for n in f.paths if n in still)
             done.append(f"removed {removed} unusable hook cursor(s)")
+        elif f.check == "derive":
+            with store.lock("doctor --fix"):
+                aside = f"{f.paths[0]}.damaged-{int(time.time() * 1000)}"
+                try:
+                    os.rename(f.paths[0], aside)
+                except FileNotFoundError:
+                    continue
+            done.append(f"set the damaged derive state aside as {aside}")
     return done
