@@ -4,7 +4,8 @@ import contextlib
 
 import click
 
-from ._common import confirm_or_exit, complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
+from ._common import (confirm_or_exit, complete_key, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
+                      short, with_store)
 
 PREVIEW_LINES = 50
 
