@@ -40,6 +40,26 @@ PACKED_FACTS = "packed-facts"
 PACKED_FILES = {"sessions": PACKED_SESSIONS, "facts": PACKED_FACTS}
 
 
+#: what the entry of a history rewrite says (``Store.update_ref(rewrite=True)`` adds it to the command)
+REWRITE_NOTE = "history rewritten"
+
+
+def is_rewrite(e: "ReflogEntry") -> bool:
+    """Whether reflog entry ``e`` records a history rewrite (a forget, a
+    seal, a pull taking a remote's rewrite): the ``zero -> new head`` entry
+    that replaced the ref's whole reflog, its command ending in
+    :data:`REWRITE_NOTE` (a store written before session 20: a
+    ``forget: …`` command, which a forget writes only there)."""
+    return e.old is None and (e.command.endswith(REWRITE_NOTE) or e.command.startswith("forget:"))
+
+
+def rewritten_at(entries: list["ReflogEntry"]) -> int | None:
+    """The time (ms) of the latest history rewrite a ref's reflog
+    (``entries``, oldest first) records (:func:`is_rewrite`), or None: the
+    moves before it are gone from the reflog, the ids they named removed."""
+    return next((e.time for e in reversed(entries) if is_rewrite(e)), None)
+
+
 def _is_id(x: str) -> bool:
     """Whether ``x`` is 64 lower-case hex digits (an id, or the zero id)."""
     return len(x) == 64 and not x.strip("0123456789abcdef")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
+from objstore.core.reflog import is_rewrite, rewritten_at
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
@@ -207,6 +208,11 @@ class Blame:
             of the review queue, else None.
         sources: what the version cites.
         versions: how many versions the key has.
+        rewritten_at: when (ms) the key's history was last rewritten (a
+            forget of one of its versions, a seal, a pull of a remote's
+            rewrite: ``reflog.rewritten_at``), else None.  The reflog before
+            it is gone, so a version written before it has ``command`` ""
+            and ``time`` 0: the rewrite moved the ref, it did not write the value.
     """
 
     key: str
@@ -216,6 +222,7 @@ class Blame:
     review: str | None
     sources: list[SourceInfo]
     versions: int
+    rewritten_at: int | None = None
 
 
 def _source_info(store: Store, src: str) -> SourceInfo:
@@ -230,7 +237,8 @@ def _source_info(store: Store, src: str) -> SourceInfo:
 
 def blame(store: Store, key: str) -> Blame:
     """The current version of ``key`` with its trust, author (``owner``), the
-    command that wrote it, the review decision and the turns it cites.
+    command that wrote it, the review decision and the turns it cites, and
+    when the key's history was last rewritten (:attr:`Blame.rewritten_at`).
 
     Raises NotFound (no such key, or no current version: every version was
     forgotten) and InvalidInput (a bad key)."""
@@ -240,14 +248,17 @@ def blame(store: Store, key: str) -> Blame:
     if cur is None:
         raise NotFound(f"{key} has no current value (every version was forgotten)")
     command, when = "", 0
-    for e in reversed(store.reflog.read(fact_ref(key))):
+    entries = store.reflog.read(fact_ref(key))
+    for e in reversed(entries):
         if e.new == cur.id and e.old != e.new:
-            command, when = e.command, e.time
+            if not is_rewrite(e):   # the rewrite re-stored the value; what wrote it is before the rewrite
+                command, when = e.command, e.time
             break
     review = None
     if command.startswith("queue accept"):
         review = "accepted (edited)" if "edited" in command else "accepted"
-    return Blame(key, cur, command, when, review, [_source_info(store, s) for s in cur.fact.sources], len(chain))
+    return Blame(key, cur, command, when, review, [_source_info(store, s) for s in cur.fact.sources], len(chain),
+                 rewritten_at(entries))
 
 
 # --- revert -------------------------------------------------------------------
