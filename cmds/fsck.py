@@ -84,6 +84,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     killed mid-way leaves them, and any write finishes them): a forget
     that was stopped before it finished, and a torn last journal record.
 
+    A reflog file (logs/refs/...) holding a line that is not '<old id>
+    <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
+    --repair moves it to the quarantine and writes its readable lines back.
+
     A damaged project registry (projects.json) is a problem too; --repair
     leaves it alone (mem doctor tells how to fix it): until it is fixed,
     projects it no longer names go by their qualified names.
@@ -158,6 +162,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "lost_heads": fixed.lost_heads, "gaps_filled": fixed.gaps_filled,
                              "edges_dropped": fixed.edges_dropped,
                              "refound_refs": fixed.refound,
+                             "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
+                                                   for f, k, d in fixed.reflogs],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -227,6 +233,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     for name in r.refound:
         click.echo(f"repair: restored {name} from its reflog (no ref named its stored "
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")
+    for path, kept, dropped in r.reflogs:
+        click.echo(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
+                   f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"
+                   + ("" if kept else " (the file is gone)"))
     for name, was, now in r.reset_refs:
         click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")

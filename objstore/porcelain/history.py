@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
+from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
-from objstore.core.reflog import is_rewrite, rewritten_at
+from objstore.core.reflog import FILE_LINE_SHAPE, is_rewrite, line_numbers, rewritten_at
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
@@ -70,10 +70,16 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
     Raises:
         InvalidInput: a bad key or ref name.
         NotFound: ``ref`` has no reflog (never moved, or forgotten).
+        IntegrityError: ``ref``'s reflog file holds a damaged line
+            (``Reflog.file_damage``; all refs: each is warned of and skipped).
     """
     if ref is not None:
         name = ref_of(ref)
         entries = store.reflog.read(name)
+        for p, bad in store.reflog.file_damage(name):   # skipped lines would read as "no reflog": damage, said
+            raise IntegrityError(f"the reflog of {name} is damaged: {store.reflog.shown(p)} {line_numbers(bad)}: "
+                                 f"not '{FILE_LINE_SHAPE}'",
+                                 hint="'mem fsck --repair' sets the file aside and keeps its readable lines")
         if not entries:
             refuse_if_credential(name, "ref name")
             raise NotFound(f"no reflog for {name}", hint="list refs with: mem keys / mem sessions")
@@ -93,6 +99,9 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
             moves += [RefMove(name, e.old, e.new, e.time, e.command) for e in store.reflog.read(name)]
     for where in store.reflog.packed_damage():  # lines every reader skips: said, not hidden
         store.damaged.setdefault(f"ref {where}", "not a reflog line: skipped")
+    if ref is None:
+        for p, bad in store.reflog.file_damage():
+            store.damaged.setdefault(f"ref {store.reflog.shown(p)} {line_numbers(bad)}", "not a reflog line: skipped")
     order = sorted(range(len(moves)), key=lambda i: (moves[i].time, i), reverse=True)
     out = [moves[i] for i in order]
     return out[:limit] if limit is not None else out
