@@ -86,7 +86,9 @@ class RepairReport:
             ``.idx`` is missing (the pack is then set aside) or does not
             name them (a damaged id in its id table).
         lost: ids a chain needed that nothing could restore.
-        stubs: lost stubs written.
+        stubs: lost stubs written (the 'lost' placeholders the store now
+            holds that this repair wrote).
+        stubs_in: ref name -> how many of ``stubs`` its history holds.
         mended: refs whose chain was rewritten.
         dropped_refs: refs deleted because nothing of them was left.
         restored_refs: damaged ref files set aside and the ref set again from its reflog.
@@ -136,6 +138,7 @@ class RepairReport:
     unindexed: int = 0
     lost: list[str] = field(default_factory=list)
     stubs: int = 0
+    stubs_in: dict[str, int] = field(default_factory=dict)
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
@@ -717,6 +720,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             _tag, num, lost_id = entry
             parent = store.put(kind.stub(label, num, parent, lost_id, like, now))
             rep.stubs += 1
+            rep.stubs_in[name] = rep.stubs_in.get(name, 0) + 1
     if parent is None:
         store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)
