@@ -321,5 +321,5 @@ def _lost_summary(r) -> str:
         parts.append(f"{plural(len(gone), 'ref')} removed with nothing readable ({', '.join(gone)})")
     tombs = len(r.lost_tombstones) + sum(n.startswith("tombstones/") for n in r.dropped_refs)
     if tombs:
-        parts.append(f"{plural(tombs, 'tombstone object')}")
+        parts.append(f"{plural(tombs, 'tombstone')} whose object is lost (kept or removed: see above)")
     return "; ".join(parts)
