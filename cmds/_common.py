@@ -193,3 +193,19 @@ def confirm_or_exit(question: str) -> None:
     if not ok:
         click.echo("nothing forgotten", err=True)
         raise click.exceptions.Exit(1)
+
+
+def note_remotes_holding(remotes: list[str], what: str = "the value") -> None:
+    """Say on stderr which remotes still hold ``what`` after a local
+    forget, redaction or seal removed it here (``remotes``: names, from
+    ``objstore.remote.config.remotes_holding``, asked before the objects
+    went), and the command that purges it there: a push (or a backup, to a
+    backup remote) carries the forget and rewrites the remote packs that
+    hold it.  Nothing is printed when ``remotes`` is empty."""
+    if not remotes:
+        return
+    many = len(remotes) > 1
+    push = " and ".join(f"'mem push {n}'" for n in remotes)
+    click.echo(f"note: remote{'s' if many else ''} {', '.join(remotes)} {'hold' if many else 'holds'} {what} "
+               f"(a push from here sent it); {push} purge{'' if many else 's'} it there "
+               "('mem backup NAME' for a backup)", err=True)

@@ -15,7 +15,12 @@ def command(key, as_json, store):
     The version, its trust and author (owner: the person, an agent or a
     key name), the command that wrote it (from the reflog), the review
     decision when it came out of the queue, and the sessions and turns it
-    cites.
+    cites.  After a history rewrite (a forget of one of the key's versions,
+    which re-stores the later ones; a seal; a pull of a remote's rewrite) it
+    says when the history was rewritten ('rewritten', --json
+    history_rewritten_at, ms; null when never): the reflog starts there, so
+    the command of a version written before it is not known, and is never
+    the rewrite's.
 
     \b
     Examples:
@@ -33,6 +38,7 @@ def command(key, as_json, store):
         emit_json({"key": b.key, "id": b.version.id, "version": f.version, "versions": b.versions,
                    "trust": f.trust, "owner": f.owner, "kind": f.kind, "recorded_at": f.recorded_at,
                    "valid_from": f.valid_from, "command": b.command, "moved_at": b.time, "review": b.review,
+                   "history_rewritten_at": b.rewritten_at,
                    "sources": [{"source": s.source, "session": s.session, "seq": s.seq, "role": s.role,
                                 "harness": s.harness, "timestamp": s.timestamp} for s in b.sources]})
         return
@@ -40,7 +46,14 @@ def command(key, as_json, store):
     click.echo(f"  trust     {f.trust}")
     click.echo(f"  author    {f.owner}")
     click.echo(f"  recorded  {fmt_time(f.recorded_at)}  (valid from {fmt_time(f.valid_from)})")
-    click.echo(f"  command   {b.command or '(not in the reflog)'}")
+    if b.command:
+        click.echo(f"  command   {b.command}")
+    else:
+        click.echo("  command   (not in the reflog" + (": written before the history was rewritten)"
+                                                       if b.rewritten_at is not None else ")"))
+    if b.rewritten_at is not None:
+        click.echo(f"  rewritten {fmt_time(b.rewritten_at)}  (the key's history was rewritten then, by a forget, "
+                   "seal or pull; its reflog starts there)")
     if b.review:
         click.echo(f"  review    {b.review}")
     if not b.sources:

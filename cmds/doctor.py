@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, json_option, with_store
+from ._common import emit_json, home_path, json_option, open_store
 
 
 @click.command("doctor")
@@ -10,8 +10,8 @@ from ._common import emit_json, json_option, with_store
               help="Tighten permissions, remove stale lock files and unusable hook cursors, "
                    "set a damaged derive-state.json aside.")
 @json_option
-@with_store()
-def command(do_fix, as_json, store):
+@click.pass_context
+def command(ctx, do_fix, as_json):
     """Check the store and its wiring; each finding names the command that fixes it.
 
     Checks: the store is the owner's only (0700/0600); the search index
@@ -24,7 +24,11 @@ def command(do_fix, as_json, store):
     warning); every remote answers and the sync key opens it; derive's
     cache/derive-state.json can be read.
     --fix repairs permissions, stale locks and unusable cursors, and sets
-    a damaged derive-state.json aside; the rest names a command.
+    a damaged derive-state.json aside; the rest names a command.  A store
+    whose config is missing or damaged (every other command exits 13) is a
+    finding too: doctor says so, names 'mem fsck --repair', and runs the
+    checks that need no open store (permissions, config.toml, projects,
+    locks, hooks).
 
     \b
     Examples:
@@ -37,8 +41,20 @@ def command(do_fix, as_json, store):
     """
     import os
 
-    from objstore import derive_state_damage, diagnose, doctor_fix, list_remotes, remote_files_damage, remote_reachable
+    from objstore import IntegrityError, derive_state_damage, diagnose, doctor_fix, list_remotes, remote_files_damage, remote_reachable
     from .hooks_install import mem_command, settings_path
+    try:
+        store = open_store(ctx)
+    except IntegrityError as e:   # Store.open raises it only for a missing or damaged config: doctor diagnoses it
+        from objstore import diagnose_unopened
+        findings = diagnose_unopened(home_path(ctx), str(e), settings=[settings_path("user")],
+                                     hook_command=mem_command())
+        done = doctor_fix(None, [f for f in findings if f.check in ("permissions", "locks")]) if do_fix else []
+        if done:
+            findings = diagnose_unopened(home_path(ctx), str(e), settings=[settings_path("user")],
+                                         hook_command=mem_command())
+        _report(findings, done, as_json)
+        return
     remote_files = remote_files_damage(store)    # a damaged remotes.json is a finding, not the end of doctor
     remotes = [] if any(p.startswith("remotes.json") for p, _todo in remote_files) else \
         [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)]
@@ -50,6 +66,11 @@ def command(do_fix, as_json, store):
         if done:
             findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
                                 remote_files=remote_files, derive_state=derive_state_damage(store))
+    _report(findings, done, as_json)
+
+
+def _report(findings, done: list[str], as_json: bool) -> None:
+    """Print the findings (and what --fix did); exit 1 when one is an error."""
     errors = [f for f in findings if f.severity == "error"]
     if as_json:
         emit_json({"ok": not errors, "fixed": done,

@@ -4,7 +4,8 @@ import contextlib
 
 import click
 
-from ._common import confirm_or_exit, complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
+from ._common import (confirm_or_exit, complete_key, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
+                      short, with_store)
 
 PREVIEW_LINES = 50
 
@@ -254,10 +255,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    **({"sealed_not_searched": _sealed(store)} if match is not None else {})})
         return
     _say_temps(r.temps_deleted)
-    if remotes:
-        click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} "
-                   f"{'hold' if len(remotes) > 1 else 'holds'} the value (a push from here sent it); "
-                   "the next 'mem push' or 'mem backup' to each purges it", err=True)
+    note_remotes_holding(remotes)
     c = r.plan.counts()
     if r.plan.retomb and not (c["versions"] or c["turns"] or c["meta"] or r.queue_dropped):
         click.echo(f"named {plural(len(r.plan.retomb), 'forgotten key')} by hash in {'its tombstone' if len(r.plan.retomb) == 1 else 'their tombstones'} "
@@ -345,10 +343,7 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, "
                f"{plural(r.objects_deleted, 'object')} deleted, search index purged")
-    if remotes:
-        click.echo(f"note: remote{'s' if len(remotes) > 1 else ''} {', '.join(remotes)} "
-                   f"{'hold' if len(remotes) > 1 else 'holds'} the old text (a push from here sent it); "
-                   "the next 'mem push' or 'mem backup' to each purges it", err=True)
+    note_remotes_holding(remotes, "the old text")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
     click.echo("note: the agent's own transcript files may still hold the credential; 'mem scan' finds a "

@@ -56,6 +56,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     remember KEY VALUE sets another).  A sealed key's lost newest version
     is kept the same way (mem sealed show KEY exits 13; --version N reads
     an older one).
+    Each mended history says how many 'lost' placeholders it got, and the
+    report ends with 'lost in all: …': the placeholders written, by kind
+    and in how many keys or sessions, and the refs removed with nothing
+    readable (--json: repair.placeholders, ref -> count; repair.stubs).
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
@@ -83,6 +87,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     write, rebuilds the index).  Warnings, not problems (exit 0: a process
     killed mid-way leaves them, and any write finishes them): a forget
     that was stopped before it finished, and a torn last journal record.
+
+    A reflog file (logs/refs/...) holding a line that is not '<old id>
+    <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
+    --repair moves it to the quarantine and writes its readable lines back.
 
     A damaged project registry (projects.json) is a problem too; --repair
     leaves it alone (mem doctor tells how to fix it): until it is fixed,
@@ -150,6 +158,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
+                             "placeholders": fixed.stubs_in,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
                              "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
@@ -158,6 +167,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "lost_heads": fixed.lost_heads, "gaps_filled": fixed.gaps_filled,
                              "edges_dropped": fixed.edges_dropped,
                              "refound_refs": fixed.refound,
+                             "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
+                                                   for f, k, d in fixed.reflogs],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -170,8 +181,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             click.echo(f"error: {p}")
         for w in rep.warnings:
             click.echo(f"warning: {w}")
-        click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {rep.objects} objects, {rep.refs} refs, "
-                   f"{rep.unreachable} unreachable, {len(rep.problems)} problems")
+        click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {plural(rep.objects, 'object')}, {plural(rep.refs, 'ref')}, "
+                   f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}")
         if not rep.ok and not repair:
             if len(rep.problems) > len(remote_damage):
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
@@ -227,6 +238,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     for name in r.refound:
         click.echo(f"repair: restored {name} from its reflog (no ref named its stored "
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")
+    for path, kept, dropped in r.reflogs:
+        click.echo(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
+                   f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"
+                   + ("" if kept else " (the file is gone)"))
     for name, was, now in r.reset_refs:
         click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")
@@ -247,8 +262,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         if name in r.gaps_filled:   # whole, but misnumbered (an unseal before session 15 dropped forgotten places)
             click.echo(f"repair: mended {name}: {plural(r.gaps_filled[name], 'missing version number')} "
                        "kept as forgotten placeholders (a forgotten version's place an older mem unseal dropped)")
+        elif r.stubs_in.get(name):
+            click.echo(f"repair: mended {name}: {_lost_places(name, r.stubs_in[name])} kept as "
+                       + ("an empty 'lost' placeholder in its place" if r.stubs_in[name] == 1
+                          else "empty 'lost' placeholders in their places"))
         else:
-            click.echo(f"repair: mended {name} (lost versions or turns are kept as empty 'lost' placeholders)")
+            click.echo(f"repair: mended {name}: its readable versions relinked (no placeholder needed)")
     for name, n in r.edges_dropped.items():
         click.echo(f"repair: dropped {plural(n, 'edge')} of {name} to ids that are no fact version or turn here "
                    "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)")
@@ -271,5 +290,36 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
                        "a re-import can capture it again")
         else:
             click.echo(f"repair: removed {name}: nothing of it could be read")
-    if r.lost:
-        click.echo(f"repair: {plural(len(set(r.lost)), 'object')} lost")
+    summary = _lost_summary(r)
+    if summary:
+        click.echo(f"repair: lost in all: {summary}")
+
+
+def _lost_places(name: str, n: int) -> str:
+    """``2 lost versions`` / ``1 lost turn`` / ``1 lost sealed version`` of ref ``name``."""
+    what = {"sessions": "turn", "sealed": "sealed version"}.get(name.split("/", 1)[0], "version")
+    return plural(n, f"lost {what}")
+
+
+def _lost_summary(r) -> str:
+    """What the repair lost, counted as the store now holds it: the 'lost'
+    placeholders it wrote (by kind, and in how many histories), the refs it
+    removed with nothing readable, the tombstones kept or dropped whose
+    object is lost; "" when nothing was lost."""
+    parts = []
+    by_kind: dict[str, list[int]] = {}
+    for name, n in r.stubs_in.items():
+        by_kind.setdefault(name.split("/", 1)[0], []).append(n)
+    for ns, what in (("facts", "version"), ("sealed", "sealed version"), ("sessions", "turn")):
+        if ns in by_kind:
+            n, refs = sum(by_kind[ns]), len(by_kind[ns])
+            where = plural(refs, "session" if ns == "sessions" else "key")
+            parts.append(f"{plural(n, what)}, now {'a' if n == 1 else n} 'lost' "
+                         f"{'placeholder' if n == 1 else 'placeholders'} in {where}")
+    gone = [n for n in r.dropped_refs if not n.startswith("tombstones/")]
+    if gone:
+        parts.append(f"{plural(len(gone), 'ref')} removed with nothing readable ({', '.join(gone)})")
+    tombs = len(r.lost_tombstones) + sum(n.startswith("tombstones/") for n in r.dropped_refs)
+    if tombs:
+        parts.append(f"{plural(tombs, 'tombstone')} whose object is lost (kept or removed: see above)")
+    return "; ".join(parts)

@@ -24,8 +24,13 @@ def command(ref, limit, as_json, store):
       mem reflog sessions/0f3c2a…
       mem reflog -n 20 --json
 
+    A reflog file holding a damaged line (garbage, a line cut short) is
+    damage, not "no reflog": REF's exits 13 naming the file and its lines
+    ('mem fsck --repair' sets it aside, keeping its readable lines); without
+    REF it is skipped with a warning.
+
     Exit status: 0 ok; 2 a bad key or ref name; 4 the ref has no reflog;
-    10 no store.
+    10 no store; 13 the ref's reflog file is damaged.
     """
     from objstore import reflog
     moves = reflog(store, ref, limit=limit)

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import complete_key, emit_json, json_option, plural, with_store
+from ._common import complete_key, emit_json, json_option, note_remotes_holding, plural, with_store
 
 
 @click.command("seal")
@@ -34,6 +34,10 @@ def command(key, as_json, store):
     (CLAUDECODE, Codex's variables or MEM_AGENT set) it is refused with
     exit 6 and nothing changes.
 
+    A remote a push from here sent the plain value to still holds it: the
+    command names each such remote and the push that purges it there (as
+    after a forget; --json: remotes_holding).
+
     Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
     6 the key is both plain and sealed with different versions, or run by
     an agent; 11 store locked.
@@ -43,11 +47,14 @@ def command(key, as_json, store):
     from objstore import require_person, seal_key
     require_person(os.environ, "mem seal", instead="ask the user to seal it")
     r = seal_key(store, key)
+    from objstore import remotes_holding
+    remotes = remotes_holding(store, {i for i, _n in r.removed})   # a push from here sent the plain value
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
                    "forgotten": r.forgotten,
-                   "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems})
+                   "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems,
+                   "remotes_holding": remotes})
         return
     if r.already:
         click.echo(f"{r.key} is sealed already")
@@ -61,4 +68,5 @@ def command(key, as_json, store):
                f"{plural(len(r.removed), 'plain version')} removed")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
+    note_remotes_holding(remotes, "the plain value")
     click.echo("run 'mem gc --prune=now' to drop any other copy at once", err=True)

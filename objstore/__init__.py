@@ -245,6 +245,7 @@ _API: dict[str, tuple[str, str]] = {
     "scan_everywhere": ("objstore.porcelain.scan", "scan"),
     "keys_naming": ("objstore.porcelain.scan", "keys_naming"),
     "diagnose": ("objstore.porcelain.doctor", "diagnose"),
+    "diagnose_unopened": ("objstore.porcelain.doctor", "diagnose_unopened"),
     "doctor_fix": ("objstore.porcelain.doctor", "fix"),
     "import_markdown": ("objstore.capture.markdown", "import_markdown"),
     "imported_notes": ("objstore.capture.markdown", "imported_notes"),

@@ -12,6 +12,7 @@ from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
+from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, validate_key
 from objstore.core.store import Store
 from objstore.core.unnamed import ref_check, unnamed_chains
@@ -112,6 +113,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     rep.problems += store.refs.packed_problems()
     rep.problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
                      for where in store.reflog.packed_damage()]
+    rep.problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)"
+                     for p, bad in store.reflog.file_damage()]
     for ns, cls in _EXPECT.items():
         damaged: list[str] = []
         try:

@@ -40,9 +40,59 @@ PACKED_FACTS = "packed-facts"
 PACKED_FILES = {"sessions": PACKED_SESSIONS, "facts": PACKED_FACTS}
 
 
+#: what the entry of a history rewrite says (``Store.update_ref(rewrite=True)`` adds it to the command)
+REWRITE_NOTE = "history rewritten"
+
+
+def is_rewrite(e: "ReflogEntry") -> bool:
+    """Whether reflog entry ``e`` records a history rewrite (a forget, a
+    seal, a pull taking a remote's rewrite): the ``zero -> new head`` entry
+    that replaced the ref's whole reflog, its command ending in
+    :data:`REWRITE_NOTE` (a store written before session 20: a
+    ``forget: …`` command, which a forget writes only there)."""
+    return e.old is None and (e.command.endswith(REWRITE_NOTE) or e.command.startswith("forget:"))
+
+
+def rewritten_at(entries: list["ReflogEntry"]) -> int | None:
+    """The time (ms) of the latest history rewrite a ref's reflog
+    (``entries``, oldest first) records (:func:`is_rewrite`), or None: the
+    moves before it are gone from the reflog, the ids they named removed."""
+    return next((e.time for e in reversed(entries) if is_rewrite(e)), None)
+
+
 def _is_id(x: str) -> bool:
     """Whether ``x`` is 64 lower-case hex digits (an id, or the zero id)."""
     return len(x) == 64 and not x.strip("0123456789abcdef")
+
+
+#: what a line of a reflog file must be (docs/format.md, "Reflogs")
+FILE_LINE_SHAPE = "<old id> <new id> <ms> <command>"
+
+
+def _file_entries(data: str, bad: list[int] | None = None) -> list["ReflogEntry"]:
+    """The entries of a reflog file's text, oldest first: each line
+    ``<old> SP <new> SP <ms> [SP <command>]`` with two ids (64 lower-case
+    hex) and a decimal time; ``bad`` receives the (1-based) number of every
+    other line (damage: :meth:`Reflog.file_damage`), which no reader uses."""
+    out = []
+    for n, line in enumerate(data.splitlines(), 1):
+        parts = line.split(" ", 3)
+        if len(parts) < 3 or not (parts[2].isascii() and parts[2].isdigit()) or not all(_is_id(x) for x in parts[:2]):
+            if bad is not None:
+                bad.append(n)
+            continue
+        old, new = (None if x == ZERO_ID else x for x in parts[:2])
+        out.append(ReflogEntry(old, new, int(parts[2]), parts[3] if len(parts) > 3 else ""))
+    return out
+
+
+def line_numbers(bad: list[int]) -> str:
+    """``line 3`` or ``lines 1, 2, 5`` (the first five, then ``and N more``)
+    for the damaged lines of a reflog file, as messages give them."""
+    if len(bad) == 1:
+        return f"line {bad[0]}"
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return "lines " + ", ".join(map(str, bad[:5])) + more
 
 
 class ReflogEntry(Frozen):
@@ -175,6 +225,52 @@ class Reflog:
             dropped += len(bad)
         return dropped
 
+    def file_damage(self, ref: str | None = None) -> list[tuple[Path, list[int]]]:
+        """``(file, [line numbers])`` of every reflog file under
+        ``logs/refs/`` (only ``ref``'s, when given) that holds a line that is
+        not :data:`FILE_LINE_SHAPE` (garbage, a line cut short): every reader
+        skips such a line, so ``mem reflog REF`` exits 13 naming the file,
+        ``mem fsck`` reports it and ``mem fsck --repair`` sets the file aside
+        (:meth:`set_aside_damaged`).  Files that cannot be read as files are
+        passed over."""
+        if ref is not None:
+            files = [self.path(ref)]
+        else:
+            files = [Path(d) / f for d, _dirs, fs in os.walk(self.root / "refs") for f in sorted(fs)]
+        out = []
+        for p in sorted(files):
+            try:
+                data = p.read_text("utf-8", "replace")
+            except OSError:   # missing (a ref with no file of its own), or no regular file
+                continue
+            bad: list[int] = []
+            _file_entries(data, bad)
+            if bad:
+                out.append((p, bad))
+        return out
+
+    def shown(self, p: Path) -> str:
+        """A reflog file's path as messages give it: ``logs/refs/…``."""
+        return "logs/" + p.relative_to(self.root).as_posix()
+
+    def set_aside_damaged(self, quarantine) -> list[tuple[str, int, int]]:
+        """Move each damaged reflog file (:meth:`file_damage`) into
+        ``quarantine`` (``core.salvage.Quarantine``, as ``reflog-<path with
+        %2F>``) and write its readable lines back in its place (atomically;
+        nothing when none is readable).  Returns ``(logs/refs/… path, lines
+        kept, lines dropped)`` of each.  Caller holds the store lock."""
+        out = []
+        for p, bad in self.file_damage():
+            data = p.read_bytes()
+            skip = set(bad)
+            keep = [ln for n, ln in enumerate(data.decode("utf-8", "replace").splitlines(), 1) if n not in skip]
+            shown = self.shown(p)
+            quarantine.move(p, "reflog-" + shown.replace("/", "%2F"))
+            if keep:
+                atomic_write(p, "".join(ln + "\n" for ln in keep).encode("utf-8"))
+            out.append((shown, len(keep), len(bad)))
+        return out
+
     def packed_refs(self) -> list[str]:
         """The names (``sessions/<id>``, ``facts/<key>``) of the refs with
         lines in ``logs/packed-sessions`` and ``logs/packed-facts``, each
@@ -205,13 +301,7 @@ class Reflog:
                 data = old.read_text("utf-8", "replace")
             except FileNotFoundError:
                 return out
-        for line in data.splitlines():
-            parts = line.split(" ", 3)
-            if len(parts) < 3 or not parts[2].isdigit():
-                continue
-            old, new = (None if x == ZERO_ID else x for x in parts[:2])
-            out.append(ReflogEntry(old, new, int(parts[2]), parts[3] if len(parts) > 3 else ""))
-        return out
+        return out + _file_entries(data)
 
     def read_many(self, refs: list[str]) -> dict[str, list[ReflogEntry]]:
         """:meth:`read` of each of ``refs`` (ref name -> entries, oldest

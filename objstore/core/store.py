@@ -45,7 +45,7 @@ from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.pack import ORPHAN_HINT, PackSet
 from objstore.core.packformat import UPGRADE_HINT
-from objstore.core.reflog import Reflog
+from objstore.core.reflog import REWRITE_NOTE, Reflog
 from objstore.core.refs import Refs
 from objstore.core.repack import PackRewrites
 
@@ -627,7 +627,9 @@ class Store(PackRewrites):
 
         ``rewrite=True`` is for a history rewrite (forget): the ref's reflog
         is replaced by one entry ``zero -> new`` (none when ``new`` is None),
-        so no reflog line names an id the rewrite removed.
+        so no reflog line names an id the rewrite removed; its command ends
+        in ``: history rewritten`` (``reflog.REWRITE_NOTE``, added when the
+        message lacks it), which tells it from a creation.
 
         Order (module doc): the ref, then the reflog.  Caller holds the
         store lock.  Raises RefConflict when ``ref`` is not at ``old``.
@@ -639,8 +641,9 @@ class Store(PackRewrites):
                 audit.append(self.reflog.root, t, message, ref, old, new)
         elif rewrite:
             self.reflog.drop(ref)
-            if new is not None and message is not None:
-                self.reflog.append(ref, None, new, t, message)
+            if new is not None and message is not None:   # said as a rewrite (reflog.is_rewrite: blame reads it)
+                note = message if message.endswith(REWRITE_NOTE) else f"{message}: {REWRITE_NOTE}"
+                self.reflog.append(ref, None, new, t, note)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
 

@@ -427,7 +427,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 tail = tail_from(chain, {cites[-1].id})
                 doomed.update(v.id for v in tail)
                 store.journal.append([f"P\t{key}"] + [f"D\t{v.id}" for v in tail])
-                heads[key], ids = rewrite_facts(store, key, tail, set(), now, idmap, "forget: sources rewritten",
+                heads[key], ids = rewrite_facts(store, key, tail, set(), now, idmap, "sources rewritten",
                                                 gone_keys)
                 idmap.update(ids)
                 fresh.update(ids)

@@ -86,7 +86,9 @@ class RepairReport:
             ``.idx`` is missing (the pack is then set aside) or does not
             name them (a damaged id in its id table).
         lost: ids a chain needed that nothing could restore.
-        stubs: lost stubs written.
+        stubs: lost stubs written (the 'lost' placeholders the store now
+            holds that this repair wrote).
+        stubs_in: ref name -> how many of ``stubs`` its history holds.
         mended: refs whose chain was rewritten.
         dropped_refs: refs deleted because nothing of them was left.
         restored_refs: damaged ref files set aside and the ref set again from its reflog.
@@ -121,6 +123,10 @@ class RepairReport:
             was not in the store while their reflog's last entry names a
             sound head: the ref was damaged (a changed digit), no object was
             lost; the ref is set to that head (then mended if need be).
+        reflogs: ``(logs/refs/… path, lines kept, lines dropped)`` of each
+            reflog file that held a damaged line (garbage): moved to the
+            quarantine, its readable lines written back in its place
+            (``Reflog.set_aside_damaged``).
     """
 
     quarantine: str = ""
@@ -132,6 +138,7 @@ class RepairReport:
     unindexed: int = 0
     lost: list[str] = field(default_factory=list)
     stubs: int = 0
+    stubs_in: dict[str, int] = field(default_factory=dict)
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
@@ -145,6 +152,7 @@ class RepairReport:
     refound: list[str] = field(default_factory=list)
     gaps_filled: dict[str, int] = field(default_factory=dict)
     edges_dropped: dict[str, int] = field(default_factory=dict)
+    reflogs: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -152,7 +160,7 @@ class RepairReport:
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
-                    or self.edges_dropped)
+                    or self.edges_dropped or self.reflogs)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -407,6 +415,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
     bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions, packed-facts that name no id
     store.reflog.drop_bad_packed()             # and of logs/packed-sessions, packed-facts: read by nobody
+    rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):
@@ -711,6 +720,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             _tag, num, lost_id = entry
             parent = store.put(kind.stub(label, num, parent, lost_id, like, now))
             rep.stubs += 1
+            rep.stubs_in[name] = rep.stubs_in.get(name, 0) + 1
     if parent is None:
         store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)

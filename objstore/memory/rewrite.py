@@ -70,6 +70,8 @@ def rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[s
         edges=() if gone else _rewrite_edges(v.fact.edges, idmap, gone_keys)),
         forget_ids, tail[-1].fact.parent if tail else None)
     # the index is rebuilt physically by forget itself (step 3)
-    commit_version(store, key, tail[0].id, new_head, old_chain=[], new_chain=[], command=f"forget: {command}",
+    # the reflog line "forget[: <reason>]: history rewritten" (the store adds the last part: reflog.is_rewrite)
+    commit_version(store, key, tail[0].id, new_head, old_chain=[], new_chain=[],
+                   command="forget" if command == "forget" else f"forget: {command}",
                    time_ms=now, rewrite=True, index=False)
     return new_head, ids

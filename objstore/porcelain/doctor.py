@@ -79,8 +79,9 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``permissions``, ``forget``, ``index``, ``config``, ``projects``, ``locks``, ``temps``,
-            ``hooks``, ``cursors``, ``transcripts``, ``remotes``, ``derive``.
+        check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``forget``,
+            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
+            ``remotes``, ``derive``.
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -335,12 +336,35 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     return sorted(out, key=lambda f: f.severity != "error")
 
 
-def fix(store: Store, findings: list[Finding]) -> list[str]:
+def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_command: str = "mem",
+                      now: float | None = None) -> list[Finding]:
+    """The findings of a store that cannot be opened because its ``config``
+    is missing or damaged (``why``: the open's message, e.g. ``<root>/config
+    is not a mem store config``): that one as an error (``check`` ``store``,
+    fixed by ``mem fsck --repair``, ``Store.repair_config``), then every
+    check that needs no open store (permissions, ``config.toml``, the
+    project registry, stale locks, the agent's hooks), errors first.  The
+    checks that read the store (index, forget, temps, cursors, transcripts,
+    remotes) wait for the repair: the error says so."""
+    now = time.time() if now is None else now
+    root = Path(root)
+    out = [Finding("store", "error", f"{why}; the checks that read the store (index, forgets, temp files, "
+                   "cursors, transcripts, remotes) were skipped until it is repaired",
+                   "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
+                   "default one; objects and refs are kept)", (str(root / "config"),))]
+    out += (_permissions(root) + _config(root) + _projects(root) + _locks(root, now)
+            + _hooks(list(settings), hook_command))
+    return sorted(out, key=lambda f: f.severity != "error")
+
+
+def fix(store: Store | None, findings: list[Finding]) -> list[str]:
     """Repair what can be repaired without asking: tighten permissions,
     remove stale lock files and unusable hook cursors, set a damaged
     ``derive-state.json`` aside (under the store lock, which a derive run
-    holds to write it).  Returns what was done, one line each.  Raises
-    StoreLocked when the lock is busy for that last one."""
+    holds to write it).  Returns what was done, one line each.  ``store``
+    is None for a store that cannot be opened (:func:`diagnose_unopened`):
+    its findings hold no cursors.  Raises StoreLocked when the lock is busy
+    for the derive state."""
     done = []
     for f in findings:
         if f.check == "permissions":

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, Refused
+from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
+from objstore.core.reflog import FILE_LINE_SHAPE, is_rewrite, line_numbers, rewritten_at
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
@@ -69,10 +70,16 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
     Raises:
         InvalidInput: a bad key or ref name.
         NotFound: ``ref`` has no reflog (never moved, or forgotten).
+        IntegrityError: ``ref``'s reflog file holds a damaged line
+            (``Reflog.file_damage``; all refs: each is warned of and skipped).
     """
     if ref is not None:
         name = ref_of(ref)
         entries = store.reflog.read(name)
+        for p, bad in store.reflog.file_damage(name):   # skipped lines would read as "no reflog": damage, said
+            raise IntegrityError(f"the reflog of {name} is damaged: {store.reflog.shown(p)} {line_numbers(bad)}: "
+                                 f"not '{FILE_LINE_SHAPE}'",
+                                 hint="'mem fsck --repair' sets the file aside and keeps its readable lines")
         if not entries:
             refuse_if_credential(name, "ref name")
             raise NotFound(f"no reflog for {name}", hint="list refs with: mem keys / mem sessions")
@@ -92,6 +99,9 @@ def reflog(store: Store, ref: str | None = None, *, limit: int | None = None) ->
             moves += [RefMove(name, e.old, e.new, e.time, e.command) for e in store.reflog.read(name)]
     for where in store.reflog.packed_damage():  # lines every reader skips: said, not hidden
         store.damaged.setdefault(f"ref {where}", "not a reflog line: skipped")
+    if ref is None:
+        for p, bad in store.reflog.file_damage():
+            store.damaged.setdefault(f"ref {store.reflog.shown(p)} {line_numbers(bad)}", "not a reflog line: skipped")
     order = sorted(range(len(moves)), key=lambda i: (moves[i].time, i), reverse=True)
     out = [moves[i] for i in order]
     return out[:limit] if limit is not None else out
@@ -207,6 +217,11 @@ class Blame:
             of the review queue, else None.
         sources: what the version cites.
         versions: how many versions the key has.
+        rewritten_at: when (ms) the key's history was last rewritten (a
+            forget of one of its versions, a seal, a pull of a remote's
+            rewrite: ``reflog.rewritten_at``), else None.  The reflog before
+            it is gone, so a version written before it has ``command`` ""
+            and ``time`` 0: the rewrite moved the ref, it did not write the value.
     """
 
     key: str
@@ -216,6 +231,7 @@ class Blame:
     review: str | None
     sources: list[SourceInfo]
     versions: int
+    rewritten_at: int | None = None
 
 
 def _source_info(store: Store, src: str) -> SourceInfo:
@@ -230,7 +246,8 @@ def _source_info(store: Store, src: str) -> SourceInfo:
 
 def blame(store: Store, key: str) -> Blame:
     """The current version of ``key`` with its trust, author (``owner``), the
-    command that wrote it, the review decision and the turns it cites.
+    command that wrote it, the review decision and the turns it cites, and
+    when the key's history was last rewritten (:attr:`Blame.rewritten_at`).
 
     Raises NotFound (no such key, or no current version: every version was
     forgotten) and InvalidInput (a bad key)."""
@@ -240,14 +257,17 @@ def blame(store: Store, key: str) -> Blame:
     if cur is None:
         raise NotFound(f"{key} has no current value (every version was forgotten)")
     command, when = "", 0
-    for e in reversed(store.reflog.read(fact_ref(key))):
+    entries = store.reflog.read(fact_ref(key))
+    for e in reversed(entries):
         if e.new == cur.id and e.old != e.new:
-            command, when = e.command, e.time
+            if not is_rewrite(e):   # the rewrite re-stored the value; what wrote it is before the rewrite
+                command, when = e.command, e.time
             break
     review = None
     if command.startswith("queue accept"):
         review = "accepted (edited)" if "edited" in command else "accepted"
-    return Blame(key, cur, command, when, review, [_source_info(store, s) for s in cur.fact.sources], len(chain))
+    return Blame(key, cur, command, when, review, [_source_info(store, s) for s in cur.fact.sources], len(chain),
+                 rewritten_at(entries))
 
 
 # --- revert -------------------------------------------------------------------
