@@ -278,25 +278,31 @@ def _plan_seams(store: Store, plan: ForgetPlan, seen) -> None:
             seen(counts)
 
 
-def check_previewed(shown: AbstractSet[str], now: ForgetPlan) -> None:
+def check_previewed(shown: AbstractSet[str], now: ForgetPlan | AbstractSet[str], *,
+                    verb: str = "forget", done: str = "forgotten") -> None:
     """Raise ChangedSincePreview (exit 5, MCP ``conflict``; nothing changed)
     when ``now`` (the selector planned again under the store lock, after
     the person approved a preview) would remove a fact version or turn
     whose id is not in ``shown`` (``object_ids()`` of the plan the preview
     showed): one written since (test18 U8: the prompt showed one version
     and two were forgotten).  Less is fine (forgotten meanwhile).  One
-    check for the CLI's prompt and the MCP ``forget`` tool's confirm token.
-    A ``--match`` plan is not compared: its text tombstone takes a value
-    holding the text whenever it is written (docs/forget.md)."""
-    if now.match is not None:
-        return
-    extra = now.object_ids() - shown
+    check for the CLI's prompt, the MCP ``forget`` tool's confirm token and
+    the MCP ``seal`` tool's (``now``: the ids of the versions ``seal_key``
+    would seal, ``verb="seal", done="sealed"``; q20: a version written after
+    the preview was sealed too).  A ``--match`` plan is not compared: its
+    text tombstone takes a value holding the text whenever it is written
+    (docs/forget.md)."""
+    if isinstance(now, ForgetPlan):
+        if now.match is not None:
+            return
+        now = now.object_ids()
+    extra = set(now) - shown
     if extra:
         n = len(extra)
         raise ChangedSincePreview(f"{n} more fact version{'s' if n != 1 else ''} or turn{'s' if n != 1 else ''} "
-                                  "of what you chose to forget were written since the preview you approved; "
-                                  "nothing was forgotten",
-                                  hint="run the forget again to see what it would forget now")
+                                  f"of what you chose to {verb} were written since the preview you approved; "
+                                  f"nothing was {done}",
+                                  hint=f"run the {verb} again to see what it would {verb} now")
 
 
 def check_selector_name(*, what: str | None = None, session: str | None = None) -> None:
