@@ -56,8 +56,8 @@ from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, purge_turn_shards, turn_docs
 from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, drop_leftover_temps,  # noqa: F401  (re-exported)
                                          forgotten_at, scan_store, scrub_derived)
-from objstore.memory.forgetplan import (ForgetPlan, forget_selector, forgotten_before,  # noqa: F401  (re-exported)
-                                        plan_chain, plan_forget)
+from objstore.memory.forgetplan import (CREDENTIALS_REASON, ForgetPlan, forget_selector,  # noqa: F401  (re-exported)
+                                        forgotten_before, plan_chain, plan_forget)
 from objstore.memory.facts import Version, list_keys, remember, versions
 from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
@@ -116,6 +116,11 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
     holds (``with store.lock():``, as ``mem forget --yes`` does: nothing
     can have changed in between), used instead of planning again.
 
+    A plan that redacts (``plan_credentials``: ``redacted``,
+    ``redacted_versions``) writes its tombstones with reason
+    :data:`CREDENTIALS_REASON` (for ``reason="forget"``), so that the
+    recovery of a stopped one finishes it redacted (:func:`resume_forget`).
+
     Raises as :func:`plan_forget`, StoreLocked, and ValueError for a
     ``plan`` given without the store lock held.
     """
@@ -124,6 +129,8 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
     with store.lock("forget"):
         if plan is None:
             plan = plan_forget(store, what=what, match=match, session=session)
+        if reason == "forget" and (plan.redacted or plan.redacted_versions):
+            reason = CREDENTIALS_REASON
         res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
                         for v in vs]
@@ -531,10 +538,25 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
     holds the store lock (recovery) and clears the journal.  Returns None
     when nothing was left to do.
 
+    A version or turn whose tombstone a ``mem forget --credentials`` wrote
+    (reason :data:`CREDENTIALS_REASON`) is rewritten redacted in its place
+    (``core.redact.leftovers.redact_stored``, as ``plan_credentials``), never
+    emptied (q20: a killed run left them emptied, a key with no other
+    value gone whole); the resumed tombstones keep that reason.
+
     Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
     rewritten before the stop (they keep citing its old, deleted id)."""
+    from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
     check = forgotten_check(store)
     flt = capture_filter(store, strict=False)   # recovery runs under any lock: a lost tombstone must not stop it
+    # what a stopped --credentials forget tombstoned (key + digest of the old text): redacted, not emptied
+    cred = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.reason == CREDENTIALS_REASON}
+
+    def redacts(tkey: str, text: str, name: str = "") -> str | None:
+        if not text or (tkey, value_digest(text)) not in cred:
+            return None
+        new, counts = redact_stored(text, name)
+        return new if counts and new != text else None
     plan = ForgetPlan()
     for key in sorted(keys):
         head = store.refs.read(fact_ref(key))
@@ -545,11 +567,19 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
         except IntegrityError:
             continue           # a damaged head: fsck --repair, then a rerun of the forget
         live = [v for v in chain if not v.fact.forgotten]
-        hit = [v for v in live if check(v.fact)]
+        red = {}
+        for v in live:
+            text = redacts(key, v.fact.body, key)
+            if text is not None:
+                red[v.id] = text
+        hit = [v for v in live if v.id not in red and check(v.fact)]
         if hit and len(hit) == len(live):
             plan.keys[key] = chain
         elif hit:
             plan.versions[key] = hit
+        if red and key not in plan.keys:
+            plan.redacted_versions[key] = [v for v in live if v.id in red]
+            plan.texts.update(red)
     for sid in sorted(sessions):
         head = store.refs.read(session_ref(sid))
         if head is None:
@@ -561,11 +591,22 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
         if sid in flt.sessions:
             plan.sessions[sid] = tvs[::-1]
         else:
-            hit = [tv for tv in tvs if flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
+            red = {}
+            for tv in tvs:
+                text = redacts(turn_tombstone_key(sid, tv.turn.source), tv.turn.text)
+                if text is not None:
+                    red[tv.id] = text
+            hit = [tv for tv in tvs if tv.id not in red
+                   and flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
             if hit:
                 plan.turns[sid] = hit
-    if not (plan.keys or plan.versions or plan.sessions or plan.turns):
+            if red:
+                plan.redacted[sid] = [tv for tv in tvs if tv.id in red]
+                plan.texts.update(red)
+    if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.redacted or plan.redacted_versions):
         return None
     res = ForgetResult(plan)
-    _execute(store, plan, res, "forget (resumed)", clear_journal=False)
+    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions)
+             and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
+             clear_journal=False)
     return res

@@ -202,6 +202,12 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
     return plan
 
 
+#: the reason of the tombstones a ``mem forget --credentials`` writes (``forget.forget`` gives it to a
+#: plan of :func:`plan_credentials`): the recovery of a stopped one finishes what they name redacted
+#: (``forget.resume_forget``), never emptied
+CREDENTIALS_REASON = "forget --credentials"
+
+
 def plan_credentials(store: Store) -> ForgetPlan:
     """The plan of ``mem forget --credentials`` (reads only): every live
     fact version and turn whose text still holds a credential by today's
