@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Tombstone, normalize_value, value_digest
+from objstore.core.objects import Fact, QueueItem, Tombstone, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
@@ -129,7 +129,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
     with store.lock("forget"):
         if plan is None:
             plan = plan_forget(store, what=what, match=match, session=session)
-        if reason == "forget" and (plan.redacted or plan.redacted_versions):
+        if reason == "forget" and (plan.redacted or plan.redacted_versions or plan.queue_redacted):
             reason = CREDENTIALS_REASON
         res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
@@ -137,7 +137,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if dry_run:
             return res
         if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta  # nothing stored holds it
-                or plan.retomb or plan.redacted or plan.redacted_versions):
+                or plan.retomb or plan.redacted or plan.redacted_versions or plan.queue_redacted):
             if plan.queue_items:                                             # (but queued proposals may)
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
@@ -325,6 +325,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
                        now, reason)
+    # a review-queue item rewritten redacted: its old value may not be written to its key again
+    queue_old = {oid: store.get(oid, QueueItem) for _cur, red in plan.queue_redacted.values() for oid in red}
+    for _cur, red in plan.queue_redacted.values():
+        for oid, q in red.items():
+            if queue_old[oid].body != q.body:
+                _tombstone(store, res, have, q.key, value_digest(queue_old[oid].body), now, reason)
     if plan.match:   # the match text, in any later value (the rules per session below: in turns)
         _text_tombstone(store, res, have, value_digest(plan.match), len(plan.match), now)
     for sid, tvs in plan.sessions.items():
@@ -369,6 +375,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     meta_hit = matcher(plan.match) if plan.meta else (lambda _v: False)
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
+    doomed.update(queue_old)   # (the redacted item differs from each: its id too)
     # every tombstone is written: recovery can finish it from here, and the U line (same write,
     # last) tells it to delete the note should this forget be stopped before it does
     settled = [f"U\t{store.unfinished.name(*plan.selector)}"] if plan.selector is not None and tombstones else []
@@ -449,6 +456,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     plan.cites.save(heads)   # (its entries of replaced heads name what they cited: they go)
 
+    # review-queue items holding a credential (--credentials): written again redacted, their history too
+    for iid, (cur, red) in plan.queue_redacted.items():
+        queue.rewrite_redacted(store, iid, cur, red)
+        res.rewritten.append(queue.item_ref(iid))
+
     # review-queue items that propose a forgotten value (or concern a forgotten key)
     for key in plan.keys:
         res.queue_dropped += queue.drop(store, key=key)
@@ -491,6 +503,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     needles += [tv.turn.text for tvs in (*plan.sessions.values(), *plan.turns.values(), *plan.redacted.values())
                 for tv in tvs if tv.turn.text]
     needles += [v.fact.body for vs in plan.redacted_versions.values() for v in vs if v.fact.body]
+    needles += [t for q in queue_old.values() for t in (q.body, q.note) if t]
     if plan.match:
         needles.append(plan.match)
     # words that only the forgotten texts had (absent from the purged index) are needles too,

@@ -64,6 +64,10 @@ class ForgetPlan:
     retomb: list[str] = field(default_factory=list)
 
     queue_items: list[str] = field(default_factory=list)
+    #: review-queue items (queued or decided) whose objects still hold a credential (``--credentials``,
+    #: ``queue.plan_redactions``): item id -> (its current object id or None, {object id: the item
+    #: redacted}); written again redacted, their history with them (``queue.rewrite_redacted``)
+    queue_redacted: dict[str, tuple] = field(default_factory=dict)
     #: session -> ids of its damaged turns (a damaged head, the turn a walk
     #: stopped at): deleted unread, found again in the index by id
     unreadable: dict[str, list[str]] = field(default_factory=dict)
@@ -92,7 +96,7 @@ class ForgetPlan:
     def is_empty(self) -> bool:
         """True when nothing matched."""
         return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items
-                    or self.retomb or self.redacted or self.redacted_versions)
+                    or self.retomb or self.redacted or self.redacted_versions or self.queue_redacted)
 
     def object_ids(self) -> set[str]:
         """Ids of the fact versions and turns that hold what is forgotten."""
@@ -216,7 +220,9 @@ def plan_credentials(store: Store) -> ForgetPlan:
     test17 T19; or a credential split across the seam of two parts of a
     Markdown note: :func:`_plan_seams`) is rewritten in its place with its
     text redacted (``redacted_versions``, ``redacted``, ``texts``; ``rules``
-    counts them by rule name).  Sealed values are not read (they are encrypted).  No
+    counts them by rule name), and so is every review-queue item, queued or
+    decided, whose objects hold one (``queue_redacted``: its reflog history
+    with it).  Sealed values are not read (they are encrypted).  No
     selector is noted (``selector`` None): the same command run again finds
     what a stopped one left.  Cost: every stored text is redacted once
     (as an import does), and each cut is tried up to 128 times (a few ms).
@@ -240,6 +246,7 @@ def plan_credentials(store: Store) -> ForgetPlan:
                 plan.texts[v.id] = text
                 seen(counts)
     _plan_seams(store, plan, seen)
+    plan.queue_redacted = queue.plan_redactions(store)   # proposals, queued or decided (q20)
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
         for tv in walk_turns(store, head):
