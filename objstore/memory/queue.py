@@ -391,23 +391,11 @@ def rewrite_redacted(store: Store, iid: str, cur: str | None, red: dict[str, Que
     Returns the item's id now.  Raises RefConflict when the ref moved."""
     newid = {old: store.put(q) for old, q in red.items()}
     ref = item_ref(iid)
-    entries = store.reflog.read(ref)
-    last = cur or next((e.new or e.old for e in reversed(entries) if (e.new or e.old) in red), None)
+    last = cur or next((x for e in reversed(store.reflog.read(ref)) for x in (e.new, e.old) if x in red), None)
     nid = red[last].item_id if last in red else iid
     if nid != iid and (store.refs.read(item_ref(nid)) is not None or store.reflog.read(item_ref(nid))):
         nid = iid   # (the redacted value is another item's already: this one keeps its name)
-    new_ref = item_ref(nid)
-    if nid == iid:
-        store.reflog.drop(ref)
-    for e in entries:
-        store.reflog.append(new_ref, newid.get(e.old, e.old) if e.old else None,
-                            newid.get(e.new, e.new) if e.new else None, e.time, e.command)
-    if cur is not None:
-        store.update_ref(new_ref, cur if nid == iid else None, newid.get(cur, cur))   # (its entry: above)
-        if nid != iid:
-            store.update_ref(ref, cur, None, rewrite=True)
-    if nid != iid and cur is None:
-        store.reflog.drop(ref)
+    store.rewrite_history(ref, item_ref(nid), cur, newid.get(cur, cur) if cur else None, newid)
     return nid
 
 
