@@ -58,5 +58,9 @@ def test_forget_credentials_redacts_queued_accepted_and_rejected_items(mem, stor
         assert {t.reason for t in all_tombstones(s) if t.key in ("project/x/pending", "project/x/acc")} \
             == {"forget --credentials"}
         assert len(list(s.reflog.read(f"queue/{items[0].get('item', items[0].get('id'))}"))) >= 1
+    # each item keeps its history (queued, then accepted or rejected), on the redacted objects
+    logs = sorted(len(f.read_text().splitlines()) for f in (store_path / "logs" / "refs" / "queue").iterdir())
+    assert logs == [1, 2, 2], logs
+    assert not {pending, accepted, rejected} & {f.name for f in (store_path / "logs" / "refs" / "queue").iterdir()}
     assert "nothing changed" in mem("forget", "--credentials", "--yes", env=PERSON).stdout
     assert mem("fsck", "--json").json["ok"]
