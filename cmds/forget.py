@@ -133,7 +133,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     redacting, so '... ghp_Q9w2E3r4...[cut 21 chars]' could be stored;
     and it split long Markdown notes into parts hard, a token in two halves).
     Each such version or turn keeps its place, rewritten with
-    [REDACTED:<rule>] in place of what was found; the old text goes from
+    [REDACTED:<rule>] in place of what was found, and so does each
+    review-queue proposal (queued, accepted or rejected) holding one, with
+    its history (its reflog); the old text goes from
     the objects, packs, search index and logs as for any forget (run 'mem
     gc --prune=now' after).  The preview names them and counts the rules,
     never showing a text.
@@ -301,6 +303,7 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                               for k, vs in plan.redacted_versions.items() for v in vs],
                  "turns": [{"session": sid, "id": tv.id, "seq": tv.turn.seq}
                            for sid, tvs in plan.redacted.items() for tv in tvs],
+                 "queue_items": [{"item": iid, "objects": sorted(red)} for iid, (_c, red) in plan.queue_redacted.items()],
                  "rules": dict(sorted(plan.rules.items()))}
         if plan.is_empty():
             if as_json:
@@ -308,13 +311,15 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
             else:
                 click.echo("no stored value or turn holds a credential by today's rules; nothing changed")
             return
-        nv, nt = len(where["versions"]), len(where["turns"])
+        nv, nt, nq = len(where["versions"]), len(where["turns"]), len(where["queue_items"])
         remotes = remotes_holding(store, plan.object_ids())
         if not as_json:
             click.echo(f"{'would redact' if dry_run else 'will redact'} {plural(nv, 'fact version')} and "
-                       f"{plural(nt, 'turn')} still holding a credential ({rules}); each keeps its place")
+                       f"{plural(nt, 'turn')}{_queue_part(nq)} still holding a credential"
+                       f"{f' ({rules})' if rules else ''}; each keeps its place")
             lines = [f"  {safe(x['key'])}@v{x['version']}  {x['id'][:12]}" for x in where["versions"]]
             lines += [f"  turn {safe(x['session'])} #{x['seq']}  {x['id'][:12]}" for x in where["turns"]]
+            lines += [f"  queue item {x['item'][:12]}" for x in where["queue_items"]]
             for line in lines[:PREVIEW_LINES]:
                 click.echo(line)
             if len(lines) > PREVIEW_LINES:
@@ -333,13 +338,14 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                 plan = plan_credentials(store)
                 nv = sum(map(len, plan.redacted_versions.values()))
                 nt = sum(map(len, plan.redacted.values()))
+                nq = len(plan.queue_redacted)
             r = forget(store, plan=plan)
     if as_json:
         emit_json({"dry_run": False, "redacted": True, **where, "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed, "remotes_holding": remotes})
         return
-    click.echo(f"redacted {plural(nv, 'fact version')} and {plural(nt, 'turn')}: "
+    click.echo(f"redacted {plural(nv, 'fact version')} and {plural(nt, 'turn')}{_queue_part(nq)}: "
                f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, "
                f"{plural(r.objects_deleted, 'object')} deleted, search index purged")
@@ -348,6 +354,11 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
         click.echo(f"warning: index: {p}", err=True)
     click.echo("note: the agent's own transcript files may still hold the credential; 'mem scan' finds a "
                "text you know, and docs/forget.md says how to scrub it", err=True)
+
+
+def _queue_part(n: int) -> str:
+    """`` and N review-queue items`` for ``mem forget --credentials``'s lines, "" for none."""
+    return f" and {plural(n, 'review-queue item')}" if n else ""
 
 
 def _keys_naming(store, match: str) -> list[str]:

@@ -348,6 +348,17 @@ def enable_fast_json(enabled: bool = True) -> bool:
     return True
 
 
+def _parse_int(digits: str) -> int | float:
+    """A JSON integer's value: exact up to ``sys.get_int_max_str_digits()``
+    digits (4,300), beyond that the float it rounds to (``inf``/``-inf``, as
+    ``json.loads`` reads ``1e400``): an exact conversion of a longer one takes
+    time quadratic in its digits (a 64 MiB line of them: hours)."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
 def decode_record(raw: bytes) -> dict | None:
     """One raw line -> record dict, or None if the line is not a JSON object.
 
@@ -359,9 +370,13 @@ def decode_record(raw: bytes) -> dict | None:
     refuses every line the standard library would read differently (invalid
     UTF-8, raw control characters, lone surrogate escapes, ``NaN`` and
     numbers beyond a double's range; integers of any size stay exact ints);
-    a refused line is decoded as without it.  Only a line nested about a
-    thousand levels deep (Python's recursion limit, minus the caller's
-    frames) may be read by one and refused by the other."""
+    a refused line is decoded as without it.  An integer of more than
+    4,300 digits (``sys.get_int_max_str_digits``, where ``json.loads``
+    refuses the line) costs only its value: it reads as ``inf``/``-inf``
+    (:func:`_parse_int`), so the line is read whichever decoder is on (q20:
+    :class:`RecordFields`' struct decoder skips such a value unread).  Only
+    a line nested about a thousand levels deep (Python's recursion limit,
+    minus the caller's frames) may be read by one and refused by the other."""
     if _fast_decode is not None:
         try:
             rec = _fast_decode(raw)
@@ -378,8 +393,15 @@ def decode_record(raw: bytes) -> dict | None:
         text = text.replace("\x00", "\ufffd")
     try:
         rec = json.loads(text)
-    except (ValueError, RecursionError):   # JSONDecodeError is a ValueError
+    except RecursionError:
         return None
+    except ValueError as e:   # JSONDecodeError is a ValueError
+        if "integer string conversion" not in str(e):
+            return None
+        try:   # an integer of over 4,300 digits (sys.get_int_max_str_digits): read as msgspec's struct does
+            rec = json.loads(text, parse_int=_parse_int)
+        except (ValueError, RecursionError):
+            return None
     if not isinstance(rec, dict):
         return None
     if _SUSPECT_ESCAPE_RE.search(raw):
@@ -419,11 +441,10 @@ class RecordFields:
     the standard library reads, with the same values of these keys (it
     changes only the skipped value); a line that is no JSON object, or one
     holding an escape :func:`decode_record` cleans, is decoded by
-    :func:`decode_record`.  One difference: an integer of more than 4,300
-    digits in a skipped value, for which the standard library refuses the
-    whole line (``sys.get_int_max_str_digits``), is skipped unread (no
-    agent writes one: a JSON number from JavaScript has at most 309
-    digits); finding one would cost a scan of every line (~0.6 s)."""
+    :func:`decode_record`.  An integer of more than 4,300 digits in a
+    skipped value is skipped unread, and :func:`decode_record` reads its
+    line too (as ``inf``), so the line counts the same with either decoder
+    (q20; before, the standard library refused the whole line)."""
 
     __slots__ = ("keys", "_decode")
 

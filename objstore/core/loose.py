@@ -9,6 +9,7 @@ and compares it with the id (dulwich ``verify_sha``).
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,8 +57,21 @@ class LooseObjects:
         return oid
 
     def contains(self, oid: str) -> bool:
-        """True when the object file exists."""
-        return self.path(oid).is_file()
+        """True when the object file exists, False when nothing is in its place.
+
+        Raises:
+            CorruptObject: something other than a regular file is in its
+                place (a FIFO, a device or a symlink to one, a folder): damage,
+                as :meth:`get` reports it (``object <id>: not a regular file``),
+                never taken for an absent object (q20).
+        """
+        try:
+            st = os.stat(f"{self._dir}/{oid[:2]}/{oid[2:]}")
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        if not stat.S_ISREG(st.st_mode):
+            raise CorruptObject(f"object {oid}: not a regular file")
+        return True
 
     def get(self, oid: str) -> bytes:
         """The verified frame of ``oid``.

@@ -142,6 +142,19 @@ class Reflog:
         self._write(p, line, durable)
         audit.append(self.root, time_ms, cmd, ref, old, new)
 
+    def replace(self, ref: str, entries: list[ReflogEntry]) -> None:
+        """Write ``ref``'s reflog file anew with ``entries`` (oldest first),
+        atomically and durably (a history rewrite that keeps the history:
+        ``Store.rewrite_history``); its packed lines, if any, go
+        (:meth:`drop`).  No audit line: they record moves already made."""
+        lines = "".join(f"{e.old or ZERO_ID} {e.new or ZERO_ID} {e.time} {self._clean(e.command)}\n"
+                        for e in entries).encode("utf-8", "replace")
+        if self._packed_name(ref) is not None:
+            self.drop(ref)
+        p = self.path(ref)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(p, lines)
+
     def _packed_name(self, ref: str) -> tuple[str, str] | None:
         """(packed file, name) of the lines of a session or fact ref: the
         file under ``logs/`` (:data:`PACKED_FILES`) and the name its lines

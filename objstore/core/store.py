@@ -38,14 +38,14 @@ from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
-                                  StoreLocked, StoreNotFound, UnsupportedVersion)
+                                  RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion)
 from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.pack import ORPHAN_HINT, PackSet
 from objstore.core.packformat import UPGRADE_HINT
-from objstore.core.reflog import REWRITE_NOTE, Reflog
+from objstore.core.reflog import REWRITE_NOTE, Reflog, ReflogEntry
 from objstore.core.refs import Refs
 from objstore.core.repack import PackRewrites
 
@@ -646,6 +646,32 @@ class Store(PackRewrites):
                 self.reflog.append(ref, None, new, t, note)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
+
+    def rewrite_history(self, ref: str, new_ref: str, old: str | None, new: str | None,
+                        idmap: dict[str, str]) -> None:
+        """A history rewrite that keeps the history (``mem forget
+        --credentials`` of a review-queue item, whose objects are written
+        again redacted): ``ref``'s reflog is written again under ``new_ref``
+        (``ref`` itself, or a new name) entry by entry, each id replaced by
+        ``idmap``'s (old id -> new id; others kept), and the ref, when at
+        ``old`` (None: ``ref`` has no ref, only a reflog), moves to
+        ``new_ref`` at ``new``.  Order: the new reflog (one atomic write),
+        the ref, then the old ref and reflog go.  Caller holds the store
+        lock.  Raises RefConflict when ``ref`` is not at ``old``."""
+        def m(x: str | None) -> str | None:
+            return idmap.get(x, x) if x else None
+        entries = [ReflogEntry(m(e.old), m(e.new), e.time, e.command) for e in self.reflog.read(ref)]
+        if self.refs.read(ref) != old:   # (checked first: a RefConflict changes nothing)
+            raise RefConflict(f"{ref} moved: expected {old}")
+        self.reflog.replace(new_ref, entries)
+        if old is not None:
+            if new_ref == ref:
+                self.refs.set_if_equals(ref, old, new)
+            else:
+                self.refs.set_if_equals(new_ref, None, new)
+                self.refs.set_if_equals(ref, old, None)
+        if new_ref != ref:
+            self.reflog.drop(ref)
 
     def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
                     time_ms: int | None = None) -> None:

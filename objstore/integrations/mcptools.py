@@ -438,21 +438,25 @@ class MemoryTools:
                 "index_problems": res.index_problems}
 
     def tool_seal(self, caller: Caller, key: str, confirm: str | None = None) -> dict:
-        """Seal ``key``: encrypt every version to the vault, remove the plaintext: two calls."""
+        """Seal ``key``: encrypt every version to the vault, remove the plaintext: two calls.
+        The second seals nothing and raises ChangedSincePreview (``conflict``)
+        when a version written since the preview would be sealed too (q20:
+        the token binds the versions its preview counted; ``check_previewed``)."""
         key = self._need_key(caller, key)
         if not has_vault(self.store):
             raise NotFound("no vault to seal into", hint="create one with: mem vault init")
 
-        def preview() -> tuple[dict, None]:
+        def preview() -> tuple[dict, frozenset[str]]:
             chain = versions(self.store, key)
             if not chain:
                 raise NotFound(f"no key {key}")
-            return {"preview": {"key": key, "versions": len(chain),
-                                "effect": "every version is encrypted to the vault and its plaintext removed"}}, None
-        p, _ = self._confirmed(caller, "seal", {"key": key}, confirm, preview)
+            return ({"preview": {"key": key, "versions": len(chain),
+                                 "effect": "every version is encrypted to the vault and its plaintext removed"}},
+                    frozenset(v.id for v in chain))
+        p, shown = self._confirmed(caller, "seal", {"key": key}, confirm, preview)
         if p is not None:
             return p
-        res = seal_key(self.store, key)
+        res = seal_key(self.store, key, previewed=shown)
         return {"done": True, "key": key, "sealed": len(res.sealed), "removed": len(res.removed),
                 "already": res.already}
 

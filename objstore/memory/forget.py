@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, Tombstone, normalize_value, value_digest
+from objstore.core.objects import Fact, QueueItem, Tombstone, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
@@ -56,8 +56,8 @@ from objstore.memory.citations import FactCites
 from objstore.memory.documents import fact_docs, key_docs, purge_turn_shards, turn_docs
 from objstore.memory.forgetfiles import (MIN_MATCH_CHARS, drop_leftover_temps,  # noqa: F401  (re-exported)
                                          forgotten_at, scan_store, scrub_derived)
-from objstore.memory.forgetplan import (ForgetPlan, forget_selector, forgotten_before,  # noqa: F401  (re-exported)
-                                        plan_chain, plan_forget)
+from objstore.memory.forgetplan import (CREDENTIALS_REASON, ForgetPlan, forget_selector,  # noqa: F401  (re-exported)
+                                        forgotten_before, plan_chain, plan_forget)
 from objstore.memory.facts import Version, list_keys, remember, versions
 from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
@@ -116,6 +116,11 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
     holds (``with store.lock():``, as ``mem forget --yes`` does: nothing
     can have changed in between), used instead of planning again.
 
+    A plan that redacts (``plan_credentials``: ``redacted``,
+    ``redacted_versions``) writes its tombstones with reason
+    :data:`CREDENTIALS_REASON` (for ``reason="forget"``), so that the
+    recovery of a stopped one finishes it redacted (:func:`resume_forget`).
+
     Raises as :func:`plan_forget`, StoreLocked, and ValueError for a
     ``plan`` given without the store lock held.
     """
@@ -124,13 +129,15 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
     with store.lock("forget"):
         if plan is None:
             plan = plan_forget(store, what=what, match=match, session=session)
+        if reason == "forget" and (plan.redacted or plan.redacted_versions or plan.queue_redacted):
+            reason = CREDENTIALS_REASON
         res = ForgetResult(plan, key=what if (what and what in plan.keys) else "", dry_run=dry_run)
         res.versions = [(v.id, v.fact.version) for vs in (*plan.keys.values(), *plan.versions.values())
                         for v in vs]
         if dry_run:
             return res
         if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta  # nothing stored holds it
-                or plan.retomb or plan.redacted or plan.redacted_versions):
+                or plan.retomb or plan.redacted or plan.redacted_versions or plan.queue_redacted):
             if plan.queue_items:                                             # (but queued proposals may)
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
@@ -318,6 +325,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
                        now, reason)
+    # a review-queue item rewritten redacted: its old value may not be written to its key again
+    queue_old = {oid: store.get(oid, QueueItem) for _cur, red in plan.queue_redacted.values() for oid in red}
+    for _cur, red in plan.queue_redacted.values():
+        for oid, q in red.items():
+            if queue_old[oid].body != q.body:
+                _tombstone(store, res, have, q.key, value_digest(queue_old[oid].body), now, reason)
     if plan.match:   # the match text, in any later value (the rules per session below: in turns)
         _text_tombstone(store, res, have, value_digest(plan.match), len(plan.match), now)
     for sid, tvs in plan.sessions.items():
@@ -362,6 +375,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     meta_hit = matcher(plan.match) if plan.meta else (lambda _v: False)
     for tail in (*fact_rewrites.values(), *turn_rewrites.values()):
         doomed.update(x.id for x in tail)
+    doomed.update(queue_old)   # (the redacted item differs from each: its id too)
     # every tombstone is written: recovery can finish it from here, and the U line (same write,
     # last) tells it to delete the note should this forget be stopped before it does
     settled = [f"U\t{store.unfinished.name(*plan.selector)}"] if plan.selector is not None and tombstones else []
@@ -442,6 +456,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     plan.cites.save(heads)   # (its entries of replaced heads name what they cited: they go)
 
+    # review-queue items holding a credential (--credentials): written again redacted, their history too
+    for iid, (cur, red) in plan.queue_redacted.items():
+        queue.rewrite_redacted(store, iid, cur, red)
+        res.rewritten.append(queue.item_ref(iid))
+
     # review-queue items that propose a forgotten value (or concern a forgotten key)
     for key in plan.keys:
         res.queue_dropped += queue.drop(store, key=key)
@@ -484,6 +503,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     needles += [tv.turn.text for tvs in (*plan.sessions.values(), *plan.turns.values(), *plan.redacted.values())
                 for tv in tvs if tv.turn.text]
     needles += [v.fact.body for vs in plan.redacted_versions.values() for v in vs if v.fact.body]
+    needles += [t for q in queue_old.values() for t in (q.body, q.note) if t]
     if plan.match:
         needles.append(plan.match)
     # words that only the forgotten texts had (absent from the purged index) are needles too,
@@ -531,10 +551,25 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
     holds the store lock (recovery) and clears the journal.  Returns None
     when nothing was left to do.
 
+    A version or turn whose tombstone a ``mem forget --credentials`` wrote
+    (reason :data:`CREDENTIALS_REASON`) is rewritten redacted in its place
+    (``core.redact.leftovers.redact_stored``, as ``plan_credentials``), never
+    emptied (q20: a killed run left them emptied, a key with no other
+    value gone whole); the resumed tombstones keep that reason.
+
     Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
     rewritten before the stop (they keep citing its old, deleted id)."""
+    from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
     check = forgotten_check(store)
     flt = capture_filter(store, strict=False)   # recovery runs under any lock: a lost tombstone must not stop it
+    # what a stopped --credentials forget tombstoned (key + digest of the old text): redacted, not emptied
+    cred = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.reason == CREDENTIALS_REASON}
+
+    def redacts(tkey: str, text: str, name: str = "") -> str | None:
+        if not text or (tkey, value_digest(text)) not in cred:
+            return None
+        new, counts = redact_stored(text, name)
+        return new if counts and new != text else None
     plan = ForgetPlan()
     for key in sorted(keys):
         head = store.refs.read(fact_ref(key))
@@ -545,11 +580,19 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
         except IntegrityError:
             continue           # a damaged head: fsck --repair, then a rerun of the forget
         live = [v for v in chain if not v.fact.forgotten]
-        hit = [v for v in live if check(v.fact)]
+        red = {}
+        for v in live:
+            text = redacts(key, v.fact.body, key)
+            if text is not None:
+                red[v.id] = text
+        hit = [v for v in live if v.id not in red and check(v.fact)]
         if hit and len(hit) == len(live):
             plan.keys[key] = chain
         elif hit:
             plan.versions[key] = hit
+        if red and key not in plan.keys:
+            plan.redacted_versions[key] = [v for v in live if v.id in red]
+            plan.texts.update(red)
     for sid in sorted(sessions):
         head = store.refs.read(session_ref(sid))
         if head is None:
@@ -561,11 +604,22 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
         if sid in flt.sessions:
             plan.sessions[sid] = tvs[::-1]
         else:
-            hit = [tv for tv in tvs if flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
+            red = {}
+            for tv in tvs:
+                text = redacts(turn_tombstone_key(sid, tv.turn.source), tv.turn.text)
+                if text is not None:
+                    red[tv.id] = text
+            hit = [tv for tv in tvs if tv.id not in red
+                   and flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
             if hit:
                 plan.turns[sid] = hit
-    if not (plan.keys or plan.versions or plan.sessions or plan.turns):
+            if red:
+                plan.redacted[sid] = [tv for tv in tvs if tv.id in red]
+                plan.texts.update(red)
+    if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.redacted or plan.redacted_versions):
         return None
     res = ForgetResult(plan)
-    _execute(store, plan, res, "forget (resumed)", clear_journal=False)
+    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions)
+             and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
+             clear_journal=False)
     return res

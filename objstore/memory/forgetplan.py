@@ -64,6 +64,10 @@ class ForgetPlan:
     retomb: list[str] = field(default_factory=list)
 
     queue_items: list[str] = field(default_factory=list)
+    #: review-queue items (queued or decided) whose objects still hold a credential (``--credentials``,
+    #: ``queue.plan_redactions``): item id -> (its current object id or None, {object id: the item
+    #: redacted}); written again redacted, their history with them (``queue.rewrite_redacted``)
+    queue_redacted: dict[str, tuple] = field(default_factory=dict)
     #: session -> ids of its damaged turns (a damaged head, the turn a walk
     #: stopped at): deleted unread, found again in the index by id
     unreadable: dict[str, list[str]] = field(default_factory=dict)
@@ -92,7 +96,7 @@ class ForgetPlan:
     def is_empty(self) -> bool:
         """True when nothing matched."""
         return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items
-                    or self.retomb or self.redacted or self.redacted_versions)
+                    or self.retomb or self.redacted or self.redacted_versions or self.queue_redacted)
 
     def object_ids(self) -> set[str]:
         """Ids of the fact versions and turns that hold what is forgotten."""
@@ -202,6 +206,12 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
     return plan
 
 
+#: the reason of the tombstones a ``mem forget --credentials`` writes (``forget.forget`` gives it to a
+#: plan of :func:`plan_credentials`): the recovery of a stopped one finishes what they name redacted
+#: (``forget.resume_forget``), never emptied
+CREDENTIALS_REASON = "forget --credentials"
+
+
 def plan_credentials(store: Store) -> ForgetPlan:
     """The plan of ``mem forget --credentials`` (reads only): every live
     fact version and turn whose text still holds a credential by today's
@@ -210,7 +220,9 @@ def plan_credentials(store: Store) -> ForgetPlan:
     test17 T19; or a credential split across the seam of two parts of a
     Markdown note: :func:`_plan_seams`) is rewritten in its place with its
     text redacted (``redacted_versions``, ``redacted``, ``texts``; ``rules``
-    counts them by rule name).  Sealed values are not read (they are encrypted).  No
+    counts them by rule name), and so is every review-queue item, queued or
+    decided, whose objects hold one (``queue_redacted``: its reflog history
+    with it).  Sealed values are not read (they are encrypted).  No
     selector is noted (``selector`` None): the same command run again finds
     what a stopped one left.  Cost: every stored text is redacted once
     (as an import does), and each cut is tried up to 128 times (a few ms).
@@ -234,6 +246,7 @@ def plan_credentials(store: Store) -> ForgetPlan:
                 plan.texts[v.id] = text
                 seen(counts)
     _plan_seams(store, plan, seen)
+    plan.queue_redacted = queue.plan_redactions(store)   # proposals, queued or decided (q20)
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
         for tv in walk_turns(store, head):
@@ -278,25 +291,31 @@ def _plan_seams(store: Store, plan: ForgetPlan, seen) -> None:
             seen(counts)
 
 
-def check_previewed(shown: AbstractSet[str], now: ForgetPlan) -> None:
+def check_previewed(shown: AbstractSet[str], now: ForgetPlan | AbstractSet[str], *,
+                    verb: str = "forget", done: str = "forgotten") -> None:
     """Raise ChangedSincePreview (exit 5, MCP ``conflict``; nothing changed)
     when ``now`` (the selector planned again under the store lock, after
     the person approved a preview) would remove a fact version or turn
     whose id is not in ``shown`` (``object_ids()`` of the plan the preview
     showed): one written since (test18 U8: the prompt showed one version
     and two were forgotten).  Less is fine (forgotten meanwhile).  One
-    check for the CLI's prompt and the MCP ``forget`` tool's confirm token.
-    A ``--match`` plan is not compared: its text tombstone takes a value
-    holding the text whenever it is written (docs/forget.md)."""
-    if now.match is not None:
-        return
-    extra = now.object_ids() - shown
+    check for the CLI's prompt, the MCP ``forget`` tool's confirm token and
+    the MCP ``seal`` tool's (``now``: the ids of the versions ``seal_key``
+    would seal, ``verb="seal", done="sealed"``; q20: a version written after
+    the preview was sealed too).  A ``--match`` plan is not compared: its
+    text tombstone takes a value holding the text whenever it is written
+    (docs/forget.md)."""
+    if isinstance(now, ForgetPlan):
+        if now.match is not None:
+            return
+        now = now.object_ids()
+    extra = set(now) - shown
     if extra:
         n = len(extra)
         raise ChangedSincePreview(f"{n} more fact version{'s' if n != 1 else ''} or turn{'s' if n != 1 else ''} "
-                                  "of what you chose to forget were written since the preview you approved; "
-                                  "nothing was forgotten",
-                                  hint="run the forget again to see what it would forget now")
+                                  f"of what you chose to {verb} were written since the preview you approved; "
+                                  f"nothing was {done}",
+                                  hint=f"run the {verb} again to see what it would {verb} now")
 
 
 def check_selector_name(*, what: str | None = None, session: str | None = None) -> None:

@@ -334,6 +334,12 @@ def traces(store: Store) -> Iterator[tuple[str, str | None, set[str], list[Queue
     decided, every object id its ref and reflog name, those objects read)``.
     A missing or broken object is left out of the list (never raised): a
     forget must not stop on it."""
+    for iid, cur, oids, objs in _traces(store):
+        yield iid, cur, oids, list(objs.values())
+
+
+def _traces(store: Store) -> Iterator[tuple[str, str | None, set[str], dict[str, QueueItem]]]:
+    """:func:`traces` with the objects read by id (``{object id: item}``)."""
     names = {n[len(NAMESPACE) + 1:] for n, _ in store.refs.iter(NAMESPACE)}
     logdir = store.root / "logs" / "refs" / NAMESPACE
     if logdir.is_dir():
@@ -344,13 +350,53 @@ def traces(store: Store) -> Iterator[tuple[str, str | None, set[str], list[Queue
         cur = store.refs.read(ref)
         if cur:
             oids.add(cur)
-        got = []
+        got = {}
         for oid in sorted(oids):
             try:
-                got.append(store.get(oid, QueueItem))
+                got[oid] = store.get(oid, QueueItem)
             except MemError:
                 continue
         yield iid, cur, oids, got
+
+
+def plan_redactions(store: Store) -> dict[str, tuple[str | None, dict[str, QueueItem]]]:
+    """The items (queued or decided: :func:`traces`) whose objects hold a
+    credential by today's rules (one written before a rule knew it):
+    ``{item id: (current object id or None, {object id: the item redacted})}``
+    for each object that :func:`redact_proposal` changes, the one redaction
+    of a proposal.  For ``mem forget --credentials``
+    (``forgetplan.plan_credentials``; :func:`rewrite_redacted` carries it
+    out).  Reads only."""
+    out: dict[str, tuple[str | None, dict[str, QueueItem]]] = {}
+    for iid, cur, _oids, objs in _traces(store):
+        red = {}
+        for oid, q in objs.items():
+            body, note, n = redact_proposal(q.kind, q.key, q.body, q.note)
+            if n and (body, note) != (q.body, q.note):
+                red[oid] = q.replace(body=body, note=note)
+        if red:
+            out[iid] = (cur, red)
+    return out
+
+
+def rewrite_redacted(store: Store, iid: str, cur: str | None, red: dict[str, QueueItem]) -> str:
+    """Write item ``iid``'s objects ``red`` (old object id -> the item
+    redacted, :func:`plan_redactions`) again and move its history onto them:
+    the reflog is written again entry by entry (same times and commands),
+    each id replaced by its redacted object's, and a queued item's ref
+    (at ``cur``) moves to its redacted object.  The item takes the id of
+    its redacted value (``QueueItem.item_id``, a hash of its value) when no
+    other item has it; the old ref and reflog go.  The old objects are the
+    caller's to delete (``forget``'s purge).  Caller holds the store lock.
+    Returns the item's id now.  Raises RefConflict when the ref moved."""
+    newid = {old: store.put(q) for old, q in red.items()}
+    ref = item_ref(iid)
+    last = cur or next((x for e in reversed(store.reflog.read(ref)) for x in (e.new, e.old) if x in red), None)
+    nid = red[last].item_id if last in red else iid
+    if nid != iid and (store.refs.read(item_ref(nid)) is not None or store.reflog.read(item_ref(nid))):
+        nid = iid   # (the redacted value is another item's already: this one keeps its name)
+    store.rewrite_history(ref, item_ref(nid), cur, newid.get(cur, cur) if cur else None, newid)
+    return nid
 
 
 def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = ()) -> list[str]:

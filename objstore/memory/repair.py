@@ -237,6 +237,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
             ok = False
         if not ok:
             bad_loose.append(oid)
+    for oid in bad_loose:   # set aside first: a FIFO or folder in its place is damage to ``contains`` too,
+        q.move(store.objects.path(oid), name=oid)   # and a sound packed copy salvaged below takes its place
     store.packs.close()
     ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
     try:
@@ -280,9 +282,7 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
         if p.name in damaged_in:
             rewritten.append(q.copy(p.pack_path))
             q.copy(p.idx_path)
-    for oid in bad_loose:
-        q.move(store.objects.path(oid), name=oid)
-        rep.dropped_objects.append(oid)
+    rep.dropped_objects += [oid for oid in bad_loose if not store.objects.contains(oid)]
     bad_packed = sorted({o for ids in damaged_in.values() for o in ids})
     if bad_packed:
         keep = {}

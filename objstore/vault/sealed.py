@@ -24,6 +24,7 @@ imported, so checking whether a key is sealed costs nothing.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from objstore.core.errors import (PERSON_ONLY_HINT, IntegrityError, InvalidInput, NotFound, RefConflict, Refused,
@@ -36,6 +37,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
 from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
+from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
 from objstore.memory.tombstones import tombstones_for
 from objstore.memory.writechecks import check_memory_file_write
@@ -378,7 +380,7 @@ def _forgotten_top(store: Store, key: str, kept: int) -> Version | None:
     return top
 
 
-def seal_key(store: Store, key: str) -> SealResult:
+def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = None) -> SealResult:
     """Seal every plain version of ``key``, then remove the plaintext.
 
     Order (each step safe to crash after; rerunning finishes the job):
@@ -398,15 +400,22 @@ def seal_key(store: Store, key: str) -> SealResult:
     above it the newest keeps its place as a forgotten stub
     (``objects.forgotten_sealed_age``), so the numbering survives.
 
+    ``previewed``: the ids of the versions a preview the person approved
+    showed (the MCP ``seal`` tool's confirm token); a plain version not
+    among them (written since) seals nothing (``check_previewed``).
+
     Raises:
         NotFound: no vault, or no such key.
         Refused: the key has sealed versions that differ from its plain ones.
+        ChangedSincePreview: ``previewed`` lacks a version it would seal.
         InvalidInput, StoreLocked.
     """
     key = validate_key(key)
     with store.lock("seal"):
         recipient = vault_info(store).recipient
         plain = _plain_versions(store, key, lost=True)
+        if previewed is not None:
+            check_previewed(previewed, {v.id for v in plain}, verb="seal", done="sealed")
         sref = sealed_ref(key)
         shead = store.refs.read(sref)
         res = SealResult(key)

@@ -129,3 +129,24 @@ def test_hooks_fail_open_with_a_fifo_object(mem, tmp_path):
     for event, extra in (("SessionStart", ""), ("UserPromptSubmit", ',"prompt":"what is gamma"')):
         payload = f'{{"hook_event_name":"{event}","session_id":"{sid}","cwd":"{tmp_path}"{extra}}}'
         mem("hook", "claude-code", input=payload, exit_code=0, timeout=30)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dir"])
+def test_contains_calls_a_non_regular_object_damage_not_absent(mem, tmp_path, kind):
+    """q20: ``LooseObjects.contains`` (a full id's look-up, ``Store.has``) took a
+    FIFO or a folder in an object's place for "no such object" (exit 4): it is
+    damage like the read's answer, exit 13 naming the object."""
+    store = tmp_path / "store"
+    oid = _remember(mem, "project/x/c", "gamma")
+    obj = _object_path(store, oid)
+    full = obj.parent.name + obj.name
+    _replace(obj, kind)
+    r = mem("cat-object", full, exit_code=13, timeout=30)
+    assert "not a regular file" in r.stderr and full in r.stderr and "internal error" not in r.stderr
+
+    from objstore.core.errors import CorruptObject
+    from objstore.core.loose import LooseObjects
+    loose = LooseObjects(store / "objects")
+    with pytest.raises(CorruptObject, match="not a regular file"):
+        loose.contains(full)
+    assert loose.contains("0" * 64) is False

@@ -60,3 +60,33 @@ def test_a_version_written_after_the_preview_is_not_forgotten_unseen(mem, store_
             assert [(v, f) for v, f, _b in fact_chain(store_path, "project/a/z")] == [(3, False), (2, False),
                                                                                        (1, True)]
     anyio.run(main)
+
+
+def test_a_version_written_after_the_seal_preview_is_not_sealed_unseen(mem, store_path, tmp_path):
+    """q20: the ``seal`` tool's token was bound to its arguments only, so a
+    version written after the preview was sealed (and its plaintext removed)
+    too.  Now it binds the versions its preview counted, as ``forget``'s does:
+    ``conflict``, nothing sealed; a new preview shows both and seals both."""
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple q20\n")
+    mem("vault", "init", "--passphrase-file", str(pp))
+    mem("remember", KEY, "alpha value")
+
+    async def main():
+        async with stdio_session("--admin") as s:
+            p = _sc(await s.call_tool("seal", {"key": KEY}))
+            assert p["preview"]["versions"] == 1
+            mem("remember", KEY, "beta written after the preview")        # another writer, meanwhile
+            res = await s.call_tool("seal", {"key": KEY, "confirm": p["confirm"]})
+            assert res.is_error, res.structured_content
+            text = res.content[0].text
+            assert text.startswith("conflict: 1 more fact version") and "nothing was sealed" in text, text
+            assert [b for _v, _f, b in fact_chain(store_path, KEY)] == ["beta written after the preview",
+                                                                         "alpha value"]
+            assert not (store_path / "refs" / "sealed").exists() or not any((store_path / "refs" / "sealed").rglob("*"))
+            p = _sc(await s.call_tool("seal", {"key": KEY}))
+            assert p["preview"]["versions"] == 2
+            done = _sc(await s.call_tool("seal", {"key": KEY, "confirm": p["confirm"]}))
+            assert done["done"] is True and done["sealed"] == 2 and done["removed"] == 2
+            assert fact_chain(store_path, KEY) == []
+    anyio.run(main)
