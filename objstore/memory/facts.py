@@ -22,11 +22,7 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
                                 validate_session_id)
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
-from objstore.index.errors import IndexBusyError, SearchIndexError
-from objstore.memory.caller import agent_of
 from objstore.memory.lost import lost_current, lost_message
-from objstore.memory.scope import agent_path, is_memory_file_key, namespace_rank
-from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
@@ -159,6 +155,7 @@ def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
     not forgotten, and of the least namespace rank among those it may read."""
     live = [v for v in chain if not v.fact.forgotten]
     if any(v.fact.namespace for v in live):
+        from objstore.memory.scope import namespace_rank
         ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
         best = min((r for r, _v in ranked), default=0)
         live = [v for r, v in ranked if r == best]
@@ -376,6 +373,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
 
     def index_now() -> str | None:
         """The index commit of this write (see above)."""
+        from objstore.index.errors import SearchIndexError
         try:
             store.index.add(documents(), delete_ids=dels, delete_kinds=FACT_KINDS)
             if noted:
@@ -460,6 +458,7 @@ def commit_later(commits: list[LaterCommit]) -> str | None:
         return docs, gone
 
     import time  # deferred: the write's path stays lean
+    from objstore.index.errors import IndexBusyError, SearchIndexError
     deadline = time.monotonic() + LATER_BUSY_WAIT_S
     try:
         while True:
@@ -539,6 +538,7 @@ def check_key_credentials(key: str, what: str = "key") -> None:
     alone, and the message names the one that holds it, ``the agent holds
     a credential``).  The message never holds the name."""
     if what == "namespace":
+        from objstore.memory.scope import agent_path
         session, agents = agent_path(key)
         check_key_credentials(session, "session")
         for agent in agents:
@@ -556,6 +556,7 @@ def writing_agent(env: Mapping[str, str]) -> str | None:
     comes from (a harness marker names a fixed agent).  Returns None for a
     person.  Raises InvalidInput (exit 2, ``the agent holds a credential``;
     the message never holds the name) when the name holds one."""
+    from objstore.memory.caller import agent_of   # deferred (as the other imports of a write): a read needs none
     agent = agent_of(env)
     if agent is not None:
         check_key_credentials(agent, "agent")
@@ -570,6 +571,7 @@ def check_memory_file_write(key: str, trust: str) -> None:
     agent proposes an edit (``mem memory propose``, the MCP ``memory``
     tool), which waits for review.  The one check for every writer: the
     CLI, the MCP tools, imports, sealed writes."""
+    from objstore.memory.scope import is_memory_file_key
     if trust != "user_stated" and is_memory_file_key(key):
         raise Refused(f"{key} is a memory file: only the person writes it (this write is {trust})",
                       hint="propose an edit instead: mem memory add|replace|remove (it waits in the review queue)")
@@ -677,6 +679,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":
+            from objstore.memory.tombstones import all_tombstones, forgotten_in
             why = forgotten_in(all_tombstones(store), key, body)
             if why is not None:
                 what = {"key": "this value was forgotten or rejected",
