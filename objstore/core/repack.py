@@ -66,7 +66,7 @@ class PackRewrites:
         copied as it is (``fsck`` still finds it), unless (version 3) its
         block loses an object: then its objects that no longer read are
         left out and noted.  Caller holds the store lock."""
-        from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version
+        from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
         if pack.version not in (2, 3, 4, 5):

@@ -153,7 +153,7 @@ class Store(PackRewrites):
     def reflog(self) -> Reflog:
         """The store's :class:`objstore.core.reflog.Reflog` (``<root>/logs``)."""
         if self._reflog is None:
-            from objstore.core.reflog import Reflog
+            from objstore.core.reflog import Reflog   # deferred: a read writes no reflog
             self._reflog = Reflog(self.root / "logs", self.refs)
         return self._reflog
 
@@ -162,7 +162,7 @@ class Store(PackRewrites):
         """The store's index journal, :class:`objstore.core.journal.IndexJournal`
         (``<root>/index-journal``)."""
         if self._journal is None:
-            from objstore.core.journal import IndexJournal
+            from objstore.core.journal import IndexJournal   # deferred: get never reads the journal
             self._journal = IndexJournal(self.root / "index-journal")
         return self._journal
 
@@ -172,7 +172,7 @@ class Store(PackRewrites):
         :class:`objstore.core.unfinished.UnfinishedForgets`
         (``<root>/forget-unfinished``)."""
         if self._unfinished is None:
-            from objstore.core.unfinished import DIRNAME, UnfinishedForgets
+            from objstore.core.unfinished import DIRNAME, UnfinishedForgets   # deferred: forgets' notes
             self._unfinished = UnfinishedForgets(self.root / DIRNAME, self.journal)
         return self._unfinished
 
@@ -440,8 +440,8 @@ class Store(PackRewrites):
             try:
                 return packs.get(oid)
             except NotFound:
-                from objstore.core.pack import ORPHAN_HINT
-                from objstore.core.packformat import UPGRADE_HINT
+                from objstore.core.pack import ORPHAN_HINT   # deferred: a miss only
+                from objstore.core.packformat import UPGRADE_HINT   # deferred: a miss only
                 newer = next(((i, e) for i, e in packs.broken if isinstance(e, UnsupportedVersion)), None)
                 if newer is not None:  # not damage: docs/format.md's exit 14, never 'fsck --repair'
                     raise UnsupportedVersion(f"object {oid} is not readable here: {newer[1].message}: a newer mem "
@@ -643,7 +643,7 @@ class Store(PackRewrites):
                 pass
             if self.journal.is_empty():
                 return True   # the writer committed; it is letting go of the lock
-            from objstore.core.lock import lock_holder
+            from objstore.core.lock import lock_holder   # deferred: a read takes no lock
             if time.monotonic() >= deadline or not self.journal.read().facts \
                     or lock_holder(self.root / "locks" / "store.lock").get("command") != FACT_WRITER:
                 return False

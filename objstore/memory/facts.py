@@ -155,7 +155,7 @@ def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
     not forgotten, and of the least namespace rank among those it may read."""
     live = [v for v in chain if not v.fact.forgotten]
     if any(v.fact.namespace for v in live):
-        from objstore.memory.scope import namespace_rank
+        from objstore.memory.scope import namespace_rank   # deferred: namespaced versions only
         ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
         best = min((r for r, _v in ranked), default=0)
         live = [v for r, v in ranked if r == best]
@@ -373,7 +373,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
 
     def index_now() -> str | None:
         """The index commit of this write (see above)."""
-        from objstore.index.errors import SearchIndexError
+        from objstore.index.errors import SearchIndexError   # deferred: a write's
         try:
             store.index.add(documents(), delete_ids=dels, delete_kinds=FACT_KINDS)
             if noted:
@@ -458,7 +458,7 @@ def commit_later(commits: list[LaterCommit]) -> str | None:
         return docs, gone
 
     import time  # deferred: the write's path stays lean
-    from objstore.index.errors import IndexBusyError, SearchIndexError
+    from objstore.index.errors import IndexBusyError, SearchIndexError   # deferred: a write's
     deadline = time.monotonic() + LATER_BUSY_WAIT_S
     try:
         while True:
@@ -538,7 +538,7 @@ def check_key_credentials(key: str, what: str = "key") -> None:
     alone, and the message names the one that holds it, ``the agent holds
     a credential``).  The message never holds the name."""
     if what == "namespace":
-        from objstore.memory.scope import agent_path
+        from objstore.memory.scope import agent_path   # deferred: a write's
         session, agents = agent_path(key)
         check_key_credentials(session, "session")
         for agent in agents:
@@ -571,7 +571,7 @@ def check_memory_file_write(key: str, trust: str) -> None:
     agent proposes an edit (``mem memory propose``, the MCP ``memory``
     tool), which waits for review.  The one check for every writer: the
     CLI, the MCP tools, imports, sealed writes."""
-    from objstore.memory.scope import is_memory_file_key
+    from objstore.memory.scope import is_memory_file_key   # deferred: a write's
     if trust != "user_stated" and is_memory_file_key(key):
         raise Refused(f"{key} is a memory file: only the person writes it (this write is {trust})",
                       hint="propose an edit instead: mem memory add|replace|remove (it waits in the review queue)")
@@ -679,7 +679,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":
-            from objstore.memory.tombstones import all_tombstones, forgotten_in
+            from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
             why = forgotten_in(all_tombstones(store), key, body)
             if why is not None:
                 what = {"key": "this value was forgotten or rejected",
