@@ -115,7 +115,14 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.memory.facts",
          # off the prompt hook's start-up (session 18): only a rendered context block (session start,
          # 'mem context') reads the queued conflicts; the queue imports the proposals
-         "objstore.memory.queue")
+         "objstore.memory.queue",
+         # off the readers' start-up (session 20): a read writes no reflog, audit line, journal entry or
+         # unfinished-forget note and takes no lock; a chain read loose first loads no pack code
+         # (Store's properties and walk_chain); facts' write helpers (caller, scope, tombstones, the
+         # index's errors) are imported where it writes
+         "objstore.core.reflog", "objstore.core.audit", "objstore.core.journal", "objstore.core.unfinished",
+         "objstore.core.lock", "objstore.core.pack", "objstore.core.packformat", "objstore.index.errors",
+         "objstore.memory.caller", "objstore.memory.scope", "objstore.memory.tombstones")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -323,6 +323,8 @@ class Refs:
         #: namespace -> (inode, size, mtime_ns) of its packed file as parsed, and what it held
         self._packed_key: dict[str, tuple | None] = {}
         self._packed: dict[str, tuple[bytes, dict[str, str], list[tuple[int, bytes]]]] = {}
+        #: namespace -> ((inode, size, mtime_ns), content) of its packed file as read by :meth:`_packed_lookup`
+        self._packed_raw: dict[str, tuple[tuple, bytes]] = {}
 
     # -- packed refs ----------------------------------------------------------
     def _packed_state(self, ns: str = "sessions") -> tuple[bytes, dict[str, str], list[tuple[int, bytes]]]:
@@ -358,6 +360,48 @@ class Refs:
                 table[name] = m[0].decode("ascii")
             self._packed_key[ns], self._packed[ns] = key, (data, table, bad)
         return self._packed[ns]
+
+    def _packed_lookup(self, ns: str, name: str) -> str | None:
+        """The id the packed file of ``ns`` gives packed name ``name``, as
+        ``_packed_state(ns)[1].get(name)`` would, without parsing the whole
+        file into a table: the last line ``<64 hex> SP <name> LF`` (a line
+        without its newline names no ref; a later line of the same name
+        wins, as in the table), found by a byte search.  One ref read of a
+        new process (``mem get``, a hook's session head) pays a read of the
+        file and one search, not a split and a decode of each of its lines
+        (issue 12, "Start-up").  The content is kept per file state, as the
+        table is."""
+        if ns in self._packed or "\ufffd" in name:  # parsed already (a listing), or a name the table decodes lossily
+            return self._packed_state(ns)[1].get(name)
+        if not self._packed_name_ok(ns, name):
+            return None
+        p = f"{self._root_s}/{PACKED_FILES[ns]}"
+        try:
+            st = os.stat(p)
+            needle = b" " + name.encode("utf-8") + b"\n"
+        except FileNotFoundError:
+            return None
+        except UnicodeEncodeError:  # a lone surrogate: the table decodes it lossily too
+            return self._packed_state(ns)[1].get(name)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = self._packed_raw.get(ns)
+        if cached is None or cached[0] != key:
+            try:
+                with open(p, "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                return None
+            self._packed_raw[ns] = cached = (key, data)
+        data = cached[1]
+        end = len(data)
+        while (at := data.rfind(needle, 0, end)) >= 0:
+            start = at - 64
+            if start >= 0 and (start == 0 or data[start - 1] == 0x0A):
+                m = _packed_line(data[start:at + len(needle) - 1])
+                if m is not None:
+                    return m[0].decode("ascii")
+            end = at + len(needle) - 1   # an earlier match may still end inside this one's name
+        return None
 
     @staticmethod
     def _packed_name_ok(ns: str, name: str) -> bool:
@@ -553,7 +597,7 @@ class Refs:
         if text is None:
             ns, name = self._packed_name(ref, p)
             if ns is not None:
-                text = self._packed_state(ns)[1].get(name)
+                text = self._packed_lookup(ns, name)
         return text
 
     def damaged_files(self, ref: str) -> list[Path]:

@@ -13,11 +13,10 @@ from collections.abc import Callable, Iterable
 
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
-from objstore.core.pack import Pack
-from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, DeflateReader, body_version
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
+    from objstore.core.pack import Pack
     from objstore.core.packwriter import PackWriter
 
 #: the size at which :meth:`Store.repack` (gc, forget) finishes a pack and
@@ -67,6 +66,7 @@ class PackRewrites:
         copied as it is (``fsck`` still finds it), unless (version 3) its
         block loses an object: then its objects that no longer read are
         left out and noted.  Caller holds the store lock."""
+        from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
         if pack.version not in (2, 3, 4, 5):
@@ -110,6 +110,7 @@ class PackRewrites:
         """:meth:`_copy_pack` of a version-3 ``pack`` into the writer ``w``
         (same dictionary): whole blocks copied, those losing an object
         inflated and their kept objects added again."""
+        from objstore.core.packformat import DeflateReader   # deferred: a read of loose objects loads no pack code
         zr = DeflateReader(w.dictionary, pack.version)
         for ids, data in pack.raw_blocks_in_body_order():
             if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \

@@ -30,22 +30,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from objstore.core import audit
 from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.cborext import cbor2
-from objstore.core.journal import IndexJournal
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
-from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
                                   RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion)
 from objstore.core.ids import check_prefix, hash_bytes
-from objstore.core.lock import StoreLock, lock_holder
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
-from objstore.core.pack import ORPHAN_HINT, PackSet
-from objstore.core.packformat import UPGRADE_HINT
-from objstore.core.reflog import REWRITE_NOTE, Reflog, ReflogEntry
 from objstore.core.refs import Refs
 from objstore.core.repack import PackRewrites
 
@@ -53,7 +46,12 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from objstore.core.journal import IndexJournal
+    from objstore.core.lock import StoreLock
+    from objstore.core.pack import PackSet
     from objstore.core.packwriter import PackWriter
+    from objstore.core.reflog import Reflog
+    from objstore.core.unfinished import UnfinishedForgets
 
     T = TypeVar("T")
 
@@ -133,10 +131,9 @@ class Store(PackRewrites):
         self.root = root
         self.objects = LooseObjects(root / "objects")
         self.refs = Refs(root / "refs")
-        self.reflog = Reflog(root / "logs", self.refs)
-        self.journal = IndexJournal(root / "index-journal")
-        #: forgets stopped before they wrote all their tombstones (``objstore.core.unfinished``)
-        self.unfinished = UnfinishedForgets(root / UNFINISHED_DIR, self.journal)
+        self._reflog: Reflog | None = None
+        self._journal: IndexJournal | None = None
+        self._unfinished: UnfinishedForgets | None = None
         self.lock_timeout = lock_timeout
         self.index_factory = index_factory
         self.recovery = recovery
@@ -148,6 +145,36 @@ class Store(PackRewrites):
         #: id -> why it could not be read, for every damaged object this
         #: process met (see :meth:`read_frame`); front ends report it
         self.damaged: dict[str, str] = {}
+
+    # -- parts a read may not need ----------------------------------------
+    # made (and their modules imported) on first use: a ``mem get`` never touches them
+    # (issue 12, "Start-up"; docs/benchmarks.md, "Session 20 (branch `lat20`)")
+    @property
+    def reflog(self) -> Reflog:
+        """The store's :class:`objstore.core.reflog.Reflog` (``<root>/logs``)."""
+        if self._reflog is None:
+            from objstore.core.reflog import Reflog   # deferred: a read writes no reflog
+            self._reflog = Reflog(self.root / "logs", self.refs)
+        return self._reflog
+
+    @property
+    def journal(self) -> IndexJournal:
+        """The store's index journal, :class:`objstore.core.journal.IndexJournal`
+        (``<root>/index-journal``)."""
+        if self._journal is None:
+            from objstore.core.journal import IndexJournal   # deferred: get never reads the journal
+            self._journal = IndexJournal(self.root / "index-journal")
+        return self._journal
+
+    @property
+    def unfinished(self) -> UnfinishedForgets:
+        """Forgets stopped before they wrote all their tombstones:
+        :class:`objstore.core.unfinished.UnfinishedForgets`
+        (``<root>/forget-unfinished``)."""
+        if self._unfinished is None:
+            from objstore.core.unfinished import DIRNAME, UnfinishedForgets   # deferred: forgets' notes
+            self._unfinished = UnfinishedForgets(self.root / DIRNAME, self.journal)
+        return self._unfinished
 
     # -- opening ---------------------------------------------------------
     @classmethod
@@ -373,6 +400,7 @@ class Store(PackRewrites):
         ``broken``: the rest of the store stays readable and writable
         (``docs/design.md``, "Damage")."""
         if self._packs is None:
+            from objstore.core.pack import PackSet   # deferred: a read of loose objects opens no pack
             self._packs = PackSet(self.root / "objects" / "pack", skip_broken=True)
         return self._packs
 
@@ -412,6 +440,8 @@ class Store(PackRewrites):
             try:
                 return packs.get(oid)
             except NotFound:
+                from objstore.core.pack import ORPHAN_HINT   # deferred: a miss only
+                from objstore.core.packformat import UPGRADE_HINT   # deferred: a miss only
                 newer = next(((i, e) for i, e in packs.broken if isinstance(e, UnsupportedVersion)), None)
                 if newer is not None:  # not damage: docs/format.md's exit 14, never 'fsck --repair'
                     raise UnsupportedVersion(f"object {oid} is not readable here: {newer[1].message}: a newer mem "
@@ -448,15 +478,32 @@ class Store(PackRewrites):
         above it stays readable; the id is noted in :attr:`damaged` and ``mem
         fsck --repair`` mends the chain).
 
+        Loose first: while the packs are not open yet (a new process's
+        first read) each object is read from its loose file, as long as the
+        chain's objects are loose (a key written since the last gc: the
+        head and its recent parents); at the first one that is not, and for
+        a damaged loose copy, :meth:`get` reads it (packs first, then loose)
+        and the rest of the chain.  The bytes are the same either way (both
+        copies are verified against the id): a ``mem get`` of such a key
+        never opens a pack (issue 12, "Start-up").
+
         Raises:
             IntegrityError: the first object (``oid`` itself) is missing or
                 damaged ("<what> <id> is missing or damaged: …")."""
         seen = set()
         first = True
+        loose = self._packs is None
         while oid is not None and oid not in seen:
             seen.add(oid)
             try:
-                obj = self.get(oid, expected)
+                obj = None
+                if loose:
+                    try:
+                        obj = decode(self.objects.get(oid), expected, strict=False)
+                    except (NotFound, CorruptObject):
+                        loose = False
+                if obj is None:
+                    obj = self.get(oid, expected)
             except (NotFound, CorruptObject) as e:
                 self.damaged.setdefault(oid, str(e))
                 if not first:
@@ -524,6 +571,7 @@ class Store(PackRewrites):
         held = self._locks.get(me)
         if held is not None and held.depth > 0:
             return held
+        from objstore.core.lock import StoreLock   # deferred: a read takes no lock
         lk = StoreLock(self.root / "locks" / "store.lock",
                        timeout=self.lock_timeout if timeout is None else timeout,
                        command=command, on_acquire=self._recover_if_needed)
@@ -595,6 +643,7 @@ class Store(PackRewrites):
                 pass
             if self.journal.is_empty():
                 return True   # the writer committed; it is letting go of the lock
+            from objstore.core.lock import lock_holder   # deferred: a read takes no lock
             if time.monotonic() >= deadline or not self.journal.read().facts \
                     or lock_holder(self.root / "locks" / "store.lock").get("command") != FACT_WRITER:
                 return False
@@ -638,10 +687,12 @@ class Store(PackRewrites):
         t = now_ms() if time_ms is None else time_ms
         if audit_only:
             if message is not None:
+                from objstore.core import audit   # deferred: only a ref's deletion writes it
                 audit.append(self.reflog.root, t, message, ref, old, new)
         elif rewrite:
             self.reflog.drop(ref)
             if new is not None and message is not None:   # said as a rewrite (reflog.is_rewrite: blame reads it)
+                from objstore.core.reflog import REWRITE_NOTE   # deferred: a read writes no reflog
                 note = message if message.endswith(REWRITE_NOTE) else f"{message}: {REWRITE_NOTE}"
                 self.reflog.append(ref, None, new, t, note)
         elif message is not None:
@@ -658,6 +709,8 @@ class Store(PackRewrites):
         ``new_ref`` at ``new``.  Order: the new reflog (one atomic write),
         the ref, then the old ref and reflog go.  Caller holds the store
         lock.  Raises RefConflict when ``ref`` is not at ``old``."""
+        from objstore.core.reflog import ReflogEntry   # deferred: a read writes no reflog
+
         def m(x: str | None) -> str | None:
             return idmap.get(x, x) if x else None
         entries = [ReflogEntry(m(e.old), m(e.new), e.time, e.command) for e in self.reflog.read(ref)]

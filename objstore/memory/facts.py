@@ -22,10 +22,7 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
                                 validate_session_id)
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
-from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.lost import lost_current, lost_message
-from objstore.memory.scope import namespace_rank
-from objstore.memory.tombstones import all_tombstones, forgotten_in
 from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -159,6 +156,7 @@ def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
     not forgotten, and of the least namespace rank among those it may read."""
     live = [v for v in chain if not v.fact.forgotten]
     if any(v.fact.namespace for v in live):
+        from objstore.memory.scope import namespace_rank   # deferred: namespaced versions only
         ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
         best = min((r for r, _v in ranked), default=0)
         live = [v for r, v in ranked if r == best]
@@ -376,6 +374,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
 
     def index_now() -> str | None:
         """The index commit of this write (see above)."""
+        from objstore.index.errors import SearchIndexError   # deferred: a write's
         try:
             store.index.add(documents(), delete_ids=dels, delete_kinds=FACT_KINDS)
             if noted:
@@ -460,6 +459,7 @@ def commit_later(commits: list[LaterCommit]) -> str | None:
         return docs, gone
 
     import time  # deferred: the write's path stays lean
+    from objstore.index.errors import IndexBusyError, SearchIndexError   # deferred: a write's
     deadline = time.monotonic() + LATER_BUSY_WAIT_S
     try:
         while True:
@@ -628,6 +628,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":
+            from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
             why = forgotten_in(all_tombstones(store), key, body)
             if why is not None:
                 what = {"key": "this value was forgotten or rejected",

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from objstore.core.errors import Refused
-from objstore.memory.caller import agent_of
-from objstore.memory.scope import agent_path, is_memory_file_key
 
 
 def check_key_credentials(key: str, what: str = "key") -> None:
@@ -26,6 +24,7 @@ def check_key_credentials(key: str, what: str = "key") -> None:
     alone, and the message names the one that holds it, ``the agent holds
     a credential``).  The message never holds the name."""
     if what == "namespace":
+        from objstore.memory.scope import agent_path   # deferred: a write's (readers import this module)
         session, agents = agent_path(key)
         check_key_credentials(session, "session")
         for agent in agents:
@@ -43,6 +42,7 @@ def writing_agent(env: Mapping[str, str]) -> str | None:
     comes from (a harness marker names a fixed agent).  Returns None for a
     person.  Raises InvalidInput (exit 2, ``the agent holds a credential``;
     the message never holds the name) when the name holds one."""
+    from objstore.memory.caller import agent_of   # deferred: a read needs none
     agent = agent_of(env)
     if agent is not None:
         check_key_credentials(agent, "agent")
@@ -57,6 +57,7 @@ def check_memory_file_write(key: str, trust: str) -> None:
     agent proposes an edit (``mem memory propose``, the MCP ``memory``
     tool), which waits for review.  The one check for every writer: the
     CLI, the MCP tools, imports, sealed writes."""
+    from objstore.memory.scope import is_memory_file_key   # deferred: a write's
     if trust != "user_stated" and is_memory_file_key(key):
         raise Refused(f"{key} is a memory file: only the person writes it (this write is {trust})",
                       hint="propose an edit instead: mem memory add|replace|remove (it waits in the review queue)")

@@ -54,6 +54,19 @@ BANNED = {
 # the readers' locks are _thread's: threading's import was ~0.8 ms of each (session 18, lat18)
 for _path in ("get", "recall", "hook"):
     BANNED[_path] = BANNED[_path] | {"threading"}
+# a reader imports no module only a write needs: the store's reflog, audit log and unfinished
+# forgets are made on first use, and the facts module imports the write's helpers where it writes
+# (session 20, lat20)
+WRITERS = {"objstore.core.reflog", "objstore.core.audit", "objstore.core.unfinished", "objstore.memory.caller",
+           "objstore.memory.tombstones"}
+for _path in ("get", "recall", "hook"):
+    # (the prompt hook's capture policy reads the tombstones: capture.policy)
+    BANNED[_path] = BANNED[_path] | (WRITERS - {"objstore.memory.tombstones"} if _path == "hook" else WRITERS)
+# get reads one ref and a chain of loose objects: no lock, no index journal, no pack code (its chain is
+# read loose first while the packs are not open: Store.walk_chain), no project scope, no index errors
+BANNED["get"] |= {"objstore.core.lock", "objstore.core.journal", "objstore.core.pack", "objstore.core.packfile",
+                  "objstore.core.packbytes", "objstore.core.packformat", "objstore.core.packcheck", "mmap",
+                  "objstore.memory.scope", "objstore.index.errors", "objstore.index"}
 
 
 def modules_of(*args: str, input: str | None = None) -> set[str]:

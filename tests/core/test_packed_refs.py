@@ -12,7 +12,7 @@ import pytest
 from objstore.core.errors import RefConflict
 from objstore.core.reflog import PACKED_FACTS as REFLOG_PACKED_FACTS
 from objstore.core.reflog import PACKED_SESSIONS as REFLOG_PACKED
-from objstore.core.refs import PACKED_FACTS, PACKED_SESSIONS, Refs
+from objstore.core.refs import PACKED_FACTS, PACKED_SESSIONS, Refs, escape_name
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64
 
@@ -238,3 +238,27 @@ def test_a_format_1_store_keeps_a_file_per_fact_ref(store_path):
     (store_path / "config").write_bytes(cbor2.dumps({**cfg, "format": 3}, canonical=True))
     with pytest.raises(UnsupportedVersion, match="knows formats 1, 2"):
         Store.open(store_path)
+
+
+def test_one_packed_ref_is_read_by_a_byte_search_as_the_table_reads_it(refs):
+    """``Refs.read`` of one packed ref searches the file's bytes (issue 12,
+    "Start-up": a new process reads one ref, not the whole table): the same
+    answer as the parsed table for every name, with a later line of a name
+    winning, bad and cut lines ignored, a name that ends another's not
+    taken for it; no table is built; a rewrite of the file is seen."""
+    p = refs.root / PACKED_FACTS
+    p.parent.mkdir(parents=True)
+    D = "d" * 64
+    p.write_bytes(f"{A} user/k\n{B} user/xk\n{C} user/k\n{'Z' * 64} user/k\n{A} global/tz\n"   # k: C (a bad line after)
+                  f"{B} global/ab\nx{A} global/ab\n{C} project/p/n\n{D} project/p/cut".encode())
+    want = {"facts/user/k": C, "facts/user/xk": B, "facts/global/tz": A, "facts/global/ab": B,
+            "facts/project/p/n": C, "facts/project/p/cut": None, "facts/user/none": None, "facts/user/K": None}
+    assert {r: refs.read(r) for r in want} == want
+    assert refs._packed == {}   # found by the search: the whole file was never parsed
+    table = Refs(refs.root)
+    assert {r: table._packed_state("facts")[1].get(table._packed_name(r, table._spath(r, escape_name))[1])
+            for r in want} == want
+    p.write_bytes(f"{D} user/k\n".encode())   # replaced (another inode, another size): read again
+    assert refs.read("facts/user/k") == D and refs.read("facts/user/xk") is None
+    assert list(refs.iter("facts")) == [("facts/user/k", D)]   # a listing parses it, and reads go by its table
+    assert refs.read("facts/user/k") == D
