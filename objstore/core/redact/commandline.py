@@ -271,15 +271,18 @@ _MEM_SUBS = r"(?P<sub>remember|forget|scan|sealed|seal|unseal|vault)(?![a-z0-9_\
 #: '--home DIR' / '--home=DIR' between the launcher and the command
 _MEM_HOME = r"(?:[ \t]{1,4}--home(?:=|[ \t]{1,4})[^\s;|&\"']{1,256}+)?[ \t]{1,4}"
 #: (launcher pattern over the lowercased text, its anchors): each pattern starts with a literal
-#: ('mem', '$', '-m') that ``re`` searches for; the anchors gate the window (every match holds one).  A
-#: variable is one that names mem: '$M', '$MEM', '$MEM_BIN', '${MEM}' ('$DOCKER scan image' is none; the
-#: words remember/forget/scan as anchors would hand the matcher most transcript lines)
+#: ('mem', '$', '-m') that ``re`` searches for; the anchors gate the window, and every match holds one:
+#: the launcher and the blank or backslash (a line continuation) after it, whatever the blanks before the
+#: command ('mem  remember', 'mem<TAB>remember', 'mem \\<LF>remember'), so the one-pass matcher (exact
+#: anchors) runs the rule wherever the stdlib prefilter (their merged prefix) does (red20).  A variable is
+#: one that names mem: '$M', '$MEM', '$MEM_BIN', '${MEM}' ('$DOCKER scan image' is none; the words
+#: remember/forget/scan as anchors would hand the matcher most transcript lines); 'memvcs' is the
+#: package's name ('uvx memvcs remember …', 'pipx run memvcs …' as an agent may write them)
 _MEM_LAUNCHERS = (
-    (r"mem(?<![a-z0-9_\-.]mem)", ("mem remember", "mem forget", "mem scan", "mem --home", "mem seal",
-                                  "mem unseal", "mem vault")),
+    (r"mem(?<![a-z0-9_\-.]mem)(?:vcs)?", ("mem ", "mem\t", "mem\\", "memvcs ", "memvcs\t", "memvcs\\")),
     (r"\$(?:\{(?:m|mem[a-z0-9_]{0,60})\}|(?:m|mem[a-z0-9_]{0,60}+)(?![a-z0-9_]))(?:\\?\")?",
-     ("$m ", "$m\"", "$m\\", "${m}", "$mem", "${mem")),
-    (r"-m[ \t]{1,4}cmds(?![a-z0-9_.\-])", ("-m cmds",)),
+     ("$m ", "$m\t", "$m\"", "$m\\", "${m}", "$mem", "${mem")),
+    (r"-m[ \t]{1,4}cmds(?![a-z0-9_.\-])", ("-m ", "-m\t")),
 )
 #: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
 _MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}\]])", FLAGS)
@@ -316,26 +319,67 @@ def _mem_args(low: str, a: int, b: int) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _MEM_ARG.finditer(low, a, b)]
 
 
+#: what opens a subshell, a group or a command substitution at a word's start ('(echo', '{', 'x=$(echo', '`echo')
+_MEM_OPEN = Lazy(r"(?:[a-z_][a-z0-9_]*=)?(?:\$\(|`|\(|\{)+", FLAGS)
+#: the words that may stand before a command's name: a shell capture's prompt '$', 'builtin', 'command', and
+#: bash's reserved words that start a command list (bash(1) "Reserved Words", "Compound Commands")
+_MEM_BEFORE_CMD = frozenset(("$", "builtin", "command", "!", "if", "then", "else", "elif", "while", "until", "do",
+                             "time"))
+
+
+def _nesting(w: str) -> tuple[int, int]:
+    """How many subshells, groups and command substitutions the unquoted
+    word ``w`` opens (``(echo``, ``{``, ``x=$(echo``, a leading backtick)
+    and closes (``X)``, ``}``, a trailing backtick), those it opens and
+    closes itself (``$(cat f)``, ```date```) left out."""
+    if w[:1] in "'\"\\":
+        return 0, 0
+    p, b = w.count("(") - w.count(")"), w.count("{") - w.count("}")
+    t = w.count("`") % 2
+    o = _MEM_OPEN.match(w)
+    tick_open = t and o is not None and "`" in o.group()
+    return max(p, 0) + max(b, 0) + tick_open, max(-p, 0) + max(-b, 0) + (t and not tick_open)
+
+
+def _unclosed(w: str) -> int:
+    """The length of the word ``w`` without the ``)`` / ``}`` / backticks
+    that close a subshell, group or substitution opened before it (``X)``:
+    1; ``$(cat f)``: all of it)."""
+    n = len(w)
+    for _ in range(_nesting(w)[1]):
+        if n and w[n - 1] in ")}`":
+            n -= 1
+    return n
+
+
 def _echo_spans(low: str, args: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The arguments an ``echo`` / ``printf`` / ``yes`` command of arguments ``args``
     prints (its options and a ``%s``-only printf format left out); none for
-    any other command.  ``VAR=x``, ``builtin`` and ``command`` may stand
-    first, and a subshell's ``(`` / ``{``, and the prompt's ``$`` of a
-    shell capture (``$ echo X | mem …``)."""
-    i = 0
-    while i < len(args) and (low[args[i][0]:args[i][1]] in ("$", "builtin", "command", "(", "{")
-                             or "=" in low[args[i][0]:args[i][1]].split("/")[0]):
+    any other command.  ``VAR=x``, ``builtin``, ``command``, a reserved word
+    (``then``, ``do``, ``!`` …) and the prompt's ``$`` of a shell capture
+    (``$ echo X | mem …``) may stand first, the name may be quoted
+    (``"echo"``) and start a subshell, a group or a substitution (``(echo``,
+    ``{ echo``, ``$(echo``, a backtick); their closing ``)`` ``}`` `````
+    is no argument."""
+    i, head = 0, ""
+    while i < len(args):
+        w = low[args[i][0]:args[i][1]]
+        o = _MEM_OPEN.match(w)
+        if o is not None:
+            w = w[o.end():]
+        elif "=" in w.split("/")[0]:
+            w = ""                                 # 'VAR=x echo …'
+        if w and w not in _MEM_BEFORE_CMD:
+            head = w.strip("'\"\\").rsplit("/", 1)[-1]
+            break
         i += 1
-    if i >= len(args):
-        return []
-    head = low[args[i][0]:args[i][1]].lstrip("({").rsplit("/", 1)[-1]
     if head not in ("echo", "printf", "yes"):
         return []
     out: list[tuple[int, int]] = []
-    sub = low[args[i][0]] in "({"
     for s, e in args[i + 1:]:
-        if sub:
-            e = s + len(low[s:e].rstrip(")}"))    # '(echo X)': the subshell's end is no argument
+        e = s + _unclosed(low[s:e])                # '(echo X)': the subshell's end is no argument
+        if e == s:
+            continue
         w = low[s:e]
         if _MEM_REDIRECT.match(w):
             break                                  # 'echo X > f': the redirection and its file are no argument
@@ -372,17 +416,36 @@ def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, word
     out: list[tuple[int, int]] = []        # from commands that wrote one of files
     pipe: list[tuple[int, int]] = []       # from the commands of the pipeline that ends in this one
     seg: list[tuple[int, int]] = []
+    # a subshell, group or substitution ('(echo X; echo Y) | mem …', '{ echo X; } | mem …', '$(echo X | mem …)'):
+    # the levels around the current one (their pipe, output, command so far, a closed group's output in it);
+    # 'grp' is what every command of this level printed (the group's output), 'pend' a closed group's output
+    stack: list[tuple] = []
+    grp: list[tuple[int, int]] = []
+    pend: list[tuple[int, int]] = []
     for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 1024), start):
         if t.group("cut") is not None or t.group() == "|":
+            printed = _echo_spans(low, seg) + pend
+            grp += printed
             if files and _written_to(low, seg, files):
-                out += _echo_spans(low, seg) + _here_string(low, seg)
+                out += printed + _here_string(low, seg)
             elif stdin and t.group() == "|":
-                pipe += _echo_spans(low, seg)
+                pipe += printed
             if t.group("cut") is not None:
                 pipe = []                  # a new pipeline starts
-            seg = []
-        else:
-            seg.append(t.span())
+            seg, pend = [], []
+            continue
+        opened, closed = _nesting(t.group())
+        for _ in range(opened):
+            stack.append((pipe, grp, seg, pend))
+            pipe, grp, seg, pend = [], [], [], []
+        seg.append(t.span())
+        for _ in range(closed):
+            printed = grp + _echo_spans(low, seg) + pend
+            if stack:                      # the group's output is its own command's, in the level around it
+                pipe, grp, seg, pend = stack.pop()
+                pend = pend + printed
+            else:                          # a ')' that closes nothing seen ('a) echo X | mem …' in a case)
+                pipe, grp, seg, pend = [], [], [], []
     out += pipe
     if not stdin:
         return out
@@ -468,12 +531,58 @@ def _substitution(low: str, a: int, e0: int) -> list[tuple[int, int]]:
 def _commands(rule: Rule, low: str, s0: int, e0: int):
     """Each command ``rule`` finds in ``low[s0:e0]``: ``(match, where it
     ends, its arguments' spans, its arguments)``; it ends at a line's end,
-    ``;``, ``&``, ``|`` or the end of a JSON string (:data:`_MEM_END`)."""
+    ``;``, ``&``, ``|`` or the end of a JSON string (:data:`_MEM_END`); the
+    ``)`` / ``}`` / backtick that closes a subshell or substitution around
+    it (``$(echo X | mem remember K -)``) is no part of an argument."""
     for m in rule.lowered.finditer(low, s0, e0):
         end = _MEM_END.search(low, m.end(), e0)
         stop = end.start() if end is not None else e0
-        args = _mem_args(low, m.end(), stop)
+        args = [(a, a + n) for a, b in _mem_args(low, m.end(), stop) if (n := _unclosed(low[a:b]))]
         yield m, stop, args, [low[a:b] for a, b in args]
+
+
+def _bare(w: str) -> str:
+    """The word ``w`` as the command reads it: its quotes (also ANSI-C
+    ``$'…'`` and JSON-escaped) and backslashes removed (``$'secret'``:
+    ``secret``)."""
+    if w[:2] in ("$'", '$"', "$\\"):
+        w = w[1:]
+    return w.strip("'\"\\")
+
+
+def _under_xargs(low: str, start: int, s0: int) -> bool:
+    """Whether the command at ``start`` is run by ``xargs`` (``echo X | xargs
+    mem scan``): xargs adds what it reads to the end of the command line."""
+    under = False
+    for t in _MEM_PIPE_TOK.finditer(low, max(s0, start - 256), start):
+        w = t.group()
+        if t.group("cut") is not None or w == "|":
+            under = False
+        elif _bare(w).rsplit("/", 1)[-1] == "xargs":
+            under = True
+    return under
+
+
+def _again(low: str, spans: list[tuple[int, int]], s0: int, e0: int) -> list[tuple[int, int]]:
+    """Every occurrence, on the same line (within 4,096 characters), of a
+    value of ``spans`` (quotes removed; one of at least 4 characters on one
+    line, as a whole word): the same secret given to another command
+    (``mem search "X" && mem forget --match "X"``, ``… ; echo X``)."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        v = _bare(low[a:b])
+        if len(v) < 4 or "\n" in v or "\\n" in v or "[redacted:" in v or _MEM_EXPANSION.fullmatch(low, a, b):
+            continue
+        ls = max(low.rfind("\n", s0, a) + 1, s0, a - 4096)
+        le = low.find("\n", b, e0)
+        le = min(e0 if le < 0 else le, b + 4096)
+        p = low.find(v, ls, le)
+        while p >= 0:
+            q = p + len(v)
+            if not (low[p - 1:p].isalnum() or low[q:q + 1].isalnum()) and not a <= p < b:
+                out.append((p, q))
+            p = low.find(v, q, le)
+    return out
 
 
 def _emit(rule: Rule, low: str, off: int, spans: list[tuple[int, int]], out: list) -> None:
@@ -512,7 +621,8 @@ def _joined(scan):
             return
         parts.append(low[p:])
         hits: list = []
-        scan(rule, text, ws, we - gone[-1], hits, "".join(parts), off, at)
+        # the matcher's offsets (``at``) are those of the text as given: the joined text's scan finds its own
+        scan(rule, text, ws, we - gone[-1], hits, "".join(parts), off, None)
         for a, b, prio, name in hits:
             a, b = a - off, b - off
             out.append((a + gone[bisect.bisect_right(at_j, a)] + off, b + gone[bisect.bisect_left(at_j, b)] + off,
@@ -538,7 +648,7 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         take = None
         for i, w in enumerate(words):
             if take is not None:
-                v = w.strip("'\"\\")
+                v = _bare(w)
                 if take == "--sensitivity" and v == "secret":
                     secret = True
                 elif take == "--match":
@@ -557,7 +667,7 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                 take = None
             elif w.startswith("--") and w != "--":
                 name, eq, val = w.partition("=")
-                v = val.strip("'\"\\")
+                v = _bare(val)
                 if name == "--sensitivity" and v == "secret":
                     secret = True
                 elif name == "--match" and v:
@@ -581,7 +691,8 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                 take = w
         if sub == "scan" and pos:
             spans.append(args[pos[0]])
-        elif sub == "remember" and len(pos) >= 2 and (secret or credential_name(words[pos[0]].strip("'\"\\"))):
+        valued = sub == "remember" and len(pos) >= 1 and (secret or credential_name(_bare(words[pos[0]])))
+        if valued and len(pos) >= 2:
             if words[pos[1]] == "-":
                 stdin = True
             else:
@@ -593,13 +704,16 @@ def _scan_mem_command(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         if stdin:
             for a in subs:
                 spans += _substitution(low, a, e0)
-        if not stdin and any(low[a:b].strip("'\"\\") == "{}" for a, b in spans):
-            # 'echo X | xargs -I{} mem forget --match {}': the value is what feeds xargs (test18b V8)
+        if not stdin and (any(low[a:b].strip("'\"\\") == "{}" for a, b in spans)
+                          or ((valued and len(pos) == 1 or sub == "forget" and take == "--match"
+                               or sub == "scan" and not pos) and _under_xargs(low, m.start(), s0))):
+            # 'echo X | xargs -I{} mem forget --match {}' (test18b V8), 'echo X | xargs mem scan', 'echo X | xargs
+            # mem remember K --sensitivity secret' (xargs adds X at the end: red20): the value is what feeds xargs
             spans += _feeders(low, m.start(), stop, s0, e0, args, words, [], True)
         names = {v.group(1) for v in (_MEM_VAR.fullmatch(low, a, b) for a, b in spans) if v is not None}
         if names:
             spans += _assigned(low, m.start(), s0, names)
-        _emit(rule, low, off, spans, out)
+        _emit(rule, low, off, spans + _again(low, spans, s0, e0), out)
 
 
 #: age(1) and the options of it that take a value (https://github.com/FiloSottile/age, age(1): -r, -R, -i, -o)
