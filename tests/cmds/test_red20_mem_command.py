@@ -23,6 +23,7 @@ import pytest
 
 from objstore.core.redact import prefilter, redact
 from tests.cmds._credentials import run_shell_hook, stored_texts, store_commands
+from tests.core.test_redact import _prefilter
 from tests.hooks._util import REPO, asst, hook_env, line, tool_use, user
 from tests.hooks._util import text as text_block
 
@@ -66,14 +67,6 @@ KEPT = [
     "the machine learning password manager is open",
     "mem search walrus && echo walrus",
 ]
-
-
-def _prefilter(monkeypatch, kind: str) -> None:
-    if kind == "fast":
-        pytest.importorskip("ahocorasick_rs")
-        monkeypatch.setattr(prefilter, "_FAST", [None, prefilter._FAST_AFTER])
-    else:
-        monkeypatch.setattr(prefilter, "_FAST", [False, 0])
 
 
 def _both(text: str) -> tuple[str, str]:
