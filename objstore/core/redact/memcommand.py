@@ -46,21 +46,30 @@ from objstore.core.redact.scanners import credential_name
 # ---- mem's own command lines (test17 T10, red18) -------------------------------------------------
 #: the commands whose arguments may carry a value (the sub-command word after the launcher)
 _MEM_SUBS = r"(?P<sub>remember|forget|scan|sealed|seal|unseal|vault)(?![a-z0-9_\-])"
-#: '--home DIR' / '--home=DIR' between the launcher and the command (blanks: raw, or a JSON-escaped tab)
-_MEM_HOME = r"(?:(?:[ \t]|\\t){1,4}--home(?:=|(?:[ \t]|\\t){1,4})[^\s;|&\"']{1,256}+)?(?:[ \t]|\\t){1,4}"
+#: '--home DIR' / '--home=DIR' between the launcher and the command; blanks, or a JSON-escaped tab, before it
+_MEM_HOME = r"(?:[ \t]{1,4}--home(?:=|[ \t]{1,4})[^\s;|&\"']{1,256}+)?(?:[ \t]{1,4}|\\t)"
+def _anchors(launcher: str) -> tuple[str, ...]:
+    """The anchors of a launcher word: it and one blank before a command (``mem remember``, ``mem seal``
+    for seal and sealed, ``mem --home``), or before it what else may stand: two blanks, a tab, a backslash
+    (a line continuation, or a JSON-escaped tab)."""
+    return (tuple(f"{launcher} {w}" for w in ("remember", "forget", "scan", "--home", "seal", "unseal", "vault"))
+            + tuple(launcher + b for b in ("  ", " \t", "\t", "\\", " \\")))
+
+
 #: (launcher pattern over the lowercased text, its anchors): each pattern starts with a literal
 #: ('mem', '$', '-m') that ``re`` searches for; the anchors gate the window, and every match holds one:
-#: the launcher and the blank or backslash (a line continuation) after it, whatever the blanks before the
-#: command ('mem  remember', 'mem<TAB>remember', 'mem \\<LF>remember'), so the one-pass matcher (exact
-#: anchors) runs the rule wherever the stdlib prefilter (their merged prefix) does (red20).  A variable is
+#: 'mem remember' …, and the launcher with what else may stand before its command ('mem  remember',
+#: 'mem<TAB>remember', 'mem \\<LF>remember': :func:`_anchors`), so the one-pass matcher (exact anchors) runs
+#: the rule wherever the stdlib prefilter (their merged prefix) does (red20), and not at 'mem recall'.  A variable is
 #: one that names mem: '$M', '$MEM', '$MEM_BIN', '${MEM}' ('$DOCKER scan image' is none; the words
 #: remember/forget/scan as anchors would hand the matcher most transcript lines); 'memvcs' is the
 #: package's name ('uvx memvcs remember …', 'pipx run memvcs …' as an agent may write them)
 _MEM_LAUNCHERS = (
-    (r"mem(?<![a-z0-9_\-.]mem)(?:vcs)?", ("mem ", "mem\t", "mem\\", "memvcs ", "memvcs\t", "memvcs\\")),
+    (r"mem(?<![a-z0-9_\-.]mem)", _anchors("mem")),
+    (r"memvcs(?<![a-z0-9_\-.]memvcs)", _anchors("memvcs")),
     (r"\$(?:\{(?:m|mem[a-z0-9_]{0,60})\}|(?:m|mem[a-z0-9_]{0,60}+)(?![a-z0-9_]))(?:\\?\")?",
      ("$m ", "$m\t", "$m\"", "$m\\", "${m}", "$mem", "${mem")),
-    (r"-m(?:[ \t]|\\t){1,4}cmds(?![a-z0-9_.\-])", ("-m ", "-m\t", "-m\\")),
+    (r"-m(?:[ \t]{1,4}|\\t)cmds(?![a-z0-9_.\-])", ("-m cmds",) + _anchors("-m")[7:]),
 )
 #: where the command ends: a line's end (or its JSON escape), ';', '&', '|', a JSON string's end ('"}', '",')
 _MEM_END = Lazy(r"\n|\r|\\[nr]|;|&|\||\"(?=[ \t]*[,}\]])", FLAGS)
