@@ -7,7 +7,8 @@ rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
 ``rules`` (``RULES``, the table below: the token formats) and ``passwords``
 (its password labels and phrases; at their places, ``commandline``: passwords
-on a command line or in SQL, and mem's own command lines), ``prefilter``
+on a command line, in SQL and in a .pgpass / .netrc, and ``memcommand``: mem's
+own command lines), ``prefilter``
 (which rules a window runs), ``names`` (the name rule), ``engine`` (windows,
 merging, rendering; cutting a text where no credential is split) and this
 module (the rule table below, the public API):
@@ -157,7 +158,15 @@ mem-command               mem's own command lines (test17 T10: shell capture, an
                           here-string, a here-document, ``<(echo X)``), and the
                           ``echo X > f`` before ``--passphrase-file f`` or ``<
                           f``; mem run as ``$M``/``"$MEM"``/``${MEM_BIN}``, a
-                          path or ``python -m cmds`` (red18: ``commandline``)
+                          path, ``memvcs`` or ``python -m cmds``, through ``xargs``,
+                          a subshell, group or substitution; every other
+                          occurrence of a value on its line (red20:
+                          ``memcommand``)
+pgpass-password           the password field of a ``host:port:db:user:password``      PostgreSQL libpq "The Password File"
+                          line near ``.pgpass`` (``cat ~/.pgpass``, ``echo … >>
+                          ~/.pgpass``)
+netrc-password            the password of ``machine H [account A] login U password   GNU inetutils "The .netrc file";
+                          P`` (blanks or line breaks between the tokens)              curl "netrc"
 age-input                 what age(1) encrypts from standard input on the same        age(1)
                           command line (``echo X | age -r R``, ``age -p <<< X``,
                           ``echo X > f && age -r R f``; not ``age -d``): the value

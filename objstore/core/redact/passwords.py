@@ -2,7 +2,7 @@
 ``rules.RULES``): a value after a password label or in a phrase about one ('the password for the
 staging box is X', 'Password - X', 'login admin / X'), with the regex fragments they share; at their
 places in the table, the passwords on a command line or in SQL (``mysql -pX``, ``sshpass -p X``,
-``IDENTIFIED BY 'X'``) and mem's own command lines, both in :mod:`.commandline`.
+``IDENTIFIED BY 'X'``, :mod:`.commandline`) and mem's own command lines (:mod:`.memcommand`).
 The token formats (vendor prefixes, protocol fields, ``key=value``) are in :mod:`.rules`."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_
                                          labelled_phrase_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
-from objstore.core.redact.commandline import COMMAND_LINE_RULES, MEM_COMMAND_RULES
+from objstore.core.redact.commandline import COMMAND_LINE_RULES
+from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 

@@ -374,6 +374,18 @@ doppler run --token {DOPPLER} -- npm start
 """, [(AGE_KEY, "age-secret-key"), (AGE_PLUGIN, "age-secret-key"), (PYPI, "pypi-token"),
       (DOPPLER, "doppler-token")])
 
+# session 20 (red20): a PostgreSQL password file and a .netrc shown and written on a command line
+PGPASS_PW = fake(20)
+NETRC_PW = fake(18)
+files["password-files.sh"] = (f"""# password files an agent reads or writes (every value FAKE)
+$ echo "db.example.com:5432:app:alice:{PGPASS_PW}" >> ~/.pgpass && chmod 600 ~/.pgpass
+$ cat ~/.netrc
+machine api.example.com
+  login alice
+  password {NETRC_PW}
+# look-alikes that stay: 10:33:47, host:5432, machine learning password manager
+""", [(PGPASS_PW, "pgpass-password"), (NETRC_PW, "netrc-password")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
