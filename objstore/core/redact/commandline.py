@@ -40,6 +40,7 @@ the text and is kept, as is a redaction marker (a second pass takes nothing).
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from objstore.core.redact.checks import (cli_secret_ok, mysql_password_ok, net_secret_ok, sql_bare_ok,
                                          sql_literal_ok)
@@ -90,6 +91,33 @@ _STDIN_PW_CMDS = ("(?:" + _SUDO_S + "|" + _cmd("passwd", "smbpasswd", "kinit")
                   + r"|--password-stdin(?![A-Za-z0-9_\-])|--passphrase-fd[ \t=]0(?![0-9]))")
 _HERE = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?[\"']?"
 _HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
+
+
+#: cred20: a password option of keytool / jarsigner and its value: after blanks, or after ':' when the
+#: modifier is not one of the docs' sources ('-storepass:env NAME', '-keypass:file PATH' name no password;
+#: keytool refuses any other modifier, but '-storepass:S3cret' typed still holds one)
+_KEYTOOL_PASS = Lazy(r"(?<![A-Za-z0-9_\-])-(?:(?:src|dest)?(?:store|key)pass|new)"
+                     r"(?:[ \t]{1,4}|:(?!(?:env|file)[ \t]))" + _ARG, FLAGS)
+#: where a command's arguments end: a line break (raw or escaped), or a ; | & between commands
+_COMMAND_END = Lazy(r"[\r\n;|&]|\\[rn]", FLAGS)
+
+
+def _scan_command_options(options: Lazy, rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int,
+                          at=None) -> None:
+    """Every match of ``options`` (a password option and its ``secret`` value)
+    among the arguments of each command the rule's pattern names, up to the
+    command's end (:data:`_COMMAND_END`), where ``_ARGS_BEFORE`` + one option
+    finds only the first (``keytool -storepass A -keypass B``: both).  Each
+    character is read once: a command's arguments up to its end, then the
+    search for the next command name from there."""
+    pos = ws
+    while (m := rule.pattern.search(text, pos, we)) is not None:
+        stop = _COMMAND_END.search(text, m.end(), we)
+        pos = stop.start() if stop else we      # a second name in the same command is read with the first's
+        for o in options.finditer(text, m.end(), pos):
+            s, e = o.span("secret")
+            if cli_secret_ok(text[s:e]):
+                out.append((s, e, rule.priority, rule.name))
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -219,9 +247,6 @@ COMMAND_LINE_RULES: list[Rule] = [
            "https://linux.die.net/man/1/zip https://linux.die.net/man/1/unzip"),
           (_cmd_family("7z", "a", "r", "z"), r"-p", ("7z",),
            "7-Zip '-p{Password}' switch (alone: prompts) https://7-zip.opensource.jp/chm/cmdline/switches/password.htm"),
-          (_cmd("keytool"), r"-(?:(?:src|dest)?(?:store|key)pass|new)[ \t]+", ("keytool",),
-           "keytool '-storepass', '-keypass', '-srcstorepass', '-deststorepass', '-new' "
-           "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html"),
           (_cmd_family("mosquitto_", "pub", "sub", "rr", optional=False), r"(?:-P|--pw)[ \t]+", ("mosquitto_",),
            "mosquitto_pub(1) '-P, --pw password' https://mosquitto.org/man/mosquitto_pub-1.html"),
           (("plink", "pscp", "psftp", "putty"), r"-pw[ \t]+", ("-pw",),
@@ -236,6 +261,15 @@ COMMAND_LINE_RULES: list[Rule] = [
            "mysqladmin 'password new_password' (sets a new password) "
            "https://dev.mysql.com/doc/refman/8.0/en/mysqladmin.html"),
       )),
+    _r("cli-password",
+       "keytool '-storepass [:env|:file] arg', '-keypass', '-srcstorepass', '-deststorepass', '-srckeypass', "
+       "'-destkeypass', '-new' and jarsigner '-storepass', '-keypass' (:env / :file name a variable or a file: "
+       "kept; every password option of the command, cred20) "
+       "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html "
+       "https://docs.oracle.com/en/java/javase/21/docs/specs/man/jarsigner.html",
+       r"(?:keytool|jarsigner)(?:(?<![A-Za-z0-9_.\-]keytool)|(?<![A-Za-z0-9_.\-]jarsigner)|(?<=\\[nrt]keytool)"
+       r"|(?<=\\[nrt]jarsigner))(?![A-Za-z0-9_.\-])", priority=45, check=cli_secret_ok, anchors=("keytool", "jarsigner"),
+       scan=partial(_scan_command_options, _KEYTOOL_PASS)),
     _r("cli-password",
        "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (smbcacls, smbget the same) "
        "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
