@@ -140,7 +140,9 @@ def test_names_that_say_no_credential_keep_their_values():
     for t in ("set -x TOKEN_COUNT 5", "set the token value", 'variable "api_key" {\n  type = string\n}\n',
               '"i18n.key": "WelcomeMessage"', "cache.key: user_profile", "jarsigner -verify app.jar",
               "keytool -storepass $KS_PASS -keypass ${KEY_PASS}", "Private-Lines: 4 in the ppk file",
-              "set -x API_KEY changeme"):
+              "set -x API_KEY changeme",
+              # the bench corpus's prose (bench/redact_hits.py): a bare set of a lower-case name is no fish
+              "That entry was added in 928d0e2 to set token layout reset verify_handler comment."):
         assert redact(t).text == t, t
 
 

@@ -91,14 +91,15 @@ RULES: list[Rule] = [
        "https://developer.hashicorp.com/terraform/language/values/variables",
        r"variable(?:(?<![a-z0-9_\-.]variable)|(?<=\\[nrt]variable))[ \t]{1,4}\\{0,3}\"?(?P<name>[a-z_][a-z0-9_\-]{0,127}+)\\{0,3}\"?[ \t]{0,4}\{"
        r"[^{}]{0,2048}?(?<![a-z0-9_])default[ \t]{0,8}=[ \t]{0,8}\\{0,3}\"(?P<secret>[^\"\\\r\n]{1,4096}+)\\{0,3}\"",
-       ci=True, priority=44, anchors=GEN_ANCHORS, scan=scan_named),
+       ci=True, priority=44, anchors=("variable",), scan=scan_named),
     _r("fish-variable",
        "fish 'set' (set [-x|--export] [-g|-U|-l|-f] NAME VALUE...; the shell's export NAME=VALUE, which the "
        "generic rule reads): the value of a variable named for a credential (credential_name: API_KEY, "
-       "GITHUB_TOKEN, DB_PASSWORD) https://fishshell.com/docs/current/cmds/set.html",
-       r"set(?:(?<![a-z0-9_\-.$]set)|(?<=\\[nrt]set))(?:[ \t]{1,4}-{1,2}[a-z]{1,12}+){0,4}+[ \t]{1,4}(?P<name>[a-z_][a-z0-9_]{0,127}+)"
+       "GITHUB_TOKEN, DB_PASSWORD; with no option only a name in capitals, an exported name's: not "
+       "the prose 'to set token layout') https://fishshell.com/docs/current/cmds/set.html",
+       r"set(?:(?<![a-z0-9_\-.$]set)|(?<=\\[nrt]set))(?= )(?P<flags>(?:[ \t]{1,4}-{1,2}[a-z]{1,12}+){0,4}+)[ \t]{1,4}(?P<name>[a-z_][a-z0-9_]{0,127}+)"
        r"[ \t]{1,4}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,4096}+)",
-       ci=True, priority=44, anchors=GEN_ANCHORS, scan=scan_named),
+       ci=True, priority=44, anchors=("set ",), scan=scan_named),
     _r("aws-access-key-id",
        "AWS IAM User Guide, 'Unique identifiers' (AKIA access key, ASIA temporary STS key, ABIA, ACCA) "
        "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html",

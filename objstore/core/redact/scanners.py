@@ -434,15 +434,23 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
     (:func:`credential_name`, the generic rule's keywords, as ``export
     API_KEY=X`` and ``mem remember …/api-key X`` are judged) and whose value
     is one by the rule for a value stored under such a name
-    (:func:`~.checks.named_value_ok`: not ``$OTHER``, a path, a placeholder)."""
+    (:func:`~.checks.named_value_ok`: not ``$OTHER``, a path, a placeholder).
+    A pattern with a ``flags`` group: where it is empty (``set NAME X`` with
+    no option), only a name in capitals (``set API_KEY X``; the POSIX
+    convention for exported names), not prose ('to set token layout')."""
     if rule.lowered is not None:
         matches, o = rule.lowered.finditer(low, ws - off, we - off), off
     else:
         matches, o = rule.pattern.finditer(text, ws, we), 0
+    flagged = "flags" in rule.pattern.groupindex
     for m in matches:
         kind = credential_name(m.group("name"))
         if kind is None:
             continue
+        if flagged and not m.group("flags"):
+            ns, ne = m.span("name")
+            if not text[ns + o:ne + o].isupper():
+                continue
         s, e = m.span("secret")
         if named_value_ok(text[s + o:e + o], password=kind == "password"):
             out.append((s + o, e + o, rule.priority, rule.name))
