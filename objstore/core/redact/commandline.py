@@ -45,7 +45,7 @@ from functools import partial
 from objstore.core.redact.checks import (cli_secret_ok, mysql_password_ok, net_secret_ok, sql_bare_ok,
                                          sql_literal_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import credential_name, scan_at
+from objstore.core.redact.scanners import credential_name, scan_at, scan_command_options
 
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
@@ -98,28 +98,6 @@ _HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
 #: keytool refuses any other modifier, but '-storepass:S3cret' typed still holds one)
 _KEYTOOL_PASS = Lazy(r"(?<![A-Za-z0-9_\-])-(?:(?:src|dest)?(?:store|key)pass|new)"
                      r"(?:[ \t]{1,4}|:(?!(?:env|file)[ \t]))" + _ARG, FLAGS)
-#: where a command's arguments end: a line break (raw or escaped), or a ; | & between commands
-_COMMAND_END = Lazy(r"[\r\n;|&]|\\[rn]", FLAGS)
-
-
-def _scan_command_options(options: Lazy, rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int,
-                          at=None) -> None:
-    """Every match of ``options`` (a password option and its ``secret`` value)
-    among the arguments of each command the rule's pattern names, up to the
-    command's end (:data:`_COMMAND_END`), where ``_ARGS_BEFORE`` + one option
-    finds only the first (``keytool -storepass A -keypass B``: both).  Each
-    character is read once: a command's arguments up to its end, then the
-    search for the next command name from there."""
-    pos = ws
-    while (m := rule.pattern.search(text, pos, we)) is not None:
-        stop = _COMMAND_END.search(text, m.end(), we)
-        pos = stop.start() if stop else we      # a second name in the same command is read with the first's
-        for o in options.finditer(text, m.end(), pos):
-            s, e = o.span("secret")
-            if cli_secret_ok(text[s:e]):
-                out.append((s, e, rule.priority, rule.name))
-
-
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -269,7 +247,7 @@ COMMAND_LINE_RULES: list[Rule] = [
        "https://docs.oracle.com/en/java/javase/21/docs/specs/man/jarsigner.html",
        r"(?:keytool|jarsigner)(?:(?<![A-Za-z0-9_.\-]keytool)|(?<![A-Za-z0-9_.\-]jarsigner)|(?<=\\[nrt]keytool)"
        r"|(?<=\\[nrt]jarsigner))(?![A-Za-z0-9_.\-])", priority=45, check=cli_secret_ok, anchors=("keytool", "jarsigner"),
-       scan=partial(_scan_command_options, _KEYTOOL_PASS)),
+       scan=partial(scan_command_options, _KEYTOOL_PASS, check=cli_secret_ok)),
     _r("cli-password",
        "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (smbcacls, smbget the same) "
        "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",

@@ -454,3 +454,26 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
         s, e = m.span("secret")
         if named_value_ok(text[s + o:e + o], password=kind == "password"):
             out.append((s + o, e + o, rule.priority, rule.name))
+
+
+#: where a command's arguments end: a line break (raw or escaped), or a ; | & between commands
+_COMMAND_END = Lazy(r"[\r\n;|&]|\\[rn]", FLAGS)
+
+
+def scan_command_options(options: Lazy, rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int,
+                         at=None, *, check: Callable[[str], bool]) -> None:
+    """Every match of ``options`` (a password option and its ``secret`` value)
+    among the arguments of each command the rule's pattern names, up to the
+    command's end (:data:`_COMMAND_END`), where ``commandline._ARGS_BEFORE`` + one option
+    finds only the first (``keytool -storepass A -keypass B``: both), whose
+    value passes ``check``.  Each
+    character is read once: a command's arguments up to its end, then the
+    search for the next command name from there."""
+    pos = ws
+    while (m := rule.pattern.search(text, pos, we)) is not None:
+        stop = _COMMAND_END.search(text, m.end(), we)
+        pos = stop.start() if stop else we      # a second name in the same command is read with the first's
+        for o in options.finditer(text, m.end(), pos):
+            s, e = o.span("secret")
+            if check(text[s:e]):
+                out.append((s, e, rule.priority, rule.name))
