@@ -50,6 +50,23 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           DSA, ENCRYPTED, OPENSSH, PGP ``PRIVATE KEY BLOCK``), also   PROTOCOL.key; RFC 4880 s6.2 (PGP armor)
                           blocks with no END line and tails with no BEGIN line,
                           raw or JSON-escaped (``\\n``)
+private-key-base64        a PEM private key in base64 (``LS0tLS1CRUdJTi…``, decoded: RFC 4648 s4 of RFC 7468;
+                          ``-----BEGIN … PRIVATE KEY-----``): a kubeconfig's          Kubernetes "Secrets" (data values are
+                          ``client-key-data``, a Secret's ``tls.key``; one line or    base64), kubeconfig ``client-key-data``
+                          wrapped at 76/64 (not a certificate; cred20)
+putty-private-key         the ``Private-Lines: N`` base64 lines of a PuTTY key file   PuTTY manual appendix C, "PPK file
+                          (``PuTTY-User-Key-File-2/-3``; the MAC is kept; cred20)     format"
+k8s-secret                the value of a Secret entry named ``tls.key``, ``<name>     Kubernetes "Secrets", secret types
+                          .key``, ``ssh-privatekey``, ``.dockerconfigjson``,          (kubernetes.io/tls, ssh-auth,
+                          ``.dockercfg``: base64 (``data:``) or a random-looking      dockerconfigjson)
+                          plain value (``stringData:``); cred20
+terraform-variable        the ``default = "X"`` of ``variable "db_password" {…}``     Terraform "Input Variables"
+                          (one line or several) whose name is a credential's by
+                          ``credential_name``; ``*.tfvars`` ``db_password = "X"`` is
+                          generic-secret's (cred20)
+fish-variable             fish ``set [-x|-gx|-Ux…] API_KEY X`` (and bare ``set NAME   fish ``set`` (fishshell.com docs)
+                          X``) under a credential's name by ``credential_name``, the
+                          value judged as a named value's (cred20)
 gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
 aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9], also      AWS IAM "unique identifiers" (ID prefixes)
                           glued to a word on either side (``xAKIA…``, ``AKIA…x``)
@@ -182,7 +199,9 @@ cli-password              a password given to a command on its command line:    
                           password prompt (``sudo -S ... <<< pw``, ``passwd <<<``,    smbclient(1))
                           ``chpasswd <<< 'u:pw'``, ``--password-stdin <<<``) and
                           ``echo u:pw | chpasswd``; ``sqlcmd -P``, ``ldapsearch -w``,
-                          ``zip -P``, ``7z -ppw``, ``keytool -storepass``,
+                          ``zip -P``, ``7z -ppw``, ``keytool -storepass`` (every
+                          password option of ``keytool`` / ``jarsigner``: ``-keypass``,
+                          ``-src|-dest…pass``, ``-new``; not ``-storepass:env|:file``),
                           ``mosquitto_pub -P``, ``plink -pw``, ``xfreerdp /p:``,
                           ``rdesktop -p``, ``mysqladmin password``, ``smbclient -U
                           u%pw``; not ``$VAR``, ``env:``/``file:``
@@ -193,7 +212,9 @@ sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY   
                           BY Pw2024x`` (not ``identified by email``, ``$1``, hashes)
 generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphrase|   (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``looks_secret``)
-                          client_secret|secret_key_base|pass|*_pass`` ``= / : / =>`` assignments when the value
+                          client_secret|secret_key_base|pass|*_pass`` ``= / : / =>`` assignments (a value of any
+                          length: past 4,096 characters redacted whole when its first
+                          128 read as a value after a label, cred20) when the value
                           looks random (see ``looks_secret``), or mixes letters
                           with digits or symbols (``password=hunter2``,
                           ``token=abc123def456``), or is a quoted literal after a

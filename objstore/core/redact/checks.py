@@ -533,3 +533,45 @@ def discord_bot_token_ok(v: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return 17 <= len(uid) <= 20 and uid.isdigit() and uid[:1] != b"0" and mixed_case(last)
+
+
+# ---- cred20: base64-wrapped keys and Kubernetes Secret values ------------------------------------
+#: the armor line of a private key (RFC 7468 s2 label, as ``scanners.PEM_BODY`` reads it) at the start of a decoded value
+_PEM_PRIVATE_HEAD = re.compile(rb"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+_B64_BREAKS = Lazy(r"\\{1,3}r|\\{1,3}n|\s", FLAGS)
+
+
+def _b64_head(v: str, chars: int) -> bytes | None:
+    """The bytes the first ``chars`` base64 characters of ``v`` (line breaks, raw or
+    escaped, removed; a whole number of 4-character groups) decode to, or None."""
+    import base64
+    import binascii
+    s = _B64_BREAKS.sub("", v[:chars + chars // 2])[:chars]
+    try:
+        return base64.b64decode(s[:len(s) // 4 * 4], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def b64_private_key_ok(v: str) -> bool:
+    """``v`` (base64 starting ``LS0tLS1CRUdJTi``, which is ``-----BEGIN``) is a
+    PEM private key in base64 (a kubeconfig's ``client-key-data``, a Secret's
+    ``tls.key``): its first 96 characters decode to an RFC 7468 armor line
+    whose label ends ``PRIVATE KEY`` (RSA, EC, OPENSSH, ENCRYPTED, PGP ``...
+    BLOCK``).  A certificate (``-----BEGIN CERTIFICATE-----``) or a public
+    key is public and kept."""
+    head = _b64_head(v, 96)
+    return head is not None and _PEM_PRIVATE_HEAD.match(head) is not None
+
+
+def k8s_secret_value_ok(v: str) -> bool:
+    """The value of a Kubernetes Secret entry named for a key file (``tls.key``,
+    ``ssh-privatekey``, ``.dockerconfigjson``): base64 (a ``data:`` entry,
+    Kubernetes 'Secrets': values are base64) of 16+ characters that decodes,
+    or (a ``stringData:`` entry, a plain value) one that looks random
+    (:func:`looks_secret`); not a whole placeholder."""
+    if is_placeholder(v):
+        return False
+    if len(v) >= 16 and len(v) % 4 == 0 and _b64_head(v, len(v) if len(v) <= 4096 else 4096) is not None:
+        return True
+    return looks_secret(v[:4096], labelled=True)

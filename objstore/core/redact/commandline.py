@@ -13,11 +13,12 @@ the ``.pgpass`` and ``.netrc`` password rules (a password file shown or written 
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from objstore.core.redact.checks import (cli_secret_ok, mysql_password_ok, net_secret_ok, sql_bare_ok,
                                          sql_literal_ok)
-from objstore.core.redact.rule import Rule, make_rule
-from objstore.core.redact.scanners import scan_at
+from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
+from objstore.core.redact.scanners import credential_name, scan_at, scan_command_options
 
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
@@ -96,6 +97,12 @@ def _scan_pgpass(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         p = low.find(".pgpass", max(p + 7, done - _PGPASS_BEFORE), e0)
 
 
+
+#: cred20: a password option of keytool / jarsigner and its value: after blanks, or after ':' when the
+#: modifier is not one of the docs' sources ('-storepass:env NAME', '-keypass:file PATH' name no password;
+#: keytool refuses any other modifier, but '-storepass:S3cret' typed still holds one)
+_KEYTOOL_PASS = Lazy(r"(?<![A-Za-z0-9_\-])-(?:(?:src|dest)?(?:store|key)pass|new)"
+                     r"(?:[ \t]{1,4}|:(?!(?:env|file)[ \t]))" + _ARG, FLAGS)
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -223,9 +230,6 @@ COMMAND_LINE_RULES: list[Rule] = [
            "https://linux.die.net/man/1/zip https://linux.die.net/man/1/unzip"),
           (_cmd_family("7z", "a", "r", "z"), r"-p", ("7z",),
            "7-Zip '-p{Password}' switch (alone: prompts) https://7-zip.opensource.jp/chm/cmdline/switches/password.htm"),
-          (_cmd("keytool"), r"-(?:(?:src|dest)?(?:store|key)pass|new)[ \t]+", ("keytool",),
-           "keytool '-storepass', '-keypass', '-srcstorepass', '-deststorepass', '-new' "
-           "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html"),
           (_cmd_family("mosquitto_", "pub", "sub", "rr", optional=False), r"(?:-P|--pw)[ \t]+", ("mosquitto_",),
            "mosquitto_pub(1) '-P, --pw password' https://mosquitto.org/man/mosquitto_pub-1.html"),
           (("plink", "pscp", "psftp", "putty"), r"-pw[ \t]+", ("-pw",),
@@ -240,6 +244,15 @@ COMMAND_LINE_RULES: list[Rule] = [
            "mysqladmin 'password new_password' (sets a new password) "
            "https://dev.mysql.com/doc/refman/8.0/en/mysqladmin.html"),
       )),
+    _r("cli-password",
+       "keytool '-storepass [:env|:file] arg', '-keypass', '-srcstorepass', '-deststorepass', '-srckeypass', "
+       "'-destkeypass', '-new' and jarsigner '-storepass', '-keypass' (:env / :file name a variable or a file: "
+       "kept; every password option of the command, cred20) "
+       "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html "
+       "https://docs.oracle.com/en/java/javase/21/docs/specs/man/jarsigner.html",
+       r"(?:keytool|jarsigner)(?:(?<![A-Za-z0-9_.\-]keytool)|(?<![A-Za-z0-9_.\-]jarsigner)|(?<=\\[nrt]keytool)"
+       r"|(?<=\\[nrt]jarsigner))(?![A-Za-z0-9_.\-])", priority=45, check=cli_secret_ok, anchors=("keytool", "jarsigner"),
+       scan=partial(scan_command_options, _KEYTOOL_PASS, check=cli_secret_ok)),
     _r("cli-password",
        "smbclient(1) '-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]' (smbcacls, smbget the same) "
        "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",

@@ -5,12 +5,13 @@ headers, the ``key=value`` keyword rule), then the password labels, phrases and 
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import (bearer_ok, discord_bot_token_ok, hf_token_ok, looks_secret,
-                                         not_placeholder, sas_sig_ok, url_password_ok, vault_token_ok)
+from objstore.core.redact.checks import (b64_private_key_ok, bearer_ok, discord_bot_token_ok, hf_token_ok,
+                                         k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
+                                         url_password_ok, vault_token_ok)
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
-                                           scan_aws_pair, scan_generic, scan_pem)
+                                           scan_aws_pair, scan_generic, scan_named, scan_pem)
 
 # ---- redact7 helpers ------------------------------------------------------------------
 _AZURE_KEY_WORDS = ("accountkey", "sharedaccesskey", "azure_storage_key", "azure_storage_account_key",
@@ -33,6 +34,21 @@ _AWS_IDS = ("AKIA", "ASIA", "ABIA", "ACCA")
 #: holds; not ``hf_``, ``key-``, ``dapi``, ``eyJ``, legacy ``sk-``, Stripe's ``sk_test_`` (``task_test_validation``:
 #: words, identifiers and base64 blobs hold them glued)
 
+# ---- cred20 helpers ---------------------------------------------------------------------
+_B64C = r"[A-Za-z0-9+/]"
+_B64NL = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"     # a line break, raw or escaped in JSON
+#: the base64 of a PEM block after its first 14 characters (``LS0tLS1CRUdJTi``, ``-----BEGIN``): wrapped at 76
+#: (base64(1)) or 64 (openssl base64) characters a line, or one line (a kubeconfig's ``client-key-data``)
+_B64_PEM_BODY = ("(?:" + _B64C + "{62}" + _B64NL + "(?:" + _B64C + "{76}" + _B64NL + "){1,2048}+" + _B64C + "{0,76}+"
+                 "|" + _B64C + "{50}" + _B64NL + "(?:" + _B64C + "{64}" + _B64NL + "){1,2048}+" + _B64C + "{0,64}+"
+                 "|" + _B64C + "{30,65536}+)={0,2}")
+#: the Secret entries named for a key file or a registry credential (Kubernetes 'Secrets': kubernetes.io/tls
+#: tls.key, kubernetes.io/ssh-auth ssh-privatekey, kubernetes.io/dockerconfigjson .dockerconfigjson,
+#: kubernetes.io/dockercfg .dockercfg); ``<name>.key`` also (a generic Secret of key files)
+_K8S_STARTS = (".dockerc", "ssh-privatekey", ".key")
+#: one base64 line of a PuTTY key file, up to its line's end (not the 'Private' of 'Private-MAC:')
+_PPK_LINE = r"[A-Za-z0-9+/=]{1,256}+(?=[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))"
+
 _r = make_rule   # the table below is aligned to this short name
 
 RULES: list[Rule] = [
@@ -46,6 +62,44 @@ RULES: list[Rule] = [
        "RFC 5915 'EC PRIVATE KEY', OpenSSH PROTOCOL.key 'OPENSSH PRIVATE KEY', "
        "RFC 4880 s6.2 'PGP PRIVATE KEY BLOCK'",
        PEM_BODY, priority=2, scan=scan_pem, anchors=("-----begin ", "-----end ")),
+    # ---- cred20: key material and credentials in config formats that were stored in clear ----
+    _r("private-key-base64",
+       "RFC 4648 s4 base64 of an RFC 7468 PEM private key (the text starts 'LS0tLS1CRUdJTi', base64 of "
+       "'-----BEGIN'): a kubeconfig's users[].user.client-key-data (Kubernetes 'Organizing Cluster Access "
+       "Using kubeconfig Files'), a Secret's data tls.key / ssh-privatekey (values base64, Kubernetes "
+       "'Secrets'); one line, or wrapped at 76 (base64(1)) or 64 (openssl base64) characters "
+       "https://kubernetes.io/docs/concepts/configuration/secret/",
+       tok(("LS0tLS1CRUdJTi",), _B64_PEM_BODY), priority=2, check=b64_private_key_ok),
+    _r("putty-private-key",
+       "PuTTY 'PPK file format' (appendix C of the PuTTY manual: PuTTY-User-Key-File-2/-3, Public-Lines: N, "
+       "Private-Lines: N then N lines of base64 private key data, Private-MAC) "
+       "https://the.earth.li/~sgtatham/putty/0.81/htmldoc/AppendixC.html",
+       r"Private-Lines:[ \t]{0,4}[0-9]{1,4}" + _B64NL + r"[ \t]{0,16}(?P<secret>" + _PPK_LINE + r"(?:" + _B64NL
+       + r"[ \t]{0,16}" + _PPK_LINE + r"){0,4095}+)",
+       priority=2, anchors=("private-lines:",)),
+    _r("k8s-secret",
+       "Kubernetes 'Secrets' (data: values are base64; stringData: plain): the value of an entry named for "
+       "a key file or registry credential, tls.key (kubernetes.io/tls), ssh-privatekey (kubernetes.io/"
+       "ssh-auth), .dockerconfigjson / .dockercfg, <name>.key "
+       "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+       r"(?:\.dockerconfigjson|\.dockercfg|ssh-privatekey|\.key(?<=[a-z0-9_\-]\.key))(?:\\{0,3}[\"'])?[ \t]{0,8}:"
+       r"[ \t]{0,8}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`\\,;&<>(){}\[\]|]{8,65536}+)(?=[\s\"'`\\,}\]]|$)",
+       ci=True, priority=8, check=k8s_secret_value_ok, anchors=_K8S_STARTS, scan=scan_at(*_K8S_STARTS)),
+    _r("terraform-variable",
+       "Terraform 'Input Variables' (variable \"<name>\" { default = \"<value>\" }, also on several lines): the "
+       "default of a variable named for a credential (credential_name: db_password, api_token) "
+       "https://developer.hashicorp.com/terraform/language/values/variables",
+       r"variable(?:(?<![a-z0-9_\-.]variable)|(?<=\\[nrt]variable))[ \t]{1,4}\\{0,3}\"?(?P<name>[a-z_][a-z0-9_\-]{0,127}+)\\{0,3}\"?[ \t]{0,4}\{"
+       r"[^{}]{0,2048}?(?<![a-z0-9_])default[ \t]{0,8}=[ \t]{0,8}\\{0,3}\"(?P<secret>[^\"\\\r\n]{1,4096}+)\\{0,3}\"",
+       ci=True, priority=44, anchors=("variable",), scan=scan_named),
+    _r("fish-variable",
+       "fish 'set' (set [-x|--export] [-g|-U|-l|-f] NAME VALUE...; the shell's export NAME=VALUE, which the "
+       "generic rule reads): the value of a variable named for a credential (credential_name: API_KEY, "
+       "GITHUB_TOKEN, DB_PASSWORD; with no option only a name in capitals, an exported name's: not "
+       "the prose 'to set token layout') https://fishshell.com/docs/current/cmds/set.html",
+       r"set(?:(?<![a-z0-9_\-.$]set)|(?<=\\[nrt]set))(?= )(?P<flags>(?:[ \t]{1,4}-{1,2}[a-z]{1,12}+){0,4}+)[ \t]{1,4}(?P<name>[a-z_][a-z0-9_]{0,127}+)"
+       r"[ \t]{1,4}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,4096}+)",
+       ci=True, priority=44, anchors=("set ",), scan=scan_named),
     _r("aws-access-key-id",
        "AWS IAM User Guide, 'Unique identifiers' (AKIA access key, ASIA temporary STS key, ABIA, ACCA) "
        "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
+from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
+                                         short_labelled_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
@@ -92,8 +93,13 @@ VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
 # (group 1 the value run, group 2 set when a delimiter or the end follows it)
 _GEN_HEAD = Lazy(KW + ASSIGN, FLAGS)
-_GEN_HV = Lazy(KW + ASSIGN + r"(" + VALUE + r"{0,4096}+)(" + VALUE_END + r")?", FLAGS)
+#: the longest value run ``_GEN_HV`` reads (a longer run is read to its end by ``_GEN_RUN``: cred20)
+_GEN_MAX = 4096
+_GEN_HV = Lazy(KW + ASSIGN + r"(" + VALUE + r"{0,%d}+)(" % _GEN_MAX + VALUE_END + r")?", FLAGS)
 _GEN_RUN = Lazy(VALUE + r"*+", FLAGS)
+_GEN_END = Lazy(VALUE_END, FLAGS)
+#: how much of a value longer than _GEN_MAX the checks read (cred20)
+_LONG_SAMPLE = 128
 
 
 GEN_ANCHORS = ("pass", "pw", "secret", "token", "key")   # every KW alternative starts with one
@@ -336,7 +342,19 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         s += off
         e += off
         if m.group(2) is None:                     # not followed by a delimiter: not a value
-            vend = (e if e - s < 4096 else _GEN_RUN.match(text, s, we).end()) - off
+            if e - s < _GEN_MAX:
+                vend = e - off
+                continue
+            # cred20: a value longer than the run the pattern reads (``password: <5000 chars>``, ``API_KEY=…``):
+            # its whole run, when a delimiter ends it, if its first _LONG_SAMPLE characters read as a value
+            # after a label (only a whole placeholder is none: a long random run holds 'xxx' or 'test' by chance)
+            e = _GEN_RUN.match(text, s, we).end()
+            vend = e - off
+            v = text[s:s + _LONG_SAMPLE]
+            if _GEN_END.match(text, e) is not None and (
+                    looks_secret(v, labelled=True)
+                    or looks_assigned(v, password=low.startswith(("pass", "pw"), p), quoted=False, labelled=True)):
+                out.append((s, e, rule.priority, rule.name))
             continue
         vend = e - off
         if e == s and _label_next_line(rule, low, p, text, e, we, out):
@@ -426,3 +444,56 @@ def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None
     scan.leftmost, scan.starts = leftmost, starts
     return scan
 
+
+
+def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """A value given to a variable whose name says it holds a credential
+    (cred20: fish ``set -x API_KEY X``, Terraform ``variable "db_password" {
+    default = "X" }``): each match of the rule's pattern (its ``name`` and
+    ``secret`` groups) whose name is a credential's by the one name rule
+    (:func:`credential_name`, the generic rule's keywords, as ``export
+    API_KEY=X`` and ``mem remember …/api-key X`` are judged) and whose value
+    is one by the rule for a value stored under such a name
+    (:func:`~.checks.named_value_ok`: not ``$OTHER``, a path, a placeholder).
+    A pattern with a ``flags`` group: where it is empty (``set NAME X`` with
+    no option), only a name in capitals (``set API_KEY X``; the POSIX
+    convention for exported names), not prose ('to set token layout')."""
+    if rule.lowered is not None:
+        matches, o = rule.lowered.finditer(low, ws - off, we - off), off
+    else:
+        matches, o = rule.pattern.finditer(text, ws, we), 0
+    flagged = "flags" in rule.pattern.groupindex
+    for m in matches:
+        kind = credential_name(m.group("name"))
+        if kind is None:
+            continue
+        if flagged and not m.group("flags"):
+            ns, ne = m.span("name")
+            if not text[ns + o:ne + o].isupper():
+                continue
+        s, e = m.span("secret")
+        if named_value_ok(text[s + o:e + o], password=kind == "password"):
+            out.append((s + o, e + o, rule.priority, rule.name))
+
+
+#: where a command's arguments end: a line break (raw or escaped), or a ; | & between commands
+_COMMAND_END = Lazy(r"[\r\n;|&]|\\[rn]", FLAGS)
+
+
+def scan_command_options(options: Lazy, rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int,
+                         at=None, *, check: Callable[[str], bool]) -> None:
+    """Every match of ``options`` (a password option and its ``secret`` value)
+    among the arguments of each command the rule's pattern names, up to the
+    command's end (:data:`_COMMAND_END`), where ``commandline._ARGS_BEFORE`` + one option
+    finds only the first (``keytool -storepass A -keypass B``: both), whose
+    value passes ``check``.  Each
+    character is read once: a command's arguments up to its end, then the
+    search for the next command name from there."""
+    pos = ws
+    while (m := rule.pattern.search(text, pos, we)) is not None:
+        stop = _COMMAND_END.search(text, m.end(), we)
+        pos = stop.start() if stop else we      # a second name in the same command is read with the first's
+        for o in options.finditer(text, m.end(), pos):
+            s, e = o.span("secret")
+            if check(text[s:e]):
+                out.append((s, e, rule.priority, rule.name))

@@ -386,6 +386,62 @@ machine api.example.com
 # look-alikes that stay: 10:33:47, host:5432, machine learning password manager
 """, [(PGPASS_PW, "pgpass-password"), (NETRC_PW, "netrc-password")])
 
+# cred20: key material and credentials in config formats (base64 PEM, Secret manifests, Terraform, fish,
+# PuTTY, keytool/jarsigner, a labelled value past 4,096 characters); drawn last, so every value above keeps
+# its place in the seeded sequence
+B64 = ALNUM + "+/"
+B64_PEM = base64.b64encode(pem("RSA PRIVATE KEY", 600).encode()).decode()
+B64_OSSH = base64.b64encode(pem("OPENSSH PRIVATE KEY", 400, width=70).encode()).decode()
+B64_CERT = base64.b64encode(pem("CERTIFICATE", 300).encode()).decode()
+DOCKERCFG = base64.b64encode(('{"auths":{"registry.example.com":{"auth":"' + fake(24) + '"}}}').encode()).decode()
+TF_PW, TF_TOKEN, FISH_KEY, FISH_TOK, FISH_PW = fake(14), fake(20), fake(32), "FAKE" + r(28), fake(12)
+PPK_PRIV = "\n".join(r(64, B64) for _ in range(3)) + "\n" + r(20, B64) + "=="
+KS_PW, KEY_PW, DEST_PW, JAR_PW = fake(12), fake(12), fake(12), fake(12)
+LONG_KEY = fake(5000)
+files["config-secrets.txt"] = (f"""$ kubectl config view --raw
+users:
+- name: admin@fake
+  user:
+    client-certificate-data: {B64_CERT}
+    client-key-data: {B64_PEM}
+$ kubectl get secret ssh-deploy -o yaml
+apiVersion: v1
+kind: Secret
+type: kubernetes.io/ssh-auth
+data:
+  ssh-privatekey: {B64_OSSH}
+  .dockerconfigjson: {DOCKERCFG}
+$ cat variables.tf
+variable "db_password" {{
+  type      = string
+  sensitive = true
+  default   = "{TF_PW}"
+}}
+variable "api_token" {{ default = "{TF_TOKEN}" }}
+variable "region" {{ default = "eu-west-1" }}
+$ cat ~/.config/fish/conf.d/secrets.fish
+set -gx OPENAI_API_KEY {FISH_KEY}
+set -Ux GITHUB_TOKEN {FISH_TOK}
+set DB_PASSWORD {FISH_PW}
+set -gx EDITOR vim
+$ cat deploy.ppk
+PuTTY-User-Key-File-3: ssh-rsa
+Encryption: none
+Comment: rsa-key-fake
+Public-Lines: 1
+AAAAB3NzaC1yc2EAAAADAQABAAAAgQFAKE
+Private-Lines: 4
+{PPK_PRIV}
+Private-MAC: {r(64, HEX)}
+$ keytool -importkeystore -srckeystore a.p12 -srcstorepass {KS_PW} -destkeystore b.jks -deststorepass {DEST_PW} -destkeypass {KEY_PW}
+$ jarsigner -keystore b.jks -storepass {JAR_PW} -storepass:env KS_PW app.jar fake
+API_KEY={LONG_KEY}
+""", [(B64_PEM, "private-key-base64"), (B64_OSSH, "private-key-base64"), (DOCKERCFG, "k8s-secret"),
+      (TF_PW, "terraform-variable"), (TF_TOKEN, "terraform-variable"), (FISH_KEY, "fish-variable"),
+      (FISH_TOK, "fish-variable"), (FISH_PW, "fish-variable"), (PPK_PRIV, "putty-private-key"),
+      (KS_PW, "cli-password"), (DEST_PW, "cli-password"), (KEY_PW, "cli-password"), (JAR_PW, "cli-password"),
+      (LONG_KEY, "generic-secret")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
