@@ -151,9 +151,10 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor
     """pathlib loads urllib.parse (and ipaddress) for ``Path.as_uri`` alone,
     and ``re`` (with ``enum``) and ``fnmatch`` for ``glob`` and ``match``:
     ``cmds.entry.pathlib_alone`` gives it stand-ins, which are out of
-    ``sys.modules`` afterwards, and a ``get`` compiles no pattern (session
-    21, lat21).  Here ``site`` does not run (as for a pip install, whose
-    start-up loads no pathlib; this suite's editable finder does), the
+    ``sys.modules`` afterwards; and a ``get`` compiles no pattern nor loads
+    ``contextlib`` (session 21, lat21).  Here ``site`` does not run (as for
+    a pip install, whose start-up loads no pathlib; this suite's editable
+    finder does), the
     dependencies are reached by a plain path entry, and ``get`` runs; then
     the process still has a working ``Path.as_uri``, ``glob`` and ``match``
     and the real ``urllib.parse`` and ``re``."""
@@ -168,7 +169,7 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor
             "def _report():\n"
             "    sys.stdout.flush()\n"
             "    print('LOADED', *(m in sys.modules for m in ('urllib.parse', 'ipaddress', 're', 'enum', 'fnmatch',"
-            " 'pathlib')))\n"
+            " 'contextlib', 'pathlib')))\n"
             "    from pathlib import Path, PurePath\n"
             "    import urllib.parse, re, fnmatch\n"
             "    print('AFTER', Path('/a b').as_uri(), urllib.parse.urlsplit('http://h/p').netloc)\n"
@@ -181,7 +182,7 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=filled,
                        env=dict(os.environ), timeout=60)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["postgres 16 on port 5433", "LOADED False False False False False True",
+    assert p.stdout.splitlines() == ["postgres 16 on port 5433", "LOADED False False False False False False True",
                                      "AFTER file:///a%20b h", "GLOB ['a.txt'] True False True True",
                                      "REAL Pattern True True"]
 
