@@ -104,10 +104,11 @@ def _deferred_module(name: str):
 def pathlib_alone() -> None:
     """Import ``pathlib`` without what it needs only in a few methods:
     ``urllib.parse`` (and ``ipaddress``) for ``Path.as_uri``, ``re`` (and
-    ``enum``, ``functools``' users aside) and ``fnmatch`` for ``glob`` and
-    ``match`` (CPython 3.11, 3.12).  A store's reads call none of them, and
-    these imports were ~1.5-3 ms (urllib, docs/benchmarks.md, "Session 17
-    (branch `lat17`)") and ~3 ms (re with enum, "Session 21 (branch
+    ``enum``) and ``fnmatch`` for ``glob`` and ``match`` (CPython 3.11;
+    3.12 and 3.13 compile patterns as pathlib loads, so there the stand-in
+    imports the real ``re`` at once).  A store's reads call none of them,
+    and these imports were ~1.5-3 ms (urllib, docs/benchmarks.md, "Session
+    17 (branch `lat17`)") and ~3 ms (re with enum, "Session 21 (branch
     `lat21`)") of every new process that opens a store.  Each is given a
     stand-in (:func:`_deferred_module`) while pathlib loads, which leaves
     ``sys.modules`` before pathlib's import returns: pathlib keeps the
