@@ -66,31 +66,66 @@ def private_umask() -> None:
     os.umask(os.umask(0o077) | 0o077)
 
 
-def pathlib_without_urllib() -> None:
-    """Import ``pathlib`` without ``urllib.parse``: pathlib (Python 3.11,
-    3.12) imports it when it loads, for ``Path.as_uri`` alone, and
-    ``urllib.parse`` imports ``ipaddress``: ~1.5-3 ms of every new process
-    that opens a store (docs/benchmarks.md, "Session 17 (branch `lat17`)").
-    A stand-in module gives pathlib a ``quote_from_bytes`` that imports the
-    real one when it is first called, and leaves ``sys.modules`` before
-    pathlib's import returns, so any later ``import urllib.parse`` loads
-    the real module.  Nothing when pathlib or urllib.parse is loaded
-    already (an editable install's finder loads pathlib at start-up)."""
-    if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
-        return
-    stand_in = type(sys)("urllib.parse")
+#: what ``pathlib`` imports and calls only in ``glob``, ``match`` and ``as_uri``: ``re`` (with
+#: ``enum``), ``fnmatch`` and ``urllib.parse`` (with ``ipaddress``)
+PATHLIB_DEFERRED = ("re", "fnmatch", "urllib.parse")
 
-    def quote_from_bytes(bs, safe="/"):
-        """``urllib.parse.quote_from_bytes``, the real one imported on first use."""
-        from urllib.parse import quote_from_bytes as real
-        return real(bs, safe)
-    stand_in.quote_from_bytes = quote_from_bytes
-    sys.modules["urllib.parse"] = stand_in
+
+#: the functions pathlib binds by name as it loads (``from urllib.parse import quote_from_bytes``)
+PATHLIB_FROM_IMPORTS = {("urllib.parse", "quote_from_bytes")}
+
+
+def _deferred_module(name: str):
+    """A stand-in module for ``name``: an attribute read imports the real
+    module (taking the stand-in out of ``sys.modules`` if still there) and
+    answers from it, except a function of :data:`PATHLIB_FROM_IMPORTS` read
+    while pathlib loads, which is answered with a function that does so
+    when first called.  Raises what the real module's import or ``getattr``
+    raises."""
+    stand_in = type(sys)(name)
+
+    def __getattr__(attr: str):   # PEP 562: read for names the stand-in lacks, i.e. all of them
+        if attr.startswith("__"):   # the import system's own questions (``__path__``: a package?)
+            raise AttributeError(attr)
+        if sys.modules.get(name) is stand_in:
+            if (name, attr) in PATHLIB_FROM_IMPORTS:
+                def deferred(*args, **kwargs):
+                    """The real ``name.attr``, imported on first use."""
+                    __import__(name)
+                    return getattr(sys.modules[name], attr)(*args, **kwargs)
+                return deferred
+            del sys.modules[name]
+        __import__(name)
+        return getattr(sys.modules[name], attr)
+    stand_in.__getattr__ = __getattr__
+    return stand_in
+
+
+def pathlib_alone() -> None:
+    """Import ``pathlib`` without what it needs only in a few methods:
+    ``urllib.parse`` (and ``ipaddress``) for ``Path.as_uri``, ``re`` (and
+    ``enum``) and ``fnmatch`` for ``glob`` and ``match`` (CPython 3.11;
+    3.12 and 3.13 compile patterns as pathlib loads, so there the stand-in
+    imports the real ``re`` at once).  A store's reads call none of them,
+    and these imports were ~1.5-3 ms (urllib, docs/benchmarks.md, "Session
+    17 (branch `lat17`)") and ~3 ms (re with enum, "Session 21 (branch
+    `lat21`)") of every new process that opens a store.  Each is given a
+    stand-in (:func:`_deferred_module`) while pathlib loads, which leaves
+    ``sys.modules`` before pathlib's import returns: pathlib keeps the
+    stand-in, whose first use imports the real module, and any later
+    ``import re`` loads the real one.  Nothing when pathlib is loaded
+    already (an editable install's finder loads it at start-up); a module
+    loaded already is not stood in for."""
+    if "pathlib" in sys.modules:
+        return
+    stand_ins = {name: _deferred_module(name) for name in PATHLIB_DEFERRED if name not in sys.modules}
+    sys.modules.update(stand_ins)
     try:
         import pathlib  # noqa: F401
     finally:
-        if sys.modules.get("urllib.parse") is stand_in:
-            del sys.modules["urllib.parse"]
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
 
 
 class _DatetimeFromC:
@@ -221,7 +256,7 @@ def entry() -> None:
     atexit.register(_skip_teardown)
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
-    pathlib_without_urllib()   # the helper did not answer: this process opens the store
+    pathlib_alone()   # the helper did not answer: this process opens the store
     datetime_from_c()
     import gc   # (not before: the helper's client needs none of this)
     default_gc = gc.get_threshold()

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import errno
 import math
-import re
 from pathlib import Path
 
 from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular
@@ -146,10 +145,12 @@ def parse(name: str, text: str):
         if t not in s.choices:
             raise InvalidInput(f"{name} is one of {', '.join(s.choices)}, not {text!r}")
         return t
-    if s.pattern and not re.fullmatch(s.pattern, t):
-        raise InvalidInput(f"{name}: not a valid value ({s.help})",
-                           hint="the value is not shown: it may be a key pasted by mistake"
-                           if name == "derive.api_key_env" else None)
+    if s.pattern:
+        import re   # here: a reader of the settings (every command's warn_config) loads no re
+        if not re.fullmatch(s.pattern, t):
+            raise InvalidInput(f"{name}: not a valid value ({s.help})",
+                               hint="the value is not shown: it may be a key pasted by mistake"
+                               if name == "derive.api_key_env" else None)
     return t
 
 

@@ -27,7 +27,6 @@ import os
 import time
 from _thread import get_ident   # the running thread's id (the threading module costs start-up)
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular, syncfs  # noqa: F401  (syncfs: re-exported for callers)
@@ -542,17 +541,11 @@ class Store(PackRewrites):
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         return PackWriter(self.root / "objects" / "pack")
 
-    @contextmanager
-    def batch(self):
-        """Write objects without per-object fsync; sync the filesystem once at
-        the end (before the caller publishes refs).  Used by import."""
-        old = self.objects.durable
-        self.objects.durable = False
-        try:
-            yield
-        finally:
-            self.objects.durable = old
-            syncfs(self.root)
+    def batch(self) -> "_Batch":
+        """A context manager: write objects without per-object fsync; sync the
+        filesystem once at the end, also on an error (before the caller
+        publishes refs).  Used by import."""
+        return _Batch(self)
 
     # -- locking ---------------------------------------------------------
     def lock(self, command: str = "", timeout: float | None = None) -> StoreLock:
@@ -806,3 +799,17 @@ class Store(PackRewrites):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class _Batch:
+    """:meth:`Store.batch` (not a contextlib generator: ``mem get`` loads no contextlib)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.old = store, store.objects.durable
+
+    def __enter__(self) -> None:
+        self.old, self.store.objects.durable = self.store.objects.durable, False
+
+    def __exit__(self, *exc) -> None:
+        self.store.objects.durable = self.old
+        syncfs(self.store.root)

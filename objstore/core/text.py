@@ -32,7 +32,6 @@ The redaction of credentials (patterns, not a needle) is
 from __future__ import annotations
 
 import bisect
-import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
@@ -73,6 +72,7 @@ class LazyPattern:
 
     def __getattr__(self, name: str):
         if self._rx is None:
+            import re   # here: a process that never matches (``mem get``) loads no re, nor its enum
             self._rx = re.compile(*self.args)
         value = getattr(self._rx, name)
         self.__dict__[name] = value   # found before __getattr__ from now on

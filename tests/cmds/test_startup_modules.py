@@ -49,7 +49,9 @@ BANNED = {
     "hook": EVERY_PATH | {"objstore.capture.live", "objstore.capture.sync", "objstore.capture.rollup",
                           "objstore.memory.appender", "objstore.memory.indexbatch",
                           # nor the review queue: only a session-start block reads its conflicts
-                          "objstore.memory.queue", "objstore.memory.proposals"},
+                          "objstore.memory.queue", "objstore.memory.proposals",
+                          # its watchdog uses the C module _signal (enum-wrapped in signal.py; session 21)
+                          "signal"},
 }
 # the readers' locks are _thread's: threading's import was ~0.8 ms of each (session 18, lat18)
 for _path in ("get", "recall", "hook"):
@@ -147,33 +149,48 @@ def test_get_and_remember_compile_none_of_our_patterns(filled, store_path, name)
     assert not [p for p in pats if isinstance(p, str) and p.startswith("(?:(?:passw")], pats
 
 
-def test_a_process_without_an_editable_finder_opens_the_store_without_urllib(filled):
-    """pathlib loads urllib.parse (and ipaddress) for ``Path.as_uri`` alone:
-    ``cmds.entry.pathlib_without_urllib`` gives it a stand-in, which is out of
-    ``sys.modules`` afterwards.  Here ``site`` does not run (as for a pip
-    install, whose start-up loads no pathlib; this suite's editable finder
-    does), the dependencies are reached by a plain path entry, and ``get``
-    runs; then the process still has a working ``Path.as_uri`` and the real
-    ``urllib.parse``."""
+def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor_re(filled):
+    """pathlib loads urllib.parse (and ipaddress) for ``Path.as_uri`` alone,
+    and ``re`` (with ``enum``) and ``fnmatch`` for ``glob`` and ``match``:
+    ``cmds.entry.pathlib_alone`` gives it stand-ins, which are out of
+    ``sys.modules`` afterwards; and a ``get`` compiles no pattern nor loads
+    ``contextlib`` (session 21, lat21).  Here ``site`` does not run (as for
+    a pip install, whose start-up loads no pathlib; this suite's editable
+    finder does), the
+    dependencies are reached by a plain path entry, and ``get`` runs; then
+    the process still has a working ``Path.as_uri``, ``glob`` and ``match``
+    and the real ``urllib.parse`` and ``re``."""
     import sysconfig
+    (filled / "a.txt").write_text("x")
+    (filled / "b.md").write_text("y")
     code = ("import sys\n"
             f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
-            "assert 'pathlib' not in sys.modules\n"
+            "assert 'pathlib' not in sys.modules and 're' not in sys.modules\n"
             "sys.argv = ['mem', 'get', 'project/startup/db']\n"
             "import cmds.entry as e\n"
             "def _report():\n"
             "    sys.stdout.flush()\n"
-            "    print('LOADED', 'urllib.parse' in sys.modules, 'ipaddress' in sys.modules, 'pathlib' in sys.modules)\n"
-            "    from pathlib import Path\n"
-            "    import urllib.parse\n"
+            "    print('LOADED', *(m in sys.modules for m in ('urllib.parse', 'ipaddress', 're', 'enum', 'fnmatch',"
+            " 'contextlib', 'pathlib')))\n"
+            "    from pathlib import Path, PurePath\n"
+            "    import urllib.parse, re, fnmatch\n"
             "    print('AFTER', Path('/a b').as_uri(), urllib.parse.urlsplit('http://h/p').netloc)\n"
+            "    print('GLOB', sorted(p.name for p in Path('.').glob('*.txt')), PurePath('x/y.md').match('*.md'),"
+            " PurePath('x/y.md').match('*.txt'), re.fullmatch('a+', 'aa') is not None, fnmatch.fnmatch('a.md', '*.md'))\n"
+            "    print('REAL', type(re.compile('x')).__name__, sys.modules['re'] is re, callable(re.sub))\n"
             "    e._EXIT[:] = []\n"
             "e._skip_teardown = _report\n"
             "e.entry()\n")
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=filled,
                        env=dict(os.environ), timeout=60)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["postgres 16 on port 5433", "LOADED False False True", "AFTER file:///a%20b h"]
+    out = p.stdout.splitlines()
+    # re, enum, fnmatch, contextlib: on 3.11, whose pathlib uses re and fnmatch in glob and match
+    # only (3.12's and 3.13's compile patterns as they load: the stand-in imports the real re then)
+    loaded = "False False False False False False True" if sys.version_info[:2] == (3, 11) else out[1][6:]
+    assert out[1].startswith("LOADED False False ") and out[1].endswith(" True"), out
+    assert out == ["postgres 16 on port 5433", f"LOADED {loaded}", "AFTER file:///a%20b h",
+                   "GLOB ['a.txt'] True False True True", "REAL Pattern True True"]
 
 
 DATETIME_PROBE = ("import sys\nimport cmds.entry as e\n_leave = e._skip_teardown\n"

@@ -97,3 +97,22 @@ def test_first_shell_records_of_a_new_store_all_kept(tmp_path):
     finally:
         st.close()
     assert sorted(x.split("\n")[0] for x in texts) == sorted(f"$ echo first-record-{i}" for i in range(8)), texts
+
+
+def test_a_batch_writes_without_fsync_and_gives_durability_back_even_on_an_error(tmp_path):
+    """``Store.batch`` (a class since session 21, lat21: ``mem get`` loads no
+    contextlib): objects written inside are not fsynced one by one, are
+    stored and readable after it, and the store is durable again after it,
+    also when the body raised (which propagates)."""
+    store = open_store(tmp_path / "s", create=True)
+    assert store.objects.durable
+    with store.batch() as nothing:
+        assert nothing is None and not store.objects.durable
+        oid = remember(store, "project/batch/one", "written in a batch").current
+    assert store.objects.durable
+    assert store.get(oid).body == "written in a batch"
+    with pytest.raises(RuntimeError, match="boom"):
+        with store.batch():
+            assert not store.objects.durable
+            raise RuntimeError("boom")
+    assert store.objects.durable
