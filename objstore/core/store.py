@@ -662,7 +662,8 @@ class Store(PackRewrites):
             self.damaged.setdefault(f"ref {where}", "not '<id> <ref>': the ref it held is skipped")
 
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
-                   time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False) -> None:
+                   time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False,
+                   idmap: dict[str, str] | None = None, rename: str | None = None) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to
         ``new`` (None: must not exist / delete), then record the move in its
         reflog as ``old new time message`` (dulwich's
@@ -680,15 +681,46 @@ class Store(PackRewrites):
         in ``: history rewritten`` (``reflog.REWRITE_NOTE``, added when the
         message lacks it), which tells it from a creation.
 
-        Order (module doc): the ref, then the reflog.  Caller holds the
-        store lock.  Raises RefConflict when ``ref`` is not at ``old``.
+        ``rewrite=True`` with ``idmap`` (old id -> new id) keeps the history
+        (``mem forget --credentials`` of a review-queue item): the reflog is
+        written again, each id replaced by ``idmap``'s, no entry added
+        (``Reflog.replace``); ``rename``: under that name, ``ref`` and its
+        reflog go (``old`` None: ``ref`` has only a reflog; ``rename``
+        already at ``new``: this move resumed, ``forget.resume_forget``).
+
+        Order, every mode (module doc, docs/format.md): the ref(s) (with
+        ``rename``, the new one set, then the old deleted), then the reflog;
+        a move stopped in between is finished by running it again.  Caller
+        holds the store lock.  Raises RefConflict when ``ref`` is not at
+        ``old`` (nothing moved); ValueError: ``idmap``/``rename`` without
+        ``rewrite``.
         """
-        self.refs.set_if_equals(ref, old, new)
+        if (idmap is not None or rename is not None) and not rewrite:
+            raise ValueError("update_ref: idmap and rename are modes of rewrite=True")
+        dest = ref if rename is None else rename
+        # 1. the ref(s)
+        if dest == ref:
+            if old is not None or new is not None:
+                self.refs.set_if_equals(ref, old, new)
+            elif self.refs.read(ref) is not None:   # (a reflog alone: the ref must not exist)
+                raise RefConflict(ref, None, self.refs.read(ref))
+        else:
+            if self.refs.read(ref) != old:   # (checked first: a RefConflict changes nothing)
+                raise RefConflict(ref, old, self.refs.read(ref))
+            if new is not None and self.refs.read(dest) != new:   # (at new already: this move, resumed)
+                self.refs.set_if_equals(dest, None, new)
+            if old is not None:
+                self.refs.set_if_equals(ref, old, None)
+        # 2. the reflog
         t = now_ms() if time_ms is None else time_ms
         if audit_only:
             if message is not None:
                 from objstore.core import audit   # deferred: only a ref's deletion writes it
                 audit.append(self.reflog.root, t, message, ref, old, new)
+        elif idmap is not None:
+            self.reflog.replace(dest, self.reflog.read(ref), idmap)
+            if dest != ref:
+                self.reflog.drop(ref)
         elif rewrite:
             self.reflog.drop(ref)
             if new is not None and message is not None:   # said as a rewrite (reflog.is_rewrite: blame reads it)
@@ -697,34 +729,6 @@ class Store(PackRewrites):
                 self.reflog.append(ref, None, new, t, note)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
-
-    def rewrite_history(self, ref: str, new_ref: str, old: str | None, new: str | None,
-                        idmap: dict[str, str]) -> None:
-        """A history rewrite that keeps the history (``mem forget
-        --credentials`` of a review-queue item, whose objects are written
-        again redacted): ``ref``'s reflog is written again under ``new_ref``
-        (``ref`` itself, or a new name) entry by entry, each id replaced by
-        ``idmap``'s (old id -> new id; others kept), and the ref, when at
-        ``old`` (None: ``ref`` has no ref, only a reflog), moves to
-        ``new_ref`` at ``new``.  Order: the new reflog (one atomic write),
-        the ref, then the old ref and reflog go.  Caller holds the store
-        lock.  Raises RefConflict when ``ref`` is not at ``old``."""
-        from objstore.core.reflog import ReflogEntry   # deferred: a read writes no reflog
-
-        def m(x: str | None) -> str | None:
-            return idmap.get(x, x) if x else None
-        entries = [ReflogEntry(m(e.old), m(e.new), e.time, e.command) for e in self.reflog.read(ref)]
-        if self.refs.read(ref) != old:   # (checked first: a RefConflict changes nothing)
-            raise RefConflict(f"{ref} moved: expected {old}")
-        self.reflog.replace(new_ref, entries)
-        if old is not None:
-            if new_ref == ref:
-                self.refs.set_if_equals(ref, old, new)
-            else:
-                self.refs.set_if_equals(new_ref, None, new)
-                self.refs.set_if_equals(ref, old, None)
-        if new_ref != ref:
-            self.reflog.drop(ref)
 
     def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
                     time_ms: int | None = None) -> None:
