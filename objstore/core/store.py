@@ -626,7 +626,7 @@ class Store(PackRewrites):
             if self.journal.is_empty():
                 return True
         j = self.journal.read()
-        if not (j.facts and not (j.forgets or j.turn_forgets or j.deletes)):
+        if not (j.facts and not (j.forgets or j.turn_forgets or j.queue or j.deletes)):
             try:
                 with self.lock("recover", timeout=0):
                     pass
