@@ -681,19 +681,19 @@ class Store(PackRewrites):
         in ``: history rewritten`` (``reflog.REWRITE_NOTE``, added when the
         message lacks it), which tells it from a creation.
 
-        ``rewrite=True`` with ``idmap`` (old id -> new id) keeps the history
-        (``mem forget --credentials`` of a review-queue item): the reflog is
-        written again, each id replaced by ``idmap``'s, no entry added
-        (``Reflog.replace``); ``rename``: under that name, ``ref`` and its
-        reflog go (``old`` None: ``ref`` has only a reflog; ``rename``
-        already at ``new``: this move resumed, ``forget.resume_forget``).
+        ``rewrite=True`` with ``idmap`` (old id -> new id, or None: an
+        entry naming it goes) keeps the history (a forget of a fact's
+        version; ``mem forget --credentials`` of a review-queue item, no
+        ``message``): the reflog is written again with each id mapped
+        (``Reflog.replace``), then the rewrite's entry; ``rename``: under that
+        name, ``ref`` and its reflog go (``old`` None: ``ref`` has only a
+        reflog; ``rename`` at ``new``: this move resumed, recovery).
 
-        Order, every mode (module doc, docs/format.md): the ref(s) (with
-        ``rename``, the new one set, then the old deleted), then the reflog;
-        a move stopped in between is finished by running it again.  Caller
-        holds the store lock.  Raises RefConflict when ``ref`` is not at
-        ``old`` (nothing moved); ValueError: ``idmap``/``rename`` without
-        ``rewrite``.
+        Order, every mode (docs/format.md): the ref(s) (``rename``: the new
+        set, the old deleted), then the reflog; run again, a stopped move
+        ends.  Caller holds the store lock.  Raises RefConflict when ``ref``
+        is not at ``old`` (nothing moved); ValueError: ``idmap``/``rename``
+        without ``rewrite``.
         """
         if (idmap is not None or rename is not None) and not rewrite:
             raise ValueError("update_ref: idmap and rename are modes of rewrite=True")
@@ -702,7 +702,7 @@ class Store(PackRewrites):
         if dest == ref:
             if old is not None or new is not None:
                 self.refs.set_if_equals(ref, old, new)
-            elif self.refs.read(ref) is not None:   # (a reflog alone: the ref must not exist)
+            elif self.refs.read(ref) is not None:   # (a reflog alone: no ref)
                 raise RefConflict(ref, None, self.refs.read(ref))
         else:
             if self.refs.read(ref) != old:   # (checked first: a RefConflict changes nothing)
@@ -717,16 +717,17 @@ class Store(PackRewrites):
             if message is not None:
                 from objstore.core import audit   # deferred: only a ref's deletion writes it
                 audit.append(self.reflog.root, t, message, ref, old, new)
-        elif idmap is not None:
-            self.reflog.replace(dest, self.reflog.read(ref), idmap)
-            if dest != ref:
-                self.reflog.drop(ref)
         elif rewrite:
-            self.reflog.drop(ref)
+            if idmap is None:
+                self.reflog.drop(ref)
+            else:
+                self.reflog.replace(dest, self.reflog.read(ref), idmap)
+                if dest != ref:
+                    self.reflog.drop(ref)
             if new is not None and message is not None:   # said as a rewrite (reflog.is_rewrite: blame reads it)
                 from objstore.core.reflog import REWRITE_NOTE   # deferred: a read writes no reflog
                 note = message if message.endswith(REWRITE_NOTE) else f"{message}: {REWRITE_NOTE}"
-                self.reflog.append(ref, None, new, t, note)
+                self.reflog.append(dest, None, new, t, note)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
 
