@@ -18,9 +18,11 @@ def command(key, as_json, store):
     cites.  After a history rewrite (a forget of one of the key's versions,
     which re-stores the later ones; a seal; a pull of a remote's rewrite) it
     says when the history was rewritten ('rewritten', --json
-    history_rewritten_at, ms; null when never): the reflog starts there, so
-    the command of a version written before it is not known, and is never
-    the rewrite's.
+    history_rewritten_at, ms; null when never).  A forget keeps the reflog's
+    entries (on the rewritten ids), so the command that wrote an earlier
+    version is still named; after a seal or a pull (or a forget by an older
+    mem) the reflog starts at the rewrite and it is not known.  The
+    rewrite is never shown as the command.
 
     \b
     Examples:
@@ -53,7 +55,7 @@ def command(key, as_json, store):
                                                        if b.rewritten_at is not None else ")"))
     if b.rewritten_at is not None:
         click.echo(f"  rewritten {fmt_time(b.rewritten_at)}  (the key's history was rewritten then, by a forget, "
-                   "seal or pull; its reflog starts there)")
+                   "seal or pull)")
     if b.review:
         click.echo(f"  review    {b.review}")
     if not b.sources:

@@ -175,9 +175,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                             "all its tombstones: what it removes may still be stored, and no write or repair "
                             f"can finish it; run it again: {s.rerun()}  (push, backup and export refuse "
                             "until then)")
-    if (j.forgets or j.turn_forgets) and not stopped:
-        rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s) and {len(j.turn_forgets)} "
-                            "session(s) was stopped before it finished (what it removes may still be stored); "
+    if (j.forgets or j.turn_forgets or j.queue) and not stopped:
+        rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s), {len(j.turn_forgets)} "
+                            f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "
+                            "(what it removes may still be stored); "
                             "'mem fsck --repair' (or any write) finishes it")
     note = stale_temps_note(store)   # (tester finding U2: an import killed -9 left a temp pack of turns)
     if note:

@@ -15,12 +15,15 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
     S <TAB> <session id> <TAB> <old head id | ->   turns after old head are new
     P <TAB> <key>                      a forget touching the key is in progress
     T <TAB> <session id>               a forget touching the session is in progress
+    Q <TAB> <item id> <TAB> <new id>   a forget rewriting the review-queue item
+                                       redacted is in progress (``mem forget
+                                       --credentials``); it takes ``<new id>``
     D <TAB> <object id>                an object the forget will delete
     U <TAB> <note name>                that forget has written all its tombstones:
                                        its note ``forget-unfinished/<note name>``
                                        (``objstore.core.unfinished``) goes
 
-Only keys, session ids, object ids and note names appear, never values; the
+Only keys, session ids, object and item ids and note names appear, never values; the
 file is emptied when the operation completes.  A forget appends its ``D``
 lines and its ``U`` line (last) in one write, so recovery, which deletes the
 notes ``U`` lines name before it clears the journal, never keeps a note of a
@@ -65,22 +68,24 @@ from objstore.core.record import Record, set_fields
 
 class JournalEntries(Record):
     """Parsed journal: keys to refresh, sessions with their oldest old head,
-    keys being forgotten, objects to delete and the unfinished-forget notes
-    whose forget has all its tombstones (``settled``)."""
+    keys being forgotten, objects to delete, the unfinished-forget notes
+    whose forget has all its tombstones (``settled``) and the review-queue
+    items being rewritten redacted (``queue``: item id -> the id it takes)."""
 
-    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes", "damaged", "torn", "settled")
+    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes", "damaged", "torn", "settled", "queue")
 
     def __init__(self, facts: set[str] | None = None, sessions: dict[str, str | None] | None = None,
                  forgets: set[str] | None = None, turn_forgets: set[str] | None = None,
                  deletes: set[str] | None = None, damaged: int = 0, torn: bool = False,
-                 settled: set[str] | None = None) -> None:
+                 settled: set[str] | None = None, queue: dict[str, str] | None = None) -> None:
         set_fields(self, set() if facts is None else facts, {} if sessions is None else sessions,
                    set() if forgets is None else forgets, set() if turn_forgets is None else turn_forgets,
-                   set() if deletes is None else deletes, damaged, torn, set() if settled is None else settled)
+                   set() if deletes is None else deletes, damaged, torn, set() if settled is None else settled,
+                   {} if queue is None else queue)
 
     def __bool__(self) -> bool:
         return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes
-                    or self.damaged or self.settled)
+                    or self.damaged or self.settled or self.queue)
 
 
 class OwnedEntries:
@@ -335,6 +340,8 @@ def _parse_line(line: str, out: JournalEntries) -> bool:
         out.turn_forgets.add(parts[1])
     elif parts[0] == "D" and len(parts) == 2:
         out.deletes.add(parts[1])
+    elif parts[0] == "Q" and len(parts) == 3:
+        out.queue.setdefault(parts[1], parts[2])
     elif parts[0] == "U" and len(parts) == 2:
         out.settled.add(parts[1])
     else:

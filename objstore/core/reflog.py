@@ -142,13 +142,18 @@ class Reflog:
         self._write(p, line, durable)
         audit.append(self.root, time_ms, cmd, ref, old, new)
 
-    def replace(self, ref: str, entries: list[ReflogEntry]) -> None:
+    def replace(self, ref: str, entries: list[ReflogEntry], idmap: dict[str, str | None] | None = None) -> None:
         """Write ``ref``'s reflog file anew with ``entries`` (oldest first),
-        atomically and durably (a history rewrite that keeps the history:
-        ``Store.rewrite_history``); its packed lines, if any, go
-        (:meth:`drop`).  No audit line: they record moves already made."""
-        lines = "".join(f"{e.old or ZERO_ID} {e.new or ZERO_ID} {e.time} {self._clean(e.command)}\n"
-                        for e in entries).encode("utf-8", "replace")
+        each id replaced by ``idmap``'s (old id -> new id; others kept; an
+        entry naming an id it maps to None is left out), atomically and
+        durably (a history rewrite that keeps the history:
+        ``Store.update_ref(rewrite=True, idmap=...)``); its packed lines, if
+        any, go (:meth:`drop`).  No audit line: they record moves already
+        made."""
+        m = idmap or {}
+        lines = "".join(f"{m.get(e.old, e.old) or ZERO_ID} {m.get(e.new, e.new) or ZERO_ID} {e.time} "
+                        f"{self._clean(e.command)}\n" for e in entries
+                        if not any(x in m and m[x] is None for x in (e.old, e.new))).encode("utf-8", "replace")
         if self._packed_name(ref) is not None:
             self.drop(ref)
         p = self.path(ref)

@@ -619,7 +619,7 @@ class Store(PackRewrites):
             if self.journal.is_empty():
                 return True
         j = self.journal.read()
-        if not (j.facts and not (j.forgets or j.turn_forgets or j.deletes)):
+        if not (j.facts and not (j.forgets or j.turn_forgets or j.queue or j.deletes)):
             try:
                 with self.lock("recover", timeout=0):
                     pass
@@ -655,7 +655,8 @@ class Store(PackRewrites):
             self.damaged.setdefault(f"ref {where}", "not '<id> <ref>': the ref it held is skipped")
 
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
-                   time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False) -> None:
+                   time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False,
+                   idmap: dict[str, str] | None = None, rename: str | None = None) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to
         ``new`` (None: must not exist / delete), then record the move in its
         reflog as ``old new time message`` (dulwich's
@@ -673,51 +674,55 @@ class Store(PackRewrites):
         in ``: history rewritten`` (``reflog.REWRITE_NOTE``, added when the
         message lacks it), which tells it from a creation.
 
-        Order (module doc): the ref, then the reflog.  Caller holds the
-        store lock.  Raises RefConflict when ``ref`` is not at ``old``.
+        ``rewrite=True`` with ``idmap`` (old id -> new id, or None: an
+        entry naming it goes) keeps the history (a forget of a fact's
+        version; ``mem forget --credentials`` of a review-queue item, no
+        ``message``): the reflog is written again with each id mapped
+        (``Reflog.replace``), then the rewrite's entry; ``rename``: under that
+        name, ``ref`` and its reflog go (``old`` None: ``ref`` has only a
+        reflog; ``rename`` at ``new``: this move resumed, recovery).
+
+        Order, every mode (docs/format.md): the ref(s) (``rename``: the new
+        set, the old deleted), then the reflog; run again, a stopped move
+        ends.  Caller holds the store lock.  Raises RefConflict when ``ref``
+        is not at ``old`` (nothing moved); ValueError: ``idmap``/``rename``
+        without ``rewrite``.
         """
-        self.refs.set_if_equals(ref, old, new)
+        if (idmap is not None or rename is not None) and not rewrite:
+            raise ValueError("update_ref: idmap and rename are modes of rewrite=True")
+        dest = ref if rename is None else rename
+        # 1. the ref(s)
+        if dest == ref:
+            if old is not None or new is not None:
+                self.refs.set_if_equals(ref, old, new)
+            elif self.refs.read(ref) is not None:   # (a reflog alone: no ref)
+                raise RefConflict(ref, None, self.refs.read(ref))
+        else:
+            if self.refs.read(ref) != old:   # (checked first: a RefConflict changes nothing)
+                raise RefConflict(ref, old, self.refs.read(ref))
+            if new is not None and self.refs.read(dest) != new:   # (at new already: this move, resumed)
+                self.refs.set_if_equals(dest, None, new)
+            if old is not None:
+                self.refs.set_if_equals(ref, old, None)
+        # 2. the reflog
         t = now_ms() if time_ms is None else time_ms
         if audit_only:
             if message is not None:
                 from objstore.core import audit   # deferred: only a ref's deletion writes it
                 audit.append(self.reflog.root, t, message, ref, old, new)
         elif rewrite:
-            self.reflog.drop(ref)
+            if idmap is None:
+                self.reflog.drop(ref)
+            else:
+                self.reflog.replace(dest, self.reflog.read(ref), idmap)
+                if dest != ref:
+                    self.reflog.drop(ref)
             if new is not None and message is not None:   # said as a rewrite (reflog.is_rewrite: blame reads it)
                 from objstore.core.reflog import REWRITE_NOTE   # deferred: a read writes no reflog
                 note = message if message.endswith(REWRITE_NOTE) else f"{message}: {REWRITE_NOTE}"
-                self.reflog.append(ref, None, new, t, note)
+                self.reflog.append(dest, None, new, t, note)
         elif message is not None:
             self.reflog.append(ref, old, new, t, message)
-
-    def rewrite_history(self, ref: str, new_ref: str, old: str | None, new: str | None,
-                        idmap: dict[str, str]) -> None:
-        """A history rewrite that keeps the history (``mem forget
-        --credentials`` of a review-queue item, whose objects are written
-        again redacted): ``ref``'s reflog is written again under ``new_ref``
-        (``ref`` itself, or a new name) entry by entry, each id replaced by
-        ``idmap``'s (old id -> new id; others kept), and the ref, when at
-        ``old`` (None: ``ref`` has no ref, only a reflog), moves to
-        ``new_ref`` at ``new``.  Order: the new reflog (one atomic write),
-        the ref, then the old ref and reflog go.  Caller holds the store
-        lock.  Raises RefConflict when ``ref`` is not at ``old``."""
-        from objstore.core.reflog import ReflogEntry   # deferred: a read writes no reflog
-
-        def m(x: str | None) -> str | None:
-            return idmap.get(x, x) if x else None
-        entries = [ReflogEntry(m(e.old), m(e.new), e.time, e.command) for e in self.reflog.read(ref)]
-        if self.refs.read(ref) != old:   # (checked first: a RefConflict changes nothing)
-            raise RefConflict(f"{ref} moved: expected {old}")
-        self.reflog.replace(new_ref, entries)
-        if old is not None:
-            if new_ref == ref:
-                self.refs.set_if_equals(ref, old, new)
-            else:
-                self.refs.set_if_equals(new_ref, None, new)
-                self.refs.set_if_equals(ref, old, None)
-        if new_ref != ref:
-            self.reflog.drop(ref)
 
     def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
                     time_ms: int | None = None) -> None:

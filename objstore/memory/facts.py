@@ -293,7 +293,8 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
                    new_chain: list[Version], command: str, time_ms: int | None = None,
                    rewrite: bool = False, index: bool = True,
                    index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None,
-                   objects_ready: Callable[[], None] | None = None) -> str | None:
+                   objects_ready: Callable[[], None] | None = None,
+                   idmap: dict[str, str | None] | None = None) -> str | None:
     """The one commit of a fact version, used by every writer of a fact
     (``remember``, ``decay``, ``queue``, ``vault.sealed``, ``forget``).
 
@@ -302,7 +303,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
     order: a journal note (so recovery can redo the index), the ref moves
     from ``old`` to ``new`` by compare-and-swap with its reflog entry
     (``Store.update_ref``; ``rewrite``: a history rewrite, the reflog is
-    replaced), then the search index, in one commit of ``facts/``: the new
+    replaced, or kept with its ids mapped by ``idmap``), then the search index, in one commit of ``facts/``: the new
     current version in, the one it displaces out and into the history (a
     backfill that does not become current goes to the history only).
     ``index=False`` leaves the index to the caller (``forget`` rebuilds it
@@ -354,7 +355,7 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
         try:
             if objects_ready is not None:
                 objects_ready()  # the object durable before a ref names it
-            store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite)
+            store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite, idmap=idmap)
         except BaseException:
             if owned is not None:
                 owned.done()     # nothing moved: nothing to index

@@ -304,6 +304,11 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # after this point is finished by the next holder of the store lock (resume_forget)
     touched = [f"P\t{k}" for k in dict.fromkeys((*plan.keys, *plan.versions, *plan.redacted_versions))]
     touched += [f"T\t{s}" for s in dict.fromkeys((*plan.sessions, *plan.turns, *plan.meta, *plan.redacted))]
+    # (the review-queue items rewritten redacted, with the id each takes: recovery finishes a stopped rewrite)
+    for iid, (cur, red) in plan.queue_redacted.items():
+        if iid not in plan.queue_names:
+            plan.queue_names[iid] = queue.redacted_name(store, iid, cur, red, set(plan.queue_names.values()))
+    touched += [f"Q\t{iid}\t{plan.queue_names[iid]}" for iid in plan.queue_redacted]
     store.journal.append(touched)
     # 1. tombstones, then the journal note of everything that will go
     # (a key whose name holds the --match text is named by hash: a tombstone must not hold the text)
@@ -458,7 +463,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
 
     # review-queue items holding a credential (--credentials): written again redacted, their history too
     for iid, (cur, red) in plan.queue_redacted.items():
-        queue.rewrite_redacted(store, iid, cur, red)
+        queue.rewrite_redacted(store, iid, cur, red, plan.queue_names[iid])
         res.rewritten.append(queue.item_ref(iid))
 
     # review-queue items that propose a forgotten value (or concern a forgotten key)
@@ -540,7 +545,8 @@ def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[
     return out
 
 
-def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetResult | None:
+def resume_forget(store: Store, keys: set[str], sessions: set[str],
+                  queue_items: dict[str, str] | None = None) -> ForgetResult | None:
     """Finish a forget that was stopped (killed, power lost) after it noted
     the ``keys`` and ``sessions`` it touches in the index journal (``P`` /
     ``T`` lines): what its tombstones forget there and is still stored is
@@ -555,7 +561,12 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
     (reason :data:`CREDENTIALS_REASON`) is rewritten redacted in its place
     (``core.redact.leftovers.redact_stored``, as ``plan_credentials``), never
     emptied (q20: a killed run left them emptied, a key with no other
-    value gone whole); the resumed tombstones keep that reason.
+    value gone whole); the resumed tombstones keep that reason.  So is
+    each review-queue item of ``queue_items`` (``Q`` lines: item id -> the
+    id it takes) whose objects still hold a credential
+    (``queue.plan_redactions``), under the id the stopped run gave it, its
+    old objects deleted (a stop between its ref and its reflog is finished:
+    ``queue.rewrite_redacted``).
 
     Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
     rewritten before the stop (they keep citing its old, deleted id)."""
@@ -616,10 +627,14 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str]) -> ForgetRes
             if red:
                 plan.redacted[sid] = [tv for tv in tvs if tv.id in red]
                 plan.texts.update(red)
-    if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.redacted or plan.redacted_versions):
+    if queue_items:
+        plan.queue_redacted = queue.plan_redactions(store, set(queue_items))
+        plan.queue_names = {iid: queue_items[iid] for iid in plan.queue_redacted}
+    if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.redacted or plan.redacted_versions
+            or plan.queue_redacted):
         return None
     res = ForgetResult(plan)
-    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions)
+    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions or plan.queue_redacted)
              and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
              clear_journal=False)
     return res

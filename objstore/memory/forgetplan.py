@@ -68,6 +68,10 @@ class ForgetPlan:
     #: ``queue.plan_redactions``): item id -> (its current object id or None, {object id: the item
     #: redacted}); written again redacted, their history with them (``queue.rewrite_redacted``)
     queue_redacted: dict[str, tuple] = field(default_factory=dict)
+    #: item id -> the id it takes once rewritten redacted (``queue.redacted_name``), named in
+    #: the index journal (``Q`` lines) before anything changes; filled in by the execution, or
+    #: by the recovery from those lines (``forget.resume_forget``)
+    queue_names: dict[str, str] = field(default_factory=dict)
     #: session -> ids of its damaged turns (a damaged head, the turn a walk
     #: stopped at): deleted unread, found again in the index by id
     unreadable: dict[str, list[str]] = field(default_factory=dict)

@@ -359,16 +359,20 @@ def _traces(store: Store) -> Iterator[tuple[str, str | None, set[str], dict[str,
         yield iid, cur, oids, got
 
 
-def plan_redactions(store: Store) -> dict[str, tuple[str | None, dict[str, QueueItem]]]:
+def plan_redactions(store: Store, items: set[str] | None = None
+                    ) -> dict[str, tuple[str | None, dict[str, QueueItem]]]:
     """The items (queued or decided: :func:`traces`) whose objects hold a
     credential by today's rules (one written before a rule knew it):
     ``{item id: (current object id or None, {object id: the item redacted})}``
     for each object that :func:`redact_proposal` changes, the one redaction
     of a proposal.  For ``mem forget --credentials``
     (``forgetplan.plan_credentials``; :func:`rewrite_redacted` carries it
-    out).  Reads only."""
+    out) and the recovery of a stopped one (``forget.resume_forget``:
+    ``items``, the item ids it names; None: every item).  Reads only."""
     out: dict[str, tuple[str | None, dict[str, QueueItem]]] = {}
     for iid, cur, _oids, objs in _traces(store):
+        if items is not None and iid not in items:
+            continue
         red = {}
         for oid, q in objs.items():
             body, note, n = redact_proposal(q.kind, q.key, q.body, q.note)
@@ -379,23 +383,40 @@ def plan_redactions(store: Store) -> dict[str, tuple[str | None, dict[str, Queue
     return out
 
 
-def rewrite_redacted(store: Store, iid: str, cur: str | None, red: dict[str, QueueItem]) -> str:
+def redacted_name(store: Store, iid: str, cur: str | None, red: dict[str, QueueItem],
+                  taken: set[str] = frozenset()) -> str:
+    """The id item ``iid`` takes when :func:`rewrite_redacted` writes it
+    again redacted (``red``: :func:`plan_redactions`'s): the id of its
+    redacted value (``QueueItem.item_id``, a hash of its value), or ``iid``
+    itself when that id is another item's already (its ref or reflog
+    exists, or it is in ``taken``: names given to other items of the same
+    rewrite).  Reads only."""
+    ref = item_ref(iid)
+    last = cur or next((x for e in reversed(store.reflog.read(ref)) for x in (e.new, e.old) if x in red), None)
+    nid = red[last].item_id if last in red else iid
+    if nid != iid and (nid in taken or store.refs.read(item_ref(nid)) is not None
+                       or store.reflog.read(item_ref(nid))):
+        nid = iid   # (the redacted value is another item's already: this one keeps its name)
+    return nid
+
+
+def rewrite_redacted(store: Store, iid: str, cur: str | None, red: dict[str, QueueItem],
+                     nid: str | None = None) -> str:
     """Write item ``iid``'s objects ``red`` (old object id -> the item
     redacted, :func:`plan_redactions`) again and move its history onto them:
     the reflog is written again entry by entry (same times and commands),
     each id replaced by its redacted object's, and a queued item's ref
-    (at ``cur``) moves to its redacted object.  The item takes the id of
-    its redacted value (``QueueItem.item_id``, a hash of its value) when no
-    other item has it; the old ref and reflog go.  The old objects are the
+    (at ``cur``) moves to its redacted object (``Store.update_ref``'s
+    history-keeping rewrite).  The item takes the id ``nid`` (default
+    :func:`redacted_name`); the old ref and reflog go.  Run again after a
+    stop (same ``nid``), it finishes the move.  The old objects are the
     caller's to delete (``forget``'s purge).  Caller holds the store lock.
     Returns the item's id now.  Raises RefConflict when the ref moved."""
+    if nid is None:
+        nid = redacted_name(store, iid, cur, red)
     newid = {old: store.put(q) for old, q in red.items()}
-    ref = item_ref(iid)
-    last = cur or next((x for e in reversed(store.reflog.read(ref)) for x in (e.new, e.old) if x in red), None)
-    nid = red[last].item_id if last in red else iid
-    if nid != iid and (store.refs.read(item_ref(nid)) is not None or store.reflog.read(item_ref(nid))):
-        nid = iid   # (the redacted value is another item's already: this one keeps its name)
-    store.rewrite_history(ref, item_ref(nid), cur, newid.get(cur, cur) if cur else None, newid)
+    store.update_ref(item_ref(iid), cur, newid.get(cur, cur) if cur else None, rewrite=True, idmap=newid,
+                     rename=item_ref(nid))
     return nid
 
 

@@ -44,9 +44,9 @@ def recover(store: Store) -> RecoveryReport:
     j = store.journal.read()
     for name in j.settled:   # a forget that wrote all its tombstones: finished below, its note goes
         store.unfinished.discard(name)
-    if j.forgets or j.turn_forgets:   # a forget was stopped: finish it first (its steps 2-5)
+    if j.forgets or j.turn_forgets or j.queue:   # a forget was stopped: finish it first (its steps 2-5)
         try:
-            resume_forget(store, j.forgets, j.turn_forgets)
+            resume_forget(store, j.forgets, j.turn_forgets, j.queue)
         except SearchIndexError:
             pass                      # the index is rebuilt below; the objects are already rewritten
         # the summaries citing turns it rewrote before the stop name ids that are gone (as fsck --repair)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from objstore.core.errors import MemError
+from objstore.core.refs import fact_ref
 from objstore.core.store import Store
-from objstore.memory.facts import Version, commit_version
+from objstore.memory.facts import Version, commit_version, walk
 
 
 def tail_from(chain_newest_first: list, ids: set[str]) -> list:
@@ -62,7 +64,11 @@ def rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[s
     and edges follow ``idmap`` (:func:`_rewrite_edges`); a forgotten version
     keeps no edges; a version whose id ``texts`` names gets that value (a
     redacted one: ``mem forget --credentials``).  Returns the new head and
-    ``rewrite_chain``'s id map."""
+    ``rewrite_chain``'s id map.
+
+    The key's reflog keeps its entries (:func:`kept_history`): ``mem
+    blame`` still names the command that wrote a value written before the
+    rewrite."""
     texts = texts or {}
     new_head, ids = rewrite_chain(store, tail, lambda v, gone, parent: v.fact.replace(
         body="" if gone else texts.get(v.id, v.fact.body), parent=parent,
@@ -73,5 +79,28 @@ def rewrite_facts(store: Store, key: str, tail: list[Version], forget_ids: set[s
     # the reflog line "forget[: <reason>]: history rewritten" (the store adds the last part: reflog.is_rewrite)
     commit_version(store, key, tail[0].id, new_head, old_chain=[], new_chain=[],
                    command="forget" if command == "forget" else f"forget: {command}",
-                   time_ms=now, rewrite=True, index=False)
+                   time_ms=now, rewrite=True, index=False, idmap=kept_history(store, key, tail, ids))
     return new_head, ids
+
+
+def kept_history(store: Store, key: str, tail: list[Version], ids: dict[str, str]) -> dict[str, str | None] | None:
+    """What a rewrite of ``key``'s chain (``tail``, newest first, rewritten
+    as ``ids``: :func:`rewrite_chain`'s map) keeps of its reflog, as
+    ``Store.update_ref``'s ``idmap``: an entry naming only ids of the chain
+    after the rewrite (a rewritten version: its new id, a forgotten one its
+    emptied place) keeps its time and command; one naming any other id
+    (another chain's, a removed object's) goes.  So no entry names an id
+    the rewrite removes, nor keeps an object reachable that the chain does
+    not.  None (the reflog is replaced by the rewrite's entry alone) when
+    the version below ``tail`` does not read.  Reads only."""
+    mapped: dict[str, str | None] = {old: new.removeprefix("forgotten:") for old, new in ids.items()}
+    below = tail[-1].fact.parent if tail else None
+    try:
+        kept = {v.id for v in walk(store, below)} if below else set()
+    except MemError:
+        return None   # (a damaged older version only ends the walk: the entries naming it go)
+    for e in store.reflog.read(fact_ref(key)):
+        for x in (e.old, e.new):
+            if x and x not in mapped and x not in kept:
+                mapped[x] = None
+    return mapped

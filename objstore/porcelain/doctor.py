@@ -156,11 +156,11 @@ def _index(store: Store) -> list[Finding]:
                         "it ends", "wait for it, then run mem doctor again")]
     if not store.journal.is_empty():    # and no live writer holds the lock: one was stopped
         j = store.journal.read()
-        if (j.forgets or j.turn_forgets) and not store.unfinished.list():   # (else: see _unfinished)
+        if (j.forgets or j.turn_forgets or j.queue) and not store.unfinished.list():   # (else: see _unfinished)
             return [Finding("index", "error", "a forget was stopped before it finished: what it removes "
                             "may still be stored and found",
                             "mem fsck --repair  (or any write: the next lock finishes the forget)")]
-        if j.sessions and not (j.facts or j.forgets or j.turn_forgets or j.deletes or j.damaged or j.torn
+        if j.sessions and not (j.facts or j.forgets or j.turn_forgets or j.queue or j.deletes or j.damaged or j.torn
                                or j.settled):
             # turns whose indexing was left to the next writer: 'mem hook shell' does so by design
             # (a shell's command waits for nothing); a stopped import's turns read the same, and

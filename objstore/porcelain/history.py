@@ -219,9 +219,11 @@ class Blame:
         versions: how many versions the key has.
         rewritten_at: when (ms) the key's history was last rewritten (a
             forget of one of its versions, a seal, a pull of a remote's
-            rewrite: ``reflog.rewritten_at``), else None.  The reflog before
-            it is gone, so a version written before it has ``command`` ""
-            and ``time`` 0: the rewrite moved the ref, it did not write the value.
+            rewrite: ``reflog.rewritten_at``), else None.  The rewrite moved
+            the ref, it did not write the value: a version written before it
+            has the command and time of its own entry, which a forget keeps
+            since session 21 (``rewrite.kept_history``), else ``command`` ""
+            and ``time`` 0 (a seal, a pull, an older forget).
     """
 
     key: str
@@ -259,9 +261,9 @@ def blame(store: Store, key: str) -> Blame:
     command, when = "", 0
     entries = store.reflog.read(fact_ref(key))
     for e in reversed(entries):
-        if e.new == cur.id and e.old != e.new:
-            if not is_rewrite(e):   # the rewrite re-stored the value; what wrote it is before the rewrite
-                command, when = e.command, e.time
+        # (a rewrite re-stored the value; what wrote it is before the rewrite, kept since session 21)
+        if e.new == cur.id and e.old != e.new and not is_rewrite(e):
+            command, when = e.command, e.time
             break
     review = None
     if command.startswith("queue accept"):

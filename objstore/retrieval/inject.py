@@ -347,7 +347,7 @@ def _only_session_pending(store: Store, session_id: str) -> bool:
     if store.journal.is_empty():
         return True
     j = store.journal.read()
-    return not (j.facts or j.forgets or j.turn_forgets or j.deletes) and set(j.sessions) <= {session_id}
+    return not (j.facts or j.forgets or j.turn_forgets or j.queue or j.deletes) and set(j.sessions) <= {session_id}
 
 
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],

@@ -189,7 +189,9 @@ def test_version_selector_rewrites_later_versions(tmp_path):
     assert new[0].id != chain[0].id and new[2].id == chain[2].id  # v3 rewritten, v1 untouched
     assert new[0].fact.parent == new[1].id
     assert CANARY in new[2].fact.body  # v1 was not selected
-    assert [e.new for e in store.reflog.read("facts/project/p/token")] == [new[0].id]
+    log = store.reflog.read("facts/project/p/token")   # kept on the new ids (session 21), then the rewrite
+    assert [e.new for e in log] == [v.id for v in reversed(new)] + [new[0].id] and log[-1].old is None
+    assert not {x for e in log for x in (e.old, e.new)} & {v.id for v in chain[:2]}   # no removed id
 
 
 def test_session_selector(tmp_path):
