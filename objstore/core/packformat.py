@@ -458,37 +458,38 @@ class DeflateReader:
         """Versions 3 and 4: frames 0 … ``k`` of the block ``data``
         (inflated up to the end of frame ``k``, no further).  Raises as
         :meth:`block_frame`."""
-        out, refs = self.stored_prefix(data, k)
+        out, refs, src = self.stored_prefix(data, k)
+        if src is not None:
+            out = [src.frame(out, i) for i in range(len(out))]
         if refs is not None:
             err = join_parents(out, refs)
             if err:
                 raise ValueError(err)
         return out
 
-    def stored_prefix(self, data, k: int) -> tuple[list[bytes], tuple[int, ...] | None]:
-        """``(frames, refs)``: frames 0 … ``k`` of the block ``data`` as
-        stored (version 4: without the parent ids the block left out) and
-        the block's K parent references (None before version 4), inflated
-        up to the end of frame ``k``.  Raises as :meth:`block_frame`."""
+    def stored_prefix(self, data, k: int) -> tuple[list[bytes], tuple[int, ...] | None, BlockSources | None]:
+        """``(frames, refs, sources)``: frames 0 … ``k`` of the block
+        ``data`` as stored (version 4: without the parent ids the block left
+        out; version 6: and the characters of the sources' ids), the block's
+        K parent references (None before version 4) and its source codes
+        and column (None before version 6), inflated up to the end of frame
+        ``k``.  Raises as :meth:`block_frame`."""
         inf = Inflate(self.decompressor(), data)
         (count,) = U32.unpack(inf.take(4))
         if k >= count:
             raise ValueError(f"object {k} of a block of {count}")
         lens = struct.unpack(f">{count}I", inf.take(4 * count))
         refs = struct.unpack(f">{count}H", inf.take(2 * count)) if self.version >= 4 else None
+        src = None
         if self.version >= 6:
             codes = inf.take(count)
-            column = inf.take(column_len(codes)) if any(codes) else b""
+            src = BlockSources(codes, inf.take(column_len(codes)) if any(codes) else b"")
         body = inf.take(sum(lens[:k + 1]))
         out, pos = [], 0
         for n in lens[:k + 1]:
             out.append(body[pos:pos + n])
             pos += n
-        if self.version >= 6:
-            err = join_sources(out, codes, column)
-            if err:
-                raise ValueError(err)
-        return out, refs
+        return out, refs, src
 
     def block_frames(self, data, digests: dict[int, bytes] | None = None) -> tuple[list[bytes], str | None]:
         """Versions 3 and 4: ``(frames, error)``: the frames of the block
@@ -678,25 +679,51 @@ def column_len(codes: bytes) -> int:
     return sum(SOURCE_RULES[c][3] for c in codes if c < len(SOURCE_RULES))
 
 
+class BlockSources:
+    """Version 6: a block's K source codes and its source column
+    (``docs/format.md``, "Packs"): :meth:`frame` puts back the source of
+    one stored frame, when it is read (a read of one object restores its
+    frame only, not the frames before it in the block).  Safe from several
+    threads (a frame restored twice is restored the same)."""
+
+    __slots__ = ("codes", "column", "_at", "_done")
+
+    def __init__(self, codes: bytes, column: bytes) -> None:
+        self.codes, self.column = codes, column
+        self._at: list[int] | None = None  # each frame's offset in the column, made on the first restore
+        self._done: dict[int, bytes] = {}
+
+    def frame(self, stored: list[bytes], k: int) -> bytes:
+        """Frame ``k`` of the block's ``stored`` frames (its first ones, in
+        block order) with its source put back (:func:`put_source`; code 0:
+        as stored).  Raises ValueError as :func:`put_source`."""
+        c = self.codes[k]
+        if not c:
+            return stored[k]
+        got = self._done.get(k)
+        if got is None:
+            at = self._at
+            if at is None:
+                at = self._at = [0]
+                for x in self.codes:
+                    at.append(at[-1] + (SOURCE_RULES[x][3] if x < len(SOURCE_RULES) else 0))
+            got = self._done[k] = put_source(stored[k], c, self.column[at[k]:at[k + 1]])
+        return got
+
+
 def join_sources(frames: list[bytes], codes: bytes, column: bytes) -> str | None:
     """Version 6: put back, in place, the sources' first characters a block
     left out of ``frames`` (its first stored frames, in block order;
     ``codes`` its K source codes, ``column`` its source column): the
     inverse of :func:`split_sources`.  Returns None, or why a frame cannot
     be put back, the list then cut before that frame."""
-    pos = 0
-    for i, c in enumerate(codes):
-        if i >= len(frames):
-            break
-        if not c:
-            continue
-        nb = SOURCE_RULES[c][3] if c < len(SOURCE_RULES) else 0
+    src = BlockSources(codes, column)
+    for i in range(len(frames)):
         try:
-            frames[i] = put_source(frames[i], c, column[pos:pos + nb])
+            frames[i] = src.frame(frames, i)
         except ValueError as e:
             del frames[i:]
             return f"object {i} of the block: {e}"
-        pos += nb
     return None
 
 
