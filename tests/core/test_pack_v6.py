@@ -218,3 +218,34 @@ def test_version_6_block_content_layout(tmp_path):
     assert b"\x66source\x78\x27" in first and _UUID.encode() not in first  # the head kept, the 39 characters not
     third = body[lens[0] + lens[1]:]
     assert third.count(b"\x66source\x78\x48:" + _UUID.encode()) == 1  # 72 characters; the first 35 left out
+
+
+def test_a_version_5_pack_still_reads_and_a_repack_writes_version_6(tmp_path):
+    """gc's rewrite (``Store.repack``) writes version 6; a forget
+    (``delete_objects``) in a version-6 pack keeps version 6 and every
+    other frame; in a version-5 pack it keeps version 5."""
+    from objstore.core.store import Store
+    store = Store.init(tmp_path / "s")
+    frames = _chain([f"cc:{_UUID[:-3]}{i:03d}" for i in range(50)])
+    more = _chain([f"cc:msg:{_MSG[:-2]}{i:02d}" for i in range(30)])
+    pdir = store.root / "objects" / "pack"
+    write_pack(pdir, frames, version=5)
+    store.packs.reload()
+    assert [p.version for p in store.packs.packs] == [5]
+    assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
+    with store.lock("test"):
+        store.repack(list(store.packs.packs), keep=lambda _p, _o: True)
+    store.packs.reload()
+    assert [p.version for p in store.packs.packs] == [6]
+    assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
+    write_pack(pdir, more, version=5)
+    store.packs.reload()
+    with store.lock("test"):
+        assert store.delete_objects([hash_bytes(frames[10]), hash_bytes(more[3])]) == 2
+    store.packs.reload()
+    assert sorted(p.version for p in store.packs.packs) == [5, 6]
+    kept = frames[:10] + frames[11:] + more[:3] + more[4:]
+    assert all(store.read_frame(hash_bytes(f)) == f for f in kept)
+    assert not store.has(hash_bytes(frames[10])) and not store.has(hash_bytes(more[3]))
+    assert all(p.verify() == [] for p in store.packs.packs)
+    store.close()
