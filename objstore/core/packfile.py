@@ -25,6 +25,7 @@ from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
     BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
     MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    BlockSources,
     DeflateReader,
     header_version,
     idx_size,
@@ -170,7 +171,8 @@ class Pack(PackChecks):
         #: read inflated them, version 4: its parent references, its number), so
         #: that a walk up a session's chain reads a block's frames from the last to
         #: the first inflating it once
-        self._blocks: dict[int, tuple[list[bytes], tuple[int, ...] | None, int]] = {}
+        #: version 6: and its source codes and column (the frames' sources put back as they are read)
+        self._blocks: dict[int, tuple[list[bytes], tuple[int, ...] | None, int, BlockSources | None]] = {}
         recorded = mm[self._sum_off:self._sum_off + SUM_LEN]
         if recorded.hex() != self.name:
             raise CorruptObject(f"{ip}: records pack checksum {recorded.hex()}, but the file is named for {self.name}")
@@ -309,11 +311,16 @@ class Pack(PackChecks):
         i = int.from_bytes(self._mm[p:p + w], "big")
         return self._id_at(i) if i < n else bytes(ID_LEN)
 
-    def _cached_frame(self, got: tuple[list[bytes], tuple[int, ...] | None, int], k: int) -> bytes:
+    def _cached_frame(self, got: tuple[list[bytes], tuple[int, ...] | None, int, BlockSources | None],
+                      k: int) -> bytes:
         """Frame ``k`` of a block read before (``got``, an entry of
-        :attr:`_blocks`), its parent put back from the index (version 4)."""
-        frames, refs, b = got
-        s = frames[k]
+        :attr:`_blocks`), its source put back (version 6) and its parent
+        from the index (version 4)."""
+        frames, refs, b, src = got
+        try:
+            s = frames[k] if src is None else src.frame(frames, k)
+        except ValueError:
+            return frames[k]  # damaged: the caller's hash check fails
         if refs is None or not refs[k]:
             return s
         p = s.rfind(PARENT_MARK)
@@ -382,11 +389,11 @@ class Pack(PackChecks):
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
         try:
-            frames, refs = self._inflater().stored_prefix(memoryview(data)[4:], k)
+            frames, refs, src = self._inflater().stored_prefix(memoryview(data)[4:], k)
         except ValueError as e:
             raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
                                 f"block ({e})") from None
-        entry = (frames, refs, b)
+        entry = (frames, refs, b, src)
         frame = self._cached_frame(entry, k)
         got = blake3(frame).digest()
         if got != raw:

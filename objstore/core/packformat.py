@@ -34,9 +34,15 @@ from the index.  Version 5, which new packs are written in, is version
 4's pack file with a smaller index: ids without their first byte (the
 fan-out gives it), one body position per object instead of a block
 number and position, positions and places :func:`pos_width` bytes wide
-(35 bytes an object instead of 42 up to 65,536 objects).  All versions
-use the standard library's zlib only.  ``docs/format.md`` ("Packs")
-specifies the five, with a worked example of each.
+(35 bytes an object instead of 42 up to 65,536 objects).  Version 6,
+which new packs are written in, has version 5's index; its block content
+adds, after the references, a u8 *source code* per frame and a *source
+column*: a turn's source that begins as one of SOURCE_RULES says (a
+Claude Code uuid, ``msg_`` id, prompt hash) is stored without the id's
+characters, their bytes in the column (:func:`split_sources`,
+:func:`join_sources`).  All versions use the standard library's zlib
+only.  ``docs/format.md`` ("Packs") specifies the six, with a worked
+example of the first five.
 
 Packs live in ``<store>/objects/pack/``:
 
@@ -191,10 +197,11 @@ IDX_MAGIC = b"MIDX"
 #: dictionary; 4: the blocks of version 3, each frame's parent id left out
 #: when it is the id of an earlier frame of its block; 5: the pack of
 #: version 4 with a smaller index: ids without their first byte, one body
-#: position per object, positions POS_WIDTH bytes wide); all five are read
-PACK_VERSION = 5
-IDX_VERSION = 5
-READ_VERSIONS = (1, 2, 3, 4, 5)
+#: position per object, positions POS_WIDTH bytes wide; 6: version 5 whose
+#: blocks hold the turns' sources' ids as bytes, SOURCE_RULES); all six are read
+PACK_VERSION = 6
+IDX_VERSION = 6
+READ_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
@@ -219,6 +226,23 @@ BLOCK_MEMLEVEL = 8
 #: frame of the block, and names that frame instead (``docs/format.md``,
 #: "Packs"): a turn's parent is most often the turn before it.
 PARENT_MARK = b"\x66parent\x58\x20"
+#: version 6: the canonical CBOR of the map key "source" (``66 73 6f 75 72
+#: 63 65``); the text string after its last occurrence in a frame is the
+#: turn's source (docs/format.md, "Packs")
+SOURCE_MARK = b"\x66source"
+#: version 6: the source rules, by code (the block's u8 per frame; 0: the
+#: frame is stored whole): (the text the source begins with, the kind of the
+#: id that follows it, the id's characters, its bytes).  A frame whose
+#: source begins so is stored without those characters, its id's bytes in
+#: the block's source column instead: ``hex`` lowercase hex digits as their
+#: bytes, ``uuid`` a lowercase 8-4-4-4-12 uuid as its 16 bytes, ``b62``
+#: base62 digits (``0-9A-Za-z``) as the big-endian number they spell.  The
+#: rules are Claude Code's sources (objstore.capture.claude_code: ``cc:<uuid>``,
+#: ``cc:<uuid>:tool:<i>``, ``cc:msg:msg_<24 base62>``, ``cc:p:<24 hex>:<n>``);
+#: the writer uses one only where the read puts the frame back exactly.
+SOURCE_RULES = ((b"", "", 0, 0), (b"cc:", "uuid", 36, 16), (b"cc:msg:msg_", "b62", 24, 18),
+                (b"cc:p:", "hex", 24, 12))
+_B62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: version 3: a pack keeps the frames of the last this many blocks it read
 #: (at most BLOCK_BYTES each, plus one frame larger than that; dropped by
 #: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
@@ -322,7 +346,8 @@ def pos_width(count: int) -> int:
 def body_version(version: int) -> int:
     """The version whose pack body (entries, blocks) a pack of ``version``
     has: version 5 differs from version 4 in its index only, so a block of
-    one is copied into a pack of the other as it is."""
+    one is copied into a pack of the other as it is (version 6 has version
+    5's index and blocks of its own)."""
     return 4 if version == 5 else version
 
 
@@ -433,30 +458,38 @@ class DeflateReader:
         """Versions 3 and 4: frames 0 … ``k`` of the block ``data``
         (inflated up to the end of frame ``k``, no further).  Raises as
         :meth:`block_frame`."""
-        out, refs = self.stored_prefix(data, k)
+        out, refs, src = self.stored_prefix(data, k)
+        if src is not None:
+            out = [src.frame(out, i) for i in range(len(out))]
         if refs is not None:
             err = join_parents(out, refs)
             if err:
                 raise ValueError(err)
         return out
 
-    def stored_prefix(self, data, k: int) -> tuple[list[bytes], tuple[int, ...] | None]:
-        """``(frames, refs)``: frames 0 … ``k`` of the block ``data`` as
-        stored (version 4: without the parent ids the block left out) and
-        the block's K parent references (None before version 4), inflated
-        up to the end of frame ``k``.  Raises as :meth:`block_frame`."""
+    def stored_prefix(self, data, k: int) -> tuple[list[bytes], tuple[int, ...] | None, BlockSources | None]:
+        """``(frames, refs, sources)``: frames 0 … ``k`` of the block
+        ``data`` as stored (version 4: without the parent ids the block left
+        out; version 6: and the characters of the sources' ids), the block's
+        K parent references (None before version 4) and its source codes
+        and column (None before version 6), inflated up to the end of frame
+        ``k``.  Raises as :meth:`block_frame`."""
         inf = Inflate(self.decompressor(), data)
         (count,) = U32.unpack(inf.take(4))
         if k >= count:
             raise ValueError(f"object {k} of a block of {count}")
         lens = struct.unpack(f">{count}I", inf.take(4 * count))
         refs = struct.unpack(f">{count}H", inf.take(2 * count)) if self.version >= 4 else None
+        src = None
+        if self.version >= 6:
+            codes = inf.take(count)
+            src = BlockSources(codes, inf.take(column_len(codes)) if any(codes) else b"")
         body = inf.take(sum(lens[:k + 1]))
         out, pos = [], 0
         for n in lens[:k + 1]:
             out.append(body[pos:pos + n])
             pos += n
-        return out, refs
+        return out, refs, src
 
     def block_frames(self, data, digests: dict[int, bytes] | None = None) -> tuple[list[bytes], str | None]:
         """Versions 3 and 4: ``(frames, error)``: the frames of the block
@@ -469,7 +502,8 @@ class DeflateReader:
         position.  Never raises."""
         inf = Inflate(self.decompressor(), data)
         frames: list[bytes] = []
-        refs = None
+        refs = codes = None
+        column = b""
         try:
             (count,) = U32.unpack(inf.take(4))
             if count == 0 or count > BLOCK_OBJECTS:
@@ -477,13 +511,22 @@ class DeflateReader:
             lens = struct.unpack(f">{count}I", inf.take(4 * count))
             if self.version >= 4:
                 refs = struct.unpack(f">{count}H", inf.take(2 * count))
+            if self.version >= 6:
+                codes = inf.take(count)
+                column = inf.take(column_len(codes)) if any(codes) else b""
             for n in lens:
                 frames.append(inf.take(n))
             inf.end()
         except ValueError as e:
+            if codes is not None:
+                join_sources(frames, codes, column)  # cuts the list at a frame that cannot be put back
             if refs is not None:
                 join_parents(frames, refs, digests)  # cuts the list at a frame that cannot be put back
             return frames, str(e)
+        if codes is not None:
+            err = join_sources(frames, codes, column)
+            if err:
+                return frames, err
         if refs is not None:
             err = join_parents(frames, refs, digests)
             if err:
@@ -515,6 +558,172 @@ def join_parents(frames: list[bytes], refs, digests: dict[int, bytes] | None = N
         if d is None:
             d = digests[j] = blake3(frames[j]).digest()
         frames[i] = put_parent(s, p, d)
+    return None
+
+
+def source_at(frame: bytes) -> tuple[int, int] | None:
+    """Version 6: ``(start, length)`` of the text (its UTF-8 bytes) of the
+    CBOR text string after the last SOURCE_MARK of ``frame`` (a head of one
+    to three bytes: ``60``-``77``, ``78 n``, ``79 nn``), as its head gives
+    them, or None (no mark, another head).  A stored frame keeps the head
+    and lacks the characters its source rule took."""
+    p = frame.rfind(SOURCE_MARK)
+    if p < 0:
+        return None
+    h = p + len(SOURCE_MARK)
+    b = frame[h] if h < len(frame) else 0
+    if 0x60 <= b <= 0x77:
+        return h + 1, b - 0x60
+    if b == 0x78 and h + 2 <= len(frame):
+        return h + 2, frame[h + 1]
+    if b == 0x79 and h + 3 <= len(frame):
+        return h + 3, U16.unpack_from(frame, h + 1)[0]
+    return None
+
+
+def _id_bytes(kind: str, text: bytes) -> bytes | None:
+    """Version 6: the bytes of the id ``text`` of a source rule's ``kind``
+    (``"hex"``, ``"uuid"``, ``"b62"``; SOURCE_RULES), or None when it is
+    not one (:func:`split_sources` also checks that it reads back the same)."""
+    try:
+        if kind == "hex":
+            return bytes.fromhex(text.decode("ascii"))
+        if kind == "uuid":
+            if text[8:9] + text[13:14] + text[18:19] + text[23:24] != b"----":
+                return None
+            return bytes.fromhex(text.decode("ascii").replace("-", ""))
+        n = 0
+        for c in text:
+            d = _B62.find(c)
+            if d < 0:
+                return None
+            n = n * 62 + d
+        return n.to_bytes(SOURCE_RULES[2][3], "big")
+    except (ValueError, UnicodeDecodeError, OverflowError):
+        return None
+
+
+def _id_text(kind: str, raw: bytes, chars: int) -> bytes:
+    """Version 6: the ``chars`` characters of the id whose bytes are
+    ``raw``: :func:`_id_bytes`'s inverse.  Raises ValueError when ``raw``
+    spells more digits than ``chars`` (a damaged column)."""
+    if kind == "hex":
+        return raw.hex().encode()
+    if kind == "uuid":
+        h = raw.hex().encode()
+        return b"-".join((h[:8], h[8:12], h[12:16], h[16:20], h[20:]))
+    n = int.from_bytes(raw, "big")
+    out = bytearray(chars)
+    for i in range(chars - 1, -1, -1):
+        n, d = divmod(n, 62)
+        out[i] = _B62[d]
+    if n:
+        raise ValueError(f"a source id of more than {chars} base62 digits")
+    return bytes(out)
+
+
+def put_source(stored: bytes, code: int, raw: bytes) -> bytes:
+    """Version 6: the frame ``stored`` with its source's first characters
+    put back: those of rule ``code`` (SOURCE_RULES) for the id bytes
+    ``raw``, before the text after its last SOURCE_MARK.  Raises ValueError
+    (an unknown code, no source text, a damaged id)."""
+    if not 0 < code < len(SOURCE_RULES):
+        raise ValueError(f"source rule {code} (this mem knows 1 to {len(SOURCE_RULES) - 1})")
+    at = source_at(stored)
+    if at is None:
+        raise ValueError("a frame with a source rule has no source field")
+    prefix, kind, chars, _n = SOURCE_RULES[code]
+    a = at[0]
+    return stored[:a] + prefix + _id_text(kind, raw, chars) + stored[a:]
+
+
+def split_sources(frames: list[bytes]) -> tuple[list[bytes], bytes, bytes]:
+    """Version 6: ``(stored, codes, column)`` of a block's ``frames`` (block
+    order, parent ids already left out): where a frame's source (the text
+    after its last SOURCE_MARK) begins with a rule's text and id
+    (SOURCE_RULES), and the frame reads back exactly from what is stored,
+    it is stored without those characters, its code is the rule's and the
+    id's bytes go to ``column``; otherwise it is stored whole, code 0 (an
+    odd shape is never altered).  ``codes``: one byte a frame.  The inverse
+    of :func:`join_sources` (``docs/format.md``, "Packs")."""
+    out, codes, column = [], bytearray(len(frames)), []
+    for i, f in enumerate(frames):
+        at = source_at(f)
+        if at is not None:
+            a, n = at
+            for code in range(1, len(SOURCE_RULES)):
+                prefix, kind, chars, _nb = SOURCE_RULES[code]
+                end = a + len(prefix) + chars
+                if n < len(prefix) + chars or not f.startswith(prefix, a):
+                    continue
+                raw = _id_bytes(kind, f[a + len(prefix):end])
+                if raw is None:
+                    continue
+                s = f[:a] + f[end:]
+                try:
+                    same = put_source(s, code, raw) == f
+                except ValueError:
+                    same = False
+                if same:
+                    f = s
+                    codes[i] = code
+                    column.append(raw)
+                    break
+        out.append(f)
+    return out, bytes(codes), b"".join(column)
+
+
+def column_len(codes: bytes) -> int:
+    """Version 6: bytes of a block's source column for its ``codes`` (an
+    unknown code counts 0: :func:`join_sources` rejects it)."""
+    return sum(SOURCE_RULES[c][3] for c in codes if c < len(SOURCE_RULES))
+
+
+class BlockSources:
+    """Version 6: a block's K source codes and its source column
+    (``docs/format.md``, "Packs"): :meth:`frame` puts back the source of
+    one stored frame, when it is read (a read of one object restores its
+    frame only, not the frames before it in the block).  Safe from several
+    threads (a frame restored twice is restored the same)."""
+
+    __slots__ = ("codes", "column", "_at", "_done")
+
+    def __init__(self, codes: bytes, column: bytes) -> None:
+        self.codes, self.column = codes, column
+        self._at: list[int] | None = None  # each frame's offset in the column, made on the first restore
+        self._done: dict[int, bytes] = {}
+
+    def frame(self, stored: list[bytes], k: int) -> bytes:
+        """Frame ``k`` of the block's ``stored`` frames (its first ones, in
+        block order) with its source put back (:func:`put_source`; code 0:
+        as stored).  Raises ValueError as :func:`put_source`."""
+        c = self.codes[k]
+        if not c:
+            return stored[k]
+        got = self._done.get(k)
+        if got is None:
+            at = self._at
+            if at is None:
+                at = self._at = [0]
+                for x in self.codes:
+                    at.append(at[-1] + (SOURCE_RULES[x][3] if x < len(SOURCE_RULES) else 0))
+            got = self._done[k] = put_source(stored[k], c, self.column[at[k]:at[k + 1]])
+        return got
+
+
+def join_sources(frames: list[bytes], codes: bytes, column: bytes) -> str | None:
+    """Version 6: put back, in place, the sources' first characters a block
+    left out of ``frames`` (its first stored frames, in block order;
+    ``codes`` its K source codes, ``column`` its source column): the
+    inverse of :func:`split_sources`.  Returns None, or why a frame cannot
+    be put back, the list then cut before that frame."""
+    src = BlockSources(codes, column)
+    for i in range(len(frames)):
+        try:
+            frames[i] = src.frame(frames, i)
+        except ValueError as e:
+            del frames[i:]
+            return f"object {i} of the block: {e}"
     return None
 
 

@@ -69,7 +69,7 @@ class PackRewrites:
         from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packwriter import (  # deferred: readers never write a pack
             PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3, 4, 5):
+        if pack.version not in (2, 3, 4, 5, 6):
             return False
         try:
             d = pack.dictionary()
@@ -89,8 +89,10 @@ class PackRewrites:
                     return False
         except CorruptObject:
             return False
-        # a version-4 pack is copied into the current version (the same blocks, a smaller index)
-        version = PACK_VERSION if body_version(pack.version) == body_version(PACK_VERSION) else pack.version
+        # a pack is copied into the newest version with its blocks (version 4 into 5: the same
+        # blocks, a smaller index; 4 and 5 stay 5 beside 6, whose blocks differ: gc writes 6)
+        version = PACK_VERSION if body_version(pack.version) == body_version(PACK_VERSION) \
+            else 5 if body_version(pack.version) == 4 else pack.version
         with PackWriter(self.root / "objects" / "pack", dictionary=d, version=version) as w:
             w.reserve(len(pack))
             if pack.version >= 3:

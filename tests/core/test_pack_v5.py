@@ -31,8 +31,8 @@ def pack_dir(tmp_path):
     return tmp_path / "store" / "objects" / "pack"
 
 
-def test_new_packs_are_version_5():
-    assert PACK_VERSION == 5
+def test_new_packs_are_version_6():
+    assert PACK_VERSION == 6  # version 5's index; its blocks: test_pack_v6.py
 
 
 @pytest.mark.parametrize("count, width", [(0, 2), (1, 2), (65536, 2), (65537, 3), (1 << 24, 3),
@@ -81,7 +81,7 @@ def test_v5_layout_ids_without_their_first_byte_and_body_positions(pack_dir):
     bytes for N ≤ 65,536.  The pack body is version 4's."""
     n = _fill(4.7)  # four blocks and part of a fifth
     frames = _chain(n, width=3, per=40)
-    info = write_pack(pack_dir, frames)
+    info = write_pack(pack_dir, frames, version=5)
     ix, data = info.idx_path.read_bytes(), info.pack_path.read_bytes()
     t = _layout(ix, n)
     assert ix[:12] == IDX_MAGIC + struct.pack(">II", 5, n) and data[:8] == PACK_MAGIC + b"\x00\x00\x00\x05"
@@ -228,7 +228,7 @@ def test_v4_and_v5_blocks_copy_into_each_other_but_not_v3(tmp_path):
 def test_worked_example_layout_v5(pack_dir):
     """docs/format.md's version-5 worked example, except the DEFLATE bytes (zlib-build dependent)."""
     frame = encode(GOLDEN)
-    info = write_pack(pack_dir, [frame])
+    info = write_pack(pack_dir, [frame], version=5)
     pk, ix = info.pack_path.read_bytes(), info.idx_path.read_bytes()
     assert pk[:16] == bytes.fromhex("4d50414b 00000005 00000001 00000000")
     L = struct.unpack(">I", pk[16:20])[0]

@@ -125,13 +125,13 @@ def test_a_pack_that_cannot_be_opened_is_salvaged(invoke, store_path, imported):
     assert (Path(r["repair"]["quarantine"]) / big.name).exists()
 
 
-@pytest.mark.parametrize("version", [6, 255])
+@pytest.mark.parametrize("version", [7, 255])
 def test_a_newer_pack_version_is_not_damage(invoke, store_path, imported, version):
-    """fresh7 F2: a pack a newer mem wrote (its version field says 6 here) made
+    """fresh7 F2: a pack a newer mem wrote (its version field says 7 here: this mem reads 1 to 6) made
     fsck exit 13 ("damage") and fsck --repair set the intact pack aside and
     remove every session it held.  Both now exit 14 and change nothing.  A
     newer mem writes the pack and its index with one version (session 13:
-    one of the two alone at 6 is damage, test_fix12_pack_version)."""
+    one of the two alone at a newer version is damage, test_fix12_pack_version)."""
     big = _packs(store_path)[0]
     old = {}
     for f in (big, big.with_suffix(".idx")):
