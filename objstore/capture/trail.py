@@ -11,6 +11,7 @@ is withheld.  Withholding loses a result, never a secret.
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import re
@@ -19,8 +20,9 @@ from objstore.core.text import LazyPattern
 
 #: a shell variable set on the command line: ``D=/tmp/x``, ``export D="/tmp/x"``, ``local D=…``
 _ASSIGN = r"(?<![\w$/.\-])([A-Za-z_]\w{0,63})=(\\\"[^\"\\]*\\\"|\"[^\"]*\"|'[^']*'|[^\s\"';|&()<>`\\]*)"
-#: a shell expansion: ``${NAME…}``, ``$NAME``, a command substitution ``$(…)`` or ``\`…\```
-_EXPANSION = r"\$\{([A-Za-z_]\w*)[^}]*\}|\$([A-Za-z_]\w*)|\$\([^)]*\)?|`[^`]*`?"
+#: a shell expansion: ``${NAME…}``, ``$NAME``, a command substitution ``$(…)`` (not a backquoted one:
+#: backquotes are Markdown's code in the prose of most calls)
+_EXPANSION = r"\$\{([A-Za-z_]\w*)[^}]*\}|\$([A-Za-z_]\w*)|\$\([^)]*\)?"
 _EXPAND_RE = LazyPattern(rf"{_ASSIGN}|{_EXPANSION}")
 _EXPANSION_RE = LazyPattern(_EXPANSION)
 #: ``cd DIR`` / ``pushd DIR``: the folder the rest of the command line runs in
@@ -58,28 +60,36 @@ _SEARCH_KEYS = ("pattern", "glob")
 def expand(call: str) -> str:
     """``call`` (a tool call's input or a command line) with the shell
     variables it sets (``D=/tmp/x``, ``export D=…``, in the order written)
-    put in place where it reads them (``$D``, ``${D}``), and every other
-    expansion (a variable set elsewhere, ``$(pwd)``, a backquoted command)
-    replaced by ``*``: a path built from it is any path of that shape
-    (``$D/f`` is ``*/f``).  Text without ``$`` or a backquote comes back as it is."""
-    if "$" not in call and "`" not in call:
+    put in place where it reads them (``$D``, ``${D}``); every other
+    expansion (a variable set elsewhere, ``$(pwd)``) joined to a path is
+    ``*``: a path built from it is any path of that shape (``$D/f`` is
+    ``*/f``, ``/tmp/$N`` is ``/tmp/*``); one standing alone (``echo $PATH``)
+    stays as it is (a variable set in an earlier call is gone: Claude Code
+    and Codex run each call in a shell of its own).  Text without ``$``
+    comes back as it is."""
+    if "$" not in call:
         return call
     values: dict[str, str] = {}
 
+    def unknown(m: re.Match) -> str:
+        s, a, b = m.string, m.start(), m.end()
+        return "*" if s[b:b + 1] == "/" or s[a - 1:a] == "/" else m.group(0)
+
     def value_of(m: re.Match) -> str:
         name = m.group(1) or m.group(2)
-        return values.get(name, "*") if name else "*"
+        return values[name] if name in values else unknown(m)
 
     def step(m: re.Match) -> str:
         if m.group(1) is not None:               # an assignment: kept, its value noted
             values[m.group(1)] = _EXPANSION_RE.sub(value_of, m.group(2).strip("\\\"'"))
             return m.group(0)
         name = m.group(3) or m.group(4)
-        return values.get(name, "*") if name else "*"
+        return values[name] if name in values else unknown(m)
 
     return _EXPAND_RE.sub(step, call)
 
 
+@functools.lru_cache(maxsize=1024)
 def resolve(path: str, here: str) -> str:
     """``path`` (a word of a call) made plain: an absolute path keeps its
     leading ``/``; ``@/tmp/x`` (curl) loses the ``@``, ``~/x`` and ``./x`` the
@@ -166,6 +176,27 @@ def _command_reads(text: str, files: list[str], cwd: str) -> bool:
     return False
 
 
+#: a word that is the root folder: ``grep -r X /``
+_ROOT_RE = LazyPattern(r"(?:^|[\s\"'=])/(?:[\s\"';|&)]|$)")
+
+
+def _may_read(call: str, files: list[str], cwd: str) -> bool:
+    """False when no folder ``call`` may name can hold ``files`` (absolute, not patterns): none of
+    their folders' names is in it, nor ``..`` or the root, and ``cwd`` holds none; the cheap test
+    before :func:`reads_folder` parses the call (the check runs on every call of a session once a
+    file is withheld)."""
+    if ".." in call or _holds(resolve(".", cwd), files, True):
+        return True
+    for f in files:
+        if not f.startswith("/") or "*" in f or "?" in f:
+            return True
+        for name in f.split("/")[1:-1]:
+            if name in call:
+                return True
+    return ("/ " in call or "/\"" in call or "/'" in call or "/;" in call or call.endswith("/")) \
+        and _ROOT_RE.search(call) is not None
+
+
 def reads_folder(call: str, files: list[str], cwd: str = "") -> bool:
     """Whether the tool call ``call`` (its input's JSON, or a command line)
     may read a folder that holds one of ``files`` (the withheld trail's
@@ -179,6 +210,8 @@ def reads_folder(call: str, files: list[str], cwd: str = "") -> bool:
     ``path``, runs in it.  ``cwd``: the session's working folder ("" when
     not known: then any search of the working folder, and any relative
     folder, may hold the files).  Prose (a ``description``) is not read."""
+    if cwd and not _may_read(call, files, cwd):
+        return False
     try:
         inp = json.loads(call) if call.startswith("{") else None
     except ValueError:

@@ -179,7 +179,19 @@ def _names_taint(call: str, trail: list, cwd: str) -> bool:
     shells = {t[len(TAINT_SHELL):] for t in trail if t.startswith(TAINT_SHELL)}
     if not files and not shells:
         return False
+    if not (any(f.rsplit("/", 1)[-1] in call or "*" in f or "?" in f for f in files) or any(i in call for i in shells)
+            or "*" in call or "?" in call or "[" in call and "]" in call):
+        return bool(paths) and reads_folder(call, paths, cwd)   # no word of it can name a file or shell
     import fnmatch
+    exact = set(files)
+    tails = set()                       # each file's path from each ``/`` on: ``w`` names it when ``w`` is one
+    for f in files:
+        tails.add(f)
+        i = f.find("/")
+        while i >= 0:
+            tails.add(f[i + 1:])
+            i = f.find("/", i + 1)
+    patterns = [f for f in files if "*" in f or "?" in f]
     for word in WORD_RE.findall(call):
         if word in shells:
             return True
@@ -188,14 +200,18 @@ def _names_taint(call: str, trail: list, cwd: str) -> bool:
             w = resolve(w, "").lstrip("/")
         if not w or w == ".":
             continue
-        for f in files:
-            if w == f or f.endswith("/" + w) or w.endswith("/" + f) or w.startswith(f + "/"):
+        if w in tails:                  # ``w == f`` or ``f`` ends in ``/`` + ``w``
+            return True
+        i = w.find("/")
+        while i >= 0:                   # ``w`` ends in ``/`` + ``f``, or is a path inside ``f``
+            if w[i + 1:] in exact or w[:i] in exact:
                 return True
-            if ("*" in w or "?" in w or "[" in w) and (fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
-                    f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1])):
-                return True
-            if "*" in f and (fnmatch.fnmatchcase(w, f) or fnmatch.fnmatchcase(w, f.rsplit("/", 1)[-1])):
-                return True
+            i = w.find("/", i + 1)
+        if ("*" in w or "?" in w or "[" in w and "]" in w) and any(fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
+                f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1]) for f in files):
+            return True
+        if patterns and any(fnmatch.fnmatchcase(w, f) or w == f.rsplit("/", 1)[-1] for f in patterns):
+            return True
     return bool(paths) and reads_folder(call, paths, cwd)
 
 

@@ -245,6 +245,9 @@ def test_withholds_rules():
     assert trail == ["f:*/pin"]
     assert withholds("cat /opt/a/pin", trail) and withholds("rg k /opt", trail)
     assert not withholds("cat /opt/a/pine", trail) and not withholds("cat /opt/a", trail)
+    assert withholds(f"{SHOW} > /tmp/$N", trail) and "f:/tmp/*" in trail
+    assert withholds("cat /tmp/any", trail) and not withholds("cat /opt/any", trail)
+    assert not withholds(json.dumps({"todos": [{"content": "read `x` and $HOME"}]}), trail)
     trail = []
     assert withholds(json.dumps({"session_id": 77, "chars": SHOW + "\n"}), trail)
     assert trail == ["s:77"] and withholds(json.dumps({"session_id": 77, "chars": ""}), trail)
