@@ -4,9 +4,9 @@ place, and whether a call reads a folder that holds a file a withheld call
 wrote (``grep -r X DIR``, ``cat DIR/*``, ``tar -c DIR``, the ``Grep`` tool
 with a ``path`` at or above the file, or with none: the working folder).
 
-Everything here leans one way: when a path is not known (a variable set in
-another call, ``$(pwd)``), it is any path, and a call that may read the file
-is withheld.  Withholding loses a result, never a secret.
+Everything here leans one way: when a folder is not known (``$D/f`` with
+``D`` set in another call, ``$(pwd)/f``), it is any folder, and a call that
+may read the file is withheld.  Withholding loses a result, never a secret.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ _NAMES_ONLY = frozenset({"ls", "cd", "pushd", "popd", "pwd", "mkdir", "rmdir", "
                          "chown", "rm", "echo", "which", "mktemp", "true"})
 #: words before a command that run it (``sudo grep -r …``)
 _RUNNERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "builtin", "xargs", "timeout"})
-#: commands that search the working folder when given no folder (``rg X``, ``grep -r X``, ``git grep``)
+#: commands that search the working folder when given no folder (``rg X``; ``grep -r X``, ``git grep`` are
+#: told apart in :func:`_command_reads`)
 _SEARCHERS = frozenset({"rg", "ag", "ack"})
 _RECURSIVE_RE = LazyPattern(r"(?<![\w\-])(?:-[A-Za-z]*[rR][A-Za-z]*|--recursive|--dereference-recursive|"
                             r"--directories=recurse)(?![\w\-])")

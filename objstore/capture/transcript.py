@@ -235,13 +235,15 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     ``session_id``: :func:`withhold_result` notes the id; a withheld
     ``write_stdin`` notes its session).  Paths are read as the shell would:
     variables set on the same command line put in place (``D=/tmp/x; … >
-    $D/f``), a variable set elsewhere or ``$(…)`` standing for any path
-    (``$D/f`` is any file named ``f``), relative paths joined to the last ``cd
-    DIR`` of the command line, Codex's ``workdir`` or ``cwd``, and also kept
-    as written (one ``cd`` in an earlier call is not followed: ``f`` names any
-    ``…/f``).  A withheld call's own files join the trail (:data:`TAINT_FILE`),
-    so a copy of a copy is withheld too.  Not followed: quoted paths with
-    blanks, a variable set in an earlier call (it is any path).  A word that only looks like
+    $D/f``), a variable set elsewhere or ``$(…)`` joined to a path standing
+    for any folder (``$D/f`` is any file named ``f``: ``trail.expand``), relative
+    paths joined to the last ``cd DIR`` of the command line, Codex's
+    ``workdir`` or ``cwd``, and also kept as written (a ``cd`` in an earlier
+    call is not followed: ``f`` names any ``…/f``).  A withheld call's own
+    files join the trail (:data:`TAINT_FILE`), so a copy of a copy (a folder
+    ``cp -r`` copied) is withheld too.  Not followed: quoted paths with blanks,
+    a lone ``$F`` set in an earlier call (each call runs in a shell of its
+    own), a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
     result, never a secret."""
     printed = prints_secret(call)

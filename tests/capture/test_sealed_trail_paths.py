@@ -137,7 +137,9 @@ def _unified(session: int | None, out: str) -> str:
 def test_codex_exec_session_typed_into_is_followed(tmp_path):
     """An interactive shell (``exec_command`` with ``tty``) is typed ``mem sealed show``
     by ``write_stdin``: what later ``write_stdin`` calls to that session read is withheld;
-    another session is kept."""
+    another session is kept.  A guard: main follows this already, by the ``Process running
+    with session ID`` of the withheld call's output; the call's own ``session_id`` (what
+    holds when the output does not say it) is checked in :func:`test_withholds_rules`."""
     got = _codex(tmp_path, [
         ("exec_command", {"cmd": "bash -i", "tty": True, "yield_time_ms": 500}, _unified(8042, "$ ")),
         ("exec_command", {"cmd": "npm run dev", "yield_time_ms": 500}, _unified(8043, "vite")),
