@@ -170,10 +170,10 @@ def _flatten_result(content: Any) -> str:
     return "\n".join(t for t in out if t)
 
 
-def _assistant_blocks(content: Any, secret_calls: list | None = None) -> list[str]:
+def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str = "") -> list[str]:
     """The turn text blocks of an assistant record's ``message.content``; the id of each
-    ``tool_use`` whose result :func:`~objstore.capture.transcript.withholds` (``secret_calls``: its trail)
-    is appended to ``secret_calls`` (once)."""
+    ``tool_use`` whose result :func:`~objstore.capture.transcript.withholds` (``secret_calls``: its trail;
+    ``cwd``: the record's working folder) is appended to ``secret_calls`` (once)."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
@@ -195,7 +195,7 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None) -> list[st
             except (TypeError, ValueError, RecursionError):
                 inp = ""
             out.append(f"[tool_use {as_str(b.get('name'))}] {cut_text(inp)}")
-            if secret_calls is not None and withholds(inp, secret_calls):
+            if secret_calls is not None and withholds(inp, secret_calls, cwd):
                 i = as_str(b.get("id"))
                 if i and i not in secret_calls:
                     secret_calls.append(i)
@@ -427,7 +427,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
-                blocks = _assistant_blocks(content, rs.secret_calls)
+                blocks = _assistant_blocks(content, rs.secret_calls, cwd)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
                     yield from flush()

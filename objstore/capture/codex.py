@@ -554,7 +554,7 @@ class _Reader:
                 name, args = _call(p)
                 block = f"[tool_use {name}] {cut_text(args)}"
                 call = _key_id(p.get("call_id"))
-                if call and withholds(args, self.secret_calls) and call not in self.secret_calls:
+                if call and withholds(args, self.secret_calls, self.cwd) and call not in self.secret_calls:
                     self.secret_calls.append(call)     # its output is not stored (tester U9, sec20)
                 source = self._key(f"call:{call}") if call else self._item_key(p, "call")
             if block:

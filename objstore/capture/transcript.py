@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from objstore.capture.trail import WORD, WORD_RE, expand, folder_at, reads_folder, resolve, session_ids
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 
@@ -129,14 +130,11 @@ TAINT_FILE = "f:"
 TAINT_SHELL = "s:"
 #: a JSON-escaped newline, tab or quote, read as the blank it stands for
 _JSON_ESC_RE = LazyPattern(r"\\[nrt\"]")
-_WORD = r"[^\s\"'`;|&(){}<>=,]+"
-#: a word of a call: what a path or an id may be (shell operators, quotes and JSON punctuation split)
-_WORD_RE = LazyPattern(_WORD)
 #: where a command writes its output: ``> F``, ``>> F``, ``2> F``, ``&> F``, ``>| F`` (not ``>&2``); ``of=F``;
 #: ``-o F`` / ``--output[=]F``; the file words of ``tee`` / ``cp`` / ``mv`` / ``install`` / ``ln`` / ``rsync``
 _WRITES_RE = LazyPattern(
-    rf"(?<![<>])[0-9&]?>>?\|?[ \t]*({_WORD})|(?<![\w.\-])of=({_WORD})|(?<![\w\-])(?:-o|--output)(?:=|[ \t]+)({_WORD})"
-    rf"|(?<![\w.\-/])(?:tee|cp|mv|install|ln|rsync)((?:[ \t]+{_WORD})+)")
+    rf"(?<![<>])[0-9&]?>>?\|?[ \t]*({WORD})|(?<![\w.\-])of=({WORD})|(?<![\w\-])(?:-o|--output)(?:=|[ \t]+)({WORD})"
+    rf"|(?<![\w.\-/])(?:tee|cp|mv|install|ln|rsync)((?:[ \t]+{WORD})+)")
 #: the result of a ``run_in_background`` Bash call: ``Command running in background with ID: ID``
 #: (2.0: ``dce0af``), later versions add ``. Output is being written to: PATH``; Codex ``exec_command``:
 #: ``Process running with session ID N``, read on by ``write_stdin`` (``session_id``)
@@ -145,64 +143,117 @@ _BACKGROUND_RE = LazyPattern(r"(?:running in background with ID:|Process running
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
 
 
-def _taint_files(call: str, trail: list) -> None:
-    """Add :data:`TAINT_FILE` entries to ``trail`` for the files ``call`` writes (:data:`_WRITES_RE`)."""
+def _taint_files(call: str, trail: list, cwd: str) -> None:
+    """Add :data:`TAINT_FILE` entries to ``trail`` for the files ``call`` writes (:data:`_WRITES_RE`):
+    as written (shell variables put in place: ``trail.expand``) and, when relative, also
+    joined to the folder it runs in (``cd DIR &&``, Codex ``workdir``, ``cwd``: ``trail.folder_at``);
+    and :data:`TAINT_SHELL` entries for the Codex exec sessions it writes to (``write_stdin``)."""
     for m in _WRITES_RE.finditer(call):
         words = m.group(4).split() if m.group(4) else [m.group(1) or m.group(2) or m.group(3)]
+        here = None
         for w in words:
-            if w and not w.startswith("-") and w not in _NOT_FILES and TAINT_FILE + w not in trail:
-                trail.append(TAINT_FILE + w)
+            if not w or w.startswith("-") or w in _NOT_FILES:
+                continue
+            names = [w]
+            if not w.startswith(("/", "*")):
+                here = folder_at(call, m.start(), cwd) if here is None else here
+                if here:
+                    names.append(resolve(w, here))
+            for n in names:
+                if TAINT_FILE + n not in trail:
+                    trail.append(TAINT_FILE + n)
+    for sid in session_ids(call):
+        if TAINT_SHELL + sid not in trail:
+            trail.append(TAINT_SHELL + sid)
 
 
-def _names_taint(call: str, trail: list) -> bool:
+def _names_taint(call: str, trail: list, cwd: str) -> bool:
     """Whether a word of ``call`` names a tainted file or background shell of ``trail``: the same
     path, one path ending in ``/`` + the other (``x``, ``./x``, ``~/x``, ``/tmp/x`` and ``/private/tmp/x``
     are one file; ``@/tmp/x``, ``host:/tmp/x`` name it),
-    a glob matching it (``cat /tmp/*``, ``*.txt``), or the shell's id."""
-    files = [t[len(TAINT_FILE):].lstrip("/") for t in trail if t.startswith(TAINT_FILE)]
+    a glob matching it (``cat /tmp/*``, ``*.txt``; a file written to ``$D/f``, ``D`` not known, is ``*/f``),
+    a path inside it (a folder ``cp -r`` copied), the shell's id, or a folder holding it
+    (``trail.reads_folder``)."""
+    paths = [t[len(TAINT_FILE):] for t in trail if t.startswith(TAINT_FILE)]
+    files = [p.lstrip("/") for p in paths]
     shells = {t[len(TAINT_SHELL):] for t in trail if t.startswith(TAINT_SHELL)}
     if not files and not shells:
         return False
+    if not (any(f.rsplit("/", 1)[-1] in call or "*" in f or "?" in f for f in files) or any(i in call for i in shells)
+            or "*" in call or "?" in call or "[" in call and "]" in call):
+        return bool(paths) and reads_folder(call, paths, cwd)   # no word of it can name a file or shell
     import fnmatch
-    for word in _WORD_RE.findall(call):
+    exact = set(files)
+    tails = set()                       # each file's path from each ``/`` on: ``w`` names it when ``w`` is one
+    for f in files:
+        tails.add(f)
+        i = f.find("/")
+        while i >= 0:
+            tails.add(f[i + 1:])
+            i = f.find("/", i + 1)
+    patterns = [f for f in files if "*" in f or "?" in f]
+    for word in WORD_RE.findall(call):
         if word in shells:
             return True
         w = (word[2:] if word.startswith(("./", "~/")) else word).lstrip("/")
-        if not w:
+        if "/." in w:
+            w = resolve(w, "").lstrip("/")
+        if not w or w == ".":
             continue
-        for f in files:
-            if w == f or f.endswith("/" + w) or w.endswith("/" + f):
+        if w in tails:                  # ``w == f`` or ``f`` ends in ``/`` + ``w``
+            return True
+        i = w.find("/")
+        while i >= 0:                   # ``w`` ends in ``/`` + ``f``, or is a path inside ``f``
+            if w[i + 1:] in exact or w[:i] in exact:
                 return True
-            if ("*" in w or "?" in w or "[" in w) and (fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
-                    f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1])):
-                return True
-    return False
+            i = w.find("/", i + 1)
+        if ("*" in w or "?" in w or "[" in w and "]" in w) and any(fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
+                f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1]) for f in files):
+            return True
+        if patterns and any(fnmatch.fnmatchcase(w, f) or w == f.rsplit("/", 1)[-1] for f in patterns):
+            return True
+    return bool(paths) and reads_folder(call, paths, cwd)
 
 
-def withholds(call: str, trail: list) -> bool:
+def withholds(call: str, trail: list, cwd: str = "") -> bool:
     """Whether a tool call's result must not be stored: the one check every
     capture path makes (the Claude Code and Codex readers, ``!`` bash mode,
     the proxy).  ``call``: as for :func:`prints_secret`; ``trail``: the
     reader's list of what it withholds, in reading order (kept between
-    reads, ``ReaderState.secret_calls``), read and extended here.  True when
-    the call prints secret material (:func:`prints_secret`), or when it
-    reads what such a call left behind (sec20): a file it wrote (``mem
+    reads, ``ReaderState.secret_calls``), read and extended here; ``cwd``:
+    the session's working folder when the reader knows it ("" when not).
+    True when the call prints secret material (:func:`prints_secret`), or when it
+    reads what such a call left behind (sec20, trail21): a file it wrote (``mem
     sealed show K > /tmp/x``, ``| tee``, ``>>``, then ``cat /tmp/x``, the
-    ``Read`` tool, ``cp /tmp/x y`` and a glob ``cat /tmp/*``) or the
+    ``Read`` tool, ``cp /tmp/x y`` and a glob ``cat /tmp/*``), a folder
+    holding that file (``grep -r X /tmp``, ``tar -c /tmp``, ``cd /tmp &&
+    rg X``, the ``Grep`` tool with that ``path`` or none in that working
+    folder: ``trail.reads_folder``; not ``ls``, ``find`` without ``-exec``,
+    which print names only) or the
     background shell it runs in (``run_in_background``, then ``BashOutput``
-    by its ``bash_id``: :func:`withhold_result` notes the id).  A withheld
-    call's own files join the trail (:data:`TAINT_FILE`), so a copy of a
-    copy is withheld too.  Not followed: a directory read (``grep -r x
-    /tmp``), a path built at run time (``$D/x``), quoted paths with blanks.
-    A word that only looks like such a file (``x`` in a description) also
-    withholds: that loses a result, never a secret."""
+    by its ``bash_id``; Codex ``exec_command`` then ``write_stdin`` by its
+    ``session_id``: :func:`withhold_result` notes the id; a withheld
+    ``write_stdin`` notes its session).  Paths are read as the shell would:
+    variables set on the same command line put in place (``D=/tmp/x; … >
+    $D/f``), a variable set elsewhere or ``$(…)`` joined to a path standing
+    for any folder (``$D/f`` is any file named ``f``: ``trail.expand``), relative
+    paths joined to the last ``cd DIR`` of the command line, Codex's
+    ``workdir`` or ``cwd``, and also kept as written (a ``cd`` in an earlier
+    call is not followed: ``f`` names any ``…/f``).  A withheld call's own
+    files join the trail (:data:`TAINT_FILE`), so a copy of a copy (a folder
+    ``cp -r`` copied) is withheld too.  Not followed: quoted paths with blanks,
+    a lone ``$F`` set in an earlier call (each call runs in a shell of its
+    own), a backquoted command.  A word that only looks like
+    such a file (``x`` in a description) also withholds: that loses a
+    result, never a secret."""
     printed = prints_secret(call)
     if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
         return False            # the common case: nothing withheld so far wrote a file or ran in the background
+    call = expand(call)
     if "\\" in call:
         call = _JSON_ESC_RE.sub(" ", call)
-    if printed or _names_taint(call, trail):
-        _taint_files(call, trail)
+    if printed or _names_taint(call, trail, cwd):
+        _taint_files(call, trail, cwd)
         return True
     return False
 

@@ -413,7 +413,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             # a tool result answers the calls of the message just before it (the Messages API's rule)
             # the whole conversation (a file a call wrote long ago may be read now), when any part of
             # the body is a command printing secret material: else no call in it is one or reads one's file
-            secret = secret_calls(msgs) if st.captured + 1 < len(msgs) and prints_secret(text) else frozenset()
+            secret = secret_calls(msgs, conv.cwd) if st.captured + 1 < len(msgs) and prints_secret(text) else frozenset()
             # ``!`` bash mode: whether the last command captured prints a secret (its output may come now)
             bash = [False]
             if 0 <= st.captured < len(msgs) and isinstance(msgs[st.captured], dict) \
@@ -503,13 +503,15 @@ def _writer(store: Store):
     return TurnAppender(store, command="proxy", harness=HARNESS)
 
 
-def secret_calls(msgs: list) -> frozenset:
+def secret_calls(msgs: list, cwd: str = "") -> frozenset:
     """The ids of the ``tool_use`` blocks of the messages ``msgs`` (a
     conversation, in order) whose results are not captured (tester U9,
     sec20): ``transcript.withholds`` of their input's JSON, as the Claude
     Code reader renders it, along the trail of the calls before them (a
-    file a ``mem sealed show`` wrote, its background shell: the results of
-    withheld calls go through ``transcript.withhold_result``)."""
+    file a ``mem sealed show`` wrote, a folder holding it, its background
+    shell: the results of withheld calls go through
+    ``transcript.withhold_result``).  ``cwd``: the conversation's working
+    folder ("" when not known)."""
     trail: list = []
     for m in msgs:
         role = m.get("role") if isinstance(m, dict) else None
@@ -522,7 +524,7 @@ def secret_calls(msgs: list) -> frozenset:
                     inp = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
                 except (TypeError, ValueError, RecursionError):
                     continue
-                if withholds(inp, trail) and b["id"] not in trail:
+                if withholds(inp, trail, cwd) and b["id"] not in trail:
                     trail.append(b["id"])
             elif role == "user" and b.get("type") == "tool_result" and b.get("tool_use_id") in trail:
                 withhold_result(_result_text(b.get("content")), trail)
