@@ -97,8 +97,8 @@ def config_missing(root: Path) -> CorruptObject:
     ``objects/`` and ``refs/`` are there: the same for a command that reads
     (``Store.open``) and one that writes (``Store.init``, which refuses to
     make a new store over it): exit 13, as a damaged config, and the hint
-    names the one repair (``Store.repair_config``, run by ``mem fsck
-    --repair``)."""
+    names the one repair (``objstore.memory.opening.repair_config``, run by
+    ``mem fsck --repair``)."""
     return CorruptObject(f"{root} is a mem store whose config is missing",
                          hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
 
@@ -305,41 +305,6 @@ class Store(PackRewrites):
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
         st.refs.pack_facts = fmt >= 2
         return st
-
-    @classmethod
-    def repair_config(cls, root: str | os.PathLike) -> str | None:
-        """Rewrite a missing or damaged ``<root>/config`` when ``root`` is
-        otherwise a store (it has ``objects/`` and ``refs/``): the documented
-        defaults (``docs/format.md`` "config": format
-        :data:`STORE_FORMAT`, hash ``blake3``, ``created`` now, ``ref_names``
-        1, so the first write re-runs the idempotent ref-name migration);
-        nothing else is touched.  A damaged config is kept beside it as
-        ``config.damaged-<ms>``.  Returns what was done (a sentence), or
-        None when the config opens, ``root`` is not a store, or its config
-        names a format this code does not know (UnsupportedVersion: left
-        alone).  Caller: ``mem fsck --repair`` (no other process should be
-        writing the store)."""
-        root = Path(root).expanduser()
-        if not ((root / "objects").is_dir() and (root / "refs").is_dir()):
-            return None
-        try:
-            cls.open(root).close()
-            return None
-        except UnsupportedVersion:
-            return None
-        except CorruptObject:
-            if not (root / "config").exists():   # config_missing
-                what = "config was missing: wrote the default one"
-            else:
-                aside = root / f"config.damaged-{now_ms()}"
-                try:
-                    os.replace(root / "config", aside)
-                except OSError as e:
-                    raise CorruptObject(f"{root}/config cannot be set aside: {e.strerror}") from None
-                what = f"config was damaged (kept as {aside.name}): wrote the default one"
-        atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
-                                                   "ref_names": 1}, canonical=True))
-        return what
 
     def _migrate_if_needed(self) -> None:
         """Under the lock: rename the ref files of a store written before

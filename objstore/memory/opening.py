@@ -14,7 +14,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from objstore.core.store import Store
+from objstore.core.atomic import atomic_write
+from objstore.core.cborext import cbor2
+from objstore.core.errors import CorruptObject, UnsupportedVersion
+from objstore.core.store import STORE_FORMAT, Store, now_ms
 
 
 def open_store(root: str | os.PathLike, *, create: bool = False, lock_timeout: float = 10.0,
@@ -69,6 +72,35 @@ def _recover(store: Store) -> None:
 
 
 def repair_config(root: str | os.PathLike) -> str | None:
-    """Rewrite a missing or damaged store config at ``root``
-    (:meth:`objstore.core.store.Store.repair_config`: what was done, or None)."""
-    return Store.repair_config(root)
+    """Rewrite a missing or damaged ``<root>/config`` when ``root`` is
+    otherwise a store (it has ``objects/`` and ``refs/``): the documented
+    defaults (``docs/format.md`` "config": format
+    :data:`STORE_FORMAT`, hash ``blake3``, ``created`` now, ``ref_names``
+    1, so the first write re-runs the idempotent ref-name migration);
+    nothing else is touched.  A damaged config is kept beside it as
+    ``config.damaged-<ms>``.  Returns what was done (a sentence), or
+    None when the config opens, ``root`` is not a store, or its config
+    names a format this code does not know (UnsupportedVersion: left
+    alone).  Caller: ``mem fsck --repair`` (no other process should be
+    writing the store)."""
+    root = Path(root).expanduser()
+    if not ((root / "objects").is_dir() and (root / "refs").is_dir()):
+        return None
+    try:
+        Store.open(root).close()
+        return None
+    except UnsupportedVersion:
+        return None
+    except CorruptObject:
+        if not (root / "config").exists():   # config_missing
+            what = "config was missing: wrote the default one"
+        else:
+            aside = root / f"config.damaged-{now_ms()}"
+            try:
+                os.replace(root / "config", aside)
+            except OSError as e:
+                raise CorruptObject(f"{root}/config cannot be set aside: {e.strerror}") from None
+            what = f"config was damaged (kept as {aside.name}): wrote the default one"
+    atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
+                                               "ref_names": 1}, canonical=True))
+    return what

@@ -341,7 +341,7 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     """The findings of a store that cannot be opened because its ``config``
     is missing or damaged (``why``: the open's message, e.g. ``<root>/config
     is not a mem store config``): that one as an error (``check`` ``store``,
-    fixed by ``mem fsck --repair``, ``Store.repair_config``), then every
+    fixed by ``mem fsck --repair``, ``objstore.memory.opening.repair_config``), then every
     check that needs no open store (permissions, ``config.toml``, the
     project registry, stale locks, the agent's hooks), errors first.  The
     checks that read the store (index, forget, temps, cursors, transcripts,
