@@ -37,7 +37,6 @@ NETRC = {"default": "bluefalcon", "first": "greenotter", "split": "redmaple", "q
          "account": "silverfox", "letters": "letmein"}
 PG = {k: "Pg" + str(i) + r(8) for i, k in enumerate(("host", "star", "ip", "escaped", "json"))}
 DK = {k: "Dk" + str(i) + r(8) for i, k in enumerate(("k8s", "k8s-multi", "config"))}
-IDTOKEN = "eyJ" + r(30)
 
 DOCKER_K8S = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: kubernetes.io/dockerconfigjson\n"
               "stringData:\n  .dockerconfigjson: '{\"auths\":{\"registry.example.com\":{\"username\":\"bob\","
@@ -45,8 +44,7 @@ DOCKER_K8S = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: k
 DOCKER_K8S_MULTI = ("stringData:\n  .dockerconfigjson: |\n    {\n      \"auths\": {\n        \"ghcr.io\": {\n"
                     f"          \"auth\": \"{b64('ci-bot:' + DK['k8s-multi'])}\"\n        }}\n      }}\n    }}\n")
 DOCKER_CONFIG = ('{\n\t"auths": {\n\t\t"https://index.docker.io/v1/": {\n\t\t\t"auth": "'
-                 + b64("bob:" + DK["config"]) + f'"\n\t\t}},\n\t\t"ghcr.io": {{\n\t\t\t"identitytoken": "{IDTOKEN}"\n'
-                 '\t\t}\n\t},\n\t"credsStore": "desktop"\n}\n')
+                 + b64("bob:" + DK["config"]) + '"\n\t\t}\n\t},\n\t"credsStore": "desktop"\n}\n')
 
 #: each case: its text and the secrets that must not survive it
 CASES = {
@@ -65,7 +63,7 @@ CASES = {
                f"localhost:5432:*:carol:{PG['escaped'][:4]}\\:{PG['escaped'][4:]}\n",
                [PG["host"], PG["star"], PG["ip"], PG["escaped"][4:]]),
     "docker": (DOCKER_K8S + DOCKER_K8S_MULTI + DOCKER_CONFIG,
-               [b64("bob:" + DK["k8s"]), b64("ci-bot:" + DK["k8s-multi"]), b64("bob:" + DK["config"]), IDTOKEN]),
+               [b64("bob:" + DK["k8s"]), b64("ci-bot:" + DK["k8s-multi"]), b64("bob:" + DK["config"])]),
 }
 KEPT = {
     "blank-line": ["Password:\n\n", "api_key:\n\n"],

@@ -62,8 +62,7 @@ k8s-secret                the value of a Secret entry named ``tls.key``, ``<name
                           plain value (``stringData:``); cred20
 docker-auth               the ``auth`` of a Docker ``config.json`` ``auths`` entry      Docker "docker login"; Kubernetes
                           (base64 of ``user:password``; also in a Secret's           "Pull an Image from a Private
-                          ``.dockerconfigjson``), ``identitytoken``,                 Registry"; Docker CLI config file
-                          ``registrytoken`` (red21)
+                          ``.dockerconfigjson``; red21)                               Registry"
 terraform-variable        the ``default = "X"`` of ``variable "db_password" {…}``     Terraform "Input Variables"
                           (one line or several) whose name is a credential's by
                           ``credential_name``; ``*.tfvars`` ``db_password = "X"`` is

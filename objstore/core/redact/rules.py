@@ -49,9 +49,9 @@ _K8S_STARTS = (".dockerc", "ssh-privatekey", ".key")
 #: one base64 line of a PuTTY key file, up to its line's end (not the 'Private' of 'Private-MAC:')
 _PPK_LINE = r"[A-Za-z0-9+/=]{1,256}+(?=[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))"
 
-#: red21: the credential keys of a Docker client config.json registry entry ('auths': {"<registry>": {"auth": …,
-#: "identitytoken": …, "registrytoken": …}}; a Kubernetes .dockerconfigjson holds the same JSON)
-_DOCKER_KEYS = ("auth", "identitytoken", "registrytoken")
+#: red21: the value of a Docker client config.json registry entry's "auth" ('auths': {"<registry>": {"auth": …}};
+#: a Kubernetes .dockerconfigjson holds the same JSON); the pattern and anchor start with the key's opening quote
+#: ('"auth', raw or JSON-escaped: not 'Authorization', 'oauth')
 _DOCKER_VALUE = r"\\{0,3}\"[ \t]{0,8}:[ \t]{0,8}\\{0,3}\"(?P<secret>[^\s\"'`\\]{8,8192}+)(?=\\{0,3}\")"
 
 _r = make_rule   # the table below is aligned to this short name
@@ -96,14 +96,7 @@ RULES: list[Rule] = [
        "Secret holds the same JSON): the 'auth' of an 'auths' entry, base64 of 'username:password' "
        "https://docs.docker.com/reference/cli/docker/login/ "
        "https://kubernetes.io/docs/tasks/configure-pod-container/pull-image-private-registry/",
-       r"auth(?<=\"auth)" + _DOCKER_VALUE, ci=True, priority=8, check=docker_auth_ok, anchors=("auth",),
-       scan=scan_at("auth")),
-    _r("docker-auth",
-       "Docker CLI configuration file (config.json 'auths' entries: 'identitytoken', the registry's OAuth "
-       "refresh token from 'docker login'; 'registrytoken', a bearer token) "
-       "https://docs.docker.com/reference/cli/docker/#configuration-files",
-       r"(?:identitytoken|registrytoken)(?<=\"identitytoken|\"registrytoken)" + _DOCKER_VALUE, ci=True, priority=8,
-       check=not_placeholder, anchors=("identitytoken", "registrytoken")),
+       r"\"auth" + _DOCKER_VALUE, ci=True, priority=8, check=docker_auth_ok, anchors=('"auth',)),
     _r("terraform-variable",
        "Terraform 'Input Variables' (variable \"<name>\" { default = \"<value>\" }, also on several lines): the "
        "default of a variable named for a credential (credential_name: db_password, api_token) "
