@@ -75,8 +75,9 @@ _PGPASS_LINE = (r"(?:(?<=[\s\"'>])|(?<=\\n)|^)" + _PGPASS_FIELD + r":(?:[0-9]{1,
 #: red21: a password-file line with no '.pgpass' near, alone on its line, in a shape strict enough for any text:
 #: ':PORT:DATABASE:USERNAME:PASSWORD' then the line's end (raw or JSON-escaped, or the JSON string's closing
 #: quote); the port PostgreSQL's default 5432 or '*' (the rule's anchors: a rule that ran on every ':' cost 7-10 %
-#: of all redaction CPU, docs/benchmarks.md; another port needs the file named: _scan_pgpass), the database and user names identifiers ('*', '@' of 'user@server', '\\:'
-#: escapes), the password one run without blanks; the host before it is checked by _pgpass_host
+#: of all redaction CPU, docs/benchmarks.md; another port needs the file named: _scan_pgpass), the database and
+#: user names identifiers ('*', '@' of 'user@server', '\\:' escapes), the password one run without blanks; the
+#: host before it is checked by _scan_pgpass_line (_PGPASS_HOST)
 _PGPASS_NAME = r"(?:[A-Za-z0-9_$.@*\-]|\\{1,2}[:\\]){1,63}+"
 _PGPASS_TAIL = (r":(?:5432|\*):" + _PGPASS_NAME + ":" + _PGPASS_NAME
                 + r":(?P<secret>(?:[^\s:\"'`\\]|\\{1,2}[:\\]){4,256}+)[ \t]{0,8}(?=\r?\n|\\{1,3}[rn]|\\{0,3}\"|$)")
@@ -103,8 +104,8 @@ _NETRC_HEAD = (r"(?:machine(?:(?<=\\nmachine)|(?<![a-z0-9_\-.]machine))" + _NETR
                + r"|default(?:(?<=\\ndefault)|(?<![a-z0-9_\-.]default)))")
 _NETRC_ACCOUNT = r"(?:" + _NETRC_SEP + r"account" + _NETRC_SEP + _NETRC_TOKEN.replace("q1", "q2") + r")?"
 #: the password, bare or quoted (its quotes kept: the string between them is the secret)
-_NETRC_SECRET = (r"(?:(?P<nq>\\{0,3})(?P<oq>\"))?(?P<secret>(?(oq)(?:(?!(?P=nq)\")(?:\\{1,7}[^\r\n]|[^\r\n\\])){1,256}+|[^\s\"'`\\]{1,256}+))"
-                 r"(?(oq)(?P=nq)\")")
+_NETRC_SECRET = (r"(?:(?P<nq>\\{0,3})(?P<oq>\"))?(?P<secret>(?(oq)(?:(?!(?P=nq)\")(?:\\{1,7}[^\r\n]|[^\r\n\\])){1,256}+"
+                 r"|[^\s\"'`\\]{1,256}+))(?(oq)(?P=nq)\")")
 #: red21: a .netrc entry with a login and a password, in either order ('login' and 'password' are tokens of one
 #: entry in any order; 'account' may stand before or after either): the login first, or the password first and
 #: a login after it (a 'machine H password P' with no login at all is not taken: 'the machine learning password
@@ -134,8 +135,6 @@ def _scan_pgpass(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             done = m.end()
         done = max(done, min(e0, p + _PGPASS_AFTER))
         p = low.find("pgpass", max(p + 6, done - _PGPASS_BEFORE), e0)
-
-
 
 
 def _scan_pgpass_line(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
@@ -353,7 +352,8 @@ COMMAND_LINE_RULES: list[Rule] = [
     _r("pgpass-password",
        "the password field of a PostgreSQL password file line 'hostname:port:database:username:password' (port "
        "digits or '*'; '\\:' escapes a colon) near '.pgpass', 'PGPASSFILE' or 'pgpass.conf' ('cat ~/.pgpass', "
-       "'echo … >> ~/.pgpass'), the other fields kept: PostgreSQL libpq 'The Password File' https://www.postgresql.org/docs/current/libpq-pgpass.html",
+       "'echo … >> ~/.pgpass'), the other fields kept: PostgreSQL libpq 'The Password File' "
+       "https://www.postgresql.org/docs/current/libpq-pgpass.html",
        _PGPASS_LINE, ci=True, priority=45, check=cli_secret_ok, anchors=("pgpass",), scan=_scan_pgpass),
     _r("pgpass-password",
        "the password field of a PostgreSQL password file line 'hostname:port:database:username:password' alone "
@@ -363,7 +363,8 @@ COMMAND_LINE_RULES: list[Rule] = [
        _PGPASS_TAIL, priority=45, check=cli_secret_ok, anchors=(":5432:", ":*:"), scan=_scan_pgpass_line),
     _r("netrc-password",
        "the password of a .netrc entry 'machine HOST [account A] login USER [account A] password PASSWORD' "
-       "(tokens separated by blanks or line breaks, raw or JSON-escaped): GNU inetutils 'The .netrc file' "
+       "(tokens separated by blanks or line breaks, raw or JSON-escaped); red21: a 'default' entry, the password "
+       "before the login, a quoted password (curl 7.84.0+): GNU inetutils 'The .netrc file' "
        "https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html, curl 'netrc' "
        "https://everything.curl.dev/usingcurl/netrc",
        _NETRC_ENTRY, ci=True, priority=45, check=cli_secret_ok, anchors=("password",), scan=scan_at(*_NETRC_STARTS)),
