@@ -7,6 +7,8 @@ lines, and the p50 of a typical 2 KB prompt.
     python bench/bench_redact.py --prompt     # the 2 KB prompt's p50 alone, as a hook's process sees it
     python bench/bench_redact.py --texts T.pkl  # CPU over a pickled list of str (e.g. every turn text
                                               # of an import corpus), best of 3, with a digest of the output
+    python bench/bench_redact.py --mem-prose  # 1.2 MB of prose dense with 'memory', 'memvcs', 'mem recall'
+                                              # (no mem command that carries a value), line by line, best of 5
     ... --stdlib                              # any of these with the stdlib prefilter only (no
                                               # ahocorasick_rs, as without the memvcs[fast] extra)
 """
@@ -94,6 +96,20 @@ def per_rule() -> None:
     print(f"2 KB prompt (the tests' prompt), mean: {_cpu(lambda: [rm.redact(prompt) for _ in range(5000)]) / 5000 * 1e6:.0f} us CPU")
 
 
+def mem_prose() -> None:
+    """CPU (best of 5) of redact over 1.2 MB of prose lines dense with words that start with 'mem'
+    ('memory', 'member', 'memvcs', 'mem recall'), one call per line as a capture does: the cost of
+    the gates of mem's command rule (red20, red21) where no such command is."""
+    from objstore.core import redact as rm
+    line = ("the memory footprint of memvcs grew; a member asked why mem recall was slow, and the "
+            "memo says memoization of the memtable helps (memory: 3.1 GB)")
+    lines = [f"{i}: {line}" for i in range(1_200_000 // (len(line) + 8))]
+    best = min(_cpu(lambda: [rm.redact(t) for t in lines]) for _ in range(5))
+    kind = "ahocorasick_rs" if rm.prefilter._FAST[0] else "stdlib"
+    print(f"mem-dense prose, {len(lines)} lines, {sum(map(len, lines)) / 1e6:.2f} MB: {best * 1000:.0f} ms CPU "
+          f"(prefilter: {kind})")
+
+
 def _cpu(fn, *a) -> float:
     t = time.process_time()
     fn(*a)
@@ -130,6 +146,8 @@ if __name__ == "__main__":
         prefilter._FAST[0] = False
     if "--texts" in args:
         texts(args[args.index("--texts") + 1])
+    elif "--mem-prose" in args:
+        mem_prose()
     elif "--prompt" in args:
         prompt_p50()
     else:

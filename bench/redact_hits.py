@@ -4,7 +4,12 @@ count of files and hits and a digest of the hit list (file, line, rule,
 matched text), written to OUT, so two trees' lists can be ``diff``ed.
 Used for the false-positive count of a redaction rule change::
 
-    PYTHONPATH=<tree> python bench/redact_hits.py OUT [FOLDER ...]
+    PYTHONPATH=<tree> python bench/redact_hits.py [--whole] OUT [FOLDER ...]
+
+``--whole`` (red21): each file redacted whole, not line by line, for the rules
+that read across lines (a label's value on the next line or after a blank
+line, a .netrc entry over several lines); a hit is named by the line it
+starts on.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from objstore.core.redact import redact
 DEFAULT_ROOTS = ("/work/shared/data/transcripts", "/tmp/bench-corpus")
 
 
-def main(out: str, roots: list[str]) -> None:
+def main(out: str, roots: list[str], whole: bool = False) -> None:
     hits: list[str] = []
     files = 0
     t0 = time.process_time()
@@ -33,6 +38,11 @@ def main(out: str, roots: list[str]) -> None:
                 except OSError:
                     continue
                 files += 1
+                if whole:
+                    text = "\n".join(lines)
+                    hits += [f"{path}:{text.count(chr(10), 0, h.start)}:{h.rule}:{text[h.start:h.end]}"
+                             for h in redact(text).hits]
+                    continue
                 for i, line in enumerate(lines):
                     hits += [f"{path}:{i}:{h.rule}:{line[h.start:h.end]}" for h in redact(line).hits]
     text = "\n".join(hits)
@@ -43,6 +53,9 @@ def main(out: str, roots: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    whole = "--whole" in args
+    args = [a for a in args if a != "--whole"]
+    if not args:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2:] or list(DEFAULT_ROOTS))
+    main(args[0], args[1:] or list(DEFAULT_ROOTS), whole)

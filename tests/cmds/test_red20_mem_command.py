@@ -150,7 +150,7 @@ FILES = [
     ("machine h.example.com account ops login bob password Heron-2305", "Heron-2305", "netrc-password"),
 ]
 FILES_KEPT = [
-    "db.example.com:5432:app:alice:notnear",              # no .pgpass near it
+    "db.example.com:6432:app:alice:notnear",              # no .pgpass near it, not the default port (red21)
     "echo '*:*:*:*:$PGPASSWORD' >> ~/.pgpass",             # a variable, not a password
     "machine h login u password $NETRC_PW",
     "ls -l ~/.pgpass\n-rw------- 1 u u 45 Dec  4 10:33 /home/u/.pgpass",

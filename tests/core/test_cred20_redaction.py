@@ -17,7 +17,7 @@ import string
 import pytest
 
 from objstore.core.redact import redact
-from tests.hooks._util import asst, line, tool_result, tool_use, user
+from tests.hooks._util import bash_results
 
 rnd = random.Random(2020)
 ALNUM = string.ascii_letters + string.digits
@@ -155,11 +155,7 @@ def test_mem_remember_and_capture_store_none_of_them(tmp_path, mem, store_path):
         mem("remember", f"project/cred20/{case}", text)
     sid = "20202020-1111-2222-3333-444444444444"
     t = tmp_path / f"{sid}.jsonl"
-    rows = [line(user("u1", "show me the configs", sid))]
-    for i, (case, (text, _s)) in enumerate(sorted(CASES.items())):
-        rows.append(line(asst(f"a{i}", f"m{i}", [tool_use(f"toolu_{i}", "Bash", command=f"cat {case}.conf")], sid)))
-        rows.append(line(user(f"r{i}", [tool_result(f"toolu_{i}", text)], sid)))
-    t.write_bytes(b"".join(rows))
+    t.write_bytes(bash_results(sid, [(case, text) for case, (text, _s) in sorted(CASES.items())]))
     mem("import", "claude-code", str(t))
     session = mem("show", sid[:8]).stdout
     for case, (_text, secrets) in CASES.items():

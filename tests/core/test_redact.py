@@ -351,7 +351,9 @@ def test_whole_stdlib_hits_are_few_and_printed():
     Since red13b a token right after the word password in prose is one
     (``use password hunter2x9``): test_netrc.py's six ``.netrc`` lines
     (``login log password pass1``, ``password pa#ss``) fire, the format's
-    own passwords: 23 -> 29 in 3.11."""
+    own passwords: 23 -> 29 in 3.11.  red21: a quoted .netrc password (curl
+    7.84.0, Python's netrc since 3.11) is taken, so two more of them fire,
+    ``password "pas s"`` and ``password "\\"pass"``: 31 -> 33 in 3.11."""
     counts: collections.Counter[str] = collections.Counter()
     size = 0
     t0 = time.perf_counter()
@@ -371,7 +373,7 @@ def test_whole_stdlib_hits_are_few_and_printed():
     print(f"\n[redact] whole stdlib: {size / 1e6:.1f} MB in {dt:.2f} s, hits {dict(counts)}")
     for s in shown:
         print("   ", s)
-    assert sum(counts.values()) <= 31
+    assert sum(counts.values()) <= 33
 
 
 def _transcript_lines() -> list[str]:

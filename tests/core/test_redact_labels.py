@@ -160,6 +160,8 @@ NEXT_LINE_CASES = [
     ("db passwd =\n\tTr0ub4dor&3", "Tr0ub4dor&3"),
     ('creds = {"password":\n    "Tr0ub4dor&3"}', "Tr0ub4dor&3"),
     ('{"text": "the login is admin\\nPassword:\\n  hunter2xyz\\n"}', "hunter2xyz"),   # JSON-escaped breaks
+    ("Password:\n\nhunter2xyz", "hunter2xyz"),        # red21: one blank line between (was: kept)
+    ('{"text": "Password:\\n\\nhunter2xyz"}', "hunter2xyz"),
 ]
 
 NEXT_LINE_LOOKALIKES = [
@@ -168,7 +170,7 @@ NEXT_LINE_LOOKALIKES = [
     "Password:\nUsername:",
     "Enter the password:\nEnter it below and press return",
     "password:\n  - hunter2xyz",            # a list item: YAML/markdown structure, not a lone value
-    "Password:\n\nhunter2xyz",              # a blank line between: no longer the label's value
+    "Password:\n\n\nhunter2xyz",            # two blank lines between: no longer the label's value (red21)
     "Password:\n  incorrect",
     "Password:\n  ********",
     "password:\n  <your password>",
@@ -224,6 +226,7 @@ PROSE_AFTER_CASES = [
     ("password\nPlumTree#77", "PlumTree#77", ""),
     ("password\nPlumTree#77 is set for the db", "PlumTree#77", " is set for the db"),
     ("Password:\nPlumTree#77. Set for the db", "PlumTree#77", ". Set for the db"),
+    ("Password:\n\nPlumTree#77 is set", "PlumTree#77", " is set"),      # red21: one blank line between
     ("pwd:\n  Zq7mm (the staging one)", "Zq7mm", " (the staging one)"),
     ('Password:\n"PlumTree#77" is set', "PlumTree#77", '" is set'),
     ("  Passwort\n  Geheim#2024, bitte nicht teilen", "Geheim#2024", ", bitte nicht teilen"),
@@ -242,7 +245,7 @@ PROSE_AFTER_LOOKALIKES = [
     "the password\nPlumTree#77",                  # not a label alone on its line
     "Password:\n- PlumTree#77 is set",            # a list item
     "Password:\nNote: it is in the vault",
-    "Password:\n\nPlumTree#77 is set",           # a blank line between
+    "Password:\n\n\nPlumTree#77 is set",         # two blank lines between (one: red21, redacted)
 ]
 
 
@@ -262,6 +265,7 @@ def test_prose_after_a_label_line_is_kept(text):
 # line continuation after the '=' ('API_KEY=\' LF the value): the value alone on the next line (was: kept)
 PHRASE_NEXT_LINE_CASES = [
     ("Your password is:\nVelvet-Otter-Harbor-42", "Velvet-Otter-Harbor-42"),
+    ("Your password is:\n\nVelvet-Otter-Harbor-42", "Velvet-Otter-Harbor-42"),   # red21: one blank line
     ("Your new password is:\r\n  Tr0ub4dor&3\n", "Tr0ub4dor&3"),
     ("Your API key is:\nZq7mm9xQZq7mm9xQZq7mm9xQ", "Zq7mm9xQZq7mm9xQZq7mm9xQ"),
     ("The access token was:\n  Zq7mm9xQ4kLp2Wv8", "Zq7mm9xQ4kLp2Wv8"),
@@ -275,7 +279,7 @@ PHRASE_NEXT_LINE_CASES = [
 
 PHRASE_NEXT_LINE_LOOKALIKES = [
     "Your password is:\nEnter it below and press return",
-    "Your password is:\n\nVelvet-Otter-Harbor-42",      # a blank line between, as after 'Password:'
+    "Your password is:\n\n\nVelvet-Otter-Harbor-42",    # two blank lines between, as after 'Password:'
     "The key is:\n  Zq7mm9xQZq7mm9xQ",                   # 'key' alone is no label
     "The primary key is:\n  id_column_12345",
     "the api key is:\n  required",

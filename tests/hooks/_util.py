@@ -48,6 +48,16 @@ def tool_result(i: str, out: str) -> dict:
     return {"type": "tool_result", "tool_use_id": i, "content": out}
 
 
+def bash_results(sid: str, outputs: list[tuple[str, str]], prompt: str = "show me the configs") -> bytes:
+    """A Claude Code transcript (JSONL bytes): a user prompt, then per ``(name, text)`` a Bash call
+    ``cat <name>.conf`` and its result ``text``."""
+    rows = [line(user("u1", prompt, sid))]
+    for i, (name, out) in enumerate(outputs):
+        rows.append(line(asst(f"a{i}", f"m{i}", [tool_use(f"toolu_{i}", "Bash", command=f"cat {name}.conf")], sid)))
+        rows.append(line(user(f"r{i}", [tool_result(f"toolu_{i}", out)], sid)))
+    return b"".join(rows)
+
+
 def attachment(uuid: str, sid: str = "S1", **att) -> dict:
     return {"type": "attachment", "uuid": uuid, "sessionId": sid, "attachment": att}
 

@@ -60,6 +60,9 @@ k8s-secret                the value of a Secret entry named ``tls.key``, ``<name
                           .key``, ``ssh-privatekey``, ``.dockerconfigjson``,          (kubernetes.io/tls, ssh-auth,
                           ``.dockercfg``: base64 (``data:``) or a random-looking      dockerconfigjson)
                           plain value (``stringData:``); cred20
+docker-auth               the ``auth`` of a Docker ``config.json`` ``auths`` entry      Docker "docker login"; Kubernetes
+                          (base64 of ``user:password``; also in a Secret's           "Pull an Image from a Private
+                          ``.dockerconfigjson``; red21)                               Registry"
 terraform-variable        the ``default = "X"`` of ``variable "db_password" {…}``     Terraform "Input Variables"
                           (one line or several) whose name is a credential's by
                           ``credential_name``; ``*.tfvars`` ``db_password = "X"`` is
@@ -181,9 +184,13 @@ mem-command               mem's own command lines (test17 T10: shell capture, an
                           ``memcommand``)
 pgpass-password           the password field of a ``host:port:db:user:password``      PostgreSQL libpq "The Password File"
                           line near ``.pgpass`` (``cat ~/.pgpass``, ``echo … >>
-                          ~/.pgpass``)
+                          ~/.pgpass``); red21: or alone on its line anywhere, in
+                          a strict shape (five fields, port digits or ``*``, host
+                          ``*``, a name with a letter or an IPv4 address)
 netrc-password            the password of ``machine H [account A] login U password   GNU inetutils "The .netrc file";
-                          P`` (blanks or line breaks between the tokens)              curl "netrc"
+                          P`` (blanks or line breaks between the tokens); red21:     curl "netrc" (quoted strings:
+                          ``default`` entries, ``password`` before ``login``, a      curl 7.84.0)
+                          quoted ``"pass word"``
 age-input                 what age(1) encrypts from standard input on the same        age(1)
                           command line (``echo X | age -r R``, ``age -p <<< X``,
                           ``echo X > f && age -r R f``; not ``age -d``): the value
@@ -234,7 +241,9 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           the label ends its line, the value alone on the next
                           line by the same checks (``Password:`` LF ``  hunter2xyz``;
                           not ``password:`` LF ``  type: string``, a list item,
-                          a label, a blank line between: ``_next_line_value``);
+                          a label: ``_next_line_value``); one blank line between
+                          read past, not two (``Password:`` LF LF ``hunter2-…``;
+                          red21);
                           with prose after it on that line, its first token
                           when it has letters with digits or symbols
                           (``Password:`` LF ``PlumTree#77 is set for the db``:

@@ -564,6 +564,27 @@ def b64_private_key_ok(v: str) -> bool:
     return head is not None and _PEM_PRIVATE_HEAD.match(head) is not None
 
 
+def docker_auth_ok(v: str) -> bool:
+    """The ``auth`` of a Docker client's ``config.json`` registry entry (also
+    a Kubernetes ``.dockerconfigjson``): base64 (RFC 4648 s4, padded) of
+    ``username:password``, both parts non-empty and printable (docker/cli
+    ``configfile`` decodeAuth; Docker "docker login": credentials stored in
+    the config file are base64-encoded
+    https://docs.docker.com/reference/cli/docker/login/).  Any other value
+    (an empty ``auth``, a word, base64 of no ``user:pass``) is kept."""
+    if len(v) < 8 or len(v) % 4 or len(v) > 4096:
+        return False
+    raw = _b64_head(v, len(v))
+    if raw is None:
+        return False
+    try:
+        s = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    user, sep, pw = s.partition(":")
+    return bool(sep and user and pw and s.isprintable())
+
+
 def k8s_secret_value_ok(v: str) -> bool:
     """The value of a Kubernetes Secret entry named for a key file (``tls.key``,
     ``ssh-privatekey``, ``.dockerconfigjson``): base64 (a ``data:`` entry,

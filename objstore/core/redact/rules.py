@@ -5,7 +5,7 @@ headers, the ``key=value`` keyword rule), then the password labels, phrases and 
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import (b64_private_key_ok, bearer_ok, discord_bot_token_ok, hf_token_ok,
+from objstore.core.redact.checks import (b64_private_key_ok, bearer_ok, discord_bot_token_ok, docker_auth_ok, hf_token_ok,
                                          k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
                                          url_password_ok, vault_token_ok)
 from objstore.core.redact.passwords import PASSWORD_RULES
@@ -49,6 +49,11 @@ _K8S_STARTS = (".dockerc", "ssh-privatekey", ".key")
 #: one base64 line of a PuTTY key file, up to its line's end (not the 'Private' of 'Private-MAC:')
 _PPK_LINE = r"[A-Za-z0-9+/=]{1,256}+(?=[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))"
 
+#: red21: the value of a Docker client config.json registry entry's "auth" ('auths': {"<registry>": {"auth": …}};
+#: a Kubernetes .dockerconfigjson holds the same JSON); the pattern and anchor start with the key's opening quote
+#: ('"auth', raw or JSON-escaped: not 'Authorization', 'oauth')
+_DOCKER_VALUE = r"\\{0,3}\"[ \t]{0,8}:[ \t]{0,8}\\{0,3}\"(?P<secret>[^\s\"'`\\]{8,8192}+)(?=\\{0,3}\")"
+
 _r = make_rule   # the table below is aligned to this short name
 
 RULES: list[Rule] = [
@@ -85,6 +90,13 @@ RULES: list[Rule] = [
        r"(?:\.dockerconfigjson|\.dockercfg|ssh-privatekey|\.key(?<=[a-z0-9_\-]\.key))(?:\\{0,3}[\"'])?[ \t]{0,8}:"
        r"[ \t]{0,8}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`\\,;&<>(){}\[\]|]{8,65536}+)(?=[\s\"'`\\,}\]]|$)",
        ci=True, priority=8, check=k8s_secret_value_ok, anchors=_K8S_STARTS, scan=scan_at(*_K8S_STARTS)),
+    _r("docker-auth",
+       "Docker 'docker login' (credentials kept in ~/.docker/config.json, base64-encoded, when no credential "
+       "store is set) and Kubernetes 'Pull an Image from a Private Registry' (a kubernetes.io/dockerconfigjson "
+       "Secret holds the same JSON): the 'auth' of an 'auths' entry, base64 of 'username:password' "
+       "https://docs.docker.com/reference/cli/docker/login/ "
+       "https://kubernetes.io/docs/tasks/configure-pod-container/pull-image-private-registry/",
+       r"\"auth" + _DOCKER_VALUE, ci=True, priority=8, check=docker_auth_ok, anchors=('"auth',)),
     _r("terraform-variable",
        "Terraform 'Input Variables' (variable \"<name>\" { default = \"<value>\" }, also on several lines): the "
        "default of a variable named for a credential (credential_name: db_password, api_token) "

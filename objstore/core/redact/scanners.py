@@ -201,9 +201,13 @@ def _in_url(text: str, hs: int, ws: int) -> bool:
 #: 'Zq7mm9xQ…'); a password's may be 4 (:func:`short_labelled_ok`)
 KEY_NEXT_LINE_MIN = 8
 # next line's indentation and an optional opening quote: where a value alone on that line starts; a shell's
-# line continuation before the break ('API_KEY=\\' LF 'Zq7mm…': sec20)
-_NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\\[ \t]{0,8}(?=\r?\n))?(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16}(?:\\{0,3}[\"'`])?",
-                  FLAGS)
+# line continuation before the break ('API_KEY=\\' LF 'Zq7mm…': sec20); red21: or one blank line between
+# ('Password:' LF LF 'hunter2-…': a chat or Markdown answer sets the value apart as its own paragraph).  One at
+# most: past a second blank line the next line starts another section (a heading, prose, the next field), and
+# the value is judged by its shape alone, so each further line read is one more chance of taking a word
+_BREAK = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"
+_NEXT_LINE = Lazy(r"[ \t]{0,8}(?:\\[ \t]{0,8}\r?\n|" + _BREAK + r"(?:[ \t]{0,16}" + _BREAK + r")?)"
+                  r"[ \t]{0,16}(?:\\{0,3}[\"'`])?", FLAGS)
 # a label in a sentence that ends its line: 'Your password is:', 'Your API key is:', 'the token was now:' (sec20)
 _PHRASE_LABEL = Lazy(KW + r"[ \t]{1,4}(?:is|are|was)(?:[ \t]{1,4}(?:now|still))?[ \t]{0,4}:[ \t]{0,8}"
                      r"(?=(?:\\[ \t]{0,8})?(?:\r?\n|\\{1,3}(?:r\\{1,3})?n))", FLAGS)
@@ -240,7 +244,11 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
                      key: bool = False) -> None:
     """After an explicit password label that ends its line (``Password:``,
     ``passwd =``), the value on the next line (rob10): ``Password:``
-    LF ``  hunter2xyz``.  Taken when it is the whole of that line and a
+    LF ``  hunter2xyz``; or (red21) on the line after one blank line
+    (``Password:`` LF LF ``hunter2-…``: an answer in Markdown sets the value
+    apart as a paragraph of its own, CommonMark 0.31.2 "Paragraphs"
+    https://spec.commonmark.org/0.31.2/#paragraphs), never past a second
+    (:data:`_NEXT_LINE`).  Taken when it is the whole of that line and a
     password by the shapes a value on the label's own line is judged by
     (:func:`looks_secret`, :func:`looks_assigned`, :func:`labelled_password_ok`);
     or (red13) when it is that line's first token and prose follows it

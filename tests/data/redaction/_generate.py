@@ -442,6 +442,32 @@ API_KEY={LONG_KEY}
       (KS_PW, "cli-password"), (DEST_PW, "cli-password"), (KEY_PW, "cli-password"), (JAR_PW, "cli-password"),
       (LONG_KEY, "generic-secret")])
 
+# red21: a label's value after a blank line, .netrc 'default' and password-before-login entries, a libpq password
+# file under another name, a Docker config.json 'auth'; drawn after cred20's, so every value above keeps its place
+BLANK_PW, NETRC_DEF, NETRC_FIRST, PG_LINE_PW, DOCKER_PW = fake(14), fake(16), fake(16), fake(18), fake(16)
+DOCKER_AUTH = base64.b64encode(f"ci-bot:{DOCKER_PW}".encode()).decode()
+files["registry-and-password-files.txt"] = (f"""Here is the database password:
+
+{BLANK_PW}
+
+$ cat ~/.netrc
+default login anonymous password {NETRC_DEF}
+machine files.example.com password {NETRC_FIRST} login bob
+$ cat $PGPASSFILE
+db.example.com:5432:app:alice:{PG_LINE_PW}
+$ cat ~/.docker/config.json
+{{
+	"auths": {{
+		"registry.example.com": {{
+			"auth": "{DOCKER_AUTH}"
+		}}
+	}},
+	"credsStore": "desktop"
+}}
+# look-alikes that stay: 12:30:45:foo:barbaz, "auth": "basic", the machine learning password reset
+""", [(BLANK_PW, "generic-secret"), (NETRC_DEF, "netrc-password"), (NETRC_FIRST, "netrc-password"),
+      (PG_LINE_PW, "pgpass-password"), (DOCKER_AUTH, "docker-auth")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
