@@ -345,7 +345,8 @@ def leftover_temps(store: Store, *, incomplete: bool = True) -> list[Path]:
     ``docs/format.md`` "Packs"), with ``incomplete`` also the ``.pack``
     files without their ``.idx``; ``.tmp`` files of atomic writes under
     ``objects``, ``refs``, ``logs``, ``index`` and the unfinished-forget
-    notes, tantivy's ``.tmp*`` files, ref ``.lock`` files, and the scratch
+    notes (in the store's top folder and ``cache/``: only those whose
+    writer's pid is gone), tantivy's ``.tmp*`` files, ref ``.lock`` files, and the scratch
     folders under ``tmp/`` whose process is gone.  Exact only for a caller
     holding the store lock, which every writer holds (``mem gc`` deletes
     them all; ``forget`` those holding nothing a ref needs); without it see
@@ -362,6 +363,7 @@ def leftover_temps(store: Store, *, incomplete: bool = True) -> list[Path]:
                         or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
                     temps.append(Path(dirpath) / f)
     temps += _dead_scratch(store.root / "tmp")
+    temps += _dead_atomic_temps(store.root)
     return temps
 
 
@@ -381,7 +383,8 @@ def stale_temps(store: Store) -> list[tuple[Path, int]]:
     which nothing named until a gc)."""
     temps = leftover_temps(store, incomplete=False)
     if lock_held(store.root / "locks" / "store.lock"):
-        temps = [p for p in temps if (m := _TEMP_PACK.fullmatch(p.name)) and not pid_alive(int(m.group(1)))]
+        temps = [p for p in temps if ((m := _TEMP_PACK.fullmatch(p.name)) or (m := _ATOMIC_TEMP.fullmatch(p.name)))
+                 and not pid_alive(int(m.group(1)))]
     out = []
     for p in temps:
         try:
@@ -420,6 +423,39 @@ def stale_temps_note(store: Store, most: int = 5) -> str | None:
     return (f"{len(temps)} temp files left by interrupted writes, {sum(n for _p, n in temps):,} bytes: "
             f"{named}{more}; they may hold what was being written (turns, values), which nothing reads: "
             "'mem gc' deletes them ('mem forget' too)")
+
+
+#: ``.<name>.tmp<pid>``: the temp file of ``atomic.atomic_write`` (its writer's pid)
+_ATOMIC_TEMP = re.compile(r"\..+\.tmp(\d+)")
+
+
+def _dead_atomic_temps(root: Path) -> list[Path]:
+    """The ``atomic_write`` temp files (:data:`_ATOMIC_TEMP`) in the store's
+    top folder and under ``cache/`` whose writer is gone: memos such as
+    ``cache/fact-cites`` are written by readers too, without the store lock,
+    so only a dead pid tells a leftover (a ``kill -9`` mid-write; seen in
+    ``tests/system/test_crash.py``) from a write in progress.  A live or
+    reused pid: kept, the safe side."""
+    out = []
+    for dirpath, files in _walk_files(root, ("cache",)):
+        for f in files:
+            m = _ATOMIC_TEMP.fullmatch(f)
+            if m is not None and not pid_alive(int(m.group(1))):
+                out.append(Path(dirpath) / f)
+    return out
+
+
+def _walk_files(root: Path, subdirs: tuple[str, ...]):
+    """``(folder, file names)`` of ``root`` itself (not below it) and of
+    every folder under ``root/<subdir>``; a folder that cannot be listed is
+    skipped."""
+    try:
+        yield root, [e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        pass
+    for sub in subdirs:
+        for dirpath, _dirs, files in os.walk(root / sub):
+            yield dirpath, files
 
 
 def _dead_scratch(tmp: Path) -> list[Path]:
