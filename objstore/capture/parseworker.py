@@ -38,10 +38,7 @@ this module):
 * after the last file, the child exits with status 0.
 
 Memory is bounded: the child blocks on a full pipe, and the reader thread
-keeps at most :data:`QUEUE_CHUNKS` chunks (the importing process is the
-slower end, so its queues stay full: each held chunk is ~1 MB of Python
-objects, and 16 a child were ~33 MB of a million-turn import's peak;
-docs/benchmarks.md, "Session 21 (branch `scale21`)").  The child ignores SIGINT (the
+keeps at most :data:`QUEUE_CHUNKS` chunks.  The child ignores SIGINT (the
 importing process handles Ctrl-C and kills it) and ends when its parent is
 gone (a write to the closed pipe fails).
 """
@@ -69,9 +66,7 @@ __all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "ParseWorkers", "WorkerF
 
 CHUNK_TURNS = 256
 CHUNK_CHARS = 1 << 20
-#: chunks a child's reader thread holds for the importing process: enough to cover the
-#: importer's pauses (a publish), few enough that full queues stay small (see the module doc)
-QUEUE_CHUNKS = 4
+QUEUE_CHUNKS = 16
 _PROTOCOL = 5
 #: the package root (the directory holding ``objstore``): the child imports this same code
 _ROOT = str(Path(__file__).resolve().parents[2])

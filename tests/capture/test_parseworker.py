@@ -328,35 +328,3 @@ def test_an_older_workers_rows_without_forecasts_are_read(tmp_path, monkeypatch)
         finally:
             store.close()
     assert refs[0] == refs[1] and len(refs[0]) == 4
-
-
-def test_a_stalled_import_holds_few_parsed_chunks(tmp_path):
-    """The importing process is the slower end of the pipe, so the reader
-    thread's queue is full for most of an import: it holds at most 4 chunks
-    (a million-turn import held 16 a child, ~33 MB of its peak RSS;
-    docs/benchmarks.md, "Session 21 (branch `scale21`)")."""
-    import time
-    from objstore.capture.parseworker import CHUNK_TURNS
-    f = tmp_path / "long.jsonl"
-    with f.open("w") as out:
-        for i in range(20 * CHUNK_TURNS):   # 20 chunks of CHUNK_TURNS short turns
-            rec = {"type": "user", "uuid": f"u{i}", "sessionId": "s-long", "cwd": "/w/p",
-                   "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": f"turn number {i}"}}
-            out.write(json.dumps(rec) + "\n")
-    w = ParseWorker("objstore.capture.claude_code", [f])
-    try:
-        held, since = -1, time.monotonic()
-        deadline = since + 30
-        while time.monotonic() < deadline:   # nothing read: wait until the reader thread stops taking chunks
-            n = w._q.qsize()
-            if n != held:
-                held, since = n, time.monotonic()
-            elif time.monotonic() - since > 1.0:
-                break
-            time.sleep(0.05)
-        assert 1 <= held <= 4
-        assert sum(len(m[1]) for m in list(w._q.queue) if m and m[0] == "turns") <= 4 * CHUNK_TURNS
-        got = [r for m in w.messages() if m[0] == "turns" for r in m[1]]   # and every turn still comes
-        assert len(got) == 20 * CHUNK_TURNS and got[-1][3] == f"turn number {20 * CHUNK_TURNS - 1}"
-    finally:
-        w.close()
