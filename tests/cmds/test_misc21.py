@@ -80,3 +80,13 @@ def test_an_edit_still_applies(mem, tmp_path):
     mem("memory", "edit", "memory", env={"EDITOR": str(ed)})
     assert json.loads(mem("get", "user/memory/memory.md", "--json").stdout)["body"] == "Deploys happen on Mondays."
     assert os.listdir(os.path.join(os.environ["MEM_HOME"], "tmp")) == []
+
+
+def test_export_dash_is_stdout(mem, tmp_path):
+    mem("memory", "add", "memory", "Deploys happen on Fridays only.")
+    r = mem("export", "-o", "-")
+    assert r.stdout.splitlines()[0].startswith('{"format":"mem-export/1"') and "Fridays" in r.stdout
+    assert not os.path.exists(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "-"))
+    assert mem("export", "-o", "-").stdout.count("\n") == mem("export").stdout.count("\n")
+    r = mem("export", "--format", "markdown", "-o", "-", exit_code=2)
+    assert "not stdout" in r.stderr
