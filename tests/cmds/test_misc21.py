@@ -90,3 +90,31 @@ def test_export_dash_is_stdout(mem, tmp_path):
     assert mem("export", "-o", "-").stdout.count("\n") == mem("export").stdout.count("\n")
     r = mem("export", "--format", "markdown", "-o", "-", exit_code=2)
     assert "not stdout" in r.stderr
+
+
+def _setup(mem, home, *args, exit_code=0):
+    return mem("setup", "--no-hooks", "--shell", "bash", *args, env={"HOME": str(home)}, exit_code=exit_code)
+
+
+def test_setup_undo_removes_the_rc_file_it_made(mem, tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    _setup(mem, home)
+    assert "shell-init bash" in (home / ".bashrc").read_text()
+    _setup(mem, home, "--undo")
+    assert not (home / ".bashrc").exists()
+
+
+def test_setup_undo_keeps_an_rc_file_it_did_not_make_or_that_holds_more(mem, tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / ".bashrc").write_text("")   # the person's, empty
+    _setup(mem, home)
+    _setup(mem, home, "--undo")
+    assert (home / ".bashrc").read_text() == ""
+    (home / ".bashrc").unlink()
+    _setup(mem, home)   # made by setup, then the person adds a line
+    with open(home / ".bashrc", "a") as f:
+        f.write("alias ll='ls -l'\n")
+    _setup(mem, home, "--undo")
+    assert (home / ".bashrc").read_text() == "alias ll='ls -l'\n"
