@@ -11,8 +11,8 @@ from ._common import emit_json, with_store
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "markdown"]), default="jsonl", show_default=True,
               help="jsonl: every object and ref, for 'mem import jsonl'; markdown: a tree to read.")
 @click.option("--scope", metavar="SCOPE", help="Only keys in SCOPE or under a key prefix (user, project/NAME, …).")
-@click.option("-o", "--output", "out", type=click.Path(dir_okay=True), help="File (jsonl) or folder (markdown); "
-              "jsonl goes to stdout without it.")
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=True, allow_dash=True),
+              help="File (jsonl) or folder (markdown); jsonl goes to stdout without it or with '-'.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stderr (counts).")
 @with_store()
 def command(fmt, scope, out, as_json, store):
@@ -28,13 +28,14 @@ def command(fmt, scope, out, as_json, store):
     \b
     Examples:
       mem export -o memory.jsonl
+      mem export -o - | gzip > memory.jsonl.gz
       mem export --format markdown -o ~/memory-export
       mem export --scope project/acme-api > acme.jsonl
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
-    needs -o FOLDER, a bad --scope); 4 the output's folder does not exist;
-    6 a forget was stopped before it finished (rerun it first; nothing is
-    written); 10 no store.
+    needs -o FOLDER, not '-'; a bad --scope); 4 the output's folder does not
+    exist; 6 a forget was stopped before it finished (rerun it first;
+    nothing is written); 10 no store.
     """
     import json
 
@@ -42,6 +43,8 @@ def command(fmt, scope, out, as_json, store):
 
     from objstore import InvalidInput, export_jsonl, export_markdown, refuse_while_unfinished, validate_key
     refuse_while_unfinished(store.unfinished, "export")   # before -o truncates a file
+    if out == "-" and fmt == "jsonl":
+        out = None   # '-' is stdout, as 'mem import -' reads stdin (tester finding W10)
     if scope is not None:
         try:
             validate_key(scope.rstrip("/") + "/x")
@@ -52,6 +55,8 @@ def command(fmt, scope, out, as_json, store):
         if fmt == "markdown":
             if not out:
                 raise click.UsageError("--format markdown writes a folder: give -o FOLDER")
+            if out == "-":
+                raise click.BadParameter("markdown is written into a folder, not stdout", param_hint="-o")
             if os.path.exists(out) and not os.path.isdir(out):
                 raise click.BadParameter(f"{out} is a file; markdown is written into a folder", param_hint="-o")
             r = export_markdown(store, out, scope=scope)

@@ -5,7 +5,7 @@ import os
 
 import click
 
-from ._common import ExistingPath, emit_json, json_option, safe, with_store
+from ._common import ExistingPath, edit_in_editor, emit_json, json_option, safe, with_store
 
 FILE = click.Choice(["soul", "memory", "user"])
 
@@ -291,15 +291,19 @@ def edit_cmd(file, project, store):
     Examples:
       EDITOR=nano mem memory edit memory
 
+    The file being edited is kept under the store's tmp folder and deleted
+    when the editor returns or mem is hung up or terminated.
+
     Exit status: 0 updated (or unchanged); 2 the saved file is not UTF-8
     text (the message gives the offset of the first bad byte; nothing
-    changed); 6 over the limit, a duplicate, or run by an agent.
+    changed); 6 over the limit, a duplicate, or run by an agent; 129/143
+    hung up/terminated while editing (nothing changed).
     """
     from objstore import memory_read, memory_set, require_person
     require_person(os.environ, "mem memory edit", instead="propose an edit: mem memory propose add memory TEXT")
     f = memory_read(store, _scope(project), file)
-    raw = click.edit((f.text + "\n").encode("utf-8"), extension=".md", require_save=True)  # bytes: read strictly
-    if raw is None or raw.strip() == f.text.encode("utf-8").strip():
+    raw = edit_in_editor(store, (f.text + "\n").encode("utf-8"))  # bytes: read strictly
+    if raw.strip() == f.text.encode("utf-8").strip():
         click.echo(f"{f.name}.md unchanged")
         return
     click.echo(memory_set(store, _scope(project), file, raw, session=_session()).message)

@@ -9,6 +9,9 @@ from ._common import emit_json, home_path, json_option
 from .shell_init import RC_LINES, rc_line
 
 MARK = "# mem: shell integration (remove with: mem setup --undo)"
+#: the mark in an rc file that setup created: undo deletes the file when
+#: nothing else is left in it (tester finding W11), and only then
+MARK_NEW = "# mem: shell integration; mem setup made this file (remove with: mem setup --undo)"
 
 
 def rc_file(shell: str) -> Path:
@@ -45,28 +48,34 @@ def add_rc_line(shell: str, dry_run: bool, home: str | None = None) -> tuple[Pat
     if not dry_run:
         p.parent.mkdir(parents=True, exist_ok=True)
         sep = "" if not text or text.endswith("\n") else "\n"
+        mark = MARK if os.path.lexists(p) else MARK_NEW   # an empty file the person had is theirs
         with open(p, "a", encoding="utf-8") as f:
-            f.write(f"{sep}{MARK}\n{line}\n")
+            f.write(f"{sep}{mark}\n{line}\n")
     return p, True
 
 
 def remove_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
-    """Remove the lines :func:`add_rc_line` wrote (for any store); (file, changed)."""
+    """Remove the lines :func:`add_rc_line` wrote (for any store); (file,
+    changed).  A file that setup created (its mark says so) and that holds
+    nothing else is deleted."""
     p = rc_file(shell)
     text = _read(p)
-    out, lines = [], text.splitlines(keepends=True)
+    out, lines, made = [], text.splitlines(keepends=True), False
     for i, ln in enumerate(lines):
-        ours = ln.rstrip("\n") == RC_LINES[shell] or (i > 0 and lines[i - 1].rstrip("\n") == MARK
+        ours = ln.rstrip("\n") == RC_LINES[shell] or (i > 0 and lines[i - 1].rstrip("\n") in (MARK, MARK_NEW)
                                                      and f"shell-init {shell}" in ln)
-        if ours and out and out[-1].rstrip("\n") == MARK:
-            out.pop()
+        if ours and out and out[-1].rstrip("\n") in (MARK, MARK_NEW):
+            made = made or out.pop().rstrip("\n") == MARK_NEW
         if not ours:
             out.append(ln)
     new = "".join(out)
     if new == text:
         return p, False
     if not dry_run:
-        p.write_text(new, encoding="utf-8")
+        if made and not new:
+            p.unlink()
+        else:
+            p.write_text(new, encoding="utf-8")
     return p, True
 
 
@@ -112,8 +121,9 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     store other than ~/.mem is written into the hooks; with --scope project
     the hooks run 'mem' from PATH (the file is shared) and a custom store is
     refused.  '--undo' removes the hooks and the rc line (from every shell's
-    rc file, unless --shell names one) and keeps the store (delete the
-    folder yourself to drop your memory).
+    rc file, unless --shell names one; an rc file setup created and that
+    holds nothing else goes too) and keeps the store (delete the folder
+    yourself to drop your memory).
     --mcp codex / --mcp claude-code also registers mem's MCP server with
     that agent ('mem mcp install'); without it, setup says when Codex is
     there and not yet connected.

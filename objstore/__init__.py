@@ -120,6 +120,7 @@ _API: dict[str, tuple[str, str]] = {
     "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
     "drop_leftover_temps": ("objstore.memory.forget", "drop_leftover_temps"),
     "stale_temps": ("objstore.core.gc", "stale_temps"),
+    "new_scratch": ("objstore.core.gc", "new_scratch"),
     "nothing_left": ("objstore.memory.forget", "nothing_left"),
     "refuse_while_unfinished": ("objstore.core.unfinished", "refuse_while_unfinished"),
     "preview": ("objstore.memory.forget", "preview"),

@@ -335,8 +335,27 @@ def gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S, dry_run: bool = False,
 
 #: a scratch directory under ``<store>/tmp``: ``push-<pid>``, ``remote-<pid>-<hex>``,
 #: ``repair-<pid>-<hex>`` (objstore.remote): the packs a push or pull is
-#: building or has received, plaintext objects included
-_SCRATCH = re.compile(r"(?:push|remote|repair)-(\d+)(?:-[0-9a-f]+)?")
+#: building or has received, plaintext objects included; ``editor-<pid>-<hex>``
+#: (:func:`new_scratch`): the file ``mem memory edit`` opens in the editor
+_SCRATCH = re.compile(r"(?:push|remote|repair|editor)-(\d+)(?:-[0-9a-f]+)?")
+
+
+def new_scratch(store: Store, kind: str) -> Path:
+    """Create (mode 0700) and return a new scratch folder
+    ``<store>/tmp/<kind>-<pid>-<6 hex>`` for what this process writes in
+    the clear and deletes when done (``kind``: ``"editor"``).  A process
+    killed before it deleted it (SIGKILL, a crash) leaves it to
+    :func:`leftover_temps`: ``mem gc`` and ``mem forget`` delete it once
+    the process is gone, ``mem fsck`` and ``mem doctor`` name it (tester
+    finding W7: the text of a killed ``mem memory edit`` was left in
+    ``/tmp``).  Raises ValueError for a kind the sweep would not know,
+    OSError if the folder cannot be made."""
+    path = store.root / "tmp" / f"{kind}-{os.getpid()}-{os.urandom(3).hex()}"
+    if _SCRATCH.fullmatch(path.name) is None:
+        raise ValueError(f"{kind!r} is not a scratch kind")
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    path.mkdir(mode=0o700)
+    return path
 
 
 def leftover_temps(store: Store, *, incomplete: bool = True) -> list[Path]:
