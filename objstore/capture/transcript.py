@@ -256,7 +256,10 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     ``workdir`` or ``cwd``, and also kept as written (a ``cd`` in an earlier
     call is not followed: ``f`` names any ``…/f``).  A withheld call's own
     files join the trail (:data:`TAINT_FILE`), so a copy of a copy (a folder
-    ``cp -r`` copied) is withheld too.  Not followed: quoted paths with blanks,
+    ``cp -r`` copied) is withheld too, and so do the files a file-writing
+    tool's withheld call writes (``Write`` / ``Edit`` of a script whose text
+    runs ``mem sealed show``, a Codex ``apply_patch``: :data:`_TOOL_WRITES_RE`,
+    trailb21), so running the script (``sh f``, ``./f``) is withheld.  Not followed: quoted paths with blanks,
     a lone ``$F`` set in an earlier call (each call runs in a shell of its
     own), a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
