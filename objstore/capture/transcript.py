@@ -91,15 +91,18 @@ SECRET_OUTPUT = "[REDACTED:sealed-value]"
 _ARG_SEP = r"(?:[ \t\"',]|\\[nt\"]){1,16}"
 _ARG = r"[^\s\"',|;&]{1,256}"
 #: ``mem [--home DIR] [--lock-timeout S] [--ascii] sealed show|export`` / ``remote key export``
-#: (also ``…/bin/mem`` and ``python -m cmds``): the commands that write a decrypted sealed
-#: value, a sealed age file or the sync key to standard output (cmds/sealed.py, cmds/remote.py)
+#: (also ``…/bin/mem``, ``python -m cmds``, ``mem`` after a JSON-escaped newline or tab, and mem
+#: through a variable or a substitution: ``$m``, ``${M}``, ``$(which mem)``; trailb21): the commands
+#: that write a decrypted sealed value, a sealed age file or the sync key to standard output
+#: (cmds/sealed.py, cmds/remote.py)
 _MEM_SECRET_RE = LazyPattern(
-    rf"(?:mem(?<![\w.\-]mem)|-m{_ARG_SEP}cmds)(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
+    rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)|-m{_ARG_SEP}cmds|\$\{{?[A-Za-z_]\w{{0,63}}\}}?|\$\([^)]{{0,64}}mem\))"
+    rf"(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
     rf"|{_ARG_SEP}--ascii){{0,4}}{_ARG_SEP}(?:sealed{_ARG_SEP}(?:show|export)|remote{_ARG_SEP}key{_ARG_SEP}export)"
     r"(?![\w\-])")
 #: ``age … -d|--decrypt``: the stock tool decrypting (docs/vault.md:
 #: ``mem sealed export KEY | age -d -i <store>/vault/identity.age``)
-_AGE_DECRYPT_RE = LazyPattern(rf"age(?<![\w.\-]age)(?:{_ARG_SEP}{_ARG}){{0,12}}?{_ARG_SEP}"
+_AGE_DECRYPT_RE = LazyPattern(rf"(?:age(?<![\w.\-]age)|age(?<=\\[nt]age))(?:{_ARG_SEP}{_ARG}){{0,12}}?{_ARG_SEP}"
                               r"(?:-d|--decrypt)(?![\w\-])")
 
 
@@ -140,16 +143,28 @@ _WRITES_RE = LazyPattern(
 #: ``Process running with session ID N``, read on by ``write_stdin`` (``session_id``)
 _BACKGROUND_RE = LazyPattern(r"(?:running in background with ID:|Process running with session ID) ?([\w\-]+)"
                              r"(?:\.? *Output is being written to: ?(\S+))?")
+#: the files a tool writes whole or in part (trailb21): Claude Code ``Write`` / ``Edit`` / ``MultiEdit``
+#: (``file_path``), ``NotebookEdit`` (``notebook_path``) as the reader renders the input (sorted JSON),
+#: and the headers of a Codex ``apply_patch`` (``*** Add File: P``, ``*** Update File: P``,
+#: ``*** Move to: P``; codex-rs apply-patch grammar): a script whose text runs ``mem sealed show``
+#: prints the value when run (``sh P``, ``./P``, ``source P``), so a call naming it is withheld
+_TOOL_WRITES_RE = LazyPattern(rf"\"(?:file_path|notebook_path)\": ?\"([^\"]+)\"|"
+                              rf"\*\*\* (?:Add File|Update File|Move to): ?({WORD})")
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
 
 
 def _taint_files(call: str, trail: list, cwd: str) -> None:
-    """Add :data:`TAINT_FILE` entries to ``trail`` for the files ``call`` writes (:data:`_WRITES_RE`):
+    """Add :data:`TAINT_FILE` entries to ``trail`` for the files ``call`` writes (:data:`_WRITES_RE`,
+    and a file-writing tool's file: :data:`_TOOL_WRITES_RE`):
     as written (shell variables put in place: ``trail.expand``) and, when relative, also
     joined to the folder it runs in (``cd DIR &&``, Codex ``workdir``, ``cwd``: ``trail.folder_at``);
     and :data:`TAINT_SHELL` entries for the Codex exec sessions it writes to (``write_stdin``)."""
-    for m in _WRITES_RE.finditer(call):
-        words = m.group(4).split() if m.group(4) else [m.group(1) or m.group(2) or m.group(3)]
+    writes = list(_WRITES_RE.finditer(call))
+    if "_path\"" in call or "*** " in call:
+        writes += _TOOL_WRITES_RE.finditer(call)
+    for m in writes:
+        g = m.groups()
+        words = g[3].split() if len(g) == 4 and g[3] else [next((x for x in g if x), "")]
         here = None
         for w in words:
             if not w or w.startswith("-") or w in _NOT_FILES:
@@ -241,7 +256,10 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     ``workdir`` or ``cwd``, and also kept as written (a ``cd`` in an earlier
     call is not followed: ``f`` names any ``…/f``).  A withheld call's own
     files join the trail (:data:`TAINT_FILE`), so a copy of a copy (a folder
-    ``cp -r`` copied) is withheld too.  Not followed: quoted paths with blanks,
+    ``cp -r`` copied) is withheld too, and so do the files a file-writing
+    tool's withheld call writes (``Write`` / ``Edit`` of a script whose text
+    runs ``mem sealed show``, a Codex ``apply_patch``: :data:`_TOOL_WRITES_RE`,
+    trailb21), so running the script (``sh f``, ``./f``) is withheld.  Not followed: quoted paths with blanks,
     a lone ``$F`` set in an earlier call (each call runs in a shell of its
     own), a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
