@@ -9,8 +9,9 @@ turns in S sessions under DIR (16 shards; its heads in DIR/heads.json).
 ``objstore`` on ``sys.path`` (run it under each tree's PYTHONPATH,
 interleaved); before each call it drops what a previous call of this
 process built (``genfiles._ADDRESS_CACHE`` when present), as a forget
-calls it once per process.  Prints the minimum and median CPU seconds
-(``time.process_time``).
+calls it once per process; after each, ``verify_purged`` of 3 ids the
+index never held (a forget's last check, which reads every shard again).
+Prints the minimum and median CPU seconds (``time.process_time``).
 
 Usage::
 
@@ -54,14 +55,19 @@ def timed(root: Path, runs: int) -> None:
     ix = SearchIndex(root / "index")
     try:
         ix.missing_turns(dict(list(heads.items())[:1]))   # open the index first: not the scan's cost
-        got = []
+        gone = [hashlib.sha256(f"gone{i}".encode()).hexdigest() for i in range(3)]
+        got, ver = [], []
         for _ in range(runs):
             getattr(genfiles, "_ADDRESS_CACHE", {}).clear()
             t = time.process_time()
             missing = ix.missing_turns(heads)
-            got.append(time.process_time() - t)
+            t1 = time.process_time()
+            problems = ix.verify_purged(gone)   # after missing_turns, as in a forget
+            got.append(t1 - t)
+            ver.append(time.process_time() - t1)
         print(f"{len(heads)} heads, {len(missing)} missing: CPU min {min(got):.3f} s, "
-              f"median {statistics.median(got):.3f} s")
+              f"median {statistics.median(got):.3f} s; then verify_purged of {len(gone)} ids "
+              f"({len(problems)} problems): min {min(ver):.3f} s, median {statistics.median(ver):.3f} s")
     finally:
         ix.close()
 
