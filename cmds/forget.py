@@ -113,8 +113,13 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     history rewrite (a forgotten version or turn keeps its place, emptied;
     later ones get new ids), a physical purge of the search index, deletion
     of the objects (loose and packed), and a scrub of caches and logs.  A
-    forgotten value is not captured again: re-importing a transcript that
-    still holds it stores the turn emptied.  See docs/forget.md.
+    forgotten turn or session is not captured again: re-importing a
+    transcript that still holds it stores the turn emptied (a session: not
+    at all), and a --match text is redacted from later turns of the
+    sessions it was found in.  Not guaranteed: a session the forget did not
+    touch (a new one) that holds a --match text is captured with it, and an
+    agent's write with the text's separators changed ("a b" or "a_b" for
+    "a-b") is accepted.  See docs/forget.md, "No resurrection".
 
     \b
     Examples:

@@ -14,7 +14,9 @@ forgotten fact value of at least :data:`MIN_TEXT_CHARS` characters).
 (:func:`forgotten_in`: the value of that key, any forgotten fact value, or a
 value holding a forgotten text); every turn writer (``appender.TurnAppender``:
 import, hooks, evaluations) applies the :class:`CaptureFilter`, so a
-forgotten session, record or text is never captured again.  The matching
+forgotten session or record is never captured again, nor a ``--match``
+text in a session that forget touched (a session it did not touch is not
+checked: docs/forget.md, "No resurrection").  The matching
 rules are written down in ``docs/format.md`` ("Tombstone") and
 ``docs/forget.md`` ("No resurrection").
 """
