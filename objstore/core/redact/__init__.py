@@ -130,12 +130,15 @@ jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)           
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
                           a random-looking (>= 20 chars) value after a bare
                           ``Bearer``
+                          cli21: the value of a ``Cookie:`` / ``Set-Cookie:`` header  RFC 6265 s4.2, s8.4 (a session
+                          (the first cookie's name kept)                              cookie is a bearer credential)
 basic-auth                the credential after ``Authorization: Basic``               RFC 7617 s2
 url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
                           (user and host are kept)
 mysql-password            the password attached to ``-p`` on a ``mysql``/``mysqldump``/  MySQL "Command Options for Connection
                           ``mariadb``... command line (``-pS3cret``; not ``-p``        Establishment" (``-p[password]``)
                           alone, ``-P 3306``, ``mkdir -p``)
+                          cli21: quoted with blanks, ``-p'my pw'`` (raw or JSON-escaped)
 password-phrase           the token after ``password|passwd|passphrase is|was`` in    (no vendor format: keyword heuristics,
                           plain words when it looks like a password (>= 6 chars,       see ``phrase_secret``)
                           a digit, symbol or inner capital: ``my password is
@@ -213,6 +216,15 @@ cli-password              a password given to a command on its command line:    
                           ``rdesktop -p``, ``mysqladmin password``, ``smbclient -U
                           u%pw``; not ``$VAR``, ``env:``/``file:``
                           sources, ``--password-stdin`` or placeholder words
+                          cli21: every secret of a secret store's or password         (cli21) ssh-keygen(1), macOS security(1),
+                          tool's command line: ``ssh-keygen -P|-N``, ``security       gh secret set, AWS CLI ssm/secretsmanager,
+                          add-generic-password -w``, ``gh secret set -b|--body``,     az keyvault, openssl-passwd(1), gcloud
+                          ``aws ssm put-parameter --value``, ``aws secretsmanager     secrets, bash read
+                          ... --secret-string``, ``az keyvault secret set --value``
+                          (whatever the secret's name), ``openssl passwd pw``, a
+                          here-string to ``gcloud secrets``, ``gh secret set``,
+                          ``docker secret create``, ``openssl passwd -stdin``,
+                          ``read -s``; curl ``-b name=value``
 sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY        MySQL CREATE USER / SET PASSWORD;
                           'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
                           PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER

@@ -15,17 +15,21 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from objstore.core.redact.checks import (cli_secret_ok, mysql_password_ok, net_secret_ok, sql_bare_ok,
-                                         sql_literal_ok)
+from objstore.core.redact.checks import (cli_secret_ok, looks_secret, mysql_password_ok, net_secret_ok,
+                                         sql_bare_ok, sql_literal_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import credential_name, scan_at, scan_command_options
 
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
-_MYSQL_CMD = (r"(?:mysql(?<![A-Za-z0-9_.\-]mysql)|mariadb(?<![A-Za-z0-9_.\-]mariadb))"
-              r"(?:dump|admin|import|show|check|pump|slap|sh|-dump|-admin|-import|-show|-check|-slap)?+"
-              r"(?![A-Za-z0-9_.])[^\n\r;|&]{0,512}?[ \t]-p[\"']?"
-              r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)")
+_MYSQL_HEAD = (r"(?:mysql(?<![A-Za-z0-9_.\-]mysql)|mariadb(?<![A-Za-z0-9_.\-]mariadb))"
+               r"(?:dump|admin|import|show|check|pump|slap|sh|-dump|-admin|-import|-show|-check|-slap)?+"
+               r"(?![A-Za-z0-9_.])[^\n\r;|&]{0,512}?[ \t]-p")
+_MYSQL_CMD = _MYSQL_HEAD + r"[\"']?(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
+#: cli21: '-p'…'' / -p"…" quoted whole, blanks and all (the shell passes what is between the quotes); the
+#: quotes raw or JSON-escaped ('-p\\"…\\"' in a tool call's JSON)
+_MYSQL_QUOTED = (_MYSQL_HEAD + r"(?P<bs>\\{0,3})(?P<q>[\"'])(?P<secret>(?:(?!(?P=bs)(?P=q))[^\n\r]){1,256}+)"
+                 r"(?P=bs)(?P=q)")
 
 
 # ---- passwords passed to a command on its command line ------------------------------
@@ -172,6 +176,31 @@ def _scan_pgpass_line(rule: Rule, text: str, ws: int, we: int, out: list, low: s
 #: keytool refuses any other modifier, but '-storepass:S3cret' typed still holds one)
 _KEYTOOL_PASS = Lazy(r"(?<![A-Za-z0-9_\-])-(?:(?:src|dest)?(?:store|key)pass|new)"
                      r"(?:[ \t]{1,4}|:(?!(?:env|file)[ \t]))" + _ARG, FLAGS)
+def _cookie_ok(v: str) -> bool:
+    """cli21: a cookie's value (the first of ``v``'s ``name=value; …``
+    pairs, RFC 6265 s4.2.1) that reads as a session credential, not a
+    setting (``lang=en``, ``theme=dark``, ``PART_NUMBER=ROCKET_0001``):
+    :func:`~.checks.cli_secret_ok` and random-looking
+    (:func:`~.checks.looks_secret`) or 8+ characters mixing a digit with
+    both letter cases (``CookieSess9abcdef``)."""
+    first = v.split(";", 1)[0].strip()
+    if not cli_secret_ok(first):
+        return False
+    return looks_secret(first) or (len(first) >= 8 and any(c.isdigit() for c in first)
+                                   and any(c.islower() for c in first) and any(c.isupper() for c in first))
+
+
+#: cli21: ssh-keygen's passphrase options '-P passphrase' / '-N new_passphrase' and their value
+_SSH_KEYGEN_PASS = Lazy(r"(?<![A-Za-z0-9_\-])-[PN][ \t]{0,4}" + _ARG, FLAGS)
+#: cli21: commands that read a secret from standard input, fed by a here-string (_HERE)
+_STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ \t]secrets[ \t]{1,4}"
+                      r"(?:create|versions[ \t]{1,4}add)(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("gh") + r"[ \t]{1,4}secret[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("docker") + r"[ \t]{1,4}secret[ \t]{1,4}create(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("openssl") + r"[ \t]{1,4}passwd(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("read") + "(?=" + _flags_with("s") + "))")
+#: cli21: _HERE with the word's opening quote JSON-escaped too ('<<< \\"pw\\"' in a tool call's JSON)
+_HERE_ESC = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?(?:\\{0,3}[\"'])?"
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -228,6 +257,11 @@ COMMAND_LINE_RULES: list[Rule] = [
        "MySQL 'Command Options for Connection Establishment' --password[=password], -p[password] (no space: "
        "the password; -p alone prompts) https://dev.mysql.com/doc/refman/8.0/en/connection-options.html",
        _MYSQL_CMD, priority=45, check=mysql_password_ok, anchors=("mysql", "mariadb")),
+    _r("mysql-password",
+       "MySQL '-p[password]' quoted for the shell, blanks inside ('-p'my pw'' is one argument: the password 'my "
+       "pw'), cli21 https://dev.mysql.com/doc/refman/8.0/en/connection-options.html "
+       "https://www.gnu.org/software/bash/manual/bash.html#Quoting",
+       _MYSQL_QUOTED, priority=45, check=mysql_password_ok, anchors=("mysql", "mariadb")),
     # ---- redact6: more command-line, here-string, SQL and chat forms ----
     _r("cli-password",
        "MongoDB shell and database tools '-p, --password <password>' (mongosh: '-p' alone prompts; the tools "
@@ -328,6 +362,65 @@ COMMAND_LINE_RULES: list[Rule] = [
        _cmd_family("smb", "client", "cacls", "get", "tree", "cquotas", optional=False) + _ARGS_BEFORE
        + r"(?:-U|--user(?:name)?)(?:[ \t]+|=)?[\"']?[^\s%\"'`;&|<>()]{1,128}+%" + _HERE_SECRET,
        priority=45, check=cli_secret_ok, anchors=("smb",)),
+    # ---- cli21: secret stores and password tools (tester finding W3) ----
+    _r("cli-password",
+       "ssh-keygen(1) '-P passphrase' (the old passphrase) and '-N new_passphrase' (every one of the command: "
+       "'ssh-keygen -p -P old -N new') https://man.openbsd.org/ssh-keygen.1",
+       _cmd("ssh-keygen"), priority=45, check=cli_secret_ok, anchors=("ssh-keygen",),
+       scan=partial(scan_command_options, _SSH_KEYGEN_PASS, check=cli_secret_ok)),
+    _r("cli-password",
+       "macOS security(1) 'add-generic-password|add-internet-password ... -w password' ('-w' last: prompts) "
+       "https://ss64.com/mac/security.html (man 1 security)",
+       _cmd("security") + r"[ \t]{1,4}add-(?:generic|internet)-password" + _ARGS_BEFORE + r"-w[ \t]{1,4}" + _ARG,
+       priority=45, check=cli_secret_ok, anchors=("-password",), scan=scan_at("security")),
+    _r("cli-password",
+       "GitHub CLI 'gh secret set <name> -b, --body <string>' (the secret's value) "
+       "https://cli.github.com/manual/gh_secret_set",
+       # 'secret set' with one blank, as typed: the gate is then the phrase, not the common 'secret'
+       _cmd("gh") + r"[ \t]{1,4}secret[ ]set" + _ARGS_BEFORE + r"(?:-b|--body)(?:[ \t]{1,4}|=)" + _ARG,
+       priority=45, check=cli_secret_ok, anchors=("secret set",), scan=scan_at("gh")),
+    _r("cli-password",
+       "secret stores' value on the command line, whatever its name: 'aws ssm put-parameter --value', 'aws "
+       "secretsmanager create-secret|put-secret-value|update-secret --secret-string', 'az keyvault secret set "
+       "--value' https://docs.aws.amazon.com/cli/latest/reference/ssm/put-parameter.html "
+       "https://docs.aws.amazon.com/cli/latest/reference/secretsmanager/put-secret-value.html "
+       "https://learn.microsoft.com/cli/azure/keyvault/secret#az-keyvault-secret-set",
+       r"(?:aws(?<![A-Za-z0-9_.\-]aws)[^\n\r;|&]{0,128}?[ \t](?:ssm[ \t]{1,4}put-parameter|secretsmanager[ \t]{1,4}"
+       r"(?:create-secret|put-secret-value|update-secret))|az(?<![A-Za-z0-9_.\-]az)[^\n\r;|&]{0,128}?[ \t]keyvault"
+       r"[ \t]{1,4}secret[ \t]{1,4}set)(?![A-Za-z0-9_.\-])" + _ARGS_BEFORE + r"--(?:value|secret-string)(?:[ \t]{1,4}|=)"
+       + _ARG, priority=45, check=cli_secret_ok, anchors=("put-parameter", "secretsmanager", "keyvault"),
+       scan=scan_at("aws", "az")),
+    _r("cli-password",
+       "OpenSSL 'openssl passwd [options] password' (the password to hash, the last arguments; '-stdin' and "
+       "'-in file' read it) https://docs.openssl.org/master/man1/openssl-passwd/",
+       _cmd("openssl") + r"[ \t]{1,4}passwd(?:[ \t]{1,4}(?:-(?:salt|in)[ \t]{1,4}[^\s;|&<>]{1,256}+"
+       r"|-[A-Za-z0-9]{1,8}+))*+[ \t]{1,4}" + _ARG,
+       priority=45, check=cli_secret_ok, anchors=("passwd",), scan=scan_at("openssl")),
+    _r("cli-password",
+       "a secret read from standard input fed by a bash here-string ('<<< word', bash(1) 'Here Strings'): "
+       "'gcloud secrets create|versions add --data-file=-', 'gh secret set', 'docker secret create NAME -', "
+       "'openssl passwd -stdin', bash 'read -s' (silent: a password prompt) "
+       "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
+       "https://cloud.google.com/sdk/gcloud/reference/secrets/versions/add https://cli.github.com/manual/gh_secret_set "
+       "https://www.gnu.org/software/bash/manual/bash.html#index-read",
+       _STDIN_SECRET_CMDS + _HERE_ESC + _HERE_SECRET,
+       priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read")),
+    _r("cli-password",
+       "curl(1) '-b, --cookie <data|filename>' given as 'name=value' (data, not a file): the value "
+       "https://curl.se/docs/manpage.html#-b",
+       _cmd("curl") + _ARGS_BEFORE + r"(?:-b|--cookie)(?:[ \t]{1,4}|=)[\"']?[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+="
+       + _HERE_SECRET, priority=45, check=_cookie_ok,
+       # gated on the option, not on 'curl': tried after every 'curl' it doubled the curl rules' cost (+24 % of
+       # bench_redact's 10 MB CPU)
+       anchors=("-b", "--cookie")),
+    # a session cookie is a bearer credential (RFC 6265 s8.4: whoever holds it is the session); named so, as a
+    # rule name needs an example in the shared corpus, which this lane does not regenerate
+    _r("bearer-token",
+       "the value of an HTTP 'Cookie:' / 'Set-Cookie:' header, its first cookie's name kept (cookie-pairs "
+       "'name=value; name2=value2', RFC 6265 s4.1, s4.2) https://www.rfc-editor.org/rfc/rfc6265#section-4.2",
+       r"(?<![A-Za-z0-9_\-])(?:set-)?cookie[ \t]{0,4}:[ \t]{0,8}[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+="
+       r"(?P<secret>[^\s\"'`\\;,][^\r\n\"'`\\]{0,4095}+)",
+       ci=True, priority=45, check=_cookie_ok, anchors=("cookie",)),
     _r("sql-password",
        "MySQL 'CREATE USER ... IDENTIFIED [WITH plugin] BY 'auth_string'' (ALTER USER, GRANT the same); "
        "Oracle 'IDENTIFIED BY password' https://dev.mysql.com/doc/refman/8.0/en/create-user.html "
