@@ -141,11 +141,11 @@ RULES: list[Rule] = [
     # ---- cfg21 (tester W2): a credential-named setting in a config file's own shape ----
     _r("named-setting",
        "a name/value pair whose name is a credential's (credential_name): Kubernetes container env "
-       "(- name: DB_PASSWORD / value: X; 'Define Environment Variables for a Container'), Amazon ECS task "
-       "definition environment ({\"name\": \"DB_PASSWORD\", \"value\": \"X\"}; 'ContainerDefinition environment'), "
+       "(- name: DB_PASSWORD / value: X; the core/v1 EnvVar of a container's env), Amazon ECS task "
+       "definition 'env' list ({\"name\": \"DB_PASSWORD\", \"value\": \"X\"}; ECS API KeyValuePair), "
        ".NET appSettings and NuGet.Config (<add key=\"ApiKey\" value=\"X\"/>), Key:/Value: pairs (AWS "
        "CloudFormation Tag, Parameter Store lists) "
-       "https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/ "
+       "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.30/#envvar-v1-core "
        "https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_KeyValuePair.html "
        "https://learn.microsoft.com/en-us/dotnet/framework/configure-apps/file-schema/appsettings/add-element-for-appsettings",
        r"(?:name(?<![a-z0-9_\-.$]name)|key(?<![a-z0-9_\-.$]key))" + _PAIR_NAME + _PAIR_GAP + r"value" + _PAIR_VALUE,
