@@ -61,6 +61,8 @@ _PAIR_NAME = (r"\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?(?P<name>[a-z_
 _PAIR_GAP = r"[ \t]{0,8},?[ \t]{0,8}(?:" + _B64NL + r"[ \t]{0,32}+)?\\{0,3}[\"']?"
 _PAIR_VALUE = (r"(?![a-z0-9_])\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?"
                r"(?P<secret>[^\s\"'`\\<>,;{}\[\]]{1,4096}+)")
+#: the pair rule's gates: its 'value' field's name and what follows it (YAML/JSON ':', XML '=', a JSON key's quote)
+_VALUE_GATES = ("value:", "value=", 'value"', "value\\", "value'")
 #: the XML element rule runs only where a credential keyword's closing tag is
 _XML_ANCHORS = ("</pass", "</pwd", "secret>", "token>", "key>")
 
@@ -78,6 +80,30 @@ def _scan_q(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: i
         s, e = m.span(g)
         if g == "secret" or named_value_ok(text[s + off:e + off], password=True):
             out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _scan_near(back: int, ahead: int, *gates: str):
+    """A ``scan_named`` (:func:`~.scanners.scan_named`) run only on the stretches of the window within
+    ``back`` characters before and ``ahead`` after each ``gate`` (lowercased literals every match holds;
+    a gate found with ``str.find``): a pattern with no literal start costs a try at every offset of a
+    256 KB window, most of it far from any gate (cfg21: +16 % CPU on transcripts run whole, ~0 here)."""
+    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        s0, e0 = ws - off, we - off
+        spans = []
+        for g in gates:
+            i = low.find(g, s0, e0)
+            while i >= 0:
+                spans.append((max(s0, i - back), min(e0, i + len(g) + ahead)))
+                i = low.find(g, i + 1, e0)
+        spans.sort()
+        a = b = -1
+        for x, y in spans + [(e0 + 1, e0 + 1)]:
+            if x > b:
+                if b > a:
+                    scan_named(rule, text, a + off, b + off, out, low, off)
+                a = x
+            b = max(b, y)
+    return scan
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -149,7 +175,7 @@ RULES: list[Rule] = [
        "https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_KeyValuePair.html "
        "https://learn.microsoft.com/en-us/dotnet/framework/configure-apps/file-schema/appsettings/add-element-for-appsettings",
        r"(?:name(?<![a-z0-9_\-.$]name)|key(?<![a-z0-9_\-.$]key))" + _PAIR_NAME + _PAIR_GAP + r"value" + _PAIR_VALUE,
-       ci=True, priority=44, anchors=("value",), scan=scan_named),
+       ci=True, priority=44, anchors=_VALUE_GATES, scan=_scan_near(200, 4120, *_VALUE_GATES)),
     _r("named-setting",
        "PHP define() (define('NAME', 'value'); WordPress wp-config.php define( 'DB_PASSWORD', '...' )): a "
        "constant named for a credential (credential_name) https://www.php.net/manual/en/function.define.php "
@@ -162,14 +188,14 @@ RULES: list[Rule] = [
        "<server><password>X</password> ('Settings Reference: Servers'), <apiKey>, <token> "
        "https://maven.apache.org/settings.html#servers",
        r"<(?P<name>[a-z_][a-z0-9_\-.]{0,63}+)>(?P<secret>[^<>\s\"'`\\]{1,4096}+)</(?P=name)>",
-       ci=True, priority=44, anchors=_XML_ANCHORS, scan=scan_named),
+       ci=True, priority=44, anchors=_XML_ANCHORS, scan=_scan_near(4170, 70, *_XML_ANCHORS)),
     _r("named-setting",
        "YAML 1.2 s8.1 block scalar (literal '|' or folded '>', with a chomping indicator '-'/'+') whose key is a "
        "credential's name (credential_name: password, AUTH_TOKEN): its first content line "
        "https://yaml.org/spec/1.2.2/#81-block-scalar-headers",
        r"(?<![a-z0-9_\-.$])(?P<name>[a-z_][a-z0-9_\-]{0,127}+)\\{0,3}[\"']?[ \t]{0,8}:[ \t]{1,8}[|>][+\-]?[1-9]?[+\-]?[ \t]{0,8}"
        + _B64NL + r"[ \t]{1,32}+(?P<secret>[^\s\\]{1,4096}+)(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|\\{0,3}\"|$))",
-       ci=True, priority=44, anchors=(": |", ": >"), scan=scan_named),
+       ci=True, priority=44, anchors=(": |", ": >"), scan=_scan_near(140, 4160, ": |", ": >")),
     _r("config-password",
        "wpa_supplicant.conf network block psk=\"passphrase\" (8-63 ASCII characters) or psk=<64 hex digits> "
        "(wpa_supplicant.conf(5); IEEE 802.11i PSK) https://w1.fi/cgit/hostap/plain/wpa_supplicant/wpa_supplicant.conf",
