@@ -70,6 +70,17 @@ terraform-variable        the ``default = "X"`` of ``variable "db_password" {…
 fish-variable             fish ``set [-x|-gx|-Ux…] API_KEY X`` (and bare ``set NAME   fish ``set`` (fishshell.com docs)
                           X``) under a credential's name by ``credential_name``, the
                           value judged as a named value's (cred20)
+named-setting             a credential-named name/value pair's value (cfg21): k8s    Kubernetes "Define Environment
+                          env ``- name: DB_PASSWORD`` LF ``value: X``, ECS            Variables for a Container"; Amazon
+                          ``{"name": …, "value": X}``, .NET ``<add key="ApiKey"       ECS KeyValuePair; .NET appSettings
+                          value="X"/>``, ``Key:``/``Value:``; PHP ``define('DB_PASS   ``<add>``; PHP define(); Maven
+                          WORD', 'X')``; an XML element ``<password>X</password>``;   settings.xml ``<servers>``; YAML 1.2
+                          a YAML block scalar ``password: |`` LF ``  X``; the name    s8.1 block scalars
+                          by ``credential_name``, the value as a named value's
+config-password           wpa_supplicant ``psk="X"`` (8-63 characters) or ``psk=``    wpa_supplicant.conf(5); redis.conf
+                          + 64 hex, ``sae_password``; redis ``requirepass X`` /
+                          ``masterauth X`` at a line's start or after ``CONFIG SET``
+                          (cfg21)
 gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
 aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9], also      AWS IAM "unique identifiers" (ID prefixes)
                           glued to a word on either side (``xAKIA…``, ``AKIA…x``)

@@ -5,7 +5,7 @@ headers, the ``key=value`` keyword rule), then the password labels, phrases and 
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import (b64_private_key_ok, bearer_ok, discord_bot_token_ok, docker_auth_ok, hf_token_ok,
+from objstore.core.redact.checks import (b64_private_key_ok, named_value_ok, bearer_ok, discord_bot_token_ok, docker_auth_ok, hf_token_ok,
                                          k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
                                          url_password_ok, vault_token_ok)
 from objstore.core.redact.passwords import PASSWORD_RULES
@@ -53,6 +53,58 @@ _PPK_LINE = r"[A-Za-z0-9+/=]{1,256}+(?=[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))"
 #: a Kubernetes .dockerconfigjson holds the same JSON); the pattern and anchor start with the key's opening quote
 #: ('"auth', raw or JSON-escaped: not 'Authorization', 'oauth')
 _DOCKER_VALUE = r"\\{0,3}\"[ \t]{0,8}:[ \t]{0,8}\\{0,3}\"(?P<secret>[^\s\"'`\\]{8,8192}+)(?=\\{0,3}\")"
+
+#: cfg21: a name/value pair's name (its value quoted or bare, after ':' or '=') and what may stand between it
+#: and its 'value' field: a closing quote, a ',' and blanks (JSON, XML attributes) or one line break and the
+#: next line's indent (YAML, '- name: X' LF '  value: Y')
+_PAIR_NAME = (r"\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?(?P<name>[a-z_][a-z0-9_\-.]{0,127}+)\\{0,3}[\"']?")
+_PAIR_GAP = r"[ \t]{0,8},?[ \t]{0,8}(?:" + _B64NL + r"[ \t]{0,32}+)?\\{0,3}[\"']?"
+_PAIR_VALUE = (r"(?![a-z0-9_])\\{0,3}[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\{0,3}[\"']?"
+               r"(?P<secret>[^\s\"'`\\<>,;{}\[\]]{1,4096}+)")
+#: the pair rule's gates: its 'value' field's name and what follows it (YAML/JSON ':', XML '=', a JSON key's quote)
+_VALUE_GATES = ("value:", "value=", 'value"', "value\\", "value'")
+#: the XML element rule runs only where a credential keyword's closing tag is
+_XML_ANCHORS = ("</pass", "</pwd", "secret>", "token>", "key>")
+
+def _redis_ok(v: str) -> bool:
+    """redis ``requirepass``'s value is a password whatever its shape (:func:`named_value_ok`), not a
+    directive's own word in prose (``requirepass is``: too short; ``$REDIS_PASSWORD``: a reference)."""
+    return named_value_ok(v, password=True)
+
+
+def _scan_q(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """The wpa_supplicant ``psk``: the quoted passphrase (group ``q``, not a placeholder) or the 64 hex
+    digits (``secret``), whichever matched."""
+    for m in rule.lowered.finditer(low, ws - off, we - off):
+        g = "q" if m.group("q") is not None else "secret"
+        s, e = m.span(g)
+        if g == "secret" or named_value_ok(text[s + off:e + off], password=True):
+            out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _scan_near(back: int, ahead: int, *gates: str):
+    """A ``scan_named`` (:func:`~.scanners.scan_named`) run only on the stretches of the window within
+    ``back`` characters before and ``ahead`` after each ``gate`` (lowercased literals every match holds;
+    a gate found with ``str.find``): a pattern with no literal start costs a try at every offset of a
+    256 KB window, most of it far from any gate (cfg21: +16 % CPU on transcripts run whole, ~0 here)."""
+    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        s0, e0 = ws - off, we - off
+        spans = []
+        for g in gates:
+            i = low.find(g, s0, e0)
+            while i >= 0:
+                spans.append((max(s0, i - back), min(e0, i + len(g) + ahead)))
+                i = low.find(g, i + 1, e0)
+        spans.sort()
+        a = b = -1
+        for x, y in spans + [(e0 + 1, e0 + 1)]:
+            if x > b:
+                if b > a:
+                    scan_named(rule, text, a + off, b + off, out, low, off)
+                a = x
+            b = max(b, y)
+    return scan
+
 
 _r = make_rule   # the table below is aligned to this short name
 
@@ -112,6 +164,50 @@ RULES: list[Rule] = [
        r"set(?:(?<![a-z0-9_\-.$]set)|(?<=\\[nrt]set))(?= )(?P<flags>(?:[ \t]{1,4}-{1,2}[a-z]{1,12}+){0,4}+)[ \t]{1,4}(?P<name>[a-z_][a-z0-9_]{0,127}+)"
        r"[ \t]{1,4}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,4096}+)",
        ci=True, priority=44, anchors=("set ",), scan=scan_named),
+    # ---- cfg21 (tester W2): a credential-named setting in a config file's own shape ----
+    _r("named-setting",
+       "a name/value pair whose name is a credential's (credential_name): Kubernetes container env "
+       "(- name: DB_PASSWORD / value: X; the core/v1 EnvVar of a container's env), Amazon ECS task "
+       "definition 'env' list ({\"name\": \"DB_PASSWORD\", \"value\": \"X\"}; ECS API KeyValuePair), "
+       ".NET appSettings and NuGet.Config (<add key=\"ApiKey\" value=\"X\"/>), Key:/Value: pairs (AWS "
+       "CloudFormation Tag, Parameter Store lists) "
+       "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.30/#envvar-v1-core "
+       "https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_KeyValuePair.html "
+       "https://learn.microsoft.com/en-us/dotnet/framework/configure-apps/file-schema/appsettings/add-element-for-appsettings",
+       r"(?:name(?<![a-z0-9_\-.$]name)|key(?<![a-z0-9_\-.$]key))" + _PAIR_NAME + _PAIR_GAP + r"value" + _PAIR_VALUE,
+       ci=True, priority=44, anchors=_VALUE_GATES, scan=_scan_near(200, 4120, *_VALUE_GATES)),
+    _r("named-setting",
+       "PHP define() (define('NAME', 'value'); WordPress wp-config.php define( 'DB_PASSWORD', '...' )): a "
+       "constant named for a credential (credential_name) https://www.php.net/manual/en/function.define.php "
+       "https://developer.wordpress.org/apis/wp-config-php/",
+       r"define(?<![a-z0-9_\-.$>]define)[ \t]{0,4}\([ \t]{0,8}\\{0,3}[\"'](?P<name>[a-z_][a-z0-9_]{0,127}+)\\{0,3}[\"']"
+       r"[ \t]{0,8},[ \t]{0,8}\\{0,3}[\"'](?P<secret>[^\"'\\\r\n]{1,4096}+)\\{0,3}[\"']",
+       ci=True, priority=44, anchors=("define",), scan=scan_named),
+    _r("named-setting",
+       "an XML element named for a credential (credential_name) holding its value alone: Maven settings.xml "
+       "<server><password>X</password> ('Settings Reference: Servers'), <apiKey>, <token> "
+       "https://maven.apache.org/settings.html#servers",
+       r"<(?P<name>[a-z_][a-z0-9_\-.]{0,63}+)>(?P<secret>[^<>\s\"'`\\]{1,4096}+)</(?P=name)>",
+       ci=True, priority=44, anchors=_XML_ANCHORS, scan=_scan_near(4170, 70, *_XML_ANCHORS)),
+    _r("named-setting",
+       "YAML 1.2 s8.1 block scalar (literal '|' or folded '>', with a chomping indicator '-'/'+') whose key is a "
+       "credential's name (credential_name: password, AUTH_TOKEN): its first content line "
+       "https://yaml.org/spec/1.2.2/#81-block-scalar-headers",
+       r"(?<![a-z0-9_\-.$])(?P<name>[a-z_][a-z0-9_\-]{0,127}+)\\{0,3}[\"']?[ \t]{0,8}:[ \t]{1,8}[|>][+\-]?[1-9]?[+\-]?[ \t]{0,8}"
+       + _B64NL + r"[ \t]{1,32}+(?P<secret>[^\s\\]{1,4096}+)(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|\\{0,3}\"|$))",
+       ci=True, priority=44, anchors=(": |", ": >"), scan=_scan_near(140, 4160, ": |", ": >")),
+    _r("config-password",
+       "wpa_supplicant.conf network block psk=\"passphrase\" (8-63 ASCII characters) or psk=<64 hex digits> "
+       "(wpa_supplicant.conf(5); IEEE 802.11i PSK) https://w1.fi/cgit/hostap/plain/wpa_supplicant/wpa_supplicant.conf",
+       r"(?:sae_password|psk)(?<![a-z0-9_\-.$]psk)(?<![a-z0-9_\-.$]sae_password)[ \t]{0,4}=[ \t]{0,4}"
+       r"(?:\\{0,3}\"(?P<q>[^\"\\\r\n]{8,63}+)\\{0,3}\"|(?P<secret>[0-9a-f]{64})(?![0-9a-z]))",
+       ci=True, priority=44, anchors=("psk", "sae_password"), scan=_scan_q),
+    _r("config-password",
+       "redis.conf 'requirepass <password>' / 'masterauth <password>' (also CONFIG SET requirepass <password>), "
+       "a directive at the start of its line https://redis.io/docs/latest/operate/oss_and_stack/management/config-file/",
+       r"(?:^|(?<=\n)|(?<=\\n)|(?<=config set ))[ \t]{0,8}(?:requirepass|masterauth)"
+       r"[ \t]{1,8}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`\\]{1,4096}+)",
+       ci=True, priority=44, anchors=("requirepass", "masterauth"), check=_redis_ok),
     _r("aws-access-key-id",
        "AWS IAM User Guide, 'Unique identifiers' (AKIA access key, ASIA temporary STS key, ABIA, ACCA) "
        "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html",

@@ -468,6 +468,40 @@ $ cat ~/.docker/config.json
 """, [(BLANK_PW, "generic-secret"), (NETRC_DEF, "netrc-password"), (NETRC_FIRST, "netrc-password"),
       (PG_LINE_PW, "pgpass-password"), (DOCKER_AUTH, "docker-auth")])
 
+# cfg21: a credential in a config file's own shape. Its own generator, so its values do not depend on how many
+# values the blocks above (or another lane's block) drew
+_cfg = random.Random(21021)
+K8S_PW, ECS_PW, NET_KEY, WP_PW, MVN_PW, YAML_PW, PSK_PW, REDIS_PW = (
+    "".join(_cfg.choice(ALNUM) for _ in range(3)) + "FAKE" + "".join(_cfg.choice(ALNUM) for _ in range(9))
+    for _ in range(8))
+files["config-file-shapes.txt"] = (f"""$ kubectl get deploy api -o yaml | grep -A2 DB_
+        - name: DB_PASSWORD
+          value: {K8S_PW}
+        - name: DB_HOST
+          value: db.internal
+$ jq .containerDefinitions[0].environment task.json
+[{{"name": "DB_PASSWORD", "value": "{ECS_PW}"}}, {{"name": "REGION", "value": "eu-west-1"}}]
+$ grep add web.config
+    <add key="ApiKey" value="{NET_KEY}" />
+    <add key="Environment" value="Production" />
+$ grep DB_ wp-config.php
+define( 'DB_PASSWORD', '{WP_PW}' );
+define( 'DB_NAME', 'wordpress' );
+$ grep -A3 '<server>' ~/.m2/settings.xml
+<server><id>nexus</id><username>deploy</username><password>{MVN_PW}</password></server>
+$ cat values.yaml
+db:
+  password: |
+    {YAML_PW}
+$ sudo grep psk /etc/wpa_supplicant/wpa_supplicant.conf
+    psk="{PSK_PW}"
+$ grep ^requirepass /etc/redis/redis.conf
+requirepass {REDIS_PW}
+# look-alikes that stay: - name: DB_PASSWORD / valueFrom:, <password>${{env.PW}}</password>, # requirepass foobared
+""", [(K8S_PW, "named-setting"), (ECS_PW, "named-setting"), (NET_KEY, "named-setting"), (WP_PW, "named-setting"),
+      (MVN_PW, "named-setting"), (YAML_PW, "named-setting"), (PSK_PW, "config-password"),
+      (REDIS_PW, "config-password")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
