@@ -58,6 +58,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from objstore.core.atomic import read_regular
+from objstore.core.errors import CorruptObject
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no owned entries (writers index under the lock)
@@ -129,6 +132,10 @@ def _flock_if_free(path: Path) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+#: the most the journal (or a writer's owned file) may hold: a larger one is damage, never read whole
+JOURNAL_MAX_BYTES = 1 << 32
 
 
 class IndexJournal:
@@ -220,7 +227,7 @@ class IndexJournal:
         out = []
         for p in self.live:
             try:
-                if b"F\t" in p.read_bytes():
+                if b"F\t" in read_regular(p, JOURNAL_MAX_BYTES):   # a FIFO: never waited on
                     out.append(p)
             except OSError:
                 pass                                # done meanwhile
@@ -277,13 +284,17 @@ class IndexJournal:
         in ``damaged``, a torn last line sets ``torn``."""
         out = JournalEntries()
         try:
-            data = self.path.read_bytes()
+            data = read_regular(self.path, JOURNAL_MAX_BYTES)
         except FileNotFoundError:
             data = b""
+        except OSError as e:
+            if e.errno not in (22, 27):   # EINVAL: not a regular file (a FIFO: never waited on); EFBIG
+                raise
+            raise CorruptObject(f"index-journal {self.path} is not readable: {e.strerror}") from None
         parse_journal(data, out)
         for p in self._scan_dead() if fcntl is not None else ():
             try:
-                parse_journal(p.read_bytes(), out)
+                parse_journal(read_regular(p, JOURNAL_MAX_BYTES), out)
             except OSError:
                 pass
         return out
