@@ -58,8 +58,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from objstore.core.atomic import read_regular
-from objstore.core.errors import CorruptObject
+from objstore.core.atomic import read_regular, read_store_file
 
 try:
     import fcntl
@@ -284,13 +283,9 @@ class IndexJournal:
         in ``damaged``, a torn last line sets ``torn``."""
         out = JournalEntries()
         try:
-            data = read_regular(self.path, JOURNAL_MAX_BYTES)
+            data = read_store_file(self.path, JOURNAL_MAX_BYTES, "index-journal")   # a FIFO: CorruptObject
         except FileNotFoundError:
             data = b""
-        except OSError as e:
-            if e.errno not in (22, 27):   # EINVAL: not a regular file (a FIFO: never waited on); EFBIG
-                raise
-            raise CorruptObject(f"index-journal {self.path} is not readable: {e.strerror}") from None
         parse_journal(data, out)
         for p in self._scan_dead() if fcntl is not None else ():
             try:

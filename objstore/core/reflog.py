@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 
 from objstore.core import audit
-from objstore.core.atomic import atomic_write, fsync_dir, read_regular
+from objstore.core.atomic import atomic_write, fsync_dir, read_store_file
 from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import ZERO_ID
 from objstore.core.record import Frozen, set_fields
@@ -96,12 +96,7 @@ def log_bytes(p: Path) -> bytes:
     place is never waited on nor read.  Raises FileNotFoundError when there is
     none, CorruptObject naming the file when it is not a regular file or is
     over :data:`LOG_FILE_MAX_BYTES` (4 GiB); other OSErrors propagate."""
-    try:
-        return read_regular(p, LOG_FILE_MAX_BYTES)
-    except OSError as e:
-        if e.errno not in (22, 27):   # EINVAL: not a regular file; EFBIG: over the cap
-            raise
-        raise CorruptObject(f"reflog {p} is not readable: {e.strerror}") from None
+    return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
 
 
 def line_numbers(bad: list[int]) -> str:

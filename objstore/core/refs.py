@@ -41,7 +41,7 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from objstore.core.atomic import SMALL_FILE_MAX_BYTES, LockFile, read_regular
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, LockFile, read_store_file
 from objstore.core.errors import CorruptObject, InvalidInput, RefConflict
 from objstore.core.ids import is_full_id
 from objstore.core.text import LazyPattern
@@ -256,16 +256,11 @@ PACKED_MAX_BYTES = 1 << 32
 
 
 def _packed_bytes(p: str | os.PathLike) -> bytes:
-    """The bytes of packed refs file ``p`` (``core.atomic.read_regular``: a
-    FIFO, a device or a folder is never waited on nor read).  Raises
+    """The bytes of packed refs file ``p`` (``core.atomic.read_store_file``:
+    a FIFO, a device or a folder is never waited on nor read).  Raises
     FileNotFoundError when there is none, CorruptObject naming the file when
     it is not a regular file or is over 4 GiB."""
-    try:
-        return read_regular(p, PACKED_MAX_BYTES)
-    except OSError as e:
-        if e.errno not in (22, 27):   # EINVAL: not a regular file; EFBIG: over the cap
-            raise
-        raise CorruptObject(f"packed refs {os.fsdecode(p)} are not readable: {e.strerror}") from None
+    return read_store_file(p, PACKED_MAX_BYTES, "packed refs")
 
 
 def escape_name(name: str) -> str:
@@ -663,15 +658,11 @@ class Refs:
         only the file's size, never its bytes (a symlink may lead to a
         credential or to ``/etc/passwd``)."""
         try:
-            data = read_regular(p, SMALL_FILE_MAX_BYTES)
+            data = read_store_file(p, SMALL_FILE_MAX_BYTES, f"ref {ref}:")
         except FileNotFoundError:
             return None
         except NotADirectoryError:
             raise CorruptObject(f"ref {ref} is not readable as an id: a file stands where a folder of {p} should") from None
-        except OSError as e:
-            if e.errno not in (22, 27):   # EINVAL: not a regular file; EFBIG: over the cap
-                raise
-            raise CorruptObject(f"ref {ref} ({p}) is not readable as an id: {e.strerror}") from None
         try:
             text = data.decode("ascii").strip()
         except UnicodeDecodeError:

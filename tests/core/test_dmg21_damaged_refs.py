@@ -39,7 +39,7 @@ def test_a_fifo_packed_refs_file_is_damage_not_waited_on(mem, tmp_path):
     mem("remember", "user/editor", "vim")
     os.mkfifo(store / "refs/packed-facts")
     r = mem("keys", exit_code=13, timeout=30)
-    assert "refs/packed-facts are not readable: not a regular file" in r.stderr
+    assert "refs/packed-facts is not readable: not a regular file" in r.stderr
     assert "damaged packed refs" in mem("fsck", exit_code=13, timeout=60).stdout
     mem("fsck", "--repair", timeout=60)
     assert not (store / "refs/packed-facts").exists()
