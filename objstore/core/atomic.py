@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from stat import S_ISREG   # (os imported stat already: free)
 
-from objstore.core.errors import StoreLocked
+from objstore.core.errors import CorruptObject, StoreLocked
 
 
 def fsync_dir(path: Path) -> None:
@@ -215,3 +215,18 @@ def read_regular(path: str | os.PathLike, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise OSError(27, f"larger than {max_bytes:,} bytes", os.fsdecode(path))   # EFBIG
     return data
+
+
+def read_store_file(path: str | os.PathLike, max_bytes: int, what: str) -> bytes:
+    """:func:`read_regular` of a store file whose damage is reported, not
+    passed over (a ref, a packed refs file, a reflog, the index journal):
+    FileNotFoundError and other OSErrors of ``open`` propagate; a FIFO, a
+    device, a folder or a file over ``max_bytes`` raises CorruptObject
+    ``<what> <path> is not readable: not a regular file`` (or ``larger than
+    N bytes``), exit 13, without being waited on or read."""
+    try:
+        return read_regular(path, max_bytes)
+    except OSError as e:
+        if e.errno not in (22, 27):   # EINVAL: not a regular file; EFBIG: over the cap
+            raise
+        raise CorruptObject(f"{what} {os.fsdecode(path)} is not readable: {e.strerror}") from None

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
+from objstore.core.journal import JournalEntries
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
-from objstore.core.refs import has_legacy_at, validate_key
+from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.store import Store
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
@@ -113,7 +114,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     rep.problems += store.refs.packed_problems()
     rep.problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
                      for where in store.reflog.packed_damage()]
-    rep.problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)"
+    rep.problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)" if bad
+                     else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
                      for p, bad in store.reflog.file_damage()]
     for ns, cls in _EXPECT.items():
         damaged: list[str] = []
@@ -122,7 +124,9 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         except MemError as e:
             rep.problems.append(f"refs/{ns}: {e}")
             continue
-        rep.problems += [f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
+        rep.problems += [f"ref {name.encode('utf-8', 'backslashreplace').decode()}: its file name is not UTF-8 "
+                         "(damaged ref file)" if not_utf8(name) else
+                         f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
         for name, oid in refs:
             rep.refs += 1
             obj = objs.get(oid)
@@ -168,7 +172,11 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                             "forgets could be written back; 'mem fsck --repair' sets the ref again")
     # a process killed mid-way leaves the journal as the crash-safety design expects: the next
     # lock holder finishes it, so these are warnings (the store is not damaged), not problems
-    j = store.journal.read()
+    try:
+        j = store.journal.read()
+    except CorruptObject as e:   # not a regular file (a FIFO): named, never waited on
+        rep.problems.append(f"{e} (damaged journal)")
+        j = JournalEntries()
     stopped = store.unfinished.list()
     for s in stopped:   # stopped before all its tombstones were written: only the same forget finishes it
         rep.warnings.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} was stopped before it had written "
@@ -220,7 +228,10 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
     or a synced-folder conflict copy); else None.  A ref ahead of its reflog
     (a crash between the ref and its reflog entry, or a move without a
     message) is not a rollback.  ``objs``: decoded objects by id."""
-    entries = store.reflog.read(name)
+    try:
+        entries = store.reflog.read(name)
+    except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
+        return None
     if not entries or entries[-1].new is None or entries[-1].new == oid:
         return None
     newer = entries[-1].new

@@ -58,6 +58,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from objstore.core.atomic import read_regular, read_store_file
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no owned entries (writers index under the lock)
@@ -129,6 +131,10 @@ def _flock_if_free(path: Path) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+#: the most the journal (or a writer's owned file) may hold: a larger one is damage, never read whole
+JOURNAL_MAX_BYTES = 1 << 32
 
 
 class IndexJournal:
@@ -220,7 +226,7 @@ class IndexJournal:
         out = []
         for p in self.live:
             try:
-                if b"F\t" in p.read_bytes():
+                if b"F\t" in read_regular(p, JOURNAL_MAX_BYTES):   # a FIFO: never waited on
                     out.append(p)
             except OSError:
                 pass                                # done meanwhile
@@ -277,13 +283,13 @@ class IndexJournal:
         in ``damaged``, a torn last line sets ``torn``."""
         out = JournalEntries()
         try:
-            data = self.path.read_bytes()
+            data = read_store_file(self.path, JOURNAL_MAX_BYTES, "index-journal")   # a FIFO: CorruptObject
         except FileNotFoundError:
             data = b""
         parse_journal(data, out)
         for p in self._scan_dead() if fcntl is not None else ():
             try:
-                parse_journal(p.read_bytes(), out)
+                parse_journal(read_regular(p, JOURNAL_MAX_BYTES), out)
             except OSError:
                 pass
         return out

@@ -26,8 +26,8 @@ import os
 from pathlib import Path
 
 from objstore.core import audit
-from objstore.core.atomic import atomic_write, fsync_dir
-from objstore.core.errors import InvalidInput
+from objstore.core.atomic import atomic_write, fsync_dir, read_store_file
+from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.ids import ZERO_ID
 from objstore.core.record import Frozen, set_fields
 
@@ -84,6 +84,19 @@ def _file_entries(data: str, bad: list[int] | None = None) -> list["ReflogEntry"
         old, new = (None if x == ZERO_ID else x for x in parts[:2])
         out.append(ReflogEntry(old, new, int(parts[2]), parts[3] if len(parts) > 3 else ""))
     return out
+
+
+#: the most a reflog file (or a packed reflog) may hold: a larger one is damage, never read whole
+LOG_FILE_MAX_BYTES = 1 << 32
+
+
+def log_bytes(p: Path) -> bytes:
+    """The bytes of reflog file ``p`` (``logs/refs/…``, ``logs/packed-*``),
+    read by ``core.atomic.read_regular``: a FIFO, a device or a folder in its
+    place is never waited on nor read.  Raises FileNotFoundError when there is
+    none, CorruptObject naming the file when it is not a regular file or is
+    over :data:`LOG_FILE_MAX_BYTES` (4 GiB); other OSErrors propagate."""
+    return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
 
 
 def line_numbers(bad: list[int]) -> str:
@@ -197,7 +210,7 @@ class Reflog:
         ``logs/<fname>``, in file order (none without the file).  ``bad``:
         a list that receives the (1-based) number of each other line."""
         try:
-            data = (self.root / fname).read_text("utf-8", "replace")
+            data = log_bytes(self.root / fname).decode("utf-8", "replace")
         except FileNotFoundError:
             return []
         out = []
@@ -222,7 +235,10 @@ class Reflog:
         out = []
         for fname in PACKED_FILES.values():
             bad: list[int] = []
-            self._packed_lines(fname, bad)
+            try:
+                self._packed_lines(fname, bad)
+            except CorruptObject:   # not a regular file (a FIFO): named, never waited on
+                out.append(f"logs/{fname} (not a regular file)")
             out += [f"logs/{fname} line {n}" for n in bad]
         return out
 
@@ -233,11 +249,16 @@ class Reflog:
         dropped = 0
         for fname in PACKED_FILES.values():
             bad: list[int] = []
-            self._packed_lines(fname, bad)
+            p = self.root / fname
+            try:
+                self._packed_lines(fname, bad)
+            except CorruptObject:   # not a regular file: it holds no line, removed
+                p.unlink()
+                fsync_dir(self.root)
+                continue
             if not bad:
                 continue
-            p = self.root / fname
-            lines = p.read_bytes().splitlines(keepends=True)
+            lines = log_bytes(p).splitlines(keepends=True)
             skip = set(bad)
             atomic_write(p, b"".join(ln for n, ln in enumerate(lines, 1) if n not in skip))
             dropped += len(bad)
@@ -258,8 +279,11 @@ class Reflog:
         out = []
         for p in sorted(files):
             try:
-                data = p.read_text("utf-8", "replace")
-            except OSError:   # missing (a ref with no file of its own), or no regular file
+                data = log_bytes(p).decode("utf-8", "replace")
+            except CorruptObject:   # a FIFO, a device, a folder: damage with no line (``bad`` empty)
+                out.append((p, []))
+                continue
+            except OSError:   # missing (a ref with no file of its own)
                 continue
             bad: list[int] = []
             _file_entries(data, bad)
@@ -279,7 +303,7 @@ class Reflog:
         kept, lines dropped)`` of each.  Caller holds the store lock."""
         out = []
         for p, bad in self.file_damage():
-            data = p.read_bytes()
+            data = log_bytes(p) if bad else b""   # no line numbers: not a regular file, nothing to keep
             skip = set(bad)
             keep = [ln for n, ln in enumerate(data.decode("utf-8", "replace").splitlines(), 1) if n not in skip]
             shown = self.shown(p)
@@ -310,13 +334,13 @@ class Reflog:
         where = self._packed_name(ref)
         out = [e for n, e in self._packed_lines(where[0]) if n == where[1]] if where is not None else []
         try:
-            data = self.path(ref).read_text("utf-8", "replace")
+            data = log_bytes(self.path(ref)).decode("utf-8", "replace")
         except FileNotFoundError:
             if not self.refs.legacy:
                 return out
             old = self.root / "refs" / self.refs.legacy_path(ref).relative_to(self.refs.root)
             try:
-                data = old.read_text("utf-8", "replace")
+                data = log_bytes(old).decode("utf-8", "replace")
             except FileNotFoundError:
                 return out
         return out + _file_entries(data)
@@ -368,7 +392,7 @@ class Reflog:
             return found
         packed, name = self.root / where[0], where[1]
         try:
-            lines = packed.read_bytes().splitlines(keepends=True)
+            lines = log_bytes(packed).splitlines(keepends=True)
         except FileNotFoundError:
             return found
         mine = name.encode("utf-8")
@@ -401,8 +425,8 @@ class Reflog:
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
                 try:
-                    text = (Path(dirpath) / f).read_text("utf-8", "replace")
-                except OSError:
+                    text = log_bytes(Path(dirpath) / f).decode("utf-8", "replace")
+                except (OSError, CorruptObject):   # not a regular file: names nothing (fsck reports it)
                     continue
                 for line in text.splitlines():
                     for x in line.split(" ", 2)[:2]:

@@ -41,10 +41,10 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from objstore.core.atomic import LockFile
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, LockFile, read_store_file
 from objstore.core.errors import CorruptObject, InvalidInput, RefConflict
 from objstore.core.ids import is_full_id
-from objstore.core.text import LazyPattern
+from objstore.core.refnames import escape_name, legacy_name, not_utf8, unescape_name
 
 #: ``refs/PACKED_SESSIONS``: packed session refs (module doc)
 PACKED_SESSIONS = "packed-sessions"
@@ -235,55 +235,16 @@ def _validate_session_id(sid: str) -> str:
     return sid
 
 
-#: :func:`escape_name` of the ASCII characters it changes: ``%``, ``/``, ``A``-``Z``
-_ASCII_ESCAPES = {ord(c): f"%{ord(c):02X}" for c in "%/ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+#: the most a packed refs file may hold: a larger one is damage, never read whole
+PACKED_MAX_BYTES = 1 << 32
 
 
-def escape_name(name: str) -> str:
-    """The file name of a ref name part: ``%``, ``/`` and every character
-    ``c`` that lower-casing or case folding changes (``c.lower() != c`` or
-    ``c.casefold() != c``) become ``%XX`` per UTF-8 byte (upper-case hex);
-    everything else stays.  Injective even after a filesystem folds
-    case: a literal ``%`` never remains, and what remains is case-stable.
-    ``Editor`` -> ``%45ditor``; ``db/host`` -> ``db%2Fhost``.  A leading
-    ``.`` and the ``.`` of a ``.lock`` end are escaped too (``%2E``), so no
-    ref file is hidden or taken for a lock file: ``abc.lock`` ->
-    ``abc%2Elock`` (only session ids can have them; keys refuse both)."""
-    if (name.isascii() and name.islower() and "%" not in name and "/" not in name
-            and not name.startswith(".") and not name.endswith(".lock")):
-        return name  # the common case, already fold-stable
-    if name.isascii() and not name.startswith(".") and not name.endswith(".lock"):
-        return name.translate(_ASCII_ESCAPES)  # (in ASCII, only A-Z fold: one C pass, not one per character)
-    out = []
-    for ch in name:
-        if ch in "%/" or ch.casefold() != ch or ch.lower() != ch:
-            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
-        else:
-            out.append(ch)
-    if out and out[0] == ".":
-        out[0] = "%2E"
-    if name.endswith(".lock") and len(out) >= 5 and out[-5] == ".":
-        out[-5] = "%2E"
-    return "".join(out)
-
-
-_ESCAPES = LazyPattern(r"(?:%[0-9A-Fa-f]{2})+")
-
-
-def unescape_name(name: str) -> str:
-    """Inverse of :func:`escape_name`; also reads the names stores wrote
-    before case escaping (only ``%25`` and ``%2F`` escaped) and hex folded to
-    lower case by a case-insensitive filesystem."""
-    if "%" not in name:
-        return name
-    return _ESCAPES.sub(lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "surrogatepass"),
-                        name)
-
-
-def legacy_name(name: str) -> str:
-    """The file name a store written before case escaping used: only ``%``
-    and ``/`` escaped (read as a fallback until the store is migrated)."""
-    return name.replace("%", "%25").replace("/", "%2F")
+def _packed_bytes(p: str | os.PathLike) -> bytes:
+    """The bytes of packed refs file ``p`` (``core.atomic.read_store_file``:
+    a FIFO, a device or a folder is never waited on nor read).  Raises
+    FileNotFoundError when there is none, CorruptObject naming the file when
+    it is not a regular file or is over 4 GiB."""
+    return read_store_file(p, PACKED_MAX_BYTES, "packed refs")
 
 
 def fact_ref(key: str) -> str:
@@ -342,7 +303,7 @@ class Refs:
         key = (st.st_ino, st.st_size, st.st_mtime_ns)
         if key != self._packed_key.get(ns):
             try:
-                data = p.read_bytes()
+                data = _packed_bytes(p)
             except FileNotFoundError:
                 return self._packed_state(ns)
             table: dict[str, str] = {}
@@ -387,8 +348,7 @@ class Refs:
         cached = self._packed_raw.get(ns)
         if cached is None or cached[0] != key:
             try:
-                with open(p, "rb") as f:
-                    data = f.read()
+                data = _packed_bytes(p)
             except FileNotFoundError:
                 return None
             self._packed_raw[ns] = cached = (key, data)
@@ -466,8 +426,15 @@ class Refs:
         (ignored by every reader; ``fsck`` reports them,
         :meth:`drop_bad_packed` removes them)."""
         what = {"sessions": "session", "facts": "fact ref path"}
-        return [f"refs/{PACKED_FILES[ns]} line {n}: not '<id> <{what[ns]}>': {line[:80]!r}"
-                for ns in PACKED_FILES for n, line in sorted(self._packed_state(ns)[2] + self._noncanonical(ns))]
+        out = []
+        for ns in PACKED_FILES:
+            try:
+                lines = sorted(self._packed_state(ns)[2] + self._noncanonical(ns))
+            except CorruptObject as e:   # not a regular file (a FIFO): named, never waited on
+                out.append(f"{e} (damaged packed refs)")
+                continue
+            out += [f"refs/{PACKED_FILES[ns]} line {n}: not '<id> <{what[ns]}>': {line[:80]!r}" for n, line in lines]
+        return out
 
     def packed_damage(self, ns: str) -> list[str]:
         """``refs/<packed file> line N`` for each line of the packed file of
@@ -485,7 +452,11 @@ class Refs:
         store lock."""
         names = []
         for ns in PACKED_FILES:
-            _data, table, bad = self._packed_state(ns)
+            try:
+                _data, table, bad = self._packed_state(ns)
+            except CorruptObject:   # not a regular file: it holds no line; removed (``_rebuild`` sets its refs again)
+                self._write_packed(ns, {})
+                continue
             odd = self._noncanonical(ns)
             if not (bad or odd):
                 continue
@@ -605,6 +576,9 @@ class Refs:
         exist but do not hold an id: what ``fsck --repair`` sets aside."""
         out = []
         for p in dict.fromkeys([self.path(ref), self.legacy_path(ref)]):
+            if not_utf8(str(p)) and os.path.lexists(p):   # a name no key or id has: damage whatever it holds
+                out.append(p)
+                continue
             try:
                 self._read_file(ref, p)
             except CorruptObject:
@@ -613,15 +587,25 @@ class Refs:
 
     @staticmethod
     def _read_file(ref: str, p: "Path | str") -> str | None:
+        """The id ref file ``p`` of ``ref`` holds, or None when there is no
+        file.  Read by ``core.atomic.read_regular``: a FIFO, a device or a
+        folder in its place (also through a symlink) is never waited on nor
+        read.  Raises CorruptObject naming the file when it is not a regular
+        file, is over 1 MiB or does not hold a 64-hex id; the message gives
+        only the file's size, never its bytes (a symlink may lead to a
+        credential or to ``/etc/passwd``)."""
         try:
-            with open(p, "rb") as f:
-                text = f.read().decode("ascii").strip()
+            data = read_store_file(p, SMALL_FILE_MAX_BYTES, f"ref {ref}:")
         except FileNotFoundError:
             return None
-        except (UnicodeDecodeError, IsADirectoryError, NotADirectoryError):
-            raise CorruptObject(f"ref {ref} is not readable as an id") from None
+        except NotADirectoryError:
+            raise CorruptObject(f"ref {ref} is not readable as an id: a file stands where a folder of {p} should") from None
+        try:
+            text = data.decode("ascii").strip()
+        except UnicodeDecodeError:
+            text = ""
         if not is_full_id(text):
-            raise CorruptObject(f"ref {ref} holds {text[:80]!r}, not an id")
+            raise CorruptObject(f"ref {ref} ({p}) holds {len(data)} bytes that are not an object id")
         return text
 
     def migrate_names(self, reflog_root: Path | None = None) -> int:
@@ -803,6 +787,7 @@ class Refs:
         if not base.is_dir() and not packed:
             return
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
+        badname: set[str] = set()  # loose files whose name is not UTF-8: damage (no key or id has such a name)
         loose: set[str] = set()  # the names of the loose files (the others are read from ``packed`` alone)
         if namespace in ("facts", "sealed"):
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
@@ -815,7 +800,8 @@ class Refs:
                     for f in sorted(os.listdir(sd)):
                         if f.startswith(".") or f.endswith(".lock"):
                             continue
-                        loose.add(unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}"))
+                        name = unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}")
+                        (badname if not_utf8(f"{sd}/{f}") else loose).add(name)
             names.update(loose)
             if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
                 names.update(self._ref_of_packed(namespace, name) for name in packed)
@@ -824,10 +810,14 @@ class Refs:
             listed = os.listdir(base) if base.is_dir() else []
             loose = {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in listed
                      if not f.startswith(".") and not f.endswith(".lock")}
+            badname = {n for n in loose if not_utf8(n)}
+            loose -= badname
             names = loose | {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in packed
                              if not f.startswith(".") and not f.endswith(".lock")}
-        for name in sorted(names):
+        for name in sorted(names | badname):
             try:
+                if name in badname:
+                    raise CorruptObject(f"ref {name}: its file name is not UTF-8")
                 if name in loose or self.legacy:
                     oid = self.read(name)
                 else:  # no loose file (as listed): what :meth:`read` finds is its canonical packed line

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from objstore.core.atomic import CACHE_FILE_MAX_BYTES, read_regular
 from objstore.core.errors import InvalidInput
 from objstore.core.jsonspan import Node, scan, skip_ws
 
@@ -419,8 +420,8 @@ def _one_removal(t: str, hooks: Node, events: list) -> str | None:
 # --------------------------------------------------------------------------- files
 
 def _read(path: Path) -> str | None:
-    try:
-        raw = Path(path).read_bytes()
+    try:   # a FIFO, a device or a folder: "not a regular file", never waited on
+        raw = read_regular(path, CACHE_FILE_MAX_BYTES)
     except FileNotFoundError:
         return None
     except OSError as e:
