@@ -73,7 +73,7 @@ def _line_start(low: str, p: int) -> int:
 
 
 def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """The scan of ``markdown-secret`` over the lowercased window: each
+    """The scan of the Markdown ``generic-secret`` rule over the lowercased window: each
     :data:`_MARKED` label whose opening markup stands before it on its line
     (``**Password:** X``, ``**DB password**: `X```, ```password`: X``);
     each :data:`_FENCED` label and block; each table header cell of
@@ -173,7 +173,7 @@ def _scan_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, of
 
 
 MARKDOWN_RULES: list[Rule] = [
-    make_rule("markdown-secret",
+    make_rule("generic-secret",
               "CommonMark 0.31.2 (6.1 code spans, 6.2 emphasis, 4.5 fenced code blocks) "
               "https://spec.commonmark.org/0.31.2/ , GFM 0.29 tables https://github.github.com/gfm/#tables-extension- "
               "and RFC 4180 CSV: a password, secret, API key or token label in emphasis or a code span, its value "
