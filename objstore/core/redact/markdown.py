@@ -6,8 +6,6 @@ Markdown or CSV table whose column is headed by a credential word (``| user | pa
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE
@@ -42,6 +40,8 @@ _ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->)|(?P<
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
+_WORD_RE = Lazy(_WORD, FLAGS)
+_VALUE_RUN = Lazy(VALUE + "+", FLAGS)
 _LINE_BREAK = Lazy(r"\r?\n|\\{1,3}(?:r\\{1,3})?n", FLAGS)
 _ROWS_MAX = 200    # how many body rows of one table are read
 
@@ -145,10 +145,16 @@ def _scan_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, of
     RFC 4180 s2); in each body row the cell of that column, stripped of
     blanks and of a code span or emphasis around it, when :func:`_value_ok`
     takes it.  Unquoted CSV fields only (a quoted field is left)."""
-    rows = iter(_lines(low, s0, e0))
-    for hs, he in rows:
-        if sep not in low[hs:he]:
+    done = -1
+    for w in _WORD_RE.finditer(low, s0, e0):     # a header is a line holding a credential word, read once
+        hs = max(s0, _line_start(low, w.start()))
+        if hs <= done:
             continue
+        br = _LINE_BREAK.search(low, w.end(), e0)
+        he = done = e0 if br is None else br.start()
+        if br is None or sep not in low[hs:he]:
+            continue
+        rows = iter(_lines(low, br.end(), e0))
         head = _cells(low, hs, he, sep)
         if len(head) < 2:
             continue
@@ -163,12 +169,12 @@ def _scan_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, of
             row = _cells(low, rs, re_, sep)
             if sep not in low[rs:re_] or len(row) != len(head):
                 break
-            for i, w in cols:
+            for i, word in cols:
                 a, b = row[i]
                 v = text[a + off:b + off]
                 lead = len(v) - len(v.lstrip(" \t*_`"))
                 v = v.strip(" \t*_`")
-                if v and _value_ok(w, v) and re.fullmatch(VALUE + "+", v, FLAGS):
+                if v and _VALUE_RUN.fullmatch(v) is not None and _value_ok(word, v):
                     out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
 
 
