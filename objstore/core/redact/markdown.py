@@ -41,6 +41,11 @@ _ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->)|(?P<
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
 _WORD_RE = Lazy(_WORD, FLAGS)
+#: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
+#: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
+_FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase")
+_ARROWS = ("\u2192", "\u21d2", "=>", "->")
+_STARTS = ("passw", "passphrase", "pwd", "secret", "kennwort", "mot de passe", "contrase", "api", "access", "token")
 _VALUE_RUN = Lazy(VALUE + "+", FLAGS)
 _LINE_BREAK = Lazy(r"\r?\n|\\{1,3}(?:r\\{1,3})?n", FLAGS)
 _ROWS_MAX = 200    # how many body rows of one table are read
@@ -81,31 +86,53 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     :func:`_value_ok` takes it; its span (offsets of ``text``) is
     appended to ``out``."""
     s0, e0 = ws - off, we - off
-    for m in _MARKED.finditer(low, s0, e0):
-        mk = m.group("m")
-        ls = max(s0, _line_start(low, m.start()))
-        o = low.rfind(mk, ls, m.start())
-        if o < 0 or low[o + len(mk):o + len(mk) + 1] in (" ", "\t", ""):
+    # what each form needs somewhere in the window (one C scan each): a text with none of it costs no more
+    marked = low.find("*", s0, e0) >= 0 or low.find("`", s0, e0) >= 0
+    fenced = low.find("```", s0, e0) >= 0 or low.find("~~~", s0, e0) >= 0
+    broken = low.find("\n", s0, e0) >= 0 or low.find("\\n", s0, e0) >= 0 or low.find("\r", s0, e0) >= 0
+    arrow = any(low.find(a, s0, e0) >= 0 for a in _ARROWS + _FOREIGN_STARTS)
+    if not (marked or broken or arrow):
+        return
+    starts = sorted(p for lit in _STARTS for p in _find_each(low, lit, s0, e0)
+                    if p == 0 or not low[p - 1].isalnum())   # the words start on a word boundary
+    for p in starts:
+        if (w := _WORD_RE.match(low, p, e0)) is None:
             continue
-        s, e = m.span("secret")
-        if _value_ok(m.group("w"), text[s + off:e + off]):
-            out.append((s + off, e + off, rule.priority, rule.name))
-    for m in _FENCED.finditer(low, s0, e0):
-        s, e = m.span("secret")
-        if _value_ok(m.group("w"), text[s + off:e + off]):
-            out.append((s + off, e + off, rule.priority, rule.name))
-    for m in _ARROW.finditer(low, s0, e0):
-        s, e = m.span("secret")
-        if _value_ok(m.group("w") or m.group("f"), text[s + off:e + off]):
-            out.append((s + off, e + off, rule.priority, rule.name))
-    for m in _BARE_KEY.finditer(low, s0, e0):
-        s, e = m.span("secret")
-        ls = max(s0, _line_start(low, m.start()))
-        if not low[ls:m.start()].strip(" \t*`") and looks_secret(text[s + off:e + off], labelled=True):
-            out.append((s + off, e + off, rule.priority, rule.name))
-    for sep in ("|", ","):
-        if sep in low[s0:e0]:
-            _scan_table(rule, text, s0, e0, out, low, off, sep)
+        c = low[w.end():w.end() + 1]
+        if marked and c in "*`:" and (m := _MARKED.match(low, p, e0)) is not None:
+            mk = m.group("m")
+            o = low.rfind(mk, max(s0, _line_start(low, p)), p)
+            if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
+                _keep(rule, text, m, off, out)
+        elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
+              or arrow and c in " \t*`:"
+              and (m := _ARROW.match(low, p, e0)) is not None):
+            _keep(rule, text, m, off, out)
+        elif (broken and c in "*` \t\r\n\\" and (m := _BARE_KEY.match(low, p, e0)) is not None
+              and not low[max(s0, _line_start(low, p)):p].strip(" \t*`")):
+            s, e = m.span("secret")
+            if looks_secret(text[s + off:e + off], labelled=True):
+                out.append((s + off, e + off, rule.priority, rule.name))
+    if starts and broken:
+        for sep in ("|", ","):
+            if low.find(sep, s0, e0) >= 0:
+                _scan_table(rule, text, starts, s0, e0, out, low, off, sep)
+
+
+def _keep(rule: Rule, text: str, m, off: int, out: list) -> None:
+    """Append the span of ``m``'s ``secret`` group (offsets of the lowercased window, ``off`` before the
+    text's) to ``out`` when :func:`_value_ok` takes it after ``m``'s word."""
+    s, e = m.span("secret")
+    if _value_ok(m.group("w") or m.group("f") if "f" in m.re.groupindex else m.group("w"), text[s + off:e + off]):
+        out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _find_each(low: str, lit: str, s0: int, e0: int):
+    """Each offset of ``lit`` in ``low[s0:e0]``, in order."""
+    p = low.find(lit, s0, e0)
+    while p >= 0:
+        yield p
+        p = low.find(lit, p + 1, e0)
 
 
 def _lines(low: str, p: int, e0: int):
@@ -137,7 +164,8 @@ def _cells(low: str, s: int, e: int, sep: str) -> list[tuple[int, int]]:
     return out
 
 
-def _scan_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, off: int, sep: str) -> None:
+def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out: list, low: str, off: int,
+                sep: str) -> None:
     """A column headed by a credential word: a GitHub Flavored Markdown table
     (``sep`` ``|``: a header row, its delimiter row, body rows; GFM 0.29
     4.10 https://github.github.com/gfm/#tables-extension-) or a CSV file
@@ -146,8 +174,10 @@ def _scan_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, of
     blanks and of a code span or emphasis around it, when :func:`_value_ok`
     takes it.  Unquoted CSV fields only (a quoted field is left)."""
     done = -1
-    for w in _WORD_RE.finditer(low, s0, e0):     # a header is a line holding a credential word, read once
-        hs = max(s0, _line_start(low, w.start()))
+    for p in starts:                    # a header is a line holding a credential word (at ``starts``), read once
+        if (w := _WORD_RE.match(low, p, e0)) is None:
+            continue
+        hs = max(s0, _line_start(low, p))
         if hs <= done:
             continue
         br = _LINE_BREAK.search(low, w.end(), e0)
