@@ -8,7 +8,7 @@ or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
 ``rules`` (``RULES``, the table below: the token formats) and ``passwords``
 (its password labels and phrases; at their places, ``commandline``: passwords
 on a command line, in SQL and in a .pgpass / .netrc, and ``memcommand``: mem's
-own command lines), ``prefilter``
+own command lines; ``markdown``: labels in Markdown markup, fences, tables), ``prefilter``
 (which rules a window runs), ``names`` (the name rule), ``engine`` (windows,
 merging, rendering; cutting a text where no credential is split) and this
 module (the rule table below, the public API):
@@ -293,6 +293,18 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``secret: none`` stay), digits alone stay
                           (``Password: 1234``), as do references and paths
                           (``short_labelled_ok``)
+generic-secret            md21 (W1; markdown.py): a credential label in Markdown:     CommonMark 0.31.2 6.1, 6.2 (code spans,
+                          emphasis or a code span around the label or its value       emphasis), 4.5 (fenced code blocks);
+                          (``**Password:** X``, ``**DB password**: `X```), the        GFM 0.29 4.10 (tables); RFC 4180 (CSV);
+                          value alone in a fenced block after the label               Wiktionary 'password' (translations)
+                          (``Password:`` LF ```` ``` ```` LF ``X``), a Markdown or
+                          CSV table column headed by a password, secret, key or
+                          token word (``| user | password |``, ``user,password``),
+                          an arrow for the verb (``Password \u2192 X``), the word in
+                          German, French, Spanish (``Kennwort: X``, ``mot de passe
+                          : X``, ``contrase\u00f1a: X``), ``token`` alone on its line
+                          and a random-looking value on the next; values judged as
+                          after ``Password:`` (a key's, a token's: a key's shape)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

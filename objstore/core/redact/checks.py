@@ -470,8 +470,11 @@ def prose_token_ok(v: str) -> bool:
     :data:`_TECH_TOKENS`), nor a word of :data:`_LABEL_NOT_VALUES` with
     a mark (ftplib's ``passwd anonymous@``) or with digits after it
     (``password reset2024``).  Words of letters alone never
-    pass: ``password reset``, ``password hashing`` are prose."""
+    pass: ``password reset``, ``password hashing`` are prose, nor one that
+    closes Markdown emphasis (``**Password policy**:``; md21)."""
     v = v.rstrip("!")
+    if v[-1:] in ("*", "_") and v.rstrip("*_").isalpha():   # md21: a word closing Markdown emphasis ('**Password policy**:')
+        return False
     low = v.lower()
     if low.strip("@#*?.-_") in _LABEL_NOT_VALUES:   # a word with a mark ('passwd anonymous@'): prose
         return False

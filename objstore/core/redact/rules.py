@@ -8,6 +8,7 @@ from __future__ import annotations
 from objstore.core.redact.checks import (b64_private_key_ok, named_value_ok, bearer_ok, discord_bot_token_ok, docker_auth_ok, hf_token_ok,
                                          k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
                                          url_password_ok, vault_token_ok)
+from objstore.core.redact.markdown import MARKDOWN_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
@@ -413,4 +414,5 @@ RULES: list[Rule] = [
        KW + ASSIGN + r"(?P<secret>" + VALUE + r"{8,4096}+)" + VALUE_END,
        ci=True, priority=50, check=looks_secret, scan=scan_generic, anchors=GEN_ANCHORS),
     *PASSWORD_RULES,
+    *MARKDOWN_RULES,
 ]

@@ -1,0 +1,223 @@
+"""The Markdown rules of :mod:`objstore.core.redact`'s table (``MARKDOWN_RULES``, after
+``PASSWORD_RULES`` in ``rules.RULES``; md21, tester finding W1): a credential whose label or
+value is set in Markdown markup (``**Password:** X``, ``- **DB password**: `X```), a value in a
+fenced code block right after its label (``Password:`` LF ```` ``` ```` LF ``X``), and a
+Markdown or CSV table whose column is headed by a credential word (``| user | password |``)."""
+
+from __future__ import annotations
+
+from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
+from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
+from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE
+
+#: the credential words of a label (lowercased); a password's (judged as one), then a key's or a token's
+#: and (W1) the word in German, French and Spanish (Kennwort; mot de passe; contrase\u00f1a; Passwort is
+#: ``passw(or)?t``): the translations of 'password' in Wiktionary https://en.wiktionary.org/wiki/password
+_FOREIGN = r"kennwort|mot de passe|contrase(?:\u00f1|n)a"
+_PW_WORDS = r"passw(?:or)?[dt]|passphrase|pwd|secret|" + _FOREIGN
+_WORD = r"(?P<w>" + _PW_WORDS + r"|api[ _-]?key|access[ _-]?key|token)(?![a-z0-9_])"
+#: a line break, raw or JSON-escaped, and the end of a line
+_BREAK = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"
+_EOL = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$))"
+#: the closing emphasis or code span of a label (CommonMark 0.31.2 6.1 'Code spans', 6.2 'Emphasis and strong
+#: emphasis'), one ':' inside or after it, blanks, the value (in its own emphasis or code span) ending its line
+_MARKED_RE = (_WORD + r"(?P<c>:)?(?P<m>\*{1,2}|`)(?(c)|:)[ \t]{1,8}(?P<q>\*{1,2}|`)?"
+              r"(?P<secret>" + VALUE + r"{4,256}+)(?(q)(?P=q))" + _EOL)
+_MARKED = Lazy(_MARKED_RE, FLAGS)
+#: a label ending its line (markup around it or not), then a fenced code block (CommonMark 0.31.2 4.5 'Fenced
+#: code blocks': 3+ backticks or tildes, an info string) holding one line, the value
+_FENCED = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}:[*_`]{0,2}[ \t]{0,8}" + _BREAK + r"[ \t]{0,3}(?P<f>`{3,8}|~{3,8})"
+               r"[a-z0-9_+\-]{0,16}[ \t]{0,4}" + _BREAK + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{4,4096}+)[ \t]{0,8}"
+               + _BREAK + r"[ \t]{0,3}(?P=f)", FLAGS)
+#: a header cell: markup, up to two owner words ('db password'), the word, markup, the cell's end
+_HEAD_CELL = Lazy(r"[ \t]*[*_`]{0,2}(?:[a-z0-9.\-]{1,24}[ _])?" + _WORD + r"[*_`]{0,2}[ \t]*\Z", FLAGS)
+#: a GitHub Flavored Markdown table's delimiter row (GFM 0.29 4.10 'Tables (extension)')
+_DELIM_ROW = Lazy(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\Z", FLAGS)
+#: a label and an arrow for its verb ('Password \u2192 X', 'API key => X'), or a word of :data:`_FOREIGN`
+#: and ':' ('Kennwort: X', 'mot de passe : X'); the value (or its code span) ends its line
+_ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
+              r"[*`]{0,2}[ \t]{1,8}(?P<q>`)?(?P<secret>" + VALUE + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
+#: a key's or token's word alone on its line (markup around it or not), the value alone on the next
+_BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
+                 + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
+_WORD_RE = Lazy(_WORD, FLAGS)
+#: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
+#: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
+_FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase")
+_ARROWS = ("\u2192", "\u21d2", "=>", "->")
+_STARTS = ("passw", "passphrase", "pwd", "secret", "kennwort", "mot de passe", "contrase", "api", "access", "token")
+_VALUE_RUN = Lazy(VALUE + "+", FLAGS)
+_LINE_BREAK = Lazy(r"\r?\n|\\{1,3}(?:r\\{1,3})?n", FLAGS)
+_ROWS_MAX = 200    # how many body rows of one table are read
+
+
+def _value_ok(word: str, v: str) -> bool:
+    """A value after a Markdown-marked label or in a credential column:
+    after a password's word (or ``secret``) the checks of a value after
+    ``Password:`` ending its line (:func:`looks_secret`,
+    :func:`looks_assigned`, :func:`labelled_password_ok`,
+    :func:`short_labelled_ok`: ``Bold9pwXY``, ``correcthorse``; not
+    ``string``, ``see below``); after the word in German, French or
+    Spanish, not letters alone (``mot de passe : oublie``: no word lists of
+    those languages); after a key's or a token's, a key's shape
+    (random-looking, or :data:`~.scanners.KEY_NEXT_LINE_MIN` characters
+    with letters and digits or symbols)."""
+    if word.startswith(("kennwort", "mot de", "contrase")):    # no word list of those languages: not letters alone
+        return looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False) or short_labelled_ok(v)
+    if word.startswith(("pass", "pwd", "secret")):
+        return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
+                or labelled_password_ok(v) or short_labelled_ok(v))
+    return looks_secret(v, labelled=True) or (len(v) >= KEY_NEXT_LINE_MIN and short_labelled_ok(v))
+
+
+def _line_start(low: str, p: int) -> int:
+    """Where the line holding offset ``p`` starts (after a raw or JSON-escaped break)."""
+    i = max(low.rfind("\n", 0, p), low.rfind("\r", 0, p)) + 1
+    j = low.rfind("\\n", i, p)
+    return j + 2 if j >= 0 else i
+
+
+def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """The scan of the Markdown ``generic-secret`` rule over the lowercased window: each
+    :data:`_MARKED` label whose opening markup stands before it on its line
+    (``**Password:** X``, ``**DB password**: `X```, ```password`: X``);
+    each :data:`_FENCED` label and block; each table header cell of
+    :data:`_HEAD_CELL` (:func:`_scan_table`).  A value is kept when
+    :func:`_value_ok` takes it; its span (offsets of ``text``) is
+    appended to ``out``."""
+    s0, e0 = ws - off, we - off
+    # what each form needs somewhere in the window, one-character tests first (a multi-character
+    # str.find costs ~10 times one of a single character): a text with none of it costs no more
+    f = low.find
+    marked = f("*", s0, e0) >= 0 or f("`", s0, e0) >= 0
+    broken = f("\n", s0, e0) >= 0 or f("\r", s0, e0) >= 0 or (f("\\", s0, e0) >= 0 and f("\\n", s0, e0) >= 0)
+    fenced = broken and (marked and f("```", s0, e0) >= 0 or f("~", s0, e0) >= 0 and f("~~~", s0, e0) >= 0)
+    arrow = (f("\u2192", s0, e0) >= 0 or f("\u21d2", s0, e0) >= 0
+             or f(">", s0, e0) >= 0 and (f("=>", s0, e0) >= 0 or f("->", s0, e0) >= 0)
+             or f(":", s0, e0) >= 0 and any(f(w, s0, e0) >= 0 for w in _FOREIGN_STARTS))
+    if not (marked or broken or arrow):
+        return
+    starts = sorted(p for lit in _STARTS for p in _find_each(low, lit, s0, e0)
+                    if p == 0 or not low[p - 1].isalnum())   # the words start on a word boundary
+    for p in starts:
+        if (w := _WORD_RE.match(low, p, e0)) is None:
+            continue
+        c = low[w.end():w.end() + 1]
+        if marked and c in "*`:" and (m := _MARKED.match(low, p, e0)) is not None:
+            mk = m.group("m")
+            o = low.rfind(mk, max(s0, _line_start(low, p)), p)
+            if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
+                _keep(rule, text, m, off, out)
+        elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
+              or arrow and c in " \t*`:"
+              and (m := _ARROW.match(low, p, e0)) is not None):
+            _keep(rule, text, m, off, out)
+        elif (broken and c in "*` \t\r\n\\" and (m := _BARE_KEY.match(low, p, e0)) is not None
+              and not low[max(s0, _line_start(low, p)):p].strip(" \t*`")):
+            s, e = m.span("secret")
+            if looks_secret(text[s + off:e + off], labelled=True):
+                out.append((s + off, e + off, rule.priority, rule.name))
+    if starts and broken:
+        for sep in ("|", ","):
+            if low.find(sep, s0, e0) >= 0:
+                _scan_table(rule, text, starts, s0, e0, out, low, off, sep)
+
+
+def _keep(rule: Rule, text: str, m, off: int, out: list) -> None:
+    """Append the span of ``m``'s ``secret`` group (offsets of the lowercased window, ``off`` before the
+    text's) to ``out`` when :func:`_value_ok` takes it after ``m``'s word."""
+    s, e = m.span("secret")
+    if _value_ok(m.group("w") or m.group("f") if "f" in m.re.groupindex else m.group("w"), text[s + off:e + off]):
+        out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _find_each(low: str, lit: str, s0: int, e0: int):
+    """Each offset of ``lit`` in ``low[s0:e0]``, in order."""
+    p = low.find(lit, s0, e0)
+    while p >= 0:
+        yield p
+        p = low.find(lit, p + 1, e0)
+
+
+def _lines(low: str, p: int, e0: int):
+    """The lines of ``low[p:e0]``: (start, end) pairs, raw or JSON-escaped breaks."""
+    while p <= e0:
+        b = _LINE_BREAK.search(low, p, e0)
+        if b is None:
+            yield p, e0
+            return
+        yield p, b.start()
+        p = b.end()
+
+
+def _cells(low: str, s: int, e: int, sep: str) -> list[tuple[int, int]]:
+    """The cells of the row ``low[s:e]`` split at ``sep`` (a Markdown row's
+    leading and trailing pipes dropped): (start, end) pairs."""
+    out, p = [], s
+    while True:
+        q = low.find(sep, p, e)
+        out.append((p, e if q < 0 else q))
+        if q < 0:
+            break
+        p = q + 1
+    if sep == "|":
+        if out and not low[out[0][0]:out[0][1]].strip():
+            out.pop(0)
+        if out and not low[out[-1][0]:out[-1][1]].strip():
+            out.pop()
+    return out
+
+
+def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out: list, low: str, off: int,
+                sep: str) -> None:
+    """A column headed by a credential word: a GitHub Flavored Markdown table
+    (``sep`` ``|``: a header row, its delimiter row, body rows; GFM 0.29
+    4.10 https://github.github.com/gfm/#tables-extension-) or a CSV file
+    (``sep`` ``,``: a header record of 2+ fields, then records of as many;
+    RFC 4180 s2); in each body row the cell of that column, stripped of
+    blanks and of a code span or emphasis around it, when :func:`_value_ok`
+    takes it.  Unquoted CSV fields only (a quoted field is left)."""
+    done = -1
+    for p in starts:                    # a header is a line holding a credential word (at ``starts``), read once
+        if (w := _WORD_RE.match(low, p, e0)) is None:
+            continue
+        hs = max(s0, _line_start(low, p))
+        if hs <= done:
+            continue
+        br = _LINE_BREAK.search(low, w.end(), e0)
+        he = done = e0 if br is None else br.start()
+        if br is None or sep not in low[hs:he]:
+            continue
+        rows = iter(_lines(low, br.end(), e0))
+        head = _cells(low, hs, he, sep)
+        if len(head) < 2:
+            continue
+        cols = [(i, m.group("w")) for i, (a, b) in enumerate(head) if (m := _HEAD_CELL.match(low[a:b])) is not None]
+        if not cols:
+            continue
+        if sep == "|":
+            d = next(rows, None)
+            if d is None or _DELIM_ROW.match(low[d[0]:d[1]]) is None:
+                continue
+        for _n, (rs, re_) in zip(range(_ROWS_MAX), rows):
+            row = _cells(low, rs, re_, sep)
+            if sep not in low[rs:re_] or len(row) != len(head):
+                break
+            for i, word in cols:
+                a, b = row[i]
+                v = text[a + off:b + off]
+                lead = len(v) - len(v.lstrip(" \t*_`"))
+                v = v.strip(" \t*_`")
+                if v and _VALUE_RUN.fullmatch(v) is not None and _value_ok(word, v):
+                    out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
+
+
+MARKDOWN_RULES: list[Rule] = [
+    make_rule("generic-secret",
+              "CommonMark 0.31.2 (6.1 code spans, 6.2 emphasis, 4.5 fenced code blocks) "
+              "https://spec.commonmark.org/0.31.2/ , GFM 0.29 tables https://github.github.com/gfm/#tables-extension- "
+              "and RFC 4180 CSV: a password, secret, API key or token label in emphasis or a code span, its value "
+              "in a fenced block after it, or in a table column headed by it",
+              _MARKED_RE, ci=True, priority=52, scan=scan_markdown,
+              anchors=("passw", "pwd", "passphrase", "secret", "key", "token", "kennwort", "mot de passe", "contrase")),
+]
