@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE
+from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, find_each
 
 #: the credential words of a label (lowercased); a password's (judged as one), then a key's or a token's
 #: and (W1) the word in German, French and Spanish (Kennwort; mot de passe; contrase\u00f1a; Passwort is
@@ -97,7 +97,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
              or f(":", s0, e0) >= 0 and any(f(w, s0, e0) >= 0 for w in _FOREIGN_STARTS))
     if not (marked or broken or arrow):
         return
-    starts = sorted(p for lit in _STARTS for p in _find_each(low, lit, s0, e0)
+    starts = sorted(p for lit in _STARTS for p in find_each(low, lit, s0, e0)
                     if p == 0 or not low[p - 1].isalnum())   # the words start on a word boundary
     for p in starts:
         if (w := _WORD_RE.match(low, p, e0)) is None:
@@ -130,13 +130,6 @@ def _keep(rule: Rule, text: str, m, off: int, out: list) -> None:
     if _value_ok(m.group("w") or m.group("f") if "f" in m.re.groupindex else m.group("w"), text[s + off:e + off]):
         out.append((s + off, e + off, rule.priority, rule.name))
 
-
-def _find_each(low: str, lit: str, s0: int, e0: int):
-    """Each offset of ``lit`` in ``low[s0:e0]``, in order."""
-    p = low.find(lit, s0, e0)
-    while p >= 0:
-        yield p
-        p = low.find(lit, p + 1, e0)
 
 
 def _lines(low: str, p: int, e0: int):

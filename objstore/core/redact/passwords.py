@@ -17,7 +17,7 @@ from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_
 from objstore.core.redact.commandline import COMMAND_LINE_RULES
 from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import scan_at
+from objstore.core.redact.scanners import find_each, scan_at
 
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
@@ -139,7 +139,7 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
     s0, e0 = ws - off, we - off
     word = rule.lowered
     if starts:
-        found = (word.match(low, p, e0) for lit in starts for p in _find_each(low, lit, s0, e0))
+        found = (word.match(low, p, e0) for lit in starts for p in find_each(low, lit, s0, e0))
     else:                           # a word with one literal prefix: re's own search, in C
         found = word.finditer(low, s0, e0)
     for m in found:
@@ -160,13 +160,6 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
 
 _WORDS = Lazy(r"[a-z0-9]+", FLAGS)
 
-
-def _find_each(low: str, lit: str, s0: int, e0: int):
-    """Each offset of ``lit`` in ``low[s0:e0]`` (overlapping), in order."""
-    p = low.find(lit, s0, e0)
-    while p >= 0:
-        yield p
-        p = low.find(lit, p + 1, e0)
 
 
 # ---- red16b: a password before 'is what I log in with' (test16b B1) ------------------------------

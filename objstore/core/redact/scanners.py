@@ -505,3 +505,14 @@ def scan_command_options(options: Lazy, rule: Rule, text: str, ws: int, we: int,
             s, e = o.span("secret")
             if check(text[s:e]):
                 out.append((s, e, rule.priority, rule.name))
+
+
+def find_each(low: str, lit: str, s0: int, e0: int):
+    """Each offset of ``lit`` in ``low[s0:e0]`` (overlapping), in order:
+    the word starts the keyword scans try their patterns at (``str.find``
+    runs in C; a pattern led by alternatives would be tried at every
+    offset)."""
+    p = low.find(lit, s0, e0)
+    while p >= 0:
+        yield p
+        p = low.find(lit, p + 1, e0)
