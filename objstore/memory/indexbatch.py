@@ -147,7 +147,7 @@ class IndexBatch:
         finished, or its loose objects cannot be written: then no ref moves, the versions kept are dropped, and every
         later call raises it too (the batch is over)."""
         first = [(ref, new) for ref, old, new in self._moves if old is None and new is not None]
-        if first:   # before any of their objects can be read: recovery sets these refs if we stop
+        if first and self._failed is None:   # before any of their objects can be read: recovery sets these refs
             self.store.journal.new_refs(first)
         try:
             for frame in self._frames.values():
