@@ -27,10 +27,11 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
                                        recovery sets it (``IndexBatch.flush``)
 
 Only keys (and their refs' names), session ids, object and item ids and note
-names appear, never values; the file is emptied when the operation completes.  A forget appends its ``D``
-lines and its ``U`` line (last) in one write, so recovery, which deletes the
-notes ``U`` lines name before it clears the journal, never keeps a note of a
-forget it can finish, nor drops one it cannot.
+names appear, never values; the file is emptied when the operation completes.
+A forget appends its ``D`` lines and its ``U`` line (last) in one write, so
+recovery, which deletes the notes ``U`` lines name before it clears the
+journal, never keeps a note of a forget it can finish, nor drops one it
+cannot.
 
 **Owned entries** (``<store>/index-journal.d/<name>``, same line format, ``S``
 or ``F`` lines): a writer that indexes *after* it has released the store
