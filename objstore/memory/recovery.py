@@ -10,6 +10,7 @@ non-empty.  Every step is idempotent.
 from __future__ import annotations
 
 from objstore.core.errors import MemError
+from objstore.core.objects import Fact
 from objstore.core.reachability import reachable
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import fact_ref, sealed_ref, session_ref
@@ -21,6 +22,7 @@ from objstore.memory.forget import resume_forget
 from objstore.memory.repair import drop_dangling_edges
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
+from objstore.memory.tombstones import forgotten_check
 
 
 class RecoveryReport(Record):
@@ -80,8 +82,6 @@ def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
     for the replay to index.  A ref that exists (it moved before the stop,
     or later) or an object not stored (the stop came first) is left alone:
     run again, nothing moves."""
-    from objstore.core.objects import Fact
-    from objstore.memory.tombstones import forgotten_check   # deferred: a replay with N lines is rare
     forgotten = forgotten_check(store)
     moves, keys = [], []
     for ref, oid in sorted(new_refs.items()):
