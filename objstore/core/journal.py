@@ -22,12 +22,16 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
     U <TAB> <note name>                that forget has written all its tombstones:
                                        its note ``forget-unfinished/<note name>``
                                        (``objstore.core.unfinished``) goes
+    N <TAB> <ref> <TAB> <new id>       a ref set for the first time by a bulk writer
+                                       whose object may be stored before the ref is:
+                                       recovery sets it (``IndexBatch.flush``)
 
-Only keys, session ids, object and item ids and note names appear, never values; the
-file is emptied when the operation completes.  A forget appends its ``D``
-lines and its ``U`` line (last) in one write, so recovery, which deletes the
-notes ``U`` lines name before it clears the journal, never keeps a note of a
-forget it can finish, nor drops one it cannot.
+Only keys (and their refs' names), session ids, object and item ids and note
+names appear, never values; the file is emptied when the operation completes.
+A forget appends its ``D`` lines and its ``U`` line (last) in one write, so
+recovery, which deletes the notes ``U`` lines name before it clears the
+journal, never keeps a note of a forget it can finish, nor drops one it
+cannot.
 
 **Owned entries** (``<store>/index-journal.d/<name>``, same line format, ``S``
 or ``F`` lines): a writer that indexes *after* it has released the store
@@ -71,23 +75,27 @@ from objstore.core.record import Record, set_fields
 class JournalEntries(Record):
     """Parsed journal: keys to refresh, sessions with their oldest old head,
     keys being forgotten, objects to delete, the unfinished-forget notes
-    whose forget has all its tombstones (``settled``) and the review-queue
-    items being rewritten redacted (``queue``: item id -> the id it takes)."""
+    whose forget has all its tombstones (``settled``), the review-queue
+    items being rewritten redacted (``queue``: item id -> the id it takes)
+    and the refs a bulk writer was about to set for the first time
+    (``new_refs``: ref name -> the id it takes; ``N`` lines)."""
 
-    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes", "damaged", "torn", "settled", "queue")
+    __slots__ = ("facts", "sessions", "forgets", "turn_forgets", "deletes", "damaged", "torn", "settled", "queue",
+                 "new_refs")
 
     def __init__(self, facts: set[str] | None = None, sessions: dict[str, str | None] | None = None,
                  forgets: set[str] | None = None, turn_forgets: set[str] | None = None,
                  deletes: set[str] | None = None, damaged: int = 0, torn: bool = False,
-                 settled: set[str] | None = None, queue: dict[str, str] | None = None) -> None:
+                 settled: set[str] | None = None, queue: dict[str, str] | None = None,
+                 new_refs: dict[str, str] | None = None) -> None:
         set_fields(self, set() if facts is None else facts, {} if sessions is None else sessions,
                    set() if forgets is None else forgets, set() if turn_forgets is None else turn_forgets,
                    set() if deletes is None else deletes, damaged, torn, set() if settled is None else settled,
-                   {} if queue is None else queue)
+                   {} if queue is None else queue, {} if new_refs is None else new_refs)
 
     def __bool__(self) -> bool:
         return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes
-                    or self.damaged or self.settled or self.queue)
+                    or self.damaged or self.settled or self.queue or self.new_refs)
 
 
 class OwnedEntries:
@@ -264,6 +272,14 @@ class IndexJournal:
         """Note that sessions will move from the given old heads."""
         self.append([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
 
+    def new_refs(self, moves: list[tuple[str, str]]) -> None:
+        """Note refs about to be set for the first time, ``(ref name, new
+        object id)`` each (one durable append), before their objects can be
+        read: a writer killed between its objects and its refs leaves them
+        for recovery to set (``objstore.memory.recovery``), not a stored
+        version no ref names (which ``mem fsck`` reports as a lost ref)."""
+        self.append([f"N\t{ref}\t{new}" for ref, new in moves])
+
     def _main_empty(self) -> bool:
         """True when the main journal file is empty (one stat)."""
         try:
@@ -350,6 +366,8 @@ def _parse_line(line: str, out: JournalEntries) -> bool:
         out.queue.setdefault(parts[1], parts[2])
     elif parts[0] == "U" and len(parts) == 2:
         out.settled.add(parts[1])
+    elif parts[0] == "N" and len(parts) == 3:
+        out.new_refs.setdefault(parts[1], parts[2])
     else:
         return False
     return True

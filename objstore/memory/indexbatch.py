@@ -6,6 +6,7 @@ Split out of :mod:`objstore.memory.facts` (which writes the versions, and takes 
 
 from __future__ import annotations
 
+from objstore.core.ids import hash_bytes
 from objstore.core.store import Store, syncfs
 from objstore.index.errors import SearchIndexError
 from objstore.memory.facts import FACT_KINDS
@@ -21,15 +22,22 @@ class IndexBatch:
     flushes the batch first, before its journal note (deletes apply before
     adds within one write).
 
-    ``defer_refs``: the versions' objects are written without fsync and
-    their journal notes and ref moves are kept too, and :meth:`flush` makes
-    them in the store's order with a few syncs for the whole batch instead
-    of six fsyncs per version: the filesystem synced (the objects durable),
-    the journal notes (one append), the refs and their reflog entries
+    ``defer_refs``: the versions' objects, their journal notes and ref
+    moves are kept, and :meth:`flush` makes them in the store's order with
+    a few syncs for the whole batch instead of six fsyncs per version: an
+    ``N`` journal line (one durable append) for each ref set for the first
+    time, the objects (loose files without fsync, or the batch's pack
+    finished), the filesystem synced (the objects durable), the journal
+    notes (one append), the refs and their reflog entries
     (``Store.update_refs``), then the index, then the journal cleared.
     Until the flush the new versions are not visible (their refs have not
-    moved); a crash before it leaves unreferenced objects (gc's) and, once
-    the notes are written, a journal that recovery replays.
+    moved).  A crash before the ``N`` lines leaves nothing readable (the
+    pack's temp file: gc's); one after them leaves a journal that the next
+    holder of the store lock replays: it sets the refs whose objects are
+    stored (``recovery``), so no stored first version of a key is left
+    without its ref, which ``mem fsck`` would report as a lost ref (tester
+    finding W8: a ``mem import`` killed -9 during its rollups); a new
+    version of a key that has a ref is an unreferenced object (gc's).
 
     ``clear_journal`` False: a flush never clears the index journal; the
     caller clears it once its other index writes are committed too (``mem
@@ -65,6 +73,7 @@ class IndexBatch:
         self.pack = False
         self._writer = None                 # that pack, open until the next flush
         self._failed: OSError | None = None  # the error that ended it, raised from then on
+        self._frames: dict[str, bytes] = {}  # loose objects kept for the flush: id -> framed bytes
 
     @property
     def kept(self) -> int:
@@ -96,15 +105,20 @@ class IndexBatch:
         self._reindex = self._reindex or reindex
 
     def put(self, frame: bytes) -> str:
-        """Store one version's framed object for a deferred ref move; return
-        its id: into the batch's pack (:attr:`pack`), else a loose object
-        without fsync (the flush syncs the filesystem before a ref names it).
-        Raises ``OSError``: a failed write; once the batch's pack has failed,
-        every later :meth:`put` and :meth:`flush` raise it too."""
-        if not self.pack:
-            return self.store.objects.put(frame, durable=False)
+        """Keep one version's framed object for a deferred ref move; return
+        its id: written into the batch's pack (:attr:`pack`, readable once
+        the flush finishes it), else kept in memory until the flush writes
+        it as a loose object without fsync (the flush syncs the filesystem
+        before a ref names it): neither can be read before the flush's
+        ``N`` journal lines.  Raises ``OSError``: a failed write; once the
+        batch's writes have failed (its pack, or its loose objects at a
+        flush), every later :meth:`put` and :meth:`flush` raise it too."""
         if self._failed is not None:
             raise self._failed
+        if not self.pack:
+            oid = hash_bytes(frame)
+            self._frames[oid] = frame
+            return oid
         try:
             if self._writer is None:
                 self._writer = self.store.pack_writer()
@@ -122,6 +136,7 @@ class IndexBatch:
             self._writer.abort()
             self._writer = None
         self._moves, self._notes, self._docs, self._dels, self._keys, self._reindex = [], [], [], [], set(), False
+        self._frames = {}
 
     def flush(self) -> str | None:
         """Write what was kept; returns an index error message (the versions
@@ -129,8 +144,19 @@ class IndexBatch:
         RefConflict when a kept ref is no longer at its old value (no ref
         moved; the caller held the store lock, so only a bug does that), and
         ``OSError`` when the batch's pack failed (:meth:`put`) or cannot be
-        finished: then no ref moves, the versions kept are dropped, and every
+        finished, or its loose objects cannot be written: then no ref moves, the versions kept are dropped, and every
         later call raises it too (the batch is over)."""
+        first = [(ref, new) for ref, old, new in self._moves if old is None and new is not None]
+        if first and self._failed is None:   # before any of their objects can be read: recovery sets these refs
+            self.store.journal.new_refs(first)
+        try:
+            for frame in self._frames.values():
+                self.store.objects.put(frame, durable=False)
+        except OSError as e:   # as a failed pack: no ref moves, the versions kept are dropped
+            self._drop()
+            self._failed = self._failed or e
+            raise
+        self._frames = {}
         if self._writer is not None or self._failed is not None:
             try:
                 if self._failed is not None:

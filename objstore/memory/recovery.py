@@ -9,9 +9,11 @@ non-empty.  Every step is idempotent.
 
 from __future__ import annotations
 
+from objstore.core.errors import MemError
+from objstore.core.objects import Fact
 from objstore.core.reachability import reachable
 from objstore.core.record import Record, set_fields
-from objstore.core.refs import fact_ref, session_ref
+from objstore.core.refs import fact_ref, sealed_ref, session_ref
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
@@ -20,6 +22,7 @@ from objstore.memory.forget import resume_forget
 from objstore.memory.repair import drop_dangling_edges
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
+from objstore.memory.tombstones import forgotten_check
 
 
 class RecoveryReport(Record):
@@ -42,6 +45,9 @@ def recover(store: Store) -> RecoveryReport:
     named any key or session) is replayed the same way: the index is
     rebuilt, the journal is copied to the quarantine, then cleared."""
     j = store.journal.read()
+    if j.new_refs:   # a bulk writer stopped between its objects and its refs: set what it was setting
+        _set_new_refs(store, j.new_refs)
+        j = store.journal.read()
     for name in j.settled:   # a forget that wrote all its tombstones: finished below, its note goes
         store.unfinished.discard(name)
     if j.forgets or j.turn_forgets or j.queue:   # a forget was stopped: finish it first (its steps 2-5)
@@ -61,6 +67,38 @@ def recover(store: Store) -> RecoveryReport:
         return _replay(store)
     except SearchIndexError:
         return _rebuild(store, store.journal.read())
+
+
+#: the reflog message of a ref :func:`recover` sets from an ``N`` journal line
+NEW_REF_MESSAGE = "recovery: set for a writer stopped before its refs moved"
+
+
+def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
+    """Set each ``N`` line's ref (ref name -> object id; ``journal.py``)
+    that does not exist yet to its object, when that object is stored, is
+    a fact version of that ref's key, the key is not sealed and no
+    tombstone forgets it (its writer was killed after the object and
+    before the ref: finished, as the writer would have); its key is noted
+    for the replay to index.  A ref that exists (it moved before the stop,
+    or later) or an object not stored (the stop came first) is left alone:
+    run again, nothing moves."""
+    forgotten = forgotten_check(store)
+    moves, keys = [], []
+    for ref, oid in sorted(new_refs.items()):
+        try:
+            if not ref.startswith("facts/") or store.refs.read(ref) is not None or not store.has(oid):
+                continue
+            obj = store.get(oid)
+            if not isinstance(obj, Fact) or fact_ref(obj.key) != ref or forgotten(obj) \
+                    or store.refs.read(sealed_ref(obj.key)) is not None:   # sealed since: no plain value back
+                continue
+        except MemError:
+            continue   # a damaged ref or object: fsck reports it; no ref is set here
+        moves.append((ref, None, oid))
+        keys.append(obj.key)
+    if moves:
+        store.journal.fact(*keys)   # before the refs move, as every writer notes them
+        store.update_refs(moves, NEW_REF_MESSAGE)
 
 
 def _rebuild(store: Store, j, *, keep_copy: bool = False) -> RecoveryReport:
