@@ -35,7 +35,7 @@ def test_forget_help_says_what_match_guarantees(mem, tmp_path):
     # without it (srv21: tests/cmds/test_srv21_match_not_served.py)
     _session(corpus, "bbbbbbbb-0000-4000-8000-000000000002", 2)
     mem("import", "claude-code", str(corpus))
-    found = mem("search", "wombat", "--json").json()
+    found = mem("search", "wombat", "--json").json
     assert [r["snippet"] for r in found] == ["the launch codename is [forgotten]"]
     assert TEXT in mem("cat-object", found[0]["id"]).stdout
     # an agent's write: the exact text is refused, the text with blanks for hyphens is not
