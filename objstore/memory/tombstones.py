@@ -626,6 +626,12 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     starts = [s for s in range(len(norm)) if norm[s] != " " and (
         not word_starts or s == 0 or not norm[s].isalnum() or not norm[s - 1].isalnum())]
     out: list[tuple[int, int]] = []
+    raw = norm.encode("utf-8", "surrogatepass")
+    if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
+        for n, digests in by_len.items():
+            last = len(raw) - n
+            out += [(s, s + n) for s in starts if s <= last and sha256(raw[s:s + n]).digest() in digests]
+        return sorted(out)
     for n, digests in by_len.items():
         for s in starts:
             if s + n <= len(norm) and sha256(norm[s:s + n].encode("utf-8")).digest() in digests:
