@@ -116,10 +116,13 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     forgotten turn or session is not captured again: re-importing a
     transcript that still holds it stores the turn emptied (a session: not
     at all), and a --match text is redacted from later turns of the
-    sessions it was found in.  Not guaranteed: a session the forget did not
-    touch (a new one) that holds a --match text is captured with it, and an
-    agent's write with the text's separators changed ("a b" or "a_b" for
-    "a-b") is accepted.  See docs/forget.md, "No resurrection".
+    sessions it was found in.  A session the forget did not touch (a new
+    one) that holds a --match text is captured with it, but never served
+    with it: search, recall, show, the prompt hook and the MCP tools show
+    the text as [forgotten] (from the start of a word; run the same forget
+    again to remove it from the store).  Not guaranteed: an agent's write
+    with the text's separators changed ("a b" or "a_b" for "a-b") is
+    accepted.  See docs/forget.md, "No resurrection".
 
     \b
     Examples:

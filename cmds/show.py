@@ -118,7 +118,9 @@ def command(what, as_json, store):
 
     WHAT is an object id (or a prefix of at least 4 hex digits), KEY@vN, a
     key (its current version) or a session id (its turns in order).  A
-    sealed version shows its metadata, its value masked.
+    sealed version shows its metadata, its value masked.  A turn shows a
+    text forgotten with `mem forget --match` as [forgotten] (a session
+    imported after the forget still holds it).
 
     \b
     Examples:
@@ -164,10 +166,13 @@ def command(what, as_json, store):
             obj = decode(store.read_frame(oid))
             if obj.TYPE_NAME == "fact":
                 return _emit_fact(store, oid, obj, as_json)
+            if obj.TYPE_NAME == "turn":
+                obj = _served(store, [obj])[0]
             return emit_json(_json(oid, obj)) if as_json else _print_object(oid, obj)
     sid = resolve_session(store, what)
     if sid is not None:
         turns = session_turns(store, sid)
+        turns = [tv.replace(turn=t) for tv, t in zip(turns, _served(store, [tv.turn for tv in turns]))]
         if as_json:
             return emit_json({"session": sid, "turns": [object_json(t.id, t.turn) for t in turns]})
         click.echo(click.style(f"session {sid}  ({plural(len(turns), 'turn')})", fg="yellow"))
@@ -189,6 +194,17 @@ def command(what, as_json, store):
                        f"(at least {MIN_PREFIX_LEN} characters)",
                        hint="give more of the id: mem sessions lists session ids")
     raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
+
+
+def _served(store, turns: list) -> list:
+    """``turns`` as served: a text forgotten with ``mem forget --match`` that
+    a turn still holds (a session imported after the forget) shown as
+    ``[forgotten]`` (``objstore.hider``), as search and recall show it."""
+    from objstore import hider
+    hide = hider(store) if turns else None
+    if hide is None:
+        return turns
+    return [t.replace(text=hide.text(t.text)) if t.text else t for t in turns]
 
 
 def _emit_fact(store, oid: str, fact, as_json: bool) -> None:

@@ -61,9 +61,16 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     return None
 
 
-def make_snippet(text: str, query: str, width: int = 160) -> str:
+def make_snippet(text: str, query: str, width: int = 160, hide=None) -> str:
     """A window of at most ``width`` characters of ``text`` around the first
     occurrence of a query token (same analyzer: case and accents folded).
+
+    ``hide`` (``objstore.memory.tombstones.Hider``, or None): spans the
+    window must not show (a forgotten ``--match`` text): ``hide.spans(s)``
+    gives them for the window widened by ``hide.reach`` characters each
+    side (a span cut by the window's edge is found too), and each span's
+    part inside the window is replaced by ``hide.mark``; the text outside
+    the widened window is never read.
 
     Whitespace runs are collapsed to one space first.  The window starts a
     little before the match (about a quarter of ``width``, moved to a word
@@ -76,7 +83,7 @@ def make_snippet(text: str, query: str, width: int = 160) -> str:
         raise ValueError(f"width must be an int >= 1, got {width!r}")
     flat = " ".join(nfc(text).split())
     if len(flat) <= width:
-        return flat
+        return _hidden(flat, 0, len(flat), hide)
     qtoks = set(tokenize(query)) if query else set()
     qtoks = (qtoks - QUERY_STOPWORDS) or qtoks
     pos = _find_token(flat, qtoks) if qtoks else None
@@ -92,9 +99,29 @@ def make_snippet(text: str, query: str, width: int = 160) -> str:
                 start = sp + 1
         start = min(start, max(0, len(flat) - width))
     end = min(len(flat), start + width)
-    snippet = flat[start:end].strip()
+    snippet = _hidden(flat, start, end, hide).strip()
     if start > 0:
         snippet = _ELLIPSIS + snippet
     if end < len(flat):
         snippet = snippet + _ELLIPSIS
     return snippet
+
+
+def _hidden(flat: str, start: int, end: int, hide) -> str:
+    """``flat[start:end]`` with the parts of ``hide``'s spans inside it replaced by ``hide.mark``."""
+    if hide is None or start >= end:
+        return flat[start:end]
+    lo = max(0, start - hide.reach)
+    cut = sorted((max(a + lo, start) - start, min(b + lo, end) - start)
+                 for a, b in hide.spans(flat[lo:min(len(flat), end + hide.reach)]) if a + lo < end and b + lo > start)
+    if not cut:
+        return flat[start:end]
+    piece, out, pos = flat[start:end], [], 0
+    for a, b in cut:
+        if b <= pos:
+            continue
+        out.append(piece[pos:max(a, pos)])
+        out.append(hide.mark)
+        pos = b
+    out.append(piece[pos:])
+    return "".join(out)

@@ -24,6 +24,9 @@ rules are written down in ``docs/format.md`` ("Tombstone") and
 from __future__ import annotations
 
 
+import os
+
+from objstore.core.atomic import atomic_write
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
@@ -489,11 +492,119 @@ def redact_matches(text: str, rules: list[tuple[bytes, int]]) -> tuple[str, int]
 
     Returns ``(text, spans redacted)``.
     """
-    norm, starts, ends = normalized_map(text)
-    spans = [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules)]
+    spans = match_spans(text, rules)
     if not spans:
         return text, 0
     return replace_spans(text, spans, REDACTED), len(spans)
+
+
+def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets into ``text`` (sorted; they may overlap) of
+    every span whose normalized form hashes to a rule of ``rules``
+    (``[(sha256, length)]``), found by :func:`find_matches` (``word_starts``
+    as there): what :func:`redact_matches` replaces."""
+    if not rules or not text:
+        return []
+    norm, starts, ends = normalized_map(text)
+    return [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
+
+
+# -- serving: a --match text in a session the forget did not touch --------------
+
+#: the derived file of :func:`served_rules` (docs/format.md, "Derived files under cache/")
+SERVED_RULES_FILE = "cache/match-rules"
+
+
+def served_rules(store: Store) -> list[tuple[bytes, int]]:
+    """``[(sha256, length)]`` of every ``mem forget --match`` text of
+    ``store``: the ``match:<session>`` rules of any session, and the
+    :data:`TEXT_KEY` tombstones that are no forgotten fact value's (a fact
+    key's tombstone holds the same digest; a forgotten value is not
+    redacted from turns), distinct, sorted.  What every path that serves a
+    turn's text redacts (:class:`Hider`), so a session imported after the
+    forget, which capture does not check (docs/forget.md, "No
+    resurrection"), never shows the text.  A lost tombstone is skipped.
+
+    Kept in :data:`SERVED_RULES_FILE` under the SHA-256 of the sorted
+    tombstone ids (the names under ``refs/tombstones/``), so a search or a
+    prompt hook lists that folder instead of reading every tombstone (a
+    ``--match`` over many turns writes one per turn: ~20 us each).  The
+    file is written when it is stale and the store can be written (an error
+    is ignored: it is derived).  Cost: nothing without tombstones; a
+    listing, one SHA-256 and a small read when the file is fresh."""
+    try:
+        names = sorted(n for n in os.listdir(store.refs.root / "tombstones")
+                       if not n.startswith(".") and not n.endswith(".lock"))
+    except OSError:
+        names = []
+    if not names:
+        return []
+    key = sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+    path = store.root / SERVED_RULES_FILE
+    try:
+        head, *lines = path.read_text(encoding="ascii").splitlines()
+        if head == key:
+            return [(bytes.fromhex(d), int(n)) for d, n in (ln.split(" ") for ln in lines)]
+    except (OSError, ValueError):
+        pass
+    tombs = all_tombstones(store)
+    values = {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
+    rules = sorted({r for t in tombs if (r := text_rule(t)) is not None
+                    and (t.key != TEXT_KEY or t.value_sha256 not in values)})
+    try:
+        atomic_write(path, "".join(f"{x}\n" for x in [key, *(f"{d.hex()} {n}" for d, n in rules)]).encode("ascii"),
+                     durable=False)
+    except OSError:
+        pass
+    return rules
+
+
+def served_spans(text: str, rules: list[tuple[bytes, int]]) -> list[tuple[int, int]]:
+    """The spans of ``text`` that serving redacts: :func:`match_spans` of
+    :func:`served_rules` at word starts (as :func:`holds_text` finds a
+    forgotten text).  Cost: one SHA-256 per word start of ``text`` and
+    distinct rule length (a 400-character passage and 20 lengths: ~1,400
+    hashes, ~0.6 ms), so a caller checks the passage it shows, not the
+    whole turn (``objstore.index.snippets.make_snippet`` ``hide``)."""
+    return match_spans(text, rules, word_starts=True)
+
+
+class Hider:
+    """What a snippet must not show (``objstore.index.snippets.make_snippet``
+    ``hide``): the spans of :func:`served_spans` for ``rules``
+    (:func:`served_rules`), replaced by ``mark`` (``[forgotten]``);
+    ``reach``: the longest rule's length, how far beyond a window a span
+    that reaches into it can start.  None from :func:`hider` when the store
+    has no ``--match`` text."""
+
+    __slots__ = ("rules", "reach", "mark")
+
+    def __init__(self, rules: list[tuple[bytes, int]]) -> None:
+        self.rules = rules
+        self.reach = max((n for _d, n in rules), default=0)
+        self.mark = REDACTED
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """:func:`served_spans` of ``text``."""
+        return served_spans(text, self.rules)
+
+    def text(self, text: str) -> str:
+        """:func:`served_text` of ``text`` (a whole text, served as it is)."""
+        return served_text(text, self.rules)
+
+
+def hider(store: Store) -> Hider | None:
+    """The :class:`Hider` of ``store``'s :func:`served_rules`, or None when
+    it has none (the served text is then shown as stored)."""
+    rules = served_rules(store)
+    return Hider(rules) if rules else None
+
+
+def served_text(text: str, rules: list[tuple[bytes, int]]) -> str:
+    """``text`` with each span :func:`served_spans` finds replaced by
+    ``[forgotten]`` (a turn's whole text, served without a snippet)."""
+    spans = served_spans(text, rules)
+    return replace_spans(text, spans, REDACTED) if spans else text
 
 
 def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
@@ -515,6 +626,12 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     starts = [s for s in range(len(norm)) if norm[s] != " " and (
         not word_starts or s == 0 or not norm[s].isalnum() or not norm[s - 1].isalnum())]
     out: list[tuple[int, int]] = []
+    raw = norm.encode("utf-8", "surrogatepass")
+    if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
+        for n, digests in by_len.items():
+            last = len(raw) - n
+            out += [(s, s + n) for s in starts if s <= last and sha256(raw[s:s + n]).digest() in digests]
+        return sorted(out)
     for n, digests in by_len.items():
         for s in starts:
             if s + n <= len(norm) and sha256(norm[s:s + n].encode("utf-8")).digest() in digests:

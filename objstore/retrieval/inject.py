@@ -79,6 +79,7 @@ from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.lost import lost_keys_warning
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
+from objstore.memory.tombstones import Hider, hider
 from objstore.retrieval.keyrank import key_name, names_key
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
@@ -376,6 +377,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     cands: list[Candidate] = []
     showable: dict[str, tuple[Candidate, Fact]] = {}  # facts that may be shown (for stale turns)
     turn_text: dict[str, tuple[str, int]] = {}
+    hide: Hider | None | bool = False
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
@@ -457,7 +459,9 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             else:
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
-                snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars))
+                if hide is False:   # the forgotten --match texts, read at the first passage shown
+                    hide = hider(store)
+                snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars, hide))
                 who = "parent_agent" if turn_author(t) == "parent_agent" else t.role  # not the person's words
                 who += ", untrusted" if t.untrusted else ""  # written after its session read outside content
                 c.line = (f"- earlier session {escape_text(t.session)} ({when}, {who}"

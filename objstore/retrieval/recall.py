@@ -105,6 +105,7 @@ from objstore.memory.facts import current_of, current_version, listed_chain, vis
 from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
+from objstore.memory.tombstones import Hider, hider
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, older_match
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
@@ -472,7 +473,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
                         opts, as_of, turns, ns, lower)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts, terms, lower)
-    res.hits = [_snippet(h, query_text, opts) for h in got_hits[:limit]]
+    hide = hider(store) if any(h.kind == "turn" or h.updated_later for h in got_hits[:limit]) else None
+    res.hits = [_snippet(h, query_text, opts, hide) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
     return res
@@ -507,16 +509,22 @@ def restatements_dropped(store: Store, hits: Sequence[RecallHit]) -> list[bool]:
             for h in hits]
 
 
-def _snippet(h: RecallHit, query: str, opts: RecallOptions) -> RecallHit:
-    """A turn hit (holding its whole text until now) with the passage shown."""
+def _snippet(h: RecallHit, query: str, opts: RecallOptions, hide: Hider | None = None) -> RecallHit:
+    """A turn hit (holding its whole text until now) with the passage shown;
+    a forgotten ``--match`` text in a turn's text served (``hide``:
+    ``tombstones.hider``) shown as ``[forgotten]``: in the passage, or in
+    the whole text where that is served (``opts.snippet`` 0, a fact hit's
+    later turn)."""
     from objstore.index.searchindex import make_snippet  # deferred: tantivy
-    if h.kind != "turn" or not opts.snippet:
-        return h
     later = h.updated_later
-    if later is not None and later.get("kind") == "turn":
-        t = make_snippet(later["text"], query, 200)
-        later = {**later, "text": t}
-    return h.replace(text=make_snippet(h.text, query, opts.snippet), updated_later=later)
+    snip = h.kind == "turn" and opts.snippet
+    if later is not None and later.get("kind") == "turn" and (snip or hide):
+        later = {**later, "text": make_snippet(later["text"], query, 200, hide) if snip else hide.text(later["text"])}
+    if snip:
+        return h.replace(text=make_snippet(h.text, query, opts.snippet, hide), updated_later=later)
+    if hide and h.kind == "turn":
+        return h.replace(text=hide.text(h.text), updated_later=later)
+    return h if later is h.updated_later else h.replace(updated_later=later)
 
 
 def _prefetch_neighbours(store: Store, cands: Sequence[_Cand]) -> None:

@@ -16,6 +16,7 @@ from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
 from objstore.memory.facts import current_noting_lost, listed_chain
+from objstore.memory.tombstones import Hider, hider
 from objstore.retrieval.keyrank import FACT_KINDS, named_alone, older_match, rank_keys
 from objstore.retrieval.querywords import question_terms
 
@@ -78,7 +79,9 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     turns, by score.  Raises
     InvalidInput (exit 2) for a query with no searchable word
     (:func:`check_searchable`), ``IndexCorruptError`` (exit 13) for an
-    unreadable index; a missing one gives no hits (see :func:`index_missing`)."""
+    unreadable index; a missing one gives no hits (see :func:`index_missing`).
+    A turn's snippet shows a forgotten ``--match`` text as ``[forgotten]``
+    (``tombstones.hider``: a session imported after the forget holds it)."""
     from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
     check_searchable([query])
     store.try_recover()  # a crashed writer left the index behind: catch up if we can
@@ -86,6 +89,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     seen: set[str] = set()
     search_kinds = (*kinds, "history") if "fact" in kinds and "history" not in kinds else kinds
     turns: dict[str, Turn] = {}
+    hide: Hider | None | bool = False   # read at the first turn hit served
 
     def texts(oids: list[str]) -> dict[str, str]:
         """The turn bodies the search checks glued multi-token words against (read once)."""
@@ -122,8 +126,10 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                 if h.id in seen:
                     continue
                 seen.add(h.id)
+                if hide is False:
+                    hide = hider(store)
                 out.append(SearchResult("turn", h.id, t.session, t.timestamp, t.role, t.project, h.score,
-                                        make_snippet(t.text, query)))
+                                        make_snippet(t.text, query, hide=hide)))
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out

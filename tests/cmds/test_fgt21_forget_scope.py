@@ -31,15 +31,18 @@ def test_forget_help_says_what_match_guarantees(mem, tmp_path):
     # the same session imported again: held
     mem("import", "claude-code", str(corpus))
     assert "wombat" not in mem("search", "wombat", exit_code=None).stdout
-    # a new session holding the text: captured with it (what the help must not deny)
+    # a new session holding the text: captured with it (what the help must not deny), served
+    # without it (srv21: tests/cmds/test_srv21_match_not_served.py)
     _session(corpus, "bbbbbbbb-0000-4000-8000-000000000002", 2)
     mem("import", "claude-code", str(corpus))
-    assert TEXT in mem("search", "wombat", exit_code=None).stdout
+    found = mem("search", "wombat", "--json").json
+    assert [r["snippet"] for r in found] == ["the launch codename is [forgotten]"]
+    assert TEXT in mem("cat-object", found[0]["id"]).stdout
     # an agent's write: the exact text is refused, the text with blanks for hyphens is not
     mem("remember", "project/p/name", TEXT, env={"MEM_AGENT": "claude"}, exit_code=6)
     mem("remember", "project/p/name", TEXT.replace("-", " "), env={"MEM_AGENT": "claude"})
     helptext = " ".join(mem("forget", "--help").stdout.split())
     assert "A forgotten value is not captured again" not in helptext
-    assert "a session the forget did not touch (a new one) that holds a --match text is captured with it" \
-        in helptext
+    assert "A session the forget did not touch (a new one) that holds a --match text is captured with it, " \
+        "but never served with it" in helptext
     assert "separators changed" in helptext
