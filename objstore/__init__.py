@@ -55,7 +55,7 @@ _API: dict[str, tuple[str, str]] = {
     "parse_version_spec": ("objstore.core.refs", "parse_version_spec"),
     "fsck": ("objstore.core.fsck", "fsck"),
     "forgotten_check": ("objstore.memory.tombstones", "forgotten_check"),
-    "hider": ("objstore.memory.tombstones", "hider"),
+    "hider": ("objstore.memory.served", "hider"),
     "repair_store": ("objstore.memory.repair", "repair"),
     "repair_config": ("objstore.memory.opening", "repair_config"),
     "RepairReport": ("objstore.memory.repair", "RepairReport"),

@@ -79,7 +79,11 @@ from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.lost import lost_keys_warning
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
-from objstore.memory.tombstones import Hider, hider
+from objstore.memory.served import hider
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
+if TYPE_CHECKING:
+    from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,

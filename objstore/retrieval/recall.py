@@ -105,7 +105,11 @@ from objstore.memory.facts import current_of, current_version, listed_chain, vis
 from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
-from objstore.memory.tombstones import Hider, hider
+from objstore.memory.served import hider
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
+if TYPE_CHECKING:
+    from objstore.memory.tombstones import Hider
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, older_match
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)

@@ -16,7 +16,11 @@ from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
 from objstore.memory.facts import current_noting_lost, listed_chain
-from objstore.memory.tombstones import Hider, hider
+from objstore.memory.served import hider
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
+if TYPE_CHECKING:
+    from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import FACT_KINDS, named_alone, older_match, rank_keys
 from objstore.retrieval.querywords import question_terms
 
