@@ -122,12 +122,29 @@ def _rebuild(store: Store, j, *, keep_copy: bool = False) -> RecoveryReport:
 
 
 def _drop_forgotten_reflogs(store: Store, j) -> None:
-    for key in j.forgets:  # a forget unlinked the key but died before dropping its reflog
-        if store.refs.read(fact_ref(key)) is None:
-            store.reflog.drop(fact_ref(key))
-    for sid in j.turn_forgets:
-        if store.refs.read(session_ref(sid)) is None:
-            store.reflog.drop(session_ref(sid))
+    """The reflogs of the refs a stopped forget touched (``P``/``T`` lines)
+    name no object it deletes (``D`` lines): a ref it unlinked loses its
+    reflog; one it moved to a rewritten head (a partial forget, ``forget
+    --credentials``) and was stopped before its reflog was written again
+    (``Store.update_ref(rewrite=True)`` moves the ref first) loses each
+    entry naming a deleted id that no ref reaches.  Otherwise those entries
+    would keep the old objects, the forgotten value or credential in them,
+    reachable through gc for good.  (The stopped rewrite's id map is not
+    journalled, so those entries are dropped, not mapped: ``mem blame``
+    no longer names their writer.)  Idempotent."""
+    refs = []
+    for ref in [fact_ref(k) for k in j.forgets] + [session_ref(s) for s in j.turn_forgets]:
+        if store.refs.read(ref) is None:   # a forget unlinked it but died before dropping its reflog
+            store.reflog.drop(ref)
+        else:
+            refs.append(ref)
+    if not (refs and j.deletes):
+        return
+    gone = j.deletes - reachable(store, include_reflogs=False)
+    for ref in refs:
+        entries = store.reflog.read(ref)
+        if any(e.old in gone or e.new in gone for e in entries):
+            store.reflog.replace(ref, entries, dict.fromkeys(gone))
 
 
 def _delete_unreachable(store: Store, ids: set[str]) -> int:
