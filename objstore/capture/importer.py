@@ -31,7 +31,7 @@ from objstore.capture.sync import import_filter
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
-from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source
+from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path, load_ledger
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
@@ -170,7 +170,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
         wrap = import_filter(store, app)
         ledger: set[str] = set()
-        read_ledger = ReadLedger(store.root / "cache" / f"read-ledger-{harness}.json", _ledger_salt(store, harness))
+        read_ledger = ReadLedger(ledger_path(store.root / "cache", harness), _ledger_salt(store, harness))
         lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
         rolls_up = harness == "claude-code"
@@ -468,7 +468,7 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
 
 def _ledger_key(store: Store, damaged: list[str] | None = None) -> Callable[[str], str]:
     """``key(real path) -> str``: the key of a transcript in the import read
-    ledger (``cache/read-ledger-<harness>.json``): its real path, or, for a
+    ledger (``cache/read-ledger-<harness>.json.z``): its real path, or, for a
     path a forget hid in ``cache/imported-files`` (it names a forgotten
     text: ``forgetfiles``, ``core.fileid.hidden_source``), the same hidden
     form, so a re-import never writes a forgotten path back in the clear.
@@ -583,7 +583,7 @@ def _ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]
 
     The file is a cache: a line that is not an absolute path (damage: a
     stray byte, a torn write) is dropped and the file rebuilt from its sound
-    lines and the files the read ledgers (``cache/read-ledger-*.json``) list;
+    lines and the files the read ledgers (``cache/read-ledger-*.json.z``, ``*.json``) list;
     a sentence saying so is appended to ``damaged`` when given.  Never raises
     for the file's content."""
     p = store.root / LEDGER_FILE
@@ -616,9 +616,9 @@ def _ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]
 def _read_ledger_files(store: Store) -> set[str]:
     """The absolute paths the read ledgers of every harness list."""
     out: set[str] = set()
-    for f in (store.root / "cache").glob("read-ledger-*.json"):
+    for f in (store.root / "cache").glob("read-ledger-*.json*"):   # compressed, or from before session 22
         try:
-            files = json.loads(f.read_bytes()).get("files") or {}
+            files = load_ledger(f).get("files") or {}
         except (OSError, ValueError, AttributeError):
             continue
         out.update(k for k in files if isinstance(k, str) and os.path.isabs(k) and "\0" not in k)

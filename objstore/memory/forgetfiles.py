@@ -15,7 +15,7 @@ import zlib
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
-from objstore.core.fileid import hidden_source
+from objstore.core.fileid import LEDGER_SUFFIX, hidden_source, ledger_text
 from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
@@ -38,7 +38,9 @@ SOURCES_FILE = "cache/imported-files"
 
 def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     """Remove forgotten texts from derived files: every file under
-    ``<store>/cache`` and every ``<store>/logs/*.log``.  A line-oriented text
+    ``<store>/cache`` and every ``<store>/logs/*.log``; a read ledger's
+    compressed JSON (``fileid.LEDGER_SUFFIX``) is tested inflated, and a
+    damaged one, which cannot be tested, is deleted.  A line-oriented text
     file loses the lines that contain a needle (rewritten atomically); any
     other file containing one is deleted (caches are rebuilt on demand).
     Matching is ``objstore.core.text.matcher`` (NFC, case folding,
@@ -77,7 +79,12 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
                 data = fh.read()
         except OSError:
             continue
-        if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
+        if name.endswith(LEDGER_SUFFIX):   # its JSON is stored compressed: tested as it reads
+            try:
+                data = ledger_text(data, name)
+            except ValueError:
+                data = None                # cannot be tested: a cache, deleted below
+        if data is not None and (cannot_hit(data) or not hit(data.decode("utf-8", "replace"))):
             continue
         p = Path(name)
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")

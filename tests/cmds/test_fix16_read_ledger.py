@@ -10,12 +10,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from objstore.core.fileid import ledger_path, load_ledger
+
 SAMPLE = Path(__file__).resolve().parents[2] / "cmds" / "data" / "sample-projects" / "-home-dev-acme-api"
 NAME = "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"
 
 
 def _cache_naming(store_path: Path, word: str) -> list[str]:
-    return [str(f) for f in (store_path / "cache").rglob("*") if f.is_file() and word.encode() in f.read_bytes()]
+    """The files under cache/ that hold ``word``: the read ledger's inflated JSON, any other's bytes."""
+    return [str(f) for f in (store_path / "cache").rglob("*") if f.is_file()
+            and word.encode() in (json.dumps(load_ledger(f)).encode() if f.name.startswith("read-ledger-")
+                                  else f.read_bytes())]
 
 
 def test_a_reimport_does_not_write_a_forgotten_path_back_into_the_read_ledger(mem, tmp_path, store_path):
@@ -31,7 +36,7 @@ def test_a_reimport_does_not_write_a_forgotten_path_back_into_the_read_ledger(me
     for args in (("import", "claude-code"), ("import", "claude-code", "--reread")):
         mem(*args, env=env)
         assert _cache_naming(store_path, "zebrafinch") == [], args
-    ledger = json.loads((store_path / "cache" / "read-ledger-claude-code.json").read_text())
+    ledger = load_ledger(ledger_path(store_path / "cache", "claude-code"))
     assert [k[:7] for k in ledger["files"]] == ["sha256:"], ledger
     r = mem("import", "claude-code", "--json", env=env).json
     assert r["files_unchanged"] == 1, r                         # still known as read, under its hidden key
