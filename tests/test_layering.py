@@ -122,7 +122,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # index's errors) are imported where it writes
          "objstore.core.reflog", "objstore.core.audit", "objstore.core.journal", "objstore.core.unfinished",
          "objstore.core.lock", "objstore.core.pack", "objstore.core.packformat", "objstore.index.errors",
-         "objstore.memory.caller", "objstore.memory.scope", "objstore.memory.tombstones")
+         "objstore.memory.caller", "objstore.memory.scope", "objstore.memory.tombstones",
+         # off the readers' start-up (session 22): a search opens the index without the writer's
+         # modules (a batch, a new generation, a bulk stream)
+         "objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -183,6 +183,7 @@ import struct
 import sys
 import zlib
 from array import array
+from itertools import accumulate
 
 from blake3 import blake3
 
@@ -242,6 +243,11 @@ SOURCE_MARK = b"\x66source"
 #: the writer uses one only where the read puts the frame back exactly.
 SOURCE_RULES = ((b"", "", 0, 0), (b"cc:", "uuid", 36, 16), (b"cc:msg:msg_", "b62", 24, 18),
                 (b"cc:p:", "hex", 24, 12))
+#: each source code's column width as a ``bytes.translate`` table (an unknown code: 0), so
+#: that a block's column offsets are one C pass over its codes, not a Python loop per frame
+#: (a read of one turn built them: ~25 us of a new ``mem recall``'s ~150 us per object read;
+#: issue 12, "Session 22 (branch rcl22)")
+_WIDTHS = bytes(SOURCE_RULES[c][3] if c < len(SOURCE_RULES) else 0 for c in range(256))
 _B62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: version 3: a pack keeps the frames of the last this many blocks it read
 #: (at most BLOCK_BYTES each, plus one frame larger than that; dropped by
@@ -676,7 +682,7 @@ def split_sources(frames: list[bytes]) -> tuple[list[bytes], bytes, bytes]:
 def column_len(codes: bytes) -> int:
     """Version 6: bytes of a block's source column for its ``codes`` (an
     unknown code counts 0: :func:`join_sources` rejects it)."""
-    return sum(SOURCE_RULES[c][3] for c in codes if c < len(SOURCE_RULES))
+    return sum(codes.translate(_WIDTHS))
 
 
 class BlockSources:
@@ -704,9 +710,7 @@ class BlockSources:
         if got is None:
             at = self._at
             if at is None:
-                at = self._at = [0]
-                for x in self.codes:
-                    at.append(at[-1] + (SOURCE_RULES[x][3] if x < len(SOURCE_RULES) else 0))
+                at = self._at = list(accumulate(self.codes.translate(_WIDTHS), initial=0))
             got = self._done[k] = put_source(stored[k], c, self.column[at[k]:at[k + 1]])
         return got
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Iterator
 import tantivy
 
 from objstore.index.errors import IndexCorruptError, SearchIndexError
-from objstore.index.genbuild import GenerationBuild, graft_segments, isolate_segments, link_generation
 from objstore.index.generations import (
     BULK_HEAP_BYTES,
     HOME,
@@ -240,6 +239,7 @@ class SearchIndexPurges:
         unreadable (``rebuild`` repairs it); ``IndexBusyError``,
         ``SearchIndexError``.
         """
+        from objstore.index.genbuild import GenerationBuild  # deferred: not a reader's (rcl22)
         shards = set(shards)
         for s in shards:
             if not isinstance(s, int) or isinstance(s, bool):
@@ -512,6 +512,8 @@ class SearchIndexPurges:
         generation cannot be hard-linked; ``isolated_only``: also when the
         segments holding them cannot be merged alone).  Caller
         holds the sub-index lock."""
+        from objstore.index.genbuild import (  # deferred: not a reader's (rcl22)
+            graft_segments, isolate_segments, link_generation)
         sizes = segment_sizes(sub.dir / name)
         if int(sr.num_segments) != len(sizes):
             return None

@@ -52,8 +52,6 @@ from objstore.index.analysis import (
     tokenize,
 )
 from objstore.index.errors import IndexBusyError, IndexCorruptError, SearchIndexError
-from objstore.index.genwriter import apply_batch
-from objstore.index.genbuild import GenerationBuild
 from objstore.index.generations import (
     HOME,
     MAX_SHARDS,
@@ -73,7 +71,6 @@ from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, SearchIndexPurges
 from objstore.index.reading import SearchIndexReads
 from objstore.index.segmerge import SearchIndexMerges
 from objstore.index.snippets import make_snippet
-from objstore.index.stream import IndexStream
 
 __all__ = [
     "ANALYZERS",
@@ -96,6 +93,19 @@ __all__ = [
     "PLAIN_MAX_TOKEN_BYTES",
     "PAD_KIND",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``IndexStream``, the bulk writer this module re-exports, imported on
+    first use (PEP 562): a reader (``mem recall``, ``mem search``, the
+    prompt hook) loads none of the writer's modules (``stream``,
+    ``genwriter``, ``genbuild``: ~1.5 ms of a new process; docs/benchmarks.md,
+    "Session 22 (branch `rcl22`)").  Raises AttributeError for any other name."""
+    if name == "IndexStream":
+        from objstore.index.stream import IndexStream  # deferred: not a reader's
+        return IndexStream
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Shards of the turns sub-index in a new layout (see :class:`SearchIndex`).
 DEFAULT_TURN_SHARDS = 16
@@ -340,6 +350,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         non-``IndexDoc`` item, ``IndexBusyError``, ``IndexCorruptError``,
         ``SearchIndexError``.
         """
+        from objstore.index.genwriter import apply_batch  # deferred: not a reader's (rcl22)
         by_sub: dict[str, dict[str, IndexDoc]] = {"fact": {}, "turn": {}}
         history_ids: list[str] = []
         for d in docs:
@@ -416,6 +427,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         (held until the stream is closed; waits up to ``lock_timeout``).
         Raises ``ValueError`` for an unknown kind, ``IndexBusyError``,
         ``IndexCorruptError``, ``SearchIndexError``."""
+        from objstore.index.stream import IndexStream  # deferred: not a reader's (rcl22)
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         sub = self._subs[HOME[kind]]  # history documents go to facts/ (see add)
@@ -498,6 +510,7 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         is removed after the switch (its documents are now in ``facts/``).
         The turns' layout: ``turn_shards``, else this instance's count, else
         sized by the turn documents given (:meth:`_turn_layout`)."""
+        from objstore.index.genbuild import GenerationBuild  # deferred: not a reader's (rcl22)
         homes = {HOME[k] for k in kinds}
         old_history = "fact" in homes and self._subs["history"].dir.is_dir()
         with contextlib.ExitStack() as stack:

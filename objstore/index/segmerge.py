@@ -16,7 +16,6 @@ from __future__ import annotations
 import tantivy
 
 from objstore.index.errors import SearchIndexError
-from objstore.index.genbuild import graft_segments, isolate_segments
 from objstore.index.generations import Manifest, SubIndex
 from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
 from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, pad_merge
@@ -117,6 +116,7 @@ class SearchIndexMerges:
         """Generation ``name``'s small segments merged in a new generation:
         (its name, its Index, segments fewer), or None (nothing to merge, or
         the copy was not clean: removed).  Caller holds the sub-index lock."""
+        from objstore.index.genbuild import graft_segments, isolate_segments  # deferred: not a reader's (rcl22)
         sizes = segment_sizes(sub.dir / name)
         targets = small_segments(sizes)
         if not targets:

@@ -64,6 +64,11 @@ WRITERS = {"objstore.core.reflog", "objstore.core.audit", "objstore.core.unfinis
 for _path in ("get", "recall", "hook"):
     # (the prompt hook's capture policy reads the tombstones: capture.policy)
     BANNED[_path] = BANNED[_path] | (WRITERS - {"objstore.memory.tombstones"} if _path == "hook" else WRITERS)
+# a reader opens the index without the writer's modules (a new generation, a stream, a batch): they are
+# imported where the index writes (session 22, rcl22)
+INDEX_WRITERS = {"objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream"}
+for _path in ("recall", "hook"):
+    BANNED[_path] = BANNED[_path] | INDEX_WRITERS
 # get reads one ref and a chain of loose objects: no lock, no index journal, no pack code (its chain is
 # read loose first while the packs are not open: Store.walk_chain), no project scope, no index errors
 BANNED["get"] |= {"objstore.core.lock", "objstore.core.journal", "objstore.core.pack", "objstore.core.packfile",

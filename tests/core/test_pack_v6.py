@@ -19,7 +19,7 @@ from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Turn
 from objstore.core.pack import Pack
-from objstore.core.packformat import SOURCE_RULES, join_sources, split_sources
+from objstore.core.packformat import SOURCE_RULES, BlockSources, column_len, join_sources, split_sources
 from objstore.core.packwriter import write_pack
 from objstore.core.salvage import salvage_pack
 from tests.conftest import gen_corpus, shared_path
@@ -177,6 +177,22 @@ def test_a_damaged_source_column_or_code_is_found():
     assert "base62" in join_sources(bad, codes, column[:16] + b"\xff" * 18 + column[34:]) and bad == frames[:1]
     bad = list(stored)  # a changed id byte reads back another frame, which its id's hash check rejects
     assert join_sources(bad, codes, bytes([column[0] ^ 1]) + column[1:]) is None and bad[0] != frames[0]
+
+
+def test_each_frame_reads_its_own_slice_of_the_source_column():
+    """The column offsets (one ``bytes.translate`` of the codes, session 22) are the widths of the codes
+    before the frame, an unknown code counting 0; a frame is restored alone, in any order."""
+    sources = [f"cc:{_UUID}", "plain", f"cc:msg:{_MSG}", "cc:p:1c4ef3282249620ada0a1534:1",
+               "cc:0f0e2f9c-1b2a-4c3d-8e4f-5a6b7c8d9e0f"]
+    frames = _chain(sources)
+    stored, codes, column = split_sources(frames)
+    assert codes == bytes([1, 0, 2, 3, 1])
+    assert column_len(codes) == len(column) == sum(SOURCE_RULES[c][3] for c in codes)
+    assert column_len(bytes([1, 200, 3, 0, 255])) == 16 + 12   # unknown codes take no column bytes
+    src = BlockSources(codes, column)
+    for k in reversed(range(len(frames))):   # the last first: its offset counts every code before it
+        assert src.frame(stored, k) == frames[k]
+    assert BlockSources(codes, column).frame(stored, 3) == frames[3]
 
 
 def test_a_damaged_version_6_block_is_found_by_verify(tmp_path):

@@ -200,7 +200,7 @@ def test_isolated_merge_that_cannot_be_completed_rebuilds_the_shard(tmp_path, mo
     victim = _doc(5_555, f"the staging host is {CANARY} today")
     idx.add([_doc(n) for n in range(17_000) if n != 5_555] + [victim])
     gen = _gen(root)
-    monkeypatch.setattr("objstore.index.purge.graft_segments", fail)
+    monkeypatch.setattr("objstore.index.genbuild.graft_segments", fail)
     assert idx.purge_turns({victim.id}, load=lambda ids: []) == {0}
     assert _gen(root) == gen and sorted(p.name for p in (root / "turns").iterdir() if p.name.startswith("gen-")) \
         == [gen.name]
