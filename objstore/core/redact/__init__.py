@@ -62,7 +62,8 @@ k8s-secret                the value of a Secret entry named ``tls.key``, ``<name
                           plain value (``stringData:``); cred20
 docker-auth               the ``auth`` of a Docker ``config.json`` ``auths`` entry      Docker "docker login"; Kubernetes
                           (base64 of ``user:password``; also in a Secret's           "Pull an Image from a Private
-                          ``.dockerconfigjson``; red21)                               Registry"
+                          ``.dockerconfigjson``; red21); red22: its ``identitytoken``  Registry"; docker/cli AuthConfig
+                          and ``registrytoken``, in a text holding ``"auth``
 terraform-variable        the ``default = "X"`` of ``variable "db_password" {…}``     Terraform "Input Variables"
                           (one line or several) whose name is a credential's by
                           ``credential_name``; ``*.tfvars`` ``db_password = "X"`` is
