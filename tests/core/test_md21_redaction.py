@@ -39,17 +39,17 @@ def test_value_redacted_label_kept(case):
     text, secret = CASES[case]
     out = redact(text).text
     assert secret not in out
-    assert out == text.replace(secret, "[REDACTED:generic-secret]") or "[REDACTED:" in out
+    assert out == text.replace(secret, "[REDACTED:markdown-secret]") or "[REDACTED:" in out
     # the label and the markup stay
-    assert out.replace("[REDACTED:generic-secret]", secret) == text or "[REDACTED:" in out
+    assert out.replace("[REDACTED:markdown-secret]", secret) == text or "[REDACTED:" in out
 
 
 def test_exact_outputs_of_the_w1_reproductions():
-    assert redact("**Password:** Bold9pwXY").text == "**Password:** [REDACTED:generic-secret]"
-    assert redact("- **DB password**: `Md9pwXYZ`").text == "- **DB password**: `[REDACTED:generic-secret]`"
-    assert redact("Password:\n```\nFence9pwX\n```").text == "Password:\n```\n[REDACTED:generic-secret]\n```"
+    assert redact("**Password:** Bold9pwXY").text == "**Password:** [REDACTED:markdown-secret]"
+    assert redact("- **DB password**: `Md9pwXYZ`").text == "- **DB password**: `[REDACTED:markdown-secret]`"
+    assert redact("Password:\n```\nFence9pwX\n```").text == "Password:\n```\n[REDACTED:markdown-secret]\n```"
     assert redact("| user | password |\n|---|---|\n| admin | Tabl3Pw9x |").text == \
-        "| user | password |\n|---|---|\n| admin | [REDACTED:generic-secret] |"
+        "| user | password |\n|---|---|\n| admin | [REDACTED:markdown-secret] |"
 
 
 @pytest.mark.parametrize("text", [

@@ -414,9 +414,9 @@ COMMAND_LINE_RULES: list[Rule] = [
        # gated on the option, not on 'curl': tried after every 'curl' it doubled the curl rules' cost (+24 % of
        # bench_redact's 10 MB CPU)
        anchors=("-b", "--cookie")),
-    # a session cookie is a bearer credential (RFC 6265 s8.4: whoever holds it is the session); named so, as a
-    # rule name needs an example in the shared corpus, which this lane does not regenerate
-    _r("bearer-token",
+    # a session cookie is a bearer credential (RFC 6265 s8.4: whoever holds it is the session); red22: under its own
+    # name (cli21 had named it bearer-token: a name needs a corpus example, and cli21 could not regenerate the corpus)
+    _r("http-cookie",
        "the value of an HTTP 'Cookie:' / 'Set-Cookie:' header, its first cookie's name kept (cookie-pairs "
        "'name=value; name2=value2', RFC 6265 s4.1, s4.2) https://www.rfc-editor.org/rfc/rfc6265#section-4.2",
        r"(?<![A-Za-z0-9_\-])(?:set-)?cookie[ \t]{0,4}:[ \t]{0,8}[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+="
