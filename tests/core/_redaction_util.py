@@ -13,11 +13,12 @@ from objstore.core.redact import redact
 from tests.hooks._util import bash_results
 
 
-def assert_redacted(case: str, text: str, secrets, kept=(), rule: str | None = None) -> str:
+def assert_redacted(case: str, text: str, secrets, kept=(), rule: str | None = None, escaped: bool = True) -> str:
     """``redact(text)``: no string of ``secrets`` survives, every string of
     ``kept`` stays, ``rule`` (when given) names a hit, a second pass changes
-    nothing, and none of ``secrets`` survives ``text`` JSON-escaped either
-    (as a transcript line holds it).  Returns the redacted text."""
+    nothing, and (``escaped``) none of ``secrets`` survives ``text``
+    JSON-escaped either, as a tool call's JSON holds it.  Returns the
+    redacted text."""
     res = redact(text)
     for s in secrets:
         assert s not in res.text, f"{case}: {s!r} survived\n{res.text[:3000]}"
@@ -26,9 +27,12 @@ def assert_redacted(case: str, text: str, secrets, kept=(), rule: str | None = N
     if rule is not None:
         assert rule in {h.rule for h in res.hits}, f"{case}: no {rule} hit in {res.hits}"
     assert redact(res.text).text == res.text, f"{case}: a second pass changed it"
+    if not escaped:
+        return res.text
     esc = redact(json.dumps({"command": text})).text
     for s in secrets:
-        assert json.dumps(s)[1:-1] not in esc, f"{case} (JSON-escaped): {s!r} survived\n{esc[:3000]}"
+        assert s not in esc and json.dumps(s)[1:-1] not in esc, \
+            f"{case} (JSON-escaped): {s!r} survived\n{esc[:3000]}"
     return res.text
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from objstore.core.redact import redact
-from tests.hooks._util import bash_results
+from tests.core._redaction_util import assert_redacted, remember_and_import
 
 #: case: (text, the secret in it); the W1 reproductions first
 CASES = {
@@ -37,8 +37,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_value_redacted_label_kept(case):
     text, secret = CASES[case]
-    out = redact(text).text
-    assert secret not in out
+    out = assert_redacted(case, text, [secret], escaped=False)
     assert out == text.replace(secret, "[REDACTED:markdown-secret]") or "[REDACTED:" in out
     # the label and the markup stay
     assert out.replace("[REDACTED:markdown-secret]", secret) == text or "[REDACTED:" in out
@@ -79,15 +78,9 @@ def test_mem_remember_and_capture_store_none_of_them(tmp_path, mem, store_path):
     """With real mem processes: each text remembered, and each as a Bash tool
     result of an imported Claude Code transcript (its line breaks escaped in
     JSON); neither ``mem get`` nor the imported session holds a secret."""
-    for case, (text, _secret) in CASES.items():
-        mem("remember", f"project/md21/{case}", text)
-    sid = "21212121-5555-2222-3333-444444444444"
-    t = tmp_path / f"{sid}.jsonl"
-    t.write_bytes(bash_results(sid, [(case, text) for case, (text, _s) in sorted(CASES.items())]))
-    mem("import", "claude-code", str(t))
-    session = mem("show", sid[:8]).stdout
+    gets, session = remember_and_import(mem, tmp_path, "md21", "21212121-5555-2222-3333-444444444444",
+                                        {case: text for case, (text, _s) in CASES.items()})
     for case, (_text, secret) in CASES.items():
-        got = mem("get", f"project/md21/{case}").stdout
-        assert secret not in got, f"{case}: {secret} remembered in clear"
-        assert "[REDACTED:" in got, case
+        assert secret not in gets[case], f"{case}: {secret} remembered in clear"
+        assert "[REDACTED:" in gets[case], case
         assert secret not in session, f"{case}: {secret} captured in clear"
