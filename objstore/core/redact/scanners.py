@@ -434,7 +434,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 out.append((s, e, rule.priority, rule.name))
             continue
         vend = e - off
-        if e < we and text[e] != '"' and (c := _json_string_end(text, s, e, we)) > e:
+        if text[s - 1] == '"' and e < we and text[e] != '"' and (c := _json_string_end(text, s, e, we)) > e:
             # red22: the run stopped inside a JSON string ('"a\\"b c"'): the whole string, or the run as before
             password = low.startswith(("pass", "pw"), p)
             if _whole_json_value(_json_unescape(text[s:c], s, text), password, _password_label(low, p)):
