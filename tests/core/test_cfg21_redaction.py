@@ -9,7 +9,6 @@ import codex`` processes.  Every value is fake (random)."""
 
 from __future__ import annotations
 
-import json
 import random
 import string
 import subprocess
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from objstore.core.redact import redact
+from tests.core._redaction_util import assert_redacted, codex_rollout
 from tests.hooks._util import CWD, REPO, bash_results, turns
 
 rnd = random.Random(2102)
@@ -65,10 +65,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_shape_is_redacted(case):
     text, secret, rule = CASES[case]
-    got = redact(text)
-    assert secret not in got.text, got.text
-    assert f"[REDACTED:{rule}]" in got.text, got.text
-    assert redact(got.text).text == got.text       # a second pass finds nothing new
+    assert f"[REDACTED:{rule}]" in assert_redacted(case, text, [secret], rule=rule, escaped=False)
 
 
 @pytest.mark.parametrize("text", [
@@ -98,20 +95,6 @@ def _mem(store: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, cwd=REPO, timeout=120)
 
 
-def _codex_rollout(path: Path, outputs: list[str]) -> Path:
-    def rec(p):
-        return json.dumps({"timestamp": "2026-03-02T10:00:00Z", "type": "response_item", "payload": p}) + "\n"
-    lines = [json.dumps({"timestamp": "2026-03-02T10:00:00Z", "type": "session_meta",
-                         "payload": {"id": "T-cfg21", "cwd": CWD, "source": "cli"}}) + "\n",
-             rec({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "show the configs"}]})]
-    for i, out in enumerate(outputs):
-        lines.append(rec({"type": "function_call", "name": "shell", "call_id": f"c{i}",
-                          "arguments": json.dumps({"command": ["cat", f"f{i}.conf"]})}))
-        lines.append(rec({"type": "function_call_output", "call_id": f"c{i}", "output": out}))
-    path.write_text("".join(lines))
-    return path
-
-
 def test_remember_and_both_imports_store_none_of_them(tmp_path):
     """Real mem processes: each text remembered (``mem get`` shows no secret),
     and each as a tool result of an imported Claude Code transcript and of an
@@ -129,7 +112,8 @@ def test_remember_and_both_imports_store_none_of_them(tmp_path):
     t.write_bytes(bash_results(sid, [(c, CASES[c][0]) for c in chosen]))
     p = _mem(store, "import", "claude-code", str(t))
     assert p.returncode == 0, p.stdout + p.stderr
-    r_ = _codex_rollout(tmp_path / "rollout-2026-03-02T10-00-00-T-cfg21.jsonl", [CASES[c][0] for c in chosen])
+    r_ = codex_rollout(tmp_path / "rollout-2026-03-02T10-00-00-T-cfg21.jsonl", [CASES[c][0] for c in chosen],
+                       "T-cfg21", CWD)
     p = _mem(store, "import", "codex", str(r_))
     assert p.returncode == 0, p.stdout + p.stderr
     stored = [t[3] for t in turns(store)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from objstore.core.redact import redact
-from tests.hooks._util import bash_results
+from tests.core._redaction_util import assert_redacted, remember_and_import
 
 #: case: (text, the secret in it); the W1 reproductions first
 CASES = {
@@ -37,19 +37,18 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_value_redacted_label_kept(case):
     text, secret = CASES[case]
-    out = redact(text).text
-    assert secret not in out
-    assert out == text.replace(secret, "[REDACTED:generic-secret]") or "[REDACTED:" in out
+    out = assert_redacted(case, text, [secret], escaped=False)
+    assert out == text.replace(secret, "[REDACTED:markdown-secret]") or "[REDACTED:" in out
     # the label and the markup stay
-    assert out.replace("[REDACTED:generic-secret]", secret) == text or "[REDACTED:" in out
+    assert out.replace("[REDACTED:markdown-secret]", secret) == text or "[REDACTED:" in out
 
 
 def test_exact_outputs_of_the_w1_reproductions():
-    assert redact("**Password:** Bold9pwXY").text == "**Password:** [REDACTED:generic-secret]"
-    assert redact("- **DB password**: `Md9pwXYZ`").text == "- **DB password**: `[REDACTED:generic-secret]`"
-    assert redact("Password:\n```\nFence9pwX\n```").text == "Password:\n```\n[REDACTED:generic-secret]\n```"
+    assert redact("**Password:** Bold9pwXY").text == "**Password:** [REDACTED:markdown-secret]"
+    assert redact("- **DB password**: `Md9pwXYZ`").text == "- **DB password**: `[REDACTED:markdown-secret]`"
+    assert redact("Password:\n```\nFence9pwX\n```").text == "Password:\n```\n[REDACTED:markdown-secret]\n```"
     assert redact("| user | password |\n|---|---|\n| admin | Tabl3Pw9x |").text == \
-        "| user | password |\n|---|---|\n| admin | [REDACTED:generic-secret] |"
+        "| user | password |\n|---|---|\n| admin | [REDACTED:markdown-secret] |"
 
 
 @pytest.mark.parametrize("text", [
@@ -79,15 +78,9 @@ def test_mem_remember_and_capture_store_none_of_them(tmp_path, mem, store_path):
     """With real mem processes: each text remembered, and each as a Bash tool
     result of an imported Claude Code transcript (its line breaks escaped in
     JSON); neither ``mem get`` nor the imported session holds a secret."""
-    for case, (text, _secret) in CASES.items():
-        mem("remember", f"project/md21/{case}", text)
-    sid = "21212121-5555-2222-3333-444444444444"
-    t = tmp_path / f"{sid}.jsonl"
-    t.write_bytes(bash_results(sid, [(case, text) for case, (text, _s) in sorted(CASES.items())]))
-    mem("import", "claude-code", str(t))
-    session = mem("show", sid[:8]).stdout
+    gets, session = remember_and_import(mem, tmp_path, "md21", "21212121-5555-2222-3333-444444444444",
+                                        {case: text for case, (text, _s) in CASES.items()})
     for case, (_text, secret) in CASES.items():
-        got = mem("get", f"project/md21/{case}").stdout
-        assert secret not in got, f"{case}: {secret} remembered in clear"
-        assert "[REDACTED:" in got, case
+        assert secret not in gets[case], f"{case}: {secret} remembered in clear"
+        assert "[REDACTED:" in gets[case], case
         assert secret not in session, f"{case}: {secret} captured in clear"

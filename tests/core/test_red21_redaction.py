@@ -16,7 +16,7 @@ import string
 import pytest
 
 from objstore.core.redact import redact
-from tests.hooks._util import bash_results
+from tests.core._redaction_util import assert_redacted, remember_and_import
 
 rnd = random.Random(2121)
 ALNUM = string.ascii_letters + string.digits
@@ -80,16 +80,7 @@ RULE = {"blank-line": "generic-secret", "netrc": "netrc-password", "pgpass": "pg
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_format_is_redacted_and_its_public_parts_kept(case):
     text, secrets = CASES[case]
-    res = redact(text)
-    for s in secrets:
-        assert s not in res.text, f"{case}: {s} survived\n{res.text}"
-    for k in KEPT[case]:
-        assert k in res.text, f"{case}: {k!r} was taken\n{res.text}"
-    assert RULE[case] in {h.rule for h in res.hits}
-    assert redact(res.text).text == res.text
-    esc = redact(json.dumps(text)).text           # as a transcript's JSON line holds it
-    for s in secrets:
-        assert s not in esc and json.dumps(s)[1:-1] not in esc, f"{case} (escaped): {s} survived\n{esc}"
+    assert_redacted(case, text, secrets, KEPT[case], RULE[case])
 
 
 def test_a_pgpass_line_as_a_whole_json_string_value():
@@ -128,17 +119,11 @@ def test_mem_remember_and_capture_store_none_of_them(tmp_path, mem, store_path):
     """With real mem processes: each text remembered, and each as a Bash tool
     result of an imported Claude Code transcript; neither ``mem get`` nor the
     imported session holds a secret, and ``mem search`` for one finds none."""
-    for case, (text, _secrets) in CASES.items():
-        mem("remember", f"project/red21/{case}", text)
-    sid = "21212121-1111-2222-3333-444444444444"
-    t = tmp_path / f"{sid}.jsonl"
-    t.write_bytes(bash_results(sid, [(case, text) for case, (text, _s) in sorted(CASES.items())]))
-    mem("import", "claude-code", str(t))
-    session = mem("show", sid[:8]).stdout
+    gets, session = remember_and_import(mem, tmp_path, "red21", "21212121-1111-2222-3333-444444444444",
+                                        {case: text for case, (text, _s) in CASES.items()})
     for case, (_text, secrets) in CASES.items():
-        got = mem("get", f"project/red21/{case}").stdout
         for s in secrets:
-            assert s not in got, f"{case}: {s} remembered in clear"
+            assert s not in gets[case], f"{case}: {s} remembered in clear"
             assert s not in session, f"{case}: {s} captured in clear"
             out = mem("search", s, "--json", exit_code=None).stdout
             assert s not in out, f"{case}: mem search {s} found it"

@@ -62,7 +62,8 @@ k8s-secret                the value of a Secret entry named ``tls.key``, ``<name
                           plain value (``stringData:``); cred20
 docker-auth               the ``auth`` of a Docker ``config.json`` ``auths`` entry      Docker "docker login"; Kubernetes
                           (base64 of ``user:password``; also in a Secret's           "Pull an Image from a Private
-                          ``.dockerconfigjson``; red21)                               Registry"
+                          ``.dockerconfigjson``; red21); red22: its ``identitytoken``  Registry"; docker/cli AuthConfig
+                          and ``registrytoken``, in a text holding ``"auth``
 terraform-variable        the ``default = "X"`` of ``variable "db_password" {…}``     Terraform "Input Variables"
                           (one line or several) whose name is a credential's by
                           ``credential_name``; ``*.tfvars`` ``db_password = "X"`` is
@@ -141,8 +142,9 @@ jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)           
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
                           a random-looking (>= 20 chars) value after a bare
                           ``Bearer``
-                          cli21: the value of a ``Cookie:`` / ``Set-Cookie:`` header  RFC 6265 s4.2, s8.4 (a session
-                          (the first cookie's name kept)                              cookie is a bearer credential)
+http-cookie               the value of a ``Cookie:`` / ``Set-Cookie:`` header (the    RFC 6265 s4.2, s8.4 (a session
+                          first cookie's name kept; cli21, named bearer-token until   cookie is a bearer credential)
+                          red22)
 basic-auth                the credential after ``Authorization: Basic``               RFC 7617 s2
 url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
                           (user and host are kept)
@@ -293,7 +295,7 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``secret: none`` stay), digits alone stay
                           (``Password: 1234``), as do references and paths
                           (``short_labelled_ok``)
-generic-secret            md21 (W1; markdown.py): a credential label in Markdown:     CommonMark 0.31.2 6.1, 6.2 (code spans,
+markdown-secret           md21 (W1; markdown.py): a credential label in Markdown:     CommonMark 0.31.2 6.1, 6.2 (code spans,
                           emphasis or a code span around the label or its value       emphasis), 4.5 (fenced code blocks);
                           (``**Password:** X``, ``**DB password**: `X```), the        GFM 0.29 4.10 (tables); RFC 4180 (CSV);
                           value alone in a fenced block after the label               Wiktionary 'password' (translations)
@@ -305,6 +307,7 @@ generic-secret            md21 (W1; markdown.py): a credential label in Markdown
                           : X``, ``contrase\u00f1a: X``), ``token`` alone on its line
                           and a random-looking value on the next; values judged as
                           after ``Password:`` (a key's, a token's: a key's shape)
+                          (named generic-secret until red22)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -66,8 +66,11 @@ def _cmd_family(prefix: str, *suffixes: str, optional: bool = True) -> str:
 _SUDO_S = r"sudo(?<![A-Za-z0-9_.\-]sudo)(?:[ \t]{1,4}-[A-Za-z]{1,8}+){0,4}?[ \t]{1,4}-[A-Za-z]{0,7}S"
 _STDIN_PW_CMDS = ("(?:" + _SUDO_S + "|" + _cmd("passwd", "smbpasswd", "kinit")
                   + r"|--password-stdin(?![A-Za-z0-9_\-])|--passphrase-fd[ \t=]0(?![0-9]))")
-_HERE = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?[\"']?"
-_HERE_SECRET = r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
+#: red22: the word's opening quote raw or JSON-escaped ('<<< \\"pw\\"' in a tool call's JSON; cli21 had it in a copy
+#: for its own rule only)
+_HERE = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=\\{0,3}['\"]))?(?:\\{0,3}[\"'])?"
+#: the word; red22: a backslash in it, not one that escapes its closing quote ('<<< \\"pw\\"')
+_HERE_SECRET = r"(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?!\\{0,2}[\"'])){1,256}+)"
 
 
 # ---- password files (red20) ----
@@ -199,8 +202,6 @@ _STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ 
                       "|" + _cmd("docker") + r"[ \t]{1,4}secret[ \t]{1,4}create(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("openssl") + r"[ \t]{1,4}passwd(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("read") + "(?=" + _flags_with("s") + "))")
-#: cli21: _HERE with the word's opening quote JSON-escaped too ('<<< \\"pw\\"' in a tool call's JSON)
-_HERE_ESC = r"[^\n\r;|&<]{0,256}?<<<[ \t]{0,4}(?:\$(?=['\"]))?(?:\\{0,3}[\"'])?"
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -403,7 +404,7 @@ COMMAND_LINE_RULES: list[Rule] = [
        "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
        "https://cloud.google.com/sdk/gcloud/reference/secrets/versions/add https://cli.github.com/manual/gh_secret_set "
        "https://www.gnu.org/software/bash/manual/bash.html#index-read",
-       _STDIN_SECRET_CMDS + _HERE_ESC + _HERE_SECRET,
+       _STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
        priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read")),
     _r("cli-password",
        "curl(1) '-b, --cookie <data|filename>' given as 'name=value' (data, not a file): the value "
@@ -413,9 +414,9 @@ COMMAND_LINE_RULES: list[Rule] = [
        # gated on the option, not on 'curl': tried after every 'curl' it doubled the curl rules' cost (+24 % of
        # bench_redact's 10 MB CPU)
        anchors=("-b", "--cookie")),
-    # a session cookie is a bearer credential (RFC 6265 s8.4: whoever holds it is the session); named so, as a
-    # rule name needs an example in the shared corpus, which this lane does not regenerate
-    _r("bearer-token",
+    # a session cookie is a bearer credential (RFC 6265 s8.4: whoever holds it is the session); red22: under its own
+    # name (cli21 had named it bearer-token: a name needs a corpus example, and cli21 could not regenerate the corpus)
+    _r("http-cookie",
        "the value of an HTTP 'Cookie:' / 'Set-Cookie:' header, its first cookie's name kept (cookie-pairs "
        "'name=value; name2=value2', RFC 6265 s4.1, s4.2) https://www.rfc-editor.org/rfc/rfc6265#section-4.2",
        r"(?<![A-Za-z0-9_\-])(?:set-)?cookie[ \t]{0,4}:[ \t]{0,8}[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+="

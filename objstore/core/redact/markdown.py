@@ -16,9 +16,10 @@ from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, find_each
 _FOREIGN = r"kennwort|mot de passe|contrase(?:\u00f1|n)a"
 _PW_WORDS = r"passw(?:or)?[dt]|passphrase|pwd|secret|" + _FOREIGN
 _WORD = r"(?P<w>" + _PW_WORDS + r"|api[ _-]?key|access[ _-]?key|token)(?![a-z0-9_])"
-#: a line break, raw or JSON-escaped, and the end of a line
+#: a line break, raw or JSON-escaped, and the end of a line; red22: or the end of the JSON string that holds the
+#: text (its closing quote, raw or escaped: a transcript's tool output or a tool call's argument)
 _BREAK = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"
-_EOL = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$))"
+_EOL = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|\\{0,3}\"|$))"
 #: the closing emphasis or code span of a label (CommonMark 0.31.2 6.1 'Code spans', 6.2 'Emphasis and strong
 #: emphasis'), one ':' inside or after it, blanks, the value (in its own emphasis or code span) ending its line
 _MARKED_RE = (_WORD + r"(?P<c>:)?(?P<m>\*{1,2}|`)(?(c)|:)[ \t]{1,8}(?P<q>\*{1,2}|`)?"
@@ -78,7 +79,7 @@ def _line_start(low: str, p: int) -> int:
 
 
 def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """The scan of the Markdown ``generic-secret`` rule over the lowercased window: each
+    """The scan of the Markdown ``markdown-secret`` rule over the lowercased window: each
     :data:`_MARKED` label whose opening markup stands before it on its line
     (``**Password:** X``, ``**DB password**: `X```, ```password`: X``);
     each :data:`_FENCED` label and block; each table header cell of
@@ -206,7 +207,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
 
 
 MARKDOWN_RULES: list[Rule] = [
-    make_rule("generic-secret",
+    make_rule("markdown-secret",
               "CommonMark 0.31.2 (6.1 code spans, 6.2 emphasis, 4.5 fenced code blocks) "
               "https://spec.commonmark.org/0.31.2/ , GFM 0.29 tables https://github.github.com/gfm/#tables-extension- "
               "and RFC 4180 CSV: a password, secret, API key or token label in emphasis or a code span, its value "

@@ -5,7 +5,8 @@ headers, the ``key=value`` keyword rule), then the password labels, phrases and 
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import (b64_private_key_ok, named_value_ok, bearer_ok, discord_bot_token_ok, docker_auth_ok, hf_token_ok,
+from objstore.core.redact.checks import (b64_private_key_ok, named_value_ok, bearer_ok, cli_secret_ok,
+                                         discord_bot_token_ok, docker_auth_ok, hf_token_ok,
                                          k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
                                          url_password_ok, vault_token_ok)
 from objstore.core.redact.markdown import MARKDOWN_RULES
@@ -150,6 +151,16 @@ RULES: list[Rule] = [
        "https://docs.docker.com/reference/cli/docker/login/ "
        "https://kubernetes.io/docs/tasks/configure-pod-container/pull-image-private-registry/",
        r"\"auth" + _DOCKER_VALUE, ci=True, priority=8, check=docker_auth_ok, anchors=('"auth',)),
+    _r("docker-auth",
+       "Docker CLI config file ~/.docker/config.json: the 'identitytoken' (an OAuth refresh token, 'docker login' "
+       "to a registry with token auth, e.g. Azure Container Registry) and 'registrytoken' (a bearer token) of an "
+       "'auths' entry (docker/cli cli/config/types AuthConfig; red22) "
+       "https://docs.docker.com/reference/cli/docker/login/ "
+       "https://learn.microsoft.com/azure/container-registry/container-registry-authentication",
+       # gated on '"auth' (every config.json with a credential holds '"auths"', and the rule above tests the gate
+       # anyway), then tried only at the two names: a gate of their own cost ~+3.5 % of the prefilter (red21)
+       r"(?:identitytoken|registrytoken)" + _DOCKER_VALUE, ci=True, priority=8, check=cli_secret_ok,
+       anchors=('"auth',), scan=scan_at("identitytoken", "registrytoken")),
     _r("terraform-variable",
        "Terraform 'Input Variables' (variable \"<name>\" { default = \"<value>\" }, also on several lines): the "
        "default of a variable named for a credential (credential_name: db_password, api_token) "

@@ -502,6 +502,31 @@ requirepass {REDIS_PW}
       (MVN_PW, "named-setting"), (YAML_PW, "named-setting"), (PSK_PW, "config-password"),
       (REDIS_PW, "config-password")])
 
+# red22: md21's Markdown labels (markdown-secret) and cli21's Cookie header (http-cookie) under their own names, and
+# a Docker config.json identitytoken (docker-auth); its own generator, so no value above moves
+_r22 = random.Random(22022)
+ACR_TOKEN = "".join(_r22.choice(ALNUM) for _ in range(3)) + "FAKE" + "".join(_r22.choice(ALNUM) for _ in range(11))
+# no FAKE after a Markdown label or in a cookie: a value holding a placeholder word is kept there (md21's
+# _value_ok, cli21's _cookie_ok)
+MD_PW = "Md9" + "".join(_r22.choice(ALNUM) for _ in range(11))
+MD_TOKEN = "tK7" + "".join(_r22.choice(ALNUM) for _ in range(21))
+COOKIE_SID = "Sx4" + "".join(_r22.choice(ALNUM) for _ in range(21))
+files["markdown-and-cookies.txt"] = (f"""## Staging access
+
+- **DB password**: `{MD_PW}`
+
+| service | token |
+|---|---|
+| deploy-bot | {MD_TOKEN} |
+
+$ curl -sv https://app.example.com/api/me 2>&1 | grep -i cookie
+> Cookie: sessionid={COOKIE_SID}; theme=dark
+$ cat ~/.docker/config.json
+{{"auths": {{"acr.example.io": {{"identitytoken": "{ACR_TOKEN}"}}}}}}
+# look-alikes that stay: **Password policy**: twelve characters, Cookie: theme=dark; lang=en
+""", [(MD_PW, "markdown-secret"), (MD_TOKEN, "markdown-secret"), (COOKIE_SID, "http-cookie"),
+      (ACR_TOKEN, "docker-auth")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")

@@ -1,0 +1,66 @@
+"""Shared steps of the redaction tests (red22: the session-21 files wrote
+each of them again): one text redacted and checked raw and JSON-escaped,
+a Codex rollout holding tool outputs, and real ``mem`` processes that
+remember texts and import them as tool results of a Claude Code
+transcript, then show what the store holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from objstore.core.redact import redact
+from tests.hooks._util import bash_results
+
+
+def assert_redacted(case: str, text: str, secrets, kept=(), rule: str | None = None, escaped: bool = True) -> str:
+    """``redact(text)``: no string of ``secrets`` survives, every string of
+    ``kept`` stays, ``rule`` (when given) names a hit, a second pass changes
+    nothing, and (``escaped``) none of ``secrets`` survives ``text``
+    JSON-escaped either, as a tool call's JSON holds it.  Returns the
+    redacted text."""
+    res = redact(text)
+    for s in secrets:
+        assert s not in res.text, f"{case}: {s!r} survived\n{res.text[:3000]}"
+    for k in kept:
+        assert k in res.text, f"{case}: {k!r} was taken\n{res.text[:3000]}"
+    if rule is not None:
+        assert rule in {h.rule for h in res.hits}, f"{case}: no {rule} hit in {res.hits}"
+    assert redact(res.text).text == res.text, f"{case}: a second pass changed it"
+    if not escaped:
+        return res.text
+    esc = redact(json.dumps({"command": text})).text
+    for s in secrets:
+        assert s not in esc and json.dumps(s)[1:-1] not in esc, \
+            f"{case} (JSON-escaped): {s!r} survived\n{esc[:3000]}"
+    return res.text
+
+
+def codex_rollout(path: Path, outputs: list[str], sid: str = "T-red", cwd: str = "/home/dev/proj") -> Path:
+    """A Codex rollout file at ``path``: a session, a user message, then per
+    text of ``outputs`` a shell call and its output.  Returns ``path``."""
+    def rec(p):
+        return json.dumps({"timestamp": "2026-03-02T10:00:00Z", "type": "response_item", "payload": p}) + "\n"
+    lines = [json.dumps({"timestamp": "2026-03-02T10:00:00Z", "type": "session_meta",
+                         "payload": {"id": sid, "cwd": cwd, "source": "cli"}}) + "\n",
+             rec({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "show the configs"}]})]
+    for i, out in enumerate(outputs):
+        lines.append(rec({"type": "function_call", "name": "shell", "call_id": f"c{i}",
+                          "arguments": json.dumps({"command": ["cat", f"f{i}.conf"]})}))
+        lines.append(rec({"type": "function_call_output", "call_id": f"c{i}", "output": out}))
+    path.write_text("".join(lines))
+    return path
+
+
+def remember_and_import(mem, tmp_path: Path, tag: str, sid: str, texts: dict[str, str]) -> tuple[dict[str, str], str]:
+    """With real ``mem`` processes (the ``mem`` fixture): each text of
+    ``texts`` (case name -> text) remembered as ``project/<tag>/<case>``, and
+    all of them as Bash tool results of one imported Claude Code transcript
+    (session ``sid``).  Returns ``mem get`` of each case and ``mem show`` of
+    the session."""
+    for case, text in texts.items():
+        mem("remember", f"project/{tag}/{case}", text)
+    t = tmp_path / f"{sid}.jsonl"
+    t.write_bytes(bash_results(sid, sorted(texts.items())))
+    mem("import", "claude-code", str(t))
+    return {case: mem("get", f"project/{tag}/{case}").stdout for case in texts}, mem("show", sid[:8]).stdout
