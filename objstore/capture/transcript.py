@@ -320,13 +320,11 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     own), a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
     result, never a secret."""
-    aliases: list[str] = []
-    if "alias" in call or "sealed" in call or "remote" in call:    # mend22: ``alias m=mem``, then ``m sealed show``
-        aliases = [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)]
-        for name in mem_aliases(call, aliases):
-            aliases.append(name)
-            trail.append(TAINT_ALIAS + name)
-    printed = prints_secret(call, aliases)
+    if "alias" in call:      # mend22: ``alias m=mem`` joins the trail, then ``m sealed show`` is mem's
+        known = [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)]
+        trail.extend(TAINT_ALIAS + name for name in mem_aliases(call, known))
+    printed = ("sealed" in call or "remote" in call) and prints_secret(
+        call, [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)])
     if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
         return False            # the common case: nothing withheld so far wrote a file or ran in the background
     call = expand(call)
