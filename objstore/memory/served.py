@@ -39,4 +39,4 @@ def hider(store: Store) -> Hider | None:
     if not names:
         return None
     from objstore.memory.tombstones import hider as build   # deferred: only a store that forgot something
-    return build(store, names=names)
+    return build(store, names)

@@ -31,7 +31,6 @@ from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, normalized_map, replace_spans
-from objstore.memory.served import tombstone_names
 
 
 def put_tombstone(store: Store, tombstone: Tombstone) -> str:
@@ -514,7 +513,7 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
 SERVED_RULES_FILE = "cache/match-rules"
 
 
-def served_rules(store: Store, *, names: list[str] | None = None) -> list[tuple[bytes, int]]:
+def served_rules(store: Store, names: list[str]) -> list[tuple[bytes, int]]:
     """``[(sha256, length)]`` of every ``mem forget --match`` text of
     ``store``: the ``match:<session>`` rules of any session, and the
     :data:`TEXT_KEY` tombstones that are no forgotten fact value's (a fact
@@ -532,11 +531,10 @@ def served_rules(store: Store, *, names: list[str] | None = None) -> list[tuple[
     is ignored: it is derived).  Cost: nothing without tombstones; a
     listing, one SHA-256 and a small read when the file is fresh.
 
-    ``names``: the sorted tombstone names when the caller listed them already
-    (:func:`objstore.memory.served.tombstone_names`, the one listing and
-    name filter), else listed here."""
-    if names is None:
-        names = tombstone_names(store)
+    ``names``: the sorted names of the tombstone refs, as the caller listed
+    them (:func:`objstore.memory.served.tombstone_names`: the one listing
+    and name filter; the gate in front of this module, which therefore
+    does not import it)."""
     if not names:
         return []
     key = sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest()
@@ -593,11 +591,11 @@ class Hider:
         return served_text(text, self.rules)
 
 
-def hider(store: Store, *, names: list[str] | None = None) -> Hider | None:
+def hider(store: Store, names: list[str]) -> Hider | None:
     """The :class:`Hider` of ``store``'s :func:`served_rules` (``names`` as
     there), or None when it has none (the served text is then shown as
-    stored)."""
-    rules = served_rules(store, names=names)
+    stored).  Called through :func:`objstore.memory.served.hider`."""
+    rules = served_rules(store, names)
     return Hider(rules) if rules else None
 
 
