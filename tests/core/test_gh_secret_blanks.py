@@ -12,16 +12,9 @@ import json
 import pytest
 
 from objstore.core.redact import prefilter, redact
+from tests.core.test_redact import _prefilter   # the stdlib prefilter, or the optional one-pass matcher
 
 SECRET = "GhBlank9SecQ"
-
-
-def _prefilter(monkeypatch, kind: str) -> None:
-    if kind == "fast":
-        pytest.importorskip("ahocorasick_rs")
-        monkeypatch.setattr(prefilter, "_FAST", [None, prefilter._FAST_AFTER])
-    else:
-        monkeypatch.setattr(prefilter, "_FAST", [False, 0])
 
 
 @pytest.mark.parametrize("kind", ["stdlib", "fast"])
