@@ -66,9 +66,14 @@ def private_umask() -> None:
     os.umask(os.umask(0o077) | 0o077)
 
 
-#: what ``pathlib`` imports and calls only in ``glob``, ``match`` and ``as_uri``: ``re`` (with
-#: ``enum``), ``fnmatch`` and ``urllib.parse`` (with ``ipaddress``)
-PATHLIB_DEFERRED = ("re", "fnmatch", "urllib.parse")
+#: what ``pathlib`` imports and calls only in ``glob``, ``match`` and ``as_uri``, by CPython version:
+#: 3.11's imports ``re`` (with ``enum``), ``fnmatch`` and ``urllib.parse`` (with ``ipaddress``) and calls
+#: none as it loads; 3.12's calls ``fnmatch.translate`` as it loads, so only ``urllib.parse`` can wait;
+#: 3.13's pathlib imports ``urllib.parse`` where ``as_uri`` runs, itself: nothing to do there (a stand-in for a
+#: module pathlib uses as it loads would stay bound in pathlib and fnmatch, each call through it)
+PATHLIB_DEFERRED_BY_VERSION = {(3, 11): ("re", "fnmatch", "urllib.parse"), (3, 12): ("urllib.parse",)}
+#: this interpreter's: empty on 3.13 and later, where :func:`pathlib_alone` does nothing
+PATHLIB_DEFERRED = PATHLIB_DEFERRED_BY_VERSION.get(sys.version_info[:2], ())
 
 
 #: the functions pathlib binds by name as it loads (``from urllib.parse import quote_from_bytes``)
@@ -102,11 +107,12 @@ def _deferred_module(name: str):
 
 
 def pathlib_alone() -> None:
-    """Import ``pathlib`` without what it needs only in a few methods:
-    ``urllib.parse`` (and ``ipaddress``) for ``Path.as_uri``, ``re`` (and
-    ``enum``) and ``fnmatch`` for ``glob`` and ``match`` (CPython 3.11;
-    3.12 and 3.13 compile patterns as pathlib loads, so there the stand-in
-    imports the real ``re`` at once).  A store's reads call none of them,
+    """Import ``pathlib`` without what it needs only in a few methods
+    (:data:`PATHLIB_DEFERRED`, by CPython version): ``urllib.parse`` (and
+    ``ipaddress``) for ``Path.as_uri`` (3.11, 3.12), ``re`` (and ``enum``)
+    and ``fnmatch`` for ``glob`` and ``match`` (3.11: 3.12 calls fnmatch as
+    pathlib loads); nothing on 3.13 and later, whose pathlib defers
+    ``urllib.parse`` itself.  A store's reads call none of them,
     and these imports were ~1.5-3 ms (urllib, docs/benchmarks.md, "Session
     17 (branch `lat17`)") and ~3 ms (re with enum, "Session 21 (branch
     `lat21`)") of every new process that opens a store.  Each is given a
@@ -116,7 +122,7 @@ def pathlib_alone() -> None:
     ``import re`` loads the real one.  Nothing when pathlib is loaded
     already (an editable install's finder loads it at start-up); a module
     loaded already is not stood in for."""
-    if "pathlib" in sys.modules:
+    if "pathlib" in sys.modules or not PATHLIB_DEFERRED:
         return
     stand_ins = {name: _deferred_module(name) for name in PATHLIB_DEFERRED if name not in sys.modules}
     sys.modules.update(stand_ins)

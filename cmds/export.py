@@ -67,8 +67,8 @@ def command(fmt, scope, out, as_json, store):
         else:
             r = export_jsonl(store, sys.stdout, scope=scope)
     except (IsADirectoryError, NotADirectoryError, PermissionError, OSError) as e:
-        if isinstance(e, FileNotFoundError):
-            raise
+        if isinstance(e, (FileNotFoundError, BrokenPipeError)):
+            raise   # FileNotFoundError: the CLI's "no such file" (4); a reader gone (`| head -1`): 141, quietly
         raise click.ClickException(f"cannot write {out or 'stdout'}: {e.strerror or e}") from None
     summary = {"format": fmt, "objects": r.objects, "refs": r.refs, "sealed_skipped": r.sealed_skipped}
     if as_json:

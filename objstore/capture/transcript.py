@@ -95,18 +95,63 @@ _ARG = r"[^\s\"',|;&]{1,256}"
 #: through a variable or a substitution: ``$m``, ``${M}``, ``$(which mem)``; trailb21): the commands
 #: that write a decrypted sealed value, a sealed age file or the sync key to standard output
 #: (cmds/sealed.py, cmds/remote.py)
-_MEM_SECRET_RE = LazyPattern(
-    rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)|-m{_ARG_SEP}cmds|\$\{{?[A-Za-z_]\w{{0,63}}\}}?|\$\([^)]{{0,64}}mem\))"
-    rf"(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
-    rf"|{_ARG_SEP}--ascii){{0,4}}{_ARG_SEP}(?:sealed{_ARG_SEP}(?:show|export)|remote{_ARG_SEP}key{_ARG_SEP}export)"
-    r"(?![\w\-])")
+_MEM_LAUNCHER = (rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)|-m{_ARG_SEP}cmds|\$\{{?[A-Za-z_]\w{{0,63}}\}}?"
+                 r"|\$\([^)]{0,64}mem\))")
+#: what follows the launcher (or an alias of mem: :func:`mem_aliases`): its options, then the command
+_MEM_SECRET_TAIL = (rf"(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
+                    rf"|{_ARG_SEP}--ascii){{0,4}}{_ARG_SEP}(?:sealed{_ARG_SEP}(?:show|export)|remote{_ARG_SEP}key"
+                    rf"{_ARG_SEP}export)(?![\w\-])")
+_MEM_SECRET_RE = LazyPattern(_MEM_LAUNCHER + _MEM_SECRET_TAIL)
+#: mend22: ``alias NAME=VALUE …`` (bash, zsh; ``alias -g`` too), each definition (:data:`_ALIAS_PAIR_RE`)
+_ALIAS_RE = LazyPattern(r"(?<![\w.\-])alias(?:[ \t]+-[A-Za-z]{1,4})*((?:[ \t]+[\w.:+@%\-]{1,64}="
+                        r"(?:'[^']*'|\"[^\"]*\"|[^\s;|&()<>'\"]*))+)")
+_ALIAS_PAIR_RE = LazyPattern(r"([\w.:+@%\-]{1,64})=('[^']*'|\"[^\"]*\"|[^\s;|&()<>'\"]*)")
+#: an alias's value that runs mem: its first word mem or memvcs (a path's last part), a variable or
+#: substitution (as :data:`_MEM_LAUNCHER` reads ``$m``), or ``-m cmds`` / ``memvcs`` anywhere in it
+_ALIAS_MEM_RE = LazyPattern(r"[ \t]*(?:(?:\S*/)?mem(?:vcs)?(?![\w.\-])|\$)|.*(?:(?<![\w.\-])memvcs(?![\w.\-])"
+                            r"|[ \t]-m[ \t]+cmds(?![\w.\-]))")
+
+
+def mem_aliases(call: str, known: Iterable[str] = ()) -> list[str]:
+    """The names ``call`` defines as aliases of mem (mend22): ``alias m=mem``,
+    ``alias m='mem --home ~/s'``, ``alias m=/usr/local/bin/mem``, ``alias
+    m='$MEM'``, ``alias m='python -m cmds'``, ``alias mm=m`` with ``m`` in
+    ``known`` or defined before it in ``call``; JSON-escaped quotes and
+    blanks (a tool call's input) read as the shell reads them.  Bash
+    expands an alias only in a later line, with ``expand_aliases`` (an
+    interactive shell: Codex's ``exec_command`` session, ``!`` bash mode, a
+    shell snapshot); zsh in any later line.  Read wider: a definition
+    anywhere in ``call`` counts for all of it.  Cost: nothing without
+    ``alias`` in ``call``."""
+    if "alias" not in call:
+        return []
+    if "\\" in call:
+        call = call.replace('\\"', '"').replace("\\n", "\n").replace("\\t", "\t")
+    names = list(known)
+    out: list[str] = []
+    for m in _ALIAS_RE.finditer(call):
+        for name, value in _ALIAS_PAIR_RE.findall(m.group(1)):
+            value = value[1:-1] if value[:1] in "'\"" and len(value) > 1 else value
+            first = value.split(None, 1)[0] if value.strip() else ""
+            if (_ALIAS_MEM_RE.match(value) is not None or first in names) and name not in names:
+                names.append(name)
+                out.append(name)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _alias_secret_re(names: tuple[str, ...]) -> re.Pattern:
+    """:data:`_MEM_SECRET_RE` with the aliases ``names`` as the launcher (``m sealed show K``, also after
+    a quote: ``eval "m sealed show K"``, or a JSON-escaped newline or tab)."""
+    alt = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?:(?<![\w.\-/$])|(?<=\\[nt]))(?:{alt}){_MEM_SECRET_TAIL}")
 #: ``age … -d|--decrypt``: the stock tool decrypting (docs/vault.md:
 #: ``mem sealed export KEY | age -d -i <store>/vault/identity.age``)
 _AGE_DECRYPT_RE = LazyPattern(rf"(?:age(?<![\w.\-]age)|age(?<=\\[nt]age))(?:{_ARG_SEP}{_ARG}){{0,12}}?{_ARG_SEP}"
                               r"(?:-d|--decrypt)(?![\w\-])")
 
 
-def prints_secret(call: str) -> bool:
+def prints_secret(call: str, aliases: Iterable[str] = ()) -> bool:
     """Whether a tool call prints secret material, so its result must not be
     stored (tester U9: the decrypted sealed value came back as a plain,
     searchable, pushable turn).  ``call``: the call's input as a capture
@@ -119,9 +164,16 @@ def prints_secret(call: str) -> bool:
     is withheld too, which loses a search result, never a secret.  The
     readers pair the call with its result by id (Claude Code
     ``tool_use.id`` / ``tool_result.tool_use_id``, Codex ``call_id``, the
-    proxy's request) and store :data:`SECRET_OUTPUT` in its place."""
+    proxy's request) and store :data:`SECRET_OUTPUT` in its place.
+    ``aliases``: names known to run mem (``alias m=mem`` earlier in the
+    transcript: :func:`withholds`); an alias of mem ``call`` defines
+    itself (:func:`mem_aliases`) counts too, so ``m sealed show K`` and
+    ``eval "m sealed show K"`` after it are read as ``mem sealed show K``."""
     if "sealed" in call or "remote" in call:
         if _MEM_SECRET_RE.search(call) is not None:
+            return True
+        names = (*aliases, *mem_aliases(call, aliases))
+        if names and _alias_secret_re(tuple(sorted(set(names)))).search(call) is not None:
             return True
     return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
 
@@ -131,6 +183,8 @@ TAINT_FILE = "f:"
 #: in a trail: the id of a background shell (Claude Code ``run_in_background``) whose output a withheld
 #: call writes: read by ``BashOutput`` (``bash_id``), ``TaskOutput`` (``task_id``), ``KillShell`` (``shell_id``)
 TAINT_SHELL = "s:"
+#: in a trail: a name an earlier call defined as an alias of mem (``alias m=mem``: :func:`mem_aliases`)
+TAINT_ALIAS = "a:"
 #: a JSON-escaped newline, tab or quote, read as the blank it stands for
 _JSON_ESC_RE = LazyPattern(r"\\[nrt\"]")
 #: where a command writes its output: ``> F``, ``>> F``, ``2> F``, ``&> F``, ``>| F`` (not ``>&2``); ``of=F``;
@@ -237,7 +291,9 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     reader's list of what it withholds, in reading order (kept between
     reads, ``ReaderState.secret_calls``), read and extended here; ``cwd``:
     the session's working folder when the reader knows it ("" when not).
-    True when the call prints secret material (:func:`prints_secret`), or when it
+    True when the call prints secret material (:func:`prints_secret`; also
+    through an alias of mem an earlier call defined, which joins the trail:
+    :data:`TAINT_ALIAS`, mend22), or when it
     reads what such a call left behind (sec20, trail21): a file it wrote (``mem
     sealed show K > /tmp/x``, ``| tee``, ``>>``, then ``cat /tmp/x``, the
     ``Read`` tool, ``cp /tmp/x y`` and a glob ``cat /tmp/*``), a folder
@@ -264,7 +320,11 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     own), a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
     result, never a secret."""
-    printed = prints_secret(call)
+    if "alias" in call:      # mend22: ``alias m=mem`` joins the trail, then ``m sealed show`` is mem's
+        known = [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)]
+        trail.extend(TAINT_ALIAS + name for name in mem_aliases(call, known))
+    printed = ("sealed" in call or "remote" in call) and prints_secret(
+        call, [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)])
     if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
         return False            # the common case: nothing withheld so far wrote a file or ran in the background
     call = expand(call)

@@ -14,19 +14,29 @@ if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 
 
+def tombstone_names(store: Store) -> list[str]:
+    """The names of the tombstone refs under ``store``'s ``refs/tombstones/``,
+    sorted (str); names starting with ``.`` and ``.lock`` files are a
+    writer's, not refs.  ``[]`` when the folder is missing or cannot be
+    listed (nothing to hide is known); never raises.  The one listing both
+    :func:`hider` and :func:`objstore.memory.tombstones.served_rules` use."""
+    try:
+        return sorted(n for n in os.listdir(store.refs.root / "tombstones")
+                      if not n.startswith(".") and not n.endswith(".lock"))
+    except OSError:
+        return []
+
+
 def hider(store: Store) -> Hider | None:
     """:func:`objstore.memory.tombstones.hider` of ``store`` — the
     :class:`~objstore.memory.tombstones.Hider` of its forgotten ``--match``
     texts, or None when it has none — but None at once, after one listing of
-    ``refs/tombstones/``, when that folder holds no tombstone ref (names
-    starting with ``.`` and ``.lock`` files are a writer's, not refs).
-    Never raises for a folder that cannot be listed (None: nothing to hide
-    is known)."""
-    try:
-        with os.scandir(store.refs.root / "tombstones") as it:
-            if not any(not e.name.startswith(".") and not e.name.endswith(".lock") for e in it):
-                return None
-    except OSError:
+    ``refs/tombstones/`` (:func:`tombstone_names`), when that folder holds no
+    tombstone ref; otherwise that listing is handed on, so the folder is
+    listed once.  Never raises for a folder that cannot be listed (None:
+    nothing to hide is known)."""
+    names = tombstone_names(store)
+    if not names:
         return None
     from objstore.memory.tombstones import hider as build   # deferred: only a store that forgot something
-    return build(store)
+    return build(store, names)

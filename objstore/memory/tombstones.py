@@ -24,8 +24,6 @@ rules are written down in ``docs/format.md`` ("Tombstone") and
 from __future__ import annotations
 
 
-import os
-
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -515,7 +513,7 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
 SERVED_RULES_FILE = "cache/match-rules"
 
 
-def served_rules(store: Store) -> list[tuple[bytes, int]]:
+def served_rules(store: Store, names: list[str]) -> list[tuple[bytes, int]]:
     """``[(sha256, length)]`` of every ``mem forget --match`` text of
     ``store``: the ``match:<session>`` rules of any session, and the
     :data:`TEXT_KEY` tombstones that are no forgotten fact value's (a fact
@@ -531,12 +529,12 @@ def served_rules(store: Store) -> list[tuple[bytes, int]]:
     ``--match`` over many turns writes one per turn: ~20 us each).  The
     file is written when it is stale and the store can be written (an error
     is ignored: it is derived).  Cost: nothing without tombstones; a
-    listing, one SHA-256 and a small read when the file is fresh."""
-    try:
-        names = sorted(n for n in os.listdir(store.refs.root / "tombstones")
-                       if not n.startswith(".") and not n.endswith(".lock"))
-    except OSError:
-        names = []
+    listing, one SHA-256 and a small read when the file is fresh.
+
+    ``names``: the sorted names of the tombstone refs, as the caller listed
+    them (:func:`objstore.memory.served.tombstone_names`: the one listing
+    and name filter; the gate in front of this module, which therefore
+    does not import it)."""
     if not names:
         return []
     key = sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest()
@@ -593,10 +591,11 @@ class Hider:
         return served_text(text, self.rules)
 
 
-def hider(store: Store) -> Hider | None:
-    """The :class:`Hider` of ``store``'s :func:`served_rules`, or None when
-    it has none (the served text is then shown as stored)."""
-    rules = served_rules(store)
+def hider(store: Store, names: list[str]) -> Hider | None:
+    """The :class:`Hider` of ``store``'s :func:`served_rules` (``names`` as
+    there), or None when it has none (the served text is then shown as
+    stored).  Called through :func:`objstore.memory.served.hider`."""
+    rules = served_rules(store, names)
     return Hider(rules) if rules else None
 
 

@@ -377,9 +377,11 @@ COMMAND_LINE_RULES: list[Rule] = [
     _r("cli-password",
        "GitHub CLI 'gh secret set <name> -b, --body <string>' (the secret's value) "
        "https://cli.github.com/manual/gh_secret_set",
-       # 'secret set' with one blank, as typed: the gate is then the phrase, not the common 'secret'
-       _cmd("gh") + r"[ \t]{1,4}secret[ ]set" + _ARGS_BEFORE + r"(?:-b|--body)(?:[ \t]{1,4}|=)" + _ARG,
-       priority=45, check=cli_secret_ok, anchors=("secret set",), scan=scan_at("gh")),
+       # blanks between the words as between gh and 'secret' (mend22: 'gh  secret  set' was missed); the
+       # anchors, as mem's launchers' (memcommand._anchors): the phrase, or 'secret' and what else may follow
+       _cmd("gh") + r"[ \t]{1,4}secret[ \t]{1,4}set" + _ARGS_BEFORE + r"(?:-b|--body)(?:[ \t]{1,4}|=)" + _ARG,
+       priority=45, check=cli_secret_ok, anchors=("secret set", "secret  ", "secret\t", "secret \t"),
+       scan=scan_at("gh")),
     _r("cli-password",
        "secret stores' value on the command line, whatever its name: 'aws ssm put-parameter --value', 'aws "
        "secretsmanager create-secret|put-secret-value|update-secret --secret-string', 'az keyvault secret set "
