@@ -4,7 +4,6 @@ and :func:`scan_at`: a pattern tried only where one of its start literals occurs
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
@@ -358,6 +357,7 @@ def _json_unescape(v: str, s: int, text: str) -> str:
     """The content ``v`` of a JSON string read by :func:`_json_string_end`
     (opening quote at ``s - 1``), its escapes undone at every level (what
     the value's checks read); ``v`` itself when it does not decode."""
+    import json   # here: `mem remember` loads this module and never reads a JSON string value (start-up guard)
     k = 0
     while k < 3 and s - 2 - k >= 0 and text[s - 2 - k] == "\\":
         k += 1
