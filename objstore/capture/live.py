@@ -29,6 +29,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
+from objstore.memory.tombstones import match_late_capture, match_spans
 
 __all__ = ["PromptResult", "PromptSnapshot", "SNAPSHOT_MAX_BYTES", "capture_prompt", "capture_shell",
            "prompt_snapshot"]
@@ -75,6 +76,11 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     prompt.  The text is redacted; ``index=False`` leaves indexing to the
     next writer (the Stop hook) through the index journal.  Takes the store
     lock (StoreLocked propagates).  Raises InvalidInput for a bad session id.
+    ``time_ms`` (when the prompt was said; the hook's clock): a ``forget
+    --match`` that ran since (the hook's detached child may store the prompt
+    after it) and whose text the prompt, cwd or project holds gives this
+    session its rule first (``tombstones.match_late_capture``), so the turn
+    is stored as forget left the others and its cwd is not registered.
 
     ``statement``: a "remember that …" prompt's fact
     (``objstore.capture.statements``) is written under the same lock, after
@@ -100,6 +106,8 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
             return PromptResult("no-capture")
         if transcript is not None and not snap.key and not is_subagent(transcript):
             return PromptResult("deferred")
+        if time_ms is not None:   # a forget --match that ran since the prompt was said: as if it was stored
+            match_late_capture(store, sid, time_ms, (prompt, cwd, project_of(cwd)))
         w = TurnAppender(store, command=command)
         synced = 0
         cur = None
@@ -130,8 +138,10 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
             key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
                                               if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()),
                                              default=0))
+        rules = w.filter().rules.get(sid)
+        gone = bool(rules and cwd and match_spans(cwd, rules))   # the writer empties it: not registered either
         ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                          cwd, project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
+                          cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
         oid = w.add(ct)
         status = "captured" if oid else "known"
         try:

@@ -507,6 +507,38 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
     return [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
 
 
+def match_late_capture(store: Store, session: str, time_ms: int, texts: tuple[str, ...]) -> int:
+    """Give ``session`` the ``match:<session>`` rule of every ``mem forget
+    --match`` text that ran after ``time_ms`` (ms since the epoch: when the
+    turn being captured was said, e.g. the prompt hook's clock) and that one
+    of ``texts`` (the turn's text, cwd, project) holds (:func:`match_spans`,
+    as the turn writer redacts): the rule that forget would have written
+    had the turn been stored before it ran (same key, digest, time and
+    reason: the same object), so the turn writer then stores the turn as
+    forget left the others (text redacted, cwd/project emptied) and the
+    session's later turns too.  Closes the race of a prompt captured by the
+    hook's detached child after a forget that started once the hook had
+    returned (docs/forget.md, "No resurrection").  Returns how many rules
+    were written.  Caller holds the store lock.  Cost: one listing of
+    ``refs/tombstones/`` (:func:`served_rules`) when no ``--match`` ever
+    ran; else a read of every tombstone."""
+    if not served_rules(store):
+        return 0
+    tombs = all_tombstones(store)
+    values = {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
+    have = {(t.value_sha256, t.reason) for t in tombs if t.key == f"match:{session}"}
+    n = 0
+    for t in tombs:
+        r = text_rule(t) if t.time > time_ms and t.key == TEXT_KEY and t.value_sha256 not in values else None
+        reason = f"match:{r[1]}" if r is not None else ""
+        if r is None or (r[0], reason) in have or not any(match_spans(x, [r]) for x in texts if x):
+            continue
+        put_tombstone(store, Tombstone(key=f"match:{session}", value_sha256=r[0], time=t.time, reason=reason))
+        have.add((r[0], reason))
+        n += 1
+    return n
+
+
 # -- serving: a --match text in a session the forget did not touch --------------
 
 #: the derived file of :func:`served_rules` (docs/format.md, "Derived files under cache/")

@@ -8,8 +8,12 @@ decoded) and by a byte search of every file."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 
-from tests.hooks._util import asst, files_holding, line, payload, run_hook, text, user
+from tests.hooks._util import (REPO, asst, files_holding, hook_env, line, payload, run_hook, text, user,
+                               wait_store_processes_gone)
 
 WORD = "zebraquokka"
 
@@ -41,7 +45,9 @@ def test_forget_match_takes_the_text_out_of_cwd_project_registry_and_caches(tmp_
     rc, _out, err, _s = run_hook(store_path, payload("UserPromptSubmit", "5d1e6f0a-0000-4000-8000-00000000e003",
                                                      None, prompt="which port does it use", cwd=cwd))
     assert rc == 0, err
+    wait_store_processes_gone(store_path)     # the hook's capture child has stored the prompt (or given up)
     before = _turn_fields(store_path)
+    assert any(s.endswith("e003") for s, *_ in before), before
     assert any(WORD in c for _s, _t, c, _p in before)
     assert WORD in (store_path / "projects.json").read_text()
 
@@ -114,3 +120,50 @@ def test_a_session_forget_match_touched_only_by_its_cwd_keeps_it_out_of_later_tu
     assert len(fields) == 3, fields
     assert not [f for f in fields if WORD in f[1].lower() or WORD in f[2] or WORD in f[3]], fields
     assert "is [forgotten] deployed yet" in [f[1] for f in fields]
+
+
+_LATE_CHILD = """
+import sys
+import objstore
+s = objstore.open_store(sys.argv[1])
+print(objstore.capture_prompt(s, session_id=sys.argv[2], prompt=sys.argv[3], cwd=sys.argv[4],
+                              time_ms=int(sys.argv[5]), index=True).status)
+s.close()
+"""
+
+
+def test_a_prompt_said_before_forget_match_and_stored_after_it_is_stored_as_forget_left_the_others(
+        tmp_path, mem, store_path):
+    """The prompt hook returns at once and its detached child stores the
+    prompt (``_hookrun.fork_off``): a ``forget --match`` run meanwhile did
+    not see the turn, and the child then stored the text, its cwd and
+    registered the project again after forget had said it was gone (the
+    test above failed ~1 run in 4 on it).  The child's own code
+    (``capture_prompt`` with the hook's clock) run after the forget: the
+    turn is stored as forget left the others, and the session's next prompt
+    too."""
+    work = tmp_path / WORD / "app"
+    work.mkdir(parents=True)
+    cwd = str(work)
+    sid = "5d1e6f0a-0000-4000-8000-00000000e031"
+    t = tmp_path / "cc" / "-x" / f"{sid}.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
+                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    mem("import", "claude-code", str(tmp_path / "cc"))
+    late = "5d1e6f0a-0000-4000-8000-00000000e032"
+    said = int(time.time() * 1000) - 1000      # the prompt was said, the hook forked its child ...
+    assert "working directory or project name" in mem("forget", "--match", WORD, "--yes").stdout
+    p = subprocess.run([sys.executable, "-c", _LATE_CHILD, str(store_path), late, f"does {WORD} build on arm",
+                        cwd, str(said)], capture_output=True, text=True, timeout=120, cwd=REPO,
+                       env=hook_env(store_path))   # ... which stores it only now
+    assert p.returncode == 0 and p.stdout.strip() == "captured", p.stderr
+    rc, _out, err, _s = run_hook(store_path, payload("UserPromptSubmit", late, None, prompt=f"and {WORD} on x86",
+                                                     cwd=cwd), env=hook_env(store_path, MEM_HOOK_FORK="0"))
+    assert rc == 0, err
+    mem("gc", "--prune=now")
+    mine = [f for f in _turn_fields(store_path) if f[0] == late]
+    assert sorted(x for _s, x, _c, _p in mine) == ["and [forgotten] on x86", "does [forgotten] build on arm"], mine
+    assert all(c == "" and p == "" for _s, _x, c, p in mine), mine
+    assert WORD not in (store_path / "projects.json").read_text()
+    assert files_holding(store_path, WORD) == []
