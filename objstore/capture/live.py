@@ -28,6 +28,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
+from objstore.memory.served import tombstone_names
 from objstore.memory.sessions import CapturedTurn
 from objstore.memory.tombstones import match_late_capture, match_spans
 
@@ -107,7 +108,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         if transcript is not None and not snap.key and not is_subagent(transcript):
             return PromptResult("deferred")
         if time_ms is not None:   # a forget --match that ran since the prompt was said: as if it was stored
-            match_late_capture(store, sid, time_ms, (prompt, cwd, project_of(cwd)))
+            match_late_capture(store, tombstone_names(store), sid, time_ms, (prompt, cwd, project_of(cwd)))
         w = TurnAppender(store, command=command)
         synced = 0
         cur = None

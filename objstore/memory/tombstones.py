@@ -507,7 +507,7 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
     return [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
 
 
-def match_late_capture(store: Store, session: str, time_ms: int, texts: tuple[str, ...]) -> int:
+def match_late_capture(store: Store, names: list[str], session: str, time_ms: int, texts: tuple[str, ...]) -> int:
     """Give ``session`` the ``match:<session>`` rule of every ``mem forget
     --match`` text that ran after ``time_ms`` (ms since the epoch: when the
     turn being captured was said, e.g. the prompt hook's clock) and that one
@@ -518,11 +518,12 @@ def match_late_capture(store: Store, session: str, time_ms: int, texts: tuple[st
     forget left the others (text redacted, cwd/project emptied) and the
     session's later turns too.  Closes the race of a prompt captured by the
     hook's detached child after a forget that started once the hook had
-    returned (docs/forget.md, "No resurrection").  Returns how many rules
-    were written.  Caller holds the store lock.  Cost: one listing of
-    ``refs/tombstones/`` (:func:`served_rules`) when no ``--match`` ever
-    ran; else a read of every tombstone."""
-    if not served_rules(store):
+    returned (docs/forget.md, "No resurrection").  ``names``: the store's
+    tombstone ref names (``objstore.memory.served.tombstone_names``).
+    Returns how many rules were written.  Caller holds the store lock.
+    Cost: nothing more when no ``--match`` ever ran (:func:`served_rules`
+    of ``names``: its cache file); else a read of every tombstone."""
+    if not served_rules(store, names):
         return 0
     tombs = all_tombstones(store)
     values = {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
