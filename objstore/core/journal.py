@@ -72,6 +72,11 @@ except ImportError:  # pragma: no cover - Windows: no owned entries (writers ind
 from objstore.core.record import Record, set_fields
 
 
+def _new_ref_lines(moves) -> list[str]:
+    """The ``N`` lines of ``(ref name, new object id)`` pairs."""
+    return [f"N\t{ref}\t{new}" for ref, new in moves]
+
+
 class JournalEntries(Record):
     """Parsed journal: keys to refresh, sessions with their oldest old head,
     keys being forgotten, objects to delete, the unfinished-forget notes
@@ -268,9 +273,12 @@ class IndexJournal:
         """Note that each key's indexed version will change (one append)."""
         self.append([f"F\t{key}" for key in keys])
 
-    def sessions(self, moves: list[tuple[str, str | None]]) -> None:
-        """Note that sessions will move from the given old heads."""
-        self.append([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
+    def sessions(self, moves: list[tuple[str, str | None]], *, new_refs: list[tuple[str, str]] = ()) -> None:
+        """Note that sessions will move from the given old heads, and, in
+        the same durable append (first), the refs of ``new_refs`` about to
+        be set for the first time (as :meth:`new_refs`: a bulk import's new
+        sessions, before its pack can be read, ``TurnAppender.publish``)."""
+        self.append(_new_ref_lines(new_refs) + [f"S\t{sid}\t{old or '-'}" for sid, old in moves])
 
     def new_refs(self, moves: list[tuple[str, str]]) -> None:
         """Note refs about to be set for the first time, ``(ref name, new
@@ -278,7 +286,7 @@ class IndexJournal:
         read: a writer killed between its objects and its refs leaves them
         for recovery to set (``objstore.memory.recovery``), not a stored
         version no ref names (which ``mem fsck`` reports as a lost ref)."""
-        self.append([f"N\t{ref}\t{new}" for ref, new in moves])
+        self.append(_new_ref_lines(moves))
 
     def _main_empty(self) -> bool:
         """True when the main journal file is empty (one stat)."""
