@@ -24,7 +24,8 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
                                        (``objstore.core.unfinished``) goes
     N <TAB> <ref> <TAB> <new id>       a ref set for the first time by a bulk writer
                                        whose object may be stored before the ref is:
-                                       recovery sets it (``IndexBatch.flush``)
+                                       recovery sets it (``IndexBatch.flush``, and
+                                       ``TurnAppender.publish``'s new sessions)
 
 Only keys (and their refs' names), session ids, object and item ids and note
 names appear, never values; the file is emptied when the operation completes.
@@ -70,6 +71,11 @@ except ImportError:  # pragma: no cover - Windows: no owned entries (writers ind
     fcntl = None  # type: ignore[assignment]
 
 from objstore.core.record import Record, set_fields
+
+
+def _new_ref_lines(moves) -> list[str]:
+    """The ``N`` lines of ``(ref name, new object id)`` pairs."""
+    return [f"N\t{ref}\t{new}" for ref, new in moves]
 
 
 class JournalEntries(Record):
@@ -268,9 +274,12 @@ class IndexJournal:
         """Note that each key's indexed version will change (one append)."""
         self.append([f"F\t{key}" for key in keys])
 
-    def sessions(self, moves: list[tuple[str, str | None]]) -> None:
-        """Note that sessions will move from the given old heads."""
-        self.append([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
+    def sessions(self, moves: list[tuple[str, str | None]], *, new_refs: list[tuple[str, str]] = ()) -> None:
+        """Note that sessions will move from the given old heads, and, in
+        the same durable append (first), the refs of ``new_refs`` about to
+        be set for the first time (as :meth:`new_refs`: a bulk import's new
+        sessions, before its pack can be read, ``TurnAppender.publish``)."""
+        self.append(_new_ref_lines(new_refs) + [f"S\t{sid}\t{old or '-'}" for sid, old in moves])
 
     def new_refs(self, moves: list[tuple[str, str]]) -> None:
         """Note refs about to be set for the first time, ``(ref name, new
@@ -278,7 +287,7 @@ class IndexJournal:
         read: a writer killed between its objects and its refs leaves them
         for recovery to set (``objstore.memory.recovery``), not a stored
         version no ref names (which ``mem fsck`` reports as a lost ref)."""
-        self.append([f"N\t{ref}\t{new}" for ref, new in moves])
+        self.append(_new_ref_lines(moves))
 
     def _main_empty(self) -> bool:
         """True when the main journal file is empty (one stat)."""

@@ -243,6 +243,7 @@ class PackWriter:
         self._mask = 1023
         self._file = None
         self._tmp: Path | None = None
+        self._idx_tmp: Path | None = None  # the index written by finish(install=False), until install
         self._pos = HEADER_LEN
         self._state = "open"
 
@@ -580,12 +581,19 @@ class PackWriter:
 
     # -- finishing ----------------------------------------------------------
 
-    def finish(self) -> PackInfo | None:
-        """Complete the pack: header count, checksum, fsync, rename, index
-        (written and renamed last), directory fsync.
+    def finish(self, *, install: bool = True) -> PackInfo | None:
+        """Complete the pack: header count, checksum, fsync, its index
+        written and fsynced (both still temp files), then :meth:`install`.
+
+        ``install`` False stops before :meth:`install`: the pack and its
+        index are durable but nothing can read them (``prepared``) until the
+        caller calls it, so that it can note what they hold first (an
+        import's ``N`` journal lines, ``TurnAppender.publish``) after the
+        costly part is done; :meth:`abort` then removes both temp files.
 
         Returns:
-            The :class:`PackInfo` (also stored in :attr:`info`), or None when
+            The :class:`PackInfo` (also stored in :attr:`info`; with
+            ``install`` False its files are not there yet), or None when
             no object was added (no file is left behind).
         Raises:
             ValueError: already finished or aborted.
@@ -608,7 +616,6 @@ class PackWriter:
             self.abort()
             self._state = "finished"
             return None
-        idx_tmp: Path | None = None
         try:
             f = self._file
             f.flush()
@@ -624,28 +631,49 @@ class PackWriter:
             f.close()
             self._file = None
             name = checksum.hex()
-            pack_path = self.pack_dir / f"pack-{name}.pack"
-            idx_path = self.pack_dir / f"pack-{name}.idx"
-            os.replace(self._tmp, pack_path)
-            self._tmp = None
-            fsync_dir(self.pack_dir)
-            idx_tmp, ifd = _create_temp(self.pack_dir, ".idx")
+            self._idx_tmp, ifd = _create_temp(self.pack_dir, ".idx")
             with open(ifd, "wb", buffering=_BUF) as idx_file:
                 self._write_idx(idx_file, checksum)
                 idx_file.flush()
                 os.fsync(idx_file.fileno())
-            os.replace(idx_tmp, idx_path)
-            idx_tmp = None
-            fsync_dir(self.pack_dir)
         except BaseException:
-            if idx_tmp is not None:
-                idx_tmp.unlink(missing_ok=True)
             self.abort()
             raise
-        self.info = PackInfo(name=name, pack_path=pack_path, idx_path=idx_path, count=n,
-                             size=self._pos + SUM_LEN, idx_size=idx_size(n, self.version, len(self._boffs)))
-        self._state = "finished"
+        self.info = PackInfo(name=name, pack_path=self.pack_dir / f"pack-{name}.pack",
+                             idx_path=self.pack_dir / f"pack-{name}.idx", count=n, size=self._pos + SUM_LEN,
+                             idx_size=idx_size(n, self.version, len(self._boffs)))
+        self._state = "prepared"
         self._release()
+        if install:
+            self.install()
+        return self.info
+
+    def install(self) -> PackInfo:
+        """Make a pack :meth:`finish` ``(install=False)`` prepared readable:
+        the ``.pack`` renamed into place, the directory fsynced, then the
+        ``.idx`` (a reader opens a pack by its index: never one without its
+        pack), the directory fsynced.  Returns :attr:`info`.
+
+        Raises:
+            ValueError: not prepared.
+            OSError: the temp files left are removed before it propagates;
+                if the failure came after the ``.pack`` rename, an
+                incomplete pack (no ``.idx``) remains for gc.
+        """
+        if self._state != "prepared":
+            raise ValueError(f"pack writer is {self._state}, not prepared")
+        try:
+            os.replace(self._tmp, self.info.pack_path)
+            self._tmp = None
+            fsync_dir(self.pack_dir)
+            os.replace(self._idx_tmp, self.info.idx_path)
+            self._idx_tmp = None
+            fsync_dir(self.pack_dir)
+        except BaseException:
+            self._state = "open"
+            self.abort()
+            raise
+        self._state = "finished"
         return self.info
 
     def _write_idx(self, f, pack_checksum: bytes) -> None:
@@ -730,9 +758,10 @@ class PackWriter:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def abort(self) -> None:
-        """Discard the pack being written: close and delete the temp file.
-        Idempotent; a no-op after :meth:`finish`."""
-        if self._state != "open":
+        """Discard the pack being written (or prepared: :meth:`finish`
+        ``install=False``): close and delete its temp files.  Idempotent; a
+        no-op after :meth:`finish` or :meth:`install`."""
+        if self._state not in ("open", "prepared"):
             return
         self._state = "aborted"
         self._stop_pool()
@@ -743,9 +772,10 @@ class PackWriter:
             except OSError:
                 pass
             self._file = None
-        if self._tmp is not None:
-            self._tmp.unlink(missing_ok=True)
-            self._tmp = None
+        for tmp in (self._tmp, self._idx_tmp):
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+        self._tmp = self._idx_tmp = None
         self._release()
 
     def __enter__(self) -> PackWriter:

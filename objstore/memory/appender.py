@@ -497,6 +497,17 @@ class TurnAppender:
         """Make written turns durable and visible; returns an index error
         message (turns stored, index behind; the journal replays it) or None.
 
+        Pack mode: the pack and its index are written and fsynced first,
+        unreadable (``PackWriter.finish(install=False)``), while the last
+        batch's index commit goes on; then one durable journal append notes
+        the sessions (``S`` lines) and, first, the ref of each session this
+        publish creates (``N`` lines); only then is the pack made readable
+        and the refs moved.  A ``kill -9`` before that append leaves temp
+        files (gc's), one after it turns whose new sessions the next holder
+        of the store lock sets (``objstore.memory.recovery``): never stored
+        turns that no ref names, which ``mem fsck`` reports as lost refs
+        (tester finding W8).
+
         In pack mode the new turns are indexed by the import's
         :class:`~objstore.index.searchindex.IndexStream` in a background
         thread; ``wait=False`` returns before that batch is committed (the
@@ -510,20 +521,23 @@ class TurnAppender:
         the lock for its object and ref writes only (the proxy's capture
         writer).  Where owned entries are not possible it indexes here."""
         store = self.store
-        if self._writer is not None:
-            self._writer.finish()  # the pack and its index are durable before any ref names them
-            self._writer = None
-            store.packs.reload()
+        writer = self._writer   # (until installed: an error before aborts it, ``close``)
+        # the pack and its index durable, not readable yet: while the last batch is being indexed
+        if writer is not None and writer.finish(install=False) is None:   # (the costly part, before the wait)
+            self._writer = writer = None    # no object in it: no file
         err = self._wait_index()
         if not self.dirty:
+            self._install()
             return err
         self.sync_objects()      # objects durable before any ref names them
         t = now_ms()
         moved = sorted(self.dirty)
         moves = [(sid, self.states[sid].start_head) for sid in moved]
         owned = store.journal.own(moves) if (defer_index and index and not self.pack) else None
-        if owned is None:
-            store.journal.sessions(moves)
+        if owned is None:   # with an N line for each new session's ref, before its turns can be read
+            store.journal.sessions(moves, new_refs=[(self.states[sid].ref, self.states[sid].head)
+                                                    for sid, old in moves if old is None and writer is not None])
+        self._install()          # readable now: a stop before the refs move leaves them to recovery
         # one batch: the filesystem synced a few times, not three fsyncs per session
         store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)
                            for sid in moved], self.command, time_ms=t)
@@ -557,6 +571,13 @@ class TurnAppender:
             self._close_stream()
             return str(e)
         return None
+
+    def _install(self) -> None:
+        """Make the pack :meth:`publish` prepared readable (``PackWriter.install``)."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.install()
+            self.store.packs.reload()
 
     def index_deferred(self, *, busy_wait_s: float = 600.0) -> str | None:
         """Index the turns of :meth:`publish` ``(defer_index=True)``; the

@@ -10,7 +10,7 @@ non-empty.  Every step is idempotent.
 from __future__ import annotations
 
 from objstore.core.errors import MemError
-from objstore.core.objects import Fact
+from objstore.core.objects import Fact, Turn
 from objstore.core.reachability import reachable
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import fact_ref, sealed_ref, session_ref
@@ -75,30 +75,58 @@ NEW_REF_MESSAGE = "recovery: set for a writer stopped before its refs moved"
 
 def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
     """Set each ``N`` line's ref (ref name -> object id; ``journal.py``)
-    that does not exist yet to its object, when that object is stored, is
-    a fact version of that ref's key, the key is not sealed and no
-    tombstone forgets it (its writer was killed after the object and
-    before the ref: finished, as the writer would have); its key is noted
-    for the replay to index.  A ref that exists (it moved before the stop,
-    or later) or an object not stored (the stop came first) is left alone:
-    run again, nothing moves."""
+    that does not exist yet to its object, when that object is stored and
+    is, for ``facts/<key>``, a fact version of that key, the key not
+    sealed, or, for ``sessions/<id>``, the head of a whole chain of that
+    session's turns (each stored, down to its first), and no tombstone
+    forgets it (its writer was killed after the objects and before the
+    ref: finished, as the writer would have: tester finding W8, an import's
+    sub-agent summaries and, session 22, its new sessions); its key or
+    session is noted for the replay to index.  A ref that exists (it moved
+    before the stop, or later) or an object not stored (the stop came
+    first) is left alone: run again, nothing moves."""
     forgotten = forgotten_check(store)
-    moves, keys = [], []
+    moves, keys, sids = [], [], []
     for ref, oid in sorted(new_refs.items()):
         try:
-            if not ref.startswith("facts/") or store.refs.read(ref) is not None or not store.has(oid):
+            if not ref.startswith(("facts/", "sessions/")) or store.refs.read(ref) is not None \
+                    or not store.has(oid):
                 continue
             obj = store.get(oid)
-            if not isinstance(obj, Fact) or fact_ref(obj.key) != ref or forgotten(obj) \
+            if isinstance(obj, Turn):
+                if session_ref(obj.session) != ref or not _whole_chain(store, obj, forgotten):
+                    continue
+                sids.append(obj.session)
+            elif not isinstance(obj, Fact) or fact_ref(obj.key) != ref or forgotten(obj) \
                     or store.refs.read(sealed_ref(obj.key)) is not None:   # sealed since: no plain value back
                 continue
+            else:
+                keys.append(obj.key)
         except MemError:
             continue   # a damaged ref or object: fsck reports it; no ref is set here
         moves.append((ref, None, oid))
-        keys.append(obj.key)
-    if moves:
+    if keys:
         store.journal.fact(*keys)   # before the refs move, as every writer notes them
+    if sids:
+        store.journal.sessions([(sid, None) for sid in sids])
+    if moves:
         store.update_refs(moves, NEW_REF_MESSAGE)
+
+
+def _whole_chain(store: Store, head: Turn, forgotten) -> bool:
+    """True when ``head`` and every turn below it are stored turns of its
+    session that no tombstone forgets, down to the first (no parent).
+    Raises MemError (a damaged object)."""
+    turn = head
+    for _ in range(head.seq + 2):   # bounded: a chain's seq counts down to its first turn's
+        if not isinstance(turn, Turn) or turn.session != head.session or forgotten(turn):
+            return False
+        if turn.parent is None:
+            return True
+        if not store.has(turn.parent):
+            return False
+        turn = store.get(turn.parent)
+    return False
 
 
 def _rebuild(store: Store, j, *, keep_copy: bool = False) -> RecoveryReport:

@@ -225,6 +225,33 @@ def test_empty_writer_and_abort_leave_nothing(pack_dir):
     assert list(pack_dir.iterdir()) == []
 
 
+def test_a_prepared_pack_is_read_only_once_installed(pack_dir):
+    """``finish(install=False)``: the pack and its index are written and
+    fsynced as temp files that no reader opens (an import notes its new
+    refs in the index journal meanwhile, kil22); :meth:`install` renames
+    them into place, :meth:`abort` removes them."""
+    frames = mixed(30)
+    w = PackWriter(pack_dir)
+    w.add_many(frames)
+    info = w.finish(install=False)
+    assert info.count == 30 and not info.pack_path.exists() and not info.idx_path.exists()
+    assert len(list(pack_dir.glob("tmp-pack-*"))) == 2 and PackSet(pack_dir).packs == []
+    with pytest.raises(ValueError):
+        w.finish()
+    assert w.install() is info and info.pack_path.exists() and info.idx_path.exists()
+    assert sorted(p.name for p in pack_dir.iterdir()) == sorted([info.pack_path.name, info.idx_path.name])
+    assert PackSet(pack_dir).get(hash_bytes(frames[3])) == frames[3]
+    with pytest.raises(ValueError):
+        w.install()
+    w.abort()   # no-op once installed
+    assert info.pack_path.exists()
+    w2 = PackWriter(pack_dir)
+    w2.add_many(mixed(40))
+    w2.finish(install=False)
+    w2.abort()
+    assert sorted(p.name for p in pack_dir.iterdir()) == sorted([info.pack_path.name, info.idx_path.name])
+
+
 def test_write_pack_leaves_nothing_on_error(pack_dir):
     def gen():
         yield fact(1)
