@@ -4,7 +4,7 @@ import contextlib
 
 import click
 
-from ._common import (confirm_or_exit, complete_key, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
+from ._common import (confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
 
 PREVIEW_LINES = 50
@@ -104,6 +104,7 @@ def _plan_json(plan) -> dict:
 @click.option("--dry-run", is_flag=True, help="Show what would be forgotten and stop.")
 @json_option
 @with_store()
+@finishes_when_stdout_closes
 def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_json, store):
     """Forget a key, a version, an object, matching text or a session.
 
@@ -159,7 +160,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     object or session; 1 not confirmed; 5 confirmed at the prompt, but a
     version or turn the preview did not show was written meanwhile
     (nothing forgotten);
-    6 run by an agent; 11 store locked; 130 interrupted.
+    6 run by an agent; 11 store locked; 130 interrupted; 141 standard
+    output closed early (mem forget ... --yes | head -1): a confirmed forget
+    is still carried out whole first.
     """
     from objstore import forget, plan_forget
     if scrub_sources and match is None:
