@@ -317,6 +317,9 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                  "queue_items": [{"item": iid, "objects": sorted(red)} for iid, (_c, red) in plan.queue_redacted.items()],
                  "rules": dict(sorted(plan.rules.items()))}
         if plan.is_empty():
+            if not dry_run:   # a run stopped before all its tombstones, whose rest was redacted since: done
+                from objstore import nothing_left
+                nothing_left(store, plan)
             if as_json:
                 emit_json({"dry_run": dry_run, "redacted": False, **where})
             else:
