@@ -104,6 +104,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A sync key is never deleted or replaced by mem: without it the data of
     the encrypted remotes cannot be read (put back a copy, or move it away
     and 'mem remote key import' the key from another store).
+    A reflog entry naming a fact version or turn that a tombstone forgets
+    and no ref reaches (left by an older mem's recovery of a killed
+    forget: gc kept the forgotten value or credential for it) is a
+    problem; --repair drops the entry, and gc then deletes the object.
 
     \b
     Examples:
@@ -169,6 +173,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "refound_refs": fixed.refound,
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
+                             "forgotten_reflog_entries": fixed.forgotten_entries,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -290,6 +295,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
                        "a re-import can capture it again")
         else:
             click.echo(f"repair: removed {name}: nothing of it could be read")
+    for name, n in r.forgotten_entries.items():
+        click.echo(f"repair: dropped {plural(n, 'entry')} of the reflog of {name} naming what a tombstone forgets "
+                   "(gc deletes it now)")
     summary = _lost_summary(r)
     if summary:
         click.echo(f"repair: lost in all: {summary}")
