@@ -67,17 +67,23 @@ def _killed(store_path, where: str) -> None:
     assert p.returncode == -9, (p.returncode, p.stderr.decode()[-2000:])
 
 
+def _killed_with_a_remote(mem, store_path, tmp_path, where: str):
+    """The store with cut tokens, a folder remote ``r`` (returned), then the forget killed at ``where``."""
+    _store_with_cut_tokens(store_path)
+    remote = tmp_path / "remote"
+    remote.mkdir()
+    mem("remote", "add", "r", str(remote), env=PERSON)
+    _killed(store_path, where)
+    return remote
+
+
 def _notes(store_path) -> list[str]:
     d = store_path / "forget-unfinished"
     return os.listdir(d) if d.is_dir() else []
 
 
 def test_a_credentials_forget_killed_before_its_tombstones_leaves_a_note(mem, store_path, tmp_path):
-    _store_with_cut_tokens(store_path)
-    remote = tmp_path / "remote"
-    remote.mkdir()
-    mem("remote", "add", "r", str(remote), env=PERSON)
-    _killed(store_path, "tombstone")
+    remote = _killed_with_a_remote(mem, store_path, tmp_path, "tombstone")
     assert len(_notes(store_path)) == 1
     out = tmp_path / "out.jsonl"
     for args in (("export", "-o", str(out)), ("push", "r"), ("backup", "r")):
@@ -99,11 +105,7 @@ def test_a_credentials_forget_killed_before_its_tombstones_leaves_a_note(mem, st
 
 
 def test_a_credentials_forget_killed_after_its_tombstones_is_not_exported_half_done(mem, store_path, tmp_path):
-    _store_with_cut_tokens(store_path)
-    remote = tmp_path / "remote"
-    remote.mkdir()
-    mem("remote", "add", "r", str(remote), env=PERSON)
-    _killed(store_path, "rewrite")
+    remote = _killed_with_a_remote(mem, store_path, tmp_path, "rewrite")
     assert _notes(store_path) == []                # its D lines are written: the next lock holder finishes it
     out = tmp_path / "out.jsonl"
     r = mem("export", "-o", str(out), exit_code=6, env=PERSON)   # a reader does not finish it: it refuses
