@@ -5,6 +5,8 @@ are in :mod:`cmds._out` and re-exported here."""
 from __future__ import annotations
 
 import functools
+import io
+import os
 import sys
 from pathlib import Path
 
@@ -252,3 +254,73 @@ def edit_in_editor(store, data: bytes, *, extension: str = ".md") -> bytes:
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+
+
+class _ClosableStdout(io.RawIOBase):
+    """Standard output's file descriptor ``fd`` as a raw stream (under an
+    ``io.BufferedWriter``) that, once the reader closed the pipe
+    (``EPIPE``), points the descriptor at ``/dev/null``
+    (``_out.broken_pipe``) and takes every later write there, remembering
+    that it happened (``closed_early``)."""
+
+    def __init__(self, fd: int, closed_early: bool = False):
+        super().__init__()
+        self.fd, self.closed_early = fd, closed_early
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, b) -> int:
+        if not self.closed_early:
+            try:
+                return os.write(self.fd, b)
+            except BrokenPipeError:
+                self.closed_early = True
+                _out.broken_pipe()
+        return len(b)
+
+
+def finishes_when_stdout_closes(f):
+    """Decorator of a write command whose work must not stop half-way when
+    the reader of its standard output goes away (``mem forget KEY --yes |
+    head -1``; test22 X1): from the command's start, a write to a closed
+    pipe goes to ``/dev/null`` instead of raising ``BrokenPipeError``, the
+    command runs to its end (a forget confirmed by ``--yes`` or at the
+    prompt is carried out, a scrub of every file done), and then exits
+    141 (``_out.EXIT_BROKEN_PIPE``, docs/exit-codes.md) rather than 0; an
+    error or a signal's exit raised meanwhile keeps its own code.  Under a
+    test runner whose ``sys.stdout`` has no file descriptor it changes
+    nothing."""
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        old = sys.stdout
+        try:
+            fd = old.fileno()
+        except (AttributeError, OSError, ValueError):   # no descriptor (a test runner)
+            return f(*args, **kwargs)
+        try:
+            old.flush()
+            broken = False
+        except BrokenPipeError:
+            broken = _out.broken_pipe() is not None
+        raw = _ClosableStdout(fd, broken)
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors,
+                                      line_buffering=True)
+        try:
+            rv = f(*args, **kwargs)
+        finally:
+            try:
+                sys.stdout.flush()
+            except OSError:
+                pass
+            sys.stdout = old
+        if raw.closed_early:
+            raise click.exceptions.Exit(_out.EXIT_BROKEN_PIPE)
+        return rv
+    return run

@@ -196,9 +196,17 @@ def safe(text: str) -> str:
     returns, NUL, C1 controls) shown as ``\\xNN`` and bidirectional controls
     and invisible spaces as ``\\uNNNN`` (``objstore.escape_invisible``), so stored
     content can neither drive the user's terminal nor reorder what it shows.
-    Tabs and newlines are kept."""
+    Tabs and newlines are kept.  A lone surrogate (a name read from a
+    file name that is not UTF-8) is shown as ``\\udcff``, as stderr and
+    ``mem fsck``'s problems show it (test22 X13: not a raw replacement
+    character)."""
     from objstore import escape_invisible
-    return escape_invisible(text)
+    text = escape_invisible(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def missing_path(e: FileNotFoundError) -> str:

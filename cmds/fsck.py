@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, home_path, json_option, open_store, plural, progress_bar
+from ._common import emit_json, home_path, json_option, open_store, plural, progress_bar, safe
 
 
 @click.command("fsck")
@@ -104,6 +104,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A sync key is never deleted or replaced by mem: without it the data of
     the encrypted remotes cannot be read (put back a copy, or move it away
     and 'mem remote key import' the key from another store).
+    A reflog entry naming a fact version or turn that a tombstone forgets
+    and no ref reaches (left by an older mem's recovery of a killed
+    forget: gc kept the forgotten value or credential for it) is a
+    problem; --repair drops the entry, and gc then deletes the object.
 
     \b
     Examples:
@@ -169,6 +173,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "refound_refs": fixed.refound,
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
+                             "forgotten_reflog_entries": fixed.forgotten_entries,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
         emit_json(doc)
@@ -192,6 +197,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         raise click.exceptions.Exit(IntegrityError.exit_code)
 
 
+def _say(text: str) -> None:
+    """One repair line on stdout, through :func:`safe`: a ref name from a
+    file name that is not UTF-8 as ``bad\\udcff``, as every command shows it."""
+    click.echo(safe(text))
+
+
 def _left_for_you(remote_damage: list[tuple[str, str]]) -> list[str]:
     """What --repair leaves to the user, one line per damaged remote file:
     remotes.json and sync-key are never rewritten or deleted (losing the sync
@@ -203,96 +214,99 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
     """The repair's lines after the config's (printed before the open): one
     summary, "nothing to repair" only when nothing at all was repaired."""
     if reindexed is not None:
-        click.echo(f"repair: rebuilt the search index ({plural(reindexed, 'document')})")
+        _say(f"repair: rebuilt the search index ({plural(reindexed, 'document')})")
     for name in r.lost_tombstones:
-        click.echo(f"repair: kept {name}: its object is lost, so no turn is captured until it is restored")
+        _say(f"repair: kept {name}: its object is lost, so no turn is captured until it is restored")
     if r.lost_tombstones:
-        click.echo("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
+        _say("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
                    "--drop-lost-tombstones' drops it (what it forgot may then be captured again)", err=True)
     if not r.changed:
         if reindexed is None and not config_fixed and not r.lost_tombstones:
-            click.echo("repair: nothing to repair")
+            _say("repair: nothing to repair")
         return
     if r.quarantine:
-        click.echo(f"repair: moved {plural(len(r.quarantined), 'damaged file')} to {r.quarantine}")
+        _say(f"repair: moved {plural(len(r.quarantined), 'damaged file')} to {r.quarantine}")
     if r.salvaged:
-        click.echo(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
+        _say(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
     if r.dropped_objects:
-        click.echo(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
+        _say(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
     if r.misindexed:   # a damaged .idx id: the object is intact, only its entry was wrong
         one = len(r.misindexed) == 1
-        click.echo(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "
+        _say(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "
                    f"not match {'its object' if one else 'their objects'} (a damaged .idx); the "
                    f"{'object is' if one else 'objects are'} intact in the pack, and a history that needs "
                    f"{'it reads it' if one else 'them reads them'} back")
     if r.unindexed:
-        click.echo(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
+        _say(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
-        click.echo(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
+        _say(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
     for name in r.restored_refs:
         if name.startswith("tombstones/"):
-            click.echo(f"repair: restored {name} (the ref of a tombstone still stored was missing)")
+            _say(f"repair: restored {name} (the ref of a tombstone still stored was missing)")
         else:
-            click.echo(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
+            _say(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
     for name in r.refound:
-        click.echo(f"repair: restored {name} from its reflog (no ref named its stored "
+        _say(f"repair: restored {name} from its reflog (no ref named its stored "
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")
     for path, kept, dropped in r.reflogs:
-        click.echo(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
+        _say(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
                    f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"
                    + ("" if kept else " (the file is gone)"))
     for name, was, now in r.reset_refs:
-        click.echo(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
+        _say(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")
     for name in r.misnamed:
-        click.echo(f"repair: removed {name}: its turns are of another session (a damaged name)")
+        _say(f"repair: removed {name}: its turns are of another session (a damaged name)")
     for name in r.rebuilt:
-        click.echo(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
+        _say(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
                    "objects (its ref was damaged or missing)"
                    + ("; several turns had no child: took the one a reflog names, else the highest seq"
                       if name in r.rebuilt_ambiguous else ""))
     for name, heads in r.unresolved.items():
-        click.echo(f"repair: did not rebuild {name}: its candidate heads "
+        _say(f"repair: did not rebuild {name}: its candidate heads "
                    f"{', '.join(h[:12] for h in heads)} are in its reflog")
     if r.unresolved:
-        click.echo("hint: 'mem reflog KEY' lists them and 'mem cat-object ID' shows each; 'mem remember KEY "
+        _say("hint: 'mem reflog KEY' lists them and 'mem cat-object ID' shows each; 'mem remember KEY "
                    "VALUE' then sets the value to keep", err=True)
     for name in r.mended:
         if name in r.gaps_filled:   # whole, but misnumbered (an unseal before session 15 dropped forgotten places)
-            click.echo(f"repair: mended {name}: {plural(r.gaps_filled[name], 'missing version number')} "
+            _say(f"repair: mended {name}: {plural(r.gaps_filled[name], 'missing version number')} "
                        "kept as forgotten placeholders (a forgotten version's place an older mem unseal dropped)")
         elif r.stubs_in.get(name):
-            click.echo(f"repair: mended {name}: {_lost_places(name, r.stubs_in[name])} kept as "
+            _say(f"repair: mended {name}: {_lost_places(name, r.stubs_in[name])} kept as "
                        + ("an empty 'lost' placeholder in its place" if r.stubs_in[name] == 1
                           else "empty 'lost' placeholders in their places"))
         else:
-            click.echo(f"repair: mended {name}: its readable versions relinked (no placeholder needed)")
+            _say(f"repair: mended {name}: its readable versions relinked (no placeholder needed)")
     for name, n in r.edges_dropped.items():
-        click.echo(f"repair: dropped {plural(n, 'edge')} of {name} to ids that are no fact version or turn here "
+        _say(f"repair: dropped {plural(n, 'edge')} of {name} to ids that are no fact version or turn here "
                    "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)")
     for name, n in r.lost_heads.items():
-        click.echo(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
+        _say(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")
     if any(name.startswith("facts/") for name in r.lost_heads):
-        click.echo("hint: 'mem pull' from a remote that holds the value brings it back; else 'mem log KEY' shows "
+        _say("hint: 'mem pull' from a remote that holds the value brings it back; else 'mem log KEY' shows "
                    "what is left, 'mem revert KEY' makes the older value current again, 'mem remember KEY VALUE' "
                    "sets the value to keep", err=True)
     if any(name.startswith("sealed/") for name in r.lost_heads):   # never pushed: no remote holds it
-        click.echo("hint: a sealed value is on no remote: 'mem sealed show KEY --version N' reads an older one, "
+        _say("hint: a sealed value is on no remote: 'mem sealed show KEY --version N' reads an older one, "
                    "'mem remember KEY VALUE --sensitivity secret' sets the value to keep", err=True)
     if any(name.startswith("sessions/") for name in r.mended):
-        click.echo("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
+        _say("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)
     for name in r.dropped_refs:
         if name.startswith("tombstones/"):
-            click.echo(f"repair: removed {name}: its object is lost; what it forgot is no longer filtered and "
+            _say(f"repair: removed {name}: its object is lost; what it forgot is no longer filtered and "
                        "a re-import can capture it again")
         else:
-            click.echo(f"repair: removed {name}: nothing of it could be read")
+            _say(f"repair: removed {name}: nothing of it could be read")
+    for name, n in r.forgotten_entries.items():
+        _say(f"repair: dropped {plural(n, 'entry')} of the reflog of {name} naming what a tombstone forgets "
+                   "(gc deletes it now)")
     summary = _lost_summary(r)
     if summary:
-        click.echo(f"repair: lost in all: {summary}")
+        _say(f"repair: lost in all: {summary}")
 
 
 def _lost_places(name: str, n: int) -> str:

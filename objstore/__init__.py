@@ -57,6 +57,7 @@ _API: dict[str, tuple[str, str]] = {
     "forgotten_check": ("objstore.memory.tombstones", "forgotten_check"),
     "hider": ("objstore.memory.served", "hider"),
     "repair_store": ("objstore.memory.repair", "repair"),
+    "drop_forgotten_reflog_entries": ("objstore.memory.repair", "drop_forgotten_reflog_entries"),
     "repair_config": ("objstore.memory.opening", "repair_config"),
     "RepairReport": ("objstore.memory.repair", "RepairReport"),
     "ReadOnlyStore": ("objstore.core.errors", "ReadOnlyStore"),

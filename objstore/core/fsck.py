@@ -12,7 +12,7 @@ from objstore.core.journal import JournalEntries
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
-from objstore.core.reachability import lost_tombstones, reachable
+from objstore.core.reachability import forgotten_in_reflogs, lost_tombstones, reachable
 from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.store import Store
@@ -160,6 +160,11 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         rep.problems.append(str(e))
         live = set()
     rep.unreachable = len(set(objs) - live)
+    if forgotten is not None:   # (test22 X2) what a forget removed, kept by a reflog entry alone
+        for oid, obj in sorted(forgotten_in_reflogs(store, forgotten, objs.get).items()):
+            what = f"a version of {obj.key}" if isinstance(obj, Fact) else f"a turn of session {obj.session}"
+            rep.problems.append(f"reflog entry names {oid}, {what} that a tombstone forgets: only the reflog "
+                                "keeps it, so gc never deletes it; 'mem fsck --repair' drops the entry")
     for pack in orphans:   # a .pack without its .idx: a crash leftover, or a lost index if objects are missing
         if missing or rep.problems:
             rep.problems.append(f"pack {pack.name}: its index is missing, so its objects cannot be read; "

@@ -8,7 +8,7 @@ a turn's ``parent``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from objstore.core import audit
 from objstore.core.codec import decode
@@ -98,3 +98,27 @@ def lost_tombstones(store: Store, live: set[str], objs: dict | None = None) -> l
         if e.ref.startswith("tombstones/"):
             last[e.ref[len("tombstones/"):]] = e.new
     return [oid for oid in found if last.get(oid) == oid]
+
+
+def forgotten_in_reflogs(store: Store, forgotten: Callable[[object], bool],
+                         read: Callable[[str], object | None]) -> dict[str, object]:
+    """The objects that only reflog entries keep although a tombstone
+    forgets them: each id a reflog entry names whose object ``read(id)``
+    (None: missing or damaged) ``forgotten(obj)`` marks (the memory layer's
+    ``forgotten_check``: a version whose key + value digest a tombstone
+    names, the old text of one ``forget --credentials`` rewrote included)
+    and that no ref reaches.  gc counts reflog entries as roots, so it
+    keeps such an object, and the value or credential in it, for good
+    (test22 X2: an older mem's recovery of a killed forget left them).
+    Cost: one pass over the reflogs and one ``forgotten`` per id named; a
+    walk from the refs only when there is such an object.  Returns
+    id -> object."""
+    found = {}
+    for oid in set(store.reflog.iter_all_ids()):
+        obj = read(oid)
+        if obj is not None and forgotten(obj):
+            found[oid] = obj
+    if found:
+        kept = reachable(store, include_reflogs=False, missing=[])
+        found = {oid: obj for oid, obj in found.items() if oid not in kept}
+    return found

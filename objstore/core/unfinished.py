@@ -13,7 +13,8 @@ File ``<store>/forget-unfinished/<32 hex>``, one per stopped forget, one
 UTF-8 line ``<kind> TAB <selector> TAB <time ms> TAB <command> LF``:
 
 * ``kind``: ``match`` (``mem forget --match``), ``what`` (a key, ``KEY@vN``
-  or an object id) or ``session`` (``--session``);
+  or an object id), ``session`` (``--session``) or ``credentials`` (``mem
+  forget --credentials``, selector ``all``: it plans from the store alone);
 * ``selector``: for ``match`` the SHA-256 (64 hex) of the normalized match
   text (``objstore.core.text.value_digest``, as its tombstone holds it),
   never the text; else the key, version, id or session id as given;
@@ -47,7 +48,9 @@ from objstore.core.record import Record, set_fields
 #: the directory under the store root
 DIRNAME = "forget-unfinished"
 #: the selector kinds (module doc)
-KINDS = ("match", "what", "session")
+KINDS = ("match", "what", "session", "credentials")
+#: ``(kind, selector)`` of ``mem forget --credentials`` (``forgetplan.plan_credentials``)
+CREDENTIALS = ("credentials", "all")
 
 
 class StoppedForget(Record):
@@ -68,6 +71,8 @@ class StoppedForget(Record):
             return f"mem seal {self.selector}"
         if self.kind == "match":
             return "mem forget --match <the same text> --yes"
+        if self.kind == "credentials":
+            return "mem forget --credentials --yes"
         if self.kind == "session":
             return f"mem forget --session {self.selector} --yes"
         if self.kind == "what":
@@ -80,6 +85,8 @@ class StoppedForget(Record):
             return "a 'mem forget --match ...' (its text is not stored)"
         if self.kind == "session":
             return f"'mem forget --session {self.selector}'"
+        if self.kind == "credentials":
+            return "'mem forget --credentials'"
         if self.kind == "what":
             return f"'mem {self.command} {self.selector}'"
         return f"a forget (its note {self.path.name} does not read)"
@@ -162,11 +169,15 @@ class UnfinishedForgets:
         return out
 
 
-def refuse_while_unfinished(unfinished: UnfinishedForgets, action: str) -> None:
+def refuse_while_unfinished(unfinished: UnfinishedForgets, action: str, journal: bool = True) -> None:
     """Raise :class:`ForgetUnfinished` (exit 6) when a forget was stopped
-    before it wrote all its tombstones: ``action`` (``push``, ``backup``,
-    ``export``) would copy what it removes out of the store.  Costs one
-    ``listdir`` when there is none."""
+    before it wrote all its tombstones (a note), or, with ``journal``, after
+    (the index journal still names the keys, sessions or review-queue items
+    of a forget: the next holder of the store lock finishes it, test22
+    X11): ``action`` (``push``, ``backup``, ``export``) would copy what it
+    removes out of the store.  ``journal=False`` is for a check made before
+    the caller takes the store lock (whose recovery finishes such a
+    forget).  Costs one ``listdir`` and one ``stat`` when there is none."""
     stopped = unfinished.list()
     if stopped:
         first = stopped[0]
@@ -174,4 +185,12 @@ def refuse_while_unfinished(unfinished: UnfinishedForgets, action: str) -> None:
         raise ForgetUnfinished(f"{action} refused: {first.describe()}{more} was stopped before it finished, so "
                                f"what it removes may still be stored and {action} would copy it",
                                hint=f"finish it first: {first.rerun()}")
-
+    if journal and unfinished.journal is not None and not unfinished.journal.is_empty():
+        j = unfinished.journal.read()
+        if j.forgets or j.turn_forgets or j.queue:
+            raise ForgetUnfinished(f"{action} refused: a forget was stopped before it finished (the index journal "
+                                   f"names {len(j.forgets)} key(s), {len(j.turn_forgets)} session(s) and "
+                                   f"{len(j.queue)} review-queue item(s)), so what it removes may still be "
+                                   f"stored and {action} would copy it",
+                                   hint="finish it first: mem fsck --repair  (or any write: the next holder of "
+                                        "the store lock finishes it)")

@@ -16,6 +16,7 @@ from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store
+from objstore.core.unfinished import CREDENTIALS
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
 from objstore.memory.citations import FactCites
@@ -226,13 +227,15 @@ def plan_credentials(store: Store) -> ForgetPlan:
     text redacted (``redacted_versions``, ``redacted``, ``texts``; ``rules``
     counts them by rule name), and so is every review-queue item, queued or
     decided, whose objects hold one (``queue_redacted``: its reflog history
-    with it).  Sealed values are not read (they are encrypted).  No
-    selector is noted (``selector`` None): the same command run again finds
-    what a stopped one left.  Cost: every stored text is redacted once
+    with it).  Sealed values are not read (they are encrypted).  Its
+    selector is ``objstore.core.unfinished.CREDENTIALS``: a run stopped
+    before it wrote all its tombstones leaves a note, so push, backup and
+    export refuse until the same command run again (which finds what is
+    left by itself) finishes it (test22 X11).  Cost: every stored text is redacted once
     (as an import does), and each cut is tried up to 128 times (a few ms).
     Raises IntegrityError for a damaged head (``mem fsck --repair``)."""
     from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
-    plan = ForgetPlan()
+    plan = ForgetPlan(selector=CREDENTIALS)
     rules: dict[str, int] = {}
 
     def seen(counts) -> None:

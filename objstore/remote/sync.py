@@ -110,7 +110,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     (``objstore.core.unfinished``): what it removes may still be stored.
     """
     action = "backup" if snapshot else "push"
-    refuse_while_unfinished(store.unfinished, action)   # before connecting: nothing is sent
+    refuse_while_unfinished(store.unfinished, action, journal=False)   # before connecting: nothing is sent
+    # (a forget the journal names is finished by the lock below: checked again under it)
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()

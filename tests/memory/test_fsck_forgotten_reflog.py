@@ -1,0 +1,71 @@
+"""Session 22 (test22 X2, the part the recovery fix left): a store that
+already holds a reflog entry naming an object a tombstone forgets (left by
+an older mem's recovery of a killed forget) kept that object for good: gc
+counts reflog entries as roots, and ``mem fsck`` said ok.  Now fsck reports
+it (a problem: exit 13), and ``mem fsck --repair`` (or ``mem forget
+--credentials`` run again, for an old text it redacted) drops the entry,
+so gc deletes the object.
+
+The state is built as such a recovery left it: the forget done, then the
+old object put back and a reflog entry naming it appended; real ``mem``
+processes check and repair it."""
+
+from __future__ import annotations
+
+from objstore import remember, scan_store
+from objstore.core.refs import fact_ref
+from objstore.memory.opening import open_store
+
+PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
+
+
+def _put_back(store_path, key: str, old) -> None:
+    """The old version stored again and named by its key's reflog, as an
+    older mem's recovery left it."""
+    with open_store(store_path) as s, s.lock("test"):
+        assert s.put(old.fact) == old.id
+        s.reflog.append(fact_ref(key), None, old.id, 1, "recovery (an older mem)")
+
+
+def _versions(store_path, key: str):
+    from objstore.memory.facts import walk
+    with open_store(store_path) as s:
+        return list(walk(s, s.refs.read(fact_ref(key))))
+
+
+def test_fsck_reports_and_repair_drops_a_reflog_entry_naming_a_forgotten_version(mem, store_path):
+    key = "project/p/a"
+    with open_store(store_path, create=True) as s:
+        remember(s, key, "heron velvet seven quillwort")
+        remember(s, key, "a later value that stays")
+    old = _versions(store_path, key)[-1]           # v1, oldest last
+    mem("forget", "--match", "heron velvet seven quillwort", "--yes", env=PERSON)
+    _put_back(store_path, key, old)
+
+    r = mem("fsck", exit_code=13)
+    assert f"reflog entry names {old.id}, a version of {key} that a tombstone forgets" in r.stdout, r.stdout
+    mem("gc", "--prune=now")
+    assert scan_store(store_path, [b"quillwort"])  # the reflog entry keeps it
+
+    r = mem("fsck", "--repair")
+    assert f"dropped 1 entry of the reflog of facts/{key}" in r.stdout, r.stdout
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"quillwort"])
+    assert mem("get", key).stdout.strip() == "a later value that stays"
+
+
+def test_forget_credentials_again_drops_a_reflog_entry_naming_an_old_text_it_redacted(mem, store_path):
+    key = "project/p/summary"
+    with open_store(store_path, create=True) as s:   # a cut token, as a mem before session 18 stored it
+        remember(s, key, "summary " + "b" * 3000 + " ghp_Q9w2E3r4T5y6U7i8\u2026", kind="summary")
+    old = _versions(store_path, key)[0]
+    mem("forget", "--credentials", "--yes", env=PERSON)
+    _put_back(store_path, key, old)
+    assert "nothing holds" not in mem("fsck", exit_code=13).stdout
+
+    r = mem("forget", "--credentials", "--yes", env=PERSON)
+    assert "dropped 1 reflog entry" in r.stderr, r.stderr
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"ghp_Q9w2E3r4T5y6U7i8"])
