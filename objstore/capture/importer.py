@@ -296,7 +296,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 ierr = app.wait_index(clear=ib.error is None)  # a failed flush: the next writer replays
                 res.index_error = res.index_error or ierr
                 # the summaries' chains are in hand: the first forget need not read each one again
-                with contextlib.suppress(MemError):
+                # (a derived file: one not written is written by that forget)
+                with contextlib.suppress(MemError, OSError):
                     note_chains(store, [(r.id, r.chain) for r in rolled], command)
                 for entry in held:
                     _mark(read_ledger, lkey, *entry)
