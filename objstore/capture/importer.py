@@ -30,7 +30,7 @@ from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.atomic import atomic_write
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path, load_ledger
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
@@ -41,6 +41,7 @@ from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.appender import TurnAppender
+from objstore.memory.citations import note_chains
 from objstore.memory.sessions import CapturedTurn
 
 INDEX_BATCH = 20_000
@@ -290,10 +291,14 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 # the rollups run while the last batch of turns is indexed; the index journal keeps
                 # that batch's sessions and the summaries' keys until both are written
                 ib = IndexBatch(store, defer_refs=True, clear_journal=False)
-                rollup_files(store, agents, final=True, command=command, batch=True, chains=app.subagent_chains,
-                             index_batch=ib)
+                rolled = rollup_files(store, agents, final=True, command=command, batch=True,
+                                      chains=app.subagent_chains, index_batch=ib)
                 ierr = app.wait_index(clear=ib.error is None)  # a failed flush: the next writer replays
                 res.index_error = res.index_error or ierr
+                # the summaries' chains are in hand: the first forget need not read each one again
+                # (a derived file: one not written is written by that forget)
+                with contextlib.suppress(MemError, OSError):
+                    note_chains(store, [(r.id, r.chain) for r in rolled], command)
                 for entry in held:
                     _mark(read_ledger, lkey, *entry)
                 if held:

@@ -77,13 +77,17 @@ class RollupResult(Frozen):
         instruction-shaped final message) or ``skipped`` (not a sub-agent).
         complete: whether the summary holds a final message.
         edges: the turn ids it rolls up.  id: the summary version's id.
+        chain: when this rollup wrote the key's head, its whole chain
+            (``facts.Version``, newest first, as ``facts.walk`` reads it
+            from ``id``), for the fact-citations memo (``citations.note_chains``);
+            else ``()``.
     """
 
-    __slots__ = ("child", "parent", "key", "status", "complete", "edges", "id")
+    __slots__ = ("child", "parent", "key", "status", "complete", "edges", "id", "chain")
 
     def __init__(self, child: str, parent: str, key: str, status: str, complete: bool, edges: tuple[str, ...] = (),
-                 id: str | None = None) -> None:
-        set_fields(self, child, parent, key, status, complete, edges, id)
+                 id: str | None = None, chain: tuple = ()) -> None:
+        set_fields(self, child, parent, key, status, complete, edges, id, chain)
 
 
 def summary_key(child: str, project: str) -> str:
@@ -167,7 +171,8 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         if index_batch is not None:
             index_batch.before(key)  # a version of it the batch holds: its ref moves first
         head = store.refs.read("facts/" + key)
-        cur = current_of(list(walk(store, head)), reader=parent) if head else None
+        old = list(walk(store, head)) if head else []
+        cur = current_of(old, reader=parent) if head else None
         if cur is not None and not complete and not is_incomplete(cur.fact.body):
             return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
         r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
@@ -176,8 +181,10 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
                                      known_turns=frozenset(edges))  # just read from its chain
     if r.queued:
         return RollupResult(child, parent, key, "queued", complete, edges)
+    # the chain now, known without reading it again: the new head on the one just walked
+    new = r.written and r.previous == head and r.version.fact.parent == head
     return RollupResult(child, parent, key, "written" if r.written else "unchanged", complete,
-                        rollup_edges(r.version.fact), r.version.id)
+                        rollup_edges(r.version.fact), r.version.id, (r.version, *old) if new else ())
 
 
 #: rollups between two :meth:`PackSet.drop_pages` in :func:`rollup_files`

@@ -35,7 +35,7 @@ from objstore.core.store import Store
 from objstore.memory.documents import indexed_versions
 from objstore.memory.facts import list_keys, walk
 
-__all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry"]
+__all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry", "note_chains"]
 
 #: the memo, relative to the store root
 CITES_FILE = Path("cache") / "fact-cites"
@@ -132,6 +132,31 @@ class FactCites:
         parts.append(CITES_END)
         atomic_write(self.path, ("\n".join(parts) + "\n").encode("utf-8"))
         self._dirty = False
+
+
+def note_chains(store: Store, chains: Iterable[tuple[str, list]], command: str = "import") -> int:
+    """Add to the memo of ``store`` the entries of ``chains`` (``(head id,
+    its chain: facts.Version, newest first, exactly as facts.walk reads it
+    from that head)``) that a writer has in hand, so that the next forget
+    does not read them again: an import's sub-agent summaries (thousands at
+    a million turns, each one chain read by the first ``--match`` forget
+    otherwise; docs/benchmarks.md, session 22, scale22).  An entry is a function of its
+    chain, so one noted here is the one a forget would note.  Heads that are
+    no longer any key's head are dropped as :meth:`FactCites.save` does.
+    Returns the number of entries added.  Takes the store lock; raises
+    StoreLocked."""
+    chains = [(h, c) for h, c in chains if h and c]
+    if not chains:
+        return 0
+    with store.lock(command):
+        memo = FactCites.load(store)
+        before = len(memo.known)
+        for head, chain in chains:
+            memo.note(head, list(chain))
+        added = len(memo.known) - before
+        if added:
+            memo.save(dict(list_keys(store)))
+        return added
 
 
 def refresh(store: Store) -> int:
