@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS,
-                                         ParseStats, RecordFields, as_str, bash_mode, cut_text, decode_record, decode_line,
-                                         discover_files, project_of, read_lines, strip_mem_context,
-                                         timestamp_ms, withhold_result, withholds)
+from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TAINT_FILE, TAINT_SHELL,
+                                         TOOL_RESULT_MAX_CHARS, ParseStats, RecordFields, as_str, bash_mode, cut_text,
+                                         decode_record, decode_line, discover_files, may_print_secret, project_of,
+                                         read_lines, strip_mem_context, timestamp_ms, withhold_result, withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
@@ -202,6 +202,31 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
     return [t for t in out if t.strip()]
 
 
+def _parent_trail(path: Path, parent: str, before: int) -> list:
+    """The withheld trail a sub-agent transcript ``path`` starts from (test22 X6): the files and
+    background shells (``transcript.TAINT_FILE`` / ``TAINT_SHELL`` entries) that the calls of its
+    parent session ``parent`` left behind in the records up to the sub-agent's first (``before``:
+    its timestamp in ms, 0 when not known: all of them): the sub-agent is started by the parent's
+    ``Task`` call, after them, and reads the same files.  The parent's transcript is
+    ``<dir>/<parent>.jsonl`` beside its ``<parent>/subagents/`` folder (layout >= 2.1.2) or beside
+    the sub-agent (2.0.x).  [] when it is not there or cannot be read, or holds no call printing
+    secret material (``transcript.may_print_secret``, the cheap test read first)."""
+    parts = path.parts
+    where = next((Path(*parts[:i - 1]) / f"{parts[i - 1]}.jsonl" for i in range(len(parts) - 2, 0, -1)
+                  if parts[i] == "subagents"), path.with_name(f"{parent}.jsonl") if parent else None)
+    try:
+        data = where.read_bytes() if where is not None and where != path else b""
+    except OSError:
+        return []
+    if not may_print_secret(data):
+        return []
+    rs = ReaderState()
+    for ct in parse_file(where, ParseStats(), data=data, state=rs):
+        if before and ct.timestamp > before:
+            break
+    return [t for t in rs.secret_calls if t.startswith((TAINT_FILE, TAINT_SHELL))]
+
+
 # --------------------------------------------------------------------------- parsing
 
 class _Group(Record):
@@ -366,6 +391,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     is_sub, dir_parent = _file_context(path)
     file_agent = path.stem[len("agent-"):] if is_sub else ""
     rs = state if state is not None else ReaderState()
+    inherit = is_sub and start == 0      # the parent's trail, read at the sub-agent's first record
     msg_first: dict = rs.msg_first
     hold = rs.hold_tail
     group: _Group | None = None
@@ -424,6 +450,9 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             ep = as_str(ep)[:40]
             ts = timestamp_ms(ts)
             content = msg.get("content") if isinstance(msg, dict) else None
+            if inherit:
+                inherit = False
+                rs.secret_calls.extend(t for t in _parent_trail(path, parent, ts) if t not in rs.secret_calls)
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""

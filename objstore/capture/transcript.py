@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from objstore.capture.trail import WORD, WORD_RE, expand, folder_at, reads_folder, resolve, session_ids
+from objstore.capture.trail import (WORD, WORD_RE, expand, folder_at, home_form, plain, reads_folder, resolve,
+                                    session_ids, unfold, unquote)
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 
@@ -92,11 +93,13 @@ _ARG_SEP = r"(?:[ \t\"',]|\\[nt\"]){1,16}"
 _ARG = r"[^\s\"',|;&]{1,256}"
 #: ``mem [--home DIR] [--lock-timeout S] [--ascii] sealed show|export`` / ``remote key export``
 #: (also ``…/bin/mem``, ``python -m cmds``, ``mem`` after a JSON-escaped newline or tab, and mem
-#: through a variable or a substitution: ``$m``, ``${M}``, ``$(which mem)``; trailb21): the commands
+#: through a variable or a substitution: ``$m``, ``${M}``, ``$(which mem)``; trailb21; a backquoted one,
+#: ``` `which mem` ```: test22 X7): the commands
 #: that write a decrypted sealed value, a sealed age file or the sync key to standard output
 #: (cmds/sealed.py, cmds/remote.py)
 _MEM_SECRET_RE = LazyPattern(
-    rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)|-m{_ARG_SEP}cmds|\$\{{?[A-Za-z_]\w{{0,63}}\}}?|\$\([^)]{{0,64}}mem\))"
+    rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)|-m{_ARG_SEP}cmds|\$\{{?[A-Za-z_]\w{{0,63}}\}}?|\$\([^)]{{0,64}}mem\)"
+    r"|`[^`]{0,64}mem`)"
     rf"(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
     rf"|{_ARG_SEP}--ascii){{0,4}}{_ARG_SEP}(?:sealed{_ARG_SEP}(?:show|export)|remote{_ARG_SEP}key{_ARG_SEP}export)"
     r"(?![\w\-])")
@@ -119,11 +122,47 @@ def prints_secret(call: str) -> bool:
     is withheld too, which loses a search result, never a secret.  The
     readers pair the call with its result by id (Claude Code
     ``tool_use.id`` / ``tool_result.tool_use_id``, Codex ``call_id``, the
-    proxy's request) and store :data:`SECRET_OUTPUT` in its place."""
+    proxy's request) and store :data:`SECRET_OUTPUT` in its place.  A line
+    continuation is read as the shell reads it (``mem \\⏎ sealed show``:
+    ``trail.unfold``)."""
+    return _prints_secret(unfold(call))
+
+
+def _prints_secret(call: str) -> bool:
+    """:func:`prints_secret` of a call :func:`~objstore.capture.trail.unfold` gave."""
     if "sealed" in call or "remote" in call:
         if _MEM_SECRET_RE.search(call) is not None:
             return True
     return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
+
+
+#: ``age`` as a word, before a ``-d`` / ``--decrypt`` (:func:`may_print_secret`)
+_AGE_WORD_RE = LazyPattern(rb"(?:^|[\s\"'`;|&(/]|\\[nt])age[\s\"',\\]")
+
+
+def may_print_secret(data: bytes) -> bool:
+    """False when no call a transcript's bytes ``data`` hold can be one
+    :func:`prints_secret` matches: none of ``sealed``, ``remote`` with
+    ``key`` after it, ``age`` before a ``-d`` / ``--decrypt``; the cheap
+    test (a few passes of ``bytes.find``: 0.2 s of CPU over the bench
+    corpus's 76 MB of sessions with sub-agents) before a parent session is
+    read for the trail its sub-agents inherit (``claude_code.parse_file``).
+    True may be wrong (prose naming a remote key), False is not."""
+    if b"sealed" in data:
+        return True
+    i = data.find(b"remote")
+    while i >= 0:
+        if b"key" in data[i + 6:i + 48]:
+            return True
+        i = data.find(b"remote", i + 6)
+    for flag in (b"-d", b"--decrypt"):
+        i = data.find(flag)
+        while i >= 0:
+            if data[i + len(flag):i + len(flag) + 1] in b" \t\"',\\;|&)" and \
+                    _AGE_WORD_RE.search(data, max(0, i - 400), i) is not None:
+                return True
+            i = data.find(flag, i + 2)
+    return False
 
 
 #: in a trail (:func:`withholds`): a file a withheld call wrote (``> F``, ``>> F``, ``tee F``, ``cp … F``)
@@ -150,6 +189,8 @@ _BACKGROUND_RE = LazyPattern(r"(?:running in background with ID:|Process running
 #: prints the value when run (``sh P``, ``./P``, ``source P``), so a call naming it is withheld
 _TOOL_WRITES_RE = LazyPattern(rf"\"(?:file_path|notebook_path)\": ?\"([^\"]+)\"|"
                               rf"\*\*\* (?:Add File|Update File|Move to): ?({WORD})")
+#: ``nohup`` as a command (it writes what the command prints to ``nohup.out``)
+_NOHUP_RE = LazyPattern(r"(?<![\w.\-/])nohup(?![\w.\-])")
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
 
 
@@ -169,14 +210,23 @@ def _taint_files(call: str, trail: list, cwd: str) -> None:
         for w in words:
             if not w or w.startswith("-") or w in _NOT_FILES:
                 continue
+            w = plain(w)
             names = [w]
-            if not w.startswith(("/", "*")):
+            if not w.startswith(("/", "*", "~/")):
                 here = folder_at(call, m.start(), cwd) if here is None else here
                 if here:
                     names.append(resolve(w, here))
+            if w.endswith(".py"):       # ``python -m NAME``, ``import NAME`` run it (test22 X7)
+                names.append(w.rsplit("/", 1)[-1][:-3])
             for n in names:
                 if TAINT_FILE + n not in trail:
                     trail.append(TAINT_FILE + n)
+    if "nohup" in call and _NOHUP_RE.search(call) is not None:
+        # ``nohup CMD &`` with no redirection writes to ./nohup.out, else ~/nohup.out (nohup(1); test22 X7)
+        here = folder_at(call, len(call), cwd)
+        for n in ("nohup.out", "~/nohup.out", resolve("nohup.out", here) if here else ""):
+            if n and TAINT_FILE + n not in trail:
+                trail.append(TAINT_FILE + n)
     for sid in session_ids(call):
         if TAINT_SHELL + sid not in trail:
             trail.append(TAINT_SHELL + sid)
@@ -211,17 +261,20 @@ def _names_taint(call: str, trail: list, cwd: str) -> bool:
         if word in shells:
             return True
         w = (word[2:] if word.startswith(("./", "~/")) else word).lstrip("/")
-        if "/." in w:
+        if "/." in w or "//" in w:
             w = resolve(w, "").lstrip("/")
         if not w or w == ".":
             continue
         if w in tails:                  # ``w == f`` or ``f`` ends in ``/`` + ``w``
             return True
-        i = w.find("/")
-        while i >= 0:                   # ``w`` ends in ``/`` + ``f``, or is a path inside ``f``
-            if w[i + 1:] in exact or w[:i] in exact:
+        for v in (w, home_form(w)):     # ``/home/u/f`` is ``~/f`` (test22 X4: ``trail.home_form``)
+            if v in exact:
                 return True
-            i = w.find("/", i + 1)
+            i = v.find("/")
+            while i >= 0:               # ``v`` ends in ``/`` + ``f``, or is a path inside ``f``
+                if v[i + 1:] in exact or v[:i] in exact:
+                    return True
+                i = v.find("/", i + 1)
         if ("*" in w or "?" in w or "[" in w and "]" in w) and any(fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
                 f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1]) for f in files):
             return True
@@ -264,10 +317,11 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     own), a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
     result, never a secret."""
-    printed = prints_secret(call)
+    call = unfold(call)
+    printed = _prints_secret(call)
     if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
         return False            # the common case: nothing withheld so far wrote a file or ran in the background
-    call = expand(call)
+    call = unquote(expand(call))
     if "\\" in call:
         call = _JSON_ESC_RE.sub(" ", call)
     if printed or _names_taint(call, trail, cwd):
