@@ -10,6 +10,7 @@ and skipped; bad content never raises.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -205,26 +206,52 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
 def _parent_trail(path: Path, parent: str, before: int) -> list:
     """The withheld trail a sub-agent transcript ``path`` starts from (test22 X6): the files and
     background shells (``transcript.TAINT_FILE`` / ``TAINT_SHELL`` entries) that the calls of its
-    parent session ``parent`` left behind in the records up to the sub-agent's first (``before``:
+    parent session ``parent`` left behind in the turns up to the sub-agent's first record (``before``:
     its timestamp in ms, 0 when not known: all of them): the sub-agent is started by the parent's
     ``Task`` call, after them, and reads the same files.  The parent's transcript is
     ``<dir>/<parent>.jsonl`` beside its ``<parent>/subagents/`` folder (layout >= 2.1.2) or beside
     the sub-agent (2.0.x).  [] when it is not there or cannot be read, or holds no call printing
-    secret material (``transcript.may_print_secret``, the cheap test read first)."""
+    secret material.  Read once for all its sub-agents (:func:`_parent_taints`)."""
     parts = path.parts
     where = next((Path(*parts[:i - 1]) / f"{parts[i - 1]}.jsonl" for i in range(len(parts) - 2, 0, -1)
                   if parts[i] == "subagents"), path.with_name(f"{parent}.jsonl") if parent else None)
+    if where is None or where == path:
+        return []
     try:
-        data = where.read_bytes() if where is not None and where != path else b""
+        st = where.stat()
     except OSError:
         return []
+    if _NO_TRAIL.get(str(where)) == (st.st_size, st.st_mtime_ns):
+        return []                        # this process read it whole just now: it left no trail
+    return [t for ts, t in _parent_taints(str(where), st.st_size, st.st_mtime_ns) if not before or ts <= before]
+
+
+#: main transcripts this process read whole (``parse_file``, no state) whose calls left no trail:
+#: path -> (size, mtime_ns) as read; their sub-agents (sorted after them) need not read them again
+_NO_TRAIL: dict[str, tuple[int, int]] = {}
+
+
+@functools.lru_cache(maxsize=16)
+def _parent_taints(where: str, size: int, mtime_ns: int) -> tuple[tuple[int, str], ...]:
+    """The trail's files and shells the session transcript ``where`` (of ``size`` bytes, changed at
+    ``mtime_ns``: the cache's key) leaves, each with the timestamp (ms) of the turn it came with, in
+    order; () when its bytes hold no call printing secret material (``transcript.may_print_secret``,
+    the cheap test read first) or cannot be read."""
+    try:
+        data = Path(where).read_bytes()
+    except OSError:
+        return ()
     if not may_print_secret(data):
-        return []
+        return ()
     rs = ReaderState()
-    for ct in parse_file(where, ParseStats(), data=data, state=rs):
-        if before and ct.timestamp > before:
-            break
-    return [t for t in rs.secret_calls if t.startswith((TAINT_FILE, TAINT_SHELL))]
+    out: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for ct in parse_file(Path(where), ParseStats(), data=data, state=rs):
+        for t in rs.secret_calls:
+            if t not in seen and t.startswith((TAINT_FILE, TAINT_SHELL)):
+                seen.add(t)
+                out.append((ct.timestamp, t))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -506,6 +533,13 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             pos = group.start
             group = None
             after.clear()
+        if not is_sub and not start and end is None and data is None and state is None and not any(
+                t.startswith((TAINT_FILE, TAINT_SHELL)) for t in rs.secret_calls):
+            st = os.fstat(f.fileno())
+            if st.st_size == pos:        # read whole: its sub-agents, read next, need not read it again
+                if len(_NO_TRAIL) >= 4096:
+                    _NO_TRAIL.clear()
+                _NO_TRAIL[str(path)] = (pos, st.st_mtime_ns)
         rs.resume_at = pos
         yield from flush()
 

@@ -136,32 +136,39 @@ def _prints_secret(call: str) -> bool:
     return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
 
 
-#: ``age`` as a word, before a ``-d`` / ``--decrypt`` (:func:`may_print_secret`)
+#: ``age`` as a word (:func:`may_print_secret`)
 _AGE_WORD_RE = LazyPattern(rb"(?:^|[\s\"'`;|&(/]|\\[nt])age[\s\"',\\]")
+#: the bytes :func:`may_print_secret` reads before and after a hit
+_HIT_BEFORE, _HIT_AFTER = 1200, 80
 
 
 def may_print_secret(data: bytes) -> bool:
-    """False when no call a transcript's bytes ``data`` hold can be one
-    :func:`prints_secret` matches: none of ``sealed``, ``remote`` with
-    ``key`` after it, ``age`` before a ``-d`` / ``--decrypt``; the cheap
-    test (a few passes of ``bytes.find``: 0.2 s of CPU over the bench
-    corpus's 76 MB of sessions with sub-agents) before a parent session is
-    read for the trail its sub-agents inherit (``claude_code.parse_file``).
-    True may be wrong (prose naming a remote key), False is not."""
-    if b"sealed" in data:
-        return True
-    i = data.find(b"remote")
-    while i >= 0:
-        if b"key" in data[i + 6:i + 48]:
-            return True
-        i = data.find(b"remote", i + 6)
-    for flag in (b"-d", b"--decrypt"):
-        i = data.find(flag)
+    """Whether a transcript's bytes ``data`` may hold a call
+    :func:`prints_secret` matches: each ``sealed``, ``remote`` with ``key``
+    after it, and ``-d`` / ``--decrypt`` with the word ``age`` before it is
+    read with the text around it (:data:`_HIT_BEFORE`, :data:`_HIT_AFTER`
+    bytes) by :func:`prints_secret`.  The cheap test (three passes of
+    ``bytes.find``: 0.18 s of CPU over the bench corpus's 76 MB of sessions
+    with sub-agents) before a parent session is read for the trail its
+    sub-agents inherit (``claude_code.parse_file``): False is never wrong
+    for a call on one line of the file."""
+    def hit(i: int, n: int) -> bool:
+        return prints_secret(data[max(0, i - _HIT_BEFORE):i + n + _HIT_AFTER].decode("utf-8", "replace"))
+
+    for word in (b"sealed", b"remote"):
+        i = data.find(word)
         while i >= 0:
-            if data[i + len(flag):i + len(flag) + 1] in b" \t\"',\\;|&)" and \
-                    _AGE_WORD_RE.search(data, max(0, i - 400), i) is not None:
+            if (word == b"sealed" or b"key" in data[i + 6:i + 48]) and hit(i, 6):
                 return True
-            i = data.find(flag, i + 2)
+            i = data.find(word, i + 6)
+    i = data.find(b"-d")                # ``-d``, and ``--decrypt`` (its ``-d``) in the same pass
+    while i >= 0:
+        n = 9 if data[i - 1:i] == b"-" and data[i + 2:i + 8] == b"ecrypt" else 2
+        j = i - 1 if n == 9 else i
+        if data[j - 1:j] in b" \t\"',n" and data[j + n:j + n + 1] in b" \t\"',\\;|&)" \
+                and _AGE_WORD_RE.search(data, max(0, j - 400), j) is not None and hit(j, n):
+            return True
+        i = data.find(b"-d", i + 2)
     return False
 
 
@@ -312,9 +319,16 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     ``cp -r`` copied) is withheld too, and so do the files a file-writing
     tool's withheld call writes (``Write`` / ``Edit`` of a script whose text
     runs ``mem sealed show``, a Codex ``apply_patch``: :data:`_TOOL_WRITES_RE`,
-    trailb21), so running the script (``sh f``, ``./f``) is withheld.  Not followed: quoted paths with blanks,
-    a lone ``$F`` set in an earlier call (each call runs in a shell of its
-    own), a backquoted command.  A word that only looks like
+    trailb21), so running the script (``sh f``, ``./f``) is withheld.  Spellings
+    are read as the shell reads them (test22 X3-X7): a line continuation
+    joined (``trail.unfold``), quotes around a word with no blank and a
+    one-name brace taken away, ``//`` and a trailing ``/`` made plain
+    (``trail.unquote``, ``trail.plain``); a ``~/REST`` file is any home's
+    ``REST`` (``trail.home_form``); ``nohup`` puts ``nohup.out`` on the trail,
+    a written ``NAME.py`` puts ``NAME``; ``git diff`` / ``show`` / ``stash show``
+    / ``log -p`` near a file (``trail.reads_folder``) read it.  Not followed:
+    quoted paths with blanks, a lone ``$F`` set in an earlier call (each call
+    runs in a shell of its own), a path made by a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
     result, never a secret."""
     call = unfold(call)
