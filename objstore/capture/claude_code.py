@@ -221,14 +221,21 @@ def _parent_trail(path: Path, parent: str, before: int) -> list:
         st = where.stat()
     except OSError:
         return []
-    if _NO_TRAIL.get(str(where)) == (st.st_size, st.st_mtime_ns):
-        return []                        # this process read it whole just now: it left no trail
-    return [t for ts, t in _parent_taints(str(where), st.st_size, st.st_mtime_ns) if not before or ts <= before]
+    read = _READ_TRAILS.get(str(where))
+    taints = read[2] if read is not None and read[:2] == (st.st_size, st.st_mtime_ns) else \
+        _parent_taints(str(where), st.st_size, st.st_mtime_ns)
+    return [t for ts, t in taints if not before or ts <= before]
 
 
-#: main transcripts this process read whole (``parse_file``, no state) whose calls left no trail:
-#: path -> (size, mtime_ns) as read; their sub-agents (sorted after them) need not read them again
-_NO_TRAIL: dict[str, tuple[int, int]] = {}
+#: main transcripts this process read whole (``parse_file``, no state): path -> (size, mtime_ns, the
+#: trail as :func:`_parent_taints` gives it); their sub-agents (sorted after them) need not read them again
+_READ_TRAILS: dict[str, tuple[int, int, tuple]] = {}
+
+
+def _note_taints(timed: list, trail: list, ts: int) -> None:
+    """Add to ``timed`` ``(ts, entry)`` for each file or shell of ``trail`` not in it yet."""
+    have = {t for _ts, t in timed}
+    timed.extend((ts, t) for t in trail if t not in have and t.startswith((TAINT_FILE, TAINT_SHELL)))
 
 
 @functools.lru_cache(maxsize=16)
@@ -245,12 +252,11 @@ def _parent_taints(where: str, size: int, mtime_ns: int) -> tuple[tuple[int, str
         return ()
     rs = ReaderState()
     out: list[tuple[int, str]] = []
-    seen: set[str] = set()
+    n = 0
     for ct in parse_file(Path(where), ParseStats(), data=data, state=rs):
-        for t in rs.secret_calls:
-            if t not in seen and t.startswith((TAINT_FILE, TAINT_SHELL)):
-                seen.add(t)
-                out.append((ct.timestamp, t))
+        if len(rs.secret_calls) != n:
+            n = len(rs.secret_calls)
+            _note_taints(out, rs.secret_calls, ct.timestamp)
     return tuple(out)
 
 
@@ -419,6 +425,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     file_agent = path.stem[len("agent-"):] if is_sub else ""
     rs = state if state is not None else ReaderState()
     inherit = is_sub and start == 0      # the parent's trail, read at the sub-agent's first record
+    timed: list[tuple[int, str]] = []    # (timestamp, entry) of the trail's files and shells, for sub-agents
     msg_first: dict = rs.msg_first
     hold = rs.hold_tail
     group: _Group | None = None
@@ -483,7 +490,10 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
+                n = len(rs.secret_calls)
                 blocks = _assistant_blocks(content, rs.secret_calls, cwd)
+                if len(rs.secret_calls) != n:
+                    _note_taints(timed, rs.secret_calls, ts)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
                     yield from flush()
@@ -506,7 +516,10 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
+            n = len(rs.secret_calls)
             text, results = _user_parts(content, rs.secret_calls)
+            if len(rs.secret_calls) != n:
+                _note_taints(timed, rs.secret_calls, ts)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
@@ -533,13 +546,12 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             pos = group.start
             group = None
             after.clear()
-        if not is_sub and not start and end is None and data is None and state is None and not any(
-                t.startswith((TAINT_FILE, TAINT_SHELL)) for t in rs.secret_calls):
+        if not is_sub and not start and end is None and data is None and state is None:
             st = os.fstat(f.fileno())
             if st.st_size == pos:        # read whole: its sub-agents, read next, need not read it again
-                if len(_NO_TRAIL) >= 4096:
-                    _NO_TRAIL.clear()
-                _NO_TRAIL[str(path)] = (pos, st.st_mtime_ns)
+                if len(_READ_TRAILS) >= 4096:
+                    _READ_TRAILS.clear()
+                _READ_TRAILS[str(path)] = (pos, st.st_mtime_ns, tuple(timed))
         rs.resume_at = pos
         yield from flush()
 

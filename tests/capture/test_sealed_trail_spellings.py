@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 
-from objstore.capture.transcript import SECRET_OUTPUT, prints_secret, withholds
+from objstore.capture import claude_code
+from objstore.capture.transcript import SECRET_OUTPUT, ParseStats, prints_secret, withholds
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
 from tests.hooks._util import (asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
                                wait_store_processes_gone)
@@ -126,6 +127,10 @@ def test_a_sub_agent_inherits_its_parent_s_trail(tmp_path):
     _not_found(store)
     tools = [x for r, x in _texts(store) if r == "tool"]
     assert tools.count(SECRET_OUTPUT) == 3 and KEPT in tools, tools     # the two writes, the read
+    # read alone (as a SubagentStop hook reads it, with a cursor's state): the parent is read for it
+    alone = [ct.text for ct in claude_code.parse_file(proj / SID / "subagents" / "agent-a1b2c3.jsonl",
+                                                      ParseStats(), state=claude_code.ReaderState())]
+    assert alone.count(SECRET_OUTPUT) == 1 and KEPT in alone and VALUE not in "".join(alone), alone
 
 
 def test_backquotes_nohup_rsync_and_git_are_followed(tmp_path):
