@@ -10,16 +10,17 @@ and skipped; bad content never raises.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS,
-                                         ParseStats, RecordFields, as_str, bash_mode, cut_text, decode_record, decode_line,
-                                         discover_files, project_of, read_lines, strip_mem_context,
-                                         timestamp_ms, withhold_result, withholds)
+from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TAINT_FILE, TAINT_SHELL,
+                                         TOOL_RESULT_MAX_CHARS, ParseStats, RecordFields, as_str, bash_mode, cut_text,
+                                         decode_record, decode_line, discover_files, may_print_secret, project_of,
+                                         read_lines, strip_mem_context, timestamp_ms, withhold_result, withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.text import LazyPattern
@@ -202,6 +203,63 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
     return [t for t in out if t.strip()]
 
 
+def _parent_trail(path: Path, parent: str, before: int) -> list:
+    """The withheld trail a sub-agent transcript ``path`` starts from (test22 X6): the files and
+    background shells (``transcript.TAINT_FILE`` / ``TAINT_SHELL`` entries) that the calls of its
+    parent session ``parent`` left behind in the turns up to the sub-agent's first record (``before``:
+    its timestamp in ms, 0 when not known: all of them): the sub-agent is started by the parent's
+    ``Task`` call, after them, and reads the same files.  The parent's transcript is
+    ``<dir>/<parent>.jsonl`` beside its ``<parent>/subagents/`` folder (layout >= 2.1.2) or beside
+    the sub-agent (2.0.x).  [] when it is not there or cannot be read, or holds no call printing
+    secret material.  Read once for all its sub-agents (:func:`_parent_taints`)."""
+    parts = path.parts
+    where = next((Path(*parts[:i - 1]) / f"{parts[i - 1]}.jsonl" for i in range(len(parts) - 2, 0, -1)
+                  if parts[i] == "subagents"), path.with_name(f"{parent}.jsonl") if parent else None)
+    if where is None or where == path:
+        return []
+    try:
+        st = where.stat()
+    except OSError:
+        return []
+    read = _READ_TRAILS.get(str(where))
+    taints = read[2] if read is not None and read[:2] == (st.st_size, st.st_mtime_ns) else \
+        _parent_taints(str(where), st.st_size, st.st_mtime_ns)
+    return [t for ts, t in taints if not before or ts <= before]
+
+
+#: main transcripts this process read whole (``parse_file``, no state): path -> (size, mtime_ns, the
+#: trail as :func:`_parent_taints` gives it); their sub-agents (sorted after them) need not read them again
+_READ_TRAILS: dict[str, tuple[int, int, tuple]] = {}
+
+
+def _note_taints(timed: list, trail: list, ts: int) -> None:
+    """Add to ``timed`` ``(ts, entry)`` for each file or shell of ``trail`` not in it yet."""
+    have = {t for _ts, t in timed}
+    timed.extend((ts, t) for t in trail if t not in have and t.startswith((TAINT_FILE, TAINT_SHELL)))
+
+
+@functools.lru_cache(maxsize=16)
+def _parent_taints(where: str, size: int, mtime_ns: int) -> tuple[tuple[int, str], ...]:
+    """The trail's files and shells the session transcript ``where`` (of ``size`` bytes, changed at
+    ``mtime_ns``: the cache's key) leaves, each with the timestamp (ms) of the turn it came with, in
+    order; () when its bytes hold no call printing secret material (``transcript.may_print_secret``,
+    the cheap test read first) or cannot be read."""
+    try:
+        data = Path(where).read_bytes()
+    except OSError:
+        return ()
+    if not may_print_secret(data):
+        return ()
+    rs = ReaderState()
+    out: list[tuple[int, str]] = []
+    n = 0
+    for ct in parse_file(Path(where), ParseStats(), data=data, state=rs):
+        if len(rs.secret_calls) != n:
+            n = len(rs.secret_calls)
+            _note_taints(out, rs.secret_calls, ct.timestamp)
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- parsing
 
 class _Group(Record):
@@ -366,6 +424,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     is_sub, dir_parent = _file_context(path)
     file_agent = path.stem[len("agent-"):] if is_sub else ""
     rs = state if state is not None else ReaderState()
+    inherit = is_sub and start == 0      # the parent's trail, read at the sub-agent's first record
+    timed: list[tuple[int, str]] = []    # (timestamp, entry) of the trail's files and shells, for sub-agents
     msg_first: dict = rs.msg_first
     hold = rs.hold_tail
     group: _Group | None = None
@@ -424,10 +484,16 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             ep = as_str(ep)[:40]
             ts = timestamp_ms(ts)
             content = msg.get("content") if isinstance(msg, dict) else None
+            if inherit:
+                inherit = False
+                rs.secret_calls.extend(t for t in _parent_trail(path, parent, ts) if t not in rs.secret_calls)
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
+                n = len(rs.secret_calls)
                 blocks = _assistant_blocks(content, rs.secret_calls, cwd)
+                if len(rs.secret_calls) != n:
+                    _note_taints(timed, rs.secret_calls, ts)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
                     yield from flush()
@@ -450,7 +516,10 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
+            n = len(rs.secret_calls)
             text, results = _user_parts(content, rs.secret_calls)
+            if len(rs.secret_calls) != n:
+                _note_taints(timed, rs.secret_calls, ts)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
@@ -477,6 +546,12 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             pos = group.start
             group = None
             after.clear()
+        if not is_sub and not start and end is None and data is None and state is None:
+            st = os.fstat(f.fileno())
+            if st.st_size == pos:        # read whole: its sub-agents, read next, need not read it again
+                if len(_READ_TRAILS) >= 4096:
+                    _READ_TRAILS.clear()
+                _READ_TRAILS[str(path)] = (pos, st.st_mtime_ns, tuple(timed))
         rs.resume_at = pos
         yield from flush()
 

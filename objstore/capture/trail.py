@@ -58,6 +58,64 @@ _PROSE_KEYS = frozenset({"description", "prompt", "chars", "justification", "old
 _SEARCH_KEYS = ("pattern", "glob")
 
 
+#: a line continuation (``\\`` before a newline), as a command line holds it or as JSON escapes it
+#: (``\\\\\\n``): the shell joins the two lines, so ``mem \\⏎ sealed show`` runs ``mem sealed show``
+_CONTINUATION_RE = LazyPattern(r"\\\\\\(?:r\\)?n|\\\r?\n")
+#: a word in quotes with no blank inside (``'/tmp/x'``, ``pi''n``; ``\"x\"`` as JSON escapes it), and
+#: a brace holding one name (``p{i}n``): the shell reads them as the bare word
+_QUOTED_RE = LazyPattern(r"'([^'\s\\]*)'|\\\"([^\"\s\\]*)\\\"|(?<=[\w.\-/])\{([\w.\-]+)\}")
+
+
+def unfold(call: str) -> str:
+    """``call`` (a tool call's input or a command line) with each line
+    continuation taken away, as the shell reads it (``mem \\⏎ sealed show``:
+    ``mem sealed show``; bash(1) QUOTING: a backslash-newline pair is removed).
+    The one normalisation of a call every check of the trail starts from
+    (``transcript.prints_secret``, ``transcript.withholds``, test22 X5).
+    Text without a backslash comes back as it is."""
+    if "\\\n" not in call and "\\\r" not in call and "\\\\\\" not in call:
+        return call
+    return _CONTINUATION_RE.sub("", call)
+
+
+def unquote(call: str) -> str:
+    """``call`` with the quotes around (or inside) a word that holds no blank
+    taken away (``> '/tmp/x'``, ``cat pi''n.txt``, JSON's ``\\"/tmp/x\\"``)
+    and a brace holding one name opened (``p{i}n.txt``): the word the shell
+    passes, so a path is matched however it is quoted (test22 X3, X7).
+    A quoted text with blanks stays as it is."""
+    if "'" not in call and "\\\"" not in call and "{" not in call:
+        return call
+    return _QUOTED_RE.sub(lambda m: m.group(1) or m.group(2) or m.group(3) or "", call)
+
+
+def plain(path: str) -> str:
+    """A path as written, made plain for matching: ``//`` as ``/``, ``.``
+    and ``..`` steps taken (``posixpath.normpath``) and a trailing ``/``
+    dropped (``rsync -a /tmp/x/ /tmp/y/`` copies into ``/tmp/y``); a ``~/``
+    prefix is kept (the home folder is not the working folder)."""
+    if "//" not in path and "/." not in path and not (path.endswith("/") and len(path) > 1):
+        return path
+    if path.startswith("~/"):
+        return "~/" + posixpath.normpath(path[2:]).lstrip("/")
+    return posixpath.normpath(path)
+
+
+#: a home folder as an absolute path: ``/home/NAME``, ``/Users/NAME`` (macOS), ``/root``
+_HOME_RE = LazyPattern(r"/?(?:home/[^/]+|Users/[^/]+|root)(?=/|$)")
+
+
+def home_form(path: str) -> str:
+    """``path`` (absolute, or with its leading ``/`` taken away) inside a
+    home folder written as ``~/REST`` (``/home/u/pin.txt``, ``/Users/u/pin.txt``,
+    ``/root/pin.txt``: ``~/pin.txt``; the home itself: ``~``), else "".
+    A transcript does not say whose home ``~`` is, so a file written to
+    ``~/REST`` is read by any home's ``REST`` (test22 X4): withholding a
+    result another user's file gave loses a result, never a secret."""
+    m = _HOME_RE.match(path) if path.startswith(("home/", "Users/", "root", "/home/", "/Users/", "/root")) else None
+    return "~" + path[m.end():] if m else ""
+
+
 def expand(call: str) -> str:
     """``call`` (a tool call's input or a command line) with the shell
     variables it sets (``D=/tmp/x``, ``export D=…``, in the order written)
@@ -134,11 +192,42 @@ def _holds(folder: str, files: list[str], wide: bool) -> bool:
             if wide:
                 return True
             continue
+        if f.startswith("~/") and folder.startswith("/"):    # a home's file: any home (:func:`home_form`)
+            h = home_form(folder)
+            if folder in ("/", "/home", "/Users") or h and (f == h or f.startswith(h + "/")):
+                return True
+            continue
         if folder.startswith("/"):
             if f.startswith("/") and (folder == "/" or f.startswith(folder + "/")):
                 return True
         elif folder == "." or folder.startswith("..") or f.startswith(folder + "/") \
                 or ("/" + folder + "/") in ("/" + f.lstrip("/")):
+            return True
+    return False
+
+
+#: the ``git`` commands that print the text of files in the repository (a diff, a commit, a stash, a
+#: blob): after a withheld call wrote a file in the repository, they may print it (test22 X7)
+_GIT_PRINTS = frozenset({"diff", "show", "blame", "cat-file", "format-patch", "archive", "difftool", "whatchanged"})
+
+
+def _git_prints(segment: str) -> bool:
+    """Whether the ``git`` command ``segment`` prints the text of files: :data:`_GIT_PRINTS`,
+    ``git stash show``, ``git log -p`` / ``--patch`` / ``-u``."""
+    words = segment.split()
+    sub = next((w for w in words[words.index("git") + 1:] if not w.startswith("-")), "") if "git" in words else ""
+    return sub in _GIT_PRINTS or sub == "stash" and "show" in words or sub == "log" and any(
+        w in ("-p", "-u", "--patch") for w in words)
+
+
+def _near(here: str, files: list[str]) -> bool:
+    """Whether one of ``files`` may be in the repository a command run in ``here`` reads: ``here``
+    or a file's folder not known (relative), the file under ``here``, or ``here`` under its folder."""
+    if not here.startswith("/"):
+        return True
+    for f in files:
+        if not f.startswith("/") or f.startswith(here.rstrip("/") + "/") \
+                or (here + "/").startswith(posixpath.dirname(f) + "/"):
             return True
     return False
 
@@ -166,6 +255,8 @@ def _command_reads(text: str, files: list[str], cwd: str) -> bool:
             continue
         if name in names_only and not (name == "find" and _FIND_RUNS_RE.search(seg)):
             continue
+        if name == "git" and _git_prints(seg) and _near(here, files):
+            return True
         searches = name in _SEARCHERS or (name == "git" and " grep" in seg) or (
             name in ("grep", "egrep", "fgrep", "find") and (name == "find" or _RECURSIVE_RE.search(seg) is not None))
         if searches and _holds(resolve(".", here), files, True):
@@ -186,7 +277,7 @@ def _may_read(call: str, files: list[str], cwd: str) -> bool:
     their folders' names is in it, nor ``..`` or the root, and ``cwd`` holds none; the cheap test
     before :func:`reads_folder` parses the call (the check runs on every call of a session once a
     file is withheld)."""
-    if ".." in call or _holds(resolve(".", cwd), files, True):
+    if ".." in call or _holds(resolve(".", cwd), files, True) or "git" in call and _near(cwd, files):
         return True
     for f in files:
         if not f.startswith("/") or "*" in f or "?" in f:

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from objstore.capture.trail import WORD, WORD_RE, expand, folder_at, reads_folder, resolve, session_ids
+from objstore.capture.trail import (WORD, WORD_RE, expand, folder_at, home_form, plain, reads_folder, resolve,
+                                    session_ids, unfold, unquote)
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 
@@ -92,11 +93,12 @@ _ARG_SEP = r"(?:[ \t\"',]|\\[nt\"]){1,16}"
 _ARG = r"[^\s\"',|;&]{1,256}"
 #: ``mem [--home DIR] [--lock-timeout S] [--ascii] sealed show|export`` / ``remote key export``
 #: (also ``…/bin/mem``, ``python -m cmds``, ``mem`` after a JSON-escaped newline or tab, and mem
-#: through a variable or a substitution: ``$m``, ``${M}``, ``$(which mem)``; trailb21): the commands
+#: through a variable or a substitution: ``$m``, ``${M}``, ``$(which mem)``; trailb21; a backquoted one,
+#: ``` `which mem` ```: test22 X7): the commands
 #: that write a decrypted sealed value, a sealed age file or the sync key to standard output
 #: (cmds/sealed.py, cmds/remote.py)
 _MEM_LAUNCHER = (rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)|-m{_ARG_SEP}cmds|\$\{{?[A-Za-z_]\w{{0,63}}\}}?"
-                 r"|\$\([^)]{0,64}mem\))")
+                 r"|\$\([^)]{0,64}mem\)|`[^`]{0,64}mem`)")
 #: what follows the launcher (or an alias of mem: :func:`mem_aliases`): its options, then the command
 _MEM_SECRET_TAIL = (rf"(?:{_ARG_SEP}--(?:home|lock-timeout)(?:={_ARG}|{_ARG_SEP}{_ARG})"
                     rf"|{_ARG_SEP}--ascii){{0,4}}{_ARG_SEP}(?:sealed{_ARG_SEP}(?:show|export)|remote{_ARG_SEP}key"
@@ -168,7 +170,14 @@ def prints_secret(call: str, aliases: Iterable[str] = ()) -> bool:
     ``aliases``: names known to run mem (``alias m=mem`` earlier in the
     transcript: :func:`withholds`); an alias of mem ``call`` defines
     itself (:func:`mem_aliases`) counts too, so ``m sealed show K`` and
-    ``eval "m sealed show K"`` after it are read as ``mem sealed show K``."""
+    ``eval "m sealed show K"`` after it are read as ``mem sealed show K``.
+    A line continuation is read as the shell reads it (``mem \\⏎ sealed
+    show``: ``trail.unfold``)."""
+    return _prints_secret(unfold(call), aliases)
+
+
+def _prints_secret(call: str, aliases: Iterable[str] = ()) -> bool:
+    """:func:`prints_secret` of a call :func:`~objstore.capture.trail.unfold` gave."""
     if "sealed" in call or "remote" in call:
         if _MEM_SECRET_RE.search(call) is not None:
             return True
@@ -176,6 +185,42 @@ def prints_secret(call: str, aliases: Iterable[str] = ()) -> bool:
         if names and _alias_secret_re(tuple(sorted(set(names)))).search(call) is not None:
             return True
     return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
+
+
+#: ``age`` as a word (:func:`may_print_secret`)
+_AGE_WORD_RE = LazyPattern(rb"(?:^|[\s\"'`;|&(/]|\\[nt])age[\s\"',\\]")
+#: the bytes :func:`may_print_secret` reads before and after a hit
+_HIT_BEFORE, _HIT_AFTER = 1200, 80
+
+
+def may_print_secret(data: bytes) -> bool:
+    """Whether a transcript's bytes ``data`` may hold a call
+    :func:`prints_secret` matches: each ``sealed``, ``remote`` with ``key``
+    after it, and ``-d`` / ``--decrypt`` with the word ``age`` before it is
+    read with the text around it (:data:`_HIT_BEFORE`, :data:`_HIT_AFTER`
+    bytes) by :func:`prints_secret`.  The cheap test (three passes of
+    ``bytes.find``: 0.18 s of CPU over the bench corpus's 76 MB of sessions
+    with sub-agents) before a parent session is read for the trail its
+    sub-agents inherit (``claude_code.parse_file``): False is never wrong
+    for a call on one line of the file."""
+    def hit(i: int, n: int) -> bool:
+        return prints_secret(data[max(0, i - _HIT_BEFORE):i + n + _HIT_AFTER].decode("utf-8", "replace"))
+
+    for word in (b"sealed", b"remote"):
+        i = data.find(word)
+        while i >= 0:
+            if (word == b"sealed" or b"key" in data[i + 6:i + 48]) and hit(i, 6):
+                return True
+            i = data.find(word, i + 6)
+    i = data.find(b"-d")                # ``-d``, and ``--decrypt`` (its ``-d``) in the same pass
+    while i >= 0:
+        n = 9 if data[i - 1:i] == b"-" and data[i + 2:i + 8] == b"ecrypt" else 2
+        j = i - 1 if n == 9 else i
+        if data[j - 1:j] in b" \t\"',n" and data[j + n:j + n + 1] in b" \t\"',\\;|&)" \
+                and _AGE_WORD_RE.search(data, max(0, j - 400), j) is not None and hit(j, n):
+            return True
+        i = data.find(b"-d", i + 2)
+    return False
 
 
 #: in a trail (:func:`withholds`): a file a withheld call wrote (``> F``, ``>> F``, ``tee F``, ``cp … F``)
@@ -204,6 +249,8 @@ _BACKGROUND_RE = LazyPattern(r"(?:running in background with ID:|Process running
 #: prints the value when run (``sh P``, ``./P``, ``source P``), so a call naming it is withheld
 _TOOL_WRITES_RE = LazyPattern(rf"\"(?:file_path|notebook_path)\": ?\"([^\"]+)\"|"
                               rf"\*\*\* (?:Add File|Update File|Move to): ?({WORD})")
+#: ``nohup`` as a command (it writes what the command prints to ``nohup.out``)
+_NOHUP_RE = LazyPattern(r"(?<![\w.\-/])nohup(?![\w.\-])")
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-")
 
 
@@ -223,14 +270,23 @@ def _taint_files(call: str, trail: list, cwd: str) -> None:
         for w in words:
             if not w or w.startswith("-") or w in _NOT_FILES:
                 continue
+            w = plain(w)
             names = [w]
-            if not w.startswith(("/", "*")):
+            if not w.startswith(("/", "*", "~/")):
                 here = folder_at(call, m.start(), cwd) if here is None else here
                 if here:
                     names.append(resolve(w, here))
+            if w.endswith(".py"):       # ``python -m NAME``, ``import NAME`` run it (test22 X7)
+                names.append(w.rsplit("/", 1)[-1][:-3])
             for n in names:
                 if TAINT_FILE + n not in trail:
                     trail.append(TAINT_FILE + n)
+    if "nohup" in call and _NOHUP_RE.search(call) is not None:
+        # ``nohup CMD &`` with no redirection writes to ./nohup.out, else ~/nohup.out (nohup(1); test22 X7)
+        here = folder_at(call, len(call), cwd)
+        for n in ("nohup.out", "~/nohup.out", resolve("nohup.out", here) if here else ""):
+            if n and TAINT_FILE + n not in trail:
+                trail.append(TAINT_FILE + n)
     for sid in session_ids(call):
         if TAINT_SHELL + sid not in trail:
             trail.append(TAINT_SHELL + sid)
@@ -265,17 +321,20 @@ def _names_taint(call: str, trail: list, cwd: str) -> bool:
         if word in shells:
             return True
         w = (word[2:] if word.startswith(("./", "~/")) else word).lstrip("/")
-        if "/." in w:
+        if "/." in w or "//" in w:
             w = resolve(w, "").lstrip("/")
         if not w or w == ".":
             continue
         if w in tails:                  # ``w == f`` or ``f`` ends in ``/`` + ``w``
             return True
-        i = w.find("/")
-        while i >= 0:                   # ``w`` ends in ``/`` + ``f``, or is a path inside ``f``
-            if w[i + 1:] in exact or w[:i] in exact:
+        for v in (w, home_form(w)):     # ``/home/u/f`` is ``~/f`` (test22 X4: ``trail.home_form``)
+            if v in exact:
                 return True
-            i = w.find("/", i + 1)
+            i = v.find("/")
+            while i >= 0:               # ``v`` ends in ``/`` + ``f``, or is a path inside ``f``
+                if v[i + 1:] in exact or v[:i] in exact:
+                    return True
+                i = v.find("/", i + 1)
         if ("*" in w or "?" in w or "[" in w and "]" in w) and any(fnmatch.fnmatchcase(f, w) or fnmatch.fnmatchcase(
                 f.rsplit("/", 1)[-1], w.rsplit("/", 1)[-1]) for f in files):
             return True
@@ -315,19 +374,27 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     ``cp -r`` copied) is withheld too, and so do the files a file-writing
     tool's withheld call writes (``Write`` / ``Edit`` of a script whose text
     runs ``mem sealed show``, a Codex ``apply_patch``: :data:`_TOOL_WRITES_RE`,
-    trailb21), so running the script (``sh f``, ``./f``) is withheld.  Not followed: quoted paths with blanks,
-    a lone ``$F`` set in an earlier call (each call runs in a shell of its
-    own), a backquoted command.  A word that only looks like
+    trailb21), so running the script (``sh f``, ``./f``) is withheld.  Spellings
+    are read as the shell reads them (test22 X3-X7): a line continuation
+    joined (``trail.unfold``), quotes around a word with no blank and a
+    one-name brace taken away, ``//`` and a trailing ``/`` made plain
+    (``trail.unquote``, ``trail.plain``); a ``~/REST`` file is any home's
+    ``REST`` (``trail.home_form``); ``nohup`` puts ``nohup.out`` on the trail,
+    a written ``NAME.py`` puts ``NAME``; ``git diff`` / ``show`` / ``stash show``
+    / ``log -p`` near a file (``trail.reads_folder``) read it.  Not followed:
+    quoted paths with blanks, a lone ``$F`` set in an earlier call (each call
+    runs in a shell of its own), a path made by a backquoted command.  A word that only looks like
     such a file (``x`` in a description) also withholds: that loses a
     result, never a secret."""
+    call = unfold(call)
     if "alias" in call:      # mend22: ``alias m=mem`` joins the trail, then ``m sealed show`` is mem's
         known = [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)]
         trail.extend(TAINT_ALIAS + name for name in mem_aliases(call, known))
-    printed = ("sealed" in call or "remote" in call) and prints_secret(
+    printed = ("sealed" in call or "remote" in call) and _prints_secret(
         call, [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)])
     if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
         return False            # the common case: nothing withheld so far wrote a file or ran in the background
-    call = expand(call)
+    call = unquote(expand(call))
     if "\\" in call:
         call = _JSON_ESC_RE.sub(" ", call)
     if printed or _names_taint(call, trail, cwd):
