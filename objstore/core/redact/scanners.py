@@ -86,7 +86,7 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 #: APP_KEY is an encryption key, "Encryption" https://laravel.com/docs/11.x/encryption ) and ``passcode``
 _KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
-       + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-", " ")) + "))"
+       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'
 
 ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
