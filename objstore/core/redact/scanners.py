@@ -317,7 +317,7 @@ def _label_next_line(rule: Rule, low: str, p: int, text: str, e: int, we: int, o
 
 
 def _env_letters_ok(text: str, h: int, s: int, e: int, ws: int) -> bool:
-    """redb22 (tester finding X10): a value of letters alone assigned to an
+    """redb22 (tester finding X10): a value of letters alone assigned to a
     shell or dotenv variable whose name ends ``SECRET`` (``JWT_SECRET=supersecretvalue``,
     ``export SESSION_SECRET=localdev``) on a line of its own: a dotenv or shell
     assignment ``NAME=value`` (POSIX.1-2017 XCU 2.9.1 "Simple Commands": a
