@@ -49,6 +49,8 @@ MARKDOWN = {
     "html-lines": ("<table>\n  <thead><tr><th>Host</th><th>Password</th></tr></thead>\n  <tbody>\n"
                    "    <tr><td>db1</td><td><code>Html2Pw9x</code></td></tr>\n  </tbody>\n</table>",
                    "Html2Pw9x", "<td>db1</td>"),
+    "html-row-header": ("<table><tr><th>Host</th><td>db1</td></tr><tr><th>Password</th><td>Html3Pw9x</td></tr></table>",
+                        "Html3Pw9x", "<th>Password</th><td>"),
 }
 #: X10 settings
 SETTINGS = {
@@ -90,6 +92,7 @@ def test_each_one_line_shape_is_redacted_in_a_tool_calls_json(case):
     "| PIN | Name |\n|---|---|\n| 1 | VCC |",
     "<table><tr><th>Setting</th><th>Password policy</th></tr><tr><td>min</td><td>required</td></tr></table>",
     "<table><tr><th>Pin</th><th>Function</th></tr><tr><td>13</td><td>LED</td></tr></table>",
+    "<table><tr><th>Password</th><td>required</td></tr><tr><th>PIN</th><td>13</td></tr></table>",
     "* **Pass**: all green", "**PIN**: 13",
     # X10 look-alikes: a placeholder, a name in lower case, a reference, a key's placeholder
     "JWT_SECRET=changeme", "jwt_secret=supersecretvalue", "JWT_SECRET=${JWT_SECRET}", "JWT_SECRET=required",

@@ -248,40 +248,56 @@ def _scan_html_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: st
     """redb22 (tester finding X9): an HTML table whose header cell holds a
     credential word (``<th>password</th>``, :data:`_HEAD_CELL`): in each
     later row (``<tr>``, at most :data:`_ROWS_MAX`) the ``<td>`` of that
-    column, when :func:`_value_ok` takes its text (WHATWG HTML 4.9 "Tabular
-    data": a ``tr`` holds ``th`` / ``td`` cells in column order; ``colspan``
-    is not followed: a row holding one is left).  A bounded regex scan
-    rather than :mod:`html.parser`: it must give the value's offsets in the
-    text, raw or JSON-escaped, and cost nothing on a text with no ``<th``."""
+    column; in a row headed by such a ``<th>``
+    (``<tr><th>Password</th><td>X</td></tr>``) the ``<td>`` after it; each
+    when :func:`_value_ok` takes its text (WHATWG HTML 4.9 "Tabular data":
+    a ``tr`` holds ``th`` / ``td`` cells in column order; ``colspan`` is not
+    followed: a table holding one is left).  A bounded regex scan rather
+    than :mod:`html.parser`: it must give the value's offsets in the text,
+    raw or JSON-escaped, and cost nothing on a text with no ``<th``."""
     p = _html_th(low, s0, e0)
+    tend = -1          # the next '</table' at or after p (looked for again only once p is past it: linear), or e0
     while p >= 0:
-        q = low.find("<tr", p, min(e0, p + _HTML_TABLE_MAX))       # the first body row after the header
-        if q < 0:
-            return
+        lim = min(e0, p + _HTML_TABLE_MAX)
         hs = low.rfind("<tr", max(s0, p - 4096), p)                # the header row's start
-        head = list(_HTML_CELL.finditer(low, p if hs < 0 else hs, q))
-        cols = [(i, m.group("w")) for i, c in enumerate(head)
-                if (m := _HEAD_CELL.match(c.group("v"))) is not None]
-        end = low.find("</table", q, min(e0, p + _HTML_TABLE_MAX))
-        end = min(e0, p + _HTML_TABLE_MAX) if end < 0 else end
-        if cols and "colspan" not in low[p:q]:
+        q = low.find("<tr", p, lim)                                 # the next row's
+        if tend < p:
+            tend = low.find("</table", p, e0)
+            tend = e0 if tend < 0 else tend
+        end = min(tend, lim)
+        row_end = q if 0 <= q < end else end
+        head = list(_HTML_CELL.finditer(low, p if hs < 0 else hs, row_end))
+        words = [_HEAD_CELL.match(c.group("v")) if c.group("k") == "h" else None for c in head]
+        if any(c.group("k") == "d" for c in head):                  # a row headed by its <th>
+            for i, m in enumerate(words[:-1]):
+                if m is not None and head[i + 1].group("k") == "d":
+                    _html_value(rule, text, head[i + 1], m.group("w"), off, out)
+            p = _html_th(low, max(p + 3, row_end), e0)
+            continue
+        cols = [(i, m.group("w")) for i, m in enumerate(words) if m is not None]
+        if cols and 0 <= q < end and "colspan" not in low[p:end]:
             r = q
             for _n in range(_ROWS_MAX):
                 if r < 0 or r >= end:
                     break
                 nxt = low.find("<tr", r + 3, end)
-                row_end = end if nxt < 0 else nxt
-                cells = list(_HTML_CELL.finditer(low, r, row_end))
-                if len(cells) == len(head) and "colspan" not in low[r:row_end]:
+                cells = list(_HTML_CELL.finditer(low, r, end if nxt < 0 else nxt))
+                if len(cells) == len(head):
                     for i, word in cols:
-                        a, b = cells[i].span("v")
-                        v = text[a + off:b + off]
-                        lead = len(v) - len(v.lstrip())
-                        v = v.strip()
-                        if v and _VALUE_RUN.fullmatch(v) is not None and _value_ok(word, v):
-                            out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
+                        _html_value(rule, text, cells[i], word, off, out)
                 r = nxt
         p = _html_th(low, max(p + 3, end), e0)
+
+
+def _html_value(rule: Rule, text: str, cell, word: str, off: int, out: list) -> None:
+    """Append the span of the text of ``cell`` (an :data:`_HTML_CELL` match over the lowercased window,
+    ``off`` before the text's), blanks stripped, when it is one value :func:`_value_ok` takes after ``word``."""
+    a, b = cell.span("v")
+    v = text[a + off:b + off]
+    lead = len(v) - len(v.lstrip())
+    v = v.strip()
+    if v and _VALUE_RUN.fullmatch(v) is not None and _value_ok(word, v):
+        out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
 
 
 def _html_th(low: str, s: int, e: int) -> int:
