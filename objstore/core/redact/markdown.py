@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, _occurrences, find_each
+from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, anchor_offsets, find_each
 
 #: the credential words of a label (lowercased); a password's (judged as one), then a key's or a token's
 #: and (W1) the word in German, French and Spanish (Kennwort; mot de passe; contrase\u00f1a; Passwort is
@@ -130,13 +130,13 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
              or f(":", s0, e0) >= 0 and any(f(w, s0, e0) >= 0 for w in _FOREIGN_STARTS))
     # redb22: the offsets of '<th', 'pass' and a 'pin' header are the prefilter's (anchors: with the matcher no
     # scan; a find of its own over every window cost ~3 % of a transcript's CPU each)
-    if _occurrences(at, low, 0, ("<th",), s0, e0):
+    if anchor_offsets(at, low, ("<th",), s0, e0):
         _scan_html_table(rule, text, s0, e0, out, low, off)
     if not (marked or broken or arrow):
         return
     starts = sorted([p for lit in _STARTS for p in find_each(low, lit, s0, e0)
                      if p == 0 or not low[p - 1].isalnum()]   # the words start on a word boundary
-                    + [p for p in _occurrences(at, low, 0, _WEAK_ANCHORS, s0, e0)
+                    + [p for p in anchor_offsets(at, low, _WEAK_ANCHORS, s0, e0)
                        if (p == 0 or not low[p - 1].isalnum()) and _WEAK_START.match(low, p, e0) is not None])
     for p in starts:
         if (w := _WORD_RE.match(low, p, e0)) is None:

@@ -188,6 +188,14 @@ def _occurrences(at, hay: str, shift: int, lits: tuple[str, ...], start: int, en
     return sorted(set(out)) if len(lits) > 1 else out
 
 
+def anchor_offsets(at, low: str, lits: tuple[str, ...], start: int, end: int) -> list[int]:
+    """The sorted offsets in the lowercased window ``low`` where one of the
+    lowercase literals ``lits`` starts, within [start, end): the prefilter's
+    own (``at``, :func:`_occurrences`: an anchor the matcher looked for costs
+    no scan), or one ``str.find`` pass per literal per window (redb22)."""
+    return _occurrences(at, low, 0, lits, start, end)
+
+
 _URL_BREAK = Lazy(r"[\s\"'`<>]", FLAGS)
 
 
