@@ -238,6 +238,12 @@ cli-password              a password given to a command on its command line:    
                           here-string to ``gcloud secrets``, ``gh secret set``,
                           ``docker secret create``, ``openssl passwd -stdin``,
                           ``read -s``; curl ``-b name=value``
+                          redb22 (X8): a value piped by ``echo|printf [%s]`` into     (redb22) gh secret set, wrangler,
+                          a store reading standard input: ``gh secret set``,          vercel env add, docker secret create,
+                          ``[npx] wrangler secret put``, ``vercel env add``,          security(1), pass(1), firebase,
+                          ``docker secret create``, ``security add-generic-           gcloud secrets, doppler
+                          password``, ``pass insert``, ``firebase functions:
+                          secrets:set``, ``gcloud secrets``, ``doppler secrets set``
 sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY        MySQL CREATE USER / SET PASSWORD;
                           'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
                           PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER
@@ -254,7 +260,10 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``secret: X`` is held to a password's 6 characters:
                           ``secret: hunter2``); code such as
                           ``password = getpass()`` or ``token = tokens[i]`` is left;
-                          ``api key``, ``secret key`` with a blank too; after a
+                          ``api key``, ``secret key`` with a blank too (redb22:
+                          also ``passcode``, ``encryption_key``, ``signing_key``,
+                          and ``NAME_SECRET=words`` alone on a dotenv/shell line,
+                          POSIX XCU 2.9.1); after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
                           of letters alone with nothing after it on its line
@@ -308,6 +317,10 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           and a random-looking value on the next; values judged as
                           after ``Password:`` (a key's, a token's: a key's shape)
                           (named generic-secret until red22)
+                          redb22 (X9): headers ``Secret Key``, ``Password (prod)``;   WHATWG HTML 4.9 (tables); ISO 9564-1
+                          ``pass`` (a value with digits or symbols) and ``PIN``       (PIN: 4-12 digits)
+                          (4-12 digits) as a label or a column; an HTML table's
+                          ``<th>password</th>`` column (its ``<td>`` values)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -202,6 +202,22 @@ _STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ 
                       "|" + _cmd("docker") + r"[ \t]{1,4}secret[ \t]{1,4}create(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("openssl") + r"[ \t]{1,4}passwd(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("read") + "(?=" + _flags_with("s") + "))")
+#: redb22: 'echo|printf [-n…] ['%s'] ' before a value piped on (printf(1): the format '%s', '%s\\n', raw or
+#: JSON-escaped, then the value as its argument); bash's $'…' quoting
+_PIPE_HEAD = (_cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}"
+              r"(?:[ \t]{1,4}(?:\\{0,3}[\"'])?%s(?:\\{1,3}n)?(?:\\{0,3}[\"'])?)?[ \t]{1,4}(?:\$(?='))?")
+#: redb22: secret stores that read the secret from standard input (the sources in the rule below); a
+#: package runner before the command ('npx wrangler …'), sudo
+_PIPE_RUNNER = r"(?:(?:sudo|npx|bunx|yarn|pnpm(?:[ \t]{1,4}(?:exec|dlx))?)[ \t]{1,4})?"
+_PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
+                    r"|wrangler(?:[ \t]{1,4}pages)?[ \t]{1,4}secret[ \t]{1,4}put"
+                    r"|vercel[ \t]{1,4}env[ \t]{1,4}add"
+                    r"|docker[ \t]{1,4}secret[ \t]{1,4}create"
+                    r"|security(?:[ \t]{1,4}-[A-Za-z]{1,4})?[ \t]{1,4}add-(?:generic|internet)-password"
+                    r"|pass[ \t]{1,4}insert"
+                    r"|firebase[ \t]{1,4}functions:secrets:set"
+                    r"|gcloud[^\n\r;|&<]{0,128}?[ \t]secrets[ \t]{1,4}(?:create|versions[ \t]{1,4}add)"
+                    r"|doppler[ \t]{1,4}secrets[ \t]{1,4}set)(?![A-Za-z0-9_.\-])")
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -408,6 +424,20 @@ COMMAND_LINE_RULES: list[Rule] = [
        "https://www.gnu.org/software/bash/manual/bash.html#index-read",
        _STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
        priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read")),
+    _r("cli-password",
+       "a secret piped by echo/printf into a secret store that reads it from standard input (redb22, tester "
+       "finding X8): 'gh secret set NAME' https://cli.github.com/manual/gh_secret_set , 'wrangler secret put NAME' "
+       "https://developers.cloudflare.com/workers/wrangler/commands/#secret , 'vercel env add NAME [env]' "
+       "https://vercel.com/docs/cli/env , 'docker secret create NAME -' "
+       "https://docs.docker.com/reference/cli/docker/secret/create/ , 'security add-generic-password ... -w' "
+       "(macOS security(1)), 'pass insert' https://git.zx2c4.com/password-store/about/ , 'firebase "
+       "functions:secrets:set NAME' https://firebase.google.com/docs/functions/config-env , 'gcloud secrets "
+       "create|versions add --data-file=-', 'doppler secrets set NAME' https://docs.doppler.com/docs/cli ; "
+       "printf's format '%s' before the value skipped, its quotes raw or JSON-escaped",
+       _PIPE_HEAD + r"(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,256}+)(?:\\{0,3}[\"'])?[ \t]{0,4}\|[ \t]{0,4}"
+       + _PIPE_STORE_CMDS,
+       # gated on 'echo' / 'printf' (2 stdlib gates; the stores' 9 names were 6, +3 % of the stdlib prefilter's CPU)
+       priority=45, check=cli_secret_ok, anchors=("echo", "printf"), scan=scan_at("echo", "printf")),
     _r("cli-password",
        "curl(1) '-b, --cookie <data|filename>' given as 'name=value' (data, not a file): the value "
        "https://curl.se/docs/manpage.html#-b",

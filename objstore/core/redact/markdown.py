@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, find_each
+from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, anchor_offsets, find_each
 
 #: the credential words of a label (lowercased); a password's (judged as one), then a key's or a token's
 #: and (W1) the word in German, French and Spanish (Kennwort; mot de passe; contrase\u00f1a; Passwort is
 #: ``passw(or)?t``): the translations of 'password' in Wiktionary https://en.wiktionary.org/wiki/password
 _FOREIGN = r"kennwort|mot de passe|contrase(?:\u00f1|n)a"
 _PW_WORDS = r"passw(?:or)?[dt]|passphrase|pwd|secret|" + _FOREIGN
-_WORD = r"(?P<w>" + _PW_WORDS + r"|api[ _-]?key|access[ _-]?key|token)(?![a-z0-9_])"
+#: redb22 (tester finding X9): 'pass' and 'PIN' as a label or a column's header (``**pass**: `X```, ``| PIN |``),
+#: their values held to :func:`_weak_value_ok` (a bare 'pass' is also a test's result, a 'pin' a board's pin)
+_WEAK_WORDS = ("pass", "pin")
+_WORD = r"(?P<w>" + _PW_WORDS + r"|api[ _-]?key|access[ _-]?key|token|pass|pin)(?![a-z0-9_])"
 #: a line break, raw or JSON-escaped, and the end of a line; red22: or the end of the JSON string that holds the
 #: text (its closing quote, raw or escaped: a transcript's tool output or a tool call's argument)
 _BREAK = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"
@@ -31,7 +34,10 @@ _FENCED = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}:[*_`]{0,2}[ \t]{0,8}" + _BREAK + r
                r"[a-z0-9_+\-]{0,16}[ \t]{0,4}" + _BREAK + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{4,4096}+)[ \t]{0,8}"
                + _BREAK + r"[ \t]{0,3}(?P=f)", FLAGS)
 #: a header cell: markup, up to two owner words ('db password'), the word, markup, the cell's end
-_HEAD_CELL = Lazy(r"[ \t]*[*_`]{0,2}(?:[a-z0-9.\-]{1,24}[ _])?" + _WORD + r"[*_`]{0,2}[ \t]*\Z", FLAGS)
+#: redb22 (X9): the word may end in 'key' / 'token' / 'value' (``Secret Key``) and be followed by a qualifier in
+#: parentheses (``Password (prod)``)
+_HEAD_CELL = Lazy(r"[ \t]*[*_`]{0,2}(?:[a-z0-9.\-]{1,24}[ _])?" + _WORD + r"(?:[ _-](?:key|token|value))?[*_`]{0,2}"
+                  r"(?:[ \t]{1,4}\([a-z0-9 _.,/\-]{1,32}\))?[*_`]{0,2}[ \t]*\Z", FLAGS)
 #: a GitHub Flavored Markdown table's delimiter row (GFM 0.29 4.10 'Tables (extension)')
 _DELIM_ROW = Lazy(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\Z", FLAGS)
 #: a label and an arrow for its verb ('Password \u2192 X', 'API key => X'), or a word of :data:`_FOREIGN`
@@ -47,6 +53,11 @@ _WORD_RE = Lazy(_WORD, FLAGS)
 _FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase")
 _ARROWS = ("\u2192", "\u21d2", "=>", "->")
 _STARTS = ("passw", "passphrase", "pwd", "secret", "kennwort", "mot de passe", "contrase", "api", "access", "token")
+#: redb22: where 'pass' or a 'pin' header cell may start (anchors of the rule below), and the whole word there
+#: (one 'pin' anchor: the stdlib prefilter tests anchors sharing a prefix as that prefix, and 'pin' is in
+#: 'mapping'; a header '|pin|' without blanks is missed)
+_WEAK_ANCHORS = ("pass", "pin |")
+_WEAK_START = Lazy(r"p(?:ass|in)(?![a-z0-9_])", FLAGS)
 _VALUE_RUN = Lazy(VALUE + "+", FLAGS)
 _LINE_BREAK = Lazy(r"\r?\n|\\{1,3}(?:r\\{1,3})?n", FLAGS)
 _ROWS_MAX = 200    # how many body rows of one table are read
@@ -62,13 +73,35 @@ def _value_ok(word: str, v: str) -> bool:
     Spanish, not letters alone (``mot de passe : oublie``: no word lists of
     those languages); after a key's or a token's, a key's shape
     (random-looking, or :data:`~.scanners.KEY_NEXT_LINE_MIN` characters
-    with letters and digits or symbols)."""
+    with letters and digits or symbols); after ``pass`` or ``pin``:
+    :func:`_weak_value_ok`."""
+    if word in _WEAK_WORDS:
+        return _weak_value_ok(word, v)
     if word.startswith(("kennwort", "mot de", "contrase")):    # no word list of those languages: not letters alone
         return looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False) or short_labelled_ok(v)
     if word.startswith(("pass", "pwd", "secret")):
         return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
                 or labelled_password_ok(v) or short_labelled_ok(v))
     return looks_secret(v, labelled=True) or (len(v) >= KEY_NEXT_LINE_MIN and short_labelled_ok(v))
+
+
+#: a PIN: 4 to 12 digits, in groups joined by '-' or blanks ('4471', '4471-9902'; ISO 9564-1: 4 to 12 digits)
+_PIN = Lazy(r"[0-9]{2,12}(?:[ \-][0-9]{2,12}){0,3}", FLAGS)
+
+
+def _weak_value_ok(word: str, v: str) -> bool:
+    """redb22 (X9): a value after a bare ``pass`` or ``pin`` label or in a
+    column so headed.  ``pass``: a password's value with letters and digits
+    or symbols (:func:`looks_secret`, :func:`looks_assigned`,
+    :func:`short_labelled_ok`), never letters alone (``| Pass |`` of a test
+    report holds ``passed``, ``yes``).  ``pin``: a personal identification
+    number, 4 to 12 digits (ISO 9564-1; ``4471``, ``4471-9902``), or a
+    random-looking value; not a board's pin (``13``, ``GPIO4``)."""
+    if word == "pin":
+        return (_PIN.fullmatch(v) is not None and 4 <= sum(c.isdigit() for c in v) <= 12) or looks_secret(
+            v, labelled=True)
+    return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
+            or short_labelled_ok(v))
 
 
 def _line_start(low: str, p: int) -> int:
@@ -96,10 +129,16 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     arrow = (f("\u2192", s0, e0) >= 0 or f("\u21d2", s0, e0) >= 0
              or f(">", s0, e0) >= 0 and (f("=>", s0, e0) >= 0 or f("->", s0, e0) >= 0)
              or f(":", s0, e0) >= 0 and any(f(w, s0, e0) >= 0 for w in _FOREIGN_STARTS))
+    # redb22: the offsets of '<th', 'pass' and a 'pin' header are the prefilter's (anchors: with the matcher no
+    # scan; a find of its own over every window cost ~3 % of a transcript's CPU each)
+    if anchor_offsets(at, low, ("<th",), s0, e0):
+        _scan_html_table(rule, text, s0, e0, out, low, off)
     if not (marked or broken or arrow):
         return
-    starts = sorted(p for lit in _STARTS for p in find_each(low, lit, s0, e0)
-                    if p == 0 or not low[p - 1].isalnum())   # the words start on a word boundary
+    starts = sorted([p for lit in _STARTS for p in find_each(low, lit, s0, e0)
+                     if p == 0 or not low[p - 1].isalnum()]   # the words start on a word boundary
+                    + [p for p in anchor_offsets(at, low, _WEAK_ANCHORS, s0, e0)
+                       if (p == 0 or not low[p - 1].isalnum()) and _WEAK_START.match(low, p, e0) is not None])
     for p in starts:
         if (w := _WORD_RE.match(low, p, e0)) is None:
             continue
@@ -206,6 +245,79 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                     out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
 
 
+#: redb22 (X9): an HTML table cell, ``<th>`` or ``<td>`` (attributes allowed), its text with at most one inline
+#: element around it (``<td><code>X</code></td>``); the end tag required (HTML lets it be omitted: such a table is
+#: left)
+_HTML_CELL = Lazy(r"<t(?P<k>[hd])(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?:<(?P<i>code|b|strong|em|kbd|samp|tt)>)?"
+                  r"(?P<v>[^<>]{0,256})(?(i)</(?P=i)>)[ \t\r\n]{0,16}</t(?P=k)>", FLAGS)
+#: how far after a '<th' a table's rows are read (bytes)
+_HTML_TABLE_MAX = 65536
+
+
+def _scan_html_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, off: int) -> None:
+    """redb22 (tester finding X9): an HTML table whose header cell holds a
+    credential word (``<th>password</th>``, :data:`_HEAD_CELL`): in each
+    later row (``<tr>``, at most :data:`_ROWS_MAX`) the ``<td>`` of that
+    column; in a row headed by such a ``<th>``
+    (``<tr><th>Password</th><td>X</td></tr>``) the ``<td>`` after it; each
+    when :func:`_value_ok` takes its text (WHATWG HTML 4.9 "Tabular data":
+    a ``tr`` holds ``th`` / ``td`` cells in column order; ``colspan`` is not
+    followed: a table holding one is left).  A bounded regex scan rather
+    than :mod:`html.parser`: it must give the value's offsets in the text,
+    raw or JSON-escaped, and cost nothing on a text with no ``<th``."""
+    p = _html_th(low, s0, e0)
+    tend = -1          # the next '</table' at or after p (looked for again only once p is past it: linear), or e0
+    while p >= 0:
+        lim = min(e0, p + _HTML_TABLE_MAX)
+        hs = low.rfind("<tr", max(s0, p - 4096), p)                # the header row's start
+        q = low.find("<tr", p, lim)                                 # the next row's
+        if tend < p:
+            tend = low.find("</table", p, e0)
+            tend = e0 if tend < 0 else tend
+        end = min(tend, lim)
+        row_end = q if 0 <= q < end else end
+        head = list(_HTML_CELL.finditer(low, p if hs < 0 else hs, row_end))
+        words = [_HEAD_CELL.match(c.group("v")) if c.group("k") == "h" else None for c in head]
+        if any(c.group("k") == "d" for c in head):                  # a row headed by its <th>
+            for i, m in enumerate(words[:-1]):
+                if m is not None and head[i + 1].group("k") == "d":
+                    _html_value(rule, text, head[i + 1], m.group("w"), off, out)
+            p = _html_th(low, max(p + 3, row_end), e0)
+            continue
+        cols = [(i, m.group("w")) for i, m in enumerate(words) if m is not None]
+        if cols and 0 <= q < end and "colspan" not in low[p:end]:
+            r = q
+            for _n in range(_ROWS_MAX):
+                if r < 0 or r >= end:
+                    break
+                nxt = low.find("<tr", r + 3, end)
+                cells = list(_HTML_CELL.finditer(low, r, end if nxt < 0 else nxt))
+                if len(cells) == len(head):
+                    for i, word in cols:
+                        _html_value(rule, text, cells[i], word, off, out)
+                r = nxt
+        p = _html_th(low, max(p + 3, end), e0)
+
+
+def _html_value(rule: Rule, text: str, cell, word: str, off: int, out: list) -> None:
+    """Append the span of the text of ``cell`` (an :data:`_HTML_CELL` match over the lowercased window,
+    ``off`` before the text's), blanks stripped, when it is one value :func:`_value_ok` takes after ``word``."""
+    a, b = cell.span("v")
+    v = text[a + off:b + off]
+    lead = len(v) - len(v.lstrip())
+    v = v.strip()
+    if v and _VALUE_RUN.fullmatch(v) is not None and _value_ok(word, v):
+        out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
+
+
+def _html_th(low: str, s: int, e: int) -> int:
+    """The offset of the next ``<th>`` or ``<th …>`` start tag in ``low[s:e]`` (not ``<thead>``), or -1."""
+    p = low.find("<th", s, e)
+    while p >= 0 and low[p + 3:p + 4] not in (">", " ", "\t", "\r", "\n"):
+        p = low.find("<th", p + 3, e)
+    return p
+
+
 MARKDOWN_RULES: list[Rule] = [
     make_rule("markdown-secret",
               "CommonMark 0.31.2 (6.1 code spans, 6.2 emphasis, 4.5 fenced code blocks) "
@@ -213,5 +325,6 @@ MARKDOWN_RULES: list[Rule] = [
               "and RFC 4180 CSV: a password, secret, API key or token label in emphasis or a code span, its value "
               "in a fenced block after it, or in a table column headed by it",
               _MARKED_RE, ci=True, priority=52, scan=scan_markdown,
-              anchors=("passw", "pwd", "passphrase", "secret", "key", "token", "kennwort", "mot de passe", "contrase")),
+              # 'pin' only as a table's header cell (a 'pin' anchor ran this rule on every 'mapping' or 'typing')
+              anchors=("pwd", "secret", "key", "token", "kennwort", "mot de passe", "contrase", "<th", *_WEAK_ANCHORS)),
 ]

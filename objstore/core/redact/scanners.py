@@ -82,9 +82,11 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 # ---- generic keyword assignments -------------------------------------------------------
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
-_KEY_OWNERS = ("api", "access", "auth", "private")
-KW = (r"(?:passw(?:or)?d|passwort|passphrase|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
-       + "|".join(f"(?<={o}{sep}key)" for o in _KEY_OWNERS for sep in ("", "_", "-", " ")) + "))"
+#: redb22 (tester finding X10): also ENCRYPTION_KEY / SIGNING_KEY (a symmetric key named by its use: Laravel's
+#: APP_KEY is an encryption key, "Encryption" https://laravel.com/docs/11.x/encryption ) and ``passcode``
+_KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing")
+KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
+       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'
 
 ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
@@ -184,6 +186,14 @@ def _occurrences(at, hay: str, shift: int, lits: tuple[str, ...], start: int, en
         if found:
             out += [q for p in found if start <= (q := p + shift) and q + len(lit) <= end]
     return sorted(set(out)) if len(lits) > 1 else out
+
+
+def anchor_offsets(at, low: str, lits: tuple[str, ...], start: int, end: int) -> list[int]:
+    """The sorted offsets in the lowercased window ``low`` where one of the
+    lowercase literals ``lits`` starts, within [start, end): the prefilter's
+    own (``at``, :func:`_occurrences`: an anchor the matcher looked for costs
+    no scan), or one ``str.find`` pass per literal per window (redb22)."""
+    return _occurrences(at, low, 0, lits, start, end)
 
 
 _URL_BREAK = Lazy(r"[\s\"'`<>]", FLAGS)
@@ -383,6 +393,34 @@ def _whole_json_value(v: str, password: bool, label: bool) -> bool:
         and any(not (c.isalpha() or c.isspace()) for c in v)
 
 
+def _env_letters_ok(text: str, h: int, s: int, e: int, ws: int) -> bool:
+    """redb22 (tester finding X10): a value of letters alone assigned to a
+    shell or dotenv variable whose name ends ``SECRET`` (``JWT_SECRET=supersecretvalue``,
+    ``export SESSION_SECRET=localdev``) on a line of its own: a dotenv or shell
+    assignment ``NAME=value`` (POSIX.1-2017 XCU 2.9.1 "Simple Commands": a
+    variable assignment is ``name=word``, no blank around ``=``; the dotenv
+    format https://github.com/motdotla/dotenv#what-rules-does-the-parsing-engine-follow
+    ), the name upper case (a key's or token's value is random, not words: ``API_KEY=sk-whatever`` is
+    a placeholder), the value judged as a password's after a label
+    (:func:`labelled_password_ok`: not ``changeme``, ``required``).  ``h``:
+    the keyword's offset in ``text``; ``s``, ``e``: the value's; ``ws``: the
+    window's start.  Values with digits or symbols are the other checks'."""
+    if text[h:s] != "SECRET=" or _LINE_END.match(text, e) is None:     # '..._SECRET=' (a key or a token is
+        return False                                                      # random: looks_secret's)
+    name = text[max(ws, h - 128):s - 1]
+    if not name.isupper() or not name.replace("_", "").isalnum():     # a name of capitals, digits and '_' ...
+        i = len(name)
+        while i and (name[i - 1].isupper() or name[i - 1].isdigit() or name[i - 1] == "_"):
+            i -= 1
+        head, name = name[:i], name[i:]
+        # ... after a blank, a quote (a JSON string's), a line's start (raw or JSON-escaped '\\n') or the window's start
+        if not name or not (head[-1:] in (" ", "\t", "\n", "\r", "\"", "'") or head.endswith("\\n")):
+            return False
+    if not name[:1].isalpha() or not name.isascii():
+        return False
+    return labelled_password_ok(text[s:e])
+
+
 def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """Keyword heads, then the value after each.  A head is tried only where
     ``str.find`` saw an anchor word in the lowercased window (faster than
@@ -458,7 +496,8 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                                                         and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
-                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))):
+                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
+                not quoted and _env_letters_ok(text, p + off, s, e, ws)):
             out.append((s, e, rule.priority, rule.name))
 
 
