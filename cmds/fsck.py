@@ -197,10 +197,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         raise click.exceptions.Exit(IntegrityError.exit_code)
 
 
-def _say(text: str) -> None:
-    """One repair line on stdout, through :func:`safe`: a ref name from a
-    file name that is not UTF-8 as ``bad\\udcff``, as every command shows it."""
-    click.echo(safe(text))
+def _say(text: str, err: bool = False) -> None:
+    """One repair line on stdout (a hint: on stderr, ``err``), through
+    :func:`safe`: a ref name from a file name that is not UTF-8 as
+    ``bad\\udcff``, as every command shows it."""
+    click.echo(safe(text), err=err)
 
 
 def _left_for_you(remote_damage: list[tuple[str, str]]) -> list[str]:

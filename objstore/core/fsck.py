@@ -161,7 +161,11 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         live = set()
     rep.unreachable = len(set(objs) - live)
     if forgotten is not None:   # (test22 X2) what a forget removed, kept by a reflog entry alone
-        for oid, obj in sorted(forgotten_in_reflogs(store, forgotten, objs.get).items()):
+        try:
+            kept_by_reflog = forgotten_in_reflogs(store, forgotten, objs.get)
+        except MemError:        # a reflog that cannot be read: reported as damage below; checked after the repair
+            kept_by_reflog = {}
+        for oid, obj in sorted(kept_by_reflog.items()):
             what = f"a version of {obj.key}" if isinstance(obj, Fact) else f"a turn of session {obj.session}"
             rep.problems.append(f"reflog entry names {oid}, {what} that a tombstone forgets: only the reflog "
                                 "keeps it, so gc never deletes it; 'mem fsck --repair' drops the entry")

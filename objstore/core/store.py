@@ -69,6 +69,9 @@ REF_NAMES = 2
 SKELETON_DIRS = ("objects", "refs", "logs", "locks", "tmp")
 #: the lock file processes creating the same store take turns on
 INIT_LOCK = ".mem-init.lock"
+#: the lock's command of ``mem fsck --repair`` (``objstore.memory.repair.repair``): its lock is taken
+#: even when the crash recovery fails on damage that the repair itself sets aside (:meth:`Store.lock`)
+REPAIR_COMMAND = "fsck --repair"
 #: Seconds a reader waits for the store lock while the index journal notes a
 #: fact write (``Store.try_recover``): the index commit of one fact takes
 #: ~0.1-0.3 s of wall time here (its fsyncs), far less than this.
@@ -524,7 +527,11 @@ class Store(PackRewrites):
         When taken (not re-entered) and the index journal is not empty, a
         previous writer crashed: the :attr:`recovery` callback
         (``objstore.memory.recovery.recover`` for a store opened with
-        ``open_store``) replays it before the caller proceeds."""
+        ``open_store``) replays it before the caller proceeds.  For
+        :data:`REPAIR_COMMAND` a recovery stopped by damage (CorruptObject: a
+        reflog it rewrites cannot be read) leaves the journal to the next
+        lock holder, so the repair can set that damage aside; every other
+        command gets the error, with the repair's hint."""
         me = get_ident()
         held = self._locks.get(me)
         if held is not None and held.depth > 0:
@@ -532,7 +539,8 @@ class Store(PackRewrites):
         from objstore.core.lock import StoreLock   # deferred: a read takes no lock
         lk = StoreLock(self.root / "locks" / "store.lock",
                        timeout=self.lock_timeout if timeout is None else timeout,
-                       command=command, on_acquire=self._recover_if_needed)
+                       command=command,
+                       on_acquire=self._recover_past_damage if command == REPAIR_COMMAND else self._recover_if_needed)
         self._locks[me] = lk
         return lk
 
@@ -548,6 +556,12 @@ class Store(PackRewrites):
         self._migrate_if_needed()
         if self.recovery is not None and not self.journal.is_empty():
             self.recovery(self)
+
+    def _recover_past_damage(self) -> None:
+        try:
+            self._recover_if_needed()
+        except CorruptObject:
+            pass   # the journal is kept (every step is idempotent): replayed by the next lock holder
 
     def try_recover(self, *, wait: float | None = None) -> bool:
         """Bring the search index in step before a read (used by readers

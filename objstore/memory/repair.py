@@ -58,7 +58,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import forgotten_in_reflogs, lost_tombstones, reachable
 from objstore.core.refs import fact_ref, session_ref
 from objstore.core.salvage import Quarantine, salvage_pack
-from objstore.core.store import Store, now_ms
+from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.tombstones import forgotten_check
 
@@ -182,7 +182,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             (nothing is changed).
     """
     rep = RepairReport()
-    with store.lock("fsck --repair"):
+    with store.lock(REPAIR_COMMAND):
         ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
         try:
             ps.refuse_newer("fsck --repair")  # a newer mem's pack is not damage to set aside

@@ -69,3 +69,22 @@ def test_forget_credentials_again_drops_a_reflog_entry_naming_an_old_text_it_red
     mem("fsck")
     mem("gc", "--prune=now")
     assert not scan_store(store_path, [b"ghp_Q9w2E3r4T5y6U7i8"])
+
+
+def test_a_reflog_that_cannot_be_read_is_reported_by_fsck_not_a_traceback(mem, store_path):
+    # the check reads every reflog: a damaged one is fsck's damage to report (it stopped fsck before it)
+    import os
+    with open_store(store_path, create=True) as s:   # as a mem before session 18 stored it: a cut token
+        remember(s, "project/demo/summary/s1", "summary " + "b" * 3000 + " ghp_Q9w2E3r4T5y6U7i8…", kind="summary")
+    os.mkfifo(store_path / "logs/packed-facts")
+    out = mem("fsck", exit_code=13, timeout=60).stdout
+    assert "logs/packed-facts (not a regular file)" in out, out
+    r = mem("forget", "--credentials", "--yes", env=PERSON, exit_code=13, timeout=60)   # nothing half-done
+    assert "'mem fsck --repair' sets it aside" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    # the stopped forget's recovery cannot read that reflog either: the repair sets it aside all the same
+    mem("fsck", "--repair", timeout=60)
+    assert not (store_path / "logs/packed-facts").exists()
+    mem("forget", "--credentials", "--yes", env=PERSON, timeout=60)   # (the next lock's recovery finishes it)
+    mem("gc", "--prune=now")
+    assert scan_store(store_path, [b"Q9w2E3r4T5y6U7i8"]) == []
+    assert mem("fsck", "--json").json["ok"]
