@@ -5,8 +5,9 @@ put``, ``vercel env add``, ``docker secret create``, ``security
 add-generic-password -w``, ``pass insert``, ``firebase functions:secrets:set``).
 X9: Markdown and HTML tables and labels: a ``pass``, ``PIN``, ``secret key``
 or ``Password (prod)`` column, ``**pass**: `X```, ``<th>password</th>`` ...
-``<td>X</td>``.  X10: ``passcode:``, ``ENCRYPTION_KEY=``, ``JWT_SECRET=`` with
-a value of letters alone.  The label and the rest of the text stay; the value
+``<td>X</td>``.  X10: ``passcode:``, ``ENCRYPTION_KEY=``.  fp22 (test22b's Y6)
+took back ``NAME_SECRET=words`` and held ``pass`` / ``Secret Key`` values to a
+credential's shape: their look-alikes are in :data:`FP22_KEPT`.  The label and the rest of the text stay; the value
 becomes ``[REDACTED:…]``.  Every value is fake."""
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ MARKDOWN = {
 SETTINGS = {
     "passcode": ("passcode: Zq7mmPl0z", "Zq7mmPl0z", "passcode: "),
     "encryption-key": ("ENCRYPTION_KEY=Zq7mmPl0xQ8rT5y6", "Zq7mmPl0xQ8rT5y6", "ENCRYPTION_KEY="),
-    "jwt-secret": ("JWT_SECRET=supersecretvalue", "supersecretvalue", "JWT_SECRET="),
-    "export-session-secret": ("export SESSION_SECRET=localdevsecret\nPORT=8080", "localdevsecret", "PORT=8080"),
+    # fp22 dropped redb22's 'jwt-secret' / 'export-session-secret' (``NAME_SECRET=words``): a words-only value
+    # after '_SECRET=' cannot be told from a Kubernetes Secret's name (``DB_SECRET=postgres-credentials``)
+    "jwt-secret-mixed": ("JWT_SECRET=Sup3rSecretValue", "Sup3rSecretValue", "JWT_SECRET="),
 }
 CASES = {**COMMANDS, **MARKDOWN, **SETTINGS}
 
@@ -72,12 +74,24 @@ def test_each_shape_is_redacted(case):
     assert redact(res.text).text == res.text
 
 
-@pytest.mark.parametrize("case", sorted(COMMANDS) + ["jwt-secret", "encryption-key", "html"])
+@pytest.mark.parametrize("case", sorted(COMMANDS) + ["jwt-secret-mixed", "encryption-key", "html"])
 def test_each_one_line_shape_is_redacted_in_a_tool_calls_json(case):
     """As a hook sees a tool call: the command inside a JSON string (its quotes escaped)."""
     text, secret, _kept = CASES[case]
     esc = redact(json.dumps({"command": text})).text
     assert json.dumps(secret)[1:-1] not in esc, f"{case} (JSON): {secret!r} survived\n{esc}"
+
+
+#: fp22 (tester test22b's Y6): what redb22's rules took that is no credential: a Kubernetes Secret's name after
+#: '_SECRET=' (and a rotation period), a 'Secret Key' column naming keys, a build table's hash, a build's name
+FP22_KEPT = [
+    "IMAGE_PULL_SECRET=regcred", "DB_SECRET=postgres-credentials", "TLS_SECRET=ingress-tls",
+    "K8S_SECRET=app-secrets", "ROTATE_SECRET=weekly", "export JWT_SECRET=supersecretvalue",
+    "| Secret Key | Used by |\n|---|---|\n| stripe-webhook | billing-service |",
+    "| Build | Pass |\n|---|---|\n| #8812 | 3f9a0c1e7b2d4a6f |",
+    "* **pass**: build-7788a",
+    "<table><tr><th>Secret Key</th><th>Used by</th></tr><tr><td>stripe-webhook</td><td>billing</td></tr></table>",
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -97,7 +111,7 @@ def test_each_one_line_shape_is_redacted_in_a_tool_calls_json(case):
     # X10 look-alikes: a placeholder, a name in lower case, a reference, a key's placeholder
     "JWT_SECRET=changeme", "jwt_secret=supersecretvalue", "JWT_SECRET=${JWT_SECRET}", "JWT_SECRET=required",
     "SLOPOMETRY_LLM_PROXY_API_KEY=sk-whatever", "encryption key: AES-256", "passcode: required",
-])
+] + FP22_KEPT)
 def test_look_alikes_are_kept(text):
     assert redact(text).text == text
 
@@ -132,3 +146,12 @@ def test_mem_remember_and_import_store_none_of_them(tmp_path, mem, store_path):
     assert sid in out and "gh secret set DB_PASS" in out and "| host | Password (prod) |" in out
     for case, (_text, secret, _kept) in CASES.items():
         assert secret not in out and json.dumps(secret)[1:-1] not in out, f"{case}: {secret} exported in clear"
+
+
+def test_fp22_look_alikes_are_kept_by_mem_remember(mem):
+    """fp22 (Y6): with a real ``mem``: each look-alike remembered comes back whole from ``mem get``."""
+    for i, text in enumerate(FP22_KEPT):
+        mem("remember", f"project/fp22/k{i}", text)
+    for i, text in enumerate(FP22_KEPT):
+        got = mem("get", f"project/fp22/k{i}").stdout
+        assert text in got and "[REDACTED:" not in got, f"{text!r} was redacted\n{got}"

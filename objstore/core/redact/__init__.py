@@ -261,9 +261,9 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``secret: hunter2``); code such as
                           ``password = getpass()`` or ``token = tokens[i]`` is left;
                           ``api key``, ``secret key`` with a blank too (redb22:
-                          also ``passcode``, ``encryption_key``, ``signing_key``,
-                          and ``NAME_SECRET=words`` alone on a dotenv/shell line,
-                          POSIX XCU 2.9.1); after a
+                          also ``passcode``, ``encryption_key``, ``signing_key``;
+                          fp22: not ``NAME_SECRET=words``, a Kubernetes Secret's
+                          name reads the same); after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
                           of letters alone with nothing after it on its line

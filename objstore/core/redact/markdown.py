@@ -36,7 +36,8 @@ _FENCED = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}:[*_`]{0,2}[ \t]{0,8}" + _BREAK + r
 #: a header cell: markup, up to two owner words ('db password'), the word, markup, the cell's end
 #: redb22 (X9): the word may end in 'key' / 'token' / 'value' (``Secret Key``) and be followed by a qualifier in
 #: parentheses (``Password (prod)``)
-_HEAD_CELL = Lazy(r"[ \t]*[*_`]{0,2}(?:[a-z0-9.\-]{1,24}[ _])?" + _WORD + r"(?:[ _-](?:key|token|value))?[*_`]{0,2}"
+#: fp22: a word so suffixed names its value by :func:`_head_word` (``secret+key``), held to :func:`_shaped`
+_HEAD_CELL = Lazy(r"[ \t]*[*_`]{0,2}(?:[a-z0-9.\-]{1,24}[ _])?" + _WORD + r"(?:[ _-](?P<sfx>key|token|value))?[*_`]{0,2}"
                   r"(?:[ \t]{1,4}\([a-z0-9 _.,/\-]{1,32}\))?[*_`]{0,2}[ \t]*\Z", FLAGS)
 #: a GitHub Flavored Markdown table's delimiter row (GFM 0.29 4.10 'Tables (extension)')
 _DELIM_ROW = Lazy(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\Z", FLAGS)
@@ -74,9 +75,12 @@ def _value_ok(word: str, v: str) -> bool:
     those languages); after a key's or a token's, a key's shape
     (random-looking, or :data:`~.scanners.KEY_NEXT_LINE_MIN` characters
     with letters and digits or symbols); after ``pass`` or ``pin``:
-    :func:`_weak_value_ok`."""
+    :func:`_weak_value_ok`; after a word with a suffix (``secret+key``, a
+    ``Secret Key`` header cell, :func:`_head_word`): also :func:`_shaped`."""
     if word in _WEAK_WORDS:
         return _weak_value_ok(word, v)
+    if "+" in word:                        # fp22: a 'Secret Key' column also names keys (``stripe-webhook``)
+        return _shaped(v) and _value_ok(word.partition("+")[0], v)
     if word.startswith(("kennwort", "mot de", "contrase")):    # no word list of those languages: not letters alone
         return looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False) or short_labelled_ok(v)
     if word.startswith(("pass", "pwd", "secret")):
@@ -93,15 +97,46 @@ def _weak_value_ok(word: str, v: str) -> bool:
     """redb22 (X9): a value after a bare ``pass`` or ``pin`` label or in a
     column so headed.  ``pass``: a password's value with letters and digits
     or symbols (:func:`looks_secret`, :func:`looks_assigned`,
-    :func:`short_labelled_ok`), never letters alone (``| Pass |`` of a test
+    :func:`short_labelled_ok`) of a credential's shape (fp22, :func:`_shaped`:
+    not a build's hash or name), never letters alone (``| Pass |`` of a test
     report holds ``passed``, ``yes``).  ``pin``: a personal identification
     number, 4 to 12 digits (ISO 9564-1; ``4471``, ``4471-9902``), or a
     random-looking value; not a board's pin (``13``, ``GPIO4``)."""
     if word == "pin":
         return (_PIN.fullmatch(v) is not None and 4 <= sum(c.isdigit() for c in v) <= 12) or looks_secret(
             v, labelled=True)
-    return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
-            or short_labelled_ok(v))
+    return _shaped(v) and (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False,
+                                                                             labelled=True) or short_labelled_ok(v))
+
+
+#: fp22: the symbols a name, a build or a ticket id holds (``build-7788a``, ``#8812``, ``v1.2``)
+_NAME_SYMBOLS = "-_.#"
+#: fp22: how long a random-looking value of one letter case must be to count (a short hex run is a build's hash)
+_SHAPED_RANDOM_MIN = 20
+
+
+def _shaped(v: str) -> bool:
+    """fp22: a value with a credential's shape, for a label that also heads
+    a name or a result (``pass``, ``Secret Key``): upper and lower case
+    letters and a digit (``Zq7mmPl0x``); or letters, digits and an ASCII
+    symbol other than :data:`_NAME_SYMBOLS` (``hunter2!``); or random-looking
+    (:func:`looks_secret`), :data:`_SHAPED_RANDOM_MIN` characters or more and
+    not hex alone (a commit id or a build hash, ``3f9a0c1e7b2d4a6f``).  Not
+    ``build-7788a``, ``stripe-webhook``, ``n/a``, ``100%``: a credential that
+    has none of these shapes is kept rather than a name destroyed."""
+    letters, digit = any(c.isalpha() for c in v), any(c.isdigit() for c in v)
+    if digit and any(c.isupper() for c in v) and any(c.islower() for c in v):
+        return True
+    if letters and digit and any(c.isascii() and not c.isalnum() and c not in _NAME_SYMBOLS for c in v):
+        return True
+    return (len(v) >= _SHAPED_RANDOM_MIN and looks_secret(v, labelled=True)
+            and not all(c in "0123456789abcdefABCDEF" for c in v))
+
+
+def _head_word(m) -> str:
+    """The credential word of a :data:`_HEAD_CELL` match ``m``, joined by ``+`` to its suffix when it has one
+    (``Secret Key`` -> ``secret+key``), as :func:`_value_ok` takes it."""
+    return m.group("w") + ("+" + m.group("sfx").lower() if m.group("sfx") else "")
 
 
 def _line_start(low: str, p: int) -> int:
@@ -225,7 +260,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
         head = _cells(low, hs, he, sep)
         if len(head) < 2:
             continue
-        cols = [(i, m.group("w")) for i, (a, b) in enumerate(head) if (m := _HEAD_CELL.match(low[a:b])) is not None]
+        cols = [(i, _head_word(m)) for i, (a, b) in enumerate(head) if (m := _HEAD_CELL.match(low[a:b])) is not None]
         if not cols:
             continue
         if sep == "|":
@@ -281,10 +316,10 @@ def _scan_html_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: st
         if any(c.group("k") == "d" for c in head):                  # a row headed by its <th>
             for i, m in enumerate(words[:-1]):
                 if m is not None and head[i + 1].group("k") == "d":
-                    _html_value(rule, text, head[i + 1], m.group("w"), off, out)
+                    _html_value(rule, text, head[i + 1], _head_word(m), off, out)
             p = _html_th(low, max(p + 3, row_end), e0)
             continue
-        cols = [(i, m.group("w")) for i, m in enumerate(words) if m is not None]
+        cols = [(i, _head_word(m)) for i, m in enumerate(words) if m is not None]
         if cols and 0 <= q < end and "colspan" not in low[p:end]:
             r = q
             for _n in range(_ROWS_MAX):

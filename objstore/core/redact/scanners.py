@@ -393,34 +393,6 @@ def _whole_json_value(v: str, password: bool, label: bool) -> bool:
         and any(not (c.isalpha() or c.isspace()) for c in v)
 
 
-def _env_letters_ok(text: str, h: int, s: int, e: int, ws: int) -> bool:
-    """redb22 (tester finding X10): a value of letters alone assigned to a
-    shell or dotenv variable whose name ends ``SECRET`` (``JWT_SECRET=supersecretvalue``,
-    ``export SESSION_SECRET=localdev``) on a line of its own: a dotenv or shell
-    assignment ``NAME=value`` (POSIX.1-2017 XCU 2.9.1 "Simple Commands": a
-    variable assignment is ``name=word``, no blank around ``=``; the dotenv
-    format https://github.com/motdotla/dotenv#what-rules-does-the-parsing-engine-follow
-    ), the name upper case (a key's or token's value is random, not words: ``API_KEY=sk-whatever`` is
-    a placeholder), the value judged as a password's after a label
-    (:func:`labelled_password_ok`: not ``changeme``, ``required``).  ``h``:
-    the keyword's offset in ``text``; ``s``, ``e``: the value's; ``ws``: the
-    window's start.  Values with digits or symbols are the other checks'."""
-    if text[h:s] != "SECRET=" or _LINE_END.match(text, e) is None:     # '..._SECRET=' (a key or a token is
-        return False                                                      # random: looks_secret's)
-    name = text[max(ws, h - 128):s - 1]
-    if not name.isupper() or not name.replace("_", "").isalnum():     # a name of capitals, digits and '_' ...
-        i = len(name)
-        while i and (name[i - 1].isupper() or name[i - 1].isdigit() or name[i - 1] == "_"):
-            i -= 1
-        head, name = name[:i], name[i:]
-        # ... after a blank, a quote (a JSON string's), a line's start (raw or JSON-escaped '\\n') or the window's start
-        if not name or not (head[-1:] in (" ", "\t", "\n", "\r", "\"", "'") or head.endswith("\\n")):
-            return False
-    if not name[:1].isalpha() or not name.isascii():
-        return False
-    return labelled_password_ok(text[s:e])
-
-
 def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """Keyword heads, then the value after each.  A head is tried only where
     ``str.find`` saw an anchor word in the lowercased window (faster than
@@ -496,8 +468,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                                                         and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
-                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
-                not quoted and _env_letters_ok(text, p + off, s, e, ws)):
+                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))):
             out.append((s, e, rule.priority, rule.name))
 
 
