@@ -76,6 +76,23 @@ def _fact_item(oid: str, f, *, current: bool | None = None) -> dict:
     return d
 
 
+def _updated_later(caller: Caller, later: dict | None) -> dict | None:
+    """A passage's ``updated_later`` note (``RecallHit.updated_later``: what
+    superseded it) as MCP states it: ``{"time": ISO, "text", "key"}`` for a
+    current fact, ``{"time", "text", "session", "seq"}`` for a later turn;
+    None when there is none or the caller may not see the superseding key
+    (then only ``{"time"}``: the passage is still marked as stale)."""
+    if not later:
+        return None
+    out = {"time": _iso(later.get("time"))}
+    if later.get("kind") == "fact":
+        if caller.sees_key(later.get("key") or ""):
+            out.update(text=later.get("text"), key=later.get("key"))
+    else:
+        out.update(text=later.get("text"), session=later.get("session"), seq=later.get("seq"))
+    return out
+
+
 @dataclass
 class MemoryTools:
     """The tools over one store.
@@ -205,6 +222,9 @@ class MemoryTools:
                                    "harness": h.harness, "project": h.project or None,
                                    "source": h.source},
                         "time": _iso(h.time)}
+                later = _updated_later(caller, h.updated_later)
+                if later:
+                    item["updated_later"] = later
             items.append(item)
             if len(items) >= limit:
                 break
