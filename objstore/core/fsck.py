@@ -154,8 +154,16 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
     missing: list = []
+    def read(oid: str):   # the objects decoded above (each once), else the store's lenient read, as gc's
+        obj = objs.get(oid)
+        if obj is None:
+            try:
+                obj = decode(store.read_frame(oid), strict=False)
+            except (NotFound, CorruptObject):
+                return None
+        return obj
     try:   # from the refs first, then the reflogs: what a reflog alone keeps is told apart on the way
-        reach = walk(store, missing=missing)
+        reach = walk(store, missing=missing, read=read)
     except MemError as e:  # pragma: no cover - walk collects instead
         rep.problems.append(str(e))
         reach = Reach()
