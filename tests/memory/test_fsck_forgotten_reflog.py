@@ -27,6 +27,17 @@ def _put_back(store_path, key: str, old) -> None:
         s.reflog.append(fact_ref(key), None, old.id, 1, "recovery (an older mem)")
 
 
+def _repaired_clean(mem, store_path, key: str, needle: bytes, current: str) -> None:
+    """``mem fsck --repair`` drops the one entry, fsck passes, gc deletes
+    what it kept, and the key's current value is as it was."""
+    r = mem("fsck", "--repair")
+    assert f"dropped 1 entry of the reflog of facts/{key}" in r.stdout, r.stdout
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [needle])
+    assert mem("get", key).stdout.strip() == current
+
+
 def _versions(store_path, key: str):
     from objstore.memory.facts import walk
     with open_store(store_path) as s:
@@ -47,12 +58,7 @@ def test_fsck_reports_and_repair_drops_a_reflog_entry_naming_a_forgotten_version
     mem("gc", "--prune=now")
     assert scan_store(store_path, [b"quillwort"])  # the reflog entry keeps it
 
-    r = mem("fsck", "--repair")
-    assert f"dropped 1 entry of the reflog of facts/{key}" in r.stdout, r.stdout
-    mem("fsck")
-    mem("gc", "--prune=now")
-    assert not scan_store(store_path, [b"quillwort"])
-    assert mem("get", key).stdout.strip() == "a later value that stays"
+    _repaired_clean(mem, store_path, key, b"quillwort", "a later value that stays")
 
 
 def test_forget_credentials_again_drops_a_reflog_entry_naming_an_old_text_it_redacted(mem, store_path):
@@ -114,9 +120,4 @@ def test_a_reflog_entry_that_keeps_a_forgotten_version_through_its_parents_is_re
     r = mem("fsck", exit_code=13)
     assert f"reflog entries name {', '.join(sorted([v2.id, v3.id]))}, whose parents lead to {v1.id}, a version " \
            f"of {key} that a tombstone forgets" in r.stdout, r.stdout
-    r = mem("fsck", "--repair")
-    assert f"dropped 1 entry of the reflog of facts/{key}" in r.stdout, r.stdout
-    mem("fsck")
-    mem("gc", "--prune=now")
-    assert not scan_store(store_path, [b"ghp_Q9w2E3r4T5y6U7i8"])
-    assert mem("get", key).stdout.strip() == "a third value, clean"
+    _repaired_clean(mem, store_path, key, b"ghp_Q9w2E3r4T5y6U7i8", "a third value, clean")
