@@ -70,8 +70,8 @@ def command(text, files, no_remotes, as_json, store):
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))
-        from objstore import keys_naming
-        click.echo(_next_step(hits, keys_naming(store, text)), err=True)
+        from objstore import kept_only_by_reflogs, keys_naming
+        click.echo(_next_step(hits, keys_naming(store, text), kept_only_by_reflogs(store, hits)), err=True)
     if hits:
         raise click.exceptions.Exit(1)
 
@@ -91,16 +91,24 @@ def _nowhere(store, skipped: bool, unreadable: int) -> str:
     return looked + " or the remotes and their backups (" + ", ".join(names) + ")"
 
 
-def _next_step(hits, keys: list[str]) -> str:
+def _next_step(hits, keys: list[str], reflog_only=()) -> str:
     """What removes what was found: a forget for what is here, a push for
     a remote's packs (a forget here is done once; the push carries its
     tombstones and rewrites the remote packs that still hold the value),
-    and ``mem forget KEY`` for the ``keys`` whose name holds the text
-    (forget --match empties values, never a key's name)."""
+    ``mem forget KEY`` for the ``keys`` whose name holds the text
+    (forget --match empties values, never a key's name), and ``mem fsck
+    --repair`` for the ``reflog_only`` object hits that a reflog entry alone
+    keeps (forget --match does nothing there)."""
     from ._out import plural, safe
     remotes = sorted({h.place.split(" ", 1)[1] for h in hits if h.place.startswith("remote ")})
-    local = [h for h in hits if not h.place.startswith("remote ")]
+    kept = set(map(id, reflog_only))
+    local = [h for h in hits if not h.place.startswith("remote ") and id(h) not in kept]
     out = f"found in {plural(len(hits), 'place')}"
+    if reflog_only:
+        out += (f"; {plural(len(reflog_only), 'object')} only a reflog entry keeps ("
+                + ", ".join(h.where[:12] for h in reflog_only[:3]) + (", …" if len(reflog_only) > 3 else "")
+                + "): 'mem fsck --repair' drops the entry when a tombstone forgets what it keeps, "
+                "then 'mem gc --prune=now' deletes it")
     if local:
         out += ("; 'mem forget --match TEXT' removes it from the store" + (" where a value or a turn holds it" if keys else "")
                 + ", --scrub-sources from the transcripts and the shell history")

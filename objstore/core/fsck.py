@@ -12,7 +12,7 @@ from objstore.core.journal import JournalEntries
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
-from objstore.core.reachability import forgotten_in_reflogs, lost_tombstones, reachable
+from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, walk
 from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.store import Store
@@ -154,21 +154,23 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
     missing: list = []
-    try:
-        live = reachable(store, missing=missing)
-    except MemError as e:  # pragma: no cover - reachable collects instead
+    def read(oid: str):   # the objects decoded above (each once), else the store's lenient read, as gc's
+        obj = objs.get(oid)
+        if obj is None:
+            try:
+                obj = decode(store.read_frame(oid), strict=False)
+            except (NotFound, CorruptObject):
+                return None
+        return obj
+    try:   # from the refs first, then the reflogs: what a reflog alone keeps is told apart on the way
+        reach = walk(store, missing=missing, read=read)
+    except MemError as e:  # pragma: no cover - walk collects instead
         rep.problems.append(str(e))
-        live = set()
+        reach = Reach()
+    live = reach.live
     rep.unreachable = len(set(objs) - live)
     if forgotten is not None:   # (test22 X2) what a forget removed, kept by a reflog entry alone
-        try:
-            kept_by_reflog = forgotten_in_reflogs(store, forgotten, objs.get)
-        except MemError:        # a reflog that cannot be read: reported as damage below; checked after the repair
-            kept_by_reflog = {}
-        for oid, obj in sorted(kept_by_reflog.items()):
-            what = f"a version of {obj.key}" if isinstance(obj, Fact) else f"a turn of session {obj.session}"
-            rep.problems.append(f"reflog entry names {oid}, {what} that a tombstone forgets: only the reflog "
-                                "keeps it, so gc never deletes it; 'mem fsck --repair' drops the entry")
+        _check_kept_by_reflogs(kept_by_reflogs(reach, forgotten, objs.get), objs, rep)
     for pack in orphans:   # a .pack without its .idx: a crash leftover, or a lost index if objects are missing
         if missing or rep.problems:
             rep.problems.append(f"pack {pack.name}: its index is missing, so its objects cannot be read; "
@@ -241,6 +243,28 @@ def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool]
         rep.problems.append(f"ref {name}: missing, while {len(found[name]['ids'])} of its {what} are stored"
                             + (" and its reflog names its head" if named else "")
                             + " ('mem fsck --repair' sets it again; 'mem gc' keeps them meanwhile)")
+
+
+def _check_kept_by_reflogs(kept: dict[str, str], objs: dict, rep: FsckReport) -> None:
+    """A problem for each object a tombstone forgets that only reflog
+    entries keep (``kept``: :func:`objstore.core.reachability.kept_by_reflogs`,
+    named id -> forgotten id), whether an entry names it or one of its
+    descendants (session 23)."""
+    by: dict[str, list[str]] = {}
+    for named, gone in kept.items():
+        by.setdefault(gone, []).append(named)
+    for gone, named in sorted(by.items()):
+        obj = objs[gone]
+        what = f"a version of {obj.key}" if isinstance(obj, Fact) else f"a turn of session {obj.session}"
+        later = sorted(n for n in named if n != gone)
+        if gone in named:
+            head = f"reflog entry names {gone}, {what} that a tombstone forgets"
+        else:
+            head = (f"reflog entr{'ies name' if len(later) > 1 else 'y names'} {', '.join(later[:3])}"
+                    f"{', …' if len(later) > 3 else ''}, whose parents lead to {gone}, {what} that a "
+                    "tombstone forgets")
+        rep.problems.append(f"{head}: only the reflog keeps it, so gc never deletes it; "
+                            "'mem fsck --repair' drops the entry")
 
 
 def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:

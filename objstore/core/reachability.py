@@ -9,6 +9,7 @@ a turn's ``parent``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from objstore.core import audit
 from objstore.core.codec import decode
@@ -31,28 +32,59 @@ def roots(store: Store, *, include_reflogs: bool = True,
             yield "reflog", oid
 
 
-def reachable(store: Store, *, include_reflogs: bool = True, missing: list | None = None,
-              damaged: list[str] | None = None) -> set[str]:
-    """Every id reachable from :func:`roots`.
+@dataclass
+class Reach:
+    """What :func:`walk` reached.
+
+    Attributes:
+        live: every id reached (gc's live set).
+        reflog_only: the ids reached only through reflog entries: the walk
+            from the refs had not reached them (empty without reflogs).
+        named: the ids reflog entries name that no ref reaches (an id not
+            stored included: ``read`` then gives None).
+    """
+
+    live: set[str] = field(default_factory=set)
+    reflog_only: set[str] = field(default_factory=set)
+    named: set[str] = field(default_factory=set)
+
+
+def walk(store: Store, *, include_reflogs: bool = True, missing: list | None = None,
+         damaged: list[str] | None = None, read: Callable[[str], object | None] | None = None) -> Reach:
+    """Walk the parent links from :func:`roots`: every ref first, then the
+    reflog entries, so that what only a reflog keeps is told apart at no
+    extra cost (``Reach.reflog_only``, ``Reach.named``).
 
     Args:
-        missing: if given, ``(referrer, id)`` of links to absent or corrupt
-            objects are appended to it instead of raising, and a ref that
-            does not hold an id is left out (fsck reports it).
+        missing: if given, ``(referrer, id, why)`` of links to absent or
+            corrupt objects are appended to it instead of raising, and a ref
+            that does not hold an id is left out (fsck reports it).
         damaged: if given (with ``missing``), the names of those refs are
             appended to it.
+        read: the object of an id, or None when it is missing or damaged
+            (e.g. fsck's decoded objects); default: read and decode it from
+            the store.
     Raises:
         NotFound / CorruptObject for a broken link when ``missing`` is None.
     """
-    seen: set[str] = set()
+    out = Reach()
+    seen, only = out.live, out.reflog_only
     for where, oid in roots(store, include_reflogs=include_reflogs, damaged=(damaged if damaged is not None else [])
                            if missing is not None else None):
         referrer = where
+        from_reflog = where == "reflog"
+        if from_reflog and (oid not in seen or oid in only):
+            out.named.add(oid)
         while oid is not None and oid not in seen:
             try:
-                obj = decode(store.read_frame(oid), strict=False)
+                if read is None:
+                    obj = decode(store.read_frame(oid), strict=False)
+                else:
+                    obj = read(oid)
+                    if obj is None:
+                        raise NotFound(f"object {oid}: missing or corrupt")
             except (NotFound, CorruptObject) as e:
-                if where == "reflog":
+                if from_reflog:
                     break  # reflog entries are weak roots: an expired, forgotten or lost id (and
                     # whatever an old head's chain lost, after 'fsck --repair') is no error
                 if missing is None:
@@ -60,9 +92,54 @@ def reachable(store: Store, *, include_reflogs: bool = True, missing: list | Non
                 missing.append((referrer, oid, str(e)))
                 break
             seen.add(oid)
+            if from_reflog:
+                only.add(oid)
             referrer = oid
             oid = obj.parent if isinstance(obj, (Fact, Sealed, Turn)) else None
-    return seen
+    return out
+
+
+def reachable(store: Store, *, include_reflogs: bool = True, missing: list | None = None,
+              damaged: list[str] | None = None) -> set[str]:
+    """Every id reachable from :func:`roots` (:func:`walk`'s ``live``; its
+    arguments and errors)."""
+    return walk(store, include_reflogs=include_reflogs, missing=missing, damaged=damaged).live
+
+
+def kept_by_reflogs(reach: Reach, forgotten: Callable[[object], bool],
+                    read: Callable[[str], object | None]) -> dict[str, str]:
+    """The reflog-named ids that keep an object a tombstone forgets: each id
+    of ``reach.named`` whose chain (itself, then its parents) reaches an
+    object ``forgotten(obj)`` marks before it reaches one a ref reaches
+    (test22 X2, and its parent form, session 23: an older mem's recovery of
+    a killed ``forget --credentials`` left the entry ``old v2 -> old v3``,
+    v2's parent the forgotten v1; gc counts reflog entries as roots, so it
+    kept v1, and the credential in it, for good).  Only objects in
+    ``reach.reflog_only`` are read, each once; ``read(id)`` gives None for
+    one missing or damaged (the chain ends there).  Returns named id ->
+    the id of the forgotten object it keeps."""
+    keeps: dict[str, str | None] = {}   # reflog-only id -> the forgotten id its chain reaches, or None
+    out = {}
+    for start in sorted(reach.named):
+        path: dict[str, None] = {}   # (ordered, and a parent cycle ends the walk)
+        oid, found = start, None
+        while oid is not None and oid in reach.reflog_only and oid not in path:
+            if oid in keeps:
+                found = keeps[oid]
+                break
+            obj = read(oid)
+            if obj is None:
+                break
+            path[oid] = None
+            if forgotten(obj):
+                found = oid
+                break
+            oid = obj.parent if isinstance(obj, (Fact, Sealed, Turn)) else None
+        for p in path:
+            keeps[p] = found
+        if found is not None:
+            out[start] = found
+    return out
 
 
 def lost_tombstones(store: Store, live: set[str], objs: dict | None = None) -> list[str]:
@@ -101,24 +178,17 @@ def lost_tombstones(store: Store, live: set[str], objs: dict | None = None) -> l
 
 
 def forgotten_in_reflogs(store: Store, forgotten: Callable[[object], bool],
-                         read: Callable[[str], object | None]) -> dict[str, object]:
-    """The objects that only reflog entries keep although a tombstone
-    forgets them: each id a reflog entry names whose object ``read(id)``
-    (None: missing or damaged) ``forgotten(obj)`` marks (the memory layer's
-    ``forgotten_check``: a version whose key + value digest a tombstone
-    names, the old text of one ``forget --credentials`` rewrote included)
-    and that no ref reaches.  gc counts reflog entries as roots, so it
-    keeps such an object, and the value or credential in it, for good
-    (test22 X2: an older mem's recovery of a killed forget left them).
-    Cost: one pass over the reflogs and one ``forgotten`` per id named; a
-    walk from the refs only when there is such an object.  Returns
-    id -> object."""
-    found = {}
+                         read: Callable[[str], object | None]) -> dict[str, str]:
+    """:func:`kept_by_reflogs` for a caller that has not walked the store
+    (``mem forget --credentials``): first the cheap pass, one over the
+    reflogs and one ``forgotten`` per id they name; the walk from the refs
+    (then the chains through parents too) only when one of them is marked.
+    So it finds an entry that names a forgotten object, not one that keeps
+    it through its parents alone (``mem fsck`` reports that one and ``mem
+    fsck --repair`` drops it, as they walk the store anyway).  Returns
+    named id -> the id of the forgotten object it keeps."""
     for oid in set(store.reflog.iter_all_ids()):
         obj = read(oid)
         if obj is not None and forgotten(obj):
-            found[oid] = obj
-    if found:
-        kept = reachable(store, include_reflogs=False, missing=[])
-        found = {oid: obj for oid, obj in found.items() if oid not in kept}
-    return found
+            return kept_by_reflogs(walk(store, missing=[]), forgotten, read)
+    return {}

@@ -19,6 +19,7 @@ from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.documents import fact_docs, iter_docs, purge_turn_shards
 from objstore.memory.forget import resume_forget
+from objstore.memory.reflog_drops import drop_entries
 from objstore.memory.repair import drop_dangling_edges
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk
 from objstore.memory.sessions import turn_doc, walk_turns
@@ -168,11 +169,7 @@ def _drop_forgotten_reflogs(store: Store, j) -> None:
             refs.append(ref)
     if not (refs and j.deletes):
         return
-    gone = j.deletes - reachable(store, include_reflogs=False)
-    for ref in refs:
-        entries = store.reflog.read(ref)
-        if any(e.old in gone or e.new in gone for e in entries):
-            store.reflog.replace(ref, entries, dict.fromkeys(gone))
+    drop_entries(store, refs, j.deletes - reachable(store, include_reflogs=False))
 
 
 def _delete_unreachable(store: Store, ids: set[str]) -> int:

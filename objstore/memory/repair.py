@@ -55,11 +55,11 @@ from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
-from objstore.core.reachability import forgotten_in_reflogs, lost_tombstones, reachable
-from objstore.core.refs import fact_ref, session_ref
+from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
+from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 from objstore.memory.tombstones import forgotten_check
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
@@ -129,8 +129,9 @@ class RepairReport:
             quarantine, its readable lines written back in its place
             (``Reflog.set_aside_damaged``).
         forgotten_entries: reflog -> the number of its entries dropped
-            because they named an object a tombstone forgets that no ref
-            reaches (:func:`drop_forgotten_reflog_entries`, test22 X2).
+            because they kept an object a tombstone forgets that no ref
+            reaches, naming it or one whose parents lead to it
+            (``reflog_drops.drop_forgotten_reflog_entries``, test22 X2).
     """
 
     quarantine: str = ""
@@ -204,7 +205,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
         _drop_dangling_edges(store, objs, rep, now_ms())
-        rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
+        rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get, walked=True)
         for pack in orphans:
             q.move(pack)
         store.damaged.clear()
@@ -214,31 +215,6 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
 
 
 # -- 1. damaged files ----------------------------------------------------------
-
-def drop_forgotten_reflog_entries(store: Store, read: Callable[[str], object | None] | None = None) -> dict[str, int]:
-    """Drop each reflog entry that names an object a tombstone forgets
-    and no ref reaches (``core.reachability.forgotten_in_reflogs``; test22
-    X2: a recovery before session 22 left them after a killed forget, and
-    gc kept the forgotten value or credential for them), from the reflog
-    of that object's key or session, so that gc deletes it.  ``read(id)``:
-    the object, or None (default: read from the store).  Caller holds the
-    store lock (``fsck --repair``, ``forget --credentials``).  Returns
-    reflog -> entries dropped.  Raises OSError."""
-    def stored(oid: str):
-        try:
-            return store.get(oid)
-        except MemError:
-            return None
-    gone = forgotten_in_reflogs(store, forgotten_check(store, rejections=False), read or stored)
-    refs = {fact_ref(o.key) if isinstance(o, Fact) else session_ref(o.session) for o in gone.values()}
-    out = {}
-    for ref, entries in sorted(store.reflog.read_many(sorted(refs)).items()):
-        n = sum(1 for e in entries if e.old in gone or e.new in gone)
-        if n:
-            store.reflog.replace(ref, entries, dict.fromkeys(gone))
-            out[ref] = n
-    return out
-
 
 def _sound(frame: bytes) -> bool:
     try:

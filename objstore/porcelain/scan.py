@@ -42,6 +42,7 @@ from objstore.capture.scrub import find, is_regular, open_regular, plain_spans
 from objstore.core.codec import decode
 from objstore.core.gc import leftover_temps
 from objstore.core.packformat import TEMP_PREFIX
+from objstore.core.reachability import walk
 from objstore.core.salvage import salvage_pack
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
@@ -84,6 +85,22 @@ def keys_naming(store: Store, text: str) -> list[str]:
     keys = {name.split("/", 1)[1] for ns in ("facts", "sealed") for name, _oid in store.refs.iter(ns, damaged=[])}
     m = matcher(text)
     return sorted(k for k in keys if m(k))
+
+
+def kept_only_by_reflogs(store: Store, hits: list[ScanHit]) -> list[ScanHit]:
+    """The ``object`` hits that no ref reaches and a reflog entry alone
+    keeps (``core.reachability.walk``'s ``reflog_only``; session 23: an
+    older mem's recovery of a killed forget left such entries): ``forget
+    --match`` changes nothing there (it rewrites what refs reach), ``mem
+    fsck --repair`` drops the entry when a tombstone forgets the object
+    (``reflog_drops.drop_forgotten_reflog_entries``), then gc deletes it.
+    Cost: one walk of the store from its refs and reflogs, only when
+    ``hits`` holds an object."""
+    objs = [h for h in hits if h.place == "object"]
+    if not objs:
+        return []
+    only = walk(store, missing=[]).reflog_only
+    return [h for h in objs if h.where in only]
 
 
 def _in(m: Callable[[str], bool], *fields: str) -> bool:

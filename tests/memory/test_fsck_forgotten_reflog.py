@@ -27,6 +27,17 @@ def _put_back(store_path, key: str, old) -> None:
         s.reflog.append(fact_ref(key), None, old.id, 1, "recovery (an older mem)")
 
 
+def _repaired_clean(mem, store_path, key: str, needle: bytes, current: str) -> None:
+    """``mem fsck --repair`` drops the one entry, fsck passes, gc deletes
+    what it kept, and the key's current value is as it was."""
+    r = mem("fsck", "--repair")
+    assert f"dropped 1 entry of the reflog of facts/{key}" in r.stdout, r.stdout
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [needle])
+    assert mem("get", key).stdout.strip() == current
+
+
 def _versions(store_path, key: str):
     from objstore.memory.facts import walk
     with open_store(store_path) as s:
@@ -47,12 +58,7 @@ def test_fsck_reports_and_repair_drops_a_reflog_entry_naming_a_forgotten_version
     mem("gc", "--prune=now")
     assert scan_store(store_path, [b"quillwort"])  # the reflog entry keeps it
 
-    r = mem("fsck", "--repair")
-    assert f"dropped 1 entry of the reflog of facts/{key}" in r.stdout, r.stdout
-    mem("fsck")
-    mem("gc", "--prune=now")
-    assert not scan_store(store_path, [b"quillwort"])
-    assert mem("get", key).stdout.strip() == "a later value that stays"
+    _repaired_clean(mem, store_path, key, b"quillwort", "a later value that stays")
 
 
 def test_forget_credentials_again_drops_a_reflog_entry_naming_an_old_text_it_redacted(mem, store_path):
@@ -88,3 +94,30 @@ def test_a_reflog_that_cannot_be_read_is_reported_by_fsck_not_a_traceback(mem, s
     mem("gc", "--prune=now")
     assert scan_store(store_path, [b"Q9w2E3r4T5y6U7i8"]) == []
     assert mem("fsck", "--json").json["ok"]
+
+
+def test_a_reflog_entry_that_keeps_a_forgotten_version_through_its_parents_is_reported_and_dropped(mem, store_path):
+    # (session 23, Y1) an older mem's recovery of a killed 'forget --credentials' left only the entry
+    # 'old v2 -> old v3': both clean, but old v2's parent is the old v1 holding the token; gc kept it
+    key = "project/p/summary"
+    with open_store(store_path, create=True) as s:   # a cut token, as a mem before session 18 stored it
+        remember(s, key, "summary " + "b" * 3000 + " ghp_Q9w2E3r4T5y6U7i8\u2026", kind="summary")
+        remember(s, key, "a second value, clean", kind="summary")
+        remember(s, key, "a third value, clean", kind="summary")
+    v3, v2, v1 = _versions(store_path, key)
+    mem("forget", "--credentials", "--yes", env=PERSON)
+    assert {v.id for v in _versions(store_path, key)}.isdisjoint({v1.id, v2.id, v3.id})   # rewritten
+    with open_store(store_path) as s, s.lock("test"):
+        for old in (v1, v2, v3):
+            assert s.put(old.fact) == old.id
+        s.reflog.append(fact_ref(key), v2.id, v3.id, 1, "recovery (an older mem)")
+    mem("gc", "--prune=now")
+    assert scan_store(store_path, [b"ghp_Q9w2E3r4T5y6U7i8"])   # the entry keeps v1 through v2's parent
+    r = mem("scan", "ghp_Q9w2E3r4T5y6U7i8", "--no-remotes", exit_code=1)   # its advice: the repair, not a forget
+    assert f"1 object only a reflog entry keeps ({v1.id[:12]}): 'mem fsck --repair'" in r.stderr, r.stderr
+    assert "forget --match" not in r.stderr, r.stderr
+
+    r = mem("fsck", exit_code=13)
+    assert f"reflog entries name {', '.join(sorted([v2.id, v3.id]))}, whose parents lead to {v1.id}, a version " \
+           f"of {key} that a tombstone forgets" in r.stdout, r.stdout
+    _repaired_clean(mem, store_path, key, b"ghp_Q9w2E3r4T5y6U7i8", "a third value, clean")

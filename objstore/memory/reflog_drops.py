@@ -1,0 +1,74 @@
+"""Dropping the reflog entries that would keep what a forget removed: the
+one way both callers do it (:func:`drop_entries`).
+
+gc counts every id a reflog entry names as a root, and walks its parents:
+an entry naming an old version (or one whose parents lead to it) keeps a
+forgotten value or credential stored for good.  Two places find such
+entries: the recovery of a stopped forget (``objstore.memory.recovery``:
+the ids its ``D`` journal lines delete) and the check for those an older
+mem's recovery left (:func:`drop_forgotten_reflog_entries`: ``mem fsck
+--repair``, ``mem forget --credentials``; test22 X2, session 23).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from objstore.core.errors import MemError
+from objstore.core.objects import Fact, Turn
+from objstore.core.reachability import forgotten_in_reflogs, kept_by_reflogs, walk
+from objstore.core.refs import fact_ref, session_ref
+from objstore.core.store import Store
+from objstore.memory.tombstones import forgotten_check
+
+
+def drop_entries(store: Store, refs: Iterable[str], gone: set[str]) -> dict[str, int]:
+    """Drop from the reflog of each of ``refs`` every entry whose old or
+    new id is in ``gone`` (``Reflog.replace``: the file written anew,
+    atomically; the other entries kept as they were).  Caller holds the
+    store lock.  Idempotent.  Returns ref -> entries dropped (refs with
+    none left out).  Raises OSError, or CorruptObject for a reflog that is
+    not a regular file."""
+    out = {}
+    if not gone:
+        return out
+    for ref, entries in sorted(store.reflog.read_many(sorted(set(refs))).items()):
+        n = sum(1 for e in entries if e.old in gone or e.new in gone)
+        if n:
+            store.reflog.replace(ref, entries, dict.fromkeys(gone))
+            out[ref] = n
+    return out
+
+
+def drop_forgotten_reflog_entries(store: Store, read: Callable[[str], object | None] | None = None, *,
+                                  walked: bool = False) -> dict[str, int]:
+    """Drop each reflog entry that keeps an object a tombstone forgets and
+    no ref reaches: it names that object, or one whose parents lead to it
+    before they reach anything a ref reaches (``core.reachability``
+    ``kept_by_reflogs``), from the reflog of the named object's key or
+    session, so that gc deletes it.  ``read(id)``: the object, or None
+    (default: read from the store).  ``walked`` True (``mem fsck
+    --repair``): walk the store from the refs, then from the reflogs, and
+    find both forms; False (``mem forget --credentials``): the cheap
+    check of ``forgotten_in_reflogs`` (the walk only when an entry names a
+    forgotten object).  Caller holds the store lock.  Returns reflog ->
+    entries dropped.  Raises OSError."""
+    def stored(oid: str):
+        try:
+            return store.get(oid)
+        except MemError:
+            return None
+    get = stored if read is None else (lambda oid: read(oid) or stored(oid))
+    forgotten = forgotten_check(store, rejections=False)
+    if walked:
+        kept = kept_by_reflogs(walk(store, missing=[], read=get), forgotten, get)
+    else:
+        kept = forgotten_in_reflogs(store, forgotten, get)
+    refs = set()
+    for oid in kept:
+        obj = get(oid)
+        if isinstance(obj, Fact):
+            refs.add(fact_ref(obj.key))
+        elif isinstance(obj, Turn):
+            refs.add(session_ref(obj.session))
+    return drop_entries(store, refs, set(kept))
