@@ -14,18 +14,26 @@ from tests.derive._util import Model, transcript
 CODENAME = "zebra-lantern-9931"
 
 
-def test_derive_never_sends_a_forgotten_match_text(mem, tmp_path):
+NEW = "99999999-2222-3333-4444-555555555555"
+
+
+def _forgot_then_captured(mem, tmp_path) -> None:
+    """A store where ``forget --match CODENAME`` ran, then session NEW,
+    which holds the text, was imported (stored with it)."""
     projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
     transcript(projects / "old.jsonl", "11111111-2222-3333-4444-555555555555",
                [("user", f"Our staging codename is {CODENAME}, remember it."), ("assistant", "Noted.")])
     mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
     mem("forget", "--match", CODENAME, "--yes")
-    new = "99999999-2222-3333-4444-555555555555"           # captured after the forget: stored with the text
-    transcript(projects / "new.jsonl", new,
+    transcript(projects / "new.jsonl", NEW,
                [("user", f"DERIVE-MARK: the staging codename is {CODENAME} and deploys run on fridays"),
                 ("assistant", f"Noted: {CODENAME}, fridays.")])
     mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
-    assert "[forgotten]" in mem("show", new[:8]).stdout and CODENAME not in mem("show", new[:8]).stdout
+    assert "[forgotten]" in mem("show", NEW[:8]).stdout and CODENAME not in mem("show", NEW[:8]).stdout
+
+
+def test_derive_never_sends_a_forgotten_match_text(mem, tmp_path):
+    _forgot_then_captured(mem, tmp_path)
 
     model = Model({"DERIVE-MARK": {"facts": [
         {"key": "project/acme-api/deploy/day", "kind": "project", "value": "deploys run on fridays", "turns": [1]}]}})
@@ -42,3 +50,14 @@ def test_derive_never_sends_a_forgotten_match_text(mem, tmp_path):
         assert [d["rule"] for d in r["decisions"]] == ["write"]    # the rest of the turn still serves
     finally:
         model.close()
+
+
+def test_the_markdown_export_shows_a_forgotten_match_text_as_forgotten(mem, tmp_path):
+    """The markdown tree is for reading, as ``mem show`` is: the same
+    hiding.  (The jsonl export keeps every object exact, so it imports
+    back with the same ids: docs/forget.md.)"""
+    _forgot_then_captured(mem, tmp_path)
+    mem("export", "--format", "markdown", "-o", str(tmp_path / "md"))
+    text = (tmp_path / "md" / "sessions" / "acme-api" / f"{NEW}.md").read_text()
+    assert CODENAME not in text and "the staging codename is [forgotten] and deploys run on fridays" in text, text
+    assert not any(CODENAME in p.read_text() for p in (tmp_path / "md").rglob("*.md"))
