@@ -43,6 +43,12 @@ def test_restore_of_a_snapshot_older_than_a_forget_keeps_it_forgotten(mem, tmp_p
     mem(*r, "restore", str(remote), "--latest", "--key", key)
     assert sorted(p.name for p in (tmp_path / "r" / "refs" / "tombstones").iterdir()) == held
     assert "0 unreachable" in mem(*r, "fsck").stdout
+    from objstore.core.objects import Fact, Turn
+    from objstore.memory.opening import open_store
+    with open_store(tmp_path / "r") as st:    # nothing the forgets removed came down with the snapshot
+        objs = [st.get(o) for o in st.iter_ids()]
+    assert not [o for o in objs if isinstance(o, Fact) and "osprey" in o.body]
+    assert not [o for o in objs if isinstance(o, Turn) and (o.session == SID or "zebra" in o.text)]
     # the forgotten session is not captured again, and an agent cannot write the value back (exit 6, as in a clone)
     mem(*r, "import", "claude-code", str(tx))
     assert "zebra-lantern-9931" not in mem(*r, "export").stdout
