@@ -233,7 +233,9 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
         project = next((tv.turn.project for tv in turns if tv.turn.project), "")
         cur = Excerpt(sid, project, [], done)
         for tv in turns:
-            text = (hide.text(tv.turn.text) if hide else tv.turn.text)[:MAX_TURN_CHARS]
+            # hidden before the cut (a text the cut splits is hidden whole), over twice the cut:
+            # a span the normalization shortens still fits, and a 100 KB turn costs 3 ms, not 50
+            text = (hide.text(tv.turn.text[:2 * MAX_TURN_CHARS]) if hide else tv.turn.text)[:MAX_TURN_CHARS]
             if cur.turns and cur.chars + len(text) > MAX_CALL_CHARS:
                 out.append(cur)
                 cur = Excerpt(sid, project, [], cur.last_seq)

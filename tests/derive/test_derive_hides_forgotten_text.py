@@ -27,7 +27,8 @@ def _forgot_then_captured(mem, tmp_path) -> None:
     mem("forget", "--match", CODENAME, "--yes")
     transcript(projects / "new.jsonl", NEW,
                [("user", f"DERIVE-MARK: the staging codename is {CODENAME} and deploys run on fridays"),
-                ("assistant", f"Noted: {CODENAME}, fridays.")])
+                ("assistant", f"Noted: {CODENAME}, fridays."),
+                ("user", "and " + "filler " * 568 + "straddle " + CODENAME + " again")])   # derive's 4,000-character cut splits it
     mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
     assert "[forgotten]" in mem("show", NEW[:8]).stdout and CODENAME not in mem("show", NEW[:8]).stdout
 
@@ -40,11 +41,11 @@ def test_derive_never_sends_a_forgotten_match_text(mem, tmp_path):
     env = {"OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-test-derive"}
     try:
         shown = mem("derive", "--plan", env=env).stdout
-        assert CODENAME not in shown and "[forgotten]" in shown, shown
+        assert "zebra-lan" not in shown and "[forgotten]" in shown, shown
         r = json.loads(mem("derive", "--json", env=env).stdout)
         assert model.received, "derive made no call"
         for raw in model.received:
-            assert CODENAME.encode() not in raw, raw
+            assert b"zebra-lan" not in raw, raw
         prompts = [b["messages"][0]["content"] for _p, _h, b in model.requests]
         assert any("[forgotten] and deploys run on fridays" in p for p in prompts), prompts
         assert [d["rule"] for d in r["decisions"]] == ["write"]    # the rest of the turn still serves
