@@ -234,7 +234,7 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
         cur = Excerpt(sid, project, [], done)
         for tv in turns:
             # hidden before the cut (a text the cut splits is hidden whole), over twice the cut:
-            # a span the normalization shortens still fits, and a 100 KB turn costs 3 ms, not 50
+            # a span the normalization shortens still fits, and a long turn costs a check of 8,000 characters
             text = (hide.text(tv.turn.text[:2 * MAX_TURN_CHARS]) if hide else tv.turn.text)[:MAX_TURN_CHARS]
             if cur.turns and cur.chars + len(text) > MAX_CALL_CHARS:
                 out.append(cur)
